@@ -1,0 +1,5 @@
+"""Allow `python -m kvplan`."""
+
+from kvplan.cli import main
+
+main()

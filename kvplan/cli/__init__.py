@@ -1,0 +1,50 @@
+"""The command-line interface: assembles one module per command. Only this layer prints."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from kvplan import __version__
+from kvplan.cli.catalog import gpus_command, models_command
+from kvplan.cli.common import STATE
+from kvplan.cli.fleet import fleet_command
+from kvplan.cli.size import size_command
+
+app = typer.Typer(
+    name="kvplan",
+    help="KV-cache capacity planner for LLM serving: users per GPU and GPUs per peak load.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"kvplan {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    debug: Annotated[
+        bool, typer.Option("--debug", help="show the full traceback of an error")
+    ] = False,
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version")
+    ] = False,
+) -> None:
+    STATE["debug"] = debug
+
+
+app.command("size")(size_command)
+app.command("fleet")(fleet_command)
+app.command("models")(models_command)
+app.command("gpus")(gpus_command)
+
+
+def main() -> None:
+    app()

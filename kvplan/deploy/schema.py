@@ -1,0 +1,89 @@
+"""The kvplan/v1 deployment file: what is deployed, the traffic it must carry, and the bar."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+PosInt = Annotated[int, Field(gt=0)]
+PosFloat = Annotated[float, Field(gt=0)]
+
+API_VERSION = "kvplan/v1"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Hardware(_Strict):
+    gpu: str = Field(description="catalog name or alias, e.g. h100")
+    count: PosInt | None = Field(default=None, description="GPUs the deployment has, all replicas")
+
+
+class Parallel(_Strict):
+    tensor: PosInt = 1
+    pipeline: PosInt = 1
+
+
+class Engine(_Strict):
+    """Serving settings, named as vLLM names its flags."""
+
+    name: Literal["ideal", "vllm", "sglang", "trtllm", "transformers"] = "ideal"
+    version: str | None = None
+    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    max_model_len: PosInt | None = Field(default=None, description="default: the model's maximum")
+    kv_cache_dtype: str = Field(default="auto", description="auto = the weight dtype")
+    weight_dtype: str | None = None
+    allocation: Literal["paged", "reserved"] = "paged"
+    block_size: PosInt = 16
+    max_num_seqs: PosInt | None = None
+    max_num_batched_tokens: PosInt | None = None
+    enable_prefix_caching: bool = False
+    reserve_gib: float | None = Field(default=None, ge=0)
+    kv_budget_gib: PosFloat | None = None
+
+
+class ContextTokens(_Strict):
+    mean: PosInt
+    p95: PosInt | None = None
+
+
+class Traffic(_Strict):
+    peak_concurrent_users: PosInt | None = None
+    arrival_rate_per_s: PosFloat | None = None
+    mean_duration_s: PosFloat | None = None
+    peak_to_mean: float = Field(default=1.0, ge=1)
+    context_tokens: ContextTokens | None = None
+    shared_prefix_tokens: int = Field(default=0, ge=0)
+
+    @model_validator(mode="after")
+    def _one_load(self) -> Traffic:
+        rate = self.arrival_rate_per_s is not None or self.mean_duration_s is not None
+        if self.peak_concurrent_users is None and not rate:
+            raise ValueError(
+                "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_s"
+            )
+        if self.peak_concurrent_users is not None and rate:
+            raise ValueError("give peak_concurrent_users or an arrival rate, not both")
+        if rate and (self.arrival_rate_per_s is None or self.mean_duration_s is None):
+            raise ValueError("arrival_rate_per_s and mean_duration_s go together")
+        return self
+
+
+class Requirement(_Strict):
+    min_users: PosInt | None = Field(default=None, description="default: the traffic's peak")
+    headroom_pct: float = Field(default=0, ge=0, description="spare capacity above the peak")
+
+
+class Deployment(_Strict):
+    """One deployment: a model on some GPUs under an engine, and the load it must carry."""
+
+    apiVersion: Literal["kvplan/v1"]  # noqa: N815 - the file's own key
+    name: str
+    model: str = Field(description="catalog name, or a path to a spec file")
+    hardware: Hardware
+    parallel: Parallel = Parallel()
+    engine: Engine = Engine()
+    traffic: Traffic
+    requirement: Requirement = Requirement()

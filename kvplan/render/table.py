@@ -1,0 +1,180 @@
+"""Human output: rich tables and a memory bar, rendered to a string at a given width."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Console, Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from kvplan.units import fmt_bytes, fmt_int
+
+BAR_PARTS = (
+    ("weights_bytes", "weights", "█", "magenta"),
+    ("kv_used_bytes", "KV in use", "▓", "green"),
+    ("kv_free_bytes", "KV free", "▒", "cyan"),
+    ("reserve_bytes", "reserve", "░", "yellow"),
+    ("unallocated_bytes", "unallocated", "·", "bright_black"),
+)
+
+
+def memory_bar(parts: dict[str, int], total: int, width: int = 60) -> Text:
+    """A proportional bar of one GPU's memory with a legend; each part rounds to whole cells."""
+    text = Text()
+    cells = []
+    for key, _, _, _ in BAR_PARTS:
+        cells.append(round(width * parts.get(key, 0) / total) if total else 0)
+    drift = width - sum(cells)  # keep the bar exactly `width` wide
+    if cells:
+        biggest = max(range(len(cells)), key=lambda i: cells[i])
+        cells[biggest] += drift
+    for (_, _, char, style), n in zip(BAR_PARTS, cells):
+        text.append(char * max(n, 0), style=style)
+    line = 0
+    for key, label, char, style in BAR_PARTS:
+        value = parts.get(key, 0)
+        if value:
+            item = f"{label} {fmt_bytes(value)}"
+            if line == 0 or line + len(item) + 4 > width:
+                text.append("\n")
+                line = 0
+            else:
+                text.append("  ")
+                line += 2
+            text.append(f"{char} ", style=style)
+            text.append(item)
+            line += len(item) + 2
+    return text
+
+
+def _kv(rows: Sequence[tuple[str, str]]) -> Table:
+    t = Table(box=None, show_header=False, pad_edge=False, padding=(0, 2, 0, 0))
+    t.add_column(style="bold", no_wrap=True)
+    t.add_column()
+    for k, v in rows:
+        t.add_row(k, v)
+    return t
+
+
+def _bytes(n: int) -> str:
+    return f"{fmt_bytes(n)} ({fmt_int(n)} B)"
+
+
+def _title(r: dict[str, Any]) -> str:
+    par = f"TP {r['tp']}" + (f" x PP {r['pp']}" if r["pp"] > 1 else "")
+    alloc = r["allocation"]
+    if alloc == "paged":
+        alloc += f" ({r['block_size_tokens']}-token blocks)"
+    return (
+        f"{r['model']} on {r['gpu']}\n"
+        f"{r['kv_dtype']} cache · {alloc} · {par} · max context {fmt_int(r['context_tokens'])}"
+    )
+
+
+def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
+    rows = [("KV per token", _bytes(r["kv_bytes_per_token"]))]
+    if r["kv_bytes_per_token_beyond_window"] != r["kv_bytes_per_token"]:
+        rows.append(("  beyond window", _bytes(r["kv_bytes_per_token_beyond_window"])))
+    seq_note = f" at {fmt_int(r['avg_context_tokens'])} tokens"
+    rows.append(("KV per sequence", _bytes(r["kv_bytes_per_sequence"]) + seq_note))
+    if r["allocation"] == "paged" and r["reserved_waste_bytes_per_sequence"]:
+        rows.append(
+            ("  reserved would add", fmt_bytes(r["reserved_waste_bytes_per_sequence"]) + " each")
+        )
+    rows += [
+        ("GPU memory", _bytes(r["memory_bytes"])),
+        ("Weights per GPU", _bytes(r["weights_bytes"])),
+        ("KV pool per GPU", _bytes(r["kv_budget_bytes"])),
+    ]
+    if r["shared_prefix_bytes"]:
+        rows.append(("  shared prefix", _bytes(r["shared_prefix_bytes"])))
+    users = f"{r['users_per_gpu']:,}" if r["fits"] else "0"
+    rows.append(("Users per GPU", users))
+    if r["gpus_per_replica"] > 1:
+        rows.append(("Users per replica", f"{fmt_int(r['users_per_replica'])}"
+                     f" on {r['gpus_per_replica']} GPUs"))
+    if "gpus_needed" in r:
+        rows += _fleet_rows(r)
+    out: list[RenderableType] = [Text(_title(r), style="bold"), _kv(rows)]
+    if extra:
+        out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
+    out += _problems(r, extra)
+    return out
+
+
+def _fleet_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    rows = [("Peak users", fmt_int(r["peak_users"]))]
+    if r["headroom_fraction"]:
+        rows.append(("  with headroom", f"{fmt_int(r['required_users'])} "
+                     f"(+{r['headroom_fraction']:.0%})"))
+    if r["replicas"] is None:
+        rows.append(("GPUs needed", "none fit (see below)"))
+    else:
+        rows.append(("Replicas", fmt_int(r["replicas"])))
+        rows.append(("GPUs needed", fmt_int(r["gpus_needed"])))
+    return rows
+
+
+def _problems(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
+    out: list[RenderableType] = []
+    if r["reason"]:
+        out.append(Text(f"Does not fit: {r['reason']}", style="bold red"))
+    for tip in extra.get("suggestions", []):
+        out.append(Text(f"  try {tip}", style="yellow"))
+    return out
+
+
+def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[RenderableType]:
+    fleet = "gpus_needed" in records[0]
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1, 0, 0))
+    for col, justify in (
+        ("GPU", "left"), ("KV", "left"), ("alloc", "left"), ("TP", "right"),
+        ("tokens", "right"), ("KV/seq", "right"), ("pool/GPU", "right"), ("users/GPU", "right"),
+    ):
+        t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    if fleet:
+        t.add_column("GPUs", justify="right", no_wrap=True)
+    for r in records:
+        ctx = fmt_int(r["avg_context_tokens"])
+        row = [
+            r["gpu"], r["kv_dtype"], r["allocation"], str(r["tp"]), ctx,
+            fmt_bytes(r["kv_bytes_per_sequence"], 1), fmt_bytes(r["kv_budget_bytes"], 1),
+            f"{r['users_per_gpu']:,}" if r["fits"] else "-",
+        ]
+        if fleet:
+            row.append(fmt_int(r["gpus_needed"]) if r["gpus_needed"] is not None else "-")
+        t.add_row(*row)
+    models = sorted({r["model"] for r in records})
+    out: list[RenderableType] = [Text(f"{', '.join(models)}: {len(records)} combinations",
+                                      style="bold"), t]
+    for r, extra in zip(records, extras):
+        if r["reason"]:
+            out.append(Text(f"{r['gpu']} {r['kv_dtype']} {r['allocation']} TP {r['tp']}: "
+                            f"{r['reason']}", style="red"))
+            for tip in extra.get("suggestions", []):
+                out.append(Text(f"  try {tip}", style="yellow"))
+    return out
+
+
+def to_string(renderables: Sequence[RenderableType], width: int = 80, color: bool = False) -> str:
+    """Render to text; ANSI colour only when asked for (a terminal)."""
+    buf = io.StringIO()
+    console = Console(
+        file=buf, width=width, force_terminal=color, no_color=not color,
+        color_system="standard" if color else None, highlight=False, soft_wrap=False,
+    )
+    console.print(Group(*renderables))
+    return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
+
+
+def render(
+    records: list[dict[str, Any]], extras: list[dict[str, Any]], width: int = 80,
+    color: bool = False,
+) -> str:
+    """The table for `size` and `fleet`: a detailed card for one result, a grid for several."""
+    body = _single(records[0], extras[0]) if len(records) == 1 else _many(records, extras)
+    return to_string(body, width=width, color=color)

@@ -1,0 +1,201 @@
+"""Find, read and validate spec files. YAML is read with a safe loader only."""
+
+from __future__ import annotations
+
+import difflib
+import os
+from collections.abc import Iterable
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+import yaml
+from pydantic import BaseModel, ValidationError
+
+from kvplan.errors import InputError, SpecError
+from kvplan.specs.schema import HardwareSpec, ModelSpec
+
+try:  # the C loader is much faster and just as safe
+    _SafeLoader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
+except AttributeError:  # pragma: no cover - depends on how PyYAML was built
+    _SafeLoader = yaml.SafeLoader
+
+T = TypeVar("T", bound=BaseModel)
+
+MODEL_DIR = "model_specs"
+HARDWARE_DIR = "hardware_specs"
+ENV_EXTRA = "KVPLAN_SPECS_PATH"  # extra folders, os.pathsep-separated, searched first
+
+
+def _packaged(kind: str) -> Path | None:
+    """The copy a wheel carries inside the package (kvplan/_specs/<kind>)."""
+    try:
+        root = resources.files("kvplan") / "_specs" / kind
+    except ModuleNotFoundError:  # pragma: no cover
+        return None
+    path = Path(str(root))
+    return path if path.is_dir() else None
+
+
+def _checkout(kind: str) -> Path | None:
+    """The top-level folder of a source checkout or an editable install."""
+    path = Path(__file__).resolve().parents[2] / kind
+    return path if path.is_dir() else None
+
+
+@lru_cache(maxsize=None)
+def spec_dirs(kind: str) -> tuple[Path, ...]:
+    """Folders searched for specs of one kind, first match wins."""
+    dirs: list[Path] = []
+    for extra in os.environ.get(ENV_EXTRA, "").split(os.pathsep):
+        if extra and (Path(extra) / kind).is_dir():
+            dirs.append(Path(extra) / kind)
+    for found in (_packaged(kind), _checkout(kind)):
+        if found is not None and found not in dirs:
+            dirs.append(found)
+    if not dirs:
+        raise InputError(
+            f"cannot find the {kind}/ folder; reinstall kvplan or set {ENV_EXTRA} to a folder "
+            f"that contains {kind}/"
+        )
+    return tuple(dirs)
+
+
+def read_yaml(path: Path) -> Any:
+    """Parse one YAML file safely; any problem becomes a SpecError naming the file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise SpecError(str(path), [f"cannot read file: {err.strerror or err}"]) from None
+    try:
+        return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - _SafeLoader is a safe loader
+    except yaml.YAMLError as err:
+        mark = getattr(err, "problem_mark", None)
+        where = f"line {mark.line + 1}: " if mark is not None else ""
+        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
+        if isinstance(err, yaml.constructor.ConstructorError):
+            problem = f"{problem} (only plain YAML is accepted; tags such as !!python/... are refused)"
+        raise SpecError(str(path), [f"{where}malformed YAML: {problem}"]) from None
+
+
+def format_validation(err: ValidationError) -> list[str]:
+    """One `field.path: message` line per pydantic problem."""
+    out = []
+    for item in err.errors():
+        loc = ".".join(str(p) for p in item["loc"]) or "(top level)"
+        msg = item["msg"]
+        if item["type"] == "extra_forbidden":
+            msg = "unknown field; remove it or check its spelling"
+        elif item["type"] == "missing":
+            msg = "required field is missing"
+        out.append(f"{loc}: {msg}")
+    return out
+
+
+def validate(cls: type[T], data: Any, path: str) -> T:
+    """Validate parsed YAML against a schema, reporting `file: field: message`."""
+    if not isinstance(data, dict):
+        raise SpecError(path, [f"expected a mapping of fields, got {type(data).__name__}"])
+    try:
+        return cls.model_validate(data)
+    except ValidationError as err:
+        raise SpecError(path, format_validation(err)) from None
+
+
+def _load_file(cls: type[T], path: Path) -> T:
+    spec = validate(cls, read_yaml(path), str(path))
+    name = getattr(spec, "name", None)
+    if name is not None and name != path.stem:
+        raise SpecError(str(path), [f"name: {name!r} must equal the file name {path.stem!r}"])
+    return spec
+
+
+def _files(kind: str) -> dict[str, Path]:
+    """Catalog name -> file, earlier folders shadowing later ones."""
+    found: dict[str, Path] = {}
+    for folder in spec_dirs(kind):
+        for path in sorted(folder.glob("*.yaml")):
+            found.setdefault(path.stem, path)
+    return found
+
+
+def suggest(name: str, choices: Iterable[str]) -> str:
+    """' (did you mean: a, b?)' or an empty string."""
+    close = difflib.get_close_matches(name, list(choices), n=3, cutoff=0.5)
+    return f" (did you mean: {', '.join(close)}?)" if close else ""
+
+
+def _is_path(ref: str) -> bool:
+    return ref.endswith((".yaml", ".yml", ".json")) or os.sep in ref or "/" in ref
+
+
+def load_model(ref: str) -> ModelSpec:
+    """A model by catalog name, or from a spec file path."""
+    if _is_path(ref) and Path(ref).exists():
+        return load_model_file(Path(ref))
+    files = _files(MODEL_DIR)
+    if ref in files:
+        return _load_file(ModelSpec, files[ref])
+    if _is_path(ref):
+        raise InputError(f"{ref}: no such file")
+    raise InputError(
+        f"unknown model {ref!r}{suggest(ref, files)}; `kvplan models` lists the catalog, "
+        "or pass a path to a spec file"
+    )
+
+
+def load_model_file(path: Path) -> ModelSpec:
+    """A model spec from an explicit file (the stem need not match the name)."""
+    if path.suffix == ".json":
+        raise InputError(f"{path}: Hugging Face config.json files are not read yet; write a spec YAML")
+    return validate(ModelSpec, read_yaml(path), str(path))
+
+
+@lru_cache(maxsize=1)
+def _hardware_index() -> tuple[dict[str, Path], dict[str, str]]:
+    files = _files(HARDWARE_DIR)
+    aliases: dict[str, str] = {}
+    for stem, path in files.items():
+        data = read_yaml(path)
+        if isinstance(data, dict):
+            for alias in data.get("aliases") or []:
+                aliases.setdefault(str(alias).lower(), stem)
+    return files, aliases
+
+
+def load_hardware(ref: str) -> HardwareSpec:
+    """A GPU by catalog name or alias (case-insensitive), or from a spec file path."""
+    if _is_path(ref) and Path(ref).exists():
+        return validate(HardwareSpec, read_yaml(Path(ref)), ref)
+    key = ref.strip().lower()
+    files = _files(HARDWARE_DIR)
+    if key in files:
+        return _load_file(HardwareSpec, files[key])
+    _, aliases = _hardware_index()
+    if key in aliases:
+        return _load_file(HardwareSpec, files[aliases[key]])
+    raise InputError(
+        f"unknown GPU {ref!r}{suggest(key, [*files, *aliases])}; `kvplan gpus` lists the catalog"
+    )
+
+
+def load_all(kind: str) -> tuple[list[Any], list[SpecError]]:
+    """Every spec of one kind. A broken file is reported, never hides the others."""
+    cls: type[BaseModel] = ModelSpec if kind == MODEL_DIR else HardwareSpec
+    specs: list[Any] = []
+    errors: list[SpecError] = []
+    for path in _files(kind).values():
+        try:
+            specs.append(_load_file(cls, path))
+        except SpecError as err:
+            errors.append(err)
+    return specs, errors
+
+
+def all_models() -> tuple[list[ModelSpec], list[SpecError]]:
+    return load_all(MODEL_DIR)
+
+
+def all_hardware() -> tuple[list[HardwareSpec], list[SpecError]]:
+    return load_all(HARDWARE_DIR)

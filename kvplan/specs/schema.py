@@ -1,0 +1,174 @@
+"""Pydantic schemas for model and hardware specs. Units are part of every field name."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from kvplan.units import DType, parse_dtype
+
+PositiveInt = Annotated[int, Field(gt=0)]
+
+
+class Strict(BaseModel):
+    """Base for every spec: unknown keys are errors, values are not coerced silently."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class LayerKind(str, Enum):
+    """What one decoder layer keeps per sequence."""
+
+    full = "full"  # attention over the whole context: a per-token cache
+    sliding = "sliding"  # attention over the last `sliding_window_tokens` tokens only
+    linear = "linear"  # linear attention / state-space: a fixed per-sequence state, no per-token cache
+
+
+class MLA(Strict):
+    """Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): the cache holds one latent per layer."""
+
+    kv_lora_rank: PositiveInt = Field(description="compressed KV latent width (values)")
+    qk_rope_head_dim: PositiveInt = Field(description="decoupled RoPE key width (values)")
+    qk_nope_head_dim: PositiveInt | None = Field(default=None, description="per-head non-RoPE key width")
+    v_head_dim: PositiveInt | None = Field(default=None, description="per-head value width")
+    q_lora_rank: PositiveInt | None = Field(default=None, description="query latent width, if any")
+
+
+class LinearState(Strict):
+    """The fixed per-sequence state of a linear-attention layer (e.g. Gated DeltaNet)."""
+
+    state_elements_per_layer: PositiveInt = Field(
+        description="values held per sequence per linear layer (conv state + recurrent state)"
+    )
+    formula: str = Field(description="how the element count follows from the config")
+
+
+class Attention(Strict):
+    """How attention layers are shaped and which layers keep which cache."""
+
+    num_kv_heads: PositiveInt = Field(description="KV heads per layer (1 = MQA, = query heads for MHA)")
+    head_dim: PositiveInt = Field(description="key width per head, as the config sets it")
+    v_head_dim: PositiveInt | None = Field(
+        default=None, description="value width per head where it differs from head_dim"
+    )
+    sliding_window_tokens: PositiveInt | None = Field(
+        default=None, description="window of the `sliding` layers, in tokens"
+    )
+    layer_pattern: list[LayerKind] = Field(
+        default_factory=lambda: [LayerKind.full],
+        description="kinds of consecutive layers, repeated cyclically over all layers",
+        min_length=1,
+    )
+    mla: MLA | None = Field(default=None, description="set for latent attention; replaces heads")
+    linear: LinearState | None = Field(default=None, description="state of `linear` layers")
+
+    @property
+    def value_head_dim(self) -> int:
+        return self.v_head_dim if self.v_head_dim is not None else self.head_dim
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Attention:
+        kinds = set(self.layer_pattern)
+        if LayerKind.sliding in kinds and self.sliding_window_tokens is None:
+            raise ValueError("layer_pattern has sliding layers but sliding_window_tokens is not set")
+        if LayerKind.sliding not in kinds and self.sliding_window_tokens is not None:
+            raise ValueError(
+                "sliding_window_tokens is set but no layer is `sliding`; "
+                "add `sliding` to layer_pattern or remove the window"
+            )
+        if LayerKind.linear in kinds and self.linear is None:
+            raise ValueError("layer_pattern has linear layers but `linear` state is not described")
+        if self.linear is not None and LayerKind.linear not in kinds:
+            raise ValueError("`linear` state is described but no layer is `linear`")
+        return self
+
+
+class MoE(Strict):
+    """Mixture of experts: every expert is resident, only some are active per token."""
+
+    num_experts: PositiveInt
+    experts_per_token: PositiveInt
+    moe_intermediate_size: PositiveInt | None = None
+    num_shared_experts: int = Field(default=0, ge=0)
+    first_dense_layers: int = Field(default=0, ge=0)
+
+
+class ModelSpec(Strict):
+    """One model's shapes, each number traceable to its `source`."""
+
+    name: str = Field(description="catalog name; equals the file stem")
+    hf_id: str = Field(description="Hugging Face repository id")
+    source: str = Field(min_length=10, description="where every number comes from")
+    model_type: str = Field(description="the config's model_type (llama, qwen2, deepseek_v3, ...)")
+    params_total: PositiveInt = Field(description="all parameters, every expert included")
+    params_active: PositiveInt | None = Field(default=None, description="parameters used per token (MoE)")
+    params_estimated: bool = Field(default=False, description="true when counted from shapes")
+    num_layers: PositiveInt = Field(description="decoder layers (num_hidden_layers)")
+    hidden_size: PositiveInt
+    num_attention_heads: PositiveInt = Field(description="query heads")
+    intermediate_size: PositiveInt | None = None
+    vocab_size: PositiveInt
+    max_context_tokens: PositiveInt = Field(description="max_position_embeddings or the card's limit")
+    weight_dtype: DType = Field(description="dtype the weights are published in")
+    attention: Attention
+    moe: MoE | None = None
+    notes: str | None = Field(default=None, description="traps and choices, in words")
+
+    @field_validator("weight_dtype", mode="before")
+    @classmethod
+    def _dtype(cls, v: object) -> object:
+        return parse_dtype(v) if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ModelSpec:
+        if self.params_active is not None and self.params_active > self.params_total:
+            raise ValueError("params_active is larger than params_total")
+        if len(self.attention.layer_pattern) > self.num_layers:
+            raise ValueError("attention.layer_pattern is longer than num_layers")
+        return self
+
+    def layer_kinds(self) -> list[LayerKind]:
+        """The kind of every layer, in order."""
+        pattern = self.attention.layer_pattern
+        return [pattern[i % len(pattern)] for i in range(self.num_layers)]
+
+    @property
+    def attention_kind(self) -> str:
+        """A short label: MHA, GQA, MQA or MLA, with +SWA / hybrid where it applies."""
+        att = self.attention
+        if att.mla is not None:
+            base = "MLA"
+        elif att.num_kv_heads == 1:
+            base = "MQA"
+        elif att.num_kv_heads == self.num_attention_heads:
+            base = "MHA"
+        else:
+            base = "GQA"
+        kinds = set(self.layer_kinds())
+        if LayerKind.linear in kinds:
+            return f"{base} hybrid (linear)"
+        if kinds == {LayerKind.sliding}:
+            return f"{base} SWA"
+        if LayerKind.sliding in kinds:
+            return f"{base} SWA/global"
+        return base
+
+
+class HardwareSpec(Strict):
+    """One accelerator, with the memory its runtime reports."""
+
+    name: str = Field(description="catalog name; equals the file stem")
+    aliases: list[str] = Field(default_factory=list, description="short names users may type")
+    vendor: str
+    label: str = Field(description="marketed name")
+    memory_bytes: PositiveInt = Field(description="total memory as the CUDA/ROCm runtime reports it")
+    memory_source: str = Field(min_length=10, description="how memory_bytes was obtained")
+    nvidia_smi_mib: PositiveInt | None = Field(default=None, description="total nvidia-smi shows")
+    memory_bandwidth_bytes_per_s: PositiveInt
+    bf16_dense_flops: PositiveInt = Field(description="dense BF16 tensor FLOP/s (not sparse)")
+    fp8_supported: bool
+    price_per_hour_usd: float | None = Field(default=None, gt=0)
+    price_source: str | None = None
+    source: str = Field(min_length=10, description="datasheet(s) for bandwidth and FLOP/s")

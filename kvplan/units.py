@@ -1,0 +1,105 @@
+"""Units and precisions: bits per stored value, exact byte conversions, human formatting.
+
+Bytes are integers everywhere. Fractional inputs (GiB, utilisation) are turned into exact
+`Fraction`s from their decimal text, so 0.9 means 9/10, not 0.900000000000000022.
+"""
+
+from __future__ import annotations
+
+import math
+from enum import Enum
+from fractions import Fraction
+
+KIB = 1024
+MIB = 1024**2
+GIB = 1024**3
+TIB = 1024**4
+
+
+class DType(str, Enum):
+    """A storage precision for weights or cache values."""
+
+    fp32 = "fp32"
+    fp16 = "fp16"
+    bf16 = "bf16"
+    fp8 = "fp8"
+    int8 = "int8"
+    int4 = "int4"
+
+    @property
+    def bits(self) -> int:
+        return _BITS[self]
+
+
+_BITS = {
+    DType.fp32: 32,
+    DType.fp16: 16,
+    DType.bf16: 16,
+    DType.fp8: 8,
+    DType.int8: 8,
+    DType.int4: 4,
+}
+
+# Spellings seen in engine flags and Hugging Face configs.
+DTYPE_ALIASES = {
+    "float32": DType.fp32,
+    "float": DType.fp32,
+    "float16": DType.fp16,
+    "half": DType.fp16,
+    "bfloat16": DType.bf16,
+    "fp8_e4m3": DType.fp8,
+    "fp8_e5m2": DType.fp8,
+    "fp8_e4m3fn": DType.fp8,
+    "float8_e4m3fn": DType.fp8,
+    "e4m3": DType.fp8,
+    "uint4": DType.int4,
+    "nf4": DType.int4,
+}
+
+
+def parse_dtype(text: str) -> DType:
+    """Parse a precision name (`fp16`, `bfloat16`, `fp8_e4m3`, ...). Raises ValueError."""
+    key = text.strip().lower()
+    if key in DTYPE_ALIASES:
+        return DTYPE_ALIASES[key]
+    try:
+        return DType(key)
+    except ValueError:
+        names = ", ".join(d.value for d in DType)
+        raise ValueError(f"unknown precision {text!r}; use one of {names}") from None
+
+
+def exact(value: float | int | str | Fraction) -> Fraction:
+    """An exact Fraction from the decimal text of a number (0.9 -> 9/10)."""
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    return Fraction(str(value))
+
+
+def gib_to_bytes(gib: float | int | str | Fraction) -> int:
+    """GiB to whole bytes, rounding down (a budget is never overstated)."""
+    return math.floor(exact(gib) * GIB)
+
+
+def ceil_div(a: int, b: int) -> int:
+    """Integer ceiling division for non-negative a and positive b."""
+    return -(-a // b)
+
+
+def fmt_bytes(n: int | float, digits: int = 2) -> str:
+    """Binary units for people: 131072 -> '128 KiB', 1073741824 -> '1 GiB'."""
+    sign = "-" if n < 0 else ""
+    n = abs(n)
+    for unit, size in (("TiB", TIB), ("GiB", GIB), ("MiB", MIB), ("KiB", KIB)):
+        if n >= size:
+            value = n / size
+            text = f"{value:.{digits}f}".rstrip("0").rstrip(".")
+            return f"{sign}{text} {unit}"
+    return f"{sign}{int(n)} B"
+
+
+def fmt_int(n: int) -> str:
+    """Thousands separators: 131072 -> '131,072'."""
+    return f"{n:,}"
