@@ -1,0 +1,41 @@
+"""Shared fixtures: one CliRunner, a pinned terminal width, and spec helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+from kvplan.specs import load_hardware, load_model
+
+ASSETS = Path(__file__).parent / "assets"
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.fixture(autouse=True)
+def _stable_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rich output depends on the width and on colour; pin both."""
+    monkeypatch.setenv("COLUMNS", "80")
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
+
+
+@pytest.fixture
+def runner() -> CliRunner:
+    return CliRunner()
+
+
+def invoke(runner: CliRunner, *args: str):  # noqa: ANN201 - typer's Result type
+    return runner.invoke(app, list(args))
+
+
+@pytest.fixture
+def llama3():
+    return load_model("llama-3-8b")
+
+
+@pytest.fixture
+def h100():
+    return load_hardware("h100")
