@@ -285,7 +285,7 @@ def size(req: SizeRequest) -> SizeResult:
             reserve_bytes=max(0, min(reserve, usable - weights)),
             unallocated_bytes=gpu.memory_bytes - weights - max(0, min(reserve, usable - weights)),
         )
-        reason = (
+        why = (
             f"weights need {fmt_bytes(weights)} per GPU and the reserve {fmt_bytes(reserve)}, "
             f"but only {fmt_bytes(usable)} of {gpu.name}'s memory is usable at "
             f"{float(req.memory_utilization):g} utilization: {fmt_bytes(shortfall)} short"
@@ -304,7 +304,7 @@ def size(req: SizeRequest) -> SizeResult:
             users_per_replica=0,
             breakdown=breakdown,
             fits=False,
-            reason=reason,
+            reason=why,
             assumptions=assumptions,
         )
 
@@ -318,8 +318,8 @@ def size(req: SizeRequest) -> SizeResult:
         reserve_bytes=reserve,
         unallocated_bytes=unallocated,
     )
-    reason = None
-    max_ctx = None
+    reason: str | None = None
+    max_ctx: int | None = None
     if users == 0:
         max_ctx = _max_context(stage, req, budget)
         reason = (
