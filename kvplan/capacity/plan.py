@@ -371,16 +371,16 @@ def advise(
     if req.effective_weight_dtype.bits > 8:
         n = users(replace(req, weight_dtype=DType.fp8))
         if n:
-            tips.append(f"--weight-dtype fp8: {n:,} users per replica")
+            tips.append(f"--weight-dtype fp8: {n:,} users per replica of {req.gpus_per_replica} GPU(s)")
     if req.kv_dtype.bits > 8:
         n = users(replace(req, kv_dtype=DType.fp8))
         if n:
-            tips.append(f"--kv-dtype fp8: {n:,} users per replica")
+            tips.append(f"--kv-dtype fp8: {n:,} users per replica of {req.gpus_per_replica} GPU(s)")
     for gpu in sorted(gpus, key=lambda g: g.memory_bytes):
         if gpu.memory_bytes > req.gpu.memory_bytes:
             n = users(replace(req, gpu=gpu))
             if n:
-                tips.append(f"--gpu {gpu.name}: {n:,} users per replica")
+                tips.append(f"--gpu {gpu.name}: {n:,} users per replica of {req.gpus_per_replica} GPU(s)")
                 break
     if result.max_context_that_fits:
         tips.append(f"--context {result.max_context_that_fits}: fits one sequence")

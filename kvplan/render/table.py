@@ -25,9 +25,11 @@ BAR_PARTS = (
 def memory_bar(parts: dict[str, int], total: int, width: int = 60) -> Text:
     """A proportional bar of one GPU's memory with a legend; each part rounds to whole cells."""
     text = Text()
+    positive = {k: max(v, 0) for k, v in parts.items()}
+    scale = max(total, sum(positive.values()))  # weights alone can exceed the GPU
     cells = []
     for key, _, _, _ in BAR_PARTS:
-        cells.append(round(width * parts.get(key, 0) / total) if total else 0)
+        cells.append(round(width * positive.get(key, 0) / scale) if scale else 0)
     drift = width - sum(cells)  # keep the bar exactly `width` wide
     if cells:
         biggest = max(range(len(cells)), key=lambda i: cells[i])
@@ -38,7 +40,7 @@ def memory_bar(parts: dict[str, int], total: int, width: int = 60) -> Text:
     for key, label, char, style in BAR_PARTS:
         value = parts.get(key, 0)
         if value:
-            item = f"{label} {fmt_bytes(value)}"
+            item = f"{label} {fmt_bytes(value)}" if value > 0 else f"over by {fmt_bytes(-value)}"
             if line == 0 or line + len(item) + 4 > width:
                 text.append("\n")
                 line = 0
@@ -88,7 +90,7 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     rows += [
         ("GPU memory", _bytes(r["memory_bytes"])),
         ("Weights per GPU", _bytes(r["weights_bytes"])),
-        ("KV pool per GPU", _bytes(r["kv_budget_bytes"])),
+        ("KV pool per GPU", _bytes(r["kv_budget_bytes"]) if r["kv_budget_bytes"] else "none"),
     ]
     if r["shared_prefix_bytes"]:
         rows.append(("  shared prefix", _bytes(r["shared_prefix_bytes"])))
