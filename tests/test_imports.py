@@ -1,0 +1,33 @@
+"""The planning paths never import heavy packages (torch, transformers, matplotlib, numpy, scipy)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("torch", "transformers", "matplotlib", "numpy", "scipy")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["size", "llama-3-8b", "--gpu", "h100", "--format", "json"],
+        ["fleet", "examples/support-chatbot.yaml", "--format", "csv"],
+        ["models", "--format", "json"],
+    ],
+)
+def test_no_heavy_imports(argv):
+    code = (
+        "import sys, io, contextlib, runpy\n"
+        f"sys.argv = ['kvplan', *{argv!r}]\n"
+        "try:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        runpy.run_module('kvplan', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"imported: {out.stdout.strip()}"
