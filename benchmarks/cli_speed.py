@@ -45,7 +45,8 @@ def heavy_imports() -> list[str]:
         "import sys, runpy; sys.argv=['kvplan','size','llama-3-8b','--gpu','h100','--format','json'];"
         "import io, contextlib\n"
         "try:\n"
-        "    with contextlib.redirect_stdout(io.StringIO()): runpy.run_module('kvplan', run_name='__main__')\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        runpy.run_module('kvplan', run_name='__main__')\n"
         "except SystemExit: pass\n"
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))"
     )
