@@ -42,10 +42,12 @@ def gpu_record(g: HardwareSpec) -> dict[str, Any]:
         "label": g.label,
         "memory_bytes": g.memory_bytes,
         "nvidia_smi_mib": g.nvidia_smi_mib,
+        "nvidia_smi_source": g.nvidia_smi_source,
         "memory_bandwidth_bytes_per_s": g.memory_bandwidth_bytes_per_s,
         "bf16_dense_flops": g.bf16_dense_flops,
         "fp8_supported": g.fp8_supported,
         "price_per_hour_usd": g.price_per_hour_usd,
+        "price_source": g.price_source,
         "memory_source": g.memory_source,
         "source": g.source,
     }
@@ -120,7 +122,7 @@ def gpus_command(fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None) 
             r["aliases"],
             fmt_bytes(r["memory_bytes"]),
             f"{r['memory_bandwidth_bytes_per_s'] / 1e12:.2f} TB/s",
-            f"{r['bf16_dense_flops'] / 1e12:.0f} TF",
+            f"{r['bf16_dense_flops'] / 1e12:.0f} TF" if r["bf16_dense_flops"] else "n/a",
             "yes" if r["fp8_supported"] else "no",
         ]
         for r in records
