@@ -18,7 +18,7 @@ from kvplan.units import DType, exact, gib_to_bytes, parse_dtype
 
 ModelArg = Annotated[
     str,
-    typer.Argument(help="catalog name (see `kvplan models`), spec YAML, config.json or snapshot folder"),
+    typer.Argument(help="catalog name (`kvplan models`), spec YAML, config.json or HF folder"),
 ]
 GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help="GPU name or alias; comma-separated")]
 ContextOpt = Annotated[

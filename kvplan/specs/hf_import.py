@@ -205,7 +205,10 @@ def _read_hub(repo_id: str) -> Loaded:
             "download the file elsewhere and pass its path"
         ) from None
     loaded = Loaded(
-        _read_json(Path(cfg_file)), repo_id, hf_id=repo_id, default_name=_slug(repo_id.split("/")[1])
+        _read_json(Path(cfg_file)),
+        repo_id,
+        hf_id=repo_id,
+        default_name=_slug(repo_id.split("/")[1]),
     )
     try:
         meta = huggingface_hub.get_safetensors_metadata(repo_id)
@@ -257,13 +260,14 @@ def _kv_heads(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> int:
         if cfg.get("multi_query"):
             if cfg.get("num_kv_heads") not in (None, 1):
                 notes.append(
-                    f"multi_query true: one KV head, although num_kv_heads says {cfg['num_kv_heads']}"
+                    "multi_query true: one KV head, although num_kv_heads says "
+                    f"{cfg['num_kv_heads']}"
                 )
             return 1
         return heads
     kv = cfg.get("num_key_value_heads")
     if kv is None:
-        notes.append("num_key_value_heads absent: multi-head attention (one KV head per query head)")
+        notes.append("num_key_value_heads absent: multi-head attention (a KV head per query head)")
         return heads
     return _req(cfg, "num_key_value_heads")
 

@@ -263,10 +263,8 @@ def _mla_attention(cfg: Mapping[str, Any]) -> int:
         raise UnsupportedArchitecture("MLA with attention_bias true is not handled")
     q_rank = cfg.get("q_lora_rank")
     q_out = heads * (nope + rope)
-    if q_rank:
-        q = hidden * q_rank + q_rank + q_rank * q_out  # q_a_proj, q_a_layernorm, q_b_proj
-    else:
-        q = hidden * q_out
+    # with a query latent: q_a_proj, q_a_layernorm, q_b_proj; without: one q_proj
+    q = (hidden * q_rank + q_rank + q_rank * q_out) if q_rank else hidden * q_out
     kv = hidden * (kv_rank + rope) + kv_rank + kv_rank * heads * (nope + v_dim)
     return q + kv + heads * v_dim * hidden
 
@@ -281,7 +279,8 @@ def _deepseek(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
     expert = _mlp(hidden, _int(cfg, "moe_intermediate_size"))
     shared = (cfg.get("n_shared_experts") or 0) * expert
     # noaux_tc routing (V3, Kimi-K2) keeps a per-expert score-correction bias beside the gate
-    topk_method = cfg.get("topk_method") or ("greedy" if model_type == "deepseek_v2" else "noaux_tc")
+    default_method = "greedy" if model_type == "deepseek_v2" else "noaux_tc"
+    topk_method = cfg.get("topk_method") or default_method
     router = experts * hidden + (experts if topk_method == "noaux_tc" else 0)
     base = (
         _embeddings(cfg, False)
