@@ -20,6 +20,7 @@ def model_record(m: ModelSpec) -> dict[str, Any]:
     return {
         "name": m.name,
         "hf_id": m.hf_id,
+        "model_type": m.model_type,
         "attention": m.attention_kind,
         "num_layers": m.num_layers,
         "kv_bytes_per_token_fp16": stage.bytes_per_token,
@@ -29,6 +30,7 @@ def model_record(m: ModelSpec) -> dict[str, Any]:
         "max_context_tokens": m.max_context_tokens,
         "params_total": m.params_total,
         "params_active": m.params_active,
+        "params_estimated": m.params_estimated,
         "weight_dtype": m.weight_dtype.value,
         "source": m.source,
     }
@@ -69,9 +71,9 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> str:
 
 def _emit(records: list[dict[str, Any]], fmt: OutputFormat, table: str, output: Any) -> None:
     if fmt is OutputFormat.json:
-        from kvplan.render import jsonfmt
+        import json
 
-        emit(jsonfmt.render(records) if len(records) != 1 else jsonfmt.render([records]), output)
+        emit(json.dumps(records, indent=2) + "\n", output)  # a catalog is always a list
     elif fmt is OutputFormat.csv:
         from kvplan.render import csvfmt
 

@@ -166,7 +166,13 @@ def read_source(source: str) -> Loaded:
         if not cfg_path.is_file():
             raise InputError(f"{source}: folder has no config.json")
         cfg = _read_json(cfg_path)
-        loaded = Loaded(cfg, source, default_name=_slug(path.resolve().name))
+        folder = path.resolve()
+        # a hub cache snapshot: models--org--name/snapshots/<commit>
+        cached = folder.parent.parent.name if folder.parent.name == "snapshots" else ""
+        label = cached.split("--")[-1] if cached.startswith("models--") else folder.name
+        loaded = Loaded(cfg, source, default_name=_slug(label))
+        if cached.startswith("models--") and cached.count("--") >= 2:
+            loaded.hf_id = "/".join(cached.split("--")[1:3])
         found = _folder_params(path, cfg)
         if found is not None:
             loaded.param_count, loaded.param_source = found

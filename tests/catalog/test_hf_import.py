@@ -188,3 +188,30 @@ def test_compressed_pattern_cycles_back_to_every_layer(kinds):
     pattern = compress_pattern(kinds)
     assert [pattern[i % len(pattern)] for i in range(len(kinds))] == kinds
     assert len(kinds) % len(pattern) == 0 or len(pattern) <= len(kinds)
+
+
+def test_hub_cache_snapshot_names_the_model(tmp_path):
+    snap = tmp_path / "models--HuggingFaceTB--SmolLM2-135M" / "snapshots" / "0123abc"
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text((CONFIGS / "tiny-test-model.json").read_text())
+    spec = import_model(str(snap))
+    assert (spec.name, spec.hf_id) == ("smollm2-135m", "HuggingFaceTB/SmolLM2-135M")
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_yaml_round_trip(name: str):
+    import yaml
+
+    from kvplan.specs import validate
+    from kvplan.specs.schema import ModelSpec
+
+    spec = import_model(str(CONFIGS / f"{name}.json"), weight=WEIGHT.get(name))
+    assert validate(ModelSpec, yaml.safe_load(spec_yaml(spec)), name) == spec
+
+
+def test_shipped_files_are_what_spec_yaml_writes():
+    # the catalog files are the importer's own output format, byte for byte
+    root = Path(__file__).parents[2] / "model_specs"
+    for name in SHIPPED:
+        text = (root / f"{name}.yaml").read_text()
+        assert spec_yaml(load_model(name)) == text, name
