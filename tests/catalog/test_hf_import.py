@@ -215,3 +215,14 @@ def test_shipped_files_are_what_spec_yaml_writes():
     for name in SHIPPED:
         text = (root / f"{name}.yaml").read_text()
         assert spec_yaml(load_model(name)) == text, name
+
+
+def test_cli_weight_dtype_fills_a_missing_torch_dtype(runner):
+    path = str(CONFIGS / "mistral-nemo-12b.json")
+    refused = invoke(runner, "import", path)
+    assert refused.exit_code == 2 and "--weight-dtype" in refused.output
+    result = invoke(runner, "import", path, "--weight-dtype", "bf16", "--name", "nemo")
+    assert result.exit_code == 0, result.output
+    assert "weight_dtype: bf16" in result.output and "head_dim: 128" in result.output
+    bad = invoke(runner, "import", path, "--weight-dtype", "fp5")
+    assert bad.exit_code == 2 and "unknown precision" in bad.output
