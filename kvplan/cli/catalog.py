@@ -70,10 +70,10 @@ def _table(title: str, columns: list[str], rows: list[list[str]]) -> str:
 
 
 def _emit(records: list[dict[str, Any]], fmt: OutputFormat, table: str, output: Any) -> None:
-    if fmt is OutputFormat.json:
+    if fmt is OutputFormat.json:  # always a list, whatever its length
         import json
 
-        emit(json.dumps(records, indent=2) + "\n", output)  # a catalog is always a list
+        emit(json.dumps(records, indent=2) + "\n", output)
     elif fmt is OutputFormat.csv:
         from kvplan.render import csvfmt
 
