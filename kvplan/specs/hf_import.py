@@ -31,6 +31,7 @@ SUPPORTED = (
     "falcon",
     "gemma2",
     "gemma3",
+    "gemma3_text",
     "gpt_oss",
     "kimi_k2",
     "llama",
@@ -48,6 +49,12 @@ SUPPORTED = (
 CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     # Gemma3TextConfig: the official gemma-3 text_config omits these
     "gemma3": {
+        "vocab_size": 262208,
+        "max_position_embeddings": 131072,
+        "sliding_window_pattern": 6,
+        "tie_word_embeddings": True,
+    },
+    "gemma3_text": {
         "vocab_size": 262208,
         "max_position_embeddings": 131072,
         "sliding_window_pattern": 6,
@@ -349,7 +356,7 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> li
         kinds = [LayerKind.sliding if (i + 1) % 2 else LayerKind.full for i in range(layers)]
         _describe(kinds, notes, "Gemma 2 alternation")
         return kinds
-    if model_type == "gemma3":
+    if model_type in ("gemma3", "gemma3_text"):
         every = _req(cfg, "sliding_window_pattern")
         kinds = [LayerKind.sliding if (i + 1) % every else LayerKind.full for i in range(layers)]
         _describe(kinds, notes, f"sliding_window_pattern {every}")

@@ -346,7 +346,7 @@ def count_params(cfg: Mapping[str, Any], model_type: str, root: Mapping[str, Any
     }
     if model_type in simple:
         return simple[model_type](cfg)
-    if model_type == "gemma3":
+    if model_type in ("gemma3", "gemma3_text"):  # gemma3_text: the text-only checkpoints
         return _gemma3(cfg, root)
     if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2"):
         return _deepseek(cfg, model_type)

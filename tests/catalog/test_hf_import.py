@@ -226,3 +226,18 @@ def test_cli_weight_dtype_fills_a_missing_torch_dtype(runner):
     assert "weight_dtype: bf16" in result.output and "head_dim: 128" in result.output
     bad = invoke(runner, "import", path, "--weight-dtype", "fp5")
     assert bad.exit_code == 2 and "unknown precision" in bad.output
+
+
+def test_gemma3_text_only_config(tmp_path):
+    # a text-only Gemma 3 checkpoint: the same text shapes at the top level, no vision tower
+    full = json.loads((CONFIGS / "gemma-3-27b.json").read_text())
+    text = {**full["text_config"], "model_type": "gemma3_text", "torch_dtype": "bfloat16"}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(text))
+    spec, shipped = import_model(str(path)), load_model("gemma-3-27b")
+    assert spec.attention == shipped.attention
+    # SigLIP: patch + position embeddings, 27 encoder layers, final LayerNorm; projector
+    h, i = 1152, 4304
+    vision = 3 * 14 * 14 * h + h + 64 * 64 * h + 27 * (4 * (h * h + h) + 2 * h * i + i + h + 4 * h)
+    vision += 2 * h + h * 5376 + h
+    assert shipped.params_total - spec.params_total == vision
