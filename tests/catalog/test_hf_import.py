@@ -241,3 +241,16 @@ def test_gemma3_text_only_config(tmp_path):
     vision = 3 * 14 * 14 * h + h + 64 * 64 * h + 27 * (4 * (h * h + h) + 2 * h * i + i + h + 4 * h)
     vision += 2 * h + h * 5376 + h
     assert shipped.params_total - spec.params_total == vision
+
+
+def test_refuses_chunked_attention_key_on_a_known_type(tmp_path):
+    _refused(tmp_path, _cfg("llama-3-8b", attention_chunk_size=8192), "chunked local attention")
+
+
+def test_size_takes_a_snapshot_folder(runner, tmp_path):
+    snap = tmp_path / "qwen3-8b"
+    snap.mkdir()
+    (snap / "config.json").write_text((CONFIGS / "qwen3-8b.json").read_text())
+    result = invoke(runner, "size", str(snap), "--gpu", "l40s", "-c", "4096", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["kv_bytes_per_token"] == 147_456
