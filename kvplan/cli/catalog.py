@@ -20,6 +20,7 @@ def model_record(m: ModelSpec) -> dict[str, Any]:
     return {
         "name": m.name,
         "hf_id": m.hf_id,
+        "model_type": m.model_type,
         "attention": m.attention_kind,
         "num_layers": m.num_layers,
         "kv_bytes_per_token_fp16": stage.bytes_per_token,
@@ -29,6 +30,7 @@ def model_record(m: ModelSpec) -> dict[str, Any]:
         "max_context_tokens": m.max_context_tokens,
         "params_total": m.params_total,
         "params_active": m.params_active,
+        "params_estimated": m.params_estimated,
         "weight_dtype": m.weight_dtype.value,
         "source": m.source,
     }
@@ -42,10 +44,12 @@ def gpu_record(g: HardwareSpec) -> dict[str, Any]:
         "label": g.label,
         "memory_bytes": g.memory_bytes,
         "nvidia_smi_mib": g.nvidia_smi_mib,
+        "nvidia_smi_source": g.nvidia_smi_source,
         "memory_bandwidth_bytes_per_s": g.memory_bandwidth_bytes_per_s,
         "bf16_dense_flops": g.bf16_dense_flops,
         "fp8_supported": g.fp8_supported,
         "price_per_hour_usd": g.price_per_hour_usd,
+        "price_source": g.price_source,
         "memory_source": g.memory_source,
         "source": g.source,
     }
@@ -120,7 +124,7 @@ def gpus_command(fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None) 
             r["aliases"],
             fmt_bytes(r["memory_bytes"]),
             f"{r['memory_bandwidth_bytes_per_s'] / 1e12:.2f} TB/s",
-            f"{r['bf16_dense_flops'] / 1e12:.0f} TF",
+            f"{r['bf16_dense_flops'] / 1e12:.0f} TF" if r["bf16_dense_flops"] else "n/a",
             "yes" if r["fp8_supported"] else "no",
         ]
         for r in records

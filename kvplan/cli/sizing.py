@@ -16,7 +16,10 @@ from kvplan.specs import all_hardware, load_hardware, load_model
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import DType, exact, gib_to_bytes, parse_dtype
 
-ModelArg = Annotated[str, typer.Argument(help="catalog name (see `kvplan models`) or spec path")]
+ModelArg = Annotated[
+    str,
+    typer.Argument(help="catalog name (`kvplan models`), spec YAML, config.json or HF folder"),
+]
 GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help="GPU name or alias; comma-separated")]
 ContextOpt = Annotated[
     str | None,

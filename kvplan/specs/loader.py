@@ -146,9 +146,11 @@ def load_model(ref: str) -> ModelSpec:
 
 
 def load_model_file(path: Path) -> ModelSpec:
-    """A model spec from an explicit file (the stem need not match the name)."""
-    if path.suffix == ".json":
-        raise InputError(f"{path}: Hugging Face config.json files are not read yet; write a spec YAML")
+    """A model from an explicit spec YAML, Hugging Face config.json or snapshot folder."""
+    if path.suffix == ".json" or path.is_dir():
+        from kvplan.specs.hf_import import import_model  # a config.json or a snapshot folder
+
+        return import_model(str(path))
     return validate(ModelSpec, read_yaml(path), str(path))
 
 

@@ -166,8 +166,11 @@ class HardwareSpec(Strict):
     memory_bytes: PositiveInt = Field(description="total memory as the CUDA/ROCm runtime reports it")
     memory_source: str = Field(min_length=10, description="how memory_bytes was obtained")
     nvidia_smi_mib: PositiveInt | None = Field(default=None, description="total nvidia-smi shows")
+    nvidia_smi_source: str | None = Field(default=None, description="where that reading comes from")
     memory_bandwidth_bytes_per_s: PositiveInt
-    bf16_dense_flops: PositiveInt = Field(description="dense BF16 tensor FLOP/s (not sparse)")
+    bf16_dense_flops: PositiveInt | None = Field(
+        default=None, description="dense BF16 tensor FLOP/s (not sparse); unset where unsourced"
+    )
     fp8_supported: bool
     price_per_hour_usd: float | None = Field(default=None, gt=0)
     price_source: str | None = None
