@@ -8,6 +8,7 @@ import typer
 
 from kvplan import __version__
 from kvplan.cli.catalog import gpus_command, models_command
+from kvplan.cli.check import check_command
 from kvplan.cli.common import STATE
 from kvplan.cli.fleet import fleet_command
 from kvplan.cli.size import size_command
@@ -44,6 +45,7 @@ app.command("size")(size_command)
 app.command("fleet")(fleet_command)
 app.command("models")(models_command)
 app.command("gpus")(gpus_command)
+app.command("check")(check_command)
 
 
 def main() -> None:
