@@ -119,8 +119,10 @@ def read_targets(path: Path, side_cache: dict[Path, Any]) -> list[Target]:
     out: list[Target] = []
     for doc in docs:
         data = doc.data
-        if isinstance(data, dict) and "apiVersion" in data and str(data["apiVersion"]).startswith(
-            "kvplan"
+        if (
+            isinstance(data, dict)
+            and "apiVersion" in data
+            and str(data["apiVersion"]).startswith("kvplan")
         ):
             out.append(_kvplan_target(path, doc))
         elif is_workload(data):
@@ -149,8 +151,13 @@ def _catalog() -> tuple[HardwareSpec, ...]:
 def judge_target(target: Target) -> Outcome:
     """Plan and judge one target; every failure to read becomes an ERROR outcome."""
     out = Outcome(
-        file=target.file, verdict=ERROR, line=target.line, name=target.name, kind=target.kind,
-        server=target.server, notes=list(target.notes),
+        file=target.file,
+        verdict=ERROR,
+        line=target.line,
+        name=target.name,
+        kind=target.kind,
+        server=target.server,
+        notes=list(target.notes),
     )
     dep = target.deployment
     if target.problems or dep is None:
@@ -158,12 +165,14 @@ def judge_target(target: Target) -> Outcome:
         return out
     out.model, out.gpu, out.engine = dep.model, dep.hardware.gpu, dep.engine.name
     if dep.hardware.count is None:
-        out.problems = [Problem(
-            target.field_name("hardware.count"),
-            "required by `kvplan check`: the GPUs the deployment has, replicas x tensor x "
-            "pipeline (`kvplan fleet` computes it)",
-            target.line_of("hardware"),
-        )]
+        out.problems = [
+            Problem(
+                target.field_name("hardware.count"),
+                "required by `kvplan check`: the GPUs the deployment has, replicas x tensor x "
+                "pipeline (`kvplan fleet` computes it)",
+                target.line_of("hardware"),
+            )
+        ]
         return out
     try:
         planned = plan_deployment(dep, target.file, target.base_dir, target.doc)
@@ -220,7 +229,9 @@ def describe_fix(target: Target, fix: Fix) -> str:
                 (target.planned.request.gpus_per_replica if target.planned else 1)
                 * target.engines_per_pod
             )
-            parts.append(f"replicas: {pods_old} -> {new['gpus'] // per_pod}")
+            pods_new = new["gpus"] // per_pod
+            if pods_new != pods_old:
+                parts.append(f"replicas: {pods_old} -> {pods_new}")
         else:
             parts.append(f"hardware.count: {old['gpus']} -> {new['gpus']}")
     if "kv_cache_dtype" in new:
@@ -241,7 +252,7 @@ def describe_fix(target: Target, fix: Fix) -> str:
         else:
             parts.append(f"hardware.gpu: {old['gpu']} -> {new['gpu']}")
     n = fix.numbers
-    return f"{' and '.join(parts)} (holds {n.users_held:,} users on {n.gpus} GPUs)"
+    return f"{' and '.join(parts)} (holds {n.users_held:,} users on {n.gpus} GPU(s))"
 
 
 def check_paths(paths: list[str]) -> Report:
@@ -257,10 +268,20 @@ def check_paths(paths: list[str]) -> Report:
             continue
         if not targets:
             if explicit:
-                outcomes.append(Outcome(str(path), ERROR, line=1, problems=[Problem(
-                    "", "no kvplan/v1 deployment and no Deployment or StatefulSet running "
-                    "vLLM or SGLang in this file",
-                )]))
+                outcomes.append(
+                    Outcome(
+                        str(path),
+                        ERROR,
+                        line=1,
+                        problems=[
+                            Problem(
+                                "",
+                                "no kvplan/v1 deployment and no Deployment or StatefulSet running "
+                                "vLLM or SGLang in this file",
+                            )
+                        ],
+                    )
+                )
             else:
                 skipped.append(str(path))
             continue

@@ -127,7 +127,7 @@ def record(o: Outcome) -> dict[str, Any]:
             "users_held": f.numbers.users_held,
             "gpus": f.numbers.gpus,
         }
-        for f, text in zip(o.fixes, o.fix_text)
+        for f, text in zip(o.fixes, o.fix_text, strict=True)
     ]
     rec["errors"] = [{"field": p.field, "line": p.line, "message": p.message} for p in o.problems]
     rec["notes"] = list(o.notes)
@@ -158,8 +158,9 @@ def render_junit(report: Report) -> str:
     suite = ET.SubElement(root, "testsuite", {**attrs, "skipped": "0"})
     for o in report.outcomes:
         case = ET.SubElement(
-            suite, "testcase", {"classname": o.file, "name": o.label, "file": o.file,
-                                "line": str(o.line or 0)},
+            suite,
+            "testcase",
+            {"classname": o.file, "name": o.label, "file": o.file, "line": str(o.line or 0)},
         )
         lines = verdict_lines(o)
         if o.verdict == FAIL:

@@ -20,10 +20,11 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from kvplan.check.gpus import GKE_LABEL, PRODUCT_LABEL, UnknownLabel, catalog_name
 from kvplan.check.target import KUBERNETES, Target
-from kvplan.deploy import Problem, parse_deployment, validation_problems
+from kvplan.deploy import Problem, parse_deployment, resolve_gpu, validation_problems
 from kvplan.deploy.problems import DeploymentError
 from kvplan.deploy.schema import Requirement, Traffic
 from kvplan.deploy.yamldoc import Doc, Key, read_docs
+from kvplan.errors import InputError
 from kvplan.specs.loader import all_models, suggest
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet")
@@ -320,32 +321,41 @@ def _affinity_products(pod: dict[str, Any], doc: Doc, at: Key) -> Iterator[tuple
             if expr.get("operator", "In") != "In":
                 continue
             for v, value in enumerate(expr.get("values") or []):
-                where = (*at, "affinity", "nodeAffinity",
-                         "requiredDuringSchedulingIgnoredDuringExecution",
-                         "nodeSelectorTerms", t, "matchExpressions", e, "values", v)
+                where = (
+                    *at,
+                    "affinity",
+                    "nodeAffinity",
+                    "requiredDuringSchedulingIgnoredDuringExecution",
+                    "nodeSelectorTerms",
+                    t,
+                    "matchExpressions",
+                    e,
+                    "values",
+                    v,
+                )
                 yield str(value), doc.line(*where)
 
 
 @lru_cache(maxsize=1)
-def hf_index() -> dict[str, str]:
-    """Hugging Face id (lower case) -> catalog model name."""
+def hf_index() -> dict[str, tuple[str, str]]:
+    """Hugging Face id (lower case) -> (catalog model name, the id as published)."""
     models, _ = all_models()
-    return {m.hf_id.lower(): m.name for m in models if m.hf_id}
+    return {m.hf_id.lower(): (m.name, m.hf_id) for m in models if m.hf_id}
 
 
 def _model_ref(ref: str) -> tuple[str | None, str | None]:
     """(catalog name, None) or (None, what to do) for a served model id or path."""
     index = hf_index()
     if ref.lower() in index:
-        return index[ref.lower()], None
-    if ref in index.values():
+        return index[ref.lower()][0], None
+    if ref in {name for name, _ in index.values()}:
         return ref, None
     if ref.startswith(("/", "./", "s3://", "gs://")):
         return None, (
             f"{ref!r} is a path inside the container; set the annotation kvplan.io/model to a "
             "catalog name or a spec file"
         )
-    close = suggest(ref.lower(), list(index))
+    close = suggest(ref, [hf for _, hf in index.values()])
     return None, (
         f"{ref!r} is not in the catalog (no model spec has this hf_id){close}; add a spec "
         f"with `kvplan import {ref}` or write one under model_specs/, or set the annotation "
@@ -363,7 +373,9 @@ def _set(tree: dict[str, Any], path: str, value: Any) -> None:
 def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     out = dict(base)
     for k, v in over.items():
-        out[k] = _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+        out[k] = (
+            _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
+        )
     return out
 
 
@@ -420,7 +432,11 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
         return doc.line("spec", "template", "metadata", "annotations", key)
 
     target = Target(
-        file=str(path), kind=KUBERNETES, line=doc.start_line, name=name, base_dir=path.parent,
+        file=str(path),
+        kind=KUBERNETES,
+        line=doc.start_line,
+        name=name,
+        base_dir=path.parent,
         server=cmd.server,
     )
     env = {
@@ -439,12 +455,18 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
     quant = found.values.pop("quantization", None)
     if quant is not None:
         if str(quant).lower() == "fp8":
-            found.put("engine.weight_dtype", "fp8", found.lines.pop("quantization"), "--quantization")
+            found.put(
+                "engine.weight_dtype", "fp8", found.lines.pop("quantization"), "--quantization"
+            )
         else:
-            problems.append(Problem(
-                "--quantization", f"{quant!r} weights are not modelled; set kvplan.io/model "
-                "to a spec with the quantized weight dtype", found.lines.pop("quantization"),
-            ))
+            problems.append(
+                Problem(
+                    "--quantization",
+                    f"{quant!r} weights are not modelled; set kvplan.io/model "
+                    "to a spec with the quantized weight dtype",
+                    found.lines.pop("quantization"),
+                )
+            )
     if found.values.get("engine.weight_dtype") == "auto":
         found.values.pop("engine.weight_dtype")
     kv = found.values.get("engine.kv_cache_dtype")
@@ -461,10 +483,14 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
     replicas = spec.get("replicas", 1)
     replicas_line = doc.line("spec", "replicas") if "replicas" in spec else doc.line("spec")
     if limit is None:
-        problems.append(Problem(
-            "nvidia.com/gpu", "the server container sets no nvidia.com/gpu limit; add "
-            f"resources.limits nvidia.com/gpu: {engine_gpus}", doc.line(*c_at),
-        ))
+        problems.append(
+            Problem(
+                "nvidia.com/gpu",
+                "the server container sets no nvidia.com/gpu limit; add "
+                f"resources.limits nvidia.com/gpu: {engine_gpus}",
+                doc.line(*c_at),
+            )
+        )
     else:
         part, value = limit
         lim_line = doc.line(*c_at, "resources", part, "nvidia.com/gpu")
@@ -473,18 +499,26 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
         except ValueError:
             per_pod = 0
         if per_pod <= 0:
-            problems.append(Problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line))
+            problems.append(
+                Problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
+            )
         elif per_pod < engine_gpus:
             what = f"--tensor-parallel-size {tp}" if cmd.server == "vllm" else f"--tp-size {tp}"
             if pp > 1 or dp > 1:
                 what += f" x pipeline {pp} x data-parallel {dp}"
-            problems.append(Problem(
-                "nvidia.com/gpu", f"{what} needs {engine_gpus} GPUs but the container's "
-                f"nvidia.com/gpu is {per_pod}", lim_line,
-            ))
+            problems.append(
+                Problem(
+                    "nvidia.com/gpu",
+                    f"{what} needs {engine_gpus} GPUs but the container's "
+                    f"nvidia.com/gpu is {per_pod}",
+                    lim_line,
+                )
+            )
         else:
             if per_pod > engine_gpus:
-                notes.append(f"{per_pod - engine_gpus} of {per_pod} GPUs per pod unused by the server")
+                notes.append(
+                    f"{per_pod - engine_gpus} of {per_pod} GPUs per pod unused by the server"
+                )
             if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
                 problems.append(Problem("replicas", f"{replicas!r} is not a count", replicas_line))
             elif replicas == 0:
@@ -504,7 +538,9 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
     labels.extend(_affinity_products(pod, doc, pod_at))
     gpu_ann = annotations.get(ANNOTATION_PREFIX + "gpu")
     if gpu_ann is not None:
-        found.put("hardware.gpu", str(gpu_ann), ann_line(ANNOTATION_PREFIX + "gpu"), "kvplan.io/gpu")
+        found.put(
+            "hardware.gpu", str(gpu_ann), ann_line(ANNOTATION_PREFIX + "gpu"), "kvplan.io/gpu"
+        )
     elif labels:
         mapped: list[tuple[str, str, int]] = []
         for label, line in labels:
@@ -515,26 +551,46 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
         if mapped and len(mapped) == len(labels):
             names = sorted({m[0] for m in mapped})
             gpu, label, line = mapped[0]
+            try:
+                resolve_gpu(gpu)
+            except InputError:
+                problems.append(
+                    Problem(
+                        PRODUCT_LABEL,
+                        (
+                            f"{label} maps to {gpu!r}, which the GPU catalog does not "
+                            f"hold; add hardware_specs/{gpu}.yaml or set the annotation "
+                            "kvplan.io/gpu to a catalog name (`kvplan gpus`)"
+                        ),
+                        line,
+                    )
+                )
             if len(names) > 1:
                 notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
             found.put("hardware.gpu", gpu, line, PRODUCT_LABEL)
     else:
-        problems.append(Problem(
-            PRODUCT_LABEL, "no GPU product: add nodeSelector nvidia.com/gpu.product (for "
-            "example NVIDIA-H100-80GB-HBM3), a node affinity on it, or the annotation "
-            "kvplan.io/gpu", doc.line(*pod_at),
-        ))
+        problems.append(
+            Problem(
+                PRODUCT_LABEL,
+                "no GPU product: add nodeSelector nvidia.com/gpu.product (for "
+                "example NVIDIA-H100-80GB-HBM3), a node affinity on it, or the annotation "
+                "kvplan.io/gpu",
+                doc.line(*pod_at),
+            )
+        )
 
     # annotations, then the side file over them
     for key, value in annotations.items():
         if not str(key).startswith(ANNOTATION_PREFIX):
             continue
-        short = str(key)[len(ANNOTATION_PREFIX):]
+        short = str(key)[len(ANNOTATION_PREFIX) :]
         if short == SKIP_ANNOTATION or short == "gpu":
             continue
         if short not in ANNOTATIONS:
             hint = suggest(short, ANNOTATIONS)
-            problems.append(Problem(str(key), f"unknown kvplan annotation{hint}", ann_line(str(key))))
+            problems.append(
+                Problem(str(key), f"unknown kvplan annotation{hint}", ann_line(str(key)))
+            )
             continue
         found.put(ANNOTATIONS[short], value, ann_line(str(key)), str(key))
 
@@ -555,7 +611,11 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
                     if block is None:
                         continue
                     merged = _deep_merge(
-                        {k[len(attr) + 1:]: v for k, v in found.values.items() if k.startswith(attr + ".")},
+                        {
+                            k[len(attr) + 1 :]: v
+                            for k, v in found.values.items()
+                            if k.startswith(attr + ".")
+                        },
                         block.model_dump(exclude_unset=True),
                     )
                     for k in [k for k in found.values if k.startswith(attr + ".")]:
@@ -563,28 +623,39 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
                     for k, v in _flatten(merged, attr).items():
                         found.values[k] = v
                         found.names.setdefault(k, f"{side.name}: {k}")
-                for attr, path_ in (("model", "model"), ("gpu", "hardware.gpu"), ("engine", "engine.name")):
+                for attr, path_ in (
+                    ("model", "model"),
+                    ("gpu", "hardware.gpu"),
+                    ("engine", "engine.name"),
+                ):
                     value = getattr(entry, attr)
                     if value is not None:
                         found.values[path_] = value
                         found.names[path_] = f"{side.name}: {attr}"
                         found.lines.pop(path_, None)
-                        problems[:] = [p for p in problems if not (attr == "gpu" and p.field == PRODUCT_LABEL)]
+                        problems[:] = [
+                            p for p in problems if not (attr == "gpu" and p.field == PRODUCT_LABEL)
+                        ]
             target.notes.append(f"traffic from {side.name}")
 
     if not any(k.startswith("traffic.") for k in found.values):
-        problems.append(Problem(
-            "traffic", "no traffic declared: add the annotation kvplan.io/peak-concurrent-users "
-            "(or kvplan.io/arrival-rate-per-s with kvplan.io/mean-duration-s), and "
-            f"kvplan.io/context-tokens-mean, or a side file {path.stem}.kvplan.yaml with a "
-            "traffic: block", doc.line("metadata"),
-        ))
+        problems.append(
+            Problem(
+                "traffic",
+                "no traffic declared: add the annotation kvplan.io/peak-concurrent-users "
+                "(or kvplan.io/arrival-rate-per-s with kvplan.io/mean-duration-s), and "
+                f"kvplan.io/context-tokens-mean, or a side file {path.stem}.kvplan.yaml with a "
+                "traffic: block",
+                doc.line("metadata"),
+            )
+        )
 
     # the model: an annotation or side file wins over the served id
     model = found.values.get("model")
     if model is None:
-        problems.append(Problem("model", "no model: the server command names none",
-                                doc.line(*c_at)))
+        problems.append(
+            Problem("model", "no model: the server command names none", doc.line(*c_at))
+        )
     elif found.names.get("model") in ("--model", "--model-path", "the served model"):
         name_, why = _model_ref(str(model))
         if name_ is None:
@@ -596,9 +667,10 @@ def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target |
     if version:
         found.values["engine.version"] = version
 
-    target.names = {
-        k: v for k, v in found.names.items()
-    } | {"hardware.count": "replicas", "traffic": "kvplan.io traffic annotations"}
+    target.names = {k: v for k, v in found.names.items()} | {
+        "hardware.count": "replicas",
+        "traffic": "kvplan.io traffic annotations",
+    }
     target.doc = Doc(
         data=None,
         start_line=doc.start_line,

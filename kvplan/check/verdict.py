@@ -199,8 +199,13 @@ def _fp8_cache(setup: Setup, required: int, p95: int | None) -> Fix | None:
     numbers = evaluate(replace(setup, request=replace(req, kv_dtype=DType.fp8)), required, p95)
     if not numbers.passes:
         return None
-    return Fix("fp8_kv_cache", {"kv_cache_dtype": req.kv_dtype.value},
-               {"kv_cache_dtype": "fp8"}, numbers, (0, 0.0))
+    return Fix(
+        "fp8_kv_cache",
+        {"kv_cache_dtype": req.kv_dtype.value},
+        {"kv_cache_dtype": "fp8"},
+        numbers,
+        (0, 0.0),
+    )
 
 
 def _max_model_len(setup: Setup, required: int, p95: int | None) -> Fix | None:
@@ -218,8 +223,9 @@ def _max_model_len(setup: Setup, required: int, p95: int | None) -> Fix | None:
         numbers = trial(p95)
         if not numbers.passes:
             return None
-        return Fix("max_model_len", {"max_model_len": current}, {"max_model_len": p95},
-                   numbers, (0, 1.0))
+        return Fix(
+            "max_model_len", {"max_model_len": current}, {"max_model_len": p95}, numbers, (0, 1.0)
+        )
     if floor >= current or not trial(floor).passes:
         return None
     lo, hi = floor, current - 1
@@ -229,8 +235,9 @@ def _max_model_len(setup: Setup, required: int, p95: int | None) -> Fix | None:
             lo = mid
         else:
             hi = mid - 1
-    return Fix("max_model_len", {"max_model_len": current}, {"max_model_len": lo}, trial(lo),
-               (0, 1.0))
+    return Fix(
+        "max_model_len", {"max_model_len": current}, {"max_model_len": lo}, trial(lo), (0, 1.0)
+    )
 
 
 def _bigger_gpu(

@@ -23,7 +23,8 @@ def check_command(
     fmt: Annotated[
         str,
         typer.Option(
-            "--format", "-f",
+            "--format",
+            "-f",
             help="text for people, json for tools, junit for CI reports, github for annotations",
         ),
     ] = "text",

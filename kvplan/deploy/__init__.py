@@ -123,7 +123,9 @@ def parse_deployment(data: Any, source: str, doc: Doc | None = None) -> Deployme
     if not isinstance(data, dict):
         line = doc.start_line if doc else None
         kind = type(data).__name__
-        raise DeploymentError(source, [Problem("", f"expected a mapping of fields, got {kind}", line)])
+        raise DeploymentError(
+            source, [Problem("", f"expected a mapping of fields, got {kind}", line)]
+        )
     version = data.get("apiVersion")
     if version not in (None, API_VERSION):
         line = doc.line("apiVersion") if doc else None
