@@ -29,14 +29,13 @@ GPU_PRODUCTS: dict[str, str] = {
     "NVIDIA-L4": "l4",
     "NVIDIA-A10G": "a10g",
     "NVIDIA-GeForce-RTX-4090": "rtx-4090",
-    # GKE accelerator names
+    # GKE accelerator names (nvidia-l4 and nvidia-b200 match the entries above: labels are
+    # compared case-insensitively)
     "nvidia-h100-80gb": "h100-sxm-80gb",
     "nvidia-h100-mega-80gb": "h100-sxm-80gb",
     "nvidia-h200-141gb": "h200-141gb",
-    "nvidia-b200": "b200",
     "nvidia-a100-80gb": "a100-80gb",
     "nvidia-tesla-a100": "a100-40gb",
-    "nvidia-l4": "l4",
 }
 
 _BY_LABEL = {k.lower(): v for k, v in GPU_PRODUCTS.items()}
