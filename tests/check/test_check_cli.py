@@ -39,9 +39,7 @@ def test_pass_exits_0_with_the_deciding_numbers(runner: CliRunner) -> None:
         f"PASS  {KV / 'pass.yaml'}:1  chat-pass: holds 2,664 users >= 2,640 required; "
         "starts: yes (llama-3-8b on 12 replica(s) x 1 h100-sxm-80gb)"
     )
-    assert result.output.splitlines()[-1] == (
-        "1 checked in 1 file(s): 1 PASS, 0 FAIL, 0 ERROR"
-    )
+    assert result.output.splitlines()[-1] == ("1 checked in 1 file(s): 1 PASS, 0 FAIL, 0 ERROR")
 
 
 def test_capacity_fail_suggests_the_exact_gpu_count(runner: CliRunner) -> None:
@@ -79,7 +77,9 @@ def test_engine_that_would_not_start(runner: CliRunner) -> None:
         "      would not start: one 131,072-token sequence needs 20 GiB of KV cache per GPU, "
         "the pool is 3.58 GiB (longest that fits: 23,424 tokens)"
     )
-    assert lines[2] == "      fix: engine.max_model_len: 131072 -> 23424 (holds 5 users on 2 GPU(s))"
+    assert (
+        lines[2] == "      fix: engine.max_model_len: 131072 -> 23424 (holds 5 users on 2 GPU(s))"
+    )
     assert "or:  hardware.gpu: h100-sxm-80gb -> h200-141gb" in lines[3]
     assert "or:  parallel.tensor: 2 -> 4 and hardware.count: 2 -> 4" in lines[4]
 
@@ -107,8 +107,13 @@ def _apply(data: dict, fix: dict) -> dict:
     return data
 
 
-FAILING = ["fail-capacity.yaml", "fail-fp8.yaml", "fail-start.yaml", "fail-reserved.yaml",
-           "fail-p95.yaml"]
+FAILING = [
+    "fail-capacity.yaml",
+    "fail-fp8.yaml",
+    "fail-start.yaml",
+    "fail-reserved.yaml",
+    "fail-p95.yaml",
+]
 
 
 @pytest.mark.parametrize("name", FAILING)
@@ -130,7 +135,10 @@ def test_every_suggested_fix_passes_and_is_minimal(
             worse = dict(fix, to={**fix["to"], "gpus": fix["to"]["gpus"] - 1})
             fixed.write_text(yaml.safe_dump(_apply(json.loads(json.dumps(source)), worse)))
             assert run(runner, fixed).exit_code == 1
-        if fix["change"] == "max_model_len" and fix["to"]["max_model_len"] < fix["from"]["max_model_len"]:
+        if (
+            fix["change"] == "max_model_len"
+            and fix["to"]["max_model_len"] < fix["from"]["max_model_len"]
+        ):
             worse = dict(fix, to={"max_model_len": fix["to"]["max_model_len"] + 1})
             fixed.write_text(yaml.safe_dump(_apply(json.loads(json.dumps(source)), worse)))
             assert run(runner, fixed).exit_code == 1
@@ -138,19 +146,37 @@ def test_every_suggested_fix_passes_and_is_minimal(
 
 INVALID_CASES = [
     ("malformed.yaml", 3, "malformed YAML: did not find expected ',' or ']'"),
-    ("python-tag.yaml", 2, "malformed YAML: could not determine a constructor for the tag "
-     "'tag:yaml.org,2002:python/object/apply:os.system' (only plain YAML is accepted"),
-    ("unknown-key.yaml", 8, "engine.max_model_length: unknown field; did you mean 'max_model_len'?"),
+    (
+        "python-tag.yaml",
+        2,
+        "malformed YAML: could not determine a constructor for the tag "
+        "'tag:yaml.org,2002:python/object/apply:os.system' (only plain YAML is accepted",
+    ),
+    (
+        "unknown-key.yaml",
+        8,
+        "engine.max_model_length: unknown field; did you mean 'max_model_len'?",
+    ),
     ("unknown-model.yaml", 3, "model: unknown model 'llama-3-8bb' (did you mean: llama-3-8b"),
     ("unknown-gpu.yaml", 5, "hardware.gpu: unknown GPU 'h1000' (did you mean: h100"),
-    ("wrong-type.yaml", 6, "hardware.count: Input should be a valid integer, unable to parse "
-     "string as an integer (got 'eight')"),
+    (
+        "wrong-type.yaml",
+        6,
+        "hardware.count: Input should be a valid integer, unable to parse "
+        "string as an integer (got 'eight')",
+    ),
     ("missing-field.yaml", 1, "traffic: required field is missing"),
-    ("tp-too-large.yaml", 6, "hardware.count: 2 GPU(s) cannot hold one replica: tensor 4 x "
-     "pipeline 1 needs 4 GPUs"),
+    (
+        "tp-too-large.yaml",
+        6,
+        "hardware.count: 2 GPU(s) cannot hold one replica: tensor 4 x pipeline 1 needs 4 GPUs",
+    ),
     ("no-count.yaml", 4, "hardware.count: required by `kvplan check`"),
-    ("engine-not-available.yaml", 8, "engine.name: 'vllm' profiles are not available yet; use "
-     "`ideal`"),
+    (
+        "engine-not-available.yaml",
+        8,
+        "engine.name: 'vllm' profiles are not available yet; use `ideal`",
+    ),
 ]
 
 
@@ -169,7 +195,9 @@ def test_invalid_input_is_one_line_with_file_line_and_field(
 def test_python_tag_is_never_executed(runner: CliRunner, tmp_path: Path) -> None:
     marker = tmp_path / "owned"
     evil = tmp_path / "evil.yaml"
-    evil.write_text(f'apiVersion: kvplan/v1\nname: !!python/object/apply:os.system ["touch {marker}"]\n')
+    evil.write_text(
+        f'apiVersion: kvplan/v1\nname: !!python/object/apply:os.system ["touch {marker}"]\n'
+    )
     assert run(runner, evil).exit_code == 2
     assert not marker.exists()
 
@@ -210,23 +238,52 @@ def test_json_format(runner: CliRunner) -> None:
     doc = json.loads(result.output)
     assert doc["summary"] == {"pass": 1, "fail": 1, "error": 0, "exit_code": 1, "skipped_files": []}
     fail = doc["results"][0]
-    assert {k: fail[k] for k in ("verdict", "line", "users_held", "users_required", "would_start",
-                                  "replicas", "gpus", "users_per_replica", "limited_by")} == {
-        "verdict": "FAIL", "line": 6, "users_held": 888, "users_required": 2400,
-        "would_start": True, "replicas": 4, "gpus": 4, "users_per_replica": 222,
+    assert {
+        k: fail[k]
+        for k in (
+            "verdict",
+            "line",
+            "users_held",
+            "users_required",
+            "would_start",
+            "replicas",
+            "gpus",
+            "users_per_replica",
+            "limited_by",
+        )
+    } == {
+        "verdict": "FAIL",
+        "line": 6,
+        "users_held": 888,
+        "users_required": 2400,
+        "would_start": True,
+        "replicas": 4,
+        "gpus": 4,
+        "users_per_replica": 222,
         "limited_by": "kv_cache",
     }
     assert fail["kv_pool_bytes_per_gpu"] == 58_332_702_310
-    assert fail["fixes"] == [{
-        "change": "more_gpus", "from": {"gpus": 4}, "to": {"gpus": 11},
-        "text": "hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))",
-        "users_held": 2442, "gpus": 11,
-    }]
+    assert fail["fixes"] == [
+        {
+            "change": "more_gpus",
+            "from": {"gpus": 4},
+            "to": {"gpus": 11},
+            "text": "hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))",
+            "users_held": 2442,
+            "gpus": 11,
+        }
+    ]
 
 
 def test_junit_format(runner: CliRunner) -> None:
-    result = run(runner, KV / "pass.yaml", KV / "fail-capacity.yaml", INVALID / "unknown-gpu.yaml",
-                 "-f", "junit")
+    result = run(
+        runner,
+        KV / "pass.yaml",
+        KV / "fail-capacity.yaml",
+        INVALID / "unknown-gpu.yaml",
+        "-f",
+        "junit",
+    )
     assert result.exit_code == 2
     root = ET.fromstring(result.output.split("\n", 1)[1])
     assert root.tag == "testsuites"
@@ -239,8 +296,14 @@ def test_junit_format(runner: CliRunner) -> None:
 
 
 def test_github_format_annotates_the_offending_line(runner: CliRunner) -> None:
-    result = run(runner, KV / "pass.yaml", KV / "fail-capacity.yaml", INVALID / "unknown-key.yaml",
-                 "--format", "github")
+    result = run(
+        runner,
+        KV / "pass.yaml",
+        KV / "fail-capacity.yaml",
+        INVALID / "unknown-key.yaml",
+        "--format",
+        "github",
+    )
     assert result.exit_code == 2
     lines = result.output.splitlines()
     assert lines[0].startswith("PASS  ")

@@ -44,14 +44,17 @@ def test_vllm_shell_api_server_that_would_not_start(runner: CliRunner) -> None:
     result = run(runner, K8S / "vllm-api-server-shell.yaml")
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
-    assert "llama31-70b-long: holds 0 users < 4 required; starts: no (llama-3.1-70b on 1 " in lines[0]
+    assert (
+        "llama31-70b-long: holds 0 users < 4 required; starts: no (llama-3.1-70b on 1 " in lines[0]
+    )
     assert lines[0].startswith(f"FAIL  {K8S / 'vllm-api-server-shell.yaml'}:28 ")  # the script
     assert lines[2] == "      fix: --max-model-len 131072 -> 23424 (holds 5 users on 2 GPU(s))"
     assert lines[3] == (
         "      or:  nvidia.com/gpu.product: NVIDIA-H200 (h200-141gb) (holds 95 users on 2 GPU(s))"
     )
     assert lines[4] == (
-        "      or:  --tensor-parallel-size 2 -> 4 with nvidia.com/gpu: 4 (holds 119 users on 4 GPU(s))"
+        "      or:  --tensor-parallel-size 2 -> 4 with nvidia.com/gpu: 4 "
+        "(holds 119 users on 4 GPU(s))"
     )
 
 
@@ -61,7 +64,9 @@ def test_sglang_statefulset_from_helm_output_with_side_file(runner: CliRunner) -
     lines = result.output.splitlines()
     # Llama-3.1-70B, TP 4 on H200 at --mem-fraction-static 0.85: 183 conversations of 6,000
     # tokens per replica (page size 1); ceil(400 x 1.25) = 500 required
-    assert "llama31-70b: holds 366 users < 500 required; starts: yes (llama-3.1-70b on 2 " in lines[0]
+    assert (
+        "llama31-70b: holds 366 users < 500 required; starts: yes (llama-3.1-70b on 2 " in lines[0]
+    )
     assert "sglang checked with ideal arithmetic" in lines[0]
     assert lines[1] == "      fix: --kv-cache-dtype fp8_e4m3 (holds 732 users on 8 GPU(s))"
     assert lines[2] == "      or:  replicas: 2 -> 3 (holds 549 users on 12 GPU(s))"
@@ -72,18 +77,39 @@ def test_sglang_statefulset_from_helm_output_with_side_file(runner: CliRunner) -
 
 
 K8S_ERRORS = [
-    ("no-gpu-product.yaml", 14, "nvidia.com/gpu.product: no GPU product: add nodeSelector "
-     "nvidia.com/gpu.product"),
-    ("unknown-hf-model.yaml", 21, "--model: 'meta-llama/Meta-Llama-3-8B-Instruct' is not in the "
-     "catalog (no model spec has this hf_id) (did you mean: meta-llama/Meta-Llama-3-8B"),
-    ("tp-exceeds-gpus.yaml", 23, "nvidia.com/gpu: --tensor-parallel-size 4 needs 4 GPUs but the "
-     "container's nvidia.com/gpu is 2"),
-    ("no-traffic.yaml", 3, "traffic: no traffic declared: add the annotation "
-     "kvplan.io/peak-concurrent-users"),
-    ("gpu-not-in-catalog.yaml", 17, "nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB maps to "
-     "'a100-80gb', which the GPU catalog does not hold"),
-    ("unknown-annotation.yaml", 8, "kvplan.io/headroom-percent: unknown kvplan annotation (did "
-     "you mean: headroom-pct?)"),
+    (
+        "no-gpu-product.yaml",
+        14,
+        "nvidia.com/gpu.product: no GPU product: add nodeSelector nvidia.com/gpu.product",
+    ),
+    (
+        "unknown-hf-model.yaml",
+        21,
+        "--model: 'meta-llama/Meta-Llama-3-8B-Instruct' is not in the "
+        "catalog (no model spec has this hf_id) (did you mean: meta-llama/Meta-Llama-3-8B",
+    ),
+    (
+        "tp-exceeds-gpus.yaml",
+        23,
+        "nvidia.com/gpu: --tensor-parallel-size 4 needs 4 GPUs but the "
+        "container's nvidia.com/gpu is 2",
+    ),
+    (
+        "no-traffic.yaml",
+        3,
+        "traffic: no traffic declared: add the annotation kvplan.io/peak-concurrent-users",
+    ),
+    (
+        "gpu-not-in-catalog.yaml",
+        17,
+        "nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB maps to "
+        "'a100-80gb', which the GPU catalog does not hold",
+    ),
+    (
+        "unknown-annotation.yaml",
+        8,
+        "kvplan.io/headroom-percent: unknown kvplan annotation (did you mean: headroom-pct?)",
+    ),
 ]
 
 
@@ -111,10 +137,14 @@ def test_folder_skips_non_llm_workloads_and_side_files(runner: CliRunner) -> Non
 
 
 def test_annotation_model_and_gpu_override(tmp_path: Path) -> None:
-    text = (K8S / "no-gpu-product.yaml").read_text().replace(
-        'kvplan.io/peak-concurrent-users: "100"',
-        'kvplan.io/peak-concurrent-users: "100"\n    kvplan.io/gpu: h200\n'
-        "    kvplan.io/model: llama-3.1-8b\n    kvplan.io/context-tokens-mean: '4000'",
+    text = (
+        (K8S / "no-gpu-product.yaml")
+        .read_text()
+        .replace(
+            'kvplan.io/peak-concurrent-users: "100"',
+            'kvplan.io/peak-concurrent-users: "100"\n    kvplan.io/gpu: h200\n'
+            "    kvplan.io/model: llama-3.1-8b\n    kvplan.io/context-tokens-mean: '4000'",
+        )
     )
     path = tmp_path / "m.yaml"
     path.write_text(text)
