@@ -370,15 +370,6 @@ def _set(tree: dict[str, Any], path: str, value: Any) -> None:
     tree[parts[-1]] = value
 
 
-def _deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for k, v in over.items():
-        out[k] = (
-            _deep_merge(out[k], v) if isinstance(v, dict) and isinstance(out.get(k), dict) else v
-        )
-    return out
-
-
 def _read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:
     try:
         docs = read_docs(path)
@@ -395,300 +386,326 @@ def _read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:
         return None, doc, validation_problems(SideFile, err, doc)
 
 
-def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target | None:
-    """A Target for one Deployment/StatefulSet document, or None if it runs no LLM server."""
-    data = doc.data
-    meta = data.get("metadata") or {}
-    name = str(meta.get("name", "")) or None
-    spec = data.get("spec") or {}
-    template = spec.get("template") or {}
-    pod = template.get("spec") or {}
-    pod_at: Key = ("spec", "template", "spec")
-    containers = pod.get("containers") or []
-    found = Found()
-    problems: list[Problem] = []
-    notes: list[str] = []
-    cmd = None
-    container: dict[str, Any] = {}
-    c_at: Key = ()
-    for i, c in enumerate(containers if isinstance(containers, list) else []):
-        if isinstance(c, dict):
-            cmd = find_command(c, doc, (*pod_at, "containers", i))
-            if cmd is not None:
-                container, c_at = c, (*pod_at, "containers", i)
-                break
-    annotations = {
-        **((template.get("metadata") or {}).get("annotations") or {}),
-        **(meta.get("annotations") or {}),
-    }
-    if cmd is None:
-        return None
-    if str(annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true":
-        return None
+class _Workload:
+    """Reads one Deployment/StatefulSet document into kvplan fields, one concern per method."""
 
-    def ann_line(key: str) -> int:
-        if key in (meta.get("annotations") or {}):
-            return doc.line("metadata", "annotations", key)
-        return doc.line("spec", "template", "metadata", "annotations", key)
+    def __init__(self, doc: Doc, path: Path) -> None:
+        self.doc, self.path = doc, path
+        data = doc.data
+        self.meta = data.get("metadata") or {}
+        self.name = str(self.meta.get("name", "")) or None
+        self.spec = data.get("spec") or {}
+        template = self.spec.get("template") or {}
+        self.pod = template.get("spec") or {}
+        self.pod_at: Key = ("spec", "template", "spec")
+        self.annotations = {
+            **((template.get("metadata") or {}).get("annotations") or {}),
+            **(self.meta.get("annotations") or {}),
+        }
+        self.found = Found()
+        self.problems: list[Problem] = []
+        self.notes: list[str] = []
+        self.container: dict[str, Any] = {}
+        self.c_at: Key = ()
+        self.cmd: Command | None = None
+        self.dp = 1
 
-    target = Target(
-        file=str(path),
-        kind=KUBERNETES,
-        line=doc.start_line,
-        name=name,
-        base_dir=path.parent,
-        server=cmd.server,
-    )
-    env = {
-        str(e.get("name")): str(e.get("value"))
-        for e in container.get("env") or []
-        if isinstance(e, dict) and "value" in e
-    }
-    parse_flags(cmd, env, found, problems)
-    if cmd.server == "sglang":
-        for key, value in SGLANG_DEFAULTS.items():
-            found.values.setdefault(key, value)
-    image = str(container.get("image", ""))
-    version = image.rsplit(":", 1)[-1].lstrip("v") if ":" in image.rsplit("/", 1)[-1] else None
+    def problem(self, field: str, message: str, line: int | None) -> None:
+        self.problems.append(Problem(field, message, line))
 
-    # engine values the schema does not hold directly
-    quant = found.values.pop("quantization", None)
-    if quant is not None:
-        if str(quant).lower() == "fp8":
-            found.put(
-                "engine.weight_dtype", "fp8", found.lines.pop("quantization"), "--quantization"
+    def ann_line(self, key: str) -> int:
+        if key in (self.meta.get("annotations") or {}):
+            return self.doc.line("metadata", "annotations", key)
+        return self.doc.line("spec", "template", "metadata", "annotations", key)
+
+    def find_server(self) -> bool:
+        containers = self.pod.get("containers") or []
+        for i, c in enumerate(containers if isinstance(containers, list) else []):
+            if isinstance(c, dict):
+                cmd = find_command(c, self.doc, (*self.pod_at, "containers", i))
+                if cmd is not None:
+                    self.cmd, self.container = cmd, c
+                    self.c_at = (*self.pod_at, "containers", i)
+                    return True
+        return False
+
+    def engine(self) -> None:
+        """Server flags, translated to kvplan/v1 engine fields."""
+        assert self.cmd is not None
+        found = self.found
+        env = {
+            str(e.get("name")): str(e.get("value"))
+            for e in self.container.get("env") or []
+            if isinstance(e, dict) and "value" in e
+        }
+        parse_flags(self.cmd, env, found, self.problems)
+        if self.cmd.server == "sglang":
+            for key, value in SGLANG_DEFAULTS.items():
+                found.values.setdefault(key, value)
+        quant = found.values.pop("quantization", None)
+        quant_line = found.lines.pop("quantization", None)
+        if quant is not None and str(quant).lower() == "fp8":
+            found.put("engine.weight_dtype", "fp8", quant_line or 0, "--quantization")
+        elif quant is not None:
+            self.problem(
+                "--quantization",
+                f"{quant!r} weights are not modelled; set kvplan.io/model to a spec with the "
+                "quantized weight dtype",
+                quant_line,
             )
-        else:
-            problems.append(
-                Problem(
-                    "--quantization",
-                    f"{quant!r} weights are not modelled; set kvplan.io/model "
-                    "to a spec with the quantized weight dtype",
-                    found.lines.pop("quantization"),
-                )
-            )
-    if found.values.get("engine.weight_dtype") == "auto":
-        found.values.pop("engine.weight_dtype")
-    kv = found.values.get("engine.kv_cache_dtype")
-    if kv is not None and str(kv).startswith("fp8"):
-        found.values["engine.kv_cache_dtype"] = "fp8"
-    dp = found.values.pop("dp", 1)
-    dp_line = found.lines.pop("dp", None)
+        if found.values.get("engine.weight_dtype") == "auto":
+            found.values.pop("engine.weight_dtype")
+        kv = found.values.get("engine.kv_cache_dtype")
+        if kv is not None and str(kv).startswith("fp8"):
+            found.values["engine.kv_cache_dtype"] = "fp8"
+        self.dp = int(found.values.pop("dp", 1) or 1)
+        if found.lines.pop("dp", None) is not None and self.dp > 1:
+            self.notes.append(f"{self.dp} data-parallel engines per pod")
+        found.values.setdefault("engine.name", ENGINE_FOR_MANIFESTS)
+        image = str(self.container.get("image", ""))
+        if ":" in image.rsplit("/", 1)[-1]:
+            found.values["engine.version"] = image.rsplit(":", 1)[-1].lstrip("v")
 
-    # hardware: GPUs per pod, pod replicas, GPU product
-    limit = _gpu_limit(container)
-    tp = int(found.values.get("parallel.tensor", 1) or 1)
-    pp = int(found.values.get("parallel.pipeline", 1) or 1)
-    engine_gpus = tp * pp * int(dp or 1)
-    replicas = spec.get("replicas", 1)
-    replicas_line = doc.line("spec", "replicas") if "replicas" in spec else doc.line("spec")
-    if limit is None:
-        problems.append(
-            Problem(
+    def gpus(self) -> None:
+        """GPUs: pod replicas x the GPUs one server uses; the limit must hold them."""
+        assert self.cmd is not None
+        doc, found = self.doc, self.found
+        tp = int(found.values.get("parallel.tensor", 1) or 1)
+        pp = int(found.values.get("parallel.pipeline", 1) or 1)
+        engine_gpus = tp * pp * self.dp
+        replicas = self.spec.get("replicas", 1)
+        at = ("spec", "replicas") if "replicas" in self.spec else ("spec",)
+        replicas_line = doc.line(*at)
+        limit = _gpu_limit(self.container)
+        if limit is None:
+            self.problem(
                 "nvidia.com/gpu",
-                "the server container sets no nvidia.com/gpu limit; add "
-                f"resources.limits nvidia.com/gpu: {engine_gpus}",
-                doc.line(*c_at),
+                "the server container sets no nvidia.com/gpu limit; add resources.limits "
+                f"nvidia.com/gpu: {engine_gpus}",
+                doc.line(*self.c_at),
             )
-        )
-    else:
+            return
         part, value = limit
-        lim_line = doc.line(*c_at, "resources", part, "nvidia.com/gpu")
+        lim_line = doc.line(*self.c_at, "resources", part, "nvidia.com/gpu")
         try:
             per_pod = int(str(value))
         except ValueError:
             per_pod = 0
         if per_pod <= 0:
-            problems.append(
-                Problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
+            self.problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
+            return
+        if per_pod < engine_gpus:
+            what = (
+                f"--tensor-parallel-size {tp}" if self.cmd.server == "vllm" else f"--tp-size {tp}"
             )
-        elif per_pod < engine_gpus:
-            what = f"--tensor-parallel-size {tp}" if cmd.server == "vllm" else f"--tp-size {tp}"
-            if pp > 1 or dp > 1:
-                what += f" x pipeline {pp} x data-parallel {dp}"
-            problems.append(
-                Problem(
-                    "nvidia.com/gpu",
-                    f"{what} needs {engine_gpus} GPUs but the container's "
-                    f"nvidia.com/gpu is {per_pod}",
-                    lim_line,
-                )
+            if pp > 1 or self.dp > 1:
+                what += f" x pipeline {pp} x data-parallel {self.dp}"
+            self.problem(
+                "nvidia.com/gpu",
+                f"{what} needs {engine_gpus} GPUs but the container's nvidia.com/gpu is {per_pod}",
+                lim_line,
             )
+            return
+        if per_pod > engine_gpus:
+            self.notes.append(f"{per_pod - engine_gpus} of {per_pod} GPUs per pod unused")
+        if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            self.problem("replicas", f"{replicas!r} is not a count", replicas_line)
+        elif replicas == 0:
+            self.problem("replicas", "0 replicas hold no users", replicas_line)
         else:
-            if per_pod > engine_gpus:
-                notes.append(
-                    f"{per_pod - engine_gpus} of {per_pod} GPUs per pod unused by the server"
-                )
-            if not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-                problems.append(Problem("replicas", f"{replicas!r} is not a count", replicas_line))
-            elif replicas == 0:
-                problems.append(Problem("replicas", "0 replicas hold no users", replicas_line))
-            else:
-                found.put("hardware.count", replicas * engine_gpus, replicas_line, "replicas")
-                found.lines["hardware"] = lim_line
-    target.engines_per_pod = int(dp or 1)
-    if dp_line is not None:
-        notes.append(f"{dp} data-parallel engines per pod")
+            found.put("hardware.count", replicas * engine_gpus, replicas_line, "replicas")
+            found.lines["hardware"] = lim_line
 
-    labels: list[tuple[str, int]] = []
-    selector = pod.get("nodeSelector") or {}
-    for key in (PRODUCT_LABEL, GKE_LABEL):
-        if isinstance(selector, dict) and key in selector:
-            labels.append((str(selector[key]), doc.line(*pod_at, "nodeSelector", key)))
-    labels.extend(_affinity_products(pod, doc, pod_at))
-    gpu_ann = annotations.get(ANNOTATION_PREFIX + "gpu")
-    if gpu_ann is not None:
-        found.put(
-            "hardware.gpu", str(gpu_ann), ann_line(ANNOTATION_PREFIX + "gpu"), "kvplan.io/gpu"
-        )
-    elif labels:
+    def gpu_type(self) -> None:
+        """The GPU product: kvplan.io/gpu, else the node selector or required affinity."""
+        doc = self.doc
+        key = ANNOTATION_PREFIX + "gpu"
+        if key in self.annotations:
+            gpu = str(self.annotations[key])
+            self.found.put("hardware.gpu", gpu, self.ann_line(key), key)
+            return
+        labels: list[tuple[str, int]] = []
+        selector = self.pod.get("nodeSelector") or {}
+        for label_key in (PRODUCT_LABEL, GKE_LABEL):
+            if isinstance(selector, dict) and label_key in selector:
+                line = doc.line(*self.pod_at, "nodeSelector", label_key)
+                labels.append((str(selector[label_key]), line))
+        labels.extend(_affinity_products(self.pod, doc, self.pod_at))
+        if not labels:
+            self.problem(
+                PRODUCT_LABEL,
+                "no GPU product: add nodeSelector nvidia.com/gpu.product (for example "
+                "NVIDIA-H100-80GB-HBM3), a node affinity on it, or the annotation kvplan.io/gpu",
+                doc.line(*self.pod_at),
+            )
+            return
         mapped: list[tuple[str, str, int]] = []
         for label, line in labels:
             try:
                 mapped.append((catalog_name(label), label, line))
             except UnknownLabel as err:
-                problems.append(Problem(PRODUCT_LABEL, str(err), line))
-        if mapped and len(mapped) == len(labels):
-            names = sorted({m[0] for m in mapped})
-            gpu, label, line = mapped[0]
-            try:
-                resolve_gpu(gpu)
-            except InputError:
-                problems.append(
-                    Problem(
-                        PRODUCT_LABEL,
-                        (
-                            f"{label} maps to {gpu!r}, which the GPU catalog does not "
-                            f"hold; add hardware_specs/{gpu}.yaml or set the annotation "
-                            "kvplan.io/gpu to a catalog name (`kvplan gpus`)"
-                        ),
-                        line,
-                    )
-                )
-            if len(names) > 1:
-                notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
-            found.put("hardware.gpu", gpu, line, PRODUCT_LABEL)
-    else:
-        problems.append(
-            Problem(
+                self.problem(PRODUCT_LABEL, str(err), line)
+        if len(mapped) != len(labels):
+            return
+        gpu, label, line = mapped[0]
+        try:
+            resolve_gpu(gpu)
+        except InputError:
+            self.problem(
                 PRODUCT_LABEL,
-                "no GPU product: add nodeSelector nvidia.com/gpu.product (for "
-                "example NVIDIA-H100-80GB-HBM3), a node affinity on it, or the annotation "
-                "kvplan.io/gpu",
-                doc.line(*pod_at),
+                f"{label} maps to {gpu!r}, which the GPU catalog does not hold; add "
+                f"hardware_specs/{gpu}.yaml or set the annotation kvplan.io/gpu to a catalog "
+                "name (`kvplan gpus`)",
+                line,
             )
-        )
+        names = sorted({m[0] for m in mapped})
+        if len(names) > 1:
+            self.notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
+        self.found.put("hardware.gpu", gpu, line, PRODUCT_LABEL)
 
-    # annotations, then the side file over them
-    for key, value in annotations.items():
-        if not str(key).startswith(ANNOTATION_PREFIX):
-            continue
-        short = str(key)[len(ANNOTATION_PREFIX) :]
-        if short == SKIP_ANNOTATION or short == "gpu":
-            continue
-        if short not in ANNOTATIONS:
-            hint = suggest(short, ANNOTATIONS)
-            problems.append(
-                Problem(str(key), f"unknown kvplan annotation{hint}", ann_line(str(key)))
-            )
-            continue
-        found.put(ANNOTATIONS[short], value, ann_line(str(key)), str(key))
+    def read_annotations(self) -> None:
+        for key, value in self.annotations.items():
+            if not str(key).startswith(ANNOTATION_PREFIX):
+                continue
+            short = str(key)[len(ANNOTATION_PREFIX) :]
+            if short in (SKIP_ANNOTATION, "gpu"):
+                continue
+            if short not in ANNOTATIONS:
+                hint = suggest(short, ANNOTATIONS)
+                self.problem(str(key), f"unknown kvplan annotation{hint}", self.ann_line(str(key)))
+                continue
+            self.found.put(ANNOTATIONS[short], value, self.ann_line(str(key)), str(key))
 
-    side = side_file_for(path)
-    if side is not None:
+    def side_file(self, side_cache: dict[Path, Any]) -> bool:
+        """Apply `<manifest>.kvplan.yaml`; its blocks replace the annotations' whole blocks.
+        False when the side file is broken (its problems are reported)."""
+        side = side_file_for(self.path)
+        if side is None:
+            return True
         if side not in side_cache:
             side_cache[side] = _read_side(side)
-        side_spec, side_doc, side_problems = side_cache[side]
+        spec, _, side_problems = side_cache[side]
         for p in side_problems:
-            problems.append(Problem(p.field, f"{side.name}: {p.message}", None))
-        if side_spec is not None:
-            entries = [side_spec]
-            if name and name in side_spec.workloads:
-                entries.append(side_spec.workloads[name])
-            for entry in entries:
-                for attr in ("traffic", "requirement"):
-                    block = getattr(entry, attr)
-                    if block is None:
-                        continue
-                    merged = _deep_merge(
-                        {
-                            k[len(attr) + 1 :]: v
-                            for k, v in found.values.items()
-                            if k.startswith(attr + ".")
-                        },
-                        block.model_dump(exclude_unset=True),
-                    )
-                    for k in [k for k in found.values if k.startswith(attr + ".")]:
-                        found.values.pop(k)
-                    for k, v in _flatten(merged, attr).items():
-                        found.values[k] = v
-                        found.names.setdefault(k, f"{side.name}: {k}")
-                for attr, path_ in (
-                    ("model", "model"),
-                    ("gpu", "hardware.gpu"),
-                    ("engine", "engine.name"),
-                ):
-                    value = getattr(entry, attr)
-                    if value is not None:
-                        found.values[path_] = value
-                        found.names[path_] = f"{side.name}: {attr}"
-                        found.lines.pop(path_, None)
-                        problems[:] = [
-                            p for p in problems if not (attr == "gpu" and p.field == PRODUCT_LABEL)
-                        ]
-            target.notes.append(f"traffic from {side.name}")
+            where = f"{side}, line {p.line}" if p.line else str(side)
+            self.problem("", f"in side file {where}: {p.text()}", None)
+        if spec is None:
+            return False
+        found = self.found
+        entries = [spec]
+        if self.name and self.name in spec.workloads:
+            entries.append(spec.workloads[self.name])
+        for entry in entries:
+            for block in ("traffic", "requirement"):
+                value = getattr(entry, block)
+                if value is None:
+                    continue
+                for k in [k for k in found.values if k.startswith(block + ".")]:
+                    found.values.pop(k)
+                    found.lines.pop(k, None)
+                for k, v in _flatten(value.model_dump(exclude_unset=True), block).items():
+                    found.values[k] = v
+                    found.names[k] = f"{side.name}: {k}"
+                if block == "traffic":
+                    self.notes.append(f"traffic from {side.name}")
+            for attr, key in (
+                ("model", "model"),
+                ("gpu", "hardware.gpu"),
+                ("engine", "engine.name"),
+            ):
+                value = getattr(entry, attr)
+                if value is None:
+                    continue
+                found.values[key] = value
+                found.names[key] = f"{side.name}: {attr}"
+                found.lines.pop(key, None)
+                if attr == "gpu":
+                    self.problems[:] = [p for p in self.problems if p.field != PRODUCT_LABEL]
+        return True
 
-    if not any(k.startswith("traffic.") for k in found.values):
-        problems.append(
-            Problem(
+    def require_traffic(self) -> None:
+        if not any(k.startswith("traffic.") for k in self.found.values):
+            self.problem(
                 "traffic",
-                "no traffic declared: add the annotation kvplan.io/peak-concurrent-users "
-                "(or kvplan.io/arrival-rate-per-s with kvplan.io/mean-duration-s), and "
-                f"kvplan.io/context-tokens-mean, or a side file {path.stem}.kvplan.yaml with a "
-                "traffic: block",
-                doc.line("metadata"),
+                "no traffic declared: add the annotation kvplan.io/peak-concurrent-users (or "
+                "kvplan.io/arrival-rate-per-s with kvplan.io/mean-duration-s), and "
+                f"kvplan.io/context-tokens-mean, or a side file {self.path.stem}.kvplan.yaml "
+                "with a traffic: block",
+                self.doc.line("metadata"),
             )
+
+    def model(self) -> None:
+        """A Hugging Face id becomes the catalog name with that hf_id; an id the catalog does
+        not hold is an error saying how to add it. Catalog names and spec paths pass as is."""
+        found = self.found
+        model = found.values.get("model")
+        if model is None:
+            self.problem(
+                "model", "no model: the server command names none", self.doc.line(*self.c_at)
+            )
+            return
+        source = found.names.get("model", "model")
+        from_server = source in ("--model", "--model-path", "the served model")
+        index = hf_index()
+        if str(model).lower() in index:
+            found.values["model"] = index[str(model).lower()][0]
+        elif from_server:
+            name, why = _model_ref(str(model))
+            if name is None:
+                self.problem(source, str(why), found.lines.get("model"))
+            else:
+                found.values["model"] = name
+
+    def target(self) -> Target:
+        assert self.cmd is not None
+        found = self.found
+        target = Target(
+            file=str(self.path),
+            kind=KUBERNETES,
+            line=self.doc.start_line,
+            name=self.name,
+            base_dir=self.path.parent,
+            server=self.cmd.server,
+            engines_per_pod=self.dp,
+            notes=self.notes,
         )
-
-    # the model: an annotation or side file wins over the served id
-    model = found.values.get("model")
-    if model is None:
-        problems.append(
-            Problem("model", "no model: the server command names none", doc.line(*c_at))
+        target.names = dict(found.names) | {
+            "hardware.count": "replicas",
+            "traffic": "kvplan.io traffic annotations",
+        }
+        target.doc = Doc(
+            data=None,
+            start_line=self.doc.start_line,
+            lines={tuple(k.split(".")): v for k, v in found.lines.items()},
         )
-    elif found.names.get("model") in ("--model", "--model-path", "the served model"):
-        name_, why = _model_ref(str(model))
-        if name_ is None:
-            problems.append(Problem(found.names["model"], str(why), found.lines.get("model")))
-        else:
-            found.values["model"] = name_
-
-    found.values.setdefault("engine.name", ENGINE_FOR_MANIFESTS)
-    if version:
-        found.values["engine.version"] = version
-
-    target.names = {k: v for k, v in found.names.items()} | {
-        "hardware.count": "replicas",
-        "traffic": "kvplan.io traffic annotations",
-    }
-    target.doc = Doc(
-        data=None,
-        start_line=doc.start_line,
-        lines={tuple(k.split(".")): v for k, v in found.lines.items()},
-    )
-    target.notes = notes + target.notes
-    if problems:
-        target.problems = problems
+        if self.problems:
+            target.problems = self.problems
+            return target
+        tree: dict[str, Any] = {"apiVersion": "kvplan/v1", "name": self.name or self.path.stem}
+        for k, v in found.values.items():
+            _set(tree, k, v)
+        tree.setdefault("hardware", {})
+        try:
+            target.deployment = parse_deployment(tree, str(self.path), target.doc)
+        except DeploymentError as err:
+            target.problems = target.renamed(err.items)
         return target
-    tree: dict[str, Any] = {"apiVersion": "kvplan/v1", "name": name or path.stem}
-    for k, v in found.values.items():
-        _set(tree, k, v)
-    tree.setdefault("hardware", {})
-    try:
-        target.deployment = parse_deployment(tree, str(path), target.doc)
-    except DeploymentError as err:
-        target.problems = target.renamed(err.items)
-    return target
+
+
+def read_workload(doc: Doc, path: Path, side_cache: dict[Path, Any]) -> Target | None:
+    """A Target for one Deployment/StatefulSet document, or None if it runs no LLM server."""
+    w = _Workload(doc, path)
+    if not w.find_server():
+        return None
+    if str(w.annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true":
+        return None
+    w.engine()
+    w.gpus()
+    w.gpu_type()
+    w.read_annotations()
+    if w.side_file(side_cache):
+        w.require_traffic()
+    w.model()
+    return w.target()
 
 
 def _flatten(tree: dict[str, Any], prefix: str) -> dict[str, Any]:

@@ -171,7 +171,8 @@ def test_side_file_with_unknown_key_is_reported(tmp_path: Path) -> None:
     [outcome] = check_paths([str(tmp_path)]).outcomes
     assert outcome.verdict == "ERROR"
     assert [p.text() for p in outcome.problems] == [
-        "trafic: vllm-fail.kvplan.yaml: unknown field; did you mean 'traffic'?"
+        f"in side file {tmp_path / 'vllm-fail.kvplan.yaml'}, line 1: trafic: unknown field; "
+        "did you mean 'traffic'?"
     ]
 
 
