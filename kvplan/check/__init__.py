@@ -41,6 +41,7 @@ class Outcome:
     model: str | None = None
     gpu: str | None = None
     engine: str | None = None
+    engine_version: str | None = None
     numbers: Numbers | None = None
     fixes: list[Fix] = field(default_factory=list)
     fix_text: list[str] = field(default_factory=list)
@@ -148,6 +149,13 @@ def _catalog() -> tuple[HardwareSpec, ...]:
     return tuple(all_hardware()[0])
 
 
+def _error(out: Outcome, problems: list[Problem]) -> Outcome:
+    """An ERROR outcome placed on the line of its first problem."""
+    out.problems = problems
+    out.line = next((p.line for p in problems if p.line is not None), out.line)
+    return out
+
+
 def judge_target(target: Target) -> Outcome:
     """Plan and judge one target; every failure to read becomes an ERROR outcome."""
     out = Outcome(
@@ -161,24 +169,25 @@ def judge_target(target: Target) -> Outcome:
     )
     dep = target.deployment
     if target.problems or dep is None:
-        out.problems = target.problems
-        return out
+        return _error(out, target.problems)
     out.model, out.gpu, out.engine = dep.model, dep.hardware.gpu, dep.engine.name
+    out.engine_version = dep.engine.version
     if dep.hardware.count is None:
-        out.problems = [
-            Problem(
-                target.field_name("hardware.count"),
-                "required by `kvplan check`: the GPUs the deployment has, replicas x tensor x "
-                "pipeline (`kvplan fleet` computes it)",
-                target.line_of("hardware"),
-            )
-        ]
-        return out
+        return _error(
+            out,
+            [
+                Problem(
+                    target.field_name("hardware.count"),
+                    "required by `kvplan check`: the GPUs the deployment has, replicas x tensor x "
+                    "pipeline (`kvplan fleet` computes it)",
+                    target.line_of("hardware"),
+                )
+            ],
+        )
     try:
         planned = plan_deployment(dep, target.file, target.base_dir, target.doc)
     except DeploymentError as err:
-        out.problems = target.renamed(err.items)
-        return out
+        return _error(out, target.renamed(err.items))
     target.planned = planned
     req = planned.request
     out.model, out.gpu = req.model.name, req.gpu.name

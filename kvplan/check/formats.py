@@ -96,6 +96,7 @@ def record(o: Outcome) -> dict[str, Any]:
         "model": o.model,
         "gpu": o.gpu,
         "engine": o.engine,
+        "engine_version": o.engine_version,
         "server": o.server,
     }
     if n is not None:
