@@ -249,6 +249,12 @@ def describe_fix(target: Target, fix: Fix) -> str:
             parts.append(f"--kv-cache-dtype {value}")
         else:
             parts.append(f"engine.kv_cache_dtype: {old['kv_cache_dtype']} -> fp8")
+    if "max_num_seqs" in new:
+        if manifest:
+            flag = "--max-running-requests" if sglang else "--max-num-seqs"
+            parts.append(f"{flag} {old['max_num_seqs']} -> {new['max_num_seqs']}")
+        else:
+            parts.append(f"engine.max_num_seqs: {old['max_num_seqs']} -> {new['max_num_seqs']}")
     if "max_model_len" in new:
         if manifest:
             flag = "--context-length" if sglang else "--max-model-len"

@@ -60,7 +60,7 @@ class Numbers:
 class Fix:
     """One change that makes the deployment pass, verified. `new` holds the changed knobs."""
 
-    change: str  # more_gpus | fp8_kv_cache | max_model_len | bigger_gpu | combined
+    change: str  # more_gpus | fp8_kv_cache | max_num_seqs | max_model_len | bigger_gpu | combined
     old: dict[str, Any]
     new: dict[str, Any]
     numbers: Numbers
@@ -119,6 +119,11 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
             )
     if held < required:
         reasons.append(f"holds {held:,} users, {required:,} required")
+        if limited == "max_num_seqs" and would_start:
+            reasons.append(
+                f"max_num_seqs caps each replica at {users:,} sequences; its KV pool holds "
+                f"{kv_users:,}"
+            )
     if p95 is not None and p95 > req.context_tokens:
         reasons.append(
             f"p95 conversation ({p95:,} tokens) is longer than max_model_len "
@@ -240,6 +245,21 @@ def _max_model_len(setup: Setup, required: int, p95: int | None) -> Fix | None:
     )
 
 
+def _max_num_seqs(setup: Setup, required: int, p95: int | None) -> Fix | None:
+    """Raise a max_num_seqs cap that binds, to the smallest value that passes."""
+    cap = setup.max_num_seqs
+    current = evaluate(setup, required, p95)
+    if cap is None or current.limited_by != "max_num_seqs" or current.replicas == 0:
+        return None
+    wanted = min(ceil_div(required, current.replicas), current.kv_users_per_replica)
+    if wanted <= cap:
+        return None
+    numbers = evaluate(replace(setup, max_num_seqs=wanted), required, p95)
+    if not numbers.passes:
+        return None
+    return Fix("max_num_seqs", {"max_num_seqs": cap}, {"max_num_seqs": wanted}, numbers, (0, 0.5))
+
+
 def _bigger_gpu(
     setup: Setup, required: int, p95: int | None, catalog: Sequence[HardwareSpec]
 ) -> Fix | None:
@@ -262,6 +282,7 @@ def fixes(
         f
         for f in (
             _fp8_cache(setup, required, p95),
+            _max_num_seqs(setup, required, p95),
             _max_model_len(setup, required, p95),
             _more_gpus(setup, required, p95),
             _bigger_gpu(setup, required, p95, catalog),

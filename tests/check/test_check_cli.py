@@ -84,6 +84,17 @@ def test_engine_that_would_not_start(runner: CliRunner) -> None:
     assert "or:  parallel.tensor: 2 -> 4 and hardware.count: 2 -> 4" in lines[4]
 
 
+def test_max_num_seqs_cap_is_reported_and_raised(runner: CliRunner) -> None:
+    result = run(runner, KV / "fail-max-num-seqs.yaml")
+    assert result.exit_code == 1, result.output
+    # 4 replicas x min(222, 128) = 512; raising the cap to ceil(700 / 4) = 175 holds 700
+    assert result.output.splitlines()[1:4] == [
+        "      max_num_seqs caps each replica at 128 sequences; its KV pool holds 222",
+        "      fix: engine.max_num_seqs: 128 -> 175 (holds 700 users on 4 GPU(s))",
+        "      or:  hardware.count: 4 -> 6 (holds 768 users on 6 GPU(s))",
+    ]
+
+
 def test_p95_longer_than_max_model_len_fails(runner: CliRunner) -> None:
     result = run(runner, KV / "fail-p95.yaml")
     assert result.exit_code == 1, result.output
@@ -102,6 +113,8 @@ def _apply(data: dict, fix: dict) -> dict:
         data.setdefault("engine", {})["kv_cache_dtype"] = to["kv_cache_dtype"]
     if "max_model_len" in to:
         data.setdefault("engine", {})["max_model_len"] = to["max_model_len"]
+    if "max_num_seqs" in to:
+        data["engine"]["max_num_seqs"] = to["max_num_seqs"]
     if "gpu" in to:
         data["hardware"]["gpu"] = to["gpu"]
     return data
@@ -113,6 +126,7 @@ FAILING = [
     "fail-start.yaml",
     "fail-reserved.yaml",
     "fail-p95.yaml",
+    "fail-max-num-seqs.yaml",
 ]
 
 
@@ -213,10 +227,10 @@ def test_invalid_file_does_not_stop_the_others(runner: CliRunner) -> None:
 def test_folders_and_globs(runner: CliRunner) -> None:
     result = run(runner, KV)
     assert result.exit_code == 1, result.output
-    assert result.output.splitlines()[-1] == "6 checked in 6 file(s): 1 PASS, 5 FAIL, 0 ERROR"
+    assert result.output.splitlines()[-1] == "7 checked in 7 file(s): 1 PASS, 6 FAIL, 0 ERROR"
     globbed = run(runner, str(KV / "fail-*.yaml"))
     assert globbed.exit_code == 1
-    assert globbed.output.splitlines()[-1] == "5 checked in 5 file(s): 0 PASS, 5 FAIL, 0 ERROR"
+    assert globbed.output.splitlines()[-1] == "6 checked in 6 file(s): 0 PASS, 6 FAIL, 0 ERROR"
 
 
 def test_missing_path_and_empty_glob(runner: CliRunner, tmp_path: Path) -> None:
