@@ -191,7 +191,10 @@ def judge_target(target: Target) -> Outcome:
     target.planned = planned
     req = planned.request
     out.model, out.gpu = req.model.name, req.gpu.name
-    verdict = judge(planned, dep.hardware.count, _catalog(), target.engines_per_pod)
+    catalog = _catalog()
+    if target.kind == KUBERNETES:  # a GPU a manifest can select by node label
+        catalog = tuple(g for g in catalog if label_for(g.name) is not None)
+    verdict = judge(planned, dep.hardware.count, catalog, target.engines_per_pod)
     out.numbers = verdict.numbers
     if verdict.numbers.idle_gpus:
         out.notes.append(f"{verdict.numbers.idle_gpus} GPU(s) idle: not a whole replica")
@@ -206,14 +209,20 @@ def judge_target(target: Target) -> Outcome:
 
 
 def fail_line(target: Target, numbers: Numbers) -> int:
-    """The line a FAIL annotation points at: max_model_len if the engine would not start or
-    the p95 does not fit, else the GPU count (replicas in a manifest)."""
-    if not numbers.would_start or (
+    """The line a FAIL annotation points at: the tensor size (or GPU) when the weights do not
+    fit, max_model_len when one sequence does not fit or the p95 is longer, else the GPU count
+    (replicas in a manifest)."""
+    if not numbers.would_start and numbers.limited_by == "weights":
+        paths: tuple[str, ...] = ("parallel.tensor", "hardware.gpu", "model")
+    elif not numbers.would_start or (
         numbers.p95_tokens is not None and numbers.p95_tokens > numbers.max_model_len
     ):
-        for path in ("engine.max_model_len", "engine", "model"):
-            if target.doc is not None and tuple(path.split(".")) in target.doc.lines:
-                return target.line_of(path)
+        paths = ("engine.max_model_len", "engine", "model")
+    else:
+        paths = ()
+    for path in paths:
+        if target.doc is not None and tuple(path.split(".")) in target.doc.lines:
+            return target.line_of(path)
     return target.line_of("hardware.count")
 
 
@@ -263,7 +272,7 @@ def describe_fix(target: Target, fix: Fix) -> str:
             parts.append(f"engine.max_model_len: {old['max_model_len']} -> {new['max_model_len']}")
     if "gpu" in new:
         if manifest:
-            parts.append(f"{PRODUCT_LABEL}: {label_for(new['gpu'])} ({new['gpu']})")
+            parts.append(f"{PRODUCT_LABEL}: {label_for(new['gpu']) or new['gpu']} ({new['gpu']})")
         else:
             parts.append(f"hardware.gpu: {old['gpu']} -> {new['gpu']}")
     n = fix.numbers

@@ -21,6 +21,7 @@ GPU_PRODUCTS: dict[str, str] = {
     "NVIDIA-H200": "h200-141gb",
     "NVIDIA-H200-141GB-HBM3e": "h200-141gb",
     "NVIDIA-B200": "b200",
+    "NVIDIA-GB200": "gb200",
     "NVIDIA-A100-SXM4-80GB": "a100-80gb",
     "NVIDIA-A100-80GB-PCIe": "a100-80gb",
     "NVIDIA-A100-SXM4-40GB": "a100-40gb",
@@ -28,7 +29,9 @@ GPU_PRODUCTS: dict[str, str] = {
     "NVIDIA-L40S": "l40s",
     "NVIDIA-L4": "l4",
     "NVIDIA-A10G": "a10g",
+    "NVIDIA-A10": "a10",
     "NVIDIA-GeForce-RTX-4090": "rtx-4090",
+    "NVIDIA-GeForce-RTX-3090": "rtx-3090",
     # GKE accelerator names (nvidia-l4 and nvidia-b200 match the entries above: labels are
     # compared case-insensitively)
     "nvidia-h100-80gb": "h100-sxm-80gb",
@@ -62,6 +65,6 @@ def catalog_name(label: str) -> str:
     )
 
 
-def label_for(name: str) -> str:
-    """The node label to print for a catalog GPU (the catalog name when the table has none)."""
-    return next((k for k, v in GPU_PRODUCTS.items() if v == name), name)
+def label_for(name: str) -> str | None:
+    """The node label to print for a catalog GPU (None when the table has none)."""
+    return next((k for k, v in GPU_PRODUCTS.items() if v == name), None)

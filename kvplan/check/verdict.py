@@ -191,7 +191,8 @@ def _more_gpus(setup: Setup, required: int, p95: int | None) -> Fix | None:
                 old: dict[str, Any] = {"gpus": setup.gpus}
                 if tp != setup.request.tp:
                     new["tp"], old["tp"] = tp, setup.request.tp
-                best = Fix("more_gpus", old, new, numbers, (1, numbers.gpus / setup.gpus))
+                cost = (1, _relative_cost(setup, setup.request.gpu, numbers.gpus))
+                best = Fix("more_gpus", old, new, numbers, cost)
         if best is not None:
             return best
     return None
@@ -260,17 +261,31 @@ def _max_num_seqs(setup: Setup, required: int, p95: int | None) -> Fix | None:
     return Fix("max_num_seqs", {"max_num_seqs": cap}, {"max_num_seqs": wanted}, numbers, (0, 0.5))
 
 
+def _hourly(gpu: HardwareSpec, count: int) -> float | None:
+    return gpu.price_per_hour_usd * count if gpu.price_per_hour_usd is not None else None
+
+
+def _relative_cost(setup: Setup, gpu: HardwareSpec, count: int) -> float:
+    """What a hardware change costs against today: by price per hour when both GPUs have
+    one, else by the GPU memory bought."""
+    now, then = _hourly(setup.request.gpu, setup.gpus), _hourly(gpu, count)
+    if now and then:
+        return then / now
+    return (gpu.memory_bytes * count) / (setup.request.gpu.memory_bytes * setup.gpus)
+
+
 def _bigger_gpu(
     setup: Setup, required: int, p95: int | None, catalog: Sequence[HardwareSpec]
 ) -> Fix | None:
+    """The smallest GPU of the same vendor with more memory that passes at the same count."""
     req = setup.request
     for gpu in sorted(catalog, key=lambda g: (g.memory_bytes, g.name)):
-        if gpu.memory_bytes <= req.gpu.memory_bytes:
+        if gpu.memory_bytes <= req.gpu.memory_bytes or gpu.vendor != req.gpu.vendor:
             continue
         numbers = evaluate(replace(setup, request=replace(req, gpu=gpu)), required, p95)
         if numbers.passes:
-            ratio = gpu.memory_bytes / req.gpu.memory_bytes
-            return Fix("bigger_gpu", {"gpu": req.gpu.name}, {"gpu": gpu.name}, numbers, (1, ratio))
+            cost = (1, _relative_cost(setup, gpu, setup.gpus))
+            return Fix("bigger_gpu", {"gpu": req.gpu.name}, {"gpu": gpu.name}, numbers, cost)
     return None
 
 

@@ -21,6 +21,8 @@ import yaml
 from conftest import ASSETS, invoke
 from typer.testing import CliRunner
 
+from kvplan.specs import load_hardware, load_model
+
 CHECK = ASSETS / "check"
 KV = CHECK / "kvplan"
 INVALID = CHECK / "invalid"
@@ -49,8 +51,9 @@ def test_capacity_fail_suggests_the_exact_gpu_count(runner: CliRunner) -> None:
     # 4 x 222 = 888; ceil(2,000 x 1.2) = 2,400; ceil(2,400 / 222) = 11 GPUs -> 2,442 users
     assert lines[0].startswith(f"FAIL  {KV / 'fail-capacity.yaml'}:6  chat-undersized: ")
     assert "holds 888 users < 2,400 required; starts: yes" in lines[0]
-    assert lines[1] == "      fix: hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))"
-    assert len(lines) == 3  # fp8 (1,780) and an H200 (1,780) do not pass at 4 GPUs
+    fixes = [line[11:] for line in lines[1:-1]]
+    assert "hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))" in fixes
+    assert not any("kv_cache_dtype" in f for f in fixes)  # fp8 holds 4 x 445 = 1,780: short
 
 
 def test_fp8_cache_is_the_smallest_fix_when_it_passes(runner: CliRunner) -> None:
@@ -58,11 +61,15 @@ def test_fp8_cache_is_the_smallest_fix_when_it_passes(runner: CliRunner) -> None
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
     assert "holds 1,776 users < 2,000 required" in lines[0]
-    assert lines[1:4] == [
-        "      fix: engine.kv_cache_dtype: fp16 -> fp8 (holds 3,560 users on 8 GPU(s))",
-        "      or:  hardware.count: 8 -> 10 (holds 2,220 users on 10 GPU(s))",
-        "      or:  hardware.gpu: h100-sxm-80gb -> h200-141gb (holds 3,560 users on 8 GPU(s))",
-    ]
+    # a config change comes before any hardware change
+    assert (
+        lines[1] == "      fix: engine.kv_cache_dtype: fp16 -> fp8 (holds 3,560 users on 8 GPU(s))"
+    )
+    assert "      or:  hardware.count: 8 -> 10 (holds 2,220 users on 10 GPU(s))" in lines
+    bigger = [line for line in lines if "or:  hardware.gpu: h100-sxm-80gb -> " in line]
+    assert len(bigger) == 1  # the smallest NVIDIA GPU with more memory that passes at 8
+    gpu = load_hardware(bigger[0].split(" -> ")[1].split()[0])
+    assert gpu.vendor == "nvidia" and gpu.memory_bytes > load_hardware("h100").memory_bytes
 
 
 def test_engine_that_would_not_start(runner: CliRunner) -> None:
@@ -80,7 +87,8 @@ def test_engine_that_would_not_start(runner: CliRunner) -> None:
     assert (
         lines[2] == "      fix: engine.max_model_len: 131072 -> 23424 (holds 5 users on 2 GPU(s))"
     )
-    assert "or:  hardware.gpu: h100-sxm-80gb -> h200-141gb" in lines[3]
+    # an H100 NVL (94 GB) pool is still short of 20 GiB; the H200 is the smallest that passes
+    assert "or:  hardware.gpu: h100-sxm-80gb -> h200-141gb (holds 95 users on 2 GPU(s))" in lines[3]
     assert "or:  parallel.tensor: 2 -> 4 and hardware.count: 2 -> 4" in lines[4]
 
 
@@ -93,6 +101,24 @@ def test_max_num_seqs_cap_is_reported_and_raised(runner: CliRunner) -> None:
         "      fix: engine.max_num_seqs: 128 -> 175 (holds 700 users on 4 GPU(s))",
         "      or:  hardware.count: 4 -> 6 (holds 768 users on 6 GPU(s))",
     ]
+
+
+def test_weights_that_do_not_fit_point_at_tensor_parallelism(runner: CliRunner) -> None:
+    result = run(runner, KV / "fail-weights-h200.yaml")
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"FAIL  {KV / 'fail-weights-h200.yaml'}:9  llama-405b-tp4: ")
+    # 405,853,388,800 params x 2 bytes / 4 GPUs = 188.99 GiB; H200 usable 0.9 x 139.8 GiB
+    assert lines[1] == (
+        "      would not start: weights need 188.99 GiB per GPU and the reserve 2 GiB, but only "
+        "125.82 GiB of h200-141gb's memory is usable at 0.9 utilization: 65.17 GiB short"
+    )
+    # TP 8: 61 users a replica (8,000-token conversations); 64 need 2 replicas
+    assert lines[2] == (
+        "      fix: parallel.tensor: 4 -> 8 and hardware.count: 4 -> 16 "
+        "(holds 122 users on 16 GPU(s))"
+    )
+    assert len(lines) == 4
 
 
 def test_p95_longer_than_max_model_len_fails(runner: CliRunner) -> None:
@@ -127,6 +153,7 @@ FAILING = [
     "fail-reserved.yaml",
     "fail-p95.yaml",
     "fail-max-num-seqs.yaml",
+    "fail-weights-h200.yaml",
 ]
 
 
@@ -227,10 +254,10 @@ def test_invalid_file_does_not_stop_the_others(runner: CliRunner) -> None:
 def test_folders_and_globs(runner: CliRunner) -> None:
     result = run(runner, KV)
     assert result.exit_code == 1, result.output
-    assert result.output.splitlines()[-1] == "7 checked in 7 file(s): 1 PASS, 6 FAIL, 0 ERROR"
+    assert result.output.splitlines()[-1] == "9 checked in 9 file(s): 2 PASS, 7 FAIL, 0 ERROR"
     globbed = run(runner, str(KV / "fail-*.yaml"))
     assert globbed.exit_code == 1
-    assert globbed.output.splitlines()[-1] == "6 checked in 6 file(s): 0 PASS, 6 FAIL, 0 ERROR"
+    assert globbed.output.splitlines()[-1] == "7 checked in 7 file(s): 0 PASS, 7 FAIL, 0 ERROR"
 
 
 def test_missing_path_and_empty_glob(runner: CliRunner, tmp_path: Path) -> None:
@@ -276,17 +303,19 @@ def test_json_format(runner: CliRunner) -> None:
         "users_per_replica": 222,
         "limited_by": "kv_cache",
     }
-    assert fail["kv_pool_bytes_per_gpu"] == 58_332_702_310
-    assert fail["fixes"] == [
-        {
-            "change": "more_gpus",
-            "from": {"gpus": 4},
-            "to": {"gpus": 11},
-            "text": "hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))",
-            "users_held": 2442,
-            "gpus": 11,
-        }
-    ]
+    # the pool from the spec's own figures: memory x 9/10 - bf16 weights - 2 GiB
+    h100, llama = load_hardware("h100"), load_model("llama-3-8b")
+    pool = h100.memory_bytes * 9 // 10 - llama.params_total * 2 - 2 * 1024**3
+    assert fail["kv_pool_bytes_per_gpu"] == pool
+    assert pool // (2000 * 131_072) == 222
+    assert {
+        "change": "more_gpus",
+        "from": {"gpus": 4},
+        "to": {"gpus": 11},
+        "text": "hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))",
+        "users_held": 2442,
+        "gpus": 11,
+    } in fail["fixes"]
 
 
 def test_junit_format(runner: CliRunner) -> None:
@@ -305,6 +334,7 @@ def test_junit_format(runner: CliRunner) -> None:
     cases = root.findall("./testsuite/testcase")
     assert [c.get("name") for c in cases] == ["chat-pass", "chat-undersized", "unknown-gpu"]
     assert cases[1].find("failure") is not None
+    assert cases[1].get("line") == "6"
     assert "hardware.count: 4 -> 11" in (cases[1].find("failure").text or "")
     assert cases[2].find("error").get("message").startswith("hardware.gpu: unknown GPU 'h1000'")
 
@@ -325,7 +355,8 @@ def test_github_format_annotates_the_offending_line(runner: CliRunner) -> None:
         f"::error file={KV / 'fail-capacity.yaml'},line=6,title=kvplan check FAIL%3A "
         "chat-undersized::FAIL"
     )
-    assert "%0Afix: hardware.count: 4 -> 11" in lines[1]
+    assert "hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))" in lines[1]
+    assert "%0Afix: " in lines[1]
     assert lines[2] == (
         f"::error file={INVALID / 'unknown-key.yaml'},line=8,title=kvplan check%3A invalid "
         "config::engine.max_model_length: unknown field; did you mean 'max_model_len'?"
