@@ -207,6 +207,7 @@ INVALID_CASES = [
         "string as an integer (got 'eight')",
     ),
     ("missing-field.yaml", 1, "traffic: required field is missing"),
+    ("api-version.yaml", 1, "apiVersion: 'kvplan/v2' is not supported; use kvplan/v1"),
     (
         "tp-too-large.yaml",
         6,
