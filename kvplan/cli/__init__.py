@@ -8,6 +8,7 @@ import typer
 
 from kvplan import __version__
 from kvplan.cli.catalog import gpus_command, models_command
+from kvplan.cli.check import check_command
 from kvplan.cli.common import STATE
 from kvplan.cli.fleet import fleet_command
 from kvplan.cli.import_cmd import import_command
@@ -46,6 +47,7 @@ app.command("fleet")(fleet_command)
 app.command("models")(models_command)
 app.command("gpus")(gpus_command)
 app.command("import")(import_command)
+app.command("check")(check_command)
 
 
 def main() -> None:

@@ -2,19 +2,38 @@
 
 from __future__ import annotations
 
+import difflib
 import math
+import typing
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
 
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
+from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, Deployment
-from kvplan.errors import InputError, SpecError
-from kvplan.specs.loader import load_hardware, load_model, read_yaml, validate
+from kvplan.deploy.yamldoc import Doc, dotted, read_docs
+from kvplan.errors import InputError
+from kvplan.specs.loader import load_hardware, load_model
+from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import exact, gib_to_bytes, parse_dtype
 
-__all__ = ["API_VERSION", "Deployment", "PlannedDeployment", "is_deployment", "load_deployment"]
+__all__ = [
+    "API_VERSION",
+    "Deployment",
+    "DeploymentError",
+    "PlannedDeployment",
+    "Problem",
+    "is_deployment",
+    "load_deployment",
+    "parse_deployment",
+    "plan_deployment",
+]
 
 
 @dataclass(frozen=True)
@@ -24,16 +43,32 @@ class PlannedDeployment:
     path: str
     deployment: Deployment
     request: SizeRequest
-    peak_users: int
+    peak_users: int  # the traffic's peak, or min_users if larger (what `fleet` plans for)
     headroom: Fraction
+    traffic_peak: int = 0  # the traffic's own peak (stated, or by Little's law)
+    min_users: int | None = None
+
+    @property
+    def gpus(self) -> int | None:
+        """hardware.count: GPUs of the whole deployment (None when not stated)."""
+        return self.deployment.hardware.count
+
+    @property
+    def required_users(self) -> int:
+        """ceil(traffic peak x (1 + headroom)), or min_users if that is larger."""
+        need = math.ceil(self.traffic_peak * (1 + self.headroom))
+        return max(need, self.min_users or 0)
 
 
 def is_deployment(path: Path) -> bool:
     """True when a YAML file declares `apiVersion: kvplan/v1`."""
     if path.suffix not in (".yaml", ".yml") or not path.is_file():
         return False
-    data = read_yaml(path)
-    return isinstance(data, dict) and "apiVersion" in data
+    try:
+        docs = read_docs(path)
+    except DeploymentError:
+        return False
+    return bool(docs) and isinstance(docs[0].data, dict) and "apiVersion" in docs[0].data
 
 
 def peak_users(dep: Deployment) -> int:
@@ -45,69 +80,206 @@ def peak_users(dep: Deployment) -> int:
     return math.ceil(exact(t.arrival_rate_per_s) * exact(t.mean_duration_s) * exact(t.peak_to_mean))
 
 
-def load_deployment(path: Path) -> PlannedDeployment:
-    """Read and resolve one deployment file. Errors name the file and the field."""
-    data = read_yaml(path)
-    if isinstance(data, dict) and data.get("apiVersion") not in (None, API_VERSION):
-        raise SpecError(
-            str(path), [f"apiVersion: {data.get('apiVersion')!r} is not supported; use {API_VERSION}"]
+def _model_at(cls: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
+    """The schema class that holds the field at `loc` (for 'did you mean')."""
+    for part in loc:
+        info = cls.model_fields.get(str(part))
+        if info is None:
+            return None
+        candidates = [info.annotation, *typing.get_args(info.annotation)]
+        nested = [c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)]
+        if not nested:
+            return None
+        cls = nested[0]
+    return cls
+
+
+def validation_problems(
+    cls: type[BaseModel], err: ValidationError, doc: Doc | None, prefix: tuple[Any, ...] = ()
+) -> list[Problem]:
+    """One Problem per pydantic error, with the line, the field and a 'did you mean'."""
+    out = []
+    for item in err.errors():
+        loc = tuple(item["loc"])
+        msg = item["msg"].removeprefix("Value error, ")
+        kind = item["type"]
+        if kind == "extra_forbidden":
+            holder = _model_at(cls, loc[:-1])
+            known = list(holder.model_fields) if holder else []
+            close = difflib.get_close_matches(str(loc[-1]), known, n=1, cutoff=0.6)
+            hint = f"did you mean {close[0]!r}?" if close else f"known fields: {', '.join(known)}"
+            msg = f"unknown field; {hint}"
+        elif kind == "missing":
+            msg = "required field is missing"
+        elif kind == "literal_error" or "type" in kind or "parsing" in kind:
+            msg = f"{msg} (got {item.get('input')!r})"
+        line = doc.line(*prefix, *loc) if doc else None
+        out.append(Problem(dotted(loc) or "(top level)", msg, line))
+    return out
+
+
+def parse_deployment(data: Any, source: str, doc: Doc | None = None) -> Deployment:
+    """Validate one kvplan/v1 document; every problem names its field and line."""
+    if not isinstance(data, dict):
+        line = doc.start_line if doc else None
+        kind = type(data).__name__
+        raise DeploymentError(
+            source, [Problem("", f"expected a mapping of fields, got {kind}", line)]
         )
-    dep = validate(Deployment, data, str(path))
+    version = data.get("apiVersion")
+    if version not in (None, API_VERSION):
+        line = doc.line("apiVersion") if doc else None
+        msg = f"{version!r} is not supported; use {API_VERSION}"
+        raise DeploymentError(source, [Problem("apiVersion", msg, line)])
     try:
-        model_ref = dep.model
-        if ("/" in model_ref or model_ref.endswith((".yaml", ".json"))) and not Path(
-            model_ref
-        ).is_absolute():
-            candidate = path.parent / model_ref
-            if candidate.exists():
-                model_ref = str(candidate)
-        model = load_model(model_ref)
-        gpu = load_hardware(dep.hardware.gpu)
-        e = dep.engine
-        if e.name != "ideal":
-            raise InputError(f"engine: {e.name!r} profiles are not available yet; use `ideal`")
-        weight_dtype = parse_dtype(e.weight_dtype) if e.weight_dtype else None
-        kv_dtype = (
-            (weight_dtype or model.weight_dtype)
-            if e.kv_cache_dtype == "auto"
-            else parse_dtype(e.kv_cache_dtype)
-        )
-        context = e.max_model_len or model.max_context_tokens
-        mean = dep.traffic.context_tokens.mean if dep.traffic.context_tokens else None
-        req = SizeRequest(
-            model=model,
-            gpu=gpu,
-            context_tokens=context,
-            kv_dtype=kv_dtype,
-            allocation=Allocation(e.allocation),
-            avg_context_tokens=mean,
-            weight_dtype=weight_dtype,
-            block_size_tokens=e.block_size,
-            tp=dep.parallel.tensor,
-            pp=dep.parallel.pipeline,
-            memory_utilization=exact(e.gpu_memory_utilization),
-            reserve_bytes=gib_to_bytes(e.reserve_gib)
-            if e.reserve_gib is not None
-            else DEFAULT_RESERVE_BYTES,
-            kv_budget_bytes=gib_to_bytes(e.kv_budget_gib) if e.kv_budget_gib else None,
-            shared_prefix_tokens=dep.traffic.shared_prefix_tokens
-            if e.enable_prefix_caching
-            else 0,
-        )
-        req.check()
-    except ValueError as err:  # dtype names
-        raise SpecError(str(path), [f"engine: {err}"]) from None
-    except SpecError:
-        raise
+        return Deployment.model_validate(data)
+    except ValidationError as err:
+        raise DeploymentError(source, validation_problems(Deployment, err, doc)) from None
+
+
+@lru_cache(maxsize=256)
+def _catalog_model(ref: str) -> ModelSpec:
+    return load_model(ref)
+
+
+@lru_cache(maxsize=256)
+def _catalog_gpu(ref: str) -> HardwareSpec:
+    return load_hardware(ref)
+
+
+def resolve_model(ref: str, base_dir: Path | None) -> ModelSpec:
+    """A catalog name, or a spec path (relative to the deployment file's folder first)."""
+    looks_like_path = "/" in ref or ref.endswith((".yaml", ".yml", ".json"))
+    if looks_like_path and base_dir is not None and not Path(ref).is_absolute():
+        candidate = base_dir / ref
+        if candidate.exists():
+            return load_model(str(candidate))
+    if looks_like_path:
+        return load_model(ref)
+    return _catalog_model(ref)
+
+
+def resolve_gpu(ref: str) -> HardwareSpec:
+    """A GPU by catalog name or alias (cached), or a spec path."""
+    if "/" in ref or ref.endswith((".yaml", ".yml")):
+        return load_hardware(ref)
+    return _catalog_gpu(ref)
+
+
+def _line(doc: Doc | None, field: str) -> int | None:
+    return doc.line(*field.split(".")) if doc else None
+
+
+def plan_deployment(
+    dep: Deployment, source: str, base_dir: Path | None = None, doc: Doc | None = None
+) -> PlannedDeployment:
+    """Resolve specs and build the sizing request: the one place the engine is chosen.
+
+    Every input (a kvplan/v1 file, a Kubernetes manifest) passes through here, so engine
+    profiles (dep.engine.name / version / flags) plug in at this point.
+    """
+    problems: list[Problem] = []
+
+    def fail(field: str, message: str) -> None:
+        problems.append(Problem(field, message, _line(doc, field)))
+
+    model: ModelSpec | None = None
+    gpu: HardwareSpec | None = None
+    try:
+        model = resolve_model(dep.model, base_dir)
     except InputError as err:
-        raise SpecError(str(path), [str(err)]) from None
-    peak = peak_users(dep)
-    if dep.requirement.min_users is not None:
-        peak = max(peak, dep.requirement.min_users)
+        fail("model", str(err))
+    try:
+        gpu = resolve_gpu(dep.hardware.gpu)
+    except InputError as err:
+        fail("hardware.gpu", str(err))
+    e = dep.engine
+    if e.name != "ideal":
+        fail("engine.name", f"{e.name!r} profiles are not available yet; use `ideal`")
+    dtypes = {}
+    for field in ("weight_dtype", "kv_cache_dtype"):
+        value = getattr(e, field)
+        if value in (None, "auto"):
+            continue
+        try:
+            dtypes[field] = parse_dtype(value)
+        except ValueError as err:
+            fail(f"engine.{field}", str(err))
+    tp, pp = dep.parallel.tensor, dep.parallel.pipeline
+    count = dep.hardware.count
+    if count is not None and count < tp * pp:
+        fail(
+            "hardware.count",
+            f"{count} GPU(s) cannot hold one replica: tensor {tp} x pipeline {pp} needs "
+            f"{tp * pp} GPUs",
+        )
+    if problems or model is None or gpu is None:
+        raise DeploymentError(source, problems)
+
+    weight_dtype = dtypes.get("weight_dtype")
+    kv_dtype = dtypes.get("kv_cache_dtype") or weight_dtype or model.weight_dtype
+    context = e.max_model_len or model.max_context_tokens
+    ctx = dep.traffic.context_tokens
+    mean = ctx.mean if ctx else None
+    if context > model.max_context_tokens:
+        fail(
+            "engine.max_model_len",
+            f"{context:,} tokens exceeds {model.name}'s max_context_tokens "
+            f"{model.max_context_tokens:,}",
+        )
+    if mean is not None and mean > context:
+        fail(
+            "traffic.context_tokens.mean",
+            f"{mean:,} tokens exceeds the longest sequence the engine accepts "
+            f"(max_model_len {context:,})",
+        )
+    if pp > model.num_layers:
+        fail("parallel.pipeline", f"{pp} stages for {model.num_layers} layers")
+    prefix = dep.traffic.shared_prefix_tokens if e.enable_prefix_caching else 0
+    if prefix and prefix > (mean or context):
+        fail("traffic.shared_prefix_tokens", f"{prefix:,} is longer than a conversation")
+    if problems:
+        raise DeploymentError(source, problems)
+    req = SizeRequest(
+        model=model,
+        gpu=gpu,
+        context_tokens=context,
+        kv_dtype=kv_dtype,
+        allocation=Allocation(e.allocation),
+        avg_context_tokens=mean,
+        weight_dtype=weight_dtype,
+        block_size_tokens=e.block_size,
+        tp=tp,
+        pp=pp,
+        memory_utilization=exact(e.gpu_memory_utilization),
+        reserve_bytes=gib_to_bytes(e.reserve_gib)
+        if e.reserve_gib is not None
+        else DEFAULT_RESERVE_BYTES,
+        kv_budget_bytes=gib_to_bytes(e.kv_budget_gib) if e.kv_budget_gib else None,
+        shared_prefix_tokens=prefix,
+    )
+    try:
+        req.check()
+    except InputError as err:
+        raise DeploymentError(source, [Problem("engine", str(err), _line(doc, "engine"))]) from None
+    traffic_peak = peak_users(dep)
+    floor = dep.requirement.min_users
     return PlannedDeployment(
-        path=str(path),
+        path=source,
         deployment=dep,
         request=req,
-        peak_users=peak,
+        peak_users=max(traffic_peak, floor or 0),
         headroom=exact(dep.requirement.headroom_pct) / 100,
+        traffic_peak=traffic_peak,
+        min_users=floor,
     )
+
+
+def load_deployment(path: Path) -> PlannedDeployment:
+    """Read and resolve one deployment file. Errors name the file, the field and the line."""
+    docs = read_docs(path)
+    if not docs:
+        raise DeploymentError(str(path), [Problem("", "the file is empty")])
+    doc = docs[0]
+    dep = parse_deployment(doc.data, str(path), doc)
+    return plan_deployment(dep, str(path), path.parent, doc)

@@ -18,7 +18,11 @@ class _Strict(BaseModel):
 
 class Hardware(_Strict):
     gpu: str = Field(description="catalog name or alias, e.g. h100")
-    count: PosInt | None = Field(default=None, description="GPUs the deployment has, all replicas")
+    count: PosInt | None = Field(
+        default=None,
+        description="GPUs the deployment has, all replicas: replicas x tensor x pipeline. "
+        "`kvplan check` requires it; `kvplan fleet` computes it",
+    )
 
 
 class Parallel(_Strict):
@@ -45,8 +49,17 @@ class Engine(_Strict):
 
 
 class ContextTokens(_Strict):
+    """Tokens a conversation holds: the mean sizes a paged pool, p95 is checked against the
+    longest sequence the engine accepts (max_model_len)."""
+
     mean: PosInt
     p95: PosInt | None = None
+
+    @model_validator(mode="after")
+    def _ordered(self) -> ContextTokens:
+        if self.p95 is not None and self.p95 < self.mean:
+            raise ValueError(f"p95 ({self.p95}) must not be below the mean ({self.mean})")
+        return self
 
 
 class Traffic(_Strict):

@@ -1,0 +1,316 @@
+"""`kvplan check`: PASS / FAIL / ERROR for every deployment config under some paths.
+
+Reads kvplan/v1 files and Kubernetes manifests (Deployments and StatefulSets running vLLM or
+SGLang), plans each through `kvplan.deploy.plan_deployment`, judges it with the capacity
+arithmetic and, for a FAIL, finds the smallest verified change that passes. Pure: results in,
+strings out through `kvplan.check.formats`.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.gpus import PRODUCT_LABEL, label_for
+from kvplan.check.k8s import is_side_file, is_workload, read_workload
+from kvplan.check.target import KUBERNETES, KVPLAN, Target
+from kvplan.check.verdict import Fix, Numbers, judge
+from kvplan.deploy import DeploymentError, Problem, parse_deployment, plan_deployment
+from kvplan.deploy.yamldoc import Doc, read_docs
+from kvplan.specs.loader import all_hardware
+from kvplan.specs.schema import HardwareSpec
+
+PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
+YAML_SUFFIXES = (".yaml", ".yml")
+
+
+@dataclass
+class Outcome:
+    """The verdict on one deployment (or one unreadable file)."""
+
+    file: str
+    verdict: str
+    line: int | None = None
+    name: str | None = None
+    kind: str | None = None
+    server: str | None = None
+    model: str | None = None
+    gpu: str | None = None
+    engine: str | None = None
+    engine_version: str | None = None
+    numbers: Numbers | None = None
+    fixes: list[Fix] = field(default_factory=list)
+    fix_text: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.name or Path(self.file).name
+
+
+@dataclass
+class Report:
+    outcomes: list[Outcome]
+    skipped: list[str]
+
+    @property
+    def exit_code(self) -> int:
+        verdicts = {o.verdict for o in self.outcomes}
+        if ERROR in verdicts:
+            return 2
+        return 1 if FAIL in verdicts else 0
+
+    def counts(self) -> dict[str, int]:
+        return {v: sum(o.verdict == v for o in self.outcomes) for v in (PASS, FAIL, ERROR)}
+
+
+def _has_magic(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
+    """Files to read, each with whether it was named explicitly; missing paths as ERRORs."""
+    files: list[tuple[Path, bool]] = []
+    missing: list[Outcome] = []
+    seen: set[Path] = set()
+
+    def add(path: Path, explicit: bool) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            files.append((path, explicit))
+
+    def walk(folder: Path) -> None:
+        for root, dirs, names in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(names):
+                path = Path(root) / name
+                if path.suffix in YAML_SUFFIXES and not is_side_file(path):
+                    add(path, False)
+
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            walk(path)
+        elif path.is_file():
+            add(path, True)
+        elif _has_magic(text):
+            matches = sorted(glob.glob(text, recursive=True))
+            for m in matches:
+                p = Path(m)
+                if p.is_dir():
+                    walk(p)
+                elif p.suffix in YAML_SUFFIXES and not is_side_file(p):
+                    add(p, False)
+            if not matches:
+                missing.append(Outcome(text, ERROR, problems=[Problem("", "no file matches")]))
+        else:
+            missing.append(Outcome(text, ERROR, problems=[Problem("", "no such file or folder")]))
+    return files, missing
+
+
+def read_targets(path: Path, side_cache: dict[Path, Any]) -> list[Target]:
+    """Every deployment one file holds: a kvplan/v1 document or LLM workloads."""
+    docs = read_docs(path)
+    out: list[Target] = []
+    for doc in docs:
+        data = doc.data
+        if (
+            isinstance(data, dict)
+            and "apiVersion" in data
+            and str(data["apiVersion"]).startswith("kvplan")
+        ):
+            out.append(_kvplan_target(path, doc))
+        elif is_workload(data):
+            target = read_workload(doc, path, side_cache)
+            if target is not None:
+                out.append(target)
+    return out
+
+
+def _kvplan_target(path: Path, doc: Doc) -> Target:
+    target = Target(file=str(path), kind=KVPLAN, line=doc.start_line, doc=doc, base_dir=path.parent)
+    data = doc.data
+    target.name = str(data.get("name")) if isinstance(data.get("name"), str) else None
+    try:
+        target.deployment = parse_deployment(data, str(path), doc)
+    except DeploymentError as err:
+        target.problems = err.items
+    return target
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> tuple[HardwareSpec, ...]:
+    return tuple(all_hardware()[0])
+
+
+def _error(out: Outcome, problems: list[Problem]) -> Outcome:
+    """An ERROR outcome placed on the line of its first problem."""
+    out.problems = problems
+    out.line = next((p.line for p in problems if p.line is not None), out.line)
+    return out
+
+
+def judge_target(target: Target) -> Outcome:
+    """Plan and judge one target; every failure to read becomes an ERROR outcome."""
+    out = Outcome(
+        file=target.file,
+        verdict=ERROR,
+        line=target.line,
+        name=target.name,
+        kind=target.kind,
+        server=target.server,
+        notes=list(target.notes),
+    )
+    dep = target.deployment
+    if target.problems or dep is None:
+        return _error(out, target.problems)
+    out.model, out.gpu, out.engine = dep.model, dep.hardware.gpu, dep.engine.name
+    out.engine_version = dep.engine.version
+    if dep.hardware.count is None:
+        return _error(
+            out,
+            [
+                Problem(
+                    target.field_name("hardware.count"),
+                    "required by `kvplan check`: the GPUs the deployment has, replicas x tensor x "
+                    "pipeline (`kvplan fleet` computes it)",
+                    target.line_of("hardware"),
+                )
+            ],
+        )
+    try:
+        planned = plan_deployment(dep, target.file, target.base_dir, target.doc)
+    except DeploymentError as err:
+        return _error(out, target.renamed(err.items))
+    target.planned = planned
+    req = planned.request
+    out.model, out.gpu = req.model.name, req.gpu.name
+    catalog = _catalog()
+    if target.kind == KUBERNETES:  # a GPU a manifest can select by node label
+        catalog = tuple(g for g in catalog if label_for(g.name) is not None)
+    verdict = judge(planned, dep.hardware.count, catalog, target.engines_per_pod)
+    out.numbers = verdict.numbers
+    if verdict.numbers.idle_gpus:
+        out.notes.append(f"{verdict.numbers.idle_gpus} GPU(s) idle: not a whole replica")
+    if verdict.passes:
+        out.verdict = PASS
+        return out
+    out.verdict = FAIL
+    out.fixes = list(verdict.fixes)
+    out.fix_text = [describe_fix(target, f) for f in verdict.fixes]
+    out.line = fail_line(target, verdict.numbers)
+    return out
+
+
+def fail_line(target: Target, numbers: Numbers) -> int:
+    """The line a FAIL annotation points at: the tensor size (or GPU) when the weights do not
+    fit, max_model_len when one sequence does not fit or the p95 is longer, else the GPU count
+    (replicas in a manifest)."""
+    if not numbers.would_start and numbers.limited_by == "weights":
+        paths: tuple[str, ...] = ("parallel.tensor", "hardware.gpu", "model")
+    elif not numbers.would_start or (
+        numbers.p95_tokens is not None and numbers.p95_tokens > numbers.max_model_len
+    ):
+        paths = ("engine.max_model_len", "engine", "model")
+    else:
+        paths = ()
+    for path in paths:
+        if target.doc is not None and tuple(path.split(".")) in target.doc.lines:
+            return target.line_of(path)
+    return target.line_of("hardware.count")
+
+
+def describe_fix(target: Target, fix: Fix) -> str:
+    """A fix in the file's own words (kvplan fields, or manifest flags and labels)."""
+    parts = []
+    new, old = fix.new, fix.old
+    manifest = target.kind == KUBERNETES
+    sglang = target.server == "sglang"
+    if "tp" in new:
+        flag = "--tp-size" if sglang else "--tensor-parallel-size"
+        if manifest:
+            per_pod = new["tp"] * (target.planned.request.pp if target.planned else 1)
+            per_pod *= target.engines_per_pod
+            parts.append(f"{flag} {old['tp']} -> {new['tp']} with nvidia.com/gpu: {per_pod}")
+        else:
+            parts.append(f"parallel.tensor: {old['tp']} -> {new['tp']}")
+    if "gpus" in new:
+        if manifest:
+            per_pod = fix.numbers.gpus_per_replica * target.engines_per_pod
+            pods_old = old["gpus"] // (
+                (target.planned.request.gpus_per_replica if target.planned else 1)
+                * target.engines_per_pod
+            )
+            pods_new = new["gpus"] // per_pod
+            if pods_new != pods_old:
+                parts.append(f"replicas: {pods_old} -> {pods_new}")
+        else:
+            parts.append(f"hardware.count: {old['gpus']} -> {new['gpus']}")
+    if "kv_cache_dtype" in new:
+        if manifest:
+            value = "fp8_e4m3" if sglang else "fp8"
+            parts.append(f"--kv-cache-dtype {value}")
+        else:
+            parts.append(f"engine.kv_cache_dtype: {old['kv_cache_dtype']} -> fp8")
+    if "max_num_seqs" in new:
+        if manifest:
+            flag = "--max-running-requests" if sglang else "--max-num-seqs"
+            parts.append(f"{flag} {old['max_num_seqs']} -> {new['max_num_seqs']}")
+        else:
+            parts.append(f"engine.max_num_seqs: {old['max_num_seqs']} -> {new['max_num_seqs']}")
+    if "max_model_len" in new:
+        if manifest:
+            flag = "--context-length" if sglang else "--max-model-len"
+            parts.append(f"{flag} {old['max_model_len']} -> {new['max_model_len']}")
+        else:
+            parts.append(f"engine.max_model_len: {old['max_model_len']} -> {new['max_model_len']}")
+    if "gpu" in new:
+        if manifest:
+            parts.append(f"{PRODUCT_LABEL}: {label_for(new['gpu']) or new['gpu']} ({new['gpu']})")
+        else:
+            parts.append(f"hardware.gpu: {old['gpu']} -> {new['gpu']}")
+    n = fix.numbers
+    return f"{' and '.join(parts)} (holds {n.users_held:,} users on {n.gpus} GPU(s))"
+
+
+def check_paths(paths: list[str]) -> Report:
+    """Check every deployment under `paths`. Never raises for bad input: it becomes ERROR."""
+    files, outcomes = discover(paths)
+    skipped: list[str] = []
+    side_cache: dict[Path, Any] = {}
+    for path, explicit in files:
+        try:
+            targets = read_targets(path, side_cache)
+        except DeploymentError as err:
+            outcomes.append(Outcome(str(path), ERROR, line=err.line, problems=err.items))
+            continue
+        if not targets:
+            if explicit:
+                outcomes.append(
+                    Outcome(
+                        str(path),
+                        ERROR,
+                        line=1,
+                        problems=[
+                            Problem(
+                                "",
+                                "no kvplan/v1 deployment and no Deployment or StatefulSet running "
+                                "vLLM or SGLang in this file",
+                            )
+                        ],
+                    )
+                )
+            else:
+                skipped.append(str(path))
+            continue
+        outcomes.extend(judge_target(t) for t in targets)
+    return Report(outcomes, skipped)
+
+
+__all__ = ["ERROR", "FAIL", "PASS", "Outcome", "Report", "check_paths"]

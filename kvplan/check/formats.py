@@ -1,0 +1,215 @@
+"""`kvplan check` output: text for people, json for tools, junit for CI, github annotations."""
+
+from __future__ import annotations
+
+import json
+import xml.etree.ElementTree as ET
+from enum import Enum
+from typing import Any
+
+from kvplan.check import ERROR, FAIL, PASS, Outcome, Report
+
+
+class CheckFormat(str, Enum):
+    text = "text"
+    json = "json"
+    junit = "junit"
+    github = "github"
+
+
+def where(o: Outcome, line: int | None = None) -> str:
+    line = line if line is not None else o.line
+    return f"{o.file}:{line}" if line else o.file
+
+
+def summary_text(o: Outcome) -> str:
+    """The deciding numbers in one phrase."""
+    n = o.numbers
+    if n is None:
+        return ""
+    cmp = ">=" if n.users_held >= n.users_required else "<"
+    start = "yes" if n.would_start else "no"
+    text = (
+        f"holds {n.users_held:,} users {cmp} {n.users_required:,} required; starts: {start} "
+        f"({o.model} on {n.replicas} replica(s) x {n.gpus_per_replica} {o.gpu}"
+    )
+    if o.server:
+        text += f", {o.server} checked with {o.engine} arithmetic"
+    return text + ")"
+
+
+def problem_lines(o: Outcome) -> list[tuple[int | None, str]]:
+    return [(p.line if p.line is not None else o.line, p.text()) for p in o.problems] or [
+        (o.line, "cannot be checked")
+    ]
+
+
+def verdict_lines(o: Outcome) -> list[str]:
+    """The text lines of one outcome: the verdict line, then any alternatives and notes."""
+    if o.verdict == ERROR:
+        return [f"ERROR {where(o, line)}: {text}" for line, text in problem_lines(o)]
+    head = f"{o.verdict:<5} {where(o)}  {o.label}: {summary_text(o)}"
+    lines = [head]
+    if o.verdict == FAIL:
+        assert o.numbers is not None
+        reasons = [r for r in o.numbers.reasons if not r.startswith("holds ")]
+        for reason in reasons:
+            lines.append(f"      {reason}")
+        if o.fix_text:
+            lines.append(f"      fix: {o.fix_text[0]}")
+            lines.extend(f"      or:  {t}" for t in o.fix_text[1:])
+        else:
+            lines.append("      fix: no single change passes; plan it with `kvplan fleet`")
+    lines.extend(f"      note: {n}" for n in o.notes)
+    return lines
+
+
+def footer(report: Report) -> str:
+    c = report.counts()
+    files = len({o.file for o in report.outcomes})
+    text = (
+        f"{len(report.outcomes)} checked in {files} file(s): {c[PASS]} PASS, {c[FAIL]} FAIL, "
+        f"{c[ERROR]} ERROR"
+    )
+    if report.skipped:
+        text += f"; {len(report.skipped)} YAML file(s) without a deployment skipped"
+    return text
+
+
+def render_text(report: Report) -> str:
+    lines: list[str] = []
+    for o in report.outcomes:
+        lines.extend(verdict_lines(o))
+    lines.append(footer(report))
+    return "\n".join(lines) + "\n"
+
+
+def record(o: Outcome) -> dict[str, Any]:
+    """One JSON object per outcome; units in every name."""
+    n = o.numbers
+    rec: dict[str, Any] = {
+        "file": o.file,
+        "line": o.line,
+        "name": o.name,
+        "kind": o.kind,
+        "verdict": o.verdict,
+        "model": o.model,
+        "gpu": o.gpu,
+        "engine": o.engine,
+        "engine_version": o.engine_version,
+        "server": o.server,
+    }
+    if n is not None:
+        rec.update(
+            {
+                "users_held": n.users_held,
+                "users_required": n.users_required,
+                "would_start": n.would_start,
+                "replicas": n.replicas,
+                "gpus": n.gpus,
+                "gpus_per_replica": n.gpus_per_replica,
+                "users_per_replica": n.users_per_replica,
+                "kv_users_per_replica": n.kv_users_per_replica,
+                "limited_by": n.limited_by,
+                "kv_pool_bytes_per_gpu": n.kv_pool_bytes,
+                "max_sequence_bytes_per_gpu": n.max_sequence_bytes,
+                "max_model_len_tokens": n.max_model_len,
+                "longest_context_that_fits_tokens": n.longest_context_tokens,
+                "idle_gpus": n.idle_gpus,
+                "reasons": list(n.reasons),
+            }
+        )
+    rec["fixes"] = [
+        {
+            "change": f.change,
+            "from": f.old,
+            "to": f.new,
+            "text": text,
+            "users_held": f.numbers.users_held,
+            "gpus": f.numbers.gpus,
+        }
+        for f, text in zip(o.fixes, o.fix_text, strict=True)
+    ]
+    rec["errors"] = [{"field": p.field, "line": p.line, "message": p.message} for p in o.problems]
+    rec["notes"] = list(o.notes)
+    return rec
+
+
+def render_json(report: Report) -> str:
+    doc = {
+        "summary": {
+            **{k.lower(): v for k, v in report.counts().items()},
+            "exit_code": report.exit_code,
+            "skipped_files": report.skipped,
+        },
+        "results": [record(o) for o in report.outcomes],
+    }
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def render_junit(report: Report) -> str:
+    c = report.counts()
+    attrs = {
+        "name": "kvplan check",
+        "tests": str(len(report.outcomes)),
+        "failures": str(c[FAIL]),
+        "errors": str(c[ERROR]),
+    }
+    root = ET.Element("testsuites", attrs)
+    suite = ET.SubElement(root, "testsuite", {**attrs, "skipped": "0"})
+    for o in report.outcomes:
+        case = ET.SubElement(
+            suite,
+            "testcase",
+            {"classname": o.file, "name": o.label, "file": o.file, "line": str(o.line or 0)},
+        )
+        lines = verdict_lines(o)
+        if o.verdict == FAIL:
+            el = ET.SubElement(case, "failure", {"message": summary_text(o), "type": "FAIL"})
+            el.text = "\n".join(lines)
+        elif o.verdict == ERROR:
+            first = problem_lines(o)[0][1]
+            el = ET.SubElement(case, "error", {"message": first, "type": "ERROR"})
+            el.text = "\n".join(lines)
+        else:
+            ET.SubElement(case, "system-out").text = "\n".join(lines)
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, "unicode") + "\n"
+
+
+def _gh_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _gh_prop(text: str) -> str:
+    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def render_github(report: Report) -> str:
+    """GitHub Actions workflow commands: an ::error on the offending line of each FAIL/ERROR."""
+    out: list[str] = []
+    for o in report.outcomes:
+        if o.verdict == PASS:
+            out.extend(verdict_lines(o))
+            continue
+        if o.verdict == ERROR:
+            for line, text in problem_lines(o):
+                props = f"file={_gh_prop(o.file)}" + (f",line={line}" if line else "")
+                props += f",title={_gh_prop('kvplan check: invalid config')}"
+                out.append(f"::error {props}::{_gh_data(text)}")
+            continue
+        props = f"file={_gh_prop(o.file)}" + (f",line={o.line}" if o.line else "")
+        props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"
+        body = "\n".join(line.strip() for line in verdict_lines(o))
+        out.append(f"::error {props}::{_gh_data(body)}")
+    out.append(footer(report))
+    return "\n".join(out) + "\n"
+
+
+def render(fmt: CheckFormat, report: Report) -> str:
+    return {
+        CheckFormat.text: render_text,
+        CheckFormat.json: render_json,
+        CheckFormat.junit: render_junit,
+        CheckFormat.github: render_github,
+    }[fmt](report)

@@ -1,0 +1,220 @@
+"""`kvplan check` on Kubernetes manifests running vLLM and SGLang, and the manifest reader."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from conftest import ASSETS, invoke
+from typer.testing import CliRunner
+
+from kvplan.check import check_paths, gpus, read_targets
+from kvplan.check.gpus import GPU_PRODUCTS, UnknownLabel, catalog_name, label_for
+from kvplan.check.k8s import _tokens, is_side_file, side_file_for
+
+K8S = ASSETS / "check" / "k8s"
+
+
+def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
+    return invoke(runner, "check", *map(str, args))
+
+
+def test_vllm_deployment_passes(runner: CliRunner) -> None:
+    result = run(runner, K8S / "vllm-pass.yaml")
+    assert result.exit_code == 0, result.output
+    # 9 pods x 1 H100 x 222 users (2,000-token conversations); ceil(1,500 x 1.2) = 1,800
+    assert result.output.splitlines()[0] == (
+        f"PASS  {K8S / 'vllm-pass.yaml'}:1  llama3-8b: holds 1,998 users >= 1,800 required; "
+        "starts: yes (llama-3-8b on 9 replica(s) x 1 h100-sxm-80gb, vllm checked with ideal "
+        "arithmetic)"
+    )
+
+
+def test_vllm_deployment_fails_with_replicas_fix(runner: CliRunner) -> None:
+    result = run(runner, K8S / "vllm-fail.yaml")
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert lines[0].startswith(f"FAIL  {K8S / 'vllm-fail.yaml'}:10  llama3-8b-small: ")  # replicas
+    assert "holds 444 users < 1,800 required; starts: yes" in lines[0]
+    assert lines[1] == "      fix: replicas: 2 -> 9 (holds 1,998 users on 9 GPU(s))"
+
+
+def test_vllm_shell_api_server_that_would_not_start(runner: CliRunner) -> None:
+    """`sh -c "... && exec python3 -m vllm.entrypoints.openai.api_server --model $(MODEL_ID)"`."""
+    result = run(runner, K8S / "vllm-api-server-shell.yaml")
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    assert (
+        "llama31-70b-long: holds 0 users < 4 required; starts: no (llama-3.1-70b on 1 " in lines[0]
+    )
+    assert lines[0].startswith(f"FAIL  {K8S / 'vllm-api-server-shell.yaml'}:29 ")  # the script
+    assert lines[2] == "      fix: --max-model-len 131072 -> 23424 (holds 5 users on 2 GPU(s))"
+    assert lines[3] == (
+        "      or:  nvidia.com/gpu.product: NVIDIA-H200 (h200-141gb) (holds 95 users on 2 GPU(s))"
+    )  # GPUs a node label selects only
+    assert lines[4] == (
+        "      or:  --tensor-parallel-size 2 -> 4 with nvidia.com/gpu: 4 "
+        "(holds 119 users on 4 GPU(s))"
+    )
+
+
+def test_sglang_statefulset_from_helm_output_with_side_file(runner: CliRunner) -> None:
+    result = run(runner, K8S / "sglang-fail.yaml")
+    assert result.exit_code == 1, result.output
+    lines = result.output.splitlines()
+    # Llama-3.1-70B, TP 4 on H200 at --mem-fraction-static 0.85: 183 conversations of 6,000
+    # tokens per replica (page size 1); ceil(400 x 1.25) = 500 required
+    assert (
+        "llama31-70b: holds 366 users < 500 required; starts: yes (llama-3.1-70b on 2 " in lines[0]
+    )
+    assert "sglang checked with ideal arithmetic" in lines[0]
+    assert lines[0].startswith(f"FAIL  {K8S / 'sglang-fail.yaml'}:19 ")  # spec.replicas
+    assert lines[1] == "      fix: --kv-cache-dtype fp8_e4m3 (holds 732 users on 8 GPU(s))"
+    assert "      or:  replicas: 2 -> 3 (holds 549 users on 12 GPU(s))" in lines
+    assert lines[-2] == "      note: traffic from sglang-fail.kvplan.yaml"
+    passing = run(runner, K8S / "sglang-pass.yaml")
+    assert passing.exit_code == 0, passing.output
+    assert "holds 732 users >= 500 required" in passing.output
+
+
+K8S_ERRORS = [
+    (
+        "no-gpu-product.yaml",
+        14,
+        "nvidia.com/gpu.product: no GPU product: add nodeSelector nvidia.com/gpu.product",
+    ),
+    (
+        "unknown-hf-model.yaml",
+        21,
+        "--model: 'meta-llama/Meta-Llama-3-8B-Instruct' is not in the "
+        "catalog (no model spec has this hf_id) (did you mean: ",
+    ),
+    (
+        "tp-exceeds-gpus.yaml",
+        23,
+        "nvidia.com/gpu: --tensor-parallel-size 4 needs 4 GPUs but the "
+        "container's nvidia.com/gpu is 2",
+    ),
+    (
+        "no-traffic.yaml",
+        3,
+        "traffic: no traffic declared: add the annotation kvplan.io/peak-concurrent-users",
+    ),
+    (
+        "gpu-not-in-catalog.yaml",
+        17,
+        "nvidia.com/gpu.product: GPU product 'NVIDIA-Z100' is not in kvplan's label table; set "
+        "the annotation kvplan.io/gpu",
+    ),
+    (
+        "unknown-annotation.yaml",
+        8,
+        "kvplan.io/headroom-percent: unknown kvplan annotation (did you mean: headroom-pct?)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "line", "message"), K8S_ERRORS)
+def test_manifest_errors(runner: CliRunner, name: str, line: int, message: str) -> None:
+    result = run(runner, K8S / name)
+    assert result.exit_code == 2, result.output
+    first = result.output.splitlines()[0]
+    assert first.startswith(f"ERROR {K8S / name}:{line}: {message}"), first
+
+
+def test_label_mapped_to_a_gpu_the_catalog_lacks(
+    runner: CliRunner, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Labels map to catalog names that may not exist yet (the table runs ahead)."""
+    monkeypatch.setitem(gpus._BY_LABEL, "nvidia-z100", "z100-96gb")
+    result = run(runner, K8S / "gpu-not-in-catalog.yaml")
+    assert result.exit_code == 2, result.output
+    assert result.output.splitlines()[0] == (
+        f"ERROR {K8S / 'gpu-not-in-catalog.yaml'}:17: nvidia.com/gpu.product: NVIDIA-Z100 maps "
+        "to 'z100-96gb', which the GPU catalog does not hold; add hardware_specs/z100-96gb.yaml "
+        "or set the annotation kvplan.io/gpu to a catalog name (`kvplan gpus`)"
+    )
+
+
+def test_unknown_hf_model_says_how_to_add_it(runner: CliRunner) -> None:
+    result = run(runner, K8S / "unknown-hf-model.yaml")
+    assert "`kvplan import meta-llama/Meta-Llama-3-8B-Instruct`" in result.output
+    assert "kvplan.io/model" in result.output
+
+
+def test_folder_skips_non_llm_workloads_and_side_files(runner: CliRunner) -> None:
+    report = check_paths([str(K8S)])
+    assert report.skipped == [str(K8S / "not-an-llm.yaml")]
+    files = {Path(o.file).name for o in report.outcomes}
+    assert not any(f.endswith(".kvplan.yaml") for f in files)
+    assert report.counts() == {"PASS": 2, "FAIL": 3, "ERROR": 6}
+    assert report.exit_code == 2
+
+
+def test_annotation_model_and_gpu_override(tmp_path: Path) -> None:
+    text = (
+        (K8S / "no-gpu-product.yaml")
+        .read_text()
+        .replace(
+            'kvplan.io/peak-concurrent-users: "100"',
+            'kvplan.io/peak-concurrent-users: "100"\n    kvplan.io/gpu: h200\n'
+            "    kvplan.io/model: llama-3.1-8b\n    kvplan.io/context-tokens-mean: '4000'",
+        )
+    )
+    path = tmp_path / "m.yaml"
+    path.write_text(text)
+    [outcome] = check_paths([str(path)]).outcomes
+    assert (outcome.verdict, outcome.model, outcome.gpu) == ("PASS", "llama-3.1-8b", "h200-141gb")
+
+
+def test_side_file_names_and_detection(tmp_path: Path) -> None:
+    manifest = tmp_path / "llm.yaml"
+    manifest.write_text("kind: Deployment\n")
+    side = tmp_path / "llm.kvplan.yaml"
+    side.write_text("traffic: {peak_concurrent_users: 1}\n")
+    assert side_file_for(manifest) == side
+    assert is_side_file(side)
+    lonely = tmp_path / "other.kvplan.yaml"
+    lonely.write_text("apiVersion: kvplan/v1\n")
+    assert not is_side_file(lonely)  # no manifest next to it: an ordinary file
+
+
+def test_side_file_with_unknown_key_is_reported(tmp_path: Path) -> None:
+    for name in ("vllm-fail.yaml",):
+        (tmp_path / name).write_text((K8S / name).read_text())
+    (tmp_path / "vllm-fail.kvplan.yaml").write_text("trafic:\n  peak_concurrent_users: 10\n")
+    [outcome] = check_paths([str(tmp_path)]).outcomes
+    assert outcome.verdict == "ERROR"
+    assert [p.text() for p in outcome.problems] == [
+        f"in side file {tmp_path / 'vllm-fail.kvplan.yaml'}, line 1: trafic: unknown field; "
+        "did you mean 'traffic'?"
+    ]
+
+
+def test_gpu_label_table() -> None:
+    assert catalog_name("NVIDIA-H100-80GB-HBM3") == "h100-sxm-80gb"
+    assert catalog_name("nvidia-h100-80gb-hbm3-SHARED") == "h100-sxm-80gb"  # time-sliced
+    assert catalog_name("NVIDIA-A100-SXM4-80GB") == "a100-80gb"
+    assert catalog_name("NVIDIA-L4") == "l4"
+    assert catalog_name("nvidia-l4") == "l4"  # GKE
+    assert label_for("h200-141gb") == "NVIDIA-H200"
+    with pytest.raises(UnknownLabel, match="MIG slice"):
+        catalog_name("NVIDIA-A100-SXM4-40GB-MIG-1g.5gb")
+    with pytest.raises(UnknownLabel, match="not in kvplan's label table"):
+        catalog_name("NVIDIA-Z9000")
+    assert len({k.lower() for k in GPU_PRODUCTS}) == len(GPU_PRODUCTS)
+
+
+def test_token_lengths_as_vllm_writes_them() -> None:
+    assert _tokens("8192") == 8192
+    assert _tokens("32k") == 32_000
+    assert _tokens("32K") == 32_768
+    assert _tokens("1M") == 1_048_576
+    with pytest.raises(ValueError):
+        _tokens("lots")
+
+
+def test_env_expansion_in_the_server_command() -> None:
+    [target] = read_targets(K8S / "vllm-fail.yaml", {})
+    assert target.deployment is not None
+    assert target.deployment.model == "llama-3-8b"  # $(MODEL) -> meta-llama/Meta-Llama-3-8B
