@@ -45,7 +45,7 @@ def test_fleet_errors_name_the_line_too(runner: CliRunner) -> None:
 def test_fleet_still_plans_the_quick_start_example(runner: CliRunner) -> None:
     example = Path(__file__).parents[2] / "examples" / "support-chatbot.yaml"
     planned = load_deployment(example)
-    assert (planned.peak_users, planned.required_users, planned.gpus) == (20_000, 20_000, None)
+    assert (planned.peak_users, planned.required_users, planned.gpus) == (20_000, 20_000, 82)
     result = invoke(runner, "fleet", str(example), "--format", "json")
     assert result.exit_code == 0, result.output
     assert '"gpus_needed": 82' in result.output
