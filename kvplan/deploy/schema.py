@@ -45,8 +45,24 @@ class Engine(_Strict):
 
 
 class ContextTokens(_Strict):
-    mean: PosInt
+    """Tokens a conversation holds (prompt plus output): a mean, percentiles, or a sample."""
+
+    mean: PosInt | None = None
+    p50: PosInt | None = None
     p95: PosInt | None = None
+    p99: PosInt | None = None
+    sample: str | None = Field(
+        default=None, description="CSV or JSONL of request token counts, relative to this file"
+    )
+
+    @model_validator(mode="after")
+    def _some_length(self) -> ContextTokens:
+        given = [q for q in (self.p50, self.p95, self.p99) if q is not None]
+        if self.mean is None and self.sample is None and len(given) < 2:
+            raise ValueError("give mean, at least two of p50/p95/p99, or a sample file")
+        if self.sample is not None and given:
+            raise ValueError("give a sample or percentiles, not both")
+        return self
 
 
 class Traffic(_Strict):
@@ -56,6 +72,12 @@ class Traffic(_Strict):
     peak_to_mean: float = Field(default=1.0, ge=1)
     context_tokens: ContextTokens | None = None
     shared_prefix_tokens: int = Field(default=0, ge=0)
+    risk: float | None = Field(
+        default=None, gt=0, lt=1, description="overflow probability allowed (0.01 = 1%)"
+    )
+    min_tokens_per_s_per_user: PosFloat | None = Field(
+        default=None, description="decode speed every user must see (the SLO)"
+    )
 
     @model_validator(mode="after")
     def _one_load(self) -> Traffic:

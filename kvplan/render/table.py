@@ -99,6 +99,8 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
                      f" on {r['gpus_per_replica']} GPUs"))
     if "gpus_needed" in r:
         rows += _fleet_rows(r)
+    if "users_per_gpu_at_risk" in r:
+        rows += _traffic_rows(r)
     out: list[RenderableType] = [Text(_title(r), style="bold"), _kv(rows)]
     if extra:
         out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
@@ -119,6 +121,47 @@ def _fleet_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _num(x: int | float) -> str:
+    return f"{x:,}" if isinstance(x, int) else f"{x:,.3f}".rstrip("0").rstrip(".")
+
+
+def _traffic_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """Users per GPU three ways, what bound the plan, decode speed, TTFT and cost."""
+    rows = [
+        ("Users per GPU by basis", ""),
+        ("  mean context", f"{_num(r['users_per_gpu_mean'])} (every conversation at "
+                           f"{r['context_mean_tokens']:,.0f} tokens)"),
+        (f"  at {r['risk']:.2%} risk", f"{_num(r['users_per_gpu_at_risk'])} "
+                                      f"({_risk_method(r)})"),
+        ("  worst case", f"{_num(r['users_per_gpu_worst_case'])} (every conversation at "
+                         f"{fmt_int(r['context_tokens'])} tokens)"),
+    ]
+    if r["slo_users_per_gpu"] is not None:
+        rows.append((f"  SLO {r['min_tokens_per_s_per_user']:g} tok/s",
+                     _num(r["slo_users_per_gpu"])))
+    rows.append(("  planned", f"{_num(r['users_per_gpu_planned'])} "
+                              f"({r['binding_constraint']} binds)"))
+    if r["risk_method"] != "point-mass" and r["users_per_gpu_planned"]:
+        rows.append(("Overflow at plan", f"{r['overflow_probability']:.4%} per replica"))
+    if r["decode_tokens_per_s_per_user"] is not None:
+        rows.append(("Decode per user", f"{r['decode_tokens_per_s_per_user']:,.1f} tokens/s "
+                     f"(step {r['step_time_s'] * 1000:,.1f} ms, bandwidth x "
+                     f"{r['bandwidth_efficiency']:g})"))
+    rows.append(("TTFT (prefill)", f"{r['ttft_s'] * 1000:,.1f} ms for "
+                                   f"{fmt_int(r['prompt_tokens'])} prompt tokens"))
+    if r["cost_per_hour_usd"] is not None:
+        rows.append(("Cost", f"${r['cost_per_hour_usd']:,.2f}/h "
+                             f"(${r['price_per_hour_usd']:g} per GPU-hour)"))
+    return rows
+
+
+def _risk_method(r: dict[str, Any]) -> str:
+    method = r["risk_method"]
+    if method == "normal":
+        return f"normal approx., error <= {r['risk_error_bound']:.3g}"
+    return method
+
+
 def _problems(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     out: list[RenderableType] = []
     if r["reason"]:
@@ -136,6 +179,9 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
         ("tokens", "right"), ("KV/seq", "right"), ("pool/GPU", "right"), ("users/GPU", "right"),
     ):
         t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    traffic = "users_per_gpu_at_risk" in records[0]
+    if traffic:
+        t.add_column("@risk", justify="right", no_wrap=True)
     if fleet:
         t.add_column("GPUs", justify="right", no_wrap=True)
     for r in records:
@@ -145,6 +191,9 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
             fmt_bytes(r["kv_bytes_per_sequence"], 1), fmt_bytes(r["kv_budget_bytes"], 1),
             f"{r['users_per_gpu']:,}" if r["fits"] else "-",
         ]
+        if traffic:
+            row.append(_num(r["users_per_gpu_planned"]) + ("*" if r["binding_constraint"] == "slo"
+                                                           else ""))
         if fleet:
             row.append(fmt_int(r["gpus_needed"]) if r["gpus_needed"] is not None else "-")
         t.add_row(*row)
@@ -178,3 +227,28 @@ def render(
     """The table for `size` and `fleet`: a detailed card for one result, a grid for several."""
     body = _single(records[0], extras[0]) if len(records) == 1 else _many(records, extras)
     return to_string(body, width=width, color=color)
+
+
+def render_search(
+    records: list[dict[str, Any]], notes: Sequence[str], width: int = 80, color: bool = False
+) -> str:
+    """`fleet --search`: the ranked configurations, cheapest first, then the unpriced."""
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1, 0, 0))
+    for col, justify in (
+        ("#", "right"), ("GPU", "left"), ("TP", "right"), ("KV", "left"),
+        ("users/GPU", "right"), ("bound", "left"), ("GPUs", "right"), ("tok/s/user", "right"),
+        ("$/h", "right"),
+    ):
+        t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for r in records:
+        t.add_row(
+            str(r["rank"]) if r["rank"] is not None else "-",
+            r["gpu"], str(r["tp"]), r["kv_dtype"], _num(r["users_per_gpu_planned"]),
+            r["binding_constraint"], fmt_int(r["gpus_needed"]),
+            f"{r['decode_tokens_per_s_per_user']:,.1f}"
+            if r["decode_tokens_per_s_per_user"] is not None else "-",
+            f"{r['cost_per_hour_usd']:,.2f}" if r["cost_per_hour_usd"] is not None else "unpriced",
+        )
+    out: list[RenderableType] = [t]
+    out += [Text(n) for n in notes]
+    return to_string(out, width=width, color=color)

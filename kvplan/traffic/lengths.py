@@ -160,7 +160,7 @@ def fit_lognormal(percentiles: dict[float, float]) -> LogNormal:
             raise InputError(f"p{q * 100:g} must be positive, got {tokens}")
         pts.append((normal_quantile(q), math.log(tokens)))
     tokens_in_order = [percentiles[q] for q in sorted(percentiles)]
-    if any(b <= a for a, b in zip(tokens_in_order, tokens_in_order[1:])):
+    if any(b <= a for a, b in zip(tokens_in_order, tokens_in_order[1:], strict=False)):
         raise InputError("percentiles must increase: p50 < p95 < p99")
     zbar = sum(z for z, _ in pts) / len(pts)
     ybar = sum(y for _, y in pts) / len(pts)

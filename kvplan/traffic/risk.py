@@ -172,24 +172,54 @@ def users_at_risk(
             progress()
         return overflow_probability(lat, n, pool_bytes, limit)
 
-    lo = pool_bytes // lat.max_bytes if lat.max_bytes else 0  # certainly fits
+    floor_n = pool_bytes // lat.max_bytes if lat.max_bytes else 0  # P = 0: certainly fits
     if lat.span == 0:
-        return RiskEstimate(lo, 0.0, "point-mass")
-    best = prob(lo) if lo else RiskEstimate(0, 0.0, "exact")
-    hi = max(lo + 1, int(pool_bytes // max(lat.mean_bytes, 1)))
-    step = 1
-    while (est := prob(hi)).probability <= risk:
-        lo, best = hi, est
-        hi += step
-        step *= 2
+        return RiskEstimate(floor_n, 0.0, "point-mass")
+    cache: dict[int, RiskEstimate] = {}
+
+    def ok(n: int) -> bool:
+        if n <= floor_n:
+            return True
+        if n not in cache:
+            cache[n] = prob(n)
+        return cache[n].probability <= risk
+
+    # start where the normal approximation puts the answer, then bracket and bisect exactly
+    guess = _normal_guess(lat, pool_bytes, risk, floor_n)
+    if ok(guess):
+        lo, step = guess, 1
+        while ok(lo + step):
+            lo += step
+            step *= 2
+        hi = lo + step
+    else:
+        hi, step = guess, 1
+        while not ok(max(floor_n, hi - step)):
+            hi = max(floor_n, hi - step)
+            step *= 2
+        lo = max(floor_n, hi - step)
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        est = prob(mid)
-        if est.probability <= risk:
-            lo, best = mid, est
+        if ok(mid):
+            lo = mid
         else:
             hi = mid
-    return best
+    if lo in cache:
+        return cache[lo]
+    return RiskEstimate(lo, 0.0, "exact")
+
+
+def _normal_guess(lat: SequenceLattice, pool_bytes: int, risk: float, floor_n: int) -> int:
+    """Where the normal approximation crosses `risk` (a starting point only)."""
+    lo, hi = floor_n, max(floor_n + 1, pool_bytes // max(lat.base_bytes, 1) + 1)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        m = _threshold(lat, mid, pool_bytes)
+        if m >= 0 and normal_tail(lat, mid, m)[0] <= risk:
+            lo = mid
+        else:
+            hi = mid
+    return max(lo, floor_n + 1)
 
 
 def poisson_pmf(n: int, mean: float) -> float:
