@@ -244,8 +244,8 @@ def fleet_command(
         )
         requests = build_requests(spec, opts)
         peak, head = peak_users, exact(headroom)
-    cli_pct: dict[float, float] = {q: v for q, v in ((0.5, context_p50), (0.95, context_p95), (0.99, context_p99))
-               if v is not None}
+    given = ((0.5, context_p50), (0.95, context_p95), (0.99, context_p99))
+    cli_pct: dict[float, float] = {q: v for q, v in given if v is not None}
     if cli_pct:
         percentiles, sample_path = cli_pct, context_sample
     if sample_path is not None and cli_pct:
