@@ -45,7 +45,8 @@ def blocks(dist: LogNormal, rng: random.Random) -> int:
 def simulate(rate: float, seed: int) -> SimResult:
     """Event loop over arrivals, departures and sample points, in time order."""
     rng = random.Random(seed)
-    events: list[tuple[float, int, int]] = []  # (time, kind, blocks); kind 0 departure 1 sample 2 arrival
+    # (time, kind, blocks); kind 0 = departure, 1 = sample, 2 = arrival
+    events: list[tuple[float, int, int]] = []
     heapq.heappush(events, (rng.expovariate(rate), 2, 0))
     for k in range(1, SAMPLES + 2):
         heapq.heappush(events, (k * DURATION, 1, 0))
