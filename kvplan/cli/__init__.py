@@ -10,6 +10,7 @@ from kvplan import __version__
 from kvplan.cli.catalog import gpus_command, models_command
 from kvplan.cli.common import STATE
 from kvplan.cli.fleet import fleet_command
+from kvplan.cli.plot import plot_app
 from kvplan.cli.size import size_command
 
 app = typer.Typer(
@@ -44,6 +45,7 @@ app.command("size")(size_command)
 app.command("fleet")(fleet_command)
 app.command("models")(models_command)
 app.command("gpus")(gpus_command)
+app.add_typer(plot_app, name="plot")
 
 
 def main() -> None:

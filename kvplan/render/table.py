@@ -252,3 +252,50 @@ def render_search(
     out: list[RenderableType] = [t]
     out += [Text(n) for n in notes]
     return to_string(out, width=width, color=color)
+
+
+def users_bars(series: dict[str, Any], title: str, width: int = 40) -> list[RenderableType]:
+    """Users per GPU against tokens per conversation as terminal bars, one block per series."""
+    top = max((float(y) for pts in series.values() for _, y in pts), default=0.0) or 1.0
+    out: list[RenderableType] = [Text(title, style="bold")]
+    t = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1, 0, 0))
+    t.add_column("cache", no_wrap=True)
+    t.add_column("tokens", justify="right", no_wrap=True)
+    t.add_column("users/GPU", justify="right", no_wrap=True)
+    t.add_column("", no_wrap=True)
+    for label, pts in series.items():
+        for i, (x, y) in enumerate(pts):
+            cells = round(width * float(y) / top)
+            t.add_row(label if i == 0 else "", fmt_int(x), _num(_whole(y)),
+                      Text("█" * cells, style="green"))
+    out.append(t)
+    return out
+
+
+def _whole(y: Any) -> int | float:
+    value = float(y)
+    return int(value) if value == int(value) else round(value, 3)
+
+
+def risk_bars(
+    totals: Sequence[int], probs: Sequence[float], pool: int, overflow: float, title: str,
+    bins: int = 16, width: int = 40,
+) -> list[RenderableType]:
+    """The concurrent cache's distribution as terminal bars; bins past the pool in red."""
+    lo, hi = totals[0], totals[-1]
+    span = max(1, hi - lo)
+    mass = [0.0] * bins
+    for b, p in zip(totals, probs, strict=True):
+        mass[min(bins - 1, (b - lo) * bins // span)] += p
+    top = max(mass) or 1.0
+    t = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1, 0, 0))
+    t.add_column("cache from", justify="right", no_wrap=True)
+    t.add_column("P", justify="right", no_wrap=True)
+    t.add_column("", no_wrap=True)
+    for i, m in enumerate(mass):
+        start = lo + span * i // bins
+        over = start >= pool
+        t.add_row(fmt_bytes(start, 1), f"{m:.2%}",
+                  Text("█" * round(width * m / top), style="red" if over else "cyan"))
+    return [Text(title, style="bold"), t,
+            Text(f"KV pool {fmt_bytes(pool)}: P(overflow) = {overflow:.3%}")]

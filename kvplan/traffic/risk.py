@@ -252,3 +252,24 @@ def overflow_probability_poisson(
         total += w * p
     tail = 1.0 - sum(poisson_pmf(n, mean_concurrency) for n in range(top + 1))
     return min(1.0, total + max(0.0, tail))
+
+
+def sum_pmf(lat: SequenceLattice, n: int, limit: int = EXACT_LATTICE_LIMIT) -> list[float]:
+    """P(d_1 + ... + d_n = s) for s = 0 .. n x span (inverse FFT of phi^n; for plots).
+
+    Above the lattice limit the normal density stands in (same mean and variance).
+    """
+    if n <= 0:
+        return [1.0]
+    top = n * lat.span
+    if top + 1 <= limit:
+        size = next_pow2(top + 1)
+        phi = lat.phi(size)
+        dist = fft([p**n for p in phi], inverse=True)
+        return [max(0.0, v.real / size) for v in dist[: top + 1]]
+    mu, var, _ = lat.moments()
+    sd = math.sqrt(var * n)
+    return [
+        normal_cdf((s + 0.5 - n * mu) / sd) - normal_cdf((s - 0.5 - n * mu) / sd)
+        for s in range(top + 1)
+    ]
