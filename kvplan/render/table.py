@@ -179,9 +179,6 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
         ("tokens", "right"), ("KV/seq", "right"), ("pool/GPU", "right"), ("users/GPU", "right"),
     ):
         t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
-    traffic = "users_per_gpu_at_risk" in records[0]
-    if traffic:
-        t.add_column("@risk", justify="right", no_wrap=True)
     if fleet:
         t.add_column("GPUs", justify="right", no_wrap=True)
     for r in records:
@@ -191,15 +188,14 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
             fmt_bytes(r["kv_bytes_per_sequence"], 1), fmt_bytes(r["kv_budget_bytes"], 1),
             f"{r['users_per_gpu']:,}" if r["fits"] else "-",
         ]
-        if traffic:
-            row.append(_num(r["users_per_gpu_planned"]) + ("*" if r["binding_constraint"] == "slo"
-                                                           else ""))
         if fleet:
             row.append(fmt_int(r["gpus_needed"]) if r["gpus_needed"] is not None else "-")
         t.add_row(*row)
     models = sorted({r["model"] for r in records})
     out: list[RenderableType] = [Text(f"{', '.join(models)}: {len(records)} combinations",
                                       style="bold"), t]
+    if "users_per_gpu_at_risk" in records[0]:
+        out += _traffic_grid(records)
     for r, extra in zip(records, extras):
         if r["reason"]:
             out.append(Text(f"{r['gpu']} {r['kv_dtype']} {r['allocation']} TP {r['tp']}: "
@@ -207,6 +203,29 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
             for tip in extra.get("suggestions", []):
                 out.append(Text(f"  try {tip}", style="yellow"))
     return out
+
+
+def _traffic_grid(records: list[dict[str, Any]]) -> list[RenderableType]:
+    """Users per GPU three ways and what bound the plan, one row per combination."""
+    r0 = records[0]
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1, 0, 0))
+    for col, justify in (
+        ("GPU", "left"), ("KV", "left"), ("TP", "right"), ("mean", "right"),
+        (f"@{r0['risk']:.1%}", "right"), ("worst", "right"), ("plan", "right"),
+        ("bound", "left"), ("tok/s/user", "right"), ("GPUs", "right"),
+    ):
+        t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for r in records:
+        tps = r["decode_tokens_per_s_per_user"]
+        t.add_row(
+            r["gpu"], r["kv_dtype"], str(r["tp"]), _num(r["users_per_gpu_mean"]),
+            _num(r["users_per_gpu_at_risk"]), _num(r["users_per_gpu_worst_case"]),
+            _num(r["users_per_gpu_planned"]), r["binding_constraint"],
+            f"{tps:,.1f}" if tps is not None else "-",
+            fmt_int(r["gpus_needed"]) if r["gpus_needed"] is not None else "-",
+        )
+    return [Text("Users per GPU: mean context, at the risk, worst case; the plan", style="bold"),
+            t]
 
 
 def to_string(renderables: Sequence[RenderableType], width: int = 80, color: bool = False) -> str:

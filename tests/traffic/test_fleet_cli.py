@@ -162,3 +162,12 @@ def test_search_table(runner):
 def test_fit_used_by_cli_matches_core():
     d = fit_lognormal({0.5: 1200, 0.95: 6000})
     assert round(d.mean_tokens(8192)) == 1826
+
+
+def test_grid_adds_a_traffic_table(runner):
+    args = ["fleet", "llama-3-8b", "-n", "20000", "--context", "8192", "--kv-budget-gib", "60",
+            "--context-p50", "1200", "--context-p95", "6000", "--kv-dtype", "fp16,fp8"]
+    result = invoke(runner, *args)
+    assert result.exit_code == 0, result.output
+    rows = [" ".join(line.split()) for line in result.output.splitlines()]
+    assert "h100-sxm-80gb fp16 1 267 231 60 231 memory 47.0 87" in rows
