@@ -16,7 +16,7 @@ import cmath
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import reduce
+from functools import lru_cache, reduce
 
 from kvplan.errors import InputError
 from kvplan.traffic.fft import fft, next_pow2
@@ -109,16 +109,24 @@ def exact_cdf(lat: SequenceLattice, n: int, m: int, size: int | None = None) -> 
     if size < need:
         raise ValueError("FFT size too small for this many conversations")
     phi = lat.phi(size)
-    total = float(m + 1)  # j = 0: phi_0 = 1
+    inv = _geometric_denominators(size)
     step = 2.0 * math.pi / size
     top = m + 1
+    half = size // 2
     acc = 0.0
-    for j in range(1, size // 2 + 1):
-        w = cmath.exp(1j * step * j)
-        g = (1 - cmath.exp(1j * step * ((j * top) % size))) / (1 - w)
+    for j in range(1, half + 1):
+        g = (1 - cmath.exp(1j * step * ((j * top) % size))) * inv[j]
         term = (phi[j] ** n * g).real
-        acc += term if j == size // 2 else 2 * term
+        acc += term if j == half else 2 * term
+    total = float(top)  # j = 0: phi_0 = 1, the geometric sum is m + 1
     return min(1.0, max(0.0, (total + acc) / size))
+
+
+@lru_cache(maxsize=8)
+def _geometric_denominators(size: int) -> list[complex]:
+    """1 / (1 - w^j) for j = 0 .. size/2, w = exp(2 pi i / size) (index 0 unused)."""
+    step = 2.0 * math.pi / size
+    return [0j] + [1 / (1 - cmath.exp(1j * step * j)) for j in range(1, size // 2 + 1)]
 
 
 def normal_tail(lat: SequenceLattice, n: int, m: int) -> tuple[float, float]:
