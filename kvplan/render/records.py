@@ -94,6 +94,7 @@ def traffic_record(p: TrafficPlan) -> dict[str, Any]:
         {
             "replicas": p.replicas,
             "gpus_needed": p.gpus_needed,
+            "reason": rec["reason"] or p.reason,
             "context_distribution": p.lengths.kind,
             "context_mean_tokens": round(p.mean_tokens, 1),
             "context_share_above_max": round(p.share_above_context, 6),

@@ -68,6 +68,7 @@ class TrafficPlan:
     prompt_tokens: int
     cost_per_hour_usd: float | None
     assumptions: tuple[str, ...] = field(default=())
+    reason: str | None = None  # why nothing is planned, when memory fits but the SLO does not
 
     @property
     def size(self) -> SizeResult:
@@ -180,6 +181,15 @@ def plan_traffic(
         f"{float(traffic.flops_efficiency):g} x TP {req.tp}); attention FLOPs and queueing "
         "left out",
     ]
+    reason = None
+    if planned == 0 and memory_users > 0 and slo_users is not None:
+        best = Fraction(bw) * eff / (weights_read + kv_read)
+        reason = (
+            f"no batch reaches {float(traffic.min_tokens_per_s_per_user or 0):g} tokens/s per "
+            f"user on {req.gpu.name}: even one user gets {float(best):.1f} tokens/s (weights "
+            f"and one cache read per step at {float(eff):g} of the bandwidth); try a faster "
+            "GPU, more TP, fp8 weights or a lower target"
+        )
     share_above = lengths.share_above(req.context_tokens)
     if share_above > 0:
         notes.append(f"{share_above:.2%} of lengths exceed the {req.context_tokens:,}-token "
@@ -210,6 +220,7 @@ def plan_traffic(
         prompt_tokens=prompt,
         cost_per_hour_usd=cost,
         assumptions=tuple(notes),
+        reason=reason,
     )
 
 

@@ -104,10 +104,7 @@ def search(
             rejected.append((req, str(err)))
         else:
             if plan.gpus_needed is None:
-                why = plan.size.reason or (
-                    "no batch meets the tokens/s per user target"
-                    if plan.binding_constraint == "slo" else "holds no conversation"
-                )
+                why = plan.size.reason or plan.reason or "holds no conversation"
                 rejected.append((req, why))
             else:
                 rows.append(SearchRow(plan, price, None))

@@ -99,3 +99,13 @@ def test_plan_slo_looser_than_memory_leaves_memory_binding():
     # 3.35e12 / 40 = 83,750,000,000 B; minus weights = 67,689,477,504; / 262,144,000 = 258.2
     assert p.slo_users_per_replica == 258
     assert p.binding_constraint == "memory"
+
+
+def test_plan_with_an_unreachable_slo_says_why():
+    req = SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, avg_context_tokens=2000,
+                      kv_budget_bytes=60 * GIB)
+    p = plan_traffic(req, chatbot(min_tokens_per_s_per_user=Fraction(500)))
+    assert p.planned_users_per_replica == 0
+    assert p.gpus_needed is None and p.step_time_s is None
+    # one user: 3.35e12 / (16,060,522,496 + 262,144,000) B = 205.2 tokens/s
+    assert p.reason is not None and "even one user gets 205.2 tokens/s" in p.reason
