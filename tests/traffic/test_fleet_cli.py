@@ -8,9 +8,14 @@ import json
 from pathlib import Path
 
 from kvplan.capacity import SizeRequest
+from kvplan.cli import app
 from kvplan.specs import load_hardware, load_model
 from kvplan.traffic import Traffic, fit_lognormal, plan_traffic
-from tests.conftest import invoke
+
+
+def invoke(runner, *args: str):  # noqa: ANN001, ANN201 - typer's Result type
+    return runner.invoke(app, list(args))
+
 
 ROOT = Path(__file__).resolve().parents[2]
 CHATBOT = str(ROOT / "examples" / "support-chatbot.yaml")

@@ -8,9 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import invoke
+from kvplan.cli import app
 
 pytest.importorskip("matplotlib")
+
+
+def invoke(runner, *args: str):  # noqa: ANN001, ANN201 - typer's Result type
+    return runner.invoke(app, list(args))
+
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
