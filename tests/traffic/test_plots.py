@@ -10,8 +10,6 @@ import pytest
 
 from kvplan.cli import app
 
-pytest.importorskip("matplotlib")
-
 
 def invoke(runner, *args: str):  # noqa: ANN001, ANN201 - typer's Result type
     return runner.invoke(app, list(args))
@@ -20,13 +18,19 @@ def invoke(runner, *args: str):  # noqa: ANN001, ANN201 - typer's Result type
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 
+@pytest.fixture
+def mpl() -> None:
+    """Image tests need the `plot` extra (the `test` extra installs it)."""
+    pytest.importorskip("matplotlib")
+
+
 def _png_size(path: Path) -> tuple[int, int]:
     data = path.read_bytes()
     assert data[:8] == PNG_MAGIC
     return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
 
 
-def test_users_vs_context_png(runner, tmp_path: Path):
+def test_users_vs_context_png(runner, mpl, tmp_path: Path):
     out = tmp_path / "users.png"
     result = invoke(runner, "plot", "users-vs-context", "llama-3-8b", "-o", str(out))
     assert result.exit_code == 0, result.output
@@ -35,7 +39,7 @@ def test_users_vs_context_png(runner, tmp_path: Path):
     assert out.stat().st_size > 20_000  # four lines, axes and a legend, not an empty canvas
 
 
-def test_memory_svg(runner, tmp_path: Path):
+def test_memory_svg(runner, mpl, tmp_path: Path):
     out = tmp_path / "memory.svg"
     args = ["plot", "memory", "llama-3-8b", "--context", "8192", "--avg-context", "2000",
             "-o", str(out)]
@@ -46,7 +50,7 @@ def test_memory_svg(runner, tmp_path: Path):
     assert "KV in use" in text and "weights: 14.96 GiB" in text
 
 
-def test_risk_png(runner, tmp_path: Path):
+def test_risk_png(runner, mpl, tmp_path: Path):
     out = tmp_path / "risk.png"
     args = ["plot", "risk", "llama-3-8b", "--context", "8192", "--kv-budget-gib", "60",
             "--context-p50", "1200", "--context-p95", "6000", "-o", str(out)]
@@ -92,3 +96,11 @@ def test_size_does_not_import_matplotlib():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_without_matplotlib_the_error_says_what_to_install(runner, tmp_path: Path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    result = invoke(runner, "plot", "memory", "llama-3-8b", "-o", str(tmp_path / "m.png"))
+    assert result.exit_code == 2
+    assert "pip install 'kvplan[plot]'" in result.output
+    assert not (tmp_path / "m.png").exists()
