@@ -5,6 +5,8 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kvplan.capacity import SizeRequest
 from kvplan.specs import load_hardware, load_model
@@ -109,3 +111,23 @@ def test_plan_with_an_unreachable_slo_says_why():
     assert p.gpus_needed is None and p.step_time_s is None
     # one user: 3.35e12 / (16,060,522,496 + 262,144,000) B = 205.2 tokens/s
     assert p.reason is not None and "even one user gets 205.2 tokens/s" in p.reason
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 400), st.integers(1, 400))
+def test_faster_target_never_allows_a_bigger_batch(a: int, b: int):
+    lo, hi = sorted((a, b))
+    bw = 3_350_000_000_000
+    assert slo_batch(WEIGHTS, KV_2000, bw, Fraction(hi)) <= slo_batch(WEIGHTS, KV_2000, bw,
+                                                                      Fraction(lo))
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(0, 2000))
+def test_slo_batch_is_the_largest_that_meets_the_target(target: int):
+    slo = Fraction(target + 1)
+    bw = 3_350_000_000_000
+    b = slo_batch(WEIGHTS, KV_2000, bw, slo)
+    assert decode_step_time_s(WEIGHTS, KV_2000, b + 1, bw) > 1 / slo
+    if b:
+        assert decode_step_time_s(WEIGHTS, KV_2000, b, bw) <= 1 / slo
