@@ -176,3 +176,43 @@ def test_grid_adds_a_traffic_table(runner):
     assert result.exit_code == 0, result.output
     rows = [" ".join(line.split()) for line in result.output.splitlines()]
     assert "h100-sxm-80gb fp16 1 267 231 60 231 memory 47.0 87" in rows
+
+
+def test_deployment_sample_is_read_relative_to_the_file(runner, tmp_path: Path):
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "req.csv").write_text(
+        "prompt_tokens,output_tokens\n" + "".join(f"{500 + 50 * i},100\n" for i in range(40))
+    )
+    dep = tmp_path / "dep.yaml"
+    dep.write_text(
+        "apiVersion: kvplan/v1\nname: t\nmodel: llama-3-8b\nhardware: {gpu: h100}\n"
+        "engine: {max_model_len: 8192, kv_cache_dtype: fp16, kv_budget_gib: 60}\n"
+        "traffic:\n  peak_concurrent_users: 1000\n  context_tokens: {sample: data/req.csv}\n"
+    )
+    result = invoke(runner, "fleet", str(dep), "-f", "json")
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.output)
+    assert data["context_distribution"] == "empirical"
+    assert data["context_mean_tokens"] == 600 + 25 * 39  # mean of 600 .. 2,550 tokens
+    # the longest conversation holds 2,550 tokens = 160 blocks of 2 MiB: 192 fit for sure
+    assert data["users_per_gpu_at_risk"] >= 30_720 // 160
+
+
+def test_prices_file_yaml_and_csv(runner, tmp_path: Path):
+    yml = tmp_path / "prices.yaml"
+    yml.write_text("h100: 2.0\nh200-141gb: 3.5\n")
+    base = ["fleet", CHATBOT, "--search", "-f", "csv"]
+    rows = list(csv.DictReader(io.StringIO(invoke(runner, *base, "--prices", str(yml)).output)))
+    assert all(r["priced"] == "true" for r in rows)
+    assert rows[0]["rank"] == "1"
+    first = rows[0]
+    assert float(first["cost_per_hour_usd"]) == int(first["gpus_needed"]) * (
+        2.0 if first["gpu"] == "h100-sxm-80gb" else 3.5)
+    csv_prices = tmp_path / "prices.csv"
+    csv_prices.write_text("gpu,price_per_hour_usd\nh100,2.0\nh200,3.5\n")
+    again = invoke(runner, *base, "--prices", str(csv_prices))
+    assert list(csv.DictReader(io.StringIO(again.output))) == rows
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("h100: cheap\n")
+    result = invoke(runner, *base, "--prices", str(bad))
+    assert result.exit_code == 2 and "bad.yaml: h100: 'cheap'" in result.output
