@@ -202,9 +202,9 @@ def fleet_command(
     """How many replicas and GPUs carry a peak of concurrent conversations."""
     from kvplan.traffic import Traffic, concurrency, fit_lognormal, load_sample
     from kvplan.traffic.lengths import LengthDistribution
+    from kvplan.traffic.plan import DEFAULT_RISK
 
     path = Path(target)
-    sample_base = Path(".")
     dep_risk: float | None = None
     dep_slo: float | None = None
     percentiles: dict[float, float] = {}
@@ -248,14 +248,18 @@ def fleet_command(
     cli_pct: dict[float, float] = {q: v for q, v in given if v is not None}
     if cli_pct:
         percentiles, sample_path = cli_pct, context_sample
-    if sample_path is not None and cli_pct:
+    if context_sample is not None and cli_pct:
         raise typer.BadParameter("give --context-sample or percentiles, not both",
                                  param_hint="--context-sample")
+    if avg_context is not None and (cli_pct or context_sample is not None):
+        raise typer.BadParameter("give --avg-context or a distribution (percentiles or a "
+                                 "sample), not both; the distribution sets the mean",
+                                 param_hint="--avg-context")
     lengths: LengthDistribution | None = None
     if sample_path is not None:
-        lengths = load_sample(sample_base / sample_path)
+        lengths = load_sample(sample_path)
     elif percentiles:
-        if len(percentiles) == 1 and avg_context is None:
+        if len(percentiles) == 1:
             raise typer.BadParameter("a lognormal needs two percentiles (e.g. --context-p50 and "
                                      "--context-p95)", param_hint="--context-p95")
         lengths = fit_lognormal(percentiles)
@@ -265,7 +269,7 @@ def fleet_command(
         peak_users=peak,
         lengths=lengths,
         headroom=head,
-        risk=risk if risk is not None else (dep_risk if dep_risk is not None else 0.01),
+        risk=risk if risk is not None else (dep_risk if dep_risk is not None else DEFAULT_RISK),
         bandwidth_efficiency=exact(bandwidth_efficiency),
         flops_efficiency=exact(flops_efficiency),
         min_tokens_per_s_per_user=exact(slo) if slo is not None else None,
