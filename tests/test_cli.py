@@ -125,7 +125,8 @@ BAD = [
     (["size", "llama-3-8b", "--context", "9000"], "exceeds llama-3-8b's max_context_tokens"),
     (["size", "llama-3-8b", "--context", "2048", "--avg-context", "4096"],
      "--avg-context 4,096 exceeds --context 2,048"),
-    (["fleet", "llama-3-8b"], "give --peak-users N, or a deployment file"),
+    (["fleet", "llama-3-8b"],
+     "give --peak-users N, --arrival-rate with --mean-duration-s, or a deployment file"),
 ]
 
 

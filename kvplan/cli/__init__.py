@@ -12,6 +12,7 @@ from kvplan.cli.check import check_command
 from kvplan.cli.common import STATE
 from kvplan.cli.fleet import fleet_command
 from kvplan.cli.import_cmd import import_command
+from kvplan.cli.plot import plot_app
 from kvplan.cli.size import size_command
 
 app = typer.Typer(
@@ -48,6 +49,7 @@ app.command("models")(models_command)
 app.command("gpus")(gpus_command)
 app.command("import")(import_command)
 app.command("check")(check_command)
+app.add_typer(plot_app, name="plot")
 
 
 def main() -> None:

@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from kvplan.capacity import FleetResult, advise, size
+from kvplan.capacity import SizeRequest
 from kvplan.cli.common import (
     FormatOpt,
     OutputOpt,
     cli_errors,
     emit,
     non_negative,
+    positive,
+    split_list,
     terminal_width,
     use_color,
 )
+from kvplan.cli.progress import LazyProgress
 from kvplan.cli.sizing import (
     AllocOpt,
     AvgOpt,
@@ -35,17 +40,74 @@ from kvplan.cli.sizing import (
     WeightDtypeOpt,
     build_requests,
     resolve_model,
-    size_all,
 )
 from kvplan.deploy import is_deployment, load_deployment
+from kvplan.errors import InputError
 from kvplan.render import OutputFormat, render
-from kvplan.render.records import detail, fleet_record
-from kvplan.specs import all_hardware
+from kvplan.specs import all_hardware, load_hardware
+from kvplan.specs.loader import read_yaml
 from kvplan.units import exact
 
 TargetArg = Annotated[
     str, typer.Argument(help="model name or spec path, or a kvplan/v1 deployment file")
 ]
+
+
+def _efficiency(value: float | None) -> float | None:
+    if value is not None and not 0 < value <= 1:
+        raise typer.BadParameter(f"must be in (0, 1], got {value:g} (0.8 means 80%)")
+    return value
+
+
+def _risk(value: float | None) -> float | None:
+    if value is not None and not 0 < value < 1:
+        raise typer.BadParameter(f"must be between 0 and 1, got {value:g} (0.01 means 1%)")
+    return value
+
+
+def parse_prices(
+    items: list[str], prices_file: Path | None
+) -> tuple[dict[str, float], float | None]:
+    """Per-GPU prices from --prices FILE and --price-per-hour GPU=USD; a bare USD applies to all."""
+    prices: dict[str, float] = {}
+    if prices_file is not None:
+        if prices_file.suffix.lower() == ".csv":
+            import csv
+
+            try:
+                text = prices_file.read_text(encoding="utf-8")
+            except OSError as err:
+                raise InputError(f"{prices_file}: cannot read file: {err.strerror}") from None
+            for i, row in enumerate(csv.DictReader(text.splitlines()), start=2):
+                gpu, usd = row.get("gpu"), row.get("price_per_hour_usd")
+                if not gpu or not usd:
+                    raise InputError(f"{prices_file}: line {i}: need columns gpu and "
+                                     "price_per_hour_usd")
+                prices[gpu.strip()] = _usd(usd, f"{prices_file}: line {i}")
+        else:
+            data = read_yaml(prices_file)  # YAML or JSON: {gpu: usd}
+            if not isinstance(data, dict):
+                raise InputError(f"{prices_file}: expected a mapping of GPU name to USD per hour")
+            for gpu, usd in data.items():
+                prices[str(gpu)] = _usd(usd, f"{prices_file}: {gpu}")
+    flat = None
+    for item in items:
+        if "=" in item:
+            gpu, _, usd = item.partition("=")
+            prices[gpu.strip()] = _usd(usd, f"--price-per-hour {item}")
+        else:
+            flat = _usd(item, f"--price-per-hour {item}")
+    return prices, flat
+
+
+def _usd(value: object, where: str) -> float:
+    try:
+        usd = float(str(value).strip().lstrip("$"))
+    except ValueError:
+        raise InputError(f"{where}: {value!r} is not a price in USD per GPU-hour") from None
+    if usd <= 0:
+        raise InputError(f"{where}: price must be positive, got {usd:g}")
+    return usd
 
 
 @cli_errors
@@ -73,33 +135,231 @@ def fleet_command(
     reserve_gib: ReserveOpt = None,
     kv_budget_gib: BudgetOpt = None,
     shared_prefix_tokens: PrefixOpt = 0,
+    arrival_rate: Annotated[
+        float | None,
+        typer.Option("--arrival-rate", help="new conversations per second (with --mean-duration-s)",
+                     callback=positive),
+    ] = None,
+    mean_duration_s: Annotated[
+        float | None,
+        typer.Option("--mean-duration-s", help="seconds a conversation stays open on average",
+                     callback=positive),
+    ] = None,
+    peak_to_mean: Annotated[
+        float, typer.Option("--peak-to-mean", help="busiest rate / mean rate (>= 1)", min=1.0)
+    ] = 1.0,
+    context_p50: Annotated[
+        int | None, typer.Option("--context-p50", help="median tokens per conversation", min=1)
+    ] = None,
+    context_p95: Annotated[
+        int | None, typer.Option("--context-p95", help="95th-percentile tokens", min=1)
+    ] = None,
+    context_p99: Annotated[
+        int | None, typer.Option("--context-p99", help="99th-percentile tokens", min=1)
+    ] = None,
+    context_sample: Annotated[
+        Path | None,
+        typer.Option("--context-sample", help="CSV or JSONL of request token counts "
+                     "(tokens, or prompt_tokens + output_tokens)"),
+    ] = None,
+    risk: Annotated[
+        float | None,
+        typer.Option("--risk", help="allowed chance the open conversations overflow the pool "
+                     "[default: 0.01]", callback=_risk),
+    ] = None,
+    bandwidth_efficiency: Annotated[
+        float, typer.Option("--bandwidth-efficiency", help="share of peak memory bandwidth "
+                            "decode achieves", callback=_efficiency),
+    ] = 1.0,
+    flops_efficiency: Annotated[
+        float, typer.Option("--flops-efficiency", help="share of peak BF16 FLOP/s prefill "
+                            "achieves", callback=_efficiency),
+    ] = 1.0,
+    min_tps: Annotated[
+        float | None,
+        typer.Option("--min-tokens-per-s-per-user", help="decode speed each user must see (SLO)",
+                     callback=positive),
+    ] = None,
+    prompt_tokens: Annotated[
+        int | None,
+        typer.Option("--prompt-tokens", help="prompt length for TTFT [default: mean context]",
+                     min=1),
+    ] = None,
+    price_per_hour: Annotated[
+        list[str] | None,
+        typer.Option("--price-per-hour", help="USD per GPU-hour: GPU=USD (repeatable) or USD"),
+    ] = None,
+    prices_file: Annotated[
+        Path | None,
+        typer.Option("--prices", help="YAML/JSON {gpu: USD} or CSV gpu,price_per_hour_usd"),
+    ] = None,
+    do_search: Annotated[
+        bool, typer.Option("--search", help="try every GPU, TP size and cache precision; "
+                           "cheapest fleets first")
+    ] = False,
+    search_gpus: Annotated[
+        str | None,
+        typer.Option("--search-gpus", help="with --search: only these GPUs (comma list) "
+                     "[default: the whole catalog]"),
+    ] = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
 ) -> None:
     """How many replicas and GPUs carry a peak of concurrent conversations."""
+    from kvplan.traffic import Traffic, concurrency, fit_lognormal, load_sample
+    from kvplan.traffic.lengths import LengthDistribution
+    from kvplan.traffic.plan import DEFAULT_RISK
+
     path = Path(target)
+    dep_risk: float | None = None
+    dep_slo: float | None = None
+    percentiles: dict[float, float] = {}
+    sample_path = context_sample
     if is_deployment(path):
         planned = load_deployment(path)
-        result = size(planned.request)
-        if not result.fits:
-            result = advise(result, all_hardware()[0], size)
-        fleets = [FleetResult(result, planned.peak_users, planned.headroom)]
+        requests = [planned.request]
+        peak, head = planned.peak_users, planned.headroom
+        t = planned.deployment.traffic
+        dep_risk, dep_slo = t.risk, t.min_tokens_per_s_per_user
+        ctx = t.context_tokens
+        if ctx is not None:
+            for q, v in ((0.5, ctx.p50), (0.95, ctx.p95), (0.99, ctx.p99)):
+                if v is not None:
+                    percentiles[q] = v
+            if ctx.sample is not None and sample_path is None:
+                sample_path = path.parent / ctx.sample
     else:
+        if arrival_rate is not None or mean_duration_s is not None:
+            if arrival_rate is None or mean_duration_s is None:
+                raise typer.BadParameter("--arrival-rate and --mean-duration-s go together",
+                                         param_hint="--arrival-rate")
+            if peak_users is not None:
+                raise typer.BadParameter("give --peak-users or an arrival rate, not both",
+                                         param_hint="--peak-users")
+            peak_users = concurrency(exact(arrival_rate), exact(mean_duration_s),
+                                     exact(peak_to_mean))
         if peak_users is None:
-            raise typer.BadParameter("give --peak-users N, or a deployment file", param_hint="--peak-users")
+            raise typer.BadParameter(
+                "give --peak-users N, --arrival-rate with --mean-duration-s, or a deployment file",
+                param_hint="--peak-users")
         spec = resolve_model(target)
         opts = SizingOptions(
             gpu, context, avg_context, kv_dtype, weight_dtype, allocation, block_size,
             kv_group_size, tp, pp, memory_utilization, reserve_gib, kv_budget_gib,
             shared_prefix_tokens,
         )
-        results = size_all(build_requests(spec, opts))
-        fleets = [FleetResult(r, peak_users, exact(headroom)) for r in results]
+        requests = build_requests(spec, opts)
+        peak, head = peak_users, exact(headroom)
+    given = ((0.5, context_p50), (0.95, context_p95), (0.99, context_p99))
+    cli_pct: dict[float, float] = {q: v for q, v in given if v is not None}
+    if cli_pct:
+        percentiles, sample_path = cli_pct, context_sample
+    if context_sample is not None and cli_pct:
+        raise typer.BadParameter("give --context-sample or percentiles, not both",
+                                 param_hint="--context-sample")
+    if avg_context is not None and (cli_pct or context_sample is not None):
+        raise typer.BadParameter("give --avg-context or a distribution (percentiles or a "
+                                 "sample), not both; the distribution sets the mean",
+                                 param_hint="--avg-context")
+    lengths: LengthDistribution | None = None
+    if sample_path is not None:
+        lengths = load_sample(sample_path)
+    elif percentiles:
+        if len(percentiles) == 1:
+            raise typer.BadParameter("a lognormal needs two percentiles (e.g. --context-p50 and "
+                                     "--context-p95)", param_hint="--context-p95")
+        lengths = fit_lognormal(percentiles)
+    prices, flat_price = parse_prices(price_per_hour or [], prices_file)
+    slo = min_tps if min_tps is not None else dep_slo
+    traffic = Traffic(
+        peak_users=peak,
+        lengths=lengths,
+        headroom=head,
+        risk=risk if risk is not None else (dep_risk if dep_risk is not None else DEFAULT_RISK),
+        bandwidth_efficiency=exact(bandwidth_efficiency),
+        flops_efficiency=exact(flops_efficiency),
+        min_tokens_per_s_per_user=exact(slo) if slo is not None else None,
+        prompt_tokens=prompt_tokens,
+    )
+    color = use_color() and output is None
+    if do_search:
+        _search(requests[0], traffic, prices, flat_price, fmt, output, color, search_gpus)
+        return
+    _plan(requests, traffic, prices, flat_price, fmt, output, color)
+
+
+def _plan(
+    requests: list[SizeRequest], traffic: object, prices: dict[str, float],
+    flat_price: float | None, fmt: OutputFormat, output: Path | None, color: bool,
+) -> None:
+    from kvplan.capacity import advise, size
+    from kvplan.render.records import traffic_detail, traffic_record
+    from kvplan.traffic import Traffic, plan_traffic
+    from kvplan.traffic.search import price_of
+
+    assert isinstance(traffic, Traffic)
+    plans = []
+    with LazyProgress("planning") as bar:
+        for i, req in enumerate(requests):
+            price = price_of(req.gpu, prices)
+            price = flat_price if flat_price is not None else price
+            plans.append(plan_traffic(req, replace(traffic, price_per_hour_usd=price)))
+            bar.update(i + 1, len(requests))
+    if any(not p.size.fits for p in plans):
+        catalog, _ = all_hardware()
+        plans = [p if p.size.fits else replace(
+            p, fleet=replace(p.fleet, size=advise(p.size, catalog, size))) for p in plans]
     text = render(
         fmt,
-        [fleet_record(f) for f in fleets],
-        [detail(f.size) for f in fleets],
+        [traffic_record(p) for p in plans],
+        [traffic_detail(p) for p in plans],
         width=terminal_width(),
-        color=use_color() and output is None,
+        color=color,
     )
     emit(text, output)
+
+
+def _search(
+    base: SizeRequest, traffic: object, prices: dict[str, float], flat_price: float | None,
+    fmt: OutputFormat, output: Path | None, color: bool, only: str | None = None,
+) -> None:
+    from kvplan.render.records import search_record
+    from kvplan.traffic import Traffic
+    from kvplan.traffic.search import search
+
+    assert isinstance(traffic, Traffic)
+    if only:
+        catalog = [load_hardware(g) for g in split_list(only, "GPUs")]
+    else:
+        catalog, _ = all_hardware()
+    if flat_price is not None:
+        raise typer.BadParameter("with --search give prices per GPU: --price-per-hour GPU=USD",
+                                 param_hint="--price-per-hour")
+    with LazyProgress("searching") as bar:
+        result = search(base, traffic, catalog, prices, progress=bar.update)
+    records = [search_record(r) for r in result.rows]
+    notes = []
+    if result.unpriced_gpus:
+        notes.append("unpriced (no price in the spec or given): " + ", ".join(result.unpriced_gpus)
+                     + "; add --price-per-hour GPU=USD or --prices FILE")
+    notes.append(f"{result.tried} configurations tried, {len(result.rejected)} cannot carry "
+                 f"{traffic.required_users:,} conversations"
+                 + (" at the SLO" if traffic.min_tokens_per_s_per_user else ""))
+    notes.append("KV pool derived from each GPU (memory x utilization - weights - reserve)")
+    if fmt is OutputFormat.json:
+        payload = {"rows": records, "unpriced_gpus": result.unpriced_gpus,
+                   "rejected": [{"gpu": r.gpu.name, "tp": r.tp, "kv_dtype": r.kv_dtype.value,
+                                 "reason": why} for r, why in result.rejected]}
+        emit(json.dumps(payload, indent=2) + "\n", output)
+    elif fmt is OutputFormat.csv:
+        from kvplan.render import csvfmt
+
+        emit(csvfmt.render(records), output)
+    else:
+        from kvplan.render.table import render_search
+
+        title = (f"{base.model.name}: {traffic.required_users:,} conversations, cheapest first")
+        if not records:
+            notes.insert(0, "no configuration carries the load")
+        emit(title + "\n" + render_search(records, notes, terminal_width(), color), output)
+

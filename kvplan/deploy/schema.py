@@ -49,15 +49,31 @@ class Engine(_Strict):
 
 
 class ContextTokens(_Strict):
-    """Tokens a conversation holds: the mean sizes a paged pool, p95 is checked against the
-    longest sequence the engine accepts (max_model_len)."""
+    """Tokens a conversation holds (prompt plus output): a mean, percentiles, or a sample.
 
-    mean: PosInt
+    The mean sizes a paged pool; p95 is also checked against the longest sequence the engine
+    accepts (max_model_len)."""
+
+    mean: PosInt | None = None
+    p50: PosInt | None = None
     p95: PosInt | None = None
+    p99: PosInt | None = None
+    sample: str | None = Field(
+        default=None, description="CSV or JSONL of request token counts, relative to this file"
+    )
+
+    @model_validator(mode="after")
+    def _some_length(self) -> ContextTokens:
+        given = [q for q in (self.p50, self.p95, self.p99) if q is not None]
+        if self.mean is None and self.sample is None and len(given) < 2:
+            raise ValueError("give mean, at least two of p50/p95/p99, or a sample file")
+        if self.sample is not None and given:
+            raise ValueError("give a sample or percentiles, not both")
+        return self
 
     @model_validator(mode="after")
     def _ordered(self) -> ContextTokens:
-        if self.p95 is not None and self.p95 < self.mean:
+        if self.p95 is not None and self.mean is not None and self.p95 < self.mean:
             raise ValueError(f"p95 ({self.p95}) must not be below the mean ({self.mean})")
         return self
 
@@ -69,6 +85,12 @@ class Traffic(_Strict):
     peak_to_mean: float = Field(default=1.0, ge=1)
     context_tokens: ContextTokens | None = None
     shared_prefix_tokens: int = Field(default=0, ge=0)
+    risk: float | None = Field(
+        default=None, gt=0, lt=1, description="overflow probability allowed (0.01 = 1%)"
+    )
+    min_tokens_per_s_per_user: PosFloat | None = Field(
+        default=None, description="decode speed every user must see (the SLO)"
+    )
 
     @model_validator(mode="after")
     def _one_load(self) -> Traffic:

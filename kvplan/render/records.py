@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvplan.capacity.plan import FleetResult, SizeResult
+
+if TYPE_CHECKING:  # the traffic maths is not imported on `size`'s path
+    from kvplan.traffic.plan import TrafficPlan
+    from kvplan.traffic.search import SearchRow
 
 
 def number(x: Fraction | int) -> int | float:
@@ -71,4 +75,81 @@ def detail(r: SizeResult) -> dict[str, Any]:
         "assumptions": list(r.assumptions),
         "suggestions": list(r.suggestions),
         "max_context_that_fits_tokens": r.max_context_that_fits,
+    }
+
+
+def _round(x: Fraction | float | None, places: int = 6) -> float | None:
+    return None if x is None else round(float(x), places)
+
+
+def traffic_record(p: TrafficPlan) -> dict[str, Any]:
+    """`fleet` fields plus the traffic plan's; replicas and GPUs follow the plan's binding.
+
+    Keys `fleet` always had keep their names; `users_per_gpu` stays the mean-based answer.
+    """
+    rec = fleet_record(p.fleet)
+    per_gpu = p.per_gpu
+    slo = p.traffic.min_tokens_per_s_per_user
+    rec.update(
+        {
+            "replicas": p.replicas,
+            "gpus_needed": p.gpus_needed,
+            "reason": rec["reason"] or p.reason,
+            "context_distribution": p.lengths.kind,
+            "context_mean_tokens": round(p.mean_tokens, 1),
+            "context_share_above_max": round(p.share_above_context, 6),
+            "users_per_gpu_mean": number(per_gpu(p.users_per_replica_mean)),
+            "users_per_gpu_at_risk": number(per_gpu(p.at_risk.users)),
+            "users_per_gpu_worst_case": number(per_gpu(p.users_per_replica_worst_case)),
+            "users_per_gpu_planned": number(per_gpu(p.planned_users_per_replica)),
+            "risk": p.traffic.risk,
+            "risk_method": p.at_risk.method,
+            "risk_error_bound": _round(p.at_risk.error_bound),
+            "overflow_probability": _round(p.overflow_at_plan.probability, 8),
+            "min_tokens_per_s_per_user": _round(slo),
+            "slo_users_per_gpu": (
+                None if p.slo_users_per_replica is None
+                else number(per_gpu(p.slo_users_per_replica))
+            ),
+            "binding_constraint": p.binding_constraint,
+            "bandwidth_efficiency": float(p.traffic.bandwidth_efficiency),
+            "step_time_s": _round(p.step_time_s, 9),
+            "decode_tokens_per_s_per_user": _round(p.decode_tokens_per_s_per_user, 3),
+            "prompt_tokens": p.prompt_tokens,
+            "ttft_s": _round(p.ttft_s, 6),
+            "price_per_hour_usd": p.traffic.price_per_hour_usd,
+            "cost_per_hour_usd": _round(p.cost_per_hour_usd, 2),
+        }
+    )
+    return rec
+
+
+def traffic_detail(p: TrafficPlan) -> dict[str, Any]:
+    """JSON extras for a traffic plan: the size details plus the traffic assumptions."""
+    out = detail(p.size)
+    out["assumptions"] = out["assumptions"] + list(p.assumptions)
+    return out
+
+
+def search_record(row: SearchRow) -> dict[str, Any]:
+    """One ranked configuration of `fleet --search` (flat, for the table and CSV)."""
+    p = row.plan
+    q = p.size.request
+    return {
+        "rank": row.rank,
+        "gpu": q.gpu.name,
+        "tp": q.tp,
+        "pp": q.pp,
+        "kv_dtype": q.kv_dtype.value,
+        "allocation": q.allocation.value,
+        "users_per_gpu_planned": number(p.per_gpu(p.planned_users_per_replica)),
+        "users_per_gpu_at_risk": number(p.per_gpu(p.at_risk.users)),
+        "binding_constraint": p.binding_constraint,
+        "replicas": p.replicas,
+        "gpus_needed": p.gpus_needed,
+        "decode_tokens_per_s_per_user": _round(p.decode_tokens_per_s_per_user, 3),
+        "ttft_s": _round(p.ttft_s, 6),
+        "price_per_hour_usd": row.price_per_hour_usd,
+        "cost_per_hour_usd": _round(p.cost_per_hour_usd, 2),
+        "priced": row.price_per_hour_usd is not None,
     }

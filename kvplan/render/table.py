@@ -101,6 +101,8 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
                      f" on {r['gpus_per_replica']} GPUs"))
     if "gpus_needed" in r:
         rows += _fleet_rows(r)
+    if "users_per_gpu_at_risk" in r:
+        rows += _traffic_rows(r)
     out: list[RenderableType] = [Text(_title(r), style="bold"), _kv(rows)]
     if extra:
         out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
@@ -119,6 +121,50 @@ def _fleet_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(("Replicas", fmt_int(r["replicas"])))
         rows.append(("GPUs needed", fmt_int(r["gpus_needed"])))
     return rows
+
+
+def _num(x: int | float) -> str:
+    return f"{x:,}" if isinstance(x, int) else f"{x:,.3f}".rstrip("0").rstrip(".")
+
+
+def _traffic_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """Users per GPU three ways, what bound the plan, decode speed, TTFT and cost."""
+    rows = [
+        ("Users per GPU by basis", ""),
+        ("  mean context", f"{_num(r['users_per_gpu_mean'])} (every conversation at "
+                           f"{r['context_mean_tokens']:,.0f} tokens)"),
+        (f"  at {r['risk']:.2%} risk", f"{_num(r['users_per_gpu_at_risk'])} "
+                                      f"({_risk_method(r)})"),
+        ("  worst case", f"{_num(r['users_per_gpu_worst_case'])} (every conversation at "
+                         f"{fmt_int(r['context_tokens'])} tokens)"),
+    ]
+    if r["slo_users_per_gpu"] is not None:
+        rows.append((f"  SLO {r['min_tokens_per_s_per_user']:g} tok/s",
+                     _num(r["slo_users_per_gpu"])))
+    rows.append(("  planned", f"{_num(r['users_per_gpu_planned'])} "
+                              f"({r['binding_constraint']} binds)"))
+    if r["risk_method"] != "point-mass" and r["users_per_gpu_planned"]:
+        rows.append(("Overflow at plan", f"{r['overflow_probability']:.4%} per replica"))
+    if r["decode_tokens_per_s_per_user"] is not None:
+        rows.append(("Decode per user", f"{r['decode_tokens_per_s_per_user']:,.1f} tokens/s "
+                     f"(step {r['step_time_s'] * 1000:,.1f} ms, bandwidth x "
+                     f"{r['bandwidth_efficiency']:g})"))
+    if r["ttft_s"] is None:
+        rows.append(("TTFT (prefill)", f"n/a: {r['gpu']} has no sourced BF16 FLOP/s"))
+    else:
+        rows.append(("TTFT (prefill)", f"{r['ttft_s'] * 1000:,.1f} ms for "
+                                       f"{fmt_int(r['prompt_tokens'])} prompt tokens"))
+    if r["cost_per_hour_usd"] is not None:
+        rows.append(("Cost", f"${r['cost_per_hour_usd']:,.2f}/h "
+                             f"(${r['price_per_hour_usd']:g} per GPU-hour)"))
+    return rows
+
+
+def _risk_method(r: dict[str, Any]) -> str:
+    method = r["risk_method"]
+    if method == "normal":
+        return f"normal approx., error <= {r['risk_error_bound']:.3g}"
+    return method
 
 
 def _problems(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
@@ -153,6 +199,8 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
     models = sorted({r["model"] for r in records})
     out: list[RenderableType] = [Text(f"{', '.join(models)}: {len(records)} combinations",
                                       style="bold"), t]
+    if "users_per_gpu_at_risk" in records[0]:
+        out += _traffic_grid(records)
     for r, extra in zip(records, extras):
         if r["reason"]:
             out.append(Text(f"{r['gpu']} {r['kv_dtype']} {r['allocation']} TP {r['tp']}: "
@@ -160,6 +208,29 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
             for tip in extra.get("suggestions", []):
                 out.append(Text(f"  try {tip}", style="yellow"))
     return out
+
+
+def _traffic_grid(records: list[dict[str, Any]]) -> list[RenderableType]:
+    """Users per GPU three ways and what bound the plan, one row per combination."""
+    r0 = records[0]
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1, 0, 0))
+    for col, justify in (
+        ("GPU", "left"), ("KV", "left"), ("TP", "right"), ("mean", "right"),
+        (f"@{r0['risk']:.1%}", "right"), ("worst", "right"), ("plan", "right"),
+        ("bound", "left"), ("tok/s/user", "right"), ("GPUs", "right"),
+    ):
+        t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for r in records:
+        tps = r["decode_tokens_per_s_per_user"]
+        t.add_row(
+            r["gpu"], r["kv_dtype"], str(r["tp"]), _num(r["users_per_gpu_mean"]),
+            _num(r["users_per_gpu_at_risk"]), _num(r["users_per_gpu_worst_case"]),
+            _num(r["users_per_gpu_planned"]), r["binding_constraint"],
+            f"{tps:,.1f}" if tps is not None else "-",
+            fmt_int(r["gpus_needed"]) if r["gpus_needed"] is not None else "-",
+        )
+    return [Text("Users per GPU: mean context, at the risk, worst case; the plan", style="bold"),
+            t]
 
 
 def to_string(renderables: Sequence[RenderableType], width: int = 80, color: bool = False) -> str:
@@ -180,3 +251,75 @@ def render(
     """The table for `size` and `fleet`: a detailed card for one result, a grid for several."""
     body = _single(records[0], extras[0]) if len(records) == 1 else _many(records, extras)
     return to_string(body, width=width, color=color)
+
+
+def render_search(
+    records: list[dict[str, Any]], notes: Sequence[str], width: int = 80, color: bool = False
+) -> str:
+    """`fleet --search`: the ranked configurations, cheapest first, then the unpriced."""
+    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1, 0, 0))
+    for col, justify in (
+        ("#", "right"), ("GPU", "left"), ("TP", "right"), ("KV", "left"),
+        ("users/GPU", "right"), ("bound", "left"), ("GPUs", "right"), ("tok/s/user", "right"),
+        ("$/h", "right"),
+    ):
+        t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    for r in records:
+        t.add_row(
+            str(r["rank"]) if r["rank"] is not None else "-",
+            r["gpu"], str(r["tp"]), r["kv_dtype"], _num(r["users_per_gpu_planned"]),
+            r["binding_constraint"], fmt_int(r["gpus_needed"]),
+            f"{r['decode_tokens_per_s_per_user']:,.1f}"
+            if r["decode_tokens_per_s_per_user"] is not None else "-",
+            f"{r['cost_per_hour_usd']:,.2f}" if r["cost_per_hour_usd"] is not None else "unpriced",
+        )
+    out: list[RenderableType] = [t]
+    out += [Text(n) for n in notes]
+    return to_string(out, width=width, color=color)
+
+
+def users_bars(series: dict[str, Any], title: str, width: int = 40) -> list[RenderableType]:
+    """Users per GPU against tokens per conversation as terminal bars, one block per series."""
+    top = max((float(y) for pts in series.values() for _, y in pts), default=0.0) or 1.0
+    out: list[RenderableType] = [Text(title, style="bold")]
+    t = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1, 0, 0))
+    t.add_column("cache", no_wrap=True)
+    t.add_column("tokens", justify="right", no_wrap=True)
+    t.add_column("users/GPU", justify="right", no_wrap=True)
+    t.add_column("", no_wrap=True)
+    for label, pts in series.items():
+        for i, (x, y) in enumerate(pts):
+            cells = round(width * float(y) / top)
+            t.add_row(label if i == 0 else "", fmt_int(x), _num(_whole(y)),
+                      Text("█" * cells, style="green"))
+    out.append(t)
+    return out
+
+
+def _whole(y: Any) -> int | float:
+    value = float(y)
+    return int(value) if value == int(value) else round(value, 3)
+
+
+def risk_bars(
+    totals: Sequence[int], probs: Sequence[float], pool: int, overflow: float, title: str,
+    bins: int = 16, width: int = 40,
+) -> list[RenderableType]:
+    """The concurrent cache's distribution as terminal bars; bins past the pool in red."""
+    lo, hi = totals[0], totals[-1]
+    span = max(1, hi - lo)
+    mass = [0.0] * bins
+    for b, p in zip(totals, probs, strict=True):
+        mass[min(bins - 1, (b - lo) * bins // span)] += p
+    top = max(mass) or 1.0
+    t = Table(box=None, show_header=True, pad_edge=False, padding=(0, 1, 0, 0))
+    t.add_column("cache from", justify="right", no_wrap=True)
+    t.add_column("P", justify="right", no_wrap=True)
+    t.add_column("", no_wrap=True)
+    for i, m in enumerate(mass):
+        start = lo + span * i // bins
+        over = start >= pool
+        t.add_row(fmt_bytes(start, 1), f"{m:.2%}",
+                  Text("█" * round(width * m / top), style="red" if over else "cyan"))
+    return [Text(title, style="bold"), t,
+            Text(f"KV pool {fmt_bytes(pool)}: P(overflow) = {overflow:.3%}")]

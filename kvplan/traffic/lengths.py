@@ -1,0 +1,282 @@
+"""Conversation length distributions: a mean, a lognormal fitted to percentiles, or a sample.
+
+A length is the tokens one conversation holds in the cache: prompt plus output. Every
+distribution is capped at the maximum context (an engine stops a conversation there) and
+turned into a probability for each number of paged blocks, which is what the pool holds.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from kvplan.errors import InputError
+from kvplan.units import ceil_div
+
+SQRT2 = math.sqrt(2.0)
+
+
+def normal_cdf(z: float) -> float:
+    """Standard normal CDF from math.erf."""
+    return 0.5 * (1.0 + math.erf(z / SQRT2))
+
+
+def normal_quantile(p: float) -> float:
+    """Inverse of the standard normal CDF by bisection on erf (exact to ~1e-15)."""
+    if not 0.0 < p < 1.0:
+        raise ValueError(f"quantile level must be in (0, 1), got {p}")
+    lo, hi = -40.0, 40.0
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        if normal_cdf(mid) < p:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-15:
+            break
+    return (lo + hi) / 2
+
+
+class LengthDistribution:
+    """Tokens held per conversation; subclasses give the CDF, the mean and samples."""
+
+    kind = "base"
+
+    def cdf(self, tokens: float) -> float:
+        """P(length <= tokens) before the cap."""
+        raise NotImplementedError
+
+    def mean_tokens(self, max_tokens: int) -> float:
+        """Mean length after capping at max_tokens."""
+        raise NotImplementedError
+
+    def sample(self, rng: random.Random) -> int:
+        """One length in whole tokens (at least 1), uncapped."""
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        raise NotImplementedError
+
+    def block_pmf(self, block_tokens: int, max_tokens: int) -> dict[int, float]:
+        """P(a conversation holds k blocks) for k = 1..ceil(max_tokens / block_tokens).
+
+        Lengths are whole tokens of at least 1; the last block also takes every length
+        above the cap. Blocks with zero probability are left out.
+        """
+        top = ceil_div(max_tokens, block_tokens)
+        out: dict[int, float] = {}
+        prev = self.cdf(0)
+        for k in range(1, top + 1):
+            here = 1.0 if k == top else self.cdf(k * block_tokens)
+            p = here - prev
+            if p > 0:
+                out[k] = p
+            prev = here
+        total = sum(out.values())
+        return {k: p / total for k, p in out.items()}
+
+    def share_above(self, max_tokens: int) -> float:
+        """Probability that a length exceeds the cap (and is cut to it)."""
+        return 1.0 - self.cdf(max_tokens)
+
+
+@dataclass(frozen=True)
+class PointMass(LengthDistribution):
+    """Every conversation holds the same number of tokens (the mean-only answer)."""
+
+    tokens: int
+    kind = "mean"
+
+    def cdf(self, tokens: float) -> float:
+        return 1.0 if tokens >= self.tokens else 0.0
+
+    def mean_tokens(self, max_tokens: int) -> float:
+        return float(min(self.tokens, max_tokens))
+
+    def sample(self, rng: random.Random) -> int:
+        return self.tokens
+
+    def describe(self) -> str:
+        return f"every conversation {self.tokens:,} tokens (mean only, no spread)"
+
+
+@dataclass(frozen=True)
+class LogNormal(LengthDistribution):
+    """ln(length) ~ Normal(mu, sigma): the usual shape of chat and prompt lengths."""
+
+    mu: float
+    sigma: float
+    kind = "lognormal"
+
+    def cdf(self, tokens: float) -> float:
+        if tokens <= 0:
+            return 0.0
+        if self.sigma == 0:
+            return 1.0 if math.log(tokens) >= self.mu else 0.0
+        return normal_cdf((math.log(tokens) - self.mu) / self.sigma)
+
+    def quantile(self, p: float) -> float:
+        return math.exp(self.mu + self.sigma * normal_quantile(p))
+
+    def mean_tokens(self, max_tokens: int) -> float:
+        """E[min(X, cap)] = E[X; X <= cap] + cap P(X > cap), in closed form."""
+        mu, s = self.mu, self.sigma
+        if s == 0:
+            return min(math.exp(mu), max_tokens)
+        ln_cap = math.log(max_tokens)
+        partial = math.exp(mu + s * s / 2) * normal_cdf((ln_cap - mu - s * s) / s)
+        return partial + max_tokens * (1 - normal_cdf((ln_cap - mu) / s))
+
+    def sample(self, rng: random.Random) -> int:
+        return max(1, math.ceil(rng.lognormvariate(self.mu, self.sigma)))
+
+    def describe(self) -> str:
+        p50, p95, p99 = (self.quantile(q) for q in (0.5, 0.95, 0.99))
+        return (
+            f"lognormal (mu {self.mu:.4f}, sigma {self.sigma:.4f}): p50 {p50:,.0f}, "
+            f"p95 {p95:,.0f}, p99 {p99:,.0f} tokens"
+        )
+
+
+def fit_lognormal(percentiles: dict[float, float]) -> LogNormal:
+    """Least-squares fit of ln(p_q) = mu + sigma z_q over the given percentiles.
+
+    `percentiles` maps a level (0.5, 0.95, 0.99) to tokens. Two points determine the fit
+    exactly; three are fitted in the least-squares sense (the log-quantile line).
+    """
+    if len(percentiles) < 2:
+        raise InputError(
+            "a lognormal needs at least two percentiles (e.g. --context-p50 and --context-p95)"
+        )
+    pts = []
+    for q, tokens in sorted(percentiles.items()):
+        if tokens <= 0:
+            raise InputError(f"p{q * 100:g} must be positive, got {tokens}")
+        pts.append((normal_quantile(q), math.log(tokens)))
+    tokens_in_order = [percentiles[q] for q in sorted(percentiles)]
+    if any(b <= a for a, b in zip(tokens_in_order, tokens_in_order[1:], strict=False)):
+        raise InputError("percentiles must increase: p50 < p95 < p99")
+    zbar = sum(z for z, _ in pts) / len(pts)
+    ybar = sum(y for _, y in pts) / len(pts)
+    sxx = sum((z - zbar) ** 2 for z, _ in pts)
+    sxy = sum((z - zbar) * (y - ybar) for z, y in pts)
+    sigma = sxy / sxx
+    return LogNormal(mu=ybar - sigma * zbar, sigma=sigma)
+
+
+@dataclass(frozen=True)
+class Empirical(LengthDistribution):
+    """A sample of real request lengths; each observed length is equally likely."""
+
+    tokens: tuple[int, ...]
+    source: str = "sample"
+    kind = "empirical"
+
+    def __post_init__(self) -> None:
+        if not self.tokens:
+            raise InputError(f"{self.source}: no lengths in the sample")
+        object.__setattr__(self, "_sorted", tuple(sorted(self.tokens)))
+
+    def cdf(self, tokens: float) -> float:
+        import bisect
+
+        data: tuple[int, ...] = self._sorted  # type: ignore[attr-defined]
+        return bisect.bisect_right(data, tokens) / len(data)
+
+    def mean_tokens(self, max_tokens: int) -> float:
+        return sum(min(t, max_tokens) for t in self.tokens) / len(self.tokens)
+
+    def sample(self, rng: random.Random) -> int:
+        return rng.choice(self.tokens)
+
+    def block_pmf(self, block_tokens: int, max_tokens: int) -> dict[int, float]:
+        top = ceil_div(max_tokens, block_tokens)
+        counts = Counter(min(ceil_div(t, block_tokens), top) for t in self.tokens)
+        n = len(self.tokens)
+        return {k: c / n for k, c in sorted(counts.items())}
+
+    def percentile(self, q: float) -> int:
+        data: tuple[int, ...] = self._sorted  # type: ignore[attr-defined]
+        return data[min(len(data) - 1, max(0, math.ceil(q * len(data)) - 1))]
+
+    def describe(self) -> str:
+        return (
+            f"{len(self.tokens):,} lengths from {self.source}: p50 {self.percentile(0.5):,}, "
+            f"p95 {self.percentile(0.95):,}, p99 {self.percentile(0.99):,} tokens"
+        )
+
+
+TOTAL_KEYS = ("tokens", "total_tokens", "context_tokens")
+PROMPT_KEYS = ("prompt_tokens", "input_tokens")
+OUTPUT_KEYS = ("output_tokens", "completion_tokens")
+
+
+def _length(row: dict[str, object], where: str) -> int:
+    """Tokens of one request: a total column, or prompt plus output columns."""
+    keys = {k.strip().lower(): v for k, v in row.items() if k is not None}
+
+    def num(key: str) -> int:
+        value = keys[key]
+        try:
+            n = int(str(value).strip().replace("_", ""))
+        except ValueError:
+            raise InputError(f"{where}: {key}: {value!r} is not a whole number of tokens") from None
+        if n < 0:
+            raise InputError(f"{where}: {key}: must not be negative, got {n}")
+        return n
+
+    for key in TOTAL_KEYS:
+        if key in keys and keys[key] not in (None, ""):
+            return num(key)
+    prompt = next((k for k in PROMPT_KEYS if k in keys), None)
+    out = next((k for k in OUTPUT_KEYS if k in keys), None)
+    if prompt is None:
+        wanted = ", ".join(TOTAL_KEYS) + ", or prompt_tokens + output_tokens"
+        raise InputError(f"{where}: no token count; give a column/key named {wanted}")
+    return num(prompt) + (num(out) if out is not None and keys[out] not in (None, "") else 0)
+
+
+def load_sample(path: Path) -> Empirical:
+    """Read request lengths from CSV (with a header) or JSONL (one object or number a line)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise InputError(f"{path}: cannot read file: {err.strerror or err}") from None
+    lengths: list[int] = []
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        for i, line in enumerate(text.splitlines(), start=1):
+            if not line.strip():
+                continue
+            where = f"{path}: line {i}"
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as err:
+                raise InputError(f"{where}: not JSON ({err.msg}); give one object a line") from None
+            if isinstance(item, int) and not isinstance(item, bool):
+                lengths.append(item)
+            elif isinstance(item, dict):
+                lengths.append(_length(item, where))
+            else:
+                raise InputError(f"{where}: expected an object or a whole number")
+    else:
+        reader = csv.DictReader(text.splitlines())
+        if not reader.fieldnames:
+            raise InputError(f"{path}: empty CSV; the first line must name the columns")
+        for i, row in enumerate(reader, start=2):
+            lengths.append(_length(dict(row), f"{path}: line {i}"))
+    lengths = [n for n in lengths if n > 0]
+    if not lengths:
+        raise InputError(f"{path}: no positive token counts found")
+    return Empirical(tokens=tuple(lengths), source=path.name)
+
+
+def sample_lengths(dist: LengthDistribution, n: int, seed: int = 0) -> Sequence[int]:
+    """n lengths drawn with a fixed seed (for simulations and plots)."""
+    rng = random.Random(seed)
+    return [dist.sample(rng) for _ in range(n)]
