@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
 from kvplan.deploy.problems import DeploymentError, Problem
-from kvplan.deploy.schema import API_VERSION, Deployment
+from kvplan.deploy.schema import API_VERSION, ContextTokens, Deployment
 from kvplan.deploy.yamldoc import Doc, dotted, read_docs
 from kvplan.errors import InputError
 from kvplan.specs.loader import load_hardware, load_model
@@ -170,6 +170,28 @@ def _line(doc: Doc | None, field: str) -> int | None:
     return doc.line(*field.split(".")) if doc else None
 
 
+def _distribution_mean(
+    ctx: ContextTokens, max_tokens: int, base_dir: Path | None, fail: Any
+) -> int | None:
+    """The mean tokens of a percentile fit or a sample, capped at max_model_len (rounded up)."""
+    from kvplan.traffic import fit_lognormal, load_sample
+
+    try:
+        if ctx.sample is not None:
+            sample = Path(ctx.sample)
+            if not sample.is_absolute() and base_dir is not None:
+                sample = base_dir / sample
+            dist: Any = load_sample(sample)
+        else:
+            pairs = ((0.5, ctx.p50), (0.95, ctx.p95), (0.99, ctx.p99))
+            given = {q: float(v) for q, v in pairs if v is not None}
+            dist = fit_lognormal(given)
+    except (InputError, ValueError, OSError) as err:
+        fail("traffic.context_tokens", str(err))
+        return None
+    return max(1, math.ceil(dist.mean_tokens(max_tokens)))
+
+
 def plan_deployment(
     dep: Deployment, source: str, base_dir: Path | None = None, doc: Doc | None = None
 ) -> PlannedDeployment:
@@ -221,6 +243,8 @@ def plan_deployment(
     context = e.max_model_len or model.max_context_tokens
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
+    if ctx is not None and mean is None:
+        mean = _distribution_mean(ctx, context, base_dir, fail)
     if context > model.max_context_tokens:
         fail(
             "engine.max_model_len",

@@ -81,3 +81,17 @@ def test_manifest_engine_flows_into_the_deployment() -> None:
     )
     assert sglang.deployment.parallel.tensor == 4
     assert sglang.deployment.hardware.count == 8  # 2 pods x TP 4
+
+
+def test_percentiles_without_a_mean_size_check_by_the_fitted_mean(tmp_path):
+    """p50 1,200 / p95 6,000 fit a lognormal whose mean below 8,192 tokens is 1,826 tokens."""
+    from kvplan.deploy import load_deployment
+
+    dep = tmp_path / "pct.yaml"
+    dep.write_text(
+        "apiVersion: kvplan/v1\nname: pct\nmodel: llama-3-8b\nhardware: {gpu: h100, count: 90}\n"
+        "engine: {max_model_len: 8192, kv_cache_dtype: fp16, kv_budget_gib: 60}\n"
+        "traffic:\n  peak_concurrent_users: 20000\n  context_tokens: {p50: 1200, p95: 6000}\n"
+    )
+    planned = load_deployment(dep)
+    assert planned.request.avg_context_tokens == 1826
