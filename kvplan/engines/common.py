@@ -48,11 +48,31 @@ def layer_shape(req: SizeRequest) -> LayerShape:
     return best
 
 
+# Quantized checkpoints (GPTQ/AWQ int4, int8, fp8) keep the token embeddings and the LM head in
+# 16 bits, and store one 16-bit scale (+ a 4-bit zero point for int4) per group of 128 weights.
+# Checked: Qwen2.5-72B GPTQ-Int4 37.9 GiB modelled vs 38.53 logged; Phi-4 GPTQ 8.37 vs 8.51;
+# Qwen3-235B-A22B-FP8 at TP 4 55.0 vs 55.19.
+QUANT_GROUP = 128
+QUANT_EXTRA_BITS = {DType.int4: 16 + 4, DType.int8: 16, DType.fp8: 0}
+
+
 def weights_bytes(req: SizeRequest, measured: int | None) -> int:
-    """Measured weights where a log gave them, else parameters x weight bytes / GPUs."""
+    """Measured weights where a log gave them, else parameters x weight bytes / GPUs.
+
+    Below 16 bits the embeddings and LM head (assumed untied: 2 x vocab x hidden) stay in 16
+    bits and group scales are added.
+    """
     if measured is not None:
         return measured
-    return weights_bytes_per_gpu(req.model, req.effective_weight_dtype, req.gpus_per_replica)
+    dtype = req.effective_weight_dtype
+    if dtype.bits >= 16:
+        return weights_bytes_per_gpu(req.model, dtype, req.gpus_per_replica)
+    model = req.model
+    embed = min(model.params_total, 2 * model.vocab_size * model.hidden_size)
+    body = model.params_total - embed
+    bits = body * dtype.bits + body * QUANT_EXTRA_BITS.get(dtype, 0) // QUANT_GROUP
+    total_bytes = embed * 2 + bits // 8
+    return -(-total_bytes // req.gpus_per_replica)
 
 
 def quantized(req: SizeRequest) -> bool:

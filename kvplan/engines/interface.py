@@ -60,6 +60,8 @@ class Measured:
     cuda_graph_bytes: int | None = None
     free_after_load_bytes: int | None = None  # SGLang / TRT-LLM: free memory after the weights
     free_before_load_bytes: int | None = None  # SGLang: free memory before the weights
+    kv_cache_bytes: int | None = None  # vLLM: the KV memory a log printed (skips the subtraction)
+    stage_kv_bytes: tuple[int, ...] | None = None  # vLLM: KV memory per pipeline stage
 
 
 @dataclass(frozen=True)

@@ -69,6 +69,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         st.given("free before weights", m.free_before_load_bytes, "bytes",
                  "measured (log: Load weight begin. avail mem)")
         startup = memory - m.free_before_load_bytes
+    elif m.free_after_load_bytes is not None:
+        st.given("free after weights (log)", m.free_after_load_bytes, "bytes",
+                 "measured (log: Load weight end. avail mem)")
+        st.given("weights (modelled)", weights, "bytes", "parameters x weight bytes / GPUs")
+        st.op("free before weights", "sum", ["free after weights (log)", "weights (modelled)"],
+              "bytes", "free after weights + weights")
+        startup = memory - st.int("free before weights")
     else:
         startup = STARTUP_TP if req.tp > 1 else STARTUP_TP1
         st.given("start-up use", startup, "bytes", "CUDA context + torch.distributed")

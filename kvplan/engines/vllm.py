@@ -37,9 +37,17 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from kvplan.capacity.kv import pipeline_stages
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import activation_peak
-from kvplan.engines.common import LayerShape, gib, layer_shape, quantized, users_steps, weights_bytes
+from kvplan.engines.common import (
+    LayerShape,
+    gib,
+    layer_shape,
+    quantized,
+    users_steps,
+    weights_bytes,
+)
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -49,6 +57,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.specs.schema import LayerKind
 from kvplan.units import GIB, MIB, ceil_div
 
 DEFAULT_VERSION = "0.21.0"
@@ -186,8 +195,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                  "measured (log)" if m.cuda_graph_bytes is not None else
                  "estimate subtracted before sizing (vLLM >= 0.21)")
         terms.append("-CUDA graph memory")
-    kv = int(st.op("KV cache memory", "sum", terms, "bytes",
-                   " - ".join(t.lstrip("-") for t in terms)))
+    if m.kv_cache_bytes is not None:
+        kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
+    else:
+        kv = int(st.op("KV cache memory", "sum", terms, "bytes",
+                       " - ".join(t.lstrip("-") for t in terms)))
     requested = st.int("requested memory")
 
     per_layer = shape.bytes_per_token_per_layer
@@ -204,7 +216,15 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
           "page size per layer x layers per block")
     st.op("blocks (raw)", "div", ["KV cache memory", "bytes per block"], "blocks",
           "floor(KV cache memory / bytes per block)")
-    blocks = int(st.op("GPU blocks", "max", ["blocks (raw)", 0], "blocks", "never below 0"))
+    if m.stage_kv_bytes:
+        stage_blocks = [
+            kv_s // (block * per_layer * n)
+            for kv_s, n in zip(m.stage_kv_bytes, stage_layers(req), strict=False) if n
+        ]
+        blocks = int(st.given("GPU blocks", max(0, min(stage_blocks)), "blocks",
+                              "smallest over pipeline stages (measured KV per stage)"))
+    else:
+        blocks = int(st.op("GPU blocks", "max", ["blocks (raw)", 0], "blocks", "never below 0"))
     st.given("KV cache groups", groups.count if fl.v1 else 1, "groups",
              f"{groups.full_groups} full + {groups.sliding_groups} sliding-window")
     st.op("blocks per group", "div", ["GPU blocks", "KV cache groups"], "blocks",
@@ -297,6 +317,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions=tuple(assumptions),
         log_lines=tuple(lines),
     )
+
+
+def stage_layers(req: SizeRequest) -> list[int]:
+    """Cached layers on each pipeline stage, as vLLM splits them."""
+    kinds = req.model.layer_kinds()
+    return [sum(1 for i in r if kinds[i] is not LayerKind.linear)
+            for r in pipeline_stages(req.model.num_layers, req.pp)]
 
 
 def _tokens(kv: int, bytes_per_block: int, groups: Groups, block: int, v1: bool) -> int:
