@@ -444,7 +444,9 @@ class Summary:
 
 def summarize(reports: list[RunReport]) -> Summary:
     """Absolute errors: KV memory from the breakdown; KV tokens from shapes (dense / other)."""
-    bd, dense, other = [], [], []
+    bd: list[float] = []
+    dense: list[float] = []
+    other: list[float] = []
     for rep in reports:
         for c in rep.checks:
             if c.basis == "breakdown" and c.quantity == "KV memory":

@@ -217,7 +217,8 @@ def _v1_failed(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.errors.append(t.strip())
 
 
-@pattern("vllm", r"(?:Initializing a (V[01]) LLM engine \((v[^)]+)\)|vLLM API server version (\S+))")
+@pattern("vllm",
+         r"(?:Initializing a (V[01]) LLM engine \((v[^)]+)\)|vLLM API server version (\S+))")
 def _v_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
     if m[1]:
         version = m[2].lstrip("v") + ("-v0" if m[1] == "V0" else "")

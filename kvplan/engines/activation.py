@@ -49,8 +49,8 @@ class ActivationModel:
 def forward_elements_per_token(model: ModelSpec, tp: int) -> int:
     """Elements alive per token at the forward pass's peak, on one tensor-parallel rank."""
     h = model.hidden_size
-    if model.moe is not None and model.moe.moe_intermediate_size:
-        moe = model.moe
+    moe = model.moe
+    if moe is not None and moe.moe_intermediate_size:
         mlp = moe.experts_per_token * (3 * ceil_div(moe.moe_intermediate_size, tp) + h)
         if model.intermediate_size and moe.first_dense_layers:
             mlp = max(mlp, 3 * ceil_div(model.intermediate_size, tp))
