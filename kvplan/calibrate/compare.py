@@ -143,6 +143,26 @@ def resolve_gpu(run: Run, base: Path) -> tuple[HardwareSpec | None, str]:
     return None, "GPU total not printed and not stated"
 
 
+def _sglang_gpu_mib(run: Run) -> float | None:
+    """nvidia-smi total SGLang sizes its defaults by: stated, else start-up free + 0.4 GiB."""
+    smi = _num(run, "nvidia_smi_mib")
+    if smi is None and "before_gib" in run.values:
+        smi = int((run.values["before_gib"] + 0.4) * 1024)
+    return smi
+
+
+def _stand_in_gpu(run: Run | None = None) -> HardwareSpec:
+    """A GPU for profiles that take every memory figure from the log."""
+    smi = _sglang_gpu_mib(run) if run is not None else None
+    return HardwareSpec(
+        name="log-gpu", vendor="unknown", label="memory from the log",
+        memory_bytes=int(smi) * 2**20 if smi else 1 << 50,
+        memory_source="not used: free memory measured in the log",
+        nvidia_smi_mib=int(smi) if smi else None,
+        memory_bandwidth_bytes_per_s=1, bf16_dense_flops=1, fp8_supported=True,
+        source="start-up log (calibration only)")
+
+
 def infer_vllm_version(run: Run) -> tuple[str, str]:
     """The version to model a vLLM run with, and how it was chosen."""
     ver = parse_version(run.version) if run.version else None
@@ -235,8 +255,9 @@ def _breakdown_checks(run: Run, engine: Engine, version: str) -> list[Check]:
         if kv is None or before is None or after is None:
             return out
         stated = _num(run, "mem_fraction_static")
-        frac = stated if stated is not None else float(
-            sglang_profile.default_fraction(int(_num(run, "tp") or 1)))
+        smi = _sglang_gpu_mib(run)
+        frac = stated if stated is not None else float(sglang_profile.default_fraction(
+            int(_num(run, "tp") or 1), version, int(smi) if smi else None))
         pred = after - before * (1 - frac)
         note = "after - before x (1 - mem_fraction_static" + (
             f" {frac:g} stated)" if stated is not None else f" {frac:g} default)")
@@ -328,7 +349,7 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
                      "trtllm": ("available_gib", "peak_gib")}[engine.value] if (
         engine.value in ("vllm", "sglang", "trtllm")) else ()
     if any(k in v for k in measured_keys):
-        g = gpu or _stand_in_gpu()
+        g = gpu or _stand_in_gpu(run)
         req = _request(run, model, g)
         measured = _measured(run, engine)
         if engine is Engine.vllm and ("kv_gib" in v or "kv_in_use_gib" in v):
@@ -351,7 +372,7 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
         return rep
     if gpu is None:
         gpu_note = "SGLang's start-up free memory from the log"
-    req = _request(run, model, gpu or _stand_in_gpu())
+    req = _request(run, model, gpu or _stand_in_gpu(run))
     shapes = Measured(free_before_load_bytes=_gib(v.get("before_gib"))) if (
         engine is Engine.sglang and gpu is None) else Measured()
     try:
@@ -366,15 +387,6 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
                      f"{res.activation_bytes_high / GIB:.2f}); tokens range "
                      f"{res.kv_cache_tokens_low:,}-{res.kv_cache_tokens_high:,}")
     return rep
-
-
-def _stand_in_gpu() -> HardwareSpec:
-    """A GPU for profiles that take every memory figure from the log."""
-    return HardwareSpec(
-        name="log-gpu", vendor="unknown", label="memory from the log",
-        memory_bytes=1 << 50, memory_source="not used: free memory measured in the log",
-        memory_bandwidth_bytes_per_s=1, bf16_dense_flops=1, fp8_supported=True,
-        source="start-up log (calibration only)")
 
 
 def _with(settings: EngineSettings, measured: Measured) -> EngineSettings:

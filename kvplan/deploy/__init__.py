@@ -10,6 +10,7 @@ from pathlib import Path
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
 from kvplan.deploy.schema import API_VERSION, Deployment
+from kvplan.engines.deployment import check_engine_block
 from kvplan.errors import InputError, SpecError
 from kvplan.specs.loader import load_hardware, load_model, read_yaml, validate
 from kvplan.units import exact, gib_to_bytes, parse_dtype
@@ -64,8 +65,7 @@ def load_deployment(path: Path) -> PlannedDeployment:
         model = load_model(model_ref)
         gpu = load_hardware(dep.hardware.gpu)
         e = dep.engine
-        if e.name != "ideal":
-            raise InputError(f"engine: {e.name!r} profiles are not available yet; use `ideal`")
+        check_engine_block(e)  # engine profiles live in kvplan.engines
         weight_dtype = parse_dtype(e.weight_dtype) if e.weight_dtype else None
         kv_dtype = (
             (weight_dtype or model.weight_dtype)

@@ -9,9 +9,13 @@ the logs in tests/assets/logs):
   max_total_num_tokens = floor(rest / cell), cell = layers x KV heads per rank x head_dim x 2 x
   dtype bytes (MLA: kv_lora_rank + qk_rope_head_dim); then rounded down to whole pages
   (page size 1 by default, 64 with the trtllm_mha backend on Blackwell).
-- mem_fraction_static default by tensor parallelism (server_args.py of 0.4.x): 0.88 (tp 1),
-  0.87 (tp 2), 0.85 (tp 4), 0.81 (tp 8), 0.79 (tp 16). Newer releases derive it from the GPU's
-  memory; give --memory-utilization to state it.
+- mem_fraction_static default (server_args.py, three generations; gpu_mem = nvidia-smi MiB):
+  before 0.4.7: by tensor parallelism, 0.88 (tp 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16);
+  0.4.7-0.4.10: (gpu_mem - reserved) / gpu_mem, reserved (2.8 + tp*pp/10) GiB under 35 GiB,
+  (9.5 + tp*pp/2) under 90, (12 + tp*pp/2) under 160, else 32 GiB;
+  0.5 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
+  + tp*pp/8 x 1024 MiB (at least 10 GiB above 60 GiB), with chunked_prefill_size and
+  cuda_graph_max_bs from the GPU's size. Give --memory-utilization to state it.
 - sliding-window layers are sized as full layers (SGLang's default pool).
 - "GB" in SGLang's logs is GiB (bytes >> 30).
 - SGLang starts whenever at least one token fits; requests longer than the pool are rejected.
@@ -31,25 +35,50 @@ from kvplan.engines.interface import (
     EngineSettings,
     Steps,
     finish_size,
+    parse_version,
 )
 from kvplan.units import GIB, MIB
 
-DEFAULT_VERSION = "0.4.9"
+DEFAULT_VERSION = "0.5.0"
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
 
 
-def default_fraction(tp: int) -> Fraction:
-    """mem_fraction_static when not given (SGLang 0.4.x server_args)."""
-    if tp >= 16:
-        return Fraction(79, 100)
-    if tp >= 8:
-        return Fraction(81, 100)
-    if tp >= 4:
-        return Fraction(85, 100)
-    if tp >= 2:
-        return Fraction(87, 100)
-    return Fraction(88, 100)
+def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
+                     pp: int = 1) -> Fraction:
+    """mem_fraction_static when not given, as that SGLang release computes it."""
+    ver = parse_version(version or DEFAULT_VERSION) or ()
+    if ver < (0, 4, 7) or gpu_mem_mib is None:
+        for at_least, frac in ((16, 79), (8, 81), (4, 85), (2, 87)):
+            if tp >= at_least:
+                return Fraction(frac, 100)
+        return Fraction(88, 100)
+    par = tp * pp
+    g = gpu_mem_mib
+    if ver < (0, 5):
+        if g < 35 * 1024:
+            reserved = (Fraction(28, 10) + Fraction(par, 10)) * 1024
+        elif g < 90 * 1024:
+            reserved = (Fraction(95, 10) + Fraction(par, 2)) * 1024
+        elif g < 160 * 1024:
+            reserved = (12 + Fraction(par, 2)) * 1024
+        else:
+            reserved = Fraction(32 * 1024)
+    else:
+        if g < 20 * 1024:
+            chunk, graph_bs = 2048, 8
+        elif g < 35 * 1024:
+            chunk, graph_bs = 2048, (24 if tp < 4 else 80)
+        elif g < 60 * 1024:
+            chunk, graph_bs = 4096, (32 if tp < 4 else 160)
+        elif g < 160 * 1024:
+            chunk, graph_bs = 8192, (256 if tp < 4 else 512)
+        else:
+            chunk, graph_bs = 16384, 512
+        reserved = 512 + Fraction(3, 2) * max(chunk, 2048) + graph_bs * 2 + Fraction(par, 8) * 1024
+        if g > 60 * 1024:
+            reserved = max(reserved, Fraction(10 * 1024))
+    return Fraction(round((g - reserved) / g, 3)).limit_denominator(1000)
 
 
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
@@ -59,7 +88,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     m = s.measured
     version = s.version or DEFAULT_VERSION
     memory = m.memory_bytes or req.gpu.memory_bytes
-    frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(req.tp)
+    gpu_mem = req.gpu.nvidia_smi_mib or memory // MIB
+    frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(
+        req.tp, version, gpu_mem, req.pp)
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
@@ -92,7 +123,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         st.op("free after weights", "sum", ["free before weights", "-weights"], "bytes",
               "free before weights - weights")
     st.given("mem_fraction_static", frac, "ratio",
-             "flag" if s.memory_fraction is not None else f"default for tp {req.tp}")
+             "flag" if s.memory_fraction is not None else
+             f"SGLang {version} default for tp {req.tp} on {gpu_mem:,} MiB")
     st.op("1 - mem_fraction_static", "sum", [1, "-mem_fraction_static"], "ratio", "1 - fraction")
     st.op("held back", "mul", ["free before weights", "1 - mem_fraction_static"], "bytes",
           "floor(free before weights x (1 - mem_fraction_static))")

@@ -7,9 +7,9 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   The PyTorch backend (1.x) sizes the cache twice: a small pool for profiling, then the real one
   from the peak it measured; the last "Allocated ... for max tokens in paged KV cache" counts.
 - tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it.
-- TensorRT engine path (< 1.0): blocks = floor(pool / (tokens per block x bytes per token)).
-  PyTorch backend (>= 1.0): max_tokens = floor(pool / bytes per token), then whole blocks
-  rounded up ("max_tokens 86711 -> 86720"); an explicit max_tokens caps it the same way.
+- max_tokens = floor(pool / bytes per token) (the smaller of that and an explicit max_tokens),
+  then blocks = ceil(max_tokens / tokens per block) (kvCacheManager.cpp calculateMaxNumBlocks;
+  "max_tokens 86711 -> 86720" in the PyTorch backend's log).
 - activations: the forward pass over max_num_tokens (default 8192) tokens, no sampler rows.
 - non-torch: 0.75 GiB modelled (79.10 - 70.48 GiB in the docs' example, less its engine and
   execution context), unless a log gives the free memory.
@@ -93,28 +93,16 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.op("KV bytes per token", "mul", ["KV bytes per token per layer", "cached layers"], "bytes",
           "all layers")
     st.given("tokens per block", tpb, "tokens", f"TensorRT-LLM {version}")
-    if pytorch:
-        st.op("max tokens (raw)", "div", ["KV cache memory", "KV bytes per token"], "tokens",
-              "floor(KV cache memory / bytes per token)")
-        cap_label = "max tokens (raw)"
-        if s.max_tokens is not None:
-            cap_label = "max tokens"
-            st.op(cap_label, "min", ["max tokens (raw)", s.max_tokens], "tokens",
-                  "smaller of estimate and max_tokens")
-        st.op("max tokens (>= 0)", "max", [cap_label, 0], "tokens", "never below 0")
-        blocks = int(st.op("blocks", "ceildiv", ["max tokens (>= 0)", "tokens per block"],
-                           "blocks", "ceil(max tokens / tokens per block)"))
-    else:
-        st.op("bytes per block", "mul", ["tokens per block", "KV bytes per token"], "bytes",
-              "tokens per block x bytes per token")
-        st.op("blocks (raw)", "div", ["KV cache memory", "bytes per block"], "blocks",
-              "floor(KV cache memory / bytes per block)")
-        cap_label = "blocks (raw)"
-        if s.max_tokens is not None:
-            cap_label = "blocks (capped)"
-            st.op(cap_label, "min", ["blocks (raw)", ceil_div(s.max_tokens, tpb)], "blocks",
-                  "max_tokens in whole blocks")
-        blocks = int(st.op("blocks", "max", [cap_label, 0], "blocks", "never below 0"))
+    st.op("max tokens (raw)", "div", ["KV cache memory", "KV bytes per token"], "tokens",
+          "floor(KV cache memory / bytes per token)")
+    cap_label = "max tokens (raw)"
+    if s.max_tokens is not None:
+        cap_label = "max tokens"
+        st.op(cap_label, "min", ["max tokens (raw)", s.max_tokens], "tokens",
+              "smaller of estimate and max_tokens")
+    st.op("max tokens (>= 0)", "max", [cap_label, 0], "tokens", "never below 0")
+    blocks = int(st.op("blocks", "ceildiv", ["max tokens (>= 0)", "tokens per block"],
+                       "blocks", "ceil(max tokens / tokens per block)"))
     tokens = int(st.op("KV cache tokens", "mul", ["blocks", "tokens per block"], "tokens",
                        "blocks x tokens per block"))
     pool = int(st.op("KV pool", "mul", ["KV cache tokens", "KV bytes per token"], "bytes",
@@ -125,9 +113,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     per_token = st.int("KV bytes per token")
 
     def tokens_for(kv_bytes: int) -> int:
-        if pytorch:
-            return ceil_div(max(0, kv_bytes // per_token), tpb) * tpb
-        return max(0, kv_bytes // (per_token * tpb)) * tpb
+        est = max(0, kv_bytes // per_token)
+        if s.max_tokens is not None:
+            est = min(est, s.max_tokens)
+        return ceil_div(est, tpb) * tpb
 
     free = st.int("free memory")
     lo = tokens_for(int((free - (act.high - act.best) - (nt.high - nt.best)) * frac))
