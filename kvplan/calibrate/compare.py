@@ -446,6 +446,7 @@ def calibrate_files(paths: list[Path]) -> list[RunReport]:
 @dataclass(frozen=True)
 class Summary:
     breakdown_errors: list[float]
+    breakdown_rounding: list[float]
     shapes_dense_errors: list[float]
     shapes_other_errors: list[float]
 
@@ -457,16 +458,18 @@ class Summary:
 def summarize(reports: list[RunReport]) -> Summary:
     """Absolute errors: KV memory from the breakdown; KV tokens from shapes (dense / other)."""
     bd: list[float] = []
+    rounding: list[float] = []
     dense: list[float] = []
     other: list[float] = []
     for rep in reports:
         for c in rep.checks:
             if c.basis == "breakdown" and c.quantity == "KV memory":
                 bd.append(abs(c.error_pct))
+                rounding.append(c.rounding_pct or 0.0)
         shape = headline(rep, "shapes")
         if shape is not None:
             (dense if rep.dense else other).append(abs(shape.error_pct))
-    return Summary(bd, dense, other)
+    return Summary(bd, rounding, dense, other)
 
 
 def headline(rep: RunReport, basis: str) -> Check | None:

@@ -7,8 +7,10 @@ from typing import Annotated
 import typer
 
 from kvplan import __version__
+from kvplan.cli.calibrate import calibrate_command
 from kvplan.cli.catalog import gpus_command, models_command
 from kvplan.cli.common import STATE
+from kvplan.cli.explain import explain_command
 from kvplan.cli.fleet import fleet_command
 from kvplan.cli.size import size_command
 
@@ -44,6 +46,8 @@ app.command("size")(size_command)
 app.command("fleet")(fleet_command)
 app.command("models")(models_command)
 app.command("gpus")(gpus_command)
+app.command("explain")(explain_command)
+app.command("calibrate")(calibrate_command)
 
 
 def main() -> None:
