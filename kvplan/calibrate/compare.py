@@ -473,8 +473,8 @@ def summarize(reports: list[RunReport]) -> Summary:
 
 
 def headline(rep: RunReport, basis: str) -> Check | None:
-    """The one capacity number of a run: KV tokens, else GPU blocks."""
-    for quantity in ("KV tokens", "GPU blocks"):
+    """The one capacity number of a run: KV tokens, else GPU blocks, else KV memory."""
+    for quantity in ("KV tokens", "GPU blocks", "KV memory"):
         for c in rep.checks:
             if c.basis == basis and c.quantity == quantity:
                 return c

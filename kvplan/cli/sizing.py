@@ -21,7 +21,8 @@ ModelArg = Annotated[str, typer.Argument(help="catalog name (see `kvplan models`
 GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help="GPU name or alias; comma-separated")]
 ContextOpt = Annotated[
     str | None,
-    typer.Option("--context", "-c", help="max tokens per sequence [default: model max]; comma list"),
+    typer.Option("--context", "-c",
+                 help="max tokens per sequence [default: model max]; comma list"),
 ]
 AvgOpt = Annotated[
     int | None,

@@ -32,7 +32,7 @@ def memory_bar(parts: dict[str, int], total: int, width: int = 60) -> Text:
     if cells:
         biggest = max(range(len(cells)), key=lambda i: cells[i])
         cells[biggest] += drift
-    for (_, _, char, style), n in zip(BAR_PARTS, cells):
+    for (_, _, char, style), n in zip(BAR_PARTS, cells, strict=True):
         text.append(char * max(n, 0), style=style)
     line = 0
     for key, label, char, style in BAR_PARTS:
@@ -177,7 +177,7 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
     where = f" ({', '.join(engines)})" if engines else ""
     out: list[RenderableType] = [Text(f"{', '.join(models)}: {len(records)} combinations{where}",
                                       style="bold"), t]
-    for r, extra in zip(records, extras):
+    for r, extra in zip(records, extras, strict=True):
         if r["reason"]:
             out.append(Text(f"{r['gpu']} {r['kv_dtype']} {r['allocation']} TP {r['tp']}: "
                             f"{r['reason']}", style="red"))

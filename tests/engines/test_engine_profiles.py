@@ -18,9 +18,12 @@ from kvplan.engines import (
     parse_engine,
     profile_for,
     run_engine,
+    sglang,
+    transformers,
+    trtllm,
     verify_steps,
+    vllm,
 )
-from kvplan.engines import sglang, transformers, trtllm, vllm
 from kvplan.engines.activation import activation_peak
 from kvplan.engines.common import LayerShape, weights_bytes
 from kvplan.engines.interface import parse_version
