@@ -34,7 +34,7 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from kvplan.capacity.kv import pipeline_stages
@@ -81,6 +81,8 @@ class Flavour:
     version: str
     v1: bool
     graphs_subtracted: bool
+    grouped_tokens: bool = True  # "GPU KV cache size" = blocks // groups x block (0.9 on)
+    wide_groups: bool = True  # the 1.5 x group-size rule (0.10 on)
 
 
 def flavour(version: str | None) -> Flavour:
@@ -92,7 +94,24 @@ def flavour(version: str | None) -> Flavour:
     forced_v0 = text.lower().endswith(("-v0", ":v0", "+v0"))
     ver = parse_version(text) or ()
     v1 = ver >= V1_FROM and not forced_v0
-    return Flavour(text, v1, v1 and ver >= GRAPH_SUBTRACTED_FROM)
+    return Flavour(text, v1, v1 and ver >= GRAPH_SUBTRACTED_FROM,
+                   grouped_tokens=ver >= (0, 9), wide_groups=ver >= (0, 10))
+
+
+HOPPER = ("h100", "h200", "h20", "h800", "gh200")
+BLACKWELL = ("b200", "b100", "gb200", "b300", "gb300")
+
+
+def mla_block_size(gpu_name: str, block: int, v1: bool) -> int:
+    """vLLM raises MLA blocks to 64 (FlashMLA, Hopper) or 128 (CUTLASS MLA, Blackwell)."""
+    name = gpu_name.lower()
+    if not v1 or block % 64 == 0:
+        return block
+    if name.startswith(BLACKWELL):
+        return 128
+    if name.startswith(HOPPER):
+        return 64
+    return block
 
 
 def batching_defaults(req: SizeRequest, fl: Flavour, memory: int) -> tuple[int, int]:
@@ -121,14 +140,14 @@ class Groups:
         return self.count * self.group_size
 
 
-def kv_groups(shape: LayerShape, v1: bool) -> Groups:
+def kv_groups(shape: LayerShape, v1: bool, wide: bool = True) -> Groups:
     """Group layers as vLLM V1 does (V0 and uniform models: one group with every layer)."""
     full, sliding = shape.full_layers, shape.sliding_layers
     if not v1 or full == 0 or sliding == 0:
         n = full + sliding
         return Groups(n, 1 if full or not sliding else 0, 1 if (sliding and not full) else 0)
     small, large = min(full, sliding), max(full, sliding)
-    size = large if large < small * 1.5 else small
+    size = large if (wide and large < small * 1.5) else small
     return Groups(size, ceil_div(full, size), ceil_div(sliding, size))
 
 
@@ -154,12 +173,15 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     util = s.memory_fraction if s.memory_fraction is not None else DEFAULT_UTILIZATION
     length = req.context_tokens
     block = req.block_size_tokens
+    if req.model.attention.mla is not None:
+        block = mla_block_size(req.gpu.name, block, fl.v1)
+        req = replace(req, block_size_tokens=block)
     d_batched, d_seqs = batching_defaults(req, fl, memory)
     batched = s.max_num_batched_tokens or d_batched
     seqs = s.max_num_seqs or d_seqs
     rows = min(seqs, batched) if fl.v1 else seqs
     shape = layer_shape(req)
-    groups = kv_groups(shape, fl.v1)
+    groups = kv_groups(shape, fl.v1, fl.wide_groups)
 
     st = Steps()
     st.given("GPU memory", memory, "bytes",
@@ -203,7 +225,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     requested = st.int("requested memory")
 
     per_layer = shape.bytes_per_token_per_layer
-    st.given("block size", block, "tokens", "--block-size (vLLM default 16)")
+    st.given("block size", block, "tokens",
+             "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)")
     st.given("KV bytes per token per layer", per_layer, "bytes",
              _per_layer_formula(req))
     st.op("page size per layer", "mul", ["block size", "KV bytes per token per layer"], "bytes",
@@ -225,7 +248,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                               "smallest over pipeline stages (measured KV per stage)"))
     else:
         blocks = int(st.op("GPU blocks", "max", ["blocks (raw)", 0], "blocks", "never below 0"))
-    st.given("KV cache groups", groups.count if fl.v1 else 1, "groups",
+    st.given("KV cache groups", groups.count if (fl.v1 and fl.grouped_tokens) else 1, "groups",
              f"{groups.full_groups} full + {groups.sliding_groups} sliding-window")
     st.op("blocks per group", "div", ["GPU blocks", "KV cache groups"], "blocks",
           "floor(GPU blocks / groups)")
@@ -236,8 +259,12 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
              f"one request of max_model_len {length:,} tokens"
              + (f"; sliding layers hold min(window - 1 + {batched:,}, L) tokens + 1 block"
                 if fl.v1 and shape.window else ""))
-    conc = st.op("maximum concurrency", "ratio", ["GPU blocks", "blocks per request"], "ratio",
-                 "GPU blocks / blocks per request")
+    if fl.v1 and fl.grouped_tokens:
+        conc = st.op("maximum concurrency", "ratio", ["GPU blocks", "blocks per request"],
+                     "ratio", "GPU blocks / blocks per request")
+    else:
+        conc = st.op("maximum concurrency", "ratio", ["GPU KV cache size", length], "ratio",
+                     "GPU KV cache size / max_model_len (V0 and V1 before 0.9)")
 
     # Start-up check and the largest length that would start.
     bytes_per_block = st.int("bytes per block")
@@ -261,8 +288,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
 
     lo_kv = requested - weights - act.high - nt.high - graphs.high
     hi_kv = requested - weights - act.low - nt.low - graphs.low
-    tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, fl.v1)
-    tok_hi = _tokens(hi_kv, bytes_per_block, groups, block, fl.v1)
+    grouped = fl.v1 and fl.grouped_tokens
+    tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped)
+    tok_hi = _tokens(hi_kv, bytes_per_block, groups, block, grouped)
 
     lines = []
     if fl.v1:
@@ -272,7 +300,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     else:
         lines += [f"# GPU blocks: {blocks}",
                   f"Maximum concurrency for {length} tokens per request: "
-                  f"{tokens / length:.2f}x"]
+                  f"{float(conc):.2f}x"]
     assumptions = [
         f"vLLM {fl.version} ({'V1' if fl.v1 else 'V0'} engine), gpu_memory_utilization "
         f"{float(util):g} of total memory",
@@ -309,7 +337,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         blocks=blocks,
         block_size_tokens=block,
         max_model_len=length,
-        max_concurrency=conc if fl.v1 else Fraction(tokens, length),
+        max_concurrency=conc,
         starts=starts,
         reason=reason,
         max_model_len_that_starts=largest,

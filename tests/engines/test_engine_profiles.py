@@ -105,10 +105,14 @@ def test_vllm_page_size_gqa_and_mla():
     r = run_engine(req(), EngineSettings(engine=Engine.vllm))
     steps = {s.label: s.value for s in r.steps}
     assert steps["page size per layer"] == 16 * 8 * (128 + 128) * 2  # 65,536
-    # MLA: one latent (512 + 64) per token, the same on every tensor-parallel rank
+    # MLA: one latent (512 + 64) per token, the same on every tensor-parallel rank; on Hopper
+    # vLLM raises MLA blocks to 64 tokens (FlashMLA), elsewhere (L4, log 09) they stay 16
     ds = run_engine(req("deepseek-v3", ctx=4096, tp=8, gpu=H200, kv_dtype=DType.bf16),
                     EngineSettings(engine=Engine.vllm))
-    assert {s.label: s.value for s in ds.steps}["page size per layer"] == 16 * 576 * 2
+    steps = {s.label: s.value for s in ds.steps}
+    assert steps["block size"] == 64 and steps["page size per layer"] == 64 * 576 * 2
+    assert vllm.mla_block_size("l4", 16, v1=True) == 16
+    assert vllm.mla_block_size("b200", 16, v1=True) == 128
 
 
 def test_vllm_v1_llava_log_from_its_breakdown():
