@@ -144,3 +144,23 @@ def test_calibrate_reports_unparseable_lines_and_goes_on(runner: CliRunner, tmp_
     assert "unparsed line 2" in res.output
     missing = run(runner, "calibrate", str(tmp_path / "nope.log"))
     assert missing.exit_code == 2 and "no such log file" in missing.output
+
+
+def test_deployment_engine_fraction_only_when_stated():
+    from kvplan.deploy.schema import Engine as Block
+    from kvplan.engines.deployment import deployment_engine_settings
+
+    assert deployment_engine_settings(Block(name="ideal")) is None
+    unstated = deployment_engine_settings(Block(name="sglang"))
+    assert unstated is not None and unstated.memory_fraction is None  # SGLang's own default
+    stated = deployment_engine_settings(Block(name="vllm", gpu_memory_utilization=0.95))
+    assert stated is not None and stated.memory_fraction == Fraction(95, 100)
+
+
+def test_deployment_with_a_bad_engine_version_names_the_field(runner: CliRunner, tmp_path: Path):
+    text = (ASSETS / "deployments" / "chatbot-vllm.yaml").read_text(encoding="utf-8")
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(text.replace('version: "0.10.2"', "version: newest"), encoding="utf-8")
+    res = run(runner, "fleet", str(bad))
+    assert res.exit_code == 2, res.output
+    assert "engine.version" in res.output and "cannot read engine version" in res.output
