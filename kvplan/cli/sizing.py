@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated
 
 import typer
@@ -202,8 +202,16 @@ def engine_settings(o: SizingOptions) -> EngineSettings | None:
 
 
 def run_all(requests: list[SizeRequest], settings: EngineSettings) -> list[EngineResult]:
-    """Size every request as the engine would."""
-    return [run_engine(r, settings) for r in requests]
+    """Size every request as the engine would; attach advice (same engine) to those that fail."""
+    results = [run_engine(r, settings) for r in requests]
+    if any(not e.size.fits for e in results):
+        catalog, _ = all_hardware()
+
+        def sizer(r: SizeRequest) -> SizeResult:
+            return run_engine(r, settings).size
+
+        results = [replace(e, size=advise(e.size, catalog, sizer)) for e in results]
+    return results
 
 
 def resolve_model(ref: str) -> ModelSpec:

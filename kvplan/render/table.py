@@ -160,6 +160,9 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
         ("tokens", "right"), ("KV/seq", "right"), ("pool/GPU", "right"), ("users/GPU", "right"),
     ):
         t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    engine = "engine" in records[0] and not fleet  # fleet: no room at 80 columns
+    if engine:
+        t.add_column("KV tok", justify="right", no_wrap=True)
     if fleet:
         t.add_column("GPUs", justify="right", no_wrap=True)
     for r in records:
@@ -169,6 +172,8 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
             fmt_bytes(r["kv_bytes_per_sequence"], 1), fmt_bytes(r["kv_budget_bytes"], 1),
             f"{r['users_per_gpu']:,}" if r["fits"] else "-",
         ]
+        if engine:
+            row.append(f"{r['kv_cache_tokens'] / 1000:,.0f}k" if r["starts"] else "-")
         if fleet:
             row.append(fmt_int(r["gpus_needed"]) if r["gpus_needed"] is not None else "-")
         t.add_row(*row)
