@@ -80,9 +80,26 @@ def quantized(req: SizeRequest) -> bool:
     return req.effective_weight_dtype in (DType.int4, DType.int8)
 
 
-def users_steps(st: Steps, sized: SizeResult, pool_label: str, starts: bool) -> None:
-    """The last lines of every explanation: bytes per sequence, users per replica and per GPU."""
+def users_steps(st: Steps, sized: SizeResult, pool_label: str, starts: bool,
+                per_user_blocks: int | None = None) -> None:
+    """The last lines of every explanation: bytes per sequence, users per replica and per GPU.
+
+    With `per_user_blocks` the engine counts users in its own blocks (vLLM): GPU blocks // the
+    blocks one sequence of the planned length takes.
+    """
     q = sized.request
+    if per_user_blocks is not None:
+        st.given("blocks per user", per_user_blocks, "blocks",
+                 f"one sequence holding {q.tokens_held:,} tokens, as the engine allocates it")
+        if starts:
+            st.op("users per replica", "div", [pool_label, "blocks per user"], "users",
+                  f"floor({pool_label} / blocks per user)")
+        else:
+            st.given("users per replica", 0, "users", "the engine does not start")
+        st.given("GPUs per replica", q.gpus_per_replica, "GPUs", f"tp {q.tp} x pp {q.pp}")
+        st.op("users per GPU", "ratio", ["users per replica", "GPUs per replica"], "users",
+              "users per replica / GPUs per replica")
+        return
     st.given(
         "KV bytes per sequence",
         sized.kv_bytes_per_sequence,

@@ -268,8 +268,12 @@ def finish_size(
     max_len: int,
     assumptions: Sequence[str],
     weights_bytes: int | None = None,
+    users_override: tuple[int, int] | None = None,
 ) -> SizeResult:
-    """A plain SizeResult whose pool is the engine's KV pool; its breakdown adds up to memory."""
+    """A plain SizeResult whose pool is the engine's KV pool; its breakdown adds up to memory.
+
+    `users_override` = (users, KV bytes they use) where the engine counts users itself.
+    """
     total = req.gpu.memory_bytes
     base = size(replace(req, kv_budget_bytes=None, reserve_bytes=0))
     weights = base.weights_bytes if weights_bytes is None else weights_bytes
@@ -283,6 +287,8 @@ def finish_size(
         used = sized.breakdown.kv_used_bytes if starts else 0
     else:
         sized, users, used = base, 0, 0
+    if users_override is not None and starts:
+        users, used = users_override
     overhead = max(0, min(overhead_bytes, total - weights - pool))
     unallocated = total - weights - pool - overhead
     if unallocated < 0:  # measured numbers larger than the catalog's memory

@@ -312,10 +312,16 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
         "KV cache group(s)",
     ]
+    if req.shared_prefix_tokens:
+        assumptions.append("shared prefix not credited: users counted in whole blocks per "
+                           "sequence (prefix caching not modelled)")
     overhead = act.best + nt.best + graphs.best
+    per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)
+    users = blocks // per_user if per_user else 0
     sized = finish_size(req, kv, overhead, requested, starts, reason, largest, assumptions,
-                        weights_bytes=weights)
-    users_steps(st, sized, "KV cache memory", starts)
+                        weights_bytes=weights,
+                        users_override=(users, users * per_user * bytes_per_block))
+    users_steps(st, sized, "GPU blocks", starts, per_user_blocks=per_user)
     return EngineResult(
         engine=Engine.vllm,
         engine_version=fl.version + ("" if fl.v1 else " (V0)"),
