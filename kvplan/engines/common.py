@@ -81,13 +81,19 @@ def quantized(req: SizeRequest) -> bool:
 
 
 def users_steps(st: Steps, sized: SizeResult, pool_label: str, starts: bool,
-                per_user_blocks: int | None = None) -> None:
+                per_user_blocks: int | None = None, users_from: str | None = None) -> None:
     """The last lines of every explanation: bytes per sequence, users per replica and per GPU.
 
     With `per_user_blocks` the engine counts users in its own blocks (vLLM): GPU blocks // the
     blocks one sequence of the planned length takes.
     """
     q = sized.request
+    if users_from is not None:
+        st.op("users per replica", "sum", [users_from], "users", f"the {users_from}")
+        st.given("GPUs per replica", q.gpus_per_replica, "GPUs", f"tp {q.tp} x pp {q.pp}")
+        st.op("users per GPU", "ratio", ["users per replica", "GPUs per replica"], "users",
+              "users per replica / GPUs per replica")
+        return
     if per_user_blocks is not None:
         st.given("blocks per user", per_user_blocks, "blocks",
                  f"one sequence holding {q.tokens_held:,} tokens, as the engine allocates it")

@@ -10,6 +10,8 @@ Assumptions (transformers cache_utils.py and the Llama/Mistral attention code):
   (4x one layer's cache for Llama-3-8B, 32 query / 8 KV heads).
 - one decode step's activations: batch x (3 x hidden + 3 x intermediate) x 2 bytes, plus the
   last token's logits in fp32 (batch x vocab x 4 bytes x 2 for the softmax copy).
+- DeepSeek (MLA) layers cache expanded per-head K (qk_nope + rope) and V, not the latent
+  (modeling_deepseek_v3.py); sliding-window layers keep at most the window.
 - prefill of the whole batch at once is not modelled (it can exceed the decode peak; prefill
   in smaller batches).
 - usable memory = total - CUDA context (0.5 GiB); no utilization fraction.
@@ -21,7 +23,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
-from kvplan.capacity.kv import Allocation
+from kvplan.capacity.kv import Allocation, kv_heads_per_gpu
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import ACT_BYTES, forward_elements_per_token
 from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes
@@ -49,8 +51,18 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     shape = layer_shape(req)
     model = req.model
     length = req.context_tokens
-    per_layer_seq = shape.bytes_per_token_per_layer * length
-    seq = per_layer_seq * shape.cached_layers
+    att = model.attention
+    # transformers caches DeepSeek's MLA as expanded K (qk_nope + rope) and V per head, not the
+    # latent: 128 x (192 + 128) values per token per layer for DeepSeek-V3.
+    per_token_layer = (
+        kv_heads_per_gpu(att.num_kv_heads, req.tp) * (att.head_dim + att.value_head_dim)
+        * req.kv_dtype.bits // 8
+        if att.mla is not None else shape.bytes_per_token_per_layer
+    )
+    per_layer_seq = per_token_layer * length
+    # sliding layers keep at most the window (DynamicSlidingWindowLayer W - 1, static W)
+    window = min(length, shape.window or length)
+    seq = per_token_layer * (shape.full_layers * length + shape.sliding_layers * window)
     if cache == "dynamic":
         transient = per_layer_seq
         t_formula = "one layer's cache, copied by torch.cat on append"
@@ -72,8 +84,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.op("room for the batch", "sum", ["usable memory", "-weights", "-CUDA context"], "bytes",
           "usable - weights - CUDA context")
     st.given("cache per sequence", seq, "bytes",
-             f"{length:,} tokens x {shape.cached_layers} layers x "
-             f"{shape.bytes_per_token_per_layer} B")
+             f"{length:,} tokens x {shape.full_layers} full layers"
+             + (f" + {window:,} x {shape.sliding_layers} sliding" if shape.sliding_layers else "")
+             + f", {per_token_layer:,} B per token per layer")
     st.given("transient per sequence", transient, "bytes", t_formula)
     st.given("activations per sequence", act_seq, "bytes",
              "one decode token + fp32 logits (x2)")
@@ -90,7 +103,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     starts = batch > 0
     largest = 0
     if room > 0:
-        per_token = shape.bytes_per_token_per_layer * shape.cached_layers
+        per_token = per_token_layer * shape.cached_layers
         per_token_all = per_token + (transient // length)
         largest = min(model.max_context_tokens, max(0, (room - act_seq) // per_token_all))
     reason = None if starts else (
@@ -103,8 +116,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     preq = replace(req, allocation=Allocation.reserved, avg_context_tokens=None)
     sized = finish_size(preq, kv, batch * (transient + act_seq) + nt, st.int("usable memory"),
-                        starts, reason, largest, assumptions, weights_bytes=weights)
-    users_steps(st, sized, "KV cache memory", starts)
+                        starts, reason, largest, assumptions, weights_bytes=weights,
+                        users_override=(batch, kv))
+    users_steps(st, sized, "KV cache memory", starts, users_from="batch")
     return EngineResult(
         engine=Engine.transformers, engine_version=cache, size=sized, memory_bytes=memory,
         requested_bytes=st.int("usable memory"), weights_bytes=weights,
