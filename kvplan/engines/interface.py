@@ -290,9 +290,9 @@ def finish_size(
     if users_override is not None and starts:
         users, used = users_override
     overhead = max(0, min(overhead_bytes, total - weights - pool))
+    # Negative only when the weights alone exceed memory (as in the plain arithmetic): the
+    # parts still add up to the total.
     unallocated = total - weights - pool - overhead
-    if unallocated < 0:  # measured numbers larger than the catalog's memory
-        unallocated = 0
     breakdown = Breakdown(
         total_bytes=total,
         weights_bytes=weights,

@@ -288,3 +288,29 @@ def test_sglang_and_vllm_differ_as_the_issue_says():
     s = run_engine(r, EngineSettings(engine=Engine.sglang, memory_fraction=Fraction(93, 100)))
     assert s.kv_cache_tokens > 1.5 * v.kv_cache_tokens
     assert transformers.CACHES == ("dynamic", "static")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    engine=st.sampled_from(list(Engine)),
+    name=st.sampled_from(MODELS + ["llama-2-7b"]),
+    gpu=st.sampled_from([H100, H200]),
+    tp=st.sampled_from([1, 2, 8]),
+    pp=st.sampled_from([1, 2]),
+    kv=st.sampled_from([DType.fp16, DType.fp8, DType.int4]),
+    reserved=st.booleans(),
+    avg=st.sampled_from([None, 1000]),
+    prefix=st.sampled_from([0, 512]),
+)
+def test_any_combination_adds_up(engine, name, gpu, tp, pp, kv, reserved, avg, prefix):
+    from kvplan.capacity import Allocation
+
+    r = SizeRequest(model=load_model(name), gpu=gpu, context_tokens=4096, kv_dtype=kv, tp=tp,
+                    pp=pp, allocation=Allocation.reserved if reserved else Allocation.paged,
+                    avg_context_tokens=avg, shared_prefix_tokens=prefix)
+    res = run_engine(r, EngineSettings(engine=engine))
+    assert verify_steps(res.steps) == []
+    parts = res.size.breakdown.parts()
+    assert sum(parts.values()) == gpu.memory_bytes
+    assert all(v >= 0 for k, v in parts.items() if k != "unallocated_bytes")
+    assert res.starts or res.size.users_per_replica == 0
