@@ -12,7 +12,10 @@ from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, emit, terminal_w
 from kvplan.errors import InputError
 from kvplan.render import OutputFormat
 
-LogsArg = Annotated[list[Path], typer.Argument(help="start-up log files (vLLM, SGLang, TRT-LLM)")]
+LogsArg = Annotated[
+    list[Path],
+    typer.Argument(metavar="LOGFILE", help="start-up log files (vLLM, SGLang, TRT-LLM)"),
+]
 
 
 def _records(reports: list[Any]) -> list[dict[str, Any]]:
