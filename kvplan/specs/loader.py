@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Iterable
-from functools import cache, lru_cache
+from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -44,7 +44,7 @@ def _checkout(kind: str) -> Path | None:
     return path if path.is_dir() else None
 
 
-@cache
+@lru_cache(maxsize=None)
 def spec_dirs(kind: str) -> tuple[Path, ...]:
     """Folders searched for specs of one kind, first match wins."""
     dirs: list[Path] = []
