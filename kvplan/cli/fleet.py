@@ -45,7 +45,7 @@ from kvplan.cli.sizing import (
     size_all,
 )
 from kvplan.deploy import is_deployment, load_deployment
-from kvplan.engines import EngineResult, run_engine
+from kvplan.engines import EngineResult
 from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.render import OutputFormat, render
 from kvplan.render.records import detail, fleet_record
@@ -102,7 +102,7 @@ def fleet_command(
                 result = advise(result, all_hardware()[0], size)
             engines = [None]
         else:
-            er = run_engine(planned.request, dep_settings)
+            er = run_all([planned.request], dep_settings)[0]
             result, engines = er.size, [er]
         fleets = [FleetResult(result, planned.peak_users, planned.headroom)]
     else:

@@ -25,6 +25,7 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 - "GPU KV cache size" = blocks // groups x block_size tokens; "Maximum concurrency" = blocks /
   blocks one max_model_len request needs (full layers: ceil(L / block); sliding layers:
   ceil(min(window - 1 + max_num_batched_tokens, L) / block) + 1), summed over groups.
+- a stated KV budget (--kv-budget-gib) is vLLM's --kv-cache-memory: it replaces the subtraction.
 - vLLM refuses to start when one max_model_len request does not fit; the largest length it
   would accept is found by the same binary search vLLM uses to suggest one.
 - pipeline parallelism: the pool is the smallest over ranks; kvplan sizes the stage with the
@@ -219,6 +220,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         terms.append("-CUDA graph memory")
     if m.kv_cache_bytes is not None:
         kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
+    elif req.kv_budget_bytes is not None:
+        kv = int(st.given("KV cache memory", req.kv_budget_bytes, "bytes",
+                          "stated (--kv-budget-gib, vLLM's --kv-cache-memory)"))
     else:
         kv = int(st.op("KV cache memory", "sum", terms, "bytes",
                        " - ".join(t.lstrip("-") for t in terms)))
