@@ -314,3 +314,13 @@ def test_any_combination_adds_up(engine, name, gpu, tp, pp, kv, reserved, avg, p
     assert sum(parts.values()) == gpu.memory_bytes
     assert all(v >= 0 for k, v in parts.items() if k != "unallocated_bytes")
     assert res.starts or res.size.users_per_replica == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(frac=st.integers(60, 94), engine=st.sampled_from([Engine.sglang, Engine.trtllm]))
+def test_fraction_engines_grow_with_their_fraction(frac: int, engine: Engine):
+    def tokens(f: int) -> int:
+        s = EngineSettings(engine=engine, memory_fraction=Fraction(f, 100))
+        return run_engine(req(ctx=32768), s).kv_cache_tokens
+
+    assert tokens(frac) <= tokens(frac + 1)
