@@ -321,6 +321,6 @@ def test_any_combination_adds_up(engine, name, gpu, tp, pp, kv, reserved, avg, p
 def test_fraction_engines_grow_with_their_fraction(frac: int, engine: Engine):
     def tokens(f: int) -> int:
         s = EngineSettings(engine=engine, memory_fraction=Fraction(f, 100))
-        return run_engine(req(ctx=32768), s).kv_cache_tokens
+        return run_engine(req("llama-3.1-8b", ctx=32768), s).kv_cache_tokens
 
     assert tokens(frac) <= tokens(frac + 1)
