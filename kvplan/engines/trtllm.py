@@ -135,7 +135,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     if starts and largest < length:
         assumptions.append(f"max_seq_len would be lowered to {largest:,} to fit one sequence")
-    preq = replace(req, block_size_tokens=tpb, allocation=req.allocation or Allocation.paged)
+    preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)
     sized = finish_size(preq, pool, memory - weights - kv, weights + kv + act.best + nt.best,
                         starts, reason, largest, assumptions, weights_bytes=weights)
     users_steps(st, sized, "KV pool", starts)
