@@ -38,7 +38,7 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from kvplan.capacity.kv import pipeline_stages
+from kvplan.capacity.kv import Allocation, pipeline_stages
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import activation_peak
 from kvplan.engines.common import (
@@ -168,6 +168,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     """vLLM's start-up accounting for one request."""
     req.check()
     s.check()
+    req = replace(req, allocation=Allocation.paged)  # vLLM always pages
     fl = flavour(s.version)
     m = s.measured
     memory = m.memory_bytes or req.gpu.memory_bytes
