@@ -33,8 +33,10 @@ def summary_text(o: Outcome) -> str:
         f"holds {n.users_held:,} users {cmp} {n.users_required:,} required; starts: {start} "
         f"({o.model} on {n.replicas} replica(s) x {n.gpus_per_replica} {o.gpu}"
     )
-    if o.server:
-        text += f", {o.server} checked with {o.engine} arithmetic"
+    if o.engine and o.engine != "ideal":
+        text += f", {o.engine} {o.engine_version or '(default version)'} profile"
+    elif o.server:
+        text += f", {o.server} checked with ideal arithmetic"
     return text + ")"
 
 

@@ -24,13 +24,13 @@ from kvplan.deploy import Problem, parse_deployment, resolve_gpu, validation_pro
 from kvplan.deploy.problems import DeploymentError
 from kvplan.deploy.schema import Requirement, Traffic
 from kvplan.deploy.yamldoc import Doc, Key, read_docs
+from kvplan.engines.interface import parse_version
 from kvplan.errors import InputError
 from kvplan.specs.loader import all_models, suggest
 
 WORKLOAD_KINDS = ("Deployment", "StatefulSet")
-# Manifests are checked with the plain arithmetic until engine profiles exist; the server a
-# manifest runs is kept in Target.server (and can be chosen with kvplan.io/engine).
-ENGINE_FOR_MANIFESTS = "ideal"
+# A manifest is checked with the profile of the server it runs (vllm or sglang), at the version
+# its image tag names; `kvplan.io/engine: ideal` asks for the plain arithmetic instead.
 
 ANNOTATION_PREFIX = "kvplan.io/"
 # annotation -> kvplan/v1 field
@@ -461,10 +461,18 @@ class _Workload:
         self.dp = int(found.values.pop("dp", 1) or 1)
         if found.lines.pop("dp", None) is not None and self.dp > 1:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
-        found.values.setdefault("engine.name", ENGINE_FOR_MANIFESTS)
+        found.values.setdefault("engine.name", self.cmd.server)
         image = str(self.container.get("image", ""))
-        if ":" in image.rsplit("/", 1)[-1]:
-            found.values["engine.version"] = image.rsplit(":", 1)[-1].lstrip("v")
+        if ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
+            tag = image.rsplit(":", 1)[-1]
+            try:
+                parse_version(tag)
+                found.values["engine.version"] = tag.lstrip("vV")
+            except InputError:
+                self.notes.append(
+                    f"image tag {tag!r} names no version: the {self.cmd.server} profile's "
+                    "default version is used"
+                )
 
     def gpus(self) -> None:
         """GPUs: pod replicas x the GPUs one server uses; the limit must hold them."""

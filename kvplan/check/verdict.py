@@ -13,6 +13,8 @@ from typing import Any
 
 from kvplan.capacity.plan import SizeRequest, SizeResult, size
 from kvplan.deploy import PlannedDeployment
+from kvplan.engines import EngineSettings, run_engine
+from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.errors import InputError
 from kvplan.specs.schema import HardwareSpec
 from kvplan.units import DType, ceil_div, fmt_bytes
@@ -28,6 +30,7 @@ class Setup:
     request: SizeRequest
     max_num_seqs: int | None = None
     engines_per_unit: int = 1  # engines that must be added together (data-parallel pods)
+    engine: EngineSettings | None = None  # None: the plain arithmetic (`ideal`)
 
 
 @dataclass(frozen=True)
@@ -77,9 +80,10 @@ class Verdict:
         return self.numbers.passes
 
 
-def _size(req: SizeRequest) -> SizeResult | None:
+def _size(req: SizeRequest, engine: EngineSettings | None = None) -> SizeResult | None:
+    """The KV pool and users as the deployment's engine would allocate them."""
     try:
-        return size(req)
+        return run_engine(req, engine).size if engine is not None else size(req)
     except InputError:
         return None
 
@@ -90,10 +94,10 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
     per = req.gpus_per_replica
     replicas = setup.gpus // per
     idle = setup.gpus - replicas * per
-    res = _size(req)
+    res = _size(req, setup.engine)
     one_req = replace(req, avg_context_tokens=None, shared_prefix_tokens=0)
     same = req.tokens_held == req.context_tokens and not req.shared_prefix_tokens
-    one = res if same else _size(one_req)
+    one = res if same else _size(one_req, setup.engine)
     kv_users = res.users_per_replica if res else 0
     would_start = bool(one and one.users_per_replica >= 1)
     users = kv_users
@@ -324,7 +328,8 @@ def judge(
     dep = planned.deployment
     ctx = dep.traffic.context_tokens
     p95 = ctx.p95 if ctx else None
-    setup = Setup(gpus, planned.request, dep.engine.max_num_seqs, engines_per_unit)
+    engine = deployment_engine_settings(dep.engine)
+    setup = Setup(gpus, planned.request, dep.engine.max_num_seqs, engines_per_unit, engine)
     required = planned.required_users
     numbers = evaluate(setup, required, p95)
     if numbers.passes:

@@ -7,9 +7,11 @@ from typing import Annotated
 import typer
 
 from kvplan import __version__
+from kvplan.cli.calibrate import calibrate_command
 from kvplan.cli.catalog import gpus_command, models_command
 from kvplan.cli.check import check_command
 from kvplan.cli.common import STATE
+from kvplan.cli.explain import explain_command
 from kvplan.cli.fleet import fleet_command
 from kvplan.cli.import_cmd import import_command
 from kvplan.cli.plot import plot_app
@@ -49,6 +51,8 @@ app.command("models")(models_command)
 app.command("gpus")(gpus_command)
 app.command("import")(import_command)
 app.command("check")(check_command)
+app.command("explain")(explain_command)
+app.command("calibrate")(calibrate_command)
 app.add_typer(plot_app, name="plot")
 
 

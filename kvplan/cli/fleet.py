@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from kvplan.capacity import SizeRequest
+from kvplan.capacity import SizeRequest, SizeResult
 from kvplan.cli.common import (
     FormatOpt,
     OutputOpt,
@@ -28,9 +29,14 @@ from kvplan.cli.sizing import (
     BlockOpt,
     BudgetOpt,
     ContextOpt,
+    EngineOpt,
+    EngineVersionOpt,
     GpuOpt,
     GroupOpt,
     KvDtypeOpt,
+    MaxBatchedOpt,
+    MaxModelLenOpt,
+    MaxSeqsOpt,
     PpOpt,
     PrefixOpt,
     ReserveOpt,
@@ -39,9 +45,13 @@ from kvplan.cli.sizing import (
     UtilOpt,
     WeightDtypeOpt,
     build_requests,
+    engine_settings,
     resolve_model,
+    run_all,
 )
 from kvplan.deploy import is_deployment, load_deployment
+from kvplan.engines import EngineResult, EngineSettings, run_engine
+from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.errors import InputError
 from kvplan.render import OutputFormat, render
 from kvplan.specs import all_hardware, load_hardware
@@ -131,7 +141,7 @@ def fleet_command(
     kv_group_size: GroupOpt = 64,
     tp: TpOpt = "1",
     pp: PpOpt = 1,
-    memory_utilization: UtilOpt = 0.9,
+    memory_utilization: UtilOpt = None,
     reserve_gib: ReserveOpt = None,
     kv_budget_gib: BudgetOpt = None,
     shared_prefix_tokens: PrefixOpt = 0,
@@ -197,6 +207,11 @@ def fleet_command(
         bool, typer.Option("--search", help="try every GPU, TP size and cache precision; "
                            "cheapest fleets first")
     ] = False,
+    engine: EngineOpt = None,
+    engine_version: EngineVersionOpt = None,
+    max_num_batched_tokens: MaxBatchedOpt = None,
+    max_num_seqs: MaxSeqsOpt = None,
+    max_model_len: MaxModelLenOpt = None,
     search_gpus: Annotated[
         str | None,
         typer.Option("--search-gpus", help="with --search: only these GPUs (comma list) "
@@ -218,6 +233,7 @@ def fleet_command(
     if is_deployment(path):
         planned = load_deployment(path)
         requests = [planned.request]
+        settings = deployment_engine_settings(planned.deployment.engine)
         peak, head = planned.peak_users, planned.headroom
         t = planned.deployment.traffic
         dep_risk, dep_slo = t.risk, t.min_tokens_per_s_per_user
@@ -246,9 +262,11 @@ def fleet_command(
         opts = SizingOptions(
             gpu, context, avg_context, kv_dtype, weight_dtype, allocation, block_size,
             kv_group_size, tp, pp, memory_utilization, reserve_gib, kv_budget_gib,
-            shared_prefix_tokens,
+            shared_prefix_tokens, engine, engine_version, max_num_batched_tokens, max_num_seqs,
+            max_model_len,
         )
         requests = build_requests(spec, opts)
+        settings = engine_settings(opts)
         peak, head = peak_users, exact(headroom)
     given = ((0.5, context_p50), (0.95, context_p95), (0.99, context_p99))
     cli_pct: dict[float, float] = {q: v for q, v in given if v is not None}
@@ -283,36 +301,58 @@ def fleet_command(
     )
     color = use_color() and output is None
     if do_search:
-        _search(requests[0], traffic, prices, flat_price, fmt, output, color, search_gpus)
+        _search(requests[0], traffic, prices, flat_price, fmt, output, color, search_gpus,
+                settings)
         return
-    _plan(requests, traffic, prices, flat_price, fmt, output, color)
+    _plan(requests, traffic, prices, flat_price, fmt, output, color, settings)
+
+
+def _engine_sizer(settings: EngineSettings | None) -> Callable[[SizeRequest], SizeResult]:
+    """How a request becomes a KV pool: the plain arithmetic, or the engine's own accounting."""
+    if settings is None:
+        from kvplan.capacity import size
+
+        return size
+
+    def sizer(req: SizeRequest) -> SizeResult:
+        return run_engine(req, settings).size
+
+    return sizer
 
 
 def _plan(
     requests: list[SizeRequest], traffic: object, prices: dict[str, float],
     flat_price: float | None, fmt: OutputFormat, output: Path | None, color: bool,
+    settings: EngineSettings | None = None,
 ) -> None:
-    from kvplan.capacity import advise, size
+    from kvplan.capacity import advise
     from kvplan.render.records import traffic_detail, traffic_record
     from kvplan.traffic import Traffic, plan_traffic
     from kvplan.traffic.search import price_of
 
     assert isinstance(traffic, Traffic)
+    sizer = _engine_sizer(settings)
+    engines: list[EngineResult | None] = [None for _ in requests]
+    if settings is not None:  # the engine's pool and its block size, with advice from it
+        engines = list(run_all(requests, settings))
+        requests = [replace(r, block_size_tokens=e.block_size_tokens)
+                    for r, e in zip(requests, engines, strict=True) if e is not None]
     plans = []
     with LazyProgress("planning") as bar:
         for i, req in enumerate(requests):
             price = price_of(req.gpu, prices)
             price = flat_price if flat_price is not None else price
-            plans.append(plan_traffic(req, replace(traffic, price_per_hour_usd=price)))
+            plans.append(plan_traffic(req, replace(traffic, price_per_hour_usd=price),
+                                      sizer=sizer))
             bar.update(i + 1, len(requests))
     if any(not p.size.fits for p in plans):
         catalog, _ = all_hardware()
         plans = [p if p.size.fits else replace(
-            p, fleet=replace(p.fleet, size=advise(p.size, catalog, size))) for p in plans]
+            p, fleet=replace(p.fleet, size=advise(p.size, catalog, sizer))) for p in plans]
     text = render(
         fmt,
-        [traffic_record(p) for p in plans],
-        [traffic_detail(p) for p in plans],
+        [traffic_record(p, e) for p, e in zip(plans, engines, strict=True)],
+        [traffic_detail(p, e) for p, e in zip(plans, engines, strict=True)],
         width=terminal_width(),
         color=color,
     )
@@ -322,6 +362,7 @@ def _plan(
 def _search(
     base: SizeRequest, traffic: object, prices: dict[str, float], flat_price: float | None,
     fmt: OutputFormat, output: Path | None, color: bool, only: str | None = None,
+    settings: EngineSettings | None = None,
 ) -> None:
     from kvplan.render.records import search_record
     from kvplan.traffic import Traffic
@@ -336,7 +377,8 @@ def _search(
         raise typer.BadParameter("with --search give prices per GPU: --price-per-hour GPU=USD",
                                  param_hint="--price-per-hour")
     with LazyProgress("searching") as bar:
-        result = search(base, traffic, catalog, prices, progress=bar.update)
+        result = search(base, traffic, catalog, prices, progress=bar.update,
+                        sizer=_engine_sizer(settings))
     records = [search_record(r) for r in result.rows]
     notes = []
     if result.unpriced_gpus:

@@ -49,7 +49,7 @@ AvgOpt = Annotated[
 
 
 def _request(model: str, gpu: str, context: str | None, kv_dtype: str, allocation: str,
-             tp: str, block_size: int, util: float, reserve: float | None,
+             tp: str, block_size: int, util: float | None, reserve: float | None,
              budget: float | None, avg: int | None) -> SizeRequest:
     spec = resolve_model(model)
     opts = SizingOptions(gpu, context, avg, kv_dtype, None, allocation, block_size, 64, tp, 1,

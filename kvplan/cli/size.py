@@ -9,9 +9,14 @@ from kvplan.cli.sizing import (
     BlockOpt,
     BudgetOpt,
     ContextOpt,
+    EngineOpt,
+    EngineVersionOpt,
     GpuOpt,
     GroupOpt,
     KvDtypeOpt,
+    MaxBatchedOpt,
+    MaxModelLenOpt,
+    MaxSeqsOpt,
     ModelArg,
     PpOpt,
     PrefixOpt,
@@ -21,7 +26,9 @@ from kvplan.cli.sizing import (
     UtilOpt,
     WeightDtypeOpt,
     build_requests,
+    engine_settings,
     resolve_model,
+    run_all,
     size_all,
 )
 from kvplan.render import OutputFormat, render
@@ -41,10 +48,15 @@ def size_command(
     kv_group_size: GroupOpt = 64,
     tp: TpOpt = "1",
     pp: PpOpt = 1,
-    memory_utilization: UtilOpt = 0.9,
+    memory_utilization: UtilOpt = None,
     reserve_gib: ReserveOpt = None,
     kv_budget_gib: BudgetOpt = None,
     shared_prefix_tokens: PrefixOpt = 0,
+    engine: EngineOpt = None,
+    engine_version: EngineVersionOpt = None,
+    max_num_batched_tokens: MaxBatchedOpt = None,
+    max_num_seqs: MaxSeqsOpt = None,
+    max_model_len: MaxModelLenOpt = None,
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
 ) -> None:
@@ -53,13 +65,19 @@ def size_command(
     opts = SizingOptions(
         gpu, context, avg_context, kv_dtype, weight_dtype, allocation, block_size, kv_group_size,
         tp, pp, memory_utilization, reserve_gib, kv_budget_gib, shared_prefix_tokens,
+        engine, engine_version, max_num_batched_tokens, max_num_seqs, max_model_len,
     )
-    results = size_all(build_requests(spec, opts))
+    requests = build_requests(spec, opts)
+    settings = engine_settings(opts)
+    if settings is None:
+        results = size_all(requests)
+        records = [size_record(r) for r in results]
+        extras = [detail(r) for r in results]
+    else:
+        engines = run_all(requests, settings)
+        records = [size_record(e.size, e) for e in engines]
+        extras = [detail(e.size, e) for e in engines]
     text = render(
-        fmt,
-        [size_record(r) for r in results],
-        [detail(r) for r in results],
-        width=terminal_width(),
-        color=use_color() and output is None,
+        fmt, records, extras, width=terminal_width(), color=use_color() and output is None
     )
     emit(text, output)

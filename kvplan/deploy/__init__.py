@@ -18,6 +18,7 @@ from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, ContextTokens, Deployment
 from kvplan.deploy.yamldoc import Doc, dotted, read_docs
+from kvplan.engines.deployment import check_engine_block
 from kvplan.errors import InputError
 from kvplan.specs.loader import load_hardware, load_model
 from kvplan.specs.schema import HardwareSpec, ModelSpec
@@ -216,8 +217,10 @@ def plan_deployment(
     except InputError as err:
         fail("hardware.gpu", str(err))
     e = dep.engine
-    if e.name != "ideal":
-        fail("engine.name", f"{e.name!r} profiles are not available yet; use `ideal`")
+    try:
+        check_engine_block(e)  # the engine profiles live in kvplan.engines
+    except InputError as err:
+        fail("engine.name", str(err))
     dtypes = {}
     for field in ("weight_dtype", "kv_cache_dtype"):
         value = getattr(e, field)

@@ -7,7 +7,8 @@ from typing import TYPE_CHECKING, Any
 
 from kvplan.capacity.plan import FleetResult, SizeResult
 
-if TYPE_CHECKING:  # the traffic maths is not imported on `size`'s path
+if TYPE_CHECKING:  # neither the traffic maths nor the engines are imported on `size`'s path
+    from kvplan.engines.interface import EngineResult
     from kvplan.traffic.plan import TrafficPlan
     from kvplan.traffic.search import SearchRow
 
@@ -19,8 +20,11 @@ def number(x: Fraction | int) -> int | float:
     return round(float(x), 3)
 
 
-def size_record(r: SizeResult) -> dict[str, Any]:
-    """The fields of `size` output, in order. Units are part of every name."""
+def size_record(r: SizeResult, engine: EngineResult | None = None) -> dict[str, Any]:
+    """The fields of `size` output, in order. Units are part of every name.
+
+    With an engine profile the engine's own numbers follow the plain ones (keys unchanged).
+    """
     q = r.request
     rec: dict[str, Any] = {
         "model": q.model.name,
@@ -50,12 +54,39 @@ def size_record(r: SizeResult) -> dict[str, Any]:
         "fits": r.fits,
         "reason": r.reason,
     }
+    if engine is not None:
+        rec.update(engine_fields(engine))
     return rec
 
 
-def fleet_record(f: FleetResult) -> dict[str, Any]:
+def engine_fields(e: EngineResult) -> dict[str, Any]:
+    """What an engine profile adds: its pool, tokens, concurrency and whether it starts."""
+    return {
+        "engine": e.engine.value,
+        "engine_version": e.engine_version,
+        "kv_cache_tokens": e.kv_cache_tokens,
+        "kv_cache_tokens_low": e.kv_cache_tokens_low,
+        "kv_cache_tokens_high": e.kv_cache_tokens_high,
+        "kv_cache_blocks": e.blocks,
+        "engine_block_size_tokens": e.block_size_tokens,
+        "max_concurrency": round(float(e.max_concurrency), 2),
+        "kv_cache_bytes": e.kv_cache_bytes,
+        "kv_cache_bytes_low": e.kv_cache_bytes_low,
+        "kv_cache_bytes_high": e.kv_cache_bytes_high,
+        "activation_bytes": e.activation_bytes,
+        "activation_bytes_low": e.activation_bytes_low,
+        "activation_bytes_high": e.activation_bytes_high,
+        "non_torch_bytes": e.non_torch_bytes,
+        "cuda_graph_bytes": e.cuda_graph_bytes,
+        "requested_bytes": e.requested_bytes,
+        "starts": e.starts,
+        "max_model_len_that_starts": e.max_model_len_that_starts,
+    }
+
+
+def fleet_record(f: FleetResult, engine: EngineResult | None = None) -> dict[str, Any]:
     """`size` fields plus the fleet's: peak, headroom, replicas, GPUs."""
-    rec = size_record(f.size)
+    rec = size_record(f.size, engine)
     rec.update(
         {
             "peak_users": f.peak_users,
@@ -68,26 +99,29 @@ def fleet_record(f: FleetResult) -> dict[str, Any]:
     return rec
 
 
-def detail(r: SizeResult) -> dict[str, Any]:
+def detail(r: SizeResult, engine: EngineResult | None = None) -> dict[str, Any]:
     """Nested extras for JSON only: the memory breakdown, assumptions and suggestions."""
-    return {
+    out = {
         "breakdown": r.breakdown.parts(),
         "assumptions": list(r.assumptions),
         "suggestions": list(r.suggestions),
         "max_context_that_fits_tokens": r.max_context_that_fits,
     }
+    if engine is not None:
+        out["engine_log_lines"] = list(engine.log_lines)
+    return out
 
 
 def _round(x: Fraction | float | None, places: int = 6) -> float | None:
     return None if x is None else round(float(x), places)
 
 
-def traffic_record(p: TrafficPlan) -> dict[str, Any]:
+def traffic_record(p: TrafficPlan, engine: EngineResult | None = None) -> dict[str, Any]:
     """`fleet` fields plus the traffic plan's; replicas and GPUs follow the plan's binding.
 
     Keys `fleet` always had keep their names; `users_per_gpu` stays the mean-based answer.
     """
-    rec = fleet_record(p.fleet)
+    rec = fleet_record(p.fleet, engine)
     per_gpu = p.per_gpu
     slo = p.traffic.min_tokens_per_s_per_user
     rec.update(
@@ -124,9 +158,9 @@ def traffic_record(p: TrafficPlan) -> dict[str, Any]:
     return rec
 
 
-def traffic_detail(p: TrafficPlan) -> dict[str, Any]:
+def traffic_detail(p: TrafficPlan, engine: EngineResult | None = None) -> dict[str, Any]:
     """JSON extras for a traffic plan: the size details plus the traffic assumptions."""
-    out = detail(p.size)
+    out = detail(p.size, engine)
     out["assumptions"] = out["assumptions"] + list(p.assumptions)
     return out
 

@@ -34,7 +34,7 @@ def memory_bar(parts: dict[str, int], total: int, width: int = 60) -> Text:
     if cells:
         biggest = max(range(len(cells)), key=lambda i: cells[i])
         cells[biggest] += drift
-    for (_, _, char, style), n in zip(BAR_PARTS, cells):
+    for (_, _, char, style), n in zip(BAR_PARTS, cells, strict=True):
         text.append(char * max(n, 0), style=style)
     line = 0
     for key, label, char, style in BAR_PARTS:
@@ -99,15 +99,39 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     if r["gpus_per_replica"] > 1:
         rows.append(("Users per replica", f"{fmt_int(r['users_per_replica'])}"
                      f" on {r['gpus_per_replica']} GPUs"))
+    if "engine" in r:
+        rows += _engine_rows(r)
     if "gpus_needed" in r:
         rows += _fleet_rows(r)
     if "users_per_gpu_at_risk" in r:
         rows += _traffic_rows(r)
     out: list[RenderableType] = [Text(_title(r), style="bold"), _kv(rows)]
+    if extra.get("engine_log_lines"):
+        out.append(Text(f"{r['engine']} would print:\n" + "\n".join(
+            f"  {line}" for line in extra["engine_log_lines"])))
     if extra:
         out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
     out += _problems(r, extra)
     return out
+
+
+def _engine_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
+    """The engine's own numbers, with the activation interval where it is modelled."""
+    rows = [("Engine", f"{r['engine']} {r['engine_version']}")]
+    act = fmt_bytes(r["activation_bytes"])
+    if r["activation_bytes_low"] != r["activation_bytes_high"]:
+        act += (f" ({fmt_bytes(r['activation_bytes_low'])} to "
+                f"{fmt_bytes(r['activation_bytes_high'])})")
+    rows.append(("  activation peak", act))
+    tokens = fmt_int(r["kv_cache_tokens"])
+    if r["kv_cache_tokens_low"] != r["kv_cache_tokens_high"]:
+        tokens += f" ({fmt_int(r['kv_cache_tokens_low'])} to {fmt_int(r['kv_cache_tokens_high'])})"
+    rows.append(("  KV cache tokens", tokens))
+    rows.append(("  max concurrency", f"{r['max_concurrency']:.2f}x at "
+                 f"{fmt_int(r['context_tokens'])} tokens"))
+    rows.append(("  starts", "yes" if r["starts"] else
+                 f"no (largest max_model_len {fmt_int(r['max_model_len_that_starts'])})"))
+    return rows
 
 
 def _fleet_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
@@ -184,6 +208,9 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
         ("tokens", "right"), ("KV/seq", "right"), ("pool/GPU", "right"), ("users/GPU", "right"),
     ):
         t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+    engine = "engine" in records[0] and not fleet  # fleet: no room at 80 columns
+    if engine:
+        t.add_column("KV tok", justify="right", no_wrap=True)
     if fleet:
         t.add_column("GPUs", justify="right", no_wrap=True)
     for r in records:
@@ -193,15 +220,19 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
             fmt_bytes(r["kv_bytes_per_sequence"], 1), fmt_bytes(r["kv_budget_bytes"], 1),
             f"{r['users_per_gpu']:,}" if r["fits"] else "-",
         ]
+        if engine:
+            row.append(f"{r['kv_cache_tokens'] / 1000:,.0f}k" if r["starts"] else "-")
         if fleet:
             row.append(fmt_int(r["gpus_needed"]) if r["gpus_needed"] is not None else "-")
         t.add_row(*row)
     models = sorted({r["model"] for r in records})
-    out: list[RenderableType] = [Text(f"{', '.join(models)}: {len(records)} combinations",
+    engines = sorted({f"{r['engine']} {r['engine_version']}" for r in records if "engine" in r})
+    where = f" ({', '.join(engines)})" if engines else ""
+    out: list[RenderableType] = [Text(f"{', '.join(models)}: {len(records)} combinations{where}",
                                       style="bold"), t]
     if "users_per_gpu_at_risk" in records[0]:
         out += _traffic_grid(records)
-    for r, extra in zip(records, extras):
+    for r, extra in zip(records, extras, strict=True):
         if r["reason"]:
             out.append(Text(f"{r['gpu']} {r['kv_dtype']} {r['allocation']} TP {r['tp']}: "
                             f"{r['reason']}", style="red"))

@@ -126,8 +126,12 @@ def plan_traffic(
     traffic: Traffic,
     limit: int = EXACT_LATTICE_LIMIT,
     progress: Callable[[], None] | None = None,
+    sizer: Callable[[SizeRequest], SizeResult] = size,
 ) -> TrafficPlan:
-    """Size `req` for `traffic`. The request's avg context is replaced by the lengths' mean."""
+    """Size `req` for `traffic`. The request's avg context is replaced by the lengths' mean.
+
+    `sizer` turns a request into a KV pool: the plain arithmetic, or an engine profile.
+    """
     if traffic.peak_users <= 0:
         raise InputError(f"peak users must be a positive integer, got {traffic.peak_users}")
     lengths = traffic.lengths
@@ -136,9 +140,9 @@ def plan_traffic(
     mean = lengths.mean_tokens(req.context_tokens)
     mean_int = max(1, min(req.context_tokens, round(mean)))
     req = replace(req, avg_context_tokens=mean_int)
-    mean_result = size(req)
+    mean_result = sizer(req)
     fleet_mean = FleetResult(mean_result, traffic.peak_users, traffic.headroom)
-    worst = size(replace(req, avg_context_tokens=None)).users_per_replica
+    worst = sizer(replace(req, avg_context_tokens=None)).users_per_replica
     pool = mean_result.kv_budget_bytes - mean_result.shared_prefix_bytes
     lattice = sequence_lattice(req, lengths)
     if pool <= 0 or not mean_result.kv_budget_bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from kvplan.capacity.plan import SizeRequest
+from kvplan.capacity.plan import SizeRequest, SizeResult, size
 from kvplan.errors import InputError
 from kvplan.specs.schema import HardwareSpec
 from kvplan.traffic.plan import Traffic, TrafficPlan, plan_traffic
@@ -83,6 +83,7 @@ def search(
     tps: Sequence[int] = DEFAULT_TPS,
     kv_dtypes: Sequence[DType] = DEFAULT_KV_DTYPES,
     progress: Callable[[int, int], None] | None = None,
+    sizer: Callable[[SizeRequest], SizeResult] | None = None,
     limit: int = EXACT_LATTICE_LIMIT,
 ) -> SearchResult:
     """Plan every candidate; rank those that carry the load (and the SLO) by cost per hour.
@@ -99,7 +100,8 @@ def search(
     for i, req in enumerate(todo):
         price = price_of(req.gpu, prices)
         try:
-            plan = plan_traffic(req, replace(traffic, price_per_hour_usd=price), limit)
+            plan = plan_traffic(req, replace(traffic, price_per_hour_usd=price), limit,
+                                sizer=sizer or size)
         except InputError as err:
             rejected.append((req, str(err)))
         else:

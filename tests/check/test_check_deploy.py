@@ -68,7 +68,7 @@ def test_manifest_engine_flows_into_the_deployment() -> None:
     assert target.server == "vllm"
     assert target.deployment is not None
     engine = target.deployment.engine
-    assert (engine.name, engine.version) == ("ideal", "0.6.3")
+    assert (engine.name, engine.version) == ("vllm", "0.6.3")  # the server, at its image tag
     assert (engine.max_model_len, engine.gpu_memory_utilization) == (8192, 0.9)
     [sglang] = read_targets(CHECK / "k8s" / "sglang-fail.yaml", {})
     assert sglang.deployment is not None

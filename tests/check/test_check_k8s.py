@@ -22,12 +22,25 @@ def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
 def test_vllm_deployment_passes(runner: CliRunner) -> None:
     result = run(runner, K8S / "vllm-pass.yaml")
     assert result.exit_code == 0, result.output
-    # 9 pods x 1 H100 x 222 users (2,000-token conversations); ceil(1,500 x 1.2) = 1,800
+    # 9 pods x 1 H100 x 224 users (2,000-token conversations, vLLM 0.6.3's own pool: the image
+    # tag names the version); ceil(1,500 x 1.2) = 1,800
     assert result.output.splitlines()[0] == (
-        f"PASS  {K8S / 'vllm-pass.yaml'}:1  llama3-8b: holds 1,998 users >= 1,800 required; "
-        "starts: yes (llama-3-8b on 9 replica(s) x 1 h100-sxm-80gb, vllm checked with ideal "
-        "arithmetic)"
+        f"PASS  {K8S / 'vllm-pass.yaml'}:1  llama3-8b: holds 2,016 users >= 1,800 required; "
+        "starts: yes (llama-3-8b on 9 replica(s) x 1 h100-sxm-80gb, vllm 0.6.3 profile)"
     )
+
+
+def test_engine_annotation_ideal_gives_the_plain_arithmetic(runner: CliRunner, tmp_path) -> None:
+    """9 pods x 222 users: 0.9 x 85,045,477,376 - 16,060,522,496 - 2 GiB = 58,332,923,494 bytes
+    of pool, over 2,000 tokens x 131,072 bytes = 262,144,000 per conversation: 222."""
+    text = (K8S / "vllm-pass.yaml").read_text()
+    assert "annotations:" in text
+    path = tmp_path / "vllm-pass.yaml"
+    path.write_text(text.replace("annotations:", "annotations:\n    kvplan.io/engine: ideal", 1))
+    result = run(runner, path)
+    assert result.exit_code == 0, result.output
+    assert "holds 1,998 users >= 1,800 required" in result.output
+    assert "vllm checked with ideal arithmetic" in result.output
 
 
 def test_vllm_deployment_fails_with_replicas_fix(runner: CliRunner) -> None:
@@ -35,8 +48,8 @@ def test_vllm_deployment_fails_with_replicas_fix(runner: CliRunner) -> None:
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
     assert lines[0].startswith(f"FAIL  {K8S / 'vllm-fail.yaml'}:10  llama3-8b-small: ")  # replicas
-    assert "holds 444 users < 1,800 required; starts: yes" in lines[0]
-    assert lines[1] == "      fix: replicas: 2 -> 9 (holds 1,998 users on 9 GPU(s))"
+    assert "holds 448 users < 1,800 required; starts: yes" in lines[0]
+    assert lines[1] == "      fix: replicas: 2 -> 9 (holds 2,016 users on 9 GPU(s))"
 
 
 def test_vllm_shell_api_server_that_would_not_start(runner: CliRunner) -> None:
@@ -48,13 +61,13 @@ def test_vllm_shell_api_server_that_would_not_start(runner: CliRunner) -> None:
         "llama31-70b-long: holds 0 users < 4 required; starts: no (llama-3.1-70b on 1 " in lines[0]
     )
     assert lines[0].startswith(f"FAIL  {K8S / 'vllm-api-server-shell.yaml'}:29 ")  # the script
-    assert lines[2] == "      fix: --max-model-len 131072 -> 23424 (holds 5 users on 2 GPU(s))"
+    assert lines[2] == "      fix: --max-model-len 131072 -> 18224 (holds 4 users on 2 GPU(s))"
     assert lines[3] == (
         "      or:  nvidia.com/gpu.product: NVIDIA-H200 (h200-141gb) (holds 95 users on 2 GPU(s))"
     )  # GPUs a node label selects only
     assert lines[4] == (
         "      or:  --tensor-parallel-size 2 -> 4 with nvidia.com/gpu: 4 "
-        "(holds 119 users on 4 GPU(s))"
+        "(holds 120 users on 4 GPU(s))"
     )
 
 
@@ -62,19 +75,19 @@ def test_sglang_statefulset_from_helm_output_with_side_file(runner: CliRunner) -
     result = run(runner, K8S / "sglang-fail.yaml")
     assert result.exit_code == 1, result.output
     lines = result.output.splitlines()
-    # Llama-3.1-70B, TP 4 on H200 at --mem-fraction-static 0.85: 183 conversations of 6,000
-    # tokens per replica (page size 1); ceil(400 x 1.25) = 500 required
+    # Llama-3.1-70B, TP 4 on H200 at --mem-fraction-static 0.85, SGLang 0.4.1's own pool: 186
+    # conversations of 6,000 tokens per replica (page size 1); ceil(400 x 1.25) = 500 required
     assert (
-        "llama31-70b: holds 366 users < 500 required; starts: yes (llama-3.1-70b on 2 " in lines[0]
+        "llama31-70b: holds 372 users < 500 required; starts: yes (llama-3.1-70b on 2 " in lines[0]
     )
-    assert "sglang checked with ideal arithmetic" in lines[0]
+    assert "sglang 0.4.1 profile" in lines[0]
     assert lines[0].startswith(f"FAIL  {K8S / 'sglang-fail.yaml'}:19 ")  # spec.replicas
-    assert lines[1] == "      fix: --kv-cache-dtype fp8_e4m3 (holds 732 users on 8 GPU(s))"
-    assert "      or:  replicas: 2 -> 3 (holds 549 users on 12 GPU(s))" in lines
+    assert lines[1] == "      fix: --kv-cache-dtype fp8_e4m3 (holds 744 users on 8 GPU(s))"
+    assert "      or:  replicas: 2 -> 3 (holds 558 users on 12 GPU(s))" in lines
     assert lines[-2] == "      note: traffic from sglang-fail.kvplan.yaml"
     passing = run(runner, K8S / "sglang-pass.yaml")
     assert passing.exit_code == 0, passing.output
-    assert "holds 732 users >= 500 required" in passing.output
+    assert "holds 744 users >= 500 required" in passing.output
 
 
 K8S_ERRORS = [

@@ -1,0 +1,1 @@
+"""Calibration: parse engine start-up logs and compare them with kvplan's predictions."""

@@ -1,0 +1,476 @@
+"""Read engine start-up logs: the numbers vLLM (V0/V1), SGLang and TensorRT-LLM print.
+
+A log file may hold several runs, separated by lines starting with `# --- run`. Lines starting
+with `#` are comments, except `# engine:`, `# engine_version:`, `# model:` headers and
+`# kvplan: key=value ...` directives, which state settings the log itself does not print (for
+example the GPU or a command-line flag). Lines that look like memory lines but match no pattern
+are kept in `unparsed` and reported, never fatal.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from kvplan.errors import InputError
+
+NUM = r"(-?[\d,]*\.?\d+)"
+
+
+def _f(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@dataclass
+class Run:
+    """One engine start-up: what the log says, by key (GiB, tokens, ratios as floats)."""
+
+    label: str
+    engine: str | None = None
+    version: str | None = None
+    model_hint: str | None = None
+    values: dict[str, float] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)  # from the log and directives
+    lines: dict[str, tuple[int, str]] = field(default_factory=dict)  # key -> (line no, text)
+    errors: list[str] = field(default_factory=list)  # engine refusal messages
+    unparsed: list[tuple[int, str]] = field(default_factory=list)
+    ranks: dict[int, float] = field(default_factory=dict)  # rank -> KV GiB it printed
+
+    def put(self, key: str, value: float, lineno: int, text: str) -> None:
+        self.values[key] = value
+        self.lines[key] = (lineno, text.strip())
+
+
+@dataclass
+class LogFile:
+    path: Path
+    runs: list[Run]
+    header: dict[str, str]
+
+
+Handler = Callable[[Run, "re.Match[str]", int, str], None]
+PATTERNS: list[tuple[str, re.Pattern[str], Handler]] = []
+
+
+def pattern(engine: str, regex: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        PATTERNS.append((engine, re.compile(regex), fn))
+        return fn
+
+    return deco
+
+
+# --- vLLM -------------------------------------------------------------------------------------
+@pattern("vllm", r"Loading model weights took " + NUM + r" GB")
+def _v0_weights(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("weights_gib", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"Model loading took " + NUM + r" GiB")
+def _v1_weights(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("weights_gib", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"Memory profiling results: total_gpu_memory=" + NUM + r"GiB .*?peak_torch_memory="
+         + NUM + r"GiB .*?non_torch_memory=" + NUM + r"GiB kv_cache_size=" + NUM
+         + r"GiB gpu_memory_utilization=" + NUM)
+def _v0_single(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("total_gib", _f(m[1]), n, t)
+    r.put("peak_torch_gib", _f(m[2]), n, t)
+    r.put("non_torch_gib", _f(m[3]), n, t)
+    r.put("kv_gib", _f(m[4]), n, t)
+    r.put("util", _f(m[5]), n, t)
+
+
+@pattern("vllm", r"\] total_gpu_memory\s+" + NUM + r"GiB")
+def _v0_multi_total(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("total_gib", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"\] gpu_memory_utilization\s+" + NUM)
+def _v0_multi_util(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("util", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"the current vLLM instance can use\s+" + NUM + r"GiB")
+def _v0_multi_requested(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("requested_gib", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"\] model weights take\s+" + NUM + r"GiB\s*$")
+def _v0_multi_weights(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("weights_gib", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"\] non_torch_memory\s+" + NUM + r"GiB")
+def _v0_multi_nt(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("non_torch_gib", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"PyTorch activation peak memory\s+" + NUM + r"GiB")
+def _v0_multi_act(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("activation_gib", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"available_kv_cache_memory\s+" + NUM + r"GiB")
+def _v0_multi_kv(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("kv_gib", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"total_gpu_memory \(" + NUM + r"GiB\) x gpu_memory_utilization \(" + NUM
+         + r"\) = " + NUM + r"GiB")
+def _v0_prose_total(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("total_gib", _f(m[1]), n, t)
+    r.put("util", _f(m[2]), n, t)
+    r.put("requested_gib", _f(m[3]), n, t)
+
+
+@pattern("vllm", r"model weights take " + NUM + r"GiB; non_torch_memory takes " + NUM
+         + r"GiB; PyTorch activation peak memory takes " + NUM
+         + r"GiB; the rest of the memory reserved for KV Cache is " + NUM + r"GiB")
+def _v0_prose_parts(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # With pipeline parallelism every stage prints one; the tightest (smallest KV) counts.
+    kv = _f(m[4])
+    if "kv_gib" in r.values and r.values["kv_gib"] <= kv:
+        return
+    r.put("weights_gib", _f(m[1]), n, t)
+    r.put("non_torch_gib", _f(m[2]), n, t)
+    r.put("activation_gib", _f(m[3]), n, t)
+    r.put("kv_gib", kv, n, t)
+
+
+@pattern("vllm", r"# (?:GPU|cuda) blocks: (\d+)|^GPU blocks: (\d+)")
+def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("blocks", _f(m[1] or m[2]), n, t)
+
+
+@pattern("vllm", r"GPU KV cache size: " + NUM + r" tokens")
+def _v1_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("tokens", _f(m[1]), n, t)
+
+
+@pattern("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x")
+def _concurrency(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("max_model_len", _f(m[1]), n, t)
+    r.put("concurrency", _f(m[2]), n, t)
+
+
+@pattern("vllm", r"Available KV cache memory: " + NUM + r" GiB")
+def _v1_kv(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    kv = _f(m[1])
+    rank = re.search(r"(?:rank=|Worker_TP)(\d+)", t)
+    if rank:
+        r.ranks[int(rank[1])] = kv
+    if "kv_gib" in r.values and r.values["kv_gib"] <= kv:  # one line per rank: the smallest
+        return
+    r.put("kv_gib", kv, n, t)
+
+
+@pattern("vllm", r"Free memory on device \(" + NUM + "/" + NUM + r" GiB\) on startup\. Desired GPU "
+         r"memory utilization is \(" + NUM + ", " + NUM + r" GiB\)\. Actual usage is (.*?)\. ")
+def _v1_free_line(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("free_gib", _f(m[1]), n, t)
+    r.put("total_gib", _f(m[2]), n, t)
+    r.put("util", _f(m[3]), n, t)
+    r.put("requested_gib", _f(m[4]), n, t)
+    usage = m[5]
+    for key, rx in (
+        ("weights_gib", NUM + r" GiB for weight"),
+        ("consumed_gib", NUM + r" GiB for consumed memory"),
+        ("activation_gib", NUM + r" GiB for peak activation"),
+        ("non_torch_gib", NUM + r" GiB for non-torch memory"),
+        ("cuda_graph_gib", NUM + r" GiB for CUDAGraph memory"),
+    ):
+        found = re.search(rx, usage)
+        if found:
+            r.put(key, _f(found[1]), n, t)
+    cur = re.search(r"Current kv cache memory in use is (\d+) bytes", t)
+    if cur:
+        r.put("kv_in_use_gib", int(cur[1]) / 2**30, n, t)
+    cur = re.search(r"Current kv cache memory in use is " + NUM + " GiB", t)
+    if cur:
+        r.put("kv_in_use_gib", _f(cur[1]), n, t)
+
+
+@pattern("vllm", r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be "
+         r"stored in KV cache \((\d+)\)")
+def _v0_refusal(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("max_model_len", _f(m[1]), n, t)
+    r.put("tokens", _f(m[2]), n, t)
+    r.errors.append(t.strip())
+
+
+@pattern("vllm", r"To serve at least one request .*?max seq len \((\d+)\), \(" + NUM
+         + r" GiB KV cache is needed, which is larger than the available KV cache memory \("
+         + NUM + r" GiB\)")
+def _v1_refusal(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("max_model_len", _f(m[1]), n, t)
+    r.put("needed_gib", _f(m[2]), n, t)
+    r.put("kv_gib", _f(m[3]), n, t)
+    r.errors.append(t.strip())
+
+
+@pattern("vllm", r"EngineCore failed to start")
+def _v1_failed(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.errors.append(t.strip())
+
+
+@pattern("vllm",
+         r"(?:Initializing a (V[01]) LLM engine \((v[^)]+)\)|vLLM API server version (\S+))")
+def _v_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    if m[1]:
+        version = m[2].lstrip("v") + ("-v0" if m[1] == "V0" else "")
+        r.settings["version"] = version
+        for key, rx in (("max_model_len", r"max_seq_len=(\d+)"),
+                        ("tp", r"tensor_parallel_size=(\d+)"),
+                        ("pp", r"pipeline_parallel_size=(\d+)"),
+                        ("enforce_eager", r"enforce_eager=(True|False)"),
+                        ("model", r"model='([^']+)'")):
+            found = re.search(rx, t)
+            if found:
+                r.settings.setdefault(key, found[1])
+    elif "version" not in r.settings:
+        r.settings["version"] = m[3]
+
+
+@pattern("vllm", r"non-default args: (\{.*)")
+def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    for key, rx in (("max_model_len", r"'max_model_len': (\d+)"),
+                    ("util", r"'gpu_memory_utilization': ([\d.]+)"),
+                    ("tp", r"'tensor_parallel_size': (\d+)"),
+                    ("pp", r"'pipeline_parallel_size': (\d+)"),
+                    ("kv_dtype", r"'kv_cache_dtype': '(\w+)'"),
+                    ("max_num_seqs", r"'max_num_seqs': (\d+)"),
+                    ("max_num_batched_tokens", r"'max_num_batched_tokens': (\d+)"),
+                    ("enforce_eager", r"'enforce_eager': (True|False)"),
+                    ("model", r"'model': '([^']+)'")):
+        found = re.search(rx, m[1])
+        if found:
+            r.settings[key] = found[1]
+
+
+@pattern("vllm", r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
+def _v_chunked(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings.setdefault("max_num_batched_tokens", m[1])
+
+
+@pattern("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB")
+def _v_graphs(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("graphs_after_gib", _f(m[1]), n, t)
+
+
+# --- SGLang -----------------------------------------------------------------------------------
+@pattern("sglang", r"Load weight begin\. avail mem=" + NUM + r" GB")
+def _s_before(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("before_gib", _f(m[1]), n, t)
+
+
+@pattern("sglang", r"Load weight end\..*?avail mem=" + NUM + r" GB")
+def _s_after(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("after_gib", _f(m[1]), n, t)
+    usage = re.search(r"mem usage=" + NUM + " GB", t)
+    if usage:
+        r.put("weights_gib", _f(usage[1]), n, t)
+        r.values.setdefault("before_gib", _f(m[1]) + _f(usage[1]))
+        r.lines.setdefault("before_gib", (n, t.strip()))
+
+
+@pattern("sglang", r"KV Cache is allocated\.(?: #tokens: (\d+),)? K size: " + NUM
+         + r" GB, V size: " + NUM + " GB")
+def _s_kv(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    if m[1]:
+        r.put("tokens", _f(m[1]), n, t)
+    r.put("kv_gib", _f(m[2]) + _f(m[3]), n, t)
+
+
+@pattern("sglang", r"max_total_num_tokens=(\d+)")
+def _s_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("tokens", _f(m[1]), n, t)
+    ctx = re.search(r"context_len=(\d+)", t)
+    if ctx:
+        r.settings.setdefault("max_model_len", ctx[1])
+
+
+@pattern("sglang", r"server_args=ServerArgs\((.*)")
+def _s_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    for key, rx in (("mem_fraction_static", r"mem_fraction_static=([\d.]+)"),
+                    ("tp", r"tp_size=(\d+)"), ("model", r"model_path='([^']+)'")):
+        found = re.search(rx, m[1])
+        if found:
+            r.settings.setdefault(key, found[1])
+
+
+@pattern("sglang", r"changing page_size from \w+ to (\d+)")
+def _s_page(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["page_size"] = m[1]
+
+
+@pattern("sglang", r"Memory pool end\. avail mem=" + NUM + " GB")
+def _s_pool_end(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("pool_end_gib", _f(m[1]), n, t)
+
+
+@pattern("sglang", r"Capture (?:piecewise )?cuda graph (?:begin|end)")
+def _s_graphs(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    usage = re.search(r"mem usage=" + NUM + " GB", t)
+    if usage:
+        r.put("graphs_after_gib", r.values.get("graphs_after_gib", 0.0) + _f(usage[1]), n, t)
+
+
+# --- TensorRT-LLM -----------------------------------------------------------------------------
+@pattern("trtllm", r"Memory usage when calculating max tokens in paged kv cache: total: " + NUM
+         + r" GiB, available: " + NUM + " GiB")
+def _t_mem(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("total_gib", _f(m[1]), n, t)
+    r.put("available_gib", _f(m[2]), n, t)
+
+
+@pattern("trtllm", r"Number of blocks in KV cache primary pool: (\d+)")
+def _t_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("blocks", _f(m[1]), n, t)
+
+
+@pattern("trtllm", r"Number of tokens per block: (\d+)")
+def _t_tpb(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["page_size"] = m[1]
+
+
+@pattern("trtllm", r"Allocated " + NUM + r" GiB for max tokens in paged KV cache \((\d+)\)")
+def _t_alloc(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # The PyTorch backend sizes the cache twice; the last line is the real pool.
+    r.put("kv_gib", _f(m[1]), n, t)
+    r.put("tokens", _f(m[2]), n, t)
+
+
+@pattern("trtllm", r"Both free_gpu_memory_fraction and max_tokens are set \(to " + NUM + r" and "
+         + r"(\d+), respectively\)")
+def _t_both(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["free_gpu_memory_fraction"] = f"{_f(m[1]):.4g}"
+    r.settings["max_tokens"] = m[2]
+
+
+@pattern("trtllm", r"Peak memory during memory usage profiling \(torch \+ non-torch\): " + NUM
+         + r" GiB, available KV cache memory when calculating max tokens: " + NUM
+         + r" GiB, fraction is set " + NUM + r", kv size is (\d+)\. device total memory " + NUM
+         + r" GiB, , tmp kv_mem " + NUM + " GiB")
+def _t_peak(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("peak_gib", _f(m[1]), n, t)
+    r.put("available_kv_gib", _f(m[2]), n, t)
+    r.settings["free_gpu_memory_fraction"] = f"{_f(m[3]):.4g}"
+    r.put("kv_bytes_per_token", _f(m[4]), n, t)
+    r.put("total_gib", _f(m[5]), n, t)
+    r.put("tmp_kv_gib", _f(m[6]), n, t)
+
+
+@pattern("trtllm", r"TensorRT-LLM version: (\S+)")
+def _t_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["version"] = m[1]
+
+
+@pattern("trtllm", r"\[TRT-LLM\] \[I\] max_seq_len=(\d+)")
+def _t_seq(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("max_seq_len_final", _f(m[1]), n, t)
+
+
+@pattern("trtllm", r"maxSequenceLen are too large .*? they are reduced to (\d+)")
+def _t_reduced(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("max_seq_len_final", _f(m[1]), n, t)
+
+
+# Lines that carry memory numbers: reported when no pattern matched them.
+INTERESTING = re.compile(r"\d\s*(GiB|GB|MiB|MB)\b|\d+ (blocks|tokens)\b|blocks: \d", re.I)
+ENGINE_HINTS = (
+    ("trtllm", re.compile(r"TensorRT-LLM|TRT-LLM")),
+    ("sglang", re.compile(r"max_total_num_tokens|KV Cache is allocated|Load weight (begin|end)")),
+    ("vllm", re.compile(r"vLLM|GPU KV cache size|GPU blocks|cuda blocks|Model loading took|"
+                        r"Loading model weights took|Memory profiling")),
+)
+
+
+def parse_text(text: str, path: Path) -> LogFile:
+    """Parse one log's text into runs. Never raises for unknown lines."""
+    header: dict[str, str] = {}
+    global_directives: dict[str, str] = {}
+    runs: list[Run] = []
+    current = Run(label=path.name)
+    started = False
+    for lineno, raw in enumerate(text.splitlines(), start=1):
+        line = raw.rstrip("\n")
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if stripped.startswith("# --- run"):
+            if started:
+                runs.append(current)
+            label = stripped.removeprefix("# --- ").split(":")[0].strip()
+            current = Run(label=f"{path.name} {label}")
+            current.settings.update(global_directives)
+            started = True
+            continue
+        if stripped.startswith("# kvplan:"):
+            pairs = _directives(stripped.removeprefix("# kvplan:"), path, lineno)
+            (current.settings if started else global_directives).update(pairs)
+            continue
+        if stripped.startswith("#") and not re.match(r"#\s*(GPU|cuda) blocks", stripped):
+            head = re.match(r"#\s*(engine|engine_version|model|gpu):\s*(.*)", stripped)
+            if head and head[1] not in header:
+                header[head[1]] = head[2].strip()
+            continue
+        started = True
+        matched = False
+        for _kind, rx, handler in PATTERNS:
+            found = rx.search(line)
+            if found:
+                handler(current, found, lineno, line)
+                matched = True
+        if not matched and INTERESTING.search(line) and _looks_numeric(line):
+            current.unparsed.append((lineno, stripped[:160]))
+    runs.append(current)
+    engine = _detect_engine(header.get("engine", ""), text)
+    for run in runs:
+        for key, value in global_directives.items():
+            run.settings.setdefault(key, value)
+        run.engine = run.settings.get("engine", engine)
+        run.version = run.settings.get("version") or _header_version(header)
+        run.model_hint = run.settings.get("model") or header.get("model", "").split(" ")[0] or None
+    return LogFile(path=path, runs=runs, header=header)
+
+
+def parse_file(path: Path) -> LogFile:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as err:
+        raise InputError(f"{path}: cannot read log: {err.strerror or err}") from None
+    return parse_text(text, path)
+
+
+def _directives(text: str, path: Path, lineno: int) -> dict[str, str]:
+    out = {}
+    for item in text.split():
+        if "=" not in item:
+            raise InputError(f"{path}:{lineno}: kvplan directive {item!r} is not key=value")
+        key, value = item.split("=", 1)
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _looks_numeric(line: str) -> bool:
+    return bool(re.search(r"\d", line))
+
+
+def _detect_engine(header: str, text: str) -> str | None:
+    head = header.strip().split(" ")[0].lower() if header else ""
+    if head in ("vllm", "sglang", "trtllm"):
+        return head
+    for name, rx in ENGINE_HINTS:
+        if rx.search(text):
+            return name
+    return None
+
+
+def _header_version(header: dict[str, str]) -> str | None:
+    text = header.get("engine_version", "")
+    found = re.match(r"v?(\d+\.\d+(?:\.\d+)?)", text.strip())
+    return found[1] if found else None

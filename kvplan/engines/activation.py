@@ -1,0 +1,92 @@
+"""The activation peak of a profiling forward pass, modelled from shapes and batching limits.
+
+Engines that profile (vLLM, TensorRT-LLM's PyTorch backend) run one dummy batch of
+`max_num_batched_tokens` tokens and, on the last pipeline stage, the sampler on `max_num_seqs`
+rows of logits; the KV pool gets what is left. The peak is the larger of the two moments:
+
+  forward: tokens x (3 x hidden + max(MLP, attention) elements per token) x 2 bytes
+    MLP (dense) = 3 x intermediate / tp       (gate_up output 2I/tp + activation output I/tp)
+    MLP (MoE)   = top_k x (3 x moe_intermediate / tp + hidden)   (fused-MoE scratch caches)
+    attention   = (q + 2 kv + o heads on this rank) x head_dim
+    3 x hidden: the residual, the layer input and the layer output alive at the MLP's peak.
+  sampler: rows x vocab x bytes per logit (fp32 logits, sort values and int64 indices for
+    top-k / top-p, probabilities, cumulative sums): 40 B best, 16..48 B range.
+
+Calibration (real logs, tests/assets/logs): Llama-3.1-8B at 20,000 and 29,000 batched tokens
+profiled 2.07 and 2.99 GiB (model: 2.06 and 2.99); Llama-3-8B with 8,192 tokens and 256
+sequences 1.26 GiB (sampler model 1.22); Phi-4 with 256 sequences 0.94 GiB (0.96);
+Qwen3-235B-A22B at TP 4, 8,192 tokens 0.76 GiB (0.83). Quantized checkpoints (GPTQ, bitsandbytes,
+MXFP4) add dequantisation scratch this model does not know; their range is widened.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvplan.capacity.kv import kv_heads_per_gpu
+from kvplan.engines.interface import Interval
+from kvplan.specs.schema import ModelSpec
+from kvplan.units import GIB, ceil_div
+
+ACT_BYTES = 2  # activations run in bf16/fp16 even for fp8 / int4 weights
+SAMPLER_BYTES_PER_LOGIT = (16, 40, 48)  # low, best, high
+FORWARD_SPREAD = (0.85, 1.0, 1.35)  # low, best, high factors on the forward estimate
+COMPILE_SLACK = GIB // 4  # torch.compile / workspace scratch added to the high end only
+
+
+@dataclass(frozen=True)
+class ActivationModel:
+    """The two candidate peaks and the interval taken from them."""
+
+    forward_bytes: int
+    forward_elements_per_token: int
+    sampler_bytes: int
+    sampler_rows: int
+    peak: Interval
+    formula: str
+
+
+def forward_elements_per_token(model: ModelSpec, tp: int) -> int:
+    """Elements alive per token at the forward pass's peak, on one tensor-parallel rank."""
+    h = model.hidden_size
+    moe = model.moe
+    if moe is not None and moe.moe_intermediate_size:
+        mlp = moe.experts_per_token * (3 * ceil_div(moe.moe_intermediate_size, tp) + h)
+        if model.intermediate_size and moe.first_dense_layers:
+            mlp = max(mlp, 3 * ceil_div(model.intermediate_size, tp))
+    elif model.intermediate_size:
+        mlp = 3 * ceil_div(model.intermediate_size, tp)
+    else:
+        mlp = 3 * 4 * ceil_div(h, tp)  # no intermediate size published: the classic 4 x hidden
+    att = model.attention
+    q_heads = ceil_div(model.num_attention_heads, tp)
+    kv = kv_heads_per_gpu(att.num_kv_heads, tp)
+    attn = q_heads * att.head_dim + 2 * kv * att.head_dim + q_heads * att.value_head_dim
+    return 3 * h + max(mlp, attn)
+
+
+def activation_peak(
+    model: ModelSpec, tp: int, batched_tokens: int, sampler_rows: int, quantized: bool = False
+) -> ActivationModel:
+    """The profiled activation peak as an interval (bytes, one GPU)."""
+    per_token = forward_elements_per_token(model, tp)
+    forward = batched_tokens * per_token * ACT_BYTES
+    sampler = [sampler_rows * model.vocab_size * b for b in SAMPLER_BYTES_PER_LOGIT]
+    best = max(forward, sampler[1])
+    low = max(int(forward * FORWARD_SPREAD[0]), sampler[0])
+    high = max(int(forward * FORWARD_SPREAD[2]), sampler[2]) + COMPILE_SLACK
+    if quantized:
+        high += 2 * GIB
+    formula = (
+        f"max(forward {batched_tokens:,} tok x {per_token:,} el x {ACT_BYTES} B, "
+        f"sampler {sampler_rows:,} rows x vocab {model.vocab_size:,} x "
+        f"{SAMPLER_BYTES_PER_LOGIT[1]} B)"
+    )
+    return ActivationModel(
+        forward_bytes=forward,
+        forward_elements_per_token=per_token,
+        sampler_bytes=sampler[1],
+        sampler_rows=sampler_rows,
+        peak=Interval(best, min(low, best), max(high, best)),
+        formula=formula,
+    )

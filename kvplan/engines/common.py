@@ -1,0 +1,129 @@
+"""Pieces several engine profiles share: weights, per-layer pages, users at the planned load."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvplan.capacity.kv import Precision, layer_bytes_per_token, pipeline_stages
+from kvplan.capacity.plan import SizeRequest, SizeResult, weights_bytes_per_gpu
+from kvplan.engines.interface import Steps
+from kvplan.specs.schema import LayerKind
+from kvplan.units import GIB, DType
+
+
+@dataclass(frozen=True)
+class LayerShape:
+    """The cached layers of the heaviest pipeline stage, by kind, and bytes per token of one."""
+
+    full_layers: int
+    sliding_layers: int
+    linear_layers: int
+    bytes_per_token_per_layer: int  # one layer, this GPU (MLA: the latent, not split by TP)
+    window: int | None
+
+    @property
+    def cached_layers(self) -> int:
+        return self.full_layers + self.sliding_layers
+
+
+def layer_shape(req: SizeRequest) -> LayerShape:
+    """Per-layer cache shape of the pipeline stage with the most cached layers."""
+    model = req.model
+    kinds = model.layer_kinds()
+    best: LayerShape | None = None
+    precision = Precision(req.kv_dtype, req.kv_group_size)
+    per_layer = layer_bytes_per_token(model, LayerKind.full, precision, req.tp)
+    for layers in pipeline_stages(model.num_layers, req.pp):
+        stage = [kinds[i] for i in layers]
+        shape = LayerShape(
+            full_layers=stage.count(LayerKind.full),
+            sliding_layers=stage.count(LayerKind.sliding),
+            linear_layers=stage.count(LayerKind.linear),
+            bytes_per_token_per_layer=per_layer,
+            window=model.attention.sliding_window_tokens,
+        )
+        if best is None or shape.cached_layers > best.cached_layers:
+            best = shape
+    assert best is not None
+    return best
+
+
+# Quantized checkpoints (GPTQ/AWQ int4, int8, fp8) keep the token embeddings and the LM head in
+# 16 bits, and store one 16-bit scale (+ a 4-bit zero point for int4) per group of 128 weights.
+# Checked: Qwen2.5-72B GPTQ-Int4 38.61 GiB modelled vs 38.53 logged; Phi-4 GPTQ 8.51 vs 8.51;
+# Qwen3-235B-A22B-FP8 at TP 4 55.03 vs 55.19.
+QUANT_GROUP = 128
+QUANT_EXTRA_BITS = {DType.int4: 16 + 4, DType.int8: 16, DType.fp8: 0}
+
+
+def weights_bytes(req: SizeRequest, measured: int | None) -> int:
+    """Measured weights where a log gave them, else parameters x weight bytes / GPUs.
+
+    Below 16 bits the embeddings and LM head (assumed untied: 2 x vocab x hidden) stay in 16
+    bits and group scales are added.
+    """
+    if measured is not None:
+        return measured
+    dtype = req.effective_weight_dtype
+    if dtype.bits >= 16:
+        return weights_bytes_per_gpu(req.model, dtype, req.gpus_per_replica)
+    model = req.model
+    embed = min(model.params_total, 2 * model.vocab_size * model.hidden_size)
+    body = model.params_total - embed
+    bits = body * dtype.bits + body * QUANT_EXTRA_BITS.get(dtype, 0) // QUANT_GROUP
+    total_bytes = embed * 2 + bits // 8
+    return -(-total_bytes // req.gpus_per_replica)
+
+
+def quantized(req: SizeRequest) -> bool:
+    """Weights stored below 8 bits, or as integers: dequantisation scratch is likely."""
+    return req.effective_weight_dtype in (DType.int4, DType.int8)
+
+
+def users_steps(st: Steps, sized: SizeResult, pool_label: str, starts: bool,
+                per_user_blocks: int | None = None, users_from: str | None = None) -> None:
+    """The last lines of every explanation: bytes per sequence, users per replica and per GPU.
+
+    With `per_user_blocks` the engine counts users in its own blocks (vLLM): GPU blocks // the
+    blocks one sequence of the planned length takes.
+    """
+    q = sized.request
+    if users_from is not None:
+        st.op("users per replica", "sum", [users_from], "users", f"the {users_from}")
+        st.given("GPUs per replica", q.gpus_per_replica, "GPUs", f"tp {q.tp} x pp {q.pp}")
+        st.op("users per GPU", "ratio", ["users per replica", "GPUs per replica"], "users",
+              "users per replica / GPUs per replica")
+        return
+    if per_user_blocks is not None:
+        st.given("blocks per user", per_user_blocks, "blocks",
+                 f"one sequence holding {q.tokens_held:,} tokens, as the engine allocates it")
+        if starts:
+            st.op("users per replica", "div", [pool_label, "blocks per user"], "users",
+                  f"floor({pool_label} / blocks per user)")
+        else:
+            st.given("users per replica", 0, "users", "the engine does not start")
+        st.given("GPUs per replica", q.gpus_per_replica, "GPUs", f"tp {q.tp} x pp {q.pp}")
+        st.op("users per GPU", "ratio", ["users per replica", "GPUs per replica"], "users",
+              "users per replica / GPUs per replica")
+        return
+    st.given(
+        "KV bytes per sequence",
+        sized.kv_bytes_per_sequence,
+        "bytes",
+        f"{q.tokens_held:,} tokens, {q.allocation.value} in {q.block_size_tokens}-token blocks, "
+        "every cached layer on this GPU",
+    )
+    simple = starts and q.pp == 1 and not sized.shared_prefix_bytes and sized.kv_budget_bytes > 0
+    if simple:
+        st.op("users per replica", "div", [pool_label, "KV bytes per sequence"], "users",
+              f"floor({pool_label} / KV bytes per sequence)")
+    else:
+        why = "the engine does not start" if not starts else "the tightest pipeline stage"
+        st.given("users per replica", sized.users_per_replica, "users", f"{why}")
+    st.given("GPUs per replica", q.gpus_per_replica, "GPUs", f"tp {q.tp} x pp {q.pp}")
+    st.op("users per GPU", "ratio", ["users per replica", "GPUs per replica"], "users",
+          "users per replica / GPUs per replica")
+
+
+def gib(n: int | float) -> str:
+    return f"{n / GIB:.2f} GiB"

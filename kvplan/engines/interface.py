@@ -1,0 +1,319 @@
+"""What every engine profile takes and returns: settings, measured overrides, steps, results.
+
+An engine profile is a pure function `(SizeRequest, EngineSettings) -> EngineResult`. The result
+carries the engine's own numbers (KV bytes, tokens, blocks, concurrency, whether it starts) and a
+list of `Step`s: every intermediate number with its unit and the operation that produced it, so
+`kvplan explain` can print the arithmetic and `verify_steps` can re-check it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from enum import Enum
+from fractions import Fraction
+
+from kvplan.capacity.plan import Breakdown, SizeRequest, SizeResult, size
+from kvplan.errors import InputError
+
+
+class Engine(str, Enum):
+    """A serving engine whose memory accounting kvplan reproduces."""
+
+    ideal = "ideal"
+    vllm = "vllm"
+    sglang = "sglang"
+    trtllm = "trtllm"
+    transformers = "transformers"
+
+
+_ENGINE_ALIASES = {
+    "tensorrt-llm": Engine.trtllm,
+    "tensorrt_llm": Engine.trtllm,
+    "trt-llm": Engine.trtllm,
+    "hf": Engine.transformers,
+    "huggingface": Engine.transformers,
+}
+
+
+def parse_engine(text: str) -> Engine:
+    """`vllm`, `SGLang`, `tensorrt-llm`, ... -> Engine. Raises InputError naming the choices."""
+    key = text.strip().lower()
+    if key in _ENGINE_ALIASES:
+        return _ENGINE_ALIASES[key]
+    try:
+        return Engine(key)
+    except ValueError:
+        names = ", ".join(e.value for e in Engine)
+        raise InputError(f"unknown engine {text!r}; use one of {names}") from None
+
+
+@dataclass(frozen=True)
+class Measured:
+    """Numbers taken from a real start-up log instead of being modelled (None = model it)."""
+
+    memory_bytes: int | None = None  # total device memory the engine saw
+    weights_bytes: int | None = None
+    activation_bytes: int | None = None  # profiled activation peak
+    non_torch_bytes: int | None = None
+    cuda_graph_bytes: int | None = None
+    free_after_load_bytes: int | None = None  # SGLang / TRT-LLM: free memory after the weights
+    free_before_load_bytes: int | None = None  # SGLang: free memory before the weights
+    kv_cache_bytes: int | None = None  # vLLM: the KV memory a log printed (skips the subtraction)
+    stage_kv_bytes: tuple[int, ...] | None = None  # vLLM: KV memory per pipeline stage
+
+
+@dataclass(frozen=True)
+class EngineSettings:
+    """Engine flags. None means the engine's own default (which may depend on version and GPU)."""
+
+    engine: Engine = Engine.ideal
+    version: str | None = None
+    memory_fraction: Fraction | None = None  # gpu_memory_utilization / mem_fraction_static / ...
+    max_num_batched_tokens: int | None = None
+    max_num_seqs: int | None = None
+    enforce_eager: bool = False
+    page_size_tokens: int | None = None  # SGLang page size / TRT-LLM tokens per block
+    max_tokens: int | None = None  # TRT-LLM kv_cache_config.max_tokens
+    measured: Measured = Measured()
+
+    def check(self) -> None:
+        for what, value in (
+            ("max_num_batched_tokens", self.max_num_batched_tokens),
+            ("max_num_seqs", self.max_num_seqs),
+            ("page size", self.page_size_tokens),
+            ("max_tokens", self.max_tokens),
+        ):
+            if value is not None and value <= 0:
+                raise InputError(f"{what} must be a positive integer, got {value}")
+        if self.memory_fraction is not None and not 0 < self.memory_fraction <= 1:
+            raise InputError(
+                f"memory fraction must be in (0, 1], got {float(self.memory_fraction):g}"
+            )
+
+
+def parse_version(text: str | None) -> tuple[int, ...] | None:
+    """'0.10.2' -> (0, 10, 2); 'v0.8.5.dev169+g...' -> (0, 8, 5); None stays None."""
+    if text is None:
+        return None
+    parts = []
+    for piece in text.strip().lstrip("vV").split("."):
+        digits = ""
+        for ch in piece:
+            if not ch.isdigit():
+                break
+            digits += ch
+        if not digits:
+            break
+        parts.append(int(digits))
+        if len(digits) != len(piece):
+            break
+    if not parts:
+        raise InputError(f"cannot read engine version {text!r}; write it like 0.10.2")
+    return tuple(parts)
+
+
+# Arithmetic a step may claim. Arguments are labels of earlier steps or numbers.
+Arg = str | int | Fraction
+
+
+@dataclass(frozen=True)
+class Step:
+    """One line of `explain`: a labelled number, its unit, and how it follows from earlier lines.
+
+    op: given (an input or a modelled estimate), sum (args added; a label starting with '-' is
+    subtracted), mul (product, floored to an integer when unit is bytes/tokens/blocks),
+    div (floor of a / b), ceildiv, min, max, ratio (a / b, not rounded).
+    """
+
+    label: str
+    value: Fraction | int
+    unit: str
+    formula: str
+    op: str = "given"
+    args: tuple[Arg, ...] = ()
+
+
+def _arg(values: dict[str, Fraction], a: Arg) -> Fraction:
+    if isinstance(a, str):
+        neg = a.startswith("-")
+        key = a[1:] if neg else a
+        if key not in values:
+            raise KeyError(f"step refers to unknown or later step {key!r}")
+        return -values[key] if neg else values[key]
+    return Fraction(a)
+
+
+def evaluate(step: Step, values: dict[str, Fraction]) -> Fraction:
+    """What a step's operation gives from the earlier steps' values."""
+    args = [_arg(values, a) for a in step.args]
+    if step.op == "sum":
+        return sum(args, Fraction(0))
+    if step.op == "mul":
+        out = math.prod(args, start=Fraction(1))
+        return Fraction(math.floor(out)) if step.unit != "ratio" else out
+    if step.op == "div":
+        return Fraction(math.floor(args[0] / args[1]))
+    if step.op == "ceildiv":
+        return Fraction(math.ceil(args[0] / args[1]))
+    if step.op == "min":
+        return min(args)
+    if step.op == "max":
+        return max(args)
+    if step.op == "ratio":
+        return args[0] / args[1]
+    raise ValueError(f"unknown op {step.op!r}")
+
+
+def verify_steps(steps: Sequence[Step]) -> list[str]:
+    """Re-do every step's arithmetic; returns the mismatches (empty when all add up)."""
+    values: dict[str, Fraction] = {}
+    problems = []
+    for s in steps:
+        if s.label in values:
+            problems.append(f"duplicate step {s.label!r}")
+        if s.op != "given":
+            try:
+                expect = evaluate(s, values)
+            except (KeyError, ZeroDivisionError, ValueError) as err:
+                problems.append(f"{s.label}: {err}")
+                expect = Fraction(s.value)
+            if expect != Fraction(s.value):
+                problems.append(f"{s.label}: claims {s.value} but {s.op}{s.args} = {expect}")
+        values[s.label] = Fraction(s.value)
+    return problems
+
+
+class Steps:
+    """A small builder that computes each value from its operation, so steps cannot drift."""
+
+    def __init__(self) -> None:
+        self.items: list[Step] = []
+        self.values: dict[str, Fraction] = {}
+
+    def given(self, label: str, value: int | Fraction, unit: str, formula: str) -> Fraction:
+        return self._add(Step(label, value, unit, formula))
+
+    def op(self, label: str, op: str, args: Sequence[Arg], unit: str, formula: str) -> Fraction:
+        probe = Step(label, 0, unit, formula, op, tuple(args))
+        value = evaluate(probe, self.values)
+        if value.denominator == 1:
+            return self._add(replace(probe, value=int(value)))
+        return self._add(replace(probe, value=value))
+
+    def _add(self, step: Step) -> Fraction:
+        self.items.append(step)
+        self.values[step.label] = Fraction(step.value)
+        return Fraction(step.value)
+
+    def int(self, label: str) -> int:
+        v = self.values[label]
+        return math.floor(v)
+
+
+@dataclass(frozen=True)
+class Interval:
+    """A modelled quantity: best guess with the range it is likely in (bytes)."""
+
+    best: int
+    low: int
+    high: int
+
+    @staticmethod
+    def exact(value: int) -> Interval:
+        return Interval(value, value, value)
+
+
+@dataclass(frozen=True)
+class EngineResult:
+    """An engine's start-up numbers for one request, per GPU of the tightest rank."""
+
+    engine: Engine
+    engine_version: str
+    size: SizeResult  # the plain result with the engine's KV pool, for users / fleet / tables
+    memory_bytes: int
+    requested_bytes: int  # what the engine lets itself use
+    weights_bytes: int
+    activation_bytes: int
+    activation_bytes_low: int
+    activation_bytes_high: int
+    non_torch_bytes: int
+    cuda_graph_bytes: int
+    kv_cache_bytes: int  # the KV pool the engine allocates (can be negative: it fails)
+    kv_cache_bytes_low: int  # with the high activation estimate
+    kv_cache_bytes_high: int  # with the low activation estimate
+    kv_cache_tokens: int  # what the engine prints as its cache size in tokens
+    kv_cache_tokens_low: int
+    kv_cache_tokens_high: int
+    blocks: int
+    block_size_tokens: int
+    max_model_len: int
+    max_concurrency: Fraction  # requests of max_model_len tokens held at once
+    starts: bool
+    reason: str | None
+    max_model_len_that_starts: int
+    steps: tuple[Step, ...]
+    assumptions: tuple[str, ...] = field(default=())
+    log_lines: tuple[str, ...] = ()  # the lines the engine itself would print
+
+
+def finish_size(
+    req: SizeRequest,
+    kv_bytes: int,
+    overhead_bytes: int,
+    requested_bytes: int,
+    starts: bool,
+    reason: str | None,
+    max_len: int,
+    assumptions: Sequence[str],
+    weights_bytes: int | None = None,
+    users_override: tuple[int, int] | None = None,
+) -> SizeResult:
+    """A plain SizeResult whose pool is the engine's KV pool; its breakdown adds up to memory.
+
+    `users_override` = (users, KV bytes they use) where the engine counts users itself.
+    """
+    total = req.gpu.memory_bytes
+    base = size(replace(req, kv_budget_bytes=None, reserve_bytes=0))
+    weights = base.weights_bytes if weights_bytes is None else weights_bytes
+    pool = max(kv_bytes, 0)
+    if pool > 0:
+        # The stated-budget path checks pool + catalog weights against memory; the engine's own
+        # (possibly measured) numbers were already checked, so lift that check here.
+        roomy = req.gpu.model_copy(update={"memory_bytes": total + pool + weights})
+        sized = size(replace(req, gpu=roomy, kv_budget_bytes=pool, memory_utilization=Fraction(1)))
+        users = sized.users_per_replica if starts else 0
+        used = sized.breakdown.kv_used_bytes if starts else 0
+    else:
+        sized, users, used = base, 0, 0
+    if users_override is not None and starts:
+        users, used = users_override
+    overhead = max(0, min(overhead_bytes, total - weights - pool))
+    # Negative only when the weights alone exceed memory (as in the plain arithmetic): the
+    # parts still add up to the total.
+    unallocated = total - weights - pool - overhead
+    breakdown = Breakdown(
+        total_bytes=total,
+        weights_bytes=weights,
+        kv_used_bytes=used,
+        kv_free_bytes=pool - used,
+        reserve_bytes=overhead,
+        unallocated_bytes=unallocated,
+    )
+    if starts and users == 0 and reason is None:
+        reason = sized.reason
+    return replace(
+        sized,
+        request=req,
+        weights_bytes=weights,
+        usable_bytes=requested_bytes,
+        kv_budget_bytes=pool,
+        users_per_replica=users,
+        breakdown=breakdown,
+        fits=starts and users > 0,
+        reason=reason if not (starts and users > 0) else None,
+        max_context_that_fits=None if (starts and users > 0) else max_len,
+        assumptions=tuple(assumptions),
+        suggestions=(),
+    )

@@ -1,0 +1,183 @@
+"""SGLang: mem_fraction_static of the memory free at start-up, a token-granular pool.
+
+Assumptions (sglang/srt/model_executor/model_runner.py profile_max_num_token, checked against
+the logs in tests/assets/logs):
+- `total` is the memory free after the CUDA context and torch.distributed start ("Load weight
+  begin. avail mem=..."), not the device total; kvplan models the start-up use as 0.4 GiB on one
+  GPU and 0.9 GiB with tensor parallelism (NCCL) unless a log gives it.
+- rest = free after weights - total x (1 - mem_fraction_static);
+  max_total_num_tokens = floor(rest / cell), cell = layers x KV heads per rank x head_dim x 2 x
+  dtype bytes (MLA: kv_lora_rank + qk_rope_head_dim); then rounded down to whole pages
+  (page size 1 by default, 64 with the trtllm_mha backend on Blackwell).
+- mem_fraction_static default (server_args.py, three generations; gpu_mem = nvidia-smi MiB):
+  before 0.4.7: by tensor parallelism, 0.88 (tp 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16);
+  0.4.7-0.4.10: (gpu_mem - reserved) / gpu_mem, reserved (2.8 + tp*pp/10) GiB under 35 GiB,
+  (9.5 + tp*pp/2) under 90, (12 + tp*pp/2) under 160, else 32 GiB;
+  0.5 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
+  + tp*pp/8 x 1024 MiB (at least 10 GiB above 60 GiB), with chunked_prefill_size and
+  cuda_graph_max_bs from the GPU's size. Give --memory-utilization to state it.
+- sliding-window layers are sized as full layers (SGLang's default pool).
+- "GB" in SGLang's logs is GiB (bytes >> 30).
+- SGLang starts whenever at least one token fits; requests longer than the pool are rejected.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+from kvplan.capacity.kv import Allocation
+from kvplan.capacity.plan import SizeRequest
+from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes
+from kvplan.engines.interface import (
+    Engine,
+    EngineResult,
+    EngineSettings,
+    Steps,
+    finish_size,
+    parse_version,
+)
+from kvplan.units import GIB, MIB
+
+DEFAULT_VERSION = "0.5.0"
+STARTUP_TP1 = 400 * MIB
+STARTUP_TP = 900 * MIB
+
+
+def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
+                     pp: int = 1) -> Fraction:
+    """mem_fraction_static when not given, as that SGLang release computes it."""
+    ver = parse_version(version or DEFAULT_VERSION) or ()
+    if ver < (0, 4, 7) or gpu_mem_mib is None:
+        for at_least, frac in ((16, 79), (8, 81), (4, 85), (2, 87)):
+            if tp >= at_least:
+                return Fraction(frac, 100)
+        return Fraction(88, 100)
+    par = tp * pp
+    g = gpu_mem_mib
+    if ver < (0, 5):
+        if g < 35 * 1024:
+            reserved = (Fraction(28, 10) + Fraction(par, 10)) * 1024
+        elif g < 90 * 1024:
+            reserved = (Fraction(95, 10) + Fraction(par, 2)) * 1024
+        elif g < 160 * 1024:
+            reserved = (12 + Fraction(par, 2)) * 1024
+        else:
+            reserved = Fraction(32 * 1024)
+    else:
+        if g < 20 * 1024:
+            chunk, graph_bs = 2048, 8
+        elif g < 35 * 1024:
+            chunk, graph_bs = 2048, (24 if tp < 4 else 80)
+        elif g < 60 * 1024:
+            chunk, graph_bs = 4096, (32 if tp < 4 else 160)
+        elif g < 160 * 1024:
+            chunk, graph_bs = 8192, (256 if tp < 4 else 512)
+        else:
+            chunk, graph_bs = 16384, 512
+        reserved = 512 + Fraction(3, 2) * max(chunk, 2048) + graph_bs * 2 + Fraction(par, 8) * 1024
+        if g > 60 * 1024:
+            reserved = max(reserved, Fraction(10 * 1024))
+    return Fraction(round((g - reserved) / g, 3)).limit_denominator(1000)
+
+
+def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
+    """SGLang's KV pool for one request."""
+    req.check()
+    s.check()
+    m = s.measured
+    version = s.version or DEFAULT_VERSION
+    memory = m.memory_bytes or req.gpu.memory_bytes
+    gpu_mem = req.gpu.nvidia_smi_mib or memory // MIB
+    frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(
+        req.tp, version, gpu_mem, req.pp)
+    page = s.page_size_tokens or 1
+    shape = layer_shape(req)
+    weights = weights_bytes(req, m.weights_bytes)
+    st = Steps()
+    st.given("GPU memory", memory, "bytes", "device total")
+    if m.free_before_load_bytes is not None:
+        st.given("free before weights", m.free_before_load_bytes, "bytes",
+                 "measured (log: Load weight begin. avail mem)")
+        startup = memory - m.free_before_load_bytes
+    elif m.free_after_load_bytes is not None:
+        st.given("free after weights (log)", m.free_after_load_bytes, "bytes",
+                 "measured (log: Load weight end. avail mem)")
+        st.given("weights (modelled)", weights, "bytes", "parameters x weight bytes / GPUs")
+        st.op("free before weights", "sum", ["free after weights (log)", "weights (modelled)"],
+              "bytes", "free after weights + weights")
+        startup = memory - st.int("free before weights")
+    else:
+        startup = STARTUP_TP if req.tp > 1 else STARTUP_TP1
+        st.given("start-up use", startup, "bytes", "CUDA context + torch.distributed")
+        st.op("free before weights", "sum", ["GPU memory", "-start-up use"], "bytes",
+              "GPU memory - start-up use")
+    st.given("weights", weights, "bytes",
+             "measured (log)" if m.weights_bytes is not None else
+             f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
+             f"{req.gpus_per_replica} GPU(s)")
+    if m.free_after_load_bytes is not None:
+        st.given("free after weights", m.free_after_load_bytes, "bytes",
+                 "measured (log: Load weight end. avail mem)")
+    else:
+        st.op("free after weights", "sum", ["free before weights", "-weights"], "bytes",
+              "free before weights - weights")
+    st.given("mem_fraction_static", frac, "ratio",
+             "flag" if s.memory_fraction is not None else
+             f"SGLang {version} default for tp {req.tp} on {gpu_mem:,} MiB")
+    st.op("1 - mem_fraction_static", "sum", [1, "-mem_fraction_static"], "ratio", "1 - fraction")
+    st.op("held back", "mul", ["free before weights", "1 - mem_fraction_static"], "bytes",
+          "floor(free before weights x (1 - mem_fraction_static))")
+    rest = int(st.op("KV cache memory", "sum", ["free after weights", "-held back"], "bytes",
+                     "free after weights - held back"))
+    st.given("KV bytes per token per layer", shape.bytes_per_token_per_layer, "bytes",
+             "K + V of one layer on this GPU")
+    st.given("cached layers", shape.cached_layers, "layers", "every attention layer")
+    st.op("cell size", "mul", ["KV bytes per token per layer", "cached layers"], "bytes",
+          "bytes per token, all layers")
+    st.op("tokens (raw)", "div", ["KV cache memory", "cell size"], "tokens",
+          "floor(KV cache memory / cell size)")
+    st.op("tokens (>= 0)", "max", ["tokens (raw)", 0], "tokens", "never below 0")
+    st.given("page size", page, "tokens", "SGLang page size")
+    st.op("pages", "div", ["tokens (>= 0)", "page size"], "pages", "whole pages")
+    tokens = int(st.op("max_total_num_tokens", "mul", ["pages", "page size"], "tokens",
+                       "pages x page size"))
+    pool_label = "max_total_num_tokens"
+    if s.max_tokens is not None and s.max_tokens < tokens:
+        pool_label = "max_total_num_tokens (capped)"
+        tokens = int(st.op(pool_label, "min", ["max_total_num_tokens", s.max_tokens], "tokens",
+                           "--max-total-tokens"))
+    cell = st.int("cell size")
+    length = req.context_tokens
+    conc = st.op("maximum concurrency", "ratio", [pool_label, length], "ratio",
+                 f"tokens / max_model_len {length:,}")
+    pool = int(st.op("KV pool", "mul", [pool_label, "cell size"], "bytes",
+                     "tokens x cell size (what is allocated)"))
+    starts = tokens > 0
+    reason = None if starts else (
+        f"SGLang would not start: not enough memory for the KV cache ({gib(rest)}); raise "
+        "--mem-fraction-static or add GPUs")
+    largest = min(tokens, req.model.max_context_tokens)
+    assumptions = [
+        f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",
+        f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
+    ]
+    preq = replace(req, block_size_tokens=page, allocation=Allocation.paged)
+    held_back = st.int("held back")
+    sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,
+                        assumptions, weights_bytes=weights)
+    users_steps(st, sized, "KV pool", starts)
+    return EngineResult(
+        engine=Engine.sglang, engine_version=version, size=sized, memory_bytes=memory,
+        requested_bytes=memory - held_back, weights_bytes=weights,
+        activation_bytes=0, activation_bytes_low=0, activation_bytes_high=0,
+        non_torch_bytes=startup, cuda_graph_bytes=0,
+        kv_cache_bytes=pool, kv_cache_bytes_low=pool, kv_cache_bytes_high=pool,
+        kv_cache_tokens=tokens, kv_cache_tokens_low=tokens, kv_cache_tokens_high=tokens,
+        blocks=tokens // page, block_size_tokens=page, max_model_len=length,
+        max_concurrency=conc, starts=starts, reason=reason, max_model_len_that_starts=largest,
+        steps=tuple(st.items), assumptions=tuple(assumptions),
+        log_lines=(f"KV Cache is allocated. #tokens: {tokens}, K size: "
+                   f"{tokens * cell / 2 / GIB:.2f} GB, V size: {tokens * cell / 2 / GIB:.2f} GB",
+                   f"max_total_num_tokens={tokens}"),
+    )

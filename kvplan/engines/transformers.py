@@ -1,0 +1,135 @@
+"""Hugging Face transformers `generate()`: no pool, one cache per batch, and its transients.
+
+Assumptions (transformers cache_utils.py and the Llama/Mistral attention code):
+- version "dynamic" (default, DynamicCache): the cache grows by torch.cat on every step, which
+  allocates the layer's new cache while the old one is still alive: one layer's cache for the
+  whole batch is needed again, transiently.
+- version "static" (StaticCache): the cache is preallocated at max_cache_len for every sequence
+  (reserved), and attention with a mask (sdpa/eager) expands grouped KV heads to all query
+  heads with repeat_kv for one layer at a time: query heads / KV heads x one layer's K and V
+  (4x one layer's cache for Llama-3-8B, 32 query / 8 KV heads).
+- one decode step's activations: batch x (3 x hidden + 3 x intermediate) x 2 bytes, plus the
+  last token's logits in fp32 (batch x vocab x 4 bytes x 2 for the softmax copy).
+- DeepSeek (MLA) layers cache expanded per-head K (qk_nope + rope) and V, not the latent
+  (modeling_deepseek_v3.py); sliding-window layers keep at most the window.
+- prefill of the whole batch at once is not modelled (it can exceed the decode peak; prefill
+  in smaller batches).
+- usable memory = total - CUDA context (0.5 GiB); no utilization fraction.
+Users = the largest batch whose weights + caches + transients + activations fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+from kvplan.capacity.kv import Allocation, kv_heads_per_gpu
+from kvplan.capacity.plan import SizeRequest
+from kvplan.engines.activation import ACT_BYTES, forward_elements_per_token
+from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes
+from kvplan.engines.interface import Engine, EngineResult, EngineSettings, Steps, finish_size
+from kvplan.errors import InputError
+from kvplan.units import MIB
+
+CUDA_CONTEXT = 512 * MIB
+CACHES = ("dynamic", "static")
+
+
+def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
+    """The largest batch `generate()` can run at max_model_len tokens per sequence."""
+    req.check()
+    s.check()
+    cache = (s.version or "dynamic").lower()
+    if cache not in CACHES:
+        raise InputError(
+            f"transformers engine version {s.version!r}: use dynamic (DynamicCache) or static "
+            "(StaticCache)"
+        )
+    m = s.measured
+    memory = m.memory_bytes or req.gpu.memory_bytes
+    frac = s.memory_fraction if s.memory_fraction is not None else Fraction(1)
+    shape = layer_shape(req)
+    model = req.model
+    length = req.context_tokens
+    att = model.attention
+    # transformers caches DeepSeek's MLA as expanded K (qk_nope + rope) and V per head, not the
+    # latent: 128 x (192 + 128) values per token per layer for DeepSeek-V3.
+    per_token_layer = (
+        kv_heads_per_gpu(att.num_kv_heads, req.tp) * (att.head_dim + att.value_head_dim)
+        * req.kv_dtype.bits // 8
+        if att.mla is not None else shape.bytes_per_token_per_layer
+    )
+    per_layer_seq = per_token_layer * length
+    # sliding layers keep at most the window (DynamicSlidingWindowLayer W - 1, static W)
+    window = min(length, shape.window or length)
+    seq = per_token_layer * (shape.full_layers * length + shape.sliding_layers * window)
+    if cache == "dynamic":
+        transient = per_layer_seq
+        t_formula = "one layer's cache, copied by torch.cat on append"
+    else:
+        expand = max(1, model.num_attention_heads // model.attention.num_kv_heads)
+        transient = per_layer_seq * expand
+        t_formula = f"one layer's K and V expanded to all query heads ({expand}x)"
+    act_seq = (forward_elements_per_token(model, req.tp) * ACT_BYTES
+               + model.vocab_size * 4 * 2)
+    weights = weights_bytes(req, m.weights_bytes)
+    nt = m.non_torch_bytes if m.non_torch_bytes is not None else CUDA_CONTEXT
+    st = Steps()
+    st.given("GPU memory", memory, "bytes", "device total")
+    st.given("memory fraction", frac, "ratio", "share torch may use (default 1)")
+    st.op("usable memory", "mul", ["GPU memory", "memory fraction"], "bytes", "floor(memory x f)")
+    st.given("weights", weights, "bytes", "parameters x weight bytes / GPUs"
+             if m.weights_bytes is None else "measured")
+    st.given("CUDA context", nt, "bytes", "non-torch memory")
+    st.op("room for the batch", "sum", ["usable memory", "-weights", "-CUDA context"], "bytes",
+          "usable - weights - CUDA context")
+    st.given("cache per sequence", seq, "bytes",
+             f"{length:,} tokens x {shape.full_layers} full layers"
+             + (f" + {window:,} x {shape.sliding_layers} sliding" if shape.sliding_layers else "")
+             + f", {per_token_layer:,} B per token per layer")
+    st.given("transient per sequence", transient, "bytes", t_formula)
+    st.given("activations per sequence", act_seq, "bytes",
+             "one decode token + fp32 logits (x2)")
+    st.op("bytes per sequence", "sum", ["cache per sequence", "transient per sequence",
+                                         "activations per sequence"], "bytes", "sum")
+    st.op("batch (raw)", "div", ["room for the batch", "bytes per sequence"], "users",
+          "floor(room / bytes per sequence)")
+    batch = int(st.op("batch", "max", ["batch (raw)", 0], "users", "never below 0"))
+    kv = int(st.op("KV cache memory", "mul", ["batch", "cache per sequence"], "bytes",
+                   "batch x cache per sequence"))
+    tokens = int(st.op("KV cache tokens", "mul", ["batch", length], "tokens",
+                       "batch x max_model_len"))
+    room = st.int("room for the batch")
+    starts = batch > 0
+    largest = 0
+    if room > 0:
+        per_token = per_token_layer * shape.cached_layers
+        per_token_all = per_token + (transient // length)
+        largest = min(model.max_context_tokens, max(0, (room - act_seq) // per_token_all))
+    reason = None if starts else (
+        f"transformers would run out of memory: one sequence of {length:,} tokens needs "
+        f"{gib(seq + transient + act_seq)} and {gib(room)} is left after the weights")
+    assumptions = [
+        f"transformers generate() with {'DynamicCache' if cache == 'dynamic' else 'StaticCache'}",
+        f"transient {gib(transient)} per sequence: {t_formula}",
+        "prefill of the whole batch at once not modelled",
+    ]
+    preq = replace(req, allocation=Allocation.reserved, avg_context_tokens=None)
+    sized = finish_size(preq, kv, batch * (transient + act_seq) + nt, st.int("usable memory"),
+                        starts, reason, largest, assumptions, weights_bytes=weights,
+                        users_override=(batch, kv))
+    users_steps(st, sized, "KV cache memory", starts, users_from="batch")
+    return EngineResult(
+        engine=Engine.transformers, engine_version=cache, size=sized, memory_bytes=memory,
+        requested_bytes=st.int("usable memory"), weights_bytes=weights,
+        activation_bytes=batch * (act_seq + transient),
+        activation_bytes_low=batch * act_seq,
+        activation_bytes_high=batch * (act_seq + transient),
+        non_torch_bytes=nt, cuda_graph_bytes=0,
+        kv_cache_bytes=kv, kv_cache_bytes_low=kv, kv_cache_bytes_high=kv,
+        kv_cache_tokens=tokens, kv_cache_tokens_low=tokens, kv_cache_tokens_high=tokens,
+        blocks=batch, block_size_tokens=length, max_model_len=length,
+        max_concurrency=Fraction(batch), starts=starts, reason=reason,
+        max_model_len_that_starts=largest, steps=tuple(st.items),
+        assumptions=tuple(assumptions), log_lines=(),
+    )

@@ -1,0 +1,155 @@
+"""TensorRT-LLM: free_gpu_memory_fraction of the memory free after weights and activations.
+
+Assumptions (TensorRT-LLM docs "Memory Usage of TensorRT-LLM", the executor's start-up lines and
+the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
+- free = total - weights - activations (execution context / profiled peak) - non-torch (CUDA
+  context, runtime buffers, NCCL); KV pool = free x free_gpu_memory_fraction (default 0.9).
+  The PyTorch backend (1.x) sizes the cache twice: a small pool for profiling, then the real one
+  from the peak it measured; the last "Allocated ... for max tokens in paged KV cache" counts.
+- tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it.
+- max_tokens = floor(pool / bytes per token) (the smaller of that and an explicit max_tokens),
+  then blocks = ceil(max_tokens / tokens per block) (kvCacheManager.cpp calculateMaxNumBlocks;
+  "max_tokens 86711 -> 86720" in the PyTorch backend's log).
+- activations: the forward pass over max_num_tokens (default 8192) tokens, no sampler rows.
+- non-torch: 0.75 GiB modelled (79.10 - 70.48 GiB in the docs' example, less its engine and
+  execution context), unless a log gives the free memory.
+- too small a pool does not stop TensorRT-LLM: it lowers max_seq_len to what fits
+  ((blocks - 1) x tokens per block + 1 before 1.0; blocks x tokens per block from 1.0).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+from kvplan.capacity.kv import Allocation
+from kvplan.capacity.plan import SizeRequest
+from kvplan.engines.activation import activation_peak
+from kvplan.engines.common import gib, layer_shape, quantized, users_steps, weights_bytes
+from kvplan.engines.interface import (
+    Engine,
+    EngineResult,
+    EngineSettings,
+    Interval,
+    Steps,
+    finish_size,
+    parse_version,
+)
+from kvplan.units import GIB, MIB, ceil_div
+
+DEFAULT_VERSION = "1.2.1"
+DEFAULT_FRACTION = Fraction(9, 10)
+DEFAULT_MAX_NUM_TOKENS = 8192
+NON_TORCH = (768 * MIB, 400 * MIB, 2 * GIB)
+
+
+def tokens_per_block(version: tuple[int, ...]) -> int:
+    return 32 if version >= (0, 19) else 64
+
+
+def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
+    """TensorRT-LLM's KV pool for one request."""
+    req.check()
+    s.check()
+    m = s.measured
+    version = s.version or DEFAULT_VERSION
+    ver = parse_version(version) or ()
+    pytorch = ver >= (1, 0)
+    memory = m.memory_bytes or req.gpu.memory_bytes
+    frac = s.memory_fraction if s.memory_fraction is not None else DEFAULT_FRACTION
+    tpb = s.page_size_tokens or tokens_per_block(ver)
+    shape = layer_shape(req)
+    weights = weights_bytes(req, m.weights_bytes)
+    batched = s.max_num_batched_tokens or DEFAULT_MAX_NUM_TOKENS
+    st = Steps()
+    st.given("GPU memory", memory, "bytes", "device total")
+    if m.free_after_load_bytes is not None:
+        st.given("free memory", m.free_after_load_bytes, "bytes",
+                 "measured (log: available / total - peak)")
+        act = Interval.exact(0)
+        nt = Interval.exact(memory - weights - m.free_after_load_bytes)
+    else:
+        st.given("weights", weights, "bytes",
+                 "measured (log)" if m.weights_bytes is not None else
+                 f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
+                 f"{req.gpus_per_replica} GPU(s)")
+        am = activation_peak(req.model, req.tp, batched, 0, quantized(req))
+        act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else am.peak
+        st.given("activations", act.best, "bytes",
+                 "measured (log)" if m.activation_bytes is not None else am.formula)
+        nt = Interval.exact(m.non_torch_bytes) if m.non_torch_bytes is not None else Interval(
+            *NON_TORCH)
+        st.given("non-torch memory", nt.best, "bytes", "CUDA context, runtime buffers, NCCL")
+        st.op("free memory", "sum", ["GPU memory", "-weights", "-activations",
+                                     "-non-torch memory"], "bytes",
+              "GPU memory - weights - activations - non-torch")
+    st.given("free_gpu_memory_fraction", frac, "ratio",
+             "flag" if s.memory_fraction is not None else "default 0.9")
+    kv = int(st.op("KV cache memory", "mul", ["free memory", "free_gpu_memory_fraction"], "bytes",
+                   "floor(free memory x fraction)"))
+    st.given("KV bytes per token per layer", shape.bytes_per_token_per_layer, "bytes",
+             "K + V of one layer on this GPU")
+    st.given("cached layers", shape.cached_layers, "layers", "every attention layer")
+    st.op("KV bytes per token", "mul", ["KV bytes per token per layer", "cached layers"], "bytes",
+          "all layers")
+    st.given("tokens per block", tpb, "tokens", f"TensorRT-LLM {version}")
+    st.op("max tokens (raw)", "div", ["KV cache memory", "KV bytes per token"], "tokens",
+          "floor(KV cache memory / bytes per token)")
+    cap_label = "max tokens (raw)"
+    if s.max_tokens is not None:
+        cap_label = "max tokens"
+        st.op(cap_label, "min", ["max tokens (raw)", s.max_tokens], "tokens",
+              "smaller of estimate and max_tokens")
+    st.op("max tokens (>= 0)", "max", [cap_label, 0], "tokens", "never below 0")
+    blocks = int(st.op("blocks", "ceildiv", ["max tokens (>= 0)", "tokens per block"],
+                       "blocks", "ceil(max tokens / tokens per block)"))
+    tokens = int(st.op("KV cache tokens", "mul", ["blocks", "tokens per block"], "tokens",
+                       "blocks x tokens per block"))
+    pool = int(st.op("KV pool", "mul", ["KV cache tokens", "KV bytes per token"], "bytes",
+                     "what is allocated"))
+    length = req.context_tokens
+    conc = st.op("maximum concurrency", "ratio", ["KV cache tokens", length], "ratio",
+                 f"tokens / max_seq_len {length:,}")
+    per_token = st.int("KV bytes per token")
+
+    def tokens_for(kv_bytes: int) -> int:
+        est = max(0, kv_bytes // per_token)
+        if s.max_tokens is not None:
+            est = min(est, s.max_tokens)
+        return ceil_div(est, tpb) * tpb
+
+    free = st.int("free memory")
+    lo = tokens_for(int((free - (act.high - act.best) - (nt.high - nt.best)) * frac))
+    hi = tokens_for(int((free + (act.best - act.low) + (nt.best - nt.low)) * frac))
+    starts = blocks > 0
+    fit_len = (blocks * tpb) if pytorch else max(0, (blocks - 1) * tpb + 1)
+    largest = min(length, fit_len, req.model.max_context_tokens)
+    reason = None
+    if not starts:
+        reason = (f"TensorRT-LLM would not start: no KV blocks fit ({gib(kv)} for the cache); "
+                  "raise free_gpu_memory_fraction or add GPUs")
+    assumptions = [
+        f"TensorRT-LLM {version} ({'PyTorch backend' if pytorch else 'TensorRT engine'}), "
+        f"free_gpu_memory_fraction {float(frac):g} of the memory free after weights",
+        f"{tpb} tokens per block, {req.kv_dtype.value} cache",
+    ]
+    if starts and largest < length:
+        assumptions.append(f"max_seq_len would be lowered to {largest:,} to fit one sequence")
+    preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)
+    sized = finish_size(preq, pool, memory - weights - kv, weights + kv + act.best + nt.best,
+                        starts, reason, largest, assumptions, weights_bytes=weights)
+    users_steps(st, sized, "KV pool", starts)
+    return EngineResult(
+        engine=Engine.trtllm, engine_version=version, size=sized, memory_bytes=memory,
+        requested_bytes=kv, weights_bytes=weights,
+        activation_bytes=act.best, activation_bytes_low=act.low, activation_bytes_high=act.high,
+        non_torch_bytes=nt.best, cuda_graph_bytes=0,
+        kv_cache_bytes=pool, kv_cache_bytes_low=lo * per_token, kv_cache_bytes_high=hi * per_token,
+        kv_cache_tokens=tokens, kv_cache_tokens_low=lo, kv_cache_tokens_high=hi,
+        blocks=blocks, block_size_tokens=tpb, max_model_len=length, max_concurrency=conc,
+        starts=starts, reason=reason, max_model_len_that_starts=largest,
+        steps=tuple(st.items), assumptions=tuple(assumptions),
+        log_lines=(f"Number of tokens per block: {tpb}.",
+                   f"[MemUsageChange] Allocated {pool / GIB:.2f} GiB for max tokens in paged KV "
+                   f"cache ({tokens})."),
+    )

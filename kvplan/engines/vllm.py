@@ -1,0 +1,394 @@
+"""vLLM: how `vllm serve` turns GPU memory into KV-cache blocks, V0 and V1 engines.
+
+Assumptions (each checked against a real start-up log in tests/assets/logs, or read in vLLM's
+source: vllm/v1/worker/gpu_worker.py determine_available_memory, vllm/utils/mem_utils.py
+memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py):
+
+- requested = total memory x gpu_memory_utilization (of TOTAL memory, not free memory).
+- KV memory = requested - weights - profiled activation peak - non-torch memory
+  (- estimated CUDA-graph memory for vLLM >= 0.21, which subtracts it by default; earlier
+  versions capture graphs after sizing the cache, so graphs come out of the 1 - utilization).
+  V0 (< 0.8) prints the same terms ("Memory profiling results").
+- activation peak: a dummy batch of max_num_batched_tokens tokens, and the sampler on
+  max_num_seqs rows (see kvplan.engines.activation). Defaults (`vllm serve`, V1):
+  max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs with >= 70 GiB (not A100),
+  2048 and 256 otherwise; V0: max(max_model_len, 2048) tokens (2048 with chunked prefill above
+  32,768), 256 sequences.
+- non-torch memory: V1 counts only its growth after start-up (0.07 GiB measured on one GPU,
+  about 1 GiB more with tensor parallelism for NCCL and custom all-reduce buffers); V0 counts the
+  CUDA context too (0.26-0.35 GiB measured on one GPU).
+- page per layer = block_size x KV heads per rank x (head_size + v_head_size) x dtype bytes;
+  MLA: block_size x (kv_lora_rank + qk_rope_head_dim) x dtype bytes, one latent, not split by TP.
+- blocks = KV memory // page // layers per group; hybrid models (sliding + full layers) are
+  grouped as vLLM groups them (group size = the smaller layer count, or the larger one when
+  it is under 1.5 x the smaller); one block pool is shared by all groups.
+- "GPU KV cache size" = blocks // groups x block_size tokens; "Maximum concurrency" = blocks /
+  blocks one max_model_len request needs (full layers: ceil(L / block); sliding layers:
+  ceil(min(window - 1 + max_num_batched_tokens, L) / block) + 1), summed over groups.
+- a stated KV budget (--kv-budget-gib) is vLLM's --kv-cache-memory: it replaces the subtraction.
+- vLLM refuses to start when one max_model_len request does not fit; the largest length it
+  would accept is found by the same binary search vLLM uses to suggest one.
+- pipeline parallelism: the pool is the smallest over ranks; kvplan sizes the stage with the
+  most layers. Linear-attention (mamba-style) layers are not modelled here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from fractions import Fraction
+
+from kvplan.capacity.kv import Allocation, pipeline_stages
+from kvplan.capacity.plan import SizeRequest
+from kvplan.engines.activation import activation_peak
+from kvplan.engines.common import (
+    LayerShape,
+    gib,
+    layer_shape,
+    quantized,
+    users_steps,
+    weights_bytes,
+)
+from kvplan.engines.interface import (
+    Engine,
+    EngineResult,
+    EngineSettings,
+    Interval,
+    Steps,
+    finish_size,
+    parse_version,
+)
+from kvplan.specs.schema import LayerKind
+from kvplan.units import GIB, MIB, ceil_div
+
+DEFAULT_VERSION = "0.21.0"
+DEFAULT_UTILIZATION = Fraction(9, 10)
+GRAPH_SUBTRACTED_FROM = (0, 21)  # "CUDA graph memory profiling is enabled (default since v0.21.0)"
+V1_FROM = (0, 8)
+BIG_GPU_BYTES = 70 * GIB
+
+# (best, low, high) in bytes
+NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
+NON_TORCH_V1_TP = (GIB, GIB // 4, 2 * GIB)
+NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
+NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
+CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """Which accounting a version string selects."""
+
+    version: str
+    v1: bool
+    graphs_subtracted: bool
+    grouped_tokens: bool = True  # "GPU KV cache size" = blocks // groups x block (0.9 on)
+    wide_groups: bool = True  # the 1.5 x group-size rule (0.10 on)
+
+
+def flavour(version: str | None) -> Flavour:
+    """'0.6.4' -> V0; '0.10.2' -> V1; '0.21' -> V1 with CUDA graphs subtracted.
+
+    A suffix '-v0' (e.g. '0.8.5-v0') selects the V0 engine in versions that still had it.
+    """
+    text = version or DEFAULT_VERSION
+    forced_v0 = text.lower().endswith(("-v0", ":v0", "+v0"))
+    ver = parse_version(text) or ()
+    v1 = ver >= V1_FROM and not forced_v0
+    return Flavour(text, v1, v1 and ver >= GRAPH_SUBTRACTED_FROM,
+                   grouped_tokens=ver >= (0, 9), wide_groups=ver >= (0, 10))
+
+
+HOPPER = ("h100", "h200", "h20", "h800", "gh200")
+BLACKWELL = ("b200", "b100", "gb200", "b300", "gb300")
+
+
+def mla_block_size(gpu_name: str, block: int, v1: bool) -> int:
+    """vLLM raises MLA blocks to 64 (FlashMLA, Hopper) or 128 (CUTLASS MLA, Blackwell)."""
+    name = gpu_name.lower()
+    if not v1 or block % 64 == 0:
+        return block
+    if name.startswith(BLACKWELL):
+        return 128
+    if name.startswith(HOPPER):
+        return 64
+    return block
+
+
+def batching_defaults(req: SizeRequest, fl: Flavour, memory: int) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) that `vllm serve` picks when not given."""
+    if fl.v1:
+        big = memory >= BIG_GPU_BYTES and "a100" not in req.gpu.name.lower()
+        return (8192, 1024) if big else (2048, 256)
+    length = req.context_tokens
+    return (max(length, 2048) if length <= 32768 else 2048), 256
+
+
+@dataclass(frozen=True)
+class Groups:
+    """vLLM's KV-cache groups for one stage."""
+
+    group_size: int  # layers sharing one block pool tensor set
+    full_groups: int
+    sliding_groups: int
+
+    @property
+    def count(self) -> int:
+        return self.full_groups + self.sliding_groups
+
+    @property
+    def padding_layers(self) -> int:
+        return self.count * self.group_size
+
+
+def kv_groups(shape: LayerShape, v1: bool, wide: bool = True) -> Groups:
+    """Group layers as vLLM V1 does (V0 and uniform models: one group with every layer)."""
+    full, sliding = shape.full_layers, shape.sliding_layers
+    if not v1 or full == 0 or sliding == 0:
+        n = full + sliding
+        return Groups(n, 1 if full or not sliding else 0, 1 if (sliding and not full) else 0)
+    small, large = min(full, sliding), max(full, sliding)
+    size = large if (wide and large < small * 1.5) else small
+    return Groups(size, ceil_div(full, size), ceil_div(sliding, size))
+
+
+def blocks_per_request(
+    shape: LayerShape, groups: Groups, length: int, block: int, batched: int, v1: bool
+) -> int:
+    """Blocks one request of `length` tokens needs from the shared pool (summed over groups)."""
+    full = ceil_div(length, block)
+    if not v1 or shape.window is None:
+        return full * (groups.count if v1 else 1)
+    held = min(shape.window - 1 + batched, length)
+    sliding = ceil_div(held, block) + 1
+    return groups.full_groups * full + groups.sliding_groups * sliding
+
+
+def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
+    """vLLM's start-up accounting for one request."""
+    req.check()
+    s.check()
+    req = replace(req, allocation=Allocation.paged)  # vLLM always pages
+    fl = flavour(s.version)
+    m = s.measured
+    memory = m.memory_bytes or req.gpu.memory_bytes
+    util = s.memory_fraction if s.memory_fraction is not None else DEFAULT_UTILIZATION
+    length = req.context_tokens
+    block = req.block_size_tokens
+    if req.model.attention.mla is not None:
+        block = mla_block_size(req.gpu.name, block, fl.v1)
+        req = replace(req, block_size_tokens=block)
+    d_batched, d_seqs = batching_defaults(req, fl, memory)
+    batched = s.max_num_batched_tokens or d_batched
+    seqs = s.max_num_seqs or d_seqs
+    rows = min(seqs, batched) if fl.v1 else seqs
+    shape = layer_shape(req)
+    groups = kv_groups(shape, fl.v1, fl.wide_groups)
+
+    st = Steps()
+    st.given("GPU memory", memory, "bytes",
+             "total memory the log printed" if m.memory_bytes else f"{req.gpu.name} total memory")
+    st.given("gpu_memory_utilization", util, "ratio", "flag (default 0.9)")
+    st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
+          "floor(GPU memory x gpu_memory_utilization)")
+    weights = weights_bytes(req, m.weights_bytes)
+    st.given("weights", weights, "bytes",
+             "measured (log)" if m.weights_bytes is not None else
+             f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
+             f"{req.gpus_per_replica} GPU(s)")
+    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req))
+    act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
+    st.given("activation peak", act.best, "bytes",
+             "measured (log)" if m.activation_bytes is not None else act_model.formula)
+    if m.non_torch_bytes is not None:
+        nt = Interval.exact(m.non_torch_bytes)
+    else:
+        table = (NON_TORCH_V1_TP if req.tp > 1 else NON_TORCH_V1) if fl.v1 else (
+            NON_TORCH_V0_TP if req.tp > 1 else NON_TORCH_V0)
+        nt = Interval(*table)
+    st.given("non-torch memory", nt.best, "bytes",
+             "measured (log)" if m.non_torch_bytes is not None else
+             ("growth after start-up" if fl.v1 else "CUDA context + NCCL")
+             + (" with TP buffers" if req.tp > 1 else ""))
+    terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
+    graphs = Interval.exact(0)
+    if fl.graphs_subtracted and not s.enforce_eager:
+        graphs = Interval.exact(m.cuda_graph_bytes) if m.cuda_graph_bytes is not None else (
+            Interval(*CUDA_GRAPH))
+        st.given("CUDA graph memory", graphs.best, "bytes",
+                 "measured (log)" if m.cuda_graph_bytes is not None else
+                 "estimate subtracted before sizing (vLLM >= 0.21)")
+        terms.append("-CUDA graph memory")
+    if m.kv_cache_bytes is not None:
+        kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
+    elif req.kv_budget_bytes is not None:
+        kv = int(st.given("KV cache memory", req.kv_budget_bytes, "bytes",
+                          "stated (--kv-budget-gib, vLLM's --kv-cache-memory)"))
+    else:
+        kv = int(st.op("KV cache memory", "sum", terms, "bytes",
+                       " - ".join(t.lstrip("-") for t in terms)))
+    requested = st.int("requested memory")
+
+    per_layer = shape.bytes_per_token_per_layer
+    st.given("block size", block, "tokens",
+             "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)")
+    st.given("KV bytes per token per layer", per_layer, "bytes",
+             _per_layer_formula(req))
+    st.op("page size per layer", "mul", ["block size", "KV bytes per token per layer"], "bytes",
+          "block size x KV bytes per token per layer")
+    st.given("layers per block", groups.group_size, "layers",
+             "layers sharing one block id" + (
+                 f" ({groups.padding_layers - shape.cached_layers} padding)"
+                 if groups.padding_layers > shape.cached_layers else ""))
+    st.op("bytes per block", "mul", ["page size per layer", "layers per block"], "bytes",
+          "page size per layer x layers per block")
+    st.op("blocks (raw)", "div", ["KV cache memory", "bytes per block"], "blocks",
+          "floor(KV cache memory / bytes per block)")
+    if m.stage_kv_bytes:
+        stage_blocks = [
+            kv_s // (block * per_layer * n)
+            for kv_s, n in zip(m.stage_kv_bytes, stage_layers(req), strict=False) if n
+        ]
+        blocks = int(st.given("GPU blocks", max(0, min(stage_blocks)), "blocks",
+                              "smallest over pipeline stages (measured KV per stage)"))
+    else:
+        blocks = int(st.op("GPU blocks", "max", ["blocks (raw)", 0], "blocks", "never below 0"))
+    st.given("KV cache groups", groups.count if (fl.v1 and fl.grouped_tokens) else 1, "groups",
+             f"{groups.full_groups} full + {groups.sliding_groups} sliding-window")
+    st.op("blocks per group", "div", ["GPU blocks", "KV cache groups"], "blocks",
+          "floor(GPU blocks / groups)")
+    tokens = int(st.op("GPU KV cache size", "mul", ["blocks per group", "block size"], "tokens",
+                       "blocks per group x block size"))
+    need = blocks_per_request(shape, groups, length, block, batched, fl.v1)
+    st.given("blocks per request", need, "blocks",
+             f"one request of max_model_len {length:,} tokens"
+             + (f"; sliding layers hold min(window - 1 + {batched:,}, L) tokens + 1 block"
+                if fl.v1 and shape.window else ""))
+    if fl.v1 and fl.grouped_tokens:
+        conc = st.op("maximum concurrency", "ratio", ["GPU blocks", "blocks per request"],
+                     "ratio", "GPU blocks / blocks per request")
+    else:
+        conc = st.op("maximum concurrency", "ratio", ["GPU KV cache size", length], "ratio",
+                     "GPU KV cache size / max_model_len (V0 and V1 before 0.9)")
+
+    # Start-up check and the largest length that would start.
+    bytes_per_block = st.int("bytes per block")
+    starts, reason = True, None
+    largest = _largest_len(shape, groups, block, batched, fl.v1, kv, bytes_per_block,
+                           req.model.max_context_tokens)
+    if kv <= 0:
+        starts = False
+        reason = (f"vLLM would not start: no memory for the KV cache ({gib(kv)} after weights "
+                  f"{gib(weights)}, activations {gib(act.best)} and other overheads); raise "
+                  "gpu_memory_utilization, add GPUs or lower max_num_batched_tokens")
+    elif need > blocks:
+        starts = False
+        if fl.v1:
+            reason = (f"vLLM would not start: one request of max_model_len {length:,} needs "
+                      f"{gib(need * bytes_per_block)} of KV cache but {gib(kv)} is available; "
+                      f"the estimated maximum model length is {largest:,}")
+        else:
+            reason = (f"vLLM would not start: max seq len ({length:,}) is larger than the "
+                      f"maximum number of tokens that can be stored in KV cache ({tokens:,})")
+
+    lo_kv = requested - weights - act.high - nt.high - graphs.high
+    hi_kv = requested - weights - act.low - nt.low - graphs.low
+    grouped = fl.v1 and fl.grouped_tokens
+    tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped)
+    tok_hi = _tokens(hi_kv, bytes_per_block, groups, block, grouped)
+
+    lines = []
+    if fl.v1:
+        lines += [f"Available KV cache memory: {kv / GIB:.2f} GiB",
+                  f"GPU KV cache size: {tokens:,} tokens",
+                  f"Maximum concurrency for {length:,} tokens per request: {float(conc):.2f}x"]
+    else:
+        lines += [f"# GPU blocks: {blocks}",
+                  f"Maximum concurrency for {length} tokens per request: "
+                  f"{float(conc):.2f}x"]
+    assumptions = [
+        f"vLLM {fl.version} ({'V1' if fl.v1 else 'V0'} engine), gpu_memory_utilization "
+        f"{float(util):g} of total memory",
+        f"profiled with max_num_batched_tokens {batched:,} and max_num_seqs {seqs:,}",
+        f"activation peak {gib(act.best)} (range {gib(act.low)} to {gib(act.high)})",
+        "CUDA graphs: " + ("estimate subtracted before sizing" if graphs.best else
+                           "captured after sizing (not subtracted)" if not s.enforce_eager
+                           else "none (enforce_eager)"),
+        f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
+        "KV cache group(s)",
+    ]
+    if req.shared_prefix_tokens:
+        assumptions.append("shared prefix not credited: users counted in whole blocks per "
+                           "sequence (prefix caching not modelled)")
+    overhead = act.best + nt.best + graphs.best
+    per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)
+    users = blocks // per_user if per_user else 0
+    sized = finish_size(req, kv, overhead, requested, starts, reason, largest, assumptions,
+                        weights_bytes=weights,
+                        users_override=(users, users * per_user * bytes_per_block))
+    users_steps(st, sized, "GPU blocks", starts, per_user_blocks=per_user)
+    return EngineResult(
+        engine=Engine.vllm,
+        engine_version=fl.version + ("" if fl.v1 else " (V0)"),
+        size=sized,
+        memory_bytes=memory,
+        requested_bytes=requested,
+        weights_bytes=weights,
+        activation_bytes=act.best,
+        activation_bytes_low=act.low,
+        activation_bytes_high=act.high,
+        non_torch_bytes=nt.best,
+        cuda_graph_bytes=graphs.best,
+        kv_cache_bytes=kv,
+        kv_cache_bytes_low=lo_kv,
+        kv_cache_bytes_high=hi_kv,
+        kv_cache_tokens=tokens,
+        kv_cache_tokens_low=tok_lo,
+        kv_cache_tokens_high=tok_hi,
+        blocks=blocks,
+        block_size_tokens=block,
+        max_model_len=length,
+        max_concurrency=conc,
+        starts=starts,
+        reason=reason,
+        max_model_len_that_starts=largest,
+        steps=tuple(st.items),
+        assumptions=tuple(assumptions),
+        log_lines=tuple(lines),
+    )
+
+
+def stage_layers(req: SizeRequest) -> list[int]:
+    """Cached layers on each pipeline stage, as vLLM splits them."""
+    kinds = req.model.layer_kinds()
+    return [sum(1 for i in r if kinds[i] is not LayerKind.linear)
+            for r in pipeline_stages(req.model.num_layers, req.pp)]
+
+
+def _tokens(kv: int, bytes_per_block: int, groups: Groups, block: int, v1: bool) -> int:
+    blocks = max(0, kv // bytes_per_block)
+    return blocks // (groups.count if v1 else 1) * block
+
+
+def _largest_len(shape: LayerShape, groups: Groups, block: int, batched: int, v1: bool,
+                 kv: int, bytes_per_block: int, cap: int) -> int:
+    """The largest max_model_len whose one request fits (binary search, as vLLM estimates it)."""
+    blocks = max(0, kv // bytes_per_block) if bytes_per_block else 0
+    lo, hi = 0, cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if blocks_per_request(shape, groups, mid, block, batched, v1) <= blocks:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _per_layer_formula(req: SizeRequest) -> str:
+    att = req.model.attention
+    b = req.kv_dtype.bits / 8
+    if att.mla is not None:
+        return (f"MLA latent ({att.mla.kv_lora_rank} + {att.mla.qk_rope_head_dim}) x {b:g} B, "
+                "not split by TP")
+    heads = max(1, math.ceil(att.num_kv_heads / req.tp))
+    return f"{heads} KV heads/rank x ({att.head_dim} + {att.value_head_dim}) x {b:g} B"

@@ -1,0 +1,91 @@
+"""kvplan against 31 real start-up logs: the accuracy the README states, held by tests."""
+
+from __future__ import annotations
+
+import statistics
+from pathlib import Path
+
+import pytest
+
+from kvplan.calibrate.compare import calibrate_files, headline, summarize
+from kvplan.calibrate.parse import parse_file
+
+LOGS = sorted((Path(__file__).parent.parent / "assets" / "logs").glob("*.log"))
+
+
+@pytest.fixture(scope="module")
+def reports():
+    return calibrate_files(LOGS)
+
+
+def short(label: str) -> str:
+    return label[:2] + ("" if " run " not in label else label[label.index(" run ") + 5:])
+
+
+def test_corpus_covers_three_engines_and_keeps_sources():
+    assert len(LOGS) >= 20
+    engines = {parse_file(p).runs[0].engine for p in LOGS}
+    assert engines == {"vllm", "sglang", "trtllm"}
+    for p in LOGS:
+        assert p.read_text(encoding="utf-8").startswith("# source:"), p.name
+
+
+def test_parser_reads_the_headline_numbers():
+    by_name = {p.name[:2]: parse_file(p) for p in LOGS}
+    a, b, _ = by_name["01"].runs
+    assert a.values["blocks"] == 1952 and a.values["concurrency"] == 1.56
+    assert b.values["tokens"] == 23648 and b.errors
+    v = by_name["23"].runs[0].values
+    assert (v["total_gib"], v["requested_gib"], v["activation_gib"]) == (79.19, 71.27, 1.97)
+    assert by_name["09"].runs[0].ranks == {3: 11.33, 2: 11.33, 1: 12.13, 0: 12.13}
+    assert by_name["15"].runs[0].settings["mem_fraction_static"] == "0.88"
+    assert by_name["26"].runs[0].values["tokens"] == 86720  # the last "Allocated" line wins
+    assert by_name["30"].runs[1].values["kv_gib"] == 14.26  # the tighter pipeline stage
+
+
+def test_breakdown_matches_within_half_a_percent(reports):
+    # KV memory from the memory terms a log printed: 0.5% (or the print rounding of 0.01 GiB
+    # figures, which is larger for small pools). Known miss: log 16 prints no
+    # mem_fraction_static and no GPU total; the 0.4.9 default needs the GPU's nvidia-smi
+    # total, which kvplan can only estimate there.
+    kv = [(short(r.label), c) for r in reports for c in r.checks
+          if c.basis == "breakdown" and c.quantity == "KV memory"]
+    assert len(kv) >= 15
+    misses = {name for name, c in kv if not c.ok}
+    assert misses == {"16"}
+    assert statistics.median(abs(c.error_pct) for _, c in kv) < 0.1
+
+
+def test_tokens_from_the_logged_kv_memory(reports):
+    # From the KV memory a log printed to the tokens/blocks it printed: page arithmetic only.
+    # Log 02 misses by 1.1%: 8.11 GiB / 48 KiB per token is 180,9xx tokens, the log says
+    # 178,880 (an LMCache connector was attached; not modelled).
+    checks = {short(r.label): c for r in reports for c in r.checks
+              if c.basis == "breakdown" and c.quantity in ("KV tokens", "GPU blocks")}
+    misses = {name for name, c in checks.items() if not c.ok}
+    assert misses == {"02", "16"}
+    assert len(checks) >= 12
+
+
+def test_shapes_only_dense_median_within_five_percent(reports):
+    s = summarize(reports)
+    assert len(s.shapes_dense_errors) >= 10
+    assert statistics.median(s.shapes_dense_errors) < 5.0
+    dense = {short(r.label): headline(r, "shapes") for r in reports if r.dense}
+    misses = {name for name, c in dense.items() if c is not None and abs(c.error_pct) > 5.0}
+    # 04: 5.7 GiB of the L40S unaccounted (settings not printed); 06: a TensorRT engine built
+    # for 2,048 sequences holds 6.5 GiB of buffers; 11: GPTQ run with 4.09 GiB non-torch memory.
+    assert misses == {"04", "06", "11"}
+
+
+def test_refusals_are_predicted(reports):
+    starts = {short(r.label): c for r in reports for c in r.checks
+              if c.quantity == "starts" and c.basis == "breakdown"}
+    assert starts["01B"].logged == 0 and starts["01B"].ok
+    assert starts["11"].logged == 0 and starts["11"].ok
+    assert starts["31"].logged == 0 and starts["31"].ok
+
+
+def test_models_outside_the_catalog_are_reported_not_fatal(reports):
+    notes = {short(r.label): " ".join(r.notes) for r in reports}
+    assert "model not in catalog: google/gemma-3-1b-it" in notes["25"]

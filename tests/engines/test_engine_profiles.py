@@ -1,0 +1,326 @@
+"""Engine profiles: every engine wired, explanations that add up, and the engines' own rules."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kvplan.capacity import SizeRequest
+from kvplan.engines import (
+    Engine,
+    EngineSettings,
+    Measured,
+    Step,
+    parse_engine,
+    profile_for,
+    run_engine,
+    sglang,
+    transformers,
+    trtllm,
+    verify_steps,
+    vllm,
+)
+from kvplan.engines.activation import activation_peak
+from kvplan.engines.common import LayerShape, weights_bytes
+from kvplan.engines.interface import parse_version
+from kvplan.errors import InputError
+from kvplan.specs import load_hardware, load_model
+from kvplan.units import GIB, DType
+
+H100 = load_hardware("h100")
+H200 = load_hardware("h200")
+MODELS = ["llama-3-8b", "mistral-7b-v0.1", "deepseek-v3", "llama-3.1-70b", "qwen2.5-7b"]
+
+
+def req(name: str = "llama-3-8b", ctx: int = 8192, tp: int = 1, gpu=H100, **kw) -> SizeRequest:
+    return SizeRequest(model=load_model(name), gpu=gpu, context_tokens=ctx,
+                       kv_dtype=kw.pop("kv_dtype", DType.bf16), tp=tp, **kw)
+
+
+def gib(x: float) -> int:
+    return int(x * GIB)
+
+
+# --- wiring -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", list(Engine))
+def test_every_engine_is_wired_and_parses(engine: Engine):
+    assert parse_engine(engine.value.upper()) is engine
+    result = profile_for(engine)(req(), EngineSettings(engine=engine))
+    assert result.engine is engine
+    assert result.kv_cache_tokens > 0 and result.starts
+
+
+def test_engine_aliases_and_unknown_names():
+    assert parse_engine("TensorRT-LLM") is Engine.trtllm
+    assert parse_engine("hf") is Engine.transformers
+    with pytest.raises(InputError, match="unknown engine 'ollama'; use one of ideal, vllm"):
+        parse_engine("ollama")
+
+
+def test_parse_version():
+    assert parse_version("v0.8.5.dev169+gce17db808") == (0, 8, 5)
+    assert parse_version("0.13.0+faa43dbf.nv26.01") == (0, 13, 0)
+    assert parse_version("1.1.0rc3") == (1, 1, 0)
+    with pytest.raises(InputError):
+        parse_version("latest")
+
+
+# --- the arithmetic of explain adds up ----------------------------------------------------
+
+
+@pytest.mark.parametrize("engine", list(Engine))
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("tp", [1, 2, 8])
+def test_every_explanation_adds_up(engine: Engine, name: str, tp: int):
+    r = run_engine(req(name, ctx=4096, tp=tp), EngineSettings(engine=engine))
+    assert verify_steps(r.steps) == []
+    labels = [s.label for s in r.steps]
+    assert labels[0] == "GPU memory" and labels[-1] == "users per GPU"
+    assert r.steps[0].value == H100.memory_bytes
+    assert Fraction(r.steps[-1].value) == r.size.users_per_gpu
+
+
+def test_verify_catches_a_step_that_does_not_add_up():
+    steps = [Step("a", 10, "bytes", "given"), Step("b", 3, "bytes", "given"),
+             Step("c", 8, "bytes", "a - b", "sum", ("a", "-b"))]
+    assert verify_steps(steps) == ["c: claims 8 but sum('a', '-b') = 7"]
+
+
+def test_memory_breakdown_adds_up_for_every_engine():
+    for engine in Engine:
+        r = run_engine(req("llama-3.1-8b", ctx=32768), EngineSettings(engine=engine)).size
+        assert sum(r.breakdown.parts().values()) == H100.memory_bytes, engine
+
+
+# --- vLLM -----------------------------------------------------------------------------------
+
+
+def test_vllm_page_size_gqa_and_mla():
+    r = run_engine(req(), EngineSettings(engine=Engine.vllm))
+    steps = {s.label: s.value for s in r.steps}
+    assert steps["page size per layer"] == 16 * 8 * (128 + 128) * 2  # 65,536
+    # MLA: one latent (512 + 64) per token, the same on every tensor-parallel rank; on Hopper
+    # vLLM raises MLA blocks to 64 tokens (FlashMLA), elsewhere (L4, log 09) they stay 16
+    ds = run_engine(req("deepseek-v3", ctx=4096, tp=8, gpu=H200, kv_dtype=DType.bf16),
+                    EngineSettings(engine=Engine.vllm))
+    steps = {s.label: s.value for s in ds.steps}
+    assert steps["block size"] == 64 and steps["page size per layer"] == 64 * 576 * 2
+    assert vllm.mla_block_size("l4", 16, v1=True) == 16
+    assert vllm.mla_block_size("b200", 16, v1=True) == 128
+
+
+def test_vllm_v1_llava_log_from_its_breakdown():
+    # tests/assets/logs/23: 79.19 GiB x 0.9; 14.08 weights, 1.97 activation, 0.07 non-torch
+    # -> "Available KV cache memory: 55.15 GiB", "GPU KV cache size: 451,744 tokens", 110.29x
+    gpu = H100.model_copy(update={"memory_bytes": gib(79.19)})
+    m = Measured(weights_bytes=gib(14.08), activation_bytes=gib(1.97), non_torch_bytes=gib(0.07))
+    backbone = load_model("tests/assets/model_specs/mistral-7b-instruct-v0.3.yaml")
+    r = run_engine(replace(req(ctx=4096, gpu=gpu, kv_dtype=DType.fp16), model=backbone),
+                   EngineSettings(engine=Engine.vllm, version="0.10.2", measured=m))
+    assert r.log_lines[0] == "Available KV cache memory: 55.15 GiB"
+    assert abs(r.kv_cache_tokens - 451_744) / 451_744 < 0.0002
+    assert round(float(r.max_concurrency), 1) == 110.3
+
+
+def test_vllm_v0_refuses_a_request_longer_than_the_pool():
+    # tests/assets/logs/01 run B: 23.58 GiB x 0.9 - 17.98 peak - 0.35 non-torch = 2.89 GiB,
+    # "# GPU blocks: 1478", max seq len 29000 > 23648 -> vLLM refuses to start.
+    gpu = H100.model_copy(update={"memory_bytes": gib(23.58)})
+    m = Measured(weights_bytes=gib(14.9888), activation_bytes=gib(17.98 - 14.9888),
+                 non_torch_bytes=gib(0.35))
+    r = run_engine(req("llama-3.1-8b", ctx=29000, gpu=gpu),
+                   EngineSettings(engine=Engine.vllm, version="0.6.4", measured=m))
+    assert abs(r.blocks - 1478) <= 2
+    assert not r.starts and "larger than the maximum number of tokens" in (r.reason or "")
+    assert r.max_model_len_that_starts == r.blocks * 16
+    assert r.size.users_per_replica == 0 and not r.size.fits
+
+
+def test_vllm_v1_refusal_names_the_largest_length():
+    # Llama-3.1-70B on 4 x H100: 131,072 tokens fit; on 2 they do not.
+    ok = run_engine(req("llama-3.1-70b", ctx=131072, tp=4), EngineSettings(engine=Engine.vllm))
+    assert ok.starts
+    tight = run_engine(req("llama-3.1-70b", ctx=131072, tp=2),
+                       EngineSettings(engine=Engine.vllm, memory_fraction=Fraction(95, 100)))
+    assert not tight.starts
+    assert 0 < tight.max_model_len_that_starts < 131072
+    assert f"{tight.max_model_len_that_starts:,}" in (tight.reason or "")
+
+
+def test_vllm_graphs_are_subtracted_from_0_21_only():
+    assert not vllm.flavour("0.13.0").graphs_subtracted
+    assert vllm.flavour("0.21.0").graphs_subtracted
+    assert not vllm.flavour("0.6.4").v1 and not vllm.flavour("0.8.5-v0").v1
+    old = run_engine(req(), EngineSettings(engine=Engine.vllm, version="0.13.0"))
+    new = run_engine(req(), EngineSettings(engine=Engine.vllm, version="0.21.0"))
+    assert old.kv_cache_bytes - new.kv_cache_bytes == vllm.CUDA_GRAPH[0]
+    eager = run_engine(req(), EngineSettings(engine=Engine.vllm, enforce_eager=True))
+    assert eager.cuda_graph_bytes == 0
+
+
+def test_vllm_batching_defaults():
+    fl = vllm.flavour("0.11.0")
+    assert vllm.batching_defaults(req(), fl, H100.memory_bytes) == (8192, 1024)
+    assert vllm.batching_defaults(req(), fl, 48 * 10**9) == (2048, 256)
+    v0 = vllm.flavour("0.6.4")
+    assert vllm.batching_defaults(req(ctx=20000), v0, H100.memory_bytes) == (20000, 256)
+    assert vllm.batching_defaults(req(ctx=1024), v0, H100.memory_bytes) == (2048, 256)
+
+
+def test_vllm_hybrid_grouping_and_sliding_blocks():
+    # gpt-oss: 18 sliding + 18 full -> 2 groups of 18 (NOTES: vLLM kv_cache_utils)
+    gpt_oss = LayerShape(18, 18, 0, 1024, 128)
+    g = vllm.kv_groups(gpt_oss, v1=True)
+    assert (g.group_size, g.full_groups, g.sliding_groups) == (18, 1, 1)
+    # Gemma-3-27B: 52 sliding + 10 full -> group size 10, 1 full + 6 sliding groups
+    g = vllm.kv_groups(LayerShape(10, 52, 0, 1024, 1024), v1=True)
+    assert (g.group_size, g.full_groups, g.sliding_groups) == (10, 1, 6)
+    # sliding layers hold ceil(min(W - 1 + batched, L) / block) + 1 blocks
+    g = vllm.kv_groups(gpt_oss, v1=True)
+    need = vllm.blocks_per_request(gpt_oss, g, 131072, 16, 8192, v1=True)
+    assert need == 131072 // 16 + (-(-(127 + 8192) // 16) + 1)
+
+
+def test_gemma3_1b_concurrency_from_its_log():
+    # tests/assets/logs/25: 25.39 GiB, 26 layers (22 sliding(512) + 4 full), 1 KV head of 256,
+    # max_model_len 2048, 8192 batched -> "GPU KV cache size: 950,864", "461.21x".
+    shape = LayerShape(4, 22, 0, 1 * (256 + 256) * 2, 512)
+    g = vllm.kv_groups(shape, v1=True)
+    assert (g.group_size, g.count) == (4, 7)  # "Add 2 padding layers"
+    blocks = gib(25.39) // (16 * shape.bytes_per_token_per_layer * g.group_size)
+    assert abs(blocks // g.count * 16 - 950_864) / 950_864 < 0.0005
+    need = vllm.blocks_per_request(shape, g, 2048, 16, 8192, v1=True)
+    assert round(blocks / need, 1) == 461.2
+
+
+def test_activation_model_matches_logged_peaks():
+    # tests/assets/logs/01: V0 profiled 2.07 and 2.99 GiB at 20,000 and 29,000 batched tokens
+    m = load_model("llama-3.1-8b")
+    for tokens, logged in ((20000, 2.07), (29000, 2.99)):
+        a = activation_peak(m, 1, tokens, 256)
+        assert abs(a.peak.best / GIB - logged) / logged < 0.02
+        assert a.peak.low <= a.peak.best <= a.peak.high
+
+
+@settings(max_examples=30, deadline=None)
+@given(util=st.integers(50, 99), batched=st.integers(512, 32768))
+def test_vllm_pool_grows_with_utilization_and_shrinks_with_batch(util: int, batched: int):
+    def tokens(u: int, b: int) -> int:
+        s = EngineSettings(engine=Engine.vllm, memory_fraction=Fraction(u, 100),
+                           max_num_batched_tokens=b)
+        return run_engine(req(), s).kv_cache_tokens
+
+    assert tokens(util, batched) <= tokens(util + 1, batched)
+    assert tokens(util, batched) >= tokens(util, batched * 2)
+
+
+# --- SGLang / TensorRT-LLM / transformers ---------------------------------------------------
+
+
+def test_sglang_docs_log_to_the_token():
+    # tests/assets/logs/15: avail 78.81 GB before, 63.72 after, mem_fraction_static 0.88
+    # -> max_total_num_tokens=444500
+    m = Measured(free_before_load_bytes=gib(78.81), free_after_load_bytes=gib(63.72))
+    r = run_engine(req("llama-3.1-8b", ctx=131072),
+                   EngineSettings(engine=Engine.sglang, memory_fraction=Fraction(88, 100),
+                                  measured=m))
+    assert abs(r.kv_cache_tokens - 444_500) <= 30
+
+
+def test_sglang_default_fraction_generations():
+    assert sglang.default_fraction(1, "0.4.1") == Fraction(88, 100)
+    assert sglang.default_fraction(4, "0.4.3") == Fraction(85, 100)
+    # NOTES Q6a: H100 (81,559 MiB) TP1 -> 0.874 (0.4.7-0.4.10) and 0.835 (0.5)
+    assert sglang.default_fraction(1, "0.4.9", 81559) == Fraction(874, 1000)
+    assert sglang.default_fraction(1, "0.5.0", 81559) == Fraction(835, 1000)
+    assert sglang.default_fraction(8, "0.5.0", 143771) == Fraction(897, 1000)
+
+
+def test_trtllm_rounds_max_tokens_up_to_whole_blocks():
+    # tests/assets/logs/07: max_tokens 860308 with 32-token blocks -> 860320 tokens
+    r = run_engine(req("llama-3.1-8b", ctx=157, kv_dtype=DType.fp8, weight_dtype=DType.fp8),
+                   EngineSettings(engine=Engine.trtllm, version="1.0",
+                                  memory_fraction=Fraction(8, 10), max_tokens=860308))
+    assert r.kv_cache_tokens == 860_320 and r.blocks == 26_885
+    assert trtllm.tokens_per_block((0, 18)) == 64 and trtllm.tokens_per_block((1, 2)) == 32
+
+
+def test_trtllm_fraction_of_free_memory():
+    # tests/assets/logs/06: available 17.83 GiB x 0.9, fp8 Llama-3.1-8B, 32-token blocks -> 8219
+    m = Measured(free_after_load_bytes=gib(17.83))
+    r = run_engine(req("llama-3.1-8b", ctx=2048, kv_dtype=DType.fp8, weight_dtype=DType.fp8),
+                   EngineSettings(engine=Engine.trtllm, version="0.19.0", measured=m))
+    assert abs(r.blocks - 8219) <= 3
+
+
+def test_transformers_static_cache_expands_gqa_four_times():
+    base = req(ctx=8192)
+    dyn = run_engine(base, EngineSettings(engine=Engine.transformers))
+    sta = run_engine(base, EngineSettings(engine=Engine.transformers, version="static"))
+    layer = 8192 * 8 * 256 * 2  # one layer's K and V for one 8,192-token sequence
+    dyn_t = {s.label: s.value for s in dyn.steps}["transient per sequence"]
+    sta_t = {s.label: s.value for s in sta.steps}["transient per sequence"]
+    assert dyn_t == layer and sta_t == 4 * layer
+    assert sta.size.users_per_replica <= dyn.size.users_per_replica
+    with pytest.raises(InputError, match="dynamic"):
+        run_engine(base, EngineSettings(engine=Engine.transformers, version="4.46"))
+
+
+def test_quantized_weights_keep_embeddings_in_16_bits():
+    # Qwen2.5-72B-GPTQ-Int4 loaded 38.53 GiB (log 11); params x 4 bits alone would be 33.9 GiB
+    spec = load_model("tests/assets/model_specs/qwen2.5-72b.yaml")
+    r = replace(req(), model=spec, weight_dtype=DType.int4)
+    assert abs(weights_bytes(r, None) / GIB - 38.53) / 38.53 < 0.02
+
+
+def test_sglang_and_vllm_differ_as_the_issue_says():
+    # Qwen3-235B-A22B-FP8 on 4 x H100: vLLM 178,880 tokens (log 02), SGLang 367,404 (log 03)
+    spec = load_model("tests/assets/model_specs/qwen3-235b-a22b.yaml")
+    r = SizeRequest(model=spec, gpu=H100, context_tokens=40960, kv_dtype=DType.bf16,
+                    weight_dtype=DType.fp8, tp=4)
+    v = run_engine(r, EngineSettings(engine=Engine.vllm, version="0.10.0"))
+    s = run_engine(r, EngineSettings(engine=Engine.sglang, memory_fraction=Fraction(93, 100)))
+    assert s.kv_cache_tokens > 1.5 * v.kv_cache_tokens
+    assert transformers.CACHES == ("dynamic", "static")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    engine=st.sampled_from(list(Engine)),
+    name=st.sampled_from(MODELS + ["llama-2-7b"]),
+    gpu=st.sampled_from([H100, H200]),
+    tp=st.sampled_from([1, 2, 8]),
+    pp=st.sampled_from([1, 2]),
+    kv=st.sampled_from([DType.fp16, DType.fp8, DType.int4]),
+    reserved=st.booleans(),
+    avg=st.sampled_from([None, 1000]),
+    prefix=st.sampled_from([0, 512]),
+)
+def test_any_combination_adds_up(engine, name, gpu, tp, pp, kv, reserved, avg, prefix):
+    from kvplan.capacity import Allocation
+
+    r = SizeRequest(model=load_model(name), gpu=gpu, context_tokens=4096, kv_dtype=kv, tp=tp,
+                    pp=pp, allocation=Allocation.reserved if reserved else Allocation.paged,
+                    avg_context_tokens=avg, shared_prefix_tokens=prefix)
+    res = run_engine(r, EngineSettings(engine=engine))
+    assert verify_steps(res.steps) == []
+    parts = res.size.breakdown.parts()
+    assert sum(parts.values()) == gpu.memory_bytes
+    assert all(v >= 0 for k, v in parts.items() if k != "unallocated_bytes")
+    assert res.starts or res.size.users_per_replica == 0
+
+
+@settings(max_examples=25, deadline=None)
+@given(frac=st.integers(60, 94), engine=st.sampled_from([Engine.sglang, Engine.trtllm]))
+def test_fraction_engines_grow_with_their_fraction(frac: int, engine: Engine):
+    def tokens(f: int) -> int:
+        s = EngineSettings(engine=engine, memory_fraction=Fraction(f, 100))
+        return run_engine(req("llama-3.1-8b", ctx=32768), s).kv_cache_tokens
+
+    assert tokens(frac) <= tokens(frac + 1)
