@@ -101,8 +101,8 @@ def size_command(
         return
     spec = resolve_model(model)
     opts = SizingOptions(
-        gpu or "h100", context, avg_context, kv_dtype, weight_dtype, allocation, block_size, kv_group_size,
-        tp, pp, memory_utilization, reserve_gib, kv_budget_gib, shared_prefix_tokens,
+        gpu or "h100", context, avg_context, kv_dtype, weight_dtype, allocation, block_size,
+        kv_group_size, tp, pp, memory_utilization, reserve_gib, kv_budget_gib, shared_prefix_tokens,
     )
     results = size_all(build_requests(spec, opts))
     text = render(

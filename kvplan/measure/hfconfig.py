@@ -156,7 +156,9 @@ def hf_config(spec: ModelSpec, layers: int | None = None) -> HfConfig:
             raise InputError(f"{spec.name}: --measure builds MoE layers only for deepseek_v3 yet")
         kw["head_dim"] = att.head_dim
         if att.v_head_dim is not None and att.v_head_dim != att.head_dim:
-            raise InputError(f"{spec.name}: transformers' {name} has one head_dim for keys and values")
+            raise InputError(
+                f"{spec.name}: transformers' {name} has one head_dim for keys and values"
+            )
         kinds = spec.layer_kinds()
         window = att.sliding_window_tokens
         if spec.model_type == "mistral":

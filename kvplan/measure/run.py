@@ -47,7 +47,7 @@ class MeasureOptions:
     time_limit_s: float
     kv_budget_bytes: int | None
     decode_steps: int = 4  # per capacity trial; the first is a warm-up and is not timed
-    repeats: int = 5  # per cost-of-a-token timing, after one warm-up
+    repeats: int | None = None  # per cost-of-a-token timing after a warm-up [5 GPU, 3 CPU]
 
 
 class _Torch:
@@ -87,15 +87,17 @@ class _Torch:
         return time.perf_counter() - t0
 
 
-def build_model(hf: HfConfig, dtype: DType, t: _Torch) -> Any:
-    """A random-weight model built directly on the device (no host copy of the weights)."""
+def build_model(hf: HfConfig, dtype: DType, device: Any) -> Any:
+    """A random-weight model built directly on `device` (no host copy of the weights).
+
+    `device` may be "meta" (shapes only, no memory), as the tests do for the big models.
+    """
+    import torch
     import transformers
 
     config = getattr(transformers, hf.class_name)(**hf.kwargs)
-    config._attn_implementation = "sdpa"  # noqa: SLF001 - the public way to pick it at build
-    torch = t.torch
     torch.manual_seed(0)
-    with torch.device(t.device):
+    with torch.device(device):
         model = transformers.AutoModelForCausalLM.from_config(
             config, dtype=getattr(torch, BUILDABLE[dtype])
         )
@@ -140,6 +142,11 @@ class _LayerShape:
     v_dim: int
 
 
+def _is_oom(err: BaseException) -> bool:
+    text = str(err).lower()
+    return "out of memory" in text or "alloc_failed" in text
+
+
 def _number(x: float) -> int | float:
     return int(x) if float(x).is_integer() else round(x, 3)
 
@@ -156,6 +163,7 @@ class _Session:
         self.deadline = Deadline(opts.time_limit_s)
         self.info = detect(opts.device)
         self.t = _Torch(self.info)
+        self.repeats = opts.repeats or (5 if self.t.cuda else 3)
         self.notes: list[str] = []
         self.figures: list[Figure] = []
         self.versions = {
@@ -204,7 +212,7 @@ class _Session:
         t = self.t
         before = t.allocated()
         t0 = time.perf_counter()
-        self.model = build_model(self.hf, self.dtype, t)
+        self.model = build_model(self.hf, self.dtype, t.device)
         t.sync()
         self.build_s = time.perf_counter() - t0
         after = t.allocated()
@@ -257,7 +265,8 @@ class _Session:
         t, att = self.t, self.spec.attention
         window = att.sliding_window_tokens if self.pred.tokens_held_per_sliding_layer else None
         limit = 2048 if t.cuda else 32
-        tokens = min(self.context, limit, window or self.context)
+        # inside the window (a dynamic sliding layer keeps window - 1 tokens once it is reached)
+        tokens = min(self.context, limit, window - 1 if window else self.context)
         batch = 2
         ids = self._ids(batch, tokens)
         cache = self._new_cache(static=False)
@@ -303,8 +312,8 @@ class _Session:
         cache = self._new_cache(static=False)
         out = self._forward(self._ids(1, tokens), cache)
         del out
-        held = max(layer.keys.shape[-2] for layer, sliding in zip(cache.layers, cache.is_sliding)
-                   if sliding)
+        pairs = zip(cache.layers, cache.is_sliding, strict=True)
+        held = max(layer.keys.shape[-2] for layer, sliding in pairs if sliding)
         self.figures.append(
             Figure("sliding_tokens_held", "sliding layer: tokens held", "tokens", window, held,
                    note=f"after a {tokens:,}-token prompt (window {window:,})")
@@ -332,22 +341,34 @@ class _Session:
         free = t.free()
         if need > self.budget or (free is not None and need > free):
             return False  # never request more than the budget or than is free
-        steps = self.opts.decode_steps
-        cache = None
         try:
-            cache = self._new_cache(static, batch)
-            self._fill(cache, batch, self.context - steps)
-            ids = self._ids(batch, 1)
-            step_s = [t.timed(lambda: self._forward(ids, cache)) for _ in range(steps)]
-            if _cache_bytes(cache) > self.budget:
-                return False
-            times[batch] = step_s[1:]
-            return True
+            step_s = self._decode_trial(static, batch)
         except self.t.oom_types():
+            step_s = None
+        except RuntimeError as err:  # cuBLAS and friends report a failed allocation this way
+            if not _is_oom(err):
+                raise
+            step_s = None
+        t.release()  # the trial's frame (and any exception's) is gone: its memory is free
+        if step_s is None:
             return False
-        finally:
-            del cache
-            t.release()
+        times[batch] = step_s
+        return True
+
+    def _decode_trial(self, static: bool, batch: int) -> list[float] | None:
+        """Fill a cache to `steps` short of the context, decode `steps` tokens: step times."""
+        steps = self.opts.decode_steps
+        cache = self._new_cache(static, batch)
+        self._fill(cache, batch, self.context - steps)
+        ids = self._ids(batch, 1)
+
+        def step(c: Any = cache, x: Any = ids) -> None:
+            self._forward(x, c)
+
+        step_s = [self.t.timed(step) for _ in range(steps)]
+        if _cache_bytes(cache) > self.budget:
+            return None
+        return step_s[1:]  # the first step is a warm-up
 
     def capacity(self) -> None:
         seq = self.pred.kv_bytes_per_sequence
@@ -406,17 +427,21 @@ class _Session:
             if self.deadline.passed:
                 self.notes.append(f"cost of a token at {length:,}+ tokens: skipped (--time-limit)")
                 return
+            # the cached steps run at length - repeats .. length tokens (no crop: a sliding
+            # cache past its window cannot be rolled back)
             cache = self._new_cache(static=False)
-            self._forward(self._ids(1, length), cache)
+            self._forward(self._ids(1, max(1, length - self.repeats - 1)), cache)
             one = self._ids(1, 1)
             full = self._ids(1, length + 1)
 
             def cached(c: Any = cache, x: Any = one) -> None:
                 self._forward(x, c)
-                c.crop(-1)
 
             with_cache = self._median(cached)
-            without = self._median(lambda f=full: self._forward(f, None))
+            def uncached(f: Any = full) -> None:
+                self._forward(f, None)
+
+            without = self._median(uncached)
             del cache
             t.release()
             self.figures += [
@@ -429,7 +454,7 @@ class _Session:
 
     def _median(self, fn: Callable[[], Any]) -> float:
         self.t.timed(fn)  # warm-up
-        return statistics.median(self.t.timed(fn) for _ in range(self.opts.repeats))
+        return statistics.median(self.t.timed(fn) for _ in range(self.repeats))
 
     def report(self) -> MeasureReport:
         return MeasureReport(
