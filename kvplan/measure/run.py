@@ -77,7 +77,8 @@ class _Torch:
             self.torch.cuda.empty_cache()
 
     def oom_types(self) -> tuple[type[BaseException], ...]:
-        return (self.torch.OutOfMemoryError,)
+        torch = self.torch  # torch.OutOfMemoryError from 2.5; torch.cuda's name before that
+        return (getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError,)
 
     def timed(self, fn: Callable[[], Any]) -> float:
         self.sync()

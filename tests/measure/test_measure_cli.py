@@ -163,3 +163,40 @@ def test_bad_device_is_an_input_error() -> None:
     result = _run("tiny-test-model", "--measure", "--device", "tpu")
     assert result.exit_code == 2
     assert "use cpu, cuda or cuda:N" in result.stderr
+
+
+def test_capacity_search_walks_down_when_the_device_runs_out(
+    measure_extra: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GPU's failure mode on the CPU: trials past 5 sequences raise torch's OOM error."""
+    import torch
+
+    from kvplan.measure.run import MeasureOptions, _Session
+    from kvplan.specs import load_model
+
+    spec = load_model(str(ASSETS / "tiny-mla-test.yaml"))
+    opts = MeasureOptions(device="cpu", gpu=None, catalog=(), context_tokens=32, layers=None,
+                          tolerance_pct=10, time_limit_s=60, kv_budget_bytes=100_000)
+    session = _Session(spec, opts)
+    session.build()
+    session.kv_per_token()
+    real = session._decode_trial
+    oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
+
+    def limited(static: bool, batch: int) -> list[float] | None:
+        if batch > 5:
+            if static:
+                raise oom("CUDA out of memory. Tried to allocate 2.00 GiB")
+            raise RuntimeError("CUDA error: CUBLAS_STATUS_ALLOC_FAILED")
+        return real(static, batch)
+
+    monkeypatch.setattr(session, "_decode_trial", limited)
+    session.capacity()
+    report = session.report()
+    figures = {f.key: f for f in report.figures}
+    for key in ("capacity_reserved", "capacity_growing"):
+        assert figures[key].predicted == 100_000 // (32 * 320) == 9
+        assert figures[key].measured == 5
+        assert figures[key].note == "tried 9x, 8x, 6x, 2, 4, 5"  # down by doubling steps, bisect
+    assert not report.passed  # -44%: beyond the 10% tolerance
+    assert {f.key for f in report.failures} == {"capacity_reserved", "capacity_growing"}
