@@ -16,3 +16,8 @@ def measure_extra() -> None:
         if os.environ.get("CI", "").lower() == "true":
             pytest.fail(f"CI must install the measure extra; missing: {', '.join(missing)}")
         pytest.skip(f"the measure extra is not installed ({', '.join(missing)})")
+    import torch
+
+    # One thread: on a small shared machine (CI has 2 cores) a second busy process makes
+    # torch's two spinning threads ten times slower; one thread stays fast either way.
+    torch.set_num_threads(1)
