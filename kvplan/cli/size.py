@@ -95,7 +95,21 @@ def size_command(
     layers: LayersOpt = None,
 ) -> None:
     """How many concurrent sequences one GPU holds, and where its memory goes."""
+    if not measure and (layers is not None or device != "cuda"):
+        raise typer.BadParameter("--layers and --device apply only with --measure")
     if measure:
+        ignored = {
+            "--kv-dtype": kv_dtype != "fp16", "--weight-dtype": weight_dtype is not None,
+            "--allocation": allocation != "paged", "--avg-context": avg_context is not None,
+            "--tp": tp != "1", "--pp": pp != 1, "--shared-prefix-tokens": shared_prefix_tokens > 0,
+            "--reserve-gib": reserve_gib is not None,
+        }
+        given = [name for name, on in ignored.items() if on]
+        if given:
+            raise typer.BadParameter(
+                f"{', '.join(given)}: --measure builds one model on one device, the cache in the "
+                "weights' dtype, and checks both allocations; drop these options"
+            )
         _measure(model, gpu, context, kv_budget_gib, device, tolerance, time_limit, layers,
                  fmt, output)
         return

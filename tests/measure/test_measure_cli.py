@@ -200,3 +200,18 @@ def test_capacity_search_walks_down_when_the_device_runs_out(
         assert figures[key].note == "tried 9x, 8x, 6x, 2, 4, 5"  # down by doubling steps, bisect
     assert not report.passed  # -44%: beyond the 10% tolerance
     assert {f.key for f in report.failures} == {"capacity_reserved", "capacity_growing"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--layers", "2"), "--layers and --device apply only with --measure"),
+        (("--device", "cpu"), "--layers and --device apply only with --measure"),
+        (("--measure", "--tp", "2", "--kv-dtype", "fp8"), "--kv-dtype, --tp: --measure builds one"),
+        (("--measure", "--context", "1024,2048"), "--measure takes one --context"),
+    ],
+)
+def test_options_that_do_not_apply_are_refused(args: tuple[str, ...], message: str) -> None:
+    result = _run("llama-3-8b", *args)
+    assert result.exit_code == 2
+    assert message in result.output
