@@ -165,6 +165,11 @@ class _Session:
         self.info = detect(opts.device)
         self.t = _Torch(self.info)
         self.repeats = opts.repeats or (5 if self.t.cuda else 3)
+        if not self.t.cuda and opts.kv_budget_bytes is None:
+            raise InputError(
+                "on the CPU there is no allocator limit to search against: give --kv-budget-gib "
+                "(e.g. --kv-budget-gib 0.01)"
+            )
         self.notes: list[str] = []
         self.figures: list[Figure] = []
         self.versions = {
@@ -223,15 +228,10 @@ class _Session:
         if self.opts.kv_budget_bytes is not None:
             self.budget = self.opts.kv_budget_bytes
             self.budget_source = "--kv-budget-gib"
-        elif t.cuda:
+        else:
             t.release()
             self.budget = t.free() or 0
             self.budget_source = "free device memory after the weights loaded (mem_get_info)"
-        else:
-            raise InputError(
-                "on the CPU there is no allocator limit to search against: give --kv-budget-gib "
-                "(e.g. --kv-budget-gib 0.01)"
-            )
         self.pred = predict(self.built_spec, self.dtype, self.context, self.budget)
         na_cpu = "" if t.cuda else "n/a on the CPU (no allocator counters)"
         self.figures += [
