@@ -1,0 +1,217 @@
+"""`kvplan size MODEL --measure --device cpu` through the CLI: the GPU path's code, no mock."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+
+ASSETS = Path(__file__).parent.parent / "assets"
+# 5 MiB of cache at 32 tokens x 23,040 B (SmolLM2-135M's 30 layers x 3 KV heads x 64 x 2 x 2 B)
+CPU_ARGS = ("--measure", "--device", "cpu", "--context", "32", "--kv-budget-gib", "0.005")
+
+
+def _run(*args: str) -> Any:
+    return CliRunner().invoke(app, ["size", *args])
+
+
+def _figures(payload: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f["figure"]: f for f in payload["figures"]}
+
+
+@pytest.fixture(scope="module")
+def tiny_json(measure_extra: None) -> dict[str, Any]:
+    result = _run("tiny-test-model", *CPU_ARGS, "-f", "json")
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)
+
+
+def test_kv_bytes_per_token_measured_equals_prediction(tiny_json: dict[str, Any]) -> None:
+    f = _figures(tiny_json)["kv_bytes_per_token"]
+    assert f["predicted"] == f["measured"] == 30 * 3 * 64 * 2 * 2 == 23_040
+    assert f["error_pct"] == 0.0 and f["within_tolerance"] is True
+    alloc = _figures(tiny_json)["kv_bytes_per_token_allocator"]
+    assert alloc["measured"] is None and "n/a on the CPU" in alloc["note"]
+
+
+def test_weights_are_built_in_bf16(tiny_json: dict[str, Any]) -> None:
+    f = _figures(tiny_json)["weights_bytes"]
+    assert f["predicted"] == f["measured"] == 2 * 134_515_008
+
+
+def test_capacity_search_finds_a_batch(tiny_json: dict[str, Any]) -> None:
+    figures = _figures(tiny_json)
+    budget = tiny_json["kv_budget_bytes"]
+    assert budget == 5_368_709  # floor(0.005 GiB)
+    predicted = budget // (32 * 23_040)
+    assert predicted == 7
+    for key in ("capacity_reserved", "capacity_growing"):
+        assert figures[key]["predicted"] == predicted
+        assert figures[key]["measured"] == predicted  # the cache tensors hold exactly the plan
+    for key in ("decode_tokens_per_s_reserved", "decode_tokens_per_s_growing"):
+        assert figures[key]["measured"] > 0
+        assert figures[key]["predicted"] is None  # no CPU hardware spec: bound n/a
+
+
+def test_token_cost_with_and_without_cache(tiny_json: dict[str, Any]) -> None:
+    figures = _figures(tiny_json)
+    for length in (2, 8, 31):
+        assert figures[f"token_ms_cached_{length}"]["measured"] > 0
+        assert figures[f"token_ms_uncached_{length}"]["measured"] > 0
+    # recomputing 32 tokens costs more than one cached step, whatever the CPU
+    assert figures["token_ms_uncached_31"]["measured"] > figures["token_ms_cached_31"]["measured"]
+
+
+def test_run_record(tiny_json: dict[str, Any]) -> None:
+    assert tiny_json["passed"] is True and tiny_json["failed_figures"] == []
+    assert tiny_json["device"] == "cpu" and tiny_json["hardware"] is None
+    assert set(tiny_json["versions"]) >= {"python", "torch", "transformers"}
+
+
+def test_exit_status_follows_the_tolerance(measure_extra: None) -> None:
+    # a spec whose params_total (the full 30-layer count) no longer fits its 2 layers:
+    # no count matches, so the head is untied: 63,703,872 parameters built against 134,515,008
+    # predicted, -52.64%
+    spec = str(ASSETS / "stale-params-test.yaml")
+    args = ("--measure", "--device", "cpu", "--context", "16", "--kv-budget-gib", "0.001")
+    strict = _run(spec, *args, "--tolerance", "5", "-f", "csv")
+    assert strict.exit_code == 1, strict.output
+    rows = {r["figure"]: r for r in csv.DictReader(io.StringIO(strict.stdout))}
+    assert rows["weights_bytes"]["within_tolerance"] == "false"
+    assert rows["weights_bytes"]["error_pct"] == "-52.642"
+    assert rows["kv_bytes_per_token"]["within_tolerance"] == "true"
+    loose = _run(spec, *args, "--tolerance", "80")
+    assert loose.exit_code == 0, loose.output
+    assert "PASS: every checked figure within ±80%" in loose.stdout
+
+
+def test_sliding_window_cache_stops_growing(measure_extra: None) -> None:
+    result = _run(str(ASSETS / "tiny-sliding-test.yaml"), "--measure", "--device", "cpu",
+                  "--context", "48", "--kv-budget-gib", "0.001", "-f", "json")
+    assert result.exit_code == 0, result.output
+    figures = _figures(json.loads(result.stdout))
+    assert figures["kv_bytes_per_token"]["measured"] == 2 * 3 * 64 * 2 * 2  # inside the window
+    held = figures["sliding_tokens_held"]
+    assert held["predicted"] == 16
+    assert held["measured"] == 15  # transformers keeps window - 1 tokens once past the window
+
+
+def test_mla_caches_the_latent(measure_extra: None) -> None:
+    result = _run(str(ASSETS / "tiny-mla-test.yaml"), "--measure", "--device", "cpu",
+                  "--context", "32", "--kv-budget-gib", "0.0005", "-f", "json")
+    assert result.exit_code == 0, result.output
+    payload = json.loads(result.stdout)
+    f = _figures(payload)["kv_bytes_per_token"]
+    assert f["predicted"] == f["measured"] == 2 * (64 + 16) * 2  # latent + RoPE key, 2 layers
+    assert any("expands it" in n for n in payload["notes"])
+
+
+def test_cuda_never_falls_back_to_cpu(measure_extra: None) -> None:
+    import torch
+
+    if torch.cuda.is_available():
+        pytest.skip("a CUDA device is present")
+    result = _run("tiny-test-model", "--measure", "--device", "cuda")
+    assert result.exit_code == 2
+    assert "sees no CUDA device" in result.stderr and "--device cpu" in result.stderr
+
+
+def test_cpu_needs_a_budget(measure_extra: None) -> None:
+    result = _run("tiny-test-model", "--measure", "--device", "cpu", "--context", "16",
+                  "--layers", "1")
+    assert result.exit_code == 2
+    assert "--kv-budget-gib" in result.stderr
+
+
+def test_without_the_extra_measure_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec",
+        lambda name, *a: None if name in ("torch", "transformers") else real(name, *a),
+    )
+    result = _run("tiny-test-model", "--measure", "--device", "cpu")
+    assert result.exit_code == 2
+    assert result.stderr.strip() == (
+        "error: --measure needs torch and transformers, which are not installed; run: "
+        'pip install "kvplan[measure]" (that is: torch>=2.4, transformers>=5.17)'
+    )
+
+
+def test_size_never_imports_torch() -> None:
+    code = (
+        "import sys; from typer.testing import CliRunner; from kvplan.cli import app; "
+        "r = CliRunner().invoke(app, ['size', 'llama-3-8b', '-f', 'json']); "
+        "assert r.exit_code == 0, r.output; "
+        "bad = [m for m in ('torch', 'transformers') if m in sys.modules]; "
+        "assert not bad, bad"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_bad_device_is_an_input_error() -> None:
+    result = _run("tiny-test-model", "--measure", "--device", "tpu")
+    assert result.exit_code == 2
+    assert "use cpu, cuda or cuda:N" in result.stderr
+
+
+def test_capacity_search_walks_down_when_the_device_runs_out(
+    measure_extra: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GPU's failure mode on the CPU: trials past 5 sequences raise torch's OOM error."""
+    import torch
+
+    from kvplan.measure.run import MeasureOptions, _Session
+    from kvplan.specs import load_model
+
+    spec = load_model(str(ASSETS / "tiny-mla-test.yaml"))
+    opts = MeasureOptions(device="cpu", gpu=None, catalog=(), context_tokens=32, layers=None,
+                          tolerance_pct=10, time_limit_s=60, kv_budget_bytes=100_000)
+    session = _Session(spec, opts)
+    session.build()
+    session.kv_per_token()
+    real = session._decode_trial
+    oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
+
+    def limited(static: bool, batch: int) -> list[float] | None:
+        if batch > 5:
+            if static:
+                raise oom("CUDA out of memory. Tried to allocate 2.00 GiB")
+            raise RuntimeError("CUDA error: CUBLAS_STATUS_ALLOC_FAILED")
+        return real(static, batch)
+
+    monkeypatch.setattr(session, "_decode_trial", limited)
+    session.capacity()
+    report = session.report()
+    figures = {f.key: f for f in report.figures}
+    for key in ("capacity_reserved", "capacity_growing"):
+        assert figures[key].predicted == 100_000 // (32 * 320) == 9
+        assert figures[key].measured == 5
+        assert figures[key].note == "tried 9x, 8x, 6x, 2, 4, 5"  # down by doubling steps, bisect
+    assert not report.passed  # -44%: beyond the 10% tolerance
+    assert {f.key for f in report.failures} == {"capacity_reserved", "capacity_growing"}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--layers", "2"), "--layers and --device apply only with --measure"),
+        (("--device", "cpu"), "--layers and --device apply only with --measure"),
+        (("--measure", "--tp", "2", "--kv-dtype", "fp8"), "--kv-dtype, --tp: --measure builds one"),
+        (("--measure", "--context", "1024,2048"), "--measure takes one --context"),
+    ],
+)
+def test_options_that_do_not_apply_are_refused(args: tuple[str, ...], message: str) -> None:
+    result = _run("llama-3-8b", *args)
+    assert result.exit_code == 2
+    assert message in result.output
