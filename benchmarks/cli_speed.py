@@ -1,7 +1,7 @@
 """CLI speed: median wall time of one `kvplan size` call against `python -c pass`, and a 10,000-row CSV sweep.
 
 Run: python benchmarks/cli_speed.py [--runs N]. Prints the figures and appends them to
-benchmarks/results.jsonl. Targets on a 2-core machine: under 0.3 s per call, sweep under 2 s.
+benchmarks/results/cli_speed.jsonl. Targets on a 2-core machine: under 0.3 s per call, sweep under 2 s.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ def main() -> None:
     print(f"python -c pass, median of {args.runs}:      {base_s:.3f} s")
     print(f"{rows:,}-row CSV sweep, median of 3:      {sweep_s:.3f} s   (target < 2 s)")
     print(f"heavy modules imported by `size`:     {', '.join(heavy) or 'none'}")
-    with (HERE / "results.jsonl").open("a") as fh:
+    with (HERE / "results" / "cli_speed.jsonl").open("a") as fh:
         fh.write(json.dumps(record) + "\n")
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from fractions import Fraction
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, emit, terminal_width, use_color
 from kvplan.cli.sizing import (
@@ -34,10 +34,12 @@ from kvplan.cli.sizing import (
     resolve_model,
     run_all,
 )
-from kvplan.engines import EngineResult, EngineSettings, Step, verify_steps
 from kvplan.errors import KvplanError
 from kvplan.render import OutputFormat
 from kvplan.units import fmt_bytes, fmt_int
+
+if TYPE_CHECKING:  # the engine profiles load when explain runs, not on every kvplan start
+    from kvplan.engines import EngineResult, Step
 
 
 def format_value(step: Step) -> str:
@@ -98,6 +100,8 @@ def render_text(results: list[EngineResult], width: int, color: bool) -> str:
         verdict = "starts" if r.starts else f"does not start: {r.reason}"
         parts.append(Text(f"{r.engine.value} {verdict}; largest max_model_len that starts: "
                           f"{fmt_int(r.max_model_len_that_starts)}"))
+        from kvplan.engines import verify_steps
+
         problems = verify_steps(r.steps)
         if problems:  # pragma: no cover - a bug in a profile; shown rather than hidden
             parts.append(Text("arithmetic check FAILED: " + "; ".join(problems), style="red"))
@@ -138,6 +142,8 @@ def explain_command(
         engine, engine_version, max_num_batched_tokens, max_num_seqs, max_model_len,
     )
     requests = build_requests(spec, opts)
+    from kvplan.engines import EngineSettings
+
     settings = engine_settings(opts) or EngineSettings()
     results = run_all(requests, settings)
     if fmt is OutputFormat.table:

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -49,14 +49,14 @@ from kvplan.cli.sizing import (
     resolve_model,
     run_all,
 )
-from kvplan.deploy import is_deployment, load_deployment
-from kvplan.engines import EngineResult, EngineSettings, run_engine
-from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.errors import InputError
 from kvplan.render import OutputFormat, render
 from kvplan.specs import all_hardware, load_hardware
 from kvplan.specs.loader import read_yaml
 from kvplan.units import exact
+
+if TYPE_CHECKING:  # deployment files and engine profiles load only when a command needs them
+    from kvplan.engines import EngineResult, EngineSettings
 
 TargetArg = Annotated[
     str, typer.Argument(help="model name or spec path, or a kvplan/v1 deployment file")
@@ -221,6 +221,8 @@ def fleet_command(
     output: OutputOpt = None,
 ) -> None:
     """How many replicas and GPUs carry a peak of concurrent conversations."""
+    from kvplan.deploy import is_deployment, load_deployment
+    from kvplan.engines.deployment import deployment_engine_settings
     from kvplan.traffic import Traffic, concurrency, fit_lognormal, load_sample
     from kvplan.traffic.lengths import LengthDistribution
     from kvplan.traffic.plan import DEFAULT_RISK
@@ -313,6 +315,7 @@ def _engine_sizer(settings: EngineSettings | None) -> Callable[[SizeRequest], Si
         from kvplan.capacity import size
 
         return size
+    from kvplan.engines import run_engine
 
     def sizer(req: SizeRequest) -> SizeResult:
         return run_engine(req, settings).size

@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass, replace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kvplan.capacity import Allocation, SizeRequest, SizeResult, advise, size
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES
 from kvplan.cli.common import int_list, non_negative, positive, split_list, utilization
-from kvplan.engines import EngineResult, EngineSettings, parse_engine, run_engine
 from kvplan.errors import InputError
 from kvplan.specs import all_hardware, load_hardware, load_model
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import DType, exact, gib_to_bytes, parse_dtype
+
+if TYPE_CHECKING:  # the engine profiles load only when --engine is given
+    from kvplan.engines import EngineResult, EngineSettings
 
 ModelArg = Annotated[
     str,
@@ -195,6 +197,8 @@ def engine_settings(o: SizingOptions) -> EngineSettings | None:
             raise InputError("--engine-version, --max-num-batched-tokens and --max-num-seqs "
                              "need --engine (vllm, sglang, trtllm or transformers)")
         return None
+    from kvplan.engines import EngineSettings, parse_engine
+
     return EngineSettings(
         engine=parse_engine(o.engine),
         version=o.engine_version,
@@ -206,6 +210,8 @@ def engine_settings(o: SizingOptions) -> EngineSettings | None:
 
 def run_all(requests: list[SizeRequest], settings: EngineSettings) -> list[EngineResult]:
     """Size every request as the engine would; attach advice (same engine) to those that fail."""
+    from kvplan.engines import run_engine
+
     results = [run_engine(r, settings) for r in requests]
     if any(not e.size.fits for e in results):
         catalog, _ = all_hardware()
