@@ -231,3 +231,16 @@ def test_env_expansion_in_the_server_command() -> None:
     [target] = read_targets(K8S / "vllm-fail.yaml", {})
     assert target.deployment is not None
     assert target.deployment.model == "llama-3-8b"  # $(MODEL) -> meta-llama/Meta-Llama-3-8B
+
+
+def test_an_image_tag_that_names_no_version_uses_the_profile_default(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    text = (K8S / "vllm-pass.yaml").read_text()
+    path = tmp_path / "vllm-latest.yaml"
+    path.write_text(text.replace("vllm/vllm-openai:v0.6.3", "vllm/vllm-openai:latest"))
+    result = run(runner, path)
+    assert result.exit_code == 0, result.output
+    assert "vllm (default version) profile" in result.output
+    assert "note: image tag 'latest' names no version: the vllm profile's default version is used" \
+        in result.output
