@@ -174,3 +174,10 @@ def test_a_spec_file_path_works_like_a_name(runner, tmp_path):
     result = invoke(runner, "size", str(spec), "--context", "8192", "-f", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["kv_bytes_per_sequence"] == GIB
+
+
+def test_a_deployment_file_refuses_engine_flags_it_would_ignore(runner):
+    result = invoke(runner, "fleet", "examples/support-chatbot.yaml", "--engine", "vllm")
+    assert result.exit_code == 2, result.output
+    assert "states its engine and traffic; change them in the file" in " ".join(
+        result.output.split())

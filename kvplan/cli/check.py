@@ -11,6 +11,7 @@ from kvplan.cli.common import OutputOpt, cli_errors, emit
 PathsArg = Annotated[
     list[str],
     typer.Argument(
+        metavar="PATH",
         help="kvplan/v1 files, Kubernetes manifests, folders (searched recursively) or globs",
         show_default=False,
     ),

@@ -59,7 +59,7 @@ if TYPE_CHECKING:  # deployment files and engine profiles load only when a comma
     from kvplan.engines import EngineResult, EngineSettings
 
 TargetArg = Annotated[
-    str, typer.Argument(help="model name or spec path, or a kvplan/v1 deployment file")
+    str, typer.Argument(metavar="TARGET", help="model name or spec path, or a kvplan/v1 deployment file")
 ]
 
 
@@ -233,6 +233,12 @@ def fleet_command(
     percentiles: dict[float, float] = {}
     sample_path = context_sample
     if is_deployment(path):
+        engine_flags = (engine, engine_version, max_num_batched_tokens, max_num_seqs, max_model_len)
+        if any(v is not None for v in engine_flags) or peak_users is not None:
+            raise typer.BadParameter(
+                f"{path} states its engine and traffic; change them in the file (engine:, "
+                "traffic:) instead of --engine, --engine-version, --max-num-*, --max-model-len "
+                "or --peak-users", param_hint="TARGET")
         planned = load_deployment(path)
         requests = [planned.request]
         settings = deployment_engine_settings(planned.deployment.engine)

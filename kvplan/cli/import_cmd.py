@@ -13,7 +13,8 @@ from kvplan.units import parse_dtype
 
 SourceArg = Annotated[
     str,
-    typer.Argument(help="a config.json, a Hugging Face snapshot folder, or a hub id (org/name)"),
+    typer.Argument(metavar="SOURCE",
+                   help="a config.json, a Hugging Face snapshot folder, or a hub id (org/name)"),
 ]
 SpecOutOpt = Annotated[
     Path | None,

@@ -21,7 +21,8 @@ if TYPE_CHECKING:  # the engine profiles load only when --engine is given
 
 ModelArg = Annotated[
     str,
-    typer.Argument(help="catalog name (`kvplan models`), spec YAML, config.json or HF folder"),
+    typer.Argument(metavar="MODEL",
+                   help="catalog name (`kvplan models`), spec YAML, config.json or HF folder"),
 ]
 GpuOpt = Annotated[str, typer.Option("--gpu", "-g", help="GPU name or alias; comma-separated")]
 ContextOpt = Annotated[
