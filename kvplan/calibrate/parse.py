@@ -62,69 +62,32 @@ def pattern(engine: str, regex: str) -> Callable[[Handler], Handler]:
     return deco
 
 
+def values(engine: str, regex: str, *keys: str) -> None:
+    """A line whose numbered groups are, in order, the values of `keys` (in the log's units)."""
+
+    def put(r: Run, m: re.Match[str], n: int, t: str) -> None:
+        for i, key in enumerate(keys, start=1):
+            r.put(key, _f(m[i]), n, t)
+
+    PATTERNS.append((engine, re.compile(regex), put))
+
+
 # --- vLLM -------------------------------------------------------------------------------------
-@pattern("vllm", r"Loading model weights took " + NUM + r" GB")
-def _v0_weights(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("weights_gib", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"Model loading took " + NUM + r" GiB")
-def _v1_weights(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("weights_gib", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"Memory profiling results: total_gpu_memory=" + NUM + r"GiB .*?peak_torch_memory="
-         + NUM + r"GiB .*?non_torch_memory=" + NUM + r"GiB kv_cache_size=" + NUM
-         + r"GiB gpu_memory_utilization=" + NUM)
-def _v0_single(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("total_gib", _f(m[1]), n, t)
-    r.put("peak_torch_gib", _f(m[2]), n, t)
-    r.put("non_torch_gib", _f(m[3]), n, t)
-    r.put("kv_gib", _f(m[4]), n, t)
-    r.put("util", _f(m[5]), n, t)
-
-
-@pattern("vllm", r"\] total_gpu_memory\s+" + NUM + r"GiB")
-def _v0_multi_total(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("total_gib", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"\] gpu_memory_utilization\s+" + NUM)
-def _v0_multi_util(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("util", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"the current vLLM instance can use\s+" + NUM + r"GiB")
-def _v0_multi_requested(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("requested_gib", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"\] model weights take\s+" + NUM + r"GiB\s*$")
-def _v0_multi_weights(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("weights_gib", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"\] non_torch_memory\s+" + NUM + r"GiB")
-def _v0_multi_nt(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("non_torch_gib", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"PyTorch activation peak memory\s+" + NUM + r"GiB")
-def _v0_multi_act(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("activation_gib", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"available_kv_cache_memory\s+" + NUM + r"GiB")
-def _v0_multi_kv(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("kv_gib", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"total_gpu_memory \(" + NUM + r"GiB\) x gpu_memory_utilization \(" + NUM
-         + r"\) = " + NUM + r"GiB")
-def _v0_prose_total(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("total_gib", _f(m[1]), n, t)
-    r.put("util", _f(m[2]), n, t)
-    r.put("requested_gib", _f(m[3]), n, t)
+values("vllm", r"Loading model weights took " + NUM + r" GB", "weights_gib")
+values("vllm", r"Model loading took " + NUM + r" GiB", "weights_gib")
+values("vllm", r"Memory profiling results: total_gpu_memory=" + NUM + r"GiB .*?peak_torch_memory="
+       + NUM + r"GiB .*?non_torch_memory=" + NUM + r"GiB kv_cache_size=" + NUM
+       + r"GiB gpu_memory_utilization=" + NUM,
+       "total_gib", "peak_torch_gib", "non_torch_gib", "kv_gib", "util")
+values("vllm", r"\] total_gpu_memory\s+" + NUM + r"GiB", "total_gib")
+values("vllm", r"\] gpu_memory_utilization\s+" + NUM, "util")
+values("vllm", r"the current vLLM instance can use\s+" + NUM + r"GiB", "requested_gib")
+values("vllm", r"\] model weights take\s+" + NUM + r"GiB\s*$", "weights_gib")
+values("vllm", r"\] non_torch_memory\s+" + NUM + r"GiB", "non_torch_gib")
+values("vllm", r"PyTorch activation peak memory\s+" + NUM + r"GiB", "activation_gib")
+values("vllm", r"available_kv_cache_memory\s+" + NUM + r"GiB", "kv_gib")
+values("vllm", r"total_gpu_memory \(" + NUM + r"GiB\) x gpu_memory_utilization \(" + NUM
+       + r"\) = " + NUM + r"GiB", "total_gib", "util", "requested_gib")
 
 
 @pattern("vllm", r"model weights take " + NUM + r"GiB; non_torch_memory takes " + NUM
@@ -146,15 +109,9 @@ def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("blocks", _f(m[1] or m[2]), n, t)
 
 
-@pattern("vllm", r"GPU KV cache size: " + NUM + r" tokens")
-def _v1_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("tokens", _f(m[1]), n, t)
-
-
-@pattern("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x")
-def _concurrency(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("max_model_len", _f(m[1]), n, t)
-    r.put("concurrency", _f(m[2]), n, t)
+values("vllm", r"GPU KV cache size: " + NUM + r" tokens", "tokens")
+values("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x",
+       "max_model_len", "concurrency")
 
 
 @pattern("vllm", r"Available KV cache memory: " + NUM + r" GiB")
@@ -256,15 +213,11 @@ def _v_chunked(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.settings.setdefault("max_num_batched_tokens", m[1])
 
 
-@pattern("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB")
-def _v_graphs(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("graphs_after_gib", _f(m[1]), n, t)
+values("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB", "graphs_after_gib")
 
 
 # --- SGLang -----------------------------------------------------------------------------------
-@pattern("sglang", r"Load weight begin\. avail mem=" + NUM + r" GB")
-def _s_before(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("before_gib", _f(m[1]), n, t)
+values("sglang", r"Load weight begin\. avail mem=" + NUM + r" GB", "before_gib")
 
 
 @pattern("sglang", r"Load weight end\..*?avail mem=" + NUM + r" GB")
@@ -307,9 +260,7 @@ def _s_page(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.settings["page_size"] = m[1]
 
 
-@pattern("sglang", r"Memory pool end\. avail mem=" + NUM + " GB")
-def _s_pool_end(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("pool_end_gib", _f(m[1]), n, t)
+values("sglang", r"Memory pool end\. avail mem=" + NUM + " GB", "pool_end_gib")
 
 
 @pattern("sglang", r"Capture (?:piecewise )?cuda graph (?:begin|end)")
@@ -320,16 +271,9 @@ def _s_graphs(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 
 # --- TensorRT-LLM -----------------------------------------------------------------------------
-@pattern("trtllm", r"Memory usage when calculating max tokens in paged kv cache: total: " + NUM
-         + r" GiB, available: " + NUM + " GiB")
-def _t_mem(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("total_gib", _f(m[1]), n, t)
-    r.put("available_gib", _f(m[2]), n, t)
-
-
-@pattern("trtllm", r"Number of blocks in KV cache primary pool: (\d+)")
-def _t_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("blocks", _f(m[1]), n, t)
+values("trtllm", r"Memory usage when calculating max tokens in paged kv cache: total: " + NUM
+       + r" GiB, available: " + NUM + " GiB", "total_gib", "available_gib")
+values("trtllm", r"Number of blocks in KV cache primary pool: (\d+)", "blocks")
 
 
 @pattern("trtllm", r"Number of tokens per block: (\d+)")
@@ -369,14 +313,8 @@ def _t_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.settings["version"] = m[1]
 
 
-@pattern("trtllm", r"\[TRT-LLM\] \[I\] max_seq_len=(\d+)")
-def _t_seq(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("max_seq_len_final", _f(m[1]), n, t)
-
-
-@pattern("trtllm", r"maxSequenceLen are too large .*? they are reduced to (\d+)")
-def _t_reduced(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.put("max_seq_len_final", _f(m[1]), n, t)
+values("trtllm", r"\[TRT-LLM\] \[I\] max_seq_len=(\d+)", "max_seq_len_final")
+values("trtllm", r"maxSequenceLen are too large .*? they are reduced to (\d+)", "max_seq_len_final")
 
 
 # Lines that carry memory numbers: reported when no pattern matched them.
