@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from kvplan.capacity.kv import Precision, layer_bytes_per_token, pipeline_stages
 from kvplan.capacity.plan import SizeRequest, SizeResult, weights_bytes_per_gpu
 from kvplan.engines.interface import Steps
-from kvplan.specs.schema import LayerKind
+from kvplan.specs.schema import LayerKind, ModelSpec
 from kvplan.units import GIB, DType
 
 
@@ -28,12 +28,15 @@ class LayerShape:
 
 def layer_shape(req: SizeRequest) -> LayerShape:
     """Per-layer cache shape of the pipeline stage with the most cached layers."""
-    model = req.model
+    return stage_shape(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
+
+
+def stage_shape(model: ModelSpec, precision: Precision, tp: int = 1, pp: int = 1) -> LayerShape:
+    """`layer_shape` without a request: the model, the cache precision and the parallelism."""
     kinds = model.layer_kinds()
     best: LayerShape | None = None
-    precision = Precision(req.kv_dtype, req.kv_group_size)
-    per_layer = layer_bytes_per_token(model, LayerKind.full, precision, req.tp)
-    for layers in pipeline_stages(model.num_layers, req.pp):
+    per_layer = layer_bytes_per_token(model, LayerKind.full, precision, tp)
+    for layers in pipeline_stages(model.num_layers, pp):
         stage = [kinds[i] for i in layers]
         shape = LayerShape(
             full_layers=stage.count(LayerKind.full),

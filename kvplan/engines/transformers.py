@@ -10,8 +10,14 @@ Assumptions (transformers cache_utils.py and the Llama/Mistral attention code):
   (4x one layer's cache for Llama-3-8B, 32 query / 8 KV heads).
 - one decode step's activations: batch x (3 x hidden + 3 x intermediate) x 2 bytes, plus the
   last token's logits in fp32 (batch x vocab x 4 bytes x 2 for the softmax copy).
-- DeepSeek (MLA) layers cache expanded per-head K (qk_nope + rope) and V, not the latent
-  (modeling_deepseek_v3.py); sliding-window layers keep at most the window.
+- DeepSeek (MLA) layers cache the latent (kv_lora_rank + qk_rope_head_dim values per token, one
+  "head" of keys and one of values), and expand it for every head inside attention
+  (modeling_deepseek_v3.py `expand_kv`, transformers 5.17 and 5.24): kv_b_proj's output
+  (heads x (qk_nope + v)) and the assembled keys (heads x (qk_nope + rope)) for every cached
+  token of one layer are alive at once: the transient, in place of the cat copy.
+- sliding-window layers keep at most the window (storage of W tokens once decoding: the kept
+  W - 1 are a view of the W-token result of the last append); a model without full layers
+  copies and expands one window, not the context.
 - prefill of the whole batch at once is not modelled (it can exceed the decode peak; prefill
   in smaller batches).
 - usable memory = total - CUDA context (0.5 GiB); no utilization fraction.
@@ -20,19 +26,75 @@ Users = the largest batch whose weights + caches + transients + activations fit.
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from kvplan.capacity.kv import Allocation, kv_heads_per_gpu
+from kvplan.capacity.kv import Allocation, Precision
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import ACT_BYTES, forward_elements_per_token
-from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes
+from kvplan.engines.common import LayerShape, gib, stage_shape, users_steps, weights_bytes
 from kvplan.engines.interface import Engine, EngineResult, EngineSettings, Steps, finish_size
 from kvplan.errors import InputError
-from kvplan.units import MIB
+from kvplan.specs.schema import ModelSpec
+from kvplan.units import MIB, ceil_div
 
 CUDA_CONTEXT = 512 * MIB
 CACHES = ("dynamic", "static")
+
+
+@dataclass(frozen=True)
+class BatchCost:
+    """What one more sequence in the batch costs transformers at `length` tokens (bytes)."""
+
+    shape: LayerShape
+    window: int  # tokens a sliding layer holds (the context when there are no sliding layers)
+    per_token_layer: int  # cache bytes per token per layer
+    cache_bytes: int  # the sequence's cache, all layers
+    transient_bytes: int  # the largest one-layer transient of a decode step
+    transient_formula: str
+    activation_bytes: int  # one decode token's activations + fp32 logits (x2)
+
+    @property
+    def total_bytes(self) -> int:
+        return self.cache_bytes + self.transient_bytes + self.activation_bytes
+
+
+def batch_cost(
+    model: ModelSpec, length: int, precision: Precision, cache: str = "dynamic",
+    tp: int = 1, pp: int = 1,
+) -> BatchCost:
+    """Per-sequence cache, transient and activation bytes of a decode step at `length` tokens.
+
+    Pure arithmetic shared by the profile and by `--measure`, which holds it against a real
+    transformers decode.
+    """
+    shape = stage_shape(model, precision, tp, pp)
+    att = model.attention
+    per_token_layer = shape.bytes_per_token_per_layer
+    window = min(length, shape.window or length)
+    seq = per_token_layer * (shape.full_layers * length + shape.sliding_layers * window)
+    # the longest layer decides the one-layer transients: the context, or the window when
+    # every cached layer slides
+    layer_tokens = length if shape.full_layers else window
+    per_layer_seq = per_token_layer * layer_tokens
+    if att.mla is not None:
+        mla = att.mla
+        nope = mla.qk_nope_head_dim or (att.head_dim - mla.qk_rope_head_dim)
+        v_dim = mla.v_head_dim or att.value_head_dim
+        heads = ceil_div(model.num_attention_heads, tp)
+        width = heads * (nope + v_dim + nope + mla.qk_rope_head_dim)
+        transient = width * precision.dtype.bits // 8 * layer_tokens
+        formula = (f"one layer's latent expanded to {heads} heads: kv_b_proj output "
+                   f"({nope} + {v_dim}) + keys ({nope} + {mla.qk_rope_head_dim}) per head")
+    elif cache == "dynamic":
+        transient = per_layer_seq
+        formula = "one layer's cache, copied by torch.cat on append"
+    else:
+        expand = max(1, model.num_attention_heads // att.num_kv_heads)
+        transient = per_layer_seq * expand
+        formula = f"one layer's K and V expanded to all query heads ({expand}x)"
+    act = forward_elements_per_token(model, tp) * ACT_BYTES + model.vocab_size * 4 * 2
+    return BatchCost(shape, window, per_token_layer, seq, transient, formula, act)
 
 
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
@@ -48,30 +110,14 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     m = s.measured
     memory = m.memory_bytes or req.gpu.memory_bytes
     frac = s.memory_fraction if s.memory_fraction is not None else Fraction(1)
-    shape = layer_shape(req)
     model = req.model
     length = req.context_tokens
-    att = model.attention
-    # transformers caches DeepSeek's MLA as expanded K (qk_nope + rope) and V per head, not the
-    # latent: 128 x (192 + 128) values per token per layer for DeepSeek-V3.
-    per_token_layer = (
-        kv_heads_per_gpu(att.num_kv_heads, req.tp) * (att.head_dim + att.value_head_dim)
-        * req.kv_dtype.bits // 8
-        if att.mla is not None else shape.bytes_per_token_per_layer
-    )
-    per_layer_seq = per_token_layer * length
-    # sliding layers keep at most the window (DynamicSlidingWindowLayer W - 1, static W)
-    window = min(length, shape.window or length)
-    seq = per_token_layer * (shape.full_layers * length + shape.sliding_layers * window)
-    if cache == "dynamic":
-        transient = per_layer_seq
-        t_formula = "one layer's cache, copied by torch.cat on append"
-    else:
-        expand = max(1, model.num_attention_heads // model.attention.num_kv_heads)
-        transient = per_layer_seq * expand
-        t_formula = f"one layer's K and V expanded to all query heads ({expand}x)"
-    act_seq = (forward_elements_per_token(model, req.tp) * ACT_BYTES
-               + model.vocab_size * 4 * 2)
+    cost = batch_cost(model, length, Precision(req.kv_dtype, req.kv_group_size), cache,
+                      req.tp, req.pp)
+    shape, window = cost.shape, cost.window
+    per_token_layer, seq = cost.per_token_layer, cost.cache_bytes
+    transient, t_formula = cost.transient_bytes, cost.transient_formula
+    act_seq = cost.activation_bytes
     weights = weights_bytes(req, m.weights_bytes)
     nt = m.non_torch_bytes if m.non_torch_bytes is not None else CUDA_CONTEXT
     st = Steps()

@@ -272,6 +272,26 @@ def test_transformers_static_cache_expands_gqa_four_times():
         run_engine(base, EngineSettings(engine=Engine.transformers, version="4.46"))
 
 
+def test_transformers_caches_the_mla_latent_and_expands_it_per_layer():
+    # modeling_deepseek_v3.py (transformers 5.17 and 5.24): cache.update(kv_nope, k_rot) keeps
+    # the 512 + 64 latent; expand_kv then builds kv_b_proj's output (128 heads x (128 + 128))
+    # and the keys (128 heads x (128 + 64)) for every cached token of the layer.
+    r = run_engine(req("deepseek-v3", ctx=8192, gpu=H200), EngineSettings(engine=Engine.transformers))
+    steps = {s.label: s.value for s in r.steps}
+    assert steps["cache per sequence"] == 61 * 8192 * (512 + 64) * 2
+    assert steps["transient per sequence"] == 8192 * 128 * (128 + 128 + 128 + 64) * 2
+    assert verify_steps(r.steps) == []
+
+
+def test_transformers_sliding_only_model_copies_one_window():
+    # Mistral-7B slides on every layer (window 4,096): the cat copy is one window, not 8,192
+    r = run_engine(req("mistral-7b-v0.1", ctx=8192), EngineSettings(engine=Engine.transformers))
+    steps = {s.label: s.value for s in r.steps}
+    per_token_layer = 8 * 128 * 2 * 2
+    assert steps["cache per sequence"] == 32 * 4096 * per_token_layer
+    assert steps["transient per sequence"] == 4096 * per_token_layer
+
+
 def test_quantized_weights_keep_embeddings_in_16_bits():
     # Qwen2.5-72B-GPTQ-Int4 loaded 38.53 GiB (log 11); params x 4 bits alone would be 33.9 GiB
     spec = load_model("tests/assets/model_specs/qwen2.5-72b.yaml")
