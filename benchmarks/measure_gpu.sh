@@ -5,16 +5,20 @@
 #
 #   bash benchmarks/measure_gpu.sh [OUTDIR]        (default OUTDIR: benchmarks/results/<UTC stamp>)
 #
-# Needs kvplan with the measure extra (pip install -e ".[measure]") and a CUDA GPU. Writes, per
-# model, the table (.txt), JSON and CSV, plus env.txt (date, GPU, driver, library versions) and
-# exit codes. A model whose figures miss their prediction by more than --tolerance exits 1: the
+# Needs kvplan with the measure extra (pip install -e ".[measure]") and a CUDA GPU; on a GPU
+# machine that has torch and transformers but cannot reach PyPI, see benchmarks/device_wheels.sh
+# (kvplan then runs from this checkout with PYTHONPATH and PY=python3). Writes, per model, the
+# table (.txt), JSON and CSV, plus env.txt (date, GPU, driver, library versions) and exit codes;
+# TARBALL=FILE also packs them into one .tar.gz. A model whose figures miss their prediction by more than --tolerance exits 1: the
 # script records that and goes on; it exits non-zero itself only when a run could not complete
 # (exit code other than 0 or 1).
 set -uo pipefail
 
 cd "$(dirname "$0")/.."
-PY=${PY:-python3}
-[ -x .venv/bin/python ] && PY=.venv/bin/python
+if [ -z "${PY:-}" ]; then
+  PY=python3
+  [ -x .venv/bin/python ] && PY=.venv/bin/python
+fi
 KVPLAN=("$PY" -m kvplan)
 OUT=${1:-benchmarks/results/$(date -u +%Y%m%dT%H%M%SZ)}
 TIME_LIMIT=${TIME_LIMIT:-60}     # seconds of searching and timing per model
@@ -60,7 +64,7 @@ start=$SECONDS
 for run in "${RUNS[@]}"; do
   model=${run%%|*}
   extra=${run#*|}
-  tag=$model${extra:+-$(echo "$extra" | tr -cd 'a-z0-9')}
+  tag=$(basename "$model" .yaml)${extra:+-$(echo "$extra" | tr -cd 'a-z0-9')}
   echo "=== $tag (context $CONTEXT, time limit ${TIME_LIMIT}s, tolerance ${TOLERANCE}%)"
   t0=$SECONDS
   # shellcheck disable=SC2086
@@ -91,4 +95,7 @@ PY
   if [ "$code" -gt 1 ] && [ "$code" -gt "$worst" ]; then worst=$code; fi
 done
 echo "total seconds: $((SECONDS - start)); results in $OUT"
+if [ -n "${TARBALL:-}" ]; then
+  tar czf "$TARBALL" -C "$OUT" . && echo "packed into $TARBALL"
+fi
 exit "$worst"

@@ -13,6 +13,7 @@ from fractions import Fraction
 
 from kvplan.capacity import Allocation, Precision, stage_caches, weights_bytes_per_gpu
 from kvplan.capacity.kv import held_tokens, sequence_bytes
+from kvplan.engines.transformers import CACHES, BatchCost, batch_cost
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import DType
 
@@ -92,6 +93,13 @@ class Prediction:
     tokens_held_per_sliding_layer: int | None  # at the target context
     kv_bytes_per_sequence: int  # at the target context, the whole context reserved
     users: int  # floor(budget / per-sequence bytes)
+    # what one more sequence costs transformers itself (kvplan's transformers profile:
+    # cache + the largest one-layer transient + activations), by cache kind
+    decode_costs: dict[str, BatchCost] = field(default_factory=dict)
+
+    def users_transformers(self, cache: str, budget_bytes: int) -> int:
+        """The batch kvplan's transformers profile predicts when the budget is all memory."""
+        return budget_bytes // self.decode_costs[cache].total_bytes
 
 
 def predict(spec: ModelSpec, dtype: DType, context_tokens: int, budget_bytes: int) -> Prediction:
@@ -107,6 +115,7 @@ def predict(spec: ModelSpec, dtype: DType, context_tokens: int, budget_bytes: in
         tokens_held_per_sliding_layer=held,
         kv_bytes_per_sequence=seq,
         users=budget_bytes // seq if seq else 0,
+        decode_costs={c: batch_cost(spec, context_tokens, Precision(dtype), c) for c in CACHES},
     )
 
 

@@ -122,8 +122,26 @@ def _cache_tensors(cache: Any) -> list[Any]:
     return out
 
 
+def _storage_bytes(tensors: list[Any]) -> int:
+    """Bytes of the distinct storages behind `tensors`: what they keep allocated.
+
+    Not `nbytes`: a sliding layer's kept tokens are a view of the whole last append
+    (transformers' DynamicSlidingWindowLayer), which stays allocated until the next one.
+    """
+    seen: dict[int, int] = {}
+    for x in tensors:
+        storage = x.untyped_storage()
+        seen[storage.data_ptr()] = int(storage.nbytes())
+    return sum(seen.values())
+
+
 def _cache_bytes(cache: Any) -> int:
-    return sum(int(x.nbytes) for x in _cache_tensors(cache))
+    return _storage_bytes(_cache_tensors(cache))
+
+
+def _token_bytes(x: Any) -> int:
+    """Bytes one token takes in a (batch, heads, tokens, dim) cache tensor."""
+    return int(x.shape[0] * x.shape[1] * x.shape[-1] * x.element_size())
 
 
 def _param_bytes(model: Any) -> int:
@@ -312,28 +330,48 @@ class _Session:
             return
         cache = self._new_cache(static=False)
         out = self._forward(self._ids(1, tokens), cache)
+        out = self._forward(self._ids(1, 1), cache)  # one decode step: the steady state
         del out
-        pairs = zip(cache.layers, cache.is_sliding, strict=True)
-        held = max(layer.keys.shape[-2] for layer, sliding in pairs if sliding)
+        sliding = [layer for layer, slides in zip(cache.layers, cache.is_sliding, strict=True)
+                   if slides]
+        # tokens the layer keeps allocated (its storage), and the tokens attention sees (shape)
+        held = max(_storage_bytes([x.keys]) // _token_bytes(x.keys) for x in sliding)
+        visible = max(x.keys.shape[-2] for x in sliding)
         self.figures.append(
             Figure("sliding_tokens_held", "sliding layer: tokens held", "tokens", window, held,
-                   note=f"after a {tokens:,}-token prompt (window {window:,})")
+                   note=f"allocated after a {tokens:,}-token prompt and one decode step "
+                        f"(window {window:,}; attention sees {visible:,} cached + the new one)")
         )
         del cache
         self.t.release()
 
     # -- 3. capacity and 4. decode throughput --------------------------------------------------
 
-    def _fill(self, cache: Any, batch: int, tokens: int) -> None:
-        """Fill every layer with `tokens` random cached tokens, one layer at a time."""
+    def _fill(self, cache: Any, batch: int, tokens: int) -> int:
+        """Fill every layer with `tokens` random cached tokens, one layer at a time.
+
+        A growing sliding layer is given only the window - 1 tokens it keeps, and told it saw
+        `tokens` (its `cumulative_length`): handing it all of them would allocate the whole
+        prompt for every layer (its kept tokens are a view of the append) and run out of memory
+        long before a decode would. Returns the cache's allocated bytes once filled.
+        """
         torch = self.t.torch
         for i, s in enumerate(self.shapes):
-            k = torch.empty((batch, s.k_heads, tokens, s.k_dim), dtype=self.cache_dtype,
+            layer = cache.layers[i] if i < len(cache.layers) else None
+            window = getattr(layer, "sliding_window", None)
+            keep = tokens
+            if (window and tokens > window - 1
+                    and isinstance(getattr(layer, "cumulative_length", None), int)):
+                keep = window - 1
+            k = torch.empty((batch, s.k_heads, keep, s.k_dim), dtype=self.cache_dtype,
                             device=self.t.device).normal_()
-            v = torch.empty((batch, s.v_heads, tokens, s.v_dim), dtype=self.cache_dtype,
+            v = torch.empty((batch, s.v_heads, keep, s.v_dim), dtype=self.cache_dtype,
                             device=self.t.device).normal_()
             cache.update(k, v, i)
             del k, v
+            if keep < tokens:
+                cache.layers[i].cumulative_length += tokens - keep
+        return _cache_bytes(cache)
 
     def _trial(self, static: bool, batch: int, times: dict[int, list[float]]) -> bool:
         """Does a cache of `batch` sequences at the target context hold and decode?"""
@@ -360,16 +398,39 @@ class _Session:
         """Fill a cache to `steps` short of the context, decode `steps` tokens: step times."""
         steps = self.opts.decode_steps
         cache = self._new_cache(static, batch)
-        self._fill(cache, batch, self.context - steps)
+        peak = self._fill(cache, batch, self.context - steps)
         ids = self._ids(batch, 1)
 
         def step(c: Any = cache, x: Any = ids) -> None:
             self._forward(x, c)
 
-        step_s = [self.t.timed(step) for _ in range(steps)]
-        if _cache_bytes(cache) > self.budget:
+        step_s = []
+        for _ in range(steps):
+            step_s.append(self.t.timed(step))
+            peak = max(peak, _cache_bytes(cache))
+        if peak > self.budget:  # the cache itself, at its largest, must fit the budget
             return None
         return step_s[1:]  # the first step is a warm-up
+
+    def _capacity_prediction(self, cache: str) -> tuple[int, str]:
+        """The batch to hold the search against, and where that number comes from.
+
+        With the device's free memory as the budget, the allocator bounds the cache and every
+        transient of a step, so the prediction is kvplan's transformers profile (what
+        `kvplan size --engine transformers --engine-version dynamic|static` computes). With
+        --kv-budget-gib, the budget bounds the cache tensors alone: budget / cache per sequence.
+        """
+        pred = self.pred
+        if self.opts.kv_budget_bytes is not None:
+            return pred.users, "predicted: the cache budget / cache per sequence"
+        cost = pred.decode_costs[cache]
+        users = pred.users_transformers(cache, self.budget)
+        return users, (
+            f"predicted by kvplan's transformers profile ({cache}): "
+            f"{cost.total_bytes:,} B per sequence = cache {cost.cache_bytes:,} + transient "
+            f"{cost.transient_bytes:,} ({cost.transient_formula}) + activations "
+            f"{cost.activation_bytes:,}; the cache alone would give {pred.users:,}"
+        )
 
     def capacity(self) -> None:
         seq = self.pred.kv_bytes_per_sequence
@@ -378,19 +439,21 @@ class _Session:
             (True, "reserved", "StaticCache (reserved)", 0.35),
             (False, "growing", "DynamicCache (growing)", 0.5),
         ):
+            predicted, basis = self._capacity_prediction("static" if static else "dynamic")
             free = self.t.free()
             room = self.budget if free is None else min(self.budget, free)
             cap = room // seq
             times: dict[int, list[float]] = {}
             found = search_capacity(
-                self.pred.users, cap, lambda n, s=static, tm=times: self._trial(s, n, tm),  # type: ignore[misc]
+                predicted, cap, lambda n, s=static, tm=times: self._trial(s, n, tm),  # type: ignore[misc]
                 Deadline(max(0.0, self.deadline.left_s) * share),
             )
             tried = ", ".join(f"{n}{'' if ok else 'x'}" for n, ok in found.tried)
-            note = f"tried {tried}" + (" (cut short by --time-limit)" if found.cut_short else "")
+            note = (f"{basis}; tried {tried}"
+                    + (" (cut short by --time-limit)" if found.cut_short else ""))
             self.figures.append(
                 Figure(f"capacity_{key}", f"sequences at {self.context:,} tokens, {label}",
-                       "seqs", self.pred.users, found.best, note=note)
+                       "seqs", predicted, found.best, note=note)
             )
             if found.best:
                 self._throughput(key, found.best, times[found.best])

@@ -182,3 +182,33 @@ def test_test_assets_count_their_parameters() -> None:
     for name in ("tiny-sliding-test", "tiny-mla-test"):
         spec = load_model(str(ASSETS / f"{name}.yaml"))
         assert count_params(spec, tied_embeddings(spec)) == spec.params_total
+
+
+def test_whole_device_capacity_matches_the_h200_run_in_issue_6() -> None:
+    # Issue 6's H200 facts (torch 2.11, transformers 5.17): Llama-3-8B in bf16 left 133.2 GB
+    # free; DynamicCache held 120 sequences of 8,192 tokens (124, the plain division, did not)
+    # and 466 of 2,048 (481 did not). kvplan's transformers profile: cache + one layer's cat
+    # copy + one decode token's activations and fp32 logits per sequence.
+    free = 133_200_000_000
+    spec = load_model("llama-3-8b")
+    p8k = predict(spec, DType.bf16, 8192, free)
+    assert p8k.users == 124
+    cost = p8k.decode_costs["dynamic"]
+    assert cost.cache_bytes == 1 << 30 and cost.transient_bytes == (1 << 30) // 32
+    assert p8k.users_transformers("dynamic", free) == 120
+    p2k = predict(spec, DType.bf16, 2048, free)
+    assert 466 <= p2k.users_transformers("dynamic", free) < 481
+    # StaticCache expands 8 KV heads to 32 inside attention: 4 x one layer per sequence
+    assert p8k.decode_costs["static"].transient_bytes == 4 * (1 << 30) // 32
+    assert p8k.users_transformers("static", free) == 110
+
+
+def test_deepseek_capacity_counts_the_expanded_latent() -> None:
+    # two DeepSeek-V3 layers: the latent is 2 x 1,152 B per token, but attention expands one
+    # layer to 128 heads x 448 values x 2 B per token: 50x the whole cache, and it decides
+    spec = with_layers(load_model("deepseek-v3"), 2)
+    p = predict(spec, DType.bf16, 8192, 139_000_000_000)
+    cost = p.decode_costs["dynamic"]
+    assert cost.cache_bytes == 2 * 8192 * 1152
+    assert cost.transient_bytes == 8192 * 128 * 448 * 2
+    assert p.users == 7364 and p.users_transformers("dynamic", 139_000_000_000) == 144
