@@ -78,29 +78,52 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[a-z0-9]+", text.lower()))
 
 
+_FORM_FACTORS = {"sxm", "sxm4", "sxm5", "pcie", "nvl"}
+
+
+def _label_words(label: str) -> set[str]:
+    """A label's words without the parenthesised remarks and memory sizes ("141gb")."""
+    bare = re.sub(r"\(.*?\)", " ", label)
+    return {w for w in _words(bare) if not re.fullmatch(r"\d+gb", w)}
+
+
+def _same_name(a: str, b: str) -> bool:
+    return " ".join(a.lower().split()) == " ".join(b.lower().split())
+
+
 def match_hardware(
     name: str, total_bytes: int | None, catalog: Sequence[HardwareSpec]
 ) -> tuple[HardwareSpec | None, str]:
     """The catalog entry for a detected GPU, and how it was matched.
 
-    A spec whose `memory_bytes` equals the runtime's total and whose name or aliases appear in
-    the device name is a match; so is a name match alone when only one spec has that name (the
-    memory difference is reported). Otherwise none: the caller asks for --gpu.
+    First by the runtime's own name (a spec's `device_names`, e.g. "NVIDIA H100 80GB HBM3"),
+    then by the words of a spec's label or aliases in the device name. Among several
+    candidates the one whose `memory_bytes` equals the runtime's total wins; one candidate is a
+    match even when the memory differs (the difference is reported). Otherwise none: the caller
+    asks for --gpu.
     """
-    words = _words(name)
-    named = [
-        g for g in catalog
-        if any(a.lower() in words for a in g.aliases) or _words(g.label) <= words | {"sxm"}
-    ]
+    exact_name = [g for g in catalog if any(_same_name(name, d) for d in g.device_names)]
+    if exact_name:
+        named, how = exact_name, "by the runtime's device name"
+    else:
+        words = _words(name)
+        named = [
+            g for g in catalog
+            if (any(a.lower() in words for a in g.aliases)
+                or _label_words(g.label) <= words | _FORM_FACTORS)
+            # "NVIDIA H200 NVL" is not the H200 SXM: a form factor the label lacks rules it out
+            and not (words & _FORM_FACTORS) - _label_words(g.label)
+        ]
+        how = "by name"
     exact = [g for g in named if total_bytes is not None and g.memory_bytes == total_bytes]
     if len(exact) == 1:
-        return exact[0], f"matched {exact[0].name} by name and exact memory ({total_bytes:,} B)"
+        return exact[0], f"matched {exact[0].name} {how} and exact memory ({total_bytes:,} B)"
     if len(named) == 1:
         g = named[0]
-        diff = "" if total_bytes is None else (
+        diff = "" if total_bytes is None or total_bytes == g.memory_bytes else (
             f"; the runtime reports {total_bytes:,} B, the spec says {g.memory_bytes:,} B"
         )
-        return g, f"matched {g.name} by name{diff}"
+        return g, f"matched {g.name} {how}{diff}"
     if not named:
         return None, f"no hardware spec names {name!r}; pass --gpu NAME for the bandwidth bound"
     names = ", ".join(g.name for g in named)

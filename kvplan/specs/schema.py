@@ -163,6 +163,11 @@ class HardwareSpec(Strict):
     aliases: list[str] = Field(default_factory=list, description="short names users may type")
     vendor: str
     label: str = Field(description="marketed name")
+    device_names: list[str] = Field(
+        default_factory=list,
+        description="the name the runtime reports (torch.cuda.get_device_name, nvidia-smi), as "
+        "quoted in memory_source or nvidia_smi_source; --measure matches a detected GPU by it",
+    )
     memory_bytes: PositiveInt = Field(description="total memory as the CUDA/ROCm runtime reports it")
     memory_source: str = Field(min_length=10, description="how memory_bytes was obtained")
     nvidia_smi_mib: PositiveInt | None = Field(default=None, description="total nvidia-smi shows")

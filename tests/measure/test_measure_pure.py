@@ -172,6 +172,38 @@ def test_gpu_matching() -> None:
     assert spec is None and "--gpu" in how
 
 
+@pytest.mark.parametrize(
+    ("device_name", "expected"),
+    [
+        # the names torch.cuda.get_device_name / deviceQuery print, as the specs' sources quote
+        ("NVIDIA H200", "h200-141gb"),
+        ("NVIDIA H100 80GB HBM3", "h100-sxm-80gb"),
+        ("NVIDIA H100 NVL", "h100-nvl-94gb"),  # once matched the SXM part by its words
+        ("NVIDIA H100 PCIe", "h100-pcie-80gb"),
+        ("NVIDIA A100-SXM4-80GB", "a100-80gb"),
+        ("NVIDIA A100-SXM4-40GB", "a100-40gb"),
+        ("NVIDIA L40S", "l40s"),  # once unmatched: the label's "48gb" is not in the name
+        ("NVIDIA A10G", "a10g"),
+        ("NVIDIA A10", "a10"),
+        ("NVIDIA B200", "b200"),
+        ("NVIDIA GeForce RTX 4090", "rtx-4090"),
+        ("AMD Instinct MI300X", "mi300x"),
+        ("AMD Instinct MI325X", "mi325x"),  # no quoted runtime name: by the label's words
+        ("NVIDIA H200 NVL", None),  # a different card; no spec: ask for --gpu
+        ("NVIDIA H20", None),
+    ],
+)
+def test_runtime_device_names_match_their_specs(device_name: str, expected: str | None) -> None:
+    spec, how = match_hardware(device_name, None, all_hardware()[0])
+    assert (spec.name if spec else None) == expected, how
+
+
+def test_every_device_name_is_quoted_in_its_sources() -> None:
+    for g in all_hardware()[0]:
+        for name in g.device_names:
+            assert name in f"{g.memory_source} {g.nvidia_smi_source}", (g.name, name)
+
+
 @pytest.mark.parametrize("text", ["gpu", "cuda:x", "cpu:0", "tpu"])
 def test_bad_device(text: str) -> None:
     with pytest.raises(InputError, match="use cpu, cuda or cuda:N"):
