@@ -196,6 +196,7 @@ def judge_target(target: Target) -> Outcome:
         catalog = tuple(g for g in catalog if label_for(g.name) is not None)
     verdict = judge(planned, dep.hardware.count, catalog, target.engines_per_pod)
     out.numbers = verdict.numbers
+    out.notes.extend(planned.notes)
     if verdict.numbers.idle_gpus:
         out.notes.append(f"{verdict.numbers.idle_gpus} GPU(s) idle: not a whole replica")
     if verdict.passes:

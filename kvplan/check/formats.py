@@ -121,6 +121,15 @@ def record(o: Outcome) -> dict[str, Any]:
                 "reasons": list(n.reasons),
             }
         )
+        t = n.traffic  # a spread of lengths or an SLO: the bases `kvplan fleet` reports
+        rec["traffic_basis"] = None if t is None else {
+            "users_per_replica_at_mean": t.users_at_mean,
+            "users_per_replica_at_risk": t.users_at_risk,
+            "overflow_risk": t.risk,
+            "risk_method": t.risk_method,
+            "users_per_replica_slo": t.users_slo,
+            "slo_tokens_per_s_per_user": t.slo_tokens_per_s,
+        }
     rec["fixes"] = [
         {
             "change": f.change,

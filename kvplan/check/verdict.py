@@ -31,6 +31,27 @@ class Setup:
     max_num_seqs: int | None = None
     engines_per_unit: int = 1  # engines that must be added together (data-parallel pods)
     engine: EngineSettings | None = None  # None: the plain arithmetic (`ideal`)
+    # the deployment's traffic (a kvplan.traffic.Traffic) when it states a spread of lengths
+    # or an SLO: a replica then holds what `kvplan fleet` plans (overflow risk, SLO)
+    traffic: Any = None
+
+
+# traffic plans and conversation-size lattices computed in this process (see _traffic_basis)
+_PLANS: dict[Any, TrafficBasis | None] = {}
+_LATTICES: dict[Any, dict[Any, Any]] = {}
+
+
+@dataclass(frozen=True)
+class TrafficBasis:
+    """Users per replica by each basis `kvplan fleet` reports, for a deployment with traffic."""
+
+    users_at_mean: int  # every conversation at the mean length
+    users_at_risk: int  # P(the open conversations overflow the pool) <= risk
+    risk: float
+    risk_method: str  # "exact", "normal" or "point-mass"
+    users_slo: int | None  # the decode-speed SLO's batch, if one is stated
+    slo_tokens_per_s: float | None
+    binding: str  # "overflow_risk" or "slo"
 
 
 @dataclass(frozen=True)
@@ -53,6 +74,7 @@ class Numbers:
     p95_tokens: int | None
     max_model_len: int
     reasons: tuple[str, ...] = ()
+    traffic: TrafficBasis | None = None
 
     @property
     def passes(self) -> bool:
@@ -88,6 +110,46 @@ def _size(req: SizeRequest, engine: EngineSettings | None = None) -> SizeResult 
         return None
 
 
+def _traffic_basis(setup: Setup, req: SizeRequest) -> TrafficBasis | None:
+    """What `kvplan fleet` plans per replica for this request and the deployment's traffic
+    (the same function, `plan_traffic`, with the same engine sizer); None if it cannot size."""
+    from kvplan.traffic.plan import plan_traffic
+
+    engine = setup.engine
+    # plans are pure functions of the model, the traffic, the engine and the request, so one
+    # run of `check` computes each once: repeated trials, and files that deploy the same
+    # model for the same traffic (staging and production copies) share them
+    same = (req.model.model_dump_json(), setup.traffic, repr(engine))
+    key = (same, req.gpu.name, req.context_tokens, req.kv_dtype, req.kv_group_size, req.tp,
+           req.pp, req.block_size_tokens, req.allocation, req.shared_prefix_tokens,
+           req.kv_budget_bytes, req.memory_utilization, req.reserve_bytes, req.weight_dtype)
+    if key in _PLANS:
+        return _PLANS[key]
+
+    def sizer(r: SizeRequest) -> SizeResult:
+        return run_engine(r, engine).size if engine is not None else size(r)
+
+    lattices = _LATTICES.setdefault((same[0], setup.traffic.lengths), {})
+    try:
+        plan = plan_traffic(req, setup.traffic, sizer=sizer, lattices=lattices)
+    except InputError:
+        basis = None
+    else:
+        t = setup.traffic
+        slo = t.min_tokens_per_s_per_user
+        basis = TrafficBasis(
+            users_at_mean=plan.users_per_replica_mean,
+            users_at_risk=plan.at_risk.users,
+            risk=t.risk,
+            risk_method=plan.at_risk.method,
+            users_slo=plan.slo_users_per_replica,
+            slo_tokens_per_s=float(slo) if slo is not None else None,
+            binding="slo" if plan.binding_constraint == "slo" else "overflow_risk",
+        )
+    _PLANS[key] = basis
+    return basis
+
+
 def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
     """The numbers and the reasons to fail for one setup."""
     req = setup.request
@@ -102,6 +164,14 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
     would_start = bool(one and one.users_per_replica >= 1)
     users = kv_users
     limited = "kv_cache"
+    basis = None
+    if setup.traffic is not None and would_start and res is not None:
+        basis = _traffic_basis(setup, req)
+        if basis is not None:
+            planned = min(basis.users_at_risk, basis.users_slo
+                          if basis.users_slo is not None else basis.users_at_risk)
+            if planned < users:
+                users, limited = planned, basis.binding
     if setup.max_num_seqs is not None and setup.max_num_seqs < users:
         users, limited = setup.max_num_seqs, "max_num_seqs"
     if res is not None and res.kv_budget_bytes <= 0:
@@ -128,6 +198,17 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
                 f"max_num_seqs caps each replica at {users:,} sequences; its KV pool holds "
                 f"{kv_users:,}"
             )
+        if limited == "overflow_risk" and basis is not None:
+            reasons.append(
+                f"at {basis.risk:.2%} overflow risk a replica holds {users:,} conversations "
+                f"({kv_users:,} if every one had the mean length)"
+            )
+        if limited == "slo" and basis is not None and basis.slo_tokens_per_s is not None:
+            reasons.append(
+                f"the {basis.slo_tokens_per_s:g} tokens/s per user SLO caps a replica at "
+                f"{users:,} conversations (memory holds {basis.users_at_risk:,} at "
+                f"{basis.risk:.2%} risk)"
+            )
     if p95 is not None and p95 > req.context_tokens:
         reasons.append(
             f"p95 conversation ({p95:,} tokens) is longer than max_model_len "
@@ -150,6 +231,7 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
         p95_tokens=p95,
         max_model_len=req.context_tokens,
         reasons=tuple(reasons),
+        traffic=basis,
     )
 
 
@@ -318,6 +400,22 @@ def fixes(
     return tuple(sorted(found, key=lambda f: f.cost))
 
 
+def deployment_traffic(planned: PlannedDeployment) -> Any:
+    """The deployment's traffic as `kvplan fleet` plans it (a kvplan.traffic.Traffic)."""
+    from kvplan.traffic.plan import DEFAULT_RISK, Traffic
+    from kvplan.units import exact
+
+    t = planned.deployment.traffic
+    slo = t.min_tokens_per_s_per_user
+    return Traffic(
+        peak_users=planned.peak_users,
+        lengths=planned.lengths,
+        headroom=planned.headroom,
+        risk=t.risk if t.risk is not None else DEFAULT_RISK,
+        min_tokens_per_s_per_user=exact(slo) if slo is not None else None,
+    )
+
+
 def judge(
     planned: PlannedDeployment,
     gpus: int,
@@ -329,7 +427,9 @@ def judge(
     ctx = dep.traffic.context_tokens
     p95 = ctx.p95 if ctx else None
     engine = deployment_engine_settings(dep.engine)
-    setup = Setup(gpus, planned.request, dep.engine.max_num_seqs, engines_per_unit, engine)
+    traffic = deployment_traffic(planned) if planned.judged_by_traffic else None
+    setup = Setup(gpus, planned.request, dep.engine.max_num_seqs, engines_per_unit, engine,
+                  traffic)
     required = planned.required_users
     numbers = evaluate(setup, required, p95)
     if numbers.passes:

@@ -230,6 +230,7 @@ def fleet_command(
     path = Path(target)
     dep_risk: float | None = None
     dep_slo: float | None = None
+    dep_lengths: LengthDistribution | None = None
     percentiles: dict[float, float] = {}
     sample_path = context_sample
     if is_deployment(path):
@@ -240,18 +241,14 @@ def fleet_command(
                 "traffic:) instead of --engine, --engine-version, --max-num-*, --max-model-len "
                 "or --peak-users", param_hint="TARGET")
         planned = load_deployment(path)
+        for note in planned.notes:  # what was assumed in place of what the file states
+            typer.echo(f"note: {path}: {note}", err=True)
         requests = [planned.request]
         settings = deployment_engine_settings(planned.deployment.engine)
         peak, head = planned.peak_users, planned.headroom
         t = planned.deployment.traffic
         dep_risk, dep_slo = t.risk, t.min_tokens_per_s_per_user
-        ctx = t.context_tokens
-        if ctx is not None:
-            for q, v in ((0.5, ctx.p50), (0.95, ctx.p95), (0.99, ctx.p99)):
-                if v is not None:
-                    percentiles[q] = v
-            if ctx.sample is not None and sample_path is None:
-                sample_path = path.parent / ctx.sample
+        dep_lengths = planned.lengths  # sample, percentiles, or mean + one percentile
     else:
         if arrival_rate is not None or mean_duration_s is not None:
             if arrival_rate is None or mean_duration_s is None:
@@ -287,7 +284,7 @@ def fleet_command(
         raise typer.BadParameter("give --avg-context or a distribution (percentiles or a "
                                  "sample), not both; the distribution sets the mean",
                                  param_hint="--avg-context")
-    lengths: LengthDistribution | None = None
+    lengths: LengthDistribution | None = None if cli_pct or context_sample else dep_lengths
     if sample_path is not None:
         lengths = load_sample(sample_path)
     elif percentiles:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ValidationError
 
@@ -23,6 +23,9 @@ from kvplan.errors import InputError
 from kvplan.specs.loader import load_hardware, load_model
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import exact, gib_to_bytes, parse_dtype
+
+if TYPE_CHECKING:
+    from kvplan.traffic.lengths import LengthDistribution
 
 __all__ = [
     "API_VERSION",
@@ -48,6 +51,16 @@ class PlannedDeployment:
     headroom: Fraction
     traffic_peak: int = 0  # the traffic's own peak (stated, or by Little's law)
     min_users: int | None = None
+    # the stated spread (sample, percentiles, or mean + one percentile); None: a mean alone
+    lengths: LengthDistribution | None = None
+    notes: tuple[str, ...] = ()  # what was assumed in place of what the file states
+
+    @property
+    def judged_by_traffic(self) -> bool:
+        """Whether the users a replica holds come from the traffic plan (risk, SLO) rather
+        than the mean alone: a spread of lengths or a decode-speed SLO is stated."""
+        t = self.deployment.traffic
+        return self.lengths is not None or t.min_tokens_per_s_per_user is not None
 
     @property
     def gpus(self) -> int | None:
@@ -171,26 +184,35 @@ def _line(doc: Doc | None, field: str) -> int | None:
     return doc.line(*field.split(".")) if doc else None
 
 
-def _distribution_mean(
-    ctx: ContextTokens, max_tokens: int, base_dir: Path | None, fail: Any
-) -> int | None:
-    """The mean tokens of a percentile fit or a sample, capped at max_model_len (rounded up)."""
-    from kvplan.traffic import fit_lognormal, load_sample
+def _distribution(
+    ctx: ContextTokens, max_tokens: int, base_dir: Path | None, fail: Any, note: Any
+) -> LengthDistribution | None:
+    """The conversation lengths the file states: a sample, a lognormal fitted to two or more
+    percentiles, or to the mean and one percentile; None for a mean alone (no spread)."""
+    from kvplan.traffic.lengths import fit_lognormal, fit_lognormal_mean, load_sample
 
+    pairs = ((0.5, ctx.p50), (0.95, ctx.p95), (0.99, ctx.p99))
+    given = {q: float(v) for q, v in pairs if v is not None}
     try:
         if ctx.sample is not None:
             sample = Path(ctx.sample)
             if not sample.is_absolute() and base_dir is not None:
                 sample = base_dir / sample
-            dist: Any = load_sample(sample)
-        else:
-            pairs = ((0.5, ctx.p50), (0.95, ctx.p95), (0.99, ctx.p99))
-            given = {q: float(v) for q, v in pairs if v is not None}
-            dist = fit_lognormal(given)
+            return load_sample(sample)
+        if len(given) >= 2:
+            return fit_lognormal(given)
+        if given and ctx.mean is not None:
+            ((level, tokens),) = given.items()
+            # the stated mean is of served lengths, which max_model_len caps
+            try:
+                return fit_lognormal_mean(float(ctx.mean), level, tokens, max_tokens)
+            except InputError as err:  # a tail heavier than a lognormal's: size by the mean
+                note(f"traffic.context_tokens: {err}; sized by the mean alone (no overflow "
+                     "risk computed)")
+                return None
     except (InputError, ValueError, OSError) as err:
         fail("traffic.context_tokens", str(err))
-        return None
-    return max(1, math.ceil(dist.mean_tokens(max_tokens)))
+    return None
 
 
 def plan_deployment(
@@ -246,8 +268,11 @@ def plan_deployment(
     context = e.max_model_len or model.max_context_tokens
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
-    if ctx is not None and mean is None:
-        mean = _distribution_mean(ctx, context, base_dir, fail)
+    notes: list[str] = []
+    lengths = (_distribution(ctx, context, base_dir, fail, notes.append)
+               if ctx is not None else None)
+    if lengths is not None and mean is None:  # capped at max_model_len, rounded up
+        mean = max(1, math.ceil(lengths.mean_tokens(context)))
     if context > model.max_context_tokens:
         fail(
             "engine.max_model_len",
@@ -299,6 +324,8 @@ def plan_deployment(
         headroom=exact(dep.requirement.headroom_pct) / 100,
         traffic_peak=traffic_peak,
         min_users=floor,
+        lengths=lengths,
+        notes=tuple(notes),
     )
 
 

@@ -170,6 +170,70 @@ def fit_lognormal(percentiles: dict[float, float]) -> LogNormal:
     return LogNormal(mu=ybar - sigma * zbar, sigma=sigma)
 
 
+def fit_lognormal_mean(
+    mean: float, level: float, tokens: float, cap: int | None = None
+) -> LogNormal:
+    """The lognormal with this mean and this percentile (`level` 0.5, 0.95 or 0.99).
+
+    Without a cap: ln q = mu + z sigma and ln mean = mu + sigma^2 / 2 give
+    sigma^2 / 2 - z sigma + ln(q / mean) = 0, and the smaller non-negative root is the fit.
+    With a cap (max_model_len), the stated mean is read as the mean of served, capped
+    lengths, E[min(X, cap)], and sigma is found by bisection on that. No lognormal exists when
+    the percentile is too far above the mean (uncapped: q / mean > exp(z^2 / 2), 3.87x for
+    p95, 14.9x for p99) or, for the median, when it is above the mean.
+    """
+    if mean <= 0 or tokens <= 0:
+        raise InputError("the mean and the percentile must be positive")
+    z = normal_quantile(level)
+    gap = math.log(tokens / mean)
+    name = f"p{level * 100:g}"
+    median = abs(z) < 1e-12
+    if median and gap > 0:
+        raise InputError(f"p50 {tokens:,.0f} is above the mean {mean:,.0f}: a lognormal's "
+                         "median never is; give two percentiles or a sample instead")
+    if not median and gap < 0:
+        raise InputError(f"{name} {tokens:,.0f} is below the mean {mean:,.0f}; give two "
+                         "percentiles or a sample instead")
+
+    def fitted(sigma: float) -> LogNormal:
+        return LogNormal(mu=math.log(tokens) - z * sigma, sigma=sigma)
+
+    if cap is None:
+        disc = z * z - 2 * gap
+        if disc < 0:
+            raise InputError(_no_lognormal(name, tokens, mean, math.exp(z * z / 2)))
+        return fitted(math.sqrt(-2 * gap) if median else z - math.sqrt(disc))
+    # the capped mean falls as sigma grows towards z (percentile held), or rises for the
+    # median: bisect on the side where it crosses the stated mean
+    lo, hi = 0.0, (z if not median else 20.0)
+    f_lo, f_hi = fitted(lo).mean_tokens(cap) - mean, fitted(hi).mean_tokens(cap) - mean
+    if f_lo == 0:
+        return fitted(lo)
+    if (f_lo > 0) == (f_hi > 0):
+        means = [fitted(hi * i / 64).mean_tokens(cap) for i in range(65)]
+        nearest = min(means, key=lambda m: abs(m - mean))
+        raise InputError(
+            f"no lognormal with {name} {tokens:,.0f} and lengths capped at {cap:,} has a mean of "
+            f"{mean:,.0f} (the nearest is {nearest:,.0f}); give two percentiles (p50 and p95) "
+            "or a sample instead")
+    for _ in range(200):
+        mid = (lo + hi) / 2
+        f_mid = fitted(mid).mean_tokens(cap) - mean
+        if (f_mid > 0) == (f_lo > 0):
+            lo, f_lo = mid, f_mid
+        else:
+            hi = mid
+        if hi - lo < 1e-13:
+            break
+    return fitted((lo + hi) / 2)
+
+
+def _no_lognormal(name: str, tokens: float, mean: float, most: float) -> str:
+    return (f"{name} {tokens:,.0f} is {tokens / mean:.2f}x the mean {mean:,.0f}: no lognormal "
+            f"has that mean and {name} (at most {most:.2f}x); give two percentiles (p50 and "
+            "p95) or a sample instead")
+
+
 @dataclass(frozen=True)
 class Empirical(LengthDistribution):
     """A sample of real request lengths; each observed length is equally likely."""

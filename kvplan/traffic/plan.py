@@ -127,10 +127,13 @@ def plan_traffic(
     limit: int = EXACT_LATTICE_LIMIT,
     progress: Callable[[], None] | None = None,
     sizer: Callable[[SizeRequest], SizeResult] = size,
+    lattices: dict[tuple[object, ...], SequenceLattice] | None = None,
 ) -> TrafficPlan:
     """Size `req` for `traffic`. The request's avg context is replaced by the lengths' mean.
 
     `sizer` turns a request into a KV pool: the plain arithmetic, or an engine profile.
+    `lattices`, a cache shared by calls for one model and one length distribution, keeps
+    each conversation-size lattice (and its FFT) for the requests that differ only in the GPU.
     """
     if traffic.peak_users <= 0:
         raise InputError(f"peak users must be a positive integer, got {traffic.peak_users}")
@@ -144,7 +147,14 @@ def plan_traffic(
     fleet_mean = FleetResult(mean_result, traffic.peak_users, traffic.headroom)
     worst = sizer(replace(req, avg_context_tokens=None)).users_per_replica
     pool = mean_result.kv_budget_bytes - mean_result.shared_prefix_bytes
-    lattice = sequence_lattice(req, lengths)
+    key = (req.kv_dtype, req.kv_group_size, req.tp, req.pp, req.block_size_tokens,
+           req.context_tokens, req.allocation, req.shared_prefix_tokens)
+    if lattices is None:
+        lattice = sequence_lattice(req, lengths)
+    else:
+        if key not in lattices:
+            lattices[key] = sequence_lattice(req, lengths)
+        lattice = lattices[key]
     if pool <= 0 or not mean_result.kv_budget_bytes:
         at_risk = RiskEstimate(0, 1.0, "exact")
     else:

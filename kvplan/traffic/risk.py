@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, reduce
 
 from kvplan.errors import InputError
-from kvplan.traffic.fft import fft, next_pow2
+from kvplan.traffic.fft import fft, next_pow2, rfft_half
 from kvplan.traffic.lengths import normal_cdf
 
 EXACT_LATTICE_LIMIT = 1 << 18  # points; one FFT of this size takes about a second
@@ -34,6 +34,9 @@ class SequenceLattice:
     unit_bytes: int
     pmf: tuple[float, ...]
     _phi: dict[int, list[complex]] = field(default_factory=dict, compare=False, repr=False)
+    _moments: list[tuple[float, float, float]] = field(
+        default_factory=list, compare=False, repr=False
+    )
 
     @classmethod
     def from_bytes(cls, probs: dict[int, float]) -> SequenceLattice:
@@ -60,21 +63,24 @@ class SequenceLattice:
         return self.base_bytes + self.unit_bytes * self.span
 
     def moments(self) -> tuple[float, float, float]:
-        """Mean, variance and third absolute central moment of d (lattice units)."""
-        mu = sum(d * p for d, p in enumerate(self.pmf))
-        var = sum((d - mu) ** 2 * p for d, p in enumerate(self.pmf))
-        rho = sum(abs(d - mu) ** 3 * p for d, p in enumerate(self.pmf))
-        return mu, var, rho
+        """Mean, variance and third absolute central moment of d (lattice units; cached)."""
+        if not self._moments:
+            mu = sum(d * p for d, p in enumerate(self.pmf))
+            var = sum((d - mu) ** 2 * p for d, p in enumerate(self.pmf))
+            rho = sum(abs(d - mu) ** 3 * p for d, p in enumerate(self.pmf))
+            self._moments.append((mu, var, rho))
+        return self._moments[0]
 
     @property
     def mean_bytes(self) -> float:
         return self.base_bytes + self.unit_bytes * self.moments()[0]
 
     def phi(self, size: int) -> list[complex]:
-        """The DFT of the pmf at `size` points (cached)."""
+        """The DFT of the pmf at `size` points, j = 0 .. size/2 (cached). The pmf is real, so
+        the rest is conjugate-symmetric: phi_{size - j} = conj(phi_j)."""
         if size not in self._phi:
             padded = list(self.pmf) + [0.0] * (size - len(self.pmf))
-            self._phi[size] = fft(padded)
+            self._phi[size] = rfft_half(padded) if size >= 2 else fft(padded)
         return self._phi[size]
 
 
@@ -110,16 +116,25 @@ def exact_cdf(lat: SequenceLattice, n: int, m: int, size: int | None = None) -> 
         raise ValueError("FFT size too small for this many conversations")
     phi = lat.phi(size)
     inv = _geometric_denominators(size)
-    step = 2.0 * math.pi / size
+    roots = _roots(size)
     top = m + 1
     half = size // 2
+    terms = [(p**n * ((1 - roots[(j * top) % size]) * d)).real
+             for j, p, d in zip(range(1, half + 1), phi[1:half + 1], inv[1:half + 1],
+                                strict=True)]
     acc = 0.0
-    for j in range(1, half + 1):
-        g = (1 - cmath.exp(1j * step * ((j * top) % size))) * inv[j]
-        term = (phi[j] ** n * g).real
-        acc += term if j == half else 2 * term
+    for term in terms[:-1]:  # summed in order, j = 1 .. half - 1 counted twice
+        acc += 2 * term
+    acc += terms[-1]
     total = float(top)  # j = 0: phi_0 = 1, the geometric sum is m + 1
     return min(1.0, max(0.0, (total + acc) / size))
+
+
+@lru_cache(maxsize=4)
+def _roots(size: int) -> list[complex]:
+    """w^k = exp(2 pi i k / size) for k = 0 .. size - 1."""
+    step = 2.0 * math.pi / size
+    return [cmath.exp(1j * step * k) for k in range(size)]
 
 
 @lru_cache(maxsize=8)
@@ -272,7 +287,8 @@ def sum_pmf(lat: SequenceLattice, n: int, limit: int = EXACT_LATTICE_LIMIT) -> l
     top = n * lat.span
     if top + 1 <= limit:
         size = next_pow2(top + 1)
-        phi = lat.phi(size)
+        half = lat.phi(size)
+        phi = half + [c.conjugate() for c in reversed(half[1:-1])] if size >= 2 else half
         dist = fft([p**n for p in phi], inverse=True)
         return [max(0.0, v.real / size) for v in dist[: top + 1]]
     mu, var, _ = lat.moments()

@@ -151,3 +151,24 @@ def test_reserved_allocation_has_no_risk_to_take():
     lengths = fit_lognormal({0.5: 1200, 0.95: 6000})
     p = plan_traffic(req, Traffic(peak_users=100, lengths=lengths, risk=0.01))
     assert p.at_risk.users == p.users_per_replica_worst_case == 60
+
+
+def test_fft_paths_agree() -> None:
+    """The sparse-input FFT matches a direct DFT, and the real-input half spectrum the full one."""
+    import cmath
+    import random
+
+    from kvplan.traffic.fft import fft, rfft_half
+
+    rng = random.Random(3)
+    for n, nonzero in ((2, 1), (8, 3), (64, 64), (256, 17)):
+        x = [rng.random() for _ in range(nonzero)] + [0.0] * (n - nonzero)
+        direct = [sum(v * cmath.exp(-2j * cmath.pi * j * k / n) for k, v in enumerate(x))
+                  for j in range(n)]
+        full = fft(x)
+        assert max(abs(a - b) for a, b in zip(full, direct, strict=True)) < 1e-9
+        half = rfft_half(x)
+        assert len(half) == n // 2 + 1
+        assert max(abs(a - b) for a, b in zip(half, full, strict=False)) < 1e-12
+        back = fft(full, inverse=True)
+        assert max(abs(b / n - v) for b, v in zip(back, x, strict=True)) < 1e-12
