@@ -86,7 +86,8 @@ figs = [Figure(f["figure"], f["label"], f["unit"], f["predicted"], f["measured"]
 report = MeasureReport(
     data["model"], data["device"], data["device_name"], data["hardware"], data["versions"],
     data["weight_dtype"], data["context_tokens"], data["num_layers"], data["kv_budget_bytes"],
-    data["kv_budget_source"], data["tolerance_pct"], figs, data["notes"], data["elapsed_s"])
+    data["kv_budget_source"], data["tolerance_pct"], figs, data["notes"], data["elapsed_s"],
+    data.get("errors", []))
 open(sys.argv[2] + ".txt", "w").write(render(OutputFormat.table, report, width=110))
 open(sys.argv[2] + ".csv", "w").write(render(OutputFormat.csv, report))
 print(open(sys.argv[2] + ".txt").read())

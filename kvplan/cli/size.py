@@ -10,6 +10,7 @@ from kvplan.cli.common import (
     FormatOpt,
     OutputOpt,
     cli_errors,
+    debug_enabled,
     emit,
     int_list,
     non_negative,
@@ -176,7 +177,7 @@ def _measure(
         MeasureOptions(
             device=device, gpu=hw, catalog=tuple(all_hardware()[0]), context_tokens=contexts[0],
             layers=layers, tolerance_pct=tolerance, time_limit_s=time_limit,
-            kv_budget_bytes=budget,
+            kv_budget_bytes=budget, debug=debug_enabled(),
         ),
     )
     emit(render_measure(fmt, report, width=terminal_width(), color=use_color() and output is None),

@@ -74,6 +74,7 @@ class MeasureReport:
     figures: list[Figure] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     elapsed_s: float = 0.0
+    errors: list[str] = field(default_factory=list)  # measurements that broke off, and why
 
     @property
     def failures(self) -> list[Figure]:
@@ -81,7 +82,7 @@ class MeasureReport:
 
     @property
     def passed(self) -> bool:
-        return not self.failures
+        return not self.failures and not self.errors
 
 
 @dataclass(frozen=True)

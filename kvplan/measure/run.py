@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from kvplan.capacity import weights_bytes_per_gpu
 from kvplan.errors import InputError
 from kvplan.measure.compare import (
     Check,
@@ -47,6 +48,7 @@ class MeasureOptions:
     time_limit_s: float
     kv_budget_bytes: int | None
     decode_steps: int = 4  # per capacity trial; the first is a warm-up and is not timed
+    debug: bool = False  # raise what breaks a measurement, for its traceback
     repeats: int | None = None  # per cost-of-a-token timing after a warm-up [5 GPU, 3 CPU]
 
 
@@ -190,6 +192,7 @@ class _Session:
             )
         self.notes: list[str] = []
         self.figures: list[Figure] = []
+        self.errors: list[str] = []
         self.versions = {
             "python": platform.python_version(),
             "torch": torch.__version__,
@@ -385,8 +388,12 @@ class _Session:
         except self.t.oom_types():
             step_s = None
         except RuntimeError as err:  # cuBLAS and friends report a failed allocation this way
-            if not _is_oom(err):
-                raise
+            if not _is_oom(err):  # another failure at this batch: it does not hold; say why
+                if self.opts.debug:
+                    raise
+                self.notes.append(f"batch {batch:,} ({'reserved' if static else 'growing'}): "
+                                  f"{type(err).__name__}: {_first_line(err)}; counted as not "
+                                  "holding")
             step_s = None
         t.release()  # the trial's frame (and any exception's) is gone: its memory is free
         if step_s is None:
@@ -537,14 +544,45 @@ class _Session:
             figures=self.figures,
             notes=self.notes,
             elapsed_s=round(time.monotonic() - self.started, 1),
+            errors=self.errors,
         )
 
 
 def measure(spec: ModelSpec, opts: MeasureOptions) -> MeasureReport:
-    """Build, measure 1-5, and compare each figure with kvplan's prediction."""
+    """Build, measure 1-5, and compare each figure with kvplan's prediction.
+
+    A measurement that breaks off (an error the device or a library raises) is reported in
+    `errors` with what broke, and the others still run: one failure never hides the rest.
+    With `opts.debug`, it is raised instead, for its traceback.
+    """
     s = _Session(spec, opts)
-    s.build()
-    s.kv_per_token()
-    s.capacity()
-    s.token_cost()
+    try:
+        s.build()
+    except s.t.oom_types() as err:
+        raise InputError(
+            f"{spec.name}: the weights ({fmt_bytes(weights_bytes_per_gpu(s.built_spec, s.dtype, 1))}"
+            f") do not fit in {s.info.device}'s free memory ({fmt_bytes(s.info.free_bytes or 0)})"
+            f": build fewer layers with --layers N ({_first_line(err)})"
+        ) from None
+    phases: list[tuple[str, Callable[[], None]]] = [
+        ("KV bytes per token", s.kv_per_token),
+        ("capacity and decode throughput", s.capacity),
+        ("cost of a token", s.token_cost),
+    ]
+    for name, phase in phases:
+        if name != "KV bytes per token" and not hasattr(s, "shapes"):
+            s.errors.append(f"{name}: not measured (needs the KV bytes per token first)")
+            continue
+        try:
+            phase()
+        except Exception as err:  # noqa: BLE001 - reported as a failed measurement
+            if opts.debug:
+                raise
+            s.errors.append(f"{name}: {type(err).__name__}: {_first_line(err)}")
+            s.t.release()
     return s.report()
+
+
+def _first_line(err: BaseException) -> str:
+    text = str(err).strip().splitlines()
+    return text[0][:300] if text else "(no message)"

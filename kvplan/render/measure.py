@@ -49,6 +49,7 @@ def run_record(report: MeasureReport) -> dict[str, Any]:
         "failed_figures": [f.key for f in report.failures],
         "elapsed_s": report.elapsed_s,
         "notes": report.notes,
+        "errors": report.errors,
     }
 
 
@@ -102,12 +103,16 @@ def table(report: MeasureReport, width: int = 80, color: bool = False) -> str:
             out.append(Text(f"{r['label'].strip()}: {r['note']}", style="dim"))
     for note in report.notes:
         out.append(Text(f"note: {note}", style="dim"))
+    for error in report.errors:
+        out.append(Text(f"error: {error}", style="bold red"))
     if report.passed:
         out.append(Text(f"PASS: every checked figure within ±{report.tolerance_pct:g}% "
                         f"({report.elapsed_s:g} s)", style="bold green"))
-    else:
+    elif report.failures:
         missed = ", ".join(f.key for f in report.failures)
         out.append(Text(f"FAIL: beyond ±{report.tolerance_pct:g}%: {missed}", style="bold red"))
+    else:
+        out.append(Text(f"FAIL: {len(report.errors)} measurement(s) broke off", style="bold red"))
     return to_string(out, width=width, color=color)
 
 

@@ -226,3 +226,60 @@ def test_options_that_do_not_apply_are_refused(args: tuple[str, ...], message: s
     result = _run("llama-3-8b", *args)
     assert result.exit_code == 2
     assert message in result.output
+
+
+def test_a_measurement_that_breaks_off_is_reported_not_a_crash(
+    measure_extra: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One failing measurement never hides the others: it is an error line and exit 1."""
+    from kvplan.measure import run as run_mod
+
+    def boom(self: object) -> None:
+        raise RuntimeError("CUDA error: an illegal memory access was encountered\nmore")
+
+    monkeypatch.setattr(run_mod._Session, "token_cost", boom)
+    args = ("tiny-test-model", "--measure", "--device", "cpu", "--context", "16",
+            "--layers", "2", "--kv-budget-gib", "0.001")
+    result = _run(*args, "-f", "json")
+    assert result.exit_code == 1, result.output
+    payload = json.loads(result.stdout)
+    assert payload["errors"] == [
+        "cost of a token: RuntimeError: CUDA error: an illegal memory access was encountered"
+    ]
+    assert payload["passed"] is False and payload["failed_figures"] == []
+    figures = _figures(payload)
+    assert figures["kv_bytes_per_token"]["measured"] == 2 * 3 * 64 * 2 * 2  # still measured
+    assert figures["capacity_growing"]["measured"] > 0
+    table = _run(*args)
+    assert table.exit_code == 1
+    assert "error: cost of a token: RuntimeError: CUDA error" in table.stdout
+    assert "FAIL: 1 measurement(s) broke off" in table.stdout
+    debug = CliRunner().invoke(app, ["--debug", "size", *args])
+    assert isinstance(debug.exception, RuntimeError)  # --debug: raised, for its traceback
+
+
+def test_a_trial_that_fails_for_another_reason_does_not_hold(
+    measure_extra: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kvplan.measure.run import MeasureOptions, _Session
+    from kvplan.specs import load_model
+
+    spec = load_model(str(ASSETS / "tiny-mla-test.yaml"))
+    opts = MeasureOptions(device="cpu", gpu=None, catalog=(), context_tokens=32, layers=None,
+                          tolerance_pct=10, time_limit_s=60, kv_budget_bytes=100_000)
+    session = _Session(spec, opts)
+    session.build()
+    session.kv_per_token()
+    real = session._decode_trial
+
+    def limited(static: bool, batch: int) -> list[float] | None:
+        if batch > 6:
+            raise RuntimeError("CUBLAS_STATUS_NOT_SUPPORTED when calling cublasGemmEx")
+        return real(static, batch)
+
+    monkeypatch.setattr(session, "_decode_trial", limited)
+    session.capacity()
+    figures = {f.key: f for f in session.report().figures}
+    assert figures["capacity_growing"].measured == 6
+    assert any("batch 9 (growing): RuntimeError: CUBLAS_STATUS_NOT_SUPPORTED" in n
+               for n in session.notes)
