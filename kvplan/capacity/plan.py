@@ -394,10 +394,12 @@ class FleetResult:
     size: SizeResult
     peak_users: int
     headroom: Fraction  # 0.2 = plan for 20% more than the peak
+    min_users: int | None = None  # a floor on what must be held (a deployment's requirement)
 
     @property
     def required_users(self) -> int:
-        return math.ceil(self.peak_users * (1 + self.headroom))
+        """ceil(peak x (1 + headroom)), or min_users if that is larger (as `kvplan check`)."""
+        return max(math.ceil(self.peak_users * (1 + self.headroom)), self.min_users or 0)
 
     @property
     def replicas(self) -> int | None:

@@ -408,9 +408,10 @@ def deployment_traffic(planned: PlannedDeployment) -> Any:
     t = planned.deployment.traffic
     slo = t.min_tokens_per_s_per_user
     return Traffic(
-        peak_users=planned.peak_users,
+        peak_users=planned.traffic_peak,
         lengths=planned.lengths,
         headroom=planned.headroom,
+        min_users=planned.min_users,
         risk=t.risk if t.risk is not None else DEFAULT_RISK,
         min_tokens_per_s_per_user=exact(slo) if slo is not None else None,
     )

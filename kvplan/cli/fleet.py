@@ -231,6 +231,7 @@ def fleet_command(
     dep_risk: float | None = None
     dep_slo: float | None = None
     dep_lengths: LengthDistribution | None = None
+    min_users: int | None = None
     percentiles: dict[float, float] = {}
     sample_path = context_sample
     if is_deployment(path):
@@ -245,7 +246,8 @@ def fleet_command(
             typer.echo(f"note: {path}: {note}", err=True)
         requests = [planned.request]
         settings = deployment_engine_settings(planned.deployment.engine)
-        peak, head = planned.peak_users, planned.headroom
+        peak, head = planned.traffic_peak, planned.headroom
+        min_users = planned.min_users
         t = planned.deployment.traffic
         dep_risk, dep_slo = t.risk, t.min_tokens_per_s_per_user
         dep_lengths = planned.lengths  # sample, percentiles, or mean + one percentile
@@ -298,6 +300,7 @@ def fleet_command(
         peak_users=peak,
         lengths=lengths,
         headroom=head,
+        min_users=min_users,
         risk=risk if risk is not None else (dep_risk if dep_risk is not None else DEFAULT_RISK),
         bandwidth_efficiency=exact(bandwidth_efficiency),
         flops_efficiency=exact(flops_efficiency),

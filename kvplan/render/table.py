@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import io
+import math
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 from rich import box
@@ -136,7 +138,11 @@ def _engine_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
 
 def _fleet_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
     rows = [("Peak users", fmt_int(r["peak_users"]))]
-    if r["headroom_fraction"]:
+    head = Fraction(r["headroom_fraction"]).limit_denominator(10**6)
+    with_headroom = math.ceil(r["peak_users"] * (1 + head))
+    if r["required_users"] > with_headroom:  # a deployment's min_users decides
+        rows.append(("  required", f"{fmt_int(r['required_users'])} (min_users)"))
+    elif r["headroom_fraction"]:
         rows.append(("  with headroom", f"{fmt_int(r['required_users'])} "
                      f"(+{r['headroom_fraction']:.0%})"))
     if r["replicas"] is None:

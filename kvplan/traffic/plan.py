@@ -37,10 +37,12 @@ class Traffic:
     min_tokens_per_s_per_user: Fraction | None = None
     prompt_tokens: int | None = None  # TTFT prompt; None: the mean context
     price_per_hour_usd: float | None = None
+    min_users: int | None = None  # a floor on what must be held (a deployment's requirement)
 
     @property
     def required_users(self) -> int:
-        return math.ceil(self.peak_users * (1 + self.headroom))
+        """ceil(peak x (1 + headroom)), or min_users if that is larger (as `kvplan check`)."""
+        return max(math.ceil(self.peak_users * (1 + self.headroom)), self.min_users or 0)
 
 
 @dataclass(frozen=True)
@@ -144,7 +146,7 @@ def plan_traffic(
     mean_int = max(1, min(req.context_tokens, round(mean)))
     req = replace(req, avg_context_tokens=mean_int)
     mean_result = sizer(req)
-    fleet_mean = FleetResult(mean_result, traffic.peak_users, traffic.headroom)
+    fleet_mean = FleetResult(mean_result, traffic.peak_users, traffic.headroom, traffic.min_users)
     worst = sizer(replace(req, avg_context_tokens=None)).users_per_replica
     pool = mean_result.kv_budget_bytes - mean_result.shared_prefix_bytes
     key = (req.kv_dtype, req.kv_group_size, req.tp, req.pp, req.block_size_tokens,

@@ -121,3 +121,19 @@ def test_fit_keeps_the_stated_mean_of_capped_lengths() -> None:
     d = fit_lognormal_mean(2000, 0.95, 7000, 8192)
     assert math.isclose(d.quantile(0.95), 7000, rel_tol=1e-12)
     assert math.isclose(d.mean_tokens(8192), 2000, rel_tol=1e-9)
+
+
+def test_fleet_and_check_require_the_same_users(runner: CliRunner, tmp_path: Path) -> None:
+    """required = max(ceil(peak x (1 + headroom)), min_users) in both; fleet used to apply the
+    headroom to min_users as well (660 here)."""
+    path = tmp_path / "floor.yaml"
+    path.write_text(
+        "apiVersion: kvplan/v1\nname: floor\nmodel: llama-3-8b\nhardware: {gpu: h100, count: 3}\n"
+        "traffic: {peak_concurrent_users: 100, context_tokens: {mean: 2000}}\n"
+        "requirement: {headroom_pct: 10, min_users: 600}\n"
+    )
+    plan = fleet_json(runner, path)
+    _, rec = check_json(runner, path)
+    assert plan["required_users"] == rec["users_required"] == 600
+    table = invoke(runner, "fleet", str(path))
+    assert "  required              600 (min_users)" in table.stdout.splitlines()
