@@ -125,6 +125,9 @@ def _traffic_basis(setup: Setup, req: SizeRequest) -> TrafficBasis | None:
            req.kv_budget_bytes, req.memory_utilization, req.reserve_bytes, req.weight_dtype)
     if key in _PLANS:
         return _PLANS[key]
+    if len(_PLANS) > 4096:  # a long-lived process checking many files: start afresh
+        _PLANS.clear()
+        _LATTICES.clear()
 
     def sizer(r: SizeRequest) -> SizeResult:
         return run_engine(r, engine).size if engine is not None else size(r)
