@@ -52,6 +52,7 @@ class TrafficBasis:
     users_slo: int | None  # the decode-speed SLO's batch, if one is stated
     slo_tokens_per_s: float | None
     binding: str  # "overflow_risk" or "slo"
+    users_planned: int  # the smaller of the two: what `kvplan fleet` plans per replica
 
 
 @dataclass(frozen=True)
@@ -148,6 +149,7 @@ def _traffic_basis(setup: Setup, req: SizeRequest) -> TrafficBasis | None:
             users_slo=plan.slo_users_per_replica,
             slo_tokens_per_s=float(slo) if slo is not None else None,
             binding="slo" if plan.binding_constraint == "slo" else "overflow_risk",
+            users_planned=plan.planned_users_per_replica,
         )
     _PLANS[key] = basis
     return basis
@@ -170,11 +172,8 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
     basis = None
     if setup.traffic is not None and would_start and res is not None:
         basis = _traffic_basis(setup, req)
-        if basis is not None:
-            planned = min(basis.users_at_risk, basis.users_slo
-                          if basis.users_slo is not None else basis.users_at_risk)
-            if planned < users:
-                users, limited = planned, basis.binding
+        if basis is not None:  # what fleet plans, even where it exceeds the mean's count
+            users, limited = basis.users_planned, basis.binding
     if setup.max_num_seqs is not None and setup.max_num_seqs < users:
         users, limited = setup.max_num_seqs, "max_num_seqs"
     if res is not None and res.kv_budget_bytes <= 0:
