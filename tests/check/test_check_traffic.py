@@ -137,3 +137,22 @@ def test_fleet_and_check_require_the_same_users(runner: CliRunner, tmp_path: Pat
     assert plan["required_users"] == rec["users_required"] == 600
     table = invoke(runner, "fleet", str(path))
     assert "  required              600 (min_users)" in table.stdout.splitlines()
+
+
+def test_manifest_annotations_carry_the_risk_and_the_slo(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    text = (EXAMPLES / "k8s" / "vllm-llama3-8b.yaml").read_text()
+    text = text.replace('    kvplan.io/headroom-pct: "20"\n', '    kvplan.io/headroom-pct: "20"\n'
+                        '    kvplan.io/risk: "0.05"\n'
+                        '    kvplan.io/min-tokens-per-s-per-user: "60"\n')
+    path = tmp_path / "slo.yaml"
+    path.write_text(text)
+    code, rec = check_json(runner, path)
+    assert code == 1
+    assert rec["traffic_basis"] == {
+        "users_per_replica_at_mean": 224, "users_per_replica_at_risk": 202,
+        "overflow_risk": 0.05, "risk_method": "exact", "users_per_replica_slo": 151,
+        "slo_tokens_per_s_per_user": 60.0,
+    }
+    assert rec["limited_by"] == "slo" and rec["users_held"] == 10 * 151
