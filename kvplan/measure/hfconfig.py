@@ -70,40 +70,58 @@ def _check_supported(spec: ModelSpec) -> str:
     return name
 
 
+def _shape_config(spec: ModelSpec, tied: bool) -> dict[str, Any]:
+    """The spec's shapes under config.json's (and transformers' config classes') names."""
+    att = spec.attention
+    cfg: dict[str, Any] = {
+        "vocab_size": spec.vocab_size,
+        "hidden_size": spec.hidden_size,
+        "intermediate_size": spec.intermediate_size,
+        "num_hidden_layers": spec.num_layers,
+        "num_attention_heads": spec.num_attention_heads,
+        "num_key_value_heads": att.num_kv_heads,
+        "tie_word_embeddings": tied,
+    }
+    if att.mla is None:
+        cfg["head_dim"] = att.head_dim
+        return cfg
+    m, moe = att.mla, spec.moe
+    cfg.update(
+        kv_lora_rank=m.kv_lora_rank,
+        q_lora_rank=m.q_lora_rank,
+        qk_rope_head_dim=m.qk_rope_head_dim,
+        qk_nope_head_dim=m.qk_nope_head_dim or (att.head_dim - m.qk_rope_head_dim),
+        v_head_dim=m.v_head_dim or att.value_head_dim,
+    )
+    if moe is not None:
+        cfg.update(
+            n_routed_experts=moe.num_experts,
+            num_experts_per_tok=moe.experts_per_token,
+            moe_intermediate_size=moe.moe_intermediate_size or spec.intermediate_size,
+            n_shared_experts=moe.num_shared_experts,
+            first_k_dense_replace=moe.first_dense_layers,
+        )
+    else:
+        cfg.update(first_k_dense_replace=spec.num_layers, n_routed_experts=1,
+                   num_experts_per_tok=1, moe_intermediate_size=spec.intermediate_size)
+    return cfg
+
+
 def count_params(spec: ModelSpec, tied: bool) -> int:
-    """Parameters transformers builds for this spec (tied embeddings counted once)."""
-    h, att = spec.hidden_size, spec.attention
-    heads, kv = spec.num_attention_heads, att.num_kv_heads
-    hd, vhd = att.head_dim, att.value_head_dim
-    mt = spec.model_type
-    inter = spec.intermediate_size or 0
-    total = spec.vocab_size * h * (1 if tied else 2) + h  # embeddings (+ head) + final norm
-    for i in range(spec.num_layers):
-        if att.mla is not None:
-            m = att.mla
-            nope = m.qk_nope_head_dim or (hd - m.qk_rope_head_dim)
-            v = m.v_head_dim or vhd
-            q_width = heads * (nope + m.qk_rope_head_dim)
-            q = h * q_width if m.q_lora_rank is None else (
-                h * m.q_lora_rank + m.q_lora_rank + m.q_lora_rank * q_width
-            )
-            attn = (q + h * (m.kv_lora_rank + m.qk_rope_head_dim) + m.kv_lora_rank
-                    + m.kv_lora_rank * heads * (nope + v) + heads * v * h)
-        else:
-            attn = h * heads * hd + h * kv * hd + h * kv * vhd + heads * vhd * h
-            if mt == "qwen2":  # q, k and v projections carry biases
-                attn += heads * hd + kv * hd + kv * vhd
-            if mt in ("qwen3", "gemma3", "gemma3_text"):  # per-head q and k norms
-                attn += 2 * hd
-        norms = (4 if mt.startswith("gemma") else 2) * h
-        moe = spec.moe
-        if moe is not None and i >= moe.first_dense_layers:
-            e_inter = moe.moe_intermediate_size or inter
-            mlp = (moe.num_experts * 3 * h * e_inter + moe.num_shared_experts * 3 * h * e_inter
-                   + moe.num_experts * h)  # experts, shared experts, router
-        else:
-            mlp = 3 * h * inter
-        total += attn + norms + mlp
+    """Parameters transformers builds for this spec (tied embeddings counted once).
+
+    The count of a published checkpoint from the same shapes (kvplan.specs.params, the one
+    parameter counter), less what transformers keeps as a buffer rather than a parameter:
+    DeepSeek-V3's per-expert router score-correction bias (`e_score_correction_bias`).
+    """
+    from kvplan.specs.params import count_params as checkpoint_params
+
+    cfg = _shape_config(spec, tied)
+    total = checkpoint_params(cfg, spec.model_type, cfg).total
+    moe = spec.moe
+    if spec.model_type == "deepseek_v3" and moe is not None:
+        sparse = max(0, spec.num_layers - moe.first_dense_layers)
+        total -= sparse * moe.num_experts
     return total
 
 
@@ -130,39 +148,11 @@ def hf_config(spec: ModelSpec, layers: int | None = None) -> HfConfig:
     tied = tied_embeddings(spec)
     spec = with_layers(spec, layers)
     att = spec.attention
-    kw: dict[str, Any] = {
-        "vocab_size": spec.vocab_size,
-        "hidden_size": spec.hidden_size,
-        "intermediate_size": spec.intermediate_size,
-        "num_hidden_layers": spec.num_layers,
-        "num_attention_heads": spec.num_attention_heads,
-        "num_key_value_heads": att.num_kv_heads,
-        "max_position_embeddings": spec.max_context_tokens,
-        "tie_word_embeddings": tied,
-    }
-    if att.mla is not None:
-        m, moe = att.mla, spec.moe
-        kw.update(
-            kv_lora_rank=m.kv_lora_rank,
-            q_lora_rank=m.q_lora_rank,
-            qk_rope_head_dim=m.qk_rope_head_dim,
-            qk_nope_head_dim=m.qk_nope_head_dim or (att.head_dim - m.qk_rope_head_dim),
-            v_head_dim=m.v_head_dim or att.value_head_dim,
-        )
-        if moe is not None:
-            kw.update(
-                n_routed_experts=moe.num_experts,
-                num_experts_per_tok=moe.experts_per_token,
-                moe_intermediate_size=moe.moe_intermediate_size or spec.intermediate_size,
-                n_shared_experts=moe.num_shared_experts,
-                first_k_dense_replace=moe.first_dense_layers,
-            )
-        else:
-            kw.update(first_k_dense_replace=spec.num_layers)
-    else:
+    kw = _shape_config(spec, tied)
+    kw["max_position_embeddings"] = spec.max_context_tokens
+    if att.mla is None:
         if spec.moe is not None:
             raise InputError(f"{spec.name}: --measure builds MoE layers only for deepseek_v3 yet")
-        kw["head_dim"] = att.head_dim
         if att.v_head_dim is not None and att.v_head_dim != att.head_dim:
             raise InputError(
                 f"{spec.name}: transformers' {name} has one head_dim for keys and values"
