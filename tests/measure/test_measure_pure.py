@@ -244,3 +244,17 @@ def test_deepseek_capacity_counts_the_expanded_latent() -> None:
     assert cost.cache_bytes == 2 * 8192 * 1152
     assert cost.transient_bytes == 8192 * 128 * 448 * 2
     assert p.users == 7364 and p.users_transformers("dynamic", 139_000_000_000) == 144
+
+
+@pytest.mark.parametrize(
+    ("name", "layers", "plain", "dynamic", "static"),
+    [("llama-3-8b", None, 124, 120, 110), ("mistral-7b-v0.1", None, 248, 240, 220),
+     ("deepseek-v3", 2, 7057, 138, 138)],
+)
+def test_the_predictions_docs_measurements_lists(
+    name: str, layers: int | None, plain: int, dynamic: int, static: int
+) -> None:
+    """docs/measurements.md's table for the GPU script's models at 133.2 GB free."""
+    p = predict(with_layers(load_model(name), layers), DType.bf16, 8192, 133_200_000_000)
+    assert (p.users, p.users_transformers("dynamic", 133_200_000_000),
+            p.users_transformers("static", 133_200_000_000)) == (plain, dynamic, static)
