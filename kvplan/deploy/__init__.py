@@ -200,7 +200,14 @@ def _distribution(
                 sample = base_dir / sample
             return load_sample(sample)
         if len(given) >= 2:
-            return fit_lognormal(given)
+            fitted = fit_lognormal(given)
+            if ctx.mean is not None:  # the percentiles decide; say so when the mean disagrees
+                fit_mean = fitted.mean_tokens(max_tokens)
+                if abs(fit_mean - ctx.mean) > 0.05 * ctx.mean:
+                    note(f"traffic.context_tokens: the lognormal fitted to the percentiles has "
+                         f"a mean of {fit_mean:,.0f} tokens (capped at {max_tokens:,}), not the "
+                         f"stated {ctx.mean:,}; sized by the percentiles")
+            return fitted
         if given and ctx.mean is not None:
             ((level, tokens),) = given.items()
             # the stated mean is of served lengths, which max_model_len caps

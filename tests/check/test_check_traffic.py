@@ -156,3 +156,17 @@ def test_manifest_annotations_carry_the_risk_and_the_slo(
         "slo_tokens_per_s_per_user": 60.0,
     }
     assert rec["limited_by"] == "slo" and rec["users_held"] == 10 * 151
+
+
+def test_a_mean_the_percentiles_contradict_is_named(runner: CliRunner, tmp_path: Path) -> None:
+    path = tmp_path / "both.yaml"
+    path.write_text(
+        "apiVersion: kvplan/v1\nname: both\nmodel: llama-3-8b\nhardware: {gpu: h100, count: 20}\n"
+        "engine: {max_model_len: 8192}\ntraffic: {peak_concurrent_users: 2000, context_tokens: "
+        "{mean: 2000, p95: 7000, p99: 9000}}\n"
+    )
+    result = invoke(runner, "check", str(path))
+    assert ("note: traffic.context_tokens: the lognormal fitted to the percentiles has a mean "
+            "of 4,061 tokens (capped at 8,192), not the stated 2,000; sized by the "
+            "percentiles") in result.output
+    assert "sized by the percentiles" in invoke(runner, "fleet", str(path)).stderr
