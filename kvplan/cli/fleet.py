@@ -282,18 +282,28 @@ def fleet_command(
     if context_sample is not None and cli_pct:
         raise typer.BadParameter("give --context-sample or percentiles, not both",
                                  param_hint="--context-sample")
-    if avg_context is not None and (cli_pct or context_sample is not None):
-        raise typer.BadParameter("give --avg-context or a distribution (percentiles or a "
-                                 "sample), not both; the distribution sets the mean",
-                                 param_hint="--avg-context")
+    if avg_context is not None and (len(cli_pct) > 1 or context_sample is not None):
+        raise typer.BadParameter("give --avg-context with at most one percentile, or a "
+                                 "distribution (two percentiles or a sample) without it; the "
+                                 "distribution sets the mean", param_hint="--avg-context")
     lengths: LengthDistribution | None = None if cli_pct or context_sample else dep_lengths
     if sample_path is not None:
         lengths = load_sample(sample_path)
     elif percentiles:
-        if len(percentiles) == 1:
+        if len(percentiles) == 1 and avg_context is None:
             raise typer.BadParameter("a lognormal needs two percentiles (e.g. --context-p50 and "
-                                     "--context-p95)", param_hint="--context-p95")
-        lengths = fit_lognormal(percentiles)
+                                     "--context-p95), or one with --avg-context",
+                                     param_hint="--context-p95")
+        if len(percentiles) == 1:
+            # the mean of served lengths, capped at the one max context (as a deployment file)
+            from kvplan.traffic.lengths import fit_lognormal_mean
+
+            ((level, tokens),) = percentiles.items()
+            caps = {r.context_tokens for r in requests}
+            cap = caps.pop() if len(caps) == 1 else None
+            lengths = fit_lognormal_mean(float(avg_context or 0), level, tokens, cap)
+        else:
+            lengths = fit_lognormal(percentiles)
     prices, flat_price = parse_prices(price_per_hour or [], prices_file)
     slo = min_tps if min_tps is not None else dep_slo
     traffic = Traffic(

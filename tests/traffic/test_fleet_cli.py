@@ -221,3 +221,24 @@ def test_prices_file_yaml_and_csv(runner, tmp_path: Path):
     bad.write_text("h100: cheap\n")
     result = invoke(runner, *base, "--prices", str(bad))
     assert result.exit_code == 2 and "bad.yaml: h100: 'cheap'" in result.output
+
+
+def test_avg_context_with_one_percentile_plans_as_the_deployment_file(runner):
+    """--avg-context 2000 --context-p95 7000 fits the same lognormal a deployment file's
+    {mean: 2000, p95: 7000} gives (capped mean = the stated mean), so the answers agree."""
+    args = ["fleet", "llama-3-8b", "--gpu", "h100", "--peak-users", "2400", "--headroom", "0.1",
+            "--avg-context", "2000", "--context-p95", "7000", "--context", "8192",
+            "--memory-utilization", "0.9", "-f", "json"]
+    cli = json.loads(invoke(runner, *args).output)
+    dep = json.loads(invoke(runner, "fleet", str(ROOT / "examples" / "deployments" /
+                                                 "chat-llama3-8b.yaml"), "-f", "json").output)
+    for key in ("users_per_gpu_at_risk", "gpus_needed", "context_mean_tokens"):
+        assert cli[key] == dep[key], key
+    assert cli["gpus_needed"] == 14 and cli["users_per_gpu_at_risk"] == 189
+    one = invoke(runner, "fleet", "llama-3-8b", "--peak-users", "10", "--context-p95", "7000")
+    assert one.exit_code == 2
+    assert "or one with --avg-context" in one.output
+    both = invoke(runner, "fleet", "llama-3-8b", "--peak-users", "10", "--avg-context", "2000",
+                  "--context-p50", "1200", "--context-p95", "7000")
+    assert both.exit_code == 2
+    assert "at most one percentile" in both.output
