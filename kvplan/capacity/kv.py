@@ -8,6 +8,7 @@ Bytes per token of one layer (on one GPU):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -154,11 +155,24 @@ def sequence_bytes(
     `shared_tokens` (whole blocks of a shared prefix, paged only) are stored once per replica
     and so are left out here; the caller charges them once.
     """
+    return sequences_bytes(stage, model, [tokens], allocation, block_tokens, shared_tokens)[0]
+
+
+def sequences_bytes(
+    stage: StageCache,
+    model: ModelSpec,
+    tokens: Sequence[int],
+    allocation: Allocation,
+    block_tokens: int,
+    shared_tokens: int = 0,
+) -> list[int]:
+    """`sequence_bytes` for many lengths at once (a length distribution's every block count)."""
     window = model.attention.sliding_window_tokens
-    full_tokens = held_tokens(tokens, None, False, allocation, block_tokens) - shared_tokens
-    sliding_tokens = held_tokens(tokens, window, True, allocation, block_tokens)
-    return (
-        full_tokens * stage.full_bytes_per_token
-        + sliding_tokens * stage.sliding_bytes_per_token
-        + stage.state_bytes_per_sequence
-    )
+    full, sliding = stage.full_bytes_per_token, stage.sliding_bytes_per_token
+    base = stage.state_bytes_per_sequence - shared_tokens * full
+    held = [min(t, window) for t in tokens] if window is not None else list(tokens)
+    if allocation is Allocation.paged:  # whole blocks, as held_tokens rounds them
+        b = block_tokens
+        return [round_to_blocks(t, b) * full + round_to_blocks(h, b) * sliding + base
+                for t, h in zip(tokens, held, strict=True)]
+    return [t * full + h * sliding + base for t, h in zip(tokens, held, strict=True)]

@@ -7,7 +7,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from kvplan.capacity.kv import Allocation, Precision, StageCache, sequence_bytes, stage_caches
+from kvplan.capacity.kv import (
+    Allocation,
+    Precision,
+    StageCache,
+    sequence_bytes,
+    sequences_bytes,
+    stage_caches,
+)
 from kvplan.capacity.plan import FleetResult, SizeRequest, SizeResult, size, weights_bytes_per_gpu
 from kvplan.errors import InputError
 from kvplan.traffic.decode import decode_step_time_s, slo_batch, ttft_s
@@ -109,10 +116,11 @@ def sequence_lattice(req: SizeRequest, lengths: LengthDistribution) -> SequenceL
     if req.allocation is Allocation.reserved:
         seq = sequence_bytes(stage, req.model, req.context_tokens, Allocation.reserved, b)
         return SequenceLattice.from_bytes({seq: 1.0})
+    pmf = lengths.block_pmf(b, req.context_tokens)
+    tokens = [max(min(k * b, req.context_tokens), shared) for k in pmf]
     probs: dict[int, float] = {}
-    for k, p in lengths.block_pmf(b, req.context_tokens).items():
-        tokens = max(min(k * b, req.context_tokens), shared)
-        seq = sequence_bytes(stage, req.model, tokens, Allocation.paged, b, shared)
+    for seq, p in zip(sequences_bytes(stage, req.model, tokens, Allocation.paged, b, shared),
+                      pmf.values(), strict=True):
         probs[seq] = probs.get(seq, 0.0) + p
     return SequenceLattice.from_bytes(probs)
 
