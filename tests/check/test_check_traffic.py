@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from pathlib import Path
 
 import pytest
 import yaml
 from conftest import invoke
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).parents[2]
@@ -170,3 +173,40 @@ def test_a_mean_the_percentiles_contradict_is_named(runner: CliRunner, tmp_path:
             "of 4,061 tokens (capped at 8,192), not the stated 2,000; sized by the "
             "percentiles") in result.output
     assert "sized by the percentiles" in invoke(runner, "fleet", str(path)).stderr
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    model=st.sampled_from(["llama-3-8b", "qwen2.5-7b", "mistral-7b-v0.1"]),
+    tp=st.sampled_from([1, 2]),
+    peak=st.integers(50, 3000),
+    mean=st.integers(300, 3000),
+    ratio=st.sampled_from([1.5, 2.5, 3.5]),
+    risk=st.sampled_from([0.001, 0.01, 0.05]),
+)
+def test_fleet_and_check_agree_on_generated_deployments(
+    model: str, tp: int, peak: int, mean: int, ratio: float, risk: float
+) -> None:
+    """For any deployment with a spread whose p95 fits max_model_len, check passes at exactly
+    the GPUs fleet plans and fails one replica below."""
+    runner = CliRunner()
+    doc = {
+        "apiVersion": "kvplan/v1", "name": "gen", "model": model,
+        "hardware": {"gpu": "h100", "count": tp},
+        "parallel": {"tensor": tp},
+        "engine": {"max_model_len": 8192},
+        "traffic": {"peak_concurrent_users": peak, "risk": risk,
+                    # p95 within max_model_len: check's own p95 criterion is not fleet's
+                    "context_tokens": {"mean": mean, "p95": min(int(mean * ratio), 8192)}},
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "gen.yaml"
+        path.write_text(yaml.safe_dump(doc))
+        planned = fleet_json(runner, path)["gpus_needed"]
+        doc["hardware"]["count"] = planned
+        path.write_text(yaml.safe_dump(doc))
+        assert check_json(runner, path)[0] == 0
+        if planned > tp:
+            doc["hardware"]["count"] = planned - tp
+            path.write_text(yaml.safe_dump(doc))
+            assert check_json(runner, path)[0] == 1
