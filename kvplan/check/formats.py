@@ -60,6 +60,8 @@ def verdict_lines(o: Outcome) -> list[str]:
         if o.fix_text:
             lines.append(f"      fix: {o.fix_text[0]}")
             lines.extend(f"      or:  {t}" for t in o.fix_text[1:])
+        elif o.numbers.p95_beyond_model:
+            lines.append("      fix: none for this model: its longest context is below the p95")
         else:
             lines.append("      fix: no single change passes; plan it with `kvplan fleet`")
     lines.extend(f"      note: {n}" for n in o.notes)

@@ -76,6 +76,7 @@ class Numbers:
     max_model_len: int
     reasons: tuple[str, ...] = ()
     traffic: TrafficBasis | None = None
+    p95_beyond_model: bool = False  # no max_model_len the model allows holds the p95
 
     @property
     def passes(self) -> bool:
@@ -212,9 +213,13 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
                 f"{basis.risk:.2%} risk)"
             )
     if p95 is not None and p95 > req.context_tokens:
+        longest = req.model.max_context_tokens
+        beyond = (f"; it is beyond {req.model.name}'s max_context_tokens ({longest:,}), so no "
+                  "max_model_len can hold it: those conversations are cut, or a model with a "
+                  "longer context is needed") if p95 > longest else ""
         reasons.append(
             f"p95 conversation ({p95:,} tokens) is longer than max_model_len "
-            f"({req.context_tokens:,})"
+            f"({req.context_tokens:,}){beyond}"
         )
     return Numbers(
         users_held=held,
@@ -234,6 +239,7 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
         max_model_len=req.context_tokens,
         reasons=tuple(reasons),
         traffic=basis,
+        p95_beyond_model=p95 is not None and p95 > req.model.max_context_tokens,
     )
 
 

@@ -210,3 +210,18 @@ def test_fleet_and_check_agree_on_generated_deployments(
             doc["hardware"]["count"] = planned - tp
             path.write_text(yaml.safe_dump(doc))
             assert check_json(runner, path)[0] == 1
+
+
+def test_a_p95_beyond_the_model_says_no_max_model_len_holds_it(
+    runner: CliRunner, tmp_path: Path
+) -> None:
+    path = tmp_path / "long.yaml"
+    path.write_text(
+        "apiVersion: kvplan/v1\nname: long\nmodel: llama-3-8b\nhardware: {gpu: h100, count: 1}\n"
+        "traffic: {peak_concurrent_users: 50, context_tokens: {mean: 2341, p95: 8193}}\n"
+    )
+    result = invoke(runner, "check", str(path))
+    assert result.exit_code == 1
+    lines = result.output.splitlines()
+    assert "beyond llama-3-8b's max_context_tokens (8,192), so no max_model_len can hold" in lines[1]
+    assert lines[2] == "      fix: none for this model: its longest context is below the p95"
