@@ -252,6 +252,7 @@ def fleet_command(
         dep_risk, dep_slo = t.risk, t.min_tokens_per_s_per_user
         dep_lengths = planned.lengths  # sample, percentiles, or mean + one percentile
     else:
+        spec = resolve_model(target)  # a bad name or a broken file is the first thing to say
         if arrival_rate is not None or mean_duration_s is not None:
             if arrival_rate is None or mean_duration_s is None:
                 raise typer.BadParameter("--arrival-rate and --mean-duration-s go together",
@@ -265,7 +266,6 @@ def fleet_command(
             raise typer.BadParameter(
                 "give --peak-users N, --arrival-rate with --mean-duration-s, or a deployment file",
                 param_hint="--peak-users")
-        spec = resolve_model(target)
         opts = SizingOptions(
             gpu, context, avg_context, kv_dtype, weight_dtype, allocation, block_size,
             kv_group_size, tp, pp, memory_utilization, reserve_gib, kv_budget_gib,
