@@ -174,12 +174,8 @@ def test_bad_device_is_an_input_error() -> None:
     assert "use cpu, cuda or cuda:N" in result.stderr
 
 
-def test_capacity_search_walks_down_when_the_device_runs_out(
-    measure_extra: None, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The GPU's failure mode on the CPU: trials past 5 sequences raise torch's OOM error."""
-    import torch
-
+def _mla_session() -> Any:
+    """The tiny MLA model built on the CPU, its KV per token measured: ready for capacity."""
     from kvplan.measure.run import MeasureOptions, _Session
     from kvplan.specs import load_model
 
@@ -189,6 +185,16 @@ def test_capacity_search_walks_down_when_the_device_runs_out(
     session = _Session(spec, opts)
     session.build()
     session.kv_per_token()
+    return session
+
+
+def test_capacity_search_walks_down_when_the_device_runs_out(
+    measure_extra: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The GPU's failure mode on the CPU: trials past 5 sequences raise torch's OOM error."""
+    import torch
+
+    session = _mla_session()
     real = session._decode_trial
     oom = getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError
 
@@ -261,15 +267,7 @@ def test_a_measurement_that_breaks_off_is_reported_not_a_crash(
 def test_a_trial_that_fails_for_another_reason_does_not_hold(
     measure_extra: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kvplan.measure.run import MeasureOptions, _Session
-    from kvplan.specs import load_model
-
-    spec = load_model(str(ASSETS / "tiny-mla-test.yaml"))
-    opts = MeasureOptions(device="cpu", gpu=None, catalog=(), context_tokens=32, layers=None,
-                          tolerance_pct=10, time_limit_s=60, kv_budget_bytes=100_000)
-    session = _Session(spec, opts)
-    session.build()
-    session.kv_per_token()
+    session = _mla_session()
     real = session._decode_trial
 
     def limited(static: bool, batch: int) -> list[float] | None:
