@@ -242,3 +242,11 @@ def test_avg_context_with_one_percentile_plans_as_the_deployment_file(runner):
                   "--context-p50", "1200", "--context-p95", "7000")
     assert both.exit_code == 2
     assert "at most one percentile" in both.output
+
+
+def test_a_broken_target_is_named_before_the_missing_load(runner, tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("apiVersion: kvplan/v1\nhardware: {gpu: h100, count: 1\n")
+    result = invoke(runner, "fleet", str(bad))
+    assert result.exit_code == 2
+    assert "malformed YAML" in result.output and "--peak-users" not in result.output
