@@ -8,12 +8,13 @@ from kvplan.specs.loader import (
     read_yaml,
     validate,
 )
-from kvplan.specs.schema import Attention, HardwareSpec, LayerKind, ModelSpec
+from kvplan.specs.schema import Attention, HardwareSpec, LayerKind, ModelAlias, ModelSpec
 
 __all__ = [
     "Attention",
     "HardwareSpec",
     "LayerKind",
+    "ModelAlias",
     "ModelSpec",
     "all_hardware",
     "all_models",

@@ -588,4 +588,6 @@ def spec_yaml(spec: ModelSpec) -> str:
 
     _Dumper.add_representer(list, _list)
     data = spec.model_dump(mode="json", exclude_none=True)
+    if not data.get("aliases"):
+        data.pop("aliases", None)
     return yaml.dump(data, Dumper=_Dumper, sort_keys=False, width=100, allow_unicode=True)

@@ -95,16 +95,33 @@ class MoE(Strict):
     first_dense_layers: int = Field(default=0, ge=0)
 
 
+class ModelAlias(Strict):
+    """Another published repository with the same architecture (an -Instruct, -chat, -it, base,
+    `Meta-` spelling or fine-tune). Never guessed from a name pattern: `source` cites the
+    variant's own config.json, which must match the spec's shapes."""
+
+    id: str = Field(min_length=1, description="the variant's Hugging Face id, as users type it")
+    source: str = Field(min_length=10, description="where the variant's config.json was read")
+
+
 class ModelSpec(Strict):
     """One model's shapes, each number traceable to its `source`."""
 
     name: str = Field(description="catalog name; equals the file stem")
     hf_id: str = Field(description="Hugging Face repository id")
+    aliases: list[ModelAlias] = Field(
+        default_factory=list, description="published variants with the same architecture"
+    )
     source: str = Field(min_length=10, description="where every number comes from")
     model_type: str = Field(description="the config's model_type (llama, qwen2, deepseek_v3, ...)")
     params_total: PositiveInt = Field(description="all parameters, every expert included")
     params_active: PositiveInt | None = Field(default=None, description="parameters used per token (MoE)")
     params_estimated: bool = Field(default=False, description="true when counted from shapes")
+    params_encoder: PositiveInt | None = Field(
+        default=None,
+        description="parameters of a vision/audio tower, already included in params_total "
+        "(multimodal checkpoints are sized whole)",
+    )
     num_layers: PositiveInt = Field(description="decoder layers (num_hidden_layers)")
     hidden_size: PositiveInt
     num_attention_heads: PositiveInt = Field(description="query heads")
