@@ -130,19 +130,11 @@ def _is_path(ref: str) -> bool:
     return ref.endswith((".yaml", ".yml", ".json")) or os.sep in ref or "/" in ref
 
 
-def load_model(ref: str) -> ModelSpec:
-    """A model by catalog name, or from a spec file path."""
-    if _is_path(ref) and Path(ref).exists():
-        return load_model_file(Path(ref))
-    files = _files(MODEL_DIR)
-    if ref in files:
-        return _load_file(ModelSpec, files[ref])
-    if _is_path(ref):
-        raise InputError(f"{ref}: no such file")
-    raise InputError(
-        f"unknown model {ref!r}{suggest(ref, files)}; `kvplan models` lists the catalog, "
-        "or pass a path to a spec file"
-    )
+def load_model(ref: str, base: Path | None = None) -> ModelSpec:
+    """A model by path, catalog name (any case), hf_id, alias or hub id: kvplan.specs.resolve."""
+    from kvplan.specs.resolve import resolve_model
+
+    return resolve_model(ref, base=base).spec
 
 
 def load_model_file(path: Path) -> ModelSpec:

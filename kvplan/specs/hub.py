@@ -1,0 +1,74 @@
+"""A model's config.json from the Hugging Face hub, through huggingface_hub and its own cache.
+
+Only imported for a hub id the catalog does not know. HF_HUB_OFFLINE, HF_TOKEN and HF_HOME
+are huggingface_hub's own variables and are honoured by it; an offline miss fails at once.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from kvplan.errors import InputError
+from kvplan.specs.schema import ModelSpec
+
+INSTALL_HINT = "pip install huggingface_hub"
+ETAG_TIMEOUT_S = 5  # one short try before the cached copy is used
+
+
+def _offline() -> bool:
+    return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def config_path(repo_id: str, revision: str | None = None) -> Path:
+    """The local path of the repository's config.json, downloaded into the hub cache if needed."""
+    try:
+        import huggingface_hub as hub
+        from huggingface_hub import errors
+    except ImportError:
+        raise InputError(
+            f"{repo_id!r} is not in kvplan's catalog; reading it from the Hugging Face hub needs "
+            f"huggingface_hub: {INSTALL_HINT} (or pass a local config.json or snapshot folder)"
+        ) from None
+    if _offline():
+        cached = hub.try_to_load_from_cache(repo_id, "config.json", revision=revision)
+        if isinstance(cached, str):
+            return Path(cached)
+        raise InputError(
+            f"{repo_id!r}: not in kvplan's catalog and HF_HUB_OFFLINE is set, but the hub cache "
+            f"({hub.constants.HF_HUB_CACHE}) has no config.json for it; unset HF_HUB_OFFLINE, or "
+            "pass a local config.json"
+        )
+    try:
+        return Path(
+            hub.hf_hub_download(repo_id, "config.json", revision=revision, etag_timeout=ETAG_TIMEOUT_S)
+        )
+    except errors.GatedRepoError:
+        raise InputError(
+            f"{repo_id!r} is a gated repository: accept its licence on huggingface.co and set HF_TOKEN "
+            "(or `hf auth login`), or pass a local config.json"
+        ) from None
+    except errors.RepositoryNotFoundError:
+        raise InputError(
+            f"{repo_id!r}: no such model in kvplan's catalog or on the Hugging Face hub (or it is "
+            "private: set HF_TOKEN); `kvplan models` lists the catalog"
+        ) from None
+    except errors.EntryNotFoundError:
+        raise InputError(f"{repo_id!r}: the repository has no config.json; pass a spec file") from None
+    except errors.LocalEntryNotFoundError:
+        raise InputError(
+            f"{repo_id!r}: not in kvplan's catalog, the Hugging Face hub cannot be reached and the "
+            "hub cache has no copy; pass a local config.json, or set HF_HUB_OFFLINE=1 to skip the "
+            "network"
+        ) from None
+    except (OSError, errors.HfHubHTTPError) as err:
+        raise InputError(f"{repo_id!r}: reading config.json from the hub failed: {err}") from None
+
+
+def fetch_config(repo_id: str) -> ModelSpec:
+    """The spec kvplan's importer makes of a hub repository's config.json."""
+    from kvplan.specs.hf_import import import_model
+
+    path = config_path(repo_id)
+    spec = import_model(str(path))
+    return spec.model_copy(update={"hf_id": repo_id})

@@ -1,0 +1,118 @@
+"""One model resolver for every command: a name as people type it becomes a spec, and says how.
+
+The order, first match wins:
+1. a path: a spec YAML, a Hugging Face `config.json`, or a snapshot folder (`path`);
+2. a catalog name, case-insensitive (`catalog`);
+3. a catalog spec's `hf_id` (`hf_id`) or one of its declared, sourced `aliases` (`alias`),
+   case-insensitive; nothing is ever guessed from a name pattern;
+4. a hub id (`org/name`), whose config.json is read through huggingface_hub (`hub`).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+from kvplan.errors import InputError
+from kvplan.specs.schema import ModelSpec
+
+RULES = ("path", "catalog", "hf_id", "alias", "hub")
+
+
+@dataclass(frozen=True)
+class Resolved:
+    """A spec and how the reference reached it."""
+
+    ref: str  # what the user typed
+    spec: ModelSpec
+    rule: str  # one of RULES
+
+    @property
+    def note(self) -> str:
+        """'meta-llama/Llama-3.1-8B-Instruct -> llama-3.1-8b (hf_id)', or '' for a plain name."""
+        if self.rule == "catalog" and self.ref == self.spec.name:
+            return ""
+        return f"{self.ref} \u2192 {self.spec.name} ({self.rule})"
+
+
+def looks_like_path(ref: str) -> bool:
+    """A spec file, config.json or folder: a YAML/JSON suffix, a leading ./ ~ or /, or a
+    folder that exists. `org/name` without a suffix is a hub id unless that folder exists."""
+    if ref.endswith((".yaml", ".yml", ".json")):
+        return True
+    if ref.startswith(("/", "./", "../", "~")) or os.sep != "/" and os.sep in ref:
+        return True
+    return "/" in ref and Path(ref).is_dir()
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict[str, tuple[str, str]]:
+    """lower-case key -> (catalog file stem, rule), from every catalog spec's name, hf_id and
+    aliases. Read from the YAML directly so that one broken spec never hides the others."""
+    from kvplan.specs.loader import MODEL_DIR, _files, read_yaml
+
+    index: dict[str, tuple[str, str]] = {}
+    files = _files(MODEL_DIR)
+    for stem in files:
+        index.setdefault(stem.lower(), (stem, "catalog"))
+    for stem, path in files.items():
+        try:
+            data = read_yaml(path)
+        except InputError:
+            continue  # reported when the spec itself is loaded
+        if not isinstance(data, dict):
+            continue
+        if isinstance(data.get("hf_id"), str):
+            index.setdefault(data["hf_id"].lower(), (stem, "hf_id"))
+        for alias in data.get("aliases") or []:
+            if isinstance(alias, dict) and isinstance(alias.get("id"), str):
+                index.setdefault(alias["id"].lower(), (stem, "alias"))
+    return index
+
+
+def catalog_match(ref: str) -> tuple[str, str] | None:
+    """(catalog name, rule) for a name, hf_id or alias; None when the catalog has no such entry."""
+    key = ref.strip().lower()
+    key = key.removeprefix("hf://").removeprefix("https://huggingface.co/").rstrip("/")
+    return _index().get(key)
+
+
+def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True) -> Resolved:
+    """Resolve a model reference. `base` is the folder relative paths are read from (a
+    manifest's folder); raises InputError naming what to do when nothing matches."""
+    from kvplan.specs.loader import MODEL_DIR, _files, _load_file, load_model_file, suggest
+
+    text = ref.strip()
+    if not text:
+        raise InputError("empty model name; give a catalog name (`kvplan models`), a Hugging Face id or a "
+                         "spec file")
+    if looks_like_path(text):
+        path = Path(text).expanduser()
+        if base is not None and not path.is_absolute():
+            path = base / path
+        if path.exists():
+            return Resolved(ref, load_model_file(path), "path")
+        if text.endswith((".yaml", ".yml", ".json")) or text.startswith(("/", "./", "../", "~")):
+            raise InputError(f"{text}: no such file")
+    match = catalog_match(text)
+    if match is not None:
+        stem, rule = match
+        return Resolved(ref, _load_file(ModelSpec, _files(MODEL_DIR)[stem]), rule)
+    if allow_hub and _is_hub_id(text):
+        from kvplan.specs.hub import fetch_config  # only for hub ids: imports huggingface_hub
+
+        return Resolved(ref, fetch_config(text), "hub")
+    names = list(_files(MODEL_DIR))
+    raise InputError(
+        f"unknown model {ref!r}{suggest(text.lower(), names)}; `kvplan models` lists the catalog; "
+        "pass a Hugging Face id (org/name), a spec file or a config.json"
+    )
+
+
+def _is_hub_id(ref: str) -> bool:
+    """org/name with the characters the hub allows in repository ids."""
+    import re
+
+    return re.fullmatch(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}", ref) is not None
