@@ -200,29 +200,21 @@ def read_source(source: str) -> Loaded:
 
 
 def _read_hub(repo_id: str) -> Loaded:
-    """Download config.json (and read the safetensors headers) with huggingface_hub."""
-    try:
-        import huggingface_hub  # heavy and optional: only hub ids need it
-    except ImportError:
-        raise InputError(
-            f"{repo_id}: reading a hub id needs huggingface_hub; install it with "
-            "pip install 'kvplan[hub]', or download config.json and pass its path"
-        ) from None
-    try:
-        cfg_file = huggingface_hub.hf_hub_download(repo_id, "config.json")
-    except Exception as err:  # noqa: BLE001 - offline, gated, missing: all one message
-        kind = type(err).__name__
-        raise InputError(
-            f"{repo_id}: cannot download config.json from the Hugging Face hub ({kind}: "
-            f"{str(err).splitlines()[0] if str(err) else 'no detail'}). Without network access, "
-            "download the file elsewhere and pass its path"
-        ) from None
+    """config.json through the hub cache (kvplan.specs.hub), and the safetensors headers."""
+    from kvplan.specs import hub
+
+    cfg_file = hub.config_path(repo_id)
+    import huggingface_hub  # present: config_path needs it
+
     loaded = Loaded(
         _read_json(Path(cfg_file)),
         repo_id,
         hf_id=repo_id,
         default_name=_slug(repo_id.split("/")[1]),
     )
+    if hub.offline():
+        loaded.notes.append("HF_HUB_OFFLINE: safetensors headers not read; parameters estimated")
+        return loaded
     try:
         meta = huggingface_hub.get_safetensors_metadata(repo_id)
         counts = dict(meta.parameter_count)

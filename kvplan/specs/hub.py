@@ -16,29 +16,55 @@ INSTALL_HINT = "pip install huggingface_hub"
 ETAG_TIMEOUT_S = 5  # one short try before the cached copy is used
 
 
-def _offline() -> bool:
+def offline() -> bool:
     return os.environ.get("HF_HUB_OFFLINE", "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def reachable(endpoint: str, timeout_s: float = 3.0) -> bool:
+    """One TCP connection to the hub, so that an unreachable hub fails in seconds rather than
+    after huggingface_hub's retries (about 24 s)."""
+    import socket
+    from urllib.parse import urlsplit
+
+    url = urlsplit(endpoint)
+    port = url.port or (443 if url.scheme == "https" else 80)
+    try:
+        with socket.create_connection((url.hostname or "", port), timeout=timeout_s):
+            return True
+    except OSError:
+        return False
 
 
 def config_path(repo_id: str, revision: str | None = None) -> Path:
     """The local path of the repository's config.json, downloaded into the hub cache if needed."""
     try:
         import huggingface_hub as hub
-        from huggingface_hub import errors
+        from huggingface_hub import constants, errors
+        from huggingface_hub.utils import logging as hub_logging
     except ImportError:
         raise InputError(
             f"{repo_id!r} is not in kvplan's catalog; reading it from the Hugging Face hub needs "
             f"huggingface_hub: {INSTALL_HINT} (or pass a local config.json or snapshot folder)"
         ) from None
-    if _offline():
+    if offline():
         cached = hub.try_to_load_from_cache(repo_id, "config.json", revision=revision)
         if isinstance(cached, str):
             return Path(cached)
         raise InputError(
             f"{repo_id!r}: not in kvplan's catalog and HF_HUB_OFFLINE is set, but the hub cache "
-            f"({hub.constants.HF_HUB_CACHE}) has no config.json for it; unset HF_HUB_OFFLINE, or "
+            f"({constants.HF_HUB_CACHE}) has no config.json for it; unset HF_HUB_OFFLINE, or "
             "pass a local config.json"
         )
+    if not reachable(constants.ENDPOINT):
+        cached = hub.try_to_load_from_cache(repo_id, "config.json", revision=revision)
+        if isinstance(cached, str):
+            return Path(cached)
+        raise InputError(
+            f"{repo_id!r}: not in kvplan's catalog, the Hugging Face hub ({constants.ENDPOINT}) "
+            "cannot be reached and the hub cache has no copy; pass a local config.json or snapshot "
+            "folder (`kvplan models` lists the catalog)"
+        )
+    hub_logging.set_verbosity_error()  # its retry warnings are not kvplan's one line
     try:
         return Path(
             hub.hf_hub_download(repo_id, "config.json", revision=revision, etag_timeout=ETAG_TIMEOUT_S)
@@ -53,14 +79,14 @@ def config_path(repo_id: str, revision: str | None = None) -> Path:
             f"{repo_id!r}: no such model in kvplan's catalog or on the Hugging Face hub (or it is "
             "private: set HF_TOKEN); `kvplan models` lists the catalog"
         ) from None
-    except errors.EntryNotFoundError:
-        raise InputError(f"{repo_id!r}: the repository has no config.json; pass a spec file") from None
     except errors.LocalEntryNotFoundError:
         raise InputError(
             f"{repo_id!r}: not in kvplan's catalog, the Hugging Face hub cannot be reached and the "
             "hub cache has no copy; pass a local config.json, or set HF_HUB_OFFLINE=1 to skip the "
             "network"
         ) from None
+    except errors.EntryNotFoundError:
+        raise InputError(f"{repo_id!r}: the repository has no config.json; pass a spec file") from None
     except (OSError, errors.HfHubHTTPError) as err:
         raise InputError(f"{repo_id!r}: reading config.json from the hub failed: {err}") from None
 
@@ -69,6 +95,4 @@ def fetch_config(repo_id: str) -> ModelSpec:
     """The spec kvplan's importer makes of a hub repository's config.json."""
     from kvplan.specs.hf_import import import_model
 
-    path = config_path(repo_id)
-    spec = import_model(str(path))
-    return spec.model_copy(update={"hf_id": repo_id})
+    return import_model(repo_id, hf_id=repo_id)

@@ -1,0 +1,151 @@
+"""The one model resolver: which rule resolves a reference, and the hub path, offline."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kvplan.errors import InputError
+from kvplan.specs.resolve import resolve_model
+from tests.conftest import ASSETS, invoke
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("ref", "name", "rule"),
+    [
+        ("llama-3.1-8b", "llama-3.1-8b", "catalog"),
+        ("Llama-3.1-8B", "llama-3.1-8b", "catalog"),  # capitals
+        ("LLAMA-3-8B", "llama-3-8b", "catalog"),
+        ("meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b", "hf_id"),  # the catalog's own hf_id
+        ("meta-llama/llama-3.1-8b-instruct", "llama-3.1-8b", "hf_id"),  # ids are case-insensitive
+        ("meta-llama/Meta-Llama-3-8B", "llama-3-8b", "hf_id"),
+        ("hf://Qwen/Qwen3-8B", "qwen3-8b", "hf_id"),
+        ("https://huggingface.co/Qwen/Qwen3-8B", "qwen3-8b", "hf_id"),
+        ("model_specs/qwen3-8b.yaml", "qwen3-8b", "path"),
+    ],
+)
+def test_rules(ref: str, name: str, rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)
+    got = resolve_model(ref, allow_hub=False)
+    assert (got.spec.name, got.rule) == (name, rule)
+
+
+def test_note_names_the_rule() -> None:
+    got = resolve_model("meta-llama/Llama-3.1-8B-Instruct", allow_hub=False)
+    assert got.note == "meta-llama/Llama-3.1-8B-Instruct \u2192 llama-3.1-8b (hf_id)"
+    assert resolve_model("llama-3.1-8b").note == ""  # a plain catalog name needs no note
+
+
+def test_config_json_path_uses_the_importer() -> None:
+    got = resolve_model(str(ASSETS / "hf_configs" / "qwen3-8b.json"), allow_hub=False)
+    assert got.rule == "path"
+    # Qwen3-8B: 36 layers x 8 KV heads x (128 + 128) x 2 B = 147,456 B per token
+    assert got.spec.num_layers * got.spec.attention.num_kv_heads * 256 * 2 == 147_456
+
+
+def test_relative_path_is_read_from_base(tmp_path: Path) -> None:
+    (tmp_path / "m.json").write_text((ASSETS / "hf_configs" / "qwen3-8b.json").read_text())
+    assert resolve_model("./m.json", base=tmp_path).spec.num_layers == 36
+
+
+def test_alias_rule(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A declared alias resolves; the same name without the alias does not."""
+    import yaml
+
+    from kvplan.specs import loader, resolve
+
+    spec = yaml.safe_load((ROOT / "model_specs" / "qwen3-8b.yaml").read_text())
+    spec["name"] = "qwen3-8b-aliased"
+    spec["aliases"] = [{"id": "Acme/Qwen3-8B-Chat-FT", "source": "test fixture: same config.json"}]
+    (tmp_path / "model_specs").mkdir()
+    (tmp_path / "model_specs" / "qwen3-8b-aliased.yaml").write_text(yaml.safe_dump(spec))
+    monkeypatch.setenv("KVPLAN_SPECS_PATH", str(tmp_path))
+    loader.spec_dirs.cache_clear()
+    resolve._index.cache_clear()
+    try:
+        got = resolve_model("acme/qwen3-8b-chat-ft", allow_hub=False)
+        assert (got.spec.name, got.rule) == ("qwen3-8b-aliased", "alias")
+        with pytest.raises(InputError, match="unknown model 'Acme/Qwen3-8B-Chat'"):
+            resolve_model("Acme/Qwen3-8B-Chat", allow_hub=False)
+    finally:
+        monkeypatch.delenv("KVPLAN_SPECS_PATH")
+        loader.spec_dirs.cache_clear()
+        resolve._index.cache_clear()
+
+
+def test_no_pattern_guessing() -> None:
+    """-Instruct is not stripped by pattern: an id no spec declares is unknown."""
+    with pytest.raises(InputError, match="unknown model"):
+        resolve_model("meta-llama/Llama-3.1-8B-Instruct-Turbo", allow_hub=False)
+
+
+def test_missing_path_says_no_such_file() -> None:
+    with pytest.raises(InputError, match="no such file"):
+        resolve_model("./nope.yaml")
+
+
+def test_size_accepts_a_hub_id_the_catalog_holds(runner) -> None:  # noqa: ANN001
+    r = invoke(runner, "size", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "-c", "8192",
+               "-f", "json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["kv_bytes_per_token"] == 131_072
+
+
+# ------------------------------------------------------------------ the hub path, offline
+
+
+def _hub_cache(home: Path, repo: str, config: Path) -> None:
+    """The layout huggingface_hub keeps: models--org--name/{refs/main, snapshots/<commit>/}."""
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    folder = home / "hub" / f"models--{repo.replace('/', '--')}"
+    (folder / "refs").mkdir(parents=True)
+    (folder / "refs" / "main").write_text(commit)
+    snap = folder / "snapshots" / commit
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(config.read_text())
+
+
+def _run(args: list[str], env: dict[str, str], block_hub: bool = False) -> subprocess.CompletedProcess[str]:
+    code = "import sys\n"
+    if block_hub:
+        code += "sys.modules['huggingface_hub'] = None  # as if the package were not installed\n"
+    code += "from kvplan.cli import main\nsys.argv = ['kvplan', *sys.argv[1:]]\nmain()\n"
+    full_env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", **env}
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
+                          env=full_env, timeout=60, cwd=ROOT)
+
+
+def test_hub_id_from_the_local_cache_offline(tmp_path: Path) -> None:
+    pytest.importorskip("huggingface_hub")
+    _hub_cache(tmp_path, "acme/qwen3-8b-ft", ASSETS / "hf_configs" / "qwen3-8b.json")
+    r = _run(["size", "acme/qwen3-8b-ft", "-c", "8192", "-f", "json"],
+             {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["kv_bytes_per_token"] == 147_456  # 36 x 8 x 256 x 2, as Qwen3-8B
+
+
+def test_offline_miss_fails_fast_with_one_line(tmp_path: Path) -> None:
+    pytest.importorskip("huggingface_hub")
+    r = _run(["size", "acme/not-cached"], {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "HF_HUB_OFFLINE is set" in lines[0], r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_without_huggingface_hub_the_hint_names_the_package(tmp_path: Path) -> None:
+    r = _run(["size", "acme/not-cached"], {"HF_HOME": str(tmp_path)}, block_hub=True)
+    assert r.returncode == 2
+    assert r.stderr.strip() == (
+        "error: 'acme/not-cached' is not in kvplan's catalog; reading it from the Hugging Face hub "
+        "needs huggingface_hub: pip install huggingface_hub (or pass a local config.json or "
+        "snapshot folder)"
+    )
