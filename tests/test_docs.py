@@ -163,3 +163,19 @@ def test_every_command_and_flag_is_documented() -> None:
         if not opt and path not in docs:
             missing.append(path)
     assert not missing, "not documented in README.md or docs/: " + ", ".join(missing)
+
+
+GLOSSARY = ROOT / "docs" / "glossary.md"
+# names, not abbreviations a reader must decode
+PROPER = {"NVIDIA", "AMD", "GPU", "GPUS", "CPU", "CSV", "JSON", "YAML", "PNG", "SVG", "CUDA", "HBM", "HBM3",
+          "PCIE", "SXM", "NVL", "OK", "USD", "API", "URL", "CI", "RAM", "PCI", "HBM3E", "SXM4", "SXM5"}
+
+
+def test_glossary_spells_out_every_printed_abbreviation() -> None:
+    outputs = "\n".join(e.expected for e in EXAMPLES if e.kind == "console")
+    outputs += "\n".join(p.read_text(encoding="utf-8") for p in (ROOT / "tests" / "golden").glob("*.txt"))
+    terms = GLOSSARY.read_text(encoding="utf-8")
+    found = set(re.findall(r"\b[A-Z][A-Z0-9]{1,5}\b", outputs)) - PROPER
+    found = {t for t in found if not re.fullmatch(r"[A-Z]{1,2}\d{2,4}[A-Z]{0,2}", t)}  # GPU models: H200
+    missing = sorted(t for t in found if not re.search(rf"\b{t}\b", terms, re.I))
+    assert not missing, f"abbreviations printed but not in docs/glossary.md: {missing}"
