@@ -29,20 +29,28 @@ SUPPORTED = (
     "deepseek_v2",
     "deepseek_v3",
     "falcon",
+    "gemma",
     "gemma2",
     "gemma3",
     "gemma3_text",
+    "glm4_moe",
     "gpt_oss",
+    "granite",
     "kimi_k2",
     "llama",
+    "llama4",
     "mistral",
     "mixtral",
     "phi3",
     "qwen2",
+    "qwen2_5_vl",
     "qwen3",
     "qwen3_moe",
     "qwen3_next",
+    "qwen3_vl",
+    "qwen3_vl_moe",
 )
+QWEN_TYPES = ("qwen2", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl", "qwen3_vl_moe")
 
 # Values transformers' config classes supply when a config.json leaves a key out (the class
 # defaults, read in transformers' configuration_<model>.py). Only keys kvplan needs.
@@ -65,7 +73,8 @@ CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "falcon": {"max_position_embeddings": 2048, "multi_query": True, "tie_word_embeddings": True},
 }
 
-# Keys that change the cache layout in ways kvplan does not model: refuse rather than guess.
+# Keys that change the cache layout in ways kvplan does not model: refuse rather than guess
+# (llama4 reads the first two itself, see layer_kinds).
 REFUSED_KEYS = {
     "attention_chunk_size": "chunked local attention (Llama 4)",
     "no_rope_layers": "NoPE layer interleaving (Llama 4)",
@@ -79,6 +88,7 @@ _LAYER_TYPES = {
     "linear_attention": LayerKind.linear,
 }
 
+LLAMA4_KEYS = ("attention_chunk_size", "no_rope_layers")
 _FLOAT_DTYPES = {"F64", "F32", "F16", "BF16"}
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
@@ -294,7 +304,38 @@ def compress_pattern(kinds: list[LayerKind]) -> list[LayerKind]:
     return kinds  # pragma: no cover - period n always matches
 
 
-def _window(cfg: Mapping[str, Any]) -> int:
+def llama4_layer_kinds(cfg: Mapping[str, Any], layers: int, notes: list[str]) -> list[LayerKind]:
+    """Llama 4: the RoPE layers attend within chunks of attention_chunk_size tokens, so such a
+    layer never holds more than one chunk: a `sliding` layer with that window; the NoPE layers
+    (no_rope_layers 0; by Llama4TextConfig's default every no_rope_layer_interval-th layer,
+    interval 4) attend over the whole context: `full`."""
+    chunk = cfg.get("attention_chunk_size")
+    flags = cfg.get("no_rope_layers")
+    if not flags:
+        interval = cfg.get("no_rope_layer_interval") or 4
+        flags = [int((i + 1) % interval != 0) for i in range(layers)]
+        notes.append(
+            f"no_rope_layers absent: Llama4TextConfig's default, a NoPE (global) layer every "
+            f"no_rope_layer_interval {interval} layers"
+        )
+    if not isinstance(flags, list) or len(flags) != layers:
+        raise ImportRefused(f"no_rope_layers must list one flag per layer ({layers})")
+    if chunk is None:
+        kinds = [LayerKind.full] * layers
+    else:
+        kinds = [LayerKind.sliding if flag else LayerKind.full for flag in flags]
+        notes.append(
+            f"chunked local attention: each RoPE layer attends within chunks of "
+            f"attention_chunk_size {chunk} tokens and never holds more than one chunk, so it is "
+            "sized as a sliding layer with that window; the NoPE layers are full attention"
+        )
+    _describe(kinds, notes, "no_rope_layers")
+    return kinds
+
+
+def _window(cfg: Mapping[str, Any], model_type: str = "") -> int:
+    if model_type == "llama4":
+        return _req(cfg, "attention_chunk_size")
     window = cfg.get("sliding_window")
     if window is None:
         window = cfg.get("sliding_window_size")
@@ -327,8 +368,10 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> li
         kinds = [_LAYER_TYPES[t] for t in types]
         _describe(kinds, notes, "layer_types")
         return kinds
+    if model_type == "llama4":
+        return llama4_layer_kinds(cfg, layers, notes)
     window = cfg.get("sliding_window")
-    if model_type in ("qwen2", "qwen3", "qwen3_moe", "qwen3_next"):
+    if model_type in QWEN_TYPES:
         if model_type == "qwen3_next":
             interval = _req(cfg, "full_attention_interval")
             kinds = [
@@ -396,14 +439,24 @@ def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
         raise ImportRefused(f"torch_dtype {dtype!r} is not a known dtype") from None
 
 
-def _moe(cfg: Mapping[str, Any], model_type: str) -> MoE | None:
+def _moe(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> MoE | None:
     if model_type in ("mixtral", "gpt_oss"):
         return MoE(
             num_experts=_req(cfg, "num_local_experts"),
             experts_per_token=_req(cfg, "num_experts_per_tok"),
             moe_intermediate_size=_req(cfg, "intermediate_size"),
         )
-    if model_type in ("qwen3_moe", "qwen3_next"):
+    if model_type == "llama4":
+        return _llama4_moe(cfg, notes)
+    if model_type == "glm4_moe":
+        return MoE(
+            num_experts=_req(cfg, "n_routed_experts"),
+            experts_per_token=_req(cfg, "num_experts_per_tok"),
+            moe_intermediate_size=_req(cfg, "moe_intermediate_size"),
+            num_shared_experts=cfg.get("n_shared_experts") or 0,
+            first_dense_layers=cfg.get("first_k_dense_replace") or 0,
+        )
+    if model_type in ("qwen3_moe", "qwen3_next", "qwen3_vl_moe"):
         dense = sorted(set(cfg.get("mlp_only_layers") or []))
         if dense != list(range(len(dense))) or (cfg.get("decoder_sparse_step") or 1) != 1:
             raise ImportRefused("mlp_only_layers / decoder_sparse_step other than leading layers")
@@ -428,6 +481,31 @@ def _moe(cfg: Mapping[str, Any], model_type: str) -> MoE | None:
     return None
 
 
+def _llama4_moe(cfg: Mapping[str, Any], notes: list[str]) -> MoE:
+    """Routed experts plus one shared expert on the MoE layers. MoE.first_dense_layers cannot
+    say "every other layer", so an interleave is stated in the notes (the parameter count
+    follows it exactly)."""
+    from kvplan.specs.params import llama4_moe_layers
+
+    layers = _req(cfg, "num_hidden_layers")
+    step = cfg.get("interleave_moe_layer_step") or 1
+    moe_layers = llama4_moe_layers(cfg)
+    if moe_layers != list(range(step - 1, layers, step)):
+        raise ImportRefused("moe_layers other than every interleave_moe_layer_step-th layer")
+    if step > 1:
+        notes.append(
+            f"MoE on every {step}th layer ({len(moe_layers)} of {layers}, interleave_moe_layer_step "
+            f"{step}); the others have a dense MLP of intermediate_size_mlp "
+            f"{cfg.get('intermediate_size_mlp')}, which moe.first_dense_layers cannot express"
+        )
+    return MoE(
+        num_experts=_req(cfg, "num_local_experts"),
+        experts_per_token=_req(cfg, "num_experts_per_tok"),
+        moe_intermediate_size=_req(cfg, "intermediate_size"),
+        num_shared_experts=1,
+    )
+
+
 LINEAR_FORMULA = (
     "Gated DeltaNet state, as vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape: "
     "conv state (linear_conv_kernel_dim - 1) x conv_dim, conv_dim = 2 x linear_num_key_heads x "
@@ -441,7 +519,7 @@ def _attention(
 ) -> Attention:
     hidden, heads = _req(cfg, "hidden_size"), _req(cfg, "num_attention_heads")
     pattern = compress_pattern(kinds)
-    window = _window(cfg) if LayerKind.sliding in kinds else None
+    window = _window(cfg, model_type) if LayerKind.sliding in kinds else None
     linear = None
     if LayerKind.linear in kinds:
         conv_dim = gated_delta_net_conv_dim(cfg)
@@ -508,12 +586,20 @@ def spec_from_config(
         )
     cfg, notes = text_config(config)
     for key, what in REFUSED_KEYS.items():
+        if model_type == "llama4" and key in LLAMA4_KEYS:
+            continue
         if cfg.get(key) not in (None, [], 0):
             raise ImportRefused(f"{key} is set: {what} is not modelled")
     kinds = layer_kinds(cfg, model_type, notes)
     attention = _attention(cfg, model_type, kinds, notes)
+    moe = _moe(cfg, model_type, notes)
     dtype = weight if weight is not None else weight_dtype(cfg, notes)
     counted = count_params(cfg, model_type, config)
+    if counted.encoder is not None:
+        notes.append(
+            f"the checkpoint holds a vision tower of {counted.encoder:,} parameters "
+            "(params_encoder), loaded with the language model and counted in params_total"
+        )
     if param_count is not None:
         total, estimated = param_count, False
         how = param_source or "counted from the checkpoint"
@@ -541,6 +627,7 @@ def spec_from_config(
         params_total=total,
         params_active=active,
         params_estimated=estimated,
+        params_encoder=counted.encoder,
         num_layers=_req(cfg, "num_hidden_layers"),
         hidden_size=_req(cfg, "hidden_size"),
         num_attention_heads=_req(cfg, "num_attention_heads"),
@@ -549,7 +636,7 @@ def spec_from_config(
         max_context_tokens=_req(cfg, "max_position_embeddings"),
         weight_dtype=dtype,
         attention=attention,
-        moe=_moe(cfg, model_type),
+        moe=moe,
         notes="; ".join([*notes, *(extra_notes or [])]) or None,
     )
 

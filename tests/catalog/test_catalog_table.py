@@ -46,6 +46,44 @@ TABLE = {
     "phi-4": (204_800, 204_800, None, 0),  # 40 L x 10 kv x 128 x 4
     "falcon-7b": (8_192, 8_192, None, 0),  # 32 L x 1 kv (multi_query) x 64 x 4
     "tiny-test-model": (23_040, 23_040, None, 0),  # SmolLM2-135M: 30 L x 3 kv x 64 x 4
+    # added for issue 12; head_dim as the config sets it (Qwen3: 128 whatever hidden / heads)
+    "deepseek-r1-distill-qwen-1.5b": (28_672, 28_672, None, 0),  # 28 L x 2 kv x 128 x 4
+    "gemma-2-2b": (106_496, 53_248, 4096, 0),  # 26 L x 4 kv x 256 x 4; 13 global layers beyond
+    "gemma-2b": (18_432, 18_432, None, 0),  # 18 L x 1 kv x 256 x 4
+    "gemma-3-1b": (26_624, 4_096, 512, 0),  # 26 L x 1 kv x 256 x 4; 4 global (every 6th)
+    "gemma-7b": (458_752, 458_752, None, 0),  # 28 L x 16 kv x 256 x 4
+    "glm-4.7": (376_832, 376_832, None, 0),  # 92 L x 8 kv x 128 x 4
+    "llama-4-maverick": (196_608, 49_152, 8192, 0),  # 48 L x 8 kv x 128 x 4; 12 NoPE layers beyond the chunk
+    "llama-4-scout": (196_608, 49_152, 8192, 0),  # 48 L x 8 kv x 128 x 4; 12 NoPE layers beyond the chunk
+    "mistral-7b-v0.2": (131_072, 131_072, None, 0),  # 32 L x 8 kv x 128 x 4
+    "mixtral-8x22b": (229_376, 229_376, None, 0),  # 56 L x 8 kv x 128 x 4
+    "phi-3.5-mini": (393_216, 0, 262144, 0),  # 32 L x 32 kv x 96 x 4, all windowed
+    "phi-4-mini": (131_072, 0, 262144, 0),  # 32 L x 8 kv x 128 x 4, all windowed
+    "qwen2-0.5b": (12_288, 12_288, None, 0),  # 24 L x 2 kv x 64 x 4
+    "qwen2-1.5b": (28_672, 28_672, None, 0),  # 28 L x 2 kv x 128 x 4
+    "qwen2-7b": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4
+    "qwen2.5-0.5b": (12_288, 12_288, None, 0),  # 24 L x 2 kv x 64 x 4
+    "qwen2.5-14b": (196_608, 196_608, None, 0),  # 48 L x 8 kv x 128 x 4
+    "qwen2.5-32b": (262_144, 262_144, None, 0),  # 64 L x 8 kv x 128 x 4
+    "qwen2.5-3b": (36_864, 36_864, None, 0),  # 36 L x 2 kv x 128 x 4
+    "qwen2.5-vl-7b": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4
+    "qwen3-0.6b": (114_688, 114_688, None, 0),  # 28 L x 8 kv x 128 x 4
+    "qwen3-1.7b": (114_688, 114_688, None, 0),  # 28 L x 8 kv x 128 x 4
+    "qwen3-14b": (163_840, 163_840, None, 0),  # 40 L x 8 kv x 128 x 4
+    "qwen3-235b-a22b-fp8": (192_512, 192_512, None, 0),  # 94 L x 4 kv x 128 x 4
+    "qwen3-30b-a3b": (98_304, 98_304, None, 0),  # 48 L x 4 kv x 128 x 4
+    "qwen3-30b-a3b-fp8": (98_304, 98_304, None, 0),  # 48 L x 4 kv x 128 x 4
+    "qwen3-32b-fp8": (262_144, 262_144, None, 0),  # 64 L x 8 kv x 128 x 4
+    "qwen3-4b": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
+    "qwen3-coder-30b-a3b": (98_304, 98_304, None, 0),  # 48 L x 4 kv x 128 x 4
+    "qwen3-coder-480b-a35b": (253_952, 253_952, None, 0),  # 62 L x 8 kv x 128 x 4
+    "qwen3-vl-235b-a22b": (192_512, 192_512, None, 0),  # 94 L x 4 kv x 128 x 4
+    "qwen3-vl-2b": (114_688, 114_688, None, 0),  # 28 L x 8 kv x 128 x 4
+    "qwen3-vl-30b-a3b": (98_304, 98_304, None, 0),  # 48 L x 4 kv x 128 x 4
+    "qwen3-vl-32b": (262_144, 262_144, None, 0),  # 64 L x 8 kv x 128 x 4
+    "qwen3-vl-4b": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
+    "qwen3-vl-8b": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
+    "tinyllama-1.1b": (22_528, 22_528, None, 0),  # 22 L x 4 kv x 64 x 4
 }
 
 
@@ -53,7 +91,7 @@ def test_table_covers_the_whole_catalog():
     specs, errors = all_models()
     assert errors == []
     assert sorted(s.name for s in specs) == sorted(TABLE)
-    assert len(specs) >= 30
+    assert len(specs) >= 70
 
 
 @pytest.mark.parametrize("name", sorted(TABLE))
