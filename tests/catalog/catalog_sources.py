@@ -145,6 +145,12 @@ ALIASES = {
     "qwen3-vl-32b": [
         ("Qwen/Qwen3-VL-32B-Thinking", "Qwen--Qwen3-VL-32B-Thinking", "the Thinking release: " + AIC.format("Qwen--Qwen3-VL-32B-Thinking") + "; same shapes and vision tower"),
     ],
+    "gemma-2-9b": [
+        ("google/gemma-2-9b-it", "google--gemma-2-9b-it", "the instruction-tuned release: the file as copied by https://huggingface.co/thejaminator/gemma-hook-layer-0-step-2000/commit/33738e3d45f3bc4dc6cba719f54d0513279e2231 ('Copy config.json from google/gemma-2-9b-it'); same shapes, but torch_dtype bfloat16 (the base config says float32)"),
+    ],
+    "falcon-7b": [
+        ("tiiuae/falcon-7b-instruct", "tiiuae--falcon-7b-instruct", "the instruct release: the tt-metal ttnn_falcon7b test dict (code index id 2532861887, _name_or_path tiiuae/falcon-7b-instruct) that is also the catalog's falcon-7b fixture; same shapes"),
+    ],
     "gemma-7b": [
         ("google/gemma-7b-it", "google--gemma-7b-it", "the instruction-tuned release: a public transformers GemmaConfig dump (code index id 14966114298); same shapes"),
     ],
