@@ -11,7 +11,7 @@ from pathlib import Path
 from kvplan.specs.hf_import import spec_from_config, spec_yaml
 from kvplan.specs.schema import ModelAlias
 from kvplan.units import DType
-from tests.catalog.catalog_sources import ALIASES, EXTRA_NOTES, NEW
+from tests.catalog.catalog_sources import ALIASES, EXTRA_NOTES, NEW, OFFICIAL
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "assets" / "hf_configs"
@@ -221,6 +221,7 @@ M.update(NEW)
 
 def main() -> None:
     for name, (hf_id, copy, official) in M.items():
+        official = OFFICIAL.get(name, official)
         cfg = json.loads((FIX / f"{name}.json").read_text())
         kw = {}
         if official:

@@ -99,6 +99,23 @@ NEW = {
     "tinyllama-1.1b": ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", MLC.format("tinyllama_1b_chat_v1.0"), None),
 }
 
+# Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor
+# sum (or the hub's safetensors total) as a public file quotes it; each equals kvplan's count.
+FOUND = "; kvplan.specs.params reproduces it"
+COUNTED = {
+    "qwen3-vl-235b-a22b": (235670022896, "235,670,022,896 = sum of tensor sizes of Qwen3-VL-235B-A22B-Instruct in a public model report (code index id 62471655235)"),
+    "qwen3-vl-30b-a3b": (31070754032, "31,070,754,032 = sum of tensor sizes of Qwen3-VL-30B-A3B-Instruct in a public model report (code index id 62501178117)"),
+    "qwen3-vl-8b": (8767123696, "8,767,123,696 = sum of tensor sizes of Qwen3-VL-8B-Instruct in a public model report (code index id 62543607479; other public files quote the same hub safetensors total)"),
+    "qwen2.5-vl-7b": (8292166656, "8,292,166,656 BF16 parameters over the 5 safetensors shards of Qwen2.5-VL-7B-Instruct, as a public inventory lists them (code index id 71478742831)"),
+    "llama-4-scout": (108641793536, "108,641,793,536 = the hub's safetensors.parameters.BF16 of Llama-4-Scout-17B-16E-Instruct quoted in a public file (code index id 68803403365; id 56747956596 splits it into 107,769,861,120 text + 871,932,416 vision tower and projector)"),
+    "llama-4-maverick": (401583781376, "401,583,781,376 tensors in the Llama-4-Maverick-17B-128E-Instruct checkpoint, quoted in a public file (code index id 71333187518)"),
+    "qwen3-14b": (14768307200, "14,768,307,200 = sum of the 443 tensors of Qwen3-14B, quoted in a public file (code index id 70609804130)"),
+    "qwen3-30b-a3b": (30532122624, "30,532,122,624 = total parameters in the model.safetensors.index.json metadata of Qwen3-30B-A3B, quoted in a public file (code index id 56090814112)"),
+    "mixtral-8x22b": (140620634112, "140,620,634,112 safetensors parameters in 59 shards (the hub's metadata of Mixtral-8x22B-v0.1, quoted in code index id 61708970133)"),
+    "qwen2.5-3b": (3085938688, "3,085,938,688 parameters of Qwen2.5-3B-Instruct (same architecture), unquantized at a pinned revision, quoted in code index id 68917025098"),
+}
+OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.items()}
+
 EXTRA_NOTES = {
     "glm-4.7": "GLM-4.5 and GLM-4.6 (zai-org/GLM-4.5, zai-org/GLM-4.6) use the same glm4_moe class; their config.json was not found in a public copy, so they are not aliased here; the multi-token-prediction layer (num_nextn_predict_layers 1) is not counted",
     "mistral-7b-v0.2": "read from a derivative re-save; see source",

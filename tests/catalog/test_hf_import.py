@@ -16,6 +16,7 @@ from kvplan.specs import load_model
 from kvplan.specs.hf_import import compress_pattern, import_model, spec_yaml
 from kvplan.specs.schema import LayerKind
 from kvplan.units import DType
+from tests.catalog.catalog_sources import OFFICIAL
 from tests.conftest import invoke
 
 CONFIGS = Path(__file__).parents[1] / "assets" / "hf_configs"
@@ -33,6 +34,7 @@ EXACT_OFFICIAL = {
     "qwen2.5-0.5b",
     "qwen2-7b",
     "gemma-3-1b",
+    *OFFICIAL,
 }
 PROVENANCE = {"source", "notes", "params_total", "params_active", "params_estimated", "aliases"}
 
