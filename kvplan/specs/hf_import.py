@@ -58,6 +58,9 @@ SUPPORTED = (
     "qwen3_vl",
     "qwen3_vl_moe",
 )
+
+# Values transformers' config classes supply when a config.json leaves a key out (the class
+# defaults, read in transformers' configuration_<model>.py). Only keys kvplan needs.
 CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     # Gemma3TextConfig: the official gemma-3 text_config omits these
     "gemma3": {

@@ -15,8 +15,7 @@ from kvplan.specs.schema import LayerKind, MoE
 
 QWEN_TYPES = ("qwen2", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl", "qwen3_vl_moe")
 
-# Values transformers' config classes supply when a config.json leaves a key out (the class
-# defaults, read in transformers' configuration_<model>.py). Only keys kvplan needs.
+# layer_types entries and the kind of cache each keeps
 _LAYER_TYPES = {
     "full_attention": LayerKind.full,
     "sliding_attention": LayerKind.sliding,
