@@ -15,13 +15,21 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.errors import InputError
+from kvplan.specs.hf_layers import (
+    ImportRefused,
+    compress_pattern,
+    layer_kinds,
+    moe_block,
+    positive_int,
+    window_tokens,
+)
 from kvplan.specs.params import (
     UnsupportedArchitecture,
     count_params,
     gated_delta_net_conv_dim,
     head_dim,
 )
-from kvplan.specs.schema import MLA, Attention, LayerKind, LinearState, ModelSpec, MoE
+from kvplan.specs.schema import MLA, Attention, LayerKind, LinearState, ModelSpec
 from kvplan.units import DType, parse_dtype
 
 # Model types whose KV layout and parameter layout are written out in this module and params.py.
@@ -29,19 +37,26 @@ SUPPORTED = (
     "deepseek_v2",
     "deepseek_v3",
     "falcon",
+    "gemma",
     "gemma2",
     "gemma3",
     "gemma3_text",
+    "glm4_moe",
     "gpt_oss",
+    "granite",
     "kimi_k2",
     "llama",
+    "llama4",
     "mistral",
     "mixtral",
     "phi3",
     "qwen2",
+    "qwen2_5_vl",
     "qwen3",
     "qwen3_moe",
     "qwen3_next",
+    "qwen3_vl",
+    "qwen3_vl_moe",
 )
 
 # Values transformers' config classes supply when a config.json leaves a key out (the class
@@ -65,7 +80,8 @@ CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
     "falcon": {"max_position_embeddings": 2048, "multi_query": True, "tie_word_embeddings": True},
 }
 
-# Keys that change the cache layout in ways kvplan does not model: refuse rather than guess.
+# Keys that change the cache layout in ways kvplan does not model: refuse rather than guess
+# (llama4 reads the first two itself, see layer_kinds).
 REFUSED_KEYS = {
     "attention_chunk_size": "chunked local attention (Llama 4)",
     "no_rope_layers": "NoPE layer interleaving (Llama 4)",
@@ -73,18 +89,9 @@ REFUSED_KEYS = {
     "cross_attention_layers": "cross-attention layers (Llama 3.2 Vision)",
 }
 
-_LAYER_TYPES = {
-    "full_attention": LayerKind.full,
-    "sliding_attention": LayerKind.sliding,
-    "linear_attention": LayerKind.linear,
-}
-
+LLAMA4_KEYS = ("attention_chunk_size", "no_rope_layers")
 _FLOAT_DTYPES = {"F64", "F32", "F16", "BF16"}
 _HUB_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
-
-
-class ImportRefused(UnsupportedArchitecture):
-    """A config kvplan cannot account for exactly."""
 
 
 @dataclass
@@ -249,16 +256,8 @@ def text_config(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     return merged, notes
 
 
-def _req(cfg: Mapping[str, Any], key: str) -> int:
-    value = cfg.get(key)
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        shown = "missing" if value is None else f"{value!r}"
-        raise ImportRefused(f"config field {key!r} is {shown}; a positive whole number is needed")
-    return value
-
-
 def _kv_heads(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> int:
-    heads = _req(cfg, "num_attention_heads")
+    heads = positive_int(cfg, "num_attention_heads")
     if model_type == "falcon":
         if cfg.get("new_decoder_architecture"):
             raise ImportRefused("Falcon new_decoder_architecture (40B/180B) is not handled")
@@ -274,91 +273,7 @@ def _kv_heads(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> int:
     if kv is None:
         notes.append("num_key_value_heads absent: multi-head attention (a KV head per query head)")
         return heads
-    return _req(cfg, "num_key_value_heads")
-
-
-def compress_pattern(kinds: list[LayerKind]) -> list[LayerKind]:
-    """The shortest prefix that, repeated cyclically, gives every layer's kind."""
-    n = len(kinds)
-    for period in range(1, n + 1):
-        if all(kinds[i] == kinds[i % period] for i in range(n)):
-            return kinds[:period]
-    return kinds  # pragma: no cover - period n always matches
-
-
-def _window(cfg: Mapping[str, Any]) -> int:
-    window = cfg.get("sliding_window")
-    if window is None:
-        window = cfg.get("sliding_window_size")
-    if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
-        raise ImportRefused(f"sliding layers need a positive sliding_window, got {window!r}")
-    return window
-
-
-def _describe(kinds: list[LayerKind], notes: list[str], rule: str) -> None:
-    """A note saying how many layers of each kind a rule gives."""
-    counts = {k: kinds.count(k) for k in LayerKind if kinds.count(k)}
-    if len(counts) > 1:
-        parts = ", ".join(f"{n} {k.value}" for k, n in counts.items())
-        notes.append(f"{rule}: {parts} of {len(kinds)} layers")
-
-
-def layer_kinds(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> list[LayerKind]:
-    """Every layer's kind, by the model type's own convention."""
-    layers = _req(cfg, "num_hidden_layers")
-    types = cfg.get("layer_types")
-    if types is not None:
-        if not isinstance(types, list) or len(types) != layers:
-            raise ImportRefused(
-                f"layer_types must list one entry per layer ({layers}), got "
-                f"{len(types) if isinstance(types, list) else type(types).__name__}"
-            )
-        unknown = sorted({t for t in types if t not in _LAYER_TYPES})
-        if unknown:
-            raise ImportRefused(f"layer_types has kinds kvplan cannot size: {', '.join(unknown)}")
-        kinds = [_LAYER_TYPES[t] for t in types]
-        _describe(kinds, notes, "layer_types")
-        return kinds
-    window = cfg.get("sliding_window")
-    if model_type in ("qwen2", "qwen3", "qwen3_moe", "qwen3_next"):
-        if model_type == "qwen3_next":
-            interval = _req(cfg, "full_attention_interval")
-            kinds = [
-                LayerKind.full if (i + 1) % interval == 0 else LayerKind.linear
-                for i in range(layers)
-            ]
-            _describe(kinds, notes, f"full_attention_interval {interval}")
-            return kinds
-        if not cfg.get("use_sliding_window", False):
-            if window is not None:
-                notes.append(
-                    f"sliding_window {window} is switched off by use_sliding_window false: "
-                    "every layer is full attention"
-                )
-            return [LayerKind.full] * layers
-        first = cfg.get("max_window_layers", layers)
-        return [LayerKind.sliding if i >= first else LayerKind.full for i in range(layers)]
-    if model_type in ("mistral", "mixtral", "phi3"):
-        if window is None:
-            return [LayerKind.full] * layers
-        notes.append(f"sliding_window {window} applies to every layer")
-        return [LayerKind.sliding] * layers
-    if model_type == "gemma2":
-        # Gemma2: even layers (0, 2, ...) are local sliding-window layers, odd layers global
-        kinds = [LayerKind.sliding if (i + 1) % 2 else LayerKind.full for i in range(layers)]
-        _describe(kinds, notes, "Gemma 2 alternation")
-        return kinds
-    if model_type in ("gemma3", "gemma3_text"):
-        every = _req(cfg, "sliding_window_pattern")
-        kinds = [LayerKind.sliding if (i + 1) % every else LayerKind.full for i in range(layers)]
-        _describe(kinds, notes, f"sliding_window_pattern {every}")
-        return kinds
-    if window is not None:
-        raise ImportRefused(
-            f"sliding_window {window} is set, but kvplan does not know which layers of a "
-            f"{model_type} model use it"
-        )
-    return [LayerKind.full] * layers
+    return positive_int(cfg, "num_key_value_heads")
 
 
 def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
@@ -388,38 +303,6 @@ def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
         raise ImportRefused(f"torch_dtype {dtype!r} is not a known dtype") from None
 
 
-def _moe(cfg: Mapping[str, Any], model_type: str) -> MoE | None:
-    if model_type in ("mixtral", "gpt_oss"):
-        return MoE(
-            num_experts=_req(cfg, "num_local_experts"),
-            experts_per_token=_req(cfg, "num_experts_per_tok"),
-            moe_intermediate_size=_req(cfg, "intermediate_size"),
-        )
-    if model_type in ("qwen3_moe", "qwen3_next"):
-        dense = sorted(set(cfg.get("mlp_only_layers") or []))
-        if dense != list(range(len(dense))) or (cfg.get("decoder_sparse_step") or 1) != 1:
-            raise ImportRefused("mlp_only_layers / decoder_sparse_step other than leading layers")
-        shared = cfg.get("shared_expert_intermediate_size") or 0
-        return MoE(
-            num_experts=_req(cfg, "num_experts"),
-            experts_per_token=_req(cfg, "num_experts_per_tok"),
-            moe_intermediate_size=_req(cfg, "moe_intermediate_size"),
-            num_shared_experts=1 if shared else 0,
-            first_dense_layers=len(dense),
-        )
-    if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2"):
-        if (cfg.get("moe_layer_freq") or 1) != 1:
-            raise ImportRefused("moe_layer_freq other than 1 is not handled")
-        return MoE(
-            num_experts=_req(cfg, "n_routed_experts"),
-            experts_per_token=_req(cfg, "num_experts_per_tok"),
-            moe_intermediate_size=_req(cfg, "moe_intermediate_size"),
-            num_shared_experts=cfg.get("n_shared_experts") or 0,
-            first_dense_layers=cfg.get("first_k_dense_replace") or 0,
-        )
-    return None
-
-
 LINEAR_FORMULA = (
     "Gated DeltaNet state, as vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape: "
     "conv state (linear_conv_kernel_dim - 1) x conv_dim, conv_dim = 2 x linear_num_key_heads x "
@@ -431,23 +314,23 @@ LINEAR_FORMULA = (
 def _attention(
     cfg: Mapping[str, Any], model_type: str, kinds: list[LayerKind], notes: list[str]
 ) -> Attention:
-    hidden, heads = _req(cfg, "hidden_size"), _req(cfg, "num_attention_heads")
+    hidden, heads = positive_int(cfg, "hidden_size"), positive_int(cfg, "num_attention_heads")
     pattern = compress_pattern(kinds)
-    window = _window(cfg) if LayerKind.sliding in kinds else None
+    window = window_tokens(cfg, model_type) if LayerKind.sliding in kinds else None
     linear = None
     if LayerKind.linear in kinds:
         conv_dim = gated_delta_net_conv_dim(cfg)
-        elements = conv_dim * (_req(cfg, "linear_conv_kernel_dim") - 1) + _req(
+        elements = conv_dim * (positive_int(cfg, "linear_conv_kernel_dim") - 1) + positive_int(
             cfg, "linear_num_value_heads"
-        ) * _req(cfg, "linear_key_head_dim") * _req(cfg, "linear_value_head_dim")
+        ) * positive_int(cfg, "linear_key_head_dim") * positive_int(cfg, "linear_value_head_dim")
         linear = LinearState(state_elements_per_layer=elements, formula=LINEAR_FORMULA)
     if cfg.get("kv_lora_rank") is not None:
-        rope, nope = _req(cfg, "qk_rope_head_dim"), _req(cfg, "qk_nope_head_dim")
+        rope, nope = positive_int(cfg, "qk_rope_head_dim"), positive_int(cfg, "qk_nope_head_dim")
         mla = MLA(
-            kv_lora_rank=_req(cfg, "kv_lora_rank"),
+            kv_lora_rank=positive_int(cfg, "kv_lora_rank"),
             qk_rope_head_dim=rope,
             qk_nope_head_dim=nope,
-            v_head_dim=_req(cfg, "v_head_dim"),
+            v_head_dim=positive_int(cfg, "v_head_dim"),
             q_lora_rank=cfg.get("q_lora_rank") or None,
         )
         notes.append(
@@ -500,12 +383,20 @@ def spec_from_config(
         )
     cfg, notes = text_config(config)
     for key, what in REFUSED_KEYS.items():
+        if model_type == "llama4" and key in LLAMA4_KEYS:
+            continue
         if cfg.get(key) not in (None, [], 0):
             raise ImportRefused(f"{key} is set: {what} is not modelled")
     kinds = layer_kinds(cfg, model_type, notes)
     attention = _attention(cfg, model_type, kinds, notes)
+    moe = moe_block(cfg, model_type, notes)
     dtype = weight if weight is not None else weight_dtype(cfg, notes)
     counted = count_params(cfg, model_type, config)
+    if counted.encoder is not None:
+        notes.append(
+            f"the checkpoint holds a vision tower of {counted.encoder:,} parameters "
+            "(params_encoder), loaded with the language model and counted in params_total"
+        )
     if param_count is not None:
         total, estimated = param_count, False
         how = param_source or "counted from the checkpoint"
@@ -517,7 +408,7 @@ def spec_from_config(
         how = "estimated from the config shapes by kvplan.specs.params (an estimate)"
     inter = cfg.get("intermediate_size")
     if model_type == "falcon" and inter is None:
-        inter = cfg.get("ffn_hidden_size") or 4 * _req(cfg, "hidden_size")
+        inter = cfg.get("ffn_hidden_size") or 4 * positive_int(cfg, "hidden_size")
         notes.append(f"intermediate_size absent: Falcon's MLP is 4 x hidden_size = {inter}")
     fields = ", ".join(
         f"{k} {cfg[k]}"
@@ -533,15 +424,16 @@ def spec_from_config(
         params_total=total,
         params_active=active,
         params_estimated=estimated,
-        num_layers=_req(cfg, "num_hidden_layers"),
-        hidden_size=_req(cfg, "hidden_size"),
-        num_attention_heads=_req(cfg, "num_attention_heads"),
+        params_encoder=counted.encoder,
+        num_layers=positive_int(cfg, "num_hidden_layers"),
+        hidden_size=positive_int(cfg, "hidden_size"),
+        num_attention_heads=positive_int(cfg, "num_attention_heads"),
         intermediate_size=inter,
-        vocab_size=_req(cfg, "vocab_size"),
-        max_context_tokens=_req(cfg, "max_position_embeddings"),
+        vocab_size=positive_int(cfg, "vocab_size"),
+        max_context_tokens=positive_int(cfg, "max_position_embeddings"),
         weight_dtype=dtype,
         attention=attention,
-        moe=_moe(cfg, model_type),
+        moe=moe,
         notes="; ".join([*notes, *(extra_notes or [])]) or None,
     )
 

@@ -20,6 +20,7 @@ class ParamCount:
 
     total: int
     active: int | None = None
+    encoder: int | None = None  # a vision/audio tower's share of `total`, for multimodal configs
 
 
 class UnsupportedArchitecture(InputError):
@@ -143,30 +144,17 @@ def _gemma2(cfg: Mapping[str, Any]) -> ParamCount:
     )
 
 
-def _siglip_vision(vcfg: Mapping[str, Any]) -> int:
-    """SigLIP vision tower (Gemma 3): patch and position embeddings, encoder, final LayerNorm."""
-    hidden, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
-    patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
-    channels = vcfg.get("num_channels", 3)
-    if vcfg.get("vision_use_head", True):
-        raise UnsupportedArchitecture("vision_config.vision_use_head true is not handled")
-    embeddings = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
-    per_layer = 4 * (hidden * hidden + hidden) + hidden * inter + inter + inter * hidden + hidden
-    per_layer += 2 * 2 * hidden  # two LayerNorms with weight and bias
-    return embeddings + _int(vcfg, "num_hidden_layers") * per_layer + 2 * hidden
-
-
-def _gemma3(cfg: Mapping[str, Any], root: Mapping[str, Any]) -> ParamCount:
+def _gemma3(cfg: Mapping[str, Any]) -> ParamCount:
     bias = _flag(cfg, "attention_bias", False)
-    text = _llama_like(
-        cfg, qkv_bias=bias, o_bias=bias, qk_norm=True, norms_per_layer=4, tied_default=True
+    return ParamCount(
+        _llama_like(cfg, qkv_bias=bias, o_bias=bias, qk_norm=True, norms_per_layer=4, tied_default=True)
     )
-    vision = root.get("vision_config")
-    if not isinstance(vision, Mapping):
-        return ParamCount(text)
-    # Gemma3MultiModalProjector: a [vision_hidden, text_hidden] matrix and an RMSNorm
-    projector = _int(vision, "hidden_size") * _int(cfg, "hidden_size") + _int(vision, "hidden_size")
-    return ParamCount(text + _siglip_vision(vision) + projector)
+
+
+def _gemma(cfg: Mapping[str, Any]) -> ParamCount:
+    # Gemma 1: llama-shaped (two RMSNorms per layer, no biases), embeddings tied
+    bias = _flag(cfg, "attention_bias", False)
+    return ParamCount(_llama_like(cfg, qkv_bias=bias, o_bias=bias, tied_default=True))
 
 
 def _experts(cfg: Mapping[str, Any], key: str) -> int:
@@ -326,28 +314,103 @@ def _falcon(cfg: Mapping[str, Any]) -> ParamCount:
     )
 
 
-def count_params(cfg: Mapping[str, Any], model_type: str, root: Mapping[str, Any]) -> ParamCount:
-    """Parameters of the model a (text) config describes; `root` is the whole config.
+def llama4_moe_layers(cfg: Mapping[str, Any]) -> list[int]:
+    """Llama 4's MoE layers: `moe_layers`, else every interleave_moe_layer_step-th layer
+    (Llama4TextConfig: range(step - 1, layers, step))."""
+    layers = _int(cfg, "num_hidden_layers")
+    listed = cfg.get("moe_layers")
+    if isinstance(listed, list):
+        return sorted(int(i) for i in listed)
+    step = cfg.get("interleave_moe_layer_step") or 1
+    return list(range(step - 1, layers, step))
 
-    Raises UnsupportedArchitecture for a model type whose layout is not written out here.
-    """
+
+def _llama4(cfg: Mapping[str, Any]) -> ParamCount:
+    """Llama 4 text model: q/k/v/o without biases (the QK L2 norm has no weights), two
+    RMSNorms per layer; MoE layers hold the experts (gate_up [E, h, 2I], down [E, I, h]), a
+    router [h, E] and one shared expert MLP of intermediate_size; the other layers a dense MLP
+    of intermediate_size_mlp."""
+    hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
+    kv = cfg.get("num_key_value_heads") or _int(cfg, "num_attention_heads")
+    experts, top_k = _int(cfg, "num_local_experts"), _int(cfg, "num_experts_per_tok")
+    expert = _mlp(hidden, _int(cfg, "intermediate_size"))
+    sparse = len(llama4_moe_layers(cfg))
+    dense = layers - sparse
+    base = (
+        _embeddings(cfg, False)
+        + hidden
+        + layers * (_gqa_attention(cfg, kv, False, False) + 2 * hidden)
+        + dense * _mlp(hidden, _int(cfg, "intermediate_size_mlp"))
+        + sparse * (experts * hidden + expert)  # router and the shared expert
+    )
+    return ParamCount(base + sparse * experts * expert, base + sparse * top_k * expert)
+
+
+def _glm4_moe(cfg: Mapping[str, Any]) -> ParamCount:
+    """GLM-4.5/4.6: q/k/v with biases (attention_bias), o_proj without, per-head q/k RMSNorms
+    when use_qk_norm; the first first_k_dense_replace layers a dense MLP, the others routed
+    experts, a router [E, h] with its stored score-correction bias [E] and n_shared_experts
+    shared experts. The multi-token-prediction layer (num_nextn_predict_layers) is left out."""
+    hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
+    kv = _int(cfg, "num_key_value_heads")
+    bias = _flag(cfg, "attention_bias", False)
+    attention = _gqa_attention(cfg, kv, bias, False, qk_norm=_flag(cfg, "use_qk_norm", False))
+    experts, top_k = _int(cfg, "n_routed_experts"), _int(cfg, "num_experts_per_tok")
+    expert = _mlp(hidden, _int(cfg, "moe_intermediate_size"))
+    dense = min(cfg.get("first_k_dense_replace") or 0, layers)
+    sparse = layers - dense
+    base = (
+        _embeddings(cfg, False)
+        + hidden
+        + layers * (attention + 2 * hidden)
+        + dense * _mlp(hidden, _int(cfg, "intermediate_size"))
+        + sparse * (experts * hidden + experts + (cfg.get("n_shared_experts") or 0) * expert)
+    )
+    return ParamCount(base + sparse * experts * expert, base + sparse * top_k * expert)
+
+
+def _text_params(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
     simple = {
         "llama": _llama,
+        "granite": _llama,
         "mistral": _mistral,
         "qwen2": _qwen2,
+        "qwen2_5_vl": _qwen2,
         "qwen3": _qwen3,
+        "qwen3_vl": _qwen3,
         "phi3": _phi3,
+        "gemma": _gemma,
         "gemma2": _gemma2,
+        "gemma3": _gemma3,
+        "gemma3_text": _gemma3,
         "mixtral": _mixtral,
         "qwen3_moe": _qwen3_moe,
+        "qwen3_vl_moe": _qwen3_moe,
         "qwen3_next": _qwen3_next,
         "gpt_oss": _gpt_oss,
         "falcon": _falcon,
+        "llama4": _llama4,
+        "glm4_moe": _glm4_moe,
     }
     if model_type in simple:
         return simple[model_type](cfg)
-    if model_type in ("gemma3", "gemma3_text"):  # gemma3_text: the text-only checkpoints
-        return _gemma3(cfg, root)
     if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2"):
         return _deepseek(cfg, model_type)
     raise UnsupportedArchitecture(f"no parameter count for model_type {model_type!r}")
+
+
+def count_params(cfg: Mapping[str, Any], model_type: str, root: Mapping[str, Any]) -> ParamCount:
+    """Parameters of the checkpoint a config describes: the (text) config `cfg`, plus the
+    vision tower `root` (the whole config) describes, which `encoder` reports separately
+    (and `active`, the per-token count of MoE models, leaves out).
+
+    Raises UnsupportedArchitecture for a model type whose layout is not written out here.
+    """
+    from kvplan.specs.params_multimodal import vision_tower
+
+    text = _text_params(cfg, model_type)
+    tower = vision_tower(model_type, root, _int(cfg, "hidden_size"))
+    if tower is None:
+        return text
+    # a text token does not pass through the tower: `active` stays the language model's
+    return ParamCount(text.total + tower, text.active, tower)

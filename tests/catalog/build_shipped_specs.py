@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 
 from kvplan.specs.hf_import import spec_from_config, spec_yaml
+from kvplan.specs.schema import ModelAlias
 from kvplan.units import DType
+from tests.catalog.catalog_sources import ALIASES, EXTRA_NOTES, NEW, OFFICIAL
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "assets" / "hf_configs"
@@ -58,7 +60,7 @@ M = {
     ),
     "llama-3.1-405b": (
         "meta-llama/Llama-3.1-405B",
-        "partial: no verbatim copy; the fields several independent third-party copies agree on (one cites the official URL)",
+        "ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/meta-llama--Meta-Llama-3.1-405B_config.json@095f58a (the repository's earlier name; a full copy, transformers 4.42.3, which replaces the partial field set read before: the same shapes)",
         None,
     ),
     "llama-3.2-1b": (
@@ -92,8 +94,8 @@ M = {
         None,
     ),
     "mistral-small-24b": (
-        "mistralai/Mistral-Small-3.2-24B-Instruct-2506",
-        "partial: a public test quoting https://huggingface.co/mistralai/Mistral-Small-3.2-24B-Instruct-2506/blob/main/config.json and a generic mistral_small fixture, which agree; torch_dtype was not read reliably (the test says float16 'Updated'), so weight_dtype bf16 is an assumption; fp16 and bf16 size identically",
+        "mistralai/Mistral-Small-24B-Instruct-2501",
+        "partial: a public test (code index id 52225735317) that quotes the 3.2-2506 URL but lists a text-only MistralForCausalLM with max_position_embeddings 32768, and a generic mistral_small fixture (id 59090948446), which agree. Those are the values of the text-only 2501 release: the 3.2-2506 config.json is a multimodal Mistral3ForConditionalGeneration whose text_config allows 131,072 tokens (two independent public files, ids 27216302520 and 71045796411), so the spec now cites 2501 (audit for issue 12); no verbatim 2501 file was read and torch_dtype is unread (the test says float16 'Updated'), so weight_dtype bf16 is an assumption; fp16 and bf16 size identically",
         None,
     ),
     "mixtral-8x7b": (
@@ -175,7 +177,7 @@ M = {
     ),
     "kimi-k2": (
         "moonshotai/Kimi-K2-Instruct",
-        "partial: ai-dynamo/aiconfigurator model_configs/moonshotai--Kimi-K2-Instruct_config.json (abridged: no quantization_config, rope or routing keys)",
+        "ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/moonshotai--Kimi-K2-Instruct_config.json@095f58a (the full file with quantization_config fp8, rope_scaling and routing keys; the abridged copy read before lacked them)",
         None,
     ),
     "gpt-oss-20b": (
@@ -212,12 +214,14 @@ M = {
 WEIGHT = {"mistral-nemo-12b": DType.bf16, "mistral-small-24b": DType.bf16}
 EXTRA = {
     "gemma-2-9b": "published in float32; engines usually serve it in bf16 (--weight-dtype bf16)",
-    "kimi-k2": "the abridged copy read has no quantization_config, so weight_dtype follows its torch_dtype bfloat16; whether the published checkpoint is quantized was not read",
+    **EXTRA_NOTES,
 }
+M.update(NEW)
 
 
 def main() -> None:
     for name, (hf_id, copy, official) in M.items():
+        official = OFFICIAL.get(name, official)
         cfg = json.loads((FIX / f"{name}.json").read_text())
         kw = {}
         if official:
@@ -237,7 +241,8 @@ def main() -> None:
         notes = spec.notes
         if EXTRA.get(name):
             notes = f"{notes}; {EXTRA[name]}" if notes else EXTRA[name]
-        spec = spec.model_copy(update={"source": source, "notes": notes})
+        aliases = [ModelAlias(id=a, source=f"{how_read} (fixture tests/assets/hf_configs/aliases/{fix}.json)") for a, fix, how_read in ALIASES.get(name, [])]
+        spec = spec.model_copy(update={"source": source, "notes": notes, "aliases": aliases})
         (OUT / f"{name}.yaml").write_text(spec_yaml(spec))
     print(f"wrote {len(M)} specs to {OUT}")
 

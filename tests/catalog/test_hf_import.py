@@ -16,15 +16,27 @@ from kvplan.specs import load_model
 from kvplan.specs.hf_import import compress_pattern, import_model, spec_yaml
 from kvplan.specs.schema import LayerKind
 from kvplan.units import DType
+from tests.catalog.catalog_sources import OFFICIAL
 from tests.conftest import invoke
 
 CONFIGS = Path(__file__).parents[1] / "assets" / "hf_configs"
-SHIPPED = sorted(p.stem for p in CONFIGS.glob("*.json") if p.stem != "llama-4-scout")
+SHIPPED = sorted(p.stem for p in CONFIGS.glob("*.json"))
 # the copies read of these two carry no torch_dtype; the shipped spec says bf16 and why
 WEIGHT = {"mistral-nemo-12b": DType.bf16, "mistral-small-24b": DType.bf16}
 # shipped counts that are official and exact: the estimate must equal them
-EXACT_OFFICIAL = {"llama-2-7b", "llama-3-8b", "qwen2.5-72b", "deepseek-v2-lite", "gpt-oss-20b"}
-PROVENANCE = {"source", "notes", "params_total", "params_active", "params_estimated"}
+EXACT_OFFICIAL = {
+    "llama-2-7b",
+    "llama-3-8b",
+    "qwen2.5-72b",
+    "deepseek-v2-lite",
+    "gpt-oss-20b",
+    "qwen3-coder-30b-a3b",
+    "qwen2.5-0.5b",
+    "qwen2-7b",
+    "gemma-3-1b",
+    *OFFICIAL,
+}
+PROVENANCE = {"source", "notes", "params_total", "params_active", "params_estimated", "aliases"}
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -114,10 +126,33 @@ def test_refuses_unknown_model_type(tmp_path):
     _refused(tmp_path, _cfg("llama-3-8b", model_type="jamba"), "'jamba' is not supported")
 
 
-def test_refuses_chunked_attention(runner):
+def test_llama4_chunked_layers_are_sliding_and_nope_layers_full(runner):
+    # Llama4TextConfig default: every 4th layer (3, 7, ...) is NoPE/global, the others attend
+    # within 8192-token chunks, so they never hold more than one chunk
     result = invoke(runner, "import", str(CONFIGS / "llama-4-scout.json"))
-    assert result.exit_code == 2
-    assert "llama4" in result.output and "not supported" in result.output
+    assert result.exit_code == 0, result.output
+    assert "layer_pattern: [sliding, sliding, sliding, full]" in result.output
+    assert "sliding_window_tokens: 8192" in result.output
+
+
+def test_llama4_explicit_no_rope_layers_are_followed(tmp_path):
+    cfg = _cfg("llama-4-scout")
+    cfg["text_config"] = {**cfg["text_config"], "no_rope_layers": [0, 1] * 24}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    kinds = import_model(str(path)).layer_kinds()
+    assert kinds[:4] == [LayerKind.full, LayerKind.sliding, LayerKind.full, LayerKind.sliding]
+    assert kinds.count(LayerKind.full) == 24
+
+
+def test_llama4_without_chunking_is_all_full(tmp_path):
+    cfg = _cfg("llama-4-scout")
+    cfg["text_config"] = {**cfg["text_config"], "attention_chunk_size": None}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    spec = import_model(str(path))
+    assert spec.attention.layer_pattern == [LayerKind.full]
+    assert spec.attention.sliding_window_tokens is None
 
 
 def test_refuses_unknown_layer_type(tmp_path):

