@@ -246,12 +246,16 @@ def models_table(models: list[ModelSpec], title: str) -> str:
     text = _render(title, columns, rows)
     width = terminal_width()
     name_w = max(len(m.name) for m in models) + 2
-    lines = ["", "Hugging Face ids that resolve to each model (hf_id, then sourced aliases):"]
+    lines = ["", "Names that resolve to each model (hf_id, aliases):"]
     for m in models:
         ids = [m.hf_id, *(a.id for a in m.aliases)]
-        wrapped = _wrap(ids, width, " " * (name_w + 1))
-        lines.append(f" {m.name:<{name_w}}" + wrapped[0][name_w + 1:])
-        lines.extend(wrapped[1:])
+        if name_w + 2 + max(len(i) for i in ids) <= width:  # beside the name, hanging indent
+            wrapped = _wrap(ids, width, " " * (name_w + 1))
+            lines.append(f" {m.name:<{name_w}}" + wrapped[0][name_w + 1:])
+            lines.extend(wrapped[1:])
+        else:  # an id too long to sit beside the name: all of them on lines below it
+            lines.append(f" {m.name}")
+            lines.extend(_wrap(ids, width, "   "))
     return text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
 
 
@@ -277,7 +281,8 @@ def models_command(
     what = f"{len(chosen)} of {len(specs)} models match {_describe(query, family=family, attention=att)}"
     if query is None and family is None and attention is None:
         what = f"{len(specs)} models"
-    table = models_table(chosen, f"{what} (KV bytes per token in fp16, one GPU)") if chosen else ""
+    title = f"{what} (KV bytes per token in fp16, one GPU)" if what.endswith("models") else what
+    table = models_table(chosen, title) if chosen else ""
     _emit([model_record(m) for m in chosen], fmt, table, output)
     _finish(errors, len(chosen), f"model matches {_describe(query, family=family, attention=att)}",
             "models", len(specs))
