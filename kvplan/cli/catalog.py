@@ -65,8 +65,11 @@ def model_record(m: ModelSpec) -> dict[str, Any]:
 
 
 def upper_bound(g: HardwareSpec) -> bool:
-    """memory_bytes is the nvidia-smi total (MiB x 2**20), not what the runtime reports."""
-    return g.memory_source.lstrip().upper().startswith("DERIVED UPPER BOUND")
+    """memory_bytes is not a runtime reading but a total the runtime can only fall short of: the
+    nvidia-smi total (MiB x 2**20) or a nominal GiB figure. The specs say so in memory_source,
+    which starts with "DERIVED" ("DERIVED from a runtime reading" is a reading, in whole MiB)."""
+    text = g.memory_source.lstrip().upper()
+    return text.startswith("DERIVED") and not text.startswith("DERIVED FROM A RUNTIME READING")
 
 
 def gpu_record(g: HardwareSpec) -> dict[str, Any]:
@@ -84,6 +87,7 @@ def gpu_record(g: HardwareSpec) -> dict[str, Any]:
         "memory_bandwidth_bytes_per_s": g.memory_bandwidth_bytes_per_s,
         "bf16_dense_flops": g.bf16_dense_flops,
         "fp8_supported": g.fp8_supported,
+        "unified_memory": g.unified_memory,
         "price_per_hour_usd": g.price_per_hour_usd,
         "price_source": g.price_source,
         "memory_source": g.memory_source,
@@ -320,7 +324,7 @@ def gpus_table(gpus: list[HardwareSpec], title: str) -> str:
     ]
     text = _render(title, GPU_COLUMNS, rows, widths=[width, *widths])
     if any(upper_bound(g) for g in gpus):
-        text += "* upper bound: the nvidia-smi total, no runtime reading found (memory_source)\n"
+        text += "* upper bound: no runtime reading found; nvidia-smi or nominal total\n"
     return text
 
 

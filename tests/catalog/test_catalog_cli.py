@@ -20,8 +20,6 @@ REQUIRED_GPUS = {
     "l20", "v100-sxm2-16gb", "v100-sxm2-32gb", "t4", "h20", "h800", "a800-80gb", "b300", "gb300",
     "mi250x", "rtx-5090", "rtx-6000-ada", "rtx-pro-6000-server", "gb10",
 }
-# nvidia-smi shows no memory total on a unified-memory part ("Not Supported" on DGX Spark)
-UNIFIED_MEMORY = {"gb10"}
 
 
 def _json(result) -> list[dict]:  # noqa: ANN001 - typer's Result
@@ -206,7 +204,8 @@ def test_gpu_catalog_complete_and_valid():
     assert len(specs) >= 26
     for g in specs:
         assert len(g.memory_source) > 40, g.name
-        if g.vendor == "nvidia" and g.name not in UNIFIED_MEMORY:
+        # nvidia-smi shows no memory total on a unified-memory part ("Not Supported" on DGX Spark)
+        if g.vendor == "nvidia" and not g.unified_memory:
             assert g.nvidia_smi_mib is not None and g.nvidia_smi_source, g.name
             # the runtime total is at most the nvidia-smi total (the driver keeps a reserve)
             assert g.memory_bytes <= g.nvidia_smi_mib * 1024 * 1024, g.name
@@ -271,7 +270,8 @@ def test_gpus_table_marks_upper_bounds(runner):
     # L20: 46068 MiB x 2**20 = 48,305,799,168 B = 44.99 GiB, the nvidia-smi total
     assert "44.99 GiB*" in _block(text, "l20")[0]
     assert "79.20 GiB*" not in text and "79.20 GiB" in text  # H100: a runtime reading
-    assert text.rstrip().endswith("no runtime reading found (memory_source)")
+    assert "256.00 GiB*" in _block(text, "mi325x")[0]  # the nominal 256 GiB, no HIP reading
+    assert text.rstrip().endswith("* upper bound: no runtime reading found; nvidia-smi or nominal total")
 
 
 def test_gpus_query_and_vendor(runner):
@@ -292,6 +292,10 @@ def test_gpus_json_and_csv_carry_full_alias_lists(runner):
     assert rows["h100-sxm-80gb"]["memory_gib"] == 79.2
     assert rows["l20"]["memory_is_upper_bound"] is True
     assert rows["h100-sxm-80gb"]["memory_is_upper_bound"] is False
+    assert rows["b200"]["memory_is_upper_bound"] is False  # torch's whole-MiB reading
+    upper = {name for name, r in rows.items() if r["memory_is_upper_bound"]}
+    assert upper >= {"a10", "gb200", "mi325x", "mi355x", "l20", "h800", "a800-80gb", "b300", "gb300",
+                     "rtx-pro-6000-server"}
     out = invoke(runner, "gpus", "v100", "-f", "csv").stdout
     by_name = {r["name"]: r for r in csv.DictReader(io.StringIO(out))}
     assert by_name["v100-sxm2-32gb"]["aliases"] == "v100;v100-32gb;v100-sxm2;tesla-v100-sxm2-32gb"

@@ -127,6 +127,7 @@ def test_unified_memory_part_says_what_the_runtime_reports():
     gb10 = load_hardware("dgx-spark")
     assert gb10.name == "gb10"
     assert gb10.nvidia_smi_mib is None  # nvidia-smi: 'Not Supported' on DGX Spark
+    assert [g.name for g in all_hardware()[0] if g.unified_memory] == ["gb10"]
     text = gb10.memory_source
     assert "SHARED with the CPU" in text and "HOW CHOSEN" in text
     # the other Spark's deviceQuery (122,570 MBytes) is cited and lower than the kept reading
