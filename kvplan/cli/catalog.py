@@ -175,11 +175,12 @@ def _render(
     """A rich table; each column is (header, justify). Cells may hold several lines. With
     `widths`, every column is exactly that wide and none wraps (the caller has wrapped)."""
     from rich import box
+    from rich.markup import escape
     from rich.table import Table
 
     from kvplan.render.table import to_string
 
-    t = Table(title=title, box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
+    t = Table(title=escape(title), box=box.SIMPLE_HEAD, pad_edge=False, title_justify="left")
     for i, (header, justify) in enumerate(columns):
         t.add_column(
             header,
@@ -188,7 +189,7 @@ def _render(
             width=widths[i] if widths is not None else None,
         )
     for r in rows:
-        t.add_row(*r)
+        t.add_row(*(escape(cell) for cell in r))  # a name is text, never rich markup
     return to_string([t], width=terminal_width(), color=use_color())
 
 
