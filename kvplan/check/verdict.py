@@ -371,10 +371,13 @@ def _relative_cost(setup: Setup, gpu: HardwareSpec, count: int) -> float:
 def _bigger_gpu(
     setup: Setup, required: int, p95: int | None, catalog: Sequence[HardwareSpec]
 ) -> Fix | None:
-    """The smallest GPU of the same vendor with more memory that passes at the same count."""
+    """The smallest GPU of the same vendor with more memory that passes at the same count; never
+    a unified-memory part (a desktop DGX Spark is no swap for a data-centre GPU)."""
     req = setup.request
     for gpu in sorted(catalog, key=lambda g: (g.memory_bytes, g.name)):
         if gpu.memory_bytes <= req.gpu.memory_bytes or gpu.vendor != req.gpu.vendor:
+            continue
+        if gpu.unified_memory and not req.gpu.unified_memory:
             continue
         numbers = evaluate(replace(setup, request=replace(req, gpu=gpu)), required, p95)
         if numbers.passes:

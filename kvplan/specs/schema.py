@@ -194,6 +194,11 @@ class HardwareSpec(Strict):
         default=None, description="dense BF16 tensor FLOP/s (not sparse); unset where unsourced"
     )
     fp8_supported: bool
+    unified_memory: bool = Field(
+        default=False,
+        description="memory shared with the host CPU (DGX Spark / GB10): memory_bytes is the pool "
+        "the runtime reports, which the OS and host processes also draw from",
+    )
     price_per_hour_usd: float | None = Field(default=None, gt=0)
     price_source: str | None = None
     source: str = Field(min_length=10, description="datasheet(s) for bandwidth and FLOP/s")

@@ -171,8 +171,10 @@ def test_gpu_matching() -> None:
     assert spec is not None and spec.name == h200.name and "exact memory" in how
     spec, how = match_hardware("NVIDIA H100 80GB HBM3", 1, catalog)
     assert spec is not None and spec.name == load_hardware("h100").name and "1 B" in how
-    spec, how = match_hardware("Tesla T4", 15_828_320_256, catalog)
+    spec, how = match_hardware("Tesla P4", None, catalog)  # not in the catalog
     assert spec is None and "--gpu" in how
+    spec, how = match_hardware("Tesla T4", 15_642_329_088, catalog)  # in it since issue #12
+    assert spec is not None and spec.name == "t4" and "exact memory" in how
 
 
 @pytest.mark.parametrize(
@@ -193,7 +195,8 @@ def test_gpu_matching() -> None:
         ("AMD Instinct MI300X", "mi300x"),
         ("AMD Instinct MI325X", "mi325x"),  # no quoted runtime name: by the label's words
         ("NVIDIA H200 NVL", None),  # a different card; no spec: ask for --gpu
-        ("NVIDIA H20", None),
+        ("NVIDIA H20", "h20"),  # in the catalog since issue #12
+        ("NVIDIA GH200 480GB", None),
     ],
 )
 def test_runtime_device_names_match_their_specs(device_name: str, expected: str | None) -> None:

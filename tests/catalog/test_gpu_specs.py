@@ -1,0 +1,167 @@
+"""Each GPU added for issue #12, pinned against the reading its spec cites.
+
+The numbers below are copied from the cited captures (deviceQuery, torch, HIP, nvidia-smi) and
+datasheets, not from the YAML; the arithmetic that links them is worked in the comments.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import pytest
+
+from kvplan.specs import all_hardware, load_hardware
+
+MIB = 1024 * 1024
+
+
+class Reading(NamedTuple):
+    memory_bytes: int
+    smi_mib: int | None  # None: nvidia-smi gives no total (AMD, unified memory)
+    bandwidth: int  # bytes/s, from the datasheet figure in the spec's `source`
+    bf16_dense: int | None  # FLOP/s; None where the part has no BF16 or no dense figure was read
+    fp8: bool
+    device_names: tuple[str, ...]
+    runtime_mib: int | None  # the MBytes/MB/MiB figure the runtime printed; None for upper bounds
+
+
+NEW_GPUS: dict[str, Reading] = {
+    # deviceQuery 'NVIDIA RTX 6000 Ada Generation' 48640 MBytes (51002867712 bytes);
+    # nvidia-smi -q FB Total 49140 MiB, Reserved 500 MiB -> 48640 MiB = 51,002,867,712 B
+    "rtx-6000-ada": Reading(51_002_867_712, 49_140, 960_000_000_000, None, True,
+                            ("NVIDIA RTX 6000 Ada Generation",), 48_640),
+    # deviceQuery 'Tesla V100-SXM2-32GB' 32494 MBytes (34072559616 bytes), CUDA 12.9
+    "v100-sxm2-32gb": Reading(34_072_559_616, 32_768, 900_000_000_000, None, False,
+                              ("Tesla V100-SXM2-32GB",), 32_494),
+    # deviceQuery 'Tesla V100-SXM2-16GB' 16144 MBytes (16928342016 bytes), CUDA 12.4
+    "v100-sxm2-16gb": Reading(16_928_342_016, 16_384, 900_000_000_000, None, False,
+                              ("Tesla V100-SXM2-16GB",), 16_144),
+    # deviceQuery 'Tesla T4' 14918 MBytes (15642329088 bytes), CUDA 12.5
+    "t4": Reading(15_642_329_088, 15_360, 320_000_000_000, None, False, ("Tesla T4",), 14_918),
+    # deviceQuery 'NVIDIA GeForce RTX 5090' 32101 MBytes (33660534784 bytes), driver 13.0
+    "rtx-5090": Reading(33_660_534_784, 32_607, 1_792_000_000_000, None, True,
+                        ("NVIDIA GeForce RTX 5090",), 32_101),
+    # torch total_memory=97285MB on 'NVIDIA H20': 97285 x 1,048,576 = 102,010,716,160
+    "h20": Reading(102_010_716_160, 97_871, 4_000_000_000_000, 148_000_000_000_000, True,
+                   ("NVIDIA H20",), 97_285),
+    # HIP (Cray ACC) 'Total GPU memory 68702699520' on one GCD = 65520 MiB exactly;
+    # per GCD: 3.28 TB/s / 2 = 1.64 TB/s, 383 TFLOPS / 2 = 191.5 TFLOPS
+    "mi250x": Reading(68_702_699_520, None, 1_640_000_000_000, 191_500_000_000_000, False,
+                      ("AMD Instinct MI250X",), 65_520),
+    # cuDeviceTotalMem on GB10: totalMem=130602405888 (121.6 GiB); 130602405888 / 2**30 = 121.63
+    "gb10": Reading(130_602_405_888, None, 273_000_000_000, None, True, ("NVIDIA GB10",), None),
+    # upper bounds: nvidia-smi MiB x 1,048,576
+    # 46068 x 1048576 = 48,305,799,168
+    "l20": Reading(48_305_799_168, 46_068, 864_000_000_000, 119_500_000_000_000, True,
+                   ("NVIDIA L20",), None),
+    # 81559 x 1048576 = 85,520,809,984 (same total as the H100 SXM); 1979 sparse / 2 -> 989 dense
+    "h800": Reading(85_520_809_984, 81_559, 3_350_000_000_000, 989_000_000_000_000, True,
+                    ("NVIDIA H800", "NVIDIA H800 80GB HBM3"), None),
+    # 81920 x 1048576 = 85,899,345,920
+    "a800-80gb": Reading(85_899_345_920, 81_920, 2_039_000_000_000, 312_000_000_000_000, False,
+                         ("NVIDIA A800-SXM4-80GB",), None),
+    # 275040 x 1048576 = 288,400,343,040
+    "b300": Reading(288_400_343_040, 275_040, 8_000_000_000_000, 2_250_000_000_000_000, True,
+                    ("NVIDIA B300 SXM6 AC",), None),
+    # 284208 x 1048576 = 298,013,687,808
+    "gb300": Reading(298_013_687_808, 284_208, 8_000_000_000_000, 2_500_000_000_000_000, True,
+                     ("NVIDIA GB300",), None),
+    # 97887 x 1048576 = 102,641,958,912
+    "rtx-pro-6000-server": Reading(102_641_958_912, 97_887, 1_792_000_000_000, None, True,
+                                   ("NVIDIA RTX PRO 6000 Blackwell Server Edition",), None),
+}
+
+
+def test_issue_12_gpus_are_all_there():
+    specs, errors = all_hardware()
+    assert errors == []
+    assert len(specs) >= 26  # issue #12: at least 26 GPUs; 17 before + 14 here = 31
+    assert {g.name for g in specs} >= set(NEW_GPUS)
+
+
+@pytest.mark.parametrize("name", sorted(NEW_GPUS))
+def test_gpu_matches_its_cited_reading(name):
+    want = NEW_GPUS[name]
+    g = load_hardware(name)
+    assert g.memory_bytes == want.memory_bytes
+    assert g.nvidia_smi_mib == want.smi_mib
+    assert g.memory_bandwidth_bytes_per_s == want.bandwidth
+    assert g.bf16_dense_flops == want.bf16_dense
+    assert g.fp8_supported is want.fp8
+    assert tuple(g.device_names) == want.device_names
+    # the cited figure is written in the spec's own words, digits and all
+    assert f"{want.memory_bytes:,}" in g.memory_source or str(want.memory_bytes) in g.memory_source
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in NEW_GPUS.items() if r.runtime_mib))
+def test_runtime_readings_agree_with_the_printed_mib(name):
+    # deviceQuery prints bytes / 2**20 rounded; torch prints total_memory // 2**20 (MB = MiB)
+    want = NEW_GPUS[name]
+    # (the H20's torch figure is the source of its bytes: 97285 x 2**20, so it rounds back exactly)
+    assert round(want.memory_bytes / MIB) == want.runtime_mib
+    if want.smi_mib is not None:  # the driver keeps a reserve: runtime < nvidia-smi total
+        assert want.memory_bytes < want.smi_mib * MIB
+    assert not load_hardware(name).memory_source.startswith("DERIVED UPPER BOUND")
+
+
+@pytest.mark.parametrize("name", sorted(n for n, r in NEW_GPUS.items() if r.runtime_mib is None
+                                        and r.smi_mib is not None))
+def test_upper_bounds_are_the_nvidia_smi_total_and_say_so(name):
+    want = NEW_GPUS[name]
+    assert want.memory_bytes == want.smi_mib * MIB  # e.g. 46068 x 1,048,576 for the L20
+    g = load_hardware(name)
+    assert g.memory_source.startswith("DERIVED UPPER BOUND")
+    assert "upper bound" in g.memory_source.lower()
+
+
+def test_every_device_name_is_quoted_in_a_cited_source():
+    for g in all_hardware()[0]:
+        if g.name not in NEW_GPUS:
+            continue
+        cited = f"{g.memory_source} {g.nvidia_smi_source or ''}"
+        for device in g.device_names:
+            assert device in cited, (g.name, device)
+
+
+def test_unified_memory_part_says_what_the_runtime_reports():
+    gb10 = load_hardware("dgx-spark")
+    assert gb10.name == "gb10"
+    assert gb10.nvidia_smi_mib is None  # nvidia-smi: 'Not Supported' on DGX Spark
+    assert [g.name for g in all_hardware()[0] if g.unified_memory] == ["gb10"]
+    text = gb10.memory_source
+    assert "SHARED with the CPU" in text and "HOW CHOSEN" in text
+    # the other Spark's deviceQuery (122,570 MBytes) is cited and lower than the kept reading
+    assert "122,570 MBytes" in text and gb10.memory_bytes > 122_570 * MIB
+
+
+def test_mi250x_is_one_gcd():
+    g = load_hardware("instinct-mi250x")
+    # AMD's MI250X figures cover 2 GCDs: 128 GB, 3.28 TB/s, 383 TFLOPS bf16 (dense, no sparsity)
+    assert 2 * g.memory_bandwidth_bytes_per_s == 3_280_000_000_000
+    assert 2 * g.bf16_dense_flops == 383_000_000_000_000
+    assert g.memory_bytes == 65_520 * MIB  # 64 GB per GCD as HIP reports it
+
+
+def test_bf16_is_unset_where_the_part_has_none():
+    # Volta and Turing have no BF16 math; a sparse or FP16 figure must not stand in for it
+    for name in ("v100-sxm2-32gb", "v100-sxm2-16gb", "t4"):
+        assert load_hardware(name).bf16_dense_flops is None
+
+
+def test_aliases_are_unambiguous():
+    specs, _ = all_hardware()
+    owner: dict[str, str] = {g.name.lower(): g.name for g in specs}
+    for g in specs:
+        for alias in g.aliases:
+            key = alias.lower()
+            assert owner.setdefault(key, g.name) == g.name, f"{alias} names {owner[key]} and {g.name}"
+
+
+@pytest.mark.parametrize(
+    ("typed", "name"),
+    [("v100", "v100-sxm2-32gb"), ("V100-16GB", "v100-sxm2-16gb"), ("tesla-t4", "t4"),
+     ("5090", "rtx-5090"), ("rtx-pro-6000", "rtx-pro-6000-server"), ("spark", "gb10"),
+     ("a800", "a800-80gb"), ("gb300-nvl72", "gb300"), ("hgx-b300", "b300")],
+)
+def test_what_users_type_resolves(typed, name):
+    assert load_hardware(typed).name == name
