@@ -3,27 +3,36 @@
 Each conversation's paged cache takes one of finitely many byte sizes (one per block count),
 so the n-fold sum lives on a lattice: base x n + unit x (0, 1, 2, ...). Where that lattice is
 small enough (n x span <= EXACT_LATTICE_LIMIT points) the CDF of the sum is computed exactly
-from the characteristic function (a pure-Python FFT of one conversation's distribution, raised
+from the characteristic function (numpy's real FFT of one conversation's distribution, raised
 to the n-th power, summed in closed form below the pool): only floating-point rounding
 separates it from the true value. Above the limit the sum is approximated by a normal
 distribution, and the Berry-Esseen theorem bounds the error of that CDF at every point by
 C x rho / (sigma^3 x sqrt(n)), C = 0.4748 (Shevtsova 2011, i.i.d. summands).
+
+numpy is imported inside the functions that transform a spread of lengths, never at module
+import: a deployment without a spread (one lattice point) plans without it.
 """
 
 from __future__ import annotations
 
-import cmath
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import lru_cache, reduce
+from functools import reduce
+from typing import TYPE_CHECKING, Any
 
 from kvplan.errors import InputError
-from kvplan.traffic.fft import fft, next_pow2, rfft_half
 from kvplan.traffic.lengths import normal_cdf
 
-EXACT_LATTICE_LIMIT = 1 << 18  # points; one FFT of this size takes about a second
+if TYPE_CHECKING:
+    import numpy as np
+
+EXACT_LATTICE_LIMIT = 1 << 18  # points; one transform of this size takes a few milliseconds
 BERRY_ESSEEN_C = 0.4748  # Shevtsova (2011), identically distributed summands
+
+
+def next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
 
 
 @dataclass(frozen=True)
@@ -33,7 +42,7 @@ class SequenceLattice:
     base_bytes: int
     unit_bytes: int
     pmf: tuple[float, ...]
-    _phi: dict[int, list[complex]] = field(default_factory=dict, compare=False, repr=False)
+    _phi: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
     _moments: list[tuple[float, float, float]] = field(
         default_factory=list, compare=False, repr=False
     )
@@ -54,6 +63,26 @@ class SequenceLattice:
         total = sum(pmf)
         return cls(base, unit, tuple(p / total for p in pmf))
 
+    @classmethod
+    def from_arrays(cls, sizes: np.ndarray, probs: np.ndarray) -> SequenceLattice:
+        """As `from_bytes`, from parallel arrays of bytes (int64) and probabilities; sizes
+        that repeat add their probabilities, in the order given (as the dict would)."""
+        import numpy as np
+
+        keep = probs > 0
+        sizes, probs = sizes[keep], probs[keep]
+        if not len(sizes):
+            raise InputError("the length distribution has no probability mass")
+        base = int(sizes.min())
+        steps = sizes - base
+        unit = int(np.gcd.reduce(steps[steps > 0])) if (steps > 0).any() else 1
+        index = steps // unit
+        span = int(index.max())
+        pmf = np.zeros(span + 1)
+        np.add.at(pmf, index, probs)
+        pmf /= sum(pmf.tolist())  # in order, as from_bytes sums
+        return cls(base, unit, tuple(pmf.tolist()))
+
     @property
     def span(self) -> int:
         return len(self.pmf) - 1
@@ -65,23 +94,61 @@ class SequenceLattice:
     def moments(self) -> tuple[float, float, float]:
         """Mean, variance and third absolute central moment of d (lattice units; cached)."""
         if not self._moments:
-            mu = sum(d * p for d, p in enumerate(self.pmf))
-            var = sum((d - mu) ** 2 * p for d, p in enumerate(self.pmf))
-            rho = sum(abs(d - mu) ** 3 * p for d, p in enumerate(self.pmf))
-            self._moments.append((mu, var, rho))
+            if self.span == 0:
+                self._moments.append((0.0, 0.0, 0.0))
+            else:
+                import numpy as np
+
+                p = self.array()
+                d = np.arange(len(p), dtype=float)
+                mu = float(d @ p)
+                dev = d - mu
+                var = float((dev * dev) @ p)
+                rho = float((np.abs(dev) ** 3) @ p)
+                self._moments.append((mu, var, rho))
         return self._moments[0]
 
     @property
     def mean_bytes(self) -> float:
         return self.base_bytes + self.unit_bytes * self.moments()[0]
 
-    def phi(self, size: int) -> list[complex]:
-        """The DFT of the pmf at `size` points, j = 0 .. size/2 (cached). The pmf is real, so
-        the rest is conjugate-symmetric: phi_{size - j} = conj(phi_j)."""
+    def array(self) -> np.ndarray:
+        """The pmf as a numpy array (cached)."""
+        if -1 not in self._phi:
+            import numpy as np
+
+            self._phi[-1] = np.asarray(self.pmf, dtype=float)
+        arr: np.ndarray = self._phi[-1]
+        return arr
+
+    def phi_array(self, size: int) -> np.ndarray:
+        """The DFT of the pmf at `size` points, j = 0 .. size/2 (numpy's rfft; cached). The pmf
+        is real, so the rest is conjugate-symmetric: phi_{size - j} = conj(phi_j)."""
         if size not in self._phi:
-            padded = list(self.pmf) + [0.0] * (size - len(self.pmf))
-            self._phi[size] = rfft_half(padded) if size >= 2 else fft(padded)
-        return self._phi[size]
+            import numpy as np
+
+            if size < len(self.pmf):
+                raise ValueError("transform size below the lattice span")
+            self._phi[size] = np.fft.rfft(self.array(), n=size)
+        arr: np.ndarray = self._phi[size]
+        return arr
+
+    def spectrum(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """phi_j and ln |phi_j| for j = 1 .. size/2 (cached)."""
+        key = -size - 1
+        if key not in self._phi:
+            import numpy as np
+
+            phi = self.phi_array(size)[1:]
+            with np.errstate(divide="ignore"):
+                self._phi[key] = (phi, np.log(np.abs(phi)))
+        out: tuple[np.ndarray, np.ndarray] = self._phi[key]
+        return out
+
+    def phi(self, size: int) -> list[complex]:
+        """`phi_array` as a list of complex numbers."""
+        out: list[complex] = self.phi_array(size).tolist()
+        return out
 
 
 @dataclass(frozen=True)
@@ -100,11 +167,19 @@ def _threshold(lat: SequenceLattice, n: int, pool_bytes: int) -> int:
     return room // lat.unit_bytes if room >= 0 else -1
 
 
+# a term of the closed form below e^NEGLIGIBLE_LOG in modulus is left out: each is at most
+# e^-80 x N / (2j), so all of them together move P by less than e^-80 x (ln N + 1) < 1e-33
+NEGLIGIBLE_LOG = -80.0
+
+
 def exact_cdf(lat: SequenceLattice, n: int, m: int, size: int | None = None) -> float:
     """P(d_1 + ... + d_n <= m) from the characteristic function, without aliasing.
 
     P(S <= m) = (1/N) sum_j phi_j^n sum_{s=0..m} w^{js}, w = exp(2 pi i / N), with the inner
-    geometric sum in closed form; N >= n x span + 1 so that no mass wraps around.
+    geometric sum in closed form; N >= n x span + 1 so that no mass wraps around. The terms
+    j and N - j are conjugate, so j = 1 .. N/2 - 1 count twice and j = N/2 once. Only the
+    terms whose |phi_j|^n is not negligible (see NEGLIGIBLE_LOG) are evaluated: for a
+    spread of lengths that is a few hundred frequencies next to j = 0.
     """
     if m < 0:
         return 0.0
@@ -114,34 +189,19 @@ def exact_cdf(lat: SequenceLattice, n: int, m: int, size: int | None = None) -> 
     size = size or next_pow2(need)
     if size < need:
         raise ValueError("FFT size too small for this many conversations")
-    phi = lat.phi(size)
-    inv = _geometric_denominators(size)
-    roots = _roots(size)
+    import numpy as np
+
+    phi, log_abs = lat.spectrum(size)
+    keep = np.flatnonzero(log_abs * n > NEGLIGIBLE_LOG)  # index i is frequency j = i + 1
     top = m + 1
-    half = size // 2
-    terms = [(p**n * ((1 - roots[(j * top) % size]) * d)).real
-             for j, p, d in zip(range(1, half + 1), phi[1:half + 1], inv[1:half + 1],
-                                strict=True)]
-    acc = 0.0
-    for term in terms[:-1]:  # summed in order, j = 1 .. half - 1 counted twice
-        acc += 2 * term
-    acc += terms[-1]
+    j = keep + 1
+    step = 2.0 * math.pi / size
+    geometric = (1 - np.exp(1j * step * ((j * top) % size))) / (1 - np.exp(1j * step * j))
+    terms = (phi[keep] ** n * geometric).real
+    terms[j < size // 2] *= 2  # j = N/2 is its own conjugate
+    acc = float(terms.sum())
     total = float(top)  # j = 0: phi_0 = 1, the geometric sum is m + 1
     return min(1.0, max(0.0, (total + acc) / size))
-
-
-@lru_cache(maxsize=4)
-def _roots(size: int) -> list[complex]:
-    """w^k = exp(2 pi i k / size) for k = 0 .. size - 1."""
-    step = 2.0 * math.pi / size
-    return [cmath.exp(1j * step * k) for k in range(size)]
-
-
-@lru_cache(maxsize=8)
-def _geometric_denominators(size: int) -> list[complex]:
-    """1 / (1 - w^j) for j = 0 .. size/2, w = exp(2 pi i / size) (index 0 unused)."""
-    step = 2.0 * math.pi / size
-    return [0j] + [1 / (1 - cmath.exp(1j * step * j)) for j in range(1, size // 2 + 1)]
 
 
 def normal_tail(lat: SequenceLattice, n: int, m: int) -> tuple[float, float]:
@@ -286,11 +346,12 @@ def sum_pmf(lat: SequenceLattice, n: int, limit: int = EXACT_LATTICE_LIMIT) -> l
         return [1.0]
     top = n * lat.span
     if top + 1 <= limit:
+        import numpy as np
+
         size = next_pow2(top + 1)
-        half = lat.phi(size)
-        phi = half + [c.conjugate() for c in reversed(half[1:-1])] if size >= 2 else half
-        dist = fft([p**n for p in phi], inverse=True)
-        return [max(0.0, v.real / size) for v in dist[: top + 1]]
+        dist = np.fft.irfft(lat.phi_array(size) ** n, n=size)[: top + 1]
+        out: list[float] = np.maximum(dist, 0.0).tolist()
+        return out
     mu, var, _ = lat.moments()
     sd = math.sqrt(var * n)
     return [
