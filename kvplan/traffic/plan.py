@@ -185,8 +185,12 @@ def plan_traffic(
     fleet_mean = FleetResult(mean_result, traffic.peak_users, traffic.headroom, traffic.min_users)
     worst = sizer(replace(req, avg_context_tokens=None)).users_per_replica
     pool = mean_result.kv_budget_bytes - mean_result.shared_prefix_bytes
+    # a paged lattice depends on the cap only through its block count (the last block
+    # takes every longer length): max_model_len trials inside one block share it
+    cap = (req.context_tokens if req.allocation is Allocation.reserved
+           else ceil_div(req.context_tokens, req.block_size_tokens))
     key = (req.kv_dtype, req.kv_group_size, req.tp, req.pp, req.block_size_tokens,
-           req.context_tokens, req.allocation, req.shared_prefix_tokens)
+           cap, req.allocation, req.shared_prefix_tokens)
     if lattices is None:
         lattice = sequence_lattice(req, lengths)
     else:

@@ -22,7 +22,7 @@ from functools import reduce
 from typing import TYPE_CHECKING, Any
 
 from kvplan.errors import InputError
-from kvplan.traffic.lengths import normal_cdf
+from kvplan.traffic.lengths import normal_cdf, normal_quantile
 
 if TYPE_CHECKING:
     import numpy as np
@@ -129,7 +129,13 @@ class SequenceLattice:
 
             if size < len(self.pmf):
                 raise ValueError("transform size below the lattice span")
-            self._phi[size] = np.fft.rfft(self.array(), n=size)
+            # a larger transform holds this one at every (larger / size)-th frequency
+            bigger = [k for k in self._phi if k > size and k % size == 0]
+            if bigger:
+                k = min(bigger)
+                self._phi[size] = self._phi[k][:: k // size]
+            else:
+                self._phi[size] = np.fft.rfft(self.array(), n=size)
         arr: np.ndarray = self._phi[size]
         return arr
 
@@ -192,7 +198,7 @@ def exact_cdf(lat: SequenceLattice, n: int, m: int, size: int | None = None) -> 
     import numpy as np
 
     phi, log_abs = lat.spectrum(size)
-    keep = np.flatnonzero(log_abs * n > NEGLIGIBLE_LOG)  # index i is frequency j = i + 1
+    keep = np.flatnonzero(log_abs > NEGLIGIBLE_LOG / n)  # index i is frequency j = i + 1
     top = m + 1
     j = keep + 1
     step = 2.0 * math.pi / size
@@ -293,16 +299,31 @@ def users_at_risk(
 
 
 def _normal_guess(lat: SequenceLattice, pool_bytes: int, risk: float, floor_n: int) -> int:
-    """Where the normal approximation crosses `risk` (a starting point only)."""
-    lo, hi = floor_n, max(floor_n + 1, pool_bytes // max(lat.base_bytes, 1) + 1)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        m = _threshold(lat, mid, pool_bytes)
-        if m >= 0 and normal_tail(lat, mid, m)[0] <= risk:
-            lo = mid
-        else:
-            hi = mid
-    return max(lo, floor_n + 1)
+    """Where the normal approximation crosses `risk` (a starting point only): the largest n
+    in [floor_n, pool / base] whose normal tail is at most `risk`, floor_n + 1 at least.
+
+    The tail grows with n, so the crossing solves m(n) + 1/2 = n mu + z sigma sqrt(n), with
+    m(n) ~ pool / unit - n base / unit: a quadratic in sqrt(n). Its root, rounded, is walked
+    to the exact crossing of the normal tail one step at a time.
+    """
+    hi = max(floor_n + 1, pool_bytes // max(lat.base_bytes, 1) + 1)  # first n not tried
+
+    def fits(n: int) -> bool:
+        m = _threshold(lat, n, pool_bytes)
+        return m >= 0 and normal_tail(lat, n, m)[0] <= risk
+
+    mu, var, _ = lat.moments()
+    a = mu + lat.base_bytes / lat.unit_bytes
+    b = normal_quantile(1.0 - risk) * math.sqrt(var)
+    c = pool_bytes / lat.unit_bytes - 0.5
+    disc = b * b + 4 * a * c
+    root = (-b + math.sqrt(disc)) / (2 * a) if a > 0 and disc >= 0 else 0.0
+    guess = min(max(floor_n, int(root * root)), hi - 1)
+    while guess + 1 < hi and fits(guess + 1):
+        guess += 1
+    while guess > floor_n and not fits(guess):
+        guess -= 1
+    return max(guess, floor_n + 1)
 
 
 def poisson_pmf(n: int, mean: float) -> float:
