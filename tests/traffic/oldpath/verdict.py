@@ -1,107 +1,29 @@
-"""PASS or FAIL for one planned deployment, the deciding numbers, and verified fixes.
+"""The fix search of kvplan/check/verdict.py as it was before the numpy risk (a reference).
 
-A deployment passes when the engine would start (one max_model_len sequence fits in the KV
-pool of a replica), it holds at least the required users, and its max_model_len covers the
-p95 conversation when one is given. Every suggested fix is re-checked with the same arithmetic.
+The functions are the old ones, verbatim; the dataclasses they fill are the live ones (so a
+test can swap these functions into kvplan.check.verdict and compare `kvplan check` output).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from typing import Any
 
 from kvplan.capacity.plan import SizeRequest, SizeResult, size
-from kvplan.deploy import PlannedDeployment
+from kvplan.check.verdict import MAX_TP, Fix, Numbers, Setup, TrafficBasis
 from kvplan.engines import EngineSettings, run_engine
-from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.errors import InputError
 from kvplan.specs.schema import HardwareSpec
 from kvplan.units import DType, ceil_div, fmt_bytes
 
-MAX_TP = 8  # one node; kvplan check does not suggest multi-node tensor parallelism
-
-
-@dataclass(frozen=True)
-class Setup:
-    """The knobs a fix may turn."""
-
-    gpus: int
-    request: SizeRequest
-    max_num_seqs: int | None = None
-    engines_per_unit: int = 1  # engines that must be added together (data-parallel pods)
-    engine: EngineSettings | None = None  # None: the plain arithmetic (`ideal`)
-    # the deployment's traffic (a kvplan.traffic.Traffic) when it states a spread of lengths
-    # or an SLO: a replica then holds what `kvplan fleet` plans (overflow risk, SLO)
-    traffic: Any = None
-
-
-# traffic plans and conversation-size lattices computed in this process (see _traffic_basis)
 _PLANS: dict[Any, TrafficBasis | None] = {}
 _LATTICES: dict[Any, dict[Any, Any]] = {}
 
-
-@dataclass(frozen=True)
-class TrafficBasis:
-    """Users per replica by each basis `kvplan fleet` reports, for a deployment with traffic."""
-
-    users_at_mean: int  # every conversation at the mean length
-    users_at_risk: int  # P(the open conversations overflow the pool) <= risk
-    risk: float
-    risk_method: str  # "exact", "normal" or "point-mass"
-    users_slo: int | None  # the decode-speed SLO's batch, if one is stated
-    slo_tokens_per_s: float | None
-    binding: str  # "overflow_risk" or "slo"
-    users_planned: int  # the smaller of the two: what `kvplan fleet` plans per replica
-
-
-@dataclass(frozen=True)
-class Numbers:
-    """The deciding figures for one deployment."""
-
-    users_held: int
-    users_required: int
-    would_start: bool
-    replicas: int
-    gpus: int
-    gpus_per_replica: int
-    users_per_replica: int  # after the max_num_seqs cap
-    kv_users_per_replica: int  # what the KV pool alone holds
-    kv_pool_bytes: int  # per GPU
-    max_sequence_bytes: int  # one max_model_len sequence, per GPU
-    longest_context_tokens: int | None  # what fits when one max_model_len sequence does not
-    idle_gpus: int
-    limited_by: str  # "kv_cache" | "max_num_seqs" | "weights"
-    p95_tokens: int | None
-    max_model_len: int
-    reasons: tuple[str, ...] = ()
-    traffic: TrafficBasis | None = None
-    p95_beyond_model: bool = False  # no max_model_len the model allows holds the p95
-
-    @property
-    def passes(self) -> bool:
-        return not self.reasons
-
-
-@dataclass(frozen=True)
-class Fix:
-    """One change that makes the deployment pass, verified. `new` holds the changed knobs."""
-
-    change: str  # more_gpus | fp8_kv_cache | max_num_seqs | max_model_len | bigger_gpu | combined
-    old: dict[str, Any]
-    new: dict[str, Any]
-    numbers: Numbers
-    cost: tuple[int, float] = (0, 0.0)  # for ranking: (hardware changed?, relative size)
-
-
-@dataclass(frozen=True)
-class Verdict:
-    numbers: Numbers
-    fixes: tuple[Fix, ...] = field(default=())
-
-    @property
-    def passes(self) -> bool:
-        return self.numbers.passes
+# the functions below are swapped into kvplan.check.verdict under these names
+SWAPPED = ("_size", "_traffic_basis", "evaluate", "_gpus_for", "_tp_options", "_more_gpus",
+           "_fp8_cache", "_max_model_len", "_max_num_seqs", "_hourly", "_relative_cost",
+           "_bigger_gpu", "fixes")
 
 
 def _size(req: SizeRequest, engine: EngineSettings | None = None) -> SizeResult | None:
@@ -406,41 +328,3 @@ def fixes(
             new = {**more.new, "kv_cache_dtype": "fp8"}
             found.append(Fix("combined", old, new, more.numbers, (1, more.cost[1])))
     return tuple(sorted(found, key=lambda f: f.cost))
-
-
-def deployment_traffic(planned: PlannedDeployment) -> Any:
-    """The deployment's traffic as `kvplan fleet` plans it (a kvplan.traffic.Traffic)."""
-    from kvplan.traffic.plan import DEFAULT_RISK, Traffic
-    from kvplan.units import exact
-
-    t = planned.deployment.traffic
-    slo = t.min_tokens_per_s_per_user
-    return Traffic(
-        peak_users=planned.traffic_peak,
-        lengths=planned.lengths,
-        headroom=planned.headroom,
-        min_users=planned.min_users,
-        risk=t.risk if t.risk is not None else DEFAULT_RISK,
-        min_tokens_per_s_per_user=exact(slo) if slo is not None else None,
-    )
-
-
-def judge(
-    planned: PlannedDeployment,
-    gpus: int,
-    catalog: Sequence[HardwareSpec],
-    engines_per_unit: int = 1,
-) -> Verdict:
-    """Numbers for the deployment as written, and for a FAIL the verified fixes."""
-    dep = planned.deployment
-    ctx = dep.traffic.context_tokens
-    p95 = ctx.p95 if ctx else None
-    engine = deployment_engine_settings(dep.engine)
-    traffic = deployment_traffic(planned) if planned.judged_by_traffic else None
-    setup = Setup(gpus, planned.request, dep.engine.max_num_seqs, engines_per_unit, engine,
-                  traffic)
-    required = planned.required_users
-    numbers = evaluate(setup, required, p95)
-    if numbers.passes:
-        return Verdict(numbers)
-    return Verdict(numbers, fixes(setup, required, p95, catalog))
