@@ -16,6 +16,7 @@ import: a deployment without a spread (one lattice point) plans without it.
 from __future__ import annotations
 
 import math
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import reduce
@@ -122,39 +123,64 @@ class SequenceLattice:
         return arr
 
     def phi_array(self, size: int) -> np.ndarray:
-        """The DFT of the pmf at `size` points, j = 0 .. size/2 (numpy's rfft; cached). The pmf
-        is real, so the rest is conjugate-symmetric: phi_{size - j} = conj(phi_j)."""
-        if size not in self._phi:
-            import numpy as np
+        """The DFT of the pmf at `size` points, j = 0 .. size/2 (numpy's rfft; kept a while,
+        see _SPECTRA). The pmf is real, so the rest is conjugate-symmetric:
+        phi_{size - j} = conj(phi_j)."""
+        hit = _recall(self, size)
+        if hit is not None:
+            return hit
+        import numpy as np
 
-            if size < len(self.pmf):
-                raise ValueError("transform size below the lattice span")
-            # a larger transform holds this one at every (larger / size)-th frequency
-            bigger = [k for k in self._phi if k > size and k % size == 0]
-            if bigger:
-                k = min(bigger)
-                self._phi[size] = self._phi[k][:: k // size]
-            else:
-                self._phi[size] = np.fft.rfft(self.array(), n=size)
-        arr: np.ndarray = self._phi[size]
-        return arr
+        if size < len(self.pmf):
+            raise ValueError("transform size below the lattice span")
+        # a larger transform holds this one at every (larger / size)-th frequency
+        for shift in range(1, 8):
+            larger = _recall(self, size << shift)
+            if larger is not None:
+                return _keep(self, size, larger[:: 1 << shift].copy())
+        return _keep(self, size, np.fft.rfft(self.array(), n=size))
 
     def spectrum(self, size: int) -> tuple[np.ndarray, np.ndarray]:
-        """phi_j and ln |phi_j| for j = 1 .. size/2 (cached)."""
-        key = -size - 1
-        if key not in self._phi:
+        """phi_j and ln |phi_j| for j = 1 .. size/2 (kept with the transform)."""
+        log_abs = _recall(self, -size)
+        phi = self.phi_array(size)[1:]
+        if log_abs is None:
             import numpy as np
 
-            phi = self.phi_array(size)[1:]
             with np.errstate(divide="ignore"):
-                self._phi[key] = (phi, np.log(np.abs(phi)))
-        out: tuple[np.ndarray, np.ndarray] = self._phi[key]
-        return out
+                log_abs = _keep(self, -size, np.log(np.abs(phi)))
+        return phi, log_abs
 
     def phi(self, size: int) -> list[complex]:
         """`phi_array` as a list of complex numbers."""
         out: list[complex] = self.phi_array(size).tolist()
         return out
+
+
+# Transforms kept, most recent last: {(id(lattice), size): (lattice, array)}; -size holds
+# ln |phi|. The lattice is held with its arrays (so its id is not reused while they are
+# kept). A fix search asks the same lattice again and again; a run over many files asks
+# each once, so the oldest go past SPECTRA_BUDGET values in all.
+_SPECTRA: OrderedDict[tuple[int, int], tuple[SequenceLattice, np.ndarray]] = OrderedDict()
+SPECTRA_BUDGET = 1 << 23  # array values (at most ~100 MiB)
+_held = [0]
+
+
+def _recall(lat: SequenceLattice, size: int) -> np.ndarray | None:
+    hit = _SPECTRA.get((id(lat), size))
+    if hit is None:
+        return None
+    _SPECTRA.move_to_end((id(lat), size))
+    return hit[1]
+
+
+def _keep(lat: SequenceLattice, size: int, arr: np.ndarray) -> np.ndarray:
+    _SPECTRA[(id(lat), size)] = (lat, arr)
+    _held[0] += arr.size
+    while _held[0] > SPECTRA_BUDGET and len(_SPECTRA) > 1:
+        _, (_, old) = _SPECTRA.popitem(last=False)
+        _held[0] -= old.size
+    return arr
 
 
 @dataclass(frozen=True)
