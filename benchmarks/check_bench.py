@@ -45,12 +45,16 @@ def kvplan(*args: str) -> list[str]:
     return [sys.executable, "-m", "kvplan", *args]
 
 
+CODE = [ROOT]  # the checkout whose kvplan is timed (--code: another one, for a before/after)
+
+
 def run_once(cmd: list[str], ok: tuple[int, ...] = (0,)) -> tuple[float, float, str]:
     """Wall seconds, CPU seconds (user + system) and stdout of one fresh process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, check=False,
-                          env={**os.environ, "PYTHONPATH": str(ROOT)})
+    # run from the checkout: `python -m` puts the working folder first on the path
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False, cwd=CODE[0],
+                          env={**os.environ, "PYTHONPATH": str(CODE[0])})
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in ok:
@@ -71,6 +75,18 @@ def measure(cmd: list[str], runs: int, ok: tuple[int, ...] = (0,)) -> tuple[dict
     return figures, out
 
 
+def _revision(path: Path) -> str:
+    """The commit of a checkout (with +dirty for uncommitted changes), else its path."""
+    try:
+        head = subprocess.run(["git", "-C", str(path), "rev-parse", "--short", "HEAD"],
+                              capture_output=True, text=True, check=True).stdout.strip()
+        dirty = subprocess.run(["git", "-C", str(path), "status", "--porcelain", "kvplan"],
+                               capture_output=True, text=True, check=True).stdout.strip()
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return str(path)
+    return head + ("+dirty" if dirty else "")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per case (median)")
@@ -78,7 +94,11 @@ def main() -> None:
     parser.add_argument("--sizes", default="100,1000", help="corpus sizes, comma-separated")
     parser.add_argument("--seed", type=int, default=14)
     parser.add_argument("--no-record", action="store_true", help="print only")
+    parser.add_argument("--code", type=Path, default=ROOT,
+                        help="time the kvplan of this checkout (e.g. an older commit's tree)")
+    parser.add_argument("--label", default="", help="recorded with the figures (e.g. before)")
     args = parser.parse_args()
+    CODE[0] = args.code.resolve()
 
     run_once(REFERENCE)  # warm the file cache
     reference, _ = measure(REFERENCE, args.runs)
@@ -105,6 +125,8 @@ def main() -> None:
         "python": platform.python_version(),
         "machine": f"{platform.machine()} {os.cpu_count()} cores",
         "load_avg_1m": round(os.getloadavg()[0], 2),
+        "code": _revision(CODE[0]),
+        "label": args.label,
         "reference_wall_s_median": reference["wall_s_median"],
         "reference_cpu_s_median": reference["cpu_s_median"],
         "reference_after_wall_s_median": reference_after["wall_s_median"],

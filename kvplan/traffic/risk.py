@@ -19,7 +19,7 @@ import math
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import reduce
+from functools import lru_cache, reduce
 from typing import TYPE_CHECKING, Any
 
 from kvplan.errors import InputError
@@ -340,7 +340,7 @@ def _normal_guess(lat: SequenceLattice, pool_bytes: int, risk: float, floor_n: i
 
     mu, var, _ = lat.moments()
     a = mu + lat.base_bytes / lat.unit_bytes
-    b = normal_quantile(1.0 - risk) * math.sqrt(var)
+    b = _upper_quantile(risk) * math.sqrt(var)
     c = pool_bytes / lat.unit_bytes - 0.5
     disc = b * b + 4 * a * c
     root = (-b + math.sqrt(disc)) / (2 * a) if a > 0 and disc >= 0 else 0.0
@@ -350,6 +350,12 @@ def _normal_guess(lat: SequenceLattice, pool_bytes: int, risk: float, floor_n: i
     while guess > floor_n and not fits(guess):
         guess -= 1
     return max(guess, floor_n + 1)
+
+
+@lru_cache(maxsize=64)
+def _upper_quantile(risk: float) -> float:
+    """z with P(Z > z) = risk (a bisection on erf: kept, risks repeat)."""
+    return normal_quantile(1.0 - risk)
 
 
 def poisson_pmf(n: int, mean: float) -> float:
