@@ -16,7 +16,6 @@ import: a deployment without a spread (one lattice point) plans without it.
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache, reduce
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvplan.errors import InputError
 from kvplan.traffic.lengths import normal_cdf, normal_quantile
+from kvplan.traffic.spectra import keep, recall
 
 if TYPE_CHECKING:
     import numpy as np
@@ -126,7 +126,7 @@ class SequenceLattice:
         """The DFT of the pmf at `size` points, j = 0 .. size/2 (numpy's rfft; kept a while,
         see _SPECTRA). The pmf is real, so the rest is conjugate-symmetric:
         phi_{size - j} = conj(phi_j)."""
-        hit = _recall(self, size)
+        hit = recall(self, size)
         if hit is not None:
             return hit
         import numpy as np
@@ -135,52 +135,26 @@ class SequenceLattice:
             raise ValueError("transform size below the lattice span")
         # a larger transform holds this one at every (larger / size)-th frequency
         for shift in range(1, 8):
-            larger = _recall(self, size << shift)
+            larger = recall(self, size << shift)
             if larger is not None:
-                return _keep(self, size, larger[:: 1 << shift].copy())
-        return _keep(self, size, np.fft.rfft(self.array(), n=size))
+                return keep(self, size, larger[:: 1 << shift].copy())
+        return keep(self, size, np.fft.rfft(self.array(), n=size))
 
     def spectrum(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """phi_j and ln |phi_j| for j = 1 .. size/2 (kept with the transform)."""
-        log_abs = _recall(self, -size)
+        log_abs = recall(self, -size)
         phi = self.phi_array(size)[1:]
         if log_abs is None:
             import numpy as np
 
             with np.errstate(divide="ignore"):
-                log_abs = _keep(self, -size, np.log(np.abs(phi)))
+                log_abs = keep(self, -size, np.log(np.abs(phi)))
         return phi, log_abs
 
     def phi(self, size: int) -> list[complex]:
         """`phi_array` as a list of complex numbers."""
         out: list[complex] = self.phi_array(size).tolist()
         return out
-
-
-# Transforms kept, most recent last: {(id(lattice), size): (lattice, array)}; -size holds
-# ln |phi|. The lattice is held with its arrays (so its id is not reused while they are
-# kept). A fix search asks the same lattice again and again; a run over many files asks
-# each once, so the oldest go past SPECTRA_BUDGET values in all.
-_SPECTRA: OrderedDict[tuple[int, int], tuple[SequenceLattice, np.ndarray]] = OrderedDict()
-SPECTRA_BUDGET = 1 << 23  # array values (at most ~100 MiB)
-_held = [0]
-
-
-def _recall(lat: SequenceLattice, size: int) -> np.ndarray | None:
-    hit = _SPECTRA.get((id(lat), size))
-    if hit is None:
-        return None
-    _SPECTRA.move_to_end((id(lat), size))
-    return hit[1]
-
-
-def _keep(lat: SequenceLattice, size: int, arr: np.ndarray) -> np.ndarray:
-    _SPECTRA[(id(lat), size)] = (lat, arr)
-    _held[0] += arr.size
-    while _held[0] > SPECTRA_BUDGET and len(_SPECTRA) > 1:
-        _, (_, old) = _SPECTRA.popitem(last=False)
-        _held[0] -= old.size
-    return arr
 
 
 @dataclass(frozen=True)
