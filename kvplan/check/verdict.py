@@ -121,7 +121,7 @@ def _traffic_basis(setup: Setup, req: SizeRequest) -> TrafficBasis | None:
     # plans are pure functions of the model, the traffic, the engine and the request, so one
     # run of `check` computes each once: repeated trials, and files that deploy the same
     # model for the same traffic (staging and production copies) share them
-    same = (req.model.model_dump_json(), setup.traffic, repr(engine))
+    same = (_model_key(req.model), setup.traffic, repr(engine))
     key = (same, req.gpu.name, req.context_tokens, req.kv_dtype, req.kv_group_size, req.tp,
            req.pp, req.block_size_tokens, req.allocation, req.shared_prefix_tokens,
            req.kv_budget_bytes, req.memory_utilization, req.reserve_bytes, req.weight_dtype)
@@ -154,6 +154,19 @@ def _traffic_basis(setup: Setup, req: SizeRequest) -> TrafficBasis | None:
         )
     _PLANS[key] = basis
     return basis
+
+
+_MODEL_KEYS: dict[int, tuple[Any, str]] = {}
+
+
+def _model_key(model: Any) -> str:
+    """The model spec as JSON (a cache key), serialised once per spec object in a run."""
+    hit = _MODEL_KEYS.get(id(model))
+    if hit is None or hit[0] is not model:
+        if len(_MODEL_KEYS) > 4096:
+            _MODEL_KEYS.clear()
+        hit = _MODEL_KEYS[id(model)] = (model, model.model_dump_json())
+    return hit[1]
 
 
 def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:

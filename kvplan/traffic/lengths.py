@@ -14,6 +14,7 @@ import random
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from pathlib import Path
 
 from kvplan.errors import InputError
@@ -137,11 +138,17 @@ class LogNormal(LengthDistribution):
         return max(1, math.ceil(rng.lognormvariate(self.mu, self.sigma)))
 
     def describe(self) -> str:
-        p50, p95, p99 = (self.quantile(q) for q in (0.5, 0.95, 0.99))
-        return (
-            f"lognormal (mu {self.mu:.4f}, sigma {self.sigma:.4f}): p50 {p50:,.0f}, "
-            f"p95 {p95:,.0f}, p99 {p99:,.0f} tokens"
-        )
+        return _describe_lognormal(self.mu, self.sigma)
+
+
+@lru_cache(maxsize=256)
+def _describe_lognormal(mu: float, sigma: float) -> str:
+    """LogNormal.describe, kept: each plan states it, and the quantiles take a bisection."""
+    p50, p95, p99 = (math.exp(mu + sigma * normal_quantile(q)) for q in (0.5, 0.95, 0.99))
+    return (
+        f"lognormal (mu {mu:.4f}, sigma {sigma:.4f}): p50 {p50:,.0f}, "
+        f"p95 {p95:,.0f}, p99 {p99:,.0f} tokens"
+    )
 
 
 def fit_lognormal(percentiles: dict[float, float]) -> LogNormal:

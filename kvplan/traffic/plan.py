@@ -6,6 +6,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from kvplan.capacity.kv import (
     Allocation,
@@ -17,6 +18,7 @@ from kvplan.capacity.kv import (
 )
 from kvplan.capacity.plan import FleetResult, SizeRequest, SizeResult, size, weights_bytes_per_gpu
 from kvplan.errors import InputError
+from kvplan.specs.schema import ModelSpec
 from kvplan.traffic.decode import decode_step_time_s, slo_batch, ttft_s
 from kvplan.traffic.lengths import LengthDistribution, PointMass
 from kvplan.traffic.risk import (
@@ -27,6 +29,9 @@ from kvplan.traffic.risk import (
     users_at_risk,
 )
 from kvplan.units import ceil_div
+
+if TYPE_CHECKING:
+    import numpy as np
 
 DEFAULT_RISK = 0.01
 
@@ -106,7 +111,8 @@ def heaviest_stage(stages: list[StageCache]) -> StageCache:
 
 
 def sequence_lattice(req: SizeRequest, lengths: LengthDistribution) -> SequenceLattice:
-    """One conversation's paged bytes on the fullest GPU, for each block count it may hold."""
+    """One conversation's paged bytes on the fullest GPU, for each block count it may hold
+    (every block count at once, as arrays; one point without numpy for a mean alone)."""
     stage = heaviest_stage(stage_caches(req.model, Precision(req.kv_dtype, req.kv_group_size),
                                         req.tp, req.pp))
     b = req.block_size_tokens
@@ -116,13 +122,35 @@ def sequence_lattice(req: SizeRequest, lengths: LengthDistribution) -> SequenceL
     if req.allocation is Allocation.reserved:
         seq = sequence_bytes(stage, req.model, req.context_tokens, Allocation.reserved, b)
         return SequenceLattice.from_bytes({seq: 1.0})
-    pmf = lengths.block_pmf(b, req.context_tokens)
-    tokens = [max(min(k * b, req.context_tokens), shared) for k in pmf]
-    probs: dict[int, float] = {}
-    for seq, p in zip(sequences_bytes(stage, req.model, tokens, Allocation.paged, b, shared),
-                      pmf.values(), strict=True):
-        probs[seq] = probs.get(seq, 0.0) + p
-    return SequenceLattice.from_bytes(probs)
+    if isinstance(lengths, PointMass):
+        pmf = lengths.block_pmf(b, req.context_tokens)
+        tokens = [max(min(k * b, req.context_tokens), shared) for k in pmf]
+        probs: dict[int, float] = {}
+        for seq, p in zip(sequences_bytes(stage, req.model, tokens, Allocation.paged, b, shared),
+                          pmf.values(), strict=True):
+            probs[seq] = probs.get(seq, 0.0) + p
+        return SequenceLattice.from_bytes(probs)
+    import numpy as np
+
+    from kvplan.traffic.blocks import block_arrays
+
+    counts, probs_arr = block_arrays(lengths, b, req.context_tokens)
+    held = np.maximum(np.minimum(counts * b, req.context_tokens), shared)
+    return SequenceLattice.from_arrays(paged_bytes(stage, req.model, held, b, shared), probs_arr)
+
+
+def paged_bytes(stage: StageCache, model: ModelSpec, tokens: np.ndarray, block_tokens: int,
+                shared_tokens: int) -> np.ndarray:
+    """`sequences_bytes(..., Allocation.paged, ...)` over an int64 array of lengths."""
+    import numpy as np
+
+    window = model.attention.sliding_window_tokens
+    full, sliding = stage.full_bytes_per_token, stage.sliding_bytes_per_token
+    base = stage.state_bytes_per_sequence - shared_tokens * full
+    held = np.minimum(tokens, window) if window is not None else tokens
+    b = block_tokens
+    out: np.ndarray = (-(-tokens // b)) * b * full + (-(-held // b)) * b * sliding + base
+    return out
 
 
 def kv_read_bytes(req: SizeRequest, tokens: int) -> int:
@@ -157,8 +185,12 @@ def plan_traffic(
     fleet_mean = FleetResult(mean_result, traffic.peak_users, traffic.headroom, traffic.min_users)
     worst = sizer(replace(req, avg_context_tokens=None)).users_per_replica
     pool = mean_result.kv_budget_bytes - mean_result.shared_prefix_bytes
+    # a paged lattice depends on the cap only through its block count (the last block
+    # takes every longer length): max_model_len trials inside one block share it
+    cap = (req.context_tokens if req.allocation is Allocation.reserved
+           else ceil_div(req.context_tokens, req.block_size_tokens))
     key = (req.kv_dtype, req.kv_group_size, req.tp, req.pp, req.block_size_tokens,
-           req.context_tokens, req.allocation, req.shared_prefix_tokens)
+           cap, req.allocation, req.shared_prefix_tokens)
     if lattices is None:
         lattice = sequence_lattice(req, lengths)
     else:

@@ -3,27 +3,37 @@
 Each conversation's paged cache takes one of finitely many byte sizes (one per block count),
 so the n-fold sum lives on a lattice: base x n + unit x (0, 1, 2, ...). Where that lattice is
 small enough (n x span <= EXACT_LATTICE_LIMIT points) the CDF of the sum is computed exactly
-from the characteristic function (a pure-Python FFT of one conversation's distribution, raised
+from the characteristic function (numpy's real FFT of one conversation's distribution, raised
 to the n-th power, summed in closed form below the pool): only floating-point rounding
 separates it from the true value. Above the limit the sum is approximated by a normal
 distribution, and the Berry-Esseen theorem bounds the error of that CDF at every point by
 C x rho / (sigma^3 x sqrt(n)), C = 0.4748 (Shevtsova 2011, i.i.d. summands).
+
+numpy is imported inside the functions that transform a spread of lengths, never at module
+import: a deployment without a spread (one lattice point) plans without it.
 """
 
 from __future__ import annotations
 
-import cmath
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache, reduce
+from typing import TYPE_CHECKING, Any
 
 from kvplan.errors import InputError
-from kvplan.traffic.fft import fft, next_pow2, rfft_half
-from kvplan.traffic.lengths import normal_cdf
+from kvplan.traffic.lengths import normal_cdf, normal_quantile
+from kvplan.traffic.spectra import keep, recall
 
-EXACT_LATTICE_LIMIT = 1 << 18  # points; one FFT of this size takes about a second
+if TYPE_CHECKING:
+    import numpy as np
+
+EXACT_LATTICE_LIMIT = 1 << 18  # points; one transform of this size takes a few milliseconds
 BERRY_ESSEEN_C = 0.4748  # Shevtsova (2011), identically distributed summands
+
+
+def next_pow2(n: int) -> int:
+    return 1 << max(0, (n - 1).bit_length())
 
 
 @dataclass(frozen=True)
@@ -33,7 +43,7 @@ class SequenceLattice:
     base_bytes: int
     unit_bytes: int
     pmf: tuple[float, ...]
-    _phi: dict[int, list[complex]] = field(default_factory=dict, compare=False, repr=False)
+    _phi: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
     _moments: list[tuple[float, float, float]] = field(
         default_factory=list, compare=False, repr=False
     )
@@ -54,6 +64,26 @@ class SequenceLattice:
         total = sum(pmf)
         return cls(base, unit, tuple(p / total for p in pmf))
 
+    @classmethod
+    def from_arrays(cls, sizes: np.ndarray, probs: np.ndarray) -> SequenceLattice:
+        """As `from_bytes`, from parallel arrays of bytes (int64) and probabilities; sizes
+        that repeat add their probabilities, in the order given (as the dict would)."""
+        import numpy as np
+
+        keep = probs > 0
+        sizes, probs = sizes[keep], probs[keep]
+        if not len(sizes):
+            raise InputError("the length distribution has no probability mass")
+        base = int(sizes.min())
+        steps = sizes - base
+        unit = int(np.gcd.reduce(steps[steps > 0])) if (steps > 0).any() else 1
+        index = steps // unit
+        span = int(index.max())
+        pmf = np.zeros(span + 1)
+        np.add.at(pmf, index, probs)
+        pmf /= sum(pmf.tolist())  # in order, as from_bytes sums
+        return cls(base, unit, tuple(pmf.tolist()))
+
     @property
     def span(self) -> int:
         return len(self.pmf) - 1
@@ -65,23 +95,66 @@ class SequenceLattice:
     def moments(self) -> tuple[float, float, float]:
         """Mean, variance and third absolute central moment of d (lattice units; cached)."""
         if not self._moments:
-            mu = sum(d * p for d, p in enumerate(self.pmf))
-            var = sum((d - mu) ** 2 * p for d, p in enumerate(self.pmf))
-            rho = sum(abs(d - mu) ** 3 * p for d, p in enumerate(self.pmf))
-            self._moments.append((mu, var, rho))
+            if self.span == 0:
+                self._moments.append((0.0, 0.0, 0.0))
+            else:
+                import numpy as np
+
+                p = self.array()
+                d = np.arange(len(p), dtype=float)
+                mu = float(d @ p)
+                dev = d - mu
+                var = float((dev * dev) @ p)
+                rho = float((np.abs(dev) ** 3) @ p)
+                self._moments.append((mu, var, rho))
         return self._moments[0]
 
     @property
     def mean_bytes(self) -> float:
         return self.base_bytes + self.unit_bytes * self.moments()[0]
 
+    def array(self) -> np.ndarray:
+        """The pmf as a numpy array (cached)."""
+        if -1 not in self._phi:
+            import numpy as np
+
+            self._phi[-1] = np.asarray(self.pmf, dtype=float)
+        arr: np.ndarray = self._phi[-1]
+        return arr
+
+    def phi_array(self, size: int) -> np.ndarray:
+        """The DFT of the pmf at `size` points, j = 0 .. size/2 (numpy's rfft; kept a while,
+        see _SPECTRA). The pmf is real, so the rest is conjugate-symmetric:
+        phi_{size - j} = conj(phi_j)."""
+        hit = recall(self, size)
+        if hit is not None:
+            return hit
+        import numpy as np
+
+        if size < len(self.pmf):
+            raise ValueError("transform size below the lattice span")
+        # a larger transform holds this one at every (larger / size)-th frequency
+        for shift in range(1, 8):
+            larger = recall(self, size << shift)
+            if larger is not None:
+                return keep(self, size, larger[:: 1 << shift].copy())
+        return keep(self, size, np.fft.rfft(self.array(), n=size))
+
+    def spectrum(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """phi_j and ln |phi_j| for j = 1 .. size/2 (kept with the transform)."""
+        log_abs = recall(self, -size)
+        phi = self.phi_array(size)[1:]
+        if log_abs is None:
+            import numpy as np
+
+            with np.errstate(divide="ignore"):
+                log_abs = keep(self, -size, np.log(np.abs(phi)))
+        return phi, log_abs
+
     def phi(self, size: int) -> list[complex]:
-        """The DFT of the pmf at `size` points, j = 0 .. size/2 (cached). The pmf is real, so
-        the rest is conjugate-symmetric: phi_{size - j} = conj(phi_j)."""
-        if size not in self._phi:
-            padded = list(self.pmf) + [0.0] * (size - len(self.pmf))
-            self._phi[size] = rfft_half(padded) if size >= 2 else fft(padded)
-        return self._phi[size]
+        """`phi_array` as a list of complex numbers."""
+        out: list[complex] = self.phi_array(size).tolist()
+        return out
 
 
 @dataclass(frozen=True)
@@ -100,11 +173,19 @@ def _threshold(lat: SequenceLattice, n: int, pool_bytes: int) -> int:
     return room // lat.unit_bytes if room >= 0 else -1
 
 
+# a term of the closed form below e^NEGLIGIBLE_LOG in modulus is left out: each is at most
+# e^-80 x N / (2j), so all of them together move P by less than e^-80 x (ln N + 1) < 1e-33
+NEGLIGIBLE_LOG = -80.0
+
+
 def exact_cdf(lat: SequenceLattice, n: int, m: int, size: int | None = None) -> float:
     """P(d_1 + ... + d_n <= m) from the characteristic function, without aliasing.
 
     P(S <= m) = (1/N) sum_j phi_j^n sum_{s=0..m} w^{js}, w = exp(2 pi i / N), with the inner
-    geometric sum in closed form; N >= n x span + 1 so that no mass wraps around.
+    geometric sum in closed form; N >= n x span + 1 so that no mass wraps around. The terms
+    j and N - j are conjugate, so j = 1 .. N/2 - 1 count twice and j = N/2 once. Only the
+    terms whose |phi_j|^n is not negligible (see NEGLIGIBLE_LOG) are evaluated: for a
+    spread of lengths that is a few hundred frequencies next to j = 0.
     """
     if m < 0:
         return 0.0
@@ -114,34 +195,19 @@ def exact_cdf(lat: SequenceLattice, n: int, m: int, size: int | None = None) -> 
     size = size or next_pow2(need)
     if size < need:
         raise ValueError("FFT size too small for this many conversations")
-    phi = lat.phi(size)
-    inv = _geometric_denominators(size)
-    roots = _roots(size)
+    import numpy as np
+
+    phi, log_abs = lat.spectrum(size)
+    keep = np.flatnonzero(log_abs > NEGLIGIBLE_LOG / n)  # index i is frequency j = i + 1
     top = m + 1
-    half = size // 2
-    terms = [(p**n * ((1 - roots[(j * top) % size]) * d)).real
-             for j, p, d in zip(range(1, half + 1), phi[1:half + 1], inv[1:half + 1],
-                                strict=True)]
-    acc = 0.0
-    for term in terms[:-1]:  # summed in order, j = 1 .. half - 1 counted twice
-        acc += 2 * term
-    acc += terms[-1]
+    j = keep + 1
+    step = 2.0 * math.pi / size
+    geometric = (1 - np.exp(1j * step * ((j * top) % size))) / (1 - np.exp(1j * step * j))
+    terms = (phi[keep] ** n * geometric).real
+    terms[j < size // 2] *= 2  # j = N/2 is its own conjugate
+    acc = float(terms.sum())
     total = float(top)  # j = 0: phi_0 = 1, the geometric sum is m + 1
     return min(1.0, max(0.0, (total + acc) / size))
-
-
-@lru_cache(maxsize=4)
-def _roots(size: int) -> list[complex]:
-    """w^k = exp(2 pi i k / size) for k = 0 .. size - 1."""
-    step = 2.0 * math.pi / size
-    return [cmath.exp(1j * step * k) for k in range(size)]
-
-
-@lru_cache(maxsize=8)
-def _geometric_denominators(size: int) -> list[complex]:
-    """1 / (1 - w^j) for j = 0 .. size/2, w = exp(2 pi i / size) (index 0 unused)."""
-    step = 2.0 * math.pi / size
-    return [0j] + [1 / (1 - cmath.exp(1j * step * j)) for j in range(1, size // 2 + 1)]
 
 
 def normal_tail(lat: SequenceLattice, n: int, m: int) -> tuple[float, float]:
@@ -233,16 +299,37 @@ def users_at_risk(
 
 
 def _normal_guess(lat: SequenceLattice, pool_bytes: int, risk: float, floor_n: int) -> int:
-    """Where the normal approximation crosses `risk` (a starting point only)."""
-    lo, hi = floor_n, max(floor_n + 1, pool_bytes // max(lat.base_bytes, 1) + 1)
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        m = _threshold(lat, mid, pool_bytes)
-        if m >= 0 and normal_tail(lat, mid, m)[0] <= risk:
-            lo = mid
-        else:
-            hi = mid
-    return max(lo, floor_n + 1)
+    """Where the normal approximation crosses `risk` (a starting point only): the largest n
+    in [floor_n, pool / base] whose normal tail is at most `risk`, floor_n + 1 at least.
+
+    The tail grows with n, so the crossing solves m(n) + 1/2 = n mu + z sigma sqrt(n), with
+    m(n) ~ pool / unit - n base / unit: a quadratic in sqrt(n). Its root, rounded, is walked
+    to the exact crossing of the normal tail one step at a time.
+    """
+    hi = max(floor_n + 1, pool_bytes // max(lat.base_bytes, 1) + 1)  # first n not tried
+
+    def fits(n: int) -> bool:
+        m = _threshold(lat, n, pool_bytes)
+        return m >= 0 and normal_tail(lat, n, m)[0] <= risk
+
+    mu, var, _ = lat.moments()
+    a = mu + lat.base_bytes / lat.unit_bytes
+    b = _upper_quantile(risk) * math.sqrt(var)
+    c = pool_bytes / lat.unit_bytes - 0.5
+    disc = b * b + 4 * a * c
+    root = (-b + math.sqrt(disc)) / (2 * a) if a > 0 and disc >= 0 else 0.0
+    guess = min(max(floor_n, int(root * root)), hi - 1)
+    while guess + 1 < hi and fits(guess + 1):
+        guess += 1
+    while guess > floor_n and not fits(guess):
+        guess -= 1
+    return max(guess, floor_n + 1)
+
+
+@lru_cache(maxsize=64)
+def _upper_quantile(risk: float) -> float:
+    """z with P(Z > z) = risk (a bisection on erf: kept, risks repeat)."""
+    return normal_quantile(1.0 - risk)
 
 
 def poisson_pmf(n: int, mean: float) -> float:
@@ -286,11 +373,12 @@ def sum_pmf(lat: SequenceLattice, n: int, limit: int = EXACT_LATTICE_LIMIT) -> l
         return [1.0]
     top = n * lat.span
     if top + 1 <= limit:
+        import numpy as np
+
         size = next_pow2(top + 1)
-        half = lat.phi(size)
-        phi = half + [c.conjugate() for c in reversed(half[1:-1])] if size >= 2 else half
-        dist = fft([p**n for p in phi], inverse=True)
-        return [max(0.0, v.real / size) for v in dist[: top + 1]]
+        dist = np.fft.irfft(lat.phi_array(size) ** n, n=size)[: top + 1]
+        out: list[float] = np.maximum(dist, 0.0).tolist()
+        return out
     mu, var, _ = lat.moments()
     sd = math.sqrt(var * n)
     return [

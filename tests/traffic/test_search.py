@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from fractions import Fraction
 
@@ -100,3 +101,32 @@ def test_fp8_only_where_supported_and_tp_divides_heads():
     assert {(r.plan.size.request.tp, r.plan.size.request.kv_dtype) for r in result.rows} == {
         (1, DType.fp16)
     }
+
+
+def test_search_progress_goes_to_a_terminal_only(runner, monkeypatch) -> None:
+    """`fleet --search` reports progress on stderr only when stderr is a terminal; the JSON on
+    stdout is the same either way (a bar forced on from the first candidate does not leak)."""
+    from kvplan.cli import app, progress
+
+    args = ["fleet", "llama-3-8b", "-n", "2000", "--context", "8192", "--context-p50", "1200",
+            "--context-p95", "6000", "--search", "--search-gpus", "h100,h200", "--format", "json"]
+    plain = runner.invoke(app, args)
+    assert plain.exit_code == 0, plain.output
+    assert plain.stderr == ""
+    rows = json.loads(plain.stdout)["rows"]
+    assert {r["gpu"] for r in rows} == {"h100-sxm-80gb", "h200-141gb"}
+
+    bars: list[progress.LazyProgress] = []
+    start = progress.LazyProgress.__init__
+
+    def on_a_terminal(self: progress.LazyProgress, description: str, delay_s: float = 1.0) -> None:
+        start(self, description, 0.0)
+        self.enabled = True  # as if stderr were a terminal, shown from the start
+        bars.append(self)
+
+    monkeypatch.setattr(progress.LazyProgress, "__init__", on_a_terminal)
+    shown = runner.invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout == plain.stdout
+    assert [b.description for b in bars] == ["searching"]
+    assert bars[0]._bar is not None  # the bar was drawn (on stderr)
