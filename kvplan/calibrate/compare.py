@@ -73,6 +73,9 @@ class RunReport:
     checks: list[Check] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     unparsed: list[tuple[int, str]] = field(default_factory=list)
+    log: str = ""  # the log file's name
+    part: str = "unsplit"  # fit | heldout (SPLIT.tsv)
+    model_class: str = "unknown"  # dense | moe | mla | sliding | multimodal | unknown
 
 
 def _num(run: Run, *keys: str) -> float | None:
@@ -428,19 +431,53 @@ def _token_checks(rep: RunReport, run: Run, res: object, basis: str, target: flo
                             (res.reason or "")[:120]))
 
 
+def log_paths(paths: list[Path]) -> list[Path]:
+    """Files as given; a directory stands for its *.log files, in name order."""
+    out: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found = sorted(path.glob("*.log"))
+            if not found:
+                raise InputError(f"{path}: no *.log files in this directory")
+            out += found
+        elif path.is_file():
+            out.append(path)
+        else:
+            raise InputError(f"{path}: no such log file or directory")
+    return out
+
+
 def calibrate_files(paths: list[Path]) -> list[RunReport]:
+    from kvplan.calibrate.split import split_for
+
+    paths = log_paths(paths)
+    split = split_for(paths)
     reports = []
     for path in paths:
         log: LogFile = parse_file(path)
+        entry = split.get(path.name)
         for run in log.runs:
             if not run.values and not run.errors:
                 rep = RunReport(run.label, run.engine, run.version, None, None)
                 rep.notes.append("no start-up numbers found in this run")
                 rep.unparsed = run.unparsed
-                reports.append(rep)
-                continue
-            reports.append(calibrate_run(run, path.parent))
+            else:
+                rep = calibrate_run(run, path.parent)
+            rep.log = path.name
+            if entry is not None:
+                rep.part, rep.model_class = entry.part, entry.model_class
+            reports.append(rep)
     return reports
+
+
+def split_rows(reports: list[RunReport]) -> list[tuple[str, str, str, float]]:
+    """(engine, class, part, |error| %) of every run with a shapes-only headline number."""
+    rows = []
+    for rep in reports:
+        shape = headline(rep, "shapes")
+        if shape is not None and rep.engine and math.isfinite(shape.error_pct):
+            rows.append((rep.engine, rep.model_class, rep.part, abs(shape.error_pct)))
+    return rows
 
 
 @dataclass(frozen=True)

@@ -104,7 +104,7 @@ def _v0_prose_parts(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("kv_gib", kv, n, t)
 
 
-@pattern("vllm", r"# (?:GPU|cuda) blocks: (\d+)|^GPU blocks: (\d+)")
+@pattern("vllm", r"# (?:GPU|cuda|CUDA) blocks: (\d+)|^GPU blocks: (\d+)")
 def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("blocks", _f(m[1] or m[2]), n, t)
 
@@ -288,6 +288,17 @@ def _t_alloc(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("tokens", _f(m[2]), n, t)
 
 
+@pattern("trtllm", r"Allocate (\d+) bytes for k/v cache")
+def _t_alloc_bytes(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("kv_gib", _f(m[1]) / 2**30, n, t)
+
+
+@pattern("trtllm", r"Using (\d+) tokens in paged KV cache")
+def _t_using_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # TensorRT-LLM < 0.9 prints the tokens its fraction allows, before rounding up to blocks
+    r.put("tokens", _f(m[1]), n, t)
+
+
 @pattern("trtllm", r"Both free_gpu_memory_fraction and max_tokens are set \(to " + NUM + r" and "
          + r"(\d+), respectively\)")
 def _t_both(r: Run, m: re.Match[str], n: int, t: str) -> None:
@@ -351,7 +362,7 @@ def parse_text(text: str, path: Path) -> LogFile:
             pairs = _directives(stripped.removeprefix("# kvplan:"), path, lineno)
             (current.settings if started else global_directives).update(pairs)
             continue
-        if stripped.startswith("#") and not re.match(r"#\s*(GPU|cuda) blocks", stripped):
+        if stripped.startswith("#") and not re.match(r"#\s*(GPU|cuda|CUDA) blocks", stripped):
             head = re.match(r"#\s*(engine|engine_version|model|gpu):\s*(.*)", stripped)
             if head and head[1] not in header:
                 header[head[1]] = head[2].strip()

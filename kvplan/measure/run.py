@@ -28,6 +28,14 @@ from kvplan.measure.compare import (
 )
 from kvplan.measure.device import DeviceInfo, detect, match_hardware
 from kvplan.measure.hfconfig import HfConfig, hf_config, with_layers
+from kvplan.measure.progress import (
+    CPU_DEFAULT_CONTEXT_TOKENS,
+    Progress,
+    available_ram_bytes,
+    cpu_default_budget,
+    estimate,
+    forward_tokens,
+)
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import DType, fmt_bytes
 
@@ -185,11 +193,7 @@ class _Session:
         self.info = detect(opts.device)
         self.t = _Torch(self.info)
         self.repeats = opts.repeats or (5 if self.t.cuda else 3)
-        if not self.t.cuda and opts.kv_budget_bytes is None:
-            raise InputError(
-                "on the CPU there is no allocator limit to search against: give --kv-budget-gib "
-                "(e.g. --kv-budget-gib 0.01)"
-            )
+        self.progress = Progress()
         self.notes: list[str] = []
         self.figures: list[Figure] = []
         self.errors: list[str] = []
@@ -211,7 +215,10 @@ class _Session:
             )
             self.dtype = DType.bf16
         max_ctx = spec.max_context_tokens
-        self.context = opts.context_tokens or min(DEFAULT_CONTEXT_TOKENS, max_ctx)
+        default_ctx = DEFAULT_CONTEXT_TOKENS if self.t.cuda else CPU_DEFAULT_CONTEXT_TOKENS
+        self.context = opts.context_tokens or min(default_ctx, max_ctx)
+        if opts.context_tokens is None and not self.t.cuda:
+            self.notes.append(f"context {self.context:,} tokens: the CPU default (no --context)")
         if self.context > max_ctx:
             raise InputError(f"--context {self.context:,} exceeds {spec.name}'s {max_ctx:,}")
         if self.context <= opts.decode_steps:
@@ -221,6 +228,22 @@ class _Session:
                 f"built the first {self.hf.num_layers} of {spec.num_layers} layers (--layers); "
                 f"predictions use the same {self.hf.num_layers} layers"
             )
+
+    def announce(self) -> None:
+        """Say up front how long the run should take (stderr on a terminal, and a note)."""
+        budget = self.opts.kv_budget_bytes or self.default_budget()[0]
+        guess = predict(self.built_spec, self.dtype, self.context, budget).users
+        tokens = forward_tokens(self.context, guess, self.opts.decode_steps, self.repeats)
+        est = estimate(self.hf.params, tokens, self.opts.time_limit_s, self.t.torch, self.t.device)
+        self.estimate = est
+        self.notes.append(est.line())
+        self.progress.say(f"measuring {self.spec.name} on {self.info.device}; {est.line()}")
+
+    def default_budget(self) -> tuple[int, str]:
+        """The CPU's default cache budget (GPU: its free memory, known only after the build)."""
+        if self.t.cuda:
+            return self.info.free_bytes or 0, "free device memory"
+        return cpu_default_budget(available_ram_bytes())
 
     def _hardware(self) -> HardwareSpec | None:
         if self.opts.gpu is not None:
@@ -249,6 +272,8 @@ class _Session:
         if self.opts.kv_budget_bytes is not None:
             self.budget = self.opts.kv_budget_bytes
             self.budget_source = "--kv-budget-gib"
+        elif not t.cuda:
+            self.budget, self.budget_source = self.default_budget()
         else:
             t.release()
             self.budget = t.free() or 0
@@ -428,7 +453,7 @@ class _Session:
         --kv-budget-gib, the budget bounds the cache tensors alone: budget / cache per sequence.
         """
         pred = self.pred
-        if self.opts.kv_budget_bytes is not None:
+        if self.opts.kv_budget_bytes is not None or not self.t.cuda:
             return pred.users, "predicted: the cache budget / cache per sequence"
         cost = pred.decode_costs[cache]
         users = pred.users_transformers(cache, self.budget)
@@ -556,6 +581,8 @@ def measure(spec: ModelSpec, opts: MeasureOptions) -> MeasureReport:
     With `opts.debug`, it is raised instead, for its traceback.
     """
     s = _Session(spec, opts)
+    s.announce()
+    s.progress.say(f"building {s.hf.params:,} parameters with random weights")
     try:
         s.build()
     except s.t.oom_types() as err:
@@ -573,6 +600,7 @@ def measure(spec: ModelSpec, opts: MeasureOptions) -> MeasureReport:
         if name != "KV bytes per token" and not hasattr(s, "shapes"):
             s.errors.append(f"{name}: not measured (needs the KV bytes per token first)")
             continue
+        s.progress.say(name)
         try:
             phase()
         except Exception as err:  # noqa: BLE001 - reported as a failed measurement
@@ -580,6 +608,7 @@ def measure(spec: ModelSpec, opts: MeasureOptions) -> MeasureReport:
                 raise
             s.errors.append(f"{name}: {type(err).__name__}: {_first_line(err)}")
             s.t.release()
+    s.progress.say("done")
     return s.report()
 
 

@@ -134,11 +134,22 @@ def test_cuda_never_falls_back_to_cpu(measure_extra: None) -> None:
     assert "sees no CUDA device" in result.stderr and "--device cpu" in result.stderr
 
 
-def test_cpu_needs_a_budget(measure_extra: None) -> None:
-    result = _run("tiny-test-model", "--measure", "--device", "cpu", "--context", "16",
-                  "--layers", "1")
-    assert result.exit_code == 2
-    assert "--kv-budget-gib" in result.stderr
+def test_cpu_runs_with_no_other_flag(measure_extra: None) -> None:
+    """Issue #15 item 5: `size tiny-test-model --measure --device cpu` alone exits 0."""
+    from kvplan.measure.progress import available_ram_bytes
+
+    result = _run("tiny-test-model", "--measure", "--device", "cpu", "-f", "json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    payload = json.loads(result.stdout)
+    avail = available_ram_bytes()
+    # 16 MiB = 16,777,216 B unless a quarter of the available RAM is less
+    expect = 16_777_216 if avail is None else min(16_777_216, avail // 4)
+    assert payload["kv_budget_bytes"] == expect
+    assert payload["context_tokens"] == 128
+    caps = _figures(payload)
+    # 128 tokens x 23,040 B per token = 2,949,120 B per sequence; 16 MiB holds 5 of them
+    assert caps["capacity_growing"]["predicted"] == expect // 2_949_120
+    assert any(n.startswith("expected to take about") for n in payload["notes"])
 
 
 def test_without_the_extra_measure_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
