@@ -181,22 +181,38 @@ def infer_vllm_version(run: Run) -> tuple[str, str]:
     return "0.6.4", "V0 inferred from the log format"
 
 
+# Directive / log keys -> EngineSettings fields (integers), by engine.
+_INT_FLAGS = {
+    "vllm": ("max_num_batched_tokens", "max_num_seqs", "kv_cache_memory_bytes", "draft_params",
+             "limit_mm_per_prompt"),
+    "sglang": ("page_size", "max_tokens", "chunked_prefill_size", "cuda_graph_max_bs",
+               "max_running_requests"),
+    "trtllm": ("page_size", "tokens_per_block", "max_tokens", "max_tokens_in_paged_kv_cache",
+               "max_num_batched_tokens", "max_num_tokens", "max_batch_size"),
+}
+_FIELD = {"page_size": "page_size_tokens", "tokens_per_block": "page_size_tokens",
+          "max_tokens_in_paged_kv_cache": "max_tokens", "max_num_tokens": "max_num_batched_tokens"}
+
+
 def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
     frac_key = {"vllm": ("util", "gpu_memory_utilization"),
                 "sglang": ("mem_fraction_static",),
                 "trtllm": ("free_gpu_memory_fraction",)}.get(engine.value, ())
     frac = _num(run, *frac_key) if frac_key else None
-    ints = {k: _num(run, k) for k in ("max_num_batched_tokens", "max_num_seqs", "page_size",
-                                      "max_tokens")}
+    fields: dict[str, int] = {}
+    for key in _INT_FLAGS.get(engine.value, ()):
+        value = _num(run, key)
+        if value is not None and (value > 0 or key == "limit_mm_per_prompt"):
+            fields[_FIELD.get(key, key)] = int(value)
+    offload = _num(run, "cpu_offload_gb") if engine is Engine.vllm else None
+    if offload:
+        fields["cpu_offload_bytes"] = int(offload * GIB)
     return EngineSettings(
         engine=engine,
         version=version,
         memory_fraction=Fraction(str(frac)) if frac is not None else None,
-        max_num_batched_tokens=int(ints["max_num_batched_tokens"] or 0) or None,
-        max_num_seqs=int(ints["max_num_seqs"] or 0) or None,
         enforce_eager=run.settings.get("enforce_eager", "False") == "True",
-        page_size_tokens=int(ints["page_size"] or 0) or None,
-        max_tokens=int(ints["max_tokens"] or 0) or None,
+        **fields,  # type: ignore[arg-type]
     )
 
 

@@ -202,6 +202,9 @@ def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
                     ("max_num_seqs", r"'max_num_seqs': (\d+)"),
                     ("max_num_batched_tokens", r"'max_num_batched_tokens': (\d+)"),
                     ("enforce_eager", r"'enforce_eager': (True|False)"),
+                    ("kv_cache_memory_bytes", r"'kv_cache_memory_bytes': (\d+)"),
+                    ("cpu_offload_gb", r"'cpu_offload_gb': ([\d.]+)"),
+                    ("block_size", r"'block_size': (\d+)"),
                     ("model", r"'model': '([^']+)'")):
         found = re.search(rx, m[1])
         if found:
@@ -249,7 +252,12 @@ def _s_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
 @pattern("sglang", r"server_args=ServerArgs\((.*)")
 def _s_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
     for key, rx in (("mem_fraction_static", r"mem_fraction_static=([\d.]+)"),
-                    ("tp", r"tp_size=(\d+)"), ("model", r"model_path='([^']+)'")):
+                    ("tp", r"tp_size=(\d+)"), ("model", r"model_path='([^']+)'"),
+                    ("chunked_prefill_size", r"chunked_prefill_size=(\d+)"),
+                    ("cuda_graph_max_bs", r"cuda_graph_max_bs=(\d+)"),
+                    ("max_running_requests", r"max_running_requests=(\d+)"),
+                    ("max_tokens", r"max_total_tokens=(\d+)"),
+                    ("page_size", r"page_size=(\d+)")):
         found = re.search(rx, m[1])
         if found:
             r.settings.setdefault(key, found[1])

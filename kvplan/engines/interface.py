@@ -75,7 +75,7 @@ ENGINE_ONLY = {
     "cuda_graph_max_bs": ("sglang",),
     "max_running_requests": ("sglang",),
     "max_batch_size": ("trtllm",),
-    "max_tokens": ("trtllm",),
+    "max_tokens": ("sglang", "trtllm"),  # SGLang --max-total-tokens; TRT-LLM max_tokens
     "page_size_tokens": ("sglang", "trtllm"),
 }
 
