@@ -114,3 +114,19 @@ def test_deployment_extra_keys_map_to_settings() -> None:
                                      "max_batch_size": 16}
     with pytest.raises(InputError, match="engine.tokens_per_block: conflicts"):
         extra_settings(SimpleNamespace(page_size=64, tokens_per_block=32))
+
+
+def test_transformers_prefill_peak_of_sliding_layers() -> None:
+    # Mistral-7B v0.1 (32 sliding layers, window 4,096, 8 KV heads x 128): 4,096 B per token
+    # per layer. Right after a 32,768-token prompt every layer holds the prompt:
+    # 4,096 x 32 x 32,768 = 4,294,967,296 B, + one layer's prompt K/V copied on store
+    # 4,096 x 32,768 = 134,217,728 B, + one decode token's activations 366,592 B
+    r = run_engine(req("mistral-7b-v0.1", ctx=32_768), EngineSettings(engine=Engine.transformers))
+    steps = {s.label: s.value for s in r.steps}
+    assert steps["prefill bytes per sequence"] == 4_294_967_296 + 134_217_728 + 366_592
+    room = steps["room for the batch"]
+    assert steps["batch"] == room // (4_294_967_296 + 134_217_728 + 366_592)
+    assert steps["batch"] < steps["batch (raw)"]  # the prefill binds, not the decode
+    # a full-attention model has no separate prefill peak
+    full = run_engine(req(ctx=32_768), EngineSettings(engine=Engine.transformers))
+    assert "prefill bytes per sequence" not in {s.label for s in full.steps}

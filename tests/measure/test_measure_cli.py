@@ -112,6 +112,12 @@ def test_sliding_window_cache_stops_growing(measure_extra: None) -> None:
     assert budget // (2 * 16 * 3 * 64 * 2 * 2) == 43
     for key in ("capacity_reserved", "capacity_growing"):
         assert figures[key]["predicted"] == figures[key]["measured"] == 43
+    # a real prefill: right after the 48-token prompt both sliding layers still hold all 48
+    # tokens (the kept window is a view of the prompt): 2 x 48 x 768 B = 73,728 B a sequence,
+    # 1,073,741 // 73,728 = 14 sequences
+    prefill = figures["capacity_prefill"]
+    assert budget // (2 * 48 * 3 * 64 * 2 * 2) == 14
+    assert prefill["predicted"] == prefill["measured"] == 14
 
 
 def test_mla_caches_the_latent(measure_extra: None) -> None:
