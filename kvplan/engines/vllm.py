@@ -284,6 +284,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
         "KV cache group(s)",
     ]
+    widths = {"activation peak": act.high - act.low, "non-torch memory": nt.high - nt.low,
+              "CUDA-graph estimate": graphs.high - graphs.low}
+    if kv == requested - weights - act.best - nt.best - graphs.best and max(widths.values()):
+        top = max(widths, key=lambda k: widths[k])
+        assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
     if fl.note:
         assumptions.append(fl.note)
     assumptions += _flag_notes(req, s)

@@ -130,3 +130,10 @@ def test_transformers_prefill_peak_of_sliding_layers() -> None:
     # a full-attention model has no separate prefill peak
     full = run_engine(req(ctx=32_768), EngineSettings(engine=Engine.transformers))
     assert "prefill bytes per sequence" not in {s.label for s in full.steps}
+
+
+def test_the_dominant_uncertain_term_is_named() -> None:
+    # Llama-3.1-8B on an H100 (>= 70 GiB: 1,024 sampler rows): the sampler's 16-48 B per logit
+    # over 1,024 x 128,256 logits spans far more than non-torch (0.02-0.5 GiB) or graphs
+    res = run_engine(req(), vllm())
+    assert any(a.startswith("KV range dominated by the activation peak") for a in res.assumptions)
