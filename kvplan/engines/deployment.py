@@ -39,6 +39,7 @@ EXTRA_KEYS = {
     "max_batch_size": "max_batch_size",
     "max_num_tokens": "max_num_batched_tokens",
     "max_tokens_in_paged_kv_cache": "max_tokens",
+    "max_total_tokens": "max_tokens",
 }
 
 
