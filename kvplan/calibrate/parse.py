@@ -327,6 +327,20 @@ def _t_peak(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("tmp_kv_gib", _f(m[6]), n, t)
 
 
+@pattern("trtllm", r"Peak memory during memory usage profiling \(torch \+ non-torch\): " + NUM
+         + r" GiB, available KV cache memory when calculating max tokens: " + NUM
+         + r" GiB, fraction is set " + NUM + r", kv size per token is (\d+) bytes/token\. "
+         r"device total memory " + NUM + r" GiB, temporary kv cache memory during profiling "
+         + NUM + " GiB")
+def _t_peak_v2(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    _t_peak(r, m, n, t)  # the same six numbers, reworded in later 1.x releases
+
+
+@pattern("trtllm", r"Reserving \S+ GiB for the multimodal encoder cache .*? " + NUM + r"\s*$")
+def _t_mm_reserve(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("mm_encoder_cache_gib", _f(m[1]), n, t)
+
+
 @pattern("trtllm", r"TensorRT-LLM version: (\S+)")
 def _t_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.settings["version"] = m[1]

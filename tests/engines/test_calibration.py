@@ -106,3 +106,15 @@ def test_held_out_part_is_reported_as_it_is(reports):
     # on an A10 (36, 10,718 tokens: build-time buffers for 25 sequences of 4,096 tokens).
     assert held["38B"] is not None and held["38B"].logged == 20865 and held["38B"].error_pct > 5
     assert held["36"] is not None and held["36"].logged == 10718 and held["36"].error_pct > 5
+
+
+def test_parser_reads_the_held_out_formats():
+    by_name = {p.name[:2]: parse_file(p) for p in LOGS}
+    assert by_name["32"].runs[0].values["blocks"] == 6001  # "# CUDA blocks: 6001"
+    assert by_name["36"].runs[0].values["tokens"] == 10718  # "Using 10718 tokens in paged KV"
+    kv = by_name["37"].runs[0].values["kv_gib"]
+    assert kv * 2**30 == 69_524_783_104  # "Allocate 69524783104 bytes for k/v cache"
+    v = by_name["42"].runs[0].values  # the reworded 1.x "Peak memory ..." line
+    assert (v["peak_gib"], v["total_gib"], v["tmp_kv_gib"]) == (69.42, 139.80, 20.62)
+    assert v["kv_bytes_per_token"] == 163840 and v["mm_encoder_cache_gib"] == 0.125
+    assert by_name["38"].runs[1].settings["spec"] == "llama-2-70b"
