@@ -39,7 +39,10 @@ from kvplan.engines.interface import (
 )
 from kvplan.units import GIB, MIB
 
-DEFAULT_VERSION = "0.5.0"
+# Newest release seen in public material: the lmsysorg/sglang:v0.5.20-cu130 image. The 0.5
+# mem_fraction_static formula (server_args.py of 0.5.0) is assumed unchanged through 0.5.20.
+DEFAULT_VERSION = "0.5.20"
+NEWEST_KNOWN = (0, 5, 20)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
 
@@ -165,10 +168,17 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"SGLang would not start: not enough memory for the KV cache ({gib(rest)}); raise "
         "--mem-fraction-static or add GPUs")
     largest = min(tokens, req.model.max_context_tokens)
+    if (parse_version(version) or ())[:2] > NEWEST_KNOWN[:2]:
+        note = (f"SGLang {version} is newer than the newest modelled release (0.5.20): "
+                "modelled with the 0.5 series' defaults")
+    else:
+        note = None
     assumptions = [
         f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",
         f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
     ]
+    if note:
+        assumptions.append(note)
     if s.chunked_prefill_size or s.cuda_graph_max_bs:
         moves = s.memory_fraction is None and (parse_version(version) or ()) >= (0, 5)
         assumptions.append(

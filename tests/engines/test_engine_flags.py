@@ -137,3 +137,13 @@ def test_the_dominant_uncertain_term_is_named() -> None:
     # over 1,024 x 128,256 logits spans far more than non-torch (0.02-0.5 GiB) or graphs
     res = run_engine(req(), vllm())
     assert any(a.startswith("KV range dominated by the activation peak") for a in res.assumptions)
+
+
+def test_sglang_default_is_the_newest_sourced_release() -> None:
+    from kvplan.engines import sglang
+
+    assert sglang.DEFAULT_VERSION == "0.5.20"
+    res = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.6.1"))
+    assert any("newer than the newest modelled release (0.5.20)" in a for a in res.assumptions)
+    same = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.5.0"))
+    assert same.kv_cache_tokens == run_engine(req(), EngineSettings(engine=Engine.sglang)).kv_cache_tokens
