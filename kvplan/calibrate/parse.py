@@ -104,7 +104,7 @@ def _v0_prose_parts(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("kv_gib", kv, n, t)
 
 
-@pattern("vllm", r"# (?:GPU|cuda) blocks: (\d+)|^GPU blocks: (\d+)")
+@pattern("vllm", r"# (?:GPU|cuda|CUDA) blocks: (\d+)|^GPU blocks: (\d+)")
 def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("blocks", _f(m[1] or m[2]), n, t)
 
@@ -202,6 +202,9 @@ def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
                     ("max_num_seqs", r"'max_num_seqs': (\d+)"),
                     ("max_num_batched_tokens", r"'max_num_batched_tokens': (\d+)"),
                     ("enforce_eager", r"'enforce_eager': (True|False)"),
+                    ("kv_cache_memory_bytes", r"'kv_cache_memory_bytes': (\d+)"),
+                    ("cpu_offload_gb", r"'cpu_offload_gb': ([\d.]+)"),
+                    ("block_size", r"'block_size': (\d+)"),
                     ("model", r"'model': '([^']+)'")):
         found = re.search(rx, m[1])
         if found:
@@ -249,7 +252,12 @@ def _s_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
 @pattern("sglang", r"server_args=ServerArgs\((.*)")
 def _s_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
     for key, rx in (("mem_fraction_static", r"mem_fraction_static=([\d.]+)"),
-                    ("tp", r"tp_size=(\d+)"), ("model", r"model_path='([^']+)'")):
+                    ("tp", r"tp_size=(\d+)"), ("model", r"model_path='([^']+)'"),
+                    ("chunked_prefill_size", r"chunked_prefill_size=(\d+)"),
+                    ("cuda_graph_max_bs", r"cuda_graph_max_bs=(\d+)"),
+                    ("max_running_requests", r"max_running_requests=(\d+)"),
+                    ("max_tokens", r"max_total_tokens=(\d+)"),
+                    ("page_size", r"page_size=(\d+)")):
         found = re.search(rx, m[1])
         if found:
             r.settings.setdefault(key, found[1])
@@ -288,6 +296,17 @@ def _t_alloc(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("tokens", _f(m[2]), n, t)
 
 
+@pattern("trtllm", r"Allocate (\d+) bytes for k/v cache")
+def _t_alloc_bytes(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("kv_gib", _f(m[1]) / 2**30, n, t)
+
+
+@pattern("trtllm", r"Using (\d+) tokens in paged KV cache")
+def _t_using_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # TensorRT-LLM < 0.9 prints the tokens its fraction allows, before rounding up to blocks
+    r.put("tokens", _f(m[1]), n, t)
+
+
 @pattern("trtllm", r"Both free_gpu_memory_fraction and max_tokens are set \(to " + NUM + r" and "
          + r"(\d+), respectively\)")
 def _t_both(r: Run, m: re.Match[str], n: int, t: str) -> None:
@@ -306,6 +325,20 @@ def _t_peak(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("kv_bytes_per_token", _f(m[4]), n, t)
     r.put("total_gib", _f(m[5]), n, t)
     r.put("tmp_kv_gib", _f(m[6]), n, t)
+
+
+@pattern("trtllm", r"Peak memory during memory usage profiling \(torch \+ non-torch\): " + NUM
+         + r" GiB, available KV cache memory when calculating max tokens: " + NUM
+         + r" GiB, fraction is set " + NUM + r", kv size per token is (\d+) bytes/token\. "
+         r"device total memory " + NUM + r" GiB, temporary kv cache memory during profiling "
+         + NUM + " GiB")
+def _t_peak_v2(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    _t_peak(r, m, n, t)  # the same six numbers, reworded in later 1.x releases
+
+
+@pattern("trtllm", r"Reserving \S+ GiB for the multimodal encoder cache .*? " + NUM + r"\s*$")
+def _t_mm_reserve(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("mm_encoder_cache_gib", _f(m[1]), n, t)
 
 
 @pattern("trtllm", r"TensorRT-LLM version: (\S+)")
@@ -351,7 +384,7 @@ def parse_text(text: str, path: Path) -> LogFile:
             pairs = _directives(stripped.removeprefix("# kvplan:"), path, lineno)
             (current.settings if started else global_directives).update(pairs)
             continue
-        if stripped.startswith("#") and not re.match(r"#\s*(GPU|cuda) blocks", stripped):
+        if stripped.startswith("#") and not re.match(r"#\s*(GPU|cuda|CUDA) blocks", stripped):
             head = re.match(r"#\s*(engine|engine_version|model|gpu):\s*(.*)", stripped)
             if head and head[1] not in header:
                 header[head[1]] = head[2].strip()

@@ -14,7 +14,8 @@ from kvplan.render import OutputFormat
 
 LogsArg = Annotated[
     list[Path],
-    typer.Argument(metavar="LOGFILE", help="start-up log files (vLLM, SGLang, TRT-LLM)"),
+    typer.Argument(metavar="LOGFILE", help="start-up log files (vLLM, SGLang, TRT-LLM), or "
+                   "directories of *.log files"),
 ]
 
 
@@ -29,6 +30,7 @@ def _records(reports: list[Any]) -> list[dict[str, Any]]:
                 "error_pct": round(c.error_pct, 3) if abs(c.error_pct) != float("inf") else None,
                 "rounding_pct": round(c.rounding_pct, 3) if c.rounding_pct is not None else None,
                 "target_pct": c.target_pct, "ok": c.ok, "note": c.note,
+                "log": rep.log, "part": rep.part, "model_class": rep.model_class,
             })
     return rows
 
@@ -90,7 +92,41 @@ def _text(reports: list[Any], width: int, color: bool) -> str:
         f"{within} of {len(s.shapes_dense_errors)} within 5%\n"
         f"KV tokens from shapes, MoE/other: |error| {med(s.shapes_other_errors)}",
         style="bold"))
+    parts.append(_split_table(reports))
     return to_string(parts, width=width, color=color)
+
+
+TARGETS = {("vllm", "dense"): "2% (each 5%)", ("vllm", "moe/mla/multimodal"): "5%",
+           ("sglang", "dense"): "3%", ("trtllm", "dense"): "3%",
+           ("sglang", "moe/mla/multimodal"): "3%", ("trtllm", "moe/mla/multimodal"): "3%"}
+
+
+def split_summary(reports: list[Any]) -> list[dict[str, Any]]:
+    """Median and worst |error| in KV tokens (shapes only) per engine, class and part."""
+    from kvplan.calibrate.compare import split_rows
+    from kvplan.calibrate.split import group
+
+    return [{"engine": c.engine, "model_class": c.model_class, "part": c.part,
+             "runs": len(c.errors), "median_abs_error_pct": round(c.median, 2),
+             "worst_abs_error_pct": round(c.worst, 2),
+             "target_median": TARGETS.get((c.engine, c.model_class))}
+            for c in group(split_rows(reports))]
+
+
+def _split_table(reports: list[Any]) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    t = Table(title="KV tokens from shapes only, |error| by engine, class and part (SPLIT.tsv)",
+              box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0), title_justify="left")
+    for col in ("engine", "class", "part", "runs", "median", "worst", "target"):
+        t.add_column(col, justify="left" if col in ("engine", "class", "part", "target")
+                     else "right", no_wrap=True)
+    for row in split_summary(reports):
+        t.add_row(row["engine"], row["model_class"], row["part"], str(row["runs"]),
+                  f"{row['median_abs_error_pct']:.2f}%", f"{row['worst_abs_error_pct']:.2f}%",
+                  row["target_median"] or "")
+    return t
 
 
 @cli_errors
@@ -103,8 +139,8 @@ def calibrate_command(
     from kvplan.calibrate.compare import calibrate_files
 
     for path in logs:
-        if not path.is_file():
-            raise InputError(f"{path}: no such log file")
+        if not path.exists():
+            raise InputError(f"{path}: no such log file or directory")
     reports = calibrate_files(list(logs))
     if fmt is OutputFormat.json:
         text = json.dumps(_records(reports), indent=2) + "\n"

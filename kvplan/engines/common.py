@@ -8,7 +8,7 @@ from kvplan.capacity.kv import Precision, layer_bytes_per_token, pipeline_stages
 from kvplan.capacity.plan import SizeRequest, SizeResult, weights_bytes_per_gpu
 from kvplan.engines.interface import Steps
 from kvplan.specs.schema import LayerKind, ModelSpec
-from kvplan.units import GIB, DType
+from kvplan.units import GIB, DType, ceil_div
 
 
 @dataclass(frozen=True)
@@ -59,14 +59,52 @@ QUANT_GROUP = 128
 QUANT_EXTRA_BITS = {DType.int4: 16 + 4, DType.int8: 16, DType.fp8: 0}
 
 
-def weights_bytes(req: SizeRequest, measured: int | None) -> int:
+# MXFP4 (gpt-oss): only the MoE experts are 4-bit, packed two per byte with one 8-bit (e8m0)
+# scale per 32 weights; attention, router, embeddings and the experts' biases stay bf16. The
+# engine pads each expert's intermediate size (per TP rank) and hidden size to its kernel's
+# alignment (vLLM mxfp4.py create_weights): Marlin 128 / 256, FlashInfer on Blackwell 256 / 256,
+# FlashInfer on Hopper 128 / 128, Triton 64 / 1 (hidden not padded).
+# Checked: gpt-oss-120b on one H100 with Marlin (vLLM 0.10.1) loads 65.9651 GiB (log 12);
+# modelled 65.91 GiB.
+MXFP4_BLOCK = 32
+MXFP4_ALIGN = {"marlin": (128, 256), "flashinfer-sm100": (256, 256),
+               "flashinfer-sm90": (128, 128), "triton": (64, 1), "none": (1, 1)}
+
+
+def is_mxfp4(req: SizeRequest) -> bool:
+    """gpt-oss checkpoints: MXFP4 experts (the catalog states them as int4 weights)."""
+    m = req.model
+    return (m.model_type == "gpt_oss" and m.moe is not None and m.moe.moe_intermediate_size is not None
+            and req.effective_weight_dtype is DType.int4)
+
+
+def mxfp4_weights_bytes(req: SizeRequest, kernel: str = "none") -> int:
+    """Per-GPU bytes of an MXFP4 MoE checkpoint: padded 4-bit experts + scales, bf16 rest."""
+    m = req.model
+    assert m.moe is not None and m.moe.moe_intermediate_size is not None
+    inter_align, hidden_align = MXFP4_ALIGN[kernel]
+    tp = req.tp
+    inter = -(-ceil_div(m.moe.moe_intermediate_size, tp) // inter_align) * inter_align
+    hidden = -(-m.hidden_size // hidden_align) * hidden_align
+    moe_layers = m.num_layers - m.moe.first_dense_layers
+    # gate_up: 2I x H, down: H x I; 4 bits each + one byte of scale per 32
+    per_expert = (2 * inter * hidden + hidden * inter) * (4 * MXFP4_BLOCK + 8) // (8 * MXFP4_BLOCK)
+    experts = moe_layers * m.moe.num_experts * per_expert // req.pp
+    expert_params = moe_layers * m.moe.num_experts * 3 * m.hidden_size * m.moe.moe_intermediate_size
+    rest = max(0, m.params_total - expert_params) * 2
+    return experts + -(-rest // req.gpus_per_replica)
+
+
+def weights_bytes(req: SizeRequest, measured: int | None, mxfp4_kernel: str = "none") -> int:
     """Measured weights where a log gave them, else parameters x weight bytes / GPUs.
 
     Below 16 bits the embeddings and LM head (assumed untied: 2 x vocab x hidden) stay in 16
-    bits and group scales are added.
+    bits and group scales are added. gpt-oss (MXFP4) is laid out as `mxfp4_weights_bytes`.
     """
     if measured is not None:
         return measured
+    if is_mxfp4(req):
+        return mxfp4_weights_bytes(req, mxfp4_kernel)
     dtype = req.effective_weight_dtype
     if dtype.bits >= 16:
         return weights_bytes_per_gpu(req.model, dtype, req.gpus_per_replica)

@@ -64,9 +64,37 @@ class Measured:
     stage_kv_bytes: tuple[int, ...] | None = None  # vLLM: KV memory per pipeline stage
 
 
+# Flags that exist in one engine only (the CLI flag, kvplan/v1 key and manifest flag share the
+# name, with dashes on the command line). Given for another engine they are refused.
+ENGINE_ONLY = {
+    "kv_cache_memory_bytes": ("vllm",),
+    "cpu_offload_bytes": ("vllm",),
+    "limit_mm_per_prompt": ("vllm",),
+    "draft_params": ("vllm",),
+    "chunked_prefill_size": ("sglang",),
+    "cuda_graph_max_bs": ("sglang",),
+    "max_running_requests": ("sglang",),
+    "max_batch_size": ("trtllm",),
+    "max_tokens": ("sglang", "trtllm"),  # SGLang --max-total-tokens; TRT-LLM max_tokens
+    "page_size_tokens": ("sglang", "trtllm"),
+}
+
+
 @dataclass(frozen=True)
 class EngineSettings:
-    """Engine flags. None means the engine's own default (which may depend on version and GPU)."""
+    """Engine flags. None means the engine's own default (which may depend on version and GPU).
+
+    vLLM: max_num_batched_tokens, max_num_seqs, enforce_eager, kv_cache_memory_bytes
+    (--kv-cache-memory-bytes: the pool, no profiling subtraction), cpu_offload_bytes
+    (--cpu-offload-gb: weights kept in host memory, per GPU), limit_mm_per_prompt
+    (--limit-mm-per-prompt: items per prompt; multimodal models only), draft_params (the
+    speculative-decoding draft model's parameters, loaded beside the target).
+    SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
+    max_running_requests. TensorRT-LLM: page_size_tokens (tokens_per_block),
+    max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
+    (max_tokens_in_paged_kv_cache); max_seq_len is the request's context, memory_fraction is
+    free_gpu_memory_fraction.
+    """
 
     engine: Engine = Engine.ideal
     version: str | None = None
@@ -76,6 +104,14 @@ class EngineSettings:
     enforce_eager: bool = False
     page_size_tokens: int | None = None  # SGLang page size / TRT-LLM tokens per block
     max_tokens: int | None = None  # TRT-LLM kv_cache_config.max_tokens
+    kv_cache_memory_bytes: int | None = None
+    cpu_offload_bytes: int | None = None
+    limit_mm_per_prompt: int | None = None
+    draft_params: int | None = None
+    chunked_prefill_size: int | None = None
+    cuda_graph_max_bs: int | None = None
+    max_running_requests: int | None = None
+    max_batch_size: int | None = None
     measured: Measured = Measured()
 
     def check(self) -> None:
@@ -84,13 +120,28 @@ class EngineSettings:
             ("max_num_seqs", self.max_num_seqs),
             ("page size", self.page_size_tokens),
             ("max_tokens", self.max_tokens),
+            ("kv_cache_memory_bytes", self.kv_cache_memory_bytes),
+            ("draft_params", self.draft_params),
+            ("chunked_prefill_size", self.chunked_prefill_size),
+            ("cuda_graph_max_bs", self.cuda_graph_max_bs),
+            ("max_running_requests", self.max_running_requests),
+            ("max_batch_size", self.max_batch_size),
         ):
             if value is not None and value <= 0:
                 raise InputError(f"{what} must be a positive integer, got {value}")
+        for what, value in (("cpu_offload_bytes", self.cpu_offload_bytes),
+                            ("limit_mm_per_prompt", self.limit_mm_per_prompt)):
+            if value is not None and value < 0:
+                raise InputError(f"{what} must be 0 or more, got {value}")
         if self.memory_fraction is not None and not 0 < self.memory_fraction <= 1:
             raise InputError(
                 f"memory fraction must be in (0, 1], got {float(self.memory_fraction):g}"
             )
+        for name, engines in ENGINE_ONLY.items():
+            if getattr(self, name) is not None and self.engine.value not in engines:
+                raise InputError(
+                    f"{name} applies only to {' and '.join(engines)}, not {self.engine.value}; "
+                    "drop it or choose that engine")
 
 
 def parse_version(text: str | None) -> tuple[int, ...] | None:

@@ -39,14 +39,22 @@ from kvplan.engines.interface import (
 )
 from kvplan.units import GIB, MIB
 
-DEFAULT_VERSION = "0.5.0"
+# Newest release seen in public material: the lmsysorg/sglang:v0.5.20-cu130 image. The 0.5
+# mem_fraction_static formula (server_args.py of 0.5.0) is assumed unchanged through 0.5.20.
+DEFAULT_VERSION = "0.5.20"
+NEWEST_KNOWN = (0, 5, 20)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
 
 
 def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
-                     pp: int = 1) -> Fraction:
-    """mem_fraction_static when not given, as that SGLang release computes it."""
+                     pp: int = 1, chunked_prefill_size: int | None = None,
+                     cuda_graph_max_bs: int | None = None) -> Fraction:
+    """mem_fraction_static when not given, as that SGLang release computes it.
+
+    From 0.5 on, a stated --chunked-prefill-size / --cuda-graph-max-bs replaces the value the
+    GPU's size would pick in the reserved-memory formula.
+    """
     ver = parse_version(version or DEFAULT_VERSION) or ()
     if ver < (0, 4, 7) or gpu_mem_mib is None:
         for at_least, frac in ((16, 79), (8, 81), (4, 85), (2, 87)):
@@ -75,6 +83,8 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
             chunk, graph_bs = 8192, (256 if tp < 4 else 512)
         else:
             chunk, graph_bs = 16384, 512
+        chunk = chunked_prefill_size or chunk
+        graph_bs = cuda_graph_max_bs or graph_bs
         reserved = 512 + Fraction(3, 2) * max(chunk, 2048) + graph_bs * 2 + Fraction(par, 8) * 1024
         if g > 60 * 1024:
             reserved = max(reserved, Fraction(10 * 1024))
@@ -90,7 +100,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     memory = m.memory_bytes or req.gpu.memory_bytes
     gpu_mem = req.gpu.nvidia_smi_mib or memory // MIB
     frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(
-        req.tp, version, gpu_mem, req.pp)
+        req.tp, version, gpu_mem, req.pp, s.chunked_prefill_size, s.cuda_graph_max_bs)
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
@@ -158,14 +168,34 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"SGLang would not start: not enough memory for the KV cache ({gib(rest)}); raise "
         "--mem-fraction-static or add GPUs")
     largest = min(tokens, req.model.max_context_tokens)
+    if (parse_version(version) or ())[:2] > NEWEST_KNOWN[:2]:
+        note = (f"SGLang {version} is newer than the newest modelled release (0.5.20): "
+                "modelled with the 0.5 series' defaults")
+    else:
+        note = None
     assumptions = [
         f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",
         f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
     ]
+    if note:
+        assumptions.append(note)
+    if s.chunked_prefill_size or s.cuda_graph_max_bs:
+        moves = s.memory_fraction is None and (parse_version(version) or ()) >= (0, 5)
+        assumptions.append(
+            "--chunked-prefill-size / --cuda-graph-max-bs " + (
+                "enter the default mem_fraction_static's reserved memory" if moves else
+                "do not move the pool here (mem_fraction_static is stated, or SGLang before "
+                "0.5 derives it from TP and the GPU only)"))
     preq = replace(req, block_size_tokens=page, allocation=Allocation.paged)
     held_back = st.int("held back")
     sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,
                         assumptions, weights_bytes=weights)
+    if s.max_running_requests is not None and sized.users_per_replica > s.max_running_requests:
+        cap = s.max_running_requests
+        assumptions.append(f"users capped at --max-running-requests {cap:,}")
+        sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,
+                            assumptions, weights_bytes=weights,
+                            users_override=(cap, cap * sized.kv_bytes_per_sequence))
     users_steps(st, sized, "KV pool", starts)
     return EngineResult(
         engine=Engine.sglang, engine_version=version, size=sized, memory_bytes=memory,

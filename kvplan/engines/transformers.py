@@ -18,8 +18,13 @@ Assumptions (transformers cache_utils.py and the Llama/Mistral attention code):
 - sliding-window layers keep at most the window (storage of W tokens once decoding: the kept
   W - 1 are a view of the W-token result of the last append); a model without full layers
   copies and expands one window, not the context.
-- prefill of the whole batch at once is not modelled (it can exceed the decode peak; prefill
-  in smaller batches).
+- prefill peak (DynamicCache): right after the prompt's forward every sliding layer still holds
+  the whole prompt's storage (the kept window is a view of the prompt's K/V) until its next
+  append, so at that moment the cache is every cached layer at the full length, like a
+  full-attention model; the batch is the smaller of the prefill-bound and the decode-bound
+  one. StaticCache preallocates sliding layers at the window: no prefill peak.
+- the prefill's own activations (the whole batch's prompt through the MLP at once) are not
+  modelled: prefill in smaller batches.
 - usable memory = total - CUDA context (0.5 GiB); no utilization fraction.
 Users = the largest batch whose weights + caches + transients + activations fit.
 """
@@ -53,10 +58,21 @@ class BatchCost:
     transient_bytes: int  # the largest one-layer transient of a decode step
     transient_formula: str
     activation_bytes: int  # one decode token's activations + fp32 logits (x2)
+    prefill_cache_bytes: int = 0  # the cache right after prefill (sliding layers: the prompt)
 
     @property
     def total_bytes(self) -> int:
         return self.cache_bytes + self.transient_bytes + self.activation_bytes
+
+    @property
+    def prefill_total_bytes(self) -> int:
+        """Per sequence at the prefill peak: the prompt-long cache, the larger of the decode
+        transient and one layer's prompt-long K/V (copied on store), and the activations."""
+        if self.prefill_cache_bytes <= self.cache_bytes:
+            return self.total_bytes
+        prompt_layer = self.prefill_cache_bytes // max(1, self.shape.cached_layers)
+        return self.prefill_cache_bytes + max(self.transient_bytes, prompt_layer) + (
+            self.activation_bytes)
 
 
 def batch_cost(
@@ -94,7 +110,8 @@ def batch_cost(
         transient = per_layer_seq * expand
         formula = f"one layer's K and V expanded to all query heads ({expand}x)"
     act = forward_elements_per_token(model, tp) * ACT_BYTES + model.vocab_size * 4 * 2
-    return BatchCost(shape, window, per_token_layer, seq, transient, formula, act)
+    prefill = per_token_layer * shape.cached_layers * length if cache == "dynamic" else seq
+    return BatchCost(shape, window, per_token_layer, seq, transient, formula, act, prefill)
 
 
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
@@ -140,7 +157,17 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                                          "activations per sequence"], "bytes", "sum")
     st.op("batch (raw)", "div", ["room for the batch", "bytes per sequence"], "users",
           "floor(room / bytes per sequence)")
-    batch = int(st.op("batch", "max", ["batch (raw)", 0], "users", "never below 0"))
+    batch_label = "batch (raw)"
+    if cost.prefill_total_bytes > cost.total_bytes:
+        st.given("prefill bytes per sequence", cost.prefill_total_bytes, "bytes",
+                 f"every cached layer holding the {length:,}-token prompt until the next append"
+                 " + transient + activations")
+        st.op("batch (prefill-bound)", "div", ["room for the batch", "prefill bytes per sequence"],
+              "users", "floor(room / prefill bytes per sequence)")
+        batch_label = "batch (smaller)"
+        st.op(batch_label, "min", ["batch (raw)", "batch (prefill-bound)"], "users",
+              "the prefill peak or the decode steady state, whichever binds")
+    batch = int(st.op("batch", "max", [batch_label, 0], "users", "never below 0"))
     kv = int(st.op("KV cache memory", "mul", ["batch", "cache per sequence"], "bytes",
                    "batch x cache per sequence"))
     tokens = int(st.op("KV cache tokens", "mul", ["batch", length], "tokens",
@@ -158,8 +185,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     assumptions = [
         f"transformers generate() with {'DynamicCache' if cache == 'dynamic' else 'StaticCache'}",
         f"transient {gib(transient)} per sequence: {t_formula}",
-        "prefill of the whole batch at once not modelled",
+        "the prefill's activations not modelled (prefill the batch in smaller groups)",
     ]
+    if cost.prefill_total_bytes > cost.total_bytes:
+        assumptions.append(
+            f"prefill peak: sliding layers hold the whole prompt until the next append "
+            f"({gib(cost.prefill_total_bytes)} per sequence against {gib(cost.total_bytes)} "
+            "decoding)")
     preq = replace(req, allocation=Allocation.reserved, avg_context_tokens=None)
     sized = finish_size(preq, kv, batch * (transient + act_seq) + nt, st.int("usable memory"),
                         starts, reason, largest, assumptions, weights_bytes=weights,

@@ -138,6 +138,12 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)
     sized = finish_size(preq, pool, memory - weights - kv, weights + kv + act.best + nt.best,
                         starts, reason, largest, assumptions, weights_bytes=weights)
+    if s.max_batch_size is not None and sized.users_per_replica > s.max_batch_size:
+        cap = s.max_batch_size
+        assumptions.append(f"users capped at max_batch_size {cap:,}")
+        sized = finish_size(preq, pool, memory - weights - kv, weights + kv + act.best + nt.best,
+                            starts, reason, largest, assumptions, weights_bytes=weights,
+                            users_override=(cap, cap * sized.kv_bytes_per_sequence))
     users_steps(st, sized, "KV pool", starts)
     return EngineResult(
         engine=Engine.trtllm, engine_version=version, size=sized, memory_bytes=memory,

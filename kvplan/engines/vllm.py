@@ -44,6 +44,7 @@ from kvplan.engines.activation import activation_peak
 from kvplan.engines.common import (
     LayerShape,
     gib,
+    is_mxfp4,
     layer_shape,
     quantized,
     users_steps,
@@ -56,16 +57,26 @@ from kvplan.engines.interface import (
     Interval,
     Steps,
     finish_size,
-    parse_version,
 )
+from kvplan.engines.vllm_series import (
+    BIG_GPU_BYTES,
+    DEFAULT_VERSION,
+    GRAPH_SUBTRACTED_FROM,
+    V1_FROM,
+    Flavour,
+    flavour,
+    mla_block_size,
+    mxfp4_kernel,
+)
+from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
+from kvplan.errors import InputError
 from kvplan.specs.schema import LayerKind
 from kvplan.units import GIB, MIB, ceil_div
 
-DEFAULT_VERSION = "0.21.0"
+__all__ = ["BIG_GPU_BYTES", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM", "V1_FROM", "Flavour",
+           "flavour", "mla_block_size", "profile"]
+
 DEFAULT_UTILIZATION = Fraction(9, 10)
-GRAPH_SUBTRACTED_FROM = (0, 21)  # "CUDA graph memory profiling is enabled (default since v0.21.0)"
-V1_FROM = (0, 8)
-BIG_GPU_BYTES = 70 * GIB
 
 # (best, low, high) in bytes
 NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
@@ -75,53 +86,9 @@ NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
 CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
 
 
-@dataclass(frozen=True)
-class Flavour:
-    """Which accounting a version string selects."""
-
-    version: str
-    v1: bool
-    graphs_subtracted: bool
-    grouped_tokens: bool = True  # "GPU KV cache size" = blocks // groups x block (0.9 on)
-    wide_groups: bool = True  # the 1.5 x group-size rule (0.10 on)
-
-
-def flavour(version: str | None) -> Flavour:
-    """'0.6.4' -> V0; '0.10.2' -> V1; '0.21' -> V1 with CUDA graphs subtracted.
-
-    A suffix '-v0' (e.g. '0.8.5-v0') selects the V0 engine in versions that still had it.
-    """
-    text = version or DEFAULT_VERSION
-    forced_v0 = text.lower().endswith(("-v0", ":v0", "+v0"))
-    ver = parse_version(text) or ()
-    v1 = ver >= V1_FROM and not forced_v0
-    return Flavour(text, v1, v1 and ver >= GRAPH_SUBTRACTED_FROM,
-                   grouped_tokens=ver >= (0, 9), wide_groups=ver >= (0, 10))
-
-
-HOPPER = ("h100", "h200", "h20", "h800", "gh200")
-BLACKWELL = ("b200", "b100", "gb200", "b300", "gb300")
-
-
-def mla_block_size(gpu_name: str, block: int, v1: bool) -> int:
-    """vLLM raises MLA blocks to 64 (FlashMLA, Hopper) or 128 (CUTLASS MLA, Blackwell)."""
-    name = gpu_name.lower()
-    if not v1 or block % 64 == 0:
-        return block
-    if name.startswith(BLACKWELL):
-        return 128
-    if name.startswith(HOPPER):
-        return 64
-    return block
-
-
 def batching_defaults(req: SizeRequest, fl: Flavour, memory: int) -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) that `vllm serve` picks when not given."""
-    if fl.v1:
-        big = memory >= BIG_GPU_BYTES and "a100" not in req.gpu.name.lower()
-        return (8192, 1024) if big else (2048, 256)
-    length = req.context_tokens
-    return (max(length, 2048) if length <= 32768 else 2048), 256
+    return _batching_defaults(req.context_tokens, req.gpu.name, fl, memory)
 
 
 @dataclass(frozen=True)
@@ -191,11 +158,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("gpu_memory_utilization", util, "ratio", "flag (default 0.9)")
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
-    weights = weights_bytes(req, m.weights_bytes)
-    st.given("weights", weights, "bytes",
-             "measured (log)" if m.weights_bytes is not None else
-             f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-             f"{req.gpus_per_replica} GPU(s)")
+    weights, weights_how = _weights(req, s)
+    st.given("weights", weights, "bytes", weights_how)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req))
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     st.given("activation peak", act.best, "bytes",
@@ -221,6 +185,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         terms.append("-CUDA graph memory")
     if m.kv_cache_bytes is not None:
         kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
+    elif s.kv_cache_memory_bytes is not None:
+        kv = int(st.given("KV cache memory", s.kv_cache_memory_bytes, "bytes",
+                          "stated (--kv-cache-memory-bytes): no profiling subtraction"))
     elif req.kv_budget_bytes is not None:
         kv = int(st.given("KV cache memory", req.kv_budget_bytes, "bytes",
                           "stated (--kv-budget-gib, vLLM's --kv-cache-memory)"))
@@ -317,6 +284,14 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
         "KV cache group(s)",
     ]
+    widths = {"activation peak": act.high - act.low, "non-torch memory": nt.high - nt.low,
+              "CUDA-graph estimate": graphs.high - graphs.low}
+    if kv == requested - weights - act.best - nt.best - graphs.best and max(widths.values()):
+        top = max(widths, key=lambda k: widths[k])
+        assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
+    if fl.note:
+        assumptions.append(fl.note)
+    assumptions += _flag_notes(req, s)
     if req.shared_prefix_tokens:
         assumptions.append("shared prefix not credited: users counted in whole blocks per "
                            "sequence (prefix caching not modelled)")
@@ -356,6 +331,44 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions=tuple(assumptions),
         log_lines=tuple(lines),
     )
+
+
+def _weights(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
+    """Weights on each GPU: measured, or modelled; less --cpu-offload-gb, plus a draft model."""
+    m = s.measured
+    if m.weights_bytes is not None:
+        return m.weights_bytes, "measured (log)"
+    kernel = mxfp4_kernel(req.gpu.name)
+    weights = weights_bytes(req, None, kernel)
+    how = (f"gpt-oss MXFP4 experts padded for the {kernel} kernel + bf16 rest" if is_mxfp4(req)
+           else f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
+                f"{req.gpus_per_replica} GPU(s)")
+    if s.draft_params:
+        draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
+        weights += draft
+        how += f" + draft model {s.draft_params:,} params"
+    if s.cpu_offload_bytes:
+        weights = max(0, weights - s.cpu_offload_bytes)
+        how += f" - {gib(s.cpu_offload_bytes)} offloaded to the CPU (--cpu-offload-gb)"
+    return weights, how
+
+
+def _flag_notes(req: SizeRequest, s: EngineSettings) -> list[str]:
+    """What kvplan does with the flags it cannot fully model (never silently)."""
+    notes = []
+    if s.limit_mm_per_prompt is not None:
+        if not req.model.params_encoder:
+            raise InputError(f"limit_mm_per_prompt applies to multimodal models; {req.model.name} "
+                             "has no encoder (params_encoder); drop it")
+        notes.append(f"limit_mm_per_prompt {s.limit_mm_per_prompt}: the encoder's "
+                     f"{req.model.params_encoder:,} parameters are in the weights; the encoder "
+                     "cache and its profiling activation are not modelled"
+                     + (" (0: vLLM skips the encoder profiling)" if s.limit_mm_per_prompt == 0
+                        else ""))
+    if s.draft_params:
+        notes.append("speculative decoding: the draft model's weights are added; its KV layers "
+                     "(which share the block pool) are not modelled")
+    return notes
 
 
 def stage_layers(req: SizeRequest) -> list[int]:

@@ -6,8 +6,6 @@ a GPU and on the CPU; on the CPU the allocator's counters and the bandwidth boun
 
 from __future__ import annotations
 
-import gc
-import inspect
 import platform
 import statistics
 import time
@@ -26,13 +24,33 @@ from kvplan.measure.compare import (
     predict,
     search_capacity,
 )
-from kvplan.measure.device import DeviceInfo, detect, match_hardware
-from kvplan.measure.hfconfig import HfConfig, hf_config, with_layers
+from kvplan.measure.device import detect, match_hardware
+from kvplan.measure.hfconfig import hf_config, with_layers
+from kvplan.measure.progress import (
+    CPU_DEFAULT_CONTEXT_TOKENS,
+    Progress,
+    available_ram_bytes,
+    cpu_default_budget,
+    estimate,
+    forward_tokens,
+)
+from kvplan.measure.tensors import (
+    BUILDABLE,
+    _cache_bytes,
+    _cache_kw,
+    _is_oom,
+    _LayerShape,
+    _number,
+    _param_bytes,
+    _storage_bytes,
+    _token_bytes,
+    _Torch,
+    build_model,
+)
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import DType, fmt_bytes
 
 DEFAULT_CONTEXT_TOKENS = 8192  # when --context is not given (and the model allows it)
-BUILDABLE = {DType.fp32: "float32", DType.fp16: "float16", DType.bf16: "bfloat16"}
 
 
 @dataclass(frozen=True)
@@ -52,126 +70,6 @@ class MeasureOptions:
     repeats: int | None = None  # per cost-of-a-token timing after a warm-up [5 GPU, 3 CPU]
 
 
-class _Torch:
-    """Device helpers: synchronisation and the allocator's counters (None on the CPU)."""
-
-    def __init__(self, info: DeviceInfo) -> None:
-        import torch
-
-        self.torch = torch
-        self.info = info
-        self.cuda = info.kind == "cuda"
-        self.device = torch.device(info.device)
-
-    def sync(self) -> None:
-        if self.cuda:
-            self.torch.cuda.synchronize(self.device)
-
-    def allocated(self) -> int | None:
-        return int(self.torch.cuda.memory_allocated(self.device)) if self.cuda else None
-
-    def free(self) -> int | None:
-        return int(self.torch.cuda.mem_get_info(self.device)[0]) if self.cuda else None
-
-    def release(self) -> None:
-        gc.collect()
-        if self.cuda:
-            self.torch.cuda.empty_cache()
-
-    def oom_types(self) -> tuple[type[BaseException], ...]:
-        torch = self.torch  # torch.OutOfMemoryError from 2.5; torch.cuda's name before that
-        return (getattr(torch, "OutOfMemoryError", None) or torch.cuda.OutOfMemoryError,)
-
-    def timed(self, fn: Callable[[], Any]) -> float:
-        self.sync()
-        t0 = time.perf_counter()
-        fn()
-        self.sync()
-        return time.perf_counter() - t0
-
-
-def build_model(hf: HfConfig, dtype: DType, device: Any) -> Any:
-    """A random-weight model built directly on `device` (no host copy of the weights).
-
-    `device` may be "meta" (shapes only, no memory), as the tests do for the big models.
-    """
-    import torch
-    import transformers
-
-    config = getattr(transformers, hf.class_name)(**hf.kwargs)
-    torch.manual_seed(0)
-    with torch.device(device):
-        model = transformers.AutoModelForCausalLM.from_config(
-            config, dtype=getattr(torch, BUILDABLE[dtype])
-        )
-    model.eval()
-    return model
-
-
-def _cache_kw(model: Any) -> str:
-    """transformers 5.x renamed `past_key_values` to `cache`; use whichever forward takes."""
-    params = inspect.signature(model.forward).parameters
-    return "cache" if "cache" in params else "past_key_values"
-
-
-def _cache_tensors(cache: Any) -> list[Any]:
-    out = []
-    for layer in cache.layers:
-        for name in ("keys", "values"):
-            tensor = getattr(layer, name, None)
-            if tensor is not None and tensor.numel():
-                out.append(tensor)
-    return out
-
-
-def _storage_bytes(tensors: list[Any]) -> int:
-    """Bytes of the distinct storages behind `tensors`: what they keep allocated.
-
-    Not `nbytes`: a sliding layer's kept tokens are a view of the whole last append
-    (transformers' DynamicSlidingWindowLayer), which stays allocated until the next one.
-    """
-    seen: dict[int, int] = {}
-    for x in tensors:
-        storage = x.untyped_storage()
-        seen[storage.data_ptr()] = int(storage.nbytes())
-    return sum(seen.values())
-
-
-def _cache_bytes(cache: Any) -> int:
-    return _storage_bytes(_cache_tensors(cache))
-
-
-def _token_bytes(x: Any) -> int:
-    """Bytes one token takes in a (batch, heads, tokens, dim) cache tensor."""
-    return int(x.shape[0] * x.shape[1] * x.shape[-1] * x.element_size())
-
-
-def _param_bytes(model: Any) -> int:
-    seen, total = set(), 0
-    for p in model.parameters():
-        if p.data_ptr() not in seen:
-            seen.add(p.data_ptr())
-            total += int(p.nbytes)
-    return total
-
-
-@dataclass(frozen=True)
-class _LayerShape:
-    k_heads: int
-    k_dim: int
-    v_heads: int
-    v_dim: int
-
-
-def _is_oom(err: BaseException) -> bool:
-    text = str(err).lower()
-    return "out of memory" in text or "alloc_failed" in text
-
-
-def _number(x: float) -> int | float:
-    return int(x) if float(x).is_integer() else round(x, 3)
-
-
 class _Session:
     """One measuring run: the model on the device and the figures collected so far."""
 
@@ -185,11 +83,7 @@ class _Session:
         self.info = detect(opts.device)
         self.t = _Torch(self.info)
         self.repeats = opts.repeats or (5 if self.t.cuda else 3)
-        if not self.t.cuda and opts.kv_budget_bytes is None:
-            raise InputError(
-                "on the CPU there is no allocator limit to search against: give --kv-budget-gib "
-                "(e.g. --kv-budget-gib 0.01)"
-            )
+        self.progress = Progress()
         self.notes: list[str] = []
         self.figures: list[Figure] = []
         self.errors: list[str] = []
@@ -211,7 +105,10 @@ class _Session:
             )
             self.dtype = DType.bf16
         max_ctx = spec.max_context_tokens
-        self.context = opts.context_tokens or min(DEFAULT_CONTEXT_TOKENS, max_ctx)
+        default_ctx = DEFAULT_CONTEXT_TOKENS if self.t.cuda else CPU_DEFAULT_CONTEXT_TOKENS
+        self.context = opts.context_tokens or min(default_ctx, max_ctx)
+        if opts.context_tokens is None and not self.t.cuda:
+            self.notes.append(f"context {self.context:,} tokens: the CPU default (no --context)")
         if self.context > max_ctx:
             raise InputError(f"--context {self.context:,} exceeds {spec.name}'s {max_ctx:,}")
         if self.context <= opts.decode_steps:
@@ -221,6 +118,22 @@ class _Session:
                 f"built the first {self.hf.num_layers} of {spec.num_layers} layers (--layers); "
                 f"predictions use the same {self.hf.num_layers} layers"
             )
+
+    def announce(self) -> None:
+        """Say up front how long the run should take (stderr on a terminal, and a note)."""
+        budget = self.opts.kv_budget_bytes or self.default_budget()[0]
+        guess = predict(self.built_spec, self.dtype, self.context, budget).users
+        tokens = forward_tokens(self.context, guess, self.opts.decode_steps, self.repeats)
+        est = estimate(self.hf.params, tokens, self.opts.time_limit_s, self.t.torch, self.t.device)
+        self.estimate = est
+        self.notes.append(est.line())
+        self.progress.say(f"measuring {self.spec.name} on {self.info.device}; {est.line()}")
+
+    def default_budget(self) -> tuple[int, str]:
+        """The CPU's default cache budget (GPU: its free memory, known only after the build)."""
+        if self.t.cuda:
+            return self.info.free_bytes or 0, "free device memory"
+        return cpu_default_budget(available_ram_bytes())
 
     def _hardware(self) -> HardwareSpec | None:
         if self.opts.gpu is not None:
@@ -249,6 +162,8 @@ class _Session:
         if self.opts.kv_budget_bytes is not None:
             self.budget = self.opts.kv_budget_bytes
             self.budget_source = "--kv-budget-gib"
+        elif not t.cuda:
+            self.budget, self.budget_source = self.default_budget()
         else:
             t.release()
             self.budget = t.free() or 0
@@ -428,7 +343,7 @@ class _Session:
         --kv-budget-gib, the budget bounds the cache tensors alone: budget / cache per sequence.
         """
         pred = self.pred
-        if self.opts.kv_budget_bytes is not None:
+        if self.opts.kv_budget_bytes is not None or not self.t.cuda:
             return pred.users, "predicted: the cache budget / cache per sequence"
         cost = pred.decode_costs[cache]
         users = pred.users_transformers(cache, self.budget)
@@ -464,6 +379,49 @@ class _Session:
             )
             if found.best:
                 self._throughput(key, found.best, times[found.best])
+
+    def prefill_capacity(self) -> None:
+        """Sequences whose real prefill fits: sliding layers hold the whole prompt until the
+        next append, so the peak right after the prompt's forward is every layer at full length.
+
+        Measured only for models with sliding layers (otherwise it is the cache figure again).
+        """
+        cost = self.pred.decode_costs["dynamic"]
+        if not cost.shape.sliding_layers or cost.prefill_cache_bytes <= cost.cache_bytes:
+            return
+        cache_only = self.opts.kv_budget_bytes is not None or not self.t.cuda
+        per_seq = cost.prefill_cache_bytes if cache_only else cost.prefill_total_bytes
+        predicted = self.budget // per_seq
+        free = self.t.free()
+        cap = (self.budget if free is None else min(self.budget, free)) // max(
+            1, cost.prefill_cache_bytes)
+
+        def holds(batch: int) -> bool:
+            cache = self._new_cache(static=False)
+            try:
+                out = self._forward(self._ids(batch, self.context), cache)
+                del out
+                self.t.sync()
+                return _cache_bytes(cache) <= self.budget
+            except self.t.oom_types():
+                return False
+            except RuntimeError as err:
+                if not _is_oom(err):
+                    raise
+                return False
+            finally:
+                del cache
+                self.t.release()
+
+        found = search_capacity(predicted, cap, holds, Deadline(max(0.0, self.deadline.left_s)
+                                                                 * 0.5))
+        tried = ", ".join(f"{n}{'' if ok else 'x'}" for n, ok in found.tried)
+        self.figures.append(Figure(
+            "capacity_prefill", f"sequences at {self.context:,} tokens, prefill peak (growing)",
+            "seqs", predicted, found.best,
+            note=(f"budget / {per_seq:,} B per sequence: every layer holds the {self.context:,}-"
+                  f"token prompt right after prefill (sliding layers until the next append); "
+                  f"tried {tried}" + (" (cut short by --time-limit)" if found.cut_short else ""))))
 
     def _throughput(self, key: str, batch: int, step_s: list[float]) -> None:
         step = statistics.median(step_s)
@@ -556,6 +514,8 @@ def measure(spec: ModelSpec, opts: MeasureOptions) -> MeasureReport:
     With `opts.debug`, it is raised instead, for its traceback.
     """
     s = _Session(spec, opts)
+    s.announce()
+    s.progress.say(f"building {s.hf.params:,} parameters with random weights")
     try:
         s.build()
     except s.t.oom_types() as err:
@@ -567,12 +527,14 @@ def measure(spec: ModelSpec, opts: MeasureOptions) -> MeasureReport:
     phases: list[tuple[str, Callable[[], None]]] = [
         ("KV bytes per token", s.kv_per_token),
         ("capacity and decode throughput", s.capacity),
+        ("prefill-bound capacity", s.prefill_capacity),
         ("cost of a token", s.token_cost),
     ]
     for name, phase in phases:
         if name != "KV bytes per token" and not hasattr(s, "shapes"):
             s.errors.append(f"{name}: not measured (needs the KV bytes per token first)")
             continue
+        s.progress.say(name)
         try:
             phase()
         except Exception as err:  # noqa: BLE001 - reported as a failed measurement
@@ -580,6 +542,7 @@ def measure(spec: ModelSpec, opts: MeasureOptions) -> MeasureReport:
                 raise
             s.errors.append(f"{name}: {type(err).__name__}: {_first_line(err)}")
             s.t.release()
+    s.progress.say("done")
     return s.report()
 
 

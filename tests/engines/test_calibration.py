@@ -1,4 +1,8 @@
-"""kvplan against 31 real start-up logs: the accuracy the README states, held by tests."""
+"""kvplan against real start-up logs: the accuracy the README states, held by tests.
+
+The fit part (logs 01-31, SPLIT.tsv) is what the constants were tuned on; the held-out part
+(32 on) is reported separately, misses included.
+"""
 
 from __future__ import annotations
 
@@ -68,6 +72,7 @@ def test_tokens_from_the_logged_kv_memory(reports):
 
 
 def test_shapes_only_dense_median_within_five_percent(reports):
+    reports = [r for r in reports if r.part == "fit"]
     s = summarize(reports)
     assert len(s.shapes_dense_errors) >= 10
     assert statistics.median(s.shapes_dense_errors) < 5.0
@@ -89,3 +94,27 @@ def test_refusals_are_predicted(reports):
 def test_models_outside_the_catalog_are_reported_not_fatal(reports):
     notes = {short(r.label): " ".join(r.notes) for r in reports}
     assert "model not in catalog: google/gemma-3-1b-it" in notes["25"]
+
+
+def test_held_out_part_is_reported_as_it_is(reports):
+    held = {short(r.label): headline(r, "shapes") for r in reports if r.part == "heldout"}
+    # 38 run A: Llama-2-7B on one A100-80GB, vLLM 0.2.5: 7,351 GPU blocks logged
+    assert held["38A"] is not None and held["38A"].logged == 7351
+    assert abs(held["38A"].error_pct) < 5.0
+    # Known held-out misses: vLLM 0.2.5 with TP 4 (38B, 20,865 blocks: that release's
+    # profiling counted all device memory in use, NCCL buffers included) and TensorRT-LLM 0.5
+    # on an A10 (36, 10,718 tokens: build-time buffers for 25 sequences of 4,096 tokens).
+    assert held["38B"] is not None and held["38B"].logged == 20865 and held["38B"].error_pct > 5
+    assert held["36"] is not None and held["36"].logged == 10718 and held["36"].error_pct > 5
+
+
+def test_parser_reads_the_held_out_formats():
+    by_name = {p.name[:2]: parse_file(p) for p in LOGS}
+    assert by_name["32"].runs[0].values["blocks"] == 6001  # "# CUDA blocks: 6001"
+    assert by_name["36"].runs[0].values["tokens"] == 10718  # "Using 10718 tokens in paged KV"
+    kv = by_name["37"].runs[0].values["kv_gib"]
+    assert kv * 2**30 == 69_524_783_104  # "Allocate 69524783104 bytes for k/v cache"
+    v = by_name["42"].runs[0].values  # the reworded 1.x "Peak memory ..." line
+    assert (v["peak_gib"], v["total_gib"], v["tmp_kv_gib"]) == (69.42, 139.80, 20.62)
+    assert v["kv_bytes_per_token"] == 163840 and v["mm_encoder_cache_gib"] == 0.125
+    assert by_name["38"].runs[1].settings["spec"] == "llama-2-70b"

@@ -112,6 +112,12 @@ def test_sliding_window_cache_stops_growing(measure_extra: None) -> None:
     assert budget // (2 * 16 * 3 * 64 * 2 * 2) == 43
     for key in ("capacity_reserved", "capacity_growing"):
         assert figures[key]["predicted"] == figures[key]["measured"] == 43
+    # a real prefill: right after the 48-token prompt both sliding layers still hold all 48
+    # tokens (the kept window is a view of the prompt): 2 x 48 x 768 B = 73,728 B a sequence,
+    # 1,073,741 // 73,728 = 14 sequences
+    prefill = figures["capacity_prefill"]
+    assert budget // (2 * 48 * 3 * 64 * 2 * 2) == 14
+    assert prefill["predicted"] == prefill["measured"] == 14
 
 
 def test_mla_caches_the_latent(measure_extra: None) -> None:
@@ -134,11 +140,22 @@ def test_cuda_never_falls_back_to_cpu(measure_extra: None) -> None:
     assert "sees no CUDA device" in result.stderr and "--device cpu" in result.stderr
 
 
-def test_cpu_needs_a_budget(measure_extra: None) -> None:
-    result = _run("tiny-test-model", "--measure", "--device", "cpu", "--context", "16",
-                  "--layers", "1")
-    assert result.exit_code == 2
-    assert "--kv-budget-gib" in result.stderr
+def test_cpu_runs_with_no_other_flag(measure_extra: None) -> None:
+    """Issue #15 item 5: `size tiny-test-model --measure --device cpu` alone exits 0."""
+    from kvplan.measure.progress import available_ram_bytes
+
+    result = _run("tiny-test-model", "--measure", "--device", "cpu", "-f", "json")
+    assert result.exit_code == 0, result.stdout + result.stderr
+    payload = json.loads(result.stdout)
+    avail = available_ram_bytes()
+    # 16 MiB = 16,777,216 B unless a quarter of the available RAM is less
+    expect = 16_777_216 if avail is None else min(16_777_216, avail // 4)
+    assert payload["kv_budget_bytes"] == expect
+    assert payload["context_tokens"] == 128
+    caps = _figures(payload)
+    # 128 tokens x 23,040 B per token = 2,949,120 B per sequence; 16 MiB holds 5 of them
+    assert caps["capacity_growing"]["predicted"] == expect // 2_949_120
+    assert any(n.startswith("expected to take about") for n in payload["notes"])
 
 
 def test_without_the_extra_measure_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

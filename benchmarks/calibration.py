@@ -1,0 +1,56 @@
+"""Calibration: kvplan's engine profiles against the public start-up logs (issue #13).
+
+Run: python benchmarks/calibration.py [LOGDIR]. Prints the |error| in KV tokens (shapes only)
+per engine, model class and part (fit / held-out, tests/assets/logs/SPLIT.tsv), and the
+breakdown check, and appends them to benchmarks/results/calibration.jsonl.
+Targets on the held-out part: dense vLLM median 2% (each within 5%), MoE/MLA/multimodal 5%,
+SGLang and TensorRT-LLM 3%.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import statistics
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+
+
+def main(argv: list[str]) -> int:
+    sys.path.insert(0, str(ROOT))
+    from kvplan.calibrate.compare import calibrate_files
+    from kvplan.calibrate.split import read_split
+    from kvplan.cli.calibrate import split_summary
+
+    logs = Path(argv[0]) if argv else ROOT / "tests" / "assets" / "logs"
+    reports = calibrate_files([logs])
+    breakdown = [abs(c.error_pct) for r in reports for c in r.checks
+                 if c.basis == "breakdown" and c.quantity == "KV memory"]
+    split = read_split(logs / "SPLIT.tsv")
+    record = {
+        "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "logs": len(split),
+        "logs_by_part": {p: sum(1 for e in split.values() if e.part == p)
+                         for p in ("fit", "heldout")},
+        "runs": len(reports),
+        "breakdown_kv_memory_median_abs_error_pct": round(statistics.median(breakdown), 3),
+        "breakdown_runs": len(breakdown),
+        "shapes_kv_tokens": split_summary(reports),
+    }
+    for row in record["shapes_kv_tokens"]:
+        print(f"{row['engine']:7} {row['model_class']:19} {row['part']:8} runs {row['runs']:2}  "
+              f"median {row['median_abs_error_pct']:7.2f}%  worst {row['worst_abs_error_pct']:8.2f}%"
+              f"  target {row['target_median']}")
+    print(f"breakdown KV memory: median {record['breakdown_kv_memory_median_abs_error_pct']}% "
+          f"of {len(breakdown)} runs")
+    out = HERE / "results" / "calibration.jsonl"
+    with out.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(record) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,179 @@
+"""From a parsed run to what the engine profile needs: the model, the GPU, the settings.
+
+Settings a log does not print come from `# kvplan: key=value` directives (spec, gpu, tp,
+version, ...); a model is resolved from a `spec=` directive (catalog name or a YAML path
+relative to the log) or from the log's model id matched against the catalog's hf_id.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from pathlib import Path
+
+from kvplan.calibrate.parse import Run
+from kvplan.capacity.plan import SizeRequest
+from kvplan.engines import Engine, EngineSettings
+from kvplan.engines import vllm as vllm_profile
+from kvplan.engines.interface import parse_version
+from kvplan.specs import all_models, load_hardware, load_model
+from kvplan.specs.schema import HardwareSpec, ModelSpec
+from kvplan.units import GIB, DType, parse_dtype
+
+
+def _num(run: Run, *keys: str) -> float | None:
+    for key in keys:
+        if key in run.values:
+            return run.values[key]
+        if key in run.settings:
+            try:
+                return float(run.settings[key])
+            except ValueError:
+                return None
+    return None
+
+
+def _path_or_name(ref: str, base: Path) -> str:
+    if ref.endswith((".yaml", ".yml")):
+        candidate = (base / ref) if not Path(ref).is_absolute() else Path(ref)
+        return str(candidate)
+    return ref
+
+
+def _normal(text: str) -> str:
+    name = text.strip().strip("/").split("/")[-1].lower()
+    name = name.removeprefix("meta-")
+    changed = True
+    while changed:
+        changed = False
+        for suffix in ("-instruct", "-chat", "-hf", "-fp8", "-dynamic", "-2507", "-it"):
+            if name.endswith(suffix):
+                name = name.removesuffix(suffix)
+                changed = True
+    return name
+
+
+def resolve_model(run: Run, base: Path) -> tuple[ModelSpec | None, str]:
+    """The spec a run refers to: a `spec=` directive, else the catalog entry with its hf_id."""
+    ref = run.settings.get("spec")
+    if ref:
+        return load_model(_path_or_name(ref, base)), "spec directive"
+    hint = run.model_hint
+    if not hint or "/" not in hint:
+        return None, "model not stated in the log"
+    models, _ = all_models()
+    want = _normal(hint)
+    for m in models:
+        if _normal(m.hf_id) == want or m.name == want:
+            return m, f"catalog match for {hint}"
+    return None, f"model not in catalog: {hint}"
+
+
+def resolve_gpu(run: Run, base: Path) -> tuple[HardwareSpec | None, str]:
+    total = _num(run, "total_gib")
+    if total is not None:
+        return HardwareSpec(
+            name="log-gpu",
+            vendor="unknown",
+            label=f"GPU with {total} GiB (from the log)",
+            memory_bytes=int(total * GIB),
+            memory_source="total memory printed in the start-up log",
+            memory_bandwidth_bytes_per_s=1,
+            bf16_dense_flops=1,
+            fp8_supported=True,
+            source="start-up log (calibration only)",
+        ), f"total {total} GiB from the log"
+    ref = run.settings.get("gpu")
+    if ref:
+        return load_hardware(_path_or_name(ref, base)), f"gpu directive {ref}"
+    return None, "GPU total not printed and not stated"
+
+
+def _sglang_gpu_mib(run: Run) -> float | None:
+    """nvidia-smi total SGLang sizes its defaults by: stated, else start-up free + 0.4 GiB."""
+    smi = _num(run, "nvidia_smi_mib")
+    if smi is None and "before_gib" in run.values:
+        smi = int((run.values["before_gib"] + 0.4) * 1024)
+    return smi
+
+
+def _stand_in_gpu(run: Run | None = None) -> HardwareSpec:
+    """A GPU for profiles that take every memory figure from the log."""
+    smi = _sglang_gpu_mib(run) if run is not None else None
+    return HardwareSpec(
+        name="log-gpu", vendor="unknown", label="memory from the log",
+        memory_bytes=int(smi) * 2**20 if smi else 1 << 50,
+        memory_source="not used: free memory measured in the log",
+        nvidia_smi_mib=int(smi) if smi else None,
+        memory_bandwidth_bytes_per_s=1, bf16_dense_flops=1, fp8_supported=True,
+        source="start-up log (calibration only)")
+
+
+def infer_vllm_version(run: Run) -> tuple[str, str]:
+    """The version to model a vLLM run with, and how it was chosen."""
+    ver = parse_version(run.version) if run.version else None
+    if ver is not None and ver >= (0, 2):
+        return str(run.version), "stated"
+    texts = " ".join(text for _, text in run.lines.values()) + " ".join(run.errors)
+    v1 = any(k in texts for k in ("GPU KV cache size", "Available KV cache memory",
+                                  "Free memory on device", "EngineCore", "Model loading took"))
+    if run.settings.get("graph_profiling") == "1":
+        return vllm_profile.DEFAULT_VERSION, "CUDA-graph profiling line seen"
+    if v1:
+        return "0.11.0", "V1 inferred from the log format"
+    return "0.6.4", "V0 inferred from the log format"
+
+
+# Directive / log keys -> EngineSettings fields (integers), by engine.
+_INT_FLAGS = {
+    "vllm": ("max_num_batched_tokens", "max_num_seqs", "kv_cache_memory_bytes", "draft_params",
+             "limit_mm_per_prompt"),
+    "sglang": ("page_size", "max_tokens", "chunked_prefill_size", "cuda_graph_max_bs",
+               "max_running_requests"),
+    "trtllm": ("page_size", "tokens_per_block", "max_tokens", "max_tokens_in_paged_kv_cache",
+               "max_num_batched_tokens", "max_num_tokens", "max_batch_size"),
+}
+_FIELD = {"page_size": "page_size_tokens", "tokens_per_block": "page_size_tokens",
+          "max_tokens_in_paged_kv_cache": "max_tokens", "max_num_tokens": "max_num_batched_tokens"}
+
+
+def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
+    frac_key = {"vllm": ("util", "gpu_memory_utilization"),
+                "sglang": ("mem_fraction_static",),
+                "trtllm": ("free_gpu_memory_fraction",)}.get(engine.value, ())
+    frac = _num(run, *frac_key) if frac_key else None
+    fields: dict[str, int] = {}
+    for key in _INT_FLAGS.get(engine.value, ()):
+        value = _num(run, key)
+        if value is not None and (value > 0 or key == "limit_mm_per_prompt"):
+            fields[_FIELD.get(key, key)] = int(value)
+    offload = _num(run, "cpu_offload_gb") if engine is Engine.vllm else None
+    if offload:
+        fields["cpu_offload_bytes"] = int(offload * GIB)
+    return EngineSettings(
+        engine=engine,
+        version=version,
+        memory_fraction=Fraction(str(frac)) if frac is not None else None,
+        enforce_eager=run.settings.get("enforce_eager", "False") == "True",
+        **fields,  # type: ignore[arg-type]
+    )
+
+
+def _request(run: Run, model: ModelSpec, gpu: HardwareSpec) -> SizeRequest:
+    length = int(_num(run, "max_model_len") or model.max_context_tokens)
+    weight = run.settings.get("weight_dtype")
+    kv = run.settings.get("kv_dtype", "auto")
+    wd = parse_dtype(weight) if weight else None
+    kd = (wd if wd and wd.bits >= 16 else model.weight_dtype) if kv == "auto" else parse_dtype(kv)
+    if kd.bits < 16 and kv == "auto":
+        kd = DType.bf16
+    if length > model.max_context_tokens:
+        model = model.model_copy(update={"max_context_tokens": length})
+    return SizeRequest(
+        model=model, gpu=gpu, context_tokens=length, kv_dtype=kd, weight_dtype=wd,
+        block_size_tokens=int(_num(run, "block_size") or 16),
+        tp=int(_num(run, "tp") or 1), pp=int(_num(run, "pp") or 1),
+    )
+
+
+def _gib(x: float | None) -> int | None:
+    return None if x is None else int(x * GIB)

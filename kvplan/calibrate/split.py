@@ -1,0 +1,123 @@
+"""The calibration set's honest split: which logs constants were fitted on, which are held out.
+
+A log directory may carry two manifests (tab-separated, `#` comments):
+- SPLIT.tsv: `log  part  engine  class`, part `fit` or `heldout`, class dense | moe | mla |
+  sliding | multimodal | unknown;
+- FITTED.tsv: `constant  logs  what`, the constants of kvplan/engines and the log prefixes (NN)
+  each was tuned on. No held-out log may appear there (`leaks` lists any that do).
+Logs outside a manifest are reported as part `unsplit`.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from kvplan.errors import InputError
+
+PARTS = ("fit", "heldout")
+CLASSES = ("dense", "moe", "mla", "sliding", "multimodal", "unknown")
+
+
+@dataclass(frozen=True)
+class Entry:
+    log: str
+    part: str
+    engine: str
+    model_class: str
+
+
+def _rows(path: Path) -> list[list[str]]:
+    rows = []
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        cells = line.split("\t")
+        if cells[0] in ("log", "constant"):
+            continue
+        rows.append([str(lineno)] + cells)
+    return rows
+
+
+def read_split(path: Path) -> dict[str, Entry]:
+    """SPLIT.tsv -> {log file name: Entry}. Raises InputError naming a bad line."""
+    out: dict[str, Entry] = {}
+    for lineno, *cells in _rows(path):
+        if len(cells) < 4 or cells[1] not in PARTS or cells[3] not in CLASSES:
+            raise InputError(f"{path}:{lineno}: expected log, part ({'/'.join(PARTS)}), engine, "
+                             f"class ({'/'.join(CLASSES)}); got {cells}")
+        if cells[0] in out:
+            raise InputError(f"{path}:{lineno}: {cells[0]} is listed twice")
+        out[cells[0]] = Entry(cells[0], cells[1], cells[2], cells[3])
+    return out
+
+
+def read_fitted(path: Path) -> dict[str, list[str]]:
+    """FITTED.tsv -> {constant: [log prefixes]}."""
+    out: dict[str, list[str]] = {}
+    for lineno, *cells in _rows(path):
+        if len(cells) < 2:
+            raise InputError(f"{path}:{lineno}: expected constant, logs, what")
+        out[cells[0]] = [x.strip() for x in cells[1].split(",") if x.strip()]
+    return out
+
+
+def leaks(split: dict[str, Entry], fitted: dict[str, list[str]]) -> list[str]:
+    """Constants whose fitting logs include a held-out (or unknown) log, one line each."""
+    by_prefix: dict[str, list[Entry]] = {}
+    for entry in split.values():
+        by_prefix.setdefault(entry.log.split("-")[0], []).append(entry)
+    problems = []
+    for constant, prefixes in fitted.items():
+        for prefix in prefixes:
+            entries = by_prefix.get(prefix)
+            if not entries:
+                problems.append(f"{constant}: log {prefix} is not in SPLIT.tsv")
+            elif any(e.part != "fit" for e in entries):
+                problems.append(f"{constant}: fitted on held-out log {entries[0].log}")
+    return problems
+
+
+def split_for(paths: Iterable[Path]) -> dict[str, Entry]:
+    """The SPLIT.tsv entries of every directory the logs come from."""
+    out: dict[str, Entry] = {}
+    for folder in sorted({p.parent for p in paths}):
+        manifest = folder / "SPLIT.tsv"
+        if manifest.is_file():
+            out.update(read_split(manifest))
+    return out
+
+
+@dataclass(frozen=True)
+class Cell:
+    """Median and worst |error| (percent) of one group of runs."""
+
+    engine: str
+    model_class: str
+    part: str
+    errors: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.errors)
+
+    @property
+    def worst(self) -> float:
+        return max(self.errors)
+
+
+def group(rows: Iterable[tuple[str, str, str, float]]) -> list[Cell]:
+    """(engine, class, part, |error|) rows -> one Cell per (engine, class family, part).
+
+    Classes are reported as `dense` or `moe/mla/multimodal` (the issue's two targets);
+    sliding counts as dense, unknown is left out.
+    """
+    cells: dict[tuple[str, str, str], list[float]] = {}
+    for engine, model_class, part, err in rows:
+        if model_class == "unknown":
+            continue
+        family = "dense" if model_class in ("dense", "sliding") else "moe/mla/multimodal"
+        cells.setdefault((engine, family, part), []).append(err)
+    return [Cell(e, c, p, tuple(v)) for (e, c, p), v in sorted(cells.items())]

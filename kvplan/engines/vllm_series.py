@@ -1,0 +1,120 @@
+"""vLLM's version series: which accounting each release line uses, and its serve defaults.
+
+Each series starts at the first release where the start-up accounting changed (sources: the
+start-up logs in tests/assets/logs and vLLM's own messages quoted below). A version newer than
+the newest known series is modelled as that series, with a note saying so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvplan.engines.interface import parse_version
+from kvplan.units import GIB
+
+
+@dataclass(frozen=True)
+class Series:
+    first: tuple[int, ...]
+    name: str
+    changes: str  # what this series changes from the one before
+
+
+SERIES = (
+    Series((0, 2), "0.2-0.5 (V0)",
+           "profiling: total - free after a max_num_batched_tokens forward; 16-token blocks"),
+    Series((0, 6), "0.6-0.7 (V0)", "memory_profiling: weights, non-torch growth and the torch "
+           "activation peak printed separately; V0 profiles max(max_model_len, 2048) tokens"),
+    Series((0, 8), "0.8 (V1 default)", "V1 engine: serve defaults 8,192 batched tokens / 1,024 "
+           "sequences on >= 70 GiB GPUs (not A100), else 2,048 / 256; CUDA graphs captured after "
+           "sizing; non-torch counted as growth after start-up"),
+    Series((0, 9), "0.9", '"GPU KV cache size" = blocks // groups x block size'),
+    Series((0, 10), "0.10", "hybrid sliding/full grouping with the 1.5x group-size rule"),
+    Series((0, 11), "0.11-0.20", '"Free memory on device ... Actual usage is" breakdown line'),
+    Series((0, 21), "0.21-0.28", "CUDA-graph memory estimated and subtracted before sizing "
+           '("CUDA graph memory profiling is enabled (default since v0.21.0)")'),
+)
+# Newest release seen in public material: "vLLM API server version 0.28.0" (a vLLM deployment
+# workshop's start-up output, 09-17); v0.27.1 in several public start-up logs of August 2026.
+NEWEST_KNOWN = (0, 28, 0)
+DEFAULT_VERSION = "0.28.0"
+V1_FROM = (0, 8)
+GRAPH_SUBTRACTED_FROM = (0, 21)
+BIG_GPU_BYTES = 70 * GIB
+
+
+@dataclass(frozen=True)
+class Flavour:
+    """Which accounting a version string selects."""
+
+    version: str
+    v1: bool
+    graphs_subtracted: bool
+    grouped_tokens: bool = True  # "GPU KV cache size" = blocks // groups x block (0.9 on)
+    wide_groups: bool = True  # the 1.5 x group-size rule (0.10 on)
+    series: str = ""
+    note: str | None = None  # set when the version is newer than any known series
+
+    @property
+    def mxfp4_kernel_default(self) -> str:
+        return "marlin"
+
+
+def series_of(ver: tuple[int, ...]) -> Series:
+    found = SERIES[0]
+    for s in SERIES:
+        if ver >= s.first:
+            found = s
+    return found
+
+
+def flavour(version: str | None) -> Flavour:
+    """'0.6.4' -> V0; '0.10.2' -> V1; '0.21' -> V1 with CUDA graphs subtracted.
+
+    A suffix '-v0' (e.g. '0.8.5-v0') selects the V0 engine in versions that still had it.
+    """
+    text = version or DEFAULT_VERSION
+    forced_v0 = text.lower().endswith(("-v0", ":v0", "+v0"))
+    ver = parse_version(text) or ()
+    note = None
+    if ver[:2] > NEWEST_KNOWN[:2]:
+        known = ".".join(map(str, NEWEST_KNOWN))
+        note = (f"vLLM {text} is newer than the newest modelled release ({known}): modelled as "
+                f"the {SERIES[-1].name} series")
+    v1 = ver >= V1_FROM and not forced_v0
+    return Flavour(text, v1, v1 and ver >= GRAPH_SUBTRACTED_FROM,
+                   grouped_tokens=ver >= (0, 9), wide_groups=ver >= (0, 10),
+                   series=series_of(ver).name + (" (V0 forced)" if forced_v0 else ""), note=note)
+
+
+HOPPER = ("h100", "h200", "h20", "h800", "gh200")
+BLACKWELL = ("b200", "b100", "gb200", "b300", "gb300")
+
+
+def mla_block_size(gpu_name: str, block: int, v1: bool) -> int:
+    """vLLM raises MLA blocks to 64 (FlashMLA, Hopper) or 128 (CUTLASS MLA, Blackwell)."""
+    name = gpu_name.lower()
+    if not v1 or block % 64 == 0:
+        return block
+    if name.startswith(BLACKWELL):
+        return 128
+    if name.startswith(HOPPER):
+        return 64
+    return block
+
+
+def mxfp4_kernel(gpu_name: str) -> str:
+    """The MXFP4 MoE kernel vLLM pads gpt-oss experts for: FlashInfer on Blackwell, else Marlin.
+
+    (Hopper may use Triton kernels, which pad less: the Marlin layout is the upper end there.)
+    """
+    return "flashinfer-sm100" if gpu_name.lower().startswith(BLACKWELL) else "marlin"
+
+
+def batching_defaults(context_tokens: int, gpu_name: str, fl: Flavour,
+                      memory: int) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) that `vllm serve` picks when not given."""
+    if fl.v1:
+        big = memory >= BIG_GPU_BYTES and "a100" not in gpu_name.lower()
+        return (8192, 1024) if big else (2048, 256)
+    return (max(context_tokens, 2048) if context_tokens <= 32768 else 2048), 256

@@ -1,0 +1,60 @@
+"""The calibration set's split (issue #13): no held-out log tuned a constant."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import pytest
+
+from kvplan.calibrate.split import Entry, group, leaks, read_fitted, read_split
+from kvplan.errors import InputError
+
+LOGS = Path(__file__).parents[1] / "assets" / "logs"
+
+
+def test_every_log_is_in_the_split_once() -> None:
+    split = read_split(LOGS / "SPLIT.tsv")
+    on_disk = {p.name for p in LOGS.glob("*.log")}
+    assert set(split) == on_disk
+    assert {e.part for e in split.values()} == {"fit", "heldout"}
+
+
+def test_no_constant_was_fitted_on_a_held_out_log() -> None:
+    split = read_split(LOGS / "SPLIT.tsv")
+    fitted = read_fitted(LOGS / "FITTED.tsv")
+    assert fitted, "FITTED.tsv lists no constants"
+    assert leaks(split, fitted) == []
+
+
+def test_every_fitted_constant_exists_in_the_engines() -> None:
+    for constant in read_fitted(LOGS / "FITTED.tsv"):
+        module, name = constant.split(".")
+        assert hasattr(importlib.import_module(f"kvplan.engines.{module}"), name), constant
+
+
+def test_a_leak_is_caught() -> None:
+    split = {"01-a.log": Entry("01-a.log", "fit", "vllm", "dense"),
+             "40-b.log": Entry("40-b.log", "heldout", "vllm", "dense")}
+    assert leaks(split, {"vllm.X": ["01"]}) == []
+    assert leaks(split, {"vllm.X": ["01", "40"]}) == ["vllm.X: fitted on held-out log 40-b.log"]
+    assert leaks(split, {"vllm.X": ["99"]}) == ["vllm.X: log 99 is not in SPLIT.tsv"]
+
+
+def test_a_bad_split_line_is_named(tmp_path: Path) -> None:
+    bad = tmp_path / "SPLIT.tsv"
+    bad.write_text("log\tpart\tengine\tclass\n01-a.log\ttrain\tvllm\tdense\n")
+    with pytest.raises(InputError, match=r"SPLIT.tsv:2: expected log, part"):
+        read_split(bad)
+
+
+def test_group_medians_and_worst_by_family() -> None:
+    rows = [("vllm", "dense", "heldout", 1.0), ("vllm", "sliding", "heldout", 3.0),
+            ("vllm", "dense", "heldout", 2.0), ("vllm", "moe", "fit", 7.0),
+            ("vllm", "mla", "fit", 5.0), ("sglang", "unknown", "fit", 9.0)]
+    cells = {(c.engine, c.model_class, c.part): c for c in group(rows)}
+    dense = cells[("vllm", "dense", "heldout")]
+    assert (dense.median, dense.worst) == (2.0, 3.0)  # median of 1, 2, 3
+    other = cells[("vllm", "moe/mla/multimodal", "fit")]
+    assert (other.median, other.worst) == (6.0, 7.0)  # (5 + 7) / 2
+    assert ("sglang", "dense", "fit") not in cells  # unknown class left out

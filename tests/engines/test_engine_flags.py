@@ -1,0 +1,149 @@
+"""Issue #13: the flags that move the pool, MXFP4 weights and the vLLM version series."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+from kvplan.capacity import SizeRequest
+from kvplan.engines import Engine, EngineSettings, run_engine
+from kvplan.engines.common import mxfp4_weights_bytes
+from kvplan.engines.deployment import extra_settings
+from kvplan.engines.sglang import default_fraction
+from kvplan.engines.vllm_series import DEFAULT_VERSION, SERIES, flavour
+from kvplan.errors import InputError
+from kvplan.specs import load_hardware, load_model
+from kvplan.units import GIB
+
+H100 = load_hardware("h100")
+
+
+def req(name: str = "llama-3.1-8b", ctx: int = 8192, **kw: object) -> SizeRequest:
+    return SizeRequest(model=load_model(name), gpu=H100, context_tokens=ctx, **kw)  # type: ignore[arg-type]
+
+
+def vllm(**kw: object) -> EngineSettings:
+    return EngineSettings(engine=Engine.vllm, **kw)  # type: ignore[arg-type]
+
+
+def test_gpt_oss_mxfp4_weights_match_the_marlin_log() -> None:
+    # per expert, padded I 2944 / H 3072: 3 x 2944 x 3072 weights x (4 + 8/32) bits / 8
+    #   = 27,131,904 x 136 / 256 = 14,413,824 B; x 128 experts x 36 layers = 66,418,900,992 B
+    # rest bf16: (116,829,156,672 - 36 x 128 x 3 x 2880 x 2880) x 2 = 4,334,742,144 B
+    r = req("gpt-oss-120b")
+    assert mxfp4_weights_bytes(r, "marlin") == 66_418_900_992 + 4_334_742_144
+    # log 12 (vLLM 0.10.1, Marlin, one H100): "Model loading took 65.9651 GiB"
+    assert abs(mxfp4_weights_bytes(r, "marlin") / GIB - 65.9651) / 65.9651 < 0.002
+    assert run_engine(r, vllm()).weights_bytes == 66_418_900_992 + 4_334_742_144
+
+
+def test_kv_cache_memory_bytes_replaces_the_subtraction() -> None:
+    # Llama-3.1-8B: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 131,072 B per token;
+    # 16-token block = 2 MiB; 10 GiB = 5,120 blocks = 81,920 tokens
+    res = run_engine(req(), vllm(kv_cache_memory_bytes=10 * GIB))
+    assert res.kv_cache_bytes == 10 * GIB
+    assert res.blocks == 5120 and res.kv_cache_tokens == 81_920
+
+
+def test_cpu_offload_and_draft_move_the_weights() -> None:
+    base = run_engine(req(), vllm())
+    off = run_engine(req(), vllm(cpu_offload_bytes=2 * GIB))
+    assert base.weights_bytes - off.weights_bytes == 2 * GIB
+    assert off.kv_cache_bytes - base.kv_cache_bytes == 2 * GIB
+    draft = run_engine(req(), vllm(draft_params=1_000_000_000))
+    # 1e9 draft parameters in bf16 on one GPU = 2,000,000,000 B more weights
+    assert draft.weights_bytes - base.weights_bytes == 2_000_000_000
+    assert any("draft" in a for a in draft.assumptions)
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    (EngineSettings(engine=Engine.vllm, chunked_prefill_size=4096),
+     "chunked_prefill_size applies only to sglang, not vllm"),
+    (EngineSettings(engine=Engine.sglang, kv_cache_memory_bytes=GIB),
+     "kv_cache_memory_bytes applies only to vllm, not sglang"),
+    (EngineSettings(engine=Engine.vllm, max_batch_size=8),
+     "max_batch_size applies only to trtllm, not vllm"),
+    (EngineSettings(engine=Engine.trtllm, cpu_offload_bytes=-1),
+     "cpu_offload_bytes must be 0 or more"),
+])
+def test_flags_for_another_engine_are_refused(settings: EngineSettings, message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        run_engine(req(), settings)
+
+
+def test_limit_mm_per_prompt_needs_a_multimodal_model() -> None:
+    with pytest.raises(InputError, match="limit_mm_per_prompt applies to multimodal models"):
+        run_engine(req(), vllm(limit_mm_per_prompt=2))
+
+
+def test_sglang_chunked_prefill_enters_the_default_fraction() -> None:
+    # SGLang 0.5, H100 81,559 MiB, TP 1: reserved = 512 + 1.5 x chunk + 2 x 256 + 1/8 x 1024
+    # chunk 8,192 (the GPU's default): 13,440 MiB -> (81,559 - 13,440) / 81,559 = 0.835
+    # chunk 16,384: 25,728 MiB -> 55,831 / 81,559 = 0.685
+    assert float(default_fraction(1, "0.5.0", 81_559)) == 0.835
+    assert float(default_fraction(1, "0.5.0", 81_559, chunked_prefill_size=16_384)) == 0.685
+    # before 0.5 the default is by TP only: 0.88
+    assert float(default_fraction(1, "0.4.6", 81_559, chunked_prefill_size=16_384)) == 0.88
+
+
+def test_sglang_and_trtllm_cap_users_at_their_batch_limits() -> None:
+    free = run_engine(req(), EngineSettings(engine=Engine.sglang))
+    assert free.size.users_per_replica > 5
+    capped = run_engine(req(), EngineSettings(engine=Engine.sglang, max_running_requests=5))
+    assert capped.size.users_per_replica == 5
+    assert capped.kv_cache_tokens == free.kv_cache_tokens  # the pool does not move
+    trt = run_engine(req(), EngineSettings(engine=Engine.trtllm, max_batch_size=3))
+    assert trt.size.users_per_replica == 3
+
+
+def test_version_series_and_newer_versions() -> None:
+    assert DEFAULT_VERSION == "0.28.0"
+    assert flavour(None).note is None and flavour("0.28.1").note is None
+    newer = flavour("0.31.0")
+    assert newer.note is not None and "newer than the newest modelled release (0.28.0)" in newer.note
+    assert newer.graphs_subtracted and newer.series == SERIES[-1].name
+    assert flavour("0.10.2").series == "0.10" and flavour("0.6.4").series == "0.6-0.7 (V0)"
+    res = run_engine(req(), vllm(version="0.31.0"))
+    assert any("newer than the newest modelled release" in a for a in res.assumptions)
+
+
+def test_deployment_extra_keys_map_to_settings() -> None:
+    block = SimpleNamespace(cpu_offload_gb=2, tokens_per_block=32, max_batch_size=16)
+    assert extra_settings(block) == {"cpu_offload_bytes": 2 * GIB, "page_size_tokens": 32,
+                                     "max_batch_size": 16}
+    with pytest.raises(InputError, match="engine.tokens_per_block: conflicts"):
+        extra_settings(SimpleNamespace(page_size=64, tokens_per_block=32))
+
+
+def test_transformers_prefill_peak_of_sliding_layers() -> None:
+    # Mistral-7B v0.1 (32 sliding layers, window 4,096, 8 KV heads x 128): 4,096 B per token
+    # per layer. Right after a 32,768-token prompt every layer holds the prompt:
+    # 4,096 x 32 x 32,768 = 4,294,967,296 B, + one layer's prompt K/V copied on store
+    # 4,096 x 32,768 = 134,217,728 B, + one decode token's activations 366,592 B
+    r = run_engine(req("mistral-7b-v0.1", ctx=32_768), EngineSettings(engine=Engine.transformers))
+    steps = {s.label: s.value for s in r.steps}
+    assert steps["prefill bytes per sequence"] == 4_294_967_296 + 134_217_728 + 366_592
+    room = steps["room for the batch"]
+    assert steps["batch"] == room // (4_294_967_296 + 134_217_728 + 366_592)
+    assert steps["batch"] < steps["batch (raw)"]  # the prefill binds, not the decode
+    # a full-attention model has no separate prefill peak
+    full = run_engine(req(ctx=32_768), EngineSettings(engine=Engine.transformers))
+    assert "prefill bytes per sequence" not in {s.label for s in full.steps}
+
+
+def test_the_dominant_uncertain_term_is_named() -> None:
+    # Llama-3.1-8B on an H100 (>= 70 GiB: 1,024 sampler rows): the sampler's 16-48 B per logit
+    # over 1,024 x 128,256 logits spans far more than non-torch (0.02-0.5 GiB) or graphs
+    res = run_engine(req(), vllm())
+    assert any(a.startswith("KV range dominated by the activation peak") for a in res.assumptions)
+
+
+def test_sglang_default_is_the_newest_sourced_release() -> None:
+    from kvplan.engines import sglang
+
+    assert sglang.DEFAULT_VERSION == "0.5.20"
+    res = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.6.1"))
+    assert any("newer than the newest modelled release (0.5.20)" in a for a in res.assumptions)
+    same = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.5.0"))
+    assert same.kv_cache_tokens == run_engine(req(), EngineSettings(engine=Engine.sglang)).kv_cache_tokens
