@@ -67,7 +67,10 @@ def test_tokens_from_the_logged_kv_memory(reports):
     checks = {short(r.label): c for r in reports for c in r.checks
               if c.basis == "breakdown" and c.quantity in ("KV tokens", "GPU blocks")}
     misses = {name for name, c in checks.items() if not c.ok}
-    assert misses == {"02", "16"}
+    # 08 (Qwen3-30B-A3B-Instruct-2507-FP8, TP2 with expert parallelism) is matched to the
+    # catalog's qwen3-30b-a3b-fp8 since issue 12 added it; kvplan predicts half the logged
+    # 566,016 tokens (98,304 B/token, the TP1 figure, against 49,152 at TP2): an open finding
+    assert misses == {"02", "08", "16"}
     assert len(checks) >= 12
 
 
@@ -93,7 +96,8 @@ def test_refusals_are_predicted(reports):
 
 def test_models_outside_the_catalog_are_reported_not_fatal(reports):
     notes = {short(r.label): " ".join(r.notes) for r in reports}
-    assert "model not in catalog: google/gemma-3-1b-it" in notes["25"]
+    # (google/gemma-3-1b-it, log 25, is in the catalog since issue 12)
+    assert "model not in catalog: Qwen/QwQ-32B" in notes["14"]
 
 
 def test_held_out_part_is_reported_as_it_is(reports):
