@@ -298,6 +298,8 @@ def _bigger_gpu(
     for gpu in sorted(catalog, key=lambda g: (g.memory_bytes, g.name)):
         if gpu.memory_bytes <= req.gpu.memory_bytes or gpu.vendor != req.gpu.vendor:
             continue
+        if gpu.unified_memory and not req.gpu.unified_memory:  # rule added after the copy
+            continue
         numbers = evaluate(replace(setup, request=replace(req, gpu=gpu)), required, p95)
         if numbers.passes:
             cost = (1, _relative_cost(setup, gpu, setup.gpus))
