@@ -15,7 +15,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import Engine, EngineSettings
 from kvplan.engines import vllm as vllm_profile
 from kvplan.engines.interface import parse_version
-from kvplan.specs import all_models, load_hardware, load_model
+from kvplan.specs import load_hardware, load_model
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import GIB, DType, parse_dtype
 
@@ -39,19 +39,6 @@ def _path_or_name(ref: str, base: Path) -> str:
     return ref
 
 
-def _normal(text: str) -> str:
-    name = text.strip().strip("/").split("/")[-1].lower()
-    name = name.removeprefix("meta-")
-    changed = True
-    while changed:
-        changed = False
-        for suffix in ("-instruct", "-chat", "-hf", "-fp8", "-dynamic", "-2507", "-it"):
-            if name.endswith(suffix):
-                name = name.removesuffix(suffix)
-                changed = True
-    return name
-
-
 def resolve_model(run: Run, base: Path) -> tuple[ModelSpec | None, str]:
     """The spec a run refers to: a `spec=` directive, else the catalog entry with its hf_id."""
     ref = run.settings.get("spec")
@@ -60,12 +47,12 @@ def resolve_model(run: Run, base: Path) -> tuple[ModelSpec | None, str]:
     hint = run.model_hint
     if not hint or "/" not in hint:
         return None, "model not stated in the log"
-    models, _ = all_models()
-    want = _normal(hint)
-    for m in models:
-        if _normal(m.hf_id) == want or m.name == want:
-            return m, f"catalog match for {hint}"
-    return None, f"model not in catalog: {hint}"
+    from kvplan.specs.resolve import catalog_match
+
+    match = catalog_match(hint)  # the one resolver's rules: name, hf_id or a sourced alias
+    if match is None:
+        return None, f"model not in catalog: {hint}"
+    return load_model(match[0]), f"catalog {match[1]} for {hint}"
 
 
 def resolve_gpu(run: Run, base: Path) -> tuple[HardwareSpec | None, str]:
