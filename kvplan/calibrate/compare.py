@@ -125,6 +125,9 @@ def resolve_model(run: Run, base: Path) -> tuple[ModelSpec | None, str]:
 
 def resolve_gpu(run: Run, base: Path) -> tuple[HardwareSpec | None, str]:
     total = _num(run, "total_gib")
+    if total is not None and not 0 < total <= 2**20:  # up to 1 PiB, docs/limits.md
+        raise InputError(f"the log gives the GPU's total memory as {total} GiB; a start-up log "
+                         "of a real GPU shows a positive total; check the log")
     if total is not None:
         return HardwareSpec(
             name="log-gpu",

@@ -104,12 +104,9 @@ class Loaded:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"{path}: cannot read file: {err.strerror or err}") from None
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: not valid JSON: {err.msg} at line {err.lineno}") from None
+    from kvplan.inputs import load_json  # size, encoding, duplicate keys, finite numbers
+
+    data = load_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object, got {type(data).__name__}")
     return data
