@@ -42,8 +42,9 @@ def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
     return data
 
 
-def decode(data: bytes, path: Path | str) -> str:
-    """UTF-8 (with or without a BOM) or UTF-16/UTF-32 with a BOM; anything else is refused."""
+def decode(data: bytes, path: Path | str, allow_nul: bool = False) -> str:
+    """UTF-8 (with or without a BOM) or UTF-16/UTF-32 with a BOM; anything else is refused.
+    A NUL byte marks a binary file, except in logs (`allow_nul`), where a stray one appears."""
     for bom, codec, label in _BOMS:
         if data.startswith(bom):
             try:
@@ -52,7 +53,7 @@ def decode(data: bytes, path: Path | str) -> str:
                 raise InputFileError(
                     path, f"starts with a {label} byte-order mark but is not valid {label} "
                     f"(byte {err.start + len(bom)}); {_SAVE_AS}") from None
-    if b"\x00" in data:
+    if b"\x00" in data and not allow_nul:
         offset = data.index(b"\x00")
         raise InputFileError(
             path, f"binary data (a NUL byte at offset {offset}), not text; {_SAVE_AS}")
@@ -65,6 +66,6 @@ def decode(data: bytes, path: Path | str) -> str:
     return text
 
 
-def read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+def read_text(path: Path, limit: int = MAX_FILE_BYTES, allow_nul: bool = False) -> str:
     """A text file, size-limited and decoded; line endings are kept as written."""
-    return decode(read_bytes(path, limit), path)
+    return decode(read_bytes(path, limit), path, allow_nul)
