@@ -64,7 +64,7 @@ def cli_errors(fn: F) -> F:
         try:
             _refuse_non_finite(kwargs)
             return fn(*args, **kwargs)
-        except (click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
             raise
         except KvplanError as err:
             if debug_enabled():

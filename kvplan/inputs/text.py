@@ -54,6 +54,9 @@ def decode(data: bytes, path: Path | str, allow_nul: bool = False) -> str:
                     path, f"starts with a {label} byte-order mark but is not valid {label} "
                     f"(byte {err.start + len(bom)}); {_SAVE_AS}") from None
     if b"\x00" in data and not allow_nul:
+        if len(data) >= 4 and (data[1] == 0 and data[3] == 0 or data[0] == 0 and data[2] == 0):
+            raise InputFileError(path, f"looks like UTF-16 without a byte-order mark; {_SAVE_AS} "
+                                 "(or UTF-16 with a BOM)")
         offset = data.index(b"\x00")
         raise InputFileError(
             path, f"binary data (a NUL byte at offset {offset}), not text; {_SAVE_AS}")

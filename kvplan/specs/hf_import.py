@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kvplan.errors import InputError
+from pydantic import ValidationError
+
+from kvplan.errors import InputError, SpecError
 from kvplan.specs.params import (
     UnsupportedArchitecture,
     count_params,
@@ -259,6 +261,14 @@ def _req(cfg: Mapping[str, Any], key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         shown = "missing" if value is None else f"{value!r}"
         raise ImportRefused(f"config field {key!r} is {shown}; a positive whole number is needed")
+    from kvplan.inputs import limits as lim  # the bounds ModelSpec enforces, docs/limits.md
+
+    cap = {"num_hidden_layers": lim.MAX_LAYERS, "num_attention_heads": lim.MAX_HEADS,
+           "num_key_value_heads": lim.MAX_HEADS, "head_dim": lim.MAX_HEAD_DIM,
+           "vocab_size": lim.MAX_VOCAB}.get(key, lim.MAX_CONTEXT_TOKENS)
+    if value > cap:
+        raise ImportRefused(f"config field {key!r} is {value:,}, above kvplan's limit of {cap:,} "
+                            "(docs/limits.md); is the config right?")
     return value
 
 
@@ -570,6 +580,10 @@ def import_model(
         )
     except UnsupportedArchitecture as err:
         raise InputError(f"{source}: cannot import: {err}") from None
+    except ValidationError as err:  # a shape the schema refuses (KV heads above heads, ...)
+        from kvplan.specs.loader import format_validation
+
+        raise SpecError(source, format_validation(err)) from None
 
 
 def spec_yaml(spec: ModelSpec) -> str:
