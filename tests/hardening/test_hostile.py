@@ -154,3 +154,11 @@ def test_utf16_with_a_bom_is_read() -> None:
     assert data["kv_bytes_per_token"] == 131072
     assert data["users_per_gpu"] == 54
     _bounded(out)
+
+
+@pytest.mark.xfail(strict=True, reason="found by tests/fuzz: kvplan/check/k8s.py reads metadata "
+                   "with .get() without checking it is a mapping (exit 3); the check owner fixes it")
+def test_a_manifest_whose_metadata_is_not_a_mapping_is_refused() -> None:
+    out = run_limited("check", f"{H}/manifest-metadata-not-mapping.yaml")
+    assert out.code == 2, out.stdout + out.stderr
+    _bounded(out)
