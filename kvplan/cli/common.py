@@ -11,7 +11,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
-import click
 import typer
 
 from kvplan.errors import KvplanError
@@ -38,20 +37,12 @@ def internal_error_line(err: BaseException) -> str:
             "report it with --debug output")
 
 
-def _option_name(param: str) -> str:
-    ctx = click.get_current_context(silent=True)
-    for p in ctx.command.params if ctx is not None else []:
-        if p.name == param and getattr(p, "opts", None):
-            return str(max(p.opts, key=len))
-    return "--" + param.replace("_", "-")
-
-
 def _refuse_non_finite(kwargs: dict[str, Any]) -> None:
     """nan and inf parse as floats; no option of kvplan means them, so all are refused here."""
     for name, value in kwargs.items():
         if isinstance(value, float) and not math.isfinite(value):
-            raise click.BadParameter(f"must be a finite number, got {value}",
-                                     param_hint=f"'{_option_name(name)}'")
+            flag = "--" + name.replace("_", "-")
+            raise typer.BadParameter(f"must be a finite number, got {value}", param_hint=f"'{flag}'")
 
 
 def cli_errors(fn: F) -> F:
@@ -64,7 +55,7 @@ def cli_errors(fn: F) -> F:
         try:
             _refuse_non_finite(kwargs)
             return fn(*args, **kwargs)
-        except (typer.Exit, typer.Abort, click.exceptions.Exit, click.exceptions.Abort, click.ClickException):
+        except (typer.Exit, typer.Abort, typer.TyperException):  # typer's own: usage errors, exits
             raise
         except KvplanError as err:
             if debug_enabled():

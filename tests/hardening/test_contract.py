@@ -204,3 +204,16 @@ def test_counts_are_strict_and_bounded() -> None:
     att = dict(data["attention"], num_kv_heads=12)  # 32 heads: 12 does not divide them
     with pytest.raises(ValidationError, match="must divide num_attention_heads"):
         ModelSpec.model_validate({**data, "attention": att})
+
+
+def test_a_non_finite_float_reaching_a_command_is_a_usage_error(runner: CliRunner) -> None:
+    app = typer.Typer()
+
+    @app.command()
+    @common.cli_errors
+    def cmd(peak_to_mean: float = 1.0) -> None:  # no callback of its own
+        typer.echo("ran")
+
+    res = runner.invoke(app, ["--peak-to-mean", "nan"])
+    assert res.exit_code == 2 and "ran" not in res.output
+    assert "Invalid value for '--peak-to-mean': must be a finite number, got nan" in res.output
