@@ -27,6 +27,10 @@ def debug_enabled() -> bool:
 
 
 INTERNAL_EXIT = 3
+EXIT_CODES_EPILOG = (
+    "Exit codes: 0 ok; 1 a verdict of no (a failing check, a measurement past tolerance, "
+    "nothing fits); 2 invalid input; 3 internal error (a bug: rerun with --debug and report it)."
+)
 NO_EXIT = 1  # a verdict of "no": check FAIL, --measure past tolerance, nothing fits
 
 

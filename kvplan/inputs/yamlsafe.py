@@ -130,36 +130,51 @@ def _check_number(node: yaml.ScalarNode, source: str) -> None:
 
 
 def _check_nodes(root: yaml.Node, source: str) -> None:
-    """Duplicate keys, numbers, and the size the document would have once aliases expand."""
-    sizes: dict[int, int] = {}
+    """Duplicate keys, numbers, and the size and depth the document would have once aliases
+    expand (an alias may place a deep value deeper still)."""
+    seen_nodes: dict[int, tuple[int, int]] = {}  # id -> (expanded size, expanded height)
 
-    def walk(node: yaml.Node) -> int:
-        if id(node) in sizes:  # a shared node (an alias): checked once, counted each time
-            return sizes[id(node)]
-        size = 1
+    def too_deep(node: yaml.Node) -> InputFileError:
+        return InputFileError(source, f"nested more than {MAX_YAML_DEPTH} levels deep once "
+                              "aliases are expanded; flatten the file", _line(node.start_mark))
+
+    def walk(node: yaml.Node, level: int) -> tuple[int, int]:
+        if id(node) in seen_nodes:  # a shared node (an alias): checked once, counted each time
+            size, height = seen_nodes[id(node)]
+            if level + height > MAX_YAML_DEPTH:
+                raise too_deep(node)
+            return size, height
+        if level > MAX_YAML_DEPTH:
+            raise too_deep(node)
+        size, height = 1, 0
+        children: list[yaml.Node] = []
         if isinstance(node, yaml.ScalarNode):
             _check_number(node, source)
         elif isinstance(node, yaml.MappingNode):
-            seen: dict[tuple[str, str], int] = {}
+            keys: dict[tuple[str, str], int] = {}
             for key, value in node.value:
                 if isinstance(key, yaml.ScalarNode) and key.tag != _MERGE:
                     ident = (key.tag, str(key.value))
-                    if ident in seen:
+                    if ident in keys:
                         raise InputFileError(
-                            source, f"duplicate key {key.value!r} (first on line {seen[ident]}); "
+                            source, f"duplicate key {key.value!r} (first on line {keys[ident]}); "
                             "keep one", _line(key.start_mark))
-                    seen[ident] = _line(key.start_mark) or 0
-                size += walk(key) + walk(value)
+                    keys[ident] = _line(key.start_mark) or 0
+                children += (key, value)
         elif isinstance(node, yaml.SequenceNode):
-            size += sum(walk(item) for item in node.value)
-        sizes[id(node)] = size
+            children = list(node.value)
+        for child in children:
+            child_size, child_height = walk(child, level + 1)
+            size += child_size
+            height = max(height, child_height + 1)
+        seen_nodes[id(node)] = (size, height)
         if size > MAX_YAML_NODES:
             raise InputFileError(source, f"expands to more than {MAX_YAML_NODES:,} values "
                                  "(aliases repeated inside aliases); write the values out",
                                  _line(root.start_mark))
-        return size
+        return size, height
 
-    walk(root)
+    walk(root, 1)
 
 
 def _yaml_problem(err: yaml.YAMLError) -> tuple[str, int | None]:

@@ -9,8 +9,8 @@ Latin-1, or random binary).
 from __future__ import annotations
 
 import copy
-from collections import Counter
 import json
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any

@@ -157,3 +157,11 @@ def test_json_is_checked_like_yaml(tmp_path: Path, text: str, problem: str) -> N
     with pytest.raises(InputFileError) as err:
         load_json(path)
     assert problem in str(err.value)
+
+
+def test_aliases_cannot_nest_a_value_deeper_than_the_limit() -> None:
+    # 30 anchors, each 40 brackets deep around the previous one: every line is 41 levels deep
+    # as written, but l29 expands to 30 x 40 = 1,200 levels
+    lines = [f"l{i}: &l{i} " + "[" * 40 + (f"*l{i - 1}" if i else "1") + "]" * 40 for i in range(30)]
+    err = _error("\n".join(lines) + "\n")
+    assert f"nested more than {MAX_YAML_DEPTH} levels deep once aliases are expanded" in err.problem
