@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from typer.testing import CliRunner
 
 from kvplan.cli import app
 from kvplan.specs import load_hardware, load_model
+
+# Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: `ci` (the default) replays the same
+# examples on every run; `nightly` draws fresh ones, ten times as many in tests/fuzz.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("nightly", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 ASSETS = Path(__file__).parent / "assets"
 GOLDEN = Path(__file__).parent / "golden"

@@ -87,6 +87,15 @@ def test_breakdown_always_adds_up(model, ctx, util, tp):
         model=model, gpu=H100, context_tokens=min(ctx, model.max_context_tokens),
         memory_utilization=exact(round(util, 3)), tp=tp,
     )
+    import pytest
+
+    from kvplan.capacity.parallel import tp_problem
+    from kvplan.errors import InputError
+
+    if tp_problem(model, tp) is not None:  # a TP vLLM refuses (3 on 32 heads, ...) is refused
+        with pytest.raises(InputError, match="valid --tp values"):
+            size(req)
+        return
     r = size(req)
     assert sum(r.breakdown.parts().values()) == H100.memory_bytes
     if r.kv_budget_bytes > 0:  # when the weights alone overflow, "unallocated" goes negative

@@ -410,10 +410,11 @@ def parse_text(text: str, path: Path) -> LogFile:
 
 
 def parse_file(path: Path) -> LogFile:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError as err:
-        raise InputError(f"{path}: cannot read log: {err.strerror or err}") from None
+    from kvplan.inputs import MAX_LOG_BYTES, read_text  # size and encoding checked
+
+    text = read_text(path, MAX_LOG_BYTES, allow_nul=True)
+    if not text.strip():
+        raise InputError(f"{path}: the file is empty; give an engine's start-up log")
     return parse_text(text, path)
 
 

@@ -15,6 +15,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import Engine, EngineSettings
 from kvplan.engines import vllm as vllm_profile
 from kvplan.engines.interface import parse_version
+from kvplan.errors import InputError
 from kvplan.specs import load_hardware, load_model
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import GIB, DType, parse_dtype
@@ -57,6 +58,9 @@ def resolve_model(run: Run, base: Path) -> tuple[ModelSpec | None, str]:
 
 def resolve_gpu(run: Run, base: Path) -> tuple[HardwareSpec | None, str]:
     total = _num(run, "total_gib")
+    if total is not None and not 0 < total <= 2**20:  # up to 1 PiB, docs/limits.md
+        raise InputError(f"the log gives the GPU's total memory as {total} GiB; a start-up log "
+                         "of a real GPU shows a positive total; check the log")
     if total is not None:
         return HardwareSpec(
             name="log-gpu",

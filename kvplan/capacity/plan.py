@@ -20,6 +20,7 @@ from kvplan.capacity.kv import (
     sequence_bytes,
     stage_caches,
 )
+from kvplan.capacity.parallel import check_parallelism
 from kvplan.errors import InputError
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import GIB, DType, ceil_div, fmt_bytes
@@ -50,6 +51,7 @@ class SizeRequest:
     reserve_bytes: int = DEFAULT_RESERVE_BYTES
     kv_budget_bytes: int | None = None  # stated directly instead of derived
     shared_prefix_tokens: int = 0
+    nodes: int | None = None  # servers a replica spans; required when tp exceeds one node's GPUs
 
     @property
     def gpus_per_replica(self) -> int:
@@ -78,6 +80,7 @@ class SizeRequest:
         for what, value in positive.items():
             if value <= 0:
                 raise InputError(f"{what} must be a positive integer, got {value}")
+        check_parallelism(self.model, self.tp, gpus_per_node=self.gpu.gpus_per_node, nodes=self.nodes)
         if not 0 < self.memory_utilization <= 1:
             raise InputError(
                 f"memory utilization must be in (0, 1], got {float(self.memory_utilization)}"

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from kvplan.capacity.parallel import tp_problem
 from kvplan.capacity.plan import SizeRequest, SizeResult, size
 from kvplan.deploy import PlannedDeployment
 from kvplan.engines import EngineSettings, run_engine
@@ -275,7 +276,7 @@ def _tp_options(setup: Setup) -> list[int]:
     out = []
     tp = req.tp
     while tp <= MAX_TP:
-        if heads % tp == 0:
+        if heads % tp == 0 and tp_problem(req.model, tp) is None:  # what vLLM accepts
             out.append(tp)
         tp *= 2
     return out or [req.tp]

@@ -57,4 +57,22 @@ app.add_typer(plot_app, name="plot")
 
 
 def main() -> None:
-    app()
+    """The console entry point: `--debug` is accepted anywhere before `--`, and an exception
+    that escapes a command (in an option callback, say) is exit 3 with one line, never a
+    traceback unless --debug."""
+    import sys
+
+    from kvplan.cli.common import INTERNAL_EXIT, debug_enabled, internal_error_line
+
+    args = sys.argv[1:]
+    cut = args.index("--") if "--" in args else len(args)
+    if "--debug" in args[:cut]:
+        args = ["--debug", *[a for a in args[:cut] if a != "--debug"], *args[cut:]]
+        STATE["debug"] = True
+    try:
+        app(args=args, prog_name="kvplan")
+    except Exception as err:
+        if debug_enabled():
+            raise
+        print(internal_error_line(err), file=sys.stderr)
+        sys.exit(INTERNAL_EXIT)

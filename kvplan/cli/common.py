@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import math
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -15,6 +14,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from kvplan.errors import KvplanError
+from kvplan.inputs.atomic import write_text_atomic
 from kvplan.render import OutputFormat
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -26,20 +26,59 @@ def debug_enabled() -> bool:
     return STATE["debug"] or os.environ.get("KVPLAN_DEBUG", "") not in ("", "0")
 
 
+INTERNAL_EXIT = 3
+EXIT_CODES_EPILOG = (
+    "Exit codes: 0 ok; 1 a verdict of no (a failing check, a measurement past tolerance, "
+    "nothing fits); 2 invalid input; 3 internal error (a bug: rerun with --debug and report it)."
+)
+NO_EXIT = 1  # a verdict of "no": check FAIL, --measure past tolerance, nothing fits
+
+
+def internal_error_line(err: BaseException) -> str:
+    """The one line an unexpected exception becomes (exit code 3)."""
+    msg = str(err).splitlines()[0] if str(err) else ""
+    return (f"internal error: {type(err).__name__}: {msg}; this is a bug in kvplan; please "
+            "report it with --debug output")
+
+
+def _refuse_non_finite(kwargs: dict[str, Any]) -> None:
+    """nan and inf parse as floats; no option of kvplan means them, so all are refused here."""
+    for name, value in kwargs.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            flag = "--" + name.replace("_", "-")
+            raise typer.BadParameter(f"must be a finite number, got {value}", param_hint=f"'{flag}'")
+
+
 def cli_errors(fn: F) -> F:
-    """The one place where a domain error becomes a message and an exit code."""
+    """The one place where an error becomes a message and an exit code: a KvplanError its own
+    code (2 for invalid input), anything unexpected 3 with the bug-report line. --debug (or
+    KVPLAN_DEBUG=1) lets the exception through with its traceback."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
+            _refuse_non_finite(kwargs)
             return fn(*args, **kwargs)
+        except (typer.Exit, typer.Abort, typer.TyperException):  # typer's own: usage errors, exits
+            raise
         except KvplanError as err:
             if debug_enabled():
                 raise
             typer.echo(f"error: {err}", err=True)
             raise typer.Exit(code=err.exit_code) from None
+        except Exception as err:
+            if debug_enabled():
+                raise
+            typer.echo(internal_error_line(err), err=True)
+            raise typer.Exit(code=INTERNAL_EXIT) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def exit_for_fit(fits: bool, allow_no_fit: bool = False) -> None:
+    """After size/fleet printed their result: exit 1 when nothing fits, unless --allow-no-fit."""
+    if not fits and not allow_no_fit:
+        raise typer.Exit(code=NO_EXIT)
 
 
 def split_list(text: str, what: str) -> list[str]:
@@ -62,20 +101,27 @@ def int_list(text: str, what: str) -> list[int]:
     return out
 
 
+def finite(value: float | None) -> float | None:
+    """Refuse nan and inf, which float options otherwise accept."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, got {value}")
+    return value
+
+
 def positive(value: float | None) -> float | None:
-    if value is not None and value <= 0:
+    if finite(value) is not None and value is not None and value <= 0:
         raise typer.BadParameter(f"must be positive, got {value:g}")
     return value
 
 
 def non_negative(value: float | None) -> float | None:
-    if value is not None and value < 0:
+    if finite(value) is not None and value is not None and value < 0:
         raise typer.BadParameter(f"must not be negative, got {value:g}")
     return value
 
 
 def utilization(value: float) -> float:
-    if not 0 < value <= 1:
+    if not math.isfinite(value) or not 0 < value <= 1:
         raise typer.BadParameter(f"must be in (0, 1], got {value:g} (0.9 means 90%)")
     return value
 
@@ -90,24 +136,14 @@ OutputOpt = Annotated[
 
 
 def emit(text: str, output: Path | None) -> None:
-    """Print, or write a file atomically: a temporary file renamed into place."""
+    """Print, or write a file atomically: a temporary file beside it renamed into place. A
+    folder, a missing folder, no permission or a full disk is one line and exit 2; the old
+    file is then left as it was."""
     if output is None:
         sys.stdout.write(text)
         return
-    output = output.expanduser()
-    folder = output.parent if str(output.parent) else Path(".")
-    if not folder.is_dir():
-        raise typer.BadParameter(f"folder {folder} does not exist", param_hint="--output")
-    fd, tmp = tempfile.mkstemp(prefix=f".{output.name}.", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
-        os.replace(tmp, output)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    typer.echo(f"wrote {output}", err=True)
+    written = write_text_atomic(output, text)
+    typer.echo(f"wrote {written}", err=True)
 
 
 def terminal_width() -> int:

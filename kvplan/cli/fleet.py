@@ -84,10 +84,9 @@ def parse_prices(
         if prices_file.suffix.lower() == ".csv":
             import csv
 
-            try:
-                text = prices_file.read_text(encoding="utf-8")
-            except OSError as err:
-                raise InputError(f"{prices_file}: cannot read file: {err.strerror}") from None
+            from kvplan.inputs import read_text  # size and encoding checked
+
+            text = read_text(prices_file)
             for i, row in enumerate(csv.DictReader(text.splitlines()), start=2):
                 gpu, usd = row.get("gpu"), row.get("price_per_hour_usd")
                 if not gpu or not usd:
@@ -115,8 +114,8 @@ def _usd(value: object, where: str) -> float:
         usd = float(str(value).strip().lstrip("$"))
     except ValueError:
         raise InputError(f"{where}: {value!r} is not a price in USD per GPU-hour") from None
-    if usd <= 0:
-        raise InputError(f"{where}: price must be positive, got {usd:g}")
+    if not usd > 0 or usd == float("inf"):  # refuses nan and inf too
+        raise InputError(f"{where}: price must be a positive, finite number, got {usd:g}")
     return usd
 
 

@@ -4,21 +4,34 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
-PosInt = Annotated[int, Field(gt=0)]
+from kvplan.inputs import limits as lim
+
+
+def _not_bool(value: object) -> object:
+    if isinstance(value, bool):
+        raise ValueError("expected a whole number, not true/false")
+    return value
+
+
+NoBool = BeforeValidator(_not_bool)
+PosInt = Annotated[int, Field(gt=0), NoBool]
+Tokens = Annotated[int, Field(gt=0, le=lim.MAX_CONTEXT_TOKENS), NoBool]
+Users = Annotated[int, Field(gt=0, le=lim.MAX_USERS), NoBool]
+Ways = Annotated[int, Field(gt=0, le=lim.MAX_PARALLEL), NoBool]
 PosFloat = Annotated[float, Field(gt=0)]
 
 API_VERSION = "kvplan/v1"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class Hardware(_Strict):
     gpu: str = Field(description="catalog name or alias, e.g. h100")
-    count: PosInt | None = Field(
+    count: Annotated[int, Field(gt=0, le=lim.MAX_GPUS), NoBool] | None = Field(
         default=None,
         description="GPUs the deployment has, all replicas: replicas x tensor x pipeline. "
         "`kvplan check` requires it; `kvplan fleet` computes it",
@@ -26,8 +39,8 @@ class Hardware(_Strict):
 
 
 class Parallel(_Strict):
-    tensor: PosInt = 1
-    pipeline: PosInt = 1
+    tensor: Ways = 1
+    pipeline: Ways = 1
 
 
 class Engine(_Strict):
@@ -36,13 +49,13 @@ class Engine(_Strict):
     name: Literal["ideal", "vllm", "sglang", "trtllm", "transformers"] = "ideal"
     version: str | None = None
     gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
-    max_model_len: PosInt | None = Field(default=None, description="default: the model's maximum")
+    max_model_len: Tokens | None = Field(default=None, description="default: the model's maximum")
     kv_cache_dtype: str = Field(default="auto", description="auto = the weight dtype")
     weight_dtype: str | None = None
     allocation: Literal["paged", "reserved"] = "paged"
-    block_size: PosInt = 16
-    max_num_seqs: PosInt | None = None
-    max_num_batched_tokens: PosInt | None = None
+    block_size: Annotated[int, Field(gt=0, le=lim.MAX_BLOCK_TOKENS), NoBool] = 16
+    max_num_seqs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = None
+    max_num_batched_tokens: Tokens | None = None
     enable_prefix_caching: bool = False
     reserve_gib: float | None = Field(default=None, ge=0)
     kv_budget_gib: PosFloat | None = None
@@ -54,10 +67,10 @@ class ContextTokens(_Strict):
     The mean sizes a paged pool; p95 is also checked against the longest sequence the engine
     accepts (max_model_len)."""
 
-    mean: PosInt | None = None
-    p50: PosInt | None = None
-    p95: PosInt | None = None
-    p99: PosInt | None = None
+    mean: Tokens | None = None
+    p50: Tokens | None = None
+    p95: Tokens | None = None
+    p99: Tokens | None = None
     sample: str | None = Field(
         default=None, description="CSV or JSONL of request token counts, relative to this file"
     )
@@ -79,12 +92,12 @@ class ContextTokens(_Strict):
 
 
 class Traffic(_Strict):
-    peak_concurrent_users: PosInt | None = None
+    peak_concurrent_users: Users | None = None
     arrival_rate_per_s: PosFloat | None = None
     mean_duration_s: PosFloat | None = None
     peak_to_mean: float = Field(default=1.0, ge=1)
     context_tokens: ContextTokens | None = None
-    shared_prefix_tokens: int = Field(default=0, ge=0)
+    shared_prefix_tokens: Annotated[int, Field(ge=0, le=lim.MAX_CONTEXT_TOKENS), NoBool] = 0
     risk: float | None = Field(
         default=None, gt=0, lt=1, description="overflow probability allowed (0.01 = 1%)"
     )
@@ -107,7 +120,7 @@ class Traffic(_Strict):
 
 
 class Requirement(_Strict):
-    min_users: PosInt | None = Field(default=None, description="default: the traffic's peak")
+    min_users: Users | None = Field(default=None, description="default: the traffic's peak")
     headroom_pct: float = Field(default=0, ge=0, description="spare capacity above the peak")
 
 

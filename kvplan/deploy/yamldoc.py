@@ -1,4 +1,4 @@
-"""YAML documents with the line of every field: safe loader only, one parse for data and lines."""
+"""YAML documents with the line of every field, read through kvplan.inputs (the safe loader)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,8 @@ from typing import Any
 import yaml
 
 from kvplan.deploy.problems import DeploymentError, Problem
-
-try:  # the C parser is much faster and just as safe
-    _SafeLoader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _SafeLoader = yaml.SafeLoader
+from kvplan.inputs import InputFileError, YamlDoc, load_yaml_docs
+from kvplan.inputs.yamlsafe import yaml_documents
 
 Key = tuple[str | int, ...]
 
@@ -26,6 +23,7 @@ class Doc:
     data: Any
     start_line: int
     lines: dict[Key, int] = field(default_factory=dict)
+    error: DeploymentError | None = None  # set (and data None) when this document is refused
 
     def line(self, *path: str | int) -> int:
         """The line of the deepest part of `path` that exists (the document start if none)."""
@@ -58,38 +56,42 @@ def dotted(path: Key) -> str:
     return text
 
 
-def _yaml_error(source: str, err: yaml.YAMLError) -> DeploymentError:
-    mark = getattr(err, "problem_mark", None)
-    problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-    if isinstance(err, yaml.constructor.ConstructorError):
-        problem = f"{problem} (only plain YAML is accepted; tags such as !!python/... are refused)"
-    line = mark.line + 1 if mark is not None else None
-    return DeploymentError(source, [Problem("", f"malformed YAML: {problem}", line)])
+def _error(err: InputFileError) -> DeploymentError:
+    return DeploymentError(err.path, [Problem("", err.problem, err.line)])
+
+
+def _doc(item: YamlDoc) -> Doc:
+    lines: dict[Key, int] = {}
+    if item.node is not None:
+        _walk(item.node, (), lines)  # bounded: kvplan.inputs refused any expansion past its limit
+    return Doc(data=item.data, start_line=item.start_line, lines=lines,
+               error=None if item.error is None else _error(item.error))
 
 
 def iter_docs(text: str, source: str) -> Iterator[Doc]:
-    """Every document of a YAML stream, parsed once with the safe loader."""
-    loader = _SafeLoader(text)
+    """Every document of a YAML stream, through kvplan.inputs; the first broken one raises."""
+    for item in yaml_documents(text, source):
+        if item.error is not None:
+            raise _error(item.error)
+        yield _doc(item)
+
+
+def read_docs_each(path: Path) -> list[Doc]:
+    """All documents of one file, each judged on its own: a broken document comes back with
+    `error` set (and no data) instead of failing the file. Empty documents are dropped; a file
+    that cannot be read at all (missing, too big, not text) raises DeploymentError."""
     try:
-        while loader.check_node():
-            node = loader.get_node()
-            if node is None:  # pragma: no cover - check_node said there is one
-                break
-            lines: dict[Key, int] = {}
-            _walk(node, (), lines)
-            data = loader.construct_document(node)
-            yield Doc(data=data, start_line=node.start_mark.line + 1, lines=lines)
-    except yaml.YAMLError as err:
-        raise _yaml_error(source, err) from None
-    finally:
-        loader.dispose()
+        items = load_yaml_docs(path)
+    except InputFileError as err:
+        raise _error(err) from None
+    return [d for d in map(_doc, items) if d.error is not None or d.data is not None]
 
 
 def read_docs(path: Path) -> list[Doc]:
-    """All documents of one file; empty documents are dropped. Errors name the file and line."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
-        raise DeploymentError(str(path), [Problem("", f"cannot read file: {reason}")]) from None
-    return [d for d in iter_docs(text, str(path)) if d.data is not None]
+    """All documents of one file; empty documents are dropped. Errors name the file and line;
+    the first broken document raises (read_docs_each gives each document its own result)."""
+    docs = read_docs_each(path)
+    for doc in docs:
+        if doc.error is not None:
+            raise doc.error
+    return docs

@@ -45,11 +45,15 @@ def check_path(path: Path) -> None:
 
 
 def _save(fig: Any, path: Path) -> None:
-    check_path(path)
-    fig.savefig(path, dpi=120, bbox_inches="tight")
-    import matplotlib.pyplot as plt
+    from kvplan.inputs import atomic_write  # a temporary file renamed into place
 
-    plt.close(fig)
+    check_path(path)
+    try:
+        atomic_write(path, lambda tmp: fig.savefig(tmp, dpi=120, bbox_inches="tight"))
+    finally:
+        import matplotlib.pyplot as plt
+
+        plt.close(fig)
 
 
 def users_vs_context(

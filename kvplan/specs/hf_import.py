@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kvplan.errors import InputError
+from pydantic import ValidationError
+
+from kvplan.errors import InputError, SpecError
 from kvplan.specs.hf_layers import (
     ImportRefused,
     compress_pattern,
@@ -111,12 +113,9 @@ class Loaded:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as err:
-        raise InputError(f"{path}: cannot read file: {err.strerror or err}") from None
-    except json.JSONDecodeError as err:
-        raise InputError(f"{path}: not valid JSON: {err.msg} at line {err.lineno}") from None
+    from kvplan.inputs import load_json  # size, encoding, duplicate keys, finite numbers
+
+    data = load_json(path)
     if not isinstance(data, dict):
         raise InputError(f"{path}: expected a JSON object, got {type(data).__name__}")
     return data
@@ -457,6 +456,10 @@ def import_model(
         )
     except UnsupportedArchitecture as err:
         raise InputError(f"{source}: cannot import: {err}") from None
+    except ValidationError as err:  # a shape the schema refuses (KV heads above heads, ...)
+        from kvplan.specs.loader import format_validation
+
+        raise SpecError(source, format_validation(err)) from None
 
 
 def spec_yaml(spec: ModelSpec) -> str:

@@ -32,6 +32,14 @@ def positive_int(cfg: Mapping[str, Any], key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         shown = "missing" if value is None else f"{value!r}"
         raise ImportRefused(f"config field {key!r} is {shown}; a positive whole number is needed")
+    from kvplan.inputs import limits as lim  # the bounds ModelSpec enforces, docs/limits.md
+
+    cap = {"num_hidden_layers": lim.MAX_LAYERS, "num_attention_heads": lim.MAX_HEADS,
+           "num_key_value_heads": lim.MAX_HEADS, "head_dim": lim.MAX_HEAD_DIM,
+           "vocab_size": lim.MAX_VOCAB}.get(key, lim.MAX_CONTEXT_TOKENS)
+    if value > cap:
+        raise ImportRefused(f"config field {key!r} is {value:,}, above kvplan's limit of {cap:,} "
+                            "(docs/limits.md); is the config right?")
     return value
 
 

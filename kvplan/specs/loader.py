@@ -61,20 +61,15 @@ def spec_dirs(kind: str) -> tuple[Path, ...]:
 
 
 def read_yaml(path: Path) -> Any:
-    """Parse one YAML file safely; any problem becomes a SpecError naming the file."""
+    """Parse one YAML file through kvplan.inputs (size, encoding, aliases, duplicate keys,
+    finite numbers); any problem becomes a SpecError naming the file and the line."""
+    from kvplan.inputs import InputFileError, load_yaml
+
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise SpecError(str(path), [f"cannot read file: {err.strerror or err}"]) from None
-    try:
-        return yaml.load(text, Loader=_SafeLoader)  # noqa: S506 - _SafeLoader is a safe loader
-    except yaml.YAMLError as err:
-        mark = getattr(err, "problem_mark", None)
-        where = f"line {mark.line + 1}: " if mark is not None else ""
-        problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-        if isinstance(err, yaml.constructor.ConstructorError):
-            problem = f"{problem} (only plain YAML is accepted; tags such as !!python/... are refused)"
-        raise SpecError(str(path), [f"{where}malformed YAML: {problem}"]) from None
+        return load_yaml(path)
+    except InputFileError as err:
+        where = f"line {err.line}: " if err.line is not None else ""
+        raise SpecError(str(path), [f"{where}{err.problem}"]) from None
 
 
 def format_validation(err: ValidationError) -> list[str]:

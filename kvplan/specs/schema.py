@@ -7,15 +7,27 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from kvplan.inputs import limits as lim
 from kvplan.units import DType, parse_dtype
 
-PositiveInt = Annotated[int, Field(gt=0)]
+# Counts are strict: `true` is not 1 and 3.0 is not 3. Every count has a ceiling far above any
+# real model (docs/limits.md), so a typo is refused before it costs memory.
+PositiveInt = Annotated[int, Field(gt=0, strict=True)]
+Layers = Annotated[int, Field(gt=0, le=lim.MAX_LAYERS, strict=True)]
+Heads = Annotated[int, Field(gt=0, le=lim.MAX_HEADS, strict=True)]
+HeadDim = Annotated[int, Field(gt=0, le=lim.MAX_HEAD_DIM, strict=True)]
+Width = Annotated[int, Field(gt=0, le=lim.MAX_HIDDEN, strict=True)]
+Tokens = Annotated[int, Field(gt=0, le=lim.MAX_CONTEXT_TOKENS, strict=True)]
+Experts = Annotated[int, Field(gt=0, le=lim.MAX_EXPERTS, strict=True)]
+Params = Annotated[int, Field(gt=0, le=lim.MAX_PARAMS, strict=True)]
+MemBytes = Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES, strict=True)]
+SmiMib = Annotated[int, Field(gt=0, le=lim.MAX_NVIDIA_SMI_MIB, strict=True)]
 
 
 class Strict(BaseModel):
     """Base for every spec: unknown keys are errors, values are not coerced silently."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class LayerKind(str, Enum):
@@ -29,17 +41,17 @@ class LayerKind(str, Enum):
 class MLA(Strict):
     """Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): the cache holds one latent per layer."""
 
-    kv_lora_rank: PositiveInt = Field(description="compressed KV latent width (values)")
-    qk_rope_head_dim: PositiveInt = Field(description="decoupled RoPE key width (values)")
-    qk_nope_head_dim: PositiveInt | None = Field(default=None, description="per-head non-RoPE key width")
-    v_head_dim: PositiveInt | None = Field(default=None, description="per-head value width")
-    q_lora_rank: PositiveInt | None = Field(default=None, description="query latent width, if any")
+    kv_lora_rank: Width = Field(description="compressed KV latent width (values)")
+    qk_rope_head_dim: HeadDim = Field(description="decoupled RoPE key width (values)")
+    qk_nope_head_dim: HeadDim | None = Field(default=None, description="per-head non-RoPE key width")
+    v_head_dim: HeadDim | None = Field(default=None, description="per-head value width")
+    q_lora_rank: Width | None = Field(default=None, description="query latent width, if any")
 
 
 class LinearState(Strict):
     """The fixed per-sequence state of a linear-attention layer (e.g. Gated DeltaNet)."""
 
-    state_elements_per_layer: PositiveInt = Field(
+    state_elements_per_layer: Params = Field(
         description="values held per sequence per linear layer (conv state + recurrent state)"
     )
     formula: str = Field(description="how the element count follows from the config")
@@ -48,12 +60,12 @@ class LinearState(Strict):
 class Attention(Strict):
     """How attention layers are shaped and which layers keep which cache."""
 
-    num_kv_heads: PositiveInt = Field(description="KV heads per layer (1 = MQA, = query heads for MHA)")
-    head_dim: PositiveInt = Field(description="key width per head, as the config sets it")
-    v_head_dim: PositiveInt | None = Field(
+    num_kv_heads: Heads = Field(description="KV heads per layer (1 = MQA, = query heads for MHA)")
+    head_dim: HeadDim = Field(description="key width per head, as the config sets it")
+    v_head_dim: HeadDim | None = Field(
         default=None, description="value width per head where it differs from head_dim"
     )
-    sliding_window_tokens: PositiveInt | None = Field(
+    sliding_window_tokens: Tokens | None = Field(
         default=None, description="window of the `sliding` layers, in tokens"
     )
     layer_pattern: list[LayerKind] = Field(
@@ -88,11 +100,11 @@ class Attention(Strict):
 class MoE(Strict):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
-    num_experts: PositiveInt
-    experts_per_token: PositiveInt
-    moe_intermediate_size: PositiveInt | None = None
-    num_shared_experts: int = Field(default=0, ge=0)
-    first_dense_layers: int = Field(default=0, ge=0)
+    num_experts: Experts
+    experts_per_token: Experts
+    moe_intermediate_size: Width | None = None
+    num_shared_experts: int = Field(default=0, ge=0, le=lim.MAX_EXPERTS, strict=True)
+    first_dense_layers: int = Field(default=0, ge=0, le=lim.MAX_LAYERS, strict=True)
 
 
 class ModelAlias(Strict):
@@ -114,20 +126,20 @@ class ModelSpec(Strict):
     )
     source: str = Field(min_length=10, description="where every number comes from")
     model_type: str = Field(description="the config's model_type (llama, qwen2, deepseek_v3, ...)")
-    params_total: PositiveInt = Field(description="all parameters, every expert included")
-    params_active: PositiveInt | None = Field(default=None, description="parameters used per token (MoE)")
+    params_total: Params = Field(description="all parameters, every expert included")
+    params_active: Params | None = Field(default=None, description="parameters used per token (MoE)")
     params_estimated: bool = Field(default=False, description="true when counted from shapes")
-    params_encoder: PositiveInt | None = Field(
+    params_encoder: Params | None = Field(
         default=None,
         description="parameters of a vision/audio tower, already included in params_total "
         "(multimodal checkpoints are sized whole)",
     )
-    num_layers: PositiveInt = Field(description="decoder layers (num_hidden_layers)")
-    hidden_size: PositiveInt
-    num_attention_heads: PositiveInt = Field(description="query heads")
-    intermediate_size: PositiveInt | None = None
-    vocab_size: PositiveInt
-    max_context_tokens: PositiveInt = Field(description="max_position_embeddings or the card's limit")
+    num_layers: Layers = Field(description="decoder layers (num_hidden_layers)")
+    hidden_size: Width
+    num_attention_heads: Heads = Field(description="query heads")
+    intermediate_size: Width | None = None
+    vocab_size: Annotated[int, Field(gt=0, le=lim.MAX_VOCAB, strict=True)]
+    max_context_tokens: Tokens = Field(description="max_position_embeddings or the card's limit")
     weight_dtype: DType = Field(description="dtype the weights are published in")
     attention: Attention
     moe: MoE | None = None
@@ -144,6 +156,14 @@ class ModelSpec(Strict):
             raise ValueError("params_active is larger than params_total")
         if len(self.attention.layer_pattern) > self.num_layers:
             raise ValueError("attention.layer_pattern is longer than num_layers")
+        kv, heads = self.attention.num_kv_heads, self.num_attention_heads
+        if self.attention.mla is None and (kv > heads or heads % kv):
+            raise ValueError(
+                f"attention.num_kv_heads ({kv}) must divide num_attention_heads ({heads}): "
+                "each KV head serves a whole group of query heads"
+            )
+        if self.moe is not None and self.moe.experts_per_token > self.moe.num_experts:
+            raise ValueError("moe.experts_per_token is larger than moe.num_experts")
         return self
 
     def layer_kinds(self) -> list[LayerKind]:
@@ -185,12 +205,14 @@ class HardwareSpec(Strict):
         description="the name the runtime reports (torch.cuda.get_device_name, nvidia-smi), as "
         "quoted in memory_source or nvidia_smi_source; --measure matches a detected GPU by it",
     )
-    memory_bytes: PositiveInt = Field(description="total memory as the CUDA/ROCm runtime reports it")
+    memory_bytes: MemBytes = Field(description="total memory as the CUDA/ROCm runtime reports it")
     memory_source: str = Field(min_length=10, description="how memory_bytes was obtained")
-    nvidia_smi_mib: PositiveInt | None = Field(default=None, description="total nvidia-smi shows")
+    nvidia_smi_mib: SmiMib | None = Field(default=None, description="total nvidia-smi shows")
     nvidia_smi_source: str | None = Field(default=None, description="where that reading comes from")
-    memory_bandwidth_bytes_per_s: PositiveInt
-    bf16_dense_flops: PositiveInt | None = Field(
+    memory_bandwidth_bytes_per_s: Annotated[
+        int, Field(gt=0, le=lim.MAX_BANDWIDTH_BYTES_PER_S, strict=True)
+    ]
+    bf16_dense_flops: Annotated[int, Field(gt=0, le=lim.MAX_FLOPS, strict=True)] | None = Field(
         default=None, description="dense BF16 tensor FLOP/s (not sparse); unset where unsourced"
     )
     fp8_supported: bool
@@ -199,6 +221,11 @@ class HardwareSpec(Strict):
         description="memory shared with the host CPU (DGX Spark / GB10): memory_bytes is the pool "
         "the runtime reports, which the OS and host processes also draw from",
     )
-    price_per_hour_usd: float | None = Field(default=None, gt=0)
+    gpus_per_node: int = Field(
+        default=8, gt=0, le=4096, strict=True,
+        description="GPUs one server (one NVLink/Infinity Fabric domain) holds; tensor parallelism "
+        "beyond it needs a stated node count",
+    )
+    price_per_hour_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
     price_source: str | None = None
     source: str = Field(min_length=10, description="datasheet(s) for bandwidth and FLOP/s")

@@ -8,7 +8,6 @@ turned into a probability for each number of paged blocks, which is what the poo
 from __future__ import annotations
 
 import csv
-import json
 import math
 import random
 from collections import Counter
@@ -315,20 +314,16 @@ def _length(row: dict[str, object], where: str) -> int:
 
 def load_sample(path: Path) -> Empirical:
     """Read request lengths from CSV (with a header) or JSONL (one object or number a line)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise InputError(f"{path}: cannot read file: {err.strerror or err}") from None
+    from kvplan.inputs import MAX_LOG_BYTES, loads_json, read_text  # size and encoding checked
+
+    text = read_text(path, MAX_LOG_BYTES)
     lengths: list[int] = []
     if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
         for i, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
             where = f"{path}: line {i}"
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"{where}: not JSON ({err.msg}); give one object a line") from None
+            item = loads_json(line, str(path), i)
             if isinstance(item, int) and not isinstance(item, bool):
                 lengths.append(item)
             elif isinstance(item, dict):

@@ -78,6 +78,10 @@ def test_parse_version():
 @pytest.mark.parametrize("name", MODELS)
 @pytest.mark.parametrize("tp", [1, 2, 8])
 def test_every_explanation_adds_up(engine: Engine, name: str, tp: int):
+    if name == "qwen2.5-7b" and tp == 8:  # 28 heads: 28 % 8 = 4, a TP vLLM refuses
+        with pytest.raises(InputError, match="valid --tp values: 1, 2, 4, 28"):
+            run_engine(req(name, ctx=4096, tp=tp), EngineSettings(engine=engine))
+        return
     r = run_engine(req(name, ctx=4096, tp=tp), EngineSettings(engine=engine))
     assert verify_steps(r.steps) == []
     labels = [s.label for s in r.steps]
@@ -325,6 +329,8 @@ def test_sglang_and_vllm_differ_as_the_issue_says():
 def test_any_combination_adds_up(engine, name, gpu, tp, pp, kv, reserved, avg, prefix):
     from kvplan.capacity import Allocation
 
+    if name == "qwen2.5-7b" and tp == 8:
+        return  # 28 heads: a TP vLLM refuses (test_every_explanation_adds_up checks the refusal)
     r = SizeRequest(model=load_model(name), gpu=gpu, context_tokens=4096, kv_dtype=kv, tp=tp,
                     pp=pp, allocation=Allocation.reserved if reserved else Allocation.paged,
                     avg_context_tokens=avg, shared_prefix_tokens=prefix)

@@ -1,0 +1,76 @@
+"""Parallelism the serving engines accept, checked before anything is sized.
+
+vLLM (and SGLang, TensorRT-LLM alike) shard attention by heads:
+- tensor parallelism (TP) must divide the query heads;
+- with at least as many KV heads as TP, the KV heads must divide by TP; with fewer, TP must
+  divide by the KV heads, each KV head then replicated on TP / kv GPUs (vLLM's
+  `total_num_kv_heads % tp == 0` else `tp % total_num_kv_heads == 0`). Latent attention
+  (MLA) keeps one latent per layer and has no KV-head rule;
+- with expert parallelism (EP), the experts must divide by EP;
+- TP beyond the GPUs of one node (8 unless the GPU spec's `gpus_per_node` says otherwise)
+  runs across nodes, which needs a stated node count.
+"""
+
+from __future__ import annotations
+
+from kvplan.errors import InputError
+from kvplan.inputs.limits import MAX_PARALLEL
+from kvplan.specs.schema import ModelSpec
+
+DEFAULT_GPUS_PER_NODE = 8
+
+
+def tp_problem(model: ModelSpec, tp: int) -> str | None:
+    """Why `tp` cannot shard `model`'s attention, or None when it can."""
+    heads = model.num_attention_heads
+    if tp < 1:
+        return f"tensor parallelism must be a positive integer, got {tp}"
+    if tp > MAX_PARALLEL:
+        return f"tensor parallelism {tp:,} is beyond the limit of {MAX_PARALLEL:,}"
+    if heads % tp:
+        return f"tensor parallelism {tp} does not divide {model.name}'s {heads} attention heads"
+    kv = model.attention.num_kv_heads
+    if model.attention.mla is None:
+        if kv >= tp and kv % tp:
+            return f"tensor parallelism {tp} does not divide {model.name}'s {kv} KV heads"
+        if kv < tp and tp % kv:
+            return (f"tensor parallelism {tp} is not a multiple of {model.name}'s {kv} KV heads "
+                    "(each KV head must be replicated a whole number of times)")
+    return None
+
+
+def valid_tps(model: ModelSpec, limit: int | None = None) -> list[int]:
+    """Every TP the engines accept for `model`, up to `limit` (default: the query heads)."""
+    top = min(model.num_attention_heads, limit or model.num_attention_heads, MAX_PARALLEL)
+    return [tp for tp in range(1, top + 1) if tp_problem(model, tp) is None]
+
+
+def check_parallelism(
+    model: ModelSpec,
+    tp: int,
+    *,
+    gpus_per_node: int = DEFAULT_GPUS_PER_NODE,
+    nodes: int | None = None,
+    ep: int | None = None,
+) -> None:
+    """Raise InputError naming the rule broken and the valid choices."""
+    problem = tp_problem(model, tp)
+    if problem is not None:
+        valid = ", ".join(map(str, valid_tps(model)))
+        raise InputError(f"{problem}; vLLM refuses it; valid --tp values: {valid}")
+    if tp > gpus_per_node and nodes is None:
+        raise InputError(
+            f"tensor parallelism {tp} spans more than one node of {gpus_per_node} GPUs; "
+            f"state the node count, or use --tp {gpus_per_node} or less with more replicas"
+        )
+    if nodes is not None and tp > nodes * gpus_per_node:
+        raise InputError(f"tensor parallelism {tp} needs more than {nodes} node(s) of "
+                         f"{gpus_per_node} GPUs")
+    if ep is not None:
+        if model.moe is None:
+            raise InputError(f"expert parallelism applies to mixture-of-experts models; "
+                             f"{model.name} has no experts")
+        experts = model.moe.num_experts
+        if ep < 1 or experts % ep:
+            raise InputError(f"expert parallelism {ep} does not divide {model.name}'s {experts} "
+                             "experts; choose a divisor of the expert count")
