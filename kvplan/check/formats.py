@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from enum import Enum
 from typing import Any
 
-from kvplan.check import ERROR, FAIL, PASS, Outcome, Report
+from kvplan.check import ERROR, FAIL, PASS, WARN, Outcome, Report
 
 
 class CheckFormat(str, Enum):
@@ -24,9 +24,11 @@ def where(o: Outcome, line: int | None = None) -> str:
 
 def summary_text(o: Outcome) -> str:
     """The deciding numbers in one phrase."""
+    if o.summary is not None:
+        return f"{o.summary} ({o.model}, {o.engine} {o.engine_version or '(default version)'})"
     n = o.numbers
     if n is None:
-        return ""
+        return "; ".join(o.reasons)
     cmp = ">=" if n.users_held >= n.users_required else "<"
     start = "yes" if n.would_start else "no"
     text = (
@@ -52,7 +54,10 @@ def verdict_lines(o: Outcome) -> list[str]:
         return [f"ERROR {where(o, line)}: {text}" for line, text in problem_lines(o)]
     head = f"{o.verdict:<5} {where(o)}  {o.label}: {summary_text(o)}"
     lines = [head]
-    if o.verdict == FAIL:
+    if o.verdict == FAIL and o.numbers is None:
+        head = f"{o.verdict:<5} {where(o)}  {o.label}: {o.reasons[0]}"
+        lines = [head, *(f"      {r}" for r in o.reasons[1:])]
+    elif o.verdict == FAIL:
         assert o.numbers is not None
         reasons = [r for r in o.numbers.reasons if not r.startswith("holds ")]
         for reason in reasons:
@@ -73,10 +78,15 @@ def footer(report: Report) -> str:
     files = len({o.file for o in report.outcomes})
     text = (
         f"{len(report.outcomes)} checked in {files} file(s): {c[PASS]} PASS, {c[FAIL]} FAIL, "
-        f"{c[ERROR]} ERROR"
+        + (f"{c[WARN]} WARN, " if c[WARN] else "") + f"{c[ERROR]} ERROR"
     )
     if report.skipped:
         text += f"; {len(report.skipped)} YAML file(s) without a deployment skipped"
+    if report.ignored:
+        text += f"; {len(report.ignored)} unreadable non-workload document(s) ignored"
+    if report.checked_none and not c[ERROR]:
+        text += "\nerror: no deployment was checked (nothing here runs vLLM, SGLang or " \
+                "TensorRT-LLM, and no kvplan/v1 file); the gate fails"
     return text
 
 
@@ -151,7 +161,7 @@ def record(o: Outcome) -> dict[str, Any]:
 def render_json(report: Report) -> str:
     doc = {
         "summary": {
-            **{k.lower(): v for k, v in report.counts().items()},
+            **{k.lower(): v for k, v in report.counts().items() if k != WARN or v},
             "exit_code": report.exit_code,
             "skipped_files": report.skipped,
         },

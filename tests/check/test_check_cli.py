@@ -272,7 +272,7 @@ def test_missing_path_and_empty_glob(runner: CliRunner, tmp_path: Path) -> None:
 def test_explicit_file_without_a_deployment_is_an_error(runner: CliRunner) -> None:
     result = run(runner, K8S / "not-an-llm.yaml")
     assert result.exit_code == 2
-    assert "no kvplan/v1 deployment and no Deployment or StatefulSet running vLLM" in result.output
+    assert "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM" in result.output
 
 
 def test_json_format(runner: CliRunner) -> None:
