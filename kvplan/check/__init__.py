@@ -270,6 +270,10 @@ def judge_target(target: Target) -> Outcome:
             out.summary = pass_text(startup(planned, dep.hardware.count, target.engines_per_pod))
         return out
     out.verdict = FAIL
+    if target.no_traffic:
+        n = verdict.numbers
+        out.summary = (f"does not start on {n.replicas} replica(s) x {n.gpus_per_replica} "
+                       f"{out.gpu}; no traffic declared")
     out.fixes = list(verdict.fixes)
     out.fix_text = [describe_fix(target, f) for f in verdict.fixes]
     out.line = fail_line(target, verdict.numbers)
