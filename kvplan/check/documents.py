@@ -36,7 +36,7 @@ def read_documents(path: Path) -> list[Doc | Broken]:
         raise DeploymentError(str(path), [Problem("", f"cannot read file: {reason}")]) from None
     lines = text.splitlines(keepends=True)
     chunks: list[tuple[int, str]] = []
-    start, buf = 0, []
+    start, buf = 0, list[str]()
     for i, line in enumerate(lines):
         if _SEPARATOR.match(line.rstrip("\r\n")):
             chunks.append((start, "".join(buf)))

@@ -8,6 +8,7 @@ import typer
 
 from kvplan.cli.common import OutputOpt, cli_errors, emit
 
+
 def _progress() -> Any:
     """A progress line on stderr (a terminal only) once a run has taken more than 2 s."""
     import sys

@@ -57,9 +57,10 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
     if not isinstance(data, dict):
         return None
     kind = str(data.get("kind", "")) if "kind" in data else ""
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    meta: dict[str, Any] = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
     name = str(meta.get("name")) if meta.get("name") else None
-    meta_ann = meta.get("annotations") if isinstance(meta.get("annotations"), dict) else {}
+    meta_ann: dict[str, Any] = (meta["annotations"] if isinstance(meta.get("annotations"), dict)
+                                else {})
     if kind == "List" and isinstance(data.get("items"), list):
         out: list[Target] = []
         for i, item in enumerate(data["items"]):

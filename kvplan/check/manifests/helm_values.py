@@ -34,7 +34,7 @@ def sites(data: dict[str, Any]) -> list[tuple[PodSite, str | None, dict[str, Any
         if not isinstance(ms, dict):
             continue
         at = ("servingEngineSpec", "modelSpec", i)
-        cfg = ms.get("vllmConfig") if isinstance(ms.get("vllmConfig"), dict) else {}
+        cfg: dict[str, Any] = ms["vllmConfig"] if isinstance(ms.get("vllmConfig"), dict) else {}
         args: list[str] = ["vllm", "serve", str(ms.get("modelURL", ""))]
         for key, flag in VLLM_CONFIG.items():
             if key in cfg:

@@ -102,7 +102,7 @@ def resolve_model(w: Workload) -> None:
                   "--served-model-name <hf id>, the annotation kvplan.io/model (a catalog name "
                   "or spec file), or a config.json beside the manifest", line)
         return
-    if looks_like_path(text) and not text.count("/") == 1:
+    if looks_like_path(text) and text.count("/") != 1:
         w.problem(source, f"{text!r}: no such spec file", line)
         return
     from kvplan.specs.loader import all_models, suggest
