@@ -140,9 +140,10 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
         if isinstance(doc, Broken):
             from kvplan.check.manifests.workload import RENDER_FIRST, mentions_engine
 
-            if doc.templated:
+            runs = alone or "kvplan/" in doc.text or mentions_engine(doc.text) is not None
+            if doc.templated and (runs or "kind:" not in doc.text):
                 message = f"unrendered template: {RENDER_FIRST}"
-            elif alone or "kvplan/" in doc.text or mentions_engine(doc.text) is not None:
+            elif runs:
                 message = doc.problem.message
             else:
                 if ignored is not None:

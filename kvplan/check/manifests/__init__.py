@@ -17,7 +17,7 @@ from kvplan.check.manifests import compose, helm_values
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import READERS, PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
-from kvplan.check.manifests.workload import Workload, mentions_engine
+from kvplan.check.manifests.workload import Workload, container_engine, mentions_engine
 from kvplan.check.target import KUBERNETES, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -41,6 +41,23 @@ def _site_targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
             resolve_model(w)
         return [to_target(w)]
     return []
+
+
+# kinds that exist to run an inference engine: one kvplan cannot read is an ERROR, never a skip
+ENGINE_KINDS = {
+    "LLMInferenceService", "InferenceService", "RayService", "RayClusterFleet", "StormService",
+    "DynamoGraphDeployment", "DynamoComponentDeployment", "VLLMRuntime", "ModelService",
+    "RoleSet", "ModelAdapter",
+}
+
+
+def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
+    return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
+                  problems=[Problem("command", f"this {kind} runs {engine}, but not through a "
+                                    "server command kvplan reads (vllm serve, python -m "
+                                    "vllm.entrypoints.openai.api_server, python -m "
+                                    "sglang.launch_server, sglang serve, python -m dynamo.vllm, "
+                                    "trtllm-serve)", doc.start_line)])
 
 
 def unreadable(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
@@ -74,11 +91,15 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
                                 default_gpu)
         if targets:
             return targets
-        engine = mentions_engine(data)
-        if engine is None:
-            return None
-        return [unreadable(path, doc, kind, engine, name)] if kind in (
-            "InferenceService", "LLMInferenceService") else None
+        for site in READERS[kind](data):
+            for c, _ in site.containers:
+                engine = container_engine(c)
+                if engine is not None:
+                    return [no_command(path, doc, kind, engine, name)]
+        if kind in ENGINE_KINDS:
+            return [unreadable(path, doc, kind, mentions_engine(data) or "an inference engine",
+                               name)]
+        return None
     if not kind and helm_values.is_values(data):
         return [t for site, sname, mann in helm_values.sites(data)
                 for t in _site_targets(doc, path, [site], sname, mann, side_cache, default_gpu)]
@@ -86,6 +107,6 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         return [t for site, sname in compose.sites(data)
                 for t in _site_targets(doc, path, [site], sname, {}, side_cache, default_gpu)]
     engine = mentions_engine(data)
-    if engine is None:
+    if engine is None and kind not in ENGINE_KINDS:
         return None
-    return [unreadable(path, doc, kind or "this document", engine, name)]
+    return [unreadable(path, doc, kind or "this document", engine or "an inference engine", name)]

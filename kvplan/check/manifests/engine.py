@@ -107,6 +107,21 @@ def convert(kind: str, raw: str) -> Any:
     return raw
 
 
+def _older_than_table(image: Any, table: str) -> bool:
+    """Whether the image names a release older than the one the option table was read from
+    (options removed since then are not refused: kvplan has no table for that release)."""
+    from kvplan.engines.interface import parse_version
+    from kvplan.errors import InputError
+
+    if image is None:
+        return False
+    try:
+        have, read = parse_version(str(image)), parse_version(table)
+    except InputError:
+        return False
+    return have is not None and read is not None and have < read
+
+
 @dataclass
 class Refusal:
     """Why the engine would refuse to start on its command line (a FAIL, not an ERROR)."""
@@ -127,9 +142,13 @@ def read_options(
     table = FIELDS[inv.engine]
     version = TABLES[inv.engine][1]
     name = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "trtllm-serve"}[inv.engine]
+    older = _older_than_table(found.values.get("engine.version"), version)
     for flag, line, hint in parsed.unknown:
         text = f"{name} {version} has no option {flag}{hint}"
-        if strict and not inv.dynamo:
+        if older:
+            notes.append(f"{text}; the image is {inv.engine} {found.values['engine.version']}, "
+                         "older than the option table: not checked")
+        elif strict and not inv.dynamo:
             refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
         else:
             notes.append(f"{text} (not checked: {inv.entry} adds options of its own)")

@@ -90,7 +90,18 @@ def mentions_engine(data: Any) -> str | None:
                 return "SGLang"
             if "trtllm-serve" in low or "tensorrt-llm" in low or "tensorrt_llm" in low:
                 return "TensorRT-LLM"
+            if "ray.serve.llm" in low:
+                return "vLLM (Ray Serve LLM)"
     return None
+
+
+def container_engine(c: dict[str, Any]) -> str | None:
+    """The engine a container plainly runs (its image or command), found or not by the reader."""
+    words = []
+    for part in ("command", "args"):
+        value = c.get(part)
+        words.extend(str(w) for w in (value if isinstance(value, list) else [value or ""]))
+    return mentions_engine([str(c.get("image", "")), " ".join(words)])
 
 
 class Workload:
@@ -144,6 +155,15 @@ class Workload:
             return
         parsed = parse(inv)
         found = self.found
+        image = str(self.container.get("image", ""))
+        if ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
+            tag = image.rsplit(":", 1)[-1]
+            try:
+                parse_version(tag)
+                found.values["engine.version"] = tag.lstrip("vV")
+            except InputError:
+                self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
+                                  "profile's default version is used")
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient)
         quant = found.values.pop("quantization", None)
@@ -162,15 +182,6 @@ class Workload:
         if found.lines.pop("dp", None) is not None and self.dp > 1:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
         found.values.setdefault("engine.name", inv.engine)
-        image = str(self.container.get("image", ""))
-        if ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
-            tag = image.rsplit(":", 1)[-1]
-            try:
-                parse_version(tag)
-                found.values["engine.version"] = tag.lstrip("vV")
-            except InputError:
-                self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
-                                  "profile's default version is used")
 
     def gpus(self) -> None:
         """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
