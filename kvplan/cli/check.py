@@ -27,6 +27,17 @@ def _progress() -> Any:
     return show
 
 
+def _width(output: object) -> int | None:
+    """Fold text at the terminal's width; at 80 columns in CI logs (CI set); else not at all."""
+    import os
+    import shutil
+    import sys
+
+    if output is None and sys.stdout.isatty():
+        return shutil.get_terminal_size((80, 24)).columns
+    return 80 if os.environ.get("CI") else None
+
+
 PathsArg = Annotated[
     list[str],
     typer.Argument(
@@ -76,5 +87,5 @@ def check_command(
         except InputError as err:
             raise typer.BadParameter(str(err), param_hint="--gpu") from None
     report = check_paths(paths, default_gpu=gpu, progress=_progress())
-    emit(render(chosen, report), output)
+    emit(render(chosen, report, _width(output)), output)
     raise typer.Exit(code=report.exit_code)

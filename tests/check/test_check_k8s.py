@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ASSETS, invoke
+from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
 from kvplan.check import check_paths, gpus, read_targets
@@ -17,7 +18,9 @@ K8S = ASSETS / "check" / "k8s"
 
 
 def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
-    return invoke(runner, "check", *map(str, args))
+    result = invoke(runner, "check", *map(str, args))
+    machine = {"json", "junit", "github"} & {str(a) for a in args}
+    return result if machine else flat(result)
 
 
 def test_vllm_deployment_passes(runner: CliRunner) -> None:

@@ -97,7 +97,7 @@ def mentions_engine(data: Any) -> str | None:
 
 def container_engine(c: dict[str, Any]) -> str | None:
     """The engine a container plainly runs (its image or command), found or not by the reader."""
-    words = []
+    words: list[str] = []
     for part in ("command", "args"):
         value = c.get(part)
         words.extend(str(w) for w in (value if isinstance(value, list) else [value or ""]))
