@@ -122,7 +122,7 @@ def catalog_name(label: str, key: str = PRODUCT_LABEL) -> str:
             "for the slice)"
         )
     lower = text.lower().removesuffix("-shared")
-    table = _BY_FAMILY.get(key, _BY_LABEL)
+    table = _BY_FAMILY.get(key, _BY_FAMILY[GKE_LABEL] if key == GKE_COMPUTE_CLASS else _BY_LABEL)
     for candidate in (lower, lower.replace(" ", "_"), lower.replace(" ", "-")):
         if candidate in table:
             return table[candidate]

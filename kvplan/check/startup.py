@@ -39,7 +39,8 @@ def shape_refusals(model: ModelSpec, tp: int, max_model_len: int | None) -> list
 @dataclass(frozen=True)
 class Startup:
     numbers: Numbers
-    pool_tokens: int  # tokens the KV pool of one replica holds (per GPU pool / bytes per token)
+    pool_tokens: int  # tokens the KV pool holds: per-GPU pool / per-GPU bytes of a token (past
+    # every sliding window, where a model has them)
 
 
 def startup(planned: PlannedDeployment, gpus: int, engines_per_unit: int = 1,
@@ -60,7 +61,9 @@ def startup(planned: PlannedDeployment, gpus: int, engines_per_unit: int = 1,
     if numbers.would_start:
         try:
             res = run_engine(req, engine).size if engine is not None else size(req)
-            tokens = res.kv_budget_bytes // max(res.kv_bytes_per_token, 1)
+            # a token past every sliding window costs only the global layers' share
+            per = res.kv_bytes_per_token_beyond_window or res.kv_bytes_per_token
+            tokens = res.kv_budget_bytes // max(per, 1)
         except InputError:
             tokens = 0
     return Startup(numbers, tokens)

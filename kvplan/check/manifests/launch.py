@@ -94,7 +94,7 @@ def resolve_model(w: Workload) -> None:
         except InputError:
             continue
         found.values["model"] = str(cand) if resolved.rule == "path" else resolved.spec.name
-        if resolved.rule not in ("catalog",) or cand != text:
+        if resolved.rule in ("alias", "path") or cand != text:
             w.notes.append(f"model {cand} \u2192 {resolved.spec.name} ({resolved.rule})")
         return
     if container_path:

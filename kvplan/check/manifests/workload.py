@@ -12,7 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
-from kvplan.check.gpus import LABEL_KEYS, MEMORY_LABEL, UnknownLabel, catalog_name
+from kvplan.check.gpus import (
+    AMD_FAMILY_LABEL,
+    GKE_ACCELERATORS,
+    GKE_COMPUTE_CLASS,
+    LABEL_KEYS,
+    MEMORY_LABEL,
+    UnknownLabel,
+    catalog_name,
+)
 from kvplan.check.manifests.engine import Found, Refusal, read_options
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
@@ -22,6 +30,7 @@ from kvplan.engines.interface import parse_version
 from kvplan.errors import InputError
 from kvplan.specs.loader import suggest
 
+NAMES_NO_GPU = (MEMORY_LABEL, AMD_FAMILY_LABEL)  # memory size / GPU family: not one model
 RENDER_FIRST = "render first (helm template / kustomize build / envsubst)"
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
 
@@ -264,7 +273,13 @@ class Workload:
         if key in self.annotations:
             self.found.put("hardware.gpu", str(self.annotations[key]), self.ann_line(key), key)
             return
-        labels = [lab for lab in self._labels() if lab[0] != MEMORY_LABEL]
+        labels = []
+        for lab in self._labels():
+            if lab[0] in NAMES_NO_GPU or (lab[0] == GKE_COMPUTE_CLASS
+                                          and lab[1].lower() not in GKE_ACCELERATORS):
+                self.notes.append(f"{lab[0]}={lab[1]} names no GPU model: not used")
+                continue
+            labels.append(lab)
         mapped: list[tuple[str, str, str, int]] = []
         for label_key, value, line in labels:
             if unrendered(value):
