@@ -100,3 +100,70 @@ def test_no_gpu_named_warns_and_gpu_option_sets_it() -> None:
     assert o.verdict == "WARN" and o.summary is not None and "starts on: " in o.summary
     [o] = check_paths([path], default_gpu="l4").outcomes
     assert o.gpu == "l4" and o.verdict in ("PASS", "FAIL")
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+{annotations}spec:
+  nodeSelector: {{{label}}}
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:v0.9.0
+      args: [{args}]
+      resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+
+
+def _pod(tmp_path: Path, args: str, label: str = "nvidia.com/gpu.product: NVIDIA-L4",
+         annotations: str = "") -> Path:
+    path = tmp_path / "pod.yaml"
+    path.write_text(POD.format(args=args, label=label, annotations=annotations))
+    return path
+
+
+def test_container_path_named_by_served_model_name_or_annotation(tmp_path: Path) -> None:
+    bare = check_paths([str(_pod(tmp_path, '"--model", "/models/llama"'))]).outcomes[0]
+    assert bare.verdict == "ERROR" and "path inside the container" in bare.problems[0].message
+    served = _pod(tmp_path, '"--model", "/models/llama", "--served-model-name", '
+                  '"meta-llama/Llama-3.2-1B-Instruct", "--max-model-len", "8192"')
+    assert check_paths([str(served)]).outcomes[0].model == "llama-3.2-1b"
+    annotated = _pod(tmp_path, '"--model", "/models/llama"',
+                     annotations="  annotations: {kvplan.io/model: llama-3.2-1b}\n")
+    assert check_paths([str(annotated)]).outcomes[0].model == "llama-3.2-1b"
+
+
+def test_label_families_and_the_fixes_they_allow(tmp_path: Path) -> None:
+    args = '"--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "32768"'
+    # an AWS g6.xlarge is one L4 (instances.py); Karpenter's a10g is an A10G
+    cases = (("node.kubernetes.io/instance-type: g6.xlarge", "l4",
+              "node.kubernetes.io/instance-type: p4d.24xlarge (a100-40gb)"),
+             ("karpenter.k8s.aws/instance-gpu-name: a10g", "a10g",
+              "karpenter.k8s.aws/instance-gpu-name: a100 (a100-40gb)"))
+    for label, gpu, swap in cases:
+        [o] = check_paths([str(_pod(tmp_path, args, label))]).outcomes
+        assert o.gpu == gpu and o.verdict == "FAIL"  # 32,768 x 128 KiB = 4 GiB > the pool
+        # the GPU swap stays in the file's label family (an A100 40GB is the smallest NVIDIA
+        # card above 24 GB that these families reach)
+        assert [t for t in o.fix_text if "(a100-40gb)" in t][0].startswith(swap), o.fix_text
+        assert not any("gpu.product" in t for t in o.fix_text)
+
+
+def test_a_label_for_a_gpu_the_catalog_lacks_names_the_spec_to_add(tmp_path: Path) -> None:
+    [o] = check_paths([str(_pod(tmp_path, '"--model", "Qwen/Qwen3-8B"',
+                                "nvidia.com/gpu.product: NVIDIA-L20"))]).outcomes
+    assert o.verdict == "ERROR"
+    assert "add hardware_specs/l20.yaml" in o.problems[0].message
+
+
+def test_compose_service(tmp_path: Path) -> None:
+    path = tmp_path / "compose.yaml"
+    path.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.9.0\n"
+                    "    command: --model Qwen/Qwen3-8B --max-model-len 8192\n"
+                    "    deploy: {resources: {reservations: {devices: "
+                    "[{driver: nvidia, count: 1, capabilities: [gpu]}]}}}\n")
+    [o] = check_paths([str(path)], default_gpu="h100-sxm-80gb").outcomes
+    # Qwen3-8B: 8.2e9 x 2 B = 16.4 GB of weights on an 85 GB H100: starts
+    assert (o.verdict, o.model, o.gpu) == ("PASS", "qwen3-8b", "h100-sxm-80gb")
+    assert o.summary is not None and o.summary.startswith("starts; holds ")
