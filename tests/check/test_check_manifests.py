@@ -167,3 +167,15 @@ def test_compose_service(tmp_path: Path) -> None:
     # Qwen3-8B: 8.2e9 x 2 B = 16.4 GB of weights on an 85 GB H100: starts
     assert (o.verdict, o.model, o.gpu) == ("PASS", "qwen3-8b", "h100-sxm-80gb")
     assert o.summary is not None and o.summary.startswith("starts; holds ")
+
+
+def test_config_json_beside_the_manifest_names_a_container_path(tmp_path: Path) -> None:
+    import shutil
+
+    configs = Path(__file__).parents[1] / "assets" / "hf_configs"
+    shutil.copy(configs / "deepseek-r1.json", tmp_path / "config.json")
+    [o] = check_paths([str(_pod(tmp_path, '"--model", "/models/m", "--max-model-len", "512"'))
+                       ]).outcomes
+    # DeepSeek-R1's 671e9 parameters (>= 671 GB at fp8) cannot fit one 23.6 GB L4
+    assert o.verdict == "FAIL" and o.numbers is not None and not o.numbers.would_start
+    assert any("config.json" in n for n in o.notes)
