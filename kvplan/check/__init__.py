@@ -1,9 +1,11 @@
 """`kvplan check`: PASS / FAIL / ERROR for every deployment config under some paths.
 
-Reads kvplan/v1 files and Kubernetes manifests (Deployments and StatefulSets running vLLM or
-SGLang), plans each through `kvplan.deploy.plan_deployment`, judges it with the capacity
-arithmetic and, for a FAIL, finds the smallest verified change that passes. Pure: results in,
-strings out through `kvplan.check.formats`.
+Reads kvplan/v1 files and the manifests teams already have (kvplan.check.manifests: Kubernetes
+workloads, LeaderWorkerSet, KServe, production-stack Helm values, docker-compose) that run vLLM,
+SGLang or TensorRT-LLM, plans each through `kvplan.deploy.plan_deployment`, and judges it: on
+start-up alone when no traffic is declared (kvplan.check.startup), else with the capacity
+arithmetic, and for a FAIL finds the smallest verified change that passes. Every document that
+runs an engine gets a verdict or a named ERROR; a run that checked nothing exits non-zero.
 """
 
 from __future__ import annotations
@@ -15,16 +17,19 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.documents import Broken, read_documents
 from kvplan.check.gpus import PRODUCT_LABEL, label_for
-from kvplan.check.k8s import is_side_file, is_workload, read_workload
+from kvplan.check.manifests import read_document
+from kvplan.check.manifests.engine import FLAG_NAMES
+from kvplan.check.manifests.side import is_side_file
 from kvplan.check.target import KUBERNETES, KVPLAN, Target
 from kvplan.check.verdict import Fix, Numbers, judge
 from kvplan.deploy import DeploymentError, Problem, parse_deployment, plan_deployment
-from kvplan.deploy.yamldoc import Doc, read_docs
+from kvplan.deploy.yamldoc import Doc
 from kvplan.specs.loader import all_hardware
 from kvplan.specs.schema import HardwareSpec
 
-PASS, FAIL, ERROR = "PASS", "FAIL", "ERROR"
+PASS, FAIL, WARN, ERROR = "PASS", "FAIL", "WARN", "ERROR"
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
@@ -47,6 +52,8 @@ class Outcome:
     fix_text: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)  # a FAIL without numbers (refused options)
+    summary: str | None = None  # the start-up verdict's phrase (no traffic / no GPU named)
 
     @property
     def label(self) -> str:
@@ -58,15 +65,22 @@ class Report:
     outcomes: list[Outcome]
     skipped: list[str]
 
+    ignored: list[str] = field(default_factory=list)  # unreadable non-workload documents
+
+    @property
+    def checked_none(self) -> bool:
+        """No deployment was judged: the gate must not go green on nothing."""
+        return not any(o.verdict in (PASS, FAIL, WARN) for o in self.outcomes)
+
     @property
     def exit_code(self) -> int:
         verdicts = {o.verdict for o in self.outcomes}
-        if ERROR in verdicts:
+        if ERROR in verdicts or self.checked_none:
             return 2
         return 1 if FAIL in verdicts else 0
 
     def counts(self) -> dict[str, int]:
-        return {v: sum(o.verdict == v for o in self.outcomes) for v in (PASS, FAIL, ERROR)}
+        return {v: sum(o.verdict == v for o in self.outcomes) for v in (PASS, FAIL, WARN, ERROR)}
 
 
 def _has_magic(text: str) -> bool:
@@ -114,22 +128,36 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
     return files, missing
 
 
-def read_targets(path: Path, side_cache: dict[Path, Any]) -> list[Target]:
-    """Every deployment one file holds: a kvplan/v1 document or LLM workloads."""
-    docs = read_docs(path)
+def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | None = None,
+                 ignored: list[str] | None = None) -> list[Target]:
+    """Every deployment one file holds: kvplan/v1 documents and manifests that run an engine.
+    A broken document is an ERROR when it runs an engine or is an unrendered template, else
+    it is listed in `ignored` and the documents beside it are read."""
     out: list[Target] = []
+    docs = read_documents(path)
+    alone = all(isinstance(d, Broken) for d in docs)  # nothing readable beside it: report it
     for doc in docs:
+        if isinstance(doc, Broken):
+            from kvplan.check.manifests.workload import RENDER_FIRST, mentions_engine
+
+            runs = alone or "kvplan/" in doc.text or mentions_engine(doc.text) is not None
+            if doc.templated and (runs or "kind:" not in doc.text):
+                message = f"unrendered template: {RENDER_FIRST}"
+            elif runs:
+                message = doc.problem.message
+            else:
+                if ignored is not None:
+                    ignored.append(f"{path}:{doc.start_line}: {doc.problem.message}")
+                continue
+            out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
+                              problems=[Problem("", message, doc.problem.line or doc.start_line)]))
+            continue
         data = doc.data
-        if (
-            isinstance(data, dict)
-            and "apiVersion" in data
-            and str(data["apiVersion"]).startswith("kvplan")
-        ):
+        if isinstance(data, dict) and str(data.get("apiVersion", "")).startswith("kvplan"):
             out.append(_kvplan_target(path, doc))
-        elif is_workload(data):
-            target = read_workload(doc, path, side_cache)
-            if target is not None:
-                out.append(target)
+            continue
+        found = read_document(doc, path, side_cache, default_gpu)
+        out.extend(found or [])
     return out
 
 
@@ -156,6 +184,31 @@ def _error(out: Outcome, problems: list[Problem]) -> Outcome:
     return out
 
 
+def _refused(out: Outcome, target: Target) -> Outcome | None:
+    """FAIL before any arithmetic: options the engine refuses, or a model shape it asserts on."""
+    from kvplan.check.startup import shape_refusals
+    from kvplan.deploy import resolve_model
+
+    dep = target.deployment
+    assert dep is not None
+    reasons = [p.message for p in target.refusals]
+    line = next((p.line for p in target.refusals if p.line is not None), None)
+    try:
+        model = resolve_model(dep.model, target.base_dir)
+    except Exception:  # noqa: BLE001 - reported by plan_deployment as an ERROR
+        model = None
+    if model is not None:
+        shape = shape_refusals(model, dep.parallel.tensor, dep.engine.max_model_len)
+        if shape and line is None:
+            line = target.line_of("engine.max_model_len" if "max_model_len" in shape[0]
+                                  else "parallel.tensor")
+        reasons += shape
+    if not reasons:
+        return None
+    out.verdict, out.reasons, out.line = FAIL, reasons, line or out.line
+    return out
+
+
 def judge_target(target: Target) -> Outcome:
     """Plan and judge one target; every failure to read becomes an ERROR outcome."""
     out = Outcome(
@@ -172,6 +225,8 @@ def judge_target(target: Target) -> Outcome:
         return _error(out, target.problems)
     out.model, out.gpu, out.engine = dep.model, dep.hardware.gpu, dep.engine.name
     out.engine_version = dep.engine.version
+    if _refused(out, target) is not None:
+        return out
     if dep.hardware.count is None:
         return _error(
             out,
@@ -193,16 +248,33 @@ def judge_target(target: Target) -> Outcome:
     out.model, out.gpu = req.model.name, req.gpu.name
     catalog = _catalog()
     if target.kind == KUBERNETES:  # a GPU a manifest can select by node label
-        catalog = tuple(g for g in catalog if label_for(g.name) is not None)
+        family = target.label_key or PRODUCT_LABEL
+        catalog = tuple(g for g in catalog if label_for(g.name, family) is not None)
+    out.notes.extend(planned.notes)
+    if not target.gpu_named:
+        from kvplan.check.startup import starts_on
+
+        yes, no = starts_on(planned, dep.hardware.count, _catalog(), target.engines_per_pod)
+        out.verdict, out.gpu = WARN, None
+        out.summary = (f"no GPU named; starts on: {', '.join(yes) or 'none'}; would not start "
+                       f"on: {', '.join(no) or 'none'} (name one with a node label or --gpu)")
+        return out
     verdict = judge(planned, dep.hardware.count, catalog, target.engines_per_pod)
     out.numbers = verdict.numbers
-    out.notes.extend(planned.notes)
     if verdict.numbers.idle_gpus:
         out.notes.append(f"{verdict.numbers.idle_gpus} GPU(s) idle: not a whole replica")
     if verdict.passes:
         out.verdict = PASS
+        if target.no_traffic:
+            from kvplan.check.startup import pass_text, startup
+
+            out.summary = pass_text(startup(planned, dep.hardware.count, target.engines_per_pod))
         return out
     out.verdict = FAIL
+    if target.no_traffic:
+        n = verdict.numbers
+        out.summary = (f"does not start on {n.replicas} replica(s) x {n.gpus_per_replica} "
+                       f"{out.gpu}; no traffic declared")
     out.fixes = list(verdict.fixes)
     out.fix_text = [describe_fix(target, f) for f in verdict.fixes]
     out.line = fail_line(target, verdict.numbers)
@@ -232,9 +304,9 @@ def describe_fix(target: Target, fix: Fix) -> str:
     parts = []
     new, old = fix.new, fix.old
     manifest = target.kind == KUBERNETES
-    sglang = target.server == "sglang"
+    names = FLAG_NAMES.get(target.server or "vllm", FLAG_NAMES["vllm"])
     if "tp" in new:
-        flag = "--tp-size" if sglang else "--tensor-parallel-size"
+        flag = names["tp"]
         if manifest:
             per_pod = new["tp"] * (target.planned.request.pp if target.planned else 1)
             per_pod *= target.engines_per_pod
@@ -255,63 +327,58 @@ def describe_fix(target: Target, fix: Fix) -> str:
             parts.append(f"hardware.count: {old['gpus']} -> {new['gpus']}")
     if "kv_cache_dtype" in new:
         if manifest:
-            value = "fp8_e4m3" if sglang else "fp8"
-            parts.append(f"--kv-cache-dtype {value}")
+            parts.append(names["kv"])
         else:
             parts.append(f"engine.kv_cache_dtype: {old['kv_cache_dtype']} -> fp8")
     if "max_num_seqs" in new:
         if manifest:
-            flag = "--max-running-requests" if sglang else "--max-num-seqs"
+            flag = names["seqs"]
             parts.append(f"{flag} {old['max_num_seqs']} -> {new['max_num_seqs']}")
         else:
             parts.append(f"engine.max_num_seqs: {old['max_num_seqs']} -> {new['max_num_seqs']}")
     if "max_model_len" in new:
         if manifest:
-            flag = "--context-length" if sglang else "--max-model-len"
+            flag = names["len"]
             parts.append(f"{flag} {old['max_model_len']} -> {new['max_model_len']}")
         else:
             parts.append(f"engine.max_model_len: {old['max_model_len']} -> {new['max_model_len']}")
     if "gpu" in new:
         if manifest:
-            parts.append(f"{PRODUCT_LABEL}: {label_for(new['gpu']) or new['gpu']} ({new['gpu']})")
+            family = target.label_key or PRODUCT_LABEL
+            label = label_for(new["gpu"], family) or new["gpu"]
+            parts.append(f"{family}: {label} ({new['gpu']})")
         else:
             parts.append(f"hardware.gpu: {old['gpu']} -> {new['gpu']}")
     n = fix.numbers
     return f"{' and '.join(parts)} (holds {n.users_held:,} users on {n.gpus} GPU(s))"
 
 
-def check_paths(paths: list[str]) -> Report:
-    """Check every deployment under `paths`. Never raises for bad input: it becomes ERROR."""
+def check_paths(paths: list[str], default_gpu: str | None = None,
+                progress: Any = None) -> Report:
+    """Check every deployment under `paths`. Never raises for bad input: it becomes ERROR.
+    `default_gpu` is the GPU of manifests that name none; `progress(i, n)` is called per file."""
     files, outcomes = discover(paths)
     skipped: list[str] = []
+    ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
-    for path, explicit in files:
+    for i, (path, explicit) in enumerate(files):
+        if progress is not None:
+            progress(i, len(files))
         try:
-            targets = read_targets(path, side_cache)
+            targets = read_targets(path, side_cache, default_gpu, ignored)
         except DeploymentError as err:
             outcomes.append(Outcome(str(path), ERROR, line=err.line, problems=err.items))
             continue
         if not targets:
             if explicit:
-                outcomes.append(
-                    Outcome(
-                        str(path),
-                        ERROR,
-                        line=1,
-                        problems=[
-                            Problem(
-                                "",
-                                "no kvplan/v1 deployment and no Deployment or StatefulSet running "
-                                "vLLM or SGLang in this file",
-                            )
-                        ],
-                    )
-                )
+                outcomes.append(Outcome(str(path), ERROR, line=1, problems=[Problem(
+                    "", "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or "
+                    "TensorRT-LLM in this file")]))
             else:
                 skipped.append(str(path))
             continue
         outcomes.extend(judge_target(t) for t in targets)
-    return Report(outcomes, skipped)
+    return Report(outcomes, skipped, ignored)
 
 
-__all__ = ["ERROR", "FAIL", "PASS", "Outcome", "Report", "check_paths"]
+__all__ = ["ERROR", "FAIL", "PASS", "WARN", "Outcome", "Report", "check_paths"]

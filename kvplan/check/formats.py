@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from enum import Enum
 from typing import Any
 
-from kvplan.check import ERROR, FAIL, PASS, Outcome, Report
+from kvplan.check import ERROR, FAIL, PASS, WARN, Outcome, Report
 
 
 class CheckFormat(str, Enum):
@@ -17,16 +17,21 @@ class CheckFormat(str, Enum):
     github = "github"
 
 
-def where(o: Outcome, line: int | None = None) -> str:
+def where(o: Outcome, line: int | None = None, path: bool = True) -> str:
+    """`file:line` (github, junit), or `line N` under the file's own heading (text)."""
     line = line if line is not None else o.line
+    if not path:
+        return f"line {line}" if line else "file"
     return f"{o.file}:{line}" if line else o.file
 
 
 def summary_text(o: Outcome) -> str:
     """The deciding numbers in one phrase."""
+    if o.summary is not None:
+        return f"{o.summary} ({o.model}, {o.engine} {o.engine_version or '(default version)'})"
     n = o.numbers
     if n is None:
-        return ""
+        return "; ".join(o.reasons)
     cmp = ">=" if n.users_held >= n.users_required else "<"
     start = "yes" if n.would_start else "no"
     text = (
@@ -46,13 +51,16 @@ def problem_lines(o: Outcome) -> list[tuple[int | None, str]]:
     ]
 
 
-def verdict_lines(o: Outcome) -> list[str]:
+def verdict_lines(o: Outcome, path: bool = True) -> list[str]:
     """The text lines of one outcome: the verdict line, then any alternatives and notes."""
     if o.verdict == ERROR:
-        return [f"ERROR {where(o, line)}: {text}" for line, text in problem_lines(o)]
-    head = f"{o.verdict:<5} {where(o)}  {o.label}: {summary_text(o)}"
+        return [f"ERROR {where(o, line, path)}: {text}" for line, text in problem_lines(o)]
+    head = f"{o.verdict:<5} {where(o, None, path)}  {o.label}: {summary_text(o)}"
     lines = [head]
-    if o.verdict == FAIL:
+    if o.verdict == FAIL and o.numbers is None:
+        head = f"{o.verdict:<5} {where(o, None, path)}  {o.label}: {o.reasons[0]}"
+        lines = [head, *(f"      {r}" for r in o.reasons[1:])]
+    elif o.verdict == FAIL:
         assert o.numbers is not None
         reasons = [r for r in o.numbers.reasons if not r.startswith("holds ")]
         for reason in reasons:
@@ -73,17 +81,39 @@ def footer(report: Report) -> str:
     files = len({o.file for o in report.outcomes})
     text = (
         f"{len(report.outcomes)} checked in {files} file(s): {c[PASS]} PASS, {c[FAIL]} FAIL, "
-        f"{c[ERROR]} ERROR"
+        + (f"{c[WARN]} WARN, " if c[WARN] else "") + f"{c[ERROR]} ERROR"
     )
     if report.skipped:
         text += f"; {len(report.skipped)} YAML file(s) without a deployment skipped"
+    if report.ignored:
+        text += f"; {len(report.ignored)} unreadable non-workload document(s) ignored"
+    if report.checked_none and not c[ERROR]:
+        text += "\nerror: no deployment was checked (nothing here runs vLLM, SGLang or " \
+                "TensorRT-LLM, and no kvplan/v1 file); the gate fails"
     return text
 
 
-def render_text(report: Report) -> str:
+def wrap(line: str, width: int | None) -> list[str]:
+    """One verdict line folded at `width` columns, continuation lines indented 6."""
+    if width is None or len(line) <= width:
+        return [line]
+    import textwrap
+
+    lead = len(line) - len(line.lstrip(" "))
+    return textwrap.wrap(line, width, initial_indent="", subsequent_indent=" " * max(lead, 6),
+                         break_long_words=False, break_on_hyphens=False) or [line]
+
+
+def render_text(report: Report, width: int | None = None) -> str:
+    """Each file's path once, then its verdicts; lines folded at `width` (None: not folded)."""
     lines: list[str] = []
+    current = None
     for o in report.outcomes:
-        lines.extend(verdict_lines(o))
+        if o.file != current:
+            lines.append(o.file)
+            current = o.file
+        for line in verdict_lines(o, path=False):
+            lines.extend(wrap(line, width))
     lines.append(footer(report))
     return "\n".join(lines) + "\n"
 
@@ -151,7 +181,7 @@ def record(o: Outcome) -> dict[str, Any]:
 def render_json(report: Report) -> str:
     doc = {
         "summary": {
-            **{k.lower(): v for k, v in report.counts().items()},
+            **{k.lower(): v for k, v in report.counts().items() if k != WARN or v},
             "exit_code": report.exit_code,
             "skipped_files": report.skipped,
         },
@@ -219,7 +249,9 @@ def render_github(report: Report) -> str:
     return "\n".join(out) + "\n"
 
 
-def render(fmt: CheckFormat, report: Report) -> str:
+def render(fmt: CheckFormat, report: Report, width: int | None = None) -> str:
+    if fmt == CheckFormat.text:
+        return render_text(report, width)
     return {
         CheckFormat.text: render_text,
         CheckFormat.json: render_json,

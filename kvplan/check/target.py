@@ -34,6 +34,10 @@ class Target:
     names: dict[str, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    no_traffic: bool = False  # judged on start-up alone (no traffic declared)
+    gpu_named: bool = True  # False: no GPU label; judged over the catalog (WARN)
+    label_key: str | None = None  # the node-label family the file selects GPUs by
+    refusals: list[Problem] = field(default_factory=list)  # what the engine refuses (FAIL)
 
     def field_name(self, path: str) -> str:
         """What this file calls a kvplan field (longest matching prefix wins)."""

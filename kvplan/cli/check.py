@@ -2,11 +2,41 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from kvplan.cli.common import OutputOpt, cli_errors, emit
+
+
+def _progress() -> Any:
+    """A progress line on stderr (a terminal only) once a run has taken more than 2 s."""
+    import sys
+    import time
+
+    if not sys.stderr.isatty():
+        return None
+    start = time.monotonic()
+
+    def show(i: int, n: int) -> None:
+        if time.monotonic() - start > 2:
+            end = "\n" if i + 1 >= n else "\r"
+            sys.stderr.write(f"kvplan check: {i + 1}/{n} files{end}")
+            sys.stderr.flush()
+
+    return show
+
+
+def _width(output: object) -> int | None:
+    """Fold text at the terminal's width; at 80 columns in CI logs (CI set); else not at all."""
+    import os
+    import shutil
+    import sys
+
+    if output is None and sys.stdout.isatty():
+        return shutil.get_terminal_size((80, 24)).columns
+    return 80 if os.environ.get("CI") else None
+
 
 PathsArg = Annotated[
     list[str],
@@ -30,6 +60,10 @@ def check_command(
         ),
     ] = "text",
     output: OutputOpt = None,
+    gpu: Annotated[
+        str | None,
+        typer.Option("--gpu", help="the GPU of manifests that name none (catalog name)"),
+    ] = None,
 ) -> None:
     """Fail the build when a deployment cannot carry its declared load.
 
@@ -44,6 +78,14 @@ def check_command(
     except ValueError:
         names = ", ".join(f.value for f in CheckFormat)
         raise typer.BadParameter(f"{fmt!r} is not one of {names}", param_hint="--format") from None
-    report = check_paths(paths)
-    emit(render(chosen, report), output)
+    if gpu is not None:
+        from kvplan.deploy import resolve_gpu
+        from kvplan.errors import InputError
+
+        try:
+            gpu = resolve_gpu(gpu).name
+        except InputError as err:
+            raise typer.BadParameter(str(err), param_hint="--gpu") from None
+    report = check_paths(paths, default_gpu=gpu, progress=_progress())
+    emit(render(chosen, report, _width(output)), output)
     raise typer.Exit(code=report.exit_code)

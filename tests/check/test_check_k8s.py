@@ -6,17 +6,21 @@ from pathlib import Path
 
 import pytest
 from conftest import ASSETS, invoke
+from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
 from kvplan.check import check_paths, gpus, read_targets
 from kvplan.check.gpus import GPU_PRODUCTS, UnknownLabel, catalog_name, label_for
-from kvplan.check.k8s import _tokens, is_side_file, side_file_for
+from kvplan.check.manifests.engine import tokens as _tokens
+from kvplan.check.manifests.side import is_side_file, side_file_for
 
 K8S = ASSETS / "check" / "k8s"
 
 
 def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
-    return invoke(runner, "check", *map(str, args))
+    result = invoke(runner, "check", *map(str, args))
+    machine = {"json", "junit", "github"} & {str(a) for a in args}
+    return result if machine else flat(result)
 
 
 def test_vllm_deployment_passes(runner: CliRunner) -> None:
@@ -49,7 +53,8 @@ def test_vllm_deployment_fails_with_replicas_fix(runner: CliRunner) -> None:
     lines = result.output.splitlines()
     assert lines[0].startswith(f"FAIL  {K8S / 'vllm-fail.yaml'}:10  llama3-8b-small: ")  # replicas
     assert "holds 448 users < 1,800 required; starts: yes" in lines[0]
-    assert lines[1] == "      fix: replicas: 2 -> 9 (holds 2,016 users on 9 GPU(s))"
+    # 2 replicas hold 448 (224 each): ceil(1,800 / 224) = 9 replicas hold 2,016
+    assert "      or:  replicas: 2 -> 9 (holds 2,016 users on 9 GPU(s))" in lines
 
 
 def test_vllm_shell_api_server_that_would_not_start(runner: CliRunner) -> None:
@@ -96,32 +101,22 @@ def test_sglang_statefulset_from_helm_output_with_side_file(runner: CliRunner) -
 
 K8S_ERRORS = [
     (
-        "no-gpu-product.yaml",
-        14,
-        "nvidia.com/gpu.product: no GPU product: add nodeSelector nvidia.com/gpu.product",
-    ),
-    (
         "unknown-hf-model.yaml",
         21,
-        "--model: 'meta-llama/Meta-Llama-3-8B-Instruct' is not in the "
-        "catalog (no model spec has this hf_id) (did you mean: ",
+        "--model: 'acme/Unknown-Chat-8B' is not in the "
+        "catalog (no spec has this name, hf_id or alias); add it with `kvplan import ",
     ),
     (
         "tp-exceeds-gpus.yaml",
         23,
-        "nvidia.com/gpu: --tensor-parallel-size 4 needs 4 GPUs but the "
-        "container's nvidia.com/gpu is 2",
-    ),
-    (
-        "no-traffic.yaml",
-        3,
-        "traffic: no traffic declared: add the annotation kvplan.io/peak-concurrent-users",
+        "nvidia.com/gpu: tensor 4 needs 4 GPUs but the engine has 2 (nvidia.com/gpu 2 x 1 "
+        "pod(s))",
     ),
     (
         "gpu-not-in-catalog.yaml",
         17,
-        "nvidia.com/gpu.product: GPU product 'NVIDIA-Z100' is not in kvplan's label table; set "
-        "the annotation kvplan.io/gpu",
+        "nvidia.com/gpu.product: nvidia.com/gpu.product='NVIDIA-Z100' is not in kvplan's label "
+        "table; set the annotation kvplan.io/gpu",
     ),
     (
         "unknown-annotation.yaml",
@@ -155,7 +150,7 @@ def test_label_mapped_to_a_gpu_the_catalog_lacks(
 
 def test_unknown_hf_model_says_how_to_add_it(runner: CliRunner) -> None:
     result = run(runner, K8S / "unknown-hf-model.yaml")
-    assert "`kvplan import meta-llama/Meta-Llama-3-8B-Instruct`" in result.output
+    assert "`kvplan import acme/Unknown-Chat-8B`" in result.output
     assert "kvplan.io/model" in result.output
 
 
@@ -164,7 +159,8 @@ def test_folder_skips_non_llm_workloads_and_side_files(runner: CliRunner) -> Non
     assert report.skipped == [str(K8S / "not-an-llm.yaml")]
     files = {Path(o.file).name for o in report.outcomes}
     assert not any(f.endswith(".kvplan.yaml") for f in files)
-    assert report.counts() == {"PASS": 2, "FAIL": 3, "ERROR": 6}
+    # no-traffic.yaml now PASSes on start-up; no-gpu-product.yaml WARNs (no GPU named)
+    assert report.counts() == {"PASS": 3, "FAIL": 3, "WARN": 1, "ERROR": 4}
     assert report.exit_code == 2
 
 

@@ -13,6 +13,7 @@ import yaml
 from conftest import invoke
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
 ROOT = Path(__file__).parents[2]
@@ -66,7 +67,7 @@ def test_overflow_risk_decides_and_is_explained(runner: CliRunner, tmp_path: Pat
     doc["hardware"]["count"] = 12  # the mean alone would hold 12 x 222 = 2,664 >= 2,640
     path = tmp_path / "chat.yaml"
     path.write_text(yaml.safe_dump(doc))
-    result = invoke(runner, "check", str(path))
+    result = flat(invoke(runner, "check", str(path)))
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert "holds 2,268 users < 2,640 required" in lines[0]
@@ -87,7 +88,7 @@ def test_the_slo_decides_and_is_explained(runner: CliRunner, tmp_path: Path) -> 
     doc["hardware"]["count"] = 80
     path = tmp_path / "slo.yaml"
     path.write_text(yaml.safe_dump(doc))
-    result = invoke(runner, "check", str(path))
+    result = flat(invoke(runner, "check", str(path)))
     assert result.exit_code == 1
     assert ("      the 50 tokens/s per user SLO caps a replica at 212 conversations (memory "
             "holds 231 at 1.00% risk)") in result.output.splitlines()
@@ -108,7 +109,7 @@ def test_a_tail_no_lognormal_fits_falls_back_to_the_mean_with_a_note(
     doc["hardware"]["count"] = 12
     path = tmp_path / "heavy.yaml"
     path.write_text(yaml.safe_dump(doc))
-    result = invoke(runner, "check", str(path))
+    result = flat(invoke(runner, "check", str(path)))
     assert result.exit_code == 0, result.output
     assert ("note: traffic.context_tokens: no lognormal with p95 8,000 and lengths capped at "
             "8,192 has a mean of 1,000") in result.output
@@ -168,7 +169,7 @@ def test_a_mean_the_percentiles_contradict_is_named(runner: CliRunner, tmp_path:
         "engine: {max_model_len: 8192}\ntraffic: {peak_concurrent_users: 2000, context_tokens: "
         "{mean: 2000, p95: 7000, p99: 9000}}\n"
     )
-    result = invoke(runner, "check", str(path))
+    result = flat(invoke(runner, "check", str(path)))
     assert ("note: traffic.context_tokens: the lognormal fitted to the percentiles has a mean "
             "of 4,061 tokens (capped at 8,192), not the stated 2,000; sized by the "
             "percentiles") in result.output
@@ -220,7 +221,7 @@ def test_a_p95_beyond_the_model_says_no_max_model_len_holds_it(
         "apiVersion: kvplan/v1\nname: long\nmodel: llama-3-8b\nhardware: {gpu: h100, count: 1}\n"
         "traffic: {peak_concurrent_users: 50, context_tokens: {mean: 2341, p95: 8193}}\n"
     )
-    result = invoke(runner, "check", str(path))
+    result = flat(invoke(runner, "check", str(path)))
     assert result.exit_code == 1
     lines = result.output.splitlines()
     assert "beyond llama-3-8b's max_context_tokens (8,192), so no max_model_len can hold" in lines[1]

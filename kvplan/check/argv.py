@@ -1,0 +1,207 @@
+"""Engine command lines read as the engines read them.
+
+vLLM parses with `FlexibleArgumentParser` (argparse: a unique prefix of a long option is that
+option; `_` and `-` in an option name are alike; `--flag=value`); SGLang with a plain argparse
+parser (prefixes, but `_` is not `-`); `trtllm-serve` with click (exact names only). The option
+tables come from each engine's source (kvplan/check/engine_flags). A shell script's
+backslash-newline continuations are joined before the script is split into words, including
+continuation lines that YAML left flush-left.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from kvplan.check.engine_flags import sglang as sglang_flags
+from kvplan.check.engine_flags import trtllm as trtllm_flags
+from kvplan.check.engine_flags import vllm as vllm_flags
+
+SHELLS = {"sh", "bash", "ash", "dash", "zsh"}
+SEPARATORS = {"&&", ";", "||", "|", "&"}
+
+# engine -> (its option table, the version of the source the table reflects)
+TABLES = {
+    "vllm": (vllm_flags.FLAGS, vllm_flags.SOURCE["version"]),
+    "sglang": (sglang_flags.FLAGS, sglang_flags.SOURCE["version"]),
+    "trtllm": (trtllm_flags.FLAGS, trtllm_flags.SOURCE["commit"][:12]),
+}
+# options that take no value (store_true / BooleanOptionalAction): the ones a manifest is
+# likely to hold; any `--enable-*`, `--disable-*` or `--no-*` is taken as one too
+NO_VALUE = {
+    "--trust-remote-code", "--enforce-eager", "--trust_remote_code", "--enable_chunked_prefill",
+    "--fail_fast_on_attention_window_too_large", "--skip-server-warmup", "--disable-log-stats",
+    "--disable-log-requests", "--enable-log-requests", "--enable-auto-tool-choice",
+    "--skip-tokenizer-init", "--log-requests",
+}
+
+
+def takes_no_value(flag: str) -> bool:
+    name = flag.lstrip("-").replace("_", "-")
+    return flag in NO_VALUE or name.startswith(("enable-", "disable-", "no-"))
+
+
+@dataclass
+class Word:
+    text: str
+    line: int
+
+
+@dataclass
+class Invocation:
+    """A server start found in a container: the engine and the words after its entry point."""
+
+    engine: str  # vllm | sglang | trtllm
+    entry: str  # how it was started, e.g. "vllm serve"
+    words: list[Word]
+    dynamo: bool = False  # `python -m dynamo.vllm`: Dynamo adds its own options
+
+
+@dataclass
+class Parsed:
+    """Options as the engine resolves them: canonical option -> (value, line)."""
+
+    options: dict[str, tuple[str | None, int]] = field(default_factory=dict)
+    positional: list[Word] = field(default_factory=list)
+    unknown: list[tuple[str, int, str]] = field(default_factory=list)  # (flag, line, why)
+    ambiguous: list[tuple[str, int, list[str]]] = field(default_factory=list)
+
+
+_CONTINUATION = re.compile(r"\\[ \t]*\r?\n[ \t]*")
+_FOLDED = re.compile(r"(?<=\s)\\(?=\s)")
+
+
+def join_continuations(script: str) -> str:
+    """Backslash-newline removed as the shell does (any indentation of the next line,
+    flush-left included); a backslash YAML folding left between spaces is a separator too."""
+    return _FOLDED.sub(" ", _CONTINUATION.sub(" ", script))
+
+
+def split_script(script: str) -> list[list[str]]:
+    """The simple commands of a shell script, each as its words (after && ; | and exec)."""
+    text = join_continuations(script)
+    try:
+        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+        lex.whitespace_split = True
+        lex.commenters = "#"
+        words = list(lex)
+    except ValueError:
+        words = text.split()
+    parts: list[list[str]] = [[]]
+    for word in words:
+        if word in SEPARATORS or set(word) <= set(";&|"):
+            parts.append([])
+        elif word == "exec" and not parts[-1]:
+            continue
+        else:
+            parts[-1].append(word)
+    return [p for p in parts if p]
+
+
+def server_start(words: list[str]) -> tuple[str, str, int, bool] | None:
+    """(engine, entry point, index just past it, dynamo?) or None."""
+    for i, tok in enumerate(words):
+        base = tok.rsplit("/", 1)[-1]
+        nxt = words[i + 1] if i + 1 < len(words) else ""
+        if base == "vllm" and nxt == "serve":
+            return "vllm", "vllm serve", i + 2, False
+        if base == "sglang" and nxt == "serve":
+            return "sglang", "sglang serve", i + 2, False
+        if base == "trtllm-serve":
+            skip = 2 if nxt == "serve" else 1
+            return "trtllm", "trtllm-serve", i + skip, False
+        if tok == "-m":
+            module = nxt.removesuffix(".py")
+            if module.startswith("vllm.entrypoints.openai.api_server"):
+                return "vllm", f"python -m {module}", i + 2, False
+            if module == "sglang.launch_server":
+                return "sglang", "python -m sglang.launch_server", i + 2, False
+            if module in ("dynamo.vllm", "dynamo.sglang"):
+                return module.split(".")[1], f"python -m {module}", i + 2, True
+    return None
+
+
+_K8S_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+_SHELL_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def expand(text: str, env: dict[str, str], shell: bool = False) -> str:
+    """$(VAR) as Kubernetes expands command and args; ${VAR}, ${VAR:-default} and $VAR as a
+    shell does, when the words come from a shell script. Unknown references stay as written."""
+    text = _K8S_REF.sub(lambda m: env.get(m.group(1), m.group(0)), text)
+    if not shell:
+        return text
+
+    def sub(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(3)
+        if name in env:
+            return env[name]
+        return m.group(2) if m.group(2) is not None else m.group(0)
+
+    return _SHELL_REF.sub(sub, text)
+
+
+def _resolve(engine: str, flag: str, table: frozenset[str]) -> tuple[str | None, list[str]]:
+    """(the option the engine takes `flag` for, ambiguous candidates)."""
+    name = flag
+    if engine == "vllm" and name.startswith("--"):
+        name = "--" + name[2:].replace("_", "-")  # FlexibleArgumentParser
+    if engine == "vllm" and "." in name:
+        name = name.split(".", 1)[0]  # --json-arg.key value
+    if name in table:
+        return name, []
+    if engine == "trtllm" or not name.startswith("--"):
+        return None, []  # click: exact names; argparse abbreviates long options only
+    matches = sorted(f for f in table if f.startswith(name))
+    if len(matches) == 1:
+        return matches[0], []
+    return None, matches
+
+
+def did_you_mean(engine: str, flag: str) -> str:
+    table = TABLES[engine][0]
+    name = "--" + flag.lstrip("-").replace("_", "-") if engine == "vllm" else flag
+    close = difflib.get_close_matches(name, sorted(table), n=1, cutoff=0.6)
+    return f"; did you mean {close[0]}?" if close else ""
+
+
+def parse(inv: Invocation) -> Parsed:
+    """Walk the words as the engine's parser does; unknown options are recorded, not skipped."""
+    table, _ = TABLES[inv.engine]
+    out = Parsed()
+    words = inv.words
+    i = 0
+    while i < len(words):
+        word = words[i]
+        text = word.text
+        if text == "--":
+            out.positional.extend(words[i + 1 :])
+            break
+        if not text.startswith("-") or text == "-" or re.fullmatch(r"-\d+(\.\d+)?", text):
+            out.positional.append(word)
+            i += 1
+            continue
+        flag, eq, inline = text.partition("=")
+        canonical, candidates = _resolve(inv.engine, flag, table)
+        if canonical is None:
+            if candidates:
+                out.ambiguous.append((flag, word.line, candidates))
+            else:
+                out.unknown.append((flag, word.line, did_you_mean(inv.engine, flag)))
+            nxt = words[i + 1].text if i + 1 < len(words) else "-"
+            i += 1 if eq or nxt.startswith("-") or takes_no_value(flag) else 2
+            continue
+        if eq:
+            out.options[canonical] = (inline, word.line)
+            i += 1
+        elif takes_no_value(canonical) or i + 1 >= len(words) or (
+            words[i + 1].text.startswith("--")
+        ):
+            out.options[canonical] = (None, word.line)
+            i += 1
+        else:
+            out.options[canonical] = (words[i + 1].text, word.line)
+            i += 2
+    return out

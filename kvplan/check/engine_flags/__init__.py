@@ -1,0 +1,1 @@
+"""The options each engine's server accepts, from its own source (see each module's SOURCE)."""

@@ -1,0 +1,62 @@
+"""vLLM production-stack Helm values: each `servingEngineSpec.modelSpec[]` entry is a vLLM
+Deployment the chart renders (vllm serve <modelURL> with vllmConfig's options, requestGPU GPUs
+per pod, replicaCount pods, nodeSelectorTerms for the node)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kvplan.check.manifests.pods import PodSite
+
+# vllmConfig key -> the vllm serve option the chart renders it as (helm/templates/
+# deployment-vllm-multi.yaml in vllm-project/production-stack)
+VLLM_CONFIG = {
+    "maxModelLen": "--max-model-len",
+    "tensorParallelSize": "--tensor-parallel-size",
+    "pipelineParallelSize": "--pipeline-parallel-size",
+    "gpuMemoryUtilization": "--gpu-memory-utilization",
+    "dtype": "--dtype",
+    "maxNumSeqs": "--max-num-seqs",
+    "maxNumBatchedTokens": "--max-num-batched-tokens",
+}
+VLLM_FLAGS = {"enablePrefixCaching": "--enable-prefix-caching",
+              "enableChunkedPrefill": "--enable-chunked-prefill"}
+
+
+def is_values(data: dict[str, Any]) -> bool:
+    spec = data.get("servingEngineSpec")
+    return isinstance(spec, dict) and isinstance(spec.get("modelSpec"), list)
+
+
+def sites(data: dict[str, Any]) -> list[tuple[PodSite, str | None, dict[str, Any]]]:
+    out = []
+    for i, ms in enumerate(data["servingEngineSpec"]["modelSpec"]):
+        if not isinstance(ms, dict):
+            continue
+        at = ("servingEngineSpec", "modelSpec", i)
+        cfg: dict[str, Any] = ms["vllmConfig"] if isinstance(ms.get("vllmConfig"), dict) else {}
+        args: list[str] = ["vllm", "serve", str(ms.get("modelURL", ""))]
+        for key, flag in VLLM_CONFIG.items():
+            if key in cfg:
+                args += [flag, str(cfg[key])]
+        for key, flag in VLLM_FLAGS.items():
+            if cfg.get(key) is True:
+                args.append(flag)
+        extra = cfg.get("extraArgs") or []
+        args += [str(a) for a in extra] if isinstance(extra, list) else []
+        image = f"{ms.get('repository', 'vllm/vllm-openai')}:{ms.get('tag', 'latest')}"
+        container = {"image": image, "command": args,
+                     "resources": {"limits": {"nvidia.com/gpu": ms.get("requestGPU", 0)}}}
+        pod: dict[str, Any] = {"containers": [container]}
+        terms = ms.get("nodeSelectorTerms")
+        if isinstance(terms, list):
+            pod["affinity"] = {"nodeAffinity": {
+                "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+        site = PodSite("modelSpec", pod, at, [(container, at)], ms.get("replicaCount", 1),
+                       (*at, "replicaCount") if "replicaCount" in ms else at)
+        name = str(ms["name"]) if ms.get("name") else None
+        ann = {}
+        if isinstance(ms.get("annotations"), dict):
+            ann = ms["annotations"]
+        out.append((site, name, ann))
+    return out

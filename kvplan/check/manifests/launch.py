@@ -1,0 +1,152 @@
+"""A workload read from a manifest becomes a kvplan/v1 `Deployment`: the one conversion.
+
+Models are resolved through kvplan.specs.resolve (catalog name in any case, hf_id, sourced
+alias, spec path) without the Hugging Face hub: a CI gate must not reach the network, so a hub
+id the catalog lacks is an ERROR naming `kvplan import <id>`. A path inside the container is
+named by `--served-model-name`, the annotation kvplan.io/model, or a config.json beside the
+manifest. A manifest that declares no traffic is planned with a placeholder load of one user
+and judged on start-up alone (`Target.no_traffic`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.manifests.side import flatten, read_side, side_file_for
+from kvplan.check.manifests.workload import Workload
+from kvplan.check.target import KUBERNETES, Target
+from kvplan.deploy import DeploymentError, Problem, parse_deployment
+from kvplan.deploy.yamldoc import Doc
+from kvplan.errors import InputError
+
+PLACEHOLDER_GPU = "h100-sxm-80gb"  # stands in when no GPU is named: judged over the catalog
+
+
+def apply_side_file(w: Workload, side_cache: dict[Path, Any]) -> None:
+    """`<manifest>.kvplan.yaml`: its blocks replace the annotations' whole blocks."""
+    side = side_file_for(w.path)
+    if side is None:
+        return
+    if side not in side_cache:
+        side_cache[side] = read_side(side)
+    spec, _, side_problems = side_cache[side]
+    for p in side_problems:
+        where = f"{side}, line {p.line}" if p.line else str(side)
+        w.problem("", f"in side file {where}: {p.text()}", None)
+    if spec is None:
+        return
+    found = w.found
+    entries = [spec]
+    if w.name and w.name in spec.workloads:
+        entries.append(spec.workloads[w.name])
+    for entry in entries:
+        for block in ("traffic", "requirement"):
+            value = getattr(entry, block)
+            if value is None:
+                continue
+            for k in [k for k in found.values if k.startswith(block + ".")]:
+                found.values.pop(k)
+                found.lines.pop(k, None)
+            for k, v in flatten(value.model_dump(exclude_unset=True), block).items():
+                found.values[k] = v
+                found.names[k] = f"{side.name}: {k}"
+            if block == "traffic":
+                w.notes.append(f"traffic from {side.name}")
+        for attr, key in (("model", "model"), ("gpu", "hardware.gpu"), ("engine", "engine.name")):
+            value = getattr(entry, attr)
+            if value is None:
+                continue
+            found.values[key] = value
+            found.names[key] = f"{side.name}: {attr}"
+            found.lines.pop(key, None)
+            if attr == "gpu":
+                w.gpu_named = True
+                w.problems[:] = [p for p in w.problems if p.field != "nvidia.com/gpu.product"]
+
+
+def resolve_model(w: Workload) -> None:
+    """The model reference as a catalog name or spec path; an ERROR naming what to add."""
+    from kvplan.specs.resolve import looks_like_path
+    from kvplan.specs.resolve import resolve_model as resolve
+
+    found = w.found
+    ref = found.values.get("model")
+    line = found.lines.get("model", w.doc.line(*w.c_at) if w.c_at else None)
+    source = found.names.get("model", "model")
+    if ref is None:
+        w.problem("model", "no model: the server command names none", line)
+        return
+    text = str(ref)
+    served = found.values.get("served_name")
+    candidates = [text]
+    container_path = text.startswith("/") or text.startswith(("s3://", "gs://", "pvc://"))
+    if container_path:
+        candidates = [str(served)] if served else []
+        beside = w.path.parent / "config.json"
+        if beside.is_file():
+            candidates.append(str(beside))
+    if text.startswith("hf://"):
+        candidates = [text.removeprefix("hf://")]
+    for cand in candidates:
+        try:
+            resolved = resolve(cand, base=w.path.parent, allow_hub=False)
+        except InputError:
+            continue
+        found.values["model"] = str(cand) if resolved.rule == "path" else resolved.spec.name
+        if resolved.rule in ("alias", "path") or cand != text:
+            w.notes.append(f"model {cand} \u2192 {resolved.spec.name} ({resolved.rule})")
+        return
+    if container_path:
+        w.problem(source, f"{text!r} is a path inside the container; name the model with "
+                  "--served-model-name <hf id>, the annotation kvplan.io/model (a catalog name "
+                  "or spec file), or a config.json beside the manifest", line)
+        return
+    if looks_like_path(text) and text.count("/") != 1:
+        w.problem(source, f"{text!r}: no such spec file", line)
+        return
+    from kvplan.specs.loader import all_models, suggest
+
+    close = suggest(text, [m.hf_id for m in all_models()[0] if m.hf_id])
+    w.problem(source, f"{text!r} is not in the catalog (no spec has this name, hf_id or alias)"
+              f"{close}; "
+              f"add it with `kvplan import {text}` (or a spec under model_specs/), or set the "
+              "annotation kvplan.io/model to a catalog name or a spec file", line)
+
+
+def to_target(w: Workload) -> Target:
+    """The one conversion from what a manifest says to a kvplan/v1 Deployment."""
+    assert w.inv is not None
+    found = w.found
+    target = Target(file=str(w.path), kind=KUBERNETES, line=w.doc.start_line, name=w.name,
+                    base_dir=w.path.parent, server=w.inv.engine, engines_per_pod=w.dp,
+                    notes=w.notes)
+    target.names = dict(found.names) | {"hardware.count": "replicas",
+                                        "traffic": "kvplan.io traffic annotations"}
+    target.doc = Doc(data=None, start_line=w.doc.start_line,
+                     lines={tuple(k.split(".")): v for k, v in found.lines.items()})
+    target.label_key = w.label_key
+    target.refusals = [Problem(r.field, r.message, r.line) for r in w.refusals]
+    if w.problems:
+        target.problems = w.problems
+        return target
+    values = {k: v for k, v in found.values.items() if k != "served_name"}
+    target.no_traffic = not any(k.startswith("traffic.") for k in values)
+    if target.no_traffic:
+        values["traffic.peak_concurrent_users"] = 1
+    target.gpu_named = w.gpu_named
+    if not w.gpu_named:
+        values["hardware.gpu"] = PLACEHOLDER_GPU
+    tree: dict[str, Any] = {"apiVersion": "kvplan/v1", "name": w.name or w.path.stem}
+    for k, v in values.items():
+        parts = k.split(".")
+        node = tree
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = v
+    tree.setdefault("hardware", {})
+    try:
+        target.deployment = parse_deployment(tree, str(w.path), target.doc)
+    except DeploymentError as err:
+        target.problems = target.renamed(err.items)
+    return target

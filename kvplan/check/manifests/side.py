@@ -1,0 +1,105 @@
+"""kvplan's own additions to a manifest: `kvplan.io/...` annotations and a side file
+`<manifest>.kvplan.yaml` with the traffic (the manifest formats say nothing about load)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from kvplan.deploy import Problem, validation_problems
+from kvplan.deploy.problems import DeploymentError
+from kvplan.deploy.schema import Requirement, Traffic
+from kvplan.deploy.yamldoc import Doc, read_docs
+
+ANNOTATION_PREFIX = "kvplan.io/"
+# annotation -> kvplan/v1 field
+ANNOTATIONS = {
+    "peak-concurrent-users": "traffic.peak_concurrent_users",
+    "arrival-rate-per-s": "traffic.arrival_rate_per_s",
+    "mean-duration-s": "traffic.mean_duration_s",
+    "peak-to-mean": "traffic.peak_to_mean",
+    "context-tokens-mean": "traffic.context_tokens.mean",
+    "context-tokens-p50": "traffic.context_tokens.p50",
+    "context-tokens-p95": "traffic.context_tokens.p95",
+    "context-tokens-p99": "traffic.context_tokens.p99",
+    "risk": "traffic.risk",
+    "min-tokens-per-s-per-user": "traffic.min_tokens_per_s_per_user",
+    "shared-prefix-tokens": "traffic.shared_prefix_tokens",
+    "min-users": "requirement.min_users",
+    "headroom-pct": "requirement.headroom_pct",
+    "model": "model",
+    "gpu": "hardware.gpu",
+    "engine": "engine.name",
+}
+SKIP_ANNOTATION = "skip"
+
+
+class SideEntry(BaseModel):
+    """What a side file may give for one workload."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    traffic: Traffic | None = None
+    requirement: Requirement | None = None
+    model: str | None = None
+    gpu: str | None = None
+    engine: str | None = None
+
+
+class SideFile(SideEntry):
+    """`<manifest>.kvplan.yaml`: traffic for every workload, or per workload name."""
+
+    workloads: dict[str, SideEntry] = {}
+
+
+def side_file_for(path: Path) -> Path | None:
+    """`llama.kvplan.yaml` (or `llama.yaml.kvplan.yaml`) next to `llama.yaml`."""
+    for candidate in (
+        path.with_name(path.stem + ".kvplan.yaml"),
+        path.with_name(path.stem + ".kvplan.yml"),
+        path.with_name(path.name + ".kvplan.yaml"),
+    ):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def is_side_file(path: Path) -> bool:
+    """A `.kvplan.yaml` file with a manifest of the same stem next to it."""
+    name = path.name
+    for suffix in (".kvplan.yaml", ".kvplan.yml"):
+        if name.endswith(suffix):
+            stem = name[: -len(suffix)]
+            if stem.endswith((".yaml", ".yml")):
+                return (path.parent / stem).is_file()
+            return any((path.parent / (stem + ext)).is_file() for ext in (".yaml", ".yml"))
+    return False
+
+
+def read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:
+    try:
+        docs = read_docs(path)
+    except DeploymentError as err:
+        return None, None, err.items
+    if not docs:
+        return None, None, [Problem("", "the side file is empty", 1)]
+    doc = docs[0]
+    if not isinstance(doc.data, dict):
+        return None, doc, [Problem("", "expected a mapping with traffic:", doc.start_line)]
+    try:
+        return SideFile.model_validate(doc.data), doc, []
+    except ValidationError as err:
+        return None, doc, validation_problems(SideFile, err, doc)
+
+
+def flatten(tree: dict[str, Any], prefix: str) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in tree.items():
+        key = f"{prefix}.{k}"
+        if isinstance(v, dict):
+            out.update(flatten(v, key))
+        else:
+            out[key] = v
+    return out

@@ -1,0 +1,327 @@
+"""One pod template that runs vLLM, SGLang or TensorRT-LLM, read into kvplan/v1 fields.
+
+The server command line gives the model and the engine options (parsed as the engine parses
+them, kvplan.check.argv); GPU limits, replicas and the node's GPU label give the hardware;
+`kvplan.io/...` annotations or a side file give the traffic. Each field remembers the line it
+came from, so errors and annotations point at the right line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
+from kvplan.check.gpus import (
+    AMD_FAMILY_LABEL,
+    GKE_ACCELERATORS,
+    GKE_COMPUTE_CLASS,
+    LABEL_KEYS,
+    MEMORY_LABEL,
+    UnknownLabel,
+    catalog_name,
+)
+from kvplan.check.manifests.engine import Found, Refusal, read_options
+from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
+from kvplan.deploy import Problem, resolve_gpu
+from kvplan.deploy.yamldoc import Doc, Key
+from kvplan.engines.interface import parse_version
+from kvplan.errors import InputError
+from kvplan.specs.loader import suggest
+
+NAMES_NO_GPU = (MEMORY_LABEL, AMD_FAMILY_LABEL)  # memory size / GPU family: not one model
+RENDER_FIRST = "render first (helm template / kustomize build / envsubst)"
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+
+
+def unrendered(text: str) -> bool:
+    return "{{" in text or "${" in text
+
+
+def container_words(c: dict[str, Any], doc: Doc, at: Key) -> tuple[list[Word], bool]:
+    """command + args as words with their lines; a `sh -c` script is split as the shell would.
+    Returns (words, whether they came from a shell script)."""
+    words: list[Word] = []
+    shell = False
+    for part in ("command", "args"):
+        value = c.get(part)
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            continue
+        for i, item in enumerate(value):
+            line = doc.line(*at, part, i)
+            text = str(item)
+            first = words[0].text.rsplit("/", 1)[-1] if words else ""
+            if words and words[-1].text in ("-c", "-ec", "-xc", "-lc") and first in SHELLS:
+                shell = True
+                for cmd in split_script(text):
+                    if server_start(cmd) is not None:
+                        words.extend(Word(w, line) for w in cmd)
+                        break
+            elif "\n" in text or ("\\" in text and " " in text):
+                for cmd in split_script(text):  # a whole command line in one item
+                    words.extend(Word(w, line) for w in cmd)
+            else:
+                words.append(Word(text, line))
+    return words, shell
+
+
+def find_invocation(c: dict[str, Any], doc: Doc, at: Key) -> tuple[Invocation | None, bool]:
+    words, shell = container_words(c, doc, at)
+    start = server_start([w.text for w in words])
+    image = str(c.get("image", ""))
+    if start is None and "vllm-openai" in image and not c.get("command"):
+        start = ("vllm", "the vllm-openai image's `vllm serve`", 0, False)
+    if start is None:
+        return None, shell
+    engine, entry, i, dynamo = start
+    return Invocation(engine, entry, words[i:], dynamo), shell
+
+
+def mentions_engine(data: Any) -> str | None:
+    """The engine a document runs, judged by any image or command string in it."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str):
+            low = item.lower()
+            if "vllm" in low and ("vllm/" in low or "vllm serve" in low or "vllm.entrypoints" in low
+                                  or "vllm-openai" in low):
+                return "vLLM"
+            if "sglang" in low and ("lmsysorg/sglang" in low or "sglang.launch_server" in low
+                                    or "sglang serve" in low):
+                return "SGLang"
+            if "trtllm-serve" in low or "tensorrt-llm" in low or "tensorrt_llm" in low:
+                return "TensorRT-LLM"
+            if "ray.serve.llm" in low:
+                return "vLLM (Ray Serve LLM)"
+    return None
+
+
+def container_engine(c: dict[str, Any]) -> str | None:
+    """The engine a container plainly runs (its image or command), found or not by the reader."""
+    words: list[str] = []
+    for part in ("command", "args"):
+        value = c.get(part)
+        words.extend(str(w) for w in (value if isinstance(value, list) else [value or ""]))
+    return mentions_engine([str(c.get("image", "")), " ".join(words)])
+
+
+class Workload:
+    """Reads one pod site into kvplan fields, one concern per method."""
+
+    def __init__(self, doc: Doc, path: Path, site: PodSite, name: str | None,
+                 meta_annotations: dict[str, Any]) -> None:
+        self.doc, self.path, self.site, self.name = doc, path, site, name
+        self.annotations = {**site.annotations, **meta_annotations}
+        self.meta_annotations = meta_annotations
+        self.found = Found()
+        self.problems: list[Problem] = []
+        self.refusals: list[Refusal] = []
+        self.notes: list[str] = list(site.notes)
+        self.container: dict[str, Any] = {}
+        self.c_at: Key = ()
+        self.inv: Invocation | None = None
+        self.dp = 1
+        self.env: dict[str, str] = {}
+        self.label_key: str | None = None
+        self.gpu_named = True
+
+    def problem(self, field: str, message: str, line: int | None) -> None:
+        self.problems.append(Problem(field, message, line))
+
+    def ann_line(self, key: str) -> int:
+        if key in self.meta_annotations:
+            return self.doc.line("metadata", "annotations", key)
+        return self.doc.line(*self.site.pod_at[:-1], "metadata", "annotations", key)
+
+    def find_server(self) -> bool:
+        for c, at in self.site.containers:
+            inv, shell = find_invocation(c, self.doc, at)
+            if inv is not None:
+                self.inv, self.container, self.c_at = inv, c, at
+                self.env = {str(e.get("name")): str(e.get("value")) for e in c.get("env") or []
+                            if isinstance(e, dict) and "value" in e}
+                for w in inv.words:
+                    w.text = expand(w.text, self.env, shell)
+                return True
+        return False
+
+    def engine(self) -> None:
+        """Server options, as the engine parses them, translated to kvplan/v1 engine fields."""
+        inv = self.inv
+        assert inv is not None
+        bad = [w for w in inv.words if unrendered(w.text)]
+        if bad:
+            self.problem("", f"{bad[0].text!r} is an unrendered template: {RENDER_FIRST}",
+                         bad[0].line)
+            return
+        parsed = parse(inv)
+        found = self.found
+        image = str(self.container.get("image", ""))
+        if ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
+            tag = image.rsplit(":", 1)[-1]
+            try:
+                parse_version(tag)
+                found.values["engine.version"] = tag.lstrip("vV")
+            except InputError:
+                self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
+                                  "profile's default version is used")
+        read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
+                     strict=not self.site.lenient)
+        quant = found.values.pop("quantization", None)
+        quant_line = found.lines.pop("quantization", None)
+        if quant is not None and str(quant).lower() == "fp8":
+            found.put("engine.weight_dtype", "fp8", quant_line or 0, "--quantization")
+        elif quant is not None:
+            self.problem("--quantization", f"{quant!r} weights are not modelled; set "
+                         "kvplan.io/model to a spec with the quantized weight dtype", quant_line)
+        if found.values.get("engine.weight_dtype") == "auto":
+            found.values.pop("engine.weight_dtype")
+        kv = found.values.get("engine.kv_cache_dtype")
+        if kv is not None and str(kv).startswith("fp8"):
+            found.values["engine.kv_cache_dtype"] = "fp8"
+        self.dp = int(found.values.pop("dp", 1) or 1)
+        if found.lines.pop("dp", None) is not None and self.dp > 1:
+            self.notes.append(f"{self.dp} data-parallel engines per pod")
+        found.values.setdefault("engine.name", inv.engine)
+
+    def gpus(self) -> None:
+        """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
+        assert self.inv is not None
+        doc, found, site = self.doc, self.found, self.site
+        tp = int(found.values.get("parallel.tensor", 1) or 1)
+        pp = int(found.values.get("parallel.pipeline", 1) or 1)
+        engine_gpus = tp * pp * self.dp
+        replicas = site.replicas
+        replicas_line = doc.line(*(site.replicas_at or site.pod_at[:1]))
+        res = self.container.get("resources") or {}
+        value, lim_line = None, doc.line(*self.c_at)
+        for part in ("limits", "requests"):
+            section = res.get(part) or {} if isinstance(res, dict) else {}
+            for key in GPU_RESOURCES:
+                if isinstance(section, dict) and key in section and value is None:
+                    value, lim_line = section[key], doc.line(*self.c_at, "resources", part, key)
+        if value is None:
+            self.problem("nvidia.com/gpu", "the server container sets no nvidia.com/gpu limit; "
+                         f"add resources.limits nvidia.com/gpu: {engine_gpus}", lim_line)
+            return
+        if unrendered(str(value)):
+            self.problem("nvidia.com/gpu", f"{value!r}: {RENDER_FIRST}", lim_line)
+            return
+        try:
+            per_pod = int(str(value))
+        except ValueError:
+            per_pod = 0
+        if per_pod <= 0:
+            self.problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
+            return
+        have = per_pod * site.pods_per_engine
+        if have < engine_gpus:
+            what = f"tensor {tp}" + (f" x pipeline {pp}" if pp > 1 else "")
+            what += f" x data-parallel {self.dp}" if self.dp > 1 else ""
+            self.problem("nvidia.com/gpu", f"{what} needs {engine_gpus} GPUs but the engine has "
+                         f"{have} (nvidia.com/gpu {per_pod} x {site.pods_per_engine} pod(s))",
+                         lim_line)
+            return
+        if have > engine_gpus:
+            self.notes.append(f"{have - engine_gpus} of {have} GPUs per engine unused")
+        if unrendered(str(replicas)):
+            self.problem("replicas", f"{replicas!r}: {RENDER_FIRST}", replicas_line)
+        elif not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+            self.problem("replicas", f"{replicas!r} is not a count", replicas_line)
+        elif replicas == 0:
+            self.problem("replicas", "0 replicas hold no users", replicas_line)
+        else:
+            found.put("hardware.count", replicas * engine_gpus, replicas_line, "replicas")
+            found.lines["hardware"] = lim_line
+
+    def _labels(self) -> list[tuple[str, str, int]]:
+        """(label key, value, line) of every GPU label the pod selects nodes by."""
+        pod, at, doc = self.site.pod, self.site.pod_at, self.doc
+        out: list[tuple[str, str, int]] = []
+        selector = pod.get("nodeSelector") or {}
+        if isinstance(selector, dict):
+            for key in LABEL_KEYS:
+                if key in selector:
+                    out.append((key, str(selector[key]), doc.line(*at, "nodeSelector", key)))
+        node = ((pod.get("affinity") or {}).get("nodeAffinity") or {}).get(
+            "requiredDuringSchedulingIgnoredDuringExecution") or {}
+        terms = node.get("nodeSelectorTerms") or [] if isinstance(node, dict) else []
+        for t, term in enumerate(terms):
+            for e, expr in enumerate((term or {}).get("matchExpressions") or []):
+                if not isinstance(expr, dict) or expr.get("key") not in LABEL_KEYS:
+                    continue
+                if expr.get("operator", "In") != "In":
+                    continue
+                for v, value in enumerate(expr.get("values") or []):
+                    line = doc.line(*at, "affinity", "nodeAffinity",
+                                    "requiredDuringSchedulingIgnoredDuringExecution",
+                                    "nodeSelectorTerms", t, "matchExpressions", e, "values", v)
+                    out.append((str(expr["key"]), str(value), line))
+        return out
+
+    def gpu_type(self, default_gpu: str | None) -> None:
+        """The GPU: kvplan.io/gpu, else the node labels, else --gpu; none: judged over all."""
+        key = ANNOTATION_PREFIX + "gpu"
+        if key in self.annotations:
+            self.found.put("hardware.gpu", str(self.annotations[key]), self.ann_line(key), key)
+            return
+        labels = []
+        for lab in self._labels():
+            if lab[0] in NAMES_NO_GPU or (lab[0] == GKE_COMPUTE_CLASS
+                                          and lab[1].lower() not in GKE_ACCELERATORS):
+                self.notes.append(f"{lab[0]}={lab[1]} names no GPU model: not used")
+                continue
+            labels.append(lab)
+        mapped: list[tuple[str, str, str, int]] = []
+        for label_key, value, line in labels:
+            if unrendered(value):
+                self.problem(label_key, f"{value!r}: {RENDER_FIRST}", line)
+                return
+            try:
+                mapped.append((catalog_name(value, label_key), label_key, value, line))
+            except UnknownLabel as err:
+                self.problem(label_key, str(err), line)
+        if len(mapped) != len(labels):
+            return
+        if not mapped:
+            if default_gpu is not None:
+                self.found.put("hardware.gpu", default_gpu, self.doc.line(*self.site.pod_at),
+                               "--gpu")
+            else:
+                self.gpu_named = False
+            return
+        gpu, label_key, value, line = mapped[0]
+        self.label_key = label_key
+        try:
+            resolve_gpu(gpu)
+        except InputError:
+            self.problem(label_key, f"{value} maps to {gpu!r}, which the GPU catalog does not "
+                         f"hold; add hardware_specs/{gpu}.yaml or set the annotation "
+                         "kvplan.io/gpu to a catalog name (`kvplan gpus`)", line)
+            return
+        names = sorted({m[0] for m in mapped})
+        if len(names) > 1:
+            self.notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
+        self.found.put("hardware.gpu", gpu, line, label_key)
+        self.found.names["hardware.gpu"] = f"{label_key}={value}"
+
+    def read_annotations(self) -> None:
+        for key, value in self.annotations.items():
+            if not str(key).startswith(ANNOTATION_PREFIX):
+                continue
+            short = str(key)[len(ANNOTATION_PREFIX):]
+            if short in (SKIP_ANNOTATION, "gpu"):
+                continue
+            if short not in ANNOTATIONS:
+                hint = suggest(short, ANNOTATIONS)
+                self.problem(str(key), f"unknown kvplan annotation{hint}", self.ann_line(str(key)))
+                continue
+            self.found.put(ANNOTATIONS[short], value, self.ann_line(str(key)), str(key))

@@ -1,0 +1,88 @@
+"""Whether a server starts, and what it holds, from the model, the GPU and the engine options
+alone (no traffic needed).
+
+It cannot start when the engine refuses its command line (an option it does not know), when
+max_model_len is above the model's limit, when tensor parallelism does not divide the
+attention heads, when the KV heads and the tensor size do not divide as vLLM asserts
+(kv % tp == 0 when kv >= tp, else tp % kv == 0), when the weights do not fit, or when one
+max_model_len sequence does not fit the KV pool (the last two: kvplan.check.verdict.evaluate).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kvplan.check.verdict import Numbers, Setup, evaluate
+from kvplan.deploy import PlannedDeployment
+from kvplan.engines.deployment import deployment_engine_settings
+from kvplan.specs.schema import HardwareSpec, ModelSpec
+
+
+def shape_refusals(model: ModelSpec, tp: int, max_model_len: int | None) -> list[str]:
+    """What the engine asserts about the model's shape before it allocates anything."""
+    out = []
+    if max_model_len is not None and max_model_len > model.max_context_tokens:
+        out.append(f"would not start: max_model_len {max_model_len:,} is above {model.name}'s "
+                   f"limit of {model.max_context_tokens:,} tokens")
+    heads = model.num_attention_heads
+    if heads % tp:
+        out.append(f"would not start: tensor parallel size {tp} does not divide {model.name}'s "
+                   f"{heads} attention heads")
+    kv = model.attention.num_kv_heads
+    if (kv >= tp and kv % tp) or (kv < tp and tp % kv):
+        out.append(f"would not start: {model.name}'s {kv} KV heads and tensor parallel size "
+                   f"{tp} do not divide one another")
+    return out
+
+
+@dataclass(frozen=True)
+class Startup:
+    numbers: Numbers
+    pool_tokens: int  # tokens the KV pool holds: per-GPU pool / per-GPU bytes of a token (past
+    # every sliding window, where a model has them)
+
+
+def startup(planned: PlannedDeployment, gpus: int, engines_per_unit: int = 1,
+            gpu: HardwareSpec | None = None) -> Startup:
+    """The start-up numbers at the deployment's settings (on `gpu` when given)."""
+    from dataclasses import replace
+
+    from kvplan.capacity.plan import size
+    from kvplan.engines import run_engine
+    from kvplan.errors import InputError
+
+    dep = planned.deployment
+    req = planned.request if gpu is None else replace(planned.request, gpu=gpu)
+    engine = deployment_engine_settings(dep.engine)
+    setup = Setup(gpus, req, dep.engine.max_num_seqs, engines_per_unit, engine, None)
+    numbers = evaluate(setup, 1, None)
+    tokens = 0
+    if numbers.would_start:
+        try:
+            res = run_engine(req, engine).size if engine is not None else size(req)
+            # a token past every sliding window costs only the global layers' share
+            per = res.kv_bytes_per_token_beyond_window or res.kv_bytes_per_token
+            tokens = res.kv_budget_bytes // max(per, 1)
+        except InputError:
+            tokens = 0
+    return Startup(numbers, tokens)
+
+
+def starts_on(planned: PlannedDeployment, gpus: int, catalog: Sequence[HardwareSpec],
+              engines_per_unit: int = 1) -> tuple[list[str], list[str]]:
+    """(catalog GPUs it starts on, those it does not) at the deployment's settings."""
+    yes, no = [], []
+    for gpu in catalog:
+        if startup(planned, gpus, engines_per_unit, gpu).numbers.would_start:
+            yes.append(gpu.name)
+        else:
+            no.append(gpu.name)
+    return yes, no
+
+
+def pass_text(s: Startup) -> str:
+    n = s.numbers
+    return (f"starts; holds {n.kv_users_per_replica:,} sequences of {n.max_model_len:,} tokens "
+            f"per replica ({s.pool_tokens:,} tokens in the pool); capacity against traffic not "
+            "checked")

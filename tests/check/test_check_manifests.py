@@ -1,0 +1,196 @@
+"""Manifests as teams write them: engine options parsed as the engines parse them, the
+start-up verdict, and no silent skips. Expected values are read off the files by hand."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvplan.check import check_paths, read_targets
+from kvplan.check.argv import Invocation, Word, join_continuations, parse, split_script
+from kvplan.errors import InputError
+
+SYN = Path(__file__).parents[1] / "assets" / "check" / "synthetic"
+
+
+def _vllm(*words: str) -> Invocation:
+    return Invocation("vllm", "vllm serve", [Word(w, 1) for w in words])
+
+
+def test_prefix_and_underscore_as_vllm_parses_them() -> None:
+    parsed = parse(_vllm("m", "--max-num-seq", "4", "--tensor_parallel_size", "2"))
+    # argparse: --max-num-seq is the unique prefix of --max-num-seqs; FlexibleArgumentParser
+    # turns _ into - in option names
+    assert parsed.options["--max-num-seqs"][0] == "4"
+    assert parsed.options["--tensor-parallel-size"][0] == "2"
+    assert parsed.unknown == []
+
+
+def test_sglang_does_not_take_underscores_but_takes_prefixes() -> None:
+    inv = Invocation("sglang", "python -m sglang.launch_server",
+                     [Word(w, 1) for w in ("--tp", "2", "--context_length", "4096")])
+    parsed = parse(inv)
+    assert parsed.options["--tp-size"][0] == "2"  # --tp: the unique prefix of --tp-size
+    assert [u[0] for u in parsed.unknown] == ["--context_length"]  # plain argparse
+
+
+def test_flush_left_continuations_join_before_splitting() -> None:
+    script = "vllm serve m \\\n--max-num-seqs 8 \\\n      --max-model-len 4096\n"
+    assert join_continuations(script).split() == [
+        "vllm", "serve", "m", "--max-num-seqs", "8", "--max-model-len", "4096"]
+    assert split_script("pip install x && exec " + script)[1][:3] == ["vllm", "serve", "m"]
+
+
+def test_manifest_with_prefix_underscore_and_flush_left_lines() -> None:
+    [target] = read_targets(SYN / "flags-prefix-underscore.yaml", {})
+    dep = target.deployment
+    assert dep is not None, target.problems
+    assert (dep.engine.max_num_seqs, dep.parallel.tensor, dep.engine.max_model_len) == (4, 2, 4096)
+    assert dep.hardware.count == 2  # 1 replica x tensor 2
+
+
+def test_misspelled_flag_fails_with_did_you_mean() -> None:
+    [o] = check_paths([str(SYN / "misspelled-flag.yaml")]).outcomes
+    assert o.verdict == "FAIL"
+    assert "--gpu-memory-utilisation" in o.reasons[0]
+    assert "did you mean --gpu-memory-utilization?" in o.reasons[0]
+    assert o.line == 13
+
+
+def test_startup_failures() -> None:
+    report = check_paths([str(SYN / n) for n in ("tp-heads.yaml", "too-long.yaml",
+                                                  "weights-too-big.yaml")])
+    tp, long, big = report.outcomes
+    # 32 heads % 3 != 0; 8 KV heads vs tp 3: 8 % 3 != 0
+    assert tp.verdict == "FAIL" and len(tp.reasons) == 2
+    assert "200,000 is above llama-3.1-8b's limit of 131,072" in long.reasons[0]
+    # 70.6e9 params x 2 bytes = 141 GB of weights > 24 GB x 0.9 on one L4
+    assert big.verdict == "FAIL" and big.numbers is not None and not big.numbers.would_start
+    assert report.exit_code == 1
+
+
+def test_gke_l4_tutorial_case_cannot_start_at_32k() -> None:
+    """Llama-3.1-8B at --max-model-len 32768 on one L4: 32 layers x 8 KV heads x 128 x 2 (K,V)
+    x 2 bytes = 131,072 B/token -> 4 GiB for 32,768 tokens; the pool after 16 GB of weights on
+    24 GB x 0.9 is below that. The broken ConfigMap beside it is ignored, not fatal."""
+    report = check_paths([str(SYN / "broken-secret-beside-workload.yaml")])
+    [o] = report.outcomes
+    assert o.verdict == "FAIL" and o.numbers is not None
+    assert o.numbers.max_sequence_bytes == 32_768 * 131_072
+    assert not o.numbers.would_start
+    assert len(report.ignored) == 1
+
+
+def test_unrendered_templates_say_render_first() -> None:
+    report = check_paths([str(SYN / "unrendered-helm.yaml")])
+    assert [o.verdict for o in report.outcomes] == ["ERROR", "ERROR"]
+    assert all("render first" in o.problems[0].message for o in report.outcomes)
+
+
+def test_empty_folder_and_unknown_crd_exit_non_zero(tmp_path: Path) -> None:
+    assert check_paths([str(tmp_path)]).exit_code == 2
+    crd = tmp_path / "crd.yaml"
+    crd.write_text("apiVersion: example.com/v1\nkind: MyLLM\nmetadata: {name: x}\nspec:\n"
+                   "  image: vllm/vllm-openai:v0.9.0\n")
+    [o] = check_paths([str(tmp_path)]).outcomes
+    assert o.verdict == "ERROR" and "MyLLM runs vLLM" in o.problems[0].message
+
+
+def test_no_gpu_named_warns_and_gpu_option_sets_it() -> None:
+    path = str(Path(__file__).parents[1] / "assets" / "check" / "k8s" / "no-gpu-product.yaml")
+    [o] = check_paths([path]).outcomes
+    assert o.verdict == "WARN" and o.summary is not None and "starts on: " in o.summary
+    [o] = check_paths([path], default_gpu="l4").outcomes
+    assert o.gpu == "l4" and o.verdict in ("PASS", "FAIL")
+
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+{annotations}spec:
+  nodeSelector: {{{label}}}
+  containers:
+    - name: vllm
+      image: vllm/vllm-openai:v0.9.0
+      args: [{args}]
+      resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+
+
+def _pod(tmp_path: Path, args: str, label: str = "nvidia.com/gpu.product: NVIDIA-L4",
+         annotations: str = "") -> Path:
+    path = tmp_path / "pod.yaml"
+    path.write_text(POD.format(args=args, label=label, annotations=annotations))
+    return path
+
+
+def test_container_path_named_by_served_model_name_or_annotation(tmp_path: Path) -> None:
+    bare = check_paths([str(_pod(tmp_path, '"--model", "/models/llama"'))]).outcomes[0]
+    assert bare.verdict == "ERROR" and "path inside the container" in bare.problems[0].message
+    served = _pod(tmp_path, '"--model", "/models/llama", "--served-model-name", '
+                  '"meta-llama/Llama-3.2-1B-Instruct", "--max-model-len", "8192"')
+    assert check_paths([str(served)]).outcomes[0].model == "llama-3.2-1b"
+    annotated = _pod(tmp_path, '"--model", "/models/llama"',
+                     annotations="  annotations: {kvplan.io/model: llama-3.2-1b}\n")
+    assert check_paths([str(annotated)]).outcomes[0].model == "llama-3.2-1b"
+
+
+def test_label_families_and_the_fixes_they_allow(tmp_path: Path) -> None:
+    args = '"--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "32768"'
+    # an AWS g6.xlarge is one L4 (instances.py); Karpenter's a10g is an A10G
+    cases = (("node.kubernetes.io/instance-type: g6.xlarge", "l4",
+              "node.kubernetes.io/instance-type: p4d.24xlarge (a100-40gb)"),
+             ("karpenter.k8s.aws/instance-gpu-name: a10g", "a10g",
+              "karpenter.k8s.aws/instance-gpu-name: a100 (a100-40gb)"))
+    for label, gpu, swap in cases:
+        [o] = check_paths([str(_pod(tmp_path, args, label))]).outcomes
+        assert o.gpu == gpu and o.verdict == "FAIL"  # 32,768 x 128 KiB = 4 GiB > the pool
+        # the GPU swap stays in the file's label family (an A100 40GB is the smallest NVIDIA
+        # card above 24 GB that these families reach)
+        assert [t for t in o.fix_text if "(a100-40gb)" in t][0].startswith(swap), o.fix_text
+        assert not any("gpu.product" in t for t in o.fix_text)
+
+
+def test_a_label_for_a_gpu_the_catalog_lacks_names_the_spec_to_add(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from kvplan.check.manifests import workload
+
+    real = workload.resolve_gpu
+
+    def without_l20(ref: str):  # noqa: ANN202 - every shipped label has its spec: hide one
+        if ref == "l20":
+            raise InputError("unknown GPU 'l20'")
+        return real(ref)
+
+    monkeypatch.setattr(workload, "resolve_gpu", without_l20)
+    [o] = check_paths([str(_pod(tmp_path, '"--model", "Qwen/Qwen3-8B"',
+                                "nvidia.com/gpu.product: NVIDIA-L20"))]).outcomes
+    assert o.verdict == "ERROR"
+    assert "add hardware_specs/l20.yaml" in o.problems[0].message
+
+
+def test_compose_service(tmp_path: Path) -> None:
+    path = tmp_path / "compose.yaml"
+    path.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.9.0\n"
+                    "    command: --model Qwen/Qwen3-8B --max-model-len 8192\n"
+                    "    deploy: {resources: {reservations: {devices: "
+                    "[{driver: nvidia, count: 1, capabilities: [gpu]}]}}}\n")
+    [o] = check_paths([str(path)], default_gpu="h100-sxm-80gb").outcomes
+    # Qwen3-8B: 8.2e9 x 2 B = 16.4 GB of weights on an 85 GB H100: starts
+    assert (o.verdict, o.model, o.gpu) == ("PASS", "qwen3-8b", "h100-sxm-80gb")
+    assert o.summary is not None and o.summary.startswith("starts; holds ")
+
+
+def test_config_json_beside_the_manifest_names_a_container_path(tmp_path: Path) -> None:
+    import shutil
+
+    configs = Path(__file__).parents[1] / "assets" / "hf_configs"
+    shutil.copy(configs / "deepseek-r1.json", tmp_path / "config.json")
+    [o] = check_paths([str(_pod(tmp_path, '"--model", "/models/m", "--max-model-len", "512"'))
+                       ]).outcomes
+    # DeepSeek-R1's 671e9 parameters (>= 671 GB at fp8) cannot fit one 23.6 GB L4
+    assert o.verdict == "FAIL" and o.numbers is not None and not o.numbers.would_start
+    assert any("config.json" in n for n in o.notes)
