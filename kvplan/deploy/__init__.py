@@ -20,6 +20,7 @@ from kvplan.deploy.schema import API_VERSION, ContextTokens, Deployment
 from kvplan.deploy.yamldoc import Doc, dotted, read_docs
 from kvplan.engines.deployment import check_engine_block
 from kvplan.errors import InputError
+from kvplan.plan.rules import required_users
 from kvplan.specs.loader import load_hardware, load_model
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import exact, gib_to_bytes, parse_dtype
@@ -70,8 +71,7 @@ class PlannedDeployment:
     @property
     def required_users(self) -> int:
         """ceil(traffic peak x (1 + headroom)), or min_users if that is larger."""
-        need = math.ceil(self.traffic_peak * (1 + self.headroom))
-        return max(need, self.min_users or 0)
+        return required_users(self.traffic_peak, self.headroom, self.min_users)
 
 
 def is_deployment(path: Path) -> bool:
@@ -222,8 +222,13 @@ def _distribution(
     return None
 
 
+IDEAL_UNUSED = ("version", "max_num_batched_tokens")
+NO_LOAD = "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_s"
+
+
 def plan_deployment(
-    dep: Deployment, source: str, base_dir: Path | None = None, doc: Doc | None = None
+    dep: Deployment, source: str, base_dir: Path | None = None, doc: Doc | None = None,
+    need_load: bool = True,
 ) -> PlannedDeployment:
     """Resolve specs and build the sizing request: the one place the engine is chosen.
 
@@ -250,6 +255,8 @@ def plan_deployment(
         check_engine_block(e)  # the engine profiles live in kvplan.engines
     except InputError as err:
         fail("engine.name", str(err))
+    if need_load and not dep.traffic.has_load:
+        fail("traffic", NO_LOAD)
     dtypes = {}
     for field in ("weight_dtype", "kv_cache_dtype"):
         value = getattr(e, field)
@@ -276,6 +283,10 @@ def plan_deployment(
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
     notes: list[str] = []
+    if e.name == "ideal":  # settings only an engine profile reads are never dropped silently
+        notes += [f"engine.{key}: read only by an engine profile (vllm, sglang, trtllm, "
+                  "transformers); engine.name is ideal, so it is not used"
+                  for key in IDEAL_UNUSED if getattr(e, key) is not None]
     lengths = (_distribution(ctx, context, base_dir, fail, notes.append)
                if ctx is not None else None)
     if lengths is not None and mean is None:  # capped at max_model_len, rounded up
@@ -308,6 +319,7 @@ def plan_deployment(
         avg_context_tokens=mean,
         weight_dtype=weight_dtype,
         block_size_tokens=e.block_size,
+        kv_group_size=e.kv_group_size,
         tp=tp,
         pp=pp,
         memory_utilization=exact(e.gpu_memory_utilization),
@@ -321,7 +333,7 @@ def plan_deployment(
         req.check()
     except InputError as err:
         raise DeploymentError(source, [Problem("engine", str(err), _line(doc, "engine"))]) from None
-    traffic_peak = peak_users(dep)
+    traffic_peak = peak_users(dep) if dep.traffic.has_load else 0
     floor = dep.requirement.min_users
     return PlannedDeployment(
         path=source,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -17,6 +16,7 @@ from kvplan.capacity.kv import (
 )
 from kvplan.capacity.plan import FleetResult, SizeRequest, SizeResult, size, weights_bytes_per_gpu
 from kvplan.errors import InputError
+from kvplan.plan.rules import required_users
 from kvplan.traffic.decode import decode_step_time_s, slo_batch, ttft_s
 from kvplan.traffic.lengths import LengthDistribution, PointMass
 from kvplan.traffic.risk import (
@@ -49,7 +49,7 @@ class Traffic:
     @property
     def required_users(self) -> int:
         """ceil(peak x (1 + headroom)), or min_users if that is larger (as `kvplan check`)."""
-        return max(math.ceil(self.peak_users * (1 + self.headroom)), self.min_users or 0)
+        return required_users(self.peak_users, self.headroom, self.min_users)
 
 
 @dataclass(frozen=True)
