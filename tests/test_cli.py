@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -191,7 +192,7 @@ def test_a_deployment_file_with_a_flag_plans_the_override_and_says_so(runner, tm
                     "-f", "json")
     assert result.exit_code == 0, result.output
     assert "--engine overrides engine.name (was ideal)" in result.stderr
-    data = yaml.safe_load(open("examples/support-chatbot.yaml").read())
+    data = yaml.safe_load(Path("examples/support-chatbot.yaml").read_text())
     data["engine"]["name"] = "vllm"
     edited = tmp_path / "edited.yaml"
     edited.write_text(yaml.safe_dump(data))

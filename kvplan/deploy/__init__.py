@@ -18,7 +18,6 @@ from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, ContextTokens, Deployment
 from kvplan.deploy.yamldoc import Doc, dotted, read_docs
-from kvplan.engines.deployment import check_engine_block
 from kvplan.errors import InputError
 from kvplan.plan.rules import required_users
 from kvplan.specs.loader import load_hardware, load_model
@@ -251,10 +250,13 @@ def plan_deployment(
     except InputError as err:
         fail("hardware.gpu", str(err))
     e = dep.engine
-    try:
-        check_engine_block(e)  # the engine profiles live in kvplan.engines
-    except InputError as err:
-        fail("engine.name", str(err))
+    if e.name != "ideal":  # the engine profiles live in kvplan.engines (loaded only for them)
+        from kvplan.engines.deployment import check_engine_block
+
+        try:
+            check_engine_block(e)
+        except InputError as err:
+            fail("engine.name", str(err))
     if need_load and not dep.traffic.has_load:
         fail("traffic", NO_LOAD)
     dtypes = {}
