@@ -37,14 +37,12 @@ def explain_command(
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None,
 ) -> None:
     """Print the record (each field and where it came from), then the arithmetic step by step."""
-    from kvplan.engines import EngineSettings, run_engine
-    from kvplan.plan.planner import engine_settings, resolve
+    from kvplan.plan.planner import explain_records
     from kvplan.plan.prices import parse_prices
     from kvplan.plan.record import record_fields
 
     records = records_for(target, locals(), parse_prices(price_per_hour or [], prices_file))
-    results = [run_engine(resolve(r, need_load=False).request,
-                          engine_settings(r) or EngineSettings()) for r in records]
+    results = explain_records(records)
     fields = [record_fields(r) for r in records]
     fleets = [_fleet_lines(r) for r in records]
     if fmt is OutputFormat.table:

@@ -79,9 +79,9 @@ def render_text(
         verdict = "starts" if r.starts else f"does not start: {r.reason}"
         parts.append(Text(f"{r.engine.value} {verdict}; largest max_model_len that starts: "
                           f"{fmt_int(r.max_model_len_that_starts)}"))
-        from kvplan.engines import verify_steps
+        from kvplan.plan.planner import step_problems
 
-        problems = verify_steps(r.steps)
+        problems = step_problems(r)
         if problems:  # pragma: no cover - a bug in a profile; shown rather than hidden
             parts.append(Text("arithmetic check FAILED: " + "; ".join(problems), style="red"))
         if arithmetic:

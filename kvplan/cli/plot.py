@@ -68,7 +68,7 @@ def users_vs_context_command(
     kv_budget_gib: o.KvBudgetGib = None, output: ImageOpt = None,
 ) -> None:
     """Users per GPU against tokens per conversation, per cache precision and allocation."""
-    from kvplan.traffic.curves import users_vs_context
+    from kvplan.plan.planner import users_vs_context
 
     curves = ("kv_dtype", "allocation")  # one curve each, not fields of the record
     base = _request(target, {k: v for k, v in locals().items() if k not in curves})
@@ -141,7 +141,7 @@ def risk_command(
     output: ImageOpt = None,
 ) -> None:
     """The distribution of the open conversations' cache against the pool, overflow shaded."""
-    from kvplan.traffic.curves import cache_distribution
+    from kvplan.plan.planner import cache_distribution
 
     if not 0 < risk < 1:
         raise typer.BadParameter(f"must be between 0 and 1, got {risk:g}", param_hint="--risk")

@@ -221,7 +221,23 @@ def _distribution(
     return None
 
 
-IDEAL_UNUSED = ("version", "max_num_batched_tokens")
+# engine settings an engine never reads (so a stated one is noted, and a flag refused): the
+# profiles model their activations (no reserve) and their own allocation; SGLang, TensorRT-LLM
+# and transformers fix their page size (transformers: one page per sequence)
+_FIXED = ("reserve_gib", "allocation", "block_size")
+UNUSED_BY = {
+    "ideal": ("version", "max_num_batched_tokens"),
+    "vllm": ("reserve_gib", "allocation"),
+    "sglang": _FIXED,
+    "trtllm": _FIXED,
+    "transformers": _FIXED,
+}
+def unused_reason(engine: str) -> str:
+    if engine == "ideal":
+        return "read only by an engine profile (vllm, sglang, trtllm, transformers)"
+    return f"the {engine} profile sets this itself (activations, allocation, page size)"
+
+
 NO_LOAD = "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_s"
 
 
@@ -285,10 +301,8 @@ def plan_deployment(
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
     notes: list[str] = []
-    if e.name == "ideal":  # settings only an engine profile reads are never dropped silently
-        notes += [f"engine.{key}: read only by an engine profile (vllm, sglang, trtllm, "
-                  "transformers); engine.name is ideal, so it is not used"
-                  for key in IDEAL_UNUSED if getattr(e, key) is not None]
+    notes += [f"engine.{key}: {unused_reason(e.name)}, so it is not used"  # never silently
+              for key in UNUSED_BY.get(e.name, ()) if key in e.model_fields_set]
     lengths = (_distribution(ctx, context, base_dir, fail, notes.append)
                if ctx is not None else None)
     if lengths is not None and mean is None:  # capped at max_model_len, rounded up

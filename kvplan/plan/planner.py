@@ -180,6 +180,35 @@ def search_record(
                            sizer=sizer_for(engine_settings(record)))
 
 
+def explain_records(records: Sequence[Record]) -> list[EngineResult]:
+    """Each record's sizing as steps (the engine's, or the plain arithmetic's as `ideal`)."""
+    from kvplan.engines import EngineSettings, run_engine
+
+    return [run_engine(resolve(r, need_load=False).request, engine_settings(r) or EngineSettings())
+            for r in records]
+
+
+def step_problems(result: EngineResult) -> list[str]:
+    """Steps whose stated arithmetic does not reproduce their value (a profile's bug)."""
+    from kvplan.engines import verify_steps
+
+    return list(verify_steps(result.steps))
+
+
+def users_vs_context(req: SizeRequest, dtypes: Sequence[Any], allocs: Sequence[Any]) -> Any:
+    """Users per GPU against tokens per conversation (the `plot users-vs-context` curves)."""
+    from kvplan.traffic.curves import users_vs_context as curves
+
+    return curves(req, list(dtypes), list(allocs))
+
+
+def cache_distribution(req: SizeRequest, lengths: Any, users: int | None, risk: float) -> Any:
+    """The open conversations' cache against the pool (the `plot risk` picture)."""
+    from kvplan.traffic.curves import cache_distribution as dist
+
+    return dist(req, lengths, users, risk)
+
+
 def basis(plan: TrafficPlan) -> str:
     """What decided the users per replica a fleet plan divides by."""
     from kvplan.capacity.kv import Allocation

@@ -254,13 +254,12 @@ def _gpu_name(ref: str) -> str:
 
 def _refuse_unused(rec: Record) -> None:
     """A flag that sets what the record's engine never reads is refused, with the reason."""
-    from kvplan.deploy import IDEAL_UNUSED
+    from kvplan.deploy import UNUSED_BY, unused_reason
 
-    if rec.deployment.engine.name != "ideal":
-        return
-    flags = [rec.origins[f"engine.{k}"] for k in IDEAL_UNUSED
+    name = rec.deployment.engine.name
+    flags = [rec.origins[f"engine.{k}"] for k in UNUSED_BY.get(name, ())
              if rec.origins.get(f"engine.{k}", "").startswith("--")]
     if flags:
-        problem = Problem(f"engine.name ({', '.join(flags)})", "the setting is read only by an "
-                          "engine profile; add --engine vllm, sglang, trtllm or transformers")
+        hint = ("; add --engine" if name == "ideal" else "; drop the option")
+        problem = Problem(f"engine.name {name} ({', '.join(flags)})", unused_reason(name) + hint)
         raise DeploymentError(rec.source, [problem])

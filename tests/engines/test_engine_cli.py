@@ -108,7 +108,7 @@ def test_fleet_with_engine_and_with_a_deployment_file(runner: CliRunner):
         (["--engine", "ollama"], "engine.name (--engine): Input should be 'ideal', 'vllm', "
          "'sglang', 'trtllm' or 'transformers' (got 'ollama')"),
         (["--engine-version", "0.10.2"],
-         "engine.name (--engine-version): the setting is read only by an engine profile"),
+         "engine.name ideal (--engine-version): read only by an engine profile"),
         (["-c", "4096", "--max-model-len", "4096", "-e", "vllm"], "not both"),
         (["-e", "vllm", "--engine-version", "latest"], "cannot read engine version"),
         (["-e", "transformers", "--engine-version", "4.46"], "dynamic"),
