@@ -19,7 +19,7 @@ from kvplan.render import OutputFormat
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-STATE = {"debug": False}
+STATE = {"debug": False, "no_color": False}
 
 
 def debug_enabled() -> bool:
@@ -116,6 +116,6 @@ def terminal_width() -> int:
 
 
 def use_color() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and not STATE["no_color"]
 
 

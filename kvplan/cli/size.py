@@ -65,9 +65,9 @@ def size_command(
     if not measure and (layers is not None or device != "cuda"):
         raise typer.BadParameter("--layers and --device apply only with --measure")
     if measure:
+        values = {k: v for k, v in locals().items() if v is not None}
         from kvplan.plan.record import is_deployment_target
 
-        values = {k: v for k, v in locals().items() if v is not None}
         given = [f"--{k.replace('_', '-')}" for k in values if k not in _MEASURED]
         if given or is_deployment_target(target):
             raise typer.BadParameter(

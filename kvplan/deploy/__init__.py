@@ -302,7 +302,8 @@ def plan_deployment(
     mean = ctx.mean if ctx else None
     notes: list[str] = []
     notes += [f"engine.{key}: {unused_reason(e.name)}, so it is not used"  # never silently
-              for key in UNUSED_BY.get(e.name, ()) if key in e.model_fields_set]
+              for key in UNUSED_BY.get(e.name, ())
+              if key in e.model_fields_set and key != "block_size"]  # manifests state pages
     lengths = (_distribution(ctx, context, base_dir, fail, notes.append)
                if ctx is not None else None)
     if lengths is not None and mean is None:  # capped at max_model_len, rounded up

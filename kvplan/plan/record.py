@@ -135,7 +135,7 @@ def _apply(
     old = get_field(data, flag.field)
     new = flag.value(value)
     if flag.field.endswith(".sample"):  # a flag's path is relative to where kvplan runs
-        new = str(Path(new).expanduser().resolve())
+        new = _stdin_sample() if new == "-" else str(Path(new).expanduser().resolve())
     if from_file and origins.get(flag.field) == "file":
         if flag.field == "hardware.gpu":  # the catalog name, as the plans print it
             old = _gpu_name(str(old))
@@ -263,3 +263,16 @@ def _refuse_unused(rec: Record) -> None:
         hint = ("; add --engine" if name == "ideal" else "; drop the option")
         problem = Problem(f"engine.name {name} ({', '.join(flags)})", unused_reason(name) + hint)
         raise DeploymentError(rec.source, [problem])
+
+
+def _stdin_sample() -> str:
+    """`--context-sample -`: standard input kept in a file (JSONL when its lines are JSON)."""
+    import tempfile
+
+    text = sys.stdin.read()
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    suffix = ".jsonl" if first.startswith("{") or first.isdigit() else ".csv"
+    with tempfile.NamedTemporaryFile("w", suffix=suffix, prefix="kvplan-sample-",
+                                     delete=False, encoding="utf-8") as fh:
+        fh.write(text)
+    return fh.name
