@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kvplan.capacity import advise, size
+from kvplan.deploy import plan_deployment
 from kvplan.deploy.problems import DeploymentError
 from kvplan.plan.record import Record, get_field, set_field
 
@@ -47,8 +49,6 @@ class FleetPlan:
 
 def resolve(record: Record, need_load: bool = True) -> PlannedDeployment:
     """The record with its specs resolved and its request built (kvplan.deploy's rules)."""
-    from kvplan.deploy import plan_deployment
-
     try:
         return plan_deployment(record.deployment, record.source, record.base_dir, record.doc,
                                need_load=need_load)
@@ -67,8 +67,6 @@ def engine_settings(record: Record) -> EngineSettings | None:
 
 def sizer_for(settings: EngineSettings | None) -> Callable[[SizeRequest], SizeResult]:
     """How a request becomes a KV pool: the plain arithmetic, or the engine's accounting."""
-    from kvplan.capacity import size
-
     if settings is None:
         return size
     from kvplan.engines import run_engine
@@ -87,16 +85,12 @@ def _catalog() -> list[Any]:
 
 def size_records(records: Sequence[Record]) -> list[SizePlan]:
     """Size each record (one replica); attach advice to those that hold nothing."""
-    from kvplan.capacity import advise
-
     out = []
     for rec in records:
         planned = resolve(rec, need_load=False)
         req = planned.request
         settings = engine_settings(rec)
         if settings is None:
-            from kvplan.capacity import size
-
             out.append(SizePlan(rec, size(req), notes=planned.notes))
         else:
             from kvplan.engines import run_engine

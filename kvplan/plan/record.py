@@ -15,6 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from kvplan.deploy import UNUSED_BY, parse_deployment, unused_reason
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, Deployment
 from kvplan.deploy.yamldoc import Doc, iter_docs, read_docs
@@ -196,8 +197,6 @@ def build_records(
         if adjust is not None:
             adjust(data, origins)
         try:
-            from kvplan.deploy import parse_deployment
-
             dep = parse_deployment(data, source, doc)
         except DeploymentError as err:
             rec = Record(Deployment.model_construct(), source, base_dir, doc, origins)
@@ -225,8 +224,6 @@ def _typed(flag: FlagField, item: str) -> Any:
 
 def with_fields(record: Record, values: dict[str, Any]) -> Record:
     """The record with some fields set (None: left as is), validated again."""
-    from kvplan.deploy import parse_deployment
-
     data = record.deployment.model_dump(mode="json", exclude_unset=True)
     origins = dict(record.origins)
     for key, value in values.items():
@@ -254,8 +251,6 @@ def _gpu_name(ref: str) -> str:
 
 def _refuse_unused(rec: Record) -> None:
     """A flag that sets what the record's engine never reads is refused, with the reason."""
-    from kvplan.deploy import UNUSED_BY, unused_reason
-
     name = rec.deployment.engine.name
     flags = [rec.origins[f"engine.{k}"] for k in UNUSED_BY.get(name, ())
              if rec.origins.get(f"engine.{k}", "").startswith("--")]

@@ -60,3 +60,11 @@ def test_the_planner_keeps_one_required_users_rule():
     assert required_users(1000, Fraction(15, 100), 1100) == 1150
     assert required_users(1000, Fraction(1, 5), 1250) == 1250
     assert required_users(7, Fraction(1, 10)) == 8  # 7.7 rounds up: a user is whole
+
+
+def test_docs_show_the_one_flag_table():
+    """docs/record.md prints the table kvplan.plan.fields holds, row for row."""
+    from kvplan.plan.fields import table_markdown
+
+    docs = (CLI.parents[1] / "docs" / "record.md").read_text()
+    assert table_markdown() in docs
