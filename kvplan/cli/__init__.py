@@ -17,7 +17,7 @@ import typer
 
 from kvplan import __version__
 from kvplan.cli.common import STATE
-from kvplan.cli.options import global_options
+from kvplan.cli.globalopts import global_options
 
 # name -> (module, function); `plot` is a group of its own
 COMMANDS = {

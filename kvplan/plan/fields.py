@@ -103,6 +103,8 @@ OUTPUT_FLAGS = {
     "--tolerance": "--measure only",
     "--time-limit": "--measure only",
     "--layers": "--measure only",
+    "--debug": "global: the full traceback of an error (any position)",
+    "--no-color": "global: plain output (any position)",
 }
 
 

@@ -169,6 +169,10 @@ def plan_traffic(
         at_risk = RiskEstimate(0, 1.0, "exact")
     else:
         at_risk = users_at_risk(lattice, pool, traffic.risk, limit, progress)
+    if traffic.lengths is None and at_risk.users > mean_result.users_per_replica:
+        # no spread: every conversation at the mean, so the sizer's own count (an engine's
+        # accounting, e.g. vLLM's sliding-window pages) is exact, as `size` and `check` say
+        at_risk = replace(at_risk, users=mean_result.users_per_replica)
     memory_users = at_risk.users
     gpus = req.gpus_per_replica
     weights_read = weights_bytes_per_gpu(req.model, req.effective_weight_dtype, gpus) * req.pp
