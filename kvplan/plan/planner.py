@@ -56,10 +56,18 @@ def resolve(record: Record, need_load: bool = True) -> PlannedDeployment:
         raise DeploymentError(record.source, record.named(err.items)) from None
 
 
-def engine_settings(record: Record) -> EngineSettings | None:
-    """None for `ideal` (the plain arithmetic), else the engine profile's settings."""
-    if record.deployment.engine.name == "ideal":
+def engine_settings(record: Record, stated_ideal: bool = False) -> EngineSettings | None:
+    """None for `ideal` (the plain arithmetic), else the engine profile's settings.
+
+    `stated_ideal`: a record that names engine.name ideal gets the ideal profile's settings
+    (size then reports the engine's fields too, as for any engine it is given)."""
+    e = record.deployment.engine
+    if e.name == "ideal" and not (stated_ideal and "name" in e.model_fields_set):
         return None
+    if e.name == "ideal":
+        from kvplan.engines import Engine, EngineSettings
+
+        return EngineSettings(engine=Engine.ideal)
     from kvplan.engines.deployment import deployment_engine_settings
 
     return deployment_engine_settings(record.deployment.engine)
@@ -89,7 +97,7 @@ def size_records(records: Sequence[Record]) -> list[SizePlan]:
     for rec in records:
         planned = resolve(rec, need_load=False)
         req = planned.request
-        settings = engine_settings(rec)
+        settings = engine_settings(rec, stated_ideal=True)
         if settings is None:
             out.append(SizePlan(rec, size(req), notes=planned.notes))
         else:
@@ -101,7 +109,7 @@ def size_records(records: Sequence[Record]) -> list[SizePlan]:
         catalog = _catalog()
         for i, p in enumerate(out):
             if not p.size.fits:
-                adv = advise(p.size, catalog, sizer_for(engine_settings(p.record)))
+                adv = advise(p.size, catalog, sizer_for(engine_settings(p.record, True)))
                 engine = replace(p.engine, size=adv) if p.engine is not None else None
                 out[i] = replace(p, size=adv, engine=engine)
     return out
