@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import pytest
 import yaml
@@ -13,11 +14,18 @@ from kvplan.units import GIB
 from tests.conftest import ASSETS, invoke
 
 
+def results(text: str):  # noqa: ANN201 - one record, or a list of several
+    """size/fleet/explain JSON is always {"results": [...]}; one record unwrapped for brevity."""
+    rows = json.loads(text)["results"]
+    assert isinstance(rows, list)
+    return rows[0] if len(rows) == 1 else rows
+
+
 def test_size_json_has_the_promised_keys(runner):
     result = invoke(runner, "size", "llama-3-8b", "--gpu", "h100", "--context", "8192",
                     "--format", "json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = results(result.stdout)
     for key in ("model", "gpu", "kv_dtype", "allocation", "tp", "context_tokens",
                 "kv_bytes_per_token", "kv_bytes_per_sequence", "weights_bytes", "kv_budget_bytes",
                 "users_per_gpu", "users_per_replica"):
@@ -33,7 +41,7 @@ def test_seed_chatbot_through_the_cli(runner):
                     "--avg-context", "2000", "--kv-budget-gib", "60", "--peak-users", "20000",
                     "--allocation", "reserved,paged", "--kv-dtype", "fp16,fp8", "-f", "json")
     assert result.exit_code == 0, result.output
-    rows = {(r["allocation"], r["kv_dtype"]): r for r in json.loads(result.stdout)}
+    rows = {(r["allocation"], r["kv_dtype"]): r for r in results(result.stdout)}
     assert rows["reserved", "fp16"]["users_per_gpu"] == 60
     assert rows["reserved", "fp16"]["gpus_needed"] == 334
     assert rows["paged", "fp16"]["users_per_gpu"] == 245
@@ -45,7 +53,7 @@ def test_seed_chatbot_through_the_cli(runner):
 def test_fleet_from_the_example_deployment(runner):
     result = invoke(runner, "fleet", "examples/support-chatbot.yaml", "-f", "json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = results(result.stdout)
     assert (data["users_per_gpu"], data["replicas"], data["gpus_needed"]) == (245, 82, 82)
 
 
@@ -114,19 +122,21 @@ def test_version_and_module_entry_point(runner):
 BAD = [
     (["size", "llama-3-8c"], "unknown model 'llama-3-8c' (did you mean: llama-3-8b"),
     (["size", "llama-3-8b", "--gpu", "h10"], "unknown GPU 'h10' (did you mean:"),
-    (["size", "llama-3-8b", "--context", "-5"], "tokens must be positive, got -5"),
-    (["size", "llama-3-8b", "--context", "0"], "tokens must be positive, got 0"),
-    (["size", "llama-3-8b", "--context", "8k"], "'8k' is not a whole number of tokens"),
+    (["size", "llama-3-8b", "--context", "-5"], "--context: must be positive, got -5"),
+    (["size", "llama-3-8b", "--context", "0"], "--context: must be positive, got 0"),
+    (["size", "llama-3-8b", "--context", "8k"], "--context: '8k' is not a whole number"),
     (["size", "llama-3-8b", "--memory-utilization", "1.5"], "must be in (0, 1], got 1.5"),
     (["size", "llama-3-8b", "--memory-utilization", "0"], "must be in (0, 1], got 0"),
     (["size", "llama-3-8b", "--kv-dtype", "fp7"], "unknown precision 'fp7'"),
-    (["size", "llama-3-8b", "--allocation", "lazy"], "'lazy': use paged or reserved"),
+    (["size", "llama-3-8b", "--allocation", "lazy"],
+     "engine.allocation (--allocation): Input should be 'paged' or 'reserved' (got 'lazy')"),
     (["size", "llama-3-8b", "--kv-budget-gib", "-1"], "must be positive, got -1"),
     (["size", "llama-3-8b", "--context", "9000"], "exceeds llama-3-8b's max_context_tokens"),
     (["size", "llama-3-8b", "--context", "2048", "--avg-context", "4096"],
-     "--avg-context 4,096 exceeds --context 2,048"),
-    (["fleet", "llama-3-8b"],
-     "give --peak-users N, --arrival-rate with --mean-duration-s, or a deployment file"),
+     "traffic.context_tokens.mean (--avg-context): 4,096 tokens exceeds the longest sequence "
+     "the engine accepts (max_model_len 2,048)"),
+    (["fleet", "llama-3-8b"], "traffic (set with --peak-users N, or --arrival-rate with "
+     "--mean-duration-s): give peak_concurrent_users, or arrival_rate_per_s with mean_duration_s"),
 ]
 
 
@@ -173,11 +183,20 @@ def test_a_spec_file_path_works_like_a_name(runner, tmp_path):
     spec.write_text(yaml.safe_dump(data))
     result = invoke(runner, "size", str(spec), "--context", "8192", "-f", "json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.stdout)["kv_bytes_per_sequence"] == GIB
+    assert results(result.stdout)["kv_bytes_per_sequence"] == GIB
 
 
-def test_a_deployment_file_refuses_engine_flags_it_would_ignore(runner):
-    result = invoke(runner, "fleet", "examples/support-chatbot.yaml", "--engine", "vllm")
-    assert result.exit_code == 2, result.output
-    assert "states its engine and traffic; change them in the file" in " ".join(
-        result.output.split())
+def test_a_deployment_file_with_a_flag_plans_the_override_and_says_so(runner, tmp_path):
+    """`fleet FILE --engine vllm` plans as the file edited to `engine: {name: vllm}` would."""
+    result = invoke(runner, "fleet", "examples/support-chatbot.yaml", "--engine", "vllm",
+                    "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert "--engine overrides engine.name (was ideal)" in result.stderr
+    data = yaml.safe_load(Path("examples/support-chatbot.yaml").read_text())
+    data["engine"]["name"] = "vllm"
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(yaml.safe_dump(data))
+    same = invoke(runner, "fleet", str(edited), "-f", "json")
+    assert same.exit_code == 0, same.output
+    assert results(result.stdout) == results(same.stdout)
+    assert results(result.stdout)["engine"] == "vllm"

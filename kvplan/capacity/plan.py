@@ -22,6 +22,7 @@ from kvplan.capacity.kv import (
 )
 from kvplan.capacity.parallel import check_parallelism
 from kvplan.errors import InputError
+from kvplan.plan.rules import required_users
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import GIB, DType, ceil_div, fmt_bytes
 
@@ -402,7 +403,7 @@ class FleetResult:
     @property
     def required_users(self) -> int:
         """ceil(peak x (1 + headroom)), or min_users if that is larger (as `kvplan check`)."""
-        return max(math.ceil(self.peak_users * (1 + self.headroom)), self.min_users or 0)
+        return required_users(self.peak_users, self.headroom, self.min_users)
 
     @property
     def replicas(self) -> int | None:

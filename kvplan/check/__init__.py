@@ -147,7 +147,7 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
                 message = doc.problem.message
             else:
                 if ignored is not None:
-                    ignored.append(f"{path}:{doc.start_line}: {doc.problem.message}")
+                    ignored.append(f"{path}:{doc.problem.line or doc.start_line}: {doc.problem.message}")
                 continue
             out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
                               problems=[Problem("", message, doc.problem.line or doc.start_line)]))

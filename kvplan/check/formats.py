@@ -87,6 +87,7 @@ def footer(report: Report) -> str:
         text += f"; {len(report.skipped)} YAML file(s) without a deployment skipped"
     if report.ignored:
         text += f"; {len(report.ignored)} unreadable non-workload document(s) ignored"
+        text += "".join(f"\nignored: {item}" for item in report.ignored)
     if report.checked_none and not c[ERROR]:
         text += "\nerror: no deployment was checked (nothing here runs vLLM, SGLang or " \
                 "TensorRT-LLM, and no kvplan/v1 file); the gate fails"

@@ -426,20 +426,10 @@ def fixes(
 
 
 def deployment_traffic(planned: PlannedDeployment) -> Any:
-    """The deployment's traffic as `kvplan fleet` plans it (a kvplan.traffic.Traffic)."""
-    from kvplan.traffic.plan import DEFAULT_RISK, Traffic
-    from kvplan.units import exact
+    """The deployment's traffic as `kvplan fleet` plans it: the planner's one rule."""
+    from kvplan.plan.planner import traffic_of
 
-    t = planned.deployment.traffic
-    slo = t.min_tokens_per_s_per_user
-    return Traffic(
-        peak_users=planned.traffic_peak,
-        lengths=planned.lengths,
-        headroom=planned.headroom,
-        min_users=planned.min_users,
-        risk=t.risk if t.risk is not None else DEFAULT_RISK,
-        min_tokens_per_s_per_user=exact(slo) if slo is not None else None,
-    )
+    return traffic_of(planned)
 
 
 def judge(

@@ -1,30 +1,37 @@
-"""The command-line interface: assembles one module per command. Only this layer prints."""
+"""The command-line interface: assembles one module per command. Only this layer prints.
+
+Start-up stays at the import floor: when kvplan runs as a program, only the invoked command's
+module is imported and registered (typer's public API: `app.command(name)(function)`); `kvplan`
+alone, `--help` and shell completion register them all.
+"""
 
 from __future__ import annotations
 
+import importlib
+import os
+import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from kvplan import __version__
-from kvplan.cli.calibrate import calibrate_command
-from kvplan.cli.catalog import gpus_command, models_command
-from kvplan.cli.check import check_command
 from kvplan.cli.common import STATE
-from kvplan.cli.explain import explain_command
-from kvplan.cli.fleet import fleet_command
-from kvplan.cli.import_cmd import import_command
-from kvplan.cli.plot import plot_app
-from kvplan.cli.size import size_command
+from kvplan.cli.globalopts import global_options
 
-app = typer.Typer(
-    name="kvplan",
-    help="KV-cache capacity planner for LLM serving: users per GPU and GPUs per peak load.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
+# name -> (module, function); `plot` is a group of its own
+COMMANDS = {
+    "size": ("kvplan.cli.size", "size_command"),
+    "fleet": ("kvplan.cli.fleet", "fleet_command"),
+    "models": ("kvplan.cli.catalog", "models_command"),
+    "gpus": ("kvplan.cli.catalog", "gpus_command"),
+    "import": ("kvplan.cli.import_cmd", "import_command"),
+    "check": ("kvplan.cli.check", "check_command"),
+    "explain": ("kvplan.cli.explain", "explain_command"),
+    "calibrate": ("kvplan.cli.calibrate", "calibrate_command"),
+    "plot": ("kvplan.cli.plot", "plot_app"),
+}
+CONTEXT = {"help_option_names": ["-h", "--help"]}
 
 
 def _version(value: bool) -> None:
@@ -33,27 +40,65 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
+    ctx: typer.Context,
     debug: Annotated[
-        bool, typer.Option("--debug", help="show the full traceback of an error")
+        bool, typer.Option("--debug", help="show the full traceback of an error (any position)")
+    ] = False,
+    no_color: Annotated[
+        bool, typer.Option("--no-color", help="plain output, no colours (any position)")
     ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="print the version")
     ] = False,
 ) -> None:
     STATE["debug"] = debug
+    STATE["no_color"] = no_color
+    if ctx.invoked_subcommand is None:  # `kvplan` alone: the help, and success
+        typer.echo(ctx.get_help())
+        raise typer.Exit()
 
 
-app.command("size")(size_command)
-app.command("fleet")(fleet_command)
-app.command("models")(models_command)
-app.command("gpus")(gpus_command)
-app.command("import")(import_command)
-app.command("check")(check_command)
-app.command("explain")(explain_command)
-app.command("calibrate")(calibrate_command)
-app.add_typer(plot_app, name="plot")
+def _invoked(argv: list[str]) -> str | None:
+    """The command a program's arguments name (None: list them all)."""
+    words = [a for a in argv if not a.startswith("-")]
+    return words[0] if words and words[0] in COMMANDS else None
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The app with every command, or only `only` (the one a program run invokes)."""
+    app = typer.Typer(
+        name="kvplan",
+        help="KV-cache capacity planner for LLM serving: users per GPU and GPUs per peak load.",
+        invoke_without_command=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+        rich_markup_mode=None,
+        context_settings=CONTEXT,
+    )
+    app.callback()(_root)
+    for name, (module, attr) in COMMANDS.items():
+        if only is not None and name != only:
+            continue
+        target = getattr(importlib.import_module(module), attr)
+        if isinstance(target, typer.Typer):
+            for info in target.registered_commands:  # the group's commands take them too
+                info.callback = global_options(info.callback)  # type: ignore[arg-type]
+            app.add_typer(target, name=name, context_settings=CONTEXT)
+        else:
+            app.command(name, context_settings=CONTEXT)(global_options(target))
+    return app
+
+
+def _as_program() -> bool:
+    """True when this process is `kvplan ...` or `python -m kvplan ...` (not a test runner)."""
+    if not sys.argv or os.environ.get("_KVPLAN_COMPLETE"):  # completion lists every command
+        return False
+    first = Path(sys.argv[0])
+    return first.name == "kvplan" or (first.name == "__main__.py" and first.parent.name == "kvplan")
+
+
+app = build_app(_invoked(sys.argv[1:]) if _as_program() else None)
 
 
 def main() -> None:

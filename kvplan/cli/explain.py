@@ -1,160 +1,86 @@
-"""`kvplan explain`: the arithmetic of `size`, step by step, with every number and its unit."""
+"""`kvplan explain`: the record field by field, then the arithmetic of its plan, step by step."""
 
 from __future__ import annotations
 
 import json
-from fractions import Fraction
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from kvplan.cli import options as o
 from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, emit, terminal_width, use_color
-from kvplan.cli.sizing import (
-    AllocOpt,
-    AvgOpt,
-    BlockOpt,
-    BudgetOpt,
-    ContextOpt,
-    EngineOpt,
-    EngineVersionOpt,
-    GpuOpt,
-    GroupOpt,
-    KvDtypeOpt,
-    MaxBatchedOpt,
-    MaxModelLenOpt,
-    MaxSeqsOpt,
-    ModelArg,
-    PpOpt,
-    PrefixOpt,
-    ReserveOpt,
-    SizingOptions,
-    TpOpt,
-    UtilOpt,
-    WeightDtypeOpt,
-    build_requests,
-    engine_settings,
-    resolve_model,
-    run_all,
-)
+from kvplan.cli.recordio import records_for
 from kvplan.errors import KvplanError
 from kvplan.render import OutputFormat
-from kvplan.units import fmt_bytes, fmt_int
 
-if TYPE_CHECKING:  # the engine profiles load when explain runs, not on every kvplan start
-    from kvplan.engines import EngineResult, Step
-
-
-def format_value(step: Step) -> str:
-    """A step's value for people: bytes with binary units, counts with separators."""
-    v = Fraction(step.value)
-    if step.unit == "bytes":
-        n = int(v)
-        return f"{fmt_bytes(n)} ({fmt_int(n)} B)"
-    if step.unit == "ratio" or v.denominator != 1:
-        return f"{float(v):.4g}"
-    return fmt_int(int(v))
-
-
-def step_record(step: Step) -> dict[str, Any]:
-    v = Fraction(step.value)
-    return {
-        "label": step.label,
-        "value": int(v) if v.denominator == 1 else float(v),
-        "unit": step.unit,
-        "formula": step.formula,
-        "op": step.op,
-        "args": [a if isinstance(a, str) else float(a) for a in step.args],
-    }
-
-
-def render_text(results: list[EngineResult], width: int, color: bool) -> str:
-    from rich import box
-    from rich.table import Table
-    from rich.text import Text
-
-    from kvplan.render.table import to_string
-
-    parts: list[Any] = []
-    for r in results:
-        q = r.size.request
-        parts.append(Text(
-            f"{q.model.name} on {q.gpu.name}, {r.engine.value} {r.engine_version}: "
-            f"{q.kv_dtype.value} cache, TP {q.tp} x PP {q.pp}, max_model_len "
-            f"{fmt_int(q.context_tokens)}", style="bold"))
-        t = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
-        wide = width >= 110  # narrow terminals get the formula on its own line under the step
-        t.add_column("#", justify="right", no_wrap=True)
-        t.add_column("step" if wide else "step / how", no_wrap=wide, ratio=None if wide else 1)
-        t.add_column("value", justify="right", no_wrap=True)
-        t.add_column("unit", no_wrap=True)
-        if wide:
-            t.add_column("how")
-        for i, s in enumerate(r.steps, start=1):
-            if wide:
-                t.add_row(str(i), s.label, format_value(s), s.unit, s.formula)
-            else:
-                t.add_row(str(i), s.label, format_value(s), s.unit)
-                t.add_row("", Text(f"  = {s.formula}", style="dim"), "", "")
-        parts.append(t)
-        if r.log_lines:
-            parts.append(Text(f"{r.engine.value} would print:\n" + "\n".join(
-                f"  {line}" for line in r.log_lines)))
-        verdict = "starts" if r.starts else f"does not start: {r.reason}"
-        parts.append(Text(f"{r.engine.value} {verdict}; largest max_model_len that starts: "
-                          f"{fmt_int(r.max_model_len_that_starts)}"))
-        from kvplan.engines import verify_steps
-
-        problems = verify_steps(r.steps)
-        if problems:  # pragma: no cover - a bug in a profile; shown rather than hidden
-            parts.append(Text("arithmetic check FAILED: " + "; ".join(problems), style="red"))
-        parts.append(Text(""))
-    return to_string(parts, width=width, color=color)
+if TYPE_CHECKING:
+    from kvplan.plan.record import Record
 
 
 @cli_errors
 def explain_command(
-    model: ModelArg,
-    gpu: GpuOpt = "h100",
-    context: ContextOpt = None,
-    avg_context: AvgOpt = None,
-    kv_dtype: KvDtypeOpt = "fp16",
-    weight_dtype: WeightDtypeOpt = None,
-    allocation: AllocOpt = "paged",
-    block_size: BlockOpt = 16,
-    kv_group_size: GroupOpt = 64,
-    tp: TpOpt = "1",
-    pp: PpOpt = 1,
-    memory_utilization: UtilOpt = None,
-    reserve_gib: ReserveOpt = None,
-    kv_budget_gib: BudgetOpt = None,
-    shared_prefix_tokens: PrefixOpt = 0,
-    engine: EngineOpt = None,
-    engine_version: EngineVersionOpt = None,
-    max_num_batched_tokens: MaxBatchedOpt = None,
-    max_num_seqs: MaxSeqsOpt = None,
-    max_model_len: MaxModelLenOpt = None,
-    fmt: FormatOpt = OutputFormat.table,
-    output: OutputOpt = None,
+    target: o.TargetArg,
+    peak_users: o.PeakUsers = None, headroom: o.Headroom = None, min_users: o.MinUsers = None,
+    gpu: o.Gpu = None, context: o.Context = None, avg_context: o.AvgContext = None,
+    kv_dtype: o.KvDtype = None, weight_dtype: o.WeightDtype = None,
+    allocation: o.Allocation = None, block_size: o.BlockSize = None,
+    kv_group_size: o.KvGroupSize = None, tp: o.Tp = None, pp: o.Pp = None,
+    memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
+    kv_budget_gib: o.KvBudgetGib = None, shared_prefix_tokens: o.SharedPrefix = None,
+    arrival_rate: o.ArrivalRate = None, mean_duration_s: o.MeanDuration = None,
+    peak_to_mean: o.PeakToMean = None, context_p50: o.P50 = None, context_p95: o.P95 = None,
+    context_p99: o.P99 = None, context_sample: o.Sample = None, risk: o.Risk = None,
+    bandwidth_efficiency: o.BandwidthEff = None, flops_efficiency: o.FlopsEff = None,
+    min_tokens_per_s_per_user: o.MinTps = None, prompt_tokens: o.PromptTokens = None,
+    price_per_hour: o.PricePerHour = None, prices_file: o.Prices = None,
+    engine: o.Engine = None, engine_version: o.EngineVersion = None,
+    max_num_batched_tokens: o.MaxBatched = None, max_num_seqs: o.MaxSeqs = None,
+    max_model_len: o.MaxModelLen = None,
+    fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None,
 ) -> None:
-    """Print the sizing arithmetic step by step, from GPU memory to users per GPU."""
-    spec = resolve_model(model)
-    opts = SizingOptions(
-        gpu, context, avg_context, kv_dtype, weight_dtype, allocation, block_size, kv_group_size,
-        tp, pp, memory_utilization, reserve_gib, kv_budget_gib, shared_prefix_tokens,
-        engine, engine_version, max_num_batched_tokens, max_num_seqs, max_model_len,
-    )
-    requests = build_requests(spec, opts)
-    from kvplan.engines import EngineSettings
+    """Print the record (each field and where it came from), then the arithmetic step by step."""
+    from kvplan.plan.planner import explain_records
+    from kvplan.plan.prices import parse_prices
+    from kvplan.plan.record import record_fields
 
-    settings = engine_settings(opts) or EngineSettings()
-    results = run_all(requests, settings)
+    records = records_for(target, locals(), parse_prices(price_per_hour or [], prices_file))
+    results = explain_records(records)
+    fields = [record_fields(r) for r in records]
+    fleets = [_fleet_lines(r) for r in records]
     if fmt is OutputFormat.table:
-        text = render_text(results, terminal_width(), use_color() and output is None)
+        from kvplan.cli.explain_render import render_text
+
+        text = render_text(results, terminal_width(), use_color() and output is None, fields,
+                           fleets)
     elif fmt is OutputFormat.json:
-        text = json.dumps([
-            {"model": r.size.request.model.name, "gpu": r.size.request.gpu.name,
+        from kvplan.cli.explain_render import step_record
+
+        text = json.dumps({"results": [
+            {"record": [{"field": k, "value": v, "from": src} for k, v, src in f],
+             "model": r.size.request.model.name, "gpu": r.size.request.gpu.name,
              "engine": r.engine.value, "engine_version": r.engine_version,
              "starts": r.starts, "reason": r.reason,
-             "steps": [step_record(s) for s in r.steps]}
-            for r in results], indent=2) + "\n"
+             "steps": [step_record(s) for s in r.steps], "fleet": fl}
+            for r, f, fl in zip(results, fields, fleets, strict=True)]}, indent=2) + "\n"
     else:
         raise KvplanError("explain prints a table or json; use --format table or --format json")
     emit(text, output)
+
+
+def _fleet_lines(record: Record) -> list[str]:
+    """The fleet arithmetic, when the record states a load: required users, replicas, GPUs."""
+    if not record.deployment.traffic.has_load:
+        return []
+    from kvplan.plan.planner import basis, fleet_records
+
+    p = fleet_records([record])[0].plan
+    t = p.traffic
+    g = p.gpus_per_replica
+    per = p.planned_users_per_replica
+    lines = [f"required users = max(ceil({t.peak_users:,} x (1 + {float(t.headroom):g})), "
+             f"{t.min_users or 0:,}) = {t.required_users:,}",
+             f"users per replica ({basis(p).replace('_', ' ')}) = {per:,} on {g} GPU(s)"]
+    if p.replicas is not None:
+        lines += [f"replicas = ceil({t.required_users:,} / {per:,}) = {p.replicas:,}",
+                  f"GPUs = {p.replicas:,} x {g} = {p.gpus_needed:,}"]
+    else:
+        lines.append(f"no replica holds a user: {p.reason or p.size.reason}")
+    return lines

@@ -9,28 +9,17 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from kvplan.capacity import Allocation, SizeRequest, size
-from kvplan.cli.common import cli_errors, split_list, terminal_width, use_color
-from kvplan.cli.sizing import (
-    BlockOpt,
-    BudgetOpt,
-    ContextOpt,
-    GpuOpt,
-    KvDtypeOpt,
-    ModelArg,
-    ReserveOpt,
-    SizingOptions,
-    TpOpt,
-    UtilOpt,
-    build_requests,
-    resolve_model,
-)
+from kvplan.cli import options as o
+from kvplan.cli.common import cli_errors, terminal_width, use_color
+from kvplan.cli.recordio import one, records_for
+from kvplan.cli.values import split_list
 from kvplan.errors import InputError
 from kvplan.units import parse_dtype
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
 
-    from kvplan.traffic.lengths import LengthDistribution
+    from kvplan.deploy import PlannedDeployment
 
 plot_app = typer.Typer(
     help="Pictures: users per GPU against context, one GPU's memory, the overflow risk.",
@@ -43,21 +32,18 @@ ImageOpt = Annotated[
     typer.Option("--output", "-o", help="write a .png or .svg (needs kvplan[plot]); "
                  "without it, bars in the terminal"),
 ]
-AvgOpt = Annotated[
-    int | None, typer.Option("--avg-context", help="tokens a conversation holds", min=1)
-]
 
 
-def _request(model: str, gpu: str, context: str | None, kv_dtype: str, allocation: str,
-             tp: str, block_size: int, util: float | None, reserve: float | None,
-             budget: float | None, avg: int | None) -> SizeRequest:
-    spec = resolve_model(model)
-    opts = SizingOptions(gpu, context, avg, kv_dtype, None, allocation, block_size, 64, tp, 1,
-                         util, reserve, budget, 0)
-    reqs = build_requests(spec, opts)
-    if len(reqs) != 1:
-        raise typer.BadParameter("give one GPU, context, cache precision and TP for this plot")
-    return reqs[0]
+def _planned(target: str, params: dict[str, object]) -> PlannedDeployment:
+    """The one record the plot draws (a model with options, or a deployment file)."""
+    from kvplan.plan.planner import resolve
+
+    record = one(records_for(target, params), "a plot")
+    return resolve(record, need_load=False)
+
+
+def _request(target: str, params: dict[str, object]) -> SizeRequest:
+    return _planned(target, params).request
 
 
 def _print(renderables: Sequence[RenderableType]) -> None:
@@ -73,25 +59,20 @@ def _done(path: Path) -> None:
 @plot_app.command("users-vs-context")
 @cli_errors
 def users_vs_context_command(
-    model: ModelArg,
-    gpu: GpuOpt = "h100",
-    context: ContextOpt = None,
-    kv_dtype: KvDtypeOpt = "fp16,fp8",
-    allocation: Annotated[
-        str, typer.Option("--allocation", "-a", help="paged, reserved or both")
-    ] = "paged,reserved",
-    tp: TpOpt = "1",
-    block_size: BlockOpt = 16,
-    memory_utilization: UtilOpt = 0.9,
-    reserve_gib: ReserveOpt = None,
-    kv_budget_gib: BudgetOpt = None,
-    output: ImageOpt = None,
+    target: o.TargetArg, gpu: o.Gpu = None, context: o.Context = None,
+    kv_dtype: Annotated[str, typer.Option("--kv-dtype", metavar="DTYPE[,...]",
+                                          help="one curve per precision")] = "fp16,fp8",
+    allocation: Annotated[str, typer.Option("--allocation", "-a", metavar="paged|reserved[,...]",
+                                            help="one curve per allocation")] = "paged,reserved",
+    tp: o.Tp = None, block_size: o.BlockSize = None,
+    memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
+    kv_budget_gib: o.KvBudgetGib = None, output: ImageOpt = None,
 ) -> None:
     """Users per GPU against tokens per conversation, per cache precision and allocation."""
-    from kvplan.traffic.curves import users_vs_context
+    from kvplan.plan.planner import users_vs_context
 
-    base = _request(model, gpu, context, "fp16", "paged", tp, block_size, memory_utilization,
-                    reserve_gib, kv_budget_gib, None)
+    curves = ("kv_dtype", "allocation")  # one curve each, not fields of the record
+    base = _request(target, {k: v for k, v in locals().items() if k not in curves})
     try:
         dtypes = [parse_dtype(d) for d in split_list(kv_dtype, "cache precisions")]
         allocs = [Allocation(a.lower()) for a in split_list(allocation, "allocations")]
@@ -116,22 +97,16 @@ def users_vs_context_command(
 @plot_app.command("memory")
 @cli_errors
 def memory_command(
-    model: ModelArg,
-    gpu: GpuOpt = "h100",
-    context: ContextOpt = None,
-    avg_context: AvgOpt = None,
-    kv_dtype: KvDtypeOpt = "fp16",
-    allocation: Annotated[str, typer.Option("--allocation", "-a")] = "paged",
-    tp: TpOpt = "1",
-    block_size: BlockOpt = 16,
-    memory_utilization: UtilOpt = 0.9,
-    reserve_gib: ReserveOpt = None,
-    kv_budget_gib: BudgetOpt = None,
-    output: ImageOpt = None,
+    target: o.TargetArg, gpu: o.Gpu = None, context: o.Context = None,
+    avg_context: o.AvgContext = None, kv_dtype: o.KvDtype = None, allocation: o.Allocation = None,
+    tp: o.Tp = None, block_size: o.BlockSize = None,
+    memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
+    kv_budget_gib: o.KvBudgetGib = None, output: ImageOpt = None,
 ) -> None:
     """Where one GPU's memory goes: weights, cache in use and free, reserve, unallocated."""
-    req = _request(model, gpu, context, kv_dtype, allocation, tp, block_size,
-                   memory_utilization, reserve_gib, kv_budget_gib, avg_context)
+    from kvplan.plan.planner import resolve
+
+    req = resolve(one(records_for(target, locals()), "a plot"), need_load=False).request
     r = size(req)
     title = (f"{req.model.name} on {req.gpu.name}: {r.users_per_replica:,} conversations of "
              f"{req.tokens_held:,} tokens ({req.kv_dtype.value} {req.allocation.value})")
@@ -152,19 +127,12 @@ def memory_command(
 @plot_app.command("risk")
 @cli_errors
 def risk_command(
-    model: ModelArg,
-    gpu: GpuOpt = "h100",
-    context: ContextOpt = None,
-    kv_dtype: KvDtypeOpt = "fp16",
-    tp: TpOpt = "1",
-    block_size: BlockOpt = 16,
-    memory_utilization: UtilOpt = 0.9,
-    reserve_gib: ReserveOpt = None,
-    kv_budget_gib: BudgetOpt = None,
-    context_p50: Annotated[int | None, typer.Option("--context-p50", min=1)] = None,
-    context_p95: Annotated[int | None, typer.Option("--context-p95", min=1)] = None,
-    context_p99: Annotated[int | None, typer.Option("--context-p99", min=1)] = None,
-    context_sample: Annotated[Path | None, typer.Option("--context-sample")] = None,
+    target: o.TargetArg, gpu: o.Gpu = None, context: o.Context = None,
+    kv_dtype: o.KvDtype = None, tp: o.Tp = None, block_size: o.BlockSize = None,
+    memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
+    kv_budget_gib: o.KvBudgetGib = None, avg_context: o.AvgContext = None,
+    context_p50: o.P50 = None, context_p95: o.P95 = None, context_p99: o.P99 = None,
+    context_sample: o.Sample = None,
     users: Annotated[
         int | None, typer.Option("--users", help="open conversations [default: users at risk]",
                                  min=1)
@@ -174,23 +142,16 @@ def risk_command(
     output: ImageOpt = None,
 ) -> None:
     """The distribution of the open conversations' cache against the pool, overflow shaded."""
-    from kvplan.traffic import fit_lognormal, load_sample
-    from kvplan.traffic.curves import cache_distribution
+    from kvplan.plan.planner import cache_distribution
 
     if not 0 < risk < 1:
         raise typer.BadParameter(f"must be between 0 and 1, got {risk:g}", param_hint="--risk")
-    req = _request(model, gpu, context, kv_dtype, "paged", tp, block_size, memory_utilization,
-                   reserve_gib, kv_budget_gib, None)
-    pct = {q: v for q, v in ((0.5, context_p50), (0.95, context_p95), (0.99, context_p99))
-           if v is not None}
-    lengths: LengthDistribution
-    if context_sample is not None:
-        lengths = load_sample(context_sample)
-    elif pct:
-        lengths = fit_lognormal({q: float(v) for q, v in pct.items()})
-    else:
-        raise InputError("give a spread: --context-p50 with --context-p95/--context-p99, or "
-                         "--context-sample FILE")
+    values = {k: v for k, v in locals().items() if k not in ("users", "risk")}
+    planned = _planned(target, values)
+    req, lengths = planned.request, planned.lengths
+    if lengths is None:
+        raise InputError("give a spread: --context-p50 with --context-p95/--context-p99, "
+                         "--context-sample FILE, or --avg-context with one percentile")
     dist = cache_distribution(req, lengths, users, risk)
     title = (f"{req.model.name} on {req.gpu.name}: cache of {dist.users:,} open conversations "
              f"({req.kv_dtype.value})")

@@ -6,55 +6,21 @@ from typing import Annotated
 
 import typer
 
+from kvplan.cli import options as o
 from kvplan.cli.common import (
     FormatOpt,
     OutputOpt,
     cli_errors,
     debug_enabled,
     emit,
-    int_list,
-    non_negative,
-    positive,
     terminal_width,
     use_color,
 )
-from kvplan.cli.sizing import (
-    AllocOpt,
-    AvgOpt,
-    BlockOpt,
-    BudgetOpt,
-    ContextOpt,
-    EngineOpt,
-    EngineVersionOpt,
-    GroupOpt,
-    KvDtypeOpt,
-    MaxBatchedOpt,
-    MaxModelLenOpt,
-    MaxSeqsOpt,
-    ModelArg,
-    PpOpt,
-    PrefixOpt,
-    ReserveOpt,
-    SizingOptions,
-    TpOpt,
-    UtilOpt,
-    WeightDtypeOpt,
-    build_requests,
-    engine_settings,
-    resolve_model,
-    run_all,
-    size_all,
-)
-from kvplan.render import OutputFormat, render
-from kvplan.render.records import detail, size_record
-from kvplan.specs.schema import ModelSpec
+from kvplan.cli.recordio import emit_results, one, records_for, save, say_notes
+from kvplan.cli.values import int_list, non_negative, positive
+from kvplan.render import OutputFormat
 from kvplan.units import gib_to_bytes
 
-MaybeGpuOpt = Annotated[
-    str | None,
-    typer.Option("--gpu", "-g", help="GPU name or alias; comma-separated [default: h100; "
-                 "with --measure: the detected GPU]"),
-]
 MeasureOpt = Annotated[
     bool,
     typer.Option("--measure", help="build the model with random weights on --device and check "
@@ -79,76 +45,52 @@ LayersOpt = Annotated[
 
 @cli_errors
 def size_command(
-    model: ModelArg,
-    gpu: MaybeGpuOpt = None,
-    context: ContextOpt = None,
-    avg_context: AvgOpt = None,
-    kv_dtype: KvDtypeOpt = "fp16",
-    weight_dtype: WeightDtypeOpt = None,
-    allocation: AllocOpt = "paged",
-    block_size: BlockOpt = 16,
-    kv_group_size: GroupOpt = 64,
-    tp: TpOpt = "1",
-    pp: PpOpt = 1,
-    memory_utilization: UtilOpt = None,
-    reserve_gib: ReserveOpt = None,
-    kv_budget_gib: BudgetOpt = None,
-    shared_prefix_tokens: PrefixOpt = 0,
-    engine: EngineOpt = None,
-    engine_version: EngineVersionOpt = None,
-    max_num_batched_tokens: MaxBatchedOpt = None,
-    max_num_seqs: MaxSeqsOpt = None,
-    max_model_len: MaxModelLenOpt = None,
-    fmt: FormatOpt = OutputFormat.table,
-    output: OutputOpt = None,
-    measure: MeasureOpt = False,
-    device: DeviceOpt = "cuda",
-    tolerance: ToleranceOpt = 10.0,
-    time_limit: TimeLimitOpt = 120.0,
-    layers: LayersOpt = None,
+    target: o.TargetArg,
+    gpu: o.Gpu = None, context: o.Context = None, avg_context: o.AvgContext = None,
+    kv_dtype: o.KvDtype = None, weight_dtype: o.WeightDtype = None,
+    allocation: o.Allocation = None, block_size: o.BlockSize = None,
+    kv_group_size: o.KvGroupSize = None, tp: o.Tp = None, pp: o.Pp = None,
+    memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
+    kv_budget_gib: o.KvBudgetGib = None, shared_prefix_tokens: o.SharedPrefix = None,
+    engine: o.Engine = None, engine_version: o.EngineVersion = None,
+    max_num_batched_tokens: o.MaxBatched = None, max_num_seqs: o.MaxSeqs = None,
+    max_model_len: o.MaxModelLen = None,
+    fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None, save_to: o.Save = None,
+    measure: MeasureOpt = False, device: DeviceOpt = "cuda", tolerance: ToleranceOpt = 10.0,
+    time_limit: TimeLimitOpt = 120.0, layers: LayersOpt = None,
 ) -> None:
     """How many concurrent sequences one GPU holds, and where its memory goes."""
     if not measure and (layers is not None or device != "cuda"):
         raise typer.BadParameter("--layers and --device apply only with --measure")
     if measure:
-        ignored = {
-            "--kv-dtype": kv_dtype != "fp16", "--weight-dtype": weight_dtype is not None,
-            "--allocation": allocation != "paged", "--avg-context": avg_context is not None,
-            "--tp": tp != "1", "--pp": pp != 1, "--shared-prefix-tokens": shared_prefix_tokens > 0,
-            "--reserve-gib": reserve_gib is not None,
-            "--engine": engine is not None, "--engine-version": engine_version is not None,
-            "--max-num-batched-tokens": max_num_batched_tokens is not None,
-            "--max-num-seqs": max_num_seqs is not None, "--max-model-len": max_model_len is not None,
-        }
-        given = [name for name, on in ignored.items() if on]
-        if given:
+        values = {k: v for k, v in locals().items() if v is not None}
+        from kvplan.plan.record import is_deployment_target
+
+        given = [f"--{k.replace('_', '-')}" for k in values if k not in _MEASURED]
+        if given or is_deployment_target(target):
             raise typer.BadParameter(
-                f"{', '.join(given)}: --measure builds one model on one device, the cache in the "
-                "weights' dtype, and checks both allocations; drop these options"
-            )
-        _measure(model, gpu, context, kv_budget_gib, device, tolerance, time_limit, layers,
+                f"{', '.join(given) or target}: --measure builds one model on one device, the "
+                "cache in the weights' dtype, and checks both allocations; give a model and "
+                "at most --gpu, --context and --kv-budget-gib")
+        _measure(target, gpu, context, kv_budget_gib, device, tolerance, time_limit, layers,
                  fmt, output)
         return
-    spec = resolve_model(model)
-    opts = SizingOptions(
-        gpu or "h100", context, avg_context, kv_dtype, weight_dtype, allocation, block_size,
-        kv_group_size, tp, pp, memory_utilization, reserve_gib, kv_budget_gib, shared_prefix_tokens,
-        engine, engine_version, max_num_batched_tokens, max_num_seqs, max_model_len,
-    )
-    requests = build_requests(spec, opts)
-    settings = engine_settings(opts)
-    if settings is None:
-        results = size_all(requests)
-        records = [size_record(r) for r in results]
-        extras = [detail(r) for r in results]
-    else:
-        engines = run_all(requests, settings)
-        records = [size_record(e.size, e) for e in engines]
-        extras = [detail(e.size, e) for e in engines]
-    text = render(
-        fmt, records, extras, width=terminal_width(), color=use_color() and output is None
-    )
-    emit(text, output)
+    from kvplan.plan.planner import size_records
+    from kvplan.render.records import detail, size_record
+
+    records = records_for(target, locals())
+    plans = size_records([one(records)] if save_to is not None else records)
+    say_notes(plans)
+    emit_results(fmt, [size_record(p.size, p.engine) for p in plans],
+                 [detail(p.size, p.engine) for p in plans], output)
+    if save_to is not None:  # one full replica: its GPUs and the users it holds
+        p = plans[0]
+        save(save_to, p.record, p.size.request.gpus_per_replica if p.size.fits else None,
+             p.size.users_per_replica)
+
+
+_MEASURED = {"target", "gpu", "context", "kv_budget_gib", "fmt", "output", "measure", "device",
+             "tolerance", "time_limit", "layers"}
 
 
 def _measure(
@@ -159,10 +101,11 @@ def _measure(
     """`--measure`: torch and transformers are imported only from here on."""
     from kvplan.measure import require_extra
     from kvplan.measure.device import parse_device
-    from kvplan.specs import all_hardware, load_hardware
+    from kvplan.specs import all_hardware, load_hardware, load_model
+    from kvplan.specs.schema import ModelSpec
 
     parse_device(device)
-    spec: ModelSpec = resolve_model(model)
+    spec: ModelSpec = load_model(model)
     contexts = int_list(context, "tokens") if context else [None]
     if len(contexts) != 1 or (gpu is not None and "," in gpu):
         raise typer.BadParameter("--measure takes one --context and one --gpu")

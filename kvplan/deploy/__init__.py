@@ -18,9 +18,9 @@ from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, ContextTokens, Deployment
 from kvplan.deploy.yamldoc import Doc, dotted, read_docs
-from kvplan.engines.deployment import check_engine_block
 from kvplan.errors import InputError
-from kvplan.specs.loader import load_hardware, load_model
+from kvplan.plan.rules import required_users
+from kvplan.specs.loader import load_hardware
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import exact, gib_to_bytes, parse_dtype
 
@@ -70,8 +70,7 @@ class PlannedDeployment:
     @property
     def required_users(self) -> int:
         """ceil(traffic peak x (1 + headroom)), or min_users if that is larger."""
-        need = math.ceil(self.traffic_peak * (1 + self.headroom))
-        return max(need, self.min_users or 0)
+        return required_users(self.traffic_peak, self.headroom, self.min_users)
 
 
 def is_deployment(path: Path) -> bool:
@@ -125,6 +124,9 @@ def validation_problems(
             msg = f"unknown field; {hint}"
         elif kind == "missing":
             msg = "required field is missing"
+        elif kind == "less_than_equal" and isinstance(item.get("input"), (int, float)):
+            limit = (item.get("ctx") or {}).get("le")
+            msg = f"{item['input']:,} is beyond the limit of {limit:,} (docs/limits.md)"
         elif kind == "literal_error" or "type" in kind or "parsing" in kind:
             msg = f"{msg} (got {item.get('input')!r})"
         line = doc.line(*prefix, *loc) if doc else None
@@ -152,8 +154,11 @@ def parse_deployment(data: Any, source: str, doc: Doc | None = None) -> Deployme
 
 
 @lru_cache(maxsize=256)
-def _catalog_model(ref: str) -> ModelSpec:
-    return load_model(ref)
+def _catalog_model(ref: str) -> tuple[ModelSpec, str]:
+    from kvplan.specs.resolve import resolve_model as resolve
+
+    found = resolve(ref)
+    return found.spec, found.note
 
 
 @lru_cache(maxsize=256)
@@ -162,14 +167,20 @@ def _catalog_gpu(ref: str) -> HardwareSpec:
 
 
 def resolve_model(ref: str, base_dir: Path | None) -> ModelSpec:
-    """A catalog name, or a spec path (relative to the deployment file's folder first)."""
-    looks_like_path = "/" in ref or ref.endswith((".yaml", ".yml", ".json"))
-    if looks_like_path and base_dir is not None and not Path(ref).is_absolute():
-        candidate = base_dir / ref
-        if candidate.exists():
-            return load_model(str(candidate))
-    if looks_like_path:
-        return load_model(ref)
+    """A catalog name, hf_id, alias or hub id, or a spec path (relative to the deployment
+    file's folder first): kvplan.specs.resolve's rules."""
+    return resolve_model_noted(ref, base_dir)[0]
+
+
+def resolve_model_noted(ref: str, base_dir: Path | None) -> tuple[ModelSpec, str]:
+    """The spec, and which rule resolved the name ('' for a plain catalog name)."""
+    from kvplan.specs.resolve import looks_like_path
+    from kvplan.specs.resolve import resolve_model as resolve
+
+    if looks_like_path(ref):
+        found = resolve(ref, base=base_dir if base_dir is not None and not Path(ref).is_absolute()
+                        and (base_dir / ref).exists() else None)
+        return found.spec, found.note
     return _catalog_model(ref)
 
 
@@ -222,8 +233,29 @@ def _distribution(
     return None
 
 
+# engine settings an engine never reads (so a stated one is noted, and a flag refused): the
+# profiles model their activations (no reserve) and their own allocation; SGLang, TensorRT-LLM
+# and transformers fix their page size (transformers: one page per sequence)
+_FIXED = ("reserve_gib", "allocation", "block_size")
+UNUSED_BY = {
+    "ideal": ("version", "max_num_batched_tokens"),
+    "vllm": ("reserve_gib", "allocation"),
+    "sglang": _FIXED,
+    "trtllm": _FIXED,
+    "transformers": _FIXED,
+}
+def unused_reason(engine: str) -> str:
+    if engine == "ideal":
+        return "read only by an engine profile (vllm, sglang, trtllm, transformers)"
+    return f"the {engine} profile sets this itself (activations, allocation, page size)"
+
+
+NO_LOAD = "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_s"
+
+
 def plan_deployment(
-    dep: Deployment, source: str, base_dir: Path | None = None, doc: Doc | None = None
+    dep: Deployment, source: str, base_dir: Path | None = None, doc: Doc | None = None,
+    need_load: bool = True,
 ) -> PlannedDeployment:
     """Resolve specs and build the sizing request: the one place the engine is chosen.
 
@@ -237,8 +269,9 @@ def plan_deployment(
 
     model: ModelSpec | None = None
     gpu: HardwareSpec | None = None
+    model_note = ""
     try:
-        model = resolve_model(dep.model, base_dir)
+        model, model_note = resolve_model_noted(dep.model, base_dir)
     except InputError as err:
         fail("model", str(err))
     try:
@@ -246,10 +279,15 @@ def plan_deployment(
     except InputError as err:
         fail("hardware.gpu", str(err))
     e = dep.engine
-    try:
-        check_engine_block(e)  # the engine profiles live in kvplan.engines
-    except InputError as err:
-        fail("engine.name", str(err))
+    if e.name != "ideal":  # the engine profiles live in kvplan.engines (loaded only for them)
+        from kvplan.engines.deployment import check_engine_block
+
+        try:
+            check_engine_block(e)
+        except InputError as err:
+            fail("engine.name", str(err))
+    if need_load and not dep.traffic.has_load:
+        fail("traffic", NO_LOAD)
     dtypes = {}
     for field in ("weight_dtype", "kv_cache_dtype"):
         value = getattr(e, field)
@@ -275,7 +313,10 @@ def plan_deployment(
     context = e.max_model_len or model.max_context_tokens
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
-    notes: list[str] = []
+    notes: list[str] = [f"model {model_note}"] if model_note else []
+    notes += [f"engine.{key}: {unused_reason(e.name)}, so it is not used"  # never silently
+              for key in UNUSED_BY.get(e.name, ())
+              if key in e.model_fields_set and key != "block_size"]  # manifests state pages
     lengths = (_distribution(ctx, context, base_dir, fail, notes.append)
                if ctx is not None else None)
     if lengths is not None and mean is None:  # capped at max_model_len, rounded up
@@ -308,6 +349,7 @@ def plan_deployment(
         avg_context_tokens=mean,
         weight_dtype=weight_dtype,
         block_size_tokens=e.block_size,
+        kv_group_size=e.kv_group_size,
         tp=tp,
         pp=pp,
         memory_utilization=exact(e.gpu_memory_utilization),
@@ -321,7 +363,7 @@ def plan_deployment(
         req.check()
     except InputError as err:
         raise DeploymentError(source, [Problem("engine", str(err), _line(doc, "engine"))]) from None
-    traffic_peak = peak_users(dep)
+    traffic_peak = peak_users(dep) if dep.traffic.has_load else 0
     floor = dep.requirement.min_users
     return PlannedDeployment(
         path=source,

@@ -36,6 +36,15 @@ class Hardware(_Strict):
         description="GPUs the deployment has, all replicas: replicas x tensor x pipeline. "
         "`kvplan check` requires it; `kvplan fleet` computes it",
     )
+    price_per_hour_usd: PosFloat | None = Field(
+        default=None, description="USD per GPU-hour [default: the GPU spec's price]"
+    )
+    bandwidth_efficiency: float = Field(
+        default=1.0, gt=0, le=1, description="share of peak memory bandwidth decode achieves"
+    )
+    flops_efficiency: float = Field(
+        default=1.0, gt=0, le=1, description="share of peak BF16 FLOP/s prefill achieves"
+    )
 
 
 class Parallel(_Strict):
@@ -54,6 +63,8 @@ class Engine(_Strict):
     weight_dtype: str | None = None
     allocation: Literal["paged", "reserved"] = "paged"
     block_size: Annotated[int, Field(gt=0, le=lim.MAX_BLOCK_TOKENS), NoBool] = 16
+    kv_group_size: Annotated[int, Field(gt=0, le=lim.MAX_HEAD_DIM), NoBool] = Field(
+        default=64, description="values per fp16 scale, int4 caches")
     max_num_seqs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = None
     max_num_batched_tokens: Tokens | None = None
     enable_prefix_caching: bool = False
@@ -104,14 +115,19 @@ class Traffic(_Strict):
     min_tokens_per_s_per_user: PosFloat | None = Field(
         default=None, description="decode speed every user must see (the SLO)"
     )
+    prompt_tokens: PosInt | None = Field(
+        default=None, description="prompt length for TTFT [default: the mean context]"
+    )
+
+    @property
+    def has_load(self) -> bool:
+        return self.peak_concurrent_users is not None or self.arrival_rate_per_s is not None
 
     @model_validator(mode="after")
     def _one_load(self) -> Traffic:
+        # no load at all is valid here (`kvplan size` plans one replica); planning a fleet or
+        # checking a deployment requires one (kvplan.deploy.plan_deployment, need_load)
         rate = self.arrival_rate_per_s is not None or self.mean_duration_s is not None
-        if self.peak_concurrent_users is None and not rate:
-            raise ValueError(
-                "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_s"
-            )
         if self.peak_concurrent_users is not None and rate:
             raise ValueError("give peak_concurrent_users or an arrival rate, not both")
         if rate and (self.arrival_rate_per_s is None or self.mean_duration_s is None):

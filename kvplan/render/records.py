@@ -49,6 +49,9 @@ def size_record(r: SizeResult, engine: EngineResult | None = None) -> dict[str, 
         "kv_budget_bytes": r.kv_budget_bytes,
         "shared_prefix_bytes": r.shared_prefix_bytes,
         "users_per_gpu": number(r.users_per_gpu),
+        # the basis of the headline: every sequence at the mean (paged, a mean given) or at
+        # its maximum (reserved, or no mean): the worst case
+        "users_per_gpu_basis": "mean" if q.tokens_held < q.context_tokens else "worst_case",
         "users_per_replica": r.users_per_replica,
         "gpus_per_replica": q.gpus_per_replica,
         "fits": r.fits,
@@ -119,13 +122,18 @@ def _round(x: Fraction | float | None, places: int = 6) -> float | None:
 def traffic_record(p: TrafficPlan, engine: EngineResult | None = None) -> dict[str, Any]:
     """`fleet` fields plus the traffic plan's; replicas and GPUs follow the plan's binding.
 
-    Keys `fleet` always had keep their names; `users_per_gpu` stays the mean-based answer.
+    `users_per_gpu` is the headline: the users per GPU that decided the GPU count (gpus_needed
+    = ceil(required_users / users_per_gpu)), its basis beside it; the other bases follow.
     """
+    from kvplan.plan.planner import basis
+
     rec = fleet_record(p.fleet, engine)
     per_gpu = p.per_gpu
     slo = p.traffic.min_tokens_per_s_per_user
     rec.update(
         {
+            "users_per_gpu": number(per_gpu(p.planned_users_per_replica)),
+            "users_per_gpu_basis": basis(p),
             "replicas": p.replicas,
             "gpus_needed": p.gpus_needed,
             "reason": rec["reason"] or p.reason,

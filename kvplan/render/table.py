@@ -79,6 +79,9 @@ def _title(r: dict[str, Any]) -> str:
     )
 
 
+BASIS = {"mean": "mean", "at_risk": "at risk", "worst_case": "worst case", "slo": "SLO"}
+
+
 def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     rows = [("KV per token", _bytes(r["kv_bytes_per_token"]))]
     if r["kv_bytes_per_token_beyond_window"] != r["kv_bytes_per_token"]:
@@ -97,6 +100,8 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     if r["shared_prefix_bytes"]:
         rows.append(("  shared prefix", _bytes(r["shared_prefix_bytes"])))
     users = f"{r['users_per_gpu']:,}" if r["fits"] else "0"
+    if r.get("users_per_gpu_basis"):
+        users += f" ({BASIS[r['users_per_gpu_basis']]})"
     rows.append(("Users per GPU", users))
     if r["gpus_per_replica"] > 1:
         rows.append(("Users per replica", f"{fmt_int(r['users_per_replica'])}"

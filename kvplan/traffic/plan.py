@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
@@ -18,6 +17,7 @@ from kvplan.capacity.kv import (
 )
 from kvplan.capacity.plan import FleetResult, SizeRequest, SizeResult, size, weights_bytes_per_gpu
 from kvplan.errors import InputError
+from kvplan.plan.rules import required_users
 from kvplan.specs.schema import ModelSpec
 from kvplan.traffic.decode import decode_step_time_s, slo_batch, ttft_s
 from kvplan.traffic.lengths import LengthDistribution, PointMass
@@ -54,7 +54,7 @@ class Traffic:
     @property
     def required_users(self) -> int:
         """ceil(peak x (1 + headroom)), or min_users if that is larger (as `kvplan check`)."""
-        return max(math.ceil(self.peak_users * (1 + self.headroom)), self.min_users or 0)
+        return required_users(self.peak_users, self.headroom, self.min_users)
 
 
 @dataclass(frozen=True)
@@ -201,6 +201,10 @@ def plan_traffic(
         at_risk = RiskEstimate(0, 1.0, "exact")
     else:
         at_risk = users_at_risk(lattice, pool, traffic.risk, limit, progress)
+    if traffic.lengths is None and at_risk.users > mean_result.users_per_replica:
+        # no spread: every conversation at the mean, so the sizer's own count (an engine's
+        # accounting, e.g. vLLM's sliding-window pages) is exact, as `size` and `check` say
+        at_risk = replace(at_risk, users=mean_result.users_per_replica)
     memory_users = at_risk.users
     gpus = req.gpus_per_replica
     weights_read = weights_bytes_per_gpu(req.model, req.effective_weight_dtype, gpus) * req.pp

@@ -67,13 +67,13 @@ def test_cli_import_writes_a_spec_size_accepts(runner, tmp_path):
     assert spec.attention.head_dim == 128  # explicit, not 5120 / 64 = 80
     sized = invoke(runner, "size", str(out), "--gpu", "h200", "--context", "8192", "-f", "json")
     assert sized.exit_code == 0, sized.output
-    assert json.loads(sized.output)["kv_bytes_per_token"] == 262_144
+    assert json.loads(sized.stdout)["results"][0]["kv_bytes_per_token"] == 262_144
 
 
 def test_size_takes_a_config_json(runner):
     result = invoke(runner, "size", str(CONFIGS / "falcon-7b.json"), "-c", "2048", "-f", "json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["kv_bytes_per_token"] == 8_192
+    assert json.loads(result.stdout)["results"][0]["kv_bytes_per_token"] == 8_192
 
 
 def _safetensors(path: Path, tensors: dict[str, list[int]], dtype: str = "BF16") -> None:
@@ -287,4 +287,4 @@ def test_size_takes_a_snapshot_folder(runner, tmp_path):
     (snap / "config.json").write_text((CONFIGS / "qwen3-8b.json").read_text())
     result = invoke(runner, "size", str(snap), "--gpu", "l40s", "-c", "4096", "-f", "json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["kv_bytes_per_token"] == 147_456
+    assert json.loads(result.stdout)["results"][0]["kv_bytes_per_token"] == 147_456

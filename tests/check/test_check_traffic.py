@@ -31,7 +31,7 @@ V1_EXAMPLES = [
 def fleet_json(runner: CliRunner, path: Path) -> dict:
     result = invoke(runner, "fleet", str(path), "-f", "json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.stdout)
+    data = json.loads(result.stdout)["results"][0]  # fleet JSON: {"results": [...]}
     return data[0] if isinstance(data, list) else data
 
 

@@ -13,7 +13,7 @@ from pydantic import ValidationError
 from typer.testing import CliRunner
 
 from kvplan.capacity.parallel import check_parallelism, tp_problem, valid_tps
-from kvplan.cli import common
+from kvplan.cli import common, values
 from kvplan.errors import InputError
 from kvplan.inputs import InputFileError, atomic_write
 from kvplan.specs import all_models, load_model
@@ -84,7 +84,7 @@ def test_nothing_fits_is_exit_1_unless_allowed() -> None:
 
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), float("-inf")])
 def test_float_validators_refuse_non_finite(value: float) -> None:
-    for check in (common.finite, common.positive, common.non_negative, common.utilization):
+    for check in (values.finite, values.positive, values.non_negative, values.utilization):
         with pytest.raises(typer.BadParameter):
             check(value)
 

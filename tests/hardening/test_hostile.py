@@ -113,13 +113,16 @@ def test_hostile_input_is_refused_in_one_line(argv: tuple[str, ...], code: int, 
     _bounded(out)
 
 
-def test_alias_bomb_in_a_manifest_is_one_error_under_check() -> None:
+def test_alias_bomb_in_a_manifest_is_refused_and_named_under_check() -> None:
+    """The bomb sits in a ConfigMap beside a workload: it is never expanded, it is named on its
+    own line, and the StatefulSet beside it is still judged (each document on its own)."""
     out = run_limited("check", f"{H}/alias-bomb-manifest.yaml")
-    assert out.code == 2, out.stdout + out.stderr
-    errors = [ln for ln in out.stdout.splitlines() if ln.startswith("ERROR")]
+    assert out.code == 0, out.stdout + out.stderr
+    ignored = [ln for ln in out.stdout.splitlines() if ln.startswith("ignored:")]
     # the bomb's ConfigMap document begins on line 5 (after two comments, `---` and a comment)
-    assert errors == [f"ERROR {H}/alias-bomb-manifest.yaml:5: expands to more than 200,000 values "
-                      "(aliases repeated inside aliases); write the values out"]
+    assert ignored == [f"ignored: {H}/alias-bomb-manifest.yaml:5: expands to more than 200,000 "
+                       "values (aliases repeated inside aliases); write the values out"]
+    assert any(ln.startswith("PASS") for ln in out.stdout.splitlines())
     _bounded(out)
 
 
@@ -146,7 +149,7 @@ def test_a_binary_spec_on_the_search_path_is_named_by_models_and_gpus(tmp_path: 
 def test_utf16_with_a_bom_is_read() -> None:
     out = run_limited("size", f"{H}/utf16-bom.yaml", "--gpu", "h100", "--format", "json")
     assert out.code == 0, out.stderr
-    data = json.loads(out.stdout)
+    data = json.loads(out.stdout)["results"][0]  # one record: {"results": [...]}
     # llama-3-8b's shapes: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 bytes = 131,072 B/token;
     # pool = floor(85,045,477,376 x 0.9) - 16,060,522,496 weights - 2 GiB reserve
     #      = 58,332,923,494 B; one 8,192-token sequence = 1,073,741,824 B; floor(54.3) = 54

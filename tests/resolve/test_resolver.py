@@ -95,7 +95,7 @@ def test_size_accepts_a_hub_id_the_catalog_holds(runner) -> None:  # noqa: ANN00
     r = invoke(runner, "size", "meta-llama/Llama-3.1-8B-Instruct", "--gpu", "h100", "-c", "8192",
                "-f", "json")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout)["kv_bytes_per_token"] == 131_072
+    assert json.loads(r.stdout)["results"][0]["kv_bytes_per_token"] == 131_072
 
 
 # ------------------------------------------------------------------ the hub path, offline
@@ -128,7 +128,7 @@ def test_hub_id_from_the_local_cache_offline(tmp_path: Path) -> None:
     r = _run(["size", "acme/qwen3-8b-ft", "-c", "8192", "-f", "json"],
              {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
     assert r.returncode == 0, r.stderr
-    out = json.loads(r.stdout)
+    out = json.loads(r.stdout)["results"][0]
     assert out["kv_bytes_per_token"] == 147_456  # 36 x 8 x 256 x 2, as Qwen3-8B
 
 
@@ -145,7 +145,7 @@ def test_without_huggingface_hub_the_hint_names_the_package(tmp_path: Path) -> N
     r = _run(["size", "acme/not-cached"], {"HF_HOME": str(tmp_path)}, block_hub=True)
     assert r.returncode == 2
     assert r.stderr.strip() == (
-        "error: 'acme/not-cached' is not in kvplan's catalog; reading it from the Hugging Face hub "
+        "error: command line: model: 'acme/not-cached' is not in kvplan's catalog; reading it from the Hugging Face hub "
         "needs huggingface_hub: pip install huggingface_hub (or pass a local config.json or "
         "snapshot folder)"
     )

@@ -15,6 +15,13 @@ from kvplan.specs import load_hardware, load_model
 from kvplan.traffic import Traffic, fit_lognormal, plan_traffic
 
 
+def results(text: str):  # noqa: ANN201 - one record, or a list of several
+    """size/fleet/explain JSON is always {"results": [...]}; one record unwrapped for brevity."""
+    rows = json.loads(text)["results"]
+    assert isinstance(rows, list)
+    return rows[0] if len(rows) == 1 else rows
+
+
 def invoke(runner, *args: str):  # noqa: ANN001, ANN201 - typer's Result type
     return runner.invoke(app, list(args))
 
@@ -26,7 +33,7 @@ CHATBOT = str(ROOT / "examples" / "support-chatbot.yaml")
 def test_chatbot_file_keeps_every_existing_key_and_value(runner):
     result = invoke(runner, "fleet", CHATBOT, "-f", "json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = results(result.stdout)
     assert data["users_per_gpu"] == 245
     assert data["replicas"] == 82
     assert data["gpus_needed"] == 82
@@ -47,7 +54,7 @@ def test_percentiles_give_three_answers(runner):
             "--context-p50", "1200", "--context-p95", "6000", "--risk", "0.01", "-f", "json"]
     result = invoke(runner, *args)
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = results(result.stdout)
     assert (data["users_per_gpu_worst_case"], data["users_per_gpu_at_risk"],
             data["users_per_gpu_mean"]) == (60, 231, 267)
     assert data["gpus_needed"] == 87  # ceil(20,000 / 231)
@@ -58,7 +65,7 @@ def test_percentiles_give_three_answers(runner):
 
 def test_slo_binds_and_says_so(runner):
     args = ["fleet", CHATBOT, "--min-tokens-per-s-per-user", "50", "-f", "json"]
-    data = json.loads(invoke(runner, *args).output)
+    data = results(invoke(runner, *args).stdout)
     h100 = load_hardware("h100")
     req = SizeRequest(model=load_model("llama-3-8b"), gpu=h100, context_tokens=8192,
                       avg_context_tokens=2000, kv_budget_bytes=60 * 1024**3)
@@ -76,7 +83,7 @@ def test_arrival_rate_by_littles_law(runner):
             "--peak-to-mean", "1.5", "--context", "8192", "--avg-context", "2000", "-f", "json"]
     result = invoke(runner, *args)
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["peak_users"] == 22_500
+    assert results(result.stdout)["peak_users"] == 22_500
 
 
 def test_sample_file(runner, tmp_path: Path):
@@ -87,7 +94,7 @@ def test_sample_file(runner, tmp_path: Path):
             "--context-sample", str(sample), "-f", "json"]
     result = invoke(runner, *args)
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = results(result.stdout)
     assert data["context_distribution"] == "empirical"
     assert data["users_per_gpu_worst_case"] <= data["users_per_gpu_at_risk"]
 
@@ -102,7 +109,7 @@ def test_deployment_with_percentiles_and_slo(runner, tmp_path: Path):
     )
     result = invoke(runner, "fleet", str(dep), "-f", "json")
     assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["users_per_gpu_at_risk"] == 231
+    assert results(result.stdout)["users_per_gpu_at_risk"] == 231
 
 
 def test_deployment_needs_some_length(runner, tmp_path: Path):
@@ -119,7 +126,7 @@ def test_deployment_needs_some_length(runner, tmp_path: Path):
 def test_bad_inputs_exit_2(runner, tmp_path: Path):
     assert invoke(runner, "fleet", "llama-3-8b", "-n", "10", "--risk", "2").exit_code == 2
     one = invoke(runner, "fleet", "llama-3-8b", "-n", "10", "--context-p95", "900")
-    assert one.exit_code == 2 and "two percentiles" in one.output
+    assert one.exit_code == 2 and "at least two of p50/p95/p99" in one.output
     rate = invoke(runner, "fleet", "llama-3-8b", "--arrival-rate", "3")
     assert rate.exit_code == 2 and "--mean-duration-s" in rate.output
     bad = tmp_path / "x.csv"
@@ -196,7 +203,7 @@ def test_deployment_sample_is_read_relative_to_the_file(runner, tmp_path: Path):
     )
     result = invoke(runner, "fleet", str(dep), "-f", "json")
     assert result.exit_code == 0, result.output
-    data = json.loads(result.output)
+    data = results(result.stdout)
     assert data["context_distribution"] == "empirical"
     assert data["context_mean_tokens"] == 600 + 25 * 39  # mean of 600 .. 2,550 tokens
     # the longest conversation holds 2,550 tokens = 160 blocks of 2 MiB: 192 fit for sure
@@ -229,19 +236,23 @@ def test_avg_context_with_one_percentile_plans_as_the_deployment_file(runner):
     args = ["fleet", "llama-3-8b", "--gpu", "h100", "--peak-users", "2400", "--headroom", "0.1",
             "--avg-context", "2000", "--context-p95", "7000", "--context", "8192",
             "--memory-utilization", "0.9", "-f", "json"]
-    cli = json.loads(invoke(runner, *args).output)
-    dep = json.loads(invoke(runner, "fleet", str(ROOT / "examples" / "deployments" /
-                                                 "chat-llama3-8b.yaml"), "-f", "json").output)
+    cli = results(invoke(runner, *args).stdout)
+    dep = results(invoke(runner, "fleet", str(ROOT / "examples" / "deployments" /
+                                              "chat-llama3-8b.yaml"), "-f", "json").stdout)
     for key in ("users_per_gpu_at_risk", "gpus_needed", "context_mean_tokens"):
         assert cli[key] == dep[key], key
     assert cli["gpus_needed"] == 14 and cli["users_per_gpu_at_risk"] == 189
     one = invoke(runner, "fleet", "llama-3-8b", "--peak-users", "10", "--context-p95", "7000")
     assert one.exit_code == 2
-    assert "or one with --avg-context" in one.output
-    both = invoke(runner, "fleet", "llama-3-8b", "--peak-users", "10", "--avg-context", "2000",
-                  "--context-p50", "1200", "--context-p95", "7000")
-    assert both.exit_code == 2
-    assert "at most one percentile" in both.output
+    assert "give mean, at least two of p50/p95/p99, or a sample file" in one.output
+    assert "--avg-context" in one.output  # the flags that would complete it are named
+    # a mean with two percentiles: as in a file, the percentiles decide and a note says so
+    # (the lognormal through p50 1,200 and p95 7,000: sigma = ln(7000/1200)/1.645 = 1.07, mean
+    # 1200 x e^(1.07^2/2) = 2,130 before the 8,192 cap, far from the stated 1,000)
+    both = invoke(runner, "fleet", "llama-3-8b", "--peak-users", "10", "--avg-context", "1000",
+                  "--context-p50", "1200", "--context-p95", "7000", "-f", "json")
+    assert both.exit_code == 0, both.output
+    assert "sized by the percentiles" in both.stderr
 
 
 def test_a_broken_target_is_named_before_the_missing_load(runner, tmp_path):

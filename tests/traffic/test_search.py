@@ -113,7 +113,7 @@ def test_search_progress_goes_to_a_terminal_only(runner, monkeypatch) -> None:
     plain = runner.invoke(app, args)
     assert plain.exit_code == 0, plain.output
     assert plain.stderr == ""
-    rows = json.loads(plain.stdout)["rows"]
+    rows = json.loads(plain.stdout)["results"]
     assert {r["gpu"] for r in rows} == {"h100-sxm-80gb", "h200-141gb"}
 
     bars: list[progress.LazyProgress] = []

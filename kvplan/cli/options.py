@@ -1,0 +1,144 @@
+"""Options shared by size, fleet and explain, defined once. Each sets one field of the record.
+
+Every option defaults to None (not given): a record built from flags alone starts from the
+schema's defaults (and kvplan.plan.record.FLAG_DEFAULTS), a file from its own values. The field
+each flag sets is in kvplan.plan.fields.FLAGS (docs/record.md). Engine options stay together
+at the end (more engine settings plug in there).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kvplan.cli.values import non_negative, positive, utilization
+
+
+def _fraction(value: float | None) -> float | None:
+    if value is not None and not 0 < value <= 1:
+        raise typer.BadParameter(f"must be in (0, 1], got {value:g} (0.8 means 80%)")
+    return value
+
+
+def _risk(value: float | None) -> float | None:
+    if value is not None and not 0 < value < 1:
+        raise typer.BadParameter(f"must be between 0 and 1, got {value:g} (0.01 means 1%)")
+    return value
+
+
+def _util(value: float | None) -> float | None:
+    return None if value is None else utilization(value)
+
+
+def _opt(*names: str, help: str, metavar: str, **kw: object) -> typer.models.OptionInfo:  # noqa: A002
+    return typer.Option(*names, help=help, metavar=metavar, show_default=False, **kw)  # type: ignore[arg-type]
+
+
+TargetArg = Annotated[str, typer.Argument(
+    metavar="MODEL_OR_FILE", show_default=False,
+    help="catalog name (`kvplan models`), spec YAML, config.json or HF folder; or a kvplan/v1 "
+    "deployment file (`-` reads one from standard input), whose fields the options override")]
+
+Gpu = Annotated[str | None, _opt("--gpu", "-g", metavar="GPU[,GPU...]",
+                                 help="GPU name or alias; a comma list plans each [default: h100]")]
+Context = Annotated[str | None, _opt(
+    "--context", "-c", metavar="TOKENS[,...]",
+    help="max tokens per sequence (engine.max_model_len) [default: the model's maximum]")]
+MaxModelLen = Annotated[int | None, _opt("--max-model-len", metavar="TOKENS", min=1,
+                                         help="the engine's max_model_len (same as --context)")]
+AvgContext = Annotated[int | None, _opt(
+    "--avg-context", metavar="TOKENS", min=1,
+    help="tokens a sequence holds on average (paged) [default: the max context]")]
+KvDtype = Annotated[str | None, _opt(
+    "--kv-dtype", metavar="DTYPE[,...]",
+    help="cache precision: fp16, bf16, fp8, int8, int4, auto [default: fp16; a file: auto]")]
+WeightDtype = Annotated[str | None, _opt("--weight-dtype", metavar="DTYPE",
+                                         help="[default: the model's published dtype]")]
+Allocation = Annotated[str | None, _opt("--allocation", "-a", metavar="paged|reserved[,...]",
+                                        help="how the cache is allocated [default: paged]")]
+BlockSize = Annotated[int | None, _opt("--block-size", metavar="TOKENS", min=1,
+                                       help="tokens per paged block [default: 16]")]
+KvGroupSize = Annotated[int | None, _opt("--kv-group-size", metavar="VALUES", min=1,
+                                         help="values per fp16 scale, int4 caches [default: 64]")]
+Tp = Annotated[str | None, _opt("--tp", metavar="GPUS[,...]",
+                                help="tensor-parallel GPUs per replica [default: 1]")]
+Pp = Annotated[int | None, _opt("--pp", metavar="STAGES", min=1,
+                                help="pipeline-parallel stages per replica [default: 1]")]
+MemoryUtilization = Annotated[float | None, _opt(
+    "--memory-utilization", metavar="SHARE", callback=_util,
+    help="share of GPU memory the engine may use [default: 0.9; with --engine, the engine's "
+    "own: vLLM gpu_memory_utilization, SGLang mem_fraction_static, TensorRT-LLM "
+    "free_gpu_memory_fraction]")]
+ReserveGib = Annotated[float | None, _opt("--reserve-gib", metavar="GIB", callback=non_negative,
+                                          help="activations + CUDA context [default: 2]")]
+KvBudgetGib = Annotated[float | None, _opt("--kv-budget-gib", metavar="GIB", callback=positive,
+                                           help="state the KV pool per GPU directly")]
+SharedPrefix = Annotated[int | None, _opt(
+    "--shared-prefix-tokens", metavar="TOKENS", min=0,
+    help="system-prompt tokens stored once (turns on prefix caching)")]
+# engine settings: one place (engine.* fields of the record)
+Engine = Annotated[str | None, _opt(
+    "--engine", "-e", metavar="NAME",
+    help="account as this engine does: ideal, vllm, sglang, trtllm, transformers")]
+EngineVersion = Annotated[str | None, _opt(
+    "--engine-version", metavar="VERSION",
+    help="engine release where accounting changed (vLLM 0.6.4, 0.10.2, 0.21; transformers: "
+    "dynamic or static cache)")]
+MaxBatched = Annotated[int | None, _opt(
+    "--max-num-batched-tokens", metavar="TOKENS", min=1,
+    help="tokens in one profiling/prefill batch [default: the engine's]")]
+MaxSeqs = Annotated[int | None, _opt("--max-num-seqs", metavar="N", min=1,
+                                     help="sequences per batch [default: the engine's]")]
+
+# traffic and requirement (fleet, explain)
+PeakUsers = Annotated[int | None, _opt("--peak-users", "-n", metavar="N", min=1,
+                                       help="peak concurrent conversations")]
+Headroom = Annotated[float | None, _opt(
+    "--headroom", metavar="SHARE", callback=non_negative,
+    help="spare capacity above the peak: 0.2 plans for 20% more")]
+MinUsers = Annotated[int | None, _opt("--min-users", metavar="N", min=1,
+                                      help="hold at least this many, whatever the peak")]
+ArrivalRate = Annotated[float | None, _opt(
+    "--arrival-rate", metavar="PER_S", callback=positive,
+    help="new conversations per second (with --mean-duration-s)")]
+MeanDuration = Annotated[float | None, _opt(
+    "--mean-duration-s", metavar="SECONDS", callback=positive,
+    help="seconds a conversation stays open on average")]
+PeakToMean = Annotated[float | None, _opt("--peak-to-mean", metavar="RATIO", min=1.0,
+                                          help="busiest rate / mean rate [default: 1]")]
+P50 = Annotated[int | None, _opt("--context-p50", metavar="TOKENS", min=1,
+                                 help="median tokens per conversation")]
+P95 = Annotated[int | None, _opt("--context-p95", metavar="TOKENS", min=1,
+                                 help="95th-percentile tokens")]
+P99 = Annotated[int | None, _opt("--context-p99", metavar="TOKENS", min=1,
+                                 help="99th-percentile tokens")]
+Sample = Annotated[str | None, _opt(
+    "--context-sample", metavar="FILE",
+    help="CSV or JSONL of request token counts (tokens, or prompt_tokens + output_tokens)")]
+Risk = Annotated[float | None, _opt(
+    "--risk", metavar="PROBABILITY", callback=_risk,
+    help="allowed chance the open conversations overflow the pool [default: 0.01]")]
+BandwidthEff = Annotated[float | None, _opt(
+    "--bandwidth-efficiency", metavar="SHARE", callback=_fraction,
+    help="share of peak memory bandwidth decode achieves [default: 1]")]
+FlopsEff = Annotated[float | None, _opt(
+    "--flops-efficiency", metavar="SHARE", callback=_fraction,
+    help="share of peak BF16 FLOP/s prefill achieves [default: 1]")]
+MinTps = Annotated[float | None, _opt(
+    "--min-tokens-per-s-per-user", metavar="TOKENS_PER_S", callback=positive,
+    help="decode speed each user must see (SLO)")]
+PromptTokens = Annotated[int | None, _opt("--prompt-tokens", metavar="TOKENS", min=1,
+                                          help="prompt length for TTFT [default: mean context]")]
+PricePerHour = Annotated[list[str] | None, _opt(
+    "--price-per-hour", metavar="[GPU=]USD",
+    help="USD per GPU-hour: GPU=USD (repeatable) or USD for the record's GPU")]
+Prices = Annotated[str | None, _opt(
+    "--prices", metavar="FILE",
+    help="YAML/JSON {gpu: USD} or CSV gpu,price_per_hour_usd (`-`: standard input)")]
+
+# output
+Save = Annotated[Path | None, _opt(
+    "--save", metavar="FILE",
+    help="write the planned record as a kvplan/v1 file that `kvplan check` passes")]

@@ -1,0 +1,52 @@
+"""Option values: comma lists, whole numbers, finite and bounded floats (typer callbacks)."""
+
+from __future__ import annotations
+
+import math
+
+import typer
+
+
+def split_list(text: str, what: str) -> list[str]:
+    items = [t.strip() for t in text.split(",") if t.strip()]
+    if not items:
+        raise typer.BadParameter(f"no {what} given")
+    return items
+
+
+def int_list(text: str, what: str) -> list[int]:
+    out = []
+    for item in split_list(text, what):
+        try:
+            value = int(item.replace("_", ""))
+        except ValueError:
+            raise typer.BadParameter(f"{item!r} is not a whole number of {what}") from None
+        if value <= 0:
+            raise typer.BadParameter(f"{what} must be positive, got {value}")
+        out.append(value)
+    return out
+
+
+def finite(value: float | None) -> float | None:
+    """Refuse nan and inf, which float options otherwise accept."""
+    if value is not None and not math.isfinite(value):
+        raise typer.BadParameter(f"must be a finite number, got {value}")
+    return value
+
+
+def positive(value: float | None) -> float | None:
+    if finite(value) is not None and value is not None and value <= 0:
+        raise typer.BadParameter(f"must be positive, got {value:g}")
+    return value
+
+
+def non_negative(value: float | None) -> float | None:
+    if finite(value) is not None and value is not None and value < 0:
+        raise typer.BadParameter(f"must not be negative, got {value:g}")
+    return value
+
+
+def utilization(value: float) -> float:
+    if not math.isfinite(value) or not 0 < value <= 1:
+        raise typer.BadParameter(f"must be in (0, 1], got {value:g} (0.9 means 90%)")
+    return value

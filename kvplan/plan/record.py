@@ -1,0 +1,273 @@
+"""Records: a kvplan/v1 `Deployment` built from a file, from flags, or a file with flags over it.
+
+`build_records` is the only place that knows where a value came from; it returns validated
+records whose `origins` say it (for `explain` and for messages), and nothing downstream reads
+them to decide anything.
+"""
+
+from __future__ import annotations
+
+import copy
+import itertools
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from kvplan.deploy import UNUSED_BY, parse_deployment, unused_reason
+from kvplan.deploy.problems import DeploymentError, Problem
+from kvplan.deploy.schema import API_VERSION, Deployment
+from kvplan.deploy.yamldoc import Doc, iter_docs, read_docs
+from kvplan.errors import InputError
+from kvplan.plan.fields import FLAGS, FlagField
+
+COMMAND_LINE = "command line"
+# what a record built from flags alone starts from (the commands' long-standing defaults)
+FLAG_DEFAULTS: dict[str, Any] = {"hardware.gpu": "h100", "engine.kv_cache_dtype": "fp16"}
+
+
+@dataclass(frozen=True)
+class Record:
+    """One validated deployment and where each of its stated values came from."""
+
+    deployment: Deployment
+    source: str  # the file, or "command line"
+    base_dir: Path | None = None  # relative paths in the record resolve from here
+    doc: Doc | None = None  # line numbers of the file's fields
+    origins: dict[str, str] = field(default_factory=dict)  # dotted field -> "--gpu", "file", ...
+    notes: tuple[str, ...] = ()  # each override of a file's field, named
+
+    def origin(self, dotted: str) -> str:
+        return self.origins.get(dotted, "default")
+
+    def named(self, problems: list[Problem]) -> list[Problem]:
+        """Problems with the flag named beside each field a flag set."""
+        from kvplan.plan.fields import HINTS, flag_for
+
+        out = []
+        for p in problems:
+            flag = self.origins.get(p.field, "")
+            flag = flag if flag.startswith("--") else ""
+            if not flag and self.source == COMMAND_LINE:  # say which flag would set it
+                hint = HINTS.get(p.field) or flag_for(p.field)
+                flag = f"set with {hint}" if hint else ""
+            label = f"{p.field} ({flag})" if flag else p.field
+            out.append(Problem(label, p.message, None if flag else p.line))
+        return out
+
+
+def get_field(data: dict[str, Any], dotted: str) -> Any:
+    node: Any = data
+    for part in dotted.split("."):
+        if not isinstance(node, dict) or part not in node:
+            return None
+        node = node[part]
+    return node
+
+
+def set_field(data: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, last = dotted.split(".")
+    node = data
+    for part in parents:
+        child = node.get(part)
+        if not isinstance(child, dict):
+            child = node[part] = {}
+        node = child
+    node[last] = value
+
+
+def drop_field(data: dict[str, Any], dotted: str) -> None:
+    *parents, last = dotted.split(".")
+    node: Any = data
+    for part in parents:
+        node = node.get(part) if isinstance(node, dict) else None
+    if isinstance(node, dict):
+        node.pop(last, None)
+
+
+def _leaves(data: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(data, dict):
+        return {prefix: data}
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        out.update(_leaves(value, f"{prefix}.{key}" if prefix else str(key)))
+    return out
+
+
+def is_deployment_target(target: str) -> bool:
+    """A kvplan/v1 file (or `-`, a deployment on standard input)."""
+    if target == "-":
+        return True
+    path = Path(target)
+    if path.suffix not in (".yaml", ".yml") or not path.is_file():
+        return False
+    docs = read_docs(path)  # a malformed file is named here, not taken for a model name
+    return bool(docs) and isinstance(docs[0].data, dict) and "apiVersion" in docs[0].data
+
+
+def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
+    """The record a target starts from: a file's fields, or a model with the flag defaults."""
+    if is_deployment_target(target):
+        if target == "-":
+            docs = list(iter_docs(sys.stdin.read(), "<stdin>"))
+            source, base_dir = "<stdin>", Path.cwd()
+        else:
+            docs = read_docs(Path(target))
+            source, base_dir = target, Path(target).parent
+        if not docs or not isinstance(docs[0].data, dict):
+            raise DeploymentError(source, [Problem("", "expected one kvplan/v1 document")])
+        data = copy.deepcopy(docs[0].data)
+        return data, source, base_dir, docs[0], {k: "file" for k in _leaves(data)}
+    name = Path(target).stem if target.endswith((".yaml", ".yml", ".json")) else target
+    data = {"apiVersion": API_VERSION, "name": name, "model": target, "hardware": {},
+            "traffic": {}}
+    for key, value in FLAG_DEFAULTS.items():
+        set_field(data, key, value)
+    origins = {"apiVersion": "default", "name": "argument", "model": "argument"}
+    return data, COMMAND_LINE, None, None, origins
+
+
+def _apply(
+    data: dict[str, Any], origins: dict[str, str], flag: FlagField, value: Any, from_file: bool
+) -> list[str]:
+    """Set one flag's field (and what goes with it); say what it overrides in a file."""
+    notes = []
+    old = get_field(data, flag.field)
+    new = flag.value(value)
+    if flag.field.endswith(".sample"):  # a flag's path is relative to where kvplan runs
+        new = _stdin_sample() if new == "-" else str(Path(new).expanduser().resolve())
+    if from_file and origins.get(flag.field) == "file":
+        if flag.field == "hardware.gpu":  # the catalog name, as the plans print it
+            old = _gpu_name(str(old))
+        notes.append(f"{flag.flag} overrides {flag.field} (was {old})")
+    elif from_file:
+        notes.append(f"{flag.flag} sets {flag.field} (the file does not state it)")
+    set_field(data, flag.field, new)
+    origins[flag.field] = flag.flag
+    for key, extra in flag.also:
+        if new:
+            set_field(data, key, extra)
+            origins[key] = flag.flag
+    for key in flag.clears:  # the other of two alternatives the file stated
+        if get_field(data, key) is not None and not origins.get(key, "").startswith("--"):
+            if from_file:
+                notes.append(f"{flag.flag} replaces {key} (was {get_field(data, key)})")
+            drop_field(data, key)
+            origins.pop(key, None)
+    return notes
+
+
+def build_records(
+    target: str,
+    values: dict[str, Any],
+    adjust: Callable[[dict[str, Any], dict[str, str]], None] | None = None,
+) -> list[Record]:
+    """Validated records for a target (model or file) and the flags given (parameter -> value).
+
+    Comma lists expand into one record per combination, in the order of FLAGS (GPU first).
+    `adjust` may set derived fields (the price of each record's GPU) before validation.
+    """
+    base, source, base_dir, doc, origins0 = _read_base(target)
+    from_file = source != COMMAND_LINE
+    given = {k: v for k, v in values.items() if v is not None}
+    unknown = sorted(set(given) - set(FLAGS))
+    if unknown:  # a programming error in a command: every option is a field or an output flag
+        raise InputError(f"options with no field of the record: {', '.join(unknown)}")
+    if "context" in given and "max_model_len" in given:
+        raise InputError("give --context or --max-model-len, not both (they are the same limit)")
+    choices: list[list[tuple[str, Any]]] = []
+    for name, flag in FLAGS.items():
+        if name not in given:
+            continue
+        raw = given[name]
+        if flag.comma_list and isinstance(raw, str):
+            items = [t.strip() for t in raw.split(",") if t.strip()]
+            if not items:
+                raise InputError(f"{flag.flag}: no value given")
+            choices.append([(name, _typed(flag, item)) for item in items])
+        else:
+            choices.append([(name, raw)])
+    records = []
+    for combo in itertools.product(*choices):
+        data, origins = copy.deepcopy(base), dict(origins0)
+        notes: list[str] = []
+        for name, value in combo:
+            notes += _apply(data, origins, FLAGS[name], value, from_file)
+        if adjust is not None:
+            adjust(data, origins)
+        try:
+            dep = parse_deployment(data, source, doc)
+        except DeploymentError as err:
+            rec = Record(Deployment.model_construct(), source, base_dir, doc, origins)
+            raise DeploymentError(source, rec.named(err.items)) from None
+        rec = Record(dep, source, base_dir, doc, origins, tuple(notes))
+        _refuse_unused(rec)
+        records.append(rec)
+    return records
+
+
+def _typed(flag: FlagField, item: str) -> Any:
+    """One item of a comma list, as its field expects (whole numbers for lengths and TP)."""
+    if flag.field in ("engine.max_model_len", "parallel.tensor"):
+        try:
+            value = int(item.replace("_", ""))
+        except ValueError:
+            raise InputError(f"{flag.flag}: {item!r} is not a whole number") from None
+        if value <= 0:
+            raise InputError(f"{flag.flag}: must be positive, got {value}")
+        return value
+    if flag.field == "engine.allocation":
+        return item.lower()
+    return item
+
+
+def with_fields(record: Record, values: dict[str, Any]) -> Record:
+    """The record with some fields set (None: left as is), validated again."""
+    data = record.deployment.model_dump(mode="json", exclude_unset=True)
+    origins = dict(record.origins)
+    for key, value in values.items():
+        if value is not None:
+            set_field(data, key, value)
+            origins[key] = "planned"
+    return replace(record, deployment=parse_deployment(data, record.source), origins=origins)
+
+
+def record_fields(record: Record) -> list[tuple[str, Any, str]]:
+    """Every field of the record (defaults included), its value and where it came from."""
+    data = record.deployment.model_dump(mode="json")
+    return [(k, v, record.origin(k)) for k, v in _leaves(data).items()
+            if v is not None or k in record.origins]
+
+
+def _gpu_name(ref: str) -> str:
+    from kvplan.specs import load_hardware
+
+    try:
+        return load_hardware(ref).name
+    except InputError:
+        return ref
+
+
+def _refuse_unused(rec: Record) -> None:
+    """A flag that sets what the record's engine never reads is refused, with the reason."""
+    name = rec.deployment.engine.name
+    flags = [rec.origins[f"engine.{k}"] for k in UNUSED_BY.get(name, ())
+             if rec.origins.get(f"engine.{k}", "").startswith("--")]
+    if flags:
+        hint = ("; add --engine" if name == "ideal" else "; drop the option")
+        problem = Problem(f"engine.name {name} ({', '.join(flags)})", unused_reason(name) + hint)
+        raise DeploymentError(rec.source, [problem])
+
+
+def _stdin_sample() -> str:
+    """`--context-sample -`: standard input kept in a file (JSONL when its lines are JSON)."""
+    import tempfile
+
+    text = sys.stdin.read()
+    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+    suffix = ".jsonl" if first.startswith("{") or first.isdigit() else ".csv"
+    with tempfile.NamedTemporaryFile("w", suffix=suffix, prefix="kvplan-sample-",
+                                     delete=False, encoding="utf-8") as fh:
+        fh.write(text)
+    return fh.name

@@ -1,0 +1,203 @@
+"""Every flag of size, fleet and explain against a deployment file: the flag sets its field, and
+the JSON equals the JSON of the same file with that field edited by hand (or it is refused)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import typer.main
+import yaml
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+from kvplan.plan.fields import FLAGS, OUTPUT_FLAGS, PRICE_FLAGS
+
+BASE: dict[str, Any] = {
+    "apiVersion": "kvplan/v1",
+    "name": "base",
+    "model": "llama-3-8b",
+    "hardware": {"gpu": "h100"},
+    "engine": {"name": "vllm", "max_model_len": 8192},
+    "traffic": {"peak_concurrent_users": 2000, "context_tokens": {"mean": 2000}},
+}
+
+# flag(s) -> the edit to the file written out by hand: (dotted field, value); None deletes it
+CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
+    "--gpu": (["--gpu", "h200"], [("hardware.gpu", "h200")]),
+    "--context": (["--context", "4096"], [("engine.max_model_len", 4096)]),
+    "--max-model-len": (["--max-model-len", "4096"], [("engine.max_model_len", 4096)]),
+    "--avg-context": (["--avg-context", "1500"], [("traffic.context_tokens.mean", 1500)]),
+    "--kv-dtype": (["--kv-dtype", "fp8"], [("engine.kv_cache_dtype", "fp8")]),
+    "--weight-dtype": (["--weight-dtype", "fp8"], [("engine.weight_dtype", "fp8")]),
+    "--allocation": (["--allocation", "reserved"], [("engine.allocation", "reserved")]),
+    "--block-size": (["--block-size", "32"], [("engine.block_size", 32)]),
+    "--kv-group-size": (["--kv-group-size", "32"], [("engine.kv_group_size", 32)]),
+    "--tp": (["--tp", "2"], [("parallel.tensor", 2)]),
+    "--pp": (["--pp", "2"], [("parallel.pipeline", 2)]),
+    "--memory-utilization": (["--memory-utilization", "0.8"],
+                             [("engine.gpu_memory_utilization", 0.8)]),
+    "--reserve-gib": (["--reserve-gib", "4"], [("engine.reserve_gib", 4.0)]),
+    "--kv-budget-gib": (["--kv-budget-gib", "40"], [("engine.kv_budget_gib", 40.0)]),
+    "--shared-prefix-tokens": (["--shared-prefix-tokens", "512"],
+                               [("traffic.shared_prefix_tokens", 512),
+                                ("engine.enable_prefix_caching", True)]),
+    "--engine": (["--engine", "sglang"], [("engine.name", "sglang")]),
+    "--engine-version": (["--engine-version", "0.10.2"], [("engine.version", "0.10.2")]),
+    "--max-num-batched-tokens": (["--max-num-batched-tokens", "4096"],
+                                 [("engine.max_num_batched_tokens", 4096)]),
+    "--max-num-seqs": (["--max-num-seqs", "64"], [("engine.max_num_seqs", 64)]),
+    "--peak-users": (["--peak-users", "3000"], [("traffic.peak_concurrent_users", 3000)]),
+    "--arrival-rate": (["--arrival-rate", "10", "--mean-duration-s", "300"],
+                       [("traffic.peak_concurrent_users", None),
+                        ("traffic.arrival_rate_per_s", 10.0), ("traffic.mean_duration_s", 300.0)]),
+    "--mean-duration-s": (["--mean-duration-s", "120", "--arrival-rate", "5"],
+                          [("traffic.peak_concurrent_users", None),
+                           ("traffic.arrival_rate_per_s", 5.0),
+                           ("traffic.mean_duration_s", 120.0)]),
+    "--peak-to-mean": (["--peak-to-mean", "1.5"], [("traffic.peak_to_mean", 1.5)]),
+    "--context-p50": (["--context-p50", "1200"], [("traffic.context_tokens.p50", 1200)]),
+    "--context-p95": (["--context-p95", "6000"], [("traffic.context_tokens.p95", 6000)]),
+    "--context-p99": (["--context-p99", "7000"], [("traffic.context_tokens.p99", 7000)]),
+    "--context-sample": (["--context-sample", "SAMPLE"],
+                         [("traffic.context_tokens.sample", "SAMPLE")]),
+    "--risk": (["--risk", "0.05"], [("traffic.risk", 0.05)]),
+    "--min-tokens-per-s-per-user": (["--min-tokens-per-s-per-user", "60"],
+                                    [("traffic.min_tokens_per_s_per_user", 60.0)]),
+    "--prompt-tokens": (["--prompt-tokens", "500"], [("traffic.prompt_tokens", 500)]),
+    "--headroom": (["--headroom", "0.2"], [("requirement.headroom_pct", 20.0)]),  # 0.2 = 20 %
+    "--min-users": (["--min-users", "2500"], [("requirement.min_users", 2500)]),
+    "--bandwidth-efficiency": (["--bandwidth-efficiency", "0.8"],
+                               [("hardware.bandwidth_efficiency", 0.8)]),
+    "--flops-efficiency": (["--flops-efficiency", "0.5"], [("hardware.flops_efficiency", 0.5)]),
+    "--price-per-hour": (["--price-per-hour", "3"], [("hardware.price_per_hour_usd", 3.0)]),
+    "--prices": (["--prices", "PRICES"], [("hardware.price_per_hour_usd", 2.5)]),
+}
+# flags whose change shows in fleet's JSON but not in size's (size plans one replica, no load)
+FLEET_ONLY_EFFECT = {"--peak-users", "--arrival-rate", "--mean-duration-s", "--peak-to-mean",
+                     "--risk", "--min-tokens-per-s-per-user", "--prompt-tokens", "--headroom",
+                     "--min-users", "--bandwidth-efficiency", "--flops-efficiency",
+                     "--price-per-hour", "--prices", "--context-p50", "--context-p95",
+                     "--context-p99", "--context-sample"}
+# refused on the base file (engine vllm), with the reason
+REFUSED = {
+    "--reserve-gib": "engine.name vllm (--reserve-gib): the vllm profile sets this itself",
+    "--allocation": "engine.name vllm (--allocation): the vllm profile sets this itself",
+}
+NO_VISIBLE_EFFECT = {"--peak-to-mean",  # only scales an arrival rate; the base states a peak
+                     "--kv-group-size"}  # only int4 caches have groups
+
+
+def command_flags(name: str) -> set[str]:
+    cmd = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
+    return {opt for p in cmd.params for opt in p.opts if opt.startswith("--")}
+
+
+def _edit(data: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, last = dotted.split(".")
+    node = data
+    for part in parents:
+        node = node.setdefault(part, {})
+    if value is None:
+        node.pop(last, None)
+    else:
+        node[last] = value
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    tmp = tmp_path_factory.mktemp("flags")
+    base = tmp / "base.yaml"
+    base.write_text(yaml.safe_dump(BASE))
+    sample = tmp / "sample.csv"
+    sample.write_text("tokens\n" + "\n".join(str(500 + 37 * i) for i in range(200)) + "\n")
+    prices = tmp / "prices.yaml"
+    prices.write_text("h100-sxm-80gb: 2.5\nh200: 4\n")
+    return {"base": base, "sample": sample, "prices": prices, "tmp": tmp}
+
+
+def _json(result: Any) -> Any:
+    assert result.exit_code == 0, result.output
+    return json.loads(result.stdout)["results"]
+
+
+def _strip_origins(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """explain's record lists where each value came from; flag and file differ there only."""
+    return [{**r, "record": [{**f, "from": None} for f in r.get("record", [])]} for r in rows]
+
+
+def test_every_flag_is_a_field_or_named_as_output():
+    """No flag of size, fleet or explain escapes the table (or the tests below)."""
+    known = {f.flag for f in FLAGS.values()} | set(PRICE_FLAGS) | set(OUTPUT_FLAGS)
+    for name in ("size", "fleet", "explain"):
+        flags = command_flags(name) - {"--help"}
+        assert flags <= known, (name, flags - known)
+    assert {f.flag for f in FLAGS.values()} | set(PRICE_FLAGS) == set(CASES)
+
+
+@pytest.mark.parametrize("flag", sorted(CASES))
+@pytest.mark.parametrize("command", ["fleet", "size", "explain"])
+def test_flag_overrides_its_field_as_the_same_edit_would(command, flag, files):
+    if flag not in command_flags(command):
+        pytest.skip(f"{command} has no {flag}")
+    argv, edits = CASES[flag]
+    subst = {"SAMPLE": str(files["sample"].resolve()), "PRICES": str(files["prices"])}
+    argv = [subst.get(a, a) for a in argv]
+    runner = CliRunner()
+    with_flag = runner.invoke(app, [command, str(files["base"]), *argv, "-f", "json"])
+    if flag in REFUSED:
+        assert with_flag.exit_code == 2, with_flag.output
+        assert REFUSED[flag] in " ".join(with_flag.output.split())
+        return
+    data = copy.deepcopy(BASE)
+    for dotted, value in edits:
+        _edit(data, dotted, subst.get(value, value) if isinstance(value, str) else value)
+    edited = files["tmp"] / f"{command}{flag}.yaml"
+    edited.write_text(yaml.safe_dump(data))
+    by_edit = runner.invoke(app, [command, str(edited), "-f", "json"])
+    got, want = _json(with_flag), _json(by_edit)
+    if command == "explain":
+        got, want = _strip_origins(got), _strip_origins(want)
+    assert got == want
+    if flag not in PRICE_FLAGS:  # each override of the file is named: flag and field
+        assert f"{argv[0]} " in with_flag.stderr and edits[0][0] in with_flag.stderr
+    untouched = _json(runner.invoke(app, [command, str(files["base"]), "-f", "json"]))
+    visible = flag not in NO_VISIBLE_EFFECT and not (command == "size" and
+                                                      flag in FLEET_ONLY_EFFECT)
+    if visible and command != "explain":
+        assert got != untouched, f"{flag} changed nothing in {command}'s JSON"
+
+
+def test_the_issue_example_gpu_override_is_planned_and_noted():
+    """`kvplan fleet FILE.yaml --gpu h200` plans on h200 and names the override."""
+    runner = CliRunner()
+    res = runner.invoke(app, ["fleet", "examples/support-chatbot.yaml", "--gpu", "h200",
+                              "-f", "json"])
+    rows = _json(res)
+    assert rows[0]["gpu"] == "h200-141gb"
+    assert "--gpu overrides hardware.gpu (was h100-sxm-80gb)" in res.stderr
+    # h200: 150,109,880,320 B; the file states kv_budget_gib 60, so the pool is 60 GiB either
+    # way: 64,424,509,440 / (2,000 tokens x 131,072 B) = 245 users, 20,000 / 245 -> 82 GPUs
+    assert rows[0]["users_per_gpu"] == 245 and rows[0]["gpus_needed"] == 82
+
+
+def test_a_flag_the_engine_never_reads_is_refused_with_the_reason():
+    runner = CliRunner()
+    res = runner.invoke(app, ["size", "examples/support-chatbot.yaml", "--engine-version",
+                              "0.10.2"])
+    assert res.exit_code == 2
+    assert "engine.name ideal (--engine-version): read only by an engine profile" in res.output
+
+
+def test_comma_lists_expand_one_record_into_many():
+    runner = CliRunner()
+    rows = _json(runner.invoke(app, ["size", "examples/support-chatbot.yaml", "--gpu",
+                                     "h100,h200", "--kv-dtype", "fp16,fp8", "-f", "json"]))
+    assert [(r["gpu"], r["kv_dtype"]) for r in rows] == [
+        ("h100-sxm-80gb", "fp16"), ("h100-sxm-80gb", "fp8"), ("h200-141gb", "fp16"),
+        ("h200-141gb", "fp8")]
+    # the file's 60 GiB pool / (2,000 tokens x 128 KiB) = 245 at fp16, x 2 at fp8 = 491
+    assert [r["users_per_gpu"] for r in rows] == [245, 491, 245, 491]
