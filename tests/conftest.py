@@ -2,16 +2,41 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
-from kvplan.cli import app
-from kvplan.specs import load_hardware, load_model
+# Tests find their files from the repository root, whatever directory pytest starts in: the
+# root goes first on sys.path (so `kvplan` and `tests.conftest` are this checkout's), and every
+# test runs with the root as its working directory (relative paths such as examples/...).
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-ASSETS = Path(__file__).parent / "assets"
-GOLDEN = Path(__file__).parent / "golden"
+from typer.testing import CliRunner  # noqa: E402
+
+from kvplan.cli import app  # noqa: E402
+from kvplan.specs import load_hardware, load_model  # noqa: E402
+
+ASSETS = ROOT / "tests" / "assets"
+GOLDEN = ROOT / "tests" / "golden"
+
+# Hypothesis: `ci` (the default) draws the same examples every run; `nightly` draws new ones,
+# ten times as many. Select with HYPOTHESIS_PROFILE=nightly.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("nightly", derandomize=False, max_examples=1000, deadline=None,
+                          print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Relative paths in tests (examples/..., tests/assets/...) resolve from the root."""
+    monkeypatch.chdir(ROOT)
 
 
 @pytest.fixture(autouse=True)
