@@ -212,3 +212,59 @@ def test_fleet_needs_a_positive_peak_and_headroom():
     # 54 users per H100 at 8,192 tokens: ceil(100 / 54) = 2 replicas of 1 GPU
     f = fleet(req, 100)
     assert (f.replicas, f.gpus_needed) == (2, 2)
+
+
+def test_a_fitting_result_has_no_reason_and_both_allocations():
+    # chatbot: 2,000 of 8,192 tokens. reserved 8,192 x 131,072 = 1,073,741,824;
+    # paged 2,000 x 131,072 = 262,144,000; 58,332,923,494 // 262,144,000 = 222 users
+    r = size(SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, avg_context_tokens=2000))
+    assert (r.reason, r.max_context_that_fits, r.fits, r.users_per_replica) == (None, None, True, 222)
+    assert r.kv_bytes_per_sequence_reserved == 1_073_741_824
+    assert r.kv_bytes_per_sequence_paged == r.kv_bytes_per_sequence == 262_144_000
+    assert r.reserved_waste_bytes_per_sequence == 811_597_824
+    assert r.breakdown.kv_used_bytes == 222 * 262_144_000
+    assert r.breakdown.kv_free_bytes == 58_332_923_494 - 222 * 262_144_000
+
+
+def test_a_result_that_does_not_fit_still_reports_both_allocations():
+    # 70B on one H100, 2,000 of 8,192 tokens: reserved 8,192 x 327,680 = 2,684,354,560;
+    # paged 2,000 x 327,680 = 655,360,000
+    r = size(SizeRequest(model=load_model("llama-3.1-70b"), gpu=H100, context_tokens=8192,
+                         avg_context_tokens=2000))
+    assert r.kv_bytes_per_sequence_reserved == 2_684_354_560
+    assert r.kv_bytes_per_sequence_paged == r.kv_bytes_per_sequence == 655_360_000
+
+
+@pytest.mark.parametrize(("reserve_less", "budget", "why"), [
+    # reserve = usable - weights = 76,540,929,638 - 16,060,522,496 = 60,480,407,142: pool 0 B,
+    # so the weights and the reserve leave nothing
+    (0, 0, "weights need 14.96 GiB per GPU"),
+    # one byte less reserve: a 1 B pool, which holds no sequence
+    (1, 1, "one sequence of 8,192 tokens needs 1 GiB of cache but the pool is 1 B"),
+])
+def test_pool_of_zero_and_one_byte(reserve_less: int, budget: int, why: str):
+    r = size(SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192,
+                         reserve_bytes=60_480_407_142 - reserve_less))
+    assert r.kv_budget_bytes == budget and r.users_per_replica == 0
+    assert r.reason is not None and r.reason.startswith(why)
+
+
+def test_the_reason_counts_the_prefix_once():
+    # 8,000-token prefix (1,048,576,000 B) + 192 own tokens (12 blocks, 25,165,824 B) = 1 GiB
+    # against 512 MiB; without a prefix 512 MiB holds 4,096 tokens
+    r = size(SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, shared_prefix_tokens=8000,
+                         kv_budget_bytes=GIB // 2))
+    assert r.reason == ("one sequence of 8,192 tokens needs 1 GiB of cache but the pool is 512 MiB; "
+                        "the longest context that fits is 4,096 tokens")
+
+
+def test_advice_survives_a_sizer_that_refuses():
+    from kvplan.capacity.plan import advise
+
+    def refuse(req: SizeRequest):  # noqa: ANN202
+        raise InputError("no")
+
+    r = size(SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, kv_budget_bytes=3 * GIB // 4))
+    # every variant is refused (0 users): only the longest context is left to suggest
+    assert advise(r, [load_hardware("h200")], refuse).suggestions == (
+        "--context 6144: fits one sequence",)
