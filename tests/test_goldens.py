@@ -120,3 +120,39 @@ def test_golden_key_numbers_by_hand(runner, name, row, field, value, arithmetic)
         return
     if field != "users_per_gpu" or value:  # a bare 0 would match anything
         assert any(s in text for s in _shown(value)), f"{name} does not show {value} ({arithmetic})"
+
+
+# --- README examples: the same anchors for the examples README.md shows ------------------------
+README_ANCHORS = [
+    ("kvplan size llama-3-8b --gpu h100 --context 8192 --avg-context 2000 --kv-budget-gib 60",
+     "users_per_gpu", 245, "64,424,509,440 // (2,000 x 131,072 = 262,144,000)"),
+    ("kvplan size llama-3-8b --gpu h100 --context 8192 --avg-context 2000 --kv-budget-gib 60",
+     "kv_bytes_per_token", 131_072, "32 x 2 x 8 x 128 x 2 B"),
+    ("kvplan size llama-3.1-70b --gpu h100 --context 8192", "weights_bytes", 141_107_412_992,
+     "70,553,706,496 params x 2 B"),
+    # reserved: every sequence sets aside 8,192 x 131,072 = 1 GiB: 60 GiB holds 60;
+    # ceil(20,000 / 60) = 334 GPUs at 3.78 USD = 1,262.52 USD per hour
+    ("kvplan fleet llama-3-8b --gpu h100 --context 8192 --kv-budget-gib 60 --peak-users 20000 "
+     "--allocation reserved -f csv", "users_per_gpu", 60, "64,424,509,440 // 1,073,741,824"),
+    ("kvplan fleet llama-3-8b --gpu h100 --context 8192 --kv-budget-gib 60 --peak-users 20000 "
+     "--allocation reserved -f csv", "gpus_needed", 334, "ceil(20,000 / 60) = ceil(333.3)"),
+    ("kvplan fleet examples/support-chatbot.yaml", "users_per_gpu", 245, "as the size example"),
+    ("kvplan fleet examples/support-chatbot.yaml", "kv_budget_bytes", 64_424_509_440,
+     "60 x 2^30 (kv_budget_gib: 60)"),
+]
+
+
+@pytest.mark.parametrize(("cmd", "field", "value", "arithmetic"), README_ANCHORS,
+                         ids=[f"{a[0].split()[2]}-{a[1]}-{i}" for i, a in enumerate(README_ANCHORS)])
+def test_readme_key_numbers_by_hand(runner, cmd, field, value, arithmetic):
+    from tests.test_readme import examples
+
+    shown = [out for c, out in examples() if c == cmd]
+    assert shown, f"README no longer shows `{cmd}`"
+    assert any(s in shown[0] for s in _shown(value)), f"README shows no {value} ({arithmetic})"
+    args = cmd.split()[1:]
+    if "-f" in args:
+        i = args.index("-f")
+        del args[i:i + 2]
+    doc = json.loads(invoke(runner, *args, "-f", "json").stdout)
+    assert (doc[0] if isinstance(doc, list) else doc)[field] == value, arithmetic
