@@ -268,3 +268,33 @@ def test_advice_survives_a_sizer_that_refuses():
     # every variant is refused (0 users): only the longest context is left to suggest
     assert advise(r, [load_hardware("h200")], refuse).suggestions == (
         "--context 6144: fits one sequence",)
+
+
+@pytest.mark.parametrize(("tokens", "window", "sliding", "allocation", "held"), [
+    (5000, 4096, True, Allocation.paged, 4096),  # a sliding layer keeps the window (256 blocks)
+    (5000, 4096, False, Allocation.paged, 5008),  # a full layer keeps all: ceil(5,000/16) x 16
+    (5000, None, True, Allocation.reserved, 5000),  # no window: everything
+    (100, 4096, True, Allocation.reserved, 100),  # under the window
+    (4097, 4096, True, Allocation.reserved, 4096),
+    (17, None, False, Allocation.paged, 32),  # two blocks
+    (16, None, False, Allocation.paged, 16),
+])
+def test_held_tokens(tokens: int, window: int | None, sliding: bool, allocation: Allocation,
+                     held: int):
+    from kvplan.capacity.kv import held_tokens
+
+    assert held_tokens(tokens, window, sliding, allocation, 16) == held
+
+
+def test_longest_context_against_a_scan():
+    # reserved Llama-3-8B: a budget of b bytes holds min(8,192, b // 131,072) tokens; the search
+    # must land on exactly that for every budget, whatever path its bisection takes
+    for k in range(0, 8192, 61):
+        for extra in (0, 1, 131_071):
+            budget = k * 131_072 + extra
+            if budget == 0:
+                continue
+            r = size(SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192,
+                                 allocation=Allocation.reserved, kv_budget_bytes=budget))
+            if r.users_per_replica == 0:
+                assert r.max_context_that_fits == k, budget
