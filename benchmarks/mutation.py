@@ -128,6 +128,9 @@ def run_package(name: str, work: Path, children: int, limit_s: float) -> dict[st
     try:
         done = mutmut(root, "run", "--max-children", str(children), timeout=limit_s)
         finished = done.returncode == 0
+        if not finished:
+            print(f"{name}: mutmut run exited {done.returncode}:\n{done.stdout[-2000:]}"
+                  f"{done.stderr[-3000:]}", file=sys.stderr)
     except subprocess.TimeoutExpired:
         finished = False
     seconds = round(time.monotonic() - start, 1)

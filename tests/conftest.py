@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -64,3 +66,16 @@ def llama3():
 @pytest.fixture
 def h100():
     return load_hardware("h100")
+
+
+def cli_json(*args: str) -> Any:
+    """Run `kvplan ARGS --format json` and return the parsed document (exit 0 or 1 asserted)."""
+    result = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def cli():  # noqa: ANN201 - the helper itself
+    """`cli("size", ...)`: the parsed JSON of one CLI run (tests/mutants)."""
+    return cli_json
