@@ -48,7 +48,8 @@ PACKAGES = {
     "capacity": Package(
         ("kvplan/capacity/*",),
         ("tests/test_capacity.py", M + "test_pipeline.py", M + "test_shapes.py",
-         M + "test_state_means.py", M + "test_threshold.py", M + "test_capacity_results.py")),
+         M + "test_state_means.py", M + "test_threshold.py", M + "test_capacity_results.py",
+         M + "test_capacity_inputs.py")),
     "engines": Package(
         ("kvplan/engines/*",),
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_calibration.py",
