@@ -2,24 +2,43 @@
 
 from __future__ import annotations
 
+import json
 import os
+import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import settings
-from typer.testing import CliRunner
+from hypothesis import HealthCheck, settings
 
-from kvplan.cli import app
-from kvplan.specs import load_hardware, load_model
+# Tests find their files from the repository root, whatever directory pytest starts in: the
+# root goes first on sys.path (so `kvplan` and `tests.conftest` are this checkout's), and every
+# test runs with the root as its working directory (relative paths such as examples/...).
+ROOT = Path(__file__).resolve().parents[1]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
 
-# Hypothesis profiles, chosen by HYPOTHESIS_PROFILE: `ci` (the default) replays the same
-# examples on every run; `nightly` draws fresh ones, ten times as many in tests/fuzz.
-settings.register_profile("ci", derandomize=True, database=None)
-settings.register_profile("nightly", derandomize=False)
+from typer.testing import CliRunner  # noqa: E402
+
+from kvplan.cli import app  # noqa: E402
+from kvplan.specs import load_hardware, load_model  # noqa: E402
+
+ASSETS = ROOT / "tests" / "assets"
+GOLDEN = ROOT / "tests" / "golden"
+
+# Hypothesis: `ci` (the default) draws the same examples every run; `nightly` draws new ones,
+# ten times as many. Select with HYPOTHESIS_PROFILE=nightly.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True,
+                          suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("nightly", derandomize=False, max_examples=1000, deadline=None,
+                          print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-ASSETS = Path(__file__).parent / "assets"
-GOLDEN = Path(__file__).parent / "golden"
+
+@pytest.fixture(autouse=True)
+def _repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Relative paths in tests (examples/..., tests/assets/...) resolve from the root."""
+    monkeypatch.chdir(ROOT)
 
 
 @pytest.fixture(autouse=True)
@@ -47,3 +66,16 @@ def llama3():
 @pytest.fixture
 def h100():
     return load_hardware("h100")
+
+
+def cli_json(*args: str) -> Any:
+    """Run `kvplan ARGS --format json` and return the parsed document (exit 0 or 1 asserted)."""
+    result = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+@pytest.fixture
+def cli():  # noqa: ANN201 - the helper itself
+    """`cli("size", ...)`: the parsed JSON of one CLI run (tests/mutants)."""
+    return cli_json
