@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from kvplan import __version__
-from kvplan.cli.common import STATE
+from kvplan.cli.common import EXIT_CODES_EPILOG, STATE
 from kvplan.cli.globalopts import global_options
 
 # name -> (module, function); `plot` is a group of its own
@@ -84,9 +84,10 @@ def build_app(only: str | None = None) -> typer.Typer:
         if isinstance(target, typer.Typer):
             for info in target.registered_commands:  # the group's commands take them too
                 info.callback = global_options(info.callback)  # type: ignore[arg-type]
-            app.add_typer(target, name=name, context_settings=CONTEXT)
+            app.add_typer(target, name=name, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG)
         else:
-            app.command(name, context_settings=CONTEXT)(global_options(target))
+            app.command(name, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG)(
+                global_options(target))
     return app
 
 

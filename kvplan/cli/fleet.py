@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from kvplan.cli import options as o
-from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, emit, terminal_width
+from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, emit, exit_for_fit, terminal_width
 from kvplan.cli.common import use_color as _use_color
 from kvplan.cli.progress import LazyProgress
 from kvplan.cli.recordio import emit_results, one, records_for, save, say_notes
@@ -47,6 +47,7 @@ def fleet_command(
     max_num_batched_tokens: o.MaxBatched = None, max_num_seqs: o.MaxSeqs = None,
     max_model_len: o.MaxModelLen = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None, save_to: o.Save = None,
+    allow_no_fit: o.AllowNoFit = False,
 ) -> None:
     """How many replicas and GPUs carry a peak of concurrent conversations."""
     from kvplan.plan.prices import parse_prices
@@ -62,11 +63,11 @@ def fleet_command(
         _search(record, prices, search_gpus, fmt, output, save_to)
         return
     records = records_for(target, locals(), prices)
-    _plan(records, fmt, output, save_to)
+    _plan(records, fmt, output, save_to, allow_no_fit)
 
 
 def _plan(records: list[Record], fmt: OutputFormat, output: Path | None,
-          save_to: Path | None) -> None:
+          save_to: Path | None, allow_no_fit: bool) -> None:
     from kvplan.plan.planner import fleet_records
     from kvplan.render.records import traffic_detail, traffic_record
 
@@ -79,6 +80,7 @@ def _plan(records: list[Record], fmt: OutputFormat, output: Path | None,
                  [traffic_detail(p.plan, p.engine) for p in plans], output)
     if save_to is not None:
         save(save_to, plans[0].record, plans[0].plan.gpus_needed)
+    exit_for_fit(any(p.plan.fits for p in plans), allow_no_fit)
 
 
 def _search(record: Record, prices: PriceTable, only: str | None, fmt: OutputFormat,

@@ -142,3 +142,6 @@ Prices = Annotated[str | None, _opt(
 Save = Annotated[Path | None, _opt(
     "--save", metavar="FILE",
     help="write the planned record as a kvplan/v1 file that `kvplan check` passes")]
+AllowNoFit = Annotated[bool, typer.Option(
+    "--allow-no-fit",
+    help="exit 0 even when no plan fits (by default that is a verdict of no: exit code 1)")]

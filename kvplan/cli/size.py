@@ -13,6 +13,7 @@ from kvplan.cli.common import (
     cli_errors,
     debug_enabled,
     emit,
+    exit_for_fit,
     terminal_width,
     use_color,
 )
@@ -56,6 +57,7 @@ def size_command(
     max_num_batched_tokens: o.MaxBatched = None, max_num_seqs: o.MaxSeqs = None,
     max_model_len: o.MaxModelLen = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None, save_to: o.Save = None,
+    allow_no_fit: o.AllowNoFit = False,
     measure: MeasureOpt = False, device: DeviceOpt = "cuda", tolerance: ToleranceOpt = 10.0,
     time_limit: TimeLimitOpt = 120.0, layers: LayersOpt = None,
 ) -> None:
@@ -87,10 +89,11 @@ def size_command(
         p = plans[0]
         save(save_to, p.record, p.size.request.gpus_per_replica if p.size.fits else None,
              p.size.users_per_replica)
+    exit_for_fit(any(p.size.fits for p in plans), allow_no_fit)
 
 
 _MEASURED = {"target", "gpu", "context", "kv_budget_gib", "fmt", "output", "measure", "device",
-             "tolerance", "time_limit", "layers"}
+             "tolerance", "time_limit", "layers", "allow_no_fit"}
 
 
 def _measure(
