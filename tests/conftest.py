@@ -69,10 +69,14 @@ def h100():
 
 
 def cli_json(*args: str) -> Any:
-    """Run `kvplan ARGS --format json` and return the parsed document (exit 0 or 1 asserted)."""
+    """Run `kvplan ARGS --format json` and return its one record, or the list of records when a
+    sweep gives several (the document is `{"results": [...]}`; exit 0 or 1 asserted)."""
     result = CliRunner().invoke(app, [*args, "--format", "json"])
     assert result.exit_code in (0, 1), result.output
-    return json.loads(result.stdout)
+    doc = json.loads(result.stdout)
+    if isinstance(doc, dict) and isinstance(doc.get("results"), list) and len(doc) == 1:
+        return doc["results"][0] if len(doc["results"]) == 1 else doc["results"]
+    return doc
 
 
 @pytest.fixture

@@ -89,7 +89,7 @@ def test_failed_run_leaves_no_output_file(runner, tmp_path):
 
 def test_weights_that_do_not_fit_are_explained(runner):
     result = invoke(runner, "size", "llama-3.1-70b", "--gpu", "h100", "--context", "8192")
-    assert result.exit_code == 0, result.output
+    assert result.exit_code == 1, result.output  # nothing fits: a verdict of no
     assert "Does not fit: weights need" in result.stdout
     assert "try --tp 2" in result.stdout
     assert "try --weight-dtype fp8" in result.stdout

@@ -366,11 +366,14 @@ def advise(
         except InputError:
             return 0
 
+    per_node = req.gpu.gpus_per_node
     for tp in (2, 4, 8, 16):
         if tp > req.tp:
-            n = users(replace(req, tp=tp))
+            nodes = -(-tp // per_node) if tp > per_node else req.nodes
+            n = users(replace(req, tp=tp, nodes=nodes))
             if n:
-                tips.append(f"--tp {tp}: {n:,} users per replica of {tp * req.pp} GPUs")
+                span = f" --nodes {nodes}" if nodes and nodes > 1 else ""
+                tips.append(f"--tp {tp}{span}: {n:,} users per replica of {tp * req.pp} GPUs")
                 break
     if req.effective_weight_dtype.bits > 8:
         n = users(replace(req, weight_dtype=DType.fp8))

@@ -22,7 +22,7 @@ def explain_command(
     gpu: o.Gpu = None, context: o.Context = None, avg_context: o.AvgContext = None,
     kv_dtype: o.KvDtype = None, weight_dtype: o.WeightDtype = None,
     allocation: o.Allocation = None, block_size: o.BlockSize = None,
-    kv_group_size: o.KvGroupSize = None, tp: o.Tp = None, pp: o.Pp = None,
+    kv_group_size: o.KvGroupSize = None, tp: o.Tp = None, pp: o.Pp = None, nodes: o.Nodes = None,
     memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
     kv_budget_gib: o.KvBudgetGib = None, shared_prefix_tokens: o.SharedPrefix = None,
     arrival_rate: o.ArrivalRate = None, mean_duration_s: o.MeanDuration = None,

@@ -66,6 +66,9 @@ Tp = Annotated[str | None, _opt("--tp", metavar="GPUS[,...]",
                                 help="tensor-parallel GPUs per replica [default: 1]")]
 Pp = Annotated[int | None, _opt("--pp", metavar="STAGES", min=1,
                                 help="pipeline-parallel stages per replica [default: 1]")]
+Nodes = Annotated[int | None, _opt("--nodes", metavar="SERVERS", min=1,
+                                   help="servers one replica spans (needed when --tp exceeds one "
+                                   "server's GPUs)")]
 MemoryUtilization = Annotated[float | None, _opt(
     "--memory-utilization", metavar="SHARE", callback=_util,
     help="share of GPU memory the engine may use [default: 0.9; with --engine, the engine's "

@@ -352,6 +352,7 @@ def plan_deployment(
         kv_group_size=e.kv_group_size,
         tp=tp,
         pp=pp,
+        nodes=dep.parallel.nodes,
         memory_utilization=exact(e.gpu_memory_utilization),
         reserve_bytes=gib_to_bytes(e.reserve_gib)
         if e.reserve_gib is not None

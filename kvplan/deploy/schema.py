@@ -50,6 +50,9 @@ class Hardware(_Strict):
 class Parallel(_Strict):
     tensor: Ways = 1
     pipeline: Ways = 1
+    nodes: Ways | None = Field(
+        default=None, description="servers one replica spans; needed when tensor parallelism "
+        "exceeds the GPUs of one server (hardware spec gpus_per_node)")
 
 
 class Engine(_Strict):

@@ -54,6 +54,7 @@ def size_record(r: SizeResult, engine: EngineResult | None = None) -> dict[str, 
         "users_per_gpu_basis": "mean" if q.tokens_held < q.context_tokens else "worst_case",
         "users_per_replica": r.users_per_replica,
         "gpus_per_replica": q.gpus_per_replica,
+        "nodes_per_replica": q.nodes,
         "fits": r.fits,
         "reason": r.reason,
     }

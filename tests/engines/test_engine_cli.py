@@ -66,7 +66,7 @@ def test_size_engine_table_prints_the_engine_lines(runner: CliRunner):
 def test_engine_does_not_start_in_json(runner: CliRunner):
     res = run(runner, "size", "llama-3.1-70b", "--tp", "2", "-e", "vllm", "--memory-utilization",
               "0.95", "-f", "json")
-    assert res.exit_code == 0, res.output
+    assert res.exit_code == 1, res.output  # nothing fits: a verdict of no (docs/errors.md)
     rec = first(res.output)
     assert rec["starts"] is False and "vLLM would not start" in rec["reason"]
     assert 0 < rec["max_model_len_that_starts"] < 131072

@@ -96,7 +96,8 @@ def test_a_stated_budget_up_to_the_whole_gpu():
 
 def test_notes_for_int4_reserved_prefix_and_replicated_heads():
     r = size(SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, kv_dtype=DType.int4,
-                         allocation=Allocation.reserved, shared_prefix_tokens=100, tp=16))
+                         allocation=Allocation.reserved, shared_prefix_tokens=100, tp=16,
+                         nodes=2))
     assert r.assumptions == (
         "KV cache in int4 (4 bits per value)",
         "weights in bf16, split over 16 GPU(s)",
@@ -126,9 +127,9 @@ def test_notes_for_a_stated_budget_shared_prefix_and_window():
 def test_no_replicated_head_note_when_tp_equals_the_heads():
     r = size(SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, tp=8))
     assert r.assumptions[-1] == PLAIN_NOTES[-1]
-    # MLA keeps one latent per rank: no replicated-head note even at TP 32 > its 16 KV heads
+    # MLA keeps one latent per rank: no replicated-head note at TP 16 (two 8-GPU servers)
     mla = size(SizeRequest(model=load_model("deepseek-v2-lite"), gpu=H100, context_tokens=8192,
-                           tp=32))
+                           tp=16, nodes=2))
     assert not any("replicated" in note for note in mla.assumptions)
 
 
@@ -182,7 +183,7 @@ def test_sequences_bytes_defaults_to_no_shared_prefix():
     # - 50,731,673,600 - 2,147,483,648 = 23,661,772,390; 126 layers x 2 x 1 head x 256 B x 8,192
     # = 528,482,304 per sequence: 44 users (TP 8: 101.5 GB of weights per GPU, no room)
     (("llama-3.1-405b", "--gpu", "h100", "--context", "8192"),
-     ["--tp 16: 44 users per replica of 16 GPUs"]),
+     ["--tp 16 --nodes 2: 44 users per replica of 16 GPUs"]),
     # on H200, TP 8: 135,098,892,288 - 101,463,347,200 - 2,147,483,648 = 31,488,061,440 // 528,482,304
     (("llama-3.1-405b", "--gpu", "h200", "--context", "8192"),
      ["--tp 8: 59 users per replica of 8 GPUs"]),

@@ -14,7 +14,7 @@ from kvplan.units import DType
 def test_llama3_8b_tp16_holds_one_replicated_head_per_rank(cli):
     # 8 KV heads over 16 ranks: each rank keeps one (replicated) head:
     # 32 layers x 2 (K, V) x 1 head x 128 x 2 B = 16,384 B per token per rank
-    doc = cli("size", "llama-3-8b", "--gpu", "h100", "--tp", "16")
+    doc = cli("size", "llama-3-8b", "--gpu", "h100", "--tp", "16", "--nodes", "2")
     assert doc["kv_bytes_per_token"] == 16_384
     # one 8,192-token sequence: 8,192 x 16,384 = 134,217,728 B
     assert doc["kv_bytes_per_sequence"] == 134_217_728

@@ -38,6 +38,7 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     "--kv-group-size": (["--kv-group-size", "32"], [("engine.kv_group_size", 32)]),
     "--tp": (["--tp", "2"], [("parallel.tensor", 2)]),
     "--pp": (["--pp", "2"], [("parallel.pipeline", 2)]),
+    "--nodes": (["--nodes", "2"], [("parallel.nodes", 2)]),
     "--memory-utilization": (["--memory-utilization", "0.8"],
                              [("engine.gpu_memory_utilization", 0.8)]),
     "--reserve-gib": (["--reserve-gib", "4"], [("engine.reserve_gib", 4.0)]),
