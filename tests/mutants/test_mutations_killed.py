@@ -43,16 +43,12 @@ MUTATIONS = [
     Mutation("pp-remainder-to-first-stages", "kvplan/capacity/kv.py",
              "sizes[-i] += 1", "sizes[i - 2] += 1", (M + "test_pipeline.py",)),
     # --- the PASS/FAIL threshold, in each of its copies
-    Mutation("required-floor-deploy", "kvplan/deploy/__init__.py",
-             "need = math.ceil(self.traffic_peak * (1 + self.headroom))",
-             "need = math.floor(self.traffic_peak * (1 + self.headroom))",
+    # one implementation of the rule since the record work: capacity, traffic, deploy and check
+    # all call kvplan.plan.rules.required_users
+    Mutation("required-floor", "kvplan/plan/rules.py",
+             "max(math.ceil(peak * (1 + Fraction(headroom))), min_users or 0)",
+             "max(math.floor(peak * (1 + Fraction(headroom))), min_users or 0)",
              (M + "test_threshold.py",)),
-    Mutation("required-floor-traffic", "kvplan/traffic/plan.py",
-             "math.ceil(self.peak_users * (1 + self.headroom))",
-             "math.floor(self.peak_users * (1 + self.headroom))", (M + "test_threshold.py",)),
-    Mutation("required-floor-capacity", "kvplan/capacity/plan.py",
-             "math.ceil(self.peak_users * (1 + self.headroom))",
-             "math.floor(self.peak_users * (1 + self.headroom))", (M + "test_threshold.py",)),
     # --- the overflow-risk search
     Mutation("bisection-stops-early", "kvplan/traffic/risk.py",
              "while hi - lo > 1:\n        mid = (lo + hi) // 2\n        if ok(mid):",
@@ -76,8 +72,8 @@ MUTATIONS = [
              "bits += ceil_div(values, self.group_size) * SCALE_BITS",
              "bits += values // self.group_size * SCALE_BITS", (M + "test_shapes.py",)),
     # --- engines and fixes off the H100
-    Mutation("vllm-no-a100-exception", "kvplan/engines/vllm.py",
-             'big = memory >= BIG_GPU_BYTES and "a100" not in req.gpu.name.lower()',
+    Mutation("vllm-no-a100-exception", "kvplan/engines/vllm_series.py",
+             'big = memory >= BIG_GPU_BYTES and "a100" not in gpu_name.lower()',
              "big = memory >= BIG_GPU_BYTES", (M + "test_engines_fixes.py",)),
     Mutation("vllm-group-boundary-inclusive", "kvplan/engines/vllm.py",
              "large < small * 1.5", "large <= small * 1.5", (M + "test_engines_fixes.py",)),

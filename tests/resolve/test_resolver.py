@@ -145,7 +145,7 @@ def test_without_huggingface_hub_the_hint_names_the_package(tmp_path: Path) -> N
     r = _run(["size", "acme/not-cached"], {"HF_HOME": str(tmp_path)}, block_hub=True)
     assert r.returncode == 2
     assert r.stderr.strip() == (
-        "error: command line: model: 'acme/not-cached' is not in kvplan's catalog; reading it from the Hugging Face hub "
-        "needs huggingface_hub: pip install huggingface_hub (or pass a local config.json or "
-        "snapshot folder)"
+        "error: command line: model: 'acme/not-cached' is not in kvplan's catalog; reading it "
+        "from the Hugging Face hub needs huggingface_hub: pip install huggingface_hub (or pass a "
+        "local config.json or snapshot folder)"
     )
