@@ -47,6 +47,7 @@ def _stable_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("COLUMNS", "80")
     monkeypatch.setenv("NO_COLOR", "1")
     monkeypatch.delenv("KVPLAN_DEBUG", raising=False)
+    monkeypatch.delenv("CI", raising=False)  # check folds its lines at 80 columns under CI
 
 
 @pytest.fixture

@@ -96,7 +96,7 @@ EXAMPLES, UNEXPLAINED = collect()
 
 
 def _env() -> dict[str, str]:
-    return {**os.environ, "COLUMNS": "80", "NO_COLOR": "1",
+    return {**os.environ, "COLUMNS": "80", "NO_COLOR": "1", "CI": "true",
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
@@ -118,6 +118,7 @@ def test_skipped_blocks_say_why() -> None:
 @pytest.mark.parametrize("ex", EXAMPLES, ids=[e.id for e in EXAMPLES])
 def test_example(runner, ex: Example, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     monkeypatch.chdir(ROOT)
+    monkeypatch.setenv("CI", "true")  # the examples show what a CI log shows (check folds at 80)
     code, got = run(runner, ex.cmd)
     if ex.kind == "run":
         assert code == ex.exit_code, f"{ex.page.name}: `{ex.cmd}` exited {code}:\n{got}"
