@@ -1,4 +1,4 @@
-"""`kvplan plot`: pictures (PNG/SVG with kvplan[plot]) or, without --output, terminal bars."""
+"""`kvplan plot`: pictures (PNG/SVG with matplotlib) or, without --output, terminal bars."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ plot_app = typer.Typer(
 
 ImageOpt = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="write a .png or .svg (needs kvplan[plot]); "
+    typer.Option("--output", "-o", help="write a .png or .svg (needs matplotlib); "
                  "without it, bars in the terminal"),
 ]
 

@@ -25,7 +25,7 @@ from kvplan.units import gib_to_bytes
 MeasureOpt = Annotated[
     bool,
     typer.Option("--measure", help="build the model with random weights on --device and check "
-                 "the prediction against a real cached decode (needs kvplan[measure])"),
+                 "the prediction against a real cached decode (needs torch and transformers)"),
 ]
 DeviceOpt = Annotated[str, typer.Option("--device", help="--measure on cuda, cuda:N or cpu")]
 ToleranceOpt = Annotated[

@@ -12,7 +12,10 @@ import importlib.util
 from kvplan.errors import InputError
 
 EXTRA_PACKAGES = ("torch>=2.4", "transformers>=5.17")
-INSTALL_HINT = 'pip install "kvplan[measure]" (that is: ' + ", ".join(EXTRA_PACKAGES) + ")"
+# the packages themselves: the `kvplan` on PyPI is another project, so `kvplan[measure]` is only
+# right from a checkout (`pip install ".[measure]"`)
+INSTALL_HINT = "pip install " + " ".join(f"'{p}'" for p in EXTRA_PACKAGES) + (
+    ' (or, from a kvplan checkout, pip install ".[measure]")')
 
 
 class MeasureUnavailable(InputError):

@@ -1,4 +1,4 @@
-"""Pictures (PNG or SVG) with matplotlib, imported here only: `pip install kvplan[plot]`.
+"""Pictures (PNG or SVG) with matplotlib, imported here only: `pip install matplotlib`.
 
 Every function takes numbers already computed by the core and writes one image file.
 """
@@ -30,7 +30,7 @@ def _pyplot() -> Any:
         import matplotlib.pyplot as plt
     except ImportError:
         raise InputError(
-            "plots need matplotlib: pip install 'kvplan[plot]' (or leave out --output to "
+            "plots need matplotlib: pip install matplotlib (or leave out --output to "
             "see the chart in the terminal)"
         ) from None
     return plt

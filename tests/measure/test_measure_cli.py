@@ -170,7 +170,8 @@ def test_without_the_extra_measure_says_what_to_install(monkeypatch: pytest.Monk
     assert result.exit_code == 2
     assert result.stderr.strip() == (
         "error: --measure needs torch and transformers, which are not installed; run: "
-        'pip install "kvplan[measure]" (that is: torch>=2.4, transformers>=5.17)'
+        "pip install 'torch>=2.4' 'transformers>=5.17' (or, from a kvplan checkout, pip install "
+        '".[measure]")'
     )
 
 
