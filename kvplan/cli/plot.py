@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from kvplan.capacity import Allocation, SizeRequest, size
+from kvplan.capacity import Allocation, size
 from kvplan.cli import options as o
 from kvplan.cli.common import cli_errors, terminal_width, use_color
 from kvplan.cli.recordio import one, records_for
@@ -42,18 +42,19 @@ def _planned(target: str, params: dict[str, object]) -> PlannedDeployment:
     return resolve(record, need_load=False)
 
 
-def _request(target: str, params: dict[str, object]) -> SizeRequest:
-    return _planned(target, params).request
+def _show(output: Path | None, picture: Callable[[Path], None],
+          bars: Callable[[], Sequence[RenderableType]]) -> None:
+    """A .png/.svg file with matplotlib, or the same numbers as terminal bars."""
+    if output is not None:
+        from kvplan.render import plots
 
-
-def _print(renderables: Sequence[RenderableType]) -> None:
+        plots.check_path(output)
+        picture(output)
+        typer.echo(f"wrote {output}", err=True)
+        return
     from kvplan.render.table import to_string
 
-    typer.echo(to_string(renderables, width=terminal_width(), color=use_color()), nl=False)
-
-
-def _done(path: Path) -> None:
-    typer.echo(f"wrote {path}", err=True)
+    typer.echo(to_string(bars(), width=terminal_width(), color=use_color()), nl=False)
 
 
 @plot_app.command("users-vs-context")
@@ -72,7 +73,7 @@ def users_vs_context_command(
     from kvplan.plan.planner import users_vs_context
 
     curves = ("kv_dtype", "allocation")  # one curve each, not fields of the record
-    base = _request(target, {k: v for k, v in locals().items() if k not in curves})
+    base = _planned(target, {k: v for k, v in locals().items() if k not in curves}).request
     try:
         dtypes = [parse_dtype(d) for d in split_list(kv_dtype, "cache precisions")]
         allocs = [Allocation(a.lower()) for a in split_list(allocation, "allocations")]
@@ -81,17 +82,11 @@ def users_vs_context_command(
     series = users_vs_context(base, dtypes, allocs)
     title = (f"{base.model.name} on {base.gpu.name}, TP {base.tp}: users per GPU "
              f"(max context {base.context_tokens:,})")
-    if output is not None:
-        from kvplan.render import plots
+    from kvplan.render import plots, table
 
-        plots.check_path(output)
-        plots.users_vs_context({k: [(x, float(y)) for x, y in v] for k, v in series.items()},
-                               title, output)
-        _done(output)
-        return
-    from kvplan.render.table import users_bars
-
-    _print(users_bars(series, title))
+    _show(output, lambda path: plots.users_vs_context(
+        {k: [(x, float(y)) for x, y in v] for k, v in series.items()}, title, path),
+        lambda: table.users_bars(series, title))
 
 
 @plot_app.command("memory")
@@ -110,18 +105,13 @@ def memory_command(
     r = size(req)
     title = (f"{req.model.name} on {req.gpu.name}: {r.users_per_replica:,} conversations of "
              f"{req.tokens_held:,} tokens ({req.kv_dtype.value} {req.allocation.value})")
-    if output is not None:
-        from kvplan.render import plots
-
-        plots.check_path(output)
-        plots.memory_breakdown(r.breakdown.parts(), req.gpu.memory_bytes, title, output)
-        _done(output)
-        return
     from rich.text import Text
 
-    from kvplan.render.table import memory_bar
+    from kvplan.render import plots, table
 
-    _print([Text(title, style="bold"), memory_bar(r.breakdown.parts(), req.gpu.memory_bytes)])
+    parts, total = r.breakdown.parts(), req.gpu.memory_bytes
+    _show(output, lambda path: plots.memory_breakdown(parts, total, title, path),
+          lambda: [Text(title, style="bold"), table.memory_bar(parts, total)])
 
 
 @plot_app.command("risk")
@@ -155,15 +145,8 @@ def risk_command(
     dist = cache_distribution(req, lengths, users, risk)
     title = (f"{req.model.name} on {req.gpu.name}: cache of {dist.users:,} open conversations "
              f"({req.kv_dtype.value})")
-    if output is not None:
-        from kvplan.render import plots
+    from kvplan.render import plots, table
 
-        plots.check_path(output)
-        plots.risk_distribution(dist.totals_bytes, dist.probs, dist.pool_bytes,
-                                dist.overflow.probability, title, output)
-        _done(output)
-        return
-    from kvplan.render.table import risk_bars
-
-    _print(risk_bars(dist.totals_bytes, dist.probs, dist.pool_bytes, dist.overflow.probability,
-                     title))
+    args = (dist.totals_bytes, dist.probs, dist.pool_bytes, dist.overflow.probability, title)
+    _show(output, lambda path: plots.risk_distribution(*args, path),
+          lambda: table.risk_bars(*args))

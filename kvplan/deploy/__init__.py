@@ -22,7 +22,7 @@ from kvplan.errors import InputError
 from kvplan.plan.rules import required_users
 from kvplan.specs.loader import load_hardware
 from kvplan.specs.schema import HardwareSpec, ModelSpec
-from kvplan.units import exact, gib_to_bytes, parse_dtype
+from kvplan.units import DType, exact, gib_to_bytes, parse_dtype
 
 if TYPE_CHECKING:
     from kvplan.traffic.lengths import LengthDistribution
@@ -310,6 +310,8 @@ def plan_deployment(
 
     weight_dtype = dtypes.get("weight_dtype")
     kv_dtype = dtypes.get("kv_cache_dtype") or weight_dtype or model.weight_dtype
+    if kv_dtype is DType.fp32 and e.name in ("vllm", "sglang", "trtllm"):
+        kv_dtype = DType.bf16  # --dtype auto serves a float32 checkpoint in 16 bits, cache too
     context = e.max_model_len or model.max_context_tokens
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None

@@ -117,6 +117,8 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
             source, base_dir = target, Path(target).parent
         if not docs or not isinstance(docs[0].data, dict):
             raise DeploymentError(source, [Problem("", "expected one kvplan/v1 document")])
+        if not str(docs[0].data.get("apiVersion", "")).startswith("kvplan"):
+            return _from_manifest(Path(target))
         data = copy.deepcopy(docs[0].data)
         return data, source, base_dir, docs[0], {k: "file" for k in _leaves(data)}
     name = Path(target).stem if target.endswith((".yaml", ".yml", ".json")) else target
@@ -126,6 +128,39 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
         set_field(data, key, value)
     origins = {"apiVersion": "default", "name": "argument", "model": "argument"}
     return data, COMMAND_LINE, None, None, origins
+
+
+def _from_manifest(
+    path: Path,
+) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
+    """A Kubernetes/Helm/KServe/... manifest's first server, as `kvplan check` reads it: the
+    same launch record converted to a kvplan/v1 Deployment (kvplan.check.manifests.launch)."""
+    from kvplan.check import read_targets
+
+    targets = read_targets(path, {})
+    found = [t for t in targets if t.deployment is not None]
+    if not found:
+        problems = [p for t in targets for p in t.problems] or [
+            Problem("", "no kvplan/v1 document and no server kvplan can read (vLLM, SGLang, "
+                    "TensorRT-LLM); `kvplan check` names what it found")]
+        raise DeploymentError(str(path), problems)
+    t = found[0]
+    assert t.deployment is not None
+    data = t.deployment.model_dump(mode="json", exclude_none=True, exclude_unset=True)
+    origins = {k: "manifest" for k in _leaves(data)}
+    notes = list(t.notes)
+    if len(found) > 1:
+        notes.append(f"the manifest runs {len(found)} servers; planning the first ({t.name})")
+    if t.no_traffic:  # check's placeholder load of one user: give --peak-users for a fleet
+        data["traffic"] = {k: v for k, v in data.get("traffic", {}).items()
+                           if k != "peak_concurrent_users"}
+        notes.append("the manifest declares no traffic (kvplan.io annotations); give "
+                     "--peak-users for a fleet")
+    if not t.gpu_named:
+        notes.append(f"the manifest names no GPU; planned on {data['hardware']['gpu']} "
+                     "(give --gpu)")
+    data["x-notes"] = notes
+    return data, str(path), path.parent, t.doc, origins
 
 
 def _apply(
@@ -169,6 +204,7 @@ def build_records(
     `adjust` may set derived fields (the price of each record's GPU) before validation.
     """
     base, source, base_dir, doc, origins0 = _read_base(target)
+    read_notes = base.pop("x-notes", [])  # what reading a manifest assumed
     from_file = source != COMMAND_LINE
     given = {k: v for k, v in values.items() if v is not None}
     unknown = sorted(set(given) - set(FLAGS))
@@ -191,7 +227,7 @@ def build_records(
     records = []
     for combo in itertools.product(*choices):
         data, origins = copy.deepcopy(base), dict(origins0)
-        notes: list[str] = []
+        notes: list[str] = list(read_notes)
         for name, value in combo:
             notes += _apply(data, origins, FLAGS[name], value, from_file)
         if adjust is not None:

@@ -11,8 +11,7 @@ CLI = Path(__file__).resolve().parents[2] / "kvplan" / "cli"
 COMMANDS = sorted(p for p in CLI.glob("*.py") if p.name != "__init__.py")
 MAX_LINES = 150
 # command modules kept by other engineers, not yet split (tracked, never allowed to grow)
-LEGACY = {"catalog.py": 150, "calibrate.py": 150, "check.py": 150, "common.py": 150,
-          "plot.py": 170}
+LEGACY = {"plot.py": 152}  # three subcommands in one module, each already thin
 # the CLI reaches traffic and engine code only through the planner (kvplan.plan.*) or for what
 # it prints (kvplan.render), never their internals; these are the allowed exceptions
 INTERNAL = ("kvplan.traffic", "kvplan.engines")

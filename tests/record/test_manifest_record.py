@@ -1,0 +1,50 @@
+"""A manifest is a record too: size, fleet and explain plan the server `kvplan check` reads."""
+
+from __future__ import annotations
+
+import json
+
+from kvplan.check import check_paths
+from tests.conftest import invoke
+
+GKE = "tests/assets/check/corpus/gke"
+
+
+def test_fleet_plans_the_server_check_judges(runner) -> None:  # noqa: ANN001
+    """GKE's Gemma-2-9B-it sample: vLLM 0.10.0, TP 2 on L4s, max_model_len 8,192 (the model's).
+    check says how many max_model_len sequences a replica holds; fleet's worst-case basis on the
+    same record must say the same."""
+    path = f"{GKE}/vllm-2-9b-it.yaml"
+    [outcome] = check_paths([path]).outcomes
+    assert outcome.verdict == "PASS" and outcome.numbers is not None
+    result = invoke(runner, "fleet", path, "--peak-users", "20", "-f", "json")
+    assert result.exit_code == 0, result.output
+    [rec] = json.loads(result.stdout)["results"]
+    assert (rec["model"], rec["gpu"], rec["tp"]) == ("gemma-2-9b", "l4", 2)
+    # bf16 (vLLM's --dtype auto for a float32 checkpoint): 42 x 8 x 256 x 2 x 2 B / TP 2
+    assert rec["kv_bytes_per_token"] == 172_032
+    assert rec["users_per_gpu_worst_case"] * 2 == outcome.numbers.kv_users_per_replica
+
+
+def test_a_manifest_that_cannot_start_is_a_no(runner) -> None:  # noqa: ANN001
+    """GKE's Llama-3.1-8B tutorial: 32,768 tokens x 131,072 B = 4 GiB for one sequence on an L4
+    whose pool is about 3.5 GiB: nothing fits, exit 1 (a verdict of no)."""
+    result = invoke(runner, "fleet", f"{GKE}/deploy-llm.yaml", "--peak-users", "1", "-f", "json")
+    assert result.exit_code == 1, result.output
+    [rec] = json.loads(result.stdout)["results"]
+    assert (rec["model"], rec["gpu"], rec["context_tokens"]) == ("llama-3.1-8b", "l4", 32_768)
+    assert rec["kv_bytes_per_sequence"] == 32_768 * 131_072
+
+
+def test_explain_shows_where_each_field_came_from(runner) -> None:  # noqa: ANN001
+    result = invoke(runner, "explain", f"{GKE}/deploy-llm.yaml")
+    lines = result.stdout.splitlines()
+    assert any(ln.split()[:3] == ["engine.max_model_len", "32768", "manifest"] for ln in lines)
+    assert any(ln.split()[:3] == ["hardware.gpu", "l4", "manifest"] for ln in lines)
+
+
+def test_a_flag_overrides_a_manifest_field(runner) -> None:  # noqa: ANN001
+    result = invoke(runner, "fleet", f"{GKE}/deploy-llm.yaml", "--peak-users", "1",
+                    "--context", "16384", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"][0]["context_tokens"] == 16_384
