@@ -310,14 +310,25 @@ def log_paths(paths: list[Path]) -> list[Path]:
     return out
 
 
-def calibrate_files(paths: list[Path]) -> list[RunReport]:
+def calibrate_files(paths: list[Path], errors: list[InputError] | None = None) -> list[RunReport]:
+    """One report per run. A file that cannot be read, or shows no start-up numbers at all, is
+    an error in `errors` (when given: the other files are still reported) or raised."""
     from kvplan.calibrate.split import split_for
 
     paths = log_paths(paths)
     split = split_for(paths)
     reports = []
     for path in paths:
-        log: LogFile = parse_file(path)
+        try:
+            log: LogFile = parse_file(path)
+            if not any(run.values or run.errors for run in log.runs):
+                raise InputError(f"{path}: no start-up numbers of vLLM, SGLang or TensorRT-LLM "
+                                 "found; give an engine's start-up log")
+        except InputError as err:
+            if errors is None:
+                raise
+            errors.append(err)
+            continue
         entry = split.get(path.name)
         for run in log.runs:
             if not run.values and not run.errors:

@@ -32,7 +32,8 @@ def calibrate_command(
     for path in logs:
         if not path.exists():
             raise InputError(f"{path}: no such log file or directory")
-    reports = calibrate_files(list(logs))
+    problems: list[InputError] = []
+    reports = calibrate_files(list(logs), problems)
     if fmt is OutputFormat.json:
         text = json.dumps(records(reports), indent=2) + "\n"
     elif fmt is OutputFormat.csv:
@@ -41,4 +42,9 @@ def calibrate_command(
         text = csvfmt.render(records(reports))
     else:
         text = text_report(reports, terminal_width(), use_color() and output is None)
-    emit(text, output)
+    if reports or not problems:
+        emit(text, output)
+    for err in problems:  # after the readable logs' results, never instead of them
+        typer.echo(f"error: {err}", err=True)
+    if problems:
+        raise typer.Exit(code=2)

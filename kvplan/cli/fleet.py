@@ -55,6 +55,9 @@ def fleet_command(
     prices = parse_prices(price_per_hour or [], prices_file)
     if search_gpus is not None and not do_search:
         raise typer.BadParameter("applies only with --search", param_hint="--search-gpus")
+    if do_search and gpu is not None:
+        raise typer.BadParameter("--search tries every catalog GPU; limit it with --search-gpus",
+                                 param_hint="--gpu")
     if do_search:
         if prices.flat is not None:
             raise typer.BadParameter("with --search give prices per GPU: --price-per-hour "
