@@ -159,9 +159,11 @@ def test_utf16_with_a_bom_is_read() -> None:
     _bounded(out)
 
 
-@pytest.mark.xfail(strict=True, reason="found by tests/fuzz: kvplan/check/k8s.py reads metadata "
-                   "with .get() without checking it is a mapping (exit 3); the check owner fixes it")
-def test_a_manifest_whose_metadata_is_not_a_mapping_is_refused() -> None:
+def test_a_manifest_whose_metadata_is_not_a_mapping_is_judged_not_crashed() -> None:
+    """Found by tests/fuzz: the old k8s.py read `metadata: -1` with .get() (exit 3). The
+    manifest readers take the name from the file instead and judge the container: the server
+    runs llama-3-8b and names no GPU, so WARN (exit 0), never an internal error."""
     out = run_limited("check", f"{H}/manifest-metadata-not-mapping.yaml")
-    assert out.code == 2, out.stdout + out.stderr
+    assert out.code == 0, out.stdout + out.stderr
+    assert "WARN" in out.stdout and "Traceback" not in out.stderr
     _bounded(out)
