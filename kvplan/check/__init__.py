@@ -350,6 +350,9 @@ def describe_fix(target: Target, fix: Fix) -> str:
         else:
             parts.append(f"hardware.gpu: {old['gpu']} -> {new['gpu']}")
     n = fix.numbers
+    if target.no_traffic:  # no load declared: say what starts, not a placeholder user count
+        return (f"{' and '.join(parts)} (starts; holds {n.kv_users_per_replica:,} sequences of "
+                f"{n.max_model_len:,} tokens per replica on {n.gpus} GPU(s))")
     return f"{' and '.join(parts)} (holds {n.users_held:,} users on {n.gpus} GPU(s))"
 
 
