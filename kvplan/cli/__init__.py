@@ -18,6 +18,7 @@ import typer
 from kvplan import __version__
 from kvplan.cli.common import EXIT_CODES_EPILOG, STATE
 from kvplan.cli.globalopts import global_options
+from kvplan.cli.helpfmt import WordsCommand
 
 # name -> (module, function); `plot` is a group of its own
 COMMANDS = {
@@ -84,9 +85,10 @@ def build_app(only: str | None = None) -> typer.Typer:
         if isinstance(target, typer.Typer):
             for info in target.registered_commands:  # the group's commands take them too
                 info.callback = global_options(info.callback)  # type: ignore[arg-type]
+                info.cls = WordsCommand
             app.add_typer(target, name=name, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG)
         else:
-            app.command(name, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG)(
+            app.command(name, cls=WordsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG)(
                 global_options(target))
     return app
 

@@ -31,9 +31,15 @@ from kvplan.specs import all_hardware, all_models
 
 QueryArg = Annotated[
     str | None,
-    typer.Argument(help="case-insensitive substring of a name, Hugging Face id or alias"),
+    typer.Argument(metavar="QUERY", show_default=False,
+                   help="case-insensitive substring of a name, Hugging Face id or alias"),
 ]
 
+GpuQueryArg = Annotated[
+    str | None,
+    typer.Argument(metavar="QUERY", show_default=False,
+                   help="case-insensitive substring of a GPU's name, label, alias or device name"),
+]
 
 NO_MATCH_EXIT = 1  # grep's "nothing selected"; 2 stays for bad input and broken spec files
 
@@ -95,7 +101,7 @@ def models_command(
 
 @cli_errors
 def gpus_command(
-    query: QueryArg = None,
+    query: GpuQueryArg = None,
     vendor: Annotated[
         str | None, typer.Option("--vendor", help="only this vendor's GPUs: nvidia or amd")
     ] = None,

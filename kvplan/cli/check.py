@@ -56,6 +56,7 @@ def check_command(
         typer.Option(
             "--format",
             "-f",
+            metavar="text|json|junit|github",
             help="text for people, json for tools, junit for CI reports, github for annotations",
         ),
     ] = "text",

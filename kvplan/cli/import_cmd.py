@@ -32,6 +32,7 @@ WeightOpt = Annotated[
     str | None,
     typer.Option(
         "--weight-dtype",
+        metavar="DTYPE",
         help="weight dtype, where config.json has no torch_dtype (bf16, fp16, fp8, ...)",
     ),
 ]

@@ -30,17 +30,17 @@ MeasureOpt = Annotated[
 DeviceOpt = Annotated[str, typer.Option("--device", help="--measure on cuda, cuda:N or cpu")]
 ToleranceOpt = Annotated[
     float,
-    typer.Option("--tolerance", help="--measure: largest error in percent before exit code 1",
-                 callback=non_negative),
+    typer.Option("--tolerance", metavar="PERCENT", callback=non_negative,
+                 help="--measure: largest error in percent before exit code 1"),
 ]
 TimeLimitOpt = Annotated[
     float,
-    typer.Option("--time-limit", help="--measure: seconds for the searches and timings",
+    typer.Option("--time-limit", metavar="SECONDS", help="--measure: seconds for the searches and timings",
                  callback=positive),
 ]
 LayersOpt = Annotated[
     int | None,
-    typer.Option("--layers", help="--measure: build only the first N layers", min=1),
+    typer.Option("--layers", metavar="N", help="--measure: build only the first N layers", min=1),
 ]
 
 

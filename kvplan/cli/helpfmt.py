@@ -1,0 +1,65 @@
+"""Help text in words: `MODEL_OR_FILE`, `--device DEVICE`, `--format table|json|csv`.
+
+Typer 0.29 prints each argument's Python type beside its name (`MODEL_OR_FILE <str>`), braces
+around required arguments in the usage line (`{MODEL_OR_FILE}`) and a type name for an option
+without a metavar (`--vendor <str>`, `--output <path>`). kvplan's commands use this command class
+(typer's documented `cls=` hook, a subclass of `typer.core.TyperCommand`) so that help shows what
+a user types instead: the argument's name, the choices of a choice option, and an upper-case word
+for any other value. The parsing of arguments is untouched; only the help text changes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from typer.core import TyperCommand
+
+_TYPE = re.compile(r" <([^<>]*)>$")
+# a type name typer prints -> the word kvplan prints in its place (None: the option's own name)
+_WORDS = {"path": "FILE", "Path": "FILE"}
+
+
+def _word(param: Any, label: str) -> str:
+    if "|" in label:  # the choices of a choice option: already words
+        return label.removeprefix("list[").removesuffix("]")
+    if label in _WORDS:
+        return _WORDS[label]
+    return str(param.name or "VALUE").upper()
+
+
+def help_name(param: Any, name: str) -> str:
+    """`name` as typer formats a parameter's help column, with the type name put in words."""
+    match = _TYPE.search(name)
+    if match is None:
+        return name
+    head = name[: match.start()]
+    if getattr(param, "param_type_name", "") == "argument":  # the name is already the word
+        return head
+    return f"{head} {_word(param, match.group(1))}"
+
+
+def usage_piece(piece: str) -> str:
+    """`{PATH}...` -> `PATH...`: a bare upper-case name is required, `[NAME]` optional."""
+    return re.sub(r"^\{([^{}]*)\}", r"\1", piece)
+
+
+class WordsCommand(TyperCommand):
+    """A typer command whose help names values in words (see the module docstring)."""
+
+    def collect_usage_pieces(self, ctx: Any) -> list[str]:
+        return [usage_piece(piece) for piece in super().collect_usage_pieces(ctx)]
+
+    def format_options(self, ctx: Any, formatter: Any) -> None:
+        args: list[tuple[str, str]] = []
+        opts: list[tuple[str, str]] = []
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is None:
+                continue
+            row = (help_name(param, record[0]), record[1])
+            (args if param.param_type_name == "argument" else opts).append(row)
+        for title, rows in (("Arguments", args), ("Options", opts)):
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)

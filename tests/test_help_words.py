@@ -1,0 +1,67 @@
+"""Help names values in words (issue #15): no Python type names, no braces, 80 columns."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+import typer
+from typer.main import get_command
+
+from kvplan.cli import app
+from kvplan.cli.helpfmt import help_name, usage_piece
+from tests.conftest import invoke
+
+
+def _commands() -> list[list[str]]:
+    """Every command and subcommand of the app, found from typer's own tree."""
+    root = get_command(app)
+    found: list[list[str]] = [[]]
+    ctx = typer.Context(root)
+    for name in root.list_commands(ctx):  # type: ignore[attr-defined]
+        cmd = root.get_command(ctx, name)  # type: ignore[attr-defined]
+        found.append([name])
+        if hasattr(cmd, "list_commands"):
+            found += [[name, sub] for sub in cmd.list_commands(ctx)]
+    return found
+
+
+COMMANDS = _commands()
+
+
+def test_the_walk_finds_every_command() -> None:
+    names = {" ".join(c) for c in COMMANDS}
+    assert {"size", "fleet", "explain", "check", "calibrate", "import", "models", "gpus",
+            "plot", "plot users-vs-context", "plot memory", "plot risk"} <= names
+
+
+@pytest.mark.parametrize("words", COMMANDS, ids=lambda c: " ".join(c) or "kvplan")
+def test_help_is_in_words(runner, words: list[str]) -> None:
+    result = invoke(runner, *words, "--help")
+    assert result.exit_code == 0, result.output
+    text = result.output
+    # typer's raw type names: <str>, <list[str]>, <path>, <float>, <int range>
+    assert not re.search(r"<(str|int|float|path|Path|list\[[^\]]*\]|bool|int range|float range)>",
+                         text), text
+    # braces around a required argument in the usage line: {MODEL_OR_FILE}
+    usage = text.splitlines()[0]
+    assert "{" not in usage, usage
+    assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_an_argument_loses_its_type_an_option_gets_a_word() -> None:
+    class Arg:
+        param_type_name = "argument"
+        name = "target"
+
+    class Opt:
+        param_type_name = "option"
+        name = "vendor"
+
+    assert help_name(Arg(), "MODEL_OR_FILE <str>") == "MODEL_OR_FILE"
+    assert help_name(Opt(), "--vendor <str>") == "--vendor VENDOR"
+    assert help_name(Opt(), "-o, --output <path>") == "-o, --output FILE"
+    assert help_name(Opt(), "-f, --format <table|json|csv>") == "-f, --format table|json|csv"
+    assert help_name(Opt(), "--gpu GPU[,GPU...]") == "--gpu GPU[,GPU...]"  # its own metavar
+    assert usage_piece("{PATH}...") == "PATH..."
+    assert usage_piece("[QUERY]") == "[QUERY]"
