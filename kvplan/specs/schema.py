@@ -100,11 +100,15 @@ class Attention(Strict):
 class MoE(Strict):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
-    num_experts: Experts
-    experts_per_token: Experts
-    moe_intermediate_size: Width | None = None
-    num_shared_experts: int = Field(default=0, ge=0, le=lim.MAX_EXPERTS, strict=True)
-    first_dense_layers: int = Field(default=0, ge=0, le=lim.MAX_LAYERS, strict=True)
+    num_experts: Experts = Field(description="routed experts per MoE layer (n_routed_experts)")
+    experts_per_token: Experts = Field(description="experts each token is routed to (top-k)")
+    moe_intermediate_size: Width | None = Field(
+        default=None, description="one expert's MLP width, where it differs from intermediate_size"
+    )
+    num_shared_experts: int = Field(default=0, ge=0, le=lim.MAX_EXPERTS, strict=True,
+                                    description="experts every token uses besides the routed ones")
+    first_dense_layers: int = Field(default=0, ge=0, le=lim.MAX_LAYERS, strict=True,
+                                    description="leading layers with a dense MLP (first_k_dense_replace)")
 
 
 class ModelAlias(Strict):
@@ -135,14 +139,15 @@ class ModelSpec(Strict):
         "(multimodal checkpoints are sized whole)",
     )
     num_layers: Layers = Field(description="decoder layers (num_hidden_layers)")
-    hidden_size: Width
+    hidden_size: Width = Field(description="residual stream width (hidden_size)")
     num_attention_heads: Heads = Field(description="query heads")
-    intermediate_size: Width | None = None
-    vocab_size: Annotated[int, Field(gt=0, le=lim.MAX_VOCAB, strict=True)]
+    intermediate_size: Width | None = Field(default=None, description="dense MLP width")
+    vocab_size: Annotated[int, Field(gt=0, le=lim.MAX_VOCAB, strict=True)] = Field(
+        description="embedding rows (vocab_size); sizes the logits of the activation peak")
     max_context_tokens: Tokens = Field(description="max_position_embeddings or the card's limit")
     weight_dtype: DType = Field(description="dtype the weights are published in")
-    attention: Attention
-    moe: MoE | None = None
+    attention: Attention = Field(description="the attention block below")
+    moe: MoE | None = Field(default=None, description="set for mixture-of-experts models")
     notes: str | None = Field(default=None, description="traps and choices, in words")
 
     @field_validator("weight_dtype", mode="before")
@@ -198,7 +203,7 @@ class HardwareSpec(Strict):
 
     name: str = Field(description="catalog name; equals the file stem")
     aliases: list[str] = Field(default_factory=list, description="short names users may type")
-    vendor: str
+    vendor: str = Field(description="NVIDIA or AMD (`kvplan gpus --vendor`)")
     label: str = Field(description="marketed name")
     device_names: list[str] = Field(
         default_factory=list,
@@ -211,11 +216,11 @@ class HardwareSpec(Strict):
     nvidia_smi_source: str | None = Field(default=None, description="where that reading comes from")
     memory_bandwidth_bytes_per_s: Annotated[
         int, Field(gt=0, le=lim.MAX_BANDWIDTH_BYTES_PER_S, strict=True)
-    ]
+    ] = Field(description="datasheet memory bandwidth; bounds decode speed")
     bf16_dense_flops: Annotated[int, Field(gt=0, le=lim.MAX_FLOPS, strict=True)] | None = Field(
         default=None, description="dense BF16 tensor FLOP/s (not sparse); unset where unsourced"
     )
-    fp8_supported: bool
+    fp8_supported: bool = Field(description="native fp8 tensor cores (an fp8 cache is offered as a fix)")
     unified_memory: bool = Field(
         default=False,
         description="memory shared with the host CPU (DGX Spark / GB10): memory_bytes is the pool "
@@ -226,6 +231,8 @@ class HardwareSpec(Strict):
         description="GPUs one server (one NVLink/Infinity Fabric domain) holds; tensor parallelism "
         "beyond it needs a stated node count",
     )
-    price_per_hour_usd: float | None = Field(default=None, gt=0, allow_inf_nan=False)
-    price_source: str | None = None
+    price_per_hour_usd: float | None = Field(
+        default=None, gt=0, allow_inf_nan=False, description="on-demand USD per GPU-hour, where read"
+    )
+    price_source: str | None = Field(default=None, description="the page the price was read from")
     source: str = Field(min_length=10, description="datasheet(s) for bandwidth and FLOP/s")
