@@ -57,3 +57,125 @@ def test_the_page_names_every_field(page: Path) -> None:
     for model in (ModelSpec, HardwareSpec):
         for name in model.model_fields:
             assert f"`{name}`" in text
+
+
+# ---------------------------------------------------------------- numbers quoted in prose
+
+def _json(*args: str) -> dict:
+    import json
+
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    result = CliRunner().invoke(app, [*args, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    return data["results"][0] if isinstance(data, dict) else data
+
+
+def _lines(*args: str) -> int:
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    assert result.exit_code == 0, result.output
+    return len(result.stdout.splitlines())
+
+
+def _chatbot_traffic() -> dict[str, str]:
+    """fleet.md's walk through examples/chatbot-traffic.yaml, figure by figure."""
+    from kvplan.plan.planner import fleet_records
+    from kvplan.plan.record import build_records
+    from kvplan.traffic.decode import decode_step_time_s
+    from kvplan.traffic.plan import sequence_lattice
+    from kvplan.traffic.risk import overflow_probability
+
+    plan = fleet_records(build_records("examples/chatbot-traffic.yaml", {}))[0].plan
+    req = plan.size.request
+    lattice = sequence_lattice(req, plan.lengths)
+    pool = plan.size.kv_budget_bytes
+    mean, at_risk = plan.users_per_replica_mean, plan.at_risk.users
+    step = decode_step_time_s(plan.weights_read_bytes, plan.kv_read_bytes_per_sequence, at_risk,
+                              req.gpu.memory_bandwidth_bytes_per_s)
+    return {
+        "mean_tokens": f"{round(plan.mean_tokens):,}",
+        "mean_users": str(mean),
+        "mean_overflow": f"{overflow_probability(lattice, mean, pool).probability * 100:.0f}",
+        "risk_users": str(at_risk),
+        "risk_overflow": f"{overflow_probability(lattice, at_risk, pool).probability * 100:.2f}",
+        "weights_gib": f"{plan.weights_read_bytes / 2**30:.2f}",
+        "step_ms": f"{float(step) * 1000:.1f}",
+        "tokens_per_s": f"{float(1 / step):.0f}",
+        "slo": f"{float(plan.traffic.min_tokens_per_s_per_user):.0f}",
+        "slo_users": str(plan.slo_users_per_replica),
+        "planned": str(plan.planned_users_per_replica),
+        "gpus": str(plan.gpus_needed),
+    }
+
+
+def _maths_decode() -> dict[str, str]:
+    """maths.md's hand check of decode speed: Llama-3-8B on an H100, 245 users of 2,000 tokens."""
+    from fractions import Fraction
+
+    from kvplan.traffic.decode import decode_step_time_s, slo_batch
+
+    weights, kv = 16_060_522_496, 2_000 * 131_072
+    step = decode_step_time_s(weights, kv, 245, 3_350_000_000_000)
+    return {"step_ms": f"{float(step) * 1000:.1f}", "tokens_per_s": f"{float(1 / step):.1f}",
+            "slo_users": str(slo_batch(weights, kv, 3_350_000_000_000, Fraction(50)))}
+
+
+def _counts() -> dict[str, str]:
+    from kvplan.specs import all_hardware, all_models
+
+    return {"models": str(len(all_models()[0])), "gpus": str(len(all_hardware()[0]))}
+
+
+def _cpu_measure() -> dict[str, str]:
+    from kvplan.measure.progress import CPU_DEFAULT_BUDGET_BYTES, CPU_DEFAULT_CONTEXT_TOKENS
+
+    per_token = _json("size", "tiny-test-model")["kv_bytes_per_token"]
+    per_seq = per_token * CPU_DEFAULT_CONTEXT_TOKENS
+    return {"mib": str(CPU_DEFAULT_BUDGET_BYTES // 2**20), "bytes": f"{CPU_DEFAULT_BUDGET_BYTES:,}",
+            "context": str(CPU_DEFAULT_CONTEXT_TOKENS), "per_token": f"{per_token:,}",
+            "per_seq": f"{per_seq:,}", "holds": str(CPU_DEFAULT_BUDGET_BYTES // per_seq)}
+
+
+# (page, pattern over the page with its line breaks folded to spaces, source of the values)
+PROSE = [
+    ("README.md", r"2 x 32 x 8 x 128 x 2 = (?P<bytes>[\d,]+) bytes",
+     lambda: {"bytes": f"{_json('size', 'llama-3-8b')['kv_bytes_per_token']:,}"}),
+    ("README.md", r"Plan a support chatbot \((?P<peak>[\d,]+) open conversations",
+     lambda: {"peak": f"{_json('fleet', 'examples/support-chatbot.yaml')['peak_users']:,}"}),
+    ("README.md", r"step by step \(first lines of (?P<lines>\d+)\)",
+     lambda: {"lines": str(_lines("explain", "llama-3-8b", "--gpu", "h100", "--engine", "vllm",
+                                  "--context", "8192"))}),
+    ("docs/fleet.md",
+     r"at the mean, (?P<mean_tokens>[\d,]+) tokens here\).*?Here the mean answer \((?P<mean_users>\d+)\) "
+     r"would overflow the pool (?P<mean_overflow>\d+)% of the time; (?P<risk_users>\d+) overflows "
+     r"(?P<risk_overflow>[\d.]+)% of the time\. Then the SLO: at \d+ users a decode step reads "
+     r"(?P<weights_gib>[\d.]+) GiB of weights plus \d+ caches, (?P<step_ms>[\d.]+) ms, "
+     r"(?P<tokens_per_s>\d+) tokens/s per user; (?P<slo>\d+) tokens/s allows at most "
+     r"(?P<slo_users>\d+), so the SLO binds and the plan is (?P<planned>\d+) users per GPU, "
+     r"(?P<gpus>\d+) GPUs", _chatbot_traffic),
+    ("docs/maths.md", r"= (?P<step_ms>[\d.]+) ms, (?P<tokens_per_s>[\d.]+) tokens/s; at 50 tokens/s "
+     r"at most (?P<slo_users>\d+) users", _maths_decode),
+    ("docs/catalog.md", r"holds (?P<models>\d+) models", _counts),
+    ("docs/measure.md",
+     r"the cache budget is \*\*(?P<mib>\d+) MiB\*\* \((?P<bytes>[\d,]+) B\).*?sequences are "
+     r"\*\*(?P<context>\d+) tokens\*\* long.*?\((?P<per_token>[\d,]+) B per token\) a sequence is "
+     r"(?P<per_seq>[\d,]+) B and the budget holds (?P<holds>\d+)\.", _cpu_measure),
+]
+
+
+@pytest.mark.parametrize("claim", PROSE, ids=[f"{p}: {r[:40]}" for p, r, _ in PROSE])
+def test_numbers_in_prose_are_what_kvplan_computes(claim) -> None:  # noqa: ANN001
+    page, pattern, compute = claim
+    text = " ".join((ROOT / page).read_text(encoding="utf-8").split())
+    match = re.search(pattern, text, re.S)
+    assert match, f"{page}: the sentence /{pattern[:60]}.../ is gone; update PROSE"
+    expected = compute()
+    wrong = {k: (v, expected[k]) for k, v in match.groupdict().items() if v != expected[k]}
+    assert not wrong, f"{page}: prose says / kvplan computes: {wrong}"
