@@ -1,8 +1,8 @@
 """`kvplan size --measure`: build a model's architecture with random weights and check the plan.
 
-Only `kvplan.measure.run` and `kvplan.measure.device` import torch and transformers, and only
-when `--measure` is given. Everything else here (predictions, comparisons, the capacity search,
-the spec -> config mapping) is pure and importable without the extra.
+Only the run (`kvplan.measure.run` and its stages) and `kvplan.measure.device` import torch and
+transformers, and only when `--measure` is given. Everything else here (predictions, comparisons,
+the capacity search, the spec -> config mapping) is pure and importable without the extra.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Torch-side helpers of `--measure`: the device's counters, building the model, cache bytes.
 
-Imported only from kvplan.measure.run, which imports torch and transformers lazily.
+Imported only by the run (kvplan.measure.run and its stages), which imports torch and transformers lazily.
 """
 
 from __future__ import annotations
