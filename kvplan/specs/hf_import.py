@@ -25,6 +25,7 @@ from kvplan.specs.hf_layers import (
     positive_int,
     window_tokens,
 )
+from kvplan.specs.mm_tokens import mm_tokens_per_item
 from kvplan.specs.params import (
     UnsupportedArchitecture,
     count_params,
@@ -391,11 +392,14 @@ def spec_from_config(
     moe = moe_block(cfg, model_type, notes)
     dtype = weight if weight is not None else weight_dtype(cfg, notes)
     counted = count_params(cfg, model_type, config)
+    item_tokens, item_how = mm_tokens_per_item(model_type, config)
     if counted.encoder is not None:
         notes.append(
             f"the checkpoint holds a vision tower of {counted.encoder:,} parameters "
             "(params_encoder), loaded with the language model and counted in params_total"
         )
+        if item_how:
+            notes.append(f"mm_tokens_per_item: {item_how}")
     if param_count is not None:
         total, estimated = param_count, False
         how = param_source or "counted from the checkpoint"
@@ -424,6 +428,7 @@ def spec_from_config(
         params_active=active,
         params_estimated=estimated,
         params_encoder=counted.encoder,
+        mm_tokens_per_item=item_tokens if counted.encoder is not None else None,
         num_layers=positive_int(cfg, "num_hidden_layers"),
         hidden_size=positive_int(cfg, "hidden_size"),
         num_attention_heads=positive_int(cfg, "num_attention_heads"),
