@@ -112,6 +112,11 @@ NEW = {
         "reconstructed, no full copy found: the text_config shapes of Gemma 3 4B as two public files give them (code index id 55826769694, a Gemma3 config 'match google/gemma-3-4b-pt': 34 layers, hidden 2560, intermediate 10240, 8 heads, 4 KV heads, head_dim 256, sliding_window 1024, pattern 6, vocab 262208, 131072 positions; id 10105575932, a Rust test of the 4B text config with the same shapes), with the SigLIP vision_config every Gemma 3 multimodal size shares (the gemma-3-12b fixture's); the parameter count reproduces the published one (see Parameters), which a wrong shape would not",
         None,
     ),
+    "qwen2.5-vl-3b": (
+        "Qwen/Qwen2.5-VL-3B-Instruct",
+        "the config.json under '# Qwen/Qwen2.5-VL-3B-Instruct / model config' in a public model-notes file (code index id 11644284334; transformers_version 4.41.2 as the hub file has it), whose torchinfo listing of a 3-layer build gives per-block counts kvplan's count reproduces; a DriveLLM test (id 69385864731) quotes the same fields as 'Selected Json config from Qwen2.5VL-3B'; tied embeddings",
+        None,
+    ),
     "granite-3.3-8b": (
         "ibm-granite/granite-3.3-8b-instruct",
         "the config.json section under '# ibm-granite/granite-3.3-8b-instruct' in a public collection of model configs with their parameter shapes (code index id 61558565367; transformers 4.49.0); tied embeddings, vocabulary 49,159",

@@ -90,6 +90,7 @@ TABLE = {
     "gemma-3-4b": (139_264, 20_480, 1024, 0),  # 34 L x 4 kv x 256 x 4; 5 global (layers 6, 12, ..., 30)
     "gemma-3-12b": (393_216, 65_536, 1024, 0),  # 48 L x 8 kv x 256 x 4; 8 global (every 6th)
     "granite-3.3-8b": (163_840, 163_840, None, 0),  # 40 L x 8 kv x 128 x 4
+    "qwen2.5-vl-3b": (36_864, 36_864, None, 0),  # 36 L x 2 kv x 128 x 4; use_sliding_window false
 }
 
 
@@ -185,6 +186,11 @@ PARAMS = {
     # 49,159 x 4,096 tied + 40 x (2 x 4,096^2 + 2 x 4,096 x 1,024 + 3 x 4,096 x 12,800 + 2 x 4,096)
     # + 4,096: the shapes the public listing prints for granite-3.3-8b-instruct
     "granite-3.3-8b": (8_170_864_640, None, None),
+    # the public torchinfo listing (3-layer build): vision block 19,702,200, patch Conv3d
+    # 1,505,280, merger 1,280 + 36,707,328 -> tower 32 x 19,702,200 + 1,505,280 + 36,708,608 =
+    # 668,684,288; text 151,936 x 2,048 tied + 36 x 77,076,992 (decoder layer) + 2,048 =
+    # 3,085,938,688 (Qwen2.5-3B's own count, above); total 3,754,622,976
+    "qwen2.5-vl-3b": (3_754_622_976, None, 668_684_288),
 }
 
 
