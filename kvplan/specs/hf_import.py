@@ -52,6 +52,7 @@ SUPPORTED = (
     "llama4",
     "mistral",
     "mixtral",
+    "opt",
     "phi3",
     "qwen2",
     "qwen2_5_vl",
@@ -413,6 +414,10 @@ def spec_from_config(
     if model_type == "falcon" and inter is None:
         inter = cfg.get("ffn_hidden_size") or 4 * positive_int(cfg, "hidden_size")
         notes.append(f"intermediate_size absent: Falcon's MLP is 4 x hidden_size = {inter}")
+    if model_type == "opt":
+        inter = positive_int(cfg, "ffn_dim")
+        notes.append(f"OPT's MLP width is ffn_dim {inter}; learned positions, "
+                     f"max_position_embeddings {cfg.get('max_position_embeddings')}")
     fields = ", ".join(
         f"{k} {cfg[k]}"
         for k in ("num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim")

@@ -117,6 +117,11 @@ NEW = {
         "the config.json under '# Qwen/Qwen2.5-VL-3B-Instruct / model config' in a public model-notes file (code index id 11644284334; transformers_version 4.41.2 as the hub file has it), whose torchinfo listing of a 3-layer build gives per-block counts kvplan's count reproduces; a DriveLLM test (id 69385864731) quotes the same fields as 'Selected Json config from Qwen2.5VL-3B'; tied embeddings",
         None,
     ),
+    "opt-125m": (
+        "facebook/opt-125m",
+        "the config.json in a public note on opt-125m's KV cache (code index id 59461262682; _name_or_path facebook/opt-125m, transformers 4.21.0.dev0, torch_dtype float16); two public test fixtures (ids 67322646830, 67168848961) quote the same fields with torch_dtype float32; tied embeddings, learned positions",
+        (125239296, None, "125,239,296: 'The original model has 125239296 parameters' in a public OPT-125m pruning tutorial (code index id 5044897445); kvplan.specs.params reproduces it"),
+    ),
     "granite-3.3-8b": (
         "ibm-granite/granite-3.3-8b-instruct",
         "the config.json section under '# ibm-granite/granite-3.3-8b-instruct' in a public collection of model configs with their parameter shapes (code index id 61558565367; transformers 4.49.0); tied embeddings, vocabulary 49,159",

@@ -91,6 +91,7 @@ TABLE = {
     "gemma-3-12b": (393_216, 65_536, 1024, 0),  # 48 L x 8 kv x 256 x 4; 8 global (every 6th)
     "granite-3.3-8b": (163_840, 163_840, None, 0),  # 40 L x 8 kv x 128 x 4
     "qwen2.5-vl-3b": (36_864, 36_864, None, 0),  # 36 L x 2 kv x 128 x 4; use_sliding_window false
+    "opt-125m": (36_864, 36_864, None, 0),  # 12 L x 12 kv (MHA) x 64 x 4
 }
 
 
@@ -191,6 +192,9 @@ PARAMS = {
     # 668,684,288; text 151,936 x 2,048 tied + 36 x 77,076,992 (decoder layer) + 2,048 =
     # 3,085,938,688 (Qwen2.5-3B's own count, above); total 3,754,622,976
     "qwen2.5-vl-3b": (3_754_622_976, None, 668_684_288),
+    # 50,272 x 768 tied + (2,048 + 2) x 768 positions + 12 x (4 x (768^2 + 768) + 2 x 768 x 3,072
+    # + 3,072 + 768 + 2 x 2 x 768) + 2 x 768 final LayerNorm = 125,239,296 (official)
+    "opt-125m": (125_239_296, None, None),
 }
 
 
