@@ -405,7 +405,9 @@ def parse_text(text: str, path: Path) -> LogFile:
             run.settings.setdefault(key, value)
         run.engine = run.settings.get("engine", engine)
         run.version = run.settings.get("version") or _header_version(header)
-        run.model_hint = run.settings.get("model") or header.get("model", "").split(" ")[0] or None
+        # "# model: Qwen/Qwen3-14B, bf16": the id is the first word, less the punctuation after it
+        hint = run.settings.get("model") or header.get("model", "").split(" ")[0].rstrip(",;:")
+        run.model_hint = hint or None
     return LogFile(path=path, runs=runs, header=header)
 
 

@@ -50,6 +50,7 @@ from kvplan.engines.common import (
     users_steps,
     weights_bytes,
 )
+from kvplan.engines.encoder_cache import encoder_cache_note, with_encoder_cache
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -162,8 +163,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("weights", weights, "bytes", weights_how)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req))
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
+    act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
+                                  fl.v1 and m.activation_bytes is None)
     st.given("activation peak", act.best, "bytes",
-             "measured (log)" if m.activation_bytes is not None else act_model.formula)
+             "measured (log)" if m.activation_bytes is not None else
+             act_model.formula + (f"; plus the {enc.formula}" if enc is not None else ""))
     if m.non_torch_bytes is not None:
         nt = Interval.exact(m.non_torch_bytes)
     else:
@@ -291,6 +295,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
     if fl.note:
         assumptions.append(fl.note)
+    assumptions += [enc.assumption] if enc is not None else []
     assumptions += _flag_notes(req, s)
     if req.shared_prefix_tokens:
         assumptions.append("shared prefix not credited: users counted in whole blocks per "
@@ -361,10 +366,12 @@ def _flag_notes(req: SizeRequest, s: EngineSettings) -> list[str]:
             raise InputError(f"limit_mm_per_prompt applies to multimodal models; {req.model.name} "
                              "has no encoder (params_encoder); drop it")
         notes.append(f"limit_mm_per_prompt {s.limit_mm_per_prompt}: the encoder's "
-                     f"{req.model.params_encoder:,} parameters are in the weights; the encoder "
-                     "cache and its profiling activation are not modelled"
-                     + (" (0: vLLM skips the encoder profiling)" if s.limit_mm_per_prompt == 0
-                        else ""))
+                     f"{req.model.params_encoder:,} parameters are in the weights"
+                     + ("; 0: vLLM skips the encoder profiling, no encoder cache"
+                        if s.limit_mm_per_prompt == 0 else
+                        "; the items per prompt do not change the profiled encoder cache here"))
+    if s.limit_mm_per_prompt != 0 and (why := encoder_cache_note(req.model)):
+        notes.append(why)
     if s.draft_params:
         notes.append("speculative decoding: the draft model's weights are added; its KV layers "
                      "(which share the block pool) are not modelled")

@@ -25,6 +25,7 @@ from kvplan.specs.hf_layers import (
     positive_int,
     window_tokens,
 )
+from kvplan.specs.mm_tokens import mm_tokens_per_item
 from kvplan.specs.params import (
     UnsupportedArchitecture,
     count_params,
@@ -51,6 +52,7 @@ SUPPORTED = (
     "llama4",
     "mistral",
     "mixtral",
+    "opt",
     "phi3",
     "qwen2",
     "qwen2_5_vl",
@@ -391,11 +393,14 @@ def spec_from_config(
     moe = moe_block(cfg, model_type, notes)
     dtype = weight if weight is not None else weight_dtype(cfg, notes)
     counted = count_params(cfg, model_type, config)
+    item_tokens, item_how = mm_tokens_per_item(model_type, config)
     if counted.encoder is not None:
         notes.append(
             f"the checkpoint holds a vision tower of {counted.encoder:,} parameters "
             "(params_encoder), loaded with the language model and counted in params_total"
         )
+        if item_how:
+            notes.append(f"mm_tokens_per_item: {item_how}")
     if param_count is not None:
         total, estimated = param_count, False
         how = param_source or "counted from the checkpoint"
@@ -409,6 +414,10 @@ def spec_from_config(
     if model_type == "falcon" and inter is None:
         inter = cfg.get("ffn_hidden_size") or 4 * positive_int(cfg, "hidden_size")
         notes.append(f"intermediate_size absent: Falcon's MLP is 4 x hidden_size = {inter}")
+    if model_type == "opt":
+        inter = positive_int(cfg, "ffn_dim")
+        notes.append(f"OPT's MLP width is ffn_dim {inter}; learned positions, "
+                     f"max_position_embeddings {cfg.get('max_position_embeddings')}")
     fields = ", ".join(
         f"{k} {cfg[k]}"
         for k in ("num_hidden_layers", "num_attention_heads", "num_key_value_heads", "head_dim")
@@ -424,6 +433,7 @@ def spec_from_config(
         params_active=active,
         params_estimated=estimated,
         params_encoder=counted.encoder,
+        mm_tokens_per_item=item_tokens if counted.encoder is not None else None,
         num_layers=positive_int(cfg, "num_hidden_layers"),
         hidden_size=positive_int(cfg, "hidden_size"),
         num_attention_heads=positive_int(cfg, "num_attention_heads"),

@@ -394,6 +394,10 @@ def _text_params(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
     }
     if model_type in simple:
         return simple[model_type](cfg)
+    if model_type == "opt":
+        from kvplan.specs.params_opt import opt_params
+
+        return opt_params(cfg)
     if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2"):
         return _deepseek(cfg, model_type)
     raise UnsupportedArchitecture(f"no parameter count for model_type {model_type!r}")

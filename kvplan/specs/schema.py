@@ -138,6 +138,11 @@ class ModelSpec(Strict):
         description="parameters of a vision/audio tower, already included in params_total "
         "(multimodal checkpoints are sized whole)",
     )
+    mm_tokens_per_item: Tokens | None = Field(
+        default=None,
+        description="embeddings the largest image/video item becomes (a multimodal model's "
+        "encoder cache is sized in these; kvplan.specs.mm_tokens)",
+    )
     num_layers: Layers = Field(description="decoder layers (num_hidden_layers)")
     hidden_size: Width = Field(description="residual stream width (hidden_size)")
     num_attention_heads: Heads = Field(description="query heads")
@@ -159,6 +164,9 @@ class ModelSpec(Strict):
     def _consistent(self) -> ModelSpec:
         if self.params_active is not None and self.params_active > self.params_total:
             raise ValueError("params_active is larger than params_total")
+        if self.mm_tokens_per_item is not None and not self.params_encoder:
+            raise ValueError("mm_tokens_per_item is set but the model has no encoder "
+                             "(params_encoder)")
         if len(self.attention.layer_pattern) > self.num_layers:
             raise ValueError("attention.layer_pattern is longer than num_layers")
         kv, heads = self.attention.num_kv_heads, self.num_attention_heads

@@ -97,6 +97,36 @@ NEW = {
         None,
     ),
     "tinyllama-1.1b": ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", MLC.format("tinyllama_1b_chat_v1.0"), None),
+    "qwen2.5-1.5b": (
+        "Qwen/Qwen2.5-1.5B-Instruct",
+        "the config as transformers 4.50.0.dev0 printed it on loading Qwen/Qwen2.5-1.5B-Instruct/config.json in a public vLLM-Ascend GRPO log (code index id 55986451419, _name_or_path Qwen/Qwen2.5-1.5B-Instruct); the architecture fields agree with " + REPORT.format(62511519683) + "; tied embeddings",
+        (1543714304, None, "1,543,714,304 = sum of tensor sizes of the one safetensors file of Qwen2.5-1.5B-Instruct, " + REPORT.format(62511519683) + "; kvplan.specs.params reproduces it"),
+    ),
+    "gemma-3-12b": (
+        "google/gemma-3-12b-it",
+        "partial: no verbatim copy of the official file; the Gemma3Config dict that two public LTX-2 trainers build for their Gemma 3 12B text encoder (code index id 57742741743: transformers 4.51.3, 'unsloth_fixed', the unsloth re-save of gemma-3-12b-it; id 52314463652: transformers 4.57.3, the same architecture fields with an explicit layer_types list of 8 full and 40 sliding layers), cross-checked with Lightning-AI litgpt's Gemma-3-12b-it entry, which cites the official config.json (code index id 1877553054)",
+        None,
+    ),
+    "gemma-3-4b": (
+        "google/gemma-3-4b-it",
+        "reconstructed, no full copy found: the text_config shapes of Gemma 3 4B as two public files give them (code index id 55826769694, a Gemma3 config 'match google/gemma-3-4b-pt': 34 layers, hidden 2560, intermediate 10240, 8 heads, 4 KV heads, head_dim 256, sliding_window 1024, pattern 6, vocab 262208, 131072 positions; id 10105575932, a Rust test of the 4B text config with the same shapes), with the SigLIP vision_config every Gemma 3 multimodal size shares (the gemma-3-12b fixture's); the parameter count reproduces the published one (see Parameters), which a wrong shape would not",
+        None,
+    ),
+    "qwen2.5-vl-3b": (
+        "Qwen/Qwen2.5-VL-3B-Instruct",
+        "the config.json under '# Qwen/Qwen2.5-VL-3B-Instruct / model config' in a public model-notes file (code index id 11644284334; transformers_version 4.41.2 as the hub file has it), whose torchinfo listing of a 3-layer build gives per-block counts kvplan's count reproduces; a DriveLLM test (id 69385864731) quotes the same fields as 'Selected Json config from Qwen2.5VL-3B'; tied embeddings",
+        None,
+    ),
+    "opt-125m": (
+        "facebook/opt-125m",
+        "the config.json in a public note on opt-125m's KV cache (code index id 59461262682; _name_or_path facebook/opt-125m, transformers 4.21.0.dev0, torch_dtype float16); two public test fixtures (ids 67322646830, 67168848961) quote the same fields with torch_dtype float32; tied embeddings, learned positions",
+        (125239296, None, "125,239,296: 'The original model has 125239296 parameters' in a public OPT-125m pruning tutorial (code index id 5044897445); kvplan.specs.params reproduces it"),
+    ),
+    "granite-3.3-8b": (
+        "ibm-granite/granite-3.3-8b-instruct",
+        "the config.json section under '# ibm-granite/granite-3.3-8b-instruct' in a public collection of model configs with their parameter shapes (code index id 61558565367; transformers 4.49.0); tied embeddings, vocabulary 49,159",
+        None,
+    ),
 }
 
 # Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor
@@ -119,6 +149,9 @@ OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.i
 EXTRA_NOTES = {
     "glm-4.7": "GLM-4.5 and GLM-4.6 (zai-org/GLM-4.5, zai-org/GLM-4.6) use the same glm4_moe class; their config.json was not found in a public copy, so they are not aliased here; the multi-token-prediction layer (num_nextn_predict_layers 1) is not counted",
     "mistral-7b-v0.2": "read from a derivative re-save; see source",
+    "gemma-3-12b": "read from a derivative re-save; see source. keras-hub's gemma3_instruct_12b count, 12,187,079,280 with a 262,144-token vocabulary, plus 64 x 3,840 for the checkpoint's 64 more embedding rows, is 12,187,325,040: kvplan's estimate exactly",
+    "gemma-3-4b": "reconstructed from partial public copies; see source. keras-hub's medgemma_4b count (the same Gemma 3 4B architecture), 4,300,079,472, is kvplan's estimate exactly",
+    "granite-3.3-8b": "granite's embedding, attention, residual and logits multipliers scale activations, not memory; granite-3.1/3.2 (vocabulary 49,155) are different shapes and not aliased",
     "deepseek-r1-distill-qwen-1.5b": "read from a derivative re-save; see source",
     "qwen3-30b-a3b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "qwen3-32b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
@@ -134,6 +167,7 @@ ALIASES = {
     "llama-3.1-8b": [
         ("meta-llama/Llama-3.1-8B", "meta-llama--Llama-3.1-8B", "the base model: " + PROF.format("Llama-3.1-8B") + "; same shapes"),
         ("meta-llama/Meta-Llama-3.1-8B", "meta-llama--Meta-Llama-3.1-8B", "the base model under its earlier repository name: " + AIC.format("meta-llama--Meta-Llama-3.1-8B") + "; same shapes"),
+        ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama--Meta-Llama-3.1-8B-Instruct", "the same Instruct repository under its earlier name: the LlamaConfig that transformers 4.45.2 printed for _name_or_path meta-llama/Meta-Llama-3.1-8B-Instruct in a public notes file (code index id 46065411686, section LLAMA3_1_INSTRUCT; another public dump, id 69808971158, shows the same fields); same shapes (head_dim 128 made explicit by the re-print)"),
     ],
     "llama-3.1-70b": [
         ("meta-llama/Meta-Llama-3.1-70B", "meta-llama--Meta-Llama-3.1-70B", "the base model under its earlier repository name: " + AIC.format("meta-llama--Meta-Llama-3.1-70B") + "; same shapes"),
@@ -143,6 +177,9 @@ ALIASES = {
     ],
     "llama-3.2-3b": [
         ("meta-llama/Llama-3.2-3B", "meta-llama--Llama-3.2-3B", "the base model: " + PROF.format("Llama-3.2-3B") + "; same shapes"),
+    ],
+    "qwen2.5-0.5b": [
+        ("Qwen/Qwen2.5-0.5B-Instruct", "Qwen--Qwen2.5-0.5B-Instruct", "the Instruct release: the Qwen2Config that transformers 4.45.2 printed on loading a local copy /opt/xxx/models/Qwen2.5-0.5B-Instruct/config.json in a public LLaMA-Factory training log (code index id 40679829913); same shapes (max_window_layers 21 and eos 151645 differ, no shape)"),
     ],
     "qwen2.5-7b": [
         ("Qwen/Qwen2.5-7B", "Qwen--Qwen2.5-7B", "the base model: " + PROF.format("Qwen2.5-7B") + "; same shapes, but max_position_embeddings 131072 (the Instruct config says 32768)"),

@@ -85,6 +85,13 @@ TABLE = {
     "qwen3-vl-4b": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
     "qwen3-vl-8b": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
     "tinyllama-1.1b": (22_528, 22_528, None, 0),  # 22 L x 4 kv x 64 x 4
+    # added by the catalog helper (issue 12, second pass)
+    "qwen2.5-1.5b": (28_672, 28_672, None, 0),  # 28 L x 2 kv x 128 x 4
+    "gemma-3-4b": (139_264, 20_480, 1024, 0),  # 34 L x 4 kv x 256 x 4; 5 global (layers 6, 12, ..., 30)
+    "gemma-3-12b": (393_216, 65_536, 1024, 0),  # 48 L x 8 kv x 256 x 4; 8 global (every 6th)
+    "granite-3.3-8b": (163_840, 163_840, None, 0),  # 40 L x 8 kv x 128 x 4
+    "qwen2.5-vl-3b": (36_864, 36_864, None, 0),  # 36 L x 2 kv x 128 x 4; use_sliding_window false
+    "opt-125m": (36_864, 36_864, None, 0),  # 12 L x 12 kv (MHA) x 64 x 4
 }
 
 
@@ -170,6 +177,24 @@ PARAMS = {
     "qwen3-vl-4b": (4_437_815_808, None, 415347712),  # 4,022,468,096 text + 415,347,712 vision tower
     "qwen3-vl-8b": (8_767_123_696, None, 576388336),  # 8,190,735,360 text + 576,388,336 vision tower (official)
     "tinyllama-1.1b": (1_100_048_384, None, None),  # 1,100,048,384 text
+    "qwen2.5-1.5b": (1_543_714_304, None, None),  # 1,543,714,304: the checkpoint's tensor sum (official)
+    # keras-hub gemma3_4b_text 3,880,099,328 (vocab 262,144) + 64 x 2,560 = 3,880,263,168 text;
+    # + 419,816,304 tower = 4,300,079,472 = keras-hub medgemma_4b (the same architecture, vocab 262,208)
+    "gemma-3-4b": (4_300_079_472, None, 419_816_304),
+    # keras-hub gemma3_12b_text 11,765,788,416 + 64 x 3,840 = 11,766,034,176 text; the tower is the
+    # 4B's plus 1,152 x (3,840 - 2,560) = 1,474,560 more projector weights: 421,290,864
+    "gemma-3-12b": (12_187_325_040, None, 421_290_864),
+    # 49,159 x 4,096 tied + 40 x (2 x 4,096^2 + 2 x 4,096 x 1,024 + 3 x 4,096 x 12,800 + 2 x 4,096)
+    # + 4,096: the shapes the public listing prints for granite-3.3-8b-instruct
+    "granite-3.3-8b": (8_170_864_640, None, None),
+    # the public torchinfo listing (3-layer build): vision block 19,702,200, patch Conv3d
+    # 1,505,280, merger 1,280 + 36,707,328 -> tower 32 x 19,702,200 + 1,505,280 + 36,708,608 =
+    # 668,684,288; text 151,936 x 2,048 tied + 36 x 77,076,992 (decoder layer) + 2,048 =
+    # 3,085,938,688 (Qwen2.5-3B's own count, above); total 3,754,622,976
+    "qwen2.5-vl-3b": (3_754_622_976, None, 668_684_288),
+    # 50,272 x 768 tied + (2,048 + 2) x 768 positions + 12 x (4 x (768^2 + 768) + 2 x 768 x 3,072
+    # + 3,072 + 768 + 2 x 2 x 768) + 2 x 768 final LayerNorm = 125,239,296 (official)
+    "opt-125m": (125_239_296, None, None),
 }
 
 
@@ -192,3 +217,10 @@ def test_multimodal_checkpoints_count_their_tower():
         assert (spec.params_encoder is not None) == has_tower, spec.name
         if has_tower:
             assert spec.params_encoder is not None and 0 < spec.params_encoder < spec.params_total / 5
+
+
+def test_gemma3_27b_estimate_equals_keras_hub_medgemma_count():
+    # audit (issue 12): keras-hub gemma3_presets.py lists medgemma_instruct_27b, the Gemma 3 27B
+    # architecture with the 262,208-token vocabulary, at 27,432,406,640 parameters; kvplan's
+    # estimate for gemma-3-27b (vision tower included) is that figure exactly
+    assert load_model("gemma-3-27b").params_total == 27_432_406_640

@@ -78,6 +78,7 @@ CASES = [
     ("phi-4-mini", 2),  # phi3 with tied embeddings
     ("qwen3-coder-30b-a3b", 2),  # qwen3_moe
     ("mixtral-8x22b", 2),  # mixtral
+    ("opt-125m", 2),  # opt: learned positions (+2 offset), biased projections and LayerNorms
 ]
 
 

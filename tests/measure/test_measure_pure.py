@@ -31,7 +31,7 @@ ASSETS = Path(__file__).parent.parent / "assets"
 TIED = {"tiny-test-model", "llama-3.2-1b", "llama-3.2-3b", "gemma-2-9b", "gemma-2-27b"}
 # the catalog's issue-12 additions whose config.json sets tie_word_embeddings true
 TIED |= {"gemma-2-2b", "qwen2-0.5b", "qwen2-1.5b", "qwen2.5-0.5b", "qwen2.5-3b"}
-TIED |= {"qwen3-0.6b", "qwen3-1.7b", "qwen3-4b"}
+TIED |= {"qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen2.5-1.5b"}
 # Model types --measure builds; their counts exclude what it does not build (vision towers, MTP).
 BUILT = {"llama", "mistral", "qwen2", "qwen3", "gemma2"}
 

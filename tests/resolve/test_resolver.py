@@ -149,3 +149,17 @@ def test_without_huggingface_hub_the_hint_names_the_package(tmp_path: Path) -> N
         "from the Hugging Face hub needs huggingface_hub: pip install huggingface_hub (or pass a "
         "local config.json or snapshot folder)"
     )
+
+
+def test_calibrate_resolves_a_log_header_id_through_the_catalog() -> None:
+    # log 44's header reads "# model: Qwen/Qwen3-14B, bf16 (not in the catalog)": the comma after
+    # the id is punctuation, not part of it; the id is then the catalog's qwen3-14b (hf_id)
+    from kvplan.calibrate.parse import parse_file
+    from kvplan.calibrate.resolve import resolve_model as resolve_run
+
+    log = ASSETS / "logs" / "44-sglang-qwen3-14b-tp4-24gb-frac080.log"
+    run = parse_file(log).runs[0]
+    assert run.model_hint == "Qwen/Qwen3-14B"
+    spec, how = resolve_run(run, log.parent)
+    assert spec is not None and spec.name == "qwen3-14b"
+    assert how == "catalog hf_id for Qwen/Qwen3-14B"

@@ -1,0 +1,82 @@
+"""vLLM's encoder-cache budget at start-up, for multimodal models (V1 engine).
+
+Read in vLLM's source:
+- v1/core/encoder_cache_manager.py, compute_mm_encoder_budget: the encoder compute budget and
+  the encoder cache size are both max(max_num_batched_tokens, the largest item's tokens) when
+  neither is set (`_get_max_num_batched_encoder_embeds`, `_get_encoder_cache_size`), counted
+  in embeddings ("tokens from the input sequence").
+- v1/worker/gpu_model_runner.py, profile_run: "Encoder cache will be initialized with a budget
+  of N tokens, and profiled with K <modality> items of the maximum feature size"; the K dummy
+  items run through the encoder and their outputs are kept (`self.encoder_cache["tmp"]`) while
+  the dummy language-model batch runs, so they are part of the profiled peak, and so are taken
+  from the KV cache. K = budget // item tokens (at least one).
+
+Each kept output is item_tokens x hidden_size activations (the projector maps the tower to the
+language model's width), on every tensor-parallel rank (the tower is not sharded by TP here).
+The tower's own transient activations during the encoder pass are not modelled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvplan.engines.activation import ACT_BYTES
+from kvplan.engines.common import gib
+from kvplan.engines.interface import Interval
+from kvplan.specs.schema import ModelSpec
+
+
+@dataclass(frozen=True)
+class EncoderCacheProfile:
+    """The encoder cache vLLM profiles at start-up, on one GPU."""
+
+    budget_tokens: int  # max(max_num_batched_tokens, item tokens)
+    item_tokens: int
+    items: int  # dummy items profiled: budget // item tokens, at least 1
+    held_bytes: int  # items x item tokens x hidden x 2 bytes, alive during the profile
+
+    @property
+    def formula(self) -> str:
+        return (f"encoder cache budget max(max_num_batched_tokens, {self.item_tokens:,} tokens an "
+                f"item) = {self.budget_tokens:,} tokens; {self.items} dummy item(s) x "
+                f"{self.item_tokens:,} x hidden x {ACT_BYTES} B kept through the profile")
+
+    @property
+    def assumption(self) -> str:
+        return (f"encoder cache: {self.items} dummy item(s) of {self.item_tokens:,} embeddings "
+                f"kept through the profile, {gib(self.held_bytes)} (in the activation peak)")
+
+
+def encoder_cache_profile(
+    model: ModelSpec, batched_tokens: int, limit_mm_per_prompt: int | None = None
+) -> EncoderCacheProfile | None:
+    """The profiled encoder cache, or None: a text-only model, an item size kvplan does not know
+    (see `encoder_cache_note`), or `limit_mm_per_prompt` 0 (vLLM then skips the profiling)."""
+    item = model.mm_tokens_per_item
+    if not model.params_encoder or item is None or limit_mm_per_prompt == 0:
+        return None
+    budget = max(batched_tokens, item)
+    items = max(1, budget // item)
+    return EncoderCacheProfile(budget, item, items, items * item * model.hidden_size * ACT_BYTES)
+
+
+def encoder_cache_note(model: ModelSpec) -> str | None:
+    """Why a multimodal model's encoder cache is left out, or None when it is modelled."""
+    if not model.params_encoder or model.mm_tokens_per_item is not None:
+        return None
+    return (f"{model.name}: the encoder cache vLLM profiles at start-up for image inputs is not "
+            "modelled (the largest item's size in embeddings is not known for "
+            f"{model.model_type}); vLLM's --limit-mm-per-prompt 0 (text only) skips it")
+
+
+def with_encoder_cache(
+    act: Interval, model: ModelSpec, batched_tokens: int, limit_mm_per_prompt: int | None,
+    profiled: bool,
+) -> tuple[Interval, EncoderCacheProfile | None]:
+    """The activation peak with the encoder cache added, where vLLM profiles one (`profiled`:
+    a V1 engine whose activation peak is modelled, not read from a log, which includes it)."""
+    enc = encoder_cache_profile(model, batched_tokens, limit_mm_per_prompt) if profiled else None
+    if enc is None:
+        return act, None
+    held = enc.held_bytes
+    return Interval(act.best + held, act.low + held, act.high + held), enc

@@ -1,0 +1,49 @@
+"""Embeddings the largest multimodal item becomes: what vLLM sizes its encoder cache with.
+
+vLLM (v1/core/encoder_cache_manager.py, compute_mm_encoder_budget) sizes the encoder cache as
+max(max_num_batched_tokens, the largest item's tokens) and, at start-up, profiles it with dummy
+items of the maximum feature size (v1/worker/gpu_model_runner.py, profile_run). The item size
+is the model's, read here from the config where it says it, or from vLLM's own start-up lines
+where the size comes from the image processor (preprocessor_config.json, not config.json):
+
+- gemma3: `mm_tokens_per_image` in config.json (256: each image is pooled to 256 soft tokens;
+  vLLM's pan-and-scan crops, off by default, are not counted).
+- qwen2_5_vl: 16,384. vLLM start-up logs of Qwen2.5-VL-7B print "Encoder cache will be
+  initialized with a budget of 16384 tokens, and profiled with 1 image items of the maximum
+  feature size" at default batching (public logs, code index ids 57157669982 and 70974742012):
+  one item of 16,384 tokens, the processor's max_pixels over (14 x 2)^2 pixels per token.
+  Taken only when the vision_config has that patch (14) and merge (2) size.
+
+Any other multimodal model has no item size here (None): its encoder cache is not modelled,
+and the engine profile says so. Qwen3-VL's logs print the same 16,384-token budget, but its
+embeddings carry the deepstack levels too (a wider row than hidden_size), which a spec does not
+record; Llama 4's item size was not read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+QWEN_VL_ITEM_TOKENS = 16_384
+QWEN_VL_PATCH = {"qwen2_5_vl": (14, 2)}
+
+
+def mm_tokens_per_item(model_type: str, root: Mapping[str, Any]) -> tuple[int | None, str | None]:
+    """(tokens of the largest multimodal item, how it was read), or (None, None)."""
+    vcfg = root.get("vision_config")
+    if not isinstance(vcfg, Mapping):
+        return None, None
+    if model_type == "gemma3":
+        tokens = root.get("mm_tokens_per_image")
+        if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
+            return tokens, f"mm_tokens_per_image {tokens}: an image is {tokens} embeddings"
+        return None, None
+    if model_type in QWEN_VL_PATCH:
+        patch = (vcfg.get("patch_size"), vcfg.get("spatial_merge_size"))
+        if patch == QWEN_VL_PATCH[model_type]:
+            return QWEN_VL_ITEM_TOKENS, (
+                f"an image at the processor's max_pixels is {QWEN_VL_ITEM_TOKENS:,} embeddings "
+                "(vLLM start-up logs: 'a budget of 16384 tokens, and profiled with 1 image items')"
+            )
+    return None, None
