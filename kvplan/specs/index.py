@@ -53,16 +53,20 @@ class Entry:
 
 
 def cache_dir() -> Path | None:
-    """The folder the index files go in; None when `$KVPLAN_CACHE_DIR` is set empty."""
+    """The folder the index files go in; None when `$KVPLAN_CACHE_DIR` is set empty or no
+    home folder can be found."""
     env = os.environ.get(ENV_CACHE)
-    if env is not None:
-        return Path(env).expanduser() if env else None
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = Path.home() / "Library" / "Caches"
-    else:
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    try:
+        if env is not None:
+            return Path(env).expanduser() if env else None
+        if sys.platform == "win32":
+            base = Path(os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local")
+        elif sys.platform == "darwin":
+            base = Path.home() / "Library" / "Caches"
+        else:
+            base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    except RuntimeError:  # Path.home(): no HOME and no user database entry
+        return None
     return base / "kvplan"
 
 
