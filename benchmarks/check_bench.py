@@ -117,7 +117,7 @@ def main() -> None:
                          "target_s": 5.0 if files <= 100 else 30.0})
     figures, out = measure(kvplan(*FLEET_SEARCH), args.runs)
     rows.append({"case": "fleet --search llama-3-8b 20000 users p50 1200 p95 6000, all GPUs",
-                 **figures, "configurations": len(json.loads(out)["rows"]), "target_s": 2.0})
+                 **figures, "configurations": len(json.loads(out)["results"]), "target_s": 2.0})
     reference_after, _ = measure(REFERENCE, args.runs)
     stamp = {
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -50,3 +51,26 @@ def test_size_loads_no_engine_deployment_or_traffic_code():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"imported: {out.stdout.strip()}"
+
+
+def test_size_of_a_catalog_model_reads_no_yaml_and_renders_json_without_rich(tmp_path):
+    """Start-up time: with the catalog index built (the second run), `size NAME --format json`
+    neither parses YAML nor loads rich, and as a program it leaves pydantic's plugin scan
+    (every installed distribution's metadata) alone."""
+    code = (
+        "import os, sys, io, contextlib, runpy\n"
+        "sys.argv = ['kvplan', 'size', 'llama-3-8b', '--gpu', 'h100', '--format', 'json']\n"
+        "try:\n"
+        "    with contextlib.redirect_stdout(io.StringIO()):\n"
+        "        runpy.run_module('kvplan', run_name='__main__')\n"
+        "except SystemExit as e:\n"
+        "    assert not e.code, e.code\n"
+        "print(','.join(sorted(m for m in ('yaml', 'rich', 'kvplan.inputs.yamlsafe') "
+        "if m in sys.modules)), os.environ.get('PYDANTIC_DISABLE_PLUGINS'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    env["KVPLAN_CACHE_DIR"] = str(tmp_path)
+    for _ in range(2):  # the first run builds the index (and reads every spec)
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             check=True, env=env)
+    assert out.stdout.split() == ["__all__"], out.stdout

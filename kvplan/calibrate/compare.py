@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -310,15 +311,19 @@ def log_paths(paths: list[Path]) -> list[Path]:
     return out
 
 
-def calibrate_files(paths: list[Path], errors: list[InputError] | None = None) -> list[RunReport]:
+def calibrate_files(paths: list[Path], errors: list[InputError] | None = None,
+                    progress: Callable[[int, int], None] | None = None) -> list[RunReport]:
     """One report per run. A file that cannot be read, or shows no start-up numbers at all, is
-    an error in `errors` (when given: the other files are still reported) or raised."""
+    an error in `errors` (when given: the other files are still reported) or raised.
+    `progress(done, n)` is called before each log file and once at the end."""
     from kvplan.calibrate.split import split_for
 
     paths = log_paths(paths)
     split = split_for(paths)
     reports = []
-    for path in paths:
+    for i, path in enumerate(paths):
+        if progress is not None:
+            progress(i, len(paths))
         try:
             log: LogFile = parse_file(path)
             if not any(run.values or run.errors for run in log.runs):
@@ -341,6 +346,8 @@ def calibrate_files(paths: list[Path], errors: list[InputError] | None = None) -
             if entry is not None:
                 rep.part, rep.model_class = entry.part, entry.model_class
             reports.append(rep)
+    if progress is not None:
+        progress(len(paths), len(paths))
     return reports
 
 

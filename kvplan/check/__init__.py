@@ -359,14 +359,15 @@ def describe_fix(target: Target, fix: Fix) -> str:
 def check_paths(paths: list[str], default_gpu: str | None = None,
                 progress: Any = None) -> Report:
     """Check every deployment under `paths`. Never raises for bad input: it becomes ERROR.
-    `default_gpu` is the GPU of manifests that name none; `progress(i, n)` is called per file."""
+    `default_gpu` is the GPU of manifests that name none; `progress(done, n, outcomes)` is
+    called before each file and once at the end, with the outcomes so far."""
     files, outcomes = discover(paths)
     skipped: list[str] = []
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
     for i, (path, explicit) in enumerate(files):
         if progress is not None:
-            progress(i, len(files))
+            progress(i, len(files), outcomes)
         try:
             targets = read_targets(path, side_cache, default_gpu, ignored)
         except DeploymentError as err:
@@ -381,6 +382,8 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
                 skipped.append(str(path))
             continue
         outcomes.extend(judge_target(t) for t in targets)
+    if progress is not None:
+        progress(len(files), len(files), outcomes)
     return Report(outcomes, skipped, ignored)
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import xml.etree.ElementTree as ET
 from enum import Enum
 from typing import Any
 
@@ -192,6 +191,8 @@ def render_json(report: Report) -> str:
 
 
 def render_junit(report: Report) -> str:
+    import xml.etree.ElementTree as ET  # only for this format: the others start faster
+
     c = report.counts()
     attrs = {
         "name": "kvplan check",

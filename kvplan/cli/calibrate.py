@@ -32,8 +32,12 @@ def calibrate_command(
     for path in logs:
         if not path.exists():
             raise InputError(f"{path}: no such log file or directory")
+    from kvplan.cli.progress import StatusLine
+
     problems: list[InputError] = []
-    reports = calibrate_files(list(logs), problems)
+    with StatusLine("kvplan calibrate") as line:
+        reports = calibrate_files(list(logs), problems,
+                                  progress=lambda i, n: line.update(f"{i}/{n} log files"))
     if fmt is OutputFormat.json:
         text = json.dumps(records(reports), indent=2) + "\n"
     elif fmt is OutputFormat.csv:

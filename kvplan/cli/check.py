@@ -9,22 +9,13 @@ import typer
 from kvplan.cli.common import OutputOpt, cli_errors, emit
 
 
-def _progress() -> Any:
-    """A progress line on stderr (a terminal only) once a run has taken more than 2 s."""
-    import sys
-    import time
-
-    if not sys.stderr.isatty():
-        return None
-    start = time.monotonic()
-
-    def show(i: int, n: int) -> None:
-        if time.monotonic() - start > 2:
-            end = "\n" if i + 1 >= n else "\r"
-            sys.stderr.write(f"kvplan check: {i + 1}/{n} files{end}")
-            sys.stderr.flush()
-
-    return show
+def progress_text(done: int, total: int, outcomes: list[Any]) -> str:
+    """'12/150 files, 3 FAIL, 1 ERROR' (the counts only once there are some)."""
+    counts: dict[str, int] = {}
+    for outcome in outcomes:
+        counts[outcome.verdict] = counts.get(outcome.verdict, 0) + 1
+    tail = "".join(f", {counts[s]} {s}" for s in ("FAIL", "ERROR") if counts.get(s))
+    return f"{done}/{total} files{tail}"
 
 
 def _width(output: object) -> int | None:
@@ -87,6 +78,10 @@ def check_command(
             gpu = resolve_gpu(gpu).name
         except InputError as err:
             raise typer.BadParameter(str(err), param_hint="--gpu") from None
-    report = check_paths(paths, default_gpu=gpu, progress=_progress())
+    from kvplan.cli.progress import StatusLine
+
+    with StatusLine("kvplan check") as line:
+        report = check_paths(paths, default_gpu=gpu,
+                             progress=lambda i, n, done: line.update(progress_text(i, n, done)))
     emit(render(chosen, report, _width(output)), output)
     raise typer.Exit(code=report.exit_code)

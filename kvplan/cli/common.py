@@ -14,7 +14,6 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from kvplan.errors import KvplanError
-from kvplan.inputs.atomic import write_text_atomic
 from kvplan.render import OutputFormat
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -97,6 +96,8 @@ def emit(text: str, output: Path | None) -> None:
     if output is None:
         sys.stdout.write(text)
         return
+    from kvplan.inputs.atomic import write_text_atomic  # tempfile: only when writing a file
+
     written = write_text_atomic(output, text)
     typer.echo(f"wrote {written}", err=True)
 

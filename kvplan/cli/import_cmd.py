@@ -60,5 +60,10 @@ def import_command(
             raise InputError(f"--weight-dtype: {err}") from None
     if name is None and output is not None:
         name = output.stem
-    spec = import_model(source, name=name, hf_id=hf_id, weight=dtype)
+    from kvplan.cli.progress import StatusLine
+
+    where = (f"reading {source}" if Path(source).expanduser().exists()
+             else f"fetching {source}'s config.json from the Hugging Face hub")
+    with StatusLine("kvplan import", where):  # shown only if it takes over 2 s, on a terminal
+        spec = import_model(source, name=name, hf_id=hf_id, weight=dtype)
     emit(spec_yaml(spec), output)

@@ -1,4 +1,5 @@
-"""A progress bar that appears only when work outlasts a second, and only on a terminal."""
+"""Progress on stderr, only on a terminal and only for work that lasts: a rich bar (LazyProgress,
+after a second) and a one-line status (StatusLine, after two seconds)."""
 
 from __future__ import annotations
 
@@ -44,3 +45,95 @@ class LazyProgress:
     ) -> None:
         if self._bar is not None:
             self._bar.stop()
+
+
+DELAY_S = 2.0  # work shorter than this prints no progress at all
+
+
+def on_terminal(stream: Any) -> bool:
+    """True when `stream` is a terminal (tests replace this to simulate one)."""
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+class StatusLine:
+    """One line on stderr, rewritten in place, for work that may outlast `DELAY_S` seconds.
+
+    Nothing is written off a terminal (pipes, files, CI logs, tests' captured output) or
+    before the delay; a line still waiting when the work blocks (a download) is drawn by a
+    timer. On exit the line is erased: what stays on the screen is the command's own output.
+    `update(text)` is cheap enough to call per file.
+    """
+
+    def __init__(self, label: str, text: str = "", delay_s: float | None = None,
+                 stream: Any = None) -> None:
+        self.label = label
+        self.text = text
+        self.stream = stream if stream is not None else sys.stderr
+        self.delay_s = DELAY_S if delay_s is None else delay_s
+        self.enabled = on_terminal(self.stream)
+        self.start = time.monotonic()
+        self.width = 0  # characters on the line now (0: nothing drawn)
+        self.closed = False
+        self._timer: Any = None
+        self._lock: Any = None
+
+    def __enter__(self) -> StatusLine:
+        if self.enabled:
+            import threading
+
+            self._lock = threading.Lock()
+            self._timer = threading.Timer(self.delay_s, self._due)
+            self._timer.daemon = True
+            self._timer.start()
+        return self
+
+    def _due(self) -> None:
+        with self._lock:
+            if not self.closed and self.text and not self.width:  # nothing drawn yet
+                self._draw()
+
+    def _draw(self) -> None:
+        line = f"{self.label}: {self.text}"
+        pad = " " * max(0, self.width - len(line))
+        self.stream.write(f"\r{line}{pad}")
+        self.stream.flush()
+        self.width = len(line)
+
+    def update(self, text: str) -> None:
+        if not self.enabled:
+            return
+        due = time.monotonic() - self.start >= self.delay_s
+        if self._lock is None:  # used without `with`: drawn from the caller's thread only
+            self.text = text
+            if due:
+                self._draw()
+            return
+        with self._lock:
+            self.text = text
+            if due and not self.closed:
+                self._draw()
+
+    def close(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+        if self._lock is not None:
+            with self._lock:
+                self._erase()
+        else:
+            self._erase()
+
+    def _erase(self) -> None:
+        self.closed = True
+        if self.width:
+            self.stream.write("\r" + " " * self.width + "\r")
+            self.stream.flush()
+            self.width = 0
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -17,7 +17,6 @@ from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, ContextTokens, Deployment
-from kvplan.deploy.yamldoc import Doc, dotted, read_docs
 from kvplan.errors import InputError
 from kvplan.plan.rules import required_users
 from kvplan.specs.loader import load_hardware
@@ -25,6 +24,7 @@ from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import DType, exact, gib_to_bytes, parse_dtype
 
 if TYPE_CHECKING:
+    from kvplan.deploy.yamldoc import Doc  # the YAML reader loads only where a file is read
     from kvplan.traffic.lengths import LengthDistribution
 
 __all__ = [
@@ -77,6 +77,8 @@ def is_deployment(path: Path) -> bool:
     """True when a YAML file declares `apiVersion: kvplan/v1`."""
     if path.suffix not in (".yaml", ".yml") or not path.is_file():
         return False
+    from kvplan.deploy.yamldoc import read_docs
+
     try:
         docs = read_docs(path)
     except DeploymentError:
@@ -111,6 +113,8 @@ def validation_problems(
     cls: type[BaseModel], err: ValidationError, doc: Doc | None, prefix: tuple[Any, ...] = ()
 ) -> list[Problem]:
     """One Problem per pydantic error, with the line, the field and a 'did you mean'."""
+    from kvplan.deploy.yamldoc import dotted
+
     out = []
     for item in err.errors():
         loc = tuple(item["loc"])
@@ -383,6 +387,8 @@ def plan_deployment(
 
 def load_deployment(path: Path) -> PlannedDeployment:
     """Read and resolve one deployment file. Errors name the file, the field and the line."""
+    from kvplan.deploy.yamldoc import read_docs
+
     docs = read_docs(path)
     if not docs:
         raise DeploymentError(str(path), [Problem("", "the file is empty")])

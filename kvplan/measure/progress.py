@@ -6,8 +6,8 @@
   the budget bounds the cache tensors alone, exactly as a stated `--kv-budget-gib` does.
 - Context: with no `--context` on the CPU, sequences are `CPU_DEFAULT_CONTEXT_TOKENS` (128)
   long, so the uncached cost-of-a-token forwards stay short.
-- Progress: one line per stage on stderr, only when stderr is a terminal (never in pipes,
-  files or tests' captured output).
+- Progress: one line per stage and per capacity trial on stderr, only when stderr is a
+  terminal (never in pipes, files or tests' captured output).
 - Estimate: before building, a 256 x 256 matmul is timed on the device; the forward passes the
   run will make (2 x parameters FLOPs per token) are priced at that rate, and the build at the
   rate `torch.empty(...).normal_()` fills 4 Mi elements. The searches and timings never run past

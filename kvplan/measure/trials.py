@@ -46,6 +46,8 @@ class CapacityStage(Session):
         free = t.free()
         if need > self.budget or (free is not None and need > free):
             return False  # never request more than the budget or than is free
+        self.progress.say(f"  trial: {batch:,} sequences of {self.context:,} tokens, "
+                          f"{'reserved' if static else 'growing'} cache")
         try:
             step_s = self._decode_trial(static, batch)
         except self.t.oom_types():
@@ -145,6 +147,7 @@ class CapacityStage(Session):
             1, cost.prefill_cache_bytes)
 
         def holds(batch: int) -> bool:
+            self.progress.say(f"  trial: a prefill of {batch:,} prompts of {self.context:,} tokens")
             cache = self._new_cache(static=False)
             try:
                 out = self._forward(self._ids(batch, self.context), cache)

@@ -13,14 +13,16 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kvplan.deploy import UNUSED_BY, parse_deployment, unused_reason
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, Deployment
-from kvplan.deploy.yamldoc import Doc, iter_docs, read_docs
 from kvplan.errors import InputError
 from kvplan.plan.fields import FLAGS, FlagField
+
+if TYPE_CHECKING:
+    from kvplan.deploy.yamldoc import Doc  # the YAML reader loads only where a file is read
 
 COMMAND_LINE = "command line"
 # what a record built from flags alone starts from (the commands' long-standing defaults)
@@ -102,6 +104,8 @@ def is_deployment_target(target: str) -> bool:
     path = Path(target)
     if path.suffix not in (".yaml", ".yml") or not path.is_file():
         return False
+    from kvplan.deploy.yamldoc import read_docs
+
     docs = read_docs(path)  # a malformed file is named here, not taken for a model name
     return bool(docs) and isinstance(docs[0].data, dict) and "apiVersion" in docs[0].data
 
@@ -109,6 +113,8 @@ def is_deployment_target(target: str) -> bool:
 def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
     """The record a target starts from: a file's fields, or a model with the flag defaults."""
     if is_deployment_target(target):
+        from kvplan.deploy.yamldoc import iter_docs, read_docs
+
         if target == "-":
             docs = list(iter_docs(sys.stdin.read(), "<stdin>"))
             source, base_dir = "<stdin>", Path.cwd()

@@ -8,16 +8,11 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-import yaml
 from pydantic import BaseModel, ValidationError
 
 from kvplan.errors import InputError, SpecError
+from kvplan.specs import index
 from kvplan.specs.schema import HardwareSpec, ModelSpec
-
-try:  # the C loader is much faster and just as safe
-    _SafeLoader: type[yaml.SafeLoader] = yaml.CSafeLoader  # type: ignore[assignment]
-except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _SafeLoader = yaml.SafeLoader
 
 T = TypeVar("T", bound=BaseModel)
 
@@ -96,21 +91,29 @@ def validate(cls: type[T], data: Any, path: str) -> T:
         raise SpecError(path, format_validation(err)) from None
 
 
-def _load_file(cls: type[T], path: Path) -> T:
-    spec = validate(cls, read_yaml(path), str(path))
+def _load_file(cls: type[T], path: Path, data: Any = None, read: bool = True) -> T:
+    """A catalog file's spec, from `data` already read from it when `read` is False."""
+    spec = validate(cls, read_yaml(path) if read else data, str(path))
     name = getattr(spec, "name", None)
     if name is not None and name != path.stem:
         raise SpecError(str(path), [f"name: {name!r} must equal the file name {path.stem!r}"])
     return spec
 
 
+def catalog(kind: str) -> dict[str, index.Entry]:
+    """Catalog name -> its file and data, from the catalog index (kvplan.specs.index)."""
+    return index.load(kind, spec_dirs(kind))
+
+
 def _files(kind: str) -> dict[str, Path]:
     """Catalog name -> file, earlier folders shadowing later ones."""
-    found: dict[str, Path] = {}
-    for folder in spec_dirs(kind):
-        for path in sorted(folder.glob("*.yaml")):
-            found.setdefault(path.stem, path)
-    return found
+    return {stem: entry.path for stem, entry in catalog(kind).items()}
+
+
+def load_entry(cls: type[T], entry: index.Entry) -> T:
+    """The spec of one catalog entry, validated from the index's data (or its file again,
+    when the file did not read: it raises the same error as without an index)."""
+    return _load_file(cls, entry.path, entry.data, read=not entry.ok)
 
 
 def suggest(name: str, choices: Iterable[str]) -> str:
@@ -143,10 +146,11 @@ def load_model_file(path: Path) -> ModelSpec:
 
 @lru_cache(maxsize=1)
 def _hardware_index() -> tuple[dict[str, Path], dict[str, str]]:
-    files = _files(HARDWARE_DIR)
+    entries = catalog(HARDWARE_DIR)
+    files = {stem: entry.path for stem, entry in entries.items()}
     aliases: dict[str, str] = {}
-    for stem, path in files.items():
-        data = read_yaml(path)
+    for stem, entry in entries.items():
+        data = entry.data if entry.ok else read_yaml(entry.path)
         if isinstance(data, dict):
             for alias in data.get("aliases") or []:
                 aliases.setdefault(str(alias).lower(), stem)
@@ -158,12 +162,12 @@ def load_hardware(ref: str) -> HardwareSpec:
     if _is_path(ref) and Path(ref).exists():
         return validate(HardwareSpec, read_yaml(Path(ref)), ref)
     key = ref.strip().lower()
-    files = _files(HARDWARE_DIR)
+    files = catalog(HARDWARE_DIR)
     if key in files:
-        return _load_file(HardwareSpec, files[key])
+        return load_entry(HardwareSpec, files[key])
     _, aliases = _hardware_index()
     if key in aliases:
-        return _load_file(HardwareSpec, files[aliases[key]])
+        return load_entry(HardwareSpec, files[aliases[key]])
     raise InputError(
         f"unknown GPU {ref!r}{suggest(key, [*files, *aliases])}; `kvplan gpus` lists the catalog"
     )
@@ -174,9 +178,9 @@ def load_all(kind: str) -> tuple[list[Any], list[SpecError]]:
     cls: type[BaseModel] = ModelSpec if kind == MODEL_DIR else HardwareSpec
     specs: list[Any] = []
     errors: list[SpecError] = []
-    for path in _files(kind).values():
+    for entry in catalog(kind).values():
         try:
-            specs.append(_load_file(cls, path))
+            specs.append(load_entry(cls, entry))
         except SpecError as err:
             errors.append(err)
     return specs, errors

@@ -50,18 +50,18 @@ def looks_like_path(ref: str) -> bool:
 @lru_cache(maxsize=1)
 def _index() -> dict[str, tuple[str, str]]:
     """lower-case key -> (catalog file stem, rule), from every catalog spec's name, hf_id and
-    aliases. Read from the YAML directly so that one broken spec never hides the others."""
-    from kvplan.specs.loader import MODEL_DIR, _files, read_yaml
+    aliases. Read from each file's data (the catalog index), not its validated spec, so that
+    one broken spec never hides the others."""
+    from kvplan.specs.loader import MODEL_DIR, catalog
 
     index: dict[str, tuple[str, str]] = {}
-    files = _files(MODEL_DIR)
+    files = catalog(MODEL_DIR)
     for stem in files:
         index.setdefault(stem.lower(), (stem, "catalog"))
-    for stem, path in files.items():
-        try:
-            data = read_yaml(path)
-        except InputError:
+    for stem, entry in files.items():
+        if not entry.ok:
             continue  # reported when the spec itself is loaded
+        data = entry.data
         if not isinstance(data, dict):
             continue
         if isinstance(data.get("hf_id"), str):
@@ -82,7 +82,7 @@ def catalog_match(ref: str) -> tuple[str, str] | None:
 def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True) -> Resolved:
     """Resolve a model reference. `base` is the folder relative paths are read from (a
     manifest's folder); raises InputError naming what to do when nothing matches."""
-    from kvplan.specs.loader import MODEL_DIR, _files, _load_file, load_model_file, suggest
+    from kvplan.specs.loader import MODEL_DIR, _files, catalog, load_entry, load_model_file, suggest
 
     text = ref.strip()
     if not text:
@@ -99,7 +99,7 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
     match = catalog_match(text)
     if match is not None:
         stem, rule = match
-        return Resolved(ref, _load_file(ModelSpec, _files(MODEL_DIR)[stem]), rule)
+        return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[stem]), rule)
     if allow_hub and _is_hub_id(text):
         from kvplan.specs.hub import fetch_config  # only for hub ids: imports huggingface_hub
 

@@ -235,6 +235,10 @@ def test_capacity_search_walks_down_when_the_device_runs_out(
             "predicted: the cache budget / cache per sequence; tried 9x, 8x, 6x, 2, 4, 5")
     assert not report.passed  # -44%: beyond the 10% tolerance
     assert {f.key for f in report.failures} == {"capacity_reserved", "capacity_growing"}
+    # progress names each trial as it starts (stderr on a terminal; recorded in `lines`)
+    trials = [line.split("trial: ")[1] for line in session.progress.lines if "trial: " in line]
+    assert trials == [f"{n} sequences of {session.context:,} tokens, {cache} cache"
+                      for cache in ("reserved", "growing") for n in (9, 8, 6, 2, 4, 5)]
 
 
 @pytest.mark.parametrize(
