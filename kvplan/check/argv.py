@@ -193,6 +193,8 @@ def parse(inv: Invocation) -> Parsed:
             nxt = words[i + 1].text if i + 1 < len(words) else "-"
             i += 1 if eq or nxt.startswith("-") or takes_no_value(flag) else 2
             continue
+        if inv.engine == "vllm" and "." in flag:  # --json-arg.key value: keep the key
+            canonical += "." + flag.split(".", 1)[1]
         if eq:
             out.options[canonical] = (inline, word.line)
             i += 1

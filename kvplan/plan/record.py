@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from kvplan.deploy import UNUSED_BY, parse_deployment, unused_reason
+from kvplan.deploy import ENGINE_KEYS, UNUSED_BY, parse_deployment, unused_reason
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, Deployment
 from kvplan.deploy.yamldoc import Doc, iter_docs, read_docs
@@ -172,6 +172,10 @@ def _apply(
     new = flag.value(value)
     if flag.field.endswith(".sample"):  # a flag's path is relative to where kvplan runs
         new = _stdin_sample() if new == "-" else str(Path(new).expanduser().resolve())
+    if flag.field == "engine.trtllm_config":
+        new = str(Path(new).expanduser().resolve())
+    if flag.field == "engine.speculative_model" and Path(new).expanduser().is_file():
+        new = str(Path(new).expanduser().resolve())
     if from_file and origins.get(flag.field) == "file":
         if flag.field == "hardware.gpu":  # the catalog name, as the plans print it
             old = _gpu_name(str(old))
@@ -210,8 +214,12 @@ def build_records(
     unknown = sorted(set(given) - set(FLAGS))
     if unknown:  # a programming error in a command: every option is a field or an output flag
         raise InputError(f"options with no field of the record: {', '.join(unknown)}")
-    if "context" in given and "max_model_len" in given:
-        raise InputError("give --context or --max-model-len, not both (they are the same limit)")
+    by_field: dict[str, list[str]] = {}
+    for name in given:
+        by_field.setdefault(FLAGS[name].field, []).append(FLAGS[name].flag)
+    for fld, names in by_field.items():
+        if len(names) > 1:
+            raise InputError(f"give {' or '.join(names)}, not both (they set the same {fld})")
     choices: list[list[tuple[str, Any]]] = []
     for name, flag in FLAGS.items():
         if name not in given:
@@ -286,14 +294,29 @@ def _gpu_name(ref: str) -> str:
 
 
 def _refuse_unused(rec: Record) -> None:
-    """A flag that sets what the record's engine never reads is refused, with the reason."""
+    """A flag that sets what the record's engine never reads is refused, with the reason; so is
+    an engine's own spelling (--page-size, --max-batch-size, ...) given for another engine."""
+    from kvplan.plan.fields import by_flag
+
     name = rec.deployment.engine.name
-    flags = [rec.origins[f"engine.{k}"] for k in UNUSED_BY.get(name, ())
-             if rec.origins.get(f"engine.{k}", "").startswith("--")]
-    if flags:
-        hint = ("; add --engine" if name == "ideal" else "; drop the option")
-        problem = Problem(f"engine.name {name} ({', '.join(flags)})", unused_reason(name) + hint)
-        raise DeploymentError(rec.source, [problem])
+    problems = []
+    for key in UNUSED_BY.get(name, ()):
+        flag = rec.origins.get(f"engine.{key}", "")
+        if flag.startswith("--"):
+            hint = ("; add --engine" if name == "ideal" and key not in ENGINE_KEYS
+                    else "; drop the option")
+            problems.append(Problem(f"engine.name {name} ({flag})",
+                                    unused_reason(name, key) + hint))
+    for flag in sorted({v for v in rec.origins.values() if v.startswith("--")}):
+        spec = by_flag(flag)
+        if spec is not None and spec.engines and name not in spec.engines:
+            problems.append(Problem(
+                f"engine.name {name} ({flag})",
+                f"{flag} is {' and '.join(spec.engines)}'s name for {spec.field}; "
+                + (f"for {name} give {spec.generic}" if spec.generic and name != "ideal"
+                   else f"give --engine {spec.engines[0]} or drop the option")))
+    if problems:
+        raise DeploymentError(rec.source, problems)
 
 
 def _stdin_sample() -> str:
