@@ -21,8 +21,8 @@ def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     if e.name == "vllm" and e.limit_mm_per_prompt is not None and not model.params_encoder:
         out.append(("engine.limit_mm_per_prompt", "vLLM refuses --limit-mm-per-prompt for a "
-                    f"text-only model: {model.name} has no encoder (\"limit_mm_per_prompt is only supported for multimodal "
-                    "models\"); drop it"))
+                    f"text-only model: {model.name} has no encoder (\"limit_mm_per_prompt is "
+                    "only supported for multimodal models\"); drop it"))
     if ep is not None and ep > 1:
         if model.moe is None:
             out.append(("parallel.expert",
