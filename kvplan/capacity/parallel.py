@@ -66,7 +66,7 @@ def check_parallelism(
     if nodes is not None and tp > nodes * gpus_per_node:
         raise InputError(f"tensor parallelism {tp} needs more than {nodes} node(s) of "
                          f"{gpus_per_node} GPUs")
-    if ep is not None:
+    if ep is not None and (ep > 1 or model.moe is not None):
         if model.moe is None:
             raise InputError(f"expert parallelism applies to mixture-of-experts models; "
                              f"{model.name} has no experts")
