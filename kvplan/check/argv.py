@@ -38,6 +38,13 @@ NO_VALUE = {
 }
 
 
+# options of older releases that the newest table lacks, taken by their exact name so that
+# their value is read (kvplan.check.manifests.engine refuses them for a release that lacks them)
+OLD_OPTIONS = {
+    "sglang": {"--cuda-graph-max-bs"},  # split into --cuda-graph-max-bs-decode / -prefill
+}
+
+
 def takes_no_value(flag: str) -> bool:
     name = flag.lstrip("-").replace("_", "-")
     return flag in NO_VALUE or name.startswith(("enable-", "disable-", "no-"))
@@ -150,7 +157,7 @@ def _resolve(engine: str, flag: str, table: frozenset[str]) -> tuple[str | None,
         name = "--" + name[2:].replace("_", "-")  # FlexibleArgumentParser
     if engine == "vllm" and "." in name:
         name = name.split(".", 1)[0]  # --json-arg.key value
-    if name in table:
+    if name in table or name in OLD_OPTIONS.get(engine, ()):
         return name, []
     if engine == "trtllm" or not name.startswith("--"):
         return None, []  # click: exact names; argparse abbreviates long options only

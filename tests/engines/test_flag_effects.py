@@ -11,7 +11,7 @@ import pytest
 from kvplan.capacity import SizeRequest
 from kvplan.capacity.parallel import ep_weight_saving, expert_params
 from kvplan.deploy.schema import Engine as EngineBlock
-from kvplan.engines import Engine, EngineSettings, run_engine
+from kvplan.engines import EngineSettings, run_engine
 from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.engines.sglang import default_fraction
 from kvplan.errors import InputError

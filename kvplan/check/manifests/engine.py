@@ -61,6 +61,7 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--dtype": ("engine.weight_dtype", "str"),
     "--quantization": ("quantization", "str"),
     "--cuda-graph-max-bs": ("engine.cuda_graph_max_bs", "int"),
+    "--cuda-graph-max-bs-decode": ("engine.cuda_graph_max_bs", "int"),
     "--max-total-tokens": ("engine.max_total_tokens", "int"),
     "--ep-size": ("parallel.expert", "int"),
     "--ep": ("parallel.expert", "int"),
@@ -216,6 +217,15 @@ def read_options(
             refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
         else:
             notes.append(f"{text} (not checked: {inv.entry} adds options of its own)")
+    from kvplan.check.argv import OLD_OPTIONS
+
+    for flag in sorted(OLD_OPTIONS.get(inv.engine, set()) & set(parsed.options)):
+        line = parsed.options[flag][1]
+        text = f"{name} {version} has no option {flag} (older releases have it)"
+        if older or "engine.version" not in found.values:
+            notes.append(f"{text}; read as the image's release takes it")
+        else:
+            refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
     for flag, line, candidates in parsed.ambiguous:
         refusals.append(Refusal(flag, f"ambiguous option: could match {', '.join(candidates[:4])}",
                                 line))
