@@ -322,6 +322,8 @@ def plan_deployment(
             fail(f"engine.{field}", str(err))
     tp, pp = dep.parallel.tensor, dep.parallel.pipeline
     ep = dep.parallel.expert
+    if e.name == "vllm" and e.kv_cache_memory_bytes is not None and e.kv_budget_gib is not None:
+        fail("engine.kv_cache_memory_bytes", "kv_budget_gib states the pool too; give one")
     if ep is not None and ep > tp and e.name in ("sglang", "trtllm"):
         fail("parallel.expert", f"{e.name}'s expert-parallel size divides its tensor-parallel "
              f"size ({tp}); {ep} ranks beyond it is vLLM's --enable-expert-parallel with data "

@@ -64,13 +64,16 @@ def extra_settings(block: object, engine: str | None = None) -> dict[str, object
     return out
 
 
-def deployment_engine_settings(block: EngineBlock) -> EngineSettings | None:
+def deployment_engine_settings(block: EngineBlock, cap_sequences: bool = False,
+                               ) -> EngineSettings | None:
     """None for `ideal` (the plain arithmetic); else the profile's settings.
 
     gpu_memory_utilization counts only when the file sets it; otherwise each engine uses its own
     default (vLLM 0.9 of total, SGLang's mem_fraction_static by TP, TensorRT-LLM 0.9 of free).
     max_num_seqs, max_num_batched_tokens and a stated block_size are read under each engine's
-    own name (RENAMED). Keys of another engine are left out (kvplan.deploy notes or refuses
+    own name (RENAMED); `cap_sequences` lets SGLang's and TensorRT-LLM's profiles cap the users
+    at max_num_seqs (size, fleet, explain), where `kvplan check` applies that cap itself (its
+    verdict names it and suggests raising it). Keys of another engine are left out (kvplan.deploy notes or refuses
     them); a draft model is resolved through the shared resolver (kvplan.specs.resolve).
     """
     engine = parse_engine(block.name)
@@ -83,6 +86,8 @@ def deployment_engine_settings(block: EngineBlock) -> EngineSettings | None:
     for key, field in renamed.items():
         if key == "block_size" and key not in block.model_fields_set:
             continue  # the schema's 16 is vLLM's default, not this engine's
+        if key == "max_num_seqs" and not cap_sequences:
+            continue
         fields.pop(key, None)
         fields[field] = getattr(block, key)
     fields.update(extra_settings(block, engine.value))

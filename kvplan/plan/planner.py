@@ -75,7 +75,7 @@ def engine_settings(record: Record, stated_ideal: bool = False,
         return EngineSettings(engine=Engine.ideal)
     from kvplan.engines.deployment import deployment_engine_settings
 
-    return deployment_engine_settings(e)
+    return deployment_engine_settings(e, cap_sequences=True)
 
 
 def sizer_for(settings: EngineSettings | None) -> Callable[[SizeRequest], SizeResult]:

@@ -184,3 +184,17 @@ def test_a_trtllm_options_file_only_the_container_has_is_noted(tmp_path: Path) -
     t = engine_of(path)
     assert t.deployment.engine.trtllm_config is None
     assert any("a file inside the container" in n and "not read" in n for n in t.notes)
+
+
+def test_a_sequence_cap_from_the_argv_is_named_with_its_fix(tmp_path: Path) -> None:
+    # SGLang --max-running-requests 8 for 20 users: the cap binds, not the pool
+    path = manifest(tmp_path, "sg-cap", "lmsysorg/sglang:v0.5.2",
+                    ["python3", "-m", "sglang.launch_server"],
+                    ["--model-path", "meta-llama/Llama-3.1-8B-Instruct",
+                     "--max-running-requests", "8", "--context-length", "8192"])
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "FAIL"
+    assert o.numbers is not None and o.numbers.limited_by == "max_num_seqs"
+    assert o.numbers.users_per_replica == 8
+    assert o.fixes[0].change == "max_num_seqs"
+    assert "--max-running-requests 8 -> 20" in o.fix_text[0]

@@ -26,7 +26,7 @@ def req(name: str = "llama-3.1-8b", ctx: int = 8192, **kw: object) -> SizeReques
 
 
 def settings(**block: object) -> EngineSettings:
-    s = deployment_engine_settings(EngineBlock(**block))  # type: ignore[arg-type]
+    s = deployment_engine_settings(EngineBlock(**block), cap_sequences=True)  # type: ignore[arg-type]
     assert s is not None
     return s
 
