@@ -73,8 +73,9 @@ def deployment_engine_settings(block: EngineBlock, cap_sequences: bool = False,
     max_num_seqs, max_num_batched_tokens and a stated block_size are read under each engine's
     own name (RENAMED); `cap_sequences` lets SGLang's and TensorRT-LLM's profiles cap the users
     at max_num_seqs (size, fleet, explain), where `kvplan check` applies that cap itself (its
-    verdict names it and suggests raising it). Keys of another engine are left out (kvplan.deploy notes or refuses
-    them); a draft model is resolved through the shared resolver (kvplan.specs.resolve).
+    verdict names it and suggests raising it). Keys of another engine are left out
+    (kvplan.deploy notes or refuses them); a draft model is resolved through the shared
+    resolver (kvplan.specs.resolve).
     """
     engine = parse_engine(block.name)
     if engine is Engine.ideal:
