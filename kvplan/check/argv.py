@@ -34,7 +34,7 @@ NO_VALUE = {
     "--trust-remote-code", "--enforce-eager", "--trust_remote_code", "--enable_chunked_prefill",
     "--fail_fast_on_attention_window_too_large", "--skip-server-warmup", "--disable-log-stats",
     "--disable-log-requests", "--enable-log-requests", "--enable-auto-tool-choice",
-    "--skip-tokenizer-init", "--log-requests",
+    "--skip-tokenizer-init", "--log-requests", "-ep",
 }
 
 

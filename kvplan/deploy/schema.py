@@ -87,7 +87,9 @@ class Engine(_Strict):
     reserve_gib: float | None = Field(default=None, ge=0)
     kv_budget_gib: PosFloat | None = None
     # engine flags that move the pool (each read by the engines kvplan.deploy.ENGINE_KEYS names)
-    enforce_eager: bool = Field(default=False, description="vLLM --enforce-eager: no CUDA graphs")
+    enforce_eager: bool | None = Field(default=None,
+                                       description="vLLM --enforce-eager: no CUDA graphs "
+                                       "[default: false]")
     kv_cache_memory_bytes: Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES), NoBool] | None = (
         Field(default=None, description="vLLM --kv-cache-memory-bytes: the pool per GPU"))
     cpu_offload_gb: float | None = Field(
