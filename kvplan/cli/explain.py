@@ -54,7 +54,9 @@ def explain_command(
 
     records = records_for(target, locals(), parse_prices(price_per_hour or [], prices_file))
     results = explain_records(records)
-    fields = [record_fields(r) for r in records]
+    from kvplan.plan.planner import resolve
+
+    fields = [record_fields(r, resolve(r, need_load=False).deployment) for r in records]
     fleets = [_fleet_lines(r) for r in records]
     if fmt is OutputFormat.table:
         from kvplan.cli.explain_render import render_text

@@ -300,7 +300,9 @@ def plan_deployment(
             or dep.engine.num_speculative_tokens is not None:
         from kvplan.deploy.engine_block import resolve_engine_block
 
-        dep = resolve_engine_block(dep, base_dir, fail)
+        dep, block_notes = resolve_engine_block(dep, base_dir, fail)
+    else:
+        block_notes = []
     e = dep.engine
     if e.name != "ideal":  # the engine profiles live in kvplan.engines (loaded only for them)
         from kvplan.engines.deployment import check_engine_block
@@ -346,6 +348,7 @@ def plan_deployment(
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
     notes: list[str] = [f"model {model_note}"] if model_note else []
+    notes += block_notes
     notes += [f"engine.{key}: {unused_reason(e.name, key)}, so it is not used"  # never silently
               for key in UNUSED_BY.get(e.name, ())
               if key in e.model_fields_set and key != "block_size"]  # manifests state pages

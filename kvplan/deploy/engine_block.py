@@ -23,9 +23,11 @@ def _path(ref: str, base_dir: Path | None) -> Path:
 
 
 def resolve_engine_block(dep: Deployment, base_dir: Path | None,
-                         fail: Callable[[str, str], None]) -> Deployment:
+                         fail: Callable[[str, str], None]) -> tuple[Deployment, list[str]]:
     """The deployment with `engine.trtllm_config`'s limits merged in and relative paths made
-    absolute (so every later reader finds the same files); problems go to `fail`."""
+    absolute (so every later reader finds the same files), and a note per value the file set;
+    problems go to `fail`."""
+    notes: list[str] = []
     e = dep.engine
     update: dict[str, object] = {}
     if e.trtllm_config is not None and e.name == "trtllm":
@@ -44,6 +46,8 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
                 fail(f"engine.{field}", f"{stated} disagrees with {path.name}'s "
                      f"{file_name(field, engine_file)} {value}; state one")
             update[field] = value
+            notes.append(f"engine.{field} {value} from {path.name} "
+                         f"({file_name(field, engine_file)})")
         update["trtllm_config"] = str(path.resolve())
     if e.speculative_model is not None and e.name == "vllm":
         ref = e.speculative_model
@@ -62,9 +66,9 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
         fail("engine.num_speculative_tokens", "kvplan models a draft model only: give "
              "speculative_model (--speculative-model) with it, or drop it")
     if not update:
-        return dep
+        return dep, notes
     engine = e.model_copy(update=update)
-    return dep.model_copy(update={"engine": engine})
+    return dep.model_copy(update={"engine": engine}), notes
 
 
 @lru_cache(maxsize=64)

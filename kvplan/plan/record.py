@@ -277,11 +277,25 @@ def with_fields(record: Record, values: dict[str, Any]) -> Record:
     return replace(record, deployment=parse_deployment(data, record.source), origins=origins)
 
 
-def record_fields(record: Record) -> list[tuple[str, Any, str]]:
-    """Every field of the record (defaults included), its value and where it came from."""
+def record_fields(record: Record, planned: Deployment | None = None) -> list[tuple[str, Any, str]]:
+    """Every field of the record (defaults included), its value and where it came from.
+
+    `planned`: the deployment as planned (kvplan.deploy.engine_block): a field a TensorRT-LLM
+    config file set is listed with that file as its origin."""
     data = record.deployment.model_dump(mode="json")
-    return [(k, v, record.origin(k)) for k, v in _leaves(data).items()
-            if v is not None or k in record.origins]
+    leaves = _leaves(data)
+    planned_leaves = _leaves(planned.model_dump(mode="json")) if planned is not None else leaves
+    cfg = planned.engine.trtllm_config if planned is not None else None
+    out = []
+    for k, v in planned_leaves.items():
+        if v is None and k not in record.origins:
+            continue
+        src = record.origin(k)
+        if cfg is not None and k.startswith("engine.") and k != "engine.trtllm_config" \
+                and v != leaves.get(k):
+            src = Path(cfg).name
+        out.append((k, v, src))
+    return out
 
 
 def _gpu_name(ref: str) -> str:
@@ -303,8 +317,11 @@ def _refuse_unused(rec: Record) -> None:
     for key in UNUSED_BY.get(name, ()):
         flag = rec.origins.get(f"engine.{key}", "")
         if flag.startswith("--"):
-            hint = ("; add --engine" if name == "ideal" and key not in ENGINE_KEYS
-                    else "; drop the option")
+            if name == "ideal":
+                hint = (f"; add --engine {ENGINE_KEYS[key][0]}" if key in ENGINE_KEYS
+                        else "; add --engine")
+            else:
+                hint = "; drop the option"
             problems.append(Problem(f"engine.name {name} ({flag})",
                                     unused_reason(name, key) + hint))
     for flag in sorted({v for v in rec.origins.values() if v.startswith("--")}):

@@ -185,3 +185,17 @@ def test_ep_on_the_command_line_moves_the_weights() -> None:
                               "--ep", "4", "--context", "8192"])
     assert res.exit_code == 2
     assert "sglang's expert-parallel size divides its tensor-parallel size (2)" in res.output
+
+
+def test_explain_names_the_trtllm_config_as_the_origin_of_what_it_set(tmp_path: Path) -> None:
+    cfg = tmp_path / "extra.yaml"
+    cfg.write_text("max_batch_size: 9\nkv_cache_config:\n  tokens_per_block: 64\n")
+    res = CliRunner().invoke(app, ["explain", "llama-3.1-8b", "--engine", "trtllm",
+                                   "--trtllm-config", str(cfg), "--context", "8192",
+                                   "-f", "json"])
+    [row] = _rows(res)
+    record = {f["field"]: (f["value"], f["from"]) for f in row["record"]}
+    assert record["engine.max_num_seqs"] == (9, "extra.yaml")
+    assert record["engine.block_size"] == (64, "extra.yaml")
+    assert record["engine.trtllm_config"] == (str(cfg.resolve()), "--trtllm-config")
+    assert {s["label"]: s["value"] for s in row["steps"]}["tokens per block"] == 64
