@@ -114,6 +114,9 @@ SpeculativeModel = Annotated[str | None, _opt(
     "--speculative-model", metavar="MODEL",
     help="vLLM: the speculative-decoding draft model (catalog name, hf_id or spec file); its "
     "weights and KV cache join the target's")]
+SpeculativeConfig = Annotated[str | None, _opt(
+    "--speculative-config", metavar="JSON",
+    help='vLLM\'s form: \'{"model": DRAFT, "num_speculative_tokens": N}\' (a draft model)')]
 NumSpeculativeTokens = Annotated[int | None, _opt(
     "--num-speculative-tokens", metavar="N", min=1,
     help="vLLM: tokens the draft proposes per step (with --speculative-model)")]

@@ -59,7 +59,7 @@ def size_command(
     max_model_len: o.MaxModelLen = None,
     enforce_eager: o.EnforceEager = None, kv_cache_memory_bytes: o.KvCacheMemoryBytes = None,
     cpu_offload_gb: o.CpuOffloadGb = None, limit_mm_per_prompt: o.LimitMm = None,
-    speculative_model: o.SpeculativeModel = None,
+    speculative_model: o.SpeculativeModel = None, speculative_config: o.SpeculativeConfig = None,
     num_speculative_tokens: o.NumSpeculativeTokens = None, page_size: o.PageSize = None,
     chunked_prefill_size: o.ChunkedPrefill = None, cuda_graph_max_bs: o.CudaGraphMaxBs = None,
     max_running_requests: o.MaxRunning = None, max_total_tokens: o.MaxTotalTokens = None,

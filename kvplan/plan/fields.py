@@ -25,6 +25,7 @@ class FlagField:
     clears: tuple[str, ...] = ()  # fields of the file it replaces (one of two alternatives)
     engines: tuple[str, ...] = ()  # an engine's own spelling: refused for any other engine
     generic: str = ""  # the flag every engine shares for the same field (for messages)
+    json_keys: tuple[tuple[str, str], ...] = ()  # a JSON object: its key -> the field it sets
 
     def value(self, raw: Any) -> Any:
         if self.scale != 1:
@@ -67,6 +68,9 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--limit-mm-per-prompt", "engine.limit_mm_per_prompt"),
     FlagField("--speculative-model", "engine.speculative_model"),
     FlagField("--num-speculative-tokens", "engine.num_speculative_tokens"),
+    FlagField("--speculative-config", "engine.speculative_model",
+              json_keys=(("model", "engine.speculative_model"),
+                         ("num_speculative_tokens", "engine.num_speculative_tokens"))),
     # SGLang
     FlagField("--page-size", "engine.block_size", engines=("sglang", "trtllm"),
               generic="--block-size"),
@@ -167,6 +171,9 @@ def table_markdown() -> str:
         notes.extend(f"also sets {k}: {str(v).lower()}" for k, v in f.also)
         if f.clears:
             notes.append("replaces " + ", ".join(f.clears))
+        if f.json_keys:
+            notes.append("a JSON object: " + ", ".join(f"{k} sets {fld}"
+                                                       for k, fld in f.json_keys))
         if f.engines:
             notes.append(f"{' and '.join(f.engines)} only (others: {f.generic})")
         rows.append(f"| `{f.flag}` | `{f.field}` | {'; '.join(notes)} |")

@@ -167,6 +167,14 @@ def _apply(
     data: dict[str, Any], origins: dict[str, str], flag: FlagField, value: Any, from_file: bool
 ) -> list[str]:
     """Set one flag's field (and what goes with it); say what it overrides in a file."""
+    if flag.json_keys:  # one JSON object sets several fields, each as its own flag would
+        from dataclasses import replace as dc_replace
+
+        notes: list[str] = []
+        for fld, item in _json_fields(flag, value).items():
+            notes += _apply(data, origins, dc_replace(flag, field=fld, json_keys=()), item,
+                            from_file)
+        return notes
     notes = []
     old = get_field(data, flag.field)
     new = flag.value(value)
@@ -197,6 +205,26 @@ def _apply(
     return notes
 
 
+def _json_fields(flag: FlagField, raw: Any) -> dict[str, Any]:
+    """A JSON flag's object as {field: value}; a key kvplan does not model is refused."""
+    from kvplan.inputs.jsonsafe import loads_json
+
+    data = loads_json(str(raw), flag.flag)
+    if not isinstance(data, dict):
+        raise InputError(f"{flag.flag}: expected a JSON object, got {raw!r}")
+    keys = dict(flag.json_keys)
+    method = data.pop("method", "draft_model")
+    if method != "draft_model":
+        raise InputError(f"{flag.flag}: method {method!r} is not modelled (its weights and KV "
+                         "cache are unknown); kvplan models a draft model: {\"model\": ..., "
+                         "\"num_speculative_tokens\": N}")
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise InputError(f"{flag.flag}: {', '.join(unknown)} not modelled; kvplan reads "
+                         f"{', '.join(keys)}")
+    return {keys[k]: v for k, v in data.items()}
+
+
 def build_records(
     target: str,
     values: dict[str, Any],
@@ -216,7 +244,9 @@ def build_records(
         raise InputError(f"options with no field of the record: {', '.join(unknown)}")
     by_field: dict[str, list[str]] = {}
     for name in given:
-        by_field.setdefault(FLAGS[name].field, []).append(FLAGS[name].flag)
+        for fld in [FLAGS[name].field, *(f for _, f in FLAGS[name].json_keys)]:
+            if FLAGS[name].flag not in by_field.get(fld, []):
+                by_field.setdefault(fld, []).append(FLAGS[name].flag)
     for fld, names in by_field.items():
         if len(names) > 1:
             raise InputError(f"give {' or '.join(names)}, not both (they set the same {fld})")

@@ -199,3 +199,16 @@ def test_explain_names_the_trtllm_config_as_the_origin_of_what_it_set(tmp_path: 
     assert record["engine.block_size"] == (64, "extra.yaml")
     assert record["engine.trtllm_config"] == (str(cfg.resolve()), "--trtllm-config")
     assert {s["label"]: s["value"] for s in row["steps"]}["tokens per block"] == 64
+
+
+def test_speculative_config_takes_vllms_json_and_refuses_what_is_not_modelled() -> None:
+    runner = CliRunner()
+    res = runner.invoke(app, ["size", "llama-3.1-8b", "--engine", "vllm", "--speculative-config",
+                              '{"method": "ngram", "num_speculative_tokens": 3}'])
+    assert res.exit_code == 2
+    assert "--speculative-config: method 'ngram' is not modelled" in res.output
+    res = runner.invoke(app, ["size", "llama-3.1-8b", "--engine", "vllm", "--speculative-config",
+                              '{"model": "llama-3.2-1b", "num_speculative_tokens": 3}',
+                              "--num-speculative-tokens", "2"])
+    assert res.exit_code == 2
+    assert "not both" in res.output

@@ -88,6 +88,10 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     "--num-speculative-tokens": (["--num-speculative-tokens", "4", "--speculative-model",
                                   "llama-3.2-1b"], [("engine.num_speculative_tokens", 4),
                                                     ("engine.speculative_model", "llama-3.2-1b")]),
+    "--speculative-config": (["--speculative-config",
+                              '{"model": "llama-3.2-1b", "num_speculative_tokens": 4}'],
+                             [("engine.speculative_model", "llama-3.2-1b"),
+                              ("engine.num_speculative_tokens", 4)]),
     # other engines' settings and spellings: refused on the vLLM base (REFUSED); applied in
     # tests/record/test_engine_flag_records.py on SGLang and TensorRT-LLM bases
     "--page-size": (["--page-size", "32"], [("engine.block_size", 32)]),
