@@ -198,3 +198,15 @@ def test_a_sequence_cap_from_the_argv_is_named_with_its_fix(tmp_path: Path) -> N
     assert o.numbers.users_per_replica == 8
     assert o.fixes[0].change == "max_num_seqs"
     assert "--max-running-requests 8 -> 20" in o.fix_text[0]
+
+
+def test_flag_values_as_vllm_reads_them() -> None:
+    from kvplan.check.manifests.engine import convert, mm_items
+
+    # human_readable_int: upper case binary, lower case decimal (fractions allowed), digits
+    assert convert("bytes", "8G") == 8 * 2**30 and convert("bytes", "1.5g") == 1_500_000_000
+    assert convert("bytes", "1000") == 1000
+    # --limit-mm-per-prompt: JSON counts, {"count": n} objects, the older k=v form: summed
+    assert mm_items('{"image": 2, "video": 1}') == 3
+    assert mm_items('{"image": {"count": 4, "width": 512}}') == 4
+    assert mm_items("image=2,video=0") == 2 and mm_items("0") == 0

@@ -126,8 +126,11 @@ def convert(kind: str, raw: str) -> Any:
         return tokens(raw)
     if kind == "float":
         return float(raw)
-    if kind == "bytes":  # vLLM's human-readable integers: 8G, 1.5GiB? no: k/m/g and K/M/G
-        return tokens(raw.removesuffix("B").removesuffix("i"))
+    if kind == "bytes":  # vLLM's human_readable_int: 8G (2^30), 1.5g (10^9), or digits
+        match = re.fullmatch(r"(\d+\.\d+)([kmgt])", raw.strip())
+        if match:
+            return int(float(match.group(1)) * 1000 ** " kmgt".index(match.group(2)))
+        return tokens(raw)
     if kind == "mm":
         return mm_items(raw)
     if kind == "json":
