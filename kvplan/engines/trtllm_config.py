@@ -68,8 +68,13 @@ def read_limits(path: Path) -> dict[str, int | float]:
     if not path.is_file():
         raise InputError(f"engine.trtllm_config: {path}: no such file")
     data = load_json(path) if path.suffix == ".json" else load_yaml(path)
+    return limits_from(data, path.name)
+
+
+def limits_from(data: Any, name: str) -> dict[str, int | float]:
+    """The limits of a parsed options YAML or engine config.json (`name` for messages)."""
     if not isinstance(data, dict):
-        raise InputError(f"engine.trtllm_config: {path}: expected a mapping of TensorRT-LLM "
+        raise InputError(f"engine.trtllm_config: {name}: expected a mapping of TensorRT-LLM "
                          "options")
     table = _ENGINE_KEYS if "build_config" in data else _YAML_KEYS
     out: dict[str, int | float] = {}
@@ -77,10 +82,10 @@ def read_limits(path: Path) -> dict[str, int | float]:
         raw = _get(data, where)
         if raw is None:
             continue
-        out[field] = _value(raw, kind, f"{path.name}: {'.'.join(where)}")
+        out[field] = _value(raw, kind, f"{name}: {'.'.join(where)}")
     if not out:
         keys = ", ".join(".".join(w) for w, _, _ in table)
-        raise InputError(f"engine.trtllm_config: {path.name} states none of {keys}; name the "
+        raise InputError(f"engine.trtllm_config: {name} states none of {keys}; name the "
                          "--extra_llm_api_options YAML or the engine's config.json")
     return out
 

@@ -161,7 +161,7 @@ def test_sglang_ep_must_divide_the_experts(tmp_path: Path) -> None:
 
 def test_trtllm_flags_and_an_options_file_beside_the_manifest(tmp_path: Path) -> None:
     (tmp_path / "extra.yaml").write_text(
-        "kv_cache_config:\n  tokens_per_block: 64\n  max_tokens: 100000\n")
+        "max_batch_size: 24\nkv_cache_config:\n  tokens_per_block: 64\n  max_tokens: 100000\n")
     path = manifest(tmp_path, "trt", "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
                     ["trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct"],
                     ["--max_batch_size", "32", "--max_num_tokens", "4096", "--max_seq_len",
@@ -169,12 +169,31 @@ def test_trtllm_flags_and_an_options_file_beside_the_manifest(tmp_path: Path) ->
                      "--extra_llm_api_options", "/config/extra.yaml"])
     t = engine_of(path)
     e = t.deployment.engine
-    assert (e.max_num_seqs, e.max_num_batched_tokens, e.max_model_len) == (32, 4096, 8192)
+    # the options file wins over the flags, as trtllm-serve applies it: max_batch_size 24
+    assert (e.max_num_seqs, e.max_num_batched_tokens, e.max_model_len) == (24, 4096, 8192)
+    assert (e.block_size, e.max_tokens_in_paged_kv_cache) == (64, 100_000)
     assert e.gpu_memory_utilization == 0.8
-    assert e.trtllm_config == str((tmp_path / "extra.yaml").resolve())
-    assert any("limits read from extra.yaml" in n for n in t.notes)
+    assert any("extra.yaml's max_batch_size 24 overrides --max_batch_size 32" in n
+               for n in t.notes)
+    assert t.field_name("engine.block_size") == \
+        "--extra_llm_api_options extra.yaml: kv_cache_config.tokens_per_block"
     [o] = check_paths([str(path)]).outcomes
     assert o.verdict == "PASS", o.reasons
+
+
+def test_trtllm_options_from_a_configmap_in_the_manifest(tmp_path: Path) -> None:
+    pod = manifest(tmp_path, "trt-cm", "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+                   ["trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct"],
+                   ["--extra_llm_api_options", "/config/llm.yaml"]).read_text()
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: trt-options\ndata:\n"
+          "  llm.yaml: |\n    max_seq_len: 4096\n    kv_cache_config:\n"
+          "      free_gpu_memory_fraction: 0.5\n")
+    path = tmp_path / "both.yaml"
+    path.write_text(cm + "---\n" + pod)
+    t = engine_of(path)
+    e = t.deployment.engine
+    assert (e.max_model_len, e.gpu_memory_utilization) == (4096, 0.5)
+    assert any("limits read from ConfigMap trt-options llm.yaml" in n for n in t.notes)
 
 
 def test_a_trtllm_options_file_only_the_container_has_is_noted(tmp_path: Path) -> None:
@@ -201,7 +220,8 @@ def test_a_sequence_cap_from_the_argv_is_named_with_its_fix(tmp_path: Path) -> N
 
 
 def test_flag_values_as_vllm_reads_them() -> None:
-    from kvplan.check.manifests.engine import convert, mm_items
+    from kvplan.check.manifests.engine import convert
+    from kvplan.check.manifests.pool_flags import mm_items
 
     # human_readable_int: upper case binary, lower case decimal (fractions allowed), digits
     assert convert("bytes", "8G") == 8 * 2**30 and convert("bytes", "1.5g") == 1_500_000_000

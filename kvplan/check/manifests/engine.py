@@ -131,48 +131,11 @@ def convert(kind: str, raw: str) -> Any:
         if match:
             return int(float(match.group(1)) * 1000 ** " kmgt".index(match.group(2)))
         return tokens(raw)
-    if kind == "mm":
-        return mm_items(raw)
-    if kind == "json":
-        return speculative(raw)
+    if kind in ("mm", "json"):
+        from kvplan.check.manifests.pool_flags import mm_items, speculative_json
+
+        return mm_items(raw) if kind == "mm" else speculative_json(raw)
     return raw
-
-
-def mm_items(raw: str) -> int:
-    """--limit-mm-per-prompt as vLLM takes it: a JSON object of modality -> count (or ->
-    {"count": n, ...}), the older `image=2,video=1`, or a plain count; items summed."""
-    import json
-
-    text = raw.strip()
-    if text.lstrip("-").isdigit():
-        return int(text)
-    if text.startswith("{"):
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise ValueError(text) from None
-        counts = [v.get("count") if isinstance(v, dict) else v for v in data.values()]
-    else:
-        counts = [part.partition("=")[2] for part in text.split(",") if part.strip()]
-    total = 0
-    for c in counts:
-        if isinstance(c, bool) or not str(c).strip().isdigit():
-            raise ValueError(text)
-        total += int(str(c))
-    return total
-
-
-def speculative(raw: str) -> dict[str, Any]:
-    """--speculative-config's JSON: the keys kvplan models (model, num_speculative_tokens)."""
-    import json
-
-    try:
-        data = json.loads(raw)
-    except ValueError:
-        raise ValueError(raw) from None
-    if not isinstance(data, dict):
-        raise ValueError(raw)
-    return data
 
 
 def _older_than_table(image: Any, table: str) -> bool:
@@ -201,7 +164,7 @@ class Refusal:
 
 def read_options(
     inv: Invocation, parsed: Parsed, found: Found, problems: list[Any], refusals: list[Refusal],
-    notes: list[str], strict: bool, base_dir: Path | None = None,
+    notes: list[str], strict: bool, manifest: Path | None = None,
 ) -> None:
     """The options kvplan uses into `found`; an option the engine does not know is a refusal
     (a note where the launcher adds its own options, or `strict` is off)."""
@@ -263,87 +226,16 @@ def read_options(
             problems.append(Problem(flag, f"{raw!r} is not {what}", line))
     if mm:
         try:
+            from kvplan.check.manifests.pool_flags import mm_items
+
             total = sum(mm_items(str(raw)) for _, raw, _ in mm)
             found.put("engine.limit_mm_per_prompt", total, mm[0][2], "--limit-mm-per-prompt")
         except ValueError:
             problems.append(Problem(mm[0][0], f"{mm[0][1]!r} is not a count", mm[0][2]))
     for key, value in DEFAULTS.get(inv.engine, {}).items():
         found.values.setdefault(key, value)
-    _speculative(found, problems, refusals, parsed)
-    _expert_parallel(found, notes)
-    _trtllm_config(found, notes, base_dir)
+    from kvplan.check.manifests.pool_flags import expert_parallel, speculative, trtllm_options
 
-
-def _speculative(found: Found, problems: list[Any], refusals: list[Refusal],
-                 parsed: Parsed) -> None:
-    """vLLM's --speculative-config (JSON, or --speculative-config.KEY VALUE): a draft model
-    (`model`) with num_speculative_tokens; a method kvplan does not model is refused."""
-    from kvplan.deploy import Problem
-
-    config = found.values.pop("speculative", None)
-    line = found.lines.pop("speculative", None)
-    name = found.names.pop("speculative", "--speculative-config")
-    config = dict(config) if isinstance(config, dict) else {}
-    for flag, (raw, at) in parsed.options.items():
-        if flag.startswith("--speculative-config.") and raw is not None:
-            config[flag.partition(".")[2].replace("-", "_")] = raw
-            line = line or at
-    if not config:
-        return
-    method = str(config.get("method") or "draft_model")
-    model = config.get("model")
-    if method not in ("draft_model",) or not model:
-        refusals.append(Refusal(name, f"speculative decoding method {method!r}"
-                                f"{'' if model else ' without a draft model'} is not modelled "
-                                "(its weights and KV cache are unknown); kvplan models a draft "
-                                "model: {\"model\": ..., \"num_speculative_tokens\": N}",
-                                line))
-        return
-    found.put("engine.speculative_model", str(model), line or 0, f"{name} model")
-    k = config.get("num_speculative_tokens")
-    if k is None:
-        return  # kvplan.deploy names it: vLLM needs it with a draft model
-    try:
-        found.put("engine.num_speculative_tokens", int(str(k)), line or 0,
-                  f"{name} num_speculative_tokens")
-    except ValueError:
-        problems.append(Problem(name, f"num_speculative_tokens {k!r} is not a number", line))
-
-
-def _expert_parallel(found: Found, notes: list[str]) -> None:
-    """vLLM --enable-expert-parallel: the expert-parallel group is tp x dp."""
-    on = found.values.pop("expert_parallel", None)
-    line = found.lines.pop("expert_parallel", None)
-    name = found.names.pop("expert_parallel", "--enable-expert-parallel")
-    if not on:
-        return
-    tp = int(found.values.get("parallel.tensor", 1) or 1)
-    dp = int(found.values.get("dp", 1) or 1)
-    if dp == 1:
-        notes.append(f"{name} with one data-parallel rank: the experts are split over the "
-                     f"{tp} tensor-parallel GPUs as without it")
-        return
-    found.put("parallel.expert", tp * dp, line or 0, f"{name} (tp {tp} x dp {dp})")
-
-
-def _trtllm_config(found: Found, notes: list[str], base_dir: Path | None) -> None:
-    """--extra_llm_api_options / --config: read when the file is beside the manifest (its path
-    relative to the manifest's folder, or its name there); a path only the container has is
-    noted, not read."""
-    ref = found.values.get("engine.trtllm_config")
-    if ref is None:
-        return
-    name = found.names.get("engine.trtllm_config", "--extra_llm_api_options")
-    candidates = [Path(str(ref))]
-    if base_dir is not None:
-        candidates = [base_dir / str(ref).lstrip("/"), base_dir / Path(str(ref)).name]
-    for cand in candidates:
-        if cand.is_file():
-            found.values["engine.trtllm_config"] = str(cand.resolve())
-            notes.append(f"{name} {ref}: limits read from {cand.name}")
-            return
-    found.values.pop("engine.trtllm_config")
-    found.lines.pop("engine.trtllm_config", None)
-    notes.append(f"{name} {ref}: a file inside the container, not beside the manifest; its "
-                 "limits (max_batch_size, max_num_tokens, max_seq_len, kv_cache_config) are "
-                 "not read; put a copy beside the manifest to have them checked")
+    speculative(found, problems, refusals, parsed)
+    expert_parallel(found, notes)
+    trtllm_options(found, notes, problems, manifest)
