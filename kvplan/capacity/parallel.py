@@ -66,7 +66,7 @@ def check_parallelism(
     if nodes is not None and tp > nodes * gpus_per_node:
         raise InputError(f"tensor parallelism {tp} needs more than {nodes} node(s) of "
                          f"{gpus_per_node} GPUs")
-    if ep is not None:
+    if ep is not None and (ep > 1 or model.moe is not None):
         if model.moe is None:
             raise InputError(f"expert parallelism applies to mixture-of-experts models; "
                              f"{model.name} has no experts")
@@ -74,3 +74,31 @@ def check_parallelism(
         if ep < 1 or experts % ep:
             raise InputError(f"expert parallelism {ep} does not divide {model.name}'s {experts} "
                              "experts; choose a divisor of the expert count")
+        if ep % tp and tp % ep:
+            raise InputError(f"expert parallelism {ep} and tensor parallelism {tp} do not divide "
+                             "one another: vLLM's expert-parallel size is tp x dp (a multiple of "
+                             "tp), SGLang's and TensorRT-LLM's divide tp")
+        if ep > tp and expert_params(model) is None:
+            raise InputError(f"{model.name}'s spec states no moe_intermediate_size, so its "
+                             "experts' share of the weights is unknown; expert parallelism "
+                             "beyond tp cannot be planned")
+
+
+def expert_params(model: ModelSpec) -> int | None:
+    """Parameters of the routed experts: MoE layers x experts x a gated MLP (gate, up, down:
+    3 x hidden x moe_intermediate_size). None when the spec does not state the expert width."""
+    moe = model.moe
+    if moe is None or moe.moe_intermediate_size is None:
+        return None
+    layers = model.num_layers - moe.first_dense_layers
+    return layers * moe.num_experts * 3 * model.hidden_size * moe.moe_intermediate_size
+
+
+def ep_weight_saving(model: ModelSpec, bits: int, tp: int, pp: int, ep: int | None) -> int:
+    """Bytes per GPU expert parallelism takes off the weights: beyond tp, each GPU keeps
+    experts / ep whole experts instead of 1 / tp of every expert (vLLM with data parallelism:
+    ep = tp x dp). Up to tp the experts are split over the same GPUs either way: 0."""
+    experts = expert_params(model)
+    if ep is None or ep <= tp or experts is None:
+        return 0
+    return -(-experts * bits // (8 * tp * pp)) + (-experts * bits // (8 * ep * pp))

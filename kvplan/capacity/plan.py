@@ -20,7 +20,7 @@ from kvplan.capacity.kv import (
     sequence_bytes,
     stage_caches,
 )
-from kvplan.capacity.parallel import check_parallelism
+from kvplan.capacity.parallel import check_parallelism, ep_weight_saving
 from kvplan.errors import InputError
 from kvplan.plan.rules import required_users
 from kvplan.specs.schema import HardwareSpec, ModelSpec
@@ -53,6 +53,7 @@ class SizeRequest:
     kv_budget_bytes: int | None = None  # stated directly instead of derived
     shared_prefix_tokens: int = 0
     nodes: int | None = None  # servers a replica spans; required when tp exceeds one node's GPUs
+    ep: int | None = None  # expert-parallel ranks (MoE): beyond tp, experts / ep per GPU
 
     @property
     def gpus_per_replica(self) -> int:
@@ -81,7 +82,8 @@ class SizeRequest:
         for what, value in positive.items():
             if value <= 0:
                 raise InputError(f"{what} must be a positive integer, got {value}")
-        check_parallelism(self.model, self.tp, gpus_per_node=self.gpu.gpus_per_node, nodes=self.nodes)
+        check_parallelism(self.model, self.tp, gpus_per_node=self.gpu.gpus_per_node, nodes=self.nodes,
+                          ep=self.ep)
         if not 0 < self.memory_utilization <= 1:
             raise InputError(
                 f"memory utilization must be in (0, 1], got {float(self.memory_utilization)}"
@@ -251,6 +253,7 @@ def size(req: SizeRequest) -> SizeResult:
     precision = Precision(req.kv_dtype, req.kv_group_size)
     stages = stage_caches(model, precision, req.tp, req.pp)
     weights = weights_bytes_per_gpu(model, req.effective_weight_dtype, req.gpus_per_replica)
+    weights -= ep_weight_saving(model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
     usable = math.floor(gpu.memory_bytes * req.memory_utilization)
     shared = 0
     if req.allocation is Allocation.paged and req.shared_prefix_tokens:

@@ -203,6 +203,12 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
             line = target.line_of("engine.max_model_len" if "max_model_len" in shape[0]
                                   else "parallel.tensor")
         reasons += shape
+        from kvplan.engines.refusals import engine_refusals
+
+        flags = engine_refusals(model, dep)
+        if flags and line is None:
+            line = target.line_of(flags[0][0])
+        reasons += [why for _, why in flags]
     if not reasons:
         return None
     out.verdict, out.reasons, out.line = FAIL, reasons, line or out.line

@@ -34,7 +34,14 @@ NO_VALUE = {
     "--trust-remote-code", "--enforce-eager", "--trust_remote_code", "--enable_chunked_prefill",
     "--fail_fast_on_attention_window_too_large", "--skip-server-warmup", "--disable-log-stats",
     "--disable-log-requests", "--enable-log-requests", "--enable-auto-tool-choice",
-    "--skip-tokenizer-init", "--log-requests",
+    "--skip-tokenizer-init", "--log-requests", "-ep",
+}
+
+
+# options of older releases that the newest table lacks, taken by their exact name so that
+# their value is read (kvplan.check.manifests.engine refuses them for a release that lacks them)
+OLD_OPTIONS = {
+    "sglang": {"--cuda-graph-max-bs"},  # split into --cuda-graph-max-bs-decode / -prefill
 }
 
 
@@ -150,7 +157,7 @@ def _resolve(engine: str, flag: str, table: frozenset[str]) -> tuple[str | None,
         name = "--" + name[2:].replace("_", "-")  # FlexibleArgumentParser
     if engine == "vllm" and "." in name:
         name = name.split(".", 1)[0]  # --json-arg.key value
-    if name in table:
+    if name in table or name in OLD_OPTIONS.get(engine, ()):
         return name, []
     if engine == "trtllm" or not name.startswith("--"):
         return None, []  # click: exact names; argparse abbreviates long options only
@@ -193,6 +200,8 @@ def parse(inv: Invocation) -> Parsed:
             nxt = words[i + 1].text if i + 1 < len(words) else "-"
             i += 1 if eq or nxt.startswith("-") or takes_no_value(flag) else 2
             continue
+        if inv.engine == "vllm" and "." in flag:  # --json-arg.key value: keep the key
+            canonical += "." + flag.split(".", 1)[1]
         if eq:
             out.options[canonical] = (inline, word.line)
             i += 1

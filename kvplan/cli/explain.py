@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from kvplan.cli import engine_options as eo
 from kvplan.cli import options as o
 from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, emit, terminal_width, use_color
 from kvplan.cli.recordio import records_for
@@ -23,6 +24,7 @@ def explain_command(
     kv_dtype: o.KvDtype = None, weight_dtype: o.WeightDtype = None,
     allocation: o.Allocation = None, block_size: o.BlockSize = None,
     kv_group_size: o.KvGroupSize = None, tp: o.Tp = None, pp: o.Pp = None, nodes: o.Nodes = None,
+    ep: eo.Ep = None,
     memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
     kv_budget_gib: o.KvBudgetGib = None, shared_prefix_tokens: o.SharedPrefix = None,
     arrival_rate: o.ArrivalRate = None, mean_duration_s: o.MeanDuration = None,
@@ -31,9 +33,19 @@ def explain_command(
     bandwidth_efficiency: o.BandwidthEff = None, flops_efficiency: o.FlopsEff = None,
     min_tokens_per_s_per_user: o.MinTps = None, prompt_tokens: o.PromptTokens = None,
     price_per_hour: o.PricePerHour = None, prices_file: o.Prices = None,
-    engine: o.Engine = None, engine_version: o.EngineVersion = None,
-    max_num_batched_tokens: o.MaxBatched = None, max_num_seqs: o.MaxSeqs = None,
+    engine: eo.Engine = None, engine_version: eo.EngineVersion = None,
+    max_num_batched_tokens: eo.MaxBatched = None, max_num_seqs: eo.MaxSeqs = None,
     max_model_len: o.MaxModelLen = None,
+    enforce_eager: eo.EnforceEager = None, kv_cache_memory_bytes: eo.KvCacheMemoryBytes = None,
+    cpu_offload_gb: eo.CpuOffloadGb = None, limit_mm_per_prompt: eo.LimitMm = None,
+    speculative_model: eo.SpeculativeModel = None, speculative_config: eo.SpeculativeConfig = None,
+    num_speculative_tokens: eo.NumSpeculativeTokens = None, page_size: eo.PageSize = None,
+    chunked_prefill_size: eo.ChunkedPrefill = None, cuda_graph_max_bs: eo.CudaGraphMaxBs = None,
+    max_running_requests: eo.MaxRunning = None, max_total_tokens: eo.MaxTotalTokens = None,
+    max_batch_size: eo.MaxBatchSize = None, max_num_tokens: eo.MaxNumTokens = None,
+    max_seq_len: eo.MaxSeqLen = None, tokens_per_block: eo.TokensPerBlock = None,
+    free_gpu_memory_fraction: eo.FreeGpuFraction = None,
+    max_tokens_in_paged_kv_cache: eo.MaxTokensPaged = None, trtllm_config: eo.TrtllmConfig = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None,
 ) -> None:
     """Print the record (each field and where it came from), then the arithmetic step by step."""
@@ -43,7 +55,9 @@ def explain_command(
 
     records = records_for(target, locals(), parse_prices(price_per_hour or [], prices_file))
     results = explain_records(records)
-    fields = [record_fields(r) for r in records]
+    from kvplan.plan.planner import resolve
+
+    fields = [record_fields(r, resolve(r, need_load=False).deployment) for r in records]
     fleets = [_fleet_lines(r) for r in records]
     if fmt is OutputFormat.table:
         from kvplan.cli.explain_render import render_text

@@ -3,7 +3,7 @@
 Every option defaults to None (not given): a record built from flags alone starts from the
 schema's defaults (and kvplan.plan.record.FLAG_DEFAULTS), a file from its own values. The field
 each flag sets is in kvplan.plan.fields.FLAGS (docs/record.md). Engine options stay together
-at the end (more engine settings plug in there).
+in kvplan.cli.engine_options.
 """
 
 from __future__ import annotations
@@ -81,20 +81,6 @@ KvBudgetGib = Annotated[float | None, _opt("--kv-budget-gib", metavar="GIB", cal
 SharedPrefix = Annotated[int | None, _opt(
     "--shared-prefix-tokens", metavar="TOKENS", min=0,
     help="system-prompt tokens stored once (turns on prefix caching)")]
-# engine settings: one place (engine.* fields of the record)
-Engine = Annotated[str | None, _opt(
-    "--engine", "-e", metavar="NAME",
-    help="account as this engine does: ideal, vllm, sglang, trtllm, transformers")]
-EngineVersion = Annotated[str | None, _opt(
-    "--engine-version", metavar="VERSION",
-    help="engine release where accounting changed (vLLM 0.6.4, 0.10.2, 0.21; transformers: "
-    "dynamic or static cache)")]
-MaxBatched = Annotated[int | None, _opt(
-    "--max-num-batched-tokens", metavar="TOKENS", min=1,
-    help="tokens in one profiling/prefill batch [default: the engine's]")]
-MaxSeqs = Annotated[int | None, _opt("--max-num-seqs", metavar="N", min=1,
-                                     help="sequences per batch [default: the engine's]")]
-
 # traffic and requirement (fleet, explain)
 PeakUsers = Annotated[int | None, _opt("--peak-users", "-n", metavar="N", min=1,
                                        help="peak concurrent conversations")]

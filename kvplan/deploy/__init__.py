@@ -238,17 +238,35 @@ def _distribution(
 
 
 # engine settings an engine never reads (so a stated one is noted, and a flag refused): the
-# profiles model their activations (no reserve) and their own allocation; SGLang, TensorRT-LLM
-# and transformers fix their page size (transformers: one page per sequence)
+# profiles model their activations (no reserve) and their own allocation; transformers fixes
+# its page size (one page per sequence). Settings of one engine only are read by that engine.
 _FIXED = ("reserve_gib", "allocation", "block_size")
-UNUSED_BY = {
-    "ideal": ("version", "max_num_batched_tokens"),
-    "vllm": ("reserve_gib", "allocation"),
-    "sglang": _FIXED,
-    "trtllm": _FIXED,
-    "transformers": _FIXED,
+ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that read it
+    "enforce_eager": ("vllm",),
+    "kv_cache_memory_bytes": ("vllm",),
+    "cpu_offload_gb": ("vllm",),
+    "limit_mm_per_prompt": ("vllm",),
+    "speculative_model": ("vllm",),
+    "num_speculative_tokens": ("vllm",),
+    "cuda_graph_max_bs": ("sglang",),
+    "max_total_tokens": ("sglang",),
+    "max_tokens_in_paged_kv_cache": ("trtllm",),
+    "trtllm_config": ("trtllm",),
 }
-def unused_reason(engine: str) -> str:
+_ENGINES = ("ideal", "vllm", "sglang", "trtllm", "transformers")
+_OWN = {e: tuple(k for k, engines in ENGINE_KEYS.items() if e not in engines) for e in _ENGINES}
+UNUSED_BY = {
+    "ideal": ("version", "max_num_batched_tokens", *_OWN["ideal"]),
+    "vllm": ("reserve_gib", "allocation", *_OWN["vllm"]),
+    "sglang": ("reserve_gib", "allocation", *_OWN["sglang"]),
+    "trtllm": ("reserve_gib", "allocation", *_OWN["trtllm"]),
+    "transformers": (*_FIXED, "max_num_batched_tokens", *_OWN["transformers"]),
+}
+
+
+def unused_reason(engine: str, key: str | None = None) -> str:
+    if key in ENGINE_KEYS:
+        return f"only {' and '.join(ENGINE_KEYS[key])} reads it, not {engine}"
     if engine == "ideal":
         return "read only by an engine profile (vllm, sglang, trtllm, transformers)"
     return f"the {engine} profile sets this itself (activations, allocation, page size)"
@@ -282,6 +300,13 @@ def plan_deployment(
         gpu = resolve_gpu(dep.hardware.gpu)
     except InputError as err:
         fail("hardware.gpu", str(err))
+    if dep.engine.trtllm_config is not None or dep.engine.speculative_model is not None \
+            or dep.engine.num_speculative_tokens is not None:
+        from kvplan.deploy.engine_block import resolve_engine_block
+
+        dep, block_notes = resolve_engine_block(dep, base_dir, fail)
+    else:
+        block_notes = []
     e = dep.engine
     if e.name != "ideal":  # the engine profiles live in kvplan.engines (loaded only for them)
         from kvplan.engines.deployment import check_engine_block
@@ -302,6 +327,13 @@ def plan_deployment(
         except ValueError as err:
             fail(f"engine.{field}", str(err))
     tp, pp = dep.parallel.tensor, dep.parallel.pipeline
+    ep = dep.parallel.expert
+    if e.name == "vllm" and e.kv_cache_memory_bytes is not None and e.kv_budget_gib is not None:
+        fail("engine.kv_cache_memory_bytes", "kv_budget_gib states the pool too; give one")
+    if ep is not None and ep > tp and e.name in ("sglang", "trtllm"):
+        fail("parallel.expert", f"{e.name}'s expert-parallel size divides its tensor-parallel "
+             f"size ({tp}); {ep} ranks beyond it is vLLM's --enable-expert-parallel with data "
+             "parallelism")
     count = dep.hardware.count
     if count is not None and count < tp * pp:
         fail(
@@ -320,7 +352,8 @@ def plan_deployment(
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
     notes: list[str] = [f"model {model_note}"] if model_note else []
-    notes += [f"engine.{key}: {unused_reason(e.name)}, so it is not used"  # never silently
+    notes += block_notes
+    notes += [f"engine.{key}: {unused_reason(e.name, key)}, so it is not used"  # never silently
               for key in UNUSED_BY.get(e.name, ())
               if key in e.model_fields_set and key != "block_size"]  # manifests state pages
     lengths = (_distribution(ctx, context, base_dir, fail, notes.append)
@@ -359,6 +392,7 @@ def plan_deployment(
         tp=tp,
         pp=pp,
         nodes=dep.parallel.nodes,
+        ep=dep.parallel.expert,
         memory_utilization=exact(e.gpu_memory_utilization),
         reserve_bytes=gib_to_bytes(e.reserve_gib)
         if e.reserve_gib is not None

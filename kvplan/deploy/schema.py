@@ -53,10 +53,23 @@ class Parallel(_Strict):
     nodes: Ways | None = Field(
         default=None, description="servers one replica spans; needed when tensor parallelism "
         "exceeds the GPUs of one server (hardware spec gpus_per_node)")
+    expert: Ways | None = Field(
+        default=None, description="expert-parallel ranks a mixture-of-experts layer is split "
+        "over (vLLM --enable-expert-parallel: tensor x data parallel; SGLang --ep-size; "
+        "TensorRT-LLM --ep_size); must divide the experts")
 
 
 class Engine(_Strict):
-    """Serving settings, named as vLLM names its flags."""
+    """Serving settings, named as vLLM names its flags.
+
+    Where SGLang or TensorRT-LLM has the same setting under another name, the vLLM name holds
+    it (docs/engines.md): max_num_seqs is SGLang's --max-running-requests and TensorRT-LLM's
+    max_batch_size; max_num_batched_tokens is SGLang's --chunked-prefill-size and TensorRT-LLM's
+    max_num_tokens; max_model_len is TensorRT-LLM's max_seq_len; block_size is SGLang's
+    --page-size and TensorRT-LLM's tokens_per_block (stated: otherwise each engine's default);
+    gpu_memory_utilization is SGLang's mem_fraction_static and TensorRT-LLM's
+    free_gpu_memory_fraction. Settings only one engine has keep that engine's name.
+    """
 
     name: Literal["ideal", "vllm", "sglang", "trtllm", "transformers"] = "ideal"
     version: str | None = None
@@ -73,6 +86,31 @@ class Engine(_Strict):
     enable_prefix_caching: bool = False
     reserve_gib: float | None = Field(default=None, ge=0)
     kv_budget_gib: PosFloat | None = None
+    # engine flags that move the pool (each read by the engines kvplan.deploy.ENGINE_KEYS names)
+    enforce_eager: bool | None = Field(default=None,
+                                       description="vLLM --enforce-eager: no CUDA graphs "
+                                       "[default: false]")
+    kv_cache_memory_bytes: Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES), NoBool] | None = (
+        Field(default=None, description="vLLM --kv-cache-memory-bytes: the pool per GPU"))
+    cpu_offload_gb: float | None = Field(
+        default=None, ge=0, le=lim.MAX_MEMORY_BYTES / 2**30,
+        description="vLLM --cpu-offload-gb: weight GiB kept in host memory, per GPU")
+    limit_mm_per_prompt: Annotated[int, Field(ge=0, le=lim.MAX_SEQS), NoBool] | None = Field(
+        default=None, description="vLLM --limit-mm-per-prompt: items per prompt (multimodal)")
+    speculative_model: str | None = Field(
+        default=None, description="vLLM --speculative-config model: the draft model (catalog "
+        "name, hf_id or spec file)")
+    num_speculative_tokens: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
+        default=None, description="vLLM --speculative-config num_speculative_tokens")
+    cuda_graph_max_bs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
+        default=None, description="SGLang --cuda-graph-max-bs")
+    max_total_tokens: Tokens | None = Field(default=None,
+                                            description="SGLang --max-total-tokens")
+    max_tokens_in_paged_kv_cache: Tokens | None = Field(
+        default=None, description="TensorRT-LLM kv_cache_config.max_tokens")
+    trtllm_config: str | None = Field(
+        default=None, description="TensorRT-LLM: an --extra_llm_api_options / --config YAML or "
+        "an engine's config.json, relative to this file; its limits are read")
 
 
 class ContextTokens(_Strict):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kvplan.capacity.kv import Precision, layer_bytes_per_token, pipeline_stages
+from kvplan.capacity.parallel import ep_weight_saving
 from kvplan.capacity.plan import SizeRequest, SizeResult, weights_bytes_per_gpu
 from kvplan.engines.interface import Steps
 from kvplan.specs.schema import LayerKind, ModelSpec
@@ -103,6 +104,11 @@ def weights_bytes(req: SizeRequest, measured: int | None, mxfp4_kernel: str = "n
     """
     if measured is not None:
         return measured
+    return _modelled_weights(req, mxfp4_kernel) - ep_weight_saving(
+        req.model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
+
+
+def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:
     if is_mxfp4(req):
         return mxfp4_weights_bytes(req, mxfp4_kernel)
     dtype = req.effective_weight_dtype

@@ -22,35 +22,39 @@ def check_engine_block(block: EngineBlock) -> None:
             raise InputError(f"engine.version: {err}") from None
 
 
-# kvplan/v1 `engine:` keys this module reads beyond the schema's current ones, with the
-# EngineSettings field each sets (GiB keys are converted to bytes). The schema (kvplan/deploy)
-# must declare them; until it does, getattr finds none and they stay at the engine's default.
+# kvplan/v1 `engine:` keys read by one engine, with the EngineSettings field each sets (GiB
+# keys are converted to bytes). kvplan.deploy.ENGINE_KEYS says which engine reads which; a key
+# given with another engine is noted there (a file) or refused (a flag).
 EXTRA_KEYS = {
     "enforce_eager": "enforce_eager",
     "kv_cache_memory_bytes": "kv_cache_memory_bytes",
     "cpu_offload_gb": "cpu_offload_bytes",
     "limit_mm_per_prompt": "limit_mm_per_prompt",
-    "draft_params": "draft_params",
-    "page_size": "page_size_tokens",
-    "tokens_per_block": "page_size_tokens",
-    "chunked_prefill_size": "chunked_prefill_size",
+    "num_speculative_tokens": "num_speculative_tokens",
     "cuda_graph_max_bs": "cuda_graph_max_bs",
-    "max_running_requests": "max_running_requests",
-    "max_batch_size": "max_batch_size",
-    "max_num_tokens": "max_num_batched_tokens",
     "max_tokens_in_paged_kv_cache": "max_tokens",
     "max_total_tokens": "max_tokens",
 }
+# the vLLM-named keys other engines read under their own names (kvplan.deploy.schema.Engine)
+RENAMED = {
+    "sglang": {"max_num_seqs": "max_running_requests",
+               "max_num_batched_tokens": "chunked_prefill_size", "block_size": "page_size_tokens"},
+    "trtllm": {"max_num_seqs": "max_batch_size", "block_size": "page_size_tokens"},
+}
 
 
-def extra_settings(block: object) -> dict[str, object]:
-    """The EngineSettings fields the block's extra keys set (None values left out)."""
+def extra_settings(block: object, engine: str | None = None) -> dict[str, object]:
+    """The EngineSettings fields the block's engine-specific keys set (None values left out);
+    with `engine`, only the keys that engine reads (kvplan.deploy.ENGINE_KEYS)."""
+    from kvplan.deploy import ENGINE_KEYS
     from kvplan.units import GIB
 
     out: dict[str, object] = {}
     for key, field in EXTRA_KEYS.items():
         value = getattr(block, key, None)
-        if value is None:
+        if value is None or value is False:
+            continue
+        if engine is not None and engine not in ENGINE_KEYS.get(key, (engine,)):
             continue
         if key == "cpu_offload_gb":
             value = int(float(value) * GIB)
@@ -60,24 +64,47 @@ def extra_settings(block: object) -> dict[str, object]:
     return out
 
 
-def deployment_engine_settings(block: EngineBlock) -> EngineSettings | None:
+def deployment_engine_settings(block: EngineBlock, cap_sequences: bool = False,
+                               ) -> EngineSettings | None:
     """None for `ideal` (the plain arithmetic); else the profile's settings.
 
     gpu_memory_utilization counts only when the file sets it; otherwise each engine uses its own
     default (vLLM 0.9 of total, SGLang's mem_fraction_static by TP, TensorRT-LLM 0.9 of free).
-    A key that does not apply to the named engine is refused (EngineSettings.check).
+    max_num_seqs, max_num_batched_tokens and a stated block_size are read under each engine's
+    own name (RENAMED); `cap_sequences` lets SGLang's and TensorRT-LLM's profiles cap the users
+    at max_num_seqs (size, fleet, explain), where `kvplan check` applies that cap itself (its
+    verdict names it and suggests raising it). Keys of another engine are left out
+    (kvplan.deploy notes or refuses them); a draft model is resolved through the shared
+    resolver (kvplan.specs.resolve).
     """
     engine = parse_engine(block.name)
     if engine is Engine.ideal:
         return None
     explicit = "gpu_memory_utilization" in block.model_fields_set
+    fields: dict[str, object] = {"max_num_batched_tokens": block.max_num_batched_tokens,
+                                 "max_num_seqs": block.max_num_seqs}
+    renamed = RENAMED.get(engine.value, {})
+    for key, field in renamed.items():
+        if key == "block_size" and key not in block.model_fields_set:
+            continue  # the schema's 16 is vLLM's default, not this engine's
+        if key == "max_num_seqs" and not cap_sequences:
+            continue
+        fields.pop(key, None)
+        fields[field] = getattr(block, key)
+    fields.update(extra_settings(block, engine.value))
+    speculative = getattr(block, "speculative_model", None)
+    if engine is Engine.vllm and speculative is not None:
+        from kvplan.deploy.engine_block import draft_spec
+
+        draft = draft_spec(speculative)
+        fields["draft_model"] = draft
+        fields["draft_params"] = draft.params_total
     settings = EngineSettings(
         engine=engine,
         version=block.version,
         memory_fraction=exact(block.gpu_memory_utilization) if explicit else None,
-        max_num_batched_tokens=block.max_num_batched_tokens,
-        max_num_seqs=block.max_num_seqs,
-        **extra_settings(block),  # type: ignore[arg-type]
+        enforce_eager=bool(fields.pop("enforce_eager", False)),
+        **fields,  # type: ignore[arg-type]
     )
     try:
         settings.check()

@@ -16,6 +16,7 @@ from fractions import Fraction
 
 from kvplan.capacity.plan import Breakdown, SizeRequest, SizeResult, size
 from kvplan.errors import InputError
+from kvplan.specs.schema import ModelSpec
 
 
 class Engine(str, Enum):
@@ -71,6 +72,8 @@ ENGINE_ONLY = {
     "cpu_offload_bytes": ("vllm",),
     "limit_mm_per_prompt": ("vllm",),
     "draft_params": ("vllm",),
+    "draft_model": ("vllm",),
+    "num_speculative_tokens": ("vllm",),
     "chunked_prefill_size": ("sglang",),
     "cuda_graph_max_bs": ("sglang",),
     "max_running_requests": ("sglang",),
@@ -88,7 +91,8 @@ class EngineSettings:
     (--kv-cache-memory-bytes: the pool, no profiling subtraction), cpu_offload_bytes
     (--cpu-offload-gb: weights kept in host memory, per GPU), limit_mm_per_prompt
     (--limit-mm-per-prompt: items per prompt; multimodal models only), draft_params (the
-    speculative-decoding draft model's parameters, loaded beside the target).
+    speculative-decoding draft model's parameters, loaded beside the target), draft_model (its
+    spec: weights and KV layers; sets draft_params), num_speculative_tokens.
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
     max_running_requests. TensorRT-LLM: page_size_tokens (tokens_per_block),
     max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
@@ -112,6 +116,8 @@ class EngineSettings:
     cuda_graph_max_bs: int | None = None
     max_running_requests: int | None = None
     max_batch_size: int | None = None
+    draft_model: ModelSpec | None = None  # vLLM speculative decoding: the draft's spec
+    num_speculative_tokens: int | None = None
     measured: Measured = Measured()
 
     def check(self) -> None:
@@ -126,6 +132,7 @@ class EngineSettings:
             ("cuda_graph_max_bs", self.cuda_graph_max_bs),
             ("max_running_requests", self.max_running_requests),
             ("max_batch_size", self.max_batch_size),
+            ("num_speculative_tokens", self.num_speculative_tokens),
         ):
             if value is not None and value <= 0:
                 raise InputError(f"{what} must be a positive integer, got {value}")

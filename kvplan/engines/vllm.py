@@ -44,13 +44,11 @@ from kvplan.engines.activation import activation_peak
 from kvplan.engines.common import (
     LayerShape,
     gib,
-    is_mxfp4,
     layer_shape,
     quantized,
     users_steps,
-    weights_bytes,
 )
-from kvplan.engines.encoder_cache import encoder_cache_note, with_encoder_cache
+from kvplan.engines.encoder_cache import with_encoder_cache
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -59,6 +57,7 @@ from kvplan.engines.interface import (
     Steps,
     finish_size,
 )
+from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes, weights_for
 from kvplan.engines.vllm_series import (
     BIG_GPU_BYTES,
     DEFAULT_VERSION,
@@ -67,10 +66,8 @@ from kvplan.engines.vllm_series import (
     Flavour,
     flavour,
     mla_block_size,
-    mxfp4_kernel,
 )
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
-from kvplan.errors import InputError
 from kvplan.specs.schema import LayerKind
 from kvplan.units import GIB, MIB, ceil_div
 
@@ -159,7 +156,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("gpu_memory_utilization", util, "ratio", "flag (default 0.9)")
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
-    weights, weights_how = _weights(req, s)
+    weights, weights_how = weights_for(req, s)
     st.given("weights", weights, "bytes", weights_how)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req))
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
@@ -211,8 +208,17 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
              "layers sharing one block id" + (
                  f" ({groups.padding_layers - shape.cached_layers} padding)"
                  if groups.padding_layers > shape.cached_layers else ""))
-    st.op("bytes per block", "mul", ["page size per layer", "layers per block"], "bytes",
-          "page size per layer x layers per block")
+    if s.draft_model is None:
+        st.op("bytes per block", "mul", ["page size per layer", "layers per block"], "bytes",
+              "page size per layer x layers per block")
+    else:  # the draft's KV layers take a block of the same tokens from the same pool
+        st.op("target bytes per block", "mul", ["page size per layer", "layers per block"],
+              "bytes", "page size per layer x layers per block")
+        st.given("draft KV bytes per block", draft_block_bytes(req, s, groups.count, fl.v1),
+                 "bytes", f"{s.draft_model.name}: block size x its KV bytes per token, all its "
+                 "layers")
+        st.op("bytes per block", "sum", ["target bytes per block", "draft KV bytes per block"],
+              "bytes", "target + draft (one block id covers both models' layers)")
     st.op("blocks (raw)", "div", ["KV cache memory", "bytes per block"], "blocks",
           "floor(KV cache memory / bytes per block)")
     if m.stage_kv_bytes:
@@ -296,7 +302,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if fl.note:
         assumptions.append(fl.note)
     assumptions += [enc.assumption] if enc is not None else []
-    assumptions += _flag_notes(req, s)
+    assumptions += flag_notes(req, s)
     if req.shared_prefix_tokens:
         assumptions.append("shared prefix not credited: users counted in whole blocks per "
                            "sequence (prefix caching not modelled)")
@@ -336,46 +342,6 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions=tuple(assumptions),
         log_lines=tuple(lines),
     )
-
-
-def _weights(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
-    """Weights on each GPU: measured, or modelled; less --cpu-offload-gb, plus a draft model."""
-    m = s.measured
-    if m.weights_bytes is not None:
-        return m.weights_bytes, "measured (log)"
-    kernel = mxfp4_kernel(req.gpu.name)
-    weights = weights_bytes(req, None, kernel)
-    how = (f"gpt-oss MXFP4 experts padded for the {kernel} kernel + bf16 rest" if is_mxfp4(req)
-           else f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-                f"{req.gpus_per_replica} GPU(s)")
-    if s.draft_params:
-        draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
-        weights += draft
-        how += f" + draft model {s.draft_params:,} params"
-    if s.cpu_offload_bytes:
-        weights = max(0, weights - s.cpu_offload_bytes)
-        how += f" - {gib(s.cpu_offload_bytes)} offloaded to the CPU (--cpu-offload-gb)"
-    return weights, how
-
-
-def _flag_notes(req: SizeRequest, s: EngineSettings) -> list[str]:
-    """What kvplan does with the flags it cannot fully model (never silently)."""
-    notes = []
-    if s.limit_mm_per_prompt is not None:
-        if not req.model.params_encoder:
-            raise InputError(f"limit_mm_per_prompt applies to multimodal models; {req.model.name} "
-                             "has no encoder (params_encoder); drop it")
-        notes.append(f"limit_mm_per_prompt {s.limit_mm_per_prompt}: the encoder's "
-                     f"{req.model.params_encoder:,} parameters are in the weights"
-                     + ("; 0: vLLM skips the encoder profiling, no encoder cache"
-                        if s.limit_mm_per_prompt == 0 else
-                        "; the items per prompt do not change the profiled encoder cache here"))
-    if s.limit_mm_per_prompt != 0 and (why := encoder_cache_note(req.model)):
-        notes.append(why)
-    if s.draft_params:
-        notes.append("speculative decoding: the draft model's weights are added; its KV layers "
-                     "(which share the block pool) are not modelled")
-    return notes
 
 
 def stage_layers(req: SizeRequest) -> list[int]:

@@ -23,6 +23,9 @@ class FlagField:
     scale: int = 1  # the field holds value x scale (headroom 0.2 -> headroom_pct 20)
     also: tuple[tuple[str, Any], ...] = ()  # fields set with it when the value is truthy
     clears: tuple[str, ...] = ()  # fields of the file it replaces (one of two alternatives)
+    engines: tuple[str, ...] = ()  # an engine's own spelling: refused for any other engine
+    generic: str = ""  # the flag every engine shares for the same field (for messages)
+    json_keys: tuple[tuple[str, str], ...] = ()  # a JSON object: its key -> the field it sets
 
     def value(self, raw: Any) -> Any:
         if self.scale != 1:
@@ -48,6 +51,7 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--tp", "parallel.tensor", comma_list=True),
     FlagField("--pp", "parallel.pipeline"),
     FlagField("--nodes", "parallel.nodes"),
+    FlagField("--ep", "parallel.expert"),
     FlagField("--memory-utilization", "engine.gpu_memory_utilization"),
     FlagField("--reserve-gib", "engine.reserve_gib"),
     FlagField("--kv-budget-gib", "engine.kv_budget_gib"),
@@ -57,6 +61,38 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--engine-version", "engine.version"),
     FlagField("--max-num-batched-tokens", "engine.max_num_batched_tokens"),
     FlagField("--max-num-seqs", "engine.max_num_seqs"),
+    # vLLM
+    FlagField("--enforce-eager", "engine.enforce_eager"),
+    FlagField("--kv-cache-memory-bytes", "engine.kv_cache_memory_bytes"),
+    FlagField("--cpu-offload-gb", "engine.cpu_offload_gb"),
+    FlagField("--limit-mm-per-prompt", "engine.limit_mm_per_prompt"),
+    FlagField("--speculative-model", "engine.speculative_model"),
+    FlagField("--num-speculative-tokens", "engine.num_speculative_tokens"),
+    FlagField("--speculative-config", "engine.speculative_model",
+              json_keys=(("model", "engine.speculative_model"),
+                         ("num_speculative_tokens", "engine.num_speculative_tokens"))),
+    # SGLang
+    FlagField("--page-size", "engine.block_size", engines=("sglang", "trtllm"),
+              generic="--block-size"),
+    FlagField("--chunked-prefill-size", "engine.max_num_batched_tokens", engines=("sglang",),
+              generic="--max-num-batched-tokens"),
+    FlagField("--cuda-graph-max-bs", "engine.cuda_graph_max_bs"),
+    FlagField("--max-running-requests", "engine.max_num_seqs", engines=("sglang",),
+              generic="--max-num-seqs"),
+    FlagField("--max-total-tokens", "engine.max_total_tokens"),
+    # TensorRT-LLM
+    FlagField("--max-batch-size", "engine.max_num_seqs", engines=("trtllm",),
+              generic="--max-num-seqs"),
+    FlagField("--max-num-tokens", "engine.max_num_batched_tokens", engines=("trtllm",),
+              generic="--max-num-batched-tokens"),
+    FlagField("--max-seq-len", "engine.max_model_len", engines=("trtllm",),
+              generic="--max-model-len"),
+    FlagField("--tokens-per-block", "engine.block_size", engines=("trtllm",),
+              generic="--block-size"),
+    FlagField("--free-gpu-memory-fraction", "engine.gpu_memory_utilization",
+              engines=("trtllm",), generic="--memory-utilization"),
+    FlagField("--max-tokens-in-paged-kv-cache", "engine.max_tokens_in_paged_kv_cache"),
+    FlagField("--trtllm-config", "engine.trtllm_config"),
     FlagField("--peak-users", "traffic.peak_concurrent_users", clears=_LOAD_RATE),
     FlagField("--arrival-rate", "traffic.arrival_rate_per_s",
               clears=("traffic.peak_concurrent_users",)),
@@ -110,6 +146,11 @@ OUTPUT_FLAGS = {
 }
 
 
+def by_flag(flag: str) -> FlagField | None:
+    """The table's row of a flag (--page-size -> its FlagField)."""
+    return FLAGS.get(flag.removeprefix("--").replace("-", "_"))
+
+
 def flag_for(field: str) -> str | None:
     """The flag that sets a field (the first listed), for messages."""
     for f in FLAGS.values():
@@ -130,6 +171,11 @@ def table_markdown() -> str:
         notes.extend(f"also sets {k}: {str(v).lower()}" for k, v in f.also)
         if f.clears:
             notes.append("replaces " + ", ".join(f.clears))
+        if f.json_keys:
+            notes.append("a JSON object: " + ", ".join(f"{k} sets {fld}"
+                                                       for k, fld in f.json_keys))
+        if f.engines:
+            notes.append(f"{' and '.join(f.engines)} only (others: {f.generic})")
         rows.append(f"| `{f.flag}` | `{f.field}` | {'; '.join(notes)} |")
     for flag, what in PRICE_FLAGS.items():
         rows.append(f"| `{flag}` | `hardware.price_per_hour_usd` | {what.partition(' ')[2]} |")

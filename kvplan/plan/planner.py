@@ -56,12 +56,17 @@ def resolve(record: Record, need_load: bool = True) -> PlannedDeployment:
         raise DeploymentError(record.source, record.named(err.items)) from None
 
 
-def engine_settings(record: Record, stated_ideal: bool = False) -> EngineSettings | None:
+def engine_settings(record: Record, stated_ideal: bool = False,
+                    planned: PlannedDeployment | None = None) -> EngineSettings | None:
     """None for `ideal` (the plain arithmetic), else the engine profile's settings.
 
     `stated_ideal`: a record that names engine.name ideal gets the ideal profile's settings
-    (size then reports the engine's fields too, as for any engine it is given)."""
+    (size then reports the engine's fields too, as for any engine it is given). The engine
+    block is the planned one (`planned`, or resolved here): a TensorRT-LLM config file's limits
+    merged in, a draft model's path made absolute (kvplan.deploy.engine_block)."""
     e = record.deployment.engine
+    if e.trtllm_config is not None or e.speculative_model is not None:
+        e = (planned or resolve(record, need_load=False)).deployment.engine
     if e.name == "ideal" and not (stated_ideal and "name" in e.model_fields_set):
         return None
     if e.name == "ideal":
@@ -70,7 +75,7 @@ def engine_settings(record: Record, stated_ideal: bool = False) -> EngineSetting
         return EngineSettings(engine=Engine.ideal)
     from kvplan.engines.deployment import deployment_engine_settings
 
-    return deployment_engine_settings(record.deployment.engine)
+    return deployment_engine_settings(e, cap_sequences=True)
 
 
 def sizer_for(settings: EngineSettings | None) -> Callable[[SizeRequest], SizeResult]:
@@ -97,7 +102,7 @@ def size_records(records: Sequence[Record]) -> list[SizePlan]:
     for rec in records:
         planned = resolve(rec, need_load=False)
         req = planned.request
-        settings = engine_settings(rec, stated_ideal=True)
+        settings = engine_settings(rec, stated_ideal=True, planned=planned)
         if settings is None:
             out.append(SizePlan(rec, size(req), notes=planned.notes))
         else:
@@ -149,7 +154,7 @@ def fleet_records(records: Sequence[Record], progress: Progress | None = None) -
     for i, rec in enumerate(records):
         planned = resolve(rec)
         req = planned.request
-        settings = engine_settings(rec)
+        settings = engine_settings(rec, planned=planned)
         engine = None
         if settings is not None:  # the engine's pool and its block size
             from kvplan.engines import run_engine
@@ -179,15 +184,19 @@ def search_record(
     catalog = [load_hardware(g) for g in gpus] if gpus else _catalog()
     traffic = traffic_of(planned)
     return traffic, search(planned.request, traffic, catalog, prices, progress=progress,
-                           sizer=sizer_for(engine_settings(record)))
+                           sizer=sizer_for(engine_settings(record, planned=planned)))
 
 
 def explain_records(records: Sequence[Record]) -> list[EngineResult]:
     """Each record's sizing as steps (the engine's, or the plain arithmetic's as `ideal`)."""
     from kvplan.engines import EngineSettings, run_engine
 
-    return [run_engine(resolve(r, need_load=False).request, engine_settings(r) or EngineSettings())
-            for r in records]
+    out = []
+    for r in records:
+        planned = resolve(r, need_load=False)
+        out.append(run_engine(planned.request, engine_settings(r, planned=planned)
+                              or EngineSettings()))
+    return out
 
 
 def step_problems(result: EngineResult) -> list[str]:

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kvplan.deploy import UNUSED_BY, parse_deployment, unused_reason
+from kvplan.deploy import ENGINE_KEYS, UNUSED_BY, parse_deployment, unused_reason
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, Deployment
 from kvplan.errors import InputError
@@ -173,11 +173,23 @@ def _apply(
     data: dict[str, Any], origins: dict[str, str], flag: FlagField, value: Any, from_file: bool
 ) -> list[str]:
     """Set one flag's field (and what goes with it); say what it overrides in a file."""
+    if flag.json_keys:  # one JSON object sets several fields, each as its own flag would
+        from dataclasses import replace as dc_replace
+
+        notes: list[str] = []
+        for fld, item in _json_fields(flag, value).items():
+            notes += _apply(data, origins, dc_replace(flag, field=fld, json_keys=()), item,
+                            from_file)
+        return notes
     notes = []
     old = get_field(data, flag.field)
     new = flag.value(value)
     if flag.field.endswith(".sample"):  # a flag's path is relative to where kvplan runs
         new = _stdin_sample() if new == "-" else str(Path(new).expanduser().resolve())
+    if flag.field == "engine.trtllm_config":
+        new = str(Path(new).expanduser().resolve())
+    if flag.field == "engine.speculative_model" and Path(new).expanduser().is_file():
+        new = str(Path(new).expanduser().resolve())
     if from_file and origins.get(flag.field) == "file":
         if flag.field == "hardware.gpu":  # the catalog name, as the plans print it
             old = _gpu_name(str(old))
@@ -199,6 +211,26 @@ def _apply(
     return notes
 
 
+def _json_fields(flag: FlagField, raw: Any) -> dict[str, Any]:
+    """A JSON flag's object as {field: value}; a key kvplan does not model is refused."""
+    from kvplan.inputs.jsonsafe import loads_json
+
+    data = loads_json(str(raw), flag.flag)
+    if not isinstance(data, dict):
+        raise InputError(f"{flag.flag}: expected a JSON object, got {raw!r}")
+    keys = dict(flag.json_keys)
+    method = data.pop("method", "draft_model")
+    if method != "draft_model":
+        raise InputError(f"{flag.flag}: method {method!r} is not modelled (its weights and KV "
+                         "cache are unknown); kvplan models a draft model: {\"model\": ..., "
+                         "\"num_speculative_tokens\": N}")
+    unknown = sorted(set(data) - set(keys))
+    if unknown:
+        raise InputError(f"{flag.flag}: {', '.join(unknown)} not modelled; kvplan reads "
+                         f"{', '.join(keys)}")
+    return {keys[k]: v for k, v in data.items()}
+
+
 def build_records(
     target: str,
     values: dict[str, Any],
@@ -216,8 +248,14 @@ def build_records(
     unknown = sorted(set(given) - set(FLAGS))
     if unknown:  # a programming error in a command: every option is a field or an output flag
         raise InputError(f"options with no field of the record: {', '.join(unknown)}")
-    if "context" in given and "max_model_len" in given:
-        raise InputError("give --context or --max-model-len, not both (they are the same limit)")
+    by_field: dict[str, list[str]] = {}
+    for name in given:
+        for fld in [FLAGS[name].field, *(f for _, f in FLAGS[name].json_keys)]:
+            if FLAGS[name].flag not in by_field.get(fld, []):
+                by_field.setdefault(fld, []).append(FLAGS[name].flag)
+    for fld, names in by_field.items():
+        if len(names) > 1:
+            raise InputError(f"give {' or '.join(names)}, not both (they set the same {fld})")
     choices: list[list[tuple[str, Any]]] = []
     for name, flag in FLAGS.items():
         if name not in given:
@@ -275,11 +313,25 @@ def with_fields(record: Record, values: dict[str, Any]) -> Record:
     return replace(record, deployment=parse_deployment(data, record.source), origins=origins)
 
 
-def record_fields(record: Record) -> list[tuple[str, Any, str]]:
-    """Every field of the record (defaults included), its value and where it came from."""
+def record_fields(record: Record, planned: Deployment | None = None) -> list[tuple[str, Any, str]]:
+    """Every field of the record (defaults included), its value and where it came from.
+
+    `planned`: the deployment as planned (kvplan.deploy.engine_block): a field a TensorRT-LLM
+    config file set is listed with that file as its origin."""
     data = record.deployment.model_dump(mode="json")
-    return [(k, v, record.origin(k)) for k, v in _leaves(data).items()
-            if v is not None or k in record.origins]
+    leaves = _leaves(data)
+    planned_leaves = _leaves(planned.model_dump(mode="json")) if planned is not None else leaves
+    cfg = planned.engine.trtllm_config if planned is not None else None
+    out = []
+    for k, v in planned_leaves.items():
+        if v is None and k not in record.origins:
+            continue
+        src = record.origin(k)
+        if cfg is not None and k.startswith("engine.") and k != "engine.trtllm_config" \
+                and v != leaves.get(k):
+            src = Path(cfg).name
+        out.append((k, v, src))
+    return out
 
 
 def _gpu_name(ref: str) -> str:
@@ -292,14 +344,32 @@ def _gpu_name(ref: str) -> str:
 
 
 def _refuse_unused(rec: Record) -> None:
-    """A flag that sets what the record's engine never reads is refused, with the reason."""
+    """A flag that sets what the record's engine never reads is refused, with the reason; so is
+    an engine's own spelling (--page-size, --max-batch-size, ...) given for another engine."""
+    from kvplan.plan.fields import by_flag
+
     name = rec.deployment.engine.name
-    flags = [rec.origins[f"engine.{k}"] for k in UNUSED_BY.get(name, ())
-             if rec.origins.get(f"engine.{k}", "").startswith("--")]
-    if flags:
-        hint = ("; add --engine" if name == "ideal" else "; drop the option")
-        problem = Problem(f"engine.name {name} ({', '.join(flags)})", unused_reason(name) + hint)
-        raise DeploymentError(rec.source, [problem])
+    problems = []
+    for key in UNUSED_BY.get(name, ()):
+        flag = rec.origins.get(f"engine.{key}", "")
+        if flag.startswith("--"):
+            if name == "ideal":
+                hint = (f"; add --engine {ENGINE_KEYS[key][0]}" if key in ENGINE_KEYS
+                        else "; add --engine")
+            else:
+                hint = "; drop the option"
+            problems.append(Problem(f"engine.name {name} ({flag})",
+                                    unused_reason(name, key) + hint))
+    for flag in sorted({v for v in rec.origins.values() if v.startswith("--")}):
+        spec = by_flag(flag)
+        if spec is not None and spec.engines and name not in spec.engines:
+            problems.append(Problem(
+                f"engine.name {name} ({flag})",
+                f"{flag} is {' and '.join(spec.engines)}'s name for {spec.field}; "
+                + (f"for {name} give {spec.generic}" if spec.generic and name != "ideal"
+                   else f"give --engine {spec.engines[0]} or drop the option")))
+    if problems:
+        raise DeploymentError(rec.source, problems)
 
 
 def _stdin_sample() -> str:

@@ -109,11 +109,14 @@ def test_version_series_and_newer_versions() -> None:
 
 
 def test_deployment_extra_keys_map_to_settings() -> None:
-    block = SimpleNamespace(cpu_offload_gb=2, tokens_per_block=32, max_batch_size=16)
-    assert extra_settings(block) == {"cpu_offload_bytes": 2 * GIB, "page_size_tokens": 32,
-                                     "max_batch_size": 16}
-    with pytest.raises(InputError, match="engine.tokens_per_block: conflicts"):
-        extra_settings(SimpleNamespace(page_size=64, tokens_per_block=32))
+    # GiB keys become bytes; the one-engine keys of another engine are left out
+    block = SimpleNamespace(cpu_offload_gb=2, cuda_graph_max_bs=64, max_total_tokens=1000)
+    assert extra_settings(block) == {"cpu_offload_bytes": 2 * GIB, "cuda_graph_max_bs": 64,
+                                     "max_tokens": 1000}
+    assert extra_settings(block, "vllm") == {"cpu_offload_bytes": 2 * GIB}
+    assert extra_settings(block, "sglang") == {"cuda_graph_max_bs": 64, "max_tokens": 1000}
+    with pytest.raises(InputError, match="engine.max_total_tokens: conflicts"):
+        extra_settings(SimpleNamespace(max_tokens_in_paged_kv_cache=64, max_total_tokens=32))
 
 
 def test_transformers_prefill_peak_of_sliding_layers() -> None:

@@ -75,6 +75,41 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                                [("hardware.bandwidth_efficiency", 0.8)]),
     "--flops-efficiency": (["--flops-efficiency", "0.5"], [("hardware.flops_efficiency", 0.5)]),
     "--price-per-hour": (["--price-per-hour", "3"], [("hardware.price_per_hour_usd", 3.0)]),
+    "--ep": (["--ep", "2"], [("parallel.expert", 2)]),
+    "--enforce-eager": (["--enforce-eager"], [("engine.enforce_eager", True)]),
+    "--kv-cache-memory-bytes": (["--kv-cache-memory-bytes", "10737418240"],
+                                [("engine.kv_cache_memory_bytes", 10737418240)]),
+    "--cpu-offload-gb": (["--cpu-offload-gb", "2"], [("engine.cpu_offload_gb", 2.0)]),
+    "--limit-mm-per-prompt": (["--limit-mm-per-prompt", "1"],
+                              [("engine.limit_mm_per_prompt", 1)]),
+    "--speculative-model": (["--speculative-model", "llama-3.2-1b", "--num-speculative-tokens",
+                             "4"], [("engine.speculative_model", "llama-3.2-1b"),
+                                    ("engine.num_speculative_tokens", 4)]),
+    "--num-speculative-tokens": (["--num-speculative-tokens", "4", "--speculative-model",
+                                  "llama-3.2-1b"], [("engine.num_speculative_tokens", 4),
+                                                    ("engine.speculative_model", "llama-3.2-1b")]),
+    "--speculative-config": (["--speculative-config",
+                              '{"model": "llama-3.2-1b", "num_speculative_tokens": 4}'],
+                             [("engine.speculative_model", "llama-3.2-1b"),
+                              ("engine.num_speculative_tokens", 4)]),
+    # other engines' settings and spellings: refused on the vLLM base (REFUSED); applied in
+    # tests/record/test_engine_flag_records.py on SGLang and TensorRT-LLM bases
+    "--page-size": (["--page-size", "32"], [("engine.block_size", 32)]),
+    "--chunked-prefill-size": (["--chunked-prefill-size", "4096"],
+                               [("engine.max_num_batched_tokens", 4096)]),
+    "--cuda-graph-max-bs": (["--cuda-graph-max-bs", "64"], [("engine.cuda_graph_max_bs", 64)]),
+    "--max-running-requests": (["--max-running-requests", "8"], [("engine.max_num_seqs", 8)]),
+    "--max-total-tokens": (["--max-total-tokens", "100000"],
+                           [("engine.max_total_tokens", 100000)]),
+    "--max-batch-size": (["--max-batch-size", "8"], [("engine.max_num_seqs", 8)]),
+    "--max-num-tokens": (["--max-num-tokens", "4096"], [("engine.max_num_batched_tokens", 4096)]),
+    "--max-seq-len": (["--max-seq-len", "4096"], [("engine.max_model_len", 4096)]),
+    "--tokens-per-block": (["--tokens-per-block", "64"], [("engine.block_size", 64)]),
+    "--free-gpu-memory-fraction": (["--free-gpu-memory-fraction", "0.8"],
+                                   [("engine.gpu_memory_utilization", 0.8)]),
+    "--max-tokens-in-paged-kv-cache": (["--max-tokens-in-paged-kv-cache", "100000"],
+                                       [("engine.max_tokens_in_paged_kv_cache", 100000)]),
+    "--trtllm-config": (["--trtllm-config", "TRTCONFIG"], [("engine.trtllm_config", "TRTCONFIG")]),
     "--prices": (["--prices", "PRICES"], [("hardware.price_per_hour_usd", 2.5)]),
 }
 # flags whose change shows in fleet's JSON but not in size's (size plans one replica, no load)
@@ -87,6 +122,29 @@ FLEET_ONLY_EFFECT = {"--peak-users", "--arrival-rate", "--mean-duration-s", "--p
 REFUSED = {
     "--reserve-gib": "engine.name vllm (--reserve-gib): the vllm profile sets this itself",
     "--allocation": "engine.name vllm (--allocation): the vllm profile sets this itself",
+    "--ep": "expert parallelism applies to mixture-of-experts models; llama-3-8b has no experts",
+    "--limit-mm-per-prompt": "limit_mm_per_prompt applies to multimodal models; llama-3-8b has "
+                             "no encoder",
+    "--page-size": "engine.name vllm (--page-size): --page-size is sglang and trtllm's name for "
+                   "engine.block_size; for vllm give --block-size",
+    "--chunked-prefill-size": "--chunked-prefill-size is sglang's name for "
+                              "engine.max_num_batched_tokens; for vllm give "
+                              "--max-num-batched-tokens",
+    "--cuda-graph-max-bs": "engine.name vllm (--cuda-graph-max-bs): only sglang reads it, not "
+                           "vllm; drop the option",
+    "--max-running-requests": "--max-running-requests is sglang's name for engine.max_num_seqs; "
+                              "for vllm give --max-num-seqs",
+    "--max-total-tokens": "(--max-total-tokens): only sglang reads it, not vllm",
+    "--max-batch-size": "--max-batch-size is trtllm's name for engine.max_num_seqs",
+    "--max-num-tokens": "--max-num-tokens is trtllm's name for engine.max_num_batched_tokens",
+    "--max-seq-len": "--max-seq-len is trtllm's name for engine.max_model_len; for vllm give "
+                     "--max-model-len",
+    "--tokens-per-block": "--tokens-per-block is trtllm's name for engine.block_size",
+    "--free-gpu-memory-fraction": "--free-gpu-memory-fraction is trtllm's name for "
+                                  "engine.gpu_memory_utilization; for vllm give "
+                                  "--memory-utilization",
+    "--max-tokens-in-paged-kv-cache": "(--max-tokens-in-paged-kv-cache): only trtllm reads it",
+    "--trtllm-config": "(--trtllm-config): only trtllm reads it, not vllm",
 }
 NO_VISIBLE_EFFECT = {"--peak-to-mean",  # only scales an arrival rate; the base states a peak
                      "--kv-group-size"}  # only int4 caches have groups
@@ -117,7 +175,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     sample.write_text("tokens\n" + "\n".join(str(500 + 37 * i) for i in range(200)) + "\n")
     prices = tmp / "prices.yaml"
     prices.write_text("h100-sxm-80gb: 2.5\nh200: 4\n")
-    return {"base": base, "sample": sample, "prices": prices, "tmp": tmp}
+    trtconfig = tmp / "extra.yaml"
+    trtconfig.write_text("max_batch_size: 16\nkv_cache_config:\n  tokens_per_block: 64\n")
+    return {"base": base, "sample": sample, "prices": prices, "tmp": tmp, "trtconfig": trtconfig}
 
 
 def _json(result: Any) -> Any:
@@ -145,7 +205,8 @@ def test_flag_overrides_its_field_as_the_same_edit_would(command, flag, files):
     if flag not in command_flags(command):
         pytest.skip(f"{command} has no {flag}")
     argv, edits = CASES[flag]
-    subst = {"SAMPLE": str(files["sample"].resolve()), "PRICES": str(files["prices"])}
+    subst = {"SAMPLE": str(files["sample"].resolve()), "PRICES": str(files["prices"]),
+             "TRTCONFIG": str(files["trtconfig"].resolve())}
     argv = [subst.get(a, a) for a in argv]
     runner = CliRunner()
     with_flag = runner.invoke(app, [command, str(files["base"]), *argv, "-f", "json"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import TABLES, Invocation, Parsed
@@ -30,6 +31,15 @@ VLLM: dict[str, tuple[str, str]] = {
     "--dtype": ("engine.weight_dtype", "str"),
     "--quantization": ("quantization", "str"),
     "-q": ("quantization", "str"),
+    "--enforce-eager": ("engine.enforce_eager", "true"),
+    "--no-enforce-eager": ("engine.enforce_eager", "false"),
+    "--kv-cache-memory-bytes": ("engine.kv_cache_memory_bytes", "bytes"),
+    "--cpu-offload-gb": ("engine.cpu_offload_gb", "float"),
+    "--limit-mm-per-prompt": ("engine.limit_mm_per_prompt", "mm"),
+    "--speculative-config": ("speculative", "json"),
+    "--enable-expert-parallel": ("expert_parallel", "true"),
+    "-ep": ("expert_parallel", "true"),
+    "--no-enable-expert-parallel": ("expert_parallel", "false"),
 }
 SGLANG: dict[str, tuple[str, str]] = {
     "--model-path": ("model", "str"),
@@ -50,6 +60,12 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--disable-radix-cache": ("engine.enable_prefix_caching", "false"),
     "--dtype": ("engine.weight_dtype", "str"),
     "--quantization": ("quantization", "str"),
+    "--cuda-graph-max-bs": ("engine.cuda_graph_max_bs", "int"),
+    "--cuda-graph-max-bs-decode": ("engine.cuda_graph_max_bs", "int"),
+    "--max-total-tokens": ("engine.max_total_tokens", "int"),
+    "--ep-size": ("parallel.expert", "int"),
+    "--ep": ("parallel.expert", "int"),
+    "--expert-parallel-size": ("parallel.expert", "int"),
 }
 TRTLLM: dict[str, tuple[str, str]] = {
     "--tensor_parallel_size": ("parallel.tensor", "int"),
@@ -59,6 +75,12 @@ TRTLLM: dict[str, tuple[str, str]] = {
     "--max_seq_len": ("engine.max_model_len", "int"),
     "--max_batch_size": ("engine.max_num_seqs", "int"),
     "--max_num_tokens": ("engine.max_num_batched_tokens", "int"),
+    "--free_gpu_memory_fraction": ("engine.gpu_memory_utilization", "float"),
+    "--kv_cache_free_gpu_memory_fraction": ("engine.gpu_memory_utilization", "float"),
+    "--ep_size": ("parallel.expert", "int"),
+    "--moe_expert_parallel_size": ("parallel.expert", "int"),
+    "--extra_llm_api_options": ("engine.trtllm_config", "path"),
+    "--config": ("engine.trtllm_config", "path"),
 }
 FIELDS = {"vllm": VLLM, "sglang": SGLANG, "trtllm": TRTLLM}
 # SGLang's own defaults that differ from kvplan/v1's (vLLM-named) defaults.
@@ -104,6 +126,15 @@ def convert(kind: str, raw: str) -> Any:
         return tokens(raw)
     if kind == "float":
         return float(raw)
+    if kind == "bytes":  # vLLM's human_readable_int: 8G (2^30), 1.5g (10^9), or digits
+        match = re.fullmatch(r"(\d+\.\d+)([kmgt])", raw.strip())
+        if match:
+            return int(float(match.group(1)) * 1000 ** " kmgt".index(match.group(2)))
+        return tokens(raw)
+    if kind in ("mm", "json"):
+        from kvplan.check.manifests.pool_flags import mm_items, speculative_json
+
+        return mm_items(raw) if kind == "mm" else speculative_json(raw)
     return raw
 
 
@@ -133,7 +164,7 @@ class Refusal:
 
 def read_options(
     inv: Invocation, parsed: Parsed, found: Found, problems: list[Any], refusals: list[Refusal],
-    notes: list[str], strict: bool,
+    notes: list[str], strict: bool, manifest: Path | None = None,
 ) -> None:
     """The options kvplan uses into `found`; an option the engine does not know is a refusal
     (a note where the launcher adds its own options, or `strict` is off)."""
@@ -152,14 +183,32 @@ def read_options(
             refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
         else:
             notes.append(f"{text} (not checked: {inv.entry} adds options of its own)")
+    from kvplan.check.argv import OLD_OPTIONS
+
+    for flag in sorted(OLD_OPTIONS.get(inv.engine, set()) & set(parsed.options)):
+        line = parsed.options[flag][1]
+        text = f"{name} {version} has no option {flag} (older releases have it)"
+        if older or "engine.version" not in found.values:
+            notes.append(f"{text}; read as the image's release takes it")
+        else:
+            refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
     for flag, line, candidates in parsed.ambiguous:
         refusals.append(Refusal(flag, f"ambiguous option: could match {', '.join(candidates[:4])}",
                                 line))
     if parsed.positional:
         first = parsed.positional[0]
         found.put("model", first.text, first.line, "the served model")
+    mm: list[tuple[str, str | None, int]] = []
     for flag, (raw, line) in parsed.options.items():
         entry = table.get(flag)
+        if entry is None and "." in flag:  # vLLM's --json-arg.key value
+            base = flag.split(".", 1)[0]
+            if base == "--limit-mm-per-prompt":
+                mm.append((flag, raw, line))
+            elif base in table and base != "--speculative-config":
+                notes.append(f"{flag}: one key of {base} is not read by kvplan; give {base} "
+                             "whole to have it checked")
+            continue
         if entry is None:
             continue
         path, kind = entry
@@ -172,6 +221,21 @@ def read_options(
         try:
             found.put(path, convert(kind, raw), line, flag)
         except ValueError:
-            problems.append(Problem(flag, f"{raw!r} is not a number", line))
+            what = {"mm": "a count or a JSON object of counts", "json": "a JSON object"}.get(
+                kind, "a number")
+            problems.append(Problem(flag, f"{raw!r} is not {what}", line))
+    if mm:
+        try:
+            from kvplan.check.manifests.pool_flags import mm_items
+
+            total = sum(mm_items(str(raw)) for _, raw, _ in mm)
+            found.put("engine.limit_mm_per_prompt", total, mm[0][2], "--limit-mm-per-prompt")
+        except ValueError:
+            problems.append(Problem(mm[0][0], f"{mm[0][1]!r} is not a count", mm[0][2]))
     for key, value in DEFAULTS.get(inv.engine, {}).items():
         found.values.setdefault(key, value)
+    from kvplan.check.manifests.pool_flags import expert_parallel, speculative, trtllm_options
+
+    speculative(found, problems, refusals, parsed)
+    expert_parallel(found, notes)
+    trtllm_options(found, notes, problems, manifest)

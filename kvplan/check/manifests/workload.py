@@ -174,7 +174,7 @@ class Workload:
                 self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
                                   "profile's default version is used")
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
-                     strict=not self.site.lenient)
+                     strict=not self.site.lenient, manifest=self.path)
         quant = found.values.pop("quantization", None)
         quant_line = found.lines.pop("quantization", None)
         if quant is not None and str(quant).lower() == "fp8":

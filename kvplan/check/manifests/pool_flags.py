@@ -1,0 +1,172 @@
+"""The engine flags that move the pool and need more than a table row to read: vLLM's
+--speculative-config (JSON or dotted keys), --limit-mm-per-prompt (counts summed) and
+--enable-expert-parallel (tp x dp), and TensorRT-LLM's --extra_llm_api_options file (beside
+the manifest or in one of its ConfigMaps). kvplan.check.manifests.engine calls these after the
+table's options are read."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.argv import Parsed
+from kvplan.check.manifests.engine import Found, Refusal
+
+
+def mm_items(raw: str) -> int:
+    """--limit-mm-per-prompt as vLLM takes it: a JSON object of modality -> count (or ->
+    {"count": n, ...}), the older `image=2,video=1`, or a plain count; items summed."""
+    import json
+
+    text = raw.strip()
+    if text.lstrip("-").isdigit():
+        return int(text)
+    if text.startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise ValueError(text) from None
+        counts = [v.get("count") if isinstance(v, dict) else v for v in data.values()]
+    else:
+        counts = [part.partition("=")[2] for part in text.split(",") if part.strip()]
+    total = 0
+    for c in counts:
+        if isinstance(c, bool) or not str(c).strip().isdigit():
+            raise ValueError(text)
+        total += int(str(c))
+    return total
+
+
+def speculative_json(raw: str) -> dict[str, Any]:
+    """--speculative-config's JSON: the keys kvplan models (model, num_speculative_tokens)."""
+    import json
+
+    try:
+        data = json.loads(raw)
+    except ValueError:
+        raise ValueError(raw) from None
+    if not isinstance(data, dict):
+        raise ValueError(raw)
+    return data
+
+
+
+def speculative(found: Found, problems: list[Any], refusals: list[Refusal],
+                 parsed: Parsed) -> None:
+    """vLLM's --speculative-config (JSON, or --speculative-config.KEY VALUE): a draft model
+    (`model`) with num_speculative_tokens; a method kvplan does not model is refused."""
+    from kvplan.deploy import Problem
+
+    config = found.values.pop("speculative", None)
+    line = found.lines.pop("speculative", None)
+    name = found.names.pop("speculative", "--speculative-config")
+    config = dict(config) if isinstance(config, dict) else {}
+    for flag, (raw, at) in parsed.options.items():
+        if flag.startswith("--speculative-config.") and raw is not None:
+            config[flag.partition(".")[2].replace("-", "_")] = raw
+            line = line or at
+    if not config:
+        return
+    method = str(config.get("method") or "draft_model")
+    model = config.get("model")
+    if method not in ("draft_model",) or not model:
+        refusals.append(Refusal(name, f"speculative decoding method {method!r}"
+                                f"{'' if model else ' without a draft model'} is not modelled "
+                                "(its weights and KV cache are unknown); kvplan models a draft "
+                                "model: {\"model\": ..., \"num_speculative_tokens\": N}",
+                                line))
+        return
+    found.put("engine.speculative_model", str(model), line or 0, f"{name} model")
+    k = config.get("num_speculative_tokens")
+    if k is None:
+        return  # kvplan.deploy names it: vLLM needs it with a draft model
+    try:
+        found.put("engine.num_speculative_tokens", int(str(k)), line or 0,
+                  f"{name} num_speculative_tokens")
+    except ValueError:
+        problems.append(Problem(name, f"num_speculative_tokens {k!r} is not a number", line))
+
+
+def expert_parallel(found: Found, notes: list[str]) -> None:
+    """vLLM --enable-expert-parallel: the expert-parallel group is tp x dp."""
+    on = found.values.pop("expert_parallel", None)
+    line = found.lines.pop("expert_parallel", None)
+    name = found.names.pop("expert_parallel", "--enable-expert-parallel")
+    if not on:
+        return
+    tp = int(found.values.get("parallel.tensor", 1) or 1)
+    dp = int(found.values.get("dp", 1) or 1)
+    if dp == 1:
+        notes.append(f"{name} with one data-parallel rank: the experts are split over the "
+                     f"{tp} tensor-parallel GPUs as without it")
+        return
+    found.put("parallel.expert", tp * dp, line or 0, f"{name} (tp {tp} x dp {dp})")
+
+
+def trtllm_options(found: Found, notes: list[str], problems: list[Any],
+                   manifest: Path | None) -> None:
+    """--extra_llm_api_options / --config: its limits (kvplan.engines.trtllm_config) are read
+    from the file beside the manifest (the path relative to the manifest's folder, or its name
+    there) or from a ConfigMap in the manifest whose data has that file name (mounted into the
+    container). They override the command line's, as trtllm-serve applies the file over its
+    flags. A file kvplan cannot see is noted, not read."""
+    from kvplan.deploy import Problem
+    from kvplan.engines.trtllm_config import file_name, limits_from
+    from kvplan.errors import InputError
+
+    ref = found.values.pop("engine.trtllm_config", None)
+    line = found.lines.pop("engine.trtllm_config", 0)
+    name = found.names.pop("engine.trtllm_config", "--extra_llm_api_options")
+    if ref is None:
+        return
+    text, where = _options_text(str(ref), manifest)
+    if text is None:
+        notes.append(f"{name} {ref}: a file inside the container, neither beside the manifest "
+                     "nor in a ConfigMap of it; its limits (max_batch_size, max_num_tokens, "
+                     "max_seq_len, kv_cache_config) are not read")
+        return
+    from kvplan.inputs import load_json, load_yaml
+    from kvplan.inputs.yamlsafe import load_yaml_text
+
+    try:
+        if isinstance(text, Path):
+            data = load_json(text) if text.suffix == ".json" else load_yaml(text)
+        else:
+            data = load_yaml_text(text, where)
+        limits = limits_from(data, where)
+    except InputError as err:
+        problems.append(Problem(name, str(err), line))
+        return
+    engine_file = isinstance(data, dict) and "build_config" in data
+    for fld, value in limits.items():
+        path = f"engine.{fld}"
+        key = file_name(fld, engine_file)
+        old = found.values.get(path)
+        if old is not None and old != value and path in found.names:
+            notes.append(f"{where}'s {key} {value} overrides {found.names[path]} {old} "
+                         "(trtllm-serve applies the options file over its flags)")
+        found.put(path, value, line, f"{name} {where}: {key}")
+    notes.append(f"{name} {ref}: limits read from {where}")
+
+
+def _options_text(ref: str, manifest: Path | None) -> tuple[Path | str | None, str]:
+    """(the file beside the manifest, or a ConfigMap's text, or None; what to call it)."""
+    base = Path(ref).name
+    if manifest is not None:
+        for cand in (manifest.parent / ref.lstrip("/"), manifest.parent / base):
+            if cand.is_file():
+                return cand, cand.name
+        from kvplan.inputs import load_yaml_docs
+
+        try:
+            docs = load_yaml_docs(manifest)
+        except Exception:  # noqa: BLE001 - the manifest itself was read; a second read is a bonus
+            docs = []
+        for doc in docs:
+            data = doc.data
+            if isinstance(data, dict) and data.get("kind") == "ConfigMap" and \
+                    isinstance(data.get("data"), dict) and isinstance(data["data"].get(base), str):
+                meta = data.get("metadata")
+                cm = meta.get("name", "?") if isinstance(meta, dict) else "?"
+                return data["data"][base], f"ConfigMap {cm} {base}"
+    return None, base

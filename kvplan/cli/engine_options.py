@@ -1,0 +1,89 @@
+"""The engine options of size, fleet and explain: the engine, its version, and the settings
+that move its pool (docs/engines.md). Each sets one field of the record (kvplan.plan.fields)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from kvplan.cli.options import _opt, _util
+from kvplan.cli.values import non_negative
+
+Engine = Annotated[str | None, _opt(
+    "--engine", "-e", metavar="NAME",
+    help="account as this engine does: ideal, vllm, sglang, trtllm, transformers")]
+EngineVersion = Annotated[str | None, _opt(
+    "--engine-version", metavar="VERSION",
+    help="engine release where accounting changed (vLLM 0.6.4, 0.10.2, 0.21; transformers: "
+    "dynamic or static cache)")]
+MaxBatched = Annotated[int | None, _opt(
+    "--max-num-batched-tokens", metavar="TOKENS", min=1,
+    help="tokens in one profiling/prefill batch [default: the engine's]")]
+MaxSeqs = Annotated[int | None, _opt("--max-num-seqs", metavar="N", min=1,
+                                     help="sequences per batch [default: the engine's]")]
+# vLLM's own settings
+EnforceEager = Annotated[bool | None, _opt(
+    "--enforce-eager", metavar="", help="vLLM: no CUDA graphs (none subtracted before sizing)")]
+KvCacheMemoryBytes = Annotated[int | None, _opt(
+    "--kv-cache-memory-bytes", metavar="BYTES", min=1,
+    help="vLLM: the KV pool per GPU, no profiling subtraction")]
+CpuOffloadGb = Annotated[float | None, _opt(
+    "--cpu-offload-gb", metavar="GIB", callback=non_negative,
+    help="vLLM: weight GiB per GPU kept in host memory")]
+LimitMm = Annotated[int | None, _opt(
+    "--limit-mm-per-prompt", metavar="ITEMS", min=0,
+    help="vLLM: multimodal items per prompt (multimodal models only)")]
+SpeculativeModel = Annotated[str | None, _opt(
+    "--speculative-model", metavar="MODEL",
+    help="vLLM: the speculative-decoding draft model (catalog name, hf_id or spec file); its "
+    "weights and KV cache join the target's")]
+SpeculativeConfig = Annotated[str | None, _opt(
+    "--speculative-config", metavar="JSON",
+    help='vLLM\'s form: \'{"model": DRAFT, "num_speculative_tokens": N}\' (a draft model)')]
+NumSpeculativeTokens = Annotated[int | None, _opt(
+    "--num-speculative-tokens", metavar="N", min=1,
+    help="vLLM: tokens the draft proposes per step (with --speculative-model)")]
+# SGLang's own settings and names
+PageSize = Annotated[int | None, _opt(
+    "--page-size", metavar="TOKENS", min=1,
+    help="SGLang (and TensorRT-LLM): tokens per page (engine.block_size) [default: 1; "
+    "TensorRT-LLM 32]")]
+ChunkedPrefill = Annotated[int | None, _opt(
+    "--chunked-prefill-size", metavar="TOKENS", min=1,
+    help="SGLang: prefill chunk (engine.max_num_batched_tokens) [default: by GPU memory]")]
+CudaGraphMaxBs = Annotated[int | None, _opt(
+    "--cuda-graph-max-bs", metavar="N", min=1,
+    help="SGLang: largest CUDA-graph batch [default: by GPU memory and TP]")]
+MaxRunning = Annotated[int | None, _opt(
+    "--max-running-requests", metavar="N", min=1,
+    help="SGLang: sequences at once (engine.max_num_seqs)")]
+MaxTotalTokens = Annotated[int | None, _opt(
+    "--max-total-tokens", metavar="TOKENS", min=1, help="SGLang: caps the token pool")]
+# TensorRT-LLM's own settings and names
+MaxBatchSize = Annotated[int | None, _opt(
+    "--max-batch-size", metavar="N", min=1,
+    help="TensorRT-LLM: sequences at once (engine.max_num_seqs)")]
+MaxNumTokens = Annotated[int | None, _opt(
+    "--max-num-tokens", metavar="TOKENS", min=1,
+    help="TensorRT-LLM: tokens per batch (engine.max_num_batched_tokens) [default: 8192]")]
+MaxSeqLen = Annotated[int | None, _opt(
+    "--max-seq-len", metavar="TOKENS", min=1,
+    help="TensorRT-LLM: the longest sequence (engine.max_model_len)")]
+TokensPerBlock = Annotated[int | None, _opt(
+    "--tokens-per-block", metavar="TOKENS", min=1,
+    help="TensorRT-LLM: tokens per KV block (engine.block_size) [default: 32]")]
+FreeGpuFraction = Annotated[float | None, _opt(
+    "--free-gpu-memory-fraction", metavar="SHARE", callback=_util,
+    help="TensorRT-LLM: share of the free memory for the cache "
+    "(engine.gpu_memory_utilization) [default: 0.9]")]
+MaxTokensPaged = Annotated[int | None, _opt(
+    "--max-tokens-in-paged-kv-cache", metavar="TOKENS", min=1,
+    help="TensorRT-LLM: caps the pool (the smaller of this and the fraction's)")]
+TrtllmConfig = Annotated[str | None, _opt(
+    "--trtllm-config", metavar="FILE",
+    help="TensorRT-LLM: an --extra_llm_api_options YAML or an engine's config.json; its "
+    "limits (max_batch_size, max_num_tokens, max_seq_len, tokens_per_block, ...) are read")]
+
+Ep = Annotated[int | None, _opt(
+    "--ep", metavar="RANKS", min=1,
+    help="expert-parallel ranks (MoE only; must divide the experts): vLLM's is tp x dp, "
+    "SGLang's and TensorRT-LLM's divide tp")]

@@ -1,0 +1,98 @@
+"""TensorRT-LLM limits read from a file: an LLM-API YAML or a built engine's config.json.
+
+Two files state TensorRT-LLM's pool limits, and `engine.trtllm_config` (`--trtllm-config`) names
+either:
+- the YAML `trtllm-serve --extra_llm_api_options` / `--config` takes (the LLM API's arguments):
+  top-level `max_batch_size`, `max_num_tokens`, `max_seq_len`, and `kv_cache_config`'s
+  `tokens_per_block`, `free_gpu_memory_fraction` and `max_tokens`;
+- the `config.json` `trtllm-build` writes beside a TensorRT engine: `build_config`'s
+  `max_batch_size`, `max_num_tokens`, `max_seq_len`, and `build_config.plugin_config`'s
+  `tokens_per_block` (the engine is built for these limits; the runtime cannot exceed them).
+
+Each value becomes the kvplan/v1 field that holds it (max_batch_size -> max_num_seqs,
+max_num_tokens -> max_num_batched_tokens, max_seq_len -> max_model_len, tokens_per_block ->
+block_size, free_gpu_memory_fraction -> gpu_memory_utilization, max_tokens ->
+max_tokens_in_paged_kv_cache). A key the file does not state stays as the record has it; a
+record that states the same setting with another value is refused (the two would disagree).
+Any other key is not a pool limit and is not read (`limits` lists what was).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kvplan.errors import InputError
+
+# (where in the file, kvplan/v1 engine field, kind)
+_YAML_KEYS = (
+    (("max_batch_size",), "max_num_seqs", "int"),
+    (("max_num_tokens",), "max_num_batched_tokens", "int"),
+    (("max_seq_len",), "max_model_len", "int"),
+    (("kv_cache_config", "tokens_per_block"), "block_size", "int"),
+    (("kv_cache_config", "free_gpu_memory_fraction"), "gpu_memory_utilization", "share"),
+    (("kv_cache_config", "max_tokens"), "max_tokens_in_paged_kv_cache", "int"),
+)
+_ENGINE_KEYS = (
+    (("build_config", "max_batch_size"), "max_num_seqs", "int"),
+    (("build_config", "max_num_tokens"), "max_num_batched_tokens", "int"),
+    (("build_config", "max_seq_len"), "max_model_len", "int"),
+    (("build_config", "plugin_config", "tokens_per_block"), "block_size", "int"),
+)
+
+
+def _get(data: Any, path: tuple[str, ...]) -> Any:
+    for part in path:
+        if not isinstance(data, dict) or part not in data:
+            return None
+        data = data[part]
+    return data
+
+
+def _value(raw: Any, kind: str, where: str) -> int | float:
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise InputError(f"{where}: expected a number, got {raw!r}")
+    if kind == "int":
+        if raw != int(raw) or raw <= 0:
+            raise InputError(f"{where}: expected a positive whole number, got {raw!r}")
+        return int(raw)
+    if not 0 < raw <= 1:
+        raise InputError(f"{where}: expected a share in (0, 1], got {raw!r}")
+    return float(raw)
+
+
+def read_limits(path: Path) -> dict[str, int | float]:
+    """kvplan/v1 engine field -> value, from a TensorRT-LLM YAML or engine config.json."""
+    from kvplan.inputs import load_json, load_yaml
+
+    if not path.is_file():
+        raise InputError(f"engine.trtllm_config: {path}: no such file")
+    data = load_json(path) if path.suffix == ".json" else load_yaml(path)
+    return limits_from(data, path.name)
+
+
+def limits_from(data: Any, name: str) -> dict[str, int | float]:
+    """The limits of a parsed options YAML or engine config.json (`name` for messages)."""
+    if not isinstance(data, dict):
+        raise InputError(f"engine.trtllm_config: {name}: expected a mapping of TensorRT-LLM "
+                         "options")
+    table = _ENGINE_KEYS if "build_config" in data else _YAML_KEYS
+    out: dict[str, int | float] = {}
+    for where, field, kind in table:
+        raw = _get(data, where)
+        if raw is None:
+            continue
+        out[field] = _value(raw, kind, f"{name}: {'.'.join(where)}")
+    if not out:
+        keys = ", ".join(".".join(w) for w, _, _ in table)
+        raise InputError(f"engine.trtllm_config: {name} states none of {keys}; name the "
+                         "--extra_llm_api_options YAML or the engine's config.json")
+    return out
+
+
+def file_name(field: str, from_engine: bool) -> str:
+    """What the file calls a kvplan/v1 field (for messages)."""
+    for where, f, _ in _ENGINE_KEYS if from_engine else _YAML_KEYS:
+        if f == field:
+            return ".".join(where)
+    return field

@@ -1,0 +1,83 @@
+"""vLLM's flags that move the weights and the cache: --cpu-offload-gb, a speculative-decoding
+draft model (--speculative-config), --limit-mm-per-prompt and expert parallelism."""
+
+from __future__ import annotations
+
+from kvplan.capacity.kv import Precision
+from kvplan.capacity.plan import SizeRequest
+from kvplan.engines.common import gib, is_mxfp4, weights_bytes
+from kvplan.engines.encoder_cache import encoder_cache_note
+from kvplan.engines.interface import EngineSettings
+from kvplan.engines.vllm_series import mxfp4_kernel
+from kvplan.errors import InputError
+
+
+def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
+    """Weights on each GPU: measured, or modelled; less --cpu-offload-gb, plus a draft model."""
+    m = s.measured
+    if m.weights_bytes is not None:
+        return m.weights_bytes, "measured (log)"
+    kernel = mxfp4_kernel(req.gpu.name)
+    weights = weights_bytes(req, None, kernel)
+    how = (f"gpt-oss MXFP4 experts padded for the {kernel} kernel + bf16 rest" if is_mxfp4(req)
+           else f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
+                f"{req.gpus_per_replica} GPU(s)")
+    if req.ep is not None and req.ep > req.tp:
+        how += f", experts / {req.ep} (expert parallelism)"
+    if s.draft_params:
+        draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
+        weights += draft
+        how += f" + draft model {s.draft_params:,} params"
+    if s.cpu_offload_bytes:
+        weights = max(0, weights - s.cpu_offload_bytes)
+        how += f" - {gib(s.cpu_offload_bytes)} offloaded to the CPU (--cpu-offload-gb)"
+    return weights, how
+
+
+def draft_block_bytes(req: SizeRequest, s: EngineSettings, groups: int, v1: bool) -> int:
+    """One block of the draft model's cache on this GPU: block x bytes per token x its layers.
+
+    vLLM gives the draft's attention layers KV cache specs beside the target's (V1), or splits
+    the blocks evenly between scorer and proposer (V0): either way a block of tokens costs both
+    models' bytes. Modelled for a target whose layers form one KV cache group."""
+    from kvplan.capacity.parallel import tp_problem
+    from kvplan.engines.common import stage_shape
+
+    draft = s.draft_model
+    assert draft is not None
+    if v1 and groups > 1:
+        raise InputError(f"a draft model beside {req.model.name}'s sliding-window or hybrid "
+                         "layers is not modelled (its KV cache groups); plan without it")
+    problem = tp_problem(draft, req.tp)
+    if problem is not None:
+        raise InputError(f"the draft model: {problem}; vLLM shards the draft with the target's "
+                         "tensor parallelism")
+    shape = stage_shape(draft, Precision(req.kv_dtype, req.kv_group_size), req.tp, 1)
+    return req.block_size_tokens * shape.bytes_per_token_per_layer * shape.cached_layers
+
+
+def flag_notes(req: SizeRequest, s: EngineSettings) -> list[str]:
+    """What kvplan does with the flags it cannot fully model (never silently)."""
+    notes = []
+    if s.limit_mm_per_prompt is not None:
+        if not req.model.params_encoder:
+            raise InputError(f"limit_mm_per_prompt applies to multimodal models; {req.model.name} "
+                             "has no encoder (params_encoder); drop it")
+        notes.append(f"limit_mm_per_prompt {s.limit_mm_per_prompt}: the encoder's "
+                     f"{req.model.params_encoder:,} parameters are in the weights"
+                     + ("; 0: vLLM skips the encoder profiling, no encoder cache"
+                        if s.limit_mm_per_prompt == 0 else
+                        "; the items per prompt do not change the profiled encoder cache here"))
+    if s.limit_mm_per_prompt != 0 and (why := encoder_cache_note(req.model)):
+        notes.append(why)
+    if s.draft_model is not None:
+        notes.append(f"speculative decoding: draft {s.draft_model.name} "
+                     f"({s.num_speculative_tokens} tokens per step): its weights and KV layers "
+                     "are added; its proposal activations and lookahead slots are not modelled")
+    elif s.draft_params:
+        notes.append("speculative decoding: the draft model's weights are added; its KV layers "
+                     "(which share the block pool) are not modelled")
+    if req.ep is not None and req.ep > req.tp:
+        notes.append(f"expert parallelism {req.ep}: each GPU holds 1/{req.ep} of the experts "
+                     f"(tp {req.tp} x dp {req.ep // req.tp})")
+    return notes

@@ -1,0 +1,232 @@
+"""Issue #13 part 3 in manifests: the engine flags that move the pool are read from the argv as
+each engine takes them, mapped onto the kvplan/v1 record, and a value the engine would refuse
+FAILs naming it. Expected values are read off the manifests below by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from kvplan.check import check_paths, read_targets
+from kvplan.check.argv import Invocation, Word, parse
+
+POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: {name}
+  annotations:
+    kvplan.io/peak-concurrent-users: "20"
+    kvplan.io/context-tokens-mean: "2000"
+spec:
+  replicas: 1
+  selector:
+    matchLabels: {{app: x}}
+  template:
+    metadata:
+      labels: {{app: x}}
+    spec:
+      nodeSelector:
+        nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+      containers:
+        - name: server
+          image: {image}
+          command: {command}
+          args: {args}
+          resources:
+            limits:
+              nvidia.com/gpu: {gpus}
+"""
+
+
+def manifest(tmp: Path, name: str, image: str, command: list[str], args: list[str],
+             gpus: int = 1) -> Path:
+    path = tmp / f"{name}.yaml"
+    path.write_text(POD.format(name=name, image=image, command=json.dumps(command),
+                               args=json.dumps(args), gpus=gpus))
+    return path
+
+
+def vllm(tmp: Path, *args: str, gpus: int = 1, model: str = "meta-llama/Llama-3.1-8B-Instruct",
+         ) -> Path:
+    return manifest(tmp, "vllm", "vllm/vllm-openai:v0.28.0", ["vllm", "serve", model],
+                    list(args), gpus)
+
+
+def engine_of(path: Path):  # noqa: ANN201
+    [target] = read_targets(path, {})
+    assert target.deployment is not None, target.problems
+    return target
+
+
+def test_argv_keeps_the_key_of_a_dotted_json_flag() -> None:
+    inv = Invocation("vllm", "vllm serve", [Word(w, 1) for w in (
+        "m", "--speculative-config.model", "llama-3.2-1b",
+        "--speculative_config.num_speculative_tokens", "3")])
+    parsed = parse(inv)
+    assert parsed.options["--speculative-config.model"][0] == "llama-3.2-1b"
+    assert parsed.options["--speculative-config.num_speculative_tokens"][0] == "3"
+
+
+def test_vllm_flags_are_read_into_the_record(tmp_path: Path) -> None:
+    path = vllm(tmp_path, "--max-model-len", "8192", "--enforce-eager", "--cpu-offload-gb", "2",
+                "--kv-cache-memory-bytes", "8G", "--speculative-config",
+                '{"model": "llama-3.2-1b", "num_speculative_tokens": 5}')
+    t = engine_of(path)
+    e = t.deployment.engine
+    assert e.enforce_eager is True and e.cpu_offload_gb == 2.0
+    assert e.kv_cache_memory_bytes == 8 * 2**30  # G: powers of 1024, as vLLM reads it
+    assert (e.speculative_model, e.num_speculative_tokens) == ("llama-3.2-1b", 5)
+    assert t.field_name("engine.speculative_model") == "--speculative-config model"
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "PASS", o.reasons
+
+
+def test_dotted_speculative_config_and_unmodelled_methods(tmp_path: Path) -> None:
+    dotted = vllm(tmp_path, "--speculative-config.model", "llama-3.2-1b",
+                  "--speculative-config.num_speculative_tokens", "3")
+    e = engine_of(dotted).deployment.engine
+    assert (e.speculative_model, e.num_speculative_tokens) == ("llama-3.2-1b", 3)
+    ngram = vllm(tmp_path, "--speculative-config",
+                 '{"method": "ngram", "num_speculative_tokens": 3}')
+    [o] = check_paths([str(ngram)]).outcomes
+    assert o.verdict == "FAIL"
+    assert "speculative decoding method 'ngram' without a draft model is not modelled" \
+        in o.reasons[0]
+
+
+def test_a_draft_the_catalog_lacks_is_an_error_naming_it(tmp_path: Path) -> None:
+    path = vllm(tmp_path, "--speculative-config",
+                '{"model": "org/no-such-draft", "num_speculative_tokens": 2}')
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "ERROR"
+    assert "no-such-draft" in o.problems[0].message
+    assert "kvplan import" in o.problems[0].message
+
+
+def test_limit_mm_per_prompt_on_a_text_model_fails_naming_it(tmp_path: Path) -> None:
+    path = vllm(tmp_path, "--limit-mm-per-prompt", '{"image": 0}')
+    assert engine_of(path).deployment.engine.limit_mm_per_prompt == 0
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "FAIL"
+    assert "vLLM refuses --limit-mm-per-prompt for a text-only model" in o.reasons[0]
+    assert o.line == 22  # the args line
+
+
+def test_expert_parallel_is_tp_times_dp(tmp_path: Path) -> None:
+    # Mixtral-8x7B, TP 2 x DP 2 in one pod of 4 GPUs with --enable-expert-parallel: EP 4
+    path = vllm(tmp_path, "--tensor-parallel-size", "2", "--data-parallel-size", "2",
+                "--enable-expert-parallel", gpus=4, model="mistralai/Mixtral-8x7B-v0.1")
+    t = engine_of(path)
+    assert t.deployment.parallel.expert == 4
+    assert t.field_name("parallel.expert") == "--enable-expert-parallel (tp 2 x dp 2)"
+    one_dp = vllm(tmp_path, "--tensor-parallel-size", "2", "--enable-expert-parallel", gpus=2,
+                  model="mistralai/Mixtral-8x7B-v0.1")
+    t1 = engine_of(one_dp)
+    assert t1.deployment.parallel.expert is None  # EP = TP: the same split as without it
+    assert any("one data-parallel rank" in n for n in t1.notes)
+
+
+def test_sglang_flags(tmp_path: Path) -> None:
+    path = manifest(tmp_path, "sglang", "lmsysorg/sglang:v0.5.2",
+                    ["python3", "-m", "sglang.launch_server"],
+                    ["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--page-size", "32",
+                     "--cuda-graph-max-bs", "128", "--max-running-requests", "64",
+                     "--chunked-prefill-size", "4096", "--max-total-tokens", "200000"])
+    e = engine_of(path).deployment.engine
+    assert (e.block_size, e.cuda_graph_max_bs, e.max_num_seqs) == (32, 128, 64)
+    assert (e.max_num_batched_tokens, e.max_total_tokens) == (4096, 200_000)
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "PASS", o.reasons
+    # SGLang 0.5.23 (the option table) split --cuda-graph-max-bs into -decode and -prefill:
+    # the older image's flag is read; on the table's release it is refused
+    assert any("has no option --cuda-graph-max-bs (older releases have it)" in n
+               for n in o.notes)
+    newer = path.read_text().replace("sglang:v0.5.2", "sglang:v0.5.23")
+    path.write_text(newer)
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "FAIL" and "--cuda-graph-max-bs" in o.reasons[0]
+
+
+def test_sglang_ep_must_divide_the_experts(tmp_path: Path) -> None:
+    path = manifest(tmp_path, "sglang-ep", "lmsysorg/sglang:v0.5.2",
+                    ["python3", "-m", "sglang.launch_server"],
+                    ["--model-path", "mistralai/Mixtral-8x7B-v0.1", "--tp-size", "4",
+                     "--ep-size", "3"], gpus=4)
+    assert engine_of(path).deployment.parallel.expert == 3
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "FAIL"
+    assert "expert parallelism 3 does not divide mixtral-8x7b's 8 experts" in o.reasons[0]
+
+
+def test_trtllm_flags_and_an_options_file_beside_the_manifest(tmp_path: Path) -> None:
+    (tmp_path / "extra.yaml").write_text(
+        "max_batch_size: 24\nkv_cache_config:\n  tokens_per_block: 64\n  max_tokens: 100000\n")
+    path = manifest(tmp_path, "trt", "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+                    ["trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct"],
+                    ["--max_batch_size", "32", "--max_num_tokens", "4096", "--max_seq_len",
+                     "8192", "--kv_cache_free_gpu_memory_fraction", "0.8",
+                     "--extra_llm_api_options", "/config/extra.yaml"])
+    t = engine_of(path)
+    e = t.deployment.engine
+    # the options file wins over the flags, as trtllm-serve applies it: max_batch_size 24
+    assert (e.max_num_seqs, e.max_num_batched_tokens, e.max_model_len) == (24, 4096, 8192)
+    assert (e.block_size, e.max_tokens_in_paged_kv_cache) == (64, 100_000)
+    assert e.gpu_memory_utilization == 0.8
+    assert any("extra.yaml's max_batch_size 24 overrides --max_batch_size 32" in n
+               for n in t.notes)
+    assert t.field_name("engine.block_size") == \
+        "--extra_llm_api_options extra.yaml: kv_cache_config.tokens_per_block"
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "PASS", o.reasons
+
+
+def test_trtllm_options_from_a_configmap_in_the_manifest(tmp_path: Path) -> None:
+    pod = manifest(tmp_path, "trt-cm", "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+                   ["trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct"],
+                   ["--extra_llm_api_options", "/config/llm.yaml"]).read_text()
+    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: trt-options\ndata:\n"
+          "  llm.yaml: |\n    max_seq_len: 4096\n    kv_cache_config:\n"
+          "      free_gpu_memory_fraction: 0.5\n")
+    path = tmp_path / "both.yaml"
+    path.write_text(cm + "---\n" + pod)
+    t = engine_of(path)
+    e = t.deployment.engine
+    assert (e.max_model_len, e.gpu_memory_utilization) == (4096, 0.5)
+    assert any("limits read from ConfigMap trt-options llm.yaml" in n for n in t.notes)
+
+
+def test_a_trtllm_options_file_only_the_container_has_is_noted(tmp_path: Path) -> None:
+    path = manifest(tmp_path, "trt2", "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+                    ["trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct"],
+                    ["--extra_llm_api_options", "/config/missing.yaml"])
+    t = engine_of(path)
+    assert t.deployment.engine.trtllm_config is None
+    assert any("a file inside the container" in n and "not read" in n for n in t.notes)
+
+
+def test_a_sequence_cap_from_the_argv_is_named_with_its_fix(tmp_path: Path) -> None:
+    # SGLang --max-running-requests 8 for 20 users: the cap binds, not the pool
+    path = manifest(tmp_path, "sg-cap", "lmsysorg/sglang:v0.5.2",
+                    ["python3", "-m", "sglang.launch_server"],
+                    ["--model-path", "meta-llama/Llama-3.1-8B-Instruct",
+                     "--max-running-requests", "8", "--context-length", "8192"])
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == "FAIL"
+    assert o.numbers is not None and o.numbers.limited_by == "max_num_seqs"
+    assert o.numbers.users_per_replica == 8
+    assert o.fixes[0].change == "max_num_seqs"
+    assert "--max-running-requests 8 -> 20" in o.fix_text[0]
+
+
+def test_flag_values_as_vllm_reads_them() -> None:
+    from kvplan.check.manifests.engine import convert
+    from kvplan.check.manifests.pool_flags import mm_items
+
+    # human_readable_int: upper case binary, lower case decimal (fractions allowed), digits
+    assert convert("bytes", "8G") == 8 * 2**30 and convert("bytes", "1.5g") == 1_500_000_000
+    assert convert("bytes", "1000") == 1000
+    # --limit-mm-per-prompt: JSON counts, {"count": n} objects, the older k=v form: summed
+    assert mm_items('{"image": 2, "video": 1}') == 3
+    assert mm_items('{"image": {"count": 4, "width": 512}}') == 4
+    assert mm_items("image=2,video=0") == 2 and mm_items("0") == 0

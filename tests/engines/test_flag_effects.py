@@ -1,0 +1,207 @@
+"""Issue #13 part 3: each engine flag moves the prediction the way the engine does, checked
+against hand arithmetic (the comments), through the kvplan/v1 engine block as every command
+reads it (kvplan.engines.deployment)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from kvplan.capacity import SizeRequest
+from kvplan.capacity.parallel import ep_weight_saving, expert_params
+from kvplan.deploy.schema import Engine as EngineBlock
+from kvplan.engines import EngineSettings, run_engine
+from kvplan.engines.deployment import deployment_engine_settings
+from kvplan.engines.sglang import default_fraction
+from kvplan.errors import InputError
+from kvplan.specs import load_hardware, load_model
+from kvplan.units import GIB
+
+H100 = load_hardware("h100")
+
+
+def req(name: str = "llama-3.1-8b", ctx: int = 8192, **kw: object) -> SizeRequest:
+    return SizeRequest(model=load_model(name), gpu=H100, context_tokens=ctx, **kw)  # type: ignore[arg-type]
+
+
+def settings(**block: object) -> EngineSettings:
+    s = deployment_engine_settings(EngineBlock(**block), cap_sequences=True)  # type: ignore[arg-type]
+    assert s is not None
+    return s
+
+
+def steps(res: object) -> dict[str, object]:
+    return {s.label: s.value for s in res.steps}  # type: ignore[attr-defined]
+
+
+# ---------------------------------------------------------------- vLLM
+
+def test_enforce_eager_removes_the_graph_estimate_only_where_vllm_subtracts_it() -> None:
+    # vLLM >= 0.21 subtracts its CUDA-graph estimate (0.5 GiB = 536,870,912 B) before sizing;
+    # --enforce-eager captures no graphs, so the pool grows by exactly that
+    base = run_engine(req(), settings(name="vllm"))
+    eager = run_engine(req(), settings(name="vllm", enforce_eager=True))
+    assert base.cuda_graph_bytes == 536_870_912 and eager.cuda_graph_bytes == 0
+    assert eager.kv_cache_bytes - base.kv_cache_bytes == 536_870_912
+    # vLLM 0.10 captures graphs after sizing: nothing to remove, the pool does not move
+    old = run_engine(req(), settings(name="vllm", version="0.10.2"))
+    old_eager = run_engine(req(), settings(name="vllm", version="0.10.2", enforce_eager=True))
+    assert old_eager.kv_cache_bytes == old.kv_cache_bytes
+
+
+def test_kv_cache_memory_bytes_sets_the_pool() -> None:
+    # 8 GiB = 8,589,934,592 B / (16 tokens x 131,072 B = 2 MiB a block) = 4,096 blocks
+    res = run_engine(req(), settings(name="vllm", kv_cache_memory_bytes=8 * GIB))
+    assert res.kv_cache_bytes == 8 * GIB and res.blocks == 4096
+    assert res.kv_cache_tokens == 4096 * 16
+
+
+def test_cpu_offload_gb_moves_that_many_weight_bytes_per_gpu_into_the_pool() -> None:
+    base = run_engine(req(), settings(name="vllm"))
+    off = run_engine(req(), settings(name="vllm", cpu_offload_gb=1.5))
+    # 1.5 GiB = 1,610,612,736 B off the weights and onto the pool
+    assert base.weights_bytes - off.weights_bytes == 1_610_612_736
+    assert off.kv_cache_bytes - base.kv_cache_bytes == 1_610_612_736
+
+
+def test_max_num_seqs_moves_the_sampler_peak() -> None:
+    # Llama-3.1-8B on an H100 (vLLM 0.28 defaults: 8,192 batched tokens, 1,024 sequences):
+    # sampler 1,024 x 128,256 x 40 B = 5,253,365,760 B beats the forward pass
+    # (8,192 x 55,296 x 2 B = 905,969,664 B). With --max-num-seqs 256 the sampler is
+    # 256 x 128,256 x 40 = 1,313,341,440 B: the pool grows by 3,940,024,320 B
+    base = run_engine(req(), settings(name="vllm"))
+    fewer = run_engine(req(), settings(name="vllm", max_num_seqs=256))
+    assert base.activation_bytes == 5_253_365_760
+    assert fewer.activation_bytes == 1_313_341_440
+    assert fewer.kv_cache_bytes - base.kv_cache_bytes == 3_940_024_320
+
+
+def test_a_draft_model_adds_its_weights_and_its_kv_layers_to_every_block() -> None:
+    # draft Llama-3.2-1B: 1,235,814,400 params x 2 B = 2,471,628,800 B more weights;
+    # its 16 layers x 8 KV heads x (64 + 64) x 2 B = 32,768 B a token, 524,288 B a block,
+    # so a block costs 2,097,152 + 524,288 = 2,621,440 B
+    base = run_engine(req(), settings(name="vllm"))
+    spec = run_engine(req(), settings(name="vllm", speculative_model="llama-3.2-1b",
+                                      num_speculative_tokens=4))
+    assert spec.weights_bytes - base.weights_bytes == 2_471_628_800
+    st = steps(spec)
+    assert st["draft KV bytes per block"] == 524_288 and st["bytes per block"] == 2_621_440
+    assert spec.kv_cache_bytes == base.kv_cache_bytes - 2_471_628_800
+    assert spec.blocks == spec.kv_cache_bytes // 2_621_440
+    assert any("draft llama-3.2-1b (4 tokens per step)" in a for a in spec.assumptions)
+
+
+def test_a_draft_model_must_be_in_the_catalog() -> None:
+    with pytest.raises(InputError, match="unknown model 'no-such-draft'"):
+        settings(name="vllm", speculative_model="no-such-draft", num_speculative_tokens=2)
+
+
+def test_limit_mm_per_prompt_is_refused_for_a_text_model() -> None:
+    with pytest.raises(InputError, match="limit_mm_per_prompt applies to multimodal models"):
+        run_engine(req(), settings(name="vllm", limit_mm_per_prompt=0))
+
+
+# ---------------------------------------------------------------- SGLang
+
+def test_sglang_page_size_rounds_the_token_pool_down_to_whole_pages() -> None:
+    one = run_engine(req(), settings(name="sglang"))
+    paged = run_engine(req(), settings(name="sglang", block_size=64))
+    st = steps(paged)
+    assert st["page size"] == 64 and steps(one)["page size"] == 1  # SGLang's default: 1
+    # the same raw tokens, floored to whole 64-token pages
+    assert paged.kv_cache_tokens == steps(one)["tokens (>= 0)"] // 64 * 64
+
+
+def test_sglang_cuda_graph_max_bs_and_chunked_prefill_enter_the_default_fraction() -> None:
+    # SGLang 0.5 on an H100 (81,559 MiB, TP 1): reserved = 512 + 1.5 x chunk + 2 x graph bs +
+    # 1/8 x 1,024 MiB. Defaults chunk 8,192, bs 256: 13,440 MiB -> 0.835.
+    # --cuda-graph-max-bs 1024: 512 + 12,288 + 2,048 + 128 = 14,976 -> 66,583 / 81,559 = 0.816
+    assert float(default_fraction(1, "0.5.0", 81_559, cuda_graph_max_bs=1024)) == 0.816
+    base = run_engine(req(), settings(name="sglang"))
+    graphs = run_engine(req(), settings(name="sglang", cuda_graph_max_bs=1024))
+    chunk = run_engine(req(), settings(name="sglang", max_num_batched_tokens=16_384))
+    assert steps(base)["mem_fraction_static"] == pytest.approx(0.835)
+    assert steps(graphs)["mem_fraction_static"] == pytest.approx(0.816)
+    assert steps(chunk)["mem_fraction_static"] == pytest.approx(0.685)  # as chunk 16,384
+    assert graphs.kv_cache_tokens < base.kv_cache_tokens
+
+
+def test_sglang_max_running_requests_caps_sequences_not_the_pool() -> None:
+    free = run_engine(req(), settings(name="sglang"))
+    capped = run_engine(req(), settings(name="sglang", max_num_seqs=7))
+    assert capped.size.users_per_replica == 7 < free.size.users_per_replica
+    assert capped.kv_cache_tokens == free.kv_cache_tokens
+
+
+def test_sglang_max_total_tokens_caps_the_pool() -> None:
+    res = run_engine(req(), settings(name="sglang", max_total_tokens=50_000))
+    assert res.kv_cache_tokens == 50_000
+    assert res.kv_cache_bytes == 50_000 * 131_072  # 6,553,600,000 B
+
+
+# ---------------------------------------------------------------- TensorRT-LLM
+
+def test_trtllm_max_tokens_in_paged_kv_cache_caps_the_pool() -> None:
+    # min(the fraction's tokens, 100,000) = 100,000; 32-token blocks: ceil(100,000 / 32) = 3,125
+    # blocks = 100,000 tokens x 131,072 B = 13,107,200,000 B
+    res = run_engine(req(), settings(name="trtllm", max_tokens_in_paged_kv_cache=100_000))
+    assert res.blocks == 3125 and res.kv_cache_tokens == 100_000
+    assert res.kv_cache_bytes == 13_107_200_000
+    free = run_engine(req(), settings(name="trtllm"))
+    assert free.kv_cache_tokens > 100_000  # the fraction alone gives more: the cap binds
+
+
+def test_trtllm_tokens_per_block_fraction_batch_and_tokens() -> None:
+    base = run_engine(req(), settings(name="trtllm"))
+    blocks64 = run_engine(req(), settings(name="trtllm", block_size=64))
+    assert base.block_size_tokens == 32 and blocks64.block_size_tokens == 64
+    assert blocks64.kv_cache_tokens % 64 == 0
+    # free_gpu_memory_fraction 0.5: floor(free x 0.5) of the same free memory
+    half = run_engine(req(), settings(name="trtllm", gpu_memory_utilization=0.5))
+    free = steps(half)["free memory"]
+    assert steps(half)["KV cache memory"] == free // 2
+    # max_batch_size caps the sequences
+    assert run_engine(req(), settings(name="trtllm", max_num_seqs=3)).size.users_per_replica == 3
+    # max_num_tokens 2,048: the forward pass over fewer tokens frees activation memory
+    small = run_engine(req(), settings(name="trtllm", max_num_batched_tokens=2048))
+    assert small.activation_bytes < base.activation_bytes
+    assert small.kv_cache_tokens > base.kv_cache_tokens
+
+
+# ---------------------------------------------------------------- expert parallelism
+
+def test_expert_parallelism_beyond_tp_splits_the_experts() -> None:
+    # Mixtral-8x7B: 32 layers x 8 experts x 3 x 4,096 x 14,336 = 45,097,156,608 expert params.
+    # TP 2, EP 4 (vLLM: tp 2 x dp 2), bf16: the rest 1,605,636,096 params x 2 B / 2 GPUs
+    # = 1,605,636,096 B, the experts 45,097,156,608 x 2 B / 4 = 22,548,578,304 B
+    model = load_model("mixtral-8x7b")
+    assert expert_params(model) == 45_097_156_608
+    assert ep_weight_saving(model, 16, 2, 1, 4) == 22_548_578_304
+    r = req("mixtral-8x7b", tp=2)
+    base = run_engine(r, settings(name="vllm"))
+    ep = run_engine(replace(r, ep=4), settings(name="vllm"))
+    assert base.weights_bytes == 46_702_792_704
+    assert ep.weights_bytes == 1_605_636_096 + 22_548_578_304
+    assert ep.kv_cache_bytes - base.kv_cache_bytes == 22_548_578_304
+    # up to tp the experts are split over the same GPUs: nothing changes
+    assert run_engine(replace(r, ep=2), settings(name="vllm")).weights_bytes == 46_702_792_704
+
+
+@pytest.mark.parametrize(("model", "tp", "ep", "message"), [
+    ("llama-3.1-8b", 1, 2, "expert parallelism applies to mixture-of-experts models"),
+    ("mixtral-8x7b", 1, 3, "expert parallelism 3 does not divide mixtral-8x7b's 8 experts"),
+    ("qwen3-30b-a3b", 4, 6, "expert parallelism 6 does not divide qwen3-30b-a3b's 128 experts"),
+    # Kimi K2's 384 experts divide by 3, but 3 and TP 8 do not divide one another: vLLM's EP is
+    # tp x dp (a multiple of 8), SGLang's and TensorRT-LLM's divide 8
+    ("kimi-k2", 8, 3, "expert parallelism 3 and tensor parallelism 8 do not divide one another"),
+])
+def test_expert_parallelism_is_refused_with_the_reason(model: str, tp: int, ep: int,
+                                                       message: str) -> None:
+    with pytest.raises(InputError, match=message):
+        run_engine(req(model, tp=tp, ep=ep), settings(name="vllm"))
+
+
+def test_expert_parallelism_one_on_a_dense_model_is_no_parallelism() -> None:
+    base = run_engine(req(), settings(name="vllm"))
+    assert run_engine(req(ep=1), settings(name="vllm")).kv_cache_bytes == base.kv_cache_bytes
