@@ -405,7 +405,7 @@ def parse_text(text: str, path: Path) -> LogFile:
             run.settings.setdefault(key, value)
         run.engine = run.settings.get("engine", engine)
         run.version = run.settings.get("version") or _header_version(header)
-        run.model_hint = run.settings.get("model") or header.get("model", "").split(" ")[0] or None
+        run.model_hint = _model_hint(run.settings.get("model") or header.get("model", ""))
     return LogFile(path=path, runs=runs, header=header)
 
 
@@ -421,9 +421,10 @@ def parse_file(path: Path) -> LogFile:
 _COUNT_KEYS = ("tp", "pp", "max_model_len", "max_num_batched_tokens", "max_num_seqs",
                "max_batch_size", "page_size", "nvidia_smi_mib", "max_tokens")
 _SHARE_KEYS = ("free_gpu_memory_fraction", "mem_fraction_static", "gpu_memory_utilization")
+_GIB_KEYS = ("total_gib",)  # a GPU's total memory the source states in prose, not in a log line
 _BOOL_KEYS = ("enforce_eager", "graph_profiling")
 _TEXT_KEYS = ("spec", "version", "kv_dtype", "weight_dtype", "model", "engine", "gpu")
-DIRECTIVE_KEYS = (*_COUNT_KEYS, *_SHARE_KEYS, *_BOOL_KEYS, *_TEXT_KEYS)
+DIRECTIVE_KEYS = (*_COUNT_KEYS, *_SHARE_KEYS, *_GIB_KEYS, *_BOOL_KEYS, *_TEXT_KEYS)
 
 
 def _directives(text: str, path: Path, lineno: int) -> dict[str, str]:
@@ -453,6 +454,13 @@ def _directive_problem(key: str, value: str, folder: Path) -> str | None:
             return "must be a number in (0, 1]"
         if not 0 < share <= 1:
             return "must be a number in (0, 1]"
+    elif key in _GIB_KEYS:
+        try:
+            gib = float(value)
+        except ValueError:
+            return "must be a number of GiB, for example 15.99"
+        if not 0 < gib <= 2**20:
+            return "must be a positive number of GiB (up to 1 PiB)"
     elif key in _BOOL_KEYS:
         if value.lower() not in ("true", "false", "1", "0"):
             return "must be true or false"
@@ -469,6 +477,13 @@ def _directive_problem(key: str, value: str, folder: Path) -> str | None:
     elif key == "engine" and value not in ("vllm", "sglang", "trtllm"):
         return "must be vllm, sglang or trtllm"
     return None
+
+
+def _model_hint(text: str) -> str | None:
+    """The model id a header or directive names: its first word, without the punctuation that
+    follows it in prose ("# model: Qwen/Qwen3-14B, bf16" names Qwen/Qwen3-14B)."""
+    word = text.strip().split(" ")[0].rstrip(",;:.)") if text.strip() else ""
+    return word or None
 
 
 def _looks_numeric(line: str) -> bool:
