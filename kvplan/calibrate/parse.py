@@ -213,7 +213,9 @@ def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 @pattern("vllm", r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
 def _v_chunked(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings.setdefault("max_num_batched_tokens", m[1])
+    if "max_num_batched_tokens" not in r.settings:  # not a flag: vLLM's own default, logged
+        r.settings["max_num_batched_tokens"] = m[1]
+        r.settings["batched_default"] = m[1]
 
 
 values("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB", "graphs_after_gib")

@@ -40,7 +40,11 @@ from fractions import Fraction
 
 from kvplan.capacity.kv import Allocation, pipeline_stages
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines.activation import activation_peak
+from kvplan.engines.activation import (
+    LEAN_SAMPLER_BYTES_PER_LOGIT,
+    SAMPLER_BYTES_PER_LOGIT,
+    activation_peak,
+)
 from kvplan.engines.common import (
     LayerShape,
     gib,
@@ -57,6 +61,7 @@ from kvplan.engines.interface import (
     Interval,
     Steps,
     finish_size,
+    parse_version,
 )
 from kvplan.engines.vllm_series import (
     BIG_GPU_BYTES,
@@ -84,6 +89,12 @@ NON_TORCH_V1_TP = (GIB, GIB // 4, 2 * GIB)
 NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
 NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
 CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
+# vLLM 0.6.4.x profiled non-torch memory as device use minus torch's *allocated* bytes, so the
+# allocator's cached copies left by repacking quantized weights at load (GPTQ/AWQ to Marlin)
+# counted as non-torch; 0.6.5's profiler (PR #10511) measures growth instead. Share of the
+# weights: (best, low, high); fitted on log 11 (Qwen2.5-72B GPTQ: 4.09 - 0.35 GiB over 38.53).
+REPACK_CACHED_SHARE = (Fraction(97, 1000), Fraction(0), Fraction(15, 100))
+REPACK_CACHED_VERSIONS = ((0, 6, 4), (0, 6, 5))
 
 
 def batching_defaults(req: SizeRequest, fl: Flavour, memory: int) -> tuple[int, int]:
@@ -149,6 +160,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     batched = s.max_num_batched_tokens or d_batched
     seqs = s.max_num_seqs or d_seqs
     rows = min(seqs, batched) if fl.v1 else seqs
+    lean = fl.lean_sampler(req.model.moe is not None)
+    if fl.mrv2_all and req.tp > 1:
+        rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29 on)
     shape = layer_shape(req)
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
 
@@ -160,7 +174,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = _weights(req, s)
     st.given("weights", weights, "bytes", weights_how)
-    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req))
+    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req),
+                                LEAN_SAMPLER_BYTES_PER_LOGIT if lean else SAMPLER_BYTES_PER_LOGIT)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     st.given("activation peak", act.best, "bytes",
              "measured (log)" if m.activation_bytes is not None else act_model.formula)
@@ -170,9 +185,17 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         table = (NON_TORCH_V1_TP if req.tp > 1 else NON_TORCH_V1) if fl.v1 else (
             NON_TORCH_V0_TP if req.tp > 1 else NON_TORCH_V0)
         nt = Interval(*table)
+        ver = parse_version(fl.version) or ()
+        lo_v, hi_v = REPACK_CACHED_VERSIONS
+        if not fl.v1 and lo_v <= ver < hi_v and quantized(req):
+            extra = [int(weights * f) for f in REPACK_CACHED_SHARE]
+            nt = Interval(nt.best + extra[0], nt.low + extra[1], nt.high + extra[2])
     st.given("non-torch memory", nt.best, "bytes",
              "measured (log)" if m.non_torch_bytes is not None else
-             ("growth after start-up" if fl.v1 else "CUDA context + NCCL")
+             ("growth after start-up" if fl.v1 else "CUDA context + NCCL"
+              + (" + quantized-weight repack cache (vLLM 0.6.4)" if not fl.v1 and
+                 REPACK_CACHED_VERSIONS[0] <= (parse_version(fl.version) or ()) <
+                 REPACK_CACHED_VERSIONS[1] and quantized(req) else ""))
              + (" with TP buffers" if req.tp > 1 else ""))
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
     graphs = Interval.exact(0)
