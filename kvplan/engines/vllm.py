@@ -61,7 +61,15 @@ from kvplan.engines.interface import (
     Interval,
     Steps,
     finish_size,
-    parse_version,
+)
+from kvplan.engines.vllm_nontorch import (
+    CUDA_GRAPH,
+    NON_TORCH_V0,
+    NON_TORCH_V0_TP,
+    NON_TORCH_V1,
+    NON_TORCH_V1_TP,
+    REPACK_CACHED_SHARE,
+    non_torch,
 )
 from kvplan.engines.vllm_series import (
     BIG_GPU_BYTES,
@@ -76,25 +84,14 @@ from kvplan.engines.vllm_series import (
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
 from kvplan.errors import InputError
 from kvplan.specs.schema import LayerKind
-from kvplan.units import GIB, MIB, ceil_div
+from kvplan.units import GIB, ceil_div
 
-__all__ = ["BIG_GPU_BYTES", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM", "V1_FROM", "Flavour",
-           "flavour", "mla_block_size", "profile"]
+__all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM",
+           "NON_TORCH_V0", "NON_TORCH_V0_TP", "NON_TORCH_V1", "NON_TORCH_V1_TP",
+           "REPACK_CACHED_SHARE", "V1_FROM", "Flavour", "flavour", "mla_block_size", "profile"]
 
 DEFAULT_UTILIZATION = Fraction(9, 10)
 
-# (best, low, high) in bytes
-NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
-NON_TORCH_V1_TP = (GIB, GIB // 4, 2 * GIB)
-NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
-NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
-CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
-# vLLM 0.6.4.x profiled non-torch memory as device use minus torch's *allocated* bytes, so the
-# allocator's cached copies left by repacking quantized weights at load (GPTQ/AWQ to Marlin)
-# counted as non-torch; 0.6.5's profiler (PR #10511) measures growth instead. Share of the
-# weights: (best, low, high); fitted on log 11 (Qwen2.5-72B GPTQ: 4.09 - 0.35 GiB over 38.53).
-REPACK_CACHED_SHARE = (Fraction(97, 1000), Fraction(0), Fraction(15, 100))
-REPACK_CACHED_VERSIONS = ((0, 6, 4), (0, 6, 5))
 
 
 def batching_defaults(req: SizeRequest, fl: Flavour, memory: int) -> tuple[int, int]:
@@ -180,23 +177,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("activation peak", act.best, "bytes",
              "measured (log)" if m.activation_bytes is not None else act_model.formula)
     if m.non_torch_bytes is not None:
-        nt = Interval.exact(m.non_torch_bytes)
+        nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
     else:
-        table = (NON_TORCH_V1_TP if req.tp > 1 else NON_TORCH_V1) if fl.v1 else (
-            NON_TORCH_V0_TP if req.tp > 1 else NON_TORCH_V0)
-        nt = Interval(*table)
-        ver = parse_version(fl.version) or ()
-        lo_v, hi_v = REPACK_CACHED_VERSIONS
-        if not fl.v1 and lo_v <= ver < hi_v and quantized(req):
-            extra = [int(weights * f) for f in REPACK_CACHED_SHARE]
-            nt = Interval(nt.best + extra[0], nt.low + extra[1], nt.high + extra[2])
-    st.given("non-torch memory", nt.best, "bytes",
-             "measured (log)" if m.non_torch_bytes is not None else
-             ("growth after start-up" if fl.v1 else "CUDA context + NCCL"
-              + (" + quantized-weight repack cache (vLLM 0.6.4)" if not fl.v1 and
-                 REPACK_CACHED_VERSIONS[0] <= (parse_version(fl.version) or ()) <
-                 REPACK_CACHED_VERSIONS[1] and quantized(req) else ""))
-             + (" with TP buffers" if req.tp > 1 else ""))
+        nt, nt_how = non_torch(fl, req.tp, weights, quantized(req))
+    st.given("non-torch memory", nt.best, "bytes", nt_how)
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
     graphs = Interval.exact(0)
     if fl.graphs_subtracted and not s.enforce_eager:
