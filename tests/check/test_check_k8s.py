@@ -96,7 +96,7 @@ def test_sglang_statefulset_from_helm_output_with_side_file(runner: CliRunner) -
     assert lines[-2] == "      note: traffic from sglang-fail.kvplan.yaml"
     passing = run(runner, K8S / "sglang-pass.yaml")
     assert passing.exit_code == 0, passing.output
-    assert "holds 642 users >= 500 required" in passing.output
+    assert "holds 638 users >= 500 required" in passing.output
 
 
 K8S_ERRORS = [
