@@ -223,6 +223,14 @@ def _v_chunked(r: Run, m: re.Match[str], n: int, t: str) -> None:
 values("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB", "graphs_after_gib")
 
 
+@pattern("vllm", r"CUDA graph memory profiling is enabled")
+def _v_graph_estimate(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # vLLM >= 0.21 subtracting its graph estimate before sizing. An estimate printed without
+    # this line ("CUDA graph pool memory: ... (estimated)") was not applied: logs 34, 35 size
+    # the pool as requested - consumed - activation.
+    r.settings.setdefault("graph_profiling", "1")
+
+
 # --- SGLang -----------------------------------------------------------------------------------
 values("sglang", r"Load weight begin\. avail mem=" + NUM + r" GB", "before_gib")
 

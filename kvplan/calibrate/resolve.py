@@ -107,8 +107,9 @@ def infer_vllm_version(run: Run) -> tuple[str, str]:
     texts = " ".join(text for _, text in run.lines.values()) + " ".join(run.errors)
     v1 = any(k in texts for k in ("GPU KV cache size", "Available KV cache memory",
                                   "Free memory on device", "EngineCore", "Model loading took"))
-    if run.settings.get("graph_profiling") == "1":
-        return vllm_profile.DEFAULT_VERSION, "CUDA-graph profiling line seen"
+    if run.settings.get("graph_profiling") in ("1", "true", "True"):
+        # the CUDA-graph estimate arrived in 0.21; the series' first release is the least assumed
+        return "0.21.0", "CUDA-graph memory estimate in the log (0.21 or newer)"
     if v1:
         return "0.11.0", "V1 inferred from the log format"
     return "0.6.4", "V0 inferred from the log format"

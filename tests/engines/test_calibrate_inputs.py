@@ -47,3 +47,19 @@ def test_the_logged_default_batch_names_the_defaults_branch() -> None:
     assert _settings(flag, Engine.vllm, "0.13.0").max_num_seqs is None
     # before 0.9 the sequence default did not follow the GPU
     assert _settings(run, Engine.vllm, "0.8.5").max_num_seqs is None
+
+
+def test_a_cuda_graph_estimate_line_dates_an_unversioned_v1_log() -> None:
+    from kvplan.calibrate.resolve import infer_vllm_version
+
+    line = ("INFO [gpu_worker.py:575] CUDA graph memory profiling is enabled (default since v0.21.0). "
+            "The current --gpu-memory-utilization=0.9500 is equivalent to "
+            "--gpu-memory-utilization=0.9139 without CUDA graph memory profiling.\n"
+            "Available KV cache memory: 13.33 GiB\n")
+    run = parse_text(line, Path("x.log")).runs[0]
+    assert infer_vllm_version(run) == ("0.21.0",
+                                       "CUDA-graph memory estimate in the log (0.21 or newer)")
+    # an estimate printed without the "enabled" line was not applied (logs 34 and 35)
+    pool = ("CUDA graph pool memory: 0.09 GiB (actual), 0.13 GiB (estimated), difference: 0.04 GiB\n"
+            "Available KV cache memory: 12.26 GiB\n")
+    assert infer_vllm_version(parse_text(pool, Path("x.log")).runs[0])[0] == "0.11.0"
