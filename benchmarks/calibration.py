@@ -23,7 +23,7 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
     from kvplan.calibrate.compare import calibrate_files
     from kvplan.calibrate.split import read_split
-    from kvplan.cli.calibrate import split_summary
+    from kvplan.render.calibration import split_summary
 
     logs = Path(argv[0]) if argv else ROOT / "tests" / "assets" / "logs"
     reports = calibrate_files([logs])

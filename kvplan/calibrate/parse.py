@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kvplan.calibrate.directives import DIRECTIVE_KEYS  # noqa: F401  (re-exported)
+from kvplan.calibrate.directives import directives as _directives
 from kvplan.errors import InputError
 
 NUM = r"(-?[\d,]*\.?\d+)"
@@ -213,10 +215,20 @@ def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 @pattern("vllm", r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
 def _v_chunked(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings.setdefault("max_num_batched_tokens", m[1])
+    if "max_num_batched_tokens" not in r.settings:  # not a flag: vLLM's own default, logged
+        r.settings["max_num_batched_tokens"] = m[1]
+        r.settings["batched_default"] = m[1]
 
 
 values("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB", "graphs_after_gib")
+
+
+@pattern("vllm", r"CUDA graph memory profiling is enabled")
+def _v_graph_estimate(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # vLLM >= 0.21 subtracting its graph estimate before sizing. An estimate printed without
+    # this line ("CUDA graph pool memory: ... (estimated)") was not applied: logs 34, 35 size
+    # the pool as requested - consumed - activation.
+    r.settings.setdefault("graph_profiling", "1")
 
 
 # --- SGLang -----------------------------------------------------------------------------------
@@ -405,9 +417,7 @@ def parse_text(text: str, path: Path) -> LogFile:
             run.settings.setdefault(key, value)
         run.engine = run.settings.get("engine", engine)
         run.version = run.settings.get("version") or _header_version(header)
-        # "# model: Qwen/Qwen3-14B, bf16": the id is the first word, less the punctuation after it
-        hint = run.settings.get("model") or header.get("model", "").split(" ")[0].rstrip(",;:")
-        run.model_hint = hint or None
+        run.model_hint = _model_hint(run.settings.get("model") or header.get("model", ""))
     return LogFile(path=path, runs=runs, header=header)
 
 
@@ -420,57 +430,11 @@ def parse_file(path: Path) -> LogFile:
     return parse_text(text, path)
 
 
-_COUNT_KEYS = ("tp", "pp", "max_model_len", "max_num_batched_tokens", "max_num_seqs",
-               "max_batch_size", "page_size", "nvidia_smi_mib", "max_tokens")
-_SHARE_KEYS = ("free_gpu_memory_fraction", "mem_fraction_static", "gpu_memory_utilization")
-_BOOL_KEYS = ("enforce_eager", "graph_profiling")
-_TEXT_KEYS = ("spec", "version", "kv_dtype", "weight_dtype", "model", "engine", "gpu")
-DIRECTIVE_KEYS = (*_COUNT_KEYS, *_SHARE_KEYS, *_BOOL_KEYS, *_TEXT_KEYS)
-
-
-def _directives(text: str, path: Path, lineno: int) -> dict[str, str]:
-    """`key=value` pairs, each checked: a directive kvplan cannot use is refused, never ignored."""
-    out = {}
-    for item in text.split():
-        if "=" not in item:
-            raise InputError(f"{path}:{lineno}: kvplan directive {item!r} is not key=value")
-        key, value = (t.strip() for t in item.split("=", 1))
-        out[key] = value
-        problem = _directive_problem(key, value, path.parent)
-        if problem:
-            raise InputError(f"{path}:{lineno}: kvplan directive {item!r}: {problem}")
-    return out
-
-
-def _directive_problem(key: str, value: str, folder: Path) -> str | None:
-    if key not in DIRECTIVE_KEYS:
-        return f"unknown key; known: {', '.join(DIRECTIVE_KEYS)}"
-    if key in _COUNT_KEYS:
-        if not value.isdigit() or int(value) <= 0:
-            return "must be a positive whole number"
-    elif key in _SHARE_KEYS:
-        try:
-            share = float(value)
-        except ValueError:
-            return "must be a number in (0, 1]"
-        if not 0 < share <= 1:
-            return "must be a number in (0, 1]"
-    elif key in _BOOL_KEYS:
-        if value.lower() not in ("true", "false", "1", "0"):
-            return "must be true or false"
-    elif key == "gpu" and value.endswith((".yaml", ".yml")):
-        if not (folder / value).is_file() and not Path(value).is_file():
-            return f"no such spec file (read relative to {folder})"
-    elif key == "gpu":
-        from kvplan.specs import load_hardware
-
-        try:
-            load_hardware(value)
-        except InputError as err:
-            return str(err)
-    elif key == "engine" and value not in ("vllm", "sglang", "trtllm"):
-        return "must be vllm, sglang or trtllm"
-    return None
+def _model_hint(text: str) -> str | None:
+    """The model id a header or directive names: its first word, without the punctuation that
+    follows it in prose ("# model: Qwen/Qwen3-14B, bf16" names Qwen/Qwen3-14B)."""
+    word = text.strip().split(" ")[0].rstrip(",;:.)") if text.strip() else ""
+    return word or None
 
 
 def _looks_numeric(line: str) -> bool:

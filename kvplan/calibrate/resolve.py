@@ -107,8 +107,9 @@ def infer_vllm_version(run: Run) -> tuple[str, str]:
     texts = " ".join(text for _, text in run.lines.values()) + " ".join(run.errors)
     v1 = any(k in texts for k in ("GPU KV cache size", "Available KV cache memory",
                                   "Free memory on device", "EngineCore", "Model loading took"))
-    if run.settings.get("graph_profiling") == "1":
-        return vllm_profile.DEFAULT_VERSION, "CUDA-graph profiling line seen"
+    if run.settings.get("graph_profiling") in ("1", "true", "True"):
+        # the CUDA-graph estimate arrived in 0.21; the series' first release is the least assumed
+        return "0.21.0", "CUDA-graph memory estimate in the log (0.21 or newer)"
     if v1:
         return "0.11.0", "V1 inferred from the log format"
     return "0.6.4", "V0 inferred from the log format"
@@ -137,6 +138,10 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         value = _num(run, key)
         if value is not None and (value > 0 or key == "limit_mm_per_prompt"):
             fields[_FIELD.get(key, key)] = int(value)
+    if engine is Engine.vllm and "max_num_seqs" not in fields:
+        seqs = _default_seqs_for_logged_batch(run, version)
+        if seqs is not None:
+            fields["max_num_seqs"] = seqs
     offload = _num(run, "cpu_offload_gb") if engine is Engine.vllm else None
     if offload:
         fields["cpu_offload_bytes"] = int(offload * GIB)
@@ -147,6 +152,21 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         enforce_eager=run.settings.get("enforce_eager", "False") == "True",
         **fields,  # type: ignore[arg-type]
     )
+
+
+def _default_seqs_for_logged_batch(run: Run, version: str) -> int | None:
+    """max_num_seqs from the same `vllm serve` defaults branch as the logged batch size.
+
+    vLLM >= 0.9 (V1) picks both defaults in one branch of EngineArgs (arg_utils.py: GPUs with
+    >= 70 GiB that are not A100: 8,192 tokens and 1,024 sequences; else 2,048 and 256). A log
+    whose "Chunked prefill is enabled with max_num_batched_tokens=N" is that default shows
+    which branch ran, even where kvplan's reading of the GPU would pick the other (GB10).
+    """
+    logged = run.settings.get("batched_default")
+    fl = vllm_profile.flavour(version)
+    if logged is None or not fl.v1 or (parse_version(version) or ()) < (0, 9):
+        return None
+    return {"2048": 256, "8192": 1024}.get(logged)
 
 
 def _request(run: Run, model: ModelSpec, gpu: HardwareSpec) -> SizeRequest:

@@ -30,6 +30,12 @@ from kvplan.units import GIB, ceil_div
 
 ACT_BYTES = 2  # activations run in bf16/fp16 even for fp8 / int4 weights
 SAMPLER_BYTES_PER_LOGIT = (16, 40, 48)  # low, best, high
+# Model Runner V2 (vLLM 0.28 on, dense models; 0.29 on, all): its profiling sampler skips
+# top-k / top-p and logprobs ("NOTE(woosuk): During the initial memory profiling, the sampler may
+# skip top_k, top_p, and logprobs", vllm/v1/worker/gpu/model_runner.py _dummy_sampler_run), so
+# nothing is sorted: the bf16 logits (2 B) and one fp32 copy (4 B), temperature applied in place
+# and Gumbel sampling without a probability tensor. Read in the source, not fitted to a log.
+LEAN_SAMPLER_BYTES_PER_LOGIT = (4, 6, 12)
 FORWARD_SPREAD = (0.85, 1.0, 1.35)  # low, best, high factors on the forward estimate
 COMPILE_SLACK = GIB // 4  # torch.compile / workspace scratch added to the high end only
 
@@ -66,12 +72,17 @@ def forward_elements_per_token(model: ModelSpec, tp: int) -> int:
 
 
 def activation_peak(
-    model: ModelSpec, tp: int, batched_tokens: int, sampler_rows: int, quantized: bool = False
+    model: ModelSpec, tp: int, batched_tokens: int, sampler_rows: int, quantized: bool = False,
+    sampler_bytes: tuple[int, int, int] = SAMPLER_BYTES_PER_LOGIT,
 ) -> ActivationModel:
-    """The profiled activation peak as an interval (bytes, one GPU)."""
+    """The profiled activation peak as an interval (bytes, one GPU).
+
+    `sampler_bytes` is (low, best, high) bytes per logit; `sampler_rows` the rows this GPU
+    samples (vLLM 0.29 on shards them over tensor-parallel ranks).
+    """
     per_token = forward_elements_per_token(model, tp)
     forward = batched_tokens * per_token * ACT_BYTES
-    sampler = [sampler_rows * model.vocab_size * b for b in SAMPLER_BYTES_PER_LOGIT]
+    sampler = [sampler_rows * model.vocab_size * b for b in sampler_bytes]
     best = max(forward, sampler[1])
     low = max(int(forward * FORWARD_SPREAD[0]), sampler[0])
     high = max(int(forward * FORWARD_SPREAD[2]), sampler[2]) + COMPILE_SLACK
@@ -80,7 +91,7 @@ def activation_peak(
     formula = (
         f"max(forward {batched_tokens:,} tok x {per_token:,} el x {ACT_BYTES} B, "
         f"sampler {sampler_rows:,} rows x vocab {model.vocab_size:,} x "
-        f"{SAMPLER_BYTES_PER_LOGIT[1]} B)"
+        f"{sampler_bytes[1]} B)"
     )
     return ActivationModel(
         forward_bytes=forward,

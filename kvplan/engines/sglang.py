@@ -39,12 +39,19 @@ from kvplan.engines.interface import (
 )
 from kvplan.units import GIB, MIB
 
-# Newest release seen in public material: the lmsysorg/sglang:v0.5.20-cu130 image. The 0.5
-# mem_fraction_static formula (server_args.py of 0.5.0) is assumed unchanged through 0.5.20.
-DEFAULT_VERSION = "0.5.20"
-NEWEST_KNOWN = (0, 5, 20)
+# Newest release seen in public material: lmsysorg/sglang:v0.5.21 and sglang[all]==0.5.21 (a
+# public benchmark write-up, code index id 70918765680); v0.5.20-cu130 images in many more. The
+# 0.5 mem_fraction_static formula (server_args.py of 0.5.0) is assumed unchanged through 0.5.21.
+DEFAULT_VERSION = "0.5.21"
+NEWEST_KNOWN = (0, 5, 21)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
+# What SGLang's "Load weight end ... mem usage" holds beyond the parameters (buffers created at
+# load, e.g. rotary caches and, with TP, communication workspaces), per GPU. Fitted on the
+# calibration logs' mem usage less the modelled weights: one GPU 16, 20, 22 (0.06, 0.14, 0.02
+# GiB: median), tensor parallel 14 (0.28 GiB).
+LOAD_EXTRA_TP1 = 64 * MIB
+LOAD_EXTRA_TP = 290 * MIB
 
 
 def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
@@ -104,6 +111,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
+    if m.weights_bytes is None:
+        weights += LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1
     st = Steps()
     st.given("GPU memory", memory, "bytes", "device total")
     if m.free_before_load_bytes is not None:
@@ -113,7 +122,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     elif m.free_after_load_bytes is not None:
         st.given("free after weights (log)", m.free_after_load_bytes, "bytes",
                  "measured (log: Load weight end. avail mem)")
-        st.given("weights (modelled)", weights, "bytes", "parameters x weight bytes / GPUs")
+        st.given("weights (modelled)", weights, "bytes",
+                 "parameters x weight bytes / GPUs + load-time buffers")
         st.op("free before weights", "sum", ["free after weights (log)", "weights (modelled)"],
               "bytes", "free after weights + weights")
         startup = memory - st.int("free before weights")
@@ -125,7 +135,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("weights", weights, "bytes",
              "measured (log)" if m.weights_bytes is not None else
              f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-             f"{req.gpus_per_replica} GPU(s)")
+             f"{req.gpus_per_replica} GPU(s) + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
+             " of load-time buffers")
     if m.free_after_load_bytes is not None:
         st.given("free after weights", m.free_after_load_bytes, "bytes",
                  "measured (log: Load weight end. avail mem)")
@@ -169,7 +180,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         "--mem-fraction-static or add GPUs")
     largest = min(tokens, req.model.max_context_tokens)
     if (parse_version(version) or ())[:2] > NEWEST_KNOWN[:2]:
-        note = (f"SGLang {version} is newer than the newest modelled release (0.5.20): "
+        note = (f"SGLang {version} is newer than the newest modelled release (0.5.21): "
                 "modelled with the 0.5 series' defaults")
     else:
         note = None

@@ -37,7 +37,11 @@ from kvplan.engines.interface import (
 )
 from kvplan.units import GIB, MIB, ceil_div
 
-DEFAULT_VERSION = "1.2.1"
+# Newest release seen in public material: the 1.3 series (tensorrt_llm==1.3.0rc14..rc23 on
+# pypi.nvidia.com in public install notes; "1.3.0" in tests/assets/logs/42). Nothing kvplan models
+# changed since 1.0 (PyTorch backend, 32-token blocks).
+DEFAULT_VERSION = "1.3.0"
+NEWEST_KNOWN = (1, 3, 0)
 DEFAULT_FRACTION = Fraction(9, 10)
 DEFAULT_MAX_NUM_TOKENS = 8192
 NON_TORCH = (768 * MIB, 400 * MIB, 2 * GIB)
@@ -55,6 +59,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     version = s.version or DEFAULT_VERSION
     ver = parse_version(version) or ()
     pytorch = ver >= (1, 0)
+    newer_note = (f"TensorRT-LLM {version} is newer than the newest modelled release (1.3.0): "
+                  "modelled as the 1.x PyTorch backend") if ver[:2] > NEWEST_KNOWN[:2] else None
     memory = m.memory_bytes or req.gpu.memory_bytes
     frac = s.memory_fraction if s.memory_fraction is not None else DEFAULT_FRACTION
     tpb = s.page_size_tokens or tokens_per_block(ver)
@@ -135,6 +141,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     if starts and largest < length:
         assumptions.append(f"max_seq_len would be lowered to {largest:,} to fit one sequence")
+    if newer_note:
+        assumptions.append(newer_note)
     preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)
     sized = finish_size(preq, pool, memory - weights - kv, weights + kv + act.best + nt.best,
                         starts, reason, largest, assumptions, weights_bytes=weights)

@@ -13,7 +13,8 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
   max_num_seqs rows (see kvplan.engines.activation). Defaults (`vllm serve`, V1):
   max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs with >= 70 GiB (not A100),
   2048 and 256 otherwise; V0: max(max_model_len, 2048) tokens (2048 with chunked prefill above
-  32,768), 256 sequences.
+  32,768), 256 sequences. Model Runner V2 (0.28 on for dense models, 0.29 on for all) profiles
+  the sampler without top-k/top-p (6 B per logit, not 40) and, from 0.29, on 1/TP of the rows.
 - non-torch memory: V1 counts only its growth after start-up (0.07 GiB measured on one GPU,
   about 1 GiB more with tensor parallelism for NCCL and custom all-reduce buffers); V0 counts the
   CUDA context too (0.26-0.35 GiB measured on one GPU).
@@ -40,7 +41,11 @@ from fractions import Fraction
 
 from kvplan.capacity.kv import Allocation, pipeline_stages
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines.activation import activation_peak
+from kvplan.engines.activation import (
+    LEAN_SAMPLER_BYTES_PER_LOGIT,
+    SAMPLER_BYTES_PER_LOGIT,
+    activation_peak,
+)
 from kvplan.engines.common import (
     LayerShape,
     gib,
@@ -58,6 +63,15 @@ from kvplan.engines.interface import (
     finish_size,
 )
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes, weights_for
+from kvplan.engines.vllm_nontorch import (
+    CUDA_GRAPH,
+    NON_TORCH_V0,
+    NON_TORCH_V0_TP,
+    NON_TORCH_V1,
+    NON_TORCH_V1_TP,
+    REPACK_CACHED_SHARE,
+    non_torch,
+)
 from kvplan.engines.vllm_series import (
     BIG_GPU_BYTES,
     DEFAULT_VERSION,
@@ -69,19 +83,14 @@ from kvplan.engines.vllm_series import (
 )
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
 from kvplan.specs.schema import LayerKind
-from kvplan.units import GIB, MIB, ceil_div
+from kvplan.units import GIB, ceil_div
 
-__all__ = ["BIG_GPU_BYTES", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM", "V1_FROM", "Flavour",
-           "flavour", "mla_block_size", "profile"]
+__all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM",
+           "NON_TORCH_V0", "NON_TORCH_V0_TP", "NON_TORCH_V1", "NON_TORCH_V1_TP",
+           "REPACK_CACHED_SHARE", "V1_FROM", "Flavour", "flavour", "mla_block_size", "profile"]
 
 DEFAULT_UTILIZATION = Fraction(9, 10)
 
-# (best, low, high) in bytes
-NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
-NON_TORCH_V1_TP = (GIB, GIB // 4, 2 * GIB)
-NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
-NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
-CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
 
 
 def batching_defaults(req: SizeRequest, fl: Flavour, memory: int) -> tuple[int, int]:
@@ -147,6 +156,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     batched = s.max_num_batched_tokens or d_batched
     seqs = s.max_num_seqs or d_seqs
     rows = min(seqs, batched) if fl.v1 else seqs
+    lean = fl.lean_sampler(req.model.moe is not None)
+    if fl.mrv2_all and req.tp > 1:
+        rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29 on)
     shape = layer_shape(req)
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
 
@@ -158,7 +170,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)
     st.given("weights", weights, "bytes", weights_how)
-    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req))
+    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req),
+                                LEAN_SAMPLER_BYTES_PER_LOGIT if lean else SAMPLER_BYTES_PER_LOGIT)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
                                   fl.v1 and m.activation_bytes is None)
@@ -166,15 +179,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
              "measured (log)" if m.activation_bytes is not None else
              act_model.formula + (f"; plus the {enc.formula}" if enc is not None else ""))
     if m.non_torch_bytes is not None:
-        nt = Interval.exact(m.non_torch_bytes)
+        nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
     else:
-        table = (NON_TORCH_V1_TP if req.tp > 1 else NON_TORCH_V1) if fl.v1 else (
-            NON_TORCH_V0_TP if req.tp > 1 else NON_TORCH_V0)
-        nt = Interval(*table)
-    st.given("non-torch memory", nt.best, "bytes",
-             "measured (log)" if m.non_torch_bytes is not None else
-             ("growth after start-up" if fl.v1 else "CUDA context + NCCL")
-             + (" with TP buffers" if req.tp > 1 else ""))
+        nt, nt_how = non_torch(fl, req.tp, weights, quantized(req))
+    st.given("non-torch memory", nt.best, "bytes", nt_how)
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
     graphs = Interval.exact(0)
     if fl.graphs_subtracted and not s.enforce_eager:

@@ -31,15 +31,24 @@ SERIES = (
     Series((0, 9), "0.9", '"GPU KV cache size" = blocks // groups x block size'),
     Series((0, 10), "0.10", "hybrid sliding/full grouping with the 1.5x group-size rule"),
     Series((0, 11), "0.11-0.20", '"Free memory on device ... Actual usage is" breakdown line'),
-    Series((0, 21), "0.21-0.28", "CUDA-graph memory estimated and subtracted before sizing "
-           '("CUDA graph memory profiling is enabled (default since v0.21.0)")'),
+    Series((0, 21), "0.21-0.27", "CUDA-graph memory estimated and subtracted before sizing "
+           '("CUDA graph memory profiling is enabled (default since v0.21.0)"; gpu_worker.py '
+           "determine_available_memory: requested - non-KV - cudagraph estimate)"),
+    Series((0, 28), "0.28", "Model Runner V2 default for dense models (vLLM PR #44443): its "
+           "profiling sampler skips top-k/top-p (gpu/model_runner.py _dummy_sampler_run), so "
+           "the sampler peak is the logits and one fp32 copy, no sort"),
+    Series((0, 29), "0.29-0.31", "Model Runner V2 default for all models; batch-sharded "
+           "sampling holds 1/TP of the logits per GPU (v0.29.0 release notes)"),
 )
-# Newest release seen in public material: "vLLM API server version 0.28.0" (a vLLM deployment
-# workshop's start-up output, 09-17); v0.27.1 in several public start-up logs of August 2026.
-NEWEST_KNOWN = (0, 28, 0)
-DEFAULT_VERSION = "0.28.0"
+# Newest release seen in public material: the vllm/vllm-openai:v0.31.0 image (a public benchmark
+# write-up that runs the v0.30.0 and v0.31.0 images; code index id 70918765680); v0.30.0 in
+# several public start-up notes of October 2026.
+NEWEST_KNOWN = (0, 31, 0)
+DEFAULT_VERSION = "0.31.0"
 V1_FROM = (0, 8)
 GRAPH_SUBTRACTED_FROM = (0, 21)
+MRV2_DENSE_FROM = (0, 28)  # Model Runner V2 default for dense models
+MRV2_ALL_FROM = (0, 29)  # ... for all models, with batch-sharded sampling
 BIG_GPU_BYTES = 70 * GIB
 
 
@@ -54,6 +63,12 @@ class Flavour:
     wide_groups: bool = True  # the 1.5 x group-size rule (0.10 on)
     series: str = ""
     note: str | None = None  # set when the version is newer than any known series
+    mrv2_dense: bool = False  # Model Runner V2 runs dense models (its profiling sampler is lean)
+    mrv2_all: bool = False  # ... and every model, sampling sharded over TP ranks
+
+    def lean_sampler(self, moe: bool) -> bool:
+        """Whether the profiling sampler skips top-k/top-p (Model Runner V2)."""
+        return self.mrv2_all or (self.mrv2_dense and not moe)
 
     @property
     def mxfp4_kernel_default(self) -> str:
@@ -84,7 +99,8 @@ def flavour(version: str | None) -> Flavour:
     v1 = ver >= V1_FROM and not forced_v0
     return Flavour(text, v1, v1 and ver >= GRAPH_SUBTRACTED_FROM,
                    grouped_tokens=ver >= (0, 9), wide_groups=ver >= (0, 10),
-                   series=series_of(ver).name + (" (V0 forced)" if forced_v0 else ""), note=note)
+                   series=series_of(ver).name + (" (V0 forced)" if forced_v0 else ""), note=note,
+                   mrv2_dense=v1 and ver >= MRV2_DENSE_FROM, mrv2_all=v1 and ver >= MRV2_ALL_FROM)
 
 
 HOPPER = ("h100", "h200", "h20", "h800", "gh200")

@@ -58,10 +58,11 @@ ANCHORS = [
     ("fail-weights-h200.yaml", "gpus_per_replica", 4, "TP 4"),
     # SGLang 0.4.1, Llama-3.1-70B, TP 4, fp8 cache, mem_fraction_static 0.85 on H200:
     # free before weights 150,109,880,320 - 900 MiB = 149,166,161,920; weights 70,553,706,496 x 2
-    # / 4 = 35,276,853,248; free after 113,889,308,672; held back floor(149,166,161,920 x 0.15) =
-    # 22,374,924,288; rest 91,514,384,384; cell 80 x 2 x 2 x 128 x 1 B = 40,960;
-    # tokens 2,234,237; pool 2,234,237 x 40,960 = 91,514,347,520
-    ("sglang-pass.yaml", "kv_pool_bytes_per_gpu", 91_514_347_520, "2,234,237 tokens x 40,960 B"),
+    # / 4 = 35,276,853,248 + 290 MiB of load-time buffers with TP (issue #13: SGLang's "mem usage"
+    # at TP 4, log 14) = 35,580,940,288; free after 113,585,221,632; held back
+    # floor(149,166,161,920 x 0.15) = 22,374,924,288; rest 91,210,297,344; cell 80 x 2 x 2 x 128 x
+    # 1 B = 40,960; tokens 2,226,813; pool 2,226,813 x 40,960 = 91,210,260,480
+    ("sglang-pass.yaml", "kv_pool_bytes_per_gpu", 91_210_260_480, "2,226,813 tokens x 40,960 B"),
     ("sglang-pass.yaml", "max_sequence_bytes_per_gpu", 1_342_177_280, "32,768 x 40,960"),
     ("sglang-pass.yaml", "users_required", 500, "ceil(400 x 1.25)"),
     ("sglang-pass.yaml", "gpus", 8, "2 replicas x TP 4"),

@@ -81,8 +81,11 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     dense = {short(r.label): headline(r, "shapes") for r in reports if r.dense}
     misses = {name for name, c in dense.items() if c is not None and abs(c.error_pct) > 5.0}
     # 04: 5.7 GiB of the L40S unaccounted (settings not printed); 06: a TensorRT engine built
-    # for 2,048 sequences holds 6.5 GiB of buffers; 11: GPTQ run with 4.09 GiB non-torch memory.
+    # for 2,048 sequences holds 6.5 GiB of buffers; 11: GPTQ run whose 0.39 GiB pool is off by
+    # 0.53 GiB of activation (the 0.6.4 repack cache, 3.74 of its 4.09 GiB non-torch memory, is
+    # modelled since issue #13).
     assert misses == {"04", "06", "11"}
+    assert abs(dense["11"].error_pct) < 200  # 1,095% before the repack cache was modelled
 
 
 def test_refusals_are_predicted(reports):
@@ -95,8 +98,16 @@ def test_refusals_are_predicted(reports):
 
 def test_models_outside_the_catalog_are_reported_not_fatal(reports):
     notes = {short(r.label): " ".join(r.notes) for r in reports}
-    # (google/gemma-3-1b-it, log 25, is in the catalog since issue 12)
-    assert "model not in catalog: Qwen/QwQ-32B" in notes["14"]
+    # (google/gemma-3-1b-it, log 25, is in the catalog since issue 12; QwQ-32B, log 14, is
+    # resolved by a spec directive since issue 13)
+    assert "model not in catalog: ibm-granite/granite-3.3-2b-instruct" in notes["41"]
+
+
+def test_a_model_hint_followed_by_punctuation_resolves(reports):
+    # log 44's header reads "# model: Qwen/Qwen3-14B, bf16": the id, not "Qwen/Qwen3-14B,"
+    rep = next(r for r in reports if short(r.label) == "44")
+    assert not any("not in catalog" in n for n in rep.notes)
+    assert headline(rep, "shapes") is not None
 
 
 def test_held_out_part_is_reported_as_it_is(reports):

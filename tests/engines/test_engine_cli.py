@@ -136,9 +136,8 @@ def test_calibrate_all_logs(runner: CliRunner):
     table = run(runner, "calibrate", *map(str, LOGS))
     assert table.exit_code == 0, table.output
     assert "KV memory from the logged breakdown" in table.output
-    # (Qwen3-30B-A3B-Instruct-2507-FP8, asserted here before, now matches the catalog's
-    # qwen3-30b-a3b-fp8 by calibrate's name normalizer; QwQ-32B is still not in the catalog)
-    assert "model not in catalog: Qwen/QwQ-32B" in table.output
+    # (QwQ-32B, asserted here before, is resolved by a spec directive since issue 13)
+    assert "model not in catalog: ibm-granite/granite-3.3-2b-instruct" in table.output
 
 
 def test_calibrate_reports_unparseable_lines_and_goes_on(runner: CliRunner, tmp_path: Path):

@@ -14,13 +14,17 @@ from kvplan.engines.sglang import default_fraction
 from kvplan.engines.vllm_series import DEFAULT_VERSION, SERIES, flavour
 from kvplan.errors import InputError
 from kvplan.specs import load_hardware, load_model
-from kvplan.units import GIB
+from kvplan.units import GIB, parse_dtype
 
 H100 = load_hardware("h100")
 
 
-def req(name: str = "llama-3.1-8b", ctx: int = 8192, **kw: object) -> SizeRequest:
-    return SizeRequest(model=load_model(name), gpu=H100, context_tokens=ctx, **kw)  # type: ignore[arg-type]
+def req(name: str = "llama-3.1-8b", ctx: int = 8192, gpu: str | None = None, wd: str | None = None,
+        **kw: object) -> SizeRequest:
+    hw = load_hardware(gpu) if gpu else H100
+    if wd:
+        kw["weight_dtype"] = parse_dtype(wd)
+    return SizeRequest(model=load_model(name), gpu=hw, context_tokens=ctx, **kw)  # type: ignore[arg-type]
 
 
 def vllm(**kw: object) -> EngineSettings:
@@ -98,14 +102,53 @@ def test_sglang_and_trtllm_cap_users_at_their_batch_limits() -> None:
 
 
 def test_version_series_and_newer_versions() -> None:
-    assert DEFAULT_VERSION == "0.28.0"
-    assert flavour(None).note is None and flavour("0.28.1").note is None
-    newer = flavour("0.31.0")
-    assert newer.note is not None and "newer than the newest modelled release (0.28.0)" in newer.note
+    assert DEFAULT_VERSION == "0.31.0"  # vllm/vllm-openai:v0.31.0, the newest image seen
+    assert flavour(None).note is None and flavour("0.31.2").note is None
+    newer = flavour("0.33.0")
+    assert newer.note is not None and "newer than the newest modelled release (0.31.0)" in newer.note
     assert newer.graphs_subtracted and newer.series == SERIES[-1].name
     assert flavour("0.10.2").series == "0.10" and flavour("0.6.4").series == "0.6-0.7 (V0)"
-    res = run_engine(req(), vllm(version="0.31.0"))
+    assert flavour("0.28.0").series == "0.28" and flavour("0.30.0").series == "0.29-0.31"
+    res = run_engine(req(), vllm(version="0.33.0"))
     assert any("newer than the newest modelled release" in a for a in res.assumptions)
+
+
+def test_model_runner_v2_profiles_a_lean_sampler() -> None:
+    # Llama-3.1-8B on an L40S (< 70 GiB: 2,048 batched tokens, 256 sampler rows).
+    # forward: 2,048 x (3 x 4,096 + 3 x 14,336) x 2 B = 2,048 x 55,296 x 2 = 226,492,416 B
+    # sampler, old runner (top-k/top-p sort): 256 x 128,256 x 40 B = 1,313,341,440 B
+    # sampler, Model Runner V2 (0.28 on, dense): 256 x 128,256 x 6 B = 197,001,216 B
+    l40s = req(gpu="l40s")
+    old = run_engine(l40s, vllm(version="0.27.1"))
+    new = run_engine(l40s, vllm(version="0.28.0"))
+    assert old.activation_bytes == 1_313_341_440
+    assert new.activation_bytes == 226_492_416  # the forward pass is now the larger moment
+    # MoE models kept the old runner in 0.28 and moved in 0.29 (release notes)
+    moe = req("qwen3-30b-a3b", gpu="l40s")
+    moe_28 = run_engine(moe, vllm(version="0.28.0"))
+    moe_29 = run_engine(moe, vllm(version="0.29.0"))
+    assert moe_28.activation_bytes > moe_29.activation_bytes
+
+
+def test_sharded_sampling_from_0_29() -> None:
+    # TP 2 on L40S, Llama-3.1-8B: 0.29 samples 128 rows per GPU (256 / 2), 0.28 all 256 rows
+    # (both lean: 6 B per logit); the forward at TP 2 is 2,048 x (3 x 4,096 + 3 x 7,168) x 2 B
+    # = 2,048 x 33,792 x 2 = 138,412,032 B, above 128 x 128,256 x 6 = 98,500,608 B
+    r28 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.28.0"))
+    r29 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.29.0"))
+    assert r28.activation_bytes == 256 * 128_256 * 6  # 197,001,216 B, above the forward
+    assert r29.activation_bytes == 138_412_032
+
+
+def test_vllm_0_6_4_counts_the_quantized_repack_cache_as_non_torch() -> None:
+    # Qwen2.5-72B GPTQ int4 on one 48 GB GPU: 0.6.4 books 9.7% of the weights more non-torch
+    # memory than 0.6.5 (log 11: 4.09 GiB non-torch next to 38.53 GiB of weights)
+    q = req("qwen2.5-72b", gpu="l40s", wd="int4", ctx=8192)
+    r64 = run_engine(q, vllm(version="0.6.4"))
+    r65 = run_engine(q, vllm(version="0.6.5"))
+    assert r64.non_torch_bytes - r65.non_torch_bytes == r64.weights_bytes * 97 // 1000
+    bf16 = run_engine(req("qwen2.5-72b", gpu="h200-141gb", ctx=8192), vllm(version="0.6.4"))
+    assert bf16.non_torch_bytes == r65.non_torch_bytes  # unquantized weights: nothing repacked
 
 
 def test_deployment_extra_keys_map_to_settings() -> None:
@@ -145,8 +188,8 @@ def test_the_dominant_uncertain_term_is_named() -> None:
 def test_sglang_default_is_the_newest_sourced_release() -> None:
     from kvplan.engines import sglang
 
-    assert sglang.DEFAULT_VERSION == "0.5.20"
+    assert sglang.DEFAULT_VERSION == "0.5.21"
     res = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.6.1"))
-    assert any("newer than the newest modelled release (0.5.20)" in a for a in res.assumptions)
+    assert any("newer than the newest modelled release (0.5.21)" in a for a in res.assumptions)
     same = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.5.0"))
     assert same.kv_cache_tokens == run_engine(req(), EngineSettings(engine=Engine.sglang)).kv_cache_tokens

@@ -1,0 +1,65 @@
+"""Issue #13: calibrate reads what a log and its directives state, and nothing more."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kvplan.calibrate.parse import parse_text
+from kvplan.calibrate.resolve import _settings, resolve_gpu
+from kvplan.engines import Engine
+from kvplan.errors import InputError
+from kvplan.units import GIB
+
+
+def test_model_hint_drops_prose_punctuation() -> None:
+    lf = parse_text("# model: Qwen/Qwen3-14B, bf16 (not in the catalog)\nGPU KV cache size: 1 tokens\n",
+                    Path("x.log"))
+    assert lf.runs[0].model_hint == "Qwen/Qwen3-14B"
+
+
+def test_total_gib_directive_gives_the_gpu() -> None:
+    lf = parse_text("# kvplan: total_gib=15.99\nAvailable KV cache memory: 8.0 GiB\n", Path("x.log"))
+    gpu, how = resolve_gpu(lf.runs[0], Path("."))
+    assert gpu is not None and gpu.memory_bytes == int(15.99 * GIB)
+    assert how == "total 15.99 GiB from the log"
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "lots"])
+def test_a_bad_total_gib_directive_is_refused(value: str) -> None:
+    with pytest.raises(InputError, match="total_gib"):
+        parse_text(f"# kvplan: total_gib={value}\n", Path("x.log"))
+
+
+def test_the_logged_default_batch_names_the_defaults_branch() -> None:
+    # vLLM >= 0.9 picks 2,048 tokens with 256 sequences (GPUs under 70 GiB or A100) and 8,192
+    # with 1,024 in one branch: a logged default of 2,048 means 256 sequences
+    log = "Chunked prefill is enabled with max_num_batched_tokens=2048.\n"
+    run = parse_text(log, Path("x.log")).runs[0]
+    s = _settings(run, Engine.vllm, "0.13.0")
+    assert (s.max_num_batched_tokens, s.max_num_seqs) == (2048, 256)
+    big = parse_text(log.replace("2048", "8192"), Path("x.log")).runs[0]
+    assert _settings(big, Engine.vllm, "0.13.0").max_num_seqs == 1024
+    # a batch the user set (non-default args) says nothing about the branch
+    flag = parse_text("non-default args: {'max_num_batched_tokens': 2048}\n" + log,
+                      Path("x.log")).runs[0]
+    assert _settings(flag, Engine.vllm, "0.13.0").max_num_seqs is None
+    # before 0.9 the sequence default did not follow the GPU
+    assert _settings(run, Engine.vllm, "0.8.5").max_num_seqs is None
+
+
+def test_a_cuda_graph_estimate_line_dates_an_unversioned_v1_log() -> None:
+    from kvplan.calibrate.resolve import infer_vllm_version
+
+    line = ("INFO [gpu_worker.py:575] CUDA graph memory profiling is enabled (default since v0.21.0). "
+            "The current --gpu-memory-utilization=0.9500 is equivalent to "
+            "--gpu-memory-utilization=0.9139 without CUDA graph memory profiling.\n"
+            "Available KV cache memory: 13.33 GiB\n")
+    run = parse_text(line, Path("x.log")).runs[0]
+    assert infer_vllm_version(run) == ("0.21.0",
+                                       "CUDA-graph memory estimate in the log (0.21 or newer)")
+    # an estimate printed without the "enabled" line was not applied (logs 34 and 35)
+    pool = ("CUDA graph pool memory: 0.09 GiB (actual), 0.13 GiB (estimated), difference: 0.04 GiB\n"
+            "Available KV cache memory: 12.26 GiB\n")
+    assert infer_vllm_version(parse_text(pool, Path("x.log")).runs[0])[0] == "0.11.0"
