@@ -99,8 +99,8 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     ]
     if r["shared_prefix_bytes"]:
         rows.append(("  shared prefix", _bytes(r["shared_prefix_bytes"])))
-    users = f"{r['users_per_gpu']:,}" if r["fits"] else "0"
-    if r.get("users_per_gpu_basis"):
+    users = f"{r['users_per_gpu']:,}" if r["fits"] else "0 (does not fit)"
+    if r["fits"] and r.get("users_per_gpu_basis"):
         users += f" ({BASIS[r['users_per_gpu_basis']]})"
     rows.append(("Users per GPU", users))
     if r["gpus_per_replica"] > 1:
