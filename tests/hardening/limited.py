@@ -6,6 +6,8 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -32,14 +34,28 @@ def _cap() -> None:
 
 
 def run_limited(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> Outcome:
-    """`python -m kvplan ARGS` with RLIMIT_AS at 500 MB; the CPU seconds it used."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    """`python -m kvplan ARGS` with RLIMIT_AS at 500 MB; the CPU seconds and peak memory it used.
+
+    The usage is this one child's, from os.wait4: RUSAGE_CHILDREN's ru_maxrss is the largest of
+    every child the test process ever waited for, so one big subprocess earlier in the session
+    (a torch import) would be charged to every later case.
+    """
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80", "NO_COLOR": "1",
                 "OPENBLAS_NUM_THREADS": "1", **(env or {})}
     full_env.pop("KVPLAN_DEBUG", None)
-    proc = subprocess.run(  # noqa: S603 - our own interpreter and module
-        [sys.executable, "-m", "kvplan", *args], capture_output=True, text=True,
-        env=full_env, cwd=cwd or ROOT, preexec_fn=_cap, timeout=WALL_TIMEOUT_S, check=False)
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return Outcome(proc.returncode, proc.stdout, proc.stderr, cpu, after.ru_maxrss * 1024)
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
+            [sys.executable, "-m", "kvplan", *args], stdout=out, stderr=err, env=full_env,
+            cwd=cwd or ROOT, preexec_fn=_cap)
+        timer = threading.Timer(WALL_TIMEOUT_S, proc.kill)  # a hang still ends the test
+        timer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            timer.cancel()
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
+    cpu = usage.ru_utime + usage.ru_stime
+    return Outcome(proc.returncode, stdout, stderr, cpu, usage.ru_maxrss * 1024)
