@@ -1,8 +1,9 @@
 """Calibration: kvplan's engine profiles against the public start-up logs (issue #13).
 
-Run: python benchmarks/calibration.py [LOGDIR]. Prints the |error| in KV tokens (shapes only)
-per engine, model class and part (fit / held-out, tests/assets/logs/SPLIT.tsv), and the
-breakdown check, and appends them to benchmarks/results/calibration.jsonl.
+Run: python benchmarks/calibration.py [--label TEXT] [LOGDIR]. Prints the |error| in KV tokens (shapes only)
+per engine, model class and part (fit / heldout / heldout-2, tests/assets/logs/SPLIT.tsv), and
+the breakdown check, and appends them to benchmarks/results/calibration.jsonl (with the label,
+when given: which code the record measured, e.g. "before" a round's changes).
 Targets on the held-out part: dense vLLM median 2% (each within 5%), MoE/MLA/multimodal 5%,
 SGLang and TensorRT-LLM 3%.
 """
@@ -22,9 +23,12 @@ ROOT = HERE.parent
 def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
     from kvplan.calibrate.compare import calibrate_files
-    from kvplan.calibrate.split import read_split
+    from kvplan.calibrate.split import PARTS, read_split
     from kvplan.render.calibration import split_summary
 
+    label = None
+    if argv[:1] == ["--label"] and len(argv) >= 2:
+        label, argv = argv[1], argv[2:]
     logs = Path(argv[0]) if argv else ROOT / "tests" / "assets" / "logs"
     reports = calibrate_files([logs])
     breakdown = [abs(c.error_pct) for r in reports for c in r.checks
@@ -34,14 +38,16 @@ def main(argv: list[str]) -> int:
         "date": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
         "logs": len(split),
         "logs_by_part": {p: sum(1 for e in split.values() if e.part == p)
-                         for p in ("fit", "heldout")},
+                         for p in PARTS},
         "runs": len(reports),
         "breakdown_kv_memory_median_abs_error_pct": round(statistics.median(breakdown), 3),
         "breakdown_runs": len(breakdown),
         "shapes_kv_tokens": split_summary(reports),
     }
+    if label:
+        record["label"] = label
     for row in record["shapes_kv_tokens"]:
-        print(f"{row['engine']:7} {row['model_class']:19} {row['part']:8} runs {row['runs']:2}  "
+        print(f"{row['engine']:7} {row['model_class']:19} {row['part']:9} runs {row['runs']:2}  "
               f"median {row['median_abs_error_pct']:7.2f}%  worst {row['worst_abs_error_pct']:8.2f}%"
               f"  target {row['target_median']}")
     print(f"breakdown KV memory: median {record['breakdown_kv_memory_median_abs_error_pct']}% "

@@ -9,8 +9,11 @@ rows of logits; the KV pool gets what is left. The peak is the larger of the two
     MLP (MoE)   = top_k x (3 x moe_intermediate / tp + hidden)   (fused-MoE scratch caches)
     attention   = (q + 2 kv + o heads on this rank) x head_dim
     3 x hidden: the residual, the layer input and the layer output alive at the MLP's peak.
-  sampler: rows x vocab x bytes per logit (fp32 logits, sort values and int64 indices for
-    top-k / top-p, probabilities, cumulative sums): 40 B best, 16..48 B range.
+  sampler: rows x vocab x bytes per logit. V0 (fp32 logits, sort values and int64 indices for
+    top-k / top-p, probabilities, log-probabilities, cumulative sums): 40 B best, 16..48 B.
+    V1 before Model Runner V2 (0.8-0.27): the fp32 logits, the sorted fp32 values and their
+    int64 indices of apply_top_k_top_p (vllm/v1/sample/ops/topk_topp_sampler.py): 16 B best,
+    12..28 B (log 61: 1.89 GiB over 1,024 x 128,256 logits = 15.45 B).
 
 Calibration (real logs, tests/assets/logs): Llama-3.1-8B at 20,000 and 29,000 batched tokens
 profiled 2.07 and 2.99 GiB (model: 2.06 and 2.99); Llama-3-8B with 8,192 tokens and 256
@@ -36,6 +39,12 @@ SAMPLER_BYTES_PER_LOGIT = (16, 40, 48)  # low, best, high
 # nothing is sorted: the bf16 logits (2 B) and one fp32 copy (4 B), temperature applied in place
 # and Gumbel sampling without a probability tensor. Read in the source, not fitted to a log.
 LEAN_SAMPLER_BYTES_PER_LOGIT = (4, 6, 12)
+# V1 engine before Model Runner V2 (0.8-0.27): Sampler.forward casts the logits to fp32 (4 B) and
+# the PyTorch top-k/top-p path sorts them (fp32 values 4 B + int64 indices 8 B); V0's sampler
+# also kept probabilities and log-probabilities for every logit (the 40 B above). Read in the
+# source, checked on log 61 (vLLM 0.19, Llama-3.1-8B, H100: 1.89 GiB peak activation for 1,024
+# rows x 128,256 vocab = 15.45 B a logit; moved to the fit part for it).
+V1_SAMPLER_BYTES_PER_LOGIT = (12, 16, 28)
 FORWARD_SPREAD = (0.85, 1.0, 1.35)  # low, best, high factors on the forward estimate
 COMPILE_SLACK = GIB // 4  # torch.compile / workspace scratch added to the high end only
 

@@ -13,7 +13,8 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
   max_num_seqs rows (see kvplan.engines.activation). Defaults (`vllm serve`, V1):
   max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs with >= 70 GiB (not A100),
   2048 and 256 otherwise; V0: max(max_model_len, 2048) tokens (2048 with chunked prefill above
-  32,768), 256 sequences. Model Runner V2 (0.28 on for dense models, 0.29 on for all) profiles
+  32,768), 256 sequences. The V1 sampler (0.8-0.27) holds 16 B a logit (fp32 logits and the
+  sorted values and indices), V0's 40 B. Model Runner V2 (0.28 on for dense models, 0.29 on for all) profiles
   the sampler without top-k/top-p (6 B per logit, not 40) and, from 0.29, on 1/TP of the rows.
 - non-torch memory: V1 counts only its growth after start-up (0.07 GiB measured on one GPU,
   about 1 GiB more with tensor parallelism for NCCL and custom all-reduce buffers); V0 counts the
@@ -44,6 +45,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import (
     LEAN_SAMPLER_BYTES_PER_LOGIT,
     SAMPLER_BYTES_PER_LOGIT,
+    V1_SAMPLER_BYTES_PER_LOGIT,
     activation_peak,
 )
 from kvplan.engines.common import (
@@ -170,8 +172,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)
     st.given("weights", weights, "bytes", weights_how)
-    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req),
-                                LEAN_SAMPLER_BYTES_PER_LOGIT if lean else SAMPLER_BYTES_PER_LOGIT)
+    sampler_bytes = (LEAN_SAMPLER_BYTES_PER_LOGIT if lean else
+                     V1_SAMPLER_BYTES_PER_LOGIT if fl.v1 else SAMPLER_BYTES_PER_LOGIT)
+    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), sampler_bytes)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
                                   fl.v1 and m.activation_bytes is None)

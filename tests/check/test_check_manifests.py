@@ -70,15 +70,18 @@ def test_startup_failures() -> None:
     assert report.exit_code == 1
 
 
-def test_gke_l4_tutorial_case_cannot_start_at_32k() -> None:
-    """Llama-3.1-8B at --max-model-len 32768 on one L4: 32 layers x 8 KV heads x 128 x 2 (K,V)
-    x 2 bytes = 131,072 B/token -> 4 GiB for 32,768 tokens; the pool after 16 GB of weights on
-    24 GB x 0.9 is below that. The broken ConfigMap beside it is ignored, not fatal."""
+def test_gke_l4_tutorial_case_at_32k_starts_by_a_small_margin() -> None:
+    """Llama-3.1-8B at --max-model-len 32768 on one L4 under vLLM 0.9.0: 32 layers x 8 KV heads
+    x 128 x 2 (K,V) x 2 bytes = 131,072 B/token -> 4,294,967,296 B for 32,768 tokens. The pool:
+    0.9 x 23,570,219,008 B = 21,213,197,107 B, less 16,060,522,496 B of weights, the V1
+    sampler's 256 rows x 128,256 x 16 B = 525,336,576 B and 73,400,320 B of non-torch memory =
+    4,553,937,715 B, just above it (with V0's 40 B sampler, 1,313,341,440 B, it was below).
+    The broken ConfigMap beside it is ignored, not fatal."""
     report = check_paths([str(SYN / "broken-secret-beside-workload.yaml")])
     [o] = report.outcomes
-    assert o.verdict == "FAIL" and o.numbers is not None
+    assert o.numbers is not None
     assert o.numbers.max_sequence_bytes == 32_768 * 131_072
-    assert not o.numbers.would_start
+    assert o.numbers.would_start
     assert len(report.ignored) == 1
 
 
@@ -138,7 +141,7 @@ def test_container_path_named_by_served_model_name_or_annotation(tmp_path: Path)
 
 
 def test_label_families_and_the_fixes_they_allow(tmp_path: Path) -> None:
-    args = '"--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "32768"'
+    args = '"--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "40960"'
     # an AWS g6.xlarge is one L4 (instances.py); Karpenter's a10g is an A10G
     cases = (("node.kubernetes.io/instance-type: g6.xlarge", "l4",
               "node.kubernetes.io/instance-type: p4d.24xlarge (a100-40gb)"),
@@ -146,7 +149,9 @@ def test_label_families_and_the_fixes_they_allow(tmp_path: Path) -> None:
               "karpenter.k8s.aws/instance-gpu-name: a100 (a100-40gb)"))
     for label, gpu, swap in cases:
         [o] = check_paths([str(_pod(tmp_path, args, label))]).outcomes
-        assert o.gpu == gpu and o.verdict == "FAIL"  # 32,768 x 128 KiB = 4 GiB > the pool
+        # 40,960 x 128 KiB = 5 GiB > the pool (4.24 GiB on an L4: 0.9 x 21.95 GiB - 14.96 GiB of
+        # weights - 0.49 GiB of sampler - 0.07 GiB non-torch; 32,768 tokens, 4 GiB, would fit)
+        assert o.gpu == gpu and o.verdict == "FAIL"
         # the GPU swap stays in the file's label family (an A100 40GB is the smallest NVIDIA
         # card above 24 GB that these families reach)
         assert [t for t in o.fix_text if "(a100-40gb)" in t][0].startswith(swap), o.fix_text

@@ -116,12 +116,12 @@ def test_version_series_and_newer_versions() -> None:
 def test_model_runner_v2_profiles_a_lean_sampler() -> None:
     # Llama-3.1-8B on an L40S (< 70 GiB: 2,048 batched tokens, 256 sampler rows).
     # forward: 2,048 x (3 x 4,096 + 3 x 14,336) x 2 B = 2,048 x 55,296 x 2 = 226,492,416 B
-    # sampler, old runner (top-k/top-p sort): 256 x 128,256 x 40 B = 1,313,341,440 B
-    # sampler, Model Runner V2 (0.28 on, dense): 256 x 128,256 x 6 B = 197,001,216 B
+    # sampler, old V1 runner (fp32 logits + top-k/top-p sort): 256 x 128,256 x 16 B
+    # = 525,336,576 B; Model Runner V2 (0.28 on, dense): 256 x 128,256 x 6 B = 197,001,216 B
     l40s = req(gpu="l40s")
     old = run_engine(l40s, vllm(version="0.27.1"))
     new = run_engine(l40s, vllm(version="0.28.0"))
-    assert old.activation_bytes == 1_313_341_440
+    assert old.activation_bytes == 525_336_576
     assert new.activation_bytes == 226_492_416  # the forward pass is now the larger moment
     # MoE models kept the old runner in 0.28 and moved in 0.29 (release notes)
     moe = req("qwen3-30b-a3b", gpu="l40s")

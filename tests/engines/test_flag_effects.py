@@ -68,14 +68,18 @@ def test_cpu_offload_gb_moves_that_many_weight_bytes_per_gpu_into_the_pool() -> 
 def test_max_num_seqs_moves_the_sampler_peak() -> None:
     # Llama-3.1-8B on an H100 under vLLM 0.27 (the last series whose profiling sampler sorts for
     # top-k/top-p; defaults 8,192 batched tokens, 1,024 sequences):
-    # sampler 1,024 x 128,256 x 40 B = 5,253,365,760 B beats the forward pass
+    # V1 sampler 1,024 x 128,256 x 16 B = 2,101,346,304 B beats the forward pass
     # (8,192 x 55,296 x 2 B = 905,969,664 B). With --max-num-seqs 256 the sampler is
-    # 256 x 128,256 x 40 = 1,313,341,440 B: the pool grows by 3,940,024,320 B
+    # 256 x 128,256 x 16 = 525,336,576 B, under the forward pass, which becomes the peak:
+    # the pool grows by 2,101,346,304 - 905,969,664 = 1,195,376,640 B
     base = run_engine(req(), settings(name="vllm", version="0.27.0"))
     fewer = run_engine(req(), settings(name="vllm", version="0.27.0", max_num_seqs=256))
-    assert base.activation_bytes == 5_253_365_760
-    assert fewer.activation_bytes == 1_313_341_440
-    assert fewer.kv_cache_bytes - base.kv_cache_bytes == 3_940_024_320
+    assert base.activation_bytes == 2_101_346_304
+    assert fewer.activation_bytes == 905_969_664
+    assert fewer.kv_cache_bytes - base.kv_cache_bytes == 1_195_376_640
+    # V0 (0.6.x) keeps its 40 B sampler: 256 rows x 128,256 x 40 = 1,313,341,440 B
+    v0 = run_engine(req(), settings(name="vllm", version="0.6.4", max_num_seqs=256))
+    assert v0.activation_bytes == 1_313_341_440
 
 
 def test_the_lean_sampler_of_model_runner_v2_leaves_the_forward_pass_as_the_peak() -> None:

@@ -27,9 +27,13 @@ def test_fleet_plans_the_server_check_judges(runner) -> None:  # noqa: ANN001
 
 
 def test_a_manifest_that_cannot_start_is_a_no(runner) -> None:  # noqa: ANN001
-    """GKE's Llama-3.1-8B tutorial: 32,768 tokens x 131,072 B = 4 GiB for one sequence on an L4
-    whose pool is about 3.5 GiB: nothing fits, exit 1 (a verdict of no)."""
-    result = invoke(runner, "fleet", f"{GKE}/deploy-llm.yaml", "--peak-users", "1", "-f", "json")
+    """GKE's Llama-3.1-8B tutorial at --memory-utilization 0.85: 32,768 tokens x 131,072 B =
+    4,294,967,296 B for one sequence on an L4 whose pool is 0.85 x 23,570,219,008 B -
+    16,060,522,496 B of weights - 525,336,576 B of V1 sampler - 73,400,320 B non-torch =
+    3,375,426,764 B: nothing fits, exit 1 (a verdict of no). (At vLLM's default 0.9 the pool,
+    4,553,937,715 B, holds the one sequence.)"""
+    result = invoke(runner, "fleet", f"{GKE}/deploy-llm.yaml", "--peak-users", "1",
+                    "--memory-utilization", "0.85", "-f", "json")
     assert result.exit_code == 1, result.output
     [rec] = json.loads(result.stdout)["results"]
     assert (rec["model"], rec["gpu"], rec["context_tokens"]) == ("llama-3.1-8b", "l4", 32_768)
