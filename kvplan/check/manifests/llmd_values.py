@@ -92,6 +92,17 @@ def _role(values: dict[str, Any], role: str, doc: Doc, group: int) -> PodSite | 
     words: list[tuple[str, int]] = []
     lines: dict[Key, int] = {}
     container = dict(main)
+    image = str(main.get("image", ""))
+    if "llm-d-inference-sim" in image:  # the chart's simulator: no engine, no accelerator
+        return PodSite(f"llm-d {role}", {"containers": [main]}, at, [], group=group, name=role)
+    dra = as_dict(spec.get("accelerator")).get("dra", as_dict(values.get("accelerator")).get("dra"))
+    if dra is True:
+        problems.append(Problem("accelerator.dra", "dra: true takes the GPUs from a "
+                                "ResourceClaimTemplate, not a resource limit; kvplan reads device "
+                                "plugin limits (set dra: false, or check the rendered pods with "
+                                "kubectl get pod -o yaml)", doc.line(*at, "accelerator", "dra")
+                                if "dra" in as_dict(spec.get("accelerator"))
+                                else doc.line("accelerator", "dra")))
     if command in ("vllmServe", "imageDefault"):
         model, why = _model(values)
         m_line = doc.line("modelArtifacts", "uri")
@@ -125,7 +136,7 @@ def _role(values: dict[str, Any], role: str, doc: Doc, group: int) -> PodSite | 
                 or as_dict(values.get("accelerator")).get("type") or "nvidia")
     resource = RESOURCES.get(accel)
     limits = as_dict(as_dict(main.get("resources")).get("limits"))
-    if resource is not None and resource not in limits and local * tp >= 1:
+    if resource is not None and resource not in limits and local * tp >= 1 and dra is not True:
         res = dict(as_dict(main.get("resources")))
         res["limits"] = {**limits, resource: local * tp}
         container["resources"] = res
@@ -154,7 +165,7 @@ def _role(values: dict[str, Any], role: str, doc: Doc, group: int) -> PodSite | 
     site = PodSite(f"llm-d {role}", pod, at, [(container, c_at)], replicas,
                    (*at, "replicas") if "replicas" in spec else at, per_engine,
                    group=group, name=role, lines=lines, problems=problems, notes=notes,
-                   image_names_engine=False, line_at=at)
+                   line_at=at)
     return site
 
 

@@ -202,9 +202,13 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         return [PodSite("RayService", {}, ("spec",), [], problems=[problem])]
     apps = as_dict(inner.data if inner else {}).get("applications")
     out: list[PodSite] = []
+    others: list[tuple[str, int]] = []
     for a, app in enumerate(apps if isinstance(apps, list) else []):
         app = as_dict(app)
         if str(app.get("import_path", "")) not in LLM_APPS:
+            assert inner is not None
+            others.append((str(app.get("import_path")), inner.line("applications", a,
+                                                                   "import_path")))
             continue
         a_at: Key = ("applications", a, "args")
         for cfg, at, role in _configs(as_dict(app.get("args")), a_at):
@@ -217,4 +221,10 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
             model_id = as_dict(cfg.get("model_loading_config")).get("model_id")
             name = " ".join(str(p) for p in (model_id, role) if p) or None
             out.append(_engine(cfg, at, inner, data, doc, len(out), name or "llm"))
+    if not out and others:  # a Serve application of its own: what it starts is not declared
+        path, line = others[0]
+        out.append(PodSite("RayService", {}, ("spec",), [], problems=[Problem(
+            "import_path", f"the Serve application {path} is not Ray Serve LLM "
+            f"({', '.join(LLM_APPS)}): the engine it starts and its options are in its code, "
+            "which kvplan does not read", line)]))
     return out

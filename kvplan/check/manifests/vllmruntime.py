@@ -30,14 +30,22 @@ from kvplan.specs.loader import suggest
 KINDS = ("VLLMRuntime",)
 MODEL_KEYS = {"modelURL", "hfTokenSecret", "enableLoRA", "enableTool", "toolCallParser",
               "maxModelLen", "dtype", "maxNumSeqs", "chatTemplate"}
+SPEC_KEYS = {"model", "vllmConfig", "lmCacheConfig", "storageConfig", "deploymentConfig",
+             "autoscalingConfig"}
 VLLM_KEYS = {"enableChunkedPrefill", "enablePrefixCaching", "tensorParallelSize",
              "gpuMemoryUtilization", "maxLoras", "extraArgs", "v1", "port", "env"}
 
 
 def _unknown(block: dict[str, Any], known: set[str], at: Key, doc: Doc) -> list[Problem]:
-    return [Problem(f"{at[-1]}.{k}", f"not a VLLMRuntime field{suggest(str(k), sorted(known))}"
-                    ": the API server drops it, so the operator never passes it to vLLM",
-                    doc.line(*at, k)) for k in block if k not in known]
+    """One problem naming every key of `block` the CRD does not have."""
+    bad = [str(k) for k in block if k not in known]
+    if not bad:
+        return []
+    hint = suggest(bad[0], sorted(known)) if len(bad) == 1 else ""
+    what = "not a VLLMRuntime field" if len(bad) == 1 else "not VLLMRuntime fields"
+    return [Problem(", ".join(f"{at[-1]}.{k}" for k in bad),
+                    f"{what}{hint} (it takes {', '.join(sorted(known))}): the API server drops "
+                    "them, so the operator never passes them on", doc.line(*at, bad[0]))]
 
 
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
@@ -45,7 +53,8 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     model, cfg = as_dict(spec.get("model")), as_dict(spec.get("vllmConfig"))
     dep = as_dict(spec.get("deploymentConfig"))
     m_at, v_at, d_at = ("spec", "model"), ("spec", "vllmConfig"), ("spec", "deploymentConfig")
-    problems = _unknown(model, MODEL_KEYS, m_at, doc) + _unknown(cfg, VLLM_KEYS, v_at, doc)
+    problems = (_unknown(spec, SPEC_KEYS, ("spec",), doc) + _unknown(model, MODEL_KEYS, m_at, doc)
+                + _unknown(cfg, VLLM_KEYS, v_at, doc))
     words: list[tuple[str, int]] = [("/opt/venv/bin/vllm", doc.line(*m_at)),
                                     ("serve", doc.line(*m_at)),
                                     (str(model.get("modelURL", "")), doc.line(*m_at, "modelURL"))]
