@@ -98,6 +98,7 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
     for site in sites:
         groups.setdefault(site.group, []).append(site)
     for group in groups.values():
+        before = len(out)
         for site in group:
             wdoc = Doc(doc.data, doc.start_line, {**doc.lines, **site.lines}) if site.lines \
                 else doc
@@ -121,6 +122,10 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                 resolve_model(w)
             out.append(to_target(w))
             break
+        refused = [p for site in group for p in site.problems]
+        if len(out) == before and refused:  # what the reader refused stopped it finding a server
+            out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
+                              name=group[0].name or name, problems=refused))
     return out
 
 

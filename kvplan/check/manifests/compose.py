@@ -80,6 +80,8 @@ def _resolve(value: Any, env: dict[str, str]) -> Any:
 
 
 def _words(value: Any) -> list[str]:
+    if isinstance(value, str) and "${" in value.replace("$$", ""):
+        return [value]  # compose would not run it: kept whole, so "render first" names it all
     if isinstance(value, str):
         try:
             return shlex.split(value)

@@ -90,6 +90,9 @@ def _workload(spec: dict[str, Any], at: Key, model: dict[str, Any], doc: Doc, ki
         for i, e in enumerate(env):
             if isinstance(e, dict) and e.get("name") == "VLLM_ADDITIONAL_ARGS":
                 line = doc.line(*c_at, "env", i, "value")
+                if "{{" in str(e.get("value", "")) or "${" in str(e.get("value", "")):
+                    words.append((str(e.get("value")), line))  # reported whole: render first
+                    continue
                 try:
                     extra = shlex.split(str(e.get("value", "")))
                 except ValueError:

@@ -108,6 +108,8 @@ def mentions_engine(data: Any) -> str | None:
                 return "SGLang"
             if "trtllm-serve" in low or "tensorrt-llm" in low or "tensorrt_llm" in low:
                 return "TensorRT-LLM"
+            if "dynamo.trtllm" in low:
+                return "TensorRT-LLM (Dynamo)"
             if "ray.serve.llm" in low:
                 return "vLLM (Ray Serve LLM)"
     return None
