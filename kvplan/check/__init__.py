@@ -1,7 +1,9 @@
 """`kvplan check`: PASS / FAIL / ERROR for every deployment config under some paths.
 
-Reads kvplan/v1 files and the manifests teams already have (kvplan.check.manifests: Kubernetes
-workloads, LeaderWorkerSet, KServe, production-stack Helm values, docker-compose) that run vLLM,
+Reads kvplan/v1 files and the manifests teams already have (kvplan.check.manifests.FORMATS:
+Kubernetes workloads, LeaderWorkerSet, KServe InferenceService and LLMInferenceService, KubeRay
+RayService, AIBrix RayClusterFleet and StormService, Dynamo, production-stack VLLMRuntime and
+Helm values, llm-d ModelService values, docker-compose) that run vLLM,
 SGLang or TensorRT-LLM, plans each through `kvplan.deploy.plan_deployment`, and judges it: on
 start-up alone when no traffic is declared (kvplan.check.startup), else with the capacity
 arithmetic, and for a FAIL finds the smallest verified change that passes. Every document that

@@ -23,6 +23,7 @@ AMD_FAMILY_LABEL = "amd.com/gpu.family"
 INSTANCE_LABEL = "node.kubernetes.io/instance-type"
 BETA_INSTANCE_LABEL = "beta.kubernetes.io/instance-type"
 MEMORY_LABEL = "nvidia.com/gpu.memory"
+RAY_ACCELERATOR = "accelerator_type"  # Ray Serve LLM's LLMConfig.accelerator_type
 
 GPU_PRODUCTS: dict[str, str] = {
     "NVIDIA-H100-80GB-HBM3": "h100-sxm-80gb",
@@ -93,12 +94,34 @@ AMD_PRODUCTS: dict[str, str] = {
     "AMD_Instinct_MI250X": "mi250x",
     "AMD_Instinct_MI250X_MI250": "mi250x",
 }
+# Ray's accelerator types (ray-project/ray python/ray/util/accelerators/accelerators.py, as
+# LLMConfig.accelerator_type takes them; "A10" is read as "A10G" there). Ray detects "A100",
+# "H100" and "V100" for every memory size: read as the smaller part (A100-40G / -80G name it)
+RAY_ACCELERATORS: dict[str, str] = {
+    "A100-40G": "a100-40gb",
+    "A100-80G": "a100-80gb",
+    "A100": "a100-40gb",
+    "H100": "h100-sxm-80gb",
+    "H200": "h200-141gb",
+    "H20": "h20",
+    "B200": "b200",
+    "L4": "l4",
+    "L40S": "l40s",
+    "A10G": "a10g",
+    "A10": "a10g",
+    "T4": "t4",
+    "V100": "v100-sxm2-16gb",
+    "AMD-Instinct-MI300X-OAM": "mi300x",
+    "AMD-Instinct-MI325X-OAM": "mi325x",
+    "AMD-Instinct-MI250X": "mi250x",
+}
 # label key -> (family, table); a fix suggests only GPUs of the family the file uses
 FAMILIES: dict[str, dict[str, str]] = {
     PRODUCT_LABEL: GPU_PRODUCTS,
     GKE_LABEL: GKE_ACCELERATORS,
     KARPENTER_LABEL: KARPENTER_GPUS,
     AMD_LABEL: AMD_PRODUCTS,
+    RAY_ACCELERATOR: RAY_ACCELERATORS,
     INSTANCE_LABEL: {k: v[0] for k, v in INSTANCE_TYPES.items()},
     BETA_INSTANCE_LABEL: {k: v[0] for k, v in INSTANCE_TYPES.items()},
 }

@@ -1,21 +1,36 @@
-"""Manifests teams already have, read into kvplan/v1 deployments (one module per format).
+"""Manifests teams already have, read into kvplan/v1 deployments: one module per format, each
+listed in FORMATS (the registry every document goes through, and docs/check.md's table).
 
-- pods.py: Kubernetes kinds with pod templates (Deployment, StatefulSet, ReplicaSet, Job,
-  DaemonSet, Pod, `kind: List`), LeaderWorkerSet, KServe InferenceService, ServingRuntime,
-  ClusterServingRuntime and LLMInferenceService;
-- helm_values.py: vLLM production-stack Helm values (servingEngineSpec.modelSpec[]);
-- compose.py: docker-compose services;
-- any other document that runs an engine is an ERROR naming its kind.
+Each reader turns a document into pod sites (kvplan.check.manifests.pods.PodSite); the
+workload reader (workload.py) reads a site into the launch record (engine, argv, env, GPUs
+per replica, nodes, GPU label, model, replicas) and launch.py converts that into a kvplan/v1
+Deployment. A document of a kind that runs an engine but that no reader covers is an ERROR
+naming its kind, never a skip.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.manifests import compose, helm_values
+from kvplan.check.manifests import (
+    compose,
+    dynamo,
+    helm_values,
+    kserve,
+    kubernetes,
+    leaderworkerset,
+    llmd_values,
+    llmisvc,
+    rayclusterfleet,
+    rayservice,
+    stormservice,
+    vllmruntime,
+)
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
-from kvplan.check.manifests.pods import READERS, PodSite
+from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
 from kvplan.check.manifests.workload import Workload, container_engine, mentions_engine
 from kvplan.check.target import KUBERNETES, Target
@@ -23,25 +38,48 @@ from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 
 
-def _site_targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
-                  meta_ann: dict[str, Any], side_cache: dict[Path, Any],
-                  default_gpu: str | None) -> list[Target]:
-    for site in sites:
-        w = Workload(doc, path, site, name, meta_ann)
-        if not w.find_server():
-            continue
-        if str(w.annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true":
-            return []
-        w.engine()
-        if not w.problems:
-            w.gpus()
-            w.gpu_type(default_gpu)
-            w.read_annotations()
-            apply_side_file(w, side_cache)
-            resolve_model(w)
-        return [to_target(w)]
-    return []
+@dataclass(frozen=True)
+class Format:
+    """One manifest format: what it is called, its module, the kinds it reads (none: a
+    kind-less file recognised by `detect`) and its reader."""
 
+    name: str
+    module: str
+    kinds: tuple[str, ...]
+    read: Callable[[dict[str, Any], Doc], list[PodSite]]
+    detect: Callable[[dict[str, Any]], bool] | None = None
+
+
+def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> list[PodSite]:
+    out = []
+    for i, (site, name) in enumerate(compose.sites(data, path)):
+        site.group, site.name = i, name
+        out.append(site)
+    return out
+
+
+FORMATS: tuple[Format, ...] = (
+    Format("Kubernetes workloads (Deployment, StatefulSet, ReplicaSet, Job, DaemonSet, Pod)",
+           "kubernetes", kubernetes.KINDS, kubernetes.sites),
+    Format("LeaderWorkerSet", "leaderworkerset", leaderworkerset.KINDS, leaderworkerset.sites),
+    Format("KServe InferenceService, ServingRuntime, ClusterServingRuntime", "kserve",
+           kserve.KINDS, kserve.sites),
+    Format("KServe LLMInferenceService", "llmisvc", llmisvc.KINDS, llmisvc.sites),
+    Format("KubeRay RayService (Ray Serve LLM)", "rayservice", rayservice.KINDS,
+           rayservice.sites),
+    Format("AIBrix RayClusterFleet", "rayclusterfleet", rayclusterfleet.KINDS,
+           rayclusterfleet.sites),
+    Format("AIBrix StormService", "stormservice", stormservice.KINDS, stormservice.sites),
+    Format("NVIDIA Dynamo DynamoGraphDeployment", "dynamo", dynamo.KINDS, dynamo.sites),
+    Format("vLLM production-stack VLLMRuntime", "vllmruntime", vllmruntime.KINDS,
+           vllmruntime.sites),
+    Format("vLLM production-stack Helm values", "helm_values", (), helm_values.sites,
+           helm_values.is_values),
+    Format("llm-d ModelService Helm values", "llmd_values", (), llmd_values.sites,
+           llmd_values.is_values),
+    Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
+)
+BY_KIND: dict[str, Format] = {k: f for f in FORMATS for k in f.kinds}
 
 # kinds that exist to run an inference engine: one kvplan cannot read is an ERROR, never a skip
 ENGINE_KINDS = {
@@ -49,6 +87,46 @@ ENGINE_KINDS = {
     "DynamoGraphDeployment", "DynamoComponentDeployment", "VLLMRuntime", "ModelService",
     "RoleSet", "ModelAdapter",
 }
+
+
+def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
+             meta_ann: dict[str, Any], side_cache: dict[Path, Any],
+             default_gpu: str | None) -> list[Target]:
+    """One target per group of sites: the first site of the group that runs a server."""
+    out: list[Target] = []
+    groups: dict[int, list[PodSite]] = {}
+    for site in sites:
+        groups.setdefault(site.group, []).append(site)
+    for group in groups.values():
+        before = len(out)
+        for site in group:
+            wdoc = Doc(doc.data, doc.start_line, {**doc.lines, **site.lines}) if site.lines \
+                else doc
+            label = site.name or name
+            if not site.containers and site.problems:
+                out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
+                                  name=label, problems=list(site.problems)))
+                break
+            w = Workload(wdoc, path, site, label, meta_ann)
+            if not w.find_server():
+                continue
+            if str(w.annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true":
+                break
+            w.problems.extend(site.problems)
+            w.engine()
+            if not w.problems:
+                w.gpus()
+                w.gpu_type(default_gpu)
+                w.read_annotations()
+                apply_side_file(w, side_cache)
+                resolve_model(w)
+            out.append(to_target(w))
+            break
+        refused = [p for site in group for p in site.problems]
+        if len(out) == before and refused:  # what the reader refused stopped it finding a server
+            out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
+                              name=group[0].name or name, problems=refused))
+    return out
 
 
 def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
@@ -60,11 +138,27 @@ def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -
                                     "trtllm-serve)", doc.start_line)])
 
 
+def no_server(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
+    return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
+                  problems=[Problem("kind", f"this {kind} is for {engine}, but none of its "
+                                    "containers starts a server kvplan reads (vllm serve, "
+                                    "python -m vllm.entrypoints.openai.api_server, sglang "
+                                    "serve, python -m sglang.launch_server, python -m "
+                                    "dynamo.vllm, trtllm-serve); check the pods it renders "
+                                    "(kubectl get pod -o yaml)", doc.start_line)])
+
+
 def unreadable(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
     return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
                   problems=[Problem("kind", f"{kind} runs {engine}, but kvplan cannot read a "
                                     f"{kind} yet; check the pods it renders (kubectl get pod -o "
                                     "yaml) or write a kvplan/v1 file", doc.start_line)])
+
+
+def _read(fmt: Format, data: dict[str, Any], doc: Doc, path: Path) -> list[PodSite]:
+    if fmt.read is _compose_sites:
+        return _compose_sites(data, doc, path)
+    return fmt.read(data, doc)
 
 
 def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
@@ -86,26 +180,23 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
             found = read_document(sub, path, side_cache, default_gpu)
             out.extend(found or [])
         return out or None
-    if kind in READERS:
-        targets = _site_targets(doc, path, READERS[kind](data), name, meta_ann, side_cache,
-                                default_gpu)
-        if targets:
+    fmt = BY_KIND.get(kind) if kind else next(
+        (f for f in FORMATS if f.detect is not None and f.detect(data)), None)
+    if fmt is not None:
+        sites = _read(fmt, data, doc, path)
+        targets = _targets(doc, path, sites, name, meta_ann if kind else {}, side_cache,
+                           default_gpu)
+        if targets or not kind:
             return targets
-        for site in READERS[kind](data):
+        for site in sites:
             for c, _ in site.containers:
                 engine = container_engine(c)
                 if engine is not None:
                     return [no_command(path, doc, kind, engine, name)]
         if kind in ENGINE_KINDS:
-            return [unreadable(path, doc, kind, mentions_engine(data) or "an inference engine",
-                               name)]
+            return [no_server(path, doc, kind, mentions_engine(data) or "an inference engine",
+                              name)]
         return None
-    if not kind and helm_values.is_values(data):
-        return [t for site, sname, mann in helm_values.sites(data)
-                for t in _site_targets(doc, path, [site], sname, mann, side_cache, default_gpu)]
-    if not kind and compose.is_compose(data):
-        return [t for site, sname in compose.sites(data)
-                for t in _site_targets(doc, path, [site], sname, {}, side_cache, default_gpu)]
     engine = mentions_engine(data)
     if engine is None and kind not in ENGINE_KINDS:
         return None

@@ -1,12 +1,26 @@
 """docker-compose services that run an engine: `command` (after `entrypoint`), the GPUs of
-deploy.resources.reservations.devices, one replica unless deploy.replicas says more."""
+deploy.resources.reservations.devices, one replica unless deploy.replicas says more.
+
+Compose interpolates `${VAR}` in the file itself before it runs anything (the Compose
+specification's interpolation rules): with VAR unset, `${VAR:-default}` and `${VAR-default}`
+are the default, `${VAR:+alt}` / `${VAR+alt}` are empty, `$$` is a literal `$` (left for the
+container's shell), while `${VAR:?err}` / `${VAR?err}` stop compose and a bare `${VAR}` / `$VAR`
+is the empty string with a warning; those two stay unrendered (render first). Variables come
+from a `.env` file beside the compose file (compose's default env file); kvplan does not read
+the shell environment of the machine it runs on, which is not the one that deploys.
+"""
 
 from __future__ import annotations
 
+import re
 import shlex
+from pathlib import Path
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite
+
+_REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])((?:[^{}]|\{[^{}]*\})*))?\}"
+                  r"|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def is_compose(data: dict[str, Any]) -> bool:
@@ -14,7 +28,60 @@ def is_compose(data: dict[str, Any]) -> bool:
     return isinstance(services, dict) and all(isinstance(s, dict) for s in services.values())
 
 
+def dot_env(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines of `.env` beside the compose file (comments and blanks skipped)."""
+    env_file = path.parent / ".env"
+    out: dict[str, str] = {}
+    if not env_file.is_file():
+        return out
+    from kvplan.inputs.text import read_text
+
+    for line in read_text(env_file).splitlines():
+        text = line.strip()
+        if not text or text.startswith("#") or "=" not in text:
+            continue
+        key, _, value = text.removeprefix("export ").partition("=")
+        out[key.strip()] = value.strip().strip('"').strip("'")
+    return out
+
+
+def interpolate(text: str, env: dict[str, str]) -> str:
+    """One string as compose interpolates it; what compose would not resolve stays as written
+    (so the reader says "render first")."""
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(0) == "$$":
+            return "$$"  # kept escaped until the end: the container's shell expands it
+        name = m.group(1) or m.group(4)
+        op, arg = m.group(2), m.group(3) or ""
+        value = env.get(name)
+        is_set = value is not None
+        if op in (":-", "-"):
+            if is_set and (op == "-" or value):
+                return value or ""
+            return interpolate(arg, env)
+        if op in (":+", "+"):
+            return interpolate(arg, env) if is_set and (op == "+" or value) else ""
+        if is_set and (op is None or (op == ":?" and value) or op == "?"):
+            return value or ""
+        return m.group(0)  # ${VAR:?err} unset, or a bare unset ${VAR}: compose cannot run it
+
+    return _REF.sub(sub, text)
+
+
+def _resolve(value: Any, env: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return interpolate(value, env)
+    if isinstance(value, list):
+        return [_resolve(v, env) for v in value]
+    if isinstance(value, dict):
+        return {k: _resolve(v, env) for k, v in value.items()}
+    return value
+
+
 def _words(value: Any) -> list[str]:
+    if isinstance(value, str) and "${" in value.replace("$$", ""):
+        return [value]  # compose would not run it: kept whole, so "render first" names it all
     if isinstance(value, str):
         try:
             return shlex.split(value)
@@ -23,9 +90,15 @@ def _words(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
-def sites(data: dict[str, Any]) -> list[tuple[PodSite, str]]:
+def _unescape(words: list[str]) -> list[str]:
+    return [w.replace("$$", "$") for w in words]
+
+
+def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite, str]]:
+    env = dot_env(path) if path is not None else {}
     out = []
-    for name, svc in data["services"].items():
+    for name, raw in data["services"].items():
+        svc = _resolve(raw, env)
         at = ("services", str(name))
         deploy = svc.get("deploy") if isinstance(svc.get("deploy"), dict) else {}
         devices = (((deploy.get("resources") or {}).get("reservations") or {}).get("devices")
@@ -34,18 +107,21 @@ def sites(data: dict[str, Any]) -> list[tuple[PodSite, str]]:
         for dev in devices if isinstance(devices, list) else []:
             if isinstance(dev, dict) and "gpu" in (dev.get("capabilities") or []):
                 count = dev.get("count", len(dev.get("device_ids") or []) or "all")
-        env = svc.get("environment")
-        if isinstance(env, list):
-            env = dict(str(e).partition("=")[::2] for e in env)
+        environment = svc.get("environment")
+        if isinstance(environment, list):
+            environment = dict(str(e).partition("=")[::2] for e in environment)
         container = {
             "image": svc.get("image", ""),
-            "command": _words(svc.get("entrypoint")) + _words(svc.get("command")),
-            "env": [{"name": k, "value": str(v)} for k, v in (env or {}).items()],
+            "command": _unescape(_words(svc.get("entrypoint")) + _words(svc.get("command"))),
+            "env": [{"name": k, "value": str(v)} for k, v in (environment or {}).items()],
             "resources": {"limits": {"nvidia.com/gpu": count}} if count else {},
         }
         if not svc.get("entrypoint") and "vllm-openai" in str(svc.get("image", "")):
             container["command"] = ["vllm", "serve", *container["command"]]
         site = PodSite("compose service", {"containers": [container]}, at, [(container, at)],
-                       deploy.get("replicas", 1), (*at, "deploy", "replicas"))
+                       deploy.get("replicas", 1), (*at, "deploy", "replicas"), line_at=at)
+        if raw != svc:
+            site.notes.append("${VAR:-default} interpolated as compose does with VAR unset"
+                              + (" (and .env beside the file)" if env else ""))
         out.append((site, str(name)))
     return out

@@ -19,6 +19,8 @@ VLLM: dict[str, tuple[str, str]] = {
     "-pp": ("parallel.pipeline", "int"),
     "--data-parallel-size": ("dp", "int"),
     "-dp": ("dp", "int"),
+    "--data-parallel-size-local": ("dp_local", "int"),
+    "-dpl": ("dp_local", "int"),
     "--max-model-len": ("engine.max_model_len", "tokens"),
     "--gpu-memory-utilization": ("engine.gpu_memory_utilization", "float"),
     "--kv-cache-dtype": ("engine.kv_cache_dtype", "str"),
@@ -165,6 +167,7 @@ class Refusal:
 def read_options(
     inv: Invocation, parsed: Parsed, found: Found, problems: list[Any], refusals: list[Refusal],
     notes: list[str], strict: bool, manifest: Path | None = None,
+    release_unknown: bool = False,
 ) -> None:
     """The options kvplan uses into `found`; an option the engine does not know is a refusal
     (a note where the launcher adds its own options, or `strict` is off)."""
@@ -179,6 +182,8 @@ def read_options(
         if older:
             notes.append(f"{text}; the image is {inv.engine} {found.values['engine.version']}, "
                          "older than the option table: not checked")
+        elif release_unknown:
+            notes.append(f"{text}; the image does not name its {name} release: not checked")
         elif strict and not inv.dynamo:
             refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
         else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite
+from kvplan.deploy.yamldoc import Doc
 
 # vllmConfig key -> the vllm serve option the chart renders it as (helm/templates/
 # deployment-vllm-multi.yaml in vllm-project/production-stack)
@@ -28,7 +29,7 @@ def is_values(data: dict[str, Any]) -> bool:
     return isinstance(spec, dict) and isinstance(spec.get("modelSpec"), list)
 
 
-def sites(data: dict[str, Any]) -> list[tuple[PodSite, str | None, dict[str, Any]]]:
+def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     out = []
     for i, ms in enumerate(data["servingEngineSpec"]["modelSpec"]):
         if not isinstance(ms, dict):
@@ -54,9 +55,9 @@ def sites(data: dict[str, Any]) -> list[tuple[PodSite, str | None, dict[str, Any
                 "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
         site = PodSite("modelSpec", pod, at, [(container, at)], ms.get("replicaCount", 1),
                        (*at, "replicaCount") if "replicaCount" in ms else at)
-        name = str(ms["name"]) if ms.get("name") else None
-        ann = {}
+        site.name = str(ms["name"]) if ms.get("name") else None
         if isinstance(ms.get("annotations"), dict):
-            ann = ms["annotations"]
-        out.append((site, name, ann))
+            site.annotations = ms["annotations"]
+        site.group, site.line_at = i, at
+        out.append(site)
     return out

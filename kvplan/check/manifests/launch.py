@@ -87,7 +87,8 @@ def resolve_model(w: Workload) -> None:
         if beside.is_file():
             candidates.append(str(beside))
     if text.startswith("hf://"):
-        candidates = [text.removeprefix("hf://")]
+        text = text.removeprefix("hf://")
+        candidates = [text]
     for cand in candidates:
         try:
             resolved = resolve(cand, base=w.path.parent, allow_hub=False)
@@ -96,6 +97,12 @@ def resolve_model(w: Workload) -> None:
         found.values["model"] = str(cand) if resolved.rule == "path" else resolved.spec.name
         if resolved.rule in ("alias", "path") or cand != text:
             w.notes.append(f"model {cand} \u2192 {resolved.spec.name} ({resolved.rule})")
+        return
+    if container_path and served:
+        w.problem(source, f"{text!r} is a path inside the container, and its served name "
+                  f"{str(served)!r} is not in the catalog (no spec has this name, hf_id or "
+                  "alias); set the annotation kvplan.io/model to a catalog name or a spec "
+                  "file, or add the model under model_specs/", line)
         return
     if container_path:
         w.problem(source, f"{text!r} is a path inside the container; name the model with "
@@ -118,7 +125,8 @@ def to_target(w: Workload) -> Target:
     """The one conversion from what a manifest says to a kvplan/v1 Deployment."""
     assert w.inv is not None
     found = w.found
-    target = Target(file=str(w.path), kind=KUBERNETES, line=w.doc.start_line, name=w.name,
+    line = w.doc.line(*w.site.line_at) if w.site.line_at is not None else w.doc.start_line
+    target = Target(file=str(w.path), kind=KUBERNETES, line=line, name=w.name,
                     base_dir=w.path.parent, server=w.inv.engine, engines_per_pod=w.dp,
                     notes=w.notes)
     target.names = dict(found.names) | {"hardware.count": "replicas",

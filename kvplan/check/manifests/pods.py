@@ -1,15 +1,18 @@
-"""Where each Kubernetes kind keeps the pods that run a server, and how many it runs.
+"""A pod site: one pod template that may run a server, as every format reader returns it.
 
-One function per kind family; each returns the sites (a pod spec, its containers, replicas and
-pods per engine) that the workload reader turns into a launch record.
+A reader (one module per manifest format, listed in kvplan.check.manifests.FORMATS) turns a
+document into sites; kvplan.check.manifests.workload reads a site into a launch record. Sites
+of the same `group` are alternatives (a LeaderWorkerSet's leader and worker templates: the one
+that runs the server is the engine); each group is one engine of its own (a StormService's
+prefill and decode roles).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Key
 
 
@@ -27,118 +30,46 @@ class PodSite:
     annotations: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     lenient: bool = False  # a launcher that adds options of its own (KServe huggingface)
+    group: int = 0  # sites of one group are alternatives; each group is one engine
+    name: str | None = None  # the engine's own name (a role, a service), else the document's
+    lines: dict[Key, int] = field(default_factory=dict)  # lines of keys a reader synthesised
+    problems: list[Problem] = field(default_factory=list)  # what the reader refused
+    image_names_engine: bool = True  # False: the image tag is a launcher's release, not vLLM's
+    gpus_total: int | None = None  # the GPUs the engine spans, where pods differ (a Ray cluster)
+    release_unknown: bool = False  # the engine's release is not named: unknown options noted
+    line_at: Key | None = None  # where the engine is declared, when a document holds several
 
 
-def _dict(value: Any) -> dict[str, Any]:
+def as_dict(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
-def _containers(pod: dict[str, Any], at: Key) -> list[tuple[dict[str, Any], Key]]:
+def containers(pod: dict[str, Any], at: Key) -> list[tuple[dict[str, Any], Key]]:
     items = pod.get("containers") or []
     return [(c, (*at, "containers", i)) for i, c in enumerate(items if isinstance(items, list)
                                                                else []) if isinstance(c, dict)]
 
 
-def _template(data: dict[str, Any], at: Key, kind: str, replicas: Any,
-              replicas_at: Key | None) -> PodSite:
-    tmpl = _dict(_dict(data).get("template"))
-    pod = _dict(tmpl.get("spec"))
+def template_site(data: dict[str, Any], at: Key, kind: str, replicas: Any,
+                  replicas_at: Key | None) -> PodSite:
+    """The site of a `template:` (a PodTemplateSpec) under `data` at `at`."""
+    tmpl = as_dict(as_dict(data).get("template"))
+    pod = as_dict(tmpl.get("spec"))
     pod_at = (*at, "template", "spec")
-    ann = _dict(_dict(tmpl.get("metadata")).get("annotations"))
-    return PodSite(kind, pod, pod_at, _containers(pod, pod_at), replicas, replicas_at,
+    ann = as_dict(as_dict(tmpl.get("metadata")).get("annotations"))
+    return PodSite(kind, pod, pod_at, containers(pod, pod_at), replicas, replicas_at,
                    annotations=ann)
 
 
-def workloads(data: dict[str, Any]) -> list[PodSite]:
-    """Deployment, StatefulSet, ReplicaSet, Job, DaemonSet (spec.template)."""
-    spec = _dict(data.get("spec"))
-    kind = str(data.get("kind"))
-    site = _template(spec, ("spec",), kind, spec.get("replicas", 1),
-                     ("spec", "replicas") if "replicas" in spec else None)
-    if kind == "Job":
-        site.replicas = spec.get("parallelism", 1)
-        site.replicas_at = ("spec", "parallelism") if "parallelism" in spec else None
-    if kind == "DaemonSet":
-        site.replicas = 1
-        site.notes.append("a DaemonSet runs one pod per matching node: checked as one replica")
-    return [site]
+def count(value: Any, default: int = 1) -> Any:
+    """A replicas-like field: its value, or `default` when absent (None)."""
+    return default if value is None else value
 
 
-def pod(data: dict[str, Any]) -> list[PodSite]:
-    spec = _dict(data.get("spec"))
-    return [PodSite("Pod", spec, ("spec",), _containers(spec, ("spec",)))]
+# images whose tag is the release of a launcher around the engine, not the engine's own
+LAUNCHER_IMAGES = ("llm-d/", "rayproject/", "ai-dynamo/", "dynamo-dev/", "kserve/",
+                   "lmcache/")
 
 
-def leader_worker_set(data: dict[str, Any]) -> list[PodSite]:
-    """LeaderWorkerSet: `size` pods (leader + workers) make one engine; the leader runs it."""
-    spec = _dict(data.get("spec"))
-    lwt = _dict(spec.get("leaderWorkerTemplate"))
-    at: Key = ("spec", "leaderWorkerTemplate")
-    size = lwt.get("size", 1)
-    size = size if isinstance(size, int) and size > 0 else 1
-    replicas_at = ("spec", "replicas") if "replicas" in spec else None
-    sites = []
-    for part in ("leaderTemplate", "workerTemplate"):
-        if part not in lwt:
-            continue
-        tmpl = _dict(lwt.get(part))
-        pod_at = (*at, part, "spec")
-        p = _dict(tmpl.get("spec"))
-        ann = _dict(_dict(tmpl.get("metadata")).get("annotations"))
-        site = PodSite("LeaderWorkerSet", p, pod_at, _containers(p, pod_at),
-                       spec.get("replicas", 1), replicas_at, size, ann)
-        if size > 1:
-            site.notes.append(f"a group of {size} pods runs one engine")
-        sites.append(site)
-    return sites
-
-
-def inference_service(data: dict[str, Any]) -> list[PodSite]:
-    """KServe InferenceService: spec.predictor.model (a runtime's container) or .containers."""
-    spec = _dict(data.get("spec"))
-    pred = _dict(spec.get("predictor"))
-    at: Key = ("spec", "predictor")
-    replicas = pred.get("minReplicas", 1)
-    replicas_at = (*at, "minReplicas") if "minReplicas" in pred else None
-    containers = _containers(pred, at)
-    lenient = False
-    if isinstance(pred.get("model"), dict):
-        containers.insert(0, (pred["model"], (*at, "model")))
-        lenient = True  # the huggingface runtime takes vLLM's options and its own
-    site = PodSite("InferenceService", pred, at, containers, replicas, replicas_at,
-                   lenient=lenient)
-    site.notes.append("checked at minReplicas (KServe scales up from there)")
-    return [site]
-
-
-def serving_runtime(data: dict[str, Any]) -> list[PodSite]:
-    """KServe ServingRuntime / ClusterServingRuntime: a template, one replica."""
-    spec = _dict(data.get("spec"))
-    site = PodSite(str(data.get("kind")), spec, ("spec",), _containers(spec, ("spec",)))
-    site.notes.append("a serving runtime is a template: checked as one replica")
-    return [site]
-
-
-def llm_inference_service(data: dict[str, Any]) -> list[PodSite]:
-    """KServe LLMInferenceService: spec.template is the pod; spec.model.uri the model."""
-    spec = _dict(data.get("spec"))
-    p = _dict(spec.get("template"))
-    site = PodSite("LLMInferenceService", p, ("spec", "template"),
-                   _containers(p, ("spec", "template")), spec.get("replicas", 1),
-                   ("spec", "replicas") if "replicas" in spec else None, lenient=True)
-    return [site]
-
-
-READERS: dict[str, Callable[[dict[str, Any]], list[PodSite]]] = {
-    "Deployment": workloads,
-    "StatefulSet": workloads,
-    "ReplicaSet": workloads,
-    "Job": workloads,
-    "DaemonSet": workloads,
-    "Pod": pod,
-    "LeaderWorkerSet": leader_worker_set,
-    "InferenceService": inference_service,
-    "ServingRuntime": serving_runtime,
-    "ClusterServingRuntime": serving_runtime,
-    "LLMInferenceService": llm_inference_service,
-}
+def image_names_engine(image: str) -> bool:
+    return not any(part in image for part in LAUNCHER_IMAGES)

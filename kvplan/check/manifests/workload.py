@@ -8,6 +8,7 @@ came from, so errors and annotations point at the right line.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,7 @@ from kvplan.check.gpus import (
     catalog_name,
 )
 from kvplan.check.manifests.engine import Found, Refusal, read_options
-from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.pods import PodSite, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.deploy import Problem, resolve_gpu
 from kvplan.deploy.yamldoc import Doc, Key
@@ -33,6 +34,14 @@ from kvplan.specs.loader import suggest
 NAMES_NO_GPU = (MEMORY_LABEL, AMD_FAMILY_LABEL)  # memory size / GPU family: not one model
 RENDER_FIRST = "render first (helm template / kustomize build / envsubst)"
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
+# accelerators that are not GPUs kvplan models: a server limited to one is refused, named
+OTHER_ACCELERATORS = {
+    "google.com/tpu": "TPUs", "aws.amazon.com/neuron": "AWS Neuron devices",
+    "aws.amazon.com/neuroncore": "AWS Neuron cores", "habana.ai/gaudi": "Intel Gaudi devices",
+    "gpu.intel.com/i915": "Intel GPUs", "gpu.intel.com/xe": "Intel GPUs",
+    "rebellions.ai/ATOM": "Rebellions ATOM devices",
+}
+SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")  # sh -c, -ec, -exc, -lc, -euxc ...
 
 
 def unrendered(text: str) -> bool:
@@ -54,7 +63,7 @@ def container_words(c: dict[str, Any], doc: Doc, at: Key) -> tuple[list[Word], b
             line = doc.line(*at, part, i)
             text = str(item)
             first = words[0].text.rsplit("/", 1)[-1] if words else ""
-            if words and words[-1].text in ("-c", "-ec", "-xc", "-lc") and first in SHELLS:
+            if words and SHELL_C.fullmatch(words[-1].text) and first in SHELLS:
                 shell = True
                 for cmd in split_script(text):
                     if server_start(cmd) is not None:
@@ -99,6 +108,8 @@ def mentions_engine(data: Any) -> str | None:
                 return "SGLang"
             if "trtllm-serve" in low or "tensorrt-llm" in low or "tensorrt_llm" in low:
                 return "TensorRT-LLM"
+            if "dynamo.trtllm" in low:
+                return "TensorRT-LLM (Dynamo)"
             if "ray.serve.llm" in low:
                 return "vLLM (Ray Serve LLM)"
     return None
@@ -132,6 +143,7 @@ class Workload:
         self.env: dict[str, str] = {}
         self.label_key: str | None = None
         self.gpu_named = True
+        self.dp_spread = False  # --data-parallel-size-local: each pod holds its own ranks
 
     def problem(self, field: str, message: str, line: int | None) -> None:
         self.problems.append(Problem(field, message, line))
@@ -165,7 +177,12 @@ class Workload:
         parsed = parse(inv)
         found = self.found
         image = str(self.container.get("image", ""))
-        if ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
+        if not (self.site.image_names_engine and image_names_engine(image)):
+            if image:
+                self.notes.append(f"image {image}: its tag is the launcher's release, not "
+                                  f"{inv.engine}'s; the {inv.engine} profile's default version "
+                                  "is used")
+        elif ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
             tag = image.rsplit(":", 1)[-1]
             try:
                 parse_version(tag)
@@ -174,7 +191,8 @@ class Workload:
                 self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
                                   "profile's default version is used")
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
-                     strict=not self.site.lenient, manifest=self.path)
+                     strict=not self.site.lenient, manifest=self.path,
+                     release_unknown=self.site.release_unknown)
         quant = found.values.pop("quantization", None)
         quant_line = found.lines.pop("quantization", None)
         if quant is not None and str(quant).lower() == "fp8":
@@ -188,7 +206,14 @@ class Workload:
         if kv is not None and str(kv).startswith("fp8"):
             found.values["engine.kv_cache_dtype"] = "fp8"
         self.dp = int(found.values.pop("dp", 1) or 1)
-        if found.lines.pop("dp", None) is not None and self.dp > 1:
+        dp_line = found.lines.pop("dp", None)
+        local = found.values.pop("dp_local", None)
+        found.lines.pop("dp_local", None)
+        if local is not None and int(local) < self.dp:  # ranks spread over the group's pods
+            self.dp, self.dp_spread = max(int(local), 1), True
+            self.notes.append(f"{self.dp} data-parallel rank(s) per pod "
+                              "(--data-parallel-size-local)")
+        elif dp_line is not None and self.dp > 1:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
         found.values.setdefault("engine.name", inv.engine)
 
@@ -209,12 +234,24 @@ class Workload:
                 if isinstance(section, dict) and key in section and value is None:
                     value, lim_line = section[key], doc.line(*self.c_at, "resources", part, key)
         if value is None:
+            for part in ("limits", "requests"):
+                section = res.get(part) or {} if isinstance(res, dict) else {}
+                for key, what in OTHER_ACCELERATORS.items():
+                    if isinstance(section, dict) and key in section:
+                        self.problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
+                                     f"AMD GPUs (this server asks for {key}: {section[key]})",
+                                     doc.line(*self.c_at, "resources", part, key))
+                        return
             self.problem("nvidia.com/gpu", "the server container sets no nvidia.com/gpu limit; "
                          f"add resources.limits nvidia.com/gpu: {engine_gpus}", lim_line)
             return
         if unrendered(str(value)):
             self.problem("nvidia.com/gpu", f"{value!r}: {RENDER_FIRST}", lim_line)
             return
+        if str(value) == "all" and site.kind == "compose service":
+            value = engine_gpus  # compose's count: all reserves every GPU; the engine uses these
+            self.notes.append(f"count: all reserves every GPU of the host; the engine uses "
+                              f"{engine_gpus}")
         try:
             per_pod = int(str(value))
         except ValueError:
@@ -222,16 +259,19 @@ class Workload:
         if per_pod <= 0:
             self.problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
             return
-        have = per_pod * site.pods_per_engine
+        pods_per_engine = 1 if self.dp_spread else site.pods_per_engine
+        have = per_pod * pods_per_engine if site.gpus_total is None else site.gpus_total
         if have < engine_gpus:
             what = f"tensor {tp}" + (f" x pipeline {pp}" if pp > 1 else "")
             what += f" x data-parallel {self.dp}" if self.dp > 1 else ""
             self.problem("nvidia.com/gpu", f"{what} needs {engine_gpus} GPUs but the engine has "
-                         f"{have} (nvidia.com/gpu {per_pod} x {site.pods_per_engine} pod(s))",
+                         f"{have} (nvidia.com/gpu {per_pod} x {pods_per_engine} pod(s))",
                          lim_line)
             return
         if have > engine_gpus:
             self.notes.append(f"{have - engine_gpus} of {have} GPUs per engine unused")
+        if pods_per_engine > 1 and "parallel.nodes" not in found.values:
+            found.put("parallel.nodes", pods_per_engine, replicas_line, "pods per engine")
         if unrendered(str(replicas)):
             self.problem("replicas", f"{replicas!r}: {RENDER_FIRST}", replicas_line)
         elif not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
@@ -239,7 +279,8 @@ class Workload:
         elif replicas == 0:
             self.problem("replicas", "0 replicas hold no users", replicas_line)
         else:
-            found.put("hardware.count", replicas * engine_gpus, replicas_line, "replicas")
+            pods = site.pods_per_engine if self.dp_spread else 1
+            found.put("hardware.count", replicas * pods * engine_gpus, replicas_line, "replicas")
             found.lines["hardware"] = lim_line
 
     def _labels(self) -> list[tuple[str, str, int]]:

@@ -1,0 +1,74 @@
+"""A KubeRay RayClusterSpec (headGroupSpec, workerGroupSpecs), as RayService and AIBrix's
+RayClusterFleet embed it: the pods, and the GPUs Ray advertises on each (rayStartParams
+num-gpus, else the container's nvidia.com/gpu limit)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from kvplan.check.manifests.pods import as_dict
+from kvplan.deploy.yamldoc import Key
+
+GPU_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
+
+
+@dataclass
+class RayGroup:
+    """The head or one worker group: its pod template and what it holds."""
+
+    name: str
+    pod: dict[str, Any]
+    pod_at: Key
+    gpus_per_pod: int
+    pods: int  # replicas x numOfHosts (the head: 1)
+    max_pods: int
+    head: bool = False
+
+
+def _gpus(pod: dict[str, Any], params: dict[str, Any]) -> int:
+    if "num-gpus" in params:
+        try:
+            return int(float(str(params["num-gpus"])))
+        except ValueError:
+            return 0
+    for c in pod.get("containers") or []:
+        res = as_dict(as_dict(c).get("resources"))
+        for part in ("limits", "requests"):
+            for key in GPU_KEYS:
+                value = as_dict(res.get(part)).get(key)
+                if value is not None:
+                    try:
+                        return int(str(value))
+                    except ValueError:
+                        return 0
+    return 0
+
+
+def _int(value: Any, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def groups(cluster: dict[str, Any], at: Key) -> list[RayGroup]:
+    """The head, then each worker group, in file order."""
+    out = []
+    head = as_dict(cluster.get("headGroupSpec"))
+    pod = as_dict(as_dict(head.get("template")).get("spec"))
+    out.append(RayGroup("head", pod, (*at, "headGroupSpec", "template", "spec"),
+                        _gpus(pod, as_dict(head.get("rayStartParams"))), 1, 1, head=True))
+    workers = cluster.get("workerGroupSpecs")
+    for i, w in enumerate(workers if isinstance(workers, list) else []):
+        w = as_dict(w)
+        pod = as_dict(as_dict(w.get("template")).get("spec"))
+        hosts = _int(w.get("numOfHosts"), 1)
+        replicas = _int(w.get("replicas"), _int(w.get("minReplicas"), 1))
+        most = _int(w.get("maxReplicas"), replicas)
+        out.append(RayGroup(str(w.get("groupName", f"worker-{i}")), pod,
+                            (*at, "workerGroupSpecs", i, "template", "spec"),
+                            _gpus(pod, as_dict(w.get("rayStartParams"))), replicas * hosts,
+                            max(most, replicas) * hosts))
+    return out
+
+
+def total_gpus(gs: list[RayGroup], at_max: bool = False) -> int:
+    return sum(g.gpus_per_pod * (g.max_pods if at_max else g.pods) for g in gs)

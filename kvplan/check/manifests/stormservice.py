@@ -1,0 +1,45 @@
+"""AIBrix StormService (orchestration.aibrix.ai/v1alpha1): spec.replicas role sets (default 1),
+each with the roles of spec.template.spec.roles; a role runs `replicas` instances (default 1)
+of `podGroupSize` pods (default 1: multi-node when more) from its pod template (vllm-project/
+aibrix api/orchestration/v1alpha1/stormservice_types.go, roleset_types.go). Each role that runs
+an engine (prefill, decode, or one aggregated role) is checked on its own."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kvplan.check.manifests.pods import PodSite, as_dict, template_site
+from kvplan.deploy import Problem
+from kvplan.deploy.yamldoc import Doc
+
+KINDS = ("StormService",)
+
+
+def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
+    spec = as_dict(data.get("spec"))
+    sets = spec.get("replicas", 1)
+    roles = as_dict(as_dict(spec.get("template")).get("spec")).get("roles")
+    base = str(as_dict(data.get("metadata")).get("name") or "stormservice")
+    out = []
+    for i, role in enumerate(roles if isinstance(roles, list) else []):
+        role = as_dict(role)
+        at = ("spec", "template", "spec", "roles", i)
+        n = role.get("replicas", 1)
+        site = template_site(role, at, "StormService", n, (*at, "replicas") if "replicas" in role
+                             else ("spec", "replicas") if "replicas" in spec else None)
+        if isinstance(sets, int) and isinstance(n, int):
+            site.replicas = sets * n
+            if sets != 1:
+                site.notes.append(f"{sets} role sets x {n} {role.get('name', 'role')} "
+                                  "replica(s)")
+        size = role.get("podGroupSize", 1)
+        if isinstance(size, int) and size > 1:
+            site.pods_per_engine = size
+            site.notes.append(f"a group of {size} pods runs one engine (podGroupSize)")
+        elif size is not None and not isinstance(size, int):
+            site.problems.append(Problem("podGroupSize", f"{size!r} is not a count",
+                                         doc.line(*at, "podGroupSize")))
+        site.group, site.line_at = i, at
+        site.name = f"{base} {role.get('name', i)}"
+        out.append(site)
+    return out

@@ -1,0 +1,122 @@
+"""vLLM production-stack operator VLLMRuntime (production-stack.vllm.ai/v1alpha1): the operator
+renders one Deployment running `/opt/venv/bin/vllm serve` with arguments built from spec.model
+and spec.vllmConfig (vllm-project/production-stack operator/internal/controller/
+vllmruntime_controller.go, operator/api/v1alpha1/vllmruntime_types.go at a6c01db0):
+
+    <model.modelURL> --host 0.0.0.0 --port <vllmConfig.port, default 8000>
+    [--enable-lora] [--enable-auto-tool-choice] [--tool-call-parser P]
+    --enable-chunked-prefill | --no-enable-chunked-prefill      (vllmConfig.enableChunkedPrefill)
+    --enable-prefix-caching | --no-enable-prefix-caching        (vllmConfig.enablePrefixCaching)
+    [--max-model-len model.maxModelLen] [--dtype model.dtype]
+    [--tensor-parallel-size vllmConfig.tensorParallelSize] [--max-num-seqs model.maxNumSeqs]
+    [--gpu_memory_utilization vllmConfig.gpuMemoryUtilization] [--max_loras vllmConfig.maxLoras]
+    <vllmConfig.extraArgs> [--kv-transfer-config <LMCache> when lmCacheConfig.enabled]
+
+deploymentConfig.resources.gpu GPUs of deploymentConfig.resources.gpuType (default
+nvidia.com/gpu) a pod, deploymentConfig.replicas pods (default 1; autoscalingConfig.enabled:
+minReplicas, default 1), deploymentConfig.nodeSelectorTerms for the node, the image
+deploymentConfig.image.registry + "/" + name. A key the CRD does not have is refused.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kvplan.check.manifests.pods import PodSite, as_dict
+from kvplan.deploy import Problem
+from kvplan.deploy.yamldoc import Doc, Key
+from kvplan.specs.loader import suggest
+
+KINDS = ("VLLMRuntime",)
+MODEL_KEYS = {"modelURL", "hfTokenSecret", "enableLoRA", "enableTool", "toolCallParser",
+              "maxModelLen", "dtype", "maxNumSeqs", "chatTemplate"}
+SPEC_KEYS = {"model", "vllmConfig", "lmCacheConfig", "storageConfig", "deploymentConfig",
+             "autoscalingConfig"}
+VLLM_KEYS = {"enableChunkedPrefill", "enablePrefixCaching", "tensorParallelSize",
+             "gpuMemoryUtilization", "maxLoras", "extraArgs", "v1", "port", "env"}
+
+
+def _unknown(block: dict[str, Any], known: set[str], at: Key, doc: Doc) -> list[Problem]:
+    """One problem naming every key of `block` the CRD does not have."""
+    bad = [str(k) for k in block if k not in known]
+    if not bad:
+        return []
+    hint = suggest(bad[0], sorted(known)) if len(bad) == 1 else ""
+    what = "not a VLLMRuntime field" if len(bad) == 1 else "not VLLMRuntime fields"
+    return [Problem(", ".join(f"{at[-1]}.{k}" for k in bad),
+                    f"{what}{hint} (it takes {', '.join(sorted(known))}): the API server drops "
+                    "them, so the operator never passes them on", doc.line(*at, bad[0]))]
+
+
+def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
+    spec = as_dict(data.get("spec"))
+    model, cfg = as_dict(spec.get("model")), as_dict(spec.get("vllmConfig"))
+    dep = as_dict(spec.get("deploymentConfig"))
+    m_at, v_at, d_at = ("spec", "model"), ("spec", "vllmConfig"), ("spec", "deploymentConfig")
+    problems = (_unknown(spec, SPEC_KEYS, ("spec",), doc) + _unknown(model, MODEL_KEYS, m_at, doc)
+                + _unknown(cfg, VLLM_KEYS, v_at, doc))
+    words: list[tuple[str, int]] = [("/opt/venv/bin/vllm", doc.line(*m_at)),
+                                    ("serve", doc.line(*m_at)),
+                                    (str(model.get("modelURL", "")), doc.line(*m_at, "modelURL"))]
+
+    def add(flag: str, value: Any, line: int) -> None:
+        words.append((flag, line))
+        if value is not None:
+            words.append((str(value), line))
+
+    if model.get("enableLoRA"):
+        add("--enable-lora", None, doc.line(*m_at, "enableLoRA"))
+    for key, on, off in (("enableChunkedPrefill", "--enable-chunked-prefill",
+                          "--no-enable-chunked-prefill"),
+                         ("enablePrefixCaching", "--enable-prefix-caching",
+                          "--no-enable-prefix-caching")):
+        add(on if cfg.get(key) else off, None, doc.line(*v_at, key))
+    for block, b_at, key, flag in ((model, m_at, "maxModelLen", "--max-model-len"),
+                                   (model, m_at, "dtype", "--dtype"),
+                                   (cfg, v_at, "tensorParallelSize", "--tensor-parallel-size"),
+                                   (model, m_at, "maxNumSeqs", "--max-num-seqs"),
+                                   (cfg, v_at, "gpuMemoryUtilization", "--gpu_memory_utilization"),
+                                   (cfg, v_at, "maxLoras", "--max_loras")):
+        value = block.get(key)
+        if value not in (None, "", 0):
+            add(flag, value, doc.line(*b_at, key))
+    extra = cfg.get("extraArgs")
+    for j, a in enumerate(extra if isinstance(extra, list) else []):
+        words.append((str(a), doc.line(*v_at, "extraArgs", j)))
+    notes = []
+    if as_dict(spec.get("lmCacheConfig")).get("enabled"):
+        notes.append("lmCacheConfig: LMCache offloads KV to CPU/remote; the GPU pool is sized "
+                     "as vLLM's own")
+    res = as_dict(dep.get("resources"))
+    image = as_dict(dep.get("image"))
+    container: dict[str, Any] = {
+        "image": f"{image.get('registry', 'docker.io')}/{image.get('name', '')}",
+        "command": [w for w, _ in words],
+        "env": [e for e in cfg.get("env") or [] if isinstance(e, dict)],
+    }
+    c_at: Key = ("spec", "deploymentConfig", "__container__")
+    lines: dict[Key, int] = {(*c_at, "command", k): line for k, (_, line) in enumerate(words)}
+    if "gpu" in res:
+        gpu_type = str(res.get("gpuType") or "nvidia.com/gpu")
+        container["resources"] = {"limits": {gpu_type: res["gpu"]}}
+        lines[c_at + ("resources", "limits", gpu_type)] = doc.line(*d_at, "resources", "gpu")
+    replicas: Any = dep.get("replicas", 1)  # kubebuilder default 1
+    replicas_at: Key = (*d_at, "replicas")
+    auto = as_dict(spec.get("autoscalingConfig"))
+    if auto.get("enabled"):
+        replicas = auto.get("minReplicas", 1)
+        replicas_at = ("spec", "autoscalingConfig", "minReplicas") if "minReplicas" in auto \
+            else ("spec", "autoscalingConfig")
+        notes.append(f"checked at autoscalingConfig.minReplicas {replicas} (KEDA scales up to "
+                     f"{auto.get('maxReplicas', '?')})")
+        if replicas == 0:
+            replicas = 1
+            notes.append("minReplicas 0 (scale to zero): checked as the first replica it starts")
+    pod: dict[str, Any] = {"containers": [container]}
+    terms = dep.get("nodeSelectorTerms")
+    if isinstance(terms, list):
+        pod["affinity"] = {"nodeAffinity": {
+            "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
+    ann = as_dict(dep.get("podAnnotations"))
+    return [PodSite("VLLMRuntime", pod, d_at, [(container, c_at)], replicas, replicas_at,
+                    annotations=ann, lines=lines, problems=problems, notes=notes)]
