@@ -154,6 +154,11 @@ NEW = {
         "akougkas/warpio-cli warpio-docs/ai-docs/model_cards/qwen3:4b.md@3b0a510 (its config.json section; an alias of qwen3-4b before, now its own spec: 262,144 positions and rope_theta 5e6 against the original release's 40,960); tied embeddings",
         None,
     ),
+    "qwen2.5-14b-instruct": (
+        "Qwen/Qwen2.5-14B-Instruct",
+        "partial: no verbatim copy of the official file; the config as transformers 4.44.2 re-saved it (_name_or_path Qwen/Qwen2.5-14B-Instruct) in the re-upload https://huggingface.co/osllmai-community/Qwen2.5-14B-Instruct/blob/eaddfa685697f74aa707d6cd5cf36784cdcabe05/config.json, whose fields two fine-tunes of it repeat (sknow-lab/Qwen2.5-14B-CIC-ACLARC@8ae8e07, jkazdan/qwen-14-trained-traces); 32,768 positions, where the Qwen2.5-14B base (qwen2.5-14b) has 131,072, so not an alias",
+        None,
+    ),
     "qwen2.5-7b-base": (
         "Qwen/Qwen2.5-7B",
         PROF.format("Qwen2.5-7B") + " (an alias of qwen2.5-7b before, now its own spec: the base model allows 131,072 positions, the Instruct config 32,768)",

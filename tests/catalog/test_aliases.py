@@ -73,7 +73,7 @@ def test_a_differing_shape_is_not_an_alias(tmp_path):
     ("variant", "instruct"),
     # the base release and the 2507 update have the Instruct/original shapes but more positions
     [("qwen2.5-7b-base", "qwen2.5-7b"), ("qwen3-4b-2507", "qwen3-4b"),
-     ("qwen2.5-coder-32b", "qwen2.5-32b"), ("deepseek-r1-distill-qwen-7b", "qwen2.5-7b")],
+     ("qwen2.5-coder-32b", "qwen2.5-32b"), ("qwen2.5-14b-instruct", "qwen2.5-14b"), ("deepseek-r1-distill-qwen-7b", "qwen2.5-7b")],
 )
 def test_a_different_position_limit_is_its_own_spec(variant: str, instruct: str):
     a, b = load_model(variant), load_model(instruct)

@@ -99,6 +99,7 @@ TABLE = {
     "qwen3-235b-a22b-2507": (192_512, 192_512, None, 0),  # 94 L x 4 kv x head_dim 128 (not 64) x 4
     "qwen3-4b-2507": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
     "qwen2.5-7b-base": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4; use_sliding_window false
+    "qwen2.5-14b-instruct": (196_608, 196_608, None, 0),  # 48 L x 8 kv x 128 x 4
 }
 
 
@@ -210,6 +211,9 @@ PARAMS = {
     # + 3 x 3,584 x 18,944 + 2 x 3,584) + 3,584 = 7,615,616,512 = Qwen2-7B-Instruct's tensor sum
     "deepseek-r1-distill-qwen-7b": (7_615_616_512, None, None),
     "qwen2.5-7b-base": (7_615_616_512, None, None),  # the same shapes as above
+    # 152,064 x 5,120 x 2 + 48 x (5,120^2 + 5,120 + 2 x (5,120 x 1,024 + 1,024) + 5,120^2
+    # + 3 x 5,120 x 13,824 + 2 x 5,120) + 5,120 = 14,770,033,664 (qwen2.5-14b's shapes)
+    "qwen2.5-14b-instruct": (14_770_033_664, None, None),
     # 128,256 x 8,192 x 2 + 80 x (2 x 8,192^2 + 2 x 8,192 x 1,024 + 3 x 8,192 x 28,672 + 2 x 8,192)
     # + 8,192 = 70,553,706,496 (official)
     "llama-3-70b": (70_553_706_496, None, None),
