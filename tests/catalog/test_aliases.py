@@ -24,6 +24,8 @@ SHAPE = (
     "attention",
     "moe",
     "params_encoder",
+    # a variant with more (or fewer) positions is its own spec: the limit bounds the planned context
+    "max_context_tokens",
 )
 PAIRS = [(name, alias, fixture) for name, rows in ALIASES.items() for alias, fixture, _ in rows]
 
@@ -58,10 +60,25 @@ def test_every_shipped_alias_is_curated_and_every_fixture_used():
 
 
 def test_a_differing_shape_is_not_an_alias(tmp_path):
-    # the check above fails closed: Qwen2.5-7B's config with one layer more is not Qwen2.5-7B
-    cfg = json.loads((FIXTURES / "Qwen--Qwen2.5-7B.json").read_text())
+    # the check above fails closed: Qwen2.5-7B-Instruct's config with one layer more is not it
+    cfg = json.loads((FIXTURES.parent / "qwen2.5-7b.json").read_text())
     cfg["num_hidden_layers"] += 1
     path = tmp_path / "config.json"
     path.write_text(json.dumps(cfg))
     variant = import_model(str(path))
     assert variant.model_dump(include=set(SHAPE)) != load_model("qwen2.5-7b").model_dump(include=set(SHAPE))
+
+
+@pytest.mark.parametrize(
+    ("variant", "instruct"),
+    # same shapes, another position limit: a base release, a 2507 update, Coder, a distill
+    [("qwen2.5-7b-base", "qwen2.5-7b"), ("qwen3-4b-2507", "qwen3-4b"),
+     ("qwen2.5-coder-32b", "qwen2.5-32b"), ("qwen2.5-14b-instruct", "qwen2.5-14b"),
+     ("deepseek-r1-distill-qwen-7b", "qwen2.5-7b")],
+)
+def test_a_different_position_limit_is_its_own_spec(variant: str, instruct: str):
+    a, b = load_model(variant), load_model(instruct)
+    same = [k for k in SHAPE if k != "max_context_tokens"]
+    assert a.model_dump(include=set(same)) == b.model_dump(include=set(same))
+    assert a.max_context_tokens != b.max_context_tokens
+    assert a.hf_id not in [x.id for x in b.aliases]

@@ -92,6 +92,14 @@ TABLE = {
     "granite-3.3-8b": (163_840, 163_840, None, 0),  # 40 L x 8 kv x 128 x 4
     "qwen2.5-vl-3b": (36_864, 36_864, None, 0),  # 36 L x 2 kv x 128 x 4; use_sliding_window false
     "opt-125m": (36_864, 36_864, None, 0),  # 12 L x 12 kv (MHA) x 64 x 4
+    # added by the catalog helper (issue 12, third pass)
+    "qwen2.5-coder-32b": (262_144, 262_144, None, 0),  # 64 L x 8 kv x 128 x 4; use_sliding_window false
+    "deepseek-r1-distill-qwen-7b": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4; sliding_window null
+    "llama-3-70b": (327_680, 327_680, None, 0),  # 80 L x 8 kv x 128 x 4
+    "qwen3-235b-a22b-2507": (192_512, 192_512, None, 0),  # 94 L x 4 kv x head_dim 128 (not 64) x 4
+    "qwen3-4b-2507": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
+    "qwen2.5-7b-base": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4; use_sliding_window false
+    "qwen2.5-14b-instruct": (196_608, 196_608, None, 0),  # 48 L x 8 kv x 128 x 4
 }
 
 
@@ -195,6 +203,23 @@ PARAMS = {
     # 50,272 x 768 tied + (2,048 + 2) x 768 positions + 12 x (4 x (768^2 + 768) + 2 x 768 x 3,072
     # + 3,072 + 768 + 2 x 2 x 768) + 2 x 768 final LayerNorm = 125,239,296 (official)
     "opt-125m": (125_239_296, None, None),
+    # third pass. 152,064 x 5,120 x 2 (untied) + 64 x (q 5,120^2 + 5,120 + k, v 2 x (5,120 x
+    # 1,024 + 1,024) + o 5,120^2 + MLP 3 x 5,120 x 27,648 + 2 x 5,120 norms = 487,605,248) + 5,120
+    # = 32,763,876,352: Qwen2.5-32B's shapes, and the tensor sum of QwQ-32B's checkpoint (same shapes)
+    "qwen2.5-coder-32b": (32_763_876_352, None, None),
+    # 152,064 x 3,584 x 2 + 28 x (3,584^2 + 3,584 + 2 x (3,584 x 512 + 512) + 3,584^2
+    # + 3 x 3,584 x 18,944 + 2 x 3,584) + 3,584 = 7,615,616,512 = Qwen2-7B-Instruct's tensor sum
+    "deepseek-r1-distill-qwen-7b": (7_615_616_512, None, None),
+    "qwen2.5-7b-base": (7_615_616_512, None, None),  # the same shapes as above
+    # 152,064 x 5,120 x 2 + 48 x (5,120^2 + 5,120 + 2 x (5,120 x 1,024 + 1,024) + 5,120^2
+    # + 3 x 5,120 x 13,824 + 2 x 5,120) + 5,120 = 14,770,033,664 (qwen2.5-14b's shapes)
+    "qwen2.5-14b-instruct": (14_770_033_664, None, None),
+    # 128,256 x 8,192 x 2 + 80 x (2 x 8,192^2 + 2 x 8,192 x 1,024 + 3 x 8,192 x 28,672 + 2 x 8,192)
+    # + 8,192 = 70,553,706,496 (official)
+    "llama-3-70b": (70_553_706_496, None, None),
+    # the original release's shapes (qwen3-235b-a22b-fp8 above): 94 layers x 128 experts, 8 active
+    "qwen3-235b-a22b-2507": (235_093_634_560, 22_190_763_520, None),
+    "qwen3-4b-2507": (4_022_468_096, None, None),  # qwen3-4b's shapes, tied embeddings
 }
 
 

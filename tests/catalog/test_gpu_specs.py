@@ -50,6 +50,9 @@ NEW_GPUS: dict[str, Reading] = {
                       ("AMD Instinct MI250X",), 65_520),
     # cuDeviceTotalMem on GB10: totalMem=130602405888 (121.6 GiB); 130602405888 / 2**30 = 121.63
     "gb10": Reading(130_602_405_888, None, 273_000_000_000, None, True, ("NVIDIA GB10",), None),
+    # deviceQuery 'NVIDIA Thor' 125772 MBytes (131881680896 bytes), JetPack 7.0 / CUDA 13.0;
+    # 131,881,680,896 / 2**20 = 125,772.0 -> the printed MBytes
+    "jetson-thor": Reading(131_881_680_896, None, 273_000_000_000, None, True, ("NVIDIA Thor",), 125_772),
     # upper bounds: nvidia-smi MiB x 1,048,576
     # 46068 x 1048576 = 48,305,799,168
     "l20": Reading(48_305_799_168, 46_068, 864_000_000_000, 119_500_000_000_000, True,
@@ -75,7 +78,7 @@ NEW_GPUS: dict[str, Reading] = {
 def test_issue_12_gpus_are_all_there():
     specs, errors = all_hardware()
     assert errors == []
-    assert len(specs) >= 26  # issue #12: at least 26 GPUs; 17 before + 14 here = 31
+    assert len(specs) >= 26  # issue #12: at least 26 GPUs; 17 before + 15 here = 32
     assert {g.name for g in specs} >= set(NEW_GPUS)
 
 
@@ -127,11 +130,24 @@ def test_unified_memory_part_says_what_the_runtime_reports():
     gb10 = load_hardware("dgx-spark")
     assert gb10.name == "gb10"
     assert gb10.nvidia_smi_mib is None  # nvidia-smi: 'Not Supported' on DGX Spark
-    assert [g.name for g in all_hardware()[0] if g.unified_memory] == ["gb10"]
+    assert sorted(g.name for g in all_hardware()[0] if g.unified_memory) == ["gb10", "jetson-thor"]
     text = gb10.memory_source
     assert "SHARED with the CPU" in text and "HOW CHOSEN" in text
     # the other Spark's deviceQuery (122,570 MBytes) is cited and lower than the kept reading
     assert "122,570 MBytes" in text and gb10.memory_bytes > 122_570 * MIB
+
+
+def test_jetson_thor_is_unified_and_cites_the_lower_os_images():
+    thor = load_hardware("Jetson-AGX-Thor")
+    assert thor.name == "jetson-thor" and thor.unified_memory
+    assert thor.nvidia_smi_mib is None  # nvidia-smi prints [N/A] for memory on Jetson
+    text = thor.memory_source
+    assert "SHARED with the CPU" in text and "HOW CHOSEN" in text
+    # the two JetPack 7.0 readings differ by one 4 KiB page; the kept one is the lower
+    assert thor.memory_bytes == 131_881_684_992 - 4096
+    # other OS images leave less: 131,587,801,088 B is 293,879,808 B (~294 MB) below the kept total
+    assert "131587801088" in text and thor.memory_bytes - 131_587_801_088 == 293_879_808
+    assert "294 MB" in text
 
 
 def test_mi250x_is_one_gcd():
@@ -161,7 +177,8 @@ def test_aliases_are_unambiguous():
     ("typed", "name"),
     [("v100", "v100-sxm2-32gb"), ("V100-16GB", "v100-sxm2-16gb"), ("tesla-t4", "t4"),
      ("5090", "rtx-5090"), ("rtx-pro-6000", "rtx-pro-6000-server"), ("spark", "gb10"),
-     ("a800", "a800-80gb"), ("gb300-nvl72", "gb300"), ("hgx-b300", "b300")],
+     ("a800", "a800-80gb"), ("gb300-nvl72", "gb300"), ("hgx-b300", "b300"),
+     ("thor", "jetson-thor"), ("agx-thor", "jetson-thor")],
 )
 def test_what_users_type_resolves(typed, name):
     assert load_hardware(typed).name == name

@@ -32,6 +32,8 @@ TIED = {"tiny-test-model", "llama-3.2-1b", "llama-3.2-3b", "gemma-2-9b", "gemma-
 # the catalog's issue-12 additions whose config.json sets tie_word_embeddings true
 TIED |= {"gemma-2-2b", "qwen2-0.5b", "qwen2-1.5b", "qwen2.5-0.5b", "qwen2.5-3b"}
 TIED |= {"qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen2.5-1.5b"}
+# issue 12, third pass (catalog helper): the Qwen3-4B-Instruct-2507 config ties its embeddings too
+TIED |= {"qwen3-4b-2507"}
 # Model types --measure builds; their counts exclude what it does not build (vision towers, MTP).
 BUILT = {"llama", "mistral", "qwen2", "qwen3", "gemma2"}
 
