@@ -309,6 +309,8 @@ def fail_line(target: Target, numbers: Numbers) -> int:
 
 def describe_fix(target: Target, fix: Fix) -> str:
     """A fix in the file's own words (kvplan fields, or manifest flags and labels)."""
+    from kvplan.check.startup import sequences
+
     parts = []
     new, old = fix.new, fix.old
     manifest = target.kind == KUBERNETES
@@ -359,7 +361,7 @@ def describe_fix(target: Target, fix: Fix) -> str:
             parts.append(f"hardware.gpu: {old['gpu']} -> {new['gpu']}")
     n = fix.numbers
     if target.no_traffic:  # no load declared: say what starts, not a placeholder user count
-        return (f"{' and '.join(parts)} (starts; holds {n.kv_users_per_replica:,} sequences of "
+        return (f"{' and '.join(parts)} (starts; holds {sequences(n.kv_users_per_replica)} of "
                 f"{n.max_model_len:,} tokens per replica on {n.gpus} GPU(s))")
     return f"{' and '.join(parts)} (holds {n.users_held:,} users on {n.gpus} GPU(s))"
 

@@ -60,10 +60,15 @@ def startup(planned: PlannedDeployment, gpus: int, engines_per_unit: int = 1,
     tokens = 0
     if numbers.would_start:
         try:
-            res = run_engine(req, engine).size if engine is not None else size(req)
-            # a token past every sliding window costs only the global layers' share
-            per = res.kv_bytes_per_token_beyond_window or res.kv_bytes_per_token
-            tokens = res.kv_budget_bytes // max(per, 1)
+            if engine is not None:
+                # the engine's own count ("GPU KV cache size: N tokens"): whole blocks, and
+                # past every sliding window where a model has them
+                tokens = run_engine(req, engine).kv_cache_tokens
+            else:
+                res = size(req)
+                # a token past every sliding window costs only the global layers' share
+                per = res.kv_bytes_per_token_beyond_window or res.kv_bytes_per_token
+                tokens = res.kv_budget_bytes // max(per, 1)
         except InputError:
             tokens = 0
     return Startup(numbers, tokens)
@@ -81,8 +86,13 @@ def starts_on(planned: PlannedDeployment, gpus: int, catalog: Sequence[HardwareS
     return yes, no
 
 
+def sequences(n: int) -> str:
+    """'1 sequence', '6 sequences'."""
+    return f"{n:,} sequence" + ("" if n == 1 else "s")
+
+
 def pass_text(s: Startup) -> str:
     n = s.numbers
-    return (f"starts; holds {n.kv_users_per_replica:,} sequences of {n.max_model_len:,} tokens "
+    return (f"starts; holds {sequences(n.kv_users_per_replica)} of {n.max_model_len:,} tokens "
             f"per replica ({s.pool_tokens:,} tokens in the pool); capacity against traffic not "
             "checked")
