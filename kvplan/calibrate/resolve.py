@@ -61,11 +61,15 @@ def resolve_gpu(run: Run, base: Path) -> tuple[HardwareSpec | None, str]:
     if total is not None and not 0 < total <= 2**20:  # up to 1 PiB, docs/limits.md
         raise InputError(f"the log gives the GPU's total memory as {total} GiB; a start-up log "
                          "of a real GPU shows a positive total; check the log")
+    ref = run.settings.get("gpu")
     if total is not None:
+        # the log's total; a gpu directive beside it still names the form factor (NVLink or not)
+        named = load_hardware(_path_or_name(ref, base)) if ref else None
         return HardwareSpec(
             name="log-gpu",
             vendor="unknown",
-            label=f"GPU with {total} GiB (from the log)",
+            label=f"GPU with {total} GiB (from the log)" + (f", {named.label}" if named else ""),
+            device_names=list(named.device_names) if named else [],
             memory_bytes=int(total * GIB),
             memory_source="total memory printed in the start-up log",
             memory_bandwidth_bytes_per_s=1,
@@ -73,7 +77,6 @@ def resolve_gpu(run: Run, base: Path) -> tuple[HardwareSpec | None, str]:
             fp8_supported=True,
             source="start-up log (calibration only)",
         ), f"total {total} GiB from the log"
-    ref = run.settings.get("gpu")
     if ref:
         return load_hardware(_path_or_name(ref, base)), f"gpu directive {ref}"
     return None, "GPU total not printed and not stated"

@@ -71,8 +71,10 @@ from kvplan.engines.vllm_nontorch import (
     NON_TORCH_V0_TP,
     NON_TORCH_V1,
     NON_TORCH_V1_TP,
+    NON_TORCH_V1_TP_NVLINK,
     REPACK_CACHED_SHARE,
     non_torch,
+    nvlink_module,
 )
 from kvplan.engines.vllm_series import (
     BIG_GPU_BYTES,
@@ -89,7 +91,8 @@ from kvplan.units import GIB, ceil_div
 
 __all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM",
            "NON_TORCH_V0", "NON_TORCH_V0_TP", "NON_TORCH_V1", "NON_TORCH_V1_TP",
-           "REPACK_CACHED_SHARE", "V1_FROM", "Flavour", "flavour", "mla_block_size", "profile"]
+           "NON_TORCH_V1_TP_NVLINK", "REPACK_CACHED_SHARE", "V1_FROM", "Flavour", "flavour",
+           "mla_block_size", "profile"]
 
 DEFAULT_UTILIZATION = Fraction(9, 10)
 
@@ -184,7 +187,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if m.non_torch_bytes is not None:
         nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
     else:
-        nt, nt_how = non_torch(fl, req.tp, weights, quantized(req))
+        nt, nt_how = non_torch(fl, req.tp, weights, quantized(req),
+                               nvlink_module(req.gpu.label, req.gpu.device_names))
     st.given("non-torch memory", nt.best, "bytes", nt_how)
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
     graphs = Interval.exact(0)

@@ -3,6 +3,18 @@
 (best, low, high) in bytes, fitted on the calibration logs named in tests/assets/logs/FITTED.tsv.
 V1 counts only the growth after start-up (one GPU 0.07 GiB; with tensor parallelism about 1 GiB
 more for NCCL and all-reduce buffers, from log 24); V0 counts the CUDA context too.
+
+V1 with tensor parallelism on NVLink modules (SXM, HGX/DGX boards): vLLM's own TP buffers are
+small -- custom all-reduce allocates meta_size + 8 MiB, 8 MiB of IPC buffer and 8 MiB of rank
+data per GPU (device_communicators/custom_all_reduce.py, max_size 8192 * 1024), symmetric memory
+at most 64 MiB on Hopper (all_reduce_utils.py SYMM_MEM_ALL_REDUCE_MAX_SIZES) -- and the rest is
+NCCL's and FlashInfer's NVSwitch workspaces (the FlashInfer all-reduce fusion workspace needs
+multicast and fails "on GPUs without NVSwitch", flashinfer_all_reduce.py; NCCL enables NVLS only
+above 2 GPUs on H100 and newer, vLLM issue #9699). The sum is not readable from vLLM's source, so
+it is fitted: 2.07 and 2.09 GiB at TP 2 on H100 SXM (logs 62, 75). On PCIe cards custom
+all-reduce is limited to two GPUs ("not supported on more than two PCIe-only GPUs") and no NVSwitch
+workspace exists; with no PCIe constant fitted yet, GPUs whose label names no NVLink form factor
+keep the wide TP term.
 """
 
 from __future__ import annotations
@@ -16,6 +28,8 @@ from kvplan.units import GIB, MIB
 # (best, low, high) in bytes
 NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
 NON_TORCH_V1_TP = (GIB, GIB // 4, 2 * GIB)
+# V1, TP on NVLink modules: best 2.08 GiB (logs 62, 75: 2.07, 2.09), 1.5-2.5 GiB
+NON_TORCH_V1_TP_NVLINK = (GIB * 208 // 100, 3 * GIB // 2, 5 * GIB // 2)
 NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
 NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
 CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
@@ -27,9 +41,22 @@ REPACK_CACHED_SHARE = (Fraction(97, 1000), Fraction(0), Fraction(15, 100))
 REPACK_CACHED_VERSIONS = ((0, 6, 4), (0, 6, 5))
 
 
-def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool) -> tuple[Interval, str]:
+NVLINK_FORM_FACTORS = ("SXM", "HGX", "DGX", "NVL72")
+
+
+def nvlink_module(label: str, device_names: list[str] | tuple[str, ...] = ()) -> bool:
+    """Whether a GPU's sourced label or runtime device names name an NVLink form factor: an SXM
+    module or an HGX/DGX/NVL72 board ("NVIDIA A100-SXM4-40GB", "NVIDIA B200 (HGX/DGX B200...)").
+    A PCIe card, or a name that says neither, is not taken for one."""
+    names = [label, *device_names]
+    return any(f in n.upper() for n in names for f in NVLINK_FORM_FACTORS)
+
+
+def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
+              nvlink: bool = False) -> tuple[Interval, str]:
     """The non-torch term a vLLM version books, and how it was chosen."""
-    table = (NON_TORCH_V1_TP if tp > 1 else NON_TORCH_V1) if fl.v1 else (
+    v1_tp = NON_TORCH_V1_TP_NVLINK if nvlink else NON_TORCH_V1_TP
+    table = (v1_tp if tp > 1 else NON_TORCH_V1) if fl.v1 else (
         NON_TORCH_V0_TP if tp > 1 else NON_TORCH_V0)
     nt = Interval(*table)
     how = "growth after start-up" if fl.v1 else "CUDA context + NCCL"
@@ -38,4 +65,8 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool) -> tuple[Inte
         extra = [int(weights * f) for f in REPACK_CACHED_SHARE]
         nt = Interval(nt.best + extra[0], nt.low + extra[1], nt.high + extra[2])
         how += " + quantized-weight repack cache (vLLM 0.6.4)"
-    return nt, how + (" with TP buffers" if tp > 1 else "")
+    if tp > 1 and fl.v1 and nvlink:
+        how += " with NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom all-reduce)"
+    elif tp > 1:
+        how += " with TP buffers"
+    return nt, how
