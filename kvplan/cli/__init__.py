@@ -6,8 +6,9 @@ alone, `--help` and shell completion register them all.
 
 As a program, kvplan also leaves pydantic's plugins unloaded (`PYDANTIC_DISABLE_PLUGINS`, unless
 the environment sets it): looking for them reads the metadata of every installed distribution
-(10-15 ms in an environment with torch), and kvplan's models are its own internal schemas. Typer
-does the same for the validators it builds for options. Imported as a library, nothing changes.
+(10-15 ms in an environment with torch), and kvplan's models are its own internal schemas; it
+skips the plugin loader's import, and keeps start-up's objects out of the cyclic collector's way
+(kvplan.cli.startup). Imported as a library, nothing changes.
 """
 
 from __future__ import annotations
@@ -106,8 +107,11 @@ def _as_program() -> bool:
     return first.name == "kvplan" or (first.name == "__main__.py" and first.parent.name == "kvplan")
 
 
-if _as_program():
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
+PROGRAM = _as_program()
+if PROGRAM:
+    from kvplan.cli.startup import skip_plugin_loader
+
+    skip_plugin_loader()
     app = build_app(_invoked(sys.argv[1:]))
 else:
     app = build_app()
@@ -126,6 +130,10 @@ def main() -> None:
     if "--debug" in args[:cut]:
         args = ["--debug", *[a for a in args[:cut] if a != "--debug"], *args[cut:]]
         STATE["debug"] = True
+    if PROGRAM:
+        from kvplan.cli.startup import freeze_startup
+
+        freeze_startup()
     try:
         app(args=args, prog_name="kvplan")
     except Exception as err:
