@@ -14,11 +14,13 @@ skips the plugin loader's import, and keeps start-up's objects out of the cyclic
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-from pathlib import Path
 from typing import Annotated
 
+# first: as a program, kvplan.cli.startup tunes start-up before typer and pydantic load
+from kvplan.cli.startup import PROGRAM
+
+# isort: split
 import typer
 
 from kvplan import __version__
@@ -99,22 +101,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     return app
 
 
-def _as_program() -> bool:
-    """True when this process is `kvplan ...` or `python -m kvplan ...` (not a test runner)."""
-    if not sys.argv or os.environ.get("_KVPLAN_COMPLETE"):  # completion lists every command
-        return False
-    first = Path(sys.argv[0])
-    return first.name == "kvplan" or (first.name == "__main__.py" and first.parent.name == "kvplan")
-
-
-PROGRAM = _as_program()
-if PROGRAM:
-    from kvplan.cli.startup import skip_plugin_loader
-
-    skip_plugin_loader()
-    app = build_app(_invoked(sys.argv[1:]))
-else:
-    app = build_app()
+app = build_app(_invoked(sys.argv[1:])) if PROGRAM else build_app()
 
 
 def main() -> None:
