@@ -1,6 +1,6 @@
 """Help text in words: `MODEL_OR_FILE`, `--device DEVICE`, `--format table|json|csv`.
 
-Typer (0.26 to 0.29) prints each argument's Python type beside its name (`MODEL_OR_FILE
+Typer (0.27.2 to 0.29) prints each argument's Python type beside its name (`MODEL_OR_FILE
 <str>`), braces around required arguments in the usage line (`{MODEL_OR_FILE}`), no `...` after
 an argument with a metavar that takes several values (0.28), and a type name for an option
 without a metavar (`--vendor <str>`, `--output <path>`). kvplan's commands use this command class
