@@ -8,7 +8,6 @@ import time
 from types import TracebackType
 from typing import Any
 
-
 BAR_DELAY_S = 1.0  # a bar shows once its work has run this long
 
 
