@@ -16,10 +16,12 @@ option, even one not given, 1.7x the floor for this app; kvplan requires typer <
 0.75x). What `size` costs above it is kvplan's own, pydantic's import included (`import
 pydantic` is lazy: the floor loads none of its models' machinery).
 
-A third, "floor + one pydantic model class" (the floor's imports and one BaseModel subclass,
-so pydantic.main and pydantic.fields load): the least any command pays that validates a
-kvplan/v1 record with pydantic, as `size` does for the record its flags make. The package
-versions are recorded with the figures.
+A third, "typer floor + a pydantic model (kvplan's start-up settings)": the typer floor with
+kvplan.cli.startup's settings (the collector's thresholds and freeze, no plugin-loader import)
+and one pydantic model defined and validated, so pydantic.main and pydantic.fields load. It
+is the least `size` can cost while it validates the kvplan/v1 record its flags make with
+pydantic; what `size` costs above it is kvplan's own code. The package versions are recorded
+with the figures.
 
 The code timed is this checkout's (`python -m kvplan` with the checkout first on the path, or
 `--code DIR`), with its bytecode compiled first, as an installed wheel has it, and the
@@ -50,8 +52,20 @@ ROOT = HERE.parent
 HEAVY = ("torch", "transformers", "matplotlib", "numpy", "scipy", "yaml", "rich")
 FLOOR = [sys.executable, "-c", "import typer, rich, pydantic, yaml"]
 SIZE = ["size", "llama-3-8b", "--gpu", "h100", "--format", "json"]
-PYDANTIC_MODELS = [sys.executable, "-c", "import typer, rich, pydantic, yaml\n"
-                   "class M(pydantic.BaseModel):\n    x: int = 0"]
+# prepended to the typer floor app: kvplan.cli.startup loaded from its file (no kvplan.cli
+# package import), its settings applied, one model validated; the freeze before the app runs
+PYDANTIC_PREFIX = (
+    "import importlib.util, sys\n"
+    "_spec = importlib.util.spec_from_file_location('_startup', {path!r})\n"
+    "_startup = importlib.util.module_from_spec(_spec)\n"
+    "_spec.loader.exec_module(_startup)\n"
+    "_startup.collect_less()\n"
+    "_startup.skip_plugin_loader()\n"
+    "import pydantic\n"
+    "class M(pydantic.BaseModel):\n"
+    "    x: int = 0\n"
+    "M.model_validate({{'x': 1}})\n"
+)
 CHECKS = {  # one manifest each: a kvplan/v1 file with a mean only; a public Kubernetes
     # manifest with no traffic (the start-up verdict, vLLM's profile); one with a length spread
     "check one kvplan/v1 file": ["check", "examples/support-chatbot.yaml"],
@@ -102,8 +116,9 @@ def interleaved(cases: dict[str, list[str]], runs: int) -> dict[str, dict[str, f
                 "wall_s_median": round(statistics.median(wall[k]), 4)} for k in cases}
 
 
-def typer_floor_script(command: str = "size") -> str:
-    """A typer app with the options of `kvplan <command>` (and the root's flags) doing nothing."""
+def typer_floor_script(command: str = "size", prefix: str = "") -> str:
+    """A typer app with the options of `kvplan <command>` (and the root's flags) doing nothing,
+    after `prefix` (code run first)."""
     sys.path.insert(0, str(CODE[0]))
     import typer.main
 
@@ -111,7 +126,7 @@ def typer_floor_script(command: str = "size") -> str:
 
     cli = typer.main.get_command(app)
     params = cli.commands[command].params  # type: ignore[attr-defined]
-    lines = ["from __future__ import annotations", "import enum, pathlib", "import typer",
+    lines = ["from __future__ import annotations", prefix, "import enum, pathlib", "import typer",
              "from typing import Annotated, Optional",
              "class Choice(str, enum.Enum):\n    table = 'table'\n    json = 'json'\n"
              "    csv = 'csv'",
@@ -119,8 +134,12 @@ def typer_floor_script(command: str = "size") -> str:
              "def root(debug: bool = False, no_color: bool = False, version: bool = False):"
              "\n    pass", f"@app.command({command!r})"]
     args = []
+    by_type = {"integer": int, "int range": int, "float": float, "float range": float,
+               "boolean": bool, "path": Path, "choice": __import__("enum").Enum}
     for p in params:
-        kind = getattr(getattr(p, "type_descriptor", None), "annotation", str)
+        kind = getattr(getattr(p, "type_descriptor", None), "annotation", None)  # typer 0.29
+        if kind is None:  # typer 0.27-0.28: the click type's name
+            kind = by_type.get(getattr(p.type, "name", ""), str)
         if isinstance(kind, type) and issubclass(kind, __import__("enum").Enum):
             name = "Choice"
         elif kind is Path:
@@ -137,6 +156,8 @@ def typer_floor_script(command: str = "size") -> str:
             args.append(f"{p.name}: Annotated[Optional[{name}], typer.Option({p.opts[0]!r})]"
                         " = None")
     lines.append(f"def {command}(" + ", ".join(args) + "):\n    pass")
+    if prefix:
+        lines.append("_startup.freeze_startup()")
     lines.append("app()")
     return "\n".join(lines) + "\n"
 
@@ -175,9 +196,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         floor_app = Path(tmp) / "typer_floor.py"
         floor_app.write_text(typer_floor_script("size"))
+        pydantic_app = Path(tmp) / "typer_floor_pydantic.py"
+        pydantic_app.write_text(typer_floor_script(
+            "size", PYDANTIC_PREFIX.format(path=str(CODE[0] / "kvplan/cli/startup.py"))))
         cases = {"floor": FLOOR, "size": kvplan(*SIZE),
                  "typer floor for size's options": [sys.executable, str(floor_app), *SIZE],
-                 "floor + one pydantic model class": PYDANTIC_MODELS,
+                 "typer floor + a pydantic model (kvplan's start-up settings)": [
+                     sys.executable, str(pydantic_app), *SIZE],
                  **{name: kvplan(*argv) for name, argv in CHECKS.items()}}
         load_before = os.getloadavg()[0]
         fig = interleaved(cases, args.runs)
