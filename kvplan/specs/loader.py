@@ -134,7 +134,7 @@ def load_entry(cls: type[T], entry: index.Entry) -> T:
 
         spec = frozen.decode(entry.spec)
         if type(spec) is cls:
-            return spec  # type: ignore[no-any-return]
+            return spec
     return _load_file(cls, entry.path, entry.data, read=not entry.ok)
 
 
