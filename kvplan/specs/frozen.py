@@ -55,7 +55,8 @@ def encode(value: Any) -> Any:
 
 
 def decode(data: Any) -> Any:
-    """The objects `encode` was given, rebuilt without validation."""
+    """The objects `encode` was given, rebuilt without validation. Data of another shape (a
+    damaged index) raises NotEncodable, ValueError or TypeError."""
     kind = type(data)
     if kind is list:
         return [decode(v) for v in data]
@@ -64,9 +65,13 @@ def decode(data: Any) -> Any:
     tag = data[0]
     if tag == "m":
         _, name, fields, stated = data
+        if name not in _MODELS:
+            raise NotEncodable(f"unknown model {name!r}")
         values = {k: decode(v) for k, v in fields.items()}
         return _MODELS[name].model_construct(_fields_set=set(stated), **values)
     if tag == "e":
+        if data[1] not in _ENUMS:
+            raise NotEncodable(f"unknown enum {data[1]!r}")
         return _ENUMS[data[1]](data[2])
     if tag == "t":
         return tuple(decode(v) for v in data[1])

@@ -132,7 +132,10 @@ def load_entry(cls: type[T], entry: index.Entry) -> T:
     if entry.spec is not None:
         from kvplan.specs import frozen
 
-        spec = frozen.decode(entry.spec)
+        try:
+            spec = frozen.decode(entry.spec)
+        except (frozen.NotEncodable, ValueError, TypeError):  # a damaged index: validate
+            spec = None
         if type(spec) is cls:
             return spec
     return _load_file(cls, entry.path, entry.data, read=not entry.ok)

@@ -200,3 +200,13 @@ def test_a_damaged_index_file_is_rebuilt(own_specs: Path, cache: Path) -> None:
     index.clear()
     assert loader.load_model("llama-3-8b").num_layers == 32
     assert stored.read_bytes() != b"\x00not marshal"
+
+
+def test_a_damaged_stored_spec_is_validated_from_the_data(cache: Path) -> None:
+    # an entry whose stored spec names no schema class (or has another shape) is validated
+    # from the file's data, as without an index
+    entry = loader.catalog("model_specs")["llama-3-8b"]
+    direct = loader._load_file(ModelSpec, ROOT / "model_specs" / "llama-3-8b.yaml")
+    for damaged in (("m", "os.system", {}, ()), ("m", "ModelSpec"), ("e", "Nope", 1), ("x",)):
+        bad = index.Entry(entry.path, entry.data, entry.ok, damaged)
+        assert loader.load_entry(ModelSpec, bad) == direct
