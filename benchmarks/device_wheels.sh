@@ -20,7 +20,7 @@ python3 -m pip download -q --no-deps --only-binary=:all: --python-version "$PYV"
   --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
   --platform manylinux2014_x86_64 -d .whl \
   pydantic==2.14.4 pydantic-core==2.50.5 annotated-types==0.8.0 typing-inspection==0.4.5 \
-  typing-extensions==4.16.0 typer==0.29.2 rich==15.0.0 annotated-doc shellingham \
+  typing-extensions==4.16.0 typer==0.28.0 rich==15.0.0 annotated-doc shellingham \
   markdown-it-py mdurl pygments pyyaml
 ls -1 .whl
 du -sh .whl

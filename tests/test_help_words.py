@@ -65,3 +65,16 @@ def test_an_argument_loses_its_type_an_option_gets_a_word() -> None:
     assert help_name(Opt(), "--gpu GPU[,GPU...]") == "--gpu GPU[,GPU...]"  # its own metavar
     assert usage_piece("{PATH}...") == "PATH..."
     assert usage_piece("[QUERY]") == "[QUERY]"
+
+
+@pytest.mark.parametrize(("words", "usage"), [
+    (["check"], "Usage: kvplan check [OPTIONS] PATH..."),
+    (["calibrate"], "Usage: kvplan calibrate [OPTIONS] LOGFILE..."),
+    (["size"], "Usage: kvplan size [OPTIONS] MODEL_OR_FILE"),
+    (["models"], "Usage: kvplan models [OPTIONS] [QUERY]"),
+])
+def test_the_usage_line_marks_an_argument_of_several_values(runner, words: list[str],
+                                                            usage: str) -> None:
+    # `...` after an argument that takes several values, whatever the typer version prints
+    result = invoke(runner, *words, "--help")
+    assert result.output.splitlines()[0] == usage

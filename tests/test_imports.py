@@ -74,3 +74,100 @@ def test_size_of_a_catalog_model_reads_no_yaml_and_renders_json_without_rich(tmp
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True, env=env)
     assert out.stdout.split() == ["__all__"], out.stdout
+
+
+_SIZE_RUN = (
+    "import sys, io, contextlib, runpy\n"
+    "sys.argv = ['kvplan', 'size', 'llama-3-8b', '--gpu', 'h100', '--format', 'json']\n"
+    "try:\n"
+    "    with contextlib.redirect_stdout(io.StringIO()):\n"
+    "        runpy.run_module('kvplan', run_name='__main__')\n"
+    "except SystemExit as e:\n"
+    "    assert not e.code, e.code\n"
+)
+
+
+def _after_size(tmp_path, probe: str) -> str:
+    """What `probe` prints after a second program run of `size` (the first builds the index)."""
+    env = {**os.environ, "KVPLAN_CACHE_DIR": str(tmp_path)}
+    env.pop("PYDANTIC_DISABLE_PLUGINS", None)
+    for _ in range(2):
+        out = subprocess.run([sys.executable, "-c", _SIZE_RUN + probe], capture_output=True,
+                             text=True, check=True, env=env)
+    return out.stdout.strip()
+
+
+def test_size_builds_one_pydantic_validator_and_imports_no_other_model_module(tmp_path):
+    """Start-up time: `size NAME` validates the record its flags make (the Deployment model's
+    validator is built) and nothing else: the catalog's specs come validated from the index,
+    so no spec model builds its validator, and the modules of the other pydantic models
+    (manifest side files, the Hugging Face importer, the schema docs) are not imported."""
+    probe = (
+        "import pydantic\n"
+        "def walk(cls):\n"
+        "    for sub in cls.__subclasses__():\n"
+        "        yield sub\n"
+        "        yield from walk(sub)\n"
+        "ours = {c for c in walk(pydantic.BaseModel) if c.__module__.startswith('kvplan')}\n"
+        "print(sorted(c.__module__ + '.' + c.__qualname__ for c in ours\n"
+        "             if c.__pydantic_complete__))\n"
+        "print(sorted({c.__module__ for c in ours}))\n"
+        "print(sorted(m for m in ('kvplan.check.manifests.side', 'kvplan.specs.hf_import',\n"
+        "                         'kvplan.render.schema_doc', 'kvplan.check') if m in sys.modules))\n"
+    )
+    built, modules, others = _after_size(tmp_path, probe).splitlines()
+    assert built == "['kvplan.deploy.schema.Deployment']"
+    assert modules == "['kvplan.deploy.schema', 'kvplan.specs.schema']"
+    assert others == "[]"
+
+
+def test_a_program_skips_pydantics_plugin_loader_and_collects_less(tmp_path):
+    """As a program: pydantic's plugin loader (which imports importlib.metadata) is the
+    stand-in of kvplan.cli.startup, and the collector's thresholds are GC_THRESHOLD."""
+    probe = (
+        "import gc, os\n"
+        "print(type(sys.modules['pydantic.plugin._loader']).__name__,\n"
+        "      os.environ['PYDANTIC_DISABLE_PLUGINS'], gc.get_threshold())\n"
+    )
+    from kvplan.cli.startup import GC_THRESHOLD
+
+    assert _after_size(tmp_path, probe).split(" ", 2) == [
+        "_Stand", "__all__", str(GC_THRESHOLD)]
+
+
+def test_imported_as_a_library_nothing_changes():
+    code = (
+        "import gc, os, sys\n"
+        "import kvplan.cli\n"
+        "from kvplan.cli import startup\n"
+        "print(startup.PROGRAM, gc.get_threshold() == startup.GC_THRESHOLD,\n"
+        "      isinstance(sys.modules.get('pydantic.plugin._loader'), startup._Stand),\n"
+        "      os.environ.get('PYDANTIC_DISABLE_PLUGINS'))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "PYDANTIC_DISABLE_PLUGINS"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, env=env)
+    assert out.stdout.split() == ["False", "False", "False", "None"]
+
+
+def test_the_plugin_stand_in_hands_over_where_plugins_are_not_disabled(monkeypatch):
+    """With plugins enabled (or a list of names), get_plugins is pydantic's own, and any other
+    name of the module is the real module's."""
+    from kvplan.cli import startup
+
+    real = __import__("pydantic.plugin._loader", fromlist=["get_plugins"])
+    saved = sys.modules[startup.LOADER]
+    stand = startup._Stand(startup.LOADER)
+    try:
+        sys.modules[startup.LOADER] = stand
+        monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "1")
+        assert stand.get_plugins() == ()
+        assert sys.modules[startup.LOADER] is stand  # nothing imported for that
+        monkeypatch.setenv("PYDANTIC_DISABLE_PLUGINS", "some_plugin")
+        assert list(stand.get_plugins()) == list(real.get_plugins())
+        sys.modules[startup.LOADER] = stand
+        assert stand.PYDANTIC_ENTRY_POINT_GROUP == "pydantic"  # the real module's constant
+        with pytest.raises(AttributeError):
+            stand.__path__  # noqa: B018 - the import system's probe: a plain module
+    finally:
+        sys.modules[startup.LOADER] = saved

@@ -134,3 +134,30 @@ def test_import_from_the_hub_says_what_it_waits_for(runner, monkeypatch, tmp_pat
     assert _shown(shown.stderr) == [
         "kvplan import: fetching some-org/some-model's config.json from the Hugging Face hub"]
     assert shown.stdout.startswith("name: llama-3-8b")  # the spec YAML alone on stdout
+
+
+FLEET_SEARCH = ("fleet", "llama-3-8b", "-n", "2000", "--context", "8192", "--context-p50",
+                "1200", "--context-p95", "6000", "--search", "--search-gpus", "h100,a100-80gb",
+                "--format", "json")
+
+
+def test_fleet_search_draws_a_bar_on_a_terminal_and_keeps_stdout(runner, terminal,
+                                                                 monkeypatch) -> None:
+    monkeypatch.setattr(progress, "BAR_DELAY_S", 0.0)
+    shown = invoke(runner, *FLEET_SEARCH)
+    assert shown.exit_code == 0, shown.output
+    assert "searching" in shown.stderr  # the bar's label, drawn on the (simulated) terminal
+    assert "\x1b[" in shown.stderr  # rich drew it with terminal controls
+    monkeypatch.setattr(progress, "on_terminal", lambda stream: False)
+    plain = invoke(runner, *FLEET_SEARCH)
+    assert plain.stderr == ""
+    assert shown.stdout == plain.stdout
+    assert json.loads(shown.stdout)["results"]  # the JSON alone on stdout
+
+
+def test_fleet_search_shows_no_bar_before_its_delay(runner, terminal, monkeypatch) -> None:
+    # a search that ends before BAR_DELAY_S has passed leaves nothing on stderr
+    monkeypatch.setattr(progress, "BAR_DELAY_S", 3600.0)
+    shown = invoke(runner, *FLEET_SEARCH)
+    assert shown.exit_code == 0, shown.output
+    assert "searching" not in shown.stderr

@@ -6,18 +6,21 @@ alone, `--help` and shell completion register them all.
 
 As a program, kvplan also leaves pydantic's plugins unloaded (`PYDANTIC_DISABLE_PLUGINS`, unless
 the environment sets it): looking for them reads the metadata of every installed distribution
-(10-15 ms in an environment with torch), and kvplan's models are its own internal schemas. Typer
-does the same for the validators it builds for options. Imported as a library, nothing changes.
+(10-15 ms in an environment with torch), and kvplan's models are its own internal schemas; it
+skips the plugin loader's import, and keeps start-up's objects out of the cyclic collector's way
+(kvplan.cli.startup). Imported as a library, nothing changes.
 """
 
 from __future__ import annotations
 
 import importlib
-import os
 import sys
-from pathlib import Path
 from typing import Annotated
 
+# first: as a program, kvplan.cli.startup tunes start-up before typer and pydantic load
+from kvplan.cli.startup import PROGRAM
+
+# isort: split
 import typer
 
 from kvplan import __version__
@@ -98,19 +101,7 @@ def build_app(only: str | None = None) -> typer.Typer:
     return app
 
 
-def _as_program() -> bool:
-    """True when this process is `kvplan ...` or `python -m kvplan ...` (not a test runner)."""
-    if not sys.argv or os.environ.get("_KVPLAN_COMPLETE"):  # completion lists every command
-        return False
-    first = Path(sys.argv[0])
-    return first.name == "kvplan" or (first.name == "__main__.py" and first.parent.name == "kvplan")
-
-
-if _as_program():
-    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-    app = build_app(_invoked(sys.argv[1:]))
-else:
-    app = build_app()
+app = build_app(_invoked(sys.argv[1:])) if PROGRAM else build_app()
 
 
 def main() -> None:
@@ -126,6 +117,10 @@ def main() -> None:
     if "--debug" in args[:cut]:
         args = ["--debug", *[a for a in args[:cut] if a != "--debug"], *args[cut:]]
         STATE["debug"] = True
+    if PROGRAM:
+        from kvplan.cli.startup import freeze_startup
+
+        freeze_startup()
     try:
         app(args=args, prog_name="kvplan")
     except Exception as err:

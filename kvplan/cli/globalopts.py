@@ -34,6 +34,10 @@ def global_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
     params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in sig.parameters.values()]
     command.__signature__ = sig.replace(parameters=[*params, *extra])  # type: ignore[attr-defined]
-    command.__annotations__ = {**fn.__annotations__, **{p.name: p.annotation for p in extra}}
+    # the annotations as evaluated above: typer reads them again (get_type_hints), and
+    # evaluating a command's fifty strings twice is start-up time
+    command.__annotations__ = {p.name: p.annotation for p in [*params, *extra]}
+    if sig.return_annotation is not inspect.Signature.empty:
+        command.__annotations__["return"] = sig.return_annotation
     command._kvplan_globals = True  # type: ignore[attr-defined]
     return command

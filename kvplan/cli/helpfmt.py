@@ -1,7 +1,8 @@
 """Help text in words: `MODEL_OR_FILE`, `--device DEVICE`, `--format table|json|csv`.
 
-Typer 0.29 prints each argument's Python type beside its name (`MODEL_OR_FILE <str>`), braces
-around required arguments in the usage line (`{MODEL_OR_FILE}`) and a type name for an option
+Typer (0.27.2 to 0.29) prints each argument's Python type beside its name (`MODEL_OR_FILE
+<str>`), braces around required arguments in the usage line (`{MODEL_OR_FILE}`), no `...` after
+an argument with a metavar that takes several values (0.28), and a type name for an option
 without a metavar (`--vendor <str>`, `--output <path>`). kvplan's commands use this command class
 (typer's documented `cls=` hook, a subclass of `typer.core.TyperCommand`) so that help shows what
 a user types instead: the argument's name, the choices of a choice option, and an upper-case word
@@ -48,7 +49,15 @@ class WordsCommand(TyperCommand):
     """A typer command whose help names values in words (see the module docstring)."""
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
-        return [usage_piece(piece) for piece in super().collect_usage_pieces(ctx)]
+        pieces = [self.options_metavar] if self.options_metavar else []
+        for param in self.get_params(ctx):
+            got = list(param.get_usage_pieces(ctx))
+            # an argument taking several values: `PATH...` (typer 0.28 drops the dots where
+            # the argument has a metavar; 0.29 prints them)
+            if getattr(param, "nargs", 1) != 1 and got and not got[-1].endswith("..."):
+                got[-1] += "..."
+            pieces += got
+        return [usage_piece(piece) for piece in pieces]
 
     def format_options(self, ctx: Any, formatter: Any) -> None:
         args: list[tuple[str, str]] = []

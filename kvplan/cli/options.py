@@ -33,7 +33,7 @@ def _util(value: float | None) -> float | None:
 
 
 def _opt(*names: str, help: str, metavar: str, **kw: object) -> typer.models.OptionInfo:  # noqa: A002
-    return typer.Option(*names, help=help, metavar=metavar, show_default=False, **kw)  # type: ignore[arg-type]
+    return typer.Option(*names, help=help, metavar=metavar, show_default=False, **kw)  # type: ignore[arg-type, call-overload, unused-ignore]
 
 
 TargetArg = Annotated[str, typer.Argument(

@@ -8,17 +8,20 @@ import time
 from types import TracebackType
 from typing import Any
 
+BAR_DELAY_S = 1.0  # a bar shows once its work has run this long
+
 
 class LazyProgress:
-    """Call `update(done, total)`; a rich bar shows on stderr once a second has passed."""
+    """Call `update(done, total)`; a rich bar shows on stderr, when it is a terminal
+    (`on_terminal`), once `BAR_DELAY_S` has passed."""
 
-    def __init__(self, description: str, delay_s: float = 1.0) -> None:
+    def __init__(self, description: str, delay_s: float | None = None) -> None:
         self.description = description
-        self.delay_s = delay_s
+        self.delay_s = BAR_DELAY_S if delay_s is None else delay_s
         self.start = time.monotonic()
         self._bar: Any = None
         self._task: Any = None
-        self.enabled = sys.stderr.isatty()
+        self.enabled = on_terminal(sys.stderr)
 
     def update(self, done: int, total: int) -> None:
         if not self.enabled:
@@ -29,7 +32,9 @@ class LazyProgress:
             from rich.console import Console
             from rich.progress import Progress
 
-            self._bar = Progress(console=Console(stderr=True), transient=True)
+            # a terminal by on_terminal's word (rich would ask the stream again)
+            self._bar = Progress(console=Console(stderr=True, force_terminal=True),
+                                 transient=True)
             self._bar.start()
             self._task = self._bar.add_task(self.description, total=total)
         self._bar.update(self._task, completed=done, total=total)

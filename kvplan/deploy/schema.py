@@ -26,7 +26,7 @@ API_VERSION = "kvplan/v1"
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
 
 class Hardware(_Strict):
@@ -188,7 +188,7 @@ class Deployment(_Strict):
     name: str
     model: str = Field(description="catalog name, or a path to a spec file")
     hardware: Hardware
-    parallel: Parallel = Parallel()
-    engine: Engine = Engine()
+    parallel: Parallel = Parallel.model_construct()
+    engine: Engine = Engine.model_construct()
     traffic: Traffic
-    requirement: Requirement = Requirement()
+    requirement: Requirement = Requirement.model_construct()

@@ -2,13 +2,16 @@
 spec neither parses nor checks the other hundred YAML files.
 
 - What it holds, per kind (model_specs, hardware_specs) and list of folders: each catalog name,
-  its file (earlier folders shadowing later ones, as `kvplan.specs.loader` searches them) and
-  the data kvplan's safe YAML reader returned for it. A file that fails to read is held as
-  "not read" and is read again where it is loaded, so it raises the very error it raises
-  without an index. Specs are validated where they are loaded, from this data, by the same
-  call as from the file: the index changes no result, only the time.
-- Key: the folders; each file's path, size and modification time (ns); the reader's own
-  source files (size and time); the Python and kvplan versions. Any difference rebuilds it.
+  its file (earlier folders shadowing later ones, as `kvplan.specs.loader` searches them), the
+  data kvplan's safe YAML reader returned for it, and the spec pydantic validated from that
+  data (kvplan.specs.frozen), so that loading a spec costs neither the validation nor building
+  pydantic's validators. A file that fails to read is held as "not read" and is read again
+  where it is loaded, and a spec that fails validation is validated again where it is loaded,
+  so each raises the very error it raises without an index: the index changes no result,
+  only the time.
+- Key: the folders; each file's path, size and modification time (ns); the reader's and the
+  schema's own source files (size and time); the Python, pydantic and kvplan versions. Any
+  difference rebuilds it.
 - Where: `$KVPLAN_CACHE_DIR` (an empty value: no file, the index lives in memory for one run),
   else the user cache folder (`$XDG_CACHE_HOME` or `~/.cache`; `~/Library/Caches` on macOS;
   `%LOCALAPPDATA%` on Windows) + `kvplan/`. One file per kind and folder list, written
@@ -32,24 +35,27 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-FORMAT = 1
+FORMAT = 2
 ENV_CACHE = "KVPLAN_CACHE_DIR"
 RACY_NS = 2_000_000_000  # coarse file-system clocks tick in up to 2 s
 _NOT_READ = ("kvplan-index:not-read",)  # a file the reader refused: read again on load
-# the reader's source files: when kvplan's YAML checks change, so may the data
+# the reader's and the schema's source files: when kvplan's YAML checks or the schema change,
+# so may the data and the validated specs
 _READER = ("inputs/yamlsafe.py", "inputs/limits.py", "inputs/text.py", "inputs/__init__.py",
-           "specs/index.py")
+           "specs/index.py", "specs/schema.py", "specs/frozen.py", "specs/loader.py", "units.py")
 
 
 class Entry:
-    """One catalog file: its path and the data read from it (`ok` False: read it again)."""
+    """One catalog file: its path, the data read from it (`ok` False: read it again) and its
+    validated spec as kvplan.specs.frozen encodes it (None: validate it where it is loaded)."""
 
-    __slots__ = ("path", "data", "ok")
+    __slots__ = ("path", "data", "ok", "spec")
 
-    def __init__(self, path: Path, data: Any, ok: bool) -> None:
+    def __init__(self, path: Path, data: Any, ok: bool, spec: Any = None) -> None:
         self.path = path
         self.data = data
         self.ok = ok
+        self.spec = spec
 
 
 def cache_dir() -> Path | None:
@@ -96,12 +102,15 @@ def scan(dirs: tuple[Path, ...]) -> dict[str, Path]:
 
 def signature(kind: str, dirs: tuple[Path, ...], files: dict[str, Path]) -> tuple[Any, ...]:
     """What the index must match: see the module docstring."""
+    from pydantic.version import VERSION as PYDANTIC
+
     from kvplan import __version__
 
     package = Path(__file__).resolve().parents[1]
     reader = tuple(_stat(package / name) for name in _READER)
     listed = tuple((stem, str(path), *_stat(path)) for stem, path in files.items())
-    return (FORMAT, kind, sys.version, __version__, tuple(map(str, dirs)), reader, listed)
+    return (FORMAT, kind, sys.version, __version__, PYDANTIC, tuple(map(str, dirs)), reader,
+            listed)
 
 
 def _file_for(kind: str, dirs: tuple[Path, ...]) -> Path | None:
@@ -115,7 +124,7 @@ def _file_for(kind: str, dirs: tuple[Path, ...]) -> Path | None:
 def _read(path: Path, key: tuple[Any, ...]) -> dict[str, Any] | None:
     try:
         with open(path, "rb") as fh:
-            stored = marshal.load(fh)
+            stored = marshal.loads(fh.read())  # one read: marshal.load(fh) reads in pieces
     except (OSError, EOFError, ValueError, TypeError):
         return None
     if (not isinstance(stored, tuple) or len(stored) != 2 or stored[0] != key
@@ -150,6 +159,15 @@ def _build(files: dict[str, Path]) -> dict[str, Any]:
     return data
 
 
+def _validate(kind: str, files: dict[str, Path], data: dict[str, Any]) -> dict[str, Any]:
+    """Catalog name -> its spec validated and encoded (kvplan.specs.frozen), or None where
+    the file did not read or the spec is invalid (validated again, and refused, on load)."""
+    from kvplan.specs.loader import encoded_spec
+
+    return {stem: encoded_spec(kind, files[stem], data[stem]) if data[stem] != _NOT_READ
+            else None for stem in files}
+
+
 def _racy(key: tuple[Any, ...], now_ns: int) -> bool:
     return any(mtime > now_ns - RACY_NS for _stem, _path, mtime, _size in key[-1])
 
@@ -161,13 +179,17 @@ def load(kind: str, dirs: tuple[Path, ...]) -> dict[str, Entry]:
     files = scan(dirs)
     key = signature(kind, dirs, files)
     where = _file_for(kind, dirs)
-    data = _read(where, key) if where is not None else None
-    if data is None or data.keys() != files.keys():
+    stored = _read(where, key) if where is not None else None
+    if stored is None or any(not isinstance(stored.get(part), dict)
+                             or stored[part].keys() != files.keys() for part in ("data", "specs")):
         now = time.time_ns()
         data = _build(files)
+        stored = {"data": data, "specs": _validate(kind, files, data)}
         if where is not None and not _racy(key, now):
-            _write(where, key, data)
-    return {stem: Entry(files[stem], data[stem], data[stem] != _NOT_READ) for stem in files}
+            _write(where, key, stored)
+    data, specs = stored["data"], stored["specs"]
+    return {stem: Entry(files[stem], data[stem], data[stem] != _NOT_READ, specs[stem])
+            for stem in files}
 
 
 def clear() -> None:

@@ -110,9 +110,34 @@ def _files(kind: str) -> dict[str, Path]:
     return {stem: entry.path for stem, entry in catalog(kind).items()}
 
 
+def _class(kind: str) -> type[BaseModel]:
+    return ModelSpec if kind == MODEL_DIR else HardwareSpec
+
+
+def encoded_spec(kind: str, path: Path, data: Any) -> Any:
+    """A catalog file's spec, validated from its data, as the index stores it (frozen.encode);
+    None where it is invalid (it is validated again, and refused, where it is loaded)."""
+    from kvplan.specs import frozen
+
+    try:
+        return frozen.encode(_load_file(_class(kind), path, data, read=False))
+    except (SpecError, frozen.NotEncodable):
+        return None
+
+
 def load_entry(cls: type[T], entry: index.Entry) -> T:
-    """The spec of one catalog entry, validated from the index's data (or its file again,
-    when the file did not read: it raises the same error as without an index)."""
+    """The spec of one catalog entry: rebuilt from the index's validated spec, else validated
+    from the index's data (or read from its file again, when the file did not read: it raises
+    the same error as without an index)."""
+    if entry.spec is not None:
+        from kvplan.specs import frozen
+
+        try:
+            spec = frozen.decode(entry.spec)
+        except (frozen.NotEncodable, ValueError, TypeError):  # a damaged index: validate
+            spec = None
+        if type(spec) is cls:
+            return spec
     return _load_file(cls, entry.path, entry.data, read=not entry.ok)
 
 
@@ -175,7 +200,7 @@ def load_hardware(ref: str) -> HardwareSpec:
 
 def load_all(kind: str) -> tuple[list[Any], list[SpecError]]:
     """Every spec of one kind. A broken file is reported, never hides the others."""
-    cls: type[BaseModel] = ModelSpec if kind == MODEL_DIR else HardwareSpec
+    cls = _class(kind)
     specs: list[Any] = []
     errors: list[SpecError] = []
     for entry in catalog(kind).values():

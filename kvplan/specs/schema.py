@@ -27,7 +27,7 @@ SmiMib = Annotated[int, Field(gt=0, le=lim.MAX_NVIDIA_SMI_MIB, strict=True)]
 class Strict(BaseModel):
     """Base for every spec: unknown keys are errors, values are not coerced silently."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
 
 class LayerKind(str, Enum):

@@ -78,6 +78,50 @@ def test_index_gives_the_specs_a_direct_read_gives(cache: Path, kind: str, cls: 
     assert built == direct
     assert read == direct
     assert [s.model_dump() for s in read.values()] == [s.model_dump() for s in direct.values()]
+    # rebuilt without validation (kvplan.specs.frozen): the same types, the same fields the
+    # file stated at every level, the same text
+    for stem, spec in read.items():
+        assert type(spec) is type(direct[stem])
+        assert repr(spec) == repr(direct[stem])
+        assert spec.model_dump(exclude_unset=True) == direct[stem].model_dump(exclude_unset=True)
+        assert spec.model_dump_json() == direct[stem].model_dump_json()
+
+
+def test_specs_from_the_index_are_not_validated_again(cache: Path) -> None:
+    # the second process reads each spec as validated: no pydantic validation on load, and a
+    # spec the index holds as invalid is validated (and refused) where it is loaded
+    loader.catalog("model_specs")
+    index.clear()
+    calls: list[str] = []
+    real = loader.validate
+
+    def counting(cls: type, data: object, path: str) -> object:
+        calls.append(path)
+        return real(cls, data, path)
+
+    mp = pytest.MonkeyPatch()
+    mp.setattr(loader, "validate", counting)
+    try:
+        spec = loader.load_entry(ModelSpec, loader.catalog("model_specs")["llama-3-8b"])
+    finally:
+        mp.undo()
+    assert calls == []
+    assert spec == loader._load_file(ModelSpec, ROOT / "model_specs" / "llama-3-8b.yaml")
+
+
+def test_an_invalid_spec_is_refused_as_without_an_index(own_specs: Path) -> None:
+    own_specs.write_text(own_specs.read_text().replace("num_layers: 32", "num_layers: 0"))
+    os.utime(own_specs, ns=(OLD_NS, OLD_NS))
+    with pytest.raises(SpecError) as first:
+        loader.load_model("llama-3-8b")
+    assert loader.catalog("model_specs")["llama-3-8b"].spec is None
+    index.clear()
+    with pytest.raises(SpecError) as again:  # from the stored index: validated, same error
+        loader.load_model("llama-3-8b")
+    with pytest.raises(SpecError) as direct:
+        loader._load_file(ModelSpec, own_specs)
+    assert str(first.value) == str(again.value) == str(direct.value)
+    assert "num_layers: Input should be greater than 0" in str(direct.value)
 
 
 def test_lookups_through_the_index_match_the_catalog(cache: Path) -> None:
@@ -156,3 +200,13 @@ def test_a_damaged_index_file_is_rebuilt(own_specs: Path, cache: Path) -> None:
     index.clear()
     assert loader.load_model("llama-3-8b").num_layers == 32
     assert stored.read_bytes() != b"\x00not marshal"
+
+
+def test_a_damaged_stored_spec_is_validated_from_the_data(cache: Path) -> None:
+    # an entry whose stored spec names no schema class (or has another shape) is validated
+    # from the file's data, as without an index
+    entry = loader.catalog("model_specs")["llama-3-8b"]
+    direct = loader._load_file(ModelSpec, ROOT / "model_specs" / "llama-3-8b.yaml")
+    for damaged in (("m", "os.system", {}, ()), ("m", "ModelSpec"), ("e", "Nope", 1), ("x",)):
+        bad = index.Entry(entry.path, entry.data, entry.ok, damaged)
+        assert loader.load_entry(ModelSpec, bad) == direct

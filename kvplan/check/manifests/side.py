@@ -39,7 +39,8 @@ SKIP_ANNOTATION = "skip"
 class SideEntry(BaseModel):
     """What a side file may give for one workload."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # defer_build: the validator is built for the first side file read, not by every check
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     traffic: Traffic | None = None
     requirement: Requirement | None = None
