@@ -349,9 +349,12 @@ def _refuse_unused(rec: Record) -> None:
     from kvplan.plan.fields import by_flag
 
     name = rec.deployment.engine.name
-    problems = []
+    problems: list[Problem] = []
     for key in UNUSED_BY.get(name, ()):
         flag = rec.origins.get(f"engine.{key}", "")
+        spec = by_flag(flag)
+        if spec is not None and spec.engines and name not in spec.engines:
+            continue  # another engine's spelling: said once, below
         if flag.startswith("--"):
             if name == "ideal":
                 hint = (f"; add --engine {ENGINE_KEYS[key][0]}" if key in ENGINE_KEYS
@@ -368,8 +371,9 @@ def _refuse_unused(rec: Record) -> None:
                 f"{flag} is {' and '.join(spec.engines)}'s name for {spec.field}; "
                 + (f"for {name} give {spec.generic}" if spec.generic and name != "ideal"
                    else f"give --engine {spec.engines[0]} or drop the option")))
-    if problems:
-        raise DeploymentError(rec.source, problems)
+    if problems:  # one flag setting two fields (--speculative-config) is named once
+        unique = {(p.field, p.message): p for p in problems}
+        raise DeploymentError(rec.source, list(unique.values()))
 
 
 def _stdin_sample() -> str:
