@@ -69,7 +69,8 @@ def memory_command(
     r = plan.size  # the engine's accounting when the record names one
     req = r.request
     title = (f"{req.model.name} on {req.gpu.name}: {r.users_per_replica:,} conversations of "
-             f"{req.tokens_held:,} tokens ({req.kv_dtype.value} {req.allocation.value})")
+             f"{req.tokens_held:,} tokens (max {req.context_tokens:,}; {req.kv_dtype.value} "
+             f"{req.allocation.value})")
     from rich.text import Text
 
     from kvplan.render import plots, table

@@ -22,6 +22,22 @@ if TYPE_CHECKING:
 _NO_SEQUENCE_CAP = ("ideal", "transformers")
 
 
+# kvplan.capacity.parallel's refusals, by how they begin -> the field whose value they refuse
+_PARALLEL_CHECKS = (("expert parallelism", "parallel.expert"),
+                    ("tensor parallelism", "parallel.tensor"))
+
+
+def on_flag_field(record: Record, p: Problem) -> Problem:
+    """A parallelism the engines refuse is reported on `engine` (the request's own check);
+    when a flag set it, the problem moves to that flag's field, so that its line names it."""
+    if p.field != "engine":
+        return p
+    for prefix, fld in _PARALLEL_CHECKS:
+        if p.message.startswith(prefix) and _flag(record, fld) is not None:
+            return Problem(fld, p.message, p.line)
+    return p
+
+
 def _flag(record: Record, dotted: str) -> str | None:
     origin = record.origins.get(dotted, "")
     return origin if origin.startswith("--") else None
@@ -65,6 +81,11 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
         refuse("parallel.nodes", f"a replica of {p.tensor * p.pipeline} GPU(s) (tensor "
                f"{p.tensor} x pipeline {p.pipeline}) cannot span {nodes} servers: each server "
                "holds at least one of its GPUs; raise --tp/--pp or lower --nodes")
+    ep = p.expert
+    if ep is not None and ep <= p.tensor and req.model.moe is not None:
+        refuse("parallel.expert", f"up to the tensor-parallel size ({p.tensor}) the experts are "
+               "split over the same GPUs either way, so the memory plan is the same; give more "
+               "ranks than --tp (vLLM's expert parallelism is tp x dp) or drop the option")
     engine = dep.engine.name
     if engine in _NO_SEQUENCE_CAP:
         refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "

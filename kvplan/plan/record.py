@@ -46,9 +46,11 @@ class Record:
     def named(self, problems: list[Problem]) -> list[Problem]:
         """Problems with the flag named beside each field a flag set."""
         from kvplan.plan.fields import HINTS, flag_for
+        from kvplan.plan.moot import on_flag_field
 
         out = []
         for p in problems:
+            p = on_flag_field(self, p)
             flag = self.origins.get(p.field, "")
             flag = flag if flag.startswith("--") else ""
             if not flag and self.source == COMMAND_LINE:  # say which flag would set it
