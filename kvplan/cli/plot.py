@@ -15,6 +15,7 @@ from kvplan.cli.values import split_list
 from kvplan.errors import InputError
 from kvplan.units import parse_dtype
 
+MAX_DRAWN_USERS = 10_000  # plot risk --users: about 2 CPU s and 250 MB at 10,000
 plot_app = typer.Typer(
     help="Pictures: users per GPU against context, one GPU's memory, the overflow risk.",
     no_args_is_help=True,
@@ -101,6 +102,10 @@ def risk_command(
     """The distribution of the open conversations' cache against the pool, overflow shaded."""
     from kvplan.plan.planner import cache_distribution
 
+    if users is not None and users > MAX_DRAWN_USERS:
+        raise typer.BadParameter(f"{users:,} is beyond the {MAX_DRAWN_USERS:,} open conversations "
+                                 "a picture draws (the exact law of their total grows with each "
+                                 "one); give fewer", param_hint="--users")
     if risk is not None and users is not None:
         raise typer.BadParameter("it sets how many conversations are open when --users is not "
                                  "given; give one of them", param_hint="--risk")

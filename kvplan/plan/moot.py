@@ -90,6 +90,12 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
     if engine in _NO_SEQUENCE_CAP:
         refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "
                "vllm, sglang and trtllm read it); add --engine or drop the option")
+    prompt = t.prompt_tokens
+    if prompt is not None and prompt > req.context_tokens:  # stated anywhere: never possible
+        label = f"traffic.prompt_tokens ({_flag(record, 'traffic.prompt_tokens')})" \
+            if _flag(record, "traffic.prompt_tokens") else "traffic.prompt_tokens"
+        out.append(Problem(label, f"{prompt:,} tokens is longer than the longest sequence the "
+                           f"engine accepts (max_model_len {req.context_tokens:,})"))
     return out
 
 

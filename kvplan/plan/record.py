@@ -127,6 +127,10 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
             raise DeploymentError(source, [Problem("", "expected one kvplan/v1 document")])
         if not str(docs[0].data.get("apiVersion", "")).startswith("kvplan"):
             return _from_manifest(Path(target))
+        if len(docs) > 1:  # never the first silently: each document is a deployment of its own
+            raise DeploymentError(source, [Problem("", (
+                f"{len(docs)} documents; a plan reads one kvplan/v1 deployment: give one per "
+                "file (`kvplan check` judges each document of a file)"), docs[1].start_line)])
         data = copy.deepcopy(docs[0].data)
         return data, source, base_dir, docs[0], {k: "file" for k in _leaves(data)}
     name = Path(target).stem if target.endswith((".yaml", ".yml", ".json")) else target
@@ -382,10 +386,11 @@ def _stdin_sample() -> str:
     """`--context-sample -`: standard input kept in a file (JSONL when its lines are JSON)."""
     import tempfile
 
-    text = sys.stdin.read()
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    suffix = ".jsonl" if first.startswith("{") or first.isdigit() else ".csv"
-    with tempfile.NamedTemporaryFile("w", suffix=suffix, prefix="kvplan-sample-",
-                                     delete=False, encoding="utf-8") as fh:
-        fh.write(text)
+    raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    # the bytes as given: kvplan.inputs judges their encoding when the sample is read
+    first = next((line.strip() for line in raw.splitlines() if line.strip()), b"")
+    suffix = ".jsonl" if first.startswith(b"{") or first.isdigit() else ".csv"
+    with tempfile.NamedTemporaryFile("wb", suffix=suffix, prefix="kvplan-sample-",
+                                     delete=False) as fh:
+        fh.write(raw)
     return fh.name
