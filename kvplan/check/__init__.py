@@ -68,6 +68,7 @@ class Report:
     skipped: list[str]
 
     ignored: list[str] = field(default_factory=list)  # unreadable non-workload documents
+    default_gpu_used: bool = False  # some manifest named no GPU and was planned on --gpu
 
     @property
     def checked_none(self) -> bool:
@@ -375,6 +376,7 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
     skipped: list[str] = []
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
+    used = False
     for i, (path, explicit) in enumerate(files):
         if progress is not None:
             progress(i, len(files), outcomes)
@@ -392,9 +394,10 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
                 skipped.append(str(path))
             continue
         outcomes.extend(judge_target(t) for t in targets)
+        used = used or any(t.names.get("hardware.gpu") == "--gpu" for t in targets)
     if progress is not None:
         progress(len(files), len(files), outcomes)
-    return Report(outcomes, skipped, ignored)
+    return Report(outcomes, skipped, ignored, used)
 
 
 __all__ = ["ERROR", "FAIL", "PASS", "WARN", "Outcome", "Report", "check_paths"]

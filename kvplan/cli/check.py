@@ -83,5 +83,10 @@ def check_command(
     with StatusLine("kvplan check") as line:
         report = check_paths(paths, default_gpu=gpu,
                              progress=lambda i, n, done: line.update(progress_text(i, n, done)))
+    if gpu is not None and not report.default_gpu_used:
+        raise typer.BadParameter(
+            "every deployment checked names its own GPU, so it applied to none (it sets "
+            "only the GPU of manifests that name none); drop it, or set the annotation "
+            "kvplan.io/gpu to change a manifest's GPU", param_hint="--gpu")
     emit(render(chosen, report, _width(output)), output)
     raise typer.Exit(code=report.exit_code)

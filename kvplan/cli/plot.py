@@ -2,60 +2,25 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
-from kvplan.capacity import Allocation, size
+from kvplan.capacity import Allocation
 from kvplan.cli import options as o
-from kvplan.cli.common import cli_errors, terminal_width, use_color
+from kvplan.cli import plot_io as pio
+from kvplan.cli.common import cli_errors
 from kvplan.cli.recordio import one, records_for
 from kvplan.cli.values import split_list
 from kvplan.errors import InputError
 from kvplan.units import parse_dtype
 
-if TYPE_CHECKING:
-    from rich.console import RenderableType
-
-    from kvplan.deploy import PlannedDeployment
-
+MAX_DRAWN_USERS = 10_000  # plot risk --users: about 2 CPU s and 250 MB at 10,000
 plot_app = typer.Typer(
     help="Pictures: users per GPU against context, one GPU's memory, the overflow risk.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
-
-ImageOpt = Annotated[
-    Path | None,
-    typer.Option("--output", "-o", help="write a .png or .svg (needs matplotlib); "
-                 "without it, bars in the terminal"),
-]
-
-
-def _planned(target: str, params: dict[str, object]) -> PlannedDeployment:
-    """The one record the plot draws (a model with options, or a deployment file)."""
-    from kvplan.plan.planner import resolve
-
-    record = one(records_for(target, params), "a plot")
-    return resolve(record, need_load=False)
-
-
-def _show(output: Path | None, picture: Callable[[Path], None],
-          bars: Callable[[], Sequence[RenderableType]]) -> None:
-    """A .png/.svg file with matplotlib, or the same numbers as terminal bars."""
-    if output is not None:
-        from kvplan.render import plots
-
-        plots.check_path(output)
-        picture(output)
-        typer.echo(f"wrote {output}", err=True)
-        return
-    from kvplan.render.table import to_string
-
-    typer.echo(to_string(bars(), width=terminal_width(), color=use_color()), nl=False)
-
 
 @plot_app.command("users-vs-context")
 @cli_errors
@@ -67,13 +32,13 @@ def users_vs_context_command(
                                             help="one curve per allocation")] = "paged,reserved",
     tp: o.Tp = None, block_size: o.BlockSize = None,
     memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
-    kv_budget_gib: o.KvBudgetGib = None, output: ImageOpt = None,
+    kv_budget_gib: o.KvBudgetGib = None, output: pio.ImageOpt = None,
 ) -> None:
     """Users per GPU against tokens per conversation, per cache precision and allocation."""
     from kvplan.plan.planner import users_vs_context
 
     curves = ("kv_dtype", "allocation")  # one curve each, not fields of the record
-    base = _planned(target, {k: v for k, v in locals().items() if k not in curves}).request
+    base = pio.planned(target, {k: v for k, v in locals().items() if k not in curves})[1]
     try:
         dtypes = [parse_dtype(d) for d in split_list(kv_dtype, "cache precisions")]
         allocs = [Allocation(a.lower()) for a in split_list(allocation, "allocations")]
@@ -84,7 +49,7 @@ def users_vs_context_command(
              f"(max context {base.context_tokens:,})")
     from kvplan.render import plots, table
 
-    _show(output, lambda path: plots.users_vs_context(
+    pio.show(output, lambda path: plots.users_vs_context(
         {k: [(x, float(y)) for x, y in v] for k, v in series.items()}, title, path),
         lambda: table.users_bars(series, title))
 
@@ -96,21 +61,23 @@ def memory_command(
     avg_context: o.AvgContext = None, kv_dtype: o.KvDtype = None, allocation: o.Allocation = None,
     tp: o.Tp = None, block_size: o.BlockSize = None,
     memory_utilization: o.MemoryUtilization = None, reserve_gib: o.ReserveGib = None,
-    kv_budget_gib: o.KvBudgetGib = None, output: ImageOpt = None,
+    kv_budget_gib: o.KvBudgetGib = None, output: pio.ImageOpt = None,
 ) -> None:
     """Where one GPU's memory goes: weights, cache in use and free, reserve, unallocated."""
-    from kvplan.plan.planner import resolve
+    from kvplan.plan.planner import size_records
 
-    req = resolve(one(records_for(target, locals()), "a plot"), need_load=False).request
-    r = size(req)
+    plan = size_records([one(records_for(target, locals()), "a plot")])[0]
+    r = plan.size  # the engine's accounting when the record names one
+    req = r.request
     title = (f"{req.model.name} on {req.gpu.name}: {r.users_per_replica:,} conversations of "
-             f"{req.tokens_held:,} tokens ({req.kv_dtype.value} {req.allocation.value})")
+             f"{req.tokens_held:,} tokens (max {req.context_tokens:,}; {req.kv_dtype.value} "
+             f"{req.allocation.value})")
     from rich.text import Text
 
     from kvplan.render import plots, table
 
     parts, total = r.breakdown.parts(), req.gpu.memory_bytes
-    _show(output, lambda path: plots.memory_breakdown(parts, total, title, path),
+    pio.show(output, lambda path: plots.memory_breakdown(parts, total, title, path),
           lambda: [Text(title, style="bold"), table.memory_bar(parts, total)])
 
 
@@ -127,26 +94,34 @@ def risk_command(
         int | None, typer.Option("--users", help="open conversations [default: users at risk]",
                                  min=1)
     ] = None,
-    risk: Annotated[float, typer.Option("--risk", help="overflow risk for the default users")]
-    = 0.01,
-    output: ImageOpt = None,
+    risk: Annotated[float | None, typer.Option(
+        "--risk", show_default=False,
+        help="overflow risk that sets the default users [default: 0.01]")] = None,
+    output: pio.ImageOpt = None,
 ) -> None:
     """The distribution of the open conversations' cache against the pool, overflow shaded."""
     from kvplan.plan.planner import cache_distribution
 
-    if not 0 < risk < 1:
+    if users is not None and users > MAX_DRAWN_USERS:
+        raise typer.BadParameter(f"{users:,} is beyond the {MAX_DRAWN_USERS:,} open conversations "
+                                 "a picture draws (the exact law of their total grows with each "
+                                 "one); give fewer", param_hint="--users")
+    if risk is not None and users is not None:
+        raise typer.BadParameter("it sets how many conversations are open when --users is not "
+                                 "given; give one of them", param_hint="--risk")
+    if risk is not None and not 0 < risk < 1:
         raise typer.BadParameter(f"must be between 0 and 1, got {risk:g}", param_hint="--risk")
     values = {k: v for k, v in locals().items() if k not in ("users", "risk")}
-    planned = _planned(target, values)
-    req, lengths = planned.request, planned.lengths
+    planned, req = pio.planned(target, values)
+    lengths = planned.lengths
     if lengths is None:
         raise InputError("give a spread: --context-p50 with --context-p95/--context-p99, "
                          "--context-sample FILE, or --avg-context with one percentile")
-    dist = cache_distribution(req, lengths, users, risk)
+    dist = cache_distribution(req, lengths, users, 0.01 if risk is None else risk)
     title = (f"{req.model.name} on {req.gpu.name}: cache of {dist.users:,} open conversations "
              f"({req.kv_dtype.value})")
     from kvplan.render import plots, table
 
     args = (dist.totals_bytes, dist.probs, dist.pool_bytes, dist.overflow.probability, title)
-    _show(output, lambda path: plots.risk_distribution(*args, path),
+    pio.show(output, lambda path: plots.risk_distribution(*args, path),
           lambda: table.risk_bars(*args))

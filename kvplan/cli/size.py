@@ -2,47 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-import typer
-
 from kvplan.cli import engine_options as eo
 from kvplan.cli import options as o
-from kvplan.cli.common import (
-    FormatOpt,
-    OutputOpt,
-    cli_errors,
-    debug_enabled,
-    emit,
-    exit_for_fit,
-    terminal_width,
-    use_color,
-)
+from kvplan.cli import size_measure as sm
+from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, exit_for_fit
 from kvplan.cli.recordio import emit_results, one, records_for, save, say_notes
-from kvplan.cli.values import int_list, non_negative, positive
 from kvplan.render import OutputFormat
-from kvplan.units import gib_to_bytes
-
-MeasureOpt = Annotated[
-    bool,
-    typer.Option("--measure", help="build the model with random weights on --device and check "
-                 "the prediction against a real cached decode (needs torch and transformers)"),
-]
-DeviceOpt = Annotated[str, typer.Option("--device", help="--measure on cuda, cuda:N or cpu")]
-ToleranceOpt = Annotated[
-    float,
-    typer.Option("--tolerance", metavar="PERCENT", callback=non_negative,
-                 help="--measure: largest error in percent before exit code 1"),
-]
-TimeLimitOpt = Annotated[
-    float,
-    typer.Option("--time-limit", metavar="SECONDS", help="--measure: seconds for the searches and timings",
-                 callback=positive),
-]
-LayersOpt = Annotated[
-    int | None,
-    typer.Option("--layers", metavar="N", help="--measure: build only the first N layers", min=1),
-]
 
 
 @cli_errors
@@ -70,24 +35,15 @@ def size_command(
     max_tokens_in_paged_kv_cache: eo.MaxTokensPaged = None, trtllm_config: eo.TrtllmConfig = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None, save_to: o.Save = None,
     allow_no_fit: o.AllowNoFit = False,
-    measure: MeasureOpt = False, device: DeviceOpt = "cuda", tolerance: ToleranceOpt = 10.0,
-    time_limit: TimeLimitOpt = 120.0, layers: LayersOpt = None,
+    measure: sm.MeasureOpt = False, device: sm.DeviceOpt = None,
+    tolerance: sm.ToleranceOpt = None, time_limit: sm.TimeLimitOpt = None,
+    layers: sm.LayersOpt = None,
 ) -> None:
     """How many concurrent sequences one GPU holds, and where its memory goes."""
-    if not measure and (layers is not None or device != "cuda"):
-        raise typer.BadParameter("--layers and --device apply only with --measure")
-    if measure:
-        values = {k: v for k, v in locals().items() if v is not None}
-        from kvplan.plan.record import is_deployment_target
-
-        given = [f"--{k.replace('_', '-')}" for k in values if k not in _MEASURED]
-        if given or is_deployment_target(target):
-            raise typer.BadParameter(
-                f"{', '.join(given) or target}: --measure builds one model on one device, the "
-                "cache in the weights' dtype, and checks both allocations; give a model and "
-                "at most --gpu, --context and --kv-budget-gib")
-        _measure(target, gpu, context, kv_budget_gib, device, tolerance, time_limit, layers,
-                 fmt, output)
+    if not measure:
+        sm.refuse_without_measure(locals())
+    else:
+        sm.measure_command(locals())
         return
     from kvplan.plan.planner import size_records
     from kvplan.render.records import detail, size_record
@@ -103,42 +59,3 @@ def size_command(
              p.size.users_per_replica)
     exit_for_fit(any(p.size.fits for p in plans), allow_no_fit)
 
-
-_MEASURED = {"target", "gpu", "context", "kv_budget_gib", "fmt", "output", "measure", "device",
-             "tolerance", "time_limit", "layers", "allow_no_fit"}
-
-
-def _measure(
-    model: str, gpu: str | None, context: str | None, kv_budget_gib: float | None, device: str,
-    tolerance: float, time_limit: float, layers: int | None, fmt: OutputFormat,
-    output: OutputOpt,
-) -> None:
-    """`--measure`: torch and transformers are imported only from here on."""
-    from kvplan.measure import require_extra
-    from kvplan.measure.device import parse_device
-    from kvplan.specs import all_hardware, load_hardware, load_model
-    from kvplan.specs.schema import ModelSpec
-
-    parse_device(device)
-    spec: ModelSpec = load_model(model)
-    contexts = int_list(context, "tokens") if context else [None]
-    if len(contexts) != 1 or (gpu is not None and "," in gpu):
-        raise typer.BadParameter("--measure takes one --context and one --gpu")
-    hw = load_hardware(gpu) if gpu is not None else None
-    budget = gib_to_bytes(kv_budget_gib) if kv_budget_gib is not None else None
-    require_extra()
-    from kvplan.measure.run import MeasureOptions, measure
-    from kvplan.render.measure import render as render_measure
-
-    report = measure(
-        spec,
-        MeasureOptions(
-            device=device, gpu=hw, catalog=tuple(all_hardware()[0]), context_tokens=contexts[0],
-            layers=layers, tolerance_pct=tolerance, time_limit_s=time_limit,
-            kv_budget_bytes=budget, debug=debug_enabled(),
-        ),
-    )
-    emit(render_measure(fmt, report, width=terminal_width(), color=use_color() and output is None),
-         output)
-    if not report.passed:
-        raise typer.Exit(code=1)

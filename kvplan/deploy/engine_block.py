@@ -8,6 +8,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pydantic import ValidationError
+
 from kvplan.deploy.schema import Deployment
 from kvplan.errors import InputError
 
@@ -68,6 +70,13 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
     if not update:
         return dep, notes
     engine = e.model_copy(update=update)
+    try:  # a config file's values within the same bounds as the record's own (docs/limits.md)
+        type(e).model_validate(engine.model_dump(exclude_unset=True))
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = ".".join(str(x) for x in first["loc"])
+        fail(f"engine.{where}", f"{first['msg']} (from {Path(str(e.trtllm_config)).name})")
+        return dep, notes
     return dep.model_copy(update={"engine": engine}), notes
 
 

@@ -49,11 +49,15 @@ class FleetPlan:
 
 def resolve(record: Record, need_load: bool = True) -> PlannedDeployment:
     """The record with its specs resolved and its request built (kvplan.deploy's rules)."""
+    from kvplan.plan.moot import refuse_moot
+
     try:
-        return plan_deployment(record.deployment, record.source, record.base_dir, record.doc,
-                               need_load=need_load)
+        planned = plan_deployment(record.deployment, record.source, record.base_dir, record.doc,
+                                  need_load=need_load)
     except DeploymentError as err:
         raise DeploymentError(record.source, record.named(err.items)) from None
+    refuse_moot(record, planned)  # a flag this plan never reads is refused, with the reason
+    return planned
 
 
 def engine_settings(record: Record, stated_ideal: bool = False,
@@ -174,16 +178,35 @@ def fleet_records(records: Sequence[Record], progress: Progress | None = None) -
 
 def search_record(
     record: Record, prices: dict[str, float], gpus: Sequence[str] | None = None,
-    progress: Progress | None = None,
+    progress: Progress | None = None, tps: Sequence[int] | None = None,
+    kv_dtypes: Sequence[str] | None = None,
 ) -> tuple[Traffic, SearchResult]:
-    """Every GPU, TP size and cache precision for one record's traffic, cheapest first."""
+    """Every GPU, TP size and cache precision for one record's traffic, cheapest first.
+
+    `tps` and `kv_dtypes` limit the sizes and precisions tried (default: the search's own);
+    each TP must shard the model as the engines require (kvplan.capacity.parallel)."""
+    from kvplan.errors import InputError
     from kvplan.specs import load_hardware
-    from kvplan.traffic.search import search
+    from kvplan.traffic.search import DEFAULT_KV_DTYPES, DEFAULT_TPS, search
+    from kvplan.units import parse_dtype
 
     planned = resolve(record)
+    if tps:
+        from kvplan.capacity.parallel import tp_problem, valid_tps
+
+        for tp in tps:
+            problem = tp_problem(planned.request.model, tp)
+            if problem is not None:
+                valid = ", ".join(map(str, valid_tps(planned.request.model)))
+                raise InputError(f"--tp {tp}: {problem}; valid --tp values: {valid}")
+    try:
+        dtypes = [parse_dtype(d) for d in kv_dtypes] if kv_dtypes else list(DEFAULT_KV_DTYPES)
+    except ValueError as err:
+        raise InputError(f"--kv-dtype: {err}") from None
     catalog = [load_hardware(g) for g in gpus] if gpus else _catalog()
     traffic = traffic_of(planned)
-    return traffic, search(planned.request, traffic, catalog, prices, progress=progress,
+    return traffic, search(planned.request, traffic, catalog, prices, tps=tps or DEFAULT_TPS,
+                           kv_dtypes=dtypes, progress=progress,
                            sizer=sizer_for(engine_settings(record, planned=planned)))
 
 
@@ -204,6 +227,29 @@ def step_problems(result: EngineResult) -> list[str]:
     from kvplan.engines import verify_steps
 
     return list(verify_steps(result.steps))
+
+
+def pool_request(record: Record, planned: PlannedDeployment) -> tuple[SizeRequest, str | None]:
+    """The request the pictures size: the plain arithmetic's, or, when the record names an
+    engine, the same request with that engine's KV pool per GPU stated and its block size
+    (each picture then divides the engine's pool); and a note saying so."""
+    req = planned.request
+    settings = engine_settings(record, planned=planned)
+    if settings is None:
+        return req, None
+    from kvplan.engines import run_engine
+    from kvplan.units import fmt_bytes
+
+    e = run_engine(req, settings)
+    pool = e.size.kv_budget_bytes
+    if pool <= 0:
+        from kvplan.errors import InputError
+
+        raise InputError(f"{record.source}: {e.engine.value} leaves no KV pool on this GPU: "
+                         f"{e.reason or e.size.reason or 'nothing fits'}")
+    note = (f"{e.engine.value} {e.engine_version}'s KV pool per GPU ({fmt_bytes(pool)}, "
+            f"{e.block_size_tokens}-token blocks) divided by each conversation's cache")
+    return replace(req, kv_budget_bytes=pool, block_size_tokens=e.block_size_tokens), note
 
 
 def users_vs_context(req: SizeRequest, dtypes: Sequence[Any], allocs: Sequence[Any]) -> Any:

@@ -46,9 +46,11 @@ class Record:
     def named(self, problems: list[Problem]) -> list[Problem]:
         """Problems with the flag named beside each field a flag set."""
         from kvplan.plan.fields import HINTS, flag_for
+        from kvplan.plan.moot import on_flag_field
 
         out = []
         for p in problems:
+            p = on_flag_field(self, p)
             flag = self.origins.get(p.field, "")
             flag = flag if flag.startswith("--") else ""
             if not flag and self.source == COMMAND_LINE:  # say which flag would set it
@@ -125,6 +127,10 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
             raise DeploymentError(source, [Problem("", "expected one kvplan/v1 document")])
         if not str(docs[0].data.get("apiVersion", "")).startswith("kvplan"):
             return _from_manifest(Path(target))
+        if len(docs) > 1:  # never the first silently: each document is a deployment of its own
+            raise DeploymentError(source, [Problem("", (
+                f"{len(docs)} documents; a plan reads one kvplan/v1 deployment: give one per "
+                "file (`kvplan check` judges each document of a file)"), docs[1].start_line)])
         data = copy.deepcopy(docs[0].data)
         return data, source, base_dir, docs[0], {k: "file" for k in _leaves(data)}
     name = Path(target).stem if target.endswith((".yaml", ".yml", ".json")) else target
@@ -349,9 +355,12 @@ def _refuse_unused(rec: Record) -> None:
     from kvplan.plan.fields import by_flag
 
     name = rec.deployment.engine.name
-    problems = []
+    problems: list[Problem] = []
     for key in UNUSED_BY.get(name, ()):
         flag = rec.origins.get(f"engine.{key}", "")
+        spec = by_flag(flag)
+        if spec is not None and spec.engines and name not in spec.engines:
+            continue  # another engine's spelling: said once, below
         if flag.startswith("--"):
             if name == "ideal":
                 hint = (f"; add --engine {ENGINE_KEYS[key][0]}" if key in ENGINE_KEYS
@@ -368,18 +377,20 @@ def _refuse_unused(rec: Record) -> None:
                 f"{flag} is {' and '.join(spec.engines)}'s name for {spec.field}; "
                 + (f"for {name} give {spec.generic}" if spec.generic and name != "ideal"
                    else f"give --engine {spec.engines[0]} or drop the option")))
-    if problems:
-        raise DeploymentError(rec.source, problems)
+    if problems:  # one flag setting two fields (--speculative-config) is named once
+        unique = {(p.field, p.message): p for p in problems}
+        raise DeploymentError(rec.source, list(unique.values()))
 
 
 def _stdin_sample() -> str:
     """`--context-sample -`: standard input kept in a file (JSONL when its lines are JSON)."""
     import tempfile
 
-    text = sys.stdin.read()
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    suffix = ".jsonl" if first.startswith("{") or first.isdigit() else ".csv"
-    with tempfile.NamedTemporaryFile("w", suffix=suffix, prefix="kvplan-sample-",
-                                     delete=False, encoding="utf-8") as fh:
-        fh.write(text)
+    raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    # the bytes as given: kvplan.inputs judges their encoding when the sample is read
+    first = next((line.strip() for line in raw.splitlines() if line.strip()), b"")
+    suffix = ".jsonl" if first.startswith(b"{") or first.isdigit() else ".csv"
+    with tempfile.NamedTemporaryFile("wb", suffix=suffix, prefix="kvplan-sample-",
+                                     delete=False) as fh:
+        fh.write(raw)
     return fh.name

@@ -38,7 +38,7 @@ def _pyplot() -> Any:
 
 def check_path(path: Path) -> None:
     if path.suffix.lower() not in FORMATS:
-        raise InputError(f"{path}: write .png or .svg")
+        raise InputError(f"{path}: --output writes a picture: name a .png or .svg file")
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise InputError(f"{path}: folder {folder} does not exist")

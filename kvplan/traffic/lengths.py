@@ -336,6 +336,12 @@ def load_sample(path: Path) -> Empirical:
             raise InputError(f"{path}: empty CSV; the first line must name the columns")
         for i, row in enumerate(reader, start=2):
             lengths.append(_length(dict(row), f"{path}: line {i}"))
+    from kvplan.inputs.limits import MAX_CONTEXT_TOKENS
+
+    huge = next((n for n in lengths if n > MAX_CONTEXT_TOKENS), None)
+    if huge is not None:
+        raise InputError(f"{path}: a request of {huge:,} tokens is beyond the limit of "
+                         f"{MAX_CONTEXT_TOKENS:,} (docs/limits.md); is the column right?")
     lengths = [n for n in lengths if n > 0]
     if not lengths:
         raise InputError(f"{path}: no positive token counts found")

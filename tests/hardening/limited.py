@@ -33,7 +33,8 @@ def _cap() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP_BYTES, MEMORY_CAP_BYTES))
 
 
-def run_limited(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None) -> Outcome:
+def run_limited(*args: str, env: dict[str, str] | None = None, cwd: Path | None = None,
+                stdin: Path | None = None) -> Outcome:
     """`python -m kvplan ARGS` with RLIMIT_AS at 500 MB; the CPU seconds and peak memory it used.
 
     The usage is this one child's, from os.wait4: RUSAGE_CHILDREN's ru_maxrss is the largest of
@@ -43,10 +44,11 @@ def run_limited(*args: str, env: dict[str, str] | None = None, cwd: Path | None 
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80", "NO_COLOR": "1",
                 "OPENBLAS_NUM_THREADS": "1", **(env or {})}
     full_env.pop("KVPLAN_DEBUG", None)
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            open(stdin or os.devnull, "rb") as given:  # `-` reads this file (default: nothing)
         proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [sys.executable, "-m", "kvplan", *args], stdout=out, stderr=err, env=full_env,
-            cwd=cwd or ROOT, preexec_fn=_cap)
+            [sys.executable, "-m", "kvplan", *args], stdin=given, stdout=out, stderr=err,
+            env=full_env, cwd=cwd or ROOT, preexec_fn=_cap)
         timer = threading.Timer(WALL_TIMEOUT_S, proc.kill)  # a hang still ends the test
         timer.start()
         try:

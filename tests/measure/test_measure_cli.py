@@ -244,8 +244,10 @@ def test_capacity_search_walks_down_when_the_device_runs_out(
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("--layers", "2"), "--layers and --device apply only with --measure"),
-        (("--device", "cpu"), "--layers and --device apply only with --measure"),
+        (("--layers", "2"), "--layers applies only with --measure"),
+        (("--device", "cpu"), "--device applies only with --measure"),
+        (("--tolerance", "5", "--time-limit", "9"), "--tolerance, --time-limit apply only with "
+         "--measure"),
         (("--measure", "--tp", "2", "--kv-dtype", "fp8"), "--kv-dtype, --tp: --measure builds one"),
         (("--measure", "--context", "1024,2048"), "--measure takes one --context"),
     ],

@@ -35,10 +35,12 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     "--weight-dtype": (["--weight-dtype", "fp8"], [("engine.weight_dtype", "fp8")]),
     "--allocation": (["--allocation", "reserved"], [("engine.allocation", "reserved")]),
     "--block-size": (["--block-size", "32"], [("engine.block_size", 32)]),
-    "--kv-group-size": (["--kv-group-size", "32"], [("engine.kv_group_size", 32)]),
+    # only an int4 cache has groups (alone it is refused: tests/options/test_option_walk.py)
+    "--kv-group-size": (["--kv-group-size", "32", "--kv-dtype", "int4"],
+                        [("engine.kv_group_size", 32), ("engine.kv_cache_dtype", "int4")]),
     "--tp": (["--tp", "2"], [("parallel.tensor", 2)]),
     "--pp": (["--pp", "2"], [("parallel.pipeline", 2)]),
-    "--nodes": (["--nodes", "2"], [("parallel.nodes", 2)]),
+    "--nodes": (["--nodes", "2", "--tp", "2"], [("parallel.nodes", 2), ("parallel.tensor", 2)]),
     "--memory-utilization": (["--memory-utilization", "0.8"],
                              [("engine.gpu_memory_utilization", 0.8)]),
     "--reserve-gib": (["--reserve-gib", "4"], [("engine.reserve_gib", 4.0)]),
@@ -59,13 +61,18 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                           [("traffic.peak_concurrent_users", None),
                            ("traffic.arrival_rate_per_s", 5.0),
                            ("traffic.mean_duration_s", 120.0)]),
-    "--peak-to-mean": (["--peak-to-mean", "1.5"], [("traffic.peak_to_mean", 1.5)]),
+    "--peak-to-mean": (["--peak-to-mean", "1.5", "--arrival-rate", "10", "--mean-duration-s",
+                        "300"], [("traffic.peak_to_mean", 1.5),
+                                 ("traffic.peak_concurrent_users", None),
+                                 ("traffic.arrival_rate_per_s", 10.0),
+                                 ("traffic.mean_duration_s", 300.0)]),
     "--context-p50": (["--context-p50", "1200"], [("traffic.context_tokens.p50", 1200)]),
     "--context-p95": (["--context-p95", "6000"], [("traffic.context_tokens.p95", 6000)]),
     "--context-p99": (["--context-p99", "7000"], [("traffic.context_tokens.p99", 7000)]),
     "--context-sample": (["--context-sample", "SAMPLE"],
                          [("traffic.context_tokens.sample", "SAMPLE")]),
-    "--risk": (["--risk", "0.05"], [("traffic.risk", 0.05)]),
+    "--risk": (["--risk", "0.05", "--context-p95", "6000"],
+               [("traffic.risk", 0.05), ("traffic.context_tokens.p95", 6000)]),
     "--min-tokens-per-s-per-user": (["--min-tokens-per-s-per-user", "60"],
                                     [("traffic.min_tokens_per_s_per_user", 60.0)]),
     "--prompt-tokens": (["--prompt-tokens", "500"], [("traffic.prompt_tokens", 500)]),
@@ -146,8 +153,7 @@ REFUSED = {
     "--max-tokens-in-paged-kv-cache": "(--max-tokens-in-paged-kv-cache): only trtllm reads it",
     "--trtllm-config": "(--trtllm-config): only trtllm reads it, not vllm",
 }
-NO_VISIBLE_EFFECT = {"--peak-to-mean",  # only scales an arrival rate; the base states a peak
-                     "--kv-group-size"}  # only int4 caches have groups
+NO_VISIBLE_EFFECT: set[str] = set()  # none: a flag that cannot move the plan is refused
 
 
 def command_flags(name: str) -> set[str]:

@@ -1,0 +1,106 @@
+"""Flags that set a field the plan would never read: refused with the reason, never dropped.
+
+`kvplan.plan.record` refuses a flag the record's engine never reads (`--page-size` for vLLM);
+the rules here need the resolved record (the cache precision `auto` becomes, the lengths):
+a flag given on the command line that cannot change this plan is one line and exit 2, so that
+a user who typed it learns why nothing moved. Values a file states are not refused here
+(kvplan.deploy notes the engine settings a profile never reads).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kvplan.deploy.problems import DeploymentError, Problem
+
+if TYPE_CHECKING:
+    from kvplan.deploy import PlannedDeployment
+    from kvplan.plan.record import Record
+
+# engines whose profile never reads max_num_seqs in size, fleet and explain (the plain
+# arithmetic has no scheduler; transformers' cache holds the batch it is given)
+_NO_SEQUENCE_CAP = ("ideal", "transformers")
+
+
+# kvplan.capacity.parallel's refusals, by how they begin -> the field whose value they refuse
+_PARALLEL_CHECKS = (("expert parallelism", "parallel.expert"),
+                    ("tensor parallelism", "parallel.tensor"))
+
+
+def on_flag_field(record: Record, p: Problem) -> Problem:
+    """A parallelism the engines refuse is reported on `engine` (the request's own check);
+    when a flag set it, the problem moves to that flag's field, so that its line names it."""
+    if p.field != "engine":
+        return p
+    for prefix, fld in _PARALLEL_CHECKS:
+        if p.message.startswith(prefix) and _flag(record, fld) is not None:
+            return Problem(fld, p.message, p.line)
+    return p
+
+
+def _flag(record: Record, dotted: str) -> str | None:
+    origin = record.origins.get(dotted, "")
+    return origin if origin.startswith("--") else None
+
+
+def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
+    """Each flag of `record` whose field this plan does not read, with the reason and the fix."""
+    from kvplan.units import DType
+
+    dep, req = planned.deployment, planned.request
+    out: list[Problem] = []
+
+    def refuse(dotted: str, message: str) -> None:
+        flag = _flag(record, dotted)
+        if flag is not None:
+            out.append(Problem(f"{dotted} ({flag})", message))
+
+    if req.kv_dtype is not DType.int4:
+        refuse("engine.kv_group_size", f"only an int4 cache has groups of values sharing a "
+               f"scale; this cache is {req.kv_dtype.value}; add --kv-dtype int4 or drop the "
+               "option")
+    t = dep.traffic
+    if t.arrival_rate_per_s is None:
+        refuse("traffic.peak_to_mean", "it scales a mean arrival rate to the peak; this load "
+               "is a peak of concurrent users already; give --arrival-rate with "
+               "--mean-duration-s, or drop the option")
+    ctx = t.context_tokens
+    spread = ctx is not None and (ctx.sample is not None or any(
+        v is not None for v in (ctx.p50, ctx.p95, ctx.p99)))
+    if not spread:
+        refuse("traffic.risk", "an overflow risk needs a spread of lengths; with a mean alone "
+               "every conversation holds the mean and nothing is left to chance; add "
+               "--context-p95 (or --context-p99, --context-sample) or drop the option")
+    elif req.allocation.value == "reserved":
+        refuse("traffic.risk", "a reserved cache sets aside the full context for every "
+               "conversation, so the pool never overflows; drop the option or use "
+               "--allocation paged")
+    p = dep.parallel
+    nodes = p.nodes
+    if nodes is not None and nodes > p.tensor * p.pipeline:
+        refuse("parallel.nodes", f"a replica of {p.tensor * p.pipeline} GPU(s) (tensor "
+               f"{p.tensor} x pipeline {p.pipeline}) cannot span {nodes} servers: each server "
+               "holds at least one of its GPUs; raise --tp/--pp or lower --nodes")
+    ep = p.expert
+    if ep is not None and ep <= p.tensor and req.model.moe is not None:
+        refuse("parallel.expert", f"up to the tensor-parallel size ({p.tensor}) the experts are "
+               "split over the same GPUs either way, so the memory plan is the same; give more "
+               "ranks than --tp (vLLM's expert parallelism is tp x dp) or drop the option")
+    engine = dep.engine.name
+    if engine in _NO_SEQUENCE_CAP:
+        refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "
+               "vllm, sglang and trtllm read it); add --engine or drop the option")
+    prompt = t.prompt_tokens
+    if prompt is not None and prompt > req.context_tokens:  # stated anywhere: never possible
+        label = f"traffic.prompt_tokens ({_flag(record, 'traffic.prompt_tokens')})" \
+            if _flag(record, "traffic.prompt_tokens") else "traffic.prompt_tokens"
+        out.append(Problem(label, f"{prompt:,} tokens is longer than the longest sequence the "
+                           f"engine accepts (max_model_len {req.context_tokens:,})"))
+    return out
+
+
+def refuse_moot(record: Record, planned: PlannedDeployment) -> None:
+    """Raise one error naming every flag that cannot change this plan (see module docstring)."""
+    problems = moot_problems(record, planned)
+    if problems:
+        raise DeploymentError(record.source, problems)
