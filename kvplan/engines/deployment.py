@@ -71,7 +71,7 @@ def deployment_engine_settings(block: EngineBlock, cap_sequences: bool = False,
     gpu_memory_utilization counts only when the file sets it; otherwise each engine uses its own
     default (vLLM 0.9 of total, SGLang's mem_fraction_static by TP, TensorRT-LLM 0.9 of free).
     max_num_seqs, max_num_batched_tokens and a stated block_size are read under each engine's
-    own name (RENAMED); `cap_sequences` lets SGLang's and TensorRT-LLM's profiles cap the users
+    own name (RENAMED); `cap_sequences` lets the profiles (vLLM's too) cap the users
     at max_num_seqs (size, fleet, explain), where `kvplan check` applies that cap itself (its
     verdict names it and suggests raising it). Keys of another engine are left out
     (kvplan.deploy notes or refuses them); a draft model is resolved through the shared
@@ -99,6 +99,8 @@ def deployment_engine_settings(block: EngineBlock, cap_sequences: bool = False,
         draft = draft_spec(speculative)
         fields["draft_model"] = draft
         fields["draft_params"] = draft.params_total
+    if engine is Engine.vllm and cap_sequences and block.max_num_seqs is not None:
+        fields["cap_max_num_seqs"] = True
     settings = EngineSettings(
         engine=engine,
         version=block.version,

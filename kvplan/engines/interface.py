@@ -118,6 +118,9 @@ class EngineSettings:
     max_batch_size: int | None = None
     draft_model: ModelSpec | None = None  # vLLM speculative decoding: the draft's spec
     num_speculative_tokens: int | None = None
+    # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
+    # leaves this off and applies the cap itself, naming it in its verdict
+    cap_max_num_seqs: bool = False
     measured: Measured = Measured()
 
     def check(self) -> None:

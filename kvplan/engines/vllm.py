@@ -324,6 +324,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     overhead = act.best + nt.best + graphs.best
     per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)
     users = blocks // per_user if per_user else 0
+    if s.cap_max_num_seqs and s.max_num_seqs is not None and users > s.max_num_seqs:
+        users = s.max_num_seqs  # the scheduler runs no more sequences at once
+        assumptions.append(f"users capped at --max-num-seqs {users:,}")
     sized = finish_size(req, kv, overhead, requested, starts, reason, largest, assumptions,
                         weights_bytes=weights,
                         users_override=(users, users * per_user * bytes_per_block))

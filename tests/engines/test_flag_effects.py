@@ -221,3 +221,19 @@ def test_expert_parallelism_is_refused_with_the_reason(model: str, tp: int, ep: 
 def test_expert_parallelism_one_on_a_dense_model_is_no_parallelism() -> None:
     base = run_engine(req(), settings(name="vllm"))
     assert run_engine(req(ep=1), settings(name="vllm")).kv_cache_bytes == base.kv_cache_bytes
+
+
+def test_a_stated_max_num_seqs_caps_vllm_users_where_size_and_fleet_plan() -> None:
+    # Llama-3.1-8B at 8,192 tokens on an H100 holds 54 sequences by its blocks (the pool's
+    # blocks // 512 blocks a sequence); vLLM's scheduler runs at most --max-num-seqs of them
+    uncapped = run_engine(req(), settings(name="vllm"))
+    capped = run_engine(req(), settings(name="vllm", max_num_seqs=8))
+    assert uncapped.size.users_per_replica == uncapped.blocks // 512 > 8
+    assert capped.size.users_per_replica == 8
+    assert capped.size.breakdown.kv_used_bytes == 8 * 512 * 16 * 131_072  # 8 x 512 blocks of 16 tokens
+    assert "users capped at --max-num-seqs 8" in capped.assumptions
+    # kvplan check applies the cap itself (its verdict names it): the profile leaves it alone
+    block = EngineBlock(name="vllm", max_num_seqs=8)  # type: ignore[call-arg]
+    unc = deployment_engine_settings(block)
+    assert unc is not None and not unc.cap_max_num_seqs
+    assert run_engine(req(), unc).size.users_per_replica == uncapped.size.users_per_replica
