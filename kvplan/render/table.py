@@ -182,8 +182,8 @@ def _traffic_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
         rows.append(("Overflow at plan", f"{r['overflow_probability']:.4%} per replica"))
     if r["decode_tokens_per_s_per_user"] is not None:
         rows.append(("Decode per user", f"{r['decode_tokens_per_s_per_user']:,.1f} tokens/s "
-                     f"(step {r['step_time_s'] * 1000:,.1f} ms, bandwidth x "
-                     f"{r['bandwidth_efficiency']:g})"))
+                     f"(step {r['step_time_s'] * 1000:,.1f} ms, "
+                     f"{r['bandwidth_efficiency']:.0%} of peak bandwidth)"))
     if r["ttft_s"] is None:
         rows.append(("TTFT (prefill)", f"n/a: {r['gpu']} has no sourced BF16 FLOP/s"))
     else:
@@ -199,6 +199,8 @@ def _risk_method(r: dict[str, Any]) -> str:
     method = r["risk_method"]
     if method == "normal":
         return f"normal approx., error <= {r['risk_error_bound']:.3g}"
+    if method == "point-mass":
+        return "no length spread given: as the mean"
     return method
 
 
