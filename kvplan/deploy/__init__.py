@@ -346,6 +346,11 @@ def plan_deployment(
 
     weight_dtype = dtypes.get("weight_dtype")
     kv_dtype = dtypes.get("kv_cache_dtype") or weight_dtype or model.weight_dtype
+    if "kv_cache_dtype" not in dtypes and kv_dtype.bits < 16:
+        # auto is the model's compute dtype, not its weight quantization: an int4 (MXFP4, GPTQ,
+        # AWQ) or fp8 checkpoint computes and caches in 16 bits (vLLM's kv_cache_dtype auto =
+        # model dtype; SGLang and TensorRT-LLM alike); a quantized cache is --kv-cache-dtype's
+        kv_dtype = DType.bf16
     if kv_dtype is DType.fp32 and e.name in ("vllm", "sglang", "trtllm"):
         kv_dtype = DType.bf16  # --dtype auto serves a float32 checkpoint in 16 bits, cache too
     context = e.max_model_len or model.max_context_tokens

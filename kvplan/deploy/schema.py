@@ -75,7 +75,8 @@ class Engine(_Strict):
     version: str | None = None
     gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
     max_model_len: Tokens | None = Field(default=None, description="default: the model's maximum")
-    kv_cache_dtype: str = Field(default="auto", description="auto = the weight dtype")
+    kv_cache_dtype: str = Field(
+        default="auto", description="auto = the weight dtype (16 bits for int4 or fp8 weights)")
     weight_dtype: str | None = None
     allocation: Literal["paged", "reserved"] = "paged"
     block_size: Annotated[int, Field(gt=0, le=lim.MAX_BLOCK_TOKENS), NoBool] = 16
