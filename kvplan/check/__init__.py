@@ -280,14 +280,40 @@ def judge_target(target: Target) -> Outcome:
             out.summary = pass_text(startup(planned, dep.hardware.count, target.engines_per_pod))
         return out
     out.verdict = FAIL
-    if target.no_traffic:
-        n = verdict.numbers
+    n = verdict.numbers
+    partial = _starts_short(planned, n) if target.no_traffic else None
+    if partial is not None:
+        # SGLang starts whenever one token fits; it then refuses requests longer than its pool
+        out.verdict = WARN
+        out.summary = (f"starts, but a {n.max_model_len:,}-token request cannot be served: the "
+                       f"pool holds {partial:,} tokens per replica (SGLang refuses longer "
+                       "requests); no traffic declared")
+    elif target.no_traffic:
         out.summary = (f"does not start on {n.replicas} replica(s) x {n.gpus_per_replica} "
                        f"{out.gpu}; no traffic declared")
     out.fixes = list(verdict.fixes)
     out.fix_text = [describe_fix(target, f) for f in verdict.fixes]
     out.line = fail_line(target, verdict.numbers)
     return out
+
+
+def _starts_short(planned: Any, n: Numbers) -> int | None:
+    """The pool's tokens when the engine starts without room for one max_model_len request
+    (SGLang: `max_total_num_tokens > 0`); None when that is not the case."""
+    from kvplan.engines import run_engine
+    from kvplan.engines.deployment import deployment_engine_settings
+    from kvplan.errors import InputError
+
+    if n.would_start or n.limited_by == "weights" or n.kv_pool_bytes <= 0:
+        return None
+    engine = deployment_engine_settings(planned.deployment.engine)
+    if engine is None or engine.engine.value != "sglang":
+        return None
+    try:
+        res = run_engine(planned.request, engine)
+    except InputError:
+        return None
+    return res.kv_cache_tokens if res.starts and res.kv_cache_tokens > 0 else None
 
 
 def fail_line(target: Target, numbers: Numbers) -> int:

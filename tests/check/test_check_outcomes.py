@@ -53,7 +53,10 @@ def score(by_file: dict[str, Outcome]) -> tuple[list[str], list[str], list[str],
     for name, e in _expected().items():
         o = by_file[name]
         line = f"{name}: expected {e['verdict']}, kvplan {o.verdict}"
-        (v_hit if o.verdict == e["verdict"] else v_miss).append(line)
+        # a server that started is matched by PASS or by WARN ("starts, but ...", or "no GPU
+        # named; starts on: ..."), both of which say it starts
+        ok = o.verdict == e["verdict"] or (e["verdict"] == "PASS" and o.verdict == "WARN")
+        (v_hit if ok else v_miss).append(line)
         if "kv_tokens" in e:
             got = pool_tokens(o)
             if got is None:
@@ -91,8 +94,9 @@ def test_verdicts_against_the_real_outcomes(by_file: dict[str, Outcome]) -> None
     # measured when the folder was added (OUTCOMES.md, "Score"): 8 of 17; the 9 misses are
     # explained there (4 models the catalog lacks, vLLM's sampler warm-up OOM twice, SGLang
     # started with a pool shorter than its context, a thread naming no GPU, one OOM the
-    # arithmetic cannot explain)
-    assert len(v_hit) >= 8, "\n".join(v_miss)
+    # arithmetic cannot explain); 9 of 17 since SGLang's start rule (02: it starts with a pool
+    # shorter than its context and refuses longer requests: WARN, as the outcome allows)
+    assert len(v_hit) >= 9, "\n".join(v_miss)
 
 
 def test_pool_tokens_against_the_logged_tokens(by_file: dict[str, Outcome]) -> None:
@@ -105,7 +109,7 @@ def test_pool_tokens_against_the_logged_tokens(by_file: dict[str, Outcome]) -> N
 def test_the_hits_are_the_ones_recorded(by_file: dict[str, Outcome]) -> None:
     """Each file's verdict as OUTCOMES.md records it: a hit that turns into a miss is named."""
     recorded = {
-        "01": "FAIL", "02": "FAIL", "03": "PASS", "04": "WARN", "05": "PASS", "06": "PASS",
+        "01": "FAIL", "02": "WARN", "03": "PASS", "04": "WARN", "05": "PASS", "06": "PASS",
         "07": "ERROR", "08": "ERROR", "09": "PASS", "10": "PASS", "11": "PASS", "12": "ERROR",
         "13": "ERROR", "14": "FAIL", "15": "FAIL", "16": "PASS", "17": "FAIL",
     }
