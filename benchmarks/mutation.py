@@ -69,7 +69,8 @@ PACKAGES = {
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
-         "tests/traffic/test_lengths.py")),
+         "tests/traffic/test_lengths.py", "tests/traffic/test_cov_risk.py",
+         "tests/traffic/test_cov_lengths.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py",),
         ("tests/check/test_check_cli.py", "tests/check/test_check_deploy.py",
