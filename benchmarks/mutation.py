@@ -90,12 +90,21 @@ COPY = ("kvplan", "model_specs", "hardware_specs", "tests", "examples")
 IGNORE = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
 
 
-def documented_equivalents() -> dict[str, str]:
-    """Mutant name -> reason, from the lines "- `name`: reason" of equivalent_mutants.md."""
+def documented_equivalents() -> dict[str, tuple[str | None, str]]:
+    """Mutant name -> (fragment, reason), from the lines "- `name` (`fragment`): reason" of
+    equivalent_mutants.md. The fragment, a piece of the mutated line, guards against a
+    renumbering: mutmut numbers a function's mutants in order, so an edit to the function can
+    give a documented name to another mutant; an entry whose fragment is not in its mutant's
+    diff is stale and does not count."""
     if not EQUIVALENTS.exists():
         return {}
-    found = re.findall(r"^- `([^`]+)`: (.+)$", EQUIVALENTS.read_text(), re.M)
-    return dict(found)
+    found = re.findall(r"^- `([^`]+)`(?: \(`([^`]+)`\))?: (.+)$", EQUIVALENTS.read_text(), re.M)
+    return {name: (fragment or None, reason) for name, fragment, reason in found}
+
+
+def mutated_lines(diff: str) -> str:
+    return "\n".join(line[1:] for line in diff.splitlines()
+                     if line.startswith("+") and not line.startswith("+++"))
 
 
 def pyproject(pkg: Package, type_check: bool) -> str:
@@ -195,10 +204,16 @@ def run_package(name: str, work: Path, children: int, limit_s: float, *, sample:
         counts[status] = counts.get(status, 0) + 1
     checked = {k: s for k, s in found.items() if s != "not checked"}
     caught = sum(1 for s in checked.values() if s in CAUGHT)
-    survivors = sorted(k for k, s in checked.items() if s not in CAUGHT and k not in equivalents)
-    equivalent = sum(1 for k, s in checked.items() if s not in CAUGHT and k in equivalents)
+    uncaught = sorted(k for k, s in checked.items() if s not in CAUGHT)
+    diffs = {k: mutmut(root, "show", k).stdout for k in uncaught}
+    stale = sorted(k for k in uncaught
+                   if k in equivalents and (equivalents[k][0] or "") not in mutated_lines(diffs[k]))
+    equivalent = sum(1 for k in uncaught if k in equivalents and k not in stale)
+    survivors = [k for k in uncaught if k not in equivalents or k in stale]
     score = (caught + equivalent) / len(checked) if checked else 0.0
-    diffs = {k: mutmut(root, "show", k).stdout for k in survivors}
+    typed = sum(1 for s in checked.values() if s == "caught by type check")
+    by_tests = len(checked) - typed  # the mutants mypy accepts: what the tests alone face
+    tests_score = (caught - typed + equivalent) / by_tests if by_tests else 0.0
     return {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "tool": "mutmut",
@@ -222,7 +237,10 @@ def run_package(name: str, work: Path, children: int, limit_s: float, *, sample:
         "survived": len(survivors),
         "counts": counts,
         "score": round(score, 4),
+        "mypy_accepted": by_tests,
+        "score_mypy_accepted": round(tests_score, 4),
         "survivors": survivors,
+        "stale_equivalents": stale,
         "_diffs": diffs,
     }
 
@@ -277,8 +295,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: score {record['score']:.1%} ({record['caught']} caught + "
               f"{record['equivalent_documented']} documented equivalent of {record['checked']} "
               f"checked; {record['survived']} survived) in {record['seconds']} s")
+        print(f"{name}: of the {record['mypy_accepted']} mutants mypy accepts "
+              f"{record['score_mypy_accepted']:.1%} are caught by the tests or documented")
         for k in record["survivors"]:  # type: ignore[attr-defined]
             print(f"  survived: {k}")
+        for k in record["stale_equivalents"]:  # type: ignore[attr-defined]
+            print(f"  stale entry in equivalent_mutants.md (its diff changed): {k}")
         worst = min(worst, float(record["score"]))  # type: ignore[arg-type]
         if not record["finished"]:
             print(f"{name}: {record['stopped']}; the score covers the mutants checked")
