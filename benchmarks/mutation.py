@@ -77,7 +77,8 @@ PACKAGES = {
          "tests/check/test_check_traffic.py")),
     "deploy": Package(
         ("kvplan/deploy/*",),
-        ("tests/check/test_check_deploy.py", "tests/check/test_check_cli.py")),
+        ("tests/check/test_check_deploy.py", "tests/check/test_check_cli.py",
+         "tests/check/test_cov_deploy.py")),
 }
 GUARDS = (M,)  # with every package
 NOT_IN_MUTATION = (M + "test_mutations_killed.py",)  # runs pytest in subprocesses of its own
