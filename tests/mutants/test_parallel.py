@@ -77,9 +77,9 @@ def test_check_parallelism_names_the_rule_and_the_valid_choices():
                          "has no experts"),
 ])
 def test_node_and_expert_rules(kw: dict, message: str):
-    tp = kw.pop("tp")
+    rest = {k: v for k, v in kw.items() if k != "tp"}
     with pytest.raises(InputError) as err:
-        check_parallelism(LLAMA, tp, **kw)
+        check_parallelism(LLAMA, kw["tp"], **rest)
     assert str(err.value) == message
 
 
