@@ -268,7 +268,7 @@ def test_tp_options_fall_back_to_the_request():
 def test_max_num_seqs_raised_to_the_smallest_that_passes():
     # pool 2.5 GiB holds 2; cap 1; 2 GPUs; 4 required: wanted min(ceil(4 / 2), 2) = 2
     f = v._max_num_seqs(setup(2, kv_budget_bytes=5 * GIB // 2, max_num_seqs=1), 4, None)
-    assert f is not None
+    assert f is not None and f.change == "max_num_seqs"
     assert (f.old, f.new, f.cost) == ({"max_num_seqs": 1}, {"max_num_seqs": 2}, (0, 0.5))
     assert f.numbers.users_held == 4
     # 3 required: ceil(3 / 2) = 2 as well (not 1: 2 x 1 < 3)
@@ -300,6 +300,7 @@ def test_max_model_len_shortened_to_the_longest_that_passes():
     # at the p95 itself: 4 users of 5,008 tokens (313 blocks) fit 2.5 GiB
     f = v._max_model_len(setup(1, kv_budget_bytes=5 * GIB // 2), 4, 5000)
     assert f is not None and f.new == {"max_model_len": 5120}  # 320 blocks x 4 = 1,280 <= 1,280
+    assert f.numbers.p95_tokens == 5000  # the fix's numbers are judged with the p95
 
 
 def test_max_model_len_not_below_the_mean_nor_the_shared_prefix():
@@ -319,6 +320,40 @@ def test_max_model_len_not_below_the_mean_nor_the_shared_prefix():
     # 66 users: <= 1,635,778,560 / 66 = 24,784,523 B, 11 blocks past the prefix: 511 x 16 = 8,176
     f = v._max_model_len(prefix, 66, None)
     assert f is not None and f.new == {"max_model_len": 8176}
+
+
+def test_max_model_len_down_to_just_past_the_prefix():
+    # 7,999 shared tokens store 499 whole blocks (7,984 tokens, 1,046,478,848 B) once; the pool
+    # keeps 2.5 GiB - that = 1,637,875,712 B = 781 x 2 MiB. max_model_len 8,000 leaves one
+    # block (2 MiB) a sequence: 781 users; 8,001 needs two: 390. The floor is the prefix + 1
+    f = v._max_model_len(setup(1, kv_budget_bytes=5 * GIB // 2, shared_prefix_tokens=7999), 781,
+                         None)
+    assert f is not None and f.new == {"max_model_len": 8000} and f.numbers.users_held == 781
+
+
+def test_max_model_len_down_to_one_token():
+    # one-token blocks, a 1 MiB pool: 8 sequences of 1 token (131,072 B each), 4 of 2 tokens
+    f = v._max_model_len(setup(1, kv_budget_bytes=MIB, block_size_tokens=1), 8, None)
+    assert f is not None and f.new == {"max_model_len": 1} and f.numbers.users_held == 8
+
+
+def test_no_max_num_seqs_fix_that_the_p95_still_fails():
+    # raising the cap to the pool's 2 would hold 4, but the p95 beyond max_model_len still fails
+    found = fixes(setup(2, kv_budget_bytes=5 * GIB // 2, max_num_seqs=1), 4, 9000, [])
+    assert "max_num_seqs" not in [f.change for f in found]
+
+
+def test_a_gpu_of_the_same_memory_is_no_bigger_gpu():
+    # an H100 on 4-GPU nodes cannot run TP 8 without a node count (no size: 0 users); the same
+    # memory on 8-GPU nodes would, but it is not a bigger GPU
+    four = H100.model_copy(update={"gpus_per_node": 4})
+    twin = H100.model_copy(update={"name": "h100-eight"})
+    s = Setup(8, req(gpu=four, tp=8, kv_budget_bytes=5 * GIB // 2))
+    assert not evaluate(s, 1, None).passes
+    assert v._bigger_gpu(s, 1, None, [twin]) is None
+    bigger = twin.model_copy(update={"name": "h100-bigger", "memory_bytes": H100.memory_bytes + 1})
+    f = v._bigger_gpu(s, 1, None, [twin, bigger])
+    assert f is not None and f.new == {"gpu": "h100-bigger"} and f.numbers.passes
 
 
 def test_max_model_len_lengthened_to_the_p95():
@@ -429,6 +464,21 @@ def test_plans_are_cached_per_request_not_shared_across_them():
     assert again.traffic == small.traffic
 
 
+def test_lattices_are_not_shared_across_models():
+    # the same traffic for two models: Llama-3-8B (131,072 B a token: 2,048 tokens = 256 MiB,
+    # 4,096 = 512 MiB) and Llama-2-7B (524,288 B a token: 1 GiB and 2 GiB), max_model_len 4,096,
+    # a 2.5 GiB pool, half the conversations of each length. Llama-3: n + k <= 10 (256 MiB
+    # units, k long): 6 at 20% risk (as above). Llama-2: one always fits (2 GiB), two overflow
+    # unless both short (P 3/4): 1
+    t = Traffic(peak_users=10, lengths=Empirical((2048, 4096)), risk=0.2)
+    three = evaluate(Setup(1, req(context_tokens=4096, kv_budget_bytes=5 * GIB // 2), traffic=t),
+                     1, None)
+    two = evaluate(Setup(1, req(model=load_model("llama-2-7b"), context_tokens=4096,
+                                kv_budget_bytes=5 * GIB // 2), traffic=t), 1, None)
+    assert three.traffic is not None and two.traffic is not None
+    assert (three.traffic.users_at_risk, two.traffic.users_at_risk) == (6, 1)
+
+
 def test_the_cache_of_plans_is_bounded():
     t = Traffic(peak_users=10, lengths=Empirical((4096, 8192)), risk=0.2)
     v._PLANS.clear()
@@ -460,11 +510,22 @@ def test_a_traffic_plan_through_an_engine_uses_the_engine():
 
 
 def test_the_model_key_is_one_spec_s_json():
+    v._MODEL_KEYS.clear()  # (a process may have keyed it already)
     key = v._model_key(LLAMA)
     assert key == LLAMA.model_dump_json()
     assert v._model_key(LLAMA) is key  # serialised once
     other = load_model("mistral-7b-v0.1")
     assert v._model_key(other) == other.model_dump_json() != key
+
+
+def test_the_model_keys_are_bounded():
+    v._MODEL_KEYS.clear()
+    v._MODEL_KEYS.update({-i: (None, "") for i in range(1, 4097)})  # 4,096 other specs
+    v._model_key(LLAMA)
+    assert len(v._MODEL_KEYS) == 4097  # 4,096 is not past the bound
+    v._model_key(load_model("mistral-7b-v0.1"))
+    assert len(v._MODEL_KEYS) == 1  # past it: cleared, then this spec
+    v._MODEL_KEYS.clear()
 
 
 # --- judge: a deployment file end to end
