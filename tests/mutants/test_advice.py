@@ -17,8 +17,9 @@ from kvplan.units import MIB, DType
 
 LLAMA = load_model("llama-3-8b")
 H100 = load_hardware("h100")
-# a 100 MiB pool holds no 8,192-token sequence, even at TP 8 (one KV head a rank: 128 MiB)
-NONE_FIT = SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, kv_budget_bytes=100 * MIB)
+# a 50 MiB pool holds no 8,192-token sequence, even at TP 8 or 16 (one KV head a rank: 128 MiB
+# in fp16, 64 MiB in 8 bits)
+NONE_FIT = SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, kv_budget_bytes=50 * MIB)
 
 
 def holds_one_when(pred):  # noqa: ANN001, ANN201
@@ -31,6 +32,7 @@ def holds_one_when(pred):  # noqa: ANN001, ANN201
 def test_no_fp8_weights_tip_for_8_bit_weights():
     req = replace(NONE_FIT, weight_dtype=DType.int8, tp=8)  # TP 8: no wider TP is tried first
     sizer = holds_one_when(lambda r: r.effective_weight_dtype is DType.fp8 and r.tp == 8)
+    assert not sizer(req).fits
     tips = advise(sizer(req), [], sizer).suggestions
     assert not any(t.startswith("--weight-dtype") for t in tips), tips
     # bf16 weights (16 bits) do get it
@@ -41,6 +43,7 @@ def test_no_fp8_weights_tip_for_8_bit_weights():
 def test_no_fp8_cache_tip_for_an_8_bit_cache():
     req = replace(NONE_FIT, kv_dtype=DType.int8, tp=8)
     sizer = holds_one_when(lambda r: r.kv_dtype is DType.fp8 and r.tp == 8)
+    assert not sizer(req).fits
     tips = advise(sizer(req), [], sizer).suggestions
     assert not any(t.startswith("--kv-dtype") for t in tips), tips
     tips = advise(sizer(replace(req, kv_dtype=DType.fp16)), [], sizer).suggestions
@@ -52,6 +55,7 @@ def test_only_a_gpu_with_more_memory_is_offered():
     bigger = H100.model_copy(update={"name": "h100-bigger", "memory_bytes": H100.memory_bytes + 1})
     req = replace(NONE_FIT, tp=8)
     sizer = holds_one_when(lambda r: r.gpu.name in ("h100-twin", "h100-bigger") and r.tp == 8)
+    assert not sizer(req).fits
     tips = advise(sizer(req), [twin], sizer).suggestions
     assert not any(t.startswith("--gpu") for t in tips), tips
     tips = advise(sizer(req), [twin, bigger], sizer).suggestions

@@ -90,6 +90,7 @@ def test_what_the_rules_accept():
     check_parallelism(LLAMA, 1, ep=1)  # EP 1 on a dense model changes nothing
     check_parallelism(QWEN_MOE, 2, ep=8)  # 8 divides 128 experts; 2 divides 8
     check_parallelism(QWEN_MOE, 8, ep=2)
+    check_parallelism(QWEN_MOE, 2, ep=1)  # EP 1 divides any expert count
 
 
 @pytest.mark.parametrize(("model", "tp", "ep", "message"), [
@@ -109,8 +110,10 @@ def test_ep_and_tp_must_divide_one_another():
     glm = load_model("glm-4.7")
     with pytest.raises(InputError) as err:
         check_parallelism(glm, 24, nodes=3, ep=16)
-    assert str(err.value).startswith("expert parallelism 16 and tensor parallelism 24 do not "
-                                     "divide one another")
+    assert str(err.value) == (
+        "expert parallelism 16 and tensor parallelism 24 do not divide one another: vLLM's "
+        "expert-parallel size is tp x dp (a multiple of tp), SGLang's and TensorRT-LLM's "
+        "divide tp")
 
 
 def test_ep_beyond_tp_needs_the_expert_width():
@@ -118,7 +121,9 @@ def test_ep_beyond_tp_needs_the_expert_width():
         update={"moe_intermediate_size": None})})
     with pytest.raises(InputError) as err:
         check_parallelism(unknown, 2, ep=8)
-    assert str(err.value).startswith("qwen3-30b-a3b's spec states no moe_intermediate_size")
+    assert str(err.value) == (
+        "qwen3-30b-a3b's spec states no moe_intermediate_size, so its experts' share of the "
+        "weights is unknown; expert parallelism beyond tp cannot be planned")
     check_parallelism(unknown, 8, ep=8)  # EP up to TP needs no width
 
 
