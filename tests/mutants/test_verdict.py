@@ -139,7 +139,45 @@ def test_a_p95_beyond_the_model():
 
 
 def test_a_p95_at_max_model_len_passes():
-    assert evaluate(setup(1, kv_budget_bytes=5 * GIB // 2), 2, 8192).passes
+    n = evaluate(setup(1, kv_budget_bytes=5 * GIB // 2), 2, 8192)
+    assert n.passes and not n.p95_beyond_model  # 8,192 is the model's own limit, not beyond it
+
+
+def test_a_one_byte_pool():
+    # a stated pool of 1 B: no sequence, the cache (not the weights) is the limit
+    n = evaluate(setup(1, kv_budget_bytes=1), 1, None)
+    assert (n.limited_by, n.kv_pool_bytes, n.longest_context_tokens) == ("kv_cache", 1, 0)
+    assert n.reasons[0] == ("would not start: one 8,192-token sequence needs 1 GiB of KV cache "
+                            "per GPU, the pool is 1 B (longest that fits: 0 tokens)")
+
+
+def test_a_request_that_cannot_be_sized():
+    # a stated 80 GiB pool and 16 GB of weights exceed the H100: sizing refuses it, so nothing
+    # is held and no pool or sequence size is reported
+    n = evaluate(setup(1, kv_budget_bytes=80 * GIB), 1, None)
+    assert (n.would_start, n.users_held, n.kv_users_per_replica) == (False, 0, 0)
+    assert (n.kv_pool_bytes, n.max_sequence_bytes) == (0, 0)
+    assert n.reasons == ("holds 0 users, 1 required",)
+
+
+def test_the_start_check_sizes_one_sequence_alone_with_one_token_blocks():
+    # with one-token blocks the start check's lone sequence holds all 8,192 tokens itself:
+    # 8,192 x 131,072 = 1 GiB (no token of it shared)
+    n = evaluate(setup(1, kv_budget_bytes=5 * GIB // 2, block_size_tokens=1,
+                       avg_context_tokens=2048), 1, None)
+    assert n.max_sequence_bytes == SEQ
+
+
+def test_the_start_check_goes_through_the_engine():
+    # Llama-3.1-8B at 32,768 tokens (131,072 B each: 4 GiB a sequence) on an A10G: vLLM's pool
+    # holds one, the plain arithmetic's (2 GiB reserve) none; with a 4,096-token mean the start
+    # check is a second sizing, through the same engine
+    model, gpu = load_model("llama-3.1-8b"), load_hardware("a10g")
+    r = req(model=model, gpu=gpu, context_tokens=32768, avg_context_tokens=4096)
+    vllm = evaluate(Setup(1, r, engine=EngineSettings(engine=Engine.vllm)), 1, None)
+    plain = evaluate(Setup(1, r), 1, None)
+    assert (vllm.would_start, plain.would_start) == (True, False)
+    assert vllm.max_sequence_bytes == plain.max_sequence_bytes == 4 * GIB
 
 
 def test_start_is_judged_at_max_model_len_not_at_the_mean():
@@ -246,6 +284,22 @@ def test_wider_tp_only_when_a_replica_cannot_start():
     assert f is not None and f.new == {"gpus": 4, "tp": 4}
 
 
+def test_a_wider_tp_on_the_gpus_already_there():
+    # 4 GPUs that cannot start at TP 1 (768 MiB pools) hold 2 users at TP 2 on the same 4
+    f = v._more_gpus(setup(4, kv_budget_bytes=768 * MIB), 2, None)
+    assert f is not None and (f.old, f.new) == ({"gpus": 4, "tp": 1}, {"gpus": 4, "tp": 2})
+
+
+def test_no_count_of_gpus_meets_an_slo_no_batch_reaches():
+    # 10,000 tokens/s a user: even one user's step (16 GB of weights at 3.35 TB/s) is too slow,
+    # so a replica holds 0 conversations and no number of GPUs passes
+    t = Traffic(peak_users=1, min_tokens_per_s_per_user=Fraction(10_000))
+    s = Setup(1, req(), traffic=t)
+    n = evaluate(s, 1, None)
+    assert (n.would_start, n.users_per_replica, n.limited_by) == (True, 0, "slo")
+    assert v._gpus_for(s, 1, None) is None and v._more_gpus(s, 1, None) is None
+
+
 def test_data_parallel_units_are_added_whole():
     # engines of 2 pods go together: 5 required, 2 a GPU: 3 replicas -> 2 units of 2 = 4 GPUs
     f = v._more_gpus(setup(2, kv_budget_bytes=5 * GIB // 2, engines_per_unit=2), 5, None)
@@ -329,6 +383,14 @@ def test_max_model_len_down_to_just_past_the_prefix():
     f = v._max_model_len(setup(1, kv_budget_bytes=5 * GIB // 2, shared_prefix_tokens=7999), 781,
                          None)
     assert f is not None and f.new == {"max_model_len": 8000} and f.numbers.users_held == 781
+
+
+def test_max_model_len_one_token_short():
+    # one-token blocks, a pool of two 8,191-token sequences: 8,192 holds 1 (2 x 8,191 / 8,192),
+    # 8,191 holds 2
+    f = v._max_model_len(setup(1, kv_budget_bytes=2 * 8191 * 131_072, block_size_tokens=1), 2,
+                         None)
+    assert f is not None and f.new == {"max_model_len": 8191}
 
 
 def test_max_model_len_down_to_one_token():
