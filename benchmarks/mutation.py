@@ -165,6 +165,25 @@ def mutmut(root: Path, *args: str, timeout: float | None = None) -> subprocess.C
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
+DIFFS = """
+import json, sys
+from mutmut.__main__ import find_mutant
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+print(json.dumps({n: get_diff_for_mutant(n, path=find_mutant(n).path) for n in json.load(sys.stdin)}))
+"""
+
+
+def diffs_of(root: Path, names: list[str]) -> dict[str, str]:
+    """Each mutant's diff, from one process (`mutmut show` would start one for each)."""
+    if not names:
+        return {}
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-c", DIFFS], cwd=root, env=env, text=True,
+                          input=json.dumps(names), capture_output=True, check=True)
+    found: dict[str, str] = json.loads(done.stdout)
+    return found
+
+
 def statuses(root: Path) -> dict[str, str]:
     out = mutmut(root, "results", "--all", "true").stdout
     return dict(re.findall(r"^\s+(\S+): (.+)$", out, re.M))
@@ -207,7 +226,7 @@ def run_package(name: str, work: Path, children: int, limit_s: float, *, sample:
     checked = {k: s for k, s in found.items() if s != "not checked"}
     caught = sum(1 for s in checked.values() if s in CAUGHT)
     uncaught = sorted(k for k, s in checked.items() if s not in CAUGHT)
-    diffs = {k: mutmut(root, "show", k).stdout for k in uncaught}
+    diffs = diffs_of(root, uncaught)
     stale = sorted(k for k in uncaught
                    if k in equivalents and (equivalents[k][0] or "") not in mutated_lines(diffs[k]))
     equivalent = sum(1 for k in uncaught if k in equivalents and k not in stale)
