@@ -375,3 +375,19 @@ def test_sum_pmf_edges():
     wide = sum_pmf(TWO, 16, limit=1)
     assert wide[8] == pytest.approx(normal_cdf(0.25) - normal_cdf(-0.25), abs=1e-12)
     assert wide[10] == pytest.approx(normal_cdf(1.25) - normal_cdf(0.75), abs=1e-12)
+
+
+# --- the risk search's starting point: any guess must leave the answer alone
+
+
+@pytest.mark.parametrize(("pool", "risk", "users"), [
+    (100 * MIB, 0.01, 0),  # below half a 512 MiB step: the normal guess has no root
+    (256 * MIB, 0.01, 0),  # exactly half a step
+    (768 * MIB, 0.01, 0),  # one short fits, one long does not: P(1 overflows) = 1/2
+    (768 * MIB, 0.5, 1),  # ... which a 50% risk accepts (z = 0)
+    (3 * 512 * MIB, 0.3, 2),  # two overflow only if both long (1/4)
+])
+def test_users_at_risk_with_small_pools(pool: int, risk: float, users: int):
+    from kvplan.traffic.risk import users_at_risk
+
+    assert users_at_risk(TWO, pool, risk).users == users
