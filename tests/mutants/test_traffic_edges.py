@@ -336,6 +336,11 @@ def test_lattice_from_arrays_edges():
     odd = SequenceLattice.from_arrays(np.array([10, 11, 13], dtype=np.int64),
                                       np.array([0.25, 0.25, 0.5]))
     assert (odd.base_bytes, odd.unit_bytes, odd.pmf) == (10, 1, (0.25, 0.25, 0.0, 0.5))
+    # weights that do not sum to 1 are normalised, as from_bytes does
+    heavy = SequenceLattice.from_arrays(np.array([10, 12, 14], dtype=np.int64),
+                                        np.array([1.0, 1.0, 2.0]))
+    assert (heavy.unit_bytes, heavy.pmf) == (2, (0.25, 0.25, 0.5))
+    assert SequenceLattice.from_bytes({10: 1.0, 12: 1.0, 14: 2.0}).pmf == (0.25, 0.25, 0.5)
 
 
 # --- the Poisson mixture
