@@ -8,6 +8,7 @@ mixture and the sum's pmf.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -36,8 +37,12 @@ from kvplan.units import GIB, MIB, DType
 
 LLAMA, H100 = load_model("llama-3-8b"), load_hardware("h100")
 POOL_H100 = 58_332_923_494  # 0.9 x 85,045,477,376 - 16,060,522,496 weights - 2 GiB reserve
-TWO = SequenceLattice.from_bytes({512 * MIB: 0.5, GIB: 0.5})
-ONE = SequenceLattice.from_bytes({GIB: 1.0})
+def two() -> SequenceLattice:  # fresh each time: a lattice caches its moments and transforms
+    return SequenceLattice.from_bytes({512 * MIB: 0.5, GIB: 0.5})
+
+
+def one() -> SequenceLattice:
+    return SequenceLattice.from_bytes({GIB: 1.0})
 Z95 = 1.6448536269514722
 
 
@@ -103,6 +108,18 @@ def test_cache_distribution_is_binned_to_about_2000_points():
     assert sum(d.probs) == pytest.approx(1.0, abs=1e-6)
 
 
+def test_cache_distribution_of_one_conversation_and_with_a_prefix():
+    req = SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, kv_budget_bytes=5 * GIB // 2)
+    one_open = cache_distribution(req, Empirical((4096, 8192)), users=1)
+    assert one_open.totals_bytes == [512 * MIB, GIB] and one_open.probs == pytest.approx([0.5, 0.5])
+    # 4,096 shared tokens (512 MiB) leave a 2 GiB pool; each conversation then holds 0 or 4,096
+    # tokens of its own (0 or 512 MiB)
+    shared = cache_distribution(replace(req, shared_prefix_tokens=4096), Empirical((4096, 8192)),
+                                users=2)
+    assert shared.pool_bytes == 2 * GIB
+    assert shared.totals_bytes == [0, 512 * MIB, GIB]
+
+
 def test_cache_distribution_refusals():
     seventy = SizeRequest(model=load_model("llama-3.1-70b"), gpu=H100, context_tokens=8192)
     with pytest.raises(InputError, match="^weights need "):
@@ -110,6 +127,9 @@ def test_cache_distribution_refusals():
     req = SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, kv_budget_bytes=5 * GIB // 2)
     with pytest.raises(InputError, match="^no conversation fits at this risk; nothing to draw$"):
         cache_distribution(req, Empirical((4096,)), users=0)
+    # a 1 B pool is a pool: it holds no conversation at the risk
+    with pytest.raises(InputError, match="^no conversation fits at this risk; nothing to draw$"):
+        cache_distribution(replace(req, kv_budget_bytes=1), Empirical((4096, 8192)))
 
 
 # --- Little's law
@@ -186,6 +206,40 @@ def test_the_uncapped_refusal_in_full():
                               "sample instead")
 
 
+def test_a_one_token_percentile_fits():
+    from kvplan.traffic.lengths import fit_lognormal
+
+    d = fit_lognormal({0.5: 1, 0.95: 10})
+    assert d.mu == 0.0 and d.sigma == pytest.approx(math.log(10) / Z95)
+
+
+def test_a_stated_mean_just_below_the_percentile():
+    # capped, p95 half a token above the mean: sigma = 0 gives a mean 0.5 too high, sigma = z a
+    # mean far too low: a fit exists between them
+    d = fit_lognormal_mean(1000, 0.95, 1000.5, cap=8192)
+    assert d.mean_tokens(8192) == pytest.approx(1000, rel=1e-9) and 0 < d.sigma < Z95
+
+
+def test_the_nearest_mean_in_the_refusal():
+    # below the least capped mean (at sigma = z) the message names that least mean
+    least = LogNormal(mu=math.log(2000) - Z95 * Z95, sigma=Z95).mean_tokens(8192)
+    with pytest.raises(InputError) as err:
+        fit_lognormal_mean(least - 30, 0.95, 2000, cap=8192)
+    assert f"has a mean of {least - 30:,.0f} (the nearest is {least:,.0f});" in str(err.value)
+
+
+def test_lognormal_samples():
+    from kvplan.traffic.lengths import sample_lengths
+
+    d = LogNormal(mu=math.log(1000), sigma=0.5)
+    draws = sample_lengths(d, 4001)
+    assert draws == sample_lengths(d, 4001, seed=0) != sample_lengths(d, 4001, seed=1)
+    assert all(isinstance(t, int) and t >= 1 for t in draws)
+    assert 950 <= sorted(draws)[2000] <= 1050  # the median of ln N(ln 1000, 0.5)
+    tiny = sample_lengths(LogNormal(mu=math.log(0.01), sigma=0.1), 50)
+    assert tiny == [1] * 50  # lengths below one token count as one
+
+
 def test_lognormal_cdf_at_one_token_and_with_spread():
     assert LogNormal(mu=0.0, sigma=1.0).cdf(1) == 0.5  # ln 1 = mu: the median
     assert LogNormal(mu=0.0, sigma=2.0).cdf(math.e**2) == pytest.approx(normal_cdf(1.0))
@@ -227,6 +281,16 @@ def test_sample_refusals(tmp_path: Path):
 
 
 @pytest.mark.parametrize("suffix", [".jsonl", ".ndjson", ".json", ".NDJSON"])
+def test_a_sample_larger_than_a_spec_file(tmp_path: Path):
+    # samples may be up to 256 MiB (MAX_LOG_BYTES), not the 16 MiB of a spec or manifest:
+    # 17 rows padded to 1 MiB each
+    path = tmp_path / "big.csv"
+    pad = "x" * (1 << 20)
+    path.write_text("tokens,pad\n" + "".join(f"100,{pad}\n" for _ in range(17)))
+    assert path.stat().st_size > 16 * 2**20
+    assert load_sample(path).tokens == (100,) * 17
+
+
 def test_json_lines_samples(tmp_path: Path, suffix: str):
     path = tmp_path / f"lengths{suffix}"
     path.write_text('300\n\n{"prompt_tokens": 10, "output_tokens": 5}\n')
@@ -349,35 +413,46 @@ def test_lattice_from_arrays_edges():
 def test_poisson_overflow_edges():
     e = math.e
     # a pool of exactly two 1 GiB conversations: two fit, three overflow: P(N >= 3)
-    assert overflow_probability_poisson(ONE, 2 * GIB, 1.0) == pytest.approx(1 - 2.5 / e, abs=1e-12)
+    assert overflow_probability_poisson(one(), 2 * GIB, 1.0) == pytest.approx(1 - 2.5 / e, abs=1e-12)
     # half a GiB: even one overflows: P(N >= 1)
-    assert overflow_probability_poisson(ONE, GIB // 2, 1.0) == pytest.approx(1 - 1 / e, abs=1e-12)
+    assert overflow_probability_poisson(one(), GIB // 2, 1.0) == pytest.approx(1 - 1 / e, abs=1e-12)
     # 150 GiB at a mean of 100 open: P(N > 150) by direct summation of the Poisson tail
     tail = 1 - sum(math.exp(n * math.log(100) - 100 - math.lgamma(n + 1)) for n in range(151))
-    assert overflow_probability_poisson(ONE, 150 * GIB, 100.0) == pytest.approx(tail, rel=1e-6)
+    assert overflow_probability_poisson(one(), 150 * GIB, 100.0) == pytest.approx(tail, rel=1e-6)
     # 20 GiB of 512 MiB / 1 GiB conversations at a mean of 2.54 (the sum truncated at 33 open):
     # P = sum_n Poisson(n) x P(Binomial(n, 1/2) > 40 - n), by direct summation
+    want = poisson_mixture(two(), 20 * GIB, 2.54)
+    assert overflow_probability_poisson(two(), 20 * GIB, 2.54) == pytest.approx(want, abs=1e-9)
+    # at a mean of 2.07 the sum stops at 31 open, a transform of exactly 32 points
+    want = poisson_mixture(two(), 20 * GIB, 2.07)
+    assert overflow_probability_poisson(two(), 20 * GIB, 2.07) == pytest.approx(want, abs=1e-9)
+
+
+def poisson_mixture(lat: SequenceLattice, pool: int, mean: float) -> float:
+    """sum_n Poisson(n) x P(n conversations of 512 MiB or 1 GiB (1/2 each) exceed the pool)."""
+    assert (lat.base_bytes, lat.unit_bytes, lat.pmf) == (512 * MIB, 512 * MIB, (0.5, 0.5))
+    units = pool // (512 * MIB)
     want = 0.0
     for n in range(1, 80):
-        w = math.exp(n * math.log(2.54) - 2.54 - math.lgamma(n + 1))
-        long_max = 40 - n  # n x 512 MiB + k x 512 MiB <= 20 GiB
+        w = math.exp(n * math.log(mean) - mean - math.lgamma(n + 1))
+        long_max = units - n  # n x 512 MiB + k x 512 MiB <= pool
         p = 1.0 if long_max < 0 else sum(math.comb(n, k) for k in range(long_max + 1, n + 1)) / 2**n
         want += w * p
-    assert overflow_probability_poisson(TWO, 20 * GIB, 2.54) == pytest.approx(want, abs=1e-9)
+    return want
 
 
 # --- the pmf of a sum
 
 
 def test_sum_pmf_edges():
-    assert sum_pmf(TWO, 1) == pytest.approx([0.5, 0.5], abs=1e-12)
+    assert sum_pmf(two(), 1) == pytest.approx([0.5, 0.5], abs=1e-12)
     binomial = [1 / 16, 4 / 16, 6 / 16, 4 / 16, 1 / 16]
-    assert sum_pmf(TWO, 4, limit=5) == pytest.approx(binomial, abs=1e-12)  # 5 points: exact
-    normal = sum_pmf(TWO, 4, limit=4)  # past the limit: the normal density
+    assert sum_pmf(two(), 4, limit=5) == pytest.approx(binomial, abs=1e-12)  # 5 points: exact
+    normal = sum_pmf(two(), 4, limit=4)  # past the limit: the normal density
     assert normal[2] == pytest.approx(normal_cdf(0.5) - normal_cdf(-0.5), abs=1e-12)
-    assert sum_pmf(TWO, 4, limit=3)[0] == pytest.approx(normal_cdf(-1.5) - normal_cdf(-2.5))
+    assert sum_pmf(two(), 4, limit=3)[0] == pytest.approx(normal_cdf(-1.5) - normal_cdf(-2.5))
     # 16 conversations: mean 8, sd 2: P(S = 8) ~ Phi(0.25) - Phi(-0.25)
-    wide = sum_pmf(TWO, 16, limit=1)
+    wide = sum_pmf(two(), 16, limit=1)
     assert wide[8] == pytest.approx(normal_cdf(0.25) - normal_cdf(-0.25), abs=1e-12)
     assert wide[10] == pytest.approx(normal_cdf(1.25) - normal_cdf(0.75), abs=1e-12)
 
@@ -395,4 +470,4 @@ def test_sum_pmf_edges():
 def test_users_at_risk_with_small_pools(pool: int, risk: float, users: int):
     from kvplan.traffic.risk import users_at_risk
 
-    assert users_at_risk(TWO, pool, risk).users == users
+    assert users_at_risk(two(), pool, risk).users == users

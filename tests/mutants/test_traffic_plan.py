@@ -71,7 +71,8 @@ def test_bandwidth_efficiency_in_the_slo_and_the_step():
     t = Traffic(peak_users=10, min_tokens_per_s_per_user=Fraction(50),
                 bandwidth_efficiency=Fraction(1, 2), flops_efficiency=Fraction(1, 2))
     p = plan_traffic(replace(BASE, tp=2), t)
-    assert p.slo_users_per_replica is not None
+    # TP 2 at half the bandwidth: (3.35e12 / 2 / 50 - WEIGHTS / 2) / 512 MiB = 47.44 -> 47
+    assert p.slo_users_per_replica == 47
     # TP 2: weights 8,030,261,248 a GPU, a sequence 512 MiB a GPU
     assert (p.weights_read_bytes, p.kv_read_bytes_per_sequence) == (WEIGHTS // 2, GIB // 2)
     planned = p.planned_users_per_replica
@@ -211,7 +212,8 @@ def test_notes_for_a_tail_pipeline_stages_and_experts():
     assert notes[-2] == "pipeline stages run one after another for a token: their times add"
     assert notes[-1] == ("MoE: every resident expert is read each step (a large batch touches "
                          "all)")
-    assert "exact distribution of the sum over block counts" in notes[1]
+    assert notes[1] == ("overflow risk: P(total paged cache of the open conversations > pool) <= "
+                        "0.01, exact distribution of the sum over block counts")
     plain = plan_traffic(BASE, Traffic(peak_users=10))
     assert len(plain.assumptions) == 4  # no tail, one stage, no experts
 
@@ -239,6 +241,25 @@ def test_int4_groups_in_the_read_and_the_lattice():
     assert kv_read_bytes(replace(r32, kv_group_size=64), 1000) == 34_816_000
     lat = sequence_lattice(r32, Empirical((4096, 8192)))
     assert (lat.base_bytes, lat.unit_bytes) == (4096 * 36_864, 4096 * 36_864)
+
+
+def test_a_prefix_without_a_spread():
+    # 4,096 shared tokens (512 MiB once) of 8,192 in a 2.5 GiB pool: 2 GiB of 512 MiB sequences
+    req = replace(BASE, kv_budget_bytes=5 * GIB // 2, shared_prefix_tokens=4096)
+    p = plan_traffic(req, Traffic(peak_users=10))
+    assert (p.users_per_replica_mean, p.at_risk.users) == (4, 4)
+
+
+def test_reserved_lattices_are_keyed_by_max_model_len():
+    # reserved: a sequence sets aside max_model_len; 4,081 and 4,096 are both 256 blocks of 16.
+    # A pool of 5 x 4,090 x 131,072 B holds 5 of 4,081 tokens but 4 of 4,096
+    req = replace(BASE, kv_budget_bytes=5 * 4090 * 131_072, allocation=Allocation.reserved)
+    lengths, shared = Empirical((2048, 4096)), {}
+    a = plan_traffic(replace(req, context_tokens=4081), Traffic(peak_users=1, lengths=lengths),
+                     lattices=shared)
+    b = plan_traffic(replace(req, context_tokens=4096), Traffic(peak_users=1, lengths=lengths),
+                     lattices=shared)
+    assert (a.at_risk.users, b.at_risk.users) == (5, 4)
 
 
 def test_lattices_shared_across_calls_are_keyed_by_the_context():

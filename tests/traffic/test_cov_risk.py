@@ -12,6 +12,7 @@ import pytest
 from kvplan.errors import InputError
 from kvplan.traffic.decode import decode_step_time_s, slo_batch, ttft_s
 from kvplan.traffic.risk import (
+    RiskEstimate,
     SequenceLattice,
     exact_cdf,
     normal_tail,
@@ -36,6 +37,10 @@ def test_no_probability_mass_is_refused():
 
 
 def test_lattice_shape():
+    # fresh lattices: a lattice caches its moments and transforms
+    TWO = SequenceLattice.from_bytes({512 * MIB: 0.5, GIB: 0.5})
+    ONE = SequenceLattice.from_bytes({GIB: 1.0})
+    assert ONE.unit_bytes == 1 and ONE.pmf == (1.0,)
     assert (TWO.base_bytes, TWO.unit_bytes, TWO.pmf, TWO.span) == (512 * MIB, 512 * MIB,
                                                                   (0.5, 0.5), 1)
     assert TWO.max_bytes == GIB and TWO.mean_bytes == 768 * MIB
@@ -50,9 +55,9 @@ def test_lattice_shape():
 
 def test_transform_sizes_below_the_span_are_refused():
     three = SequenceLattice.from_bytes({1: 0.25, 2: 0.25, 3: 0.5})
-    with pytest.raises(ValueError, match="transform size below the lattice span"):
+    with pytest.raises(ValueError, match="^transform size below the lattice span$"):
         three.phi_array(2)
-    with pytest.raises(ValueError, match="FFT size too small"):
+    with pytest.raises(ValueError, match="^FFT size too small for this many conversations$"):
         exact_cdf(TWO, 4, 1, size=4)  # 4 conversations span 0..4: 5 points
 
 
@@ -64,6 +69,7 @@ def test_exact_cdf_is_the_binomial():
 
 
 def test_a_point_lattice_tail_is_certain():
+    ONE = SequenceLattice.from_bytes({GIB: 1.0})
     assert normal_tail(ONE, 3, 0) == (0.0, 0.0)  # n x mu = 0 <= m
     assert normal_tail(ONE, 3, -1) == (1.0, 0.0)
     # 2 GiB holds two 1 GiB conversations, not three
@@ -116,6 +122,15 @@ def test_sum_pmf_exact_and_normal():
     assert normal[0] == pytest.approx(normal[4]) and normal[1] == pytest.approx(normal[3])
 
 
+def test_decode_inputs_are_checked_at_their_bounds():
+    with pytest.raises(InputError, match=r"^efficiency must be in \(0, 1\], got 0$"):
+        decode_step_time_s(1, 1, 1, 1, Fraction(0))
+    with pytest.raises(InputError, match=r"^efficiency must be in \(0, 1\], got 1.5$"):
+        ttft_s(1, 1, 1, Fraction(3, 2))
+    with pytest.raises(InputError, match="^FLOP/s and TP must be positive$"):
+        ttft_s(1, 1, 1, Fraction(1), 0)
+
+
 def test_decode_inputs_are_checked():
     with pytest.raises(InputError, match="^memory bandwidth must be positive$"):
         decode_step_time_s(1, 1, 1, 0)
@@ -138,3 +153,60 @@ def test_decode_values():
     assert slo_batch(3 * 10**10, 10**9, 10**12, Fraction(40)) == 0
     # 2 x 8e9 params x 1,000 tokens / (1e15 x 1/2 x 2) = 0.016 s
     assert ttft_s(8 * 10**9, 1000, 10**15, Fraction(1, 2), 2) == Fraction(16, 1000)
+
+
+def test_the_berry_esseen_bound_is_at_most_one():
+    # d = 1 with P 0.01: mu 0.01, var 0.0099, rho 0.0097: 0.4748 x rho / var^1.5 = 4.7 at n = 1
+    skewed = SequenceLattice.from_bytes({1: 0.99, 2: 0.01})
+    assert normal_tail(skewed, 1, 0)[1] == 1.0
+    assert normal_tail(skewed, 10_000, 100)[1] == pytest.approx(
+        0.4748 * skewed.moments()[2] / (skewed.moments()[1] ** 1.5 * 100))
+
+
+def test_overflow_methods_at_the_limits():
+    two = SequenceLattice.from_bytes({512 * MIB: 0.5, GIB: 0.5})
+    assert overflow_probability(two, 3, GIB) == RiskEstimate(3, 1.0, "exact")  # 1.5 GiB > 1 GiB
+    # 4 conversations span 0..4: 5 lattice points; a limit of 5 is exact, 4 and 3 are not
+    pool = 5 * 512 * MIB  # 2.5 GiB: overflow iff 4 + k > 5, k >= 2 long: 11/16
+    assert overflow_probability(two, 4, pool, limit=5).method == "exact"
+    assert overflow_probability(two, 4, pool, limit=5).probability == pytest.approx(11 / 16)
+    assert overflow_probability(two, 4, pool, limit=4).method == "normal"
+    assert overflow_probability(two, 4, pool, limit=3).method == "normal"
+    with pytest.raises(InputError, match="risk must be between 0 and 1"):
+        users_at_risk(two, GIB, 0.0)
+
+
+LATTICES = [
+    {100: 0.999, 10_000: 0.001},
+    {100: 0.95, 5_000: 0.05},
+    {1: 0.5, 2: 0.3, 50: 0.2},
+    {10: 0.7, 11: 0.2, 30: 0.1},
+]
+
+
+def test_users_at_risk_is_the_largest_n_a_scan_finds():
+    # the scan: n = 0, 1, ... while P(n conversations overflow) <= risk (P grows with n);
+    # overflow_probability is checked against the binomial above and in test_risk.py
+    from kvplan.traffic import risk as risk_module
+
+    below = above = 0  # how far the normal starting guess fell short of, or past, the answer
+    for probs in LATTICES:
+        lat = SequenceLattice.from_bytes(probs)
+        pools = (lat.max_bytes * 3, lat.base_bytes * 40, lat.base_bytes * 200 + 7,
+                 int(lat.mean_bytes * 120))
+        for pool in pools:
+            for risk in (0.001, 0.01, 0.05, 0.3):
+                n, near = 0, False
+                while True:
+                    p = overflow_probability(lat, n + 1, pool).probability
+                    near = near or abs(p - risk) < 1e-9
+                    if p > risk:
+                        break
+                    n += 1
+                if near:
+                    continue
+                assert users_at_risk(lat, pool, risk).users == n, (probs, pool, risk)
+                guess = risk_module._normal_guess(lat, pool, risk, pool // lat.max_bytes)
+                below, above = max(below, n - guess), max(above, guess - n)
+    # both brackets were walked several steps (the search does not rely on a good guess)
+    assert below >= 2 and above >= 2
