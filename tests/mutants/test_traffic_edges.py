@@ -280,7 +280,6 @@ def test_sample_refusals(tmp_path: Path):
     assert str(err.value) == f"{empty}: empty CSV; the first line must name the columns"
 
 
-@pytest.mark.parametrize("suffix", [".jsonl", ".ndjson", ".json", ".NDJSON"])
 def test_a_sample_larger_than_a_spec_file(tmp_path: Path):
     # samples may be up to 256 MiB (MAX_LOG_BYTES), not the 16 MiB of a spec or manifest:
     # 17 rows padded to 1 MiB each
@@ -291,6 +290,7 @@ def test_a_sample_larger_than_a_spec_file(tmp_path: Path):
     assert load_sample(path).tokens == (100,) * 17
 
 
+@pytest.mark.parametrize("suffix", [".jsonl", ".ndjson", ".json", ".NDJSON"])
 def test_json_lines_samples(tmp_path: Path, suffix: str):
     path = tmp_path / f"lengths{suffix}"
     path.write_text('300\n\n{"prompt_tokens": 10, "output_tokens": 5}\n')
