@@ -36,7 +36,7 @@ def test_no_probability_mass_is_refused():
         SequenceLattice.from_arrays(np.array([GIB], dtype=np.int64), np.array([0.0]))
 
 
-def test_lattice_shape():
+def test_lattice_shapes_of_fresh_lattices():
     # fresh lattices: a lattice caches its moments and transforms
     TWO = SequenceLattice.from_bytes({512 * MIB: 0.5, GIB: 0.5})
     ONE = SequenceLattice.from_bytes({GIB: 1.0})
