@@ -210,3 +210,11 @@ def test_users_at_risk_is_the_largest_n_a_scan_finds():
                 below, above = max(below, n - guess), max(above, guess - n)
     # both brackets were walked several steps (the search does not rely on a good guess)
     assert below >= 2 and above >= 2
+
+
+def test_a_starting_guess_that_does_not_fit_walks_down():
+    # 100 B or 5,000 B (P 0.05) in a 100 B pool: the normal guess starts at one conversation,
+    # whose normal tail is above 1%, and walks down to none; one overflows with P 0.05 > 0.01
+    lat = SequenceLattice.from_bytes({100: 0.95, 5000: 0.05})
+    assert users_at_risk(lat, 100, 0.01).users == 0
+    assert users_at_risk(lat, 100, 0.06).users == 1  # 0.05 <= 6%
