@@ -2,26 +2,36 @@
 
 For each package the code, the spec catalogs and the tests are copied to a work directory, a
 pyproject.toml there tells mutmut which files to mutate and which (fast, targeted) tests guard
-them, and `mutmut run` tries every mutant. The score counts a mutant as caught when a test
-failed or timed out, or when benchmarks/results/equivalent_mutants.md documents it as an
+them, and `mutmut run` tries every mutant against the tests that call the mutated function.
+The score counts a mutant as caught when a test failed or timed out, when mypy (the CI's type
+check) rejects it, or when benchmarks/results/equivalent_mutants.md documents it as an
 equivalent mutant (a change no input can observe); everything else, "no tests" included, is a
 survivor. One JSON line per package goes to benchmarks/results/mutation.jsonl (date, tool
 version, counts, score, the survivors), and the survivors' diffs to
 benchmarks/results/mutation-survivors-<package>.md.
 
-    python benchmarks/mutation.py                  # kvplan/capacity (the CI run)
-    python benchmarks/mutation.py traffic engines  # others, slower
+    python benchmarks/mutation.py                  # kvplan/capacity
+    python benchmarks/mutation.py traffic verdict  # others, slower
     python benchmarks/mutation.py capacity --min-score 0.9   # exit 1 below 90%
+    python benchmarks/mutation.py capacity --sample '*[05]' --no-record --min-score 0.9  # CI
+
+A kept work folder (--work DIR) is reused: the tests and code are copied over it again, mutants
+not yet checked are run, and --rerun-survivors tries every survivor again (after a new test);
+mutants already killed stay killed, since adding a test cannot revive one. --sample PATTERN
+runs only the mutants whose names match the fnmatch pattern (e.g. '*[05]': numbers ending in 0
+or 5, a fixed fifth of every function's mutants).
 """
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
+import fnmatch
 import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -34,6 +44,7 @@ ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "benchmarks" / "results"
 EQUIVALENTS = RESULTS / "equivalent_mutants.md"
 M = "tests/mutants/"
+MUTMUT = Path(sys.executable).with_name("mutmut")  # the console script, not -m
 
 
 @dataclass(frozen=True)
@@ -44,47 +55,67 @@ class Package:
     tests: tuple[str, ...]
 
 
+# Every package is also guarded by the whole tests/mutants/ folder (a test file added there joins
+# the next run without resetting mutmut's cached results); mutmut runs, for each mutant, only the
+# tests that call the mutated function.
 PACKAGES = {
     "capacity": Package(
         ("kvplan/capacity/*",),
-        ("tests/test_capacity.py", M + "test_pipeline.py", M + "test_shapes.py",
-         M + "test_state_means.py", M + "test_threshold.py", M + "test_capacity_results.py",
-         M + "test_capacity_inputs.py")),
+        ("tests/test_capacity.py",)),
     "engines": Package(
         ("kvplan/engines/*",),
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_calibration.py",
-         M + "test_engines_fixes.py")),
+         "tests/engines/test_encoder_cache.py", "tests/engines/test_flag_effects.py",
+         "tests/engines/test_cov_trtllm_config.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
-         "tests/traffic/test_lengths.py", M + "test_risk_search.py", M + "test_pipeline.py",
-         M + "test_threshold.py", M + "test_state_means.py")),
+         "tests/traffic/test_lengths.py", "tests/traffic/test_cov_risk.py",
+         "tests/traffic/test_cov_lengths.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py",),
         ("tests/check/test_check_cli.py", "tests/check/test_check_deploy.py",
-         M + "test_engines_fixes.py", M + "test_threshold.py")),
+         "tests/check/test_check_traffic.py")),
     "deploy": Package(
         ("kvplan/deploy/*",),
-        ("tests/check/test_check_deploy.py", "tests/check/test_check_cli.py", M + "test_threshold.py")),
+        ("tests/check/test_check_deploy.py", "tests/check/test_check_cli.py",
+         "tests/check/test_cov_deploy.py")),
 }
+GUARDS = (M,)  # with every package
+NOT_IN_MUTATION = (M + "test_mutations_killed.py",)  # runs pytest in subprocesses of its own
 
 CAUGHT = {"killed", "timeout", "caught by type check"}
+# what mypy (run by CI) would reject in a mutated file: the JSON lines mutmut reads
+# ("mypy" must be an item of its own: mutmut picks its parser by it)
+TYPE_CHECK = [sys.executable, "-m", "mypy", "--output", "json", "--no-incremental"]
 COPY = ("kvplan", "model_specs", "hardware_specs", "tests", "examples")
 IGNORE = shutil.ignore_patterns("__pycache__", ".hypothesis", "*.pyc")
 
 
-def documented_equivalents() -> dict[str, str]:
-    """Mutant name -> reason, from the lines "- `name`: reason" of equivalent_mutants.md."""
+def documented_equivalents() -> dict[str, tuple[str | None, str]]:
+    """Mutant name -> (fragment, reason), from the lines "- `name` (`fragment`): reason" of
+    equivalent_mutants.md. The fragment, a piece of the mutated line, guards against a
+    renumbering: mutmut numbers a function's mutants in order, so an edit to the function can
+    give a documented name to another mutant; an entry whose fragment is not in its mutant's
+    diff is stale and does not count."""
     if not EQUIVALENTS.exists():
         return {}
-    found = re.findall(r"^- `([^`]+)`: (.+)$", EQUIVALENTS.read_text(), re.M)
-    return dict(found)
+    found = re.findall(r"^- `([^`]+)`(?: \(`([^`]+)`\))?: (.+)$", EQUIVALENTS.read_text(), re.M)
+    return {name: (fragment or None, reason) for name, fragment, reason in found}
 
 
-def pyproject(pkg: Package) -> str:
+def mutated_lines(diff: str) -> str:
+    return "\n".join(line[1:] for line in diff.splitlines()
+                     if line.startswith("+") and not line.startswith("+++"))
+
+
+def pyproject(pkg: Package, type_check: bool) -> str:
     def toml_list(items: tuple[str, ...] | list[str]) -> str:
         return "[" + ", ".join(json.dumps(i) for i in items) + "]"
 
+    ignore = [f"--ignore={t}" for t in NOT_IN_MUTATION]
+    mypy = (ROOT / "pyproject.toml").read_text().split("[tool.mypy]", 1)[1].split("\n[", 1)[0]
+    mutated = [m.rstrip("*") for m in pkg.mutate]
     return "\n".join([
         "[tool.pytest.ini_options]",
         'addopts = "--strict-markers -q"',
@@ -94,27 +125,63 @@ def pyproject(pkg: Package) -> str:
         'source_paths = ["kvplan"]',
         f"only_mutate = {toml_list(pkg.mutate)}",
         'also_copy = ["model_specs", "hardware_specs", "examples"]',
-        'pytest_add_cli_args = ["-p", "no:cacheprovider", "-m", "not slow"]',
-        f"pytest_add_cli_args_test_selection = {toml_list(pkg.tests)}",
+        f'pytest_add_cli_args = {toml_list(["-p", "no:cacheprovider", "-m", "not slow", *ignore])}',
+        f"pytest_add_cli_args_test_selection = {toml_list(pkg.tests + GUARDS)}",
+        f"type_check_command = {toml_list(TYPE_CHECK + mutated)}" if type_check else "",
         "",
+        # mutmut's own lines carry a `type: ignore` mypy may find unused
+        "[tool.mypy]" + mypy.replace('packages = ["kvplan"]', "").replace(
+            "warn_unused_ignores = true", "warn_unused_ignores = false"),
     ])
 
 
-def prepare(name: str, pkg: Package, work: Path) -> Path:
+def prepare(name: str, pkg: Package, work: Path, type_check: bool, keep: bool) -> tuple[Path, bool]:
+    """The package's work folder: made afresh, or (keep) the code and tests copied over a kept
+    one so that mutmut reuses what it checked before. Returns the folder and whether it was kept."""
     root = work / name
-    if root.exists():
+    kept = keep and (root / "mutants").is_dir()
+    if root.exists() and not kept:
         shutil.rmtree(root)
-    root.mkdir(parents=True)
+    root.mkdir(parents=True, exist_ok=True)
     for part in COPY:
-        shutil.copytree(ROOT / part, root / part, ignore=IGNORE)
-    (root / "pyproject.toml").write_text(pyproject(pkg))
-    return root
+        shutil.copytree(ROOT / part, root / part, ignore=IGNORE, dirs_exist_ok=True)
+    (root / "pyproject.toml").write_text(pyproject(pkg, type_check))
+    return root, kept
 
 
 def mutmut(root: Path, *args: str, timeout: float | None = None) -> subprocess.CompletedProcess[str]:
+    """Run mutmut in its own process group, so that a timeout ends its forked workers too."""
     env = {**os.environ, "HYPOTHESIS_PROFILE": "ci", "PYTHONPATH": str(root)}
-    return subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=root, env=env, text=True,
-                          capture_output=True, timeout=timeout, check=False)
+    env.pop("PYTEST_ADDOPTS", None)
+    cmd = [str(MUTMUT)] if MUTMUT.exists() else [sys.executable, "-m", "mutmut"]
+    proc = subprocess.Popen([*cmd, *args], cwd=root, env=env, text=True, start_new_session=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        out, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        out, err = proc.communicate()
+        raise subprocess.TimeoutExpired(proc.args, timeout or 0, out, err) from None
+    return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+
+
+DIFFS = """
+import json, sys
+from mutmut.__main__ import find_mutant
+from mutmut.mutation.diff_apply import get_diff_for_mutant
+print(json.dumps({n: get_diff_for_mutant(n, path=find_mutant(n).path) for n in json.load(sys.stdin)}))
+"""
+
+
+def diffs_of(root: Path, names: list[str]) -> dict[str, str]:
+    """Each mutant's diff, from one process (`mutmut show` would start one for each)."""
+    if not names:
+        return {}
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run([sys.executable, "-c", DIFFS], cwd=root, env=env, text=True,
+                          input=json.dumps(names), capture_output=True, check=True)
+    found: dict[str, str] = json.loads(done.stdout)
+    return found
 
 
 def statuses(root: Path) -> dict[str, str]:
@@ -122,31 +189,52 @@ def statuses(root: Path) -> dict[str, str]:
     return dict(re.findall(r"^\s+(\S+): (.+)$", out, re.M))
 
 
-def run_package(name: str, work: Path, children: int, limit_s: float) -> dict[str, object]:
+def run_package(name: str, work: Path, children: int, limit_s: float, *, sample: str | None,
+                rerun: bool, keep: bool, type_check: bool) -> dict[str, object]:
     pkg = PACKAGES[name]
-    root = prepare(name, pkg, work)
+    root, kept = prepare(name, pkg, work, type_check, keep)
     start = time.monotonic()
-    try:
-        done = mutmut(root, "run", "--max-children", str(children), timeout=limit_s)
-        finished = done.returncode == 0
-        if not finished:
+    stopped = None  # why the run did not finish
+    passes = [[sample] if sample else []]
+    if rerun and kept:
+        equivalents = documented_equivalents()
+        again = sorted(k for k, s in statuses(root).items()
+                       if s not in CAUGHT and s != "not checked" and k not in equivalents
+                       and (sample is None or fnmatch.fnmatch(k, sample)))
+        if again:
+            passes.append(again)
+    for names in passes:
+        left = limit_s - (time.monotonic() - start)
+        try:
+            done = mutmut(root, "run", "--max-children", str(children), *names, timeout=left)
+        except subprocess.TimeoutExpired:
+            stopped = f"stopped at the {limit_s:g} s limit"
+            break
+        if done.returncode != 0:
+            stopped = f"mutmut run exited {done.returncode}"
             print(f"{name}: mutmut run exited {done.returncode}:\n{done.stdout[-2000:]}"
                   f"{done.stderr[-3000:]}", file=sys.stderr)
-    except subprocess.TimeoutExpired:
-        finished = False
+            break
     seconds = round(time.monotonic() - start, 1)
     found = statuses(root)
+    if sample:
+        found = {k: s for k, s in found.items() if fnmatch.fnmatch(k, sample)}
     equivalents = documented_equivalents()
     counts: dict[str, int] = {}
     for status in found.values():
         counts[status] = counts.get(status, 0) + 1
     checked = {k: s for k, s in found.items() if s != "not checked"}
     caught = sum(1 for s in checked.values() if s in CAUGHT)
-    survivors = sorted(k for k, s in checked.items() if s not in CAUGHT and k not in equivalents)
-    equivalent = sum(1 for k, s in checked.items() if s not in CAUGHT and k in equivalents)
+    uncaught = sorted(k for k, s in checked.items() if s not in CAUGHT)
+    diffs = diffs_of(root, uncaught)
+    stale = sorted(k for k in uncaught
+                   if k in equivalents and (equivalents[k][0] or "") not in mutated_lines(diffs[k]))
+    equivalent = sum(1 for k in uncaught if k in equivalents and k not in stale)
+    survivors = [k for k in uncaught if k not in equivalents or k in stale]
     score = (caught + equivalent) / len(checked) if checked else 0.0
-    diffs = {k: mutmut(root, "show", k).stdout for k in survivors}
-    write_survivors(name, survivors, diffs)
+    typed = sum(1 for s in checked.values() if s == "caught by type check")
+    by_tests = len(checked) - typed  # the mutants mypy accepts: what the tests alone face
+    tests_score = (caught - typed + equivalent) / by_tests if by_tests else 0.0
     return {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "tool": "mutmut",
@@ -154,8 +242,13 @@ def run_package(name: str, work: Path, children: int, limit_s: float) -> dict[st
         "python": sys.version.split()[0],
         "package": name,
         "mutated": list(pkg.mutate),
-        "tests": list(pkg.tests),
-        "finished": finished,
+        "tests": list(pkg.tests + GUARDS),
+        "type_check": "mypy" if type_check else None,
+        "sample": sample,
+        "resumed": kept,
+        "survivors_rerun": rerun and kept,
+        "finished": stopped is None,
+        "stopped": stopped,
         "seconds": seconds,
         "max_children": children,
         "mutants": len(found),
@@ -165,12 +258,22 @@ def run_package(name: str, work: Path, children: int, limit_s: float) -> dict[st
         "survived": len(survivors),
         "counts": counts,
         "score": round(score, 4),
+        "mypy_accepted": by_tests,
+        "score_mypy_accepted": round(tests_score, 4),
         "survivors": survivors,
+        "stale_equivalents": stale,
+        "_diffs": diffs,
     }
 
 
-def write_survivors(name: str, survivors: list[str], diffs: dict[str, str]) -> None:
+def write_survivors(name: str, record: dict[str, object]) -> None:
+    survivors: list[str] = record["survivors"]  # type: ignore[assignment]
+    diffs: dict[str, str] = record["_diffs"]  # type: ignore[assignment]
+    statuses = ", ".join(f"{v} {k}" for k, v in sorted(record["counts"].items()))  # type: ignore[attr-defined]
     lines = [f"# Surviving mutants: {name}", "",
+             f"mutmut {record['tool_version']}, {record['date']}: score {record['score']:.1%} "
+             f"({record['caught']} caught + {record['equivalent_documented']} documented "
+             f"equivalent of {record['checked']} checked; {statuses}).", "",
              "Each is either a missing test or an equivalent mutant to document in "
              "equivalent_mutants.md. Regenerated by benchmarks/mutation.py.", ""]
     for k in survivors:
@@ -184,8 +287,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("packages", nargs="*", help=f"of {', '.join(PACKAGES)} (default: capacity)")
     parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
-    parser.add_argument("--limit-s", type=float, default=1800.0, help="per package")
-    parser.add_argument("--work", type=Path, default=None, help="default: a temporary folder")
+    parser.add_argument("--limit-s", type=float, default=3600.0, help="per package")
+    parser.add_argument("--work", type=Path, default=None,
+                        help="work folder, kept and reused (default: a temporary one)")
+    parser.add_argument("--rerun-survivors", action="store_true",
+                        help="with a kept --work folder: try every survivor again")
+    parser.add_argument("--sample", default=None, metavar="PATTERN",
+                        help="only mutants whose names match this fnmatch pattern")
+    parser.add_argument("--no-type-check", action="store_true",
+                        help="do not count mutants that mypy rejects as caught")
+    parser.add_argument("--no-record", action="store_true",
+                        help="print the score only; leave benchmarks/results/ alone")
     parser.add_argument("--min-score", type=float, default=None, help="exit 1 below this")
     args = parser.parse_args(argv)
     unknown = [p for p in args.packages if p not in PACKAGES]
@@ -194,15 +306,26 @@ def main(argv: list[str] | None = None) -> int:
     work = args.work or Path(tempfile.mkdtemp(prefix="kvplan-mutation-"))
     worst = 1.0
     for name in args.packages or ["capacity"]:
-        record = run_package(name, work, args.max_children, args.limit_s)
-        with (RESULTS / "mutation.jsonl").open("a") as f:
-            f.write(json.dumps(record) + "\n")
+        record = run_package(name, work, args.max_children, args.limit_s, sample=args.sample,
+                             rerun=args.rerun_survivors, keep=args.work is not None,
+                             type_check=not args.no_type_check)
+        if not args.no_record:
+            write_survivors(name, record)
+            with (RESULTS / "mutation.jsonl").open("a") as f:
+                f.write(json.dumps({k: v for k, v in record.items() if k != "_diffs"}) + "\n")
         print(f"{name}: score {record['score']:.1%} ({record['caught']} caught + "
               f"{record['equivalent_documented']} documented equivalent of {record['checked']} "
               f"checked; {record['survived']} survived) in {record['seconds']} s")
+        print(f"{name}: of the {record['mypy_accepted']} mutants mypy accepts "
+              f"{record['score_mypy_accepted']:.1%} are caught by the tests or documented")
+        for k in record["survivors"]:  # type: ignore[attr-defined]
+            print(f"  survived: {k}")
+        for k in record["stale_equivalents"]:  # type: ignore[attr-defined]
+            print(f"  stale entry in equivalent_mutants.md (its diff changed): {k}")
         worst = min(worst, float(record["score"]))  # type: ignore[arg-type]
         if not record["finished"]:
-            print(f"{name}: stopped at the time limit; the score covers the mutants checked")
+            print(f"{name}: {record['stopped']}; the score covers the mutants checked")
+            worst = 0.0 if record["checked"] == 0 else worst
     if args.work is None:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if args.min_score is not None and worst < args.min_score else 0

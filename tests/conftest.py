@@ -35,6 +35,22 @@ settings.register_profile("nightly", derandomize=False, max_examples=1000, deadl
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
+# Tests that take more than a few seconds on a 2-core machine (pytest --durations), marked
+# `slow` here so that their files stay as their areas wrote them: `-m "not slow"` for a quick run.
+SLOW = (
+    "tests/measure/test_measure_gpu_script.py::",  # builds and decodes a torch model
+    "tests/measure/test_measure_cli.py::",
+    "tests/fuzz/test_fuzz.py::test_every_command_survives_generated_files",
+)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        measured_doc = item.nodeid.startswith("tests/test_docs.py::") and "--measure" in item.nodeid
+        if item.nodeid.startswith(SLOW) or measured_doc:
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def _repository_root(monkeypatch: pytest.MonkeyPatch) -> None:
     """Relative paths in tests (examples/..., tests/assets/...) resolve from the root."""

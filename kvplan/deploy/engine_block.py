@@ -38,8 +38,8 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
         path = _path(e.trtllm_config, base_dir)
         try:
             limits = read_limits(path)
-        except InputError as err:
-            fail("engine.trtllm_config", str(err))
+        except InputError as err:  # its message already names the field
+            fail("engine.trtllm_config", str(err).removeprefix("engine.trtllm_config: "))
             limits = {}
         engine_file = path.suffix == ".json"
         for field, value in limits.items():

@@ -213,7 +213,7 @@ def fit_lognormal_mean(
     # median: bisect on the side where it crosses the stated mean
     lo, hi = 0.0, (z if not median else 20.0)
     f_lo, f_hi = fitted(lo).mean_tokens(cap) - mean, fitted(hi).mean_tokens(cap) - mean
-    if f_lo == 0:
+    if abs(f_lo) <= 1e-9 * mean:  # no spread: exp(ln q) is q only to rounding
         return fitted(lo)
     if (f_lo > 0) == (f_hi > 0):
         means = [fitted(hi * i / 64).mean_tokens(cap) for i in range(65)]
