@@ -143,6 +143,47 @@ def _cpu_measure() -> dict[str, str]:
             "per_seq": f"{per_seq:,}", "holds": str(CPU_DEFAULT_BUDGET_BYTES // per_seq)}
 
 
+def _corpus() -> dict[str, str]:
+    """README's check corpus figures: files, projects, and the hand-arithmetic score."""
+    from tests.check.test_check_corpus import CORPUS, _score
+
+    hits, _ = _score()
+    files = list(CORPUS.rglob("*.y*ml"))
+    rows = [line.split("|") for line in (CORPUS / "SOURCES.md").read_text().splitlines()
+            if line.startswith("| ") and line.count("|") >= 5]
+    repos = {r[2].strip() for r in rows if "/" in r[2] and r[2].strip() != "repository"}
+    return {"files": str(len(files)), "projects": str(len(repos)),
+            "dev_hit": str(hits[False][0]), "dev_n": str(hits[False][1]),
+            "held_hit": str(hits[True][0]), "held_n": str(hits[True][1])}
+
+
+def _outcomes() -> dict[str, str]:
+    """README's real-outcome figures (tests/check/test_check_outcomes.py scores them)."""
+    from kvplan.check import check_paths
+    from tests.check.test_check_outcomes import OUTCOMES, score
+
+    report = check_paths([str(OUTCOMES)])
+    by_file = {Path(o.file).name: o for o in report.outcomes}
+    v_hit, v_miss, _, _ = score(by_file)
+    n = len(v_hit) + len(v_miss)
+    return {"n": str(n), "n2": str(n), "hit": str(len(v_hit))}
+
+
+_SPLIT: list[dict] = []
+
+
+def _split(engine: str, klass: str, *parts: str) -> dict[str, str]:
+    """README's calibration table: runs and median |error| per part, from kvplan calibrate."""
+    if not _SPLIT:
+        from kvplan.calibrate.compare import calibrate_files
+        from kvplan.render.calibration import split_summary
+
+        _SPLIT.extend(split_summary(calibrate_files([ROOT / "tests" / "assets" / "logs"])))
+    rows = {r["part"]: r for r in _SPLIT if r["engine"] == engine and r["model_class"] == klass}
+    return {"runs": " + ".join(str(rows[p]["runs"]) for p in parts),
+            "medians": ", ".join(f"{rows[p]['median_abs_error_pct']:.2f}%" for p in parts)}
+
+
 # (page, pattern over the page with its line breaks folded to spaces, source of the values)
 PROSE = [
     ("README.md", r"2 x 32 x 8 x 128 x 2 = (?P<bytes>[\d,]+) bytes",
@@ -160,6 +201,21 @@ PROSE = [
      r"(?P<tokens_per_s>\d+) tokens/s per user; (?P<slo>\d+) tokens/s allows at most "
      r"(?P<slo_users>\d+), so the SLO binds and the plan is (?P<planned>\d+) users per GPU, "
      r"(?P<gpus>\d+) GPUs", _chatbot_traffic),
+    ("README.md", r"Over (?P<files>\d+) public manifests from (?P<projects>\d+) projects .*? written "
+     r"before kvplan ran: (?P<dev_hit>\d+) of (?P<dev_n>\d+), and (?P<held_hit>\d+) of "
+     r"(?P<held_n>\d+) on the held-out quarter", _corpus),
+    ("README.md", r"Over (?P<n>\d+) public deployments whose real start-up outcome is known .*?, "
+     r"(?P<hit>\d+) of (?P<n2>\d+) verdicts are right", _outcomes),
+    ("README.md", r"\| vLLM, dense \(parts 1, 2\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("vllm", "dense", "heldout", "heldout-2")),
+    ("README.md", r"\| vLLM, dense \(part 3: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("vllm", "dense", "heldout-3")),
+    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(parts 1, 2\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout", "heldout-2")),
+    ("README.md", r"\| SGLang, dense \(parts 1, 3\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("sglang", "dense", "heldout", "heldout-3")),
+    ("README.md", r"\| TensorRT-LLM, dense \(parts 1, 3\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "dense", "heldout", "heldout-3")),
     ("docs/maths.md", r"= (?P<step_ms>[\d.]+) ms, (?P<tokens_per_s>[\d.]+) tokens/s; at 50 tokens/s "
      r"at most (?P<slo_users>\d+) users", _maths_decode),
     ("docs/catalog.md", r"holds (?P<models>\d+) models", _counts),

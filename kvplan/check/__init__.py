@@ -380,10 +380,12 @@ def describe_fix(target: Target, fix: Fix) -> str:
         else:
             parts.append(f"engine.max_model_len: {old['max_model_len']} -> {new['max_model_len']}")
     if "gpu" in new:
-        if manifest:
-            family = target.label_key or PRODUCT_LABEL
+        if manifest and target.label_key is not None:
+            family = target.label_key
             label = label_for(new["gpu"], family) or new["gpu"]
             parts.append(f"{family}: {label} ({new['gpu']})")
+        elif manifest:  # the GPU came from a side file, an annotation or --gpu, not a label
+            parts.append(f"GPU {old['gpu']} -> {new['gpu']}")
         else:
             parts.append(f"hardware.gpu: {old['gpu']} -> {new['gpu']}")
     n = fix.numbers

@@ -106,7 +106,10 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
     longest = None
     if not would_start:
         if one is not None and one.kv_budget_bytes <= 0:
-            reasons.append(f"would not start: {one.reason}")
+            why = one.reason or "no memory for the KV cache"
+            # an engine's own reason already says who would not start (wording kept in step
+            # with kvplan/check/verdict.py: the old path differs only in its search)
+            reasons.append(why if "would not start" in why else f"would not start: {why}")
         elif one is not None:
             budget = one.kv_budget_bytes
             longest = one.max_context_that_fits or 0
