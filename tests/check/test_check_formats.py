@@ -50,8 +50,8 @@ def _lines(name: str) -> list[str]:
 NO_GPU = "nvidia.com/gpu: the server container sets no nvidia.com/gpu limit; add " \
     "resources.limits nvidia.com/gpu: 1"
 NO_SERVER = ("is for an inference engine, but none of its containers starts a server kvplan "
-             "reads (vllm serve, python -m vllm.entrypoints.openai.api_server, sglang serve, "
-             "python -m sglang.launch_server, python -m dynamo.vllm, trtllm-serve); check the "
+             "reads (vllm serve, python -m vllm.entrypoints.openai.api_server, python -m "
+             "sglang.launch_server, sglang serve, python -m dynamo.vllm, trtllm-serve); check the "
              "pods it renders (kubectl get pod -o yaml)")
 NOT_READ = ("but not through a server command kvplan reads (vllm serve, python -m "
             "vllm.entrypoints.openai.api_server, python -m sglang.launch_server, sglang serve, "

@@ -129,23 +129,22 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
     return out
 
 
+SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server, python -m "
+           "sglang.launch_server, sglang serve, python -m dynamo.vllm, trtllm-serve")
+
+
 def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
     return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
                   problems=[Problem("command", f"this {kind} runs {engine}, but not through a "
-                                    "server command kvplan reads (vllm serve, python -m "
-                                    "vllm.entrypoints.openai.api_server, python -m "
-                                    "sglang.launch_server, sglang serve, python -m dynamo.vllm, "
-                                    "trtllm-serve)", doc.start_line)])
+                                    f"server command kvplan reads ({SERVERS})", doc.start_line)])
 
 
 def no_server(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
     return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
                   problems=[Problem("kind", f"this {kind} is for {engine}, but none of its "
-                                    "containers starts a server kvplan reads (vllm serve, "
-                                    "python -m vllm.entrypoints.openai.api_server, sglang "
-                                    "serve, python -m sglang.launch_server, python -m "
-                                    "dynamo.vllm, trtllm-serve); check the pods it renders "
-                                    "(kubectl get pod -o yaml)", doc.start_line)])
+                                    f"containers starts a server kvplan reads ({SERVERS}); "
+                                    "check the pods it renders (kubectl get pod -o yaml)",
+                                    doc.start_line)])
 
 
 def unreadable(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
