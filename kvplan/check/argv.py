@@ -167,6 +167,32 @@ def _resolve(engine: str, flag: str, table: frozenset[str]) -> tuple[str | None,
     return None, matches
 
 
+def _edits(a: str, b: str, most: int) -> int:
+    """Levenshtein distance of a and b, or most + 1 once it is past `most`."""
+    if abs(len(a) - len(b)) > most:
+        return most + 1
+    row = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        prev, row[0] = row[0], i
+        for j, cb in enumerate(b, 1):
+            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
+        if min(row) > most:
+            return most + 1
+    return row[-1]
+
+
+def misspelling_of(engine: str, flag: str) -> str | None:
+    """The engine option `flag` is one or two letters away from (`--gpu-memory-utilisation`):
+    a misspelling no release accepts, whatever the image's version. Options removed across
+    releases differ from today's by whole words, never by a letter or two."""
+    table = TABLES[engine][0]
+    name = "--" + flag.lstrip("-").replace("_", "-") if engine == "vllm" else flag
+    if len(name) < 8:  # short names are a letter or two from many others
+        return None
+    near = [f for f in table if _edits(name, f, 2) <= 2]
+    return near[0] if len(near) == 1 else None
+
+
 def did_you_mean(engine: str, flag: str) -> str:
     table = TABLES[engine][0]
     name = "--" + flag.lstrip("-").replace("_", "-") if engine == "vllm" else flag

@@ -230,3 +230,38 @@ def test_flag_values_as_vllm_reads_them() -> None:
     assert mm_items('{"image": 2, "video": 1}') == 3
     assert mm_items('{"image": {"count": 4, "width": 512}}') == 4
     assert mm_items("image=2,video=0") == 2 and mm_items("0") == 0
+
+
+def test_a_misspelled_flag_fails_even_on_an_image_older_than_the_option_table(
+        tmp_path: Path) -> None:
+    # issue #11's example: --gpu-memory-utilisation (British spelling) on vllm 0.10.0. The flag
+    # table is vLLM 0.33.0's, so an unknown option on an older image is only a note (it may be
+    # one that release still had), but one or two letters from a current option is a misspelling
+    # no release accepts: FAIL. A removed option (--swap-space) stays a note.
+    from kvplan.check.argv import misspelling_of
+
+    assert misspelling_of("vllm", "--gpu-memory-utilisation") == "--gpu-memory-utilization"
+    assert misspelling_of("vllm", "--swap-space") is None
+    assert misspelling_of("vllm", "--max-num-seqz") == "--max-num-seqs"
+    manifest = tmp_path / "x.yaml"
+    manifest.write_text("""apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  template:
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.0
+        command: ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]
+        args: [--gpu-memory-utilisation=0.5, --swap-space, "4", --max-model-len, "8192"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+""")
+    report = check_paths([str(manifest)])
+    (out,) = report.outcomes
+    assert out.verdict == "FAIL"
+    assert out.reasons == [
+        "the engine refuses it: vLLM has no option --gpu-memory-utilisation; did you mean "
+        "--gpu-memory-utilization? (a letter or two from it: no release accepts that spelling)"]
+    assert any("--swap-space" in n and "not checked" in n for n in out.notes)

@@ -177,9 +177,18 @@ def read_options(
     version = TABLES[inv.engine][1]
     name = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "trtllm-serve"}[inv.engine]
     older = _older_than_table(found.values.get("engine.version"), version)
+    from kvplan.check.argv import misspelling_of
+
     for flag, line, hint in parsed.unknown:
         text = f"{name} {version} has no option {flag}{hint}"
-        if older:
+        # an older or unnamed release may still have an option the table lacks, but not a
+        # misspelling of one it has
+        near = misspelling_of(inv.engine, flag) if older or release_unknown else None
+        if near is not None and strict and not inv.dynamo:
+            refusals.append(Refusal(flag, f"the engine refuses it: {name} has no option {flag}; "
+                                    f"did you mean {near}? (a letter or two from it: no release "
+                                    "accepts that spelling)", line))
+        elif older:
             notes.append(f"{text}; the image is {inv.engine} {found.values['engine.version']}, "
                          "older than the option table: not checked")
         elif release_unknown:
