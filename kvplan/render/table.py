@@ -307,7 +307,10 @@ def render_search(
         ("users/GPU", "right"), ("bound", "left"), ("GPUs", "right"), ("tok/s/user", "right"),
         ("$/h", "right"),
     ):
-        t.add_column(col, justify=justify, no_wrap=True)  # type: ignore[arg-type]
+        # numbers keep their width; a long GPU name folds onto a second line instead
+        t.add_column(col, justify=justify, no_wrap=col != "GPU",  # type: ignore[arg-type]
+                     min_width=len(col) if col != "GPU" else 6,
+                     overflow="fold" if col == "GPU" else "ellipsis")
     for r in records:
         t.add_row(
             str(r["rank"]) if r["rank"] is not None else "-",
