@@ -408,3 +408,324 @@ def test_gemma2_9b_on_a100_with_085_in_every_field():
         "(--dtype auto)",
     )
     assert r.log_lines[2] == "Maximum concurrency for 8,192 tokens per request: 40.43x"
+
+
+def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
+    r = vllm("llama-3.1-70b", "h100", 8192)
+    # weights 70,553,706,496 x 2 B = 141,107,412,992 > requested 76,540,929,638.
+    # forward 8,192 x (3 x 8,192 + 3 x 28,672 = 110,592) x 2 B = 1,811,939,328 > the lean
+    # sampler 1,024 x 128,256 x 6 = 788,004,864; low int(0.85 x) = 1,540,148,428;
+    # high int(1.35 x) = 2,446,118,092 + 0.25 GiB = 2,714,553,548.
+    # KV 76,540,929,638 - 141,107,412,992 - 1,811,939,328 - 73,400,320 - 536,870,912
+    #   = -66,988,693,914 (-62.39 GiB): no blocks (floor(KV / 5,242,880) = -12,778, then 0).
+    # low: - 2,714,553,548 - 0.5 GiB - 1 GiB = -68,891,649,638; high: - 1,540,148,428 - 20 MiB
+    #   - GIB // 5 = -66,342,351,666.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=141_107_412_992, activation_bytes=1_811_939_328,
+        activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
+        non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
+        kv_cache_bytes=-66_988_693_914, kv_cache_bytes_low=-68_891_649_638,
+        kv_cache_bytes_high=-66_342_351_666, kv_cache_tokens=0, kv_cache_tokens_low=0,
+        kv_cache_tokens_high=0, blocks=0, block_size_tokens=16, max_model_len=8192,
+        max_concurrency=Fraction(0), starts=False,
+        reason="vLLM would not start: no memory for the KV cache (-62.39 GiB after weights "
+               "131.42 GiB, activations 1.69 GiB and other overheads); raise "
+               "gpu_memory_utilization, add GPUs or lower max_num_batched_tokens",
+        max_model_len_that_starts=0)
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
+        0, False, 0, 0)
+    assert s.reason == r.reason
+    # no pool, and the weights alone exceed memory: no overhead fits, the rest is negative
+    assert s.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=141_107_412_992, kv_used_bytes=0,
+        kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_107_412_992)
+    by_label = {st.label: st for st in r.steps}
+    assert by_label["blocks (raw)"].value == -12_778
+    assert (by_label["users per replica"].value, by_label["users per replica"].op,
+            by_label["users per replica"].formula) == (0, "given", "the engine does not start")
+    assert r.log_lines == ("Available KV cache memory: -62.39 GiB",
+                           "GPU KV cache size: 0 tokens",
+                           "Maximum concurrency for 8,192 tokens per request: 0.00x")
+
+
+def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
+    r = vllm("llama-3.1-70b", "h100", 131072, tp=2)
+    # TP 2 on 0.31: the sampler is sharded, ceil(1,024 / 2) = 512 rows x 128,256 x 6 B =
+    # 394,002,432 < forward 8,192 x (3 x 8,192 + 3 x 14,336) x 2 B = 1,107,296,256.
+    # KV 76,540,929,638 - 70,553,706,496 - 1,107,296,256 - 2,233,382,993 - 536,870,912
+    #   = 2,109,672,981 (1.96 GiB); block 16 x 4 heads x 256 x 2 B x 80 = 2,621,440: 804 blocks,
+    #   12,864 tokens; one 131,072 request is 8,192 blocks = 21,474,836,480 B (20.00 GiB).
+    # the longest that starts: 804 blocks x 16 = 12,864 tokens.
+    # low - 1,763,285,401 - 2.5 GiB - 1 GiB = 465,841,357 -> 177 blocks, 2,832 tokens;
+    # high - 941,201,817 - 1.5 GiB - GIB // 5 = 3,220,660,225 -> 1,228 blocks, 19,648 tokens.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=70_553_706_496, activation_bytes=1_107_296_256,
+        activation_bytes_low=941_201_817, activation_bytes_high=1_763_285_401,
+        non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
+        kv_cache_bytes=2_109_672_981, kv_cache_bytes_low=465_841_357,
+        kv_cache_bytes_high=3_220_660_225, kv_cache_tokens=12_864, kv_cache_tokens_low=2_832,
+        kv_cache_tokens_high=19_648, blocks=804, block_size_tokens=16, max_model_len=131_072,
+        max_concurrency=Fraction(804, 8192), starts=False,
+        reason="vLLM would not start: one request of max_model_len 131,072 needs 20.00 GiB of "
+               "KV cache but 1.96 GiB is available; the estimated maximum model length is "
+               "12,864",
+        max_model_len_that_starts=12_864)
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
+        0, False, 2_109_672_981, 12_864)
+    # the pool is allocated but holds nobody; overhead 1,107,296,256 + 2,233,382,993 + 0.5 GiB
+    assert s.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=70_553_706_496, kv_used_bytes=0,
+        kv_free_bytes=2_109_672_981, reserve_bytes=3_877_550_161,
+        unallocated_bytes=85_045_477_376 - 76_540_929_638)
+    # widths: activation 822,083,584 (0.77 GiB), non-torch 1 GiB, graphs 0.8 GiB
+    assert r.assumptions[-1] == "KV range dominated by the non-torch memory (1.00 GiB wide)"
+    assert r.assumptions[2] == "activation peak 1.03 GiB (range 0.88 GiB to 1.64 GiB)"
+    assert r.log_lines[2] == "Maximum concurrency for 131,072 tokens per request: 0.10x"
+
+
+def test_v0_refuses_a_max_seq_len_above_its_cache_tokens():
+    r = vllm("llama-3.1-70b", "h100", 131072, "0.6.3", tp=2)
+    # V0 above 32,768 tokens profiles 2,048 batched tokens (chunked prefill) and 256 sequences:
+    # sampler 256 x 128,256 x 40 B = 1,313,341,440 > forward 2,048 x 67,584 x 2 = 276,824,064;
+    # low 256 x 128,256 x 16 = 525,336,576; high x 48 = 1,576,009,728 + 0.25 GiB.
+    # non-torch V0 with TP (0.5, 0.25, 4 GiB). KV 76,540,929,638 - 70,553,706,496
+    #   - 1,313,341,440 - 536,870,912 = 4,137,010,790 -> 1,578 blocks of 2,621,440, 25,248 tokens
+    # low - 1,844,445,184 - 4 GiB = -152,189,338 (no tokens); high - 525,336,576 - 0.25 GiB =
+    #   5,193,451,110 -> 1,981 blocks, 31,696 tokens.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=70_553_706_496, activation_bytes=1_313_341_440,
+        activation_bytes_low=525_336_576, activation_bytes_high=1_844_445_184,
+        non_torch_bytes=GIB // 2, cuda_graph_bytes=0,
+        kv_cache_bytes=4_137_010_790, kv_cache_bytes_low=-152_189_338,
+        kv_cache_bytes_high=5_193_451_110, kv_cache_tokens=25_248, kv_cache_tokens_low=0,
+        kv_cache_tokens_high=31_696, blocks=1578, block_size_tokens=16, max_model_len=131_072,
+        max_concurrency=Fraction(25_248, 131_072), starts=False,
+        reason="vLLM would not start: max seq len (131,072) is larger than the maximum number "
+               "of tokens that can be stored in KV cache (25,248)",
+        max_model_len_that_starts=25_248)
+    assert r.engine_version == "0.6.3 (V0)"
+    assert r.size.max_context_that_fits == 25_248
+    by_label = {st.label: st for st in r.steps}
+    assert by_label["non-torch memory"].formula == "CUDA context + NCCL with TP buffers"
+    assert r.assumptions[1] == "profiled with max_num_batched_tokens 2,048 and max_num_seqs 256"
+    # widths: activation 1,319,108,608 (1.23 GiB), non-torch 3.75 GiB
+    assert r.assumptions[-1] == "KV range dominated by the non-torch memory (3.75 GiB wide)"
+    assert r.log_lines == ("# GPU blocks: 1578",
+                           "Maximum concurrency for 131072 tokens per request: 0.19x")
+
+
+def test_measured_terms_and_the_smallest_pipeline_stage():
+    measured = dict(memory_bytes=80 * GIB, weights_bytes=8 * GIB, activation_bytes=GIB,
+                    non_torch_bytes=GIB // 2, stage_kv_bytes=(60 * GIB, 50 * GIB))
+    from kvplan.engines import Measured
+    r = vllm("llama-3-8b", "h100", 8192, "0.10.2", pp=2, measured=Measured(**measured))
+    # requested floor(80 GiB x 0.9) = 77,309,411,328; KV 72 GiB - 8 - 1 - 0.5 = 62.5 GiB.
+    # each stage holds 16 of the 32 layers: a block 16 x 4,096 B x 16 = 1,048,576 B; stage 0
+    # 60 GiB -> 61,440 blocks, stage 1 50 GiB -> 51,200: the pool is the smaller, 51,200
+    # blocks = 819,200 tokens; a request 512 blocks: 100x, 100 users.
+    assert (r.memory_bytes, r.requested_bytes, r.weights_bytes, r.activation_bytes,
+            r.activation_bytes_low, r.activation_bytes_high, r.non_torch_bytes,
+            r.kv_cache_bytes) == (80 * GIB, 77_309_411_328, 8 * GIB, GIB, GIB, GIB, GIB // 2,
+                                  62 * GIB + GIB // 2)
+    assert (r.blocks, r.kv_cache_tokens, r.max_concurrency, r.size.users_per_replica) == (
+        51_200, 819_200, 100, 100)
+    by_label = {st.label: st for st in r.steps}
+    assert (by_label["GPU memory"].formula, by_label["weights"].formula,
+            by_label["activation peak"].formula, by_label["non-torch memory"].formula) == (
+        "total memory the log printed", "measured (log)", "measured (log)", "measured (log)")
+    assert (by_label["layers per block"].value, by_label["blocks (raw)"].value) == (16, 64_000)
+    assert (by_label["GPU blocks"].value, by_label["GPU blocks"].op,
+            by_label["GPU blocks"].formula) == (
+        51_200, "given", "smallest over pipeline stages (measured KV per stage)")
+    assert (by_label["GPUs per replica"].formula, by_label["users per GPU"].value) == (
+        "tp 1 x pp 2", 50)
+    # measured terms have no width: no "dominated by" note
+    assert r.assumptions[2:] == ("activation peak 1.00 GiB (range 1.00 GiB to 1.00 GiB)",
+                                 "CUDA graphs: captured after sizing (not subtracted)",
+                                 "fp16 cache in 16-token blocks; 1 KV cache group(s)")
+
+
+def test_a_measured_pool_and_cuda_graphs():
+    from kvplan.engines import Measured
+    r = vllm("llama-3-8b", "h100", 8192, "0.21.0",
+             measured=Measured(cuda_graph_bytes=GIB // 4, kv_cache_bytes=40 * GIB))
+    # the log's 40 GiB pool: 40 GiB / 2 MiB = 20,480 blocks, 327,680 tokens, 40 users
+    assert (r.kv_cache_bytes, r.cuda_graph_bytes, r.blocks, r.kv_cache_tokens) == (
+        40 * GIB, GIB // 4, 20_480, 327_680)
+    assert r.size.users_per_replica == 40
+    by_label = {st.label: st for st in r.steps}
+    assert (by_label["CUDA graph memory"].value, by_label["CUDA graph memory"].formula) == (
+        GIB // 4, "measured (log)")
+    assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
+        "given", "measured (log)")
+    assert r.assumptions[3] == "CUDA graphs: estimate subtracted before sizing"
+    assert len(r.assumptions) == 5  # a measured pool: no "KV range dominated by" note
+
+
+def test_enforce_eager_and_a_stated_kv_cache_memory():
+    r = vllm("llama-3-8b", "h100", 8192, enforce_eager=True, kv_cache_memory_bytes=20 * GIB)
+    # --kv-cache-memory-bytes 20 GiB: no subtraction; 20 GiB / 2 MiB = 10,240 blocks,
+    # 163,840 tokens, 10,240 / 512 = 20 users using the whole pool. enforce_eager: no graphs.
+    assert (r.kv_cache_bytes, r.cuda_graph_bytes, r.blocks, r.kv_cache_tokens,
+            r.max_concurrency) == (20 * GIB, 0, 10_240, 163_840, 20)
+    assert r.size.users_per_replica == 20
+    # overhead 905,969,664 + 73,400,320; unallocated 85,045,477,376 - 16,060,522,496 - 20 GiB
+    #   - 979,369,984 = 46,530,748,416
+    assert r.size.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=20 * GIB,
+        kv_free_bytes=0, reserve_bytes=979_369_984, unallocated_bytes=46_530_748_416)
+    by_label = {st.label: st for st in r.steps}
+    assert "CUDA graph memory" not in by_label
+    assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
+        "given", "stated (--kv-cache-memory-bytes): no profiling subtraction")
+    assert r.assumptions == (
+        "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
+        "activation peak 0.84 GiB (range 0.72 GiB to 1.72 GiB)",
+        "CUDA graphs: none (enforce_eager)",
+        "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+    )
+    assert r.log_lines[0] == "Available KV cache memory: 20.00 GiB"
+
+
+def test_a_stated_budget_average_length_prefix_and_sequence_cap():
+    r = vllm("llama-3-8b", "h100", 8192, "0.9.2", kv_budget_bytes=30 * GIB,
+             avg_context_tokens=2000, shared_prefix_tokens=512, max_num_seqs=64,
+             max_num_batched_tokens=4096, cap_max_num_seqs=True)
+    # rows min(64, 4,096) = 64: sampler 64 x 128,256 x 16 = 131,334,144 < forward 4,096 x
+    # 55,296 x 2 = 452,984,832 (low int(0.85 x) 385,037,107, high int(1.35 x) 611,529,523
+    # + 0.25 GiB = 879,964,979). The stated 30 GiB pool: 15,360 blocks, 245,760 tokens, 30x.
+    # a 2,000-token user holds ceil(2,000 / 16) = 125 blocks: 15,360 // 125 = 122, capped at
+    # --max-num-seqs 64, using 64 x 125 x 2,097,152 = 16,777,216,000 B.
+    assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
+        452_984_832, 385_037_107, 879_964_979)
+    assert (r.kv_cache_bytes, r.blocks, r.kv_cache_tokens, r.max_concurrency) == (
+        30 * GIB, 15_360, 245_760, 30)
+    assert r.size.users_per_replica == 64
+    assert r.size.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=16_777_216_000,
+        kv_free_bytes=30 * GIB - 16_777_216_000, reserve_bytes=452_984_832 + 73_400_320,
+        unallocated_bytes=85_045_477_376 - 16_060_522_496 - 30 * GIB - 526_385_152)
+    by_label = {st.label: st for st in r.steps}
+    assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
+        "given", "stated (--kv-budget-gib, vLLM's --kv-cache-memory)")
+    assert (by_label["blocks per user"].value, by_label["blocks per user"].formula) == (
+        125, "one sequence holding 2,000 tokens, as the engine allocates it")
+    assert by_label["activation peak"].formula == (
+        "max(forward 4,096 tok x 55,296 el x 2 B, sampler 64 rows x vocab 128,256 x 16 B)")
+    assert r.assumptions == (
+        "vLLM 0.9.2 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 4,096 and max_num_seqs 64",
+        "activation peak 0.42 GiB (range 0.36 GiB to 0.82 GiB)",
+        "CUDA graphs: captured after sizing (not subtracted)",
+        "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+        "shared prefix not credited: users counted in whole blocks per sequence (prefix caching "
+        "not modelled)",
+        "users capped at --max-num-seqs 64",
+    )
+
+
+def test_the_sequence_cap_only_when_asked_and_only_above_it():
+    kw = dict(kv_budget_bytes=30 * GIB, avg_context_tokens=2000, max_num_seqs=64)
+    # without cap_max_num_seqs the 122 users stand (kvplan check applies the cap itself)
+    assert vllm("llama-3-8b", "h100", 8192, **kw).size.users_per_replica == 122
+    # a cap of exactly 122 changes nothing and adds no note
+    r = vllm("llama-3-8b", "h100", 8192, kv_budget_bytes=30 * GIB, avg_context_tokens=2000,
+             max_num_seqs=122, cap_max_num_seqs=True)
+    assert r.size.users_per_replica == 122
+    assert not any("capped" in a for a in r.assumptions)
+
+
+def test_a_draft_model_and_cpu_offload():
+    draft = load_model("llama-3.2-1b")
+    r = vllm("llama-3-8b", "h100", 8192, "0.10.2", draft_model=draft,
+             draft_params=draft.params_total, num_speculative_tokens=4,
+             cpu_offload_bytes=4 * GIB)
+    # weights 16,060,522,496 + draft 1,235,814,400 x 2 B = 2,471,628,800 - 4 GiB offloaded =
+    # 14,237,184,000. The draft's block: 16 tokens x 8 heads x (64 + 64) x 2 B x 16 layers =
+    # 524,288 B beside the target's 2,097,152: 2,621,440 B a block.
+    # KV 76,540,929,638 - 14,237,184,000 - 2,101,346,304 - 73,400,320 = 60,128,999,014 ->
+    # 22,937 blocks, 366,992 tokens, 44 users; low - 3,945,791,488 - 0.5 GiB =
+    # 57,821,083,238 -> 22,056 blocks 352,896 tokens.
+    assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens,
+            r.kv_cache_tokens_low) == (14_237_184_000, 60_128_999_014, 22_937, 366_992, 352_896)
+    assert r.size.users_per_replica == 44
+    assert r.size.breakdown.kv_used_bytes == 44 * 512 * 2_621_440
+    assert [(st.label, st.value, st.op, st.args, st.formula) for st in r.steps[11:14]] == [
+        ("target bytes per block", 2_097_152, "mul", ("page size per layer", "layers per block"),
+         "page size per layer x layers per block"),
+        ("draft KV bytes per block", 524_288, "given", (),
+         "llama-3.2-1b: block size x its KV bytes per token, all its layers"),
+        ("bytes per block", 2_621_440, "sum", ("target bytes per block",
+                                               "draft KV bytes per block"),
+         "target + draft (one block id covers both models' layers)"),
+    ]
+    assert r.steps[3].formula == (
+        "8,030,261,248 params x 16 bits / 1 GPU(s) + draft model 1,235,814,400 params - 4.00 GiB "
+        "offloaded to the CPU (--cpu-offload-gb)")
+    assert r.assumptions[-1] == (
+        "speculative decoding: draft llama-3.2-1b (4 tokens per step): its weights and KV layers "
+        "are added; its proposal activations and lookahead slots are not modelled")
+
+
+def test_a_vision_model_with_its_encoder_cache_on_031():
+    r = vllm("qwen2.5-vl-7b", "h100", 32768, limit_mm_per_prompt=2)
+    # forward 8,192 x (3 x 3,584 + 3 x 18,944) x 2 B = 1,107,296,256 > sampler 1,024 x
+    # 152,064 x 6 = 934,281,216; the encoder cache: budget max(8,192, 16,384) = 16,384
+    # embeddings, 1 item, 16,384 x 3,584 x 2 B = 117,440,512 added to best, low and high:
+    # 1,224,736,768; int(0.85 fwd) 941,201,817 + 117,440,512; max(int(1.35 fwd) 1,494,849,945,
+    # 1,024 x 152,064 x 12 = 1,868,562,432) + 0.25 GiB + 117,440,512 = 2,254,438,400.
+    # KV 76,540,929,638 - 16,584,333,312 - 1,224,736,768 - 73,400,320 - 536,870,912 =
+    # 58,121,588,326; block 16 x 4 heads x 256 x 2 B x 28 = 917,504: 63,347 blocks.
+    assert (r.weights_bytes, r.activation_bytes, r.activation_bytes_low,
+            r.activation_bytes_high, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
+        16_584_333_312, 1_224_736_768, 1_058_642_329, 2_254_438_400, 58_121_588_326, 63_347,
+        1_013_552)
+    assert (r.size.users_per_replica, r.max_model_len_that_starts) == (30, 128_000)
+    assert r.steps[4].formula == (
+        "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 6 B); "
+        "plus the encoder cache budget max(max_num_batched_tokens, 16,384 tokens an item) = "
+        "16,384 tokens; 1 dummy item(s) x 16,384 x hidden x 2 B kept through the profile")
+    assert r.assumptions[-2:] == (
+        "encoder cache: 1 dummy item(s) of 16,384 embeddings kept through the profile, 0.11 GiB "
+        "(in the activation peak)",
+        "limit_mm_per_prompt 2: the encoder's 676,550,144 parameters are in the weights; the "
+        "items per prompt do not change the profiled encoder cache here")
+
+
+def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
+    r = vllm("llama-3-8b", "h100", 8192, "0.40.1", draft_params=1_000_000_000)
+    # as 0.31 plus 1e9 draft params x 2 B: KV 58,964,166,246 - 2e9 = 56,964,166,246 ->
+    # 27,162 blocks, 434,592 tokens
+    assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
+        18_060_522_496, 56_964_166_246, 27_162, 434_592)
+    assert r.steps[3].formula == (
+        "8,030,261,248 params x 16 bits / 1 GPU(s) + draft model 1,000,000,000 params")
+    assert r.assumptions[-2:] == (
+        "vLLM 0.40.1 is newer than the newest modelled release (0.31.0): modelled as the "
+        "0.29-0.31 series",
+        "speculative decoding: the draft model's weights are added; its KV layers (which share "
+        "the block pool) are not modelled")
+
+
+def test_v0_forced_on_a_v1_release():
+    r = vllm("llama-3-8b", "h100", 8192, "0.8.5-v0")
+    # V0: max(8,192, 2,048) batched tokens, 256 sequences, 40 B a logit: 1,313,341,440 >
+    # forward 905,969,664; non-torch V0 350 MiB. KV 76,540,929,638 - 16,060,522,496
+    #   - 1,313,341,440 - 367,001,600 = 58,800,064,102 -> 28,038 blocks, 448,608 tokens,
+    # concurrency 448,608 / 8,192 = 54.76x
+    assert (r.engine_version, r.activation_bytes, r.non_torch_bytes, r.kv_cache_bytes,
+            r.blocks, r.max_concurrency) == (
+        "0.8.5-v0 (V0)", 1_313_341_440, 367_001_600, 58_800_064_102, 28_038,
+        Fraction(448_608, 8192))
+    assert r.assumptions[:2] == (
+        "vLLM 0.8.5-v0 (V0 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 8,192 and max_num_seqs 256")
+    assert r.steps[5].formula == "CUDA context + NCCL"
+    assert r.log_lines == ("# GPU blocks: 28038",
+                           "Maximum concurrency for 8192 tokens per request: 54.76x")
