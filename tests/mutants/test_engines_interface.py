@@ -384,3 +384,25 @@ def test_activation_peak_interval():
 
 def test_measured_defaults_are_all_unset():
     assert Measured() == Measured(None, None, None, None, None, None, None, None, None)
+
+
+def test_finish_size_lifts_the_stated_budget_check_for_the_engines_own_pool():
+    # a 70 GiB engine pool beside the catalog's 15 GiB of weights exceeds the H100's 79.2 GiB
+    # (the engine's own weights were smaller, or measured): still 70 users of 1 GiB
+    req = SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192)
+    r = finish_size(req, 70 * GIB, 0, 70 * GIB, True, None, 8192, [], weights_bytes=GIB)
+    assert (r.users_per_replica, r.breakdown.kv_used_bytes, r.breakdown.weights_bytes) == (
+        70, 70 * GIB, GIB)
+    # a request that states its own large budget is sized without it for the weights
+    stated = SizeRequest(model=LLAMA, gpu=H100, context_tokens=8192, kv_budget_bytes=70 * GIB)
+    assert finish_size(stated, 10 * GIB, 0, 0, True, None, 8192, []).weights_bytes == (
+        16_060_522_496)
+
+
+def test_finish_size_without_a_pool_takes_the_plain_reason_without_a_reserve():
+    # no pool, the engine's reason unset: the plain arithmetic's reason, sized with no reserve
+    req = SizeRequest(model=load_model("llama-3.1-70b"), gpu=H100, context_tokens=8192)
+    r = finish_size(req, 0, 0, 0, True, None, 0, [])
+    assert r.reason == ("weights need 131.42 GiB per GPU and the reserve 0 B, but only 71.28 GiB "
+                        "of h100-sxm-80gb's memory is usable at 0.9 utilization: 60.13 GiB short")
+    assert (r.users_per_replica, r.fits, r.kv_budget_bytes) == (0, False, 0)
