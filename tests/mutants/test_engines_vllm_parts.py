@@ -15,8 +15,7 @@ from kvplan.capacity import SizeRequest
 from kvplan.engines import Engine, EngineSettings, run_engine
 from kvplan.engines.common import LayerShape
 from kvplan.engines.interface import Interval
-from kvplan.engines.vllm import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
-from kvplan.engines.vllm import stage_layers
+from kvplan.engines.vllm import Groups, _largest_len, _tokens, blocks_per_request, kv_groups, stage_layers
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes, weights_for
 from kvplan.engines.vllm_nontorch import non_torch, nvlink_module
 from kvplan.engines.vllm_series import (
