@@ -46,3 +46,76 @@ def test_a_float32_checkpoints_cache_by_engine(tmp_path: Path, engine: str, kv: 
     # serving engines' --dtype auto turns into 16 bits
     planned = load_deployment(write(tmp_path, "h100", "gemma-2-9b", engine))
     assert planned.request.kv_dtype is kv
+
+
+HEAD = "apiVersion: kvplan/v1\nname: t\nmodel: {model}\nhardware:\n  gpu: h100\n"
+PEAK = "traffic:\n  peak_concurrent_users: 4\n"
+
+
+def refused(tmp_path: Path, body: str, model: str = "llama-3-8b") -> tuple[str, list[object]]:
+    from kvplan.deploy.problems import DeploymentError
+
+    path = tmp_path / "dep.yaml"
+    path.write_text(HEAD.format(model=model) + body)
+    with pytest.raises(DeploymentError) as err:
+        load_deployment(path)
+    return str(err.value).removeprefix(f"{path}: "), [
+        (p.field, p.message, p.line) for p in err.value.items]
+
+
+def test_a_tp_the_model_cannot_split_is_named_at_the_engine_block(tmp_path: Path):
+    # 32 attention heads over tp 3: SizeRequest.check's sentence, at the engine block's line 7
+    text, problems = refused(tmp_path, "parallel:\n  tensor: 3\nengine:\n  name: vllm\n" + PEAK)
+    assert len(problems) == 1
+    field, message, line = problems[0]  # type: ignore[misc]
+    assert (field, line) == ("engine", 8)
+    assert message.startswith("tensor parallelism 3 does not divide llama-3-8b's 32 attention heads")
+    assert text == f"line 8: engine: {message}"
+
+
+@pytest.mark.parametrize("engine", ["sglang", "trtllm"])
+def test_expert_parallelism_beyond_tp_is_vllms_only(tmp_path: Path, engine: str):
+    _, problems = refused(tmp_path, f"parallel:\n  tensor: 2\n  expert: 8\nengine:\n  name: {engine}\n"
+                          + PEAK, "qwen3-30b-a3b")
+    assert problems == [("parallel.expert", f"{engine}'s expert-parallel size divides its "
+                         "tensor-parallel size (2); 8 ranks beyond it is vLLM's "
+                         "--enable-expert-parallel with data parallelism", 8)]
+
+
+def test_expert_parallelism_equal_to_tp_is_accepted_by_sglang(tmp_path: Path):
+    path = tmp_path / "dep.yaml"
+    path.write_text(HEAD.format(model="qwen3-30b-a3b") + "parallel:\n  tensor: 2\n  expert: 2\n"
+                    "engine:\n  name: sglang\n" + PEAK)
+    assert load_deployment(path).request.ep == 2
+
+
+def test_too_few_gpus_for_one_replica(tmp_path: Path):
+    # tensor 2 x pipeline 2 = 4 GPUs; 3 stated
+    _, problems = refused(tmp_path, "  count: 3\nparallel:\n  tensor: 2\n  pipeline: 2\n" + PEAK)
+    assert problems == [("hardware.count", "3 GPU(s) cannot hold one replica: tensor 2 x "
+                         "pipeline 2 needs 4 GPUs", 6)]
+
+
+def test_no_load_and_an_unreadable_version_are_both_named(tmp_path: Path):
+    _, problems = refused(tmp_path, "engine:\n  name: vllm\n  version: latest\ntraffic:\n"
+                          "  peak_to_mean: 2\n")
+    assert problems == [
+        ("engine.name", "engine.version: cannot read engine version 'latest'; write it like "
+         "0.10.2", 7),
+        ("traffic", "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_s", 9)]
+
+
+def test_true_is_not_a_whole_number(tmp_path: Path):
+    _, problems = refused(tmp_path, "engine:\n  block_size: true\n" + PEAK)
+    assert problems == [("engine.block_size", "expected a whole number, not true/false", 7)]
+
+
+def test_an_unsupported_api_version_is_named_at_its_line(tmp_path: Path):
+    from kvplan.deploy.problems import DeploymentError
+
+    path = tmp_path / "dep.yaml"
+    path.write_text("name: t\napiVersion: kvplan/v2\nmodel: llama-3-8b\n")
+    with pytest.raises(DeploymentError) as err:
+        load_deployment(path)
+    assert [(p.field, p.message, p.line) for p in err.value.items] == [
+        ("apiVersion", "'kvplan/v2' is not supported; use kvplan/v1", 2)]
