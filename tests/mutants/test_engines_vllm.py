@@ -729,3 +729,15 @@ def test_v0_forced_on_a_v1_release():
     assert r.steps[5].formula == "CUDA context + NCCL"
     assert r.log_lines == ("# GPU blocks: 28038",
                            "Maximum concurrency for 8192 tokens per request: 54.76x")
+
+
+def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
+    r = vllm("llama-3-8b", "h100", 8192, max_num_batched_tokens=256, max_num_seqs=16)
+    # forward 256 x 55,296 x 2 B = 28,311,552 > lean sampler 16 x 128,256 x 6 = 12,312,576;
+    # activation width: max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
+    # 24,064,819 = 282,591,232 (0.26 GiB); non-torch 0.5 GiB - 20 MiB (0.48 GiB); graphs
+    # 1 GiB - GIB // 5 = 858,993,460 (0.80 GiB): the widest
+    assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
+        28_311_552, 24_064_819, 306_656_051)
+    assert r.assumptions[1] == "profiled with max_num_batched_tokens 256 and max_num_seqs 16"
+    assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (0.80 GiB wide)"
