@@ -656,13 +656,15 @@ def test_a_draft_model_and_cpu_offload():
             r.kv_cache_tokens_low) == (14_237_184_000, 60_128_999_014, 22_937, 366_992, 352_896)
     assert r.size.users_per_replica == 44
     assert r.size.breakdown.kv_used_bytes == 44 * 512 * 2_621_440
-    assert [(st.label, st.value, st.op, st.args, st.formula) for st in r.steps[11:14]] == [
-        ("target bytes per block", 2_097_152, "mul", ("page size per layer", "layers per block"),
-         "page size per layer x layers per block"),
-        ("draft KV bytes per block", 524_288, "given", (),
+    assert [(st.label, st.value, st.unit, st.op, st.args, st.formula)
+            for st in r.steps[10:14]] == [
+        ("layers per block", 32, "layers", "given", (), "layers sharing one block id"),
+        ("target bytes per block", 2_097_152, "bytes", "mul",
+         ("page size per layer", "layers per block"), "page size per layer x layers per block"),
+        ("draft KV bytes per block", 524_288, "bytes", "given", (),
          "llama-3.2-1b: block size x its KV bytes per token, all its layers"),
-        ("bytes per block", 2_621_440, "sum", ("target bytes per block",
-                                               "draft KV bytes per block"),
+        ("bytes per block", 2_621_440, "bytes", "sum", ("target bytes per block",
+                                                        "draft KV bytes per block"),
          "target + draft (one block id covers both models' layers)"),
     ]
     assert r.steps[3].formula == (
@@ -741,3 +743,45 @@ def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
         28_311_552, 24_064_819, 306_656_051)
     assert r.assumptions[1] == "profiled with max_num_batched_tokens 256 and max_num_seqs 16"
     assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (0.80 GiB wide)"
+
+
+def test_sampling_is_sharded_over_tp_from_029():
+    # Gemma-3-1B at tp 2 on 0.31: ceil(1,024 / 2) = 512 rows x 262,144 vocab x (4, 6, 12) B =
+    # 536,870,912 / 805,306,368 / 1,610,612,736 (+ 0.25 GiB high) beat the forward pass 8,192 x
+    # (3 x 1,152 + 3 x 3,456) x 2 B = 226,492,416
+    r = vllm("gemma-3-1b", "h100", 8192, tp=2)
+    assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
+        805_306_368, 536_870_912, 1_879_048_192)
+    assert r.steps[4].formula == (
+        "max(forward 8,192 tok x 13,824 el x 2 B, sampler 512 rows x vocab 262,144 x 6 B)")
+
+
+def test_v0_samples_every_sequence_and_v1_at_most_the_batched_tokens():
+    # V0: all 4,096 sequences x 128,256 x 40 B = 21,013,463,040
+    v0 = vllm("llama-3-8b", "h100", 8192, "0.6.4", max_num_seqs=4096, max_num_batched_tokens=2048)
+    assert v0.activation_bytes == 21_013_463_040
+    # V1: min(1,024 sequences, 256 tokens) = 256 rows x 128,256 x 16 B = 525,336,576
+    v1 = vllm("llama-3-8b", "h100", 8192, "0.10.2", max_num_seqs=1024, max_num_batched_tokens=256)
+    assert v1.activation_bytes == 525_336_576
+    assert v1.steps[4].formula == (
+        "max(forward 256 tok x 55,296 el x 2 B, sampler 256 rows x vocab 128,256 x 16 B)")
+
+
+def test_vllm_pages_a_request_asked_to_reserve():
+    from kvplan.capacity.kv import Allocation
+    # vLLM always pages: a 2,000-token average holds ceil(2,000 / 16) = 125 blocks, so the
+    # default pool's 28,116 blocks hold 224 users (reserved would hold 8,192 tokens each: 54)
+    r = vllm("llama-3-8b", "h100", 8192, allocation=Allocation.reserved, avg_context_tokens=2000)
+    assert (r.size.users_per_replica, r.size.request.allocation) == (224, Allocation.paged)
+
+
+def test_measured_stages_beyond_pp_are_ignored_and_an_empty_stage_stops_it():
+    from kvplan.engines import Measured
+    # a third stage's figure beyond pp 2 is not read: 51,200 blocks as with two
+    r = vllm("llama-3-8b", "h100", 8192, "0.10.2", pp=2,
+             measured=Measured(stage_kv_bytes=(60 * GIB, 50 * GIB, GIB)))
+    assert r.blocks == 51_200
+    # a stage with no KV memory: no blocks, vLLM does not start
+    r = vllm("llama-3-8b", "h100", 8192, "0.10.2", pp=2,
+             measured=Measured(stage_kv_bytes=(60 * GIB, 0)))
+    assert (r.blocks, r.kv_cache_tokens, r.starts, r.size.users_per_replica) == (0, 0, False, 0)
