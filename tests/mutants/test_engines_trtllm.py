@@ -1,0 +1,301 @@
+"""TensorRT-LLM's profile in full: every number of an EngineResult, its explain steps, notes and
+log lines for representative cases (the 1.x PyTorch backend and the TensorRT engine, TP 1 and 4,
+fp8 weights, a stated max_tokens and max_batch_size, logged free memory, a lowered max_seq_len,
+one that does not start). Each expected number is worked by hand in the comments from the
+accounting the TensorRT-LLM docs ("Memory Usage of TensorRT-LLM") and kvCacheManager.cpp
+describe, as kvplan.engines.trtllm's docstring quotes them: KV = floor((total - weights -
+activations - non-torch) x free_gpu_memory_fraction); max_tokens = KV // bytes per token;
+blocks = ceil(max_tokens / tokens per block).
+
+These close the mutants `benchmarks/mutation.py` found alive in kvplan/engines/trtllm.py.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from kvplan.capacity import SizeRequest
+from kvplan.capacity.plan import Breakdown
+from kvplan.engines import Engine, EngineResult, EngineSettings, Measured, run_engine, verify_steps
+from kvplan.engines.trtllm import tokens_per_block
+from kvplan.specs import load_hardware, load_model
+from kvplan.units import DType
+
+GIB = 1 << 30
+MIB = 1 << 20
+NUMBERS = ("memory_bytes", "requested_bytes", "weights_bytes", "activation_bytes",
+           "activation_bytes_low", "activation_bytes_high", "non_torch_bytes", "cuda_graph_bytes",
+           "kv_cache_bytes", "kv_cache_bytes_low", "kv_cache_bytes_high", "kv_cache_tokens",
+           "kv_cache_tokens_low", "kv_cache_tokens_high", "blocks", "block_size_tokens",
+           "max_model_len", "max_concurrency", "starts", "reason", "max_model_len_that_starts")
+
+
+def numbers(r: EngineResult) -> dict[str, object]:
+    return {k: getattr(r, k) for k in NUMBERS}
+
+
+def trtllm(model: str, gpu: str, ctx: int, version: str | None = None, **kw: object
+           ) -> EngineResult:
+    settings = {k: kw.pop(k) for k in list(kw) if k in EngineSettings.__dataclass_fields__}
+    req = SizeRequest(model=load_model(model), gpu=load_hardware(gpu), context_tokens=ctx,
+                      **kw)  # type: ignore[arg-type]
+    r = run_engine(req, EngineSettings(engine=Engine.trtllm, version=version,
+                                       **settings))  # type: ignore[arg-type]
+    assert verify_steps(r.steps) == []
+    return r
+
+
+@pytest.mark.parametrize(("version", "tokens"), [
+    ((0, 18, 2), 64), ((0, 19), 32), ((0, 19, 0), 32), ((1, 0), 32), ((0, 9), 64)])
+def test_tokens_per_block_changes_at_019(version: tuple[int, ...], tokens: int):
+    assert tokens_per_block(version) == tokens
+
+
+FORMULAS = [
+    ("GPU memory", "device total"),
+    ("weights", "8,030,261,248 params x 16 bits / 1 GPU(s)"),
+    ("activations",
+     "max(forward 8,192 tok x 55,296 el x 2 B, sampler 0 rows x vocab 128,256 x 40 B)"),
+    ("non-torch memory", "CUDA context, runtime buffers, NCCL"),
+    ("free memory", "GPU memory - weights - activations - non-torch"),
+    ("free_gpu_memory_fraction", "default 0.9"),
+    ("KV cache memory", "floor(free memory x fraction)"),
+    ("KV bytes per token per layer", "K + V of one layer on this GPU"),
+    ("cached layers", "every attention layer"),
+    ("KV bytes per token", "all layers"),
+    ("tokens per block", "TensorRT-LLM 1.3.0"),
+    ("max tokens (raw)", "floor(KV cache memory / bytes per token)"),
+    ("max tokens (>= 0)", "never below 0"),
+    ("blocks", "ceil(max tokens / tokens per block)"),
+    ("KV cache tokens", "blocks x tokens per block"),
+    ("KV pool", "what is allocated"),
+    ("maximum concurrency", "tokens / max_seq_len 8,192"),
+    ("KV bytes per sequence",
+     "8,192 tokens, paged in 32-token blocks, every cached layer on this GPU"),
+    ("users per replica", "floor(KV pool / KV bytes per sequence)"),
+    ("GPUs per replica", "tp 1 x pp 1"),
+    ("users per GPU", "users per replica / GPUs per replica"),
+]
+
+
+def test_llama3_8b_on_one_h100_with_the_default_130_in_every_field():
+    r = trtllm("llama-3-8b", "h100", 8192)
+    # activations: the forward over max_num_tokens 8,192, no sampler rows: 8,192 x 55,296 x 2 B
+    # = 905,969,664 (low int(0.85 x) 770,074,214, high int(1.35 x) 1,223,059,046 + 0.25 GiB
+    # = 1,491,494,502); non-torch (768, 400, 2,048 MiB).
+    # free 85,045,477,376 - 16,060,522,496 - 905,969,664 - 805,306,368 = 67,273,678,848;
+    # KV floor(0.9 x) = 60,546,310,963 -> // 131,072 = 461,931 tokens -> ceil(/ 32) = 14,436
+    # blocks = 461,952 tokens, pool 461,952 x 131,072 = 60,548,972,544 (rounded up, as
+    # kvCacheManager does); 8,192 tokens a user (1 GiB): 56 users.
+    # low: free - (1,491,494,502 - 905,969,664) - (2 GiB - 768 MiB) = 65,345,976,730; x 0.9 =
+    #   58,811,379,057 -> 448,695 tokens -> 14,022 blocks = 448,704 tokens;
+    # high: free + 135,895,450 + 385,875,968 = 67,795,450,266; x 0.9 = 61,015,905,239 ->
+    #   465,514 -> 14,548 blocks = 465,536 tokens.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=60_546_310_963,
+        weights_bytes=16_060_522_496, activation_bytes=905_969_664,
+        activation_bytes_low=770_074_214, activation_bytes_high=1_491_494_502,
+        non_torch_bytes=768 * MIB, cuda_graph_bytes=0,
+        kv_cache_bytes=60_548_972_544, kv_cache_bytes_low=448_704 * 131_072,
+        kv_cache_bytes_high=465_536 * 131_072, kv_cache_tokens=461_952,
+        kv_cache_tokens_low=448_704, kv_cache_tokens_high=465_536, blocks=14_436,
+        block_size_tokens=32, max_model_len=8192, max_concurrency=Fraction(461_952, 8192),
+        starts=True, reason=None, max_model_len_that_starts=8192)
+    assert r.engine is Engine.trtllm and r.engine_version == "1.3.0"
+    s = r.size
+    # usable = weights + KV + activations + non-torch = 78,318,109,491; the overhead is what is
+    # left beside weights and pool: 85,045,477,376 - 16,060,522,496 - 60,548,972,544
+    assert (s.users_per_replica, s.kv_budget_bytes, s.usable_bytes) == (
+        56, 60_548_972_544, 78_318_109_491)
+    assert s.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=56 * GIB,
+        kv_free_bytes=60_548_972_544 - 56 * GIB, reserve_bytes=8_435_982_336,
+        unallocated_bytes=0)
+    assert (s.request.block_size_tokens, s.request.allocation.value) == (32, "paged")
+    assert [(st.label, st.formula) for st in r.steps] == FORMULAS
+    assert [(st.label, st.value, st.op, st.args) for st in r.steps] == [
+        ("GPU memory", 85_045_477_376, "given", ()),
+        ("weights", 16_060_522_496, "given", ()),
+        ("activations", 905_969_664, "given", ()),
+        ("non-torch memory", 768 * MIB, "given", ()),
+        ("free memory", 67_273_678_848, "sum",
+         ("GPU memory", "-weights", "-activations", "-non-torch memory")),
+        ("free_gpu_memory_fraction", Fraction(9, 10), "given", ()),
+        ("KV cache memory", 60_546_310_963, "mul", ("free memory", "free_gpu_memory_fraction")),
+        ("KV bytes per token per layer", 4096, "given", ()),
+        ("cached layers", 32, "given", ()),
+        ("KV bytes per token", 131_072, "mul", ("KV bytes per token per layer",
+                                                "cached layers")),
+        ("tokens per block", 32, "given", ()),
+        ("max tokens (raw)", 461_931, "div", ("KV cache memory", "KV bytes per token")),
+        ("max tokens (>= 0)", 461_931, "max", ("max tokens (raw)", 0)),
+        ("blocks", 14_436, "ceildiv", ("max tokens (>= 0)", "tokens per block")),
+        ("KV cache tokens", 461_952, "mul", ("blocks", "tokens per block")),
+        ("KV pool", 60_548_972_544, "mul", ("KV cache tokens", "KV bytes per token")),
+        ("maximum concurrency", Fraction(461_952, 8192), "ratio", ("KV cache tokens", 8192)),
+        ("KV bytes per sequence", GIB, "given", ()),
+        ("users per replica", 56, "div", ("KV pool", "KV bytes per sequence")),
+        ("GPUs per replica", 1, "given", ()),
+        ("users per GPU", 56, "ratio", ("users per replica", "GPUs per replica")),
+    ]
+    assert r.assumptions == (
+        "TensorRT-LLM 1.3.0 (PyTorch backend), free_gpu_memory_fraction 0.9 of the memory free "
+        "after weights",
+        "32 tokens per block, fp16 cache",
+    )
+    assert r.log_lines == (
+        "Number of tokens per block: 32.",
+        # 60,548,972,544 / 2^30 = 56.39
+        "[MemUsageChange] Allocated 56.39 GiB for max tokens in paged KV cache (461952).")
+
+
+def test_a_tp4_fp8_engine_with_max_tokens_and_max_batch_size_in_every_field():
+    r = trtllm("llama-3.1-70b", "h100", 32768, "0.18.2", tp=4, weight_dtype=DType.fp8,
+               max_tokens=500_000, max_batch_size=8, max_num_batched_tokens=4096)
+    # fp8 weights: embeddings + head 2 x 128,256 x 8,192 = 2,101,346,304 params in 2 B, the
+    # other 68,452,360,192 in 1 B (no group scales): 72,655,052,800 / 4 = 18,163,763,200.
+    # activations 4,096 x 46,080 x 2 B = 377,487,360 (low 320,864,256; high int(1.35 x)
+    # 509,607,936 + 0.25 GiB = 778,043,392; fp8 is not an int checkpoint: no 2 GiB).
+    # free 85,045,477,376 - 18,163,763,200 - 377,487,360 - 805,306,368 = 65,698,920,448;
+    # KV floor(0.9 x) = 59,129,028,403 -> // (80 x 2 x 256 x 2 B = 81,920) = 721,789 tokens,
+    # max_tokens 500,000 -> ceil(/ 64) = 7,813 blocks = 500,032 tokens, pool 40,962,621,440;
+    # the range is capped the same way. Users 40,962,621,440 // 2,684,354,560 = 15, capped 8.
+    # The TensorRT engine fits (7,813 - 1) x 64 + 1 = 499,969 tokens in one sequence.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=59_129_028_403,
+        weights_bytes=18_163_763_200, activation_bytes=377_487_360,
+        activation_bytes_low=320_864_256, activation_bytes_high=778_043_392,
+        non_torch_bytes=768 * MIB, cuda_graph_bytes=0,
+        kv_cache_bytes=40_962_621_440, kv_cache_bytes_low=40_962_621_440,
+        kv_cache_bytes_high=40_962_621_440, kv_cache_tokens=500_032,
+        kv_cache_tokens_low=500_032, kv_cache_tokens_high=500_032, blocks=7813,
+        block_size_tokens=64, max_model_len=32768, max_concurrency=Fraction(500_032, 32768),
+        starts=True, reason=None, max_model_len_that_starts=32768)
+    s = r.size
+    assert (s.users_per_replica, s.breakdown.kv_used_bytes) == (8, 8 * 2_684_354_560)
+    by_label = {st.label: st for st in r.steps}
+    assert by_label["weights"].formula == "70,553,706,496 params x 8 bits / 4 GPU(s)"
+    capped = by_label["max tokens"]
+    assert (capped.value, capped.op, capped.args, capped.formula) == (
+        500_000, "min", ("max tokens (raw)", 500_000), "smaller of estimate and max_tokens")
+    assert by_label["max tokens (>= 0)"].args == ("max tokens", 0)
+    assert by_label["tokens per block"].formula == "TensorRT-LLM 0.18.2"
+    assert (by_label["users per replica"].value, by_label["users per GPU"].value) == (
+        15, Fraction(15, 4))
+    assert r.assumptions == (
+        "TensorRT-LLM 0.18.2 (TensorRT engine), free_gpu_memory_fraction 0.9 of the memory free "
+        "after weights",
+        "64 tokens per block, fp16 cache",
+        "users capped at max_batch_size 8",
+    )
+    assert r.log_lines == (
+        "Number of tokens per block: 64.",
+        "[MemUsageChange] Allocated 38.15 GiB for max tokens in paged KV cache (500032).")
+
+
+def test_caps_at_the_pool_change_nothing():
+    # 461,952 tokens hold 56 users (above): a max_batch_size of 56 and max_tokens above the raw
+    # 461,931 leave both
+    r = trtllm("llama-3-8b", "h100", 8192, max_batch_size=56, max_tokens=461_931)
+    assert (r.kv_cache_tokens, r.size.users_per_replica) == (461_952, 56)
+    assert len(r.assumptions) == 2
+
+
+def test_free_memory_after_the_weights_from_a_log():
+    r = trtllm("llama-3-8b", "h100", 8192,
+               measured=Measured(free_after_load_bytes=60 * GIB, weights_bytes=15 * GIB))
+    # KV floor(60 GiB x 0.9) = 54 GiB = 442,368 tokens of 131,072 B = 13,824 blocks exactly;
+    # activations 0 and non-torch = 85,045,477,376 - 15 GiB - 60 GiB = 4,514,840,576 (what the
+    # log's free memory leaves); the range is that exact number.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=54 * GIB, weights_bytes=15 * GIB,
+        activation_bytes=0, activation_bytes_low=0, activation_bytes_high=0,
+        non_torch_bytes=4_514_840_576, cuda_graph_bytes=0, kv_cache_bytes=54 * GIB,
+        kv_cache_bytes_low=54 * GIB, kv_cache_bytes_high=54 * GIB, kv_cache_tokens=442_368,
+        kv_cache_tokens_low=442_368, kv_cache_tokens_high=442_368, blocks=13_824,
+        block_size_tokens=32, max_model_len=8192, max_concurrency=Fraction(54),
+        starts=True, reason=None, max_model_len_that_starts=8192)
+    assert r.size.users_per_replica == 54
+    assert [(st.label, st.value, st.formula) for st in r.steps[:3]] == [
+        ("GPU memory", 85_045_477_376, "device total"),
+        ("free memory", 60 * GIB, "measured (log: available / total - peak)"),
+        ("free_gpu_memory_fraction", Fraction(9, 10), "default 0.9"),
+    ]
+
+
+def test_a_70b_on_one_h100_does_not_start():
+    r = trtllm("llama-3.1-70b", "h100", 8192)
+    # free 85,045,477,376 - 141,107,412,992 - 1,811,939,328 - 805,306,368 = -58,679,181,312;
+    # KV floor(0.9 x) = -52,811,263,181 (-49.18 GiB): no tokens, no blocks
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=-52_811_263_181,
+        weights_bytes=141_107_412_992, activation_bytes=1_811_939_328,
+        activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
+        non_torch_bytes=768 * MIB, cuda_graph_bytes=0, kv_cache_bytes=0,
+        kv_cache_bytes_low=0, kv_cache_bytes_high=0, kv_cache_tokens=0,
+        kv_cache_tokens_low=0, kv_cache_tokens_high=0, blocks=0, block_size_tokens=32,
+        max_model_len=8192, max_concurrency=Fraction(0), starts=False,
+        reason="TensorRT-LLM would not start: no KV blocks fit (-49.18 GiB for the cache); raise "
+               "free_gpu_memory_fraction or add GPUs",
+        max_model_len_that_starts=0)
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.max_context_that_fits, s.reason) == (
+        0, False, 0, r.reason)
+    assert s.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=141_107_412_992, kv_used_bytes=0,
+        kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_107_412_992)
+    assert r.steps[-3].formula == "the engine does not start"
+    assert len(r.assumptions) == 2
+
+
+def test_a_pytorch_backend_pool_shorter_than_max_seq_len_on_a_newer_release():
+    r = trtllm("llama-3.1-70b", "h100", 131072, "1.5.0", tp=2, page_size_tokens=16,
+               measured=Measured(activation_bytes=GIB, non_torch_bytes=GIB))
+    # free 85,045,477,376 - 70,553,706,496 - 1 GiB - 1 GiB = 12,344,287,232; KV floor(0.9 x) =
+    # 11,109,858,508 -> // (80 x 2,048 = 163,840) = 67,809 tokens -> ceil(/ 16) = 4,239 blocks
+    # = 67,824 tokens (pool 11,112,284,160). From 1.0 the longest sequence is blocks x 16 =
+    # 67,824: max_seq_len lowered to it; no user of 131,072 tokens fits.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=11_109_858_508,
+        weights_bytes=70_553_706_496, activation_bytes=GIB, activation_bytes_low=GIB,
+        activation_bytes_high=GIB, non_torch_bytes=GIB, cuda_graph_bytes=0,
+        kv_cache_bytes=11_112_284_160, kv_cache_bytes_low=11_112_284_160,
+        kv_cache_bytes_high=11_112_284_160, kv_cache_tokens=67_824, kv_cache_tokens_low=67_824,
+        kv_cache_tokens_high=67_824, blocks=4239, block_size_tokens=16, max_model_len=131_072,
+        max_concurrency=Fraction(67_824, 131_072), starts=True, reason=None,
+        max_model_len_that_starts=67_824)
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.max_context_that_fits) == (0, False, 67_824)
+    assert s.reason == ("one sequence of 131,072 tokens needs 20 GiB of cache but the pool is "
+                        "10.35 GiB; the longest context that fits is 67,824 tokens")
+    assert r.steps[2].formula == "measured (log)"
+    assert r.assumptions[2:] == (
+        "max_seq_len would be lowered to 67,824 to fit one sequence",
+        "TensorRT-LLM 1.5.0 is newer than the newest modelled release (1.3.0): modelled as the "
+        "1.x PyTorch backend",
+    )
+
+
+def test_a_tensorrt_engine_fits_one_token_less_than_its_blocks():
+    r = trtllm("llama-3.1-70b", "h100", 131072, "0.12.0", tp=2, memory_fraction=Fraction(1, 2))
+    # activations 8,192 x 67,584 x 2 B = 1,107,296,256; free 85,045,477,376 - 70,553,706,496
+    # - 1,107,296,256 - 805,306,368 = 12,579,168,256; KV x 0.5 = 6,289,584,128 -> 38,388 tokens
+    # -> 600 blocks of 64 = 38,400 tokens; before 1.0 the engine fits (600 - 1) x 64 + 1 =
+    # 38,337 tokens in one sequence.
+    # low: free - 655,989,145 - 1,342,177,280 = 10,581,001,831, x 0.5 = 5,290,500,915 ->
+    # 32,290 tokens -> 505 blocks = 32,320; high: free + 166,094,439 + 385,875,968 =
+    # 13,131,138,663, x 0.5 = 6,565,569,331 -> 40,073 -> 627 blocks = 40,128.
+    assert (r.requested_bytes, r.kv_cache_tokens, r.blocks, r.max_model_len_that_starts) == (
+        6_289_584_128, 38_400, 600, 38_337)
+    assert (r.kv_cache_tokens_low, r.kv_cache_tokens_high) == (32_320, 40_128)
+    assert (r.kv_cache_bytes_low, r.kv_cache_bytes_high) == (
+        32_320 * 163_840, 40_128 * 163_840)
+    assert r.steps[5].formula == "flag"
+    assert r.assumptions == (
+        "TensorRT-LLM 0.12.0 (TensorRT engine), free_gpu_memory_fraction 0.5 of the memory free "
+        "after weights",
+        "64 tokens per block, fp16 cache",
+        "max_seq_len would be lowered to 38,337 to fit one sequence",
+    )

@@ -1,0 +1,787 @@
+"""vLLM's profile in full: every number of an EngineResult, its explain steps, notes and log lines,
+for a few representative cases (dense / MoE + MLA / sliding hybrid, TP 1 / TP > 1, each version
+series). Each expected number is worked by hand in the comments from vLLM's own accounting
+(vllm/v1/worker/gpu_worker.py determine_available_memory, v1/core/kv_cache_utils.py, as
+kvplan.engines.vllm's docstring quotes it), not read back from the code.
+
+These close the mutants `benchmarks/mutation.py` found alive in kvplan/engines/vllm.py.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from kvplan.capacity import SizeRequest
+from kvplan.capacity.plan import Breakdown
+from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
+from kvplan.specs import load_hardware, load_model
+from kvplan.units import DType
+
+NUMBERS = ("memory_bytes", "requested_bytes", "weights_bytes", "activation_bytes",
+           "activation_bytes_low", "activation_bytes_high", "non_torch_bytes", "cuda_graph_bytes",
+           "kv_cache_bytes", "kv_cache_bytes_low", "kv_cache_bytes_high", "kv_cache_tokens",
+           "kv_cache_tokens_low", "kv_cache_tokens_high", "blocks", "block_size_tokens",
+           "max_model_len", "max_concurrency", "starts", "reason", "max_model_len_that_starts")
+GIB = 1 << 30
+
+
+def numbers(r: EngineResult) -> dict[str, object]:
+    return {k: getattr(r, k) for k in NUMBERS}
+
+
+def steps(r: EngineResult) -> list[tuple[object, ...]]:
+    """(label, value, unit, op, args) of every explain line, in order."""
+    return [(s.label, s.value, s.unit, s.op, s.args) for s in r.steps]
+
+
+def vllm(model: str, gpu: str, ctx: int, version: str | None = None, **kw: object) -> EngineResult:
+    settings = {k: kw.pop(k) for k in list(kw) if k in EngineSettings.__dataclass_fields__}
+    req = SizeRequest(model=load_model(model), gpu=load_hardware(gpu), context_tokens=ctx,
+                      **kw)  # type: ignore[arg-type]
+    r = run_engine(req, EngineSettings(engine=Engine.vllm, version=version,
+                                       **settings))  # type: ignore[arg-type]
+    assert verify_steps(r.steps) == []
+    return r
+
+
+# The explain lines every vLLM result shares, in order, with the text of each formula.
+FORMULAS_V1_031 = [
+    ("GPU memory", "h100-sxm-80gb total memory"),
+    ("gpu_memory_utilization", "flag (default 0.9)"),
+    ("requested memory", "floor(GPU memory x gpu_memory_utilization)"),
+    ("weights", "8,030,261,248 params x 16 bits / 1 GPU(s)"),
+    ("activation peak",
+     "max(forward 8,192 tok x 55,296 el x 2 B, sampler 1,024 rows x vocab 128,256 x 6 B)"),
+    ("non-torch memory", "growth after start-up"),
+    ("CUDA graph memory", "estimate subtracted before sizing (vLLM >= 0.21)"),
+    ("KV cache memory",
+     "requested memory - weights - activation peak - non-torch memory - CUDA graph memory"),
+    ("block size", "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)"),
+    ("KV bytes per token per layer", "8 KV heads/rank x (128 + 128) x 2 B"),
+    ("page size per layer", "block size x KV bytes per token per layer"),
+    ("layers per block", "layers sharing one block id"),
+    ("bytes per block", "page size per layer x layers per block"),
+    ("blocks (raw)", "floor(KV cache memory / bytes per block)"),
+    ("GPU blocks", "never below 0"),
+    ("KV cache groups", "1 full + 0 sliding-window"),
+    ("blocks per group", "floor(GPU blocks / groups)"),
+    ("GPU KV cache size", "blocks per group x block size"),
+    ("blocks per request", "one request of max_model_len 8,192 tokens"),
+    ("maximum concurrency", "GPU blocks / blocks per request"),
+    ("blocks per user", "one sequence holding 8,192 tokens, as the engine allocates it"),
+    ("users per replica", "floor(GPU blocks / blocks per user)"),
+    ("GPUs per replica", "tp 1 x pp 1"),
+    ("users per GPU", "users per replica / GPUs per replica"),
+]
+
+
+def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
+    # vLLM 0.31 (V1, CUDA graphs subtracted, Model Runner V2 for all: lean 6 B sampler), H100
+    # 85,045,477,376 B >= 70 GiB and not an A100: 8,192 batched tokens, 1,024 sequences.
+    r = vllm("llama-3-8b", "h100", 8192)
+    # requested floor(85,045,477,376 x 0.9) = 76,540,929,638; weights 8,030,261,248 x 2 B.
+    # forward: 8,192 tok x (3 x 4,096 + max(3 x 14,336, (32 + 2 x 8 + 32) x 128)) = 55,296 el
+    #   x 2 B = 905,969,664; sampler 1,024 x 128,256 x (4, 6, 12) B = 525,336,576 / 788,004,864 /
+    #   1,576,009,728. best max(905,969,664, 788,004,864); low max(int(0.85 fwd) 770,074,214,
+    #   525,336,576); high max(int(1.35 fwd) 1,223,059,046, 1,576,009,728) + 0.25 GiB.
+    # non-torch V1 TP 1 (70 MiB, 20 MiB, 0.5 GiB); graphs (0.5 GiB, GiB // 5, 1 GiB).
+    # KV 76,540,929,638 - 16,060,522,496 - 905,969,664 - 73,400,320 - 536,870,912 = 58,964,166,246
+    # block: 16 tok x 8 heads x 256 x 2 B x 32 layers = 2,097,152 B; 58,964,166,246 // that =
+    #   28,116 blocks, 449,856 tokens; a request 8,192 / 16 = 512 blocks: 28,116 / 512 = 54.91x.
+    # low KV: - high act 1,844,445,184 - 0.5 GiB - 1 GiB = 57,025,349,222 -> 27,191 blocks
+    # 435,056 tok; high KV: - 770,074,214 - 20 MiB - 214,748,364 = 59,474,613,044 -> 28,359 blocks
+    # 453,744 tok.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=16_060_522_496, activation_bytes=905_969_664,
+        activation_bytes_low=770_074_214, activation_bytes_high=1_844_445_184,
+        non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
+        kv_cache_bytes=58_964_166_246, kv_cache_bytes_low=57_025_349_222,
+        kv_cache_bytes_high=59_474_613_044, kv_cache_tokens=449_856,
+        kv_cache_tokens_low=435_056, kv_cache_tokens_high=453_744, blocks=28_116,
+        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(28_116, 512),
+        starts=True, reason=None, max_model_len_that_starts=8192)
+    assert r.engine is Engine.vllm and r.engine_version == "0.31.0"
+    # users: 28,116 // 512 = 54; they use 54 x 512 x 2,097,152 = 57,982,058,496 B of the pool;
+    # overhead act + non-torch + graphs = 1,516,240,896; unallocated = the 10% not requested
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.reason) == (
+        54, True, 58_964_166_246, None)
+    assert s.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=57_982_058_496,
+        kv_free_bytes=58_964_166_246 - 57_982_058_496, reserve_bytes=1_516_240_896,
+        unallocated_bytes=85_045_477_376 - 76_540_929_638)
+    assert (s.usable_bytes, s.max_context_that_fits, s.suggestions) == (76_540_929_638, None, ())
+    assert [(st.label, st.formula) for st in r.steps] == FORMULAS_V1_031
+    assert steps(r) == [
+        ("GPU memory", 85_045_477_376, "bytes", "given", ()),
+        ("gpu_memory_utilization", Fraction(9, 10), "ratio", "given", ()),
+        ("requested memory", 76_540_929_638, "bytes", "mul", ("GPU memory",
+                                                             "gpu_memory_utilization")),
+        ("weights", 16_060_522_496, "bytes", "given", ()),
+        ("activation peak", 905_969_664, "bytes", "given", ()),
+        ("non-torch memory", 73_400_320, "bytes", "given", ()),
+        ("CUDA graph memory", 536_870_912, "bytes", "given", ()),
+        ("KV cache memory", 58_964_166_246, "bytes", "sum",
+         ("requested memory", "-weights", "-activation peak", "-non-torch memory",
+          "-CUDA graph memory")),
+        ("block size", 16, "tokens", "given", ()),
+        ("KV bytes per token per layer", 4096, "bytes", "given", ()),
+        ("page size per layer", 65_536, "bytes", "mul", ("block size",
+                                                        "KV bytes per token per layer")),
+        ("layers per block", 32, "layers", "given", ()),
+        ("bytes per block", 2_097_152, "bytes", "mul", ("page size per layer",
+                                                       "layers per block")),
+        ("blocks (raw)", 28_116, "blocks", "div", ("KV cache memory", "bytes per block")),
+        ("GPU blocks", 28_116, "blocks", "max", ("blocks (raw)", 0)),
+        ("KV cache groups", 1, "groups", "given", ()),
+        ("blocks per group", 28_116, "blocks", "div", ("GPU blocks", "KV cache groups")),
+        ("GPU KV cache size", 449_856, "tokens", "mul", ("blocks per group", "block size")),
+        ("blocks per request", 512, "blocks", "given", ()),
+        ("maximum concurrency", Fraction(28_116, 512), "ratio", "ratio",
+         ("GPU blocks", "blocks per request")),
+        ("blocks per user", 512, "blocks", "given", ()),
+        ("users per replica", 54, "users", "div", ("GPU blocks", "blocks per user")),
+        ("GPUs per replica", 1, "GPUs", "given", ()),
+        ("users per GPU", 54, "users", "ratio", ("users per replica", "GPUs per replica")),
+    ]
+    assert r.assumptions == (
+        "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
+        # 905,969,664 / 2^30 = 0.84; 770,074,214 -> 0.72; 1,844,445,184 -> 1.72
+        "activation peak 0.84 GiB (range 0.72 GiB to 1.72 GiB)",
+        "CUDA graphs: estimate subtracted before sizing",
+        "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+        # widths: activation 1,074,370,970 B (1.00 GiB), non-torch 0.48 GiB, graphs 0.8 GiB
+        "KV range dominated by the activation peak (1.00 GiB wide)",
+    )
+    assert s.assumptions == r.assumptions
+    assert r.log_lines == ("Available KV cache memory: 54.91 GiB",
+                           "GPU KV cache size: 449,856 tokens",
+                           "Maximum concurrency for 8,192 tokens per request: 54.91x")
+
+
+def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
+    # vLLM 0.19 (V1, graphs captured after sizing, V1 sampler 16 B a logit on every rank).
+    r = vllm("llama-3.1-70b", "h100", 32768, "0.19.0", tp=4)
+    # weights 70,553,706,496 x 2 B / 4 = 35,276,853,248.
+    # forward per token on a rank: 3 x 8,192 + max(3 x 28,672 / 4 = 21,504,
+    #   (16 q + 2 x 2 kv + 16 o heads) x 128 = 4,608) = 46,080; x 8,192 x 2 B = 754,974,720.
+    # sampler 1,024 x 128,256 x (12, 16, 28) = 1,576,009,728 / 2,101,346,304 / 3,677,356,032:
+    # best 2,101,346,304; low max(641,728,512, 1,576,009,728); high 3,677,356,032 + 0.25 GiB.
+    # non-torch: TP on an SXM (NVLink) module: GIB x 208 // 100 = 2,233,382,993 (1.5 - 2.5 GiB).
+    # KV 76,540,929,638 - 35,276,853,248 - 2,101,346,304 - 2,233,382,993 = 36,929,347,093
+    # block: 16 x 2 heads x 256 x 2 B x 80 layers = 1,310,720; 28,174 blocks (450,784 tokens);
+    # a 32,768-token request: 2,048 blocks: 28,174 / 2,048 = 13.76x; 13 users.
+    # low: - 3,945,791,488 - 2.5 GiB = 34,633,930,342 -> 26,423 blocks, 422,768 tokens;
+    # high: - 1,576,009,728 - 1.5 GiB = 38,077,453,926 -> 29,050 blocks, 464,800 tokens.
+    # the 131,072-token model maximum needs 8,192 blocks <= 28,174: it would start at it.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=35_276_853_248, activation_bytes=2_101_346_304,
+        activation_bytes_low=1_576_009_728, activation_bytes_high=3_945_791_488,
+        non_torch_bytes=2_233_382_993, cuda_graph_bytes=0,
+        kv_cache_bytes=36_929_347_093, kv_cache_bytes_low=34_633_930_342,
+        kv_cache_bytes_high=38_077_453_926, kv_cache_tokens=450_784,
+        kv_cache_tokens_low=422_768, kv_cache_tokens_high=464_800, blocks=28_174,
+        block_size_tokens=16, max_model_len=32768, max_concurrency=Fraction(28_174, 2048),
+        starts=True, reason=None, max_model_len_that_starts=131_072)
+    s = r.size
+    assert (s.users_per_replica, s.kv_budget_bytes) == (13, 36_929_347_093)
+    # used 13 x 2,048 x 1,310,720 = 34,896,609,280; overhead 2,101,346,304 + 2,233,382,993
+    assert s.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=35_276_853_248, kv_used_bytes=34_896_609_280,
+        kv_free_bytes=36_929_347_093 - 34_896_609_280, reserve_bytes=4_334_729_297,
+        unallocated_bytes=85_045_477_376 - 76_540_929_638)
+    by_label = {st.label: st for st in r.steps}
+    assert "CUDA graph memory" not in by_label
+    assert by_label["KV cache memory"].args == ("requested memory", "-weights",
+                                                "-activation peak", "-non-torch memory")
+    assert by_label["KV cache memory"].formula == (
+        "requested memory - weights - activation peak - non-torch memory")
+    assert by_label["weights"].formula == "70,553,706,496 params x 16 bits / 4 GPU(s)"
+    assert by_label["activation peak"].formula == (
+        "max(forward 8,192 tok x 46,080 el x 2 B, sampler 1,024 rows x vocab 128,256 x 16 B)")
+    assert by_label["non-torch memory"].formula == (
+        "growth after start-up with NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom "
+        "all-reduce)")
+    assert by_label["KV bytes per token per layer"].formula == (
+        "2 KV heads/rank x (128 + 128) x 2 B")
+    assert by_label["blocks per request"].formula == "one request of max_model_len 32,768 tokens"
+    assert (by_label["GPUs per replica"].value, by_label["GPUs per replica"].formula) == (
+        4, "tp 4 x pp 1")
+    assert by_label["users per GPU"].value == Fraction(13, 4)
+    assert r.assumptions == (
+        "vLLM 0.19.0 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
+        "activation peak 1.96 GiB (range 1.47 GiB to 3.67 GiB)",
+        "CUDA graphs: captured after sizing (not subtracted)",
+        "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+        # activation 3,945,791,488 - 1,576,009,728 = 2.21 GiB; non-torch 1 GiB; graphs 0
+        "KV range dominated by the activation peak (2.21 GiB wide)",
+    )
+    assert r.log_lines == ("Available KV cache memory: 34.39 GiB",
+                           "GPU KV cache size: 450,784 tokens",
+                           "Maximum concurrency for 32,768 tokens per request: 13.76x")
+
+
+def test_deepseek_v2_lite_mla_moe_tp2_with_028_in_every_field():
+    # vLLM 0.28: Model Runner V2 only for dense models, so this MoE keeps the V1 16 B sampler
+    # on all 1,024 rows (batch-sharded sampling comes with 0.29). MLA on Hopper: 64-token blocks.
+    r = vllm("deepseek-v2-lite", "h100", 16384, "0.28.0", tp=2)
+    # weights 15,706,484,224 x 2 B / 2. forward per token: MoE 6 x (3 x 1,408 / 2 + 2,048) =
+    # 24,960 (> the dense layer's 3 x 10,944 / 2 = 16,416; attention (8 x 192 + 2 x 8 x 192 +
+    # 8 x 128) = 5,632); 3 x 2,048 + 24,960 = 31,104 el x 8,192 x 2 B = 509,607,936.
+    # sampler 1,024 x 102,400 x (12, 16, 28) B: best 1,677,721,600, low 1,258,291,200,
+    # high 2,936,012,800 + 0.25 GiB = 3,204,448,256.
+    # KV 76,540,929,638 - 15,706,484,224 - 1,677,721,600 - 2,233,382,993 - 536,870,912
+    #   = 56,386,469,909; block 64 x (512 + 64) x 2 B x 27 layers = 1,990,656 (not split by TP)
+    #   -> 28,325 blocks, 1,812,800 tokens; a 16,384 request 256 blocks: 110.64x, 110 users.
+    # low - 3,204,448,256 - 2.5 GiB - 1 GiB = 53,871,900,774 -> 27,062 blocks 1,731,968 tokens
+    # high - 1,258,291,200 - 1.5 GiB - GIB // 5 = 57,750,793,114 -> 29,010 blocks 1,856,640
+    # the model maximum 163,840 tokens is 2,560 blocks: it starts at that length.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=15_706_484_224, activation_bytes=1_677_721_600,
+        activation_bytes_low=1_258_291_200, activation_bytes_high=3_204_448_256,
+        non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
+        kv_cache_bytes=56_386_469_909, kv_cache_bytes_low=53_871_900_774,
+        kv_cache_bytes_high=57_750_793_114, kv_cache_tokens=1_812_800,
+        kv_cache_tokens_low=1_731_968, kv_cache_tokens_high=1_856_640, blocks=28_325,
+        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(28_325, 256),
+        starts=True, reason=None, max_model_len_that_starts=163_840)
+    assert r.size.users_per_replica == 110
+    assert r.size.request.block_size_tokens == 64
+    by_label = {st.label: st for st in r.steps}
+    assert by_label["KV bytes per token per layer"].formula == (
+        "MLA latent (512 + 64) x 2 B, not split by TP")
+    assert (by_label["page size per layer"].value, by_label["bytes per block"].value) == (
+        73_728, 1_990_656)
+    assert by_label["users per GPU"].value == 55
+    assert r.assumptions[2:5] == (
+        "activation peak 1.56 GiB (range 1.17 GiB to 2.98 GiB)",
+        "CUDA graphs: estimate subtracted before sizing",
+        "fp16 cache in 64-token blocks; 1 KV cache group(s)",
+    )
+    assert r.log_lines == ("Available KV cache memory: 52.51 GiB",
+                           "GPU KV cache size: 1,812,800 tokens",
+                           "Maximum concurrency for 16,384 tokens per request: 110.64x")
+
+
+def test_gemma3_1b_sliding_hybrid_on_l40s_with_0102_in_every_field():
+    # Gemma-3-1B: 26 layers, every 6th full: 4 full, 22 sliding (window 512). vLLM 0.10 groups
+    # them by the 1.5x rule: 22 >= 1.5 x 4, so groups of 4 layers: 1 full + ceil(22 / 4) = 6
+    # sliding groups, 7 x 4 - 26 = 2 padding layers. L40S 47,803,596,800 B < 70 GiB: 2,048
+    # batched tokens, 256 sequences.
+    r = vllm("gemma-3-1b", "l40s", 32768, "0.10.2")
+    # requested floor(47,803,596,800 x 0.9) = 43,023,237,120; weights 999,885,952 x 2 B.
+    # forward 2,048 x (3 x 1,152 + 3 x 6,912) x 2 B = 99,090,432; sampler 256 x 262,144 x 16 B =
+    # 1,073,741,824 (best); low 256 x 262,144 x 12 = 805,306,368; high x 28 + 0.25 GiB = 2 GiB.
+    # KV 43,023,237,120 - 1,999,771,904 - 1,073,741,824 - 73,400,320 = 39,876,323,072 (no graph
+    # term before 0.21); block 16 x 1 head x 512 x 2 B x 4 layers = 65,536: 608,464 blocks;
+    # per group 608,464 // 7 = 86,923 -> 1,390,768 tokens.
+    # a 32,768 request: full 2,048 blocks + 6 x (ceil(min(511 + 2,048, 32,768) / 16) + 1 = 161)
+    # = 3,014 blocks; 608,464 / 3,014 = 201.88x; 201 users.
+    # low 43,023,237,120 - 1,999,771,904 - 2 GiB - 0.5 GiB = 38,339,110,656 -> 585,008 blocks,
+    #   83,572 a group, 1,337,152 tokens; high - 805,306,368 - 20 MiB = 40,197,187,328 ->
+    #   613,360 blocks, 87,622 a group, 1,401,952 tokens.
+    assert numbers(r) == dict(
+        memory_bytes=47_803_596_800, requested_bytes=43_023_237_120,
+        weights_bytes=1_999_771_904, activation_bytes=1_073_741_824,
+        activation_bytes_low=805_306_368, activation_bytes_high=2 * GIB,
+        non_torch_bytes=73_400_320, cuda_graph_bytes=0,
+        kv_cache_bytes=39_876_323_072, kv_cache_bytes_low=38_339_110_656,
+        kv_cache_bytes_high=40_197_187_328, kv_cache_tokens=1_390_768,
+        kv_cache_tokens_low=1_337_152, kv_cache_tokens_high=1_401_952, blocks=608_464,
+        block_size_tokens=16, max_model_len=32768, max_concurrency=Fraction(608_464, 3014),
+        starts=True, reason=None, max_model_len_that_starts=32768)
+    assert r.size.users_per_replica == 201
+    by_label = {st.label: st for st in r.steps}
+    assert (by_label["layers per block"].value, by_label["layers per block"].formula) == (
+        4, "layers sharing one block id (2 padding)")
+    assert (by_label["KV cache groups"].value, by_label["KV cache groups"].formula) == (
+        7, "1 full + 6 sliding-window")
+    assert (by_label["blocks per group"].value, by_label["GPU KV cache size"].value) == (
+        86_923, 1_390_768)
+    assert (by_label["blocks per request"].value, by_label["blocks per request"].formula) == (
+        3014, "one request of max_model_len 32,768 tokens; sliding layers hold "
+        "min(window - 1 + 2,048, L) tokens + 1 block")
+    assert by_label["KV bytes per token per layer"].formula == (
+        "1 KV heads/rank x (256 + 256) x 2 B")
+    assert r.assumptions == (
+        "vLLM 0.10.2 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 2,048 and max_num_seqs 256",
+        "activation peak 1.00 GiB (range 0.75 GiB to 2.00 GiB)",
+        "CUDA graphs: captured after sizing (not subtracted)",
+        "fp16 cache in 16-token blocks; 7 KV cache group(s)",
+        "KV range dominated by the activation peak (1.25 GiB wide)",
+    )
+    assert r.log_lines == ("Available KV cache memory: 37.14 GiB",
+                           "GPU KV cache size: 1,390,768 tokens",
+                           "Maximum concurrency for 32,768 tokens per request: 201.88x")
+
+
+def test_a_v0_int4_checkpoint_on_064_in_every_field():
+    # vLLM 0.6.4.post1 (V0): max(max_model_len 4,096, 2,048) batched tokens, 256 sequences, the
+    # 40 B sampler on every sequence; non-torch includes the repack cache of quantized weights.
+    r = vllm("llama-3-8b", "a100-40gb", 4096, "0.6.4.post1", weight_dtype=DType.int4)
+    # weights: embeddings + head 2 x 128,256 x 4,096 = 1,050,673,152 params in 2 B; the other
+    # 6,979,588,096 at 4 bits + (16 + 4) bits per 128: 27,918,352,384 + 1,090,560,640 bits
+    # = 3,626,114,128 B; total 2,101,346,304 + 3,626,114,128 = 5,727,460,432.
+    # requested floor(42,298,834,944 x 0.9) = 38,068,951,449.
+    # forward 4,096 x 55,296 x 2 = 452,984,832; sampler 256 x 128,256 x (16, 40, 48) =
+    # 525,336,576 / 1,313,341,440 / 1,576,009,728; high + 0.25 GiB + 2 GiB (quantized)
+    # = 3,991,928,832.
+    # non-torch V0 (350, 200, 600 MiB) + the weights x (0.097, 0, 0.15) repack cache:
+    # 367,001,600 + 555,563,661 = 922,565,261 (high 629,145,600 + 859,119,064 = 1,488,264,664).
+    # KV 38,068,951,449 - 5,727,460,432 - 1,313,341,440 - 922,565,261 = 30,105,584,316 ->
+    # // 2,097,152 = 14,355 blocks, 229,680 tokens; V0's concurrency = tokens / 4,096 = 56.07x.
+    # low 38,068,951,449 - 5,727,460,432 - 3,991,928,832 - 1,488,264,664 = 26,861,297,521 ->
+    # 12,808 blocks 204,928 tokens; high - 525,336,576 - 200 MiB = 31,606,439,241 -> 15,071
+    # blocks 241,136 tokens.
+    assert numbers(r) == dict(
+        memory_bytes=42_298_834_944, requested_bytes=38_068_951_449,
+        weights_bytes=5_727_460_432, activation_bytes=1_313_341_440,
+        activation_bytes_low=525_336_576, activation_bytes_high=3_991_928_832,
+        non_torch_bytes=922_565_261, cuda_graph_bytes=0,
+        kv_cache_bytes=30_105_584_316, kv_cache_bytes_low=26_861_297_521,
+        kv_cache_bytes_high=31_606_439_241, kv_cache_tokens=229_680,
+        kv_cache_tokens_low=204_928, kv_cache_tokens_high=241_136, blocks=14_355,
+        block_size_tokens=16, max_model_len=4096, max_concurrency=Fraction(229_680, 4096),
+        starts=True, reason=None, max_model_len_that_starts=8192)
+    assert r.engine_version == "0.6.4.post1 (V0)"
+    assert r.size.users_per_replica == 14_355 // 256
+    by_label = {st.label: st for st in r.steps}
+    assert by_label["non-torch memory"].formula == (
+        "CUDA context + NCCL + quantized-weight repack cache (vLLM 0.6.4)")
+    assert by_label["weights"].formula == "8,030,261,248 params x 4 bits / 1 GPU(s)"
+    assert (by_label["maximum concurrency"].args, by_label["maximum concurrency"].formula) == (
+        ("GPU KV cache size", 4096), "GPU KV cache size / max_model_len (V0 and V1 before 0.9)")
+    assert by_label["blocks per request"].formula == "one request of max_model_len 4,096 tokens"
+    assert r.assumptions == (
+        "vLLM 0.6.4.post1 (V0 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 4,096 and max_num_seqs 256",
+        "activation peak 1.22 GiB (range 0.49 GiB to 3.72 GiB)",
+        "CUDA graphs: captured after sizing (not subtracted)",
+        "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+        "KV range dominated by the activation peak (3.23 GiB wide)",
+    )
+    assert r.log_lines == ("# GPU blocks: 14355",
+                           "Maximum concurrency for 4096 tokens per request: 56.07x")
+
+
+def test_gemma2_9b_on_a100_with_085_in_every_field():
+    # vLLM 0.8.5: V1, but "GPU KV cache size" is blocks x block (not // groups) and the
+    # concurrency tokens / max_model_len (both from 0.9), and no 1.5x rule (0.10): groups of
+    # min(21 full, 21 sliding) = 21 layers. An A100 80GB (85,100,068,864 B) is >= 70 GiB but an
+    # A100: 2,048 batched tokens and 256 sequences. Published in fp32, served in bf16.
+    r = vllm("gemma-2-9b", "a100-80gb", 8192, "0.8.5")
+    # requested floor(85,100,068,864 x 0.9) = 76,590,061,977; weights 9,241,705,984 x 2 B.
+    # sampler 256 x 256,000 x 16 = 1,048,576,000 > forward 2,048 x 53,760 x 2 = 220,200,960;
+    # low 256 x 256,000 x 12 = 786,432,000; high x 28 = 1,835,008,000 + 0.25 GiB.
+    # KV 76,590,061,977 - 18,483,411,968 - 1,048,576,000 - 73,400,320 = 56,984,673,689;
+    # block 16 x 8 heads x 512 x 2 B x 21 = 2,752,512: 20,702 blocks, x 16 = 331,232 tokens;
+    # 331,232 / 8,192 = 40.43x; a request: 512 full + ceil(min(4,095 + 2,048, 8,192) / 16) + 1
+    # = 385 sliding = 897 blocks: 20,702 // 897 = 23 users.
+    # low - 2,103,443,456 - 0.5 GiB = 55,466,335,641 -> 20,151 blocks 322,416 tokens;
+    # high - 786,432,000 - 20 MiB = 57,299,246,489 -> 20,817 blocks 333,072 tokens.
+    assert numbers(r) == dict(
+        memory_bytes=85_100_068_864, requested_bytes=76_590_061_977,
+        weights_bytes=18_483_411_968, activation_bytes=1_048_576_000,
+        activation_bytes_low=786_432_000, activation_bytes_high=2_103_443_456,
+        non_torch_bytes=73_400_320, cuda_graph_bytes=0,
+        kv_cache_bytes=56_984_673_689, kv_cache_bytes_low=55_466_335_641,
+        kv_cache_bytes_high=57_299_246_489, kv_cache_tokens=331_232,
+        kv_cache_tokens_low=322_416, kv_cache_tokens_high=333_072, blocks=20_702,
+        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(331_232, 8192),
+        starts=True, reason=None, max_model_len_that_starts=8192)
+    assert r.size.users_per_replica == 23
+    by_label = {st.label: st for st in r.steps}
+    assert (by_label["KV cache groups"].value, by_label["KV cache groups"].formula) == (
+        1, "1 full + 1 sliding-window")
+    assert (by_label["layers per block"].value, by_label["blocks per request"].value) == (21, 897)
+    assert r.assumptions[1] == "profiled with max_num_batched_tokens 2,048 and max_num_seqs 256"
+    assert r.assumptions[4:] == (
+        "fp16 cache in 16-token blocks; 2 KV cache group(s)",
+        "KV range dominated by the activation peak (1.23 GiB wide)",
+        "gemma-2-9b is published in float32; vllm serves it in 16 bits when no dtype is given "
+        "(--dtype auto)",
+    )
+    assert r.log_lines[2] == "Maximum concurrency for 8,192 tokens per request: 40.43x"
+
+
+def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
+    r = vllm("llama-3.1-70b", "h100", 8192)
+    # weights 70,553,706,496 x 2 B = 141,107,412,992 > requested 76,540,929,638.
+    # forward 8,192 x (3 x 8,192 + 3 x 28,672 = 110,592) x 2 B = 1,811,939,328 > the lean
+    # sampler 1,024 x 128,256 x 6 = 788,004,864; low int(0.85 x) = 1,540,148,428;
+    # high int(1.35 x) = 2,446,118,092 + 0.25 GiB = 2,714,553,548.
+    # KV 76,540,929,638 - 141,107,412,992 - 1,811,939,328 - 73,400,320 - 536,870,912
+    #   = -66,988,693,914 (-62.39 GiB): no blocks (floor(KV / 5,242,880) = -12,778, then 0).
+    # low: - 2,714,553,548 - 0.5 GiB - 1 GiB = -68,891,649,638; high: - 1,540,148,428 - 20 MiB
+    #   - GIB // 5 = -66,342,351,666.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=141_107_412_992, activation_bytes=1_811_939_328,
+        activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
+        non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
+        kv_cache_bytes=-66_988_693_914, kv_cache_bytes_low=-68_891_649_638,
+        kv_cache_bytes_high=-66_342_351_666, kv_cache_tokens=0, kv_cache_tokens_low=0,
+        kv_cache_tokens_high=0, blocks=0, block_size_tokens=16, max_model_len=8192,
+        max_concurrency=Fraction(0), starts=False,
+        reason="vLLM would not start: no memory for the KV cache (-62.39 GiB after weights "
+               "131.42 GiB, activations 1.69 GiB and other overheads); raise "
+               "gpu_memory_utilization, add GPUs or lower max_num_batched_tokens",
+        max_model_len_that_starts=0)
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
+        0, False, 0, 0)
+    assert s.reason == r.reason
+    # no pool, and the weights alone exceed memory: no overhead fits, the rest is negative
+    assert s.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=141_107_412_992, kv_used_bytes=0,
+        kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_107_412_992)
+    by_label = {st.label: st for st in r.steps}
+    assert by_label["blocks (raw)"].value == -12_778
+    assert (by_label["users per replica"].value, by_label["users per replica"].op,
+            by_label["users per replica"].formula) == (0, "given", "the engine does not start")
+    assert r.log_lines == ("Available KV cache memory: -62.39 GiB",
+                           "GPU KV cache size: 0 tokens",
+                           "Maximum concurrency for 8,192 tokens per request: 0.00x")
+
+
+def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
+    r = vllm("llama-3.1-70b", "h100", 131072, tp=2)
+    # TP 2 on 0.31: the sampler is sharded, ceil(1,024 / 2) = 512 rows x 128,256 x 6 B =
+    # 394,002,432 < forward 8,192 x (3 x 8,192 + 3 x 14,336) x 2 B = 1,107,296,256.
+    # KV 76,540,929,638 - 70,553,706,496 - 1,107,296,256 - 2,233,382,993 - 536,870,912
+    #   = 2,109,672,981 (1.96 GiB); block 16 x 4 heads x 256 x 2 B x 80 = 2,621,440: 804 blocks,
+    #   12,864 tokens; one 131,072 request is 8,192 blocks = 21,474,836,480 B (20.00 GiB).
+    # the longest that starts: 804 blocks x 16 = 12,864 tokens.
+    # low - 1,763,285,401 - 2.5 GiB - 1 GiB = 465,841,357 -> 177 blocks, 2,832 tokens;
+    # high - 941,201,817 - 1.5 GiB - GIB // 5 = 3,220,660,225 -> 1,228 blocks, 19,648 tokens.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=70_553_706_496, activation_bytes=1_107_296_256,
+        activation_bytes_low=941_201_817, activation_bytes_high=1_763_285_401,
+        non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
+        kv_cache_bytes=2_109_672_981, kv_cache_bytes_low=465_841_357,
+        kv_cache_bytes_high=3_220_660_225, kv_cache_tokens=12_864, kv_cache_tokens_low=2_832,
+        kv_cache_tokens_high=19_648, blocks=804, block_size_tokens=16, max_model_len=131_072,
+        max_concurrency=Fraction(804, 8192), starts=False,
+        reason="vLLM would not start: one request of max_model_len 131,072 needs 20.00 GiB of "
+               "KV cache but 1.96 GiB is available; the estimated maximum model length is "
+               "12,864",
+        max_model_len_that_starts=12_864)
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
+        0, False, 2_109_672_981, 12_864)
+    # the pool is allocated but holds nobody; overhead 1,107,296,256 + 2,233,382,993 + 0.5 GiB
+    assert s.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=70_553_706_496, kv_used_bytes=0,
+        kv_free_bytes=2_109_672_981, reserve_bytes=3_877_550_161,
+        unallocated_bytes=85_045_477_376 - 76_540_929_638)
+    # widths: activation 822,083,584 (0.77 GiB), non-torch 1 GiB, graphs 0.8 GiB
+    assert r.assumptions[-1] == "KV range dominated by the non-torch memory (1.00 GiB wide)"
+    assert r.assumptions[2] == "activation peak 1.03 GiB (range 0.88 GiB to 1.64 GiB)"
+    assert r.log_lines[2] == "Maximum concurrency for 131,072 tokens per request: 0.10x"
+
+
+def test_v0_refuses_a_max_seq_len_above_its_cache_tokens():
+    r = vllm("llama-3.1-70b", "h100", 131072, "0.6.3", tp=2)
+    # V0 above 32,768 tokens profiles 2,048 batched tokens (chunked prefill) and 256 sequences:
+    # sampler 256 x 128,256 x 40 B = 1,313,341,440 > forward 2,048 x 67,584 x 2 = 276,824,064;
+    # low 256 x 128,256 x 16 = 525,336,576; high x 48 = 1,576,009,728 + 0.25 GiB.
+    # non-torch V0 with TP (0.5, 0.25, 4 GiB). KV 76,540,929,638 - 70,553,706,496
+    #   - 1,313,341,440 - 536,870,912 = 4,137,010,790 -> 1,578 blocks of 2,621,440, 25,248 tokens
+    # low - 1,844,445,184 - 4 GiB = -152,189,338 (no tokens); high - 525,336,576 - 0.25 GiB =
+    #   5,193,451,110 -> 1,981 blocks, 31,696 tokens.
+    assert numbers(r) == dict(
+        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        weights_bytes=70_553_706_496, activation_bytes=1_313_341_440,
+        activation_bytes_low=525_336_576, activation_bytes_high=1_844_445_184,
+        non_torch_bytes=GIB // 2, cuda_graph_bytes=0,
+        kv_cache_bytes=4_137_010_790, kv_cache_bytes_low=-152_189_338,
+        kv_cache_bytes_high=5_193_451_110, kv_cache_tokens=25_248, kv_cache_tokens_low=0,
+        kv_cache_tokens_high=31_696, blocks=1578, block_size_tokens=16, max_model_len=131_072,
+        max_concurrency=Fraction(25_248, 131_072), starts=False,
+        reason="vLLM would not start: max seq len (131,072) is larger than the maximum number "
+               "of tokens that can be stored in KV cache (25,248)",
+        max_model_len_that_starts=25_248)
+    assert r.engine_version == "0.6.3 (V0)"
+    assert r.size.max_context_that_fits == 25_248
+    by_label = {st.label: st for st in r.steps}
+    assert by_label["non-torch memory"].formula == "CUDA context + NCCL with TP buffers"
+    assert r.assumptions[1] == "profiled with max_num_batched_tokens 2,048 and max_num_seqs 256"
+    # widths: activation 1,319,108,608 (1.23 GiB), non-torch 3.75 GiB
+    assert r.assumptions[-1] == "KV range dominated by the non-torch memory (3.75 GiB wide)"
+    assert r.log_lines == ("# GPU blocks: 1578",
+                           "Maximum concurrency for 131072 tokens per request: 0.19x")
+
+
+def test_measured_terms_and_the_smallest_pipeline_stage():
+    measured = dict(memory_bytes=80 * GIB, weights_bytes=8 * GIB, activation_bytes=GIB,
+                    non_torch_bytes=GIB // 2, stage_kv_bytes=(60 * GIB, 50 * GIB))
+    from kvplan.engines import Measured
+    r = vllm("llama-3-8b", "h100", 8192, "0.10.2", pp=2, measured=Measured(**measured))
+    # requested floor(80 GiB x 0.9) = 77,309,411,328; KV 72 GiB - 8 - 1 - 0.5 = 62.5 GiB.
+    # each stage holds 16 of the 32 layers: a block 16 x 4,096 B x 16 = 1,048,576 B; stage 0
+    # 60 GiB -> 61,440 blocks, stage 1 50 GiB -> 51,200: the pool is the smaller, 51,200
+    # blocks = 819,200 tokens; a request 512 blocks: 100x, 100 users.
+    assert (r.memory_bytes, r.requested_bytes, r.weights_bytes, r.activation_bytes,
+            r.activation_bytes_low, r.activation_bytes_high, r.non_torch_bytes,
+            r.kv_cache_bytes) == (80 * GIB, 77_309_411_328, 8 * GIB, GIB, GIB, GIB, GIB // 2,
+                                  62 * GIB + GIB // 2)
+    assert (r.blocks, r.kv_cache_tokens, r.max_concurrency, r.size.users_per_replica) == (
+        51_200, 819_200, 100, 100)
+    by_label = {st.label: st for st in r.steps}
+    assert (by_label["GPU memory"].formula, by_label["weights"].formula,
+            by_label["activation peak"].formula, by_label["non-torch memory"].formula) == (
+        "total memory the log printed", "measured (log)", "measured (log)", "measured (log)")
+    assert (by_label["layers per block"].value, by_label["blocks (raw)"].value) == (16, 64_000)
+    assert (by_label["GPU blocks"].value, by_label["GPU blocks"].op,
+            by_label["GPU blocks"].formula) == (
+        51_200, "given", "smallest over pipeline stages (measured KV per stage)")
+    assert (by_label["GPUs per replica"].formula, by_label["users per GPU"].value) == (
+        "tp 1 x pp 2", 50)
+    # measured terms have no width: no "dominated by" note
+    assert r.assumptions[2:] == ("activation peak 1.00 GiB (range 1.00 GiB to 1.00 GiB)",
+                                 "CUDA graphs: captured after sizing (not subtracted)",
+                                 "fp16 cache in 16-token blocks; 1 KV cache group(s)")
+
+
+def test_a_measured_pool_and_cuda_graphs():
+    from kvplan.engines import Measured
+    r = vllm("llama-3-8b", "h100", 8192, "0.21.0",
+             measured=Measured(cuda_graph_bytes=GIB // 4, kv_cache_bytes=40 * GIB))
+    # the log's 40 GiB pool: 40 GiB / 2 MiB = 20,480 blocks, 327,680 tokens, 40 users
+    assert (r.kv_cache_bytes, r.cuda_graph_bytes, r.blocks, r.kv_cache_tokens) == (
+        40 * GIB, GIB // 4, 20_480, 327_680)
+    assert r.size.users_per_replica == 40
+    by_label = {st.label: st for st in r.steps}
+    assert (by_label["CUDA graph memory"].value, by_label["CUDA graph memory"].formula) == (
+        GIB // 4, "measured (log)")
+    assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
+        "given", "measured (log)")
+    assert r.assumptions[3] == "CUDA graphs: estimate subtracted before sizing"
+    assert len(r.assumptions) == 5  # a measured pool: no "KV range dominated by" note
+
+
+def test_enforce_eager_and_a_stated_kv_cache_memory():
+    r = vllm("llama-3-8b", "h100", 8192, enforce_eager=True, kv_cache_memory_bytes=20 * GIB)
+    # --kv-cache-memory-bytes 20 GiB: no subtraction; 20 GiB / 2 MiB = 10,240 blocks,
+    # 163,840 tokens, 10,240 / 512 = 20 users using the whole pool. enforce_eager: no graphs.
+    assert (r.kv_cache_bytes, r.cuda_graph_bytes, r.blocks, r.kv_cache_tokens,
+            r.max_concurrency) == (20 * GIB, 0, 10_240, 163_840, 20)
+    assert r.size.users_per_replica == 20
+    # overhead 905,969,664 + 73,400,320; unallocated 85,045,477,376 - 16,060,522,496 - 20 GiB
+    #   - 979,369,984 = 46,530,748,416
+    assert r.size.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=20 * GIB,
+        kv_free_bytes=0, reserve_bytes=979_369_984, unallocated_bytes=46_530_748_416)
+    by_label = {st.label: st for st in r.steps}
+    assert "CUDA graph memory" not in by_label
+    assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
+        "given", "stated (--kv-cache-memory-bytes): no profiling subtraction")
+    assert r.assumptions == (
+        "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
+        "activation peak 0.84 GiB (range 0.72 GiB to 1.72 GiB)",
+        "CUDA graphs: none (enforce_eager)",
+        "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+    )
+    assert r.log_lines[0] == "Available KV cache memory: 20.00 GiB"
+
+
+def test_a_stated_budget_average_length_prefix_and_sequence_cap():
+    r = vllm("llama-3-8b", "h100", 8192, "0.9.2", kv_budget_bytes=30 * GIB,
+             avg_context_tokens=2000, shared_prefix_tokens=512, max_num_seqs=64,
+             max_num_batched_tokens=4096, cap_max_num_seqs=True)
+    # rows min(64, 4,096) = 64: sampler 64 x 128,256 x 16 = 131,334,144 < forward 4,096 x
+    # 55,296 x 2 = 452,984,832 (low int(0.85 x) 385,037,107, high int(1.35 x) 611,529,523
+    # + 0.25 GiB = 879,964,979). The stated 30 GiB pool: 15,360 blocks, 245,760 tokens, 30x.
+    # a 2,000-token user holds ceil(2,000 / 16) = 125 blocks: 15,360 // 125 = 122, capped at
+    # --max-num-seqs 64, using 64 x 125 x 2,097,152 = 16,777,216,000 B.
+    assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
+        452_984_832, 385_037_107, 879_964_979)
+    assert (r.kv_cache_bytes, r.blocks, r.kv_cache_tokens, r.max_concurrency) == (
+        30 * GIB, 15_360, 245_760, 30)
+    assert r.size.users_per_replica == 64
+    assert r.size.breakdown == Breakdown(
+        total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=16_777_216_000,
+        kv_free_bytes=30 * GIB - 16_777_216_000, reserve_bytes=452_984_832 + 73_400_320,
+        unallocated_bytes=85_045_477_376 - 16_060_522_496 - 30 * GIB - 526_385_152)
+    by_label = {st.label: st for st in r.steps}
+    assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
+        "given", "stated (--kv-budget-gib, vLLM's --kv-cache-memory)")
+    assert (by_label["blocks per user"].value, by_label["blocks per user"].formula) == (
+        125, "one sequence holding 2,000 tokens, as the engine allocates it")
+    assert by_label["activation peak"].formula == (
+        "max(forward 4,096 tok x 55,296 el x 2 B, sampler 64 rows x vocab 128,256 x 16 B)")
+    assert r.assumptions == (
+        "vLLM 0.9.2 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 4,096 and max_num_seqs 64",
+        "activation peak 0.42 GiB (range 0.36 GiB to 0.82 GiB)",
+        "CUDA graphs: captured after sizing (not subtracted)",
+        "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+        "shared prefix not credited: users counted in whole blocks per sequence (prefix caching "
+        "not modelled)",
+        "users capped at --max-num-seqs 64",
+    )
+
+
+def test_the_sequence_cap_only_when_asked_and_only_above_it():
+    kw = dict(kv_budget_bytes=30 * GIB, avg_context_tokens=2000, max_num_seqs=64)
+    # without cap_max_num_seqs the 122 users stand (kvplan check applies the cap itself)
+    assert vllm("llama-3-8b", "h100", 8192, **kw).size.users_per_replica == 122
+    # a cap of exactly 122 changes nothing and adds no note
+    r = vllm("llama-3-8b", "h100", 8192, kv_budget_bytes=30 * GIB, avg_context_tokens=2000,
+             max_num_seqs=122, cap_max_num_seqs=True)
+    assert r.size.users_per_replica == 122
+    assert not any("capped" in a for a in r.assumptions)
+
+
+def test_a_draft_model_and_cpu_offload():
+    draft = load_model("llama-3.2-1b")
+    r = vllm("llama-3-8b", "h100", 8192, "0.10.2", draft_model=draft,
+             draft_params=draft.params_total, num_speculative_tokens=4,
+             cpu_offload_bytes=4 * GIB)
+    # weights 16,060,522,496 + draft 1,235,814,400 x 2 B = 2,471,628,800 - 4 GiB offloaded =
+    # 14,237,184,000. The draft's block: 16 tokens x 8 heads x (64 + 64) x 2 B x 16 layers =
+    # 524,288 B beside the target's 2,097,152: 2,621,440 B a block.
+    # KV 76,540,929,638 - 14,237,184,000 - 2,101,346,304 - 73,400,320 = 60,128,999,014 ->
+    # 22,937 blocks, 366,992 tokens, 44 users; low - 3,945,791,488 - 0.5 GiB =
+    # 57,821,083,238 -> 22,056 blocks 352,896 tokens.
+    assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens,
+            r.kv_cache_tokens_low) == (14_237_184_000, 60_128_999_014, 22_937, 366_992, 352_896)
+    assert r.size.users_per_replica == 44
+    assert r.size.breakdown.kv_used_bytes == 44 * 512 * 2_621_440
+    assert [(st.label, st.value, st.unit, st.op, st.args, st.formula)
+            for st in r.steps[10:14]] == [
+        ("layers per block", 32, "layers", "given", (), "layers sharing one block id"),
+        ("target bytes per block", 2_097_152, "bytes", "mul",
+         ("page size per layer", "layers per block"), "page size per layer x layers per block"),
+        ("draft KV bytes per block", 524_288, "bytes", "given", (),
+         "llama-3.2-1b: block size x its KV bytes per token, all its layers"),
+        ("bytes per block", 2_621_440, "bytes", "sum", ("target bytes per block",
+                                                        "draft KV bytes per block"),
+         "target + draft (one block id covers both models' layers)"),
+    ]
+    assert r.steps[3].formula == (
+        "8,030,261,248 params x 16 bits / 1 GPU(s) + draft model 1,235,814,400 params - 4.00 GiB "
+        "offloaded to the CPU (--cpu-offload-gb)")
+    assert r.assumptions[-1] == (
+        "speculative decoding: draft llama-3.2-1b (4 tokens per step): its weights and KV layers "
+        "are added; its proposal activations and lookahead slots are not modelled")
+
+
+def test_a_vision_model_with_its_encoder_cache_on_031():
+    r = vllm("qwen2.5-vl-7b", "h100", 32768, limit_mm_per_prompt=2)
+    # forward 8,192 x (3 x 3,584 + 3 x 18,944) x 2 B = 1,107,296,256 > sampler 1,024 x
+    # 152,064 x 6 = 934,281,216; the encoder cache: budget max(8,192, 16,384) = 16,384
+    # embeddings, 1 item, 16,384 x 3,584 x 2 B = 117,440,512 added to best, low and high:
+    # 1,224,736,768; int(0.85 fwd) 941,201,817 + 117,440,512; max(int(1.35 fwd) 1,494,849,945,
+    # 1,024 x 152,064 x 12 = 1,868,562,432) + 0.25 GiB + 117,440,512 = 2,254,438,400.
+    # KV 76,540,929,638 - 16,584,333,312 - 1,224,736,768 - 73,400,320 - 536,870,912 =
+    # 58,121,588,326; block 16 x 4 heads x 256 x 2 B x 28 = 917,504: 63,347 blocks.
+    assert (r.weights_bytes, r.activation_bytes, r.activation_bytes_low,
+            r.activation_bytes_high, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
+        16_584_333_312, 1_224_736_768, 1_058_642_329, 2_254_438_400, 58_121_588_326, 63_347,
+        1_013_552)
+    assert (r.size.users_per_replica, r.max_model_len_that_starts) == (30, 128_000)
+    assert r.steps[4].formula == (
+        "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 6 B); "
+        "plus the encoder cache budget max(max_num_batched_tokens, 16,384 tokens an item) = "
+        "16,384 tokens; 1 dummy item(s) x 16,384 x hidden x 2 B kept through the profile")
+    assert r.assumptions[-2:] == (
+        "encoder cache: 1 dummy item(s) of 16,384 embeddings kept through the profile, 0.11 GiB "
+        "(in the activation peak)",
+        "limit_mm_per_prompt 2: the encoder's 676,550,144 parameters are in the weights; the "
+        "items per prompt do not change the profiled encoder cache here")
+
+
+def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
+    r = vllm("llama-3-8b", "h100", 8192, "0.40.1", draft_params=1_000_000_000)
+    # as 0.31 plus 1e9 draft params x 2 B: KV 58,964,166,246 - 2e9 = 56,964,166,246 ->
+    # 27,162 blocks, 434,592 tokens
+    assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
+        18_060_522_496, 56_964_166_246, 27_162, 434_592)
+    assert r.steps[3].formula == (
+        "8,030,261,248 params x 16 bits / 1 GPU(s) + draft model 1,000,000,000 params")
+    assert r.assumptions[-2:] == (
+        "vLLM 0.40.1 is newer than the newest modelled release (0.31.0): modelled as the "
+        "0.29-0.31 series",
+        "speculative decoding: the draft model's weights are added; its KV layers (which share "
+        "the block pool) are not modelled")
+
+
+def test_v0_forced_on_a_v1_release():
+    r = vllm("llama-3-8b", "h100", 8192, "0.8.5-v0")
+    # V0: max(8,192, 2,048) batched tokens, 256 sequences, 40 B a logit: 1,313,341,440 >
+    # forward 905,969,664; non-torch V0 350 MiB. KV 76,540,929,638 - 16,060,522,496
+    #   - 1,313,341,440 - 367,001,600 = 58,800,064,102 -> 28,038 blocks, 448,608 tokens,
+    # concurrency 448,608 / 8,192 = 54.76x
+    assert (r.engine_version, r.activation_bytes, r.non_torch_bytes, r.kv_cache_bytes,
+            r.blocks, r.max_concurrency) == (
+        "0.8.5-v0 (V0)", 1_313_341_440, 367_001_600, 58_800_064_102, 28_038,
+        Fraction(448_608, 8192))
+    assert r.assumptions[:2] == (
+        "vLLM 0.8.5-v0 (V0 engine), gpu_memory_utilization 0.9 of total memory",
+        "profiled with max_num_batched_tokens 8,192 and max_num_seqs 256")
+    assert r.steps[5].formula == "CUDA context + NCCL"
+    assert r.log_lines == ("# GPU blocks: 28038",
+                           "Maximum concurrency for 8192 tokens per request: 54.76x")
+
+
+def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
+    r = vllm("llama-3-8b", "h100", 8192, max_num_batched_tokens=256, max_num_seqs=16)
+    # forward 256 x 55,296 x 2 B = 28,311,552 > lean sampler 16 x 128,256 x 6 = 12,312,576;
+    # activation width: max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
+    # 24,064,819 = 282,591,232 (0.26 GiB); non-torch 0.5 GiB - 20 MiB (0.48 GiB); graphs
+    # 1 GiB - GIB // 5 = 858,993,460 (0.80 GiB): the widest
+    assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
+        28_311_552, 24_064_819, 306_656_051)
+    assert r.assumptions[1] == "profiled with max_num_batched_tokens 256 and max_num_seqs 16"
+    assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (0.80 GiB wide)"
+
+
+def test_sampling_is_sharded_over_tp_from_029():
+    # Gemma-3-1B at tp 2 on 0.31: ceil(1,024 / 2) = 512 rows x 262,144 vocab x (4, 6, 12) B =
+    # 536,870,912 / 805,306,368 / 1,610,612,736 (+ 0.25 GiB high) beat the forward pass 8,192 x
+    # (3 x 1,152 + 3 x 3,456) x 2 B = 226,492,416
+    r = vllm("gemma-3-1b", "h100", 8192, tp=2)
+    assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
+        805_306_368, 536_870_912, 1_879_048_192)
+    assert r.steps[4].formula == (
+        "max(forward 8,192 tok x 13,824 el x 2 B, sampler 512 rows x vocab 262,144 x 6 B)")
+
+
+def test_v0_samples_every_sequence_and_v1_at_most_the_batched_tokens():
+    # V0: all 4,096 sequences x 128,256 x 40 B = 21,013,463,040
+    v0 = vllm("llama-3-8b", "h100", 8192, "0.6.4", max_num_seqs=4096, max_num_batched_tokens=2048)
+    assert v0.activation_bytes == 21_013_463_040
+    # V1: min(1,024 sequences, 256 tokens) = 256 rows x 128,256 x 16 B = 525,336,576
+    v1 = vllm("llama-3-8b", "h100", 8192, "0.10.2", max_num_seqs=1024, max_num_batched_tokens=256)
+    assert v1.activation_bytes == 525_336_576
+    assert v1.steps[4].formula == (
+        "max(forward 256 tok x 55,296 el x 2 B, sampler 256 rows x vocab 128,256 x 16 B)")
+
+
+def test_vllm_pages_a_request_asked_to_reserve():
+    from kvplan.capacity.kv import Allocation
+    # vLLM always pages: a 2,000-token average holds ceil(2,000 / 16) = 125 blocks, so the
+    # default pool's 28,116 blocks hold 224 users (reserved would hold 8,192 tokens each: 54)
+    r = vllm("llama-3-8b", "h100", 8192, allocation=Allocation.reserved, avg_context_tokens=2000)
+    assert (r.size.users_per_replica, r.size.request.allocation) == (224, Allocation.paged)
+
+
+def test_measured_stages_beyond_pp_are_ignored_and_an_empty_stage_stops_it():
+    from kvplan.engines import Measured
+    # a third stage's figure beyond pp 2 is not read: 51,200 blocks as with two
+    r = vllm("llama-3-8b", "h100", 8192, "0.10.2", pp=2,
+             measured=Measured(stage_kv_bytes=(60 * GIB, 50 * GIB, GIB)))
+    assert r.blocks == 51_200
+    # a stage with no KV memory: no blocks, vLLM does not start
+    r = vllm("llama-3-8b", "h100", 8192, "0.10.2", pp=2,
+             measured=Measured(stage_kv_bytes=(60 * GIB, 0)))
+    assert (r.blocks, r.kv_cache_tokens, r.starts, r.size.users_per_replica) == (0, 0, False, 0)
