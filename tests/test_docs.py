@@ -3,7 +3,8 @@
 - A ```console block holds `$ kvplan ...` lines, each followed by its exact output, which must
   match what runs (regenerate with KVPLAN_REGEN_DOCS=1 and review the diff).
 - A ```bash block, or a ```text block whose lines start with `$ `, is run too; it must exit 0
-  unless an `<!-- exit: N -->` comment stands right before the block.
+  unless an `<!-- exit: N -->` comment stands right before the block. In a text block that
+  exits non-zero, the lines shown under each command (its refusal) must be what it prints.
 - A block that cannot run here (an install from the network) has `<!-- not-run: REASON -->` right
   before it; the quick start's two blocks are run verbatim by .ci/run.
 
@@ -84,7 +85,7 @@ def collect() -> tuple[list[Example], list[str]]:
             if lang == "console":
                 examples += [Example(page, "console", c, o) for c, o in _commands(body)]
             elif lang == "text" and body.startswith("$ "):
-                examples += [Example(page, "run", c, exit_code=code) for c, _ in _commands(body)]
+                examples += [Example(page, "run", c, o, exit_code=code) for c, o in _commands(body)]
             elif lang in ("bash", "sh", "shell"):
                 script = "\n".join(ln for ln in body.splitlines() if ln.strip())
                 if script:
@@ -100,15 +101,16 @@ def _env() -> dict[str, str]:
             "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}"}
 
 
-def run(runner, cmd: str) -> tuple[int, str]:  # noqa: ANN001 - CliRunner
+def run(runner, cmd: str) -> tuple[int, str, str]:  # noqa: ANN001 - CliRunner
+    """(exit code, standard output, standard output and error together)."""
     if not SHELL.search(cmd.replace("\\\n", " ")) and "\n" not in cmd:
         argv = shlex.split(cmd)
         if argv and argv[0] == "kvplan":
             result = invoke(runner, *argv[1:])
-            return result.exit_code, result.stdout
+            return result.exit_code, result.stdout, result.output
     proc = subprocess.run(["bash", "-c", cmd], cwd=ROOT, env=_env(), capture_output=True,
                           text=True, timeout=300)
-    return proc.returncode, proc.stdout
+    return proc.returncode, proc.stdout, proc.stdout + proc.stderr
 
 
 def test_skipped_blocks_say_why() -> None:
@@ -119,9 +121,14 @@ def test_skipped_blocks_say_why() -> None:
 def test_example(runner, ex: Example, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
     monkeypatch.chdir(ROOT)
     monkeypatch.setenv("CI", "true")  # the examples show what a CI log shows (check folds at 80)
-    code, got = run(runner, ex.cmd)
+    code, got, everything = run(runner, ex.cmd)
     if ex.kind == "run":
-        assert code == ex.exit_code, f"{ex.page.name}: `{ex.cmd}` exited {code}:\n{got}"
+        assert code == ex.exit_code, f"{ex.page.name}: `{ex.cmd}` exited {code}:\n{everything}"
+        if ex.exit_code:  # a refusal shown word for word
+            shown = [ln for ln in ex.expected.splitlines() if ln.strip()]
+            printed = everything.splitlines()
+            assert all(ln in printed for ln in shown), \
+                f"{ex.page.name}: refusal drifted: {ex.cmd}\n{everything}"
         return
     got = got.rstrip("\n")
     if os.environ.get("KVPLAN_REGEN_DOCS") or os.environ.get("KVPLAN_REGEN_README"):

@@ -67,6 +67,10 @@ def read_yaml(path: Path) -> Any:
         raise SpecError(str(path), [f"{where}{err.problem}"]) from None
 
 
+_BOUNDS = frozenset({"less_than_equal", "less_than", "greater_than_equal", "greater_than"})
+_WHOLE = frozenset({"int_type", "int_parsing", "int_from_float"})
+
+
 def format_validation(err: ValidationError) -> list[str]:
     """One `field.path: message` line per pydantic problem."""
     out = []
@@ -77,6 +81,10 @@ def format_validation(err: ValidationError) -> list[str]:
             msg = "unknown field; remove it or check its spelling"
         elif item["type"] == "missing":
             msg = "required field is missing"
+        elif item["type"] in _BOUNDS:
+            msg += "; give a value in range (kvplan's limits: docs/limits.md)"
+        elif item["type"] in _WHOLE:
+            msg += "; give a whole number"
         out.append(f"{loc}: {msg}")
     return out
 

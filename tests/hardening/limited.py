@@ -29,6 +29,26 @@ class Outcome:
         return [line for line in self.stderr.splitlines() if line.strip()]
 
 
+# The child reports its own peak: on Linux a forked child's ru_maxrss starts at the parent's
+# high-water mark and exec keeps it, so after a big test (the docs load every page) wait4 would
+# charge the pytest process's 500+ MB to a 60 MB kvplan run. /proc/self/status's VmHWM is the
+# exec'd image's own peak; it is read at exit, and wait4's figure stays as the fallback.
+_WRAP = """\
+import atexit, os, runpy, sys
+def _peak():
+    try:
+        with open('/proc/self/status') as f:
+            kb = next(int(ln.split()[1]) for ln in f if ln.startswith('VmHWM:'))
+        with open(os.environ['KVPLAN_TEST_PEAK_FILE'], 'w') as out:
+            out.write(str(kb * 1024))
+    except Exception:
+        pass
+atexit.register(_peak)
+sys.argv[0] = 'kvplan'
+runpy.run_module('kvplan', run_name='__main__', alter_sys=True)
+"""
+
+
 def _cap() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_CAP_BYTES, MEMORY_CAP_BYTES))
 
@@ -44,10 +64,13 @@ def run_limited(*args: str, env: dict[str, str] | None = None, cwd: Path | None 
     full_env = {**os.environ, "PYTHONPATH": str(ROOT), "COLUMNS": "80", "NO_COLOR": "1",
                 "OPENBLAS_NUM_THREADS": "1", **(env or {})}
     full_env.pop("KVPLAN_DEBUG", None)
+    peak_file = tempfile.NamedTemporaryFile(delete=False)  # noqa: SIM115 - read after the child
+    peak_file.close()
+    full_env["KVPLAN_TEST_PEAK_FILE"] = peak_file.name
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             open(stdin or os.devnull, "rb") as given:  # `-` reads this file (default: nothing)
         proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
-            [sys.executable, "-m", "kvplan", *args], stdin=given, stdout=out, stderr=err,
+            [sys.executable, "-c", _WRAP, *args], stdin=given, stdout=out, stderr=err,
             env=full_env, cwd=cwd or ROOT, preexec_fn=_cap)
         timer = threading.Timer(WALL_TIMEOUT_S, proc.kill)  # a hang still ends the test
         timer.start()
@@ -60,4 +83,9 @@ def run_limited(*args: str, env: dict[str, str] | None = None, cwd: Path | None 
         err.seek(0)
         stdout, stderr = out.read().decode(errors="replace"), err.read().decode(errors="replace")
     cpu = usage.ru_utime + usage.ru_stime
-    return Outcome(proc.returncode, stdout, stderr, cpu, usage.ru_maxrss * 1024)
+    try:
+        reported = Path(peak_file.name).read_text()
+    finally:
+        os.unlink(peak_file.name)
+    peak = int(reported) if reported.strip() else usage.ru_maxrss * 1024
+    return Outcome(proc.returncode, stdout, stderr, cpu, peak)
