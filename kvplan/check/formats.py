@@ -114,7 +114,8 @@ def render_text(report: Report, width: int | None = None) -> str:
             current = o.file
         for line in verdict_lines(o, path=False):
             lines.extend(wrap(line, width))
-    lines.append(footer(report))
+    for line in footer(report).splitlines():  # the summary and each ignored document fold too
+        lines.extend(wrap(line, width))
     return "\n".join(lines) + "\n"
 
 

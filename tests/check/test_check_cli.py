@@ -403,3 +403,15 @@ def test_a_kvplan_file_naming_an_engine_is_checked_with_its_profile(runner: CliR
     assert "holds 54 users < 100 required" in lines[0]
     assert "vllm 0.6.3 profile" in lines[0]
     assert lines[1] == "      fix: engine.kv_cache_dtype: bf16 -> fp8 (holds 109 users on 1 GPU(s))"
+
+
+def test_a_ci_log_of_the_whole_corpus_fits_80_columns(runner, monkeypatch) -> None:  # noqa: ANN001
+    """With CI set, every line folds at 80 columns (verdicts, the summary, ignored documents);
+    only a word longer than a line (a file path) may stand alone past it."""
+    monkeypatch.setenv("CI", "true")
+    corpus = Path(__file__).resolve().parents[1] / "assets" / "check" / "corpus"
+    result = invoke(runner, "check", str(corpus))
+    lines = result.stdout.splitlines()
+    assert len(lines) > 100 and any(ln.startswith("ignored:") for ln in lines)
+    wide = [ln for ln in lines if len(ln) > 80 and len(ln.split()) > 1]
+    assert not wide, wide[:3]
