@@ -135,6 +135,8 @@ def traffic_record(p: TrafficPlan, engine: EngineResult | None = None) -> dict[s
         {
             "users_per_gpu": number(per_gpu(p.planned_users_per_replica)),
             "users_per_gpu_basis": basis(p),
+            # the replica's figure on the same basis: replicas = ceil(required / this)
+            "users_per_replica": p.planned_users_per_replica,
             "replicas": p.replicas,
             "gpus_needed": p.gpus_needed,
             "reason": rec["reason"] or p.reason,

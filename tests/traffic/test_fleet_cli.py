@@ -261,3 +261,20 @@ def test_a_broken_target_is_named_before_the_missing_load(runner, tmp_path):
     result = invoke(runner, "fleet", str(bad))
     assert result.exit_code == 2
     assert "malformed YAML" in result.output and "--peak-users" not in result.output
+
+
+def test_one_headline_per_replica_and_per_gpu_at_tp2(runner):
+    # Llama-3.1-70B at TP 2 on H100 with a 1% risk: the replica's users and the GPU's users are
+    # the same planned figure (at risk), and the GPU count is divided by it:
+    # replicas = ceil(20,000 / users_per_replica), gpus = replicas x 2. The mean-based figure
+    # stays in the breakdown only (it was left in users_per_replica before).
+    result = runner.invoke(app, ["fleet", "llama-3.1-70b", "--gpu", "h100", "--tp", "2", "-n",
+                                 "20000", "--context-p50", "1200", "--context-p95", "6000",
+                                 "--risk", "0.01", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    data = results(result.stdout)
+    assert data["users_per_gpu_basis"] == "at_risk"
+    assert data["users_per_replica"] == 3 < 2 * data["users_per_gpu_mean"]
+    assert data["users_per_gpu"] == data["users_per_replica"] / 2 == data["users_per_gpu_at_risk"]
+    assert data["replicas"] == -(-20_000 // data["users_per_replica"]) == 6_667
+    assert data["gpus_needed"] == 2 * data["replicas"] == 13_334
