@@ -238,6 +238,12 @@ ALIASES = {
     "gemma-2-9b": [
         ("google/gemma-2-9b-it", "google--gemma-2-9b-it", "the instruction-tuned release: the file as copied by https://huggingface.co/thejaminator/gemma-hook-layer-0-step-2000/commit/33738e3d45f3bc4dc6cba719f54d0513279e2231 ('Copy config.json from google/gemma-2-9b-it'); same shapes, but torch_dtype bfloat16 (the base config says float32)"),
     ],
+    "gemma-2-27b": [
+        ("google/gemma-2-27b-it", "google--gemma-2-27b-it", "the instruction-tuned release: its config as re-saved (_name_or_path google/gemma-2-27b-it, transformers 4.45.1) in the GPTQ export https://huggingface.co/ssg97/gemma-2-27b-it-gptq-int4/blob/758908e2f1c99d822aa4e178e2ba7e807b34809c/config.json (its quantization_config is that export's; the catalog plans the bf16 release); same shapes, positions and 4,096-token sliding window"),
+    ],
+    "mixtral-8x7b": [
+        ("mistralai/Mixtral-8x7B-Instruct-v0.1", "mistralai--Mixtral-8x7B-Instruct-v0.1", "the Instruct release: its own config.json, https://huggingface.co/mistralai/Mixtral-8x7B-Instruct-v0.1/blob/eba92302a2861cdc0098cc54bc9f17cb2c47eb61/config.json (720 bytes, as the docs index stores it); field for field the base config"),
+    ],
     "falcon-7b": [
         ("tiiuae/falcon-7b-instruct", "tiiuae--falcon-7b-instruct", "the instruct release: the tt-metal ttnn_falcon7b test dict (code index id 2532861887, _name_or_path tiiuae/falcon-7b-instruct) that is also the catalog's falcon-7b fixture; same shapes"),
     ],

@@ -95,23 +95,25 @@ def test_verdicts_against_the_real_outcomes(by_file: dict[str, Outcome]) -> None
     # explained there (4 models the catalog lacks, vLLM's sampler warm-up OOM twice, SGLang
     # started with a pool shorter than its context, a thread naming no GPU, one OOM the
     # arithmetic cannot explain); 9 of 17 since SGLang's start rule (02: it starts with a pool
-    # shorter than its context and refuses longer requests: WARN, as the outcome allows)
-    assert len(v_hit) >= 9, "\n".join(v_miss)
+    # shorter than its context and refuses longer requests: WARN, as the outcome allows); 12 of
+    # 17 since the gemma-2-27b-it and Mixtral-8x7B-Instruct aliases (07, 08, 13 were ERRORs)
+    assert len(v_hit) >= 12, "\n".join(v_miss)
 
 
 def test_pool_tokens_against_the_logged_tokens(by_file: dict[str, Outcome]) -> None:
     _, _, t_hit, t_miss = score(by_file)
     # measured when the folder was added: 3 of 7 logged pools within tolerance (05 +0.26%,
     # 06 +0.18%, 09 -0.41%); 16 is +16.3%, 02 FAILs, 07 and 08 name models the catalog lacks
-    assert len(t_hit) >= 3, "\n".join(t_miss)
+    # 5 of 7 since the aliases: 07 -0.19%, 08 +0.92%
+    assert len(t_hit) >= 5, "\n".join(t_miss)
 
 
 def test_the_hits_are_the_ones_recorded(by_file: dict[str, Outcome]) -> None:
     """Each file's verdict as OUTCOMES.md records it: a hit that turns into a miss is named."""
     recorded = {
         "01": "FAIL", "02": "WARN", "03": "PASS", "04": "WARN", "05": "PASS", "06": "PASS",
-        "07": "ERROR", "08": "ERROR", "09": "PASS", "10": "PASS", "11": "PASS", "12": "ERROR",
-        "13": "ERROR", "14": "FAIL", "15": "FAIL", "16": "PASS", "17": "FAIL",
+        "07": "PASS", "08": "PASS", "09": "PASS", "10": "PASS", "11": "PASS", "12": "ERROR",
+        "13": "FAIL", "14": "FAIL", "15": "FAIL", "16": "PASS", "17": "FAIL",
     }
     got = {name[:2]: o.verdict for name, o in by_file.items()}
     assert got == recorded
