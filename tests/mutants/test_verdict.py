@@ -635,3 +635,42 @@ def test_judge_uses_the_p95_and_the_traffic(tmp_path: Path):
     assert "p95 conversation (8,192 tokens) is longer than max_model_len (4,096)" in n.reasons
     # the fix lengthens max_model_len to the p95 (8,192: 2 sequences of 1 GiB fit 2.5 GiB)
     assert {f.change: f.new for f in verdict.fixes}["max_model_len"] == {"max_model_len": 8192}
+
+
+# --- evaluate: the reason a deployment would not start, said once
+
+
+L4 = load_hardware("l4")
+SEVENTY = load_model("llama-3.1-70b")
+
+
+def test_weights_that_do_not_fit_say_would_not_start_once_with_the_plain_reason():
+    # Llama-3.1-70B in bf16 on one L4: 70,553,706,496 x 2 B = 131.42 GiB of weights against
+    # floor(23,570,219,008 x 0.9) = 19.76 GiB usable: the plain arithmetic's reason, prefixed once
+    n = evaluate(setup(model=SEVENTY, gpu=L4), required=10, p95=None)
+    assert not n.would_start
+    assert n.reasons[0] == (
+        "would not start: weights need 131.42 GiB per GPU and the reserve 2 GiB, but only "
+        "19.76 GiB of l4's memory is usable at 0.9 utilization: 113.66 GiB short")
+
+
+def test_an_engine_that_says_it_would_not_start_is_not_prefixed_again():
+    # vLLM's own reason already names who would not start: no second "would not start: "
+    n = evaluate(setup(model=SEVENTY, gpu=L4, engine=EngineSettings(engine=Engine.vllm)),
+                 required=10, p95=None)
+    assert n.reasons[0].startswith("vLLM would not start: no memory for the KV cache (")
+    assert not any("would not start: vLLM" in r for r in n.reasons)
+
+
+def test_a_pool_of_nothing_without_a_reason_says_no_memory_for_the_kv_cache(monkeypatch):
+    # the default sentence when a profile reports an empty pool and no reason of its own
+    real = v._size
+
+    def empty(r: SizeRequest, engine: EngineSettings | None = None):  # noqa: ANN202
+        got = real(r, engine)
+        return None if got is None else replace(got, kv_budget_bytes=0, users_per_replica=0,
+                                                reason=None)
+
+    monkeypatch.setattr(v, "_size", empty)
+    n = evaluate(setup(), required=10, p95=None)
+    assert n.reasons[0] == "would not start: no memory for the KV cache"

@@ -95,3 +95,16 @@ def test_littles_law():
     assert concurrency("0.1", 7) == 1  # 0.7 rounds up
     with pytest.raises(InputError):
         concurrency(1, 1, "0.5")
+
+
+def test_a_sample_request_at_the_context_limit_is_read_and_one_above_is_refused(tmp_path: Path):
+    # docs/limits.md: a request length is bounded by MAX_CONTEXT_TOKENS = 2**34 = 17,179,869,184
+    at = tmp_path / "at.jsonl"
+    at.write_text("17179869184\n100\n")
+    assert load_sample(at).tokens == (17_179_869_184, 100)
+    above = tmp_path / "above.jsonl"
+    above.write_text("100\n17179869185\n")
+    with pytest.raises(InputError) as err:
+        load_sample(above)
+    assert str(err.value) == (f"{above}: a request of 17,179,869,185 tokens is beyond the limit "
+                              "of 17,179,869,184 (docs/limits.md); is the column right?")
