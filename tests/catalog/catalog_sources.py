@@ -238,6 +238,9 @@ ALIASES = {
     "gemma-2-9b": [
         ("google/gemma-2-9b-it", "google--gemma-2-9b-it", "the instruction-tuned release: the file as copied by https://huggingface.co/thejaminator/gemma-hook-layer-0-step-2000/commit/33738e3d45f3bc4dc6cba719f54d0513279e2231 ('Copy config.json from google/gemma-2-9b-it'); same shapes, but torch_dtype bfloat16 (the base config says float32)"),
     ],
+    "qwen2.5-7b": [
+        ("Qwen/Qwen2.5-Coder-7B-Instruct", "Qwen--Qwen2.5-Coder-7B-Instruct", "the Coder Instruct release: its config as re-saved from it (_name_or_path Qwen/Qwen2.5-Coder-7B-Instruct, transformers 4.46.0) in https://huggingface.co/VERSIL91/748b9db5-2b25-45c4-83bb-bebf0bf081ce/raw/main/config.json (a fine-tune: its use_cache false is that repository's); two more re-saves agree on every shape (unsloth's re-upload via InferenceIllusionist/MilkDropLM-7b-v0.3@fd0ba2c, XGenerationLab/XiYanSQL-QwenCoder-7B-2502@1009ef0); same shapes and 32,768 positions as Qwen2.5-7B-Instruct"),
+    ],
     "gemma-2-27b": [
         ("google/gemma-2-27b-it", "google--gemma-2-27b-it", "the instruction-tuned release: its config as re-saved (_name_or_path google/gemma-2-27b-it, transformers 4.45.1) in the GPTQ export https://huggingface.co/ssg97/gemma-2-27b-it-gptq-int4/blob/758908e2f1c99d822aa4e178e2ba7e807b34809c/config.json (its quantization_config is that export's; the catalog plans the bf16 release); same shapes, positions and 4,096-token sliding window"),
     ],
