@@ -9,23 +9,15 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from engine_runs import GIB, numbers
+
 from kvplan.capacity import SizeRequest
 from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
 from kvplan.specs import load_hardware, load_model
 
-GIB = 1 << 30
-NUMBERS = ("memory_bytes", "requested_bytes", "weights_bytes", "activation_bytes",
-           "activation_bytes_low", "activation_bytes_high", "non_torch_bytes", "cuda_graph_bytes",
-           "kv_cache_bytes", "kv_cache_bytes_low", "kv_cache_bytes_high", "kv_cache_tokens",
-           "kv_cache_tokens_low", "kv_cache_tokens_high", "blocks", "block_size_tokens",
-           "max_model_len", "max_concurrency", "starts", "reason", "max_model_len_that_starts")
 NOTES = ("KV cache in fp16 (16 bits per value)", "weights in bf16, split over 1 GPU(s)",
          "paged: each sequence holds 8,192 tokens in blocks of 16 tokens (rounded up)")
-
-
-def numbers(r: EngineResult) -> dict[str, object]:
-    return {k: getattr(r, k) for k in NUMBERS}
 
 
 def ideal(ctx: int = 8192, fraction: Fraction | None = None, **kw: object) -> EngineResult:

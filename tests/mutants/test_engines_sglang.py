@@ -14,35 +14,16 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
+from engine_runs import GIB, MIB, numbers, run
 
-from kvplan.capacity import SizeRequest
 from kvplan.capacity.plan import Breakdown
-from kvplan.engines import Engine, EngineResult, EngineSettings, Measured, run_engine, verify_steps
+from kvplan.engines import Engine, EngineResult, Measured
 from kvplan.engines.sglang import default_fraction
-from kvplan.specs import load_hardware, load_model
-
-GIB = 1 << 30
-MIB = 1 << 20
-NUMBERS = ("memory_bytes", "requested_bytes", "weights_bytes", "activation_bytes",
-           "activation_bytes_low", "activation_bytes_high", "non_torch_bytes", "cuda_graph_bytes",
-           "kv_cache_bytes", "kv_cache_bytes_low", "kv_cache_bytes_high", "kv_cache_tokens",
-           "kv_cache_tokens_low", "kv_cache_tokens_high", "blocks", "block_size_tokens",
-           "max_model_len", "max_concurrency", "starts", "reason", "max_model_len_that_starts")
 
 
-def numbers(r: EngineResult) -> dict[str, object]:
-    return {k: getattr(r, k) for k in NUMBERS}
-
-
-def sglang(model: str, gpu: str, ctx: int, version: str | None = None, **kw: object
-           ) -> EngineResult:
-    settings = {k: kw.pop(k) for k in list(kw) if k in EngineSettings.__dataclass_fields__}
-    req = SizeRequest(model=load_model(model), gpu=load_hardware(gpu), context_tokens=ctx,
-                      **kw)  # type: ignore[arg-type]
-    r = run_engine(req, EngineSettings(engine=Engine.sglang, version=version,
-                                       **settings))  # type: ignore[arg-type]
-    assert verify_steps(r.steps) == []
-    return r
+def sglang(model: str, gpu: str, ctx: int, version: str | None = None,
+           **kw: object) -> EngineResult:
+    return run(Engine.sglang, model, gpu, ctx, version, **kw)
 
 
 @pytest.mark.parametrize(("version", "tp", "fraction"), [

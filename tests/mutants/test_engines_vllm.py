@@ -11,22 +11,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from kvplan.capacity import SizeRequest
+from engine_runs import GIB, numbers, run
+
 from kvplan.capacity.plan import Breakdown
-from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
-from kvplan.specs import load_hardware, load_model
+from kvplan.engines import Engine, EngineResult
+from kvplan.specs import load_model
 from kvplan.units import DType
-
-NUMBERS = ("memory_bytes", "requested_bytes", "weights_bytes", "activation_bytes",
-           "activation_bytes_low", "activation_bytes_high", "non_torch_bytes", "cuda_graph_bytes",
-           "kv_cache_bytes", "kv_cache_bytes_low", "kv_cache_bytes_high", "kv_cache_tokens",
-           "kv_cache_tokens_low", "kv_cache_tokens_high", "blocks", "block_size_tokens",
-           "max_model_len", "max_concurrency", "starts", "reason", "max_model_len_that_starts")
-GIB = 1 << 30
-
-
-def numbers(r: EngineResult) -> dict[str, object]:
-    return {k: getattr(r, k) for k in NUMBERS}
 
 
 def steps(r: EngineResult) -> list[tuple[object, ...]]:
@@ -34,14 +24,9 @@ def steps(r: EngineResult) -> list[tuple[object, ...]]:
     return [(s.label, s.value, s.unit, s.op, s.args) for s in r.steps]
 
 
-def vllm(model: str, gpu: str, ctx: int, version: str | None = None, **kw: object) -> EngineResult:
-    settings = {k: kw.pop(k) for k in list(kw) if k in EngineSettings.__dataclass_fields__}
-    req = SizeRequest(model=load_model(model), gpu=load_hardware(gpu), context_tokens=ctx,
-                      **kw)  # type: ignore[arg-type]
-    r = run_engine(req, EngineSettings(engine=Engine.vllm, version=version,
-                                       **settings))  # type: ignore[arg-type]
-    assert verify_steps(r.steps) == []
-    return r
+def vllm(model: str, gpu: str, ctx: int, version: str | None = None,
+         **kw: object) -> EngineResult:
+    return run(Engine.vllm, model, gpu, ctx, version, **kw)
 
 
 # The explain lines every vLLM result shares, in order, with the text of each formula.

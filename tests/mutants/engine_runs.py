@@ -1,0 +1,33 @@
+"""What the engine-profile mutation tests share: every number of an EngineResult as one dict,
+and a run of one profile on a catalog model and GPU whose explain steps must add up."""
+
+from __future__ import annotations
+
+from kvplan.capacity import SizeRequest
+from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
+from kvplan.specs import load_hardware, load_model
+from kvplan.units import GIB, MIB
+
+__all__ = ["GIB", "MIB", "NUMBERS", "numbers", "run"]
+NUMBERS = ("memory_bytes", "requested_bytes", "weights_bytes", "activation_bytes",
+           "activation_bytes_low", "activation_bytes_high", "non_torch_bytes", "cuda_graph_bytes",
+           "kv_cache_bytes", "kv_cache_bytes_low", "kv_cache_bytes_high", "kv_cache_tokens",
+           "kv_cache_tokens_low", "kv_cache_tokens_high", "blocks", "block_size_tokens",
+           "max_model_len", "max_concurrency", "starts", "reason", "max_model_len_that_starts")
+
+
+def numbers(r: EngineResult) -> dict[str, object]:
+    return {k: getattr(r, k) for k in NUMBERS}
+
+
+def run(engine: Engine, model: str, gpu: str, ctx: int, version: str | None = None,
+        **kw: object) -> EngineResult:
+    """`engine` on `model` and `gpu` at `ctx` tokens: keywords that are engine settings go to
+    EngineSettings, the rest to the SizeRequest."""
+    settings = {k: kw.pop(k) for k in list(kw) if k in EngineSettings.__dataclass_fields__}
+    req = SizeRequest(model=load_model(model), gpu=load_hardware(gpu), context_tokens=ctx,
+                      **kw)  # type: ignore[arg-type]
+    r = run_engine(req, EngineSettings(engine=engine, version=version,
+                                       **settings))  # type: ignore[arg-type]
+    assert verify_steps(r.steps) == []
+    return r
