@@ -89,3 +89,17 @@ def run_limited(*args: str, env: dict[str, str] | None = None, cwd: Path | None 
         os.unlink(peak_file.name)
     peak = int(reported) if reported.strip() else usage.ru_maxrss * 1024
     return Outcome(proc.returncode, stdout, stderr, cpu, peak)
+
+
+def one_error_line(out: Outcome) -> str:
+    """The single error line; click's usage banner (Usage:/Try) around it is allowed."""
+    lines = [ln for ln in out.error_lines() if not ln.startswith(("Usage:", "Try '"))]
+    assert len(lines) == 1, out.stderr
+    return lines[0]
+
+
+def assert_bounded(out: Outcome) -> None:
+    """No traceback, and within the CPU and memory bounds."""
+    assert "Traceback" not in out.stderr + out.stdout
+    assert out.cpu_s < CPU_BOUND_S, f"{out.cpu_s:.1f} CPU s"
+    assert out.peak_rss_bytes < MEMORY_CAP_BYTES

@@ -14,7 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening.limited import CPU_BOUND_S, MEMORY_CAP_BYTES, Outcome, run_limited
+from tests.hardening.limited import (
+    assert_bounded,
+    one_error_line,
+    run_limited,
+)
 
 HOSTILE = Path(__file__).resolve().parents[1] / "assets" / "hostile"
 H = str(HOSTILE)
@@ -90,27 +94,14 @@ CASES: list[tuple[str, tuple[str, ...], int, str]] = [
 ]
 
 
-def _one_error_line(out: Outcome) -> str:
-    """The single error line; click's usage banner (Usage:/Try) around it is allowed."""
-    lines = [ln for ln in out.error_lines() if not ln.startswith(("Usage:", "Try '"))]
-    assert len(lines) == 1, out.stderr
-    return lines[0]
-
-
-def _bounded(out: Outcome) -> None:
-    assert "Traceback" not in out.stderr + out.stdout
-    assert out.cpu_s < CPU_BOUND_S, f"{out.cpu_s:.1f} CPU s"
-    assert out.peak_rss_bytes < MEMORY_CAP_BYTES
-
-
 @pytest.mark.parametrize(("argv", "code", "text"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_hostile_input_is_refused_in_one_line(argv: tuple[str, ...], code: int, text: str) -> None:
     out = run_limited(*argv)
     assert out.code == code, out.stderr
-    line = _one_error_line(out)
+    line = one_error_line(out)
     assert line.lower().startswith("error"), line
     assert text in line, line
-    _bounded(out)
+    assert_bounded(out)
 
 
 def test_alias_bomb_in_a_manifest_is_refused_and_named_under_check() -> None:
@@ -123,14 +114,14 @@ def test_alias_bomb_in_a_manifest_is_refused_and_named_under_check() -> None:
     assert ignored == [f"ignored: {H}/alias-bomb-manifest.yaml:5: expands to more than 200,000 "
                        "values (aliases repeated inside aliases); write the values out"]
     assert any(ln.startswith("PASS") for ln in out.stdout.splitlines())
-    _bounded(out)
+    assert_bounded(out)
 
 
 def test_a_huge_spec_on_the_search_path_does_not_hide_the_catalog(tmp_path: Path) -> None:
     (tmp_path / "model_specs").mkdir()
     shutil.copy(HOSTILE / "layers-1e30.yaml", tmp_path / "model_specs" / "layers-1e30.yaml")
     out = run_limited("models", "--format", "json", env={"KVPLAN_SPECS_PATH": str(tmp_path)})
-    _bounded(out)
+    assert_bounded(out)
     assert '"llama-3-8b"' in out.stdout  # the catalog is still listed
     assert "layers-1e30.yaml: num_layers: Input should be less than or equal to 10000" in out.stderr
 
@@ -141,7 +132,7 @@ def test_a_binary_spec_on_the_search_path_is_named_by_models_and_gpus(tmp_path: 
         shutil.copy(HOSTILE / "binary.yaml", tmp_path / kind / "junk.yaml")
     for command, listed in (("models", '"llama-3-8b"'), ("gpus", '"h100-sxm-80gb"')):
         out = run_limited(command, "--format", "json", env={"KVPLAN_SPECS_PATH": str(tmp_path)})
-        _bounded(out)
+        assert_bounded(out)
         assert listed in out.stdout
         assert "junk.yaml: binary data (a NUL byte at offset 0)" in out.stderr
 
@@ -156,7 +147,7 @@ def test_utf16_with_a_bom_is_read() -> None:
     assert data["model"] == "utf16-bom"
     assert data["kv_bytes_per_token"] == 131072
     assert data["users_per_gpu"] == 54
-    _bounded(out)
+    assert_bounded(out)
 
 
 def test_a_manifest_whose_metadata_is_not_a_mapping_is_judged_not_crashed() -> None:
@@ -166,4 +157,4 @@ def test_a_manifest_whose_metadata_is_not_a_mapping_is_judged_not_crashed() -> N
     out = run_limited("check", f"{H}/manifest-metadata-not-mapping.yaml")
     assert out.code == 0, out.stdout + out.stderr
     assert "WARN" in out.stdout and "Traceback" not in out.stderr
-    _bounded(out)
+    assert_bounded(out)

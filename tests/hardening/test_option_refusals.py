@@ -8,7 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.hardening.limited import CPU_BOUND_S, MEMORY_CAP_BYTES, Outcome, run_limited
+from tests.hardening.limited import (
+    assert_bounded,
+    one_error_line,
+    run_limited,
+)
 
 HOSTILE = Path(__file__).resolve().parents[1] / "assets" / "hostile"
 H = str(HOSTILE)
@@ -58,28 +62,16 @@ CASES: list[tuple[str, tuple[str, ...], str | None, str]] = [
 ]
 
 
-def _one_error_line(out: Outcome) -> str:
-    lines = [ln for ln in out.error_lines() if not ln.startswith(("Usage:", "Try '"))]
-    assert len(lines) == 1, out.stderr
-    return lines[0]
-
-
-def _bounded(out: Outcome) -> None:
-    assert "Traceback" not in out.stderr + out.stdout
-    assert out.cpu_s < CPU_BOUND_S, f"{out.cpu_s:.1f} CPU s"
-    assert out.peak_rss_bytes < MEMORY_CAP_BYTES
-
-
 @pytest.mark.parametrize(("argv", "stdin", "text"), [c[1:] for c in CASES],
                          ids=[c[0] for c in CASES])
 def test_audit_input_is_refused_in_one_line(argv: tuple[str, ...], stdin: str | None,
                                             text: str) -> None:
     out = run_limited(*argv, stdin=Path(stdin) if stdin else None)
     assert out.code == 2, out.stdout + out.stderr
-    line = _one_error_line(out)
+    line = one_error_line(out)
     assert line.lower().startswith("error"), line
     assert text in line, line
-    _bounded(out)
+    assert_bounded(out)
 
 
 def test_a_search_that_carries_nothing_is_a_verdict_of_no() -> None:
@@ -88,6 +80,6 @@ def test_a_search_that_carries_nothing_is_a_verdict_of_no() -> None:
                       "t4")
     assert out.code == 1, out.stdout + out.stderr
     assert "no configuration carries the load" in out.stdout
-    _bounded(out)
+    assert_bounded(out)
     assert run_limited("fleet", "llama-3.1-70b", "-n", "100000", "--search", "--search-gpus",
                        "t4", "--allow-no-fit").code == 0
