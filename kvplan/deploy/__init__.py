@@ -19,7 +19,7 @@ from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION, ContextTokens, Deployment
 from kvplan.errors import InputError
 from kvplan.plan.rules import required_users
-from kvplan.specs.loader import load_hardware
+from kvplan.specs.loader import RANGE_HINT, is_bound, load_hardware
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import DType, exact, gib_to_bytes, parse_dtype
 
@@ -133,6 +133,8 @@ def validation_problems(
             msg = f"{item['input']:,} is beyond the limit of {limit:,} (docs/limits.md)"
         elif kind == "literal_error" or "type" in kind or "parsing" in kind:
             msg = f"{msg} (got {item.get('input')!r})"
+        elif is_bound(kind):  # the same hint a spec file's bounds give
+            msg += RANGE_HINT
         line = doc.line(*prefix, *loc) if doc else None
         out.append(Problem(dotted(loc) or "(top level)", msg, line))
     return out

@@ -69,6 +69,12 @@ def read_yaml(path: Path) -> Any:
 
 _BOUNDS = frozenset({"less_than_equal", "less_than", "greater_than_equal", "greater_than"})
 _WHOLE = frozenset({"int_type", "int_parsing", "int_from_float"})
+RANGE_HINT = "; give a value in range (kvplan's limits: docs/limits.md)"
+
+
+def is_bound(kind: str) -> bool:
+    """A pydantic error of a value outside a field's bounds (gt, ge, lt, le)."""
+    return kind in _BOUNDS
 
 
 def format_validation(err: ValidationError) -> list[str]:
@@ -81,8 +87,8 @@ def format_validation(err: ValidationError) -> list[str]:
             msg = "unknown field; remove it or check its spelling"
         elif item["type"] == "missing":
             msg = "required field is missing"
-        elif item["type"] in _BOUNDS:
-            msg += "; give a value in range (kvplan's limits: docs/limits.md)"
+        elif is_bound(item["type"]):
+            msg += RANGE_HINT
         elif item["type"] in _WHOLE:
             msg += "; give a whole number"
         out.append(f"{loc}: {msg}")

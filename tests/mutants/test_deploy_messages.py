@@ -47,6 +47,16 @@ def test_validation_messages(tmp_path: Path, count: object, body: str, where: st
     assert str(err.value) == f"{path}: {where}"
 
 
+
+def test_a_value_below_its_bound_says_what_to_do_as_a_spec_does(tmp_path: Path):
+    # the deployment's and the spec's validation messages share the range hint
+    path = write(tmp_path, "traffic:\n  peak_concurrent_users: -5\n")
+    with pytest.raises(DeploymentError) as err:
+        load_deployment(path)
+    assert str(err.value) == (f"{path}: line 8: traffic.peak_concurrent_users: Input should be "
+                              "greater than 0; give a value in range (kvplan's limits: "
+                              "docs/limits.md)")
+
 def test_a_yml_file_is_a_deployment(tmp_path: Path):
     assert is_deployment(write(tmp_path, PEAK, name="dep.yml"))
 
