@@ -11,6 +11,20 @@ import pytest
 HEAVY = ("torch", "transformers", "matplotlib", "numpy", "scipy")
 
 
+def _run(argv: list[str]) -> str:
+    """A child script that runs `kvplan ARGV` in process, asserting it exits 0."""
+    return ("import sys, io, contextlib, runpy\n"
+            f"sys.argv = ['kvplan', *{argv!r}]\n"
+            "try:\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        runpy.run_module('kvplan', run_name='__main__')\n"
+            "except SystemExit as e:\n"
+            "    assert not e.code, e.code\n")
+
+
+_SIZE_RUN = _run(["size", "llama-3-8b", "--gpu", "h100", "--format", "json"])
+
+
 @pytest.mark.parametrize(
     "argv",
     [
@@ -20,14 +34,7 @@ HEAVY = ("torch", "transformers", "matplotlib", "numpy", "scipy")
     ],
 )
 def test_no_heavy_imports(argv):
-    code = (
-        "import sys, io, contextlib, runpy\n"
-        f"sys.argv = ['kvplan', *{argv!r}]\n"
-        "try:\n"
-        "    with contextlib.redirect_stdout(io.StringIO()):\n"
-        "        runpy.run_module('kvplan', run_name='__main__')\n"
-        "except SystemExit as e:\n"
-        "    assert not e.code, e.code\n"
+    code = _run(argv) + (
         f"print(','.join(m for m in {HEAVY!r} if m in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -38,14 +45,7 @@ def test_size_loads_no_engine_deployment_or_traffic_code():
     """Start-up time: `kvplan size` without --engine needs none of these subpackages.
 
     (It plans from the kvplan/v1 record, so kvplan.deploy's schema and kvplan.plan load.)"""
-    code = (
-        "import sys, io, contextlib, runpy\n"
-        "sys.argv = ['kvplan', 'size', 'llama-3-8b', '--gpu', 'h100', '--format', 'json']\n"
-        "try:\n"
-        "    with contextlib.redirect_stdout(io.StringIO()):\n"
-        "        runpy.run_module('kvplan', run_name='__main__')\n"
-        "except SystemExit as e:\n"
-        "    assert not e.code, e.code\n"
+    code = _SIZE_RUN + (
         "print(','.join(sorted(m for m in sys.modules if m.startswith(('kvplan.engines', "
         "'kvplan.traffic', 'kvplan.check', 'kvplan.calibrate', 'kvplan.measure')))))\n"
     )
@@ -57,14 +57,8 @@ def test_size_of_a_catalog_model_reads_no_yaml_and_renders_json_without_rich(tmp
     """Start-up time: with the catalog index built (the second run), `size NAME --format json`
     neither parses YAML nor loads rich, and as a program it leaves pydantic's plugin scan
     (every installed distribution's metadata) alone."""
-    code = (
-        "import os, sys, io, contextlib, runpy\n"
-        "sys.argv = ['kvplan', 'size', 'llama-3-8b', '--gpu', 'h100', '--format', 'json']\n"
-        "try:\n"
-        "    with contextlib.redirect_stdout(io.StringIO()):\n"
-        "        runpy.run_module('kvplan', run_name='__main__')\n"
-        "except SystemExit as e:\n"
-        "    assert not e.code, e.code\n"
+    code = _SIZE_RUN + (
+        "import os\n"
         "print(','.join(sorted(m for m in ('yaml', 'rich', 'kvplan.inputs.yamlsafe') "
         "if m in sys.modules)), os.environ.get('PYDANTIC_DISABLE_PLUGINS'))\n"
     )
@@ -74,17 +68,6 @@ def test_size_of_a_catalog_model_reads_no_yaml_and_renders_json_without_rich(tmp
         out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                              check=True, env=env)
     assert out.stdout.split() == ["__all__"], out.stdout
-
-
-_SIZE_RUN = (
-    "import sys, io, contextlib, runpy\n"
-    "sys.argv = ['kvplan', 'size', 'llama-3-8b', '--gpu', 'h100', '--format', 'json']\n"
-    "try:\n"
-    "    with contextlib.redirect_stdout(io.StringIO()):\n"
-    "        runpy.run_module('kvplan', run_name='__main__')\n"
-    "except SystemExit as e:\n"
-    "    assert not e.code, e.code\n"
-)
 
 
 def _after_size(tmp_path, probe: str) -> str:
