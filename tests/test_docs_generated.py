@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from kvplan.render.schema_doc import schema_tables
-from kvplan.specs.schema import HardwareSpec, ModelSpec
+from kvplan.specs.validators import HardwareSpec, ModelSpec  # the classes holding descriptions
 
 ROOT = Path(__file__).resolve().parents[1]
 SPECS_PAGE = ROOT / "docs" / "specs.md"

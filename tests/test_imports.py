@@ -80,28 +80,37 @@ def _after_size(tmp_path, probe: str) -> str:
     return out.stdout.strip()
 
 
-def test_size_builds_one_pydantic_validator_and_imports_no_other_model_module(tmp_path):
-    """Start-up time: `size NAME` validates the record its flags make (the Deployment model's
-    validator is built) and nothing else: the catalog's specs come validated from the index,
-    so no spec model builds its validator, and the modules of the other pydantic models
-    (manifest side files, the Hugging Face importer, the schema docs) are not imported."""
+def test_size_imports_no_pydantic_model_machinery(tmp_path):
+    """Start-up time (issue #14): `size NAME` builds its record with the fast acceptor and reads
+    the catalog's specs validated from the index, as plain records (kvplan.plain): pydantic's
+    model machinery (pydantic.main) is never imported, nor any module of kvplan's pydantic
+    validators (specs, deployments, manifest side files, the importer, the schema docs)."""
     probe = (
-        "import pydantic\n"
-        "def walk(cls):\n"
-        "    for sub in cls.__subclasses__():\n"
-        "        yield sub\n"
-        "        yield from walk(sub)\n"
-        "ours = {c for c in walk(pydantic.BaseModel) if c.__module__.startswith('kvplan')}\n"
-        "print(sorted(c.__module__ + '.' + c.__qualname__ for c in ours\n"
-        "             if c.__pydantic_complete__))\n"
-        "print(sorted({c.__module__ for c in ours}))\n"
-        "print(sorted(m for m in ('kvplan.check.manifests.side', 'kvplan.specs.hf_import',\n"
-        "                         'kvplan.render.schema_doc', 'kvplan.check') if m in sys.modules))\n"
+        "print(sorted(m for m in ('pydantic.main', 'pydantic.fields', 'kvplan.specs.validators',\n"
+        "                         'kvplan.deploy.validators', 'kvplan.check.manifests.side',\n"
+        "                         'kvplan.specs.hf_import', 'kvplan.render.schema_doc',\n"
+        "                         'kvplan.check') if m in sys.modules))\n"
+        "print(sorted(m for m in ('kvplan.plain', 'kvplan.deploy.fast', 'kvplan.specs.schema')\n"
+        "             if m in sys.modules))\n"
     )
-    built, modules, others = _after_size(tmp_path, probe).splitlines()
-    assert built == "['kvplan.deploy.schema.Deployment']"
-    assert modules == "['kvplan.deploy.schema', 'kvplan.specs.schema']"
+    others, plain = _after_size(tmp_path, probe).splitlines()
     assert others == "[]"
+    assert plain == "['kvplan.deploy.fast', 'kvplan.plain', 'kvplan.specs.schema']"
+
+
+def test_a_refused_flag_value_still_gets_pydantics_message():
+    """The fast acceptor leaves what it cannot take to pydantic, whose message is the one
+    printed (here a --max-model-len beyond docs/limits.md)."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    res = CliRunner().invoke(app, ["size", "llama-3-8b", "--gpu", "h100",
+                                   "--max-model-len", str(2**40)])
+    assert res.exit_code == 2
+    assert res.output.strip() == (
+        "error: command line: engine.max_model_len (--max-model-len): 1,099,511,627,776 is "
+        "beyond the limit of 17,179,869,184 (docs/limits.md)")
 
 
 def test_a_program_skips_pydantics_plugin_loader_and_collects_less(tmp_path):

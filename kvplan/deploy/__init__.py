@@ -11,7 +11,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic_core import ValidationError  # pydantic's model machinery only on its path
 
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
@@ -95,8 +95,12 @@ def peak_users(dep: Deployment) -> int:
     return math.ceil(exact(t.arrival_rate_per_s) * exact(t.mean_duration_s) * exact(t.peak_to_mean))
 
 
-def _model_at(cls: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | None:
-    """The schema class that holds the field at `loc` (for 'did you mean')."""
+def _model_at(cls: Any, loc: tuple[Any, ...]) -> Any:
+    """The validator class that holds the field at `loc` (for 'did you mean')."""
+    from pydantic import BaseModel
+
+    if not issubclass(cls, BaseModel):  # a plain record: its validator's fields
+        cls = cls.validator()
     for part in loc:
         info = cls.model_fields.get(str(part))
         if info is None:
@@ -110,7 +114,7 @@ def _model_at(cls: type[BaseModel], loc: tuple[Any, ...]) -> type[BaseModel] | N
 
 
 def validation_problems(
-    cls: type[BaseModel], err: ValidationError, doc: Doc | None, prefix: tuple[Any, ...] = ()
+    cls: Any, err: ValidationError, doc: Doc | None, prefix: tuple[Any, ...] = ()
 ) -> list[Problem]:
     """One Problem per pydantic error, with the line, the field and a 'did you mean'."""
     from kvplan.deploy.yamldoc import dotted
@@ -153,6 +157,11 @@ def parse_deployment(data: Any, source: str, doc: Doc | None = None) -> Deployme
         line = doc.line("apiVersion") if doc else None
         msg = f"{version!r} is not supported; use {API_VERSION}"
         raise DeploymentError(source, [Problem("apiVersion", msg, line)])
+    from kvplan.deploy.fast import accept
+
+    plainly = accept(data)  # a plainly valid document, without pydantic's machinery
+    if plainly is not None:
+        return plainly
     try:
         return Deployment.model_validate(data)
     except ValidationError as err:

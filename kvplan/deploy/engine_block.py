@@ -8,7 +8,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pydantic import ValidationError
+from pydantic_core import ValidationError
 
 from kvplan.deploy.schema import Deployment
 from kvplan.errors import InputError

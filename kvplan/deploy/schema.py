@@ -1,195 +1,259 @@
-"""The kvplan/v1 deployment file: what is deployed, the traffic it must carry, and the bar."""
+"""The kvplan/v1 deployment file as kvplan computes with it: plain frozen records (kvplan.plain).
 
-# No `from __future__ import annotations`: pydantic would evaluate every string annotation again
-# when each class is made, a third of this module's import time on the CLI's start-up path.
-from typing import Annotated, Literal
+Each class is validated by the pydantic class of the same name in kvplan.deploy.validators,
+which holds the descriptions the docs print and is the validator of record: every error message
+is pydantic's. `TYPES` below states each field's type and bounds once more, for the fast
+acceptor (kvplan.deploy.fast), which builds the records of a document that is plainly valid
+without importing pydantic's model machinery; tests/schema/test_plain.py checks `TYPES` against
+the validators field by field and the two paths against each other.
+"""
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
 
 from kvplan.inputs import limits as lim
-
-
-def _not_bool(value: object) -> object:
-    if isinstance(value, bool):
-        raise ValueError("expected a whole number, not true/false")
-    return value
-
-
-NoBool = BeforeValidator(_not_bool)
-PosInt = Annotated[int, Field(gt=0), NoBool]
-Tokens = Annotated[int, Field(gt=0, le=lim.MAX_CONTEXT_TOKENS), NoBool]
-Users = Annotated[int, Field(gt=0, le=lim.MAX_USERS), NoBool]
-Ways = Annotated[int, Field(gt=0, le=lim.MAX_PARALLEL), NoBool]
-PosFloat = Annotated[float, Field(gt=0)]
+from kvplan.plain import REQUIRED, Plain
 
 API_VERSION = "kvplan/v1"
+_V = "kvplan.deploy.validators"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+# --- field types, for the fast acceptor: (kind, arguments) ------------------------------------
+def Int(gt: int | None = None, ge: int | None = None, le: int | None = None) -> tuple[Any, ...]:
+    """A whole number, not true/false, within the bounds."""
+    return ("int", gt, ge, None, le)
 
 
-class Hardware(_Strict):
-    gpu: str = Field(description="catalog name or alias, e.g. h100")
-    count: Annotated[int, Field(gt=0, le=lim.MAX_GPUS), NoBool] | None = Field(
-        default=None,
-        description="GPUs the deployment has, all replicas: replicas x tensor x pipeline. "
-        "`kvplan check` requires it; `kvplan fleet` computes it",
-    )
-    price_per_hour_usd: PosFloat | None = Field(
-        default=None, description="USD per GPU-hour [default: the GPU spec's price]"
-    )
-    bandwidth_efficiency: float = Field(
-        default=1.0, gt=0, le=1, description="share of peak memory bandwidth decode achieves"
-    )
-    flops_efficiency: float = Field(
-        default=1.0, gt=0, le=1, description="share of peak BF16 FLOP/s prefill achieves"
-    )
+def Num(gt: float | None = None, ge: float | None = None, lt: float | None = None,
+        le: float | None = None) -> tuple[Any, ...]:
+    """A finite number (an int becomes a float, as pydantic converts it)."""
+    return ("float", gt, ge, lt, le)
 
 
-class Parallel(_Strict):
-    tensor: Ways = 1
-    pipeline: Ways = 1
-    nodes: Ways | None = Field(
-        default=None, description="servers one replica spans; needed when tensor parallelism "
-        "exceeds the GPUs of one server (hardware spec gpus_per_node)")
-    expert: Ways | None = Field(
-        default=None, description="expert-parallel ranks a mixture-of-experts layer is split "
-        "over (vLLM --enable-expert-parallel: tensor x data parallel; SGLang --ep-size; "
-        "TensorRT-LLM --ep_size); must divide the experts")
+STR: tuple[Any, ...] = ("str",)
+BOOL: tuple[Any, ...] = ("bool",)
 
 
-class Engine(_Strict):
-    """Serving settings, named as vLLM names its flags.
-
-    Where SGLang or TensorRT-LLM has the same setting under another name, the vLLM name holds
-    it (docs/engines.md): max_num_seqs is SGLang's --max-running-requests and TensorRT-LLM's
-    max_batch_size; max_num_batched_tokens is SGLang's --chunked-prefill-size and TensorRT-LLM's
-    max_num_tokens; max_model_len is TensorRT-LLM's max_seq_len; block_size is SGLang's
-    --page-size and TensorRT-LLM's tokens_per_block (stated: otherwise each engine's default);
-    gpu_memory_utilization is SGLang's mem_fraction_static and TensorRT-LLM's
-    free_gpu_memory_fraction. Settings only one engine has keep that engine's name.
-    """
-
-    name: Literal["ideal", "vllm", "sglang", "trtllm", "transformers"] = "ideal"
-    version: str | None = None
-    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
-    max_model_len: Tokens | None = Field(default=None, description="default: the model's maximum")
-    kv_cache_dtype: str = Field(
-        default="auto", description="auto = the weight dtype (16 bits for int4 or fp8 weights)")
-    weight_dtype: str | None = None
-    allocation: Literal["paged", "reserved"] = "paged"
-    block_size: Annotated[int, Field(gt=0, le=lim.MAX_BLOCK_TOKENS), NoBool] = 16
-    kv_group_size: Annotated[int, Field(gt=0, le=lim.MAX_HEAD_DIM), NoBool] = Field(
-        default=64, description="values per fp16 scale, int4 caches")
-    max_num_seqs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = None
-    max_num_batched_tokens: Tokens | None = None
-    enable_prefix_caching: bool = False
-    reserve_gib: float | None = Field(default=None, ge=0)
-    kv_budget_gib: PosFloat | None = None
-    # engine flags that move the pool (each read by the engines kvplan.deploy.ENGINE_KEYS names)
-    enforce_eager: bool | None = Field(default=None,
-                                       description="vLLM --enforce-eager: no CUDA graphs "
-                                       "[default: false]")
-    kv_cache_memory_bytes: Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES), NoBool] | None = (
-        Field(default=None, description="vLLM --kv-cache-memory-bytes: the pool per GPU"))
-    cpu_offload_gb: float | None = Field(
-        default=None, ge=0, le=lim.MAX_MEMORY_BYTES / 2**30,
-        description="vLLM --cpu-offload-gb: weight GiB kept in host memory, per GPU")
-    limit_mm_per_prompt: Annotated[int, Field(ge=0, le=lim.MAX_SEQS), NoBool] | None = Field(
-        default=None, description="vLLM --limit-mm-per-prompt: items per prompt (multimodal)")
-    speculative_model: str | None = Field(
-        default=None, description="vLLM --speculative-config model: the draft model (catalog "
-        "name, hf_id or spec file)")
-    num_speculative_tokens: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
-        default=None, description="vLLM --speculative-config num_speculative_tokens")
-    cuda_graph_max_bs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
-        default=None, description="SGLang --cuda-graph-max-bs")
-    max_total_tokens: Tokens | None = Field(default=None,
-                                            description="SGLang --max-total-tokens")
-    max_tokens_in_paged_kv_cache: Tokens | None = Field(
-        default=None, description="TensorRT-LLM kv_cache_config.max_tokens")
-    trtllm_config: str | None = Field(
-        default=None, description="TensorRT-LLM: an --extra_llm_api_options / --config YAML or "
-        "an engine's config.json, relative to this file; its limits are read")
+def Lit(*values: str) -> tuple[Any, ...]:
+    return ("literal", frozenset(values))
 
 
-class ContextTokens(_Strict):
-    """Tokens a conversation holds (prompt plus output): a mean, percentiles, or a sample.
-
-    The mean sizes a paged pool; p95 is also checked against the longest sequence the engine
-    accepts (max_model_len)."""
-
-    mean: Tokens | None = None
-    p50: Tokens | None = None
-    p95: Tokens | None = None
-    p99: Tokens | None = None
-    sample: str | None = Field(
-        default=None, description="CSV or JSONL of request token counts, relative to this file"
-    )
-
-    @model_validator(mode="after")
-    def _some_length(self) -> "ContextTokens":
-        given = [q for q in (self.p50, self.p95, self.p99) if q is not None]
-        if self.mean is None and self.sample is None and len(given) < 2:
-            raise ValueError("give mean, at least two of p50/p95/p99, or a sample file")
-        if self.sample is not None and given:
-            raise ValueError("give a sample or percentiles, not both")
-        return self
-
-    @model_validator(mode="after")
-    def _ordered(self) -> "ContextTokens":
-        if self.p95 is not None and self.mean is not None and self.p95 < self.mean:
-            raise ValueError(f"p95 ({self.p95}) must not be below the mean ({self.mean})")
-        return self
+def Opt(kind: tuple[Any, ...]) -> tuple[Any, ...]:
+    return ("optional", kind)
 
 
-class Traffic(_Strict):
-    peak_concurrent_users: Users | None = None
-    arrival_rate_per_s: PosFloat | None = None
-    mean_duration_s: PosFloat | None = None
-    peak_to_mean: float = Field(default=1.0, ge=1)
-    context_tokens: ContextTokens | None = None
-    shared_prefix_tokens: Annotated[int, Field(ge=0, le=lim.MAX_CONTEXT_TOKENS), NoBool] = 0
-    risk: float | None = Field(
-        default=None, gt=0, lt=1, description="overflow probability allowed (0.01 = 1%)"
-    )
-    min_tokens_per_s_per_user: PosFloat | None = Field(
-        default=None, description="decode speed every user must see (the SLO)"
-    )
-    prompt_tokens: PosInt | None = Field(
-        default=None, description="prompt length for TTFT [default: the mean context]"
-    )
+def Sub(name: str) -> tuple[Any, ...]:
+    """A nested block: the record class of that name."""
+    return ("model", name)
+
+
+POS = Int(gt=0)
+TOKENS = Int(gt=0, le=lim.MAX_CONTEXT_TOKENS)
+USERS = Int(gt=0, le=lim.MAX_USERS)
+WAYS = Int(gt=0, le=lim.MAX_PARALLEL)
+POSNUM = Num(gt=0)
+
+
+class Hardware(Plain):
+    _VALIDATORS = _V
+    _FIELDS = {"gpu": REQUIRED, "count": None, "price_per_hour_usd": None,
+               "bandwidth_efficiency": 1.0, "flops_efficiency": 1.0}
+    TYPES = {"gpu": STR, "count": Opt(Int(gt=0, le=lim.MAX_GPUS)),
+             "price_per_hour_usd": Opt(POSNUM), "bandwidth_efficiency": Num(gt=0, le=1),
+             "flops_efficiency": Num(gt=0, le=1)}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        gpu: str
+        count: int | None
+        price_per_hour_usd: float | None
+        bandwidth_efficiency: float
+        flops_efficiency: float
+
+
+class Parallel(Plain):
+    _VALIDATORS = _V
+    _FIELDS = {"tensor": 1, "pipeline": 1, "nodes": None, "expert": None}
+    TYPES = {"tensor": WAYS, "pipeline": WAYS, "nodes": Opt(WAYS), "expert": Opt(WAYS)}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        tensor: int
+        pipeline: int
+        nodes: int | None
+        expert: int | None
+
+
+class Engine(Plain):
+    """Serving settings, named as vLLM names its flags (kvplan.deploy.validators.Engine says
+    which SGLang and TensorRT-LLM settings each name holds)."""
+
+    _VALIDATORS = _V
+    _FIELDS = {"name": "ideal", "version": None, "gpu_memory_utilization": 0.9,
+               "max_model_len": None, "kv_cache_dtype": "auto", "weight_dtype": None,
+               "allocation": "paged", "block_size": 16, "kv_group_size": 64,
+               "max_num_seqs": None, "max_num_batched_tokens": None,
+               "enable_prefix_caching": False, "reserve_gib": None, "kv_budget_gib": None,
+               "enforce_eager": None, "kv_cache_memory_bytes": None, "cpu_offload_gb": None,
+               "limit_mm_per_prompt": None, "speculative_model": None,
+               "num_speculative_tokens": None, "cuda_graph_max_bs": None,
+               "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
+               "trtllm_config": None}
+    TYPES = {
+        "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
+        "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
+        "max_model_len": Opt(TOKENS), "kv_cache_dtype": STR, "weight_dtype": Opt(STR),
+        "allocation": Lit("paged", "reserved"), "block_size": Int(gt=0, le=lim.MAX_BLOCK_TOKENS),
+        "kv_group_size": Int(gt=0, le=lim.MAX_HEAD_DIM),
+        "max_num_seqs": Opt(Int(gt=0, le=lim.MAX_SEQS)), "max_num_batched_tokens": Opt(TOKENS),
+        "enable_prefix_caching": BOOL, "reserve_gib": Opt(Num(ge=0)), "kv_budget_gib": Opt(POSNUM),
+        "enforce_eager": Opt(BOOL),
+        "kv_cache_memory_bytes": Opt(Int(gt=0, le=lim.MAX_MEMORY_BYTES)),
+        "cpu_offload_gb": Opt(Num(ge=0, le=lim.MAX_MEMORY_BYTES / 2**30)),
+        "limit_mm_per_prompt": Opt(Int(ge=0, le=lim.MAX_SEQS)), "speculative_model": Opt(STR),
+        "num_speculative_tokens": Opt(Int(gt=0, le=lim.MAX_SEQS)),
+        "cuda_graph_max_bs": Opt(Int(gt=0, le=lim.MAX_SEQS)), "max_total_tokens": Opt(TOKENS),
+        "max_tokens_in_paged_kv_cache": Opt(TOKENS), "trtllm_config": Opt(STR),
+    }
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        name: str
+        version: str | None
+        gpu_memory_utilization: float
+        max_model_len: int | None
+        kv_cache_dtype: str
+        weight_dtype: str | None
+        allocation: str
+        block_size: int
+        kv_group_size: int
+        max_num_seqs: int | None
+        max_num_batched_tokens: int | None
+        enable_prefix_caching: bool
+        reserve_gib: float | None
+        kv_budget_gib: float | None
+        enforce_eager: bool | None
+        kv_cache_memory_bytes: int | None
+        cpu_offload_gb: float | None
+        limit_mm_per_prompt: int | None
+        speculative_model: str | None
+        num_speculative_tokens: int | None
+        cuda_graph_max_bs: int | None
+        max_total_tokens: int | None
+        max_tokens_in_paged_kv_cache: int | None
+        trtllm_config: str | None
+
+
+class ContextTokens(Plain):
+    """Tokens a conversation holds (prompt plus output): a mean, percentiles, or a sample."""
+
+    _VALIDATORS = _V
+    _FIELDS = {"mean": None, "p50": None, "p95": None, "p99": None, "sample": None}
+    TYPES = {"mean": Opt(TOKENS), "p50": Opt(TOKENS), "p95": Opt(TOKENS), "p99": Opt(TOKENS),
+             "sample": Opt(STR)}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        mean: int | None
+        p50: int | None
+        p95: int | None
+        p99: int | None
+        sample: str | None
+
+
+class Traffic(Plain):
+    _VALIDATORS = _V
+    _FIELDS = {"peak_concurrent_users": None, "arrival_rate_per_s": None,
+               "mean_duration_s": None, "peak_to_mean": 1.0, "context_tokens": None,
+               "shared_prefix_tokens": 0, "risk": None, "min_tokens_per_s_per_user": None,
+               "prompt_tokens": None}
+    TYPES = {"peak_concurrent_users": Opt(USERS), "arrival_rate_per_s": Opt(POSNUM),
+             "mean_duration_s": Opt(POSNUM), "peak_to_mean": Num(ge=1),
+             "context_tokens": Opt(Sub("ContextTokens")),
+             "shared_prefix_tokens": Int(ge=0, le=lim.MAX_CONTEXT_TOKENS),
+             "risk": Opt(Num(gt=0, lt=1)), "min_tokens_per_s_per_user": Opt(POSNUM),
+             "prompt_tokens": Opt(POS)}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        peak_concurrent_users: int | None
+        arrival_rate_per_s: float | None
+        mean_duration_s: float | None
+        peak_to_mean: float
+        context_tokens: ContextTokens | None
+        shared_prefix_tokens: int
+        risk: float | None
+        min_tokens_per_s_per_user: float | None
+        prompt_tokens: int | None
 
     @property
     def has_load(self) -> bool:
         return self.peak_concurrent_users is not None or self.arrival_rate_per_s is not None
 
-    @model_validator(mode="after")
-    def _one_load(self) -> "Traffic":
-        # no load at all is valid here (`kvplan size` plans one replica); planning a fleet or
-        # checking a deployment requires one (kvplan.deploy.plan_deployment, need_load)
-        rate = self.arrival_rate_per_s is not None or self.mean_duration_s is not None
-        if self.peak_concurrent_users is not None and rate:
-            raise ValueError("give peak_concurrent_users or an arrival rate, not both")
-        if rate and (self.arrival_rate_per_s is None or self.mean_duration_s is None):
-            raise ValueError("arrival_rate_per_s and mean_duration_s go together")
-        return self
+
+class Requirement(Plain):
+    _VALIDATORS = _V
+    _FIELDS = {"min_users": None, "headroom_pct": 0.0}
+    TYPES = {"min_users": Opt(USERS), "headroom_pct": Num(ge=0)}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        min_users: int | None
+        headroom_pct: float
 
 
-class Requirement(_Strict):
-    min_users: Users | None = Field(default=None, description="default: the traffic's peak")
-    headroom_pct: float = Field(default=0, ge=0, description="spare capacity above the peak")
-
-
-class Deployment(_Strict):
+class Deployment(Plain):
     """One deployment: a model on some GPUs under an engine, and the load it must carry."""
 
-    apiVersion: Literal["kvplan/v1"]  # noqa: N815 - the file's own key
-    name: str
-    model: str = Field(description="catalog name, or a path to a spec file")
-    hardware: Hardware
-    parallel: Parallel = Parallel.model_construct()
-    engine: Engine = Engine.model_construct()
-    traffic: Traffic
-    requirement: Requirement = Requirement.model_construct()
+    _VALIDATORS = _V
+    _FIELDS = {"apiVersion": REQUIRED, "name": REQUIRED, "model": REQUIRED,
+               "hardware": REQUIRED, "parallel": Parallel.model_construct(),
+               "engine": Engine.model_construct(), "traffic": REQUIRED,
+               "requirement": Requirement.model_construct()}
+    TYPES = {"apiVersion": Lit(API_VERSION), "name": STR, "model": STR,
+             "hardware": Sub("Hardware"), "parallel": Sub("Parallel"), "engine": Sub("Engine"),
+             "traffic": Sub("Traffic"), "requirement": Sub("Requirement")}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        apiVersion: str  # noqa: N815 - the file's own key
+        name: str
+        model: str
+        hardware: Hardware
+        parallel: Parallel
+        engine: Engine
+        traffic: Traffic
+        requirement: Requirement
+
+
+RECORDS: dict[str, type[Plain]] = {cls.__name__: cls for cls in (
+    Hardware, Parallel, Engine, ContextTokens, Traffic, Requirement, Deployment)}
+
+
+# --- the rules across fields: one text each, raised by the validators and by the fast acceptor
+def context_tokens_length(c: Any) -> str | None:
+    """What is wrong with how a ContextTokens gives its length, if anything."""
+    given = [q for q in (c.p50, c.p95, c.p99) if q is not None]
+    if c.mean is None and c.sample is None and len(given) < 2:
+        return "give mean, at least two of p50/p95/p99, or a sample file"
+    if c.sample is not None and given:
+        return "give a sample or percentiles, not both"
+    return None
+
+
+def context_tokens_order(c: Any) -> str | None:
+    if c.p95 is not None and c.mean is not None and c.p95 < c.mean:
+        return f"p95 ({c.p95}) must not be below the mean ({c.mean})"
+    return None
+
+
+def traffic_load(t: Any) -> str | None:
+    """No load at all is valid here (`kvplan size` plans one replica); planning a fleet or
+    checking a deployment requires one (kvplan.deploy.plan_deployment, need_load)."""
+    rate = t.arrival_rate_per_s is not None or t.mean_duration_s is not None
+    if t.peak_concurrent_users is not None and rate:
+        return "give peak_concurrent_users or an arrival rate, not both"
+    if rate and (t.arrival_rate_per_s is None or t.mean_duration_s is None):
+        return "arrival_rate_per_s and mean_duration_s go together"
+    return None
+
+
+# class name -> its rules, in the order the validators apply them
+RULES: dict[str, tuple[Any, ...]] = {
+    "ContextTokens": (context_tokens_length, context_tokens_order),
+    "Traffic": (traffic_load,),
+}

@@ -90,7 +90,15 @@ def schema_table(model: type[BaseModel]) -> str:
 
 def schema_tables() -> dict[str, str]:
     """Every spec block's table, by the marker name docs/specs.md uses."""
-    from kvplan.specs.schema import MLA, Attention, HardwareSpec, LinearState, ModelAlias, ModelSpec, MoE
+    from kvplan.specs.validators import (
+        MLA,
+        Attention,
+        HardwareSpec,
+        LinearState,
+        ModelAlias,
+        ModelSpec,
+        MoE,
+    )
 
     models: dict[str, type[BaseModel]] = {
         "model": ModelSpec, "attention": Attention, "mla": MLA, "linear": LinearState,

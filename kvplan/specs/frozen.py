@@ -2,9 +2,10 @@
 validated it, and a later run rebuilds the very same objects without validating them again.
 
 `encode` turns a validated spec into values `marshal` holds (dicts, lists, tuples, strings,
-numbers); `decode` builds the objects back with `model_construct`, which sets each field as
-given (every field is stored, and the set of fields the file stated, so `model_fields_set`,
-`model_dump(exclude_unset=True)`, equality and hashing are those of the validated spec). Only
+numbers); `decode` builds the plain records back (kvplan.plain) with `model_construct`, which
+sets each field as given, without pydantic (every field is stored, and the set of fields the
+file stated, so `model_fields_set`, `model_dump(exclude_unset=True)`, equality and hashing are
+those of the validated spec). Only
 the classes of kvplan.specs.schema are encoded or decoded; anything else raises
 `NotEncodable`, and the spec is validated from its file's data where it is loaded, as without
 an index. A plain tuple never stands for a value: tuples are the tags below.
@@ -47,7 +48,7 @@ def encode(value: Any) -> Any:
         return ("d", {k: encode(v) for k, v in value.items()})
     name = kind.__name__
     if _MODELS.get(name) is kind:
-        fields = {k: encode(getattr(value, k)) for k in kind.model_fields}
+        fields = {k: encode(getattr(value, k)) for k in kind._FIELDS}
         return ("m", name, fields, tuple(sorted(value.model_fields_set)))
     if _ENUMS.get(name) is kind:
         return ("e", name, value.value)

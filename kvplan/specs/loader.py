@@ -8,13 +8,14 @@ from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ValidationError
+from pydantic_core import ValidationError  # pydantic's model machinery is not imported here
 
 from kvplan.errors import InputError, SpecError
+from kvplan.plain import Plain
 from kvplan.specs import index
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T", bound=Plain)
 
 MODEL_DIR = "model_specs"
 HARDWARE_DIR = "hardware_specs"
@@ -124,7 +125,7 @@ def _files(kind: str) -> dict[str, Path]:
     return {stem: entry.path for stem, entry in catalog(kind).items()}
 
 
-def _class(kind: str) -> type[BaseModel]:
+def _class(kind: str) -> type[Plain]:
     return ModelSpec if kind == MODEL_DIR else HardwareSpec
 
 

@@ -1,33 +1,22 @@
-"""Pydantic schemas for model and hardware specs. Units are part of every field name."""
+"""Model and hardware specs as kvplan computes with them: plain frozen records (kvplan.plain).
 
-# No `from __future__ import annotations`: pydantic would evaluate every string annotation again
-# when each class is made, a third of this module's import time on the CLI's start-up path.
+Each class is validated by the pydantic class of the same name in kvplan.specs.validators,
+which holds the fields' types, bounds and descriptions; `ModelSpec.model_validate(data)` goes
+through it. Specs read from the catalog index were validated when the index was built and are
+rebuilt here without pydantic (kvplan.specs.frozen). Units are part of every field name.
+"""
+
+from __future__ import annotations
+
 from enum import Enum
-from typing import Annotated
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from kvplan.plain import REQUIRED, Factory, Plain
 
-from kvplan.inputs import limits as lim
-from kvplan.units import DType, parse_dtype
+if TYPE_CHECKING:
+    from kvplan.units import DType
 
-# Counts are strict: `true` is not 1 and 3.0 is not 3. Every count has a ceiling far above any
-# real model (docs/limits.md), so a typo is refused before it costs memory.
-PositiveInt = Annotated[int, Field(gt=0, strict=True)]
-Layers = Annotated[int, Field(gt=0, le=lim.MAX_LAYERS, strict=True)]
-Heads = Annotated[int, Field(gt=0, le=lim.MAX_HEADS, strict=True)]
-HeadDim = Annotated[int, Field(gt=0, le=lim.MAX_HEAD_DIM, strict=True)]
-Width = Annotated[int, Field(gt=0, le=lim.MAX_HIDDEN, strict=True)]
-Tokens = Annotated[int, Field(gt=0, le=lim.MAX_CONTEXT_TOKENS, strict=True)]
-Experts = Annotated[int, Field(gt=0, le=lim.MAX_EXPERTS, strict=True)]
-Params = Annotated[int, Field(gt=0, le=lim.MAX_PARAMS, strict=True)]
-MemBytes = Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES, strict=True)]
-SmiMib = Annotated[int, Field(gt=0, le=lim.MAX_NVIDIA_SMI_MIB, strict=True)]
-
-
-class Strict(BaseModel):
-    """Base for every spec: unknown keys are errors, values are not coerced silently."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+_V = "kvplan.specs.validators"
 
 
 class LayerKind(str, Enum):
@@ -38,146 +27,119 @@ class LayerKind(str, Enum):
     linear = "linear"  # linear attention / state-space: a fixed per-sequence state, no per-token cache
 
 
-class MLA(Strict):
+def _full_pattern() -> list[LayerKind]:
+    return [LayerKind.full]
+
+
+class MLA(Plain):
     """Multi-head latent attention (DeepSeek-V2/V3, Kimi-K2): the cache holds one latent per layer."""
 
-    kv_lora_rank: Width = Field(description="compressed KV latent width (values)")
-    qk_rope_head_dim: HeadDim = Field(description="decoupled RoPE key width (values)")
-    qk_nope_head_dim: HeadDim | None = Field(default=None, description="per-head non-RoPE key width")
-    v_head_dim: HeadDim | None = Field(default=None, description="per-head value width")
-    q_lora_rank: Width | None = Field(default=None, description="query latent width, if any")
+    _VALIDATORS = _V
+    _FIELDS = {"kv_lora_rank": REQUIRED, "qk_rope_head_dim": REQUIRED,
+               "qk_nope_head_dim": None, "v_head_dim": None, "q_lora_rank": None}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        kv_lora_rank: int
+        qk_rope_head_dim: int
+        qk_nope_head_dim: int | None
+        v_head_dim: int | None
+        q_lora_rank: int | None
 
 
-class LinearState(Strict):
+class LinearState(Plain):
     """The fixed per-sequence state of a linear-attention layer (e.g. Gated DeltaNet)."""
 
-    state_elements_per_layer: Params = Field(
-        description="values held per sequence per linear layer (conv state + recurrent state)"
-    )
-    formula: str = Field(description="how the element count follows from the config")
+    _VALIDATORS = _V
+    _FIELDS = {"state_elements_per_layer": REQUIRED, "formula": REQUIRED}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        state_elements_per_layer: int
+        formula: str
 
 
-class Attention(Strict):
+class Attention(Plain):
     """How attention layers are shaped and which layers keep which cache."""
 
-    num_kv_heads: Heads = Field(description="KV heads per layer (1 = MQA, = query heads for MHA)")
-    head_dim: HeadDim = Field(description="key width per head, as the config sets it")
-    v_head_dim: HeadDim | None = Field(
-        default=None, description="value width per head where it differs from head_dim"
-    )
-    sliding_window_tokens: Tokens | None = Field(
-        default=None, description="window of the `sliding` layers, in tokens"
-    )
-    layer_pattern: list[LayerKind] = Field(
-        default_factory=lambda: [LayerKind.full],
-        description="kinds of consecutive layers, repeated cyclically over all layers",
-        min_length=1,
-    )
-    mla: MLA | None = Field(default=None, description="set for latent attention; replaces heads")
-    linear: LinearState | None = Field(default=None, description="state of `linear` layers")
+    _VALIDATORS = _V
+    _FIELDS = {"num_kv_heads": REQUIRED, "head_dim": REQUIRED, "v_head_dim": None,
+               "sliding_window_tokens": None, "layer_pattern": Factory(_full_pattern),
+               "mla": None, "linear": None}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        num_kv_heads: int
+        head_dim: int
+        v_head_dim: int | None
+        sliding_window_tokens: int | None
+        layer_pattern: list[LayerKind]
+        mla: MLA | None
+        linear: LinearState | None
 
     @property
     def value_head_dim(self) -> int:
         return self.v_head_dim if self.v_head_dim is not None else self.head_dim
 
-    @model_validator(mode="after")
-    def _consistent(self) -> "Attention":
-        kinds = set(self.layer_pattern)
-        if LayerKind.sliding in kinds and self.sliding_window_tokens is None:
-            raise ValueError("layer_pattern has sliding layers but sliding_window_tokens is not set")
-        if LayerKind.sliding not in kinds and self.sliding_window_tokens is not None:
-            raise ValueError(
-                "sliding_window_tokens is set but no layer is `sliding`; "
-                "add `sliding` to layer_pattern or remove the window"
-            )
-        if LayerKind.linear in kinds and self.linear is None:
-            raise ValueError("layer_pattern has linear layers but `linear` state is not described")
-        if self.linear is not None and LayerKind.linear not in kinds:
-            raise ValueError("`linear` state is described but no layer is `linear`")
-        return self
 
-
-class MoE(Strict):
+class MoE(Plain):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
-    num_experts: Experts = Field(description="routed experts per MoE layer (n_routed_experts)")
-    experts_per_token: Experts = Field(description="experts each token is routed to (top-k)")
-    moe_intermediate_size: Width | None = Field(
-        default=None, description="one expert's MLP width, where it differs from intermediate_size"
-    )
-    num_shared_experts: int = Field(default=0, ge=0, le=lim.MAX_EXPERTS, strict=True,
-                                    description="experts every token uses besides the routed ones")
-    first_dense_layers: int = Field(default=0, ge=0, le=lim.MAX_LAYERS, strict=True,
-                                    description="leading layers with a dense MLP (first_k_dense_replace)")
+    _VALIDATORS = _V
+    _FIELDS = {"num_experts": REQUIRED, "experts_per_token": REQUIRED,
+               "moe_intermediate_size": None, "num_shared_experts": 0, "first_dense_layers": 0}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        num_experts: int
+        experts_per_token: int
+        moe_intermediate_size: int | None
+        num_shared_experts: int
+        first_dense_layers: int
 
 
-class ModelAlias(Strict):
+class ModelAlias(Plain):
     """Another published repository with the same architecture (an -Instruct, -chat, -it, base,
     `Meta-` spelling or fine-tune). Never guessed from a name pattern: `source` cites the
     variant's own config.json, which must match the spec's shapes."""
 
-    id: str = Field(min_length=1, description="the variant's Hugging Face id, as users type it")
-    source: str = Field(min_length=10, description="where the variant's config.json was read")
+    _VALIDATORS = _V
+    _FIELDS = {"id": REQUIRED, "source": REQUIRED}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        id: str
+        source: str
 
 
-class ModelSpec(Strict):
+class ModelSpec(Plain):
     """One model's shapes, each number traceable to its `source`."""
 
-    name: str = Field(description="catalog name; equals the file stem")
-    hf_id: str = Field(description="Hugging Face repository id")
-    aliases: list[ModelAlias] = Field(
-        default_factory=list, description="published variants with the same architecture"
-    )
-    source: str = Field(min_length=10, description="where every number comes from")
-    model_type: str = Field(description="the config's model_type (llama, qwen2, deepseek_v3, ...)")
-    params_total: Params = Field(description="all parameters, every expert included")
-    params_active: Params | None = Field(default=None, description="parameters used per token (MoE)")
-    params_estimated: bool = Field(default=False, description="true when counted from shapes")
-    params_encoder: Params | None = Field(
-        default=None,
-        description="parameters of a vision/audio tower, already included in params_total "
-        "(multimodal checkpoints are sized whole)",
-    )
-    mm_tokens_per_item: Tokens | None = Field(
-        default=None,
-        description="embeddings the largest image/video item becomes (a multimodal model's "
-        "encoder cache is sized in these; kvplan.specs.mm_tokens)",
-    )
-    num_layers: Layers = Field(description="decoder layers (num_hidden_layers)")
-    hidden_size: Width = Field(description="residual stream width (hidden_size)")
-    num_attention_heads: Heads = Field(description="query heads")
-    intermediate_size: Width | None = Field(default=None, description="dense MLP width")
-    vocab_size: Annotated[int, Field(gt=0, le=lim.MAX_VOCAB, strict=True)] = Field(
-        description="embedding rows (vocab_size); sizes the logits of the activation peak")
-    max_context_tokens: Tokens = Field(description="max_position_embeddings or the card's limit")
-    weight_dtype: DType = Field(description="dtype the weights are published in")
-    attention: Attention = Field(description="the attention block below")
-    moe: MoE | None = Field(default=None, description="set for mixture-of-experts models")
-    notes: str | None = Field(default=None, description="traps and choices, in words")
-
-    @field_validator("weight_dtype", mode="before")
-    @classmethod
-    def _dtype(cls, v: object) -> object:
-        return parse_dtype(v) if isinstance(v, str) else v
-
-    @model_validator(mode="after")
-    def _consistent(self) -> "ModelSpec":
-        if self.params_active is not None and self.params_active > self.params_total:
-            raise ValueError("params_active is larger than params_total")
-        if self.mm_tokens_per_item is not None and not self.params_encoder:
-            raise ValueError("mm_tokens_per_item is set but the model has no encoder "
-                             "(params_encoder)")
-        if len(self.attention.layer_pattern) > self.num_layers:
-            raise ValueError("attention.layer_pattern is longer than num_layers")
-        kv, heads = self.attention.num_kv_heads, self.num_attention_heads
-        if self.attention.mla is None and (kv > heads or heads % kv):
-            raise ValueError(
-                f"attention.num_kv_heads ({kv}) must divide num_attention_heads ({heads}): "
-                "each KV head serves a whole group of query heads"
-            )
-        if self.moe is not None and self.moe.experts_per_token > self.moe.num_experts:
-            raise ValueError("moe.experts_per_token is larger than moe.num_experts")
-        return self
+    _VALIDATORS = _V
+    _FIELDS = {"name": REQUIRED, "hf_id": REQUIRED, "aliases": Factory(list),
+               "source": REQUIRED, "model_type": REQUIRED, "params_total": REQUIRED,
+               "params_active": None, "params_estimated": False, "params_encoder": None,
+               "mm_tokens_per_item": None, "num_layers": REQUIRED, "hidden_size": REQUIRED,
+               "num_attention_heads": REQUIRED, "intermediate_size": None,
+               "vocab_size": REQUIRED, "max_context_tokens": REQUIRED,
+               "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None, "notes": None}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        name: str
+        hf_id: str
+        aliases: list[ModelAlias]
+        source: str
+        model_type: str
+        params_total: int
+        params_active: int | None
+        params_estimated: bool
+        params_encoder: int | None
+        mm_tokens_per_item: int | None
+        num_layers: int
+        hidden_size: int
+        num_attention_heads: int
+        intermediate_size: int | None
+        vocab_size: int
+        max_context_tokens: int
+        weight_dtype: DType
+        attention: Attention
+        moe: MoE | None
+        notes: str | None
 
     def layer_kinds(self) -> list[LayerKind]:
         """The kind of every layer, in order."""
@@ -206,41 +168,36 @@ class ModelSpec(Strict):
         return base
 
 
-class HardwareSpec(Strict):
+class HardwareSpec(Plain):
     """One accelerator, with the memory its runtime reports."""
 
-    name: str = Field(description="catalog name; equals the file stem")
-    aliases: list[str] = Field(default_factory=list, description="short names users may type")
-    vendor: str = Field(description="NVIDIA or AMD (`kvplan gpus --vendor`)")
-    label: str = Field(description="marketed name")
-    device_names: list[str] = Field(
-        default_factory=list,
-        description="the name the runtime reports (torch.cuda.get_device_name, nvidia-smi), as "
-        "quoted in memory_source or nvidia_smi_source; --measure matches a detected GPU by it",
-    )
-    memory_bytes: MemBytes = Field(description="total memory as the CUDA/ROCm runtime reports it")
-    memory_source: str = Field(min_length=10, description="how memory_bytes was obtained")
-    nvidia_smi_mib: SmiMib | None = Field(default=None, description="total nvidia-smi shows")
-    nvidia_smi_source: str | None = Field(default=None, description="where that reading comes from")
-    memory_bandwidth_bytes_per_s: Annotated[
-        int, Field(gt=0, le=lim.MAX_BANDWIDTH_BYTES_PER_S, strict=True)
-    ] = Field(description="datasheet memory bandwidth; bounds decode speed")
-    bf16_dense_flops: Annotated[int, Field(gt=0, le=lim.MAX_FLOPS, strict=True)] | None = Field(
-        default=None, description="dense BF16 tensor FLOP/s (not sparse); unset where unsourced"
-    )
-    fp8_supported: bool = Field(description="native fp8 tensor cores (an fp8 cache is offered as a fix)")
-    unified_memory: bool = Field(
-        default=False,
-        description="memory shared with the host CPU (DGX Spark / GB10): memory_bytes is the pool "
-        "the runtime reports, which the OS and host processes also draw from",
-    )
-    gpus_per_node: int = Field(
-        default=8, gt=0, le=4096, strict=True,
-        description="GPUs one server (one NVLink/Infinity Fabric domain) holds; tensor parallelism "
-        "beyond it needs a stated node count",
-    )
-    price_per_hour_usd: float | None = Field(
-        default=None, gt=0, allow_inf_nan=False, description="on-demand USD per GPU-hour, where read"
-    )
-    price_source: str | None = Field(default=None, description="the page the price was read from")
-    source: str = Field(min_length=10, description="datasheet(s) for bandwidth and FLOP/s")
+    _VALIDATORS = _V
+    _FIELDS = {"name": REQUIRED, "aliases": Factory(list), "vendor": REQUIRED,
+               "label": REQUIRED, "device_names": Factory(list), "memory_bytes": REQUIRED,
+               "memory_source": REQUIRED, "nvidia_smi_mib": None, "nvidia_smi_source": None,
+               "memory_bandwidth_bytes_per_s": REQUIRED, "bf16_dense_flops": None,
+               "fp8_supported": REQUIRED, "unified_memory": False, "gpus_per_node": 8,
+               "price_per_hour_usd": None, "price_source": None, "source": REQUIRED}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        name: str
+        aliases: list[str]
+        vendor: str
+        label: str
+        device_names: list[str]
+        memory_bytes: int
+        memory_source: str
+        nvidia_smi_mib: int | None
+        nvidia_smi_source: str | None
+        memory_bandwidth_bytes_per_s: int
+        bf16_dense_flops: int | None
+        fp8_supported: bool
+        unified_memory: bool
+        gpus_per_node: int
+        price_per_hour_usd: float | None
+        price_source: str | None
+        source: str
+
+
+SPEC_CLASSES: tuple[type[Plain], ...] = (MLA, LinearState, Attention, MoE, ModelAlias,
+                                          ModelSpec, HardwareSpec)

@@ -4,14 +4,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic_core import ValidationError
 
 from kvplan.deploy import Problem, validation_problems
 from kvplan.deploy.problems import DeploymentError
-from kvplan.deploy.schema import Requirement, Traffic
 from kvplan.deploy.yamldoc import Doc, read_docs
+
+if TYPE_CHECKING:
+    from kvplan.check.manifests.side_schema import SideFile
 
 ANNOTATION_PREFIX = "kvplan.io/"
 # annotation -> kvplan/v1 field
@@ -34,25 +36,6 @@ ANNOTATIONS = {
     "engine": "engine.name",
 }
 SKIP_ANNOTATION = "skip"
-
-
-class SideEntry(BaseModel):
-    """What a side file may give for one workload."""
-
-    # defer_build: the validator is built for the first side file read, not by every check
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    traffic: Traffic | None = None
-    requirement: Requirement | None = None
-    model: str | None = None
-    gpu: str | None = None
-    engine: str | None = None
-
-
-class SideFile(SideEntry):
-    """`<manifest>.kvplan.yaml`: traffic for every workload, or per workload name."""
-
-    workloads: dict[str, SideEntry] = {}
 
 
 def side_file_for(path: Path) -> Path | None:
@@ -89,6 +72,8 @@ def read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:
     doc = docs[0]
     if not isinstance(doc.data, dict):
         return None, doc, [Problem("", "expected a mapping with traffic:", doc.start_line)]
+    from kvplan.check.manifests.side_schema import SideFile  # pydantic, only for a side file
+
     try:
         return SideFile.model_validate(doc.data), doc, []
     except ValidationError as err:

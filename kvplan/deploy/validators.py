@@ -1,0 +1,191 @@
+"""The pydantic validators of the kvplan/v1 deployment file: what is deployed, the traffic it
+must carry, and the bar.
+
+kvplan computes with the plain records of kvplan.deploy.schema; each class here validates the
+record of the same name and holds the field descriptions the docs print. The rules across
+fields are kvplan.deploy.schema's, shared with the fast acceptor (kvplan.deploy.fast)."""
+
+# No `from __future__ import annotations`: pydantic would evaluate every string annotation again
+# when each class is made, a third of this module's import time on the CLI's start-up path.
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from kvplan.deploy import schema as plain
+from kvplan.inputs import limits as lim
+
+
+def _not_bool(value: object) -> object:
+    if isinstance(value, bool):
+        raise ValueError("expected a whole number, not true/false")
+    return value
+
+
+NoBool = BeforeValidator(_not_bool)
+PosInt = Annotated[int, Field(gt=0), NoBool]
+Tokens = Annotated[int, Field(gt=0, le=lim.MAX_CONTEXT_TOKENS), NoBool]
+Users = Annotated[int, Field(gt=0, le=lim.MAX_USERS), NoBool]
+Ways = Annotated[int, Field(gt=0, le=lim.MAX_PARALLEL), NoBool]
+PosFloat = Annotated[float, Field(gt=0)]
+
+API_VERSION = plain.API_VERSION
+
+
+def _check(problem: str | None) -> None:
+    if problem is not None:
+        raise ValueError(problem)
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+
+
+class Hardware(_Strict):
+    gpu: str = Field(description="catalog name or alias, e.g. h100")
+    count: Annotated[int, Field(gt=0, le=lim.MAX_GPUS), NoBool] | None = Field(
+        default=None,
+        description="GPUs the deployment has, all replicas: replicas x tensor x pipeline. "
+        "`kvplan check` requires it; `kvplan fleet` computes it",
+    )
+    price_per_hour_usd: PosFloat | None = Field(
+        default=None, description="USD per GPU-hour [default: the GPU spec's price]"
+    )
+    bandwidth_efficiency: float = Field(
+        default=1.0, gt=0, le=1, description="share of peak memory bandwidth decode achieves"
+    )
+    flops_efficiency: float = Field(
+        default=1.0, gt=0, le=1, description="share of peak BF16 FLOP/s prefill achieves"
+    )
+
+
+class Parallel(_Strict):
+    tensor: Ways = 1
+    pipeline: Ways = 1
+    nodes: Ways | None = Field(
+        default=None, description="servers one replica spans; needed when tensor parallelism "
+        "exceeds the GPUs of one server (hardware spec gpus_per_node)")
+    expert: Ways | None = Field(
+        default=None, description="expert-parallel ranks a mixture-of-experts layer is split "
+        "over (vLLM --enable-expert-parallel: tensor x data parallel; SGLang --ep-size; "
+        "TensorRT-LLM --ep_size); must divide the experts")
+
+
+class Engine(_Strict):
+    """Serving settings, named as vLLM names its flags.
+
+    Where SGLang or TensorRT-LLM has the same setting under another name, the vLLM name holds
+    it (docs/engines.md): max_num_seqs is SGLang's --max-running-requests and TensorRT-LLM's
+    max_batch_size; max_num_batched_tokens is SGLang's --chunked-prefill-size and TensorRT-LLM's
+    max_num_tokens; max_model_len is TensorRT-LLM's max_seq_len; block_size is SGLang's
+    --page-size and TensorRT-LLM's tokens_per_block (stated: otherwise each engine's default);
+    gpu_memory_utilization is SGLang's mem_fraction_static and TensorRT-LLM's
+    free_gpu_memory_fraction. Settings only one engine has keep that engine's name.
+    """
+
+    name: Literal["ideal", "vllm", "sglang", "trtllm", "transformers"] = "ideal"
+    version: str | None = None
+    gpu_memory_utilization: float = Field(default=0.9, gt=0, le=1)
+    max_model_len: Tokens | None = Field(default=None, description="default: the model's maximum")
+    kv_cache_dtype: str = Field(
+        default="auto", description="auto = the weight dtype (16 bits for int4 or fp8 weights)")
+    weight_dtype: str | None = None
+    allocation: Literal["paged", "reserved"] = "paged"
+    block_size: Annotated[int, Field(gt=0, le=lim.MAX_BLOCK_TOKENS), NoBool] = 16
+    kv_group_size: Annotated[int, Field(gt=0, le=lim.MAX_HEAD_DIM), NoBool] = Field(
+        default=64, description="values per fp16 scale, int4 caches")
+    max_num_seqs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = None
+    max_num_batched_tokens: Tokens | None = None
+    enable_prefix_caching: bool = False
+    reserve_gib: float | None = Field(default=None, ge=0)
+    kv_budget_gib: PosFloat | None = None
+    # engine flags that move the pool (each read by the engines kvplan.deploy.ENGINE_KEYS names)
+    enforce_eager: bool | None = Field(default=None,
+                                       description="vLLM --enforce-eager: no CUDA graphs "
+                                       "[default: false]")
+    kv_cache_memory_bytes: Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES), NoBool] | None = (
+        Field(default=None, description="vLLM --kv-cache-memory-bytes: the pool per GPU"))
+    cpu_offload_gb: float | None = Field(
+        default=None, ge=0, le=lim.MAX_MEMORY_BYTES / 2**30,
+        description="vLLM --cpu-offload-gb: weight GiB kept in host memory, per GPU")
+    limit_mm_per_prompt: Annotated[int, Field(ge=0, le=lim.MAX_SEQS), NoBool] | None = Field(
+        default=None, description="vLLM --limit-mm-per-prompt: items per prompt (multimodal)")
+    speculative_model: str | None = Field(
+        default=None, description="vLLM --speculative-config model: the draft model (catalog "
+        "name, hf_id or spec file)")
+    num_speculative_tokens: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
+        default=None, description="vLLM --speculative-config num_speculative_tokens")
+    cuda_graph_max_bs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
+        default=None, description="SGLang --cuda-graph-max-bs")
+    max_total_tokens: Tokens | None = Field(default=None,
+                                            description="SGLang --max-total-tokens")
+    max_tokens_in_paged_kv_cache: Tokens | None = Field(
+        default=None, description="TensorRT-LLM kv_cache_config.max_tokens")
+    trtllm_config: str | None = Field(
+        default=None, description="TensorRT-LLM: an --extra_llm_api_options / --config YAML or "
+        "an engine's config.json, relative to this file; its limits are read")
+
+
+class ContextTokens(_Strict):
+    """Tokens a conversation holds (prompt plus output): a mean, percentiles, or a sample.
+
+    The mean sizes a paged pool; p95 is also checked against the longest sequence the engine
+    accepts (max_model_len)."""
+
+    mean: Tokens | None = None
+    p50: Tokens | None = None
+    p95: Tokens | None = None
+    p99: Tokens | None = None
+    sample: str | None = Field(
+        default=None, description="CSV or JSONL of request token counts, relative to this file"
+    )
+
+    @model_validator(mode="after")
+    def _some_length(self) -> "ContextTokens":
+        _check(plain.context_tokens_length(self))
+        return self
+
+    @model_validator(mode="after")
+    def _ordered(self) -> "ContextTokens":
+        _check(plain.context_tokens_order(self))
+        return self
+
+
+class Traffic(_Strict):
+    peak_concurrent_users: Users | None = None
+    arrival_rate_per_s: PosFloat | None = None
+    mean_duration_s: PosFloat | None = None
+    peak_to_mean: float = Field(default=1.0, ge=1)
+    context_tokens: ContextTokens | None = None
+    shared_prefix_tokens: Annotated[int, Field(ge=0, le=lim.MAX_CONTEXT_TOKENS), NoBool] = 0
+    risk: float | None = Field(
+        default=None, gt=0, lt=1, description="overflow probability allowed (0.01 = 1%)"
+    )
+    min_tokens_per_s_per_user: PosFloat | None = Field(
+        default=None, description="decode speed every user must see (the SLO)"
+    )
+    prompt_tokens: PosInt | None = Field(
+        default=None, description="prompt length for TTFT [default: the mean context]"
+    )
+
+    @model_validator(mode="after")
+    def _one_load(self) -> "Traffic":
+        _check(plain.traffic_load(self))
+        return self
+
+
+class Requirement(_Strict):
+    min_users: Users | None = Field(default=None, description="default: the traffic's peak")
+    headroom_pct: float = Field(default=0.0, ge=0, description="spare capacity above the peak")
+
+
+class Deployment(_Strict):
+    """One deployment: a model on some GPUs under an engine, and the load it must carry."""
+
+    apiVersion: Literal["kvplan/v1"]  # noqa: N815 - the file's own key
+    name: str
+    model: str = Field(description="catalog name, or a path to a spec file")
+    hardware: Hardware
+    parallel: Parallel = Parallel.model_construct()
+    engine: Engine = Engine.model_construct()
+    traffic: Traffic
+    requirement: Requirement = Requirement.model_construct()
