@@ -76,7 +76,9 @@ def values(engine: str, regex: str, *keys: str) -> None:
 
 # --- vLLM -------------------------------------------------------------------------------------
 values("vllm", r"Loading model weights took " + NUM + r" GB", "weights_gib")
-values("vllm", r"Model loading took " + NUM + r" GiB", "weights_gib")
+# V1 prints "Model loading took X GiB memory"; V0 0.7-0.8 "Model loading took X GB and N seconds" (GiB too:
+# vllm/worker/model_runner.py divides by 2**30).
+values("vllm", r"Model loading took " + NUM + r" (?:GiB|GB)\b", "weights_gib")
 values("vllm", r"Memory profiling results: total_gpu_memory=" + NUM + r"GiB .*?peak_torch_memory="
        + NUM + r"GiB .*?non_torch_memory=" + NUM + r"GiB kv_cache_size=" + NUM
        + r"GiB gpu_memory_utilization=" + NUM,
@@ -111,7 +113,7 @@ def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("blocks", _f(m[1] or m[2]), n, t)
 
 
-values("vllm", r"GPU KV cache size: " + NUM + r" tokens", "tokens")
+values("vllm", r"GPU KV cache size:\s+" + NUM + r" tokens", "tokens")  # write-ups may align columns
 values("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x",
        "max_model_len", "concurrency")
 

@@ -23,7 +23,8 @@ def reports():
 
 
 def short(label: str) -> str:
-    return label[:2] + ("" if " run " not in label else label[label.index(" run ") + 5:])
+    # the log's number (its name up to the first "-"; 100 on have three digits), then the run letter
+    return label.split("-")[0] + ("" if " run " not in label else label[label.index(" run ") + 5:])
 
 
 def test_corpus_covers_three_engines_and_keeps_sources():
@@ -35,7 +36,7 @@ def test_corpus_covers_three_engines_and_keeps_sources():
 
 
 def test_parser_reads_the_headline_numbers():
-    by_name = {p.name[:2]: parse_file(p) for p in LOGS}
+    by_name = {p.name.split("-")[0]: parse_file(p) for p in LOGS}
     a, b, _ = by_name["01"].runs
     assert a.values["blocks"] == 1952 and a.values["concurrency"] == 1.56
     assert b.values["tokens"] == 23648 and b.errors
@@ -135,7 +136,7 @@ def test_held_out_part_is_reported_as_it_is(reports):
 
 
 def test_parser_reads_the_held_out_formats():
-    by_name = {p.name[:2]: parse_file(p) for p in LOGS}
+    by_name = {p.name.split("-")[0]: parse_file(p) for p in LOGS}
     assert by_name["32"].runs[0].values["blocks"] == 6001  # "# CUDA blocks: 6001"
     assert by_name["36"].runs[0].values["tokens"] == 10718  # "Using 10718 tokens in paged KV"
     kv = by_name["37"].runs[0].values["kv_gib"]
