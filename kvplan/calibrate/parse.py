@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kvplan.calibrate.directives import DIRECTIVE_KEYS  # noqa: F401  (re-exported)
 from kvplan.calibrate.directives import directives as _directives
+from kvplan.engines.interface import parse_version
 from kvplan.errors import InputError
 
 NUM = r"(-?[\d,]*\.?\d+)"
@@ -417,10 +418,21 @@ def parse_text(text: str, path: Path) -> LogFile:
     for run in runs:
         for key, value in global_directives.items():
             run.settings.setdefault(key, value)
+        _directive_version_over_dev_build(run, global_directives)
         run.engine = run.settings.get("engine", engine)
         run.version = run.settings.get("version") or _header_version(header)
         run.model_hint = _model_hint(run.settings.get("model") or header.get("model", ""))
     return LogFile(path=path, runs=runs, header=header)
+
+
+def _directive_version_over_dev_build(run: Run, directives: dict[str, str]) -> None:
+    """A `version=` directive replaces a logged version that names no release: a source build
+    prints "vLLM API server version 0.1.dev7548+gbaba038" (log 09), which says nothing about
+    the release line, and the directive was written for exactly that case."""
+    stated = directives.get("version")
+    logged = run.settings.get("version")
+    if stated and logged and logged != stated and (parse_version(logged) or ()) < (0, 2):
+        run.settings["version"] = stated
 
 
 def parse_file(path: Path) -> LogFile:
