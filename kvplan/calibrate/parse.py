@@ -16,6 +16,7 @@ from pathlib import Path
 
 from kvplan.calibrate.directives import DIRECTIVE_KEYS  # noqa: F401  (re-exported)
 from kvplan.calibrate.directives import directives as _directives
+from kvplan.engines.interface import parse_version
 from kvplan.errors import InputError
 
 NUM = r"(-?[\d,]*\.?\d+)"
@@ -76,7 +77,9 @@ def values(engine: str, regex: str, *keys: str) -> None:
 
 # --- vLLM -------------------------------------------------------------------------------------
 values("vllm", r"Loading model weights took " + NUM + r" GB", "weights_gib")
-values("vllm", r"Model loading took " + NUM + r" GiB", "weights_gib")
+# V1 prints "Model loading took X GiB memory"; V0 0.7-0.8 "Model loading took X GB and N seconds" (GiB too:
+# vllm/worker/model_runner.py divides by 2**30).
+values("vllm", r"Model loading took " + NUM + r" (?:GiB|GB)\b", "weights_gib")
 values("vllm", r"Memory profiling results: total_gpu_memory=" + NUM + r"GiB .*?peak_torch_memory="
        + NUM + r"GiB .*?non_torch_memory=" + NUM + r"GiB kv_cache_size=" + NUM
        + r"GiB gpu_memory_utilization=" + NUM,
@@ -111,7 +114,7 @@ def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("blocks", _f(m[1] or m[2]), n, t)
 
 
-values("vllm", r"GPU KV cache size: " + NUM + r" tokens", "tokens")
+values("vllm", r"GPU KV cache size:\s+" + NUM + r" tokens", "tokens")  # write-ups may align columns
 values("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x",
        "max_model_len", "concurrency")
 
@@ -415,10 +418,21 @@ def parse_text(text: str, path: Path) -> LogFile:
     for run in runs:
         for key, value in global_directives.items():
             run.settings.setdefault(key, value)
+        _directive_version_over_dev_build(run, global_directives)
         run.engine = run.settings.get("engine", engine)
         run.version = run.settings.get("version") or _header_version(header)
         run.model_hint = _model_hint(run.settings.get("model") or header.get("model", ""))
     return LogFile(path=path, runs=runs, header=header)
+
+
+def _directive_version_over_dev_build(run: Run, directives: dict[str, str]) -> None:
+    """A `version=` directive replaces a logged version that names no release: a source build
+    prints "vLLM API server version 0.1.dev7548+gbaba038" (log 09), which says nothing about
+    the release line, and the directive was written for exactly that case."""
+    stated = directives.get("version")
+    logged = run.settings.get("version")
+    if stated and logged and logged != stated and (parse_version(logged) or ()) < (0, 2):
+        run.settings["version"] = stated
 
 
 def parse_file(path: Path) -> LogFile:

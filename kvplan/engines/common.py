@@ -27,6 +27,23 @@ class LayerShape:
         return self.full_layers + self.sliding_layers
 
 
+def stage_shapes(model: ModelSpec, precision: Precision, tp: int, pp: int) -> list[LayerShape]:
+    """The cache shape of every pipeline stage, first to last (vLLM's get_pp_indices split)."""
+    kinds = model.layer_kinds()
+    per_layer = layer_bytes_per_token(model, LayerKind.full, precision, tp)
+    out = []
+    for layers in pipeline_stages(model.num_layers, pp):
+        stage = [kinds[i] for i in layers]
+        out.append(LayerShape(
+            full_layers=stage.count(LayerKind.full),
+            sliding_layers=stage.count(LayerKind.sliding),
+            linear_layers=stage.count(LayerKind.linear),
+            bytes_per_token_per_layer=per_layer,
+            window=model.attention.sliding_window_tokens,
+        ))
+    return out
+
+
 def layer_shape(req: SizeRequest) -> LayerShape:
     """Per-layer cache shape of the pipeline stage with the most cached layers."""
     return stage_shape(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)

@@ -40,7 +40,7 @@ import math
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from kvplan.capacity.kv import Allocation, pipeline_stages
+from kvplan.capacity.kv import Allocation, Precision, pipeline_stages
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import (
     LEAN_SAMPLER_BYTES_PER_LOGIT,
@@ -53,6 +53,7 @@ from kvplan.engines.common import (
     gib,
     layer_shape,
     quantized,
+    stage_shapes,
     users_steps,
 )
 from kvplan.engines.encoder_cache import with_encoder_cache
@@ -72,6 +73,7 @@ from kvplan.engines.vllm_nontorch import (
     NON_TORCH_V1,
     NON_TORCH_V1_TP,
     NON_TORCH_V1_TP_NVLINK,
+    NON_TORCH_V1_UNIFIED,
     REPACK_CACHED_SHARE,
     non_torch,
     nvlink_module,
@@ -91,8 +93,8 @@ from kvplan.units import GIB, ceil_div
 
 __all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM",
            "NON_TORCH_V0", "NON_TORCH_V0_TP", "NON_TORCH_V1", "NON_TORCH_V1_TP",
-           "NON_TORCH_V1_TP_NVLINK", "REPACK_CACHED_SHARE", "V1_FROM", "Flavour", "flavour",
-           "mla_block_size", "profile"]
+           "NON_TORCH_V1_TP_NVLINK", "NON_TORCH_V1_UNIFIED", "REPACK_CACHED_SHARE", "V1_FROM",
+           "Flavour", "flavour", "mla_block_size", "profile"]
 
 DEFAULT_UTILIZATION = Fraction(9, 10)
 
@@ -174,13 +176,21 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)
-    st.given("weights", weights, "bytes", weights_how)
     sampler_bytes = (LEAN_SAMPLER_BYTES_PER_LOGIT if lean else
                      V1_SAMPLER_BYTES_PER_LOGIT if fl.v1 else SAMPLER_BYTES_PER_LOGIT)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), sampler_bytes)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
                                   fl.v1 and m.activation_bytes is None)
+    if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
+            and m.kv_cache_bytes is None and not m.stage_kv_bytes
+            and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
+        stage = _limiting_stage(req, s, fl, memory, util, weights, act, batched, block,
+                                sampler_bytes)
+        if stage is not None:
+            weights, act, shape, groups, how = stage
+            weights_how += how
+    st.given("weights", weights, "bytes", weights_how)
     st.given("activation peak", act.best, "bytes",
              "measured (log)" if m.activation_bytes is not None else
              act_model.formula + (f"; plus the {enc.formula}" if enc is not None else ""))
@@ -188,7 +198,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
     else:
         nt, nt_how = non_torch(fl, req.tp, weights, quantized(req),
-                               nvlink_module(req.gpu.label, req.gpu.device_names))
+                               nvlink_module(req.gpu.label, req.gpu.device_names),
+                               req.gpu.unified_memory)
     st.given("non-torch memory", nt.best, "bytes", nt_how)
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
     graphs = Interval.exact(0)
@@ -360,6 +371,68 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions=tuple(assumptions),
         log_lines=tuple(lines),
     )
+
+
+def stage_weights(req: SizeRequest, weights: int) -> list[int]:
+    """Weights on one GPU of each pipeline stage, from the per-GPU average: every stage holds its
+    layers' share of the body; the first stage also holds the token embeddings and the last the
+    LM head (vllm/model_executor/models: embed_tokens on the first rank, lm_head on the last;
+    untied, as `weights_bytes` assumes), each split over tensor parallelism."""
+    model = req.model
+    stages = pipeline_stages(model.num_layers, req.pp)
+    bits = req.effective_weight_dtype.bits
+    embed = -(-model.vocab_size * model.hidden_size * max(bits, 16) // 8 // req.tp)
+    body = max(0, weights * req.pp - 2 * embed)
+    out = []
+    for i, r in enumerate(stages):
+        w = body * len(r) // model.num_layers
+        w += embed if i == 0 else 0
+        w += embed if i == len(stages) - 1 else 0
+        out.append(w)
+    return out
+
+
+def _limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
+                    util: Fraction, weights: int, act: Interval, batched: int, block: int,
+                    sampler_bytes: tuple[int, int, int]
+                    ) -> tuple[int, Interval, LayerShape, Groups, str] | None:
+    """The pipeline stage whose block count vLLM keeps, and its weights, activation and layers.
+
+    Each worker sizes its own pool for its own layers and the engine keeps the smallest block
+    count over workers (V1: kv_cache_utils unify_kv_cache_configs / get_kv_cache_configs, the
+    minimum num_blocks; V0: the executor's min over workers' determine_num_available_blocks).
+    Only the last stage samples (get_pp_group().is_last_rank), so the other stages profile the
+    forward pass alone."""
+    shapes = stage_shapes(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
+    ws = stage_weights(req, weights)
+    fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes).peak
+    fwd, _ = with_encoder_cache(fwd, req.model, batched, s.limit_mm_per_prompt, fl.v1)
+    nt, _ = non_torch(fl, req.tp, weights, quantized(req),
+                      nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory)
+    graphs = (CUDA_GRAPH[0] if fl.graphs_subtracted and not s.enforce_eager
+              and s.measured.cuda_graph_bytes is None else (s.measured.cuda_graph_bytes or 0))
+    requested = int(memory * util)
+    best: tuple[int, int] | None = None  # (blocks, stage)
+    for i, (shape, w) in enumerate(zip(shapes, ws, strict=True)):
+        if shape.cached_layers == 0:
+            continue
+        a = act if i == len(shapes) - 1 else fwd
+        kv = requested - w - a.best - nt.best - graphs
+        per_block = block * shape.bytes_per_token_per_layer * kv_groups(
+            shape, fl.v1, fl.wide_groups).group_size
+        blocks = max(0, kv // per_block)
+        if best is None or blocks < best[0]:
+            best = (blocks, i)
+    if best is None:
+        return None
+    i = best[1]
+    shape = shapes[i]
+    a = act if i == len(shapes) - 1 else fwd
+    role = ("first, with the token embeddings" if i == 0 else
+            "last, with the LM head and the sampler" if i == len(shapes) - 1 else "middle")
+    how = (f"; pipeline stage {i + 1} of {req.pp} ({role}; {shape.cached_layers} cached layers): "
+           f"its share, since vLLM keeps the smallest block count over stages")
+    return ws[i], a, shape, kv_groups(shape, fl.v1, fl.wide_groups), how
 
 
 def stage_layers(req: SizeRequest) -> list[int]:

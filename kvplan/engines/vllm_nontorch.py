@@ -33,6 +33,14 @@ NON_TORCH_V1_TP_NVLINK = (GIB * 208 // 100, 3 * GIB // 2, 5 * GIB // 2)
 NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
 NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
 CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
+# V1 on a unified-memory GPU (GB10 / DGX Spark, Jetson Thor), one GPU. vLLM books as non-torch
+# memory the growth of (total - free) from cudaMemGetInfo over start-up, less torch's own
+# allocations (vllm/utils/mem_utils.py memory_profiling: non_torch_increase); on an integrated
+# GPU that "free" is the memory the whole system has left, so the host memory the serving process
+# and the OS draw during loading and torch.compile lands in the term. Fitted on log 28 (vLLM 0.13,
+# Qwen2.5-14B FP8, GB10: 0.4 x 121.63 - 15.22 weights - 30.46 KV - the 0.58 GiB activation
+# modelled = 2.39 GiB); the range runs from the discrete-GPU growth to twice that.
+NON_TORCH_V1_UNIFIED = (GIB * 239 // 100, 20 * MIB, 5 * GIB)
 # vLLM 0.6.4.x profiled non-torch memory as device use minus torch's *allocated* bytes, so the
 # allocator's cached copies left by repacking quantized weights at load (GPTQ/AWQ to Marlin)
 # counted as non-torch; 0.6.5's profiler (PR #10511) measures growth instead. Share of the
@@ -53,13 +61,16 @@ def nvlink_module(label: str, device_names: list[str] | tuple[str, ...] = ()) ->
 
 
 def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
-              nvlink: bool = False) -> tuple[Interval, str]:
+              nvlink: bool = False, unified: bool = False) -> tuple[Interval, str]:
     """The non-torch term a vLLM version books, and how it was chosen."""
     v1_tp = NON_TORCH_V1_TP_NVLINK if nvlink else NON_TORCH_V1_TP
-    table = (v1_tp if tp > 1 else NON_TORCH_V1) if fl.v1 else (
+    v1_one = NON_TORCH_V1_UNIFIED if unified else NON_TORCH_V1
+    table = (v1_tp if tp > 1 else v1_one) if fl.v1 else (
         NON_TORCH_V0_TP if tp > 1 else NON_TORCH_V0)
     nt = Interval(*table)
     how = "growth after start-up" if fl.v1 else "CUDA context + NCCL"
+    if fl.v1 and unified and tp == 1:
+        how += " (unified memory: the host memory drawn during start-up counts)"
     lo_v, hi_v = REPACK_CACHED_VERSIONS
     if not fl.v1 and quantized and lo_v <= (parse_version(fl.version) or ()) < hi_v:
         extra = [int(weights * f) for f in REPACK_CACHED_SHARE]

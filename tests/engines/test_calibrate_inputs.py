@@ -63,3 +63,13 @@ def test_a_cuda_graph_estimate_line_dates_an_unversioned_v1_log() -> None:
     pool = ("CUDA graph pool memory: 0.09 GiB (actual), 0.13 GiB (estimated), difference: 0.04 GiB\n"
             "Available KV cache memory: 12.26 GiB\n")
     assert infer_vllm_version(parse_text(pool, Path("x.log")).runs[0])[0] == "0.11.0"
+
+
+def test_v0_model_loading_in_gb_and_aligned_kv_size_lines_are_read() -> None:
+    # heldout-4 logs 110 (vLLM 0.8.2 V0: "Model loading took 6.0160 GB and ...") and 113 (a write-up
+    # that aligns "GPU KV cache size:         1,037,152 tokens" in columns)
+    run = parse_text("INFO [model_runner.py:1146] Model loading took 6.0160 GB and 533.85 seconds\n"
+                     "GPU KV cache size:         1,037,152 tokens\n", Path("x.log")).runs[0]
+    assert run.values["weights_gib"] == 6.016
+    assert run.values["tokens"] == 1037152
+    assert run.unparsed == []
