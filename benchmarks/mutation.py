@@ -80,6 +80,9 @@ PACKAGES = {
         ("kvplan/deploy/*",),
         ("tests/check/test_check_deploy.py", "tests/check/test_check_cli.py",
          "tests/check/test_cov_deploy.py")),
+    "records": Package(  # the plain records and the fast acceptor (issue #14's start-up)
+        ("kvplan/plain.py", "kvplan/deploy/fast.py"),
+        ("tests/schema/test_plain.py", "tests/schema/test_fast.py")),
 }
 GUARDS = (M,)  # with every package
 NOT_IN_MUTATION = (M + "test_mutations_killed.py",)  # runs pytest in subprocesses of its own

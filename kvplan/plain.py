@@ -124,7 +124,8 @@ class Plain:
         return out
 
     def model_dump_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), separators=(",", ":"))
+        """pydantic's compact JSON, byte for byte (UTF-8 text, no spaces)."""
+        return json.dumps(self.model_dump(mode="json"), separators=(",", ":"), ensure_ascii=False)
 
     def __eq__(self, other: object) -> bool:
         if type(other) is not type(self):
@@ -159,11 +160,8 @@ def _rebuild(cls: type[P], values: dict[str, Any], stated: tuple[str, ...]) -> P
 def _dump(value: Any, mode: str, exclude_unset: bool, exclude_none: bool) -> Any:
     if isinstance(value, Plain):
         return value.model_dump(mode, exclude_unset, exclude_none)
-    if isinstance(value, (list, tuple)):
-        items = [_dump(v, mode, exclude_unset, exclude_none) for v in value]
-        return items if mode == "json" or type(value) is list else tuple(items)
-    if isinstance(value, dict):
-        return {k: _dump(v, mode, exclude_unset, exclude_none) for k, v in value.items()}
+    if type(value) is list:  # the records hold lists, no tuples or dicts
+        return [_dump(v, mode, exclude_unset, exclude_none) for v in value]
     if mode == "json" and isinstance(value, Enum):
         return value.value
     return value
@@ -194,8 +192,6 @@ def _convert(value: Any) -> Any:
         return from_model(value)
     if type(value) is list:
         return [_convert(v) for v in value]
-    if type(value) is tuple:
-        return tuple(_convert(v) for v in value)
     return value
 
 

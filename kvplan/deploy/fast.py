@@ -65,9 +65,10 @@ def _value(kind: tuple[Any, ...], value: Any) -> Any:
         return _bounded(kind, value)
     if tag == "float":
         if type(value) is int:
-            if abs(value) > 2**53:  # left to pydantic: a float would round it
-                raise _Decline
-            value = float(value)  # pydantic's lax conversion
+            try:
+                value = float(value)  # pydantic's lax conversion, rounding as float() does
+            except OverflowError:  # beyond a float: pydantic refuses it
+                raise _Decline from None
         elif type(value) is not float or not math.isfinite(value):
             raise _Decline
         return _bounded(kind, value)

@@ -157,3 +157,70 @@ def test_flag_records_of_size_take_the_fast_path() -> None:
                                            "memory_utilization": 0.85, "kv_dtype": "fp8"})
     data = records[0].deployment.model_dump(mode="json", exclude_unset=True)
     assert accept(data) == records[0].deployment
+
+
+# --- every field at its bounds and with every odd value, deterministically ---------------------
+_BASE = {"apiVersion": schema.API_VERSION, "name": "x", "model": "llama-3-8b",
+         "hardware": {"gpu": "h100"}, "traffic": {}}
+_WHERE = {"Deployment": (), "Hardware": ("hardware",), "Parallel": ("parallel",),
+          "Engine": ("engine",), "Traffic": ("traffic",), "Requirement": ("requirement",),
+          "ContextTokens": ("traffic", "context_tokens")}
+_ODD = [True, False, None, "3", "0.5", 3.0, float("nan"), float("inf"), -float("inf"), [], {},
+        2**53 + 1, 10**400, -1, 0, "kvplan/v1", "paged", "vllm"]
+
+
+def _candidates(kind: tuple[Any, ...]) -> list[Any]:
+    inner = kind[1] if kind[0] == "optional" else kind
+    out = list(_ODD)
+    if inner[0] in ("int", "float"):
+        for bound in (b for b in inner[1:] if b is not None):
+            for d in (-1, 0, 1) if inner[0] == "int" else (-1e-9, 0.0, 1e-9):
+                out += [bound + d, int(bound) + (d > 0) - (d < 0)]
+    if inner[0] == "literal":
+        out += sorted(inner[1])
+    return out
+
+
+def _field_cases() -> list[tuple[str, str, Any]]:
+    cases = []
+    for name, cls in schema.RECORDS.items():
+        for field, kind in cls.TYPES.items():  # type: ignore[attr-defined]
+            cases += [(name, field, value) for value in _candidates(kind)]
+    return cases
+
+
+def _doc_with(name: str, field: str, value: Any) -> dict[str, Any]:
+    doc = {k: (dict(v) if isinstance(v, dict) else v) for k, v in _BASE.items()}
+    holder = doc
+    for key in _WHERE[name]:
+        holder = holder.setdefault(key, {})
+    if name == "ContextTokens" and field != "mean":
+        holder["mean"] = 1000
+    holder[field] = value
+    return doc
+
+
+def _exactly_typed(kind: tuple[Any, ...], value: Any) -> bool:
+    if kind[0] == "optional":
+        return value is None or _exactly_typed(kind[1], value)
+    if kind[0] == "int":
+        return type(value) is int
+    if kind[0] == "float":
+        return (type(value) is float and math.isfinite(value)) or (
+            type(value) is int and abs(value) < 2**1000)
+    if kind[0] in ("str", "literal"):
+        return type(value) is str
+    if kind[0] == "bool":
+        return type(value) is bool
+    return isinstance(value, dict)
+
+
+@pytest.mark.parametrize(("name", "field", "value"), _field_cases())
+def test_each_field_at_its_bounds_and_with_odd_values(name: str, field: str, value: Any) -> None:
+    """Accepted only where pydantic accepts, building the same record; and accepted wherever
+    pydantic accepts an exactly typed value."""
+    doc = _doc_with(name, field, value)
+    got = _assert_sound(doc)
+    kind = schema.RECORDS[name].TYPES[field]  # type: ignore[attr-defined]
+    if _pydantic(doc) is not None and _exactly_typed(kind, value):
+        assert got is not None, (name, field, value)

@@ -106,6 +106,16 @@ def _specs() -> list[Any]:
     return list(all_models()[0]) + list(all_hardware()[0])
 
 
+def _typed(value: Any) -> Any:
+    """A dump with every value's type beside it: a str-valued enum equals its string, so `==`
+    alone would not see an enum left unconverted in a JSON dump."""
+    if isinstance(value, dict):
+        return {k: _typed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    return (type(value).__name__, value)
+
+
 @pytest.mark.parametrize("spec", _specs(), ids=lambda s: s.name)
 def test_each_shipped_spec_is_the_validators_object(spec: Plain) -> None:
     """From the index (no pydantic) and validated from its file: the same record."""
@@ -119,8 +129,10 @@ def test_each_shipped_spec_is_the_validators_object(spec: Plain) -> None:
     for mode in ("python", "json"):
         for unset in (False, True):
             for none in (False, True):
-                assert spec.model_dump(mode=mode, exclude_unset=unset, exclude_none=none) == (
+                assert _typed(spec.model_dump(mode=mode, exclude_unset=unset,
+                                              exclude_none=none)) == _typed(
                     validated.model_dump(mode=mode, exclude_unset=unset, exclude_none=none))
+    assert spec.model_dump_json() == validated.model_dump_json()  # byte for byte
 
 
 def test_plain_records_behave_as_frozen_pydantic_models() -> None:
@@ -147,3 +159,55 @@ def test_constructor_validates_through_pydantic() -> None:
     moe = spec_schema.MoE(num_experts=8, experts_per_token=2)
     assert type(moe) is spec_schema.MoE and moe.model_fields_set == {"num_experts",
                                                                       "experts_per_token"}
+
+
+def test_defaults_are_made_fresh_for_each_record() -> None:
+    """A default_factory's value, new for every record (never the factory, never shared)."""
+    one = spec_schema.Attention.model_construct(num_kv_heads=8, head_dim=128)
+    two = spec_schema.Attention.model_construct(num_kv_heads=8, head_dim=128)
+    assert one.layer_pattern == [spec_schema.LayerKind.full]
+    assert one.layer_pattern is not two.layer_pattern
+    assert one.model_fields_set == {"num_kv_heads", "head_dim"}
+    gpu = spec_schema.HardwareSpec.model_construct(name="x")
+    assert gpu.aliases == [] and gpu.device_names == [] and gpu.gpus_per_node == 8
+    assert gpu.model_dump(include={"name", "gpus_per_node"}) == {"name": "x", "gpus_per_node": 8}
+    assert "memory_bytes" not in gpu.model_dump()  # a required field not given is absent
+    assert gpu.model_dump(exclude={"aliases", "device_names"}, exclude_unset=True) == {
+        "name": "x"}
+
+
+def test_a_plain_record_inside_data_is_validated_as_the_fields_it_states() -> None:
+    """`ModelSpec(attention=Attention(...), aliases=[ModelAlias(...)])`, as the importer
+    builds specs: the nested records keep their stated fields, as pydantic keeps an instance's."""
+    spec = all_models()[0][0]
+    att = spec_schema.Attention(num_kv_heads=spec.attention.num_kv_heads,
+                                head_dim=spec.attention.head_dim)
+    alias = spec_schema.ModelAlias(id="someone/some-variant", source="a config.json, somewhere")
+    values = {**dict(spec._items()), "attention": att, "aliases": [alias]}
+    rebuilt = spec_schema.ModelSpec(**values)
+    assert rebuilt.attention == att and rebuilt.attention.model_fields_set == {
+        "num_kv_heads", "head_dim"}
+    assert rebuilt.aliases == [alias] and type(rebuilt.aliases[0]) is spec_schema.ModelAlias
+    assert "layer_pattern" not in rebuilt.model_dump(exclude_unset=True)["attention"]
+
+
+def test_hash_follows_equality() -> None:
+    moe = spec_schema.MoE.model_construct(num_experts=8, experts_per_token=2)
+    same = spec_schema.MoE(num_experts=8, experts_per_token=2)
+    other = spec_schema.MoE.model_construct(num_experts=8, experts_per_token=1)
+    assert moe == same and hash(moe) == hash(same)
+    assert moe != other and hash(moe) != hash(other)
+    assert {moe, same, other} == {moe, other}
+    assert moe != 8 and (moe == 8) is False
+
+
+def test_a_factory_made_at_run_time_makes_its_default() -> None:
+    assert Factory(list).make is list and Factory(list).make() == []
+    assert repr(REQUIRED) == "REQUIRED"  # as the docs of a field's default print it
+
+
+def test_json_dump_is_pydantics_for_text_beyond_ascii() -> None:
+    alias = spec_schema.ModelAlias(id="someone/variant", source="read in a notebook: 8 × 128, ü")
+    assert alias.model_dump_json() == alias.validator().model_validate(
+        alias.model_dump()).model_dump_json()
+    assert "×" in alias.model_dump_json()
