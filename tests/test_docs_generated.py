@@ -216,6 +216,14 @@ PROSE = [
      lambda: _split("vllm", "dense", "heldout-4")),
     ("README.md", r"\| vLLM, MoE / MLA / multimodal \(part 4\) \| (?P<runs>[\d +]+?) \| "
      r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout-4")),
+    ("README.md", r"\| vLLM, dense \(part 5: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("vllm", "dense", "heldout-5")),
+    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(part 5\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout-5")),
+    ("README.md", r"\| SGLang, MLA \(part 5\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("sglang", "moe/mla/multimodal", "heldout-5")),
+    ("README.md", r"\| TensorRT-LLM, MLA \(part 5\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("trtllm", "moe/mla/multimodal", "heldout-5")),
     ("README.md", r"\| SGLang, dense \(parts 1, 3\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
      lambda: _split("sglang", "dense", "heldout", "heldout-3")),
     ("README.md", r"\| TensorRT-LLM, dense \(parts 1, 3\) \| (?P<runs>[\d +]+?) \| "

@@ -80,9 +80,10 @@ values("vllm", r"Loading model weights took " + NUM + r" GB", "weights_gib")
 # V1 prints "Model loading took X GiB memory"; V0 0.7-0.8 "Model loading took X GB and N seconds" (GiB too:
 # vllm/worker/model_runner.py divides by 2**30).
 values("vllm", r"Model loading took " + NUM + r" (?:GiB|GB)\b", "weights_gib")
-values("vllm", r"Memory profiling results: total_gpu_memory=" + NUM + r"GiB .*?peak_torch_memory="
-       + NUM + r"GiB .*?non_torch_memory=" + NUM + r"GiB kv_cache_size=" + NUM
-       + r"GiB gpu_memory_utilization=" + NUM,
+# 0.6.5 prints the same summary with "duration=N seconds, " first and commas between the pairs.
+values("vllm", r"Memory profiling results: (?:duration=[\d.]+ seconds, )?total_gpu_memory=" + NUM
+       + r"GiB,? .*?peak_torch_memory=" + NUM + r"GiB,? .*?non_torch_memory=" + NUM
+       + r"GiB,? kv_cache_size=" + NUM + r"GiB,? gpu_memory_utilization=" + NUM,
        "total_gib", "peak_torch_gib", "non_torch_gib", "kv_gib", "util")
 values("vllm", r"\] total_gpu_memory\s+" + NUM + r"GiB", "total_gib")
 values("vllm", r"\] gpu_memory_utilization\s+" + NUM, "util")
@@ -248,12 +249,19 @@ def _s_after(r: Run, m: re.Match[str], n: int, t: str) -> None:
         r.lines.setdefault("before_gib", (n, t.strip()))
 
 
-@pattern("sglang", r"KV Cache is allocated\.(?: #tokens: (\d+),)? K size: " + NUM
+@pattern("sglang", r"KV Cache is allocated\.(?: dtype: \S+,)?(?: #tokens: (\d+),)? K size: " + NUM
          + r" GB, V size: " + NUM + " GB")
 def _s_kv(r: Run, m: re.Match[str], n: int, t: str) -> None:
     if m[1]:
         r.put("tokens", _f(m[1]), n, t)
     r.put("kv_gib", _f(m[2]) + _f(m[3]), n, t)
+
+
+@pattern("sglang", r"KV Cache is allocated\.(?: dtype: \S+,)? #tokens: (\d+), KV size: " + NUM + " GB")
+def _s_kv_mla(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # MLA pools (DeepSeek/Kimi shapes) keep one latent per token and log one size, not K and V.
+    r.put("tokens", _f(m[1]), n, t)
+    r.put("kv_gib", _f(m[2]), n, t)
 
 
 @pattern("sglang", r"max_total_num_tokens=(\d+)")

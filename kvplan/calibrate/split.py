@@ -1,9 +1,9 @@
 """The calibration set's honest split: which logs constants were fitted on, which are held out.
 
 A log directory may carry two manifests (tab-separated, `#` comments):
-- SPLIT.tsv: `log  part  engine  class`, part `fit`, `heldout`, `heldout-2`, `heldout-3` or
-  `heldout-4` (later held-out rounds, each gathered after the constants of the round before were
-  set, reported as its own part),
+- SPLIT.tsv: `log  part  engine  class`, part `fit`, `heldout`, `heldout-2`, `heldout-3`,
+  `heldout-4` or `heldout-5` (later held-out rounds, each gathered after the constants of the
+  round before were set, reported as its own part),
   class dense | moe | mla | sliding | multimodal | unknown;
 - FITTED.tsv: `constant  logs  what`, the constants of kvplan/engines and the log prefixes (NN)
   each was tuned on. No held-out log may appear there (`leaks` lists any that do).
@@ -19,7 +19,7 @@ from pathlib import Path
 
 from kvplan.errors import InputError
 
-PARTS = ("fit", "heldout", "heldout-2", "heldout-3", "heldout-4")
+PARTS = ("fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5")
 CLASSES = ("dense", "moe", "mla", "sliding", "multimodal", "unknown")
 
 

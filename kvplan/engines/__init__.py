@@ -52,7 +52,11 @@ def run_engine(req: SizeRequest, settings: EngineSettings) -> EngineResult:
     A checkpoint published in float32 (Gemma-2-9B) is served in 16 bits by the serving engines
     when no dtype is stated: vLLM's and SGLang's `--dtype auto` turn float32 into bfloat16 or
     float16 (vLLM `_resolve_auto_dtype`, SGLang `ModelConfig`), and TensorRT-LLM builds 16-bit
-    engines. transformers keeps the published dtype."""
+    engines. transformers keeps the published dtype. The KV cache follows: `kv_cache_dtype auto`
+    is the model's served dtype (vLLM gpu_model_runner: `if cache_config.cache_dtype == "auto":
+    self.kv_cache_dtype = self.dtype`), so a float32 cache that only came from the published dtype
+    is served in the same 16 bits (Gemma-2-9B, log 81: 54.12 GiB / 168,880 tokens = 344,064 B = 42
+    layers x 8 KV heads x 256 x 2 x 2 B)."""
     from dataclasses import replace
 
     from kvplan.units import DType
@@ -60,7 +64,8 @@ def run_engine(req: SizeRequest, settings: EngineSettings) -> EngineResult:
     auto16 = (settings.engine in SERVING_ENGINES and req.weight_dtype is None
               and req.model.weight_dtype is DType.fp32)
     if auto16:
-        req = replace(req, weight_dtype=DType.bf16)
+        kv = DType.bf16 if req.kv_dtype is DType.fp32 else req.kv_dtype
+        req = replace(req, weight_dtype=DType.bf16, kv_dtype=kv)
     result = profile_for(settings.engine)(req, settings)
     if auto16:
         note = (f"{req.model.name} is published in float32; {settings.engine.value} serves it in 16 "

@@ -17,8 +17,9 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
   sorted values and indices), V0's 40 B. Model Runner V2 (0.28 on for dense models, 0.29 on for all) profiles
   the sampler without top-k/top-p (6 B per logit, not 40) and, from 0.29, on 1/TP of the rows.
 - non-torch memory: V1 counts only its growth after start-up (0.07 GiB measured on one GPU,
-  about 1 GiB more with tensor parallelism for NCCL and custom all-reduce buffers); V0 counts the
-  CUDA context too (0.26-0.35 GiB measured on one GPU).
+  about 1 GiB more with tensor parallelism for NCCL and custom all-reduce buffers); V0 before 0.7
+  counts the CUDA context too (0.26-0.35 GiB measured on one GPU); from 0.7 the V0 worker books
+  growth over a MemorySnapshot as V1 does (0.01-0.05 GiB measured on one GPU).
 - page per layer = block_size x KV heads per rank x (head_size + v_head_size) x dtype bytes;
   MLA: block_size x (kv_lora_rank + qk_rope_head_dim) x dtype bytes, one latent, not split by TP.
 - blocks = KV memory // page // layers per group; hybrid models (sliding + full layers) are

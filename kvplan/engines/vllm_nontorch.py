@@ -2,7 +2,8 @@
 
 (best, low, high) in bytes, fitted on the calibration logs named in tests/assets/logs/FITTED.tsv.
 V1 counts only the growth after start-up (one GPU 0.07 GiB; with tensor parallelism about 1 GiB
-more for NCCL and all-reduce buffers, from log 24); V0 counts the CUDA context too.
+more for NCCL and all-reduce buffers, from log 24); V0 counts the CUDA context too, until the 0.7
+series, whose V0 worker books growth over a start-up MemorySnapshot like V1 (V0_GROWTH_FROM).
 
 V1 with tensor parallelism on NVLink modules (SXM, HGX/DGX boards): vLLM's own TP buffers are
 small -- custom all-reduce allocates meta_size + 8 MiB, 8 MiB of IPC buffer and 8 MiB of rank
@@ -47,6 +48,13 @@ NON_TORCH_V1_UNIFIED = (GIB * 239 // 100, 20 * MIB, 5 * GIB)
 # weights: (best, low, high); fitted on log 11 (Qwen2.5-72B GPTQ: 4.09 - 0.35 GiB over 38.53).
 REPACK_CACHED_SHARE = (Fraction(97, 1000), Fraction(0), Fraction(15, 100))
 REPACK_CACHED_VERSIONS = ((0, 6, 4), (0, 6, 5))
+# From the 0.7 series the V0 worker profiles like V1: Worker.init_device takes a MemorySnapshot
+# right after set_device / empty_cache / reset_peak_memory_stats ("self.baseline_snapshot =
+# MemorySnapshot()", vllm/worker/worker.py), and determine_num_available_blocks books as
+# non-torch only the growth over that baseline (memory_profiling(self.baseline_snapshot, ...)),
+# so the CUDA context is no longer in the term. One GPU then books V1's growth (NON_TORCH_V1);
+# logs 91-93 (0.7.1-0.7.3: 0.01-0.05 GiB) and 110 (0.8.2: 0.05 GiB) print it.
+V0_GROWTH_FROM = (0, 7)
 
 
 NVLINK_FORM_FACTORS = ("SXM", "HGX", "DGX", "NVL72")
@@ -65,10 +73,13 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
     """The non-torch term a vLLM version books, and how it was chosen."""
     v1_tp = NON_TORCH_V1_TP_NVLINK if nvlink else NON_TORCH_V1_TP
     v1_one = NON_TORCH_V1_UNIFIED if unified else NON_TORCH_V1
+    v0_growth = not fl.v1 and tp == 1 and (parse_version(fl.version) or ()) >= V0_GROWTH_FROM
     table = (v1_tp if tp > 1 else v1_one) if fl.v1 else (
-        NON_TORCH_V0_TP if tp > 1 else NON_TORCH_V0)
+        NON_TORCH_V0_TP if tp > 1 else NON_TORCH_V1 if v0_growth else NON_TORCH_V0)
     nt = Interval(*table)
-    how = "growth after start-up" if fl.v1 else "CUDA context + NCCL"
+    how = "growth after start-up" if fl.v1 else (
+        "growth after start-up (V0 from 0.7: MemorySnapshot baseline)" if v0_growth
+        else "CUDA context + NCCL")
     if fl.v1 and unified and tp == 1:
         how += " (unified memory: the host memory drawn during start-up counts)"
     lo_v, hi_v = REPACK_CACHED_VERSIONS

@@ -703,19 +703,20 @@ def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
 def test_v0_forced_on_a_v1_release():
     r = vllm("llama-3-8b", "h100", 8192, "0.8.5-v0")
     # V0: max(8,192, 2,048) batched tokens, 256 sequences, 40 B a logit: 1,313,341,440 >
-    # forward 905,969,664; non-torch V0 350 MiB. KV 76,540,929,638 - 16,060,522,496
-    #   - 1,313,341,440 - 367,001,600 = 58,800,064,102 -> 28,038 blocks, 448,608 tokens,
-    # concurrency 448,608 / 8,192 = 54.76x
+    # forward 905,969,664; non-torch: the V0 worker from 0.7 books growth after start-up, V1's
+    # 70 MiB (it was V0's 350 MiB with the CUDA context before issue #13's sixth round).
+    # KV 76,540,929,638 - 16,060,522,496 - 1,313,341,440 - 73,400,320 = 59,093,665,382 ->
+    # 28,178 blocks, 450,848 tokens, concurrency 450,848 / 8,192 = 55.04x
     assert (r.engine_version, r.activation_bytes, r.non_torch_bytes, r.kv_cache_bytes,
             r.blocks, r.max_concurrency) == (
-        "0.8.5-v0 (V0)", 1_313_341_440, 367_001_600, 58_800_064_102, 28_038,
-        Fraction(448_608, 8192))
+        "0.8.5-v0 (V0)", 1_313_341_440, 73_400_320, 59_093_665_382, 28_178,
+        Fraction(450_848, 8192))
     assert r.assumptions[:2] == (
         "vLLM 0.8.5-v0 (V0 engine), gpu_memory_utilization 0.9 of total memory",
         "profiled with max_num_batched_tokens 8,192 and max_num_seqs 256")
-    assert r.steps[5].formula == "CUDA context + NCCL"
-    assert r.log_lines == ("# GPU blocks: 28038",
-                           "Maximum concurrency for 8192 tokens per request: 54.76x")
+    assert r.steps[5].formula == "growth after start-up (V0 from 0.7: MemorySnapshot baseline)"
+    assert r.log_lines == ("# GPU blocks: 28178",
+                           "Maximum concurrency for 8192 tokens per request: 55.04x")
 
 
 def test_the_cuda_graph_estimate_can_dominate_the_kv_range():

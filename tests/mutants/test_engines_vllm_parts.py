@@ -147,6 +147,13 @@ def test_nvlink_modules(label: str, names: tuple[str, ...], expected: bool):
      "all-reduce)"),
     ("0.6.3", 1, False, 350 * MIB, 200 * MIB, 600 * MIB, "CUDA context + NCCL"),
     ("0.6.3", 2, True, GIB // 2, GIB // 4, 4 * GIB, "CUDA context + NCCL with TP buffers"),
+    # V0 from 0.7 books growth over a MemorySnapshot (V1's one-GPU term); TP keeps the V0 TP term
+    ("0.6.6", 1, False, 350 * MIB, 200 * MIB, 600 * MIB, "CUDA context + NCCL"),
+    ("0.7.1", 1, False, 70 * MIB, 20 * MIB, GIB // 2,
+     "growth after start-up (V0 from 0.7: MemorySnapshot baseline)"),
+    ("0.8.2-v0", 1, False, 70 * MIB, 20 * MIB, GIB // 2,
+     "growth after start-up (V0 from 0.7: MemorySnapshot baseline)"),
+    ("0.8.2-v0", 2, False, GIB // 2, GIB // 4, 4 * GIB, "CUDA context + NCCL with TP buffers"),
 ])
 def test_non_torch_by_series_tp_and_interconnect(version: str, tp: int, nvlink: bool, best: int,
                                                   low: int, high: int, how: str):
