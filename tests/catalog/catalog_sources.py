@@ -164,6 +164,17 @@ NEW = {
         PROF.format("Qwen2.5-7B") + " (an alias of qwen2.5-7b before, now its own spec: the base model allows 131,072 positions, the Instruct config 32,768)",
         None,
     ),
+    # added in the fourth pass of issue 12
+    "llama-3.1-tulu-3-8b": (
+        "allenai/Llama-3.1-Tulu-3-8B",
+        "the repository's own file as the docs index stores its blob/main page (commit 715ae68 'Upload folder using huggingface_hub', transformers 4.43.4) as the docs index stores it; three re-saves naming it agree on every shape (allknowingroger/LlamaSlerp1-8B, arrafmousa/llama_encoder, lurker18/Llama_3.1_Tulu_3_8B_AWQ_4bit); Llama-3.1-8B's shapes with 8 more embedding rows (vocabulary 128,264 against 128,256), so its own spec, not an alias of llama-3.1-8b",
+        None,
+    ),
+    "tinyllama-1.1b-chat-v0.3": (
+        "TinyLlama/TinyLlama-1.1B-Chat-v0.3",
+        "partial: no verbatim copy of the official file; the config as transformers 4.35.0.dev0 re-saved it from the official snapshot 20dd44d of PY007/TinyLlama-1.1B-Chat-v0.3 (the repository's earlier name) in https://huggingface.co/Trelis/TinyLlama-1.1B-Chat-v0.3-AWQ/blob/main/config.json (an AWQ export; the page carries no quantization_config and use_cache false is the export's), whose fields two fine-tunes naming PY007/TinyLlama-1.1B-Chat-v0.3 repeat (mychen76/tinyllama-colorist-v2@a7dd6ba, aloobun/TinyAiroboros-2.2.1@beadaf3); vocabulary 32,003 (three chat tokens over v1.0's 32,000), so its own spec, not an alias of tinyllama-1.1b; torch_dtype float16 is the re-saves' (fp16 and bf16 size identically)",
+        None,
+    ),
 }
 
 # Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor
@@ -206,6 +217,7 @@ ALIASES = {
         ("meta-llama/Llama-3.1-8B", "meta-llama--Llama-3.1-8B", "the base model: " + PROF.format("Llama-3.1-8B") + "; same shapes"),
         ("meta-llama/Meta-Llama-3.1-8B", "meta-llama--Meta-Llama-3.1-8B", "the base model under its earlier repository name: " + AIC.format("meta-llama--Meta-Llama-3.1-8B") + "; same shapes"),
         ("meta-llama/Meta-Llama-3.1-8B-Instruct", "meta-llama--Meta-Llama-3.1-8B-Instruct", "the same Instruct repository under its earlier name: the LlamaConfig that transformers 4.45.2 printed for _name_or_path meta-llama/Meta-Llama-3.1-8B-Instruct in a public notes file (code index id 46065411686, section LLAMA3_1_INSTRUCT; another public dump, id 69808971158, shows the same fields); same shapes (head_dim 128 made explicit by the re-print)"),
+        ("arcee-ai/Llama-3.1-SuperNova-Lite", "arcee-ai--Llama-3.1-SuperNova-Lite", "Arcee's distill of Llama-3.1-8B-Instruct: the config as transformers 4.44.2 re-saved it from the official snapshot 74927a7 (_name_or_path models--arcee-ai--Llama-3.1-SuperNova-Lite/snapshots/74927a786f77...) in the AWQ export https://huggingface.co/AMead10/Llama-3.1-SuperNova-Lite-AWQ/blame/main/config.json (its quantization_config and use_cache false are the export's; the catalog plans the bf16 release); the fine-tune Delta-Vector/Control-8B@2803b4b (_name_or_path arcee-ai/Llama-3.1-SuperNova-Lite) agrees on every shape; same shapes, vocabulary 128,256 and 131,072 positions (llama3 rope scaling) as Llama-3.1-8B-Instruct"),
     ],
     "llama-3.1-70b": [
         ("meta-llama/Meta-Llama-3.1-70B", "meta-llama--Meta-Llama-3.1-70B", "the base model under its earlier repository name: " + AIC.format("meta-llama--Meta-Llama-3.1-70B") + "; same shapes"),
@@ -267,5 +279,8 @@ ALIASES = {
     ],
     "gemma-2b": [
         ("google/gemma-2b-it", "google--gemma-2b-it", "the instruction-tuned release: the config as transformers 4.39.0.dev0 re-saved it (_name_or_path google/gemma-2b-it) in unsloth's re-upload https://huggingface.co/unsloth/gemma-2b-it/blob/dffc6e531c0f83cda5b2f584a49a1cedcc86d099/config.json (pad_token_id 3 is unsloth's); same shapes"),
+    ],
+    "tiny-test-model": [
+        ("HuggingFaceTB/SmolLM2-135M-Instruct", "HuggingFaceTB--SmolLM2-135M-Instruct", "the Instruct release: the config as transformers 4.46.3 re-saved it (_name_or_path HuggingFaceTB/SmolLM2-135M-Instruct) in the DPO fine-tune https://huggingface.co/herooooooooo/SmolLM2-FT-DPO/blame/e9f531fd0d7fe79cae6dafc28bf80c6295e95ff2/config.json (its use_cache false and torch_dtype float32 are the fine-tune's); thatupiso/SmolLM2-FT-DPO2@82a3989, VIshalChak/SmolLM2-FT-DPO and the config removed by lilmeaty/Jaja-small-v4 commit 9d96a79 (transformers 4.47.1) name the same repository and agree on every shape; same shapes, 8,192 positions and tied embeddings as the SmolLM2-135M base"),
     ],
 }

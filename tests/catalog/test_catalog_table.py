@@ -100,6 +100,9 @@ TABLE = {
     "qwen3-4b-2507": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
     "qwen2.5-7b-base": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4; use_sliding_window false
     "qwen2.5-14b-instruct": (196_608, 196_608, None, 0),  # 48 L x 8 kv x 128 x 4
+    # added by the catalog helper (issue 12, fourth pass)
+    "llama-3.1-tulu-3-8b": (131_072, 131_072, None, 0),  # 32 L x 8 kv x 128 x 4 (Llama-3.1-8B's)
+    "tinyllama-1.1b-chat-v0.3": (22_528, 22_528, None, 0),  # 22 L x 4 kv x 64 x 4 (v1.0's)
 }
 
 
@@ -220,6 +223,10 @@ PARAMS = {
     # the original release's shapes (qwen3-235b-a22b-fp8 above): 94 layers x 128 experts, 8 active
     "qwen3-235b-a22b-2507": (235_093_634_560, 22_190_763_520, None),
     "qwen3-4b-2507": (4_022_468_096, None, None),  # qwen3-4b's shapes, tied embeddings
+    # fourth pass. Llama-3.1-8B's 8,030,261,248 + 8 more rows x 4,096 x 2 (embedding, untied head)
+    "llama-3.1-tulu-3-8b": (8_030_326_784, None, None),
+    # TinyLlama v1.0's 1,100,048,384 + 3 more rows x 2,048 x 2 (embedding, untied head)
+    "tinyllama-1.1b-chat-v0.3": (1_100_060_672, None, None),
 }
 
 
