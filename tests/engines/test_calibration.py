@@ -76,7 +76,8 @@ def test_tokens_from_the_logged_kv_memory(reports):
     # Held-out (heldout-2) misses, reported as they are: 64 and 65 (PP 2 / PP 4) print one
     # stage's KV memory but the tokens of the smallest stage. 81 (Gemma-2-9B, published in float32)
     # matches since issue #13's sixth round: its auto KV cache follows the 16-bit serving dtype
-    # (it had priced a float32 cache, half the tokens). Held-out (heldout-3) 96 is the TensorRT-LLM benchmarking guide's sample: 63.62 GiB x 0.99 / 262,144 B
+    # (it had priced a float32 cache, half the tokens). Held-out (heldout-3) 96 is the
+    # TensorRT-LLM benchmarking guide's sample: 63.62 GiB x 0.99 / 262,144 B
     # (Llama-2-7B FP8 KV, 32 x 4096 x 2 x 1 B) = 257,981 tokens -> 4,031 blocks of 64, where the
     # sample prints 4,607 blocks (294,848 tokens, 224 KiB a token): its numbers disagree.
     assert misses == {"02", "16", "64", "65", "96"}
