@@ -6,7 +6,7 @@ record of the same name and holds the field descriptions the docs print. The rul
 fields are kvplan.deploy.schema's, shared with the fast acceptor (kvplan.deploy.fast)."""
 
 # No `from __future__ import annotations`: pydantic would evaluate every string annotation again
-# when each class is made, a third of this module's import time on the CLI's start-up path.
+# when each class is made, a third of this module's import time (paid when a file needs pydantic).
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -31,13 +31,18 @@ PosFloat = Annotated[float, Field(gt=0)]
 API_VERSION = plain.API_VERSION
 
 
-def _check(problem: str | None) -> None:
-    if problem is not None:
-        raise ValueError(problem)
-
-
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
+
+    @model_validator(mode="after")
+    def _rules(self) -> "_Strict":
+        """The rules across fields kvplan.deploy.schema.RULES gives this block, in order: the
+        same functions the fast acceptor applies."""
+        for rule in plain.RULES.get(type(self).__name__, ()):
+            problem = rule(self)
+            if problem is not None:
+                raise ValueError(problem)
+        return self
 
 
 class Hardware(_Strict):
@@ -139,16 +144,6 @@ class ContextTokens(_Strict):
         default=None, description="CSV or JSONL of request token counts, relative to this file"
     )
 
-    @model_validator(mode="after")
-    def _some_length(self) -> "ContextTokens":
-        _check(plain.context_tokens_length(self))
-        return self
-
-    @model_validator(mode="after")
-    def _ordered(self) -> "ContextTokens":
-        _check(plain.context_tokens_order(self))
-        return self
-
 
 class Traffic(_Strict):
     peak_concurrent_users: Users | None = None
@@ -166,11 +161,6 @@ class Traffic(_Strict):
     prompt_tokens: PosInt | None = Field(
         default=None, description="prompt length for TTFT [default: the mean context]"
     )
-
-    @model_validator(mode="after")
-    def _one_load(self) -> "Traffic":
-        _check(plain.traffic_load(self))
-        return self
 
 
 class Requirement(_Strict):

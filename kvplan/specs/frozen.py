@@ -24,9 +24,7 @@ from typing import Any
 from kvplan.specs import schema
 from kvplan.units import DType
 
-_MODELS: dict[str, Any] = {cls.__name__: cls for cls in (
-    schema.MLA, schema.LinearState, schema.Attention, schema.MoE, schema.ModelAlias,
-    schema.ModelSpec, schema.HardwareSpec)}
+_MODELS: dict[str, Any] = {cls.__name__: cls for cls in schema.SPEC_CLASSES}
 _ENUMS: dict[str, type[Enum]] = {cls.__name__: cls for cls in (schema.LayerKind, DType)}
 _PLAIN = (str, int, float, bool, type(None))
 

@@ -5,7 +5,7 @@ record of the same name (`ModelSpec.model_validate(data)` there calls this modul
 the field descriptions the docs print (kvplan.render.schema_doc)."""
 
 # No `from __future__ import annotations`: pydantic would evaluate every string annotation again
-# when each class is made, a third of this module's import time on the CLI's start-up path.
+# when each class is made, a third of this module's import time (paid when a file needs pydantic).
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
