@@ -50,23 +50,9 @@ def layer_shape(req: SizeRequest) -> LayerShape:
 
 
 def stage_shape(model: ModelSpec, precision: Precision, tp: int = 1, pp: int = 1) -> LayerShape:
-    """`layer_shape` without a request: the model, the cache precision and the parallelism."""
-    kinds = model.layer_kinds()
-    best: LayerShape | None = None
-    per_layer = layer_bytes_per_token(model, LayerKind.full, precision, tp)
-    for layers in pipeline_stages(model.num_layers, pp):
-        stage = [kinds[i] for i in layers]
-        shape = LayerShape(
-            full_layers=stage.count(LayerKind.full),
-            sliding_layers=stage.count(LayerKind.sliding),
-            linear_layers=stage.count(LayerKind.linear),
-            bytes_per_token_per_layer=per_layer,
-            window=model.attention.sliding_window_tokens,
-        )
-        if best is None or shape.cached_layers > best.cached_layers:
-            best = shape
-    assert best is not None
-    return best
+    """`layer_shape` without a request: the model, the cache precision and the parallelism (the
+    first stage with the most cached layers)."""
+    return max(stage_shapes(model, precision, tp, pp), key=lambda shape: shape.cached_layers)
 
 
 # Quantized checkpoints (GPTQ/AWQ int4, int8, fp8) keep the token embeddings and the LM head in
