@@ -175,6 +175,12 @@ NEW = {
         "partial: no verbatim copy of the official file; the config as transformers 4.35.0.dev0 re-saved it from the official snapshot 20dd44d of PY007/TinyLlama-1.1B-Chat-v0.3 (the repository's earlier name) in https://huggingface.co/Trelis/TinyLlama-1.1B-Chat-v0.3-AWQ/blob/main/config.json (an AWQ export; the page carries no quantization_config and use_cache false is the export's), whose fields two fine-tunes naming PY007/TinyLlama-1.1B-Chat-v0.3 repeat (mychen76/tinyllama-colorist-v2@a7dd6ba, aloobun/TinyAiroboros-2.2.1@beadaf3); vocabulary 32,003 (three chat tokens over v1.0's 32,000), so its own spec, not an alias of tinyllama-1.1b; torch_dtype float16 is the re-saves' (fp16 and bf16 size identically)",
         None,
     ),
+    # added in the fifth pass of issue 12
+    "glm-4.5-air": (
+        "zai-org/GLM-4.5-Air",
+        "partial: no verbatim copy of the official file; the Glm4MoeConfig that transformers 4.54.1 printed on loading the ModelScope mirror of the repository (model_dir /models/ZhipuAI/GLM-4.5-Air; the same notes map ms_model_id ZhipuAI/GLM-4.5-Air to hf_model_id zai-org/GLM-4.5-Air) in a public ms-swift convert_hf2mcore walkthrough (code index id 48221590695, section '### model_config'; its '### hf_model' module tree of the loaded checkpoint shows the same shapes: 1 dense and 45 MoE layers of 128 experts plus a shared one, q/k/v biases, no q/k norms, untied lm_head of 151,552 rows); the Megatron script scripts/models/glm4.5-106B-A12B.sh (vllm-project/vime@b332ffc, zianglih/miles@85956cf) and PrimeIntellect/INTELLECT-3-Base's config (GLM-4.5-Air-Base shapes: use_qk_norm false, vocab_size 151552) agree",
+        None,
+    ),
 }
 
 # Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor
@@ -197,6 +203,7 @@ OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.i
 EXTRA_NOTES = {
     "glm-4.7": "GLM-4.5 and GLM-4.6 (zai-org/GLM-4.5, zai-org/GLM-4.6) use the same glm4_moe class; their config.json was not found in a public copy, so they are not aliased here; the multi-token-prediction layer (num_nextn_predict_layers 1) is not counted",
     "mistral-7b-v0.2": "read from a derivative re-save; see source",
+    "glm-4.5-air": "read from transformers' print of the loaded config; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the card's 106B total is this count rounded; its 12B active leaves out the embedding and output matrices (13,424,129,664 - 2 x 620,756,992 = 12,182,615,680)",
     "gemma-3-12b": "read from a derivative re-save; see source. keras-hub's gemma3_instruct_12b count, 12,187,079,280 with a 262,144-token vocabulary, plus 64 x 3,840 for the checkpoint's 64 more embedding rows, is 12,187,325,040: kvplan's estimate exactly",
     "gemma-3-4b": "reconstructed from partial public copies; see source. keras-hub's medgemma_4b count (the same Gemma 3 4B architecture), 4,300,079,472, is kvplan's estimate exactly",
     "granite-3.3-8b": "granite's embedding, attention, residual and logits multipliers scale activations, not memory; granite-3.1/3.2 (vocabulary 49,155) are different shapes and not aliased",

@@ -103,6 +103,8 @@ TABLE = {
     # added by the catalog helper (issue 12, fourth pass)
     "llama-3.1-tulu-3-8b": (131_072, 131_072, None, 0),  # 32 L x 8 kv x 128 x 4 (Llama-3.1-8B's)
     "tinyllama-1.1b-chat-v0.3": (22_528, 22_528, None, 0),  # 22 L x 4 kv x 64 x 4 (v1.0's)
+    # fifth pass
+    "glm-4.5-air": (188_416, 188_416, None, 0),  # 46 L x 8 kv x head_dim 128 (not 42.67) x 4
 }
 
 
@@ -227,6 +229,12 @@ PARAMS = {
     "llama-3.1-tulu-3-8b": (8_030_326_784, None, None),
     # TinyLlama v1.0's 1,100,048,384 + 3 more rows x 2,048 x 2 (embedding, untied head)
     "tinyllama-1.1b-chat-v0.3": (1_100_060_672, None, None),
+    # fifth pass. GLM-4.5-Air: 151,552 x 4,096 x 2 (untied) + 46 x (q 4,096 x 12,288 + 12,288,
+    # k and v 2 x (4,096 x 1,024 + 1,024), o 12,288 x 4,096, 2 x 4,096 norms = 109,074,432)
+    # + 1 dense MLP 3 x 4,096 x 10,944 + 45 x (129 experts x 3 x 4,096 x 1,408 + router 128 x
+    # 4,096 + 128 bias = 2,232,418,432) + 4,096 = 106,852,251,264; active: 8 routed + 1 shared
+    # expert per MoE layer, 45 x 156,237,952, the rest as above = 13,424,129,664
+    "glm-4.5-air": (106_852_251_264, 13_424_129_664, None),
 }
 
 
