@@ -175,6 +175,27 @@ NEW = {
         "partial: no verbatim copy of the official file; the config as transformers 4.35.0.dev0 re-saved it from the official snapshot 20dd44d of PY007/TinyLlama-1.1B-Chat-v0.3 (the repository's earlier name) in https://huggingface.co/Trelis/TinyLlama-1.1B-Chat-v0.3-AWQ/blob/main/config.json (an AWQ export; the page carries no quantization_config and use_cache false is the export's), whose fields two fine-tunes naming PY007/TinyLlama-1.1B-Chat-v0.3 repeat (mychen76/tinyllama-colorist-v2@a7dd6ba, aloobun/TinyAiroboros-2.2.1@beadaf3); vocabulary 32,003 (three chat tokens over v1.0's 32,000), so its own spec, not an alias of tinyllama-1.1b; torch_dtype float16 is the re-saves' (fp16 and bf16 size identically)",
         None,
     ),
+    # added in the fifth pass of issue 12
+    "qwen2.5-72b-base": (
+        "Qwen/Qwen2.5-72B",
+        "ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/Qwen--Qwen2.5-72B_config.json@38028ec (added in 'support using --hf_id as an alternative to --model (#86)', removed later by c78d3fa; no _name_or_path, transformers 4.43.1); the base model: 131,072 positions and rms_norm_eps 1e-5 against the Instruct config's 32,768 (qwen2.5-72b), so its own spec, not an alias",
+        (72706203648, None, "72,706,203,648 = sum of tensor sizes of Qwen2.5-72B-Instruct (the same shapes; see qwen2.5-72b), from a public model report; kvplan.specs.params reproduces it"),
+    ),
+    "deepseek-llm-7b-chat": (
+        "deepseek-ai/deepseek-llm-7b-chat",
+        "partial: no verbatim copy of the official file; the config as transformers 4.43.4 re-saved it (_name_or_path deepseek-ai/deepseek-llm-7b-chat) in the fine-tune https://huggingface.co/qiuhuachuan/simpsybot_D/blob/main/config.json (commit 7ecdbbd; its use_cache false is the trainer's), whose fields yiran-wang3/ds_chat_sppo_hard_new_iter0_constant_1e-6@26ff372 and yiran-wang3/ds_chat_sppo_hard_iter0_nomask_linear_schedule@2db4660 (transformers 4.42.0, the same _name_or_path) repeat; Llama architecture, 30 layers, multi-head attention (32 KV heads), vocabulary 102,400, 4,096 positions (Abdulmannan's fine-tunes naming it resized the vocabulary to 100,017 and are not used)",
+        None,
+    ),
+    "deepseek-coder-6.7b-instruct": (
+        "deepseek-ai/deepseek-coder-6.7b-instruct",
+        "partial: no verbatim copy of the official file; the config as transformers 4.46.0 re-saved it (_name_or_path deepseek-ai/deepseek-coder-6.7b-instruct; head_dim, rope_type and _attn_implementation_autoset are keys that version writes) in the fine-tune https://huggingface.co/lesso03/31957c40-f0da-4aea-8466-e8110a76d5d6/blob/main/config.json (its use_cache false is the trainer's), whose shapes cfahlgren1/NaturalSQL-6.7B-v0@c7fca37 (the same _name_or_path, transformers 4.37.0.dev0, float16) and ajibawa-2023/Code-290k-6.7B-Instruct@b0fa276 (a local copy of deepseek-coder-6.7b-instruct, bfloat16) repeat: Llama architecture, 32 layers, multi-head attention, vocabulary 32,256, 16,384 positions (linear rope scaling 4); Kushagra-2023/Fine-tuned-deepseek and epinnock/deepseek-coder-6.7-evol-feedback-10k-v1 resized the vocabulary to 32,024 and are not used",
+        None,
+    ),
+    "opt-13b": (
+        "facebook/opt-13b",
+        "partial: no verbatim copy of the official file; the config as transformers 4.21.0.dev0 re-saved it (_name_or_path facebook/opt-13b) in https://huggingface.co/deepnet/Basic-Facebook-13b/commit/1ab14ed2645bd3b14e30cbdf8d58052559aa8bde ('Uploaded Files'), field for field the same as inverse-scaling/opt-13b_eval@9bb52b1; the AWQ export jamesdborin/opt-13b-base-4bit-AWQ (_name_or_path facebook/opt-13b, transformers 4.31.0) repeats every shape; 40 layers, hidden 5,120, 40 heads (multi-head attention), ffn_dim 20,480, vocabulary 50,272, 2,048 learned positions, tied embeddings",
+        None,
+    ),
 }
 
 # Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor

@@ -103,6 +103,11 @@ TABLE = {
     # added by the catalog helper (issue 12, fourth pass)
     "llama-3.1-tulu-3-8b": (131_072, 131_072, None, 0),  # 32 L x 8 kv x 128 x 4 (Llama-3.1-8B's)
     "tinyllama-1.1b-chat-v0.3": (22_528, 22_528, None, 0),  # 22 L x 4 kv x 64 x 4 (v1.0's)
+    # fifth pass
+    "qwen2.5-72b-base": (327_680, 327_680, None, 0),  # 80 L x 8 kv x 128 x 4 (the Instruct's); use_sliding_window false
+    "deepseek-llm-7b-chat": (491_520, 491_520, None, 0),  # 30 L x 32 kv (MHA) x 128 x 4
+    "deepseek-coder-6.7b-instruct": (524_288, 524_288, None, 0),  # 32 L x 32 kv (MHA) x 128 x 4
+    "opt-13b": (819_200, 819_200, None, 0),  # 40 L x 40 kv (MHA) x 128 x 4
 }
 
 
@@ -227,6 +232,15 @@ PARAMS = {
     "llama-3.1-tulu-3-8b": (8_030_326_784, None, None),
     # TinyLlama v1.0's 1,100,048,384 + 3 more rows x 2,048 x 2 (embedding, untied head)
     "tinyllama-1.1b-chat-v0.3": (1_100_060_672, None, None),
+    # fifth pass. Qwen2.5-72B-Instruct's shapes and its tensor sum (official, see qwen2.5-72b)
+    "qwen2.5-72b-base": (72_706_203_648, None, None),
+    # 102,400 x 4,096 x 2 (untied) + 30 x (4 x 4,096^2 + 3 x 4,096 x 11,008 + 2 x 4,096) + 4,096
+    "deepseek-llm-7b-chat": (6_910_365_696, None, None),
+    # 32,256 x 4,096 x 2 (untied) + 32 x (4 x 4,096^2 + 3 x 4,096 x 11,008 + 2 x 4,096) + 4,096
+    "deepseek-coder-6.7b-instruct": (6_740_512_768, None, None),
+    # 50,272 x 5,120 tied + 2,050 x 5,120 positions + 40 x (4 x (5,120^2 + 5,120) + 2 x 5,120 x
+    # 20,480 + 20,480 + 5,120 + 2 x 2 x 5,120) + 2 x 5,120 final LayerNorm
+    "opt-13b": (12_853_473_280, None, None),
 }
 
 
