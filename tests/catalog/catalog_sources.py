@@ -301,6 +301,9 @@ ALIASES = {
     "gemma-2b": [
         ("google/gemma-2b-it", "google--gemma-2b-it", "the instruction-tuned release: the config as transformers 4.39.0.dev0 re-saved it (_name_or_path google/gemma-2b-it) in unsloth's re-upload https://huggingface.co/unsloth/gemma-2b-it/blob/dffc6e531c0f83cda5b2f584a49a1cedcc86d099/config.json (pad_token_id 3 is unsloth's); same shapes"),
     ],
+    "deepseek-v2-lite": [
+        ("deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-ai--DeepSeek-V2-Lite-Chat", "the chat release: the DeepseekV2Config that transformers 5.7.0 printed on loading a local DeepSeek-V2-Lite-Chat folder in " + REPORT.format(62526029280).replace("raw config.json", "the full config") + " (the report the spec already cites for its parameter count; its dtype, head_dim 64 and rope_parameters are transformers 5 spellings of torch_dtype, qk_rope_head_dim and rope_scaling + rope_theta), whose tensor list (embeddings 102,400 x 2,048, q_proj 3,072 rows, kv_a_proj 576, kv_b_proj 4,096, 64 experts of 1,408 in layers 1-26, dense layer 0 of 10,944) repeats the shapes; every shape, 163,840 positions and yarn factor 40 as the base fixture"),
+    ],
     "tiny-test-model": [
         ("HuggingFaceTB/SmolLM2-135M-Instruct", "HuggingFaceTB--SmolLM2-135M-Instruct", "the Instruct release: the config as transformers 4.46.3 re-saved it (_name_or_path HuggingFaceTB/SmolLM2-135M-Instruct) in the DPO fine-tune https://huggingface.co/herooooooooo/SmolLM2-FT-DPO/blame/e9f531fd0d7fe79cae6dafc28bf80c6295e95ff2/config.json (its use_cache false and torch_dtype float32 are the fine-tune's); thatupiso/SmolLM2-FT-DPO2@82a3989, VIshalChak/SmolLM2-FT-DPO and the config removed by lilmeaty/Jaja-small-v4 commit 9d96a79 (transformers 4.47.1) name the same repository and agree on every shape; same shapes, 8,192 positions and tied embeddings as the SmolLM2-135M base"),
     ],
