@@ -181,6 +181,26 @@ NEW = {
         "partial: no verbatim copy of the official file; the Glm4MoeConfig that transformers 4.54.1 printed on loading the ModelScope mirror of the repository (model_dir /models/ZhipuAI/GLM-4.5-Air; the same notes map ms_model_id ZhipuAI/GLM-4.5-Air to hf_model_id zai-org/GLM-4.5-Air) in a public ms-swift convert_hf2mcore walkthrough (code index id 48221590695, section '### model_config'; its '### hf_model' module tree of the loaded checkpoint shows the same shapes: 1 dense and 45 MoE layers of 128 experts plus a shared one, q/k/v biases, no q/k norms, untied lm_head of 151,552 rows); the Megatron script scripts/models/glm4.5-106B-A12B.sh (vllm-project/vime@b332ffc, zianglih/miles@85956cf) and PrimeIntellect/INTELLECT-3-Base's config (GLM-4.5-Air-Base shapes: use_qk_norm false, vocab_size 151552) agree",
         None,
     ),
+    "qwen2.5-72b-base": (
+        "Qwen/Qwen2.5-72B",
+        "ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/Qwen--Qwen2.5-72B_config.json@38028ec (added in 'support using --hf_id as an alternative to --model (#86)', removed later by c78d3fa; no _name_or_path, transformers 4.43.1); the base model: 131,072 positions and rms_norm_eps 1e-5 against the Instruct config's 32,768 (qwen2.5-72b), so its own spec, not an alias",
+        (72706203648, None, "72,706,203,648 = sum of tensor sizes of Qwen2.5-72B-Instruct (the same shapes; see qwen2.5-72b), from a public model report; kvplan.specs.params reproduces it"),
+    ),
+    "deepseek-llm-7b-chat": (
+        "deepseek-ai/deepseek-llm-7b-chat",
+        "partial: no verbatim copy of the official file; the config as transformers 4.43.4 re-saved it (_name_or_path deepseek-ai/deepseek-llm-7b-chat) in the fine-tune https://huggingface.co/qiuhuachuan/simpsybot_D/blob/main/config.json (commit 7ecdbbd; its use_cache false is the trainer's), whose fields yiran-wang3/ds_chat_sppo_hard_new_iter0_constant_1e-6@26ff372 and yiran-wang3/ds_chat_sppo_hard_iter0_nomask_linear_schedule@2db4660 (transformers 4.42.0, the same _name_or_path) repeat; Llama architecture, 30 layers, multi-head attention (32 KV heads), vocabulary 102,400, 4,096 positions (Abdulmannan's fine-tunes naming it resized the vocabulary to 100,017 and are not used)",
+        None,
+    ),
+    "deepseek-coder-6.7b-instruct": (
+        "deepseek-ai/deepseek-coder-6.7b-instruct",
+        "partial: no verbatim copy of the official file; the config as transformers 4.46.0 re-saved it (_name_or_path deepseek-ai/deepseek-coder-6.7b-instruct; head_dim, rope_type and _attn_implementation_autoset are keys that version writes) in the fine-tune https://huggingface.co/lesso03/31957c40-f0da-4aea-8466-e8110a76d5d6/blob/main/config.json (its use_cache false is the trainer's), whose shapes cfahlgren1/NaturalSQL-6.7B-v0@c7fca37 (the same _name_or_path, transformers 4.37.0.dev0, float16) and ajibawa-2023/Code-290k-6.7B-Instruct@b0fa276 (a local copy of deepseek-coder-6.7b-instruct, bfloat16) repeat: Llama architecture, 32 layers, multi-head attention, vocabulary 32,256, 16,384 positions (linear rope scaling 4); Kushagra-2023/Fine-tuned-deepseek and epinnock/deepseek-coder-6.7-evol-feedback-10k-v1 resized the vocabulary to 32,024 and are not used",
+        None,
+    ),
+    "opt-13b": (
+        "facebook/opt-13b",
+        "partial: no verbatim copy of the official file; the config as transformers 4.21.0.dev0 re-saved it (_name_or_path facebook/opt-13b) in https://huggingface.co/deepnet/Basic-Facebook-13b/commit/1ab14ed2645bd3b14e30cbdf8d58052559aa8bde ('Uploaded Files'), field for field the same as inverse-scaling/opt-13b_eval@9bb52b1; the AWQ export jamesdborin/opt-13b-base-4bit-AWQ (_name_or_path facebook/opt-13b, transformers 4.31.0) repeats every shape; 40 layers, hidden 5,120, 40 heads (multi-head attention), ffn_dim 20,480, vocabulary 50,272, 2,048 learned positions, tied embeddings",
+        None,
+    ),
 }
 
 # Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor
@@ -208,6 +228,9 @@ EXTRA_NOTES = {
     "gemma-3-4b": "reconstructed from partial public copies; see source. keras-hub's medgemma_4b count (the same Gemma 3 4B architecture), 4,300,079,472, is kvplan's estimate exactly",
     "granite-3.3-8b": "granite's embedding, attention, residual and logits multipliers scale activations, not memory; granite-3.1/3.2 (vocabulary 49,155) are different shapes and not aliased",
     "deepseek-r1-distill-qwen-1.5b": "read from a derivative re-save; see source",
+    "deepseek-llm-7b-chat": "read from a derivative re-save; see source",
+    "deepseek-coder-6.7b-instruct": "read from a derivative re-save; see source",
+    "opt-13b": "read from a derivative re-save; see source",
     "qwen3-30b-a3b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "qwen3-32b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "qwen3-235b-a22b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
@@ -286,6 +309,9 @@ ALIASES = {
     ],
     "gemma-2b": [
         ("google/gemma-2b-it", "google--gemma-2b-it", "the instruction-tuned release: the config as transformers 4.39.0.dev0 re-saved it (_name_or_path google/gemma-2b-it) in unsloth's re-upload https://huggingface.co/unsloth/gemma-2b-it/blob/dffc6e531c0f83cda5b2f584a49a1cedcc86d099/config.json (pad_token_id 3 is unsloth's); same shapes"),
+    ],
+    "deepseek-v2-lite": [
+        ("deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-ai--DeepSeek-V2-Lite-Chat", "the chat release: the DeepseekV2Config that transformers 5.7.0 printed on loading a local DeepSeek-V2-Lite-Chat folder in " + REPORT.format(62526029280).replace("raw config.json", "the full config") + " (the report the spec already cites for its parameter count; its dtype, head_dim 64 and rope_parameters are transformers 5 spellings of torch_dtype, qk_rope_head_dim and rope_scaling + rope_theta), whose tensor list (embeddings 102,400 x 2,048, q_proj 3,072 rows, kv_a_proj 576, kv_b_proj 4,096, 64 experts of 1,408 in layers 1-26, dense layer 0 of 10,944) repeats the shapes; every shape, 163,840 positions and yarn factor 40 as the base fixture"),
     ],
     "tiny-test-model": [
         ("HuggingFaceTB/SmolLM2-135M-Instruct", "HuggingFaceTB--SmolLM2-135M-Instruct", "the Instruct release: the config as transformers 4.46.3 re-saved it (_name_or_path HuggingFaceTB/SmolLM2-135M-Instruct) in the DPO fine-tune https://huggingface.co/herooooooooo/SmolLM2-FT-DPO/blame/e9f531fd0d7fe79cae6dafc28bf80c6295e95ff2/config.json (its use_cache false and torch_dtype float32 are the fine-tune's); thatupiso/SmolLM2-FT-DPO2@82a3989, VIshalChak/SmolLM2-FT-DPO and the config removed by lilmeaty/Jaja-small-v4 commit 9d96a79 (transformers 4.47.1) name the same repository and agree on every shape; same shapes, 8,192 positions and tied embeddings as the SmolLM2-135M base"),

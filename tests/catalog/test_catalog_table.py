@@ -105,6 +105,10 @@ TABLE = {
     "tinyllama-1.1b-chat-v0.3": (22_528, 22_528, None, 0),  # 22 L x 4 kv x 64 x 4 (v1.0's)
     # fifth pass
     "glm-4.5-air": (188_416, 188_416, None, 0),  # 46 L x 8 kv x head_dim 128 (not 42.67) x 4
+    "qwen2.5-72b-base": (327_680, 327_680, None, 0),  # 80 L x 8 kv x 128 x 4 (the Instruct's); use_sliding_window false
+    "deepseek-llm-7b-chat": (491_520, 491_520, None, 0),  # 30 L x 32 kv (MHA) x 128 x 4
+    "deepseek-coder-6.7b-instruct": (524_288, 524_288, None, 0),  # 32 L x 32 kv (MHA) x 128 x 4
+    "opt-13b": (819_200, 819_200, None, 0),  # 40 L x 40 kv (MHA) x 128 x 4
 }
 
 
@@ -235,6 +239,15 @@ PARAMS = {
     # 4,096 + 128 bias = 2,232,418,432) + 4,096 = 106,852,251,264; active: 8 routed + 1 shared
     # expert per MoE layer, 45 x 156,237,952, the rest as above = 13,424,129,664
     "glm-4.5-air": (106_852_251_264, 13_424_129_664, None),
+    # fifth pass. Qwen2.5-72B-Instruct's shapes and its tensor sum (official, see qwen2.5-72b)
+    "qwen2.5-72b-base": (72_706_203_648, None, None),
+    # 102,400 x 4,096 x 2 (untied) + 30 x (4 x 4,096^2 + 3 x 4,096 x 11,008 + 2 x 4,096) + 4,096
+    "deepseek-llm-7b-chat": (6_910_365_696, None, None),
+    # 32,256 x 4,096 x 2 (untied) + 32 x (4 x 4,096^2 + 3 x 4,096 x 11,008 + 2 x 4,096) + 4,096
+    "deepseek-coder-6.7b-instruct": (6_740_512_768, None, None),
+    # 50,272 x 5,120 tied + 2,050 x 5,120 positions + 40 x (4 x (5,120^2 + 5,120) + 2 x 5,120 x
+    # 20,480 + 20,480 + 5,120 + 2 x 2 x 5,120) + 2 x 5,120 final LayerNorm
+    "opt-13b": (12_853_473_280, None, None),
 }
 
 

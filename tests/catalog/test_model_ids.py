@@ -71,7 +71,9 @@ def test_heldout_ids_never_resolve_to_a_wrong_spec():
     # after four held-out rows had their expectation changed once their configs were found (each
     # row's change is listed in docs/catalog.md; as first written, 22 of the older 26 score).
     # The 4 held-out ids added in the third pass (phi-1_5, Qwen2-7B-Instruct, Qwen2.5-72B,
-    # deepseek-llm-7b-chat) took no part in choosing specs: all 4 as first written
+    # deepseek-llm-7b-chat) took no part in choosing specs until the fifth pass, whose task named
+    # Qwen2.5-72B and deepseek-llm-7b-chat: their configs were found and both rows changed from
+    # refusals to new specs (qwen2.5-72b-base, deepseek-llm-7b-chat), so 2 of 4 as first written
     assert hits == HELDOUT_AS_EXPECTED
 
 
