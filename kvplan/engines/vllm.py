@@ -89,6 +89,7 @@ from kvplan.engines.vllm_series import (
     mla_block_size,
 )
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
+from kvplan.engines.vllm_v0_early import record_stream_hold
 from kvplan.specs.schema import LayerKind
 from kvplan.units import GIB, ceil_div
 
@@ -183,6 +184,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
                                   fl.v1 and m.activation_bytes is None)
+    hold = record_stream_hold(fl.version, fl.v1, req.model, req.tp, batched)
+    if hold is not None and m.activation_bytes is None:  # vLLM 0.2.5 with TP
+        act = Interval(act.best + hold.best, act.low + hold.low, act.high + hold.high)
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes
             and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
@@ -194,7 +198,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("weights", weights, "bytes", weights_how)
     st.given("activation peak", act.best, "bytes",
              "measured (log)" if m.activation_bytes is not None else
-             act_model.formula + (f"; plus the {enc.formula}" if enc is not None else ""))
+             act_model.formula + (f"; plus the {enc.formula}" if enc is not None else "")
+             + (f"; plus {2 * req.model.num_layers + 1} all-reduce inputs of {batched:,} x "
+                f"{req.model.hidden_size:,} x 2 B held by record_stream (vLLM 0.2.5)"
+                if hold is not None and m.activation_bytes is None else ""))
     if m.non_torch_bytes is not None:
         nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
     else:
