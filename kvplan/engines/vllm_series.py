@@ -35,7 +35,8 @@ SERIES = (
            "512 batched tokens profiled"),
     Series((0, 6, 4), "0.6.4-0.7 (V0)", "torch's allocated peak + non-torch memory (PR #9352); "
            "from 0.6.5 memory_profiling prints weights, non-torch and the activation peak; "
-           "V0 profiles max(max_model_len, 2048) tokens"),
+           "V0 profiles max(max_model_len, 2048) tokens (above 32,768 with chunked prefill: 512 "
+           "in 0.6.4, 2,048 from 0.6.5)"),
     Series((0, 8), "0.8 (V1 default)", "V1 engine: serve defaults 8,192 batched tokens / 1,024 "
            "sequences on >= 70 GiB GPUs (not A100), else 2,048 / 256; CUDA graphs captured after "
            "sizing; non-torch counted as growth after start-up; the V1 sampler profiles fp32 logits and "

@@ -37,7 +37,10 @@ sequence's last token (`_prune_hidden_states`, `selected_token_indices`), in eve
 Defaults: max_num_seqs 256 and max_num_batched_tokens max(max_model_len, 2048)
 (v0.2.4 config.py:368, v0.4.1 config.py:582); from 0.5.3 chunked prefill is switched on by
 default above 32,768 tokens (v0.5.3 arg_utils.py:747, "use_long_context = max_model_len >
-32768"), and with it the scheduler's default is 512 batched tokens (v0.6.3 config.py:983).
+32768"), and with it the scheduler's default is 512 batched tokens (v0.6.3 config.py:983, still
+so in v0.6.4 config.py:1114; 2,048 from v0.6.5 config.py:1344, which vllm_series models). Not
+checked: the exceptions to the automatic switch (sliding-window models, LoRA, speculative
+decoding, prompt adapters, and in 0.5.3 prefix caching keep chunked prefill off).
 """
 
 from __future__ import annotations
@@ -52,7 +55,8 @@ PEAK_GROWTH_FROM = (0, 3, 1)  # peak = init free - free
 PROFILER_064 = (0, 6, 4)  # torch.cuda.memory_stats peak + non-torch (PR #9352)
 AUTO_CHUNKED_FROM = (0, 5, 3)  # chunked prefill on by default above 32,768 tokens
 LONG_CONTEXT = 32768
-CHUNKED_BATCHED_TOKENS = 512  # the scheduler default with chunked prefill (v0.6.3)
+CHUNKED_BATCHED_TOKENS = 512  # the scheduler default with chunked prefill (v0.6.3, v0.6.4)
+CHUNKED_2048_FROM = (0, 6, 5)  # ... 2,048 from 0.6.5 (v0.6.5 config.py:1344)
 
 PEAK_ALLOCATED = "allocated"  # torch.cuda.max_memory_allocated (<= 0.2.4)
 PEAK_DEVICE = "device"  # total - free (0.2.5-0.3.0)
@@ -70,9 +74,9 @@ def early_peak(version: str | None, v1: bool) -> str | None:
 
 
 def early_batched_tokens(version: str | None, context_tokens: int) -> int | None:
-    """max_num_batched_tokens a V0 release before 0.6.4 picks when not given (None: later)."""
+    """max_num_batched_tokens a V0 release before 0.6.5 picks when not given (None: later)."""
     ver = parse_version(version) or ()
-    if not ver or ver >= PROFILER_064:
+    if not ver or ver >= CHUNKED_2048_FROM:
         return None
     if context_tokens > LONG_CONTEXT and ver >= AUTO_CHUNKED_FROM:
         return CHUNKED_BATCHED_TOKENS

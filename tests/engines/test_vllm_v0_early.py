@@ -35,7 +35,8 @@ def test_which_peak_each_release_measured(version: str | None, v1: bool, peak: s
     ("0.2.5", 4096, 4096), ("0.3.0", 1024, 2048), ("0.4.1", 65536, 65536),  # max(L, 2048)
     ("0.5.2", 65536, 65536),  # chunked prefill not yet on by default
     ("0.5.3", 32768, 32768), ("0.5.3", 32769, 512), ("0.6.3", 131072, 512),
-    ("0.6.4", 131072, None),  # later releases: vllm_series.batching_defaults
+    ("0.6.4", 131072, 512), ("0.6.4", 8192, 8192),
+    ("0.6.5", 131072, None),  # 2,048 from 0.6.5: vllm_series.batching_defaults
 ])
 def test_early_profile_batch(version: str, context: int, batched: int | None):
     assert early_batched_tokens(version, context) == batched

@@ -105,9 +105,13 @@ def test_v1_batching_defaults_at_70_gib(memory: int, gpu: str, expected: tuple[i
 @pytest.mark.parametrize(("context", "batched"), [
     (1000, 2048), (2048, 2048), (4096, 4096), (32768, 32768), (32769, 2048)])
 def test_v0_batching_defaults_by_context(context: int, batched: int):
-    # V0: max(max_model_len, 2048) tokens, 2048 with chunked prefill above 32,768; 256 sequences
-    assert batching_defaults(context, "h100-sxm-80gb", flavour("0.6.4"), 80 * GIB) == (
+    # V0: max(max_model_len, 2048) tokens, 2048 with chunked prefill above 32,768 (from 0.6.5;
+    # 0.5.3-0.6.4 took 512, kvplan.engines.vllm_v0_early); 256 sequences
+    assert batching_defaults(context, "h100-sxm-80gb", flavour("0.6.5"), 80 * GIB) == (
         batched, 256)
+    early = 512 if context > 32768 else batched
+    assert batching_defaults(context, "h100-sxm-80gb", flavour("0.6.4"), 80 * GIB) == (
+        early, 256)
 
 
 @pytest.mark.parametrize(("gpu", "block", "v1", "expected"), [
