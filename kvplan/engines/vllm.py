@@ -38,10 +38,10 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from fractions import Fraction
 
-from kvplan.capacity.kv import Allocation, Precision, pipeline_stages
+from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import (
     LEAN_SAMPLER_BYTES_PER_LOGIT,
@@ -49,14 +49,7 @@ from kvplan.engines.activation import (
     V1_SAMPLER_BYTES_PER_LOGIT,
     activation_peak,
 )
-from kvplan.engines.common import (
-    LayerShape,
-    gib,
-    layer_shape,
-    quantized,
-    stage_shapes,
-    users_steps,
-)
+from kvplan.engines.common import gib, layer_shape, quantized, users_steps
 from kvplan.engines.encoder_cache import with_encoder_cache
 from kvplan.engines.interface import (
     Engine,
@@ -67,6 +60,7 @@ from kvplan.engines.interface import (
     finish_size,
 )
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes, weights_for
+from kvplan.engines.vllm_groups import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
 from kvplan.engines.vllm_nontorch import (
     CUDA_GRAPH,
     NON_TORCH_V0,
@@ -89,13 +83,15 @@ from kvplan.engines.vllm_series import (
     mla_block_size,
 )
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
-from kvplan.specs.schema import LayerKind
+from kvplan.engines.vllm_stages import limiting_stage, stage_layers, stage_weights
+from kvplan.engines.vllm_v0_early import record_stream_hold
 from kvplan.units import GIB, ceil_div
 
 __all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM",
            "NON_TORCH_V0", "NON_TORCH_V0_TP", "NON_TORCH_V1", "NON_TORCH_V1_TP",
            "NON_TORCH_V1_TP_NVLINK", "NON_TORCH_V1_UNIFIED", "REPACK_CACHED_SHARE", "V1_FROM",
-           "Flavour", "flavour", "mla_block_size", "profile"]
+           "Flavour", "Groups", "blocks_per_request", "flavour", "kv_groups", "mla_block_size",
+           "profile", "stage_layers", "stage_weights"]
 
 DEFAULT_UTILIZATION = Fraction(9, 10)
 
@@ -104,46 +100,6 @@ DEFAULT_UTILIZATION = Fraction(9, 10)
 def batching_defaults(req: SizeRequest, fl: Flavour, memory: int) -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) that `vllm serve` picks when not given."""
     return _batching_defaults(req.context_tokens, req.gpu.name, fl, memory)
-
-
-@dataclass(frozen=True)
-class Groups:
-    """vLLM's KV-cache groups for one stage."""
-
-    group_size: int  # layers sharing one block pool tensor set
-    full_groups: int
-    sliding_groups: int
-
-    @property
-    def count(self) -> int:
-        return self.full_groups + self.sliding_groups
-
-    @property
-    def padding_layers(self) -> int:
-        return self.count * self.group_size
-
-
-def kv_groups(shape: LayerShape, v1: bool, wide: bool = True) -> Groups:
-    """Group layers as vLLM V1 does (V0 and uniform models: one group with every layer)."""
-    full, sliding = shape.full_layers, shape.sliding_layers
-    if not v1 or full == 0 or sliding == 0:
-        n = full + sliding
-        return Groups(n, 1 if full or not sliding else 0, 1 if (sliding and not full) else 0)
-    small, large = min(full, sliding), max(full, sliding)
-    size = large if (wide and large < small * 1.5) else small
-    return Groups(size, ceil_div(full, size), ceil_div(sliding, size))
-
-
-def blocks_per_request(
-    shape: LayerShape, groups: Groups, length: int, block: int, batched: int, v1: bool
-) -> int:
-    """Blocks one request of `length` tokens needs from the shared pool (summed over groups)."""
-    full = ceil_div(length, block)
-    if not v1 or shape.window is None:
-        return full * (groups.count if v1 else 1)
-    held = min(shape.window - 1 + batched, length)
-    sliding = ceil_div(held, block) + 1
-    return groups.full_groups * full + groups.sliding_groups * sliding
 
 
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
@@ -183,10 +139,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
                                   fl.v1 and m.activation_bytes is None)
+    hold = record_stream_hold(fl.version, fl.v1, req.model, req.tp, batched)
+    if hold is not None and m.activation_bytes is None:  # vLLM 0.2.5 with TP
+        act = Interval(act.best + hold.best, act.low + hold.low, act.high + hold.high)
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes
             and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
-        stage = _limiting_stage(req, s, fl, memory, util, weights, act, batched, block,
+        stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block,
                                 sampler_bytes)
         if stage is not None:
             weights, act, shape, groups, how = stage
@@ -194,7 +153,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("weights", weights, "bytes", weights_how)
     st.given("activation peak", act.best, "bytes",
              "measured (log)" if m.activation_bytes is not None else
-             act_model.formula + (f"; plus the {enc.formula}" if enc is not None else ""))
+             act_model.formula + (f"; plus the {enc.formula}" if enc is not None else "")
+             + (f"; plus {2 * req.model.num_layers + 1} all-reduce inputs of {batched:,} x "
+                f"{req.model.hidden_size:,} x 2 B held by record_stream (vLLM 0.2.5)"
+                if hold is not None and m.activation_bytes is None else ""))
     if m.non_torch_bytes is not None:
         nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
     else:
@@ -372,94 +334,6 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions=tuple(assumptions),
         log_lines=tuple(lines),
     )
-
-
-def stage_weights(req: SizeRequest, weights: int) -> list[int]:
-    """Weights on one GPU of each pipeline stage, from the per-GPU average: every stage holds its
-    layers' share of the body; the first stage also holds the token embeddings and the last the
-    LM head (vllm/model_executor/models: embed_tokens on the first rank, lm_head on the last;
-    untied, as `weights_bytes` assumes), each split over tensor parallelism."""
-    model = req.model
-    stages = pipeline_stages(model.num_layers, req.pp)
-    bits = req.effective_weight_dtype.bits
-    embed = -(-model.vocab_size * model.hidden_size * max(bits, 16) // 8 // req.tp)
-    body = max(0, weights * req.pp - 2 * embed)
-    out = []
-    for i, r in enumerate(stages):
-        w = body * len(r) // model.num_layers
-        w += embed if i == 0 else 0
-        w += embed if i == len(stages) - 1 else 0
-        out.append(w)
-    return out
-
-
-def _limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
-                    util: Fraction, weights: int, act: Interval, batched: int, block: int,
-                    sampler_bytes: tuple[int, int, int]
-                    ) -> tuple[int, Interval, LayerShape, Groups, str] | None:
-    """The pipeline stage whose block count vLLM keeps, and its weights, activation and layers.
-
-    Each worker sizes its own pool for its own layers and the engine keeps the smallest block
-    count over workers (V1: kv_cache_utils unify_kv_cache_configs / get_kv_cache_configs, the
-    minimum num_blocks; V0: the executor's min over workers' determine_num_available_blocks).
-    Only the last stage samples (get_pp_group().is_last_rank), so the other stages profile the
-    forward pass alone."""
-    shapes = stage_shapes(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
-    ws = stage_weights(req, weights)
-    fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes).peak
-    fwd, _ = with_encoder_cache(fwd, req.model, batched, s.limit_mm_per_prompt, fl.v1)
-    nt, _ = non_torch(fl, req.tp, weights, quantized(req),
-                      nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory)
-    graphs = (CUDA_GRAPH[0] if fl.graphs_subtracted and not s.enforce_eager
-              and s.measured.cuda_graph_bytes is None else (s.measured.cuda_graph_bytes or 0))
-    requested = int(memory * util)
-    best: tuple[int, int] | None = None  # (blocks, stage)
-    for i, (shape, w) in enumerate(zip(shapes, ws, strict=True)):
-        if shape.cached_layers == 0:
-            continue
-        a = act if i == len(shapes) - 1 else fwd
-        kv = requested - w - a.best - nt.best - graphs
-        per_block = block * shape.bytes_per_token_per_layer * kv_groups(
-            shape, fl.v1, fl.wide_groups).group_size
-        blocks = max(0, kv // per_block)
-        if best is None or blocks < best[0]:
-            best = (blocks, i)
-    if best is None:
-        return None
-    i = best[1]
-    shape = shapes[i]
-    a = act if i == len(shapes) - 1 else fwd
-    role = ("first, with the token embeddings" if i == 0 else
-            "last, with the LM head and the sampler" if i == len(shapes) - 1 else "middle")
-    how = (f"; pipeline stage {i + 1} of {req.pp} ({role}; {shape.cached_layers} cached layers): "
-           f"its share, since vLLM keeps the smallest block count over stages")
-    return ws[i], a, shape, kv_groups(shape, fl.v1, fl.wide_groups), how
-
-
-def stage_layers(req: SizeRequest) -> list[int]:
-    """Cached layers on each pipeline stage, as vLLM splits them."""
-    kinds = req.model.layer_kinds()
-    return [sum(1 for i in r if kinds[i] is not LayerKind.linear)
-            for r in pipeline_stages(req.model.num_layers, req.pp)]
-
-
-def _tokens(kv: int, bytes_per_block: int, groups: Groups, block: int, v1: bool) -> int:
-    blocks = max(0, kv // bytes_per_block)
-    return blocks // (groups.count if v1 else 1) * block
-
-
-def _largest_len(shape: LayerShape, groups: Groups, block: int, batched: int, v1: bool,
-                 kv: int, bytes_per_block: int, cap: int) -> int:
-    """The largest max_model_len whose one request fits (binary search, as vLLM estimates it)."""
-    blocks = max(0, kv // bytes_per_block) if bytes_per_block else 0
-    lo, hi = 0, cap
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if blocks_per_request(shape, groups, mid, block, batched, v1) <= blocks:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 def _per_layer_formula(req: SizeRequest) -> str:

@@ -24,6 +24,7 @@ from fractions import Fraction
 
 from kvplan.engines.interface import Interval, parse_version
 from kvplan.engines.vllm_series import Flavour
+from kvplan.engines.vllm_v0_early import PEAK_ALLOCATED, PEAK_GROWTH, early_peak
 from kvplan.units import GIB, MIB
 
 # (best, low, high) in bytes
@@ -53,7 +54,9 @@ REPACK_CACHED_VERSIONS = ((0, 6, 4), (0, 6, 5))
 # MemorySnapshot()", vllm/worker/worker.py), and determine_num_available_blocks books as
 # non-torch only the growth over that baseline (memory_profiling(self.baseline_snapshot, ...)),
 # so the CUDA context is no longer in the term. One GPU then books V1's growth (NON_TORCH_V1);
-# logs 91-93 (0.7.1-0.7.3: 0.01-0.05 GiB) and 110 (0.8.2: 0.05 GiB) print it.
+# logs 91-93 (0.7.1-0.7.3: 0.01-0.05 GiB) and 110 (0.8.2: 0.05 GiB) print it. V0 0.3.1-0.6.3
+# measured the same growth (peak = init free - free, kvplan.engines.vllm_v0_early), 0.2.5-0.3.0
+# the whole device (the context term) and 0.2.4 and earlier torch's allocated peak alone (none).
 V0_GROWTH_FROM = (0, 7)
 
 
@@ -73,12 +76,17 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
     """The non-torch term a vLLM version books, and how it was chosen."""
     v1_tp = NON_TORCH_V1_TP_NVLINK if nvlink else NON_TORCH_V1_TP
     v1_one = NON_TORCH_V1_UNIFIED if unified else NON_TORCH_V1
-    v0_growth = not fl.v1 and tp == 1 and (parse_version(fl.version) or ()) >= V0_GROWTH_FROM
+    early = early_peak(fl.version, fl.v1)
+    if early == PEAK_ALLOCATED:
+        return Interval.exact(0), "none booked (vLLM < 0.2.5 profiles torch.cuda.max_memory_allocated)"
+    v0_growth = not fl.v1 and tp == 1 and (
+        (parse_version(fl.version) or ()) >= V0_GROWTH_FROM or early == PEAK_GROWTH)
     table = (v1_tp if tp > 1 else v1_one) if fl.v1 else (
         NON_TORCH_V0_TP if tp > 1 else NON_TORCH_V1 if v0_growth else NON_TORCH_V0)
     nt = Interval(*table)
     how = "growth after start-up" if fl.v1 else (
-        "growth after start-up (V0 from 0.7: MemorySnapshot baseline)" if v0_growth
+        "growth after start-up (V0 0.3.1-0.6.3: init free - free)" if v0_growth and early
+        else "growth after start-up (V0 from 0.7: MemorySnapshot baseline)" if v0_growth
         else "CUDA context + NCCL")
     if fl.v1 and unified and tp == 1:
         how += " (unified memory: the host memory drawn during start-up counts)"

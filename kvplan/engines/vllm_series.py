@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kvplan.engines.interface import parse_version
+from kvplan.engines.vllm_v0_early import early_batched_tokens
 from kvplan.units import GIB
 
 
@@ -21,10 +22,21 @@ class Series:
 
 
 SERIES = (
-    Series((0, 2), "0.2-0.5 (V0)",
-           "profiling: total - free after a max_num_batched_tokens forward; 16-token blocks"),
-    Series((0, 6), "0.6-0.7 (V0)", "memory_profiling: weights, non-torch growth and the torch "
-           "activation peak printed separately; V0 profiles max(max_model_len, 2048) tokens"),
+    Series((0, 1), "0.1-0.2.4 (V0)", "profiling: torch.cuda.max_memory_allocated after a "
+           "max_num_batched_tokens forward (no non-torch memory booked); 16-token blocks"),
+    Series((0, 2, 5), "0.2.5 (V0)", "total - free from mem_get_info after the profile run "
+           "(vLLM PR #2031): CUDA context, NCCL and other processes counted; with TP the "
+           "all-reduce inputs held by record_stream count too"),
+    Series((0, 2, 6), "0.2.6-0.3.0 (V0)", "TORCH_NCCL_AVOID_RECORD_STREAMS=1: all-reduce inputs "
+           "freed; CUDA graphs captured after sizing"),
+    Series((0, 3, 1), "0.3.1-0.5.2 (V0)", "init free - free: the CUDA context and other "
+           "processes no longer counted, only the growth over start-up"),
+    Series((0, 5, 3), "0.5.3-0.6.3 (V0)", "chunked prefill on by default above 32,768 tokens: "
+           "512 batched tokens profiled"),
+    Series((0, 6, 4), "0.6.4-0.7 (V0)", "torch's allocated peak + non-torch memory (PR #9352); "
+           "from 0.6.5 memory_profiling prints weights, non-torch and the activation peak; "
+           "V0 profiles max(max_model_len, 2048) tokens (above 32,768 with chunked prefill: 512 "
+           "in 0.6.4, 2,048 from 0.6.5)"),
     Series((0, 8), "0.8 (V1 default)", "V1 engine: serve defaults 8,192 batched tokens / 1,024 "
            "sequences on >= 70 GiB GPUs (not A100), else 2,048 / 256; CUDA graphs captured after "
            "sizing; non-torch counted as growth after start-up; the V1 sampler profiles fp32 logits and "
@@ -134,4 +146,7 @@ def batching_defaults(context_tokens: int, gpu_name: str, fl: Flavour,
     if fl.v1:
         big = memory >= BIG_GPU_BYTES and "a100" not in gpu_name.lower()
         return (8192, 1024) if big else (2048, 256)
+    early = early_batched_tokens(fl.version, context_tokens)
+    if early is not None:
+        return early, 256
     return (max(context_tokens, 2048) if context_tokens <= 32768 else 2048), 256

@@ -107,7 +107,10 @@ def test_version_series_and_newer_versions() -> None:
     newer = flavour("0.33.0")
     assert newer.note is not None and "newer than the newest modelled release (0.31.0)" in newer.note
     assert newer.graphs_subtracted and newer.series == SERIES[-1].name
-    assert flavour("0.10.2").series == "0.10" and flavour("0.6.4").series == "0.6-0.7 (V0)"
+    assert flavour("0.10.2").series == "0.10" and flavour("0.6.4").series == "0.6.4-0.7 (V0)"
+    # V0 before 0.6.4, by what its profiler measured (kvplan.engines.vllm_v0_early)
+    assert [flavour(v).series for v in ("0.2.4", "0.2.5", "0.3.0", "0.4.1", "0.6.3")] == [
+        "0.1-0.2.4 (V0)", "0.2.5 (V0)", "0.2.6-0.3.0 (V0)", "0.3.1-0.5.2 (V0)", "0.5.3-0.6.3 (V0)"]
     assert flavour("0.28.0").series == "0.28" and flavour("0.30.0").series == "0.29-0.31"
     res = run_engine(req(), vllm(version="0.33.0"))
     assert any("newer than the newest modelled release" in a for a in res.assumptions)

@@ -474,8 +474,9 @@ def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
 
 def test_v0_refuses_a_max_seq_len_above_its_cache_tokens():
     r = vllm("llama-3.1-70b", "h100", 131072, "0.6.3", tp=2)
-    # V0 above 32,768 tokens profiles 2,048 batched tokens (chunked prefill) and 256 sequences:
-    # sampler 256 x 128,256 x 40 B = 1,313,341,440 > forward 2,048 x 67,584 x 2 = 276,824,064;
+    # V0 0.6.3 above 32,768 tokens profiles 512 batched tokens (chunked prefill on by default,
+    # its scheduler default; vllm_v0_early) and 256 sequences:
+    # sampler 256 x 128,256 x 40 B = 1,313,341,440 > forward 512 x 67,584 x 2 = 69,206,016;
     # low 256 x 128,256 x 16 = 525,336,576; high x 48 = 1,576,009,728 + 0.25 GiB.
     # non-torch V0 with TP (0.5, 0.25, 4 GiB). KV 76,540,929,638 - 70,553,706,496
     #   - 1,313,341,440 - 536,870,912 = 4,137,010,790 -> 1,578 blocks of 2,621,440, 25,248 tokens
@@ -497,7 +498,7 @@ def test_v0_refuses_a_max_seq_len_above_its_cache_tokens():
     assert r.size.max_context_that_fits == 25_248
     by_label = {st.label: st for st in r.steps}
     assert by_label["non-torch memory"].formula == "CUDA context + NCCL with TP buffers"
-    assert r.assumptions[1] == "profiled with max_num_batched_tokens 2,048 and max_num_seqs 256"
+    assert r.assumptions[1] == "profiled with max_num_batched_tokens 512 and max_num_seqs 256"
     # widths: activation 1,319,108,608 (1.23 GiB), non-torch 3.75 GiB
     assert r.assumptions[-1] == "KV range dominated by the non-torch memory (3.75 GiB wide)"
     assert r.log_lines == ("# GPU blocks: 1578",

@@ -35,8 +35,13 @@ MIB = 1 << 20
 
 
 @pytest.mark.parametrize(("version", "v1", "graphs", "grouped", "wide", "dense", "all_", "series"), [
-    ("0.7.3", False, False, False, False, False, False, "0.6-0.7 (V0)"),
-    ("0.5.5", False, False, False, False, False, False, "0.2-0.5 (V0)"),
+    ("0.7.3", False, False, False, False, False, False, "0.6.4-0.7 (V0)"),
+    ("0.6.3", False, False, False, False, False, False, "0.5.3-0.6.3 (V0)"),
+    ("0.5.5", False, False, False, False, False, False, "0.5.3-0.6.3 (V0)"),
+    ("0.5.2", False, False, False, False, False, False, "0.3.1-0.5.2 (V0)"),
+    ("0.3.0", False, False, False, False, False, False, "0.2.6-0.3.0 (V0)"),
+    ("0.2.5", False, False, False, False, False, False, "0.2.5 (V0)"),
+    ("0.2.4", False, False, False, False, False, False, "0.1-0.2.4 (V0)"),
     ("0.8.0", True, False, False, False, False, False, "0.8 (V1 default)"),
     ("0.8.5", True, False, False, False, False, False, "0.8 (V1 default)"),
     ("0.9.0", True, False, True, False, False, False, "0.9"),
@@ -100,9 +105,13 @@ def test_v1_batching_defaults_at_70_gib(memory: int, gpu: str, expected: tuple[i
 @pytest.mark.parametrize(("context", "batched"), [
     (1000, 2048), (2048, 2048), (4096, 4096), (32768, 32768), (32769, 2048)])
 def test_v0_batching_defaults_by_context(context: int, batched: int):
-    # V0: max(max_model_len, 2048) tokens, 2048 with chunked prefill above 32,768; 256 sequences
-    assert batching_defaults(context, "h100-sxm-80gb", flavour("0.6.4"), 80 * GIB) == (
+    # V0: max(max_model_len, 2048) tokens, 2048 with chunked prefill above 32,768 (from 0.6.5;
+    # 0.5.3-0.6.4 took 512, kvplan.engines.vllm_v0_early); 256 sequences
+    assert batching_defaults(context, "h100-sxm-80gb", flavour("0.6.5"), 80 * GIB) == (
         batched, 256)
+    early = 512 if context > 32768 else batched
+    assert batching_defaults(context, "h100-sxm-80gb", flavour("0.6.4"), 80 * GIB) == (
+        early, 256)
 
 
 @pytest.mark.parametrize(("gpu", "block", "v1", "expected"), [
@@ -145,8 +154,19 @@ def test_nvlink_modules(label: str, names: tuple[str, ...], expected: bool):
     ("0.10.2", 2, True, GIB * 208 // 100, 3 * GIB // 2, 5 * GIB // 2,
      "growth after start-up with NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom "
      "all-reduce)"),
-    ("0.6.3", 1, False, 350 * MIB, 200 * MIB, 600 * MIB, "CUDA context + NCCL"),
+    # V0 0.3.1-0.6.3 measured init free - free (growth); 0.2.5-0.3.0 total - free (the CUDA
+    # context); 0.2.4 and earlier torch's allocated peak (no non-torch memory at all)
+    ("0.6.3", 1, False, 70 * MIB, 20 * MIB, GIB // 2,
+     "growth after start-up (V0 0.3.1-0.6.3: init free - free)"),
+    ("0.3.1", 1, False, 70 * MIB, 20 * MIB, GIB // 2,
+     "growth after start-up (V0 0.3.1-0.6.3: init free - free)"),
     ("0.6.3", 2, True, GIB // 2, GIB // 4, 4 * GIB, "CUDA context + NCCL with TP buffers"),
+    ("0.3.0", 1, False, 350 * MIB, 200 * MIB, 600 * MIB, "CUDA context + NCCL"),
+    ("0.2.5", 4, True, GIB // 2, GIB // 4, 4 * GIB, "CUDA context + NCCL with TP buffers"),
+    ("0.2.4", 1, False, 0, 0, 0,
+     "none booked (vLLM < 0.2.5 profiles torch.cuda.max_memory_allocated)"),
+    ("0.2.4", 4, True, 0, 0, 0,
+     "none booked (vLLM < 0.2.5 profiles torch.cuda.max_memory_allocated)"),
     # V0 from 0.7 books growth over a MemorySnapshot (V1's one-GPU term); TP keeps the V0 TP term
     ("0.6.6", 1, False, 350 * MIB, 200 * MIB, 600 * MIB, "CUDA context + NCCL"),
     ("0.7.1", 1, False, 70 * MIB, 20 * MIB, GIB // 2,
@@ -170,6 +190,9 @@ def test_the_064_repack_cache_of_quantized_weights(version: str, quantized: bool
         # 10 GiB x (0.097, 0, 0.15): int(1,041,529,569.28), 0, int(1,610,612,736)
         assert nt == Interval(350 * MIB + 1_041_529_569, 200 * MIB, 600 * MIB + 1_610_612_736)
         assert how == "CUDA context + NCCL + quantized-weight repack cache (vLLM 0.6.4)"
+    elif version.startswith("0.6.3"):  # init free - free: growth only, no repack cache
+        assert (nt, how) == (Interval(70 * MIB, 20 * MIB, GIB // 2),
+                             "growth after start-up (V0 0.3.1-0.6.3: init free - free)")
     else:
         assert (nt, how) == (Interval(350 * MIB, 200 * MIB, 600 * MIB), "CUDA context + NCCL")
 

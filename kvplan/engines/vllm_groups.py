@@ -1,0 +1,70 @@
+"""vLLM's KV-cache groups and block arithmetic: how layers share block ids, the blocks one
+request takes, the tokens a pool holds and the largest max_model_len that starts (split out of
+kvplan.engines.vllm; vllm/v1/core/kv_cache_utils.py, the 1.5 x group-size rule from 0.10).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvplan.engines.common import LayerShape
+from kvplan.units import ceil_div
+
+
+@dataclass(frozen=True)
+class Groups:
+    """vLLM's KV-cache groups for one stage."""
+
+    group_size: int  # layers sharing one block pool tensor set
+    full_groups: int
+    sliding_groups: int
+
+    @property
+    def count(self) -> int:
+        return self.full_groups + self.sliding_groups
+
+    @property
+    def padding_layers(self) -> int:
+        return self.count * self.group_size
+
+
+def kv_groups(shape: LayerShape, v1: bool, wide: bool = True) -> Groups:
+    """Group layers as vLLM V1 does (V0 and uniform models: one group with every layer)."""
+    full, sliding = shape.full_layers, shape.sliding_layers
+    if not v1 or full == 0 or sliding == 0:
+        n = full + sliding
+        return Groups(n, 1 if full or not sliding else 0, 1 if (sliding and not full) else 0)
+    small, large = min(full, sliding), max(full, sliding)
+    size = large if (wide and large < small * 1.5) else small
+    return Groups(size, ceil_div(full, size), ceil_div(sliding, size))
+
+
+def blocks_per_request(
+    shape: LayerShape, groups: Groups, length: int, block: int, batched: int, v1: bool
+) -> int:
+    """Blocks one request of `length` tokens needs from the shared pool (summed over groups)."""
+    full = ceil_div(length, block)
+    if not v1 or shape.window is None:
+        return full * (groups.count if v1 else 1)
+    held = min(shape.window - 1 + batched, length)
+    sliding = ceil_div(held, block) + 1
+    return groups.full_groups * full + groups.sliding_groups * sliding
+
+
+def _tokens(kv: int, bytes_per_block: int, groups: Groups, block: int, v1: bool) -> int:
+    blocks = max(0, kv // bytes_per_block)
+    return blocks // (groups.count if v1 else 1) * block
+
+
+def _largest_len(shape: LayerShape, groups: Groups, block: int, batched: int, v1: bool,
+                 kv: int, bytes_per_block: int, cap: int) -> int:
+    """The largest max_model_len whose one request fits (binary search, as vLLM estimates it)."""
+    blocks = max(0, kv // bytes_per_block) if bytes_per_block else 0
+    lo, hi = 0, cap
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if blocks_per_request(shape, groups, mid, block, batched, v1) <= blocks:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo

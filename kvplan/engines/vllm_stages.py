@@ -1,0 +1,87 @@
+"""vLLM with pipeline parallelism: each stage's weights and layers, and the stage whose block
+count the engine keeps (split out of kvplan.engines.vllm).
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from kvplan.capacity.kv import Precision, pipeline_stages
+from kvplan.capacity.plan import SizeRequest
+from kvplan.engines.activation import activation_peak
+from kvplan.engines.common import LayerShape, quantized, stage_shapes
+from kvplan.engines.encoder_cache import with_encoder_cache
+from kvplan.engines.interface import EngineSettings, Interval
+from kvplan.engines.vllm_groups import Groups, kv_groups
+from kvplan.engines.vllm_nontorch import CUDA_GRAPH, non_torch, nvlink_module
+from kvplan.engines.vllm_series import Flavour
+from kvplan.specs.schema import LayerKind
+
+
+def stage_weights(req: SizeRequest, weights: int) -> list[int]:
+    """Weights on one GPU of each pipeline stage, from the per-GPU average: every stage holds its
+    layers' share of the body; the first stage also holds the token embeddings and the last the
+    LM head (vllm/model_executor/models: embed_tokens on the first rank, lm_head on the last;
+    untied, as `weights_bytes` assumes), each split over tensor parallelism."""
+    model = req.model
+    stages = pipeline_stages(model.num_layers, req.pp)
+    bits = req.effective_weight_dtype.bits
+    embed = -(-model.vocab_size * model.hidden_size * max(bits, 16) // 8 // req.tp)
+    body = max(0, weights * req.pp - 2 * embed)
+    out = []
+    for i, r in enumerate(stages):
+        w = body * len(r) // model.num_layers
+        w += embed if i == 0 else 0
+        w += embed if i == len(stages) - 1 else 0
+        out.append(w)
+    return out
+
+
+def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
+                    util: Fraction, weights: int, act: Interval, batched: int, block: int,
+                    sampler_bytes: tuple[int, int, int]
+                    ) -> tuple[int, Interval, LayerShape, Groups, str] | None:
+    """The pipeline stage whose block count vLLM keeps, and its weights, activation and layers.
+
+    Each worker sizes its own pool for its own layers and the engine keeps the smallest block
+    count over workers (V1: kv_cache_utils unify_kv_cache_configs / get_kv_cache_configs, the
+    minimum num_blocks; V0: the executor's min over workers' determine_num_available_blocks).
+    Only the last stage samples (get_pp_group().is_last_rank), so the other stages profile the
+    forward pass alone."""
+    shapes = stage_shapes(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
+    ws = stage_weights(req, weights)
+    fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes).peak
+    fwd, _ = with_encoder_cache(fwd, req.model, batched, s.limit_mm_per_prompt, fl.v1)
+    nt, _ = non_torch(fl, req.tp, weights, quantized(req),
+                      nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory)
+    graphs = (CUDA_GRAPH[0] if fl.graphs_subtracted and not s.enforce_eager
+              and s.measured.cuda_graph_bytes is None else (s.measured.cuda_graph_bytes or 0))
+    requested = int(memory * util)
+    best: tuple[int, int] | None = None  # (blocks, stage)
+    for i, (shape, w) in enumerate(zip(shapes, ws, strict=True)):
+        if shape.cached_layers == 0:
+            continue
+        a = act if i == len(shapes) - 1 else fwd
+        kv = requested - w - a.best - nt.best - graphs
+        per_block = block * shape.bytes_per_token_per_layer * kv_groups(
+            shape, fl.v1, fl.wide_groups).group_size
+        blocks = max(0, kv // per_block)
+        if best is None or blocks < best[0]:
+            best = (blocks, i)
+    if best is None:
+        return None
+    i = best[1]
+    shape = shapes[i]
+    a = act if i == len(shapes) - 1 else fwd
+    role = ("first, with the token embeddings" if i == 0 else
+            "last, with the LM head and the sampler" if i == len(shapes) - 1 else "middle")
+    how = (f"; pipeline stage {i + 1} of {req.pp} ({role}; {shape.cached_layers} cached layers): "
+           f"its share, since vLLM keeps the smallest block count over stages")
+    return ws[i], a, shape, kv_groups(shape, fl.v1, fl.wide_groups), how
+
+
+def stage_layers(req: SizeRequest) -> list[int]:
+    """Cached layers on each pipeline stage, as vLLM splits them."""
+    kinds = req.model.layer_kinds()
+    return [sum(1 for i in r if kinds[i] is not LayerKind.linear)
+            for r in pipeline_stages(req.model.num_layers, req.pp)]
