@@ -280,6 +280,9 @@ def _token_checks(rep: RunReport, run: Run, res: object, basis: str, target: flo
     if basis == "shapes" and kv_logged is not None and res.engine is Engine.vllm:
         rep.checks.append(Check(basis, "KV memory", kv_logged, res.kv_cache_bytes / GIB, "GiB",
                                 None, target))
+    if "hybrid_block" in v and res.engine is Engine.vllm:
+        rep.checks.append(Check(basis, "block size", v["hybrid_block"], res.block_size_tokens,
+                                "tokens", None, 0.0))
     if "concurrency" in v:
         rep.checks.append(Check(basis, "max concurrency", v["concurrency"],
                                 round(float(res.max_concurrency), 2), "x", None, None))

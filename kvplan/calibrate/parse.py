@@ -116,6 +116,8 @@ def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 
 values("vllm", r"GPU KV cache size:\s+" + NUM + r" tokens", "tokens")  # write-ups may align columns
+# Hybrid attention/mamba models (vllm/model_executor/models/config.py): the raised attention block.
+values("vllm", r"Setting attention block size to " + NUM + r" tokens", "hybrid_block")
 values("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x",
        "max_model_len", "concurrency")
 

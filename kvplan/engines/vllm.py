@@ -32,7 +32,11 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 - vLLM refuses to start when one max_model_len request does not fit; the largest length it
   would accept is found by the same binary search vLLM uses to suggest one.
 - pipeline parallelism: the pool is the smallest over ranks; kvplan sizes the stage with the
-  most layers. Linear-attention (mamba-style) layers are not modelled here.
+  most layers.
+- linear-attention (mamba-style) layers (V1, kvplan.engines.vllm_hybrid): one more layer type
+  in the grouping, each state group a page per block id; the attention block raised to
+  16 x ceil(state page / (16 x attention page of a token)) and the state padded to it; one
+  block a request per state group (Qwen3-Next at TP 2: 544-token blocks, 4 groups of 12).
 """
 
 from __future__ import annotations
@@ -61,6 +65,15 @@ from kvplan.engines.interface import (
 )
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes, weights_for
 from kvplan.engines.vllm_groups import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
+from kvplan.engines.vllm_hybrid import (
+    STATE_BLOCKS_PER_REQUEST,
+    hybrid_block_size,
+    is_hybrid,
+    kernel_alignment,
+    padding_note,
+    state_dtype_bits,
+    state_page_bytes,
+)
 from kvplan.engines.vllm_nontorch import (
     CUDA_GRAPH,
     NON_TORCH_V0,
@@ -115,6 +128,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     block = req.block_size_tokens
     if req.model.attention.mla is not None:
         block = mla_block_size(req.gpu.name, block, fl.v1)
+        req = replace(req, block_size_tokens=block)
+    hybrid = is_hybrid(req, fl.v1)
+    if hybrid:  # the attention block raised so its page holds a linear layer's state
+        state_page = state_page_bytes(req)
+        align = kernel_alignment(req, fl.version)
+        block = hybrid_block_size(layer_shape(req).bytes_per_token_per_layer, state_page, align,
+                                  block)
         req = replace(req, block_size_tokens=block)
     d_batched, d_seqs = batching_defaults(req, fl, memory)
     batched = s.max_num_batched_tokens or d_batched
@@ -187,16 +207,24 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     requested = st.int("requested memory")
 
     per_layer = shape.bytes_per_token_per_layer
+    linear = req.model.attention.linear
+    if hybrid and linear is not None:
+        st.given("linear-attention state per layer", state_page, "bytes",
+                 f"{linear.state_elements_per_layer:,} state elements / TP "
+                 f"{req.tp} x {state_dtype_bits(req) // 8} B (model dtype)")
     st.given("block size", block, "tokens",
+             (f"raised so the attention page holds the state: {align} x ceil(state / ({align} x "
+              f"{per_layer:,} B)); {padding_note(block * per_layer, state_page)}") if hybrid else
              "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)")
     st.given("KV bytes per token per layer", per_layer, "bytes",
              _per_layer_formula(req))
     st.op("page size per layer", "mul", ["block size", "KV bytes per token per layer"], "bytes",
           "block size x KV bytes per token per layer")
+    paged = shape.cached_layers + (shape.linear_layers if groups.linear_groups else 0)
     st.given("layers per block", groups.group_size, "layers",
              "layers sharing one block id" + (
-                 f" ({groups.padding_layers - shape.cached_layers} padding)"
-                 if groups.padding_layers > shape.cached_layers else ""))
+                 f" ({groups.padding_layers - paged} padding)"
+                 if groups.padding_layers > paged else ""))
     if s.draft_model is None:
         st.op("bytes per block", "mul", ["page size per layer", "layers per block"], "bytes",
               "page size per layer x layers per block")
@@ -220,7 +248,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     else:
         blocks = int(st.op("GPU blocks", "max", ["blocks (raw)", 0], "blocks", "never below 0"))
     st.given("KV cache groups", groups.count if (fl.v1 and fl.grouped_tokens) else 1, "groups",
-             f"{groups.full_groups} full + {groups.sliding_groups} sliding-window")
+             f"{groups.full_groups} full + {groups.sliding_groups} sliding-window"
+             + (f" + {groups.linear_groups} linear-attention state" if groups.linear_groups
+                else ""))
     st.op("blocks per group", "div", ["GPU blocks", "KV cache groups"], "blocks",
           "floor(GPU blocks / groups)")
     tokens = int(st.op("GPU KV cache size", "mul", ["blocks per group", "block size"], "tokens",
@@ -229,7 +259,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("blocks per request", need, "blocks",
              f"one request of max_model_len {length:,} tokens"
              + (f"; sliding layers hold min(window - 1 + {batched:,}, L) tokens + 1 block"
-                if fl.v1 and shape.window else ""))
+                if fl.v1 and shape.window else "")
+             + (f"; {groups.linear_groups} state group(s) x {STATE_BLOCKS_PER_REQUEST} block"
+                if groups.linear_groups else ""))
     if fl.v1 and fl.grouped_tokens:
         conc = st.op("maximum concurrency", "ratio", ["GPU blocks", "blocks per request"],
                      "ratio", "GPU blocks / blocks per request")
@@ -288,6 +320,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if kv == requested - weights - act.best - nt.best - graphs.best and max(widths.values()):
         top = max(widths, key=lambda k: widths[k])
         assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
+    if hybrid:
+        assumptions.append(
+            f"hybrid linear-attention model: {groups.linear_groups} state group(s) of "
+            f"{groups.group_size} layers share the block pool, one block a request each (prefix "
+            f"caching off; attention block {block} tokens)")
     if fl.note:
         assumptions.append(fl.note)
     assumptions += [enc.assumption] if enc is not None else []

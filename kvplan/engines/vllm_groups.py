@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kvplan.engines.common import LayerShape
+from kvplan.engines.vllm_hybrid import STATE_BLOCKS_PER_REQUEST, typed_groups
 from kvplan.units import ceil_div
 
 
@@ -18,10 +19,11 @@ class Groups:
     group_size: int  # layers sharing one block pool tensor set
     full_groups: int
     sliding_groups: int
+    linear_groups: int = 0  # linear-attention (mamba-style) state groups (kvplan.engines.vllm_hybrid)
 
     @property
     def count(self) -> int:
-        return self.full_groups + self.sliding_groups
+        return self.full_groups + self.sliding_groups + self.linear_groups
 
     @property
     def padding_layers(self) -> int:
@@ -31,6 +33,8 @@ class Groups:
 def kv_groups(shape: LayerShape, v1: bool, wide: bool = True) -> Groups:
     """Group layers as vLLM V1 does (V0 and uniform models: one group with every layer)."""
     full, sliding = shape.full_layers, shape.sliding_layers
+    if v1 and shape.linear_layers and shape.cached_layers:
+        return Groups(*typed_groups(full, sliding, shape.linear_layers, wide))
     if not v1 or full == 0 or sliding == 0:
         n = full + sliding
         return Groups(n, 1 if full or not sliding else 0, 1 if (sliding and not full) else 0)
@@ -44,11 +48,12 @@ def blocks_per_request(
 ) -> int:
     """Blocks one request of `length` tokens needs from the shared pool (summed over groups)."""
     full = ceil_div(length, block)
+    states = groups.linear_groups * STATE_BLOCKS_PER_REQUEST if v1 else 0
     if not v1 or shape.window is None:
-        return full * (groups.count if v1 else 1)
+        return full * (groups.count - groups.linear_groups if v1 else 1) + states
     held = min(shape.window - 1 + batched, length)
     sliding = ceil_div(held, block) + 1
-    return groups.full_groups * full + groups.sliding_groups * sliding
+    return groups.full_groups * full + groups.sliding_groups * sliding + states
 
 
 def _tokens(kv: int, bytes_per_block: int, groups: Groups, block: int, v1: bool) -> int:

@@ -42,8 +42,11 @@ SERIES = (
            "sizing; non-torch counted as growth after start-up; the V1 sampler profiles fp32 logits and "
            "their top-k/top-p sort (16 B a logit, V0's 40 B)"),
     Series((0, 9), "0.9", '"GPU KV cache size" = blocks // groups x block size'),
-    Series((0, 10), "0.10", "hybrid sliding/full grouping with the 1.5x group-size rule"),
-    Series((0, 11), "0.11-0.20", '"Free memory on device ... Actual usage is" breakdown line'),
+    Series((0, 10), "0.10", "hybrid sliding/full grouping with the 1.5x group-size rule; "
+           "linear-attention (mamba-style) state groups in the same pool, the attention block "
+           "raised so its page holds the state (Qwen3-Next from 0.10.2; vllm_hybrid)"),
+    Series((0, 11), "0.11-0.20", '"Free memory on device ... Actual usage is" breakdown line; '
+           "from 0.11.1 hybrid blocks align to 32 tokens on Blackwell for head size 256"),
     Series((0, 21), "0.21-0.27", "CUDA-graph memory estimated and subtracted before sizing "
            '("CUDA graph memory profiling is enabled (default since v0.21.0)"; gpu_worker.py '
            "determine_available_memory: requested - non-KV - cudagraph estimate)"),
