@@ -105,6 +105,9 @@ TABLE = {
     "tinyllama-1.1b-chat-v0.3": (22_528, 22_528, None, 0),  # 22 L x 4 kv x 64 x 4 (v1.0's)
     # fifth pass
     "glm-4.5-air": (188_416, 188_416, None, 0),  # 46 L x 8 kv x head_dim 128 (not 42.67) x 4
+    # sixth pass: GLM-4.7's attention (reconstructed configs; see catalog_sources.py)
+    "glm-4.5": (376_832, 376_832, None, 0),  # 92 L x 8 kv x 128 x 4 (K and V, 2 B each)
+    "glm-4.6": (376_832, 376_832, None, 0),  # 92 L x 8 kv x 128 x 4
     "qwen2.5-72b-base": (327_680, 327_680, None, 0),  # 80 L x 8 kv x 128 x 4 (the Instruct's); use_sliding_window false
     "deepseek-llm-7b-chat": (491_520, 491_520, None, 0),  # 30 L x 32 kv (MHA) x 128 x 4
     "deepseek-coder-6.7b-instruct": (524_288, 524_288, None, 0),  # 32 L x 32 kv (MHA) x 128 x 4
@@ -239,6 +242,14 @@ PARAMS = {
     # 4,096 + 128 bias = 2,232,418,432) + 4,096 = 106,852,251,264; active: 8 routed + 1 shared
     # expert per MoE layer, 45 x 156,237,952, the rest as above = 13,424,129,664
     "glm-4.5-air": (106_852_251_264, 13_424_129_664, None),
+    # sixth pass. GLM-4.5 (and GLM-4.6, the same shapes): 151,552 x 5,120 x 2 (untied) = 1,551,892,480
+    # + 92 x (q 5,120 x 12,288 + 12,288, k and v 2 x (5,120 x 1,024 + 1,024), o 12,288 x 5,120,
+    # q/k norms 2 x 128, 2 x 5,120 norms = 136,339,712) + 3 dense MLPs 3 x (3 x 5,120 x 12,288)
+    # + 89 x (161 experts x 3 x 5,120 x 1,536 + router 160 x 5,120 + 160 bias = 3,799,285,920)
+    # + 5,120 = 352,797,829,024 (GLM-4.7's count); active: 8 routed + 1 shared expert per MoE
+    # layer, 89 x 213,156,000, the rest as above = 33,632,266,144. The MTP layer is not counted.
+    "glm-4.5": (352_797_829_024, 33_632_266_144, None),
+    "glm-4.6": (352_797_829_024, 33_632_266_144, None),
     # fifth pass. Qwen2.5-72B-Instruct's shapes and its tensor sum (official, see qwen2.5-72b)
     "qwen2.5-72b-base": (72_706_203_648, None, None),
     # 102,400 x 4,096 x 2 (untied) + 30 x (4 x 4,096^2 + 3 x 4,096 x 11,008 + 2 x 4,096) + 4,096

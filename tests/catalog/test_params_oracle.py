@@ -75,6 +75,8 @@ CASES = [
     ("llama-4-maverick", 4),  # llama4: MoE every 2nd layer, dense intermediate_size_mlp between
     ("glm-4.7", 5),  # glm4_moe: 3 dense then MoE layers, qkv bias, qk norms, router bias
     ("glm-4.5-air", 3),  # glm4_moe: 1 dense then MoE layers, no qk norms (use_qk_norm false)
+    ("glm-4.5", 5),  # glm4_moe: the reconstructed GLM-4.5 config (3 dense then MoE, qk norms)
+    ("glm-4.6", 5),  # glm4_moe: the reconstructed GLM-4.6 config
     ("gemma-7b", 2),  # gemma: tied embeddings, MHA with head_dim 256
     ("phi-4-mini", 2),  # phi3 with tied embeddings
     ("qwen3-coder-30b-a3b", 2),  # qwen3_moe
