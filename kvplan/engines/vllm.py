@@ -62,6 +62,7 @@ from kvplan.engines.interface import (
     Interval,
     Steps,
     finish_size,
+    parse_version,
 )
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes, weights_for
 from kvplan.engines.vllm_groups import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
@@ -99,6 +100,11 @@ from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
 from kvplan.engines.vllm_stages import limiting_stage, stage_layers, stage_weights
 from kvplan.engines.vllm_v0_early import record_stream_hold
 from kvplan.units import GIB, ceil_div
+
+# V0 prints "Maximum concurrency for N tokens per request" from 0.6.3 (PR #8831; the 0.6.3
+# wheel's executor/gpu_executor.py determine_num_available_blocks logs it, 0.6.2 and older
+# print only "# GPU blocks"). V1 always prints it.
+CONCURRENCY_LINE_FROM = (0, 6, 3)
 
 __all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM",
            "NON_TORCH_V0", "NON_TORCH_V0_TP", "NON_TORCH_V1", "NON_TORCH_V1_TP",
@@ -301,9 +307,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                   f"GPU KV cache size: {tokens:,} tokens",
                   f"Maximum concurrency for {length:,} tokens per request: {float(conc):.2f}x"]
     else:
-        lines += [f"# GPU blocks: {blocks}",
-                  f"Maximum concurrency for {length} tokens per request: "
-                  f"{float(conc):.2f}x"]
+        lines.append(f"# GPU blocks: {blocks}")
+        if (parse_version(fl.version) or ()) >= CONCURRENCY_LINE_FROM:
+            lines.append(f"Maximum concurrency for {length} tokens per request: "
+                         f"{float(conc):.2f}x")
     assumptions = [
         f"vLLM {fl.version} ({'V1' if fl.v1 else 'V0'} engine), gpu_memory_utilization "
         f"{float(util):g} of total memory",

@@ -70,3 +70,18 @@ def test_the_hold_enters_the_activation_peak_of_025_only():
         steps["activation peak"].formula)
     # 0.2.4 books no non-torch memory (torch.cuda.max_memory_allocated)
     assert _run("0.2.4", 4).non_torch_bytes == 0 and r6.non_torch_bytes == 1 << 29
+
+
+@pytest.mark.parametrize(("version", "lines"), [
+    ("0.2.5", ["# GPU blocks: "]), ("0.6.2", ["# GPU blocks: "]),
+    ("0.6.3", ["# GPU blocks: ", "Maximum concurrency for 4096 tokens per request: "]),
+    ("0.7.3", ["# GPU blocks: ", "Maximum concurrency for 4096 tokens per request: "]),
+])
+def test_the_concurrency_line_is_printed_from_0_6_3(version: str, lines: list[str]):
+    """V0 logs "Maximum concurrency" from 0.6.3 (PR #8831, in the 0.6.3 wheel's gpu_executor.py);
+    the logs of 0.2.5, 0.3.0, 0.4.1 and 0.6.3.dev114 in tests/assets/logs print only the blocks."""
+    req = SizeRequest(model=load_model("llama-3-8b"), gpu=load_hardware("a100-80gb"),
+                      context_tokens=4096)
+    r = run_engine(req, EngineSettings(engine=Engine.vllm, version=version))
+    assert len(r.log_lines) == len(lines)
+    assert all(got.startswith(want) for got, want in zip(r.log_lines, lines, strict=True))
