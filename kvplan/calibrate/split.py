@@ -21,6 +21,7 @@ from kvplan.errors import InputError
 
 PARTS = ("fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5",
          "heldout-6")
+POOLED = "heldout-all"  # every held-out part together, in the summary only (not a SPLIT.tsv part)
 CLASSES = ("dense", "moe", "mla", "sliding", "multimodal", "unknown")
 
 
@@ -115,7 +116,8 @@ def group(rows: Iterable[tuple[str, str, str, float]]) -> list[Cell]:
     """(engine, class, part, |error|) rows -> one Cell per (engine, class family, part).
 
     Classes are reported as `dense` or `moe/mla/multimodal` (the issue's two targets);
-    sliding counts as dense, unknown is left out.
+    sliding counts as dense, unknown is left out. Every held-out run is also pooled into part
+    `heldout-all` (all held-out parts together), listed after the last held-out part.
     """
     cells: dict[tuple[str, str, str], list[float]] = {}
     for engine, model_class, part, err in rows:
@@ -123,4 +125,6 @@ def group(rows: Iterable[tuple[str, str, str, float]]) -> list[Cell]:
             continue
         family = "dense" if model_class in ("dense", "sliding") else "moe/mla/multimodal"
         cells.setdefault((engine, family, part), []).append(err)
+        if part.startswith("heldout"):
+            cells.setdefault((engine, family, POOLED), []).append(err)
     return [Cell(e, c, p, tuple(v)) for (e, c, p), v in sorted(cells.items())]
