@@ -184,6 +184,17 @@ def _split(engine: str, klass: str, *parts: str) -> dict[str, str]:
             "medians": ", ".join(f"{rows[p]['median_abs_error_pct']:.2f}%" for p in parts)}
 
 
+def _log_counts() -> dict[str, str]:
+    """README's log counts, from tests/assets/logs/SPLIT.tsv."""
+    from kvplan.calibrate.split import read_split
+
+    split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
+    held = [e for e in split.values() if e.part.startswith("heldout")]
+    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+    return {"logs": str(len(split)), "held": str(len(held)),
+            "parts": words.get(len({e.part for e in held}), "?")}
+
+
 # (page, pattern over the page with its line breaks folded to spaces, source of the values)
 PROSE = [
     ("README.md", r"2 x 32 x 8 x 128 x 2 = (?P<bytes>[\d,]+) bytes",
@@ -224,8 +235,26 @@ PROSE = [
      lambda: _split("sglang", "moe/mla/multimodal", "heldout-5")),
     ("README.md", r"\| TensorRT-LLM, MLA \(part 5\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
      lambda: _split("trtllm", "moe/mla/multimodal", "heldout-5")),
-    ("README.md", r"\| SGLang, dense \(parts 1, 3\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("sglang", "dense", "heldout", "heldout-3")),
+    ("README.md", r"\| SGLang, dense \(parts 1, 3, 6\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("sglang", "dense", "heldout", "heldout-3", "heldout-6")),
+    ("README.md", r"\| vLLM, dense \(part 6, [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("vllm", "dense", "heldout-6")),
+    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(part 6\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout-6")),
+    ("README.md", r"\| vLLM, dense \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "dense", "heldout-all")),
+    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout-all")),
+    ("README.md", r"\| SGLang, dense \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("sglang", "dense", "heldout-all")),
+    ("README.md", r"\| SGLang, MLA \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("sglang", "moe/mla/multimodal", "heldout-all")),
+    ("README.md", r"\| TensorRT-LLM, dense \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "dense", "heldout-all")),
+    ("README.md", r"\| TensorRT-LLM, MLA \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "moe/mla/multimodal", "heldout-all")),
+    ("README.md", r"on public start-up logs no constant was tuned on .*?; (?P<logs>\d+) logs, "
+     r"(?P<held>\d+) of them in (?P<parts>\w+) held-out parts", _log_counts),
     ("README.md", r"\| TensorRT-LLM, dense \(parts 1, 3\) \| (?P<runs>[\d +]+?) \| "
      r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "dense", "heldout", "heldout-3")),
     ("docs/maths.md", r"= (?P<step_ms>[\d.]+) ms, (?P<tokens_per_s>[\d.]+) tokens/s; at 50 tokens/s "

@@ -59,3 +59,15 @@ def test_group_medians_and_worst_by_family() -> None:
     other = cells[("vllm", "moe/mla/multimodal", "fit")]
     assert (other.median, other.worst) == (6.0, 7.0)  # (5 + 7) / 2
     assert ("sglang", "dense", "fit") not in cells  # unknown class left out
+    # every held-out run is pooled into heldout-all; fit runs are not
+    assert cells[("vllm", "dense", "heldout-all")].errors == (1.0, 3.0, 2.0)
+    assert ("vllm", "moe/mla/multimodal", "heldout-all") not in cells
+
+
+def test_the_pool_takes_every_held_out_part_and_sorts_after_them() -> None:
+    rows = [("sglang", "dense", "heldout-6", 9.0), ("sglang", "dense", "heldout", 0.5),
+            ("sglang", "dense", "heldout-3", 0.1), ("sglang", "dense", "fit", 40.0)]
+    parts = [c.part for c in group(rows)]
+    assert parts == ["fit", "heldout", "heldout-3", "heldout-6", "heldout-all"]
+    pooled = group(rows)[-1]
+    assert (pooled.median, pooled.worst, len(pooled.errors)) == (0.5, 9.0, 3)
