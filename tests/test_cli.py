@@ -200,3 +200,17 @@ def test_a_deployment_file_with_a_flag_plans_the_override_and_says_so(runner, tm
     assert same.exit_code == 0, same.output
     assert results(result.stdout) == results(same.stdout)
     assert results(result.stdout)["engine"] == "vllm"
+
+
+def test_paged_rounding_that_outweighs_reserving_is_shown_as_a_saving(runner):
+    """Qwen3-Next under vLLM 0.10.2 at TP 2 pages in 544-token blocks (tests/engines/
+    test_vllm_hybrid.py): one 262,144-token sequence takes 482 blocks = 262,208 tokens, 64 more
+    than reserving it exactly, 64 x 12,288 B = 786,432 B = 768 KiB."""
+    result = invoke(runner, "size", "qwen3-next-80b-a3b", "--gpu", "h200", "--tp", "2",
+                    "--engine", "vllm", "--engine-version", "0.10.2")
+    assert result.exit_code == 0, result.output
+    assert "reserved would save  768 KiB each (block rounding)" in result.output
+    assert "reserved would add" not in result.output
+    data = json.loads(invoke(runner, "size", "qwen3-next-80b-a3b", "--gpu", "h200", "--tp", "2",
+                             "--engine", "vllm", "--engine-version", "0.10.2", "-f", "json").output)
+    assert data["results"][0]["reserved_waste_bytes_per_sequence"] == -786_432

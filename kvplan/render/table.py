@@ -88,10 +88,11 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
         rows.append(("  beyond window", _bytes(r["kv_bytes_per_token_beyond_window"])))
     seq_note = f" at {fmt_int(r['avg_context_tokens'])} tokens"
     rows.append(("KV per sequence", _bytes(r["kv_bytes_per_sequence"]) + seq_note))
-    if r["allocation"] == "paged" and r["reserved_waste_bytes_per_sequence"]:
-        rows.append(
-            ("  reserved would add", fmt_bytes(r["reserved_waste_bytes_per_sequence"]) + " each")
-        )
+    waste = r["reserved_waste_bytes_per_sequence"]
+    if r["allocation"] == "paged" and waste > 0:
+        rows.append(("  reserved would add", fmt_bytes(waste) + " each"))
+    elif r["allocation"] == "paged" and waste < 0:  # the last block's rounding outweighs it
+        rows.append(("  reserved would save", fmt_bytes(-waste) + " each (block rounding)"))
     rows += [
         ("GPU memory", _bytes(r["memory_bytes"])),
         ("Weights per GPU", _bytes(r["weights_bytes"])),
