@@ -184,6 +184,14 @@ def _split(engine: str, klass: str, *parts: str) -> dict[str, str]:
             "medians": ", ".join(f"{rows[p]['median_abs_error_pct']:.2f}%" for p in parts)}
 
 
+def _added_specs() -> dict[str, str]:
+    """docs/catalog.md: specs added in issue 12 (the catalog less its 34 first) = PARAMS rows."""
+    from kvplan.specs import all_models
+    from tests.catalog.test_catalog_table import PARAMS
+
+    return {"added": str(len(all_models()[0]) - 34), "pinned": str(len(PARAMS))}
+
+
 def _log_counts() -> dict[str, str]:
     """README's log counts, from tests/assets/logs/SPLIT.tsv."""
     from kvplan.calibrate.split import read_split
@@ -260,6 +268,8 @@ PROSE = [
     ("docs/maths.md", r"= (?P<step_ms>[\d.]+) ms, (?P<tokens_per_s>[\d.]+) tokens/s; at 50 tokens/s "
      r"at most (?P<slo_users>\d+) users", _maths_decode),
     ("docs/catalog.md", r"holds (?P<models>\d+) models", _counts),
+    ("docs/catalog.md", r"holds \d+ models \(34 before issue 12, (?P<added>\d+) added\).*?All "
+     r"(?P<pinned>\d+) new specs' totals", _added_specs),
     ("docs/measure.md",
      r"the cache budget is \*\*(?P<mib>\d+) MiB\*\* \((?P<bytes>[\d,]+) B\).*?sequences are "
      r"\*\*(?P<context>\d+) tokens\*\* long.*?\((?P<per_token>[\d,]+) B per token\) a sequence is "
