@@ -55,12 +55,15 @@ def test_breakdown_matches_within_half_a_percent(reports):
     # total, which kvplan can only estimate there. Held-out log 65 (heldout-2, PP 4) prints
     # "Available KV cache memory" for one stage (75.23 - 4.26 weights - 1.1 activation - 0.07
     # = 69.80 GiB) and the breakdown line kvplan reads last for another (75.23 - 3.28 - 1.05
-    # - 0.07 = 70.83; 0.19 does not subtract graphs); reported as it is.
+    # - 0.07 = 70.83; 0.19 does not subtract graphs); reported as it is. Held-out log 140
+    # (heldout-7, SGLang 0.5.17 on MI355X) misses by +17.8%: the fraction its source states,
+    # 0.6, leaves 171 GiB by SGLang's formula on the log's own free-memory figures where the
+    # pool is 145.3 GiB (what about 0.51 gives; the source's probes used 0.5-0.6); reported as it is.
     kv = [(short(r.label), c) for r in reports for c in r.checks
           if c.basis == "breakdown" and c.quantity == "KV memory"]
     assert len(kv) >= 15
     misses = {name for name, c in kv if not c.ok}
-    assert misses == {"16", "65"}
+    assert misses == {"16", "65", "140"}
     assert statistics.median(abs(c.error_pct) for _, c in kv) < 0.1
 
 
@@ -85,7 +88,9 @@ def test_tokens_from_the_logged_kv_memory(reports):
     # 3,896,320 (4.0x): vLLM's hybrid manager gives every layer a page of the shared pool (the
     # attention block padded to 544 tokens to match the mamba state), so the pool is divided by
     # 48 layers where kvplan divides it by the 12 attention layers. Reported as it is.
-    assert misses == {"02", "16", "64", "65", "96", "132"}
+    # Held-out (heldout-7) 140 (SGLang on MI355X) misses for the reason the KV-memory check
+    # above gives: the stated fraction does not fit the log's own terms. Reported as it is.
+    assert misses == {"02", "16", "64", "65", "96", "132", "140"}
     assert len(checks) >= 12
 
 
