@@ -152,6 +152,7 @@ def test_parser_reads_the_held_out_formats():
     by_name = {p.name.split("-")[0]: parse_file(p) for p in LOGS}
     assert by_name["32"].runs[0].values["blocks"] == 6001  # "# CUDA blocks: 6001"
     assert by_name["36"].runs[0].values["tokens"] == 10718  # "Using 10718 tokens in paged KV"
+    assert by_name["143"].runs[0].values["tokens"] == 31616  # "Using 31616 total tokens in ..."
     kv = by_name["37"].runs[0].values["kv_gib"]
     assert kv * 2**30 == 69_524_783_104  # "Allocate 69524783104 bytes for k/v cache"
     v = by_name["42"].runs[0].values  # the reworded 1.x "Peak memory ..." line
