@@ -1,7 +1,7 @@
 """Calibration: kvplan's engine profiles against the public start-up logs (issue #13).
 
 Run: python benchmarks/calibration.py [--label TEXT] [LOGDIR]. Prints the |error| in KV tokens (shapes only)
-per engine, model class and part (fit / heldout / heldout-2..heldout-6, tests/assets/logs/SPLIT.tsv), and
+per engine, model class and part (fit / heldout / heldout-2..heldout-7, tests/assets/logs/SPLIT.tsv), and
 the breakdown check, and appends them to benchmarks/results/calibration.jsonl (with the label,
 when given: which code the record measured, e.g. "before" a round's changes).
 Targets on the held-out part: dense vLLM median 2% (each within 5%), MoE/MLA/multimodal 5%,

@@ -66,7 +66,8 @@ PACKAGES = {
         ("kvplan/engines/*",),
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_calibration.py",
          "tests/engines/test_encoder_cache.py", "tests/engines/test_flag_effects.py",
-         "tests/engines/test_cov_trtllm_config.py")),
+         "tests/engines/test_cov_trtllm_config.py", "tests/engines/test_vllm_hybrid.py",
+         "tests/engines/test_vllm_v0_early.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

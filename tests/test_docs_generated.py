@@ -259,8 +259,16 @@ PROSE = [
      r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("sglang", "moe/mla/multimodal", "heldout-all")),
     ("README.md", r"\| TensorRT-LLM, dense \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
      r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "dense", "heldout-all")),
-    ("README.md", r"\| TensorRT-LLM, MLA \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
+    ("README.md", r"\| TensorRT-LLM, MLA / multimodal \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
      r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "moe/mla/multimodal", "heldout-all")),
+    ("README.md", r"\| vLLM, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("vllm", "dense", "heldout-7")),
+    ("README.md", r"\| SGLang, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("sglang", "dense", "heldout-7")),
+    ("README.md", r"\| TensorRT-LLM, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+     lambda: _split("trtllm", "dense", "heldout-7")),
+    ("README.md", r"\| TensorRT-LLM, multimodal \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "moe/mla/multimodal", "heldout-7")),
     ("README.md", r"on public start-up logs no constant was tuned on .*?; (?P<logs>\d+) logs, "
      r"(?P<held>\d+) of them in (?P<parts>\w+) held-out parts", _log_counts),
     ("README.md", r"\| TensorRT-LLM, dense \(parts 1, 3\) \| (?P<runs>[\d +]+?) \| "

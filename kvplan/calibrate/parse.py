@@ -326,9 +326,10 @@ def _t_alloc_bytes(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("kv_gib", _f(m[1]) / 2**30, n, t)
 
 
-@pattern("trtllm", r"Using (\d+) tokens in paged KV cache")
+@pattern("trtllm", r"Using (\d+) (?:total )?tokens in paged KV cache")
 def _t_using_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    # TensorRT-LLM < 0.9 prints the tokens its fraction allows, before rounding up to blocks
+    # TensorRT-LLM < 0.9 prints the tokens its fraction allows, before rounding up to blocks;
+    # the 0.8 C++ runtime says "Using N total tokens in paged KV cache, and M blocks per sequence"
     r.put("tokens", _f(m[1]), n, t)
 
 

@@ -2,8 +2,8 @@
 
 A log directory may carry two manifests (tab-separated, `#` comments):
 - SPLIT.tsv: `log  part  engine  class`, part `fit`, `heldout`, `heldout-2`, `heldout-3`,
-  `heldout-4`, `heldout-5` or `heldout-6` (later held-out rounds, each gathered after the constants of the
-  round before were set, reported as its own part),
+  `heldout-4`, `heldout-5`, `heldout-6` or `heldout-7` (later held-out rounds, each gathered
+  after the constants of the round before were set, reported as its own part),
   class dense | moe | mla | sliding | multimodal | unknown;
 - FITTED.tsv: `constant  logs  what`, the constants of kvplan/engines and the log prefixes (NN)
   each was tuned on. No held-out log may appear there (`leaks` lists any that do).
@@ -20,7 +20,7 @@ from pathlib import Path
 from kvplan.errors import InputError
 
 PARTS = ("fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5",
-         "heldout-6")
+         "heldout-6", "heldout-7")
 POOLED = "heldout-all"  # every held-out part together, in the summary only (not a SPLIT.tsv part)
 CLASSES = ("dense", "moe", "mla", "sliding", "multimodal", "unknown")
 

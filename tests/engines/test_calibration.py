@@ -55,12 +55,15 @@ def test_breakdown_matches_within_half_a_percent(reports):
     # total, which kvplan can only estimate there. Held-out log 65 (heldout-2, PP 4) prints
     # "Available KV cache memory" for one stage (75.23 - 4.26 weights - 1.1 activation - 0.07
     # = 69.80 GiB) and the breakdown line kvplan reads last for another (75.23 - 3.28 - 1.05
-    # - 0.07 = 70.83; 0.19 does not subtract graphs); reported as it is.
+    # - 0.07 = 70.83; 0.19 does not subtract graphs); reported as it is. Held-out log 140
+    # (heldout-7, SGLang 0.5.17 on MI355X) misses by +17.8%: the fraction its source states,
+    # 0.6, leaves 171 GiB by SGLang's formula on the log's own free-memory figures where the
+    # pool is 145.3 GiB (what about 0.51 gives; the source's probes used 0.5-0.6); reported as it is.
     kv = [(short(r.label), c) for r in reports for c in r.checks
           if c.basis == "breakdown" and c.quantity == "KV memory"]
     assert len(kv) >= 15
     misses = {name for name, c in kv if not c.ok}
-    assert misses == {"16", "65"}
+    assert misses == {"16", "65", "140"}
     assert statistics.median(abs(c.error_pct) for _, c in kv) < 0.1
 
 
@@ -84,7 +87,9 @@ def test_tokens_from_the_logged_kv_memory(reports):
     # from heldout-6 to fit) matches since vLLM's hybrid accounting (kvplan.engines.vllm_hybrid):
     # the attention block raised to 544 tokens so its page holds the state, 4 groups of 12
     # layers in the pool, 44.59 GiB -> 973,760 tokens (it had priced 3,896,320, 4.0x).
-    assert misses == {"02", "16", "64", "65", "96"}
+    # Held-out (heldout-7) 140 (SGLang on MI355X) misses for the reason the KV-memory check
+    # above gives: the stated fraction does not fit the log's own terms. Reported as it is.
+    assert misses == {"02", "16", "64", "65", "96", "140"}
     assert len(checks) >= 12
 
 
@@ -149,6 +154,7 @@ def test_parser_reads_the_held_out_formats():
     by_name = {p.name.split("-")[0]: parse_file(p) for p in LOGS}
     assert by_name["32"].runs[0].values["blocks"] == 6001  # "# CUDA blocks: 6001"
     assert by_name["36"].runs[0].values["tokens"] == 10718  # "Using 10718 tokens in paged KV"
+    assert by_name["143"].runs[0].values["tokens"] == 31616  # "Using 31616 total tokens in ..."
     kv = by_name["37"].runs[0].values["kv_gib"]
     assert kv * 2**30 == 69_524_783_104  # "Allocate 69524783104 bytes for k/v cache"
     v = by_name["42"].runs[0].values  # the reworded 1.x "Peak memory ..." line

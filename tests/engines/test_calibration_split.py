@@ -18,7 +18,7 @@ def test_every_log_is_in_the_split_once() -> None:
     on_disk = {p.name for p in LOGS.glob("*.log")}
     assert set(split) == on_disk
     assert {e.part for e in split.values()} == {"fit", "heldout", "heldout-2", "heldout-3", "heldout-4",
-                                                   "heldout-5", "heldout-6"}
+                                                   "heldout-5", "heldout-6", "heldout-7"}
 
 
 def test_no_constant_was_fitted_on_a_held_out_log() -> None:
