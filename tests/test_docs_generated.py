@@ -265,7 +265,8 @@ PROSE = [
      lambda: _split("vllm", "dense", "heldout-7")),
     ("README.md", r"\| SGLang, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
      lambda: _split("sglang", "dense", "heldout-7")),
-    ("README.md", r"\| TensorRT-LLM, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+    ("README.md", r"\| TensorRT-LLM, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| "
+     r"(?P<medians>[\d.%, ]+?) \|",
      lambda: _split("trtllm", "dense", "heldout-7")),
     ("README.md", r"\| TensorRT-LLM, multimodal \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| "
      r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "moe/mla/multimodal", "heldout-7")),
