@@ -136,6 +136,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         block = mla_block_size(req.gpu.name, block, fl.v1)
         req = replace(req, block_size_tokens=block)
     hybrid = is_hybrid(req, fl.v1)
+    asked_block = block
     if hybrid:  # the attention block raised so its page holds a linear layer's state
         state_page = state_page_bytes(req)
         align = kernel_alignment(req, fl.version)
@@ -331,7 +332,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions.append(
             f"hybrid linear-attention model: {groups.linear_groups} state group(s) of "
             f"{groups.group_size} layers share the block pool, one block a request each (prefix "
-            f"caching off; attention block {block} tokens)")
+            f"caching off; attention block {block} tokens"
+            + (f", raised from {asked_block} as vLLM raises it so a page holds a layer's state)"
+               if block != asked_block else ")"))
     if fl.note:
         assumptions.append(fl.note)
     assumptions += [enc.assumption] if enc is not None else []

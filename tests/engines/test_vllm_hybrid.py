@@ -126,3 +126,12 @@ def test_calibrate_checks_the_logged_block_of_log_132():
     assert (block.logged, block.predicted, block.ok) == (544, 544, True)
     tokens = got[("breakdown", "KV tokens")]
     assert (tokens.logged, tokens.predicted, tokens.ok) == (973_760, 973_760, True)
+
+
+def test_a_raised_block_size_is_said_not_silently_changed():
+    s = EngineSettings(engine=Engine.vllm, version="0.10.2")
+    raised = vllm.profile(_req(block_size_tokens=16), s).assumptions
+    assert any("attention block 544 tokens, raised from 16 as vLLM raises it" in a for a in raised)
+    kept = vllm.profile(_req(block_size_tokens=1024), s).assumptions
+    assert any("attention block 1024 tokens)" in a for a in kept)
+    assert not any("raised from" in a for a in kept)
