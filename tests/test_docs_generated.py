@@ -203,6 +203,41 @@ def _log_counts() -> dict[str, str]:
             "parts": words.get(len({e.part for e in held}), "?")}
 
 
+# README's calibration table: (the row's label as a regex, engine, class, SPLIT.tsv parts); each
+# row's runs and medians must be what kvplan calibrate computes for those parts.
+MOE = "moe/mla/multimodal"
+CALIBRATION_ROWS = [
+    (r"vLLM, dense \(parts 1, 2\)", "vllm", "dense", "heldout", "heldout-2"),
+    (r"vLLM, dense \(part 3: [^|]*", "vllm", "dense", "heldout-3"),
+    (r"vLLM, dense \(part 4: [^|]*", "vllm", "dense", "heldout-4"),
+    (r"vLLM, dense \(part 5: [^|]*", "vllm", "dense", "heldout-5"),
+    (r"vLLM, dense \(part 6, [^|]*", "vllm", "dense", "heldout-6"),
+    (r"vLLM, dense \(part 7: [^|]*", "vllm", "dense", "heldout-7"),
+    (r"vLLM, dense \(all held-out parts\)", "vllm", "dense", "heldout-all"),
+    (r"vLLM, MoE / MLA / multimodal \(parts 1, 2\)", "vllm", MOE, "heldout", "heldout-2"),
+    (r"vLLM, MoE / MLA / multimodal \(part 4\)", "vllm", MOE, "heldout-4"),
+    (r"vLLM, MoE / MLA / multimodal \(part 5\)", "vllm", MOE, "heldout-5"),
+    (r"vLLM, MoE / MLA / multimodal \(part 6\)", "vllm", MOE, "heldout-6"),
+    (r"vLLM, MoE / MLA / multimodal \(all held-out parts\)", "vllm", MOE, "heldout-all"),
+    (r"SGLang, dense \(parts 1, 3, 6\)", "sglang", "dense", "heldout", "heldout-3", "heldout-6"),
+    (r"SGLang, dense \(part 7: [^|]*", "sglang", "dense", "heldout-7"),
+    (r"SGLang, dense \(all held-out parts\)", "sglang", "dense", "heldout-all"),
+    (r"SGLang, MLA \(part 5\)", "sglang", MOE, "heldout-5"),
+    (r"SGLang, MLA \(all held-out parts\)", "sglang", MOE, "heldout-all"),
+    (r"TensorRT-LLM, dense \(parts 1, 3\)", "trtllm", "dense", "heldout", "heldout-3"),
+    (r"TensorRT-LLM, dense \(part 7: [^|]*", "trtllm", "dense", "heldout-7"),
+    (r"TensorRT-LLM, dense \(all held-out parts\)", "trtllm", "dense", "heldout-all"),
+    (r"TensorRT-LLM, multimodal \(part 7: [^|]*", "trtllm", MOE, "heldout-7"),
+    (r"TensorRT-LLM, MLA \(part 5\)", "trtllm", MOE, "heldout-5"),
+    (r"TensorRT-LLM, MLA / multimodal \(all held-out parts\)", "trtllm", MOE, "heldout-all"),
+]
+
+
+def _calibration_row(label: str, engine: str, klass: str, *parts: str) -> tuple:
+    return ("README.md", r"\| " + label + r" \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
+            lambda: _split(engine, klass, *parts))
+
+
 # (page, pattern over the page with its line breaks folded to spaces, source of the values)
 PROSE = [
     ("README.md", r"2 x 32 x 8 x 128 x 2 = (?P<bytes>[\d,]+) bytes",
@@ -225,55 +260,9 @@ PROSE = [
      r"(?P<held_n>\d+) on the held-out quarter", _corpus),
     ("README.md", r"Over (?P<n>\d+) public deployments whose real start-up outcome is known .*?, "
      r"(?P<hit>\d+) of (?P<n2>\d+) verdicts are right", _outcomes),
-    ("README.md", r"\| vLLM, dense \(parts 1, 2\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("vllm", "dense", "heldout", "heldout-2")),
-    ("README.md", r"\| vLLM, dense \(part 3: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("vllm", "dense", "heldout-3")),
-    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(parts 1, 2\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout", "heldout-2")),
-    ("README.md", r"\| vLLM, dense \(part 4: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("vllm", "dense", "heldout-4")),
-    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(part 4\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout-4")),
-    ("README.md", r"\| vLLM, dense \(part 5: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("vllm", "dense", "heldout-5")),
-    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(part 5\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout-5")),
-    ("README.md", r"\| SGLang, MLA \(part 5\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("sglang", "moe/mla/multimodal", "heldout-5")),
-    ("README.md", r"\| TensorRT-LLM, MLA \(part 5\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("trtllm", "moe/mla/multimodal", "heldout-5")),
-    ("README.md", r"\| SGLang, dense \(parts 1, 3, 6\) \| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("sglang", "dense", "heldout", "heldout-3", "heldout-6")),
-    ("README.md", r"\| vLLM, dense \(part 6, [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("vllm", "dense", "heldout-6")),
-    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(part 6\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout-6")),
-    ("README.md", r"\| vLLM, dense \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "dense", "heldout-all")),
-    ("README.md", r"\| vLLM, MoE / MLA / multimodal \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("vllm", "moe/mla/multimodal", "heldout-all")),
-    ("README.md", r"\| SGLang, dense \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("sglang", "dense", "heldout-all")),
-    ("README.md", r"\| SGLang, MLA \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("sglang", "moe/mla/multimodal", "heldout-all")),
-    ("README.md", r"\| TensorRT-LLM, dense \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "dense", "heldout-all")),
-    ("README.md", r"\| TensorRT-LLM, MLA / multimodal \(all held-out parts\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "moe/mla/multimodal", "heldout-all")),
-    ("README.md", r"\| vLLM, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("vllm", "dense", "heldout-7")),
-    ("README.md", r"\| SGLang, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| (?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("sglang", "dense", "heldout-7")),
-    ("README.md", r"\| TensorRT-LLM, dense \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|",
-     lambda: _split("trtllm", "dense", "heldout-7")),
-    ("README.md", r"\| TensorRT-LLM, multimodal \(part 7: [^|]*\| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "moe/mla/multimodal", "heldout-7")),
     ("README.md", r"on public start-up logs no constant was tuned on .*?; (?P<logs>\d+) logs, "
      r"(?P<held>\d+) of them in (?P<parts>\w+) held-out parts", _log_counts),
-    ("README.md", r"\| TensorRT-LLM, dense \(parts 1, 3\) \| (?P<runs>[\d +]+?) \| "
-     r"(?P<medians>[\d.%, ]+?) \|", lambda: _split("trtllm", "dense", "heldout", "heldout-3")),
+    *[_calibration_row(*row) for row in CALIBRATION_ROWS],
     ("docs/maths.md", r"= (?P<step_ms>[\d.]+) ms, (?P<tokens_per_s>[\d.]+) tokens/s; at 50 tokens/s "
      r"at most (?P<slo_users>\d+) users", _maths_decode),
     ("docs/catalog.md", r"holds (?P<models>\d+) models", _counts),
