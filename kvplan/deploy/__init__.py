@@ -326,6 +326,11 @@ def plan_deployment(
             check_engine_block(e)
         except InputError as err:
             fail("engine.name", str(err))
+        else:
+            from kvplan.engines.vllm_flag_versions import missing_flags
+
+            for field, why in missing_flags(e):
+                fail(field, why)
     if need_load and not dep.traffic.has_load:
         fail("traffic", NO_LOAD)
     dtypes = {}

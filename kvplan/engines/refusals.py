@@ -16,9 +16,10 @@ def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
     """(field, why) for each flag the deployment's engine would refuse for `model` (empty: it
     would start)."""
     from kvplan.capacity.parallel import tp_problem
+    from kvplan.engines.vllm_flag_versions import missing_flags
 
     e, tp, ep = dep.engine, dep.parallel.tensor, dep.parallel.expert
-    out: list[tuple[str, str]] = []
+    out: list[tuple[str, str]] = missing_flags(e)
     if e.name == "vllm" and e.limit_mm_per_prompt is not None and not model.params_encoder:
         out.append(("engine.limit_mm_per_prompt", "vLLM refuses --limit-mm-per-prompt for a "
                     f"text-only model: {model.name} has no encoder (\"limit_mm_per_prompt is "

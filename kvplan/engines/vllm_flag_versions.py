@@ -1,0 +1,57 @@
+"""Which vLLM release first took each engine setting kvplan models, so a setting the stated
+version has no flag for is refused (its argparse would stop with "unrecognized arguments")
+instead of silently priced as if the flag existed.
+
+Sources: `vllm/engine/arg_utils.py` of each release's wheel on PyPI, read for the flag's
+`add_argument` (checked releases: 0.2.5, 0.2.6, 0.3.3, 0.4.0-0.4.2, 0.5.2-0.5.5, 0.6.0, 0.6.3,
+0.7.3, 0.8.0, 0.8.2, 0.8.4, 0.8.5, 0.9.0, 0.10.1, 0.10.2, 0.11.0):
+- `--enforce-eager`: absent in 0.2.5, present from 0.2.6 (it came with CUDA graphs);
+- `--speculative-model`: absent in 0.4.0, present from 0.4.1 (0.4.1-0.8.2 spell it so; from
+  0.8.2 `--speculative-config` takes the draft, the only spelling from 0.8.4, and kvplan's
+  `speculative_model` stands for either);
+- `--cpu-offload-gb`: absent in 0.5.2, present from 0.5.3;
+- `--limit-mm-per-prompt`: absent in 0.5.4, present from 0.5.5;
+- `--kv-cache-memory-bytes`: absent in 0.10.1, present from 0.10.2.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kvplan.engines.interface import parse_version
+
+if TYPE_CHECKING:
+    from kvplan.deploy.schema import Engine as EngineBlock
+
+# engine.<key>: (first release with the flag, the flag as vLLM spells it)
+FLAG_SINCE: dict[str, tuple[tuple[int, ...], str]] = {
+    "enforce_eager": ((0, 2, 6), "--enforce-eager"),
+    "speculative_model": ((0, 4, 1), "--speculative-model"),
+    "num_speculative_tokens": ((0, 4, 1), "--num-speculative-tokens"),
+    "cpu_offload_gb": ((0, 5, 3), "--cpu-offload-gb"),
+    "limit_mm_per_prompt": ((0, 5, 5), "--limit-mm-per-prompt"),
+    "kv_cache_memory_bytes": ((0, 10, 2), "--kv-cache-memory-bytes"),
+}
+
+
+def _dotted(ver: tuple[int, ...]) -> str:
+    return ".".join(str(p) for p in ver)
+
+
+def missing_flags(block: EngineBlock) -> list[tuple[str, str]]:
+    """(engine.<key>, why) for each set key whose flag the block's vLLM version lacks (empty
+    for another engine, or when no version is stated: the newest series has them all)."""
+    if block.name != "vllm":
+        return []
+    ver = parse_version(block.version)
+    if ver is None:
+        return []
+    out = []
+    for key, (since, flag) in FLAG_SINCE.items():
+        value = getattr(block, key, None)
+        if value is None or value is False or ver >= since:
+            continue
+        out.append((f"engine.{key}", f"vLLM {block.version} has no {flag} (first in "
+                    f"{_dotted(since)}, vllm/engine/arg_utils.py), so it would not start with "
+                    f"it; drop it or serve vLLM {_dotted(since)} or newer"))
+    return out
