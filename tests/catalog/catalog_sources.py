@@ -186,6 +186,12 @@ NEW = {
         "ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/Qwen--Qwen2.5-72B_config.json@38028ec (added in 'support using --hf_id as an alternative to --model (#86)', removed later by c78d3fa; no _name_or_path, transformers 4.43.1); the base model: 131,072 positions and rms_norm_eps 1e-5 against the Instruct config's 32,768 (qwen2.5-72b), so its own spec, not an alias",
         (72706203648, None, "72,706,203,648 = sum of tensor sizes of Qwen2.5-72B-Instruct (the same shapes; see qwen2.5-72b), from a public model report; kvplan.specs.params reproduces it"),
     ),
+    # seventh pass (issue 12, sources for refused ids)
+    "granite-3.1-8b": (
+        "ibm-granite/granite-3.1-8b-instruct",
+        "the repository's own file as the docs index stores its blame page https://huggingface.co/ibm-granite/granite-3.1-8b-instruct/blame/96fedcdf5764b7e36d2737d129bc07caff913e72/config.json (commit 96fedcd 'Model upload', 789 bytes, transformers 4.47.0; no _name_or_path); granite-3.3-8b's shapes with vocabulary 49,155 (against 49,159) and attention_dropout 0.1, so its own spec, not an alias; torch_dtype float32 is the file's",
+        None,
+    ),
     "deepseek-llm-7b-chat": (
         "deepseek-ai/deepseek-llm-7b-chat",
         "partial: no verbatim copy of the official file; the config as transformers 4.43.4 re-saved it (_name_or_path deepseek-ai/deepseek-llm-7b-chat) in the fine-tune https://huggingface.co/qiuhuachuan/simpsybot_D/blob/main/config.json (commit 7ecdbbd; its use_cache false is the trainer's), whose fields yiran-wang3/ds_chat_sppo_hard_new_iter0_constant_1e-6@26ff372 and yiran-wang3/ds_chat_sppo_hard_iter0_nomask_linear_schedule@2db4660 (transformers 4.42.0, the same _name_or_path) repeat; Llama architecture, 30 layers, multi-head attention (32 KV heads), vocabulary 102,400, 4,096 positions (Abdulmannan's fine-tunes naming it resized the vocabulary to 100,017 and are not used)",
@@ -239,6 +245,7 @@ EXTRA_NOTES = {
     "glm-4.5-air": "read from transformers' print of the loaded config; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the card's 106B total is this count rounded; its 12B active leaves out the embedding and output matrices (13,424,129,664 - 2 x 620,756,992 = 12,182,615,680)",
     "gemma-3-12b": "read from a derivative re-save; see source. keras-hub's gemma3_instruct_12b count, 12,187,079,280 with a 262,144-token vocabulary, plus 64 x 3,840 for the checkpoint's 64 more embedding rows, is 12,187,325,040: kvplan's estimate exactly",
     "gemma-3-4b": "reconstructed from partial public copies; see source. keras-hub's medgemma_4b count (the same Gemma 3 4B architecture), 4,300,079,472, is kvplan's estimate exactly",
+    "granite-3.1-8b": "granite's embedding, attention, residual and logits multipliers scale activations, not memory; config.json says float32 (as gemma-2-9b's does): engines usually serve it in bf16 (--weight-dtype bf16)",
     "granite-3.3-8b": "granite's embedding, attention, residual and logits multipliers scale activations, not memory; granite-3.1/3.2 (vocabulary 49,155) are different shapes and not aliased",
     "deepseek-r1-distill-qwen-1.5b": "read from a derivative re-save; see source",
     "deepseek-llm-7b-chat": "read from a derivative re-save; see source",

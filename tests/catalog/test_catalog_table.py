@@ -112,6 +112,8 @@ TABLE = {
     "deepseek-llm-7b-chat": (491_520, 491_520, None, 0),  # 30 L x 32 kv (MHA) x 128 x 4
     "deepseek-coder-6.7b-instruct": (524_288, 524_288, None, 0),  # 32 L x 32 kv (MHA) x 128 x 4
     "opt-13b": (819_200, 819_200, None, 0),  # 40 L x 40 kv (MHA) x 128 x 4
+    # seventh pass
+    "granite-3.1-8b": (163_840, 163_840, None, 0),  # 40 L x 8 kv x 128 x 4 (granite-3.3-8b's)
 }
 
 
@@ -259,6 +261,9 @@ PARAMS = {
     # 50,272 x 5,120 tied + 2,050 x 5,120 positions + 40 x (4 x (5,120^2 + 5,120) + 2 x 5,120 x
     # 20,480 + 20,480 + 5,120 + 2 x 2 x 5,120) + 2 x 5,120 final LayerNorm
     "opt-13b": (12_853_473_280, None, None),
+    # seventh pass. granite-3.3-8b's 8,170,864,640 less 4 embedding rows (49,155 against 49,159)
+    # x 4,096 (tied)
+    "granite-3.1-8b": (8_170_848_256, None, None),
 }
 
 

@@ -82,6 +82,7 @@ CASES = [
     ("qwen3-coder-30b-a3b", 2),  # qwen3_moe
     ("mixtral-8x22b", 2),  # mixtral
     ("opt-125m", 2),  # opt: learned positions (+2 offset), biased projections and LayerNorms
+    ("granite-3.1-8b", 2),  # granite: Llama tensors, tied embeddings (the multipliers are scalars)
 ]
 
 
