@@ -50,6 +50,9 @@ def test_the_025_all_reduce_inputs_held_with_tensor_parallelism():
     assert record_stream_hold("0.2.5", False, model, 4, 4096) == Interval(10_804_527_104, 0,
                                                                            10_804_527_104)
     assert record_stream_hold("0.2.5", False, model, 1, 4096) is None  # no all-reduce
+    # the smallest TP with an all-reduce already holds them (the same bytes: per GPU, not x TP)
+    assert record_stream_hold("0.2.5", False, model, 2, 4096) == Interval(10_804_527_104, 0,
+                                                                           10_804_527_104)
     assert record_stream_hold("0.2.6", False, model, 4, 4096) is None  # AVOID_RECORD_STREAMS
     assert record_stream_hold("0.2.4", False, model, 4, 4096) is None  # allocated peak only
     assert record_stream_hold("0.2.5", True, model, 4, 4096) is None
