@@ -20,6 +20,7 @@ from kvplan.capacity.kv import (
     sequence_bytes,
     stage_caches,
 )
+from kvplan.capacity import expert_quant
 from kvplan.capacity.parallel import check_parallelism, ep_weight_saving
 from kvplan.errors import InputError
 from kvplan.plan.rules import required_users
@@ -171,7 +172,11 @@ class SizeResult:
 
 
 def weights_bytes_per_gpu(model: ModelSpec, dtype: DType, gpus: int) -> int:
-    """Parameters x weight bytes, split evenly over the GPUs of a replica (rounded up)."""
+    """Parameters x weight bytes, split evenly over the GPUs of a replica (rounded up); a spec
+    with quantized routed experts (moe.expert_quant) is priced as kvplan.capacity.expert_quant
+    lays it out."""
+    if expert_quant.applies(model, dtype):
+        return expert_quant.weights_bytes(model, gpus, 1)
     return ceil_div(model.params_total * dtype.bits, 8 * gpus)
 
 
@@ -252,8 +257,11 @@ def size(req: SizeRequest) -> SizeResult:
     model, gpu = req.model, req.gpu
     precision = Precision(req.kv_dtype, req.kv_group_size)
     stages = stage_caches(model, precision, req.tp, req.pp)
-    weights = weights_bytes_per_gpu(model, req.effective_weight_dtype, req.gpus_per_replica)
-    weights -= ep_weight_saving(model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
+    if expert_quant.applies(model, req.effective_weight_dtype):
+        weights = expert_quant.weights_bytes(model, req.tp, req.pp, req.ep)
+    else:
+        weights = weights_bytes_per_gpu(model, req.effective_weight_dtype, req.gpus_per_replica)
+        weights -= ep_weight_saving(model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
     usable = math.floor(gpu.memory_bytes * req.memory_utilization)
     shared = 0
     if req.allocation is Allocation.paged and req.shared_prefix_tokens:
