@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from kvplan.capacity import expert_quant
 from kvplan.capacity.kv import (
     DEFAULT_BLOCK_TOKENS,
     DEFAULT_INT4_GROUP,
@@ -20,7 +21,6 @@ from kvplan.capacity.kv import (
     sequence_bytes,
     stage_caches,
 )
-from kvplan.capacity import expert_quant
 from kvplan.capacity.parallel import check_parallelism, ep_weight_saving
 from kvplan.errors import InputError
 from kvplan.plan.rules import required_users

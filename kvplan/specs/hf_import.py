@@ -25,7 +25,7 @@ from kvplan.specs.hf_layers import (
     positive_int,
     window_tokens,
 )
-from kvplan.specs.hf_quant import checkpoint_dtype, routed_expert_quant
+from kvplan.specs.hf_quant import checkpoint_dtype, with_expert_quant
 from kvplan.specs.mm_tokens import mm_tokens_per_item
 from kvplan.specs.params import (
     UnsupportedArchitecture,
@@ -286,9 +286,7 @@ def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
         if method == "fp8":
             notes.append("weights published in fp8 (quantization_config fp8)")
             return DType.fp8
-        if method == "compressed-tensors":
-            # only the routed experts are quantized (kvplan.specs.hf_quant): the rest is the
-            # checkpoint dtype; spec_from_config reads the experts' layout
+        if method == "compressed-tensors":  # routed experts only: kvplan.specs.hf_quant
             return checkpoint_dtype(cfg)
         if method == "mxfp4":
             notes.append(
@@ -398,12 +396,8 @@ def spec_from_config(
     attention = _attention(cfg, model_type, kinds, notes)
     moe = moe_block(cfg, model_type, notes)
     dtype = weight if weight is not None else weight_dtype(cfg, notes)
-    quant = cfg.get("quantization_config")
-    if weight is None and isinstance(quant, Mapping) and quant.get("quant_method") == "compressed-tensors":
-        if moe is None:
-            raise ImportRefused("compressed-tensors quantization_config on a model without routed "
-                                "experts is not modelled")
-        moe = moe.model_copy(update={"expert_quant": routed_expert_quant(quant, dtype, notes)})
+    if weight is None:  # a stated --weight-dtype prices the whole model in it
+        moe = with_expert_quant(cfg, moe, dtype, notes)
     counted = count_params(cfg, model_type, config)
     item_tokens, item_how = mm_tokens_per_item(model_type, config)
     if counted.encoder is not None:

@@ -19,7 +19,7 @@ from typing import Any
 
 from kvplan.errors import InputError
 from kvplan.specs.hf_layers import ImportRefused
-from kvplan.specs.schema import ExpertQuant
+from kvplan.specs.schema import ExpertQuant, MoE
 from kvplan.units import DType, parse_dtype
 
 # The ignore list that leaves exactly the routed experts quantized (a DeepSeek-V3-style stack).
@@ -71,6 +71,17 @@ def routed_expert_quant(quant: Mapping[str, Any], base: DType, notes: list[str])
         f"experts, dense layers, embeddings and LM head in {base.value} (the ignore list)"
     )
     return ExpertQuant(weight_dtype=DType.int4, group_size=size, scale_dtype=base)
+
+
+def with_expert_quant(cfg: Mapping[str, Any], moe: MoE | None, base: DType,
+                      notes: list[str]) -> MoE | None:
+    """`moe` with the experts' storage a compressed-tensors quantization_config states."""
+    quant = cfg.get("quantization_config")
+    if not isinstance(quant, Mapping) or quant.get("quant_method") != "compressed-tensors":
+        return moe
+    if moe is None:
+        raise _refuse("set on a model without routed experts")
+    return moe.model_copy(update={"expert_quant": routed_expert_quant(quant, base, notes)})
 
 
 def checkpoint_dtype(cfg: Mapping[str, Any]) -> DType:

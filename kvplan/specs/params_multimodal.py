@@ -109,7 +109,8 @@ def moonvit_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
         raise UnsupportedArchitecture(f"vision_config merge_kernel_size {kernel!r} is not [h, w]")
     embed = 3 * patch * patch * dim + dim
     positions = _int(vcfg, "init_pos_emb_height") * _int(vcfg, "init_pos_emb_width") * dim
-    block = 2 * 2 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim) + (dim * inter + inter) + (inter * dim + dim)
+    block = (2 * 2 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim)
+             + (dim * inter + inter) + (inter * dim + dim))
     tower = embed + positions + _int(vcfg, "vt_num_hidden_layers") * block + 2 * dim
     mm = _int(vcfg, "mm_hidden_size")
     merged = mm * kernel[0] * kernel[1]
