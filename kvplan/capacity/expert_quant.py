@@ -4,7 +4,10 @@
 A quantized expert matrix is stored as packed values (int4: eight to an int32, i.e. 4 bits a
 weight) plus one scale per `group_size` weights along its input dimension; the scheme is
 symmetric, so no zero points (compressed-tensors `pack-quantized`, `symmetric: true`; vLLM's
-CompressedTensorsWNA16 MoE method registers w13/w2 `weight_packed` and `weight_scale` only).
+and SGLang's compressed-tensors WNA16 MoE methods register w13/w2 `weight_packed` and
+`weight_scale`, a `weight_shape` of 2 values per expert, about 0.2 MB a GPU for Kimi-K2.5 and
+not counted, and `g_idx` tensors that stay empty without act-order; kernel repacking at load
+time is transient and not counted either).
 Everything else (attention, shared experts, dense MLPs, router, embeddings, LM head, a vision
 tower) is `weight_dtype`. Tensor parallelism splits every expert matrix over the TP ranks (the
 group size divides both widths, so each rank holds whole groups); expert parallelism beyond TP

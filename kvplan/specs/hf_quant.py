@@ -8,7 +8,7 @@ but the routed experts in the checkpoint dtype (Kimi-K2.5's quantization_config:
 `mlp.experts.N.gate_proj`, which none of them matches). The stored tensors are then
 `weight_packed` (eight 4-bit values to an int32) and `weight_scale` (one per group, in the
 checkpoint dtype); symmetric schemes store no zero point (vLLM compressed_tensors
-CompressedTensorsWNA16 / its MoE method). Any other compressed-tensors layout is refused with
+CompressedTensorsWNA16 and its MoE method; SGLang's port). Any other compressed-tensors layout is refused with
 one line rather than guessed.
 """
 
