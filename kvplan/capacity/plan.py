@@ -218,6 +218,11 @@ def _assumptions(req: SizeRequest) -> tuple[str, ...]:
         f"KV cache in {req.kv_dtype.value} ({req.kv_dtype.bits} bits per value)",
         f"weights in {req.effective_weight_dtype.value}, split over {req.gpus_per_replica} GPU(s)",
     ]
+    quant = req.model.moe.expert_quant if req.model.moe is not None else None
+    if quant is not None and expert_quant.applies(req.model, req.effective_weight_dtype):
+        notes[1] = (f"weights in {req.effective_weight_dtype.value} but the routed experts in "
+                    f"{quant.weight_dtype.value}, one {quant.scale_dtype.value} scale per "
+                    f"{quant.group_size}, split over {req.gpus_per_replica} GPU(s)")
     if req.kv_dtype is DType.int4:
         notes.append(f"int4 cache carries one fp16 scale per {req.kv_group_size} values")
     if req.allocation is Allocation.paged:

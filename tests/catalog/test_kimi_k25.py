@@ -144,3 +144,10 @@ def test_cli_refuses_a_malformed_config_in_one_line(runner, tmp_path):
     result = invoke(runner, "import", str(bad))
     assert result.exit_code == 2
     assert "num_bits" in result.output and len(result.output.strip().splitlines()) == 1
+
+
+def test_size_states_the_expert_layout(runner):
+    result = invoke(runner, "size", "kimi-k2.5", "--gpu", "h200", "--tp", "8", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert "74393449212" in result.output.replace(",", "").replace("_", "")
+    assert "routed experts in int4, one bf16 scale per 32" in result.output
