@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
+from kvplan.capacity import expert_quant
 from kvplan.capacity.kv import (
     DEFAULT_BLOCK_TOKENS,
     DEFAULT_INT4_GROUP,
@@ -171,7 +172,11 @@ class SizeResult:
 
 
 def weights_bytes_per_gpu(model: ModelSpec, dtype: DType, gpus: int) -> int:
-    """Parameters x weight bytes, split evenly over the GPUs of a replica (rounded up)."""
+    """Parameters x weight bytes, split evenly over the GPUs of a replica (rounded up); a spec
+    with quantized routed experts (moe.expert_quant) is priced as kvplan.capacity.expert_quant
+    lays it out."""
+    if expert_quant.applies(model, dtype):
+        return expert_quant.weights_bytes(model, gpus, 1)
     return ceil_div(model.params_total * dtype.bits, 8 * gpus)
 
 
@@ -213,6 +218,11 @@ def _assumptions(req: SizeRequest) -> tuple[str, ...]:
         f"KV cache in {req.kv_dtype.value} ({req.kv_dtype.bits} bits per value)",
         f"weights in {req.effective_weight_dtype.value}, split over {req.gpus_per_replica} GPU(s)",
     ]
+    quant = req.model.moe.expert_quant if req.model.moe is not None else None
+    if quant is not None and expert_quant.applies(req.model, req.effective_weight_dtype):
+        notes[1] = (f"weights in {req.effective_weight_dtype.value} but the routed experts in "
+                    f"{quant.weight_dtype.value}, one {quant.scale_dtype.value} scale per "
+                    f"{quant.group_size}, split over {req.gpus_per_replica} GPU(s)")
     if req.kv_dtype is DType.int4:
         notes.append(f"int4 cache carries one fp16 scale per {req.kv_group_size} values")
     if req.allocation is Allocation.paged:
@@ -252,8 +262,11 @@ def size(req: SizeRequest) -> SizeResult:
     model, gpu = req.model, req.gpu
     precision = Precision(req.kv_dtype, req.kv_group_size)
     stages = stage_caches(model, precision, req.tp, req.pp)
-    weights = weights_bytes_per_gpu(model, req.effective_weight_dtype, req.gpus_per_replica)
-    weights -= ep_weight_saving(model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
+    if expert_quant.applies(model, req.effective_weight_dtype):
+        weights = expert_quant.weights_bytes(model, req.tp, req.pp, req.ep)
+    else:
+        weights = weights_bytes_per_gpu(model, req.effective_weight_dtype, req.gpus_per_replica)
+        weights -= ep_weight_saving(model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
     usable = math.floor(gpu.memory_bytes * req.memory_utilization)
     shared = 0
     if req.allocation is Allocation.paged and req.shared_prefix_tokens:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from kvplan.capacity import expert_quant
 from kvplan.capacity.kv import Precision, layer_bytes_per_token, pipeline_stages
 from kvplan.capacity.parallel import ep_weight_saving
 from kvplan.capacity.plan import SizeRequest, SizeResult, weights_bytes_per_gpu
@@ -107,6 +108,8 @@ def weights_bytes(req: SizeRequest, measured: int | None, mxfp4_kernel: str = "n
     """
     if measured is not None:
         return measured
+    if expert_quant.applies(req.model, req.effective_weight_dtype):
+        return expert_quant.weights_bytes(req.model, req.tp, req.pp, req.ep)
     return _modelled_weights(req, mxfp4_kernel) - ep_weight_saving(
         req.model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
 

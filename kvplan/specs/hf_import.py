@@ -25,6 +25,7 @@ from kvplan.specs.hf_layers import (
     positive_int,
     window_tokens,
 )
+from kvplan.specs.hf_quant import checkpoint_dtype, with_expert_quant
 from kvplan.specs.mm_tokens import mm_tokens_per_item
 from kvplan.specs.params import (
     UnsupportedArchitecture,
@@ -48,6 +49,7 @@ SUPPORTED = (
     "gpt_oss",
     "granite",
     "kimi_k2",
+    "kimi_k25",
     "llama",
     "llama4",
     "mistral",
@@ -284,6 +286,8 @@ def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
         if method == "fp8":
             notes.append("weights published in fp8 (quantization_config fp8)")
             return DType.fp8
+        if method == "compressed-tensors":  # routed experts only: kvplan.specs.hf_quant
+            return checkpoint_dtype(cfg)
         if method == "mxfp4":
             notes.append(
                 "weights published in mxfp4 (quantization_config): charged as 4-bit; the bf16 "
@@ -392,6 +396,8 @@ def spec_from_config(
     attention = _attention(cfg, model_type, kinds, notes)
     moe = moe_block(cfg, model_type, notes)
     dtype = weight if weight is not None else weight_dtype(cfg, notes)
+    if weight is None:  # a stated --weight-dtype prices the whole model in it
+        moe = with_expert_quant(cfg, moe, dtype, notes)
     counted = count_params(cfg, model_type, config)
     item_tokens, item_how = mm_tokens_per_item(model_type, config)
     if counted.encoder is not None:

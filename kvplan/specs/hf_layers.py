@@ -189,7 +189,7 @@ def moe_block(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> MoE 
             num_shared_experts=1 if shared else 0,
             first_dense_layers=len(dense),
         )
-    if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2"):
+    if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25"):
         if (cfg.get("moe_layer_freq") or 1) != 1:
             raise ImportRefused("moe_layer_freq other than 1 is not handled")
         return MoE(

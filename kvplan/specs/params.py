@@ -398,7 +398,7 @@ def _text_params(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
         from kvplan.specs.params_opt import opt_params
 
         return opt_params(cfg)
-    if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2"):
+    if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25"):
         return _deepseek(cfg, model_type)
     raise UnsupportedArchitecture(f"no parameter count for model_type {model_type!r}")
 

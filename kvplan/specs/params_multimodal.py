@@ -92,6 +92,32 @@ def llama4_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
     return embed + norms + _int(vcfg, "num_hidden_layers") * layer + adapter + projector
 
 
+def moonvit_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
+    """Kimi-K2.5's MoonViT (modeling_kimi_k25.py: MoonViT3dPretrainedModel and the patchmerger
+    projector): Conv2d patch embedding with bias, a learnable init_pos_emb_height x width x
+    hidden position table (the temporal sincos table is a non-persistent buffer), blocks of two
+    LayerNorms, fused wqkv and wo with biases (attn_bias True) and a two-layer MLP with biases,
+    a final LayerNorm; then the projector: a LayerNorm over mm_hidden_size and two Linears with
+    biases over merge_kernel_size patches (hidden x prod(kernel) wide) to the text width."""
+    if vcfg.get("mm_projector_type") != "patchmerger" or vcfg.get("merge_type", "sd2_tpool") != "sd2_tpool":
+        raise UnsupportedArchitecture("Kimi-K2.5 vision_config: only the patchmerger projector "
+                                      "with sd2_tpool merging is counted")
+    dim, inter = _int(vcfg, "vt_hidden_size"), _int(vcfg, "vt_intermediate_size")
+    patch = _pair(vcfg.get("patch_size"), "patch_size")
+    kernel = vcfg.get("merge_kernel_size")
+    if not (isinstance(kernel, list) and len(kernel) == 2 and all(isinstance(k, int) for k in kernel)):
+        raise UnsupportedArchitecture(f"vision_config merge_kernel_size {kernel!r} is not [h, w]")
+    embed = 3 * patch * patch * dim + dim
+    positions = _int(vcfg, "init_pos_emb_height") * _int(vcfg, "init_pos_emb_width") * dim
+    block = (2 * 2 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim)
+             + (dim * inter + inter) + (inter * dim + dim))
+    tower = embed + positions + _int(vcfg, "vt_num_hidden_layers") * block + 2 * dim
+    mm = _int(vcfg, "mm_hidden_size")
+    merged = mm * kernel[0] * kernel[1]
+    projector = 2 * mm + (merged * merged + merged) + (merged * text_hidden + text_hidden)
+    return tower + projector
+
+
 def vision_tower(model_type: str, root: Mapping[str, Any], text_hidden: int) -> int | None:
     """The vision tower's parameters for a multimodal config, None for a text-only one."""
     vcfg = root.get("vision_config")
@@ -105,4 +131,6 @@ def vision_tower(model_type: str, root: Mapping[str, Any], text_hidden: int) -> 
         return qwen3_vl_vision(vcfg)
     if model_type == "llama4":
         return llama4_vision(vcfg, text_hidden)
+    if model_type == "kimi_k25":
+        return moonvit_vision(vcfg, text_hidden)
     raise UnsupportedArchitecture(f"no vision-tower count for model_type {model_type!r}")

@@ -79,12 +79,27 @@ class Attention(Plain):
         return self.v_head_dim if self.v_head_dim is not None else self.head_dim
 
 
+class ExpertQuant(Plain):
+    """How the routed experts' weights are stored where they differ from `weight_dtype`
+    (Kimi-K2.5: int4 routed experts, bf16 elsewhere): packed values of `weight_dtype`, one
+    symmetric scale of `scale_dtype` per `group_size` weights along each row, no zero points."""
+
+    _VALIDATORS = _V
+    _FIELDS = {"weight_dtype": REQUIRED, "group_size": REQUIRED, "scale_dtype": REQUIRED}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        weight_dtype: DType
+        group_size: int
+        scale_dtype: DType
+
+
 class MoE(Plain):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
     _VALIDATORS = _V
     _FIELDS = {"num_experts": REQUIRED, "experts_per_token": REQUIRED,
-               "moe_intermediate_size": None, "num_shared_experts": 0, "first_dense_layers": 0}
+               "moe_intermediate_size": None, "num_shared_experts": 0, "first_dense_layers": 0,
+               "expert_quant": None}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         num_experts: int
@@ -92,6 +107,7 @@ class MoE(Plain):
         moe_intermediate_size: int | None
         num_shared_experts: int
         first_dense_layers: int
+        expert_quant: ExpertQuant | None
 
 
 class ModelAlias(Plain):
@@ -199,5 +215,5 @@ class HardwareSpec(Plain):
         source: str
 
 
-SPEC_CLASSES: tuple[type[Plain], ...] = (MLA, LinearState, Attention, MoE, ModelAlias,
+SPEC_CLASSES: tuple[type[Plain], ...] = (MLA, LinearState, Attention, ExpertQuant, MoE, ModelAlias,
                                           ModelSpec, HardwareSpec)

@@ -89,6 +89,28 @@ class Attention(Strict):
         return self
 
 
+class ExpertQuant(Strict):
+    """How the routed experts' weights are stored where they differ from `weight_dtype`."""
+
+    weight_dtype: DType = Field(description="the experts' packed values (int4: two per byte)")
+    group_size: Width = Field(description="weights per scale, along each row (input dimension)")
+    scale_dtype: DType = Field(description="one symmetric scale per group, no zero point")
+
+    @field_validator("weight_dtype", "scale_dtype", mode="before")
+    @classmethod
+    def _dtype(cls, v: object) -> object:
+        return parse_dtype(v) if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _known(self) -> "ExpertQuant":
+        if self.weight_dtype is not DType.int4:
+            raise ValueError("moe.expert_quant.weight_dtype: only int4 (packed, group scales) is "
+                             f"modelled, not {self.weight_dtype.value}")
+        if self.scale_dtype.bits < 8:
+            raise ValueError("moe.expert_quant.scale_dtype must be 8 bits or more")
+        return self
+
+
 class MoE(Strict):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
@@ -101,6 +123,10 @@ class MoE(Strict):
                                     description="experts every token uses besides the routed ones")
     first_dense_layers: int = Field(default=0, ge=0, le=lim.MAX_LAYERS, strict=True,
                                     description="leading layers with a dense MLP (first_k_dense_replace)")
+    expert_quant: ExpertQuant | None = Field(
+        default=None, description="the routed experts' storage where it differs from weight_dtype "
+        "(quantization_config that quantizes only them); unset: weight_dtype throughout"
+    )
 
 
 class ModelAlias(Strict):
@@ -169,6 +195,16 @@ class ModelSpec(Strict):
             )
         if self.moe is not None and self.moe.experts_per_token > self.moe.num_experts:
             raise ValueError("moe.experts_per_token is larger than moe.num_experts")
+        quant = self.moe.expert_quant if self.moe is not None else None
+        if quant is not None and self.moe is not None:
+            inter = self.moe.moe_intermediate_size
+            if inter is None:
+                raise ValueError("moe.expert_quant needs moe.moe_intermediate_size")
+            if self.hidden_size % quant.group_size or inter % quant.group_size:
+                raise ValueError(f"moe.expert_quant.group_size {quant.group_size} must divide "
+                                 f"hidden_size {self.hidden_size} and moe_intermediate_size {inter}")
+            if quant.weight_dtype.bits >= self.weight_dtype.bits:
+                raise ValueError("moe.expert_quant.weight_dtype is not narrower than weight_dtype")
         return self
 
 

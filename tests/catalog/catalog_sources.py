@@ -218,6 +218,12 @@ NEW = {
         "partial: no verbatim copy of the official file; the fixture is glm-4.5's reconstruction with max_position_embeddings 202752, each shape read for GLM-4.6 itself from the GGUF metadata of a GLM-4.6 conversion, https://ollama.com/MichelRosselli/GLM-4.6:latest/blobs/579108167db6 as stored in the docs index (glm4moe: block_count 93 = 92 layers + nextn_predict_layers 1, embedding_length 5120, feed_forward_length 12288, attention.head_count 96, head_count_kv 8, key_length and value_length 128, rope.dimension_count 64 of 128, rope.freq_base 1e6, layer_norm_rms_epsilon 1e-5, leading_dense_block_count 3, expert_count 160, expert_used_count 8, expert_feed_forward_length 1536, expert_shared_count 1, expert_weights_scale 2.5, context_length 202752); the re-exports RedHatAI/GLM-4.6-NVFP4 and inference-optimization/GLM-4.6-FP8-dynamic (SOURCES.md, fourth pass) give the same fields as far as their stored pages go; the context length 202,752 also in xorbitsai/inference doc/source/models/builtin/llm/glm-4.6.rst@cc68178 ('Context Length: 202752') and zai-org/GLM-4.5 README@170f20b ('expanded from 128K to 200K tokens'); vocab_size 151552, untied embeddings, q/k/v biases and q/k norms (which only the parameter count reads) rest on the public architecture note (code index id 58020003298) that re-fetched zai-org/GLM-4.6/config.json and found it GLM-4.7's file field for field (max_position_embeddings 202752 in both); the same shapes as glm-4.5 and glm-4.7, and as glm-4.7 in every field, but kept its own spec because its copy is a reconstruction",
         None,
     ),
+    # issue 13: Kimi-K2.5 (int4 routed experts beside bf16, a MoonViT tower)
+    "kimi-k2.5": (
+        "moonshotai/Kimi-K2.5",
+        "ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/moonshotai--Kimi-K2.5_config.json@507f0fb (the complete file: the nested text_config with its compressed-tensors quantization_config, and the MoonViT vision_config; the copy at 997a02f in the same folder is abridged and lacks them)",
+        None,
+    ),
 }
 
 # Exact public counts of the checkpoints whose copy above gave no count: a checkpoint's tensor
@@ -238,6 +244,7 @@ COUNTED = {
 OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.items()}
 
 EXTRA_NOTES = {
+    "kimi-k2.5": "the quantization_config sits in text_config, so the MoonViT tower and projector are bf16 too; the text stack is kimi-k2's (1,026,408,232,448 parameters), the tower and projector 471,143,920 (kvplan.specs.params_multimodal.moonvit_vision, from modeling_kimi_k25.py); nvidia/Kimi-K2.5-NVFP4 (modelopt NVFP4 on routed and shared experts and dense MLPs) is another layout, not this spec",
     "glm-4.7": "GLM-4.5 and GLM-4.6 (zai-org/GLM-4.5, zai-org/GLM-4.6) use the same glm4_moe class; no verbatim copy of their config.json was found, so they are not aliased here but ship as the partial specs glm-4.5 (131,072 positions) and glm-4.6; the multi-token-prediction layer (num_nextn_predict_layers 1) is not counted",
     "glm-4.5": "reconstructed from Megatron arguments; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the card's 355B total / 32B active: this count is 352,797,829,024, its active count without the embedding and output matrices 33,632,266,144 - 2 x 775,946,240 = 32,080,373,664",
     "glm-4.6": "reconstructed from a GLM-4.6 GGUF's metadata and glm-4.5's sources; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the zai-org README lists it as 355B-A32B, like GLM-4.5",

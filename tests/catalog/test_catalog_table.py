@@ -41,6 +41,7 @@ TABLE = {
     "deepseek-v3": (70_272, 70_272, None, 0),  # 61 L x (512 + 64) x 2, MLA
     "deepseek-r1": (70_272, 70_272, None, 0),  # 61 L x (512 + 64) x 2, MLA
     "kimi-k2": (70_272, 70_272, None, 0),  # 61 L x (512 + 64) x 2, MLA (not 64 heads)
+    "kimi-k2.5": (70_272, 70_272, None, 0),  # kimi-k2's text stack: 61 L x (512 + 64) x 2, MLA
     "gpt-oss-20b": (49_152, 24_576, 128, 0),  # 24 L x 8 x 64 x 4; 12 full layers beyond
     "gpt-oss-120b": (73_728, 36_864, 128, 0),  # 36 L x 8 x 64 x 4; 18 full layers beyond
     "phi-3-mini-4k": (393_216, 0, 2047, 0),  # 32 L x 32 kv x 96 x 4, every layer windowed
@@ -181,6 +182,9 @@ PARAMS = {
     "qwen2.5-14b": (14_770_033_664, None, None),  # 14,770,033,664 text
     "qwen2.5-32b": (32_763_876_352, None, None),  # 32,763,876,352 text
     "qwen2.5-3b": (3_085_938_688, None, None),  # 3,085,938,688 text (official)
+    # Kimi-K2.5: kimi-k2's text stack, 1,026,408,232,448, + the MoonViT tower and projector,
+    # 471,143,920 (arithmetic in tests/catalog/test_kimi_k25.py)
+    "kimi-k2.5": (1_026_879_376_368, 32_861_500_928, 471_143_920),
     "qwen2.5-vl-7b": (8_292_166_656, None, 676550144),  # 7,615,616,512 text + 676,550,144 vision tower (official)
     "qwen3-0.6b": (596_049_920, None, None),  # 151936 x 1024 tied + 28 x (6,291,456 attn + 256 qk norms + 9,437,184 MLP + 2,048) + 1,024
     "qwen3-1.7b": (1_720_574_976, None, None),  # 1,720,574,976 text
