@@ -22,6 +22,7 @@ from kvplan.specs.hf_layers import (
     compress_pattern,
     layer_kinds,
     moe_block,
+    phi_note,
     positive_int,
     window_tokens,
 )
@@ -47,12 +48,14 @@ SUPPORTED = (
     "glm4_moe",
     "gpt_oss",
     "granite",
+    "granitemoe",
     "kimi_k2",
     "llama",
     "llama4",
     "mistral",
     "mixtral",
     "opt",
+    "phi",
     "phi3",
     "qwen2",
     "qwen2_5_vl",
@@ -414,6 +417,8 @@ def spec_from_config(
     if model_type == "falcon" and inter is None:
         inter = cfg.get("ffn_hidden_size") or 4 * positive_int(cfg, "hidden_size")
         notes.append(f"intermediate_size absent: Falcon's MLP is 4 x hidden_size = {inter}")
+    if model_type == "phi":
+        notes.append(phi_note(cfg))
     if model_type == "opt":
         inter = positive_int(cfg, "ffn_dim")
         notes.append(f"OPT's MLP width is ffn_dim {inter}; learned positions, "

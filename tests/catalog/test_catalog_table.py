@@ -112,6 +112,8 @@ TABLE = {
     "deepseek-llm-7b-chat": (491_520, 491_520, None, 0),  # 30 L x 32 kv (MHA) x 128 x 4
     "deepseek-coder-6.7b-instruct": (524_288, 524_288, None, 0),  # 32 L x 32 kv (MHA) x 128 x 4
     "opt-13b": (819_200, 819_200, None, 0),  # 40 L x 40 kv (MHA) x 128 x 4
+    # importer pass (phi added): the cache keeps the whole head_dim, though rotary covers half
+    "phi-1.5": (196_608, 196_608, None, 0),  # 24 L x 32 kv (MHA, num_key_value_heads null) x 64 x 4
 }
 
 
@@ -259,6 +261,10 @@ PARAMS = {
     # 50,272 x 5,120 tied + 2,050 x 5,120 positions + 40 x (4 x (5,120^2 + 5,120) + 2 x 5,120 x
     # 20,480 + 20,480 + 5,120 + 2 x 2 x 5,120) + 2 x 5,120 final LayerNorm
     "opt-13b": (12_853_473_280, None, None),
+    # 51,200 x 2,048 x 2 (untied) + 51,200 lm_head bias + 24 x (4 x (2,048^2 + 2,048) q/k/v/dense
+    # + 2 x 2,048 x 8,192 + 8,192 + 2,048 fc1/fc2 + 2 x 2,048 one LayerNorm) + 2 x 2,048 final
+    # LayerNorm = 1,418,270,720 (official: the hub's safetensors total)
+    "phi-1.5": (1_418_270_720, None, None),
 }
 
 
