@@ -33,11 +33,13 @@ from kvplan.specs.params import (
     gated_delta_net_conv_dim,
     head_dim,
 )
+from kvplan.specs.params_remote import REMOTE_TYPES, chatglm_config
 from kvplan.specs.schema import MLA, Attention, LayerKind, LinearState, ModelSpec
 from kvplan.units import DType, parse_dtype
 
 # Model types whose KV layout and parameter layout are written out in this module and params.py.
 SUPPORTED = (
+    "chatglm",
     "deepseek_v2",
     "deepseek_v3",
     "falcon",
@@ -253,6 +255,8 @@ def text_config(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         notes.append("shapes read from the nested text_config")
     else:
         merged = dict(cfg)
+    if model_type in REMOTE_TYPES:
+        merged = chatglm_config(merged, notes)
     for key, value in CLASS_DEFAULTS.get(str(model_type), {}).items():
         if merged.get(key) is None:
             merged[key] = value

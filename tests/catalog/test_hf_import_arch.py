@@ -1,5 +1,6 @@
-"""`kvplan import` on the model types added in the importer pass of issue 12: Phi (`phi`) and
-GraniteMoe (`granitemoe`); and the remote-code types it still refuses (`chatglm`, `internlm2`).
+"""`kvplan import` on the model types added in the importer pass of issue 12: Phi (`phi`),
+GraniteMoe (`granitemoe`) and ChatGLM2/3 (`chatglm`, remote code); and a remote-code type it
+still refuses (`internlm2`).
 
 KV bytes follow what the modeling code caches; parameter counts are checked against transformers
 in tests/catalog/test_params_oracle.py. Hostile or malformed variants are refused with a one-line
@@ -120,7 +121,61 @@ def test_granitemoe_malformed_is_refused(tmp_path, runner, changes, reason):
     assert result.exit_code == 2, result.output
 
 
-@pytest.mark.parametrize("model_type", ["chatglm", "internlm2", "granitemoeshared", "phimoe"])
+def _chatglm(**changes: Any) -> dict[str, Any]:
+    cfg = json.loads((CONFIGS / "chatglm2-6b.json").read_text())
+    cfg.update(changes)
+    return {k: v for k, v in cfg.items() if v is not ...}
+
+
+def test_chatglm_caches_its_query_groups():
+    spec = import_model(str(CONFIGS / "chatglm2-6b.json"), name="chatglm2-6b")
+    assert (spec.num_layers, spec.vocab_size, spec.max_context_tokens) == (28, 65024, 32768)
+    assert (spec.attention.num_kv_heads, spec.attention.head_dim) == (2, 128)
+    assert spec.intermediate_size == 13696
+    # 28 layers x multi_query_group_num 2 x kv_channels 128 x 2 (K, V) x 2 B
+    assert _fp16_bytes_per_token(spec) == 28 * 2 * 128 * 2 * 2 == 28_672
+    assert spec.params_total == 6_243_584_000
+
+
+def test_chatglm_without_multi_query_caches_every_head(tmp_path):
+    spec = import_model(_write(tmp_path, _chatglm(multi_query_attention=False)))
+    assert spec.attention.num_kv_heads == 32
+    assert _fp16_bytes_per_token(spec) == 28 * 32 * 128 * 2 * 2
+    # query_key_value is then 3 x 4,096 wide: 28 x 4,096 x (4,096 - 512) weights and
+    # 28 x (12,288 - 4,608) biases more than with two groups
+    assert spec.params_total == 6_243_584_000 + 28 * (4096 * 7680 + 7680)
+
+
+def test_chatglm_linear_biases_are_counted(tmp_path):
+    spec = import_model(_write(tmp_path, _chatglm(add_bias_linear=True)))
+    # dense bias 4,096; dense_h_to_4h bias 27,392; dense_4h_to_h bias 4,096, in each of 28 layers
+    assert spec.params_total == 6_243_584_000 + 28 * (4096 + 27392 + 4096)
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"rmsnorm": False}, "rmsnorm false"),
+        ({"pre_seq_len": 128}, "pre_seq_len"),
+        ({"quantization_bit": 4}, "quantization_bit"),
+        ({"num_layers": ...}, "'num_layers' is missing"),
+        ({"kv_channels": ...}, "'kv_channels' is missing"),
+        ({"num_hidden_layers": 40}, "disagree"),
+        ({"multi_query_group_num": None}, "num_key_value_heads"),
+        ({"multi_query_group_num": 3}, "num_kv_heads"),
+        ({"seq_length": "32k"}, "max_position_embeddings"),
+        ({"padded_vocab_size": 0}, "vocab_size"),
+    ],
+)
+def test_chatglm_malformed_is_refused(tmp_path, runner, changes, reason):
+    path = _write(tmp_path, _chatglm(**changes))
+    with pytest.raises(InputError, match=reason):
+        import_model(path)
+    result = invoke(runner, "import", path)
+    assert result.exit_code == 2, result.output
+
+
+@pytest.mark.parametrize("model_type", ["internlm2", "granitemoeshared", "phimoe", "glm4"])
 def test_types_without_an_exact_account_are_refused_on_one_line(tmp_path, runner, model_type):
     path = _write(tmp_path, {**GRANITEMOE, "model_type": model_type})
     result = invoke(runner, "import", path)
