@@ -33,7 +33,7 @@ from kvplan.specs.params import (
     gated_delta_net_conv_dim,
     head_dim,
 )
-from kvplan.specs.params_remote import REMOTE_TYPES, chatglm_config
+from kvplan.specs.params_remote import REMOTE_TYPES, remote_config
 from kvplan.specs.schema import MLA, Attention, LayerKind, LinearState, ModelSpec
 from kvplan.units import DType, parse_dtype
 
@@ -51,6 +51,7 @@ SUPPORTED = (
     "gpt_oss",
     "granite",
     "granitemoe",
+    "internlm2",
     "kimi_k2",
     "llama",
     "llama4",
@@ -256,7 +257,7 @@ def text_config(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
     else:
         merged = dict(cfg)
     if model_type in REMOTE_TYPES:
-        merged = chatglm_config(merged, notes)
+        merged = remote_config(merged, str(model_type), notes)
     for key, value in CLASS_DEFAULTS.get(str(model_type), {}).items():
         if merged.get(key) is None:
             merged[key] = value

@@ -84,8 +84,8 @@ def extra_params(cfg: Mapping[str, Any], model_type: str) -> ParamCount | None:
         return phi_params(cfg)
     if model_type == "granitemoe":
         return granitemoe_params(cfg)
-    if model_type == "chatglm":
-        from kvplan.specs.params_remote import chatglm_params
+    if model_type in ("chatglm", "internlm2"):
+        from kvplan.specs.params_remote import chatglm_params, internlm2_params
 
-        return chatglm_params(cfg)
+        return (chatglm_params if model_type == "chatglm" else internlm2_params)(cfg)
     return None

@@ -1,6 +1,15 @@
 """Model types whose modeling code ships with the checkpoint (trust_remote_code), not with
-transformers: ChatGLM2/3 (`chatglm`). Their config keys are renamed to the ones the importer
-reads, and their parameters counted from the layer definitions of the remote modeling file.
+transformers: ChatGLM2/3 (`chatglm`) and InternLM2 (`internlm2`). Their config keys are renamed
+to the ones the importer reads where they differ, and their parameters counted from the layer
+definitions of the remote modeling file.
+
+InternLM2 (modeling_internlm2.py, InternLM2Attention / InternLM2MLP / InternLM2Model /
+InternLM2ForCausalLM): head_dim = hidden_size / num_attention_heads (the file raises otherwise);
+one fused wqkv [hidden, (num_attention_heads + 2 x num_key_value_heads) x head_dim] and wo
+[heads x head_dim, hidden], both with biases when `bias`; w1, w3 [hidden, intermediate] and w2
+[intermediate, hidden] without biases; attention_norm and ffn_norm RMSNorms, a final norm;
+tok_embeddings and an output head [vocab, hidden], tied only when tie_word_embeddings. The cache
+holds key_states and value_states after the split: num_key_value_heads x head_dim each.
 
 ChatGLM (THUDM/chatglm2-6b modeling_chatglm.py, read at Lwen1243/ChatGLM2-6B@8c95264):
 - SelfAttention: query_key_value [hidden, kv_channels x (num_attention_heads + 2 x groups)],
@@ -32,11 +41,22 @@ CHATGLM_KEYS = {
     "seq_length": "max_position_embeddings",
     "kv_channels": "head_dim",
 }
-REMOTE_TYPES = ("chatglm",)
+REMOTE_TYPES = ("chatglm", "internlm2")
 
 
 def _refuse(why: str) -> UnsupportedArchitecture:
     return UnsupportedArchitecture(f"chatglm: {why}")
+
+
+def remote_config(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> dict[str, Any]:
+    """The config with its keys as the importer reads them, and a note on the remote code."""
+    if model_type == "chatglm":
+        return chatglm_config(cfg, notes)
+    notes.append(
+        "InternLM2 (remote modeling_internlm2.py): one fused wqkv projection; the cache keeps "
+        "num_key_value_heads keys and values of hidden_size / num_attention_heads per layer"
+    )
+    return dict(cfg)
 
 
 def chatglm_config(cfg: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
@@ -88,3 +108,24 @@ def chatglm_params(cfg: Mapping[str, Any]) -> ParamCount:
         mlp += 2 * ffn + hidden
     final = hidden if _flag(cfg, "post_layer_norm", True) else 0
     return ParamCount(2 * vocab * hidden + layers * (attention + mlp + 2 * hidden) + final)
+
+
+def internlm2_params(cfg: Mapping[str, Any]) -> ParamCount:
+    """InternLM2's tensors; see the module docstring."""
+    hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
+    heads, inter = _int(cfg, "num_attention_heads"), _int(cfg, "intermediate_size")
+    if hidden % heads or (cfg.get("head_dim") not in (None, hidden // heads)):
+        raise UnsupportedArchitecture(
+            "internlm2: head_dim must be hidden_size / num_attention_heads, as "
+            "modeling_internlm2.py requires"
+        )
+    head_dim = hidden // heads
+    kv = cfg.get("num_key_value_heads") or heads
+    bias = _flag(cfg, "bias", False)
+    qkv_out = (heads + 2 * _int({"num_key_value_heads": kv}, "num_key_value_heads")) * head_dim
+    attention = hidden * qkv_out + heads * head_dim * hidden
+    if bias:
+        attention += qkv_out + hidden
+    tied = _flag(cfg, "tie_word_embeddings", False)
+    embed = _int(cfg, "vocab_size") * hidden * (1 if tied else 2)
+    return ParamCount(embed + layers * (attention + 3 * hidden * inter + 2 * hidden) + hidden)

@@ -1,6 +1,6 @@
 """`kvplan import` on the model types added in the importer pass of issue 12: Phi (`phi`),
-GraniteMoe (`granitemoe`) and ChatGLM2/3 (`chatglm`, remote code); and a remote-code type it
-still refuses (`internlm2`).
+GraniteMoe (`granitemoe`), ChatGLM2/3 (`chatglm`) and InternLM2 (`internlm2`), the last two
+remote code; and types it still refuses.
 
 KV bytes follow what the modeling code caches; parameter counts are checked against transformers
 in tests/catalog/test_params_oracle.py. Hostile or malformed variants are refused with a one-line
@@ -175,7 +175,64 @@ def test_chatglm_malformed_is_refused(tmp_path, runner, changes, reason):
     assert result.exit_code == 2, result.output
 
 
-@pytest.mark.parametrize("model_type", ["internlm2", "granitemoeshared", "phimoe", "glm4"])
+# InternLM2.5-7B-Chat's config.json as a public deployment note quotes it (code index id
+# 8133980470), the fields the importer reads; no internlm2-7b copy was found, so none ships
+INTERNLM2_7B: dict[str, Any] = {
+    "architectures": ["InternLM2ForCausalLM"], "model_type": "internlm2", "bias": False,
+    "hidden_act": "silu", "hidden_size": 4096, "intermediate_size": 14336,
+    "max_position_embeddings": 32768, "num_attention_heads": 32, "num_hidden_layers": 32,
+    "num_key_value_heads": 8, "rms_norm_eps": 1e-05, "rope_theta": 1000000,
+    "rope_scaling": {"type": "dynamic", "factor": 2.0}, "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16", "vocab_size": 92544,
+}
+
+
+def test_internlm2_fused_wqkv_caches_kv_heads(tmp_path):
+    spec = import_model(_write(tmp_path, INTERNLM2_7B))
+    assert (spec.attention.num_kv_heads, spec.attention.head_dim) == (8, 128)
+    # 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B
+    assert _fp16_bytes_per_token(spec) == 32 * 8 * 128 * 2 * 2 == 131_072
+    # 92,544 x 4,096 x 2 (tok_embeddings, output) + 32 x (wqkv 4,096 x (32 + 2 x 8) x 128 + wo
+    # 4,096^2 + w1/w3/w2 3 x 4,096 x 14,336 + 2 x 4,096 norms) + 4,096 = 7,737,708,544: the
+    # element count public files give for internlm2_5-7b-chat's checkpoint (code index ids
+    # 12439498600, 66695423343: 227 BF16 tensors), which has these shapes
+    assert spec.params_total == 7_737_708_544
+
+
+def test_internlm2_1_8b_count_is_the_published_one(tmp_path):
+    # internlm2-chat-1_8b's shapes (code index id 61536134186); 1,889,110,016 is the count a
+    # public table gives internlm2_5-1_8b-chat (id 12439498600), which has the same shapes
+    cfg = {**INTERNLM2_7B, "hidden_size": 2048, "intermediate_size": 8192,
+           "num_attention_heads": 16, "num_hidden_layers": 24}
+    assert import_model(_write(tmp_path, cfg)).params_total == 1_889_110_016
+
+
+def test_internlm2_biases_are_counted(tmp_path):
+    spec = import_model(_write(tmp_path, {**INTERNLM2_7B, "bias": True}))
+    # wqkv bias 6,144 and wo bias 4,096 in each of 32 layers
+    assert spec.params_total == 7_737_708_544 + 32 * (6144 + 4096)
+
+
+@pytest.mark.parametrize(
+    ("changes", "reason"),
+    [
+        ({"head_dim": 64}, "head_dim"),
+        ({"hidden_size": 4100}, "hidden_size"),
+        ({"num_key_value_heads": 5}, "num_kv_heads"),
+        ({"intermediate_size": "14336"}, "intermediate_size"),
+        ({"sliding_window": 4096}, "sliding_window"),
+        ({"torch_dtype": None}, "torch_dtype"),
+    ],
+)
+def test_internlm2_malformed_is_refused(tmp_path, runner, changes, reason):
+    path = _write(tmp_path, {**INTERNLM2_7B, **changes})
+    with pytest.raises(InputError, match=reason):
+        import_model(path)
+    result = invoke(runner, "import", path)
+    assert result.exit_code == 2, result.output
+
+
+@pytest.mark.parametrize("model_type", ["baichuan", "granitemoeshared", "phimoe", "glm4"])
 def test_types_without_an_exact_account_are_refused_on_one_line(tmp_path, runner, model_type):
     path = _write(tmp_path, {**GRANITEMOE, "model_type": model_type})
     result = invoke(runner, "import", path)
