@@ -1,7 +1,8 @@
-"""Parameter counts of Phi (`phi`) and GraniteMoe (`granitemoe`), as transformers builds them.
+"""Parameter counts of Phi (`phi`) and GraniteMoe (`granitemoe`), as transformers builds them,
+and the dispatch to the remote-code types (kvplan.specs.params_remote: `chatglm`, `internlm2`).
 
-Split from kvplan.specs.params (which keeps the llama-shaped families); each count is the sum
-of the tensors the modeling code creates, checked against transformers on the meta device in
+Split from kvplan.specs.params (which keeps the llama-shaped families); each count here is the
+sum of the tensors the modeling code creates, checked against transformers on the meta device in
 tests/catalog/test_params_oracle.py.
 """
 
@@ -17,7 +18,6 @@ from kvplan.specs.params import (
     _flag,
     _gqa_attention,
     _int,
-    head_dim,
 )
 
 
@@ -80,7 +80,6 @@ def granitemoe_params(cfg: Mapping[str, Any]) -> ParamCount:
 def extra_params(cfg: Mapping[str, Any], model_type: str) -> ParamCount | None:
     """The count for a model type this module knows, else None."""
     if model_type == "phi":
-        head_dim(cfg)  # hidden_size must divide into the heads, or head_dim be given
         return phi_params(cfg)
     if model_type == "granitemoe":
         return granitemoe_params(cfg)
