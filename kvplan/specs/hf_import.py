@@ -22,6 +22,7 @@ from kvplan.specs.hf_layers import (
     compress_pattern,
     layer_kinds,
     moe_block,
+    phi_note,
     positive_int,
     window_tokens,
 )
@@ -33,11 +34,13 @@ from kvplan.specs.params import (
     gated_delta_net_conv_dim,
     head_dim,
 )
+from kvplan.specs.params_remote import REMOTE_TYPES, remote_config
 from kvplan.specs.schema import MLA, Attention, LayerKind, LinearState, ModelSpec
 from kvplan.units import DType, parse_dtype
 
 # Model types whose KV layout and parameter layout are written out in this module and params.py.
 SUPPORTED = (
+    "chatglm",
     "deepseek_v2",
     "deepseek_v3",
     "falcon",
@@ -48,6 +51,8 @@ SUPPORTED = (
     "glm4_moe",
     "gpt_oss",
     "granite",
+    "granitemoe",
+    "internlm2",
     "kimi_k2",
     "kimi_k25",
     "llama",
@@ -55,6 +60,7 @@ SUPPORTED = (
     "mistral",
     "mixtral",
     "opt",
+    "phi",
     "phi3",
     "qwen2",
     "qwen2_5_vl",
@@ -252,6 +258,8 @@ def text_config(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
         notes.append("shapes read from the nested text_config")
     else:
         merged = dict(cfg)
+    if model_type in REMOTE_TYPES:
+        merged = remote_config(merged, str(model_type), notes)
     for key, value in CLASS_DEFAULTS.get(str(model_type), {}).items():
         if merged.get(key) is None:
             merged[key] = value
@@ -420,6 +428,8 @@ def spec_from_config(
     if model_type == "falcon" and inter is None:
         inter = cfg.get("ffn_hidden_size") or 4 * positive_int(cfg, "hidden_size")
         notes.append(f"intermediate_size absent: Falcon's MLP is 4 x hidden_size = {inter}")
+    if model_type == "phi":
+        notes.append(phi_note(cfg))
     if model_type == "opt":
         inter = positive_int(cfg, "ffn_dim")
         notes.append(f"OPT's MLP width is ffn_dim {inter}; learned positions, "

@@ -160,8 +160,20 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> li
     return [LayerKind.full] * layers
 
 
+def phi_note(cfg: Mapping[str, Any]) -> str:
+    """Phi (PhiForCausalLM): rotary on part of each head, the cache keeps whole heads."""
+    factor = cfg.get("partial_rotary_factor", 0.5)
+    if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
+        raise ImportRefused(f"partial_rotary_factor {factor!r} must be a number in (0, 1]")
+    return (
+        f"Phi: rotary on partial_rotary_factor {factor:g} of each head, but the cache stores "
+        "the whole head_dim of every key and value (modeling_phi.py caches them after the "
+        "partial rotation); attention and MLP read one LayerNorm in parallel"
+    )
+
+
 def moe_block(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> MoE | None:
-    if model_type in ("mixtral", "gpt_oss"):
+    if model_type in ("mixtral", "gpt_oss", "granitemoe"):
         return MoE(
             num_experts=positive_int(cfg, "num_local_experts"),
             experts_per_token=positive_int(cfg, "num_experts_per_tok"),

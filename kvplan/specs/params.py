@@ -400,6 +400,11 @@ def _text_params(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
         return opt_params(cfg)
     if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25"):
         return _deepseek(cfg, model_type)
+    from kvplan.specs.params_extra import extra_params
+
+    extra = extra_params(cfg, model_type)
+    if extra is not None:
+        return extra
     raise UnsupportedArchitecture(f"no parameter count for model_type {model_type!r}")
 
 

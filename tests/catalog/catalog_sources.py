@@ -123,6 +123,16 @@ NEW = {
         "the config.json in a public note on opt-125m's KV cache (code index id 59461262682; _name_or_path facebook/opt-125m, transformers 4.21.0.dev0, torch_dtype float16); two public test fixtures (ids 67322646830, 67168848961) quote the same fields with torch_dtype float32; tied embeddings, learned positions",
         (125239296, None, "125,239,296: 'The original model has 125239296 parameters' in a public OPT-125m pruning tutorial (code index id 5044897445); kvplan.specs.params reproduces it"),
     ),
+    "chatglm2-6b": (
+        "THUDM/chatglm2-6b",
+        "Lwen1243/ChatGLM2-6B chatglm2-6b/config.json@8c95264 (a copy of the hub repository's files, with its modeling_chatglm.py and pytorch_model.bin.index.json; _name_or_path THUDM/chatglm2-6b, transformers 4.27.1, torch_dtype float16; CRLF line endings in the copy, LF here); remote code: num_layers, multi_query_group_num 2 x kv_channels 128 cached per layer, ffn_hidden_size (dense_h_to_4h is 2 x it), padded_vocab_size, seq_length 32,768",
+        (6243584000, None, "6,243,584,000 = total_size 12,487,168,064 bytes / 2 (float16) in Lwen1243/ChatGLM2-6B chatglm2-6b/pytorch_model.bin.index.json@8c95264, less the 32 values of transformer.rotary_pos_emb.inv_freq, a buffer the checkpoint stores (kv_channels 128 / 2 rotary dims / 2); kvplan.specs.params_remote reproduces it from modeling_chatglm.py's layers"),
+    ),
+    "phi-1.5": (
+        "microsoft/phi-1_5",
+        "Xu0615/AI_Doctor pretrained/pretrained/microsoft/phi-1_5/config.json@10ca7c9 (a copy of the hub repository's files, with its configuration_phi.py, modeling_phi.py and README; _name_or_path microsoft/phi-1_5, transformers 4.37.0, torch_dtype float16; num_key_value_heads null: multi-head attention); partial rotary (0.5), parallel attention and MLP, biased projections, LayerNorms, an lm_head bias",
+        (1418270720, None, "1,418,270,720 = the hub's safetensors total for microsoft/phi-1_5 ('safetensors_total_params: 1418270720', quoted in two public files, code index ids 70228203983 and 70407034430; a public Phi-1.5 re-implementation prints the same sum of its parameters, id 28190907095); kvplan.specs.params reproduces it, and so does transformers' PhiForCausalLM built from the config (tests/catalog/test_params_oracle.py)"),
+    ),
     "granite-3.3-8b": (
         "ibm-granite/granite-3.3-8b-instruct",
         "the config.json section under '# ibm-granite/granite-3.3-8b-instruct' in a public collection of model configs with their parameter shapes (code index id 61558565367; transformers 4.49.0); tied embeddings, vocabulary 49,159",

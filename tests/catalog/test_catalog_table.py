@@ -115,6 +115,10 @@ TABLE = {
     "opt-13b": (819_200, 819_200, None, 0),  # 40 L x 40 kv (MHA) x 128 x 4
     # seventh pass
     "granite-3.1-8b": (163_840, 163_840, None, 0),  # 40 L x 8 kv x 128 x 4 (granite-3.3-8b's)
+    # importer pass (phi added): the cache keeps the whole head_dim, though rotary covers half
+    "phi-1.5": (196_608, 196_608, None, 0),  # 24 L x 32 kv (MHA, num_key_value_heads null) x 64 x 4
+    # chatglm (remote code): key and value cached per multi_query_group_num group, kv_channels wide
+    "chatglm2-6b": (28_672, 28_672, None, 0),  # 28 L x 2 groups x kv_channels 128 x 4
 }
 
 
@@ -268,6 +272,15 @@ PARAMS = {
     # seventh pass. granite-3.3-8b's 8,170,864,640 less 4 embedding rows (49,155 against 49,159)
     # x 4,096 (tied)
     "granite-3.1-8b": (8_170_848_256, None, None),
+    # 51,200 x 2,048 x 2 (untied) + 51,200 lm_head bias + 24 x (4 x (2,048^2 + 2,048) q/k/v/dense
+    # + 2 x 2,048 x 8,192 + 8,192 + 2,048 fc1/fc2 + 2 x 2,048 one LayerNorm) + 2 x 2,048 final
+    # LayerNorm = 1,418,270,720 (official: the hub's safetensors total)
+    "phi-1.5": (1_418_270_720, None, None),
+    # modeling_chatglm.py: 65,024 x 4,096 x 2 (word_embeddings, output_layer) + 28 x (2 x 4,096
+    # RMSNorms + query_key_value 4,096 x 4,608 (128 x (32 + 2 x 2)) + 4,608 bias + dense 4,096^2
+    # + dense_h_to_4h 4,096 x 27,392 (2 x 13,696) + dense_4h_to_h 13,696 x 4,096) + 4,096 final
+    # RMSNorm = 6,243,584,000 = the index's total_size 12,487,168,064 B / 2 less 32 inv_freq values
+    "chatglm2-6b": (6_243_584_000, None, None),
 }
 
 

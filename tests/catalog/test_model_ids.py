@@ -73,7 +73,8 @@ def test_heldout_ids_never_resolve_to_a_wrong_spec():
     # The 4 held-out ids added in the third pass (phi-1_5, Qwen2-7B-Instruct, Qwen2.5-72B,
     # deepseek-llm-7b-chat) took no part in choosing specs until the fifth pass, whose task named
     # Qwen2.5-72B and deepseek-llm-7b-chat: their configs were found and both rows changed from
-    # refusals to new specs (qwen2.5-72b-base, deepseek-llm-7b-chat), so 2 of 4 as first written
+    # refusals to new specs (qwen2.5-72b-base, deepseek-llm-7b-chat); the importer pass read
+    # `phi`, and phi-1_5's row changed from a refusal to phi-1.5, so 1 of 4 as first written
     assert hits == HELDOUT_AS_EXPECTED
 
 

@@ -83,6 +83,7 @@ CASES = [
     ("mixtral-8x22b", 2),  # mixtral
     ("opt-125m", 2),  # opt: learned positions (+2 offset), biased projections and LayerNorms
     ("granite-3.1-8b", 2),  # granite: Llama tensors, tied embeddings (the multipliers are scalars)
+    ("phi-1.5", 2),  # phi: biased q/k/v/dense, fc1/fc2, one LayerNorm per layer, lm_head bias
 ]
 
 
@@ -95,3 +96,22 @@ def test_count_equals_transformers(name: str, layers: int):
 def test_granite_counts_as_llama():
     # the multipliers are scalars, not tensors: Granite's tensors are Llama's
     assert _kvplan_count(GRANITE) == _transformers_count(GRANITE)
+
+
+def test_granitemoe_counts_as_transformers_builds_it():
+    # router [E, h] without bias, gate_up [E, 2I, h] and down [E, h, I], no shared expert;
+    # the multipliers are scalars. Tied and untied, with and without attention biases.
+    from tests.catalog.test_hf_import_arch import GRANITEMOE
+
+    base = {**GRANITEMOE, "num_hidden_layers": 2}
+    for cfg in (base, {**base, "tie_word_embeddings": False, "attention_bias": True}):
+        assert _kvplan_count(cfg) == _transformers_count(cfg)
+
+
+def test_phi_variants_count_as_transformers_builds_them():
+    # qk_layernorm's two LayerNorms over hidden / heads; grouped KV heads; the lm_head bias stays
+    # when its weight is tied to the embedding
+    cfg = _shrunk("phi-1.5", 2)
+    for change in ({"qk_layernorm": True}, {"num_key_value_heads": 8}, {"tie_word_embeddings": True}):
+        variant = {**cfg, **change}
+        assert _kvplan_count(variant) == _transformers_count(variant)
