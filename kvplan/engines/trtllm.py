@@ -51,6 +51,14 @@ def tokens_per_block(version: tuple[int, ...]) -> int:
     return 32 if version >= (0, 19) else 64
 
 
+def _tokens_replace_estimate(pytorch: bool, max_tokens: int | None,
+                             fraction: Fraction | None) -> bool:
+    """Whether max_tokens_in_paged_kv_cache replaces the memory estimate (C++ engine path with
+    no kv_cache_free_gpu_mem_fraction: "will use default value of 0.9 or
+    max_tokens_in_paged_kv_cache", tests/assets/logs/143) instead of capping it."""
+    return not pytorch and max_tokens is not None and fraction is None
+
+
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     """TensorRT-LLM's KV pool for one request."""
     req.check()
@@ -102,10 +110,20 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.op("max tokens (raw)", "div", ["KV cache memory", "KV bytes per token"], "tokens",
           "floor(KV cache memory / bytes per token)")
     cap_label = "max tokens (raw)"
+    # C++ KVCacheManager::calculateMaxNumBlocks (cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp,
+    # the 0.11/0.12-era batch manager as stored at arthurrasmusson/TensorRT-LLM@2730076):
+    # maxTokens = floor(fraction x (free + memoryPoolFree) / bytes per token); a maxTokens
+    # (max_tokens_in_paged_kv_cache) replaces that estimate unless freeGpuMemoryFraction was also
+    # set, when the smaller counts. The LLM API (1.x) always sets the fraction (default 0.9).
+    only_tokens = _tokens_replace_estimate(pytorch, s.max_tokens, s.memory_fraction)
     if s.max_tokens is not None:
         cap_label = "max tokens"
-        st.op(cap_label, "min", ["max tokens (raw)", s.max_tokens], "tokens",
-              "smaller of estimate and max_tokens")
+        if only_tokens:
+            st.op(cap_label, "min", [s.max_tokens], "tokens",
+                  "max_tokens_in_paged_kv_cache (no fraction set: replaces the estimate)")
+        else:
+            st.op(cap_label, "min", ["max tokens (raw)", s.max_tokens], "tokens",
+                  "smaller of estimate and max_tokens")
     st.op("max tokens (>= 0)", "max", [cap_label, 0], "tokens", "never below 0")
     blocks = int(st.op("blocks", "ceildiv", ["max tokens (>= 0)", "tokens per block"],
                        "blocks", "ceil(max tokens / tokens per block)"))
@@ -121,17 +139,22 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     def tokens_for(kv_bytes: int) -> int:
         est = max(0, kv_bytes // per_token)
         if s.max_tokens is not None:
-            est = min(est, s.max_tokens)
+            est = s.max_tokens if only_tokens else min(est, s.max_tokens)
         return ceil_div(est, tpb) * tpb
 
     free = st.int("free memory")
     lo = tokens_for(int((free - (act.high - act.best) - (nt.high - nt.best)) * frac))
     hi = tokens_for(int((free + (act.best - act.low) + (nt.best - nt.low)) * frac))
-    starts = blocks > 0
+    # A max_tokens that replaces the estimate can ask for more than is free: the pool's
+    # cudaMalloc (BlockManager::allocatePools, gpuSync) then fails and the engine does not start.
+    starts = blocks > 0 and not (only_tokens and pool > st.int("free memory"))
     fit_len = (blocks * tpb) if pytorch else max(0, (blocks - 1) * tpb + 1)
     largest = min(length, fit_len, req.model.max_context_tokens)
     reason = None
-    if not starts:
+    if not starts and blocks > 0:
+        reason = (f"TensorRT-LLM would not start: max_tokens_in_paged_kv_cache {s.max_tokens:,} "
+                  f"needs {gib(pool)}, more than the {gib(st.int('free memory'))} free")
+    elif not starts:
         reason = (f"TensorRT-LLM would not start: no KV blocks fit ({gib(kv)} for the cache); "
                   "raise free_gpu_memory_fraction or add GPUs")
     assumptions = [
