@@ -7,9 +7,20 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   The PyTorch backend (1.x) sizes the cache twice: a small pool for profiling, then the real one
   from the peak it measured; the last "Allocated ... for max tokens in paged KV cache" counts.
 - tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it.
-- max_tokens = floor(pool / bytes per token) (the smaller of that and an explicit max_tokens),
-  then blocks = ceil(max_tokens / tokens per block) (kvCacheManager.cpp calculateMaxNumBlocks;
-  "max_tokens 86711 -> 86720" in the PyTorch backend's log).
+- PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py, cal_max_tokens / _cal_max_tokens):
+  available = (total - peak + the profiling pool's bytes) x fraction, peak = torch peak plus
+  non-torch; max_tokens = floor(available / KV bytes per token). The profiling batch is dummy
+  context requests of min(max_num_tokens, max_seq_len) tokens up to max_num_tokens, one output
+  token each (so the sampler sees a handful of rows, not max_batch_size).
+- C++ path (cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp calculateMaxNumBlocks, 0.11/0.12
+  era as stored at arthurrasmusson/TensorRT-LLM@2730076): maxTokens = floor(fraction x
+  (cudaMemGetInfo free + memory-pool free) / bytes per token), measured after the engine and its
+  execution context exist; the execution context is TensorRT's build-time plan
+  (device_memory_size, docs/source/reference/memory.md), which kvplan cannot compute from the
+  build limits: the forward-pass model stands in for it and its interval.
+- max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
+  sets one, default 0.9); on the C++ path with no fraction it replaces the estimate. Then
+  blocks = ceil(max_tokens / tokens per block) ("max_tokens 86711 -> 86720" in a 1.x log).
 - activations: the forward pass over max_num_tokens (default 8192) tokens, no sampler rows.
 - non-torch: 0.75 GiB modelled (79.10 - 70.48 GiB in the docs' example, less its engine and
   execution context), unless a log gives the free memory.

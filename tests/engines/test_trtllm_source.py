@@ -74,3 +74,14 @@ def test_llm_api_always_sets_the_fraction_so_max_tokens_caps():
     # 1.x LLM API: KvCacheConfig.free_gpu_memory_fraction defaults to 0.9, so the smaller counts
     r = _run("1.2.1", max_tokens=200_000)
     assert r.kv_cache_tokens == 73_728 and r.starts
+
+
+def test_pytorch_backend_available_times_fraction_floor():
+    # _util.py cal_max_tokens: available = (total - peak + tmp pool) x fraction; with the log's free
+    # memory standing for total - peak: floor(0.85 x 10 GiB / 131,072) = floor(69,632.0) = 69,632,
+    # ceil(/32) = 2,176 blocks at 1.x's 32-token blocks
+    r = run_engine(_req(), EngineSettings(engine=Engine.trtllm, version="1.2.1",
+                                          memory_fraction=Fraction(85, 100),
+                                          measured=Measured(free_after_load_bytes=FREE)))
+    assert 85 * FREE // 100 // PER_TOKEN == 69_632
+    assert r.kv_cache_tokens == 69_632 and r.blocks == 2_176 and r.block_size_tokens == 32
