@@ -18,6 +18,11 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   execution context exist; the execution context is TensorRT's build-time plan
   (device_memory_size, docs/source/reference/memory.md), which kvplan cannot compute from the
   build limits: the forward-pass model stands in for it and its interval.
+- not modelled (C++ path): TllmRuntime allocates the engine's getDeviceMemorySize() before the
+  pool ("[MemUsageChange] Allocated X MiB for execution context memory", runtime/tllmRuntime.cpp),
+  then the executor's runtime buffers and decoder, both sized by max_batch_size ("Allocated 1.14
+  GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
+  log 17). With a large max_batch_size these dominate what kvplan misses on engine runs.
 - max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
   sets one, default 0.9); on the C++ path with no fraction it replaces the estimate. Then
   blocks = ceil(max_tokens / tokens per block) ("max_tokens 86711 -> 86720" in a 1.x log).
