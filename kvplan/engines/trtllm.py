@@ -20,7 +20,9 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   build limits: the forward-pass model stands in for it and its interval.
 - not modelled (C++ path): TllmRuntime allocates the engine's getDeviceMemorySize() before the
   pool ("[MemUsageChange] Allocated X MiB for execution context memory", runtime/tllmRuntime.cpp),
-  then the executor's runtime buffers and decoder, both sized by max_batch_size ("Allocated 1.14
+  then the executor's runtime buffers and decoder, both sized by max_batch_size (the
+  TrtGptModelInflightBatching constructor, batch_manager/trtGptModelInflightBatching.cpp:
+  createRuntimeContexts, createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.14
   GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
   log 17). With a large max_batch_size these dominate what kvplan misses on engine runs.
 - max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
