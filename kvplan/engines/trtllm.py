@@ -7,9 +7,27 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   The PyTorch backend (1.x) sizes the cache twice: a small pool for profiling, then the real one
   from the peak it measured; the last "Allocated ... for max tokens in paged KV cache" counts.
 - tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it.
-- max_tokens = floor(pool / bytes per token) (the smaller of that and an explicit max_tokens),
-  then blocks = ceil(max_tokens / tokens per block) (kvCacheManager.cpp calculateMaxNumBlocks;
-  "max_tokens 86711 -> 86720" in the PyTorch backend's log).
+- PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py, cal_max_tokens / _cal_max_tokens):
+  available = (total - peak + the profiling pool's bytes) x fraction, peak = torch peak plus
+  non-torch; max_tokens = floor(available / KV bytes per token). The profiling batch is dummy
+  context requests of min(max_num_tokens, max_seq_len) tokens up to max_num_tokens, one output
+  token each (so the sampler sees a handful of rows, not max_batch_size).
+- C++ path (cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp calculateMaxNumBlocks, 0.11/0.12
+  era as stored at arthurrasmusson/TensorRT-LLM@2730076): maxTokens = floor(fraction x
+  (cudaMemGetInfo free + memory-pool free) / bytes per token), measured after the engine and its
+  execution context exist; the execution context is TensorRT's build-time plan
+  (device_memory_size, docs/source/reference/memory.md), which kvplan cannot compute from the
+  build limits: the forward-pass model stands in for it and its interval.
+- not modelled (C++ path): TllmRuntime allocates the engine's getDeviceMemorySize() before the
+  pool ("[MemUsageChange] Allocated X MiB for execution context memory", runtime/tllmRuntime.cpp),
+  then the executor's runtime buffers and decoder, both sized by max_batch_size (the
+  TrtGptModelInflightBatching constructor, batch_manager/trtGptModelInflightBatching.cpp:
+  createRuntimeContexts, createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.14
+  GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
+  log 17). With a large max_batch_size these dominate what kvplan misses on engine runs.
+- max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
+  sets one, default 0.9); on the C++ path with no fraction it replaces the estimate. Then
+  blocks = ceil(max_tokens / tokens per block) ("max_tokens 86711 -> 86720" in a 1.x log).
 - activations: the forward pass over max_num_tokens (default 8192) tokens, no sampler rows.
 - non-torch: 0.75 GiB modelled (79.10 - 70.48 GiB in the docs' example, less its engine and
   execution context), unless a log gives the free memory.
@@ -49,6 +67,14 @@ NON_TORCH = (768 * MIB, 400 * MIB, 2 * GIB)
 
 def tokens_per_block(version: tuple[int, ...]) -> int:
     return 32 if version >= (0, 19) else 64
+
+
+def _tokens_replace_estimate(pytorch: bool, max_tokens: int | None,
+                             fraction: Fraction | None) -> bool:
+    """Whether max_tokens_in_paged_kv_cache replaces the memory estimate (C++ engine path with
+    no kv_cache_free_gpu_mem_fraction: "will use default value of 0.9 or
+    max_tokens_in_paged_kv_cache", tests/assets/logs/143) instead of capping it."""
+    return not pytorch and max_tokens is not None and fraction is None
 
 
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
@@ -102,10 +128,20 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.op("max tokens (raw)", "div", ["KV cache memory", "KV bytes per token"], "tokens",
           "floor(KV cache memory / bytes per token)")
     cap_label = "max tokens (raw)"
+    # C++ KVCacheManager::calculateMaxNumBlocks (cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp,
+    # the 0.11/0.12-era batch manager as stored at arthurrasmusson/TensorRT-LLM@2730076):
+    # maxTokens = floor(fraction x (free + memoryPoolFree) / bytes per token); a maxTokens
+    # (max_tokens_in_paged_kv_cache) replaces that estimate unless freeGpuMemoryFraction was also
+    # set, when the smaller counts. The LLM API (1.x) always sets the fraction (default 0.9).
+    only_tokens = _tokens_replace_estimate(pytorch, s.max_tokens, s.memory_fraction)
     if s.max_tokens is not None:
         cap_label = "max tokens"
-        st.op(cap_label, "min", ["max tokens (raw)", s.max_tokens], "tokens",
-              "smaller of estimate and max_tokens")
+        if only_tokens:
+            st.op(cap_label, "min", [s.max_tokens], "tokens",
+                  "max_tokens_in_paged_kv_cache (no fraction set: replaces the estimate)")
+        else:
+            st.op(cap_label, "min", ["max tokens (raw)", s.max_tokens], "tokens",
+                  "smaller of estimate and max_tokens")
     st.op("max tokens (>= 0)", "max", [cap_label, 0], "tokens", "never below 0")
     blocks = int(st.op("blocks", "ceildiv", ["max tokens (>= 0)", "tokens per block"],
                        "blocks", "ceil(max tokens / tokens per block)"))
@@ -121,17 +157,22 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     def tokens_for(kv_bytes: int) -> int:
         est = max(0, kv_bytes // per_token)
         if s.max_tokens is not None:
-            est = min(est, s.max_tokens)
+            est = s.max_tokens if only_tokens else min(est, s.max_tokens)
         return ceil_div(est, tpb) * tpb
 
     free = st.int("free memory")
     lo = tokens_for(int((free - (act.high - act.best) - (nt.high - nt.best)) * frac))
     hi = tokens_for(int((free + (act.best - act.low) + (nt.best - nt.low)) * frac))
-    starts = blocks > 0
+    # A max_tokens that replaces the estimate can ask for more than is free: the pool's
+    # cudaMalloc (BlockManager::allocatePools, gpuSync) then fails and the engine does not start.
+    starts = blocks > 0 and not (only_tokens and pool > st.int("free memory"))
     fit_len = (blocks * tpb) if pytorch else max(0, (blocks - 1) * tpb + 1)
     largest = min(length, fit_len, req.model.max_context_tokens)
     reason = None
-    if not starts:
+    if not starts and blocks > 0:
+        reason = (f"TensorRT-LLM would not start: max_tokens_in_paged_kv_cache {s.max_tokens:,} "
+                  f"needs {gib(pool)}, more than the {gib(st.int('free memory'))} free")
+    elif not starts:
         reason = (f"TensorRT-LLM would not start: no KV blocks fit ({gib(kv)} for the cache); "
                   "raise free_gpu_memory_fraction or add GPUs")
     assumptions = [

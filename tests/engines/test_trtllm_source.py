@@ -1,0 +1,87 @@
+"""TensorRT-LLM's KV pool arithmetic as its source states it, with real values.
+
+C++ KVCacheManager::calculateMaxNumBlocks (cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp,
+0.11/0.12-era batch manager as stored at arthurrasmusson/TensorRT-LLM@2730076):
+  maxTokens = floor(freeGpuMemoryFraction x (free + memoryPoolFree) / cacheSizeBytesPerToken)
+  maxTokens = min(maxTokens, maxTokens flag) if the fraction was set, else the flag alone
+  blocksInPrimaryPool = ceilDiv(maxTokens, tokensPerBlock)
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from kvplan.capacity import SizeRequest
+from kvplan.engines import Engine, EngineSettings, Measured, run_engine
+from kvplan.specs import load_hardware, load_model
+from kvplan.units import GIB, DType
+
+RTX3090 = load_hardware("rtx-3090")
+PER_TOKEN = 32 * 8 * 128 * 2 * 2  # Llama-3-8B bf16: 131,072 B (tests/assets/logs/145's note)
+FREE = 10 * GIB  # 10,737,418,240 B free when the pool is sized
+
+
+def _req() -> SizeRequest:
+    return SizeRequest(model=load_model("llama-3-8b"), gpu=RTX3090, context_tokens=2048,
+                       kv_dtype=DType.bf16, tp=1)
+
+
+def _run(version: str, **kw):
+    return run_engine(_req(), EngineSettings(engine=Engine.trtllm, version=version,
+                                             page_size_tokens=128,
+                                             measured=Measured(free_after_load_bytes=FREE), **kw))
+
+
+def test_fraction_of_free_memory_floor_then_whole_blocks():
+    # floor(0.9 x 10,737,418,240 / 131,072) = floor(73,728.0) = 73,728 tokens; ceil(/128) = 576
+    r = _run("0.8.0", memory_fraction=Fraction(9, 10))
+    assert 9 * FREE // 10 // PER_TOKEN == 73_728
+    assert r.kv_cache_tokens == 73_728 and r.blocks == 576
+    assert r.kv_cache_bytes == 73_728 * PER_TOKEN
+
+
+def test_log_145_pool_from_its_free_memory():
+    # log 145: "Allocate 7952400384 bytes for k/v cache", 60,672 tokens = 474 x 128;
+    # 7,952,400,384 / 0.9 = 8,836,000,426.7 B free at least, so 8,836,000,427 gives it back
+    r = run_engine(_req(), EngineSettings(
+        engine=Engine.trtllm, version="0.8.0", page_size_tokens=128,
+        memory_fraction=Fraction(9, 10),
+        measured=Measured(free_after_load_bytes=8_836_000_427)))
+    assert r.kv_cache_tokens == 60_672 and r.kv_cache_bytes == 7_952_400_384
+
+
+def test_max_tokens_alone_replaces_the_estimate_on_the_engine_path():
+    # no fraction: "will use default value of 0.9 or max_tokens_in_paged_kv_cache" (log 143);
+    # calculateMaxNumBlocks takes maxTokens as given: 2,560 tokens = 20 blocks of 128
+    r = _run("0.8.0", max_tokens=2560)
+    assert r.kv_cache_tokens == 2560 and r.blocks == 20 and r.starts
+
+
+def test_max_tokens_with_a_fraction_takes_the_smaller():
+    # both set: min(73,728, 200,000) = 73,728
+    r = _run("0.8.0", memory_fraction=Fraction(9, 10), max_tokens=200_000)
+    assert r.kv_cache_tokens == 73_728
+
+
+def test_max_tokens_alone_beyond_free_memory_does_not_start():
+    # 200,000 x 131,072 = 26,214,400,000 B > 10 GiB free: the pool's cudaMalloc fails
+    r = _run("0.8.0", max_tokens=200_000)
+    assert r.kv_cache_tokens == 200_064 and not r.starts
+    assert "max_tokens_in_paged_kv_cache 200,000" in (r.reason or "")
+
+
+def test_llm_api_always_sets_the_fraction_so_max_tokens_caps():
+    # 1.x LLM API: KvCacheConfig.free_gpu_memory_fraction defaults to 0.9, so the smaller counts
+    r = _run("1.2.1", max_tokens=200_000)
+    assert r.kv_cache_tokens == 73_728 and r.starts
+
+
+def test_pytorch_backend_available_times_fraction_floor():
+    # _util.py cal_max_tokens: available = (total - peak + tmp pool) x fraction; with the log's free
+    # memory standing for total - peak: floor(0.85 x 10 GiB / 131,072) = floor(69,632.0) = 69,632,
+    # ceil(/32) = 2,176 blocks at 1.x's 32-token blocks
+    r = run_engine(_req(), EngineSettings(engine=Engine.trtllm, version="1.2.1",
+                                          memory_fraction=Fraction(85, 100),
+                                          measured=Measured(free_after_load_bytes=FREE)))
+    assert 85 * FREE // 100 // PER_TOKEN == 69_632
+    assert r.kv_cache_tokens == 69_632 and r.blocks == 2_176 and r.block_size_tokens == 32
