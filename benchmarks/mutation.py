@@ -67,7 +67,8 @@ PACKAGES = {
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_calibration.py",
          "tests/engines/test_encoder_cache.py", "tests/engines/test_flag_effects.py",
          "tests/engines/test_cov_trtllm_config.py", "tests/engines/test_vllm_hybrid.py",
-         "tests/engines/test_vllm_v0_early.py")),
+         "tests/engines/test_vllm_v0_early.py", "tests/engines/test_pipeline_stages_unified.py",
+         "tests/engines/test_vllm_flag_versions.py", "tests/engines/test_trtllm_source.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

@@ -137,8 +137,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if s.max_tokens is not None:
         cap_label = "max tokens"
         if only_tokens:
-            st.op(cap_label, "min", [s.max_tokens], "tokens",
-                  "max_tokens_in_paged_kv_cache (no fraction set: replaces the estimate)")
+            st.given(cap_label, s.max_tokens, "tokens",
+                     "max_tokens_in_paged_kv_cache (no fraction set: replaces the estimate)")
         else:
             st.op(cap_label, "min", ["max tokens (raw)", s.max_tokens], "tokens",
                   "smaller of estimate and max_tokens")
@@ -175,8 +175,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     elif not starts:
         reason = (f"TensorRT-LLM would not start: no KV blocks fit ({gib(kv)} for the cache); "
                   "raise free_gpu_memory_fraction or add GPUs")
+    backend = "PyTorch backend" if pytorch else "TensorRT engine"
     assumptions = [
-        f"TensorRT-LLM {version} ({'PyTorch backend' if pytorch else 'TensorRT engine'}), "
+        f"TensorRT-LLM {version} ({backend}), max_tokens_in_paged_kv_cache {s.max_tokens:,} "
+        "replaces the memory estimate (no free_gpu_memory_fraction set)" if only_tokens else
+        f"TensorRT-LLM {version} ({backend}), "
         f"free_gpu_memory_fraction {float(frac):g} of the memory free after weights",
         f"{tpb} tokens per block, {req.kv_dtype.value} cache",
     ]

@@ -159,15 +159,17 @@ def test_a_tp4_fp8_engine_with_max_tokens_and_max_batch_size_in_every_field():
     by_label = {st.label: st for st in r.steps}
     assert by_label["weights"].formula == "70,553,706,496 params x 8 bits / 4 GPU(s)"
     capped = by_label["max tokens"]
+    # no free_gpu_memory_fraction stated: on the engine path max_tokens replaces the estimate
+    # (kvCacheManager.cpp calculateMaxNumBlocks; tests/engines/test_trtllm_source.py)
     assert (capped.value, capped.op, capped.args, capped.formula) == (
-        500_000, "min", ("max tokens (raw)", 500_000), "smaller of estimate and max_tokens")
+        500_000, "given", (), "max_tokens_in_paged_kv_cache (no fraction set: replaces the estimate)")
     assert by_label["max tokens (>= 0)"].args == ("max tokens", 0)
     assert by_label["tokens per block"].formula == "TensorRT-LLM 0.18.2"
     assert (by_label["users per replica"].value, by_label["users per GPU"].value) == (
         15, Fraction(15, 4))
     assert r.assumptions == (
-        "TensorRT-LLM 0.18.2 (TensorRT engine), free_gpu_memory_fraction 0.9 of the memory free "
-        "after weights",
+        "TensorRT-LLM 0.18.2 (TensorRT engine), max_tokens_in_paged_kv_cache 500,000 replaces the "
+        "memory estimate (no free_gpu_memory_fraction set)",
         "64 tokens per block, fp16 cache",
         "users capped at max_batch_size 8",
     )
