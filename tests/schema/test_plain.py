@@ -148,7 +148,7 @@ def test_plain_records_behave_as_frozen_pydantic_models() -> None:
     assert repr(spec).startswith(f"ModelSpec(name={spec.name!r}, ")
     assert spec_schema.MoE.model_construct(num_experts=8, experts_per_token=2).model_dump() == {
         "num_experts": 8, "experts_per_token": 2, "moe_intermediate_size": None,
-        "num_shared_experts": 0, "first_dense_layers": 0}
+        "num_shared_experts": 0, "first_dense_layers": 0, "expert_quant": None}
 
 
 def test_constructor_validates_through_pydantic() -> None:
