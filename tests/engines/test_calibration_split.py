@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kvplan.calibrate.split import Entry, group, leaks, read_fitted, read_split
+from kvplan.calibrate.split import PARTS, Entry, group, leaks, read_fitted, read_split
 from kvplan.errors import InputError
 
 LOGS = Path(__file__).parents[1] / "assets" / "logs"
@@ -17,8 +17,10 @@ def test_every_log_is_in_the_split_once() -> None:
     split = read_split(LOGS / "SPLIT.tsv")
     on_disk = {p.name for p in LOGS.glob("*.log")}
     assert set(split) == on_disk
-    assert {e.part for e in split.values()} == {"fit", "heldout", "heldout-2", "heldout-3", "heldout-4",
-                                                   "heldout-5", "heldout-6", "heldout-7"}
+    used = {e.part for e in split.values()}
+    assert used <= set(PARTS)
+    assert used >= {"fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5", "heldout-6",
+                    "heldout-7"}
 
 
 def test_no_constant_was_fitted_on_a_held_out_log() -> None:
@@ -71,3 +73,11 @@ def test_the_pool_takes_every_held_out_part_and_sorts_after_them() -> None:
     assert parts == ["fit", "heldout", "heldout-3", "heldout-6", "heldout-all"]
     pooled = group(rows)[-1]
     assert (pooled.median, pooled.worst, len(pooled.errors)) == (0.5, 9.0, 3)
+
+
+def test_parts_are_listed_in_round_order_not_string_order() -> None:
+    rows = [("vllm", "dense", "heldout-10", 1.0), ("vllm", "dense", "heldout-2", 2.0),
+            ("vllm", "dense", "fit", 3.0), ("vllm", "dense", "unsplit", 4.0)]
+    assert [c.part for c in group(rows)] == ["fit", "heldout-2", "heldout-10", "heldout-all", "unsplit"]
+    pooled = [c for c in group(rows) if c.part == "heldout-all"][0]
+    assert sorted(pooled.errors) == [1.0, 2.0]
