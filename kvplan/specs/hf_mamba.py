@@ -36,6 +36,11 @@ MAMBA2_FORMULA = (
 def granite_layer_kinds(cfg: Mapping[str, Any], notes: list[str]) -> list[LayerKind]:
     """Every layer's kind from layer_types (one entry per layer; no default is assumed)."""
     layers = positive_int(cfg, "num_hidden_layers")
+    if cfg.get("sliding_window") is not None:
+        raise ImportRefused(
+            f"sliding_window {cfg['sliding_window']} is set, but GraniteMoeHybrid attention has "
+            "no window; kvplan does not know which layers would use it"
+        )
     types = cfg.get("layer_types")
     if not isinstance(types, list) or len(types) != layers:
         shown = len(types) if isinstance(types, list) else "missing"
@@ -88,6 +93,8 @@ def mamba2_head_dim(cfg: Mapping[str, Any]) -> int:
 
 def mamba2_state(cfg: Mapping[str, Any]) -> LinearState:
     """The state one Mamba2 layer keeps per sequence."""
+    if positive_int(cfg, "mamba_d_conv") < 2:
+        raise ImportRefused("mamba_d_conv below 2 keeps no conv state; not modelled")
     shape = Mamba2State(
         n_heads=positive_int(cfg, "mamba_n_heads"),
         head_dim=mamba2_head_dim(cfg),
@@ -95,8 +102,6 @@ def mamba2_state(cfg: Mapping[str, Any]) -> LinearState:
         n_groups=positive_int(cfg, "mamba_n_groups"),
         conv_kernel=positive_int(cfg, "mamba_d_conv"),
     )
-    if shape.conv_kernel < 2:
-        raise ImportRefused("mamba_d_conv below 2 keeps no conv state; not modelled")
     return LinearState(
         state_elements_per_layer=shape.conv_elements + shape.ssm_elements,
         formula=MAMBA2_FORMULA,
