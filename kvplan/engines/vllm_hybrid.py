@@ -12,6 +12,13 @@ copies are named by commit where the text differs between releases):
   (conv_kernel - 1) x conv_dim / TP and a recurrent state num_v_heads / TP x head_v x head_k,
   both in the model dtype when --mamba-cache-dtype / --mamba-ssm-cache-dtype are "auto"
   (MambaStateDtypeCalculator.gated_delta_net_state_dtype), whatever --kv-cache-dtype says.
+  Mamba2 (granitemoehybrid, mamba2_state_shape, read at vllm-project/vllm commit 02d7108 of
+  mamba_utils.py, the same arithmetic as v0.11's): conv state (conv_kernel - 1) x
+  (heads x head_dim + 2 x groups x d_state) / TP, the groups first raised to TP when TP does not
+  divide them (extra_groups_for_head_shards), and SSM state heads / TP x head_dim x d_state;
+  mamba2_state_dtype keeps both in the model dtype under "auto"
+  (kvplan.capacity.kv.state_elements_per_gpu). vLLM 0.11.1rc6's log for granite-4.0-h-small
+  (TP 1, bf16) prints the 528-token block and 0.69% padding this gives.
 - attention block (vllm/model_executor/models/config.py
   HybridAttentionMambaModelConfig.verify_and_update_config): attention block size =
   alignment x cdiv(state page, alignment x attention page of one token), unless --block-size
