@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from kvplan.specs.schema import LayerKind, ModelSpec
+from kvplan.specs.schema import LayerKind, LinearState, ModelSpec
 from kvplan.units import DType, ceil_div
 
 DEFAULT_BLOCK_TOKENS = 16  # vLLM's default block size
@@ -59,14 +59,43 @@ def layer_bytes_per_token(model: ModelSpec, kind: LayerKind, precision: Precisio
     return ceil_div(bits, 8)
 
 
+def mamba2_groups_per_gpu(n_groups: int, tp: int) -> int:
+    """B/C groups one rank holds: vLLM's mamba2_state_shape adds extra_groups_for_head_shards
+    (0 when tp divides n_groups, else tp - n_groups) and splits the result over tp ranks."""
+    groups = n_groups if n_groups % tp == 0 else tp
+    return ceil_div(groups, tp)
+
+
+def state_elements_per_gpu(linear: LinearState, tp: int) -> int:
+    """Values of one linear layer's per-sequence state on one tensor-parallel rank.
+
+    Mamba2 (vllm/model_executor/layers/mamba/mamba_utils.py,
+    MambaStateShapeCalculator.mamba2_state_shape): conv state (conv_kernel - 1) x
+    (n_heads x head_dim + 2 x n_groups x d_state) / tp, the groups replicated as
+    mamba2_groups_per_gpu says; SSM state n_heads / tp x head_dim x d_state. Any other
+    state (Gated DeltaNet: every term is split by heads) is elements / tp, rounded up.
+    """
+    m = linear.mamba2
+    if m is None:
+        return ceil_div(linear.state_elements_per_layer, tp)
+    conv = (m.conv_kernel - 1) * (
+        ceil_div(m.n_heads * m.head_dim, tp) + 2 * mamba2_groups_per_gpu(m.n_groups, tp) * m.d_state
+    )
+    return conv + ceil_div(m.n_heads, tp) * m.head_dim * m.d_state
+
+
 def state_bytes_per_layer(model: ModelSpec, tp: int) -> int:
     """Fixed per-sequence state of one linear layer on one GPU, stored in the weight dtype.
 
-    The state is split over tensor-parallel ranks like the heads it belongs to (rounded up).
+    The state is split over tensor-parallel ranks like the heads it belongs to (rounded up);
+    a Mamba2 state as state_elements_per_gpu splits it.
     """
-    if model.attention.linear is None:
+    linear = model.attention.linear
+    if linear is None:
         return 0
-    bits = model.attention.linear.state_elements_per_layer * model.weight_dtype.bits
+    if linear.mamba2 is not None:
+        return ceil_div(state_elements_per_gpu(linear, tp) * model.weight_dtype.bits, 8)
+    bits = linear.state_elements_per_layer * model.weight_dtype.bits
     return ceil_div(ceil_div(bits, 8), tp)
 
 

@@ -20,6 +20,7 @@ from kvplan.capacity.kv import (
     StageCache,
     sequence_bytes,
     stage_caches,
+    state_bytes_per_layer,
 )
 from kvplan.capacity.parallel import check_parallelism, ep_weight_saving
 from kvplan.errors import InputError
@@ -160,6 +161,7 @@ class SizeResult:
     suggestions: tuple[str, ...] = ()
     max_context_that_fits: int | None = None
     assumptions: tuple[str, ...] = field(default=())
+    state_bytes_per_sequence: int = 0  # linear (Mamba2, Gated DeltaNet) layers' fixed state
 
     @property
     def users_per_gpu(self) -> Fraction:
@@ -253,6 +255,14 @@ def _assumptions(req: SizeRequest) -> tuple[str, ...]:
         )
     if req.model.attention.num_kv_heads < req.tp and req.model.attention.mla is None:
         notes.append("tp exceeds the KV heads: each GPU holds one replicated KV head")
+    linear = state_bytes_per_layer(req.model, req.tp)
+    if linear:
+        layers = max(stage.linear_layers for stage in stage_caches(
+            req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp))
+        notes.append(
+            f"fixed state per sequence, whatever its length: {layers} linear/Mamba2 layer(s) x "
+            f"{linear:,} B ({req.model.weight_dtype.value}, split over TP {req.tp}) = "
+            f"{layers * linear:,} B on the busiest GPU")
     return tuple(notes)
 
 
@@ -364,6 +374,7 @@ def size(req: SizeRequest) -> SizeResult:
         reason=reason,
         max_context_that_fits=max_ctx,
         assumptions=assumptions,
+        state_bytes_per_sequence=stage.state_bytes_per_sequence,
     )
 
 

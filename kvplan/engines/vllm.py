@@ -72,7 +72,7 @@ from kvplan.engines.vllm_hybrid import (
     is_hybrid,
     kernel_alignment,
     padding_note,
-    state_dtype_bits,
+    state_formula,
     state_page_bytes,
 )
 from kvplan.engines.vllm_nontorch import (
@@ -217,8 +217,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     linear = req.model.attention.linear
     if hybrid and linear is not None:
         st.given("linear-attention state per layer", state_page, "bytes",
-                 f"{linear.state_elements_per_layer:,} state elements / TP "
-                 f"{req.tp} x {state_dtype_bits(req) // 8} B (model dtype)")
+                 state_formula(req, linear))
     st.given("block size", block, "tokens",
              (f"raised so the attention page holds the state: {align} x ceil(state / ({align} x "
               f"{per_layer:,} B)); {padding_note(block * per_layer, state_page)}") if hybrid else
@@ -330,7 +329,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
     if hybrid:
         assumptions.append(
-            f"hybrid linear-attention model: {groups.linear_groups} state group(s) of "
+            f"hybrid linear-attention model: fixed state per sequence {shape.linear_layers} "
+            f"layer(s) x {state_page:,} B = {shape.linear_layers * state_page:,} B (each page "
+            f"padded to {block * shape.bytes_per_token_per_layer:,} B in the pool); "
+            f"{groups.linear_groups} state group(s) of "
             f"{groups.group_size} layers share the block pool, one block a request each (prefix "
             f"caching off; attention block {block} tokens"
             + (f", raised from {asked_block} as vLLM raises it so a page holds a layer's state)"

@@ -12,6 +12,13 @@ copies are named by commit where the text differs between releases):
   (conv_kernel - 1) x conv_dim / TP and a recurrent state num_v_heads / TP x head_v x head_k,
   both in the model dtype when --mamba-cache-dtype / --mamba-ssm-cache-dtype are "auto"
   (MambaStateDtypeCalculator.gated_delta_net_state_dtype), whatever --kv-cache-dtype says.
+  Mamba2 (granitemoehybrid, mamba2_state_shape, read at vllm-project/vllm commit 02d7108 of
+  mamba_utils.py, the same arithmetic as v0.11's): conv state (conv_kernel - 1) x
+  (heads x head_dim + 2 x groups x d_state) / TP, the groups first raised to TP when TP does not
+  divide them (extra_groups_for_head_shards), and SSM state heads / TP x head_dim x d_state;
+  mamba2_state_dtype keeps both in the model dtype under "auto"
+  (kvplan.capacity.kv.state_elements_per_gpu). vLLM 0.11.1rc6's log for granite-4.0-h-small
+  (TP 1, bf16) prints the 528-token block and 0.69% padding this gives.
 - attention block (vllm/model_executor/models/config.py
   HybridAttentionMambaModelConfig.verify_and_update_config): attention block size =
   alignment x cdiv(state page, alignment x attention page of one token), unless --block-size
@@ -42,9 +49,10 @@ Not modelled either: speculative decoding's extra state blocks (num_speculative_
 
 from __future__ import annotations
 
+from kvplan.capacity.kv import mamba2_groups_per_gpu, state_elements_per_gpu
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.interface import parse_version
-from kvplan.specs.schema import LayerKind
+from kvplan.specs.schema import LayerKind, LinearState
 from kvplan.units import DType, ceil_div
 
 # config.py HybridAttentionMambaModelConfig: "some attention backends (e.g. FA) only support
@@ -72,12 +80,28 @@ def state_dtype_bits(req: SizeRequest) -> int:
 
 def state_page_bytes(req: SizeRequest) -> int:
     """One linear layer's state on one GPU (MambaSpec.page_size_bytes, before padding): the
-    spec's elements per layer (conv + recurrent state, every term split over TP), in the model
-    dtype (kvplan.capacity.kv.state_bytes_per_layer uses the weight dtype instead)."""
+    spec's elements per layer (conv + recurrent state split over TP as
+    kvplan.capacity.kv.state_elements_per_gpu says: every term by heads for Gated DeltaNet,
+    Mamba2's B/C groups replicated where TP does not divide them), in the model dtype
+    (kvplan.capacity.kv.state_bytes_per_layer uses the weight dtype instead)."""
     model = req.model
     assert model.attention.linear is not None
-    elements = ceil_div(model.attention.linear.state_elements_per_layer, req.tp)
+    elements = state_elements_per_gpu(model.attention.linear, req.tp)
     return elements * state_dtype_bits(req) // 8
+
+
+def state_formula(req: SizeRequest, linear: LinearState) -> str:
+    """How state_page_bytes came about, for `kvplan explain`."""
+    width = state_dtype_bits(req) // 8
+    m = linear.mamba2
+    if m is None:
+        return (f"{linear.state_elements_per_layer:,} state elements / TP {req.tp} x {width} B "
+                "(model dtype)")
+    groups = mamba2_groups_per_gpu(m.n_groups, req.tp)
+    return (f"Mamba2 on one GPU: conv {m.conv_kernel - 1} x ({m.n_heads * m.head_dim:,} / TP "
+            f"{req.tp} + 2 x {groups} group(s) x {m.d_state}) + SSM {m.n_heads} / TP {req.tp} x "
+            f"{m.head_dim} x {m.d_state} = {state_elements_per_gpu(linear, req.tp):,} elements x "
+            f"{width} B (model dtype)")
 
 
 def kernel_alignment(req: SizeRequest, version: str) -> int:
@@ -121,4 +145,4 @@ def typed_groups(full: int, sliding: int, linear: int, wide: bool) -> tuple[int,
 __all__ = ["BLACKWELL_HEAD256_ALIGNMENT", "BLACKWELL_HEAD256_FROM", "KERNEL_ALIGNMENT",
            "MLA_KERNEL_ALIGNMENT", "STATE_BLOCKS_PER_REQUEST", "hybrid_block_size",
            "is_hybrid", "kernel_alignment", "padding_note",
-           "state_dtype_bits", "state_page_bytes", "typed_groups"]
+           "state_dtype_bits", "state_formula", "state_page_bytes", "typed_groups"]

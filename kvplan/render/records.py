@@ -111,6 +111,8 @@ def detail(r: SizeResult, engine: EngineResult | None = None) -> dict[str, Any]:
         "suggestions": list(r.suggestions),
         "max_context_that_fits_tokens": r.max_context_that_fits,
     }
+    if r.state_bytes_per_sequence:  # linear (Mamba2, Gated DeltaNet) layers only
+        out["state_bytes_per_sequence"] = r.state_bytes_per_sequence
     if engine is not None:
         out["engine_log_lines"] = list(engine.log_lines)
     return out

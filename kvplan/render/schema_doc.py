@@ -95,6 +95,7 @@ def schema_tables() -> dict[str, str]:
         Attention,
         HardwareSpec,
         LinearState,
+        Mamba2State,
         ModelAlias,
         ModelSpec,
         MoE,
@@ -102,6 +103,6 @@ def schema_tables() -> dict[str, str]:
 
     models: dict[str, type[BaseModel]] = {
         "model": ModelSpec, "attention": Attention, "mla": MLA, "linear": LinearState,
-        "moe": MoE, "alias": ModelAlias, "hardware": HardwareSpec,
+        "mamba2": Mamba2State, "moe": MoE, "alias": ModelAlias, "hardware": HardwareSpec,
     }
     return {name: schema_table(model) for name, model in models.items()}

@@ -88,6 +88,9 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
         rows.append(("  beyond window", _bytes(r["kv_bytes_per_token_beyond_window"])))
     seq_note = f" at {fmt_int(r['avg_context_tokens'])} tokens"
     rows.append(("KV per sequence", _bytes(r["kv_bytes_per_sequence"]) + seq_note))
+    if extra.get("state_bytes_per_sequence"):
+        rows.append(("  of which state", _bytes(extra["state_bytes_per_sequence"])
+                     + " (linear layers, any length)"))
     waste = r["reserved_waste_bytes_per_sequence"]
     if r["allocation"] == "paged" and waste > 0:
         rows.append(("  reserved would add", fmt_bytes(waste) + " each"))

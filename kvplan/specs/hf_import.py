@@ -26,6 +26,8 @@ from kvplan.specs.hf_layers import (
     positive_int,
     window_tokens,
 )
+from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
+from kvplan.specs.hf_mamba import granite_layer_kinds, granite_moe, mamba2_state
 from kvplan.specs.hf_quant import checkpoint_dtype, with_expert_quant
 from kvplan.specs.mm_tokens import mm_tokens_per_item
 from kvplan.specs.params import (
@@ -52,6 +54,7 @@ SUPPORTED = (
     "gpt_oss",
     "granite",
     "granitemoe",
+    "granitemoehybrid",
     "internlm2",
     "kimi_k2",
     "kimi_k25",
@@ -331,7 +334,9 @@ def _attention(
     pattern = compress_pattern(kinds)
     window = window_tokens(cfg, model_type) if LayerKind.sliding in kinds else None
     linear = None
-    if LayerKind.linear in kinds:
+    if LayerKind.linear in kinds and model_type == GRANITE_HYBRID:
+        linear = mamba2_state(cfg)
+    elif LayerKind.linear in kinds:
         conv_dim = gated_delta_net_conv_dim(cfg)
         elements = conv_dim * (positive_int(cfg, "linear_conv_kernel_dim") - 1) + positive_int(
             cfg, "linear_num_value_heads"
@@ -400,9 +405,10 @@ def spec_from_config(
             continue
         if cfg.get(key) not in (None, [], 0):
             raise ImportRefused(f"{key} is set: {what} is not modelled")
-    kinds = layer_kinds(cfg, model_type, notes)
+    hybrid = model_type == GRANITE_HYBRID
+    kinds = granite_layer_kinds(cfg, notes) if hybrid else layer_kinds(cfg, model_type, notes)
     attention = _attention(cfg, model_type, kinds, notes)
-    moe = moe_block(cfg, model_type, notes)
+    moe = granite_moe(cfg, notes) if hybrid else moe_block(cfg, model_type, notes)
     dtype = weight if weight is not None else weight_dtype(cfg, notes)
     if weight is None:  # a stated --weight-dtype prices the whole model in it
         moe = with_expert_quant(cfg, moe, dtype, notes)
@@ -428,6 +434,8 @@ def spec_from_config(
     if model_type == "falcon" and inter is None:
         inter = cfg.get("ffn_hidden_size") or 4 * positive_int(cfg, "hidden_size")
         notes.append(f"intermediate_size absent: Falcon's MLP is 4 x hidden_size = {inter}")
+    if hybrid:  # the MLP every layer has (the routed experts, if any, are `moe`)
+        inter = positive_int(cfg, "shared_intermediate_size")
     if model_type == "phi":
         notes.append(phi_note(cfg))
     if model_type == "opt":

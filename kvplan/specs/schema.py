@@ -46,15 +46,43 @@ class MLA(Plain):
         q_lora_rank: int | None
 
 
-class LinearState(Plain):
-    """The fixed per-sequence state of a linear-attention layer (e.g. Gated DeltaNet)."""
+class Mamba2State(Plain):
+    """A Mamba2 layer's shape, where its state is split over tensor-parallel ranks unevenly:
+    vLLM's MambaStateShapeCalculator.mamba2_state_shape replicates the B/C groups of the conv
+    state on every rank when tp does not divide them (kvplan.capacity.kv.state_elements_per_gpu)."""
 
     _VALIDATORS = _V
-    _FIELDS = {"state_elements_per_layer": REQUIRED, "formula": REQUIRED}
+    _FIELDS = {"n_heads": REQUIRED, "head_dim": REQUIRED, "d_state": REQUIRED,
+               "n_groups": REQUIRED, "conv_kernel": REQUIRED}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        n_heads: int
+        head_dim: int
+        d_state: int
+        n_groups: int
+        conv_kernel: int
+
+    @property
+    def conv_elements(self) -> int:
+        """Conv state at TP 1: (conv_kernel - 1) x (n_heads x head_dim + 2 x n_groups x d_state)."""
+        return (self.conv_kernel - 1) * (self.n_heads * self.head_dim + 2 * self.n_groups * self.d_state)
+
+    @property
+    def ssm_elements(self) -> int:
+        """Temporal (SSM) state at TP 1: n_heads x head_dim x d_state."""
+        return self.n_heads * self.head_dim * self.d_state
+
+
+class LinearState(Plain):
+    """The fixed per-sequence state of a linear-attention layer (Gated DeltaNet, Mamba2)."""
+
+    _VALIDATORS = _V
+    _FIELDS = {"state_elements_per_layer": REQUIRED, "formula": REQUIRED, "mamba2": None}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         state_elements_per_layer: int
         formula: str
+        mamba2: Mamba2State | None
 
 
 class Attention(Plain):
@@ -215,5 +243,5 @@ class HardwareSpec(Plain):
         source: str
 
 
-SPEC_CLASSES: tuple[type[Plain], ...] = (MLA, LinearState, Attention, ExpertQuant, MoE, ModelAlias,
-                                          ModelSpec, HardwareSpec)
+SPEC_CLASSES: tuple[type[Plain], ...] = (MLA, Mamba2State, LinearState, Attention, ExpertQuant, MoE,
+                                          ModelAlias, ModelSpec, HardwareSpec)

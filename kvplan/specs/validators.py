@@ -44,13 +44,44 @@ class MLA(Strict):
     q_lora_rank: Width | None = Field(default=None, description="query latent width, if any")
 
 
+class Mamba2State(Strict):
+    """A Mamba2 layer's shape, for the state's split over tensor-parallel ranks."""
+
+    n_heads: Heads = Field(description="SSM heads (mamba_n_heads); split over TP ranks")
+    head_dim: HeadDim = Field(description="values per SSM head (mamba_d_head)")
+    d_state: HeadDim = Field(description="SSM state size per head value (mamba_d_state)")
+    n_groups: Heads = Field(
+        description="B/C groups (mamba_n_groups); replicated on every rank when TP does not divide them"
+    )
+    conv_kernel: Annotated[int, Field(gt=1, le=64, strict=True)] = Field(
+        description="causal conv width (mamba_d_conv); the state keeps conv_kernel - 1 steps"
+    )
+
+
 class LinearState(Strict):
-    """The fixed per-sequence state of a linear-attention layer (e.g. Gated DeltaNet)."""
+    """The fixed per-sequence state of a linear-attention layer (Gated DeltaNet, Mamba2)."""
 
     state_elements_per_layer: Params = Field(
         description="values held per sequence per linear layer (conv state + recurrent state)"
     )
     formula: str = Field(description="how the element count follows from the config")
+    mamba2: Mamba2State | None = Field(
+        default=None,
+        description="a Mamba2 layer's shape: splits the state over TP ranks as vLLM does",
+    )
+
+    @model_validator(mode="after")
+    def _mamba2_total(self) -> "LinearState":
+        m = self.mamba2
+        if m is not None:
+            total = (m.conv_kernel - 1) * (m.n_heads * m.head_dim + 2 * m.n_groups * m.d_state) + (
+                m.n_heads * m.head_dim * m.d_state)
+            if total != self.state_elements_per_layer:
+                raise ValueError(
+                    f"state_elements_per_layer {self.state_elements_per_layer:,} does not match "
+                    f"the mamba2 shape's {total:,} (conv (conv_kernel - 1) x (n_heads x head_dim "
+                    "+ 2 x n_groups x d_state) + ssm n_heads x head_dim x d_state)")
+        return self
 
 
 class Attention(Strict):
