@@ -18,9 +18,10 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   execution context exist; the execution context is TensorRT's build-time plan
   (device_memory_size, docs/source/reference/memory.md), which kvplan cannot compute from the
   build limits: the forward-pass model stands in for it and its interval.
-- not modelled (C++ path): TllmRuntime allocates the engine's getDeviceMemorySize() before the
-  pool ("[MemUsageChange] Allocated X MiB for execution context memory", runtime/tllmRuntime.cpp),
-  then the executor's runtime buffers and decoder, both sized by max_batch_size (the
+- not modelled (C++ path), unless stated: TllmRuntime allocates the engine's getDeviceMemorySize()
+  before the pool ("[MemUsageChange] Allocated X MiB for execution context memory",
+  runtime/tllmRuntime.cpp; `trt_activation_bytes` states it), then the executor's runtime buffers
+  and decoder, both sized by max_batch_size (the
   TrtGptModelInflightBatching constructor, batch_manager/trtGptModelInflightBatching.cpp:
   createRuntimeContexts, createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.14
   GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
