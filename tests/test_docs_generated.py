@@ -226,6 +226,7 @@ CALIBRATION_ROWS = [
     (r"SGLang, MLA \(all held-out parts\)", "sglang", MOE, "heldout-all"),
     (r"TensorRT-LLM, dense \(parts 1, 3\)", "trtllm", "dense", "heldout", "heldout-3"),
     (r"TensorRT-LLM, dense \(part 7: [^|]*", "trtllm", "dense", "heldout-7"),
+    (r"TensorRT-LLM, dense \(part 8, [^|]*", "trtllm", "dense", "heldout-8"),
     (r"TensorRT-LLM, dense \(all held-out parts\)", "trtllm", "dense", "heldout-all"),
     (r"TensorRT-LLM, multimodal \(part 7: [^|]*", "trtllm", MOE, "heldout-7"),
     (r"TensorRT-LLM, MLA \(part 5\)", "trtllm", MOE, "heldout-5"),

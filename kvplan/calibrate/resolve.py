@@ -125,7 +125,7 @@ _INT_FLAGS = {
     "sglang": ("page_size", "max_tokens", "chunked_prefill_size", "cuda_graph_max_bs",
                "max_running_requests"),
     "trtllm": ("page_size", "tokens_per_block", "max_tokens", "max_tokens_in_paged_kv_cache",
-               "max_num_batched_tokens", "max_num_tokens", "max_batch_size"),
+               "max_num_batched_tokens", "max_num_tokens", "max_batch_size", "trt_activation_bytes"),
 }
 _FIELD = {"page_size": "page_size_tokens", "tokens_per_block": "page_size_tokens",
           "max_tokens_in_paged_kv_cache": "max_tokens", "max_num_tokens": "max_num_batched_tokens"}

@@ -78,6 +78,10 @@ FreeGpuFraction = Annotated[float | None, _opt(
 MaxTokensPaged = Annotated[int | None, _opt(
     "--max-tokens-in-paged-kv-cache", metavar="TOKENS", min=1,
     help="TensorRT-LLM: caps the pool (the smaller of this and the fraction's)")]
+TrtActivationBytes = Annotated[int | None, _opt(
+    "--trt-activation-bytes", metavar="BYTES", min=1,
+    help="TensorRT-LLM: the TensorRT engine's execution-context memory (trtllm-build's "
+    "\"Total Activation Memory\"), instead of the forward-pass estimate")]
 TrtllmConfig = Annotated[str | None, _opt(
     "--trtllm-config", metavar="FILE",
     help="TensorRT-LLM: an --extra_llm_api_options YAML or an engine's config.json; its "

@@ -46,6 +46,7 @@ def explain_command(
     max_seq_len: eo.MaxSeqLen = None, tokens_per_block: eo.TokensPerBlock = None,
     free_gpu_memory_fraction: eo.FreeGpuFraction = None,
     max_tokens_in_paged_kv_cache: eo.MaxTokensPaged = None, trtllm_config: eo.TrtllmConfig = None,
+    trt_activation_bytes: eo.TrtActivationBytes = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None,
 ) -> None:
     """Print the record (each field and where it came from), then the arithmetic step by step."""

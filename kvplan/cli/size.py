@@ -33,6 +33,7 @@ def size_command(
     max_seq_len: eo.MaxSeqLen = None, tokens_per_block: eo.TokensPerBlock = None,
     free_gpu_memory_fraction: eo.FreeGpuFraction = None,
     max_tokens_in_paged_kv_cache: eo.MaxTokensPaged = None, trtllm_config: eo.TrtllmConfig = None,
+    trt_activation_bytes: eo.TrtActivationBytes = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None, save_to: o.Save = None,
     allow_no_fit: o.AllowNoFit = False,
     measure: sm.MeasureOpt = False, device: sm.DeviceOpt = None,

@@ -263,6 +263,7 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "max_total_tokens": ("sglang",),
     "max_tokens_in_paged_kv_cache": ("trtllm",),
     "trtllm_config": ("trtllm",),
+    "trt_activation_bytes": ("trtllm",),
 }
 _ENGINES = ("ideal", "vllm", "sglang", "trtllm", "transformers")
 _OWN = {e: tuple(k for k, engines in ENGINE_KEYS.items() if e not in engines) for e in _ENGINES}

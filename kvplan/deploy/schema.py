@@ -97,7 +97,7 @@ class Engine(Plain):
                "limit_mm_per_prompt": None, "speculative_model": None,
                "num_speculative_tokens": None, "cuda_graph_max_bs": None,
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
-               "trtllm_config": None}
+               "trtllm_config": None, "trt_activation_bytes": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -113,6 +113,7 @@ class Engine(Plain):
         "num_speculative_tokens": Opt(Int(gt=0, le=lim.MAX_SEQS)),
         "cuda_graph_max_bs": Opt(Int(gt=0, le=lim.MAX_SEQS)), "max_total_tokens": Opt(TOKENS),
         "max_tokens_in_paged_kv_cache": Opt(TOKENS), "trtllm_config": Opt(STR),
+        "trt_activation_bytes": Opt(Int(gt=0, le=lim.MAX_MEMORY_BYTES)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -140,6 +141,7 @@ class Engine(Plain):
         max_total_tokens: int | None
         max_tokens_in_paged_kv_cache: int | None
         trtllm_config: str | None
+        trt_activation_bytes: int | None
 
 
 class ContextTokens(Plain):

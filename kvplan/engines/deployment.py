@@ -34,6 +34,7 @@ EXTRA_KEYS = {
     "cuda_graph_max_bs": "cuda_graph_max_bs",
     "max_tokens_in_paged_kv_cache": "max_tokens",
     "max_total_tokens": "max_tokens",
+    "trt_activation_bytes": "trt_activation_bytes",
 }
 # the vLLM-named keys other engines read under their own names (kvplan.deploy.schema.Engine)
 RENAMED = {

@@ -78,6 +78,7 @@ ENGINE_ONLY = {
     "cuda_graph_max_bs": ("sglang",),
     "max_running_requests": ("sglang",),
     "max_batch_size": ("trtllm",),
+    "trt_activation_bytes": ("trtllm",),
     "max_tokens": ("sglang", "trtllm"),  # SGLang --max-total-tokens; TRT-LLM max_tokens
     "page_size_tokens": ("sglang", "trtllm"),
 }
@@ -96,8 +97,9 @@ class EngineSettings:
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
     max_running_requests. TensorRT-LLM: page_size_tokens (tokens_per_block),
     max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
-    (max_tokens_in_paged_kv_cache); max_seq_len is the request's context, memory_fraction is
-    free_gpu_memory_fraction.
+    (max_tokens_in_paged_kv_cache), trt_activation_bytes (a TensorRT engine's execution-context
+    memory, trtllm-build's "Total Activation Memory"); max_seq_len is the request's context,
+    memory_fraction is free_gpu_memory_fraction.
     """
 
     engine: Engine = Engine.ideal
@@ -116,6 +118,7 @@ class EngineSettings:
     cuda_graph_max_bs: int | None = None
     max_running_requests: int | None = None
     max_batch_size: int | None = None
+    trt_activation_bytes: int | None = None  # TRT-LLM: the engine's execution-context memory
     draft_model: ModelSpec | None = None  # vLLM speculative decoding: the draft's spec
     num_speculative_tokens: int | None = None
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
@@ -135,6 +138,7 @@ class EngineSettings:
             ("cuda_graph_max_bs", self.cuda_graph_max_bs),
             ("max_running_requests", self.max_running_requests),
             ("max_batch_size", self.max_batch_size),
+            ("trt_activation_bytes", self.trt_activation_bytes),
             ("num_speculative_tokens", self.num_speculative_tokens),
         ):
             if value is not None and value <= 0:

@@ -18,9 +18,10 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   execution context exist; the execution context is TensorRT's build-time plan
   (device_memory_size, docs/source/reference/memory.md), which kvplan cannot compute from the
   build limits: the forward-pass model stands in for it and its interval.
-- not modelled (C++ path): TllmRuntime allocates the engine's getDeviceMemorySize() before the
-  pool ("[MemUsageChange] Allocated X MiB for execution context memory", runtime/tllmRuntime.cpp),
-  then the executor's runtime buffers and decoder, both sized by max_batch_size (the
+- not modelled (C++ path), unless stated: TllmRuntime allocates the engine's getDeviceMemorySize()
+  before the pool ("[MemUsageChange] Allocated X MiB for execution context memory",
+  runtime/tllmRuntime.cpp; `trt_activation_bytes` states it), then the executor's runtime buffers
+  and decoder, both sized by max_batch_size (the
   TrtGptModelInflightBatching constructor, batch_manager/trtGptModelInflightBatching.cpp:
   createRuntimeContexts, createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.14
   GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
@@ -28,7 +29,10 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
 - max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
   sets one, default 0.9); on the C++ path with no fraction it replaces the estimate. Then
   blocks = ceil(max_tokens / tokens per block) ("max_tokens 86711 -> 86720" in a 1.x log).
-- activations: the forward pass over max_num_tokens (default 8192) tokens, no sampler rows.
+- activations: the forward pass over max_num_tokens (default 8192) tokens, no sampler rows;
+  for a TensorRT engine, `trt_activation_bytes` (--trt-activation-bytes: trtllm-build's "Total
+  Activation Memory", the execution context the runtime allocates before the pool) replaces
+  that proxy and its interval with the engine's own figure.
 - non-torch: 0.75 GiB modelled (79.10 - 70.48 GiB in the docs' example, less its engine and
   execution context), unless a log gives the free memory.
 - too small a pool does not stop TensorRT-LLM: it lowers max_seq_len to what fits
@@ -62,6 +66,12 @@ DEFAULT_VERSION = "1.3.0"
 NEWEST_KNOWN = (1, 3, 0)
 DEFAULT_FRACTION = Fraction(9, 10)
 DEFAULT_MAX_NUM_TOKENS = 8192
+# A TensorRT engine's activations are TensorRT's build-time plan: TllmRuntime allocates
+# ICudaEngine::getDeviceMemorySize() for the execution context before the KV pool is sized
+# (cpp/tensorrt_llm/runtime/tllmRuntime.cpp, "[MemUsageChange] Allocated X MiB for execution
+# context memory"); the builder prints the same figure ("[TRT] Total Activation Memory: N bytes").
+STATED_ACTIVATION = ("trt_activation_bytes: the engine's execution-context memory "
+                     "(trtllm-build's Total Activation Memory)")
 NON_TORCH = (768 * MIB, 400 * MIB, 2 * GIB)
 
 
@@ -106,9 +116,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                  f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
                  f"{req.gpus_per_replica} GPU(s)")
         am = activation_peak(req.model, req.tp, batched, 0, quantized(req))
-        act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else am.peak
-        st.given("activations", act.best, "bytes",
-                 "measured (log)" if m.activation_bytes is not None else am.formula)
+        if m.activation_bytes is not None:
+            act, how = Interval.exact(m.activation_bytes), "measured (log)"
+        elif s.trt_activation_bytes is not None:
+            act, how = Interval.exact(s.trt_activation_bytes), STATED_ACTIVATION
+        else:
+            act, how = am.peak, am.formula
+        st.given("activations", act.best, "bytes", how)
         nt = Interval.exact(m.non_torch_bytes) if m.non_torch_bytes is not None else Interval(
             *NON_TORCH)
         st.given("non-torch memory", nt.best, "bytes", "CUDA context, runtime buffers, NCCL")

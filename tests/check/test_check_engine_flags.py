@@ -265,3 +265,17 @@ spec:
         "the engine refuses it: vLLM has no option --gpu-memory-utilisation; did you mean "
         "--gpu-memory-utilization? (a letter or two from it: no release accepts that spelling)"]
     assert any("--swap-space" in n and "not checked" in n for n in out.notes)
+
+
+def test_a_trt_engine_activation_memory_from_an_annotation(tmp_path: Path) -> None:
+    # no trtllm-serve flag carries a TensorRT engine's execution-context memory (trtllm-build
+    # prints it as "[TRT] Total Activation Memory: N bytes"); the annotation states it
+    text = manifest(tmp_path, "trt-act", "nvcr.io/nvidia/tritonserver:24.09-trtllm-python-py3",
+                    ["trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct"],
+                    ["--backend", "tensorrt"]).read_text()
+    path = tmp_path / "trt-act.yaml"
+    path.write_text(text.replace("  annotations:\n",
+                                 "  annotations:\n    kvplan.io/trt-activation-bytes: \"1811942912\"\n"))
+    t = engine_of(path)
+    assert t.deployment.engine.trt_activation_bytes == 1_811_942_912
+    assert t.field_name("engine.trt_activation_bytes") == "kvplan.io/trt-activation-bytes"

@@ -73,3 +73,13 @@ def test_v0_model_loading_in_gb_and_aligned_kv_size_lines_are_read() -> None:
     assert run.values["weights_gib"] == 6.016
     assert run.values["tokens"] == 1037152
     assert run.unparsed == []
+
+
+def test_a_trt_activation_bytes_directive_reaches_the_trtllm_settings() -> None:
+    # a build log's "[TRT] Total Activation Memory: 1811942912 bytes", stated as a directive
+    lf = parse_text("# kvplan: version=0.8.0 trt_activation_bytes=1811942912\n"
+                    "[TensorRT-LLM][INFO] Using 60672 total tokens in paged KV cache\n", Path("x.log"))
+    s = _settings(lf.runs[0], Engine.trtllm, "0.8.0")
+    assert s.trt_activation_bytes == 1_811_942_912
+    with pytest.raises(InputError, match="trt_activation_bytes=0.*positive whole number"):
+        parse_text("# kvplan: trt_activation_bytes=0\n", Path("x.log"))

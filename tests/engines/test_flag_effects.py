@@ -11,7 +11,7 @@ import pytest
 from kvplan.capacity import SizeRequest
 from kvplan.capacity.parallel import ep_weight_saving, expert_params
 from kvplan.deploy.schema import Engine as EngineBlock
-from kvplan.engines import EngineSettings, run_engine
+from kvplan.engines import Engine, EngineSettings, run_engine
 from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.engines.sglang import default_fraction
 from kvplan.errors import InputError
@@ -183,6 +183,32 @@ def test_trtllm_tokens_per_block_fraction_batch_and_tokens() -> None:
     small = run_engine(req(), settings(name="trtllm", max_num_batched_tokens=2048))
     assert small.activation_bytes < base.activation_bytes
     assert small.kv_cache_tokens > base.kv_cache_tokens
+
+
+def test_trtllm_activation_bytes_replace_the_forward_pass_estimate() -> None:
+    # log 145's engine: Llama-3-8B bf16 on an RTX 3090 built with "Total Activation Memory:
+    # 1811942912"; TensorRT-LLM 0.8 (64-token blocks), fraction 0.9. Free = 25,327,697,920 (the
+    # card) - 16,060,522,496 (weights) - 1,811,942,912 (stated) - 805,306,368 (768 MiB non-torch)
+    # = 6,649,926,144 B; floor(x 0.9) = 5,984,933,529; // 131,072 = 45,661 tokens; ceil(/64) =
+    # 714 blocks = 45,696 tokens
+    r = SizeRequest(model=load_model("llama-3-8b"), gpu=load_hardware("rtx-3090"),
+                    context_tokens=2048)
+    res = run_engine(r, settings(name="trtllm", version="0.8.0",
+                                 trt_activation_bytes=1_811_942_912))
+    assert steps(res)["free memory"] == 6_649_926_144
+    assert (res.activation_bytes, res.activation_bytes_low, res.activation_bytes_high) == (
+        1_811_942_912, 1_811_942_912, 1_811_942_912)
+    assert res.blocks == 714 and res.kv_cache_tokens == 45_696
+    assert "Total Activation Memory" in next(s.formula for s in res.steps if s.label == "activations")
+    # without it, the forward-pass proxy over 8,192 tokens: a different term, with a range
+    proxy = run_engine(r, settings(name="trtllm", version="0.8.0"))
+    assert proxy.activation_bytes != 1_811_942_912
+    assert proxy.activation_bytes_low < proxy.activation_bytes_high
+
+
+def test_trtllm_activation_bytes_are_refused_for_another_engine() -> None:
+    with pytest.raises(InputError, match="trt_activation_bytes applies only to trtllm"):
+        run_engine(req(), EngineSettings(engine=Engine.vllm, trt_activation_bytes=1))
 
 
 # ---------------------------------------------------------------- expert parallelism

@@ -82,6 +82,7 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--max-batch-size": ("8",), "--max-num-tokens": ("4096",), "--max-seq-len": ("4096",),
     "--tokens-per-block": ("64",), "--free-gpu-memory-fraction": ("0.8",),
     "--max-tokens-in-paged-kv-cache": ("100000",), "--trtllm-config": (TRTCONFIG,),
+    "--trt-activation-bytes": ("1811942912",),
     "--peak-users": ("3000",), "--headroom": ("0.2",), "--min-users": ("2500",),
     "--arrival-rate": ("10",), "--mean-duration-s": ("300",), "--peak-to-mean": ("1.5",),
     "--context-p50": ("1200",), "--context-p95": ("6000",), "--context-p99": ("7000",),
@@ -98,7 +99,7 @@ VALUE: dict[str, tuple[str, ...]] = {
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
          "--speculative-config", "--num-speculative-tokens")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens")
-_TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config")
+_TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes")
 _ENGINE_OWN_NAMES = {"--page-size": "sglang and trtllm's name", "--chunked-prefill-size":
                      "sglang's name", "--max-running-requests": "sglang's name",
                      "--max-batch-size": "trtllm's name", "--max-num-tokens": "trtllm's name",
@@ -197,6 +198,7 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         ("--free-gpu-memory-fraction", trtllm, "--free-gpu-memory-fraction", "0.8"),
         ("--max-tokens-in-paged-kv-cache", trtllm, "--max-tokens-in-paged-kv-cache", "100000"),
         ("--trtllm-config", trtllm, "--trtllm-config", TRTCONFIG),
+        ("--trt-activation-bytes", trtllm, "--trt-activation-bytes", "1811942912"),
     ]
     for opt, context, *extra in pairs:
         if opt in options:

@@ -34,6 +34,7 @@ ANNOTATIONS = {
     "model": "model",
     "gpu": "hardware.gpu",
     "engine": "engine.name",
+    "trt-activation-bytes": "engine.trt_activation_bytes",
 }
 SKIP_ANNOTATION = "skip"
 
