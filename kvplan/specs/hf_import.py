@@ -26,7 +26,7 @@ from kvplan.specs.hf_layers import (
     positive_int,
     window_tokens,
 )
-from kvplan.specs.hf_quant import checkpoint_dtype, with_expert_quant
+from kvplan.specs.hf_quant import checkpoint_dtype, with_compression_config, with_expert_quant
 from kvplan.specs.mm_tokens import mm_tokens_per_item
 from kvplan.specs.params import (
     UnsupportedArchitecture,
@@ -395,6 +395,7 @@ def spec_from_config(
             "write a spec YAML by hand from its config and modeling code"
         )
     cfg, notes = text_config(config)
+    with_compression_config(cfg, notes)
     for key, what in REFUSED_KEYS.items():
         if model_type == "llama4" and key in LLAMA4_KEYS:
             continue

@@ -84,6 +84,25 @@ def with_expert_quant(cfg: Mapping[str, Any], moe: MoE | None, base: DType,
     return moe.model_copy(update={"expert_quant": routed_expert_quant(quant, base, notes)})
 
 
+def with_compression_config(cfg: dict[str, Any], notes: list[str]) -> None:
+    """Read `compression_config`, compressed-tensors' older key, as the quantization_config
+    when the config has none, as vLLM's `get_quant_config` does
+    (vllm/model_executor/model_loader/weight_utils.py): the scheme under it (flat, as public
+    FP8 exports of 2024 print it, or nested under its own `quantization_config`, the older
+    vLLM reading) is then priced or refused like any other, never ignored."""
+    block = cfg.get("compression_config")
+    if cfg.get("quantization_config") is not None or block is None:
+        return
+    flat = not isinstance(block, Mapping) or "quant_method" in block or (
+        "quantization_config" not in block)
+    scheme = block if flat else block["quantization_config"]
+    if not isinstance(scheme, Mapping):
+        raise ImportRefused(f"compression_config: the quantization scheme is "
+                            f"{type(scheme).__name__}, not an object")
+    cfg["quantization_config"] = scheme
+    notes.append("quantization read from compression_config (compressed-tensors' older key)")
+
+
 def checkpoint_dtype(cfg: Mapping[str, Any]) -> DType:
     """The dtype of the unquantized tensors (torch_dtype, or `dtype` in newer configs)."""
     value = cfg.get("torch_dtype") or cfg.get("dtype")
