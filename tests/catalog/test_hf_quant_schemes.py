@@ -11,6 +11,9 @@ fails, and the ids.tsv rows that cite it are to be looked at again.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -106,3 +109,105 @@ def test_quantization_config_wins_over_compression_config():
     spec = spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
     assert spec.weight_dtype is DType.fp8
     assert "compression_config" not in (spec.notes or "")
+
+
+# ------------------------------------------------ ModelOpt: hf_quant_config.json beside config.json
+
+MODELOPT = FRAGMENTS / "nvidia--llama-3.1-70b-instruct-fp8"  # config.json + hf_quant_config.json
+MODELOPT_REASON = (r"hf_quant_config.json \(modelopt 0.23.0; quant_algo 'FP8', kv_cache_quant_algo "
+                   r"'FP8', 1 module pattern\(s\) excluded\) quantizes the weights")
+
+
+def test_modelopt_config_alone_looks_bf16():
+    # what the refusal guards against: config.json has no quantization_config, torch_dtype bf16
+    spec = spec_from_config(json.loads((MODELOPT / "config.json").read_text()), name="n",
+                            hf_id="x/n", origin="test")
+    assert spec.weight_dtype is DType.bf16
+    assert spec.params_total == load_model("llama-3.1-70b").params_total == 70_553_706_496
+
+
+@pytest.mark.parametrize("where", ["folder", "config.json"])
+def test_modelopt_snapshot_is_refused(where: str):
+    source = MODELOPT if where == "folder" else MODELOPT / "config.json"
+    with pytest.raises(InputError, match=MODELOPT_REASON):
+        import_model(str(source))
+
+
+def test_modelopt_with_a_stated_weight_dtype_says_so():
+    spec = import_model(str(MODELOPT), weight=DType.fp8)
+    assert spec.weight_dtype is DType.fp8
+    assert "hf_quant_config.json (modelopt 0.23.0" in (spec.notes or "")
+    assert "weights priced in the stated fp8" in (spec.notes or "")
+
+
+def test_a_config_not_named_config_json_ignores_no_sibling(tmp_path: Path):
+    # only a snapshot's own config.json takes the file beside it; a renamed copy is a lone file
+    (tmp_path / "hf_quant_config.json").write_text((MODELOPT / "hf_quant_config.json").read_text())
+    lone = tmp_path / "llama-70b-fp8.json"
+    lone.write_text((MODELOPT / "config.json").read_text())
+    assert import_model(str(lone)).weight_dtype is DType.bf16
+
+
+def _hub_run(home: Path, repo: str, with_quant_file: bool, *args: str) -> subprocess.CompletedProcess[str]:
+    """`kvplan ARGS REPO` offline, the hub cache holding the repository's files."""
+    commit = "0123456789abcdef0123456789abcdef01234567"
+    folder = home / "hub" / f"models--{repo.replace('/', '--')}"
+    (folder / "refs").mkdir(parents=True)
+    (folder / "refs" / "main").write_text(commit)
+    snap = folder / "snapshots" / commit
+    snap.mkdir(parents=True)
+    names = ["config.json", "hf_quant_config.json"] if with_quant_file else ["config.json"]
+    for name in names:
+        (snap / name).write_text((MODELOPT / name).read_text())
+    code = ("import sys\nfrom kvplan.cli import main\nsys.argv = ['kvplan', *sys.argv[1:]]\n"
+            "main()\n")
+    root = Path(__file__).parents[2]
+    env = {**os.environ, "PYTHONPATH": str(root), "NO_COLOR": "1", "HF_HOME": str(home),
+           "HF_HUB_OFFLINE": "1"}
+    return subprocess.run([sys.executable, "-c", code, args[0], repo, *args[1:]],
+                          capture_output=True, text=True, env=env, timeout=60, cwd=root)
+
+
+def test_modelopt_through_the_hub_cache_is_refused(tmp_path: Path):
+    pytest.importorskip("huggingface_hub")
+    r = _hub_run(tmp_path, "acme/llama-70b-fp8-modelopt", True, "size", "--gpu", "h100", "-c", "8192")
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "hf_quant_config.json (modelopt 0.23.0" in lines[0], r.stderr
+
+
+def test_hub_cache_without_the_file_offline_says_it_was_not_asked(tmp_path: Path):
+    pytest.importorskip("huggingface_hub")
+    r = _hub_run(tmp_path, "acme/llama-70b-plain", False, "import")
+    assert r.returncode == 0, r.stderr
+    assert "weight_dtype: bf16" in r.stdout
+    assert "the hub was not asked for hf_quant_config.json (offline) and the cache has none" in (
+        " ".join(r.stdout.split()))
+
+
+def test_hub_online_asks_for_the_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
+    hf = pytest.importorskip("huggingface_hub")
+    from huggingface_hub import errors
+
+    from kvplan.specs import hub
+
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
+    monkeypatch.setattr(hub, "reachable", lambda *_a, **_k: True)
+    asked: list[str] = []
+
+    def download(repo_id: str, filename: str, **_: object) -> str:
+        asked.append(filename)
+        if filename == hub.QUANT_FILE and "plain" in repo_id:
+            raise errors.EntryNotFoundError(f"{repo_id} has no {filename}")
+        return str(MODELOPT / filename)
+
+    def no_headers(*_a: object, **_k: object) -> None:
+        raise OSError("no safetensors here")
+
+    monkeypatch.setattr(hf, "hf_hub_download", download)
+    monkeypatch.setattr(hf, "get_safetensors_metadata", no_headers)
+    with pytest.raises(InputError, match=MODELOPT_REASON):
+        import_model("acme/llama-70b-fp8")
+    assert asked == ["config.json", hub.QUANT_FILE]
+    spec = import_model("acme/llama-70b-plain")
+    assert spec.weight_dtype is DType.bf16 and hub.QUANT_FILE not in (spec.notes or "")
