@@ -105,7 +105,8 @@ def quant_file_path(repo_id: str, revision: str | None = None) -> tuple[Path | N
         if isinstance(cached, str):
             return Path(cached), None
         if cached is None:  # not known to be absent either
-            return None, f"the hub was not asked for {QUANT_FILE} (offline) and the cache has none"
+            return None, (f"the hub was not asked for {QUANT_FILE} (offline or unreachable) "
+                          "and the cache has none")
         return None, None
     try:
         path = hub.hf_hub_download(repo_id, QUANT_FILE, revision=revision,

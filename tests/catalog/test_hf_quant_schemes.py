@@ -181,8 +181,8 @@ def test_hub_cache_without_the_file_offline_says_it_was_not_asked(tmp_path: Path
     r = _hub_run(tmp_path, "acme/llama-70b-plain", False, "import")
     assert r.returncode == 0, r.stderr
     assert "weight_dtype: bf16" in r.stdout
-    assert "the hub was not asked for hf_quant_config.json (offline) and the cache has none" in (
-        " ".join(r.stdout.split()))
+    note = "the hub was not asked for hf_quant_config.json (offline or unreachable) and the cache has none"
+    assert note in " ".join(r.stdout.split())
 
 
 def test_hub_online_asks_for_the_file(monkeypatch: pytest.MonkeyPatch, tmp_path: Path):
