@@ -28,7 +28,12 @@ from kvplan.specs.hf_layers import (
 )
 from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
 from kvplan.specs.hf_mamba import granite_layer_kinds, granite_moe, mamba2_state
-from kvplan.specs.hf_quant import checkpoint_dtype, with_expert_quant
+from kvplan.specs.hf_quant import (
+    checkpoint_dtype,
+    with_compression_config,
+    with_expert_quant,
+    with_modelopt_file,
+)
 from kvplan.specs.mm_tokens import mm_tokens_per_item
 from kvplan.specs.params import (
     UnsupportedArchitecture,
@@ -120,6 +125,7 @@ class Loaded:
     param_count: int | None = None  # counted from the checkpoint, when the source had one
     param_source: str | None = None
     notes: list[str] = field(default_factory=list)
+    quant_file: dict[str, Any] | None = None  # ModelOpt's hf_quant_config.json, when beside it
 
 
 # ---------------------------------------------------------------- reading sources
@@ -202,10 +208,13 @@ def read_source(source: str) -> Loaded:
         found = _folder_params(path, cfg)
         if found is not None:
             loaded.param_count, loaded.param_source = found
+        loaded.quant_file = _quant_file(path)
     elif path.is_file():
         cfg = _read_json(path)
         stem = path.stem if path.stem != "config" else path.resolve().parent.name
         loaded = Loaded(cfg, source, default_name=_slug(stem))
+        if path.name == "config.json":  # a snapshot's own file: its quantization file beside it
+            loaded.quant_file = _quant_file(path.parent)
     elif _HUB_ID.match(source) and not source.endswith((".json", ".yaml", ".yml")):
         loaded = _read_hub(source)
     else:
@@ -216,6 +225,13 @@ def read_source(source: str) -> Loaded:
     if loaded.hf_id is None and isinstance(name_or_path, str) and _HUB_ID.match(name_or_path):
         loaded.hf_id = name_or_path
     return loaded
+
+
+def _quant_file(folder: Path) -> dict[str, Any] | None:
+    from kvplan.specs.hub import QUANT_FILE  # a name only: imports no huggingface_hub
+
+    path = folder / QUANT_FILE
+    return _read_json(path) if path.is_file() else None
 
 
 def _read_hub(repo_id: str) -> Loaded:
@@ -231,6 +247,11 @@ def _read_hub(repo_id: str) -> Loaded:
         hf_id=repo_id,
         default_name=_slug(repo_id.split("/")[1]),
     )
+    quant_path, quant_note = hub.quant_file_path(repo_id)
+    if quant_path is not None:
+        loaded.quant_file = _read_json(quant_path)
+    if quant_note is not None:
+        loaded.notes.append(quant_note)
     if hub.offline():
         loaded.notes.append("HF_HUB_OFFLINE: safetensors headers not read; parameters estimated")
         return loaded
@@ -400,6 +421,7 @@ def spec_from_config(
             "write a spec YAML by hand from its config and modeling code"
         )
     cfg, notes = text_config(config)
+    with_compression_config(cfg, notes)
     for key, what in REFUSED_KEYS.items():
         if model_type == "llama4" and key in LLAMA4_KEYS:
             continue
@@ -478,6 +500,7 @@ def import_model(
     loaded = read_source(source)
     spec_name = name or loaded.default_name
     try:
+        with_modelopt_file(loaded.quant_file, weight, loaded.notes)
         return spec_from_config(
             loaded.config,
             name=spec_name,

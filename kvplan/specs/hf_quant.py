@@ -84,6 +84,50 @@ def with_expert_quant(cfg: Mapping[str, Any], moe: MoE | None, base: DType,
     return moe.model_copy(update={"expert_quant": routed_expert_quant(quant, base, notes)})
 
 
+def with_compression_config(cfg: dict[str, Any], notes: list[str]) -> None:
+    """Read `compression_config`, compressed-tensors' older key, as the quantization_config
+    when the config has none, as vLLM's `get_quant_config` does
+    (vllm/model_executor/model_loader/weight_utils.py): the scheme under it (flat, as public
+    FP8 exports of 2024 print it, or nested under its own `quantization_config`, the older
+    vLLM reading) is then priced or refused like any other, never ignored."""
+    block = cfg.get("compression_config")
+    if cfg.get("quantization_config") is not None or block is None:
+        return
+    flat = not isinstance(block, Mapping) or "quant_method" in block or (
+        "quantization_config" not in block)
+    scheme = block if flat else block["quantization_config"]
+    if not isinstance(scheme, Mapping):
+        raise ImportRefused(f"compression_config: the quantization scheme is "
+                            f"{type(scheme).__name__}, not an object")
+    cfg["quantization_config"] = scheme
+    notes.append("quantization read from compression_config (compressed-tensors' older key)")
+
+
+def with_modelopt_file(quant_file: Mapping[str, Any] | None, weight: DType | None,
+                       notes: list[str]) -> None:
+    """ModelOpt exports (nvidia/*-FP8) leave config.json's torch_dtype at the unquantized dtype,
+    with no quantization_config, and state the quantization in hf_quant_config.json beside it,
+    the file vLLM's and SGLang's ModelOpt configs read (`get_config_filenames`; `from_config`
+    reads `quantization.quant_algo`). Refused unless --weight-dtype prices the whole model in
+    one dtype; never priced as torch_dtype."""
+    if quant_file is None:
+        return
+    quant = quant_file.get("quantization")
+    quant = quant if isinstance(quant, Mapping) else {}
+    producer = quant_file.get("producer")
+    made_by = (f"{producer.get('name')} {producer.get('version')}"
+               if isinstance(producer, Mapping) else "no producer named")
+    excluded = quant.get("exclude_modules")
+    what = (f"hf_quant_config.json ({made_by}; quant_algo {quant.get('quant_algo')!r}, "
+            f"kv_cache_quant_algo {quant.get('kv_cache_quant_algo')!r}, "
+            f"{len(excluded) if isinstance(excluded, list) else 0} module pattern(s) excluded)")
+    if weight is None:
+        raise ImportRefused(f"{what} quantizes the weights that config.json's torch_dtype "
+                            "describes; kvplan does not price ModelOpt checkpoints exactly: pass "
+                            "--weight-dtype to price the whole model in one dtype")
+    notes.append(f"{what}: weights priced in the stated {weight.value}")
+
+
 def checkpoint_dtype(cfg: Mapping[str, Any]) -> DType:
     """The dtype of the unquantized tensors (torch_dtype, or `dtype` in newer configs)."""
     value = cfg.get("torch_dtype") or cfg.get("dtype")

@@ -91,6 +91,35 @@ def config_path(repo_id: str, revision: str | None = None) -> Path:
         raise InputError(f"{repo_id!r}: reading config.json from the hub failed: {err}") from None
 
 
+QUANT_FILE = "hf_quant_config.json"  # ModelOpt's quantization, beside an unquantized-looking config
+
+
+def quant_file_path(repo_id: str, revision: str | None = None) -> tuple[Path | None, str | None]:
+    """The repository's hf_quant_config.json, if it has one, and a note when its absence could
+    not be established (offline, unreachable, an error): (path or None, note or None)."""
+    import huggingface_hub as hub
+    from huggingface_hub import constants, errors
+
+    if offline() or not reachable(constants.ENDPOINT):
+        cached = hub.try_to_load_from_cache(repo_id, QUANT_FILE, revision=revision)
+        if isinstance(cached, str):
+            return Path(cached), None
+        if cached is None:  # not known to be absent either
+            return None, (f"the hub was not asked for {QUANT_FILE} (offline or unreachable) "
+                          "and the cache has none")
+        return None, None
+    try:
+        path = hub.hf_hub_download(repo_id, QUANT_FILE, revision=revision,
+                                   etag_timeout=ETAG_TIMEOUT_S)
+    except errors.LocalEntryNotFoundError:  # a subclass of EntryNotFoundError: a network miss
+        return None, f"{QUANT_FILE} could not be fetched from the hub"
+    except errors.EntryNotFoundError:
+        return None, None
+    except (OSError, errors.HfHubHTTPError) as err:
+        return None, f"{QUANT_FILE} could not be fetched from the hub: {err}"
+    return Path(path), None
+
+
 def fetch_config(repo_id: str) -> ModelSpec:
     """The spec kvplan's importer makes of a hub repository's config.json."""
     from kvplan.specs.hf_import import import_model
