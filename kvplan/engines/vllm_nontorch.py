@@ -35,7 +35,7 @@ NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
 # GPUDirect RDMA (transport/net.cc) allocate cudaHostAlloc'd buffers, and only P2P over PCIe
 # puts the receive buffers on the GPU (transport/p2p.cc): per channel and connected peer
 # LL 524,288 B + LL128 4,915,200 B + SIMPLE 4,194,304 B (init.cc DEFAULT_*_BUFFSIZE; NCCL
-# master 5067397, tag v2.30.7-1), about 9.2 MiB, on the 2-4 channels NCCL opens on PCIe. Which
+# master 5067397, tag v2.30.7-1), about 9.2 MiB, on the few channels NCCL opens on PCIe. Which
 # transport a deployment gets (P2P allowed or not, one node or several) is not in kvplan's
 # inputs, so the term stays an interval and that choice dominates it.
 NON_TORCH_V1_TP = (GIB, 20 * MIB, 2 * GIB)
