@@ -213,6 +213,7 @@ CALIBRATION_ROWS = [
     (r"vLLM, dense \(part 5: [^|]*", "vllm", "dense", "heldout-5"),
     (r"vLLM, dense \(part 6, [^|]*", "vllm", "dense", "heldout-6"),
     (r"vLLM, dense \(part 7: [^|]*", "vllm", "dense", "heldout-7"),
+    (r"vLLM, dense \(part 10, [^|]*", "vllm", "dense", "heldout-10"),
     (r"vLLM, dense \(all held-out parts\)", "vllm", "dense", "heldout-all"),
     (r"vLLM, MoE / MLA / multimodal \(parts 1, 2\)", "vllm", MOE, "heldout", "heldout-2"),
     (r"vLLM, MoE / MLA / multimodal \(part 4\)", "vllm", MOE, "heldout-4"),

@@ -177,7 +177,7 @@ def _v1_refusal(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.errors.append(t.strip())
 
 
-@pattern("vllm", r"EngineCore failed to start")
+@pattern("vllm", r"EngineCore failed to start|No available memory for the cache blocks")
 def _v1_failed(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.errors.append(t.strip())
 

@@ -39,6 +39,15 @@ SAMPLER_BYTES_PER_LOGIT = (16, 40, 48)  # low, best, high
 # nothing is sorted: the bf16 logits (2 B) and one fp32 copy (4 B), temperature applied in place
 # and Gumbel sampling without a probability tensor. Read in the source, not fitted to a log.
 LEAN_SAMPLER_BYTES_PER_LOGIT = (4, 6, 12)
+# vLLM 0.33's Model Runner V2 profiles the sampler twice: the lean pass above, then a warm-up
+# pass with top-k/top-p/min-p, penalties and logprobs on every row ("warmup_kernels ... pays for
+# the fp32 logits pipeline, so the profiled peak must too", gpu/model_runner.py
+# _dummy_sampler_run; SamplingParams.for_sampler_warmup). Its peak: the bf16 logits (2 B), their
+# fp32 copy (4 B, gpu/sample/sampler.py apply_sampling_params; penalties, temperature and min-p
+# in place) and FlashInfer's fused top-k/top-p sampling's fp32 probabilities (4 B); without
+# FlashInfer (<= 16 SMs, unsupported GPUs) apply_top_k_top_p sorts them (fp32 values + int64
+# indices, 12 B more). Read in the 0.33.0 source, not fitted to a log.
+WARMUP_SAMPLER_BYTES_PER_LOGIT = (6, 10, 18)
 # V1 engine before Model Runner V2 (0.8-0.27): Sampler.forward casts the logits to fp32 (4 B) and
 # the PyTorch top-k/top-p path sorts them (fp32 values 4 B + int64 indices 8 B); V0's sampler
 # also kept probabilities and log-probabilities for every logit (the 40 B above). Read in the
@@ -87,7 +96,7 @@ def activation_peak(
     """The profiled activation peak as an interval (bytes, one GPU).
 
     `sampler_bytes` is (low, best, high) bytes per logit; `sampler_rows` the rows this GPU
-    samples (vLLM 0.29 on shards them over tensor-parallel ranks).
+    samples (vLLM 0.29-0.31 shard them over tensor-parallel ranks).
     """
     per_token = forward_elements_per_token(model, tp)
     forward = batched_tokens * per_token * ACT_BYTES

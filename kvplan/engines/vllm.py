@@ -51,6 +51,7 @@ from kvplan.engines.activation import (
     LEAN_SAMPLER_BYTES_PER_LOGIT,
     SAMPLER_BYTES_PER_LOGIT,
     V1_SAMPLER_BYTES_PER_LOGIT,
+    WARMUP_SAMPLER_BYTES_PER_LOGIT,
     activation_peak,
 )
 from kvplan.engines.common import gib, layer_shape, quantized, users_steps
@@ -148,8 +149,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     seqs = s.max_num_seqs or d_seqs
     rows = min(seqs, batched) if fl.v1 else seqs
     lean = fl.lean_sampler(req.model.moe is not None)
-    if fl.mrv2_all and req.tp > 1:
-        rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29 on)
+    if fl.sharded_sampling and req.tp > 1:
+        rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29-0.32)
     shape = layer_shape(req)
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
 
@@ -160,7 +161,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)
-    sampler_bytes = (LEAN_SAMPLER_BYTES_PER_LOGIT if lean else
+    sampler_bytes = (WARMUP_SAMPLER_BYTES_PER_LOGIT if lean and fl.sampler_warmup else
+                     LEAN_SAMPLER_BYTES_PER_LOGIT if lean else
                      V1_SAMPLER_BYTES_PER_LOGIT if fl.v1 else SAMPLER_BYTES_PER_LOGIT)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), sampler_bytes)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak

@@ -29,7 +29,16 @@ from kvplan.units import GIB, MIB
 
 # (best, low, high) in bytes
 NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
-NON_TORCH_V1_TP = (GIB, GIB // 4, 2 * GIB)
+# V1 with TP off NVLink modules: best 1 GiB (log 24) up to 2 GiB; the low end is the one-GPU
+# growth's (20 MiB), because NCCL keeps its buffers in host memory when it cannot use P2P: the
+# SHM transport without P2P (transport/shm.cc) and the network transport across nodes without
+# GPUDirect RDMA (transport/net.cc) allocate cudaHostAlloc'd buffers, and only P2P over PCIe
+# puts the receive buffers on the GPU (transport/p2p.cc): per channel and connected peer
+# LL 524,288 B + LL128 4,915,200 B + SIMPLE 4,194,304 B (init.cc DEFAULT_*_BUFFSIZE; NCCL
+# master 5067397, tag v2.30.7-1), about 9.2 MiB, on the few channels NCCL opens on PCIe. Which
+# transport a deployment gets (P2P allowed or not, one node or several) is not in kvplan's
+# inputs, so the term stays an interval and that choice dominates it.
+NON_TORCH_V1_TP = (GIB, 20 * MIB, 2 * GIB)
 # V1, TP on NVLink modules: best 2.08 GiB (logs 62, 75: 2.07, 2.09), 1.5-2.5 GiB
 NON_TORCH_V1_TP_NVLINK = (GIB * 208 // 100, 3 * GIB // 2, 5 * GIB // 2)
 NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
@@ -97,6 +106,9 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
         how += " + quantized-weight repack cache (vLLM 0.6.4)"
     if tp > 1 and fl.v1 and nvlink:
         how += " with NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom all-reduce)"
+    elif tp > 1 and fl.v1:
+        how += (" with TP buffers (range: the transport NCCL picks, P2P over PCIe with buffers "
+                "on the GPU, or host memory without P2P or across nodes, is not in the inputs)")
     elif tp > 1:
         how += " with TP buffers"
     return nt, how

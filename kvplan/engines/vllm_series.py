@@ -55,17 +55,28 @@ SERIES = (
            "the sampler peak is the logits and one fp32 copy, no sort"),
     Series((0, 29), "0.29-0.31", "Model Runner V2 default for all models; batch-sharded "
            "sampling holds 1/TP of the logits per GPU (v0.29.0 release notes)"),
+    Series((0, 33), "0.33", "read in the 0.33.0 wheel: the profiling sampler runs a second, "
+           "warm-up pass with every sampling parameter on (gpu/model_runner.py "
+           "_dummy_sampler_run, SamplingParams.for_sampler_warmup: top-k/top-p/min-p, "
+           "penalties, logprobs): the fp32 copy of the logits and FlashInfer's fused top-k/top-p "
+           "sampling, 10 B a logit; batch-sharded sampling is off unless asked for "
+           "(config/parallel.py: 'Currently defaults to False'), so every TP rank samples all "
+           "rows; serve defaults 16,384 batched tokens on GPUs of 160 GiB or more, GB10 on the "
+           "small tier (arg_utils.py get_batch_defaults)"),
 )
-# Newest release seen in public material: the vllm/vllm-openai:v0.31.0 image (a public benchmark
-# write-up that runs the v0.30.0 and v0.31.0 images; code index id 70918765680); v0.30.0 in
-# several public start-up notes of October 2026.
-NEWEST_KNOWN = (0, 31, 0)
-DEFAULT_VERSION = "0.31.0"
+# Newest release read: the vllm==0.33.0 wheel on PyPI (pip download --no-deps vllm==0.33.0;
+# v1/worker/gpu_worker.py, gpu/model_runner.py, gpu/sample/sampler.py, config/parallel.py,
+# engine/arg_utils.py). 0.32.0 was not read: it is modelled as the 0.29-0.31 series, with a note.
+NEWEST_KNOWN = (0, 33, 0)
+DEFAULT_VERSION = "0.33.0"
+UNREAD = ((0, 32),)  # releases between known series whose source was not read
 V1_FROM = (0, 8)
 GRAPH_SUBTRACTED_FROM = (0, 21)
 MRV2_DENSE_FROM = (0, 28)  # Model Runner V2 default for dense models
 MRV2_ALL_FROM = (0, 29)  # ... for all models, with batch-sharded sampling
+SAMPLER_WARMUP_FROM = (0, 33)  # the profiling sampler's warm-up pass; sharded sampling opt-in
 BIG_GPU_BYTES = 70 * GIB
+HUGE_GPU_BYTES = 160 * GIB  # 0.33: "for GPUs like B200/B300 with >= 160GB memory"
 
 
 @dataclass(frozen=True)
@@ -80,7 +91,9 @@ class Flavour:
     series: str = ""
     note: str | None = None  # set when the version is newer than any known series
     mrv2_dense: bool = False  # Model Runner V2 runs dense models (its profiling sampler is lean)
-    mrv2_all: bool = False  # ... and every model, sampling sharded over TP ranks
+    mrv2_all: bool = False  # ... and every model
+    sharded_sampling: bool = False  # each TP rank samples 1/TP of the rows (0.29-0.32)
+    sampler_warmup: bool = False  # 0.33: the profiling sampler also runs every parameter
 
     def lean_sampler(self, moe: bool) -> bool:
         """Whether the profiling sampler skips top-k/top-p (Model Runner V2)."""
@@ -112,11 +125,17 @@ def flavour(version: str | None) -> Flavour:
         known = ".".join(map(str, NEWEST_KNOWN))
         note = (f"vLLM {text} is newer than the newest modelled release ({known}): modelled as "
                 f"the {SERIES[-1].name} series")
+    elif ver[:2] in UNREAD:
+        note = (f"vLLM {text}: this release's source was not read; modelled as the "
+                f"{series_of(ver).name} series")
     v1 = ver >= V1_FROM and not forced_v0
+    warmup = v1 and ver >= SAMPLER_WARMUP_FROM
     return Flavour(text, v1, v1 and ver >= GRAPH_SUBTRACTED_FROM,
                    grouped_tokens=ver >= (0, 9), wide_groups=ver >= (0, 10),
                    series=series_of(ver).name + (" (V0 forced)" if forced_v0 else ""), note=note,
-                   mrv2_dense=v1 and ver >= MRV2_DENSE_FROM, mrv2_all=v1 and ver >= MRV2_ALL_FROM)
+                   mrv2_dense=v1 and ver >= MRV2_DENSE_FROM, mrv2_all=v1 and ver >= MRV2_ALL_FROM,
+                   sharded_sampling=v1 and ver >= MRV2_ALL_FROM and not warmup,
+                   sampler_warmup=warmup)
 
 
 HOPPER = ("h100", "h200", "h20", "h800", "gh200")
@@ -147,7 +166,11 @@ def batching_defaults(context_tokens: int, gpu_name: str, fl: Flavour,
                       memory: int) -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) that `vllm serve` picks when not given."""
     if fl.v1:
-        big = memory >= BIG_GPU_BYTES and "a100" not in gpu_name.lower()
+        name = gpu_name.lower()
+        if fl.sampler_warmup and memory >= HUGE_GPU_BYTES:  # 0.33 get_batch_defaults
+            return 16384, 1024
+        big = (memory >= BIG_GPU_BYTES and "a100" not in name
+               and not (fl.sampler_warmup and name.startswith("gb10")))  # 0.33: GB10 is small
         return (8192, 1024) if big else (2048, 256)
     early = early_batched_tokens(fl.version, context_tokens)
     if early is not None:

@@ -83,3 +83,13 @@ def test_a_trt_activation_bytes_directive_reaches_the_trtllm_settings() -> None:
     assert s.trt_activation_bytes == 1_811_942_912
     with pytest.raises(InputError, match="trt_activation_bytes=0.*positive whole number"):
         parse_text("# kvplan: trt_activation_bytes=0\n", Path("x.log"))
+
+
+def test_no_memory_for_the_cache_blocks_is_a_refusal() -> None:
+    # vLLM V1 raises this when the KV budget is negative (log 201, vLLM 0.17.1); the run did not
+    # start, so the log says "no" where a pool was never sized
+    text = ("(EngineCore_DP0 pid=7954) INFO 07-27 16:21:40 [gpu_worker.py:424] Available KV cache "
+            "memory: -0.7 GiB\n(EngineCore_DP0 pid=7954) ValueError: No available memory for the "
+            "cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n")
+    run = parse_text(text, Path("x.log")).runs[0]
+    assert run.values["kv_gib"] == -0.7 and len(run.errors) == 1

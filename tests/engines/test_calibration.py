@@ -119,6 +119,11 @@ def test_refusals_are_predicted(reports):
     assert starts["01B"].logged == 0 and starts["01B"].ok
     assert starts["11"].logged == 0 and starts["11"].ok
     assert starts["31"].logged == 0 and starts["31"].ok
+    # heldout-10: vLLM 0.17.1's "No available memory for the cache blocks" (log 201, -0.7 GiB)
+    # and "To serve at least one request ... KV cache is needed" (199, 200) are refusals
+    assert starts["201"].logged == 0 and starts["201"].ok
+    assert starts["199"].logged == 0 and starts["199"].ok
+    assert starts["200"].logged == 0
 
 
 def test_models_outside_the_catalog_are_reported_not_fatal(reports):

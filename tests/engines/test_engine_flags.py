@@ -102,17 +102,20 @@ def test_sglang_and_trtllm_cap_users_at_their_batch_limits() -> None:
 
 
 def test_version_series_and_newer_versions() -> None:
-    assert DEFAULT_VERSION == "0.31.0"  # vllm/vllm-openai:v0.31.0, the newest image seen
+    assert DEFAULT_VERSION == "0.33.0"  # the vllm==0.33.0 wheel, the newest release read
     assert flavour(None).note is None and flavour("0.31.2").note is None
-    newer = flavour("0.33.0")
-    assert newer.note is not None and "newer than the newest modelled release (0.31.0)" in newer.note
+    assert flavour("0.33.1").note is None and flavour("0.33.0").series == "0.33"
+    unread = flavour("0.32.0")  # between two read releases, its own source not read
+    assert unread.note is not None and "not read; modelled as the 0.29-0.31 series" in unread.note
+    newer = flavour("0.34.0")
+    assert newer.note is not None and "newer than the newest modelled release (0.33.0)" in newer.note
     assert newer.graphs_subtracted and newer.series == SERIES[-1].name
     assert flavour("0.10.2").series == "0.10" and flavour("0.6.4").series == "0.6.4-0.7 (V0)"
     # V0 before 0.6.4, by what its profiler measured (kvplan.engines.vllm_v0_early)
     assert [flavour(v).series for v in ("0.2.4", "0.2.5", "0.3.0", "0.4.1", "0.6.3")] == [
         "0.1-0.2.4 (V0)", "0.2.5 (V0)", "0.2.6-0.3.0 (V0)", "0.3.1-0.5.2 (V0)", "0.5.3-0.6.3 (V0)"]
     assert flavour("0.28.0").series == "0.28" and flavour("0.30.0").series == "0.29-0.31"
-    res = run_engine(req(), vllm(version="0.33.0"))
+    res = run_engine(req(), vllm(version="0.34.0"))
     assert any("newer than the newest modelled release" in a for a in res.assumptions)
 
 
@@ -141,6 +144,37 @@ def test_sharded_sampling_from_0_29() -> None:
     r29 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.29.0"))
     assert r28.activation_bytes == 256 * 128_256 * 6  # 197,001,216 B, above the forward
     assert r29.activation_bytes == 138_412_032
+
+
+def test_vllm_0_33_profiles_a_warm_up_sampler_on_every_rank() -> None:
+    # vLLM 0.33 (read in its wheel): the profiling sampler's warm-up pass holds the bf16 logits,
+    # their fp32 copy and FlashInfer's fp32 probabilities, 10 B a logit, and batch-sharded
+    # sampling is off by default, so each TP rank samples all rows.
+    # Llama-3.1-8B on L40S (< 70 GiB: 2,048 batched tokens, 256 rows), TP 1:
+    # 256 x 128,256 x 10 = 328,335,360 B, above the forward 2,048 x 55,296 x 2 = 226,492,416 B
+    one = run_engine(req(gpu="l40s"), vllm(version="0.33.0"))
+    assert one.activation_bytes == 328_335_360
+    # TP 2: still 256 rows (0.31 sharded them to 128): 328,335,360 B, above the TP-2 forward
+    # 2,048 x 33,792 x 2 = 138,412,032 B
+    r31 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.31.0"))
+    r33 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.33.0"))
+    assert r31.activation_bytes == 138_412_032
+    assert r33.activation_bytes == 328_335_360
+
+
+def test_vllm_0_33_serve_defaults_by_gpu_memory() -> None:
+    # arg_utils.get_batch_defaults in 0.33: >= 160 GiB -> 16,384 batched tokens / 1,024 seqs;
+    # >= 70 GiB and not A100 or GB10 -> 8,192 / 1,024; else 2,048 / 256. 0.31 (as modelled)
+    # gives a B200 8,192 and a GB10 (119.7 GiB, unified memory) 8,192.
+    from kvplan.engines.vllm_series import batching_defaults, flavour
+    v33, v31 = flavour("0.33.0"), flavour("0.31.0")
+    gib = 1 << 30
+    assert batching_defaults(8192, "b200", v33, 178 * gib) == (16384, 1024)
+    assert batching_defaults(8192, "b200", v31, 178 * gib) == (8192, 1024)
+    assert batching_defaults(8192, "h200-141gb", v33, 139 * gib) == (8192, 1024)
+    assert batching_defaults(8192, "gb10", v33, 119 * gib) == (2048, 256)
+    assert batching_defaults(8192, "gb10", v31, 119 * gib) == (8192, 1024)
+    assert batching_defaults(8192, "a100-80gb", v33, 79 * gib) == (2048, 256)
 
 
 def test_vllm_0_6_4_counts_the_quantized_repack_cache_as_non_torch() -> None:

@@ -63,7 +63,7 @@ FORMULAS_V1_031 = [
 def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     # vLLM 0.31 (V1, CUDA graphs subtracted, Model Runner V2 for all: lean 6 B sampler), H100
     # 85,045,477,376 B >= 70 GiB and not an A100: 8,192 batched tokens, 1,024 sequences.
-    r = vllm("llama-3-8b", "h100", 8192)
+    r = vllm("llama-3-8b", "h100", 8192, "0.31.0")
     # requested floor(85,045,477,376 x 0.9) = 76,540,929,638; weights 8,030,261,248 x 2 B.
     # forward: 8,192 tok x (3 x 4,096 + max(3 x 14,336, (32 + 2 x 8 + 32) x 128)) = 55,296 el
     #   x 2 B = 905,969,664; sampler 1,024 x 128,256 x (4, 6, 12) B = 525,336,576 / 788,004,864 /
@@ -436,7 +436,7 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
 
 
 def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
-    r = vllm("llama-3.1-70b", "h100", 131072, tp=2)
+    r = vllm("llama-3.1-70b", "h100", 131072, "0.31.0", tp=2)
     # TP 2 on 0.31: the sampler is sharded, ceil(1,024 / 2) = 512 rows x 128,256 x 6 B =
     # 394,002,432 < forward 8,192 x (3 x 8,192 + 3 x 14,336) x 2 B = 1,107,296,256.
     # KV 76,540,929,638 - 70,553,706,496 - 1,107,296,256 - 2,233,382,993 - 536,870,912
@@ -554,7 +554,7 @@ def test_a_measured_pool_and_cuda_graphs():
 
 
 def test_enforce_eager_and_a_stated_kv_cache_memory():
-    r = vllm("llama-3-8b", "h100", 8192, enforce_eager=True, kv_cache_memory_bytes=20 * GIB)
+    r = vllm("llama-3-8b", "h100", 8192, "0.31.0", enforce_eager=True, kv_cache_memory_bytes=20 * GIB)
     # --kv-cache-memory-bytes 20 GiB: no subtraction; 20 GiB / 2 MiB = 10,240 blocks,
     # 163,840 tokens, 10,240 / 512 = 20 users using the whole pool. enforce_eager: no graphs.
     assert (r.kv_cache_bytes, r.cuda_graph_bytes, r.blocks, r.kv_cache_tokens,
@@ -662,7 +662,7 @@ def test_a_draft_model_and_cpu_offload():
 
 
 def test_a_vision_model_with_its_encoder_cache_on_031():
-    r = vllm("qwen2.5-vl-7b", "h100", 32768, limit_mm_per_prompt=2)
+    r = vllm("qwen2.5-vl-7b", "h100", 32768, "0.31.0", limit_mm_per_prompt=2)
     # forward 8,192 x (3 x 3,584 + 3 x 18,944) x 2 B = 1,107,296,256 > sampler 1,024 x
     # 152,064 x 6 = 934,281,216; the encoder cache: budget max(8,192, 16,384) = 16,384
     # embeddings, 1 item, 16,384 x 3,584 x 2 B = 117,440,512 added to best, low and high:
@@ -688,15 +688,17 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
 
 def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
     r = vllm("llama-3-8b", "h100", 8192, "0.40.1", draft_params=1_000_000_000)
-    # as 0.31 plus 1e9 draft params x 2 B: KV 58,964,166,246 - 2e9 = 56,964,166,246 ->
-    # 27,162 blocks, 434,592 tokens
+    # as 0.31 plus 1e9 draft params x 2 B (KV 58,964,166,246 - 2e9 = 56,964,166,246), then the
+    # 0.33 series' warm-up sampler: 1,024 x 128,256 x 10 B = 1,313,341,440 B replaces the
+    # 905,969,664 B forward as the peak, 407,371,776 B less KV: 56,556,794,470 B ->
+    # 26,968 blocks of 2,097,152 B, 431,488 tokens
     assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        18_060_522_496, 56_964_166_246, 27_162, 434_592)
+        18_060_522_496, 56_556_794_470, 26_968, 431_488)
     assert r.steps[3].formula == (
         "8,030,261,248 params x 16 bits / 1 GPU(s) + draft model 1,000,000,000 params")
     assert r.assumptions[-2:] == (
-        "vLLM 0.40.1 is newer than the newest modelled release (0.31.0): modelled as the "
-        "0.29-0.31 series",
+        "vLLM 0.40.1 is newer than the newest modelled release (0.33.0): modelled as the "
+        "0.33 series",
         "speculative decoding: the draft model's weights are added; its KV layers (which share "
         "the block pool) are not modelled")
 
@@ -736,7 +738,7 @@ def test_sampling_is_sharded_over_tp_from_029():
     # Gemma-3-1B at tp 2 on 0.31: ceil(1,024 / 2) = 512 rows x 262,144 vocab x (4, 6, 12) B =
     # 536,870,912 / 805,306,368 / 1,610,612,736 (+ 0.25 GiB high) beat the forward pass 8,192 x
     # (3 x 1,152 + 3 x 3,456) x 2 B = 226,492,416
-    r = vllm("gemma-3-1b", "h100", 8192, tp=2)
+    r = vllm("gemma-3-1b", "h100", 8192, "0.31.0", tp=2)
     assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
         805_306_368, 536_870_912, 1_879_048_192)
     assert r.steps[4].formula == (
@@ -758,7 +760,7 @@ def test_vllm_pages_a_request_asked_to_reserve():
     from kvplan.capacity.kv import Allocation
     # vLLM always pages: a 2,000-token average holds ceil(2,000 / 16) = 125 blocks, so the
     # default pool's 28,116 blocks hold 224 users (reserved would hold 8,192 tokens each: 54)
-    r = vllm("llama-3-8b", "h100", 8192, allocation=Allocation.reserved, avg_context_tokens=2000)
+    r = vllm("llama-3-8b", "h100", 8192, "0.31.0", allocation=Allocation.reserved, avg_context_tokens=2000)
     assert (r.size.users_per_replica, r.size.request.allocation) == (224, Allocation.paged)
 
 
