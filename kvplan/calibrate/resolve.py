@@ -153,6 +153,8 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         version=version,
         memory_fraction=Fraction(str(frac)) if frac is not None else None,
         enforce_eager=run.settings.get("enforce_eager", "False") == "True",
+        attention_backend=run.settings.get("attention_backend") if engine is Engine.sglang
+        else None,
         **fields,  # type: ignore[arg-type]
     )
 

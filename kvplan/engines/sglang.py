@@ -16,6 +16,11 @@ the logs in tests/assets/logs):
   0.5 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
   + tp*pp/8 x 1024 MiB (at least 10 GiB above 60 GiB), with chunked_prefill_size and
   cuda_graph_max_bs from the GPU's size. Give --memory-utilization to state it.
+- ROCm aiter attention backend: mem_fraction_static, stated or default, x 0.85 when the
+  served context is above 8,192 tokens (sglang PR #6564, merged 2025-05-24: model_runner.py
+  `if server_args.attention_backend == "aiter": if self.model_config.context_len > 8192:
+  self.mem_fraction_static *= 0.85` in the 0.5.1 wheel; server_args.py in 0.5.17; kept by
+  default after PR #37242). Applied from 0.4.7 when the backend is known to be aiter.
 - sliding-window layers are sized as full layers (SGLang's default pool).
 - "GB" in SGLang's logs is GiB (bytes >> 30).
 - SGLang starts whenever at least one token fits; requests longer than the pool are rejected.
@@ -52,6 +57,16 @@ STARTUP_TP = 900 * MIB
 # GiB: median), tensor parallel 14 (0.28 GiB).
 LOAD_EXTRA_TP1 = 64 * MIB
 LOAD_EXTRA_TP = 290 * MIB
+# The aiter backend's long-context derate (see the module docstring): source-read, not fitted.
+AITER_DERATE = Fraction(85, 100)
+AITER_DERATE_ABOVE = 8192
+AITER_DERATE_FROM = (0, 4, 7)
+
+
+def aiter_derated(backend: str | None, context_tokens: int, version: str | None) -> bool:
+    """Whether SGLang scales mem_fraction_static by 0.85 (aiter backend, context > 8,192)."""
+    return (backend == "aiter" and context_tokens > AITER_DERATE_ABOVE
+            and (parse_version(version or DEFAULT_VERSION) or ()) >= AITER_DERATE_FROM)
 
 
 def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
@@ -146,7 +161,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("mem_fraction_static", frac, "ratio",
              "flag" if s.memory_fraction is not None else
              f"SGLang {version} default for tp {req.tp} on {gpu_mem:,} MiB")
-    st.op("1 - mem_fraction_static", "sum", [1, "-mem_fraction_static"], "ratio", "1 - fraction")
+    derated = aiter_derated(s.attention_backend, req.context_tokens, version)
+    if derated:
+        st.op("mem_fraction_static (aiter)", "mul", ["mem_fraction_static", AITER_DERATE], "ratio",
+              f"x 0.85: aiter backend, context {req.context_tokens:,} > 8,192 (sglang PR #6564)")
+    st.op("1 - mem_fraction_static", "sum",
+          [1, "-mem_fraction_static (aiter)" if derated else "-mem_fraction_static"], "ratio",
+          "1 - fraction")
     st.op("held back", "mul", ["free before weights", "1 - mem_fraction_static"], "bytes",
           "floor(free before weights x (1 - mem_fraction_static))")
     rest = int(st.op("KV cache memory", "sum", ["free after weights", "-held back"], "bytes",
@@ -190,6 +211,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     if note:
         assumptions.append(note)
+    if derated:
+        assumptions.append(f"aiter attention backend at {req.context_tokens:,} tokens of context: "
+                           f"SGLang uses mem_fraction_static {float(frac * AITER_DERATE):g} "
+                           f"({float(frac):g} x 0.85)")
     if s.chunked_prefill_size or s.cuda_graph_max_bs:
         moves = s.memory_fraction is None and (parse_version(version) or ()) >= (0, 5)
         assumptions.append(

@@ -246,6 +246,27 @@ def test_sglang_default_fraction_generations():
     assert sglang.default_fraction(8, "0.5.0", 143771) == Fraction(897, 1000)
 
 
+def test_sglang_aiter_derates_the_fraction_above_8k_context():
+    # tests/assets/logs/140 (SGLang 0.5.17, aiter backend, MI355X, --mem-fraction-static 0.6,
+    # Qwen3-0.6B at its 40,960-token context): sglang PR #6564 multiplies the fraction by 0.85
+    # above 8,192 tokens, so 286.05 - 287.26 x (1 - 0.51) = 145.29 GiB of 114,688 B tokens
+    # = 1,360,2xx tokens (logged 1,360,288); at 0.6 it would be 171.15 GiB.
+    m = Measured(free_before_load_bytes=gib(287.26), free_after_load_bytes=gib(286.05))
+    mi355x = load_hardware("mi355x")
+    s = EngineSettings(engine=Engine.sglang, version="0.5.17", memory_fraction=Fraction(6, 10),
+                       attention_backend="aiter", measured=m)
+    r = run_engine(req("qwen3-0.6b", ctx=40960, gpu=mi355x), s)
+    assert abs(r.kv_cache_tokens - 1_360_288) <= 30
+    assert any("0.51 (0.6 x 0.85)" in a for a in r.assumptions)
+    # not derated: 8,192 tokens of context, another backend, or a release before 0.4.7
+    for settings_, ctx in ((s, 8192), (replace(s, attention_backend="triton"), 40960),
+                           (replace(s, version="0.4.6"), 40960)):
+        r = run_engine(req("qwen3-0.6b", ctx=ctx, gpu=mi355x), settings_)
+        assert abs(r.kv_cache_tokens - 1_602_317) <= 30  # 171.15 GiB / 114,688 B
+    with pytest.raises(InputError, match="attention_backend applies only to sglang"):
+        run_engine(req(), EngineSettings(engine=Engine.vllm, attention_backend="aiter"))
+
+
 def test_trtllm_rounds_max_tokens_up_to_whole_blocks():
     # tests/assets/logs/07: max_tokens 860308 with 32-token blocks -> 860320 tokens
     r = run_engine(req("llama-3.1-8b", ctx=157, kv_dtype=DType.fp8, weight_dtype=DType.fp8),
