@@ -188,6 +188,7 @@ def _request(run: Run, model: ModelSpec, gpu: HardwareSpec) -> SizeRequest:
         model=model, gpu=gpu, context_tokens=length, kv_dtype=kd, weight_dtype=wd,
         block_size_tokens=int(_num(run, "block_size") or 16),
         tp=int(_num(run, "tp") or 1), pp=int(_num(run, "pp") or 1),
+        nodes=int(_num(run, "nodes")) if _num(run, "nodes") else None,
     )
 
 
