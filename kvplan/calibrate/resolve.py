@@ -184,11 +184,12 @@ def _request(run: Run, model: ModelSpec, gpu: HardwareSpec) -> SizeRequest:
         kd = DType.bf16
     if length > model.max_context_tokens:
         model = model.model_copy(update={"max_context_tokens": length})
+    nodes = _num(run, "nodes")
     return SizeRequest(
         model=model, gpu=gpu, context_tokens=length, kv_dtype=kd, weight_dtype=wd,
         block_size_tokens=int(_num(run, "block_size") or 16),
         tp=int(_num(run, "tp") or 1), pp=int(_num(run, "pp") or 1),
-        nodes=int(_num(run, "nodes")) if _num(run, "nodes") else None,
+        nodes=int(nodes) if nodes else None,
     )
 
 

@@ -4,7 +4,8 @@ Assumptions (sglang/srt/model_executor/model_runner.py profile_max_num_token, ch
 the logs in tests/assets/logs):
 - `total` is the memory free after the CUDA context and torch.distributed start ("Load weight
   begin. avail mem=..."), not the device total; kvplan models the start-up use as 0.4 GiB on one
-  GPU and 0.9 GiB with tensor parallelism (NCCL) unless a log gives it.
+  GPU and 0.9 GiB with tensor parallelism (NCCL), 2.02 GiB with tensor parallelism on NVLink
+  modules (SXM/HGX: NCCL and custom all-reduce workspaces), unless a log gives it.
 - rest = free after weights - total x (1 - mem_fraction_static);
   max_total_num_tokens = floor(rest / cell), cell = layers x KV heads per rank x head_dim x 2 x
   dtype bytes (MLA: kv_lora_rank + qk_rope_head_dim); then rounded down to whole pages
@@ -21,6 +22,10 @@ the logs in tests/assets/logs):
   `if server_args.attention_backend == "aiter": if self.model_config.context_len > 8192:
   self.mem_fraction_static *= 0.85` in the 0.5.1 wheel; server_args.py in 0.5.17; kept by
   default after PR #37242). Applied from 0.4.7 when the backend is known to be aiter.
+- DeepSeek-style MLA with tensor parallelism: each rank holds the whole latent down-projections
+  (q_a_proj, kv_a_proj_with_mqa are ReplicatedLinear in models/deepseek_v2.py, 0.4.2 and 0.5.17
+  wheels) and the whole MoE router (MoEGate, a bf16 nn.Parameter, not sharded), where the even
+  split of the weights gives each rank 1/tp of them (`replicated_bytes`).
 - sliding-window layers are sized as full layers (SGLang's default pool).
 - "GB" in SGLang's logs is GiB (bytes >> 30).
 - SGLang starts whenever at least one token fits; requests longer than the pool are rejected.
@@ -31,6 +36,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+from kvplan.capacity import expert_quant
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes
@@ -42,6 +48,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.engines.vllm_nontorch import nvlink_module
 from kvplan.units import GIB, MIB
 
 # Newest release seen in public material: lmsysorg/sglang:v0.5.21 and sglang[all]==0.5.21 (a
@@ -51,6 +58,10 @@ DEFAULT_VERSION = "0.5.21"
 NEWEST_KNOWN = (0, 5, 21)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
+# Tensor parallelism on NVLink modules (SXM / HGX boards): fitted on log 03 (Qwen3-235B-A22B-FP8,
+# TP 4 on H100 SXM, fraction 0.93): 79.20 - (16.47 GiB pool + 55.31 GiB weights) / 0.93 = 2.02 GiB
+# before the weights; vLLM's own NVLink TP non-torch term, fitted on other logs (62, 75), is 2.08.
+STARTUP_TP_NVLINK = 2072 * MIB
 # What SGLang's "Load weight end ... mem usage" holds beyond the parameters (buffers created at
 # load, e.g. rotary caches and, with TP, communication workspaces), per GPU. Fitted on the
 # calibration logs' mem usage less the modelled weights: one GPU 16, 20, 22 (0.06, 0.14, 0.02
@@ -67,6 +78,28 @@ def aiter_derated(backend: str | None, context_tokens: int, version: str | None)
     """Whether SGLang scales mem_fraction_static by 0.85 (aiter backend, context > 8,192)."""
     return (backend == "aiter" and context_tokens > AITER_DERATE_ABOVE
             and (parse_version(version or DEFAULT_VERSION) or ()) >= AITER_DERATE_FROM)
+
+
+def replicated_bytes(req: SizeRequest) -> int:
+    """What each TP rank holds beyond the even split of the weights (MLA models; module docstring).
+
+    Per pipeline stage: (q_lora_rank + kv_lora_rank + qk_rope_head_dim) x hidden per layer at the
+    non-expert weight width, and experts x hidden per MoE layer in bf16 (the router), less the
+    1/(tp x pp) share of them the even split already booked.
+    """
+    m, tp, pp = req.model, req.tp, req.pp
+    mla = m.attention.mla
+    if tp <= 1 or mla is None:
+        return 0
+    bits = (m.weight_dtype if expert_quant.applies(m, req.effective_weight_dtype)
+            else req.effective_weight_dtype).bits
+    proj = m.hidden_size * ((mla.q_lora_rank or 0) + mla.kv_lora_rank + mla.qk_rope_head_dim)
+    proj *= m.num_layers
+    router = m.moe.num_experts * m.hidden_size * (m.num_layers - m.moe.first_dense_layers) if (
+        m.moe is not None) else 0
+    held = (proj * bits // 8 + router * 2) // pp
+    booked = (proj + router) * bits // 8 // (tp * pp)
+    return max(held - booked, 0)
 
 
 def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
@@ -126,8 +159,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
+    replicated = replicated_bytes(req) if m.weights_bytes is None else 0
     if m.weights_bytes is None:
-        weights += LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1
+        weights += (LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1) + replicated
     st = Steps()
     st.given("GPU memory", memory, "bytes", "device total")
     if m.free_before_load_bytes is not None:
@@ -143,15 +177,18 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
               "bytes", "free after weights + weights")
         startup = memory - st.int("free before weights")
     else:
-        startup = STARTUP_TP if req.tp > 1 else STARTUP_TP1
-        st.given("start-up use", startup, "bytes", "CUDA context + torch.distributed")
+        nvlink = req.tp > 1 and nvlink_module(req.gpu.label, req.gpu.device_names)
+        startup = STARTUP_TP_NVLINK if nvlink else STARTUP_TP if req.tp > 1 else STARTUP_TP1
+        st.given("start-up use", startup, "bytes", "CUDA context + torch.distributed" + (
+            " (NVLink: NCCL and custom all-reduce workspaces)" if nvlink else ""))
         st.op("free before weights", "sum", ["GPU memory", "-start-up use"], "bytes",
               "GPU memory - start-up use")
     st.given("weights", weights, "bytes",
              "measured (log)" if m.weights_bytes is not None else
              f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
              f"{req.gpus_per_replica} GPU(s) + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
-             " of load-time buffers")
+             " of load-time buffers" + (f" + {gib(replicated)} of MLA projections and router held "
+                                        "whole on every TP rank" if replicated else ""))
     if m.free_after_load_bytes is not None:
         st.given("free after weights", m.free_after_load_bytes, "bytes",
                  "measured (log: Load weight end. avail mem)")
