@@ -12,9 +12,10 @@ the logs in tests/assets/logs):
   (page size 1 by default, 64 with the trtllm_mha backend on Blackwell).
 - mem_fraction_static default (server_args.py, three generations; gpu_mem = nvidia-smi MiB):
   before 0.4.7: by tensor parallelism, 0.88 (tp 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16);
-  0.4.7-0.4.10: (gpu_mem - reserved) / gpu_mem, reserved (2.8 + tp*pp/10) GiB under 35 GiB,
-  (9.5 + tp*pp/2) under 90, (12 + tp*pp/2) under 160, else 32 GiB;
-  0.5 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
+  0.4.7-0.5.2: (gpu_mem - reserved) / gpu_mem, reserved (2.8 + tp*pp/10) GiB under 35 GiB,
+  (9.5 + tp*pp/2) under 90, (12 + tp*pp/2) under 160, else 32 GiB (read in the 0.5.0rc0 and
+  0.5.1 wheels' server_args.py; PR #10975, merged 2025-09-27, replaced it, so from 0.5.3);
+  0.5.3 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
   + tp*pp/8 x 1024 MiB (at least 10 GiB above 60 GiB), with chunked_prefill_size and
   cuda_graph_max_bs from the GPU's size. Give --memory-utilization to state it.
 - ROCm aiter attention backend: mem_fraction_static, stated or default, x 0.85 when the
@@ -70,6 +71,9 @@ LOAD_EXTRA_TP1 = 64 * MIB
 LOAD_EXTRA_TP = 290 * MIB
 # The aiter backend's long-context derate (see the module docstring): source-read, not fitted.
 AITER_DERATE = Fraction(85, 100)
+# The reserved-memory default (chunked prefill and CUDA-graph batch sizes) from sglang PR #10975
+# (merged 2025-09-27): the 0.5.0rc0 and 0.5.1 wheels still size the reserve by the GPU alone.
+RESERVED_FORMULA_FROM = (0, 5, 3)
 AITER_DERATE_ABOVE = 8192
 AITER_DERATE_FROM = (0, 4, 7)
 
@@ -107,8 +111,8 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
                      cuda_graph_max_bs: int | None = None) -> Fraction:
     """mem_fraction_static when not given, as that SGLang release computes it.
 
-    From 0.5 on, a stated --chunked-prefill-size / --cuda-graph-max-bs replaces the value the
-    GPU's size would pick in the reserved-memory formula.
+    From 0.5.3 on (sglang PR #10975), a stated --chunked-prefill-size / --cuda-graph-max-bs
+    replaces the value the GPU's size would pick in the reserved-memory formula.
     """
     ver = parse_version(version or DEFAULT_VERSION) or ()
     if ver < (0, 4, 7) or gpu_mem_mib is None:
@@ -118,7 +122,7 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
         return Fraction(88, 100)
     par = tp * pp
     g = gpu_mem_mib
-    if ver < (0, 5):
+    if ver < RESERVED_FORMULA_FROM:
         if g < 35 * 1024:
             reserved = (Fraction(28, 10) + Fraction(par, 10)) * 1024
         elif g < 90 * 1024:
@@ -253,12 +257,12 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                            f"SGLang uses mem_fraction_static {float(frac * AITER_DERATE):g} "
                            f"({float(frac):g} x 0.85)")
     if s.chunked_prefill_size or s.cuda_graph_max_bs:
-        moves = s.memory_fraction is None and (parse_version(version) or ()) >= (0, 5)
+        moves = s.memory_fraction is None and (parse_version(version) or ()) >= RESERVED_FORMULA_FROM
         assumptions.append(
             "--chunked-prefill-size / --cuda-graph-max-bs " + (
                 "enter the default mem_fraction_static's reserved memory" if moves else
                 "do not move the pool here (mem_fraction_static is stated, or SGLang before "
-                "0.5 derives it from TP and the GPU only)"))
+                "0.5.3 derives it from TP and the GPU only)"))
     preq = replace(req, block_size_tokens=page, allocation=Allocation.paged)
     held_back = st.int("held back")
     sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,

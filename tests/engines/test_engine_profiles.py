@@ -242,8 +242,12 @@ def test_sglang_default_fraction_generations():
     assert sglang.default_fraction(4, "0.4.3") == Fraction(85, 100)
     # NOTES Q6a: H100 (81,559 MiB) TP1 -> 0.874 (0.4.7-0.4.10) and 0.835 (0.5)
     assert sglang.default_fraction(1, "0.4.9", 81559) == Fraction(874, 1000)
-    assert sglang.default_fraction(1, "0.5.0", 81559) == Fraction(835, 1000)
-    assert sglang.default_fraction(8, "0.5.0", 143771) == Fraction(897, 1000)
+    assert sglang.default_fraction(1, "0.5.3", 81559) == Fraction(835, 1000)
+    assert sglang.default_fraction(8, "0.5.3", 143771) == Fraction(897, 1000)
+    # 0.5.0-0.5.2 still reserve by the GPU's size (0.5.0rc0 / 0.5.1 wheels; PR #10975 in 0.5.3):
+    # (81,559 - 10 x 1,024) / 81,559 = 0.8744; (143,771 - 16 x 1,024) / 143,771 = 0.8860
+    assert sglang.default_fraction(1, "0.5.1", 81559) == Fraction(874, 1000)
+    assert sglang.default_fraction(8, "0.5.0", 143771) == Fraction(886, 1000)
 
 
 def test_sglang_aiter_derates_the_fraction_above_8k_context():
