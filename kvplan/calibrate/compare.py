@@ -85,7 +85,8 @@ class RunReport:
     model_class: str = "unknown"  # dense | moe | mla | sliding | multimodal | unknown
 
 
-def _breakdown_checks(run: Run, engine: Engine, version: str) -> list[Check]:
+def _breakdown_checks(run: Run, engine: Engine, version: str,
+                      context: int | None = None) -> list[Check]:
     """Checks that need no model: the engine's formula on the printed memory terms."""
     v = run.values
     out: list[Check] = []
@@ -125,9 +126,14 @@ def _breakdown_checks(run: Run, engine: Engine, version: str) -> list[Check]:
         smi = _sglang_gpu_mib(run)
         frac = stated if stated is not None else float(sglang_profile.default_fraction(
             int(_num(run, "tp") or 1), version, int(smi) if smi else None))
-        pred = after - before * (1 - frac)
         note = "after - before x (1 - mem_fraction_static" + (
-            f" {frac:g} stated)" if stated is not None else f" {frac:g} default)")
+            f" {frac:g} stated" if stated is not None else f" {frac:g} default")
+        if context and sglang_profile.aiter_derated(run.settings.get("attention_backend"),
+                                                    context, version):
+            frac *= float(sglang_profile.AITER_DERATE)
+            note += " x 0.85: aiter backend above 8,192 tokens of context"
+        pred = after - before * (1 - frac)
+        note += ")"
         out.append(Check("breakdown", "KV memory", kv, pred, "GiB",
                          (HALF_CENT * 3) / kv * 100, BREAKDOWN_TARGET, note))
     elif engine is Engine.trtllm:
@@ -198,8 +204,10 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
         how = "stated" if run.version else "default"
     rep = RunReport(run.label, engine.value, f"{version} ({how})", None, None)
     rep.unparsed = run.unparsed
-    rep.checks += _breakdown_checks(run, engine, version)
     model, model_note = resolve_model(run, base)
+    length = _num(run, "max_model_len")
+    context = int(length) if length else (model.max_context_tokens if model else None)
+    rep.checks += _breakdown_checks(run, engine, version, context)
     rep.model = model.name if model else None
     rep.dense = (model.moe is None) if model else None
     if model is None:

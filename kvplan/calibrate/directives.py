@@ -14,7 +14,7 @@ __all__ = ["DIRECTIVE_KEYS", "directives"]
 
 _COUNT_KEYS = ("tp", "pp", "max_model_len", "max_num_batched_tokens", "max_num_seqs",
                "max_batch_size", "page_size", "nvidia_smi_mib", "max_tokens",
-               "trt_activation_bytes")
+               "trt_activation_bytes", "nodes")
 _SHARE_KEYS = ("free_gpu_memory_fraction", "mem_fraction_static", "gpu_memory_utilization")
 _GIB_KEYS = ("total_gib",)  # a GPU's total memory the source states in prose, not in a log line
 _BOOL_KEYS = ("enforce_eager", "graph_profiling")

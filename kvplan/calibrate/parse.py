@@ -282,10 +282,16 @@ def _s_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
                     ("cuda_graph_max_bs", r"cuda_graph_max_bs=(\d+)"),
                     ("max_running_requests", r"max_running_requests=(\d+)"),
                     ("max_tokens", r"max_total_tokens=(\d+)"),
-                    ("page_size", r"page_size=(\d+)")):
+                    ("page_size", r"page_size=(\d+)"),
+                    ("attention_backend", r"(?<![_a-z])attention_backend='(\w+)'")):
         found = re.search(rx, m[1])
         if found:
             r.settings.setdefault(key, found[1])
+
+
+@pattern("sglang", r"Attention backend not (?:specified|set)\. Use (\w+) backend by default")
+def _s_backend(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["attention_backend"] = m[1]
 
 
 @pattern("sglang", r"changing page_size from \w+ to (\d+)")

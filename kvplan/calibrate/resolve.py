@@ -153,6 +153,8 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         version=version,
         memory_fraction=Fraction(str(frac)) if frac is not None else None,
         enforce_eager=run.settings.get("enforce_eager", "False") == "True",
+        attention_backend=run.settings.get("attention_backend") if engine is Engine.sglang
+        else None,
         **fields,  # type: ignore[arg-type]
     )
 
@@ -182,10 +184,12 @@ def _request(run: Run, model: ModelSpec, gpu: HardwareSpec) -> SizeRequest:
         kd = DType.bf16
     if length > model.max_context_tokens:
         model = model.model_copy(update={"max_context_tokens": length})
+    nodes = _num(run, "nodes")
     return SizeRequest(
         model=model, gpu=gpu, context_tokens=length, kv_dtype=kd, weight_dtype=wd,
         block_size_tokens=int(_num(run, "block_size") or 16),
         tp=int(_num(run, "tp") or 1), pp=int(_num(run, "pp") or 1),
+        nodes=int(nodes) if nodes else None,
     )
 
 

@@ -95,7 +95,9 @@ class EngineSettings:
     speculative-decoding draft model's parameters, loaded beside the target), draft_model (its
     spec: weights and KV layers; sets draft_params), num_speculative_tokens.
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
-    max_running_requests. TensorRT-LLM: page_size_tokens (tokens_per_block),
+    max_running_requests, attention_backend (the resolved --attention-backend, where known: a
+    calibration log prints it; the aiter backend derates mem_fraction_static at long context).
+    TensorRT-LLM: page_size_tokens (tokens_per_block),
     max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
     (max_tokens_in_paged_kv_cache), trt_activation_bytes (a TensorRT engine's execution-context
     memory, trtllm-build's "Total Activation Memory"); max_seq_len is the request's context,
@@ -121,6 +123,7 @@ class EngineSettings:
     trt_activation_bytes: int | None = None  # TRT-LLM: the engine's execution-context memory
     draft_model: ModelSpec | None = None  # vLLM speculative decoding: the draft's spec
     num_speculative_tokens: int | None = None
+    attention_backend: str | None = None  # SGLang: the resolved --attention-backend, if known
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False
@@ -151,6 +154,8 @@ class EngineSettings:
             raise InputError(
                 f"memory fraction must be in (0, 1], got {float(self.memory_fraction):g}"
             )
+        if self.attention_backend is not None and self.engine.value != "sglang":
+            raise InputError(f"attention_backend applies only to sglang, not {self.engine.value}")
         for name, engines in ENGINE_ONLY.items():
             if getattr(self, name) is not None and self.engine.value not in engines:
                 raise InputError(

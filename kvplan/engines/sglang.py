@@ -4,18 +4,29 @@ Assumptions (sglang/srt/model_executor/model_runner.py profile_max_num_token, ch
 the logs in tests/assets/logs):
 - `total` is the memory free after the CUDA context and torch.distributed start ("Load weight
   begin. avail mem=..."), not the device total; kvplan models the start-up use as 0.4 GiB on one
-  GPU and 0.9 GiB with tensor parallelism (NCCL) unless a log gives it.
+  GPU and 0.9 GiB with tensor parallelism (NCCL), 2.02 GiB with tensor parallelism on NVLink
+  modules (SXM/HGX: NCCL and custom all-reduce workspaces), unless a log gives it.
 - rest = free after weights - total x (1 - mem_fraction_static);
   max_total_num_tokens = floor(rest / cell), cell = layers x KV heads per rank x head_dim x 2 x
   dtype bytes (MLA: kv_lora_rank + qk_rope_head_dim); then rounded down to whole pages
   (page size 1 by default, 64 with the trtllm_mha backend on Blackwell).
 - mem_fraction_static default (server_args.py, three generations; gpu_mem = nvidia-smi MiB):
   before 0.4.7: by tensor parallelism, 0.88 (tp 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16);
-  0.4.7-0.4.10: (gpu_mem - reserved) / gpu_mem, reserved (2.8 + tp*pp/10) GiB under 35 GiB,
-  (9.5 + tp*pp/2) under 90, (12 + tp*pp/2) under 160, else 32 GiB;
-  0.5 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
+  0.4.7-0.5.2: (gpu_mem - reserved) / gpu_mem, reserved (2.8 + tp*pp/10) GiB under 35 GiB,
+  (9.5 + tp*pp/2) under 90, (12 + tp*pp/2) under 160, else 32 GiB (read in the 0.5.0rc0 and
+  0.5.1 wheels' server_args.py; PR #10975, merged 2025-09-27, replaced it, so from 0.5.3);
+  0.5.3 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
   + tp*pp/8 x 1024 MiB (at least 10 GiB above 60 GiB), with chunked_prefill_size and
   cuda_graph_max_bs from the GPU's size. Give --memory-utilization to state it.
+- ROCm aiter attention backend: mem_fraction_static, stated or default, x 0.85 when the
+  served context is above 8,192 tokens (sglang PR #6564, merged 2025-05-24: model_runner.py
+  `if server_args.attention_backend == "aiter": if self.model_config.context_len > 8192:
+  self.mem_fraction_static *= 0.85` in the 0.5.1 wheel; server_args.py in 0.5.17; kept by
+  default after PR #37242). Applied from 0.4.7 when the backend is known to be aiter.
+- DeepSeek-style MLA with tensor parallelism: each rank holds the whole latent down-projections
+  (q_a_proj, kv_a_proj_with_mqa are ReplicatedLinear in models/deepseek_v2.py, 0.4.2 and 0.5.17
+  wheels) and the whole MoE router (MoEGate, a bf16 nn.Parameter, not sharded), where the even
+  split of the weights gives each rank 1/tp of them (`replicated_bytes`).
 - sliding-window layers are sized as full layers (SGLang's default pool).
 - "GB" in SGLang's logs is GiB (bytes >> 30).
 - SGLang starts whenever at least one token fits; requests longer than the pool are rejected.
@@ -26,6 +37,7 @@ from __future__ import annotations
 from dataclasses import replace
 from fractions import Fraction
 
+from kvplan.capacity import expert_quant
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes
@@ -37,6 +49,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.engines.vllm_nontorch import nvlink_module
 from kvplan.units import GIB, MIB
 
 # Newest release seen in public material: lmsysorg/sglang:v0.5.21 and sglang[all]==0.5.21 (a
@@ -46,12 +59,51 @@ DEFAULT_VERSION = "0.5.21"
 NEWEST_KNOWN = (0, 5, 21)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
+# Tensor parallelism on NVLink modules (SXM / HGX boards): fitted on log 03 (Qwen3-235B-A22B-FP8,
+# TP 4 on H100 SXM, fraction 0.93): 79.20 - (16.47 GiB pool + 55.31 GiB weights) / 0.93 = 2.02 GiB
+# before the weights; vLLM's own NVLink TP non-torch term, fitted on other logs (62, 75), is 2.08.
+STARTUP_TP_NVLINK = 2072 * MIB
 # What SGLang's "Load weight end ... mem usage" holds beyond the parameters (buffers created at
 # load, e.g. rotary caches and, with TP, communication workspaces), per GPU. Fitted on the
 # calibration logs' mem usage less the modelled weights: one GPU 16, 20, 22 (0.06, 0.14, 0.02
 # GiB: median), tensor parallel 14 (0.28 GiB).
 LOAD_EXTRA_TP1 = 64 * MIB
 LOAD_EXTRA_TP = 290 * MIB
+# The aiter backend's long-context derate (see the module docstring): source-read, not fitted.
+AITER_DERATE = Fraction(85, 100)
+# The reserved-memory default (chunked prefill and CUDA-graph batch sizes) from sglang PR #10975
+# (merged 2025-09-27): the 0.5.0rc0 and 0.5.1 wheels still size the reserve by the GPU alone.
+RESERVED_FORMULA_FROM = (0, 5, 3)
+AITER_DERATE_ABOVE = 8192
+AITER_DERATE_FROM = (0, 4, 7)
+
+
+def aiter_derated(backend: str | None, context_tokens: int, version: str | None) -> bool:
+    """Whether SGLang scales mem_fraction_static by 0.85 (aiter backend, context > 8,192)."""
+    return (backend == "aiter" and context_tokens > AITER_DERATE_ABOVE
+            and (parse_version(version or DEFAULT_VERSION) or ()) >= AITER_DERATE_FROM)
+
+
+def replicated_bytes(req: SizeRequest) -> int:
+    """What each TP rank holds beyond the even split of the weights (MLA models; module docstring).
+
+    Per pipeline stage: (q_lora_rank + kv_lora_rank + qk_rope_head_dim) x hidden per layer at the
+    non-expert weight width, and experts x hidden per MoE layer in bf16 (the router), less the
+    1/(tp x pp) share of them the even split already booked.
+    """
+    m, tp, pp = req.model, req.tp, req.pp
+    mla = m.attention.mla
+    if tp <= 1 or mla is None:
+        return 0
+    bits = (m.weight_dtype if expert_quant.applies(m, req.effective_weight_dtype)
+            else req.effective_weight_dtype).bits
+    proj = m.hidden_size * ((mla.q_lora_rank or 0) + mla.kv_lora_rank + mla.qk_rope_head_dim)
+    proj *= m.num_layers
+    router = m.moe.num_experts * m.hidden_size * (m.num_layers - m.moe.first_dense_layers) if (
+        m.moe is not None) else 0
+    held = (proj * bits // 8 + router * 2) // pp
+    booked = (proj + router) * bits // 8 // (tp * pp)
+    return max(held - booked, 0)
 
 
 def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
@@ -59,8 +111,8 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
                      cuda_graph_max_bs: int | None = None) -> Fraction:
     """mem_fraction_static when not given, as that SGLang release computes it.
 
-    From 0.5 on, a stated --chunked-prefill-size / --cuda-graph-max-bs replaces the value the
-    GPU's size would pick in the reserved-memory formula.
+    From 0.5.3 on (sglang PR #10975), a stated --chunked-prefill-size / --cuda-graph-max-bs
+    replaces the value the GPU's size would pick in the reserved-memory formula.
     """
     ver = parse_version(version or DEFAULT_VERSION) or ()
     if ver < (0, 4, 7) or gpu_mem_mib is None:
@@ -70,7 +122,7 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
         return Fraction(88, 100)
     par = tp * pp
     g = gpu_mem_mib
-    if ver < (0, 5):
+    if ver < RESERVED_FORMULA_FROM:
         if g < 35 * 1024:
             reserved = (Fraction(28, 10) + Fraction(par, 10)) * 1024
         elif g < 90 * 1024:
@@ -111,8 +163,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
+    replicated = replicated_bytes(req) if m.weights_bytes is None else 0
     if m.weights_bytes is None:
-        weights += LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1
+        weights += (LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1) + replicated
     st = Steps()
     st.given("GPU memory", memory, "bytes", "device total")
     if m.free_before_load_bytes is not None:
@@ -128,15 +181,18 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
               "bytes", "free after weights + weights")
         startup = memory - st.int("free before weights")
     else:
-        startup = STARTUP_TP if req.tp > 1 else STARTUP_TP1
-        st.given("start-up use", startup, "bytes", "CUDA context + torch.distributed")
+        nvlink = req.tp > 1 and nvlink_module(req.gpu.label, req.gpu.device_names)
+        startup = STARTUP_TP_NVLINK if nvlink else STARTUP_TP if req.tp > 1 else STARTUP_TP1
+        st.given("start-up use", startup, "bytes", "CUDA context + torch.distributed" + (
+            " (NVLink: NCCL and custom all-reduce workspaces)" if nvlink else ""))
         st.op("free before weights", "sum", ["GPU memory", "-start-up use"], "bytes",
               "GPU memory - start-up use")
     st.given("weights", weights, "bytes",
              "measured (log)" if m.weights_bytes is not None else
              f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
              f"{req.gpus_per_replica} GPU(s) + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
-             " of load-time buffers")
+             " of load-time buffers" + (f" + {gib(replicated)} of MLA projections and router held "
+                                        "whole on every TP rank" if replicated else ""))
     if m.free_after_load_bytes is not None:
         st.given("free after weights", m.free_after_load_bytes, "bytes",
                  "measured (log: Load weight end. avail mem)")
@@ -146,7 +202,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("mem_fraction_static", frac, "ratio",
              "flag" if s.memory_fraction is not None else
              f"SGLang {version} default for tp {req.tp} on {gpu_mem:,} MiB")
-    st.op("1 - mem_fraction_static", "sum", [1, "-mem_fraction_static"], "ratio", "1 - fraction")
+    derated = aiter_derated(s.attention_backend, req.context_tokens, version)
+    if derated:
+        st.op("mem_fraction_static (aiter)", "mul", ["mem_fraction_static", AITER_DERATE], "ratio",
+              f"x 0.85: aiter backend, context {req.context_tokens:,} > 8,192 (sglang PR #6564)")
+    st.op("1 - mem_fraction_static", "sum",
+          [1, "-mem_fraction_static (aiter)" if derated else "-mem_fraction_static"], "ratio",
+          "1 - fraction")
     st.op("held back", "mul", ["free before weights", "1 - mem_fraction_static"], "bytes",
           "floor(free before weights x (1 - mem_fraction_static))")
     rest = int(st.op("KV cache memory", "sum", ["free after weights", "-held back"], "bytes",
@@ -190,13 +252,17 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     if note:
         assumptions.append(note)
+    if derated:
+        assumptions.append(f"aiter attention backend at {req.context_tokens:,} tokens of context: "
+                           f"SGLang uses mem_fraction_static {float(frac * AITER_DERATE):g} "
+                           f"({float(frac):g} x 0.85)")
     if s.chunked_prefill_size or s.cuda_graph_max_bs:
-        moves = s.memory_fraction is None and (parse_version(version) or ()) >= (0, 5)
+        moves = s.memory_fraction is None and (parse_version(version) or ()) >= RESERVED_FORMULA_FROM
         assumptions.append(
             "--chunked-prefill-size / --cuda-graph-max-bs " + (
                 "enter the default mem_fraction_static's reserved memory" if moves else
                 "do not move the pool here (mem_fraction_static is stated, or SGLang before "
-                "0.5 derives it from TP and the GPU only)"))
+                "0.5.3 derives it from TP and the GPU only)"))
     preq = replace(req, block_size_tokens=page, allocation=Allocation.paged)
     held_back = st.int("held back")
     sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,

@@ -57,12 +57,13 @@ ANCHORS = [
     ("fail-weights-h200.yaml", "users_required", 64, "peak 64"),
     ("fail-weights-h200.yaml", "gpus_per_replica", 4, "TP 4"),
     # SGLang 0.4.1, Llama-3.1-70B, TP 4, fp8 cache, mem_fraction_static 0.85 on H200:
-    # free before weights 150,109,880,320 - 900 MiB = 149,166,161,920; weights 70,553,706,496 x 2
-    # / 4 = 35,276,853,248 + 290 MiB of load-time buffers with TP (issue #13: SGLang's "mem usage"
-    # at TP 4, log 14) = 35,580,940,288; free after 113,585,221,632; held back
-    # floor(149,166,161,920 x 0.15) = 22,374,924,288; rest 91,210,297,344; cell 80 x 2 x 2 x 128 x
-    # 1 B = 40,960; tokens 2,226,813; pool 2,226,813 x 40,960 = 91,210,260,480
-    ("sglang-pass.yaml", "kv_pool_bytes_per_gpu", 91_210_260_480, "2,226,813 tokens x 40,960 B"),
+    # free before weights 150,109,880,320 - 2,072 MiB (start-up use with TP on an NVLink module,
+    # fitted on log 03) = 147,937,230,848; weights 70,553,706,496 x 2 / 4 = 35,276,853,248 + 290 MiB
+    # of load-time buffers with TP (issue #13: SGLang's "mem usage" at TP 4, log 14) =
+    # 35,580,940,288; free after 112,356,290,560; held back floor(147,937,230,848 x 0.15) =
+    # 22,190,584,627; rest 90,165,705,933; cell 80 x 2 x 2 x 128 x 1 B = 40,960; tokens 2,201,311;
+    # pool 2,201,311 x 40,960 = 90,165,698,560
+    ("sglang-pass.yaml", "kv_pool_bytes_per_gpu", 90_165_698_560, "2,201,311 tokens x 40,960 B"),
     ("sglang-pass.yaml", "max_sequence_bytes_per_gpu", 1_342_177_280, "32,768 x 40,960"),
     ("sglang-pass.yaml", "users_required", 500, "ceil(400 x 1.25)"),
     ("sglang-pass.yaml", "gpus", 8, "2 replicas x TP 4"),

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from kvplan.calibrate.compare import calibrate_files
 from kvplan.calibrate.parse import parse_text
 from kvplan.calibrate.resolve import _settings, resolve_gpu
 from kvplan.engines import Engine
@@ -93,3 +94,20 @@ def test_no_memory_for_the_cache_blocks_is_a_refusal() -> None:
             "cache blocks. Try increasing `gpu_memory_utilization` when initializing the engine.\n")
     run = parse_text(text, Path("x.log")).runs[0]
     assert run.values["kv_gib"] == -0.7 and len(run.errors) == 1
+
+
+def test_a_nodes_directive_lets_tp_span_nodes(tmp_path: Path) -> None:
+    # log 172: DeepSeek-R1 at TP 16 over two nodes of 8 H20 (--nnodes 2); without the node count
+    # the request is refused (TP 16 spans more than one node of 8)
+    log = tmp_path / "x.log"
+    line = ("[2025-02-17 05:27:24 TP0] max_total_num_tokens=712400, chunked_prefill_size=8192, "
+            "max_prefill_tokens=16384, max_running_requests=50, context_len=163840\n")
+    log.write_text("# kvplan: spec=deepseek-r1 gpu=h20 tp=16 nodes=2 mem_fraction_static=0.93 "
+                   "version=0.4.3\n" + line)
+    rep = calibrate_files([log])[0]
+    assert any(c.basis == "shapes" and c.quantity == "KV tokens" for c in rep.checks)
+    log.write_text("# kvplan: spec=deepseek-r1 gpu=h20 tp=16 mem_fraction_static=0.93\n" + line)
+    assert any("spans more than one node" in n for n in calibrate_files([log])[0].notes)
+    log.write_text("# kvplan: nodes=0\n" + line)
+    with pytest.raises(InputError, match="positive whole number"):
+        calibrate_files([log])

@@ -82,11 +82,13 @@ def test_limit_mm_per_prompt_needs_a_multimodal_model() -> None:
 
 
 def test_sglang_chunked_prefill_enters_the_default_fraction() -> None:
-    # SGLang 0.5, H100 81,559 MiB, TP 1: reserved = 512 + 1.5 x chunk + 2 x 256 + 1/8 x 1024
+    # SGLang 0.5.3 on, H100 81,559 MiB, TP 1: reserved = 512 + 1.5 x chunk + 2 x 256 + 1/8 x 1024
     # chunk 8,192 (the GPU's default): 13,440 MiB -> (81,559 - 13,440) / 81,559 = 0.835
     # chunk 16,384: 25,728 MiB -> 55,831 / 81,559 = 0.685
-    assert float(default_fraction(1, "0.5.0", 81_559)) == 0.835
-    assert float(default_fraction(1, "0.5.0", 81_559, chunked_prefill_size=16_384)) == 0.685
+    assert float(default_fraction(1, "0.5.3", 81_559)) == 0.835
+    assert float(default_fraction(1, "0.5.3", 81_559, chunked_prefill_size=16_384)) == 0.685
+    # 0.5.0-0.5.2 reserve by the GPU's size only (sglang PR #10975 came in 0.5.3): 0.874
+    assert float(default_fraction(1, "0.5.2", 81_559, chunked_prefill_size=16_384)) == 0.874
     # before 0.5 the default is by TP only: 0.88
     assert float(default_fraction(1, "0.4.6", 81_559, chunked_prefill_size=16_384)) == 0.88
 
@@ -228,5 +230,5 @@ def test_sglang_default_is_the_newest_sourced_release() -> None:
     assert sglang.DEFAULT_VERSION == "0.5.21"
     res = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.6.1"))
     assert any("newer than the newest modelled release (0.5.21)" in a for a in res.assumptions)
-    same = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.5.0"))
+    same = run_engine(req(), EngineSettings(engine=Engine.sglang, version="0.5.3"))
     assert same.kv_cache_tokens == run_engine(req(), EngineSettings(engine=Engine.sglang)).kv_cache_tokens

@@ -133,7 +133,7 @@ def test_sglang_cuda_graph_max_bs_and_chunked_prefill_enter_the_default_fraction
     # SGLang 0.5 on an H100 (81,559 MiB, TP 1): reserved = 512 + 1.5 x chunk + 2 x graph bs +
     # 1/8 x 1,024 MiB. Defaults chunk 8,192, bs 256: 13,440 MiB -> 0.835.
     # --cuda-graph-max-bs 1024: 512 + 12,288 + 2,048 + 128 = 14,976 -> 66,583 / 81,559 = 0.816
-    assert float(default_fraction(1, "0.5.0", 81_559, cuda_graph_max_bs=1024)) == 0.816
+    assert float(default_fraction(1, "0.5.3", 81_559, cuda_graph_max_bs=1024)) == 0.816
     base = run_engine(req(), settings(name="sglang"))
     graphs = run_engine(req(), settings(name="sglang", cuda_graph_max_bs=1024))
     chunk = run_engine(req(), settings(name="sglang", max_num_batched_tokens=16_384))

@@ -133,7 +133,7 @@ def test_vllm_with_a_stated_kv_budget():
     (183_359, 1, "0.857"),
 ])
 def test_sglang_05_memory_tiers(gpu_mib: int, tp: int, fraction: str):
-    assert default_fraction(tp, "0.5.2", gpu_mib) == Fraction(fraction)
+    assert default_fraction(tp, "0.5.3", gpu_mib) == Fraction(fraction)
 
 
 @pytest.mark.parametrize(("gpu_mib", "fraction"), [
@@ -160,7 +160,7 @@ def test_sglang_profile_uses_the_gpus_nvidia_smi_memory():
     # H100 SXM: nvidia-smi 81,559 MiB -> 0.835 (the < 160 GiB tier above)
     req = SizeRequest(model=load_model("llama-3-8b"), gpu=load_hardware("h100"),
                       context_tokens=8192)
-    result = run_engine(req, EngineSettings(engine=Engine.sglang, version="0.5.2"))
+    result = run_engine(req, EngineSettings(engine=Engine.sglang, version="0.5.3"))
     assert _step(result, "mem_fraction_static") == Fraction("0.835")
 
 

@@ -61,10 +61,13 @@ def test_default_fraction_without_a_gpu_size_falls_back_to_the_tp_table():
 def test_default_fraction_047_to_0410(gpu_mib: int, tp: int, pp: int, fraction: Fraction):
     assert default_fraction(tp, "0.4.8", gpu_mib, pp) == fraction
     assert default_fraction(tp, "0.4.7", gpu_mib, pp) == fraction
+    # the 0.5.0rc0 and 0.5.1 wheels keep this rule; sglang PR #10975 replaced it from 0.5.3
+    assert default_fraction(tp, "0.5.1", gpu_mib, pp) == fraction
+    assert default_fraction(tp, "0.5.2", gpu_mib, pp) == fraction
 
 
 @pytest.mark.parametrize(("gpu_mib", "tp", "chunk", "graph_bs", "fraction"), [
-    # 0.5: reserved MiB = 512 + 1.5 x max(chunk, 2,048) + 2 x graph_bs + tp/8 x 1,024, at least
+    # 0.5.3 on: reserved MiB = 512 + 1.5 x max(chunk, 2,048) + 2 x graph_bs + tp/8 x 1,024, at least
     # 10 GiB above 60 GiB; chunk / graph_bs by the GPU's size unless stated.
     (15360, 1, None, None, Fraction(757, 1000)),  # < 20 GiB: 2,048 / 8: 512 + 3,072 + 16 + 128
     (20479, 1, None, None, Fraction(818, 1000)),  # = 3,728: (20,479 - 3,728) / 20,479 = 0.8180
@@ -93,7 +96,7 @@ def test_default_fraction_047_to_0410(gpu_mib: int, tp: int, pp: int, fraction: 
 def test_default_fraction_from_05(gpu_mib: int, tp: int, chunk: int | None,
                                   graph_bs: int | None, fraction: Fraction):
     assert default_fraction(tp, "0.5.21", gpu_mib, 1, chunk, graph_bs) == fraction
-    assert default_fraction(tp, "0.5.0", gpu_mib, 1, chunk, graph_bs) == fraction
+    assert default_fraction(tp, "0.5.3", gpu_mib, 1, chunk, graph_bs) == fraction
 
 
 def test_default_fraction_from_05_counts_pipeline_stages():
@@ -305,7 +308,7 @@ def test_max_total_tokens_and_max_running_requests_cap_the_pool_and_the_users():
     assert by_label["KV pool"].args == ("max_total_num_tokens (capped)", "cell size")
     assert r.assumptions[2:] == (
         "--chunked-prefill-size / --cuda-graph-max-bs do not move the pool here "
-        "(mem_fraction_static is stated, or SGLang before 0.5 derives it from TP and the GPU "
+        "(mem_fraction_static is stated, or SGLang before 0.5.3 derives it from TP and the GPU "
         "only)",
         "users capped at --max-running-requests 20",
     )
