@@ -198,7 +198,7 @@ def _log_counts() -> dict[str, str]:
 
     split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
     held = [e for e in split.values() if e.part.startswith("heldout")]
-    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine"}
+    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
