@@ -14,7 +14,7 @@ from kvplan.errors import InputError
 from kvplan.specs.hf_layers import ImportRefused, compress_pattern, positive_int, window_tokens
 from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
 from kvplan.specs.hf_mamba import mamba2_state
-from kvplan.specs.hf_quant import checkpoint_dtype
+from kvplan.specs.hf_quant import LINEAR_METHODS, checkpoint_dtype, linear_base_dtype
 from kvplan.specs.params import gated_delta_net_conv_dim, head_dim
 from kvplan.specs.params_remote import REMOTE_TYPES, remote_config
 from kvplan.specs.schema import MLA, Attention, LayerKind, LinearState
@@ -138,6 +138,8 @@ def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
             return DType.fp8
         if method == "compressed-tensors":  # routed experts only: kvplan.specs.hf_quant
             return checkpoint_dtype(cfg)
+        if method in LINEAR_METHODS:  # the linear layers: kvplan.specs.hf_quant.linear_quant
+            return linear_base_dtype(cfg, notes)
         if method == "mxfp4":
             notes.append(
                 "weights published in mxfp4 (quantization_config): charged as 4-bit; the bf16 "

@@ -25,7 +25,12 @@ from kvplan.specs.hf_config import (
 from kvplan.specs.hf_layers import ImportRefused, layer_kinds, moe_block, phi_note, positive_int
 from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
 from kvplan.specs.hf_mamba import granite_layer_kinds, granite_moe
-from kvplan.specs.hf_quant import with_compression_config, with_expert_quant, with_modelopt_file
+from kvplan.specs.hf_quant import (
+    linear_quant,
+    with_compression_config,
+    with_expert_quant,
+    with_modelopt_file,
+)
 from kvplan.specs.hf_source import read_source
 from kvplan.specs.mm_tokens import mm_tokens_per_item
 from kvplan.specs.params import UnsupportedArchitecture, count_params
@@ -67,8 +72,10 @@ def spec_from_config(
     attention = attention_block(cfg, model_type, kinds, notes)
     moe = granite_moe(cfg, notes) if hybrid else moe_block(cfg, model_type, notes)
     dtype = weight if weight is not None else weight_dtype(cfg, notes)
+    quant = None
     if weight is None:  # a stated --weight-dtype prices the whole model in it
         moe = with_expert_quant(cfg, moe, dtype, notes)
+        quant = linear_quant(cfg, model_type, positive_int(cfg, "num_hidden_layers"), notes)
     counted = count_params(cfg, model_type, config)
     item_tokens, item_how = mm_tokens_per_item(model_type, config)
     if counted.encoder is not None:
@@ -124,6 +131,7 @@ def spec_from_config(
         weight_dtype=dtype,
         attention=attention,
         moe=moe,
+        weight_quant=quant,
         notes="; ".join([*notes, *(extra_notes or [])]) or None,
     )
 
