@@ -1,5 +1,9 @@
-"""Weights of checkpoints whose routed experts are quantized apart from the rest (a spec's
-`moe.expert_quant`; Kimi-K2.5: int4 experts in groups of 32 with bf16 scales, bf16 elsewhere).
+"""Weights of checkpoints whose linear layers are quantized apart from the rest: the routed
+experts (a spec's `moe.expert_quant`, here) or every decoder linear layer in GPTQ/AWQ (a spec's
+`weight_quant`, kvplan.capacity.linear_quant); `applies` and `weights_bytes` price either.
+
+Quantized routed experts (`moe.expert_quant`; Kimi-K2.5: int4 experts in groups of 32 with
+bf16 scales, bf16 elsewhere).
 
 A quantized expert matrix is stored as packed values (int4: eight to an int32, i.e. 4 bits a
 weight) plus one scale per `group_size` weights along its input dimension; the scheme is
@@ -16,16 +20,18 @@ gives each GPU whole experts instead.
 
 from __future__ import annotations
 
+from kvplan.capacity import linear_quant
 from kvplan.capacity.parallel import expert_params
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import DType, ceil_div
 
 
 def applies(model: ModelSpec, dtype: DType) -> bool:
-    """The spec states quantized experts and the weights are priced as published (a
-    --weight-dtype other than the spec's prices the whole model in that dtype instead)."""
-    return (model.moe is not None and model.moe.expert_quant is not None
-            and dtype is model.weight_dtype)
+    """The spec states quantized experts or linear layers and the weights are priced as
+    published (a --weight-dtype other than the spec's prices the whole model in that dtype
+    instead)."""
+    experts = model.moe is not None and model.moe.expert_quant is not None
+    return (experts or model.weight_quant is not None) and dtype is model.weight_dtype
 
 
 def expert_bytes(model: ModelSpec) -> int:
@@ -48,6 +54,9 @@ def rest_bytes(model: ModelSpec) -> int:
 
 def weights_bytes(model: ModelSpec, tp: int, pp: int, ep: int | None = None) -> int:
     """Per-GPU bytes: the experts over tp x pp GPUs (or whole experts over ep x pp where expert
-    parallelism reaches beyond tp), the rest over tp x pp."""
+    parallelism reaches beyond tp), the rest over tp x pp; a GPTQ/AWQ spec as
+    kvplan.capacity.linear_quant lays it out."""
+    if model.weight_quant is not None:
+        return linear_quant.weights_bytes(model, tp, pp)
     shards = (ep if ep is not None and ep > tp else tp) * pp
     return ceil_div(expert_bytes(model), shards) + ceil_div(rest_bytes(model), tp * pp)

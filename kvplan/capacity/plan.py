@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
-from kvplan.capacity import expert_quant
+from kvplan.capacity import expert_quant, linear_quant
 from kvplan.capacity.kv import (
     DEFAULT_BLOCK_TOKENS,
     DEFAULT_INT4_GROUP,
@@ -175,8 +175,8 @@ class SizeResult:
 
 def weights_bytes_per_gpu(model: ModelSpec, dtype: DType, gpus: int) -> int:
     """Parameters x weight bytes, split evenly over the GPUs of a replica (rounded up); a spec
-    with quantized routed experts (moe.expert_quant) is priced as kvplan.capacity.expert_quant
-    lays it out."""
+    with quantized routed experts (moe.expert_quant) or GPTQ/AWQ linear layers (weight_quant)
+    is priced as kvplan.capacity.expert_quant lays it out."""
     if expert_quant.applies(model, dtype):
         return expert_quant.weights_bytes(model, gpus, 1)
     return ceil_div(model.params_total * dtype.bits, 8 * gpus)
@@ -221,7 +221,11 @@ def _assumptions(req: SizeRequest) -> tuple[str, ...]:
         f"weights in {req.effective_weight_dtype.value}, split over {req.gpus_per_replica} GPU(s)",
     ]
     quant = req.model.moe.expert_quant if req.model.moe is not None else None
-    if quant is not None and expert_quant.applies(req.model, req.effective_weight_dtype):
+    if req.model.weight_quant is not None and expert_quant.applies(
+            req.model, req.effective_weight_dtype):
+        notes[1] = (f"{linear_quant.describe(req.model)}, split over {req.gpus_per_replica} "
+                    "GPU(s)")
+    elif quant is not None and expert_quant.applies(req.model, req.effective_weight_dtype):
         notes[1] = (f"weights in {req.effective_weight_dtype.value} but the routed experts in "
                     f"{quant.weight_dtype.value}, one {quant.scale_dtype.value} scale per "
                     f"{quant.group_size}, split over {req.gpus_per_replica} GPU(s)")
@@ -273,6 +277,8 @@ def size(req: SizeRequest) -> SizeResult:
     precision = Precision(req.kv_dtype, req.kv_group_size)
     stages = stage_caches(model, precision, req.tp, req.pp)
     if expert_quant.applies(model, req.effective_weight_dtype):
+        if model.weight_quant is not None:
+            linear_quant.check_split(model, req.tp)
         weights = expert_quant.weights_bytes(model, req.tp, req.pp, req.ep)
     else:
         weights = weights_bytes_per_gpu(model, req.effective_weight_dtype, req.gpus_per_replica)

@@ -52,6 +52,8 @@ def _type_words(annotation: Any) -> str:
     if typing.get_origin(annotation) is list:
         (item,) = typing.get_args(annotation)
         return f"list of {_type_words(item)}"
+    if typing.get_origin(annotation) is typing.Literal:
+        return "one of " + ", ".join(f"`{v}`" for v in typing.get_args(annotation))
     if isinstance(annotation, type) and issubclass(annotation, Enum):
         return "one of " + ", ".join(f"`{m.value}`" for m in annotation)
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
@@ -99,10 +101,12 @@ def schema_tables() -> dict[str, str]:
         ModelAlias,
         ModelSpec,
         MoE,
+        WeightQuant,
     )
 
     models: dict[str, type[BaseModel]] = {
         "model": ModelSpec, "attention": Attention, "mla": MLA, "linear": LinearState,
-        "mamba2": Mamba2State, "moe": MoE, "alias": ModelAlias, "hardware": HardwareSpec,
+        "mamba2": Mamba2State, "moe": MoE, "weight_quant": WeightQuant, "alias": ModelAlias,
+        "hardware": HardwareSpec,
     }
     return {name: schema_table(model) for name, model in models.items()}

@@ -19,7 +19,7 @@ from typing import Any
 
 from kvplan.errors import InputError
 from kvplan.specs.hf_layers import ImportRefused
-from kvplan.specs.schema import ExpertQuant, MoE
+from kvplan.specs.schema import ExpertQuant, MoE, WeightQuant
 from kvplan.units import DType, parse_dtype
 
 # The ignore list that leaves exactly the routed experts quantized (a DeepSeek-V3-style stack).
@@ -137,3 +137,116 @@ def checkpoint_dtype(cfg: Mapping[str, Any]) -> DType:
         return parse_dtype(value)
     except (InputError, ValueError):
         raise _refuse(f"torch_dtype {value!r} is not a known dtype") from None
+
+
+# ------------------------------------------------ GPTQ and AWQ: every decoder linear layer
+
+# Dense model types whose decoder layers are attention (q/k/v/o) + a gated MLP (gate/up/down),
+# the layout kvplan.capacity.linear_quant prices; vLLM names the fused layers below.
+LINEAR_QUANT_TYPES = ("gemma", "gemma2", "gemma3_text", "granite", "internlm2", "llama",
+                      "mistral", "phi3", "qwen2", "qwen3")
+_VLLM_PREFIXES = ("self_attn.qkv_proj", "self_attn.o_proj", "mlp.gate_up_proj", "mlp.down_proj")
+LINEAR_METHODS = ("gptq", "awq")
+
+
+def _linear_refuse(method: str, what: str) -> ImportRefused:
+    return ImportRefused(f"{method} quantization_config: {what}; kvplan prices {method} "
+                         "checkpoints whose every decoder linear layer is quantized (int4"
+                         f"{' or int8' if method == 'gptq' else ''}, groups of a positive size)")
+
+
+def _key(quant: Mapping[str, Any], *names: str) -> Any:
+    """The first key present, as vLLM's `get_from_keys` reads them."""
+    return next((quant[name] for name in names if name in quant), None)
+
+
+def linear_base_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
+    """The dtype GPTQ/AWQ checkpoints' unquantized tensors are loaded in: vLLM's gptq and awq
+    methods run in half (`get_supported_act_dtypes`: [torch.half]); a float32 torch_dtype is
+    downcast, so it is priced at 16 bits too."""
+    base = checkpoint_dtype(cfg)
+    if base.bits > 16:
+        notes.append(f"torch_dtype {base.value}: vLLM loads GPTQ/AWQ checkpoints in half, so the "
+                     "unquantized tensors are priced as fp16")
+        return DType.fp16
+    if base.bits < 16:
+        raise ImportRefused(f"torch_dtype {base.value} is not a dtype GPTQ/AWQ checkpoints keep "
+                            "their unquantized tensors in")
+    return base
+
+
+def linear_quant(cfg: Mapping[str, Any], model_type: str, num_layers: int,
+                 notes: list[str]) -> WeightQuant | None:
+    """The WeightQuant a gptq or awq quantization_config states (vLLM 0.11.0's GPTQConfig and
+    AWQConfig `from_config` keys), or None for any other config; ImportRefused for a layout
+    kvplan does not price."""
+    quant = cfg.get("quantization_config")
+    if not isinstance(quant, Mapping):
+        return None
+    method = str(quant.get("quant_method", "")).lower()
+    if method not in LINEAR_METHODS:
+        return None
+    if model_type not in LINEAR_QUANT_TYPES:
+        raise _linear_refuse(method, f"model_type {model_type!r} is not one kvplan lays out as "
+                             f"attention + gated MLP ({', '.join(LINEAR_QUANT_TYPES)})")
+    bits = _key(quant, "bits", "w_bit")
+    if bits not in ((4, 8) if method == "gptq" else (4,)) or isinstance(bits, bool):
+        raise _linear_refuse(method, f"bits {bits!r}")
+    group = _key(quant, "group_size", "q_group_size")
+    if not isinstance(group, int) or isinstance(group, bool) or group <= 0:
+        raise _linear_refuse(method, f"group_size {group!r} (-1, one group per row, is not "
+                             "modelled)")
+    act_order = False
+    if method == "gptq":
+        act_order = _gptq_checks(quant)
+        zeros = f"sym {quant.get('sym')!r}; qzeros registered either way"
+    else:
+        _awq_checks(quant, num_layers)
+        zeros = "zero_point true"
+    dtype = DType.int4 if bits == 4 else DType.int8
+    notes.append(
+        f"every decoder linear layer published in {method} {dtype.value} (quantization_config: "
+        f"groups of {group}{', desc_act' if act_order else ''}, {zeros}); priced as vLLM's "
+        f"{method}.py create_weights registers them: packed qweight and qzeros, fp16 scales"
+        f"{', an int32 g_idx per input row' if method == 'gptq' else ''}; embeddings, LM head "
+        "and norms unquantized")
+    return WeightQuant(method=method, weight_dtype=dtype, group_size=group,
+                       scale_dtype=DType.fp16, act_order=act_order)
+
+
+def _gptq_checks(quant: Mapping[str, Any]) -> bool:
+    """Refuse GPTQ variants stored otherwise; return desc_act."""
+    if quant.get("lm_head") not in (None, False):
+        raise _linear_refuse("gptq", "lm_head is quantized too")
+    if quant.get("dynamic") not in (None, {}):
+        raise _linear_refuse("gptq", "dynamic per-module overrides are set")
+    if quant.get("is_marlin_format") not in (None, False):
+        raise _linear_refuse("gptq", "is_marlin_format is set (Marlin-packed tensors)")
+    if quant.get("checkpoint_format") not in (None, "gptq"):
+        raise _linear_refuse("gptq", f"checkpoint_format {quant.get('checkpoint_format')!r}")
+    if quant.get("modules_in_block_to_quantize") is not None:
+        raise _linear_refuse("gptq", "modules_in_block_to_quantize leaves some layers unquantized")
+    desc_act = quant.get("desc_act", False)
+    if not isinstance(desc_act, bool):
+        raise _linear_refuse("gptq", f"desc_act {desc_act!r} is not true or false")
+    return desc_act
+
+
+def _awq_checks(quant: Mapping[str, Any], num_layers: int) -> None:
+    """Refuse AWQ variants stored otherwise (vLLM's awq method reads GEMM packing)."""
+    if quant.get("zero_point") is not True:
+        raise _linear_refuse("awq", f"zero_point {quant.get('zero_point')!r}")
+    version = str(quant.get("version", "gemm")).lower()
+    if version != "gemm":
+        raise _linear_refuse("awq", f"version {version!r} (only GEMM packing is modelled)")
+    skipped = quant.get("modules_to_not_convert") or []
+    if not isinstance(skipped, list) or not all(isinstance(m, str) for m in skipped):
+        raise _linear_refuse("awq", f"modules_to_not_convert {skipped!r} is not a list of names")
+    # vLLM's is_layer_skipped_awq: a module is left unquantized when a listed name is a
+    # substring of its prefix; names that hit no decoder linear layer (lm_head, visual) change
+    # nothing priced here
+    prefixes = [f"model.layers.{i}.{name}" for i in range(num_layers) for name in _VLLM_PREFIXES]
+    for name in skipped:
+        hit = next((p for p in prefixes if name in p), None)
+        if hit is not None:
+            raise _linear_refuse("awq", f"modules_to_not_convert {name!r} leaves {hit} unquantized")

@@ -121,6 +121,25 @@ class ExpertQuant(Plain):
         scale_dtype: DType
 
 
+class WeightQuant(Plain):
+    """Which linear layers a checkpoint stores quantized, in which scheme (GPTQ, AWQ): every
+    decoder layer's attention projections (q, k, v, o) and gated MLP (gate, up, down) as packed
+    `weight_dtype` values with one `scale_dtype` scale and one packed zero point per
+    `group_size` inputs and output; GPTQ adds an int32 group index per input row (kvplan.capacity
+    .linear_quant). Embeddings, LM head, norms and biases stay in the spec's `weight_dtype`."""
+
+    _VALIDATORS = _V
+    _FIELDS = {"method": REQUIRED, "weight_dtype": REQUIRED, "group_size": REQUIRED,
+               "scale_dtype": REQUIRED, "act_order": False}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        method: str
+        weight_dtype: DType
+        group_size: int
+        scale_dtype: DType
+        act_order: bool
+
+
 class MoE(Plain):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
@@ -161,7 +180,8 @@ class ModelSpec(Plain):
                "mm_tokens_per_item": None, "num_layers": REQUIRED, "hidden_size": REQUIRED,
                "num_attention_heads": REQUIRED, "intermediate_size": None,
                "vocab_size": REQUIRED, "max_context_tokens": REQUIRED,
-               "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None, "notes": None}
+               "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None,
+               "weight_quant": None, "notes": None}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         name: str
@@ -183,6 +203,7 @@ class ModelSpec(Plain):
         weight_dtype: DType
         attention: Attention
         moe: MoE | None
+        weight_quant: WeightQuant | None
         notes: str | None
 
     def layer_kinds(self) -> list[LayerKind]:
@@ -243,5 +264,5 @@ class HardwareSpec(Plain):
         source: str
 
 
-SPEC_CLASSES: tuple[type[Plain], ...] = (MLA, Mamba2State, LinearState, Attention, ExpertQuant, MoE,
-                                          ModelAlias, ModelSpec, HardwareSpec)
+SPEC_CLASSES: tuple[type[Plain], ...] = (MLA, Mamba2State, LinearState, Attention, ExpertQuant,
+                                          WeightQuant, MoE, ModelAlias, ModelSpec, HardwareSpec)

@@ -6,7 +6,7 @@ the field descriptions the docs print (kvplan.render.schema_doc)."""
 
 # No `from __future__ import annotations`: pydantic would evaluate every string annotation again
 # when each class is made, a third of this module's import time (paid when a file needs pydantic).
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -142,6 +142,39 @@ class ExpertQuant(Strict):
         return self
 
 
+class WeightQuant(Strict):
+    """Which linear layers are stored quantized, in which scheme (GPTQ or AWQ)."""
+
+    method: Literal["gptq", "awq"] = Field(
+        description="the checkpoint's quant_method: gptq (packed along the input, an int32 "
+        "g_idx per input row) or awq (packed along the output)")
+    weight_dtype: DType = Field(description="the packed values: int4 (eight to an int32) or "
+                                "int8 (four; gptq only)")
+    group_size: Width = Field(description="input rows per scale and zero point")
+    scale_dtype: DType = Field(description="one scale per group and output (fp16: vLLM "
+                               "registers the scales in the activation dtype, half)")
+    act_order: bool = Field(default=False, strict=True, description="gptq desc_act: the "
+                            "row-parallel layers keep every group's scales and zeros on each "
+                            "TP rank")
+
+    @field_validator("weight_dtype", "scale_dtype", mode="before")
+    @classmethod
+    def _dtype(cls, v: object) -> object:
+        return parse_dtype(v) if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _known(self) -> "WeightQuant":
+        allowed = (DType.int4,) if self.method == "awq" else (DType.int4, DType.int8)
+        if self.weight_dtype not in allowed:
+            raise ValueError(f"weight_quant.weight_dtype: {self.method} stores "
+                             f"{' or '.join(d.value for d in allowed)}, not {self.weight_dtype.value}")
+        if self.scale_dtype.bits < 8:
+            raise ValueError("weight_quant.scale_dtype must be 8 bits or more")
+        if self.act_order and self.method != "gptq":
+            raise ValueError("weight_quant.act_order is a gptq setting (desc_act)")
+        return self
+
+
 class MoE(Strict):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
@@ -202,6 +235,9 @@ class ModelSpec(Strict):
     weight_dtype: DType = Field(description="dtype the weights are published in")
     attention: Attention = Field(description="the attention block below")
     moe: MoE | None = Field(default=None, description="set for mixture-of-experts models")
+    weight_quant: WeightQuant | None = Field(
+        default=None, description="the decoder's linear layers stored quantized (GPTQ/AWQ "
+        "quantization_config); unset: weight_dtype throughout")
     notes: str | None = Field(default=None, description="traps and choices, in words")
 
     @field_validator("weight_dtype", mode="before")
@@ -236,7 +272,36 @@ class ModelSpec(Strict):
                                  f"hidden_size {self.hidden_size} and moe_intermediate_size {inter}")
             if quant.weight_dtype.bits >= self.weight_dtype.bits:
                 raise ValueError("moe.expert_quant.weight_dtype is not narrower than weight_dtype")
+        if self.weight_quant is not None:
+            self._linear_quant_fits(self.weight_quant)
         return self
+
+    def _linear_quant_fits(self, quant: WeightQuant) -> None:
+        """The layout kvplan.capacity.linear_quant prices: dense GQA/MHA layers with a gated MLP,
+        every input width a whole number of groups, every output a whole number of int32s."""
+        if self.moe is not None or self.attention.mla is not None:
+            raise ValueError("weight_quant is modelled for dense models without latent "
+                             "attention (set moe.expert_quant for quantized routed experts)")
+        if LayerKind.linear in self.attention.layer_pattern:
+            raise ValueError("weight_quant is not modelled for linear-attention layers")
+        if self.intermediate_size is None:
+            raise ValueError("weight_quant needs intermediate_size (the gated MLP's width)")
+        if quant.weight_dtype.bits >= self.weight_dtype.bits:
+            raise ValueError("weight_quant.weight_dtype is not narrower than weight_dtype")
+        att = self.attention
+        q_width = self.num_attention_heads * att.head_dim
+        for what, width in (("hidden_size", self.hidden_size), ("intermediate_size",
+                            self.intermediate_size), ("heads x head_dim", q_width)):
+            if width % quant.group_size:
+                raise ValueError(f"weight_quant.group_size {quant.group_size} must divide "
+                                 f"{what} {width}")
+        pack = 32 // quant.weight_dtype.bits
+        qkv = q_width + 2 * att.num_kv_heads * att.head_dim
+        for what, width in (("hidden_size", self.hidden_size), ("intermediate_size",
+                            self.intermediate_size), ("the q/k/v outputs", qkv)):
+            if width % pack:
+                raise ValueError(f"weight_quant: {what} {width} is not a whole number of int32s "
+                                 f"({pack} values each)")
 
 
 class HardwareSpec(Strict):

@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from kvplan.errors import InputError
 from kvplan.specs import load_model
-from kvplan.specs.hf_import import compress_pattern, import_model, spec_yaml
+from kvplan.specs.hf_import import import_model, spec_yaml
+from kvplan.specs.hf_layers import compress_pattern
 from kvplan.specs.schema import LayerKind
 from kvplan.units import DType
 from tests.catalog.catalog_sources import OFFICIAL

@@ -1,11 +1,12 @@
 """The quantization schemes of the third-party re-exports that tests/assets/model_ids/ids.tsv
-refuses: the importer (the hub path those ids would take) prices none of them yet, and says so.
+refuses, and the two the importer now prices exactly (GPTQ, AWQ: `weight_quant`).
 
 Each fragment in tests/assets/hf_configs/quantization/ is the `quantization_config` (or
 `compression_config`) block of a public config.json, copied as read (sources in
 tests/assets/hf_configs/SOURCES.md, "The eighth pass"); it is set on the shipped fixture whose
-shapes that config.json prints. When one of these schemes is priced exactly, its test here
-fails, and the ids.tsv rows that cite it are to be looked at again.
+shapes that config.json prints. CASES are refused with their reason; PRICED are imported and
+their weights derived by hand below (kvplan.capacity.linear_quant, as vLLM 0.11.0's gptq.py and
+awq.py `create_weights` register the tensors).
 """
 
 from __future__ import annotations
@@ -31,11 +32,6 @@ FRAGMENTS = CONFIGS / "quantization"
 
 # fragment -> (the shipped fixture with the shapes its config.json prints, the refusal)
 CASES = {
-    # transformers' re-save of hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 (ids.tsv)
-    "patronusai--llama-3.1-70b-instruct-awq-int4": (
-        "llama-3.1-70b", "quantization_config quant_method 'awq' is not handled"),
-    # AutoRound's GPTQ export, the format of kaitchup/Phi-4-AutoRound-GPTQ-4bit (ids.tsv)
-    "intel--gemma-2b-int4-inc": ("gemma-2b", "quantization_config quant_method 'gptq' is not handled"),
     # unsloth's own bnb-4bit export: nf4, double-quantized absmax (unsloth/*-bnb-4bit in ids.tsv)
     "unsloth--deepseek-r1-distill-llama-70b-bnb-4bit": (
         "llama-3.3-70b", "quantization_config quant_method 'bitsandbytes' is not handled"),
@@ -46,15 +42,24 @@ CASES = {
 }
 
 
+# fragment -> the shipped fixture with the shapes its config.json prints (priced exactly)
+PRICED = {
+    # transformers' re-save of hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4 (ids.tsv)
+    "patronusai--llama-3.1-70b-instruct-awq-int4": "llama-3.1-70b",
+    # AutoRound's GPTQ export, the format of kaitchup/Phi-4-AutoRound-GPTQ-4bit (ids.tsv)
+    "intel--gemma-2b-int4-inc": "gemma-2b",
+}
+
+
 def _config(fragment: str) -> dict[str, Any]:
-    base, _ = CASES[fragment]
+    base = PRICED[fragment] if fragment in PRICED else CASES[fragment][0]
     cfg = json.loads((CONFIGS / f"{base}.json").read_text())
     cfg.update(json.loads((FRAGMENTS / f"{fragment}.json").read_text()))
     return cfg
 
 
 def test_every_fragment_is_a_case():
-    assert {p.stem for p in FRAGMENTS.glob("*.json")} == set(CASES)
+    assert {p.stem for p in FRAGMENTS.glob("*.json")} == set(CASES) | set(PRICED)
 
 
 @pytest.mark.parametrize("fragment", sorted(CASES))
@@ -67,10 +72,10 @@ def test_scheme_is_refused_with_its_reason(tmp_path: Path, fragment: str):
 
 def test_refusal_is_one_line_exit_2(tmp_path: Path, runner):
     path = tmp_path / "config.json"
-    path.write_text(json.dumps(_config("patronusai--llama-3.1-70b-instruct-awq-int4")))
+    path.write_text(json.dumps(_config("unsloth--deepseek-r1-distill-llama-70b-bnb-4bit")))
     result = invoke(runner, "import", str(path))
     assert result.exit_code == 2
-    assert "'awq' is not handled" in result.output and "Traceback" not in result.output
+    assert "'bitsandbytes' is not handled" in result.output and "Traceback" not in result.output
 
 
 def test_compression_config_is_read_not_ignored():

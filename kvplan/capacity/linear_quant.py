@@ -1,0 +1,148 @@
+"""Weights of GPTQ and AWQ checkpoints (a spec's `weight_quant`): the decoder's linear layers
+stored as packed integers with group scales and zero points, everything else 16-bit.
+
+Laid out as vLLM's own loaders register them (vllm 0.11.0,
+vllm/model_executor/layers/quantization/gptq.py and awq.py, `create_weights`), per linear
+layer of K inputs and N outputs on one tensor-parallel rank:
+
+    qweight  int32, K x N x bits / 32 of them (gptq packs along K, awq along N): bits/8 B a weight
+    qzeros   int32, (K / group) x (N x bits / 32): one packed zero point per group and output
+    scales   params_dtype (half), (K / group) x N: one per group and output
+    g_idx    int32, one per input row (gptq only; awq registers none)
+
+Both register qzeros whatever the checkpoint's `sym`/`zero_point` says. vLLM fuses q/k/v into
+one column-parallel `qkv_proj` and gate/up into `gate_up_proj` (N split over TP, K whole, so
+g_idx is whole on each rank), while `o_proj` and `down_proj` are row-parallel (K split: g_idx
+and, without act order, the scales and zeros split with it; GPTQ with desc_act keeps every
+group's scales and zeros on each rank). The Marlin kernels vLLM prefers on Ampere and later
+(gptq_marlin, awq_marlin) repack the same tensors after loading and empty g_idx (no act order)
+and, for symmetric GPTQ, qzeros: a few MB less than counted here; not modelled.
+Embeddings, LM head, norms, biases and anything else are the spec's `weight_dtype`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kvplan.capacity.kv import kv_heads_per_gpu
+from kvplan.errors import InputError
+from kvplan.specs.schema import ModelSpec, WeightQuant
+from kvplan.units import ceil_div
+
+G_IDX_BYTES = 4  # int32
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Bytes of one replica's quantized layers at TP 1, by tensor, and the rest."""
+
+    qweight: int
+    scales: int
+    qzeros: int
+    g_idx: int
+    rest: int
+
+    @property
+    def quantized(self) -> int:
+        return self.qweight + self.scales + self.qzeros + self.g_idx
+
+
+def _quant(model: ModelSpec) -> WeightQuant:
+    assert model.weight_quant is not None
+    return model.weight_quant
+
+
+def _widths(model: ModelSpec, tp: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(K, N) on one rank of the column-parallel layers (qkv_proj, gate_up_proj) and the
+    row-parallel ones (o_proj, down_proj), as vLLM shards them."""
+    att, hidden = model.attention, model.hidden_size
+    inter = model.intermediate_size
+    assert inter is not None  # the validator requires it
+    heads = ceil_div(model.num_attention_heads, tp)
+    kv = kv_heads_per_gpu(att.num_kv_heads, tp)
+    qkv = heads * att.head_dim + kv * att.head_dim + kv * att.value_head_dim
+    column = [(hidden, qkv), (hidden, ceil_div(2 * inter, tp))]
+    row = [(ceil_div(model.num_attention_heads * att.value_head_dim, tp), hidden),
+           (ceil_div(inter, tp), hidden)]
+    return column, row
+
+
+def quantized_params(model: ModelSpec) -> int:
+    """Weights of every quantized linear layer (K x N summed, all layers, TP 1)."""
+    column, row = _widths(model, 1)
+    return model.num_layers * sum(k * n for k, n in column + row)
+
+
+def _rank_layout(model: ModelSpec, tp: int) -> tuple[int, int, int, int]:
+    """qweight, scales, qzeros, g_idx bytes of all layers on one TP rank (pp 1)."""
+    quant = _quant(model)
+    bits, group, scale_bits = quant.weight_dtype.bits, quant.group_size, quant.scale_dtype.bits
+    column, row = _widths(model, tp)
+    full_rows = model.num_attention_heads * model.attention.value_head_dim, model.intermediate_size
+    qweight = scales = zeros = g_idx = 0
+    for k, n in column:
+        qweight += k * n * bits // 8
+        scales += ceil_div(k, group) * n * scale_bits // 8
+        zeros += ceil_div(k, group) * ceil_div(n * bits, 32) * 4
+        g_idx += k * G_IDX_BYTES
+    for (k, n), whole in zip(row, full_rows, strict=True):
+        assert whole is not None
+        groups = ceil_div(whole if quant.act_order else k, group)
+        qweight += k * n * bits // 8
+        scales += groups * n * scale_bits // 8
+        zeros += groups * ceil_div(n * bits, 32) * 4
+        g_idx += k * G_IDX_BYTES
+    if quant.method != "gptq":
+        g_idx = 0
+    layers = model.num_layers
+    return qweight * layers, scales * layers, zeros * layers, g_idx * layers
+
+
+def layout(model: ModelSpec) -> Layout:
+    """The whole replica's bytes at TP 1 (what the checkpoint's quantized tensors hold, as vLLM
+    registers them: q/k/v and gate/up fused)."""
+    qweight, scales, zeros, g_idx = _rank_layout(model, 1)
+    rest = (model.params_total - quantized_params(model)) * model.weight_dtype.bits // 8
+    return Layout(qweight, scales, zeros, g_idx, rest)
+
+
+def check_split(model: ModelSpec, tp: int) -> None:
+    """vLLM's create_weights refuses a TP size that leaves a rank part of a group or of an
+    int32 ("The input size is not aligned with the quantized weight shape. This can be caused
+    by too large tensor parallel size."): so does kvplan."""
+    quant = _quant(model)
+    pack = 32 // quant.weight_dtype.bits
+    inter = model.intermediate_size
+    assert inter is not None
+    heads = model.num_attention_heads
+    parts = {
+        "num_attention_heads": (heads, 1),
+        "intermediate_size (gate_up_proj outputs)": (2 * inter, pack),
+        "intermediate_size (down_proj inputs)": (inter, quant.group_size),
+        "heads x head_dim (o_proj inputs)": (heads * model.attention.value_head_dim,
+                                             quant.group_size),
+    }
+    for what, (width, unit) in parts.items():
+        if width % tp or (width // tp) % unit:
+            raise InputError(
+                f"{model.name}: tensor parallel size {tp} splits {what} {width} into parts of "
+                f"{width / tp:g}, not whole multiples of {unit}; vLLM's {quant.method} "
+                "create_weights refuses such a split (use a smaller --tp)")
+
+
+def weights_bytes(model: ModelSpec, tp: int, pp: int) -> int:
+    """Per-GPU bytes: one rank's quantized layers over pp stages, the rest over tp x pp."""
+    qweight, scales, zeros, g_idx = _rank_layout(model, tp)
+    rest = layout(model).rest
+    return ceil_div(qweight + scales + zeros + g_idx, pp) + ceil_div(rest, tp * pp)
+
+
+def describe(model: ModelSpec) -> str:
+    """How the weights were priced, in words, for `kvplan size`'s assumptions."""
+    quant, lay = _quant(model), layout(model)
+    g_idx = f", g_idx {lay.g_idx:,} B" if quant.method == "gptq" else ""
+    order = ", act order" if quant.act_order else ""
+    return (f"weights in {model.weight_dtype.value} but the decoder's linear layers in "
+            f"{quant.method} {quant.weight_dtype.value} (groups of {quant.group_size}{order}: "
+            f"qweight {lay.qweight:,} B, {quant.scale_dtype.value} scales {lay.scales:,} B, "
+            f"packed zeros {lay.qzeros:,} B{g_idx}; the rest {lay.rest:,} B)")

@@ -1,0 +1,220 @@
+"""Reading a Hugging Face config: the language model's keys (nested text_config, class
+defaults), KV heads, the weights' dtype and the attention block a spec states.
+
+Split from hf_import (which assembles the ModelSpec); every convention is written out here or in
+hf_layers/hf_mamba/hf_quant, and anything else is refused (fail closed) rather than guessed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from kvplan.errors import InputError
+from kvplan.specs.hf_layers import ImportRefused, compress_pattern, positive_int, window_tokens
+from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
+from kvplan.specs.hf_mamba import mamba2_state
+from kvplan.specs.hf_quant import LINEAR_METHODS, checkpoint_dtype, linear_base_dtype
+from kvplan.specs.params import gated_delta_net_conv_dim, head_dim
+from kvplan.specs.params_remote import REMOTE_TYPES, remote_config
+from kvplan.specs.schema import MLA, Attention, LayerKind, LinearState
+from kvplan.units import DType, parse_dtype
+
+# Model types whose KV layout and parameter layout are written out in this module and params.py.
+SUPPORTED = (
+    "chatglm",
+    "deepseek_v2",
+    "deepseek_v3",
+    "falcon",
+    "gemma",
+    "gemma2",
+    "gemma3",
+    "gemma3_text",
+    "glm4_moe",
+    "gpt_oss",
+    "granite",
+    "granitemoe",
+    "granitemoehybrid",
+    "internlm2",
+    "kimi_k2",
+    "kimi_k25",
+    "llama",
+    "llama4",
+    "mistral",
+    "mixtral",
+    "opt",
+    "phi",
+    "phi3",
+    "qwen2",
+    "qwen2_5_vl",
+    "qwen3",
+    "qwen3_moe",
+    "qwen3_next",
+    "qwen3_vl",
+    "qwen3_vl_moe",
+)
+
+# Values transformers' config classes supply when a config.json leaves a key out (the class
+# defaults, read in transformers' configuration_<model>.py). Only keys kvplan needs.
+CLASS_DEFAULTS: dict[str, dict[str, Any]] = {
+    # Gemma3TextConfig: the official gemma-3 text_config omits these
+    "gemma3": {
+        "vocab_size": 262208,
+        "max_position_embeddings": 131072,
+        "sliding_window_pattern": 6,
+        "tie_word_embeddings": True,
+    },
+    "gemma3_text": {
+        "vocab_size": 262208,
+        "max_position_embeddings": 131072,
+        "sliding_window_pattern": 6,
+        "tie_word_embeddings": True,
+    },
+    "gemma2": {"tie_word_embeddings": True},
+    # FalconConfig: max_position_embeddings 2048, multi_query true, embeddings tied
+    "falcon": {"max_position_embeddings": 2048, "multi_query": True, "tie_word_embeddings": True},
+}
+
+# Keys that change the cache layout in ways kvplan does not model: refuse rather than guess
+# (llama4 reads the first two itself, see layer_kinds).
+REFUSED_KEYS = {
+    "attention_chunk_size": "chunked local attention (Llama 4)",
+    "no_rope_layers": "NoPE layer interleaving (Llama 4)",
+    "kv_lora_rank_per_layer": "per-layer latent ranks",
+    "cross_attention_layers": "cross-attention layers (Llama 3.2 Vision)",
+}
+
+LLAMA4_KEYS = ("attention_chunk_size", "no_rope_layers")
+
+
+def text_config(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The language model's config (nested `text_config` merged over the top level), defaults
+    filled in from the config class, and notes saying which defaults were used."""
+    model_type = cfg.get("model_type")
+    notes: list[str] = []
+    inner = cfg.get("text_config")
+    if isinstance(inner, Mapping):
+        merged = {k: v for k, v in cfg.items() if k not in ("text_config", "vision_config")}
+        merged.update(inner)
+        merged["model_type"] = model_type
+        notes.append("shapes read from the nested text_config")
+    else:
+        merged = dict(cfg)
+    if model_type in REMOTE_TYPES:
+        merged = remote_config(merged, str(model_type), notes)
+    for key, value in CLASS_DEFAULTS.get(str(model_type), {}).items():
+        if merged.get(key) is None:
+            merged[key] = value
+            notes.append(f"{key} absent from config.json: the config class default {value} applies")
+    return merged, notes
+
+
+def _kv_heads(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> int:
+    heads = positive_int(cfg, "num_attention_heads")
+    if model_type == "falcon":
+        if cfg.get("new_decoder_architecture"):
+            raise ImportRefused("Falcon new_decoder_architecture (40B/180B) is not handled")
+        if cfg.get("multi_query"):
+            if cfg.get("num_kv_heads") not in (None, 1):
+                notes.append(
+                    "multi_query true: one KV head, although num_kv_heads says "
+                    f"{cfg['num_kv_heads']}"
+                )
+            return 1
+        return heads
+    kv = cfg.get("num_key_value_heads")
+    if kv is None:
+        notes.append("num_key_value_heads absent: multi-head attention (a KV head per query head)")
+        return heads
+    return positive_int(cfg, "num_key_value_heads")
+
+
+def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
+    quant = cfg.get("quantization_config")
+    if isinstance(quant, Mapping):
+        method = str(quant.get("quant_method", "")).lower()
+        if method == "fp8":
+            notes.append("weights published in fp8 (quantization_config fp8)")
+            return DType.fp8
+        if method == "compressed-tensors":  # routed experts only: kvplan.specs.hf_quant
+            return checkpoint_dtype(cfg)
+        if method in LINEAR_METHODS:  # the linear layers: kvplan.specs.hf_quant.linear_quant
+            return linear_base_dtype(cfg, notes)
+        if method == "mxfp4":
+            notes.append(
+                "weights published in mxfp4 (quantization_config): charged as 4-bit; the bf16 "
+                "attention, router and embeddings and the block scales are not counted, so "
+                "weight memory is an underestimate (use --weight-dtype bf16 for an upper bound)"
+            )
+            return DType.int4
+        raise ImportRefused(f"quantization_config quant_method {method!r} is not handled")
+    dtype = cfg.get("torch_dtype") or cfg.get("dtype")
+    if not isinstance(dtype, str):
+        raise ImportRefused(
+            "config.json has no torch_dtype and no quantization_config; "
+            "pass --weight-dtype to say what the weights are stored in"
+        )
+    try:
+        return parse_dtype(dtype)
+    except (InputError, ValueError):
+        raise ImportRefused(f"torch_dtype {dtype!r} is not a known dtype") from None
+
+
+LINEAR_FORMULA = (
+    "Gated DeltaNet state, as vLLM's MambaStateShapeCalculator.gated_delta_net_state_shape: "
+    "conv state (linear_conv_kernel_dim - 1) x conv_dim, conv_dim = 2 x linear_num_key_heads x "
+    "linear_key_head_dim + linear_num_value_heads x linear_value_head_dim; plus recurrent state "
+    "linear_num_value_heads x linear_key_head_dim x linear_value_head_dim"
+)
+
+
+def attention_block(
+    cfg: Mapping[str, Any], model_type: str, kinds: list[LayerKind], notes: list[str]
+) -> Attention:
+    hidden, heads = positive_int(cfg, "hidden_size"), positive_int(cfg, "num_attention_heads")
+    pattern = compress_pattern(kinds)
+    window = window_tokens(cfg, model_type) if LayerKind.sliding in kinds else None
+    linear = None
+    if LayerKind.linear in kinds and model_type == GRANITE_HYBRID:
+        linear = mamba2_state(cfg)
+    elif LayerKind.linear in kinds:
+        conv_dim = gated_delta_net_conv_dim(cfg)
+        elements = conv_dim * (positive_int(cfg, "linear_conv_kernel_dim") - 1) + positive_int(
+            cfg, "linear_num_value_heads"
+        ) * positive_int(cfg, "linear_key_head_dim") * positive_int(cfg, "linear_value_head_dim")
+        linear = LinearState(state_elements_per_layer=elements, formula=LINEAR_FORMULA)
+    if cfg.get("kv_lora_rank") is not None:
+        rope, nope = positive_int(cfg, "qk_rope_head_dim"), positive_int(cfg, "qk_nope_head_dim")
+        mla = MLA(
+            kv_lora_rank=positive_int(cfg, "kv_lora_rank"),
+            qk_rope_head_dim=rope,
+            qk_nope_head_dim=nope,
+            v_head_dim=positive_int(cfg, "v_head_dim"),
+            q_lora_rank=cfg.get("q_lora_rank") or None,
+        )
+        notes.append(
+            f"MLA: the cache holds one latent of kv_lora_rank {mla.kv_lora_rank} + "
+            f"qk_rope_head_dim {rope} values per layer, whatever num_key_value_heads says"
+        )
+        return Attention(
+            num_kv_heads=_kv_heads(cfg, model_type, notes),
+            head_dim=nope + rope,
+            v_head_dim=mla.v_head_dim,
+            sliding_window_tokens=window,
+            layer_pattern=pattern,
+            mla=mla,
+            linear=linear,
+        )
+    hd = head_dim(cfg)
+    if cfg.get("head_dim") is not None and hd * heads != hidden:
+        notes.append(
+            f"head_dim {hd} is set explicitly (hidden_size / num_attention_heads would give "
+            f"{hidden / heads:g})"
+        )
+    return Attention(
+        num_kv_heads=_kv_heads(cfg, model_type, notes),
+        head_dim=hd,
+        sliding_window_tokens=window,
+        layer_pattern=pattern,
+        linear=linear,
+    )
