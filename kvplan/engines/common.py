@@ -129,8 +129,13 @@ def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:
 
 
 def quantized(req: SizeRequest) -> bool:
-    """Weights stored below 8 bits, or as integers: dequantisation scratch is likely."""
-    return req.effective_weight_dtype in (DType.int4, DType.int8)
+    """Weights stored below 8 bits, or as integers: dequantisation scratch is likely. A GPTQ/AWQ
+    spec (`weight_quant`, priced as published) counts as its packed integer width, as an int4
+    or int8 spec does."""
+    dtype = req.effective_weight_dtype
+    if req.model.weight_quant is not None and expert_quant.applies(req.model, dtype):
+        return True
+    return dtype in (DType.int4, DType.int8)
 
 
 def users_steps(st: Steps, sized: SizeResult, pool_label: str, starts: bool,

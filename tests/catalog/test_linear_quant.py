@@ -22,7 +22,7 @@ import pytest
 from kvplan.capacity import linear_quant
 from kvplan.capacity.plan import weights_bytes_per_gpu
 from kvplan.errors import InputError
-from kvplan.specs import load_model
+from kvplan.specs import load_hardware, load_model
 from kvplan.specs.hf_import import import_model, spec_from_config, spec_yaml
 from kvplan.specs.hf_layers import ImportRefused
 from kvplan.specs.schema import ModelSpec, WeightQuant
@@ -236,3 +236,21 @@ def test_hub_cache_prices_an_awq_repository(tmp_path: Path):
                         "--tp", "8"], capture_output=True, text=True, env=env, timeout=60, cwd=root)
     assert r.returncode == 0, r.stderr
     assert "4,970,973,184 B" in r.stdout
+
+
+def test_a_gptq_or_awq_spec_counts_as_quantized_for_the_engines_dequant_scratch():
+    # vLLM's and TensorRT-LLM's activation peak and vLLM's non-torch term add dequantisation
+    # scratch for integer weights (kvplan.engines.common.quantized): a GPTQ/AWQ spec priced as
+    # published is int4 like an int4 spec; a --weight-dtype that reprices the whole model is not
+    from kvplan.capacity.plan import SizeRequest
+    from kvplan.engines.common import quantized
+
+    q = _spec("llama-3.1-70b", AWQ)
+    assert q.weight_quant is not None and q.weight_dtype is DType.bf16
+    assert quantized(SizeRequest(model=q, gpu=load_hardware("h100"), context_tokens=8192)) is True
+    assert quantized(SizeRequest(model=q, gpu=load_hardware("h100"), context_tokens=8192,
+                                 weight_dtype=DType.fp8)) is False
+    plain = load_model("llama-3.1-70b")
+    assert quantized(SizeRequest(model=plain, gpu=load_hardware("h100"), context_tokens=8192)) is False
+    assert quantized(SizeRequest(model=plain, gpu=load_hardware("h100"), context_tokens=8192,
+                                 weight_dtype=DType.int4)) is True
