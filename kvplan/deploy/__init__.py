@@ -332,6 +332,12 @@ def plan_deployment(
 
             for field, why in missing_flags(e):
                 fail(field, why)
+            if e.name == "trtllm":
+                from kvplan.engines.trtllm import activation_refusal
+
+                refused = activation_refusal(e.version, e.trt_activation_bytes)
+                if refused is not None:
+                    fail("engine.trt_activation_bytes", refused)
     if need_load and not dep.traffic.has_load:
         fail("traffic", NO_LOAD)
     dtypes = {}

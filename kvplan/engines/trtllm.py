@@ -57,6 +57,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.errors import InputError
 from kvplan.units import GIB, MIB, ceil_div
 
 # Newest release seen in public material: the 1.3 series (tensorrt_llm==1.3.0rc14..rc23 on
@@ -79,6 +80,18 @@ def tokens_per_block(version: tuple[int, ...]) -> int:
     return 32 if version >= (0, 19) else 64
 
 
+def activation_refusal(version: str | None, stated: int | None) -> str | None:
+    """Why a stated TensorRT engine activation does not apply (None: it does). From 1.0 on
+    (the default) kvplan models the PyTorch backend, which has no TensorRT engine and profiles
+    its activations instead."""
+    if stated is None or (parse_version(version or DEFAULT_VERSION) or ()) < (1, 0):
+        return None
+    return (f"TensorRT-LLM {version or DEFAULT_VERSION} is modelled as the PyTorch backend (1.0 "
+            "on), which profiles its activations; the setting is a TensorRT engine's "
+            "execution-context memory (trtllm-build's Total Activation Memory): state an "
+            "engine version below 1.0 for an engine, or drop it")
+
+
 def _tokens_replace_estimate(pytorch: bool, max_tokens: int | None,
                              fraction: Fraction | None) -> bool:
     """Whether max_tokens_in_paged_kv_cache replaces the memory estimate (C++ engine path with
@@ -95,6 +108,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     version = s.version or DEFAULT_VERSION
     ver = parse_version(version) or ()
     pytorch = ver >= (1, 0)
+    refused = activation_refusal(s.version, s.trt_activation_bytes)
+    if refused is not None:
+        raise InputError(f"engine.trt_activation_bytes (--trt-activation-bytes): {refused}")
     newer_note = (f"TensorRT-LLM {version} is newer than the newest modelled release (1.3.0): "
                   "modelled as the 1.x PyTorch backend") if ver[:2] > NEWEST_KNOWN[:2] else None
     memory = m.memory_bytes or req.gpu.memory_bytes

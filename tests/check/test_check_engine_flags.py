@@ -279,3 +279,19 @@ def test_a_trt_engine_activation_memory_from_an_annotation(tmp_path: Path) -> No
     t = engine_of(path)
     assert t.deployment.engine.trt_activation_bytes == 1_811_942_912
     assert t.field_name("engine.trt_activation_bytes") == "kvplan.io/trt-activation-bytes"
+
+
+def test_a_trt_engine_activation_on_the_pytorch_backend_is_an_error(tmp_path: Path, runner) -> None:
+    # TensorRT-LLM 1.0 on is modelled as the PyTorch backend (no TensorRT engine): the annotation
+    # does not apply, and the deployment is an ERROR naming it, not a silent price or a FAIL
+    from tests.conftest import invoke
+
+    text = manifest(tmp_path, "trt-act", "nvcr.io/nvidia/tensorrt-llm/release:1.0.0",
+                    ["trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct"], []).read_text()
+    path = tmp_path / "trt-act.yaml"
+    path.write_text(text.replace("  annotations:\n",
+                                 "  annotations:\n    kvplan.io/trt-activation-bytes: \"1811942912\"\n"))
+    out = invoke(runner, "check", str(path))
+    assert out.exit_code == 2, out.output
+    assert "ERROR" in out.output and "kvplan.io/trt-activation-bytes" in out.output
+    assert "modelled as the PyTorch backend" in " ".join(out.output.split())

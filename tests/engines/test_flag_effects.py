@@ -206,6 +206,17 @@ def test_trtllm_activation_bytes_replace_the_forward_pass_estimate() -> None:
     assert proxy.activation_bytes_low < proxy.activation_bytes_high
 
 
+def test_trtllm_activation_bytes_are_refused_on_the_pytorch_backend() -> None:
+    # 1.0 on (the default 1.3.0) is modelled as the PyTorch backend: no TensorRT engine, its
+    # activations are profiled, so a TensorRT engine's execution-context memory does not apply
+    r = SizeRequest(model=load_model("llama-3-8b"), gpu=load_hardware("h100"), context_tokens=2048)
+    for version in (None, "1.0.0", "1.3.0"):
+        with pytest.raises(InputError, match="modelled as the PyTorch backend.*below 1.0"):
+            run_engine(r, settings(name="trtllm", version=version, trt_activation_bytes=1))
+    assert run_engine(r, settings(name="trtllm", version="0.21.0",
+                                  trt_activation_bytes=1)).activation_bytes == 1
+
+
 def test_trtllm_activation_bytes_are_refused_for_another_engine() -> None:
     with pytest.raises(InputError, match="trt_activation_bytes applies only to trtllm"):
         run_engine(req(), EngineSettings(engine=Engine.vllm, trt_activation_bytes=1))

@@ -198,7 +198,10 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         ("--free-gpu-memory-fraction", trtllm, "--free-gpu-memory-fraction", "0.8"),
         ("--max-tokens-in-paged-kv-cache", trtllm, "--max-tokens-in-paged-kv-cache", "100000"),
         ("--trtllm-config", trtllm, "--trtllm-config", TRTCONFIG),
-        ("--trt-activation-bytes", trtllm, "--trt-activation-bytes", "1811942912"),
+        # a TensorRT engine's setting: applied on the engine path (before 1.0); the default
+        # 1.3.0 is the PyTorch backend, which refuses it (tests/engines/test_flag_effects.py)
+        ("--trt-activation-bytes", (*trtllm, "--engine-version", "0.13.0"), "--trt-activation-bytes",
+         "1811942912"),
     ]
     for opt, context, *extra in pairs:
         if opt in options:
