@@ -255,6 +255,10 @@ def judge_target(target: Target) -> Outcome:
     target.planned = planned
     req = planned.request
     out.model, out.gpu = req.model.name, req.gpu.name
+    refused = _engine_refuses_input(planned)
+    if refused is not None:  # kvplan cannot model the engine as set: an ERROR, not a FAIL
+        return _error(out, [Problem(target.field_name("engine.name"), refused,
+                                    target.line_of("engine"))])
     catalog = _catalog()
     if target.kind == KUBERNETES:  # a GPU a manifest can select by node label
         family = target.label_key or PRODUCT_LABEL
@@ -295,6 +299,23 @@ def judge_target(target: Target) -> Outcome:
     out.fix_text = [describe_fix(target, f) for f in verdict.fixes]
     out.line = fail_line(target, verdict.numbers)
     return out
+
+
+def _engine_refuses_input(planned: Any) -> str | None:
+    """The message when the deployment's engine profile refuses its settings as input (kvplan
+    cannot model them); a verdict's trials read that as "does not start", without the reason."""
+    from kvplan.engines import run_engine
+    from kvplan.engines.deployment import deployment_engine_settings
+    from kvplan.errors import InputError
+
+    engine = deployment_engine_settings(planned.deployment.engine)
+    if engine is None:
+        return None
+    try:
+        run_engine(planned.request, engine)
+    except InputError as err:
+        return str(err)
+    return None
 
 
 def _starts_short(planned: Any, n: Numbers) -> int | None:

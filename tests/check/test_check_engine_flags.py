@@ -295,3 +295,22 @@ def test_a_trt_engine_activation_on_the_pytorch_backend_is_an_error(tmp_path: Pa
     assert out.exit_code == 2, out.output
     assert "ERROR" in out.output and "kvplan.io/trt-activation-bytes" in out.output
     assert "modelled as the PyTorch backend" in " ".join(out.output.split())
+
+
+def test_an_engine_setting_kvplan_cannot_model_is_an_error_with_its_reason(tmp_path: Path,
+                                                                           runner) -> None:
+    # vLLM's profile refuses a draft beside a sliding-window target (its KV cache groups are not
+    # modelled); check used to read that refusal in its trials as "holds 0 users; starts: no",
+    # a FAIL without the reason
+    from tests.conftest import invoke
+
+    doc = tmp_path / "draft.yaml"
+    doc.write_text("apiVersion: kvplan/v1\nname: gemma-with-draft\nmodel: gemma-2-9b\n"
+                   "hardware:\n  gpu: h100\n  count: 1\nengine:\n  name: vllm\n"
+                   "  max_model_len: 4096\n  speculative_model: llama-3.2-1b\n"
+                   "  num_speculative_tokens: 4\ntraffic:\n  peak_concurrent_users: 10\n")
+    out = invoke(runner, "check", str(doc))
+    assert out.exit_code == 2, out.output
+    text = " ".join(out.output.split())
+    assert "ERROR line 7: engine.name: a draft model beside gemma-2-9b's sliding-window" in text
+    assert "0 PASS, 0 FAIL, 1 ERROR" in text
