@@ -61,7 +61,8 @@ class Package:
 PACKAGES = {
     "capacity": Package(
         ("kvplan/capacity/*",),
-        ("tests/test_capacity.py",)),
+        ("tests/test_capacity.py", "tests/catalog/test_linear_quant.py",
+         "tests/catalog/test_kimi_k25.py")),
     "engines": Package(
         ("kvplan/engines/*",),
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_calibration.py",

@@ -254,3 +254,41 @@ def test_a_gptq_or_awq_spec_counts_as_quantized_for_the_engines_dequant_scratch(
     assert quantized(SizeRequest(model=plain, gpu=load_hardware("h100"), context_tokens=8192)) is False
     assert quantized(SizeRequest(model=plain, gpu=load_hardware("h100"), context_tokens=8192,
                                  weight_dtype=DType.int4)) is True
+
+
+def test_describe_names_the_scheme_and_every_part_in_bytes():
+    # the figures of test_gptq_gemma_2b_by_hand and, for AWQ, of test_awq_llama_70b_by_hand
+    gptq = _spec("gemma-2b", GPTQ)
+    assert linear_quant.describe(gptq) == (
+        "weights in bf16 but the decoder's linear layers in gptq int4 (groups of 128: qweight "
+        "990,904,320 B, fp16 scales 30,965,760 B, packed zeros 7,741,440 B, g_idx 1,622,016 B; "
+        "the rest 1,048,727,552 B)")
+    ordered = linear_quant.describe(_spec("gemma-2b", GPTQ, desc_act=True))
+    assert "(groups of 128, act order: qweight" in ordered and "g_idx 1,622,016 B" in ordered
+    awq = linear_quant.describe(_spec("llama-3.1-70b", AWQ))
+    assert awq.startswith("weights in bf16 but the decoder's linear layers in awq int4 (groups "
+                          "of 128: qweight 34,225,520,640 B, fp16 scales 1,069,547,520 B, packed "
+                          "zeros 267,386,880 B; the rest ")
+    assert "g_idx" not in awq and "act order" not in awq
+
+
+@pytest.mark.parametrize(("changes", "tp", "what"), [
+    # Gemma-2B: 8 heads x 256, intermediate 16,384, groups of 128, 8 int4 to an int32
+    ({}, 3, "num_attention_heads 8 into parts of 2.66667, not whole multiples of 1"),
+    # intermediate 384 = 3 groups (the spec's validator requires whole groups): at TP 2 a
+    # rank's down_proj takes 192 inputs, 1.5 groups (gate_up's 384 a rank are 48 int32s: whole)
+    ({"intermediate_size": 384}, 2,
+     "intermediate_size (down_proj inputs) 384 into parts of 192, not whole multiples of 128"),
+    # head_dim 80: 8 x 80 = 640 o_proj inputs, 320 a rank at TP 2, 2.5 groups
+    ({"head_dim": 80}, 2,
+     "heads x head_dim (o_proj inputs) 640 into parts of 320, not whole multiples of 128"),
+])
+def test_check_split_names_the_first_part_a_tp_breaks(changes: dict[str, Any], tp: int, what: str):
+    cfg = _config("gemma-2b", GPTQ)
+    cfg.update(changes)
+    m = spec_from_config(cfg, name="q", hf_id="x/q", origin="test")
+    with pytest.raises(InputError) as err:
+        linear_quant.check_split(m, tp)
+    assert str(err.value) == (f"q: tensor parallel size {tp} splits {what}; vLLM's gptq "
+                              "create_weights refuses such a split (use a smaller --tp)")
+    linear_quant.check_split(_spec("gemma-2b", GPTQ), 8)  # 8 heads, 2,048 a rank at TP 8: whole
