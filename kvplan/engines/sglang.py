@@ -22,7 +22,10 @@ the logs in tests/assets/logs):
   served context is above 8,192 tokens (sglang PR #6564, merged 2025-05-24: model_runner.py
   `if server_args.attention_backend == "aiter": if self.model_config.context_len > 8192:
   self.mem_fraction_static *= 0.85` in the 0.5.1 wheel; server_args.py in 0.5.17; kept by
-  default after PR #37242). Applied from 0.4.7 when the backend is known to be aiter.
+  default after PR #37242; 0.5.21 arg_groups/attention_hook.py, unless
+  SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set with a stated fraction). Applied from 0.4.7
+  when the backend is stated (--attention-backend, engine.attention_backend, a manifest's argv)
+  or logged as aiter; aiter on a GPU that is not AMD's is refused (kvplan.engines.refusals).
 - DeepSeek-style MLA with tensor parallelism: each rank holds the whole latent down-projections
   (q_a_proj, kv_a_proj_with_mqa are ReplicatedLinear in models/deepseek_v2.py, 0.4.2 and 0.5.17
   wheels) and the whole MoE router (MoEGate, a bf16 nn.Parameter, not sharded), where the even
