@@ -80,6 +80,8 @@ AITER_DERATE = Fraction(85, 100)
 RESERVED_FORMULA_FROM = (0, 5, 3)
 AITER_DERATE_ABOVE = 8192
 AITER_DERATE_FROM = (0, 4, 7)
+# The release aiter is first seen as SGLang's ROCm default (log 140, 0.5.17); older not read.
+AITER_DEFAULT_SEEN = (0, 5, 17)
 # The prefill CUDA-graph reserve in the default mem_fraction_static (server_args.py
 # reserve_for_graph_mb, read in the 0.5.16 and 0.5.17 wheels; arg_groups/memory_hook.py in
 # 0.5.21): on CUDA the prefill graphs are "breakable" by default (cuda_graph_config.py
@@ -311,6 +313,14 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     if note:
         assumptions.append(note)
+    if (s.attention_backend is None and req.gpu.vendor.lower() == "amd"
+            and req.model.attention.mla is None and req.context_tokens > AITER_DERATE_ABOVE
+            and (parse_version(version) or ()) >= AITER_DEFAULT_SEEN):
+        assumptions.append(
+            "SGLang picks the aiter attention backend by default on ROCm for a model without MLA "
+            "(0.5.21 get_default_attn_backend; log 140, 0.5.17: \"Use aiter backend by default\"), "
+            "which takes 0.85 of mem_fraction_static above 8,192 tokens: not applied while the "
+            "backend is unstated; give --attention-backend aiter (or the one you run)")
     if graphs_why and s.memory_fraction is None:
         assumptions.append(f"default mem_fraction_static: {graphs_why}")
     if derated:
