@@ -209,6 +209,17 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
         from kvplan.engines.refusals import engine_refusals
 
         flags = engine_refusals(model, dep)
+        if target.gpu_named and dep.engine.attention_backend is not None:
+            from kvplan.deploy import resolve_gpu
+            from kvplan.engines.refusals import aiter_refusal
+
+            try:
+                why = aiter_refusal(dep.engine.name, dep.engine.attention_backend,
+                                    resolve_gpu(dep.hardware.gpu))
+            except Exception:  # noqa: BLE001 - reported by plan_deployment as an ERROR
+                why = None
+            if why is not None:
+                flags.append(("engine.attention_backend", why))
         if flags and line is None:
             line = target.line_of(flags[0][0])
         reasons += [why for _, why in flags]

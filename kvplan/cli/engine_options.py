@@ -58,6 +58,10 @@ MaxRunning = Annotated[int | None, _opt(
     help="SGLang: sequences at once (engine.max_num_seqs)")]
 MaxTotalTokens = Annotated[int | None, _opt(
     "--max-total-tokens", metavar="TOKENS", min=1, help="SGLang: caps the token pool")]
+AttentionBackend = Annotated[str | None, _opt(
+    "--attention-backend", metavar="NAME",
+    help="SGLang: its --attention-backend (triton, flashinfer, fa3, aiter, ...); aiter (ROCm "
+    "only) scales mem_fraction_static by 0.85 above 8,192 tokens [default: unstated]")]
 # TensorRT-LLM's own settings and names
 MaxBatchSize = Annotated[int | None, _opt(
     "--max-batch-size", metavar="N", min=1,

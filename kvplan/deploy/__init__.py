@@ -261,6 +261,7 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "num_speculative_tokens": ("vllm",),
     "cuda_graph_max_bs": ("sglang",),
     "max_total_tokens": ("sglang",),
+    "attention_backend": ("sglang",),
     "max_tokens_in_paged_kv_cache": ("trtllm",),
     "trtllm_config": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
@@ -353,6 +354,12 @@ def plan_deployment(
     ep = dep.parallel.expert
     if e.name == "vllm" and e.kv_cache_memory_bytes is not None and e.kv_budget_gib is not None:
         fail("engine.kv_cache_memory_bytes", "kv_budget_gib states the pool too; give one")
+    if gpu is not None and e.attention_backend is not None:
+        from kvplan.engines.refusals import aiter_refusal
+
+        refused = aiter_refusal(e.name, e.attention_backend, gpu)
+        if refused is not None:
+            fail("engine.attention_backend", refused)
     if ep is not None and ep > tp and e.name in ("sglang", "trtllm"):
         fail("parallel.expert", f"{e.name}'s expert-parallel size divides its tensor-parallel "
              f"size ({tp}); {ep} ranks beyond it is vLLM's --enable-expert-parallel with data "

@@ -10,7 +10,7 @@ the validators field by field and the two paths against each other.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from kvplan.inputs import limits as lim
 from kvplan.plain import REQUIRED, Plain
@@ -47,6 +47,16 @@ def Sub(name: str) -> tuple[Any, ...]:
     """A nested block: the record class of that name."""
     return ("model", name)
 
+
+# SGLang's --attention-backend choices: ATTENTION_BACKEND_CHOICES in
+# sglang/srt/arg_groups/choices.py of the sglang 0.5.21 wheel (PyPI), which server_args.py
+# re-exports; "nsa" and "compressed" are its deprecated aliases of "dsa" and "dsv4".
+AttentionBackend = Literal[
+    "triton", "torch_native", "flex_attention", "dsa", "nsa", "qsa", "dsv4", "compressed",
+    "fa3", "fa4", "flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla", "tokenspeed_mla",
+    "trtllm_mha", "hpc_ops", "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave",
+    "intel_amx", "ascend", "intel_xpu"]
+ATTENTION_BACKENDS: tuple[str, ...] = get_args(AttentionBackend)
 
 POS = Int(gt=0)
 TOKENS = Int(gt=0, le=lim.MAX_CONTEXT_TOKENS)
@@ -97,7 +107,7 @@ class Engine(Plain):
                "limit_mm_per_prompt": None, "speculative_model": None,
                "num_speculative_tokens": None, "cuda_graph_max_bs": None,
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
-               "trtllm_config": None, "trt_activation_bytes": None}
+               "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -114,6 +124,7 @@ class Engine(Plain):
         "cuda_graph_max_bs": Opt(Int(gt=0, le=lim.MAX_SEQS)), "max_total_tokens": Opt(TOKENS),
         "max_tokens_in_paged_kv_cache": Opt(TOKENS), "trtllm_config": Opt(STR),
         "trt_activation_bytes": Opt(Int(gt=0, le=lim.MAX_MEMORY_BYTES)),
+        "attention_backend": Opt(Lit(*ATTENTION_BACKENDS)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -142,6 +153,7 @@ class Engine(Plain):
         max_tokens_in_paged_kv_cache: int | None
         trtllm_config: str | None
         trt_activation_bytes: int | None
+        attention_backend: str | None
 
 
 class ContextTokens(Plain):

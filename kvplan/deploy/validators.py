@@ -131,6 +131,9 @@ class Engine(_Strict):
     trt_activation_bytes: Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES), NoBool] | None = (
         Field(default=None, description="TensorRT-LLM: the TensorRT engine's execution-context "
               "memory in bytes (trtllm-build's \"Total Activation Memory\")"))
+    attention_backend: plain.AttentionBackend | None = Field(
+        default=None, description="SGLang --attention-backend (one of SGLang 0.5.21's choices); "
+        "aiter on a ROCm GPU scales mem_fraction_static by 0.85 above 8,192 tokens of context")
 
 
 class ContextTokens(_Strict):

@@ -35,6 +35,7 @@ EXTRA_KEYS = {
     "max_tokens_in_paged_kv_cache": "max_tokens",
     "max_total_tokens": "max_tokens",
     "trt_activation_bytes": "trt_activation_bytes",
+    "attention_backend": "attention_backend",
 }
 # the vLLM-named keys other engines read under their own names (kvplan.deploy.schema.Engine)
 RENAMED = {

@@ -77,6 +77,7 @@ ENGINE_ONLY = {
     "chunked_prefill_size": ("sglang",),
     "cuda_graph_max_bs": ("sglang",),
     "max_running_requests": ("sglang",),
+    "attention_backend": ("sglang",),
     "max_batch_size": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
     "max_tokens": ("sglang", "trtllm"),  # SGLang --max-total-tokens; TRT-LLM max_tokens
@@ -95,8 +96,9 @@ class EngineSettings:
     speculative-decoding draft model's parameters, loaded beside the target), draft_model (its
     spec: weights and KV layers; sets draft_params), num_speculative_tokens.
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
-    max_running_requests, attention_backend (the resolved --attention-backend, where known: a
-    calibration log prints it; the aiter backend derates mem_fraction_static at long context).
+    max_running_requests, attention_backend (--attention-backend, engine.attention_backend or a
+    manifest's argv, one of SGLang's choices; a calibration log prints the resolved one; the
+    aiter backend derates mem_fraction_static at long context).
     TensorRT-LLM: page_size_tokens (tokens_per_block),
     max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
     (max_tokens_in_paged_kv_cache), trt_activation_bytes (a TensorRT engine's execution-context
@@ -123,7 +125,7 @@ class EngineSettings:
     trt_activation_bytes: int | None = None  # TRT-LLM: the engine's execution-context memory
     draft_model: ModelSpec | None = None  # vLLM speculative decoding: the draft's spec
     num_speculative_tokens: int | None = None
-    attention_backend: str | None = None  # SGLang: the resolved --attention-backend, if known
+    attention_backend: str | None = None  # SGLang: --attention-backend, if stated or logged
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False
@@ -154,8 +156,6 @@ class EngineSettings:
             raise InputError(
                 f"memory fraction must be in (0, 1], got {float(self.memory_fraction):g}"
             )
-        if self.attention_backend is not None and self.engine.value != "sglang":
-            raise InputError(f"attention_backend applies only to sglang, not {self.engine.value}")
         for name, engines in ENGINE_ONLY.items():
             if getattr(self, name) is not None and self.engine.value not in engines:
                 raise InputError(

@@ -9,7 +9,26 @@ from kvplan.errors import InputError
 
 if TYPE_CHECKING:
     from kvplan.deploy.schema import Deployment
-    from kvplan.specs.schema import ModelSpec
+    from kvplan.specs.schema import HardwareSpec, ModelSpec
+
+
+def aiter_refusal(engine: str, backend: str | None, gpu: HardwareSpec) -> str | None:
+    """Why SGLang's aiter attention backend cannot run on `gpu` (None: it can, or it is not set).
+
+    aiter is AMD's ROCm kernel library: sglang 0.5.21's layers/attention/aiter_backend.py imports
+    its kernels under `try: from aiter import ...` and on ImportError only prints "aiter is AMD
+    specific kernel library. Please make sure aiter is installed on your AMD device."; the
+    backend then calls those kernels in its first forward (CUDA-graph capture or the warm-up
+    request at start-up), so on a GPU that is not AMD's the server fails to start. Nothing in
+    server_args.py refuses it earlier (arg_groups/attention_hook.py only derates the fraction).
+    """
+    if engine != "sglang" or backend != "aiter" or gpu.vendor.lower() == "amd":
+        return None
+    return (f"SGLang's aiter attention backend needs a ROCm (AMD) GPU; {gpu.name} is "
+            f"{gpu.vendor.upper()}'s: aiter's kernels are not installed there (sglang "
+            "layers/attention/aiter_backend.py: \"aiter is AMD specific kernel library\") and "
+            "SGLang fails at its first forward; give another --attention-backend (triton, "
+            "flashinfer, fa3) or drop it")
 
 
 def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:

@@ -17,12 +17,16 @@ the logs in tests/assets/logs):
   0.5.1 wheels' server_args.py; PR #10975, merged 2025-09-27, replaced it, so from 0.5.3);
   0.5.3 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
   + tp*pp/8 x 1024 MiB (at least 10 GiB above 60 GiB), with chunked_prefill_size and
-  cuda_graph_max_bs from the GPU's size. Give --memory-utilization to state it.
+  cuda_graph_max_bs from the GPU's size; from 0.5.16 plus the prefill CUDA graphs' reserve
+  (PREFILL_GRAPHS_FROM below). Give --memory-utilization to state it.
 - ROCm aiter attention backend: mem_fraction_static, stated or default, x 0.85 when the
   served context is above 8,192 tokens (sglang PR #6564, merged 2025-05-24: model_runner.py
   `if server_args.attention_backend == "aiter": if self.model_config.context_len > 8192:
   self.mem_fraction_static *= 0.85` in the 0.5.1 wheel; server_args.py in 0.5.17; kept by
-  default after PR #37242). Applied from 0.4.7 when the backend is known to be aiter.
+  default after PR #37242; 0.5.21 arg_groups/attention_hook.py, unless
+  SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set with a stated fraction). Applied from 0.4.7
+  when the backend is stated (--attention-backend, engine.attention_backend, a manifest's argv)
+  or logged as aiter; aiter on a GPU that is not AMD's is refused (kvplan.engines.refusals).
 - DeepSeek-style MLA with tensor parallelism: each rank holds the whole latent down-projections
   (q_a_proj, kv_a_proj_with_mqa are ReplicatedLinear in models/deepseek_v2.py, 0.4.2 and 0.5.17
   wheels) and the whole MoE router (MoEGate, a bf16 nn.Parameter, not sharded), where the even
@@ -76,6 +80,52 @@ AITER_DERATE = Fraction(85, 100)
 RESERVED_FORMULA_FROM = (0, 5, 3)
 AITER_DERATE_ABOVE = 8192
 AITER_DERATE_FROM = (0, 4, 7)
+# The release aiter is first seen as SGLang's ROCm default (log 140, 0.5.17); older not read.
+AITER_DEFAULT_SEEN = (0, 5, 17)
+# The prefill CUDA-graph reserve in the default mem_fraction_static (server_args.py
+# reserve_for_graph_mb, read in the 0.5.16 and 0.5.17 wheels; arg_groups/memory_hook.py in
+# 0.5.21): on CUDA the prefill graphs are "breakable" by default (cuda_graph_config.py
+# default_prefill_backend; on HIP the tc_piecewise default is switched off), and each captured
+# size costs 8 MiB, sizes from generate_prefill_cuda_graph_batch_sizes up to the prefill max_bs
+# (chunked_prefill_size, capped at --max-total-tokens); an MLA model reserves 1.5 GiB instead.
+# 0.5.16 and 0.5.17 switch breakable graphs off for MLA models, 0.5.21 keeps them (and switches
+# them off with pipeline parallelism, which 0.5.17 does not). 0.5.16 is the oldest wheel read:
+# releases before it keep the formula without this term (not read, so not changed).
+PREFILL_GRAPHS_FROM = (0, 5, 16)
+PREFILL_GRAPHS_MLA_FROM = (0, 5, 21)
+PREFILL_GRAPHS_NO_PP_FROM = (0, 5, 21)
+PREFILL_GRAPH_MIB = 8
+PREFILL_GRAPHS_MLA_MIB = 1536
+
+
+def prefill_graph_sizes(max_bs: int) -> int:
+    """How many prefill CUDA-graph sizes SGLang captures up to max_bs tokens
+    (generate_prefill_cuda_graph_batch_sizes: 4..32 by 4, 48..256 by 16, 288..512 by 32,
+    576..1024 by 64, 1280..4096 by 256, then 4608 on by 512)."""
+    sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32))
+             + list(range(576, 1025, 64)) + list(range(1280, 4097, 256))
+             + list(range(4608, max_bs + 1, 512)))
+    return sum(1 for size in sizes if size <= max_bs)
+
+
+def prefill_graphs(req: SizeRequest, version: str | None) -> tuple[str | None, str]:
+    """Whether that release captures prefill CUDA graphs by default for this request: ("tokens",
+    why), ("mla", why), or (None, why not; "" before the term existed)."""
+    ver = parse_version(version or DEFAULT_VERSION) or ()
+    if ver < PREFILL_GRAPHS_FROM:
+        return None, ""
+    if req.gpu.vendor.lower() != "nvidia":
+        return None, "no prefill CUDA graphs off CUDA (tc_piecewise is switched off on ROCm)"
+    if req.model.params_encoder:
+        return None, ("prefill CUDA graphs taken as off for a multimodal model (SGLang switches "
+                      "breakable graphs off unless the architecture is allowlisted: not modelled)")
+    if req.pp > 1 and ver >= PREFILL_GRAPHS_NO_PP_FROM:
+        return None, "no prefill CUDA graphs with pipeline parallelism (off by default)"
+    if req.model.attention.mla is not None:
+        if ver < PREFILL_GRAPHS_MLA_FROM:
+            return None, "no prefill CUDA graphs for an MLA model (breakable graphs off for MLA)"
+        return "mla", "prefill CUDA graphs of an MLA model: 1.5 GiB reserved"
+    return "tokens", "prefill CUDA graphs: 8 MiB per captured size"
 
 
 def aiter_derated(backend: str | None, context_tokens: int, version: str | None) -> bool:
@@ -108,11 +158,14 @@ def replicated_bytes(req: SizeRequest) -> int:
 
 def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
                      pp: int = 1, chunked_prefill_size: int | None = None,
-                     cuda_graph_max_bs: int | None = None) -> Fraction:
+                     cuda_graph_max_bs: int | None = None, prefill_graphs: str | None = None,
+                     max_total_tokens: int | None = None) -> Fraction:
     """mem_fraction_static when not given, as that SGLang release computes it.
 
     From 0.5.3 on (sglang PR #10975), a stated --chunked-prefill-size / --cuda-graph-max-bs
     replaces the value the GPU's size would pick in the reserved-memory formula.
+    `prefill_graphs` ("tokens" or "mla", from prefill_graphs()) adds the prefill CUDA-graph
+    reserve before the 10 GiB floor, as reserve_for_graph_mb does (0.5.16 on).
     """
     ver = parse_version(version or DEFAULT_VERSION) or ()
     if ver < (0, 4, 7) or gpu_mem_mib is None:
@@ -145,6 +198,12 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
         chunk = chunked_prefill_size or chunk
         graph_bs = cuda_graph_max_bs or graph_bs
         reserved = 512 + Fraction(3, 2) * max(chunk, 2048) + graph_bs * 2 + Fraction(par, 8) * 1024
+        graphs = prefill_graphs if ver >= PREFILL_GRAPHS_FROM else None
+        if graphs == "mla":
+            reserved += PREFILL_GRAPHS_MLA_MIB
+        elif graphs == "tokens":
+            max_bs = min(chunk, max_total_tokens) if max_total_tokens else chunk
+            reserved += PREFILL_GRAPH_MIB * prefill_graph_sizes(max_bs)
         if g > 60 * 1024:
             reserved = max(reserved, Fraction(10 * 1024))
     return Fraction(round((g - reserved) / g, 3)).limit_denominator(1000)
@@ -158,8 +217,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     version = s.version or DEFAULT_VERSION
     memory = m.memory_bytes or req.gpu.memory_bytes
     gpu_mem = req.gpu.nvidia_smi_mib or memory // MIB
+    graphs, graphs_why = prefill_graphs(req, version)
     frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(
-        req.tp, version, gpu_mem, req.pp, s.chunked_prefill_size, s.cuda_graph_max_bs)
+        req.tp, version, gpu_mem, req.pp, s.chunked_prefill_size, s.cuda_graph_max_bs, graphs,
+        s.max_tokens)
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
@@ -252,6 +313,16 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     if note:
         assumptions.append(note)
+    if (s.attention_backend is None and req.gpu.vendor.lower() == "amd"
+            and req.model.attention.mla is None and req.context_tokens > AITER_DERATE_ABOVE
+            and (parse_version(version) or ()) >= AITER_DEFAULT_SEEN):
+        assumptions.append(
+            "SGLang picks the aiter attention backend by default on ROCm for a model without MLA "
+            "(0.5.21 get_default_attn_backend; log 140, 0.5.17: \"Use aiter backend by default\"), "
+            "which takes 0.85 of mem_fraction_static above 8,192 tokens: not applied while the "
+            "backend is unstated; give --attention-backend aiter (or the one you run)")
+    if graphs_why and s.memory_fraction is None:
+        assumptions.append(f"default mem_fraction_static: {graphs_why}")
     if derated:
         assumptions.append(f"aiter attention backend at {req.context_tokens:,} tokens of context: "
                            f"SGLang uses mem_fraction_static {float(frac * AITER_DERATE):g} "

@@ -80,6 +80,7 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--max-running-requests", "engine.max_num_seqs", engines=("sglang",),
               generic="--max-num-seqs"),
     FlagField("--max-total-tokens", "engine.max_total_tokens"),
+    FlagField("--attention-backend", "engine.attention_backend"),
     # TensorRT-LLM
     FlagField("--max-batch-size", "engine.max_num_seqs", engines=("trtllm",),
               generic="--max-num-seqs"),

@@ -137,30 +137,31 @@ FORMULAS = [
 
 def test_llama3_8b_on_one_h100_with_the_default_0521_in_every_field():
     r = sglang("llama-3-8b", "h100", 8192)
-    # mem_fraction_static 0.835 (81,559 MiB, above). start-up 400 MiB: free before weights
-    # 85,045,477,376 - 419,430,400 = 84,626,046,976; weights 16,060,522,496 + 64 MiB of
-    # load-time buffers = 16,127,631,360; free after 68,498,415,616.
-    # held back floor(84,626,046,976 x 0.165) = 13,963,297,751; KV memory 54,535,117,865;
-    # cell 32 x 8 x 256 x 2 B = 131,072: 416,069 tokens (pages of 1), pool 416,069 x 131,072 =
-    # 54,534,995,968; 8,192 tokens a user = 1 GiB: 50 users.
+    # mem_fraction_static 0.83 (81,559 MiB: the 13,440 MiB above + 58 prefill CUDA-graph sizes
+    # up to 8,192 tokens x 8 MiB = 13,904 MiB; 67,655 / 81,559 = 0.8295). start-up 400 MiB: free
+    # before weights 85,045,477,376 - 419,430,400 = 84,626,046,976; weights 16,060,522,496 +
+    # 64 MiB of load-time buffers = 16,127,631,360; free after 68,498,415,616.
+    # held back floor(84,626,046,976 x 0.17) = 14,386,427,985; KV memory 54,111,987,631;
+    # cell 32 x 8 x 256 x 2 B = 131,072: 412,841 tokens (pages of 1), pool 412,841 x 131,072 =
+    # 54,111,895,552; 8,192 tokens a user = 1 GiB: 50 users.
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=85_045_477_376 - 13_963_297_751,
+        memory_bytes=85_045_477_376, requested_bytes=85_045_477_376 - 14_386_427_985,
         weights_bytes=16_127_631_360, activation_bytes=0, activation_bytes_low=0,
         activation_bytes_high=0, non_torch_bytes=400 * MIB, cuda_graph_bytes=0,
-        kv_cache_bytes=54_534_995_968, kv_cache_bytes_low=54_534_995_968,
-        kv_cache_bytes_high=54_534_995_968, kv_cache_tokens=416_069,
-        kv_cache_tokens_low=416_069, kv_cache_tokens_high=416_069, blocks=416_069,
-        block_size_tokens=1, max_model_len=8192, max_concurrency=Fraction(416_069, 8192),
+        kv_cache_bytes=54_111_895_552, kv_cache_bytes_low=54_111_895_552,
+        kv_cache_bytes_high=54_111_895_552, kv_cache_tokens=412_841,
+        kv_cache_tokens_low=412_841, kv_cache_tokens_high=412_841, blocks=412_841,
+        block_size_tokens=1, max_model_len=8192, max_concurrency=Fraction(412_841, 8192),
         starts=True, reason=None, max_model_len_that_starts=8192)
     assert r.engine is Engine.sglang and r.engine_version == "0.5.21"
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.usable_bytes) == (
-        50, True, 54_534_995_968, 71_082_179_625)
+        50, True, 54_111_895_552, 70_659_049_391)
     # reserve = what SGLang holds back; unallocated = total - weights - pool - held back
     assert s.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=16_127_631_360, kv_used_bytes=50 * GIB,
-        kv_free_bytes=54_534_995_968 - 50 * GIB, reserve_bytes=13_963_297_751,
-        unallocated_bytes=85_045_477_376 - 16_127_631_360 - 54_534_995_968 - 13_963_297_751)
+        kv_free_bytes=54_111_895_552 - 50 * GIB, reserve_bytes=14_386_427_985,
+        unallocated_bytes=85_045_477_376 - 16_127_631_360 - 54_111_895_552 - 14_386_427_985)
     assert (s.request.block_size_tokens, s.request.allocation.value) == (1, "paged")
     assert [(st.label, st.formula) for st in r.steps] == FORMULAS
     assert [(st.label, st.value, st.op, st.args) for st in r.steps] == [
@@ -169,33 +170,34 @@ def test_llama3_8b_on_one_h100_with_the_default_0521_in_every_field():
         ("free before weights", 84_626_046_976, "sum", ("GPU memory", "-start-up use")),
         ("weights", 16_127_631_360, "given", ()),
         ("free after weights", 68_498_415_616, "sum", ("free before weights", "-weights")),
-        ("mem_fraction_static", Fraction(835, 1000), "given", ()),
-        ("1 - mem_fraction_static", Fraction(165, 1000), "sum", (1, "-mem_fraction_static")),
-        ("held back", 13_963_297_751, "mul", ("free before weights", "1 - mem_fraction_static")),
-        ("KV cache memory", 54_535_117_865, "sum", ("free after weights", "-held back")),
+        ("mem_fraction_static", Fraction(83, 100), "given", ()),
+        ("1 - mem_fraction_static", Fraction(17, 100), "sum", (1, "-mem_fraction_static")),
+        ("held back", 14_386_427_985, "mul", ("free before weights", "1 - mem_fraction_static")),
+        ("KV cache memory", 54_111_987_631, "sum", ("free after weights", "-held back")),
         ("KV bytes per token per layer", 4096, "given", ()),
         ("cached layers", 32, "given", ()),
         ("cell size", 131_072, "mul", ("KV bytes per token per layer", "cached layers")),
-        ("tokens (raw)", 416_069, "div", ("KV cache memory", "cell size")),
-        ("tokens (>= 0)", 416_069, "max", ("tokens (raw)", 0)),
+        ("tokens (raw)", 412_841, "div", ("KV cache memory", "cell size")),
+        ("tokens (>= 0)", 412_841, "max", ("tokens (raw)", 0)),
         ("page size", 1, "given", ()),
-        ("pages", 416_069, "div", ("tokens (>= 0)", "page size")),
-        ("max_total_num_tokens", 416_069, "mul", ("pages", "page size")),
-        ("maximum concurrency", Fraction(416_069, 8192), "ratio", ("max_total_num_tokens", 8192)),
-        ("KV pool", 54_534_995_968, "mul", ("max_total_num_tokens", "cell size")),
+        ("pages", 412_841, "div", ("tokens (>= 0)", "page size")),
+        ("max_total_num_tokens", 412_841, "mul", ("pages", "page size")),
+        ("maximum concurrency", Fraction(412_841, 8192), "ratio", ("max_total_num_tokens", 8192)),
+        ("KV pool", 54_111_895_552, "mul", ("max_total_num_tokens", "cell size")),
         ("KV bytes per sequence", GIB, "given", ()),
         ("users per replica", 50, "div", ("KV pool", "KV bytes per sequence")),
         ("GPUs per replica", 1, "given", ()),
         ("users per GPU", 50, "ratio", ("users per replica", "GPUs per replica")),
     ]
     assert r.assumptions == (
-        "SGLang 0.5.21: mem_fraction_static 0.835 of the memory free at start-up",
+        "SGLang 0.5.21: mem_fraction_static 0.83 of the memory free at start-up",
         "token pool (1-token pages), fp16 cache, every layer full-length",
+        "default mem_fraction_static: prefill CUDA graphs: 8 MiB per captured size",
     )
-    # K size = tokens x cell / 2 / 2^30 = 25.39 ("GB" in SGLang's log is GiB)
+    # K size = tokens x cell / 2 / 2^30 = 25.20 ("GB" in SGLang's log is GiB)
     assert r.log_lines == (
-        "KV Cache is allocated. #tokens: 416069, K size: 25.39 GB, V size: 25.39 GB",
-        "max_total_num_tokens=416069")
+        "KV Cache is allocated. #tokens: 412841, K size: 25.20 GB, V size: 25.20 GB",
+        "max_total_num_tokens=412841")
 
 
 def test_qwen3_moe_tp2_on_l40s_with_048_in_every_field():
@@ -250,11 +252,11 @@ def test_free_memory_after_the_weights_from_a_log():
     r = sglang("llama-3-8b", "h100", 8192,
                measured=Measured(memory_bytes=80 * GIB, free_after_load_bytes=62 * GIB))
     # free before = the log's 62 GiB + modelled weights 16,127,631,360 = 82,699,624,448;
-    # start-up 80 GiB - that = 3,199,721,472. held back floor(82,699,624,448 x 0.165) =
-    # 13,645,438,033; KV 62 GiB - 13,645,438,033 = 52,926,555,055 -> 403,797 tokens, 49 users.
+    # start-up 80 GiB - that = 3,199,721,472. held back floor(82,699,624,448 x 0.17) =
+    # 14,058,936,156; KV 62 GiB - 14,058,936,156 = 52,513,056,932 -> 400,642 tokens, 48 users.
     assert (r.memory_bytes, r.non_torch_bytes, r.kv_cache_tokens, r.kv_cache_bytes) == (
-        80 * GIB, 3_199_721_472, 403_797, 403_797 * 131_072)
-    assert (r.requested_bytes, r.size.users_per_replica) == (80 * GIB - 13_645_438_033, 49)
+        80 * GIB, 3_199_721_472, 400_642, 400_642 * 131_072)
+    assert (r.requested_bytes, r.size.users_per_replica) == (80 * GIB - 14_058_936_156, 48)
     assert [(st.label, st.value, st.op, st.formula) for st in r.steps[:6]] == [
         ("GPU memory", 80 * GIB, "given", "device total"),
         ("free after weights (log)", 62 * GIB, "given",
@@ -266,7 +268,7 @@ def test_free_memory_after_the_weights_from_a_log():
          "8,030,261,248 params x 16 bits / 1 GPU(s) + 0.06 GiB of load-time buffers"),
         ("free after weights", 62 * GIB, "given", "measured (log: Load weight end. avail mem)"),
     ]
-    assert {st.label: st.value for st in r.steps}["KV cache memory"] == 52_926_555_055
+    assert {st.label: st.value for st in r.steps}["KV cache memory"] == 52_513_056_932
 
 
 def test_pages_that_round_the_pool_down_and_a_stated_fraction():
@@ -318,11 +320,12 @@ def test_max_total_tokens_and_max_running_requests_cap_the_pool_and_the_users():
 
 
 def test_caps_above_the_pool_change_nothing():
-    # 416,069 tokens and 50 users by default (above): caps at exactly those leave them
-    r = sglang("llama-3-8b", "h100", 8192, max_tokens=416_069, max_running_requests=50)
-    assert (r.kv_cache_tokens, r.size.users_per_replica) == (416_069, 50)
+    # 412,841 tokens and 50 users by default (above): caps at exactly those leave them (a
+    # --max-total-tokens above the 8,192-token chunk leaves the prefill graph sizes as they are)
+    r = sglang("llama-3-8b", "h100", 8192, max_tokens=412_841, max_running_requests=50)
+    assert (r.kv_cache_tokens, r.size.users_per_replica) == (412_841, 50)
     assert "max_total_num_tokens (capped)" not in {st.label for st in r.steps}
-    assert len(r.assumptions) == 2
+    assert len(r.assumptions) == 3
 
 
 def test_before_05_a_stated_chunk_does_not_move_the_pool():
@@ -334,19 +337,19 @@ def test_before_05_a_stated_chunk_does_not_move_the_pool():
 
 def test_a_70b_on_one_h100_does_not_start_on_a_newer_release():
     r = sglang("llama-3.1-70b", "h100", 8192, "0.6.0", cuda_graph_max_bs=64)
-    # 0.6.0 modelled as 0.5: 512 + 12,288 + 2 x 64 + 128 = 13,056 MiB: (81,559 - 13,056) /
-    # 81,559 = 0.84. weights 141,107,412,992 + 64 MiB = 141,174,521,856; free after
-    # 84,626,046,976 - that = -56,548,474,880; held back floor(84,626,046,976 x 0.16) =
-    # 13,540,167,516; KV -70,088,642,396 (-65.28 GiB): floor(KV / (80 x 4,096 = 327,680)) =
-    # -213,894 tokens, then 0.
+    # 0.6.0 modelled as 0.5.21: 512 + 12,288 + 2 x 64 + 128 + 58 prefill graph sizes x 8 =
+    # 13,520 MiB: (81,559 - 13,520) / 81,559 = 0.834. weights 141,107,412,992 + 64 MiB =
+    # 141,174,521,856; free after 84,626,046,976 - that = -56,548,474,880; held back
+    # floor(84,626,046,976 x 0.166) = 14,047,923,798; KV -70,596,398,678 (-65.75 GiB):
+    # floor(KV / (80 x 4,096 = 327,680)) = -215,444 tokens, then 0.
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=85_045_477_376 - 13_540_167_516,
+        memory_bytes=85_045_477_376, requested_bytes=85_045_477_376 - 14_047_923_798,
         weights_bytes=141_174_521_856, activation_bytes=0, activation_bytes_low=0,
         activation_bytes_high=0, non_torch_bytes=400 * MIB, cuda_graph_bytes=0,
         kv_cache_bytes=0, kv_cache_bytes_low=0, kv_cache_bytes_high=0, kv_cache_tokens=0,
         kv_cache_tokens_low=0, kv_cache_tokens_high=0, blocks=0, block_size_tokens=1,
         max_model_len=8192, max_concurrency=Fraction(0), starts=False,
-        reason="SGLang would not start: not enough memory for the KV cache (-65.28 GiB); raise "
+        reason="SGLang would not start: not enough memory for the KV cache (-65.75 GiB); raise "
                "--mem-fraction-static or add GPUs",
         max_model_len_that_starts=0)
     s = r.size
@@ -356,12 +359,13 @@ def test_a_70b_on_one_h100_does_not_start_on_a_newer_release():
         total_bytes=85_045_477_376, weights_bytes=141_174_521_856, kv_used_bytes=0,
         kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_174_521_856)
     by_label = {st.label: st for st in r.steps}
-    assert by_label["KV cache memory"].value == -70_088_642_396
-    assert (by_label["tokens (raw)"].value, by_label["tokens (>= 0)"].value) == (-213_894, 0)
+    assert by_label["KV cache memory"].value == -70_596_398_678
+    assert (by_label["tokens (raw)"].value, by_label["tokens (>= 0)"].value) == (-215_444, 0)
     assert by_label["users per replica"].formula == "the engine does not start"
     assert r.assumptions[2:] == (
         "SGLang 0.6.0 is newer than the newest modelled release (0.5.21): modelled with the 0.5 "
         "series' defaults",
+        "default mem_fraction_static: prefill CUDA graphs: 8 MiB per captured size",
         "--chunked-prefill-size / --cuda-graph-max-bs enter the default mem_fraction_static's "
         "reserved memory",
     )

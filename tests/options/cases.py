@@ -79,7 +79,8 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--num-speculative-tokens": ("4",), "--page-size": ("32",),
     "--chunked-prefill-size": ("4096",), "--cuda-graph-max-bs": ("64",),
     "--max-running-requests": ("8",), "--max-total-tokens": ("100000",),
-    "--max-batch-size": ("8",), "--max-num-tokens": ("4096",), "--max-seq-len": ("4096",),
+    "--attention-backend": ("aiter",), "--max-batch-size": ("8",), "--max-num-tokens": ("4096",),
+    "--max-seq-len": ("4096",),
     "--tokens-per-block": ("64",), "--free-gpu-memory-fraction": ("0.8",),
     "--max-tokens-in-paged-kv-cache": ("100000",), "--trtllm-config": (TRTCONFIG,),
     "--trt-activation-bytes": ("1811942912",),
@@ -98,7 +99,7 @@ VALUE: dict[str, tuple[str, ...]] = {
 # the engine's own settings: refused under the base's ideal engine, applied under their own
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
          "--speculative-config", "--num-speculative-tokens")
-_SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens")
+_SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend")
 _TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes")
 _ENGINE_OWN_NAMES = {"--page-size": "sglang and trtllm's name", "--chunked-prefill-size":
                      "sglang's name", "--max-running-requests": "sglang's name",
@@ -211,6 +212,11 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
     cases.append(Case(command, "--ep", (*moe, "--tp", "2", "--ep", "2"), REFUSED,
                       "up to the tensor-parallel size (2) the experts are split over the same "
                       "GPUs either way"))
+    if "--attention-backend" in options:  # aiter derates above 8,192 tokens, on a ROCm GPU
+        cases.append(_pair(command, "--attention-backend",
+                           (*sglang, "--gpu", "mi300x", "--context", "32768"),
+                           "--attention-backend", "aiter",
+                           base=(command, "llama-3.1-8b", *BASE[command][2:])))
     mm = (command, "qwen2.5-vl-7b", *BASE[command][2:], "--engine", "vllm")
     if "--limit-mm-per-prompt" in options:
         cases.append(_pair(command, "--limit-mm-per-prompt", (), "--limit-mm-per-prompt", "0",

@@ -108,6 +108,8 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     "--max-running-requests": (["--max-running-requests", "8"], [("engine.max_num_seqs", 8)]),
     "--max-total-tokens": (["--max-total-tokens", "100000"],
                            [("engine.max_total_tokens", 100000)]),
+    "--attention-backend": (["--attention-backend", "aiter"],
+                            [("engine.attention_backend", "aiter")]),
     "--max-batch-size": (["--max-batch-size", "8"], [("engine.max_num_seqs", 8)]),
     "--max-num-tokens": (["--max-num-tokens", "4096"], [("engine.max_num_batched_tokens", 4096)]),
     "--max-seq-len": (["--max-seq-len", "4096"], [("engine.max_model_len", 4096)]),
@@ -144,6 +146,8 @@ REFUSED = {
     "--max-running-requests": "--max-running-requests is sglang's name for engine.max_num_seqs; "
                               "for vllm give --max-num-seqs",
     "--max-total-tokens": "(--max-total-tokens): only sglang reads it, not vllm",
+    "--attention-backend": "engine.name vllm (--attention-backend): only sglang reads it, not "
+                           "vllm; drop the option",
     "--max-batch-size": "--max-batch-size is trtllm's name for engine.max_num_seqs",
     "--max-num-tokens": "--max-num-tokens is trtllm's name for engine.max_num_batched_tokens",
     "--max-seq-len": "--max-seq-len is trtllm's name for engine.max_model_len; for vllm give "

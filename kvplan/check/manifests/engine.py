@@ -65,6 +65,7 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--cuda-graph-max-bs": ("engine.cuda_graph_max_bs", "int"),
     "--cuda-graph-max-bs-decode": ("engine.cuda_graph_max_bs", "int"),
     "--max-total-tokens": ("engine.max_total_tokens", "int"),
+    "--attention-backend": ("engine.attention_backend", "str"),
     "--ep-size": ("parallel.expert", "int"),
     "--ep": ("parallel.expert", "int"),
     "--expert-parallel-size": ("parallel.expert", "int"),
