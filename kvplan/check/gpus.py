@@ -38,11 +38,13 @@ GPU_PRODUCTS: dict[str, str] = {
     "NVIDIA-B300-SXM6-AC": "b300",
     "NVIDIA-GB300": "gb300",
     "NVIDIA-A100-SXM4-80GB": "a100-80gb",
-    "NVIDIA-A100-80GB-PCIe": "a100-80gb",
+    "NVIDIA-A100-80GB-PCIe": "a100-pcie-80gb",
     "NVIDIA-A100-SXM4-40GB": "a100-40gb",
-    "NVIDIA-A100-PCIE-40GB": "a100-40gb",
+    "NVIDIA-A100-PCIE-40GB": "a100-pcie-40gb",
     "NVIDIA-A800-SXM4-80GB": "a800-80gb",
     "NVIDIA-L40S": "l40s",
+    "NVIDIA-L40": "l40",
+    "NVIDIA-A40": "a40",
     "NVIDIA-L20": "l20",
     "NVIDIA-L4": "l4",
     "NVIDIA-A10G": "a10g",
@@ -53,6 +55,8 @@ GPU_PRODUCTS: dict[str, str] = {
     "NVIDIA-GeForce-RTX-3090": "rtx-3090",
     "NVIDIA-GeForce-RTX-5090": "rtx-5090",
     "NVIDIA-RTX-6000-Ada-Generation": "rtx-6000-ada",
+    "NVIDIA-RTX-4000-Ada-Generation": "rtx-4000-ada",
+    "NVIDIA-RTX-A6000": "rtx-a6000",
     "NVIDIA-RTX-PRO-6000-Blackwell-Server-Edition": "rtx-pro-6000-server",
 }
 # GKE accelerator names (cloud.google.com/gke-accelerator), as GKE's GPU documentation lists
@@ -93,8 +97,10 @@ AMD_PRODUCTS: dict[str, str] = {
     "AMD_Instinct_MI355X": "mi355x",
     "AMD_Instinct_MI250X": "mi250x",
     "AMD_Instinct_MI250X_MI250": "mi250x",
+    "AMD_Instinct_MI210": "mi210",
 }
-# Ray's accelerator types (ray-project/ray python/ray/util/accelerators/accelerators.py, as
+# Ray's accelerator types (ray-project/ray python/ray/util/accelerators/accelerators.py, commit
+# 00501e2bd10f17c70dc12cdf54a203cf2db02a09 for AMD-Instinct-MI210; as
 # LLMConfig.accelerator_type takes them; "A10" is read as "A10G" there). Ray detects "A100",
 # "H100" and "V100" for every memory size: read as the smaller part (A100-40G / -80G name it)
 RAY_ACCELERATORS: dict[str, str] = {
@@ -114,6 +120,7 @@ RAY_ACCELERATORS: dict[str, str] = {
     "AMD-Instinct-MI300X-OAM": "mi300x",
     "AMD-Instinct-MI325X-OAM": "mi325x",
     "AMD-Instinct-MI250X": "mi250x",
+    "AMD-Instinct-MI210": "mi210",
 }
 # label key -> (family, table); a fix suggests only GPUs of the family the file uses
 FAMILIES: dict[str, dict[str, str]] = {

@@ -19,6 +19,8 @@ REQUIRED_GPUS = {
     # issue #12
     "l20", "v100-sxm2-16gb", "v100-sxm2-32gb", "t4", "h20", "h800", "a800-80gb", "b300", "gb300",
     "mi250x", "rtx-5090", "rtx-6000-ada", "rtx-pro-6000-server", "gb10",
+    # issue #12, round 2: named by the project's logs and manifests, or listed by the issue
+    "a100-pcie-80gb", "a100-pcie-40gb", "a40", "l40", "rtx-a6000", "rtx-4000-ada", "mi210",
 }
 
 
@@ -281,7 +283,14 @@ def test_gpus_query_and_vendor(runner):
     names = {r["name"] for r in _json(invoke(runner, "gpus", "tesla", "-f", "json"))}
     assert names == {"v100-sxm2-16gb", "v100-sxm2-32gb", "t4"}
     amd = _json(invoke(runner, "gpus", "--vendor", "AMD", "-f", "json"))
-    assert {r["name"] for r in amd} == {"mi250x", "mi300x", "mi325x", "mi355x"}
+    assert {r["name"] for r in amd} == {"mi210", "mi250x", "mi300x", "mi325x", "mi355x"}
+    # what a user types for the A100s: "a100" finds both form factors and both sizes, "pcie"
+    # every PCIe card by its label or runtime name ("NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-40GB")
+    names = {r["name"] for r in _json(invoke(runner, "gpus", "a100", "-f", "json"))}
+    assert names == {"a100-40gb", "a100-80gb", "a100-pcie-40gb", "a100-pcie-80gb"}
+    names = {r["name"] for r in _json(invoke(runner, "gpus", "pcie", "-f", "json"))}
+    assert names == {"a100-pcie-40gb", "a100-pcie-80gb", "a40", "h100-pcie-80gb", "l20", "l40",
+                     "mi210", "t4"}
     both = _json(invoke(runner, "gpus", "mi3", "--vendor", "amd", "-f", "json"))
     assert {r["name"] for r in both} == {"mi300x", "mi325x", "mi355x"}
 

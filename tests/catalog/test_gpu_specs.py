@@ -72,13 +72,45 @@ NEW_GPUS: dict[str, Reading] = {
     # 97887 x 1048576 = 102,641,958,912
     "rtx-pro-6000-server": Reading(102_641_958_912, 97_887, 1_792_000_000_000, None, True,
                                    ("NVIDIA RTX PRO 6000 Blackwell Server Edition",), None),
+    # --- round 2: GPUs the project's public inputs name (logs, manifests) or the issue lists ---
+    # deviceQuery 'NVIDIA A100 80GB PCIe' 81038 MBytes (84974239744 bytes), CUDA 12.4 / 12.4;
+    # 84,974,239,744 / 2**20 = 81,037.75 -> 81038; datasheet table 1,935 GB/s, BF16 312 dense
+    "a100-pcie-80gb": Reading(84_974_239_744, 81_920, 1_935_000_000_000, 312_000_000_000_000, False,
+                              ("NVIDIA A100 80GB PCIe",), 81_038),
+    # deviceQuery 'NVIDIA A100-PCIE-40GB' 40326 MBytes (42285268992 bytes), same cluster page
+    "a100-pcie-40gb": Reading(42_285_268_992, 40_960, 1_555_000_000_000, 312_000_000_000_000, False,
+                              ("NVIDIA A100-PCIE-40GB",), 40_326),
+    # deviceQuery 'NVIDIA A40' 45403 MBytes (47608692736 bytes); nvidia-smi -q on the same host:
+    # FB Total 46068 MiB - Reserved 665 MiB = Free 45403 MiB; datasheet 696 GB/s, BF16 149.7 dense
+    "a40": Reading(47_608_692_736, 46_068, 696_000_000_000, 149_700_000_000_000, False,
+                   ("NVIDIA A40",), 45_403),
+    # deviceQuery 'NVIDIA RTX A6000' 48790 MBytes (51160023040 bytes), ECC disabled, CUDA 12.7;
+    # 49140 - 48790 = 350 MiB driver reserve; 768 GB/s; no dense BF16 figure read
+    "rtx-a6000": Reading(51_160_023_040, 49_140, 768_000_000_000, None, False,
+                         ("NVIDIA RTX A6000",), 48_790),
+    # deviceQuery 'NVIDIA RTX 4000 Ada Generation' 20147 MBytes (21125267456 bytes);
+    # 21,125,267,456 / 2**20 = 20,146.6; nvidia-smi -q FB Total 20475, Reserved 329 MiB
+    "rtx-4000-ada": Reading(21_125_267_456, 20_475, 360_040_000_000, None, True,
+                            ("NVIDIA RTX 4000 Ada Generation",), 20_147),
+    # HIP totalGlobalMem 68702699520 bytes on 'AMD Instinct MI210' = 65520 MiB (one MI250X GCD's)
+    "mi210": Reading(68_702_699_520, None, 1_600_000_000_000, None, False,
+                     ("AMD Instinct MI210",), 65_520),
+    # upper bound: 46068 x 1,048,576 = 48,305,799,168 (vLLM's rounded 44.39 GiB is the only
+    # runtime figure: log 133, held out, not used); L40 column of the L40/L40S datasheet table
+    "l40": Reading(48_305_799_168, 46_068, 864_000_000_000, 181_050_000_000_000, True,
+                   ("NVIDIA L40",), None),
 }
+
+# round 2's parts: PCIe cards (an NVLink bridge joins at most two of the A40 / RTX A6000 / A100
+# PCIe cards; none is an SXM module on an NVSwitch board)
+PCIE_CARDS = ("a100-pcie-80gb", "a100-pcie-40gb", "a40", "l40", "rtx-a6000", "rtx-4000-ada",
+              "mi210")
 
 
 def test_issue_12_gpus_are_all_there():
     specs, errors = all_hardware()
     assert errors == []
-    assert len(specs) >= 26  # issue #12: at least 26 GPUs; 17 before + 15 here = 32
+    assert len(specs) >= 39  # issue #12: 17 before + 15 in round 1 + 7 in round 2 = 39
     assert {g.name for g in specs} >= set(NEW_GPUS)
 
 
@@ -182,3 +214,36 @@ def test_aliases_are_unambiguous():
 )
 def test_what_users_type_resolves(typed, name):
     assert load_hardware(typed).name == name
+
+
+def test_pcie_a100s_are_their_own_specs_not_the_sxm4_boards():
+    # deviceQuery totals: the PCIe boards report less than the SXM4 boards of the same size
+    # (80 GB: 85,100,068,864 - 84,974,239,744 = 125,829,120 B = 120 MiB; 40 GB: 13,565,952 B)
+    assert load_hardware("a100-80gb").memory_bytes - load_hardware("a100-pcie").memory_bytes == 120 * MIB
+    assert load_hardware("a100-40gb").memory_bytes - load_hardware("a100-pcie-40gb").memory_bytes \
+        == 13_565_952
+    # bandwidth: 2,039 GB/s SXM4 80GB vs 1,935 GB/s PCIe 80GB; the 40 GB parts both 1,555 GB/s
+    assert load_hardware("a100-80gb-pcie").memory_bandwidth_bytes_per_s == 1_935_000_000_000
+    assert load_hardware("a100-40gb-pcie").memory_bandwidth_bytes_per_s == 1_555_000_000_000
+    # a runtime name picks the form factor: the SXM4 spec does not claim the PCIe device names
+    by_device = {d: g.name for g in all_hardware()[0] for d in g.device_names}
+    assert by_device["NVIDIA A100 80GB PCIe"] == "a100-pcie-80gb"
+    assert by_device["NVIDIA A100-SXM4-80GB"] == "a100-80gb"
+    assert by_device["NVIDIA A100-PCIE-40GB"] == "a100-pcie-40gb"
+
+
+def test_rtx_a6000_reading_is_the_ecc_off_one_and_names_the_ecc_on_figure():
+    g = load_hardware("a6000")
+    assert g.name == "rtx-a6000"
+    assert "ECC support: Disabled" in g.memory_source
+    # ECC on: torch total_memory=48676MB, 48,790 - 48,676 = 114 MiB less
+    assert "total_memory=48676MB" in g.memory_source and "114 MiB less" in g.memory_source
+    assert g.memory_bytes - 48_676 * MIB == 114 * MIB
+
+
+@pytest.mark.parametrize("name", PCIE_CARDS)
+def test_round_two_parts_are_not_nvlink_modules(name):
+    from kvplan.engines.vllm_nontorch import nvlink_module
+
+    g = load_hardware(name)
+    assert not nvlink_module(g.label, g.device_names), (g.label, g.device_names)

@@ -247,3 +247,43 @@ def test_an_image_tag_that_names_no_version_uses_the_profile_default(
     assert "vllm (default version) profile" in result.output
     assert "note: image tag 'latest' names no version: the vllm profile's default version is used" \
         in result.output
+
+
+# issue #12, round 2: each new GPU's node label, as GPU feature discovery writes the runtime name
+# (spaces -> hyphens), the AMD node labeller (spaces -> underscores) and Ray name it
+NEW_GPU_LABELS = {
+    ("nvidia.com/gpu.product", "NVIDIA-A100-80GB-PCIe"): "a100-pcie-80gb",
+    ("nvidia.com/gpu.product", "NVIDIA-A100-PCIE-40GB"): "a100-pcie-40gb",
+    ("nvidia.com/gpu.product", "NVIDIA-A40"): "a40",
+    ("nvidia.com/gpu.product", "NVIDIA-L40"): "l40",
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-A6000"): "rtx-a6000",
+    ("nvidia.com/gpu.product", "NVIDIA-RTX-4000-Ada-Generation"): "rtx-4000-ada",
+    ("amd.com/gpu.product-name", "AMD_Instinct_MI210"): "mi210",
+    ("accelerator_type", "AMD-Instinct-MI210"): "mi210",
+}
+
+
+@pytest.mark.parametrize(("key", "label"), sorted(NEW_GPU_LABELS))
+def test_new_gpu_labels_resolve_to_their_specs(key: str, label: str) -> None:
+    from kvplan.specs import load_hardware
+
+    name = NEW_GPU_LABELS[key, label]
+    assert catalog_name(label, key) == name
+    assert load_hardware(name).name == name
+    if key == "nvidia.com/gpu.product":  # the label is the runtime name with hyphens
+        assert label.replace("-", " ").lower() in {
+            d.replace("-", " ").lower() for d in load_hardware(name).device_names}
+        assert catalog_name(label + "-SHARED", key) == name
+    assert label_for(name, key) == label
+
+
+def test_l40_and_pcie_a100_nodes_are_checked_on_their_own_specs(runner: CliRunner, tmp_path) -> None:
+    # before round 2 an NVIDIA-L40 node was an unknown label and NVIDIA-A100-80GB-PCIe was read
+    # as the SXM4 board; both now name their own spec in the verdict
+    text = (K8S / "vllm-pass.yaml").read_text()
+    for label, name in (("NVIDIA-L40", "l40"), ("NVIDIA-A100-80GB-PCIe", "a100-pcie-80gb")):
+        path = tmp_path / f"{name}.yaml"
+        path.write_text(text.replace("NVIDIA-H100-80GB-HBM3", label))
+        result = run(runner, path)
+        assert result.exit_code in (0, 1), result.output
+        assert f"x 1 {name}, vllm 0.6.3 profile" in result.output, result.output

@@ -27,7 +27,9 @@ def test_nvlink_form_factor_comes_from_the_sourced_label_and_device_names() -> N
         gpu = load_hardware(name)
         assert nvlink_module(gpu.label, gpu.device_names), name
     # PCIe cards, and an NVL card bridged in pairs, name no NVLink module form factor
-    for name in ("l4", "l40s", "a10g", "h100-pcie-80gb", "h100-nvl", "rtx-4090"):
+    for name in ("l4", "l40s", "a10g", "h100-pcie-80gb", "h100-nvl", "rtx-4090",
+                 # issue #12 round 2: PCIe cards ("NVIDIA A100 80GB PCIe", "NVIDIA A100-PCIE-40GB")
+                 "a100-pcie-80gb", "a100-pcie-40gb", "a40", "l40", "rtx-a6000", "rtx-4000-ada"):
         gpu = load_hardware(name)
         assert not nvlink_module(gpu.label, gpu.device_names), name
     assert not nvlink_module("GPU with 79.19 GiB (from the log)")
@@ -70,3 +72,18 @@ def test_the_pool_moves_by_exactly_the_term_difference() -> None:
     # KV per token per GPU at TP 2: 32 layers x 4 KV heads x 128 x 2 x 2 B = 65,536 B; blocks of
     # 16 tokens (1 MiB): the pool shrinks by the difference, in whole blocks
     assert (pcie.kv_cache_tokens - nvl.kv_cache_tokens) // 16 in (1105, 1106)
+
+
+def test_an_a100_pcie_pair_books_the_pcie_term_and_the_sxm4_pair_the_nvlink_one() -> None:
+    # Qwen2-7B, TP 2, vLLM 0.19.0 at 0.9: the SXM4 board ("NVIDIA A100-SXM4-80GB") books the
+    # fitted NVLink workspace, 2,233,382,993 B; the PCIe card the PCIe best, 1 GiB (logs 128-129
+    # ran on A100 80GBs whose workers print "platform lacks GPU P2P capability")
+    model = load_model("qwen2-7b")
+    settings = EngineSettings(engine=Engine.vllm, version="0.19.0",
+                              memory_fraction=__import__("fractions").Fraction(9, 10))
+    booked = {}
+    for name in ("a100-80gb", "a100-pcie-80gb"):
+        req = SizeRequest(model=model, gpu=load_hardware(name), context_tokens=8192,
+                          kv_dtype=DType.bf16, tp=2)
+        booked[name] = run_engine(req, settings).non_torch_bytes
+    assert booked["a100-80gb"] - booked["a100-pcie-80gb"] == 2_233_382_993 - GIB
