@@ -388,9 +388,13 @@ def _bigger_gpu(
     setup: Setup, required: int, p95: int | None, catalog: Sequence[HardwareSpec]
 ) -> Fix | None:
     """The smallest GPU of the same vendor with more memory that passes at the same count; never
-    a unified-memory part (a desktop DGX Spark is no swap for a data-centre GPU)."""
+    a unified-memory part (a desktop DGX Spark is no swap for a data-centre GPU). When today's
+    GPU has a price, priced GPUs come first: a fix's cost is a price ratio only when both GPUs
+    have one (else a memory ratio), and the two do not rank against each other."""
     req = setup.request
-    for gpu in sorted(catalog, key=lambda g: (g.memory_bytes, g.name)):
+    priced_first = req.gpu.price_per_hour_usd is not None
+    for gpu in sorted(catalog, key=lambda g: (priced_first and g.price_per_hour_usd is None,
+                                               g.memory_bytes, g.name)):
         if gpu.memory_bytes <= req.gpu.memory_bytes or gpu.vendor != req.gpu.vendor:
             continue
         if gpu.unified_memory and not req.gpu.unified_memory:

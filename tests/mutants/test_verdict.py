@@ -241,6 +241,24 @@ def test_a_bigger_gpu_priced_on_both_is_costed_by_price():
     assert bigger.cost == (1, pytest.approx(3.50 / 3.78))
 
 
+def test_a_priced_gpu_comes_before_a_smaller_unpriced_one():
+    # from a priced H100, an unpriced bigger GPU (costed by memory) is offered only when no
+    # priced one passes: the H200 ($3.50/h) wins over a 100 GB part with no price, although the
+    # latter is smaller (price and memory ratios do not rank against each other)
+    unpriced = H200.model_copy(update={"name": "no-price-100gb", "memory_bytes": 100 * 10**9,
+                                       "price_per_hour_usd": None})
+    (bigger,) = [f for f in fixes(Setup(1, req()), 60, None, [unpriced, H200])
+                 if f.change == "bigger_gpu"]
+    assert bigger.new == {"gpu": "h200-141gb"} and bigger.cost == (1, pytest.approx(3.50 / 3.78))
+    (alone,) = [f for f in fixes(Setup(1, req()), 60, None, [unpriced]) if f.change == "bigger_gpu"]
+    assert alone.new == {"gpu": "no-price-100gb"}
+    assert alone.cost == (1, pytest.approx(100 * 10**9 / 85_045_477_376))
+    # from an unpriced GPU, memory alone orders them: the smaller passing one first
+    base = req(gpu=H100.model_copy(update={"price_per_hour_usd": None}))
+    (first,) = [f for f in fixes(Setup(1, base), 60, None, [H200, unpriced]) if f.change == "bigger_gpu"]
+    assert first.new == {"gpu": "no-price-100gb"}
+
+
 def test_a_unified_memory_part_may_replace_another():
     # a unified-memory part is refused only in place of a discrete one
     gb10_req = req(gpu=GB10)
