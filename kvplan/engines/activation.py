@@ -11,8 +11,8 @@ rows of logits; the KV pool gets what is left. The peak is the larger of the two
     3 x hidden: the residual, the layer input and the layer output alive at the MLP's peak.
   sampler: rows x vocab x bytes per logit. V0 (fp32 logits, sort values and int64 indices for
     top-k / top-p, probabilities, log-probabilities, cumulative sums): 40 B best, 16..48 B.
-    V1 before Model Runner V2 (0.8-0.27): the fp32 logits, the sorted fp32 values and their
-    int64 indices of apply_top_k_top_p (vllm/v1/sample/ops/topk_topp_sampler.py): 16 B best,
+    V1 before Model Runner V2 (0.8-0.24; MoE models to 0.28): the fp32 logits, the sorted fp32
+    values and their int64 indices of apply_top_k_top_p (vllm/v1/sample/ops/topk_topp_sampler.py): 16 B best,
     12..28 B (log 61: 1.89 GiB over 1,024 x 128,256 logits = 15.45 B).
 
 Calibration (real logs, tests/assets/logs): Llama-3.1-8B at 20,000 and 29,000 batched tokens
@@ -33,7 +33,7 @@ from kvplan.units import GIB, ceil_div
 
 ACT_BYTES = 2  # activations run in bf16/fp16 even for fp8 / int4 weights
 SAMPLER_BYTES_PER_LOGIT = (16, 40, 48)  # low, best, high
-# Model Runner V2 (vLLM 0.28 on, dense models; 0.29 on, all): its profiling sampler skips
+# Model Runner V2 (vLLM 0.25 on, dense models; 0.29 on, all): its profiling sampler skips
 # top-k / top-p and logprobs ("NOTE(woosuk): During the initial memory profiling, the sampler may
 # skip top_k, top_p, and logprobs", vllm/v1/worker/gpu/model_runner.py _dummy_sampler_run), so
 # nothing is sorted: the bf16 logits (2 B) and one fp32 copy (4 B), temperature applied in place
@@ -48,8 +48,8 @@ LEAN_SAMPLER_BYTES_PER_LOGIT = (4, 6, 12)
 # FlashInfer (<= 16 SMs, unsupported GPUs) apply_top_k_top_p sorts them (fp32 values + int64
 # indices, 12 B more). Read in the 0.33.0 source, not fitted to a log.
 WARMUP_SAMPLER_BYTES_PER_LOGIT = (6, 10, 18)
-# V1 engine before Model Runner V2 (0.8-0.27): Sampler.forward casts the logits to fp32 (4 B) and
-# the PyTorch top-k/top-p path sorts them (fp32 values 4 B + int64 indices 8 B); V0's sampler
+# V1 engine before Model Runner V2 (0.8-0.24; MoE to 0.28): Sampler.forward casts the logits to
+# fp32 (4 B) and the PyTorch top-k/top-p path sorts them (fp32 values 4 B + int64 indices 8 B); V0's sampler
 # also kept probabilities and log-probabilities for every logit (the 40 B above). Read in the
 # source, checked on log 61 (vLLM 0.19, Llama-3.1-8B, H100: 1.89 GiB peak activation for 1,024
 # rows x 128,256 vocab = 15.45 B a logit; moved to the fit part for it).

@@ -13,8 +13,8 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
   max_num_seqs rows (see kvplan.engines.activation). Defaults (`vllm serve`, V1):
   max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs with >= 70 GiB (not A100),
   2048 and 256 otherwise; V0: max(max_model_len, 2048) tokens (2048 with chunked prefill above
-  32,768), 256 sequences. The V1 sampler (0.8-0.27) holds 16 B a logit (fp32 logits and the
-  sorted values and indices), V0's 40 B. Model Runner V2 (0.28 on for dense models, 0.29 on for all) profiles
+  32,768), 256 sequences. The V1 sampler (0.8-0.24; MoE to 0.28) holds 16 B a logit (fp32 logits and the
+  sorted values and indices), V0's 40 B. Model Runner V2 (0.25 on for dense models, 0.29 on for all) profiles
   the sampler without top-k/top-p (6 B per logit, not 40) and, from 0.29, on 1/TP of the rows.
 - non-torch memory: V1 counts only its growth after start-up (0.07 GiB measured on one GPU,
   about 1 GiB more with tensor parallelism for NCCL and custom all-reduce buffers); V0 before 0.7
@@ -148,7 +148,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     batched = s.max_num_batched_tokens or d_batched
     seqs = s.max_num_seqs or d_seqs
     rows = min(seqs, batched) if fl.v1 else seqs
-    lean = fl.lean_sampler(req.model.moe is not None)
+    lean = fl.lean_sampler(req.model.moe is not None, req.model.model_type, hybrid)
     if fl.sharded_sampling and req.tp > 1:
         rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29-0.32)
     shape = layer_shape(req)

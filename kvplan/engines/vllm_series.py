@@ -47,12 +47,15 @@ SERIES = (
            "raised so its page holds the state (Qwen3-Next from 0.10.2; vllm_hybrid)"),
     Series((0, 11), "0.11-0.20", '"Free memory on device ... Actual usage is" breakdown line; '
            "from 0.11.1 hybrid blocks align to 32 tokens on Blackwell for head size 256"),
-    Series((0, 21), "0.21-0.27", "CUDA-graph memory estimated and subtracted before sizing "
+    Series((0, 21), "0.21-0.24", "CUDA-graph memory estimated and subtracted before sizing "
            '("CUDA graph memory profiling is enabled (default since v0.21.0)"; gpu_worker.py '
            "determine_available_memory: requested - non-KV - cudagraph estimate)"),
-    Series((0, 28), "0.28", "Model Runner V2 default for dense models (vLLM PR #44443): its "
-           "profiling sampler skips top-k/top-p (gpu/model_runner.py _dummy_sampler_run), so "
-           "the sampler peak is the logits and one fp32 copy, no sort"),
+    Series((0, 25), "0.25-0.28", "Model Runner V2 default for dense models (read in the 0.25.0 "
+           "and 0.28.0 wheels, config/vllm.py use_v2_model_runner / "
+           "_is_default_v2_model_runner_model: generate models that are neither hybrid nor "
+           "attention-free, MoE only for DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES): its profiling "
+           "sampler skips top-k/top-p (gpu/model_runner.py _dummy_sampler_run), so the sampler "
+           "peak is the logits and one fp32 copy, no sort"),
     Series((0, 29), "0.29-0.31", "Model Runner V2 default for all models; batch-sharded "
            "sampling holds 1/TP of the logits per GPU (v0.29.0 release notes)"),
     Series((0, 33), "0.33", "read in the 0.33.0 wheel: the profiling sampler runs a second, "
@@ -72,7 +75,12 @@ DEFAULT_VERSION = "0.33.0"
 UNREAD = ((0, 32),)  # releases between known series whose source was not read
 V1_FROM = (0, 8)
 GRAPH_SUBTRACTED_FROM = (0, 21)
-MRV2_DENSE_FROM = (0, 28)  # Model Runner V2 default for dense models
+MRV2_DENSE_FROM = (0, 25)  # Model Runner V2 default for dense models (0.25.0 config/vllm.py)
+# The MoE architectures Model Runner V2 runs by default before it runs them all: 0.25.0's and
+# 0.28.0's config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES name DeepseekV2ForCausalLM,
+# Qwen2MoeForCausalLM and GraniteMoeForCausalLM (0.28 adds DeepSeek-V4, Inkling, Kimi-K3 and
+# LongCat-Flash-Ngram, which kvplan has no spec for), here by their config.json model_type.
+MRV2_DEFAULT_MOE_TYPES = frozenset({"deepseek_v2", "qwen2_moe", "granitemoe"})
 MRV2_ALL_FROM = (0, 29)  # ... for all models, with batch-sharded sampling
 SAMPLER_WARMUP_FROM = (0, 33)  # the profiling sampler's warm-up pass; sharded sampling opt-in
 BIG_GPU_BYTES = 70 * GIB
@@ -95,9 +103,14 @@ class Flavour:
     sharded_sampling: bool = False  # each TP rank samples 1/TP of the rows (0.29-0.32)
     sampler_warmup: bool = False  # 0.33: the profiling sampler also runs every parameter
 
-    def lean_sampler(self, moe: bool) -> bool:
-        """Whether the profiling sampler skips top-k/top-p (Model Runner V2)."""
-        return self.mrv2_all or (self.mrv2_dense and not moe)
+    def lean_sampler(self, moe: bool, model_type: str = "", hybrid: bool = False) -> bool:
+        """Whether the profiling sampler skips top-k/top-p (Model Runner V2). In 0.25-0.28 vLLM
+        picks it for generate models that are not hybrid (mamba-style layers), and for MoE
+        models only where the architecture is listed (config/vllm.py
+        _is_default_v2_model_runner_model)."""
+        if self.mrv2_all:
+            return True
+        return self.mrv2_dense and not hybrid and (not moe or model_type in MRV2_DEFAULT_MOE_TYPES)
 
     @property
     def mxfp4_kernel_default(self) -> str:

@@ -116,7 +116,7 @@ def test_version_series_and_newer_versions() -> None:
     # V0 before 0.6.4, by what its profiler measured (kvplan.engines.vllm_v0_early)
     assert [flavour(v).series for v in ("0.2.4", "0.2.5", "0.3.0", "0.4.1", "0.6.3")] == [
         "0.1-0.2.4 (V0)", "0.2.5 (V0)", "0.2.6-0.3.0 (V0)", "0.3.1-0.5.2 (V0)", "0.5.3-0.6.3 (V0)"]
-    assert flavour("0.28.0").series == "0.28" and flavour("0.30.0").series == "0.29-0.31"
+    assert flavour("0.28.0").series == "0.25-0.28" and flavour("0.30.0").series == "0.29-0.31"
     res = run_engine(req(), vllm(version="0.34.0"))
     assert any("newer than the newest modelled release" in a for a in res.assumptions)
 
@@ -125,13 +125,16 @@ def test_model_runner_v2_profiles_a_lean_sampler() -> None:
     # Llama-3.1-8B on an L40S (< 70 GiB: 2,048 batched tokens, 256 sampler rows).
     # forward: 2,048 x (3 x 4,096 + 3 x 14,336) x 2 B = 2,048 x 55,296 x 2 = 226,492,416 B
     # sampler, old V1 runner (fp32 logits + top-k/top-p sort): 256 x 128,256 x 16 B
-    # = 525,336,576 B; Model Runner V2 (0.28 on, dense): 256 x 128,256 x 6 B = 197,001,216 B
+    # = 525,336,576 B; Model Runner V2 (0.25 on, dense: vLLM 0.25.0 config/vllm.py):
+    # 256 x 128,256 x 6 B = 197,001,216 B
     l40s = req(gpu="l40s")
-    old = run_engine(l40s, vllm(version="0.27.1"))
-    new = run_engine(l40s, vllm(version="0.28.0"))
+    old = run_engine(l40s, vllm(version="0.24.0"))
     assert old.activation_bytes == 525_336_576
-    assert new.activation_bytes == 226_492_416  # the forward pass is now the larger moment
-    # MoE models kept the old runner in 0.28 and moved in 0.29 (release notes)
+    for version in ("0.25.0", "0.27.1", "0.28.0"):
+        new = run_engine(l40s, vllm(version=version))
+        assert new.activation_bytes == 226_492_416  # the forward pass is now the larger moment
+    # MoE models outside DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (Qwen3-MoE) kept the old runner
+    # to 0.28 and moved in 0.29 (release notes)
     moe = req("qwen3-30b-a3b", gpu="l40s")
     moe_28 = run_engine(moe, vllm(version="0.28.0"))
     moe_29 = run_engine(moe, vllm(version="0.29.0"))

@@ -66,14 +66,14 @@ def test_cpu_offload_gb_moves_that_many_weight_bytes_per_gpu_into_the_pool() -> 
 
 
 def test_max_num_seqs_moves_the_sampler_peak() -> None:
-    # Llama-3.1-8B on an H100 under vLLM 0.27 (the last series whose profiling sampler sorts for
-    # top-k/top-p; defaults 8,192 batched tokens, 1,024 sequences):
+    # Llama-3.1-8B on an H100 under vLLM 0.24 (the last series whose profiling sampler sorts for
+    # top-k/top-p on dense models; defaults 8,192 batched tokens, 1,024 sequences):
     # V1 sampler 1,024 x 128,256 x 16 B = 2,101,346,304 B beats the forward pass
     # (8,192 x 55,296 x 2 B = 905,969,664 B). With --max-num-seqs 256 the sampler is
     # 256 x 128,256 x 16 = 525,336,576 B, under the forward pass, which becomes the peak:
     # the pool grows by 2,101,346,304 - 905,969,664 = 1,195,376,640 B
-    base = run_engine(req(), settings(name="vllm", version="0.27.0"))
-    fewer = run_engine(req(), settings(name="vllm", version="0.27.0", max_num_seqs=256))
+    base = run_engine(req(), settings(name="vllm", version="0.24.0"))
+    fewer = run_engine(req(), settings(name="vllm", version="0.24.0", max_num_seqs=256))
     assert base.activation_bytes == 2_101_346_304
     assert fewer.activation_bytes == 905_969_664
     assert fewer.kv_cache_bytes - base.kv_cache_bytes == 1_195_376_640
@@ -83,10 +83,10 @@ def test_max_num_seqs_moves_the_sampler_peak() -> None:
 
 
 def test_the_lean_sampler_of_model_runner_v2_leaves_the_forward_pass_as_the_peak() -> None:
-    # vLLM 0.28 on (Model Runner V2, dense): the profiling sampler holds the logits and one fp32
+    # vLLM 0.25 on (Model Runner V2, dense): the profiling sampler holds the logits and one fp32
     # copy, 6 B a logit: 1,024 x 128,256 x 6 = 788,004,864 B, below the forward pass of
     # 8,192 x 55,296 x 2 B = 905,969,664 B, so --max-num-seqs no longer moves the pool
-    for version in ("0.28.0", "0.31.0"):
+    for version in ("0.25.0", "0.28.0", "0.31.0"):
         base = run_engine(req(), settings(name="vllm", version=version))
         fewer = run_engine(req(), settings(name="vllm", version=version, max_num_seqs=256))
         assert base.activation_bytes == fewer.activation_bytes == 905_969_664

@@ -210,10 +210,10 @@ def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
                            "Maximum concurrency for 32,768 tokens per request: 13.76x")
 
 
-def test_deepseek_v2_lite_mla_moe_tp2_with_028_in_every_field():
-    # vLLM 0.28: Model Runner V2 only for dense models, so this MoE keeps the V1 16 B sampler
-    # on all 1,024 rows (batch-sharded sampling comes with 0.29). MLA on Hopper: 64-token blocks.
-    r = vllm("deepseek-v2-lite", "h100", 16384, "0.28.0", tp=2)
+def test_deepseek_v2_lite_mla_moe_tp2_with_024_in_every_field():
+    # vLLM 0.24: before Model Runner V2, so this MoE keeps the V1 16 B sampler on all 1,024 rows
+    # (batch-sharded sampling comes with 0.29). MLA on Hopper: 64-token blocks.
+    r = vllm("deepseek-v2-lite", "h100", 16384, "0.24.0", tp=2)
     # weights 15,706,484,224 x 2 B / 2. forward per token: MoE 6 x (3 x 1,408 / 2 + 2,048) =
     # 24,960 (> the dense layer's 3 x 10,944 / 2 = 16,416; attention (8 x 192 + 2 x 8 x 192 +
     # 8 x 128) = 5,632); 3 x 2,048 + 24,960 = 31,104 el x 8,192 x 2 B = 509,607,936.
@@ -251,6 +251,15 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_028_in_every_field():
     assert r.log_lines == ("Available KV cache memory: 52.51 GiB",
                            "GPU KV cache size: 1,812,800 tokens",
                            "Maximum concurrency for 16,384 tokens per request: 110.64x")
+    # 0.25-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
+    # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.25.0/0.28.0 config/vllm.py): the lean
+    # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B, above the 509,607,936 B forward;
+    # KV 76,540,929,638 - 15,706,484,224 - 629,145,600 - 2,233,382,993 - 536,870,912
+    #   = 57,435,045,909 -> 28,852 blocks of 1,990,656 B, 1,846,528 tokens, 112 users
+    for version in ("0.25.0", "0.28.0"):
+        r = vllm("deepseek-v2-lite", "h100", 16384, version, tp=2)
+        assert (r.activation_bytes, r.kv_cache_bytes, r.kv_cache_tokens,
+                r.size.users_per_replica) == (629_145_600, 57_435_045_909, 1_846_528, 112)
 
 
 def test_gemma3_1b_sliding_hybrid_on_l40s_with_0102_in_every_field():

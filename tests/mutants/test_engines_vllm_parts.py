@@ -47,9 +47,11 @@ MIB = 1 << 20
     ("0.9.0", True, False, True, False, False, False, "0.9"),
     ("0.10.0", True, False, True, True, False, False, "0.10"),
     ("0.20.9", True, False, True, True, False, False, "0.11-0.20"),
-    ("0.21.0", True, True, True, True, False, False, "0.21-0.27"),
-    ("0.27.9", True, True, True, True, False, False, "0.21-0.27"),
-    ("0.28.0", True, True, True, True, True, False, "0.28"),
+    ("0.21.0", True, True, True, True, False, False, "0.21-0.24"),
+    ("0.24.9", True, True, True, True, False, False, "0.21-0.24"),
+    ("0.25.0", True, True, True, True, True, False, "0.25-0.28"),
+    ("0.27.9", True, True, True, True, True, False, "0.25-0.28"),
+    ("0.28.0", True, True, True, True, True, False, "0.25-0.28"),
     ("0.29.0", True, True, True, True, True, True, "0.29-0.31"),
     ("v0.31.0", True, True, True, True, True, True, "0.29-0.31"),
 ])
@@ -86,9 +88,17 @@ def test_a_v0_suffix_forces_the_v0_engine(version: str, series: str):
 
 
 def test_lean_sampler_and_the_mxfp4_kernel_default():
-    assert (flavour("0.27.0").lean_sampler(False), flavour("0.28.0").lean_sampler(False),
+    assert (flavour("0.24.1").lean_sampler(False), flavour("0.25.0").lean_sampler(False),
             flavour("0.28.0").lean_sampler(True), flavour("0.29.0").lean_sampler(True)) == (
         False, True, False, True)
+    # 0.25-0.28 (config/vllm.py _is_default_v2_model_runner_model): listed MoE architectures
+    # run Model Runner V2, hybrid (mamba-style) models do not; 0.29 runs every model on it
+    assert [flavour("0.25.0").lean_sampler(True, t) for t in (
+        "deepseek_v2", "qwen2_moe", "granitemoe", "qwen3_moe", "deepseek_v3")] == [
+        True, True, True, False, False]
+    assert (flavour("0.28.0").lean_sampler(False, "qwen3_next", hybrid=True),
+            flavour("0.24.1").lean_sampler(True, "deepseek_v2"),
+            flavour("0.29.0").lean_sampler(False, "", hybrid=True)) == (False, False, True)
     assert flavour("0.10.2").mxfp4_kernel_default == "marlin"
 
 
