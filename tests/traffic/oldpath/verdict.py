@@ -298,7 +298,9 @@ def _bigger_gpu(
 ) -> Fix | None:
     """The smallest GPU of the same vendor with more memory that passes at the same count."""
     req = setup.request
-    for gpu in sorted(catalog, key=lambda g: (g.memory_bytes, g.name)):
+    priced_first = req.gpu.price_per_hour_usd is not None  # rule added after the copy
+    for gpu in sorted(catalog, key=lambda g: (priced_first and g.price_per_hour_usd is None,
+                                               g.memory_bytes, g.name)):
         if gpu.memory_bytes <= req.gpu.memory_bytes or gpu.vendor != req.gpu.vendor:
             continue
         if gpu.unified_memory and not req.gpu.unified_memory:  # rule added after the copy
