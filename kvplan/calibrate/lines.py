@@ -1,0 +1,65 @@
+"""The line patterns of engine start-up logs: a run's record, and the registry each engine's
+module (lines_vllm, lines_sglang, lines_trtllm) adds its patterns to; kvplan.calibrate.parse
+applies every pattern to every line, in registration order."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+NUM = r"(-?[\d,]*\.?\d+)"
+
+
+def _f(text: str) -> float:
+    return float(text.replace(",", ""))
+
+
+@dataclass
+class Run:
+    """One engine start-up: what the log says, by key (GiB, tokens, ratios as floats)."""
+
+    label: str
+    engine: str | None = None
+    version: str | None = None
+    model_hint: str | None = None
+    values: dict[str, float] = field(default_factory=dict)
+    settings: dict[str, str] = field(default_factory=dict)  # from the log and directives
+    lines: dict[str, tuple[int, str]] = field(default_factory=dict)  # key -> (line no, text)
+    errors: list[str] = field(default_factory=list)  # engine refusal messages
+    unparsed: list[tuple[int, str]] = field(default_factory=list)
+    ranks: dict[int, float] = field(default_factory=dict)  # rank -> KV GiB it printed
+
+    def put(self, key: str, value: float, lineno: int, text: str) -> None:
+        self.values[key] = value
+        self.lines[key] = (lineno, text.strip())
+
+
+@dataclass
+class LogFile:
+    path: Path
+    runs: list[Run]
+    header: dict[str, str]
+
+
+Handler = Callable[[Run, "re.Match[str]", int, str], None]
+PATTERNS: list[tuple[str, re.Pattern[str], Handler]] = []
+
+
+def pattern(engine: str, regex: str) -> Callable[[Handler], Handler]:
+    def deco(fn: Handler) -> Handler:
+        PATTERNS.append((engine, re.compile(regex), fn))
+        return fn
+
+    return deco
+
+
+def values(engine: str, regex: str, *keys: str) -> None:
+    """A line whose numbered groups are, in order, the values of `keys` (in the log's units)."""
+
+    def put(r: Run, m: re.Match[str], n: int, t: str) -> None:
+        for i, key in enumerate(keys, start=1):
+            r.put(key, _f(m[i]), n, t)
+
+    PATTERNS.append((engine, re.compile(regex), put))

@@ -1,0 +1,79 @@
+"""TensorRT-LLM start-up lines kvplan reads."""
+
+from __future__ import annotations
+
+import re
+
+from kvplan.calibrate.lines import NUM, Run, _f, pattern, values
+
+# --- TensorRT-LLM -----------------------------------------------------------------------------
+values("trtllm", r"Memory usage when calculating max tokens in paged kv cache: total: " + NUM
+       + r" GiB, available: " + NUM + " GiB", "total_gib", "available_gib")
+values("trtllm", r"Number of blocks in KV cache primary pool: (\d+)", "blocks")
+
+
+@pattern("trtllm", r"Number of tokens per block: (\d+)")
+def _t_tpb(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["page_size"] = m[1]
+
+
+@pattern("trtllm", r"Allocated " + NUM + r" GiB for max tokens in paged KV cache \((\d+)\)")
+def _t_alloc(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # The PyTorch backend sizes the cache twice; the last line is the real pool.
+    r.put("kv_gib", _f(m[1]), n, t)
+    r.put("tokens", _f(m[2]), n, t)
+
+
+@pattern("trtllm", r"Allocate (\d+) bytes for k/v cache")
+def _t_alloc_bytes(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("kv_gib", _f(m[1]) / 2**30, n, t)
+
+
+@pattern("trtllm", r"Using (\d+) (?:total )?tokens in paged KV cache")
+def _t_using_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # TensorRT-LLM < 0.9 prints the tokens its fraction allows, before rounding up to blocks;
+    # the 0.8 C++ runtime says "Using N total tokens in paged KV cache, and M blocks per sequence"
+    r.put("tokens", _f(m[1]), n, t)
+
+
+@pattern("trtllm", r"Both free_gpu_memory_fraction and max_tokens are set \(to " + NUM + r" and "
+         + r"(\d+), respectively\)")
+def _t_both(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["free_gpu_memory_fraction"] = f"{_f(m[1]):.4g}"
+    r.settings["max_tokens"] = m[2]
+
+
+@pattern("trtllm", r"Peak memory during memory usage profiling \(torch \+ non-torch\): " + NUM
+         + r" GiB, available KV cache memory when calculating max tokens: " + NUM
+         + r" GiB, fraction is set " + NUM + r", kv size is (\d+)\. device total memory " + NUM
+         + r" GiB, , tmp kv_mem " + NUM + " GiB")
+def _t_peak(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("peak_gib", _f(m[1]), n, t)
+    r.put("available_kv_gib", _f(m[2]), n, t)
+    r.settings["free_gpu_memory_fraction"] = f"{_f(m[3]):.4g}"
+    r.put("kv_bytes_per_token", _f(m[4]), n, t)
+    r.put("total_gib", _f(m[5]), n, t)
+    r.put("tmp_kv_gib", _f(m[6]), n, t)
+
+
+@pattern("trtllm", r"Peak memory during memory usage profiling \(torch \+ non-torch\): " + NUM
+         + r" GiB, available KV cache memory when calculating max tokens: " + NUM
+         + r" GiB, fraction is set " + NUM + r", kv size per token is (\d+) bytes/token\. "
+         r"device total memory " + NUM + r" GiB, temporary kv cache memory during profiling "
+         + NUM + " GiB")
+def _t_peak_v2(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    _t_peak(r, m, n, t)  # the same six numbers, reworded in later 1.x releases
+
+
+@pattern("trtllm", r"Reserving \S+ GiB for the multimodal encoder cache .*? " + NUM + r"\s*$")
+def _t_mm_reserve(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("mm_encoder_cache_gib", _f(m[1]), n, t)
+
+
+@pattern("trtllm", r"TensorRT-LLM version: (\S+)")
+def _t_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["version"] = m[1]
+
+
+values("trtllm", r"\[TRT-LLM\] \[I\] max_seq_len=(\d+)", "max_seq_len_final")
+values("trtllm", r"maxSequenceLen are too large .*? they are reduced to (\d+)", "max_seq_len_final")

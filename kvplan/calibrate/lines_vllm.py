@@ -1,0 +1,168 @@
+"""vLLM (V0 and V1) start-up lines kvplan reads."""
+
+from __future__ import annotations
+
+import re
+
+from kvplan.calibrate.lines import NUM, Run, _f, pattern, values
+
+# --- vLLM -------------------------------------------------------------------------------------
+values("vllm", r"Loading model weights took " + NUM + r" GB", "weights_gib")
+# V1 prints "Model loading took X GiB memory"; V0 0.7-0.8 "Model loading took X GB and N seconds" (GiB too:
+# vllm/worker/model_runner.py divides by 2**30).
+values("vllm", r"Model loading took " + NUM + r" (?:GiB|GB)\b", "weights_gib")
+# 0.6.5 prints the same summary with "duration=N seconds, " first and commas between the pairs.
+values("vllm", r"Memory profiling results: (?:duration=[\d.]+ seconds, )?total_gpu_memory=" + NUM
+       + r"GiB,? .*?peak_torch_memory=" + NUM + r"GiB,? .*?non_torch_memory=" + NUM
+       + r"GiB,? kv_cache_size=" + NUM + r"GiB,? gpu_memory_utilization=" + NUM,
+       "total_gib", "peak_torch_gib", "non_torch_gib", "kv_gib", "util")
+values("vllm", r"\] total_gpu_memory\s+" + NUM + r"GiB", "total_gib")
+values("vllm", r"\] gpu_memory_utilization\s+" + NUM, "util")
+values("vllm", r"the current vLLM instance can use\s+" + NUM + r"GiB", "requested_gib")
+values("vllm", r"\] model weights take\s+" + NUM + r"GiB\s*$", "weights_gib")
+values("vllm", r"\] non_torch_memory\s+" + NUM + r"GiB", "non_torch_gib")
+values("vllm", r"PyTorch activation peak memory\s+" + NUM + r"GiB", "activation_gib")
+values("vllm", r"available_kv_cache_memory\s+" + NUM + r"GiB", "kv_gib")
+values("vllm", r"total_gpu_memory \(" + NUM + r"GiB\) x gpu_memory_utilization \(" + NUM
+       + r"\) = " + NUM + r"GiB", "total_gib", "util", "requested_gib")
+
+
+@pattern("vllm", r"model weights take " + NUM + r"GiB; non_torch_memory takes " + NUM
+         + r"GiB; PyTorch activation peak memory takes " + NUM
+         + r"GiB; the rest of the memory reserved for KV Cache is " + NUM + r"GiB")
+def _v0_prose_parts(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # With pipeline parallelism every stage prints one; the tightest (smallest KV) counts.
+    kv = _f(m[4])
+    if "kv_gib" in r.values and r.values["kv_gib"] <= kv:
+        return
+    r.put("weights_gib", _f(m[1]), n, t)
+    r.put("non_torch_gib", _f(m[2]), n, t)
+    r.put("activation_gib", _f(m[3]), n, t)
+    r.put("kv_gib", kv, n, t)
+
+
+@pattern("vllm", r"# (?:GPU|cuda|CUDA) blocks: (\d+)|^GPU blocks: (\d+)")
+def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("blocks", _f(m[1] or m[2]), n, t)
+
+
+values("vllm", r"GPU KV cache size:\s+" + NUM + r" tokens", "tokens")  # write-ups may align columns
+# Hybrid attention/mamba models (vllm/model_executor/models/config.py): the raised attention block.
+values("vllm", r"Setting attention block size to " + NUM + r" tokens", "hybrid_block")
+values("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x",
+       "max_model_len", "concurrency")
+
+
+@pattern("vllm", r"Available KV cache memory: " + NUM + r" GiB")
+def _v1_kv(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    kv = _f(m[1])
+    rank = re.search(r"(?:rank=|Worker_TP)(\d+)", t)
+    if rank:
+        r.ranks[int(rank[1])] = kv
+    if "kv_gib" in r.values and r.values["kv_gib"] <= kv:  # one line per rank: the smallest
+        return
+    r.put("kv_gib", kv, n, t)
+
+
+@pattern("vllm", r"Free memory on device \(" + NUM + "/" + NUM + r" GiB\) on startup\. Desired GPU "
+         r"memory utilization is \(" + NUM + ", " + NUM + r" GiB\)\. Actual usage is (.*?)\. ")
+def _v1_free_line(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("free_gib", _f(m[1]), n, t)
+    r.put("total_gib", _f(m[2]), n, t)
+    r.put("util", _f(m[3]), n, t)
+    r.put("requested_gib", _f(m[4]), n, t)
+    usage = m[5]
+    for key, rx in (
+        ("weights_gib", NUM + r" GiB for weight"),
+        ("consumed_gib", NUM + r" GiB for consumed memory"),
+        ("activation_gib", NUM + r" GiB for peak activation"),
+        ("non_torch_gib", NUM + r" GiB for non-torch memory"),
+        ("cuda_graph_gib", NUM + r" GiB for CUDAGraph memory"),
+    ):
+        found = re.search(rx, usage)
+        if found:
+            r.put(key, _f(found[1]), n, t)
+    cur = re.search(r"Current kv cache memory in use is (\d+) bytes", t)
+    if cur:
+        r.put("kv_in_use_gib", int(cur[1]) / 2**30, n, t)
+    cur = re.search(r"Current kv cache memory in use is " + NUM + " GiB", t)
+    if cur:
+        r.put("kv_in_use_gib", _f(cur[1]), n, t)
+
+
+@pattern("vllm", r"max seq len \((\d+)\) is larger than the maximum number of tokens that can be "
+         r"stored in KV cache \((\d+)\)")
+def _v0_refusal(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("max_model_len", _f(m[1]), n, t)
+    r.put("tokens", _f(m[2]), n, t)
+    r.errors.append(t.strip())
+
+
+@pattern("vllm", r"To serve at least one request .*?max seq len \((\d+)\), \(" + NUM
+         + r" GiB KV cache is needed, which is larger than the available KV cache memory \("
+         + NUM + r" GiB\)")
+def _v1_refusal(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("max_model_len", _f(m[1]), n, t)
+    r.put("needed_gib", _f(m[2]), n, t)
+    r.put("kv_gib", _f(m[3]), n, t)
+    r.errors.append(t.strip())
+
+
+@pattern("vllm", r"EngineCore failed to start|No available memory for the cache blocks")
+def _v1_failed(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.errors.append(t.strip())
+
+
+@pattern("vllm",
+         r"(?:Initializing a (V[01]) LLM engine \((v[^)]+)\)|vLLM API server version (\S+))")
+def _v_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    if m[1]:
+        version = m[2].lstrip("v") + ("-v0" if m[1] == "V0" else "")
+        r.settings["version"] = version
+        for key, rx in (("max_model_len", r"max_seq_len=(\d+)"),
+                        ("tp", r"tensor_parallel_size=(\d+)"),
+                        ("pp", r"pipeline_parallel_size=(\d+)"),
+                        ("enforce_eager", r"enforce_eager=(True|False)"),
+                        ("model", r"model='([^']+)'")):
+            found = re.search(rx, t)
+            if found:
+                r.settings.setdefault(key, found[1])
+    elif "version" not in r.settings:
+        r.settings["version"] = m[3]
+
+
+@pattern("vllm", r"non-default args: (\{.*)")
+def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    for key, rx in (("max_model_len", r"'max_model_len': (\d+)"),
+                    ("util", r"'gpu_memory_utilization': ([\d.]+)"),
+                    ("tp", r"'tensor_parallel_size': (\d+)"),
+                    ("pp", r"'pipeline_parallel_size': (\d+)"),
+                    ("kv_dtype", r"'kv_cache_dtype': '(\w+)'"),
+                    ("max_num_seqs", r"'max_num_seqs': (\d+)"),
+                    ("max_num_batched_tokens", r"'max_num_batched_tokens': (\d+)"),
+                    ("enforce_eager", r"'enforce_eager': (True|False)"),
+                    ("kv_cache_memory_bytes", r"'kv_cache_memory_bytes': (\d+)"),
+                    ("cpu_offload_gb", r"'cpu_offload_gb': ([\d.]+)"),
+                    ("block_size", r"'block_size': (\d+)"),
+                    ("model", r"'model': '([^']+)'")):
+        found = re.search(rx, m[1])
+        if found:
+            r.settings[key] = found[1]
+
+
+@pattern("vllm", r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
+def _v_chunked(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    if "max_num_batched_tokens" not in r.settings:  # not a flag: vLLM's own default, logged
+        r.settings["max_num_batched_tokens"] = m[1]
+        r.settings["batched_default"] = m[1]
+
+
+values("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB", "graphs_after_gib")
+
+
+@pattern("vllm", r"CUDA graph memory profiling is enabled")
+def _v_graph_estimate(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # vLLM >= 0.21 subtracting its graph estimate before sizing. An estimate printed without
+    # this line ("CUDA graph pool memory: ... (estimated)") was not applied: logs 34, 35 size
+    # the pool as requested - consumed - activation.
+    r.settings.setdefault("graph_profiling", "1")
