@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kvplan.cli import engine_options as eo
 from kvplan.cli import options as o
@@ -13,7 +13,6 @@ from kvplan.errors import KvplanError
 from kvplan.render import OutputFormat
 
 if TYPE_CHECKING:
-    from kvplan.engines.interface import EngineResult
     from kvplan.plan.record import Record
 
 
@@ -58,9 +57,9 @@ def explain_command(
 
     records = records_for(target, locals(), parse_prices(price_per_hour or [], prices_file))
     results = explain_records(records)
-    from kvplan.plan.planner import resolve
+    from kvplan.plan.planner import engine_defaults, resolve
 
-    fields = [_engine_defaults(record_fields(r, resolve(r, need_load=False).deployment), res)
+    fields = [engine_defaults(record_fields(r, resolve(r, need_load=False).deployment), res)
               for r, res in zip(records, results, strict=True)]
     fleets = [_fleet_lines(r) for r in records]
     if fmt is OutputFormat.table:
@@ -81,25 +80,6 @@ def explain_command(
     else:
         raise KvplanError("explain prints a table or json; use --format table or --format json")
     emit(text, output)
-
-
-def _engine_defaults(fields: list[tuple[str, Any, str]],
-                     result: EngineResult) -> list[tuple[str, Any, str]]:
-    """The record's fields plus what the engine picks where the record is silent and the pick
-    moves the plan (SGLang's attention backend on ROCm), named as a default with its source."""
-    from kvplan.engines.interface import Engine
-    from kvplan.engines.sglang import default_backend
-
-    if result.engine is not Engine.sglang or any(k == "engine.attention_backend"
-                                                 for k, _, _ in fields):
-        return fields
-    picked = default_backend(result.size.request, result.engine_version)
-    if picked is None:
-        return fields
-    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
-             default=len(fields))
-    return [*fields[:at], ("engine.attention_backend", picked[0], f"default: {picked[1]}"),
-            *fields[at:]]
 
 
 def _fleet_lines(record: Record) -> list[str]:
