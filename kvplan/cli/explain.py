@@ -57,9 +57,10 @@ def explain_command(
 
     records = records_for(target, locals(), parse_prices(price_per_hour or [], prices_file))
     results = explain_records(records)
-    from kvplan.plan.planner import resolve
+    from kvplan.plan.planner import engine_defaults, resolve
 
-    fields = [record_fields(r, resolve(r, need_load=False).deployment) for r in records]
+    fields = [engine_defaults(record_fields(r, resolve(r, need_load=False).deployment), res)
+              for r, res in zip(records, results, strict=True)]
     fleets = [_fleet_lines(r) for r in records]
     if fmt is OutputFormat.table:
         from kvplan.cli.explain_render import render_text

@@ -26,7 +26,22 @@ the logs in tests/assets/logs):
   default after PR #37242; 0.5.21 arg_groups/attention_hook.py, unless
   SGLANG_AITER_HONOR_EXPLICIT_MEM_FRACTION is set with a stated fraction). Applied from 0.4.7
   when the backend is stated (--attention-backend, engine.attention_backend, a manifest's argv)
-  or logged as aiter; aiter on a GPU that is not AMD's is refused (kvplan.engines.refusals).
+  or logged as aiter, and when it is SGLang's own default (below); aiter on a GPU that is not
+  AMD's is refused (kvplan.engines.refusals).
+- The attention backend when none is stated (`default_backend`): on ROCm (is_hip, any AMD GPU:
+  no gfx942/gfx950 test, no SGLANG_USE_AITER gate) SGLang picks aiter for a model without MLA;
+  for an MLA model aiter when the KV heads per TP rank (config num_key_value_heads // tp, at
+  least 1) are 16 or 128, else triton. Read in the 0.4.7 wheel (model_runner.py
+  model_specific_adjustment, which sets the default before the derate in the same function;
+  0.4.7 also sends MLA with speculative decoding to triton, which kvplan does not model), the
+  0.5.17 wheel (server_args.py _get_default_attn_backend, filled by overrides.py
+  _attention_backend_default before the derate) and the 0.5.21 wheel
+  (arg_groups/model_override_base.py get_default_attn_backend). Releases before 0.4.7 were not
+  read; the backend does not move their pool (no derate), so kvplan names none for them.
+  Per-architecture overrides in 0.5.21 that pick another backend on ROCm (Gemma4, MiniMax-M3
+  and DeepSeek-V3.2-style DSA models -> triton/dsa, Whisper -> flashinfer) have no model in
+  kvplan's catalog and specs carry no architecture name: not modelled. On NVIDIA GPUs the
+  default backend does not move the pool and is not named.
 - DeepSeek-style MLA with tensor parallelism: each rank holds the whole latent down-projections
   (q_a_proj, kv_a_proj_with_mqa are ReplicatedLinear in models/deepseek_v2.py, 0.4.2 and 0.5.17
   wheels) and the whole MoE router (MoEGate, a bf16 nn.Parameter, not sharded), where the even
@@ -80,8 +95,12 @@ AITER_DERATE = Fraction(85, 100)
 RESERVED_FORMULA_FROM = (0, 5, 3)
 AITER_DERATE_ABOVE = 8192
 AITER_DERATE_FROM = (0, 4, 7)
-# The release aiter is first seen as SGLang's ROCm default (log 140, 0.5.17); older not read.
-AITER_DEFAULT_SEEN = (0, 5, 17)
+# aiter is SGLang's ROCm default in the 0.4.7, 0.5.17 and 0.5.21 wheels (module docstring);
+# older releases were not read, and the default moves no pool before the derate exists.
+AITER_DEFAULT_FROM = AITER_DERATE_FROM
+# The MLA KV-head counts per rank aiter takes (get_default_attn_backend: "current aiter only
+# support head number 16 or 128"); other counts fall back to triton.
+AITER_MLA_HEADS = (16, 128)
 # The prefill CUDA-graph reserve in the default mem_fraction_static (server_args.py
 # reserve_for_graph_mb, read in the 0.5.16 and 0.5.17 wheels; arg_groups/memory_hook.py in
 # 0.5.21): on CUDA the prefill graphs are "breakable" by default (cuda_graph_config.py
@@ -132,6 +151,21 @@ def aiter_derated(backend: str | None, context_tokens: int, version: str | None)
     """Whether SGLang scales mem_fraction_static by 0.85 (aiter backend, context > 8,192)."""
     return (backend == "aiter" and context_tokens > AITER_DERATE_ABOVE
             and (parse_version(version or DEFAULT_VERSION) or ()) >= AITER_DERATE_FROM)
+
+
+def default_backend(req: SizeRequest, version: str | None) -> tuple[str, str] | None:
+    """The attention backend SGLang picks when none is stated, as (backend, why), where kvplan
+    models it: AMD GPUs from 0.4.7 (module docstring); None elsewhere."""
+    if (req.gpu.vendor.lower() != "amd"
+            or (parse_version(version or DEFAULT_VERSION) or ()) < AITER_DEFAULT_FROM):
+        return None
+    src = "SGLang's ROCm default (get_default_attn_backend, read in 0.4.7, 0.5.17, 0.5.21)"
+    if req.model.attention.mla is None:
+        return "aiter", f"{src}: a model without MLA"
+    heads = max(1, req.model.attention.num_kv_heads // req.tp)
+    if heads in AITER_MLA_HEADS:
+        return "aiter", f"{src}: MLA with {heads} KV heads per rank (aiter takes 16 or 128)"
+    return "triton", f"{src}: MLA with {heads} KV heads per rank (aiter takes only 16 or 128)"
 
 
 def replicated_bytes(req: SizeRequest) -> int:
@@ -263,10 +297,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     st.given("mem_fraction_static", frac, "ratio",
              "flag" if s.memory_fraction is not None else
              f"SGLang {version} default for tp {req.tp} on {gpu_mem:,} MiB")
-    derated = aiter_derated(s.attention_backend, req.context_tokens, version)
+    picked = default_backend(req, version) if s.attention_backend is None else None
+    backend = s.attention_backend if picked is None else picked[0]
+    derated = aiter_derated(backend, req.context_tokens, version)
     if derated:
         st.op("mem_fraction_static (aiter)", "mul", ["mem_fraction_static", AITER_DERATE], "ratio",
-              f"x 0.85: aiter backend, context {req.context_tokens:,} > 8,192 (sglang PR #6564)")
+              f"x 0.85: aiter backend{' (SGLang default)' if picked else ''}, context "
+              f"{req.context_tokens:,} > 8,192 (sglang PR #6564)")
     st.op("1 - mem_fraction_static", "sum",
           [1, "-mem_fraction_static (aiter)" if derated else "-mem_fraction_static"], "ratio",
           "1 - fraction")
@@ -313,14 +350,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     if note:
         assumptions.append(note)
-    if (s.attention_backend is None and req.gpu.vendor.lower() == "amd"
-            and req.model.attention.mla is None and req.context_tokens > AITER_DERATE_ABOVE
-            and (parse_version(version) or ()) >= AITER_DEFAULT_SEEN):
-        assumptions.append(
-            "SGLang picks the aiter attention backend by default on ROCm for a model without MLA "
-            "(0.5.21 get_default_attn_backend; log 140, 0.5.17: \"Use aiter backend by default\"), "
-            "which takes 0.85 of mem_fraction_static above 8,192 tokens: not applied while the "
-            "backend is unstated; give --attention-backend aiter (or the one you run)")
+    if picked is not None:
+        assumptions.append(f"attention backend {picked[0]} (unstated): {picked[1]}")
     if graphs_why and s.memory_fraction is None:
         assumptions.append(f"default mem_fraction_static: {graphs_why}")
     if derated:

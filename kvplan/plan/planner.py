@@ -222,6 +222,26 @@ def explain_records(records: Sequence[Record]) -> list[EngineResult]:
     return out
 
 
+def engine_defaults(fields: list[tuple[str, Any, str]],
+                    result: EngineResult) -> list[tuple[str, Any, str]]:
+    """A record's fields (record_fields) plus what the engine picks where the record is silent
+    and the pick moves the plan (SGLang's attention backend on ROCm), named as a default with
+    its source, after the other engine fields."""
+    from kvplan.engines import Engine
+    from kvplan.engines.sglang import default_backend
+
+    if result.engine is not Engine.sglang or any(k == "engine.attention_backend"
+                                                 for k, _, _ in fields):
+        return fields
+    picked = default_backend(result.size.request, result.engine_version)
+    if picked is None:
+        return fields
+    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
+             default=len(fields))
+    return [*fields[:at], ("engine.attention_backend", picked[0], f"default: {picked[1]}"),
+            *fields[at:]]
+
+
 def step_problems(result: EngineResult) -> list[str]:
     """Steps whose stated arithmetic does not reproduce their value (a profile's bug)."""
     from kvplan.engines import verify_steps

@@ -52,17 +52,74 @@ def test_cli_aiter_on_mi300x_derates_the_default_fraction() -> None:
     # aiter: 0.867 x 0.85 = 0.73695; held = floor(205,722,222,592 x 0.26305) = 54,115,230,652
     #   (189,594,591,232 - 54,115,230,652) // 131,072 = 1,033,625 tokens
     assert tokens(867, aiter=False) == 1_237_743 and tokens(867, aiter=True) == 1_033_625
-    assert plain["kv_cache_tokens"] == triton["kv_cache_tokens"] == 1_237_743
-    assert aiter["kv_cache_tokens"] == 1_033_625
+    assert triton["kv_cache_tokens"] == 1_237_743
+    # unstated on ROCm: SGLang's own default there is aiter for a model without MLA (0.4.7
+    # model_runner.py, 0.5.17 server_args.py, 0.5.21 get_default_attn_backend; log 140, 0.5.17:
+    # "Use aiter backend by default"), so the unstated pool is aiter's: 1,033,625 tokens
+    assert plain["kv_cache_tokens"] == aiter["kv_cache_tokens"] == 1_033_625
     assert aiter["kv_cache_bytes"] == 1_033_625 * CELL == 135_479_296_000
-    # unstated on ROCm: SGLang's own default there is aiter (log 140); kvplan says so, unapplied
-    default_note = "SGLang picks the aiter attention backend by default on ROCm"
+    default_note = "attention backend aiter (unstated): SGLang's ROCm default"
     assert any(default_note in a for a in plain["assumptions"])
     assert not any(default_note in a for a in triton["assumptions"] + aiter["assumptions"])
     # at 8,192 tokens of context SGLang does not derate (context_len > 8192 only)
     short = ("llama-3.1-8b", "--gpu", "mi300x", "--engine", "sglang", "--context", "8192")
     assert _size(*short, "--attention-backend", "aiter")["kv_cache_tokens"] == \
         _size(*short)["kv_cache_tokens"] == 1_237_743
+    # before 0.4.7 there is no derate (and kvplan names no default): 0.4.6's fraction is 0.88
+    #   by tp; held = floor(205,722,222,592 x 0.12) = 24,686,666,711
+    #   (189,594,591,232 - 24,686,666,711) // 131,072 = 1,258,147 tokens, aiter or not
+    old = _size(*base, "--engine-version", "0.4.6")
+    assert old["kv_cache_tokens"] == _size(*base, "--engine-version", "0.4.6",
+                                           "--attention-backend", "aiter")["kv_cache_tokens"]
+    assert (FREE_AFTER - FREE_BEFORE * 12 // 100) // CELL == 1_258_147
+    assert old["kv_cache_tokens"] == 1_258_147
+    assert not any("attention backend" in a for a in old["assumptions"])
+    # on an NVIDIA GPU the unstated backend is not aiter: no derate (H100: not this arithmetic)
+    h100 = _size("llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--context", "32768")
+    assert not any("attention backend" in a for a in h100["assumptions"])
+
+
+def test_explain_names_the_default_backend_and_its_source() -> None:
+    res = CliRunner().invoke(app, ["explain", "llama-3.1-8b", "--gpu", "mi300x", "--engine",
+                                   "sglang", "--context", "32768", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    [row] = json.loads(res.stdout)["results"]
+    record = {f["field"]: (f["value"], f["from"]) for f in row["record"]}
+    value, origin = record["engine.attention_backend"]
+    assert value == "aiter"
+    assert origin.startswith("default: SGLang's ROCm default (get_default_attn_backend")
+    assert origin.endswith("a model without MLA")
+    steps = {s["label"]: s["value"] for s in row["steps"]}
+    assert steps["mem_fraction_static (aiter)"] == 0.73695  # 0.867 x 0.85
+    assert steps["max_total_num_tokens"] == 1_033_625
+    res = CliRunner().invoke(app, ["explain", "llama-3.1-8b", "--gpu", "h100", "--engine",
+                                   "sglang", "-f", "json"])
+    [row] = json.loads(res.stdout)["results"]
+    assert "engine.attention_backend" not in {f["field"] for f in row["record"]}
+
+
+def test_mla_default_backend_follows_kv_heads_per_rank() -> None:
+    # get_default_attn_backend, MLA on HIP: aiter when num_kv_heads // tp is 16 or 128, else
+    # triton. DeepSeek-R1 (num_key_value_heads 128): tp 8 -> 16 (aiter); Kimi-K2
+    # (num_key_value_heads 64): tp 8 -> 8 (triton, as log 118's server_args print, 0.5.8 on
+    # MI355X); DeepSeek-V2-Lite (16): tp 1 -> 16 (aiter), tp 2 -> 8 (triton).
+    from kvplan.capacity.plan import SizeRequest
+    from kvplan.engines.sglang import default_backend
+    from kvplan.specs import load_hardware, load_model
+
+    mi355x = load_hardware("mi355x")
+    for model, tp, want in (("deepseek-r1", 8, "aiter"), ("deepseek-r1", 1, "aiter"),
+                            ("deepseek-r1", 4, "triton"), ("kimi-k2", 8, "triton"),
+                            ("deepseek-v2-lite", 1, "aiter"), ("deepseek-v2-lite", 2, "triton"),
+                            ("llama-3.1-8b", 8, "aiter")):
+        req = SizeRequest(model=load_model(model), gpu=mi355x, tp=tp, context_tokens=32768)
+        picked = default_backend(req, "0.5.21")
+        assert picked is not None and picked[0] == want, (model, tp, picked)
+        assert default_backend(req, "0.4.6") is None
+        assert default_backend(req, "0.4.7") == picked
+    req = SizeRequest(model=load_model("deepseek-r1"), gpu=load_hardware("h200"), tp=8,
+                      context_tokens=32768)
+    assert default_backend(req, "0.5.21") is None
 
 
 def test_kvplan_v1_key_derates_a_stated_fraction(tmp_path: Path) -> None:
