@@ -292,3 +292,19 @@ def test_check_split_names_the_first_part_a_tp_breaks(changes: dict[str, Any], t
     assert str(err.value) == (f"q: tensor parallel size {tp} splits {what}; vLLM's gptq "
                               "create_weights refuses such a split (use a smaller --tp)")
     linear_quant.check_split(_spec("gemma-2b", GPTQ), 8)  # 8 heads, 2,048 a rank at TP 8: whole
+
+
+def test_check_split_refuses_gate_up_outputs_that_are_not_whole_int32s():
+    # only reachable with groups smaller than the int32 pack: groups of 2, intermediate 1,000 at
+    # TP 4: down_proj takes 250 inputs a rank (125 groups: whole), but gate_up's 2 x 1,000 / 4 =
+    # 500 outputs a rank are 62.5 int32s of 8 int4 values
+    cfg = _config("gemma-2b", GPTQ, group_size=2)
+    cfg["intermediate_size"] = 1000
+    m = spec_from_config(cfg, name="q", hf_id="x/q", origin="test")
+    with pytest.raises(InputError) as err:
+        linear_quant.check_split(m, 4)
+    assert str(err.value) == (
+        "q: tensor parallel size 4 splits intermediate_size (gate_up_proj outputs) 2000 into "
+        "parts of 500, not whole multiples of 8; vLLM's gptq create_weights refuses such a "
+        "split (use a smaller --tp)")
+    linear_quant.check_split(m, 2)  # 1,000 outputs a rank: 125 int32s
