@@ -6,6 +6,9 @@ the logs in tests/assets/logs):
   begin. avail mem=..."), not the device total; kvplan models the start-up use as 0.4 GiB on one
   GPU and 0.9 GiB with tensor parallelism (NCCL), 2.02 GiB with tensor parallelism on NVLink
   modules (SXM/HGX: NCCL and custom all-reduce workspaces), unless a log gives it.
+  --disable-custom-all-reduce / --enable-p2p-check only decide whether the custom all-reduce
+  workspace (tens of MiB per GPU) is built: noted by `check`, not modelled
+  (kvplan.check.manifests.engine.NOT_MODELLED).
 - rest = free after weights - total x (1 - mem_fraction_static);
   max_total_num_tokens = floor(rest / cell), cell = layers x KV heads per rank x head_dim x 2 x
   dtype bytes (MLA: kv_lora_rank + qk_rope_head_dim); then rounded down to whole pages
@@ -13,7 +16,7 @@ the logs in tests/assets/logs):
 - mem_fraction_static default, and the chunked_prefill_size and cuda_graph_max_bs it is built
   from: by GPU memory tier per release series (kvplan.engines.sglang_defaults, read in the
   wheels from 0.4.6 to 0.5.21; before 0.4.6 by TP alone); from 0.5.16 plus the prefill CUDA
-  graphs' reserve (PREFILL_GRAPHS_FROM below). Give --memory-utilization to state it; `explain`
+  graphs' reserve (the PREFILL_GRAPHS_* notes below). Give --memory-utilization to state it; `explain`
   names the tier, its sizes and the source.
 - ROCm aiter attention backend: mem_fraction_static, stated or default, x 0.85 when the
   served context is above 8,192 tokens (sglang PR #6564, merged 2025-05-24: model_runner.py
