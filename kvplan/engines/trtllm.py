@@ -7,7 +7,8 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   The PyTorch backend (1.x) sizes the cache twice: a small pool for profiling, then the real one
   from the peak it measured; the last "Allocated ... for max tokens in paged KV cache" counts.
 - tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it.
-- PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py, cal_max_tokens / _cal_max_tokens):
+- PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py, cal_max_tokens / _cal_max_tokens;
+  read term by term in kvplan/engines/trtllm_pytorch.py):
   available = (total - peak + the profiling pool's bytes) x fraction, peak = torch peak plus
   non-torch; max_tokens = floor(available / KV bytes per token). The profiling batch is dummy
   context requests of min(max_num_tokens, max_seq_len) tokens up to max_num_tokens, one output
@@ -33,8 +34,10 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   for a TensorRT engine, `trt_activation_bytes` (--trt-activation-bytes: trtllm-build's "Total
   Activation Memory", the execution context the runtime allocates before the pool) replaces
   that proxy and its interval with the engine's own figure.
-- non-torch: 0.75 GiB modelled (79.10 - 70.48 GiB in the docs' example, less its engine and
-  execution context), unless a log gives the free memory.
+- non-torch: on the engine path 0.75 GiB (79.10 - 70.48 GiB in the docs' example, less its
+  engine and execution context); on the PyTorch backend 1.58 GiB, what its profiling measures
+  outside torch (kvplan/engines/trtllm_pytorch.py, fitted on log 19); a log's free memory or
+  breakdown replaces either.
 - too small a pool does not stop TensorRT-LLM: it lowers max_seq_len to what fits
   ((blocks - 1) x tokens per block + 1 before 1.0; blocks x tokens per block from 1.0).
 """
@@ -57,6 +60,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.engines.trtllm_pytorch import NON_TORCH_PYTORCH, NON_TORCH_PYTORCH_WHAT
 from kvplan.errors import InputError
 from kvplan.units import GIB, MIB, ceil_div
 
@@ -139,9 +143,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         else:
             act, how = am.peak, am.formula
         st.given("activations", act.best, "bytes", how)
-        nt = Interval.exact(m.non_torch_bytes) if m.non_torch_bytes is not None else Interval(
-            *NON_TORCH)
-        st.given("non-torch memory", nt.best, "bytes", "CUDA context, runtime buffers, NCCL")
+        if m.non_torch_bytes is not None:
+            nt, nt_how = Interval.exact(m.non_torch_bytes), "CUDA context, runtime buffers, NCCL"
+        elif pytorch:
+            nt, nt_how = Interval(*NON_TORCH_PYTORCH), NON_TORCH_PYTORCH_WHAT
+        else:
+            nt, nt_how = Interval(*NON_TORCH), "CUDA context, runtime buffers, NCCL"
+        st.given("non-torch memory", nt.best, "bytes", nt_how)
         st.op("free memory", "sum", ["GPU memory", "-weights", "-activations",
                                      "-non-torch memory"], "bytes",
               "GPU memory - weights - activations - non-torch")
