@@ -60,7 +60,12 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
-from kvplan.engines.trtllm_pytorch import NON_TORCH_PYTORCH, NON_TORCH_PYTORCH_WHAT
+from kvplan.engines.trtllm_pytorch import (
+    NON_TORCH_PYTORCH,
+    NON_TORCH_PYTORCH_WHAT,
+    backend_refusal,
+    uses_pytorch,
+)
 from kvplan.errors import InputError
 from kvplan.units import GIB, MIB, ceil_div
 
@@ -84,16 +89,19 @@ def tokens_per_block(version: tuple[int, ...]) -> int:
     return 32 if version >= (0, 19) else 64
 
 
-def activation_refusal(version: str | None, stated: int | None) -> str | None:
-    """Why a stated TensorRT engine activation does not apply (None: it does). From 1.0 on
-    (the default) kvplan models the PyTorch backend, which has no TensorRT engine and profiles
-    its activations instead."""
-    if stated is None or (parse_version(version or DEFAULT_VERSION) or ()) < (1, 0):
+def activation_refusal(version: str | None, stated: int | None,
+                       backend: str | None = None) -> str | None:
+    """Why a stated TensorRT engine activation does not apply (None: it does). The PyTorch
+    backend (the default from 1.0, or stated) has no TensorRT engine and profiles its
+    activations instead."""
+    ver = parse_version(version or DEFAULT_VERSION) or ()
+    if stated is None or not uses_pytorch(ver, backend):
         return None
-    return (f"TensorRT-LLM {version or DEFAULT_VERSION} is modelled as the PyTorch backend (1.0 "
-            "on), which profiles its activations; the setting is a TensorRT engine's "
-            "execution-context memory (trtllm-build's Total Activation Memory): state an "
-            "engine version below 1.0 for an engine, or drop it")
+    return (f"TensorRT-LLM {version or DEFAULT_VERSION} is modelled as the PyTorch backend "
+            f"({'stated' if backend else '1.0 on'}), which profiles its activations; the "
+            "setting is a TensorRT engine's execution-context memory (trtllm-build's Total "
+            "Activation Memory): state the tensorrt backend (or an engine version below 1.0) "
+            "for an engine, or drop it")
 
 
 def _tokens_replace_estimate(pytorch: bool, max_tokens: int | None,
@@ -111,8 +119,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     m = s.measured
     version = s.version or DEFAULT_VERSION
     ver = parse_version(version) or ()
-    pytorch = ver >= (1, 0)
-    refused = activation_refusal(s.version, s.trt_activation_bytes)
+    bad_backend = backend_refusal(ver, s.trtllm_backend)
+    if bad_backend is not None:
+        raise InputError(f"engine.trtllm_backend (--trtllm-backend): {bad_backend}")
+    pytorch = uses_pytorch(ver, s.trtllm_backend)
+    refused = activation_refusal(s.version, s.trt_activation_bytes, s.trtllm_backend)
     if refused is not None:
         raise InputError(f"engine.trt_activation_bytes (--trt-activation-bytes): {refused}")
     newer_note = (f"TensorRT-LLM {version} is newer than the newest modelled release (1.3.0): "
@@ -171,7 +182,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     # maxTokens = floor(fraction x (free + memoryPoolFree) / bytes per token); a maxTokens
     # (max_tokens_in_paged_kv_cache) replaces that estimate unless freeGpuMemoryFraction was also
     # set, when the smaller counts. The LLM API (1.x) always sets the fraction (default 0.9).
-    only_tokens = _tokens_replace_estimate(pytorch, s.max_tokens, s.memory_fraction)
+    # the LLM API (1.x, and the PyTorch backend's KvCacheCreator before it) takes the smaller
+    only_tokens = _tokens_replace_estimate(pytorch or ver >= (1, 0), s.max_tokens,
+                                           s.memory_fraction)
     if s.max_tokens is not None:
         cap_label = "max tokens"
         if only_tokens:
@@ -204,7 +217,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     # A max_tokens that replaces the estimate can ask for more than is free: the pool's
     # cudaMalloc (BlockManager::allocatePools, gpuSync) then fails and the engine does not start.
     starts = blocks > 0 and not (only_tokens and pool > st.int("free memory"))
-    fit_len = (blocks * tpb) if pytorch else max(0, (blocks - 1) * tpb + 1)
+    fit_len = (blocks * tpb) if ver >= (1, 0) else max(0, (blocks - 1) * tpb + 1)
     largest = min(length, fit_len, req.model.max_context_tokens)
     reason = None
     if not starts and blocks > 0:

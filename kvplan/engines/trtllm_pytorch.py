@@ -55,3 +55,29 @@ NON_TORCH_PYTORCH = (1617 * MIB, 400 * MIB, 2 * GIB)
 # What the step says the term holds (the source's own words for `extra`).
 NON_TORCH_PYTORCH_WHAT = ("outside torch at the profiled peak (CUDA context, CUDA graphs, "
                           "workspaces; fitted on log 19)")
+
+# trtllm-serve --backend / the LLM API's backend: which executor sizes the pool. kvplan models
+# "pytorch" (KvCacheCreator above) and "tensorrt" (a TensorRT engine: kvCacheManager.cpp
+# calculateMaxNumBlocks after the engine's execution context, kvplan.engines.trtllm). Unstated,
+# the backend is the release's default: pytorch from 1.0, a TensorRT engine before.
+BACKENDS = ("pytorch", "tensorrt")
+DEFAULT_FROM = (1, 0)
+# The oldest PyTorch-backend sizing kvplan has read: the 0.17-era estimate_max_kv_cache_tokens
+# (index id 5657116856); an older release is refused with the backend stated.
+FIRST_READ = (0, 17)
+
+
+def uses_pytorch(version: tuple[int, ...], backend: str | None) -> bool:
+    """Whether the PyTorch backend sizes the pool (`version` parsed; backend as stated)."""
+    return version >= DEFAULT_FROM if backend is None else backend == "pytorch"
+
+
+def backend_refusal(version: tuple[int, ...], backend: str | None) -> str | None:
+    """Why a stated backend does not apply to the release (None: it does)."""
+    if backend is not None and backend not in BACKENDS:
+        return f"expected one of {', '.join(BACKENDS)}, got {backend!r}"
+    if backend == "pytorch" and version < FIRST_READ:
+        shown = ".".join(str(p) for p in version)
+        return (f"TensorRT-LLM {shown} predates the PyTorch backend sizing kvplan has read "
+                "(0.17 on, tensorrt_llm/_torch/pyexecutor); state 0.17 or later, or drop it")
+    return None

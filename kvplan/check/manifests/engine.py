@@ -84,6 +84,7 @@ TRTLLM: dict[str, tuple[str, str]] = {
     "--moe_expert_parallel_size": ("parallel.expert", "int"),
     "--extra_llm_api_options": ("engine.trtllm_config", "path"),
     "--config": ("engine.trtllm_config", "path"),
+    "--backend": ("engine.trtllm_backend", "str"),
 }
 FIELDS = {"vllm": VLLM, "sglang": SGLANG, "trtllm": TRTLLM}
 # SGLang's own defaults that differ from kvplan/v1's (vLLM-named) defaults.
