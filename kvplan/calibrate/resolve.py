@@ -155,6 +155,7 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         enforce_eager=run.settings.get("enforce_eager", "False") == "True",
         attention_backend=run.settings.get("attention_backend") if engine is Engine.sglang
         else None,
+        trtllm_backend=run.settings.get("trtllm_backend") if engine is Engine.trtllm else None,
         **fields,  # type: ignore[arg-type]
     )
 

@@ -86,6 +86,10 @@ TrtActivationBytes = Annotated[int | None, _opt(
     "--trt-activation-bytes", metavar="BYTES", min=1,
     help="TensorRT-LLM: the TensorRT engine's execution-context memory (trtllm-build's "
     "\"Total Activation Memory\"), instead of the forward-pass estimate")]
+TrtllmBackend = Annotated[str | None, _opt(
+    "--trtllm-backend", metavar="NAME",
+    help="TensorRT-LLM: trtllm-serve's --backend, pytorch or tensorrt (a TensorRT engine) "
+    "[default: pytorch from 1.0, tensorrt before]")]
 TrtllmConfig = Annotated[str | None, _opt(
     "--trtllm-config", metavar="FILE",
     help="TensorRT-LLM: an --extra_llm_api_options YAML or an engine's config.json; its "

@@ -48,6 +48,7 @@ def explain_command(
     free_gpu_memory_fraction: eo.FreeGpuFraction = None,
     max_tokens_in_paged_kv_cache: eo.MaxTokensPaged = None, trtllm_config: eo.TrtllmConfig = None,
     trt_activation_bytes: eo.TrtActivationBytes = None,
+    trtllm_backend: eo.TrtllmBackend = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None,
 ) -> None:
     """Print the record (each field and where it came from), then the arithmetic step by step."""

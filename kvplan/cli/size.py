@@ -35,6 +35,7 @@ def size_command(
     free_gpu_memory_fraction: eo.FreeGpuFraction = None,
     max_tokens_in_paged_kv_cache: eo.MaxTokensPaged = None, trtllm_config: eo.TrtllmConfig = None,
     trt_activation_bytes: eo.TrtActivationBytes = None,
+    trtllm_backend: eo.TrtllmBackend = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None, save_to: o.Save = None,
     allow_no_fit: o.AllowNoFit = False,
     measure: sm.MeasureOpt = False, device: sm.DeviceOpt = None,

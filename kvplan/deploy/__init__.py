@@ -265,6 +265,7 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "max_tokens_in_paged_kv_cache": ("trtllm",),
     "trtllm_config": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
+    "trtllm_backend": ("trtllm",),
 }
 _ENGINES = ("ideal", "vllm", "sglang", "trtllm", "transformers")
 _OWN = {e: tuple(k for k, engines in ENGINE_KEYS.items() if e not in engines) for e in _ENGINES}
@@ -334,11 +335,17 @@ def plan_deployment(
             for field, why in missing_flags(e):
                 fail(field, why)
             if e.name == "trtllm":
-                from kvplan.engines.trtllm import activation_refusal
+                from kvplan.engines.interface import parse_version
+                from kvplan.engines.trtllm import DEFAULT_VERSION, activation_refusal
+                from kvplan.engines.trtllm_pytorch import backend_refusal
 
-                refused = activation_refusal(e.version, e.trt_activation_bytes)
+                refused = activation_refusal(e.version, e.trt_activation_bytes, e.trtllm_backend)
                 if refused is not None:
                     fail("engine.trt_activation_bytes", refused)
+                bad = backend_refusal(parse_version(e.version or DEFAULT_VERSION) or (),
+                                      e.trtllm_backend)
+                if bad is not None:
+                    fail("engine.trtllm_backend", bad)
     if need_load and not dep.traffic.has_load:
         fail("traffic", NO_LOAD)
     dtypes = {}

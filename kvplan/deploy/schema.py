@@ -107,7 +107,8 @@ class Engine(Plain):
                "limit_mm_per_prompt": None, "speculative_model": None,
                "num_speculative_tokens": None, "cuda_graph_max_bs": None,
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
-               "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None}
+               "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
+               "trtllm_backend": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -125,6 +126,7 @@ class Engine(Plain):
         "max_tokens_in_paged_kv_cache": Opt(TOKENS), "trtllm_config": Opt(STR),
         "trt_activation_bytes": Opt(Int(gt=0, le=lim.MAX_MEMORY_BYTES)),
         "attention_backend": Opt(Lit(*ATTENTION_BACKENDS)),
+        "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -154,6 +156,7 @@ class Engine(Plain):
         trtllm_config: str | None
         trt_activation_bytes: int | None
         attention_backend: str | None
+        trtllm_backend: str | None
 
 
 class ContextTokens(Plain):

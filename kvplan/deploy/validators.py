@@ -134,6 +134,9 @@ class Engine(_Strict):
     attention_backend: plain.AttentionBackend | None = Field(
         default=None, description="SGLang --attention-backend (one of SGLang 0.5.21's choices); "
         "aiter on a ROCm GPU scales mem_fraction_static by 0.85 above 8,192 tokens of context")
+    trtllm_backend: Literal["pytorch", "tensorrt"] | None = Field(
+        default=None, description="TensorRT-LLM trtllm-serve --backend: pytorch (the default "
+        "from 1.0) or tensorrt (a TensorRT engine, the default before 1.0)")
 
 
 class ContextTokens(_Strict):

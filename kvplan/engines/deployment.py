@@ -36,6 +36,7 @@ EXTRA_KEYS = {
     "max_total_tokens": "max_tokens",
     "trt_activation_bytes": "trt_activation_bytes",
     "attention_backend": "attention_backend",
+    "trtllm_backend": "trtllm_backend",
 }
 # the vLLM-named keys other engines read under their own names (kvplan.deploy.schema.Engine)
 RENAMED = {

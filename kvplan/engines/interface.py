@@ -80,6 +80,7 @@ ENGINE_ONLY = {
     "attention_backend": ("sglang",),
     "max_batch_size": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
+    "trtllm_backend": ("trtllm",),
     "max_tokens": ("sglang", "trtllm"),  # SGLang --max-total-tokens; TRT-LLM max_tokens
     "page_size_tokens": ("sglang", "trtllm"),
 }
@@ -102,7 +103,8 @@ class EngineSettings:
     TensorRT-LLM: page_size_tokens (tokens_per_block),
     max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
     (max_tokens_in_paged_kv_cache), trt_activation_bytes (a TensorRT engine's execution-context
-    memory, trtllm-build's "Total Activation Memory"); max_seq_len is the request's context,
+    memory, trtllm-build's "Total Activation Memory"), trtllm_backend (pytorch or tensorrt:
+    trtllm-serve --backend; unstated, the release's default); max_seq_len is the request's context,
     memory_fraction is free_gpu_memory_fraction.
     """
 
@@ -126,6 +128,7 @@ class EngineSettings:
     draft_model: ModelSpec | None = None  # vLLM speculative decoding: the draft's spec
     num_speculative_tokens: int | None = None
     attention_backend: str | None = None  # SGLang: --attention-backend, if stated or logged
+    trtllm_backend: str | None = None  # TRT-LLM: --backend (pytorch / tensorrt), if stated
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False

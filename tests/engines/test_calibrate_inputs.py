@@ -86,6 +86,17 @@ def test_a_trt_activation_bytes_directive_reaches_the_trtllm_settings() -> None:
         parse_text("# kvplan: trt_activation_bytes=0\n", Path("x.log"))
 
 
+def test_a_trtllm_backend_directive_reaches_the_trtllm_settings_only() -> None:
+    # log 142's header: the 0.21 PyTorch workflow; the directive states it (trtllm-serve --backend)
+    lf = parse_text("# kvplan: version=0.21.0 trtllm_backend=pytorch\n"
+                    "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 16.10 GiB for max tokens in "
+                    "paged KV cache (301472).\n", Path("x.log"))
+    assert _settings(lf.runs[0], Engine.trtllm, "0.21.0").trtllm_backend == "pytorch"
+    assert _settings(lf.runs[0], Engine.sglang, "0.5.21").trtllm_backend is None
+    with pytest.raises(InputError, match="trtllm_backend=_autodeploy.*pytorch or tensorrt"):
+        parse_text("# kvplan: trtllm_backend=_autodeploy\n", Path("x.log"))
+
+
 def test_no_memory_for_the_cache_blocks_is_a_refusal() -> None:
     # vLLM V1 raises this when the KV budget is negative (log 201, vLLM 0.17.1); the run did not
     # start, so the log says "no" where a pool was never sized

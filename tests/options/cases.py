@@ -83,7 +83,7 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--max-seq-len": ("4096",),
     "--tokens-per-block": ("64",), "--free-gpu-memory-fraction": ("0.8",),
     "--max-tokens-in-paged-kv-cache": ("100000",), "--trtllm-config": (TRTCONFIG,),
-    "--trt-activation-bytes": ("1811942912",),
+    "--trt-activation-bytes": ("1811942912",), "--trtllm-backend": ("tensorrt",),
     "--peak-users": ("3000",), "--headroom": ("0.2",), "--min-users": ("2500",),
     "--arrival-rate": ("10",), "--mean-duration-s": ("300",), "--peak-to-mean": ("1.5",),
     "--context-p50": ("1200",), "--context-p95": ("6000",), "--context-p99": ("7000",),
@@ -100,7 +100,8 @@ VALUE: dict[str, tuple[str, ...]] = {
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
          "--speculative-config", "--num-speculative-tokens")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend")
-_TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes")
+_TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes",
+           "--trtllm-backend")
 _ENGINE_OWN_NAMES = {"--page-size": "sglang and trtllm's name", "--chunked-prefill-size":
                      "sglang's name", "--max-running-requests": "sglang's name",
                      "--max-batch-size": "trtllm's name", "--max-num-tokens": "trtllm's name",
@@ -203,6 +204,9 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         # 1.3.0 is the PyTorch backend, which refuses it (tests/engines/test_flag_effects.py)
         ("--trt-activation-bytes", (*trtllm, "--engine-version", "0.13.0"), "--trt-activation-bytes",
          "1811942912"),
+        # the default 1.3.0 is the PyTorch backend (1.58 GiB outside torch); a TensorRT engine
+        # books 0.75 GiB (tests/engines/test_trtllm_backend.py)
+        ("--trtllm-backend", trtllm, "--trtllm-backend", "tensorrt"),
     ]
     for opt, context, *extra in pairs:
         if opt in options:

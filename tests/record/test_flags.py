@@ -119,6 +119,7 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     "--max-tokens-in-paged-kv-cache": (["--max-tokens-in-paged-kv-cache", "100000"],
                                        [("engine.max_tokens_in_paged_kv_cache", 100000)]),
     "--trtllm-config": (["--trtllm-config", "TRTCONFIG"], [("engine.trtllm_config", "TRTCONFIG")]),
+    "--trtllm-backend": (["--trtllm-backend", "tensorrt"], [("engine.trtllm_backend", "tensorrt")]),
     "--trt-activation-bytes": (["--trt-activation-bytes", "1811942912"],
                                [("engine.trt_activation_bytes", 1811942912)]),
     "--prices": (["--prices", "PRICES"], [("hardware.price_per_hour_usd", 2.5)]),
@@ -159,6 +160,7 @@ REFUSED = {
     "--max-tokens-in-paged-kv-cache": "(--max-tokens-in-paged-kv-cache): only trtllm reads it",
     "--trtllm-config": "(--trtllm-config): only trtllm reads it, not vllm",
     "--trt-activation-bytes": "(--trt-activation-bytes): only trtllm reads it, not vllm",
+    "--trtllm-backend": "(--trtllm-backend): only trtllm reads it, not vllm",
 }
 NO_VISIBLE_EFFECT: set[str] = set()  # none: a flag that cannot move the plan is refused
 

@@ -84,6 +84,7 @@ TRTLLM: dict[str, tuple[str, str]] = {
     "--moe_expert_parallel_size": ("parallel.expert", "int"),
     "--extra_llm_api_options": ("engine.trtllm_config", "path"),
     "--config": ("engine.trtllm_config", "path"),
+    "--backend": ("engine.trtllm_backend", "str"),
 }
 FIELDS = {"vllm": VLLM, "sglang": SGLANG, "trtllm": TRTLLM}
 # Options read, not modelled, each with the reason `check` notes (SGLang 0.5.21's source:
