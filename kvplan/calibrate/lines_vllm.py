@@ -46,11 +46,28 @@ def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("blocks", _f(m[1] or m[2]), n, t)
 
 
-values("vllm", r"GPU KV cache size:\s+" + NUM + r" tokens", "tokens")  # write-ups may align columns
+# Write-ups may align columns. With TP/PP every worker prints its own size before vLLM unifies them to
+# the smallest (vllm/v1/core/kv_cache_utils.py unify_kv_cache_configs: "changes the num_blocks of each
+# worker to the smallest among all workers"): one line per worker, the smallest is the pool.
+@pattern("vllm", r"GPU KV cache size:\s+" + NUM + r" tokens")
+def _v1_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    tokens = _f(m[1])
+    if "tokens" in r.values and r.values["tokens"] <= tokens:
+        return
+    r.put("tokens", tokens, n, t)
+
+
 # Hybrid attention/mamba models (vllm/model_executor/models/config.py): the raised attention block.
 values("vllm", r"Setting attention block size to " + NUM + r" tokens", "hybrid_block")
-values("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x",
-       "max_model_len", "concurrency")
+
+
+@pattern("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x")
+def _v1_concurrency(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # one line per worker, as "GPU KV cache size" above: the smallest is the engine's
+    if "concurrency" in r.values and r.values["concurrency"] <= _f(m[2]):
+        return
+    r.put("max_model_len", _f(m[1]), n, t)
+    r.put("concurrency", _f(m[2]), n, t)
 
 
 @pattern("vllm", r"Available KV cache memory: " + NUM + r" GiB")
