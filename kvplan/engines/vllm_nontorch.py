@@ -18,11 +18,11 @@ workspace exists; with no PCIe constant fitted yet, GPUs whose label names no NV
 keep the wide TP term.
 
 The deployment's TP transport (`--tp-transport`, engine.tp_transport, the manifest annotation
-kvplan.io/tp-transport; TP_TRANSPORTS) replaces that guess where it is stated: nvlink books the
-NVLink term, pcie-p2p the PCIe term with its low end from NCCL's P2P buffers, host the one-GPU
-growth (NCCL's buffers in host memory, custom all-reduce off). A calibration log that prints
-vLLM's "lacks GPU P2P capability" warning, or spans nodes without GPUDirect RDMA, is host
-(kvplan.calibrate). Unstated, the GPU label decides as before.
+kvplan.io/tp-transport; kvplan.engines.interface.TP_TRANSPORTS) replaces that guess where it is
+stated: nvlink books the NVLink term, pcie-p2p the PCIe term with its low end from NCCL's P2P
+buffers, host the one-GPU growth (NCCL's buffers in host memory, custom all-reduce off). A
+calibration log that prints vLLM's "lacks GPU P2P capability" warning, or spans nodes without
+GPUDirect RDMA, is host (kvplan.calibrate). Unstated, the GPU label decides as before.
 """
 
 from __future__ import annotations
@@ -42,9 +42,9 @@ NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
 # GPUDirect RDMA (transport/net.cc) allocate cudaHostAlloc'd buffers, and only P2P over PCIe
 # puts the receive buffers on the GPU (transport/p2p.cc): per channel and connected peer
 # LL 524,288 B + LL128 4,915,200 B + SIMPLE 4,194,304 B (init.cc DEFAULT_*_BUFFSIZE; NCCL
-# master 5067397, tag v2.30.7-1), about 9.2 MiB, on the few channels NCCL opens on PCIe. Which
-# transport a deployment gets (P2P allowed or not, one node or several) is not in kvplan's
-# inputs, so the term stays an interval and that choice dominates it.
+# master 5067397, tag v2.30.7-1), about 9.2 MiB, on the few channels NCCL opens on PCIe. Unless
+# the deployment states its transport (P2P allowed or not, one node or several: TP_TRANSPORTS
+# below), the term stays an interval and that choice dominates it.
 NON_TORCH_V1_TP = (GIB, 20 * MIB, 2 * GIB)
 # V1, TP on NVLink modules: best 2.08 GiB (logs 62, 75: 2.07, 2.09), 1.5-2.5 GiB
 NON_TORCH_V1_TP_NVLINK = (GIB * 208 // 100, 3 * GIB // 2, 5 * GIB // 2)
@@ -123,7 +123,7 @@ _TRANSPORT_WHY = {
 }
 
 
-def _tp_table(fl: Flavour, tp: int, nvlink: bool, transport: str | None,
+def _tp_table(tp: int, nvlink: bool, transport: str | None,
               custom_ar: bool) -> tuple[tuple[int, int, int], str]:
     """V1 with tensor parallelism: the term by transport (stated, else the GPU label's form
     factor) and the words explain prints."""
@@ -155,7 +155,7 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
     """The non-torch term a vLLM version books, and how it was chosen. `transport` is the
     stated TP transport (TP_TRANSPORTS; None: by the GPU label), `custom_ar` False for
     --disable-custom-all-reduce."""
-    v1_tp, tp_how = _tp_table(fl, tp, nvlink, transport, custom_ar) if fl.v1 and tp > 1 else (
+    v1_tp, tp_how = _tp_table(tp, nvlink, transport, custom_ar) if fl.v1 and tp > 1 else (
         NON_TORCH_V1_TP, "")
     v1_one = NON_TORCH_V1_UNIFIED if unified else NON_TORCH_V1
     early = early_peak(fl.version, fl.v1)
@@ -181,7 +181,8 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
         how += tp_how
     elif tp > 1:
         how += " with TP buffers" + (
-            f" (tp_transport {transport} not modelled for V0: one TP term)" if transport else "")
+            f" (tp_transport {transport} not modelled for V0: one TP term)" if transport else ""
+        ) + ("" if custom_ar else " (--disable-custom-all-reduce not modelled for V0)")
     elif transport is not None:
         how += f" (tp_transport {transport}: no tensor parallelism, so no TP buffers)"
     return nt, how

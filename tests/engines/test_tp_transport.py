@@ -82,6 +82,8 @@ def test_the_words_explain_prints_for_each_case() -> None:
     assert one.endswith("(tp_transport host: no tensor parallelism, so no TP buffers)")
     v0, v0_how = non_torch(flavour("0.6.6"), 2, 0, False, transport="host")
     assert v0.best == GIB // 2 and "not modelled for V0" in v0_how
+    _, v0_off = non_torch(flavour("0.6.6"), 2, 0, False, custom_ar=False)
+    assert v0_off.endswith("with TP buffers (--disable-custom-all-reduce not modelled for V0)")
 
 
 def test_the_pool_moves_by_the_term_difference() -> None:
