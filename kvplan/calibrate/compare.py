@@ -38,6 +38,7 @@ from kvplan.calibrate.resolve import (
     infer_vllm_version,
     resolve_gpu,
     resolve_model,
+    vllm_transport,
 )
 from kvplan.engines import Engine, EngineSettings, Measured, parse_engine, run_engine
 from kvplan.engines import sglang as sglang_profile
@@ -157,7 +158,9 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     rep.notes.append(f"shapes: {gpu_note}; activation {res.activation_bytes / GIB:.2f} GiB "
                      f"(range {res.activation_bytes_low / GIB:.2f}-"
                      f"{res.activation_bytes_high / GIB:.2f}); tokens range "
-                     f"{res.kv_cache_tokens_low:,}-{res.kv_cache_tokens_high:,}")
+                     f"{res.kv_cache_tokens_low:,}-{res.kv_cache_tokens_high:,}"
+                     + (f"; tp transport {settings.tp_transport} ({vllm_transport(run)[1]})"
+                        if settings.tp_transport else ""))
     return rep
 
 

@@ -262,6 +262,8 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "cuda_graph_max_bs": ("sglang",),
     "max_total_tokens": ("sglang",),
     "attention_backend": ("sglang",),
+    "tp_transport": ("vllm",),
+    "disable_custom_all_reduce": ("vllm",),
     "max_tokens_in_paged_kv_cache": ("trtllm",),
     "trtllm_config": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
@@ -279,6 +281,10 @@ UNUSED_BY = {
 
 
 def unused_reason(engine: str, key: str | None = None) -> str:
+    if key == "tp_transport":
+        from kvplan.engines.refusals import transport_unread
+
+        return f"only vllm reads it, not {engine}: {transport_unread(engine)}"
     if key in ENGINE_KEYS:
         return f"only {' and '.join(ENGINE_KEYS[key])} reads it, not {engine}"
     if engine == "ideal":
@@ -367,6 +373,10 @@ def plan_deployment(
         refused = aiter_refusal(e.name, e.attention_backend, gpu)
         if refused is not None:
             fail("engine.attention_backend", refused)
+    if e.tp_transport is not None and e.name != "vllm":
+        from kvplan.engines.refusals import transport_refusal
+
+        fail("engine.tp_transport", str(transport_refusal(e.name, e.tp_transport)))
     if ep is not None and ep > tp and e.name in ("sglang", "trtllm"):
         fail("parallel.expert", f"{e.name}'s expert-parallel size divides its tensor-parallel "
              f"size ({tp}); {ep} ranks beyond it is vLLM's --enable-expert-parallel with data "

@@ -137,6 +137,13 @@ class Engine(_Strict):
     trtllm_backend: Literal["pytorch", "tensorrt"] | None = Field(
         default=None, description="TensorRT-LLM trtllm-serve --backend: pytorch (the default "
         "from 1.0) or tensorrt (a TensorRT engine, the default before 1.0)")
+    tp_transport: plain.TpTransport | None = Field(
+        default=None, description="vLLM: how the tensor-parallel GPUs talk (nvlink; pcie-p2p: "
+        "one node, P2P over PCIe; host: no P2P, or nodes without GPUDirect RDMA), which sets "
+        "the TP non-torch term [default: by the GPU label's form factor]")
+    disable_custom_all_reduce: bool | None = Field(
+        default=None, description="vLLM --disable-custom-all-reduce: no custom all-reduce "
+        "IPC buffers [default: false]")
 
 
 class ContextTokens(_Strict):

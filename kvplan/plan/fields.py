@@ -71,6 +71,8 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--speculative-config", "engine.speculative_model",
               json_keys=(("model", "engine.speculative_model"),
                          ("num_speculative_tokens", "engine.num_speculative_tokens"))),
+    FlagField("--tp-transport", "engine.tp_transport"),
+    FlagField("--disable-custom-all-reduce", "engine.disable_custom_all_reduce"),
     # SGLang
     FlagField("--page-size", "engine.block_size", engines=("sglang", "trtllm"),
               generic="--block-size"),

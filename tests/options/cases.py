@@ -76,7 +76,8 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--cpu-offload-gb": ("2",), "--limit-mm-per-prompt": ("1",),
     "--speculative-model": ("llama-3.2-1b",),
     "--speculative-config": (json.dumps({"model": "llama-3.2-1b", "num_speculative_tokens": 4}),),
-    "--num-speculative-tokens": ("4",), "--page-size": ("32",),
+    "--num-speculative-tokens": ("4",), "--tp-transport": ("host",),
+    "--disable-custom-all-reduce": (), "--page-size": ("32",),
     "--chunked-prefill-size": ("4096",), "--cuda-graph-max-bs": ("64",),
     "--max-running-requests": ("8",), "--max-total-tokens": ("100000",),
     "--attention-backend": ("aiter",), "--max-batch-size": ("8",), "--max-num-tokens": ("4096",),
@@ -98,7 +99,7 @@ VALUE: dict[str, tuple[str, ...]] = {
 
 # the engine's own settings: refused under the base's ideal engine, applied under their own
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
-         "--speculative-config", "--num-speculative-tokens")
+         "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend")
 _TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes",
            "--trtllm-backend")
@@ -117,6 +118,8 @@ _ALONE_REFUSED_RECORD: dict[str, str] = {
     "--nodes": "a replica of 1 GPU(s) (tensor 1 x pipeline 1) cannot span 2 servers",
     "--limit-mm-per-prompt": "only vllm reads it, not ideal",
     **{f: "only vllm reads it, not ideal; add --engine vllm" for f in _VLLM},
+    "--tp-transport": "only vllm reads it, not ideal: it books no tensor-parallel buffers; add "
+                      "--engine vllm",
     **{f: "only sglang reads it, not ideal; add --engine sglang" for f in _SGLANG},
     **{f: "only trtllm reads it, not ideal; add --engine trtllm" for f in _TRTLLM},
     **{f: f"{f} is {why}" for f, why in _ENGINE_OWN_NAMES.items()},
@@ -188,6 +191,10 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
                                       "--num-speculative-tokens", "2"),
          "--num-speculative-tokens", "6"),
         ("--speculative-config", vllm, "--speculative-config", VALUE["--speculative-config"][0]),
+        # on the default H100 (SXM: the NVLink term by its label) at TP 2: host books the
+        # one-GPU growth; --disable-custom-all-reduce takes custom all-reduce's 16 MiB off
+        ("--tp-transport", (*vllm, "--tp", "2"), "--tp-transport", "host"),
+        ("--disable-custom-all-reduce", (*vllm, "--tp", "2"), "--disable-custom-all-reduce"),
         ("--page-size", sglang, "--page-size", "32"),
         ("--chunked-prefill-size", sglang, "--chunked-prefill-size", "4096"),
         ("--cuda-graph-max-bs", sglang, "--cuda-graph-max-bs", "256"),

@@ -110,6 +110,12 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                            [("engine.max_total_tokens", 100000)]),
     "--attention-backend": (["--attention-backend", "aiter"],
                             [("engine.attention_backend", "aiter")]),
+    # the TP transport moves vLLM's term only with tensor parallelism (at TP 1 it is refused)
+    "--tp-transport": (["--tp-transport", "host", "--tp", "2"],
+                       [("engine.tp_transport", "host"), ("parallel.tensor", 2)]),
+    "--disable-custom-all-reduce": (["--disable-custom-all-reduce", "--tp", "2"],
+                                    [("engine.disable_custom_all_reduce", True),
+                                     ("parallel.tensor", 2)]),
     "--max-batch-size": (["--max-batch-size", "8"], [("engine.max_num_seqs", 8)]),
     "--max-num-tokens": (["--max-num-tokens", "4096"], [("engine.max_num_batched_tokens", 4096)]),
     "--max-seq-len": (["--max-seq-len", "4096"], [("engine.max_model_len", 4096)]),

@@ -42,6 +42,8 @@ VLLM: dict[str, tuple[str, str]] = {
     "--enable-expert-parallel": ("expert_parallel", "true"),
     "-ep": ("expert_parallel", "true"),
     "--no-enable-expert-parallel": ("expert_parallel", "false"),
+    "--disable-custom-all-reduce": ("engine.disable_custom_all_reduce", "true"),
+    "--no-disable-custom-all-reduce": ("engine.disable_custom_all_reduce", "false"),
 }
 SGLANG: dict[str, tuple[str, str]] = {
     "--model-path": ("model", "str"),
