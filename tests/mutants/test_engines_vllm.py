@@ -735,7 +735,8 @@ def test_v0_forced_on_a_v1_release():
 def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
     r = vllm("llama-3-8b", "h100", 8192, max_num_batched_tokens=256, max_num_seqs=16)
     # forward 256 x 55,296 x 2 B = 28,311,552 < 0.33's warm-up sampler 16 x 128,256 x 14 =
-    # 28,729,344 (the best; the lean pass is 16 x 128,256 x 6 = 12,312,576); activation width: max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
+    # 28,729,344 (the best; the lean pass is 16 x 128,256 x 6 = 12,312,576); activation width:
+    # max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
     # 24,064,819 = 282,591,232 (0.26 GiB); non-torch 0.5 GiB - 20 MiB (0.48 GiB); graphs
     # 1 GiB - GIB // 5 = 858,993,460 (0.80 GiB): the widest
     assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
