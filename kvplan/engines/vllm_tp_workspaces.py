@@ -5,15 +5,16 @@ NVLink SHARP off ("gpuCount <= 2", NCCL v2.26.2-1 src/transport/nvls.cc:157). Fr
 a multicast-capable NVSwitch system (Hopper, Blackwell) each NCCL communicator of the TP group
 allocates, on top of what TP 2 already books:
 
-1. NVLS buffers (ncclNvlsBufferSetup, nvls.cc:290-292): nvlsChannels x 2 x (NVLS_CHUNKSIZE
-   131,072 B x NCCL_STEPS 8) x nHeads, where nvlsChannels is 16 on SM90 and 32 on SM100
-   (nvls.cc:144-145, 176) and nHeads is the number of GPUs in the node (one head a GPU: the log
-   line quoted in vLLM issue #9699 reads "nHeads 8" at TP 8); plus the credits, nChannels x 2 x
-   64 x nHeads B (nvls.cc:380-382), which the allocation granularity rounds up to 2 MiB
-   (nvls.cc:240; NVLS_MEM_ALIGN_SIZE 1 << 21, nvls.cc:143). The layout is the same from v2.23.4-1
-   to v2.29.7-1 (read at each tag); v2.20.5-1 sized it as ring-channels x 2 x (4 MiB + 2 MiB) x
-   nHeads (nvls.cc:309-312), which is the 2.25 GiB of the #9699 log line (24 channels x 12 MiB
-   x 8 heads = 2,415,919,104 B) and the high end for releases whose NCCL is not read here.
+1. NVLS buffers (ncclNvlsBufferSetup, nvls.cc:290-292): nvlsChannels x 2 x (NVLS_CHUNKSIZE 131,072
+   B x NCCL_STEPS 8) x nHeads, where nvlsChannels is 16 on SM90 and 32 on SM100 (nvls.cc:144-145,
+   176; from v2.27.3-1 a single Blackwell node takes 24, NVLS_NCHANNELS_SM100_NVL, nvls.cc:149 and
+   193 there: the low end) and nHeads is the number of GPUs in the node (one head a GPU: the log
+   line quoted in vLLM issue #9699 reads "nHeads 8" at TP 8); plus the credits, nChannels x 2 x 64
+   x nHeads B (nvls.cc:380-382), which the allocation granularity rounds up to 2 MiB (nvls.cc:240;
+   NVLS_MEM_ALIGN_SIZE 1 << 21, nvls.cc:143). The layout is the same at v2.23.4-1, v2.26.2-1,
+   v2.27.3-1 and v2.29.7-1 (read at those tags); v2.20.5-1 sized it as ring-channels x 2 x (4 MiB
+   + 2 MiB) x nHeads (nvls.cc:309-312), which is the 2.25 GiB of the #9699 log line (24 channels x
+   12 MiB x 8 heads = 2,415,919,104 B) and the high end for releases whose NCCL is not read here.
 2. More P2P connection buffers: a ring channel connects each GPU to its ring neighbours, which at
    TP 2 are the same GPU in both directions, so the tree (a chain inside one node) adds no
    connection; above two GPUs the chain's second direction is a new connection on every channel:
@@ -52,7 +53,8 @@ from kvplan.units import MIB
 # NCCL v2.26.2-1 (f44ac759fee12ecb3cc6891e9e739a000f66fd70), src/transport/nvls.cc
 NVLS_CHUNK_BYTES = 128 * 1024          # NCCL_PARAM(NvlsChunkSize, "NVLS_CHUNKSIZE", 128*1024), :149
 NCCL_STEPS = 8                         # src/include/device.h:24
-NVLS_CHANNELS = {"hopper": 16, "blackwell": 32}  # NVLS_NCHANNELS_SM90 / _SM100, :144-145
+# (low, best): NVLS_NCHANNELS_SM90 / _SM100, :144-145; v2.27.3-1's _SM100_NVL 24 for one node
+NVLS_CHANNELS = {"hopper": (16, 16), "blackwell": (24, 32)}
 NVLS_CREDIT_BYTES = 64                 # memSize per channel, head and direction, :381
 ALLOC_GRANULARITY = 2 * MIB            # NVLS_MEM_ALIGN_SIZE (1 << 21), :143
 # v2.20.5-1 (48bb7fec7953112ff37499a272317f6663f8f600) nvls.cc:309-312: SIMPLE buffer + align
@@ -90,9 +92,9 @@ def _align(n: int) -> int:
     return -(-n // ALLOC_GRANULARITY) * ALLOC_GRANULARITY
 
 
-def nvls_bytes(tp: int, generation: str) -> int:
+def nvls_bytes(tp: int, generation: str, low: bool = False) -> int:
     """One communicator's NVLS buffers and credits on one GPU (NCCL 2.23 and later)."""
-    ch = NVLS_CHANNELS[generation]
+    ch = NVLS_CHANNELS[generation][0 if low else 1]
     buffers = ch * 2 * NVLS_CHUNK_BYTES * NCCL_STEPS * tp
     credits = RING_CHANNELS[generation][1] * 2 * NVLS_CREDIT_BYTES * tp
     return _align(buffers) + _align(credits)
@@ -112,6 +114,7 @@ def tp_workspace_extra(tp: int, generation: str | None, version: str | None,
     ch_low, ch_best, ch_high = RING_CHANNELS[generation]
     comms = TP_COMMUNICATORS
     nvls = comms * nvls_bytes(tp, generation)
+    nvls_low = comms * nvls_bytes(tp, generation, low=True)
     tree_low, tree_best = (comms * c * P2P_CONNECTION_BYTES for c in (ch_low, ch_best))
     tree_high = comms * ch_high * 2 * P2P_CONNECTION_BYTES  # a chain ordered unlike the ring
     v = parse_version(version) or ()
@@ -124,7 +127,7 @@ def tp_workspace_extra(tp: int, generation: str | None, version: str | None,
     elif unsure:
         best, low, how = nvls + tree_best, 0, "NVLS + tree buffers (eager or at run time: unsure)"
     else:
-        best, low, how = nvls + tree_best, nvls + tree_low, "NVLS + tree buffers (NCCL_CUMEM_ENABLE=0)"
+        best, low, how = nvls + tree_best, nvls_low + tree_low, "NVLS + tree buffers (NCCL_CUMEM_ENABLE=0)"
     high = nvls_high + tree_high
     if old_nccl or not v:
         how += "; NCCL release not read (high: the 2.20 NVLS layout)"

@@ -34,6 +34,16 @@ def test_nvls_buffers_per_communicator() -> None:
     assert nvls_bytes(4, "hopper") == 134_217_728 + 2_097_152
     # Blackwell: 32 NVLS channels (NVLS_NCHANNELS_SM100)
     assert nvls_bytes(8, "blackwell") == 32 * 2 * 1_048_576 * 8 + 2 * MIB == 538_968_064
+    # the low end: NCCL 2.27's 24 channels on one Blackwell node
+    assert nvls_bytes(8, "blackwell", low=True) == 24 * 2 * 1_048_576 * 8 + 2 * MIB == 404_750_336
+
+
+def test_blackwell_tp8_ring_channels_at_least_the_nvls_channels() -> None:
+    extra, _ = tp_workspace_extra(8, "blackwell", "0.10.0")
+    # 2 x 538,968,064 NVLS + 2 x 32 x 9,633,792 = 616,562,688 tree
+    assert extra.best == 1_077_936_128 + 616_562_688 == 1_694_498_816
+    # low: 2 x 404,750,336 + the same 32 channels of tree
+    assert extra.low == 809_500_672 + 616_562_688 == 1_426_063_360
 
 
 def test_the_v2_20_layout_reproduces_the_vllm_9699_log_line() -> None:
