@@ -99,6 +99,7 @@ from kvplan.engines.vllm_series import (
 )
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
 from kvplan.engines.vllm_stages import limiting_stage, stage_layers, stage_weights
+from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import record_stream_hold
 from kvplan.units import GIB, ceil_div
 
@@ -192,7 +193,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         nt, nt_how = non_torch(fl, req.tp, weights, quantized(req),
                                nvlink_module(req.gpu.label, req.gpu.device_names),
                                req.gpu.unified_memory, s.tp_transport,
-                               not s.disable_custom_all_reduce)
+                               not s.disable_custom_all_reduce,
+                               nvswitch_generation(req.gpu.label, req.gpu.device_names))
     st.given("non-torch memory", nt.best, "bytes", nt_how)
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
     graphs = Interval.exact(0)

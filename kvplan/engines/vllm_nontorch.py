@@ -31,6 +31,7 @@ from fractions import Fraction
 
 from kvplan.engines.interface import Interval, parse_version
 from kvplan.engines.vllm_series import Flavour
+from kvplan.engines.vllm_tp_workspaces import tp_workspace_extra
 from kvplan.engines.vllm_v0_early import PEAK_ALLOCATED, PEAK_GROWTH, early_peak
 from kvplan.units import GIB, MIB
 
@@ -151,10 +152,11 @@ def _tp_table(tp: int, nvlink: bool, transport: str | None,
 
 def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
               nvlink: bool = False, unified: bool = False, transport: str | None = None,
-              custom_ar: bool = True) -> tuple[Interval, str]:
+              custom_ar: bool = True, generation: str | None = None) -> tuple[Interval, str]:
     """The non-torch term a vLLM version books, and how it was chosen. `transport` is the
     stated TP transport (TP_TRANSPORTS; None: by the GPU label), `custom_ar` False for
-    --disable-custom-all-reduce."""
+    --disable-custom-all-reduce, `generation` the NVSwitch generation (vllm_tp_workspaces:
+    'hopper', 'blackwell' or None), whose NCCL NVLS and tree buffers above TP 2 are added."""
     v1_tp, tp_how = _tp_table(tp, nvlink, transport, custom_ar) if fl.v1 and tp > 1 else (
         NON_TORCH_V1_TP, "")
     v1_one = NON_TORCH_V1_UNIFIED if unified else NON_TORCH_V1
@@ -179,6 +181,10 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
         how += " + quantized-weight repack cache (vLLM 0.6.4)"
     if tp > 1 and fl.v1:
         how += tp_how
+        if tp > 2 and (transport == "nvlink" or transport is None and nvlink):
+            ws, ws_how = tp_workspace_extra(tp, generation, fl.version)
+            nt = Interval(nt.best + ws.best, nt.low + ws.low, nt.high + ws.high)
+            how += f"; + {ws_how}"
     elif tp > 1:
         how += " with TP buffers" + (
             f" (tp_transport {transport} not modelled for V0: one TP term)" if transport else ""

@@ -154,29 +154,33 @@ def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
     #   (16 q + 2 x 2 kv + 16 o heads) x 128 = 4,608) = 46,080; x 8,192 x 2 B = 754,974,720.
     # sampler 1,024 x 128,256 x (12, 16, 28) = 1,576,009,728 / 2,101,346,304 / 3,677,356,032:
     # best 2,101,346,304; low max(641,728,512, 1,576,009,728); high 3,677,356,032 + 0.25 GiB.
-    # non-torch: TP on an SXM (NVLink) module: GIB x 208 // 100 = 2,233,382,993 (1.5 - 2.5 GiB).
-    # KV 76,540,929,638 - 35,276,853,248 - 2,101,346,304 - 2,233,382,993 = 36,929,347,093
-    # block: 16 x 2 heads x 256 x 2 B x 80 layers = 1,310,720; 28,174 blocks (450,784 tokens);
-    # a 32,768-token request: 2,048 blocks: 28,174 / 2,048 = 13.76x; 13 users.
-    # low: - 3,945,791,488 - 2.5 GiB = 34,633,930,342 -> 26,423 blocks, 422,768 tokens;
+    # non-torch: TP on an SXM (NVLink) module: GIB x 208 // 100 = 2,233,382,993 (1.5 - 2.5 GiB),
+    # plus NCCL's NVLS buffers above TP 2 on Hopper (vllm_tp_workspaces, from 0.11: the NVLS
+    # buffers alone): 2 communicators x (16 ch x 2 x 131,072 x 8 x 4 = 134,217,728 + credits
+    # 24 x 2 x 64 x 4 = 12,288 aligned to 2 MiB) = 272,629,760 (low 0; high + 2 x 64 x 2 x
+    # 9,633,792 tree buffers = 2,738,880,512): 2,506,012,753 (1.5 GiB - 5,423,235,072).
+    # KV 76,540,929,638 - 35,276,853,248 - 2,101,346,304 - 2,506,012,753 = 36,656,717,333
+    # block: 16 x 2 heads x 256 x 2 B x 80 layers = 1,310,720; 27,966 blocks (447,456 tokens);
+    # a 32,768-token request: 2,048 blocks: 27,966 / 2,048 = 13.66x; 13 users.
+    # low: - 3,945,791,488 - 5,423,235,072 = 31,895,049,830 -> 24,333 blocks, 389,328 tokens;
     # high: - 1,576,009,728 - 1.5 GiB = 38,077,453,926 -> 29,050 blocks, 464,800 tokens.
-    # the 131,072-token model maximum needs 8,192 blocks <= 28,174: it would start at it.
+    # the 131,072-token model maximum needs 8,192 blocks <= 27,966: it would start at it.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
         weights_bytes=35_276_853_248, activation_bytes=2_101_346_304,
         activation_bytes_low=1_576_009_728, activation_bytes_high=3_945_791_488,
-        non_torch_bytes=2_233_382_993, cuda_graph_bytes=0,
-        kv_cache_bytes=36_929_347_093, kv_cache_bytes_low=34_633_930_342,
-        kv_cache_bytes_high=38_077_453_926, kv_cache_tokens=450_784,
-        kv_cache_tokens_low=422_768, kv_cache_tokens_high=464_800, blocks=28_174,
-        block_size_tokens=16, max_model_len=32768, max_concurrency=Fraction(28_174, 2048),
+        non_torch_bytes=2_506_012_753, cuda_graph_bytes=0,
+        kv_cache_bytes=36_656_717_333, kv_cache_bytes_low=31_895_049_830,
+        kv_cache_bytes_high=38_077_453_926, kv_cache_tokens=447_456,
+        kv_cache_tokens_low=389_328, kv_cache_tokens_high=464_800, blocks=27_966,
+        block_size_tokens=16, max_model_len=32768, max_concurrency=Fraction(27_966, 2048),
         starts=True, reason=None, max_model_len_that_starts=131_072)
     s = r.size
-    assert (s.users_per_replica, s.kv_budget_bytes) == (13, 36_929_347_093)
-    # used 13 x 2,048 x 1,310,720 = 34,896,609,280; overhead 2,101,346,304 + 2,233,382,993
+    assert (s.users_per_replica, s.kv_budget_bytes) == (13, 36_656_717_333)
+    # used 13 x 2,048 x 1,310,720 = 34,896,609,280; overhead 2,101,346,304 + 2,506,012,753
     assert s.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=35_276_853_248, kv_used_bytes=34_896_609_280,
-        kv_free_bytes=36_929_347_093 - 34_896_609_280, reserve_bytes=4_334_729_297,
+        kv_free_bytes=36_656_717_333 - 34_896_609_280, reserve_bytes=4_607_359_057,
         unallocated_bytes=85_045_477_376 - 76_540_929_638)
     by_label = {st.label: st for st in r.steps}
     assert "CUDA graph memory" not in by_label
@@ -189,7 +193,8 @@ def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
         "max(forward 8,192 tok x 46,080 el x 2 B, sampler 1,024 rows x vocab 128,256 x 16 B)")
     assert by_label["non-torch memory"].formula == (
         "growth after start-up with NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom "
-        "all-reduce; transport not stated: an NVLink module by the GPU label)")
+        "all-reduce; transport not stated: an NVLink module by the GPU label); + TP 4 on hopper "
+        "NVSwitch: NVLS buffers once used (NCCL connects at run time)")
     assert by_label["KV bytes per token per layer"].formula == (
         "2 KV heads/rank x (128 + 128) x 2 B")
     assert by_label["blocks per request"].formula == "one request of max_model_len 32,768 tokens"
@@ -202,12 +207,13 @@ def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
         "activation peak 1.96 GiB (range 1.47 GiB to 3.67 GiB)",
         "CUDA graphs: captured after sizing (not subtracted)",
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
-        # activation 3,945,791,488 - 1,576,009,728 = 2.21 GiB; non-torch 1 GiB; graphs 0
-        "KV range dominated by the activation peak (2.21 GiB wide)",
+        # activation 3,945,791,488 - 1,576,009,728 = 2.21 GiB; non-torch 5,423,235,072 - 1.5 GiB
+        # = 3.55 GiB (the NVLS term's high end); graphs 0
+        "KV range dominated by the non-torch memory (3.55 GiB wide)",
     )
-    assert r.log_lines == ("Available KV cache memory: 34.39 GiB",
-                           "GPU KV cache size: 450,784 tokens",
-                           "Maximum concurrency for 32,768 tokens per request: 13.76x")
+    assert r.log_lines == ("Available KV cache memory: 34.14 GiB",
+                           "GPU KV cache size: 447,456 tokens",
+                           "Maximum concurrency for 32,768 tokens per request: 13.66x")
 
 
 def test_deepseek_v2_lite_mla_moe_tp2_with_024_in_every_field():
