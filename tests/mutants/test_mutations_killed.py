@@ -87,7 +87,7 @@ MUTATIONS = [
     Mutation("sglang-tier-160gib", "kvplan/engines/sglang.py",
              "elif g < 160 * 1024:\n            chunk", "elif g < 200 * 1024:\n            chunk",
              (M + "test_engines_fixes.py",)),
-    Mutation("fp8-fix-without-fp8", "kvplan/check/verdict.py",
+    Mutation("fp8-fix-without-fp8", "kvplan/check/fixes.py",
              "if not req.gpu.fp8_supported or req.kv_dtype.bits <= 8:",
              "if req.kv_dtype.bits <= 8:", (M + "test_engines_fixes.py",)),
     # --- state and means
