@@ -4,7 +4,7 @@ Two bases per run:
 - breakdown: the engine's formula applied to the memory terms the log itself printed (total,
   utilization, weights, activation peak, non-torch, free memory). This checks the accounting;
   the target is 0.5% on KV memory. Printed numbers are rounded to 0.01 GiB, so the report also
-  gives the error that rounding alone can cause.
+  gives the error that rounding alone can cause (kvplan/calibrate/breakdown.py).
 - shapes: the engine profile from the model's shapes and the settings alone (only the GPU's
   total memory, or SGLang's start-up free memory, is taken from the log). Target: 5% on KV
   tokens for dense models.
@@ -20,56 +20,32 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kvplan.calibrate.breakdown import (
+    BREAKDOWN_TARGET,
+    HALF_CENT,
+    Check,
+    breakdown_checks,
+    breakdown_request,
+    rounding,
+)
 from kvplan.calibrate.parse import LogFile, Run, parse_file
 from kvplan.calibrate.resolve import (
     _gib,
     _num,
     _request,
     _settings,
-    _sglang_gpu_mib,
     _stand_in_gpu,
     infer_vllm_version,
     resolve_gpu,
     resolve_model,
+    vllm_transport,
 )
 from kvplan.engines import Engine, EngineSettings, Measured, parse_engine, run_engine
 from kvplan.engines import sglang as sglang_profile
-from kvplan.engines import vllm as vllm_profile
 from kvplan.errors import InputError
 from kvplan.units import GIB
 
-BREAKDOWN_TARGET = 0.5  # percent
 SHAPES_TARGET = 5.0  # percent, dense models
-HALF_CENT = 0.005  # half of the last printed digit of a "12.34 GiB" figure
-
-
-@dataclass
-class Check:
-    basis: str  # breakdown | shapes
-    quantity: str
-    logged: float
-    predicted: float
-    unit: str
-    rounding_pct: float | None = None  # error print rounding alone can cause
-    target_pct: float | None = None
-    note: str = ""
-
-    @property
-    def error_pct(self) -> float:
-        if self.logged == 0:
-            return 0.0 if self.predicted == 0 else math.inf
-        return (self.predicted - self.logged) / abs(self.logged) * 100
-
-    @property
-    def ok(self) -> bool | None:
-        if self.target_pct is None:
-            return None
-        allowed = self.target_pct
-        if self.rounding_pct is not None:
-            allowed = max(allowed, self.rounding_pct)
-        return abs(self.error_pct) <= allowed
-
-
 @dataclass
 class RunReport:
     label: str
@@ -83,86 +59,6 @@ class RunReport:
     log: str = ""  # the log file's name
     part: str = "unsplit"  # fit | heldout (SPLIT.tsv)
     model_class: str = "unknown"  # dense | moe | mla | sliding | multimodal | unknown
-
-
-def _breakdown_checks(run: Run, engine: Engine, version: str,
-                      context: int | None = None) -> list[Check]:
-    """Checks that need no model: the engine's formula on the printed memory terms."""
-    v = run.values
-    out: list[Check] = []
-    if engine is Engine.vllm:
-        kv = v.get("kv_gib", v.get("kv_in_use_gib"))
-        if kv is None:
-            return out
-        graphs = vllm_profile.flavour(version).graphs_subtracted
-        if "peak_torch_gib" in v and "total_gib" in v:
-            pred = v["total_gib"] * v["util"] - v["peak_torch_gib"] - v["non_torch_gib"]
-            terms = ["total x util", "peak torch", "non-torch"]
-            formula = "total x util - peak torch - non-torch"
-        elif "activation_gib" in v and ("weights_gib" in v or "consumed_gib" in v):
-            requested = v.get("requested_gib")
-            if requested is None and "total_gib" in v:
-                requested = v["total_gib"] * v["util"]
-            if requested is None:
-                return out
-            used = v["consumed_gib"] if "consumed_gib" in v else (
-                v["weights_gib"] + v.get("non_torch_gib", 0.0))
-            pred = requested - used - v["activation_gib"]
-            terms = ["requested", "weights + non-torch", "activation"]
-            formula = "requested - weights - non-torch - activation"
-            if graphs and "cuda_graph_gib" in v:
-                pred -= v["cuda_graph_gib"]
-                terms.append("graphs")
-                formula += " - CUDA graphs"
-        else:
-            return out
-        out.append(Check("breakdown", "KV memory", kv, pred, "GiB",
-                         _rounding(len(terms) + 1, kv), BREAKDOWN_TARGET, formula))
-    elif engine is Engine.sglang:
-        kv, before, after = v.get("kv_gib"), v.get("before_gib"), v.get("after_gib")
-        if kv is None or before is None or after is None:
-            return out
-        stated = _num(run, "mem_fraction_static")
-        smi = _sglang_gpu_mib(run)
-        frac = stated if stated is not None else float(sglang_profile.default_fraction(
-            int(_num(run, "tp") or 1), version, int(smi) if smi else None))
-        note = "after - before x (1 - mem_fraction_static" + (
-            f" {frac:g} stated" if stated is not None else f" {frac:g} default")
-        if context and sglang_profile.aiter_derated(run.settings.get("attention_backend"),
-                                                    context, version):
-            frac *= float(sglang_profile.AITER_DERATE)
-            note += " x 0.85: aiter backend above 8,192 tokens of context"
-        pred = after - before * (1 - frac)
-        note += ")"
-        out.append(Check("breakdown", "KV memory", kv, pred, "GiB",
-                         (HALF_CENT * 3) / kv * 100, BREAKDOWN_TARGET, note))
-    elif engine is Engine.trtllm:
-        frac = _num(run, "free_gpu_memory_fraction") or 0.9
-        if "peak_gib" in v:
-            avail = v["available_kv_gib"]
-            pred = (v["total_gib"] - v["peak_gib"] + v["tmp_kv_gib"]) * frac
-            out.append(Check("breakdown", "KV memory", avail, pred, "GiB",
-                             _rounding(4, avail), BREAKDOWN_TARGET,
-                             "(total - peak + profiling cache) x fraction"))
-            per_token = int(v["kv_bytes_per_token"])
-            tpb = int(_num(run, "page_size") or 32)
-            est = int(pred * GIB) // per_token
-            cap = _num(run, "max_tokens")
-            tokens = math.ceil(min(est, cap or est) / tpb) * tpb
-            if "tokens" in v:
-                out.append(Check("breakdown", "KV tokens", v["tokens"], tokens, "tokens",
-                                 _rounding(4, avail), BREAKDOWN_TARGET,
-                                 f"ceil(KV / {per_token} B per token / {tpb}) x {tpb}"))
-        elif "available_gib" in v and "kv_gib" in v:
-            pred = v["available_gib"] * frac
-            out.append(Check("breakdown", "KV memory", v["kv_gib"], pred, "GiB",
-                             _rounding(2, v["kv_gib"]), BREAKDOWN_TARGET,
-                             f"available x free_gpu_memory_fraction {frac:g}"))
-    return out
-
-
-def _rounding(terms: int, value: float) -> float:
-    return terms * HALF_CENT / abs(value) * 100 if value else 0.0
 
 
 def _measured(run: Run, engine: Engine) -> Measured:
@@ -207,7 +103,9 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     model, model_note = resolve_model(run, base)
     length = _num(run, "max_model_len")
     context = int(length) if length else (model.max_context_tokens if model else None)
-    rep.checks += _breakdown_checks(run, engine, version, context)
+    rep.checks += breakdown_checks(run, engine, version, context,
+                                    breakdown_request(run, model, base) if (
+                                        engine is Engine.sglang and model is not None) else None)
     rep.model = model.name if model else None
     rep.dense = (model.moe is None) if model else None
     if model is None:
@@ -260,7 +158,9 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     rep.notes.append(f"shapes: {gpu_note}; activation {res.activation_bytes / GIB:.2f} GiB "
                      f"(range {res.activation_bytes_low / GIB:.2f}-"
                      f"{res.activation_bytes_high / GIB:.2f}); tokens range "
-                     f"{res.kv_cache_tokens_low:,}-{res.kv_cache_tokens_high:,}")
+                     f"{res.kv_cache_tokens_low:,}-{res.kv_cache_tokens_high:,}"
+                     + (f"; tp transport {settings.tp_transport} ({vllm_transport(run)[1]})"
+                        if settings.tp_transport else ""))
     return rep
 
 
@@ -298,7 +198,7 @@ def _token_checks(rep: RunReport, run: Run, res: object, basis: str, target: flo
         need = next((s.value for s in res.steps if s.label == "blocks per request"), 0)
         per = next((s.value for s in res.steps if s.label == "bytes per block"), 0)
         rep.checks.append(Check(basis, "KV for one request", v["needed_gib"],
-                                float(need * per) / GIB, "GiB", _rounding(1, v["needed_gib"]),
+                                float(need * per) / GIB, "GiB", rounding(1, v["needed_gib"]),
                                 BREAKDOWN_TARGET))
     refused = bool(run.errors)
     rep.checks.append(Check(basis, "starts", float(not refused), float(res.starts), "bool",

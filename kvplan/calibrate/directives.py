@@ -18,7 +18,8 @@ _COUNT_KEYS = ("tp", "pp", "max_model_len", "max_num_batched_tokens", "max_num_s
 _SHARE_KEYS = ("free_gpu_memory_fraction", "mem_fraction_static", "gpu_memory_utilization")
 _GIB_KEYS = ("total_gib",)  # a GPU's total memory the source states in prose, not in a log line
 _BOOL_KEYS = ("enforce_eager", "graph_profiling")
-_TEXT_KEYS = ("spec", "version", "kv_dtype", "weight_dtype", "model", "engine", "gpu")
+_TEXT_KEYS = ("spec", "version", "kv_dtype", "weight_dtype", "model", "engine", "gpu",
+              "trtllm_backend")
 DIRECTIVE_KEYS = (*_COUNT_KEYS, *_SHARE_KEYS, *_GIB_KEYS, *_BOOL_KEYS, *_TEXT_KEYS)
 
 
@@ -71,4 +72,6 @@ def _directive_problem(key: str, value: str, folder: Path) -> str | None:
             return str(err)
     elif key == "engine" and value not in ("vllm", "sglang", "trtllm"):
         return "must be vllm, sglang or trtllm"
+    elif key == "trtllm_backend" and value not in ("pytorch", "tensorrt"):
+        return "must be pytorch or tensorrt (trtllm-serve --backend)"
     return None

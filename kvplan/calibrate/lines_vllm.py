@@ -46,11 +46,28 @@ def _v0_blocks(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("blocks", _f(m[1] or m[2]), n, t)
 
 
-values("vllm", r"GPU KV cache size:\s+" + NUM + r" tokens", "tokens")  # write-ups may align columns
+# Write-ups may align columns. With TP/PP every worker prints its own size before vLLM unifies them to
+# the smallest (vllm/v1/core/kv_cache_utils.py unify_kv_cache_configs: "changes the num_blocks of each
+# worker to the smallest among all workers"): one line per worker, the smallest is the pool.
+@pattern("vllm", r"GPU KV cache size:\s+" + NUM + r" tokens")
+def _v1_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    tokens = _f(m[1])
+    if "tokens" in r.values and r.values["tokens"] <= tokens:
+        return
+    r.put("tokens", tokens, n, t)
+
+
 # Hybrid attention/mamba models (vllm/model_executor/models/config.py): the raised attention block.
 values("vllm", r"Setting attention block size to " + NUM + r" tokens", "hybrid_block")
-values("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x",
-       "max_model_len", "concurrency")
+
+
+@pattern("vllm", r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + r"x")
+def _v1_concurrency(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # one line per worker, as "GPU KV cache size" above: the smallest is the engine's
+    if "concurrency" in r.values and r.values["concurrency"] <= _f(m[2]):
+        return
+    r.put("max_model_len", _f(m[1]), n, t)
+    r.put("concurrency", _f(m[2]), n, t)
 
 
 @pattern("vllm", r"Available KV cache memory: " + NUM + r" GiB")
@@ -123,6 +140,7 @@ def _v_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
                         ("tp", r"tensor_parallel_size=(\d+)"),
                         ("pp", r"pipeline_parallel_size=(\d+)"),
                         ("enforce_eager", r"enforce_eager=(True|False)"),
+                        ("disable_custom_all_reduce", r"disable_custom_all_reduce=(True|False)"),
                         ("model", r"model='([^']+)'")):
             found = re.search(rx, t)
             if found:
@@ -141,6 +159,7 @@ def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
                     ("max_num_seqs", r"'max_num_seqs': (\d+)"),
                     ("max_num_batched_tokens", r"'max_num_batched_tokens': (\d+)"),
                     ("enforce_eager", r"'enforce_eager': (True|False)"),
+                    ("disable_custom_all_reduce", r"'disable_custom_all_reduce': (True|False)"),
                     ("kv_cache_memory_bytes", r"'kv_cache_memory_bytes': (\d+)"),
                     ("cpu_offload_gb", r"'cpu_offload_gb': ([\d.]+)"),
                     ("block_size", r"'block_size': (\d+)"),
@@ -166,3 +185,23 @@ def _v_graph_estimate(r: Run, m: re.Match[str], n: int, t: str) -> None:
     # this line ("CUDA graph pool memory: ... (estimated)") was not applied: logs 34, 35 size
     # the pool as requested - consumed - activation.
     r.settings.setdefault("graph_profiling", "1")
+
+
+# The TP transport (kvplan.engines.vllm_nontorch): vLLM's custom all-reduce warns when the GPUs
+# cannot reach each other's memory (device_communicators/custom_all_reduce.py, 0.10.1.1: "your
+# platform lacks GPU P2P capability or P2P test failed"): NCCL then runs over host memory. A group
+# across nodes ("spans across nodes") is host too unless NCCL logs GPUDirect RDMA over
+# InfiniBand/RoCE (NCCL_DEBUG=INFO: "NET/IB ... GDRDMA", "GPU Direct RDMA Enabled").
+@pattern("vllm", r"Custom allreduce is disabled because your platform lacks GPU P2P capability")
+def _v_no_p2p(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["no_p2p"] = "1"
+
+
+@pattern("vllm", r"Custom allreduce is disabled because this process group spans across nodes")
+def _v_multi_node(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["spans_nodes"] = "1"
+
+
+@pattern("vllm", r"NCCL INFO .*(?:GDRDMA|GPU Direct RDMA Enabled|NET/IB ?: ?Using)")
+def _v_gpudirect(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["gpudirect"] = "1"

@@ -155,8 +155,30 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         enforce_eager=run.settings.get("enforce_eager", "False") == "True",
         attention_backend=run.settings.get("attention_backend") if engine is Engine.sglang
         else None,
+        trtllm_backend=run.settings.get("trtllm_backend") if engine is Engine.trtllm else None,
+        tp_transport=vllm_transport(run)[0] if engine is Engine.vllm else None,
+        disable_custom_all_reduce=True if engine is Engine.vllm and run.settings.get(
+            "disable_custom_all_reduce") == "True" else None,
         **fields,  # type: ignore[arg-type]
     )
+
+
+def vllm_transport(run: Run) -> tuple[str | None, str]:
+    """The TP transport a vLLM log shows, and why (None: not shown; the GPU label decides).
+
+    The no-P2P warning is host (NCCL's SHM transport); a group across nodes (the log's "spans
+    across nodes" warning or a nodes= directive above 1) is host unless NCCL logged GPUDirect
+    RDMA, whose network buffers sit on the GPU (transport/net.cc), a case kvplan leaves to the
+    GPU label."""
+    if int(_num(run, "tp") or 1) == 1:
+        return None, ""
+    if run.settings.get("no_p2p"):
+        return "host", "the log prints vLLM's no-P2P warning"
+    if run.settings.get("spans_nodes") or int(_num(run, "nodes") or 1) > 1:
+        if run.settings.get("gpudirect"):
+            return None, "across nodes with GPUDirect RDMA (by the GPU label)"
+        return "host", "across nodes, no GPUDirect RDMA in the log"
+    return None, ""
 
 
 def _default_seqs_for_logged_batch(run: Run, version: str) -> int | None:

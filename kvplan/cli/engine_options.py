@@ -42,6 +42,14 @@ SpeculativeConfig = Annotated[str | None, _opt(
 NumSpeculativeTokens = Annotated[int | None, _opt(
     "--num-speculative-tokens", metavar="N", min=1,
     help="vLLM: tokens the draft proposes per step (with --speculative-model)")]
+TpTransport = Annotated[str | None, _opt(
+    "--tp-transport", metavar="nvlink|pcie-p2p|host",
+    help="vLLM: how the tensor-parallel GPUs talk, which sets the TP non-torch term: nvlink "
+    "(SXM/HGX boards), pcie-p2p (one node, P2P over PCIe), host (no P2P, or nodes without "
+    "GPUDirect RDMA: NCCL's buffers in host memory) [default: by the GPU label]")]
+DisableCustomAllReduce = Annotated[bool | None, _opt(
+    "--disable-custom-all-reduce", metavar="",
+    help="vLLM: no custom all-reduce (its 16 MiB of IPC buffers off the TP term)")]
 # SGLang's own settings and names
 PageSize = Annotated[int | None, _opt(
     "--page-size", metavar="TOKENS", min=1,
@@ -86,6 +94,10 @@ TrtActivationBytes = Annotated[int | None, _opt(
     "--trt-activation-bytes", metavar="BYTES", min=1,
     help="TensorRT-LLM: the TensorRT engine's execution-context memory (trtllm-build's "
     "\"Total Activation Memory\"), instead of the forward-pass estimate")]
+TrtllmBackend = Annotated[str | None, _opt(
+    "--trtllm-backend", metavar="NAME",
+    help="TensorRT-LLM: trtllm-serve's --backend, pytorch or tensorrt (a TensorRT engine) "
+    "[default: pytorch from 1.0, tensorrt before]")]
 TrtllmConfig = Annotated[str | None, _opt(
     "--trtllm-config", metavar="FILE",
     help="TensorRT-LLM: an --extra_llm_api_options YAML or an engine's config.json; its "

@@ -43,7 +43,8 @@ def fleet_command(
     enforce_eager: eo.EnforceEager = None, kv_cache_memory_bytes: eo.KvCacheMemoryBytes = None,
     cpu_offload_gb: eo.CpuOffloadGb = None, limit_mm_per_prompt: eo.LimitMm = None,
     speculative_model: eo.SpeculativeModel = None, speculative_config: eo.SpeculativeConfig = None,
-    num_speculative_tokens: eo.NumSpeculativeTokens = None, page_size: eo.PageSize = None,
+    num_speculative_tokens: eo.NumSpeculativeTokens = None, tp_transport: eo.TpTransport = None,
+    disable_custom_all_reduce: eo.DisableCustomAllReduce = None, page_size: eo.PageSize = None,
     chunked_prefill_size: eo.ChunkedPrefill = None, cuda_graph_max_bs: eo.CudaGraphMaxBs = None,
     max_running_requests: eo.MaxRunning = None, max_total_tokens: eo.MaxTotalTokens = None,
     attention_backend: eo.AttentionBackend = None,
@@ -52,6 +53,7 @@ def fleet_command(
     free_gpu_memory_fraction: eo.FreeGpuFraction = None,
     max_tokens_in_paged_kv_cache: eo.MaxTokensPaged = None, trtllm_config: eo.TrtllmConfig = None,
     trt_activation_bytes: eo.TrtActivationBytes = None,
+    trtllm_backend: eo.TrtllmBackend = None,
     fmt: FormatOpt = OutputFormat.table, output: OutputOpt = None, save_to: o.Save = None,
     allow_no_fit: o.AllowNoFit = False,
 ) -> None:

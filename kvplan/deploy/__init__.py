@@ -262,9 +262,12 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "cuda_graph_max_bs": ("sglang",),
     "max_total_tokens": ("sglang",),
     "attention_backend": ("sglang",),
+    "tp_transport": ("vllm",),
+    "disable_custom_all_reduce": ("vllm",),
     "max_tokens_in_paged_kv_cache": ("trtllm",),
     "trtllm_config": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
+    "trtllm_backend": ("trtllm",),
 }
 _ENGINES = ("ideal", "vllm", "sglang", "trtllm", "transformers")
 _OWN = {e: tuple(k for k, engines in ENGINE_KEYS.items() if e not in engines) for e in _ENGINES}
@@ -278,6 +281,10 @@ UNUSED_BY = {
 
 
 def unused_reason(engine: str, key: str | None = None) -> str:
+    if key == "tp_transport":
+        from kvplan.engines.refusals import transport_unread
+
+        return f"only vllm reads it, not {engine}: {transport_unread(engine)}"
     if key in ENGINE_KEYS:
         return f"only {' and '.join(ENGINE_KEYS[key])} reads it, not {engine}"
     if engine == "ideal":
@@ -334,11 +341,17 @@ def plan_deployment(
             for field, why in missing_flags(e):
                 fail(field, why)
             if e.name == "trtllm":
-                from kvplan.engines.trtllm import activation_refusal
+                from kvplan.engines.interface import parse_version
+                from kvplan.engines.trtllm import DEFAULT_VERSION, activation_refusal
+                from kvplan.engines.trtllm_pytorch import backend_refusal
 
-                refused = activation_refusal(e.version, e.trt_activation_bytes)
+                refused = activation_refusal(e.version, e.trt_activation_bytes, e.trtllm_backend)
                 if refused is not None:
                     fail("engine.trt_activation_bytes", refused)
+                bad = backend_refusal(parse_version(e.version or DEFAULT_VERSION) or (),
+                                      e.trtllm_backend)
+                if bad is not None:
+                    fail("engine.trtllm_backend", bad)
     if need_load and not dep.traffic.has_load:
         fail("traffic", NO_LOAD)
     dtypes = {}
@@ -360,6 +373,10 @@ def plan_deployment(
         refused = aiter_refusal(e.name, e.attention_backend, gpu)
         if refused is not None:
             fail("engine.attention_backend", refused)
+    if e.tp_transport is not None and e.name != "vllm":
+        from kvplan.engines.refusals import transport_refusal
+
+        fail("engine.tp_transport", str(transport_refusal(e.name, e.tp_transport)))
     if ep is not None and ep > tp and e.name in ("sglang", "trtllm"):
         fail("parallel.expert", f"{e.name}'s expert-parallel size divides its tensor-parallel "
              f"size ({tp}); {ep} ranks beyond it is vLLM's --enable-expert-parallel with data "

@@ -57,6 +57,9 @@ AttentionBackend = Literal[
     "trtllm_mha", "hpc_ops", "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave",
     "intel_amx", "ascend", "intel_xpu"]
 ATTENTION_BACKENDS: tuple[str, ...] = get_args(AttentionBackend)
+# the tensor-parallel transport (kvplan.engines.interface.TP_TRANSPORTS, read by vLLM's profile)
+TpTransport = Literal["nvlink", "pcie-p2p", "host"]
+TP_TRANSPORTS: tuple[str, ...] = get_args(TpTransport)
 
 POS = Int(gt=0)
 TOKENS = Int(gt=0, le=lim.MAX_CONTEXT_TOKENS)
@@ -107,7 +110,9 @@ class Engine(Plain):
                "limit_mm_per_prompt": None, "speculative_model": None,
                "num_speculative_tokens": None, "cuda_graph_max_bs": None,
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
-               "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None}
+               "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
+               "trtllm_backend": None, "tp_transport": None,
+               "disable_custom_all_reduce": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -125,6 +130,8 @@ class Engine(Plain):
         "max_tokens_in_paged_kv_cache": Opt(TOKENS), "trtllm_config": Opt(STR),
         "trt_activation_bytes": Opt(Int(gt=0, le=lim.MAX_MEMORY_BYTES)),
         "attention_backend": Opt(Lit(*ATTENTION_BACKENDS)),
+        "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
+        "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -154,6 +161,9 @@ class Engine(Plain):
         trtllm_config: str | None
         trt_activation_bytes: int | None
         attention_backend: str | None
+        trtllm_backend: str | None
+        tp_transport: str | None
+        disable_custom_all_reduce: bool | None
 
 
 class ContextTokens(Plain):

@@ -134,6 +134,16 @@ class Engine(_Strict):
     attention_backend: plain.AttentionBackend | None = Field(
         default=None, description="SGLang --attention-backend (one of SGLang 0.5.21's choices); "
         "aiter on a ROCm GPU scales mem_fraction_static by 0.85 above 8,192 tokens of context")
+    trtllm_backend: Literal["pytorch", "tensorrt"] | None = Field(
+        default=None, description="TensorRT-LLM trtllm-serve --backend: pytorch (the default "
+        "from 1.0) or tensorrt (a TensorRT engine, the default before 1.0)")
+    tp_transport: plain.TpTransport | None = Field(
+        default=None, description="vLLM: how the tensor-parallel GPUs talk (nvlink; pcie-p2p: "
+        "one node, P2P over PCIe; host: no P2P, or nodes without GPUDirect RDMA), which sets "
+        "the TP non-torch term [default: by the GPU label's form factor]")
+    disable_custom_all_reduce: bool | None = Field(
+        default=None, description="vLLM --disable-custom-all-reduce: no custom all-reduce "
+        "IPC buffers [default: false]")
 
 
 class ContextTokens(_Strict):

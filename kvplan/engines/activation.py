@@ -46,8 +46,15 @@ LEAN_SAMPLER_BYTES_PER_LOGIT = (4, 6, 12)
 # fp32 copy (4 B, gpu/sample/sampler.py apply_sampling_params; penalties, temperature and min-p
 # in place) and FlashInfer's fused top-k/top-p sampling's fp32 probabilities (4 B); without
 # FlashInfer (<= 16 SMs, unsupported GPUs) apply_top_k_top_p sorts them (fp32 values + int64
-# indices, 12 B more). Read in the 0.33.0 source, not fitted to a log.
-WARMUP_SAMPLER_BYTES_PER_LOGIT = (6, 10, 18)
+# indices, 12 B more). Read in the 0.33.0 source, not fitted to a log. Read again for issue #13
+# (docs/engines.md, "Model Runner V2's profiled activation"): FlashInfer 0.7.2.post1's
+# top_k_first path adds a masked fp32 copy and fp32 probabilities (14 B), and without FlashInfer
+# CUDA masks in place with Triton (6 B + SMs x vocab x 4 B); the sort runs only without Triton.
+# FlashInfer is the default on CUDA GPUs it supports (the 0.33.0 wheel requires 0.7.2.post1), so
+# the best figure is its 14 B (benchmarks/mrv2_sampler_peak.py measures 14.00 B a logit on CPU at
+# 256 x 152,064); the Triton path's ~8 B and the sort's 18 B bound the interval. (10 B until
+# stop 25, from the first reading, which missed the masked copy.)
+WARMUP_SAMPLER_BYTES_PER_LOGIT = (6, 14, 18)
 # V1 engine before Model Runner V2 (0.8-0.24; MoE to 0.28): Sampler.forward casts the logits to
 # fp32 (4 B) and the PyTorch top-k/top-p path sorts them (fp32 values 4 B + int64 indices 8 B); V0's sampler
 # also kept probabilities and log-probabilities for every logit (the 40 B above). Read in the

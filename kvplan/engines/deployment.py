@@ -36,6 +36,9 @@ EXTRA_KEYS = {
     "max_total_tokens": "max_tokens",
     "trt_activation_bytes": "trt_activation_bytes",
     "attention_backend": "attention_backend",
+    "trtllm_backend": "trtllm_backend",
+    "tp_transport": "tp_transport",
+    "disable_custom_all_reduce": "disable_custom_all_reduce",
 }
 # the vLLM-named keys other engines read under their own names (kvplan.deploy.schema.Engine)
 RENAMED = {

@@ -78,11 +78,16 @@ ENGINE_ONLY = {
     "cuda_graph_max_bs": ("sglang",),
     "max_running_requests": ("sglang",),
     "attention_backend": ("sglang",),
+    "tp_transport": ("vllm",),
+    "disable_custom_all_reduce": ("vllm",),
     "max_batch_size": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
+    "trtllm_backend": ("trtllm",),
     "max_tokens": ("sglang", "trtllm"),  # SGLang --max-total-tokens; TRT-LLM max_tokens
     "page_size_tokens": ("sglang", "trtllm"),
 }
+# the TP transport a deployment states (kvplan.engines.vllm_nontorch says what each books)
+TP_TRANSPORTS = ("nvlink", "pcie-p2p", "host")
 
 
 @dataclass(frozen=True)
@@ -94,7 +99,8 @@ class EngineSettings:
     (--cpu-offload-gb: weights kept in host memory, per GPU), limit_mm_per_prompt
     (--limit-mm-per-prompt: items per prompt; multimodal models only), draft_params (the
     speculative-decoding draft model's parameters, loaded beside the target), draft_model (its
-    spec: weights and KV layers; sets draft_params), num_speculative_tokens.
+    spec: weights and KV layers; sets draft_params), num_speculative_tokens, tp_transport
+    (nvlink, pcie-p2p or host: the TP non-torch term), disable_custom_all_reduce.
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
     max_running_requests, attention_backend (--attention-backend, engine.attention_backend or a
     manifest's argv, one of SGLang's choices; a calibration log prints the resolved one; the
@@ -102,7 +108,8 @@ class EngineSettings:
     TensorRT-LLM: page_size_tokens (tokens_per_block),
     max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
     (max_tokens_in_paged_kv_cache), trt_activation_bytes (a TensorRT engine's execution-context
-    memory, trtllm-build's "Total Activation Memory"); max_seq_len is the request's context,
+    memory, trtllm-build's "Total Activation Memory"), trtllm_backend (pytorch or tensorrt:
+    trtllm-serve --backend; unstated, the release's default); max_seq_len is the request's context,
     memory_fraction is free_gpu_memory_fraction.
     """
 
@@ -126,6 +133,9 @@ class EngineSettings:
     draft_model: ModelSpec | None = None  # vLLM speculative decoding: the draft's spec
     num_speculative_tokens: int | None = None
     attention_backend: str | None = None  # SGLang: --attention-backend, if stated or logged
+    trtllm_backend: str | None = None  # TRT-LLM: --backend (pytorch / tensorrt), if stated
+    tp_transport: str | None = None  # vLLM: TP_TRANSPORTS; None: by the GPU label's form factor
+    disable_custom_all_reduce: bool | None = None  # vLLM --disable-custom-all-reduce
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False
@@ -156,6 +166,10 @@ class EngineSettings:
             raise InputError(
                 f"memory fraction must be in (0, 1], got {float(self.memory_fraction):g}"
             )
+        from kvplan.engines.refusals import transport_refusal
+
+        if (refused := transport_refusal(self.engine.value, self.tp_transport)) is not None:
+            raise InputError(refused)
         for name, engines in ENGINE_ONLY.items():
             if getattr(self, name) is not None and self.engine.value not in engines:
                 raise InputError(

@@ -31,6 +31,33 @@ def aiter_refusal(engine: str, backend: str | None, gpu: HardwareSpec) -> str | 
             "flashinfer, fa3) or drop it")
 
 
+def transport_refusal(engine: str, transport: str | None) -> str | None:
+    """Why an engine other than vLLM refuses a stated TP transport (None: vLLM, or unset).
+
+    Only kvplan's vLLM profile books its TP term by transport (kvplan.engines.vllm_nontorch);
+    SGLang's profile books its own start-up TP term by the GPU label's form factor
+    (kvplan.engines.sglang STARTUP_TP / STARTUP_TP_NVLINK), TensorRT-LLM's sizes the pool from
+    free memory after its own start-up, and transformers runs one process without NCCL."""
+    from kvplan.engines.interface import TP_TRANSPORTS
+
+    if transport is not None and transport not in TP_TRANSPORTS:
+        return f"tp_transport must be one of {', '.join(TP_TRANSPORTS)}, got {transport!r}"
+    if transport is None or engine == "vllm":
+        return None
+    return (f"tp_transport {transport} applies only to vllm, not {engine}: "
+            f"{transport_unread(engine)}; drop it or choose --engine vllm")
+
+
+def transport_unread(engine: str) -> str:
+    """Why `engine`'s profile does not read the TP transport (one clause)."""
+    return {"sglang": "kvplan's SGLang profile picks its TP start-up term by the GPU label's "
+                      "NVLink form factor, not by transport",
+            "trtllm": "its pool is a share of the free memory after start-up, which already "
+                      "holds the transport's buffers",
+            "transformers": "it runs one process without NCCL",
+            }.get(engine, "it books no tensor-parallel buffers")
+
+
 def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
     """(field, why) for each flag the deployment's engine would refuse for `model` (empty: it
     would start)."""

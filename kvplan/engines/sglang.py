@@ -6,19 +6,18 @@ the logs in tests/assets/logs):
   begin. avail mem=..."), not the device total; kvplan models the start-up use as 0.4 GiB on one
   GPU and 0.9 GiB with tensor parallelism (NCCL), 2.02 GiB with tensor parallelism on NVLink
   modules (SXM/HGX: NCCL and custom all-reduce workspaces), unless a log gives it.
+  --disable-custom-all-reduce / --enable-p2p-check only decide whether the custom all-reduce
+  workspace (tens of MiB per GPU) is built: noted by `check`, not modelled
+  (kvplan.check.manifests.engine.NOT_MODELLED).
 - rest = free after weights - total x (1 - mem_fraction_static);
   max_total_num_tokens = floor(rest / cell), cell = layers x KV heads per rank x head_dim x 2 x
   dtype bytes (MLA: kv_lora_rank + qk_rope_head_dim); then rounded down to whole pages
   (page size 1 by default, 64 with the trtllm_mha backend on Blackwell).
-- mem_fraction_static default (server_args.py, three generations; gpu_mem = nvidia-smi MiB):
-  before 0.4.7: by tensor parallelism, 0.88 (tp 1), 0.87 (2), 0.85 (4), 0.81 (8), 0.79 (16);
-  0.4.7-0.5.2: (gpu_mem - reserved) / gpu_mem, reserved (2.8 + tp*pp/10) GiB under 35 GiB,
-  (9.5 + tp*pp/2) under 90, (12 + tp*pp/2) under 160, else 32 GiB (read in the 0.5.0rc0 and
-  0.5.1 wheels' server_args.py; PR #10975, merged 2025-09-27, replaced it, so from 0.5.3);
-  0.5.3 on: reserved = 512 + 1.5 x max(chunked_prefill_size, 2048) + 2 x cuda_graph_max_bs
-  + tp*pp/8 x 1024 MiB (at least 10 GiB above 60 GiB), with chunked_prefill_size and
-  cuda_graph_max_bs from the GPU's size; from 0.5.16 plus the prefill CUDA graphs' reserve
-  (PREFILL_GRAPHS_FROM below). Give --memory-utilization to state it.
+- mem_fraction_static default, and the chunked_prefill_size and cuda_graph_max_bs it is built
+  from: by GPU memory tier per release series (kvplan.engines.sglang_defaults, read in the
+  wheels from 0.4.6 to 0.5.21; before 0.4.6 by TP alone); from 0.5.16 plus the prefill CUDA
+  graphs' reserve (the PREFILL_GRAPHS_* notes below). Give --memory-utilization to state it; `explain`
+  names the tier, its sizes and the source.
 - ROCm aiter attention backend: mem_fraction_static, stated or default, x 0.85 when the
   served context is above 8,192 tokens (sglang PR #6564, merged 2025-05-24: model_runner.py
   `if server_args.attention_backend == "aiter": if self.model_config.context_len > 8192:
@@ -53,7 +52,7 @@ the logs in tests/assets/logs):
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from kvplan.capacity import expert_quant
@@ -68,13 +67,17 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.engines.sglang_defaults import (
+    DEFAULT_VERSION,
+    PREFILL_GRAPHS_FROM,
+    RESERVED_FORMULA_FROM,
+    Tier,
+    default_fraction,
+    gpu_tier,
+)
 from kvplan.engines.vllm_nontorch import nvlink_module
 from kvplan.units import GIB, MIB
 
-# Newest release seen in public material: lmsysorg/sglang:v0.5.21 and sglang[all]==0.5.21 (a
-# public benchmark write-up, code index id 70918765680); v0.5.20-cu130 images in many more. The
-# 0.5 mem_fraction_static formula (server_args.py of 0.5.0) is assumed unchanged through 0.5.21.
-DEFAULT_VERSION = "0.5.21"
 NEWEST_KNOWN = (0, 5, 21)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
@@ -90,9 +93,6 @@ LOAD_EXTRA_TP1 = 64 * MIB
 LOAD_EXTRA_TP = 290 * MIB
 # The aiter backend's long-context derate (see the module docstring): source-read, not fitted.
 AITER_DERATE = Fraction(85, 100)
-# The reserved-memory default (chunked prefill and CUDA-graph batch sizes) from sglang PR #10975
-# (merged 2025-09-27): the 0.5.0rc0 and 0.5.1 wheels still size the reserve by the GPU alone.
-RESERVED_FORMULA_FROM = (0, 5, 3)
 AITER_DERATE_ABOVE = 8192
 AITER_DERATE_FROM = (0, 4, 7)
 # aiter is SGLang's ROCm default in the 0.4.7, 0.5.17 and 0.5.21 wheels (module docstring);
@@ -110,21 +110,8 @@ AITER_MLA_HEADS = (16, 128)
 # 0.5.16 and 0.5.17 switch breakable graphs off for MLA models, 0.5.21 keeps them (and switches
 # them off with pipeline parallelism, which 0.5.17 does not). 0.5.16 is the oldest wheel read:
 # releases before it keep the formula without this term (not read, so not changed).
-PREFILL_GRAPHS_FROM = (0, 5, 16)
 PREFILL_GRAPHS_MLA_FROM = (0, 5, 21)
 PREFILL_GRAPHS_NO_PP_FROM = (0, 5, 21)
-PREFILL_GRAPH_MIB = 8
-PREFILL_GRAPHS_MLA_MIB = 1536
-
-
-def prefill_graph_sizes(max_bs: int) -> int:
-    """How many prefill CUDA-graph sizes SGLang captures up to max_bs tokens
-    (generate_prefill_cuda_graph_batch_sizes: 4..32 by 4, 48..256 by 16, 288..512 by 32,
-    576..1024 by 64, 1280..4096 by 256, then 4608 on by 512)."""
-    sizes = (list(range(4, 33, 4)) + list(range(48, 257, 16)) + list(range(288, 513, 32))
-             + list(range(576, 1025, 64)) + list(range(1280, 4097, 256))
-             + list(range(4608, max_bs + 1, 512)))
-    return sum(1 for size in sizes if size <= max_bs)
 
 
 def prefill_graphs(req: SizeRequest, version: str | None) -> tuple[str | None, str]:
@@ -168,6 +155,38 @@ def default_backend(req: SizeRequest, version: str | None) -> tuple[str, str] | 
     return "triton", f"{src}: MLA with {heads} KV heads per rank (aiter takes only 16 or 128)"
 
 
+@dataclass(frozen=True)
+class FractionChoice:
+    """mem_fraction_static as SGLang uses it for one request: stated or its release's default
+    (with the GPU tier that default came from), then the aiter derate where it applies."""
+
+    fraction: Fraction  # before the aiter derate
+    stated: bool
+    tier: Tier | None  # the GPU-memory tier of the default (None when stated or size unknown)
+    graphs_why: str  # why the prefill CUDA graphs' reserve is or is not in the default
+    picked: tuple[str, str] | None  # SGLang's own attention backend, (name, why), when unstated
+    derated: bool  # x 0.85: aiter above 8,192 tokens of context
+
+    @property
+    def used(self) -> Fraction:
+        return self.fraction * AITER_DERATE if self.derated else self.fraction
+
+
+def fraction_choice(req: SizeRequest, s: EngineSettings, gpu_mem_mib: int | None) -> FractionChoice:
+    """The fraction the profile uses, and the calibration breakdown check with it (one rule)."""
+    version = s.version or DEFAULT_VERSION
+    graphs, graphs_why = prefill_graphs(req, version)
+    stated = s.memory_fraction is not None
+    frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(
+        req.tp, version, gpu_mem_mib, req.pp, s.chunked_prefill_size, s.cuda_graph_max_bs, graphs,
+        s.max_tokens, req.gpu.vendor)
+    picked = default_backend(req, version) if s.attention_backend is None else None
+    backend = s.attention_backend if picked is None else picked[0]
+    return FractionChoice(frac, stated, None if stated else gpu_tier(
+        version, gpu_mem_mib, req.tp, req.gpu.vendor), graphs_why, picked,
+        aiter_derated(backend, req.context_tokens, version))
+
+
 def replicated_bytes(req: SizeRequest) -> int:
     """What each TP rank holds beyond the even split of the weights (MLA models; module docstring).
 
@@ -190,59 +209,6 @@ def replicated_bytes(req: SizeRequest) -> int:
     return max(held - booked, 0)
 
 
-def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | None = None,
-                     pp: int = 1, chunked_prefill_size: int | None = None,
-                     cuda_graph_max_bs: int | None = None, prefill_graphs: str | None = None,
-                     max_total_tokens: int | None = None) -> Fraction:
-    """mem_fraction_static when not given, as that SGLang release computes it.
-
-    From 0.5.3 on (sglang PR #10975), a stated --chunked-prefill-size / --cuda-graph-max-bs
-    replaces the value the GPU's size would pick in the reserved-memory formula.
-    `prefill_graphs` ("tokens" or "mla", from prefill_graphs()) adds the prefill CUDA-graph
-    reserve before the 10 GiB floor, as reserve_for_graph_mb does (0.5.16 on).
-    """
-    ver = parse_version(version or DEFAULT_VERSION) or ()
-    if ver < (0, 4, 7) or gpu_mem_mib is None:
-        for at_least, frac in ((16, 79), (8, 81), (4, 85), (2, 87)):
-            if tp >= at_least:
-                return Fraction(frac, 100)
-        return Fraction(88, 100)
-    par = tp * pp
-    g = gpu_mem_mib
-    if ver < RESERVED_FORMULA_FROM:
-        if g < 35 * 1024:
-            reserved = (Fraction(28, 10) + Fraction(par, 10)) * 1024
-        elif g < 90 * 1024:
-            reserved = (Fraction(95, 10) + Fraction(par, 2)) * 1024
-        elif g < 160 * 1024:
-            reserved = (12 + Fraction(par, 2)) * 1024
-        else:
-            reserved = Fraction(32 * 1024)
-    else:
-        if g < 20 * 1024:
-            chunk, graph_bs = 2048, 8
-        elif g < 35 * 1024:
-            chunk, graph_bs = 2048, (24 if tp < 4 else 80)
-        elif g < 60 * 1024:
-            chunk, graph_bs = 4096, (32 if tp < 4 else 160)
-        elif g < 160 * 1024:
-            chunk, graph_bs = 8192, (256 if tp < 4 else 512)
-        else:
-            chunk, graph_bs = 16384, 512
-        chunk = chunked_prefill_size or chunk
-        graph_bs = cuda_graph_max_bs or graph_bs
-        reserved = 512 + Fraction(3, 2) * max(chunk, 2048) + graph_bs * 2 + Fraction(par, 8) * 1024
-        graphs = prefill_graphs if ver >= PREFILL_GRAPHS_FROM else None
-        if graphs == "mla":
-            reserved += PREFILL_GRAPHS_MLA_MIB
-        elif graphs == "tokens":
-            max_bs = min(chunk, max_total_tokens) if max_total_tokens else chunk
-            reserved += PREFILL_GRAPH_MIB * prefill_graph_sizes(max_bs)
-        if g > 60 * 1024:
-            reserved = max(reserved, Fraction(10 * 1024))
-    return Fraction(round((g - reserved) / g, 3)).limit_denominator(1000)
-
-
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     """SGLang's KV pool for one request."""
     req.check()
@@ -251,10 +217,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     version = s.version or DEFAULT_VERSION
     memory = m.memory_bytes or req.gpu.memory_bytes
     gpu_mem = req.gpu.nvidia_smi_mib or memory // MIB
-    graphs, graphs_why = prefill_graphs(req, version)
-    frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(
-        req.tp, version, gpu_mem, req.pp, s.chunked_prefill_size, s.cuda_graph_max_bs, graphs,
-        s.max_tokens)
+    choice = fraction_choice(req, s, gpu_mem)
+    frac, picked, derated, tier = choice.fraction, choice.picked, choice.derated, choice.tier
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
@@ -296,10 +260,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
               "free before weights - weights")
     st.given("mem_fraction_static", frac, "ratio",
              "flag" if s.memory_fraction is not None else
-             f"SGLang {version} default for tp {req.tp} on {gpu_mem:,} MiB")
-    picked = default_backend(req, version) if s.attention_backend is None else None
-    backend = s.attention_backend if picked is None else picked[0]
-    derated = aiter_derated(backend, req.context_tokens, version)
+             f"SGLang {version} default for tp {req.tp} on {gpu_mem:,} MiB"
+             + (f": {tier.short()}" if tier else ""))
     if derated:
         st.op("mem_fraction_static (aiter)", "mul", ["mem_fraction_static", AITER_DERATE], "ratio",
               f"x 0.85: aiter backend{' (SGLang default)' if picked else ''}, context "
@@ -352,8 +314,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions.append(note)
     if picked is not None:
         assumptions.append(f"attention backend {picked[0]} (unstated): {picked[1]}")
-    if graphs_why and s.memory_fraction is None:
-        assumptions.append(f"default mem_fraction_static: {graphs_why}")
+    if tier is not None:
+        assumptions.append("default mem_fraction_static: "
+                           + tier.describe(s.chunked_prefill_size, s.cuda_graph_max_bs))
+    if choice.graphs_why and s.memory_fraction is None:
+        assumptions.append(f"default mem_fraction_static: {choice.graphs_why}")
     if derated:
         assumptions.append(f"aiter attention backend at {req.context_tokens:,} tokens of context: "
                            f"SGLang uses mem_fraction_static {float(frac * AITER_DERATE):g} "

@@ -7,7 +7,8 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   The PyTorch backend (1.x) sizes the cache twice: a small pool for profiling, then the real one
   from the peak it measured; the last "Allocated ... for max tokens in paged KV cache" counts.
 - tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it.
-- PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py, cal_max_tokens / _cal_max_tokens):
+- PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py, cal_max_tokens / _cal_max_tokens;
+  read term by term in kvplan/engines/trtllm_pytorch.py):
   available = (total - peak + the profiling pool's bytes) x fraction, peak = torch peak plus
   non-torch; max_tokens = floor(available / KV bytes per token). The profiling batch is dummy
   context requests of min(max_num_tokens, max_seq_len) tokens up to max_num_tokens, one output
@@ -33,8 +34,10 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   for a TensorRT engine, `trt_activation_bytes` (--trt-activation-bytes: trtllm-build's "Total
   Activation Memory", the execution context the runtime allocates before the pool) replaces
   that proxy and its interval with the engine's own figure.
-- non-torch: 0.75 GiB modelled (79.10 - 70.48 GiB in the docs' example, less its engine and
-  execution context), unless a log gives the free memory.
+- non-torch: on the engine path 0.75 GiB (79.10 - 70.48 GiB in the docs' example, less its
+  engine and execution context); on the PyTorch backend 1.58 GiB, what its profiling measures
+  outside torch (kvplan/engines/trtllm_pytorch.py, fitted on log 19); a log's free memory or
+  breakdown replaces either.
 - too small a pool does not stop TensorRT-LLM: it lowers max_seq_len to what fits
   ((blocks - 1) x tokens per block + 1 before 1.0; blocks x tokens per block from 1.0).
 """
@@ -56,6 +59,12 @@ from kvplan.engines.interface import (
     Steps,
     finish_size,
     parse_version,
+)
+from kvplan.engines.trtllm_pytorch import (
+    NON_TORCH_PYTORCH,
+    NON_TORCH_PYTORCH_WHAT,
+    backend_refusal,
+    uses_pytorch,
 )
 from kvplan.errors import InputError
 from kvplan.units import GIB, MIB, ceil_div
@@ -80,16 +89,19 @@ def tokens_per_block(version: tuple[int, ...]) -> int:
     return 32 if version >= (0, 19) else 64
 
 
-def activation_refusal(version: str | None, stated: int | None) -> str | None:
-    """Why a stated TensorRT engine activation does not apply (None: it does). From 1.0 on
-    (the default) kvplan models the PyTorch backend, which has no TensorRT engine and profiles
-    its activations instead."""
-    if stated is None or (parse_version(version or DEFAULT_VERSION) or ()) < (1, 0):
+def activation_refusal(version: str | None, stated: int | None,
+                       backend: str | None = None) -> str | None:
+    """Why a stated TensorRT engine activation does not apply (None: it does). The PyTorch
+    backend (the default from 1.0, or stated) has no TensorRT engine and profiles its
+    activations instead."""
+    ver = parse_version(version or DEFAULT_VERSION) or ()
+    if stated is None or not uses_pytorch(ver, backend):
         return None
-    return (f"TensorRT-LLM {version or DEFAULT_VERSION} is modelled as the PyTorch backend (1.0 "
-            "on), which profiles its activations; the setting is a TensorRT engine's "
-            "execution-context memory (trtllm-build's Total Activation Memory): state an "
-            "engine version below 1.0 for an engine, or drop it")
+    return (f"TensorRT-LLM {version or DEFAULT_VERSION} is modelled as the PyTorch backend "
+            f"({'stated' if backend else '1.0 on'}), which profiles its activations; the "
+            "setting is a TensorRT engine's execution-context memory (trtllm-build's Total "
+            "Activation Memory): state the tensorrt backend (or an engine version below 1.0) "
+            "for an engine, or drop it")
 
 
 def _tokens_replace_estimate(pytorch: bool, max_tokens: int | None,
@@ -107,8 +119,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     m = s.measured
     version = s.version or DEFAULT_VERSION
     ver = parse_version(version) or ()
-    pytorch = ver >= (1, 0)
-    refused = activation_refusal(s.version, s.trt_activation_bytes)
+    bad_backend = backend_refusal(ver, s.trtllm_backend)
+    if bad_backend is not None:
+        raise InputError(f"engine.trtllm_backend (--trtllm-backend): {bad_backend}")
+    pytorch = uses_pytorch(ver, s.trtllm_backend)
+    refused = activation_refusal(s.version, s.trt_activation_bytes, s.trtllm_backend)
     if refused is not None:
         raise InputError(f"engine.trt_activation_bytes (--trt-activation-bytes): {refused}")
     newer_note = (f"TensorRT-LLM {version} is newer than the newest modelled release (1.3.0): "
@@ -139,9 +154,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         else:
             act, how = am.peak, am.formula
         st.given("activations", act.best, "bytes", how)
-        nt = Interval.exact(m.non_torch_bytes) if m.non_torch_bytes is not None else Interval(
-            *NON_TORCH)
-        st.given("non-torch memory", nt.best, "bytes", "CUDA context, runtime buffers, NCCL")
+        if m.non_torch_bytes is not None:
+            nt, nt_how = Interval.exact(m.non_torch_bytes), "CUDA context, runtime buffers, NCCL"
+        elif pytorch:
+            nt, nt_how = Interval(*NON_TORCH_PYTORCH), NON_TORCH_PYTORCH_WHAT
+        else:
+            nt, nt_how = Interval(*NON_TORCH), "CUDA context, runtime buffers, NCCL"
+        st.given("non-torch memory", nt.best, "bytes", nt_how)
         st.op("free memory", "sum", ["GPU memory", "-weights", "-activations",
                                      "-non-torch memory"], "bytes",
               "GPU memory - weights - activations - non-torch")
@@ -163,7 +182,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     # maxTokens = floor(fraction x (free + memoryPoolFree) / bytes per token); a maxTokens
     # (max_tokens_in_paged_kv_cache) replaces that estimate unless freeGpuMemoryFraction was also
     # set, when the smaller counts. The LLM API (1.x) always sets the fraction (default 0.9).
-    only_tokens = _tokens_replace_estimate(pytorch, s.max_tokens, s.memory_fraction)
+    # the LLM API (1.x, and the PyTorch backend's KvCacheCreator before it) takes the smaller
+    only_tokens = _tokens_replace_estimate(pytorch or ver >= (1, 0), s.max_tokens,
+                                           s.memory_fraction)
     if s.max_tokens is not None:
         cap_label = "max tokens"
         if only_tokens:
@@ -196,7 +217,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     # A max_tokens that replaces the estimate can ask for more than is free: the pool's
     # cudaMalloc (BlockManager::allocatePools, gpuSync) then fails and the engine does not start.
     starts = blocks > 0 and not (only_tokens and pool > st.int("free memory"))
-    fit_len = (blocks * tpb) if pytorch else max(0, (blocks - 1) * tpb + 1)
+    fit_len = (blocks * tpb) if ver >= (1, 0) else max(0, (blocks - 1) * tpb + 1)
     largest = min(length, fit_len, req.model.max_context_tokens)
     reason = None
     if not starts and blocks > 0:

@@ -191,7 +191,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     else:
         nt, nt_how = non_torch(fl, req.tp, weights, quantized(req),
                                nvlink_module(req.gpu.label, req.gpu.device_names),
-                               req.gpu.unified_memory)
+                               req.gpu.unified_memory, s.tp_transport,
+                               not s.disable_custom_all_reduce)
     st.given("non-torch memory", nt.best, "bytes", nt_how)
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
     graphs = Interval.exact(0)

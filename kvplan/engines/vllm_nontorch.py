@@ -16,6 +16,13 @@ it is fitted: 2.07 and 2.09 GiB at TP 2 on H100 SXM (logs 62, 75). On PCIe cards
 all-reduce is limited to two GPUs ("not supported on more than two PCIe-only GPUs") and no NVSwitch
 workspace exists; with no PCIe constant fitted yet, GPUs whose label names no NVLink form factor
 keep the wide TP term.
+
+The deployment's TP transport (`--tp-transport`, engine.tp_transport, the manifest annotation
+kvplan.io/tp-transport; kvplan.engines.interface.TP_TRANSPORTS) replaces that guess where it is
+stated: nvlink books the NVLink term, pcie-p2p the PCIe term with its low end from NCCL's P2P
+buffers, host the one-GPU growth (NCCL's buffers in host memory, custom all-reduce off). A
+calibration log that prints vLLM's "lacks GPU P2P capability" warning, or spans nodes without
+GPUDirect RDMA, is host (kvplan.calibrate). Unstated, the GPU label decides as before.
 """
 
 from __future__ import annotations
@@ -35,12 +42,38 @@ NON_TORCH_V1 = (70 * MIB, 20 * MIB, GIB // 2)
 # GPUDirect RDMA (transport/net.cc) allocate cudaHostAlloc'd buffers, and only P2P over PCIe
 # puts the receive buffers on the GPU (transport/p2p.cc): per channel and connected peer
 # LL 524,288 B + LL128 4,915,200 B + SIMPLE 4,194,304 B (init.cc DEFAULT_*_BUFFSIZE; NCCL
-# master 5067397, tag v2.30.7-1), about 9.2 MiB, on the few channels NCCL opens on PCIe. Which
-# transport a deployment gets (P2P allowed or not, one node or several) is not in kvplan's
-# inputs, so the term stays an interval and that choice dominates it.
+# master 5067397, tag v2.30.7-1), about 9.2 MiB, on the few channels NCCL opens on PCIe. Unless
+# the deployment states its transport (P2P allowed or not, one node or several: TP_TRANSPORTS
+# below), the term stays an interval and that choice dominates it.
 NON_TORCH_V1_TP = (GIB, 20 * MIB, 2 * GIB)
 # V1, TP on NVLink modules: best 2.08 GiB (logs 62, 75: 2.07, 2.09), 1.5-2.5 GiB
 NON_TORCH_V1_TP_NVLINK = (GIB * 208 // 100, 3 * GIB // 2, 5 * GIB // 2)
+# The TP transport a deployment states (kvplan/v1 engine.tp_transport):
+# - nvlink: NVLink/NVSwitch between the GPUs (SXM/HGX/DGX boards): NON_TORCH_V1_TP_NVLINK.
+# - pcie-p2p: one node, P2P over PCIe allowed: NCCL's P2P transport keeps each channel's receive
+#   buffers on the GPU (transport/p2p.cc) and vLLM's custom all-reduce runs at TP 2 (it refuses
+#   "more than two PCIe-only GPUs"). The low end is those buffers on the fewest channels NCCL
+#   opens (2: one ring peer each) over the one-GPU low end; best and high stay log 24's.
+# - host: no P2P between the GPUs (one node; vLLM warns "Custom allreduce is disabled because
+#   your platform lacks GPU P2P capability or P2P test failed") or nodes joined by a network
+#   without GPUDirect RDMA ("process group spans across nodes"): NCCL's SHM and net transports
+#   keep their buffers in host memory (shm.cc shmOpen; net.cc maps device memory only with
+#   GDR) and custom all-reduce is off (custom_all_reduce.py returns before allocating), so the
+#   GPU sees the one-GPU growth, NON_TORCH_V1.
+# NCCL device buffers per channel and receiving peer over P2P: LL 524,288 + LL128 4,915,200 +
+# SIMPLE 4,194,304 B (init.cc DEFAULT_LL_BUFFSIZE, DEFAULT_LL128_BUFFSIZE, DEFAULT_BUFFSIZE)
+NCCL_P2P_CONN_BYTES = 524_288 + 4_915_200 + 4_194_304
+NCCL_PCIE_MIN_CHANNELS = 2
+# vLLM's custom all-reduce (device_communicators/custom_all_reduce.py, 0.10.1.1): meta
+# (ops.meta_size() + max_size) and the registered IPC buffer (max_size), both
+# allocate_shared_buffer_and_handle (cudaMalloc, outside torch), max_size = 8192 * 1024; its
+# 8 MiB rank_data is a torch tensor (torch's, not this term). meta_size (a few KiB of flags) is
+# not counted.
+CUSTOM_AR_BYTES = 2 * 8192 * 1024
+NON_TORCH_V1_TP_PCIE_P2P = (
+    NON_TORCH_V1_TP[0],
+    NON_TORCH_V1[1] + NCCL_PCIE_MIN_CHANNELS * NCCL_P2P_CONN_BYTES,
+    NON_TORCH_V1_TP[2])
 NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
 NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
 CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
@@ -80,10 +113,50 @@ def nvlink_module(label: str, device_names: list[str] | tuple[str, ...] = ()) ->
     return any(f in n.upper() for n in names for f in NVLINK_FORM_FACTORS)
 
 
+_TRANSPORT_WHY = {
+    "nvlink": "NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom all-reduce; fitted on "
+              "logs 62, 75)",
+    "pcie-p2p": "NCCL's P2P buffers on the GPU (9.2 MiB per channel and peer, at least 2 "
+                "channels) over the one-GPU growth; best and high from log 24",
+    "host": "NCCL's buffers in host memory (SHM without P2P, the network across nodes without "
+            "GPUDirect RDMA) and custom all-reduce off: the one-GPU growth",
+}
+
+
+def _tp_table(tp: int, nvlink: bool, transport: str | None,
+              custom_ar: bool) -> tuple[tuple[int, int, int], str]:
+    """V1 with tensor parallelism: the term by transport (stated, else the GPU label's form
+    factor) and the words explain prints."""
+    if transport is None:
+        table, how = (NON_TORCH_V1_TP_NVLINK, " with NVLink TP workspaces (NCCL, FlashInfer "
+                      "all-reduce, custom all-reduce; transport not stated: an NVLink module "
+                      "by the GPU label)") if nvlink else (
+            NON_TORCH_V1_TP, " with TP buffers (range: the transport NCCL picks, P2P over PCIe "
+            "with buffers on the GPU, or host memory without P2P or across nodes, is not stated:"
+            " give --tp-transport)")
+    else:
+        table = {"nvlink": NON_TORCH_V1_TP_NVLINK, "pcie-p2p": NON_TORCH_V1_TP_PCIE_P2P,
+                 "host": NON_TORCH_V1}[transport]
+        how = f" with TP buffers over {transport} (stated: {_TRANSPORT_WHY[transport]})"
+    if transport == "pcie-p2p" and tp == 2 and custom_ar:
+        table = tuple(x + CUSTOM_AR_BYTES for x in table)  # type: ignore[assignment]
+        how += " + custom all-reduce's 16 MiB (TP 2)"
+    elif not custom_ar and (transport == "nvlink" or transport is None and nvlink):
+        table = tuple(x - CUSTOM_AR_BYTES for x in table)  # type: ignore[assignment]
+        how += "; --disable-custom-all-reduce: less its 16 MiB of IPC buffers"
+    elif not custom_ar:
+        how += "; --disable-custom-all-reduce: custom all-reduce books nothing here anyway"
+    return table, how
+
+
 def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
-              nvlink: bool = False, unified: bool = False) -> tuple[Interval, str]:
-    """The non-torch term a vLLM version books, and how it was chosen."""
-    v1_tp = NON_TORCH_V1_TP_NVLINK if nvlink else NON_TORCH_V1_TP
+              nvlink: bool = False, unified: bool = False, transport: str | None = None,
+              custom_ar: bool = True) -> tuple[Interval, str]:
+    """The non-torch term a vLLM version books, and how it was chosen. `transport` is the
+    stated TP transport (TP_TRANSPORTS; None: by the GPU label), `custom_ar` False for
+    --disable-custom-all-reduce."""
+    v1_tp, tp_how = _tp_table(tp, nvlink, transport, custom_ar) if fl.v1 and tp > 1 else (
+        NON_TORCH_V1_TP, "")
     v1_one = NON_TORCH_V1_UNIFIED if unified else NON_TORCH_V1
     early = early_peak(fl.version, fl.v1)
     if early == PEAK_ALLOCATED:
@@ -104,11 +177,12 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
         extra = [int(weights * f) for f in REPACK_CACHED_SHARE]
         nt = Interval(nt.best + extra[0], nt.low + extra[1], nt.high + extra[2])
         how += " + quantized-weight repack cache (vLLM 0.6.4)"
-    if tp > 1 and fl.v1 and nvlink:
-        how += " with NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom all-reduce)"
-    elif tp > 1 and fl.v1:
-        how += (" with TP buffers (range: the transport NCCL picks, P2P over PCIe with buffers "
-                "on the GPU, or host memory without P2P or across nodes, is not in the inputs)")
+    if tp > 1 and fl.v1:
+        how += tp_how
     elif tp > 1:
-        how += " with TP buffers"
+        how += " with TP buffers" + (
+            f" (tp_transport {transport} not modelled for V0: one TP term)" if transport else ""
+        ) + ("" if custom_ar else " (--disable-custom-all-reduce not modelled for V0)")
+    elif transport is not None:
+        how += f" (tp_transport {transport}: no tensor parallelism, so no TP buffers)"
     return nt, how

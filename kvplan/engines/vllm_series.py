@@ -62,7 +62,7 @@ SERIES = (
            "warm-up pass with every sampling parameter on (gpu/model_runner.py "
            "_dummy_sampler_run, SamplingParams.for_sampler_warmup: top-k/top-p/min-p, "
            "penalties, logprobs): the fp32 copy of the logits and FlashInfer's fused top-k/top-p "
-           "sampling, 10 B a logit; batch-sharded sampling is off unless asked for "
+           "sampling with its masked fp32 copy, 14 B a logit; batch-sharded sampling is off unless asked for "
            "(config/parallel.py: 'Currently defaults to False'), so every TP rank samples all "
            "rows; serve defaults 16,384 batched tokens on GPUs of 160 GiB or more, GB10 on the "
            "small tier (arg_utils.py get_batch_defaults)"),

@@ -53,7 +53,8 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes).peak
     fwd, _ = with_encoder_cache(fwd, req.model, batched, s.limit_mm_per_prompt, fl.v1)
     nt, _ = non_torch(fl, req.tp, weights, quantized(req),
-                      nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory)
+                      nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory,
+                      s.tp_transport, not s.disable_custom_all_reduce)
     graphs = (CUDA_GRAPH[0] if fl.graphs_subtracted and not s.enforce_eager
               and s.measured.cuda_graph_bytes is None else (s.measured.cuda_graph_bytes or 0))
     requested = int(memory * util)

@@ -71,6 +71,8 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--speculative-config", "engine.speculative_model",
               json_keys=(("model", "engine.speculative_model"),
                          ("num_speculative_tokens", "engine.num_speculative_tokens"))),
+    FlagField("--tp-transport", "engine.tp_transport"),
+    FlagField("--disable-custom-all-reduce", "engine.disable_custom_all_reduce"),
     # SGLang
     FlagField("--page-size", "engine.block_size", engines=("sglang", "trtllm"),
               generic="--block-size"),
@@ -95,6 +97,7 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--max-tokens-in-paged-kv-cache", "engine.max_tokens_in_paged_kv_cache"),
     FlagField("--trtllm-config", "engine.trtllm_config"),
     FlagField("--trt-activation-bytes", "engine.trt_activation_bytes"),
+    FlagField("--trtllm-backend", "engine.trtllm_backend"),
     FlagField("--peak-users", "traffic.peak_concurrent_users", clears=_LOAD_RATE),
     FlagField("--arrival-rate", "traffic.arrival_rate_per_s",
               clears=("traffic.peak_concurrent_users",)),

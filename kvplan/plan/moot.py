@@ -86,6 +86,14 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
         refuse("parallel.expert", f"up to the tensor-parallel size ({p.tensor}) the experts are "
                "split over the same GPUs either way, so the memory plan is the same; give more "
                "ranks than --tp (vLLM's expert parallelism is tp x dp) or drop the option")
+    if p.tensor == 1:  # vLLM's TP term: NCCL's and custom all-reduce's buffers
+        for dotted in ("engine.tp_transport", "engine.disable_custom_all_reduce"):
+            refuse(dotted, "it sets vLLM's tensor-parallel buffers; this replica has tensor "
+                   "parallelism 1, which opens no NCCL channel and no custom all-reduce; add "
+                   "--tp or drop the option")
+    elif dep.engine.tp_transport == "host":
+        refuse("engine.disable_custom_all_reduce", "the host transport (no P2P, or across "
+               "nodes) already runs without custom all-reduce, so nothing moves; drop the option")
     engine = dep.engine.name
     if engine in _NO_SEQUENCE_CAP:
         refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "

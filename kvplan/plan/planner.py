@@ -225,21 +225,56 @@ def explain_records(records: Sequence[Record]) -> list[EngineResult]:
 def engine_defaults(fields: list[tuple[str, Any, str]],
                     result: EngineResult) -> list[tuple[str, Any, str]]:
     """A record's fields (record_fields) plus what the engine picks where the record is silent
-    and the pick moves the plan (SGLang's attention backend on ROCm), named as a default with
-    its source, after the other engine fields."""
+    and the pick moves the plan, named as a default with its source, after the other engine
+    fields: SGLang's attention backend on ROCm, and its GPU-memory-tier defaults
+    (mem_fraction_static; from 0.5.3 the chunked_prefill_size and decode CUDA-graph batch it
+    is built from)."""
     from kvplan.engines import Engine
     from kvplan.engines.sglang import default_backend
 
-    if result.engine is not Engine.sglang or any(k == "engine.attention_backend"
-                                                 for k, _, _ in fields):
+    if result.engine is not Engine.sglang:
         return fields
-    picked = default_backend(result.size.request, result.engine_version)
+    fields = _sglang_tier_fields(fields, result)
+    picked = None if any(k == "engine.attention_backend" for k, _, _ in fields) else (
+        default_backend(result.size.request, result.engine_version))
     if picked is None:
         return fields
     at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
              default=len(fields))
     return [*fields[:at], ("engine.attention_backend", picked[0], f"default: {picked[1]}"),
             *fields[at:]]
+
+
+def _sglang_tier_fields(fields: list[tuple[str, Any, str]],
+                        result: EngineResult) -> list[tuple[str, Any, str]]:
+    """SGLang's default mem_fraction_static in place of the record's unstated utilization, from
+    its GPU-memory tier (kvplan.engines.sglang_defaults), and, where the tier's sizes enter it
+    (0.5.3 on), the chunked_prefill_size and cuda_graph_max_bs the record does not state."""
+    from kvplan.engines.interface import parse_version
+    from kvplan.engines.sglang_defaults import RESERVED_FORMULA_FROM, gpu_tier
+    from kvplan.units import MIB
+
+    step = next((s for s in result.steps if s.label == "mem_fraction_static"), None)
+    if step is None or not step.formula.startswith("SGLang"):
+        return fields  # stated
+    req = result.size.request
+    tier = gpu_tier(result.engine_version, req.gpu.nvidia_smi_mib or result.memory_bytes // MIB,
+                    req.tp, req.gpu.vendor)
+    if tier is None:
+        return fields
+    why = f"default: {tier.short()} ({tier.source})"
+    used = float(f"{float(step.value):.4g}")
+    out = [(k, used, why) if k == "engine.gpu_memory_utilization" and frm == "default"
+           else (k, v, frm) for k, v, frm in fields]
+    if (parse_version(result.engine_version) or ()) < RESERVED_FORMULA_FROM:
+        return out
+    have = {k for k, _, _ in out}
+    extra = [(k, v, why) for k, v in (("engine.max_num_batched_tokens", tier.chunked_prefill_size),
+                                      ("engine.cuda_graph_max_bs", tier.cuda_graph_max_bs))
+             if k not in have and v is not None]
+    at = max((i + 1 for i, (k, _, _) in enumerate(out) if k.startswith("engine.")),
+             default=len(out))
+    return [*out[:at], *extra, *out[at:]]
 
 
 def step_problems(result: EngineResult) -> list[str]:

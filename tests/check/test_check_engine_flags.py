@@ -314,3 +314,26 @@ def test_an_engine_setting_kvplan_cannot_model_is_an_error_with_its_reason(tmp_p
     text = " ".join(out.output.split())
     assert "ERROR line 7: engine.name: a draft model beside gemma-2-9b's sliding-window" in text
     assert "0 PASS, 0 FAIL, 1 ERROR" in text
+
+
+def test_sglang_all_reduce_flags_are_noted_not_modelled(tmp_path: Path) -> None:
+    # --disable-custom-all-reduce / --enable-p2p-check only decide whether SGLang builds its
+    # custom all-reduce workspace (tens of MiB per GPU, before the free memory is measured);
+    # kvplan does not move the pool for them and says so
+    args = ["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--tp-size", "2"]
+    plain = manifest(tmp_path, "sglang-plain", "lmsysorg/sglang:v0.5.21",
+                     ["python3", "-m", "sglang.launch_server"], args, gpus=2)
+    flagged = manifest(tmp_path, "sglang-ar", "lmsysorg/sglang:v0.5.21",
+                       ["python3", "-m", "sglang.launch_server"],
+                       [*args, "--disable-custom-all-reduce", "--enable-p2p-check"], gpus=2)
+    t = engine_of(flagged)
+    assert t.deployment.engine == engine_of(plain).deployment.engine
+    notes = [n for n in t.notes if n.startswith(("--disable-custom-all-reduce:",
+                                                  "--enable-p2p-check:"))]
+    assert len(notes) == 2
+    assert "the pool would grow by at most mem_fraction_static x that workspace" in notes[0]
+    assert "(not modelled" in notes[1]
+    [o] = check_paths([str(flagged)]).outcomes
+    [p] = check_paths([str(plain)]).outcomes
+    assert o.verdict == p.verdict
+    assert any(n.startswith("--disable-custom-all-reduce:") for n in o.notes)

@@ -65,14 +65,15 @@ def test_cli_aiter_on_mi300x_derates_the_default_fraction() -> None:
     short = ("llama-3.1-8b", "--gpu", "mi300x", "--engine", "sglang", "--context", "8192")
     assert _size(*short, "--attention-backend", "aiter")["kv_cache_tokens"] == \
         _size(*short)["kv_cache_tokens"] == 1_237_743
-    # before 0.4.7 there is no derate (and kvplan names no default): 0.4.6's fraction is 0.88
-    #   by tp; held = floor(205,722,222,592 x 0.12) = 24,686,666,711
-    #   (189,594,591,232 - 24,686,666,711) // 131,072 = 1,258,147 tokens, aiter or not
+    # before 0.4.7 there is no derate (and kvplan names no default): 0.4.6's fraction above
+    #   81,920 MiB is (g - 13 GiB) / g (the 0.4.6 wheel's server_args.py), 1 - f = 13,312 /
+    #   196,592; held = floor(205,722,222,592 x 13,312 / 196,592) = 13,930,242,467
+    #   (189,594,591,232 - 13,930,242,467) // 131,072 = 1,340,212 tokens, aiter or not
     old = _size(*base, "--engine-version", "0.4.6")
     assert old["kv_cache_tokens"] == _size(*base, "--engine-version", "0.4.6",
                                            "--attention-backend", "aiter")["kv_cache_tokens"]
-    assert (FREE_AFTER - FREE_BEFORE * 12 // 100) // CELL == 1_258_147
-    assert old["kv_cache_tokens"] == 1_258_147
+    assert (FREE_AFTER - FREE_BEFORE * 13_312 // 196_592) // CELL == 1_340_212
+    assert old["kv_cache_tokens"] == 1_340_212
     assert not any("attention backend" in a for a in old["assumptions"])
     # on an NVIDIA GPU the unstated backend is not aiter: no derate (H100: not this arithmetic)
     h100 = _size("llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--context", "32768")

@@ -86,6 +86,17 @@ def test_a_trt_activation_bytes_directive_reaches_the_trtllm_settings() -> None:
         parse_text("# kvplan: trt_activation_bytes=0\n", Path("x.log"))
 
 
+def test_a_trtllm_backend_directive_reaches_the_trtllm_settings_only() -> None:
+    # log 142's header: the 0.21 PyTorch workflow; the directive states it (trtllm-serve --backend)
+    lf = parse_text("# kvplan: version=0.21.0 trtllm_backend=pytorch\n"
+                    "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 16.10 GiB for max tokens in "
+                    "paged KV cache (301472).\n", Path("x.log"))
+    assert _settings(lf.runs[0], Engine.trtllm, "0.21.0").trtllm_backend == "pytorch"
+    assert _settings(lf.runs[0], Engine.sglang, "0.5.21").trtllm_backend is None
+    with pytest.raises(InputError, match="trtllm_backend=_autodeploy.*pytorch or tensorrt"):
+        parse_text("# kvplan: trtllm_backend=_autodeploy\n", Path("x.log"))
+
+
 def test_no_memory_for_the_cache_blocks_is_a_refusal() -> None:
     # vLLM V1 raises this when the KV budget is negative (log 201, vLLM 0.17.1); the run did not
     # start, so the log says "no" where a pool was never sized
@@ -111,3 +122,21 @@ def test_a_nodes_directive_lets_tp_span_nodes(tmp_path: Path) -> None:
     log.write_text("# kvplan: nodes=0\n" + line)
     with pytest.raises(InputError, match="positive whole number"):
         calibrate_files([log])
+
+
+def test_per_worker_kv_size_lines_read_the_smallest() -> None:
+    # vLLM 0.10 at TP 8 prints one size per worker, then unifies them to the smallest
+    # (kv_cache_utils.unify_kv_cache_configs); lines from log 213, rank 7's last and largest.
+    text = ("(VllmWorker rank=1 pid=1) INFO [gpu_worker.py:255] Available KV cache memory: 55.62 GiB\n"
+            "(VllmWorker rank=0 pid=2) INFO [gpu_worker.py:255] Available KV cache memory: 55.71 GiB\n"
+            "INFO [kv_cache_utils.py:833] GPU KV cache size: 3,650,960 tokens\n"
+            "INFO [kv_cache_utils.py:837] Maximum concurrency for 32,768 tokens per request: 111.42x\n"
+            "INFO [kv_cache_utils.py:833] GPU KV cache size: 3,644,816 tokens\n"
+            "INFO [kv_cache_utils.py:837] Maximum concurrency for 32,768 tokens per request: 111.23x\n"
+            "INFO [kv_cache_utils.py:833] GPU KV cache size: 3,675,536 tokens\n"
+            "INFO [kv_cache_utils.py:837] Maximum concurrency for 32,768 tokens per request: 112.17x\n")
+    run = parse_text(text, Path("x.log")).runs[0]
+    assert run.values["kv_gib"] == 55.62
+    assert run.values["tokens"] == 3_644_816
+    assert run.values["concurrency"] == 111.23
+    assert run.values["max_model_len"] == 32_768

@@ -109,7 +109,11 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # the fit part in the sixth round (the V0 non-torch term from 0.7): an OCI A10 guide's refused
     # 131,072-token start whose 0.22 GiB activation peak (the 2,048-token forward alone: no 40 B
     # sampler peak over 256 rows) kvplan still prices at 1.22 GiB (-21%).
-    assert misses == {"04", "06", "11", "93"}
+    # 128-130 joined the fit part with the TP transport (issue #13): 128 and 129 (no P2P, one
+    # node: host) are within 0.5%; 130 (TP 2 across two nodes over Ray, host) moved from -9.8% to
+    # +8.4%: 0.97 GiB beyond the one-GPU growth that NCCL's host-memory net transport does not
+    # explain (its tokens range, 405,904-454,992, holds the logged 412,944).
+    assert misses == {"04", "06", "11", "93", "130"}
     assert abs(dense["11"].error_pct) < 200  # 1,095% before the repack cache was modelled
 
 

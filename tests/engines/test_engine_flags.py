@@ -152,19 +152,20 @@ def test_sharded_sampling_from_0_29() -> None:
 
 
 def test_vllm_0_33_profiles_a_warm_up_sampler_on_every_rank() -> None:
-    # vLLM 0.33 (read in its wheel): the profiling sampler's warm-up pass holds the bf16 logits,
-    # their fp32 copy and FlashInfer's fp32 probabilities, 10 B a logit, and batch-sharded
-    # sampling is off by default, so each TP rank samples all rows.
+    # vLLM 0.33 (read in its wheel): the profiling sampler's warm-up pass holds the bf16 logits
+    # (2 B), their fp32 copy (4 B), and FlashInfer 0.7.2.post1's masked fp32 copy and fp32
+    # probabilities (4 + 4 B), 14 B a logit, and batch-sharded sampling is off by default, so
+    # each TP rank samples all rows.
     # Llama-3.1-8B on L40S (< 70 GiB: 2,048 batched tokens, 256 rows), TP 1:
-    # 256 x 128,256 x 10 = 328,335,360 B, above the forward 2,048 x 55,296 x 2 = 226,492,416 B
+    # 256 x 128,256 x 14 = 459,669,504 B, above the forward 2,048 x 55,296 x 2 = 226,492,416 B
     one = run_engine(req(gpu="l40s"), vllm(version="0.33.0"))
-    assert one.activation_bytes == 328_335_360
-    # TP 2: still 256 rows (0.31 sharded them to 128): 328,335,360 B, above the TP-2 forward
+    assert one.activation_bytes == 459_669_504
+    # TP 2: still 256 rows (0.31 sharded them to 128): 459,669,504 B, above the TP-2 forward
     # 2,048 x 33,792 x 2 = 138,412,032 B
     r31 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.31.0"))
     r33 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.33.0"))
     assert r31.activation_bytes == 138_412_032
-    assert r33.activation_bytes == 328_335_360
+    assert r33.activation_bytes == 459_669_504
 
 
 def test_vllm_0_33_serve_defaults_by_gpu_memory() -> None:

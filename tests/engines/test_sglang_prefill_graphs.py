@@ -13,7 +13,7 @@ from fractions import Fraction
 from typer.testing import CliRunner
 
 from kvplan.cli import app
-from kvplan.engines.sglang import default_fraction, prefill_graph_sizes
+from kvplan.engines.sglang_defaults import default_fraction, prefill_graph_sizes
 
 
 def test_prefill_graph_sizes_as_sglang_generates_them() -> None:

@@ -85,3 +85,32 @@ def test_pytorch_backend_available_times_fraction_floor():
                                           measured=Measured(free_after_load_bytes=FREE)))
     assert 85 * FREE // 100 // PER_TOKEN == 69_632
     assert r.kv_cache_tokens == 69_632 and r.blocks == 2_176 and r.block_size_tokens == 32
+
+
+def _qwen3_06b_on_h100(version: str):
+    req = SizeRequest(model=load_model("qwen3-0.6b"), gpu=load_hardware("h100"),
+                      context_tokens=8192, kv_dtype=DType.bf16, tp=1)
+    return run_engine(req, EngineSettings(engine=Engine.trtllm, version=version))
+
+
+def test_pytorch_backend_outside_torch_term_fitted_on_log_19():
+    # tests/assets/logs/19 (fit part): Qwen3-0.6B, 1.2.1, H100, defaults, 643,136 tokens
+    # (68.69 GiB). KvCacheCreator: peak = torch peak + (mem_get_info used - torch allocated),
+    # available = (total - peak + profiling pool) x 0.9; kvplan: free = 85,045,477,376 -
+    # 1,192,099,840 weights - 201,326,592 forward (8,192 x 12,288 x 2 B) - 1,617 MiB
+    # (1,695,547,392) = 81,956,503,552; floor(0.9 x) = 73,760,853,196; // 114,688 (28 x 8 x 128
+    # x 2 x 2 B) = 643,143 -> 20,099 blocks of 32 = 643,168 tokens, one block above the log's.
+    r = _qwen3_06b_on_h100("1.2.1")
+    assert r.non_torch_bytes == 1_695_547_392 and r.activation_bytes == 201_326_592
+    assert (r.requested_bytes, r.kv_cache_tokens, r.blocks) == (73_760_853_196, 643_168, 20_099)
+    assert r.kv_cache_tokens - 643_136 == 32
+    assert (r.kv_cache_tokens_low, r.kv_cache_tokens_high) == (636_960, 653_408)
+
+
+def test_the_engine_path_keeps_the_engine_docs_non_torch():
+    # before 1.0 kvplan models the TensorRT engine path: 768 MiB non-torch (the docs' example);
+    # free = 85,045,477,376 - 1,192,099,840 - 201,326,592 - 805,306,368 = 82,846,744,576;
+    # floor(0.9 x) = 74,562,070,118 // 114,688 = 650,129 -> 20,317 blocks = 650,144 tokens
+    r = _qwen3_06b_on_h100("0.21.0")
+    assert r.non_torch_bytes == 805_306_368
+    assert (r.requested_bytes, r.kv_cache_tokens) == (74_562_070_118, 650_144)

@@ -44,7 +44,7 @@ def test_default_fraction_without_a_gpu_size_falls_back_to_the_tp_table():
 
 
 @pytest.mark.parametrize(("gpu_mib", "tp", "pp", "fraction"), [
-    # 0.4.7-0.4.10: reserved GiB (2.8 + tp*pp/10) < 35 GiB, (9.5 + tp*pp/2) < 90, (12 + tp*pp/2)
+    # 0.4.8-0.5.2: reserved GiB (2.8 + tp*pp/10) < 35 GiB, (9.5 + tp*pp/2) < 90, (12 + tp*pp/2)
     # < 160, else 32; fraction = round((g - reserved x 1024) / g, 3)
     (24564, 1, 1, Fraction(879, 1000)),  # (24,564 - 2.9 x 1,024 = 2,969.6) / 24,564 = 0.8791
     (35839, 1, 1, Fraction(917, 1000)),  # (35,839 - 2,969.6) / 35,839 = 0.9171
@@ -60,7 +60,7 @@ def test_default_fraction_without_a_gpu_size_falls_back_to_the_tp_table():
 ])
 def test_default_fraction_047_to_0410(gpu_mib: int, tp: int, pp: int, fraction: Fraction):
     assert default_fraction(tp, "0.4.8", gpu_mib, pp) == fraction
-    assert default_fraction(tp, "0.4.7", gpu_mib, pp) == fraction
+    assert default_fraction(tp, "0.4.10", gpu_mib, pp) == fraction
     # the 0.5.0rc0 and 0.5.1 wheels keep this rule; sglang PR #10975 replaced it from 0.5.3
     assert default_fraction(tp, "0.5.1", gpu_mib, pp) == fraction
     assert default_fraction(tp, "0.5.2", gpu_mib, pp) == fraction
@@ -95,8 +95,13 @@ def test_default_fraction_047_to_0410(gpu_mib: int, tp: int, pp: int, fraction: 
 ])
 def test_default_fraction_from_05(gpu_mib: int, tp: int, chunk: int | None,
                                   graph_bs: int | None, fraction: Fraction):
-    assert default_fraction(tp, "0.5.21", gpu_mib, 1, chunk, graph_bs) == fraction
-    assert default_fraction(tp, "0.5.3", gpu_mib, 1, chunk, graph_bs) == fraction
+    # the 0.5.5-0.5.19 table (the 0.5.12 and 0.5.19 wheels); 0.5.3-0.5.4 and 0.5.20 on differ
+    # from it only in the 20-35 GiB tier's own sizes (tests/engines/test_sglang_tiers.py)
+    assert default_fraction(tp, "0.5.12", gpu_mib, 1, chunk, graph_bs) == fraction
+    assert default_fraction(tp, "0.5.19", gpu_mib, 1, chunk, graph_bs) == fraction
+    if chunk is not None or not 20 * 1024 <= gpu_mib < 35 * 1024:
+        assert default_fraction(tp, "0.5.21", gpu_mib, 1, chunk, graph_bs) == fraction
+        assert default_fraction(tp, "0.5.3", gpu_mib, 1, chunk, graph_bs) == fraction
 
 
 def test_default_fraction_from_05_counts_pipeline_stages():
@@ -113,7 +118,8 @@ FORMULAS = [
     ("free before weights", "GPU memory - start-up use"),
     ("weights", "8,030,261,248 params x 16 bits / 1 GPU(s) + 0.06 GiB of load-time buffers"),
     ("free after weights", "free before weights - weights"),
-    ("mem_fraction_static", "SGLang 0.5.21 default for tp 1 on 81,559 MiB"),
+    ("mem_fraction_static", "SGLang 0.5.21 default for tp 1 on 81,559 MiB: 60-90 GiB (H100, A100) "
+                            "tier of SGLang 0.5.20-0.5.21"),
     ("1 - mem_fraction_static", "1 - fraction"),
     ("held back", "floor(free before weights x (1 - mem_fraction_static))"),
     ("KV cache memory", "free after weights - held back"),
@@ -192,6 +198,9 @@ def test_llama3_8b_on_one_h100_with_the_default_0521_in_every_field():
     assert r.assumptions == (
         "SGLang 0.5.21: mem_fraction_static 0.83 of the memory free at start-up",
         "token pool (1-token pages), fp16 cache, every layer full-length",
+        "default mem_fraction_static: 60-90 GiB (H100, A100) tier of SGLang 0.5.20-0.5.21: "
+        "chunked_prefill_size 8,192, cuda_graph_max_bs 256 (0.5.20, 0.5.21 wheels, "
+        "arg_groups/memory_hook.py handle_gpu_memory_settings; sglang PR #37898)",
         "default mem_fraction_static: prefill CUDA graphs: 8 MiB per captured size",
     )
     # K size = tokens x cell / 2 / 2^30 = 25.20 ("GB" in SGLang's log is GiB)
@@ -220,7 +229,9 @@ def test_qwen3_moe_tp2_on_l40s_with_048_in_every_field():
     by_label = {st.label: st for st in r.steps}
     assert by_label["weights"].formula == (
         "30,532,122,624 params x 16 bits / 2 GPU(s) + 0.28 GiB of load-time buffers")
-    assert by_label["mem_fraction_static"].formula == "SGLang 0.4.8 default for tp 2 on 46,068 MiB"
+    assert by_label["mem_fraction_static"].formula == (
+        "SGLang 0.4.8 default for tp 2 on 46,068 MiB: 35-90 GiB (H100, A100) tier of SGLang "
+        "0.4.8-0.5.2")
     assert (by_label["GPUs per replica"].formula, by_label["users per GPU"].value) == (
         "tp 2 x pp 1", Fraction(3, 2))
     assert r.assumptions[0] == (
@@ -245,7 +256,8 @@ def test_free_memory_before_the_weights_and_measured_weights_from_a_log():
         ("free before weights", 78 * GIB, "measured (log: Load weight begin. avail mem)"),
         ("weights", 15 * GIB, "measured (log)"),
     ]
-    assert r.steps[4].formula == "SGLang 0.4.3 default for tp 1 on 81,559 MiB"
+    assert r.steps[4].formula == (
+        "SGLang 0.4.3 default for tp 1 on 81,559 MiB: by TP alone (releases before 0.4.6)")
 
 
 def test_free_memory_after_the_weights_from_a_log():
@@ -325,7 +337,7 @@ def test_caps_above_the_pool_change_nothing():
     r = sglang("llama-3-8b", "h100", 8192, max_tokens=412_841, max_running_requests=50)
     assert (r.kv_cache_tokens, r.size.users_per_replica) == (412_841, 50)
     assert "max_total_num_tokens (capped)" not in {st.label for st in r.steps}
-    assert len(r.assumptions) == 3
+    assert len(r.assumptions) == 4  # version, pool, the GPU tier, the prefill graphs
 
 
 def test_before_05_a_stated_chunk_does_not_move_the_pool():
@@ -365,6 +377,9 @@ def test_a_70b_on_one_h100_does_not_start_on_a_newer_release():
     assert r.assumptions[2:] == (
         "SGLang 0.6.0 is newer than the newest modelled release (0.5.21): modelled with the 0.5 "
         "series' defaults",
+        "default mem_fraction_static: 60-90 GiB (H100, A100) tier of SGLang 0.5.20-0.5.21: "
+        "chunked_prefill_size 8,192, cuda_graph_max_bs 64 stated (the tier's 256) (0.5.20, 0.5.21 "
+        "wheels, arg_groups/memory_hook.py handle_gpu_memory_settings; sglang PR #37898)",
         "default mem_fraction_static: prefill CUDA graphs: 8 MiB per captured size",
         "--chunked-prefill-size / --cuda-graph-max-bs enter the default mem_fraction_static's "
         "reserved memory",

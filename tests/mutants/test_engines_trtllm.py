@@ -39,7 +39,8 @@ FORMULAS = [
     ("weights", "8,030,261,248 params x 16 bits / 1 GPU(s)"),
     ("activations",
      "max(forward 8,192 tok x 55,296 el x 2 B, sampler 0 rows x vocab 128,256 x 40 B)"),
-    ("non-torch memory", "CUDA context, runtime buffers, NCCL"),
+    ("non-torch memory", "outside torch at the profiled peak (CUDA context, CUDA graphs, "
+     "workspaces; fitted on log 19)"),
     ("free memory", "GPU memory - weights - activations - non-torch"),
     ("free_gpu_memory_fraction", "default 0.9"),
     ("KV cache memory", "floor(free memory x fraction)"),
@@ -65,34 +66,35 @@ def test_llama3_8b_on_one_h100_with_the_default_130_in_every_field():
     r = trtllm("llama-3-8b", "h100", 8192)
     # activations: the forward over max_num_tokens 8,192, no sampler rows: 8,192 x 55,296 x 2 B
     # = 905,969,664 (low int(0.85 x) 770,074,214, high int(1.35 x) 1,223,059,046 + 0.25 GiB
-    # = 1,491,494,502); non-torch (768, 400, 2,048 MiB).
-    # free 85,045,477,376 - 16,060,522,496 - 905,969,664 - 805,306,368 = 67,273,678,848;
-    # KV floor(0.9 x) = 60,546,310,963 -> // 131,072 = 461,931 tokens -> ceil(/ 32) = 14,436
-    # blocks = 461,952 tokens, pool 461,952 x 131,072 = 60,548,972,544 (rounded up, as
-    # kvCacheManager does); 8,192 tokens a user (1 GiB): 56 users.
-    # low: free - (1,491,494,502 - 905,969,664) - (2 GiB - 768 MiB) = 65,345,976,730; x 0.9 =
+    # = 1,491,494,502); non-torch of the PyTorch backend (1,617, 400, 2,048 MiB;
+    # trtllm_pytorch.NON_TORCH_PYTORCH, fitted on log 19).
+    # free 85,045,477,376 - 16,060,522,496 - 905,969,664 - 1,695,547,392 = 66,383,437,824;
+    # KV floor(0.9 x) = 59,745,094,041 -> // 131,072 = 455,818 tokens -> ceil(/ 32) = 14,245
+    # blocks = 455,840 tokens, pool 455,840 x 131,072 = 59,747,860,480 (rounded up, as
+    # kvCacheManager does); 8,192 tokens a user (1 GiB): 55 users.
+    # low: free - (1,491,494,502 - 905,969,664) - (2 GiB - 1,617 MiB) = 65,345,976,730; x 0.9 =
     #   58,811,379,057 -> 448,695 tokens -> 14,022 blocks = 448,704 tokens;
-    # high: free + 135,895,450 + 385,875,968 = 67,795,450,266; x 0.9 = 61,015,905,239 ->
+    # high: free + 135,895,450 + 1,276,116,992 = 67,795,450,266; x 0.9 = 61,015,905,239 ->
     #   465,514 -> 14,548 blocks = 465,536 tokens.
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=60_546_310_963,
+        memory_bytes=85_045_477_376, requested_bytes=59_745_094_041,
         weights_bytes=16_060_522_496, activation_bytes=905_969_664,
         activation_bytes_low=770_074_214, activation_bytes_high=1_491_494_502,
-        non_torch_bytes=768 * MIB, cuda_graph_bytes=0,
-        kv_cache_bytes=60_548_972_544, kv_cache_bytes_low=448_704 * 131_072,
-        kv_cache_bytes_high=465_536 * 131_072, kv_cache_tokens=461_952,
-        kv_cache_tokens_low=448_704, kv_cache_tokens_high=465_536, blocks=14_436,
-        block_size_tokens=32, max_model_len=8192, max_concurrency=Fraction(461_952, 8192),
+        non_torch_bytes=1617 * MIB, cuda_graph_bytes=0,
+        kv_cache_bytes=59_747_860_480, kv_cache_bytes_low=448_704 * 131_072,
+        kv_cache_bytes_high=465_536 * 131_072, kv_cache_tokens=455_840,
+        kv_cache_tokens_low=448_704, kv_cache_tokens_high=465_536, blocks=14_245,
+        block_size_tokens=32, max_model_len=8192, max_concurrency=Fraction(455_840, 8192),
         starts=True, reason=None, max_model_len_that_starts=8192)
     assert r.engine is Engine.trtllm and r.engine_version == "1.3.0"
     s = r.size
-    # usable = weights + KV + activations + non-torch = 78,318,109,491; the overhead is what is
-    # left beside weights and pool: 85,045,477,376 - 16,060,522,496 - 60,548,972,544
+    # usable = weights + KV (requested) + activations + non-torch = 78,407,133,593; the
+    # overhead is what is left beside weights and pool: 85,045,477,376 - 16,060,522,496 - 59,747,860,480
     assert (s.users_per_replica, s.kv_budget_bytes, s.usable_bytes) == (
-        56, 60_548_972_544, 78_318_109_491)
+        55, 59_747_860_480, 78_407_133_593)
     assert s.breakdown == Breakdown(
-        total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=56 * GIB,
-        kv_free_bytes=60_548_972_544 - 56 * GIB, reserve_bytes=8_435_982_336,
+        total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=55 * GIB,
+        kv_free_bytes=59_747_860_480 - 55 * GIB, reserve_bytes=9_237_094_400,
         unallocated_bytes=0)
     assert (s.request.block_size_tokens, s.request.allocation.value) == (32, "paged")
     assert [(st.label, st.formula) for st in r.steps] == FORMULAS
@@ -100,26 +102,26 @@ def test_llama3_8b_on_one_h100_with_the_default_130_in_every_field():
         ("GPU memory", 85_045_477_376, "given", ()),
         ("weights", 16_060_522_496, "given", ()),
         ("activations", 905_969_664, "given", ()),
-        ("non-torch memory", 768 * MIB, "given", ()),
-        ("free memory", 67_273_678_848, "sum",
+        ("non-torch memory", 1617 * MIB, "given", ()),
+        ("free memory", 66_383_437_824, "sum",
          ("GPU memory", "-weights", "-activations", "-non-torch memory")),
         ("free_gpu_memory_fraction", Fraction(9, 10), "given", ()),
-        ("KV cache memory", 60_546_310_963, "mul", ("free memory", "free_gpu_memory_fraction")),
+        ("KV cache memory", 59_745_094_041, "mul", ("free memory", "free_gpu_memory_fraction")),
         ("KV bytes per token per layer", 4096, "given", ()),
         ("cached layers", 32, "given", ()),
         ("KV bytes per token", 131_072, "mul", ("KV bytes per token per layer",
                                                 "cached layers")),
         ("tokens per block", 32, "given", ()),
-        ("max tokens (raw)", 461_931, "div", ("KV cache memory", "KV bytes per token")),
-        ("max tokens (>= 0)", 461_931, "max", ("max tokens (raw)", 0)),
-        ("blocks", 14_436, "ceildiv", ("max tokens (>= 0)", "tokens per block")),
-        ("KV cache tokens", 461_952, "mul", ("blocks", "tokens per block")),
-        ("KV pool", 60_548_972_544, "mul", ("KV cache tokens", "KV bytes per token")),
-        ("maximum concurrency", Fraction(461_952, 8192), "ratio", ("KV cache tokens", 8192)),
+        ("max tokens (raw)", 455_818, "div", ("KV cache memory", "KV bytes per token")),
+        ("max tokens (>= 0)", 455_818, "max", ("max tokens (raw)", 0)),
+        ("blocks", 14_245, "ceildiv", ("max tokens (>= 0)", "tokens per block")),
+        ("KV cache tokens", 455_840, "mul", ("blocks", "tokens per block")),
+        ("KV pool", 59_747_860_480, "mul", ("KV cache tokens", "KV bytes per token")),
+        ("maximum concurrency", Fraction(455_840, 8192), "ratio", ("KV cache tokens", 8192)),
         ("KV bytes per sequence", GIB, "given", ()),
-        ("users per replica", 56, "div", ("KV pool", "KV bytes per sequence")),
+        ("users per replica", 55, "div", ("KV pool", "KV bytes per sequence")),
         ("GPUs per replica", 1, "given", ()),
-        ("users per GPU", 56, "ratio", ("users per replica", "GPUs per replica")),
+        ("users per GPU", 55, "ratio", ("users per replica", "GPUs per replica")),
     ]
     assert r.assumptions == (
         "TensorRT-LLM 1.3.0 (PyTorch backend), free_gpu_memory_fraction 0.9 of the memory free "
@@ -128,8 +130,8 @@ def test_llama3_8b_on_one_h100_with_the_default_130_in_every_field():
     )
     assert r.log_lines == (
         "Number of tokens per block: 32.",
-        # 60,548,972,544 / 2^30 = 56.39
-        "[MemUsageChange] Allocated 56.39 GiB for max tokens in paged KV cache (461952).")
+        # 59,747,860,480 / 2^30 = 55.64
+        "[MemUsageChange] Allocated 55.64 GiB for max tokens in paged KV cache (455840).")
 
 
 def test_a_tp4_fp8_engine_with_max_tokens_and_max_batch_size_in_every_field():
@@ -179,10 +181,10 @@ def test_a_tp4_fp8_engine_with_max_tokens_and_max_batch_size_in_every_field():
 
 
 def test_caps_at_the_pool_change_nothing():
-    # 461,952 tokens hold 56 users (above): a max_batch_size of 56 and max_tokens above the raw
-    # 461,931 leave both
-    r = trtllm("llama-3-8b", "h100", 8192, max_batch_size=56, max_tokens=461_931)
-    assert (r.kv_cache_tokens, r.size.users_per_replica) == (461_952, 56)
+    # 455,840 tokens hold 55 users (above): a max_batch_size of 55 and max_tokens above the raw
+    # 455,818 leave both
+    r = trtllm("llama-3-8b", "h100", 8192, max_batch_size=55, max_tokens=455_818)
+    assert (r.kv_cache_tokens, r.size.users_per_replica) == (455_840, 55)
     assert len(r.assumptions) == 2
 
 
@@ -210,17 +212,17 @@ def test_free_memory_after_the_weights_from_a_log():
 
 def test_a_70b_on_one_h100_does_not_start():
     r = trtllm("llama-3.1-70b", "h100", 8192)
-    # free 85,045,477,376 - 141,107,412,992 - 1,811,939,328 - 805,306,368 = -58,679,181,312;
-    # KV floor(0.9 x) = -52,811,263,181 (-49.18 GiB): no tokens, no blocks
+    # free 85,045,477,376 - 141,107,412,992 - 1,811,939,328 - 1,695,547,392 = -59,569,422,336;
+    # KV floor(0.9 x) = -53,612,480,103 (-49.93 GiB): no tokens, no blocks
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=-52_811_263_181,
+        memory_bytes=85_045_477_376, requested_bytes=-53_612_480_103,
         weights_bytes=141_107_412_992, activation_bytes=1_811_939_328,
         activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
-        non_torch_bytes=768 * MIB, cuda_graph_bytes=0, kv_cache_bytes=0,
+        non_torch_bytes=1617 * MIB, cuda_graph_bytes=0, kv_cache_bytes=0,
         kv_cache_bytes_low=0, kv_cache_bytes_high=0, kv_cache_tokens=0,
         kv_cache_tokens_low=0, kv_cache_tokens_high=0, blocks=0, block_size_tokens=32,
         max_model_len=8192, max_concurrency=Fraction(0), starts=False,
-        reason="TensorRT-LLM would not start: no KV blocks fit (-49.18 GiB for the cache); raise "
+        reason="TensorRT-LLM would not start: no KV blocks fit (-49.93 GiB for the cache); raise "
                "free_gpu_memory_fraction or add GPUs",
         max_model_len_that_starts=0)
     s = r.size

@@ -189,7 +189,7 @@ def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
         "max(forward 8,192 tok x 46,080 el x 2 B, sampler 1,024 rows x vocab 128,256 x 16 B)")
     assert by_label["non-torch memory"].formula == (
         "growth after start-up with NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom "
-        "all-reduce)")
+        "all-reduce; transport not stated: an NVLink module by the GPU label)")
     assert by_label["KV bytes per token per layer"].formula == (
         "2 KV heads/rank x (128 + 128) x 2 B")
     assert by_label["blocks per request"].formula == "one request of max_model_len 32,768 tokens"

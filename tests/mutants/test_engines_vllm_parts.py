@@ -168,10 +168,10 @@ def test_nvlink_modules(label: str, names: tuple[str, ...], expected: bool):
     ("0.10.2", 1, True, 70 * MIB, 20 * MIB, GIB // 2, "growth after start-up"),
     ("0.10.2", 2, False, GIB, 20 * MIB, 2 * GIB, "growth after start-up with TP buffers (range: "
      "the transport NCCL picks, P2P over PCIe with buffers on the GPU, or host memory without "
-     "P2P or across nodes, is not in the inputs)"),
+     "P2P or across nodes, is not stated: give --tp-transport)"),
     ("0.10.2", 2, True, GIB * 208 // 100, 3 * GIB // 2, 5 * GIB // 2,
      "growth after start-up with NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom "
-     "all-reduce)"),
+     "all-reduce; transport not stated: an NVLink module by the GPU label)"),
     # V0 0.3.1-0.6.3 measured init free - free (growth); 0.2.5-0.3.0 total - free (the CUDA
     # context); 0.2.4 and earlier torch's allocated peak (no non-torch memory at all)
     ("0.6.3", 1, False, 70 * MIB, 20 * MIB, GIB // 2,

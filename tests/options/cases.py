@@ -76,14 +76,15 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--cpu-offload-gb": ("2",), "--limit-mm-per-prompt": ("1",),
     "--speculative-model": ("llama-3.2-1b",),
     "--speculative-config": (json.dumps({"model": "llama-3.2-1b", "num_speculative_tokens": 4}),),
-    "--num-speculative-tokens": ("4",), "--page-size": ("32",),
+    "--num-speculative-tokens": ("4",), "--tp-transport": ("host",),
+    "--disable-custom-all-reduce": (), "--page-size": ("32",),
     "--chunked-prefill-size": ("4096",), "--cuda-graph-max-bs": ("64",),
     "--max-running-requests": ("8",), "--max-total-tokens": ("100000",),
     "--attention-backend": ("aiter",), "--max-batch-size": ("8",), "--max-num-tokens": ("4096",),
     "--max-seq-len": ("4096",),
     "--tokens-per-block": ("64",), "--free-gpu-memory-fraction": ("0.8",),
     "--max-tokens-in-paged-kv-cache": ("100000",), "--trtllm-config": (TRTCONFIG,),
-    "--trt-activation-bytes": ("1811942912",),
+    "--trt-activation-bytes": ("1811942912",), "--trtllm-backend": ("tensorrt",),
     "--peak-users": ("3000",), "--headroom": ("0.2",), "--min-users": ("2500",),
     "--arrival-rate": ("10",), "--mean-duration-s": ("300",), "--peak-to-mean": ("1.5",),
     "--context-p50": ("1200",), "--context-p95": ("6000",), "--context-p99": ("7000",),
@@ -98,9 +99,10 @@ VALUE: dict[str, tuple[str, ...]] = {
 
 # the engine's own settings: refused under the base's ideal engine, applied under their own
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
-         "--speculative-config", "--num-speculative-tokens")
+         "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend")
-_TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes")
+_TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes",
+           "--trtllm-backend")
 _ENGINE_OWN_NAMES = {"--page-size": "sglang and trtllm's name", "--chunked-prefill-size":
                      "sglang's name", "--max-running-requests": "sglang's name",
                      "--max-batch-size": "trtllm's name", "--max-num-tokens": "trtllm's name",
@@ -116,6 +118,8 @@ _ALONE_REFUSED_RECORD: dict[str, str] = {
     "--nodes": "a replica of 1 GPU(s) (tensor 1 x pipeline 1) cannot span 2 servers",
     "--limit-mm-per-prompt": "only vllm reads it, not ideal",
     **{f: "only vllm reads it, not ideal; add --engine vllm" for f in _VLLM},
+    "--tp-transport": "only vllm reads it, not ideal: it books no tensor-parallel buffers; add "
+                      "--engine vllm",
     **{f: "only sglang reads it, not ideal; add --engine sglang" for f in _SGLANG},
     **{f: "only trtllm reads it, not ideal; add --engine trtllm" for f in _TRTLLM},
     **{f: f"{f} is {why}" for f, why in _ENGINE_OWN_NAMES.items()},
@@ -187,6 +191,10 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
                                       "--num-speculative-tokens", "2"),
          "--num-speculative-tokens", "6"),
         ("--speculative-config", vllm, "--speculative-config", VALUE["--speculative-config"][0]),
+        # on the default H100 (SXM: the NVLink term by its label) at TP 2: host books the
+        # one-GPU growth; --disable-custom-all-reduce takes custom all-reduce's 16 MiB off
+        ("--tp-transport", (*vllm, "--tp", "2"), "--tp-transport", "host"),
+        ("--disable-custom-all-reduce", (*vllm, "--tp", "2"), "--disable-custom-all-reduce"),
         ("--page-size", sglang, "--page-size", "32"),
         ("--chunked-prefill-size", sglang, "--chunked-prefill-size", "4096"),
         ("--cuda-graph-max-bs", sglang, "--cuda-graph-max-bs", "256"),
@@ -203,6 +211,9 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         # 1.3.0 is the PyTorch backend, which refuses it (tests/engines/test_flag_effects.py)
         ("--trt-activation-bytes", (*trtllm, "--engine-version", "0.13.0"), "--trt-activation-bytes",
          "1811942912"),
+        # the default 1.3.0 is the PyTorch backend (1.58 GiB outside torch); a TensorRT engine
+        # books 0.75 GiB (tests/engines/test_trtllm_backend.py)
+        ("--trtllm-backend", trtllm, "--trtllm-backend", "tensorrt"),
     ]
     for opt, context, *extra in pairs:
         if opt in options:

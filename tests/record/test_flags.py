@@ -110,6 +110,12 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                            [("engine.max_total_tokens", 100000)]),
     "--attention-backend": (["--attention-backend", "aiter"],
                             [("engine.attention_backend", "aiter")]),
+    # the TP transport moves vLLM's term only with tensor parallelism (at TP 1 it is refused)
+    "--tp-transport": (["--tp-transport", "host", "--tp", "2"],
+                       [("engine.tp_transport", "host"), ("parallel.tensor", 2)]),
+    "--disable-custom-all-reduce": (["--disable-custom-all-reduce", "--tp", "2"],
+                                    [("engine.disable_custom_all_reduce", True),
+                                     ("parallel.tensor", 2)]),
     "--max-batch-size": (["--max-batch-size", "8"], [("engine.max_num_seqs", 8)]),
     "--max-num-tokens": (["--max-num-tokens", "4096"], [("engine.max_num_batched_tokens", 4096)]),
     "--max-seq-len": (["--max-seq-len", "4096"], [("engine.max_model_len", 4096)]),
@@ -119,6 +125,7 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     "--max-tokens-in-paged-kv-cache": (["--max-tokens-in-paged-kv-cache", "100000"],
                                        [("engine.max_tokens_in_paged_kv_cache", 100000)]),
     "--trtllm-config": (["--trtllm-config", "TRTCONFIG"], [("engine.trtllm_config", "TRTCONFIG")]),
+    "--trtllm-backend": (["--trtllm-backend", "tensorrt"], [("engine.trtllm_backend", "tensorrt")]),
     "--trt-activation-bytes": (["--trt-activation-bytes", "1811942912"],
                                [("engine.trt_activation_bytes", 1811942912)]),
     "--prices": (["--prices", "PRICES"], [("hardware.price_per_hour_usd", 2.5)]),
@@ -159,6 +166,7 @@ REFUSED = {
     "--max-tokens-in-paged-kv-cache": "(--max-tokens-in-paged-kv-cache): only trtllm reads it",
     "--trtllm-config": "(--trtllm-config): only trtllm reads it, not vllm",
     "--trt-activation-bytes": "(--trt-activation-bytes): only trtllm reads it, not vllm",
+    "--trtllm-backend": "(--trtllm-backend): only trtllm reads it, not vllm",
 }
 NO_VISIBLE_EFFECT: set[str] = set()  # none: a flag that cannot move the plan is refused
 

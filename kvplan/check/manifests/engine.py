@@ -42,6 +42,8 @@ VLLM: dict[str, tuple[str, str]] = {
     "--enable-expert-parallel": ("expert_parallel", "true"),
     "-ep": ("expert_parallel", "true"),
     "--no-enable-expert-parallel": ("expert_parallel", "false"),
+    "--disable-custom-all-reduce": ("engine.disable_custom_all_reduce", "true"),
+    "--no-disable-custom-all-reduce": ("engine.disable_custom_all_reduce", "false"),
 }
 SGLANG: dict[str, tuple[str, str]] = {
     "--model-path": ("model", "str"),
@@ -84,8 +86,25 @@ TRTLLM: dict[str, tuple[str, str]] = {
     "--moe_expert_parallel_size": ("parallel.expert", "int"),
     "--extra_llm_api_options": ("engine.trtllm_config", "path"),
     "--config": ("engine.trtllm_config", "path"),
+    "--backend": ("engine.trtllm_backend", "str"),
 }
 FIELDS = {"vllm": VLLM, "sglang": SGLANG, "trtllm": TRTLLM}
+# Options read, not modelled, each with the reason `check` notes (SGLang 0.5.21's source:
+# distributed/bootstrap.py, parallel_state.py, device_communicators/custom_all_reduce*.py).
+_CA = ("SGLang's custom all-reduce workspace: CustomAllReduceV2 on one NVLink clique (CUDA) up "
+       "to 2 x TP push slots and a pull buffer of 16 MiB each plus a 1 MiB-per-rank graph "
+       "table, else the legacy CustomAllreduce's three 8 MiB buffers (16 MiB on ROCm)")
+NOT_MODELLED: dict[str, dict[str, str]] = {"sglang": {
+    "--disable-custom-all-reduce": (
+        f"with TP above 1 SGLang then allocates no {_CA}, before it measures the free memory "
+        "the pool is sized from; kvplan's start-up use (fitted with it on) is not reduced: the "
+        "pool would grow by at most mem_fraction_static x that workspace per GPU (not "
+        "modelled)"),
+    "--enable-p2p-check": (
+        "SGLang then tests GPU peer access instead of assuming it; where peers cannot reach "
+        f"one another it skips the {_CA}, the only memory this moves (not modelled, as "
+        "--disable-custom-all-reduce)"),
+}}
 # SGLang's own defaults that differ from kvplan/v1's (vLLM-named) defaults.
 DEFAULTS = {"sglang": {"engine.block_size": 1, "engine.enable_prefix_caching": True}}
 # what the flag is called in a fix, per engine
@@ -225,6 +244,9 @@ def read_options(
                              "whole to have it checked")
             continue
         if entry is None:
+            reason = NOT_MODELLED.get(inv.engine, {}).get(flag)
+            if reason:
+                notes.append(f"{flag}: {reason}")
             continue
         path, kind = entry
         if kind in ("true", "false"):

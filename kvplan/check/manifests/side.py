@@ -35,6 +35,7 @@ ANNOTATIONS = {
     "gpu": "hardware.gpu",
     "engine": "engine.name",
     "trt-activation-bytes": "engine.trt_activation_bytes",
+    "tp-transport": "engine.tp_transport",  # nvlink | pcie-p2p | host (no manifest field says it)
 }
 SKIP_ANNOTATION = "skip"
 
