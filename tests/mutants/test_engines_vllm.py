@@ -407,24 +407,25 @@ def test_gemma2_9b_on_a100_with_085_in_every_field():
 def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
     r = vllm("llama-3.1-70b", "h100", 8192)
     # weights 70,553,706,496 x 2 B = 141,107,412,992 > requested 76,540,929,638.
-    # forward 8,192 x (3 x 8,192 + 3 x 28,672 = 110,592) x 2 B = 1,811,939,328 > the lean
-    # sampler 1,024 x 128,256 x 6 = 788,004,864; low int(0.85 x) = 1,540,148,428;
-    # high int(1.35 x) = 2,446,118,092 + 0.25 GiB = 2,714,553,548.
-    # KV 76,540,929,638 - 141,107,412,992 - 1,811,939,328 - 73,400,320 - 536,870,912
-    #   = -66,988,693,914 (-62.39 GiB): no blocks (floor(KV / 5,242,880) = -12,778, then 0).
+    # forward 8,192 x (3 x 8,192 + 3 x 28,672 = 110,592) x 2 B = 1,811,939,328 < 0.33's warm-up
+    # sampler 1,024 x 128,256 x 14 = 1,838,678,016 (the best); low: the forward's
+    # int(0.85 x) = 1,540,148,428; high: int(1.35 x) = 2,446,118,092 + 0.25 GiB = 2,714,553,548
+    # (above the sampler's 1,024 x 128,256 x 18 = 2,364,014,592).
+    # KV 76,540,929,638 - 141,107,412,992 - 1,838,678,016 - 73,400,320 - 536,870,912
+    #   = -67,015,432,602 (-62.41 GiB): no blocks (floor(KV / 5,242,880) = -12,783, then 0).
     # low: - 2,714,553,548 - 0.5 GiB - 1 GiB = -68,891,649,638; high: - 1,540,148,428 - 20 MiB
     #   - GIB // 5 = -66,342,351,666.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
-        weights_bytes=141_107_412_992, activation_bytes=1_811_939_328,
+        weights_bytes=141_107_412_992, activation_bytes=1_838_678_016,
         activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
         non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=-66_988_693_914, kv_cache_bytes_low=-68_891_649_638,
+        kv_cache_bytes=-67_015_432_602, kv_cache_bytes_low=-68_891_649_638,
         kv_cache_bytes_high=-66_342_351_666, kv_cache_tokens=0, kv_cache_tokens_low=0,
         kv_cache_tokens_high=0, blocks=0, block_size_tokens=16, max_model_len=8192,
         max_concurrency=Fraction(0), starts=False,
-        reason="vLLM would not start: no memory for the KV cache (-62.39 GiB after weights "
-               "131.42 GiB, activations 1.69 GiB and other overheads); raise "
+        reason="vLLM would not start: no memory for the KV cache (-62.41 GiB after weights "
+               "131.42 GiB, activations 1.71 GiB and other overheads); raise "
                "gpu_memory_utilization, add GPUs or lower max_num_batched_tokens",
         max_model_len_that_starts=0)
     s = r.size
@@ -436,10 +437,10 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
         total_bytes=85_045_477_376, weights_bytes=141_107_412_992, kv_used_bytes=0,
         kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_107_412_992)
     by_label = {st.label: st for st in r.steps}
-    assert by_label["blocks (raw)"].value == -12_778
+    assert by_label["blocks (raw)"].value == -12_783
     assert (by_label["users per replica"].value, by_label["users per replica"].op,
             by_label["users per replica"].formula) == (0, "given", "the engine does not start")
-    assert r.log_lines == ("Available KV cache memory: -62.39 GiB",
+    assert r.log_lines == ("Available KV cache memory: -62.41 GiB",
                            "GPU KV cache size: 0 tokens",
                            "Maximum concurrency for 8,192 tokens per request: 0.00x")
 
@@ -698,11 +699,11 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
 def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
     r = vllm("llama-3-8b", "h100", 8192, "0.40.1", draft_params=1_000_000_000)
     # as 0.31 plus 1e9 draft params x 2 B (KV 58,964,166,246 - 2e9 = 56,964,166,246), then the
-    # 0.33 series' warm-up sampler: 1,024 x 128,256 x 10 B = 1,313,341,440 B replaces the
-    # 905,969,664 B forward as the peak, 407,371,776 B less KV: 56,556,794,470 B ->
-    # 26,968 blocks of 2,097,152 B, 431,488 tokens
+    # 0.33 series' warm-up sampler: 1,024 x 128,256 x 14 B = 1,838,678,016 B replaces the
+    # 905,969,664 B forward as the peak, 932,708,352 B less KV: 56,031,457,894 B ->
+    # 26,717 blocks of 2,097,152 B, 427,472 tokens
     assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        18_060_522_496, 56_556_794_470, 26_968, 431_488)
+        18_060_522_496, 56_031_457_894, 26_717, 427_472)
     assert r.steps[3].formula == (
         "8,030,261,248 params x 16 bits / 1 GPU(s) + draft model 1,000,000,000 params")
     assert r.assumptions[-2:] == (
@@ -733,12 +734,13 @@ def test_v0_forced_on_a_v1_release():
 
 def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
     r = vllm("llama-3-8b", "h100", 8192, max_num_batched_tokens=256, max_num_seqs=16)
-    # forward 256 x 55,296 x 2 B = 28,311,552 > lean sampler 16 x 128,256 x 6 = 12,312,576;
-    # activation width: max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
+    # forward 256 x 55,296 x 2 B = 28,311,552 < 0.33's warm-up sampler 16 x 128,256 x 14 =
+    # 28,729,344 (the best; the lean pass is 16 x 128,256 x 6 = 12,312,576); activation width:
+    # max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
     # 24,064,819 = 282,591,232 (0.26 GiB); non-torch 0.5 GiB - 20 MiB (0.48 GiB); graphs
     # 1 GiB - GIB // 5 = 858,993,460 (0.80 GiB): the widest
     assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
-        28_311_552, 24_064_819, 306_656_051)
+        28_729_344, 24_064_819, 306_656_051)
     assert r.assumptions[1] == "profiled with max_num_batched_tokens 256 and max_num_seqs 16"
     assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (0.80 GiB wide)"
 

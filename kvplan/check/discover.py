@@ -1,0 +1,106 @@
+"""What `kvplan check` reads: the files under its paths (folders walked, globs expanded, side
+files left out), and every deployment each file holds."""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.documents import Broken, read_documents
+from kvplan.check.manifests import read_document
+from kvplan.check.manifests.side import is_side_file
+from kvplan.check.outcome import ERROR, YAML_SUFFIXES, Outcome
+from kvplan.check.target import KUBERNETES, KVPLAN, Target
+from kvplan.deploy import DeploymentError, Problem, parse_deployment
+from kvplan.deploy.yamldoc import Doc
+
+
+def _has_magic(text: str) -> bool:
+    return any(c in text for c in "*?[")
+
+
+def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
+    """Files to read, each with whether it was named explicitly; missing paths as ERRORs."""
+    files: list[tuple[Path, bool]] = []
+    missing: list[Outcome] = []
+    seen: set[Path] = set()
+
+    def add(path: Path, explicit: bool) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            files.append((path, explicit))
+
+    def walk(folder: Path) -> None:
+        for root, dirs, names in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            for name in sorted(names):
+                path = Path(root) / name
+                if path.suffix in YAML_SUFFIXES and not is_side_file(path):
+                    add(path, False)
+
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            walk(path)
+        elif path.is_file():
+            add(path, True)
+        elif _has_magic(text):
+            matches = sorted(glob.glob(text, recursive=True))
+            for m in matches:
+                p = Path(m)
+                if p.is_dir():
+                    walk(p)
+                elif p.suffix in YAML_SUFFIXES and not is_side_file(p):
+                    add(p, False)
+            if not matches:
+                missing.append(Outcome(text, ERROR, problems=[Problem("", "no file matches")]))
+        else:
+            missing.append(Outcome(text, ERROR, problems=[Problem("", "no such file or folder")]))
+    return files, missing
+
+
+def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | None = None,
+                 ignored: list[str] | None = None) -> list[Target]:
+    """Every deployment one file holds: kvplan/v1 documents and manifests that run an engine.
+    A broken document is an ERROR when it runs an engine or is an unrendered template, else
+    it is listed in `ignored` and the documents beside it are read."""
+    out: list[Target] = []
+    docs = read_documents(path)
+    alone = all(isinstance(d, Broken) for d in docs)  # nothing readable beside it: report it
+    for doc in docs:
+        if isinstance(doc, Broken):
+            from kvplan.check.manifests.workload import RENDER_FIRST, mentions_engine
+
+            runs = alone or "kvplan/" in doc.text or mentions_engine(doc.text) is not None
+            if doc.templated and (runs or "kind:" not in doc.text):
+                message = f"unrendered template: {RENDER_FIRST}"
+            elif runs:
+                message = doc.problem.message
+            else:
+                if ignored is not None:
+                    ignored.append(f"{path}:{doc.problem.line or doc.start_line}: {doc.problem.message}")
+                continue
+            out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
+                              problems=[Problem("", message, doc.problem.line or doc.start_line)]))
+            continue
+        data = doc.data
+        if isinstance(data, dict) and str(data.get("apiVersion", "")).startswith("kvplan"):
+            out.append(_kvplan_target(path, doc))
+            continue
+        found = read_document(doc, path, side_cache, default_gpu)
+        out.extend(found or [])
+    return out
+
+
+def _kvplan_target(path: Path, doc: Doc) -> Target:
+    target = Target(file=str(path), kind=KVPLAN, line=doc.start_line, doc=doc, base_dir=path.parent)
+    data = doc.data
+    target.name = str(data.get("name")) if isinstance(data.get("name"), str) else None
+    try:
+        target.deployment = parse_deployment(data, str(path), doc)
+    except DeploymentError as err:
+        target.problems = err.items
+    return target

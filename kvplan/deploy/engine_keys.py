@@ -1,0 +1,47 @@
+"""Which engine reads which engine.<key>: the keys one engine alone reads, and the ones each
+engine never reads (noted when stated, refused as a flag)."""
+
+from __future__ import annotations
+
+# engine settings an engine never reads (so a stated one is noted, and a flag refused): the
+# profiles model their activations (no reserve) and their own allocation; transformers fixes
+# its page size (one page per sequence). Settings of one engine only are read by that engine.
+_FIXED = ("reserve_gib", "allocation", "block_size")
+ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that read it
+    "enforce_eager": ("vllm",),
+    "kv_cache_memory_bytes": ("vllm",),
+    "cpu_offload_gb": ("vllm",),
+    "limit_mm_per_prompt": ("vllm",),
+    "speculative_model": ("vllm",),
+    "num_speculative_tokens": ("vllm",),
+    "cuda_graph_max_bs": ("sglang",),
+    "max_total_tokens": ("sglang",),
+    "attention_backend": ("sglang",),
+    "tp_transport": ("vllm",),
+    "disable_custom_all_reduce": ("vllm",),
+    "max_tokens_in_paged_kv_cache": ("trtllm",),
+    "trtllm_config": ("trtllm",),
+    "trt_activation_bytes": ("trtllm",),
+    "trtllm_backend": ("trtllm",),
+}
+_ENGINES = ("ideal", "vllm", "sglang", "trtllm", "transformers")
+_OWN = {e: tuple(k for k, engines in ENGINE_KEYS.items() if e not in engines) for e in _ENGINES}
+UNUSED_BY = {
+    "ideal": ("version", "max_num_batched_tokens", *_OWN["ideal"]),
+    "vllm": ("reserve_gib", "allocation", *_OWN["vllm"]),
+    "sglang": ("reserve_gib", "allocation", *_OWN["sglang"]),
+    "trtllm": ("reserve_gib", "allocation", *_OWN["trtllm"]),
+    "transformers": (*_FIXED, "max_num_batched_tokens", *_OWN["transformers"]),
+}
+
+
+def unused_reason(engine: str, key: str | None = None) -> str:
+    if key == "tp_transport":
+        from kvplan.engines.refusals import transport_unread
+
+        return f"only vllm reads it, not {engine}: {transport_unread(engine)}"
+    if key in ENGINE_KEYS:
+        return f"only {' and '.join(ENGINE_KEYS[key])} reads it, not {engine}"
+    if engine == "ideal":
+        return "read only by an engine profile (vllm, sglang, trtllm, transformers)"
+    return f"the {engine} profile sets this itself (activations, allocation, page size)"
