@@ -76,7 +76,7 @@ PACKAGES = {
          "tests/traffic/test_lengths.py", "tests/traffic/test_cov_risk.py",
          "tests/traffic/test_cov_lengths.py")),
     "verdict": Package(
-        ("kvplan/check/verdict.py",),
+        ("kvplan/check/verdict.py", "kvplan/check/numbers.py", "kvplan/check/fixes.py"),
         ("tests/check/test_check_cli.py", "tests/check/test_check_deploy.py",
          "tests/check/test_check_traffic.py")),
     "deploy": Package(

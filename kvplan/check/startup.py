@@ -5,7 +5,7 @@ It cannot start when the engine refuses its command line (an option it does not 
 max_model_len is above the model's limit, when tensor parallelism does not divide the
 attention heads, when the KV heads and the tensor size do not divide as vLLM asserts
 (kv % tp == 0 when kv >= tp, else tp % kv == 0), when the weights do not fit, or when one
-max_model_len sequence does not fit the KV pool (the last two: kvplan.check.verdict.evaluate).
+max_model_len sequence does not fit the KV pool (the last two: kvplan.check.numbers.evaluate).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kvplan.check.verdict import Numbers, Setup, evaluate
+from kvplan.check.numbers import Numbers, Setup, evaluate
 from kvplan.deploy import PlannedDeployment
 from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.specs.schema import HardwareSpec, ModelSpec

@@ -86,7 +86,7 @@ MUTATIONS = [
              '(60, "35-60 GiB', '(50, "35-60 GiB', (M + "test_engines_fixes.py",)),
     Mutation("sglang-tier-160gib", "kvplan/engines/sglang_defaults.py",
              '(160, "90-160 GiB', '(200, "90-160 GiB', (M + "test_engines_fixes.py",)),
-    Mutation("fp8-fix-without-fp8", "kvplan/check/verdict.py",
+    Mutation("fp8-fix-without-fp8", "kvplan/check/fixes.py",
              "if not req.gpu.fp8_supported or req.kv_dtype.bits <= 8:",
              "if req.kv_dtype.bits <= 8:", (M + "test_engines_fixes.py",)),
     # --- state and means

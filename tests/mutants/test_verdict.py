@@ -1,5 +1,5 @@
-"""The check verdict (kvplan/check/verdict.py) by hand arithmetic: the deciding numbers, each
-reason's sentence, and every fix with the value it proposes.
+"""The check verdict (kvplan/check/verdict.py, numbers.py, fixes.py) by hand arithmetic: the
+deciding numbers, each reason's sentence, and every fix with the value it proposes.
 
 Facts used throughout (model_specs/llama-3-8b.yaml, hardware_specs/*.yaml):
 - Llama-3-8B: 32 layers x 2 (K, V) x 8 KV heads x 128 x 2 B (fp16) = 131,072 B per token, so an
@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 
 from kvplan.capacity import SizeRequest
+from kvplan.check import numbers as check_numbers
 from kvplan.check import verdict as v
 from kvplan.check.verdict import Setup, evaluate, fixes, judge
 from kvplan.deploy import load_deployment
@@ -683,13 +684,13 @@ def test_an_engine_that_says_it_would_not_start_is_not_prefixed_again():
 
 def test_a_pool_of_nothing_without_a_reason_says_no_memory_for_the_kv_cache(monkeypatch):
     # the default sentence when a profile reports an empty pool and no reason of its own
-    real = v._size
+    real = check_numbers._size  # evaluate's own module: where it looks _size up
 
     def empty(r: SizeRequest, engine: EngineSettings | None = None):  # noqa: ANN202
         got = real(r, engine)
         return None if got is None else replace(got, kv_budget_bytes=0, users_per_replica=0,
                                                 reason=None)
 
-    monkeypatch.setattr(v, "_size", empty)
+    monkeypatch.setattr(check_numbers, "_size", empty)
     n = evaluate(setup(), required=10, p95=None)
     assert n.reasons[0] == "would not start: no memory for the KV cache"
