@@ -2,10 +2,10 @@
 listed in FORMATS (the registry every document goes through, and docs/check.md's table).
 
 Each reader turns a document into pod sites (kvplan.check.manifests.pods.PodSite); the
-workload reader (workload.py) reads a site into the launch record (engine, argv, env, GPUs
-per replica, nodes, GPU label, model, replicas) and launch.py converts that into a kvplan/v1
-Deployment. A document of a kind that runs an engine but that no reader covers is an ERROR
-naming its kind, never a skip.
+workload reader (workload.py, with hardware.py for the GPUs) reads a site into the launch
+record (engine, argv, env, GPUs per replica, nodes, GPU label, model, replicas) and launch.py
+converts that into a kvplan/v1 Deployment. A document of a kind that runs an engine but that
+no reader covers is an ERROR naming its kind, never a skip.
 """
 
 from __future__ import annotations
