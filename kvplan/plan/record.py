@@ -7,7 +7,6 @@ them to decide anything.
 
 from __future__ import annotations
 
-import copy
 import itertools
 import sys
 from collections.abc import Callable
@@ -17,16 +16,32 @@ from typing import TYPE_CHECKING, Any
 
 from kvplan.deploy import ENGINE_KEYS, UNUSED_BY, parse_deployment, unused_reason
 from kvplan.deploy.problems import DeploymentError, Problem
-from kvplan.deploy.schema import API_VERSION, Deployment
+from kvplan.deploy.schema import Deployment
 from kvplan.errors import InputError
+from kvplan.plan.dotted import _leaves, drop_field, get_field, set_field  # imported from here too
 from kvplan.plan.fields import FLAGS, FlagField
+from kvplan.plan.targets import (  # what a record starts from; imported from here too
+    COMMAND_LINE,
+    FLAG_DEFAULTS,
+    _read_base,
+    is_deployment_target,
+)
 
 if TYPE_CHECKING:
     from kvplan.deploy.yamldoc import Doc  # the YAML reader loads only where a file is read
 
-COMMAND_LINE = "command line"
-# what a record built from flags alone starts from (the commands' long-standing defaults)
-FLAG_DEFAULTS: dict[str, Any] = {"hardware.gpu": "h100", "engine.kv_cache_dtype": "fp16"}
+__all__ = [
+    "COMMAND_LINE",
+    "FLAG_DEFAULTS",
+    "Record",
+    "build_records",
+    "drop_field",
+    "get_field",
+    "is_deployment_target",
+    "record_fields",
+    "set_field",
+    "with_fields",
+]
 
 
 @dataclass(frozen=True)
@@ -59,120 +74,6 @@ class Record:
             label = f"{p.field} ({flag})" if flag else p.field
             out.append(Problem(label, p.message, None if flag else p.line))
         return out
-
-
-def get_field(data: dict[str, Any], dotted: str) -> Any:
-    node: Any = data
-    for part in dotted.split("."):
-        if not isinstance(node, dict) or part not in node:
-            return None
-        node = node[part]
-    return node
-
-
-def set_field(data: dict[str, Any], dotted: str, value: Any) -> None:
-    *parents, last = dotted.split(".")
-    node = data
-    for part in parents:
-        child = node.get(part)
-        if not isinstance(child, dict):
-            child = node[part] = {}
-        node = child
-    node[last] = value
-
-
-def drop_field(data: dict[str, Any], dotted: str) -> None:
-    *parents, last = dotted.split(".")
-    node: Any = data
-    for part in parents:
-        node = node.get(part) if isinstance(node, dict) else None
-    if isinstance(node, dict):
-        node.pop(last, None)
-
-
-def _leaves(data: Any, prefix: str = "") -> dict[str, Any]:
-    if not isinstance(data, dict):
-        return {prefix: data}
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        out.update(_leaves(value, f"{prefix}.{key}" if prefix else str(key)))
-    return out
-
-
-def is_deployment_target(target: str) -> bool:
-    """A kvplan/v1 file (or `-`, a deployment on standard input)."""
-    if target == "-":
-        return True
-    path = Path(target)
-    if path.suffix not in (".yaml", ".yml") or not path.is_file():
-        return False
-    from kvplan.deploy.yamldoc import read_docs
-
-    docs = read_docs(path)  # a malformed file is named here, not taken for a model name
-    return bool(docs) and isinstance(docs[0].data, dict) and "apiVersion" in docs[0].data
-
-
-def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
-    """The record a target starts from: a file's fields, or a model with the flag defaults."""
-    if is_deployment_target(target):
-        from kvplan.deploy.yamldoc import iter_docs, read_docs
-
-        if target == "-":
-            docs = list(iter_docs(sys.stdin.read(), "<stdin>"))
-            source, base_dir = "<stdin>", Path.cwd()
-        else:
-            docs = read_docs(Path(target))
-            source, base_dir = target, Path(target).parent
-        if not docs or not isinstance(docs[0].data, dict):
-            raise DeploymentError(source, [Problem("", "expected one kvplan/v1 document")])
-        if not str(docs[0].data.get("apiVersion", "")).startswith("kvplan"):
-            return _from_manifest(Path(target))
-        if len(docs) > 1:  # never the first silently: each document is a deployment of its own
-            raise DeploymentError(source, [Problem("", (
-                f"{len(docs)} documents; a plan reads one kvplan/v1 deployment: give one per "
-                "file (`kvplan check` judges each document of a file)"), docs[1].start_line)])
-        data = copy.deepcopy(docs[0].data)
-        return data, source, base_dir, docs[0], {k: "file" for k in _leaves(data)}
-    name = Path(target).stem if target.endswith((".yaml", ".yml", ".json")) else target
-    data = {"apiVersion": API_VERSION, "name": name, "model": target, "hardware": {},
-            "traffic": {}}
-    for key, value in FLAG_DEFAULTS.items():
-        set_field(data, key, value)
-    origins = {"apiVersion": "default", "name": "argument", "model": "argument"}
-    return data, COMMAND_LINE, None, None, origins
-
-
-def _from_manifest(
-    path: Path,
-) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
-    """A Kubernetes/Helm/KServe/... manifest's first server, as `kvplan check` reads it: the
-    same launch record converted to a kvplan/v1 Deployment (kvplan.check.manifests.launch)."""
-    from kvplan.check import read_targets
-
-    targets = read_targets(path, {})
-    found = [t for t in targets if t.deployment is not None]
-    if not found:
-        problems = [p for t in targets for p in t.problems] or [
-            Problem("", "no kvplan/v1 document and no server kvplan can read (vLLM, SGLang, "
-                    "TensorRT-LLM); `kvplan check` names what it found")]
-        raise DeploymentError(str(path), problems)
-    t = found[0]
-    assert t.deployment is not None
-    data = t.deployment.model_dump(mode="json", exclude_none=True, exclude_unset=True)
-    origins = {k: "manifest" for k in _leaves(data)}
-    notes = list(t.notes)
-    if len(found) > 1:
-        notes.append(f"the manifest runs {len(found)} servers; planning the first ({t.name})")
-    if t.no_traffic:  # check's placeholder load of one user: give --peak-users for a fleet
-        data["traffic"] = {k: v for k, v in data.get("traffic", {}).items()
-                           if k != "peak_concurrent_users"}
-        notes.append("the manifest declares no traffic (kvplan.io annotations); give "
-                     "--peak-users for a fleet")
-    if not t.gpu_named:
-        notes.append(f"the manifest names no GPU; planned on {data['hardware']['gpu']} "
-                     "(give --gpu)")
-    data["x-notes"] = notes
-    return data, str(path), path.parent, t.doc, origins
 
 
 def _apply(

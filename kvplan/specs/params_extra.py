@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.params import (
+from kvplan.specs.params_base import (
     ParamCount,
     UnsupportedArchitecture,
     _embeddings,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.params import UnsupportedArchitecture, _int
+from kvplan.specs.params_base import UnsupportedArchitecture, _int
 
 
 def _pair(value: object, what: str) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.params import ParamCount, _flag, _int
+from kvplan.specs.params_base import ParamCount, _flag, _int
 
 
 def opt_params(cfg: Mapping[str, Any]) -> ParamCount:

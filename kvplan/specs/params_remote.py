@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.params import ParamCount, UnsupportedArchitecture, _flag, _int
+from kvplan.specs.params_base import ParamCount, UnsupportedArchitecture, _flag, _int
 
 # ChatGLMConfig key -> the key the importer reads
 CHATGLM_KEYS = {

@@ -161,16 +161,16 @@ def test_label_families_and_the_fixes_they_allow(tmp_path: Path) -> None:
 def test_a_label_for_a_gpu_the_catalog_lacks_names_the_spec_to_add(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from kvplan.check.manifests import workload
+    from kvplan.check.manifests import hardware  # reads the node labels' GPU
 
-    real = workload.resolve_gpu
+    real = hardware.resolve_gpu
 
     def without_l20(ref: str):  # noqa: ANN202 - every shipped label has its spec: hide one
         if ref == "l20":
             raise InputError("unknown GPU 'l20'")
         return real(ref)
 
-    monkeypatch.setattr(workload, "resolve_gpu", without_l20)
+    monkeypatch.setattr(hardware, "resolve_gpu", without_l20)
     [o] = check_paths([str(_pod(tmp_path, '"--model", "Qwen/Qwen3-8B"',
                                 "nvidia.com/gpu.product: NVIDIA-L20"))]).outcomes
     assert o.verdict == "ERROR"

@@ -3,8 +3,8 @@ explain steps' arithmetic and its re-check, finish_size's plain result, the acti
 run_engine's 16-bit serving of float32 checkpoints, and the modelled weights below 16 bits.
 Each expected value is worked by hand in the comments.
 
-These close the mutants `benchmarks/mutation.py` found alive in kvplan/engines/interface.py,
-common.py, activation.py, encoder_cache.py and __init__.py.
+These close the mutants `benchmarks/mutation.py` found alive in kvplan/engines/interface.py
+(and steps.py, split from it), common.py, activation.py, encoder_cache.py and __init__.py.
 """
 
 from __future__ import annotations

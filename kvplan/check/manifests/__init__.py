@@ -2,10 +2,10 @@
 listed in FORMATS (the registry every document goes through, and docs/check.md's table).
 
 Each reader turns a document into pod sites (kvplan.check.manifests.pods.PodSite); the
-workload reader (workload.py) reads a site into the launch record (engine, argv, env, GPUs
-per replica, nodes, GPU label, model, replicas) and launch.py converts that into a kvplan/v1
-Deployment. A document of a kind that runs an engine but that no reader covers is an ERROR
-naming its kind, never a skip.
+workload reader (workload.py, with hardware.py for the GPUs) reads a site into the launch
+record (engine, argv, env, GPUs per replica, nodes, GPU label, model, replicas) and launch.py
+converts that into a kvplan/v1 Deployment. A document of a kind that runs an engine but that
+no reader covers is an ERROR naming its kind, never a skip.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from kvplan.check.manifests import (
     stormservice,
     vllmruntime,
 )
+from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
@@ -115,8 +116,8 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
             w.problems.extend(site.problems)
             w.engine()
             if not w.problems:
-                w.gpus()
-                w.gpu_type(default_gpu)
+                read_gpu_count(w)
+                read_gpu_type(w, default_gpu)
                 w.read_annotations()
                 apply_side_file(w, side_cache)
                 resolve_model(w)

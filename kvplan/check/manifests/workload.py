@@ -3,7 +3,8 @@
 The server command line gives the model and the engine options (parsed as the engine parses
 them, kvplan.check.argv); GPU limits, replicas and the node's GPU label give the hardware;
 `kvplan.io/...` annotations or a side file give the traffic. Each field remembers the line it
-came from, so errors and annotations point at the right line.
+came from, so errors and annotations point at the right line. The hardware is read in
+kvplan.check.manifests.hardware, the side file and the model in kvplan.check.manifests.launch.
 """
 
 from __future__ import annotations
@@ -13,24 +14,17 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
-from kvplan.check.gpus import (
-    AMD_FAMILY_LABEL,
-    GKE_ACCELERATORS,
-    GKE_COMPUTE_CLASS,
-    LABEL_KEYS,
-    MEMORY_LABEL,
-    UnknownLabel,
-    catalog_name,
-)
+from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
 from kvplan.check.manifests.engine import Found, Refusal, read_options
 from kvplan.check.manifests.pods import PodSite, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
-from kvplan.deploy import Problem, resolve_gpu
+from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 from kvplan.engines.interface import parse_version
 from kvplan.errors import InputError
 from kvplan.specs.loader import suggest
 
+# NAMES_NO_GPU, GPU_RESOURCES and OTHER_ACCELERATORS are read by kvplan.check.manifests.hardware
 NAMES_NO_GPU = (MEMORY_LABEL, AMD_FAMILY_LABEL)  # memory size / GPU family: not one model
 RENDER_FIRST = "render first (helm template / kustomize build / envsubst)"
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
@@ -125,7 +119,9 @@ def container_engine(c: dict[str, Any]) -> str | None:
 
 
 class Workload:
-    """Reads one pod site into kvplan fields, one concern per method."""
+    """Reads one pod site into kvplan fields, one concern per method; the hardware (GPU count
+    and type) is read by kvplan.check.manifests.hardware, the side file and the model by
+    kvplan.check.manifests.launch, each filling this state."""
 
     def __init__(self, doc: Doc, path: Path, site: PodSite, name: str | None,
                  meta_annotations: dict[str, Any]) -> None:
@@ -216,143 +212,6 @@ class Workload:
         elif dp_line is not None and self.dp > 1:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
         found.values.setdefault("engine.name", inv.engine)
-
-    def gpus(self) -> None:
-        """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
-        assert self.inv is not None
-        doc, found, site = self.doc, self.found, self.site
-        tp = int(found.values.get("parallel.tensor", 1) or 1)
-        pp = int(found.values.get("parallel.pipeline", 1) or 1)
-        engine_gpus = tp * pp * self.dp
-        replicas = site.replicas
-        replicas_line = doc.line(*(site.replicas_at or site.pod_at[:1]))
-        res = self.container.get("resources") or {}
-        value, lim_line = None, doc.line(*self.c_at)
-        for part in ("limits", "requests"):
-            section = res.get(part) or {} if isinstance(res, dict) else {}
-            for key in GPU_RESOURCES:
-                if isinstance(section, dict) and key in section and value is None:
-                    value, lim_line = section[key], doc.line(*self.c_at, "resources", part, key)
-        if value is None:
-            for part in ("limits", "requests"):
-                section = res.get(part) or {} if isinstance(res, dict) else {}
-                for key, what in OTHER_ACCELERATORS.items():
-                    if isinstance(section, dict) and key in section:
-                        self.problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
-                                     f"AMD GPUs (this server asks for {key}: {section[key]})",
-                                     doc.line(*self.c_at, "resources", part, key))
-                        return
-            self.problem("nvidia.com/gpu", "the server container sets no nvidia.com/gpu limit; "
-                         f"add resources.limits nvidia.com/gpu: {engine_gpus}", lim_line)
-            return
-        if unrendered(str(value)):
-            self.problem("nvidia.com/gpu", f"{value!r}: {RENDER_FIRST}", lim_line)
-            return
-        if str(value) == "all" and site.kind == "compose service":
-            value = engine_gpus  # compose's count: all reserves every GPU; the engine uses these
-            self.notes.append(f"count: all reserves every GPU of the host; the engine uses "
-                              f"{engine_gpus}")
-        try:
-            per_pod = int(str(value))
-        except ValueError:
-            per_pod = 0
-        if per_pod <= 0:
-            self.problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
-            return
-        pods_per_engine = 1 if self.dp_spread else site.pods_per_engine
-        have = per_pod * pods_per_engine if site.gpus_total is None else site.gpus_total
-        if have < engine_gpus:
-            what = f"tensor {tp}" + (f" x pipeline {pp}" if pp > 1 else "")
-            what += f" x data-parallel {self.dp}" if self.dp > 1 else ""
-            self.problem("nvidia.com/gpu", f"{what} needs {engine_gpus} GPUs but the engine has "
-                         f"{have} (nvidia.com/gpu {per_pod} x {pods_per_engine} pod(s))",
-                         lim_line)
-            return
-        if have > engine_gpus:
-            self.notes.append(f"{have - engine_gpus} of {have} GPUs per engine unused")
-        if pods_per_engine > 1 and "parallel.nodes" not in found.values:
-            found.put("parallel.nodes", pods_per_engine, replicas_line, "pods per engine")
-        if unrendered(str(replicas)):
-            self.problem("replicas", f"{replicas!r}: {RENDER_FIRST}", replicas_line)
-        elif not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-            self.problem("replicas", f"{replicas!r} is not a count", replicas_line)
-        elif replicas == 0:
-            self.problem("replicas", "0 replicas hold no users", replicas_line)
-        else:
-            pods = site.pods_per_engine if self.dp_spread else 1
-            found.put("hardware.count", replicas * pods * engine_gpus, replicas_line, "replicas")
-            found.lines["hardware"] = lim_line
-
-    def _labels(self) -> list[tuple[str, str, int]]:
-        """(label key, value, line) of every GPU label the pod selects nodes by."""
-        pod, at, doc = self.site.pod, self.site.pod_at, self.doc
-        out: list[tuple[str, str, int]] = []
-        selector = pod.get("nodeSelector") or {}
-        if isinstance(selector, dict):
-            for key in LABEL_KEYS:
-                if key in selector:
-                    out.append((key, str(selector[key]), doc.line(*at, "nodeSelector", key)))
-        node = ((pod.get("affinity") or {}).get("nodeAffinity") or {}).get(
-            "requiredDuringSchedulingIgnoredDuringExecution") or {}
-        terms = node.get("nodeSelectorTerms") or [] if isinstance(node, dict) else []
-        for t, term in enumerate(terms):
-            for e, expr in enumerate((term or {}).get("matchExpressions") or []):
-                if not isinstance(expr, dict) or expr.get("key") not in LABEL_KEYS:
-                    continue
-                if expr.get("operator", "In") != "In":
-                    continue
-                for v, value in enumerate(expr.get("values") or []):
-                    line = doc.line(*at, "affinity", "nodeAffinity",
-                                    "requiredDuringSchedulingIgnoredDuringExecution",
-                                    "nodeSelectorTerms", t, "matchExpressions", e, "values", v)
-                    out.append((str(expr["key"]), str(value), line))
-        return out
-
-    def gpu_type(self, default_gpu: str | None) -> None:
-        """The GPU: kvplan.io/gpu, else the node labels, else --gpu; none: judged over all."""
-        key = ANNOTATION_PREFIX + "gpu"
-        if key in self.annotations:
-            self.found.put("hardware.gpu", str(self.annotations[key]), self.ann_line(key), key)
-            return
-        labels = []
-        for lab in self._labels():
-            if lab[0] in NAMES_NO_GPU or (lab[0] == GKE_COMPUTE_CLASS
-                                          and lab[1].lower() not in GKE_ACCELERATORS):
-                self.notes.append(f"{lab[0]}={lab[1]} names no GPU model: not used")
-                continue
-            labels.append(lab)
-        mapped: list[tuple[str, str, str, int]] = []
-        for label_key, value, line in labels:
-            if unrendered(value):
-                self.problem(label_key, f"{value!r}: {RENDER_FIRST}", line)
-                return
-            try:
-                mapped.append((catalog_name(value, label_key), label_key, value, line))
-            except UnknownLabel as err:
-                self.problem(label_key, str(err), line)
-        if len(mapped) != len(labels):
-            return
-        if not mapped:
-            if default_gpu is not None:
-                self.found.put("hardware.gpu", default_gpu, self.doc.line(*self.site.pod_at),
-                               "--gpu")
-            else:
-                self.gpu_named = False
-            return
-        gpu, label_key, value, line = mapped[0]
-        self.label_key = label_key
-        try:
-            resolve_gpu(gpu)
-        except InputError:
-            self.problem(label_key, f"{value} maps to {gpu!r}, which the GPU catalog does not "
-                         f"hold; add hardware_specs/{gpu}.yaml or set the annotation "
-                         "kvplan.io/gpu to a catalog name (`kvplan gpus`)", line)
-            return
-        names = sorted({m[0] for m in mapped})
-        if len(names) > 1:
-            self.notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
-        self.found.put("hardware.gpu", gpu, line, label_key)
-        self.found.names["hardware.gpu"] = f"{label_key}={value}"
 
     def read_annotations(self) -> None:
         for key, value in self.annotations.items():

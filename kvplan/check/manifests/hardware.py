@@ -1,0 +1,170 @@
+"""A manifest's hardware: the GPU count (replicas x the GPUs one engine uses, held by the
+pods' GPU limits) and the GPU type (kvplan.io/gpu, else the node labels the pod selects, else
+--gpu).
+
+Split from kvplan.check.manifests.workload's `Workload` (whose state these functions read and
+fill: its found fields, problems and notes), as kvplan.check.manifests.launch reads the rest.
+"""
+
+from __future__ import annotations
+
+from kvplan.check.gpus import (
+    GKE_ACCELERATORS,
+    GKE_COMPUTE_CLASS,
+    LABEL_KEYS,
+    UnknownLabel,
+    catalog_name,
+)
+from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.side import ANNOTATION_PREFIX
+from kvplan.check.manifests.workload import (
+    GPU_RESOURCES,
+    NAMES_NO_GPU,
+    OTHER_ACCELERATORS,
+    RENDER_FIRST,
+    Workload,
+    unrendered,
+)
+from kvplan.deploy import resolve_gpu
+from kvplan.deploy.yamldoc import Doc
+from kvplan.errors import InputError
+
+
+def read_gpu_count(w: Workload) -> None:
+    """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
+    assert w.inv is not None
+    doc, found, site = w.doc, w.found, w.site
+    tp = int(found.values.get("parallel.tensor", 1) or 1)
+    pp = int(found.values.get("parallel.pipeline", 1) or 1)
+    engine_gpus = tp * pp * w.dp
+    replicas = site.replicas
+    replicas_line = doc.line(*(site.replicas_at or site.pod_at[:1]))
+    res = w.container.get("resources") or {}
+    value, lim_line = None, doc.line(*w.c_at)
+    for part in ("limits", "requests"):
+        section = res.get(part) or {} if isinstance(res, dict) else {}
+        for key in GPU_RESOURCES:
+            if isinstance(section, dict) and key in section and value is None:
+                value, lim_line = section[key], doc.line(*w.c_at, "resources", part, key)
+    if value is None:
+        for part in ("limits", "requests"):
+            section = res.get(part) or {} if isinstance(res, dict) else {}
+            for key, what in OTHER_ACCELERATORS.items():
+                if isinstance(section, dict) and key in section:
+                    w.problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
+                                 f"AMD GPUs (this server asks for {key}: {section[key]})",
+                                 doc.line(*w.c_at, "resources", part, key))
+                    return
+        w.problem("nvidia.com/gpu", "the server container sets no nvidia.com/gpu limit; "
+                     f"add resources.limits nvidia.com/gpu: {engine_gpus}", lim_line)
+        return
+    if unrendered(str(value)):
+        w.problem("nvidia.com/gpu", f"{value!r}: {RENDER_FIRST}", lim_line)
+        return
+    if str(value) == "all" and site.kind == "compose service":
+        value = engine_gpus  # compose's count: all reserves every GPU; the engine uses these
+        w.notes.append(f"count: all reserves every GPU of the host; the engine uses "
+                          f"{engine_gpus}")
+    try:
+        per_pod = int(str(value))
+    except ValueError:
+        per_pod = 0
+    if per_pod <= 0:
+        w.problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
+        return
+    pods_per_engine = 1 if w.dp_spread else site.pods_per_engine
+    have = per_pod * pods_per_engine if site.gpus_total is None else site.gpus_total
+    if have < engine_gpus:
+        what = f"tensor {tp}" + (f" x pipeline {pp}" if pp > 1 else "")
+        what += f" x data-parallel {w.dp}" if w.dp > 1 else ""
+        w.problem("nvidia.com/gpu", f"{what} needs {engine_gpus} GPUs but the engine has "
+                     f"{have} (nvidia.com/gpu {per_pod} x {pods_per_engine} pod(s))",
+                     lim_line)
+        return
+    if have > engine_gpus:
+        w.notes.append(f"{have - engine_gpus} of {have} GPUs per engine unused")
+    if pods_per_engine > 1 and "parallel.nodes" not in found.values:
+        found.put("parallel.nodes", pods_per_engine, replicas_line, "pods per engine")
+    if unrendered(str(replicas)):
+        w.problem("replicas", f"{replicas!r}: {RENDER_FIRST}", replicas_line)
+    elif not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
+        w.problem("replicas", f"{replicas!r} is not a count", replicas_line)
+    elif replicas == 0:
+        w.problem("replicas", "0 replicas hold no users", replicas_line)
+    else:
+        pods = site.pods_per_engine if w.dp_spread else 1
+        found.put("hardware.count", replicas * pods * engine_gpus, replicas_line, "replicas")
+        found.lines["hardware"] = lim_line
+
+
+def node_gpu_labels(site: PodSite, doc: Doc) -> list[tuple[str, str, int]]:
+    """(label key, value, line) of every GPU label the pod selects nodes by."""
+    pod, at = site.pod, site.pod_at
+    out: list[tuple[str, str, int]] = []
+    selector = pod.get("nodeSelector") or {}
+    if isinstance(selector, dict):
+        for key in LABEL_KEYS:
+            if key in selector:
+                out.append((key, str(selector[key]), doc.line(*at, "nodeSelector", key)))
+    node = ((pod.get("affinity") or {}).get("nodeAffinity") or {}).get(
+        "requiredDuringSchedulingIgnoredDuringExecution") or {}
+    terms = node.get("nodeSelectorTerms") or [] if isinstance(node, dict) else []
+    for t, term in enumerate(terms):
+        for e, expr in enumerate((term or {}).get("matchExpressions") or []):
+            if not isinstance(expr, dict) or expr.get("key") not in LABEL_KEYS:
+                continue
+            if expr.get("operator", "In") != "In":
+                continue
+            for v, value in enumerate(expr.get("values") or []):
+                line = doc.line(*at, "affinity", "nodeAffinity",
+                                "requiredDuringSchedulingIgnoredDuringExecution",
+                                "nodeSelectorTerms", t, "matchExpressions", e, "values", v)
+                out.append((str(expr["key"]), str(value), line))
+    return out
+
+
+def read_gpu_type(w: Workload, default_gpu: str | None) -> None:
+    """The GPU: kvplan.io/gpu, else the node labels, else --gpu; none: judged over all."""
+    key = ANNOTATION_PREFIX + "gpu"
+    if key in w.annotations:
+        w.found.put("hardware.gpu", str(w.annotations[key]), w.ann_line(key), key)
+        return
+    labels = []
+    for lab in node_gpu_labels(w.site, w.doc):
+        if lab[0] in NAMES_NO_GPU or (lab[0] == GKE_COMPUTE_CLASS
+                                      and lab[1].lower() not in GKE_ACCELERATORS):
+            w.notes.append(f"{lab[0]}={lab[1]} names no GPU model: not used")
+            continue
+        labels.append(lab)
+    mapped: list[tuple[str, str, str, int]] = []
+    for label_key, value, line in labels:
+        if unrendered(value):
+            w.problem(label_key, f"{value!r}: {RENDER_FIRST}", line)
+            return
+        try:
+            mapped.append((catalog_name(value, label_key), label_key, value, line))
+        except UnknownLabel as err:
+            w.problem(label_key, str(err), line)
+    if len(mapped) != len(labels):
+        return
+    if not mapped:
+        if default_gpu is not None:
+            w.found.put("hardware.gpu", default_gpu, w.doc.line(*w.site.pod_at),
+                           "--gpu")
+        else:
+            w.gpu_named = False
+        return
+    gpu, label_key, value, line = mapped[0]
+    w.label_key = label_key
+    try:
+        resolve_gpu(gpu)
+    except InputError:
+        w.problem(label_key, f"{value} maps to {gpu!r}, which the GPU catalog does not "
+                     f"hold; add hardware_specs/{gpu}.yaml or set the annotation "
+                     "kvplan.io/gpu to a catalog name (`kvplan gpus`)", line)
+        return
+    names = sorted({m[0] for m in mapped})
+    if len(names) > 1:
+        w.notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
+    w.found.put("hardware.gpu", gpu, line, label_key)
+    w.found.names["hardware.gpu"] = f"{label_key}={value}"

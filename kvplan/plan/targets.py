@@ -1,0 +1,99 @@
+"""What a record starts from: a kvplan/v1 file (or `-`, standard input), a Kubernetes/Helm/...
+manifest `kvplan check` reads, or a model name with the flag defaults.
+
+Split from kvplan.plan.record (which applies the flags over this base and re-exports these names).
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kvplan.deploy.problems import DeploymentError, Problem
+from kvplan.deploy.schema import API_VERSION
+from kvplan.plan.dotted import _leaves, set_field
+
+if TYPE_CHECKING:
+    from kvplan.deploy.yamldoc import Doc  # the YAML reader loads only where a file is read
+
+COMMAND_LINE = "command line"
+# what a record built from flags alone starts from (the commands' long-standing defaults)
+FLAG_DEFAULTS: dict[str, Any] = {"hardware.gpu": "h100", "engine.kv_cache_dtype": "fp16"}
+
+
+def is_deployment_target(target: str) -> bool:
+    """A kvplan/v1 file (or `-`, a deployment on standard input)."""
+    if target == "-":
+        return True
+    path = Path(target)
+    if path.suffix not in (".yaml", ".yml") or not path.is_file():
+        return False
+    from kvplan.deploy.yamldoc import read_docs
+
+    docs = read_docs(path)  # a malformed file is named here, not taken for a model name
+    return bool(docs) and isinstance(docs[0].data, dict) and "apiVersion" in docs[0].data
+
+
+def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
+    """The record a target starts from: a file's fields, or a model with the flag defaults."""
+    if is_deployment_target(target):
+        from kvplan.deploy.yamldoc import iter_docs, read_docs
+
+        if target == "-":
+            docs = list(iter_docs(sys.stdin.read(), "<stdin>"))
+            source, base_dir = "<stdin>", Path.cwd()
+        else:
+            docs = read_docs(Path(target))
+            source, base_dir = target, Path(target).parent
+        if not docs or not isinstance(docs[0].data, dict):
+            raise DeploymentError(source, [Problem("", "expected one kvplan/v1 document")])
+        if not str(docs[0].data.get("apiVersion", "")).startswith("kvplan"):
+            return _from_manifest(Path(target))
+        if len(docs) > 1:  # never the first silently: each document is a deployment of its own
+            raise DeploymentError(source, [Problem("", (
+                f"{len(docs)} documents; a plan reads one kvplan/v1 deployment: give one per "
+                "file (`kvplan check` judges each document of a file)"), docs[1].start_line)])
+        data = copy.deepcopy(docs[0].data)
+        return data, source, base_dir, docs[0], {k: "file" for k in _leaves(data)}
+    name = Path(target).stem if target.endswith((".yaml", ".yml", ".json")) else target
+    data = {"apiVersion": API_VERSION, "name": name, "model": target, "hardware": {},
+            "traffic": {}}
+    for key, value in FLAG_DEFAULTS.items():
+        set_field(data, key, value)
+    origins = {"apiVersion": "default", "name": "argument", "model": "argument"}
+    return data, COMMAND_LINE, None, None, origins
+
+
+def _from_manifest(
+    path: Path,
+) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
+    """A Kubernetes/Helm/KServe/... manifest's first server, as `kvplan check` reads it: the
+    same launch record converted to a kvplan/v1 Deployment (kvplan.check.manifests.launch)."""
+    from kvplan.check import read_targets
+
+    targets = read_targets(path, {})
+    found = [t for t in targets if t.deployment is not None]
+    if not found:
+        problems = [p for t in targets for p in t.problems] or [
+            Problem("", "no kvplan/v1 document and no server kvplan can read (vLLM, SGLang, "
+                    "TensorRT-LLM); `kvplan check` names what it found")]
+        raise DeploymentError(str(path), problems)
+    t = found[0]
+    assert t.deployment is not None
+    data = t.deployment.model_dump(mode="json", exclude_none=True, exclude_unset=True)
+    origins = {k: "manifest" for k in _leaves(data)}
+    notes = list(t.notes)
+    if len(found) > 1:
+        notes.append(f"the manifest runs {len(found)} servers; planning the first ({t.name})")
+    if t.no_traffic:  # check's placeholder load of one user: give --peak-users for a fleet
+        data["traffic"] = {k: v for k, v in data.get("traffic", {}).items()
+                           if k != "peak_concurrent_users"}
+        notes.append("the manifest declares no traffic (kvplan.io annotations); give "
+                     "--peak-users for a fleet")
+    if not t.gpu_named:
+        notes.append(f"the manifest names no GPU; planned on {data['hardware']['gpu']} "
+                     "(give --gpu)")
+    data["x-notes"] = notes
+    return data, str(path), path.parent, t.doc, origins

@@ -1,0 +1,112 @@
+"""The shared pieces of kvplan.specs.params: the count it returns, the error it raises, the
+config readers and the llama-shaped layer sums (embeddings, GQA attention, gated MLP) that the
+family modules (kvplan.specs.params, params_moe, params_extra, params_opt, params_remote,
+params_multimodal) build on.
+
+Split from kvplan.specs.params, which keeps the dense families and the dispatch and re-exports
+these names.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kvplan.errors import InputError
+
+
+@dataclass(frozen=True)
+class ParamCount:
+    """All parameters, and (for mixture-of-experts models) those one token uses."""
+
+    total: int
+    active: int | None = None
+    encoder: int | None = None  # a vision/audio tower's share of `total`, for multimodal configs
+
+
+class UnsupportedArchitecture(InputError):
+    """The config describes a model whose shapes kvplan cannot account for."""
+
+
+def _int(cfg: Mapping[str, Any], key: str) -> int:
+    value = cfg.get(key)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise UnsupportedArchitecture(
+            f"config field {key!r} is {'missing' if value is None else repr(value)}; "
+            "it must be a whole number"
+        )
+    return value
+
+
+def _flag(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
+    value = cfg.get(key, default)
+    return default if value is None else bool(value)
+
+
+def head_dim(cfg: Mapping[str, Any]) -> int:
+    """`head_dim` where the config sets it, else hidden_size / num_attention_heads."""
+    explicit = cfg.get("head_dim")
+    if explicit is not None:
+        return _int(cfg, "head_dim")
+    hidden, heads = _int(cfg, "hidden_size"), _int(cfg, "num_attention_heads")
+    if hidden % heads:
+        raise UnsupportedArchitecture(
+            f"hidden_size {hidden} is not a multiple of num_attention_heads {heads} and the "
+            "config sets no head_dim"
+        )
+    return hidden // heads
+
+
+def _embeddings(cfg: Mapping[str, Any], tied_default: bool) -> int:
+    """Input embedding plus the lm_head, unless the two are tied."""
+    vocab, hidden = _int(cfg, "vocab_size"), _int(cfg, "hidden_size")
+    tied = _flag(cfg, "tie_word_embeddings", tied_default)
+    return vocab * hidden * (1 if tied else 2)
+
+
+def _gqa_attention(
+    cfg: Mapping[str, Any],
+    kv_heads: int,
+    qkv_bias: bool,
+    o_bias: bool,
+    qk_norm: bool = False,
+    q_gate: bool = False,
+) -> int:
+    """q/k/v/o projections (and biases), optional per-head q/k norms and output gate."""
+    hidden, heads, hd = _int(cfg, "hidden_size"), _int(cfg, "num_attention_heads"), head_dim(cfg)
+    q_out = heads * hd * (2 if q_gate else 1)
+    kv_out = kv_heads * hd
+    n = hidden * q_out + 2 * hidden * kv_out + heads * hd * hidden
+    if qkv_bias:
+        n += q_out + 2 * kv_out
+    if o_bias:
+        n += hidden
+    if qk_norm:
+        n += 2 * hd
+    return n
+
+
+def _mlp(hidden: int, inter: int, bias: bool = False) -> int:
+    """Gated MLP: gate and up (hidden -> inter), down (inter -> hidden)."""
+    return 3 * hidden * inter + ((2 * inter + hidden) if bias else 0)
+
+
+def _llama_like(
+    cfg: Mapping[str, Any],
+    *,
+    qkv_bias: bool,
+    o_bias: bool,
+    mlp_bias: bool = False,
+    qk_norm: bool = False,
+    norms_per_layer: int = 2,
+    tied_default: bool = False,
+) -> int:
+    hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
+    kv = cfg.get("num_key_value_heads") or _int(cfg, "num_attention_heads")
+    per_layer = (
+        _gqa_attention(cfg, kv, qkv_bias, o_bias, qk_norm)
+        + _mlp(hidden, _int(cfg, "intermediate_size"), mlp_bias)
+        + norms_per_layer * hidden
+    )
+    return _embeddings(cfg, tied_default) + layers * per_layer + hidden
