@@ -69,7 +69,12 @@ PACKAGES = {
          "tests/engines/test_encoder_cache.py", "tests/engines/test_flag_effects.py",
          "tests/engines/test_cov_trtllm_config.py", "tests/engines/test_vllm_hybrid.py",
          "tests/engines/test_vllm_v0_early.py", "tests/engines/test_pipeline_stages_unified.py",
-         "tests/engines/test_vllm_flag_versions.py", "tests/engines/test_trtllm_source.py")),
+         "tests/engines/test_vllm_flag_versions.py", "tests/engines/test_trtllm_source.py",
+         # stop 25's engine modules: sglang_defaults, vllm_tp_workspaces, the TP transport in
+         # vllm_nontorch, trtllm_pytorch and the backend setting, sglang.fraction_choice
+         "tests/engines/test_sglang_tiers.py", "tests/engines/test_sglang_rocm_breakdown.py",
+         "tests/engines/test_tp_transport.py", "tests/engines/test_vllm_tp_workspaces.py",
+         "tests/engines/test_trtllm_backend.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
