@@ -35,6 +35,15 @@ class Run:
         self.values[key] = value
         self.lines[key] = (lineno, text.strip())
 
+    def read_settings(self, text: str, keys: tuple[tuple[str, str], ...],
+                      replace: bool = False) -> None:
+        """Each (key, regex) whose regex finds its first group in `text`, as a setting; a
+        setting already read is kept unless `replace` (a later, fuller line wins)."""
+        for key, rx in keys:
+            found = re.search(rx, text)
+            if found and (replace or key not in self.settings):
+                self.settings[key] = found[1]
+
 
 @dataclass
 class LogFile:

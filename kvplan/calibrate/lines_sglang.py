@@ -45,17 +45,14 @@ def _s_tokens(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 @pattern("sglang", r"server_args=ServerArgs\((.*)")
 def _s_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    for key, rx in (("mem_fraction_static", r"mem_fraction_static=([\d.]+)"),
-                    ("tp", r"tp_size=(\d+)"), ("model", r"model_path='([^']+)'"),
-                    ("chunked_prefill_size", r"chunked_prefill_size=(\d+)"),
-                    ("cuda_graph_max_bs", r"cuda_graph_max_bs=(\d+)"),
-                    ("max_running_requests", r"max_running_requests=(\d+)"),
-                    ("max_tokens", r"max_total_tokens=(\d+)"),
-                    ("page_size", r"page_size=(\d+)"),
-                    ("attention_backend", r"(?<![_a-z])attention_backend='(\w+)'")):
-        found = re.search(rx, m[1])
-        if found:
-            r.settings.setdefault(key, found[1])
+    r.read_settings(m[1], (("mem_fraction_static", r"mem_fraction_static=([\d.]+)"),
+                           ("tp", r"tp_size=(\d+)"), ("model", r"model_path='([^']+)'"),
+                           ("chunked_prefill_size", r"chunked_prefill_size=(\d+)"),
+                           ("cuda_graph_max_bs", r"cuda_graph_max_bs=(\d+)"),
+                           ("max_running_requests", r"max_running_requests=(\d+)"),
+                           ("max_tokens", r"max_total_tokens=(\d+)"),
+                           ("page_size", r"page_size=(\d+)"),
+                           ("attention_backend", r"(?<![_a-z])attention_backend='(\w+)'")))
 
 
 @pattern("sglang", r"Attention backend not (?:specified|set)\. Use (\w+) backend by default")

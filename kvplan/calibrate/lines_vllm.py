@@ -136,37 +136,32 @@ def _v_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
     if m[1]:
         version = m[2].lstrip("v") + ("-v0" if m[1] == "V0" else "")
         r.settings["version"] = version
-        for key, rx in (("max_model_len", r"max_seq_len=(\d+)"),
-                        ("tp", r"tensor_parallel_size=(\d+)"),
-                        ("pp", r"pipeline_parallel_size=(\d+)"),
-                        ("enforce_eager", r"enforce_eager=(True|False)"),
-                        ("disable_custom_all_reduce", r"disable_custom_all_reduce=(True|False)"),
-                        ("model", r"model='([^']+)'")):
-            found = re.search(rx, t)
-            if found:
-                r.settings.setdefault(key, found[1])
+        r.read_settings(t, (("max_model_len", r"max_seq_len=(\d+)"),
+                            ("tp", r"tensor_parallel_size=(\d+)"),
+                            ("pp", r"pipeline_parallel_size=(\d+)"),
+                            ("enforce_eager", r"enforce_eager=(True|False)"),
+                            ("disable_custom_all_reduce",
+                             r"disable_custom_all_reduce=(True|False)"),
+                            ("model", r"model='([^']+)'")))
     elif "version" not in r.settings:
         r.settings["version"] = m[3]
 
 
 @pattern("vllm", r"non-default args: (\{.*)")
 def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    for key, rx in (("max_model_len", r"'max_model_len': (\d+)"),
-                    ("util", r"'gpu_memory_utilization': ([\d.]+)"),
-                    ("tp", r"'tensor_parallel_size': (\d+)"),
-                    ("pp", r"'pipeline_parallel_size': (\d+)"),
-                    ("kv_dtype", r"'kv_cache_dtype': '(\w+)'"),
-                    ("max_num_seqs", r"'max_num_seqs': (\d+)"),
-                    ("max_num_batched_tokens", r"'max_num_batched_tokens': (\d+)"),
-                    ("enforce_eager", r"'enforce_eager': (True|False)"),
-                    ("disable_custom_all_reduce", r"'disable_custom_all_reduce': (True|False)"),
-                    ("kv_cache_memory_bytes", r"'kv_cache_memory_bytes': (\d+)"),
-                    ("cpu_offload_gb", r"'cpu_offload_gb': ([\d.]+)"),
-                    ("block_size", r"'block_size': (\d+)"),
-                    ("model", r"'model': '([^']+)'")):
-        found = re.search(rx, m[1])
-        if found:
-            r.settings[key] = found[1]
+    r.read_settings(m[1], (("max_model_len", r"'max_model_len': (\d+)"),
+                           ("util", r"'gpu_memory_utilization': ([\d.]+)"),
+                           ("tp", r"'tensor_parallel_size': (\d+)"),
+                           ("pp", r"'pipeline_parallel_size': (\d+)"),
+                           ("kv_dtype", r"'kv_cache_dtype': '(\w+)'"),
+                           ("max_num_seqs", r"'max_num_seqs': (\d+)"),
+                           ("max_num_batched_tokens", r"'max_num_batched_tokens': (\d+)"),
+                           ("enforce_eager", r"'enforce_eager': (True|False)"),
+                           ("disable_custom_all_reduce", r"'disable_custom_all_reduce': (True|False)"),
+                           ("kv_cache_memory_bytes", r"'kv_cache_memory_bytes': (\d+)"),
+                           ("cpu_offload_gb", r"'cpu_offload_gb': ([\d.]+)"),
+                           ("block_size", r"'block_size': (\d+)"),
+                           ("model", r"'model': '([^']+)'")), replace=True)
 
 
 @pattern("vllm", r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
