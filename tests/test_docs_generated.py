@@ -198,7 +198,8 @@ def _log_counts() -> dict[str, str]:
 
     split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
     held = [e for e in split.values() if e.part.startswith("heldout")]
-    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
+             13: "thirteen", 14: "fourteen"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -270,6 +271,7 @@ PROSE = [
      r"(?P<hit>\d+) of (?P<n2>\d+) verdicts are right", _outcomes),
     ("README.md", r"on public start-up logs no constant was tuned on .*?; (?P<logs>\d+) logs, "
      r"(?P<held>\d+) of them in (?P<parts>\w+) held-out parts", _log_counts),
+    ("docs/engines.md", r"`tests/assets/logs/` holds (?P<logs>\d+) start-up logs", _log_counts),
     *[_calibration_row(*row) for row in CALIBRATION_ROWS],
     ("docs/maths.md", r"= (?P<step_ms>[\d.]+) ms, (?P<tokens_per_s>[\d.]+) tokens/s; at 50 tokens/s "
      r"at most (?P<slo_users>\d+) users", _maths_decode),
