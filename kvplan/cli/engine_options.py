@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from kvplan.cli.options import _opt, _util
-from kvplan.cli.values import non_negative
+from kvplan.cli.values import mm_count, non_negative
 
 Engine = Annotated[str | None, _opt(
     "--engine", "-e", metavar="NAME",
@@ -30,8 +30,9 @@ CpuOffloadGb = Annotated[float | None, _opt(
     "--cpu-offload-gb", metavar="GIB", callback=non_negative,
     help="vLLM: weight GiB per GPU kept in host memory")]
 LimitMm = Annotated[int | None, _opt(
-    "--limit-mm-per-prompt", metavar="ITEMS", min=0,
-    help="vLLM: multimodal items per prompt (multimodal models only)")]
+    "--limit-mm-per-prompt", metavar="ITEMS", parser=mm_count,
+    help="vLLM: multimodal items per prompt, summed over modalities: 2, image=2,video=1 or "
+    "'{\"image\": 2}' (multimodal models only)")]
 SpeculativeModel = Annotated[str | None, _opt(
     "--speculative-model", metavar="MODEL",
     help="vLLM: the speculative-decoding draft model (catalog name, hf_id or spec file); its "

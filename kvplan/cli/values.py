@@ -50,3 +50,21 @@ def utilization(value: float) -> float:
     if not math.isfinite(value) or not 0 < value <= 1:
         raise typer.BadParameter(f"must be in (0, 1], got {value:g} (0.9 means 90%)")
     return value
+
+
+def mm_count(text: str) -> int:
+    """--limit-mm-per-prompt as vLLM spells it: a count, `image=2,video=1` or a JSON object of
+    modality -> count (or -> {"count": n}); the items are summed, as `kvplan check` reads it in
+    a manifest."""
+    from kvplan.check.manifests.pool_flags import mm_items
+
+    try:
+        total = mm_items(text)
+    except ValueError:
+        raise typer.BadParameter(
+            f"{text!r} is not a count, MODALITY=N[,MODALITY=N...] or a JSON object of counts "
+            "(vLLM's forms, e.g. 2, image=2,video=1 or '{\"image\": 2}')") from None
+    if total < 0:
+        raise typer.BadParameter(f"must not be negative, got {total}")
+    return total
+
