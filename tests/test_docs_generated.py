@@ -198,7 +198,8 @@ def _log_counts() -> dict[str, str]:
 
     split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
     held = [e for e in split.values() if e.part.startswith("heldout")]
-    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve"}
+    words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
+             13: "thirteen"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -216,6 +217,7 @@ CALIBRATION_ROWS = [
     (r"vLLM, dense \(part 10, [^|]*", "vllm", "dense", "heldout-10"),
     (r"vLLM, dense \(part 11, [^|]*", "vllm", "dense", "heldout-11"),
     (r"vLLM, dense \(part 12, [^|]*", "vllm", "dense", "heldout-12"),
+    (r"vLLM, dense \(part 13, [^|]*", "vllm", "dense", "heldout-13"),
     (r"vLLM, dense \(all held-out parts\)", "vllm", "dense", "heldout-all"),
     (r"vLLM, MoE / MLA / multimodal \(parts 1, 2\)", "vllm", MOE, "heldout", "heldout-2"),
     (r"vLLM, MoE / MLA / multimodal \(part 4\)", "vllm", MOE, "heldout-4"),
