@@ -217,6 +217,7 @@ CALIBRATION_ROWS = [
     (r"vLLM, dense \(part 10, [^|]*", "vllm", "dense", "heldout-10"),
     (r"vLLM, dense \(part 11, [^|]*", "vllm", "dense", "heldout-11"),
     (r"vLLM, dense \(part 12, [^|]*", "vllm", "dense", "heldout-12"),
+    (r"vLLM, dense \(part 13, [^|]*", "vllm", "dense", "heldout-13"),
     (r"vLLM, dense \(all held-out parts\)", "vllm", "dense", "heldout-all"),
     (r"vLLM, MoE / MLA / multimodal \(parts 1, 2\)", "vllm", MOE, "heldout", "heldout-2"),
     (r"vLLM, MoE / MLA / multimodal \(part 4\)", "vllm", MOE, "heldout-4"),
