@@ -233,7 +233,7 @@ CALIBRATION_ROWS = [
     (r"SGLang, MLA \(part 5\)", "sglang", MOE, "heldout-5"),
     (r"SGLang, MoE / MLA \(part 9: [^|]*", "sglang", MOE, "heldout-9"),
     (r"SGLang, MoE / MLA \(all held-out parts\)", "sglang", MOE, "heldout-all"),
-    (r"TensorRT-LLM, dense \(parts 1, 3\)", "trtllm", "dense", "heldout", "heldout-3"),
+    (r"TensorRT-LLM, dense \(part 3[^|]*", "trtllm", "dense", "heldout-3"),
     (r"TensorRT-LLM, dense \(part 7: [^|]*", "trtllm", "dense", "heldout-7"),
     (r"TensorRT-LLM, dense \(part 8, [^|]*", "trtllm", "dense", "heldout-8"),
     (r"TensorRT-LLM, dense \(all held-out parts\)", "trtllm", "dense", "heldout-all"),

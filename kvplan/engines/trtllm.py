@@ -27,13 +27,22 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   createRuntimeContexts, createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.14
   GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
   log 17). With a large max_batch_size these dominate what kvplan misses on engine runs.
+  The GptSession path (0.8, ModelRunnerCpp) builds the same TllmRuntime in its constructor, before
+  setup() creates the KV cache manager (cpp/tensorrt_llm/runtime/gptSession.cpp, 0.8-era), so the
+  order does not explain log 145 (docs/engines.md, "TensorRT engines before 0.11").
 - max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
   sets one, default 0.9); on the C++ path with no fraction it replaces the estimate. Then
   blocks = ceil(max_tokens / tokens per block) ("max_tokens 86711 -> 86720" in a 1.x log).
-- activations: the forward pass over max_num_tokens (default 8192) tokens, no sampler rows;
-  for a TensorRT engine, `trt_activation_bytes` (--trt-activation-bytes: trtllm-build's "Total
-  Activation Memory", the execution context the runtime allocates before the pool) replaces
-  that proxy and its interval with the engine's own figure.
+- activations: the forward pass over max_num_tokens tokens, no sampler rows; for a TensorRT
+  engine, `trt_activation_bytes` (--trt-activation-bytes: trtllm-build's "Total Activation
+  Memory", the execution context the runtime allocates before the pool) replaces that proxy and
+  its interval with the engine's own figure. max_num_tokens unstated: 8192 from 0.11 and on the
+  PyTorch backend; an engine before 0.11 was planned for max_batch_size x max_input_len
+  (trtllm-build's check_max_num_tokens; build.py's GenerationMixin), with the build's default
+  max_input_len (trtllm-build 0.8-0.10: 1024; examples/llama/build.py before 0.8: 2048) and
+  max_batch_size where unstated (1; 8): `engine_max_num_tokens`. The proxy is not TensorRT's
+  plan: 145's build log prints 1.33x it at 12,288 tokens, 96's runtime 1.31x at 8,192, 143's
+  log about 0.93x at 40,960; FORWARD_SPREAD's 0.85-1.35 carries that.
 - non-torch: on the engine path 0.75 GiB (79.10 - 70.48 GiB in the docs' example, less its
   engine and execution context); on the PyTorch backend 1.58 GiB, what its profiling measures
   outside torch (kvplan/engines/trtllm_pytorch.py, fitted on log 19); a log's free memory or
@@ -75,7 +84,21 @@ from kvplan.units import GIB, MIB, ceil_div
 DEFAULT_VERSION = "1.3.0"
 NEWEST_KNOWN = (1, 3, 0)
 DEFAULT_FRACTION = Fraction(9, 10)
-DEFAULT_MAX_NUM_TOKENS = 8192
+DEFAULT_MAX_NUM_TOKENS = 8192  # trtllm-build from 0.11 (release notes: "switched to 8192")
+# Before 0.11 a TensorRT engine built without max_num_tokens got max_batch_size x max_input_len
+# (remove_input_padding, which in-flight batching needs): trtllm-build's check_max_num_tokens
+# (tensorrt_llm/_common.py at NVIDIA/TensorRT-LLM@5955b8afbad2ddcc3156202b16c567e94c52248f,
+# 0.8-era: "remove_input_padding is enabled, while max_num_tokens is not set, setting to
+# max_batch_size*max_input_len"), and before trtllm-build the examples' build.py through
+# GenerationMixin.prepare_basic_inputs (num_tokens up to max_input_len x max_batch_size when
+# max_num_tokens is None). docs/source/release-notes.md (NVIDIA/TensorRT-LLM@001eaec), 0.11.0:
+# "`max_num_tokens` in `trtllm-build` command is switched to 8192 by default".
+# The defaults the product takes when the build limits are not stated: (max_batch_size,
+# max_input_len). trtllm-build 0.8-0.10 (tensorrt_llm/commands/build.py at 5955b8a and its
+# 0.9/0.10 copies: --max_batch_size 1, --max_input_len 1024); before 0.8 Llama's
+# examples/llama/build.py (--max_batch_size 8, --max_input_len 2048; other models' scripts differ).
+TRTLLM_BUILD_LIMITS = (1, 1024)
+BUILD_PY_LIMITS = (8, 2048)
 # A TensorRT engine's activations are TensorRT's build-time plan: TllmRuntime allocates
 # ICudaEngine::getDeviceMemorySize() for the execution context before the KV pool is sized
 # (cpp/tensorrt_llm/runtime/tllmRuntime.cpp, "[MemUsageChange] Allocated X MiB for execution
@@ -83,6 +106,27 @@ DEFAULT_MAX_NUM_TOKENS = 8192
 STATED_ACTIVATION = ("trt_activation_bytes: the engine's execution-context memory "
                      "(trtllm-build's Total Activation Memory)")
 NON_TORCH = (768 * MIB, 400 * MIB, 2 * GIB)
+
+
+def engine_max_num_tokens(ver: tuple[int, ...], pytorch: bool, stated: int | None,
+                          max_batch_size: int | None, max_seq_len: int) -> tuple[int, str | None]:
+    """The forward-pass tokens TensorRT-LLM plans activations for, and why (None: 8192 or stated).
+
+    A TensorRT engine before 0.11 built without max_num_tokens is planned for max_batch_size x
+    max_input_len tokens; max_input_len is the build's default, at most max_seq_len - 1 (the
+    engine's max_seq_len is max_input_len + max_output_len, max_output_len >= 1)."""
+    if stated is not None:
+        return stated, None
+    if pytorch or ver >= (0, 11):
+        return DEFAULT_MAX_NUM_TOKENS, None
+    tool, (bs_default, in_default) = (("trtllm-build", TRTLLM_BUILD_LIMITS) if ver >= (0, 8)
+                                      else ("examples/llama/build.py", BUILD_PY_LIMITS))
+    batch = max_batch_size or bs_default
+    input_len = max(1, min(in_default, max_seq_len - 1))
+    return batch * input_len, (
+        f"max_batch_size {batch:,}{'' if max_batch_size else f' ({tool} default)'} x "
+        f"max_input_len {input_len:,} ({tool} default): the engine's default max_num_tokens "
+        "before 0.11")
 
 
 def tokens_per_block(version: tuple[int, ...]) -> int:
@@ -133,8 +177,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     tpb = s.page_size_tokens or tokens_per_block(ver)
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
-    batched = s.max_num_batched_tokens or DEFAULT_MAX_NUM_TOKENS
+    batched, batched_how = engine_max_num_tokens(ver, pytorch, s.max_num_batched_tokens,
+                                                 s.max_batch_size, req.context_tokens)
     st = Steps()
+    tokens_rule = False
     st.given("GPU memory", memory, "bytes", "device total")
     if m.free_after_load_bytes is not None:
         st.given("free memory", m.free_after_load_bytes, "bytes",
@@ -146,6 +192,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                  "measured (log)" if m.weights_bytes is not None else
                  f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
                  f"{req.gpus_per_replica} GPU(s)")
+        if batched_how is not None and m.activation_bytes is None and \
+                s.trt_activation_bytes is None:
+            tokens_rule = True
+            st.given("max_num_tokens", batched, "tokens", batched_how)
         am = activation_peak(req.model, req.tp, batched, 0, quantized(req))
         if m.activation_bytes is not None:
             act, how = Interval.exact(m.activation_bytes), "measured (log)"
@@ -236,6 +286,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     ]
     if starts and largest < length:
         assumptions.append(f"max_seq_len would be lowered to {largest:,} to fit one sequence")
+    if tokens_rule:
+        assumptions.append(f"activations planned for max_num_tokens {batched:,} = {batched_how}; "
+                           "state --max-num-tokens for an engine built otherwise")
     if newer_note:
         assumptions.append(newer_note)
     preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)
