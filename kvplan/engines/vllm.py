@@ -47,25 +47,16 @@ from fractions import Fraction
 
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines.activation import (
-    LEAN_SAMPLER_BYTES_PER_LOGIT,
-    SAMPLER_BYTES_PER_LOGIT,
-    V1_SAMPLER_BYTES_PER_LOGIT,
-    WARMUP_SAMPLER_BYTES_PER_LOGIT,
-    activation_peak,
-)
-from kvplan.engines.common import gib, layer_shape, quantized, users_steps
-from kvplan.engines.encoder_cache import with_encoder_cache
+from kvplan.engines.common import LayerShape, gib, layer_shape, users_steps
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
     EngineSettings,
-    Interval,
     Steps,
     finish_size,
     parse_version,
 )
-from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes, weights_for
+from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
 from kvplan.engines.vllm_groups import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
 from kvplan.engines.vllm_hybrid import (
     STATE_BLOCKS_PER_REQUEST,
@@ -76,6 +67,7 @@ from kvplan.engines.vllm_hybrid import (
     state_formula,
     state_page_bytes,
 )
+from kvplan.engines.vllm_memory import Budget, budget_steps
 from kvplan.engines.vllm_nontorch import (
     CUDA_GRAPH,
     NON_TORCH_V0,
@@ -85,8 +77,6 @@ from kvplan.engines.vllm_nontorch import (
     NON_TORCH_V1_TP_NVLINK,
     NON_TORCH_V1_UNIFIED,
     REPACK_CACHED_SHARE,
-    non_torch,
-    nvlink_module,
 )
 from kvplan.engines.vllm_series import (
     BIG_GPU_BYTES,
@@ -98,9 +88,7 @@ from kvplan.engines.vllm_series import (
     mla_block_size,
 )
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
-from kvplan.engines.vllm_stages import limiting_stage, stage_layers, stage_weights
-from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
-from kvplan.engines.vllm_v0_early import record_stream_hold
+from kvplan.engines.vllm_stages import stage_layers, stage_weights
 from kvplan.units import GIB, ceil_div
 
 # V0 prints "Maximum concurrency for N tokens per request" from 0.6.3 (PR #8831; the 0.6.3
@@ -156,97 +144,12 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
 
     st = Steps()
-    st.given("GPU memory", memory, "bytes",
-             "total memory the log printed" if m.memory_bytes else f"{req.gpu.name} total memory")
-    st.given("gpu_memory_utilization", util, "ratio", "flag (default 0.9)")
-    st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
-          "floor(GPU memory x gpu_memory_utilization)")
-    weights, weights_how = weights_for(req, s)
-    sampler_bytes = (WARMUP_SAMPLER_BYTES_PER_LOGIT if lean and fl.sampler_warmup else
-                     LEAN_SAMPLER_BYTES_PER_LOGIT if lean else
-                     V1_SAMPLER_BYTES_PER_LOGIT if fl.v1 else SAMPLER_BYTES_PER_LOGIT)
-    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), sampler_bytes)
-    act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
-    act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
-                                  fl.v1 and m.activation_bytes is None)
-    hold = record_stream_hold(fl.version, fl.v1, req.model, req.tp, batched)
-    if hold is not None and m.activation_bytes is None:  # vLLM 0.2.5 with TP
-        act = Interval(act.best + hold.best, act.low + hold.low, act.high + hold.high)
-    if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
-            and m.kv_cache_bytes is None and not m.stage_kv_bytes
-            and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
-        stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block,
-                                sampler_bytes)
-        if stage is not None:
-            weights, act, shape, groups, how = stage
-            weights_how += how
-    st.given("weights", weights, "bytes", weights_how)
-    st.given("activation peak", act.best, "bytes",
-             "measured (log)" if m.activation_bytes is not None else
-             act_model.formula + (f"; plus the {enc.formula}" if enc is not None else "")
-             + (f"; plus {2 * req.model.num_layers + 1} all-reduce inputs of {batched:,} x "
-                f"{req.model.hidden_size:,} x 2 B held by record_stream (vLLM 0.2.5)"
-                if hold is not None and m.activation_bytes is None else ""))
-    if m.non_torch_bytes is not None:
-        nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
-    else:
-        nt, nt_how = non_torch(fl, req.tp, weights, quantized(req),
-                               nvlink_module(req.gpu.label, req.gpu.device_names),
-                               req.gpu.unified_memory, s.tp_transport,
-                               not s.disable_custom_all_reduce,
-                               nvswitch_generation(req.gpu.label, req.gpu.device_names))
-    st.given("non-torch memory", nt.best, "bytes", nt_how)
-    terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
-    graphs = Interval.exact(0)
-    if fl.graphs_subtracted and not s.enforce_eager:
-        graphs = Interval.exact(m.cuda_graph_bytes) if m.cuda_graph_bytes is not None else (
-            Interval(*CUDA_GRAPH))
-        st.given("CUDA graph memory", graphs.best, "bytes",
-                 "measured (log)" if m.cuda_graph_bytes is not None else
-                 "estimate subtracted before sizing (vLLM >= 0.21)")
-        terms.append("-CUDA graph memory")
-    if m.kv_cache_bytes is not None:
-        kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
-    elif s.kv_cache_memory_bytes is not None:
-        kv = int(st.given("KV cache memory", s.kv_cache_memory_bytes, "bytes",
-                          "stated (--kv-cache-memory-bytes): no profiling subtraction"))
-    elif req.kv_budget_bytes is not None:
-        kv = int(st.given("KV cache memory", req.kv_budget_bytes, "bytes",
-                          "stated (--kv-budget-gib, vLLM's --kv-cache-memory)"))
-    else:
-        kv = int(st.op("KV cache memory", "sum", terms, "bytes",
-                       " - ".join(t.lstrip("-") for t in terms)))
-    requested = st.int("requested memory")
+    b = budget_steps(st, req, s, fl, memory, util, batched, rows, lean, block, shape, groups)
+    shape, groups, kv, requested, weights = b.shape, b.groups, b.kv, b.requested, b.weights
+    act, nt, graphs = b.act, b.nt, b.graphs
 
     per_layer = shape.bytes_per_token_per_layer
-    linear = req.model.attention.linear
-    if hybrid and linear is not None:
-        st.given("linear-attention state per layer", state_page, "bytes",
-                 state_formula(req, linear))
-    st.given("block size", block, "tokens",
-             (f"raised so the attention page holds the state: {align} x ceil(state / ({align} x "
-              f"{per_layer:,} B)); {padding_note(block * per_layer, state_page)}") if hybrid else
-             "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)")
-    st.given("KV bytes per token per layer", per_layer, "bytes",
-             _per_layer_formula(req))
-    st.op("page size per layer", "mul", ["block size", "KV bytes per token per layer"], "bytes",
-          "block size x KV bytes per token per layer")
-    paged = shape.cached_layers + (shape.linear_layers if groups.linear_groups else 0)
-    st.given("layers per block", groups.group_size, "layers",
-             "layers sharing one block id" + (
-                 f" ({groups.padding_layers - paged} padding)"
-                 if groups.padding_layers > paged else ""))
-    if s.draft_model is None:
-        st.op("bytes per block", "mul", ["page size per layer", "layers per block"], "bytes",
-              "page size per layer x layers per block")
-    else:  # the draft's KV layers take a block of the same tokens from the same pool
-        st.op("target bytes per block", "mul", ["page size per layer", "layers per block"],
-              "bytes", "page size per layer x layers per block")
-        st.given("draft KV bytes per block", draft_block_bytes(req, s, groups.count, fl.v1),
-                 "bytes", f"{s.draft_model.name}: block size x its KV bytes per token, all its "
-                 "layers")
-        st.op("bytes per block", "sum", ["target bytes per block", "draft KV bytes per block"],
-              "bytes", "target + draft (one block id covers both models' layers)")
+    _block_steps(st, req, s, fl, shape, groups, block, (state_page, align) if hybrid else None)
     st.op("blocks (raw)", "div", ["KV cache memory", "bytes per block"], "blocks",
           "floor(KV cache memory / bytes per block)")
     if m.stage_kv_bytes:
@@ -316,39 +219,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         if (parse_version(fl.version) or ()) >= CONCURRENCY_LINE_FROM:
             lines.append(f"Maximum concurrency for {length} tokens per request: "
                          f"{float(conc):.2f}x")
-    assumptions = [
-        f"vLLM {fl.version} ({'V1' if fl.v1 else 'V0'} engine), gpu_memory_utilization "
-        f"{float(util):g} of total memory",
-        f"profiled with max_num_batched_tokens {batched:,} and max_num_seqs {seqs:,}",
-        f"activation peak {gib(act.best)} (range {gib(act.low)} to {gib(act.high)})",
-        "CUDA graphs: " + ("estimate subtracted before sizing" if graphs.best else
-                           "captured after sizing (not subtracted)" if not s.enforce_eager
-                           else "none (enforce_eager)"),
-        f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
-        "KV cache group(s)",
-    ]
-    widths = {"activation peak": act.high - act.low, "non-torch memory": nt.high - nt.low,
-              "CUDA-graph estimate": graphs.high - graphs.low}
-    if kv == requested - weights - act.best - nt.best - graphs.best and max(widths.values()):
-        top = max(widths, key=lambda k: widths[k])
-        assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
-    if hybrid:
-        assumptions.append(
-            f"hybrid linear-attention model: fixed state per sequence {shape.linear_layers} "
-            f"layer(s) x {state_page:,} B = {shape.linear_layers * state_page:,} B (each page "
-            f"padded to {block * shape.bytes_per_token_per_layer:,} B in the pool); "
-            f"{groups.linear_groups} state group(s) of "
-            f"{groups.group_size} layers share the block pool, one block a request each (prefix "
-            f"caching off; attention block {block} tokens"
-            + (f", raised from {asked_block} as vLLM raises it so a page holds a layer's state)"
-               if block != asked_block else ")"))
-    if fl.note:
-        assumptions.append(fl.note)
-    assumptions += [enc.assumption] if enc is not None else []
-    assumptions += flag_notes(req, s)
-    if req.shared_prefix_tokens:
-        assumptions.append("shared prefix not credited: users counted in whole blocks per "
-                           "sequence (prefix caching not modelled)")
+    assumptions = _assumptions(req, s, fl, b, util, batched, seqs, block, asked_block,
+                               state_page if hybrid else None)
     overhead = act.best + nt.best + graphs.best
     per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)
     users = blocks // per_user if per_user else 0
@@ -388,6 +260,83 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         assumptions=tuple(assumptions),
         log_lines=tuple(lines),
     )
+
+
+def _block_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, shape: LayerShape,
+                 groups: Groups, block: int, hybrid: tuple[int, int] | None) -> None:
+    """The block layout: page per layer, layers per block id, a draft model's share; `hybrid`
+    is (state page, kernel alignment) of a linear-attention model."""
+    per_layer = shape.bytes_per_token_per_layer
+    state_page, align = hybrid or (0, 0)
+    linear = req.model.attention.linear
+    if hybrid is not None and linear is not None:
+        st.given("linear-attention state per layer", state_page, "bytes",
+                 state_formula(req, linear))
+    st.given("block size", block, "tokens",
+             (f"raised so the attention page holds the state: {align} x ceil(state / ({align} x "
+              f"{per_layer:,} B)); {padding_note(block * per_layer, state_page)}") if hybrid is not None else
+             "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)")
+    st.given("KV bytes per token per layer", per_layer, "bytes",
+             _per_layer_formula(req))
+    st.op("page size per layer", "mul", ["block size", "KV bytes per token per layer"], "bytes",
+          "block size x KV bytes per token per layer")
+    paged = shape.cached_layers + (shape.linear_layers if groups.linear_groups else 0)
+    st.given("layers per block", groups.group_size, "layers",
+             "layers sharing one block id" + (
+                 f" ({groups.padding_layers - paged} padding)"
+                 if groups.padding_layers > paged else ""))
+    if s.draft_model is None:
+        st.op("bytes per block", "mul", ["page size per layer", "layers per block"], "bytes",
+              "page size per layer x layers per block")
+    else:  # the draft's KV layers take a block of the same tokens from the same pool
+        st.op("target bytes per block", "mul", ["page size per layer", "layers per block"],
+              "bytes", "page size per layer x layers per block")
+        st.given("draft KV bytes per block", draft_block_bytes(req, s, groups.count, fl.v1),
+                 "bytes", f"{s.draft_model.name}: block size x its KV bytes per token, all its "
+                 "layers")
+        st.op("bytes per block", "sum", ["target bytes per block", "draft KV bytes per block"],
+              "bytes", "target + draft (one block id covers both models' layers)")
+
+
+def _assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, util: Fraction,
+                 batched: int, seqs: int, block: int, asked_block: int,
+                 state_page: int | None) -> list[str]:
+    """What the prediction assumes, in the order `kvplan explain` lists it."""
+    act, nt, graphs, groups, shape = b.act, b.nt, b.graphs, b.groups, b.shape
+    assumptions = [
+        f"vLLM {fl.version} ({'V1' if fl.v1 else 'V0'} engine), gpu_memory_utilization "
+        f"{float(util):g} of total memory",
+        f"profiled with max_num_batched_tokens {batched:,} and max_num_seqs {seqs:,}",
+        f"activation peak {gib(act.best)} (range {gib(act.low)} to {gib(act.high)})",
+        "CUDA graphs: " + ("estimate subtracted before sizing" if graphs.best else
+                           "captured after sizing (not subtracted)" if not s.enforce_eager
+                           else "none (enforce_eager)"),
+        f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
+        "KV cache group(s)",
+    ]
+    widths = {"activation peak": act.high - act.low, "non-torch memory": nt.high - nt.low,
+              "CUDA-graph estimate": graphs.high - graphs.low}
+    if b.kv == b.requested - b.weights - act.best - nt.best - graphs.best and max(widths.values()):
+        top = max(widths, key=lambda k: widths[k])
+        assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
+    if state_page is not None:
+        assumptions.append(
+            f"hybrid linear-attention model: fixed state per sequence {shape.linear_layers} "
+            f"layer(s) x {state_page:,} B = {shape.linear_layers * state_page:,} B (each page "
+            f"padded to {block * shape.bytes_per_token_per_layer:,} B in the pool); "
+            f"{groups.linear_groups} state group(s) of "
+            f"{groups.group_size} layers share the block pool, one block a request each (prefix "
+            f"caching off; attention block {block} tokens"
+            + (f", raised from {asked_block} as vLLM raises it so a page holds a layer's state)"
+               if block != asked_block else ")"))
+    if fl.note:
+        assumptions.append(fl.note)
+    assumptions += [b.enc.assumption] if b.enc is not None else []
+    assumptions += flag_notes(req, s)
+    if req.shared_prefix_tokens:
+        assumptions.append("shared prefix not credited: users counted in whole blocks per "
+                           "sequence (prefix caching not modelled)")
+    return assumptions
 
 
 def _per_layer_formula(req: SizeRequest) -> str:

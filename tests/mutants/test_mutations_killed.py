@@ -79,7 +79,7 @@ MUTATIONS = [
              "large < small * 1.5", "large <= small * 1.5", (M + "test_engines_fixes.py",)),
     Mutation("vllm-group-boundary-2x", "kvplan/engines/vllm_groups.py",
              "large < small * 1.5", "large < small * 2", (M + "test_engines_fixes.py",)),
-    Mutation("vllm-stated-budget-ignored", "kvplan/engines/vllm.py",
+    Mutation("vllm-stated-budget-ignored", "kvplan/engines/vllm_memory.py",
              "elif req.kv_budget_bytes is not None:", "elif False:",
              (M + "test_engines_fixes.py",)),
     Mutation("sglang-tier-60gib", "kvplan/engines/sglang_defaults.py",

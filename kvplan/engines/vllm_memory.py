@@ -1,0 +1,120 @@
+"""vLLM's memory budget: what `determine_available_memory` subtracts from total x
+gpu_memory_utilization before the rest becomes KV cache (the first steps of
+kvplan.engines.vllm.profile): weights, the profiled activation peak (with the encoder cache of
+a multimodal model and vLLM 0.2.5's record_stream hold), non-torch memory and, where the
+version subtracts it, the CUDA-graph estimate. A stated pool (--kv-cache-memory-bytes,
+--kv-budget-gib) or a logged one replaces the subtraction."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from kvplan.capacity.plan import SizeRequest
+from kvplan.engines.activation import (
+    LEAN_SAMPLER_BYTES_PER_LOGIT,
+    SAMPLER_BYTES_PER_LOGIT,
+    V1_SAMPLER_BYTES_PER_LOGIT,
+    WARMUP_SAMPLER_BYTES_PER_LOGIT,
+    activation_peak,
+)
+from kvplan.engines.common import LayerShape, quantized
+from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
+from kvplan.engines.interface import EngineSettings, Interval, Steps
+from kvplan.engines.vllm_flags import weights_for
+from kvplan.engines.vllm_groups import Groups
+from kvplan.engines.vllm_nontorch import CUDA_GRAPH, non_torch, nvlink_module
+from kvplan.engines.vllm_series import Flavour
+from kvplan.engines.vllm_stages import limiting_stage
+from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
+from kvplan.engines.vllm_v0_early import record_stream_hold
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The terms of one GPU's budget (bytes), and the layers of the rank that sets the pool."""
+
+    requested: int
+    weights: int
+    act: Interval
+    nt: Interval
+    graphs: Interval
+    kv: int
+    enc: EncoderCacheProfile | None
+    shape: LayerShape
+    groups: Groups
+
+
+def sampler_bytes(fl: Flavour, lean: bool) -> tuple[int, int, int]:
+    """Bytes per logit of the profiling sampler (low, best, high) for this version series."""
+    if lean and fl.sampler_warmup:
+        return WARMUP_SAMPLER_BYTES_PER_LOGIT
+    if lean:
+        return LEAN_SAMPLER_BYTES_PER_LOGIT
+    return V1_SAMPLER_BYTES_PER_LOGIT if fl.v1 else SAMPLER_BYTES_PER_LOGIT
+
+
+def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
+                 util: Fraction, batched: int, rows: int, lean: bool, block: int,
+                 shape: LayerShape, groups: Groups) -> Budget:
+    """Record the budget's steps, from the GPU's memory to the KV cache memory, in `st`."""
+    m = s.measured
+    st.given("GPU memory", memory, "bytes",
+             "total memory the log printed" if m.memory_bytes else f"{req.gpu.name} total memory")
+    st.given("gpu_memory_utilization", util, "ratio", "flag (default 0.9)")
+    st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
+          "floor(GPU memory x gpu_memory_utilization)")
+    weights, weights_how = weights_for(req, s)
+    per_logit = sampler_bytes(fl, lean)
+    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit)
+    act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
+    act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
+                                  fl.v1 and m.activation_bytes is None)
+    hold = record_stream_hold(fl.version, fl.v1, req.model, req.tp, batched)
+    if hold is not None and m.activation_bytes is None:  # vLLM 0.2.5 with TP
+        act = Interval(act.best + hold.best, act.low + hold.low, act.high + hold.high)
+    if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
+            and m.kv_cache_bytes is None and not m.stage_kv_bytes
+            and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
+        stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block, per_logit)
+        if stage is not None:
+            weights, act, shape, groups, how = stage
+            weights_how += how
+    st.given("weights", weights, "bytes", weights_how)
+    st.given("activation peak", act.best, "bytes",
+             "measured (log)" if m.activation_bytes is not None else
+             act_model.formula + (f"; plus the {enc.formula}" if enc is not None else "")
+             + (f"; plus {2 * req.model.num_layers + 1} all-reduce inputs of {batched:,} x "
+                f"{req.model.hidden_size:,} x 2 B held by record_stream (vLLM 0.2.5)"
+                if hold is not None and m.activation_bytes is None else ""))
+    if m.non_torch_bytes is not None:
+        nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
+    else:
+        nt, nt_how = non_torch(fl, req.tp, weights, quantized(req),
+                               nvlink_module(req.gpu.label, req.gpu.device_names),
+                               req.gpu.unified_memory, s.tp_transport,
+                               not s.disable_custom_all_reduce,
+                               nvswitch_generation(req.gpu.label, req.gpu.device_names))
+    st.given("non-torch memory", nt.best, "bytes", nt_how)
+    terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
+    graphs = Interval.exact(0)
+    if fl.graphs_subtracted and not s.enforce_eager:
+        graphs = Interval.exact(m.cuda_graph_bytes) if m.cuda_graph_bytes is not None else (
+            Interval(*CUDA_GRAPH))
+        st.given("CUDA graph memory", graphs.best, "bytes",
+                 "measured (log)" if m.cuda_graph_bytes is not None else
+                 "estimate subtracted before sizing (vLLM >= 0.21)")
+        terms.append("-CUDA graph memory")
+    if m.kv_cache_bytes is not None:
+        kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
+    elif s.kv_cache_memory_bytes is not None:
+        kv = int(st.given("KV cache memory", s.kv_cache_memory_bytes, "bytes",
+                          "stated (--kv-cache-memory-bytes): no profiling subtraction"))
+    elif req.kv_budget_bytes is not None:
+        kv = int(st.given("KV cache memory", req.kv_budget_bytes, "bytes",
+                          "stated (--kv-budget-gib, vLLM's --kv-cache-memory)"))
+    else:
+        kv = int(st.op("KV cache memory", "sum", terms, "bytes",
+                       " - ".join(t.lstrip("-") for t in terms)))
+    return Budget(requested=st.int("requested memory"), weights=weights, act=act, nt=nt,
+                  graphs=graphs, kv=kv, enc=enc, shape=shape, groups=groups)
