@@ -15,6 +15,7 @@ from kvplan.engines.interface import EngineSettings, Interval
 from kvplan.engines.vllm_groups import Groups, kv_groups
 from kvplan.engines.vllm_nontorch import CUDA_GRAPH, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
+from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.specs.schema import LayerKind
 
 
@@ -54,7 +55,8 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     fwd, _ = with_encoder_cache(fwd, req.model, batched, s.limit_mm_per_prompt, fl.v1)
     nt, _ = non_torch(fl, req.tp, weights, quantized(req),
                       nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory,
-                      s.tp_transport, not s.disable_custom_all_reduce)
+                      s.tp_transport, not s.disable_custom_all_reduce,
+                      nvswitch_generation(req.gpu.label, req.gpu.device_names))
     graphs = (CUDA_GRAPH[0] if fl.graphs_subtracted and not s.enforce_eager
               and s.measured.cuda_graph_bytes is None else (s.measured.cuda_graph_bytes or 0))
     requested = int(memory * util)
