@@ -22,6 +22,9 @@ from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import DType, exact, gib_to_bytes, parse_dtype
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from kvplan.deploy.schema import Engine as EngineBlock
     from kvplan.deploy.yamldoc import Doc  # the YAML reader loads only where a file is read
     from kvplan.traffic.lengths import LengthDistribution
 
@@ -127,78 +130,17 @@ def plan_deployment(
     else:
         block_notes = []
     e = dep.engine
-    if e.name != "ideal":  # the engine profiles live in kvplan.engines (loaded only for them)
-        from kvplan.engines.deployment import check_engine_block
-
-        try:
-            check_engine_block(e)
-        except InputError as err:
-            fail("engine.name", str(err))
-        else:
-            from kvplan.engines.vllm_flag_versions import missing_flags
-
-            for field, why in missing_flags(e):
-                fail(field, why)
-            if e.name == "trtllm":
-                from kvplan.engines.interface import parse_version
-                from kvplan.engines.trtllm import DEFAULT_VERSION, activation_refusal
-                from kvplan.engines.trtllm_pytorch import backend_refusal
-
-                refused = activation_refusal(e.version, e.trt_activation_bytes, e.trtllm_backend)
-                if refused is not None:
-                    fail("engine.trt_activation_bytes", refused)
-                bad = backend_refusal(parse_version(e.version or DEFAULT_VERSION) or (),
-                                      e.trtllm_backend)
-                if bad is not None:
-                    fail("engine.trtllm_backend", bad)
+    _check_engine(e, fail)
     if need_load and not dep.traffic.has_load:
         fail("traffic", NO_LOAD)
-    dtypes = {}
-    for field in ("weight_dtype", "kv_cache_dtype"):
-        value = getattr(e, field)
-        if value in (None, "auto"):
-            continue
-        try:
-            dtypes[field] = parse_dtype(value)
-        except ValueError as err:
-            fail(f"engine.{field}", str(err))
+    dtypes = _parse_dtypes(e, fail)
     tp, pp = dep.parallel.tensor, dep.parallel.pipeline
-    ep = dep.parallel.expert
-    if e.name == "vllm" and e.kv_cache_memory_bytes is not None and e.kv_budget_gib is not None:
-        fail("engine.kv_cache_memory_bytes", "kv_budget_gib states the pool too; give one")
-    if gpu is not None and e.attention_backend is not None:
-        from kvplan.engines.refusals import aiter_refusal
-
-        refused = aiter_refusal(e.name, e.attention_backend, gpu)
-        if refused is not None:
-            fail("engine.attention_backend", refused)
-    if e.tp_transport is not None and e.name != "vllm":
-        from kvplan.engines.refusals import transport_refusal
-
-        fail("engine.tp_transport", str(transport_refusal(e.name, e.tp_transport)))
-    if ep is not None and ep > tp and e.name in ("sglang", "trtllm"):
-        fail("parallel.expert", f"{e.name}'s expert-parallel size divides its tensor-parallel "
-             f"size ({tp}); {ep} ranks beyond it is vLLM's --enable-expert-parallel with data "
-             "parallelism")
-    count = dep.hardware.count
-    if count is not None and count < tp * pp:
-        fail(
-            "hardware.count",
-            f"{count} GPU(s) cannot hold one replica: tensor {tp} x pipeline {pp} needs "
-            f"{tp * pp} GPUs",
-        )
+    _check_settings(dep, gpu, fail)
     if problems or model is None or gpu is None:
         raise DeploymentError(source, problems)
 
     weight_dtype = dtypes.get("weight_dtype")
-    kv_dtype = dtypes.get("kv_cache_dtype") or weight_dtype or model.weight_dtype
-    if "kv_cache_dtype" not in dtypes and kv_dtype.bits < 16:
-        # auto is the model's compute dtype, not its weight quantization: an int4 (MXFP4, GPTQ,
-        # AWQ) or fp8 checkpoint computes and caches in 16 bits (vLLM's kv_cache_dtype auto =
-        # model dtype; SGLang and TensorRT-LLM alike); a quantized cache is --kv-cache-dtype's
-        kv_dtype = DType.bf16
-    if kv_dtype is DType.fp32 and e.name in ("vllm", "sglang", "trtllm"):
-        kv_dtype = DType.bf16  # --dtype auto serves a float32 checkpoint in 16 bits, cache too
+    kv_dtype = _kv_dtype(dtypes, model, e.name)
     context = e.max_model_len or model.max_context_tokens
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
@@ -280,3 +222,92 @@ def load_deployment(path: Path) -> PlannedDeployment:
     doc = docs[0]
     dep = parse_deployment(doc.data, str(path), doc)
     return plan_deployment(dep, str(path), path.parent, doc)
+
+
+def _check_engine(e: EngineBlock, fail: Callable[[str, str], None]) -> None:
+    """The engine block against the engine's profile: its name and version, flags its version
+    lacks, TensorRT-LLM's activation and backend settings."""
+    if e.name == "ideal":  # the engine profiles live in kvplan.engines (loaded only for them)
+        return
+    from kvplan.engines.deployment import check_engine_block
+
+    try:
+        check_engine_block(e)
+    except InputError as err:
+        fail("engine.name", str(err))
+    else:
+        from kvplan.engines.vllm_flag_versions import missing_flags
+
+        for field, why in missing_flags(e):
+            fail(field, why)
+        if e.name == "trtllm":
+            from kvplan.engines.interface import parse_version
+            from kvplan.engines.trtllm import DEFAULT_VERSION, activation_refusal
+            from kvplan.engines.trtllm_pytorch import backend_refusal
+
+            refused = activation_refusal(e.version, e.trt_activation_bytes, e.trtllm_backend)
+            if refused is not None:
+                fail("engine.trt_activation_bytes", refused)
+            bad = backend_refusal(parse_version(e.version or DEFAULT_VERSION) or (),
+                                  e.trtllm_backend)
+            if bad is not None:
+                fail("engine.trtllm_backend", bad)
+
+
+def _parse_dtypes(e: EngineBlock, fail: Callable[[str, str], None]) -> dict[str, DType]:
+    """The stated weight and cache dtypes ("auto" and unset left out)."""
+    dtypes: dict[str, DType] = {}
+    for field in ("weight_dtype", "kv_cache_dtype"):
+        value = getattr(e, field)
+        if value in (None, "auto"):
+            continue
+        try:
+            dtypes[field] = parse_dtype(value)
+        except ValueError as err:
+            fail(f"engine.{field}", str(err))
+    return dtypes
+
+
+def _check_settings(dep: Deployment, gpu: HardwareSpec | None,
+                    fail: Callable[[str, str], None]) -> None:
+    """Settings that contradict each other, the engine or the GPU count."""
+    e = dep.engine
+    tp, pp = dep.parallel.tensor, dep.parallel.pipeline
+    ep = dep.parallel.expert
+    if e.name == "vllm" and e.kv_cache_memory_bytes is not None and e.kv_budget_gib is not None:
+        fail("engine.kv_cache_memory_bytes", "kv_budget_gib states the pool too; give one")
+    if gpu is not None and e.attention_backend is not None:
+        from kvplan.engines.refusals import aiter_refusal
+
+        refused = aiter_refusal(e.name, e.attention_backend, gpu)
+        if refused is not None:
+            fail("engine.attention_backend", refused)
+    if e.tp_transport is not None and e.name != "vllm":
+        from kvplan.engines.refusals import transport_refusal
+
+        fail("engine.tp_transport", str(transport_refusal(e.name, e.tp_transport)))
+    if ep is not None and ep > tp and e.name in ("sglang", "trtllm"):
+        fail("parallel.expert", f"{e.name}'s expert-parallel size divides its tensor-parallel "
+             f"size ({tp}); {ep} ranks beyond it is vLLM's --enable-expert-parallel with data "
+             "parallelism")
+    count = dep.hardware.count
+    if count is not None and count < tp * pp:
+        fail(
+            "hardware.count",
+            f"{count} GPU(s) cannot hold one replica: tensor {tp} x pipeline {pp} needs "
+            f"{tp * pp} GPUs",
+        )
+
+
+def _kv_dtype(dtypes: dict[str, DType], model: ModelSpec, engine: str) -> DType:
+    """The cache dtype: stated, else the weights' (a quantized checkpoint caches in 16 bits)."""
+    weight_dtype = dtypes.get("weight_dtype")
+    kv_dtype = dtypes.get("kv_cache_dtype") or weight_dtype or model.weight_dtype
+    if "kv_cache_dtype" not in dtypes and kv_dtype.bits < 16:
+        # auto is the model's compute dtype, not its weight quantization: an int4 (MXFP4, GPTQ,
+        # AWQ) or fp8 checkpoint computes and caches in 16 bits (vLLM's kv_cache_dtype auto =
+        # model dtype; SGLang and TensorRT-LLM alike); a quantized cache is --kv-cache-dtype's
+        kv_dtype = DType.bf16
+    if kv_dtype is DType.fp32 and engine in ("vllm", "sglang", "trtllm"):
+        kv_dtype = DType.bf16  # --dtype auto serves a float32 checkpoint in 16 bits, cache too
+    return kv_dtype
