@@ -74,7 +74,9 @@ PACKAGES = {
          # vllm_nontorch, trtllm_pytorch and the backend setting, sglang.fraction_choice
          "tests/engines/test_sglang_tiers.py", "tests/engines/test_sglang_rocm_breakdown.py",
          "tests/engines/test_tp_transport.py", "tests/engines/test_vllm_tp_workspaces.py",
-         "tests/engines/test_trtllm_backend.py")),
+         "tests/engines/test_trtllm_backend.py",
+         # stop 26: TensorRT engines' max_num_tokens defaults before 0.11
+         "tests/engines/test_trtllm_build_defaults.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
