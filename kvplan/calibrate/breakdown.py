@@ -168,6 +168,31 @@ def breakdown_checks(run: Run, engine: Engine, version: str,
     return out
 
 
+# The C++ executor's start-up lines, in the order it allocates them before the pool (GiB values
+# from kvplan.calibrate.lines_trtllm).
+_PRINTED_TERMS = (("engine_mib", "engine", 1 / 1024), ("exec_context_mib", "execution context",
+                                                         1 / 1024),
+                  ("runtime_buffers_gib", "runtime buffers", 1.0), ("decoder_gib", "decoder", 1.0))
+
+
+def printed_terms_note(run: Run) -> str | None:
+    """What a TensorRT engine's log printed before the pool, and what total - available leaves
+    outside those terms (CUDA context, cuBLAS, NCCL, TensorRT's own allocations: what kvplan's
+    engine-path non-torch term stands for) when all four are printed. None: none printed."""
+    v = run.values
+    have = [(label, v[key] * scale) for key, label, scale in _PRINTED_TERMS if key in v]
+    if not have:
+        return None
+    from kvplan.engines.trtllm import NON_TORCH
+
+    note = "printed before the pool: " + ", ".join(f"{label} {gib:.3f} GiB" for label, gib in have)
+    if len(have) == len(_PRINTED_TERMS) and "total_gib" in v and "available_gib" in v:
+        rest = v["total_gib"] - v["available_gib"] - sum(g for _, g in have)
+        note += (f"; total - available - these = {rest:.2f} GiB outside them (kvplan's "
+                 f"non-torch {NON_TORCH[0] / GIB:.2f} GiB)")
+    return note
+
+
 def rounding(terms: int, value: float) -> float:
     return terms * HALF_CENT / abs(value) * 100 if value else 0.0
 

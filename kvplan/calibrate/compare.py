@@ -26,6 +26,7 @@ from kvplan.calibrate.breakdown import (
     Check,
     breakdown_checks,
     breakdown_request,
+    printed_terms_note,
     rounding,
 )
 from kvplan.calibrate.parse import LogFile, Run, parse_file
@@ -106,6 +107,9 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     rep.checks += breakdown_checks(run, engine, version, context,
                                     breakdown_request(run, model, base) if (
                                         engine is Engine.sglang and model is not None) else None)
+    printed = printed_terms_note(run) if engine is Engine.trtllm else None
+    if printed:
+        rep.notes.append(printed)
     rep.model = model.name if model else None
     rep.dense = (model.moe is None) if model else None
     if model is None:

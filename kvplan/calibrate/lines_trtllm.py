@@ -77,3 +77,22 @@ def _t_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 values("trtllm", r"\[TRT-LLM\] \[I\] max_seq_len=(\d+)", "max_seq_len_final")
 values("trtllm", r"maxSequenceLen are too large .*? they are reduced to (\d+)", "max_seq_len_final")
+
+# What the C++ executor allocates before the pool (0.11-0.13 era: TrtGptModelInflightBatching's
+# constructor, cpp/tensorrt_llm/batch_manager/trtGptModelInflightBatching.cpp at
+# arthurrasmusson/TensorRT-LLM@2730076: createRuntimeContexts, createBuffers, createDecoder, then
+# createKvCacheManager). The last two print MemoryCounters::bytesToString, whose units are binary
+# ("1.00 KB" is 1 << 10 bytes, "1.00 MB" 1 << 20, "1.00 GB" 1 << 30: cpp/tensorrt_llm/runtime/
+# memoryCounters.cpp, doubleBytesToString divides by 1024.0; cpp/tests/runtime/tllmBuffersTest.cpp
+# BytesToString). Kept in GiB; kvplan.calibrate.breakdown.printed_terms_note reports them.
+_COUNTER_UNITS = {"B": 0, "KB": 10, "MB": 20, "GB": 30, "TB": 40}
+values("trtllm", r"Loaded engine size: " + NUM + r" MiB", "engine_mib")
+values("trtllm", r"\[MemUsageChange\] Allocated " + NUM + r" MiB for execution context memory",
+       "exec_context_mib")
+
+
+@pattern("trtllm", r"\[MemUsageChange\] Allocated " + NUM + r" (B|KB|MB|GB|TB) GPU memory for "
+         r"(runtime buffers|decoder)")
+def _t_counter(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    key = "runtime_buffers_gib" if m[3] == "runtime buffers" else "decoder_gib"
+    r.put(key, _f(m[1]) * 2 ** _COUNTER_UNITS[m[2]] / 2**30, n, t)

@@ -27,6 +27,14 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   createRuntimeContexts, createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.14
   GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
   log 17). With a large max_batch_size these dominate what kvplan misses on engine runs.
+  `kvplan calibrate` reads the four lines (kvplan/calibrate/lines_trtllm.py) and reports what
+  total - available leaves beside them; no byte formula is modelled: read in the source
+  (docs/engines.md, "TensorRT-LLM's runtime buffers and decoder"), the runtime buffers hold the
+  logits (max_batch_size x vocab_padded x the engine's logits dtype) and int32 cache
+  indirections (max_batch_size x beam x max_attention_window), and the decoder per-slot
+  [max_batch_size, beam, max_seq_len] outputs plus sampling workspaces of max_batch_size x
+  vocab_padded, whose top-p part includes CUB's radix-sort temp storage (not in TensorRT-LLM's
+  source) and whose logits dtype is the engine's, which the printed logs do not state.
   The GptSession path (0.8, ModelRunnerCpp) builds the same TllmRuntime in its constructor, before
   setup() creates the KV cache manager (cpp/tensorrt_llm/runtime/gptSession.cpp, 0.8-era), so the
   order does not explain log 145 (docs/engines.md, "TensorRT engines before 0.11").
