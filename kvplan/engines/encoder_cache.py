@@ -13,7 +13,10 @@ Read in vLLM's source:
 
 Each kept output is item_tokens x hidden_size activations (the projector maps the tower to the
 language model's width), on every tensor-parallel rank (the tower is not sharded by TP here).
-The tower's own transient activations during the encoder pass are not modelled.
+Where the tower is modelled (Qwen2.5-VL on vLLM 0.19-0.23, kvplan.engines.vision_tower) the
+profiled item is the dummy video, not the spec's image (`mm_tokens_per_item`), its pixel values
+stay alive through the language-model phase too, and the activation peak is the larger of the
+tower's own transient peak and that phase. Other towers' transient activations are not modelled.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from dataclasses import dataclass
 from kvplan.engines.activation import ACT_BYTES
 from kvplan.engines.common import gib
 from kvplan.engines.interface import Interval
+from kvplan.engines.vision_tower import TowerProfile
 from kvplan.specs.schema import ModelSpec
 
 
@@ -34,30 +38,43 @@ class EncoderCacheProfile:
     item_tokens: int
     items: int  # dummy items profiled: budget // item tokens, at least 1
     held_bytes: int  # items x item tokens x hidden x 2 bytes, alive during the profile
+    tower: TowerProfile | None = None  # the vision tower's dummy batch, where it is modelled
 
     @property
     def formula(self) -> str:
-        return (f"encoder cache budget max(max_num_batched_tokens, {self.item_tokens:,} tokens an "
+        text = (f"encoder cache budget max(max_num_batched_tokens, {self.item_tokens:,} tokens an "
                 f"item) = {self.budget_tokens:,} tokens; {self.items} dummy item(s) x "
                 f"{self.item_tokens:,} x hidden x {ACT_BYTES} B kept through the profile")
+        if self.tower is None:
+            return text
+        return (f"{text}, with their pixel values ({self.tower.patches(self.items):,} patches x "
+                f"{self.tower.patch_values:,} x {ACT_BYTES} B); the larger of that phase and the "
+                f"{self.tower.formula(self.items)}")
 
     @property
     def assumption(self) -> str:
         return (f"encoder cache: {self.items} dummy item(s) of {self.item_tokens:,} embeddings "
                 f"kept through the profile, {gib(self.held_bytes)} (in the activation peak)")
 
+    @property
+    def tower_peak(self) -> Interval | None:
+        return self.tower.peak(self.items) if self.tower is not None else None
+
 
 def encoder_cache_profile(
-    model: ModelSpec, batched_tokens: int, limit_mm_per_prompt: int | None = None
+    model: ModelSpec, batched_tokens: int, limit_mm_per_prompt: int | None = None,
+    tower: TowerProfile | None = None,
 ) -> EncoderCacheProfile | None:
     """The profiled encoder cache, or None: a text-only model, an item size kvplan does not know
-    (see `encoder_cache_note`), or `limit_mm_per_prompt` 0 (vLLM then skips the profiling)."""
-    item = model.mm_tokens_per_item
+    (see `encoder_cache_note`), or `limit_mm_per_prompt` 0 (vLLM then skips the profiling).
+    With a modelled `tower`, its dummy item (Qwen2.5-VL: the video) sets the item size."""
+    item = tower.item_tokens if tower is not None else model.mm_tokens_per_item
     if not model.params_encoder or item is None or limit_mm_per_prompt == 0:
         return None
     budget = max(batched_tokens, item)
     items = max(1, budget // item)
-    return EncoderCacheProfile(budget, item, items, items * item * model.hidden_size * ACT_BYTES)
+    return EncoderCacheProfile(budget, item, items, items * item * model.hidden_size * ACT_BYTES,
+                               tower)
 
 
 def encoder_cache_note(model: ModelSpec) -> str | None:
@@ -71,12 +88,19 @@ def encoder_cache_note(model: ModelSpec) -> str | None:
 
 def with_encoder_cache(
     act: Interval, model: ModelSpec, batched_tokens: int, limit_mm_per_prompt: int | None,
-    profiled: bool,
+    profiled: bool, tower: TowerProfile | None = None,
 ) -> tuple[Interval, EncoderCacheProfile | None]:
     """The activation peak with the encoder cache added, where vLLM profiles one (`profiled`:
-    a V1 engine whose activation peak is modelled, not read from a log, which includes it)."""
-    enc = encoder_cache_profile(model, batched_tokens, limit_mm_per_prompt) if profiled else None
+    a V1 engine whose activation peak is modelled, not read from a log, which includes it).
+    With a modelled `tower`: the larger of the tower's own peak and the language-model phase
+    (the forward `act`, the kept outputs and the dummy pixel values), each end of the range."""
+    enc = (encoder_cache_profile(model, batched_tokens, limit_mm_per_prompt, tower)
+           if profiled else None)
     if enc is None:
         return act, None
-    held = enc.held_bytes
-    return Interval(act.best + held, act.low + held, act.high + held), enc
+    held = enc.held_bytes + (enc.tower.pixel_bytes(enc.items) if enc.tower is not None else 0)
+    lm = Interval(act.best + held, act.low + held, act.high + held)
+    peak = enc.tower_peak
+    if peak is None:
+        return lm, enc
+    return Interval(max(lm.best, peak.best), max(lm.low, peak.low), max(lm.high, peak.high)), enc

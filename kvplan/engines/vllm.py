@@ -67,6 +67,7 @@ from kvplan.engines.vllm_hybrid import (
     state_formula,
     state_page_bytes,
 )
+from kvplan.engines.vision_tower import tower_note
 from kvplan.engines.vllm_memory import Budget, budget_steps
 from kvplan.engines.vllm_nontorch import (
     CUDA_GRAPH,
@@ -331,7 +332,10 @@ def _assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, ut
                if block != asked_block else ")"))
     if fl.note:
         assumptions.append(fl.note)
-    assumptions += [b.enc.assumption] if b.enc is not None else []
+    if b.enc is not None:
+        tower, why = b.enc.tower, tower_note(req.model, fl.version)
+        assumptions.append(b.enc.assumption)
+        assumptions += [tower.assumption(b.enc.items)] if tower else [why] if why else []
     assumptions += flag_notes(req, s)
     if req.shared_prefix_tokens:
         assumptions.append("shared prefix not credited: users counted in whole blocks per "

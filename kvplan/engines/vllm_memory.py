@@ -1,7 +1,7 @@
 """vLLM's memory budget: what `determine_available_memory` subtracts from total x
 gpu_memory_utilization before the rest becomes KV cache (the first steps of
 kvplan.engines.vllm.profile): weights, the profiled activation peak (with the encoder cache of
-a multimodal model and vLLM 0.2.5's record_stream hold), non-torch memory and, where the
+a multimodal model, Qwen2.5-VL's vision tower and vLLM 0.2.5's record_stream hold), non-torch memory and, where the
 version subtracts it, the CUDA-graph estimate. A stated pool (--kv-cache-memory-bytes,
 --kv-budget-gib) or a logged one replaces the subtraction."""
 
@@ -27,6 +27,7 @@ from kvplan.engines.vllm_nontorch import CUDA_GRAPH, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_stages import limiting_stage
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
+from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_v0_early import record_stream_hold
 
 
@@ -69,7 +70,9 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
-                                  fl.v1 and m.activation_bytes is None)
+                                  fl.v1 and m.activation_bytes is None,
+                                  tower_profile(req.model, fl.version, req.context_tokens,
+                                                s.enforce_eager) if fl.v1 else None)
     hold = record_stream_hold(fl.version, fl.v1, req.model, req.tp, batched)
     if hold is not None and m.activation_bytes is None:  # vLLM 0.2.5 with TP
         act = Interval(act.best + hold.best, act.low + hold.low, act.high + hold.high)

@@ -32,7 +32,7 @@ from kvplan.specs.hf_quant import (
     with_modelopt_file,
 )
 from kvplan.specs.hf_source import read_source
-from kvplan.specs.mm_tokens import mm_tokens_per_item
+from kvplan.specs.mm_tokens import mm_tokens_per_item, vision_tower_fields
 from kvplan.specs.params import UnsupportedArchitecture, count_params
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import DType
@@ -122,6 +122,7 @@ def spec_from_config(
         params_estimated=estimated,
         params_encoder=counted.encoder,
         mm_tokens_per_item=item_tokens if counted.encoder is not None else None,
+        **(vision_tower_fields(model_type, config) if counted.encoder is not None else {}),
         num_layers=positive_int(cfg, "num_hidden_layers"),
         hidden_size=positive_int(cfg, "hidden_size"),
         num_attention_heads=positive_int(cfg, "num_attention_heads"),

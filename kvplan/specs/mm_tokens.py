@@ -14,6 +14,11 @@ where the size comes from the image processor (preprocessor_config.json, not con
   one item of 16,384 tokens, the processor's max_pixels over (14 x 2)^2 pixels per token.
   Taken only when the vision_config has that patch (14) and merge (2) size.
 
+The vision tower's shapes (`vision_tower_fields`) are read for qwen2_5_vl only, the tower whose
+profiled activation vLLM's source was read for (kvplan.engines.vision_tower): hidden_size,
+intermediate_size, patch_size, temporal_patch_size, spatial_merge_size and in_chans of the
+config's vision_config, each taken as the config writes it.
+
 Any other multimodal model has no item size here (None): its encoder cache is not modelled,
 and the engine profile says so. Qwen3-VL's logs print the same 16,384-token budget, but its
 embeddings carry the deepstack levels too (a wider row than hidden_size), which a spec does not
@@ -47,3 +52,28 @@ def mm_tokens_per_item(model_type: str, root: Mapping[str, Any]) -> tuple[int | 
                 "(vLLM start-up logs: 'a budget of 16384 tokens, and profiled with 1 image items')"
             )
     return None, None
+
+
+# vision_config key of each ModelSpec field (in_chans: the key Qwen2.5-VL's config.json uses;
+# transformers' Qwen2_5_VLVisionConfig calls it in_channels, and vLLM reads that name)
+VISION_KEYS = {"vision_hidden_size": ("hidden_size",),
+               "vision_intermediate_size": ("intermediate_size",),
+               "vision_patch_size": ("patch_size",),
+               "vision_temporal_patch_size": ("temporal_patch_size",),
+               "vision_spatial_merge_size": ("spatial_merge_size",),
+               "vision_in_channels": ("in_chans", "in_channels")}
+TOWER_TYPES = ("qwen2_5_vl",)
+
+
+def vision_tower_fields(model_type: str, root: Mapping[str, Any]) -> dict[str, int]:
+    """The vision tower's shapes for the spec, or {} (another model type, or a key missing)."""
+    vcfg = root.get("vision_config")
+    if model_type not in TOWER_TYPES or not isinstance(vcfg, Mapping):
+        return {}
+    out: dict[str, int] = {}
+    for field, keys in VISION_KEYS.items():
+        value = next((vcfg[k] for k in keys if k in vcfg), None)
+        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+            return {}
+        out[field] = value
+    return out

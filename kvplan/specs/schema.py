@@ -177,7 +177,10 @@ class ModelSpec(Plain):
     _FIELDS = {"name": REQUIRED, "hf_id": REQUIRED, "aliases": Factory(list),
                "source": REQUIRED, "model_type": REQUIRED, "params_total": REQUIRED,
                "params_active": None, "params_estimated": False, "params_encoder": None,
-               "mm_tokens_per_item": None, "num_layers": REQUIRED, "hidden_size": REQUIRED,
+               "mm_tokens_per_item": None, "vision_hidden_size": None,
+               "vision_intermediate_size": None, "vision_patch_size": None,
+               "vision_temporal_patch_size": None, "vision_spatial_merge_size": None,
+               "vision_in_channels": None, "num_layers": REQUIRED, "hidden_size": REQUIRED,
                "num_attention_heads": REQUIRED, "intermediate_size": None,
                "vocab_size": REQUIRED, "max_context_tokens": REQUIRED,
                "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None,
@@ -194,6 +197,12 @@ class ModelSpec(Plain):
         params_estimated: bool
         params_encoder: int | None
         mm_tokens_per_item: int | None
+        vision_hidden_size: int | None
+        vision_intermediate_size: int | None
+        vision_patch_size: int | None
+        vision_temporal_patch_size: int | None
+        vision_spatial_merge_size: int | None
+        vision_in_channels: int | None
         num_layers: int
         hidden_size: int
         num_attention_heads: int

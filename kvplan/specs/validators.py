@@ -16,6 +16,8 @@ from kvplan.units import DType, parse_dtype
 
 # Counts are strict: `true` is not 1 and 3.0 is not 3. Every count has a ceiling far above any
 # real model (docs/limits.md), so a typo is refused before it costs memory.
+VISION_FIELDS = ("vision_hidden_size", "vision_intermediate_size", "vision_patch_size",
+                 "vision_temporal_patch_size", "vision_spatial_merge_size", "vision_in_channels")
 PositiveInt = Annotated[int, Field(gt=0, strict=True)]
 Layers = Annotated[int, Field(gt=0, le=lim.MAX_LAYERS, strict=True)]
 Heads = Annotated[int, Field(gt=0, le=lim.MAX_HEADS, strict=True)]
@@ -225,6 +227,20 @@ class ModelSpec(Strict):
         description="embeddings the largest image/video item becomes (a multimodal model's "
         "encoder cache is sized in these; kvplan.specs.mm_tokens)",
     )
+    vision_hidden_size: Width | None = Field(
+        default=None, description="vision tower width (vision_config.hidden_size; Qwen2.5-VL: "
+        "sizes the tower's activation vLLM profiles, kvplan.engines.vision_tower)")
+    vision_intermediate_size: Width | None = Field(
+        default=None, description="vision tower MLP width (vision_config.intermediate_size)")
+    vision_patch_size: HeadDim | None = Field(
+        default=None, description="vision patch side in pixels (vision_config.patch_size)")
+    vision_temporal_patch_size: HeadDim | None = Field(
+        default=None, description="frames one patch spans (vision_config.temporal_patch_size)")
+    vision_spatial_merge_size: HeadDim | None = Field(
+        default=None, description="patches merged per side into one embedding "
+        "(vision_config.spatial_merge_size)")
+    vision_in_channels: HeadDim | None = Field(
+        default=None, description="image channels (vision_config.in_chans)")
     num_layers: Layers = Field(description="decoder layers (num_hidden_layers)")
     hidden_size: Width = Field(description="residual stream width (hidden_size)")
     num_attention_heads: Heads = Field(description="query heads")
@@ -252,6 +268,10 @@ class ModelSpec(Strict):
         if self.mm_tokens_per_item is not None and not self.params_encoder:
             raise ValueError("mm_tokens_per_item is set but the model has no encoder "
                              "(params_encoder)")
+        tower = [getattr(self, f) for f in VISION_FIELDS]
+        if any(v is not None for v in tower) and (None in tower or not self.params_encoder):
+            raise ValueError(f"the vision tower fields ({', '.join(VISION_FIELDS)}) are set "
+                             "together, and only on a model with an encoder (params_encoder)")
         if len(self.attention.layer_pattern) > self.num_layers:
             raise ValueError("attention.layer_pattern is longer than num_layers")
         kv, heads = self.attention.num_kv_heads, self.num_attention_heads

@@ -695,9 +695,11 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
         "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 6 B); "
         "plus the encoder cache budget max(max_num_batched_tokens, 16,384 tokens an item) = "
         "16,384 tokens; 1 dummy item(s) x 16,384 x hidden x 2 B kept through the profile")
-    assert r.assumptions[-2:] == (
+    assert r.assumptions[-3:] == (
         "encoder cache: 1 dummy item(s) of 16,384 embeddings kept through the profile, 0.11 GiB "
         "(in the activation peak)",
+        "qwen2.5-vl-7b: the vision tower's activation while vLLM 0.31.0 profiles the encoder is "
+        "not modelled (read in vLLM 0.19.0-0.23.0 only)",
         "limit_mm_per_prompt 2: the encoder's 676,550,144 parameters are in the weights; the "
         "items per prompt do not change the profiled encoder cache here")
 
