@@ -56,6 +56,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.engines.vision_tower import tower_note
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
 from kvplan.engines.vllm_groups import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
 from kvplan.engines.vllm_hybrid import (
@@ -67,7 +68,6 @@ from kvplan.engines.vllm_hybrid import (
     state_formula,
     state_page_bytes,
 )
-from kvplan.engines.vision_tower import tower_note
 from kvplan.engines.vllm_memory import Budget, budget_steps
 from kvplan.engines.vllm_nontorch import (
     CUDA_GRAPH,

@@ -1,8 +1,8 @@
 """vLLM's memory budget: what `determine_available_memory` subtracts from total x
 gpu_memory_utilization before the rest becomes KV cache (the first steps of
 kvplan.engines.vllm.profile): weights, the profiled activation peak (with the encoder cache of
-a multimodal model, Qwen2.5-VL's vision tower and vLLM 0.2.5's record_stream hold), non-torch memory and, where the
-version subtracts it, the CUDA-graph estimate. A stated pool (--kv-cache-memory-bytes,
+a multimodal model, Qwen2.5-VL's vision tower and vLLM 0.2.5's record_stream hold), non-torch
+memory and, where the version subtracts it, the CUDA-graph estimate. A stated pool (--kv-cache-memory-bytes,
 --kv-budget-gib) or a logged one replaces the subtraction."""
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ from kvplan.engines.activation import (
 from kvplan.engines.common import LayerShape, quantized
 from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
+from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_groups import Groups
 from kvplan.engines.vllm_nontorch import CUDA_GRAPH, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_stages import limiting_stage
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
-from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_v0_early import record_stream_hold
 
 
