@@ -38,6 +38,11 @@ same in both where it matters):
   2 x 2 x hidden, the context and its contiguous copy), and so is the fp32 residual norm
   (16 x hidden bytes over the two hidden-wide tensors).
 
+The tower's attention backend (platforms/cuda.py get_vit_attn_backend, 0.23.0): FLASH_ATTN
+first where it takes the head size (80 here), on any CUDA GPU it supports, so attention keeps
+no score matrix; where it falls back to TORCH_SDPA (GPUs FlashAttention does not support) the
+SDPA kernel's workspace is not counted.
+
 Not counted (under 1% of the peak on Qwen2.5-VL-7B): the rotary cos/sin gathered per patch,
 window indices, cu_seqlens and the attention kernel's per-head statistics.
 
