@@ -50,7 +50,6 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import (
     LEAN_SAMPLER_BYTES_PER_LOGIT,
     SAMPLER_BYTES_PER_LOGIT,
-    V1_SAMPLER_BYTES_PER_LOGIT,
     WARMUP_SAMPLER_BYTES_PER_LOGIT,
     activation_peak,
 )
@@ -98,6 +97,7 @@ from kvplan.engines.vllm_series import (
     mla_block_size,
 )
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
+from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
 from kvplan.engines.vllm_stages import limiting_stage, stage_layers, stage_weights
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import record_stream_hold
@@ -164,7 +164,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     weights, weights_how = weights_for(req, s)
     sampler_bytes = (WARMUP_SAMPLER_BYTES_PER_LOGIT if lean and fl.sampler_warmup else
                      LEAN_SAMPLER_BYTES_PER_LOGIT if lean else
-                     V1_SAMPLER_BYTES_PER_LOGIT if fl.v1 else SAMPLER_BYTES_PER_LOGIT)
+                     v1_sampler_bytes(fl.version, rows, req.model, s) if fl.v1 else SAMPLER_BYTES_PER_LOGIT)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), sampler_bytes)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
