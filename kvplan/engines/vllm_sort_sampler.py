@@ -36,17 +36,22 @@ the probabilities and exponential noise of random_sample to 18 B. PyTorch 2.7.1 
 its earlier int64-index form; cub's DispatchSegmentedRadixSort in CCCL).
 
 Checked, not fitted: log 132 (vLLM 0.10.2, Qwen3-Next-80B at TP 2 on H200, 1,024 rows x
-151,936 vocab) prints "5.58 GiB for peak activation"; 38 B x 155,582,464 logits = 5.51 GiB,
-the rest (0.07 GiB, 0.5 B a logit) the dummy batch's hidden states and cub's histograms.
+151,936 vocab) prints "5.58 GiB for peak activation"; 38 B x 155,582,464 logits = 5.51 GiB.
+The rest (0.07 GiB, 0.5 B a logit) is not itemised: the dummy batch's hidden states, cub's
+histograms and the allocator's rounding are candidates, inside the 40 B high end.
 
 The low end is the FlashInfer path (installed separately, e.g. in vLLM's container image:
 forward_cuda samples the fp32 logits in FlashInfer's fused top-k/top-p kernel, no sort), the
-12 B low of the V1 sampler; the high end 40 B covers what else the pass keeps alive.
+12 B low of the V1 sampler; the high end 40 B covers what else the pass keeps alive. Where the
+path is known (a log's "Using FlashInfer for top-p & top-k sampling." or fallback warning, a
+calibration directive topk_topp_sampler=...; EngineSettings.topk_topp_sampler) FlashInfer keeps
+the V1 sampler's figures (read here as bf16 + fp32 + masked fp32 + probabilities, 14 B, inside
+its 12-28 B); unstated, a 0.10 release is taken as its wheel installs, without FlashInfer.
 
-Not read: the 0.8 and 0.9 series (their wheels did not require FlashInfer either; kvplan keeps
-the V1 sampler's 16 B there until they are read) and 0.11-0.24, whose wheels require
-flashinfer-python (0.19.0's METADATA: flashinfer-python==0.6.6) and whose sampler 0.19
-replaced with a Triton top-k/top-p for 8 rows or more (apply_top_k_top_p_triton), no sort.
+Not read: the 0.8, 0.9 and 0.11-0.18 series, which keep the V1 sampler's 16 B. 0.19.0 was read
+for the contrast: its wheel requires flashinfer-python==0.6.6 (METADATA), leaves FlashInfer's
+sampler opt-in (VLLM_USE_FLASHINFER_SAMPLER) and masks with Triton for 8 rows or more
+(v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p_triton): no sort.
 """
 
 from __future__ import annotations
