@@ -222,7 +222,6 @@ CALIBRATION_ROWS = [
     (r"vLLM, MoE / MLA / multimodal \(parts 1, 2\)", "vllm", MOE, "heldout", "heldout-2"),
     (r"vLLM, MoE / MLA / multimodal \(part 4\)", "vllm", MOE, "heldout-4"),
     (r"vLLM, MoE / MLA / multimodal \(part 5\)", "vllm", MOE, "heldout-5"),
-    (r"vLLM, MoE / MLA / multimodal \(part 6\)", "vllm", MOE, "heldout-6"),
     (r"vLLM, MoE / MLA / multimodal \(part 11, [^|]*", "vllm", MOE, "heldout-11"),
     (r"vLLM, MoE / MLA / multimodal \(all held-out parts\)", "vllm", MOE, "heldout-all"),
     (r"SGLang, dense \(parts 1, 3, 6\)", "sglang", "dense", "heldout", "heldout-3", "heldout-6"),

@@ -19,7 +19,7 @@ _SHARE_KEYS = ("free_gpu_memory_fraction", "mem_fraction_static", "gpu_memory_ut
 _GIB_KEYS = ("total_gib",)  # a GPU's total memory the source states in prose, not in a log line
 _BOOL_KEYS = ("enforce_eager", "graph_profiling")
 _TEXT_KEYS = ("spec", "version", "kv_dtype", "weight_dtype", "model", "engine", "gpu",
-              "trtllm_backend")
+              "trtllm_backend", "topk_topp_sampler")
 DIRECTIVE_KEYS = (*_COUNT_KEYS, *_SHARE_KEYS, *_GIB_KEYS, *_BOOL_KEYS, *_TEXT_KEYS)
 
 
@@ -74,4 +74,6 @@ def _directive_problem(key: str, value: str, folder: Path) -> str | None:
         return "must be vllm, sglang or trtllm"
     elif key == "trtllm_backend" and value not in ("pytorch", "tensorrt"):
         return "must be pytorch or tensorrt (trtllm-serve --backend)"
+    elif key == "topk_topp_sampler" and value not in ("native", "flashinfer"):
+        return "must be native or flashinfer (the vLLM top-k/top-p sampler the source log names)"
     return None

@@ -182,6 +182,19 @@ def _v_graph_estimate(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.settings.setdefault("graph_profiling", "1")
 
 
+# The top-k/top-p sampler vLLM 0.10 profiles (kvplan.engines.vllm_sort_sampler): FlashInfer's
+# fused kernel, or PyTorch's sort when FlashInfer is not installed or not enabled
+# (v1/sample/ops/topk_topp_sampler.py, 0.10.0-0.10.2).
+@pattern("vllm", r"Using FlashInfer for top-p & top-k sampling")
+def _v_flashinfer_sampler(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["topk_topp_sampler"] = "flashinfer"
+
+
+@pattern("vllm", r"FlashInfer is (?:not available|available, but it is not enabled)\. Falling back")
+def _v_native_sampler(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["topk_topp_sampler"] = "native"
+
+
 # The TP transport (kvplan.engines.vllm_nontorch): vLLM's custom all-reduce warns when the GPUs
 # cannot reach each other's memory (device_communicators/custom_all_reduce.py, 0.10.1.1: "your
 # platform lacks GPU P2P capability or P2P test failed"): NCCL then runs over host memory. A group

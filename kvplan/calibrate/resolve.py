@@ -159,6 +159,8 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         tp_transport=vllm_transport(run)[0] if engine is Engine.vllm else None,
         disable_custom_all_reduce=True if engine is Engine.vllm and run.settings.get(
             "disable_custom_all_reduce") == "True" else None,
+        topk_topp_sampler=run.settings.get("topk_topp_sampler") if engine is Engine.vllm
+        else None,
         **fields,  # type: ignore[arg-type]
     )
 

@@ -104,6 +104,7 @@ ENGINE_ONLY = {
     "attention_backend": ("sglang",),
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
+    "topk_topp_sampler": ("vllm",),
     "max_batch_size": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
     "trtllm_backend": ("trtllm",),
@@ -124,7 +125,9 @@ class EngineSettings:
     (--limit-mm-per-prompt: items per prompt; multimodal models only), draft_params (the
     speculative-decoding draft model's parameters, loaded beside the target), draft_model (its
     spec: weights and KV layers; sets draft_params), num_speculative_tokens, tp_transport
-    (nvlink, pcie-p2p or host: the TP non-torch term), disable_custom_all_reduce.
+    (nvlink, pcie-p2p or host: the TP non-torch term), disable_custom_all_reduce,
+    topk_topp_sampler (the 0.10 series' top-k/top-p sampler: native, PyTorch's sort, or
+    flashinfer; kvplan.engines.vllm_sort_sampler).
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
     max_running_requests, attention_backend (--attention-backend, engine.attention_backend or a
     manifest's argv, one of SGLang's choices; a calibration log prints the resolved one; the
@@ -160,6 +163,7 @@ class EngineSettings:
     trtllm_backend: str | None = None  # TRT-LLM: --backend (pytorch / tensorrt), if stated
     tp_transport: str | None = None  # vLLM: TP_TRANSPORTS; None: by the GPU label's form factor
     disable_custom_all_reduce: bool | None = None  # vLLM --disable-custom-all-reduce
+    topk_topp_sampler: str | None = None  # vLLM 0.10: native / flashinfer; None: by release
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False

@@ -14,7 +14,6 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import (
     LEAN_SAMPLER_BYTES_PER_LOGIT,
     SAMPLER_BYTES_PER_LOGIT,
-    V1_SAMPLER_BYTES_PER_LOGIT,
     WARMUP_SAMPLER_BYTES_PER_LOGIT,
     activation_peak,
 )
@@ -26,9 +25,11 @@ from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_groups import Groups
 from kvplan.engines.vllm_nontorch import CUDA_GRAPH, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
+from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
 from kvplan.engines.vllm_stages import limiting_stage
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import record_stream_hold
+from kvplan.specs.schema import ModelSpec
 
 
 @dataclass(frozen=True)
@@ -46,13 +47,15 @@ class Budget:
     groups: Groups
 
 
-def sampler_bytes(fl: Flavour, lean: bool) -> tuple[int, int, int]:
-    """Bytes per logit of the profiling sampler (low, best, high) for this version series."""
+def sampler_bytes(fl: Flavour, lean: bool, rows: int, model: ModelSpec,
+                  s: EngineSettings) -> tuple[int, int, int]:
+    """Bytes per logit of the profiling sampler (low, best, high) for this version series (the
+    V1 sampler before Model Runner V2: kvplan.engines.vllm_sort_sampler, the 0.10 sort)."""
     if lean and fl.sampler_warmup:
         return WARMUP_SAMPLER_BYTES_PER_LOGIT
     if lean:
         return LEAN_SAMPLER_BYTES_PER_LOGIT
-    return V1_SAMPLER_BYTES_PER_LOGIT if fl.v1 else SAMPLER_BYTES_PER_LOGIT
+    return v1_sampler_bytes(fl.version, rows, model, s) if fl.v1 else SAMPLER_BYTES_PER_LOGIT
 
 
 def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
@@ -66,7 +69,7 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)
-    per_logit = sampler_bytes(fl, lean)
+    per_logit = sampler_bytes(fl, lean, rows, req.model, s)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,

@@ -112,12 +112,16 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # 128-130 joined the fit part with the TP transport (issue #13): 128 and 129 (no P2P, one
     # node: host) are within 0.5%; 130 (TP 2 across two nodes over Ray, host) moved from -9.8% to
     # +8.4%: 0.97 GiB beyond the one-GPU growth that NCCL's host-memory net transport does not
-    # explain (its tokens range, 405,904-454,992, holds the logged 412,944).
+    # explain (its tokens range, 405,904-454,992, holds the logged 412,944). 0.80 GiB of it was
+    # vLLM 0.10's profiling sampler sorting the logits without FlashInfer (its source prints the
+    # fallback; 38 B a logit, not 16, over 256 x 152,064 logits: kvplan.engines.vllm_sort_sampler,
+    # task h26v010): +1.2% since.
     # 36 and 143 joined the fit part with a TensorRT engine's default max_num_tokens before 0.11
     # (max_batch_size x max_input_len, read in TensorRT-LLM's source): +54.4% -> -11.6% and
     # +64.4% -> -14.6%; the forward-pass proxy stands in for TensorRT's plan (143's log: about
     # 0.93x it at 40,960 tokens) and the 0.75 GiB non-torch term is above what 143 shows.
-    assert misses == {"04", "06", "11", "36", "93", "130", "143"}
+    assert misses == {"04", "06", "11", "36", "93", "143"}
+    assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
     assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0
     assert abs(dense["11"].error_pct) < 200  # 1,095% before the repack cache was modelled
 

@@ -273,7 +273,9 @@ def test_gemma3_1b_sliding_hybrid_on_l40s_with_0102_in_every_field():
     # them by the 1.5x rule: 22 >= 1.5 x 4, so groups of 4 layers: 1 full + ceil(22 / 4) = 6
     # sliding groups, 7 x 4 - 26 = 2 padding layers. L40S 47,803,596,800 B < 70 GiB: 2,048
     # batched tokens, 256 sequences.
-    r = vllm("gemma-3-1b", "l40s", 32768, "0.10.2")
+    # the FlashInfer sampler (as vLLM's container installs it): 0.10's native sort is
+    # tests/engines/test_vllm_sort_sampler.py's
+    r = vllm("gemma-3-1b", "l40s", 32768, "0.10.2", topk_topp_sampler="flashinfer")
     # requested floor(47,803,596,800 x 0.9) = 43,023,237,120; weights 999,885,952 x 2 B.
     # forward 2,048 x (3 x 1,152 + 3 x 6,912) x 2 B = 99,090,432; sampler 256 x 262,144 x 16 B =
     # 1,073,741,824 (best); low 256 x 262,144 x 12 = 805,306,368; high x 28 + 0.25 GiB = 2 GiB.
@@ -647,7 +649,7 @@ def test_a_draft_model_and_cpu_offload():
     draft = load_model("llama-3.2-1b")
     r = vllm("llama-3-8b", "h100", 8192, "0.10.2", draft_model=draft,
              draft_params=draft.params_total, num_speculative_tokens=4,
-             cpu_offload_bytes=4 * GIB)
+             cpu_offload_bytes=4 * GIB, topk_topp_sampler="flashinfer")
     # weights 16,060,522,496 + draft 1,235,814,400 x 2 B = 2,471,628,800 - 4 GiB offloaded =
     # 14,237,184,000. The draft's block: 16 tokens x 8 heads x (64 + 64) x 2 B x 16 layers =
     # 524,288 B beside the target's 2,097,152: 2,621,440 B a block.
@@ -769,10 +771,14 @@ def test_v0_samples_every_sequence_and_v1_at_most_the_batched_tokens():
     v0 = vllm("llama-3-8b", "h100", 8192, "0.6.4", max_num_seqs=4096, max_num_batched_tokens=2048)
     assert v0.activation_bytes == 21_013_463_040
     # V1: min(1,024 sequences, 256 tokens) = 256 rows x 128,256 x 16 B = 525,336,576
-    v1 = vllm("llama-3-8b", "h100", 8192, "0.10.2", max_num_seqs=1024, max_num_batched_tokens=256)
+    v1 = vllm("llama-3-8b", "h100", 8192, "0.10.2", max_num_seqs=1024, max_num_batched_tokens=256,
+              topk_topp_sampler="flashinfer")
     assert v1.activation_bytes == 525_336_576
     assert v1.steps[4].formula == (
         "max(forward 256 tok x 55,296 el x 2 B, sampler 256 rows x vocab 128,256 x 16 B)")
+    # 0.10 without FlashInfer (the pip wheel) sorts: 256 x 128,256 x 38 B = 1,247,674,368
+    pip = vllm("llama-3-8b", "h100", 8192, "0.10.2", max_num_seqs=1024, max_num_batched_tokens=256)
+    assert pip.activation_bytes == 1_247_674_368
 
 
 def test_vllm_pages_a_request_asked_to_reserve():

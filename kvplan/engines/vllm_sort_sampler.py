@@ -1,0 +1,106 @@
+"""The 0.10 series' profiling sampler: PyTorch's native top-k/top-p sort, and what it holds.
+
+vLLM 0.10.0, 0.10.1.1 and 0.10.2 (read in the wheels on PyPI: pip download --no-deps
+vllm==0.10.0 / 0.10.1.1 / 0.10.2) profile the sampler on max_num_seqs rows with top-k and top-p
+both set (v1/worker/gpu_model_runner.py _dummy_sampler_run: "top_p=dummy_tensors(0.9)",
+"top_k=dummy_tensors(logits.size(1) - 1)", max_num_logprobs=None; 0.10.0 :2202-2234). None of
+the three wheels requires FlashInfer (METADATA names flashinfer-python only under the
+"flashinfer" extra in 0.10.1.1 and 0.10.2, not at all in 0.10.0), and without it
+TopKTopPSampler falls back to forward_native (v1/sample/ops/topk_topp_sampler.py: "FlashInfer
+is not available. Falling back to the PyTorch-native implementation of top-p & top-k
+sampling", which log 213's source prints on every rank). forward_native calls
+apply_top_k_top_p, the same function in the three wheels, which sorts the fp32 logits:
+
+    logits_sort, logits_idx = logits.sort(dim=-1, descending=False)
+
+Alive at the sort, per logit (rows x vocab elements):
+  2 B  the bf16 logits compute_logits returned (_dummy_sampler_run keeps `logits`)
+  4 B  their fp32 copy (v1/sample/sampler.py Sampler.forward: logits.to(torch.float32);
+       temperature is divided in place)
+  4 B  the sorted values, 8 B their int64 indices (the sort's outputs)
+and, inside the sort, PyTorch's transient buffers: a vocabulary above 4,096 takes the stable
+cub path (aten/src/ATen/native/cuda/Sort.cpp: should_use_small_sort is size(dim) <= 4096), and
+128 or more rows take segmented_sort_pairs (aten/src/ATen/native/cuda/SortStable.cu
+launch_stable_sort_kernel: nsegments < 128 takes the full-sort path), which allocates
+  8 B  reverse_indices, numel x sizeof(int64_t) (SortStable.cu segmented_sort_pairs)
+and calls cub::DeviceSegmentedRadixSort::SortPairs through at::cuda::cub::segmented_sort_pairs
+(aten/src/ATen/cuda/cub.cuh, CUB_WRAPPER: temp storage from the caching allocator), whose temp
+storage holds, since the call is not overwrite-okay, a third keys and a third values buffer
+(cub/device/dispatch/dispatch_radix_sort.cuh DispatchSegmentedRadixSort: "bytes needed for
+3rd keys buffer" num_items x sizeof(KeyT), "3rd values buffer" num_items x sizeof(ValueT)):
+  4 B  fp32 keys, 8 B int64 values.
+That is 38 B a logit at the sort, the peak of the pass: after it the top-k and top-p masks
+(1 B each), the softmax of the sorted values (4 B) and the scatter back (4 B) come to 28 B, and
+the probabilities and exponential noise of random_sample to 18 B. PyTorch 2.7.1 (0.10.0 and
+0.10.1.1) and 2.8.0 (0.10.2) sort this way (SortStable.cu read at pytorch commit 061531e8 and in
+its earlier int64-index form; cub's DispatchSegmentedRadixSort in CCCL).
+
+Checked, not fitted: log 132 (vLLM 0.10.2, Qwen3-Next-80B at TP 2 on H200, 1,024 rows x
+151,936 vocab) prints "5.58 GiB for peak activation"; 38 B x 155,582,464 logits = 5.51 GiB.
+The rest (0.07 GiB, 0.5 B a logit) is not itemised: the dummy batch's hidden states, cub's
+histograms and the allocator's rounding are candidates, inside the 40 B high end.
+
+The low end is the FlashInfer path (installed separately, e.g. in vLLM's container image:
+forward_cuda samples the fp32 logits in FlashInfer's fused top-k/top-p kernel, no sort), the
+12 B low of the V1 sampler; the high end 40 B covers what else the pass keeps alive. Where the
+path is known (a log's "Using FlashInfer for top-p & top-k sampling." or fallback warning, a
+calibration directive topk_topp_sampler=...; EngineSettings.topk_topp_sampler) FlashInfer keeps
+the V1 sampler's figures (read here as bf16 + fp32 + masked fp32 + probabilities, 14 B, inside
+its 12-28 B); unstated, a 0.10 release is taken as its wheel installs, without FlashInfer.
+
+Not read: the 0.8, 0.9 and 0.11-0.18 series, which keep the V1 sampler's 16 B. 0.19.0 was read
+for the contrast: its wheel requires flashinfer-python==0.6.6 (METADATA), leaves FlashInfer's
+sampler opt-in (VLLM_USE_FLASHINFER_SAMPLER) and masks with Triton for 8 rows or more
+(v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p_triton): no sort.
+"""
+
+from __future__ import annotations
+
+from kvplan.engines.activation import V1_SAMPLER_BYTES_PER_LOGIT
+from kvplan.engines.interface import EngineSettings, parse_version
+from kvplan.errors import InputError
+from kvplan.specs.schema import ModelSpec
+
+# Bytes a logit alive at the sort (see above)
+BF16_LOGITS = 2            # compute_logits' output, kept by _dummy_sampler_run
+FP32_LOGITS = 4            # Sampler.forward: logits.to(torch.float32)
+SORT_VALUES = 4            # logits_sort (fp32)
+SORT_INDICES = 8           # logits_idx (int64)
+REVERSE_INDICES = 8        # SortStable.cu segmented_sort_pairs: numel * sizeof(int64_t)
+CUB_ALT_KEYS = 4           # cub's 3rd keys buffer, sizeof(float)
+CUB_ALT_VALUES = 8         # cub's 3rd values buffer, sizeof(int64_t)
+SORT_PEAK = (BF16_LOGITS + FP32_LOGITS + SORT_VALUES + SORT_INDICES + REVERSE_INDICES
+             + CUB_ALT_KEYS + CUB_ALT_VALUES)  # 38
+# PyTorch's small in-place sort below this many elements a row (Sort.cpp should_use_small_sort)
+SMALL_SORT_MAX = 4096
+# segmented_sort_pairs from this many rows; fewer take segmented_sort_pairs_by_full_sort
+SEGMENTED_MIN_ROWS = 128
+SORT_SAMPLER_BYTES_PER_LOGIT = (V1_SAMPLER_BYTES_PER_LOGIT[0], SORT_PEAK, SORT_PEAK + 2)
+# The paths a 0.10 release's TopKTopPSampler takes (EngineSettings.topk_topp_sampler)
+SAMPLER_PATHS = ("native", "flashinfer")
+# The series read: 0.10.0, 0.10.1.1, 0.10.2
+SORT_SAMPLER_FROM = (0, 10)
+SORT_SAMPLER_BEFORE = (0, 11)
+
+
+def sorts_in_profile(version: str | None) -> bool:
+    """Whether a vLLM version's profiling sampler is the 0.10 series' native sort."""
+    v = parse_version(version) or ()
+    return bool(v) and SORT_SAMPLER_FROM <= v < SORT_SAMPLER_BEFORE
+
+
+def v1_sampler_bytes(version: str | None, rows: int, model: ModelSpec,
+                     s: EngineSettings) -> tuple[int, int, int]:
+    """(low, best, high) bytes a logit the V1 profiling sampler (before Model Runner V2) holds
+    at its peak on `rows` x the model's vocabulary: the 0.10 series' native sort where PyTorch
+    takes segmented_sort_pairs (a vocabulary above 4,096, 128 rows or more), else the V1
+    sampler's 16 B (fewer rows sort by another path, not modelled here: a small term).
+    s.topk_topp_sampler states the path ("flashinfer": the V1 sampler's figures; "native": the
+    sort); unstated, a 0.10 release is taken as pip installs it, without FlashInfer."""
+    path = s.topk_topp_sampler
+    if path is not None and path not in SAMPLER_PATHS:
+        raise InputError(f"topk_topp_sampler {path!r}: expected one of {', '.join(SAMPLER_PATHS)}")
+    if (sorts_in_profile(version) and path != "flashinfer" and rows >= SEGMENTED_MIN_ROWS
+            and model.vocab_size > SMALL_SORT_MAX):
+        return SORT_SAMPLER_BYTES_PER_LOGIT
+    return V1_SAMPLER_BYTES_PER_LOGIT
