@@ -76,6 +76,9 @@ def render_text(
         if r.log_lines:
             parts.append(Text(f"{r.engine.value} would print:\n" + "\n".join(
                 f"  {line}" for line in r.log_lines)))
+        if r.assumptions:
+            parts.append(Text("Assumptions", style="bold"))
+            parts.append(Text("\n".join(f"  - {a}" for a in r.assumptions)))
         verdict = "starts" if r.starts else f"does not start: {r.reason}"
         parts.append(Text(f"{r.engine.value} {verdict}; largest max_model_len that starts: "
                           f"{fmt_int(r.max_model_len_that_starts)}"))

@@ -120,6 +120,10 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     if extra.get("engine_log_lines"):
         out.append(Text(f"{r['engine']} would print:\n" + "\n".join(
             f"  {line}" for line in extra["engine_log_lines"])))
+    caveats = [a for a in extra.get("assumptions", ()) if "not modelled" in a]
+    if caveats:  # a term the engine has and kvplan does not book: never left unsaid
+        out.append(Text("not modelled (kvplan explain lists every assumption):\n" + "\n".join(
+            f"  {c}" for c in caveats), style="yellow"))
     if extra:
         out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
     out += _problems(r, extra)

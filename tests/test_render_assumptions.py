@@ -1,0 +1,40 @@
+"""Assumptions are visible in the table output, not only in JSON: `kvplan explain` lists every
+assumption of the engine profile, and `kvplan size`'s table names each term the engine has and
+kvplan does not book ("not modelled"), so a prediction that leaves one out says so."""
+
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+
+VL = ("qwen2.5-vl-7b", "--gpu", "a100-80gb", "--engine", "vllm")
+
+
+def _run(*argv: str) -> str:
+    res = CliRunner().invoke(app, [*argv, "--no-color"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+def test_size_table_names_what_is_not_modelled() -> None:
+    out = " ".join(_run("size", *VL).split())
+    assert "not modelled (kvplan explain lists every assumption):" in out
+    assert "vision tower's activation while vLLM 0.33.0 profiles the encoder is not modelled" in out
+
+
+def test_size_table_has_no_caveat_when_every_term_is_modelled() -> None:
+    out = _run("size", "llama-3-8b", "--gpu", "h100", "--engine", "vllm")
+    assert "not modelled" not in out
+
+
+def test_explain_lists_the_same_assumptions_as_json() -> None:
+    text = _run("explain", *VL, "--context", "8192")
+    res = CliRunner().invoke(app, ["size", *VL, "--context", "8192", "-f", "json"])
+    assumptions = json.loads(res.stdout)["results"][0]["assumptions"]
+    assert "Assumptions" in text
+    flat = " ".join(text.split())  # rich wraps long lines at the terminal's width
+    for a in assumptions:
+        assert f"- {a}" in flat
