@@ -44,7 +44,9 @@ The low end is the FlashInfer path (installed separately, e.g. in vLLM's contain
 forward_cuda samples the fp32 logits in FlashInfer's fused top-k/top-p kernel, no sort), the
 12 B low of the V1 sampler; the high end 40 B covers what else the pass keeps alive. Where the
 path is known (a log's "Using FlashInfer for top-p & top-k sampling." or fallback warning, a
-calibration directive topk_topp_sampler=...; EngineSettings.topk_topp_sampler) FlashInfer keeps
+calibration directive topk_topp_sampler=...; a deployment's engine.topk_topp_sampler, set by
+--topk-topp-sampler or read from a manifest's image and VLLM_USE_FLASHINFER_SAMPLER,
+kvplan.check.manifests.sampler; EngineSettings.topk_topp_sampler) FlashInfer keeps
 the V1 sampler's figures (read here as bf16 + fp32 + masked fp32 + probabilities, 14 B, inside
 its 12-28 B); unstated, a 0.10 release is taken as its wheel installs, without FlashInfer.
 
