@@ -51,6 +51,11 @@ TpTransport = Annotated[str | None, _opt(
 DisableCustomAllReduce = Annotated[bool | None, _opt(
     "--disable-custom-all-reduce", metavar="",
     help="vLLM: no custom all-reduce (its 16 MiB of IPC buffers off the TP term)")]
+TopkToppSampler = Annotated[str | None, _opt(
+    "--topk-topp-sampler", metavar="native|flashinfer",
+    help="vLLM 0.10 series: the profiling sampler's top-k/top-p path: native (PyTorch's sort, "
+    "38 B a logit) or flashinfer (16 B; FlashInfer installed, as in the vllm/vllm-openai image) "
+    "[default: native, as pip installs 0.10]")]
 # SGLang's own settings and names
 PageSize = Annotated[int | None, _opt(
     "--page-size", metavar="TOKENS", min=1,

@@ -19,6 +19,7 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "attention_backend": ("sglang",),
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
+    "topk_topp_sampler": ("vllm",),
     "max_tokens_in_paged_kv_cache": ("trtllm",),
     "trtllm_config": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),

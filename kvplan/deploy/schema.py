@@ -60,6 +60,9 @@ ATTENTION_BACKENDS: tuple[str, ...] = get_args(AttentionBackend)
 # the tensor-parallel transport (kvplan.engines.interface.TP_TRANSPORTS, read by vLLM's profile)
 TpTransport = Literal["nvlink", "pcie-p2p", "host"]
 TP_TRANSPORTS: tuple[str, ...] = get_args(TpTransport)
+# vLLM 0.10's top-k/top-p sampler path (kvplan.engines.vllm_sort_sampler.SAMPLER_PATHS)
+TopkToppSampler = Literal["native", "flashinfer"]
+TOPK_TOPP_SAMPLERS: tuple[str, ...] = get_args(TopkToppSampler)
 
 POS = Int(gt=0)
 TOKENS = Int(gt=0, le=lim.MAX_CONTEXT_TOKENS)
@@ -112,7 +115,7 @@ class Engine(Plain):
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
                "trtllm_backend": None, "tp_transport": None,
-               "disable_custom_all_reduce": None}
+               "disable_custom_all_reduce": None, "topk_topp_sampler": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -132,6 +135,7 @@ class Engine(Plain):
         "attention_backend": Opt(Lit(*ATTENTION_BACKENDS)),
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
+        "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -164,6 +168,7 @@ class Engine(Plain):
         trtllm_backend: str | None
         tp_transport: str | None
         disable_custom_all_reduce: bool | None
+        topk_topp_sampler: str | None
 
 
 class ContextTokens(Plain):

@@ -144,6 +144,11 @@ class Engine(_Strict):
     disable_custom_all_reduce: bool | None = Field(
         default=None, description="vLLM --disable-custom-all-reduce: no custom all-reduce "
         "IPC buffers [default: false]")
+    topk_topp_sampler: plain.TopkToppSampler | None = Field(
+        default=None, description="vLLM 0.10 series: the profiling sampler's top-k/top-p path, "
+        "native (PyTorch's sort, 38 B a logit: no FlashInfer, or VLLM_USE_FLASHINFER_SAMPLER=0) "
+        "or flashinfer (16 B: FlashInfer installed, as in the vllm/vllm-openai image) "
+        "[default: native, as pip installs 0.10]")
 
 
 class ContextTokens(_Strict):

@@ -89,6 +89,7 @@ from kvplan.engines.vllm_series import (
     mla_block_size,
 )
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
+from kvplan.engines.vllm_sort_sampler import sampler_note
 from kvplan.engines.vllm_stages import stage_layers, stage_weights
 from kvplan.units import GIB, ceil_div
 
@@ -222,6 +223,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                          f"{float(conc):.2f}x")
     assumptions = _assumptions(req, s, fl, b, util, batched, seqs, block, asked_block,
                                state_page if hybrid else None)
+    if (why := sampler_note(fl.version, fl.v1, lean, rows, req.model, s)) is not None:
+        assumptions.append(why)  # the 0.10 sampler path: unused where stated, or the pip default
     overhead = act.best + nt.best + graphs.best
     per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)
     users = blocks // per_user if per_user else 0

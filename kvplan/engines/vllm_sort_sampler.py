@@ -44,7 +44,9 @@ The low end is the FlashInfer path (installed separately, e.g. in vLLM's contain
 forward_cuda samples the fp32 logits in FlashInfer's fused top-k/top-p kernel, no sort), the
 12 B low of the V1 sampler; the high end 40 B covers what else the pass keeps alive. Where the
 path is known (a log's "Using FlashInfer for top-p & top-k sampling." or fallback warning, a
-calibration directive topk_topp_sampler=...; EngineSettings.topk_topp_sampler) FlashInfer keeps
+calibration directive topk_topp_sampler=...; a deployment's engine.topk_topp_sampler, set by
+--topk-topp-sampler or read from a manifest's image and VLLM_USE_FLASHINFER_SAMPLER,
+kvplan.check.manifests.sampler; EngineSettings.topk_topp_sampler) FlashInfer keeps
 the V1 sampler's figures (read here as bf16 + fp32 + masked fp32 + probabilities, 14 B, inside
 its 12-28 B); unstated, a 0.10 release is taken as its wheel installs, without FlashInfer.
 
@@ -104,3 +106,46 @@ def v1_sampler_bytes(version: str | None, rows: int, model: ModelSpec,
             and model.vocab_size > SMALL_SORT_MAX):
         return SORT_SAMPLER_BYTES_PER_LOGIT
     return V1_SAMPLER_BYTES_PER_LOGIT
+
+
+# the note a plan carries where the path is unstated and the sort applies (kvplan explain lists
+# it as engine.topk_topp_sampler from "default: ..."; kvplan.plan.planner.engine_defaults)
+PIP_DEFAULT = ("as pip installs a 0.10 release (its wheel does not require FlashInfer, "
+               "so TopKTopPSampler falls back to PyTorch's sort, 38 B a logit); the official "
+               "vllm/vllm-openai image installs FlashInfer: state flashinfer (16 B)")
+
+
+def sampler_note(version: str | None, v1: bool, lean: bool, rows: int, model: ModelSpec,
+                 s: EngineSettings) -> str | None:
+    """What a plan says about the 0.10 sampler path: a stated path this profile does not read
+    (another series, V0, the lean sampler, fewer than 128 rows, a small vocabulary), or, unstated
+    where the sort applies, the pip default taken. None: a stated path that is used, or nothing
+    to say (another series, unstated)."""
+    path = s.topk_topp_sampler
+    if path is None:
+        sorts = (v1 and not lean and sorts_in_profile(version) and rows >= SEGMENTED_MIN_ROWS
+                 and model.vocab_size > SMALL_SORT_MAX)
+        return f"topk_topp_sampler unstated: native, {PIP_DEFAULT}" if sorts else None
+    why = unused_reason(version, v1, lean, rows, model)
+    return f"topk_topp_sampler {path}: {why}, so it is not used" if why else None
+
+
+def unused_reason(version: str | None, v1: bool, lean: bool, rows: int | None,
+                  model: ModelSpec | None) -> str | None:
+    """Why the sampler path moves nothing in this plan (None: it moves the pool). `rows` and
+    `model` None: the version alone (kvplan.plan.moot refuses a flag on that)."""
+    if not sorts_in_profile(version):
+        return (f"only the 0.10 series (0.10.0-0.10.2) sorts the logits natively in its profiling "
+                f"sampler; vLLM {version or 'unstated (the newest modelled)'} samples as it "
+                "does with FlashInfer or without it")
+    if not v1:
+        return "the V0 engine's sampler does not take this path"
+    if lean:
+        return "Model Runner V2's lean profiling sampler runs no top-k/top-p"
+    if rows is not None and rows < SEGMENTED_MIN_ROWS:
+        return (f"{rows} sampler rows take PyTorch's full-sort path (fewer than "
+                f"{SEGMENTED_MIN_ROWS}), not modelled: the V1 sampler's 16 B a logit either way")
+    if model is not None and model.vocab_size <= SMALL_SORT_MAX:
+        return (f"a vocabulary of {model.vocab_size:,} takes PyTorch's small in-place sort (not "
+                "modelled): the V1 sampler's 16 B a logit either way")
+    return None

@@ -95,6 +95,16 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
         refuse("engine.disable_custom_all_reduce", "the host transport (no P2P, or across "
                "nodes) already runs without custom all-reduce, so nothing moves; drop the option")
     engine = dep.engine.name
+    if engine == "vllm" and dep.engine.topk_topp_sampler is not None:
+        from kvplan.engines.vllm_series import flavour
+        from kvplan.engines.vllm_sort_sampler import unused_reason
+
+        fl = flavour(dep.engine.version)
+        why = unused_reason(fl.version, fl.v1, False, None, None)
+        if why is not None:
+            fix = ("add --engine-version 0.10.0 (0.10.1.1, 0.10.2) or drop the option"
+                   if why.startswith("only the 0.10") else "drop the option")
+            refuse("engine.topk_topp_sampler", f"{why}; {fix}")
     if engine in _NO_SEQUENCE_CAP:
         refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "
                "vllm, sglang and trtllm read it); add --engine or drop the option")

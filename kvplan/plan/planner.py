@@ -232,6 +232,8 @@ def engine_defaults(fields: list[tuple[str, Any, str]],
     from kvplan.engines import Engine
     from kvplan.engines.sglang import default_backend
 
+    if result.engine is Engine.vllm:
+        return _vllm_sampler_field(fields, result)
     if result.engine is not Engine.sglang:
         return fields
     fields = _sglang_tier_fields(fields, result)
@@ -242,6 +244,21 @@ def engine_defaults(fields: list[tuple[str, Any, str]],
     at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
              default=len(fields))
     return [*fields[:at], ("engine.attention_backend", picked[0], f"default: {picked[1]}"),
+            *fields[at:]]
+
+
+def _vllm_sampler_field(fields: list[tuple[str, Any, str]],
+                        result: EngineResult) -> list[tuple[str, Any, str]]:
+    """vLLM 0.10's sampler path where the record is silent and the sort applies: native, as pip
+    installs the release (kvplan.engines.vllm_sort_sampler.PIP_DEFAULT), named as a default."""
+    from kvplan.engines.vllm_sort_sampler import PIP_DEFAULT
+
+    if any(k == "engine.topk_topp_sampler" for k, _, _ in fields) or not any(
+            a.startswith("topk_topp_sampler unstated") for a in result.size.assumptions):
+        return fields
+    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
+             default=len(fields))
+    return [*fields[:at], ("engine.topk_topp_sampler", "native", f"default: {PIP_DEFAULT}"),
             *fields[at:]]
 
 

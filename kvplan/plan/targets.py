@@ -84,6 +84,9 @@ def _from_manifest(
     assert t.deployment is not None
     data = t.deployment.model_dump(mode="json", exclude_none=True, exclude_unset=True)
     origins = {k: "manifest" for k in _leaves(data)}
+    if "engine.topk_topp_sampler" in origins:  # from the image or an environment variable: say which
+        origins["engine.topk_topp_sampler"] = \
+            f"manifest: {t.names.get('engine.topk_topp_sampler', 'engine.topk_topp_sampler')}"
     notes = list(t.notes)
     if len(found) > 1:
         notes.append(f"the manifest runs {len(found)} servers; planning the first ({t.name})")

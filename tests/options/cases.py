@@ -77,7 +77,8 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--speculative-model": ("llama-3.2-1b",),
     "--speculative-config": (json.dumps({"model": "llama-3.2-1b", "num_speculative_tokens": 4}),),
     "--num-speculative-tokens": ("4",), "--tp-transport": ("host",),
-    "--disable-custom-all-reduce": (), "--page-size": ("32",),
+    "--disable-custom-all-reduce": (), "--topk-topp-sampler": ("flashinfer",),
+    "--page-size": ("32",),
     "--chunked-prefill-size": ("4096",), "--cuda-graph-max-bs": ("64",),
     "--max-running-requests": ("8",), "--max-total-tokens": ("100000",),
     "--attention-backend": ("aiter",), "--max-batch-size": ("8",), "--max-num-tokens": ("4096",),
@@ -99,7 +100,8 @@ VALUE: dict[str, tuple[str, ...]] = {
 
 # the engine's own settings: refused under the base's ideal engine, applied under their own
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
-         "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce")
+         "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce",
+         "--topk-topp-sampler")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend")
 _TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes",
            "--trtllm-backend")
@@ -195,6 +197,11 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         # one-GPU growth; --disable-custom-all-reduce takes custom all-reduce's 16 MiB off
         ("--tp-transport", (*vllm, "--tp", "2"), "--tp-transport", "host"),
         ("--disable-custom-all-reduce", (*vllm, "--tp", "2"), "--disable-custom-all-reduce"),
+        # vLLM 0.10's profiling sampler: FlashInfer's 16 B a logit instead of the sort's 38 B
+        # (256 rows x 128,256 x 22 B more pool on llama-3-8b; tests/engines/
+        # test_topk_topp_sampler_setting.py)
+        ("--topk-topp-sampler", (*vllm, "--engine-version", "0.10.0"), "--topk-topp-sampler",
+         "flashinfer"),
         ("--page-size", sglang, "--page-size", "32"),
         ("--chunked-prefill-size", sglang, "--chunked-prefill-size", "4096"),
         ("--cuda-graph-max-bs", sglang, "--cuda-graph-max-bs", "256"),

@@ -116,6 +116,10 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     "--disable-custom-all-reduce": (["--disable-custom-all-reduce", "--tp", "2"],
                                     [("engine.disable_custom_all_reduce", True),
                                      ("parallel.tensor", 2)]),
+    # the sampler path moves vLLM's pool only in the 0.10 series (elsewhere it is refused)
+    "--topk-topp-sampler": (["--topk-topp-sampler", "flashinfer", "--engine-version", "0.10.0"],
+                            [("engine.topk_topp_sampler", "flashinfer"),
+                             ("engine.version", "0.10.0")]),
     "--max-batch-size": (["--max-batch-size", "8"], [("engine.max_num_seqs", 8)]),
     "--max-num-tokens": (["--max-num-tokens", "4096"], [("engine.max_num_batched_tokens", 4096)]),
     "--max-seq-len": (["--max-seq-len", "4096"], [("engine.max_model_len", 4096)]),

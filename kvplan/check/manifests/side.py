@@ -36,6 +36,7 @@ ANNOTATIONS = {
     "engine": "engine.name",
     "trt-activation-bytes": "engine.trt_activation_bytes",
     "tp-transport": "engine.tp_transport",  # nvlink | pcie-p2p | host (no manifest field says it)
+    "topk-topp-sampler": "engine.topk_topp_sampler",  # native | flashinfer (vLLM 0.10)
 }
 SKIP_ANNOTATION = "skip"
 

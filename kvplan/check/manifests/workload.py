@@ -189,6 +189,8 @@ class Workload:
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path,
                      release_unknown=self.site.release_unknown)
+        if inv.engine == "vllm":
+            self._sampler(image)
         quant = found.values.pop("quantization", None)
         quant_line = found.lines.pop("quantization", None)
         if quant is not None and str(quant).lower() == "fp8":
@@ -212,6 +214,16 @@ class Workload:
         elif dp_line is not None and self.dp > 1:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
         found.values.setdefault("engine.name", inv.engine)
+
+    def _sampler(self, image: str) -> None:
+        """vLLM 0.10's sampler path from the image and VLLM_USE_FLASHINFER_SAMPLER."""
+        from kvplan.check.manifests.sampler import ENV, read_sampler
+
+        env = self.container.get("env") or []
+        at = next((i for i, e in enumerate(env) if isinstance(e, dict) and e.get("name") == ENV),
+                  None)
+        line = self.doc.line(*self.c_at, "env", at) if at is not None and self.c_at else None
+        read_sampler(image, self.env, line, self.found, self.notes, self.refusals)
 
     def read_annotations(self) -> None:
         for key, value in self.annotations.items():

@@ -1,0 +1,93 @@
+"""vLLM 0.10's top-k/top-p sampler path (engine.topk_topp_sampler) from a manifest: the image
+and the environment variable VLLM_USE_FLASHINFER_SAMPLER.
+
+In the 0.10 series the profiling sampler sorts the logits natively (38 B a logit) unless
+FlashInfer is installed (16 B): kvplan.engines.vllm_sort_sampler. vLLM 0.10.0's wheel (PyPI,
+pip download --no-deps vllm==0.10.0):
+- vllm/envs.py: "VLLM_USE_FLASHINFER_SAMPLER": bool(int(os.environ[...])) if it is set, else
+  None;
+- vllm/v1/sample/ops/topk_topp_sampler.py TopKTopPSampler.__init__ (CUDA): with FlashInfer
+  importable (>= 0.2.3) and the variable not False, "Using FlashInfer for top-p & top-k
+  sampling." (forward_cuda); with it False, "FlashInfer is available, but it is not enabled"
+  (forward_native, the sort); without FlashInfer, "FlashInfer is not available" (the sort),
+  whatever the variable says (it is read only when FlashInfer imports).
+So 0 (any integer that is 0) means native; a non-zero integer, or unset, means flashinfer only
+where FlashInfer is installed. A value int() refuses ("true") stops the server before start-up
+with or without FlashInfer: vllm/model_executor/layers/sampler.py (the V0 sampler, imported by
+vllm/engine/protocol.py, which entrypoints/openai/api_server.py imports) evaluates
+`envs.VLLM_USE_FLASHINFER_SAMPLER` at module level.
+
+The official image: vLLM's docker/Dockerfile installs FlashInfer in the vllm-base stage that
+vllm-openai is built from (`uv pip install --system --no-build-isolation "${FLASHINFER_WHEEL}"`
+where TARGETPLATFORM is not linux/arm64; read at vllm-project/vllm commit
+0000977eaf873be6a295cf73017976d49ca2fb9d, the stored version of the 2025 series, through the
+code index: the tag-exact 0.10.x file could not be fetched). The vllm/vllm-openai images
+print FlashInfer's line (flashinfer-ai/flashinfer issue #1180, 2025-06-26: "Using FlashInfer for
+top-p & top-k sampling." in the official image, "FlashInfer is available, but it is not
+enabled" with VLLM_USE_FLASHINFER_SAMPLER=0, 2.49 vs 4.00 GiB of KV cache; LMCache issue #1384,
+2025-08-21: vLLM's Dockerfile installs FlashInfer, its wheel does not). Any other image (a pip
+install, a launcher's image, a fork) is left unstated: the pip default, native, applies.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kvplan.engines.vllm_sort_sampler import sorts_in_profile
+
+if TYPE_CHECKING:
+    from kvplan.check.manifests.engine import Found, Refusal
+
+ENV = "VLLM_USE_FLASHINFER_SAMPLER"
+OFFICIAL_IMAGE = "vllm/vllm-openai"
+FIELD = "engine.topk_topp_sampler"
+_REGISTRIES = ("docker.io/", "index.docker.io/", "registry-1.docker.io/")
+
+
+def official_010(image: str, version: Any) -> bool:
+    """Whether `image` is vLLM's own vllm/vllm-openai image of a 0.10 release (by its tag)."""
+    name = image.split("@", 1)[0].rsplit(":", 1)[0] if ":" in image.rsplit("/", 1)[-1] \
+        else image.split("@", 1)[0]
+    for prefix in _REGISTRIES:
+        name = name.removeprefix(prefix)
+    return name == OFFICIAL_IMAGE and version is not None and sorts_in_profile(str(version))
+
+
+def read_sampler(image: str, env: dict[str, str], env_line: int | None, found: Found,
+                 notes: list[str], refusals: list[Refusal]) -> None:
+    """engine.topk_topp_sampler from the image and VLLM_USE_FLASHINFER_SAMPLER (see above);
+    left unset where neither says it (the pip default, which explain names)."""
+    from kvplan.check.manifests.engine import Refusal
+
+    official = official_010(image, found.values.get("engine.version"))
+    why = (f"image {image} (vLLM's Dockerfile installs FlashInfer in vllm/vllm-openai)"
+           if official else "")
+    raw = env.get(ENV)
+    if raw is None:
+        if official:
+            found.put(FIELD, "flashinfer", env_line or 0, why)
+        return
+    try:
+        on = bool(int(raw))
+    except ValueError:
+        version = found.values.get("engine.version")
+        if version is not None and sorts_in_profile(str(version)):
+            refusals.append(Refusal(ENV, f"the engine refuses it: {ENV}={raw!r} is not an "
+                                    "integer; vLLM 0.10.0 reads it as bool(int(value)) "
+                                    "(vllm/envs.py) when the API server imports "
+                                    "vllm/model_executor/layers/sampler.py, so it stops with "
+                                    "ValueError before start-up; give 0 or 1", env_line))
+        else:
+            notes.append(f"{ENV}={raw!r} is not an integer (vLLM reads bool(int(value)); "
+                         "vLLM 0.10.0 stops on it at import); this release was not read for it: "
+                         "the sampler path is left unstated")
+        return
+    if not on:
+        found.put(FIELD, "native", env_line or 0, f"{ENV}={raw} (FlashInfer's sampler off)")
+    elif official:
+        found.put(FIELD, "flashinfer", env_line or 0, f"{ENV}={raw} and {why}")
+    else:
+        notes.append(f"{ENV}={raw} takes FlashInfer's sampler only where FlashInfer is "
+                     f"installed; image {image or '(none named)'} is not vLLM's own 0.10 image, "
+                     "which installs it: the pip default (native) is planned; if the image has "
+                     "FlashInfer, set the annotation kvplan.io/topk-topp-sampler: flashinfer")
