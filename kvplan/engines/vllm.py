@@ -223,7 +223,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                          f"{float(conc):.2f}x")
     assumptions = _assumptions(req, s, fl, b, util, batched, seqs, block, asked_block,
                                state_page if hybrid else None)
-    if (why := sampler_note(fl.version, fl.v1, lean, rows, req.model, s)) is not None:
+    if s.measured.activation_bytes is not None:  # the sampler's bytes do not enter
+        if s.topk_topp_sampler is not None:
+            assumptions.append(f"topk_topp_sampler {s.topk_topp_sampler}: the activation peak "
+                               "is measured (log), so it is not used")
+    elif (why := sampler_note(fl.version, fl.v1, lean, rows, req.model, s)) is not None:
         assumptions.append(why)  # the 0.10 sampler path: unused where stated, or the pip default
     overhead = act.best + nt.best + graphs.best
     per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)

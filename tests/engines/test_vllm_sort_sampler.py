@@ -92,3 +92,24 @@ def test_the_log_line_and_the_directive_state_the_path() -> None:
     assert stated.runs[0].settings["topk_topp_sampler"] == "flashinfer"
     with pytest.raises(InputError, match="native or flashinfer"):
         parse_text("# kvplan: topk_topp_sampler=sorted\n" + head, Path("x.log"))
+
+
+
+def test_a_measured_activation_takes_no_sampler_note() -> None:
+    """With the activation peak read from a log, the sampler's bytes do not enter: no pip-default
+    note, and a stated path is noted as not used (never silently)."""
+    from kvplan.engines import Measured
+
+    req = SizeRequest(model=load_model("qwen3-32b"), gpu=load_hardware("h100"),
+                      context_tokens=32768, kv_dtype=DType.fp8, tp=8)
+    expected = {None: [], "native": ["topk_topp_sampler native: the activation peak is measured "
+                                     "(log), so it is not used"]}
+    for path, notes in expected.items():
+        res = run_engine(req, EngineSettings(engine=Engine.vllm, version="0.10.0",
+                                             topk_topp_sampler=path,
+                                             measured=Measured(activation_bytes=2 * 2**30)))
+        assert res.activation_bytes == 2 * 2**30
+        assert [a for a in res.size.assumptions if a.startswith("topk_topp_sampler")] == notes
+    unmeasured = run_engine(req, EngineSettings(engine=Engine.vllm, version="0.10.0"))
+    assert any(a.startswith("topk_topp_sampler unstated: native")
+               for a in unmeasured.size.assumptions)
