@@ -204,9 +204,138 @@ def _log_counts() -> dict[str, str]:
             "parts": words.get(len({e.part for e in held}), "?")}
 
 
+_REPORTS: list = []
+
+
+def _reports() -> list:
+    """kvplan calibrate's reports over tests/assets/logs, computed once."""
+    if not _REPORTS:
+        from kvplan.calibrate.compare import calibrate_files
+
+        _REPORTS.extend(calibrate_files([ROOT / "tests" / "assets" / "logs"]))
+    return _REPORTS
+
+
+def _engine_log_counts() -> dict[str, str]:
+    """docs/engines.md's fixture counts: logs by engine (the file name's second field) and by
+    SPLIT.tsv part."""
+    from collections import Counter
+
+    from kvplan.calibrate.split import read_split
+
+    split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
+    engines = Counter(name.split("-")[1] for name in split)
+    parts = Counter(e.part for e in split.values())
+    out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
+           "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 14)})
+    return out
+
+
+def _part_size(part: str) -> dict[str, str]:
+    from kvplan.calibrate.split import read_split
+
+    split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
+    return {"n": str(sum(1 for e in split.values() if e.part == part))}
+
+
+def _breakdown() -> dict[str, str]:
+    """kvplan calibrate's breakdown line: |error| median and runs within 0.5% (or the rounding)."""
+    from kvplan.calibrate.compare import summarize
+
+    s = summarize(_reports())
+    ok = sum(1 for x, r in zip(s.breakdown_errors, s.breakdown_rounding, strict=True)
+             if x <= max(0.5, r))
+    return {"ok": str(ok), "n": str(len(s.breakdown_errors)), "n2": str(len(s.breakdown_errors)),
+            "median": f"{s.median(s.breakdown_errors):.2f}"}
+
+
+def _vllm_dense_held_out() -> dict[str, str]:
+    """README's vLLM dense held-out figures beside the table's: runs beyond 5%, and the median
+    without part 13's eleven sweep repeats (logs 223-233)."""
+    import statistics
+
+    from kvplan.calibrate.compare import headline
+
+    errs = []
+    for rep in _reports():
+        shape = headline(rep, "shapes")
+        if (rep.engine == "vllm" and rep.model_class in ("dense", "sliding")
+                and rep.part.startswith("heldout") and shape is not None):
+            errs.append((rep.log, abs(shape.error_pct)))
+    rest = [e for log, e in errs if not 223 <= int(log.split("-")[0]) <= 233]
+    return {"beyond": str(sum(1 for _, e in errs if e > 5.0)),
+            "rest_median": f"{statistics.median(rest):.2f}", "rest_runs": str(len(rest))}
+
+
+def _manifest_formats() -> dict[str, str]:
+    from kvplan.check.manifests import FORMATS
+
+    return {"n": str(len(FORMATS))}
+
+
+def _check_outcomes() -> dict[str, str]:
+    """docs/check.md's outcome scores (tests/check/test_check_outcomes.py's score)."""
+    from kvplan.check import check_paths
+    from tests.check.test_check_outcomes import OUTCOMES, score
+
+    report = check_paths([str(OUTCOMES)])
+    v_hit, v_miss, t_hit, t_miss = score({Path(o.file).name: o for o in report.outcomes})
+    return {"hit": str(len(v_hit)), "n": str(len(v_hit) + len(v_miss)), "t_hit": str(len(t_hit)),
+            "t_n": str(len(t_hit) + len(t_miss))}
+
+
+def _corpus_run() -> dict[str, str]:
+    """docs/check.md's corpus run: deployments, files and verdict counts."""
+    from collections import Counter
+
+    from kvplan.check import check_paths
+
+    report = check_paths([str(ROOT / "tests" / "assets" / "check" / "corpus")])
+    verdicts = Counter(o.verdict for o in report.outcomes)
+    return {"deployments": str(len(report.outcomes)),
+            "files": str(len({o.file for o in report.outcomes})),
+            **{v.lower(): str(verdicts[v]) for v in ("PASS", "FAIL", "WARN", "ERROR")}}
+
+
+MOE = "moe/mla/multimodal"
+
+# docs/engines.md's calibration-set table: (engine label, class label, part, engine, class);
+# the first figure of a row's runs and median columns is the current one (a bracket holds the
+# figure before, or as first measured).
+ENGINE_TABLE_ROWS = [
+    *[("vLLM", "dense", p, "vllm", "dense") for p in (
+        "fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5", "heldout-6",
+        "heldout-7", "heldout-10", "heldout-11", "heldout-12", "heldout-13")],
+    *[("vLLM", "MoE/MLA/multimodal", p, "vllm", MOE) for p in (
+        "fit", "heldout", "heldout-2", "heldout-4", "heldout-5", "heldout-6", "heldout-11")],
+    *[("SGLang", "dense", p, "sglang", "dense") for p in (
+        "fit", "heldout", "heldout-3", "heldout-6", "heldout-7", "heldout-9", "heldout-11")],
+    ("SGLang", "MoE", "fit", "sglang", MOE), ("SGLang", "MLA", "heldout-5", "sglang", MOE),
+    ("SGLang", "MoE/MLA", "heldout-9", "sglang", MOE),
+    *[("TRT-LLM", "dense", p, "trtllm", "dense") for p in (
+        "fit", "heldout", "heldout-3", "heldout-7", "heldout-8")],
+    ("TRT-LLM", "MoE", "fit", "trtllm", MOE), ("TRT-LLM", "MLA", "heldout-5", "trtllm", MOE),
+    ("TRT-LLM", "multimodal", "heldout-7", "trtllm", MOE),
+]
+
+
+def _table_cell(engine: str, klass: str, part: str) -> dict[str, str]:
+    _split(engine, klass, "fit")  # fills _SPLIT
+    rows = {r["part"]: r for r in _SPLIT if r["engine"] == engine and r["model_class"] == klass}
+    if part not in rows:
+        return {"runs": "0", "median": "-"}
+    return {"runs": str(rows[part]["runs"]), "median": f"{rows[part]['median_abs_error_pct']:.2f}%"}
+
+
+def _engine_table_row(label: str, klass_label: str, part: str, engine: str, klass: str) -> tuple:
+    return ("docs/engines.md", rf"\| {re.escape(label)} \| {re.escape(klass_label)} \| {part} \| "
+            r"(?P<runs>\d+)[^|]*\| (?P<median>[\d.]+%|-)",
+            lambda: _table_cell(engine, klass, part))
+
+
 # README's calibration table: (the row's label as a regex, engine, class, SPLIT.tsv parts); each
 # row's runs and medians must be what kvplan calibrate computes for those parts.
-MOE = "moe/mla/multimodal"
 CALIBRATION_ROWS = [
     (r"vLLM, dense \(parts 1, 2\)", "vllm", "dense", "heldout", "heldout-2"),
     (r"vLLM, dense \(part 3: [^|]*", "vllm", "dense", "heldout-3"),
@@ -273,6 +402,27 @@ PROSE = [
      r"(?P<held>\d+) of them in (?P<parts>\w+) held-out parts", _log_counts),
     ("docs/engines.md", r"`tests/assets/logs/` holds (?P<logs>\d+) start-up logs", _log_counts),
     *[_calibration_row(*row) for row in CALIBRATION_ROWS],
+    ("docs/engines.md", r"each with its source; vLLM (?P<vllm>\d+), SGLang (?P<sglang>\d+), TensorRT-LLM "
+     r"(?P<trtllm>\d+); (?P<fit>\d+) fit, (?P<heldout>\d+) held out, (?P<h2>\d+) in the held-out part "
+     r"heldout-2, (?P<h3>\d+) in heldout-3, (?P<h4>\d+) in heldout-4, (?P<h5>\d+) in heldout-5, "
+     r"(?P<h6>\d+) in heldout-6, (?P<h7>\d+) in heldout-7, (?P<h8>\d+) in heldout-8, (?P<h9>\d+) in "
+     r"heldout-9, (?P<h10>\d+) in heldout-10, (?P<h11>\d+) in heldout-11, (?P<h12>\d+) in heldout-12 "
+     r"and (?P<h13>\d+) in heldout-13;", _engine_log_counts),
+    ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
+    ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
+     lambda: _part_size("heldout-5")),
+    ("docs/engines.md", r"on the printed terms\): (?P<ok>\d+) of (?P<n>\d+) within 0\.5%\*\* \(median "
+     r"(?P<median>[\d.]+)%\)", _breakdown),
+    ("docs/engines.md", r"KV memory from the logged breakdown: median \|error\| (?P<median>[\d.]+)% over "
+     r"(?P<n>\d+) runs, (?P<ok>\d+) within 0\.5%", _breakdown),
+    *[_engine_table_row(*row) for row in ENGINE_TABLE_ROWS],
+    ("README.md", r"median 2%: met \((?P<rest_median>[\d.]+)% over (?P<rest_runs>\d+) runs without part 13's "
+     r"eleven repeats.*?each within 5%: missed by (?P<beyond>\d+) runs", _vllm_dense_held_out),
+    ("README.md", r"kvplan/v1 files and (?P<n>\d+) manifest formats", _manifest_formats),
+    ("docs/check.md", r"verdicts: (?P<hit>\d+) of (?P<n>\d+) \(.*?within the engine's tolerance: "
+     r"(?P<t_hit>\d+) of (?P<t_n>\d+)", _check_outcomes),
+    ("docs/check.md", r"Now: (?P<deployments>\d+) deployments in (?P<files>\d+) files: (?P<pass>\d+) PASS, "
+     r"(?P<fail>\d+) FAIL, (?P<warn>\d+) WARN, (?P<error>\d+) ERROR", _corpus_run),
     ("docs/maths.md", r"= (?P<step_ms>[\d.]+) ms, (?P<tokens_per_s>[\d.]+) tokens/s; at 50 tokens/s "
      r"at most (?P<slo_users>\d+) users", _maths_decode),
     ("docs/catalog.md", r"holds (?P<models>\d+) models", _counts),
@@ -294,3 +444,20 @@ def test_numbers_in_prose_are_what_kvplan_computes(claim) -> None:  # noqa: ANN0
     expected = compute()
     wrong = {k: (v, expected[k]) for k, v in match.groupdict().items() if v != expected[k]}
     assert not wrong, f"{page}: prose says / kvplan computes: {wrong}"
+
+
+@pytest.mark.parametrize("command", ["size", "fleet", "explain", "check"])
+def test_every_flag_is_in_the_docs(command: str) -> None:
+    """Each long option of the command, as `--flag` in docs/record.md (the flag table and the
+    flags that are not fields), docs/size.md or docs/check.md."""
+    import typer.main
+
+    from kvplan.cli import build_app
+
+    docs = "".join((ROOT / "docs" / page).read_text(encoding="utf-8")
+                   for page in ("record.md", "size.md", "check.md"))
+    cmd = typer.main.get_command(build_app()).commands[command]  # type: ignore[attr-defined]
+    flags = [o for p in cmd.params for o in (*p.opts, *p.secondary_opts) if o.startswith("--")]
+    assert len(flags) > 3
+    missing = [f for f in flags if f"`{f}" not in docs]
+    assert not missing, f"kvplan {command}: flags the docs do not name: {missing}"
