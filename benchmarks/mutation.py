@@ -79,7 +79,8 @@ PACKAGES = {
          # tower, vLLM 0.10's sort sampler and its path setting
          "tests/engines/test_trtllm_build_defaults.py", "tests/engines/test_vision_tower.py",
          "tests/engines/test_vllm_sort_sampler.py",
-         "tests/engines/test_topk_topp_sampler_setting.py")),
+         "tests/engines/test_topk_topp_sampler_setting.py",
+         "tests/engines/test_sort_sampler_rules.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
