@@ -17,6 +17,7 @@ from kvplan.engines.vllm_sort_sampler import (
     unused_reason,
     v1_sampler_bytes,
 )
+from kvplan.errors import InputError
 from kvplan.specs import load_model
 
 QWEN3 = load_model("qwen3-32b")  # vocabulary 151,936
@@ -30,7 +31,7 @@ def _s(path: str | None = None) -> EngineSettings:
 
 @pytest.mark.parametrize(("version", "sorts"), [
     ("0.9.2", False), ("0.10", True), ("0.10.0", True), ("0.10.1.1", True), ("0.10.2", True),
-    ("0.11.0", False), ("0.19.0", False), (None, False),
+    ("0.11", False), ("0.11.0", False), ("0.19.0", False), (None, False),
 ])
 def test_only_the_0_10_series_sorts(version: str | None, sorts: bool) -> None:
     assert sorts_in_profile(version) is sorts
@@ -86,3 +87,12 @@ def test_each_reason_a_stated_path_moves_nothing() -> None:
     assert sampler_note("0.10.0", True, False, 127, QWEN3, _s("native")) == (
         "topk_topp_sampler native: 127 sampler rows take PyTorch's full-sort path (fewer than "
         "128), not modelled: the V1 sampler's 16 B a logit either way, so it is not used")
+    assert sampler_note("0.10.0", True, False, 1024, SMALL, _s("native")) == (
+        "topk_topp_sampler native: a vocabulary of 4,096 takes PyTorch's small in-place sort (not "
+        "modelled): the V1 sampler's 16 B a logit either way, so it is not used")
+
+
+def test_an_unknown_path_is_refused_naming_the_paths() -> None:
+    with pytest.raises(InputError) as err:
+        v1_sampler_bytes("0.10.0", 1024, QWEN3, _s("sort"))
+    assert str(err.value) == "topk_topp_sampler 'sort': expected one of native, flashinfer"
