@@ -38,3 +38,13 @@ def test_explain_lists_the_same_assumptions_as_json() -> None:
     flat = " ".join(text.split())  # rich wraps long lines at the terminal's width
     for a in assumptions:
         assert f"- {a}" in flat
+
+
+def test_size_table_names_a_stated_setting_the_plan_does_not_read() -> None:
+    # vLLM 0.10.2 with 64 sequences: the sampler sorts by PyTorch's full-sort path, so the stated
+    # path moves nothing; the table says so rather than only the JSON
+    out = " ".join(_run("size", "qwen3-32b", "--gpu", "h100", "--engine", "vllm",
+                        "--engine-version", "0.10.2", "--max-num-seqs", "64",
+                        "--topk-topp-sampler", "native", "--context", "8192").split())
+    assert "not used: topk_topp_sampler native: 64 sampler rows take PyTorch's full-sort path" in out
+    assert out.count("so it is not used") == 1

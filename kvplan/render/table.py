@@ -120,10 +120,14 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     if extra.get("engine_log_lines"):
         out.append(Text(f"{r['engine']} would print:\n" + "\n".join(
             f"  {line}" for line in extra["engine_log_lines"])))
-    caveats = [a for a in extra.get("assumptions", ()) if "not modelled" in a]
+    said = extra.get("assumptions", ())
+    unused = [a for a in said if a.endswith("so it is not used")]
+    caveats = [a for a in said if "not modelled" in a and a not in unused]
     if caveats:  # a term the engine has and kvplan does not book: never left unsaid
         out.append(Text("not modelled (kvplan explain lists every assumption):\n" + "\n".join(
             f"  {c}" for c in caveats), style="yellow"))
+    if unused:  # a stated setting this plan does not read: never silently
+        out.append(Text("not used:\n" + "\n".join(f"  {c}" for c in unused), style="yellow"))
     if extra:
         out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
     out += _problems(r, extra)
