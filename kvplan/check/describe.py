@@ -60,18 +60,10 @@ def describe_fix(target: Target, fix: Fix) -> str:
             parts.append(names["kv"])
         else:
             parts.append(f"engine.kv_cache_dtype: {old['kv_cache_dtype']} -> fp8")
-    if "max_num_seqs" in new:
-        if manifest:
-            flag = names["seqs"]
-            parts.append(f"{flag} {old['max_num_seqs']} -> {new['max_num_seqs']}")
-        else:
-            parts.append(f"engine.max_num_seqs: {old['max_num_seqs']} -> {new['max_num_seqs']}")
-    if "max_model_len" in new:
-        if manifest:
-            flag = names["len"]
-            parts.append(f"{flag} {old['max_model_len']} -> {new['max_model_len']}")
-        else:
-            parts.append(f"engine.max_model_len: {old['max_model_len']} -> {new['max_model_len']}")
+    for key, name in (("max_num_seqs", "seqs"), ("max_model_len", "len")):
+        if key in new:
+            label = names[name] if manifest else f"engine.{key}:"
+            parts.append(f"{label} {old[key]} -> {new[key]}")
     if "gpu" in new:
         if manifest and target.label_key is not None:
             family = target.label_key

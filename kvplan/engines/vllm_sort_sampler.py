@@ -115,6 +115,10 @@ PIP_DEFAULT = ("as pip installs a 0.10 release (its wheel does not require Flash
                "vllm/vllm-openai image installs FlashInfer: state flashinfer (16 B)")
 
 
+# how that note starts (kvplan.plan.planner lists the default it names as a record field)
+UNSTATED_NOTE = "topk_topp_sampler unstated: native"
+
+
 def sampler_note(version: str | None, v1: bool, lean: bool, rows: int, model: ModelSpec,
                  s: EngineSettings) -> str | None:
     """What a plan says about the 0.10 sampler path: a stated path this profile does not read
@@ -125,7 +129,7 @@ def sampler_note(version: str | None, v1: bool, lean: bool, rows: int, model: Mo
     if path is None:
         sorts = (v1 and not lean and sorts_in_profile(version) and rows >= SEGMENTED_MIN_ROWS
                  and model.vocab_size > SMALL_SORT_MAX)
-        return f"topk_topp_sampler unstated: native, {PIP_DEFAULT}" if sorts else None
+        return f"{UNSTATED_NOTE}, {PIP_DEFAULT}" if sorts else None
     why = unused_reason(version, v1, lean, rows, model)
     return f"topk_topp_sampler {path}: {why}, so it is not used" if why else None
 

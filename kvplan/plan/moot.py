@@ -97,13 +97,13 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
     engine = dep.engine.name
     if engine == "vllm" and dep.engine.topk_topp_sampler is not None:
         from kvplan.engines.vllm_series import flavour
-        from kvplan.engines.vllm_sort_sampler import unused_reason
+        from kvplan.engines.vllm_sort_sampler import sorts_in_profile, unused_reason
 
         fl = flavour(dep.engine.version)
         why = unused_reason(fl.version, fl.v1, False, None, None)
         if why is not None:
-            fix = ("add --engine-version 0.10.0 (0.10.1.1, 0.10.2) or drop the option"
-                   if why.startswith("only the 0.10") else "drop the option")
+            fix = ("drop the option" if sorts_in_profile(fl.version) else
+                   "add --engine-version 0.10.0 (0.10.1.1, 0.10.2) or drop the option")
             refuse("engine.topk_topp_sampler", f"{why}; {fix}")
     if engine in _NO_SEQUENCE_CAP:
         refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "

@@ -251,10 +251,10 @@ def _vllm_sampler_field(fields: list[tuple[str, Any, str]],
                         result: EngineResult) -> list[tuple[str, Any, str]]:
     """vLLM 0.10's sampler path where the record is silent and the sort applies: native, as pip
     installs the release (kvplan.engines.vllm_sort_sampler.PIP_DEFAULT), named as a default."""
-    from kvplan.engines.vllm_sort_sampler import PIP_DEFAULT
+    from kvplan.engines.vllm_sort_sampler import PIP_DEFAULT, UNSTATED_NOTE
 
     if any(k == "engine.topk_topp_sampler" for k, _, _ in fields) or not any(
-            a.startswith("topk_topp_sampler unstated") for a in result.size.assumptions):
+            a.startswith(UNSTATED_NOTE) for a in result.size.assumptions):
         return fields
     at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
              default=len(fields))
