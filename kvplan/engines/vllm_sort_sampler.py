@@ -91,6 +91,13 @@ def sorts_in_profile(version: str | None) -> bool:
     return bool(v) and SORT_SAMPLER_FROM <= v < SORT_SAMPLER_BEFORE
 
 
+def _segmented_sort(version: str | None, rows: int, model: ModelSpec) -> bool:
+    """Whether the profiling sampler takes PyTorch's segmented_sort_pairs: a 0.10 release, 128
+    rows or more and a vocabulary above 4,096 (with FlashInfer absent)."""
+    return (sorts_in_profile(version) and rows >= SEGMENTED_MIN_ROWS
+            and model.vocab_size > SMALL_SORT_MAX)
+
+
 def v1_sampler_bytes(version: str | None, rows: int, model: ModelSpec,
                      s: EngineSettings) -> tuple[int, int, int]:
     """(low, best, high) bytes a logit the V1 profiling sampler (before Model Runner V2) holds
@@ -102,8 +109,7 @@ def v1_sampler_bytes(version: str | None, rows: int, model: ModelSpec,
     path = s.topk_topp_sampler
     if path is not None and path not in SAMPLER_PATHS:
         raise InputError(f"topk_topp_sampler {path!r}: expected one of {', '.join(SAMPLER_PATHS)}")
-    if (sorts_in_profile(version) and path != "flashinfer" and rows >= SEGMENTED_MIN_ROWS
-            and model.vocab_size > SMALL_SORT_MAX):
+    if path != "flashinfer" and _segmented_sort(version, rows, model):
         return SORT_SAMPLER_BYTES_PER_LOGIT
     return V1_SAMPLER_BYTES_PER_LOGIT
 
@@ -127,8 +133,7 @@ def sampler_note(version: str | None, v1: bool, lean: bool, rows: int, model: Mo
     to say (another series, unstated)."""
     path = s.topk_topp_sampler
     if path is None:
-        sorts = (v1 and not lean and sorts_in_profile(version) and rows >= SEGMENTED_MIN_ROWS
-                 and model.vocab_size > SMALL_SORT_MAX)
+        sorts = v1 and not lean and _segmented_sort(version, rows, model)
         return f"{UNSTATED_NOTE}, {PIP_DEFAULT}" if sorts else None
     why = unused_reason(version, v1, lean, rows, model)
     return f"topk_topp_sampler {path}: {why}, so it is not used" if why else None
