@@ -57,6 +57,21 @@ DTYPE_ALIASES = {
 }
 
 
+_TOKEN_SCALE = {"": 1, "k": 10**3, "K": 2**10, "m": 10**6, "M": 2**20, "g": 10**9, "G": 2**30}
+
+
+def parse_tokens(text: str) -> int:
+    """A length as vLLM's --max-model-len spells it (vllm/engine/arg_utils.py human_readable_int,
+    0.10 on): digits (with `_` separators), or 32k / 1m (powers of 1000) and 32K / 1M (powers of
+    1024). ValueError on anything else."""
+    import re
+
+    match = re.fullmatch(r"([-+]?\d[\d_]*)([kKmMgG]?)", text.strip())
+    if not match:
+        raise ValueError(text)
+    return int(match.group(1).replace("_", "")) * _TOKEN_SCALE[match.group(2)]
+
+
 def parse_dtype(text: str) -> DType:
     """Parse a precision name (`fp16`, `bfloat16`, `fp8_e4m3`, ...). Raises ValueError."""
     key = text.strip().lower()

@@ -69,6 +69,20 @@ def test_comma_lists_give_one_row_per_combination(runner):
     assert all(r["kv_bytes_per_token"] == "65536" for r in tp2)
 
 
+@pytest.mark.parametrize(("option", "text", "tokens"), [
+    ("--context", "8k", 8_000), ("--context", "8K", 8_192), ("--context", "8_192", 8_192),
+    ("--max-model-len", "4k", 4_000), ("--max-model-len", "4K", 4_096),
+])
+def test_lengths_take_vllms_spellings(runner, option, text, tokens):
+    """vLLM's --max-model-len reads 8k as 8,000 and 8K as 8,192 (human_readable_int): so do
+    kvplan's length options, as `kvplan check` already did in manifests."""
+    result = invoke(runner, "size", "llama-3-8b", option, text, "-f", "json")
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.stdout)["results"][0]
+    assert row["context_tokens"] == tokens
+    assert row["kv_bytes_per_sequence"] == tokens * 131_072
+
+
 def test_csv_output_file_is_written_atomically(runner, tmp_path):
     out = tmp_path / "sweep.csv"
     result = invoke(runner, "size", "llama-3-8b", "--context", "1024,2048", "-f", "csv",
@@ -124,7 +138,8 @@ BAD = [
     (["size", "llama-3-8b", "--gpu", "h10"], "unknown GPU 'h10' (did you mean:"),
     (["size", "llama-3-8b", "--context", "-5"], "--context: must be positive, got -5"),
     (["size", "llama-3-8b", "--context", "0"], "--context: must be positive, got 0"),
-    (["size", "llama-3-8b", "--context", "8k"], "--context: '8k' is not a whole number"),
+    (["size", "llama-3-8b", "--context", "8x"], "--context: '8x' is not a whole number (vLLM's spellings"),
+    (["size", "llama-3-8b", "--max-model-len", "1.5k"], "'1.5k' is not a whole number of tokens"),
     (["size", "llama-3-8b", "--memory-utilization", "1.5"], "must be in (0, 1], got 1.5"),
     (["size", "llama-3-8b", "--memory-utilization", "0"], "must be in (0, 1], got 0"),
     (["size", "llama-3-8b", "--kv-dtype", "fp7"], "unknown precision 'fp7'"),

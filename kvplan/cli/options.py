@@ -13,7 +13,7 @@ from typing import Annotated
 
 import typer
 
-from kvplan.cli.values import non_negative, positive, utilization
+from kvplan.cli.values import non_negative, positive, token_count, utilization
 
 
 def _fraction(value: float | None) -> float | None:
@@ -45,9 +45,12 @@ Gpu = Annotated[str | None, _opt("--gpu", "-g", metavar="GPU[,GPU...]",
                                  help="GPU name or alias; a comma list plans each [default: h100]")]
 Context = Annotated[str | None, _opt(
     "--context", "-c", metavar="TOKENS[,...]",
-    help="max tokens per sequence (engine.max_model_len) [default: the model's maximum]")]
-MaxModelLen = Annotated[int | None, _opt("--max-model-len", metavar="TOKENS", min=1,
-                                         help="the engine's max_model_len (same as --context)")]
+    help="max tokens per sequence (engine.max_model_len; 32k = 32,000, 32K = 32,768 as vLLM "
+    "reads them) [default: the model's maximum]")]
+MaxModelLen = Annotated[int | None, _opt(
+    "--max-model-len", metavar="TOKENS", parser=token_count,
+    help="the engine's max_model_len (same as --context; 32k = 32,000, 32K = 32,768 as vLLM reads "
+    "them)")]
 AvgContext = Annotated[int | None, _opt(
     "--avg-context", metavar="TOKENS", min=1,
     help="tokens a sequence holds on average (paged) [default: the max context]")]

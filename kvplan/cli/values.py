@@ -27,6 +27,20 @@ def int_list(text: str, what: str) -> list[int]:
     return out
 
 
+def token_count(text: str) -> int:
+    """A length in tokens: digits, or vLLM's 32k (x1000) / 32K (x1024) spellings."""
+    from kvplan.units import parse_tokens
+
+    try:
+        value = parse_tokens(text)
+    except ValueError:
+        raise typer.BadParameter(f"{text!r} is not a whole number of tokens (vLLM's spellings "
+                                 "are taken too: 32k = 32,000, 32K = 32,768)") from None
+    if value <= 0:
+        raise typer.BadParameter(f"must be positive, got {value}")
+    return value
+
+
 def finite(value: float | None) -> float | None:
     """Refuse nan and inf, which float options otherwise accept."""
     if value is not None and not math.isfinite(value):

@@ -26,6 +26,7 @@ from kvplan.plan.targets import (  # what a record starts from; imported from he
     _read_base,
     is_deployment_target,
 )
+from kvplan.units import parse_tokens
 
 if TYPE_CHECKING:
     from kvplan.deploy.yamldoc import Doc  # the YAML reader loads only where a file is read
@@ -208,9 +209,12 @@ def _typed(flag: FlagField, item: str) -> Any:
     """One item of a comma list, as its field expects (whole numbers for lengths and TP)."""
     if flag.field in ("engine.max_model_len", "parallel.tensor"):
         try:
-            value = int(item.replace("_", ""))
+            value = (parse_tokens(item) if flag.field == "engine.max_model_len"
+                     else int(item.replace("_", "")))
         except ValueError:
-            raise InputError(f"{flag.flag}: {item!r} is not a whole number") from None
+            hint = (" (vLLM's spellings are taken too: 32k = 32,000, 32K = 32,768)"
+                    if flag.field == "engine.max_model_len" else "")
+            raise InputError(f"{flag.flag}: {item!r} is not a whole number{hint}") from None
         if value <= 0:
             raise InputError(f"{flag.flag}: must be positive, got {value}")
         return value

@@ -134,11 +134,9 @@ class Found:
 
 def tokens(text: str) -> int:
     """vLLM accepts 32k / 1M style lengths: k/m are powers of 1000, K/M powers of 1024."""
-    match = re.fullmatch(r"(\d+)([kKmMgG]?)", text.strip())
-    if not match:
-        raise ValueError(text)
-    scale = {"": 1, "k": 10**3, "K": 2**10, "m": 10**6, "M": 2**20, "g": 10**9, "G": 2**30}
-    return int(match.group(1)) * scale[match.group(2)]
+    from kvplan.units import parse_tokens
+
+    return parse_tokens(text)
 
 
 def convert(kind: str, raw: str) -> Any:
