@@ -103,12 +103,64 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
     if allow_hub and _is_hub_id(text):
         from kvplan.specs.hub import fetch_config  # only for hub ids: imports huggingface_hub
 
-        return Resolved(ref, fetch_config(text), "hub")
+        try:
+            return Resolved(ref, fetch_config(text), "hub")
+        except InputError as err:
+            hint = quantized_base_hint(text)
+            if hint:
+                raise InputError(f"{err}; {hint}") from None
+            raise
     names = list(_files(MODEL_DIR))
     raise InputError(
-        f"unknown model {ref!r}{suggest(text.lower(), names)}; `kvplan models` lists the catalog; "
+        f"unknown model {ref!r}{suggest(text.lower(), names)}{'; ' if quantized_base_hint(text) else ''}"
+        f"{quantized_base_hint(text)}; `kvplan models` lists the catalog; "
         "pass a Hugging Face id (org/name), a spec file or a config.json"
     )
+
+
+# Suffixes that name a quantized copy of a checkpoint (its config.json is the base's plus a
+# quantization_config: the attention shape, so the KV cache, is the base's), longest first, and
+# the --weight-dtype that prices their packed weights. Used only for a hint when the copy itself
+# cannot be read: kvplan never plans from a name pattern.
+_QUANT_SUFFIXES = (
+    ("-awq-int4", "int4"), ("-gptq-int4", "int4"), ("-gptq-int8", "int8"), ("-fp8-dynamic", "fp8"),
+    ("-quantized.w4a16", "int4"), ("-quantized.w8a8", "int8"), ("-quantized.w8a16", "int8"),
+    ("-bnb-4bit", "int4"), ("-w4a16", "int4"), ("-w8a8", "int8"), ("-nvfp4", "int4"),
+    ("-awq", "int4"), ("-gptq", "int4"), ("-fp8", "fp8"), ("-int4", "int4"), ("-int8", "int8"),
+    ("-gguf", ""),
+)
+
+
+def quantized_base_hint(ref: str) -> str:
+    """For `org/Name-AWQ` style ids whose base checkpoint is in the catalog: what to run instead
+    ('' when the name has no such suffix or the base is not in the catalog)."""
+    name = ref.strip().rstrip("/").rsplit("/", 1)[-1]
+    lower = name.lower()
+    for suffix, dtype in _QUANT_SUFFIXES:
+        if lower.endswith(suffix):
+            base = lower.removesuffix(suffix)
+            break
+    else:
+        return ""
+    names = _base_by_repo_name()
+    stem = next((names[k] for k in (base, base + "-hf", base.removeprefix("meta-")) if k in names),
+                None)
+    if stem is None:
+        return ""
+    flag = f" --weight-dtype {dtype}" if dtype else " --weight-dtype (the GGUF file's type)"
+    return (f"it names a quantized copy of {name[:len(base)]}, whose catalog entry {stem} has the "
+            f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (every weight "
+            "at that width: a little light), or pass the copy's config.json for its exact weights")
+
+
+@lru_cache(maxsize=1)
+def _base_by_repo_name() -> dict[str, str]:
+    """The repository part of every catalog hf_id and alias, lower-case -> catalog name."""
+    out: dict[str, str] = {}
+    for key, (stem, rule) in _index().items():
+        if rule in ("hf_id", "alias") and "/" in key:
+            out.setdefault(key.rsplit("/", 1)[-1], stem)
+    return out
 
 
 def _is_hub_id(ref: str) -> bool:

@@ -163,3 +163,38 @@ def test_calibrate_resolves_a_log_header_id_through_the_catalog() -> None:
     spec, how = resolve_run(run, log.parent)
     assert spec is not None and spec.name == "qwen3-14b"
     assert how == "catalog hf_id for Qwen/Qwen3-14B"
+
+
+@pytest.mark.parametrize(("ref", "plan"), [
+    ("Qwen/Qwen2.5-7B-Instruct-AWQ", "`qwen2.5-7b --weight-dtype int4`"),
+    ("Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "`qwen2.5-32b --weight-dtype int8`"),
+    ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "`llama-3.1-8b --weight-dtype fp8`"),
+    ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "`llama-3.1-70b --weight-dtype int4`"),
+    ("TheBloke/Llama-2-7B-Chat-AWQ", "`llama-2-7b --weight-dtype int4`"),
+])
+def test_an_unreadable_quantized_copy_names_its_catalog_base(tmp_path: Path, ref: str,
+                                                             plan: str) -> None:
+    """A quantized copy the hub cannot give is still refused (kvplan never plans from a name
+    pattern), but the one line says which catalog entry has its attention shape."""
+    pytest.importorskip("huggingface_hub")
+    r = _run(["size", ref], {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
+    assert r.returncode == 2
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and "HF_HUB_OFFLINE is set" in lines[0], r.stderr
+    assert "it names a quantized copy of " in lines[0]
+    assert f"plan {plan}" in lines[0]
+
+
+@pytest.mark.parametrize("ref", ["Qwen/Qwen9-7B-AWQ", "acme/llama-3.1-8b-merged",
+                                 "Qwen/Qwen2.5-7B-Instruct"])
+def test_no_base_hint_without_a_quant_suffix_and_a_catalog_base(ref: str) -> None:
+    from kvplan.specs.resolve import quantized_base_hint
+
+    assert quantized_base_hint(ref) == ""
+
+
+def test_the_gguf_hint_asks_for_the_files_type() -> None:
+    from kvplan.specs.resolve import quantized_base_hint
+
+    hint = quantized_base_hint("bartowski/Qwen2.5-7B-Instruct-GGUF")
+    assert "plan `qwen2.5-7b --weight-dtype (the GGUF file's type)`" in hint
