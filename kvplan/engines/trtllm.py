@@ -67,7 +67,8 @@ from fractions import Fraction
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import activation_peak
-from kvplan.engines.common import gib, layer_shape, quantized, users_steps, weights_bytes
+from kvplan.engines.common import (gib, layer_shape, quantized, users_steps, weights_bytes,
+                                   weights_how)
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -197,9 +198,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         nt = Interval.exact(memory - weights - m.free_after_load_bytes)
     else:
         st.given("weights", weights, "bytes",
-                 "measured (log)" if m.weights_bytes is not None else
-                 f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-                 f"{req.gpus_per_replica} GPU(s)")
+                 "measured (log)" if m.weights_bytes is not None else weights_how(req))
         if batched_how is not None and m.activation_bytes is None and \
                 s.trt_activation_bytes is None:
             tokens_rule = True
