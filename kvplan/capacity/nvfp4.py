@@ -91,13 +91,14 @@ def _attention(model: ModelSpec) -> Group:
         raise InputError(f"{model.name}: nvfp4 attention needs mla.qk_nope_head_dim and "
                          "mla.v_head_dim (the projections' widths)")
     q_out = heads * (mla.qk_nope_head_dim + mla.qk_rope_head_dim)
-    q = (((hidden, mla.q_lora_rank, layers), (mla.q_lora_rank, q_out, layers))
-         if mla.q_lora_rank else ((hidden, q_out, layers),))
+    rank = mla.q_lora_rank
+    q_mats: tuple[tuple[int, int, int], ...] = (
+        ((hidden, rank, layers), (rank, q_out, layers)) if rank else ((hidden, q_out, layers),))
     kv_b = heads * (mla.qk_nope_head_dim + mla.v_head_dim)
-    o_in = heads * mla.v_head_dim
-    mats = q + ((hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, layers),
-                (mla.kv_lora_rank, kv_b, layers), (o_in, hidden, layers))
-    return Group(mats, (o_in,))
+    latent_o = heads * mla.v_head_dim
+    return Group(q_mats + ((hidden, mla.kv_lora_rank + mla.qk_rope_head_dim, layers),
+                           (mla.kv_lora_rank, kv_b, layers), (latent_o, hidden, layers)),
+                 (latent_o,))
 
 
 def _mlp(hidden: int, inter: int, count: int) -> Group:

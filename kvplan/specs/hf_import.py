@@ -24,8 +24,8 @@ from kvplan.specs.hf_config import (
 )
 from kvplan.specs.hf_layers import ImportRefused, layer_kinds, moe_block, phi_note, positive_int
 from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
-from kvplan.specs.hf_nvfp4 import from_quant_file, nvfp4_quant
 from kvplan.specs.hf_mamba import granite_layer_kinds, granite_moe
+from kvplan.specs.hf_nvfp4 import from_quant_file, nvfp4_quant
 from kvplan.specs.hf_quant import (
     linear_quant,
     with_compression_config,

@@ -220,3 +220,19 @@ def test_calibration_log_121_uses_the_nvfp4_spec():
     directive = next(line for line in log.read_text().splitlines()
                      if line.startswith("# kvplan:"))
     assert "spec=../model_specs/kimi-k2.5-nvfp4.yaml" in directive
+
+
+def test_mla_attention_group_by_hand():
+    # Kimi-K2.5's MLA projections a layer: q_a_proj 7,168 x 1,536 = 11,010,048; q_b_proj 1,536 x
+    # 64 x (128 + 64) = 18,874,368; kv_a_proj_with_mqa 7,168 x (512 + 64) = 4,128,768; kv_b_proj
+    # 512 x 64 x (128 + 128) = 8,388,608; o_proj 64 x 128 x 7,168 = 58,720,256; together
+    # 101,122,048 a layer, x 61 = 6,168,444,928 weights in 5 x 61 = 305 tensors
+    m = load_model(KIMI_SPEC)
+    attention = nvfp4.group(m, "attention")
+    assert (attention.params, attention.tensors) == (6_168_444_928, 305)
+    data = m.model_dump(mode="json", exclude_unset=True)
+    data["nvfp4"]["quantized"] = ["attention", *data["nvfp4"]["quantized"]]
+    quantized = ModelSpec.model_validate(data)
+    # at TP 1 the attention leaves bf16 (2 B a weight) for 9/16 B a weight + 8 B a tensor
+    saved = 6_168_444_928 * 2 - 6_168_444_928 * 9 // 16 - 305 * 8
+    assert nvfp4.weights_bytes(m, 1, 1) - nvfp4.weights_bytes(quantized, 1, 1) == saved
