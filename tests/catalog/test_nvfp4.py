@@ -236,3 +236,36 @@ def test_mla_attention_group_by_hand():
     # at TP 1 the attention leaves bf16 (2 B a weight) for 9/16 B a weight + 8 B a tensor
     saved = 6_168_444_928 * 2 - 6_168_444_928 * 9 // 16 - 305 * 8
     assert nvfp4.weights_bytes(m, 1, 1) - nvfp4.weights_bytes(quantized, 1, 1) == saved
+
+
+@pytest.mark.parametrize("change, words", [
+    (lambda c: c["quantization_config"]["config_groups"]["group_0"]["weights"].update(num_bits=8),
+     "not 4-bit float"),
+    (lambda c: c["quantization_config"].update(ignore="lm_head"), "not a list of names"),
+    (lambda c: c["quantization_config"].update(ignore=["*"]), "every linear layer is excluded"),
+])
+def test_what_the_importer_refuses_in_the_scheme(change, words):
+    cfg = copy.deepcopy(_kimi_config())
+    change(cfg)
+    with pytest.raises(ImportRefused, match=words):
+        _import(cfg)
+
+
+def test_shared_experts_of_another_architecture_are_refused():
+    # GLM-4.5-Air (glm4_moe) has a shared expert whose module names kvplan does not write out
+    cfg = json.loads((ASSETS / "hf_configs" / "glm-4.5-air.json").read_text())
+    cfg["quantization_config"] = {"quant_method": "modelopt", "quant_algo": "NVFP4",
+                                  "group_size": 16, "ignore": ["lm_head"]}
+    with pytest.raises(ImportRefused, match="shared experts of model_type 'glm4_moe'"):
+        _import(cfg, hf_id="test/glm-4.5-air-nvfp4")
+
+
+def test_a_matrix_of_part_blocks_is_refused():
+    data = load_model("llama-3.1-8b").model_dump(mode="json", exclude_unset=True)
+    data.update(vocab_size=128_257, nvfp4={"group_size": 16, "quantized": ["lm_head"],
+                                             "source": "test: lm_head inputs are hidden_size"})
+    m = ModelSpec.model_validate(data)
+    assert nvfp4.weights_bytes(m, 1, 1) > 0  # the LM head's inputs are hidden_size 4,096
+    data.update(hidden_size=4_104, vocab_size=128_256)  # 4,104 inputs: 256.5 blocks
+    with pytest.raises(InputError, match="4104 inputs, not a whole number of 16-value blocks"):
+        nvfp4.weights_bytes(ModelSpec.model_validate(data), 1, 1)
