@@ -20,7 +20,7 @@ gives each GPU whole experts instead.
 
 from __future__ import annotations
 
-from kvplan.capacity import linear_quant
+from kvplan.capacity import linear_quant, nvfp4
 from kvplan.capacity.parallel import expert_params
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import DType, ceil_div
@@ -31,7 +31,8 @@ def applies(model: ModelSpec, dtype: DType) -> bool:
     published (a --weight-dtype other than the spec's prices the whole model in that dtype
     instead)."""
     experts = model.moe is not None and model.moe.expert_quant is not None
-    return (experts or model.weight_quant is not None) and dtype is model.weight_dtype
+    stated = experts or model.weight_quant is not None or model.nvfp4 is not None
+    return stated and dtype is model.weight_dtype
 
 
 def expert_bytes(model: ModelSpec) -> int:
@@ -55,8 +56,10 @@ def rest_bytes(model: ModelSpec) -> int:
 def weights_bytes(model: ModelSpec, tp: int, pp: int, ep: int | None = None) -> int:
     """Per-GPU bytes: the experts over tp x pp GPUs (or whole experts over ep x pp where expert
     parallelism reaches beyond tp), the rest over tp x pp; a GPTQ/AWQ spec as
-    kvplan.capacity.linear_quant lays it out."""
+    kvplan.capacity.linear_quant lays it out, a ModelOpt NVFP4 spec as kvplan.capacity.nvfp4."""
     if model.weight_quant is not None:
         return linear_quant.weights_bytes(model, tp, pp)
+    if model.nvfp4 is not None:
+        return nvfp4.weights_bytes(model, tp, pp, ep)
     shards = (ep if ep is not None and ep > tp else tp) * pp
     return ceil_div(expert_bytes(model), shards) + ceil_div(rest_bytes(model), tp * pp)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from kvplan.capacity import expert_quant, linear_quant
+from kvplan.capacity import expert_quant, linear_quant, nvfp4
 from kvplan.capacity.kv import (
     DEFAULT_BLOCK_TOKENS,
     DEFAULT_INT4_GROUP,
@@ -127,6 +127,9 @@ def assumptions(req: SizeRequest) -> tuple[str, ...]:
             req.model, req.effective_weight_dtype):
         notes[1] = (f"{linear_quant.describe(req.model)}, split over {req.gpus_per_replica} "
                     "GPU(s)")
+    elif req.model.nvfp4 is not None and expert_quant.applies(
+            req.model, req.effective_weight_dtype):
+        notes[1] = f"{nvfp4.describe(req.model)}, split over {req.gpus_per_replica} GPU(s)"
     elif quant is not None and expert_quant.applies(req.model, req.effective_weight_dtype):
         notes[1] = (f"weights in {req.effective_weight_dtype.value} but the routed experts in "
                     f"{quant.weight_dtype.value}, one {quant.scale_dtype.value} scale per "

@@ -114,6 +114,18 @@ def weights_bytes(req: SizeRequest, measured: int | None, mxfp4_kernel: str = "n
         req.model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
 
 
+def weights_how(req: SizeRequest) -> str:
+    """The explanation's words for modelled weights: parameters x bits / GPUs, or a ModelOpt
+    NVFP4 checkpoint's layout (kvplan.capacity.nvfp4) where the spec states one."""
+    m = req.model
+    if m.nvfp4 is not None and expert_quant.applies(m, req.effective_weight_dtype):
+        return (f"ModelOpt NVFP4 as published: {', '.join(m.nvfp4.quantized)} at 4 bits + one "
+                f"fp8 scale per {m.nvfp4.group_size} + 8 B a tensor, the rest "
+                f"{m.weight_dtype.value}, over {req.gpus_per_replica} GPU(s)")
+    return (f"{m.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
+            f"{req.gpus_per_replica} GPU(s)")
+
+
 def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:
     if is_mxfp4(req):
         return mxfp4_weights_bytes(req, mxfp4_kernel)

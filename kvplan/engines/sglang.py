@@ -58,7 +58,7 @@ from fractions import Fraction
 from kvplan.capacity import expert_quant
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes
+from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes, weights_how
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -248,8 +248,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
               "GPU memory - start-up use")
     st.given("weights", weights, "bytes",
              "measured (log)" if m.weights_bytes is not None else
-             f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-             f"{req.gpus_per_replica} GPU(s) + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
+             f"{weights_how(req)} + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
              " of load-time buffers" + (f" + {gib(replicated)} of MLA projections and router held "
                                         "whole on every TP rank" if replicated else ""))
     if m.free_after_load_bytes is not None:

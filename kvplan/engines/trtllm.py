@@ -67,7 +67,7 @@ from fractions import Fraction
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import activation_peak
-from kvplan.engines.common import gib, layer_shape, quantized, users_steps, weights_bytes
+from kvplan.engines.common import gib, layer_shape, quantized, users_steps, weights_bytes, weights_how
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -81,6 +81,7 @@ from kvplan.engines.trtllm_pytorch import (
     NON_TORCH_PYTORCH,
     NON_TORCH_PYTORCH_WHAT,
     backend_refusal,
+    mrope_table_bytes,
     uses_pytorch,
 )
 from kvplan.errors import InputError
@@ -197,9 +198,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         nt = Interval.exact(memory - weights - m.free_after_load_bytes)
     else:
         st.given("weights", weights, "bytes",
-                 "measured (log)" if m.weights_bytes is not None else
-                 f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-                 f"{req.gpus_per_replica} GPU(s)")
+                 "measured (log)" if m.weights_bytes is not None else weights_how(req))
         if batched_how is not None and m.activation_bytes is None and \
                 s.trt_activation_bytes is None:
             tokens_rule = True
@@ -219,9 +218,16 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         else:
             nt, nt_how = Interval(*NON_TORCH), "CUDA context, runtime buffers, NCCL"
         st.given("non-torch memory", nt.best, "bytes", nt_how)
-        st.op("free memory", "sum", ["GPU memory", "-weights", "-activations",
-                                     "-non-torch memory"], "bytes",
-              "GPU memory - weights - activations - non-torch")
+        terms = ["GPU memory", "-weights", "-activations", "-non-torch memory"]
+        table = mrope_table_bytes(req.model, ver) if pytorch else 0
+        if table:
+            st.given("mrope cos/sin table", table, "bytes",
+                     f"{req.model.max_context_tokens:,} positions x head_dim "
+                     f"{req.model.hidden_size // req.model.num_attention_heads} x 4 B (float32)")
+            terms.append("-mrope cos/sin table")
+        st.op("free memory", "sum", terms, "bytes",
+              "GPU memory - weights - activations - non-torch" + (" - mrope table" if table
+                                                                   else ""))
     st.given("free_gpu_memory_fraction", frac, "ratio",
              "flag" if s.memory_fraction is not None else "default 0.9")
     kv = int(st.op("KV cache memory", "mul", ["free memory", "free_gpu_memory_fraction"], "bytes",

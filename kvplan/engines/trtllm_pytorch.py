@@ -45,6 +45,7 @@ model is the dense proxy of kvplan.engines.activation).
 
 from __future__ import annotations
 
+from kvplan.specs.schema import ModelSpec
 from kvplan.units import GIB, MIB
 
 # The PyTorch backend's non-torch memory at the profiled peak (low, best, high). Best fitted on
@@ -55,6 +56,35 @@ NON_TORCH_PYTORCH = (1617 * MIB, 400 * MIB, 2 * GIB)
 # What the step says the term holds (the source's own words for `extra`).
 NON_TORCH_PYTORCH_WHAT = ("outside torch at the profiled peak (CUDA context, CUDA graphs, "
                           "workspaces; fitted on log 19)")
+
+# Qwen2-VL / Qwen2.5-VL (mrope) on the PyTorch backend keep a float32 cos/sin table of
+# max_position_embeddings x head_dim values on the GPU from start-up, before the profiled peak:
+# RopeEmbeddingUtils.create_sinusoidal_positions_for_attention_plugin(num_pos=
+# max_position_embeddings, dim=hidden_size / num_attention_heads, scale_type=mrope) (numpy,
+# dtype float32 by default), `torch.from_numpy(...).to(device)`, reshaped to (num_pos, dim / 2,
+# 2). The 0.2x copies of tensorrt_llm/_torch/models/modeling_qwen2vl.py in the stored index
+# (ids 1702674843, 6548974990) build it in the input processor's `_post_init_` on 'cuda', beside
+# the vision tower (`self.visual = model.visual.to('cuda')`, the same bytes kvplan counts in the
+# weights), in the LLM API's process, which the worker's mem_get_info sees as used memory; the
+# July 2025 change NVIDIA/TensorRT-LLM#6004 ("This tensor size is 64MB") moved it into the worker
+# (`init_rotary_cos_sin_ori`, ids 2426355095, 13492196929), where it is torch-allocated at the
+# peak. Either way it is in the peak. The newest stored copy (id 55160869554) keeps an
+# MRotaryEmbedding and a max_num_tokens workspace instead, of another size; not modelled.
+# Booked before 1.0 only, the releases every stored 0.2x copy places it in. The dummy requests
+# of those releases are text-only (KvCacheCreator above), so the vision tower does not run in the
+# profile: its activation is not in the peak.
+MROPE_TYPES = ("qwen2_vl", "qwen2_5_vl")
+MROPE_TABLE_BEFORE = (1, 0)
+MROPE_TABLE_BYTES_PER_VALUE = 4  # float32
+
+
+def mrope_table_bytes(model: ModelSpec, version: tuple[int, ...]) -> int:
+    """The mrope cos/sin table the PyTorch backend holds for a Qwen2-VL model (0 otherwise)."""
+    if model.model_type not in MROPE_TYPES or version >= MROPE_TABLE_BEFORE:
+        return 0
+    head_dim = model.hidden_size // model.num_attention_heads
+    return model.max_context_tokens * head_dim * MROPE_TABLE_BYTES_PER_VALUE
+
 
 # trtllm-serve --backend / the LLM API's backend: which executor sizes the pool. kvplan models
 # "pytorch" (KvCacheCreator above) and "tensorrt" (a TensorRT engine: kvCacheManager.cpp

@@ -101,12 +101,14 @@ def schema_tables() -> dict[str, str]:
         ModelAlias,
         ModelSpec,
         MoE,
+        NVFP4Quant,
         WeightQuant,
     )
 
     models: dict[str, type[BaseModel]] = {
         "model": ModelSpec, "attention": Attention, "mla": MLA, "linear": LinearState,
-        "mamba2": Mamba2State, "moe": MoE, "weight_quant": WeightQuant, "alias": ModelAlias,
+        "mamba2": Mamba2State, "moe": MoE, "weight_quant": WeightQuant, "nvfp4": NVFP4Quant,
+        "alias": ModelAlias,
         "hardware": HardwareSpec,
     }
     return {name: schema_table(model) for name, model in models.items()}

@@ -138,6 +138,12 @@ def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
             return DType.fp8
         if method == "compressed-tensors":  # routed experts only: kvplan.specs.hf_quant
             return checkpoint_dtype(cfg)
+        if method == "modelopt":  # NVFP4: kvplan.specs.hf_nvfp4 reads which layers
+            algo = str(quant.get("quant_algo", ""))
+            if algo.upper() != "NVFP4":
+                raise ImportRefused(f"ModelOpt quant_algo {algo!r} is not handled (NVFP4 is); "
+                                    "pass --weight-dtype to price the whole model in one dtype")
+            return checkpoint_dtype(cfg)
         if method in LINEAR_METHODS:  # the linear layers: kvplan.specs.hf_quant.linear_quant
             return linear_base_dtype(cfg, notes)
         if method == "mxfp4":

@@ -25,6 +25,7 @@ from kvplan.specs.hf_config import (
 from kvplan.specs.hf_layers import ImportRefused, layer_kinds, moe_block, phi_note, positive_int
 from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
 from kvplan.specs.hf_mamba import granite_layer_kinds, granite_moe
+from kvplan.specs.hf_nvfp4 import from_quant_file, nvfp4_quant
 from kvplan.specs.hf_quant import (
     linear_quant,
     with_compression_config,
@@ -77,6 +78,8 @@ def spec_from_config(
         moe = with_expert_quant(cfg, moe, dtype, notes)
         quant = linear_quant(cfg, model_type, positive_int(cfg, "num_hidden_layers"), notes)
     counted = count_params(cfg, model_type, config)
+    nvfp4 = None if weight is not None else nvfp4_quant(cfg, model_type, moe,
+                                                         counted.encoder is not None, notes)
     item_tokens, item_how = mm_tokens_per_item(model_type, config)
     if counted.encoder is not None:
         notes.append(
@@ -133,6 +136,7 @@ def spec_from_config(
         attention=attention,
         moe=moe,
         weight_quant=quant,
+        nvfp4=nvfp4,
         notes="; ".join([*notes, *(extra_notes or [])]) or None,
     )
 
@@ -143,10 +147,18 @@ def import_model(
     """Read SOURCE (config.json, snapshot folder or hub id) and build its spec."""
     loaded = read_source(source)
     spec_name = name or loaded.default_name
+    config = loaded.config
     try:
-        with_modelopt_file(loaded.quant_file, weight, loaded.notes)
+        nvfp4 = from_quant_file(loaded.quant_file) if (
+            loaded.quant_file is not None and weight is None) else None
+        if nvfp4 is not None and "quantization_config" not in config:
+            config = {**config, "quantization_config": nvfp4}  # as vLLM's from_config reads it
+            loaded.notes.append("hf_quant_config.json states ModelOpt NVFP4: read as the "
+                                "quantization_config")
+        else:
+            with_modelopt_file(loaded.quant_file, weight, loaded.notes)
         return spec_from_config(
-            loaded.config,
+            config,
             name=spec_name,
             hf_id=hf_id or loaded.hf_id or f"local/{spec_name}",
             origin=loaded.origin,

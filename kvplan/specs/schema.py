@@ -140,6 +140,21 @@ class WeightQuant(Plain):
         act_order: bool
 
 
+class NVFP4Quant(Plain):
+    """A ModelOpt NVFP4 checkpoint (quant_algo NVFP4): the linear layers of the groups in
+    `quantized` store two e2m1 4-bit values a byte, one fp8 (e4m3) scale per `group_size` inputs
+    of each row, and two fp32 scalars per tensor (weight_scale_2, input_scale); everything else
+    is the spec's `weight_dtype` (kvplan.capacity.nvfp4)."""
+
+    _VALIDATORS = _V
+    _FIELDS = {"group_size": REQUIRED, "quantized": REQUIRED, "source": REQUIRED}
+    __slots__ = tuple(_FIELDS)
+    if TYPE_CHECKING:
+        group_size: int
+        quantized: list[str]
+        source: str
+
+
 class MoE(Plain):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
@@ -184,7 +199,7 @@ class ModelSpec(Plain):
                "num_attention_heads": REQUIRED, "intermediate_size": None,
                "vocab_size": REQUIRED, "max_context_tokens": REQUIRED,
                "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None,
-               "weight_quant": None, "notes": None}
+               "weight_quant": None, "nvfp4": None, "notes": None}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         name: str
@@ -213,6 +228,7 @@ class ModelSpec(Plain):
         attention: Attention
         moe: MoE | None
         weight_quant: WeightQuant | None
+        nvfp4: NVFP4Quant | None
         notes: str | None
 
     def layer_kinds(self) -> list[LayerKind]:
@@ -274,4 +290,5 @@ class HardwareSpec(Plain):
 
 
 SPEC_CLASSES: tuple[type[Plain], ...] = (MLA, Mamba2State, LinearState, Attention, ExpertQuant,
-                                          WeightQuant, MoE, ModelAlias, ModelSpec, HardwareSpec)
+                                          WeightQuant, NVFP4Quant, MoE, ModelAlias, ModelSpec,
+                                          HardwareSpec)

@@ -177,6 +177,27 @@ class WeightQuant(Strict):
         return self
 
 
+class NVFP4Quant(Strict):
+    """A ModelOpt NVFP4 checkpoint: which linear-layer groups are 4-bit (the rest unquantized)."""
+
+    group_size: Literal[16] = Field(description="inputs per fp8 (e4m3) block scale: 16, the "
+                                    "NVFP4 format's (hf_quant_config.json group_size)")
+    quantized: list[Literal["attention", "dense_mlp", "shared_experts", "routed_experts",
+                            "lm_head"]] = Field(
+        min_length=1, description="the linear-layer groups stored in NVFP4, as the checkpoint's "
+        "exclude_modules / ignore list leaves them: attention, dense_mlp (the MLP of dense "
+        "layers), shared_experts, routed_experts, lm_head; embeddings, norms, the router and a "
+        "vision tower are never NVFP4 here")
+    source: str = Field(min_length=10, description="where the checkpoint's quantization config "
+                        "(its exclusions) was read")
+
+    @model_validator(mode="after")
+    def _unique(self) -> "NVFP4Quant":
+        if len(set(self.quantized)) != len(self.quantized):
+            raise ValueError("nvfp4.quantized names a group twice")
+        return self
+
+
 class MoE(Strict):
     """Mixture of experts: every expert is resident, only some are active per token."""
 
@@ -254,6 +275,9 @@ class ModelSpec(Strict):
     weight_quant: WeightQuant | None = Field(
         default=None, description="the decoder's linear layers stored quantized (GPTQ/AWQ "
         "quantization_config); unset: weight_dtype throughout")
+    nvfp4: NVFP4Quant | None = Field(
+        default=None, description="a ModelOpt NVFP4 checkpoint (quant_algo NVFP4): the groups "
+        "it stores in 4 bits; unset: weight_dtype throughout")
     notes: str | None = Field(default=None, description="traps and choices, in words")
 
     @field_validator("weight_dtype", mode="before")
@@ -294,7 +318,29 @@ class ModelSpec(Strict):
                 raise ValueError("moe.expert_quant.weight_dtype is not narrower than weight_dtype")
         if self.weight_quant is not None:
             self._linear_quant_fits(self.weight_quant)
+        if self.nvfp4 is not None:
+            self._nvfp4_fits(self.nvfp4)
         return self
+
+    def _nvfp4_fits(self, quant: NVFP4Quant) -> None:
+        """The groups exist in this model and no other quantization is stated beside them."""
+        if self.weight_quant is not None or (self.moe is not None and
+                                             self.moe.expert_quant is not None):
+            raise ValueError("nvfp4 is a whole checkpoint's scheme: not with weight_quant or "
+                             "moe.expert_quant")
+        if self.weight_dtype.bits < 16:
+            raise ValueError("nvfp4: weight_dtype is the unquantized layers' dtype (bf16/fp16)")
+        experts = {"shared_experts", "routed_experts"} & set(quant.quantized)
+        if experts and (self.moe is None or self.moe.moe_intermediate_size is None):
+            raise ValueError(f"nvfp4.quantized names {sorted(experts)} but the model has no "
+                             "moe.moe_intermediate_size")
+        if ("shared_experts" in quant.quantized and self.moe is not None
+                and not self.moe.num_shared_experts):
+            raise ValueError("nvfp4.quantized names shared_experts but the model has none")
+        if "dense_mlp" in quant.quantized and self.intermediate_size is None:
+            raise ValueError("nvfp4.quantized names dense_mlp but intermediate_size is unset")
+        if "attention" in quant.quantized and LayerKind.linear in self.attention.layer_pattern:
+            raise ValueError("nvfp4: quantized linear-attention layers are not modelled")
 
     def _linear_quant_fits(self, quant: WeightQuant) -> None:
         """The layout kvplan.capacity.linear_quant prices: dense GQA/MHA layers with a gated MLP,

@@ -19,8 +19,9 @@ from tests.check.test_check_engine_flags import manifest
 # Qwen2.5-VL-7B on one L20 (log 142's settings: 0.21.0, fraction 0.6, max_num_tokens 1,700):
 #   GPU memory 48,305,799,168 B; weights 8,292,166,656 x 2 B = 16,584,333,312;
 #   forward 1,700 x 67,584 x 2 B = 229,785,600; cell 28 x 4 x 128 x 2 x 2 B = 57,344 B
-# pytorch: non-torch 1,617 MiB = 1,695,547,392; free 29,796,132,864; floor(0.6 x) =
-#   17,877,679,718 // 57,344 = 311,761 -> 9,743 blocks of 32 = 311,776 tokens
+# pytorch: non-torch 1,617 MiB = 1,695,547,392; the 0.2x mrope cos/sin table 128,000 positions x
+#   head_dim 128 x 4 B = 65,536,000 (trtllm_pytorch.mrope_table_bytes); free 29,730,596,864;
+#   floor(0.6 x) = 17,838,358,118 // 57,344 = 311,076 -> 9,722 blocks of 32 = 311,104 tokens
 # tensorrt: non-torch 768 MiB = 805,306,368; free 30,686,373,888; floor(0.6 x) =
 #   18,411,824,332 // 57,344 = 321,076 -> 10,034 blocks = 321,088 tokens
 L20 = ("qwen2.5-vl-7b", "--gpu", "l20", "--engine", "trtllm", "--engine-version", "0.21.0",
@@ -37,10 +38,10 @@ def _size(*argv: str) -> Any:
 
 def test_cli_backend_picks_the_non_torch_term() -> None:
     free = 48_305_799_168 - 16_584_333_312 - 229_785_600
-    assert (free - 1_695_547_392) * 6 // 10 // 57_344 == 311_761
+    assert (free - 1_695_547_392 - 65_536_000) * 6 // 10 // 57_344 == 311_076
     assert (free - 805_306_368) * 6 // 10 // 57_344 == 321_076
     pytorch = _size(*L20, "--trtllm-backend", "pytorch")
-    assert (pytorch["kv_cache_tokens"], pytorch["non_torch_bytes"]) == (311_776, 1_695_547_392)
+    assert (pytorch["kv_cache_tokens"], pytorch["non_torch_bytes"]) == (311_104, 1_695_547_392)
     tensorrt = _size(*L20, "--trtllm-backend", "tensorrt")
     assert (tensorrt["kv_cache_tokens"], tensorrt["non_torch_bytes"]) == (321_088, 805_306_368)
     # unstated, 0.21 is a TensorRT engine release in kvplan's model
@@ -56,7 +57,7 @@ def test_kvplan_v1_key_and_the_flag_over_it(tmp_path: Path) -> None:
             "traffic": {"peak_concurrent_users": 1, "context_tokens": {"mean": 1000}}}
     path = tmp_path / "vl.yaml"
     path.write_text(yaml.safe_dump(data))
-    assert _size(str(path))["kv_cache_tokens"] == 311_776
+    assert _size(str(path))["kv_cache_tokens"] == 311_104
     assert _size(str(path), "--trtllm-backend", "tensorrt")["kv_cache_tokens"] == 321_088
     res = CliRunner().invoke(app, ["explain", str(path), "-f", "json"])
     assert res.exit_code == 0, res.output
