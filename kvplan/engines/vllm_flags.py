@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kvplan.capacity.kv import Precision
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines.common import gib, is_mxfp4, weights_bytes
+from kvplan.engines.common import gib, is_mxfp4, weights_bytes, weights_how
 from kvplan.engines.encoder_cache import encoder_cache_note
 from kvplan.engines.interface import EngineSettings
 from kvplan.engines.vllm_series import mxfp4_kernel
@@ -20,8 +20,7 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
     kernel = mxfp4_kernel(req.gpu.name)
     weights = weights_bytes(req, None, kernel)
     how = (f"gpt-oss MXFP4 experts padded for the {kernel} kernel + bf16 rest" if is_mxfp4(req)
-           else f"{req.model.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-                f"{req.gpus_per_replica} GPU(s)")
+           else weights_how(req))
     if req.ep is not None and req.ep > req.tp:
         how += f", experts / {req.ep} (expert parallelism)"
     if s.draft_params:

@@ -149,8 +149,8 @@ def quantized_base_hint(ref: str) -> str:
         return ""
     flag = f" --weight-dtype {dtype}" if dtype else " --weight-dtype (the GGUF file's type)"
     return (f"it names a quantized copy of {name[:len(base)]}, whose catalog entry {stem} has the "
-            f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (every weight "
-            "at that width: a little light), or pass the copy's config.json for its exact weights")
+            f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's generic "
+            "pricing of that width), or pass the copy's config.json for its exact weights")
 
 
 @lru_cache(maxsize=1)
