@@ -16,9 +16,10 @@ reserved total at the end as the best figure, the allocated peak as the low end.
 
 The replayed tensors, per release (dense decoder models with a gated MLP: Llama, Mistral, Qwen2):
 - forward, each layer (model_executor/models/llama.py; layers/layernorm.py: the first layer's
-  RMSNorm writes a new tensor, later ones fused_add_rms_norm in place): qkv_proj output; from 0.3.3
-  the attention's `output = torch.empty_like(query)` (0.3.3 layers/attention.py:211, 0.4.1
-  attention/backends/xformers.py), then xFormers' output; o_proj output; gate_up output (2 x I),
+  RMSNorm writes a new tensor, later ones fused_add_rms_norm in place): qkv_proj output; from 0.4.1
+  the attention's `output = torch.empty_like(query)` before any prompt is run (0.4.1 and 0.5.0
+  attention/backends/xformers.py; 0.2.5-0.4.0.post1 view xFormers' output, 0.3.3 allocates one
+  only on the prefix-caching path), then xFormers' output; o_proj output; gate_up output (2 x I),
   SiluAndMul output (I), down_proj output. `gate_up` stays referenced until LlamaMLP.forward
   returns. xFormers' internal copies of the GQA-expanded key/value are not replayed (a term
   inside the attention phase, below the MLP's).
@@ -63,7 +64,7 @@ ROUND_LARGE = 2 * MIB  # kRoundLarge
 RESERVED_FROM = (0, 2, 5)  # total - free (PR #2031), then init free - free (0.3.1)
 RESERVED_BEFORE = (0, 5, 5)  # 0.5.5 casts the logits to fp32 (not replayed here)
 ASCENDING_SORT_FROM = (0, 3, 0)  # _apply_top_k_top_p with masked_fill_ (0.2.5: index_put)
-ATTN_BUFFER_FROM = (0, 3, 3)  # `output = torch.empty_like(query)` in the prompt path
+ATTN_BUFFER_FROM = (0, 4, 1)  # `output = torch.empty_like(query)` in the prompt path
 RANKS_FROM = (0, 4, 0)  # _get_ranks in _get_logprobs
 RANKS_LONG_BEFORE = (0, 5, 0)  # (x > vals).long() until 0.5.0
 # PyTorch's default cuBLAS workspace outside Hopper, ":4096:2:16:8" (aten/src/ATen/cuda/
