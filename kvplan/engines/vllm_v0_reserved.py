@@ -36,8 +36,11 @@ The replayed tensors, per release (dense decoder models with a gated MLP: Llama,
   exponential noise (fp32 each), and from 0.4.0 _get_ranks' log-probability copy, comparison
   (bool) and, in 0.4.x only, its int64 cast (`.long()`, dropped in 0.5.0).
 - vLLM 0.2.5 with tensor parallelism: every all-reduce input stays allocated (record_stream
-  before TORCH_NCCL_AVOID_RECORD_STREAMS; kvplan.engines.vllm_v0_early), the logits are
-  all-gathered (partial, gathered and reshaped copies).
+  before TORCH_NCCL_AVOID_RECORD_STREAMS; kvplan.engines.vllm_v0_early). With tensor parallelism
+  the logits are all-gathered in 0.2.5 (partial, gathered and reshaped copies; v0.2.5
+  sampler.py _get_logits) and gathered on rank 0, the driver that samples, from 0.3.0 (a partial,
+  one buffer a rank and their torch.cat; v0.4.1 distributed/communication_op.py
+  tensor_model_parallel_gather).
 The cuBLAS workspace (8,519,680 B, in a 20 MiB segment) is replayed at the first matmul. Not
 replayed: tensors of 1 MiB or less (the small pool), xFormers' and NCCL's workspaces, and the
 weights' own segments (empty_cache releases only whole free segments). The high end adds
@@ -212,14 +215,23 @@ def _sort(a: CachingAllocator, n: int, key: int, name: str) -> None:
 
 
 def _sampler(a: CachingAllocator, model: ModelSpec, tp: int, rows: int, ver: tuple[int, ...],
-             masked: int, hold: bool) -> None:
+             masked: int) -> None:
     n = rows * model.vocab_size
     a.malloc("pruned", rows * model.hidden_size * ACT_BYTES)
-    if hold:  # 0.2.5 all-gathers the logits on every rank
-        a.malloc("partial logits", ceil_div(n, tp) * ACT_BYTES)
-        a.malloc("gathered", n * ACT_BYTES)
-        a.malloc("logits", n * ACT_BYTES)
+    part = ceil_div(n, tp) * ACT_BYTES
+    if tp > 1 and ver < ASCENDING_SORT_FROM:  # 0.2.5 all-gathers the logits on every rank
+        a.malloc("partial logits", part)
+        a.malloc("gathered", part * tp)  # torch.empty((world_size,) + size)
+        a.malloc("logits", n * ACT_BYTES)  # movedim + reshape: a copy
         a.free("gathered")
+        a.free("partial logits")
+    elif tp > 1:  # from 0.3.0 gathered on rank 0, the driver, which samples
+        a.malloc("partial logits", part)
+        for r in range(tp):  # gather_list: torch.empty_like(input_) per rank
+            a.malloc(f"gathered {r}", part)
+        a.malloc("logits", n * ACT_BYTES)  # torch.cat(gather_list)
+        for r in range(tp):
+            a.free(f"gathered {r}")
         a.free("partial logits")
     else:
         a.malloc("logits", n * ACT_BYTES)
@@ -272,7 +284,7 @@ def replay(model: ModelSpec, tp: int, tokens: int, rows: int, version: str | Non
     _forward(a, model, tp, tokens, ver >= ATTN_BUFFER_FROM, hold)
     a.forward_reserved = a.reserved
     n = rows * model.vocab_size
-    _sampler(a, model, tp, rows, ver, n if masked is None else masked, hold)
+    _sampler(a, model, tp, rows, ver, n if masked is None else masked)
     return a
 
 
