@@ -70,9 +70,11 @@ ASCENDING_SORT_FROM = (0, 3, 0)  # _apply_top_k_top_p with masked_fill_ (0.2.5: 
 ATTN_BUFFER_FROM = (0, 4, 1)  # `output = torch.empty_like(query)` in the prompt path
 RANKS_FROM = (0, 4, 0)  # _get_ranks in _get_logprobs
 RANKS_LONG_BEFORE = (0, 5, 0)  # (x > vals).long() until 0.5.0
-# PyTorch's default cuBLAS workspace outside Hopper, ":4096:2:16:8" (aten/src/ATen/cuda/
-# CublasHandlePool.cpp getChosenWorkspaceSize, torch 2.1-2.3), taken from the caching allocator
-# at the first matmul of the profile run and kept
+# PyTorch's default cuBLAS workspace outside Hopper, ":4096:2:16:8" (pytorch/pytorch
+# aten/src/ATen/cuda/CublasHandlePool.cpp parseChosenWorkspaceSize: "sm90 ? 4096 * 8 * 1024 :
+# 4096 * 1024 * 2 + 16 * 1024 * 8"), taken from the caching allocator (getNewWorkspace) at the
+# first cuBLAS call, the profile run's first matmul, and kept; builds for CUDA below 12.2 only
+# ("CUDA_VERSION < 12200"), as the cu121 torch wheels these vLLM releases pin
 CUBLAS_WORKSPACE = 4096 * 1024 * 2 + 16 * 1024 * 8
 HOLD_BEFORE = (0, 2, 6)  # TORCH_NCCL_AVOID_RECORD_STREAMS=1 from 0.2.6
 # config.json model_type of the decoders replayed: LlamaForCausalLM's layers (Mistral and Qwen2
