@@ -342,7 +342,6 @@ CALIBRATION_ROWS = [
     (r"vLLM, dense \(part 4: [^|]*", "vllm", "dense", "heldout-4"),
     (r"vLLM, dense \(part 5: [^|]*", "vllm", "dense", "heldout-5"),
     (r"vLLM, dense \(part 6, [^|]*", "vllm", "dense", "heldout-6"),
-    (r"vLLM, dense \(part 7: [^|]*", "vllm", "dense", "heldout-7"),
     (r"vLLM, dense \(part 10, [^|]*", "vllm", "dense", "heldout-10"),
     (r"vLLM, dense \(part 11, [^|]*", "vllm", "dense", "heldout-11"),
     (r"vLLM, dense \(part 12, [^|]*", "vllm", "dense", "heldout-12"),

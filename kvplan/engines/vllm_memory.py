@@ -7,7 +7,7 @@ memory and, where the version subtracts it, the CUDA-graph estimate. A stated po
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from kvplan.capacity.plan import SizeRequest
@@ -29,6 +29,7 @@ from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
 from kvplan.engines.vllm_stages import limiting_stage
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import record_stream_hold
+from kvplan.engines.vllm_v0_reserved import early_activation
 from kvplan.specs.schema import ModelSpec
 
 
@@ -77,6 +78,9 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
                                   tower_profile(req.model, fl.version, req.context_tokens,
                                                 s.enforce_eager) if fl.v1 else None)
     hold = record_stream_hold(fl.version, fl.v1, req.model, req.tp, batched)
+    early = early_activation(fl.version, fl.v1, req.model, req.tp, batched, rows, quantized(req))
+    if early is not None and m.activation_bytes is None:  # 0.2.5-0.5.4: allocator reserved
+        act, hold, act_model = early.peak, None, replace(act_model, formula=early.formula)
     if hold is not None and m.activation_bytes is None:  # vLLM 0.2.5 with TP
         act = Interval(act.best + hold.best, act.low + hold.low, act.high + hold.high)
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
