@@ -94,3 +94,41 @@ def test_the_awq_spec_of_log_123() -> None:
     assert (lay.qweight, lay.scales, lay.qzeros, lay.g_idx, lay.rest) == (
         655_097_856, 20_471_808, 5_117_952, 0, 467_037_184)
     assert linear_quant.weights_bytes(m, 1, 1) == 1_147_724_800  # 1.07 GiB; logged 1.1018
+
+
+GGUF_SPEC = Path(__file__).parents[1] / "assets" / "model_specs" / "llama-3.2-3b-q8_0-gguf.yaml"
+
+
+def test_the_gguf_q8_0_spec_of_log_119() -> None:
+    # Llama-3.2-3B: 28 layers x (3072 x (3072 + 1024 + 1024) + 3072 x 16,384 + 3072 x 3072 +
+    # 8192 x 3072) = 28 x 100,663,296 = 2,818,572,288 linear weights; Q8_0 is 32 int8 values and
+    # one fp16 scale (34 B): 2,818,572,288 B + 2,818,572,288 / 32 x 2 = 176,160,768 B of scales;
+    # the rest (3,212,749,824 - 2,818,572,288 = 394,177,536: the tied embeddings 128,256 x 3072 =
+    # 394,002,432 and the norms) in blocks too: 12,318,048 x 34 = 418,813,632 B.
+    m = load_model(str(GGUF_SPEC))
+    assert linear_quant.quantized_params(m) == 2_818_572_288
+    lay = linear_quant.layout(m)
+    assert (lay.qweight, lay.scales, lay.qzeros, lay.g_idx, lay.rest) == (
+        2_818_572_288, 176_160_768, 0, 0, 418_813_632)
+    assert linear_quant.weights_bytes(m, 1, 1) == 3_413_546_688  # 3.18 GiB; logged 3.2637
+    assert -(-394_177_536 // 32) * 34 == 418_813_632
+
+
+def test_explain_prices_the_gguf_spec() -> None:
+    got = _explain(str(GGUF_SPEC), "--gpu", "rtx-4090", "--engine", "vllm", "--engine-version",
+                   "0.8.2-v0", "-c", "10000")
+    assert _step(got, "weights") == 3_413_546_688
+
+
+@pytest.mark.parametrize(("quant", "message"), [
+    ({"weight_dtype": "int4", "group_size": 32, "scale_dtype": "fp16"}, "gguf stores int8"),
+    ({"weight_dtype": "int8", "group_size": 64, "scale_dtype": "fp16"}, "modelled as Q8_0"),
+    ({"weight_dtype": "int8", "group_size": 32, "scale_dtype": "bf16"}, "modelled as Q8_0"),
+])
+def test_gguf_is_q8_0_only(tmp_path: Path, quant: dict, message: str) -> None:
+    text = GGUF_SPEC.read_text().split("weight_quant:")[0] + "weight_quant:\n" + "".join(
+        f"  {k}: {v}\n" for k, v in {"method": "gguf", **quant}.items())
+    path = tmp_path / "llama-3.2-3b-q8_0-gguf.yaml"
+    path.write_text(text)
+    with pytest.raises(Exception, match=message):
+        load_model(str(path))
