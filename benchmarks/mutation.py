@@ -62,7 +62,9 @@ PACKAGES = {
     "capacity": Package(
         ("kvplan/capacity/*",),
         ("tests/test_capacity.py", "tests/catalog/test_linear_quant.py",
-         "tests/catalog/test_kimi_k25.py")),
+         "tests/catalog/test_kimi_k25.py",
+         # stop 27: ModelOpt NVFP4 weights (capacity/nvfp4.py), GGUF Q8_0 (linear_quant.py)
+         "tests/catalog/test_nvfp4.py", "tests/engines/test_v1_misses_h27.py")),
     "engines": Package(
         ("kvplan/engines/*",),
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_calibration.py",
@@ -80,7 +82,10 @@ PACKAGES = {
          "tests/engines/test_trtllm_build_defaults.py", "tests/engines/test_vision_tower.py",
          "tests/engines/test_vllm_sort_sampler.py",
          "tests/engines/test_topk_topp_sampler_setting.py",
-         "tests/engines/test_sort_sampler_rules.py")),
+         "tests/engines/test_sort_sampler_rules.py",
+         # stop 27: vLLM 0.2.5-0.5.4's reserved bytes, the 0.11-0.16 sort, the 0.2x mrope table
+         "tests/engines/test_vllm_v0_reserved.py", "tests/engines/test_v1_misses_h27.py",
+         "tests/engines/test_trtllm_mrope_table.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

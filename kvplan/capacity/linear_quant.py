@@ -18,6 +18,14 @@ group's scales and zeros on each rank). The Marlin kernels vLLM prefers on Amper
 (gptq_marlin, awq_marlin) repack the same tensors after loading and empty g_idx (no act order)
 and, for symmetric GPTQ, qzeros: a few MB less than counted here; not modelled.
 Embeddings, LM head, norms, biases and anything else are the spec's `weight_dtype`.
+
+GGUF (`method: gguf`, Q8_0 only; issue #13 task h27v1miss, log 119): ggml's Q8_0 block is 32
+int8 values and one fp16 scale, 34 B (ggml-common.h `block_q8_0`), no zero point, no g_idx, and
+vLLM keeps the file's blocks as they are (vllm 0.8.2 model_executor/layers/quantization/gguf.py
+`GGUFConfig.get_quant_method`: `GGUFLinearMethod` for linear layers, `GGUFEmbeddingMethod` for
+`VocabParallelEmbedding`, so the token embeddings, and an untied LM head, stay in blocks too).
+kvplan prices everything outside the linear layers at 34 B per 32 as well: the norms (F32 in the
+file, 16-bit once loaded) are under a megabyte of error for a 3B model.
 """
 
 from __future__ import annotations
@@ -94,6 +102,8 @@ def _rank_layout(model: ModelSpec, tp: int) -> tuple[int, int, int, int]:
         g_idx += k * G_IDX_BYTES
     if quant.method != "gptq":
         g_idx = 0
+    if quant.method == "gguf":  # Q8_0: one scale a block, no zero point
+        zeros = 0
     layers = model.num_layers
     return qweight * layers, scales * layers, zeros * layers, g_idx * layers
 
@@ -102,7 +112,13 @@ def layout(model: ModelSpec) -> Layout:
     """The whole replica's bytes at TP 1 (what the checkpoint's quantized tensors hold, as vLLM
     registers them: q/k/v and gate/up fused)."""
     qweight, scales, zeros, g_idx = _rank_layout(model, 1)
-    rest = (model.params_total - quantized_params(model)) * model.weight_dtype.bits // 8
+    rest_params = model.params_total - quantized_params(model)
+    quant = _quant(model)
+    if quant.method == "gguf":  # the embeddings are in Q8_0 blocks too (see above)
+        block_bits = quant.group_size * quant.weight_dtype.bits + quant.scale_dtype.bits
+        return Layout(qweight, scales, zeros, g_idx,
+                      ceil_div(rest_params, quant.group_size) * block_bits // 8)
+    rest = rest_params * model.weight_dtype.bits // 8
     return Layout(qweight, scales, zeros, g_idx, rest)
 
 
@@ -142,6 +158,10 @@ def describe(model: ModelSpec) -> str:
     quant, lay = _quant(model), layout(model)
     g_idx = f", g_idx {lay.g_idx:,} B" if quant.method == "gptq" else ""
     order = ", act order" if quant.act_order else ""
+    if quant.method == "gguf":
+        return (f"weights as a GGUF file's Q8_0 blocks (32 int8 values and one fp16 scale: "
+                f"linear layers {lay.qweight + lay.scales:,} B, embeddings and the rest "
+                f"{lay.rest:,} B)")
     return (f"weights in {model.weight_dtype.value} but the decoder's linear layers in "
             f"{quant.method} {quant.weight_dtype.value} (groups of {quant.group_size}{order}: "
             f"qweight {lay.qweight:,} B, {quant.scale_dtype.value} scales {lay.scales:,} B, "

@@ -23,7 +23,7 @@ from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_groups import Groups
-from kvplan.engines.vllm_nontorch import CUDA_GRAPH, non_torch, nvlink_module
+from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
 from kvplan.engines.vllm_stages import limiting_stage
@@ -104,7 +104,10 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
                                nvlink_module(req.gpu.label, req.gpu.device_names),
                                req.gpu.unified_memory, s.tp_transport,
                                not s.disable_custom_all_reduce,
-                               nvswitch_generation(req.gpu.label, req.gpu.device_names))
+                               nvswitch_generation(req.gpu.label, req.gpu.device_names),
+                               fp8_at_load(req.effective_weight_dtype.bits,
+                                           req.model.weight_dtype.bits,
+                                           req.model.weight_quant is not None))
     st.given("non-torch memory", nt.best, "bytes", nt_how)
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
     graphs = Interval.exact(0)

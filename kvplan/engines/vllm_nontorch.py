@@ -92,6 +92,21 @@ NON_TORCH_V1_UNIFIED = (GIB * 239 // 100, 20 * MIB, 5 * GIB)
 # weights: (best, low, high); fitted on log 11 (Qwen2.5-72B GPTQ: 4.09 - 0.35 GiB over 38.53).
 REPACK_CACHED_SHARE = (Fraction(97, 1000), Fraction(0), Fraction(15, 100))
 REPACK_CACHED_VERSIONS = ((0, 6, 4), (0, 6, 5))
+# FP8 weights quantized at load from a 16-bit checkpoint (--quantization fp8) are replaced the
+# same way: vLLM 0.6.4 model_executor/layers/quantization/fp8.py Fp8LinearMethod
+# .process_weights_after_loading quantizes each layer's 16-bit weight into a new tensor
+# (`qweight, weight_scale = ops.scaled_fp8_quant(layer.weight, scale=None)`, `layer.weight =
+# Parameter(qweight.t())`), so the freed 16-bit copies leave the same allocator cache, which the
+# 0.6.4 profiler books as non-torch (worker.py determine_num_available_blocks: device use less
+# torch's allocated bytes). The share is log 11's (not refitted); checked on log 122 (a ROCm
+# build of 0.6.4's profiler, Llama-3.1-70B quantized at load on an MI300X: 6.07 GiB printed,
+# 0.35 + 0.097 x 67.70 = 6.92 modelled), issue #13 task h27v1miss.
+
+
+def fp8_at_load(weight_bits: int, published_bits: int, weight_quant: bool) -> bool:
+    """FP8 weights quantized at load (vLLM's --quantization fp8 on a 16-bit checkpoint), whose
+    16-bit copies vLLM 0.6.4 books with the repack cache (see REPACK_CACHED_SHARE)."""
+    return weight_bits == 8 and published_bits >= 16 and not weight_quant
 # From the 0.7 series the V0 worker profiles like V1: Worker.init_device takes a MemorySnapshot
 # right after set_device / empty_cache / reset_peak_memory_stats ("self.baseline_snapshot =
 # MemorySnapshot()", vllm/worker/worker.py), and determine_num_available_blocks books as
@@ -152,8 +167,10 @@ def _tp_table(tp: int, nvlink: bool, transport: str | None,
 
 def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
               nvlink: bool = False, unified: bool = False, transport: str | None = None,
-              custom_ar: bool = True, generation: str | None = None) -> tuple[Interval, str]:
-    """The non-torch term a vLLM version books, and how it was chosen. `transport` is the
+              custom_ar: bool = True, generation: str | None = None,
+              fp8_load: bool = False) -> tuple[Interval, str]:
+    """The non-torch term a vLLM version books, and how it was chosen. `fp8_load`: FP8 weights
+    quantized at load (fp8_at_load), booked with the repack cache by 0.6.4. `transport` is the
     stated TP transport (TP_TRANSPORTS; None: by the GPU label), `custom_ar` False for
     --disable-custom-all-reduce, `generation` the NVSwitch generation (vllm_tp_workspaces:
     'hopper', 'blackwell' or None), whose NCCL NVLS and tree buffers above TP 2 are added."""
@@ -175,10 +192,11 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
     if fl.v1 and unified and tp == 1:
         how += " (unified memory: the host memory drawn during start-up counts)"
     lo_v, hi_v = REPACK_CACHED_VERSIONS
-    if not fl.v1 and quantized and lo_v <= (parse_version(fl.version) or ()) < hi_v:
+    if not fl.v1 and (quantized or fp8_load) and lo_v <= (parse_version(fl.version) or ()) < hi_v:
         extra = [int(weights * f) for f in REPACK_CACHED_SHARE]
         nt = Interval(nt.best + extra[0], nt.low + extra[1], nt.high + extra[2])
-        how += " + quantized-weight repack cache (vLLM 0.6.4)"
+        how += (" + quantized-weight repack cache (vLLM 0.6.4)" if quantized else
+                " + the cache of 16-bit weights quantized to FP8 at load (vLLM 0.6.4)")
     if tp > 1 and fl.v1:
         how += tp_how
         if tp > 2 and (transport == "nvlink" or transport is None and nvlink):

@@ -1,4 +1,4 @@
-"""The 0.10 series' profiling sampler: PyTorch's native top-k/top-p sort, and what it holds.
+"""The 0.10-0.16 series' profiling sampler: PyTorch's native top-k/top-p sort, and what it holds.
 
 vLLM 0.10.0, 0.10.1.1 and 0.10.2 (read in the wheels on PyPI: pip download --no-deps
 vllm==0.10.0 / 0.10.1.1 / 0.10.2) profile the sampler on max_num_seqs rows with top-k and top-p
@@ -48,12 +48,26 @@ calibration directive topk_topp_sampler=...; a deployment's engine.topk_topp_sam
 --topk-topp-sampler or read from a manifest's image and VLLM_USE_FLASHINFER_SAMPLER,
 kvplan.check.manifests.sampler; EngineSettings.topk_topp_sampler) FlashInfer keeps
 the V1 sampler's figures (read here as bf16 + fp32 + masked fp32 + probabilities, 14 B, inside
-its 12-28 B); unstated, a 0.10 release is taken as its wheel installs, without FlashInfer.
+its 12-28 B); unstated, a 0.10 release is taken as its wheel installs, without FlashInfer
+(0.11 likewise; 0.12-0.16 sort unless VLLM_USE_FLASHINFER_SAMPLER=1, below).
 
-Not read: the 0.8, 0.9 and 0.11-0.18 series, which keep the V1 sampler's 16 B. 0.19.0 was read
-for the contrast: its wheel requires flashinfer-python==0.6.6 (METADATA), leaves FlashInfer's
-sampler opt-in (VLLM_USE_FLASHINFER_SAMPLER) and masks with Triton for 8 rows or more
-(v1/sample/ops/topk_topp_sampler.py apply_top_k_top_p_triton): no sort.
+The same sort in 0.11-0.16 (issue #13, task h27v1miss: read in the wheels on PyPI, pip download
+--no-deps vllm==0.11.0 / 0.12.0 / 0.13.0 / 0.14.0 / 0.15.0 / 0.16.0): _dummy_sampler_run sets
+the same top_p 0.9 and top_k vocab - 1 (v1/worker/gpu_model_runner.py), and apply_top_k_top_p
+sorts the same way (`logits.sort(dim=-1, descending=False)`, v1/sample/ops/topk_topp_sampler.py
+:258 in 0.12.0/0.13.0, :262 in 0.14.0-0.16.0). 0.11.0's TopKTopPSampler is 0.10's (FlashInfer's
+sampler where flashinfer imports, which its wheel lists only under the "flashinfer" extra).
+0.12.0-0.16.0 require flashinfer-python (0.5.3, 0.5.3, 0.5.3, 0.6.1, 0.6.3: METADATA) but make its
+sampler opt-in: `if envs.VLLM_USE_FLASHINFER_SAMPLER:` ... "Users must opt in explicitly via
+VLLM_USE_FLASHINFER_SAMPLER=1", else forward_native (topk_topp_sampler.py:35-57), so unstated
+they sort whether installed by pip or in vLLM's image. Their PyTorch (2.9.0 for 0.12-0.13, 2.9.1
+for 0.14-0.16) lies between the two SortStable.cu forms read above, which sort alike. Log 123
+(0.13.0, Qwen2.5-1.5B AWQ, 256 rows) was +5.47% with 16 B and is inside 5% with the sort.
+
+Not read: the 0.8 and 0.9 series, which keep the V1 sampler's 16 B. From 0.17 (read in the
+0.17.1 and 0.18.0 wheels) apply_top_k_top_p masks with Triton for 8 rows or more (`if HAS_TRITON
+and logits.shape[0] >= 8: return apply_top_k_top_p_triton(...)`): no sort; 0.19.0 the same (its
+wheel requires flashinfer-python==0.6.6 and leaves FlashInfer's sampler opt-in).
 """
 
 from __future__ import annotations
@@ -78,21 +92,30 @@ SMALL_SORT_MAX = 4096
 # segmented_sort_pairs from this many rows; fewer take segmented_sort_pairs_by_full_sort
 SEGMENTED_MIN_ROWS = 128
 SORT_SAMPLER_BYTES_PER_LOGIT = (V1_SAMPLER_BYTES_PER_LOGIT[0], SORT_PEAK, SORT_PEAK + 2)
-# The paths a 0.10 release's TopKTopPSampler takes (EngineSettings.topk_topp_sampler)
+# The paths a 0.10-0.16 release's TopKTopPSampler takes (EngineSettings.topk_topp_sampler)
 SAMPLER_PATHS = ("native", "flashinfer")
-# The series read: 0.10.0, 0.10.1.1, 0.10.2
+# The series read: 0.10.0, 0.10.1.1, 0.10.2, 0.11.0-0.16.0 (0.17.1 masks with Triton)
 SORT_SAMPLER_FROM = (0, 10)
-SORT_SAMPLER_BEFORE = (0, 11)
+SORT_SAMPLER_BEFORE = (0, 17)
+# From 0.12 FlashInfer's sampler is opt-in (VLLM_USE_FLASHINFER_SAMPLER=1), installed or not
+FLASHINFER_OPT_IN_FROM = (0, 12)
 
 
 def sorts_in_profile(version: str | None) -> bool:
-    """Whether a vLLM version's profiling sampler is the 0.10 series' native sort."""
+    """Whether a vLLM version's profiling sampler is the native sort (0.10-0.16)."""
     v = parse_version(version) or ()
     return bool(v) and SORT_SAMPLER_FROM <= v < SORT_SAMPLER_BEFORE
 
 
+def flashinfer_opt_in(version: str | None) -> bool:
+    """Whether FlashInfer's sampler runs only with VLLM_USE_FLASHINFER_SAMPLER=1 (0.12-0.16):
+    unstated, these releases sort in any install."""
+    v = parse_version(version) or ()
+    return sorts_in_profile(version) and v >= FLASHINFER_OPT_IN_FROM
+
+
 def _segmented_sort(version: str | None, rows: int, model: ModelSpec) -> bool:
-    """Whether the profiling sampler takes PyTorch's segmented_sort_pairs: a 0.10 release, 128
+    """Whether the profiling sampler takes PyTorch's segmented_sort_pairs: a 0.10-0.16 release, 128
     rows or more and a vocabulary above 4,096 (with FlashInfer absent)."""
     return (sorts_in_profile(version) and rows >= SEGMENTED_MIN_ROWS
             and model.vocab_size > SMALL_SORT_MAX)
@@ -101,11 +124,12 @@ def _segmented_sort(version: str | None, rows: int, model: ModelSpec) -> bool:
 def v1_sampler_bytes(version: str | None, rows: int, model: ModelSpec,
                      s: EngineSettings) -> tuple[int, int, int]:
     """(low, best, high) bytes a logit the V1 profiling sampler (before Model Runner V2) holds
-    at its peak on `rows` x the model's vocabulary: the 0.10 series' native sort where PyTorch
+    at its peak on `rows` x the model's vocabulary: the 0.10-0.16 series' native sort where PyTorch
     takes segmented_sort_pairs (a vocabulary above 4,096, 128 rows or more), else the V1
     sampler's 16 B (fewer rows sort by another path, not modelled here: a small term).
     s.topk_topp_sampler states the path ("flashinfer": the V1 sampler's figures; "native": the
-    sort); unstated, a 0.10 release is taken as pip installs it, without FlashInfer."""
+    sort); unstated, a 0.10 or 0.11 release is taken as pip installs it, without FlashInfer, and
+    0.12-0.16 as they run unless VLLM_USE_FLASHINFER_SAMPLER=1."""
     path = s.topk_topp_sampler
     if path is not None and path not in SAMPLER_PATHS:
         raise InputError(f"topk_topp_sampler {path!r}: expected one of {', '.join(SAMPLER_PATHS)}")
@@ -116,9 +140,18 @@ def v1_sampler_bytes(version: str | None, rows: int, model: ModelSpec,
 
 # the note a plan carries where the path is unstated and the sort applies (kvplan explain lists
 # it as engine.topk_topp_sampler from "default: ..."; kvplan.plan.planner.engine_defaults)
-PIP_DEFAULT = ("as pip installs a 0.10 release (its wheel does not require FlashInfer, "
+PIP_DEFAULT = ("as pip installs a 0.10 or 0.11 release (its wheel does not require FlashInfer, "
                "so TopKTopPSampler falls back to PyTorch's sort, 38 B a logit); the official "
                "vllm/vllm-openai image installs FlashInfer: state flashinfer (16 B)")
+# ... for 0.12-0.16, where FlashInfer's sampler is opt-in
+OPT_IN_DEFAULT = ("as 0.12-0.16 run unless VLLM_USE_FLASHINFER_SAMPLER=1 (FlashInfer's "
+                  "sampler is opt-in there, so TopKTopPSampler sorts with PyTorch, 38 B a logit, "
+                  "in vLLM's image too): state flashinfer (16 B) where it is set")
+
+
+def unstated_default(version: str | None) -> str:
+    """The default path's wording for this release (PIP_DEFAULT or OPT_IN_DEFAULT)."""
+    return OPT_IN_DEFAULT if flashinfer_opt_in(version) else PIP_DEFAULT
 
 
 # how that note starts (kvplan.plan.planner lists the default it names as a record field)
@@ -134,7 +167,7 @@ def sampler_note(version: str | None, v1: bool, lean: bool, rows: int, model: Mo
     path = s.topk_topp_sampler
     if path is None:
         sorts = v1 and not lean and _segmented_sort(version, rows, model)
-        return f"{UNSTATED_NOTE}, {PIP_DEFAULT}" if sorts else None
+        return f"{UNSTATED_NOTE}, {unstated_default(version)}" if sorts else None
     why = unused_reason(version, v1, lean, rows, model)
     return f"topk_topp_sampler {path}: {why}, so it is not used" if why else None
 
@@ -144,9 +177,9 @@ def unused_reason(version: str | None, v1: bool, lean: bool, rows: int | None,
     """Why the sampler path moves nothing in this plan (None: it moves the pool). `rows` and
     `model` None: the version alone (kvplan.plan.moot refuses a flag on that)."""
     if not sorts_in_profile(version):
-        return (f"only the 0.10 series (0.10.0-0.10.2) sorts the logits natively in its profiling "
-                f"sampler; vLLM {version or 'unstated (the newest modelled)'} samples as it "
-                "does with FlashInfer or without it")
+        return (f"only the 0.10-0.16 series (0.10.0-0.16.x) sort the logits natively in their "
+                f"profiling sampler; vLLM {version or 'unstated (the newest modelled)'} samples "
+                "as it does with FlashInfer or without it")
     if not v1:
         return "the V0 engine's sampler does not take this path"
     if lean:

@@ -13,7 +13,7 @@ from kvplan.engines.common import LayerShape, quantized, stage_shapes
 from kvplan.engines.encoder_cache import with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval
 from kvplan.engines.vllm_groups import Groups, kv_groups
-from kvplan.engines.vllm_nontorch import CUDA_GRAPH, non_torch, nvlink_module
+from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.specs.schema import LayerKind
@@ -56,7 +56,9 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     nt, _ = non_torch(fl, req.tp, weights, quantized(req),
                       nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory,
                       s.tp_transport, not s.disable_custom_all_reduce,
-                      nvswitch_generation(req.gpu.label, req.gpu.device_names))
+                      nvswitch_generation(req.gpu.label, req.gpu.device_names),
+                      fp8_at_load(req.effective_weight_dtype.bits, req.model.weight_dtype.bits,
+                                  req.model.weight_quant is not None))
     graphs = (CUDA_GRAPH[0] if fl.graphs_subtracted and not s.enforce_eager
               and s.measured.cuda_graph_bytes is None else (s.measured.cuda_graph_bytes or 0))
     requested = int(memory * util)

@@ -103,7 +103,7 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
         why = unused_reason(fl.version, fl.v1, False, None, None)
         if why is not None:
             fix = ("drop the option" if sorts_in_profile(fl.version) else
-                   "add --engine-version 0.10.0 (0.10.1.1, 0.10.2) or drop the option")
+                   "add --engine-version 0.10.0 (0.10.0-0.16.x) or drop the option")
             refuse("engine.topk_topp_sampler", f"{why}; {fix}")
     if engine in _NO_SEQUENCE_CAP:
         refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "

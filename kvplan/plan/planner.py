@@ -249,16 +249,18 @@ def engine_defaults(fields: list[tuple[str, Any, str]],
 
 def _vllm_sampler_field(fields: list[tuple[str, Any, str]],
                         result: EngineResult) -> list[tuple[str, Any, str]]:
-    """vLLM 0.10's sampler path where the record is silent and the sort applies: native, as pip
-    installs the release (kvplan.engines.vllm_sort_sampler.PIP_DEFAULT), named as a default."""
-    from kvplan.engines.vllm_sort_sampler import PIP_DEFAULT, UNSTATED_NOTE
+    """vLLM 0.10-0.16's sampler path where the record is silent and the sort applies: native, as
+    pip installs the release or, from 0.12, as it runs unless opted in
+    (kvplan.engines.vllm_sort_sampler.unstated_default), named as a default."""
+    from kvplan.engines.vllm_sort_sampler import UNSTATED_NOTE
 
-    if any(k == "engine.topk_topp_sampler" for k, _, _ in fields) or not any(
-            a.startswith(UNSTATED_NOTE) for a in result.size.assumptions):
+    notes = [a for a in result.size.assumptions if a.startswith(UNSTATED_NOTE)]
+    if any(k == "engine.topk_topp_sampler" for k, _, _ in fields) or not notes:
         return fields
     at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
              default=len(fields))
-    return [*fields[:at], ("engine.topk_topp_sampler", "native", f"default: {PIP_DEFAULT}"),
+    why = notes[0].removeprefix(f"{UNSTATED_NOTE}, ")  # PIP_DEFAULT or OPT_IN_DEFAULT
+    return [*fields[:at], ("engine.topk_topp_sampler", "native", f"default: {why}"),
             *fields[at:]]
 
 

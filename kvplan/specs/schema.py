@@ -126,7 +126,8 @@ class WeightQuant(Plain):
     decoder layer's attention projections (q, k, v, o) and gated MLP (gate, up, down) as packed
     `weight_dtype` values with one `scale_dtype` scale and one packed zero point per
     `group_size` inputs and output; GPTQ adds an int32 group index per input row (kvplan.capacity
-    .linear_quant). Embeddings, LM head, norms and biases stay in the spec's `weight_dtype`."""
+    .linear_quant). Embeddings, LM head, norms and biases stay in the spec's `weight_dtype`
+    (GGUF Q8_0 keeps them in its 34-byte blocks too, with one fp16 scale per 32 and no zeros)."""
 
     _VALIDATORS = _V
     _FIELDS = {"method": REQUIRED, "weight_dtype": REQUIRED, "group_size": REQUIRED,

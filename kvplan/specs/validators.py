@@ -144,12 +144,17 @@ class ExpertQuant(Strict):
         return self
 
 
-class WeightQuant(Strict):
-    """Which linear layers are stored quantized, in which scheme (GPTQ or AWQ)."""
+# ggml's Q8_0 block (ggml-common.h block_q8_0: an fp16 scale d and QK8_0 = 32 int8 values, 34 B)
+GGUF_Q8_0_BLOCK = 32
 
-    method: Literal["gptq", "awq"] = Field(
+
+class WeightQuant(Strict):
+    """Which linear layers are stored quantized, in which scheme (GPTQ, AWQ or GGUF Q8_0)."""
+
+    method: Literal["gptq", "awq", "gguf"] = Field(
         description="the checkpoint's quant_method: gptq (packed along the input, an int32 "
-        "g_idx per input row) or awq (packed along the output)")
+        "g_idx per input row), awq (packed along the output) or gguf (a GGUF file's Q8_0 "
+        "blocks: 32 int8 values and one fp16 scale, no zero point; the embeddings too)")
     weight_dtype: DType = Field(description="the packed values: int4 (eight to an int32) or "
                                 "int8 (four; gptq only)")
     group_size: Width = Field(description="input rows per scale and zero point")
@@ -166,12 +171,18 @@ class WeightQuant(Strict):
 
     @model_validator(mode="after")
     def _known(self) -> "WeightQuant":
-        allowed = (DType.int4,) if self.method == "awq" else (DType.int4, DType.int8)
+        allowed = {"awq": (DType.int4,), "gguf": (DType.int8,)}.get(
+            self.method, (DType.int4, DType.int8))
         if self.weight_dtype not in allowed:
             raise ValueError(f"weight_quant.weight_dtype: {self.method} stores "
                              f"{' or '.join(d.value for d in allowed)}, not {self.weight_dtype.value}")
         if self.scale_dtype.bits < 8:
             raise ValueError("weight_quant.scale_dtype must be 8 bits or more")
+        if self.method == "gguf" and (self.group_size != GGUF_Q8_0_BLOCK
+                                      or self.scale_dtype is not DType.fp16):
+            raise ValueError(f"weight_quant: gguf is modelled as Q8_0, blocks of "
+                             f"{GGUF_Q8_0_BLOCK} values with one fp16 scale (group_size "
+                             f"{GGUF_Q8_0_BLOCK}, scale_dtype fp16)")
         if self.act_order and self.method != "gptq":
             raise ValueError("weight_quant.act_order is a gptq setting (desc_act)")
         return self

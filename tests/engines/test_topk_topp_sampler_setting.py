@@ -57,7 +57,7 @@ def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
         1_806_672, 1_911_136)
     assert _field(fi) == ("flashinfer", "--topk-topp-sampler")
     value, origin = _field(unset)
-    assert value == "native" and origin.startswith("default: as pip installs a 0.10 release")
+    assert value == "native" and origin.startswith("default: as pip installs a 0.10 or 0.11 release")
 
 
 def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
@@ -87,8 +87,8 @@ def test_a_bad_value_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("extra", "why"), [
-    ((), "only the 0.10 series (0.10.0-0.10.2) sorts the logits natively"),  # 0.33.0 default
-    (("--engine-version", "0.11.0"), "vLLM 0.11.0 samples as it does with FlashInfer or without"),
+    ((), "only the 0.10-0.16 series (0.10.0-0.16.x) sort the logits natively"),  # 0.33.0 default
+    (("--engine-version", "0.17.1"), "vLLM 0.17.1 samples as it does with FlashInfer or without"),
     (("--engine-version", "0.10.0-v0"), "the V0 engine's sampler does not take this path"),
 ])
 def test_a_flag_where_it_does_not_apply_is_refused(extra: tuple[str, ...], why: str) -> None:
@@ -122,8 +122,8 @@ def test_a_file_outside_the_series_or_below_128_rows_notes_it(tmp_path: Path) ->
         assert res.exit_code == 0, res.output
         return json.loads(res.stdout)["results"][0]["assumptions"]
 
-    assert any(a.startswith("topk_topp_sampler native: only the 0.10 series") and
-               a.endswith("so it is not used") for a in notes("0.11.0"))
+    assert any(a.startswith("topk_topp_sampler native: only the 0.10-0.16 series") and
+               a.endswith("so it is not used") for a in notes("0.17.1"))
     assert any(a.startswith("topk_topp_sampler native: 64 sampler rows take PyTorch's full-sort")
                for a in notes("0.10.0", 64))
     assert not any("topk_topp_sampler" in a for a in notes("0.10.0"))  # stated and used
@@ -159,9 +159,18 @@ def test_the_official_0_10_image_has_flashinfer(tmp_path: Path) -> None:
     assert origin.startswith("manifest: image vllm/vllm-openai:v0.10.0 (vLLM's Dockerfile "
                              "installs FlashInfer")
     assert _step(res, "GPU KV cache size") == 1_911_136
-    # the official image of another series, and any other image: left unstated
+    # 0.11 takes FlashInfer as 0.10 does (read in the 0.11.0 wheel); from 0.12 FlashInfer's
+    # sampler is opt-in, so the official image says nothing; neither does a series that does
+    # not sort (0.17.1, Triton)
     assert _target(_qwen(tmp_path, "vllm/vllm-openai:v0.11.0")).deployment.engine \
-        .topk_topp_sampler is None
+        .topk_topp_sampler == "flashinfer"
+    for tag in ("v0.13.0", "v0.17.1"):
+        assert _target(_qwen(tmp_path, f"vllm/vllm-openai:{tag}")).deployment.engine \
+            .topk_topp_sampler is None
+    opt = _explain(CliRunner(), str(_qwen(tmp_path, "vllm/vllm-openai:v0.13.0")))
+    value, origin = _field(opt)
+    assert value == "native" and origin.startswith(
+        "default: as 0.12-0.16 run unless VLLM_USE_FLASHINFER_SAMPLER=1")
     other = _qwen(tmp_path, "registry.example.com/team/vllm:v0.10.0")
     assert _target(other).deployment.engine.topk_topp_sampler is None
     value, origin = _field(_explain(CliRunner(), str(other)))
@@ -174,6 +183,11 @@ def test_the_environment_variable(tmp_path: Path) -> None:
     assert off.field_name("engine.topk_topp_sampler").startswith("VLLM_USE_FLASHINFER_SAMPLER=0")
     on = _target(_qwen(tmp_path, "vllm/vllm-openai:v0.10.2", "1"))
     assert on.deployment.engine.topk_topp_sampler == "flashinfer"
+    # 0.12-0.16 require FlashInfer: 1 opts in on any image
+    opted = _target(_qwen(tmp_path, "myorg/vllm:0.14.0", "1"))
+    assert opted.deployment.engine.topk_topp_sampler == "flashinfer"
+    assert opted.field_name("engine.topk_topp_sampler").startswith(
+        "VLLM_USE_FLASHINFER_SAMPLER=1 (vLLM 0.12-0.16 require FlashInfer")
     # 1 on an image not known to hold FlashInfer: noted, the pip default planned
     pip = _target(_qwen(tmp_path, "myorg/vllm:0.10.0", "1"))
     assert pip.deployment.engine.topk_topp_sampler is None

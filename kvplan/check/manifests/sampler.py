@@ -27,13 +27,20 @@ top-p & top-k sampling." in the official image, "FlashInfer is available, but it
 enabled" with VLLM_USE_FLASHINFER_SAMPLER=0, 2.49 vs 4.00 GiB of KV cache; LMCache issue #1384,
 2025-08-21: vLLM's Dockerfile installs FlashInfer, its wheel does not). Any other image (a pip
 install, a launcher's image, a fork) is left unstated: the pip default, native, applies.
+
+0.11 takes FlashInfer's sampler as 0.10 does (read in the 0.11.0 wheel). 0.12-0.16 sort too, but
+there FlashInfer's sampler is opt-in (`if envs.VLLM_USE_FLASHINFER_SAMPLER:`, read in the
+0.12.0-0.16.0 wheels, which require flashinfer-python): the image says nothing, unset means
+native, and a non-zero integer means flashinfer in any install (kvplan.engines.vllm_sort_sampler).
+The refusal of a value int() refuses is kept to the 0.10 series, where it was read.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kvplan.engines.vllm_sort_sampler import sorts_in_profile
+from kvplan.engines.interface import parse_version
+from kvplan.engines.vllm_sort_sampler import flashinfer_opt_in, sorts_in_profile
 
 if TYPE_CHECKING:
     from kvplan.check.manifests.engine import Found, Refusal
@@ -50,7 +57,8 @@ def official_010(image: str, version: Any) -> bool:
         else image.split("@", 1)[0]
     for prefix in _REGISTRIES:
         name = name.removeprefix(prefix)
-    return name == OFFICIAL_IMAGE and version is not None and sorts_in_profile(str(version))
+    return (name == OFFICIAL_IMAGE and version is not None and sorts_in_profile(str(version))
+            and not flashinfer_opt_in(str(version)))
 
 
 def read_sampler(image: str, env: dict[str, str], env_line: int | None, found: Found,
@@ -71,7 +79,8 @@ def read_sampler(image: str, env: dict[str, str], env_line: int | None, found: F
         on = bool(int(raw))
     except ValueError:
         version = found.values.get("engine.version")
-        if version is not None and sorts_in_profile(str(version)):
+        if version is not None and sorts_in_profile(str(version)) and \
+                (parse_version(str(version)) or ()) < (0, 11):
             refusals.append(Refusal(ENV, f"the engine refuses it: {ENV}={raw!r} is not an "
                                     "integer; vLLM 0.10.0 reads it as bool(int(value)) "
                                     "(vllm/envs.py) when the API server imports "
@@ -86,6 +95,9 @@ def read_sampler(image: str, env: dict[str, str], env_line: int | None, found: F
         found.put(FIELD, "native", env_line or 0, f"{ENV}={raw} (FlashInfer's sampler off)")
     elif official:
         found.put(FIELD, "flashinfer", env_line or 0, f"{ENV}={raw} and {why}")
+    elif flashinfer_opt_in(str(found.values.get("engine.version"))):
+        found.put(FIELD, "flashinfer", env_line or 0, f"{ENV}={raw} (vLLM 0.12-0.16 require "
+                  "FlashInfer and run its sampler when this is set)")
     else:
         notes.append(f"{ENV}={raw} takes FlashInfer's sampler only where FlashInfer is "
                      f"installed; image {image or '(none named)'} is not vLLM's own 0.10 image, "
