@@ -132,3 +132,12 @@ def test_gguf_is_q8_0_only(tmp_path: Path, quant: dict, message: str) -> None:
     path.write_text(text)
     with pytest.raises(Exception, match=message):
         load_model(str(path))
+
+
+def test_the_gguf_weights_are_described_with_their_bytes() -> None:
+    """`kvplan size`'s assumption line for a GGUF Q8_0 spec: the linear layers' values and scales
+    (2,818,572,288 + 176,160,768 B) and the blocks of the rest."""
+    m = load_model(str(GGUF_SPEC))
+    assert linear_quant.describe(m) == (
+        "weights as a GGUF file's Q8_0 blocks (32 int8 values and one fp16 scale: linear layers "
+        "2,994,733,056 B, embeddings and the rest 418,813,632 B)")
