@@ -136,12 +136,11 @@ def quantized_base_hint(ref: str) -> str:
     ('' when the name has no such suffix or the base is not in the catalog)."""
     name = ref.strip().rstrip("/").rsplit("/", 1)[-1]
     lower = name.lower()
-    for suffix, dtype in _QUANT_SUFFIXES:
-        if lower.endswith(suffix):
-            base = lower.removesuffix(suffix)
-            break
-    else:
+    found = next(((suffix, width) for suffix, width in _QUANT_SUFFIXES if lower.endswith(suffix)),
+                 None)
+    if found is None:
         return ""
+    base, dtype = lower.removesuffix(found[0]), found[1]
     names = _base_by_repo_name()
     stem = next((names[k] for k in (base, base + "-hf", base.removeprefix("meta-")) if k in names),
                 None)

@@ -1,7 +1,7 @@
-"""The 0.10-0.16 sort sampler's rules at their boundaries (kvplan/engines/vllm_sort_sampler.py):
-which releases sort (0.10-0.11 unless FlashInfer is installed, 0.12-0.16 unless opted in), from how many rows and above which vocabulary, and the exact note a plan carries
-for each reason a stated path moves nothing (the mutation sample of stop 26 left these
-branches untested)."""
+"""The 0.10-0.16 sort sampler's rules at their boundaries (kvplan/engines/vllm_sort_sampler.py): which
+releases sort (0.10-0.11 unless FlashInfer is installed, 0.12-0.16 unless opted in), from how many
+rows and above which vocabulary, and the exact note a plan carries for each reason a stated path
+moves nothing (the mutation sample of stop 26 left these branches untested)."""
 
 from __future__ import annotations
 
