@@ -39,7 +39,8 @@ def _opt(*names: str, help: str, metavar: str, **kw: object) -> typer.models.Opt
 TargetArg = Annotated[str, typer.Argument(
     metavar="MODEL_OR_FILE", show_default=False,
     help="catalog name (`kvplan models`), spec YAML, config.json or HF folder; or a kvplan/v1 "
-    "deployment file (`-` reads one from standard input), whose fields the options override")]
+    "deployment file (`-` reads one from standard input) or a manifest `kvplan check` reads "
+    "(Kubernetes, Helm values, docker-compose, ...), whose fields the options override")]
 
 Gpu = Annotated[str | None, _opt("--gpu", "-g", metavar="GPU[,GPU...]",
                                  help="GPU name or alias; a comma list plans each [default: h100]")]

@@ -23,8 +23,13 @@ COMMAND_LINE = "command line"
 FLAG_DEFAULTS: dict[str, Any] = {"hardware.gpu": "h100", "engine.kv_cache_dtype": "fp16"}
 
 
+NO_GPU_NOTE = "the manifest names no GPU"
+
+
 def is_deployment_target(target: str) -> bool:
-    """A kvplan/v1 file (or `-`, a deployment on standard input)."""
+    """A kvplan/v1 file (or `-`, a deployment on standard input), or a manifest `kvplan check`
+    reads: a Kubernetes-style document (apiVersion) or a kind-less one (docker-compose, Helm
+    values)."""
     if target == "-":
         return True
     path = Path(target)
@@ -33,7 +38,17 @@ def is_deployment_target(target: str) -> bool:
     from kvplan.deploy.yamldoc import read_docs
 
     docs = read_docs(path)  # a malformed file is named here, not taken for a model name
-    return bool(docs) and isinstance(docs[0].data, dict) and "apiVersion" in docs[0].data
+    if not docs or not isinstance(docs[0].data, dict):
+        return False
+    data = docs[0].data
+    if "apiVersion" in data:
+        return True
+    if "num_layers" in data or "model_type" in data:  # a model spec
+        return False
+    # a kind-less manifest `kvplan check` reads (docker-compose, Helm values): the same record
+    from kvplan.check.manifests import FORMATS
+
+    return any(f.detect is not None and f.detect(data) for f in FORMATS)
 
 
 def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
@@ -96,7 +111,6 @@ def _from_manifest(
         notes.append("the manifest declares no traffic (kvplan.io annotations); give "
                      "--peak-users for a fleet")
     if not t.gpu_named:
-        notes.append(f"the manifest names no GPU; planned on {data['hardware']['gpu']} "
-                     "(give --gpu)")
+        notes.append(f"{NO_GPU_NOTE}; planned on {data['hardware']['gpu']} (give --gpu)")
     data["x-notes"] = notes
     return data, str(path), path.parent, t.doc, origins

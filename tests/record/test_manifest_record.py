@@ -52,3 +52,38 @@ def test_a_flag_overrides_a_manifest_field(runner) -> None:  # noqa: ANN001
                     "--context", "16384", "-f", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["results"][0]["context_tokens"] == 16_384
+
+
+COMPOSE = "tests/assets/check/corpus/sglang/compose.yaml"  # SGLang's own docker/compose.yaml
+HELM_VALUES = "tests/assets/check/corpus/production-stack/values-02-basic-config.yaml"
+
+
+def test_a_kindless_manifest_is_a_record_too(runner) -> None:  # noqa: ANN001
+    """docker-compose and Helm values carry no apiVersion; size and explain read them as check
+    does (they were taken for model spec files: 'name: required field is missing', ...)."""
+    result = invoke(runner, "size", COMPOSE, "-f", "json")
+    assert result.exit_code == 0, result.output
+    [rec] = json.loads(result.stdout)["results"]
+    assert (rec["model"], rec["gpu"], rec["kv_bytes_per_token"]) == (
+        "llama-3.1-8b", "h100-sxm-80gb", 131_072)
+    assert "the manifest names no GPU; planned on h100-sxm-80gb (give --gpu)" in result.stderr
+    result = invoke(runner, "explain", HELM_VALUES, "--gpu", "a100-80gb")
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert any(ln.split()[:3] == ["model", "llama-3.1-8b", "manifest"] for ln in lines)
+    assert any(ln.split()[:3] == ["engine.max_model_len", "4096", "manifest"] for ln in lines)
+
+
+def test_gpu_given_drops_the_no_gpu_note(runner) -> None:  # noqa: ANN001
+    """--gpu names the GPU: no note may still say the plan ran on the default one."""
+    result = invoke(runner, "size", COMPOSE, "--gpu", "a100-80gb", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"][0]["gpu"] == "a100-80gb"
+    assert "names no GPU" not in result.stderr
+    assert "--gpu sets hardware.gpu (the file does not state it)" in result.stderr
+
+
+def test_a_model_spec_yaml_is_still_a_model(runner) -> None:  # noqa: ANN001
+    result = invoke(runner, "size", "model_specs/llama-3-8b.yaml", "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"][0]["model"] == "llama-3-8b"
