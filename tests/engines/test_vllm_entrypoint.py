@@ -201,3 +201,25 @@ def test_the_calibrate_directive(tmp_path: Path) -> None:
     assert _default_seqs_for_logged_batch(run, "0.15.1") == 256
     run.settings["entrypoint"] = "serve"
     assert _default_seqs_for_logged_batch(run, "0.15.1") == 1024
+
+
+def test_check_plans_the_annotated_manifest_with_the_llm_class(tmp_path: Path) -> None:
+    # the hand figure's deployment as a manifest: 68,480 / 2,000 = 34 users served, 65,680 /
+    # 2,000 = 32 offline
+    from tests.check.test_check_engine_flags import manifest
+
+    def holds(annotated: bool) -> str:
+        path = manifest(tmp_path, "m", "vllm/vllm-openai:v0.22.0",
+                        ["vllm", "serve", "meta-llama/Llama-3.1-70B-Instruct"],
+                        ["--tensor-parallel-size", "4", "--max-model-len", "8192"], gpus=4)
+        text = path.read_text().replace("NVIDIA-H100-80GB-HBM3", "NVIDIA-L40S")
+        if annotated:
+            text = text.replace("  annotations:\n",
+                                "  annotations:\n    kvplan.io/vllm-entrypoint: offline\n")
+        path.write_text(text)
+        res = invoke(CliRunner(), "check", str(path))
+        assert res.exit_code == 0, res.output
+        return res.output
+
+    assert "holds 34 users" in holds(False)
+    assert "holds 32 users" in holds(True)
