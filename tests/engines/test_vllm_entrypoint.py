@@ -104,6 +104,11 @@ def test_explain_says_where_it_moves_nothing() -> None:
     assert any(a.startswith("entrypoint offline: the V0 engine picks the same defaults")
                for a in _notes(*RUN[:-1], "0.6.5", "--entrypoint", "offline"))
     assert _field(_explain(*RUN[:-1], "0.6.5")) is None  # V0: no default row to show
+    assert not any(a.startswith("entrypoint") for a in _notes(*RUN[:-1], "0.6.5", "--entrypoint",
+                                                              "serve"))
+    assert ("entrypoint serve: `vllm serve`'s defaults (arg_utils.py, UsageContext."
+            "OPENAI_API_SERVER): 2,048 batched tokens; the offline LLM class would profile 8,192"
+            ) in _notes(*RUN, "--entrypoint", "serve")
     assert any("max_num_batched_tokens is stated" in a for a in _notes(
         *RUN, "--entrypoint", "offline", "--max-num-batched-tokens", "4096"))
     assert _field(_explain(*RUN, "--max-num-batched-tokens", "4096")) is None
