@@ -40,6 +40,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from kvplan.capacity.plan import SizeRequest
     from kvplan.engines.interface import EngineResult
 
 ENTRYPOINTS = ("serve", "offline")
@@ -106,3 +107,22 @@ def record_default(stated: set[str], result: EngineResult) -> tuple[str, str, st
     fl = flavour(result.engine_version)
     why = unstated_default(batching_defaults(result.size.request, fl, result.memory_bytes), fl.v1)
     return None if why is None else ("engine.entrypoint", DEFAULT_ENTRYPOINT, f"default: {why}")
+
+
+def moot_reason(version: str | None, req: SizeRequest, stated_batched: int | None) -> str | None:
+    """Why a stated `offline` cannot change this plan (kvplan.plan.moot refuses the flag), or
+    None where the LLM class profiles another batch than `vllm serve`."""
+    from kvplan.engines.vllm import batching_defaults, flavour
+
+    fl = flavour(version)
+    if not fl.v1:
+        return (f"vLLM {fl.version} runs the V0 engine, which reads no usage context: the LLM "
+                "class profiles the same batch as `vllm serve`; drop the option")
+    if stated_batched is not None:
+        return ("max_num_batched_tokens is stated, and both entrypoints default to the same "
+                "max_num_seqs; drop the option")
+    serve = batching_defaults(req, fl, req.gpu.memory_bytes)
+    if offline_defaults(serve, True, "offline") == serve:
+        return (f"on this GPU vLLM {fl.version} gives the LLM class and `vllm serve` the same "
+                f"{serve[0]:,} batched tokens and {serve[1]:,} sequences; drop the option")
+    return None

@@ -100,19 +100,44 @@ def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
     assert not any(a.startswith("entrypoint") for a in _notes(*RUN))
 
 
-def test_explain_says_where_it_moves_nothing() -> None:
+@pytest.mark.parametrize(("extra", "why"), [
+    (("--engine-version", "0.6.5"), "vLLM 0.6.5 runs the V0 engine, which reads no usage "
+     "context: the LLM class profiles the same batch as `vllm serve`; drop the option"),
+    (("--max-num-batched-tokens", "4096"), "max_num_batched_tokens is stated, and both "
+     "entrypoints default to the same max_num_seqs; drop the option"),
+    (("--gpu", "b200", "--engine-version", "0.28.0"), "on this GPU vLLM 0.28.0 gives the LLM "
+     "class and `vllm serve` the same 16,384 batched tokens and 1,024 sequences"),
+])
+def test_a_flag_that_moves_nothing_is_refused(extra: tuple[str, ...], why: str) -> None:
+    res = invoke(CliRunner(), "size", "llama-3.1-8b", "--engine", "vllm", "--context", "8192",
+                 *extra, "--entrypoint", "offline")
+    assert res.exit_code == 2
+    [line] = res.output.strip().splitlines()
+    assert "engine.entrypoint (--entrypoint)" in line and why in " ".join(line.split())
+    # where it moves the batch it is taken: B200 under 0.27.0 (no >= 160 GiB tier yet)
+    assert invoke(CliRunner(), "size", "llama-3.1-8b", "--engine", "vllm", "--gpu", "b200",
+                  "--engine-version", "0.27.0", "--entrypoint", "offline").exit_code == 0
+
+
+def test_a_file_where_it_moves_nothing_is_noted(tmp_path: Path) -> None:
+    def notes(engine: str) -> list[str]:
+        path = tmp_path / "v.yaml"
+        path.write_text(HEAD + f"engine: {{name: vllm, {engine}}}\n")
+        res = invoke(CliRunner(), "size", str(path), "--allow-no-fit", "-f", "json")
+        assert res.exit_code == 0, res.output
+        return json.loads(res.stdout)["results"][0]["assumptions"]
+
     assert any(a.startswith("entrypoint offline: the V0 engine picks the same defaults")
-               for a in _notes(*RUN[:-1], "0.6.5", "--entrypoint", "offline"))
-    assert _field(_explain(*RUN[:-1], "0.6.5")) is None  # V0: no default row to show
-    assert not any(a.startswith("entrypoint") for a in _notes(*RUN[:-1], "0.6.5", "--entrypoint",
-                                                              "serve"))
+               for a in notes("version: 0.6.5, entrypoint: offline"))
+    assert not any(a.startswith("entrypoint") for a in notes("version: 0.6.5, entrypoint: serve"))
+    assert any("max_num_batched_tokens is stated" in a for a in notes(
+        "version: 0.22.0, entrypoint: offline, max_num_batched_tokens: 4096"))
     assert ("entrypoint serve: `vllm serve`'s defaults (arg_utils.py, UsageContext."
             "OPENAI_API_SERVER): 2,048 batched tokens; the offline LLM class would profile 8,192"
             ) in _notes(*RUN, "--entrypoint", "serve")
-    assert any("max_num_batched_tokens is stated" in a for a in _notes(
-        *RUN, "--entrypoint", "offline", "--max-num-batched-tokens", "4096"))
+    # explain's default row: none on V0, with a stated batch, or where both pick 16,384
+    assert _field(_explain(*RUN[:-1], "0.6.5")) is None
     assert _field(_explain(*RUN, "--max-num-batched-tokens", "4096")) is None
-    # the >= 160 GiB tier: both contexts pick 16,384, so no default row either
     assert _field(_explain("llama-3.1-8b", "--gpu", "b200", "--engine", "vllm",
                            "--engine-version", "0.28.0")) is None
 
