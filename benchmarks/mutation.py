@@ -85,7 +85,9 @@ PACKAGES = {
          "tests/engines/test_sort_sampler_rules.py",
          # stop 27: vLLM 0.2.5-0.5.4's reserved bytes, the 0.11-0.16 sort, the 0.2x mrope table
          "tests/engines/test_vllm_v0_reserved.py", "tests/engines/test_v1_misses_h27.py",
-         "tests/engines/test_trtllm_mrope_table.py")),
+         "tests/engines/test_trtllm_mrope_table.py",
+         # stop 28 (h28offline): vLLM's entrypoint defaults (vllm_entrypoint, vllm_series)
+         "tests/engines/test_vllm_entrypoint.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

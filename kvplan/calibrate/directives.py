@@ -19,7 +19,7 @@ _SHARE_KEYS = ("free_gpu_memory_fraction", "mem_fraction_static", "gpu_memory_ut
 _GIB_KEYS = ("total_gib",)  # a GPU's total memory the source states in prose, not in a log line
 _BOOL_KEYS = ("enforce_eager", "graph_profiling")
 _TEXT_KEYS = ("spec", "version", "kv_dtype", "weight_dtype", "model", "engine", "gpu",
-              "trtllm_backend", "topk_topp_sampler")
+              "trtllm_backend", "topk_topp_sampler", "entrypoint")
 DIRECTIVE_KEYS = (*_COUNT_KEYS, *_SHARE_KEYS, *_GIB_KEYS, *_BOOL_KEYS, *_TEXT_KEYS)
 
 
@@ -76,4 +76,6 @@ def _directive_problem(key: str, value: str, folder: Path) -> str | None:
         return "must be pytorch or tensorrt (trtllm-serve --backend)"
     elif key == "topk_topp_sampler" and value not in ("native", "flashinfer"):
         return "must be native or flashinfer (the vLLM top-k/top-p sampler the source log names)"
+    elif key == "entrypoint" and value not in ("serve", "offline"):
+        return "must be serve or offline (vLLM started by `vllm serve` or the LLM(...) class)"
     return None

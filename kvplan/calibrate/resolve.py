@@ -161,6 +161,7 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
             "disable_custom_all_reduce") == "True" else None,
         topk_topp_sampler=run.settings.get("topk_topp_sampler") if engine is Engine.vllm
         else None,
+        entrypoint=run.settings.get("entrypoint") if engine is Engine.vllm else None,
         **fields,  # type: ignore[arg-type]
     )
 
@@ -184,17 +185,21 @@ def vllm_transport(run: Run) -> tuple[str | None, str]:
 
 
 def _default_seqs_for_logged_batch(run: Run, version: str) -> int | None:
-    """max_num_seqs from the same `vllm serve` defaults branch as the logged batch size.
+    """max_num_seqs from the same defaults branch as the logged batch size.
 
     vLLM >= 0.9 (V1) picks both defaults in one branch of EngineArgs (arg_utils.py: GPUs with
-    >= 70 GiB that are not A100: 8,192 tokens and 1,024 sequences; else 2,048 and 256). A log
-    whose "Chunked prefill is enabled with max_num_batched_tokens=N" is that default shows
-    which branch ran, even where kvplan's reading of the GPU would pick the other (GB10).
+    >= 70 GiB that are not A100: 8,192 tokens and 1,024 sequences; else 2,048 and 256; the
+    offline LLM class, a directive entrypoint=offline: 16,384 and 1,024, else 8,192 and 256;
+    kvplan.engines.vllm_entrypoint). A log whose "Chunked prefill is enabled with
+    max_num_batched_tokens=N" is that default shows which branch ran, even where kvplan's
+    reading of the GPU would pick the other (GB10).
     """
     logged = run.settings.get("batched_default")
     fl = vllm_profile.flavour(version)
     if logged is None or not fl.v1 or (parse_version(version) or ()) < (0, 9):
         return None
+    if run.settings.get("entrypoint") == "offline":
+        return {"8192": 256, "16384": 1024}.get(logged)
     return {"2048": 256, "8192": 1024}.get(logged)
 
 

@@ -57,6 +57,11 @@ TopkToppSampler = Annotated[str | None, _opt(
     "38 B a logit) or flashinfer (16 B; FlashInfer installed, as in the vllm/vllm-openai image, "
     "and from 0.12 VLLM_USE_FLASHINFER_SAMPLER=1) [default: native, as pip installs 0.10-0.11 "
     "and 0.12-0.16 run]")]
+Entrypoint = Annotated[str | None, _opt(
+    "--entrypoint", metavar="serve|offline",
+    help="vLLM: how the engine is started: serve (`vllm serve`) or offline (the LLM(...) class, "
+    "whose defaults profile 8,192 batched tokens where serve's are 2,048, 16,384 where 8,192) "
+    "[default: serve]")]
 # SGLang's own settings and names
 PageSize = Annotated[int | None, _opt(
     "--page-size", metavar="TOKENS", min=1,

@@ -20,6 +20,7 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "topk_topp_sampler": ("vllm",),
+    "entrypoint": ("vllm",),
     "max_tokens_in_paged_kv_cache": ("trtllm",),
     "trtllm_config": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),

@@ -63,6 +63,9 @@ TP_TRANSPORTS: tuple[str, ...] = get_args(TpTransport)
 # vLLM 0.10's top-k/top-p sampler path (kvplan.engines.vllm_sort_sampler.SAMPLER_PATHS)
 TopkToppSampler = Literal["native", "flashinfer"]
 TOPK_TOPP_SAMPLERS: tuple[str, ...] = get_args(TopkToppSampler)
+# how vLLM is started: `vllm serve` or the offline LLM class (kvplan.engines.vllm_entrypoint)
+Entrypoint = Literal["serve", "offline"]
+ENTRYPOINTS: tuple[str, ...] = get_args(Entrypoint)
 
 POS = Int(gt=0)
 TOKENS = Int(gt=0, le=lim.MAX_CONTEXT_TOKENS)
@@ -115,7 +118,8 @@ class Engine(Plain):
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
                "trtllm_backend": None, "tp_transport": None,
-               "disable_custom_all_reduce": None, "topk_topp_sampler": None}
+               "disable_custom_all_reduce": None, "topk_topp_sampler": None,
+               "entrypoint": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -136,6 +140,7 @@ class Engine(Plain):
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
+        "entrypoint": Opt(Lit(*ENTRYPOINTS)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -169,6 +174,7 @@ class Engine(Plain):
         tp_transport: str | None
         disable_custom_all_reduce: bool | None
         topk_topp_sampler: str | None
+        entrypoint: str | None
 
 
 class ContextTokens(Plain):

@@ -150,6 +150,10 @@ class Engine(_Strict):
         "or flashinfer (16 B: FlashInfer installed, as in the vllm/vllm-openai image of "
         "0.10-0.11; from 0.12 VLLM_USE_FLASHINFER_SAMPLER=1) "
         "[default: native, as pip installs 0.10-0.11 and 0.12-0.16 run]")
+    entrypoint: plain.Entrypoint | None = Field(
+        default=None, description="vLLM: how the engine is started, serve (`vllm serve`, the "
+        "OpenAI API server) or offline (the `vllm.LLM(...)` class, whose defaults profile more "
+        "batched tokens: 8,192 where serve's are 2,048, 16,384 where 8,192) [default: serve]")
 
 
 class ContextTokens(_Strict):

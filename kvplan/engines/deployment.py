@@ -40,6 +40,7 @@ EXTRA_KEYS = {
     "tp_transport": "tp_transport",
     "disable_custom_all_reduce": "disable_custom_all_reduce",
     "topk_topp_sampler": "topk_topp_sampler",
+    "entrypoint": "entrypoint",
 }
 # the vLLM-named keys other engines read under their own names (kvplan.deploy.schema.Engine)
 RENAMED = {

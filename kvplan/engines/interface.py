@@ -105,6 +105,7 @@ ENGINE_ONLY = {
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "topk_topp_sampler": ("vllm",),
+    "entrypoint": ("vllm",),
     "max_batch_size": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
     "trtllm_backend": ("trtllm",),
@@ -127,7 +128,8 @@ class EngineSettings:
     spec: weights and KV layers; sets draft_params), num_speculative_tokens, tp_transport
     (nvlink, pcie-p2p or host: the TP non-torch term), disable_custom_all_reduce,
     topk_topp_sampler (the 0.10-0.16 series' top-k/top-p sampler: native, PyTorch's sort, or
-    flashinfer; kvplan.engines.vllm_sort_sampler).
+    flashinfer; kvplan.engines.vllm_sort_sampler), entrypoint (serve or offline: the LLM class's
+    default batched tokens; kvplan.engines.vllm_entrypoint).
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
     max_running_requests, attention_backend (--attention-backend, engine.attention_backend or a
     manifest's argv, one of SGLang's choices; a calibration log prints the resolved one; the
@@ -164,6 +166,7 @@ class EngineSettings:
     tp_transport: str | None = None  # vLLM: TP_TRANSPORTS; None: by the GPU label's form factor
     disable_custom_all_reduce: bool | None = None  # vLLM --disable-custom-all-reduce
     topk_topp_sampler: str | None = None  # vLLM 0.10: native / flashinfer; None: by release
+    entrypoint: str | None = None  # vLLM: serve / offline (the LLM class); None: serve
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False
@@ -197,6 +200,10 @@ class EngineSettings:
         from kvplan.engines.refusals import transport_refusal
 
         if (refused := transport_refusal(self.engine.value, self.tp_transport)) is not None:
+            raise InputError(refused)
+        from kvplan.engines.vllm_entrypoint import entrypoint_refusal
+
+        if (refused := entrypoint_refusal(self.entrypoint)) is not None:
             raise InputError(refused)
         for name, engines in ENGINE_ONLY.items():
             if getattr(self, name) is not None and self.engine.value not in engines:

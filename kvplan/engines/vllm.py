@@ -10,7 +10,8 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
   versions capture graphs after sizing the cache, so graphs come out of the 1 - utilization).
   V0 (< 0.8) prints the same terms ("Memory profiling results").
 - activation peak: a dummy batch of max_num_batched_tokens tokens, and the sampler on
-  max_num_seqs rows (see kvplan.engines.activation). Defaults (`vllm serve`, V1):
+  max_num_seqs rows (see kvplan.engines.activation). Defaults (`vllm serve`, V1; the offline
+  LLM class profiles more tokens: kvplan.engines.vllm_entrypoint):
   max_num_batched_tokens 8192 and max_num_seqs 1024 on GPUs with >= 70 GiB (not A100),
   2048 and 256 otherwise; V0: max(max_model_len, 2048) tokens (2048 with chunked prefill above
   32,768), 256 sequences. The V1 sampler (0.8-0.24; MoE to 0.28) holds 16 B a logit (fp32 logits and the
@@ -57,6 +58,7 @@ from kvplan.engines.interface import (
     parse_version,
 )
 from kvplan.engines.vision_tower import tower_note
+from kvplan.engines.vllm_entrypoint import entrypoint_note, offline_defaults
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
 from kvplan.engines.vllm_groups import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
 from kvplan.engines.vllm_hybrid import (
@@ -108,9 +110,12 @@ DEFAULT_UTILIZATION = Fraction(9, 10)
 
 
 
-def batching_defaults(req: SizeRequest, fl: Flavour, memory: int) -> tuple[int, int]:
-    """(max_num_batched_tokens, max_num_seqs) that `vllm serve` picks when not given."""
-    return _batching_defaults(req.context_tokens, req.gpu.name, fl, memory)
+def batching_defaults(req: SizeRequest, fl: Flavour, memory: int,
+                      entrypoint: str | None = None) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) that `vllm serve` (or, with entrypoint offline,
+    the LLM class: kvplan.engines.vllm_entrypoint) picks when not given."""
+    serve = _batching_defaults(req.context_tokens, req.gpu.name, fl, memory)
+    return offline_defaults(serve, fl.v1, entrypoint)
 
 
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
@@ -135,7 +140,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         block = hybrid_block_size(layer_shape(req).bytes_per_token_per_layer, state_page, align,
                                   block)
         req = replace(req, block_size_tokens=block)
-    d_batched, d_seqs = batching_defaults(req, fl, memory)
+    d_batched, d_seqs = batching_defaults(req, fl, memory, s.entrypoint)
     batched = s.max_num_batched_tokens or d_batched
     seqs = s.max_num_seqs or d_seqs
     rows = min(seqs, batched) if fl.v1 else seqs
@@ -223,6 +228,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                          f"{float(conc):.2f}x")
     assumptions = _assumptions(req, s, fl, b, util, batched, seqs, block, asked_block,
                                state_page if hybrid else None)
+    if (why := entrypoint_note(s.entrypoint, fl.v1, batching_defaults(req, fl, memory),
+                               s.max_num_batched_tokens)) is not None:
+        assumptions.append(why)  # which defaults applied: `vllm serve`'s or the LLM class's
     if s.measured.activation_bytes is not None:  # the sampler's bytes do not enter
         if s.topk_topp_sampler is not None:
             assumptions.append(f"topk_topp_sampler {s.topk_topp_sampler}: the activation peak "

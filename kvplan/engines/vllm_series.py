@@ -64,8 +64,8 @@ SERIES = (
            "penalties, logprobs): the fp32 copy of the logits and FlashInfer's fused top-k/top-p "
            "sampling with its masked fp32 copy, 14 B a logit; batch-sharded sampling is off unless asked for "
            "(config/parallel.py: 'Currently defaults to False'), so every TP rank samples all "
-           "rows; serve defaults 16,384 batched tokens on GPUs of 160 GiB or more, GB10 on the "
-           "small tier (arg_utils.py get_batch_defaults)"),
+           "rows; GB10 on the small defaults tier (arg_utils.py get_batch_defaults; its "
+           "16,384 serve batched tokens on GPUs of 160 GiB or more date from 0.28.0)"),
 )
 # Newest release read: the vllm==0.33.0 wheel on PyPI (pip download --no-deps vllm==0.33.0;
 # v1/worker/gpu_worker.py, gpu/model_runner.py, gpu/sample/sampler.py, config/parallel.py,
@@ -84,7 +84,8 @@ MRV2_DEFAULT_MOE_TYPES = frozenset({"deepseek_v2", "qwen2_moe", "granitemoe"})
 MRV2_ALL_FROM = (0, 29)  # ... for all models, with batch-sharded sampling
 SAMPLER_WARMUP_FROM = (0, 33)  # the profiling sampler's warm-up pass; sharded sampling opt-in
 BIG_GPU_BYTES = 70 * GIB
-HUGE_GPU_BYTES = 160 * GIB  # 0.33: "for GPUs like B200/B300 with >= 160GB memory"
+HUGE_GPU_BYTES = 160 * GIB  # 0.28 on: "for GPUs like B200/B300 with >= 160GB memory"
+HUGE_TIER_FROM = (0, 28)  # read in the 0.25.0, 0.26.0, 0.27.0 (absent) and 0.28.0 wheels
 
 
 @dataclass(frozen=True)
@@ -180,8 +181,8 @@ def batching_defaults(context_tokens: int, gpu_name: str, fl: Flavour,
     """(max_num_batched_tokens, max_num_seqs) that `vllm serve` picks when not given."""
     if fl.v1:
         name = gpu_name.lower()
-        if fl.sampler_warmup and memory >= HUGE_GPU_BYTES:  # 0.33 get_batch_defaults
-            return 16384, 1024
+        if memory >= HUGE_GPU_BYTES and (parse_version(fl.version) or ()) >= HUGE_TIER_FROM:
+            return 16384, 1024  # get_batch_defaults from 0.28.0 (arg_utils.py:2582; not 0.27.0)
         big = (memory >= BIG_GPU_BYTES and "a100" not in name
                and not (fl.sampler_warmup and name.startswith("gb10")))  # 0.33: GB10 is small
         return (8192, 1024) if big else (2048, 256)

@@ -74,6 +74,7 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--tp-transport", "engine.tp_transport"),
     FlagField("--disable-custom-all-reduce", "engine.disable_custom_all_reduce"),
     FlagField("--topk-topp-sampler", "engine.topk_topp_sampler"),
+    FlagField("--entrypoint", "engine.entrypoint"),
     # SGLang
     FlagField("--page-size", "engine.block_size", engines=("sglang", "trtllm"),
               generic="--block-size"),

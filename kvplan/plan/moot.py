@@ -105,6 +105,12 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
             fix = ("drop the option" if sorts_in_profile(fl.version) else
                    "add --engine-version 0.10.0 (0.10.0-0.16.x) or drop the option")
             refuse("engine.topk_topp_sampler", f"{why}; {fix}")
+    if engine == "vllm" and dep.engine.entrypoint == "offline":
+        from kvplan.engines.vllm_entrypoint import moot_reason
+
+        why = moot_reason(dep.engine.version, req, dep.engine.max_num_batched_tokens)
+        if why is not None:
+            refuse("engine.entrypoint", why)
     if engine in _NO_SEQUENCE_CAP:
         refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "
                "vllm, sglang and trtllm read it); add --engine or drop the option")

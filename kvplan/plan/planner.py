@@ -233,7 +233,7 @@ def engine_defaults(fields: list[tuple[str, Any, str]],
     from kvplan.engines.sglang import default_backend
 
     if result.engine is Engine.vllm:
-        return _vllm_sampler_field(fields, result)
+        return _vllm_sampler_field(_vllm_entrypoint_field(fields, result), result)
     if result.engine is not Engine.sglang:
         return fields
     fields = _sglang_tier_fields(fields, result)
@@ -262,6 +262,18 @@ def _vllm_sampler_field(fields: list[tuple[str, Any, str]],
     why = notes[0].removeprefix(f"{UNSTATED_NOTE}, ")  # PIP_DEFAULT or OPT_IN_DEFAULT
     return [*fields[:at], ("engine.topk_topp_sampler", "native", f"default: {why}"),
             *fields[at:]]
+
+
+def _vllm_entrypoint_field(fields: list[tuple[str, Any, str]],
+                           result: EngineResult) -> list[tuple[str, Any, str]]:
+    """serve, named as a default, where the offline LLM class would profile another batch."""
+    from kvplan.engines.vllm_entrypoint import record_default
+
+    if (row := record_default({k for k, _, _ in fields}, result)) is None:
+        return fields
+    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
+             default=len(fields))
+    return [*fields[:at], row, *fields[at:]]
 
 
 def _sglang_tier_fields(fields: list[tuple[str, Any, str]],

@@ -170,13 +170,15 @@ def test_vllm_0_33_profiles_a_warm_up_sampler_on_every_rank() -> None:
 
 def test_vllm_0_33_serve_defaults_by_gpu_memory() -> None:
     # arg_utils.get_batch_defaults in 0.33: >= 160 GiB -> 16,384 batched tokens / 1,024 seqs;
-    # >= 70 GiB and not A100 or GB10 -> 8,192 / 1,024; else 2,048 / 256. 0.31 (as modelled)
-    # gives a B200 8,192 and a GB10 (119.7 GiB, unified memory) 8,192.
+    # >= 70 GiB and not A100 or GB10 -> 8,192 / 1,024; else 2,048 / 256. The >= 160 GiB branch
+    # is 0.28.0's (read in the 0.28.0 and 0.29.0 wheels; absent in 0.27.0), so 0.31 gives a B200
+    # 16,384 too, 0.27 8,192; GB10 (119.7 GiB, unified memory) is on the large tier before 0.33.
     from kvplan.engines.vllm_series import batching_defaults, flavour
     v33, v31 = flavour("0.33.0"), flavour("0.31.0")
     gib = 1 << 30
     assert batching_defaults(8192, "b200", v33, 178 * gib) == (16384, 1024)
-    assert batching_defaults(8192, "b200", v31, 178 * gib) == (8192, 1024)
+    assert batching_defaults(8192, "b200", v31, 178 * gib) == (16384, 1024)
+    assert batching_defaults(8192, "b200", flavour("0.27.0"), 178 * gib) == (8192, 1024)
     assert batching_defaults(8192, "h200-141gb", v33, 139 * gib) == (8192, 1024)
     assert batching_defaults(8192, "gb10", v33, 119 * gib) == (2048, 256)
     assert batching_defaults(8192, "gb10", v31, 119 * gib) == (8192, 1024)

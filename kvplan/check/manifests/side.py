@@ -37,6 +37,8 @@ ANNOTATIONS = {
     "trt-activation-bytes": "engine.trt_activation_bytes",
     "tp-transport": "engine.tp_transport",  # nvlink | pcie-p2p | host (no manifest field says it)
     "topk-topp-sampler": "engine.topk_topp_sampler",  # native | flashinfer (vLLM 0.10)
+    # serve | offline: a container running a Python script is not evidence of the LLM class
+    "vllm-entrypoint": "engine.entrypoint",
 }
 SKIP_ANNOTATION = "skip"
 
