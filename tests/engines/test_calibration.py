@@ -185,6 +185,10 @@ def test_parser_reads_the_held_out_formats():
     v = by_name["42"].runs[0].values  # the reworded 1.x "Peak memory ..." line
     assert (v["peak_gib"], v["total_gib"], v["tmp_kv_gib"]) == (69.42, 139.80, 20.62)
     assert v["kv_bytes_per_token"] == 163840 and v["mm_encoder_cache_gib"] == 0.125
+    # TensorRT-LLM 0.20's wording writes "kv size is N, device" with a comma (heldout-14, 236-240)
+    v = by_name["236"].runs[0].values
+    assert (v["peak_gib"], v["total_gib"], v["tmp_kv_gib"]) == (11.86, 79.18, 0.56)
+    assert v["kv_bytes_per_token"] == 65536 and v["available_kv_gib"] == 64.49
     assert by_name["38"].runs[1].settings["spec"] == "llama-2-70b"
 
 
