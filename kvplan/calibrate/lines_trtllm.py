@@ -45,9 +45,10 @@ def _t_both(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 @pattern("trtllm", r"Peak memory during memory usage profiling \(torch \+ non-torch\): " + NUM
          + r" GiB, available KV cache memory when calculating max tokens: " + NUM
-         + r" GiB, fraction is set " + NUM + r", kv size is (\d+)\. device total memory " + NUM
+         + r" GiB, fraction is set " + NUM + r", kv size is (\d+)[.,] device total memory " + NUM
          + r" GiB, , tmp kv_mem " + NUM + " GiB")
 def _t_peak(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # "kv size is N." in 1.1 (logs 26, 241), "kv size is N," in 0.20.0 (logs 236-240, trtllm-bench)
     r.put("peak_gib", _f(m[1]), n, t)
     r.put("available_kv_gib", _f(m[2]), n, t)
     r.settings["free_gpu_memory_fraction"] = f"{_f(m[3]):.4g}"

@@ -59,11 +59,17 @@ def test_breakdown_matches_within_half_a_percent(reports):
     # (heldout-7, SGLang 0.5.17 on MI355X) missed by +17.8% until SGLang's aiter derate was read
     # in its source (sglang PR #6564: mem_fraction_static x 0.85 with the aiter backend above
     # 8,192 tokens of context): 286.05 - 287.26 x (1 - 0.6 x 0.85) = 145.29 GiB, logged 145.30.
+    # Held-out heldout-15 (issue #13's fifteenth round, first measured after its blind commit),
+    # reported as they are: 253 (vLLM 0.31.0, -0.62%) and 256 (0.27.1, -1.11%) print a CUDAGraph
+    # figure beside a pool that did not lose it (253: 36.33 - 3.31 - 0.79 = 32.23 GiB, logged
+    # 32.23; 256: 85.51 - 56.89 - 0.76 = 27.86, logged 27.85), where kvplan subtracts it; 251
+    # (TensorRT-LLM 0.16.0, TP 8, +6.11%) allocates 0.90 x the smallest rank's 57.87 GiB
+    # available, where kvplan takes the 61.40 of the rank whose line it reads last.
     kv = [(short(r.label), c) for r in reports for c in r.checks
           if c.basis == "breakdown" and c.quantity == "KV memory"]
     assert len(kv) >= 15
     misses = {name for name, c in kv if not c.ok}
-    assert misses == {"16", "65"}
+    assert misses == {"16", "65", "251", "253", "256"}
     assert statistics.median(abs(c.error_pct) for _, c in kv) < 0.1
 
 
@@ -89,7 +95,8 @@ def test_tokens_from_the_logged_kv_memory(reports):
     # layers in the pool, 44.59 GiB -> 973,760 tokens (it had priced 3,896,320, 4.0x).
     # Held-out (heldout-7) 140 (SGLang on MI355X) matches since the aiter derate (see the
     # KV-memory check above): 1,360,270 tokens modelled, 1,360,288 logged.
-    assert misses == {"02", "16", "64", "65", "96"}
+    # Held-out heldout-15: 251 (TP 8) misses with its KV memory above (the smallest rank's pool).
+    assert misses == {"02", "16", "64", "65", "96", "251"}
     assert len(checks) >= 12
 
 
@@ -178,6 +185,10 @@ def test_parser_reads_the_held_out_formats():
     v = by_name["42"].runs[0].values  # the reworded 1.x "Peak memory ..." line
     assert (v["peak_gib"], v["total_gib"], v["tmp_kv_gib"]) == (69.42, 139.80, 20.62)
     assert v["kv_bytes_per_token"] == 163840 and v["mm_encoder_cache_gib"] == 0.125
+    # TensorRT-LLM 0.20's wording writes "kv size is N, device" with a comma (heldout-14, 236-240)
+    v = by_name["236"].runs[0].values
+    assert (v["peak_gib"], v["total_gib"], v["tmp_kv_gib"]) == (11.86, 79.18, 0.56)
+    assert v["kv_bytes_per_token"] == 65536 and v["available_kv_gib"] == 64.49
     assert by_name["38"].runs[1].settings["spec"] == "llama-2-70b"
 
 
