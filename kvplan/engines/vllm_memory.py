@@ -68,7 +68,7 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     m = s.measured
     # A logged non-torch figure (0.28's "consumed memory" is read as weights, non-torch 0)
     # already holds the state, so it is booked only where kvplan models non-torch memory.
-    mrv2 = (state_bytes(seqs, req.model.vocab_size, batched)
+    mrv2 = (state_bytes(seqs, req.model.vocab_size, batched, s.num_speculative_tokens or 0)
             if booked(fl.version, fl.v1, lean) and m.non_torch_bytes is None else None)
     st.given("GPU memory", memory, "bytes",
              "total memory the log printed" if m.memory_bytes else f"{req.gpu.name} total memory")

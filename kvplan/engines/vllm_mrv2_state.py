@@ -9,8 +9,9 @@ Read in the released wheels (`pip download --no-deps vllm==X`), 0.28.0, 0.29.0, 
 - `v1/worker/gpu/sample/penalties.py:43-50` `PenaltiesState`: `prompt_bin_mask` (max_num_reqs x
   cdiv(vocab_size, 32) int32) and `output_bin_counts` (max_num_reqs x vocab_size int32);
 - `v1/worker/gpu/structured_outputs.py:63-65` `StructuredOutputsWorker.grammar_bitmask`
-  (max_num_reqs x decode_query_len rows of cdiv(vocab_size, 32) int32; decode_query_len is 1
-  without speculative decoding, `gpu/model_runner.py` `load_model`);
+  (max_num_reqs x decode_query_len rows of cdiv(vocab_size, 32) int32; decode_query_len =
+  num_speculative_steps + 1 new token a step, `gpu/model_runner.py` `load_model`; a speculator's
+  own buffers, `init_speculator`, are not counted);
 - `v1/worker/gpu/sample/logit_bias.py:20-22,33-52` `LogitBiasState`: allowed token ids (1,024),
   logit-bias ids (1,024, int32) and values (1,024, fp32) and stop-token ids (128), a row each;
 - `v1/worker/gpu/sample/bad_words.py:30-36` `BadWordsState`: VLLM_MAX_BAD_WORDS_TOTAL_TOKENS
@@ -52,7 +53,6 @@ LOGIT_BIAS_COLUMNS = 1024 + 1024 + 1024 + 128  # allowed ids, bias ids, bias val
 BAD_WORDS_COLUMNS = 1024 + 128 + 1  # VLLM_MAX_BAD_WORDS_TOTAL_TOKENS, VLLM_MAX_NUM_BAD_WORDS + 1
 LOGPROB_TOKEN_COLUMNS = 128  # MAX_LOGPROB_TOKEN_IDS
 INPUT_BYTES_PER_TOKEN = 4 + 8 + 1  # input_ids int32, positions int64, is_padding bool
-GRAMMAR_ROWS_PER_SEQ = 1  # decode_query_len without speculative decoding
 
 
 @dataclass(frozen=True)
@@ -71,19 +71,23 @@ def booked(version: str, v1: bool, model_runner_v2: bool) -> bool:
     return v1 and model_runner_v2 and (parse_version(version) or ()) >= BOOKED_FROM
 
 
-def state_bytes(seqs: int, vocab: int, batched: int) -> Mrv2State:
-    """Model Runner V2's persistent state for max_num_seqs `seqs`, a `vocab`-token vocabulary and
-    max_num_batched_tokens `batched`."""
+def state_bytes(seqs: int, vocab: int, batched: int, speculative_tokens: int = 0) -> Mrv2State:
+    """Model Runner V2's persistent state for max_num_seqs `seqs`, a `vocab`-token vocabulary,
+    max_num_batched_tokens `batched` and `speculative_tokens` draft tokens a step."""
     words = -(-vocab // BITMASK_BITS)
     counts = seqs * vocab * INT32
-    masks = 2 * seqs * GRAMMAR_ROWS_PER_SEQ * words * INT32  # prompt_bin_mask, grammar bitmask
+    rows = 1 + speculative_tokens  # decode_query_len: the grammar bitmask's rows a sequence
+    masks = (seqs + seqs * rows) * words * INT32  # prompt_bin_mask, grammar bitmask
     tables = seqs * (LOGIT_BIAS_COLUMNS + BAD_WORDS_COLUMNS + LOGPROB_TOKEN_COLUMNS) * INT32
     inputs = batched * INPUT_BYTES_PER_TOKEN
     formula = (
         f"Model Runner V2's persistent state (vLLM >= 0.28 books it: free memory at start-up - "
         f"after profiling): output_bin_counts {seqs:,} seqs x {vocab:,} vocab x 4 B = {counts:,}; "
-        f"prompt_bin_mask and grammar bitmask 2 x {seqs:,} x ceil({vocab:,} / 32) x 4 B = "
-        f"{masks:,}; logit-bias, bad-words and logprob-id tables {seqs:,} x "
+        + (f"prompt_bin_mask and grammar bitmask 2 x {seqs:,} x ceil({vocab:,} / 32) x 4 B = "
+           if rows == 1 else
+           f"prompt_bin_mask and grammar bitmask ({seqs:,} + {seqs:,} x {rows} query tokens) x "
+           f"ceil({vocab:,} / 32) x 4 B = ")
+        + f"{masks:,}; logit-bias, bad-words and logprob-id tables {seqs:,} x "
         f"{LOGIT_BIAS_COLUMNS + BAD_WORDS_COLUMNS + LOGPROB_TOKEN_COLUMNS:,} x 4 B = {tables:,}; "
         f"input buffers {batched:,} tokens x {INPUT_BYTES_PER_TOKEN} B = {inputs:,}; "
         "the full vocabulary on every tensor-parallel GPU (last pipeline stage)")

@@ -54,6 +54,14 @@ def test_the_bytes_for_llama_3_at_the_serve_default_on_an_h100() -> None:
         assert figure in s.formula
 
 
+def test_speculative_tokens_widen_the_grammar_bitmask() -> None:
+    # decode_query_len = 4 draft tokens + 1: the bitmask has 5 rows a sequence, 4 more than
+    # without: 256 x 4 x 4,748 x 4 = 19,447,808
+    s = state_bytes(256, 151_936, 0, 4)
+    assert s.last_stage == 169_894_912 + 19_447_808 == 189_342_720
+    assert "(256 + 256 x 5 query tokens)" in s.formula
+
+
 @pytest.mark.parametrize(("version", "v1", "mrv2", "expected"), [
     ("0.26.0", True, True, False),  # the peak is reset after the state exists: booked nowhere
     ("0.27.0", True, True, False),
