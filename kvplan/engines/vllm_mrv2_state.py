@@ -81,15 +81,9 @@ def state_bytes(seqs: int, vocab: int, batched: int, speculative_tokens: int = 0
     tables = seqs * (LOGIT_BIAS_COLUMNS + BAD_WORDS_COLUMNS + LOGPROB_TOKEN_COLUMNS) * INT32
     inputs = batched * INPUT_BYTES_PER_TOKEN
     formula = (
-        f"Model Runner V2's persistent state (vLLM >= 0.28 books it: free memory at start-up - "
-        f"after profiling): output_bin_counts {seqs:,} seqs x {vocab:,} vocab x 4 B = {counts:,}; "
-        + (f"prompt_bin_mask and grammar bitmask 2 x {seqs:,} x ceil({vocab:,} / 32) x 4 B = "
-           if rows == 1 else
-           f"prompt_bin_mask and grammar bitmask ({seqs:,} + {seqs:,} x {rows} query tokens) x "
-           f"ceil({vocab:,} / 32) x 4 B = ")
-        + f"{masks:,}; logit-bias, bad-words and logprob-id tables {seqs:,} x "
-        f"{LOGIT_BIAS_COLUMNS + BAD_WORDS_COLUMNS + LOGPROB_TOKEN_COLUMNS:,} x 4 B = {tables:,}; "
-        f"input buffers {batched:,} tokens x {INPUT_BYTES_PER_TOKEN} B = {inputs:,}; "
-        "the full vocabulary on every tensor-parallel GPU (last pipeline stage)")
+        f"{seqs:,} seqs x ({vocab:,} vocab + {1 + rows} x {words:,} + "
+        f"{LOGIT_BIAS_COLUMNS + BAD_WORDS_COLUMNS + LOGPROB_TOKEN_COLUMNS:,}) x 4 B + "
+        f"{batched:,} tok x {INPUT_BYTES_PER_TOKEN} B (output_bin_counts, prompt_bin_mask and "
+        "grammar bitmask, sampling tables, input buffers; booked from vLLM 0.28, on every TP GPU)")
     return Mrv2State(last_stage=counts + masks + tables + inputs, other_stage=inputs,
                      formula=formula)
