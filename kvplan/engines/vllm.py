@@ -151,7 +151,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
 
     st = Steps()
-    b = budget_steps(st, req, s, fl, memory, util, batched, rows, lean, block, shape, groups)
+    b = budget_steps(st, req, s, fl, memory, util, batched, rows, lean, block, shape, groups,
+                     seqs)
     shape, groups, kv, requested, weights = b.shape, b.groups, b.kv, b.requested, b.weights
     act, nt, graphs = b.act, b.nt, b.graphs
 
@@ -210,8 +211,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
             reason = (f"vLLM would not start: max seq len ({length:,}) is larger than the "
                       f"maximum number of tokens that can be stored in KV cache ({tokens:,})")
 
-    lo_kv = requested - weights - act.high - nt.high - graphs.high
-    hi_kv = requested - weights - act.low - nt.low - graphs.low
+    lo_kv = requested - weights - act.high - nt.high - graphs.high - b.state
+    hi_kv = requested - weights - act.low - nt.low - graphs.low - b.state
     grouped = fl.v1 and fl.grouped_tokens
     tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped)
     tok_hi = _tokens(hi_kv, bytes_per_block, groups, block, grouped)
@@ -237,7 +238,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                                "is measured (log), so it is not used")
     elif (why := sampler_note(fl.version, fl.v1, lean, rows, req.model, s)) is not None:
         assumptions.append(why)  # the 0.10 sampler path: unused where stated, or the pip default
-    overhead = act.best + nt.best + graphs.best
+    overhead = act.best + nt.best + graphs.best + b.state
     per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)
     users = blocks // per_user if per_user else 0
     if s.cap_max_num_seqs and s.max_num_seqs is not None and users > s.max_num_seqs:
@@ -332,7 +333,8 @@ def _assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, ut
     ]
     widths = {"activation peak": act.high - act.low, "non-torch memory": nt.high - nt.low,
               "CUDA-graph estimate": graphs.high - graphs.low}
-    if b.kv == b.requested - b.weights - act.best - nt.best - graphs.best and max(widths.values()):
+    if (b.kv == b.requested - b.weights - act.best - nt.best - graphs.best - b.state
+            and max(widths.values())):
         top = max(widths, key=lambda k: widths[k])
         assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
     if state_page is not None:

@@ -23,6 +23,7 @@ from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_groups import Groups
+from kvplan.engines.vllm_mrv2_state import booked, state_bytes
 from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
@@ -46,6 +47,7 @@ class Budget:
     enc: EncoderCacheProfile | None
     shape: LayerShape
     groups: Groups
+    state: int = 0  # Model Runner V2's persistent state, where the release books it (0.28 on)
 
 
 def sampler_bytes(fl: Flavour, lean: bool, rows: int, model: ModelSpec,
@@ -61,9 +63,13 @@ def sampler_bytes(fl: Flavour, lean: bool, rows: int, model: ModelSpec,
 
 def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
                  util: Fraction, batched: int, rows: int, lean: bool, block: int,
-                 shape: LayerShape, groups: Groups) -> Budget:
+                 shape: LayerShape, groups: Groups, seqs: int = 0) -> Budget:
     """Record the budget's steps, from the GPU's memory to the KV cache memory, in `st`."""
     m = s.measured
+    # A logged non-torch figure (0.28's "consumed memory" is read as weights, non-torch 0)
+    # already holds the state, so it is booked only where kvplan models non-torch memory.
+    mrv2 = (state_bytes(seqs, req.model.vocab_size, batched, s.num_speculative_tokens or 0)
+            if booked(fl.version, fl.v1, lean) and m.non_torch_bytes is None else None)
     st.given("GPU memory", memory, "bytes",
              "total memory the log printed" if m.memory_bytes else f"{req.gpu.name} total memory")
     st.given("gpu_memory_utilization", util, "ratio", "flag (default 0.9)")
@@ -86,10 +92,15 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes
             and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
-        stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block, per_logit)
+        stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block, per_logit,
+                               (mrv2.last_stage, mrv2.other_stage) if mrv2 else (0, 0))
         if stage is not None:
-            weights, act, shape, groups, how = stage
+            weights, act, shape, groups, how, last = stage
             weights_how += how
+            if mrv2 is not None and not last:
+                mrv2 = replace(mrv2, last_stage=mrv2.other_stage,
+                               formula=f"input buffers {batched:,} tokens x 13 B (a stage "
+                                       "before the last holds no sampler state)")
     st.given("weights", weights, "bytes", weights_how)
     st.given("activation peak", act.best, "bytes",
              "measured (log)" if m.activation_bytes is not None else
@@ -110,6 +121,9 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
                                            req.model.weight_quant is not None))
     st.given("non-torch memory", nt.best, "bytes", nt_how)
     terms = ["requested memory", "-weights", "-activation peak", "-non-torch memory"]
+    if mrv2 is not None:
+        st.given("Model Runner V2 state", mrv2.last_stage, "bytes", mrv2.formula)
+        terms.append("-Model Runner V2 state")
     graphs = Interval.exact(0)
     if fl.graphs_subtracted and not s.enforce_eager:
         graphs = Interval.exact(m.cuda_graph_bytes) if m.cuda_graph_bytes is not None else (
@@ -130,4 +144,5 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         kv = int(st.op("KV cache memory", "sum", terms, "bytes",
                        " - ".join(t.lstrip("-") for t in terms)))
     return Budget(requested=st.int("requested memory"), weights=weights, act=act, nt=nt,
-                  graphs=graphs, kv=kv, enc=enc, shape=shape, groups=groups)
+                  graphs=graphs, kv=kv, enc=enc, shape=shape, groups=groups,
+                  state=mrv2.last_stage if mrv2 is not None else 0)

@@ -40,15 +40,17 @@ def stage_weights(req: SizeRequest, weights: int) -> list[int]:
 
 def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
                     util: Fraction, weights: int, act: Interval, batched: int, block: int,
-                    sampler_bytes: tuple[int, int, int]
-                    ) -> tuple[int, Interval, LayerShape, Groups, str] | None:
+                    sampler_bytes: tuple[int, int, int], state: tuple[int, int] = (0, 0)
+                    ) -> tuple[int, Interval, LayerShape, Groups, str, bool] | None:
     """The pipeline stage whose block count vLLM keeps, and its weights, activation and layers.
 
     Each worker sizes its own pool for its own layers and the engine keeps the smallest block
     count over workers (V1: kv_cache_utils unify_kv_cache_configs / get_kv_cache_configs, the
     minimum num_blocks; V0: the executor's min over workers' determine_num_available_blocks).
     Only the last stage samples (get_pp_group().is_last_rank), so the other stages profile the
-    forward pass alone."""
+    forward pass alone. `state`: Model Runner V2's persistent state on a GPU of the last stage and
+    of another (kvplan.engines.vllm_mrv2_state), 0 where the release does not book it; the last
+    value returned says whether the stage is the last."""
     shapes = stage_shapes(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
     ws = stage_weights(req, weights)
     fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes).peak
@@ -67,7 +69,7 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
         if shape.cached_layers == 0:
             continue
         a = act if i == len(shapes) - 1 else fwd
-        kv = requested - w - a.best - nt.best - graphs
+        kv = requested - w - a.best - nt.best - graphs - state[i != len(shapes) - 1]
         per_block = block * shape.bytes_per_token_per_layer * kv_groups(
             shape, fl.v1, fl.wide_groups).group_size
         blocks = max(0, kv // per_block)
@@ -82,7 +84,7 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
             "last, with the LM head and the sampler" if i == len(shapes) - 1 else "middle")
     how = (f"; pipeline stage {i + 1} of {req.pp} ({role}; {shape.cached_layers} cached layers): "
            f"its share, since vLLM keeps the smallest block count over stages")
-    return ws[i], a, shape, kv_groups(shape, fl.v1, fl.wide_groups), how
+    return ws[i], a, shape, kv_groups(shape, fl.v1, fl.wide_groups), how, i == len(shapes) - 1
 
 
 def stage_layers(req: SizeRequest) -> list[int]:

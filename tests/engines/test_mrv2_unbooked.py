@@ -1,5 +1,6 @@
 """Model Runner V2's unbooked non-KV memory (issue #13, task h28mrv2): what the source sizes, by
-hand, and what kvplan books for it (nothing, until its source is found).
+hand, and what kvplan books for it (nothing for the gap, until its source is found; the
+persistent state it lists is booked from 0.28 on since task h28state, tests/engines/test_mrv2_state.py).
 
 docs/engines.md, "Model Runner V2's profiled activation", lists every GPU tensor the vLLM
 0.17.0-0.29.0 wheels make before and during `profile_run`; none explains the 0.5-0.8 GiB that
@@ -74,22 +75,27 @@ def steps_of(rec: dict) -> dict[str, int | float]:
 def test_the_029_budget_books_no_term_for_the_gap() -> None:
     """Log 48's shape (Qwen2.5-7B, serve defaults below 70 GiB: 2,048 tokens, 256 sequences)
     through the CLI at 0.29.0: the activation is the forward alone, nothing is added for the
-    unexplained gap, and the KV pool is the requested memory less the listed terms."""
+    unexplained gap (the persistent state, booked from task h28state on, is a separate term of
+    the source), and the KV pool is the requested memory less the listed terms."""
     rec = explain_json("qwen2.5-7b", "-g", "l40s", "--max-model-len", "32768",
                        "--engine", "vllm", "--engine-version", "0.29.0")
     labels = [s["label"] for s in rec["steps"]]
     budget = labels[: labels.index("KV cache memory") + 1]
     assert budget == ["GPU memory", "gpu_memory_utilization", "requested memory", "weights",
-                      "activation peak", "non-torch memory", "CUDA graph memory",
-                      "KV cache memory"]
+                      "activation peak", "non-torch memory", "Model Runner V2 state",
+                      "CUDA graph memory", "KV cache memory"]
     v = steps_of(rec)
     forward = 2_048 * (3 * 3_584 + 3 * 18_944) * 2  # tokens x (3 hidden + 3 intermediate) x 2 B
     lean_sampler = 256 * 152_064 * 6  # the 0.29 profiling sampler: bf16 logits + one fp32 copy
     assert forward == 276_824_064 > lean_sampler == 233_570_304
     assert v["activation peak"] == forward
     assert v["requested memory"] == 47_803_596_800 * 9 // 10 == 43_023_237_120
+    # the persistent state 0.28 on books (task h28state): the tables at 256 x 152,064 plus the
+    # input buffers, 2,048 tokens x 13 B
+    state = persistent_state_bytes(256, 152_064) + 2_048 * 13
+    assert v["Model Runner V2 state"] == state == 170_060_800
     assert v["KV cache memory"] == (43_023_237_120 - 15_231_233_024 - forward - 73_400_320
-                                    - 536_870_912) == 26_904_908_800
+                                    - state - 536_870_912) == 26_734_848_000
 
 
 def log_45_runs() -> dict[str, dict[str, float]]:

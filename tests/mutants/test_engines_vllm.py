@@ -38,9 +38,14 @@ FORMULAS_V1_031 = [
     ("activation peak",
      "max(forward 8,192 tok x 55,296 el x 2 B, sampler 1,024 rows x vocab 128,256 x 6 B)"),
     ("non-torch memory", "growth after start-up"),
+    ("Model Runner V2 state",
+     "1,024 seqs x (128,256 vocab + 2 x 4,008 + 4,481) x 4 B + 8,192 tok x 13 B "
+     "(output_bin_counts, prompt_bin_mask and grammar bitmask, sampling tables, input buffers; "
+     "booked from vLLM 0.28, on every TP GPU)"),
     ("CUDA graph memory", "estimate subtracted before sizing (vLLM >= 0.21)"),
     ("KV cache memory",
-     "requested memory - weights - activation peak - non-torch memory - CUDA graph memory"),
+     "requested memory - weights - activation peak - non-torch memory - Model Runner V2 state"
+     " - CUDA graph memory"),
     ("block size", "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)"),
     ("KV bytes per token per layer", "8 KV heads/rank x (128 + 128) x 2 B"),
     ("page size per layer", "block size x KV bytes per token per layer"),
@@ -70,31 +75,35 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     #   1,576,009,728. best max(905,969,664, 788,004,864); low max(int(0.85 fwd) 770,074,214,
     #   525,336,576); high max(int(1.35 fwd) 1,223,059,046, 1,576,009,728) + 0.25 GiB.
     # non-torch V1 TP 1 (70 MiB, 20 MiB, 0.5 GiB); graphs (0.5 GiB, GiB // 5, 1 GiB).
-    # KV 76,540,929,638 - 16,060,522,496 - 905,969,664 - 73,400,320 - 536,870,912 = 58,964,166,246
-    # block: 16 tok x 8 heads x 256 x 2 B x 32 layers = 2,097,152 B; 58,964,166,246 // that =
-    #   28,116 blocks, 449,856 tokens; a request 8,192 / 16 = 512 blocks: 28,116 / 512 = 54.91x.
-    # low KV: - high act 1,844,445,184 - 0.5 GiB - 1 GiB = 57,025,349,222 -> 27,191 blocks
-    # 435,056 tok; high KV: - 770,074,214 - 20 MiB - 214,748,364 = 59,474,613,044 -> 28,359 blocks
-    # 453,744 tok.
+    # Model Runner V2's persistent state, booked from 0.28 (exact, in every bound): 1,024 x
+    #   (128,256 + 2 x ceil(128,256 / 32) 4,008 + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
+    # KV 76,540,929,638 - 16,060,522,496 - 905,969,664 - 73,400,320 - 576,630,784 - 536,870,912
+    #   = 58,387,535,462
+    # block: 16 tok x 8 heads x 256 x 2 B x 32 layers = 2,097,152 B; 58,387,535,462 // that =
+    #   27,841 blocks, 445,456 tokens; a request 8,192 / 16 = 512 blocks: 27,841 / 512 = 54.38x.
+    # low KV: - high act 1,844,445,184 - 0.5 GiB - state - 1 GiB = 56,448,718,438 -> 26,916
+    # blocks 430,656 tok; high KV: - 770,074,214 - 20 MiB - state - 214,748,364 = 58,897,982,260
+    # -> 28,084 blocks 449,344 tok.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
         weights_bytes=16_060_522_496, activation_bytes=905_969_664,
         activation_bytes_low=770_074_214, activation_bytes_high=1_844_445_184,
         non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=58_964_166_246, kv_cache_bytes_low=57_025_349_222,
-        kv_cache_bytes_high=59_474_613_044, kv_cache_tokens=449_856,
-        kv_cache_tokens_low=435_056, kv_cache_tokens_high=453_744, blocks=28_116,
-        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(28_116, 512),
+        kv_cache_bytes=58_387_535_462, kv_cache_bytes_low=56_448_718_438,
+        kv_cache_bytes_high=58_897_982_260, kv_cache_tokens=445_456,
+        kv_cache_tokens_low=430_656, kv_cache_tokens_high=449_344, blocks=27_841,
+        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(27_841, 512),
         starts=True, reason=None, max_model_len_that_starts=8192)
     assert r.engine is Engine.vllm and r.engine_version == "0.31.0"
-    # users: 28,116 // 512 = 54; they use 54 x 512 x 2,097,152 = 57,982,058,496 B of the pool;
-    # overhead act + non-torch + graphs = 1,516,240,896; unallocated = the 10% not requested
+    # users: 27,841 // 512 = 54; they use 54 x 512 x 2,097,152 = 57,982,058,496 B of the pool;
+    # overhead act + non-torch + state + graphs = 2,092,871,680; unallocated = the 10% not
+    # requested
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.reason) == (
-        54, True, 58_964_166_246, None)
+        54, True, 58_387_535_462, None)
     assert s.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=57_982_058_496,
-        kv_free_bytes=58_964_166_246 - 57_982_058_496, reserve_bytes=1_516_240_896,
+        kv_free_bytes=58_387_535_462 - 57_982_058_496, reserve_bytes=2_092_871_680,
         unallocated_bytes=85_045_477_376 - 76_540_929_638)
     assert (s.usable_bytes, s.max_context_that_fits, s.suggestions) == (76_540_929_638, None, ())
     assert [(st.label, st.formula) for st in r.steps] == FORMULAS_V1_031
@@ -106,10 +115,11 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         ("weights", 16_060_522_496, "bytes", "given", ()),
         ("activation peak", 905_969_664, "bytes", "given", ()),
         ("non-torch memory", 73_400_320, "bytes", "given", ()),
+        ("Model Runner V2 state", 576_630_784, "bytes", "given", ()),
         ("CUDA graph memory", 536_870_912, "bytes", "given", ()),
-        ("KV cache memory", 58_964_166_246, "bytes", "sum",
+        ("KV cache memory", 58_387_535_462, "bytes", "sum",
          ("requested memory", "-weights", "-activation peak", "-non-torch memory",
-          "-CUDA graph memory")),
+          "-Model Runner V2 state", "-CUDA graph memory")),
         ("block size", 16, "tokens", "given", ()),
         ("KV bytes per token per layer", 4096, "bytes", "given", ()),
         ("page size per layer", 65_536, "bytes", "mul", ("block size",
@@ -117,13 +127,13 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         ("layers per block", 32, "layers", "given", ()),
         ("bytes per block", 2_097_152, "bytes", "mul", ("page size per layer",
                                                        "layers per block")),
-        ("blocks (raw)", 28_116, "blocks", "div", ("KV cache memory", "bytes per block")),
-        ("GPU blocks", 28_116, "blocks", "max", ("blocks (raw)", 0)),
+        ("blocks (raw)", 27_841, "blocks", "div", ("KV cache memory", "bytes per block")),
+        ("GPU blocks", 27_841, "blocks", "max", ("blocks (raw)", 0)),
         ("KV cache groups", 1, "groups", "given", ()),
-        ("blocks per group", 28_116, "blocks", "div", ("GPU blocks", "KV cache groups")),
-        ("GPU KV cache size", 449_856, "tokens", "mul", ("blocks per group", "block size")),
+        ("blocks per group", 27_841, "blocks", "div", ("GPU blocks", "KV cache groups")),
+        ("GPU KV cache size", 445_456, "tokens", "mul", ("blocks per group", "block size")),
         ("blocks per request", 512, "blocks", "given", ()),
-        ("maximum concurrency", Fraction(28_116, 512), "ratio", "ratio",
+        ("maximum concurrency", Fraction(27_841, 512), "ratio", "ratio",
          ("GPU blocks", "blocks per request")),
         ("blocks per user", 512, "blocks", "given", ()),
         ("users per replica", 54, "users", "div", ("GPU blocks", "blocks per user")),
@@ -141,9 +151,9 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         "KV range dominated by the activation peak (1.00 GiB wide)",
     )
     assert s.assumptions == r.assumptions
-    assert r.log_lines == ("Available KV cache memory: 54.91 GiB",
-                           "GPU KV cache size: 449,856 tokens",
-                           "Maximum concurrency for 8,192 tokens per request: 54.91x")
+    assert r.log_lines == ("Available KV cache memory: 54.38 GiB",
+                           "GPU KV cache size: 445,456 tokens",
+                           "Maximum concurrency for 8,192 tokens per request: 54.38x")
 
 
 def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
@@ -261,11 +271,15 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_024_in_every_field():
     # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.25.0/0.28.0 config/vllm.py): the lean
     # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B, above the 509,607,936 B forward;
     # KV 76,540,929,638 - 15,706,484,224 - 629,145,600 - 2,233,382,993 - 536,870,912
-    #   = 57,435,045,909 -> 28,852 blocks of 1,990,656 B, 1,846,528 tokens, 112 users
-    for version in ("0.25.0", "0.28.0"):
+    #   = 57,435,045,909 -> 28,852 blocks of 1,990,656 B, 1,846,528 tokens, 112 users (0.25);
+    # 0.28 also books Model Runner V2's persistent state, the full vocabulary on each TP rank:
+    # 1,024 x (102,400 + 2 x 3,200 + 4,481) x 4 B + 8,192 x 13 B = 464,105,472 ->
+    #   56,970,940,437 -> 28,619 blocks, 1,831,616 tokens, 111 users
+    for version, expected in (("0.25.0", (629_145_600, 57_435_045_909, 1_846_528, 112)),
+                              ("0.28.0", (629_145_600, 56_970_940_437, 1_831_616, 111))):
         r = vllm("deepseek-v2-lite", "h100", 16384, version, tp=2)
         assert (r.activation_bytes, r.kv_cache_bytes, r.kv_cache_tokens,
-                r.size.users_per_replica) == (629_145_600, 57_435_045_909, 1_846_528, 112)
+                r.size.users_per_replica) == expected
 
 
 def test_gemma3_1b_sliding_hybrid_on_l40s_with_0102_in_every_field():
@@ -419,20 +433,23 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
     # sampler 1,024 x 128,256 x 14 = 1,838,678,016 (the best); low: the forward's
     # int(0.85 x) = 1,540,148,428; high: int(1.35 x) = 2,446,118,092 + 0.25 GiB = 2,714,553,548
     # (above the sampler's 1,024 x 128,256 x 18 = 2,364,014,592).
-    # KV 76,540,929,638 - 141,107,412,992 - 1,838,678,016 - 73,400,320 - 536,870,912
-    #   = -67,015,432,602 (-62.41 GiB): no blocks (floor(KV / 5,242,880) = -12,783, then 0).
-    # low: - 2,714,553,548 - 0.5 GiB - 1 GiB = -68,891,649,638; high: - 1,540,148,428 - 20 MiB
-    #   - GIB // 5 = -66,342,351,666.
+    # Model Runner V2's persistent state (booked from 0.28, exact): 1,024 x (128,256 + 2 x 4,008
+    #   + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
+    # KV 76,540,929,638 - 141,107,412,992 - 1,838,678,016 - 73,400,320 - 576,630,784
+    #   - 536,870,912 = -67,592,063,386 (-62.95 GiB): no blocks (floor(KV / 5,242,880) = -12,893,
+    #   then 0).
+    # low: - 2,714,553,548 - 0.5 GiB - state - 1 GiB = -69,468,280,422; high: - 1,540,148,428
+    #   - 20 MiB - state - GIB // 5 = -66,918,982,450.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
         weights_bytes=141_107_412_992, activation_bytes=1_838_678_016,
         activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
         non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=-67_015_432_602, kv_cache_bytes_low=-68_891_649_638,
-        kv_cache_bytes_high=-66_342_351_666, kv_cache_tokens=0, kv_cache_tokens_low=0,
+        kv_cache_bytes=-67_592_063_386, kv_cache_bytes_low=-69_468_280_422,
+        kv_cache_bytes_high=-66_918_982_450, kv_cache_tokens=0, kv_cache_tokens_low=0,
         kv_cache_tokens_high=0, blocks=0, block_size_tokens=16, max_model_len=8192,
         max_concurrency=Fraction(0), starts=False,
-        reason="vLLM would not start: no memory for the KV cache (-62.41 GiB after weights "
+        reason="vLLM would not start: no memory for the KV cache (-62.95 GiB after weights "
                "131.42 GiB, activations 1.71 GiB and other overheads); raise "
                "gpu_memory_utilization, add GPUs or lower max_num_batched_tokens",
         max_model_len_that_starts=0)
@@ -445,10 +462,10 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
         total_bytes=85_045_477_376, weights_bytes=141_107_412_992, kv_used_bytes=0,
         kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_107_412_992)
     by_label = {st.label: st for st in r.steps}
-    assert by_label["blocks (raw)"].value == -12_783
+    assert by_label["blocks (raw)"].value == -12_893
     assert (by_label["users per replica"].value, by_label["users per replica"].op,
             by_label["users per replica"].formula) == (0, "given", "the engine does not start")
-    assert r.log_lines == ("Available KV cache memory: -62.41 GiB",
+    assert r.log_lines == ("Available KV cache memory: -62.95 GiB",
                            "GPU KV cache size: 0 tokens",
                            "Maximum concurrency for 8,192 tokens per request: 0.00x")
 
@@ -457,37 +474,40 @@ def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
     r = vllm("llama-3.1-70b", "h100", 131072, "0.31.0", tp=2)
     # TP 2 on 0.31: the sampler is sharded, ceil(1,024 / 2) = 512 rows x 128,256 x 6 B =
     # 394,002,432 < forward 8,192 x (3 x 8,192 + 3 x 14,336) x 2 B = 1,107,296,256.
-    # KV 76,540,929,638 - 70,553,706,496 - 1,107,296,256 - 2,233,382,993 - 536,870,912
-    #   = 2,109,672,981 (1.96 GiB); block 16 x 4 heads x 256 x 2 B x 80 = 2,621,440: 804 blocks,
-    #   12,864 tokens; one 131,072 request is 8,192 blocks = 21,474,836,480 B (20.00 GiB).
-    # the longest that starts: 804 blocks x 16 = 12,864 tokens.
-    # low - 1,763,285,401 - 2.5 GiB - 1 GiB = 465,841,357 -> 177 blocks, 2,832 tokens;
-    # high - 941,201,817 - 1.5 GiB - GIB // 5 = 3,220,660,225 -> 1,228 blocks, 19,648 tokens.
+    # Model Runner V2's persistent state (0.28 on), the full vocabulary on each TP rank (not
+    #   sharded): 1,024 x (128,256 + 2 x 4,008 + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
+    # KV 76,540,929,638 - 70,553,706,496 - 1,107,296,256 - 2,233,382,993 - 576,630,784
+    #   - 536,870,912 = 1,533,042,197 (1.43 GiB); block 16 x 4 heads x 256 x 2 B x 80 =
+    #   2,621,440: 584 blocks, 9,344 tokens; one 131,072 request is 8,192 blocks =
+    #   21,474,836,480 B (20.00 GiB). The longest that starts: 584 blocks x 16 = 9,344 tokens.
+    # low - 1,763,285,401 - 2.5 GiB - state - 1 GiB = -110,789,427 -> 0 blocks, 0 tokens;
+    # high - 941,201,817 - 1.5 GiB - state - GIB // 5 = 2,644,029,441 -> 1,008 blocks, 16,128.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
         weights_bytes=70_553_706_496, activation_bytes=1_107_296_256,
         activation_bytes_low=941_201_817, activation_bytes_high=1_763_285_401,
         non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=2_109_672_981, kv_cache_bytes_low=465_841_357,
-        kv_cache_bytes_high=3_220_660_225, kv_cache_tokens=12_864, kv_cache_tokens_low=2_832,
-        kv_cache_tokens_high=19_648, blocks=804, block_size_tokens=16, max_model_len=131_072,
-        max_concurrency=Fraction(804, 8192), starts=False,
+        kv_cache_bytes=1_533_042_197, kv_cache_bytes_low=-110_789_427,
+        kv_cache_bytes_high=2_644_029_441, kv_cache_tokens=9_344, kv_cache_tokens_low=0,
+        kv_cache_tokens_high=16_128, blocks=584, block_size_tokens=16, max_model_len=131_072,
+        max_concurrency=Fraction(584, 8192), starts=False,
         reason="vLLM would not start: one request of max_model_len 131,072 needs 20.00 GiB of "
-               "KV cache but 1.96 GiB is available; the estimated maximum model length is "
-               "12,864",
-        max_model_len_that_starts=12_864)
+               "KV cache but 1.43 GiB is available; the estimated maximum model length is "
+               "9,344",
+        max_model_len_that_starts=9_344)
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
-        0, False, 2_109_672_981, 12_864)
-    # the pool is allocated but holds nobody; overhead 1,107,296,256 + 2,233,382,993 + 0.5 GiB
+        0, False, 1_533_042_197, 9_344)
+    # the pool is allocated but holds nobody; overhead 1,107,296,256 + 2,233,382,993
+    #   + 576,630,784 + 0.5 GiB
     assert s.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=70_553_706_496, kv_used_bytes=0,
-        kv_free_bytes=2_109_672_981, reserve_bytes=3_877_550_161,
+        kv_free_bytes=1_533_042_197, reserve_bytes=4_454_180_945,
         unallocated_bytes=85_045_477_376 - 76_540_929_638)
     # widths: activation 822,083,584 (0.77 GiB), non-torch 1 GiB, graphs 0.8 GiB
     assert r.assumptions[-1] == "KV range dominated by the non-torch memory (1.00 GiB wide)"
     assert r.assumptions[2] == "activation peak 1.03 GiB (range 0.88 GiB to 1.64 GiB)"
-    assert r.log_lines[2] == "Maximum concurrency for 131,072 tokens per request: 0.10x"
+    assert r.log_lines[2] == "Maximum concurrency for 131,072 tokens per request: 0.07x"
 
 
 def test_v0_refuses_a_max_seq_len_above_its_cache_tokens():
@@ -578,11 +598,12 @@ def test_enforce_eager_and_a_stated_kv_cache_memory():
     assert (r.kv_cache_bytes, r.cuda_graph_bytes, r.blocks, r.kv_cache_tokens,
             r.max_concurrency) == (20 * GIB, 0, 10_240, 163_840, 20)
     assert r.size.users_per_replica == 20
-    # overhead 905,969,664 + 73,400,320; unallocated 85,045,477,376 - 16,060,522,496 - 20 GiB
-    #   - 979,369,984 = 46,530,748,416
+    # overhead 905,969,664 + 73,400,320 + Model Runner V2's persistent state (made whatever the
+    # pool, 0.28 on) 576,630,784 = 1,556,000,768; unallocated 85,045,477,376 - 16,060,522,496
+    #   - 20 GiB - 1,556,000,768 = 45,954,117,632
     assert r.size.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=16_060_522_496, kv_used_bytes=20 * GIB,
-        kv_free_bytes=0, reserve_bytes=979_369_984, unallocated_bytes=46_530_748_416)
+        kv_free_bytes=0, reserve_bytes=1_556_000_768, unallocated_bytes=45_954_117_632)
     by_label = {st.label: st for st in r.steps}
     assert "CUDA graph memory" not in by_label
     assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
@@ -686,12 +707,15 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
     # embeddings, 1 item, 16,384 x 3,584 x 2 B = 117,440,512 added to best, low and high:
     # 1,224,736,768; int(0.85 fwd) 941,201,817 + 117,440,512; max(int(1.35 fwd) 1,494,849,945,
     # 1,024 x 152,064 x 12 = 1,868,562,432) + 0.25 GiB + 117,440,512 = 2,254,438,400.
-    # KV 76,540,929,638 - 16,584,333,312 - 1,224,736,768 - 73,400,320 - 536,870,912 =
-    # 58,121,588,326; block 16 x 4 heads x 256 x 2 B x 28 = 917,504: 63,347 blocks.
+    # Model Runner V2's persistent state (0.28 on): 1,024 x (152,064 + 2 x 4,752 + 4,481) x 4 B
+    #   + 8,192 x 13 B = 680,243,200.
+    # KV 76,540,929,638 - 16,584,333,312 - 1,224,736,768 - 73,400,320 - 680,243,200
+    #   - 536,870,912 = 57,441,345,126; block 16 x 4 heads x 256 x 2 B x 28 = 917,504: 62,606
+    #   blocks.
     assert (r.weights_bytes, r.activation_bytes, r.activation_bytes_low,
             r.activation_bytes_high, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        16_584_333_312, 1_224_736_768, 1_058_642_329, 2_254_438_400, 58_121_588_326, 63_347,
-        1_013_552)
+        16_584_333_312, 1_224_736_768, 1_058_642_329, 2_254_438_400, 57_441_345_126, 62_606,
+        1_001_696)
     assert (r.size.users_per_replica, r.max_model_len_that_starts) == (30, 128_000)
     assert r.steps[4].formula == (
         "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 6 B); "
@@ -708,12 +732,13 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
 
 def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
     r = vllm("llama-3-8b", "h100", 8192, "0.40.1", draft_params=1_000_000_000)
-    # as 0.31 plus 1e9 draft params x 2 B (KV 58,964,166,246 - 2e9 = 56,964,166,246), then the
-    # 0.33 series' warm-up sampler: 1,024 x 128,256 x 14 B = 1,838,678,016 B replaces the
-    # 905,969,664 B forward as the peak, 932,708,352 B less KV: 56,031,457,894 B ->
-    # 26,717 blocks of 2,097,152 B, 427,472 tokens
+    # as 0.31 plus 1e9 draft params x 2 B (KV 58,387,535,462 - 2e9 = 56,387,535,462, 0.31's
+    # figure with Model Runner V2's 576,630,784 B of persistent state), then the 0.33 series'
+    # warm-up sampler: 1,024 x 128,256 x 14 B = 1,838,678,016 B replaces the 905,969,664 B
+    # forward as the peak, 932,708,352 B less KV: 55,454,827,110 B -> 26,442 blocks of
+    # 2,097,152 B, 423,072 tokens
     assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        18_060_522_496, 56_031_457_894, 26_717, 427_472)
+        18_060_522_496, 55_454_827_110, 26_442, 423_072)
     assert r.steps[3].formula == (
         "8,030,261,248 params x 16 bits / 1 GPU(s) + draft model 1,000,000,000 params")
     assert r.assumptions[-2:] == (
@@ -784,9 +809,9 @@ def test_v0_samples_every_sequence_and_v1_at_most_the_batched_tokens():
 def test_vllm_pages_a_request_asked_to_reserve():
     from kvplan.capacity.kv import Allocation
     # vLLM always pages: a 2,000-token average holds ceil(2,000 / 16) = 125 blocks, so the
-    # default pool's 28,116 blocks hold 224 users (reserved would hold 8,192 tokens each: 54)
+    # default pool's 27,841 blocks hold 222 users (reserved would hold 8,192 tokens each: 54)
     r = vllm("llama-3-8b", "h100", 8192, "0.31.0", allocation=Allocation.reserved, avg_context_tokens=2000)
-    assert (r.size.users_per_replica, r.size.request.allocation) == (224, Allocation.paged)
+    assert (r.size.users_per_replica, r.size.request.allocation) == (222, Allocation.paged)
 
 
 def test_measured_stages_beyond_pp_are_ignored_and_an_empty_stage_stops_it():
