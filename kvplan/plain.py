@@ -198,5 +198,6 @@ def _convert(value: Any) -> Any:
 # validator module -> the module of the plain records it validates
 _PLAIN_MODULES = {
     "kvplan.specs.validators": "kvplan.specs.schema",
+    "kvplan.specs.validators_quant": "kvplan.specs.schema",  # split from validators
     "kvplan.deploy.validators": "kvplan.deploy.schema",
 }

@@ -1,0 +1,98 @@
+"""The spec validators of quantized weights: routed experts in int4 (`moe.expert_quant`), GPTQ /
+AWQ / GGUF Q8_0 linear layers (`weight_quant`) and ModelOpt NVFP4 groups (`nvfp4`). Split from
+kvplan.specs.validators, which re-exports them."""
+
+# No `from __future__ import annotations` (see kvplan.specs.validators).
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from kvplan.specs.validators_base import Strict, Width
+from kvplan.units import DType, parse_dtype
+
+
+class ExpertQuant(Strict):
+    """How the routed experts' weights are stored where they differ from `weight_dtype`."""
+
+    weight_dtype: DType = Field(description="the experts' packed values (int4: two per byte)")
+    group_size: Width = Field(description="weights per scale, along each row (input dimension)")
+    scale_dtype: DType = Field(description="one symmetric scale per group, no zero point")
+
+    @field_validator("weight_dtype", "scale_dtype", mode="before")
+    @classmethod
+    def _dtype(cls, v: object) -> object:
+        return parse_dtype(v) if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _known(self) -> "ExpertQuant":
+        if self.weight_dtype is not DType.int4:
+            raise ValueError("moe.expert_quant.weight_dtype: only int4 (packed, group scales) is "
+                             f"modelled, not {self.weight_dtype.value}")
+        if self.scale_dtype.bits < 8:
+            raise ValueError("moe.expert_quant.scale_dtype must be 8 bits or more")
+        return self
+
+
+# ggml's Q8_0 block (ggml-common.h block_q8_0: an fp16 scale d and QK8_0 = 32 int8 values, 34 B)
+GGUF_Q8_0_BLOCK = 32
+
+
+class WeightQuant(Strict):
+    """Which linear layers are stored quantized, in which scheme (GPTQ, AWQ or GGUF Q8_0)."""
+
+    method: Literal["gptq", "awq", "gguf"] = Field(
+        description="the checkpoint's quant_method: gptq (packed along the input, an int32 "
+        "g_idx per input row), awq (packed along the output) or gguf (a GGUF file's Q8_0 "
+        "blocks: 32 int8 values and one fp16 scale, no zero point; the embeddings too)")
+    weight_dtype: DType = Field(description="the packed values: int4 (eight to an int32) or "
+                                "int8 (four; gptq only)")
+    group_size: Width = Field(description="input rows per scale and zero point")
+    scale_dtype: DType = Field(description="one scale per group and output (fp16: vLLM "
+                               "registers the scales in the activation dtype, half)")
+    act_order: bool = Field(default=False, strict=True, description="gptq desc_act: the "
+                            "row-parallel layers keep every group's scales and zeros on each "
+                            "TP rank")
+
+    @field_validator("weight_dtype", "scale_dtype", mode="before")
+    @classmethod
+    def _dtype(cls, v: object) -> object:
+        return parse_dtype(v) if isinstance(v, str) else v
+
+    @model_validator(mode="after")
+    def _known(self) -> "WeightQuant":
+        allowed = {"awq": (DType.int4,), "gguf": (DType.int8,)}.get(
+            self.method, (DType.int4, DType.int8))
+        if self.weight_dtype not in allowed:
+            raise ValueError(f"weight_quant.weight_dtype: {self.method} stores "
+                             f"{' or '.join(d.value for d in allowed)}, not {self.weight_dtype.value}")
+        if self.scale_dtype.bits < 8:
+            raise ValueError("weight_quant.scale_dtype must be 8 bits or more")
+        if self.method == "gguf" and (self.group_size != GGUF_Q8_0_BLOCK
+                                      or self.scale_dtype is not DType.fp16):
+            raise ValueError(f"weight_quant: gguf is modelled as Q8_0, blocks of "
+                             f"{GGUF_Q8_0_BLOCK} values with one fp16 scale (group_size "
+                             f"{GGUF_Q8_0_BLOCK}, scale_dtype fp16)")
+        if self.act_order and self.method != "gptq":
+            raise ValueError("weight_quant.act_order is a gptq setting (desc_act)")
+        return self
+
+
+class NVFP4Quant(Strict):
+    """A ModelOpt NVFP4 checkpoint: which linear-layer groups are 4-bit (the rest unquantized)."""
+
+    group_size: Literal[16] = Field(description="inputs per fp8 (e4m3) block scale: 16, the "
+                                    "NVFP4 format's (hf_quant_config.json group_size)")
+    quantized: list[Literal["attention", "dense_mlp", "shared_experts", "routed_experts",
+                            "lm_head"]] = Field(
+        min_length=1, description="the linear-layer groups stored in NVFP4, as the checkpoint's "
+        "exclude_modules / ignore list leaves them: attention, dense_mlp (the MLP of dense "
+        "layers), shared_experts, routed_experts, lm_head; embeddings, norms, the router and a "
+        "vision tower are never NVFP4 here")
+    source: str = Field(min_length=10, description="where the checkpoint's quantization config "
+                        "(its exclusions) was read")
+
+    @model_validator(mode="after")
+    def _unique(self) -> "NVFP4Quant":
+        if len(set(self.quantized)) != len(self.quantized):
+            raise ValueError("nvfp4.quantized names a group twice")
+        return self
