@@ -24,6 +24,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import Engine
 from kvplan.engines import sglang as sglang_profile
 from kvplan.engines import vllm as vllm_profile
+from kvplan.engines.vllm_graphs import printed_activation_holds_estimate
 from kvplan.engines.interface import parse_version
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec
@@ -111,7 +112,10 @@ def breakdown_checks(run: Run, engine: Engine, version: str,
         kv = v.get("kv_gib", v.get("kv_in_use_gib"))
         if kv is None:
             return out
-        graphs = vllm_profile.flavour(version).graphs_subtracted
+        # From 0.27 the printed peak activation holds the subtracted graph estimate and the
+        # printed CUDAGraph figure was captured after sizing (kvplan.engines.vllm_graphs).
+        graphs = (vllm_profile.flavour(version).graphs_subtracted
+                  and not printed_activation_holds_estimate(version))
         if "peak_torch_gib" in v and "total_gib" in v:
             pred = v["total_gib"] * v["util"] - v["peak_torch_gib"] - v["non_torch_gib"]
             terms = ["total x util", "peak torch", "non-torch"]

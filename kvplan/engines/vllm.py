@@ -6,8 +6,9 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 
 - requested = total memory x gpu_memory_utilization (of TOTAL memory, not free memory).
 - KV memory = requested - weights - profiled activation peak - non-torch memory
-  (- estimated CUDA-graph memory for vLLM >= 0.21, which subtracts it by default; earlier
-  versions capture graphs after sizing the cache, so graphs come out of the 1 - utilization).
+  (- estimated CUDA-graph memory for vLLM >= 0.21, which subtracts it by default, except for
+  models Model Runner V2 runs in 0.25-0.28, whose estimate is 0 (kvplan.engines.vllm_graphs);
+  earlier versions capture graphs after sizing the cache, out of the 1 - utilization).
   V0 (< 0.8) prints the same terms ("Memory profiling results").
 - activation peak: a dummy batch of max_num_batched_tokens tokens, and the sampler on
   max_num_seqs rows (see kvplan.engines.activation). Defaults (`vllm serve`, V1; the offline
@@ -325,9 +326,7 @@ def _assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, ut
         f"{float(util):g} of total memory",
         f"profiled with max_num_batched_tokens {batched:,} and max_num_seqs {seqs:,}",
         f"activation peak {gib(act.best)} (range {gib(act.low)} to {gib(act.high)})",
-        "CUDA graphs: " + ("estimate subtracted before sizing" if graphs.best else
-                           "captured after sizing (not subtracted)" if not s.enforce_eager
-                           else "none (enforce_eager)"),
+        b.graphs_note,  # kvplan.engines.vllm_graphs: per release and model runner
         f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
         "KV cache group(s)",
     ]

@@ -22,6 +22,8 @@ from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_flags import weights_for
+from kvplan.engines.vllm_graphs import note as graphs_note
+from kvplan.engines.vllm_graphs import subtracted as graphs_subtracted
 from kvplan.engines.vllm_groups import Groups
 from kvplan.engines.vllm_mrv2_state import booked, state_bytes
 from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
@@ -48,6 +50,7 @@ class Budget:
     shape: LayerShape
     groups: Groups
     state: int = 0  # Model Runner V2's persistent state, where the release books it (0.28 on)
+    graphs_note: str = ""  # whether the CUDA-graph estimate is subtracted, and why (explain)
 
 
 def sampler_bytes(fl: Flavour, lean: bool, rows: int, model: ModelSpec,
@@ -89,11 +92,13 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         act, hold, act_model = early.peak, None, replace(act_model, formula=early.formula)
     if hold is not None and m.activation_bytes is None:  # vLLM 0.2.5 with TP
         act = Interval(act.best + hold.best, act.low + hold.low, act.high + hold.high)
+    estimate = graphs_subtracted(fl, lean, s.enforce_eager)  # kvplan.engines.vllm_graphs
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes
             and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
         stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block, per_logit,
-                               (mrv2.last_stage, mrv2.other_stage) if mrv2 else (0, 0))
+                               (mrv2.last_stage, mrv2.other_stage) if mrv2 else (0, 0),
+                               CUDA_GRAPH[0] if estimate else 0)
         if stage is not None:
             weights, act, shape, groups, how, last = stage
             weights_how += how
@@ -125,13 +130,16 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         st.given("Model Runner V2 state", mrv2.last_stage, "bytes", mrv2.formula)
         terms.append("-Model Runner V2 state")
     graphs = Interval.exact(0)
-    if fl.graphs_subtracted and not s.enforce_eager:
+    why = graphs_note(fl, lean, s.enforce_eager)
+    if estimate:
         graphs = Interval.exact(m.cuda_graph_bytes) if m.cuda_graph_bytes is not None else (
             Interval(*CUDA_GRAPH))
         st.given("CUDA graph memory", graphs.best, "bytes",
                  "measured (log)" if m.cuda_graph_bytes is not None else
-                 "estimate subtracted before sizing (vLLM >= 0.21)")
+                 why.removeprefix("CUDA graphs: "))
         terms.append("-CUDA graph memory")
+    elif fl.graphs_subtracted and not s.enforce_eager:  # Model Runner V2, 0.25-0.28: 0
+        st.given("CUDA graph memory", 0, "bytes", why.removeprefix("CUDA graphs: "))
     if m.kv_cache_bytes is not None:
         kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
     elif s.kv_cache_memory_bytes is not None:
@@ -145,4 +153,5 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
                        " - ".join(t.lstrip("-") for t in terms)))
     return Budget(requested=st.int("requested memory"), weights=weights, act=act, nt=nt,
                   graphs=graphs, kv=kv, enc=enc, shape=shape, groups=groups,
-                  state=mrv2.last_stage if mrv2 is not None else 0)
+                  state=mrv2.last_stage if mrv2 is not None else 0,
+                  graphs_note=why)

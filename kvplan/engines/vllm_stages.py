@@ -13,7 +13,7 @@ from kvplan.engines.common import LayerShape, quantized, stage_shapes
 from kvplan.engines.encoder_cache import with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval
 from kvplan.engines.vllm_groups import Groups, kv_groups
-from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
+from kvplan.engines.vllm_nontorch import fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.specs.schema import LayerKind
@@ -40,7 +40,8 @@ def stage_weights(req: SizeRequest, weights: int) -> list[int]:
 
 def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
                     util: Fraction, weights: int, act: Interval, batched: int, block: int,
-                    sampler_bytes: tuple[int, int, int], state: tuple[int, int] = (0, 0)
+                    sampler_bytes: tuple[int, int, int], state: tuple[int, int] = (0, 0),
+                    graph_estimate: int = 0
                     ) -> tuple[int, Interval, LayerShape, Groups, str, bool] | None:
     """The pipeline stage whose block count vLLM keeps, and its weights, activation and layers.
 
@@ -50,7 +51,9 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     Only the last stage samples (get_pp_group().is_last_rank), so the other stages profile the
     forward pass alone. `state`: Model Runner V2's persistent state on a GPU of the last stage and
     of another (kvplan.engines.vllm_mrv2_state), 0 where the release does not book it; the last
-    value returned says whether the stage is the last."""
+    value returned says whether the stage is the last. `graph_estimate`: the CUDA-graph bytes
+    the release and runner subtract (kvplan.engines.vllm_graphs), 0 where none; a logged
+    figure replaces it."""
     shapes = stage_shapes(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
     ws = stage_weights(req, weights)
     fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes).peak
@@ -61,8 +64,8 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
                       nvswitch_generation(req.gpu.label, req.gpu.device_names),
                       fp8_at_load(req.effective_weight_dtype.bits, req.model.weight_dtype.bits,
                                   req.model.weight_quant is not None))
-    graphs = (CUDA_GRAPH[0] if fl.graphs_subtracted and not s.enforce_eager
-              and s.measured.cuda_graph_bytes is None else (s.measured.cuda_graph_bytes or 0))
+    graphs = graph_estimate if s.measured.cuda_graph_bytes is None or not graph_estimate else (
+        s.measured.cuda_graph_bytes)
     requested = int(memory * util)
     best: tuple[int, int] | None = None  # (blocks, stage)
     for i, (shape, w) in enumerate(zip(shapes, ws, strict=True)):
