@@ -59,17 +59,22 @@ def test_breakdown_matches_within_half_a_percent(reports):
     # (heldout-7, SGLang 0.5.17 on MI355X) missed by +17.8% until SGLang's aiter derate was read
     # in its source (sglang PR #6564: mem_fraction_static x 0.85 with the aiter backend above
     # 8,192 tokens of context): 286.05 - 287.26 x (1 - 0.6 x 0.85) = 145.29 GiB, logged 145.30.
-    # Held-out heldout-15 (issue #13's fifteenth round, first measured after its blind commit),
-    # reported as they are: 253 (vLLM 0.31.0, -0.62%) and 256 (0.27.1, -1.11%) print a CUDAGraph
-    # figure beside a pool that did not lose it (253: 36.33 - 3.31 - 0.79 = 32.23 GiB, logged
-    # 32.23; 256: 85.51 - 56.89 - 0.76 = 27.86, logged 27.85), where kvplan subtracts it; 251
-    # (TensorRT-LLM 0.16.0, TP 8, +6.11%) allocates 0.90 x the smallest rank's 57.87 GiB
-    # available, where kvplan takes the 61.40 of the rank whose line it reads last.
+    # Held-out heldout-15 (issue #13's fifteenth round, first measured after its blind commit):
+    # 253 (vLLM 0.31.0, -0.62% when first measured) and 256 (0.27.1, -1.11%) print a CUDAGraph
+    # figure beside a pool that did not lose it; from 0.27 the printed peak activation holds the
+    # subtracted estimate (0.27.0 gpu_worker.py:527-529; kvplan.engines.vllm_graphs), so the
+    # breakdown no longer subtracts the printed figure there (253: 36.33 - 3.31 - 0.79 = 32.23
+    # GiB, logged 32.23; 256: 85.51 - 56.89 - 0.76 = 27.86, logged 27.85); both moved to fit
+    # (task h29graphs). 251 (TensorRT-LLM 0.16.0, TP 8, +6.11%, held out) allocates 0.90 x the
+    # smallest rank's 57.87 GiB available, where kvplan takes the 61.40 of the rank whose line it
+    # reads last.
     kv = [(short(r.label), c) for r in reports for c in r.checks
           if c.basis == "breakdown" and c.quantity == "KV memory"]
     assert len(kv) >= 15
     misses = {name for name, c in kv if not c.ok}
-    assert misses == {"16", "65", "251", "253", "256"}
+    assert misses == {"16", "65", "251"}
+    by_name = dict(kv)
+    assert abs(by_name["253"].error_pct) < 0.05 and abs(by_name["256"].error_pct) < 0.1
     assert statistics.median(abs(c.error_pct) for _, c in kv) < 0.1
 
 
@@ -171,8 +176,10 @@ def test_held_out_part_is_reported_as_it_is(reports):
     # moved to the fit part with the pre-0.11 default max_num_tokens
     # (tests/engines/test_trtllm_build_defaults.py).
     assert "38A" not in held and "38B" not in held and "36" not in held
-    # held-out 46 run A (TP 2 x PP 2 on L4, vLLM 0.28) is reported as it is
-    assert held["46A"] is not None and held["46A"].error_pct < -5.0
+    # held-out 46 run A (TP 2 x PP 2 on L4, vLLM 0.28) is reported as it is: -7.98% until task
+    # h29graphs read that Model Runner V2 subtracts no CUDA-graph estimate in 0.25-0.28 (0.5 GiB
+    # less booked a GPU), -4.51% since
+    assert held["46A"] is not None and -5.0 < held["46A"].error_pct < -4.0
 
 
 def test_parser_reads_the_held_out_formats():

@@ -42,7 +42,11 @@ FORMULAS_V1_031 = [
      "1,024 seqs x (128,256 vocab + 2 x 4,008 + 4,481) x 4 B + 8,192 tok x 13 B "
      "(output_bin_counts, prompt_bin_mask and grammar bitmask, sampling tables, input buffers; "
      "booked from vLLM 0.28, on every TP GPU)"),
-    ("CUDA graph memory", "estimate subtracted before sizing (vLLM >= 0.21)"),
+    ("CUDA graph memory",  # vllm_graphs.note for 0.31.0 on Model Runner V2
+     "estimate subtracted before sizing (Model Runner V2's profile_cudagraph_memory, "
+     "gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854, captures them into a throwaway "
+     "pool; gpu_worker.py:637 asks for it, :676 subtracts it, "
+     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default, envs.py:2162; read in 0.31.0)"),
     ("KV cache memory",
      "requested memory - weights - activation peak - non-torch memory - Model Runner V2 state"
      " - CUDA graph memory"),
@@ -145,7 +149,7 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
         # 905,969,664 / 2^30 = 0.84; 770,074,214 -> 0.72; 1,844,445,184 -> 1.72
         "activation peak 0.84 GiB (range 0.72 GiB to 1.72 GiB)",
-        "CUDA graphs: estimate subtracted before sizing",
+        "CUDA graphs: " + FORMULAS_V1_031[7][1],
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
         # widths: activation 1,074,370,970 B (1.00 GiB), non-torch 0.48 GiB, graphs 0.8 GiB
         "KV range dominated by the activation peak (1.00 GiB wide)",
@@ -261,7 +265,8 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_024_in_every_field():
     assert by_label["users per GPU"].value == 55
     assert r.assumptions[2:5] == (
         "activation peak 1.56 GiB (range 1.17 GiB to 2.98 GiB)",
-        "CUDA graphs: estimate subtracted before sizing",
+        "CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 "
+        "determine_available_memory; VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",
         "fp16 cache in 64-token blocks; 1 KV cache group(s)",
     )
     assert r.log_lines == ("Available KV cache memory: 52.51 GiB",
@@ -270,13 +275,14 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_024_in_every_field():
     # 0.25-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
     # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.25.0/0.28.0 config/vllm.py): the lean
     # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B, above the 509,607,936 B forward;
-    # KV 76,540,929,638 - 15,706,484,224 - 629,145,600 - 2,233,382,993 - 536,870,912
-    #   = 57,435,045,909 -> 28,852 blocks of 1,990,656 B, 1,846,528 tokens, 112 users (0.25);
+    # and Model Runner V2's profile_cudagraph_memory returns 0 in 0.25-0.28 (no graph estimate);
+    # KV 76,540,929,638 - 15,706,484,224 - 629,145,600 - 2,233,382,993
+    #   = 57,971,916,821 -> 29,122 blocks of 1,990,656 B, 1,863,808 tokens, 113 users (0.25);
     # 0.28 also books Model Runner V2's persistent state, the full vocabulary on each TP rank:
     # 1,024 x (102,400 + 2 x 3,200 + 4,481) x 4 B + 8,192 x 13 B = 464,105,472 ->
-    #   56,970,940,437 -> 28,619 blocks, 1,831,616 tokens, 111 users
-    for version, expected in (("0.25.0", (629_145_600, 57_435_045_909, 1_846_528, 112)),
-                              ("0.28.0", (629_145_600, 56_970_940_437, 1_831_616, 111))):
+    #   57,507,811,349 -> 28,888 blocks, 1,848,832 tokens, 112 users
+    for version, expected in (("0.25.0", (629_145_600, 57_971_916_821, 1_863_808, 113)),
+                              ("0.28.0", (629_145_600, 57_507_811_349, 1_848_832, 112))):
         r = vllm("deepseek-v2-lite", "h100", 16384, version, tp=2)
         assert (r.activation_bytes, r.kv_cache_bytes, r.kv_cache_tokens,
                 r.size.users_per_replica) == expected
@@ -587,7 +593,9 @@ def test_a_measured_pool_and_cuda_graphs():
         GIB // 4, "measured (log)")
     assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
         "given", "measured (log)")
-    assert r.assumptions[3] == "CUDA graphs: estimate subtracted before sizing"
+    assert r.assumptions[3] == ("CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 "
+                                "determine_available_memory; "
+                                "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)")
     assert len(r.assumptions) == 5  # a measured pool: no "KV range dominated by" note
 
 
