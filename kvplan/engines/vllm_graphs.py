@@ -81,22 +81,18 @@ def note(fl: Flavour, mrv2: bool, enforce_eager: bool) -> str:
                 else "CUDA graphs: none (enforce_eager)")
     read = _read(_ver(fl.version))
     if read is None:  # 0.21-0.24
-        return ("CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 "
-                "determine_available_memory; VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)")
+        return "CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 gpu_worker.py)"
     minor, wheel = read
-    call, sub, env = WORKER[minor]
-    worker = (f"gpu_worker.py:{call} asks for it, :{sub} subtracts it, "
-              f"VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default, envs.py:{env}")
     if mrv2 and not mrv2_estimates(fl.version):
-        return (f"CUDA graphs: not subtracted (Model Runner V2 runs this model and its "
+        return (f"CUDA graphs: not subtracted (Model Runner V2 runs this model; its "
                 f"profile_cudagraph_memory returns 0, gpu/model_runner.py:{MRV2[minor]} in "
-                f"{wheel}; graphs captured after sizing, outside the pool)")
-    how = (f"Model Runner V2's profile_cudagraph_memory, gpu/model_runner.py:{MRV2[minor]} -> "
-           f"gpu/cudagraph_utils.py:{MRV2_UTILS[minor]}" if mrv2 else
-           f"the V1 model runner's profile_cudagraph_memory, gpu_model_runner.py:"
+                f"{wheel}; captured after sizing)")
+    how = (f"Model Runner V2's profile_cudagraph_memory measures them, gpu/model_runner.py:"
+           f"{MRV2[minor]} -> gpu/cudagraph_utils.py:{MRV2_UTILS[minor]}" if mrv2 else
+           f"the V1 runner's profile_cudagraph_memory measures them, gpu_model_runner.py:"
            f"{OLD_RUNNER[minor]}")
-    return (f"CUDA graphs: estimate subtracted before sizing ({how}, captures them into a "
-            f"throwaway pool; {worker}; read in {wheel})")
+    return (f"CUDA graphs: estimate subtracted before sizing ({how}; gpu_worker.py:"
+            f"{WORKER[minor][1]} subtracts it; read in {wheel})")
 
 
 def printed_activation_holds_estimate(version: str) -> bool:

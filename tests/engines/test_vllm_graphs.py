@@ -58,8 +58,7 @@ def test_the_notes_cite_the_lines_of_the_release() -> None:
     assert "gpu/model_runner.py:680 in 0.25.0" in note(flavour("0.25.0"), True, False)
     said = note(flavour("0.31.0"), True, False)
     assert "gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854" in said
-    assert "gpu_worker.py:637 asks for it, :676 subtracts it" in said
-    assert "envs.py:2162" in said
+    assert "gpu_worker.py:676 subtracts it; read in 0.31.0" in said
     assert "gpu_model_runner.py:6645" in note(flavour("0.27.1"), False, False)
     assert note(flavour("0.33.0"), True, True) == "CUDA graphs: none (enforce_eager)"
 
@@ -112,6 +111,6 @@ def test_explain_json_says_whether_graphs_are_subtracted_and_why() -> None:
     steps = _explain("0.27.1")  # ... and returns 0 before
     assert steps[STEP]["value"] == 0
     assert str(steps[STEP]["formula"]).startswith(
-        "not subtracted (Model Runner V2 runs this model and its profile_cudagraph_memory "
+        "not subtracted (Model Runner V2 runs this model; its profile_cudagraph_memory "
         "returns 0, gpu/model_runner.py:749 in 0.27.1")
     assert "CUDA graph memory" not in str(steps["KV cache memory"]["formula"])

@@ -43,10 +43,9 @@ FORMULAS_V1_031 = [
      "(output_bin_counts, prompt_bin_mask and grammar bitmask, sampling tables, input buffers; "
      "booked from vLLM 0.28, on every TP GPU)"),
     ("CUDA graph memory",  # vllm_graphs.note for 0.31.0 on Model Runner V2
-     "estimate subtracted before sizing (Model Runner V2's profile_cudagraph_memory, "
-     "gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854, captures them into a throwaway "
-     "pool; gpu_worker.py:637 asks for it, :676 subtracts it, "
-     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 by default, envs.py:2162; read in 0.31.0)"),
+     "estimate subtracted before sizing (Model Runner V2's profile_cudagraph_memory measures "
+     "them, gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854; gpu_worker.py:676 "
+     "subtracts it; read in 0.31.0)"),
     ("KV cache memory",
      "requested memory - weights - activation peak - non-torch memory - Model Runner V2 state"
      " - CUDA graph memory"),
@@ -265,8 +264,7 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_024_in_every_field():
     assert by_label["users per GPU"].value == 55
     assert r.assumptions[2:5] == (
         "activation peak 1.56 GiB (range 1.17 GiB to 2.98 GiB)",
-        "CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 "
-        "determine_available_memory; VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)",
+        "CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 gpu_worker.py)",
         "fp16 cache in 64-token blocks; 1 KV cache group(s)",
     )
     assert r.log_lines == ("Available KV cache memory: 52.51 GiB",
@@ -594,8 +592,7 @@ def test_a_measured_pool_and_cuda_graphs():
     assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
         "given", "measured (log)")
     assert r.assumptions[3] == ("CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 "
-                                "determine_available_memory; "
-                                "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1)")
+                                "gpu_worker.py)")
     assert len(r.assumptions) == 5  # a measured pool: no "KV range dominated by" note
 
 
