@@ -24,8 +24,8 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import Engine
 from kvplan.engines import sglang as sglang_profile
 from kvplan.engines import vllm as vllm_profile
-from kvplan.engines.vllm_graphs import printed_activation_holds_estimate
 from kvplan.engines.interface import parse_version
+from kvplan.engines.vllm_graphs import printed_activation_holds_estimate
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import GIB
