@@ -33,7 +33,7 @@ from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
-from kvplan.check.manifests.workload import Workload, container_engine, mentions_engine
+from kvplan.check.manifests.workload import Workload, container_engine, mentions_engine, options_only
 from kvplan.check.target import KUBERNETES, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -55,6 +55,8 @@ def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> 
     out = []
     for i, (site, name) in enumerate(compose.sites(data, path)):
         site.group, site.name = i, name
+        line = doc.line("services", name, "command") or doc.line("services", name)
+        site.problems = [Problem(p.field, p.message, p.line or line) for p in site.problems]
         out.append(site)
     return out
 
@@ -189,10 +191,14 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         if targets or not kind:
             return targets
         for site in sites:
-            for c, _ in site.containers:
+            for c, at in site.containers:
                 engine = container_engine(c)
                 if engine is not None:
                     return [no_command(path, doc, kind, engine, name)]
+                why = options_only(c)
+                if why is not None:
+                    return [Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
+                                   name=name, problems=[Problem("args", why, doc.line(*at))])]
         if kind in ENGINE_KINDS:
             return [no_server(path, doc, kind, mentions_engine(data) or "an inference engine",
                               name)]

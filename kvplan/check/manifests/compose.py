@@ -17,7 +17,10 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.argv import SHELLS
 from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.workload import options_only
+from kvplan.deploy import Problem
 
 _REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])((?:[^{}]|\{[^{}]*\})*))?\}"
                   r"|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -90,6 +93,24 @@ def _words(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def _program(command: list[str]) -> str:
+    """The program a command names first (`vllm`, `python3`, `sh`), '' when it starts with a
+    model or an option."""
+    first = command[0].rsplit("/", 1)[-1] if command else ""
+    return first if first in {"vllm", "python", "python3", *SHELLS} else ""
+
+
+def _appended(program: str) -> str:
+    # vLLM's docker/Dockerfile (vllm-project/vllm, target vllm-openai) sets the image's
+    # ENTRYPOINT: ["python3", "-m", "vllm.entrypoints.openai.api_server"] (commit 0000977e),
+    # ["vllm", "serve"] in later releases. Compose's `command` replaces CMD only, so it is
+    # appended to that entrypoint.
+    return (f"the vllm/vllm-openai image's entrypoint already starts the server, and compose "
+            f"appends `command` to it: `{program} ...` reaches vLLM as arguments and the "
+            "container stops with 'unrecognized arguments'; pass only the model and options in "
+            "`command`, or set `entrypoint:` to the full command")
+
+
 def _unescape(words: list[str]) -> list[str]:
     return [w.replace("$$", "$") for w in words]
 
@@ -116,10 +137,19 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
             "env": [{"name": k, "value": str(v)} for k, v in (environment or {}).items()],
             "resources": {"limits": {"nvidia.com/gpu": count}} if count else {},
         }
+        problems = []
         if not svc.get("entrypoint") and "vllm-openai" in str(svc.get("image", "")):
+            program = _program(container["command"])
+            if program:
+                problems.append(Problem("command", _appended(program)))
             container["command"] = ["vllm", "serve", *container["command"]]
+        elif not svc.get("entrypoint"):
+            why = options_only(container, container["command"], compose=True)
+            if why:
+                problems.append(Problem("command", why))
         site = PodSite("compose service", {"containers": [container]}, at, [(container, at)],
-                       deploy.get("replicas", 1), (*at, "deploy", "replicas"), line_at=at)
+                       deploy.get("replicas", 1), (*at, "deploy", "replicas"), line_at=at,
+                       problems=problems)
         if raw != svc:
             site.notes.append("${VAR:-default} interpolated as compose does with VAR unset"
                               + (" (and .env beside the file)" if env else ""))

@@ -1,0 +1,85 @@
+"""Public deployment files and model ids as people write them (task h29qa), run through the CLI
+as a new user would. tests/assets/check/qa/SOURCES.md names each file's repository, path and
+commit; the expected values are read off the files by hand."""
+
+from __future__ import annotations
+
+import json
+
+from conftest import ASSETS, invoke
+from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
+from typer.testing import CliRunner
+
+QA = ASSETS / "check" / "qa"
+
+
+def check(runner: CliRunner, name: str, *args: str) -> tuple[int, str]:
+    result = invoke(runner, "check", str(QA / name), *args)
+    return result.exit_code, flat(result).output
+
+
+def check_json(runner: CliRunner, name: str, *args: str) -> dict:
+    result = invoke(runner, "check", str(QA / name), "-f", "json", *args)
+    return json.loads(result.output)
+
+
+# ---- a command of server options passed to an image whose entrypoint kvplan cannot see ----
+
+def test_compose_options_to_a_custom_vllm_image_name_the_image_and_the_fix(
+        runner: CliRunner) -> None:
+    # Cloud-Linuxer/gpt-oss: image vllm-rtx5090:latest (built from a Dockerfile), `command: >`
+    # of options only; it used to read "nothing that runs vLLM, SGLang or TensorRT-LLM".
+    code, out = check(runner, "gpt-oss-vllm-compose.yml")
+    assert code == 2
+    assert "gpt-oss-vllm-compose.yml:22: command: passes server options (--model ...) to image " \
+           "'vllm-rtx5090:latest', whose entrypoint kvplan cannot see" in out
+    assert 'state the server in `entrypoint:` (`["vllm", "serve"]`' in out
+    assert "nothing that runs" not in out
+
+
+def test_compose_list_command_to_a_rocm_build_is_read_the_same_way(runner: CliRunner) -> None:
+    # JoshLipps/llm-testing: `command:` a YAML list starting `- --model`, image built locally
+    code, out = check(runner, "gemma4-rocm-compose.yaml")
+    assert code == 2
+    assert "gemma4-rocm-compose.yaml:65: command: passes server options (--model ...) to image " \
+           "'vllm-rocm-strixhalo:local'" in out
+
+
+def test_k8s_args_under_a_templated_image_say_render_first(runner: CliRunner) -> None:
+    # felipemoz/vllm-on-azure: image ${VLLM_IMAGE}, args --model ${VLLM_MODEL} ... (envsubst)
+    code, out = check(runner, "azure-envsubst.yaml")
+    assert code == 2
+    assert ("azure-envsubst.yaml:31: args: image '${VLLM_IMAGE}' is an unrendered template and the "
+            "command is server options only (--model ...): render first") in out
+
+
+def test_options_only_under_vllm_openai_are_still_planned(runner: CliRunner) -> None:
+    # hsb943/eks-vllm-inference-benchmark: args only under vllm/vllm-openai = `vllm serve`;
+    # Qwen2.5-7B on an L4 at util 0.90, 8,192-token context: 83,264 tokens, 10 sequences
+    data = check_json(runner, "eks-qwen25-7b.yaml", "--gpu", "l4")
+    (result,) = data["results"]
+    assert result["verdict"] == "PASS"
+    assert (result["model"], result["gpu"], result["users_per_replica"]) == ("qwen2.5-7b", "l4", 10)
+    assert result["max_sequence_bytes_per_gpu"] == 8192 * 57_344  # 28 x 4 x 128 x 2 x 2 B
+
+
+# ---- compose `command` appended to vllm/vllm-openai's entrypoint ----
+
+def test_vllm_serve_repeated_in_compose_command_is_the_error(runner: CliRunner) -> None:
+    # chulucninh09/llm_serving: `command: [vllm, serve, /root/...gguf, ...]` under
+    # vllm/vllm-openai with no `entrypoint:`: compose appends it to the image's entrypoint.
+    # It used to read the model as 'vllm'.
+    code, out = check(runner, "qwen3-coder-gguf-compose.yaml")
+    assert code == 2
+    assert ("qwen3-coder-gguf-compose.yaml:10: command: the vllm/vllm-openai image's "
+            "entrypoint already starts the server, and compose appends `command` to it: "
+            "`vllm ...` reaches vLLM as arguments") in out
+    assert "'vllm' is not in the catalog" not in out
+    assert out.count("ERROR") == 2  # the one problem and the summary
+
+
+def test_unrendered_compose_variable_still_says_render_first(runner: CliRunner) -> None:
+    # jin-li/selfhost: `command: > ${MODEL} ${MODEL_PARAMETERS}` with no default
+    code, out = check(runner, "selfhost-vllm-compose.yml")
+    assert code == 2
+    assert "selfhost-vllm-compose.yml:26: '${MODEL}' is an unrendered template: render first" in out
