@@ -78,6 +78,17 @@ def test_vllm_serve_repeated_in_compose_command_is_the_error(runner: CliRunner) 
     assert out.count("ERROR") == 2  # the one problem and the summary
 
 
+# ---- a CPU server is not a GPU server missing its limit ----
+
+def test_device_cpu_is_named_not_a_missing_gpu_limit(runner: CliRunner) -> None:
+    # marcin119a/bielik_vllm: args --device cpu, no nvidia.com/gpu anywhere
+    code, out = check(runner, "bielik-cpu.yaml")
+    assert code == 2
+    assert "bielik-cpu.yaml:29: --device: the server runs on 'cpu', not a GPU: kvplan plans GPU " \
+           "memory" in out
+    assert "sets no nvidia.com/gpu limit" not in out
+
+
 def test_unrendered_compose_variable_still_says_render_first(runner: CliRunner) -> None:
     # jin-li/selfhost: `command: > ${MODEL} ${MODEL_PARAMETERS}` with no default
     code, out = check(runner, "selfhost-vllm-compose.yml")
