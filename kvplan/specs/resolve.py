@@ -74,9 +74,21 @@ def _index() -> dict[str, tuple[str, str]]:
 
 def catalog_match(ref: str) -> tuple[str, str] | None:
     """(catalog name, rule) for a name, hf_id or alias; None when the catalog has no such entry."""
-    key = ref.strip().lower()
-    key = key.removeprefix("hf://").removeprefix("https://huggingface.co/").rstrip("/")
-    return _index().get(key)
+    return _index().get(strip_hub_prefix(ref.strip()).lower().rstrip("/"))
+
+
+# How a Hugging Face repository is written besides org/name: the hub URL, huggingface_hub's
+# hf:// file-system scheme, and the short hf.co domain (Ollama's `ollama run hf.co/org/name`,
+# https://huggingface.co/docs/hub/ollama).
+_HUB_PREFIXES = ("hf://", "https://huggingface.co/", "http://huggingface.co/", "huggingface.co/",
+                 "https://hf.co/", "http://hf.co/", "hf.co/")
+
+
+def strip_hub_prefix(ref: str) -> str:
+    """org/name for a hub id written as a URL or with the hf.co domain; else `ref` unchanged."""
+    low = ref.lower()
+    prefix = next((p for p in _HUB_PREFIXES if low.startswith(p)), "")
+    return ref[len(prefix):].rstrip("/") if prefix else ref
 
 
 def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True) -> Resolved:
@@ -95,16 +107,17 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
         if path.exists():
             return Resolved(ref, load_model_file(path), "path")
         if text.endswith((".yaml", ".yml", ".json")) or text.startswith(("/", "./", "../", "~")):
-            raise InputError(f"{text}: no such file")
+            raise InputError(f"{text}: no such file{_folder_hint(text)}")
     match = catalog_match(text)
     if match is not None:
         stem, rule = match
         return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[stem]), rule)
-    if allow_hub and _is_hub_id(text):
+    hub_id = strip_hub_prefix(text)
+    if allow_hub and _is_hub_id(hub_id):
         from kvplan.specs.hub import fetch_config  # only for hub ids: imports huggingface_hub
 
         try:
-            return Resolved(ref, fetch_config(text), "hub")
+            return Resolved(ref, fetch_config(hub_id), "hub")
         except InputError as err:
             hint = quantized_base_hint(text)
             if hint:
@@ -150,6 +163,23 @@ def quantized_base_hint(ref: str) -> str:
     return (f"it names a quantized copy of {name[:len(base)]}, whose catalog entry {stem} has the "
             f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's generic "
             "pricing of that width), or pass the copy's config.json for its exact weights")
+
+
+def folder_entry(path: str) -> str | None:
+    """The catalog entry whose hub repository has the folder's name (`/models/Qwen2.5-7B-Instruct`
+    -> qwen2.5-7b); None when none has. A hint for a path that cannot be read, never a plan."""
+    return _base_by_repo_name().get(path.rstrip("/").rsplit("/", 1)[-1].lower())
+
+
+def _folder_hint(path: str) -> str:
+    """For a path that does not exist here (a folder inside a container): what to plan instead."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    stem = folder_entry(path)
+    if stem is not None:
+        return (f"; its last part {name!r} is the repository name of the catalog's {stem}: if the "
+                f"folder holds that checkpoint, plan `{stem}` (or pass the folder's config.json)")
+    hint = quantized_base_hint(name)
+    return f"; {hint}" if hint else ""
 
 
 @lru_cache(maxsize=1)

@@ -89,6 +89,34 @@ def test_device_cpu_is_named_not_a_missing_gpu_limit(runner: CliRunner) -> None:
     assert "sets no nvidia.com/gpu limit" not in out
 
 
+# ---- model references as people type them ----
+
+def test_hf_co_domain_is_a_hub_id(runner: CliRunner) -> None:
+    # `ollama run hf.co/{org}/{repo}` (https://huggingface.co/docs/hub/ollama) and the short
+    # domain people paste; it used to be "unknown model"
+    result = flat(invoke(runner, "size", "hf.co/Qwen/Qwen2.5-7B-Instruct", "--gpu", "l4",
+                         "--context", "4096"))
+    assert result.exit_code == 0, result.output
+    assert "model hf.co/Qwen/Qwen2.5-7B-Instruct → qwen2.5-7b (hf_id)" in result.output
+    assert "KV per token     56 KiB (57,344 B)" in result.output
+
+
+def test_a_container_folder_names_the_catalog_entry_of_its_repository(
+        runner: CliRunner) -> None:
+    # a model folder inside a container (`--model /models/Qwen2.5-7B-Instruct`, as in
+    # haejillyeok/backend's /models/Qwen3.5-9B): not on this machine, but the folder is named
+    # after the hub repository
+    result = flat(invoke(runner, "size", "/models/Qwen2.5-7B-Instruct", "--gpu", "l4"))
+    assert result.exit_code != 0
+    assert ("/models/Qwen2.5-7B-Instruct: no such file; its last part 'Qwen2.5-7B-Instruct' is "
+            "the repository name of the catalog's qwen2.5-7b: if the folder holds that "
+            "checkpoint, plan `qwen2.5-7b`") in result.output
+    quant = flat(invoke(runner, "size", "/models/Qwen2.5-7B-Instruct-AWQ/", "--gpu", "l4"))
+    assert "plan `qwen2.5-7b --weight-dtype int4`" in quant.output
+    unknown = flat(invoke(runner, "size", "/models/foo", "--gpu", "l4"))
+    assert "model: /models/foo: no such file\n" in unknown.output
+
+
 def test_unrendered_compose_variable_still_says_render_first(runner: CliRunner) -> None:
     # jin-li/selfhost: `command: > ${MODEL} ${MODEL_PARAMETERS}` with no default
     code, out = check(runner, "selfhost-vllm-compose.yml")
