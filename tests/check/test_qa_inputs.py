@@ -122,3 +122,30 @@ def test_unrendered_compose_variable_still_says_render_first(runner: CliRunner) 
     code, out = check(runner, "selfhost-vllm-compose.yml")
     assert code == 2
     assert "selfhost-vllm-compose.yml:26: '${MODEL}' is an unrendered template: render first" in out
+
+
+# ---- GPUs as compose files give them ----
+
+def test_compose_gpus_all_is_a_gpu_reservation(runner: CliRunner, tmp_path) -> None:  # noqa: ANN001
+    # 911-mickie/llm-serving-benchmark: `gpus: all` (the Compose Specification's service-level
+    # attribute), no deploy: section; it read "the service reserves no GPU". The model comes from
+    # ${MODEL_NAME}, which the author sets in .env: here a .env beside the copy names Qwen2.5-7B.
+    (tmp_path / "compose.yml").write_bytes((QA / "sglang-gpus-all-compose.yml").read_bytes())
+    (tmp_path / ".env").write_text("MODEL_NAME=Qwen/Qwen2.5-7B-Instruct\n")
+    result = invoke(runner, "check", str(tmp_path / "compose.yml"), "--gpu", "l4", "-f", "json")
+    (row,) = json.loads(result.output)["results"]
+    assert (row["verdict"], row["model"], row["engine"], row["gpus"]) == (
+        "PASS", "qwen2.5-7b", "sglang", 1)
+    assert row["max_model_len_tokens"] == 2048  # ${SGLANG_CONTEXT_LENGTH:-2048}
+    assert "count: all reserves every GPU of the host; the engine uses 1" in row["notes"]
+
+
+def test_rocm_devices_are_amd_gpus_not_a_missing_reservation(runner: CliRunner) -> None:
+    # java-alchemist/inference-stack: AMD GPUs as devices /dev/kfd and /dev/dri (ROCm's way),
+    # the server started after an entrypoint script; it read "reserves no GPU; add ... nvidia"
+    code, out = check(runner, "sglang-rocm-entrypoint-compose.yml")
+    assert code == 0
+    assert "sglang: no GPU named; starts on:" in out
+    assert "reserves no GPU" not in out
+    assert "count: all reserves every GPU of the host; the engine uses 1" in out
+

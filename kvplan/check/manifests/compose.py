@@ -93,6 +93,24 @@ def _words(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def _gpus(value: Any) -> Any:
+    """The service-level `gpus` attribute of the Compose Specification (05-services.md, gpus:
+    `gpus: all`, or a list of device requests with `count` / `device_ids`), as a count."""
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    for dev in value if isinstance(value, list) else []:
+        if isinstance(dev, dict):
+            return dev.get("count", len(dev.get("device_ids") or []) or "all")
+    return 0
+
+
+def _amd_devices(value: Any) -> bool:
+    """AMD GPUs handed to a container the ROCm way: /dev/kfd and /dev/dri as `devices`, which
+    exposes every AMD GPU of the host (ROCm's Docker instructions), as `count: all` does."""
+    paths = {str(d).split(":", 1)[0].rstrip("/") for d in value} if isinstance(value, list) else set()
+    return {"/dev/kfd", "/dev/dri"} <= paths
+
+
 def _program(command: list[str]) -> str:
     """The program a command names first (`vllm`, `python3`, `sh`), '' when it starts with a
     model or an option."""
@@ -128,6 +146,10 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
         for dev in devices if isinstance(devices, list) else []:
             if isinstance(dev, dict) and "gpu" in (dev.get("capabilities") or []):
                 count = dev.get("count", len(dev.get("device_ids") or []) or "all")
+        count = count or _gpus(svc.get("gpus"))
+        resource = "nvidia.com/gpu"
+        if not count and _amd_devices(svc.get("devices")):
+            count, resource = "all", "amd.com/gpu"
         environment = svc.get("environment")
         if isinstance(environment, list):
             environment = dict(str(e).partition("=")[::2] for e in environment)
@@ -135,7 +157,7 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
             "image": svc.get("image", ""),
             "command": _unescape(_words(svc.get("entrypoint")) + _words(svc.get("command"))),
             "env": [{"name": k, "value": str(v)} for k, v in (environment or {}).items()],
-            "resources": {"limits": {"nvidia.com/gpu": count}} if count else {},
+            "resources": {"limits": {resource: count}} if count else {},
         }
         problems = []
         if not svc.get("entrypoint") and "vllm-openai" in str(svc.get("image", "")):
