@@ -149,3 +149,12 @@ def test_rocm_devices_are_amd_gpus_not_a_missing_reservation(runner: CliRunner) 
     assert "reserves no GPU" not in out
     assert "count: all reserves every GPU of the host; the engine uses 1" in out
 
+
+def test_values_of_an_unknown_chart_are_named_as_such(runner: CliRunner) -> None:
+    # UjwalNagrikar/Production-Grade-vLLM-Deployment-on-Kubernetes: a chart's own values.yaml;
+    # it read "kvplan cannot read a this document yet"
+    code, out = check(runner, "helm-values-custom-chart.yaml")
+    assert code == 2
+    assert "this document runs vLLM, but it is not a Kubernetes object, compose file or chart " \
+           "values kvplan reads (no `kind:`)" in out
+    assert "a this document" not in out

@@ -151,10 +151,15 @@ def no_server(path: Path, doc: Doc, kind: str, engine: str, name: str | None) ->
 
 
 def unreadable(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
+    if not kind:  # no `kind:`: Helm values of a chart kvplan does not know, or another config
+        message = (f"this document runs {engine}, but it is not a Kubernetes object, compose file "
+                   "or chart values kvplan reads (no `kind:`); check what it renders (helm "
+                   "template, then kvplan check the output) or write a kvplan/v1 file")
+    else:
+        message = (f"{kind} runs {engine}, but kvplan cannot read a {kind} yet; check the pods "
+                   "it renders (kubectl get pod -o yaml) or write a kvplan/v1 file")
     return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
-                  problems=[Problem("kind", f"{kind} runs {engine}, but kvplan cannot read a "
-                                    f"{kind} yet; check the pods it renders (kubectl get pod -o "
-                                    "yaml) or write a kvplan/v1 file", doc.start_line)])
+                  problems=[Problem("kind", message, doc.start_line)])
 
 
 def _read(fmt: Format, data: dict[str, Any], doc: Doc, path: Path) -> list[PodSite]:
@@ -206,4 +211,4 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
     engine = mentions_engine(data)
     if engine is None and kind not in ENGINE_KINDS:
         return None
-    return [unreadable(path, doc, kind or "this document", engine or "an inference engine", name)]
+    return [unreadable(path, doc, kind, engine or "an inference engine", name)]
