@@ -5,6 +5,7 @@ commit; the expected values are read off the files by hand."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from conftest import ASSETS, invoke
 from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
@@ -126,7 +127,7 @@ def test_unrendered_compose_variable_still_says_render_first(runner: CliRunner) 
 
 # ---- GPUs as compose files give them ----
 
-def test_compose_gpus_all_is_a_gpu_reservation(runner: CliRunner, tmp_path) -> None:  # noqa: ANN001
+def test_compose_gpus_all_is_a_gpu_reservation(runner: CliRunner, tmp_path: Path) -> None:
     # 911-mickie/llm-serving-benchmark: `gpus: all` (the Compose Specification's service-level
     # attribute), no deploy: section; it read "the service reserves no GPU". The model comes from
     # ${MODEL_NAME}, which the author sets in .env: here a .env beside the copy names Qwen2.5-7B.
