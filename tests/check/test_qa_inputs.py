@@ -159,3 +159,15 @@ def test_values_of_an_unknown_chart_are_named_as_such(runner: CliRunner) -> None
     assert "this document runs vLLM, but it is not a Kubernetes object, compose file or chart " \
            "values kvplan reads (no `kind:`)" in out
     assert "a this document" not in out
+
+
+# ---- a start-up log pasted as people paste them ----
+
+def test_a_log_without_its_model_says_how_to_state_it(runner: CliRunner) -> None:
+    # vllm-project/vllm#12569: the command line, an elided stretch and the V1 lines; kvplan
+    # cannot plan without the model, and now says which line to add
+    result = flat(invoke(runner, "calibrate", str(QA / "vllm-pr12569-excerpt.log")))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # the report wraps at 80 columns
+    assert ("model not stated in the log: add a `# model: <hub id>` line (or `# kvplan: "
+            "spec=<catalog name or spec file>`) above its first line") in text
