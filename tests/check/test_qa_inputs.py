@@ -171,3 +171,23 @@ def test_a_log_without_its_model_says_how_to_state_it(runner: CliRunner) -> None
     text = " ".join(result.output.split())  # the report wraps at 80 columns
     assert ("model not stated in the log: add a `# model: <hub id>` line (or `# kvplan: "
             "spec=<catalog name or spec file>`) above its first line") in text
+
+
+# ---- an image named by a variable ----
+
+def test_an_image_variable_leaves_the_release_unknown(runner: CliRunner) -> None:
+    # AMD-melliott/ai-infra-summit: eight vLLM services on MI300X-class GPUs, `image: $IMAGE`
+    # (set in .env, not in the file), YAML merge keys for /dev/kfd + /dev/dri, `-tp 2` / `-tp 4`,
+    # and --enable-reasoning, which vLLM 0.8-0.9 took and the 0.33.0 option table lacks. It
+    # FAILed all eight as "the engine refuses it".
+    data = check_json(runner, "amd-multi-model-compose.yaml", "--gpu", "mi300x")
+    assert data["summary"]["fail"] == 0
+    rows = {r["name"]: r for r in data["results"]}
+    assert len(rows) == 8  # the litellm proxy is not a server
+    assert [(rows[n]["model"], rows[n]["gpus"]) for n in ("vllm-model0", "vllm-model4",
+                                                          "vllm-model6")] == [
+        ("qwen3-4b", 1), ("qwen3-8b", 2), ("qwen3-14b", 4)]  # -tp 1, 2, 4
+    assert all(r["verdict"] == "PASS" for r in rows.values())
+    notes = rows["vllm-model4"]["notes"]
+    assert any("image '$IMAGE' is a variable this file does not set" in n for n in notes)
+    assert any("--enable-reasoning" in n and "not checked" in n for n in notes)

@@ -211,9 +211,14 @@ class Workload:
             except InputError:
                 self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
                                   "profile's default version is used")
+        templated = "$" in image or unrendered(image)  # `image: $IMAGE` from a .env
+        if templated:
+            self.notes.append(f"image {image!r} is a variable this file does not set: the "
+                              f"{inv.engine} release is unknown, so options the {inv.engine} "
+                              "option table lacks are noted, not refused")
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path,
-                     release_unknown=self.site.release_unknown)
+                     release_unknown=self.site.release_unknown or templated)
         if inv.engine == "vllm":
             self._sampler(image)
         quant = found.values.pop("quantization", None)
