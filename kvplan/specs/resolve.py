@@ -11,6 +11,7 @@ The order, first match wins:
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -104,6 +105,8 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
         path = Path(text).expanduser()
         if base is not None and not path.is_absolute():
             path = base / path
+        if path.is_file() and path.suffix not in (".yaml", ".yml", ".json"):
+            raise InputError(_not_a_spec(path))
         if path.exists():
             return Resolved(ref, load_model_file(path), "path")
         if text.endswith((".yaml", ".yml", ".json")) or text.startswith(("/", "./", "../", "~")):
@@ -163,6 +166,26 @@ def quantized_base_hint(ref: str) -> str:
     return (f"it names a quantized copy of {name[:len(base)]}, whose catalog entry {stem} has the "
             f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's generic "
             "pricing of that width), or pass the copy's config.json for its exact weights")
+
+
+# A server start in a shell script or a `docker run` line (vLLM, SGLang, TensorRT-LLM).
+_SERVER_START = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve"
+                           r"|trtllm-serve")
+
+
+def _not_a_spec(path: Path) -> str:
+    """Why a file that is neither YAML nor JSON is not a model (a shell script, most often)."""
+    from kvplan.inputs.text import read_text
+
+    try:
+        starts = _SERVER_START.search(read_text(path)) is not None
+    except InputError:
+        starts = False
+    what = (" it starts a server from a shell command line, which kvplan does not read: put the "
+            "command in a docker-compose service or a Kubernetes container (`kvplan check` and "
+            "`kvplan explain` read those), or plan the model by name" if starts else "")
+    return (f"{path}: not a model spec YAML, config.json or snapshot folder, nor a deployment "
+            f"file (kvplan/v1, Kubernetes, docker-compose YAML);{what or ' give one of those'}")
 
 
 def folder_entry(path: str) -> str | None:

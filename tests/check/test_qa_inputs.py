@@ -191,3 +191,22 @@ def test_an_image_variable_leaves_the_release_unknown(runner: CliRunner) -> None
     notes = rows["vllm-model4"]["notes"]
     assert any("image '$IMAGE' is a variable this file does not set" in n for n in notes)
     assert any("--enable-reasoning" in n and "not checked" in n for n in notes)
+
+
+# ---- a shell script is not a deployment file ----
+
+def test_a_shell_script_that_starts_a_server_is_named_as_one(runner: CliRunner) -> None:
+    # banjuede/deepseek-test: `trtllm-serve /local/deepseek-ai/DeepSeek-R1 --tp_size 8 ...`
+    # in a .sh. check said "nothing that runs ... TensorRT-LLM in this file"; explain took it
+    # for a model spec ("expected a mapping of fields, got str").
+    code, out = check(runner, "trtllm-serve.sh")
+    assert code == 2
+    assert "this file starts TensorRT-LLM from a shell command line, which kvplan does not " \
+           "read" in out
+    assert "nothing that runs" not in out
+    result = flat(invoke(runner, "explain", str(QA / "trtllm-serve.sh")))
+    assert result.exit_code == 2
+    assert "not a model spec YAML, config.json or snapshot folder, nor a deployment file" in \
+           result.output
+    assert "it starts a server from a shell command line" in result.output
+    assert "expected a mapping" not in result.output
