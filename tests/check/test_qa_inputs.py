@@ -210,3 +210,19 @@ def test_a_shell_script_that_starts_a_server_is_named_as_one(runner: CliRunner) 
            result.output
     assert "it starts a server from a shell command line" in result.output
     assert "expected a mapping" not in result.output
+
+
+def test_gpu_given_to_files_that_all_stop_early_shows_their_errors(runner: CliRunner) -> None:
+    # jin-li/selfhost with --gpu: nothing reaches the GPU (its model is an unset ${MODEL}); it
+    # answered with a usage error ("every deployment checked names its own GPU, so it applied
+    # to none") and hid the real ERROR
+    code, out = check(runner, "selfhost-vllm-compose.yml", "--gpu", "h100")
+    assert code == 2
+    assert "selfhost-vllm-compose.yml:26: '${MODEL}' is an unrendered template: render first" in out
+    assert "applied to none" not in out
+    # a manifest that names its own GPU (examples/manifests: an H100 node label) still gets it
+    result = invoke(runner, "check", str(ASSETS.parents[1] / "examples" / "manifests" /
+                                          "llama31-8b-h100-job.yaml"), "--gpu", "l4")
+    assert result.exit_code == 2
+    assert "every deployment checked names its own GPU, so it applied to none" in \
+        " ".join(result.output.split())
