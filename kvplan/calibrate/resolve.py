@@ -47,7 +47,8 @@ def resolve_model(run: Run, base: Path) -> tuple[ModelSpec | None, str]:
         return load_model(_path_or_name(ref, base)), "spec directive"
     hint = run.model_hint
     if not hint or "/" not in hint:
-        return None, "model not stated in the log"
+        return None, ("model not stated in the log: add a `# model: <hub id>` line (or "
+                      "`# kvplan: spec=<catalog name or spec file>`) above its first line")
     from kvplan.specs.resolve import catalog_match
 
     match = catalog_match(hint)  # the one resolver's rules: name, hf_id or a sourced alias

@@ -200,6 +200,24 @@ def _starts_short(planned: Any, n: Numbers) -> int | None:
     return res.kv_cache_tokens if res.starts and res.kv_cache_tokens > 0 else None
 
 
+def _nothing_read(path: Path) -> str:
+    """Why a file given by name holds no deployment: a shell script or `docker run` line that
+    starts a server is named as such (its command line is not read)."""
+    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.errors import InputError
+    from kvplan.inputs.text import read_text
+
+    try:
+        engine = mentions_engine(read_text(path))
+    except InputError:
+        engine = None
+    if engine is not None and path.suffix not in YAML_SUFFIXES:
+        return (f"this file starts {engine} from a shell command line, which kvplan does not "
+                "read: kvplan check reads Kubernetes manifests, Helm values, docker-compose and "
+                "kvplan/v1 YAML; put the command in one of those")
+    return "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this file"
+
+
 def check_paths(paths: list[str], default_gpu: str | None = None,
                 progress: Any = None) -> Report:
     """Check every deployment under `paths`. Never raises for bad input: it becomes ERROR.
@@ -221,8 +239,7 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
         if not targets:
             if explicit:
                 outcomes.append(Outcome(str(path), ERROR, line=1, problems=[Problem(
-                    "", "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or "
-                    "TensorRT-LLM in this file")]))
+                    "", _nothing_read(path))]))
             else:
                 skipped.append(str(path))
             continue

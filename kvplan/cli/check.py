@@ -83,7 +83,9 @@ def check_command(
     with StatusLine("kvplan check") as line:
         report = check_paths(paths, default_gpu=gpu,
                              progress=lambda i, n, done: line.update(progress_text(i, n, done)))
-    if gpu is not None and not report.default_gpu_used:
+    # only when a deployment named its own GPU: a run where nothing got that far (every file an
+    # ERROR: unrendered, unreadable) prints those errors rather than a usage error about --gpu
+    if gpu is not None and not report.default_gpu_used and any(o.gpu for o in report.outcomes):
         raise typer.BadParameter(
             "every deployment checked names its own GPU, so it applied to none (it sets "
             "only the GPU of manifests that name none); drop it, or set the annotation "

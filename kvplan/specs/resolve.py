@@ -11,6 +11,7 @@ The order, first match wins:
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -74,9 +75,21 @@ def _index() -> dict[str, tuple[str, str]]:
 
 def catalog_match(ref: str) -> tuple[str, str] | None:
     """(catalog name, rule) for a name, hf_id or alias; None when the catalog has no such entry."""
-    key = ref.strip().lower()
-    key = key.removeprefix("hf://").removeprefix("https://huggingface.co/").rstrip("/")
-    return _index().get(key)
+    return _index().get(strip_hub_prefix(ref.strip()).lower().rstrip("/"))
+
+
+# How a Hugging Face repository is written besides org/name: the hub URL, huggingface_hub's
+# hf:// file-system scheme, and the short hf.co domain (Ollama's `ollama run hf.co/org/name`,
+# https://huggingface.co/docs/hub/ollama).
+_HUB_PREFIXES = ("hf://", "https://huggingface.co/", "http://huggingface.co/", "huggingface.co/",
+                 "https://hf.co/", "http://hf.co/", "hf.co/")
+
+
+def strip_hub_prefix(ref: str) -> str:
+    """org/name for a hub id written as a URL or with the hf.co domain; else `ref` unchanged."""
+    low = ref.lower()
+    prefix = next((p for p in _HUB_PREFIXES if low.startswith(p)), "")
+    return ref[len(prefix):].rstrip("/") if prefix else ref
 
 
 def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True) -> Resolved:
@@ -92,19 +105,22 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
         path = Path(text).expanduser()
         if base is not None and not path.is_absolute():
             path = base / path
+        if path.is_file() and path.suffix not in (".yaml", ".yml", ".json"):
+            raise InputError(_not_a_spec(path))
         if path.exists():
             return Resolved(ref, load_model_file(path), "path")
         if text.endswith((".yaml", ".yml", ".json")) or text.startswith(("/", "./", "../", "~")):
-            raise InputError(f"{text}: no such file")
+            raise InputError(f"{text}: no such file{_folder_hint(text)}")
     match = catalog_match(text)
     if match is not None:
         stem, rule = match
         return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[stem]), rule)
-    if allow_hub and _is_hub_id(text):
+    hub_id = strip_hub_prefix(text)
+    if allow_hub and _is_hub_id(hub_id):
         from kvplan.specs.hub import fetch_config  # only for hub ids: imports huggingface_hub
 
         try:
-            return Resolved(ref, fetch_config(text), "hub")
+            return Resolved(ref, fetch_config(hub_id), "hub")
         except InputError as err:
             hint = quantized_base_hint(text)
             if hint:
@@ -150,6 +166,43 @@ def quantized_base_hint(ref: str) -> str:
     return (f"it names a quantized copy of {name[:len(base)]}, whose catalog entry {stem} has the "
             f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's generic "
             "pricing of that width), or pass the copy's config.json for its exact weights")
+
+
+# A server start in a shell script or a `docker run` line (vLLM, SGLang, TensorRT-LLM).
+_SERVER_START = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve"
+                           r"|trtllm-serve")
+
+
+def _not_a_spec(path: Path) -> str:
+    """Why a file that is neither YAML nor JSON is not a model (a shell script, most often)."""
+    from kvplan.inputs.text import read_text
+
+    try:
+        starts = _SERVER_START.search(read_text(path)) is not None
+    except InputError:
+        starts = False
+    what = (" it starts a server from a shell command line, which kvplan does not read: put the "
+            "command in a docker-compose service or a Kubernetes container (`kvplan check` and "
+            "`kvplan explain` read those), or plan the model by name" if starts else "")
+    return (f"{path}: not a model spec YAML, config.json or snapshot folder, nor a deployment "
+            f"file (kvplan/v1, Kubernetes, docker-compose YAML);{what or ' give one of those'}")
+
+
+def folder_entry(path: str) -> str | None:
+    """The catalog entry whose hub repository has the folder's name (`/models/Qwen2.5-7B-Instruct`
+    -> qwen2.5-7b); None when none has. A hint for a path that cannot be read, never a plan."""
+    return _base_by_repo_name().get(path.rstrip("/").rsplit("/", 1)[-1].lower())
+
+
+def _folder_hint(path: str) -> str:
+    """For a path that does not exist here (a folder inside a container): what to plan instead."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    stem = folder_entry(path)
+    if stem is not None:
+        return (f"; its last part {name!r} is the repository name of the catalog's {stem}: if the "
+                f"folder holds that checkpoint, plan `{stem}` (or pass the folder's config.json)")
+    hint = quantized_base_hint(name)
+    return f"; {hint}" if hint else ""
 
 
 @lru_cache(maxsize=1)

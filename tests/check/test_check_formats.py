@@ -122,7 +122,9 @@ FAILURES = {
     "compose.yaml": [
         "WARN  line 3  defaults: no GPU named; starts on:",
         f"ERROR line 17: '--model ${{MODEL:?set MODEL}}' is an unrendered template: {RENDER}",
-        f"ERROR line 27: {NO_GPU}",
+        # compose's words for it, not a pod's resources.limits
+        "ERROR line 27: deploy: the service reserves no GPU; add deploy.resources.reservations."
+        "devices (driver: nvidia, count: 1, capabilities: [gpu])",
         "WARN  line 32  escaped: no GPU named; starts on:",
     ],
 }

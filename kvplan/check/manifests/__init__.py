@@ -33,7 +33,7 @@ from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
-from kvplan.check.manifests.workload import Workload, container_engine, mentions_engine
+from kvplan.check.manifests.workload import Workload, container_engine, mentions_engine, options_only
 from kvplan.check.target import KUBERNETES, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -55,6 +55,8 @@ def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> 
     out = []
     for i, (site, name) in enumerate(compose.sites(data, path)):
         site.group, site.name = i, name
+        line = doc.line("services", name, "command") or doc.line("services", name)
+        site.problems = [Problem(p.field, p.message, p.line or line) for p in site.problems]
         out.append(site)
     return out
 
@@ -149,10 +151,15 @@ def no_server(path: Path, doc: Doc, kind: str, engine: str, name: str | None) ->
 
 
 def unreadable(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
+    if not kind:  # no `kind:`: Helm values of a chart kvplan does not know, or another config
+        message = (f"this document runs {engine}, but it is not a Kubernetes object, compose file "
+                   "or chart values kvplan reads (no `kind:`); check what it renders (helm "
+                   "template, then kvplan check the output) or write a kvplan/v1 file")
+    else:
+        message = (f"{kind} runs {engine}, but kvplan cannot read a {kind} yet; check the pods "
+                   "it renders (kubectl get pod -o yaml) or write a kvplan/v1 file")
     return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
-                  problems=[Problem("kind", f"{kind} runs {engine}, but kvplan cannot read a "
-                                    f"{kind} yet; check the pods it renders (kubectl get pod -o "
-                                    "yaml) or write a kvplan/v1 file", doc.start_line)])
+                  problems=[Problem("kind", message, doc.start_line)])
 
 
 def _read(fmt: Format, data: dict[str, Any], doc: Doc, path: Path) -> list[PodSite]:
@@ -189,10 +196,14 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         if targets or not kind:
             return targets
         for site in sites:
-            for c, _ in site.containers:
+            for c, at in site.containers:
                 engine = container_engine(c)
                 if engine is not None:
                     return [no_command(path, doc, kind, engine, name)]
+                why = options_only(c)
+                if why is not None:
+                    return [Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
+                                   name=name, problems=[Problem("args", why, doc.line(*at))])]
         if kind in ENGINE_KINDS:
             return [no_server(path, doc, kind, mentions_engine(data) or "an inference engine",
                               name)]
@@ -200,4 +211,4 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
     engine = mentions_engine(data)
     if engine is None and kind not in ENGINE_KINDS:
         return None
-    return [unreadable(path, doc, kind or "this document", engine or "an inference engine", name)]
+    return [unreadable(path, doc, kind, engine or "an inference engine", name)]

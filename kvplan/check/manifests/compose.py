@@ -17,7 +17,10 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.argv import SHELLS
 from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.workload import options_only
+from kvplan.deploy import Problem
 
 _REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])((?:[^{}]|\{[^{}]*\})*))?\}"
                   r"|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -90,6 +93,42 @@ def _words(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def _gpus(value: Any) -> Any:
+    """The service-level `gpus` attribute of the Compose Specification (05-services.md, gpus:
+    `gpus: all`, or a list of device requests with `count` / `device_ids`), as a count."""
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    for dev in value if isinstance(value, list) else []:
+        if isinstance(dev, dict):
+            return dev.get("count", len(dev.get("device_ids") or []) or "all")
+    return 0
+
+
+def _amd_devices(value: Any) -> bool:
+    """AMD GPUs handed to a container the ROCm way: /dev/kfd and /dev/dri as `devices`, which
+    exposes every AMD GPU of the host (ROCm's Docker instructions), as `count: all` does."""
+    paths = {str(d).split(":", 1)[0].rstrip("/") for d in value} if isinstance(value, list) else set()
+    return {"/dev/kfd", "/dev/dri"} <= paths
+
+
+def _program(command: list[str]) -> str:
+    """The program a command names first (`vllm`, `python3`, `sh`), '' when it starts with a
+    model or an option."""
+    first = command[0].rsplit("/", 1)[-1] if command else ""
+    return first if first in {"vllm", "python", "python3", *SHELLS} else ""
+
+
+def _appended(program: str) -> str:
+    # vLLM's docker/Dockerfile (vllm-project/vllm, target vllm-openai) sets the image's
+    # ENTRYPOINT: ["python3", "-m", "vllm.entrypoints.openai.api_server"] (commit 0000977e),
+    # ["vllm", "serve"] in later releases. Compose's `command` replaces CMD only, so it is
+    # appended to that entrypoint.
+    return (f"the vllm/vllm-openai image's entrypoint already starts the server, and compose "
+            f"appends `command` to it: `{program} ...` reaches vLLM as arguments and the "
+            "container stops with 'unrecognized arguments'; pass only the model and options in "
+            "`command`, or set `entrypoint:` to the full command")
+
+
 def _unescape(words: list[str]) -> list[str]:
     return [w.replace("$$", "$") for w in words]
 
@@ -107,6 +146,10 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
         for dev in devices if isinstance(devices, list) else []:
             if isinstance(dev, dict) and "gpu" in (dev.get("capabilities") or []):
                 count = dev.get("count", len(dev.get("device_ids") or []) or "all")
+        count = count or _gpus(svc.get("gpus"))
+        resource = "nvidia.com/gpu"
+        if not count and _amd_devices(svc.get("devices")):
+            count, resource = "all", "amd.com/gpu"
         environment = svc.get("environment")
         if isinstance(environment, list):
             environment = dict(str(e).partition("=")[::2] for e in environment)
@@ -114,12 +157,21 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
             "image": svc.get("image", ""),
             "command": _unescape(_words(svc.get("entrypoint")) + _words(svc.get("command"))),
             "env": [{"name": k, "value": str(v)} for k, v in (environment or {}).items()],
-            "resources": {"limits": {"nvidia.com/gpu": count}} if count else {},
+            "resources": {"limits": {resource: count}} if count else {},
         }
+        problems = []
         if not svc.get("entrypoint") and "vllm-openai" in str(svc.get("image", "")):
+            program = _program(container["command"])
+            if program:
+                problems.append(Problem("command", _appended(program)))
             container["command"] = ["vllm", "serve", *container["command"]]
+        elif not svc.get("entrypoint"):
+            why = options_only(container, container["command"], compose=True)
+            if why:
+                problems.append(Problem("command", why))
         site = PodSite("compose service", {"containers": [container]}, at, [(container, at)],
-                       deploy.get("replicas", 1), (*at, "deploy", "replicas"), line_at=at)
+                       deploy.get("replicas", 1), (*at, "deploy", "replicas"), line_at=at,
+                       problems=problems)
         if raw != svc:
             site.notes.append("${VAR:-default} interpolated as compose does with VAR unset"
                               + (" (and .env beside the file)" if env else ""))

@@ -30,6 +30,19 @@ from kvplan.deploy.yamldoc import Doc
 from kvplan.errors import InputError
 
 
+def _device(w: Workload) -> tuple[str, int | None]:
+    """The value of the server's `--device` option (vLLM before 0.10, SGLang), lower-case, and
+    its line; ('', None) when the command has none."""
+    assert w.inv is not None
+    words = w.inv.words
+    for i, word in enumerate(words):
+        if word.text == "--device" and i + 1 < len(words):
+            return words[i + 1].text.lower(), word.line
+        if word.text.startswith("--device="):
+            return word.text.split("=", 1)[1].lower(), word.line
+    return "", None
+
+
 def read_gpu_count(w: Workload) -> None:
     """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
     assert w.inv is not None
@@ -55,6 +68,17 @@ def read_gpu_count(w: Workload) -> None:
                                  f"AMD GPUs (this server asks for {key}: {section[key]})",
                                  doc.line(*w.c_at, "resources", part, key))
                     return
+        device, device_line = _device(w)
+        if device and device not in ("cuda", "auto", "gpu", "rocm"):
+            w.problem("--device", f"the server runs on {device!r}, not a GPU: kvplan plans "
+                      "GPU memory (a CPU or other device's KV cache is sized by its own "
+                      "settings, e.g. VLLM_CPU_KVCACHE_SPACE)", device_line or lim_line)
+            return
+        if w.site.kind == "compose service":
+            w.problem("deploy", "the service reserves no GPU; add deploy.resources.reservations."
+                      f"devices (driver: nvidia, count: {engine_gpus}, capabilities: [gpu])",
+                      doc.line(*w.site.pod_at) or lim_line)
+            return
         w.problem("nvidia.com/gpu", "the server container sets no nvidia.com/gpu limit; "
                      f"add resources.limits nvidia.com/gpu: {engine_gpus}", lim_line)
         return

@@ -98,16 +98,21 @@ def resolve_model(w: Workload) -> None:
         if resolved.rule in ("alias", "path") or cand != text:
             w.notes.append(f"model {cand} \u2192 {resolved.spec.name} ({resolved.rule})")
         return
+    from kvplan.specs.resolve import folder_entry
+
+    stem = folder_entry(text) if container_path else None
+    hint = (f" (its folder name is the hub repository of the catalog's {stem}: "
+            f"kvplan.io/model: {stem} if it holds that checkpoint)" if stem else "")
     if container_path and served:
         w.problem(source, f"{text!r} is a path inside the container, and its served name "
                   f"{str(served)!r} is not in the catalog (no spec has this name, hf_id or "
                   "alias); set the annotation kvplan.io/model to a catalog name or a spec "
-                  "file, or add the model under model_specs/", line)
+                  f"file{hint}, or add the model under model_specs/", line)
         return
     if container_path:
         w.problem(source, f"{text!r} is a path inside the container; name the model with "
                   "--served-model-name <hf id>, the annotation kvplan.io/model (a catalog name "
-                  "or spec file), or a config.json beside the manifest", line)
+                  f"or spec file){hint}, or a config.json beside the manifest", line)
         return
     if looks_like_path(text) and text.count("/") != 1:
         w.problem(source, f"{text!r}: no such spec file", line)

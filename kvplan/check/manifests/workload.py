@@ -109,6 +109,31 @@ def mentions_engine(data: Any) -> str | None:
     return None
 
 
+_MODEL_OPTIONS = ("--model", "--model-path", "--model_path", "--model-name")
+
+
+def options_only(c: dict[str, Any], command: Any = None, compose: bool = False) -> str | None:
+    """Why a container that passes server options (`--model X ...`) and no program is not
+    read: its image's entrypoint, which kvplan cannot see, is the server; None when it does
+    not look like that. `command` is what is appended to the entrypoint (default: args)."""
+    value = c.get("args") if command is None and not c.get("command") else command
+    words = [str(w) for w in value] if isinstance(value, list) else str(value or "").split()
+    first = words[0].split("=", 1)[0] if words else ""
+    if not first.startswith("--") or not any(w.split("=", 1)[0] in _MODEL_OPTIONS for w in words):
+        return None
+    image = str(c.get("image", "") or "(none)")
+    if unrendered(image):
+        return (f"image {image!r} is an unrendered template and the command is server options "
+                f"only ({first} ...): {RENDER_FIRST}")
+    fix = ("state the server in `entrypoint:` (`[\"vllm\", \"serve\"]`, `[\"python3\", \"-m\", "
+           "\"sglang.launch_server\"]`, `[\"trtllm-serve\"]`)" if compose else
+           "write the server in `command:` (`[\"vllm\", \"serve\"]`, `[\"python3\", \"-m\", "
+           "\"sglang.launch_server\"]`, `[\"trtllm-serve\"]`)")
+    return (f"passes server options ({first} ...) to image {image!r}, whose entrypoint kvplan "
+            f"cannot see (only vllm/vllm-openai is read as `vllm serve`); {fix}, or describe the "
+            "deployment in a kvplan/v1 file")
+
+
 def container_engine(c: dict[str, Any]) -> str | None:
     """The engine a container plainly runs (its image or command), found or not by the reader."""
     words: list[str] = []
@@ -186,9 +211,14 @@ class Workload:
             except InputError:
                 self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
                                   "profile's default version is used")
+        templated = "$" in image or unrendered(image)  # `image: $IMAGE` from a .env
+        if templated:
+            self.notes.append(f"image {image!r} is a variable this file does not set: the "
+                              f"{inv.engine} release is unknown, so options the {inv.engine} "
+                              "option table lacks are noted, not refused")
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path,
-                     release_unknown=self.site.release_unknown)
+                     release_unknown=self.site.release_unknown or templated)
         if inv.engine == "vllm":
             self._sampler(image)
         quant = found.values.pop("quantization", None)

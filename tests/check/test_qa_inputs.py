@@ -1,0 +1,228 @@
+"""Public deployment files and model ids as people write them (task h29qa), run through the CLI
+as a new user would. tests/assets/check/qa/SOURCES.md names each file's repository, path and
+commit; the expected values are read off the files by hand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import ASSETS, invoke
+from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
+from typer.testing import CliRunner
+
+QA = ASSETS / "check" / "qa"
+
+
+def check(runner: CliRunner, name: str, *args: str) -> tuple[int, str]:
+    result = invoke(runner, "check", str(QA / name), *args)
+    return result.exit_code, flat(result).output
+
+
+def check_json(runner: CliRunner, name: str, *args: str) -> dict:
+    result = invoke(runner, "check", str(QA / name), "-f", "json", *args)
+    return json.loads(result.output)
+
+
+# ---- a command of server options passed to an image whose entrypoint kvplan cannot see ----
+
+def test_compose_options_to_a_custom_vllm_image_name_the_image_and_the_fix(
+        runner: CliRunner) -> None:
+    # Cloud-Linuxer/gpt-oss: image vllm-rtx5090:latest (built from a Dockerfile), `command: >`
+    # of options only; it used to read "nothing that runs vLLM, SGLang or TensorRT-LLM".
+    code, out = check(runner, "gpt-oss-vllm-compose.yml")
+    assert code == 2
+    assert "gpt-oss-vllm-compose.yml:22: command: passes server options (--model ...) to image " \
+           "'vllm-rtx5090:latest', whose entrypoint kvplan cannot see" in out
+    assert 'state the server in `entrypoint:` (`["vllm", "serve"]`' in out
+    assert "nothing that runs" not in out
+
+
+def test_compose_list_command_to_a_rocm_build_is_read_the_same_way(runner: CliRunner) -> None:
+    # JoshLipps/llm-testing: `command:` a YAML list starting `- --model`, image built locally
+    code, out = check(runner, "gemma4-rocm-compose.yaml")
+    assert code == 2
+    assert "gemma4-rocm-compose.yaml:65: command: passes server options (--model ...) to image " \
+           "'vllm-rocm-strixhalo:local'" in out
+
+
+def test_k8s_args_under_a_templated_image_say_render_first(runner: CliRunner) -> None:
+    # felipemoz/vllm-on-azure: image ${VLLM_IMAGE}, args --model ${VLLM_MODEL} ... (envsubst)
+    code, out = check(runner, "azure-envsubst.yaml")
+    assert code == 2
+    assert ("azure-envsubst.yaml:31: args: image '${VLLM_IMAGE}' is an unrendered template and the "
+            "command is server options only (--model ...): render first") in out
+
+
+def test_options_only_under_vllm_openai_are_still_planned(runner: CliRunner) -> None:
+    # hsb943/eks-vllm-inference-benchmark: args only under vllm/vllm-openai = `vllm serve`;
+    # Qwen2.5-7B on an L4 at util 0.90, 8,192-token context: 83,264 tokens, 10 sequences
+    data = check_json(runner, "eks-qwen25-7b.yaml", "--gpu", "l4")
+    (result,) = data["results"]
+    assert result["verdict"] == "PASS"
+    assert (result["model"], result["gpu"], result["users_per_replica"]) == ("qwen2.5-7b", "l4", 10)
+    assert result["max_sequence_bytes_per_gpu"] == 8192 * 57_344  # 28 x 4 x 128 x 2 x 2 B
+
+
+# ---- compose `command` appended to vllm/vllm-openai's entrypoint ----
+
+def test_vllm_serve_repeated_in_compose_command_is_the_error(runner: CliRunner) -> None:
+    # chulucninh09/llm_serving: `command: [vllm, serve, /root/...gguf, ...]` under
+    # vllm/vllm-openai with no `entrypoint:`: compose appends it to the image's entrypoint.
+    # It used to read the model as 'vllm'.
+    code, out = check(runner, "qwen3-coder-gguf-compose.yaml")
+    assert code == 2
+    assert ("qwen3-coder-gguf-compose.yaml:10: command: the vllm/vllm-openai image's "
+            "entrypoint already starts the server, and compose appends `command` to it: "
+            "`vllm ...` reaches vLLM as arguments") in out
+    assert "'vllm' is not in the catalog" not in out
+    assert out.count("ERROR") == 2  # the one problem and the summary
+
+
+# ---- a CPU server is not a GPU server missing its limit ----
+
+def test_device_cpu_is_named_not_a_missing_gpu_limit(runner: CliRunner) -> None:
+    # marcin119a/bielik_vllm: args --device cpu, no nvidia.com/gpu anywhere
+    code, out = check(runner, "bielik-cpu.yaml")
+    assert code == 2
+    assert "bielik-cpu.yaml:29: --device: the server runs on 'cpu', not a GPU: kvplan plans GPU " \
+           "memory" in out
+    assert "sets no nvidia.com/gpu limit" not in out
+
+
+# ---- model references as people type them ----
+
+def test_hf_co_domain_is_a_hub_id(runner: CliRunner) -> None:
+    # `ollama run hf.co/{org}/{repo}` (https://huggingface.co/docs/hub/ollama) and the short
+    # domain people paste; it used to be "unknown model"
+    result = flat(invoke(runner, "size", "hf.co/Qwen/Qwen2.5-7B-Instruct", "--gpu", "l4",
+                         "--context", "4096"))
+    assert result.exit_code == 0, result.output
+    assert "model hf.co/Qwen/Qwen2.5-7B-Instruct → qwen2.5-7b (hf_id)" in result.output
+    assert "KV per token     56 KiB (57,344 B)" in result.output
+
+
+def test_a_container_folder_names_the_catalog_entry_of_its_repository(
+        runner: CliRunner) -> None:
+    # a model folder inside a container (`--model /models/Qwen2.5-7B-Instruct`, as in
+    # haejillyeok/backend's /models/Qwen3.5-9B): not on this machine, but the folder is named
+    # after the hub repository
+    result = flat(invoke(runner, "size", "/models/Qwen2.5-7B-Instruct", "--gpu", "l4"))
+    assert result.exit_code != 0
+    assert ("/models/Qwen2.5-7B-Instruct: no such file; its last part 'Qwen2.5-7B-Instruct' is "
+            "the repository name of the catalog's qwen2.5-7b: if the folder holds that "
+            "checkpoint, plan `qwen2.5-7b`") in result.output
+    quant = flat(invoke(runner, "size", "/models/Qwen2.5-7B-Instruct-AWQ/", "--gpu", "l4"))
+    assert "plan `qwen2.5-7b --weight-dtype int4`" in quant.output
+    unknown = flat(invoke(runner, "size", "/models/foo", "--gpu", "l4"))
+    assert "model: /models/foo: no such file\n" in unknown.output
+
+
+def test_unrendered_compose_variable_still_says_render_first(runner: CliRunner) -> None:
+    # jin-li/selfhost: `command: > ${MODEL} ${MODEL_PARAMETERS}` with no default
+    code, out = check(runner, "selfhost-vllm-compose.yml")
+    assert code == 2
+    assert "selfhost-vllm-compose.yml:26: '${MODEL}' is an unrendered template: render first" in out
+
+
+# ---- GPUs as compose files give them ----
+
+def test_compose_gpus_all_is_a_gpu_reservation(runner: CliRunner, tmp_path: Path) -> None:
+    # 911-mickie/llm-serving-benchmark: `gpus: all` (the Compose Specification's service-level
+    # attribute), no deploy: section; it read "the service reserves no GPU". The model comes from
+    # ${MODEL_NAME}, which the author sets in .env: here a .env beside the copy names Qwen2.5-7B.
+    (tmp_path / "compose.yml").write_bytes((QA / "sglang-gpus-all-compose.yml").read_bytes())
+    (tmp_path / ".env").write_text("MODEL_NAME=Qwen/Qwen2.5-7B-Instruct\n")
+    result = invoke(runner, "check", str(tmp_path / "compose.yml"), "--gpu", "l4", "-f", "json")
+    (row,) = json.loads(result.output)["results"]
+    assert (row["verdict"], row["model"], row["engine"], row["gpus"]) == (
+        "PASS", "qwen2.5-7b", "sglang", 1)
+    assert row["max_model_len_tokens"] == 2048  # ${SGLANG_CONTEXT_LENGTH:-2048}
+    assert "count: all reserves every GPU of the host; the engine uses 1" in row["notes"]
+
+
+def test_rocm_devices_are_amd_gpus_not_a_missing_reservation(runner: CliRunner) -> None:
+    # java-alchemist/inference-stack: AMD GPUs as devices /dev/kfd and /dev/dri (ROCm's way),
+    # the server started after an entrypoint script; it read "reserves no GPU; add ... nvidia"
+    code, out = check(runner, "sglang-rocm-entrypoint-compose.yml")
+    assert code == 0
+    assert "sglang: no GPU named; starts on:" in out
+    assert "reserves no GPU" not in out
+    assert "count: all reserves every GPU of the host; the engine uses 1" in out
+
+
+def test_values_of_an_unknown_chart_are_named_as_such(runner: CliRunner) -> None:
+    # UjwalNagrikar/Production-Grade-vLLM-Deployment-on-Kubernetes: a chart's own values.yaml;
+    # it read "kvplan cannot read a this document yet"
+    code, out = check(runner, "helm-values-custom-chart.yaml")
+    assert code == 2
+    assert "this document runs vLLM, but it is not a Kubernetes object, compose file or chart " \
+           "values kvplan reads (no `kind:`)" in out
+    assert "a this document" not in out
+
+
+# ---- a start-up log pasted as people paste them ----
+
+def test_a_log_without_its_model_says_how_to_state_it(runner: CliRunner) -> None:
+    # vllm-project/vllm#12569: the command line, an elided stretch and the V1 lines; kvplan
+    # cannot plan without the model, and now says which line to add
+    result = flat(invoke(runner, "calibrate", str(QA / "vllm-pr12569-excerpt.log")))
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())  # the report wraps at 80 columns
+    assert ("model not stated in the log: add a `# model: <hub id>` line (or `# kvplan: "
+            "spec=<catalog name or spec file>`) above its first line") in text
+
+
+# ---- an image named by a variable ----
+
+def test_an_image_variable_leaves_the_release_unknown(runner: CliRunner) -> None:
+    # AMD-melliott/ai-infra-summit: eight vLLM services on MI300X-class GPUs, `image: $IMAGE`
+    # (set in .env, not in the file), YAML merge keys for /dev/kfd + /dev/dri, `-tp 2` / `-tp 4`,
+    # and --enable-reasoning, which vLLM 0.8-0.9 took and the 0.33.0 option table lacks. It
+    # FAILed all eight as "the engine refuses it".
+    data = check_json(runner, "amd-multi-model-compose.yaml", "--gpu", "mi300x")
+    assert data["summary"]["fail"] == 0
+    rows = {r["name"]: r for r in data["results"]}
+    assert len(rows) == 8  # the litellm proxy is not a server
+    assert [(rows[n]["model"], rows[n]["gpus"]) for n in ("vllm-model0", "vllm-model4",
+                                                          "vllm-model6")] == [
+        ("qwen3-4b", 1), ("qwen3-8b", 2), ("qwen3-14b", 4)]  # -tp 1, 2, 4
+    assert all(r["verdict"] == "PASS" for r in rows.values())
+    notes = rows["vllm-model4"]["notes"]
+    assert any("image '$IMAGE' is a variable this file does not set" in n for n in notes)
+    assert any("--enable-reasoning" in n and "not checked" in n for n in notes)
+
+
+# ---- a shell script is not a deployment file ----
+
+def test_a_shell_script_that_starts_a_server_is_named_as_one(runner: CliRunner) -> None:
+    # banjuede/deepseek-test: `trtllm-serve /local/deepseek-ai/DeepSeek-R1 --tp_size 8 ...`
+    # in a .sh. check said "nothing that runs ... TensorRT-LLM in this file"; explain took it
+    # for a model spec ("expected a mapping of fields, got str").
+    code, out = check(runner, "trtllm-serve.sh")
+    assert code == 2
+    assert "this file starts TensorRT-LLM from a shell command line, which kvplan does not " \
+           "read" in out
+    assert "nothing that runs" not in out
+    result = flat(invoke(runner, "explain", str(QA / "trtllm-serve.sh")))
+    assert result.exit_code == 2
+    assert "not a model spec YAML, config.json or snapshot folder, nor a deployment file" in \
+           result.output
+    assert "it starts a server from a shell command line" in result.output
+    assert "expected a mapping" not in result.output
+
+
+def test_gpu_given_to_files_that_all_stop_early_shows_their_errors(runner: CliRunner) -> None:
+    # jin-li/selfhost with --gpu: nothing reaches the GPU (its model is an unset ${MODEL}); it
+    # answered with a usage error ("every deployment checked names its own GPU, so it applied
+    # to none") and hid the real ERROR
+    code, out = check(runner, "selfhost-vllm-compose.yml", "--gpu", "h100")
+    assert code == 2
+    assert "selfhost-vllm-compose.yml:26: '${MODEL}' is an unrendered template: render first" in out
+    assert "applied to none" not in out
+    # a manifest that names its own GPU (examples/manifests: an H100 node label) still gets it
+    result = invoke(runner, "check", str(ASSETS.parents[1] / "examples" / "manifests" /
+                                          "llama31-8b-h100-job.yaml"), "--gpu", "l4")
+    assert result.exit_code == 2
+    assert "every deployment checked names its own GPU, so it applied to none" in \
+        " ".join(result.output.split())
