@@ -226,3 +226,14 @@ def test_gpu_given_to_files_that_all_stop_early_shows_their_errors(runner: CliRu
     assert result.exit_code == 2
     assert "every deployment checked names its own GPU, so it applied to none" in \
         " ".join(result.output.split())
+
+
+def test_awq_by_flag_alone_is_refused_with_the_way_to_model_it(runner: CliRunner) -> None:
+    # R-D-Engineering/vllm-serving-aks: Qwen2.5-7B-Instruct-AWQ with --quantization=awq on a T4.
+    # The flag does not say the group size or which layers stay 16-bit: refused, naming the spec
+    # route (`kvplan import` reads the checkpoint's quantization_config into weight_quant).
+    code, out = check(runner, "aks-t4-qwen25-7b-awq.yaml")
+    assert code == 2
+    assert ("--quantization: 'awq' weights are not modelled from the flag alone; set "
+            "kvplan.io/model to a spec with the quantized weight dtype (`kvplan import` of the "
+            "checkpoint's config.json writes one with its awq layout)") in out

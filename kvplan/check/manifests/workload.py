@@ -226,8 +226,12 @@ class Workload:
         if quant is not None and str(quant).lower() == "fp8":
             found.put("engine.weight_dtype", "fp8", quant_line or 0, "--quantization")
         elif quant is not None:
-            self.problem("--quantization", f"{quant!r} weights are not modelled; set "
-                         "kvplan.io/model to a spec with the quantized weight dtype", quant_line)
+            method = str(quant).lower().removesuffix("_marlin")
+            hint = (" (`kvplan import` of the checkpoint's config.json writes one with its "
+                    f"{method} layout)" if method in ("awq", "gptq") else "")
+            self.problem("--quantization", f"{quant!r} weights are not modelled from the flag "
+                         "alone; set kvplan.io/model to a spec with the quantized weight dtype"
+                         f"{hint}", quant_line)
         if found.values.get("engine.weight_dtype") == "auto":
             found.values.pop("engine.weight_dtype")
         kv = found.values.get("engine.kv_cache_dtype")
