@@ -127,10 +127,11 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
                 raise InputError(f"{err}; {hint}") from None
             raise
     names = list(_files(MODEL_DIR))
+    hint = quantized_base_hint(text)
     raise InputError(
-        f"unknown model {ref!r}{suggest(text.lower(), names)}{'; ' if quantized_base_hint(text) else ''}"
-        f"{quantized_base_hint(text)}; `kvplan models` lists the catalog; "
-        "pass a Hugging Face id (org/name), a spec file or a config.json"
+        f"unknown model {ref!r}{suggest(text.lower(), names)}{'; ' + hint if hint else ''}; "
+        "`kvplan models` lists the catalog; pass a Hugging Face id (org/name), a spec file or a "
+        "config.json"
     )
 
 
@@ -217,6 +218,4 @@ def _base_by_repo_name() -> dict[str, str]:
 
 def _is_hub_id(ref: str) -> bool:
     """org/name with the characters the hub allows in repository ids."""
-    import re
-
     return re.fullmatch(r"[A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}", ref) is not None
