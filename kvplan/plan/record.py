@@ -23,7 +23,6 @@ from kvplan.plan.fields import FLAGS, FlagField
 from kvplan.plan.targets import (  # what a record starts from; imported from here too
     COMMAND_LINE,
     FLAG_DEFAULTS,
-    NO_GPU_NOTE,
     _read_base,
     is_deployment_target,
 )
@@ -154,8 +153,9 @@ def build_records(
     read_notes = base.pop("x-notes", [])  # what reading a manifest assumed
     from_file = source != COMMAND_LINE
     given = {k: v for k, v in values.items() if v is not None}
-    if "gpu" in given:  # the manifest's GPU default does not apply: --gpu names one
-        read_notes = [n for n in read_notes if not n.startswith(NO_GPU_NOTE)]
+    if base.pop("x-gpu-unnamed", False) and "gpu" not in given:  # --gpu names one
+        read_notes.append(f"the manifest names no GPU; planned on {base['hardware']['gpu']} "
+                          "(give --gpu)")
     unknown = sorted(set(given) - set(FLAGS))
     if unknown:  # a programming error in a command: every option is a field or an output flag
         raise InputError(f"options with no field of the record: {', '.join(unknown)}")

@@ -23,9 +23,6 @@ COMMAND_LINE = "command line"
 FLAG_DEFAULTS: dict[str, Any] = {"hardware.gpu": "h100", "engine.kv_cache_dtype": "fp16"}
 
 
-NO_GPU_NOTE = "the manifest names no GPU"
-
-
 def is_deployment_target(target: str) -> bool:
     """A kvplan/v1 file (or `-`, a deployment on standard input), or a manifest `kvplan check`
     reads: a Kubernetes-style document (apiVersion) or a kind-less one (docker-compose, Helm
@@ -111,6 +108,6 @@ def _from_manifest(
         notes.append("the manifest declares no traffic (kvplan.io annotations); give "
                      "--peak-users for a fleet")
     if not t.gpu_named:
-        notes.append(f"{NO_GPU_NOTE}; planned on {data['hardware']['gpu']} (give --gpu)")
+        data["x-gpu-unnamed"] = True  # build_records notes the default unless --gpu names one
     data["x-notes"] = notes
     return data, str(path), path.parent, t.doc, origins
