@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import TABLES, Invocation, Parsed
+from kvplan.units import parse_tokens
 
 # canonical option -> (kvplan field, kind)
 VLLM: dict[str, tuple[str, str]] = {
@@ -132,11 +133,9 @@ class Found:
         self.names[path] = name
 
 
-def tokens(text: str) -> int:
-    """vLLM accepts 32k / 1M style lengths: k/m are powers of 1000, K/M powers of 1024."""
-    from kvplan.units import parse_tokens
-
-    return parse_tokens(text)
+# vLLM accepts 32k / 1M style lengths: k/m are powers of 1000, K/M powers of 1024 (one parser
+# with the CLI's --context / --max-model-len)
+tokens = parse_tokens
 
 
 def convert(kind: str, raw: str) -> Any:
