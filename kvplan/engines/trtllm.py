@@ -19,22 +19,17 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   execution context exist; the execution context is TensorRT's build-time plan
   (device_memory_size, docs/source/reference/memory.md), which kvplan cannot compute from the
   build limits: the forward-pass model stands in for it and its interval.
-- not modelled (C++ path), unless stated: TllmRuntime allocates the engine's getDeviceMemorySize()
-  before the pool ("[MemUsageChange] Allocated X MiB for execution context memory",
-  runtime/tllmRuntime.cpp; `trt_activation_bytes` states it), then the executor's runtime buffers
-  and decoder, both sized by max_batch_size (the
-  TrtGptModelInflightBatching constructor, batch_manager/trtGptModelInflightBatching.cpp:
-  createRuntimeContexts, createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.14
-  GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
-  log 17). With a large max_batch_size these dominate what kvplan misses on engine runs.
-  `kvplan calibrate` reads the four lines (kvplan/calibrate/lines_trtllm.py) and reports what
-  total - available leaves beside them; no byte formula is modelled: read in the source
-  (docs/engines.md, "TensorRT-LLM's runtime buffers and decoder"), the runtime buffers hold the
-  logits (max_batch_size x vocab_padded x the engine's logits dtype) and int32 cache
-  indirections (max_batch_size x beam x max_attention_window), and the decoder per-slot
-  [max_batch_size, beam, max_seq_len] outputs plus sampling workspaces of max_batch_size x
-  vocab_padded, whose top-p part includes CUB's radix-sort temp storage (not in TensorRT-LLM's
-  source) and whose logits dtype is the engine's, which the printed logs do not state.
+- C++ path, before the pool: TllmRuntime allocates the engine's getDeviceMemorySize()
+  ("[MemUsageChange] Allocated X MiB for execution context memory", runtime/tllmRuntime.cpp;
+  `trt_activation_bytes` states it, else the forward proxy stands in), then the executor's
+  runtime buffers and decoder, both sized by max_batch_size (the TrtGptModelInflightBatching
+  constructor, batch_manager/trtGptModelInflightBatching.cpp: createRuntimeContexts,
+  createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.63 GB ... runtime
+  buffers", "3.30 GB ... decoder" at 2,048 slots in log 251). From 0.11 on the engine path kvplan
+  books them from the source's shapes, with a range for the logits type and the sampling
+  workspace (kvplan/engines/trtllm_buffers.py, task h30trt; docs/engines.md, "TensorRT-LLM's
+  runtime buffers and decoder"); `kvplan calibrate` also reads and reports the four lines
+  (kvplan/calibrate/lines_trtllm.py).
   The GptSession path (0.8, ModelRunnerCpp) builds the same TllmRuntime in its constructor, before
   setup() creates the KV cache manager (cpp/tensorrt_llm/runtime/gptSession.cpp, 0.8-era), so the
   order does not explain log 145 (docs/engines.md, "TensorRT engines before 0.11").
