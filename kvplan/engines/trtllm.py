@@ -219,7 +219,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         # the C++ executor's runtime buffers and decoder (kvplan/engines/trtllm_buffers.py); a
         # measured non-torch figure already holds them
         eb = None if m.non_torch_bytes is not None else executor_buffers(
-            ver, pytorch, req.model.vocab_size, req.tp, s.max_batch_size, req.context_tokens)
+            ver, pytorch, req.model.vocab_size, req.tp * req.pp, s.max_batch_size,
+            req.context_tokens)
         if eb is not None:
             buf = eb.total
             st.given("runtime buffers and decoder", buf.best, "bytes", eb.how())

@@ -7,8 +7,8 @@ stored copies after it) runs createRuntimeContexts, then createBuffers ("[MemUsa
 Allocated X GPU memory for runtime buffers"), then createDecoder ("... for decoder"), and only
 then createKvCacheManager, which sizes the pool from the memory left. Both buffers are sized by
 the engine's limits, not by traffic (S = max_seq_len, the max attention window; B =
-max_batch_size; beam 1; V = vocab padded to the tensor-parallel size, ModelConfig::
-getVocabSizePadded: ceil(vocab / tp) x tp):
+max_batch_size; beam 1; V = vocab padded to the world size, ModelConfig::getVocabSizePadded:
+ceil(vocab / (tp x pp)) x (tp x pp), as the stored model configs define it):
 
 - runtime buffers (runtimeBuffers.cpp / transformerBuffers.cpp / decoderBuffers.cpp at 2730076):
   `logits` [B, V] in the engine's logits type, and the cache indirections (RuntimeBuffers'
@@ -37,12 +37,13 @@ best 17.4 MiB; log 96 (0.12, a guide's sample whose figures disagree with each o
 best 2.39 GiB, above the high end.
 
 The releases: the lines are the in-flight batcher's (0.12 on in the calibration logs; the 0.8 logs
-143 and 145 print none, and 0.8's GptSession sizes its decoder by the run's batch), so the term is
-booked on the TensorRT-engine path from 0.11 (`BUFFERS_FROM`), where the executor API and the
-8,192-token default came in; not on the PyTorch backend, whose sampler is torch code profiled
-with the model (kvplan/engines/trtllm_pytorch.py). max_batch_size unstated: trtllm-build's
-default of the release (256 from 0.11, 2,048 from 0.14: docs/source/release-notes.md at
-NVIDIA/TensorRT-LLM@001eaec).
+143 and 145 print none, and 0.8's GptSession sizes its decoder by the run's batch), and the
+batch manager's source is not in the stored index before the 0.11/0.12-era copy read above, so
+the term is booked on the TensorRT-engine path from 0.11 (`BUFFERS_FROM`, the release whose
+build defaults kvplan takes for it; trtllm-build 0.8-0.10 defaulted to max_batch_size 1, where the
+term is a few MB); not on the PyTorch backend, whose sampler is torch code profiled with the model
+(kvplan/engines/trtllm_pytorch.py). max_batch_size unstated: trtllm-build's default of the
+release (256 from 0.11, 2,048 from 0.14: docs/source/release-notes.md at NVIDIA/TensorRT-LLM@001eaec).
 """
 
 from __future__ import annotations
@@ -95,12 +96,13 @@ def default_max_batch_size(ver: tuple[int, ...]) -> int | None:
     return None
 
 
-def vocab_padded(vocab: int, tp: int) -> int:
-    """ModelConfig::getVocabSizePadded: the vocabulary rounded up to a multiple of the TP size."""
-    return ceil_div(vocab, tp) * tp
+def vocab_padded(vocab: int, world: int) -> int:
+    """ModelConfig::getVocabSizePadded: the vocabulary rounded up to a multiple of the world size
+    (tp x pp)."""
+    return ceil_div(vocab, world) * world
 
 
-def executor_buffers(ver: tuple[int, ...], pytorch: bool, vocab: int, tp: int,
+def executor_buffers(ver: tuple[int, ...], pytorch: bool, vocab: int, world: int,
                      max_batch_size: int | None, max_seq_len: int) -> Buffers | None:
     """The runtime buffers and decoder the C++ executor allocates before the pool (None where
     the term is not booked: the PyTorch backend, or an engine release before 0.11)."""
@@ -109,7 +111,7 @@ def executor_buffers(ver: tuple[int, ...], pytorch: bool, vocab: int, tp: int,
     slots = max_batch_size or default_max_batch_size(ver)
     if slots is None:
         return None
-    v = vocab_padded(vocab, tp)
+    v = vocab_padded(vocab, world)
     per_slot_window = max_seq_len * CACHE_INDIRECTIONS * 4
     runtime = Interval(slots * (v * LOGITS_BYTES + per_slot_window),
                        slots * (v * LOGITS_BYTES_LOW + per_slot_window),

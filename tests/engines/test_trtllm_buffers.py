@@ -41,12 +41,21 @@ def test_log_251_terms_by_hand() -> None:
     assert round(b.runtime.best / GIB, 2) == 1.55 and round(b.decoder.best / GIB, 2) == 3.70
 
 
-def test_vocab_is_padded_to_the_tp_size() -> None:
-    # ModelConfig::getVocabSizePadded: ceil(vocab / tp) x tp
+def test_vocab_is_padded_to_the_world_size() -> None:
+    # ModelConfig::getVocabSizePadded(mWorldConfig.getSize()): ceil(vocab / world) x world, the
+    # world being tp x pp
     assert vocab_padded(32_001, 2) == 32_002 and vocab_padded(32_000, 2) == 32_000
     assert vocab_padded(151_936, 1) == 151_936 and vocab_padded(49_153, 8) == 49_160
     b = executor_buffers((0, 16), False, 32_001, 2, 1, 10)
     assert b is not None and b.runtime.best == 32_002 * 4 + 10 * 12
+    # through the engine: Granite-3.1-8B's 49,155 entries at TP 2 pad to 49,156
+    argv = ["explain", "granite-3.1-8b", "--engine", "trtllm", "--engine-version", "0.16.0", "-g",
+            "h100", "--tp", "2", "--max-batch-size", "1", "--max-seq-len", "4096", "-f", "json"]
+    res = CliRunner().invoke(app, argv)
+    assert res.exit_code == 0, res.output
+    [row] = json.loads(res.stdout)["results"]
+    [step] = [s for s in row["steps"] if s["label"] == "runtime buffers and decoder"]
+    assert step["value"] == 49_156 * 16 + 4_096 * 28 == 901_184
 
 
 def test_which_runs_book_it_and_the_default_slots() -> None:
