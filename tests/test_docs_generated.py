@@ -372,7 +372,6 @@ CALIBRATION_ROWS = [
     (r"TensorRT-LLM, dense \(part 7: [^|]*", "trtllm", "dense", "heldout-7"),
     (r"TensorRT-LLM, dense \(part 8, [^|]*", "trtllm", "dense", "heldout-8"),
     (r"TensorRT-LLM, dense \(part 14, [^|]*", "trtllm", "dense", "heldout-14"),
-    (r"TensorRT-LLM, dense \(part 15, [^|]*", "trtllm", "dense", "heldout-15"),
     (r"TensorRT-LLM, dense \(all held-out parts\)", "trtllm", "dense", "heldout-all"),
 ]
 

@@ -7,8 +7,22 @@ import re
 from kvplan.calibrate.lines import NUM, Run, _f, pattern, values
 
 # --- TensorRT-LLM -----------------------------------------------------------------------------
-values("trtllm", r"Memory usage when calculating max tokens in paged kv cache: total: " + NUM
-       + r" GiB, available: " + NUM + " GiB", "total_gib", "available_gib")
+
+
+@pattern("trtllm", r"Memory usage when calculating max tokens in paged kv cache: total: " + NUM
+         + r" GiB, available: " + NUM + " GiB")
+def _t_available(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    # One line per rank; every rank then takes the smallest max tokens (kvCacheManager.cpp: "make
+    # sure all ranks use same value for maxTokens", COMM_SESSION.allreduce(..., MpiOp::MIN) in the
+    # stored copies of the C++ calculation, code index ids 2600970701, 36938158234, 36939959573;
+    # the Python KvCacheCreator's allreduce(max_tokens, MIN) likewise): the tightest rank counts
+    # (log 251: 57.87 GiB on rank 0, 61.38-61.64 on the other seven, 52.08 = 0.9 x 57.87 pooled).
+    if "available_gib" in r.values and r.values["available_gib"] <= _f(m[2]):
+        return
+    r.put("total_gib", _f(m[1]), n, t)
+    r.put("available_gib", _f(m[2]), n, t)
+
+
 values("trtllm", r"Number of blocks in KV cache primary pool: (\d+)", "blocks")
 
 

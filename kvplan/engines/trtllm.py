@@ -19,22 +19,17 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   execution context exist; the execution context is TensorRT's build-time plan
   (device_memory_size, docs/source/reference/memory.md), which kvplan cannot compute from the
   build limits: the forward-pass model stands in for it and its interval.
-- not modelled (C++ path), unless stated: TllmRuntime allocates the engine's getDeviceMemorySize()
-  before the pool ("[MemUsageChange] Allocated X MiB for execution context memory",
-  runtime/tllmRuntime.cpp; `trt_activation_bytes` states it), then the executor's runtime buffers
-  and decoder, both sized by max_batch_size (the
-  TrtGptModelInflightBatching constructor, batch_manager/trtGptModelInflightBatching.cpp:
-  createRuntimeContexts, createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.14
-  GB ... runtime buffers", "4.35 GB ... decoder" at 4,096 slots in log 96; 43 MB and 180 MB in
-  log 17). With a large max_batch_size these dominate what kvplan misses on engine runs.
-  `kvplan calibrate` reads the four lines (kvplan/calibrate/lines_trtllm.py) and reports what
-  total - available leaves beside them; no byte formula is modelled: read in the source
-  (docs/engines.md, "TensorRT-LLM's runtime buffers and decoder"), the runtime buffers hold the
-  logits (max_batch_size x vocab_padded x the engine's logits dtype) and int32 cache
-  indirections (max_batch_size x beam x max_attention_window), and the decoder per-slot
-  [max_batch_size, beam, max_seq_len] outputs plus sampling workspaces of max_batch_size x
-  vocab_padded, whose top-p part includes CUB's radix-sort temp storage (not in TensorRT-LLM's
-  source) and whose logits dtype is the engine's, which the printed logs do not state.
+- C++ path, before the pool: TllmRuntime allocates the engine's getDeviceMemorySize()
+  ("[MemUsageChange] Allocated X MiB for execution context memory", runtime/tllmRuntime.cpp;
+  `trt_activation_bytes` states it, else the forward proxy stands in), then the executor's
+  runtime buffers and decoder, both sized by max_batch_size (the TrtGptModelInflightBatching
+  constructor, batch_manager/trtGptModelInflightBatching.cpp: createRuntimeContexts,
+  createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.63 GB ... runtime
+  buffers", "3.30 GB ... decoder" at 2,048 slots in log 251). From 0.11 on the engine path kvplan
+  books them from the source's shapes, with a range for the logits type and the sampling
+  workspace (kvplan/engines/trtllm_buffers.py, task h30trt; docs/engines.md, "TensorRT-LLM's
+  runtime buffers and decoder"); `kvplan calibrate` also reads and reports the four lines
+  (kvplan/calibrate/lines_trtllm.py).
   The GptSession path (0.8, ModelRunnerCpp) builds the same TllmRuntime in its constructor, before
   setup() creates the KV cache manager (cpp/tensorrt_llm/runtime/gptSession.cpp, 0.8-era), so the
   order does not explain log 145 (docs/engines.md, "TensorRT engines before 0.11").
@@ -77,6 +72,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.engines.trtllm_buffers import executor_buffers
 from kvplan.engines.trtllm_pytorch import (
     NON_TORCH_PYTORCH,
     NON_TORCH_PYTORCH_WHAT,
@@ -190,6 +186,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                                                  s.max_batch_size, req.context_tokens)
     st = Steps()
     tokens_rule = False
+    buf = Interval.exact(0)
     st.given("GPU memory", memory, "bytes", "device total")
     if m.free_after_load_bytes is not None:
         st.given("free memory", m.free_after_load_bytes, "bytes",
@@ -219,6 +216,15 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
             nt, nt_how = Interval(*NON_TORCH), "CUDA context, runtime buffers, NCCL"
         st.given("non-torch memory", nt.best, "bytes", nt_how)
         terms = ["GPU memory", "-weights", "-activations", "-non-torch memory"]
+        # the C++ executor's runtime buffers and decoder (kvplan/engines/trtllm_buffers.py); a
+        # measured non-torch figure already holds them
+        eb = None if m.non_torch_bytes is not None else executor_buffers(
+            ver, pytorch, req.model.vocab_size, req.tp * req.pp, s.max_batch_size,
+            req.context_tokens)
+        if eb is not None:
+            buf = eb.total
+            st.given("runtime buffers and decoder", buf.best, "bytes", eb.how())
+            terms.append("-runtime buffers and decoder")
         table = mrope_table_bytes(req.model, ver) if pytorch else 0
         if table:
             st.given("mrope cos/sin table", table, "bytes",
@@ -226,8 +232,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                      f"{req.model.hidden_size // req.model.num_attention_heads} x 4 B (float32)")
             terms.append("-mrope cos/sin table")
         st.op("free memory", "sum", terms, "bytes",
-              "GPU memory - weights - activations - non-torch" + (" - mrope table" if table
-                                                                   else ""))
+              "GPU memory - weights - activations - non-torch"
+              + (" - runtime buffers and decoder" if eb is not None else "")
+              + (" - mrope table" if table else ""))
     st.given("free_gpu_memory_fraction", frac, "ratio",
              "flag" if s.memory_fraction is not None else "default 0.9")
     kv = int(st.op("KV cache memory", "mul", ["free memory", "free_gpu_memory_fraction"], "bytes",
@@ -276,8 +283,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         return ceil_div(est, tpb) * tpb
 
     free = st.int("free memory")
-    lo = tokens_for(int((free - (act.high - act.best) - (nt.high - nt.best)) * frac))
-    hi = tokens_for(int((free + (act.best - act.low) + (nt.best - nt.low)) * frac))
+    lo = tokens_for(int((free - (act.high - act.best) - (nt.high - nt.best)
+                         - (buf.high - buf.best)) * frac))
+    hi = tokens_for(int((free + (act.best - act.low) + (nt.best - nt.low)
+                         + (buf.best - buf.low)) * frac))
     # A max_tokens that replaces the estimate can ask for more than is free: the pool's
     # cudaMalloc (BlockManager::allocatePools, gpuSync) then fails and the engine does not start.
     starts = blocks > 0 and not (only_tokens and pool > st.int("free memory"))
@@ -306,12 +315,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if newer_note:
         assumptions.append(newer_note)
     preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)
-    sized = finish_size(preq, pool, memory - weights - kv, weights + kv + act.best + nt.best,
+    used = weights + kv + act.best + nt.best + buf.best
+    sized = finish_size(preq, pool, memory - weights - kv, used,
                         starts, reason, largest, assumptions, weights_bytes=weights)
     if s.max_batch_size is not None and sized.users_per_replica > s.max_batch_size:
         cap = s.max_batch_size
         assumptions.append(f"users capped at max_batch_size {cap:,}")
-        sized = finish_size(preq, pool, memory - weights - kv, weights + kv + act.best + nt.best,
+        sized = finish_size(preq, pool, memory - weights - kv, used,
                             starts, reason, largest, assumptions, weights_bytes=weights,
                             users_override=(cap, cap * sized.kv_bytes_per_sequence))
     users_steps(st, sized, "KV pool", starts)
@@ -319,7 +329,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         engine=Engine.trtllm, engine_version=version, size=sized, memory_bytes=memory,
         requested_bytes=kv, weights_bytes=weights,
         activation_bytes=act.best, activation_bytes_low=act.low, activation_bytes_high=act.high,
-        non_torch_bytes=nt.best, cuda_graph_bytes=0,
+        non_torch_bytes=nt.best + buf.best, cuda_graph_bytes=0,
         kv_cache_bytes=pool, kv_cache_bytes_low=lo * per_token, kv_cache_bytes_high=hi * per_token,
         kv_cache_tokens=tokens, kv_cache_tokens_low=lo, kv_cache_tokens_high=hi,
         blocks=blocks, block_size_tokens=tpb, max_model_len=length, max_concurrency=conc,

@@ -65,14 +65,15 @@ def test_breakdown_matches_within_half_a_percent(reports):
     # subtracted estimate (0.27.0 gpu_worker.py:527-529; kvplan.engines.vllm_graphs), so the
     # breakdown no longer subtracts the printed figure there (253: 36.33 - 3.31 - 0.79 = 32.23
     # GiB, logged 32.23; 256: 85.51 - 56.89 - 0.76 = 27.86, logged 27.85); both moved to fit
-    # (task h29graphs). 251 (TensorRT-LLM 0.16.0, TP 8, +6.11%, held out) allocates 0.90 x the
-    # smallest rank's 57.87 GiB available, where kvplan takes the 61.40 of the rank whose line it
-    # reads last.
+    # (task h29graphs). 251 (TensorRT-LLM 0.16.0, TP 8) allocates 0.90 x the smallest rank's
+    # 57.87 GiB available: every rank takes the smallest max tokens (kvCacheManager.cpp's
+    # allreduce MIN), and kvplan calibrate reads the smallest "available" line since task h30trt
+    # (+6.11% when it read the last rank's 61.40 GiB; now +0.01%).
     kv = [(short(r.label), c) for r in reports for c in r.checks
           if c.basis == "breakdown" and c.quantity == "KV memory"]
     assert len(kv) >= 15
     misses = {name for name, c in kv if not c.ok}
-    assert misses == {"16", "65", "251"}
+    assert misses == {"16", "65"}
     by_name = dict(kv)
     assert abs(by_name["253"].error_pct) < 0.05 and abs(by_name["256"].error_pct) < 0.1
     assert statistics.median(abs(c.error_pct) for _, c in kv) < 0.1
@@ -100,8 +101,9 @@ def test_tokens_from_the_logged_kv_memory(reports):
     # layers in the pool, 44.59 GiB -> 973,760 tokens (it had priced 3,896,320, 4.0x).
     # Held-out (heldout-7) 140 (SGLang on MI355X) matches since the aiter derate (see the
     # KV-memory check above): 1,360,270 tokens modelled, 1,360,288 logged.
-    # Held-out heldout-15: 251 (TP 8) misses with its KV memory above (the smallest rank's pool).
-    assert misses == {"02", "16", "64", "65", "96", "251"}
+    # 251 (TP 8) matches since calibrate reads the smallest rank's available line (task h30trt;
+    # it missed with its KV memory above before).
+    assert misses == {"02", "16", "64", "65", "96"}
     assert len(checks) >= 12
 
 
@@ -112,8 +114,13 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     assert statistics.median(s.shapes_dense_errors) < 5.0
     dense = {short(r.label): headline(r, "shapes") for r in reports if r.dense}
     misses = {name for name, c in dense.items() if c is not None and abs(c.error_pct) > 5.0}
-    # 04: 5.7 GiB of the L40S unaccounted (settings not printed); 06: a TensorRT engine built
-    # for 2,048 sequences holds 6.5 GiB of buffers; 11: GPTQ run whose 0.39 GiB pool is off by
+    # 04: 5.7 GiB of the L40S unaccounted (settings not printed); 06 (a TensorRT engine built
+    # for 2,048 sequences) is within 5% since the C++ executor's runtime buffers and decoder are
+    # booked (kvplan.engines.trtllm_buffers, task h30trt: +22.2% -> +3.8% with its header's
+    # max_num_tokens 1,024 stated); 251 (TensorRT-LLM 0.16.0, TP 8, moved from heldout-15 to fit
+    # for that term: +19.8% -> +10.8%) keeps 3.5 GiB more on rank 0 than on its other seven ranks
+    # (the pool is the smallest rank's) and about 2.3 GiB a rank beyond the printed terms and
+    # kvplan's 0.75 GiB non-torch term at TP 8; 11: GPTQ run whose 0.39 GiB pool is off by
     # 0.53 GiB of activation (the 0.6.4 repack cache, 3.74 of its 4.09 GiB non-torch memory, is
     # modelled since issue #13). 28 (GB10, an NGC 0.13 build at utilization 0.4) left this set in
     # issue #13's fifth round: on a unified-memory GPU vLLM's non-torch growth counts the host side
@@ -135,7 +142,8 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # 38, 97, 98 and 144 joined the fit part with vLLM 0.2.5-0.5.4's reserved-memory activation
     # term (kvplan.engines.vllm_v0_reserved, read in the source, task h27oldv0): 97 (NIM on an
     # L4) +19.4% -> +7.4% and 98 (DJL on an A10G, settings not printed) -34% -> -50% stay out.
-    assert misses == {"04", "06", "11", "36", "93", "97", "98", "143"}
+    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251"}
+    assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
     assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0
     assert abs(dense["11"].error_pct) < 200  # 1,095% before the repack cache was modelled

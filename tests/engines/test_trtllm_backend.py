@@ -22,8 +22,10 @@ from tests.check.test_check_engine_flags import manifest
 # pytorch: non-torch 1,617 MiB = 1,695,547,392; the 0.2x mrope cos/sin table 128,000 positions x
 #   head_dim 128 x 4 B = 65,536,000 (trtllm_pytorch.mrope_table_bytes); free 29,730,596,864;
 #   floor(0.6 x) = 17,838,358,118 // 57,344 = 311,076 -> 9,722 blocks of 32 = 311,104 tokens
-# tensorrt: non-torch 768 MiB = 805,306,368; free 30,686,373,888; floor(0.6 x) =
-#   18,411,824,332 // 57,344 = 321,076 -> 10,034 blocks = 321,088 tokens
+# tensorrt: non-torch 768 MiB = 805,306,368, plus the C++ executor's runtime buffers and decoder
+#   at max_batch_size 1 (trtllm_buffers: vocab 152,064 x (4 + 12) B + max_seq_len 1,800 x
+#   (12 + 16) B = 2,483,424); floor(0.6 x free) // 57,344 = 321,050 -> 10,033 blocks of 32 =
+#   321,056 tokens
 L20 = ("qwen2.5-vl-7b", "--gpu", "l20", "--engine", "trtllm", "--engine-version", "0.21.0",
        "--free-gpu-memory-fraction", "0.6", "--max-batch-size", "1", "--max-num-tokens", "1700",
        "--max-seq-len", "1800")
@@ -39,13 +41,15 @@ def _size(*argv: str) -> Any:
 def test_cli_backend_picks_the_non_torch_term() -> None:
     free = 48_305_799_168 - 16_584_333_312 - 229_785_600
     assert (free - 1_695_547_392 - 65_536_000) * 6 // 10 // 57_344 == 311_076
-    assert (free - 805_306_368) * 6 // 10 // 57_344 == 321_076
+    buffers = 152_064 * (4 + 12) + 1_800 * (12 + 16)
+    assert buffers == 2_483_424
+    assert (free - 805_306_368 - buffers) * 6 // 10 // 57_344 == 321_050
     pytorch = _size(*L20, "--trtllm-backend", "pytorch")
     assert (pytorch["kv_cache_tokens"], pytorch["non_torch_bytes"]) == (311_104, 1_695_547_392)
     tensorrt = _size(*L20, "--trtllm-backend", "tensorrt")
-    assert (tensorrt["kv_cache_tokens"], tensorrt["non_torch_bytes"]) == (321_088, 805_306_368)
+    assert (tensorrt["kv_cache_tokens"], tensorrt["non_torch_bytes"]) == (321_056, 807_789_792)
     # unstated, 0.21 is a TensorRT engine release in kvplan's model
-    assert _size(*L20)["kv_cache_tokens"] == 321_088
+    assert _size(*L20)["kv_cache_tokens"] == 321_056
 
 
 def test_kvplan_v1_key_and_the_flag_over_it(tmp_path: Path) -> None:
@@ -58,7 +62,7 @@ def test_kvplan_v1_key_and_the_flag_over_it(tmp_path: Path) -> None:
     path = tmp_path / "vl.yaml"
     path.write_text(yaml.safe_dump(data))
     assert _size(str(path))["kv_cache_tokens"] == 311_104
-    assert _size(str(path), "--trtllm-backend", "tensorrt")["kv_cache_tokens"] == 321_088
+    assert _size(str(path), "--trtllm-backend", "tensorrt")["kv_cache_tokens"] == 321_056
     res = CliRunner().invoke(app, ["explain", str(path), "-f", "json"])
     assert res.exit_code == 0, res.output
     [row] = json.loads(res.stdout)["results"]
@@ -100,7 +104,10 @@ def test_refusals() -> None:
 def test_manifest_backend_is_read_and_moves_the_pool(tmp_path: Path) -> None:
     # Llama-3.1-8B on an H100, trtllm-serve 1.2.0, --max_seq_len 8192 (weights 16,060,522,496,
     # forward 905,969,664): pytorch free 66,383,437,824 -> 455,840 tokens (59,747,860,480 B);
-    # tensorrt free 67,273,678,848 -> 461,952 tokens (60,548,972,544 B)
+    # tensorrt 67,273,678,848 less the C++ executor's runtime buffers and decoder at the LLM API's
+    # max_batch_size 2,048 (trtllm_buffers): 2,048 x (128,256 x (4 + 12) + 8,192 x (12 + 16)) =
+    # 4,672,454,656 -> free 62,601,224,192; floor(0.9 x) // 131,072 = 429,848 -> 13,433 blocks of
+    # 32 = 429,856 tokens (56,342,085,632 B)
     pools = {}
     for backend in ("pytorch", "tensorrt", None):
         args = ["--max_seq_len", "8192"] + (["--backend", backend] if backend else [])
@@ -115,7 +122,9 @@ def test_manifest_backend_is_read_and_moves_the_pool(tmp_path: Path) -> None:
         assert o.verdict == "PASS", (o.reasons, o.problems)
         pools[backend] = o.numbers.kv_pool_bytes
     assert pools == {"pytorch": 59_747_860_480, None: 59_747_860_480,
-                     "tensorrt": 60_548_972_544}
+                     "tensorrt": 56_342_085_632}
+    assert 2_048 * (128_256 * (4 + 12) + 8_192 * (12 + 16)) == 4_672_454_656
+    assert (67_273_678_848 - 4_672_454_656) * 9 // 10 // 131_072 == 429_848
 
 
 def test_a_backend_trtllm_serve_has_but_kvplan_does_not_model_is_an_error(tmp_path: Path) -> None:

@@ -108,9 +108,13 @@ def test_pytorch_backend_outside_torch_term_fitted_on_log_19():
 
 
 def test_the_engine_path_keeps_the_engine_docs_non_torch():
-    # before 1.0 kvplan models the TensorRT engine path: 768 MiB non-torch (the docs' example);
-    # free = 85,045,477,376 - 1,192,099,840 - 201,326,592 - 805,306,368 = 82,846,744,576;
-    # floor(0.9 x) = 74,562,070,118 // 114,688 = 650,129 -> 20,317 blocks = 650,144 tokens
+    # before 1.0 kvplan models the TensorRT engine path: 768 MiB non-torch (the docs' example),
+    # plus the C++ executor's runtime buffers and decoder at trtllm-build's default
+    # max_batch_size 2,048 (kvplan/engines/trtllm_buffers.py): 2,048 x (151,936 x (4 + 12) +
+    # 8,192 x (12 + 16)) = 5,448,400,896; free = 85,045,477,376 - 1,192,099,840 - 201,326,592 -
+    # 805,306,368 - 5,448,400,896 = 77,398,343,680; floor(0.9 x) = 69,658,509,312 // 114,688 =
+    # 607,380 -> 18,981 blocks of 32 = 607,392 tokens
+    assert 2_048 * (151_936 * (4 + 12) + 8_192 * (12 + 16)) == 5_448_400_896
     r = _qwen3_06b_on_h100("0.21.0")
-    assert r.non_torch_bytes == 805_306_368
-    assert (r.requested_bytes, r.kv_cache_tokens) == (74_562_070_118, 650_144)
+    assert r.non_torch_bytes == 805_306_368 + 5_448_400_896
+    assert (r.requested_bytes, r.kv_cache_tokens) == (69_658_509_312, 607_392)

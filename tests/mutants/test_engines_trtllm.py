@@ -141,16 +141,18 @@ def test_a_tp4_fp8_engine_with_max_tokens_and_max_batch_size_in_every_field():
     # other 68,452,360,192 in 1 B (no group scales): 72,655,052,800 / 4 = 18,163,763,200.
     # activations 4,096 x 46,080 x 2 B = 377,487,360 (low 320,864,256; high int(1.35 x)
     # 509,607,936 + 0.25 GiB = 778,043,392; fp8 is not an int checkpoint: no 2 GiB).
-    # free 85,045,477,376 - 18,163,763,200 - 377,487,360 - 805,306,368 = 65,698,920,448;
-    # KV floor(0.9 x) = 59,129,028,403 -> // (80 x 2 x 256 x 2 B = 81,920) = 721,789 tokens,
+    # runtime buffers and decoder (trtllm_buffers) at 8 slots: 8 x (128,256 x (4 + 12) +
+    # 32,768 x (12 + 16)) = 23,756,800; free 85,045,477,376 - 18,163,763,200 - 377,487,360 -
+    # 805,306,368 - 23,756,800 = 65,675,163,648;
+    # KV floor(0.9 x) = 59,107,647,283 -> // (80 x 2 x 256 x 2 B = 81,920) = 721,528 tokens,
     # max_tokens 500,000 -> ceil(/ 64) = 7,813 blocks = 500,032 tokens, pool 40,962,621,440;
     # the range is capped the same way. Users 40,962,621,440 // 2,684,354,560 = 15, capped 8.
     # The TensorRT engine fits (7,813 - 1) x 64 + 1 = 499,969 tokens in one sequence.
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=59_129_028_403,
+        memory_bytes=85_045_477_376, requested_bytes=59_107_647_283,
         weights_bytes=18_163_763_200, activation_bytes=377_487_360,
         activation_bytes_low=320_864_256, activation_bytes_high=778_043_392,
-        non_torch_bytes=768 * MIB, cuda_graph_bytes=0,
+        non_torch_bytes=768 * MIB + 23_756_800, cuda_graph_bytes=0,
         kv_cache_bytes=40_962_621_440, kv_cache_bytes_low=40_962_621_440,
         kv_cache_bytes_high=40_962_621_440, kv_cache_tokens=500_032,
         kv_cache_tokens_low=500_032, kv_cache_tokens_high=500_032, blocks=7813,
@@ -265,22 +267,28 @@ def test_a_pytorch_backend_pool_shorter_than_max_seq_len_on_a_newer_release():
 
 def test_a_tensorrt_engine_fits_one_token_less_than_its_blocks():
     r = trtllm("llama-3.1-70b", "h100", 131072, "0.12.0", tp=2, memory_fraction=Fraction(1, 2))
-    # activations 8,192 x 67,584 x 2 B = 1,107,296,256; free 85,045,477,376 - 70,553,706,496
-    # - 1,107,296,256 - 805,306,368 = 12,579,168,256; KV x 0.5 = 6,289,584,128 -> 38,388 tokens
-    # -> 600 blocks of 64 = 38,400 tokens; before 1.0 the engine fits (600 - 1) x 64 + 1 =
-    # 38,337 tokens in one sequence.
-    # low: free - 655,989,145 - 1,342,177,280 = 10,581,001,831, x 0.5 = 5,290,500,915 ->
-    # 32,290 tokens -> 505 blocks = 32,320; high: free + 166,094,439 + 385,875,968 =
-    # 13,131,138,663, x 0.5 = 6,565,569,331 -> 40,073 -> 627 blocks = 40,128.
+    # activations 8,192 x 67,584 x 2 B = 1,107,296,256; runtime buffers and decoder at
+    # trtllm-build 0.12's default 256 slots (trtllm_buffers), vocab 128,256, max_seq_len 131,072:
+    # best 256 x (128,256 x (4 + 12) + 131,072 x (12 + 16)) = 1,464,860,672 (low 16-bit logits
+    # 256 x (128,256 x (2 + 10) + 131,072 x 28) = 1,333,526,528; high 256 x (128,256 x (4 + 24)
+    # + 131,072 x 28) = 1,858,863,104); free 85,045,477,376 - 70,553,706,496 - 1,107,296,256 -
+    # 805,306,368 - 1,464,860,672 = 11,114,307,584; KV x 0.5 = 5,557,153,792 -> 33,918 tokens
+    # -> 530 blocks of 64 = 33,920 tokens; before 1.0 the engine fits (530 - 1) x 64 + 1 =
+    # 33,857 tokens in one sequence.
+    # low: free - 655,989,145 - 1,342,177,280 - 394,002,432 = 8,722,138,727, x 0.5 ->
+    # 26,617 tokens -> 416 blocks = 26,624; high: free + 166,094,439 + 385,875,968 +
+    # 131,334,144 = 11,797,612,135, x 0.5 -> 36,003 -> 563 blocks = 36,032.
+    assert 256 * (128_256 * 16 + 131_072 * 28) == 1_464_860_672
     assert (r.requested_bytes, r.kv_cache_tokens, r.blocks, r.max_model_len_that_starts) == (
-        6_289_584_128, 38_400, 600, 38_337)
-    assert (r.kv_cache_tokens_low, r.kv_cache_tokens_high) == (32_320, 40_128)
+        5_557_153_792, 33_920, 530, 33_857)
+    assert (r.kv_cache_tokens_low, r.kv_cache_tokens_high) == (26_624, 36_032)
     assert (r.kv_cache_bytes_low, r.kv_cache_bytes_high) == (
-        32_320 * 163_840, 40_128 * 163_840)
-    assert r.steps[5].formula == "flag"
+        26_624 * 163_840, 36_032 * 163_840)
+    assert r.steps[4].label == "runtime buffers and decoder"
+    assert r.steps[6].formula == "flag"
     assert r.assumptions == (
         "TensorRT-LLM 0.12.0 (TensorRT engine), free_gpu_memory_fraction 0.5 of the memory free "
         "after weights",
         "64 tokens per block, fp16 cache",
-        "max_seq_len would be lowered to 38,337 to fit one sequence",
+        "max_seq_len would be lowered to 33,857 to fit one sequence",
     )
