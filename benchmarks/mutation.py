@@ -87,7 +87,9 @@ PACKAGES = {
          "tests/engines/test_vllm_v0_reserved.py", "tests/engines/test_v1_misses_h27.py",
          "tests/engines/test_trtllm_mrope_table.py",
          # stop 28 (h28offline): vLLM's entrypoint defaults (vllm_entrypoint, vllm_series)
-         "tests/engines/test_vllm_entrypoint.py")),
+         "tests/engines/test_vllm_entrypoint.py",
+         # stop 28 (h30trt): TensorRT-LLM executor runtime buffers and decoder
+         "tests/engines/test_trtllm_buffers.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
