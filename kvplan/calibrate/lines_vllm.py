@@ -147,6 +147,25 @@ def _v_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
         r.settings["version"] = m[3]
 
 
+# Which engine printed the lines (kvplan.calibrate.resolve.infer_vllm_version): V1's own banner and
+# modules (vllm/v1/: engine/core.py, core/kv_cache_utils.py, worker/gpu_model_runner.py,
+# worker/gpu_worker.py, its EngineCore process) or V0's banner, fallback warning and profiler prose
+# (vllm/engine/llm_engine.py, vllm/worker/worker.py). Early V1 (0.7.x; the 0.7.2 wheel's
+# v1/core/kv_cache_utils.py) prints "# GPU blocks: N" as V0's executor does, so a log's module
+# names are what tell them apart; the first engine a run's lines name is kept.
+V1_MARK = re.compile(r"Initializing a V1 LLM engine|EngineCore|vllm\.v1\.|\bv1/|"
+                     r"\b(?:kv_cache_utils|gpu_model_runner|gpu_worker|core_client)\.py\b")
+V0_MARK = re.compile(r"Initializing a V0 LLM engine|Falling back to V0|"
+                     r"\bworker\.py:\d+\]? (?:Memory profiling|the current vLLM instance can use)")
+
+
+@pattern("vllm", V1_MARK.pattern + "|" + V0_MARK.pattern)
+def _v_engine_mark(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    if "log_engine" not in r.settings:
+        r.settings["log_engine"] = "V1" if V1_MARK.search(t) else "V0"
+        r.settings["log_engine_line"] = f"line {n}: {m[0]}"
+
+
 @pattern("vllm", r"non-default args: (\{.*)")
 def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.read_settings(m[1], (("max_model_len", r"'max_model_len': (\d+)"),

@@ -103,11 +103,33 @@ def _stand_in_gpu(run: Run | None = None) -> HardwareSpec:
         source="start-up log (calibration only)")
 
 
+# vLLM releases in which both engines shipped (V1 the default from 0.8, vllm/envs.py VLLM_USE_V1
+# "1"; V0 removed in 0.11) and the first kvplan models as V1 (vllm_series.V1_FROM).
+BOTH_ENGINES = ((0, 8), (0, 11))
+V1_FIRST_MODELLED = "0.8.0"
+
+
 def infer_vllm_version(run: Run) -> tuple[str, str]:
-    """The version to model a vLLM run with, and how it was chosen."""
+    """The version to model a vLLM run with, and how it was chosen.
+
+    The engine the log's own lines name (lines_vllm V1_MARK / V0_MARK: V1's banner and v1/
+    modules, V0's banner and worker.py profiler prose) decides V0 or V1: a stated release in
+    which both engines shipped gets "-v0" when the lines are V0's, and a log that states no
+    release is V1 when they are V1's, even where it prints "# GPU blocks" (the 0.7 series' V1
+    printed it from v1/core/kv_cache_utils.py, the 0.7.2 wheel; 0.8.0 prints "GPU KV cache
+    size" instead)."""
+    mark = run.settings.get("log_engine")
+    why = run.settings.get("log_engine_line", "")
     ver = parse_version(run.version) if run.version else None
     if ver is not None and ver >= (0, 2):
-        return str(run.version), "stated"
+        stated = str(run.version)
+        forced_v0 = stated.lower().endswith(("-v0", ":v0", "+v0"))
+        if mark == "V0" and not forced_v0 and BOTH_ENGINES[0] <= ver < BOTH_ENGINES[1]:
+            return stated + "-v0", f"stated; V0 engine by the log's {why}"
+        if mark == "V1" and not forced_v0 and ver < BOTH_ENGINES[0]:
+            return V1_FIRST_MODELLED, (f"stated {stated}; V1 engine by the log's {why}: modelled "
+                                       "as kvplan's first V1 series")
+        return stated, "stated"
     texts = " ".join(text for _, text in run.lines.values()) + " ".join(run.errors)
     v1 = any(k in texts for k in ("GPU KV cache size", "Available KV cache memory",
                                   "Free memory on device", "EngineCore", "Model loading took"))
@@ -116,6 +138,11 @@ def infer_vllm_version(run: Run) -> tuple[str, str]:
         return "0.21.0", "CUDA-graph memory estimate in the log (0.21 or newer)"
     if v1:
         return "0.11.0", "V1 inferred from the log format"
+    if mark == "V1":
+        fmt = ("; its \"# GPU blocks\" line is the 0.7 series' V1 format" if "blocks" in run.values
+               else "")
+        return V1_FIRST_MODELLED, (f"V1 engine by the log's {why}{fmt}: modelled as kvplan's "
+                                   "first V1 series")
     return "0.6.4", "V0 inferred from the log format"
 
 

@@ -33,6 +33,7 @@ from kvplan.engines.vllm_stages import limiting_stage
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import record_stream_hold
 from kvplan.engines.vllm_v0_reserved import early_activation
+from kvplan.engines.vllm_v0_tp import allreduce_out
 from kvplan.specs.schema import ModelSpec
 
 
@@ -92,6 +93,10 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         act, hold, act_model = early.peak, None, replace(act_model, formula=early.formula)
     if hold is not None and m.activation_bytes is None:  # vLLM 0.2.5 with TP
         act = Interval(act.best + hold.best, act.low + hold.low, act.high + hold.high)
+    out = allreduce_out(fl.version, fl.v1, req.model, req.tp, batched) if (
+        early is None and m.activation_bytes is None) else None
+    if out is not None:  # V0 from 0.7 with TP: the out-of-place all-reduce output
+        act = Interval(act.best + out.best, act.low + out.low, act.high + out.high)
     estimate = graphs_subtracted(fl, lean, s.enforce_eager)  # kvplan.engines.vllm_graphs
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes
@@ -112,7 +117,9 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
              act_model.formula + (f"; plus the {enc.formula}" if enc is not None else "")
              + (f"; plus {2 * req.model.num_layers + 1} all-reduce inputs of {batched:,} x "
                 f"{req.model.hidden_size:,} x 2 B held by record_stream (vLLM 0.2.5)"
-                if hold is not None and m.activation_bytes is None else ""))
+                if hold is not None and m.activation_bytes is None else "")
+             + (f"; plus the all-reduce output of {batched:,} x {req.model.hidden_size:,} x 2 B "
+                "(V0 from 0.7: out of place)" if out is not None else ""))
     if m.non_torch_bytes is not None:
         nt, nt_how = Interval.exact(m.non_torch_bytes), "measured (log)"
     else:

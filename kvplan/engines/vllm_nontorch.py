@@ -116,6 +116,15 @@ def fp8_at_load(weight_bits: int, published_bits: int, weight_quant: bool) -> bo
 # measured the same growth (peak = init free - free, kvplan.engines.vllm_v0_early), 0.2.5-0.3.0
 # the whole device (the context term) and 0.2.4 and earlier torch's allocated peak alone (none).
 V0_GROWTH_FROM = (0, 7)
+# With tensor parallelism too: vLLM 0.7.2's V0 Worker.init_device takes that baseline snapshot
+# *before* init_worker_distributed_environment (vllm/worker/worker.py, the 0.7.2 wheel), so the
+# TP group's NCCL communicators (pynccl and the torch process group) and custom all-reduce's
+# IPC buffers (the GroupCoordinator of vllm/distributed/parallel_state.py, which V0 and V1
+# share) land in the printed non_torch_memory as they do in V1's: V0 from 0.7 books V1's TP term
+# by transport (_tp_table), where 0.6 and earlier keep NON_TORCH_V0_TP (context + NCCL). Read in
+# the source for issue #13 task h30v0, not fitted: log 254 (0.7.2, TP 2, 40 GB cards) prints
+# 1.54 GiB, inside the 20 MiB-2 GiB of the unlabelled TP term (best 1 GiB, log 24).
+V0_TP_GROWTH_FROM = V0_GROWTH_FROM
 
 
 NVLINK_FORM_FACTORS = ("SXM", "HGX", "DGX", "NVL72")
@@ -174,18 +183,22 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
     stated TP transport (TP_TRANSPORTS; None: by the GPU label), `custom_ar` False for
     --disable-custom-all-reduce, `generation` the NVSwitch generation (vllm_tp_workspaces:
     'hopper', 'blackwell' or None), whose NCCL NVLS and tree buffers above TP 2 are added."""
-    v1_tp, tp_how = _tp_table(tp, nvlink, transport, custom_ar) if fl.v1 and tp > 1 else (
-        NON_TORCH_V1_TP, "")
+    # V0 from 0.7 books TP buffers as V1 does (V0_TP_GROWTH_FROM): V1's TP table
+    v0_tp_growth = not fl.v1 and tp > 1 and (parse_version(fl.version) or ()) >= V0_TP_GROWTH_FROM
+    v1_tp, tp_how = _tp_table(tp, nvlink, transport, custom_ar) if (
+        fl.v1 or v0_tp_growth) and tp > 1 else (NON_TORCH_V1_TP, "")
     v1_one = NON_TORCH_V1_UNIFIED if unified else NON_TORCH_V1
     early = early_peak(fl.version, fl.v1)
     if early == PEAK_ALLOCATED:
         return Interval.exact(0), "none booked (vLLM < 0.2.5 profiles torch.cuda.max_memory_allocated)"
     v0_growth = not fl.v1 and tp == 1 and (
         (parse_version(fl.version) or ()) >= V0_GROWTH_FROM or early == PEAK_GROWTH)
-    table = (v1_tp if tp > 1 else v1_one) if fl.v1 else (
+    table = (v1_tp if tp > 1 else v1_one) if fl.v1 or v0_tp_growth else (
         NON_TORCH_V0_TP if tp > 1 else NON_TORCH_V1 if v0_growth else NON_TORCH_V0)
     nt = Interval(*table)
     how = "growth after start-up" if fl.v1 else (
+        "growth after start-up (V0 from 0.7: MemorySnapshot baseline before the TP groups)"
+        if v0_tp_growth else
         "growth after start-up (V0 0.3.1-0.6.3: init free - free)" if v0_growth and early
         else "growth after start-up (V0 from 0.7: MemorySnapshot baseline)" if v0_growth
         else "CUDA context + NCCL")
@@ -197,7 +210,7 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
         nt = Interval(nt.best + extra[0], nt.low + extra[1], nt.high + extra[2])
         how += (" + quantized-weight repack cache (vLLM 0.6.4)" if quantized else
                 " + the cache of 16-bit weights quantized to FP8 at load (vLLM 0.6.4)")
-    if tp > 1 and fl.v1:
+    if tp > 1 and (fl.v1 or v0_tp_growth):
         how += tp_how
         if tp > 2 and (transport == "nvlink" or transport is None and nvlink):
             ws, ws_how = tp_workspace_extra(tp, generation, fl.version)

@@ -142,7 +142,10 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # 38, 97, 98 and 144 joined the fit part with vLLM 0.2.5-0.5.4's reserved-memory activation
     # term (kvplan.engines.vllm_v0_reserved, read in the source, task h27oldv0): 97 (NIM on an
     # L4) +19.4% -> +7.4% and 98 (DJL on an A10G, settings not printed) -34% -> -50% stay out.
-    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251"}
+    # 254 joined the fit part with vLLM 0.7.2's V0 TP terms read in source (task h30v0: V1's TP
+    # non-torch term, the out-of-place all-reduce output): +10.7% -> +6.0%; 0.17 GiB of weights,
+    # 0.54 of non-torch memory and 0.32 of activation stay unbooked.
+    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254"}
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
     assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0
