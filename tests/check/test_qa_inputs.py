@@ -237,3 +237,17 @@ def test_awq_by_flag_alone_is_refused_with_the_way_to_model_it(runner: CliRunner
     assert ("--quantization: 'awq' weights are not modelled from the flag alone; set "
             "kvplan.io/model to a spec with the quantized weight dtype (`kvplan import` of the "
             "checkpoint's config.json writes one with its awq layout)") in out
+
+
+# ---- catalog gaps (task h30qa) ----
+
+def test_mistral_7b_v03_base_resolves_to_the_v03_shapes(runner: CliRunner) -> None:
+    # sachinsshetty/warehouse: `--model mistralai/Mistral-7B-v0.3` (the base model); it was refused
+    # as unknown. Its re-saved config (aliases/mistralai--Mistral-7B-v0.3.json) has the v0.3 Instruct
+    # shapes: 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 B = 131,072 B per token
+    data = check_json(runner, "warehouse-mistral-compose.yml", "--gpu", "l4")
+    (row,) = data["results"]
+    assert (row["verdict"], row["model"], row["max_model_len_tokens"]) == (
+        "PASS", "mistral-7b-instruct-v0.3", 32_768)
+    assert row["max_sequence_bytes_per_gpu"] == 32_768 * 131_072
+    assert "model mistralai/Mistral-7B-v0.3 → mistral-7b-instruct-v0.3 (alias)" in row["notes"]
