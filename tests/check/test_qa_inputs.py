@@ -251,3 +251,54 @@ def test_mistral_7b_v03_base_resolves_to_the_v03_shapes(runner: CliRunner) -> No
         "PASS", "mistral-7b-instruct-v0.3", 32_768)
     assert row["max_sequence_bytes_per_gpu"] == 32_768 * 131_072
     assert "model mistralai/Mistral-7B-v0.3 → mistral-7b-instruct-v0.3 (alias)" in row["notes"]
+
+
+# ---- GPUs handed over by the nvidia runtime (task h30qa) ----
+
+def test_runtime_nvidia_without_visible_devices_says_why_no_count(runner: CliRunner) -> None:
+    # Dstack-TEE/dstack README "Deploy your own": `runtime: nvidia`, no deploy: and no
+    # NVIDIA_VISIBLE_DEVICES; the GPUs are then whatever the image's environment says
+    code, out = check(runner, "dstack-readme-compose.yaml", "--gpu", "h100")
+    assert code == 2
+    assert ("dstack-readme-compose.yaml:3: deploy: the service reserves no GPU (runtime: nvidia "
+            "without NVIDIA_VISIBLE_DEVICES leaves the GPUs to the image's environment, which "
+            "this file does not show); add deploy.resources.reservations.devices (driver: "
+            "nvidia, count: 1, capabilities: [gpu]), or runtime: nvidia with "
+            "NVIDIA_VISIBLE_DEVICES naming 1 GPU(s)") in out
+
+
+def _with_visible_devices(tmp_path: Path, value: str, tp: int) -> Path:
+    # the README's service with the variable it leaves to the image, and a tensor size (ours)
+    text = (QA / "dstack-readme-compose.yaml").read_text()
+    text = text.replace("    runtime: nvidia\n", "    runtime: nvidia\n    environment:\n"
+                        f"      - NVIDIA_VISIBLE_DEVICES={value}\n")
+    text = text.replace("Qwen2.5-7B-Instruct", f"Qwen2.5-7B-Instruct --tensor-parallel-size {tp}")
+    path = tmp_path / "compose.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_nvidia_visible_devices_is_counted(runner: CliRunner, tmp_path: Path) -> None:
+    # NVIDIA Container Toolkit GPU enumeration: a list of indexes is that many GPUs
+    result = invoke(runner, "check", str(_with_visible_devices(tmp_path, "0,1", 2)), "--gpu",
+                    "l4", "-f", "json")
+    (row,) = json.loads(result.output)["results"]
+    assert (row["verdict"], row["gpus"], row["gpus_per_replica"]) == ("PASS", 2, 2)
+    assert "NVIDIA_VISIBLE_DEVICES=0,1 (runtime: nvidia): 2 GPU(s) handed to the container" in \
+        row["notes"]
+    # one GPU named, tensor size 2: the engine has too few
+    short = invoke(runner, "check", str(_with_visible_devices(tmp_path, "3", 2)), "--gpu", "l4")
+    assert "tensor 2 needs 2 GPUs but the engine has 1" in " ".join(short.output.split())
+
+
+def test_nvidia_visible_devices_all_is_an_unknown_count(runner: CliRunner,
+                                                        tmp_path: Path) -> None:
+    result = invoke(runner, "check", str(_with_visible_devices(tmp_path, "all", 2)), "--gpu",
+                    "l4", "-f", "json")
+    (row,) = json.loads(result.output)["results"]
+    assert (row["verdict"], row["gpus"]) == ("PASS", 2)
+    assert ("NVIDIA_VISIBLE_DEVICES=all (runtime: nvidia) hands the container every GPU of the "
+            "host, how many this file does not say; the engine uses 2") in row["notes"]
+    none = invoke(runner, "check", str(_with_visible_devices(tmp_path, "none", 1)), "--gpu", "l4")
+    assert "NVIDIA_VISIBLE_DEVICES=none (runtime: nvidia) hands the container no GPU" in \
+        " ".join(none.output.split())

@@ -75,9 +75,12 @@ def read_gpu_count(w: Workload) -> None:
                       "settings, e.g. VLLM_CPU_KVCACHE_SPACE)", device_line or lim_line)
             return
         if w.site.kind == "compose service":
-            w.problem("deploy", "the service reserves no GPU; add deploy.resources.reservations."
-                      f"devices (driver: nvidia, count: {engine_gpus}, capabilities: [gpu])",
-                      doc.line(*w.site.pod_at) or lim_line)
+            said = w.site.gpus_said
+            why = f" ({said})" if said else ""
+            w.problem("deploy", f"the service reserves no GPU{why}; add deploy.resources."
+                      f"reservations.devices (driver: nvidia, count: {engine_gpus}, capabilities: "
+                      f"[gpu]), or runtime: nvidia with NVIDIA_VISIBLE_DEVICES naming {engine_gpus} "
+                      "GPU(s)", doc.line(*w.site.pod_at) or lim_line)
             return
         w.problem("nvidia.com/gpu", "the server container sets no nvidia.com/gpu limit; "
                      f"add resources.limits nvidia.com/gpu: {engine_gpus}", lim_line)
@@ -87,8 +90,14 @@ def read_gpu_count(w: Workload) -> None:
         return
     if str(value) == "all" and site.kind == "compose service":
         value = engine_gpus  # compose's count: all reserves every GPU; the engine uses these
-        w.notes.append(f"count: all reserves every GPU of the host; the engine uses "
-                          f"{engine_gpus}")
+        if site.gpus_said:
+            w.notes.append(f"{site.gpus_said} hands the container every GPU of the host, how "
+                           f"many this file does not say; the engine uses {engine_gpus}")
+        else:
+            w.notes.append(f"count: all reserves every GPU of the host; the engine uses "
+                           f"{engine_gpus}")
+    elif site.kind == "compose service" and site.gpus_said:
+        w.notes.append(f"{site.gpus_said}: {value} GPU(s) handed to the container")
     try:
         per_pod = int(str(value))
     except ValueError:
