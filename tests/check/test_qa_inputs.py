@@ -146,7 +146,11 @@ def test_rocm_devices_are_amd_gpus_not_a_missing_reservation(runner: CliRunner) 
     # the server started after an entrypoint script; it read "reserves no GPU; add ... nvidia"
     code, out = check(runner, "sglang-rocm-entrypoint-compose.yml")
     assert code == 0
-    assert "sglang: no GPU named; starts on:" in out
+    # a ROCm container runs on AMD GPUs only: the NVIDIA entries used to be listed (task h30qa)
+    assert ("sglang: no GPU named; starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not "
+            "start on: none") in out
+    assert "starts on lists AMD GPUs only: the container is a ROCm build or asks for " \
+           "amd.com/gpu" in out
     assert "reserves no GPU" not in out
     assert "count: all reserves every GPU of the host; the engine uses 1" in out
 
@@ -302,3 +306,33 @@ def test_nvidia_visible_devices_all_is_an_unknown_count(runner: CliRunner,
     none = invoke(runner, "check", str(_with_visible_devices(tmp_path, "none", 1)), "--gpu", "l4")
     assert "NVIDIA_VISIBLE_DEVICES=none (runtime: nvidia) hands the container no GPU" in \
         " ".join(none.output.split())
+
+
+# ---- the vendor a container runs on (task h30qa) ----
+
+def test_rocm_devices_behind_an_image_variable_list_amd_gpus_only(runner: CliRunner) -> None:
+    # AMD-melliott/ai-infra-summit: image $IMAGE (unset), /dev/kfd + /dev/dri by merge keys; the
+    # "starts on" line listed every NVIDIA GPU of the catalog
+    code, out = check(runner, "amd-multi-model-compose.yaml")
+    assert code == 0
+    assert out.count("starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not start on: "
+                     "none") == 8
+    assert "h100" not in out and "l4," not in out
+
+
+def test_a_named_gpu_of_the_other_vendor_is_noted(runner: CliRunner) -> None:
+    # the ROCm SGLang service checked on an H100, as a user might by habit: checked, and said
+    data = check_json(runner, "sglang-rocm-entrypoint-compose.yml", "--gpu", "h100")
+    (row,) = data["results"]
+    assert row["verdict"] == "PASS"
+    assert ("h100-sxm-80gb is an NVIDIA GPU, but the container runs on AMD GPUs (its image or "
+            "GPU resource): checked as asked") in row["notes"]
+
+
+def test_an_nvidia_reservation_lists_nvidia_gpus_only(runner: CliRunner) -> None:
+    # sachinsshetty/warehouse reserves NVIDIA devices (driver: nvidia) and names no GPU: no AMD
+    # entry may be offered
+    code, out = check(runner, "warehouse-mistral-compose.yml")
+    assert code == 0
+    assert "vllm: no GPU named; starts on: a10, a100-40gb," in out
+    assert "mi300x" not in out and "starts on lists NVIDIA GPUs only" in out

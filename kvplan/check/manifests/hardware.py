@@ -43,6 +43,15 @@ def _device(w: Workload) -> tuple[str, int | None]:
     return "", None
 
 
+def _vendor(key: str, image: str) -> str:
+    """The GPU vendor a container runs on: a ROCm build (rocm/vllm, lmsysorg/sglang:*-rocm*,
+    vllm-rocm-*: ROCm names itself in the image) runs on AMD GPUs only, whatever resource it
+    asks for; else the device plugin's resource (amd.com/gpu, nvidia.com/gpu)."""
+    if "rocm" in image.lower():
+        return "amd"
+    return "amd" if key.startswith("amd.com/") else "nvidia"
+
+
 def read_gpu_count(w: Workload) -> None:
     """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
     assert w.inv is not None
@@ -59,6 +68,7 @@ def read_gpu_count(w: Workload) -> None:
         for key in GPU_RESOURCES:
             if isinstance(section, dict) and key in section and value is None:
                 value, lim_line = section[key], doc.line(*w.c_at, "resources", part, key)
+                w.gpu_vendor = _vendor(key, str(w.container.get("image", "")))
     if value is None:
         for part in ("limits", "requests"):
             section = res.get(part) or {} if isinstance(res, dict) else {}

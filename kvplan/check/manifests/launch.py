@@ -139,6 +139,7 @@ def to_target(w: Workload) -> Target:
     target.doc = Doc(data=None, start_line=w.doc.start_line,
                      lines={tuple(k.split(".")): v for k, v in found.lines.items()})
     target.label_key = w.label_key
+    target.gpu_vendor = w.gpu_vendor
     target.refusals = [Problem(r.field, r.message, r.line) for r in w.refusals]
     if w.problems:
         target.problems = w.problems

@@ -164,6 +164,7 @@ class Workload:
         self.env: dict[str, str] = {}
         self.label_key: str | None = None
         self.gpu_named = True
+        self.gpu_vendor: str | None = None  # amd / nvidia: the GPUs the container can run on
         self.dp_spread = False  # --data-parallel-size-local: each pod holds its own ranks
 
     def problem(self, field: str, message: str, line: int | None) -> None:
