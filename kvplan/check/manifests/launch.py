@@ -19,6 +19,7 @@ from kvplan.check.target import KUBERNETES, Target
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
 from kvplan.deploy.yamldoc import Doc
 from kvplan.errors import InputError
+from kvplan.specs.spellings import rewrite
 
 PLACEHOLDER_GPU = "h100-sxm-80gb"  # stands in when no GPU is named: judged over the catalog
 
@@ -83,6 +84,8 @@ def resolve_model(w: Workload) -> None:
     container_path = text.startswith("/") or text.startswith(("s3://", "gs://", "pvc://"))
     if container_path:
         candidates = [str(served)] if served else []
+        if rewrite(text) is not None:  # a hub cache folder names its repository
+            candidates.append(text)
         beside = w.path.parent / "config.json"
         if beside.is_file():
             candidates.append(str(beside))
@@ -95,7 +98,9 @@ def resolve_model(w: Workload) -> None:
         except InputError:
             continue
         found.values["model"] = str(cand) if resolved.rule == "path" else resolved.spec.name
-        if resolved.rule in ("alias", "path") or cand != text:
+        if resolved.detail:
+            w.notes.append(f"model {resolved.note}")
+        elif resolved.rule in ("alias", "path") or cand != text:
             w.notes.append(f"model {cand} \u2192 {resolved.spec.name} ({resolved.rule})")
         return
     from kvplan.specs.resolve import folder_entry
