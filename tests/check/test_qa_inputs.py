@@ -336,3 +336,25 @@ def test_an_nvidia_reservation_lists_nvidia_gpus_only(runner: CliRunner) -> None
     assert code == 0
     assert "vllm: no GPU named; starts on: a10, a100-40gb," in out
     assert "mi300x" not in out and "starts on lists NVIDIA GPUs only" in out
+
+
+def test_rocm_vllm_services_pinned_by_hip_visible_devices(runner: CliRunner) -> None:
+    # alexhegit/Playing-with-ROCm compose_ex1.yaml: two rocm/vllm services, /dev/kfd + /dev/dri,
+    # HIP_VISIBLE_DEVICES "0,1" and "6,7", `vllm serve models--meta-llama--Llama-3.1-8B-Instruct
+    # -tp 2` from working_dir /ws/models. It read "not in the catalog" for the cache folder name
+    # and would have listed NVIDIA GPUs; the rocm/vllm tag names vLLM 0.6.6.
+    code, out = check(runner, "rocm-vllm-two-services-compose.yaml")
+    assert code == 0
+    assert out.count("starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not start on: "
+                     "none") == 2
+    assert "(llama-3.1-8b, vllm 0.6.6)" in out
+    data = check_json(runner, "rocm-vllm-two-services-compose.yaml", "--gpu", "mi300x")
+    rows = {r["name"]: r for r in data["results"]}
+    assert [(rows[n]["verdict"], rows[n]["gpus"], rows[n]["engine_version"])
+            for n in ("vllm-s1", "vllm-s2")] == [("PASS", 2, "0.6.6")] * 2
+    notes = rows["vllm-s2"]["notes"]
+    assert "HIP_VISIBLE_DEVICES=6,7 (/dev/kfd devices): 2 GPU(s) handed to the container" in notes
+    assert ("model models--meta-llama--Llama-3.1-8B-Instruct → llama-3.1-8b (hf_id); "
+            "models--meta-llama--Llama-3.1-8B-Instruct is huggingface_hub's cache folder of "
+            "meta-llama/Llama-3.1-8B-Instruct") in notes
+    assert rows["vllm-s1"]["max_model_len_tokens"] == 131_072

@@ -137,6 +137,18 @@ def _visible_devices(runtime: Any, env: dict[str, Any]) -> tuple[Any, str]:
     return len([d for d in value.split(",") if d.strip()]), said
 
 
+def _amd_visible(env: dict[str, Any]) -> tuple[Any, str]:
+    """The AMD GPUs a ROCm container sees: every GPU of the host through /dev/kfd, narrowed by
+    HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES to the listed ones (ROCm's GPU isolation,
+    rocm.docs.amd.com/en/latest/conceptual/gpu-isolation.html)."""
+    for key in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        value = str(env.get(key, "")).strip()
+        if value and "${" not in value:
+            return (len([d for d in value.split(",") if d.strip()]),
+                    f"{key}={value} (/dev/kfd devices)")
+    return "all", ""
+
+
 def _program(command: list[str]) -> str:
     """The program a command names first (`vllm`, `python3`, `sh`), '' when it starts with a
     model or an option."""
@@ -174,11 +186,12 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
                 count = dev.get("count", len(dev.get("device_ids") or []) or "all")
         count = count or _gpus(svc.get("gpus"))
         resource, said = "nvidia.com/gpu", ""
-        if not count and _amd_devices(svc.get("devices")):
-            count, resource = "all", "amd.com/gpu"
         environment = svc.get("environment")
         if isinstance(environment, list):
             environment = dict(str(e).partition("=")[::2] for e in environment)
+        if not count and _amd_devices(svc.get("devices")):
+            count, resource = "all", "amd.com/gpu"
+            count, said = _amd_visible(environment or {})
         if not count:
             count, visible = _visible_devices(svc.get("runtime"), environment or {})
             said = visible

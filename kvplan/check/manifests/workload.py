@@ -35,6 +35,7 @@ OTHER_ACCELERATORS = {
     "gpu.intel.com/i915": "Intel GPUs", "gpu.intel.com/xe": "Intel GPUs",
     "rebellions.ai/ATOM": "Rebellions ATOM devices",
 }
+_ROCM_VLLM_TAG = re.compile(r"(?:^|_)vllm_v?(\d+\.\d+\.\d+)(?=_|$)")
 SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")  # sh -c, -ec, -exc, -lc, -euxc ...
 
 
@@ -206,9 +207,12 @@ class Workload:
                                   "is used")
         elif ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
             tag = image.rsplit(":", 1)[-1]
+            # AMD's rocm/vllm tags name the release after `vllm_` (rocm6.3.1_mi300_ubuntu22.04_
+            # py3.12_vllm_0.6.6, rocm6.4.1_vllm_0.10.1_20250909: hub.docker.com/r/rocm/vllm/tags)
+            rocm = _ROCM_VLLM_TAG.search(tag) if inv.engine == "vllm" else None
             try:
-                parse_version(tag)
-                found.values["engine.version"] = tag.lstrip("vV")
+                parse_version(rocm[1] if rocm else tag)
+                found.values["engine.version"] = rocm[1] if rocm else tag.lstrip("vV")
             except InputError:
                 self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
                                   "profile's default version is used")
