@@ -158,6 +158,7 @@ _QUANT_SUFFIXES = (
     ("-awq-int4", "int4"), ("-gptq-int4", "int4"), ("-gptq-int8", "int8"), ("-fp8-dynamic", "fp8"),
     ("-quantized.w4a16", "int4"), ("-quantized.w8a8", "int8"), ("-quantized.w8a16", "int8"),
     ("-bnb-4bit", "int4"), ("-w4a16", "int4"), ("-w8a8", "int8"), ("-nvfp4", "int4"),
+    ("-fp8-kv", "fp8"),  # AMD's Quark exports (amd/Llama-3.1-70B-Instruct-FP8-KV)
     ("-awq", "int4"), ("-gptq", "int4"), ("-fp8", "fp8"), ("-int4", "int4"), ("-int8", "int8"),
     ("-gguf", ""),
 )

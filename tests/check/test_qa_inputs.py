@@ -358,3 +358,30 @@ def test_rocm_vllm_services_pinned_by_hip_visible_devices(runner: CliRunner) -> 
             "models--meta-llama--Llama-3.1-8B-Instruct is huggingface_hub's cache folder of "
             "meta-llama/Llama-3.1-8B-Instruct") in notes
     assert rows["vllm-s1"]["max_model_len_tokens"] == 131_072
+
+
+def test_a_cache_folder_of_a_quantized_copy_names_repository_and_base(runner: CliRunner) -> None:
+    # alexhegit/Playing-with-ROCm mvllm_compose_ex2.yaml (CRLF): `vllm serve
+    # models--amd--Llama-3.1-70B-Instruct-FP8-KV`. It said "add it with `kvplan import
+    # models--amd--...`", an id the hub does not have; now the repository and its base entry
+    code, out = check(runner, "rocm-vllm-fp8-kv-compose.yaml")
+    assert code == 2
+    assert ("rocm-vllm-fp8-kv-compose.yaml:12: the served model: "
+            "'models--amd--Llama-3.1-70B-Instruct-FP8-KV' (models--amd--Llama-3.1-70B-Instruct-"
+            "FP8-KV is huggingface_hub's cache folder of amd/Llama-3.1-70B-Instruct-FP8-KV) is not "
+            "in the catalog") in out
+    assert "plan `llama-3.1-70b --weight-dtype fp8`" in out
+    assert "add it with `kvplan import amd/Llama-3.1-70B-Instruct-FP8-KV`" in out
+
+
+def test_an_ollama_quantization_tag_in_a_manifest_keeps_its_refusal(runner: CliRunner,
+                                                                    tmp_path: Path) -> None:
+    # the Dstack-TEE/dstack README service with an Ollama tag as the model (ours): the spelling's
+    # own refusal, not "not in the catalog"
+    text = (QA / "dstack-readme-compose.yaml").read_text()
+    path = tmp_path / "compose.yaml"
+    path.write_text(text.replace("Qwen/Qwen2.5-7B-Instruct", "qwen2.5:7b-instruct-q4_K_M"))
+    out = " ".join(invoke(runner, "check", str(path), "--gpu", "l4").output.split())
+    assert ("qwen2.5:7b-instruct-q4_K_M: Ollama's q4_K_M GGUF build of Qwen/Qwen2.5-7B-Instruct: "
+            "kvplan does not price GGUF weights from a name") in out
+    assert "not in the catalog" not in out

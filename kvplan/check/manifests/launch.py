@@ -123,11 +123,20 @@ def resolve_model(w: Workload) -> None:
         w.problem(source, f"{text!r}: no such spec file", line)
         return
     from kvplan.specs.loader import all_models, suggest
+    from kvplan.specs.resolve import quantized_base_hint
 
-    close = suggest(text, [m.hf_id for m in all_models()[0] if m.hf_id])
-    w.problem(source, f"{text!r} is not in the catalog (no spec has this name, hf_id or alias)"
-              f"{close}; "
-              f"add it with `kvplan import {text}` (or a spec under model_specs/), or set the "
+    try:
+        spelled = rewrite(text)  # an Ollama tag naming a quantization is refused here
+    except InputError as err:
+        w.problem(source, str(err), line)
+        return
+    hub_id = spelled[0] if spelled else text
+    what = f"{text!r} ({spelled[1]})" if spelled else repr(text)
+    close = suggest(hub_id, [m.hf_id for m in all_models()[0] if m.hf_id])
+    quant = quantized_base_hint(hub_id)
+    w.problem(source, f"{what} is not in the catalog (no spec has this name, hf_id or alias)"
+              f"{close}; " + (f"{quant}; " if quant else "") +
+              f"add it with `kvplan import {hub_id}` (or a spec under model_specs/), or set the "
               "annotation kvplan.io/model to a catalog name or a spec file", line)
 
 
