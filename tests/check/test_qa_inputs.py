@@ -385,3 +385,15 @@ def test_an_ollama_quantization_tag_in_a_manifest_keeps_its_refusal(runner: CliR
     assert ("qwen2.5:7b-instruct-q4_K_M: Ollama's q4_K_M GGUF build of Qwen/Qwen2.5-7B-Instruct: "
             "kvplan does not price GGUF weights from a name") in out
     assert "not in the catalog" not in out
+
+
+def test_production_stack_amd_values_offer_amd_gpus(runner: CliRunner) -> None:
+    # vllm-project/production-stack values-01-minimal-amd-example.yaml: repository rocm/vllm,
+    # requestGPUType amd.com/gpu, a placeholder node label (names no GPU)
+    code, out = check(runner, "production-stack-amd-values.yaml")
+    assert code == 0
+    assert ("opt125m: no GPU named; starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not "
+            "start on: none") in out
+    data = check_json(runner, "production-stack-amd-values.yaml", "--gpu", "mi300x")
+    (row,) = data["results"]
+    assert (row["verdict"], row["model"], row["gpus"]) == ("PASS", "opt-125m", 1)
