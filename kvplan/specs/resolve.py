@@ -185,9 +185,11 @@ def quantized_base_hint(ref: str) -> str:
             "pricing of that width), or pass the copy's config.json for its exact weights")
 
 
-# A server start in a shell script or a `docker run` line (vLLM, SGLang, TensorRT-LLM).
+# A server start in a shell script or a `docker run` line (vLLM, SGLang, TensorRT-LLM): the
+# command, or an engine image whose entrypoint starts the server (`docker run ...
+# vllm/vllm-openai:v0.8.5 --model ...`, as `kvplan check` reads it)
 _SERVER_START = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve"
-                           r"|trtllm-serve")
+                           r"|trtllm-serve|vllm/vllm-openai|lmsysorg/sglang")
 
 
 def _not_a_spec(path: Path) -> str:

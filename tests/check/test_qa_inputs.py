@@ -397,3 +397,16 @@ def test_production_stack_amd_values_offer_amd_gpus(runner: CliRunner) -> None:
     data = check_json(runner, "production-stack-amd-values.yaml", "--gpu", "mi300x")
     (row,) = data["results"]
     assert (row["verdict"], row["model"], row["gpus"]) == ("PASS", "opt-125m", 1)
+
+
+def test_a_docker_run_script_is_named_by_check_and_explain(runner: CliRunner) -> None:
+    # jackypanster/deploy-qwen deploy-32k.sh: `docker run ... vllm/vllm-openai:v0.8.5 --model
+    # /qwen/qwen3-30b-a3b --tensor-parallel-size 4 ...`. check named the shell command line;
+    # explain said only "give one of those" (its test looked for `vllm serve` alone)
+    code, out = check(runner, "deploy-qwen-docker-run.sh")
+    assert code == 2
+    assert "this file starts vLLM from a shell command line, which kvplan does not read" in out
+    result = flat(invoke(runner, "explain", str(QA / "deploy-qwen-docker-run.sh")))
+    assert result.exit_code == 2
+    assert "it starts a server from a shell command line, which kvplan does not read" in \
+        result.output
