@@ -410,3 +410,13 @@ def test_a_docker_run_script_is_named_by_check_and_explain(runner: CliRunner) ->
     assert result.exit_code == 2
     assert "it starts a server from a shell command line, which kvplan does not read" in \
         result.output
+
+
+def test_qwen3_14b_fp8_left_out_names_its_base(runner: CliRunner) -> None:
+    # hyposcaler/simple-llm: `--model Qwen/Qwen3-14B-FP8`. No copy of Qwen's own config.json for
+    # the FP8 release was found (task h30qa), so no spec; the line names the catalog base
+    code, out = check(runner, "qwen3-14b-fp8-vllm-compose.yml")
+    assert code == 2
+    assert ("it names a quantized copy of Qwen3-14B, whose catalog entry qwen3-14b has the same "
+            "attention shape (the KV cache is the base's): plan `qwen3-14b --weight-dtype fp8`"
+            in out)
