@@ -420,3 +420,20 @@ def test_qwen3_14b_fp8_left_out_names_its_base(runner: CliRunner) -> None:
     assert ("it names a quantized copy of Qwen3-14B, whose catalog entry qwen3-14b has the same "
             "attention shape (the KV cache is the base's): plan `qwen3-14b --weight-dtype fp8`"
             in out)
+
+
+def test_misplaced_node_selector_and_a_digest_image_are_said(runner: CliRunner) -> None:
+    # walidshaari/sample-aws-eks-auto-mode vllm-deepseek-gpu.yaml: nodeSelector and tolerations
+    # on the Deployment's spec (not the pod template), image vllm/vllm-openai@sha256:bfb0...,
+    # --model=$(MODEL_ID) from env, tensor 4 on 4 GPUs
+    data = check_json(runner, "eks-automode-deepseek-digest.yaml", "--gpu", "h100")
+    (row,) = data["results"]
+    assert (row["verdict"], row["model"], row["gpus"], row["max_model_len_tokens"]) == (
+        "PASS", "qwen2.5-32b", 4, 32_768)
+    notes = row["notes"]
+    assert ("spec.nodeSelector sits on the Deployment, not its pod template: an unknown field "
+            "there, which kubectl apply refuses (move it under spec.template.spec); not read"
+            in notes)
+    assert ("image pinned by digest sha256:bfb040301006…: a digest names no vllm release; the "
+            "vllm profile's default version is used") in notes
+    assert not any("image tag" in n for n in notes)  # it read the digest as a tag

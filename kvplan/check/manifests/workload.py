@@ -205,6 +205,10 @@ class Workload:
                 self.notes.append(f"image {image}: its tag is the launcher's release, not "
                                   f"{inv.engine}'s; the {inv.engine} profile's default version "
                                   "is used")
+        elif "@sha256:" in image and "engine.version" not in found.values:
+            self.notes.append(f"image pinned by digest {image.rsplit('@', 1)[1][:19]}…: a "
+                              f"digest names no {inv.engine} release; the {inv.engine} profile's "
+                              "default version is used")
         elif ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
             tag = image.rsplit(":", 1)[-1]
             # AMD's rocm/vllm tags name the release after `vllm_` (rocm6.3.1_mi300_ubuntu22.04_
