@@ -118,6 +118,10 @@ def judge_target(target: Target) -> Outcome:
     target.planned = planned
     req = planned.request
     out.model, out.gpu = req.model.name, req.gpu.name
+    if target.gpu_named and target.gpu_vendor not in (None, req.gpu.vendor):
+        out.notes.append(f"{req.gpu.name} is an {req.gpu.vendor.upper()} GPU, but the container "
+                         f"runs on {str(target.gpu_vendor).upper()} GPUs (its image or GPU "
+                         "resource): checked as asked")
     refused = _engine_refuses_input(planned)
     if refused is not None:  # kvplan cannot model the engine as set: an ERROR, not a FAIL
         return _error(out, [Problem(target.field_name("engine.name"), refused,
@@ -130,7 +134,14 @@ def judge_target(target: Target) -> Outcome:
     if not target.gpu_named:
         from kvplan.check.startup import starts_on
 
-        yes, no = starts_on(planned, dep.hardware.count, _catalog(), target.engines_per_pod)
+        every = _catalog()
+        if target.gpu_vendor is not None:  # an AMD (ROCm) container never runs on NVIDIA GPUs
+            every = tuple(g for g in every if g.vendor == target.gpu_vendor)
+            out.notes.append(f"starts on lists {target.gpu_vendor.upper()} GPUs only: "
+                             + ("the container is a ROCm build or asks for amd.com/gpu"
+                                if target.gpu_vendor == "amd" else "the container asks for "
+                                "NVIDIA GPUs (nvidia.com/gpu, a compose device reservation)"))
+        yes, no = starts_on(planned, dep.hardware.count, every, target.engines_per_pod)
         out.verdict, out.gpu = WARN, None
         out.summary = (f"no GPU named; starts on: {', '.join(yes) or 'none'}; would not start "
                        f"on: {', '.join(no) or 'none'} (name one with a node label or --gpu)")

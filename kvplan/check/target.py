@@ -37,6 +37,7 @@ class Target:
     no_traffic: bool = False  # judged on start-up alone (no traffic declared)
     gpu_named: bool = True  # False: no GPU label; judged over the catalog (WARN)
     label_key: str | None = None  # the node-label family the file selects GPUs by
+    gpu_vendor: str | None = None  # amd / nvidia when the file says which GPUs it runs on
     refusals: list[Problem] = field(default_factory=list)  # what the engine refuses (FAIL)
 
     def field_name(self, path: str) -> str:

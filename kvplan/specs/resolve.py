@@ -18,6 +18,7 @@ from pathlib import Path
 
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec
+from kvplan.specs.spellings import ollama_hint, rewrite
 
 RULES = ("path", "catalog", "hf_id", "alias", "hub")
 
@@ -29,13 +30,15 @@ class Resolved:
     ref: str  # what the user typed
     spec: ModelSpec
     rule: str  # one of RULES
+    detail: str = ""  # how a spelling was read (kvplan.specs.spellings), '' when typed plainly
 
     @property
     def note(self) -> str:
         """'meta-llama/Llama-3.1-8B-Instruct -> llama-3.1-8b (hf_id)', or '' for a plain name."""
         if self.rule == "catalog" and self.ref == self.spec.name:
             return ""
-        return f"{self.ref} \u2192 {self.spec.name} ({self.rule})"
+        return f"{self.ref} \u2192 {self.spec.name} ({self.rule})" + (
+            f"; {self.detail}" if self.detail else "")
 
 
 def looks_like_path(ref: str) -> bool:
@@ -109,12 +112,24 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
             raise InputError(_not_a_spec(path))
         if path.exists():
             return Resolved(ref, load_model_file(path), "path")
+        spelled = rewrite(text)  # a hub cache folder names its repository
+        match = catalog_match(spelled[0]) if spelled else None
+        if spelled and match:
+            return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[match[0]]), match[1],
+                            f"not on this machine; {spelled[1]}")
         if text.endswith((".yaml", ".yml", ".json")) or text.startswith(("/", "./", "../", "~")):
             raise InputError(f"{text}: no such file{_folder_hint(text)}")
     match = catalog_match(text)
     if match is not None:
         stem, rule = match
         return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[stem]), rule)
+    spelled = rewrite(strip_hub_prefix(text))
+    if spelled is not None:
+        match = catalog_match(spelled[0])
+        if match is not None:
+            return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[match[0]]), match[1],
+                            spelled[1])
+        text = spelled[0]  # a hub id the catalog lacks: read from the hub as any other
     hub_id = strip_hub_prefix(text)
     if allow_hub and _is_hub_id(hub_id):
         from kvplan.specs.hub import fetch_config  # only for hub ids: imports huggingface_hub
@@ -127,7 +142,7 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
                 raise InputError(f"{err}; {hint}") from None
             raise
     names = list(_files(MODEL_DIR))
-    hint = quantized_base_hint(text)
+    hint = quantized_base_hint(text) or ollama_hint(text)
     raise InputError(
         f"unknown model {ref!r}{suggest(text.lower(), names)}{'; ' + hint if hint else ''}; "
         "`kvplan models` lists the catalog; pass a Hugging Face id (org/name), a spec file or a "
@@ -143,6 +158,7 @@ _QUANT_SUFFIXES = (
     ("-awq-int4", "int4"), ("-gptq-int4", "int4"), ("-gptq-int8", "int8"), ("-fp8-dynamic", "fp8"),
     ("-quantized.w4a16", "int4"), ("-quantized.w8a8", "int8"), ("-quantized.w8a16", "int8"),
     ("-bnb-4bit", "int4"), ("-w4a16", "int4"), ("-w8a8", "int8"), ("-nvfp4", "int4"),
+    ("-fp8-kv", "fp8"),  # AMD's Quark exports (amd/Llama-3.1-70B-Instruct-FP8-KV)
     ("-awq", "int4"), ("-gptq", "int4"), ("-fp8", "fp8"), ("-int4", "int4"), ("-int8", "int8"),
     ("-gguf", ""),
 )
@@ -169,9 +185,11 @@ def quantized_base_hint(ref: str) -> str:
             "pricing of that width), or pass the copy's config.json for its exact weights")
 
 
-# A server start in a shell script or a `docker run` line (vLLM, SGLang, TensorRT-LLM).
+# A server start in a shell script or a `docker run` line (vLLM, SGLang, TensorRT-LLM): the
+# command, or an engine image whose entrypoint starts the server (`docker run ...
+# vllm/vllm-openai:v0.8.5 --model ...`, as `kvplan check` reads it)
 _SERVER_START = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve"
-                           r"|trtllm-serve")
+                           r"|trtllm-serve|vllm/vllm-openai|lmsysorg/sglang")
 
 
 def _not_a_spec(path: Path) -> str:

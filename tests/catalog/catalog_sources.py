@@ -344,6 +344,9 @@ ALIASES = {
     "mistral-7b-v0.1": [
         ("mistralai/Mistral-7B-Instruct-v0.1", "mistralai--Mistral-7B-Instruct-v0.1", "the Instruct release: " + DUMP.format("mistralai/Mistral-7B-Instruct-v0.1") + "; same shapes, 4,096-token sliding window"),
     ],
+    "mistral-7b-instruct-v0.3": [
+        ("mistralai/Mistral-7B-v0.3", "mistralai--Mistral-7B-v0.3", "the base model the Instruct release was tuned from: the config as transformers 4.41.2 re-saved it (_name_or_path mistralai/Mistral-7B-v0.3) in https://huggingface.co/pathlighter/Mistral-7B-v0.3-EoT/blob/a9e324bf10365b85a9d606df73dfe7d16ee34266/config.json (no verbatim copy of the official file was found); unsloth's re-upload https://huggingface.co/unsloth/mistral-7b-v0.3/blob/058e6597d74073e59a1c087ef221d0a7b6bb3889/config.json (_name_or_path mistralai/Mistral-7B-v0.3, its pad_token_id 770 is unsloth's) agrees on every shape; same shapes, vocabulary 32,768 and 32,768 positions as the official Instruct config https://huggingface.co/mistralai/Mistral-7B-Instruct-v0.3/blob/c170c708c41dac9275d15a8fff4eca08d52bab71/config.json"),
+    ],
     "gemma-2b": [
         ("google/gemma-2b-it", "google--gemma-2b-it", "the instruction-tuned release: the config as transformers 4.39.0.dev0 re-saved it (_name_or_path google/gemma-2b-it) in unsloth's re-upload https://huggingface.co/unsloth/gemma-2b-it/blob/dffc6e531c0f83cda5b2f584a49a1cedcc86d099/config.json (pad_token_id 3 is unsloth's); same shapes"),
     ],

@@ -124,7 +124,8 @@ FAILURES = {
         f"ERROR line 17: '--model ${{MODEL:?set MODEL}}' is an unrendered template: {RENDER}",
         # compose's words for it, not a pod's resources.limits
         "ERROR line 27: deploy: the service reserves no GPU; add deploy.resources.reservations."
-        "devices (driver: nvidia, count: 1, capabilities: [gpu])",
+        "devices (driver: nvidia, count: 1, capabilities: [gpu]), or runtime: nvidia with "
+        "NVIDIA_VISIBLE_DEVICES naming 1 GPU(s)",
         "WARN  line 32  escaped: no GPU named; starts on:",
     ],
 }

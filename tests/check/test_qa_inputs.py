@@ -146,7 +146,11 @@ def test_rocm_devices_are_amd_gpus_not_a_missing_reservation(runner: CliRunner) 
     # the server started after an entrypoint script; it read "reserves no GPU; add ... nvidia"
     code, out = check(runner, "sglang-rocm-entrypoint-compose.yml")
     assert code == 0
-    assert "sglang: no GPU named; starts on:" in out
+    # a ROCm container runs on AMD GPUs only: the NVIDIA entries used to be listed (task h30qa)
+    assert ("sglang: no GPU named; starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not "
+            "start on: none") in out
+    assert "starts on lists AMD GPUs only: the container is a ROCm build or asks for " \
+           "amd.com/gpu" in out
     assert "reserves no GPU" not in out
     assert "count: all reserves every GPU of the host; the engine uses 1" in out
 
@@ -237,3 +241,199 @@ def test_awq_by_flag_alone_is_refused_with_the_way_to_model_it(runner: CliRunner
     assert ("--quantization: 'awq' weights are not modelled from the flag alone; set "
             "kvplan.io/model to a spec with the quantized weight dtype (`kvplan import` of the "
             "checkpoint's config.json writes one with its awq layout)") in out
+
+
+# ---- catalog gaps (task h30qa) ----
+
+def test_mistral_7b_v03_base_resolves_to_the_v03_shapes(runner: CliRunner) -> None:
+    # sachinsshetty/warehouse: `--model mistralai/Mistral-7B-v0.3` (the base model); it was refused
+    # as unknown. Its re-saved config (aliases/mistralai--Mistral-7B-v0.3.json) has the v0.3 Instruct
+    # shapes: 32 layers x 8 KV heads x 128 x 2 (K and V) x 2 B = 131,072 B per token
+    data = check_json(runner, "warehouse-mistral-compose.yml", "--gpu", "l4")
+    (row,) = data["results"]
+    assert (row["verdict"], row["model"], row["max_model_len_tokens"]) == (
+        "PASS", "mistral-7b-instruct-v0.3", 32_768)
+    assert row["max_sequence_bytes_per_gpu"] == 32_768 * 131_072
+    assert "model mistralai/Mistral-7B-v0.3 → mistral-7b-instruct-v0.3 (alias)" in row["notes"]
+
+
+# ---- GPUs handed over by the nvidia runtime (task h30qa) ----
+
+def test_runtime_nvidia_without_visible_devices_says_why_no_count(runner: CliRunner) -> None:
+    # Dstack-TEE/dstack README "Deploy your own": `runtime: nvidia`, no deploy: and no
+    # NVIDIA_VISIBLE_DEVICES; the GPUs are then whatever the image's environment says
+    code, out = check(runner, "dstack-readme-compose.yaml", "--gpu", "h100")
+    assert code == 2
+    assert ("dstack-readme-compose.yaml:3: deploy: the service reserves no GPU (runtime: nvidia "
+            "without NVIDIA_VISIBLE_DEVICES leaves the GPUs to the image's environment, which "
+            "this file does not show); add deploy.resources.reservations.devices (driver: "
+            "nvidia, count: 1, capabilities: [gpu]), or runtime: nvidia with "
+            "NVIDIA_VISIBLE_DEVICES naming 1 GPU(s)") in out
+
+
+def _with_visible_devices(tmp_path: Path, value: str, tp: int) -> Path:
+    # the README's service with the variable it leaves to the image, and a tensor size (ours)
+    text = (QA / "dstack-readme-compose.yaml").read_text()
+    text = text.replace("    runtime: nvidia\n", "    runtime: nvidia\n    environment:\n"
+                        f"      - NVIDIA_VISIBLE_DEVICES={value}\n")
+    text = text.replace("Qwen2.5-7B-Instruct", f"Qwen2.5-7B-Instruct --tensor-parallel-size {tp}")
+    path = tmp_path / "compose.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_nvidia_visible_devices_is_counted(runner: CliRunner, tmp_path: Path) -> None:
+    # NVIDIA Container Toolkit GPU enumeration: a list of indexes is that many GPUs
+    result = invoke(runner, "check", str(_with_visible_devices(tmp_path, "0,1", 2)), "--gpu",
+                    "l4", "-f", "json")
+    (row,) = json.loads(result.output)["results"]
+    assert (row["verdict"], row["gpus"], row["gpus_per_replica"]) == ("PASS", 2, 2)
+    assert "NVIDIA_VISIBLE_DEVICES=0,1 (runtime: nvidia): 2 GPU(s) handed to the container" in \
+        row["notes"]
+    # one GPU named, tensor size 2: the engine has too few
+    short = invoke(runner, "check", str(_with_visible_devices(tmp_path, "3", 2)), "--gpu", "l4")
+    assert "tensor 2 needs 2 GPUs but the engine has 1" in " ".join(short.output.split())
+
+
+def test_nvidia_visible_devices_all_is_an_unknown_count(runner: CliRunner,
+                                                        tmp_path: Path) -> None:
+    result = invoke(runner, "check", str(_with_visible_devices(tmp_path, "all", 2)), "--gpu",
+                    "l4", "-f", "json")
+    (row,) = json.loads(result.output)["results"]
+    assert (row["verdict"], row["gpus"]) == ("PASS", 2)
+    assert ("NVIDIA_VISIBLE_DEVICES=all (runtime: nvidia) hands the container every GPU of the "
+            "host, how many this file does not say; the engine uses 2") in row["notes"]
+    none = invoke(runner, "check", str(_with_visible_devices(tmp_path, "none", 1)), "--gpu", "l4")
+    assert "NVIDIA_VISIBLE_DEVICES=none (runtime: nvidia) hands the container no GPU" in \
+        " ".join(none.output.split())
+
+
+# ---- the vendor a container runs on (task h30qa) ----
+
+def test_rocm_devices_behind_an_image_variable_list_amd_gpus_only(runner: CliRunner) -> None:
+    # AMD-melliott/ai-infra-summit: image $IMAGE (unset), /dev/kfd + /dev/dri by merge keys; the
+    # "starts on" line listed every NVIDIA GPU of the catalog
+    code, out = check(runner, "amd-multi-model-compose.yaml")
+    assert code == 0
+    assert out.count("starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not start on: "
+                     "none") == 8
+    assert "h100" not in out and "l4," not in out
+
+
+def test_a_named_gpu_of_the_other_vendor_is_noted(runner: CliRunner) -> None:
+    # the ROCm SGLang service checked on an H100, as a user might by habit: checked, and said
+    data = check_json(runner, "sglang-rocm-entrypoint-compose.yml", "--gpu", "h100")
+    (row,) = data["results"]
+    assert row["verdict"] == "PASS"
+    assert ("h100-sxm-80gb is an NVIDIA GPU, but the container runs on AMD GPUs (its image or "
+            "GPU resource): checked as asked") in row["notes"]
+
+
+def test_an_nvidia_reservation_lists_nvidia_gpus_only(runner: CliRunner) -> None:
+    # sachinsshetty/warehouse reserves NVIDIA devices (driver: nvidia) and names no GPU: no AMD
+    # entry may be offered
+    code, out = check(runner, "warehouse-mistral-compose.yml")
+    assert code == 0
+    assert "vllm: no GPU named; starts on: a10, a100-40gb," in out
+    assert "mi300x" not in out and "starts on lists NVIDIA GPUs only" in out
+
+
+def test_rocm_vllm_services_pinned_by_hip_visible_devices(runner: CliRunner) -> None:
+    # alexhegit/Playing-with-ROCm compose_ex1.yaml: two rocm/vllm services, /dev/kfd + /dev/dri,
+    # HIP_VISIBLE_DEVICES "0,1" and "6,7", `vllm serve models--meta-llama--Llama-3.1-8B-Instruct
+    # -tp 2` from working_dir /ws/models. It read "not in the catalog" for the cache folder name
+    # and would have listed NVIDIA GPUs; the rocm/vllm tag names vLLM 0.6.6.
+    code, out = check(runner, "rocm-vllm-two-services-compose.yaml")
+    assert code == 0
+    assert out.count("starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not start on: "
+                     "none") == 2
+    assert "(llama-3.1-8b, vllm 0.6.6)" in out
+    data = check_json(runner, "rocm-vllm-two-services-compose.yaml", "--gpu", "mi300x")
+    rows = {r["name"]: r for r in data["results"]}
+    assert [(rows[n]["verdict"], rows[n]["gpus"], rows[n]["engine_version"])
+            for n in ("vllm-s1", "vllm-s2")] == [("PASS", 2, "0.6.6")] * 2
+    notes = rows["vllm-s2"]["notes"]
+    assert "HIP_VISIBLE_DEVICES=6,7 (/dev/kfd devices): 2 GPU(s) handed to the container" in notes
+    assert ("model models--meta-llama--Llama-3.1-8B-Instruct → llama-3.1-8b (hf_id); "
+            "models--meta-llama--Llama-3.1-8B-Instruct is huggingface_hub's cache folder of "
+            "meta-llama/Llama-3.1-8B-Instruct") in notes
+    assert rows["vllm-s1"]["max_model_len_tokens"] == 131_072
+
+
+def test_a_cache_folder_of_a_quantized_copy_names_repository_and_base(runner: CliRunner) -> None:
+    # alexhegit/Playing-with-ROCm mvllm_compose_ex2.yaml (CRLF): `vllm serve
+    # models--amd--Llama-3.1-70B-Instruct-FP8-KV`. It said "add it with `kvplan import
+    # models--amd--...`", an id the hub does not have; now the repository and its base entry
+    code, out = check(runner, "rocm-vllm-fp8-kv-compose.yaml")
+    assert code == 2
+    assert ("rocm-vllm-fp8-kv-compose.yaml:12: the served model: "
+            "'models--amd--Llama-3.1-70B-Instruct-FP8-KV' (models--amd--Llama-3.1-70B-Instruct-"
+            "FP8-KV is huggingface_hub's cache folder of amd/Llama-3.1-70B-Instruct-FP8-KV) is not "
+            "in the catalog") in out
+    assert "plan `llama-3.1-70b --weight-dtype fp8`" in out
+    assert "add it with `kvplan import amd/Llama-3.1-70B-Instruct-FP8-KV`" in out
+
+
+def test_an_ollama_quantization_tag_in_a_manifest_keeps_its_refusal(runner: CliRunner,
+                                                                    tmp_path: Path) -> None:
+    # the Dstack-TEE/dstack README service with an Ollama tag as the model (ours): the spelling's
+    # own refusal, not "not in the catalog"
+    text = (QA / "dstack-readme-compose.yaml").read_text()
+    path = tmp_path / "compose.yaml"
+    path.write_text(text.replace("Qwen/Qwen2.5-7B-Instruct", "qwen2.5:7b-instruct-q4_K_M"))
+    out = " ".join(invoke(runner, "check", str(path), "--gpu", "l4").output.split())
+    assert ("qwen2.5:7b-instruct-q4_K_M: Ollama's q4_K_M GGUF build of Qwen/Qwen2.5-7B-Instruct: "
+            "kvplan does not price GGUF weights from a name") in out
+    assert "not in the catalog" not in out
+
+
+def test_production_stack_amd_values_offer_amd_gpus(runner: CliRunner) -> None:
+    # vllm-project/production-stack values-01-minimal-amd-example.yaml: repository rocm/vllm,
+    # requestGPUType amd.com/gpu, a placeholder node label (names no GPU)
+    code, out = check(runner, "production-stack-amd-values.yaml")
+    assert code == 0
+    assert ("opt125m: no GPU named; starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not "
+            "start on: none") in out
+    data = check_json(runner, "production-stack-amd-values.yaml", "--gpu", "mi300x")
+    (row,) = data["results"]
+    assert (row["verdict"], row["model"], row["gpus"]) == ("PASS", "opt-125m", 1)
+
+
+def test_a_docker_run_script_is_named_by_check_and_explain(runner: CliRunner) -> None:
+    # jackypanster/deploy-qwen deploy-32k.sh: `docker run ... vllm/vllm-openai:v0.8.5 --model
+    # /qwen/qwen3-30b-a3b --tensor-parallel-size 4 ...`. check named the shell command line;
+    # explain said only "give one of those" (its test looked for `vllm serve` alone)
+    code, out = check(runner, "deploy-qwen-docker-run.sh")
+    assert code == 2
+    assert "this file starts vLLM from a shell command line, which kvplan does not read" in out
+    result = flat(invoke(runner, "explain", str(QA / "deploy-qwen-docker-run.sh")))
+    assert result.exit_code == 2
+    assert "it starts a server from a shell command line, which kvplan does not read" in \
+        result.output
+
+
+def test_qwen3_14b_fp8_left_out_names_its_base(runner: CliRunner) -> None:
+    # hyposcaler/simple-llm: `--model Qwen/Qwen3-14B-FP8`. No copy of Qwen's own config.json for
+    # the FP8 release was found (task h30qa), so no spec; the line names the catalog base
+    code, out = check(runner, "qwen3-14b-fp8-vllm-compose.yml")
+    assert code == 2
+    assert ("it names a quantized copy of Qwen3-14B, whose catalog entry qwen3-14b has the same "
+            "attention shape (the KV cache is the base's): plan `qwen3-14b --weight-dtype fp8`"
+            in out)
+
+
+def test_misplaced_node_selector_and_a_digest_image_are_said(runner: CliRunner) -> None:
+    # walidshaari/sample-aws-eks-auto-mode vllm-deepseek-gpu.yaml: nodeSelector and tolerations
+    # on the Deployment's spec (not the pod template), image vllm/vllm-openai@sha256:bfb0...,
+    # --model=$(MODEL_ID) from env, tensor 4 on 4 GPUs
+    data = check_json(runner, "eks-automode-deepseek-digest.yaml", "--gpu", "h100")
+    (row,) = data["results"]
+    assert (row["verdict"], row["model"], row["gpus"], row["max_model_len_tokens"]) == (
+        "PASS", "qwen2.5-32b", 4, 32_768)
+    notes = row["notes"]
+    assert ("spec.nodeSelector sits on the Deployment, not its pod template: an unknown field "
+            "there, which kubectl apply refuses (move it under spec.template.spec); not read"
+            in notes)
+    assert ("image pinned by digest sha256:bfb040301006…: a digest names no vllm release; the "
+            "vllm profile's default version is used") in notes
+    assert not any("image tag" in n for n in notes)  # it read the digest as a tag

@@ -111,6 +111,44 @@ def _amd_devices(value: Any) -> bool:
     return {"/dev/kfd", "/dev/dri"} <= paths
 
 
+# The NVIDIA Container Toolkit's GPU enumeration (docs.nvidia.com/datacenter/cloud-native/
+# container-toolkit/latest/docker-specialized.html, "GPU Enumeration"): under the nvidia runtime,
+# NVIDIA_VISIBLE_DEVICES is a comma-separated list of GPU indexes or UUIDs, `all`, `none` (no GPU,
+# driver capabilities only) or `void` / empty (no GPU, as runc).
+_NO_GPU_VALUES = ("none", "void", "")
+
+
+def _visible_devices(runtime: Any, env: dict[str, Any]) -> tuple[Any, str]:
+    """(GPU count or 'all' or 0, how the file says it) from `runtime: nvidia` and its
+    NVIDIA_VISIBLE_DEVICES; (0, '') when the service does not use the nvidia runtime."""
+    if str(runtime or "").strip() != "nvidia":
+        return 0, ""
+    if "NVIDIA_VISIBLE_DEVICES" not in env:
+        # the image's own environment decides, and images differ (vllm-project/vllm#15255's
+        # environment dump shows `all`, #30392's `void`): not a count this file gives
+        return 0, ("runtime: nvidia without NVIDIA_VISIBLE_DEVICES leaves the GPUs to the "
+                   "image's environment, which this file does not show")
+    value = str(env["NVIDIA_VISIBLE_DEVICES"]).strip()
+    said = f"NVIDIA_VISIBLE_DEVICES={value} (runtime: nvidia)"
+    if value.lower() in _NO_GPU_VALUES:
+        return 0, f"{said} hands the container no GPU"
+    if value.lower() == "all" or "${" in value:
+        return value, said
+    return len([d for d in value.split(",") if d.strip()]), said
+
+
+def _amd_visible(env: dict[str, Any]) -> tuple[Any, str]:
+    """The AMD GPUs a ROCm container sees: every GPU of the host through /dev/kfd, narrowed by
+    HIP_VISIBLE_DEVICES or ROCR_VISIBLE_DEVICES to the listed ones (ROCm's GPU isolation,
+    rocm.docs.amd.com/en/latest/conceptual/gpu-isolation.html)."""
+    for key in ("HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES"):
+        value = str(env.get(key, "")).strip()
+        if value and "${" not in value:
+            return (len([d for d in value.split(",") if d.strip()]),
+                    f"{key}={value} (/dev/kfd devices)")
+    return "all", ""
+
+
 def _program(command: list[str]) -> str:
     """The program a command names first (`vllm`, `python3`, `sh`), '' when it starts with a
     model or an option."""
@@ -147,12 +185,16 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
             if isinstance(dev, dict) and "gpu" in (dev.get("capabilities") or []):
                 count = dev.get("count", len(dev.get("device_ids") or []) or "all")
         count = count or _gpus(svc.get("gpus"))
-        resource = "nvidia.com/gpu"
-        if not count and _amd_devices(svc.get("devices")):
-            count, resource = "all", "amd.com/gpu"
+        resource, said = "nvidia.com/gpu", ""
         environment = svc.get("environment")
         if isinstance(environment, list):
             environment = dict(str(e).partition("=")[::2] for e in environment)
+        if not count and _amd_devices(svc.get("devices")):
+            count, resource = "all", "amd.com/gpu"
+            count, said = _amd_visible(environment or {})
+        if not count:
+            count, visible = _visible_devices(svc.get("runtime"), environment or {})
+            said = visible
         container = {
             "image": svc.get("image", ""),
             "command": _unescape(_words(svc.get("entrypoint")) + _words(svc.get("command"))),
@@ -171,7 +213,7 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
                 problems.append(Problem("command", why))
         site = PodSite("compose service", {"containers": [container]}, at, [(container, at)],
                        deploy.get("replicas", 1), (*at, "deploy", "replicas"), line_at=at,
-                       problems=problems)
+                       problems=problems, gpus_said=said)
         if raw != svc:
             site.notes.append("${VAR:-default} interpolated as compose does with VAR unset"
                               + (" (and .env beside the file)" if env else ""))

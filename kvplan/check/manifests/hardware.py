@@ -43,6 +43,15 @@ def _device(w: Workload) -> tuple[str, int | None]:
     return "", None
 
 
+def _vendor(key: str, image: str) -> str:
+    """The GPU vendor a container runs on: a ROCm build (rocm/vllm, lmsysorg/sglang:*-rocm*,
+    vllm-rocm-*: ROCm names itself in the image) runs on AMD GPUs only, whatever resource it
+    asks for; else the device plugin's resource (amd.com/gpu, nvidia.com/gpu)."""
+    if "rocm" in image.lower():
+        return "amd"
+    return "amd" if key.startswith("amd.com/") else "nvidia"
+
+
 def read_gpu_count(w: Workload) -> None:
     """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
     assert w.inv is not None
@@ -59,6 +68,7 @@ def read_gpu_count(w: Workload) -> None:
         for key in GPU_RESOURCES:
             if isinstance(section, dict) and key in section and value is None:
                 value, lim_line = section[key], doc.line(*w.c_at, "resources", part, key)
+                w.gpu_vendor = _vendor(key, str(w.container.get("image", "")))
     if value is None:
         for part in ("limits", "requests"):
             section = res.get(part) or {} if isinstance(res, dict) else {}
@@ -75,9 +85,12 @@ def read_gpu_count(w: Workload) -> None:
                       "settings, e.g. VLLM_CPU_KVCACHE_SPACE)", device_line or lim_line)
             return
         if w.site.kind == "compose service":
-            w.problem("deploy", "the service reserves no GPU; add deploy.resources.reservations."
-                      f"devices (driver: nvidia, count: {engine_gpus}, capabilities: [gpu])",
-                      doc.line(*w.site.pod_at) or lim_line)
+            said = w.site.gpus_said
+            why = f" ({said})" if said else ""
+            w.problem("deploy", f"the service reserves no GPU{why}; add deploy.resources."
+                      f"reservations.devices (driver: nvidia, count: {engine_gpus}, capabilities: "
+                      f"[gpu]), or runtime: nvidia with NVIDIA_VISIBLE_DEVICES naming {engine_gpus} "
+                      "GPU(s)", doc.line(*w.site.pod_at) or lim_line)
             return
         w.problem("nvidia.com/gpu", "the server container sets no nvidia.com/gpu limit; "
                      f"add resources.limits nvidia.com/gpu: {engine_gpus}", lim_line)
@@ -87,8 +100,14 @@ def read_gpu_count(w: Workload) -> None:
         return
     if str(value) == "all" and site.kind == "compose service":
         value = engine_gpus  # compose's count: all reserves every GPU; the engine uses these
-        w.notes.append(f"count: all reserves every GPU of the host; the engine uses "
-                          f"{engine_gpus}")
+        if site.gpus_said:
+            w.notes.append(f"{site.gpus_said} hands the container every GPU of the host, how "
+                           f"many this file does not say; the engine uses {engine_gpus}")
+        else:
+            w.notes.append(f"count: all reserves every GPU of the host; the engine uses "
+                           f"{engine_gpus}")
+    elif site.kind == "compose service" and site.gpus_said:
+        w.notes.append(f"{site.gpus_said}: {value} GPU(s) handed to the container")
     try:
         per_pod = int(str(value))
     except ValueError:

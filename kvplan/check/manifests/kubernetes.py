@@ -9,6 +9,11 @@ from kvplan.check.manifests.pods import PodSite, as_dict, containers, template_s
 from kvplan.deploy.yamldoc import Doc
 
 KINDS = ("Deployment", "StatefulSet", "ReplicaSet", "Job", "DaemonSet", "Pod")
+# pod-spec fields that belong under spec.template.spec: on the workload's own spec they are
+# unknown fields, which kubectl apply refuses (its --validate defaults to strict field
+# validation, https://kubernetes.io/docs/reference/using-api/api-concepts/#field-validation)
+# and a lenient client drops, so the pods never get them
+_POD_FIELDS = ("nodeSelector", "affinity", "tolerations", "containers", "runtimeClassName")
 
 
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
@@ -24,4 +29,9 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     if kind == "DaemonSet":
         site.replicas = 1
         site.notes.append("a DaemonSet runs one pod per matching node: checked as one replica")
+    misplaced = [f for f in _POD_FIELDS if f in spec]
+    if misplaced:
+        site.notes.append(f"spec.{misplaced[0]} sits on the {kind}, not its pod template: an "
+                          "unknown field there, which kubectl apply refuses (move it under "
+                          "spec.template.spec); not read")
     return [site]

@@ -19,6 +19,7 @@ from kvplan.check.target import KUBERNETES, Target
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
 from kvplan.deploy.yamldoc import Doc
 from kvplan.errors import InputError
+from kvplan.specs.spellings import rewrite
 
 PLACEHOLDER_GPU = "h100-sxm-80gb"  # stands in when no GPU is named: judged over the catalog
 
@@ -83,6 +84,8 @@ def resolve_model(w: Workload) -> None:
     container_path = text.startswith("/") or text.startswith(("s3://", "gs://", "pvc://"))
     if container_path:
         candidates = [str(served)] if served else []
+        if rewrite(text) is not None:  # a hub cache folder names its repository
+            candidates.append(text)
         beside = w.path.parent / "config.json"
         if beside.is_file():
             candidates.append(str(beside))
@@ -95,7 +98,9 @@ def resolve_model(w: Workload) -> None:
         except InputError:
             continue
         found.values["model"] = str(cand) if resolved.rule == "path" else resolved.spec.name
-        if resolved.rule in ("alias", "path") or cand != text:
+        if resolved.detail:
+            w.notes.append(f"model {resolved.note}")
+        elif resolved.rule in ("alias", "path") or cand != text:
             w.notes.append(f"model {cand} \u2192 {resolved.spec.name} ({resolved.rule})")
         return
     from kvplan.specs.resolve import folder_entry
@@ -118,11 +123,20 @@ def resolve_model(w: Workload) -> None:
         w.problem(source, f"{text!r}: no such spec file", line)
         return
     from kvplan.specs.loader import all_models, suggest
+    from kvplan.specs.resolve import quantized_base_hint
 
-    close = suggest(text, [m.hf_id for m in all_models()[0] if m.hf_id])
-    w.problem(source, f"{text!r} is not in the catalog (no spec has this name, hf_id or alias)"
-              f"{close}; "
-              f"add it with `kvplan import {text}` (or a spec under model_specs/), or set the "
+    try:
+        spelled = rewrite(text)  # an Ollama tag naming a quantization is refused here
+    except InputError as err:
+        w.problem(source, str(err), line)
+        return
+    hub_id = spelled[0] if spelled else text
+    what = f"{text!r} ({spelled[1]})" if spelled else repr(text)
+    close = suggest(hub_id, [m.hf_id for m in all_models()[0] if m.hf_id])
+    quant = quantized_base_hint(hub_id)
+    w.problem(source, f"{what} is not in the catalog (no spec has this name, hf_id or alias)"
+              f"{close}; " + (f"{quant}; " if quant else "") +
+              f"add it with `kvplan import {hub_id}` (or a spec under model_specs/), or set the "
               "annotation kvplan.io/model to a catalog name or a spec file", line)
 
 
@@ -139,6 +153,7 @@ def to_target(w: Workload) -> Target:
     target.doc = Doc(data=None, start_line=w.doc.start_line,
                      lines={tuple(k.split(".")): v for k, v in found.lines.items()})
     target.label_key = w.label_key
+    target.gpu_vendor = w.gpu_vendor
     target.refusals = [Problem(r.field, r.message, r.line) for r in w.refusals]
     if w.problems:
         target.problems = w.problems

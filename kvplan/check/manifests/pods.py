@@ -38,6 +38,7 @@ class PodSite:
     gpus_total: int | None = None  # the GPUs the engine spans, where pods differ (a Ray cluster)
     release_unknown: bool = False  # the engine's release is not named: unknown options noted
     line_at: Key | None = None  # where the engine is declared, when a document holds several
+    gpus_said: str = ""  # how a compose service hands over its GPUs, when not by a reservation
 
 
 def as_dict(value: Any) -> dict[str, Any]:

@@ -35,6 +35,7 @@ OTHER_ACCELERATORS = {
     "gpu.intel.com/i915": "Intel GPUs", "gpu.intel.com/xe": "Intel GPUs",
     "rebellions.ai/ATOM": "Rebellions ATOM devices",
 }
+_ROCM_VLLM_TAG = re.compile(r"(?:^|_)vllm_v?(\d+\.\d+\.\d+)(?=_|$)")
 SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")  # sh -c, -ec, -exc, -lc, -euxc ...
 
 
@@ -164,6 +165,7 @@ class Workload:
         self.env: dict[str, str] = {}
         self.label_key: str | None = None
         self.gpu_named = True
+        self.gpu_vendor: str | None = None  # amd / nvidia: the GPUs the container can run on
         self.dp_spread = False  # --data-parallel-size-local: each pod holds its own ranks
 
     def problem(self, field: str, message: str, line: int | None) -> None:
@@ -203,11 +205,18 @@ class Workload:
                 self.notes.append(f"image {image}: its tag is the launcher's release, not "
                                   f"{inv.engine}'s; the {inv.engine} profile's default version "
                                   "is used")
+        elif "@sha256:" in image and "engine.version" not in found.values:
+            self.notes.append(f"image pinned by digest {image.rsplit('@', 1)[1][:19]}…: a "
+                              f"digest names no {inv.engine} release; the {inv.engine} profile's "
+                              "default version is used")
         elif ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
             tag = image.rsplit(":", 1)[-1]
+            # AMD's rocm/vllm tags name the release after `vllm_` (rocm6.3.1_mi300_ubuntu22.04_
+            # py3.12_vllm_0.6.6, rocm6.4.1_vllm_0.10.1_20250909: hub.docker.com/r/rocm/vllm/tags)
+            rocm = _ROCM_VLLM_TAG.search(tag) if inv.engine == "vllm" else None
             try:
-                parse_version(tag)
-                found.values["engine.version"] = tag.lstrip("vV")
+                parse_version(rocm[1] if rocm else tag)
+                found.values["engine.version"] = rocm[1] if rocm else tag.lstrip("vV")
             except InputError:
                 self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
                                   "profile's default version is used")
