@@ -199,7 +199,7 @@ def _log_counts() -> dict[str, str]:
     split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
     held = [e for e in split.values() if e.part.startswith("heldout")]
     words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
-             13: "thirteen", 14: "fourteen", 15: "fifteen"}
+             13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -228,7 +228,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 16)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 17)})
     return out
 
 
@@ -307,17 +307,19 @@ ENGINE_TABLE_ROWS = [
     *[("vLLM", "dense", p, "vllm", "dense") for p in (
         "fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5", "heldout-6",
         "heldout-7", "heldout-10", "heldout-11", "heldout-12", "heldout-13", "heldout-14",
-        "heldout-15")],
+        "heldout-15", "heldout-16")],
     *[("vLLM", "MoE/MLA/multimodal", p, "vllm", MOE) for p in (
         "fit", "heldout", "heldout-2", "heldout-4", "heldout-5", "heldout-6", "heldout-11",
-        "heldout-14", "heldout-15")],
+        "heldout-14", "heldout-15", "heldout-16")],
     *[("SGLang", "dense", p, "sglang", "dense") for p in (
-        "fit", "heldout", "heldout-3", "heldout-6", "heldout-7", "heldout-9", "heldout-11")],
+        "fit", "heldout", "heldout-3", "heldout-6", "heldout-7", "heldout-9", "heldout-11",
+        "heldout-16")],
     ("SGLang", "MoE", "fit", "sglang", MOE), ("SGLang", "MLA", "heldout-5", "sglang", MOE),
     ("SGLang", "MoE/MLA", "heldout-9", "sglang", MOE),
     ("SGLang", "multimodal", "heldout-14", "sglang", MOE),
     *[("TRT-LLM", "dense", p, "trtllm", "dense") for p in (
-        "fit", "heldout", "heldout-3", "heldout-7", "heldout-8", "heldout-14", "heldout-15")],
+        "fit", "heldout", "heldout-3", "heldout-7", "heldout-8", "heldout-14", "heldout-15",
+        "heldout-16")],
     ("TRT-LLM", "MoE/MLA/multimodal", "fit", "trtllm", MOE), ("TRT-LLM", "MLA", "heldout-5", "trtllm", MOE),
     ("TRT-LLM", "multimodal", "heldout-7", "trtllm", MOE),
 ]
@@ -351,6 +353,7 @@ CALIBRATION_ROWS = [
     (r"vLLM, dense \(part 13, [^|]*", "vllm", "dense", "heldout-13"),
     (r"vLLM, dense \(part 14, [^|]*", "vllm", "dense", "heldout-14"),
     (r"vLLM, dense \(part 15, [^|]*", "vllm", "dense", "heldout-15"),
+    (r"vLLM, dense \(part 16, [^|]*", "vllm", "dense", "heldout-16"),
     (r"vLLM, dense \(all held-out parts\)", "vllm", "dense", "heldout-all"),
     (r"vLLM, MoE / MLA / multimodal \(parts 1, 2\)", "vllm", MOE, "heldout", "heldout-2"),
     (r"vLLM, MoE / MLA / multimodal \(part 4\)", "vllm", MOE, "heldout-4"),
@@ -358,12 +361,14 @@ CALIBRATION_ROWS = [
     (r"vLLM, MoE / MLA / multimodal \(part 11, [^|]*", "vllm", MOE, "heldout-11"),
     (r"vLLM, MoE / MLA / multimodal \(part 14, [^|]*", "vllm", MOE, "heldout-14"),
     (r"vLLM, MoE / MLA / multimodal \(part 15, [^|]*", "vllm", MOE, "heldout-15"),
+    (r"vLLM, MoE / MLA / multimodal \(part 16, [^|]*", "vllm", MOE, "heldout-16"),
     (r"vLLM, MoE / MLA / multimodal \(all held-out parts\)", "vllm", MOE, "heldout-all"),
     (r"SGLang, dense \(parts 1, 3, 6\)", "sglang", "dense", "heldout", "heldout-3", "heldout-6"),
     (r"SGLang, dense \(part 7: [^|]*", "sglang", "dense", "heldout-7"),
     (r"SGLang, dense \(all held-out parts\)", "sglang", "dense", "heldout-all"),
     (r"SGLang, dense \(part 9: [^|]*", "sglang", "dense", "heldout-9"),
     (r"SGLang, dense \(part 11, [^|]*", "sglang", "dense", "heldout-11"),
+    (r"SGLang, dense \(part 16, [^|]*", "sglang", "dense", "heldout-16"),
     (r"SGLang, MLA \(part 5\)", "sglang", MOE, "heldout-5"),
     (r"SGLang, MoE / MLA \(part 9: [^|]*", "sglang", MOE, "heldout-9"),
     (r"SGLang, multimodal \(part 14, [^|]*", "sglang", MOE, "heldout-14"),
@@ -372,6 +377,7 @@ CALIBRATION_ROWS = [
     (r"TensorRT-LLM, dense \(part 7: [^|]*", "trtllm", "dense", "heldout-7"),
     (r"TensorRT-LLM, dense \(part 8, [^|]*", "trtllm", "dense", "heldout-8"),
     (r"TensorRT-LLM, dense \(part 14, [^|]*", "trtllm", "dense", "heldout-14"),
+    (r"TensorRT-LLM, dense \(part 16, [^|]*", "trtllm", "dense", "heldout-16"),
     (r"TensorRT-LLM, dense \(all held-out parts\)", "trtllm", "dense", "heldout-all"),
 ]
 
@@ -412,7 +418,8 @@ PROSE = [
      r"heldout-2, (?P<h3>\d+) in heldout-3, (?P<h4>\d+) in heldout-4, (?P<h5>\d+) in heldout-5, "
      r"(?P<h6>\d+) in heldout-6, (?P<h7>\d+) in heldout-7, (?P<h8>\d+) in heldout-8, (?P<h9>\d+) in "
      r"heldout-9, (?P<h10>\d+) in heldout-10, (?P<h11>\d+) in heldout-11, (?P<h12>\d+) in heldout-12, "
-     r"(?P<h13>\d+) in heldout-13, (?P<h14>\d+) in heldout-14 and (?P<h15>\d+) in heldout-15;",
+     r"(?P<h13>\d+) in heldout-13, (?P<h14>\d+) in heldout-14, (?P<h15>\d+) in heldout-15 and "
+     r"(?P<h16>\d+) in heldout-16;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",

@@ -185,7 +185,11 @@ def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 @pattern("vllm", r"Chunked prefill is enabled with max_num_batched_tokens=(\d+)")
 def _v_chunked(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    if "max_num_batched_tokens" not in r.settings:  # not a flag: vLLM's own default, logged
+    # not a flag: vLLM's own default, logged. A later such line replaces an earlier one (not a
+    # flag's or a directive's value): `vllm serve --model X` (0.11.2, log 262) prints a default
+    # 2,048 before the banner, then the engine's resolved 8,192 after "Using max model len"
+    logged = r.settings.get("batched_default")
+    if "max_num_batched_tokens" not in r.settings or logged == r.settings["max_num_batched_tokens"]:
         r.settings["max_num_batched_tokens"] = m[1]
         r.settings["batched_default"] = m[1]
 

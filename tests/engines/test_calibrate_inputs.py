@@ -50,6 +50,19 @@ def test_the_logged_default_batch_names_the_defaults_branch() -> None:
     assert _settings(run, Engine.vllm, "0.8.5").max_num_seqs is None
 
 
+def test_a_later_logged_default_batch_replaces_an_earlier_one() -> None:
+    # log 262 (vLLM 0.11.2, `vllm serve --model ...`): a default 2,048 printed before the banner,
+    # then the engine's resolved 8,192; the later line is the engine's, a flag still wins
+    two = ("Chunked prefill is enabled with max_num_batched_tokens=2048.\n"
+           "Chunked prefill is enabled with max_num_batched_tokens=8192.\n")
+    run = parse_text(two, Path("x.log")).runs[0]
+    s = _settings(run, Engine.vllm, "0.11.2")
+    assert (s.max_num_batched_tokens, s.max_num_seqs) == (8192, 1024)
+    flag = parse_text("non-default args: {'max_num_batched_tokens': 2048}\n" + two,
+                      Path("x.log")).runs[0]
+    assert _settings(flag, Engine.vllm, "0.11.2").max_num_batched_tokens == 2048
+
+
 def test_a_cuda_graph_estimate_line_dates_an_unversioned_v1_log() -> None:
     from kvplan.calibrate.resolve import infer_vllm_version
 
