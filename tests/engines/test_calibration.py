@@ -138,8 +138,9 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # 260 joined the fit part with Model Runner V2's state booked from 0.27 and the received
     # hidden states of the stages after the first (task h30v1miss, read in vLLM's source):
     # +22.74% -> +11.33%; its first stage holds 1.55 GiB beyond kvplan's forward and non-torch
-    # terms that the source read does not explain.
-    assert misses == {"04", "06", "11", "36", "93", "97", "98", "143", "260"}
+    # terms that the source read does not explain. 250 joined with the architectures Model Runner
+    # V2 runs in 0.22-0.24 (read in source): -22.77% -> -20.07%, the rest the PCIe TP term.
+    assert misses == {"04", "06", "11", "36", "93", "97", "98", "143", "250", "260"}
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
     assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0
     assert abs(dense["11"].error_pct) < 200  # 1,095% before the repack cache was modelled
