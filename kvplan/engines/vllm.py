@@ -145,7 +145,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     batched = s.max_num_batched_tokens or d_batched
     seqs = s.max_num_seqs or d_seqs
     rows = min(seqs, batched) if fl.v1 else seqs
-    lean = fl.lean_sampler(req.model.moe is not None, req.model.model_type, hybrid)
+    lean = fl.lean_sampler(req.model.moe is not None, req.model.model_type, hybrid,
+                           req.model.weight_quant is not None
+                           or req.effective_weight_dtype.bits < 16)
     if fl.sharded_sampling and req.tp > 1:
         rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29-0.32)
     shape = layer_shape(req)

@@ -45,6 +45,9 @@ OLD_RUNNER = {25: 6498, 26: 6576, 27: 6645, 28: 6780, 29: 6733, 30: 6661, 31: 66
               33: 6268}
 MRV2 = {25: 680, 26: 705, 27: 749, 28: 843, 29: 896, 30: 983, 31: 1004, 32: 1038, 33: 1069}
 MRV2_UTILS = {29: 718, 30: 847, 31: 854, 32: 873, 33: 922}
+# 0.22-0.24, where Model Runner V2 runs the listed architectures (vllm_series.MRV2_LISTED): its
+# profile_cudagraph_memory returns 0 too (task h30v1miss, read in the 0.22.0-0.24.0 wheels)
+MRV2_LISTED_LINES = {22: 620, 23: 660, 24: 684}
 PRINTED_ACTIVATION = {25: 504, 26: 526, 27: 527, 28: 542, 29: 601, 30: 616, 31: 668, 32: 735,
                       33: 748}
 
@@ -80,6 +83,12 @@ def note(fl: Flavour, mrv2: bool, enforce_eager: bool) -> str:
         return ("CUDA graphs: captured after sizing (not subtracted)" if not enforce_eager
                 else "CUDA graphs: none (enforce_eager)")
     read = _read(_ver(fl.version))
+    if read is None and mrv2 and len(_ver(fl.version)) > 1 and (
+            (minor := _ver(fl.version)[1]) in MRV2_LISTED_LINES):
+        return (f"CUDA graphs: not subtracted (Model Runner V2 runs this model, an architecture "
+                f"0.{minor}'s DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES lists; its "
+                f"profile_cudagraph_memory returns 0, gpu/model_runner.py:"
+                f"{MRV2_LISTED_LINES[minor]} in 0.{minor}.0; captured after sizing)")
     if read is None:  # 0.21-0.24
         return "CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 gpu_worker.py)"
     minor, wheel = read

@@ -29,7 +29,7 @@ from kvplan.engines.vllm_mrv2_state import booked, state_bytes
 from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
-from kvplan.engines.vllm_stages import limiting_stage
+from kvplan.engines.vllm_stages import PP_INTERMEDIATE_KEYS, intermediate_bytes, limiting_stage
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import record_stream_hold
 from kvplan.engines.vllm_v0_reserved import early_activation
@@ -98,15 +98,18 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     if out is not None:  # V0 from 0.7 with TP: the out-of-place all-reduce output
         act = Interval(act.best + out.best, act.low + out.low, act.high + out.high)
     estimate = graphs_subtracted(fl, lean, s.enforce_eager)  # kvplan.engines.vllm_graphs
+    pp_buffer = 0  # the received hidden states of a stage after the first (vllm_stages)
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes
             and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
         stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block, per_logit,
                                (mrv2.last_stage, mrv2.other_stage) if mrv2 else (0, 0),
-                               CUDA_GRAPH[0] if estimate else 0)
+                               CUDA_GRAPH[0] if estimate else 0,
+                               intermediate_bytes(req, fl.v1, fl.version, lean, batched))
         if stage is not None:
-            weights, act, shape, groups, how, last = stage
+            weights, act, shape, groups, how, last, first = stage
             weights_how += how
+            pp_buffer = 0 if first else intermediate_bytes(req, fl.v1, fl.version, lean, batched)
             if mrv2 is not None and not last:
                 mrv2 = replace(mrv2, last_stage=mrv2.other_stage,
                                formula=f"input buffers {batched:,} tokens x 13 B (a stage "
@@ -136,6 +139,13 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     if mrv2 is not None:
         st.given("Model Runner V2 state", mrv2.last_stage, "bytes", mrv2.formula)
         terms.append("-Model Runner V2 state")
+    if pp_buffer:
+        st.given("pipeline intermediate buffer", pp_buffer, "bytes",
+                 f"{batched:,} tok x hidden {req.model.hidden_size:,} x {PP_INTERMEDIATE_KEYS} "
+                 "(hidden states, residual) x 2 B: the received hidden states a stage after the "
+                 "first keeps (make_empty_intermediate_tensors; booked by every V1 release's old "
+                 "runner, by Model Runner V2 from 0.27)")
+        terms.append("-pipeline intermediate buffer")
     graphs = Interval.exact(0)
     why = graphs_note(fl, lean, s.enforce_eager)
     if estimate:

@@ -1,7 +1,7 @@
 """vLLM Model Runner V2's persistent GPU state: the sampler's per-request tables (sized by
 max_num_seqs x vocabulary) and the input buffers, made in `GPUModelRunner.__init__` /
 `load_model` after the weights are measured and before the profile run, and booked by
-`determine_available_memory` from vLLM 0.28 on.
+`determine_available_memory` from vLLM 0.27 on.
 
 Read in the released wheels (`pip download --no-deps vllm==X`), 0.28.0, 0.29.0, 0.30.0, 0.31.0,
 0.32.0 and 0.33.0, the same tensors and sizes in each (line numbers are 0.33.0's):
@@ -33,10 +33,13 @@ the last pipeline stage (`if self.is_last_pp_rank and not self.is_pooling_model`
 so every tensor-parallel GPU holds the whole state; the other pipeline stages hold only the input
 buffers.
 
-Which releases book it: 0.17-0.27 measure the non-KV memory from the torch peak reset after these
-exist, so they are booked nowhere; from 0.28 `memory_profiling` books `total_consumed` = free
-memory at start-up - free memory after profiling (`utils/mem_utils.py:323-326` in 0.28.0,
-`:313-321` in 0.33.0), which counts them. Only models Model Runner V2 runs have them (the old
+Which releases book it: 0.17-0.26 measure the non-KV memory from the torch peak reset after these
+exist (0.26.0 `utils/mem_utils.py` `memory_profiling`: weights + `torch_peak_increase` +
+`non_torch_increase`), so they are booked nowhere; from 0.27 `memory_profiling` books
+`total_consumed` = free memory at start-up - free memory after profiling, + the transient peak
+(`utils/mem_utils.py:317-326` in 0.27.0 and 0.27.1, the same file as 0.28.0's; `:313-321` in
+0.33.0), which counts them (task h30v1miss: kvplan booked them from 0.28 until the 0.27.0 and
+0.27.1 wheels were read). Only models Model Runner V2 runs have them (the old
 runner keeps no vocabulary-sized state): kvplan.engines.vllm_series.Flavour.lean_sampler.
 """
 
@@ -46,7 +49,7 @@ from dataclasses import dataclass
 
 from kvplan.engines.interface import parse_version
 
-BOOKED_FROM = (0, 28)  # total_consumed booking (0.28.0 utils/mem_utils.py:323-326)
+BOOKED_FROM = (0, 27)  # total_consumed booking (0.27.0/0.27.1 utils/mem_utils.py:317-326)
 INT32 = 4
 BITMASK_BITS = 32  # cdiv(vocab_size, 32) int32 words a row
 LOGIT_BIAS_COLUMNS = 1024 + 1024 + 1024 + 128  # allowed ids, bias ids, bias values, stop ids
@@ -66,7 +69,7 @@ class Mrv2State:
 
 
 def booked(version: str, v1: bool, model_runner_v2: bool) -> bool:
-    """Whether this release's budget counts Model Runner V2's persistent state (0.28 on, on the
+    """Whether this release's budget counts Model Runner V2's persistent state (0.27 on, on the
     models Model Runner V2 runs)."""
     return v1 and model_runner_v2 and (parse_version(version) or ()) >= BOOKED_FROM
 
@@ -84,6 +87,6 @@ def state_bytes(seqs: int, vocab: int, batched: int, speculative_tokens: int = 0
         f"{seqs:,} seqs x ({vocab:,} vocab + {1 + rows} x {words:,} + "
         f"{LOGIT_BIAS_COLUMNS + BAD_WORDS_COLUMNS + LOGPROB_TOKEN_COLUMNS:,}) x 4 B + "
         f"{batched:,} tok x {INPUT_BYTES_PER_TOKEN} B (output_bin_counts, prompt_bin_mask and "
-        "grammar bitmask, sampling tables, input buffers; booked from vLLM 0.28, on every TP GPU)")
+        "grammar bitmask, sampling tables, input buffers; booked from vLLM 0.27, on every TP GPU)")
     return Mrv2State(last_stage=counts + masks + tables + inputs, other_stage=inputs,
                      formula=formula)

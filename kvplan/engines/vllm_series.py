@@ -82,6 +82,19 @@ MRV2_DENSE_FROM = (0, 25)  # Model Runner V2 default for dense models (0.25.0 co
 # LongCat-Flash-Ngram, which kvplan has no spec for), here by their config.json model_type.
 MRV2_DEFAULT_MOE_TYPES = frozenset({"deepseek_v2", "qwen2_moe", "granitemoe"})
 MRV2_ALL_FROM = (0, 29)  # ... for all models, with batch-sharded sampling
+# Before 0.25 Model Runner V2 ran by default only the architectures listed in config/vllm.py
+# DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (task h30v1miss, read in the 0.20.0-0.24.0 wheels; 0.20.0
+# and 0.21.0 have no list): 0.22.0 {Qwen3ForCausalLM} (:69) and 0.23.0 {Llama, Mistral, Qwen3}
+# (:69-75), both only for a model neither MoE nor quantized (_is_default_v2_model_runner_model:
+# "return not model_config.is_moe and not model_config.is_quantized", :532 / :558); 0.24.0 {Qwen3,
+# DeepseekV2, Qwen2Moe, GraniteMoe, Llama, Mistral} (:68-77) for any listed architecture (:559-561).
+# By config.json model_type: (types, quantized and MoE models too).
+MRV2_LISTED: dict[tuple[int, ...], tuple[frozenset[str], bool]] = {
+    (0, 22): (frozenset({"qwen3"}), False),
+    (0, 23): (frozenset({"qwen3", "llama", "mistral"}), False),
+    (0, 24): (frozenset({"qwen3", "deepseek_v2", "qwen2_moe", "granitemoe", "llama", "mistral"}),
+              True),
+}
 SAMPLER_WARMUP_FROM = (0, 33)  # the profiling sampler's warm-up pass; sharded sampling opt-in
 BIG_GPU_BYTES = 70 * GIB
 HUGE_GPU_BYTES = 160 * GIB  # 0.28 on: "for GPUs like B200/B300 with >= 160GB memory"
@@ -103,14 +116,22 @@ class Flavour:
     mrv2_all: bool = False  # ... and every model
     sharded_sampling: bool = False  # each TP rank samples 1/TP of the rows (0.29-0.32)
     sampler_warmup: bool = False  # 0.33: the profiling sampler also runs every parameter
+    mrv2_listed: tuple[frozenset[str], bool] | None = None  # 0.22-0.24: MRV2_LISTED's entry
 
-    def lean_sampler(self, moe: bool, model_type: str = "", hybrid: bool = False) -> bool:
+    def lean_sampler(self, moe: bool, model_type: str = "", hybrid: bool = False,
+                     quantized: bool = False) -> bool:
         """Whether the profiling sampler skips top-k/top-p (Model Runner V2). In 0.25-0.28 vLLM
         picks it for generate models that are not hybrid (mamba-style layers), and for MoE
         models only where the architecture is listed (config/vllm.py
-        _is_default_v2_model_runner_model)."""
+        _is_default_v2_model_runner_model); in 0.22-0.24 only for the listed architectures
+        (MRV2_LISTED; `quantized`: the model has a quantization method, which 0.22-0.23 leave
+        on the old runner)."""
         if self.mrv2_all:
             return True
+        if self.mrv2_listed is not None:
+            types, any_model = self.mrv2_listed
+            return (model_type in types and not hybrid
+                    and (any_model or not (moe or quantized)))
         return self.mrv2_dense and not hybrid and (not moe or model_type in MRV2_DEFAULT_MOE_TYPES)
 
     @property
@@ -149,7 +170,7 @@ def flavour(version: str | None) -> Flavour:
                    series=series_of(ver).name + (" (V0 forced)" if forced_v0 else ""), note=note,
                    mrv2_dense=v1 and ver >= MRV2_DENSE_FROM, mrv2_all=v1 and ver >= MRV2_ALL_FROM,
                    sharded_sampling=v1 and ver >= MRV2_ALL_FROM and not warmup,
-                   sampler_warmup=warmup)
+                   sampler_warmup=warmup, mrv2_listed=MRV2_LISTED.get(ver[:2]) if v1 else None)
 
 
 HOPPER = ("h100", "h200", "h20", "h800", "gh200")

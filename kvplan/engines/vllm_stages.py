@@ -8,11 +8,12 @@ from fractions import Fraction
 
 from kvplan.capacity.kv import Precision, pipeline_stages
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines.activation import activation_peak
+from kvplan.engines.activation import ACT_BYTES, activation_peak
 from kvplan.engines.common import LayerShape, quantized, stage_shapes
 from kvplan.engines.encoder_cache import with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval
 from kvplan.engines.vllm_groups import Groups, kv_groups
+from kvplan.engines.vllm_mrv2_state import booked
 from kvplan.engines.vllm_nontorch import fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
@@ -38,11 +39,33 @@ def stage_weights(req: SizeRequest, weights: int) -> list[int]:
     return out
 
 
+# Every pipeline stage after the first keeps a persistent buffer for the hidden states it
+# receives, max_num_batched_tokens x hidden_size in the model dtype for each key of the model's
+# IntermediateTensors ("hidden_states" and "residual": make_empty_intermediate_tensors_factory in
+# models/llama.py, qwen2.py (Qwen3Model is a Qwen2Model), deepseek_v2.py; torch.zeros in
+# models/utils.py). The old V1 runner makes it in the profile run's first _dummy_run
+# (gpu_model_runner.py:1483 in 0.8.5, :3111 in 0.11.0, :5440 in 0.19.0, :6121 in 0.27.1), so
+# every V1 release books it (torch's peak increase, from 0.27 the memory consumed); Model Runner
+# V2 makes it in load_model after the weights are measured (gpu/model_runner.py:390-399 in 0.27.0
+# and 0.27.1, :445 in 0.28.0), before 0.27's peak reset (booked nowhere) and, from 0.27, inside
+# `total_consumed` (kvplan.engines.vllm_mrv2_state.BOOKED_FROM). Read in source, not fitted.
+PP_INTERMEDIATE_KEYS = 2
+
+
+def intermediate_bytes(req: SizeRequest, v1: bool, version: str, lean: bool,
+                       batched: int) -> int:
+    """The received-hidden-states buffer on one GPU of a pipeline stage after the first, where
+    the release books it (0 with one stage, on V0, or on Model Runner V2 before 0.27)."""
+    if req.pp == 1 or not v1 or (lean and not booked(version, v1, lean)):
+        return 0
+    return batched * req.model.hidden_size * PP_INTERMEDIATE_KEYS * ACT_BYTES
+
+
 def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
                     util: Fraction, weights: int, act: Interval, batched: int, block: int,
                     sampler_bytes: tuple[int, int, int], state: tuple[int, int] = (0, 0),
-                    graph_estimate: int = 0
-                    ) -> tuple[int, Interval, LayerShape, Groups, str, bool] | None:
+                    graph_estimate: int = 0, intermediate: int = 0
+                    ) -> tuple[int, Interval, LayerShape, Groups, str, bool, bool] | None:
     """The pipeline stage whose block count vLLM keeps, and its weights, activation and layers.
 
     Each worker sizes its own pool for its own layers and the engine keeps the smallest block
@@ -53,7 +76,9 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     of another (kvplan.engines.vllm_mrv2_state), 0 where the release does not book it; the last
     value returned says whether the stage is the last. `graph_estimate`: the CUDA-graph bytes
     the release and runner subtract (kvplan.engines.vllm_graphs), 0 where none; a logged
-    figure replaces it."""
+    figure replaces it. `intermediate`: the received-hidden-states buffer every stage after the
+    first holds (intermediate_bytes); the last value returned says whether the stage is the
+    first."""
     shapes = stage_shapes(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
     ws = stage_weights(req, weights)
     fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes).peak
@@ -72,7 +97,8 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
         if shape.cached_layers == 0:
             continue
         a = act if i == len(shapes) - 1 else fwd
-        kv = requested - w - a.best - nt.best - graphs - state[i != len(shapes) - 1]
+        kv = (requested - w - a.best - nt.best - graphs - state[i != len(shapes) - 1]
+              - (intermediate if i else 0))
         per_block = block * shape.bytes_per_token_per_layer * kv_groups(
             shape, fl.v1, fl.wide_groups).group_size
         blocks = max(0, kv // per_block)
@@ -87,7 +113,8 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
             "last, with the LM head and the sampler" if i == len(shapes) - 1 else "middle")
     how = (f"; pipeline stage {i + 1} of {req.pp} ({role}; {shape.cached_layers} cached layers): "
            f"its share, since vLLM keeps the smallest block count over stages")
-    return ws[i], a, shape, kv_groups(shape, fl.v1, fl.wide_groups), how, i == len(shapes) - 1
+    return (ws[i], a, shape, kv_groups(shape, fl.v1, fl.wide_groups), how, i == len(shapes) - 1,
+            i == 0)
 
 
 def stage_layers(req: SizeRequest) -> list[int]:

@@ -145,7 +145,12 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # 254 joined the fit part with vLLM 0.7.2's V0 TP terms read in source (task h30v0: V1's TP
     # non-torch term, the out-of-place all-reduce output): +10.7% -> +6.0%; 0.17 GiB of weights,
     # 0.54 of non-torch memory and 0.32 of activation stay unbooked.
-    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254"}
+    # 260 joined the fit part with Model Runner V2's state booked from 0.27 and the received
+    # hidden states of the stages after the first (task h30v1miss, read in vLLM's source):
+    # +22.74% -> +11.33%; its first stage holds 1.55 GiB beyond kvplan's forward and non-torch
+    # terms that the source read does not explain. 250 joined with the architectures Model Runner
+    # V2 runs in 0.22-0.24 (read in source): -22.77% -> -20.07%, the rest the PCIe TP term.
+    assert misses == {"04", "11", "36", "93", "97", "98", "143", "250", "251", "254", "260"}
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
     assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0

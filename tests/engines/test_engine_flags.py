@@ -125,12 +125,13 @@ def test_model_runner_v2_profiles_a_lean_sampler() -> None:
     # Llama-3.1-8B on an L40S (< 70 GiB: 2,048 batched tokens, 256 sampler rows).
     # forward: 2,048 x (3 x 4,096 + 3 x 14,336) x 2 B = 2,048 x 55,296 x 2 = 226,492,416 B
     # sampler, old V1 runner (fp32 logits + top-k/top-p sort): 256 x 128,256 x 16 B
-    # = 525,336,576 B; Model Runner V2 (0.25 on, dense: vLLM 0.25.0 config/vllm.py):
+    # = 525,336,576 B; Model Runner V2 (0.25 on, dense: vLLM 0.25.0 config/vllm.py; Llama from
+    # 0.23, whose DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES lists it, task h30v1miss):
     # 256 x 128,256 x 6 B = 197,001,216 B
     l40s = req(gpu="l40s")
-    old = run_engine(l40s, vllm(version="0.24.0"))
+    old = run_engine(l40s, vllm(version="0.22.0"))  # 0.22 lists only Qwen3ForCausalLM
     assert old.activation_bytes == 525_336_576
-    for version in ("0.25.0", "0.27.1", "0.28.0"):
+    for version in ("0.23.0", "0.24.0", "0.25.0", "0.27.1", "0.28.0"):
         new = run_engine(l40s, vllm(version=version))
         assert new.activation_bytes == 226_492_416  # the forward pass is now the larger moment
     # MoE models outside DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (Qwen3-MoE) kept the old runner

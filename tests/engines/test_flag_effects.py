@@ -66,14 +66,15 @@ def test_cpu_offload_gb_moves_that_many_weight_bytes_per_gpu_into_the_pool() -> 
 
 
 def test_max_num_seqs_moves_the_sampler_peak() -> None:
-    # Llama-3.1-8B on an H100 under vLLM 0.24 (the last series whose profiling sampler sorts for
-    # top-k/top-p on dense models; defaults 8,192 batched tokens, 1,024 sequences):
+    # Llama-3.1-8B on an H100 under vLLM 0.22 (the last release whose profiling sampler sorts for
+    # top-k/top-p on Llama: 0.23 lists it for Model Runner V2, task h30v1miss; defaults 8,192
+    # batched tokens, 1,024 sequences):
     # V1 sampler 1,024 x 128,256 x 16 B = 2,101,346,304 B beats the forward pass
     # (8,192 x 55,296 x 2 B = 905,969,664 B). With --max-num-seqs 256 the sampler is
     # 256 x 128,256 x 16 = 525,336,576 B, under the forward pass, which becomes the peak:
     # the pool grows by 2,101,346,304 - 905,969,664 = 1,195,376,640 B
-    base = run_engine(req(), settings(name="vllm", version="0.24.0"))
-    fewer = run_engine(req(), settings(name="vllm", version="0.24.0", max_num_seqs=256))
+    base = run_engine(req(), settings(name="vllm", version="0.22.0"))
+    fewer = run_engine(req(), settings(name="vllm", version="0.22.0", max_num_seqs=256))
     assert base.activation_bytes == 2_101_346_304
     assert fewer.activation_bytes == 905_969_664
     assert fewer.kv_cache_bytes - base.kv_cache_bytes == 1_195_376_640

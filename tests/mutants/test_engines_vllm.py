@@ -41,7 +41,7 @@ FORMULAS_V1_031 = [
     ("Model Runner V2 state",
      "1,024 seqs x (128,256 vocab + 2 x 4,008 + 4,481) x 4 B + 8,192 tok x 13 B "
      "(output_bin_counts, prompt_bin_mask and grammar bitmask, sampling tables, input buffers; "
-     "booked from vLLM 0.28, on every TP GPU)"),
+     "booked from vLLM 0.27, on every TP GPU)"),
     ("CUDA graph memory",  # vllm_graphs.note for 0.31.0 on Model Runner V2
      "estimate subtracted before sizing (Model Runner V2's profile_cudagraph_memory measures "
      "them, gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854; gpu_worker.py:676 "
@@ -229,10 +229,11 @@ def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
                            "Maximum concurrency for 32,768 tokens per request: 13.66x")
 
 
-def test_deepseek_v2_lite_mla_moe_tp2_with_024_in_every_field():
-    # vLLM 0.24: before Model Runner V2, so this MoE keeps the V1 16 B sampler on all 1,024 rows
+def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
+    # vLLM 0.23: DeepseekV2ForCausalLM is not in its DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (0.24
+    # lists it: task h30v1miss), so this MoE keeps the V1 16 B sampler on all 1,024 rows
     # (batch-sharded sampling comes with 0.29). MLA on Hopper: 64-token blocks.
-    r = vllm("deepseek-v2-lite", "h100", 16384, "0.24.0", tp=2)
+    r = vllm("deepseek-v2-lite", "h100", 16384, "0.23.0", tp=2)
     # weights 15,706,484,224 x 2 B / 2. forward per token: MoE 6 x (3 x 1,408 / 2 + 2,048) =
     # 24,960 (> the dense layer's 3 x 10,944 / 2 = 16,416; attention (8 x 192 + 2 x 8 x 192 +
     # 8 x 128) = 5,632); 3 x 2,048 + 24,960 = 31,104 el x 8,192 x 2 B = 509,607,936.
@@ -270,16 +271,18 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_024_in_every_field():
     assert r.log_lines == ("Available KV cache memory: 52.51 GiB",
                            "GPU KV cache size: 1,812,800 tokens",
                            "Maximum concurrency for 16,384 tokens per request: 110.64x")
-    # 0.25-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
-    # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.25.0/0.28.0 config/vllm.py): the lean
+    # 0.24-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
+    # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.24.0/0.25.0/0.28.0 config/vllm.py): the lean
     # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B, above the 509,607,936 B forward;
-    # and Model Runner V2's profile_cudagraph_memory returns 0 in 0.25-0.28 (no graph estimate);
+    # and Model Runner V2's profile_cudagraph_memory returns 0 in 0.24-0.28 (no graph estimate);
     # KV 76,540,929,638 - 15,706,484,224 - 629,145,600 - 2,233,382,993
-    #   = 57,971,916,821 -> 29,122 blocks of 1,990,656 B, 1,863,808 tokens, 113 users (0.25);
-    # 0.28 also books Model Runner V2's persistent state, the full vocabulary on each TP rank:
+    #   = 57,971,916,821 -> 29,122 blocks of 1,990,656 B, 1,863,808 tokens, 113 users (0.24,
+    # 0.25); 0.28 (from 0.27, task h30v1miss) also books Model Runner V2's persistent state,
+    # the full vocabulary on each TP rank:
     # 1,024 x (102,400 + 2 x 3,200 + 4,481) x 4 B + 8,192 x 13 B = 464,105,472 ->
     #   57,507,811,349 -> 28,888 blocks, 1,848,832 tokens, 112 users
-    for version, expected in (("0.25.0", (629_145_600, 57_971_916_821, 1_863_808, 113)),
+    for version, expected in (("0.24.0", (629_145_600, 57_971_916_821, 1_863_808, 113)),
+                              ("0.25.0", (629_145_600, 57_971_916_821, 1_863_808, 113)),
                               ("0.28.0", (629_145_600, 57_507_811_349, 1_848_832, 112))):
         r = vllm("deepseek-v2-lite", "h100", 16384, version, tp=2)
         assert (r.activation_bytes, r.kv_cache_bytes, r.kv_cache_tokens,

@@ -97,8 +97,19 @@ def test_lean_sampler_and_the_mxfp4_kernel_default():
         "deepseek_v2", "qwen2_moe", "granitemoe", "qwen3_moe", "deepseek_v3")] == [
         True, True, True, False, False]
     assert (flavour("0.28.0").lean_sampler(False, "qwen3_next", hybrid=True),
-            flavour("0.24.1").lean_sampler(True, "deepseek_v2"),
+            flavour("0.24.1").lean_sampler(True, "deepseek_v3"),
             flavour("0.29.0").lean_sampler(False, "", hybrid=True)) == (False, False, True)
+    # 0.22-0.24 run only the listed architectures (task h30v1miss, read in the wheels): 0.22
+    # Qwen3 dense and unquantized, 0.23 adds Llama and Mistral, 0.24 any listed model
+    assert [flavour("0.22.0").lean_sampler(False, t) for t in ("qwen3", "llama", "qwen2")] == [
+        True, False, False]
+    assert (flavour("0.22.0").lean_sampler(False, "qwen3", quantized=True),
+            flavour("0.23.0").lean_sampler(False, "llama"),
+            flavour("0.23.0").lean_sampler(False, "mistral", quantized=True),
+            flavour("0.24.1").lean_sampler(True, "deepseek_v2"),
+            flavour("0.24.0").lean_sampler(False, "llama", quantized=True),
+            flavour("0.21.0").lean_sampler(False, "qwen3")) == (
+        False, True, False, True, True, False)
     assert flavour("0.10.2").mxfp4_kernel_default == "marlin"
 
 
