@@ -48,3 +48,19 @@ def test_size_table_names_a_stated_setting_the_plan_does_not_read() -> None:
                         "--topk-topp-sampler", "native", "--context", "8192").split())
     assert "not used: topk_topp_sampler native: 64 sampler rows take PyTorch's full-sort path" in out
     assert out.count("so it is not used") == 1
+
+
+def test_size_table_says_when_a_newer_release_is_modelled_by_the_newest_series() -> None:
+    """Issue 13: an unknown newer version uses the newest known series, with a note, in `size`'s
+    table as well as in explain: the plan's numbers are another release's rules."""
+    for engine, name, version, newest in (("vllm", "vLLM", "9.9", "0.33.0"),
+                                          ("sglang", "SGLang", "0.9.1", "0.5.21"),
+                                          ("trtllm", "TensorRT-LLM", "2.5", "1.3.0")):
+        out = " ".join(_run("size", "llama-3-8b", "--gpu", "h100", "--engine", engine,
+                            "--engine-version", version).split())
+        assert f"note: {name} {version} is newer than the newest modelled release ({newest})" in out
+
+
+def test_size_table_has_no_version_note_for_a_modelled_release() -> None:
+    out = _run("size", "llama-3-8b", "--gpu", "h100", "--engine", "vllm", "--engine-version", "0.12.0")
+    assert "note:" not in out
