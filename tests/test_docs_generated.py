@@ -199,7 +199,8 @@ def _log_counts() -> dict[str, str]:
     split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
     held = [e for e in split.values() if e.part.startswith("heldout")]
     words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
-             13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen"}
+             13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
+             17: "seventeen"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -228,7 +229,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 17)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 18)})
     return out
 
 
@@ -308,10 +309,10 @@ ENGINE_TABLE_ROWS = [
     *[("vLLM", "dense", p, "vllm", "dense") for p in (
         "fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5", "heldout-6",
         "heldout-7", "heldout-10", "heldout-11", "heldout-12", "heldout-13", "heldout-14",
-        "heldout-15", "heldout-16")],
+        "heldout-15", "heldout-16", "heldout-17")],
     *[("vLLM", "MoE/MLA/multimodal", p, "vllm", MOE) for p in (
         "fit", "heldout", "heldout-2", "heldout-4", "heldout-5", "heldout-6", "heldout-11",
-        "heldout-14", "heldout-15", "heldout-16")],
+        "heldout-14", "heldout-15", "heldout-16", "heldout-17")],
     *[("SGLang", "dense", p, "sglang", "dense") for p in (
         "fit", "heldout", "heldout-3", "heldout-6", "heldout-7", "heldout-9", "heldout-11",
         "heldout-16")],
@@ -387,8 +388,8 @@ PROSE = [
      r"heldout-2, (?P<h3>\d+) in heldout-3, (?P<h4>\d+) in heldout-4, (?P<h5>\d+) in heldout-5, "
      r"(?P<h6>\d+) in heldout-6, (?P<h7>\d+) in heldout-7, (?P<h8>\d+) in heldout-8, (?P<h9>\d+) in "
      r"heldout-9, (?P<h10>\d+) in heldout-10, (?P<h11>\d+) in heldout-11, (?P<h12>\d+) in heldout-12, "
-     r"(?P<h13>\d+) in heldout-13, (?P<h14>\d+) in heldout-14, (?P<h15>\d+) in heldout-15 and "
-     r"(?P<h16>\d+) in heldout-16;",
+     r"(?P<h13>\d+) in heldout-13, (?P<h14>\d+) in heldout-14, (?P<h15>\d+) in heldout-15, "
+     r"(?P<h16>\d+) in heldout-16 and (?P<h17>\d+) in heldout-17;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
