@@ -63,6 +63,18 @@ def stage_shape(model: ModelSpec, precision: Precision, tp: int = 1, pp: int = 1
 QUANT_GROUP = 128
 QUANT_EXTRA_BITS = {DType.int4: 16 + 4, DType.int8: 16, DType.fp8: 0}
 
+# An MoE checkpoint's router (`mlp.gate`, hidden x experts in every MoE layer) is not quantized
+# and every tensor-parallel rank holds all of it (issue #13 task h31fp8w). The checkpoint says
+# so: Qwen/Qwen3-235B-A22B-FP8's and Qwen/Qwen3-30B-A3B-FP8's quantization_config lists each
+# layer's `mlp.gate` in modules_to_not_convert (tests/assets/hf_configs/qwen3-235b-a22b-fp8.json,
+# qwen3-30b-a3b-fp8.json); and vLLM builds it as `ReplicatedLinear(hidden_size, num_experts,
+# bias=False, quant_config=None)` (vllm-project/vllm@002456df36fc7a63ca4463f335a49d05634ab2ab
+# vllm/model_executor/models/qwen3_moe.py Qwen3MoeSparseMoeBlock; the same in mixtral.py and
+# deepseek_v2.py), so a rank holds hidden x experts x 2 B per MoE layer whatever the TP size.
+# Qwen3-235B-A22B: 94 x 4,096 x 128 x 2 B = 98,566,144 B on each GPU, where the 8-bit split
+# priced 12,320,768 B at TP 4 and 6,160,384 B at TP 8.
+ROUTER_BYTES = 2
+
 
 # MXFP4 (gpt-oss): only the MoE experts are 4-bit, packed two per byte with one 8-bit (e8m0)
 # scale per 32 weights; attention, router, embeddings and the experts' biases stay bf16. The
@@ -104,7 +116,8 @@ def weights_bytes(req: SizeRequest, measured: int | None, mxfp4_kernel: str = "n
     """Measured weights where a log gave them, else parameters x weight bytes / GPUs.
 
     Below 16 bits the embeddings and LM head (assumed untied: 2 x vocab x hidden) stay in 16
-    bits and group scales are added. gpt-oss (MXFP4) is laid out as `mxfp4_weights_bytes`.
+    bits and group scales are added; an MoE router stays in 16 bits, whole on every TP rank
+    (ROUTER_BYTES). gpt-oss (MXFP4) is laid out as `mxfp4_weights_bytes`.
     """
     if measured is not None:
         return measured
@@ -122,8 +135,13 @@ def weights_how(req: SizeRequest) -> str:
         return (f"ModelOpt NVFP4 as published: {', '.join(m.nvfp4.quantized)} at 4 bits + one "
                 f"fp8 scale per {m.nvfp4.group_size} + 8 B a tensor, the rest "
                 f"{m.weight_dtype.value}, over {req.gpus_per_replica} GPU(s)")
-    return (f"{m.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-            f"{req.gpus_per_replica} GPU(s)")
+    how = (f"{m.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
+           f"{req.gpus_per_replica} GPU(s)")
+    router = router_params(m)
+    dtype = req.effective_weight_dtype
+    if router and dtype.bits < 16 and not (is_mxfp4(req) or expert_quant.applies(m, dtype)):
+        how += f", the MoE router ({router:,} params) in 16 bits on every GPU"
+    return how
 
 
 def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:
@@ -134,10 +152,20 @@ def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:
         return weights_bytes_per_gpu(req.model, dtype, req.gpus_per_replica)
     model = req.model
     embed = min(model.params_total, 2 * model.vocab_size * model.hidden_size)
-    body = model.params_total - embed
+    router = min(router_params(model), model.params_total - embed)
+    body = model.params_total - embed - router
     bits = body * dtype.bits + body * QUANT_EXTRA_BITS.get(dtype, 0) // QUANT_GROUP
     total_bytes = embed * 2 + bits // 8
-    return -(-total_bytes // req.gpus_per_replica)
+    return -(-total_bytes // req.gpus_per_replica) + ceil_div(router * ROUTER_BYTES, req.pp)
+
+
+def router_params(model: ModelSpec) -> int:
+    """The MoE router's parameters (hidden x routed experts in every MoE layer); 0 for a dense
+    model. Kept in 16 bits and whole on every tensor-parallel rank (ROUTER_BYTES)."""
+    moe = model.moe
+    if moe is None:
+        return 0
+    return (model.num_layers - moe.first_dense_layers) * model.hidden_size * moe.num_experts
 
 
 def quantized(req: SizeRequest) -> bool:
