@@ -137,11 +137,18 @@ def weights_how(req: SizeRequest) -> str:
                 f"{m.weight_dtype.value}, over {req.gpus_per_replica} GPU(s)")
     how = (f"{m.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
            f"{req.gpus_per_replica} GPU(s)")
-    router = router_params(m)
-    dtype = req.effective_weight_dtype
-    if router and dtype.bits < 16 and not (is_mxfp4(req) or expert_quant.applies(m, dtype)):
-        how += f", the MoE router ({router:,} params) in 16 bits on every GPU"
+    if router_whole(req):
+        how += f", the MoE router ({router_params(m):,} params) in 16 bits on every GPU"
     return how
+
+
+def router_whole(req: SizeRequest) -> bool:
+    """`weights_bytes` models the weights below 16 bits with the MoE router whole in 16 bits on
+    every TP rank (ROUTER_BYTES): not a GPTQ/AWQ, NVFP4 or routed-expert layout (priced as
+    published) nor gpt-oss's MXFP4."""
+    m, dtype = req.model, req.effective_weight_dtype
+    return (router_params(m) > 0 and dtype.bits < 16
+            and not (is_mxfp4(req) or expert_quant.applies(m, dtype)))
 
 
 def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:

@@ -57,7 +57,7 @@ def _checkpoint_bytes(cfg: dict) -> int:
     attention = fp8((heads + 2 * kv) * hd, hidden) + fp8(hidden, heads * hd)
     expert = 2 * fp8(inter, hidden) + fp8(hidden, inter)
     skipped = set(q["modules_to_not_convert"])
-    assert {"lm_head", "model.layers.0.mlp.gate", "model.layers.93.mlp.gate"} <= skipped
+    assert {"lm_head", "model.layers.0.mlp.gate", f"model.layers.{layers - 1}.mlp.gate"} <= skipped
     router = experts * hidden * 2
     norms = (2 * hidden + 2 * hd) * 2
     layer = attention + experts * expert + router + norms
@@ -103,3 +103,19 @@ def test_explain_shows_the_router() -> None:
     assert weights["value"] == 29_634_692_544
     assert weights["formula"] == ("235,093,634,560 params x 8 bits / 8 GPU(s), the MoE router "
                                   "(49,283,072 params) in 16 bits on every GPU")
+
+
+def test_qwen3_30b_fp8_against_its_checkpoint_and_log_112() -> None:
+    # 48 layers: attention (4,096 + 512 + 512) x 2,048 + 2,048 x 4,096 B with 1,152 blocks of
+    # scales (4,608 B); 128 experts x 3 x 2,048 x 768 B with 128 x 288 blocks (147,456 B); the
+    # router 128 x 2,048 x 2 B; norms (2 x 2,048 + 2 x 128) x 2 B; + final norm and 2 x 151,936 x
+    # 2,048 x 2 B of embeddings and LM head: 31,174,545,408 B.
+    cfg = json.loads((CONFIG.parent / "qwen3-30b-a3b-fp8.json").read_text())
+    assert _checkpoint_bytes(cfg) == 31_174_545_408
+    req = SizeRequest(model=load_model("qwen3-30b-a3b-fp8"), gpu=H100, context_tokens=32768)
+    kvplan = weights_bytes(req, None)
+    # block scales 48 x (4,608 + 147,456) and the norms' second byte 48 x 4,352 + 2,048
+    assert 31_174_545_408 - kvplan == 48 * (4_608 + 147_456) + 48 * 4_352 + 2_048 == 7_510_016
+    # log 112 "Model loading took 29.0435 GiB": the checkpoint + vLLM's rotary cos/sin buffer,
+    # 40,960 positions x 128 x 2 B (max_position_embeddings; a buffer, not priced by kvplan)
+    assert abs((31_174_545_408 + 40_960 * 128 * 2) / 2**30 - 29.0435) < 0.0003  # 29.0433
