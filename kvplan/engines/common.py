@@ -57,11 +57,29 @@ def stage_shape(model: ModelSpec, precision: Precision, tp: int = 1, pp: int = 1
 
 
 # Quantized checkpoints (GPTQ/AWQ int4, int8, fp8) keep the token embeddings and the LM head in
-# 16 bits, and store one 16-bit scale (+ a 4-bit zero point for int4) per group of 128 weights.
+# 16 bits, and int4 stores one 16-bit scale + a 4-bit zero point per group of 128 weights. int8
+# stores one scale per output channel (the *-quantized.w8a8 checkpoints of logs 74, 105, 106, 108
+# and 116: "Weights are quantized with a symmetric static per-channel scheme ... for each output
+# channel dimension", https://huggingface.co/neuralmagic/Meta-Llama-3.1-8B-Instruct-quantized.w8a8;
+# vLLM registers it as one float32 per row), under 0.1% of the weights: not counted (task
+# h31fp8w; a 16-bit scale per 128 weights, 1.6% more, was charged before). TensorRT-LLM's
+# weight-only int8 (log 151) is taken to be per channel too; not read.
 # Checked: Qwen2.5-72B GPTQ-Int4 38.61 GiB modelled vs 38.53 logged; Phi-4 GPTQ 8.51 vs 8.51;
-# Qwen3-235B-A22B-FP8 at TP 4 55.03 vs 55.19.
+# Qwen3-235B-A22B-FP8 at TP 4 55.11 vs 55.19 (55.03 before the router, below).
 QUANT_GROUP = 128
-QUANT_EXTRA_BITS = {DType.int4: 16 + 4, DType.int8: 16, DType.fp8: 0}
+QUANT_EXTRA_BITS = {DType.int4: 16 + 4, DType.int8: 0, DType.fp8: 0}
+
+# An MoE checkpoint's router (`mlp.gate`, hidden x experts in every MoE layer) is not quantized
+# and every tensor-parallel rank holds all of it (issue #13 task h31fp8w). The checkpoint says
+# so: Qwen/Qwen3-235B-A22B-FP8's and Qwen/Qwen3-30B-A3B-FP8's quantization_config lists each
+# layer's `mlp.gate` in modules_to_not_convert (tests/assets/hf_configs/qwen3-235b-a22b-fp8.json,
+# qwen3-30b-a3b-fp8.json); and vLLM builds it as `ReplicatedLinear(hidden_size, num_experts,
+# bias=False, quant_config=None)` (vllm-project/vllm@002456df36fc7a63ca4463f335a49d05634ab2ab
+# vllm/model_executor/models/qwen3_moe.py Qwen3MoeSparseMoeBlock; the same in mixtral.py and
+# deepseek_v2.py), so a rank holds hidden x experts x 2 B per MoE layer whatever the TP size.
+# Qwen3-235B-A22B: 94 x 4,096 x 128 x 2 B = 98,566,144 B on each GPU, where the 8-bit split
+# priced 12,320,768 B at TP 4 and 6,160,384 B at TP 8.
+ROUTER_BYTES = 2
 
 
 # MXFP4 (gpt-oss): only the MoE experts are 4-bit, packed two per byte with one 8-bit (e8m0)
@@ -104,7 +122,8 @@ def weights_bytes(req: SizeRequest, measured: int | None, mxfp4_kernel: str = "n
     """Measured weights where a log gave them, else parameters x weight bytes / GPUs.
 
     Below 16 bits the embeddings and LM head (assumed untied: 2 x vocab x hidden) stay in 16
-    bits and group scales are added. gpt-oss (MXFP4) is laid out as `mxfp4_weights_bytes`.
+    bits and group scales are added; an MoE router stays in 16 bits, whole on every TP rank
+    (ROUTER_BYTES). gpt-oss (MXFP4) is laid out as `mxfp4_weights_bytes`.
     """
     if measured is not None:
         return measured
@@ -122,8 +141,20 @@ def weights_how(req: SizeRequest) -> str:
         return (f"ModelOpt NVFP4 as published: {', '.join(m.nvfp4.quantized)} at 4 bits + one "
                 f"fp8 scale per {m.nvfp4.group_size} + 8 B a tensor, the rest "
                 f"{m.weight_dtype.value}, over {req.gpus_per_replica} GPU(s)")
-    return (f"{m.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-            f"{req.gpus_per_replica} GPU(s)")
+    how = (f"{m.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
+           f"{req.gpus_per_replica} GPU(s)")
+    if router_whole(req):
+        how += f", the MoE router ({router_params(m):,} params) in 16 bits on every GPU"
+    return how
+
+
+def router_whole(req: SizeRequest) -> bool:
+    """`weights_bytes` models the weights below 16 bits with the MoE router whole in 16 bits on
+    every TP rank (ROUTER_BYTES): not a GPTQ/AWQ, NVFP4 or routed-expert layout (priced as
+    published) nor gpt-oss's MXFP4."""
+    m, dtype = req.model, req.effective_weight_dtype
+    return (router_params(m) > 0 and dtype.bits < 16
+            and not (is_mxfp4(req) or expert_quant.applies(m, dtype)))
 
 
 def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:
@@ -134,10 +165,20 @@ def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:
         return weights_bytes_per_gpu(req.model, dtype, req.gpus_per_replica)
     model = req.model
     embed = min(model.params_total, 2 * model.vocab_size * model.hidden_size)
-    body = model.params_total - embed
+    router = min(router_params(model), model.params_total - embed)
+    body = model.params_total - embed - router
     bits = body * dtype.bits + body * QUANT_EXTRA_BITS.get(dtype, 0) // QUANT_GROUP
     total_bytes = embed * 2 + bits // 8
-    return -(-total_bytes // req.gpus_per_replica)
+    return -(-total_bytes // req.gpus_per_replica) + ceil_div(router * ROUTER_BYTES, req.pp)
+
+
+def router_params(model: ModelSpec) -> int:
+    """The MoE router's parameters (hidden x routed experts in every MoE layer); 0 for a dense
+    model. Kept in 16 bits and whole on every tensor-parallel rank (ROUTER_BYTES)."""
+    moe = model.moe
+    if moe is None:
+        return 0
+    return (model.num_layers - moe.first_dense_layers) * model.hidden_size * moe.num_experts
 
 
 def quantized(req: SizeRequest) -> bool:

@@ -58,7 +58,15 @@ from fractions import Fraction
 from kvplan.capacity import expert_quant
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines.common import gib, layer_shape, users_steps, weights_bytes, weights_how
+from kvplan.engines.common import (
+    gib,
+    layer_shape,
+    router_params,
+    router_whole,
+    users_steps,
+    weights_bytes,
+    weights_how,
+)
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -202,8 +210,8 @@ def replicated_bytes(req: SizeRequest) -> int:
             else req.effective_weight_dtype).bits
     proj = m.hidden_size * ((mla.q_lora_rank or 0) + mla.kv_lora_rank + mla.qk_rope_head_dim)
     proj *= m.num_layers
-    router = m.moe.num_experts * m.hidden_size * (m.num_layers - m.moe.first_dense_layers) if (
-        m.moe is not None) else 0
+    # below 16 bits `weights_bytes` already holds the router whole on every rank (router_whole)
+    router = router_params(m) if not router_whole(req) else 0
     held = (proj * bits // 8 + router * 2) // pp
     booked = (proj + router) * bits // 8 // (tp * pp)
     return max(held - booked, 0)

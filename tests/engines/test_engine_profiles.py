@@ -25,7 +25,7 @@ from kvplan.engines import (
     vllm,
 )
 from kvplan.engines.activation import activation_peak
-from kvplan.engines.common import LayerShape, weights_bytes
+from kvplan.engines.common import LayerShape, router_params, weights_bytes
 from kvplan.engines.interface import parse_version
 from kvplan.errors import InputError
 from kvplan.specs import load_hardware, load_model
@@ -277,11 +277,15 @@ def test_sglang_aiter_derates_the_fraction_above_8k_context():
 def test_sglang_mla_ranks_hold_the_down_projections_and_router_whole():
     # sglang models/deepseek_v2.py: q_a_proj and kv_a_proj_with_mqa are ReplicatedLinear, the MoE
     # router (MoEGate) a bf16 nn.Parameter, so every TP rank holds them whole. DeepSeek-R1 (fp8):
-    # 7,168 x (1,536 + 512 + 64) x 61 layers = 923,467,776 B of projections + 256 x 7,168 x 58 MoE
-    # layers x 2 B = 212,860,928 B of router, less the 1/16 the even split booked,
-    # (923,467,776 + 106,430,464) x 1 B / 16 = 64,368,640 -> 1,071,960,064 B at TP 16.
+    # 7,168 x (1,536 + 512 + 64) x 61 layers = 923,467,776 B of projections, less the 1/16 the
+    # even split booked (57,716,736) -> 865,751,040 B at TP 16. Below 16 bits the modelled
+    # weights already hold the router (256 x 7,168 x 58 MoE layers x 2 B = 212,860,928 B) whole
+    # on every rank (common.ROUTER_BYTES, task h31fp8w), so the term no longer adds it; until
+    # then it did: (923,467,776 + 106,430,464) x 1 B / 16 = 64,368,640 -> 1,071,960,064 B, and
+    # the total is the same: 212,860,928 - 106,430,464 / 16 = 206,209,024 B moved.
     r1 = req("deepseek-r1", ctx=163840, tp=16, gpu=load_hardware("h20"), nodes=2)
-    assert sglang.replicated_bytes(r1) == 1_071_960_064
+    assert sglang.replicated_bytes(r1) == 865_751_040 == 1_071_960_064 - 206_209_024
+    assert router_params(r1.model) * 2 == 212_860_928
     # Kimi-K2.5 (int4 experts, bf16 elsewhere) at TP 8: (923,467,776 + 165,150,720) x 2 B x 7/8
     k25 = req("kimi-k2.5", ctx=262144, tp=8, gpu=load_hardware("mi355x"))
     assert sglang.replicated_bytes(k25) == 1_905_082_368
