@@ -1,9 +1,11 @@
 """vLLM's non-torch memory: what the profiler books outside torch's allocations, by series.
 
 (best, low, high) in bytes, fitted on the calibration logs named in tests/assets/logs/FITTED.tsv.
-V1 counts only the growth after start-up (one GPU 0.07 GiB; with tensor parallelism about 1 GiB
-more for NCCL and all-reduce buffers, from log 24); V0 counts the CUDA context too, until the 0.7
-series, whose V0 worker books growth over a start-up MemorySnapshot like V1 (V0_GROWTH_FROM).
+V1 counts only the growth after start-up (one GPU 0.07 GiB; with tensor parallelism off NVLink,
+from 0.11, NCCL's in-window buffers, about 0.09 GiB, read in source: TP_SNAPSHOT_AFTER_INIT_FROM;
+before 0.11 about 1 GiB more for NCCL and all-reduce buffers, from log 24); V0 counts the CUDA
+context too, until the 0.7 series, whose V0 worker books growth over a start-up MemorySnapshot
+like V1 (V0_GROWTH_FROM).
 
 V1 with tensor parallelism on NVLink modules (SXM, HGX/DGX boards): vLLM's own TP buffers are
 small -- custom all-reduce allocates meta_size + 8 MiB, 8 MiB of IPC buffer and 8 MiB of rank
@@ -14,8 +16,8 @@ multicast and fails "on GPUs without NVSwitch", flashinfer_all_reduce.py; NCCL e
 above 2 GPUs on H100 and newer, vLLM issue #9699). The sum is not readable from vLLM's source, so
 it is fitted: 2.07 and 2.09 GiB at TP 2 on H100 SXM (logs 62, 75). On PCIe cards custom
 all-reduce is limited to two GPUs ("not supported on more than two PCIe-only GPUs") and no NVSwitch
-workspace exists; with no PCIe constant fitted yet, GPUs whose label names no NVLink form factor
-keep the wide TP term.
+workspace exists; GPUs whose label names no NVLink form factor book the PCIe term (from 0.11 the
+in-window one, before it the wide fitted term).
 
 The deployment's TP transport (`--tp-transport`, engine.tp_transport, the manifest annotation
 kvplan.io/tp-transport; kvplan.engines.interface.TP_TRANSPORTS) replaces that guess where it is
@@ -87,10 +89,12 @@ NON_TORCH_V1_TP_PCIE_P2P = (
 # what the TP group allocates at set-up is no longer in the term: vLLM's PyNcclCommunicator,
 # created and warmed up with a small all_reduce in its constructor (device_communicators/
 # pynccl.py, "A small all_reduce for warmup"), which connects NCCL's ring; custom
-# all-reduce's IPC buffers; the symmetric-memory and FlashInfer communicators
-# (cuda_communicator.py __init__ builds them all, 0.27.1). What still grows inside the window
-# off NVLink is NCCL's: torch's ProcessGroupNCCL for the group's device_group, created by its
-# first collective (up to 0.22 CudaCommunicator has no all_gather of its own, so the logits
+# all-reduce's IPC buffers; the symmetric-memory buffer (cuda_communicator.py __init__ builds
+# them all, 0.27.1; FlashInfer's NVSwitch-only all-reduce workspace is made on demand,
+# flashinfer_all_reduce.py get_fi_ar_workspace, one reason the NVLink term stays fitted).
+# What still grows inside the window off NVLink is NCCL's: torch's ProcessGroupNCCL for the
+# group's device_group, created by its first collective (up to 0.24 CudaCommunicator has no
+# all_gather of its own (read in 0.11.0, 0.13.0, 0.17.0, 0.19.0, 0.22.0, 0.24.0), so the logits
 # gather in the profiling pass runs torch's all_gather_into_tensor on device_group,
 # base_device_communicator.py all_gather; from 0.25.0 CudaCommunicator.all_gather routes it
 # through the warmed-up PyNccl, read in 0.25.0, 0.26.0, 0.27.1, 0.28.0, 0.29.0), and connections
