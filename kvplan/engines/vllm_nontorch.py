@@ -1,9 +1,11 @@
 """vLLM's non-torch memory: what the profiler books outside torch's allocations, by series.
 
 (best, low, high) in bytes, fitted on the calibration logs named in tests/assets/logs/FITTED.tsv.
-V1 counts only the growth after start-up (one GPU 0.07 GiB; with tensor parallelism about 1 GiB
-more for NCCL and all-reduce buffers, from log 24); V0 counts the CUDA context too, until the 0.7
-series, whose V0 worker books growth over a start-up MemorySnapshot like V1 (V0_GROWTH_FROM).
+V1 counts only the growth after start-up (one GPU 0.07 GiB; with tensor parallelism off NVLink,
+from 0.11, NCCL's in-window buffers, about 0.09 GiB, read in source: TP_SNAPSHOT_AFTER_INIT_FROM;
+before 0.11 about 1 GiB more for NCCL and all-reduce buffers, from log 24); V0 counts the CUDA
+context too, until the 0.7 series, whose V0 worker books growth over a start-up MemorySnapshot
+like V1 (V0_GROWTH_FROM).
 
 V1 with tensor parallelism on NVLink modules (SXM, HGX/DGX boards): vLLM's own TP buffers are
 small -- custom all-reduce allocates meta_size + 8 MiB, 8 MiB of IPC buffer and 8 MiB of rank
@@ -14,8 +16,8 @@ multicast and fails "on GPUs without NVSwitch", flashinfer_all_reduce.py; NCCL e
 above 2 GPUs on H100 and newer, vLLM issue #9699). The sum is not readable from vLLM's source, so
 it is fitted: 2.07 and 2.09 GiB at TP 2 on H100 SXM (logs 62, 75). On PCIe cards custom
 all-reduce is limited to two GPUs ("not supported on more than two PCIe-only GPUs") and no NVSwitch
-workspace exists; with no PCIe constant fitted yet, GPUs whose label names no NVLink form factor
-keep the wide TP term.
+workspace exists; GPUs whose label names no NVLink form factor book the PCIe term (from 0.11 the
+in-window one, before it the wide fitted term).
 
 The deployment's TP transport (`--tp-transport`, engine.tp_transport, the manifest annotation
 kvplan.io/tp-transport; kvplan.engines.interface.TP_TRANSPORTS) replaces that guess where it is
@@ -75,6 +77,45 @@ NON_TORCH_V1_TP_PCIE_P2P = (
     NON_TORCH_V1_TP[0],
     NON_TORCH_V1[1] + NCCL_PCIE_MIN_CHANNELS * NCCL_P2P_CONN_BYTES,
     NON_TORCH_V1_TP[2])
+# From the 0.11 series the V1 worker sets up tensor parallelism BEFORE its start-up snapshot:
+# Worker.init_device calls init_worker_distributed_environment and only then takes
+# `self.init_snapshot = MemorySnapshot()` (vllm/v1/worker/gpu_worker.py, 0.11.0 wheel :169 then
+# :182; the same order in 0.12.0 :216/:232, 0.13.0, 0.17.1, 0.18.0, 0.19.0 :263/:282, 0.22.0
+# :280/:299, 0.24.0, 0.27.1 :376/:395 -- "Initialize the distributed environment BEFORE taking
+# memory snapshot. This ensures NCCL buffers are allocated before we measure available memory"
+# -- 0.28.0, 0.31.0, 0.33.0), where 0.10.0 :163/:181, 0.10.1.1 :174/:192 and 0.10.2 :175/:193
+# snapshot first. memory_profiling books as non-torch only the growth over that snapshot
+# (vllm/utils/mem_utils.py, 0.27.1: non_torch_increase = after_profile - before_create), so
+# what the TP group allocates at set-up is no longer in the term: vLLM's PyNcclCommunicator,
+# created and warmed up with a small all_reduce in its constructor (device_communicators/
+# pynccl.py, "A small all_reduce for warmup"), which connects NCCL's ring; custom
+# all-reduce's IPC buffers; the symmetric-memory buffer (cuda_communicator.py __init__ builds
+# them all, 0.27.1; FlashInfer's NVSwitch-only all-reduce workspace is made on demand,
+# flashinfer_all_reduce.py get_fi_ar_workspace, one reason the NVLink term stays fitted).
+# What still grows inside the window off NVLink is NCCL's: torch's ProcessGroupNCCL for the
+# group's device_group, created by its first collective (up to 0.24 CudaCommunicator has no
+# all_gather of its own (read in 0.11.0, 0.13.0, 0.17.0, 0.19.0, 0.22.0, 0.24.0), so the logits
+# gather in the profiling pass runs torch's all_gather_into_tensor on device_group,
+# base_device_communicator.py all_gather; from 0.25.0 CudaCommunicator.all_gather routes it
+# through the warmed-up PyNccl, read in 0.25.0, 0.26.0, 0.27.1, 0.28.0, 0.29.0), and connections
+# NCCL makes at run time for an algorithm the warm-up did not use. Over P2P each is NCCL's
+# per-channel connection (NCCL_P2P_CONN_BYTES); over host memory nothing lands on the GPU.
+# The channel count NCCL opens on PCIe is not read here: the best takes the fewest (2 channels,
+# one communicator), the high end MAXCHANNELS 64 (NCCL device.h) x 2 connections.
+# So from 0.11 the PCIe TP term is the one-GPU growth plus that, and log 24's fitted 1 GiB is no
+# longer used there (log 24 is a 0.27.1 start-up at TP 4, the same lines as log 256; logs 250,
+# 259 and 46 print 0.1-0.2 GiB). The NVLink term stays fitted (logs 62, 75 are 0.19 runs, so
+# it already is the in-window growth; the source leaves its size open).
+TP_SNAPSHOT_AFTER_INIT_FROM = (0, 11)
+NCCL_MAX_CHANNELS = 64
+NON_TORCH_V1_TP_AFTER_INIT = (
+    NON_TORCH_V1[0] + NCCL_PCIE_MIN_CHANNELS * NCCL_P2P_CONN_BYTES,
+    NON_TORCH_V1[1],
+    NON_TORCH_V1[2] + NCCL_MAX_CHANNELS * 2 * NCCL_P2P_CONN_BYTES)
+NON_TORCH_V1_TP_AFTER_INIT_P2P = (
+    NON_TORCH_V1_TP_AFTER_INIT[0],
+    NON_TORCH_V1[1] + NCCL_PCIE_MIN_CHANNELS * NCCL_P2P_CONN_BYTES,
+    NON_TORCH_V1_TP_AFTER_INIT[2])
 NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
 NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
 CUDA_GRAPH = (GIB // 2, GIB // 5, GIB)  # captured graphs measured 0.27-0.85 GiB
@@ -148,10 +189,22 @@ _TRANSPORT_WHY = {
 }
 
 
-def _tp_table(tp: int, nvlink: bool, transport: str | None,
-              custom_ar: bool) -> tuple[tuple[int, int, int], str]:
+def _tp_table(tp: int, nvlink: bool, transport: str | None, custom_ar: bool,
+              after_init: bool = False) -> tuple[tuple[int, int, int], str]:
     """V1 with tensor parallelism: the term by transport (stated, else the GPU label's form
-    factor) and the words explain prints."""
+    factor) and the words explain prints. `after_init`: the release snapshots after the TP
+    set-up (TP_SNAPSHOT_AFTER_INIT_FROM), so off NVLink only NCCL's in-window buffers count."""
+    on_nvlink = transport == "nvlink" or transport is None and nvlink
+    if after_init and not on_nvlink and transport != "host":
+        table = NON_TORCH_V1_TP_AFTER_INIT if transport is None else NON_TORCH_V1_TP_AFTER_INIT_P2P
+        how = (" with NCCL's in-window TP buffers (vLLM >= 0.11 snapshots after the TP set-up: "
+               "PyNccl, custom all-reduce and the ring are outside the term; torch's device-group "
+               "communicator and run-time connections over P2P, 2-64 channels x 9.2 MiB, are in"
+               + (f"; stated {transport})" if transport else
+                  "; transport not stated: host memory books the low end)"))
+        if not custom_ar:
+            how += "; --disable-custom-all-reduce: its buffers are outside the term anyway"
+        return table, how
     if transport is None:
         table, how = (NON_TORCH_V1_TP_NVLINK, " with NVLink TP workspaces (NCCL, FlashInfer "
                       "all-reduce, custom all-reduce; transport not stated: an NVLink module "
@@ -163,10 +216,12 @@ def _tp_table(tp: int, nvlink: bool, transport: str | None,
         table = {"nvlink": NON_TORCH_V1_TP_NVLINK, "pcie-p2p": NON_TORCH_V1_TP_PCIE_P2P,
                  "host": NON_TORCH_V1}[transport]
         how = f" with TP buffers over {transport} (stated: {_TRANSPORT_WHY[transport]})"
-    if transport == "pcie-p2p" and tp == 2 and custom_ar:
+    if transport == "pcie-p2p" and tp == 2 and custom_ar and not after_init:
         table = tuple(x + CUSTOM_AR_BYTES for x in table)  # type: ignore[assignment]
         how += " + custom all-reduce's 16 MiB (TP 2)"
-    elif not custom_ar and (transport == "nvlink" or transport is None and nvlink):
+    elif not custom_ar and on_nvlink and after_init:
+        how += "; --disable-custom-all-reduce: its buffers are outside the term from 0.11"
+    elif not custom_ar and on_nvlink:
         table = tuple(x - CUSTOM_AR_BYTES for x in table)  # type: ignore[assignment]
         how += "; --disable-custom-all-reduce: less its 16 MiB of IPC buffers"
     elif not custom_ar:
@@ -185,7 +240,8 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
     'hopper', 'blackwell' or None), whose NCCL NVLS and tree buffers above TP 2 are added."""
     # V0 from 0.7 books TP buffers as V1 does (V0_TP_GROWTH_FROM): V1's TP table
     v0_tp_growth = not fl.v1 and tp > 1 and (parse_version(fl.version) or ()) >= V0_TP_GROWTH_FROM
-    v1_tp, tp_how = _tp_table(tp, nvlink, transport, custom_ar) if (
+    after_init = fl.v1 and (parse_version(fl.version) or ()) >= TP_SNAPSHOT_AFTER_INIT_FROM
+    v1_tp, tp_how = _tp_table(tp, nvlink, transport, custom_ar, after_init) if (
         fl.v1 or v0_tp_growth) and tp > 1 else (NON_TORCH_V1_TP, "")
     v1_one = NON_TORCH_V1_UNIFIED if unified else NON_TORCH_V1
     early = early_peak(fl.version, fl.v1)

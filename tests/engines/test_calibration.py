@@ -150,7 +150,12 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # +22.74% -> +11.33%; its first stage holds 1.55 GiB beyond kvplan's forward and non-torch
     # terms that the source read does not explain. 250 joined with the architectures Model Runner
     # V2 runs in 0.22-0.24 (read in source): -22.77% -> -20.07%, the rest the PCIe TP term.
-    assert misses == {"04", "11", "36", "93", "97", "98", "143", "250", "251", "254", "260"}
+    # Task h31tpterm read that from 0.11 the TP group is set up before the start-up snapshot, so
+    # off NVLink only NCCL's in-window buffers count (vllm_nontorch.NON_TORCH_V1_TP_AFTER_INIT):
+    # 250 -20.07% -> +2.17%; 259 (-9.20% -> +1.93%) and 271 (-16.66% -> +0.80%) joined the fit part.
+    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260"}
+    assert 1.5 < dense["250"].error_pct < 2.5 and 1.5 < dense["259"].error_pct < 2.5
+    assert 0.5 < dense["271"].error_pct < 1.0
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
     assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0
@@ -194,8 +199,9 @@ def test_held_out_part_is_reported_as_it_is(reports):
     assert "38A" not in held and "38B" not in held and "36" not in held
     # held-out 46 run A (TP 2 x PP 2 on L4, vLLM 0.28) is reported as it is: -7.98% until task
     # h29graphs read that Model Runner V2 subtracts no CUDA-graph estimate in 0.25-0.28 (0.5 GiB
-    # less booked a GPU), -4.51% since
-    assert held["46A"] is not None and -5.0 < held["46A"].error_pct < -4.0
+    # less booked a GPU), -4.51% until task h31tpterm booked 0.28's in-window PCIe TP term
+    # (92,667,904 B for 1 GiB, read in source; the task knew of 250, 259 and 271 only): +1.85%
+    assert held["46A"] is not None and 1.5 < held["46A"].error_pct < 2.2
 
 
 def test_parser_reads_the_held_out_formats():

@@ -12,6 +12,7 @@ from kvplan.engines import Engine, EngineSettings, run_engine
 from kvplan.engines.vllm_nontorch import (
     NON_TORCH_V1,
     NON_TORCH_V1_TP,
+    NON_TORCH_V1_TP_AFTER_INIT,
     NON_TORCH_V1_TP_NVLINK,
     non_torch,
     nvlink_module,
@@ -48,7 +49,12 @@ def test_non_torch_selects_by_interconnect_tp_and_series() -> None:
     v1, v0 = flavour("0.19.0"), flavour("0.6.6")
     nvl, how = non_torch(v1, 2, 0, False, nvlink=True)
     assert nvl.best == 2_233_382_993 and "NVLink" in how
-    assert non_torch(v1, 2, 0, False, nvlink=False)[0].best == NON_TORCH_V1_TP[0] == GIB
+    # from 0.11 the PCIe term is the in-window growth (task h31tpterm): 70 MiB + 2 x 9,633,792 B
+    assert non_torch(v1, 2, 0, False, nvlink=False)[0].best == NON_TORCH_V1_TP_AFTER_INIT[0] \
+        == 92_667_904
+    # 0.10 snapshots before the TP set-up: the fitted 1 GiB
+    assert non_torch(flavour("0.10.2"), 2, 0, False, nvlink=False)[0].best == NON_TORCH_V1_TP[0] \
+        == GIB
     assert non_torch(v1, 1, 0, False, nvlink=True)[0].best == NON_TORCH_V1[0] == 70 * MIB
     # V0's TP term is not selected by interconnect (not refitted this round)
     assert non_torch(v0, 2, 0, False, nvlink=True)[0] == non_torch(v0, 2, 0, False)[0]
@@ -57,7 +63,8 @@ def test_non_torch_selects_by_interconnect_tp_and_series() -> None:
 def test_the_pool_moves_by_exactly_the_term_difference() -> None:
     # Llama-3.1-8B, TP 2, vLLM 0.19.0 at utilization 0.95, max_model_len 8,192 (log 62's run):
     # the same memory with an SXM label and a plain label differs only in the non-torch term,
-    # 2,233,382,993 - 1,073,741,824 = 1,159,641,169 B less KV on the NVLink module.
+    # 2,233,382,993 - 92,667,904 = 2,140,715,089 B less KV on the NVLink module (0.19 books the
+    # PCIe term as the in-window growth, task h31tpterm).
     model = load_model("llama-3.1-8b")
     h100 = load_hardware("h100")
     plain = h100.model_copy(update={"label": "NVIDIA H100 80GB", "device_names": []})
@@ -68,15 +75,17 @@ def test_the_pool_moves_by_exactly_the_term_difference() -> None:
         req = SizeRequest(model=model, gpu=gpu, context_tokens=8192, kv_dtype=DType.bf16, tp=2)
         out.append(run_engine(req, settings))
     nvl, pcie = out
-    assert nvl.non_torch_bytes - pcie.non_torch_bytes == 1_159_641_169
+    assert nvl.non_torch_bytes - pcie.non_torch_bytes == 2_140_715_089
     # KV per token per GPU at TP 2: 32 layers x 4 KV heads x 128 x 2 x 2 B = 65,536 B; blocks of
-    # 16 tokens (1 MiB): the pool shrinks by the difference, in whole blocks
-    assert (pcie.kv_cache_tokens - nvl.kv_cache_tokens) // 16 in (1105, 1106)
+    # 16 tokens (1 MiB): the pool shrinks by the difference, 2,140,715,089 / 1,048,576 = 2,041.6,
+    # in whole blocks
+    assert (pcie.kv_cache_tokens - nvl.kv_cache_tokens) // 16 in (2041, 2042)
 
 
 def test_an_a100_pcie_pair_books_the_pcie_term_and_the_sxm4_pair_the_nvlink_one() -> None:
     # Qwen2-7B, TP 2, vLLM 0.19.0 at 0.9: the SXM4 board ("NVIDIA A100-SXM4-80GB") books the
-    # fitted NVLink workspace, 2,233,382,993 B; the PCIe card the PCIe best, 1 GiB (logs 128-129
+    # fitted NVLink workspace, 2,233,382,993 B; the PCIe card the in-window PCIe best from 0.11,
+    # 92,667,904 B (task h31tpterm; logs 128-129
     # ran on A100 80GBs whose workers print "platform lacks GPU P2P capability")
     model = load_model("qwen2-7b")
     settings = EngineSettings(engine=Engine.vllm, version="0.19.0",
@@ -86,4 +95,4 @@ def test_an_a100_pcie_pair_books_the_pcie_term_and_the_sxm4_pair_the_nvlink_one(
         req = SizeRequest(model=model, gpu=load_hardware(name), context_tokens=8192,
                           kv_dtype=DType.bf16, tp=2)
         booked[name] = run_engine(req, settings).non_torch_bytes
-    assert booked["a100-80gb"] - booked["a100-pcie-80gb"] == 2_233_382_993 - GIB
+    assert booked["a100-80gb"] - booked["a100-pcie-80gb"] == 2_233_382_993 - 92_667_904
