@@ -64,6 +64,10 @@ class EncoderCacheProfile:
 
     @property
     def assumption(self) -> str:
+        if isinstance(self.tower, Qwen3TowerProfile):
+            return (f"encoder cache: {self.items} dummy video(s) of {self.tower.embeds:,} "
+                    f"embeddings, zero-padded to {self.tower.rows(self.budget_tokens):,} rows, "
+                    f"kept through the profile, {gib(self.held_bytes)} (in the activation peak)")
         return (f"encoder cache: {self.items} dummy item(s) of {self.item_tokens:,} embeddings "
                 f"kept through the profile, {gib(self.held_bytes)} (in the activation peak)")
 

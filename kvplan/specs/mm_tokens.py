@@ -23,9 +23,8 @@ number of deepstack_visual_indexes. Qwen3-VL's item size is not `mm_tokens_per_i
 dummy video's (kvplan.engines.vision_tower_qwen3), whose rows are wider than hidden_size.
 
 Any other multimodal model has no item size here (None): its encoder cache is not modelled,
-and the engine profile says so. Qwen3-VL's logs print the same 16,384-token budget, but its
-embeddings carry the deepstack levels too (a wider row than hidden_size), which a spec does not
-record; Llama 4's item size was not read.
+and the engine profile says so (Qwen3-VL's is modelled through its tower, on the vLLM releases
+read); Llama 4's item size was not read.
 """
 
 from __future__ import annotations
