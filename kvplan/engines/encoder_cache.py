@@ -16,7 +16,10 @@ language model's width), on every tensor-parallel rank (the tower is not sharded
 Where the tower is modelled (Qwen2.5-VL on vLLM 0.19-0.23, kvplan.engines.vision_tower) the
 profiled item is the dummy video, not the spec's image (`mm_tokens_per_item`), its pixel values
 stay alive through the language-model phase too, and the activation peak is the larger of the
-tower's own transient peak and that phase. Other towers' transient activations are not modelled.
+tower's own transient peak and that phase. Qwen3-VL on vLLM 0.11-0.12: the dummy video's output
+rows are out_hidden x (1 + deepstack levels) wide and are copied into zero-padded rows of the
+item size (with timestamps, x 12.5), kept with the original output (`Qwen3TowerProfile.kept_bytes`;
+kvplan.engines.vision_tower_qwen3). Other towers' transient activations are not modelled.
 """
 
 from __future__ import annotations
@@ -26,7 +29,8 @@ from dataclasses import dataclass
 from kvplan.engines.activation import ACT_BYTES
 from kvplan.engines.common import gib
 from kvplan.engines.interface import Interval
-from kvplan.engines.vision_tower import TowerProfile
+from kvplan.engines.vision_tower import AnyTower
+from kvplan.engines.vision_tower_qwen3 import QWEN3_TYPES, Qwen3TowerProfile
 from kvplan.specs.schema import ModelSpec
 
 
@@ -38,13 +42,20 @@ class EncoderCacheProfile:
     item_tokens: int
     items: int  # dummy items profiled: budget // item tokens, at least 1
     held_bytes: int  # items x item tokens x hidden x 2 bytes, alive during the profile
-    tower: TowerProfile | None = None  # the vision tower's dummy batch, where it is modelled
+    tower: AnyTower | None = None  # the vision tower's dummy batch, where it is modelled
 
     @property
     def formula(self) -> str:
         text = (f"encoder cache budget max(max_num_batched_tokens, {self.item_tokens:,} tokens an "
                 f"item) = {self.budget_tokens:,} tokens; {self.items} dummy item(s) x "
                 f"{self.item_tokens:,} x hidden x {ACT_BYTES} B kept through the profile")
+        if isinstance(self.tower, Qwen3TowerProfile):
+            t = self.tower
+            text = (f"encoder cache budget max(max_num_batched_tokens, {self.item_tokens:,} "
+                    f"tokens an item) = {self.budget_tokens:,} tokens; {self.items} dummy "
+                    f"video(s): {t.embeds:,} rows x {t.width:,} x {ACT_BYTES} B, copied into "
+                    f"{t.rows(self.budget_tokens):,} zero-padded rows, both kept through the "
+                    "profile")
         if self.tower is None:
             return text
         return (f"{text}, with their pixel values ({self.tower.patches(self.items):,} patches x "
@@ -53,6 +64,10 @@ class EncoderCacheProfile:
 
     @property
     def assumption(self) -> str:
+        if isinstance(self.tower, Qwen3TowerProfile):
+            return (f"encoder cache: {self.items} dummy video(s) of {self.tower.embeds:,} "
+                    f"embeddings, zero-padded to {self.tower.rows(self.budget_tokens):,} rows, "
+                    f"kept through the profile, {gib(self.held_bytes)} (in the activation peak)")
         return (f"encoder cache: {self.items} dummy item(s) of {self.item_tokens:,} embeddings "
                 f"kept through the profile, {gib(self.held_bytes)} (in the activation peak)")
 
@@ -63,7 +78,7 @@ class EncoderCacheProfile:
 
 def encoder_cache_profile(
     model: ModelSpec, batched_tokens: int, limit_mm_per_prompt: int | None = None,
-    tower: TowerProfile | None = None,
+    tower: AnyTower | None = None,
 ) -> EncoderCacheProfile | None:
     """The profiled encoder cache, or None: a text-only model, an item size kvplan does not know
     (see `encoder_cache_note`), or `limit_mm_per_prompt` 0 (vLLM then skips the profiling).
@@ -73,13 +88,18 @@ def encoder_cache_profile(
         return None
     budget = max(batched_tokens, item)
     items = max(1, budget // item)
-    return EncoderCacheProfile(budget, item, items, items * item * model.hidden_size * ACT_BYTES,
-                               tower)
+    held = (tower.kept_bytes(items, budget) if isinstance(tower, Qwen3TowerProfile)
+            else items * item * model.hidden_size * ACT_BYTES)
+    return EncoderCacheProfile(budget, item, items, held, tower)
 
 
 def encoder_cache_note(model: ModelSpec) -> str | None:
-    """Why a multimodal model's encoder cache is left out, or None when it is modelled."""
+    """Why a multimodal model's encoder cache is left out, or None when it is modelled (or,
+    Qwen3-VL with its vision shapes, when `tower_note` says by release whether it is)."""
     if not model.params_encoder or model.mm_tokens_per_item is not None:
+        return None
+    if (model.model_type in QWEN3_TYPES and model.vision_out_hidden_size is not None
+            and model.vision_deepstack_levels is not None):
         return None
     return (f"{model.name}: the encoder cache vLLM profiles at start-up for image inputs is not "
             "modelled (the largest item's size in embeddings is not known for "
@@ -88,7 +108,7 @@ def encoder_cache_note(model: ModelSpec) -> str | None:
 
 def with_encoder_cache(
     act: Interval, model: ModelSpec, batched_tokens: int, limit_mm_per_prompt: int | None,
-    profiled: bool, tower: TowerProfile | None = None,
+    profiled: bool, tower: AnyTower | None = None,
 ) -> tuple[Interval, EncoderCacheProfile | None]:
     """The activation peak with the encoder cache added, where vLLM profiles one (`profiled`:
     a V1 engine whose activation peak is modelled, not read from a log, which includes it).

@@ -50,7 +50,9 @@ The profile's activation is the larger of the tower's peak (with the pixel value
 language-model phase (its forward and sampler, the encoder outputs kept and the pixel values):
 the two phases run one after the other (kvplan.engines.encoder_cache.with_encoder_cache).
 Modelled for Qwen2.5-VL specs with the vision_* shapes, vLLM 0.19 up to 0.23 (the releases
-read); other towers and releases are not modelled (`tower_note` says so).
+read), and for Qwen3-VL (dense and MoE) on vLLM 0.11-0.12 (kvplan.engines.vision_tower_qwen3:
+the dummy video of 24,576 32 x 32 frames, the tower sharded by TP, the zero-padded encoder
+output); other towers and releases are not modelled (`tower_note` says so).
 """
 
 from __future__ import annotations
@@ -60,6 +62,12 @@ from dataclasses import dataclass
 from kvplan.engines.activation import ACT_BYTES
 from kvplan.engines.common import gib
 from kvplan.engines.interface import Interval, parse_version
+from kvplan.engines.vision_tower_qwen3 import (
+    QWEN3_TYPES,
+    Qwen3TowerProfile,
+    in_read_range,
+    qwen3_profile,
+)
 from kvplan.specs.schema import ModelSpec
 
 TOWER_TYPES = ("qwen2_5_vl",)
@@ -131,9 +139,28 @@ def dummy_frames(image_tokens: int, temporal_patch: int, max_model_len: int) -> 
     return n
 
 
+AnyTower = TowerProfile | Qwen3TowerProfile
+
+
+def _qwen3(model: ModelSpec, version: str | None, max_model_len: int,
+           tp: int) -> Qwen3TowerProfile | None:
+    """Qwen3-VL (kvplan.engines.vision_tower_qwen3), read in vLLM 0.11-0.12."""
+    ver = parse_version(version)
+    shapes = (model.vision_hidden_size, model.vision_intermediate_size, model.vision_patch_size,
+              model.vision_temporal_patch_size, model.vision_spatial_merge_size,
+              model.vision_in_channels, model.vision_out_hidden_size,
+              model.vision_deepstack_levels)
+    if ver is None or not in_read_range(ver) or any(v is None for v in shapes):
+        return None
+    h, i, p, t, m, c, out, levels = (int(v) for v in shapes if v is not None)
+    return qwen3_profile(h, i, p, t, m, c, out, levels, ver, max_model_len, tp)
+
+
 def tower_profile(model: ModelSpec, version: str | None, max_model_len: int,
-                  enforce_eager: bool) -> TowerProfile | None:
+                  enforce_eager: bool, tp: int = 1) -> AnyTower | None:
     """The dummy item vLLM profiles the tower with, or None where it is not modelled."""
+    if model.model_type in QWEN3_TYPES and model.params_encoder:
+        return _qwen3(model, version, max_model_len, tp)
     image_tokens = model.mm_tokens_per_item
     if (model.model_type not in TOWER_TYPES or image_tokens is None
             or model.vision_hidden_size is None or model.vision_intermediate_size is None
@@ -155,6 +182,15 @@ def tower_profile(model: ModelSpec, version: str | None, max_model_len: int,
 
 def tower_note(model: ModelSpec, version: str | None) -> str | None:
     """Why a multimodal model's profiled tower activation is left out, or None."""
+    if model.model_type in QWEN3_TYPES and model.params_encoder:
+        if model.vision_out_hidden_size is None or model.vision_deepstack_levels is None:
+            return (f"{model.name}: the vision tower and encoder cache vLLM profiles are not "
+                    "modelled (the spec lacks the vision_* shapes)")
+        if in_read_range(parse_version(version)):
+            return None
+        return (f"{model.name}: the vision tower and encoder cache while vLLM {version} "
+                "profiles the encoder are not modelled for Qwen3-VL (read in vLLM 0.11.0-0.12.0 "
+                "only; 0.34.0 profiles a 2-frame video)")
     if not model.params_encoder or model.mm_tokens_per_item is None:
         return None
     if model.model_type in TOWER_TYPES and model.vision_hidden_size is not None:

@@ -86,7 +86,7 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
                                   fl.v1 and m.activation_bytes is None,
                                   tower_profile(req.model, fl.version, req.context_tokens,
-                                                s.enforce_eager) if fl.v1 else None)
+                                                s.enforce_eager, req.tp) if fl.v1 else None)
     hold = record_stream_hold(fl.version, fl.v1, req.model, req.tp, batched)
     early = early_activation(fl.version, fl.v1, req.model, req.tp, batched, rows, quantized(req))
     if early is not None and m.activation_bytes is None:  # 0.2.5-0.5.4: allocator reserved

@@ -14,15 +14,17 @@ where the size comes from the image processor (preprocessor_config.json, not con
   one item of 16,384 tokens, the processor's max_pixels over (14 x 2)^2 pixels per token.
   Taken only when the vision_config has that patch (14) and merge (2) size.
 
-The vision tower's shapes (`vision_tower_fields`) are read for qwen2_5_vl only, the tower whose
-profiled activation vLLM's source was read for (kvplan.engines.vision_tower): hidden_size,
-intermediate_size, patch_size, temporal_patch_size, spatial_merge_size and in_chans of the
-config's vision_config, each taken as the config writes it.
+The vision tower's shapes (`vision_tower_fields`) are read for qwen2_5_vl, qwen3_vl and
+qwen3_vl_moe, the towers whose profiled activation vLLM's source was read for
+(kvplan.engines.vision_tower, vision_tower_qwen3): hidden_size, intermediate_size, patch_size,
+temporal_patch_size, spatial_merge_size and in_chans (in_channels) of the config's
+vision_config, each taken as the config writes it; for Qwen3-VL also out_hidden_size and the
+number of deepstack_visual_indexes. Qwen3-VL's item size is not `mm_tokens_per_item`: it is the
+dummy video's (kvplan.engines.vision_tower_qwen3), whose rows are wider than hidden_size.
 
 Any other multimodal model has no item size here (None): its encoder cache is not modelled,
-and the engine profile says so. Qwen3-VL's logs print the same 16,384-token budget, but its
-embeddings carry the deepstack levels too (a wider row than hidden_size), which a spec does not
-record; Llama 4's item size was not read.
+and the engine profile says so (Qwen3-VL's is modelled through its tower, on the vLLM releases
+read); Llama 4's item size was not read.
 """
 
 from __future__ import annotations
@@ -62,18 +64,29 @@ VISION_KEYS = {"vision_hidden_size": ("hidden_size",),
                "vision_temporal_patch_size": ("temporal_patch_size",),
                "vision_spatial_merge_size": ("spatial_merge_size",),
                "vision_in_channels": ("in_chans", "in_channels")}
-TOWER_TYPES = ("qwen2_5_vl",)
+TOWER_TYPES = ("qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe")
+QWEN3_TOWER = ("qwen3_vl", "qwen3_vl_moe")
 
 
 def vision_tower_fields(model_type: str, root: Mapping[str, Any]) -> dict[str, int]:
-    """The vision tower's shapes for the spec, or {} (another model type, or a key missing)."""
+    """The vision tower's shapes for the spec, or {} (another model type, or a key missing).
+    Qwen3-VL adds out_hidden_size and the number of deepstack_visual_indexes (its encoder
+    output is out_hidden_size x (1 + that) wide: vLLM qwen3_vl.py Qwen3_VisionTransformer)."""
     vcfg = root.get("vision_config")
     if model_type not in TOWER_TYPES or not isinstance(vcfg, Mapping):
         return {}
     out: dict[str, int] = {}
-    for field, keys in VISION_KEYS.items():
+    keys_of = dict(VISION_KEYS)
+    if model_type in QWEN3_TOWER:
+        keys_of["vision_out_hidden_size"] = ("out_hidden_size",)
+    for field, keys in keys_of.items():
         value = next((vcfg[k] for k in keys if k in vcfg), None)
         if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
             return {}
         out[field] = value
+    if model_type in QWEN3_TOWER:
+        levels = vcfg.get("deepstack_visual_indexes")
+        if not isinstance(levels, list):
+            return {}
+        out["vision_deepstack_levels"] = len(levels)
     return out

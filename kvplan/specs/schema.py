@@ -196,7 +196,8 @@ class ModelSpec(Plain):
                "mm_tokens_per_item": None, "vision_hidden_size": None,
                "vision_intermediate_size": None, "vision_patch_size": None,
                "vision_temporal_patch_size": None, "vision_spatial_merge_size": None,
-               "vision_in_channels": None, "num_layers": REQUIRED, "hidden_size": REQUIRED,
+               "vision_in_channels": None, "vision_out_hidden_size": None,
+               "vision_deepstack_levels": None, "num_layers": REQUIRED, "hidden_size": REQUIRED,
                "num_attention_heads": REQUIRED, "intermediate_size": None,
                "vocab_size": REQUIRED, "max_context_tokens": REQUIRED,
                "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None,
@@ -219,6 +220,8 @@ class ModelSpec(Plain):
         vision_temporal_patch_size: int | None
         vision_spatial_merge_size: int | None
         vision_in_channels: int | None
+        vision_out_hidden_size: int | None
+        vision_deepstack_levels: int | None
         num_layers: int
         hidden_size: int
         num_attention_heads: int

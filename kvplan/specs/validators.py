@@ -189,6 +189,12 @@ class ModelSpec(Strict):
         "(vision_config.spatial_merge_size)")
     vision_in_channels: HeadDim | None = Field(
         default=None, description="image channels (vision_config.in_chans)")
+    vision_out_hidden_size: Width | None = Field(
+        default=None, description="Qwen3-VL: the merger's output width "
+        "(vision_config.out_hidden_size)")
+    vision_deepstack_levels: Annotated[int, Field(ge=0, le=lim.MAX_LAYERS, strict=True)] | None = (
+        Field(default=None, description="Qwen3-VL: deepstack mergers "
+              "(len(vision_config.deepstack_visual_indexes)); each widens the encoder output"))
     num_layers: Layers = Field(description="decoder layers (num_hidden_layers)")
     hidden_size: Width = Field(description="residual stream width (hidden_size)")
     num_attention_heads: Heads = Field(description="query heads")
@@ -223,6 +229,10 @@ class ModelSpec(Strict):
         if any(v is not None for v in tower) and (None in tower or not self.params_encoder):
             raise ValueError(f"the vision tower fields ({', '.join(VISION_FIELDS)}) are set "
                              "together, and only on a model with an encoder (params_encoder)")
+        qwen3 = (self.vision_out_hidden_size, self.vision_deepstack_levels)
+        if any(v is not None for v in qwen3) and (None in qwen3 or None in tower):
+            raise ValueError("vision_out_hidden_size and vision_deepstack_levels are set together, "
+                             "and only with the vision tower fields")
         if len(self.attention.layer_pattern) > self.num_layers:
             raise ValueError("attention.layer_pattern is longer than num_layers")
         kv, heads = self.attention.num_kv_heads, self.num_attention_heads
