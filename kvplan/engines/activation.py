@@ -125,6 +125,9 @@ def activation_peak(
         f"sampler {sampler_rows:,} rows x vocab {model.vocab_size:,} x "
         f"{sampler_bytes[1]} B)"
     )
+    if moe_workspace and model.moe is not None and model.moe.moe_intermediate_size:
+        formula += ("; the MoE scratch is vLLM's modular-kernel workspaces, top_k x "
+                    "(max(I/tp, hidden) + max(2I/tp, hidden)) a token")
     return ActivationModel(
         forward_bytes=forward,
         forward_elements_per_token=per_token,
