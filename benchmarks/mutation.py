@@ -97,7 +97,9 @@ PACKAGES = {
          # stop 28 (h31tpterm, h31fp8w): the TP term after init, the MoE router's bytes
          "tests/engines/test_vllm_tp_after_init.py", "tests/engines/test_quant_router_h31.py",
          # stop 28 (h32qwen3vl): Qwen3-VL's dummy video and held encoder output
-         "tests/engines/test_vision_tower_qwen3.py")),
+         "tests/engines/test_vision_tower_qwen3.py",
+         # stop 28 (h33moetp): vLLM's modular MoE workspaces
+         "tests/engines/test_vllm_moe_workspace.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

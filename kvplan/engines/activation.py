@@ -6,7 +6,9 @@ rows of logits; the KV pool gets what is left. The peak is the larger of the two
 
   forward: tokens x (3 x hidden + max(MLP, attention) elements per token) x 2 bytes
     MLP (dense) = 3 x intermediate / tp       (gate_up output 2I/tp + activation output I/tp)
-    MLP (MoE)   = top_k x (3 x moe_intermediate / tp + hidden)   (fused-MoE scratch caches)
+    MLP (MoE)   = top_k x (3 x moe_intermediate / tp + hidden)   (fused-MoE scratch caches;
+                  vLLM from 0.14: top_k x (max(I/tp, hidden) + max(2I/tp, hidden)), the modular
+                  kernel's workspaces, kvplan.engines.vllm_moe_workspace)
     attention   = (q + 2 kv + o heads on this rank) x head_dim
     3 x hidden: the residual, the layer input and the layer output alive at the MLP's peak.
   sampler: rows x vocab x bytes per logit. V0 (fp32 logits, sort values and int64 indices for
@@ -28,6 +30,7 @@ from dataclasses import dataclass
 
 from kvplan.capacity.kv import kv_heads_per_gpu
 from kvplan.engines.interface import Interval
+from kvplan.engines.vllm_moe_workspace import workspace_elements_per_token
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import GIB, ceil_div
 
@@ -77,12 +80,16 @@ class ActivationModel:
     formula: str
 
 
-def forward_elements_per_token(model: ModelSpec, tp: int) -> int:
-    """Elements alive per token at the forward pass's peak, on one tensor-parallel rank."""
+def forward_elements_per_token(model: ModelSpec, tp: int, moe_workspace: bool = False) -> int:
+    """Elements alive per token at the forward pass's peak, on one tensor-parallel rank.
+
+    `moe_workspace`: vLLM's modular MoE kernel sizes the scratch by its workspace shapes
+    (kvplan.engines.vllm_moe_workspace) instead of the three intermediate caches."""
     h = model.hidden_size
     moe = model.moe
     if moe is not None and moe.moe_intermediate_size:
-        mlp = moe.experts_per_token * (3 * ceil_div(moe.moe_intermediate_size, tp) + h)
+        mlp = (workspace_elements_per_token(model, tp) if moe_workspace else
+               moe.experts_per_token * (3 * ceil_div(moe.moe_intermediate_size, tp) + h))
         if model.intermediate_size and moe.first_dense_layers:
             mlp = max(mlp, 3 * ceil_div(model.intermediate_size, tp))
     elif model.intermediate_size:
@@ -98,14 +105,14 @@ def forward_elements_per_token(model: ModelSpec, tp: int) -> int:
 
 def activation_peak(
     model: ModelSpec, tp: int, batched_tokens: int, sampler_rows: int, quantized: bool = False,
-    sampler_bytes: tuple[int, int, int] = SAMPLER_BYTES_PER_LOGIT,
+    sampler_bytes: tuple[int, int, int] = SAMPLER_BYTES_PER_LOGIT, moe_workspace: bool = False,
 ) -> ActivationModel:
     """The profiled activation peak as an interval (bytes, one GPU).
 
     `sampler_bytes` is (low, best, high) bytes per logit; `sampler_rows` the rows this GPU
     samples (vLLM 0.29-0.31 shard them over tensor-parallel ranks).
     """
-    per_token = forward_elements_per_token(model, tp)
+    per_token = forward_elements_per_token(model, tp, moe_workspace)
     forward = batched_tokens * per_token * ACT_BYTES
     sampler = [sampler_rows * model.vocab_size * b for b in sampler_bytes]
     best = max(forward, sampler[1])
@@ -118,6 +125,9 @@ def activation_peak(
         f"sampler {sampler_rows:,} rows x vocab {model.vocab_size:,} x "
         f"{sampler_bytes[1]} B)"
     )
+    if moe_workspace and model.moe is not None and model.moe.moe_intermediate_size:
+        formula += ("; the MoE scratch is vLLM's modular-kernel workspaces, top_k x "
+                    "(max(I/tp, hidden) + max(2I/tp, hidden)) a token")
     return ActivationModel(
         forward_bytes=forward,
         forward_elements_per_token=per_token,

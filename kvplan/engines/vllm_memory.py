@@ -25,6 +25,7 @@ from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_graphs import note as graphs_note
 from kvplan.engines.vllm_graphs import subtracted as graphs_subtracted
 from kvplan.engines.vllm_groups import Groups
+from kvplan.engines.vllm_moe_workspace import modular_moe
 from kvplan.engines.vllm_mrv2_state import booked, state_bytes
 from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
@@ -81,7 +82,9 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)
     per_logit = sampler_bytes(fl, lean, rows, req.model, s)
-    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit)
+    act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit,
+                                modular_moe(fl.version, fl.v1, req.model,
+                                            req.effective_weight_dtype))
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
                                   fl.v1 and m.activation_bytes is None,

@@ -13,6 +13,7 @@ from kvplan.engines.common import LayerShape, quantized, stage_shapes
 from kvplan.engines.encoder_cache import with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval
 from kvplan.engines.vllm_groups import Groups, kv_groups
+from kvplan.engines.vllm_moe_workspace import modular_moe
 from kvplan.engines.vllm_mrv2_state import booked
 from kvplan.engines.vllm_nontorch import fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
@@ -81,7 +82,9 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     first."""
     shapes = stage_shapes(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
     ws = stage_weights(req, weights)
-    fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes).peak
+    fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes,
+                          modular_moe(fl.version, fl.v1, req.model,
+                                      req.effective_weight_dtype)).peak
     fwd, _ = with_encoder_cache(fwd, req.model, batched, s.limit_mm_per_prompt, fl.v1)
     nt, _ = non_torch(fl, req.tp, weights, quantized(req),
                       nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory,
