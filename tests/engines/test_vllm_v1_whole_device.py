@@ -67,3 +67,22 @@ def test_explain_json_qwen25_7b_on_a_3090_under_084_offline(runner) -> None:  # 
     # floor(/ 917,504 B a block) = 6,636 blocks = 106,176 tokens (log 274 prints 97,680)
     assert steps["KV cache memory"]["value"] == 6_089_397_248
     assert steps["GPU KV cache size"]["value"] == 106_176
+
+
+def test_explain_json_at_tp2_over_host_memory_under_084(runner) -> None:  # noqa: ANN001
+    res = invoke(runner, "explain", "qwen2.5-7b-base", "--gpu", "rtx-3090", "--engine", "vllm",
+                 "--engine-version", "0.8.4", "--context", "4096", "--kv-dtype", "bf16",
+                 "--entrypoint", "offline", "--tp", "2", "--tp-transport", "host",
+                 "--memory-utilization", "0.8", "-f", "json")
+    assert res.exit_code == 0, res.output
+    steps = {s["label"]: s for s in json.loads(res.stdout)["results"][0]["steps"]}
+    # host transport: NCCL's buffers in host memory, so the one-GPU whole-device term
+    assert steps["non-torch memory"]["value"] == 367_001_600
+    # floor(25,327,697,920 x 0.8) = 20,262,158,336; weights 7,615,616,512 x 2 B / 2 =
+    # 7,615,616,512; activation max(8,192 x 39,168 x 2 B = 641,728,512, 256 x 152,064 x 16 B =
+    # 622,854,144) = 641,728,512; pool 20,262,158,336 - 7,615,616,512 - 641,728,512 -
+    # 367,001,600 = 11,637,811,712 B; / 458,752 B a block (16 x 2 heads x 256 x 2 B x 28) =
+    # 25,368 blocks = 405,888 tokens (log 275 prints 359,328)
+    assert steps["activation peak"]["value"] == 641_728_512
+    assert steps["KV cache memory"]["value"] == 11_637_811_712
+    assert steps["GPU KV cache size"]["value"] == 405_888
