@@ -166,6 +166,23 @@ V0_GROWTH_FROM = (0, 7)
 # the source for issue #13 task h30v0, not fitted: log 254 (0.7.2, TP 2, 40 GB cards) prints
 # 1.54 GiB, inside the 20 MiB-2 GiB of the unlabelled TP term (best 1 GiB, log 24).
 V0_TP_GROWTH_FROM = V0_GROWTH_FROM
+# V1 before 0.9.1 books the whole device: Worker.determine_available_memory (vllm/v1/worker/
+# gpu_worker.py; read in the 0.7.3 :176, 0.8.4 :174-181, 0.8.5 :203-207 and 0.9.0 :205-209
+# wheels) takes `total_allocated_bytes = mem_get_info()[1] - mem_get_info()[0]` after the profile
+# run and empty_cache, books `non_torch_allocations = total_allocated_bytes -
+# torch_allocated_bytes` on top of torch's allocated peak, and requests total x
+# gpu_memory_utilization; init_gpu_memory (taken in init_device) only feeds an assert. So the
+# worker's CUDA context, NCCL's device memory and any other process on the GPU count, as in V0
+# 0.6.4 (PR #9352, NON_TORCH_V0). From 0.9.1 init_device takes `self.init_snapshot =
+# MemorySnapshot()` (0.9.1 :135, 0.9.2 :140) and determine_available_memory books the growth
+# over it (`with memory_profiling(...)`, 0.9.1 :201, 0.9.2 :206): NON_TORCH_V1. Before 0.9.1
+# the V1 term is therefore the growth term (one GPU, or the TP table by transport, the TP set-up
+# counted: the snapshot-free formula sees it) plus the rest of V0's whole-device term, its CUDA
+# context: NON_TORCH_V0 less NON_TORCH_V1, so one GPU books NON_TORCH_V0 itself (fitted on logs
+# 01 and 29, not refitted). Issue #13 task h33v08 (from the misses of logs 274 and 275).
+V1_GROWTH_FROM = (0, 9, 1)
+V1_CONTEXT = (NON_TORCH_V0[0] - NON_TORCH_V1[0], NON_TORCH_V0[1] - NON_TORCH_V1[1],
+              NON_TORCH_V0[2] - NON_TORCH_V1[2])
 
 
 NVLINK_FORM_FACTORS = ("SXM", "HGX", "DGX", "NVL72")
@@ -260,6 +277,10 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
         else "CUDA context + NCCL")
     if fl.v1 and unified and tp == 1:
         how += " (unified memory: the host memory drawn during start-up counts)"
+    elif fl.v1 and not unified and (parse_version(fl.version) or V1_GROWTH_FROM) < V1_GROWTH_FROM:
+        nt = Interval(*(a + b for a, b in zip(table, V1_CONTEXT)))
+        how = ("device use less torch's allocated bytes (V1 before 0.9.1: the CUDA context "
+               "counts)")
     lo_v, hi_v = REPACK_CACHED_VERSIONS
     if not fl.v1 and (quantized or fp8_load) and lo_v <= (parse_version(fl.version) or ()) < hi_v:
         extra = [int(weights * f) for f in REPACK_CACHED_SHARE]

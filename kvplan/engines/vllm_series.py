@@ -39,7 +39,9 @@ SERIES = (
            "in 0.6.4, 2,048 from 0.6.5)"),
     Series((0, 8), "0.8 (V1 default)", "V1 engine: serve defaults 8,192 batched tokens / 1,024 "
            "sequences on >= 70 GiB GPUs (not A100), else 2,048 / 256; CUDA graphs captured after "
-           "sizing; non-torch counted as growth after start-up; the V1 sampler profiles fp32 logits and "
+           "sizing; non-torch: device use less torch's allocated bytes, the CUDA context counted, "
+           "until 0.9.0 (gpu_worker.py determine_available_memory), growth over a start-up "
+           "MemorySnapshot from 0.9.1; the V1 sampler profiles fp32 logits and "
            "their top-k/top-p sort (16 B a logit, V0's 40 B)"),
     Series((0, 9), "0.9", '"GPU KV cache size" = blocks // groups x block size'),
     Series((0, 10), "0.10", "hybrid sliding/full grouping with the 1.5x group-size rule; "

@@ -153,7 +153,11 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # Task h31tpterm read that from 0.11 the TP group is set up before the start-up snapshot, so
     # off NVLink only NCCL's in-window buffers count (vllm_nontorch.NON_TORCH_V1_TP_AFTER_INIT):
     # 250 -20.07% -> +2.17%; 259 (-9.20% -> +1.93%) and 271 (-16.66% -> +0.80%) joined the fit part.
-    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260"}
+    # Task h33v08 read that vLLM V1 before 0.9.1 books the whole device's non-torch memory, the
+    # CUDA context included (vllm_nontorch.V1_CONTEXT): 274 (+13.94% -> +8.70%) and 275 (+15.81%
+    # -> +12.96%, TP 2 over host memory) joined the fit part and still miss; 04 +26.77% -> +25.36%.
+    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260", "274", "275"}
+    assert 8.0 < dense["274"].error_pct < 9.5 and 12.0 < dense["275"].error_pct < 14.0
     assert 1.5 < dense["250"].error_pct < 2.5 and 1.5 < dense["259"].error_pct < 2.5
     assert 0.5 < dense["271"].error_pct < 1.0
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0

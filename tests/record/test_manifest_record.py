@@ -29,9 +29,10 @@ def test_fleet_plans_the_server_check_judges(runner) -> None:  # noqa: ANN001
 def test_a_manifest_that_cannot_start_is_a_no(runner) -> None:  # noqa: ANN001
     """GKE's Llama-3.1-8B tutorial at --memory-utilization 0.85: 32,768 tokens x 131,072 B =
     4,294,967,296 B for one sequence on an L4 whose pool is 0.85 x 23,570,219,008 B -
-    16,060,522,496 B of weights - 525,336,576 B of V1 sampler - 73,400,320 B non-torch =
-    3,375,426,764 B: nothing fits, exit 1 (a verdict of no). (At vLLM's default 0.9 the pool,
-    4,553,937,715 B, holds the one sequence.)"""
+    16,060,522,496 B of weights - 525,336,576 B of V1 sampler - 367,001,600 B non-torch (vLLM
+    0.8.5's V1 books the whole device, the CUDA context included) = 3,081,825,484 B: nothing
+    fits, exit 1 (a verdict of no). (At vLLM's default 0.9 the pool, 4,260,336,435 B, is
+    34,630,861 B short too.)"""
     result = invoke(runner, "fleet", f"{GKE}/deploy-llm.yaml", "--peak-users", "1",
                     "--memory-utilization", "0.85", "-f", "json")
     assert result.exit_code == 1, result.output
