@@ -85,6 +85,18 @@ def _size(req: SizeRequest, engine: EngineSettings | None = None) -> SizeResult 
         return None
 
 
+def _pool_range(req: SizeRequest, engine: EngineSettings | None) -> tuple[int, int] | None:
+    """The engine's KV pool per GPU from its high to its low activation estimate (None without
+    an engine profile or where it cannot size)."""
+    if engine is None:
+        return None
+    try:
+        result = run_engine(req, engine)
+    except InputError:
+        return None
+    return result.kv_cache_bytes_low, result.kv_cache_bytes_high
+
+
 def _traffic_basis(setup: Setup, req: SizeRequest) -> TrafficBasis | None:
     """What `kvplan fleet` plans per replica for this request and the deployment's traffic
     (the same function, `plan_traffic`, with the same engine sizer); None if it cannot size."""
@@ -182,6 +194,13 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
                 f"{fmt_bytes(seq)} of KV cache per GPU, the pool is {fmt_bytes(budget)} "
                 f"(longest that fits: {longest:,} tokens)"
             )
+            span = _pool_range(one_req if not same else req, setup.engine)
+            if span is not None and span[0] < seq <= span[1]:
+                reasons.append(
+                    f"borderline: kvplan's range for this pool is {fmt_bytes(span[0])} to "
+                    f"{fmt_bytes(span[1])} (the ranges of the terms it books, `kvplan explain`), "
+                    "so it may start; the verdict follows the best estimate"
+                )
     if held < required:
         reasons.append(f"holds {held:,} users, {required:,} required")
         if limited == "max_num_seqs" and would_start:

@@ -6,12 +6,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from kvplan.check import check_paths, read_targets
 from kvplan.check.argv import Invocation, Word, join_continuations, parse, split_script
+from kvplan.cli import app
 from kvplan.errors import InputError
 
 SYN = Path(__file__).parents[1] / "assets" / "check" / "synthetic"
+CORPUS = Path(__file__).parents[1] / "assets" / "check" / "corpus"
 
 
 def _vllm(*words: str) -> Invocation:
@@ -203,3 +206,26 @@ def test_config_json_beside_the_manifest_names_a_container_path(tmp_path: Path) 
     # DeepSeek-R1's 671e9 parameters (>= 671 GB at fp8) cannot fit one 23.6 GB L4
     assert o.verdict == "FAIL" and o.numbers is not None and not o.numbers.would_start
     assert any("config.json" in n for n in o.notes)
+
+
+def test_a_fail_inside_the_engines_range_says_it_is_borderline(tmp_path: Path) -> None:
+    """GKE's L4 tutorial (vLLM 0.8.5, Llama-3.1-8B at 32,768 tokens) misses by 34,630,861 B on
+    the best estimate, but the pool's range (high activation 1.11 GiB and non-torch 0.56 GiB to
+    low 0.37 and 0.2 GiB, `kvplan explain`) reaches past the 4 GiB one sequence needs: the FAIL
+    stays (the best estimate decides) and says that it may start. A clear miss says nothing."""
+    res = CliRunner().invoke(app, ["check", str(CORPUS / "gke" / "deploy-llm.yaml"), "--no-color"],
+                             env={"COLUMNS": "250"})
+    assert res.exit_code == 1, res.output
+    flat = " ".join(res.output.split())
+    assert ("borderline: kvplan's range for this pool is 3.11 GiB to 4.24 GiB (the ranges of the "
+            "terms it books, `kvplan explain`), so it may start; the verdict follows the best "
+            "estimate") in flat
+    clear = tmp_path / "clear-miss.yaml"  # 131,072 tokens need 16 GiB; the pool is about 4
+    clear.write_text("apiVersion: kvplan/v1\nname: clear\nmodel: llama-3.1-8b\nhardware: {gpu: l4, "
+                     "count: 1}\nengine: {name: vllm, version: 0.8.5, max_model_len: 131072}\n"
+                     "traffic: {peak_concurrent_users: 1}\n",
+                     encoding="utf-8")
+    [o] = check_paths([str(clear)]).outcomes
+    assert o.verdict == "FAIL" and o.numbers is not None
+    assert o.numbers.reasons[0].startswith("would not start: one 131,072-token sequence")
+    assert not any(r.startswith("borderline:") for r in o.numbers.reasons)
