@@ -289,9 +289,12 @@ TOTAL_KEYS = ("tokens", "total_tokens", "context_tokens")
 # response), and the Azure LLM inference trace's `ContextTokens` / `GeneratedTokens`
 # (github.com/Azure/AzurePublicDataset data/AzureLLMInferenceTrace_conv.csv, 7909210), where
 # ContextTokens is the PROMPT: read as kvplan's `context_tokens` (a total) it would drop every
-# generated token, so it is a prompt key here and never a total.
-PROMPT_KEYS = ("prompt_tokens", "input_tokens", "request_tokens", "contexttokens")
-OUTPUT_KEYS = ("output_tokens", "completion_tokens", "response_tokens", "generatedtokens")
+# generated token, so it is a prompt key here and never a total. Mooncake's JSONL traces give
+# `input_length` / `output_length` (github.com/kvcache-ai/Mooncake
+# FAST25-release/traces/conversation_trace.jsonl, 3cca71d).
+PROMPT_KEYS = ("prompt_tokens", "input_tokens", "request_tokens", "contexttokens", "input_length")
+OUTPUT_KEYS = ("output_tokens", "completion_tokens", "response_tokens", "generatedtokens",
+               "output_length")
 
 
 def _key(name: str) -> str:
@@ -320,7 +323,8 @@ def _length(row: dict[str, object], where: str) -> int:
     out = next((k for k in OUTPUT_KEYS if k in keys), None)
     if prompt is None:
         wanted = (", ".join(TOTAL_KEYS) + ", or prompt_tokens + output_tokens (also read: "
-                  "BurstGPT's Request/Response/Total tokens, Azure's ContextTokens + GeneratedTokens)")
+                  "BurstGPT's Request/Response/Total tokens, Azure's ContextTokens + GeneratedTokens, "
+                  "Mooncake's input_length + output_length)")
         raise InputError(f"{where}: no token count; give a column/key named {wanted}")
     return num(prompt) + (num(out) if out is not None and keys[out] not in (None, "") else 0)
 

@@ -57,3 +57,29 @@ def test_burstgpt_headers_are_read_with_their_spaces(tmp_path: Path) -> None:
     parts = tmp_path / "parts.csv"
     parts.write_text("Timestamp,Request tokens,Response tokens\n5,472,18\n45,1087,230\n")
     assert load_sample(parts).tokens == (490, 1317)
+
+
+MOONCAKE = ASSETS / "check" / "qa" / "traces" / "mooncake-conversation-first200.jsonl"
+
+
+def test_mooncake_jsonl_reads_input_plus_output_length(runner: CliRunner) -> None:
+    # kvcache-ai/Mooncake FAST25-release/traces/conversation_trace.jsonl, the first 200 lines:
+    # {"timestamp", "input_length", "output_length", "hash_ids"}. It used to be refused ("line
+    # 1: no token count"). The 200 totals sum to 2,853,558 (mean 14,267.79), p50 9,193, p95
+    # 46,187, p99 87,571, the longest 121,213 (under Llama-3.1-8B's 131,072).
+    from kvplan.traffic.lengths import load_sample
+
+    sample = load_sample(MOONCAKE)
+    assert sample.tokens[:2] == (6758 + 500, 7322 + 490)
+    assert (len(sample.tokens), sum(sample.tokens), max(sample.tokens)) == (200, 2853558, 121213)
+    assert (sample.percentile(0.5), sample.percentile(0.95), sample.percentile(0.99)) == \
+        (9193, 46187, 87571)
+    result = invoke(runner, "fleet", "llama-3.1-8b", "--gpu", "h100", "--peak-users", "100",
+                    "--context-sample", str(MOONCAKE), "-f", "json")
+    assert result.exit_code == 0, result.output
+    row = json.loads(result.stdout)["results"][0]
+    assert row["context_mean_tokens"] == 14267.8
+    assert row["context_share_above_max"] == 0.0
+    # 14,268 tokens fill 892 blocks of 16 = 14,272 tokens x 131,072 B
+    assert row["kv_bytes_per_sequence"] == 14272 * 131072 == 1870659584
+    assert row["users_per_gpu_mean"] == 31  # 58,332,923,494 / 1,870,659,584 = 31.2
