@@ -56,6 +56,17 @@ def _save(fig: Any, path: Path) -> None:
         plt.close(fig)
 
 
+def tick_labels(ticks: Sequence[int]) -> list[str]:
+    """Labels of the context ticks (powers of two, then the model's maximum) on a log-2 axis.
+
+    A tick less than 1.5x below the next one would print over it (131,072 beside a maximum of
+    163,840 read "131,07163,840"), so it keeps its mark but loses its label; the last (the
+    maximum, which the title names) always keeps its own.
+    """
+    return ["" if i + 1 < len(ticks) and ticks[i + 1] < 1.5 * t else f"{t:,}"
+            for i, t in enumerate(ticks)]
+
+
 def users_vs_context(
     series: dict[str, Sequence[tuple[int, float]]], title: str, path: Path
 ) -> None:
@@ -71,7 +82,7 @@ def users_vs_context(
     ax.set_yscale("log")
     ticks = sorted({x for points in series.values() for x, _ in points})
     ax.set_xticks(ticks)
-    ax.set_xticklabels([f"{t:,}" for t in ticks])
+    ax.set_xticklabels(tick_labels(ticks))
     ax.minorticks_off()
     ax.set_xlabel("tokens per conversation")
     ax.set_ylabel("concurrent conversations per GPU")

@@ -283,13 +283,28 @@ class Empirical(LengthDistribution):
 
 
 TOTAL_KEYS = ("tokens", "total_tokens", "context_tokens")
-PROMPT_KEYS = ("prompt_tokens", "input_tokens")
-OUTPUT_KEYS = ("output_tokens", "completion_tokens")
+# The public traces' own headers are read as they are published (a header is lower-cased and its
+# spaces/hyphens read as underscores first): BurstGPT's `Request tokens` / `Response tokens` /
+# `Total tokens` (github.com/HPMLL/BurstGPT README.md "Schema", e92f533: total = request +
+# response), and the Azure LLM inference trace's `ContextTokens` / `GeneratedTokens`
+# (github.com/Azure/AzurePublicDataset data/AzureLLMInferenceTrace_conv.csv, 7909210), where
+# ContextTokens is the PROMPT: read as kvplan's `context_tokens` (a total) it would drop every
+# generated token, so it is a prompt key here and never a total. Mooncake's JSONL traces give
+# `input_length` / `output_length` (github.com/kvcache-ai/Mooncake
+# FAST25-release/traces/conversation_trace.jsonl, 3cca71d).
+PROMPT_KEYS = ("prompt_tokens", "input_tokens", "request_tokens", "contexttokens", "input_length")
+OUTPUT_KEYS = ("output_tokens", "completion_tokens", "response_tokens", "generatedtokens",
+               "output_length")
+
+
+def _key(name: str) -> str:
+    """A column/key as matched: lower case, spaces and hyphens read as underscores."""
+    return "_".join(name.strip().lower().replace("-", " ").split())
 
 
 def _length(row: dict[str, object], where: str) -> int:
     """Tokens of one request: a total column, or prompt plus output columns."""
-    keys = {k.strip().lower(): v for k, v in row.items() if k is not None}
+    keys = {_key(k): v for k, v in row.items() if k is not None}
 
     def num(key: str) -> int:
         value = keys[key]
@@ -307,7 +322,9 @@ def _length(row: dict[str, object], where: str) -> int:
     prompt = next((k for k in PROMPT_KEYS if k in keys), None)
     out = next((k for k in OUTPUT_KEYS if k in keys), None)
     if prompt is None:
-        wanted = ", ".join(TOTAL_KEYS) + ", or prompt_tokens + output_tokens"
+        wanted = (", ".join(TOTAL_KEYS) + ", or prompt_tokens + output_tokens (also read: "
+                  "BurstGPT's Request/Response/Total tokens, Azure's ContextTokens + GeneratedTokens, "
+                  "Mooncake's input_length + output_length)")
         raise InputError(f"{where}: no token count; give a column/key named {wanted}")
     return num(prompt) + (num(out) if out is not None and keys[out] not in (None, "") else 0)
 

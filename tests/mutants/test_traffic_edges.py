@@ -267,7 +267,10 @@ def test_sample_refusals(tmp_path: Path):
     with pytest.raises(InputError) as err:
         load_sample(none)
     assert str(err.value) == (f"{none}: line 2: no token count; give a column/key named tokens, "
-                              "total_tokens, context_tokens, or prompt_tokens + output_tokens")
+                              "total_tokens, context_tokens, or prompt_tokens + output_tokens "
+                              "(also read: BurstGPT's Request/Response/Total tokens, Azure's "
+                              "ContextTokens + GeneratedTokens, Mooncake's input_length + "
+                              "output_length)")
     zeros = tmp_path / "zeros.csv"
     zeros.write_text("tokens\n0\n")
     with pytest.raises(InputError) as err:

@@ -104,3 +104,27 @@ def test_without_matplotlib_the_error_says_what_to_install(runner, tmp_path: Pat
     assert result.exit_code == 2
     assert "pip install matplotlib" in result.output and "kvplan[" not in result.output
     assert not (tmp_path / "m.png").exists()
+
+
+def test_context_ticks_too_close_to_the_maximum_lose_their_label(runner, mpl, tmp_path: Path,
+                                                                  monkeypatch):
+    # DeepSeek-V3.1's config.json (tests/assets/check/qa/hf, task h33qa2): max_position_embeddings
+    # 163,840, so the last power of two, 131,072, sat 1.25x below it and the two labels printed
+    # over each other ("131,07163,840").
+    from kvplan.render import plots
+
+    drawn: list = []
+    monkeypatch.setattr(plots, "_save", lambda fig, path: drawn.append(fig))
+    v31 = Path(__file__).parents[1] / "assets" / "check" / "qa" / "hf" / \
+        "deepseek-ai--DeepSeek-V3.1.json"
+    result = invoke(runner, "plot", "users-vs-context", str(v31), "--gpu", "h200", "--tp", "8",
+                    "-o", str(tmp_path / "v31.png"))
+    assert result.exit_code == 0, result.output
+    ax = drawn[0].axes[0]
+    assert list(ax.get_xticks())[-3:] == [65536, 131072, 163840]
+    labels = [t.get_text() for t in ax.get_xticklabels()]
+    assert labels[-3:] == ["65,536", "", "163,840"]
+    assert labels[0] == "256"
+    import matplotlib.pyplot as plt
+
+    plt.close(drawn[0])

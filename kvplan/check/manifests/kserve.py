@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict, containers
+from kvplan.deploy.problems import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
 KINDS = ("InferenceService", "ServingRuntime", "ClusterServingRuntime")
@@ -24,9 +25,34 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     replicas_at = (*at, "minReplicas") if "minReplicas" in pred else None
     found = containers(pred, at)
     lenient = False
-    if isinstance(pred.get("model"), dict):
-        found.insert(0, (pred["model"], (*at, "model")))
-        lenient = True  # the huggingface runtime takes vLLM's options and its own
-    site = PodSite("InferenceService", pred, at, found, replicas, replicas_at, lenient=lenient)
+    model = pred.get("model")
+    problems: list[Problem] = []
+    if isinstance(model, dict):
+        if "args" in model or "command" in model or found:
+            found.insert(0, (model, (*at, "model")))
+            lenient = True  # the huggingface runtime takes vLLM's options and its own
+        else:  # the server command is the runtime's, in another object
+            problems.append(_runtime_only(model, doc, (*at, "model")))
+    site = PodSite("InferenceService", pred, at, found, replicas, replicas_at, lenient=lenient,
+                   problems=problems)
     site.notes.append("checked at minReplicas (KServe scales up from there)")
     return [site]
+
+
+def _runtime_only(model: dict[str, Any], doc: Doc, at: Key) -> Problem:
+    """predictor.model without args or command: KServe runs the ServingRuntime's container (its
+    command and args) with storageUri mounted at /mnt/models, and that runtime is another object."""
+    fmt = as_dict(model.get("modelFormat")).get("name")
+    if model.get("runtime"):
+        which = f"the ServingRuntime {str(model['runtime'])!r} (runtime:)"
+        key: Key = (*at, "runtime")
+    else:
+        which = (f"the ServingRuntime KServe picks for modelFormat {str(fmt)!r}" if fmt
+                 else "a ServingRuntime KServe picks")
+        key = at
+    uri = f", and the weights come from storageUri {model['storageUri']}" \
+        if model.get("storageUri") else ""
+    return Problem("runtime", f"predictor.model runs {which} with no args of its own: the server "
+                   f"command is that runtime's, which this file does not hold{uri}; kvplan check "
+                   "the runtime's own file (read as one replica) or the pods it renders (kubectl "
+                   "get pod -o yaml)", doc.line(*key))
