@@ -119,6 +119,16 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
                 f"{fmt_bytes(seq)} of KV cache per GPU, the pool is {fmt_bytes(budget)} "
                 f"(longest that fits: {longest:,} tokens)"
             )
+            # wording kept in step with kvplan/check/numbers.py (not a search: a second line)
+            from kvplan.check.numbers import _pool_range
+
+            span = _pool_range(one_req if not same else req, setup.engine)
+            if span is not None and span[0] < seq <= span[1]:
+                reasons.append(
+                    f"borderline: kvplan's range for this pool is {fmt_bytes(span[0])} to "
+                    f"{fmt_bytes(span[1])} (the ranges of the terms it books, `kvplan explain`), "
+                    "so it may start; the verdict follows the best estimate"
+                )
     if held < required:
         reasons.append(f"holds {held:,} users, {required:,} required")
         if limited == "max_num_seqs" and would_start:
