@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import ASSETS, invoke
 from typer.testing import CliRunner
+
+from tests.conftest import ASSETS, invoke
 
 AZURE_CONV = ASSETS / "check" / "qa" / "traces" / "azure-llm-2023-conv-first400.csv"
 
