@@ -5,7 +5,9 @@ the logs in tests/assets/logs):
 - `total` is the memory free after the CUDA context and torch.distributed start ("Load weight
   begin. avail mem=..."), not the device total; kvplan models the start-up use as 0.4 GiB on one
   GPU and 0.9 GiB with tensor parallelism (NCCL), 2.02 GiB with tensor parallelism on NVLink
-  modules (SXM/HGX: NCCL and custom all-reduce workspaces), unless a log gives it.
+  modules (SXM/HGX: NCCL and custom all-reduce workspaces), unless a log gives it; 0.4.2-0.4.3
+  at TP > 2 without NVLink the one-GPU term + 0.13 GiB of NCCL, range 0.32-0.9 GiB
+  (STARTUP_TP_PCIE_OLD).
   --disable-custom-all-reduce / --enable-p2p-check only decide whether the custom all-reduce
   workspace (tens of MiB per GPU) is built: noted by `check`, not modelled
   (kvplan.check.manifests.engine.NOT_MODELLED).
@@ -89,6 +91,16 @@ from kvplan.units import GIB, MIB
 NEWEST_KNOWN = (0, 5, 21)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
+# SGLang 0.4.2-0.4.3.post4 (the wheels read) at TP > 2 without NVLink: custom all-reduce builds
+# nothing ("Custom allreduce is disabled because it's not supported on more than two PCIe-only
+# GPUs": distributed/device_communicators/custom_all_reduce.py:194 in the 0.4.2 wheel, :235 in
+# 0.4.3.post4; init_torch_distributed the same but for its log line), so the start-up is the
+# one-GPU term and NCCL's communicators, which fit log 14 (0.4.3.post3+, TP 4 on four L4s) prints:
+# "Init torch distributed ends. mem usage=0.13 GB". Range: its whole start-up, 22,478 MiB -
+# "Load weight begin. avail mem=21.63 GB" = 329 MiB (high pool), to the TP term (low pool).
+STARTUP_TP_PCIE_OLD = ((0, 4, 2), (0, 4, 3))
+STARTUP_TP_NCCL_OLD = 133 * MIB
+STARTUP_TP_OLD_LOW = 329 * MIB
 # Tensor parallelism on NVLink modules (SXM / HGX boards): fitted on log 03 (Qwen3-235B-A22B-FP8,
 # TP 4 on H100 SXM, fraction 0.93): 79.20 - (16.47 GiB pool + 55.31 GiB weights) / 0.93 = 2.02 GiB
 # before the weights; vLLM's own NVLink TP non-torch term, fitted on other logs (62, 75), is 2.08.
@@ -217,6 +229,12 @@ def replicated_bytes(req: SizeRequest) -> int:
     return max(held - booked, 0)
 
 
+def pcie_old_release(req: SizeRequest, version: str, nvlink: bool) -> bool:
+    """Whether SGLang 0.4.2-0.4.3 runs TP > 2 without NVLink (no custom all-reduce)."""
+    v = (parse_version(version) or ())[:3]
+    return req.tp > 2 and not nvlink and STARTUP_TP_PCIE_OLD[0] <= v <= STARTUP_TP_PCIE_OLD[1]
+
+
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     """SGLang's KV pool for one request."""
     req.check()
@@ -234,6 +252,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if m.weights_bytes is None:
         weights += (LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1) + replicated
     st = Steps()
+    span: tuple[int, int] | None = None
     st.given("GPU memory", memory, "bytes", "device total")
     if m.free_before_load_bytes is not None:
         st.given("free before weights", m.free_before_load_bytes, "bytes",
@@ -250,8 +269,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     else:
         nvlink = req.tp > 1 and nvlink_module(req.gpu.label, req.gpu.device_names)
         startup = STARTUP_TP_NVLINK if nvlink else STARTUP_TP if req.tp > 1 else STARTUP_TP1
+        if pcie_old_release(req, version, nvlink):
+            startup, span = STARTUP_TP1 + STARTUP_TP_NCCL_OLD, (STARTUP_TP, STARTUP_TP_OLD_LOW)
         st.given("start-up use", startup, "bytes", "CUDA context + torch.distributed" + (
-            " (NVLink: NCCL and custom all-reduce workspaces)" if nvlink else ""))
+            " (NVLink: NCCL and custom all-reduce workspaces)" if nvlink else
+            f" (SGLang {version}, TP {req.tp} over PCIe, no custom all-reduce: the one-GPU term +"
+            f" {gib(STARTUP_TP_NCCL_OLD)} of NCCL; range {gib(span[1])}-{gib(span[0])})"
+            if span else ""))
         st.op("free before weights", "sum", ["GPU memory", "-start-up use"], "bytes",
               "GPU memory - start-up use")
     st.given("weights", weights, "bytes",
@@ -298,6 +322,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         tokens = int(st.op(pool_label, "min", ["max_total_num_tokens", s.max_tokens], "tokens",
                            "--max-total-tokens"))
     cell = st.int("cell size")
+    low, high = tokens, tokens
+    if span:
+        eff = frac * AITER_DERATE if derated else frac
+        low, high = (min(max((memory - use - weights - int((memory - use) * (1 - eff))) // cell, 0)
+                         // page * page, s.max_tokens or 1 << 62) for use in span)
     length = req.context_tokens
     conc = st.op("maximum concurrency", "ratio", [pool_label, length], "ratio",
                  f"tokens / max_model_len {length:,}")
@@ -353,8 +382,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         requested_bytes=memory - held_back, weights_bytes=weights,
         activation_bytes=0, activation_bytes_low=0, activation_bytes_high=0,
         non_torch_bytes=startup, cuda_graph_bytes=0,
-        kv_cache_bytes=pool, kv_cache_bytes_low=pool, kv_cache_bytes_high=pool,
-        kv_cache_tokens=tokens, kv_cache_tokens_low=tokens, kv_cache_tokens_high=tokens,
+        kv_cache_bytes=pool, kv_cache_bytes_low=low * cell, kv_cache_bytes_high=high * cell,
+        kv_cache_tokens=tokens, kv_cache_tokens_low=low, kv_cache_tokens_high=high,
         blocks=tokens // page, block_size_tokens=page, max_model_len=length,
         max_concurrency=conc, starts=starts, reason=reason, max_model_len_that_starts=largest,
         steps=tuple(st.items), assumptions=tuple(assumptions),
