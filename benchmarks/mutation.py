@@ -99,7 +99,9 @@ PACKAGES = {
          # stop 28 (h32qwen3vl): Qwen3-VL's dummy video and held encoder output
          "tests/engines/test_vision_tower_qwen3.py",
          # stop 28 (h33moetp): vLLM's modular MoE workspaces
-         "tests/engines/test_vllm_moe_workspace.py")),
+         "tests/engines/test_vllm_moe_workspace.py",
+         # stop 28 (h33v08, h34sglang): V1's whole-device term before 0.9.1, SGLang 0.4.2-0.4.3
+         "tests/engines/test_vllm_v1_whole_device.py", "tests/engines/test_sglang_tp_startup_old.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
