@@ -13,8 +13,9 @@ Read in vLLM's source:
 
 Each kept output is item_tokens x hidden_size activations (the projector maps the tower to the
 language model's width), on every tensor-parallel rank (the tower is not sharded by TP here).
-Where the tower is modelled (Qwen2.5-VL on vLLM 0.19-0.23, kvplan.engines.vision_tower) the
-profiled item is the dummy video, not the spec's image (`mm_tokens_per_item`), its pixel values
+Where the tower is modelled (Qwen2.5-VL on vLLM 0.11 and 0.19-0.23, kvplan.engines.vision_tower)
+the profiled item is the dummy video (0.11: the image on a tie), not the spec's image
+(`mm_tokens_per_item`), its pixel values
 stay alive through the language-model phase too, and the activation peak is the larger of the
 tower's own transient peak and that phase. Qwen3-VL on vLLM 0.11-0.12: the dummy video's output
 rows are out_hidden x (1 + deepstack levels) wide and are copied into zero-padded rows of the

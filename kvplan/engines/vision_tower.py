@@ -46,11 +46,25 @@ SDPA kernel's workspace is not counted.
 Not counted (under 1% of the peak on Qwen2.5-VL-7B): the rotary cos/sin gathered per patch,
 window indices, cu_seqlens and the attention kernel's per-head statistics.
 
+vLLM 0.11.0 (wheel from PyPI), read for the same path: profile_run, _get_mm_dummy_batch and
+call_hf_processor (multimodal/processing.py: "this emulates output.to(dtype=...)") as above;
+the differences:
+- v1/worker/utils.py MultiModalBudget.get_modality_with_max_tokens: max over the tokens only,
+  so a tie goes to the first modality, "image" (the log: "profiled with 1 image items"); the
+  image and a one-temporal-patch video have the same embeddings and patches.
+- model_executor/models/qwen2_5_vl.py Qwen2_5_VisionAttention.forward: q, k, v made
+  contiguous (3 x hidden, qkv's 3 x hidden still referenced), qk_concat = cat([q, k])
+  (2 x hidden), and qwen2_vl.py apply_rotary_pos_emb_vision: `t_ = t.float()` (an fp32 copy,
+  4 x hidden in bf16 units), vllm_flash_attn/ops/triton/rotary.py apply_rotary
+  (`torch.empty_like(x)`, not in place: fp32, 4 x hidden) and `.type_as(t)` (2 x hidden), with
+  the block's input and norm1's output (held by the caller) alive: 20 x hidden values a
+  patch, more than the MLP half, in both compilation modes (norm1 has no residual).
+
 The profile's activation is the larger of the tower's peak (with the pixel values) and the
 language-model phase (its forward and sampler, the encoder outputs kept and the pixel values):
 the two phases run one after the other (kvplan.engines.encoder_cache.with_encoder_cache).
-Modelled for Qwen2.5-VL specs with the vision_* shapes, vLLM 0.19 up to 0.23 (the releases
-read), and for Qwen3-VL (dense and MoE) on vLLM 0.11-0.12 (kvplan.engines.vision_tower_qwen3:
+Modelled for Qwen2.5-VL specs with the vision_* shapes, vLLM 0.11 and 0.19 up to 0.23 (the
+releases read), and for Qwen3-VL (dense and MoE) on vLLM 0.11-0.12 (kvplan.engines.vision_tower_qwen3:
 the dummy video of 24,576 32 x 32 frames, the tower sharded by TP, the zero-padded encoder
 output); other towers and releases are not modelled (`tower_note` says so).
 """
@@ -72,6 +86,8 @@ from kvplan.specs.schema import ModelSpec
 
 TOWER_TYPES = ("qwen2_5_vl",)
 READ_FROM, READ_UNTIL = (0, 19), (0, 23)  # the releases whose source was read, inclusive
+READ_FP32_ROTARY = (0, 11)  # also read: 0.11.0, whose attention half rotates q/k in fp32
+ATTN_HIDDEN_FP32_ROTARY = 20  # hidden-wide tensors alive at 0.11.0's rotary (bf16 units)
 MAX_FRAMES_PER_VIDEO = 14  # qwen2_vl.py _MAX_FRAMES_PER_VIDEO (0.19.0 and 0.23.0)
 MLP_HIDDEN_NATIVE = 5  # hidden-wide tensors alive at the MLP peak, custom ops off (default)
 MLP_HIDDEN_INPLACE = 3  # ... with the in-place CUDA fused_add_rms_norm (--enforce-eager)
@@ -90,6 +106,10 @@ class TowerProfile:
     intermediate: int
     patches_per_item: int
     eager: bool  # --enforce-eager: the residual norm works in place
+    fp32_rotary: bool = False  # vLLM 0.11: the attention half's fp32 rotary tops the MLP
+
+    def _attn_hidden(self) -> int:
+        return ATTN_HIDDEN_FP32_ROTARY if self.fp32_rotary else 0
 
     def patches(self, items: int) -> int:
         return items * self.patches_per_item
@@ -101,21 +121,28 @@ class TowerProfile:
     def peak(self, items: int) -> Interval:
         """The tower's transient peak over `items` dummy items, pixel values included."""
         def at(hidden_tensors: int) -> int:
-            per_patch = (self.patch_values + hidden_tensors * self.hidden
-                         + MLP_INTERMEDIATE * self.intermediate)
+            mlp = hidden_tensors * self.hidden + MLP_INTERMEDIATE * self.intermediate
+            per_patch = self.patch_values + max(mlp, self._attn_hidden() * self.hidden)
             return self.patches(items) * per_patch * ACT_BYTES
         low, high = at(MLP_HIDDEN_INPLACE), at(MLP_HIDDEN_NATIVE)
         return Interval(low if self.eager else high, low, high)
 
     def formula(self, items: int) -> str:
         n = MLP_HIDDEN_INPLACE if self.eager else MLP_HIDDEN_NATIVE
+        if self.fp32_rotary:
+            return (f"vision tower peak {items} x {self.patches_per_item:,} patches x "
+                    f"({self.patch_values:,} pixel values + the larger of the MLP's {n} x "
+                    f"{self.hidden:,} + {MLP_INTERMEDIATE} x {self.intermediate:,} and the "
+                    f"fp32 rotary's {ATTN_HIDDEN_FP32_ROTARY} x {self.hidden:,}) x {ACT_BYTES} B")
         return (f"vision tower peak {items} x {self.patches_per_item:,} patches x "
                 f"({self.patch_values:,} pixel values + {n} x {self.hidden:,} + "
                 f"{MLP_INTERMEDIATE} x {self.intermediate:,}) x {ACT_BYTES} B")
 
     def assumption(self, items: int) -> str:
         p = self.peak(items)
-        return (f"vision tower: {items} dummy {self.frames}-frame {self.modality} item(s) of "
+        kind = (self.modality if self.modality == "image"
+                else f"{self.frames}-frame {self.modality}")
+        return (f"vision tower: {items} dummy {kind} item(s) of "
                 f"{self.item_tokens:,} embeddings "
                 f"({self.patches(items):,} patches) run through the encoder in one batch; "
                 f"its MLP peak {gib(p.best)} (range {gib(p.low)}-{gib(p.high)}: the residual "
@@ -125,7 +152,8 @@ class TowerProfile:
 
 def _in_read_range(version: str | None) -> bool:
     ver = parse_version(version)
-    return ver is not None and READ_FROM <= ver[:2] <= READ_UNTIL
+    return ver is not None and (READ_FROM <= ver[:2] <= READ_UNTIL
+                                or ver[:2] == READ_FP32_ROTARY)
 
 
 def dummy_frames(image_tokens: int, temporal_patch: int, max_model_len: int) -> int:
@@ -173,11 +201,15 @@ def tower_profile(model: ModelSpec, version: str | None, max_model_len: int,
     # a video item is grid_t >= 1 images' worth of embeddings, never fewer than an image, and
     # a tie goes to "video" (max over (tokens, name)): the video is the profiled modality
     tokens = image_tokens * max((frames + frames % t) // t, 1)
+    ver = parse_version(version)
+    old = ver is not None and ver[:2] == READ_FP32_ROTARY
+    # 0.11: max over the tokens alone, a tie goes to the first modality, the image
+    modality = "image" if old and tokens == image_tokens else "video"
     return TowerProfile(
-        modality="video", frames=frames, item_tokens=tokens,
+        modality=modality, frames=frames, item_tokens=tokens,
         patch_values=model.vision_in_channels * t * model.vision_patch_size ** 2,
         hidden=model.vision_hidden_size, intermediate=model.vision_intermediate_size,
-        patches_per_item=tokens * merge * merge, eager=enforce_eager)
+        patches_per_item=tokens * merge * merge, eager=enforce_eager, fp32_rotary=old)
 
 
 def tower_note(model: ModelSpec, version: str | None) -> str | None:
@@ -197,6 +229,6 @@ def tower_note(model: ModelSpec, version: str | None) -> str | None:
         if _in_read_range(version):
             return None
         return (f"{model.name}: the vision tower's activation while vLLM {version} profiles "
-                "the encoder is not modelled (read in vLLM 0.19.0-0.23.0 only)")
+                "the encoder is not modelled (read in vLLM 0.11.0 and 0.19.0-0.23.0 only)")
     return (f"{model.name}: the vision tower's activation while vLLM profiles the encoder is not "
             f"modelled for {model.model_type} (only Qwen2.5-VL's tower was read)")

@@ -64,11 +64,11 @@ def test_frames_follow_max_model_len(max_model_len: int, frames: int, tokens: in
 
 
 def test_only_the_releases_read_and_the_tower_read() -> None:
-    for version in ("0.18.1", "0.24.0", None):
+    for version in ("0.12.0", "0.18.1", "0.24.0", None):
         assert tower_profile(VL7, version, 128_000, enforce_eager=False) is None
     assert tower_profile(VL7, "0.21.0", 128_000, enforce_eager=False) is not None
     note = tower_note(VL7, "0.31.0")
-    assert note is not None and "read in vLLM 0.19.0-0.23.0 only" in note
+    assert note is not None and "read in vLLM 0.11.0 and 0.19.0-0.23.0 only" in note
     assert tower_note(VL7, "0.23.0") is None
     gemma = load_model("gemma-3-12b")
     assert tower_profile(gemma, "0.23.0", 8192, enforce_eager=False) is None
