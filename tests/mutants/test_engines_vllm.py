@@ -734,7 +734,7 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
         "encoder cache: 1 dummy item(s) of 16,384 embeddings kept through the profile, 0.11 GiB "
         "(in the activation peak)",
         "qwen2.5-vl-7b: the vision tower's activation while vLLM 0.31.0 profiles the encoder is "
-        "not modelled (read in vLLM 0.19.0-0.23.0 only)",
+        "not modelled (read in vLLM 0.11.0 and 0.19.0-0.23.0 only)",
         "limit_mm_per_prompt 2: the encoder's 676,550,144 parameters are in the weights; the "
         "items per prompt do not change the profiled encoder cache here")
 
