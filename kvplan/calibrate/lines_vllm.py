@@ -197,6 +197,18 @@ def _v_chunked(r: Run, m: re.Match[str], n: int, t: str) -> None:
 values("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB", "graphs_after_gib")
 
 
+# The CUDA-graph estimate and the utilization vLLM suggests for it (0.19.0 `gpu_worker.py:448-470`:
+# round(util + estimate / total, 4), total = cudaMemGetInfo's, `MemorySnapshot`, mem_utils.py:104;
+# the estimate printed "%.2f GiB", gpu_model_runner.py:5955-5957): together they bound the
+# runtime total (kvplan.engines.vllm_total_bound). 0.19 prints "from U to S", 0.21 on "=U is
+# equivalent to ... increase --gpu-memory-utilization to S".
+values("vllm", r"Estimated CUDA graph memory: " + NUM + r" GiB total", "cg_estimate_gib")
+values("vllm", r"increase --gpu-memory-utilization from " + NUM + r" to " + NUM + r" to maintain",
+       "cg_util_from", "cg_util_to")
+values("vllm", r"The current --gpu-memory-utilization=" + NUM + r" is equivalent to .*?"
+       r"increase --gpu-memory-utilization to " + NUM + r"\.", "cg_util_from", "cg_util_to")
+
+
 @pattern("vllm", r"CUDA graph memory profiling is enabled")
 def _v_graph_estimate(r: Run, m: re.Match[str], n: int, t: str) -> None:
     # vLLM >= 0.21 subtracting its graph estimate before sizing. An estimate printed without

@@ -15,6 +15,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import Engine, EngineSettings
 from kvplan.engines import vllm as vllm_profile
 from kvplan.engines.interface import parse_version
+from kvplan.engines.vllm_total_bound import within_bounds
 from kvplan.errors import InputError
 from kvplan.specs import load_hardware, load_model
 from kvplan.specs.schema import HardwareSpec, ModelSpec
@@ -79,7 +80,8 @@ def resolve_gpu(run: Run, base: Path) -> tuple[HardwareSpec | None, str]:
             source="start-up log (calibration only)",
         ), f"total {total} GiB from the log"
     if ref:
-        return load_hardware(_path_or_name(ref, base)), f"gpu directive {ref}"
+        gpu, bound = within_bounds(load_hardware(_path_or_name(ref, base)), run.values)
+        return gpu, f"gpu directive {ref}" + (f"; {bound}" if bound else "")
     return None, "GPU total not printed and not stated"
 
 

@@ -156,8 +156,14 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # Task h33v08 read that vLLM V1 before 0.9.1 books the whole device's non-torch memory, the
     # CUDA context included (vllm_nontorch.V1_CONTEXT): 274 (+13.94% -> +8.70%) and 275 (+15.81%
     # -> +12.96%, TP 2 over host memory) joined the fit part and still miss; 04 +26.77% -> +25.36%.
-    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260", "274", "275"}
+    # Task h36fp8tp read the total vLLM 0.19's CUDA-graph suggestion line admits
+    # (kvplan.engines.vllm_total_bound): 272 (TP 4 on L40S, +8.45% -> +6.95%: 44.435 GiB, not the
+    # catalog's 44.521) joined the fit part and still misses (0.11 GiB of weights and about 0.19
+    # GiB beside them unbooked; docs/engines.md "logs 248 and 272 read again").
+    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260", "272", "274",
+                      "275"}
     assert 8.0 < dense["274"].error_pct < 9.5 and 12.0 < dense["275"].error_pct < 14.0
+    assert 6.5 < dense["272"].error_pct < 7.5
     assert 1.5 < dense["250"].error_pct < 2.5 and 1.5 < dense["259"].error_pct < 2.5
     assert 0.5 < dense["271"].error_pct < 1.0
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
