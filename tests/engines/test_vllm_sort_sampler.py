@@ -40,11 +40,12 @@ def test_the_sort_holds_38_bytes_a_logit() -> None:
     assert 5.50 < LOGITS * SORT_PEAK / 2**30 < 5.58
 
 
-def test_only_the_0_10_to_0_16_series_are_gated_in() -> None:
-    # 0.11-0.16 read in task h27v1miss (0.17.1 masks with Triton)
-    assert [v for v in ("0.9.2", "0.10.0", "0.10.1.1", "0.10.2", "0.11.0", "0.16.0", "0.17.1",
-                        "0.19.0", None)
-            if sorts_in_profile(v)] == ["0.10.0", "0.10.1.1", "0.10.2", "0.11.0", "0.16.0"]
+def test_only_the_0_8_to_0_16_series_are_gated_in() -> None:
+    # 0.11-0.16 read in task h27v1miss (0.17.1 masks with Triton); 0.8.0-0.9.2 in task h36v083
+    assert [v for v in ("0.7.3", "0.8.0", "0.8.3", "0.9.2", "0.10.0", "0.10.1.1", "0.10.2",
+                        "0.11.0", "0.16.0", "0.17.1", "0.19.0", None)
+            if sorts_in_profile(v)] == ["0.8.0", "0.8.3", "0.9.2", "0.10.0", "0.10.1.1", "0.10.2",
+                                        "0.11.0", "0.16.0"]
 
 
 def test_the_path_rows_and_vocabulary_pick_the_figure() -> None:
