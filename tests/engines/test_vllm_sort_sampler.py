@@ -91,6 +91,13 @@ def test_the_log_line_and_the_directive_state_the_path() -> None:
                      "performance, please install FlashInfer.\n")
     assert parse_text(fi, Path("x.log")).runs[0].settings["topk_topp_sampler"] == "flashinfer"
     assert parse_text(native, Path("x.log")).runs[0].settings["topk_topp_sampler"] == "native"
+    # vLLM 0.8.x with FlashInfer 0.2.3 or newer installed still sorts (task h36v083, read in the
+    # 0.8.0-0.8.5 wheels: topk_topp_sampler.py 0.8.3 :34-49)
+    v08 = ("INFO 04-14 06:00:52 [api_server.py:1034] vLLM API server version 0.8.3\n"
+           "INFO 04-14 06:01:12 [topk_topp_sampler.py:44] Currently, FlashInfer top-p & top-k "
+           "sampling sampler is disabled because FlashInfer>=v0.2.3 is not backward compatible. "
+           "Falling back to the PyTorch-native implementation of top-p & top-k sampling.\n")
+    assert parse_text(v08, Path("x.log")).runs[0].settings["topk_topp_sampler"] == "native"
     stated = parse_text("# kvplan: topk_topp_sampler=flashinfer\n" + head, Path("x.log"))
     assert stated.runs[0].settings["topk_topp_sampler"] == "flashinfer"
     with pytest.raises(InputError, match="native or flashinfer"):
