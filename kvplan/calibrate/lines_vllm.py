@@ -230,6 +230,14 @@ def _v_native_sampler(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.settings["topk_topp_sampler"] = "native"
 
 
+# 0.8.0-0.8.5 sort even where FlashInfer 0.2.3 or newer imports (topk_topp_sampler.py, 0.8.3
+# :34-49: "Currently, FlashInfer top-p & top-k sampling sampler is disabled because
+# FlashInfer>=v0.2.3 is not backward compatible. Falling back to the PyTorch-native ...").
+@pattern("vllm", r"FlashInfer top-p & top-k sampling sampler is disabled because FlashInfer>=v0\.2\.3")
+def _v_native_sampler_08(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["topk_topp_sampler"] = "native"
+
+
 # The TP transport (kvplan.engines.vllm_nontorch): vLLM's custom all-reduce warns when the GPUs
 # cannot reach each other's memory (device_communicators/custom_all_reduce.py, 0.10.1.1: "your
 # platform lacks GPU P2P capability or P2P test failed"): NCCL then runs over host memory. A group

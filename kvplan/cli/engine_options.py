@@ -53,9 +53,9 @@ DisableCustomAllReduce = Annotated[bool | None, _opt(
     help="vLLM: no custom all-reduce (its 16 MiB of IPC buffers off the TP term)")]
 TopkToppSampler = Annotated[str | None, _opt(
     "--topk-topp-sampler", metavar="native|flashinfer",
-    help="vLLM 0.10-0.16: the profiling sampler's top-k/top-p path: native (PyTorch's sort, "
+    help="vLLM 0.8-0.16: the profiling sampler's top-k/top-p path: native (PyTorch's sort, "
     "38 B a logit) or flashinfer (16 B; FlashInfer installed, as in the vllm/vllm-openai image, "
-    "and from 0.12 VLLM_USE_FLASHINFER_SAMPLER=1) [default: native, as pip installs 0.10-0.11 "
+    "and from 0.12 VLLM_USE_FLASHINFER_SAMPLER=1) [default: native, as pip installs 0.8-0.11 "
     "and 0.12-0.16 run]")]
 Entrypoint = Annotated[str | None, _opt(
     "--entrypoint", metavar="serve|offline",

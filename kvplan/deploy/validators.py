@@ -145,11 +145,11 @@ class Engine(_Strict):
         default=None, description="vLLM --disable-custom-all-reduce: no custom all-reduce "
         "IPC buffers [default: false]")
     topk_topp_sampler: plain.TopkToppSampler | None = Field(
-        default=None, description="vLLM 0.10-0.16: the profiling sampler's top-k/top-p path, "
+        default=None, description="vLLM 0.8-0.16: the profiling sampler's top-k/top-p path, "
         "native (PyTorch's sort, 38 B a logit: no FlashInfer, or VLLM_USE_FLASHINFER_SAMPLER=0) "
         "or flashinfer (16 B: FlashInfer installed, as in the vllm/vllm-openai image of "
         "0.10-0.11; from 0.12 VLLM_USE_FLASHINFER_SAMPLER=1) "
-        "[default: native, as pip installs 0.10-0.11 and 0.12-0.16 run]")
+        "[default: native, as pip installs 0.8-0.11 and 0.12-0.16 run]")
     entrypoint: plain.Entrypoint | None = Field(
         default=None, description="vLLM: how the engine is started, serve (`vllm serve`, the "
         "OpenAI API server) or offline (the `vllm.LLM(...)` class, whose defaults profile more "

@@ -127,7 +127,7 @@ class EngineSettings:
     speculative-decoding draft model's parameters, loaded beside the target), draft_model (its
     spec: weights and KV layers; sets draft_params), num_speculative_tokens, tp_transport
     (nvlink, pcie-p2p or host: the TP non-torch term), disable_custom_all_reduce,
-    topk_topp_sampler (the 0.10-0.16 series' top-k/top-p sampler: native, PyTorch's sort, or
+    topk_topp_sampler (the 0.8-0.16 series' top-k/top-p sampler: native, PyTorch's sort, or
     flashinfer; kvplan.engines.vllm_sort_sampler), entrypoint (serve or offline: the LLM class's
     default batched tokens; kvplan.engines.vllm_entrypoint).
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,

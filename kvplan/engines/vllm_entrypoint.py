@@ -9,8 +9,11 @@ vllm/engine/arg_utils.py, the function and line that holds the LLM_CLASS 16,384 
   release     function (line)                      GPU class              LLM class     serve
   0.6-0.7 V0  none: V0 reads no usage context ("_override_v1_engine_args" runs only under
               VLLM_USE_V1: 0.6.5:997-1000, 0.7.3:1099-1100): max(max_model_len, 2048), 256 both
-  0.8.2       _set_default_args_v1 (1762; 1796)    name has h100/h200     16,384/1,024  8,192/1,024
+  0.8.0-0.8.3 _set_default_args_v1 (0.8.2 1762; 1796; 0.8.3 1647; 1669)
+                                                   name has h100/h200     16,384/1,024  8,192/1,024
                                                    other                  8,192/1,024   2,048/1,024
+  0.8.4       _set_default_args_v1 (1669-1682)     name has h100/h200     16,384/1,024  8,192/1,024
+                                                   other                  8,192/256     2,048/256
   0.8.5       _set_default_args_v1 (1565; 1599)    >= 70 GiB              16,384/1,024  8,192/1,024
                                                    other                  8,192/256     2,048/256
   0.9.0-0.27  _set_default_args_v1 (0.9.0:1498, 0.10.0:1587), _set_default_args (0.11.0:1608),
@@ -31,8 +34,8 @@ v6e/v5e/v5p) and CPU (LLM 4,096 x world size tokens and 256 x world size sequenc
 and 128 x; 0.9.2: 4,096/128 and 2,048/32) are special-cased too; kvplan models neither platform.
 ROCm has no branch of its own (MI300X follows the memory rule). Other usage contexts (an engine
 built directly from AsyncEngineArgs, ENGINE_CONTEXT) take neither table; kvplan does not model
-them. Not modelled either: 0.8.0-0.8.4's name rule and 1,024 sequences on every GPU, 0.8.5's
-A100 80GB on the large branch (kvplan models the 0.8 series with the 0.9 rule; see docs/engines.md).
+them. The 0.8 rows are modelled since task h36v083 (vllm_series.batching_defaults; before it
+kvplan took the 0.9 rule for the whole 0.8 series; see docs/engines.md).
 """
 
 from __future__ import annotations

@@ -38,11 +38,13 @@ SERIES = (
            "V0 profiles max(max_model_len, 2048) tokens (above 32,768 with chunked prefill: 512 "
            "in 0.6.4, 2,048 from 0.6.5)"),
     Series((0, 8), "0.8 (V1 default)", "V1 engine: serve defaults 8,192 batched tokens / 1,024 "
-           "sequences on >= 70 GiB GPUs (not A100), else 2,048 / 256; CUDA graphs captured after "
+           "sequences on >= 70 GiB GPUs (not A100 from 0.9), else 2,048 / 256 (0.8.0-0.8.4 by "
+           "the name, H100/H200, and 1,024 sequences on every GPU to 0.8.3); CUDA graphs captured after "
            "sizing; non-torch: device use less torch's allocated bytes, the CUDA context counted, "
            "until 0.9.0 (gpu_worker.py determine_available_memory), growth over a start-up "
            "MemorySnapshot from 0.9.1; the V1 sampler profiles fp32 logits and "
-           "their top-k/top-p sort (16 B a logit, V0's 40 B)"),
+           "their top-k/top-p sort (PyTorch's segmented sort without FlashInfer, 38 B a "
+           "logit, as 0.10-0.16; 16 B with it; V0's 40 B)"),
     Series((0, 9), "0.9", '"GPU KV cache size" = blocks // groups x block size'),
     Series((0, 10), "0.10", "hybrid sliding/full grouping with the 1.5x group-size rule; "
            "linear-attention (mamba-style) state groups in the same pool, the attention block "
@@ -101,6 +103,15 @@ SAMPLER_WARMUP_FROM = (0, 33)  # the profiling sampler's warm-up pass; sharded s
 BIG_GPU_BYTES = 70 * GIB
 HUGE_GPU_BYTES = 160 * GIB  # 0.28 on: "for GPUs like B200/B300 with >= 160GB memory"
 HUGE_TIER_FROM = (0, 28)  # read in the 0.25.0, 0.26.0, 0.27.0 (absent) and 0.28.0 wheels
+# The V1 serve defaults before the memory rule (task h36v083, read in the 0.8.0-0.9.0 wheels,
+# engine/arg_utils.py _set_default_args_v1): 0.8.0-0.8.3 pick the batched tokens by the device's
+# name ("h100" or "h200" in it: 8,192, else 2,048; 0.8.3 :1647) and 1,024 sequences on every GPU
+# ("default_max_num_seqs = 1024", 0.8.0 :1715, 0.8.3 :1669); 0.8.4 picks both by the name (1,024
+# or 256, :1669-1682); 0.8.5 by memory, >= 70 GiB (:1596), without 0.9.0's A100 exception
+# ('and "a100" not in device_name', 0.9.0 :1495, PR #17885).
+SEQS_BY_NAME_FROM = (0, 8, 4)
+BY_MEMORY_FROM = (0, 8, 5)
+A100_SMALL_FROM = (0, 9)
 
 
 @dataclass(frozen=True)
@@ -204,9 +215,13 @@ def batching_defaults(context_tokens: int, gpu_name: str, fl: Flavour,
     """(max_num_batched_tokens, max_num_seqs) that `vllm serve` picks when not given."""
     if fl.v1:
         name = gpu_name.lower()
-        if memory >= HUGE_GPU_BYTES and (parse_version(fl.version) or ()) >= HUGE_TIER_FROM:
+        ver = parse_version(fl.version) or ()
+        if ver < BY_MEMORY_FROM:  # 0.8.0-0.8.4: by the device's name (_set_default_args_v1)
+            hopper = "h100" in name or "h200" in name
+            return (8192 if hopper else 2048), (1024 if hopper or ver < SEQS_BY_NAME_FROM else 256)
+        if memory >= HUGE_GPU_BYTES and ver >= HUGE_TIER_FROM:
             return 16384, 1024  # get_batch_defaults from 0.28.0 (arg_utils.py:2582; not 0.27.0)
-        big = (memory >= BIG_GPU_BYTES and "a100" not in name
+        big = (memory >= BIG_GPU_BYTES and ("a100" not in name or ver < A100_SMALL_FROM)
                and not (fl.sampler_warmup and name.startswith("gb10")))  # 0.33: GB10 is small
         return (8192, 1024) if big else (2048, 256)
     early = early_batched_tokens(fl.version, context_tokens)

@@ -1,4 +1,4 @@
-"""The 0.10-0.16 series' profiling sampler: PyTorch's native top-k/top-p sort, and what it holds.
+"""The 0.8-0.16 series' profiling sampler: PyTorch's native top-k/top-p sort, and what it holds.
 
 vLLM 0.10.0, 0.10.1.1 and 0.10.2 (read in the wheels on PyPI: pip download --no-deps
 vllm==0.10.0 / 0.10.1.1 / 0.10.2) profile the sampler on max_num_seqs rows with top-k and top-p
@@ -48,7 +48,7 @@ calibration directive topk_topp_sampler=...; a deployment's engine.topk_topp_sam
 --topk-topp-sampler or read from a manifest's image and VLLM_USE_FLASHINFER_SAMPLER,
 kvplan.check.manifests.sampler; EngineSettings.topk_topp_sampler) FlashInfer keeps
 the V1 sampler's figures (read here as bf16 + fp32 + masked fp32 + probabilities, 14 B, inside
-its 12-28 B); unstated, a 0.10 release is taken as its wheel installs, without FlashInfer
+its 12-28 B); unstated, a 0.8-0.10 release is taken as its wheel installs, without FlashInfer
 (0.11 likewise; 0.12-0.16 sort unless VLLM_USE_FLASHINFER_SAMPLER=1, below).
 
 The same sort in 0.11-0.16 (issue #13, task h27v1miss: read in the wheels on PyPI, pip download
@@ -64,7 +64,19 @@ they sort whether installed by pip or in vLLM's image. Their PyTorch (2.9.0 for 
 for 0.14-0.16) lies between the two SortStable.cu forms read above, which sort alike. Log 123
 (0.13.0, Qwen2.5-1.5B AWQ, 256 rows) was +5.47% with 16 B and is inside 5% with the sort.
 
-Not read: the 0.8 and 0.9 series, which keep the V1 sampler's 16 B. From 0.17 (read in the
+The same sort in 0.8.0-0.9.2 (issue #13, task h36v083, led by log 282's miss: read in the wheels
+on PyPI, pip download --no-deps vllm==0.8.0 ... 0.8.5, 0.9.0, 0.9.1, 0.9.2): _dummy_sampler_run
+sets top_p 0.9 and top_k vocab - 1 with max_num_logprobs None and no_penalties True
+(v1/worker/gpu_model_runner.py, 0.8.3 :1445-1463), Sampler.forward casts to fp32 and divides the
+temperature in place (v1/sample/sampler.py, 0.8.3 apply_temperature "logits.div_"), and
+apply_top_k_top_p sorts the same way (topk_topp_sampler.py, 0.8.3 :186, 0.9.2 :187; 0.8.0-0.8.2
+cumsum into a new tensor after the sort, 4 B below the sort's peak). The METADATA of 0.8.0, 0.8.1,
+0.8.3 and 0.9.0-0.9.2 lists no flashinfer, and 0.8.0-0.8.5 take forward_native even where FlashInfer 0.2.3 or
+newer imports ('if flashinfer_version >= "0.2.3"': "Falling back to the PyTorch-native
+implementation", 0.8.3 :34-49); 0.9.0-0.9.2 use FlashInfer where it imports. Their PyTorch (2.6.0
+for 0.8.x, 2.7.0 for 0.9.x, METADATA) has SortStable.cu's int64-index form (not read at those
+tags). Checked, not fitted: log 282 (0.8.3, 1,024 rows x 151,936) and the fit logs 274, 275
+(0.8.4, 256 rows), whose misses it narrows. From 0.17 (read in the
 0.17.1 and 0.18.0 wheels) apply_top_k_top_p masks with Triton for 8 rows or more (`if HAS_TRITON
 and logits.shape[0] >= 8: return apply_top_k_top_p_triton(...)`): no sort; 0.19.0 the same (its
 wheel requires flashinfer-python==0.6.6 and leaves FlashInfer's sampler opt-in).
@@ -92,17 +104,18 @@ SMALL_SORT_MAX = 4096
 # segmented_sort_pairs from this many rows; fewer take segmented_sort_pairs_by_full_sort
 SEGMENTED_MIN_ROWS = 128
 SORT_SAMPLER_BYTES_PER_LOGIT = (V1_SAMPLER_BYTES_PER_LOGIT[0], SORT_PEAK, SORT_PEAK + 2)
-# The paths a 0.10-0.16 release's TopKTopPSampler takes (EngineSettings.topk_topp_sampler)
+# The paths a 0.8-0.16 release's TopKTopPSampler takes (EngineSettings.topk_topp_sampler)
 SAMPLER_PATHS = ("native", "flashinfer")
-# The series read: 0.10.0, 0.10.1.1, 0.10.2, 0.11.0-0.16.0 (0.17.1 masks with Triton)
-SORT_SAMPLER_FROM = (0, 10)
+# The series read: 0.8.0-0.8.5, 0.9.0-0.9.2, 0.10.0, 0.10.1.1, 0.10.2, 0.11.0-0.16.0 (0.17.1
+# masks with Triton)
+SORT_SAMPLER_FROM = (0, 8)
 SORT_SAMPLER_BEFORE = (0, 17)
 # From 0.12 FlashInfer's sampler is opt-in (VLLM_USE_FLASHINFER_SAMPLER=1), installed or not
 FLASHINFER_OPT_IN_FROM = (0, 12)
 
 
 def sorts_in_profile(version: str | None) -> bool:
-    """Whether a vLLM version's profiling sampler is the native sort (0.10-0.16)."""
+    """Whether a vLLM version's profiling sampler is the native sort (0.8-0.16)."""
     v = parse_version(version) or ()
     return bool(v) and SORT_SAMPLER_FROM <= v < SORT_SAMPLER_BEFORE
 
@@ -115,7 +128,7 @@ def flashinfer_opt_in(version: str | None) -> bool:
 
 
 def _segmented_sort(version: str | None, rows: int, model: ModelSpec) -> bool:
-    """Whether the profiling sampler takes PyTorch's segmented_sort_pairs: a 0.10-0.16 release, 128
+    """Whether the profiling sampler takes PyTorch's segmented_sort_pairs: a 0.8-0.16 release, 128
     rows or more and a vocabulary above 4,096 (with FlashInfer absent)."""
     return (sorts_in_profile(version) and rows >= SEGMENTED_MIN_ROWS
             and model.vocab_size > SMALL_SORT_MAX)
@@ -124,11 +137,11 @@ def _segmented_sort(version: str | None, rows: int, model: ModelSpec) -> bool:
 def v1_sampler_bytes(version: str | None, rows: int, model: ModelSpec,
                      s: EngineSettings) -> tuple[int, int, int]:
     """(low, best, high) bytes a logit the V1 profiling sampler (before Model Runner V2) holds
-    at its peak on `rows` x the model's vocabulary: the 0.10-0.16 series' native sort where PyTorch
+    at its peak on `rows` x the model's vocabulary: the 0.8-0.16 series' native sort where PyTorch
     takes segmented_sort_pairs (a vocabulary above 4,096, 128 rows or more), else the V1
     sampler's 16 B (fewer rows sort by another path, not modelled here: a small term).
     s.topk_topp_sampler states the path ("flashinfer": the V1 sampler's figures; "native": the
-    sort); unstated, a 0.10 or 0.11 release is taken as pip installs it, without FlashInfer, and
+    sort); unstated, a 0.8-0.11 release is taken as pip installs it, without FlashInfer, and
     0.12-0.16 as they run unless VLLM_USE_FLASHINFER_SAMPLER=1."""
     path = s.topk_topp_sampler
     if path is not None and path not in SAMPLER_PATHS:
@@ -140,7 +153,7 @@ def v1_sampler_bytes(version: str | None, rows: int, model: ModelSpec,
 
 # the note a plan carries where the path is unstated and the sort applies (kvplan explain lists
 # it as engine.topk_topp_sampler from "default: ..."; kvplan.plan.planner.engine_defaults)
-PIP_DEFAULT = ("as pip installs a 0.10 or 0.11 release (its wheel does not require FlashInfer, "
+PIP_DEFAULT = ("as pip installs a 0.8-0.11 release (its wheel does not require FlashInfer, "
                "so TopKTopPSampler falls back to PyTorch's sort, 38 B a logit); the official "
                "vllm/vllm-openai image installs FlashInfer: state flashinfer (16 B)")
 # ... for 0.12-0.16, where FlashInfer's sampler is opt-in
@@ -160,7 +173,7 @@ UNSTATED_NOTE = "topk_topp_sampler unstated: native"
 
 def sampler_note(version: str | None, v1: bool, lean: bool, rows: int, model: ModelSpec,
                  s: EngineSettings) -> str | None:
-    """What a plan says about the 0.10 sampler path: a stated path this profile does not read
+    """What a plan says about the 0.8-0.16 sampler path: a stated path this profile does not read
     (another series, V0, the lean sampler, fewer than 128 rows, a small vocabulary), or, unstated
     where the sort applies, the pip default taken. None: a stated path that is used, or nothing
     to say (another series, unstated)."""
@@ -177,7 +190,7 @@ def unused_reason(version: str | None, v1: bool, lean: bool, rows: int | None,
     """Why the sampler path moves nothing in this plan (None: it moves the pool). `rows` and
     `model` None: the version alone (kvplan.plan.moot refuses a flag on that)."""
     if not sorts_in_profile(version):
-        return (f"only the 0.10-0.16 series (0.10.0-0.16.x) sort the logits natively in their "
+        return (f"only the 0.8-0.16 series (0.8.0-0.16.x) sort the logits natively in their "
                 f"profiling sampler; vLLM {version or 'unstated (the newest modelled)'} samples "
                 "as it does with FlashInfer or without it")
     if not v1:

@@ -249,7 +249,7 @@ def engine_defaults(fields: list[tuple[str, Any, str]],
 
 def _vllm_sampler_field(fields: list[tuple[str, Any, str]],
                         result: EngineResult) -> list[tuple[str, Any, str]]:
-    """vLLM 0.10-0.16's sampler path where the record is silent and the sort applies: native, as
+    """vLLM 0.8-0.16's sampler path where the record is silent and the sort applies: native, as
     pip installs the release or, from 0.12, as it runs unless opted in
     (kvplan.engines.vllm_sort_sampler.unstated_default), named as a default."""
     from kvplan.engines.vllm_sort_sampler import UNSTATED_NOTE

@@ -160,9 +160,13 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # (kvplan.engines.vllm_total_bound): 272 (TP 4 on L40S, +8.45% -> +6.95%: 44.435 GiB, not the
     # catalog's 44.521) joined the fit part and still misses (0.11 GiB of weights and about 0.19
     # GiB beside them unbooked; docs/engines.md "logs 248 and 272 read again").
-    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260", "272", "274",
-                      "275"}
-    assert 8.0 < dense["274"].error_pct < 9.5 and 12.0 < dense["275"].error_pct < 14.0
+    # Task h36v083 read vLLM 0.8's V1 defaults (1,024 sequences on every GPU in 0.8.0-0.8.3) and
+    # its native top-k/top-p sort (38 B a logit, 0.8.0-0.9.2 as 0.10-0.16): 274 +8.70% -> +2.06%
+    # and 275 +12.96% -> +4.83% leave this set; 04 +25.36% -> +21.88%; 282 (+49.70% first
+    # measured, held out) joined the fit part at +6.44%, 0.73 GiB still unbooked.
+    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260", "272", "282"}
+    assert 1.5 < dense["274"].error_pct < 2.5 and 4.0 < dense["275"].error_pct < 5.0
+    assert 6.0 < dense["282"].error_pct < 7.0 and 21.0 < dense["04"].error_pct < 23.0
     assert 6.5 < dense["272"].error_pct < 7.5
     assert 1.5 < dense["250"].error_pct < 2.5 and 1.5 < dense["259"].error_pct < 2.5
     assert 0.5 < dense["271"].error_pct < 1.0

@@ -1,4 +1,4 @@
-"""The 0.10-0.16 sort sampler's rules at their boundaries (kvplan/engines/vllm_sort_sampler.py): which
+"""The 0.8-0.16 sort sampler's rules at their boundaries (kvplan/engines/vllm_sort_sampler.py): which
 releases sort (0.10-0.11 unless FlashInfer is installed, 0.12-0.16 unless opted in), from how many
 rows and above which vocabulary, and the exact note a plan carries for each reason a stated path
 moves nothing (the mutation sample of stop 26 left these branches untested)."""
@@ -32,14 +32,16 @@ def _s(path: str | None = None) -> EngineSettings:
 
 
 @pytest.mark.parametrize(("version", "sorts", "opt_in"), [
-    ("0.9.2", False, False), ("0.10", True, False), ("0.10.0", True, False),
+    ("0.7.3", False, False), ("0.8", True, False), ("0.8.0", True, False),
+    ("0.8.3", True, False), ("0.9.2", True, False), ("0.10", True, False), ("0.10.0", True, False),
     ("0.10.1.1", True, False), ("0.10.2", True, False), ("0.11", True, False),
     ("0.11.0", True, False), ("0.12.0", True, True), ("0.13.0", True, True),
     ("0.16.0", True, True), ("0.16.9", True, True), ("0.17", False, False),
     ("0.17.1", False, False), ("0.19.0", False, False), (None, False, False),
 ])
-def test_the_0_10_to_0_16_series_sort(version: str | None, sorts: bool, opt_in: bool) -> None:
-    # read in the 0.10.0-0.18.0 wheels: 0.17.1 masks with Triton from 8 rows
+def test_the_0_8_to_0_16_series_sort(version: str | None, sorts: bool, opt_in: bool) -> None:
+    # read in the 0.10.0-0.18.0 wheels: 0.17.1 masks with Triton from 8 rows; 0.8.0-0.9.2 read
+    # in task h36v083 (the same apply_top_k_top_p sort); 0.7.3 is V0 by default
     assert sorts_in_profile(version) is sorts
     assert flashinfer_opt_in(version) is opt_in
 
@@ -77,10 +79,10 @@ def test_the_unstated_note_where_the_sort_applies_and_nowhere_else() -> None:
 
 def test_each_reason_a_stated_path_moves_nothing() -> None:
     assert unused_reason("0.17.1", True, False, 1024, QWEN3) == (
-        "only the 0.10-0.16 series (0.10.0-0.16.x) sort the logits natively in their profiling "
+        "only the 0.8-0.16 series (0.8.0-0.16.x) sort the logits natively in their profiling "
         "sampler; vLLM 0.17.1 samples as it does with FlashInfer or without it")
     assert unused_reason(None, True, False, None, None) == (
-        "only the 0.10-0.16 series (0.10.0-0.16.x) sort the logits natively in their profiling "
+        "only the 0.8-0.16 series (0.8.0-0.16.x) sort the logits natively in their profiling "
         "sampler; vLLM unstated (the newest modelled) samples as it does with FlashInfer or "
         "without it")
     assert unused_reason("0.10.0", False, False, 1024, QWEN3) == (

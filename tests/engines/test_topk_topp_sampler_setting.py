@@ -57,7 +57,7 @@ def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
         1_806_672, 1_911_136)
     assert _field(fi) == ("flashinfer", "--topk-topp-sampler")
     value, origin = _field(unset)
-    assert value == "native" and origin.startswith("default: as pip installs a 0.10 or 0.11 release")
+    assert value == "native" and origin.startswith("default: as pip installs a 0.8-0.11 release")
 
 
 def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_a_bad_value_is_one_line_and_exit_2(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("extra", "why"), [
-    ((), "only the 0.10-0.16 series (0.10.0-0.16.x) sort the logits natively"),  # 0.33.0 default
+    ((), "only the 0.8-0.16 series (0.8.0-0.16.x) sort the logits natively"),  # 0.33.0 default
     (("--engine-version", "0.17.1"), "vLLM 0.17.1 samples as it does with FlashInfer or without"),
     (("--engine-version", "0.10.0-v0"), "the V0 engine's sampler does not take this path"),
 ])
@@ -122,7 +122,7 @@ def test_a_file_outside_the_series_or_below_128_rows_notes_it(tmp_path: Path) ->
         assert res.exit_code == 0, res.output
         return json.loads(res.stdout)["results"][0]["assumptions"]
 
-    assert any(a.startswith("topk_topp_sampler native: only the 0.10-0.16 series") and
+    assert any(a.startswith("topk_topp_sampler native: only the 0.8-0.16 series") and
                a.endswith("so it is not used") for a in notes("0.17.1"))
     assert any(a.startswith("topk_topp_sampler native: 64 sampler rows take PyTorch's full-sort")
                for a in notes("0.10.0", 64))

@@ -40,11 +40,12 @@ def test_the_sort_holds_38_bytes_a_logit() -> None:
     assert 5.50 < LOGITS * SORT_PEAK / 2**30 < 5.58
 
 
-def test_only_the_0_10_to_0_16_series_are_gated_in() -> None:
-    # 0.11-0.16 read in task h27v1miss (0.17.1 masks with Triton)
-    assert [v for v in ("0.9.2", "0.10.0", "0.10.1.1", "0.10.2", "0.11.0", "0.16.0", "0.17.1",
-                        "0.19.0", None)
-            if sorts_in_profile(v)] == ["0.10.0", "0.10.1.1", "0.10.2", "0.11.0", "0.16.0"]
+def test_only_the_0_8_to_0_16_series_are_gated_in() -> None:
+    # 0.11-0.16 read in task h27v1miss (0.17.1 masks with Triton); 0.8.0-0.9.2 in task h36v083
+    assert [v for v in ("0.7.3", "0.8.0", "0.8.3", "0.9.2", "0.10.0", "0.10.1.1", "0.10.2",
+                        "0.11.0", "0.16.0", "0.17.1", "0.19.0", None)
+            if sorts_in_profile(v)] == ["0.8.0", "0.8.3", "0.9.2", "0.10.0", "0.10.1.1", "0.10.2",
+                                        "0.11.0", "0.16.0"]
 
 
 def test_the_path_rows_and_vocabulary_pick_the_figure() -> None:
@@ -90,6 +91,13 @@ def test_the_log_line_and_the_directive_state_the_path() -> None:
                      "performance, please install FlashInfer.\n")
     assert parse_text(fi, Path("x.log")).runs[0].settings["topk_topp_sampler"] == "flashinfer"
     assert parse_text(native, Path("x.log")).runs[0].settings["topk_topp_sampler"] == "native"
+    # vLLM 0.8.x with FlashInfer 0.2.3 or newer installed still sorts (task h36v083, read in the
+    # 0.8.0-0.8.5 wheels: topk_topp_sampler.py 0.8.3 :34-49)
+    v08 = ("INFO 04-14 06:00:52 [api_server.py:1034] vLLM API server version 0.8.3\n"
+           "INFO 04-14 06:01:12 [topk_topp_sampler.py:44] Currently, FlashInfer top-p & top-k "
+           "sampling sampler is disabled because FlashInfer>=v0.2.3 is not backward compatible. "
+           "Falling back to the PyTorch-native implementation of top-p & top-k sampling.\n")
+    assert parse_text(v08, Path("x.log")).runs[0].settings["topk_topp_sampler"] == "native"
     stated = parse_text("# kvplan: topk_topp_sampler=flashinfer\n" + head, Path("x.log"))
     assert stated.runs[0].settings["topk_topp_sampler"] == "flashinfer"
     with pytest.raises(InputError, match="native or flashinfer"):

@@ -62,11 +62,14 @@ def test_explain_json_qwen25_7b_on_a_3090_under_084_offline(runner) -> None:  # 
     assert steps["non-torch memory"]["value"] == 367_001_600
     assert "the CUDA context counts" in steps["non-torch memory"]["formula"]
     # floor(25,327,697,920 x 0.9) = 22,794,928,128 requested; weights 7,615,616,512 x 2 B =
-    # 15,231,233,024; activation 8,192 x 67,584 x 2 B = 1,107,296,256; so the pool is
-    # 22,794,928,128 - 15,231,233,024 - 1,107,296,256 - 367,001,600 = 6,089,397,248 B,
-    # floor(/ 917,504 B a block) = 6,636 blocks = 106,176 tokens (log 274 prints 97,680)
-    assert steps["KV cache memory"]["value"] == 6_089_397_248
-    assert steps["GPU KV cache size"]["value"] == 106_176
+    # 15,231,233,024; activation max(forward 8,192 x 67,584 x 2 B = 1,107,296,256, the sampler's
+    # sort, task h36v083: 256 rows x 152,064 x 38 B = 1,479,278,592) = 1,479,278,592; so the pool
+    # is 22,794,928,128 - 15,231,233,024 - 1,479,278,592 - 367,001,600 = 5,717,414,912 B,
+    # floor(/ 917,504 B a block) = 6,231 blocks = 99,696 tokens (log 274 prints 97,680; 106,176
+    # with the V1 sampler's 16 B before task h36v083)
+    assert steps["activation peak"]["value"] == 1_479_278_592
+    assert steps["KV cache memory"]["value"] == 5_717_414_912
+    assert steps["GPU KV cache size"]["value"] == 99_696
 
 
 def test_explain_json_at_tp2_over_host_memory_under_084(runner) -> None:  # noqa: ANN001
@@ -79,10 +82,11 @@ def test_explain_json_at_tp2_over_host_memory_under_084(runner) -> None:  # noqa
     # host transport: NCCL's buffers in host memory, so the one-GPU whole-device term
     assert steps["non-torch memory"]["value"] == 367_001_600
     # floor(25,327,697,920 x 0.8) = 20,262,158,336; weights 7,615,616,512 x 2 B / 2 =
-    # 7,615,616,512; activation max(8,192 x 39,168 x 2 B = 641,728,512, 256 x 152,064 x 16 B =
-    # 622,854,144) = 641,728,512; pool 20,262,158,336 - 7,615,616,512 - 641,728,512 -
-    # 367,001,600 = 11,637,811,712 B; / 458,752 B a block (16 x 2 heads x 256 x 2 B x 28) =
-    # 25,368 blocks = 405,888 tokens (log 275 prints 359,328)
-    assert steps["activation peak"]["value"] == 641_728_512
-    assert steps["KV cache memory"]["value"] == 11_637_811_712
-    assert steps["GPU KV cache size"]["value"] == 405_888
+    # 7,615,616,512; activation max(8,192 x 39,168 x 2 B = 641,728,512, the sort on every rank:
+    # 256 x 152,064 x 38 B = 1,479,278,592) = 1,479,278,592; pool 20,262,158,336 -
+    # 7,615,616,512 - 1,479,278,592 - 367,001,600 = 10,800,261,632 B; / 458,752 B a block
+    # (16 x 2 heads x 256 x 2 B x 28) = 23,542 blocks = 376,672 tokens (log 275 prints 359,328;
+    # 405,888 with the V1 sampler's 16 B before task h36v083)
+    assert steps["activation peak"]["value"] == 1_479_278_592
+    assert steps["KV cache memory"]["value"] == 10_800_261_632
+    assert steps["GPU KV cache size"]["value"] == 376_672

@@ -396,42 +396,49 @@ def test_a_v0_int4_checkpoint_on_064_in_every_field():
 def test_gemma2_9b_on_a100_with_085_in_every_field():
     # vLLM 0.8.5: V1, but "GPU KV cache size" is blocks x block (not // groups) and the
     # concurrency tokens / max_model_len (both from 0.9), and no 1.5x rule (0.10): groups of
-    # min(21 full, 21 sliding) = 21 layers. An A100 80GB (85,100,068,864 B) is >= 70 GiB but an
-    # A100: 2,048 batched tokens and 256 sequences. Published in fp32, served in bf16.
+    # min(21 full, 21 sliding) = 21 layers. An A100 80GB (85,100,068,864 B) is >= 70 GiB, and
+    # 0.8.5 has no A100 exception (engine/arg_utils.py :1596, "device_memory >= 70 * GiB_bytes";
+    # 0.9.0 adds 'and "a100" not in device_name'; task h36v083): 8,192 batched tokens and 1,024
+    # sequences. Published in fp32, served in bf16.
     r = vllm("gemma-2-9b", "a100-80gb", 8192, "0.8.5")
     # requested floor(85,100,068,864 x 0.9) = 76,590,061,977; weights 9,241,705,984 x 2 B.
-    # sampler 256 x 256,000 x 16 = 1,048,576,000 > forward 2,048 x 53,760 x 2 = 220,200,960;
-    # low 256 x 256,000 x 12 = 786,432,000; high x 28 = 1,835,008,000 + 0.25 GiB.
+    # The sampler sorts natively (0.8-0.16 without FlashInfer, task h36v083): 1,024 rows x
+    # 256,000 x 38 B = 9,961,472,000 > forward 8,192 x 53,760 x 2 = 880,803,840;
+    # low 1,024 x 256,000 x 12 = 3,145,728,000; high x 40 = 10,485,760,000 + 0.25 GiB.
     # Non-torch before 0.9.1 is the whole device's (the CUDA context counts: 350 MiB, 200-600).
-    # KV 76,590,061,977 - 18,483,411,968 - 1,048,576,000 - 367,001,600 = 56,691,072,409;
-    # block 16 x 8 heads x 512 x 2 B x 21 = 2,752,512: 20,596 blocks, x 16 = 329,536 tokens;
-    # 329,536 / 8,192 = 40.23x; a request: 512 full + ceil(min(4,095 + 2,048, 8,192) / 16) + 1
-    # = 385 sliding = 897 blocks: 20,596 // 897 = 22 users.
-    # low - 2,103,443,456 - 600 MiB = 55,374,060,953 -> 20,117 blocks 321,872 tokens;
-    # high - 786,432,000 - 200 MiB = 57,110,502,809 -> 20,748 blocks 331,968 tokens.
+    # KV 76,590,061,977 - 18,483,411,968 - 9,961,472,000 - 367,001,600 = 47,778,176,409;
+    # block 16 x 8 heads x 512 x 2 B x 21 = 2,752,512: 17,358 blocks, x 16 = 277,728 tokens;
+    # 277,728 / 8,192 = 33.90x; a request: 512 full + ceil(min(4,095 + 8,192, 8,192) / 16) + 1
+    # = 513 sliding = 1,025 blocks: 17,358 // 1,025 = 16 users.
+    # low - 10,754,195,456 - 600 MiB = 46,723,308,953 -> 16,974 blocks 271,584 tokens;
+    # high - 3,145,728,000 - 200 MiB = 54,751,206,809 -> 19,891 blocks 318,256 tokens.
     assert numbers(r) == dict(
         memory_bytes=85_100_068_864, requested_bytes=76_590_061_977,
-        weights_bytes=18_483_411_968, activation_bytes=1_048_576_000,
-        activation_bytes_low=786_432_000, activation_bytes_high=2_103_443_456,
+        weights_bytes=18_483_411_968, activation_bytes=9_961_472_000,
+        activation_bytes_low=3_145_728_000, activation_bytes_high=10_754_195_456,
         non_torch_bytes=367_001_600, cuda_graph_bytes=0,
-        kv_cache_bytes=56_691_072_409, kv_cache_bytes_low=55_374_060_953,
-        kv_cache_bytes_high=57_110_502_809, kv_cache_tokens=329_536,
-        kv_cache_tokens_low=321_872, kv_cache_tokens_high=331_968, blocks=20_596,
-        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(329_536, 8192),
+        kv_cache_bytes=47_778_176_409, kv_cache_bytes_low=46_723_308_953,
+        kv_cache_bytes_high=54_751_206_809, kv_cache_tokens=277_728,
+        kv_cache_tokens_low=271_584, kv_cache_tokens_high=318_256, blocks=17_358,
+        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(277_728, 8192),
         starts=True, reason=None, max_model_len_that_starts=8192)
-    assert r.size.users_per_replica == 22
+    assert r.size.users_per_replica == 16
     by_label = {st.label: st for st in r.steps}
     assert (by_label["KV cache groups"].value, by_label["KV cache groups"].formula) == (
         1, "1 full + 1 sliding-window")
-    assert (by_label["layers per block"].value, by_label["blocks per request"].value) == (21, 897)
-    assert r.assumptions[1] == "profiled with max_num_batched_tokens 2,048 and max_num_seqs 256"
-    assert r.assumptions[4:] == (
+    assert (by_label["layers per block"].value, by_label["blocks per request"].value) == (
+        21, 1025)
+    assert r.assumptions[1] == "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024"
+    assert r.assumptions[4:6] == (
         "fp16 cache in 16-token blocks; 2 KV cache group(s)",
-        "KV range dominated by the activation peak (1.23 GiB wide)",
-        "gemma-2-9b is published in float32; vllm serves it in 16 bits when no dtype is given "
-        "(--dtype auto)",
+        "KV range dominated by the activation peak (7.09 GiB wide)",
     )
-    assert r.log_lines[2] == "Maximum concurrency for 8,192 tokens per request: 40.23x"
+    assert r.assumptions[6].startswith("topk_topp_sampler unstated: native, as pip installs a "
+                                       "0.8-0.11 release")
+    assert r.assumptions[7] == (
+        "gemma-2-9b is published in float32; vllm serves it in 16 bits when no dtype is given "
+        "(--dtype auto)")
+    assert r.log_lines[2] == "Maximum concurrency for 8,192 tokens per request: 33.90x"
 
 
 def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():

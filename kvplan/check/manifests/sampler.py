@@ -28,10 +28,15 @@ enabled" with VLLM_USE_FLASHINFER_SAMPLER=0, 2.49 vs 4.00 GiB of KV cache; LMCac
 2025-08-21: vLLM's Dockerfile installs FlashInfer, its wheel does not). Any other image (a pip
 install, a launcher's image, a fork) is left unstated: the pip default, native, applies.
 
-0.11 takes FlashInfer's sampler as 0.10 does (read in the 0.11.0 wheel). 0.12-0.16 sort too, but
-there FlashInfer's sampler is opt-in (`if envs.VLLM_USE_FLASHINFER_SAMPLER:`, read in the
-0.12.0-0.16.0 wheels, which require flashinfer-python): the image says nothing, unset means
-native, and a non-zero integer means flashinfer in any install (kvplan.engines.vllm_sort_sampler).
+0.11 takes FlashInfer's sampler as 0.10 does (read in the 0.11.0 wheel), and so do 0.9.0-0.9.2
+(read in their wheels, task h36v083); 0.8.0-0.8.5 take it only below FlashInfer 0.2.3 ('if
+flashinfer_version >= "0.2.3"' falls back to the sort), and the Dockerfile of that series installs
+0.2.1.post2 in vllm-base (flashinfer_python-0.2.1.post2+cu124torch2.6, the torch of 0.8.x; code
+index id 8837157071, not tag-exact), so their official image is read as flashinfer too.
+0.12-0.16 sort too, but there FlashInfer's sampler is opt-in (`if
+envs.VLLM_USE_FLASHINFER_SAMPLER:`, read in the 0.12.0-0.16.0 wheels, which require
+flashinfer-python): the image says nothing, unset means native, and a non-zero integer means
+flashinfer in any install (kvplan.engines.vllm_sort_sampler).
 The refusal of a value int() refuses is kept to the 0.10 series, where it was read.
 """
 
@@ -52,7 +57,7 @@ _REGISTRIES = ("docker.io/", "index.docker.io/", "registry-1.docker.io/")
 
 
 def official_010(image: str, version: Any) -> bool:
-    """Whether `image` is vLLM's own vllm/vllm-openai image of a 0.10 release (by its tag)."""
+    """Whether `image` is vLLM's own vllm/vllm-openai image of a 0.8-0.11 release (by its tag)."""
     name = image.split("@", 1)[0].rsplit(":", 1)[0] if ":" in image.rsplit("/", 1)[-1] \
         else image.split("@", 1)[0]
     for prefix in _REGISTRIES:
