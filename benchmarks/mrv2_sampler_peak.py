@@ -105,7 +105,10 @@ def v025_default(rows: int, vocab: int) -> object:
 
 
 def v028_default(rows: int, vocab: int) -> object:
-    """0.28.0: no dummy row needs processing, so the bf16 logits go to the sampler untouched."""
+    """0.28.0: no dummy row needs processing, so the bf16 logits go to the sampler untouched.
+
+    The same pass from 0.26.0 to 0.34.0 (task h36samp: 0.26.0 works in place, 0.27 on return
+    early; kvplan.engines.activation.UNTOUCHED_SAMPLER_BYTES_PER_LOGIT)."""
     return _gumbel(_logits(rows, vocab))
 
 

@@ -36,12 +36,30 @@ from kvplan.units import GIB, ceil_div
 
 ACT_BYTES = 2  # activations run in bf16/fp16 even for fp8 / int4 weights
 SAMPLER_BYTES_PER_LOGIT = (16, 40, 48)  # low, best, high
-# Model Runner V2 (vLLM 0.25 on, dense models; 0.29 on, all): its profiling sampler skips
+# Model Runner V2 (vLLM 0.22-0.24 the listed architectures, 0.25 on dense models, 0.29 on all:
+# kvplan.engines.vllm_series.Flavour.lean_sampler): its profiling sampler skips
 # top-k / top-p and logprobs ("NOTE(woosuk): During the initial memory profiling, the sampler may
 # skip top_k, top_p, and logprobs", vllm/v1/worker/gpu/model_runner.py _dummy_sampler_run), so
 # nothing is sorted: the bf16 logits (2 B) and one fp32 copy (4 B), temperature applied in place
 # and Gumbel sampling without a probability tensor. Read in the source, not fitted to a log.
+# That fp32 copy is unconditional only through 0.25: `apply_sampling_params` copies at
+# `gpu/sample/sampler.py:133` (0.22.0), `:144` (0.23.0), `:157` (0.24.0, 0.25.0, 0.25.1).
 LEAN_SAMPLER_BYTES_PER_LOGIT = (4, 6, 12)
+# From 0.26 the dummy batch's logits reach the sampler untouched (task h36samp, read in the
+# 0.26.0, 0.27.0, 0.27.1, 0.28.0, 0.29.0, 0.30.0, 0.31.0, 0.32.0, 0.33.0 and 0.34.0 wheels):
+# 0.26.0 keeps the model dtype and works in place, cloning only when raw logprobs are returned
+# (`sampler.py:152-207`, the clone at `:168`); 0.27.0 on copy to fp32 only when a row needs
+# processing (`_requires_logits_processing`, `sampler.py:155-156` in 0.27.0/0.27.1; the
+# `needs_logits_processing` early return at `:192-193` in 0.28.0, `:218-219` in 0.29.0,
+# `:220-221` in 0.30.0, `:235-236` in 0.31.0, `:238-239` in 0.32.0/0.33.0, `:235-236` in
+# 0.34.0). The dummy batch registers no request (`InputBatch.make_dummy`), so its rows have
+# temperature 0, min-p 0, top-k = vocab, top-p 1, no penalties, bias, bad words or logprobs (the
+# states' initial values): nothing is processed, top-k/top-p are None and `gumbel_sample` reads
+# the bf16 logits, keeping an int64 and an fp32 value per 1,024-logit block (0.012 B a logit,
+# left out). Best and low: the bf16 logits alone, 2 B; high: the fp32 copy the same code makes
+# when a row does need processing, 6 B. benchmarks/mrv2_sampler_peak.py measures 2.01 B a logit
+# on CPU at 256 x 152,064. Read in the source, not fitted to a log.
+UNTOUCHED_SAMPLER_BYTES_PER_LOGIT = (2, 2, 6)
 # vLLM 0.33's Model Runner V2 profiles the sampler twice: the lean pass above, then a warm-up
 # pass with top-k/top-p/min-p, penalties and logprobs on every row ("warmup_kernels ... pays for
 # the fp32 logits pipeline, so the profiled peak must too", gpu/model_runner.py

@@ -14,6 +14,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import (
     LEAN_SAMPLER_BYTES_PER_LOGIT,
     SAMPLER_BYTES_PER_LOGIT,
+    UNTOUCHED_SAMPLER_BYTES_PER_LOGIT,
     WARMUP_SAMPLER_BYTES_PER_LOGIT,
     activation_peak,
 )
@@ -58,10 +59,14 @@ class Budget:
 def sampler_bytes(fl: Flavour, lean: bool, rows: int, model: ModelSpec,
                   s: EngineSettings) -> tuple[int, int, int]:
     """Bytes per logit of the profiling sampler (low, best, high) for this version series (the
-    V1 sampler before Model Runner V2: kvplan.engines.vllm_sort_sampler, the 0.10 sort)."""
+    V1 sampler before Model Runner V2: kvplan.engines.vllm_sort_sampler, the 0.10 sort; Model
+    Runner V2: its fp32 copy through 0.25, the bf16 logits alone 0.26-0.32, the warm-up pass
+    from 0.33, kvplan.engines.activation)."""
     if lean and fl.sampler_warmup:
         return WARMUP_SAMPLER_BYTES_PER_LOGIT
-    if lean:
+    if lean and fl.untouched_logits:  # 0.26-0.32: the bf16 logits only
+        return UNTOUCHED_SAMPLER_BYTES_PER_LOGIT
+    if lean:  # 0.22-0.25: the bf16 logits and their fp32 copy
         return LEAN_SAMPLER_BYTES_PER_LOGIT
     return v1_sampler_bytes(fl.version, rows, model, s) if fl.v1 else SAMPLER_BYTES_PER_LOGIT
 

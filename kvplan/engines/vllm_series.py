@@ -58,8 +58,9 @@ SERIES = (
            "and 0.28.0 wheels, config/vllm.py use_v2_model_runner / "
            "_is_default_v2_model_runner_model: generate models that are neither hybrid nor "
            "attention-free, MoE only for DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES): its profiling "
-           "sampler skips top-k/top-p (gpu/model_runner.py _dummy_sampler_run), so the sampler "
-           "peak is the logits and one fp32 copy, no sort"),
+           "sampler skips top-k/top-p (gpu/model_runner.py _dummy_sampler_run), so nothing is "
+           "sorted: the logits and one fp32 copy in 0.25, from 0.26 the bf16 logits untouched "
+           "(gpu/sample/sampler.py apply_sampling_params; task h36samp)"),
     Series((0, 29), "0.29-0.31", "Model Runner V2 default for all models; batch-sharded "
            "sampling holds 1/TP of the logits per GPU (v0.29.0 release notes)"),
     Series((0, 33), "0.33", "read in the 0.33.0 wheel: the profiling sampler runs a second, "
@@ -99,6 +100,7 @@ MRV2_LISTED: dict[tuple[int, ...], tuple[frozenset[str], bool]] = {
     (0, 24): (frozenset({"qwen3", "deepseek_v2", "qwen2_moe", "granitemoe", "llama", "mistral"}),
               True),
 }
+UNTOUCHED_LOGITS_FROM = (0, 26)  # Model Runner V2's dummy pass leaves the bf16 logits as they are
 SAMPLER_WARMUP_FROM = (0, 33)  # the profiling sampler's warm-up pass; sharded sampling opt-in
 BIG_GPU_BYTES = 70 * GIB
 HUGE_GPU_BYTES = 160 * GIB  # 0.28 on: "for GPUs like B200/B300 with >= 160GB memory"
@@ -129,6 +131,7 @@ class Flavour:
     mrv2_all: bool = False  # ... and every model
     sharded_sampling: bool = False  # each TP rank samples 1/TP of the rows (0.29-0.32)
     sampler_warmup: bool = False  # 0.33: the profiling sampler also runs every parameter
+    untouched_logits: bool = False  # 0.26 on: Model Runner V2's dummy pass makes no fp32 copy
     mrv2_listed: tuple[frozenset[str], bool] | None = None  # 0.22-0.24: MRV2_LISTED's entry
 
     def lean_sampler(self, moe: bool, model_type: str = "", hybrid: bool = False,
@@ -183,7 +186,8 @@ def flavour(version: str | None) -> Flavour:
                    series=series_of(ver).name + (" (V0 forced)" if forced_v0 else ""), note=note,
                    mrv2_dense=v1 and ver >= MRV2_DENSE_FROM, mrv2_all=v1 and ver >= MRV2_ALL_FROM,
                    sharded_sampling=v1 and ver >= MRV2_ALL_FROM and not warmup,
-                   sampler_warmup=warmup, mrv2_listed=MRV2_LISTED.get(ver[:2]) if v1 else None)
+                   sampler_warmup=warmup, untouched_logits=v1 and ver >= UNTOUCHED_LOGITS_FROM,
+                   mrv2_listed=MRV2_LISTED.get(ver[:2]) if v1 else None)
 
 
 HOPPER = ("h100", "h200", "h20", "h800", "gh200")

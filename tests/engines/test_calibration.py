@@ -168,7 +168,9 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     assert 1.5 < dense["274"].error_pct < 2.5 and 4.0 < dense["275"].error_pct < 5.0
     assert 6.0 < dense["282"].error_pct < 7.0 and 21.0 < dense["04"].error_pct < 23.0
     assert 6.5 < dense["272"].error_pct < 7.5
-    assert 1.5 < dense["250"].error_pct < 2.5 and 1.5 < dense["259"].error_pct < 2.5
+    # Task h36samp read that Model Runner V2's dummy pass keeps the bf16 logits untouched from
+    # 0.26 (2 B a logit, not 6): 259 (0.27.1) +1.93% -> +2.52%.
+    assert 1.5 < dense["250"].error_pct < 2.5 and 2.3 < dense["259"].error_pct < 2.7
     assert 0.5 < dense["271"].error_pct < 1.0
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
@@ -214,8 +216,10 @@ def test_held_out_part_is_reported_as_it_is(reports):
     # held-out 46 run A (TP 2 x PP 2 on L4, vLLM 0.28) is reported as it is: -7.98% until task
     # h29graphs read that Model Runner V2 subtracts no CUDA-graph estimate in 0.25-0.28 (0.5 GiB
     # less booked a GPU), -4.51% until task h31tpterm booked 0.28's in-window PCIe TP term
-    # (92,667,904 B for 1 GiB, read in source; the task knew of 250, 259 and 271 only): +1.85%
-    assert held["46A"] is not None and 1.5 < held["46A"].error_pct < 2.2
+    # (92,667,904 B for 1 GiB, read in source; the task knew of 250, 259 and 271 only): +1.85%,
+    # +2.26% since task h36samp read Model Runner V2's untouched bf16 logits (2 B a logit from
+    # 0.26, not 6) in source
+    assert held["46A"] is not None and 2.1 < held["46A"].error_pct < 2.4
 
 
 def test_parser_reads_the_held_out_formats():

@@ -127,7 +127,7 @@ def test_model_runner_v2_profiles_a_lean_sampler() -> None:
     # sampler, old V1 runner (fp32 logits + top-k/top-p sort): 256 x 128,256 x 16 B
     # = 525,336,576 B; Model Runner V2 (0.25 on, dense: vLLM 0.25.0 config/vllm.py; Llama from
     # 0.23, whose DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES lists it, task h30v1miss):
-    # 256 x 128,256 x 6 B = 197,001,216 B
+    # 256 x 128,256 x 6 B = 197,001,216 B to 0.25, x 2 B = 65,667,072 B from 0.26 (task h36samp)
     l40s = req(gpu="l40s")
     old = run_engine(l40s, vllm(version="0.22.0"))  # 0.22 lists only Qwen3ForCausalLM
     assert old.activation_bytes == 525_336_576
@@ -143,13 +143,14 @@ def test_model_runner_v2_profiles_a_lean_sampler() -> None:
 
 
 def test_sharded_sampling_from_0_29() -> None:
-    # TP 2 on L40S, Llama-3.1-8B: 0.29 samples 128 rows per GPU (256 / 2), 0.28 all 256 rows
-    # (both lean: 6 B per logit); the forward at TP 2 is 2,048 x (3 x 4,096 + 3 x 7,168) x 2 B
-    # = 2,048 x 33,792 x 2 = 138,412,032 B, above 128 x 128,256 x 6 = 98,500,608 B
-    r28 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.28.0"))
-    r29 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.29.0"))
-    assert r28.activation_bytes == 256 * 128_256 * 6  # 197,001,216 B, above the forward
-    assert r29.activation_bytes == 138_412_032
+    # TP 2 on L40S, Llama-3.1-8B, 512 batched tokens: 0.29 samples 128 rows per GPU (256 / 2),
+    # 0.28 all 256 rows (both the untouched bf16 logits: 2 B per logit, task h36samp); the
+    # forward at TP 2 is 512 x (3 x 4,096 + 3 x 7,168) x 2 B = 512 x 33,792 x 2 = 34,603,008 B,
+    # above 128 x 128,256 x 2 = 32,833,536 B and under 256 x 128,256 x 2 = 65,667,072 B
+    r28 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.28.0", max_num_batched_tokens=512))
+    r29 = run_engine(req(gpu="l40s", tp=2), vllm(version="0.29.0", max_num_batched_tokens=512))
+    assert r28.activation_bytes == 256 * 128_256 * 2  # 65,667,072 B, above the forward
+    assert r29.activation_bytes == 34_603_008
 
 
 def test_vllm_0_33_profiles_a_warm_up_sampler_on_every_rank() -> None:

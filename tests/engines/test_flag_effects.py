@@ -85,7 +85,8 @@ def test_max_num_seqs_moves_the_sampler_peak() -> None:
 
 def test_the_lean_sampler_of_model_runner_v2_leaves_the_forward_pass_as_the_peak() -> None:
     # vLLM 0.25 on (Model Runner V2, dense): the profiling sampler holds the logits and one fp32
-    # copy, 6 B a logit: 1,024 x 128,256 x 6 = 788,004,864 B, below the forward pass of
+    # copy in 0.25, 6 B a logit: 1,024 x 128,256 x 6 = 788,004,864 B (from 0.26 the bf16 logits
+    # alone, 2 B: 262,668,288 B, task h36samp), below the forward pass of
     # 8,192 x 55,296 x 2 B = 905,969,664 B, so --max-num-seqs no longer moves the peak; from
     # 0.28 it moves the persistent state vLLM books (task h28state, vllm_mrv2_state.py):
     # (1,024 - 256) x (128,256 + 2 x 4,008 + 4,481) x 4 B = 432,393,216 B

@@ -36,7 +36,7 @@ FORMULAS_V1_031 = [
     ("requested memory", "floor(GPU memory x gpu_memory_utilization)"),
     ("weights", "8,030,261,248 params x 16 bits / 1 GPU(s)"),
     ("activation peak",
-     "max(forward 8,192 tok x 55,296 el x 2 B, sampler 1,024 rows x vocab 128,256 x 6 B)"),
+     "max(forward 8,192 tok x 55,296 el x 2 B, sampler 1,024 rows x vocab 128,256 x 2 B)"),
     ("non-torch memory", "growth after start-up"),
     ("Model Runner V2 state",
      "1,024 seqs x (128,256 vocab + 2 x 4,008 + 4,481) x 4 B + 8,192 tok x 13 B "
@@ -69,14 +69,16 @@ FORMULAS_V1_031 = [
 
 
 def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
-    # vLLM 0.31 (V1, CUDA graphs subtracted, Model Runner V2 for all: lean 6 B sampler), H100
+    # vLLM 0.31 (V1, CUDA graphs subtracted, Model Runner V2 for all: its dummy pass keeps the
+    # bf16 logits untouched, 2 B a logit, 6 B high), H100
     # 85,045,477,376 B >= 70 GiB and not an A100: 8,192 batched tokens, 1,024 sequences.
     r = vllm("llama-3-8b", "h100", 8192, "0.31.0")
     # requested floor(85,045,477,376 x 0.9) = 76,540,929,638; weights 8,030,261,248 x 2 B.
     # forward: 8,192 tok x (3 x 4,096 + max(3 x 14,336, (32 + 2 x 8 + 32) x 128)) = 55,296 el
-    #   x 2 B = 905,969,664; sampler 1,024 x 128,256 x (4, 6, 12) B = 525,336,576 / 788,004,864 /
-    #   1,576,009,728. best max(905,969,664, 788,004,864); low max(int(0.85 fwd) 770,074,214,
-    #   525,336,576); high max(int(1.35 fwd) 1,223,059,046, 1,576,009,728) + 0.25 GiB.
+    #   x 2 B = 905,969,664; sampler 1,024 x 128,256 x (2, 2, 6) B = 262,668,288 / 262,668,288 /
+    #   788,004,864. best max(905,969,664, 262,668,288); low max(int(0.85 fwd) 770,074,214,
+    #   262,668,288); high max(int(1.35 fwd) 1,223,059,046, 788,004,864) + 0.25 GiB
+    #   = 1,491,494,502.
     # non-torch V1 TP 1 (70 MiB, 20 MiB, 0.5 GiB); graphs (0.5 GiB, GiB // 5, 1 GiB).
     # Model Runner V2's persistent state, booked from 0.28 (exact, in every bound): 1,024 x
     #   (128,256 + 2 x ceil(128,256 / 32) 4,008 + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
@@ -84,17 +86,17 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     #   = 58,387,535,462
     # block: 16 tok x 8 heads x 256 x 2 B x 32 layers = 2,097,152 B; 58,387,535,462 // that =
     #   27,841 blocks, 445,456 tokens; a request 8,192 / 16 = 512 blocks: 27,841 / 512 = 54.38x.
-    # low KV: - high act 1,844,445,184 - 0.5 GiB - state - 1 GiB = 56,448,718,438 -> 26,916
-    # blocks 430,656 tok; high KV: - 770,074,214 - 20 MiB - state - 214,748,364 = 58,897,982,260
+    # low KV: - high act 1,491,494,502 - 0.5 GiB - state - 1 GiB = 56,801,669,120 -> 27,085
+    # blocks 433,360 tok; high KV: - 770,074,214 - 20 MiB - state - 214,748,364 = 58,897,982,260
     # -> 28,084 blocks 449,344 tok.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
         weights_bytes=16_060_522_496, activation_bytes=905_969_664,
-        activation_bytes_low=770_074_214, activation_bytes_high=1_844_445_184,
+        activation_bytes_low=770_074_214, activation_bytes_high=1_491_494_502,
         non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=58_387_535_462, kv_cache_bytes_low=56_448_718_438,
+        kv_cache_bytes=58_387_535_462, kv_cache_bytes_low=56_801_669_120,
         kv_cache_bytes_high=58_897_982_260, kv_cache_tokens=445_456,
-        kv_cache_tokens_low=430_656, kv_cache_tokens_high=449_344, blocks=27_841,
+        kv_cache_tokens_low=433_360, kv_cache_tokens_high=449_344, blocks=27_841,
         block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(27_841, 512),
         starts=True, reason=None, max_model_len_that_starts=8192)
     assert r.engine is Engine.vllm and r.engine_version == "0.31.0"
@@ -146,12 +148,13 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     assert r.assumptions == (
         "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.9 of total memory",
         "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
-        # 905,969,664 / 2^30 = 0.84; 770,074,214 -> 0.72; 1,844,445,184 -> 1.72
-        "activation peak 0.84 GiB (range 0.72 GiB to 1.72 GiB)",
+        # 905,969,664 / 2^30 = 0.84; 770,074,214 -> 0.72; 1,491,494,502 -> 1.39
+        "activation peak 0.84 GiB (range 0.72 GiB to 1.39 GiB)",
         "CUDA graphs: " + FORMULAS_V1_031[7][1],
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
-        # widths: activation 1,074,370,970 B (1.00 GiB), non-torch 0.48 GiB, graphs 0.8 GiB
-        "KV range dominated by the activation peak (1.00 GiB wide)",
+        # widths: activation 721,420,288 B (0.67 GiB), non-torch 0.48 GiB, graphs 1 GiB - GiB // 5
+        # = 858,993,460 B (0.80 GiB)
+        "KV range dominated by the CUDA-graph estimate (0.80 GiB wide)",
     )
     assert s.assumptions == r.assumptions
     assert r.log_lines == ("Available KV cache memory: 54.38 GiB",
@@ -273,17 +276,22 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
                            "Maximum concurrency for 16,384 tokens per request: 110.64x")
     # 0.24-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
     # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.24.0/0.25.0/0.28.0 config/vllm.py): the lean
-    # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B, above the 509,607,936 B forward;
-    # and Model Runner V2's profile_cudagraph_memory returns 0 in 0.24-0.28 (no graph estimate);
+    # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B in 0.24-0.25 (the fp32 copy), above the
+    # forward (from 0.24 with the modular MoE workspaces: 3 x 2,048 + 6 x (2,048 + 2,048) =
+    # 30,720 el x 8,192 x 2 B = 503,316,480 B); and Model Runner V2's profile_cudagraph_memory
+    # returns 0 in 0.24-0.28 (no graph estimate);
     # KV 76,540,929,638 - 15,706,484,224 - 629,145,600 - 2,233,382,993
     #   = 57,971,916,821 -> 29,122 blocks of 1,990,656 B, 1,863,808 tokens, 113 users (0.24,
-    # 0.25); 0.28 (from 0.27, task h30v1miss) also books Model Runner V2's persistent state,
-    # the full vocabulary on each TP rank:
+    # 0.25). 0.28: the dummy pass leaves the bf16 logits untouched (task h36samp), 1,024 x
+    # 102,400 x 2 B = 209,715,200 B, under the 503,316,480 B forward, which is the peak; and
+    # (from 0.27, task h30v1miss) Model Runner V2's persistent state is booked, the full
+    # vocabulary on each TP rank:
     # 1,024 x (102,400 + 2 x 3,200 + 4,481) x 4 B + 8,192 x 13 B = 464,105,472 ->
-    #   57,507,811,349 -> 28,888 blocks, 1,848,832 tokens, 112 users
+    #   76,540,929,638 - 15,706,484,224 - 503,316,480 - 2,233,382,993 - 464,105,472
+    #   = 57,633,640,469 -> 28,952 blocks, 1,852,928 tokens, 28,952 // 256 = 113 users
     for version, expected in (("0.24.0", (629_145_600, 57_971_916_821, 1_863_808, 113)),
                               ("0.25.0", (629_145_600, 57_971_916_821, 1_863_808, 113)),
-                              ("0.28.0", (629_145_600, 57_507_811_349, 1_848_832, 112))):
+                              ("0.28.0", (503_316_480, 57_633_640_469, 1_852_928, 113))):
         r = vllm("deepseek-v2-lite", "h100", 16384, version, tp=2)
         assert (r.activation_bytes, r.kv_cache_bytes, r.kv_cache_tokens,
                 r.size.users_per_replica) == expected
@@ -487,8 +495,8 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
 
 def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
     r = vllm("llama-3.1-70b", "h100", 131072, "0.31.0", tp=2)
-    # TP 2 on 0.31: the sampler is sharded, ceil(1,024 / 2) = 512 rows x 128,256 x 6 B =
-    # 394,002,432 < forward 8,192 x (3 x 8,192 + 3 x 14,336) x 2 B = 1,107,296,256.
+    # TP 2 on 0.31: the sampler is sharded, ceil(1,024 / 2) = 512 rows x 128,256 x 2 B (the
+    # untouched bf16 logits) = 131,334,144 < forward 8,192 x (3 x 8,192 + 3 x 14,336) x 2 B = 1,107,296,256.
     # Model Runner V2's persistent state (0.28 on), the full vocabulary on each TP rank (not
     #   sharded): 1,024 x (128,256 + 2 x 4,008 + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
     # KV 76,540,929,638 - 70,553,706,496 - 1,107,296,256 - 2,233,382,993 - 576,630,784
@@ -627,7 +635,7 @@ def test_enforce_eager_and_a_stated_kv_cache_memory():
     assert r.assumptions == (
         "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.9 of total memory",
         "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
-        "activation peak 0.84 GiB (range 0.72 GiB to 1.72 GiB)",
+        "activation peak 0.84 GiB (range 0.72 GiB to 1.39 GiB)",
         "CUDA graphs: none (enforce_eager)",
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
     )
@@ -719,10 +727,11 @@ def test_a_draft_model_and_cpu_offload():
 def test_a_vision_model_with_its_encoder_cache_on_031():
     r = vllm("qwen2.5-vl-7b", "h100", 32768, "0.31.0", limit_mm_per_prompt=2)
     # forward 8,192 x (3 x 3,584 + 3 x 18,944) x 2 B = 1,107,296,256 > sampler 1,024 x
-    # 152,064 x 6 = 934,281,216; the encoder cache: budget max(8,192, 16,384) = 16,384
-    # embeddings, 1 item, 16,384 x 3,584 x 2 B = 117,440,512 added to best, low and high:
-    # 1,224,736,768; int(0.85 fwd) 941,201,817 + 117,440,512; max(int(1.35 fwd) 1,494,849,945,
-    # 1,024 x 152,064 x 12 = 1,868,562,432) + 0.25 GiB + 117,440,512 = 2,254,438,400.
+    # 152,064 x 2 = 311,427,072 (0.26 on: the bf16 logits untouched); the encoder cache: budget
+    # max(8,192, 16,384) = 16,384 embeddings, 1 item, 16,384 x 3,584 x 2 B = 117,440,512 added
+    # to best, low and high: 1,224,736,768; int(0.85 fwd) 941,201,817 + 117,440,512;
+    # max(int(1.35 fwd) 1,494,849,945, 1,024 x 152,064 x 6 = 934,281,216) + 0.25 GiB
+    # + 117,440,512 = 1,880,725,913.
     # Model Runner V2's persistent state (0.28 on): 1,024 x (152,064 + 2 x 4,752 + 4,481) x 4 B
     #   + 8,192 x 13 B = 680,243,200.
     # KV 76,540,929,638 - 16,584,333,312 - 1,224,736,768 - 73,400,320 - 680,243,200
@@ -730,11 +739,11 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
     #   blocks.
     assert (r.weights_bytes, r.activation_bytes, r.activation_bytes_low,
             r.activation_bytes_high, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        16_584_333_312, 1_224_736_768, 1_058_642_329, 2_254_438_400, 57_441_345_126, 62_606,
+        16_584_333_312, 1_224_736_768, 1_058_642_329, 1_880_725_913, 57_441_345_126, 62_606,
         1_001_696)
     assert (r.size.users_per_replica, r.max_model_len_that_starts) == (30, 128_000)
     assert r.steps[4].formula == (
-        "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 6 B); "
+        "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 2 B); "
         "plus the encoder cache budget max(max_num_batched_tokens, 16,384 tokens an item) = "
         "16,384 tokens; 1 dummy item(s) x 16,384 x hidden x 2 B kept through the profile")
     assert r.assumptions[-3:] == (
@@ -786,7 +795,8 @@ def test_v0_forced_on_a_v1_release():
 def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
     r = vllm("llama-3-8b", "h100", 8192, max_num_batched_tokens=256, max_num_seqs=16)
     # forward 256 x 55,296 x 2 B = 28,311,552 < 0.33's warm-up sampler 16 x 128,256 x 14 =
-    # 28,729,344 (the best; the lean pass is 16 x 128,256 x 6 = 12,312,576); activation width:
+    # 28,729,344 (the best; the first, default pass is 16 x 128,256 x 2 = 4,104,192, the bf16
+    # logits untouched, task h36samp); activation width:
     # max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
     # 24,064,819 = 282,591,232 (0.26 GiB); non-torch 0.5 GiB - 20 MiB (0.48 GiB); graphs
     # 1 GiB - GIB // 5 = 858,993,460 (0.80 GiB): the widest
@@ -797,14 +807,16 @@ def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
 
 
 def test_sampling_is_sharded_over_tp_from_029():
-    # Gemma-3-1B at tp 2 on 0.31: ceil(1,024 / 2) = 512 rows x 262,144 vocab x (4, 6, 12) B =
-    # 536,870,912 / 805,306,368 / 1,610,612,736 (+ 0.25 GiB high) beat the forward pass 8,192 x
-    # (3 x 1,152 + 3 x 3,456) x 2 B = 226,492,416
+    # Gemma-3-1B at tp 2 on 0.31: ceil(1,024 / 2) = 512 rows x 262,144 vocab x (2, 2, 6) B (the
+    # bf16 logits untouched, task h36samp) = 268,435,456 / 268,435,456 / 805,306,368 beat the
+    # forward pass 8,192 x (3 x 1,152 + 3 x 3,456) x 2 B = 226,492,416 (low: int(0.85 x) =
+    # 192,518,553; high: int(1.35 x) = 305,764,761), so best = low = 268,435,456 and high =
+    # 805,306,368 + 0.25 GiB = 1,073,741,824
     r = vllm("gemma-3-1b", "h100", 8192, "0.31.0", tp=2)
     assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
-        805_306_368, 536_870_912, 1_879_048_192)
+        268_435_456, 268_435_456, 1_073_741_824)
     assert r.steps[4].formula == (
-        "max(forward 8,192 tok x 13,824 el x 2 B, sampler 512 rows x vocab 262,144 x 6 B)")
+        "max(forward 8,192 tok x 13,824 el x 2 B, sampler 512 rows x vocab 262,144 x 2 B)")
 
 
 def test_v0_samples_every_sequence_and_v1_at_most_the_batched_tokens():

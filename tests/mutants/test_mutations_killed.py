@@ -73,8 +73,8 @@ MUTATIONS = [
              "bits += values // self.group_size * SCALE_BITS", (M + "test_shapes.py",)),
     # --- engines and fixes off the H100
     Mutation("vllm-no-a100-exception", "kvplan/engines/vllm_series.py",
-             'big = (memory >= BIG_GPU_BYTES and "a100" not in name',
-             "big = (memory >= BIG_GPU_BYTES", (M + "test_engines_fixes.py",)),
+             'big = (memory >= BIG_GPU_BYTES and ("a100" not in name or ver < A100_SMALL_FROM)',
+             "big = (memory >= BIG_GPU_BYTES and (True)", (M + "test_engines_fixes.py",)),
     Mutation("vllm-group-boundary-inclusive", "kvplan/engines/vllm_groups.py",
              "large < small * 1.5", "large <= small * 1.5", (M + "test_engines_fixes.py",)),
     Mutation("vllm-group-boundary-2x", "kvplan/engines/vllm_groups.py",
