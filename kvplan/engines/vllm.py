@@ -61,7 +61,15 @@ from kvplan.engines.interface import (
 from kvplan.engines.vision_tower import tower_note
 from kvplan.engines.vllm_entrypoint import entrypoint_note, offline_defaults
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
-from kvplan.engines.vllm_groups import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
+from kvplan.engines.vllm_groups import (
+    Groups,
+    _largest_len,
+    _tokens,
+    blocks_per_request,
+    in_flight_tokens,
+    kv_groups,
+    printed_tokens,
+)
 from kvplan.engines.vllm_hybrid import (
     STATE_BLOCKS_PER_REQUEST,
     hybrid_block_size,
@@ -152,6 +160,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29-0.32)
     shape = layer_shape(req)
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
+    flight = in_flight_tokens(batched, req.pp, lean, fl.in_flight_batches)
 
     st = Steps()
     b = budget_steps(st, req, s, fl, memory, util, batched, rows, lean, block, shape, groups,
@@ -178,12 +187,20 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                 else ""))
     st.op("blocks per group", "div", ["GPU blocks", "KV cache groups"], "blocks",
           "floor(GPU blocks / groups)")
-    tokens = int(st.op("GPU KV cache size", "mul", ["blocks per group", "block size"], "tokens",
-                       "blocks per group x block size"))
-    need = blocks_per_request(shape, groups, length, block, batched, fl.v1)
+    need = blocks_per_request(shape, groups, length, block, flight, fl.v1)
+    if fl.v1 and fl.concurrency_tokens:
+        tokens = int(st.given("GPU KV cache size", printed_tokens(blocks, need, length, groups, block,
+                                                               True, True), "tokens",
+                          f"int(GPU blocks / blocks per request x max_model_len {length:,}) "
+                          "(0.21 on; kv_cache_utils.py get_kv_cache_capacity)"))
+    else:
+        tokens = int(st.op("GPU KV cache size", "mul", ["blocks per group", "block size"],
+                           "tokens", "blocks per group x block size"))
     st.given("blocks per request", need, "blocks",
              f"one request of max_model_len {length:,} tokens"
-             + (f"; sliding layers hold min(window - 1 + {batched:,}, L) tokens + 1 block"
+             + (f"; sliding layers hold min(window - 1 + {flight:,}, L) tokens + 1 block"
+                + (f" ({flight // batched} batches of {batched:,} in flight)"
+                   if flight != batched else "")
                 if fl.v1 and shape.window else "")
              + (f"; {groups.linear_groups} state group(s) x {STATE_BLOCKS_PER_REQUEST} block"
                 if groups.linear_groups else ""))
@@ -197,7 +214,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     # Start-up check and the largest length that would start.
     bytes_per_block = st.int("bytes per block")
     starts, reason = True, None
-    largest = _largest_len(shape, groups, block, batched, fl.v1, kv, bytes_per_block,
+    largest = _largest_len(shape, groups, block, flight, fl.v1, kv, bytes_per_block,
                            req.model.max_context_tokens)
     if kv <= 0:
         starts = False
@@ -217,8 +234,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     lo_kv = requested - weights - act.high - nt.high - graphs.high - b.state
     hi_kv = requested - weights - act.low - nt.low - graphs.low - b.state
     grouped = fl.v1 and fl.grouped_tokens
-    tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped)
-    tok_hi = _tokens(hi_kv, bytes_per_block, groups, block, grouped)
+    conc_tokens = fl.v1 and fl.concurrency_tokens
+    tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped, need, length, conc_tokens)
+    tok_hi = _tokens(hi_kv, bytes_per_block, groups, block, grouped, need, length, conc_tokens)
 
     lines = []
     if fl.v1:
@@ -242,7 +260,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     elif (why := sampler_note(fl.version, fl.v1, lean, rows, req.model, s)) is not None:
         assumptions.append(why)  # the 0.10 sampler path: unused where stated, or the pip default
     overhead = act.best + nt.best + graphs.best + b.state
-    per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)
+    per_user = blocks_per_request(shape, groups, req.tokens_held, block, flight, fl.v1)
     users = blocks // per_user if per_user else 0
     if s.cap_max_num_seqs and s.max_num_seqs is not None and users > s.max_num_seqs:
         users = s.max_num_seqs  # the scheduler runs no more sequences at once
