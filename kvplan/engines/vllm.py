@@ -27,9 +27,11 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 - blocks = KV memory // page // layers per group; hybrid models (sliding + full layers) are
   grouped as vLLM groups them (group size = the smaller layer count, or the larger one when
   it is under 1.5 x the smaller); one block pool is shared by all groups.
-- "GPU KV cache size" = blocks // groups x block_size tokens; "Maximum concurrency" = blocks /
-  blocks one max_model_len request needs (full layers: ceil(L / block); sliding layers:
-  ceil(min(window - 1 + max_num_batched_tokens, L) / block) + 1), summed over groups.
+- "Maximum concurrency" = blocks / blocks one max_model_len request needs (full layers:
+  ceil(L / block); sliding layers: ceil(min(window - 1 + in-flight tokens, L) / block) + 1,
+  in-flight = max_num_batched_tokens, from 0.26 2 batches of it at PP 1), summed over groups;
+  "GPU KV cache size" = blocks // groups x block_size tokens (0.9-0.20), from 0.21
+  int(concurrency x max_model_len) (kvplan.engines.vllm_groups.printed_tokens).
 - a stated KV budget (--kv-budget-gib) is vLLM's --kv-cache-memory: it replaces the subtraction.
 - vLLM refuses to start when one max_model_len request does not fit; the largest length it
   would accept is found by the same binary search vLLM uses to suggest one.
