@@ -117,8 +117,11 @@ IN_FLIGHT_BATCHES_FROM = (0, 26)
 # before, get_device_total_memory is NVML's nvmlDeviceGetMemoryInfo (platforms/cuda.py
 # NvmlCudaPlatform, 0.30.0 :833-836), which raises NotSupported on GB10's unified memory (public
 # reports: NVIDIA/cosmos-framework PR #22, NeMo-RL PR #2203, nvitop PR #208's driver 580 dump), and
-# get_batch_defaults' except takes device_memory = 0 (0.30.0 :2719-2725): the small tier (task
-# h36v030; a driver where NVML answers would give the large tier).
+# get_batch_defaults' except takes device_memory = 0 (0.30.0 :2719-2725; the same NVML call and
+# except in 0.13.0 platforms/cuda.py :526 / arg_utils.py :1786-1791, 0.22.0 :652 / :2300-2305,
+# 0.25.0 :767 / :2415-2420; 0.8-0.12 not read): the small tier, as fit log 28 (0.13.0 on a GB10)
+# prints "max_num_batched_tokens=2048 (auto)" (task h36v030; a driver whose NVML answers would
+# give the large tier).
 GB10_SMALL_TIER = True
 
 

@@ -61,3 +61,13 @@ def test_gpt_oss_on_gb10_under_0_30_prints_the_concurrency_count():
     assert r.kv_cache_tokens == int(r.blocks / 2_313 * 32_768)
     assert r.kv_cache_tokens != r.blocks // 2 * 16
     assert verify_steps(r.steps) == []
+
+
+def test_graph_interval_reaches_the_largest_estimate_a_fit_log_prints():
+    # log 285 (0.30.0, GB10): 0.5500 "is equivalent to --gpu-memory-utilization=0.5410", so the
+    # estimate is 0.0090 x 121.63 GiB = 1.0947 GiB (1.089-1.101 within the 4-decimal rounding);
+    # the interval's high end is 1.1 GiB = 1,181,116,006 B
+    from kvplan.engines.vllm_nontorch import CUDA_GRAPH
+
+    assert CUDA_GRAPH[2] == 1_181_116_006
+    assert CUDA_GRAPH[1] < CUDA_GRAPH[0] < 0.0090 * 121.63 * GIB < CUDA_GRAPH[2]
