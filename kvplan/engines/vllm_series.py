@@ -120,7 +120,7 @@ IN_FLIGHT_BATCHES_FROM = (0, 26)
 # get_batch_defaults' except takes device_memory = 0 (0.30.0 :2719-2725; the same NVML call and
 # except in 0.13.0 platforms/cuda.py :526 / arg_utils.py :1786-1791, 0.22.0 :652 / :2300-2305,
 # 0.25.0 :767 / :2415-2420; 0.8-0.12 not read): the small tier, as fit logs 28 and 112 (0.13.0, GB10)
-# prints "max_num_batched_tokens=2048 (auto)" (task h36v030; a driver whose NVML answers would
+# print "max_num_batched_tokens=2048 (auto)" (task h36v030; a driver whose NVML answers would
 # give the large tier).
 GB10_SMALL_TIER = True
 
