@@ -1,7 +1,7 @@
 """vLLM's printed "GPU KV cache size" from 0.21 (int(concurrency x max_model_len)), the
 sliding-window group's in-flight tokens from 0.26 and GB10's serve batch tier (task h36v030;
 kv_cache_utils.py get_kv_cache_capacity, config/vllm.py max_in_flight_tokens, arg_utils.py
-get_batch_defaults, read in the 0.20.0-0.31.0 and 0.34.0 wheels)."""
+get_batch_defaults, read in the 0.13.0, 0.20.0-0.22.0, 0.25.0-0.31.0 and 0.34.0 wheels)."""
 
 from __future__ import annotations
 
