@@ -27,9 +27,11 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 - blocks = KV memory // page // layers per group; hybrid models (sliding + full layers) are
   grouped as vLLM groups them (group size = the smaller layer count, or the larger one when
   it is under 1.5 x the smaller); one block pool is shared by all groups.
-- "GPU KV cache size" = blocks // groups x block_size tokens; "Maximum concurrency" = blocks /
-  blocks one max_model_len request needs (full layers: ceil(L / block); sliding layers:
-  ceil(min(window - 1 + max_num_batched_tokens, L) / block) + 1), summed over groups.
+- "Maximum concurrency" = blocks / blocks one max_model_len request needs (full layers:
+  ceil(L / block); sliding layers: ceil(min(window - 1 + in-flight tokens, L) / block) + 1,
+  in-flight = max_num_batched_tokens, from 0.26 2 batches of it at PP 1), summed over groups;
+  "GPU KV cache size" = blocks // groups x block_size tokens (0.9-0.20), from 0.21
+  int(concurrency x max_model_len) (kvplan.engines.vllm_groups.printed_tokens).
 - a stated KV budget (--kv-budget-gib) is vLLM's --kv-cache-memory: it replaces the subtraction.
 - vLLM refuses to start when one max_model_len request does not fit; the largest length it
   would accept is found by the same binary search vLLM uses to suggest one.
@@ -61,7 +63,15 @@ from kvplan.engines.interface import (
 from kvplan.engines.vision_tower import tower_note
 from kvplan.engines.vllm_entrypoint import entrypoint_note, offline_defaults
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
-from kvplan.engines.vllm_groups import Groups, _largest_len, _tokens, blocks_per_request, kv_groups
+from kvplan.engines.vllm_groups import (
+    Groups,
+    _largest_len,
+    _tokens,
+    blocks_per_request,
+    in_flight_tokens,
+    kv_groups,
+    printed_tokens,
+)
 from kvplan.engines.vllm_hybrid import (
     STATE_BLOCKS_PER_REQUEST,
     hybrid_block_size,
@@ -152,6 +162,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29-0.32)
     shape = layer_shape(req)
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
+    flight = in_flight_tokens(batched, req.pp, lean, fl.in_flight_batches)
 
     st = Steps()
     b = budget_steps(st, req, s, fl, memory, util, batched, rows, lean, block, shape, groups,
@@ -178,12 +189,20 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                 else ""))
     st.op("blocks per group", "div", ["GPU blocks", "KV cache groups"], "blocks",
           "floor(GPU blocks / groups)")
-    tokens = int(st.op("GPU KV cache size", "mul", ["blocks per group", "block size"], "tokens",
-                       "blocks per group x block size"))
-    need = blocks_per_request(shape, groups, length, block, batched, fl.v1)
+    need = blocks_per_request(shape, groups, length, block, flight, fl.v1)
+    if fl.v1 and fl.concurrency_tokens:
+        tokens = int(st.given("GPU KV cache size", printed_tokens(blocks, need, length, groups, block,
+                                                               True, True), "tokens",
+                          f"int(GPU blocks / blocks per request x max_model_len {length:,}) "
+                          "(0.21 on; kv_cache_utils.py get_kv_cache_capacity)"))
+    else:
+        tokens = int(st.op("GPU KV cache size", "mul", ["blocks per group", "block size"],
+                           "tokens", "blocks per group x block size"))
     st.given("blocks per request", need, "blocks",
              f"one request of max_model_len {length:,} tokens"
-             + (f"; sliding layers hold min(window - 1 + {batched:,}, L) tokens + 1 block"
+             + (f"; sliding layers hold min(window - 1 + {flight:,}, L) tokens + 1 block"
+                + (f" ({flight // batched} batches of {batched:,} in flight)"
+                   if flight != batched else "")
                 if fl.v1 and shape.window else "")
              + (f"; {groups.linear_groups} state group(s) x {STATE_BLOCKS_PER_REQUEST} block"
                 if groups.linear_groups else ""))
@@ -197,7 +216,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     # Start-up check and the largest length that would start.
     bytes_per_block = st.int("bytes per block")
     starts, reason = True, None
-    largest = _largest_len(shape, groups, block, batched, fl.v1, kv, bytes_per_block,
+    largest = _largest_len(shape, groups, block, flight, fl.v1, kv, bytes_per_block,
                            req.model.max_context_tokens)
     if kv <= 0:
         starts = False
@@ -217,8 +236,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     lo_kv = requested - weights - act.high - nt.high - graphs.high - b.state
     hi_kv = requested - weights - act.low - nt.low - graphs.low - b.state
     grouped = fl.v1 and fl.grouped_tokens
-    tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped)
-    tok_hi = _tokens(hi_kv, bytes_per_block, groups, block, grouped)
+    conc_tokens = fl.v1 and fl.concurrency_tokens
+    tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped, need, length, conc_tokens)
+    tok_hi = _tokens(hi_kv, bytes_per_block, groups, block, grouped, need, length, conc_tokens)
 
     lines = []
     if fl.v1:
@@ -242,7 +262,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     elif (why := sampler_note(fl.version, fl.v1, lean, rows, req.model, s)) is not None:
         assumptions.append(why)  # the 0.10 sampler path: unused where stated, or the pip default
     overhead = act.best + nt.best + graphs.best + b.state
-    per_user = blocks_per_request(shape, groups, req.tokens_held, block, batched, fl.v1)
+    per_user = blocks_per_request(shape, groups, req.tokens_held, block, flight, fl.v1)
     users = blocks // per_user if per_user else 0
     if s.cap_max_num_seqs and s.max_num_seqs is not None and users > s.max_num_seqs:
         users = s.max_num_seqs  # the scheduler runs no more sequences at once

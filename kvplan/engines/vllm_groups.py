@@ -56,9 +56,31 @@ def blocks_per_request(
     return groups.full_groups * full + groups.sliding_groups * sliding + states
 
 
-def _tokens(kv: int, bytes_per_block: int, groups: Groups, block: int, v1: bool) -> int:
-    blocks = max(0, kv // bytes_per_block)
+def in_flight_tokens(batched: int, pp: int, mrv2: bool, batches: bool) -> int:
+    """Tokens a sliding-window group holds beyond window - 1: max_num_batched_tokens, or from
+    0.26 (`batches`) VllmConfig.max_in_flight_tokens = max_concurrent_batches x batched, with
+    async scheduling (on by default) 2 batches at PP 1, PP + 1 under Model Runner V2 (`mrv2`),
+    else PP (config/vllm.py max_concurrent_batches: 0.26.0 :512-522, 0.30.0 :589-600)."""
+    if not batches:
+        return batched
+    return batched * (2 if pp <= 1 else (pp + 1 if mrv2 else pp))
+
+
+def printed_tokens(blocks: int, need: int, length: int, groups: Groups, block: int, v1: bool,
+                   concurrency: bool) -> int:
+    """The "GPU KV cache size" line: blocks // groups x block (0.9-0.20), or from 0.21
+    (`concurrency`) int(num_blocks / blocks a max_model_len request needs x max_model_len),
+    float arithmetic as kv_cache_utils.py get_kv_cache_capacity (0.30.0 :2373-2383)."""
+    blocks = max(0, blocks)
+    if v1 and concurrency and need > 0:
+        return int(blocks / need * length)
     return blocks // (groups.count if v1 else 1) * block
+
+
+def _tokens(kv: int, bytes_per_block: int, groups: Groups, block: int, v1: bool,
+            need: int = 0, length: int = 0, concurrency: bool = False) -> int:
+    blocks = max(0, kv // bytes_per_block)
+    return printed_tokens(blocks, need, length, groups, block, v1, concurrency)
 
 
 def _largest_len(shape: LayerShape, groups: Groups, block: int, batched: int, v1: bool,

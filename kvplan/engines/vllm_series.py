@@ -114,6 +114,28 @@ HUGE_TIER_FROM = (0, 28)  # read in the 0.25.0, 0.26.0, 0.27.0 (absent) and 0.28
 SEQS_BY_NAME_FROM = (0, 8, 4)
 BY_MEMORY_FROM = (0, 8, 5)
 A100_SMALL_FROM = (0, 9)
+# "GPU KV cache size" printed as int(max concurrency x max_model_len) (v1/core/kv_cache_utils.py:
+# 0.20.0 :1694-1698 prints num_blocks // groups x block; 0.21.0 :1708, 0.22.0 :1731, 0.25.0-0.29.0
+# get_kv_cache_capacity, 0.30.0 :2373-2383, 0.31.0 :2444-2452, 0.34.0 :1141-1149 the concurrency
+# form; task h36v030). Equal to blocks // groups x block for one group and a block-multiple length.
+CONCURRENCY_TOKENS_FROM = (0, 21)
+# Sliding-window groups hold window - 1 + max_in_flight_tokens, in-flight = max_concurrent_batches
+# x max_num_batched_tokens (config/vllm.py: 0.26.0 :512-533, 0.27.0 :540-556, 0.30.0 :589-610;
+# 2 with async scheduling at PP 1, on by default: 0.26.0 :1107, 0.30.0 :1438-1487); 0.21.0-0.25.0
+# kv_cache_interface.py SlidingWindowSpec: window - 1 + max_num_batched_tokens (task h36v030;
+# 0.26.0 :584 the in-flight form).
+IN_FLIGHT_BATCHES_FROM = (0, 26)
+# GB10 gets the 2,048 / 256 serve tier in every V1 release kvplan models: 0.33 on by its compute
+# capability (arg_utils.py get_batch_defaults, 0.34.0 :2995-3003 "GB10 (DGX Spark, cc 12.1)");
+# before, get_device_total_memory is NVML's nvmlDeviceGetMemoryInfo (platforms/cuda.py
+# NvmlCudaPlatform, 0.30.0 :833-836), which raises NotSupported on GB10's unified memory (public
+# reports: NVIDIA/cosmos-framework PR #22, NeMo-RL PR #2203, nvitop PR #208's driver 580 dump), and
+# get_batch_defaults' except takes device_memory = 0 (0.30.0 :2719-2725; the same NVML call and
+# except in 0.13.0 platforms/cuda.py :526 / arg_utils.py :1786-1791, 0.22.0 :652 / :2300-2305,
+# 0.25.0 :767 / :2415-2420; 0.8-0.12 not read): the small tier, as fit logs 28 and 112 (0.13.0, GB10)
+# print "max_num_batched_tokens=2048 (auto)" (task h36v030; a driver whose NVML answers would
+# give the large tier).
+GB10_SMALL_TIER = True
 
 
 @dataclass(frozen=True)
@@ -133,6 +155,8 @@ class Flavour:
     sampler_warmup: bool = False  # 0.33: the profiling sampler also runs every parameter
     untouched_logits: bool = False  # 0.26 on: Model Runner V2's dummy pass makes no fp32 copy
     mrv2_listed: tuple[frozenset[str], bool] | None = None  # 0.22-0.24: MRV2_LISTED's entry
+    concurrency_tokens: bool = False  # printed tokens = int(concurrency x max_model_len) (0.21 on)
+    in_flight_batches: bool = False  # sliding groups hold 2 batches in flight at PP 1 (0.26 on)
 
     def lean_sampler(self, moe: bool, model_type: str = "", hybrid: bool = False,
                      quantized: bool = False) -> bool:
@@ -187,7 +211,9 @@ def flavour(version: str | None) -> Flavour:
                    mrv2_dense=v1 and ver >= MRV2_DENSE_FROM, mrv2_all=v1 and ver >= MRV2_ALL_FROM,
                    sharded_sampling=v1 and ver >= MRV2_ALL_FROM and not warmup,
                    sampler_warmup=warmup, untouched_logits=v1 and ver >= UNTOUCHED_LOGITS_FROM,
-                   mrv2_listed=MRV2_LISTED.get(ver[:2]) if v1 else None)
+                   mrv2_listed=MRV2_LISTED.get(ver[:2]) if v1 else None,
+                   concurrency_tokens=v1 and ver >= CONCURRENCY_TOKENS_FROM,
+                   in_flight_batches=v1 and ver >= IN_FLIGHT_BATCHES_FROM)
 
 
 HOPPER = ("h100", "h200", "h20", "h800", "gh200")
@@ -226,7 +252,7 @@ def batching_defaults(context_tokens: int, gpu_name: str, fl: Flavour,
         if memory >= HUGE_GPU_BYTES and ver >= HUGE_TIER_FROM:
             return 16384, 1024  # get_batch_defaults from 0.28.0 (arg_utils.py:2582; not 0.27.0)
         big = (memory >= BIG_GPU_BYTES and ("a100" not in name or ver < A100_SMALL_FROM)
-               and not (fl.sampler_warmup and name.startswith("gb10")))  # 0.33: GB10 is small
+               and not (GB10_SMALL_TIER and name.startswith("gb10")))
         return (8192, 1024) if big else (2048, 256)
     early = early_batched_tokens(fl.version, context_tokens)
     if early is not None:

@@ -174,7 +174,10 @@ def test_vllm_0_33_serve_defaults_by_gpu_memory() -> None:
     # arg_utils.get_batch_defaults in 0.33: >= 160 GiB -> 16,384 batched tokens / 1,024 seqs;
     # >= 70 GiB and not A100 or GB10 -> 8,192 / 1,024; else 2,048 / 256. The >= 160 GiB branch
     # is 0.28.0's (read in the 0.28.0 and 0.29.0 wheels; absent in 0.27.0), so 0.31 gives a B200
-    # 16,384 too, 0.27 8,192; GB10 (119.7 GiB, unified memory) is on the large tier before 0.33.
+    # 16,384 too, 0.27 8,192. GB10 (119.7 GiB, unified memory) is on the small tier before 0.33
+    # too: NVML's memory query raises there and get_batch_defaults falls to device_memory 0
+    # (0.30.0 arg_utils.py :2719-2725; fit logs 28 and 112, 0.13.0: "max_num_batched_tokens=2048
+    # (auto)"; task h36v030).
     from kvplan.engines.vllm_series import batching_defaults, flavour
     v33, v31 = flavour("0.33.0"), flavour("0.31.0")
     gib = 1 << 30
@@ -183,7 +186,7 @@ def test_vllm_0_33_serve_defaults_by_gpu_memory() -> None:
     assert batching_defaults(8192, "b200", flavour("0.27.0"), 178 * gib) == (8192, 1024)
     assert batching_defaults(8192, "h200-141gb", v33, 139 * gib) == (8192, 1024)
     assert batching_defaults(8192, "gb10", v33, 119 * gib) == (2048, 256)
-    assert batching_defaults(8192, "gb10", v31, 119 * gib) == (8192, 1024)
+    assert batching_defaults(8192, "gb10", v31, 119 * gib) == (2048, 256)
     assert batching_defaults(8192, "a100-80gb", v33, 79 * gib) == (2048, 256)
 
 

@@ -47,7 +47,9 @@ HEAD = ("apiVersion: kvplan/v1\nname: q\nmodel: llama-3.1-70b\nhardware: {gpu: l
     ("0.28.0", "h200-141gb", 139, (8192, 1024), (16384, 1024)),
     ("0.33.0", "mi300x", 191, (16384, 1024), (16384, 1024)),
     ("0.33.0", "gb10", 119, (2048, 256), (8192, 256)),  # 0.33: GB10 on the small tier
-    ("0.28.0", "gb10", 119, (8192, 1024), (16384, 1024)),
+    # before 0.33 too: NVML raises on GB10, device_memory 0 (0.28.0-0.30.0 get_batch_defaults'
+    # except; task h36v030)
+    ("0.28.0", "gb10", 119, (2048, 256), (8192, 256)),
     # V0 reads no usage context: the same pair (max(max_model_len, 2,048), 256)
     ("0.6.5", "h100-sxm-80gb", 79, (4096, 256), (4096, 256)),
     ("0.10.0-v0", "l4", 22, (4096, 256), (4096, 256)),

@@ -58,7 +58,9 @@ FORMULAS_V1_031 = [
     ("GPU blocks", "never below 0"),
     ("KV cache groups", "1 full + 0 sliding-window"),
     ("blocks per group", "floor(GPU blocks / groups)"),
-    ("GPU KV cache size", "blocks per group x block size"),
+    ("GPU KV cache size",  # 0.21 on: int(concurrency x max_model_len) (task h36v030)
+     "int(GPU blocks / blocks per request x max_model_len 8,192) (0.21 on; kv_cache_utils.py "
+     "get_kv_cache_capacity)"),
     ("blocks per request", "one request of max_model_len 8,192 tokens"),
     ("maximum concurrency", "GPU blocks / blocks per request"),
     ("blocks per user", "one sequence holding 8,192 tokens, as the engine allocates it"),
@@ -79,24 +81,24 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     #   788,004,864. best max(905,969,664, 262,668,288); low max(int(0.85 fwd) 770,074,214,
     #   262,668,288); high max(int(1.35 fwd) 1,223,059,046, 788,004,864) + 0.25 GiB
     #   = 1,491,494,502.
-    # non-torch V1 TP 1 (70 MiB, 20 MiB, 0.5 GiB); graphs (0.5 GiB, GiB // 5, 1 GiB).
+    # non-torch V1 TP 1 (70 MiB, 20 MiB, 0.5 GiB); graphs (0.5 GiB, GiB // 5, GIB * 11 // 10).
     # Model Runner V2's persistent state, booked from 0.28 (exact, in every bound): 1,024 x
     #   (128,256 + 2 x ceil(128,256 / 32) 4,008 + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
     # KV 76,540,929,638 - 16,060,522,496 - 905,969,664 - 73,400,320 - 576,630,784 - 536,870,912
     #   = 58,387,535,462
     # block: 16 tok x 8 heads x 256 x 2 B x 32 layers = 2,097,152 B; 58,387,535,462 // that =
     #   27,841 blocks, 445,456 tokens; a request 8,192 / 16 = 512 blocks: 27,841 / 512 = 54.38x.
-    # low KV: - high act 1,491,494,502 - 0.5 GiB - state - 1 GiB = 56,801,669,120 -> 27,085
-    # blocks 433,360 tok; high KV: - 770,074,214 - 20 MiB - state - 214,748,364 = 58,897,982,260
-    # -> 28,084 blocks 449,344 tok.
+    # low KV: - high act 1,491,494,502 - 0.5 GiB - state - 1.1 GiB (1,181,116,006, task
+    #   h36v030's high end) = 56,694,294,938 -> 27,033 blocks 432,528 tok; high KV: - 770,074,214
+    #   - 20 MiB - state - 214,748,364 = 58,897,982,260 -> 28,084 blocks 449,344 tok.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
         weights_bytes=16_060_522_496, activation_bytes=905_969_664,
         activation_bytes_low=770_074_214, activation_bytes_high=1_491_494_502,
         non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=58_387_535_462, kv_cache_bytes_low=56_801_669_120,
+        kv_cache_bytes=58_387_535_462, kv_cache_bytes_low=56_694_294_938,
         kv_cache_bytes_high=58_897_982_260, kv_cache_tokens=445_456,
-        kv_cache_tokens_low=433_360, kv_cache_tokens_high=449_344, blocks=27_841,
+        kv_cache_tokens_low=432_528, kv_cache_tokens_high=449_344, blocks=27_841,
         block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(27_841, 512),
         starts=True, reason=None, max_model_len_that_starts=8192)
     assert r.engine is Engine.vllm and r.engine_version == "0.31.0"
@@ -136,7 +138,8 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         ("GPU blocks", 27_841, "blocks", "max", ("blocks (raw)", 0)),
         ("KV cache groups", 1, "groups", "given", ()),
         ("blocks per group", 27_841, "blocks", "div", ("GPU blocks", "KV cache groups")),
-        ("GPU KV cache size", 445_456, "tokens", "mul", ("blocks per group", "block size")),
+        # 0.21 on: int(27,841 / 512 x 8,192) = 445,456 (vLLM's float arithmetic, a given step)
+        ("GPU KV cache size", 445_456, "tokens", "given", ()),
         ("blocks per request", 512, "blocks", "given", ()),
         ("maximum concurrency", Fraction(27_841, 512), "ratio", "ratio",
          ("GPU blocks", "blocks per request")),
@@ -152,9 +155,9 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         "activation peak 0.84 GiB (range 0.72 GiB to 1.39 GiB)",
         "CUDA graphs: " + FORMULAS_V1_031[7][1],
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
-        # widths: activation 721,420,288 B (0.67 GiB), non-torch 0.48 GiB, graphs 1 GiB - GiB // 5
-        # = 858,993,460 B (0.80 GiB)
-        "KV range dominated by the CUDA-graph estimate (0.80 GiB wide)",
+        # widths: activation 721,420,288 B (0.67 GiB), non-torch 0.48 GiB, graphs 1.1 GiB
+        # (GIB * 11 // 10) - GiB // 5 = 966,367,642 B (0.90 GiB)
+        "KV range dominated by the CUDA-graph estimate (0.90 GiB wide)",
     )
     assert s.assumptions == r.assumptions
     assert r.log_lines == ("Available KV cache memory: 54.38 GiB",
@@ -245,7 +248,8 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
     # KV 76,540,929,638 - 15,706,484,224 - 1,677,721,600 - 2,233,382,993 - 536,870,912
     #   = 56,386,469,909; block 64 x (512 + 64) x 2 B x 27 layers = 1,990,656 (not split by TP)
     #   -> 28,325 blocks, 1,812,800 tokens; a 16,384 request 256 blocks: 110.64x, 110 users.
-    # low - 3,204,448,256 - 2.5 GiB - 1 GiB = 53,871,900,774 -> 27,062 blocks 1,731,968 tokens
+    # low - 3,204,448,256 - 2.5 GiB - 1.1 GiB (1,181,116,006) = 53,764,526,592 -> 27,008 blocks
+    #   1,728,512 tokens
     # high - 1,258,291,200 - 1.5 GiB - GIB // 5 = 57,750,793,114 -> 29,010 blocks 1,856,640
     # the model maximum 163,840 tokens is 2,560 blocks: it starts at that length.
     assert numbers(r) == dict(
@@ -253,9 +257,9 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
         weights_bytes=15_706_484_224, activation_bytes=1_677_721_600,
         activation_bytes_low=1_258_291_200, activation_bytes_high=3_204_448_256,
         non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=56_386_469_909, kv_cache_bytes_low=53_871_900_774,
+        kv_cache_bytes=56_386_469_909, kv_cache_bytes_low=53_764_526_592,
         kv_cache_bytes_high=57_750_793_114, kv_cache_tokens=1_812_800,
-        kv_cache_tokens_low=1_731_968, kv_cache_tokens_high=1_856_640, blocks=28_325,
+        kv_cache_tokens_low=1_728_512, kv_cache_tokens_high=1_856_640, blocks=28_325,
         block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(28_325, 256),
         starts=True, reason=None, max_model_len_that_starts=163_840)
     assert r.size.users_per_replica == 110
@@ -461,14 +465,15 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
     # KV 76,540,929,638 - 141,107,412,992 - 1,838,678,016 - 73,400,320 - 576,630,784
     #   - 536,870,912 = -67,592,063,386 (-62.95 GiB): no blocks (floor(KV / 5,242,880) = -12,893,
     #   then 0).
-    # low: - 2,714,553,548 - 0.5 GiB - state - 1 GiB = -69,468,280,422; high: - 1,540,148,428
+    # low: - 2,714,553,548 - 0.5 GiB - state - 1.1 GiB (1,181,116,006) = -69,575,654,604; high:
+    #   - 1,540,148,428
     #   - 20 MiB - state - GIB // 5 = -66,918,982,450.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
         weights_bytes=141_107_412_992, activation_bytes=1_838_678_016,
         activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
         non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=-67_592_063_386, kv_cache_bytes_low=-69_468_280_422,
+        kv_cache_bytes=-67_592_063_386, kv_cache_bytes_low=-69_575_654_604,
         kv_cache_bytes_high=-66_918_982_450, kv_cache_tokens=0, kv_cache_tokens_low=0,
         kv_cache_tokens_high=0, blocks=0, block_size_tokens=16, max_model_len=8192,
         max_concurrency=Fraction(0), starts=False,
@@ -503,14 +508,14 @@ def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
     #   - 536,870,912 = 1,533,042,197 (1.43 GiB); block 16 x 4 heads x 256 x 2 B x 80 =
     #   2,621,440: 584 blocks, 9,344 tokens; one 131,072 request is 8,192 blocks =
     #   21,474,836,480 B (20.00 GiB). The longest that starts: 584 blocks x 16 = 9,344 tokens.
-    # low - 1,763,285,401 - 2.5 GiB - state - 1 GiB = -110,789,427 -> 0 blocks, 0 tokens;
+    # low - 1,763,285,401 - 2.5 GiB - state - 1.1 GiB (1,181,116,006) = -218,163,609 -> 0 blocks;
     # high - 941,201,817 - 1.5 GiB - state - GIB // 5 = 2,644,029,441 -> 1,008 blocks, 16,128.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
         weights_bytes=70_553_706_496, activation_bytes=1_107_296_256,
         activation_bytes_low=941_201_817, activation_bytes_high=1_763_285_401,
         non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=1_533_042_197, kv_cache_bytes_low=-110_789_427,
+        kv_cache_bytes=1_533_042_197, kv_cache_bytes_low=-218_163_609,
         kv_cache_bytes_high=2_644_029_441, kv_cache_tokens=9_344, kv_cache_tokens_low=0,
         kv_cache_tokens_high=16_128, blocks=584, block_size_tokens=16, max_model_len=131_072,
         max_concurrency=Fraction(584, 8192), starts=False,
@@ -799,11 +804,11 @@ def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
     # logits untouched, task h36samp); activation width:
     # max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
     # 24,064,819 = 282,591,232 (0.26 GiB); non-torch 0.5 GiB - 20 MiB (0.48 GiB); graphs
-    # 1 GiB - GIB // 5 = 858,993,460 (0.80 GiB): the widest
+    # 1.1 GiB (GIB * 11 // 10, 1,181,116,006) - GIB // 5 = 966,367,642 (0.90 GiB): the widest
     assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
         28_729_344, 24_064_819, 306_656_051)
     assert r.assumptions[1] == "profiled with max_num_batched_tokens 256 and max_num_seqs 16"
-    assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (0.80 GiB wide)"
+    assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (0.90 GiB wide)"
 
 
 def test_sampling_is_sharded_over_tp_from_029():
