@@ -194,6 +194,13 @@ def printed_terms_note(run: Run) -> str | None:
         rest = v["total_gib"] - v["available_gib"] - sum(g for _, g in have)
         note += (f"; total - available - these = {rest:.2f} GiB outside them (kvplan's "
                  f"non-torch {NON_TORCH[0] / GIB:.2f} GiB)")
+    if "gpu_used_mib" in v:
+        # TensorRT's "now: ... GPU Y (MiB)" (0.8 logs; kvplan.calibrate.lines_trtllm._t_init_now)
+        note += f"; GPU in use at the execution context {v['gpu_used_mib']:,.0f} MiB"
+        if "context_rise_mib" in v:
+            note += (f", {v['context_rise_mib']:,.0f} MiB of it added between engine "
+                     "deserialization and the execution context (where TllmRuntime allocates "
+                     "the engine's device memory)")
     return note
 
 

@@ -111,3 +111,28 @@ values("trtllm", r"\[MemUsageChange\] Allocated " + NUM + r" MiB for execution c
 def _t_counter(r: Run, m: re.Match[str], n: int, t: str) -> None:
     key = "runtime_buffers_gib" if m[3] == "runtime buffers" else "decoder_gib"
     r.put(key, _f(m[1]) * 2 ** _COUNTER_UNITS[m[2]] / 2**30, n, t)
+
+
+# TensorRT's own "[MemUsageChange]" lines (TensorRT 9, printed by the 0.8 runtime) end with "now:
+# CPU X, GPU Y (MiB)". After "Init cuBLAS/cuBLASLt" and "Init cuDNN", Y is the device memory in use,
+# weights included (log 145: 15,607 = 15,316 of deserialized weights + 8 of cuBLAS + 283); after
+# "TensorRT-managed allocation ..." it is TensorRT's own running total (15,316), so those are not
+# read as device use. The 0.8-era TllmRuntime constructor allocates the engine's
+# getDeviceMemorySize() right after deserializing it (cpp/tensorrt_llm/runtime/tllmRuntime.cpp,
+# code index id 710132357), and GptSession::setup / the in-flight batcher create the execution
+# context next, whose first "Init cuBLAS" line comes first: what the device gained in between
+# (less that line's own "+8") is the execution context as the log shows it (145: 15,835 - 8 -
+# 15,617 = 210 MiB; 143: 19,711 - 8 - 15,681 = 4,022 MiB). Reported, not used for a prediction.
+@pattern("trtllm", r"\[MemUsageChange\] Init (?:cuBLAS/cuBLASLt|cuDNN): CPU [+-]?\d+, GPU \+?(\d+), "
+         r"now: CPU \d+, GPU (\d+) \(MiB\)")
+def _t_init_now(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    added, used = _f(m[1]), _f(m[2])
+    if "deserialized_used_mib" in r.values and "context_rise_mib" not in r.values:
+        r.put("context_rise_mib", used - added - r.values["deserialized_used_mib"], n, t)
+    r.put("gpu_used_mib", used, n, t)
+
+
+@pattern("trtllm", r"\[MemUsageChange\] TensorRT-managed allocation in engine deserialization")
+def _t_deserialized(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    if "gpu_used_mib" in r.values and "deserialized_used_mib" not in r.values:
+        r.put("deserialized_used_mib", r.values["gpu_used_mib"], n, t)

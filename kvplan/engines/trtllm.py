@@ -31,8 +31,11 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   runtime buffers and decoder"); `kvplan calibrate` also reads and reports the four lines
   (kvplan/calibrate/lines_trtllm.py).
   The GptSession path (0.8, ModelRunnerCpp) builds the same TllmRuntime in its constructor, before
-  setup() creates the KV cache manager (cpp/tensorrt_llm/runtime/gptSession.cpp, 0.8-era), so the
-  order does not explain log 145 (docs/engines.md, "TensorRT engines before 0.11").
+  setup() creates the KV cache manager (cpp/tensorrt_llm/runtime/gptSession.cpp, 0.8-era, code
+  index id 37575593; tllmRuntime.cpp id 710132357), so the order does not explain log 145: its
+  TensorRT lines show 210 MiB allocated there, where the stated 1,728 MiB context would not have
+  left room for its pool on a 24,576 MiB card (task h37trt145; docs/engines.md, "TensorRT engines
+  before 0.11").
 - max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
   sets one, default 0.9); on the C++ path with no fraction it replaces the estimate. Then
   blocks = ceil(max_tokens / tokens per block) ("max_tokens 86711 -> 86720" in a 1.x log).
