@@ -200,7 +200,8 @@ def _log_counts() -> dict[str, str]:
     held = [e for e in split.values() if e.part.startswith("heldout")]
     words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
              13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
-             17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty"}
+             17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
+             21: "twenty-one"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -381,7 +382,7 @@ PROSE = [
     ("README.md", r"Over (?P<n>\d+) public deployments whose real start-up outcome is known .*?, "
      r"(?P<hit>\d+) of (?P<n2>\d+) verdicts are right", _outcomes),
     ("README.md", r"on public start-up logs no constant was tuned on .*?; (?P<logs>\d+) logs, "
-     r"(?P<held>\d+) of them in (?P<parts>\w+) held-out parts", _log_counts),
+     r"(?P<held>\d+) of them in (?P<parts>[\w-]+) held-out parts", _log_counts),
     ("docs/engines.md", r"`tests/assets/logs/` holds (?P<logs>\d+) start-up logs", _log_counts),
     *[_calibration_row(*row) for row in CALIBRATION_ROWS],
     ("docs/engines.md", r"each with its source; vLLM (?P<vllm>\d+), SGLang (?P<sglang>\d+), TensorRT-LLM "
