@@ -200,7 +200,8 @@ def _log_counts() -> dict[str, str]:
     held = [e for e in split.values() if e.part.startswith("heldout")]
     words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
              13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
-             17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty"}
+             17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
+             21: "twenty-one"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -229,7 +230,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 21)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 22)})
     return out
 
 
@@ -313,10 +314,10 @@ ENGINE_TABLE_ROWS = [
     *[("vLLM", "MoE/MLA/multimodal", p, "vllm", MOE) for p in (
         "fit", "heldout", "heldout-2", "heldout-4", "heldout-5", "heldout-6", "heldout-11",
         "heldout-14", "heldout-15", "heldout-16", "heldout-17", "heldout-18", "heldout-19",
-        "heldout-20")],
+        "heldout-20", "heldout-21")],
     *[("SGLang", "dense", p, "sglang", "dense") for p in (
         "fit", "heldout", "heldout-3", "heldout-6", "heldout-7", "heldout-9", "heldout-11",
-        "heldout-16")],
+        "heldout-16", "heldout-21")],
     ("SGLang", "MoE", "fit", "sglang", MOE), ("SGLang", "MLA", "heldout-5", "sglang", MOE),
     ("SGLang", "MoE/MLA", "heldout-9", "sglang", MOE),
     ("SGLang", "multimodal", "heldout-14", "sglang", MOE),
@@ -381,7 +382,7 @@ PROSE = [
     ("README.md", r"Over (?P<n>\d+) public deployments whose real start-up outcome is known .*?, "
      r"(?P<hit>\d+) of (?P<n2>\d+) verdicts are right", _outcomes),
     ("README.md", r"on public start-up logs no constant was tuned on .*?; (?P<logs>\d+) logs, "
-     r"(?P<held>\d+) of them in (?P<parts>\w+) held-out parts", _log_counts),
+     r"(?P<held>\d+) of them in (?P<parts>[\w-]+) held-out parts", _log_counts),
     ("docs/engines.md", r"`tests/assets/logs/` holds (?P<logs>\d+) start-up logs", _log_counts),
     *[_calibration_row(*row) for row in CALIBRATION_ROWS],
     ("docs/engines.md", r"each with its source; vLLM (?P<vllm>\d+), SGLang (?P<sglang>\d+), TensorRT-LLM "
@@ -391,7 +392,7 @@ PROSE = [
      r"heldout-9, (?P<h10>\d+) in heldout-10, (?P<h11>\d+) in heldout-11, (?P<h12>\d+) in heldout-12, "
      r"(?P<h13>\d+) in heldout-13, (?P<h14>\d+) in heldout-14, (?P<h15>\d+) in heldout-15, "
      r"(?P<h16>\d+) in heldout-16, (?P<h17>\d+) in heldout-17, (?P<h18>\d+) in heldout-18, "
-     r"(?P<h19>\d+) in heldout-19 and (?P<h20>\d+) in heldout-20;",
+     r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20 and (?P<h21>\d+) in heldout-21;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
