@@ -230,5 +230,11 @@ def tower_note(model: ModelSpec, version: str | None) -> str | None:
             return None
         return (f"{model.name}: the vision tower's activation while vLLM {version} profiles "
                 "the encoder is not modelled (read in vLLM 0.11.0 and 0.19.0-0.23.0 only)")
+    if model.model_type == "llama4":  # read in vLLM 0.19.0 mllama4.py (task h37llama4)
+        return (f"{model.name}: the vision tower's own peak and its bf16 pixel values are not "
+                "booked (vLLM 0.19.0's Llama 4 tower is TP-sharded; at 8,192 batched tokens "
+                "its 3 dummy images peak near 0.3 GiB at TP 4, under the sampler phase; the "
+                "pixel values are 3 x 17 x 3 x 336 x 336 x 2 B = 0.03 GiB)")
     return (f"{model.name}: the vision tower's activation while vLLM profiles the encoder is not "
-            f"modelled for {model.model_type} (only Qwen2.5-VL's tower was read)")
+            f"modelled for {model.model_type} (only the Qwen2.5-VL, Qwen3-VL and Llama 4 towers "
+            "were read)")
