@@ -25,8 +25,9 @@ where the size comes from the image processor (preprocessor_config.json, not con
   config.json). Log 89 (vLLM 0.19.0) prints "a budget of 8192 tokens, and profiled with 3
   image items": 8,192 // 2,448 = 3 (task h37llama4).
 
-The vision tower's shapes (`vision_tower_fields`) are read for qwen2_5_vl, qwen3_vl and
-qwen3_vl_moe, the towers whose profiled activation vLLM's source was read for
+The vision tower's shapes (`vision_tower_fields`) are read for qwen2_5_vl, qwen3_vl,
+qwen3_vl_moe and llama4 (hidden_size, intermediate_size, patch_size, num_channels and image_size,
+kvplan.engines.vision_tower_llama4), the towers whose profiled activation vLLM's source was read for
 (kvplan.engines.vision_tower, vision_tower_qwen3): hidden_size, intermediate_size, patch_size,
 temporal_patch_size, spatial_merge_size and in_chans (in_channels) of the config's
 vision_config, each taken as the config writes it; for Qwen3-VL also out_hidden_size and the
@@ -94,6 +95,13 @@ VISION_KEYS = {"vision_hidden_size": ("hidden_size",),
                "vision_spatial_merge_size": ("spatial_merge_size",),
                "vision_in_channels": ("in_chans", "in_channels")}
 TOWER_TYPES = ("qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe")
+# Llama 4 (kvplan.engines.vision_tower_llama4): its vision_config calls the channels num_channels
+# and tiles the image in image_size squares; no temporal patch or spatial merge
+LLAMA4_KEYS = {"vision_hidden_size": ("hidden_size",),
+               "vision_intermediate_size": ("intermediate_size",),
+               "vision_patch_size": ("patch_size",),
+               "vision_in_channels": ("num_channels",),
+               "vision_image_size": ("image_size",)}
 QWEN3_TOWER = ("qwen3_vl", "qwen3_vl_moe")
 
 
@@ -102,10 +110,10 @@ def vision_tower_fields(model_type: str, root: Mapping[str, Any]) -> dict[str, i
     Qwen3-VL adds out_hidden_size and the number of deepstack_visual_indexes (its encoder
     output is out_hidden_size x (1 + that) wide: vLLM qwen3_vl.py Qwen3_VisionTransformer)."""
     vcfg = root.get("vision_config")
-    if model_type not in TOWER_TYPES or not isinstance(vcfg, Mapping):
+    if model_type not in (*TOWER_TYPES, "llama4") or not isinstance(vcfg, Mapping):
         return {}
     out: dict[str, int] = {}
-    keys_of = dict(VISION_KEYS)
+    keys_of = dict(LLAMA4_KEYS if model_type == "llama4" else VISION_KEYS)
     if model_type in QWEN3_TOWER:
         keys_of["vision_out_hidden_size"] = ("out_hidden_size",)
     for field, keys in keys_of.items():
