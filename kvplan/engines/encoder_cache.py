@@ -20,7 +20,10 @@ stay alive through the language-model phase too, and the activation peak is the 
 tower's own transient peak and that phase. Qwen3-VL on vLLM 0.11-0.12: the dummy video's output
 rows are out_hidden x (1 + deepstack levels) wide and are copied into zero-padded rows of the
 item size (with timestamps, x 12.5), kept with the original output (`Qwen3TowerProfile.kept_bytes`;
-kvplan.engines.vision_tower_qwen3). Other towers' transient activations are not modelled.
+kvplan.engines.vision_tower_qwen3). Llama 4 on vLLM 0.19: 3 dummy images of 17 chunks at 8,192
+batched tokens, their bf16 pixel values kept too, the TP-sharded tower's MLP peak below the
+language-model phase (kvplan.engines.vision_tower_llama4). Other towers' transient activations
+are not modelled.
 """
 
 from __future__ import annotations

@@ -76,6 +76,7 @@ from dataclasses import dataclass
 from kvplan.engines.activation import ACT_BYTES
 from kvplan.engines.common import gib
 from kvplan.engines.interface import Interval, parse_version
+from kvplan.engines.vision_tower_llama4 import LLAMA4_TYPES, Llama4TowerProfile, llama4_profile
 from kvplan.engines.vision_tower_qwen3 import (
     QWEN3_TYPES,
     Qwen3TowerProfile,
@@ -167,7 +168,7 @@ def dummy_frames(image_tokens: int, temporal_patch: int, max_model_len: int) -> 
     return n
 
 
-AnyTower = TowerProfile | Qwen3TowerProfile
+AnyTower = TowerProfile | Qwen3TowerProfile | Llama4TowerProfile
 
 
 def _qwen3(model: ModelSpec, version: str | None, max_model_len: int,
@@ -189,6 +190,8 @@ def tower_profile(model: ModelSpec, version: str | None, max_model_len: int,
     """The dummy item vLLM profiles the tower with, or None where it is not modelled."""
     if model.model_type in QWEN3_TYPES and model.params_encoder:
         return _qwen3(model, version, max_model_len, tp)
+    if model.model_type in LLAMA4_TYPES:  # kvplan.engines.vision_tower_llama4 (vLLM 0.19)
+        return llama4_profile(model, version, tp)
     image_tokens = model.mm_tokens_per_item
     if (model.model_type not in TOWER_TYPES or image_tokens is None
             or model.vision_hidden_size is None or model.vision_intermediate_size is None
@@ -230,5 +233,15 @@ def tower_note(model: ModelSpec, version: str | None) -> str | None:
             return None
         return (f"{model.name}: the vision tower's activation while vLLM {version} profiles "
                 "the encoder is not modelled (read in vLLM 0.11.0 and 0.19.0-0.23.0 only)")
+    if model.model_type in LLAMA4_TYPES:  # read in vLLM 0.19.0 mllama4.py (task h37llama4)
+        if model.vision_image_size is None:
+            return (f"{model.name}: the vision tower's activation while vLLM profiles the "
+                    "encoder is not modelled (the spec lacks the vision_* shapes)")
+        if llama4_profile(model, version, 1) is not None:
+            return None
+        return (f"{model.name}: the vision tower's activation and pixel values while vLLM "
+                f"{version} profiles the encoder are not modelled (Llama 4 read in vLLM 0.19.0 "
+                "only); the kept encoder outputs are")
     return (f"{model.name}: the vision tower's activation while vLLM profiles the encoder is not "
-            f"modelled for {model.model_type} (only Qwen2.5-VL's tower was read)")
+            f"modelled for {model.model_type} (only the Qwen2.5-VL, Qwen3-VL and Llama 4 towers "
+            "were read)")

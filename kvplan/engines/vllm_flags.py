@@ -8,6 +8,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib, is_mxfp4, weights_bytes, weights_how
 from kvplan.engines.encoder_cache import encoder_cache_note
 from kvplan.engines.interface import EngineSettings
+from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how
 from kvplan.engines.vllm_series import mxfp4_kernel
 from kvplan.errors import InputError
 
@@ -23,6 +24,10 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
            else weights_how(req))
     if req.ep is not None and req.ep > req.tp:
         how += f", experts / {req.ep} (expert parallelism)"
+    rotary = rotary_cache_bytes(req.model)  # Llama 4: kvplan.engines.vllm_rotary
+    if rotary:
+        weights += rotary
+        how += rotary_cache_how(req.model)
     if s.draft_params:
         draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
         weights += draft

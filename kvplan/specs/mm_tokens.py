@@ -13,9 +13,21 @@ where the size comes from the image processor (preprocessor_config.json, not con
   feature size" at default batching (public logs, code index ids 57157669982 and 70974742012):
   one item of 16,384 tokens, the processor's max_pixels over (14 x 2)^2 pixels per token.
   Taken only when the vision_config has that patch (14) and merge (2) size.
+- llama4: (max_patches + 1) x (image_size // patch_size)^2 // round(1 / pixel_shuffle_ratio^2)
+  from the vision_config: 17 x 576 // 4 = 2,448 for Llama-4-Scout (image_size 336, patch_size
+  14, pixel_shuffle_ratio 0.5). Read in vLLM 0.19.0 models/mllama4.py: the dummy image is
+  max_patches tiles high and one wide (`get_image_size_with_most_features`, 16 x 336 by 336),
+  the processor adds a global tile when there is more than one (`patches_per_image`: 1 + 16),
+  each chunk is `get_patch_per_chunk` = 576 // 4 = 144 embeddings (the prompt's patch tokens,
+  `PromptUpdateDetails.select_text(..., img_patch_token)`); max_patches is the image
+  processor's, 16 (transformers models/llama4/image_processing_llama4_fast.py
+  Llama4ImageProcessorFast.max_patches; the checkpoint's preprocessor_config.json, not
+  config.json). Log 89 (vLLM 0.19.0) prints "a budget of 8192 tokens, and profiled with 3
+  image items": 8,192 // 2,448 = 3 (task h37llama4).
 
-The vision tower's shapes (`vision_tower_fields`) are read for qwen2_5_vl, qwen3_vl and
-qwen3_vl_moe, the towers whose profiled activation vLLM's source was read for
+The vision tower's shapes (`vision_tower_fields`) are read for qwen2_5_vl, qwen3_vl,
+qwen3_vl_moe and llama4 (hidden_size, intermediate_size, patch_size, num_channels and image_size,
+kvplan.engines.vision_tower_llama4), the towers whose profiled activation vLLM's source was read for
 (kvplan.engines.vision_tower, vision_tower_qwen3): hidden_size, intermediate_size, patch_size,
 temporal_patch_size, spatial_merge_size and in_chans (in_channels) of the config's
 vision_config, each taken as the config writes it; for Qwen3-VL also out_hidden_size and the
@@ -24,7 +36,7 @@ dummy video's (kvplan.engines.vision_tower_qwen3), whose rows are wider than hid
 
 Any other multimodal model has no item size here (None): its encoder cache is not modelled,
 and the engine profile says so (Qwen3-VL's is modelled through its tower, on the vLLM releases
-read); Llama 4's item size was not read.
+read).
 """
 
 from __future__ import annotations
@@ -34,6 +46,22 @@ from typing import Any
 
 QWEN_VL_ITEM_TOKENS = 16_384
 QWEN_VL_PATCH = {"qwen2_5_vl": (14, 2)}
+LLAMA4_MAX_PATCHES = 16  # transformers Llama4ImageProcessorFast.max_patches (vLLM's max tiles)
+
+
+def _llama4_item(vcfg: Mapping[str, Any]) -> tuple[int | None, str | None]:
+    """vLLM mllama4.py: (max_patches + 1 global tile) chunks of get_patch_per_chunk."""
+    size, patch, ratio = (vcfg.get("image_size"), vcfg.get("patch_size"),
+                          vcfg.get("pixel_shuffle_ratio"))
+    if not (isinstance(size, int) and isinstance(patch, int) and patch > 0 and size > 0
+            and size % patch == 0 and isinstance(ratio, (int, float)) and 0 < ratio <= 1):
+        return None, None
+    per_chunk = (size // patch) ** 2 // int(round(1.0 / ratio ** 2))
+    chunks = LLAMA4_MAX_PATCHES + 1
+    return chunks * per_chunk, (
+        f"the dummy image of {LLAMA4_MAX_PATCHES} tiles + a global tile, {chunks} chunks x "
+        f"({size} // {patch})^2 // {int(round(1.0 / ratio ** 2))} = {per_chunk} embeddings "
+        "(vLLM mllama4.py get_patch_per_chunk; max_patches 16, the image processor's)")
 
 
 def mm_tokens_per_item(model_type: str, root: Mapping[str, Any]) -> tuple[int | None, str | None]:
@@ -46,6 +74,8 @@ def mm_tokens_per_item(model_type: str, root: Mapping[str, Any]) -> tuple[int | 
         if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
             return tokens, f"mm_tokens_per_image {tokens}: an image is {tokens} embeddings"
         return None, None
+    if model_type == "llama4":
+        return _llama4_item(vcfg)
     if model_type in QWEN_VL_PATCH:
         patch = (vcfg.get("patch_size"), vcfg.get("spatial_merge_size"))
         if patch == QWEN_VL_PATCH[model_type]:
@@ -65,6 +95,13 @@ VISION_KEYS = {"vision_hidden_size": ("hidden_size",),
                "vision_spatial_merge_size": ("spatial_merge_size",),
                "vision_in_channels": ("in_chans", "in_channels")}
 TOWER_TYPES = ("qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe")
+# Llama 4 (kvplan.engines.vision_tower_llama4): its vision_config calls the channels num_channels
+# and tiles the image in image_size squares; no temporal patch or spatial merge
+LLAMA4_KEYS = {"vision_hidden_size": ("hidden_size",),
+               "vision_intermediate_size": ("intermediate_size",),
+               "vision_patch_size": ("patch_size",),
+               "vision_in_channels": ("num_channels",),
+               "vision_image_size": ("image_size",)}
 QWEN3_TOWER = ("qwen3_vl", "qwen3_vl_moe")
 
 
@@ -73,10 +110,10 @@ def vision_tower_fields(model_type: str, root: Mapping[str, Any]) -> dict[str, i
     Qwen3-VL adds out_hidden_size and the number of deepstack_visual_indexes (its encoder
     output is out_hidden_size x (1 + that) wide: vLLM qwen3_vl.py Qwen3_VisionTransformer)."""
     vcfg = root.get("vision_config")
-    if model_type not in TOWER_TYPES or not isinstance(vcfg, Mapping):
+    if model_type not in (*TOWER_TYPES, "llama4") or not isinstance(vcfg, Mapping):
         return {}
     out: dict[str, int] = {}
-    keys_of = dict(VISION_KEYS)
+    keys_of = dict(LLAMA4_KEYS if model_type == "llama4" else VISION_KEYS)
     if model_type in QWEN3_TOWER:
         keys_of["vision_out_hidden_size"] = ("out_hidden_size",)
     for field, keys in keys_of.items():

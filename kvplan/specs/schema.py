@@ -197,7 +197,8 @@ class ModelSpec(Plain):
                "vision_intermediate_size": None, "vision_patch_size": None,
                "vision_temporal_patch_size": None, "vision_spatial_merge_size": None,
                "vision_in_channels": None, "vision_out_hidden_size": None,
-               "vision_deepstack_levels": None, "num_layers": REQUIRED, "hidden_size": REQUIRED,
+               "vision_deepstack_levels": None, "vision_image_size": None,
+               "num_layers": REQUIRED, "hidden_size": REQUIRED,
                "num_attention_heads": REQUIRED, "intermediate_size": None,
                "vocab_size": REQUIRED, "max_context_tokens": REQUIRED,
                "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None,
@@ -222,6 +223,7 @@ class ModelSpec(Plain):
         vision_in_channels: int | None
         vision_out_hidden_size: int | None
         vision_deepstack_levels: int | None
+        vision_image_size: int | None
         num_layers: int
         hidden_size: int
         num_attention_heads: int

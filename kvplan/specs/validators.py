@@ -37,6 +37,9 @@ from kvplan.units import DType, parse_dtype
 # real model (docs/limits.md), so a typo is refused before it costs memory.
 VISION_FIELDS = ("vision_hidden_size", "vision_intermediate_size", "vision_patch_size",
                  "vision_temporal_patch_size", "vision_spatial_merge_size", "vision_in_channels")
+# Llama 4's tower: tiles of vision_image_size pixels, no temporal patch or spatial merge
+LLAMA4_VISION_FIELDS = ("vision_hidden_size", "vision_intermediate_size", "vision_patch_size",
+                        "vision_in_channels", "vision_image_size")
 
 
 class MLA(Strict):
@@ -188,13 +191,16 @@ class ModelSpec(Strict):
         default=None, description="patches merged per side into one embedding "
         "(vision_config.spatial_merge_size)")
     vision_in_channels: HeadDim | None = Field(
-        default=None, description="image channels (vision_config.in_chans)")
+        default=None, description="image channels (vision_config.in_chans; Llama 4: num_channels)")
     vision_out_hidden_size: Width | None = Field(
         default=None, description="Qwen3-VL: the merger's output width "
         "(vision_config.out_hidden_size)")
     vision_deepstack_levels: Annotated[int, Field(ge=0, le=lim.MAX_LAYERS, strict=True)] | None = (
         Field(default=None, description="Qwen3-VL: deepstack mergers "
               "(len(vision_config.deepstack_visual_indexes)); each widens the encoder output"))
+    vision_image_size: Width | None = Field(
+        default=None, description="Llama 4: one tile's side in pixels (vision_config.image_size; "
+        "kvplan.engines.vision_tower_llama4)")
     num_layers: Layers = Field(description="decoder layers (num_hidden_layers)")
     hidden_size: Width = Field(description="residual stream width (hidden_size)")
     num_attention_heads: Heads = Field(description="query heads")
@@ -225,9 +231,15 @@ class ModelSpec(Strict):
         if self.mm_tokens_per_item is not None and not self.params_encoder:
             raise ValueError("mm_tokens_per_item is set but the model has no encoder "
                              "(params_encoder)")
-        tower = [getattr(self, f) for f in VISION_FIELDS]
+        fields = VISION_FIELDS if self.vision_image_size is None else LLAMA4_VISION_FIELDS
+        tower = [getattr(self, f) for f in fields]
+        if self.vision_image_size is not None and (
+                self.vision_temporal_patch_size is not None
+                or self.vision_spatial_merge_size is not None):
+            raise ValueError("vision_image_size (Llama 4's tiles) goes without "
+                             "vision_temporal_patch_size and vision_spatial_merge_size")
         if any(v is not None for v in tower) and (None in tower or not self.params_encoder):
-            raise ValueError(f"the vision tower fields ({', '.join(VISION_FIELDS)}) are set "
+            raise ValueError(f"the vision tower fields ({', '.join(fields)}) are set "
                              "together, and only on a model with an encoder (params_encoder)")
         qwen3 = (self.vision_out_hidden_size, self.vision_deepstack_levels)
         if any(v is not None for v in qwen3) and (None in qwen3 or None in tower):

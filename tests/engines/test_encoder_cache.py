@@ -43,11 +43,21 @@ def test_qwen25_vl_one_image_is_larger_than_the_batch() -> None:
 def test_none_when_text_only_unknown_or_switched_off() -> None:
     assert encoder_cache_profile(load_model("llama-3.1-8b"), 8192) is None
     assert encoder_cache_profile(load_model("gemma-3-12b"), 8192, limit_mm_per_prompt=0) is None
-    scout = load_model("llama-4-scout")  # a tower, but its item size was not read
-    assert encoder_cache_profile(scout, 8192) is None
-    note = encoder_cache_note(scout)
+    kimi = load_model("kimi-k2.5")  # a tower, but its item size was not read
+    assert encoder_cache_profile(kimi, 8192) is None
+    note = encoder_cache_note(kimi)
     assert note is not None and "not modelled" in note
     assert encoder_cache_note(load_model("gemma-3-12b")) is None
+
+
+def test_llama4_scout_three_images_of_17_chunks() -> None:
+    """vLLM 0.19.0 mllama4.py: 17 chunks (16 tiles + the global tile) x (336 // 14)^2 // 4 =
+    144 embeddings = 2,448 an image; 8,192 // 2,448 = 3 dummy images (log 89 prints "profiled
+    with 3 image items"), kept as 3 x 2,448 x 5,120 x 2 B = 75,202,560 B (task h37llama4)."""
+    enc = encoder_cache_profile(load_model("llama-4-scout"), 8192)
+    assert enc is not None
+    assert (enc.item_tokens, enc.items, enc.budget_tokens) == (2448, 3, 8192)
+    assert enc.held_bytes == 75_202_560
 
 
 @pytest.mark.parametrize(("name", "held"), [("qwen2.5-vl-7b", 117_440_512), ("gemma-3-4b", 0)])
