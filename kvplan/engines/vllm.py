@@ -104,6 +104,7 @@ from kvplan.engines.vllm_series import (
 from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
 from kvplan.engines.vllm_sort_sampler import sampler_note
 from kvplan.engines.vllm_stages import stage_layers, stage_weights
+from kvplan.engines.vllm_v0_mla import pads_mla_rows, v0_mla_shape
 from kvplan.units import GIB, ceil_div
 
 # V0 prints "Maximum concurrency for N tokens per request" from 0.6.3 (PR #8831; the 0.6.3
@@ -160,7 +161,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                            or req.effective_weight_dtype.bits < 16)
     if fl.sharded_sampling and req.tp > 1:
         rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29-0.32)
-    shape = layer_shape(req)
+    shape = v0_mla_shape(layer_shape(req), req, fl.version, fl.v1)
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
     flight = in_flight_tokens(batched, req.pp, lean, fl.in_flight_batches)
 
@@ -317,7 +318,9 @@ def _block_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, sh
               f"{per_layer:,} B)); {padding_note(block * per_layer, state_page)}") if hybrid is not None else
              "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)")
     st.given("KV bytes per token per layer", per_layer, "bytes",
-             _per_layer_formula(req))
+             _per_layer_formula(req) + ("; V0 0.7.2-0.7.3 pads the row to a 256 B multiple "
+                                        "(cache_engine.py get_cache_block_size)"
+                                        if pads_mla_rows(req, fl.version, fl.v1) else ""))
     st.op("page size per layer", "mul", ["block size", "KV bytes per token per layer"], "bytes",
           "block size x KV bytes per token per layer")
     paged = shape.cached_layers + (shape.linear_layers if groups.linear_groups else 0)

@@ -18,7 +18,7 @@ from kvplan.engines.activation import (
     WARMUP_SAMPLER_BYTES_PER_LOGIT,
     activation_peak,
 )
-from kvplan.engines.common import LayerShape, quantized
+from kvplan.engines.common import LayerShape, gib, quantized
 from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.vision_tower import tower_profile
@@ -34,6 +34,7 @@ from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
 from kvplan.engines.vllm_stages import PP_INTERMEDIATE_KEYS, intermediate_bytes, limiting_stage
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import record_stream_hold
+from kvplan.engines.vllm_v0_mla import absorbed_bytes
 from kvplan.engines.vllm_v0_reserved import early_activation
 from kvplan.engines.vllm_v0_tp import allreduce_out
 from kvplan.specs.schema import ModelSpec
@@ -86,6 +87,11 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)
+    absorbed = absorbed_bytes(req, fl.version, fl.v1) if m.weights_bytes is None else 0
+    if absorbed:  # V0 0.7.1-0.7.3 MLA: the absorbed decode matrices (kvplan.engines.vllm_v0_mla)
+        weights += absorbed
+        weights_how += (f" + {gib(absorbed)} of V0's absorbed MLA matrices (W_QR, kv_b_proj "
+                        "dequantized, W_Q_UK, W_UV_O; attention/backends/mla/utils.py)")
     per_logit = sampler_bytes(fl, lean, rows, req.model, s)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit,
                                 modular_moe(fl.version, fl.v1, req.model,

@@ -18,6 +18,7 @@ from kvplan.engines.vllm_mrv2_state import booked
 from kvplan.engines.vllm_nontorch import fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
+from kvplan.engines.vllm_v0_mla import v0_mla_shape
 from kvplan.specs.schema import LayerKind
 
 
@@ -80,7 +81,8 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     figure replaces it. `intermediate`: the received-hidden-states buffer every stage after the
     first holds (intermediate_bytes); the last value returned says whether the stage is the
     first."""
-    shapes = stage_shapes(req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)
+    shapes = [v0_mla_shape(sh, req, fl.version, fl.v1) for sh in stage_shapes(
+        req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)]
     ws = stage_weights(req, weights)
     fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes,
                           modular_moe(fl.version, fl.v1, req.model,
