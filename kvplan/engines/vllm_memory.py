@@ -21,6 +21,7 @@ from kvplan.engines.activation import (
 from kvplan.engines.common import LayerShape, gib, quantized
 from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
+from kvplan.engines.mla_replicated import replicated_extra_bytes
 from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_graphs import note as graphs_note
@@ -92,6 +93,11 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         weights += absorbed
         weights_how += (f" + {gib(absorbed)} of V0's absorbed MLA matrices (W_QR, kv_b_proj "
                         "dequantized, W_Q_UK, W_UV_O; attention/backends/mla/utils.py)")
+    whole = replicated_extra_bytes(req, fl.version) if m.weights_bytes is None else 0
+    if whole:  # MLA down-projections unsharded (kvplan.engines.mla_replicated)
+        weights += whole
+        weights_how += (f" + {gib(whole)} of MLA down-projections (q_a_proj, kv_a_proj_with_mqa) "
+                        "held whole on every TP rank")
     per_logit = sampler_bytes(fl, lean, rows, req.model, s)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit,
                                 modular_moe(fl.version, fl.v1, req.model,

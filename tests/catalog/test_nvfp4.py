@@ -209,6 +209,11 @@ def test_explain_prices_nvfp4_on_each_engine_that_loads_it(runner, engine):
     assert result.exit_code == 0, result.output
     if engine == "sglang":  # + its load-time buffers (sglang.LOAD_EXTRA_TP)
         assert "ModelOpt NVFP4 as published" in result.output
+    elif engine == "vllm":
+        # + the MLA down-projections whole on every rank (kvplan.engines.mla_replicated), bf16
+        # here (attention is not NVFP4): 7,168 x 2,112 x 61 x 2 B = 1,846,935,552, less the
+        # 230,866,944 the split booked: 73,847,974,068 + 1,616,068,608 = 75,464,042,676 B
+        assert "75,464,042,676 B" in result.output
     else:
         assert "73,847,974,068 B" in result.output
     if engine == "trtllm":

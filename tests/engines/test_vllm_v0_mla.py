@@ -84,9 +84,10 @@ def test_absorbed_matrices_of_deepseek_r1_at_tp_8() -> None:
 
 def test_the_weights_step_books_them() -> None:
     """0.7.3 books 84,306,226,880 B of checkpoint weights (671e9 x 1 B / 8 + the router) +
-    4,798,297,088 = 89,104,523,968 B; 0.8.0 (V1) the first alone."""
-    assert _run("0.7.3").weights_bytes == 84_306_226_880 + 4_798_297_088
-    assert _run("0.8.0").weights_bytes == 84_306_226_880
+    808,034,304 B of MLA down-projections held whole (kvplan.engines.mla_replicated) +
+    4,798,297,088 = 89,912,558,272 B; 0.8.0 (V1) the first two alone."""
+    assert _run("0.7.3").weights_bytes == 84_306_226_880 + 808_034_304 + 4_798_297_088
+    assert _run("0.8.0").weights_bytes == 84_306_226_880 + 808_034_304
 
 
 def test_log_286_breakdown_blocks() -> None:
