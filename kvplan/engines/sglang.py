@@ -45,8 +45,10 @@ the logs in tests/assets/logs):
   default backend does not move the pool and is not named.
 - DeepSeek-style MLA with tensor parallelism: each rank holds the whole latent down-projections
   (q_a_proj, kv_a_proj_with_mqa are ReplicatedLinear in models/deepseek_v2.py, 0.4.2 and 0.5.17
-  wheels) and the whole MoE router (MoEGate, a bf16 nn.Parameter, not sharded), where the even
-  split of the weights gives each rank 1/tp of them (`replicated_bytes`).
+  wheels; 0.5.21 fuses them as one ReplicatedLinear, fused_qkv_a_proj_with_mqa, line 2018, and
+  keeps kv_a_proj_with_mqa a ReplicatedLinear without q_lora_rank, line 2045) and the whole MoE
+  router (MoEGate, a bf16 nn.Parameter, not sharded), where the even split of the weights gives
+  each rank 1/tp of them (`replicated_bytes`).
 - sliding-window layers are sized as full layers (SGLang's default pool).
 - "GB" in SGLang's logs is GiB (bytes >> 30).
 - SGLang starts whenever at least one token fits; requests longer than the pool are rejected.
