@@ -71,7 +71,7 @@ PACKAGES = {
          "tests/engines/test_vision_tower_v011.py", "tests/engines/test_vllm_total_bound.py",
          "tests/engines/test_vllm_08_defaults.py", "tests/engines/test_mrv2_untouched_logits.py",
          "tests/engines/test_vllm_printed_tokens.py", "tests/engines/test_vllm_rotary.py",
-         "tests/engines/test_vision_tower_llama4.py", "tests/engines/test_vllm_v0_mla.py",
+         "tests/engines/test_vision_tower_llama4.py", "tests/engines/test_vllm_v0_mla.py", "tests/engines/test_mla_replicated.py",
          "tests/engines/test_encoder_cache.py", "tests/engines/test_flag_effects.py",
          "tests/engines/test_cov_trtllm_config.py", "tests/engines/test_vllm_hybrid.py",
          "tests/engines/test_vllm_v0_early.py", "tests/engines/test_pipeline_stages_unified.py",
