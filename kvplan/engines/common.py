@@ -80,6 +80,25 @@ QUANT_EXTRA_BITS = {DType.int4: 16 + 4, DType.int8: 0, DType.fp8: 0}
 # Qwen3-235B-A22B: 94 x 4,096 x 128 x 2 B = 98,566,144 B on each GPU, where the 8-bit split
 # priced 12,320,768 B at TP 4 and 6,160,384 B at TP 8.
 ROUTER_BYTES = 2
+# In 16 bits too (task h38router): the gate is built the same way whatever the dtype, so a bf16
+# or fp16 MoE checkpoint's router is whole on every TP rank in the engines whose source was read
+# (vLLM and SGLang pass whole16; TensorRT-LLM keeps the even split, no release read):
+# - vLLM 0.8.5, vllm/model_executor/models/: `self.gate = ReplicatedLinear(config.hidden_size,
+#   config.num_experts, bias=False, quant_config=None, ...)` in qwen3_moe.py:122 and
+#   qwen2_moe.py:122, `ReplicatedLinear(config.hidden_size, config.n_routed_experts, ...)` in
+#   deepseek_v2.py:112, `ReplicatedLinear(hidden_size, num_experts, ...)` in mixtral.py:80;
+# - vLLM 0.33.0, the same files: `self.gate = GateLinear(...)` (qwen3_moe.py:170, qwen2_moe.py:142,
+#   deepseek_v2.py:321, mixtral.py:111), and layers/fused_moe/router/gate_linear.py:22 `class
+#   GateLinear(ReplicatedLinear)` (model dtype on Hopper/Blackwell; fp32 only for
+#   force_fp32_compute without a specialised kernel, not modelled);
+# - SGLang 0.5.21, sglang/srt/models/: `self.gate = ReplicatedLinear(config.hidden_size,
+#   config.num_experts, ...)` in qwen3_moe.py:284 and qwen2_moe.py:345, mixtral.py:82; DeepSeek's
+#   `MoEGate` (deepseek_v2.py:463) holds `nn.Parameter(torch.empty((n_routed_experts,
+#   hidden_size)))` whole (fp32 only with config.router_fp32, not modelled).
+# Releases between were not read and are taken to be the same; earlier ones keep the even split
+# (vllm_flags ROUTER_WHOLE_16_FROM, sglang ROUTER_WHOLE_16_FROM).
+# Qwen3-30B-A3B bf16 at TP 2: 48 x 2,048 x 128 x 2 B = 25,165,824 B whole on each GPU, where the
+# even split booked 12,582,912 B.
 
 
 # MXFP4 (gpt-oss): only the MoE experts are 4-bit, packed two per byte with one 8-bit (e8m0)
@@ -118,22 +137,24 @@ def mxfp4_weights_bytes(req: SizeRequest, kernel: str = "none") -> int:
     return experts + -(-rest // req.gpus_per_replica)
 
 
-def weights_bytes(req: SizeRequest, measured: int | None, mxfp4_kernel: str = "none") -> int:
+def weights_bytes(req: SizeRequest, measured: int | None, mxfp4_kernel: str = "none",
+                  whole16: bool = False) -> int:
     """Measured weights where a log gave them, else parameters x weight bytes / GPUs.
 
     Below 16 bits the embeddings and LM head (assumed untied: 2 x vocab x hidden) stay in 16
     bits and group scales are added; an MoE router stays in 16 bits, whole on every TP rank
-    (ROUTER_BYTES). gpt-oss (MXFP4) is laid out as `mxfp4_weights_bytes`.
+    (ROUTER_BYTES), and in 16 bits too where the engine says so (`whole16`, router_whole).
+    gpt-oss (MXFP4) is laid out as `mxfp4_weights_bytes`.
     """
     if measured is not None:
         return measured
     if expert_quant.applies(req.model, req.effective_weight_dtype):
         return expert_quant.weights_bytes(req.model, req.tp, req.pp, req.ep)
-    return _modelled_weights(req, mxfp4_kernel) - ep_weight_saving(
+    return _modelled_weights(req, mxfp4_kernel, whole16) - ep_weight_saving(
         req.model, req.effective_weight_dtype.bits, req.tp, req.pp, req.ep)
 
 
-def weights_how(req: SizeRequest) -> str:
+def weights_how(req: SizeRequest, whole16: bool = False) -> str:
     """The explanation's words for modelled weights: parameters x bits / GPUs, or a ModelOpt
     NVFP4 checkpoint's layout (kvplan.capacity.nvfp4) where the spec states one."""
     m = req.model
@@ -143,27 +164,32 @@ def weights_how(req: SizeRequest) -> str:
                 f"{m.weight_dtype.value}, over {req.gpus_per_replica} GPU(s)")
     how = (f"{m.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
            f"{req.gpus_per_replica} GPU(s)")
-    if router_whole(req):
+    if router_whole(req, whole16):
         how += f", the MoE router ({router_params(m):,} params) in 16 bits on every GPU"
     return how
 
 
-def router_whole(req: SizeRequest) -> bool:
+def router_whole(req: SizeRequest, whole16: bool = False) -> bool:
     """`weights_bytes` models the weights below 16 bits with the MoE router whole in 16 bits on
-    every TP rank (ROUTER_BYTES): not a GPTQ/AWQ, NVFP4 or routed-expert layout (priced as
-    published) nor gpt-oss's MXFP4."""
+    every TP rank (ROUTER_BYTES), and 16-bit weights so where the engine builds the gate whole
+    whatever the dtype (`whole16`: vLLM, SGLang; ROUTER_BYTES comment): not a GPTQ/AWQ, NVFP4 or
+    routed-expert layout (priced as published) nor gpt-oss's MXFP4."""
     m, dtype = req.model, req.effective_weight_dtype
-    return (router_params(m) > 0 and dtype.bits < 16
+    return (router_params(m) > 0 and (dtype.bits < 16 or (whole16 and dtype.bits == 16))
             and not (is_mxfp4(req) or expert_quant.applies(m, dtype)))
 
 
-def _modelled_weights(req: SizeRequest, mxfp4_kernel: str) -> int:
+def _modelled_weights(req: SizeRequest, mxfp4_kernel: str, whole16: bool = False) -> int:
     if is_mxfp4(req):
         return mxfp4_weights_bytes(req, mxfp4_kernel)
     dtype = req.effective_weight_dtype
-    if dtype.bits >= 16:
-        return weights_bytes_per_gpu(req.model, dtype, req.gpus_per_replica)
     model = req.model
+    if dtype.bits >= 16:
+        if not router_whole(req, whole16):
+            return weights_bytes_per_gpu(model, dtype, req.gpus_per_replica)
+        router = min(router_params(model), model.params_total)
+        return (ceil_div((model.params_total - router) * ROUTER_BYTES, req.gpus_per_replica)
+                + ceil_div(router * ROUTER_BYTES, req.pp))
     embed = min(model.params_total, 2 * model.vocab_size * model.hidden_size)
     router = min(router_params(model), model.params_total - embed)
     body = model.params_total - embed - router

@@ -19,12 +19,12 @@ The projections carry the checkpoint's quantization (`quant_config`): an fp8 Dee
 them in fp8, with one fp32 scale per 128 x 128 block that kvplan counts nowhere in fp8 weights
 (kvplan.engines.common QUANT_EXTRA_BITS): (12 x 56 + 5 x 56) x 4 B = 3,808 B a layer, 232,288 B
 for 61 layers, under 0.001 GiB; not booked. The MoE router, also replicated, is booked by
-`weights_bytes` below 16 bits (kvplan.engines.common router_whole); in 16 bits the even split
-keeps it (DeepSeek-V2-Lite: 26 x 2,048 x 64 x 2 B = 6,815,744 B whole, half of it booked at TP 2;
-not moved here). SGLang books the same projections and its router in kvplan.engines.sglang
-`replicated_bytes`. TensorRT-LLM's `fused_a` looks whole too (a `Linear` with no mapping in
-_torch/modules/attention.py as stored at NVIDIA/TensorRT-LLM@00547a25) but no release was read:
-not booked there.
+`weights_bytes` below 16 bits (kvplan.engines.common router_whole), and in 16 bits from vLLM
+0.8.5 (vllm_flags.ROUTER_WHOLE_16_FROM, task h38router; DeepSeek-V2-Lite: 26 x 2,048 x 64 x 2 B =
+6,815,744 B whole, half of it booked at TP 2 before). SGLang books the same projections and its
+router in kvplan.engines.sglang `replicated_bytes`. TensorRT-LLM's `fused_a` looks whole too (a
+`Linear` with no mapping in _torch/modules/attention.py as stored at NVIDIA/TensorRT-LLM@00547a25)
+but no release was read: not booked there.
 """
 
 from __future__ import annotations

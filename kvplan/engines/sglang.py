@@ -134,6 +134,9 @@ AITER_MLA_HEADS = (16, 128)
 # releases before it keep the formula without this term (not read, so not changed).
 PREFILL_GRAPHS_MLA_FROM = (0, 5, 21)
 PREFILL_GRAPHS_NO_PP_FROM = (0, 5, 21)
+# The 16-bit MoE router whole on every TP rank (common.ROUTER_BYTES, task h38router), from the
+# oldest wheel read; before it the even split, except MLA models' router (`replicated_bytes`).
+ROUTER_WHOLE_16_FROM = (0, 5, 21)
 
 
 def prefill_graphs(req: SizeRequest, version: str | None) -> tuple[str | None, str]:
@@ -209,7 +212,12 @@ def fraction_choice(req: SizeRequest, s: EngineSettings, gpu_mem_mib: int | None
         aiter_derated(backend, req.context_tokens, version))
 
 
-def replicated_bytes(req: SizeRequest) -> int:
+def router_whole_16(version: str | None) -> bool:
+    """Whether this release holds a 16-bit MoE router whole on every TP rank (ROUTER_WHOLE_16_FROM)."""
+    return (parse_version(version or DEFAULT_VERSION) or ())[:3] >= ROUTER_WHOLE_16_FROM
+
+
+def replicated_bytes(req: SizeRequest, whole16: bool = False) -> int:
     """What each TP rank holds beyond the even split of the weights (MLA models; module docstring).
 
     Per pipeline stage: (q_lora_rank + kv_lora_rank + qk_rope_head_dim) x hidden per layer at the
@@ -224,8 +232,9 @@ def replicated_bytes(req: SizeRequest) -> int:
             else req.effective_weight_dtype).bits
     proj = m.hidden_size * ((mla.q_lora_rank or 0) + mla.kv_lora_rank + mla.qk_rope_head_dim)
     proj *= m.num_layers
-    # below 16 bits `weights_bytes` already holds the router whole on every rank (router_whole)
-    router = router_params(m) if not router_whole(req) else 0
+    # below 16 bits, and in 16 bits from ROUTER_WHOLE_16_FROM, `weights_bytes` already holds the
+    # router whole on every rank (router_whole)
+    router = router_params(m) if not router_whole(req, whole16) else 0
     held = (proj * bits // 8 + router * 2) // pp
     booked = (proj + router) * bits // 8 // (tp * pp)
     return max(held - booked, 0)
@@ -249,8 +258,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     frac, picked, derated, tier = choice.fraction, choice.picked, choice.derated, choice.tier
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
-    weights = weights_bytes(req, m.weights_bytes)
-    replicated = replicated_bytes(req) if m.weights_bytes is None else 0
+    whole16 = router_whole_16(version)
+    weights = weights_bytes(req, m.weights_bytes, whole16=whole16)
+    replicated = replicated_bytes(req, whole16) if m.weights_bytes is None else 0
     if m.weights_bytes is None:
         weights += (LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1) + replicated
     st = Steps()
@@ -282,7 +292,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
               "GPU memory - start-up use")
     st.given("weights", weights, "bytes",
              "measured (log)" if m.weights_bytes is not None else
-             f"{weights_how(req)} + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
+             f"{weights_how(req, whole16)} + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
              " of load-time buffers" + (f" + {gib(replicated)} of MLA projections and router held "
                                         "whole on every TP rank" if replicated else ""))
     if m.free_after_load_bytes is not None:

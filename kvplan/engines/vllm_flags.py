@@ -7,10 +7,20 @@ from kvplan.capacity.kv import Precision
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib, is_mxfp4, weights_bytes, weights_how
 from kvplan.engines.encoder_cache import encoder_cache_note
-from kvplan.engines.interface import EngineSettings
+from kvplan.engines.interface import EngineSettings, parse_version
 from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how
-from kvplan.engines.vllm_series import mxfp4_kernel
+from kvplan.engines.vllm_series import DEFAULT_VERSION, mxfp4_kernel
 from kvplan.errors import InputError
+
+# The oldest wheel read with the MoE gate a ReplicatedLinear whole on every TP rank in any dtype
+# (kvplan.engines.common ROUTER_BYTES, task h38router); older releases keep the even split in
+# 16 bits (below 16 bits the router is whole in every release, as before).
+ROUTER_WHOLE_16_FROM = (0, 8, 5)
+
+
+def router_whole_16(version: str | None) -> bool:
+    """Whether this vLLM release holds a 16-bit MoE router whole on every TP rank."""
+    return (parse_version(version or DEFAULT_VERSION) or ())[:3] >= ROUTER_WHOLE_16_FROM
 
 
 def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
@@ -19,9 +29,10 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
     if m.weights_bytes is not None:
         return m.weights_bytes, "measured (log)"
     kernel = mxfp4_kernel(req.gpu.name)
-    weights = weights_bytes(req, None, kernel)
+    whole16 = router_whole_16(s.version)
+    weights = weights_bytes(req, None, kernel, whole16)
     how = (f"gpt-oss MXFP4 experts padded for the {kernel} kernel + bf16 rest" if is_mxfp4(req)
-           else weights_how(req))
+           else weights_how(req, whole16))
     if req.ep is not None and req.ep > req.tp:
         how += f", experts / {req.ep} (expert parallelism)"
     rotary = rotary_cache_bytes(req.model)  # Llama 4: kvplan.engines.vllm_rotary
