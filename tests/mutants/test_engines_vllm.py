@@ -242,27 +242,29 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
     r = vllm("deepseek-v2-lite", "h100", 16384, "0.23.0", tp=2)
     # weights 15,706,484,224 x 2 B / 2 + kv_a_proj_with_mqa whole on each rank (0.7.3 on,
     # kvplan.engines.mla_replicated): 2,048 x 576 x 27 x 2 B = 63,700,992, half booked by the
-    # split: + 31,850,496 = 15,738,334,720. forward per token: MoE 6 x (3 x 1,408 / 2 + 2,048) =
+    # split: + 31,850,496 = 15,738,334,720; + the 16-bit router whole on each rank (0.8.5 on, task
+    # h38router): 26 MoE layers x 64 experts x 2,048 x 2 B = 6,815,744, half booked by the split:
+    # + 3,407,872 = 15,741,742,592. forward per token: MoE 6 x (3 x 1,408 / 2 + 2,048) =
     # 24,960 (> the dense layer's 3 x 10,944 / 2 = 16,416; attention (8 x 192 + 2 x 8 x 192 +
     # 8 x 128) = 5,632); 3 x 2,048 + 24,960 = 31,104 el x 8,192 x 2 B = 509,607,936.
     # sampler 1,024 x 102,400 x (12, 16, 28) B: best 1,677,721,600, low 1,258,291,200,
     # high 2,936,012,800 + 0.25 GiB = 3,204,448,256.
-    # KV 76,540,929,638 - 15,738,334,720 - 1,677,721,600 - 2,233,382,993 - 536,870,912
-    #   = 56,354,619,413; block 64 x (512 + 64) x 2 B x 27 layers = 1,990,656 (not split by TP)
-    #   -> 28,309 blocks, 1,811,776 tokens; a 16,384 request 256 blocks: 110.58x, 110 users.
-    # low - 3,204,448,256 - 2.5 GiB - 1.1 GiB (1,181,116,006) = 53,732,676,096 -> 26,992 blocks
-    #   1,727,488 tokens
-    # high - 1,258,291,200 - 1.5 GiB - GIB // 5 = 57,718,942,618 -> 28,994 blocks 1,855,616
+    # KV 76,540,929,638 - 15,741,742,592 - 1,677,721,600 - 2,233,382,993 - 536,870,912
+    #   = 56,351,211,541; block 64 x (512 + 64) x 2 B x 27 layers = 1,990,656 (not split by TP)
+    #   -> 28,307 blocks, 1,811,648 tokens; a 16,384 request 256 blocks: 110.57x, 110 users.
+    # low - 3,204,448,256 - 2.5 GiB - 1.1 GiB (1,181,116,006) = 53,729,268,224 -> 26,990 blocks
+    #   1,727,360 tokens
+    # high - 1,258,291,200 - 1.5 GiB - GIB // 5 = 57,715,534,746 -> 28,993 blocks 1,855,552
     # the model maximum 163,840 tokens is 2,560 blocks: it starts at that length.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
-        weights_bytes=15_738_334_720, activation_bytes=1_677_721_600,
+        weights_bytes=15_741_742_592, activation_bytes=1_677_721_600,
         activation_bytes_low=1_258_291_200, activation_bytes_high=3_204_448_256,
         non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=56_354_619_413, kv_cache_bytes_low=53_732_676_096,
-        kv_cache_bytes_high=57_718_942_618, kv_cache_tokens=1_811_776,
-        kv_cache_tokens_low=1_727_488, kv_cache_tokens_high=1_855_616, blocks=28_309,
-        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(28_309, 256),
+        kv_cache_bytes=56_351_211_541, kv_cache_bytes_low=53_729_268_224,
+        kv_cache_bytes_high=57_715_534_746, kv_cache_tokens=1_811_648,
+        kv_cache_tokens_low=1_727_360, kv_cache_tokens_high=1_855_552, blocks=28_307,
+        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(28_307, 256),
         starts=True, reason=None, max_model_len_that_starts=163_840)
     assert r.size.users_per_replica == 110
     assert r.size.request.block_size_tokens == 64
@@ -278,26 +280,26 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
         "fp16 cache in 64-token blocks; 1 KV cache group(s)",
     )
     assert r.log_lines == ("Available KV cache memory: 52.48 GiB",
-                           "GPU KV cache size: 1,811,776 tokens",
-                           "Maximum concurrency for 16,384 tokens per request: 110.58x")
+                           "GPU KV cache size: 1,811,648 tokens",
+                           "Maximum concurrency for 16,384 tokens per request: 110.57x")
     # 0.24-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
     # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.24.0/0.25.0/0.28.0 config/vllm.py): the lean
     # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B in 0.24-0.25 (the fp32 copy), above the
     # forward (from 0.24 with the modular MoE workspaces: 3 x 2,048 + 6 x (2,048 + 2,048) =
     # 30,720 el x 8,192 x 2 B = 503,316,480 B); and Model Runner V2's profile_cudagraph_memory
     # returns 0 in 0.24-0.28 (no graph estimate);
-    # KV 76,540,929,638 - 15,738,334,720 - 629,145,600 - 2,233,382,993
-    #   = 57,940,066,325 -> 29,106 blocks of 1,990,656 B, 1,862,784 tokens, 113 users (0.24,
+    # KV 76,540,929,638 - 15,741,742,592 - 629,145,600 - 2,233,382,993
+    #   = 57,936,658,453 -> 29,104 blocks of 1,990,656 B, 1,862,656 tokens, 113 users (0.24,
     # 0.25). 0.28: the dummy pass leaves the bf16 logits untouched (task h36samp), 1,024 x
     # 102,400 x 2 B = 209,715,200 B, under the 503,316,480 B forward, which is the peak; and
     # (from 0.27, task h30v1miss) Model Runner V2's persistent state is booked, the full
     # vocabulary on each TP rank:
     # 1,024 x (102,400 + 2 x 3,200 + 4,481) x 4 B + 8,192 x 13 B = 464,105,472 ->
-    #   76,540,929,638 - 15,738,334,720 - 503,316,480 - 2,233,382,993 - 464,105,472
-    #   = 57,601,789,973 -> 28,936 blocks, 1,851,904 tokens, 28,936 // 256 = 113 users
-    for version, expected in (("0.24.0", (629_145_600, 57_940_066_325, 1_862_784, 113)),
-                              ("0.25.0", (629_145_600, 57_940_066_325, 1_862_784, 113)),
-                              ("0.28.0", (503_316_480, 57_601_789_973, 1_851_904, 113))):
+    #   76,540,929,638 - 15,741,742,592 - 503,316,480 - 2,233,382,993 - 464,105,472
+    #   = 57,598,382,101 -> 28,934 blocks, 1,851,776 tokens, 28,934 // 256 = 113 users
+    for version, expected in (("0.24.0", (629_145_600, 57_936_658_453, 1_862_656, 113)),
+                              ("0.25.0", (629_145_600, 57_936_658_453, 1_862_656, 113)),
+                              ("0.28.0", (503_316_480, 57_598_382_101, 1_851_776, 113))):
         r = vllm("deepseek-v2-lite", "h100", 16384, version, tp=2)
         assert (r.activation_bytes, r.kv_cache_bytes, r.kv_cache_tokens,
                 r.size.users_per_replica) == expected

@@ -344,13 +344,16 @@ def test_weights_for_measured_and_expert_parallel():
         123, "measured (log)")
     # ep 2 at tp 1 on Qwen3-30B-A3B: experts / 2 on each GPU
     weights, how = weights_for(_req("qwen3-30b-a3b", ep=2), s)
-    assert how == "30,532,122,624 params x 16 bits / 1 GPU(s), experts / 2 (expert parallelism)"
+    # the 16-bit router is whole on every GPU from vLLM 0.8.5 (task h38router): 48 x 128 x 2,048
+    assert how == ("30,532,122,624 params x 16 bits / 1 GPU(s), the MoE router (12,582,912 params)"
+                   " in 16 bits on every GPU, experts / 2 (expert parallelism)")
     # expert params 48 x 128 x 3 x 2,048 x 768 = 28,991,029,248; half of them x 2 B saved:
     # 30,532,122,624 x 2 - 28,991,029,248 = 32,073,216,000
     assert weights == 32_073_216_000
     # ep equal to tp: no expert parallelism in the description
     assert weights_for(_req("qwen3-30b-a3b", tp=2, ep=2), s)[1] == (
-        "30,532,122,624 params x 16 bits / 2 GPU(s)")
+        "30,532,122,624 params x 16 bits / 2 GPU(s), the MoE router (12,582,912 params) in 16 bits"
+        " on every GPU")
 
 
 def test_cpu_offload_never_below_zero():

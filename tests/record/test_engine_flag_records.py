@@ -175,12 +175,14 @@ def test_a_draft_without_num_speculative_tokens_is_refused() -> None:
 
 
 def test_ep_on_the_command_line_moves_the_weights() -> None:
-    # Mixtral-8x7B at TP 2 with EP 4 (tp 2 x dp 2): 24,154,214,400 B of weights per GPU
-    # (tests/engines/test_flag_effects.py has the arithmetic); without EP 46,702,792,704 B
+    # Mixtral-8x7B at TP 2 with EP 4 (tp 2 x dp 2): 24,155,262,976 B of weights per GPU
+    # (tests/engines/test_flag_effects.py has the arithmetic: the 16-bit router, 32 x 4,096 x 8
+    # x 2 B = 2,097,152 B, whole on every GPU since task h38router, + 1,048,576 B); without EP
+    # 46,703,841,280 B
     runner = CliRunner()
     rows = _rows(runner.invoke(app, ["size", "mixtral-8x7b", "--engine", "vllm", "--tp", "2",
                                      "--ep", "4", "--context", "8192", "-f", "json"]))
-    assert rows[0]["weights_bytes"] == 24_154_214_400
+    assert rows[0]["weights_bytes"] == 24_155_262_976
     res = runner.invoke(app, ["size", "mixtral-8x7b", "--engine", "sglang", "--tp", "2",
                               "--ep", "4", "--context", "8192"])
     assert res.exit_code == 2
