@@ -45,6 +45,10 @@ def within_bounds(gpu: HardwareSpec, v: Mapping[str, float]) -> tuple[HardwareSp
     None) where the log bounds nothing or admits the catalog's total."""
     bounds = total_bounds(v)
     if bounds is None:
+        if {"cg_estimate_gib", "cg_util_from", "cg_util_to"} <= v.keys():
+            return gpu, ("the log's CUDA-graph suggestion lines bound no total (a suggestion of 1.0 "
+                         "or more, or a step or estimate within the print rounding): catalog "
+                         "total kept")
         return gpu, None
     low, high = bounds
     total = gpu.memory_bytes / GIB
