@@ -47,6 +47,13 @@ def projection_params(model: ModelSpec) -> int:
     return model.hidden_size * width * model.num_layers
 
 
+def attention_bits(req: SizeRequest) -> int:
+    """Bits a weight the checkpoint stores attention in: the spec's weight_dtype under a
+    routed-expert or NVFP4 layout (only the experts are quantized), else the effective dtype."""
+    dtype = req.effective_weight_dtype
+    return (req.model.weight_dtype if expert_quant.applies(req.model, dtype) else dtype).bits
+
+
 def replicated_extra_bytes(req: SizeRequest, version: str) -> int:
     """Bytes a GPU holds beyond the even split for the whole down-projections: the projections
     of its pipeline stage (1/pp of the layers) less the 1/(tp x pp) share already booked, at
@@ -61,7 +68,5 @@ def replicated_extra_bytes(req: SizeRequest, version: str) -> int:
     proj = projection_params(m)
     if tp <= 1 or proj == 0 or (parse_version(version) or ())[:3] < REPLICATED_FROM:
         return 0
-    dtype = req.effective_weight_dtype
-    bits = (m.weight_dtype if expert_quant.applies(m, dtype) else dtype).bits
-    total = proj * bits // 8
+    total = proj * attention_bits(req) // 8
     return max(total // pp - total // (tp * pp), 0)

@@ -59,7 +59,6 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from kvplan.capacity import expert_quant
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import (
@@ -79,6 +78,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.engines.mla_replicated import attention_bits, projection_params
 from kvplan.engines.sglang_defaults import (
     DEFAULT_VERSION,
     PREFILL_GRAPHS_FROM,
@@ -225,13 +225,10 @@ def replicated_bytes(req: SizeRequest, whole16: bool = False) -> int:
     1/(tp x pp) share of them the even split already booked.
     """
     m, tp, pp = req.model, req.tp, req.pp
-    mla = m.attention.mla
-    if tp <= 1 or mla is None:
+    proj = projection_params(m)  # the same down-projections vLLM holds whole (mla_replicated)
+    if tp <= 1 or proj == 0:
         return 0
-    bits = (m.weight_dtype if expert_quant.applies(m, req.effective_weight_dtype)
-            else req.effective_weight_dtype).bits
-    proj = m.hidden_size * ((mla.q_lora_rank or 0) + mla.kv_lora_rank + mla.qk_rope_head_dim)
-    proj *= m.num_layers
+    bits = attention_bits(req)
     # below 16 bits, and in 16 bits from ROUTER_WHOLE_16_FROM, `weights_bytes` already holds the
     # router whole on every rank (router_whole)
     router = router_params(m) if not router_whole(req, whole16) else 0
