@@ -21,7 +21,7 @@ from kvplan.calibrate.resolve import (
     resolve_gpu,
 )
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines import Engine
+from kvplan.engines import Engine, sglang_backend
 from kvplan.engines import sglang as sglang_profile
 from kvplan.engines import vllm as vllm_profile
 from kvplan.engines.interface import parse_version
@@ -79,16 +79,16 @@ def _sglang_fraction(run: Run, version: str, context: int | None,
     else:
         frac = stated if stated is not None else float(sglang_profile.default_fraction(
             int(_num(run, "tp") or 1), version, gpu_mib))
-        derated = bool(context) and sglang_profile.aiter_derated(
+        derated = bool(context) and sglang_backend.aiter_derated(
             run.settings.get("attention_backend"), context or 0, version)
         picked = ""
     note = "after - before x (1 - mem_fraction_static" + (
         f" {frac:g} stated" if stated is not None else f" {frac:g} default")
     if derated:
-        frac *= float(sglang_profile.AITER_DERATE)
+        frac *= float(sglang_backend.AITER_DERATE)
         note += f" x 0.85: aiter backend{picked} above 8,192 tokens of context"
     elif req is None and run.settings.get("attention_backend") is None and \
-            _amd_gpu(run) and (parse_version(version) or ()) >= sglang_profile.AITER_DEFAULT_FROM:
+            _amd_gpu(run) and (parse_version(version) or ()) >= sglang_backend.AITER_DEFAULT_FROM:
         note += "; model unknown: SGLang's default backend on ROCm not applied"
     return frac, note + ")"
 

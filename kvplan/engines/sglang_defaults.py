@@ -178,7 +178,7 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
 
     From 0.5.3 on (sglang PR #10975), a stated --chunked-prefill-size / --cuda-graph-max-bs
     replaces the value the GPU's tier would pick in the reserved-memory formula.
-    `prefill_graphs` ("tokens" or "mla", from sglang.prefill_graphs()) adds the prefill
+    `prefill_graphs` ("tokens" or "mla", from sglang_backend.prefill_graphs()) adds the prefill
     CUDA-graph reserve before the 10 GiB floor, as reserve_for_graph_mb does (0.5.16 on).
     `vendor` "amd" is not CUDA (0.4.7's 180,000 MiB rule).
     """

@@ -230,7 +230,7 @@ def engine_defaults(fields: list[tuple[str, Any, str]],
     (mem_fraction_static; from 0.5.3 the chunked_prefill_size and decode CUDA-graph batch it
     is built from)."""
     from kvplan.engines import Engine
-    from kvplan.engines.sglang import default_backend
+    from kvplan.engines.sglang_backend import default_backend
 
     if result.engine is Engine.vllm:
         return _vllm_sampler_field(_vllm_entrypoint_field(fields, result), result)

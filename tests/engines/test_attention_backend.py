@@ -105,7 +105,7 @@ def test_mla_default_backend_follows_kv_heads_per_rank() -> None:
     # (num_key_value_heads 64): tp 8 -> 8 (triton, as log 118's server_args print, 0.5.8 on
     # MI355X); DeepSeek-V2-Lite (16): tp 1 -> 16 (aiter), tp 2 -> 8 (triton).
     from kvplan.capacity.plan import SizeRequest
-    from kvplan.engines.sglang import default_backend
+    from kvplan.engines.sglang_backend import default_backend
     from kvplan.specs import load_hardware, load_model
 
     mi355x = load_hardware("mi355x")

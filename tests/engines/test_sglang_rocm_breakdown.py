@@ -1,6 +1,6 @@
 """Issue #13: the calibrate breakdown check takes SGLang's fraction as the profile does, SGLang's
 own attention backend on ROCm included (aiter for a model without MLA from 0.4.7, whose fraction
-is x 0.85 above 8,192 tokens of context; kvplan.engines.sglang.default_backend). The logs below are
+is x 0.85 above 8,192 tokens of context; kvplan.engines.sglang_backend.default_backend). The logs below are
 synthetic: an AMD MI300X start-up that states no backend, its numbers chosen for the arithmetic."""
 
 from __future__ import annotations
