@@ -201,7 +201,7 @@ def _log_counts() -> dict[str, str]:
     words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
              13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
              17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
-             21: "twenty-one"}
+             21: "twenty-one", 22: "twenty-two", 23: "twenty-three"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -230,7 +230,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 22)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 24)})
     return out
 
 
@@ -310,7 +310,8 @@ ENGINE_TABLE_ROWS = [
     *[("vLLM", "dense", p, "vllm", "dense") for p in (
         "fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5", "heldout-6",
         "heldout-7", "heldout-10", "heldout-11", "heldout-12", "heldout-13", "heldout-14",
-        "heldout-15", "heldout-16", "heldout-17", "heldout-18", "heldout-19", "heldout-20")],
+        "heldout-15", "heldout-16", "heldout-17", "heldout-18", "heldout-19", "heldout-20",
+        "heldout-23")],
     *[("vLLM", "MoE/MLA/multimodal", p, "vllm", MOE) for p in (
         "fit", "heldout", "heldout-2", "heldout-4", "heldout-5", "heldout-6", "heldout-11",
         "heldout-14", "heldout-15", "heldout-16", "heldout-17", "heldout-18", "heldout-19",
@@ -392,7 +393,8 @@ PROSE = [
      r"heldout-9, (?P<h10>\d+) in heldout-10, (?P<h11>\d+) in heldout-11, (?P<h12>\d+) in heldout-12, "
      r"(?P<h13>\d+) in heldout-13, (?P<h14>\d+) in heldout-14, (?P<h15>\d+) in heldout-15, "
      r"(?P<h16>\d+) in heldout-16, (?P<h17>\d+) in heldout-17, (?P<h18>\d+) in heldout-18, "
-     r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20 and (?P<h21>\d+) in heldout-21;",
+     r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20, (?P<h21>\d+) in heldout-21 and "
+     r"(?P<h23>\d+) in heldout-23;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
