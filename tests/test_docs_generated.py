@@ -201,7 +201,7 @@ def _log_counts() -> dict[str, str]:
     words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
              13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
              17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
-             21: "twenty-one"}
+             21: "twenty-one", 22: "twenty-two"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
