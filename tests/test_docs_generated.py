@@ -322,6 +322,7 @@ ENGINE_TABLE_ROWS = [
     ("SGLang", "MoE", "fit", "sglang", MOE), ("SGLang", "MLA", "heldout-5", "sglang", MOE),
     ("SGLang", "MoE/MLA", "heldout-9", "sglang", MOE),
     ("SGLang", "multimodal", "heldout-14", "sglang", MOE),
+    ("SGLang", "MLA/multimodal", "heldout-22", "sglang", MOE),
     *[("TRT-LLM", "dense", p, "trtllm", "dense") for p in (
         "fit", "heldout", "heldout-3", "heldout-7", "heldout-8", "heldout-14", "heldout-15",
         "heldout-16")],
@@ -393,8 +394,8 @@ PROSE = [
      r"heldout-9, (?P<h10>\d+) in heldout-10, (?P<h11>\d+) in heldout-11, (?P<h12>\d+) in heldout-12, "
      r"(?P<h13>\d+) in heldout-13, (?P<h14>\d+) in heldout-14, (?P<h15>\d+) in heldout-15, "
      r"(?P<h16>\d+) in heldout-16, (?P<h17>\d+) in heldout-17, (?P<h18>\d+) in heldout-18, "
-     r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20, (?P<h21>\d+) in heldout-21 and "
-     r"(?P<h23>\d+) in heldout-23;",
+     r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20, (?P<h21>\d+) in heldout-21, "
+     r"(?P<h22>\d+) in heldout-22 and (?P<h23>\d+) in heldout-23;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
