@@ -380,7 +380,7 @@ PROSE = [
      r"(?P<gpus>\d+) GPUs", _chatbot_traffic),
     ("README.md", r"Over (?P<files>\d+) public manifests from (?P<projects>\d+) projects .*? written "
      r"before kvplan ran: (?P<dev_hit>\d+) of (?P<dev_n>\d+), and (?P<held_hit>\d+) of "
-     r"(?P<held_n>\d+) on the held-out quarter", _corpus),
+     r"(?P<held_n>\d+) on the held-out part", _corpus),
     ("README.md", r"Over (?P<n>\d+) public deployments whose real start-up outcome is known .*?, "
      r"(?P<hit>\d+) of (?P<n2>\d+) verdicts are right", _outcomes),
     ("README.md", r"on public start-up logs no constant was tuned on .*?; (?P<logs>\d+) logs, "

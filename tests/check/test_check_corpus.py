@@ -58,3 +58,22 @@ def test_no_file_is_silently_skipped() -> None:
     assert sorted(report.skipped) == [str(CORPUS / "kserve" / "kserve-huggingfaceserver.yaml"),
                                       str(CORPUS / "llm-d" / "values-cpu.yaml")]
     assert len(judged) + len(report.skipped) == len(list(CORPUS.rglob("*.y*ml")))
+
+
+def test_blind_round_of_2026_12_05_is_scored_on_its_own() -> None:
+    """The 20 files of the blind round (`round: blind-2026-12-05`, task h39gate), verdicts
+    committed before kvplan ran on them. First measured: 17 of 20 (misses: the Vertex date tag
+    read as vLLM 20250312 refusing --swap-space; a launcher tag refusing --disable-log-requests;
+    the quoted --limit_mm_per_prompt an ERROR where the hand said PASS and vLLM refuses). After
+    the reader fixes, with two expectations re-derived in the open (each `why` says which and
+    why): 20 of 20. A change that loses one fails here."""
+    expected = yaml.safe_load((ASSETS / "corpus-expected.yaml").read_text())
+    blind = {rel: e for rel, e in expected.items() if e.get("round") == "blind-2026-12-05"}
+    assert len(blind) == 20 and all(e.get("held_out") for e in blind.values())
+    report = check_paths([str(CORPUS / rel) for rel in sorted(blind)])
+    got: dict[str, list[str]] = {}
+    for o in report.outcomes:
+        got.setdefault(str(Path(o.file).relative_to(CORPUS)), []).append(o.verdict)
+    misses = [f"{rel}: expected {e['verdicts']}, got {got.get(rel)}" for rel, e in blind.items()
+              if got.get(rel) != e["verdicts"]]
+    assert not misses, misses

@@ -51,11 +51,11 @@ NO_GPU = "nvidia.com/gpu: the server container sets no nvidia.com/gpu limit; add
     "resources.limits nvidia.com/gpu: 1"
 NO_SERVER = ("is for an inference engine, but none of its containers starts a server kvplan "
              "reads (vllm serve, python -m vllm.entrypoints.openai.api_server, python -m "
-             "sglang.launch_server, sglang serve, python -m dynamo.vllm, trtllm-serve); check the "
-             "pods it renders (kubectl get pod -o yaml)")
+             "sglang.launch_server, sglang serve, python -m dynamo.vllm / dynamo.sglang, "
+             "trtllm-serve); check the pods it renders (kubectl get pod -o yaml)")
 NOT_READ = ("but not through a server command kvplan reads (vllm serve, python -m "
             "vllm.entrypoints.openai.api_server, python -m sglang.launch_server, sglang serve, "
-            "python -m dynamo.vllm, trtllm-serve)")
+            "python -m dynamo.vllm / dynamo.sglang, trtllm-serve)")
 
 FAILURES = {
     "rayservice.yaml": [
@@ -85,7 +85,9 @@ FAILURES = {
     ],
     "dynamo.yaml": [
         f"ERROR line 11: {NO_GPU}",
-        f"ERROR line 16: command: this DynamoGraphDeployment runs TensorRT-LLM (Dynamo), "
+        # python -m dynamo.trtllm: Dynamo's worker, named, its options not trtllm-serve's
+        "ERROR line 16: command: this DynamoGraphDeployment runs TensorRT-LLM through python -m "
+        "dynamo.trtllm (Dynamo's worker, whose options are not trtllm-serve's), "
         f"{NOT_READ}",
         f"ERROR line 48: '${{MODEL}}' is an unrendered template: {RENDER}",
         "ERROR line 65: google.com/tpu: TPUs are not modelled: kvplan sizes NVIDIA and AMD "

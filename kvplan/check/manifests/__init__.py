@@ -133,7 +133,8 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
 
 
 SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server, python -m "
-           "sglang.launch_server, sglang serve, python -m dynamo.vllm, trtllm-serve")
+           "sglang.launch_server, sglang serve, python -m dynamo.vllm / dynamo.sglang, "
+           "trtllm-serve")
 
 
 def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:

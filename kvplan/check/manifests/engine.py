@@ -157,6 +157,31 @@ def convert(kind: str, raw: str) -> Any:
     return raw
 
 
+def vllm_rejects_mm(raw: str) -> bool:
+    """Whether every vLLM release stops on this --limit-mm-per-prompt value: it is not a JSON
+    object (json.loads, the only form from 0.10) and not the older MODALITY=N pairs
+    (vllm/engine/arg_utils.py nullable_kvs, 0.5-0.9: each comma item split on `=` into two
+    parts, the second int(); 0.9's parse_type hands values not shaped `{...}` to it). Either
+    parser raises argparse.ArgumentTypeError, and argparse exits before the engine starts."""
+    import json
+
+    text = raw.strip()
+    if text.startswith("{") and text.endswith("}"):
+        try:
+            return not isinstance(json.loads(text), dict)
+        except ValueError:
+            return True
+    for item in text.split(","):
+        parts = [part.lower().strip() for part in item.split("=")]
+        if len(parts) != 2:
+            return True
+        try:
+            int(parts[1])
+        except ValueError:
+            return True
+    return False
+
+
 def _older_than_table(image: Any, table: str) -> bool:
     """Whether the image names a release older than the one the option table was read from
     (options removed since then are not refused: kvplan has no table for that release)."""
@@ -255,6 +280,12 @@ def read_options(
         try:
             found.put(path, convert(kind, raw), line, flag)
         except ValueError:
+            if kind == "mm" and inv.engine == "vllm" and vllm_rejects_mm(raw):
+                refusals.append(Refusal(flag, f"the engine refuses it: {raw!r} is neither a JSON "
+                                        "object nor MODALITY=N pairs, so vLLM's parser stops "
+                                        "(every release; quotes in a container's args reach the "
+                                        "engine: no shell removes them)", line))
+                continue
             what = {"mm": "a count or a JSON object of counts", "json": "a JSON object"}.get(
                 kind, "a number")
             problems.append(Problem(flag, f"{raw!r} is not {what}", line))

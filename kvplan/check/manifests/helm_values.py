@@ -46,7 +46,12 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         extra = cfg.get("extraArgs") or []
         args += [str(a) for a in extra] if isinstance(extra, list) else []
         image = f"{ms.get('repository', 'vllm/vllm-openai')}:{ms.get('tag', 'latest')}"
-        container = {"image": image, "command": args,
+        # env as the chart renders it: VLLM_USE_V1 "0" when vllmConfig.v0 is "1", then the
+        # modelSpec's own env (deployment-vllm-multi.yaml at 010004ee)
+        env: list[Any] = ([{"name": "VLLM_USE_V1", "value": "0"}]
+                          if str(cfg.get("v0", "")) == "1" else [])
+        env += [e for e in ms.get("env") or [] if isinstance(e, dict)]
+        container = {"image": image, "command": args, "env": env,
                      "resources": {"limits": {"nvidia.com/gpu": ms.get("requestGPU", 0)}}}
         pod: dict[str, Any] = {"containers": [container]}
         terms = ms.get("nodeSelectorTerms")

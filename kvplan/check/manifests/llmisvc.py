@@ -23,6 +23,13 @@ from kvplan.deploy.yamldoc import Doc, Key
 
 KINDS = ("LLMInferenceService",)
 PRESET_IMAGE = "ghcr.io/llm-d/llm-d-cuda:v0.9.0"  # config-llm-template.yaml at aaac4e29
+# spec.runtime kserve-llm-sglang selects config/llmisvcconfig/config-sglang-template.yaml (at
+# 26da5794): bash -c 'python3 -m sglang.launch_server --model-path /mnt/models
+# --served-model-name <spec.model.name> --port 8000 --host 0.0.0.0 [--tp <parallelism.tensor>]
+# [--trust-remote-code] "$@"' -- <args>; the image from the ClusterServingRuntime
+# config/runtimes/kserve-llm-sglang.yaml (at 9bee78fb). Single-node, no P/D, no worker.
+SGLANG_RUNTIME = "kserve-llm-sglang"
+SGLANG_IMAGE = "lmsysorg/sglang:v0.5.14"
 PARALLELISM = {"tensor", "pipeline", "data", "dataLocal", "dataRPCPort", "expert"}
 
 
@@ -56,7 +63,16 @@ def _workload(spec: dict[str, Any], at: Key, model: dict[str, Any], doc: Doc, ki
         replicas, replicas_at = scaling["minReplicas"], (*at, "scaling", "minReplicas")
         notes.append("checked at scaling.minReplicas (the autoscaler scales up from there)")
     per_engine = 1
+    runtime = spec.get("runtime")
+    _speculation(spec, at, doc, problems, notes)
     if "command" in main:
+        container = main
+    elif runtime == SGLANG_RUNTIME:
+        container, lines = _sglang(spec, at, main, c_at, par, par_at, uri, served, doc, problems,
+                                   notes)
+    elif runtime is not None:
+        problems.append(Problem("runtime", f"spec.runtime {runtime!r}: kvplan reads the default "
+                                f"preset (vLLM) and {SGLANG_RUNTIME} only", doc.line(*at, "runtime")))
         container = main
     else:
         model_word = uri if uri.startswith("hf://") else "/mnt/models"
@@ -113,6 +129,53 @@ def _workload(spec: dict[str, Any], at: Key, model: dict[str, Any], doc: Doc, ki
                    lenient=True, group=group, name=role, lines=lines, problems=problems,
                    notes=notes, line_at=at if role else None)
     return site
+
+
+def _speculation(spec: dict[str, Any], at: Key, doc: Doc, problems: list[Problem],
+                 notes: list[str]) -> None:
+    """spec.speculator / spec.speculativeDecoding (v1alpha2 samples): n-gram lookup adds no
+    model; a draft model the controller adds is refused by name (its rendering was not read)."""
+    for key in ("speculator", "speculativeDecoding"):
+        if key not in spec:
+            continue
+        block = as_dict(spec[key])
+        method = block.get("method") or as_dict(block.get("config")).get("method")
+        if str(method).lower() == "ngram":
+            notes.append(f"spec.{key}: n-gram speculation (prompt lookup) loads no draft model")
+            continue
+        problems.append(Problem(key, f"spec.{key} (method {method}): the controller adds a "
+                                "speculative model kvplan does not read from this field; state it "
+                                "as --speculative-config in VLLM_ADDITIONAL_ARGS or args to have "
+                                "its weights and KV cache sized", doc.line(*at, key)))
+
+
+def _sglang(spec: dict[str, Any], at: Key, main: dict[str, Any], c_at: Key,
+            par: dict[str, Any], par_at: Key, uri: str, served: str, doc: Doc,
+            problems: list[Problem], notes: list[str]) -> tuple[dict[str, Any], dict[Key, int]]:
+    """The kserve-llm-sglang preset's command (SGLANG_RUNTIME above)."""
+    top = doc.line(*at)
+    words = [("python3", top), ("-m", top), ("sglang.launch_server", top),
+             ("--model-path", doc.line("spec", "model", "uri")),
+             (uri if uri.startswith("hf://") else "/mnt/models", doc.line("spec", "model", "uri")),
+             ("--served-model-name", doc.line("spec", "model", "name")),
+             (served, doc.line("spec", "model", "name")),
+             ("--port", top), ("8000", top), ("--host", top), ("0.0.0.0", top)]
+    if isinstance(par.get("tensor"), int):
+        words += [("--tp", doc.line(*par_at, "tensor")), (str(par["tensor"]),
+                                                          doc.line(*par_at, "tensor"))]
+    if spec.get("trustRemoteCode") is True:
+        words.append(("--trust-remote-code", doc.line(*at, "trustRemoteCode")))
+    args: list[Any] = main["args"] if isinstance(main.get("args"), list) else []
+    words += [(str(a), doc.line(*c_at, "args", j)) for j, a in enumerate(args)]
+    if "worker" in spec or "prefill" in spec:
+        problems.append(Problem("runtime", f"{SGLANG_RUNTIME}: KServe's SGLang preset is "
+                                "single-node without prefill/decode (no worker or prefill "
+                                "template)", doc.line(*at, "runtime")))
+    if not main.get("image"):
+        notes.append(f"image from the {SGLANG_RUNTIME} ClusterServingRuntime ({SGLANG_IMAGE})")
+    container = {**main, "command": [w for w, _ in words],
+                 "image": main.get("image") or SGLANG_IMAGE}
+    return container, {c_at + ("command", k): line for k, (_, line) in enumerate(words)}
 
 
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:

@@ -36,6 +36,9 @@ OTHER_ACCELERATORS = {
     "rebellions.ai/ATOM": "Rebellions ATOM devices",
 }
 _ROCM_VLLM_TAG = re.compile(r"(?:^|_)vllm_v?(\d+\.\d+\.\d+)(?=_|$)")
+# a tag that names a release starts MAJOR.MINOR (v0.8.5, 0.10.2-fix, v0.4.9.post6-cu126); a date
+# (20250312_0916_RC01, 2025-04-18) or a word names none
+_RELEASE_TAG = re.compile(r"^[vV]?\d+\.\d+")
 SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")  # sh -c, -ec, -exc, -lc, -euxc ...
 
 
@@ -104,7 +107,8 @@ def mentions_engine(data: Any) -> str | None:
             if "trtllm-serve" in low or "tensorrt-llm" in low or "tensorrt_llm" in low:
                 return "TensorRT-LLM"
             if "dynamo.trtllm" in low:
-                return "TensorRT-LLM (Dynamo)"
+                return ("TensorRT-LLM through python -m dynamo.trtllm (Dynamo's worker, whose "
+                        "options are not trtllm-serve's)")
             if "ray.serve.llm" in low:
                 return "vLLM (Ray Serve LLM)"
     return None
@@ -200,12 +204,17 @@ class Workload:
         parsed = parse(inv)
         found = self.found
         image = str(self.container.get("image", ""))
+        # an image that names no engine release (a launcher's tag, a digest, a tag like a date)
+        # may hold an older release than the option table: its unknown options are noted
+        unnamed = False
         if not (self.site.image_names_engine and image_names_engine(image)):
             if image:
+                unnamed = "engine.version" not in found.values
                 self.notes.append(f"image {image}: its tag is the launcher's release, not "
                                   f"{inv.engine}'s; the {inv.engine} profile's default version "
                                   "is used")
         elif "@sha256:" in image and "engine.version" not in found.values:
+            unnamed = True
             self.notes.append(f"image pinned by digest {image.rsplit('@', 1)[1][:19]}…: a "
                               f"digest names no {inv.engine} release; the {inv.engine} profile's "
                               "default version is used")
@@ -215,9 +224,13 @@ class Workload:
             # py3.12_vllm_0.6.6, rocm6.4.1_vllm_0.10.1_20250909: hub.docker.com/r/rocm/vllm/tags)
             rocm = _ROCM_VLLM_TAG.search(tag) if inv.engine == "vllm" else None
             try:
+                if not rocm and not _RELEASE_TAG.match(tag):
+                    raise InputError(tag)
                 parse_version(rocm[1] if rocm else tag)
                 found.values["engine.version"] = rocm[1] if rocm else tag.lstrip("vV")
             except InputError:
+                # `latest` / `nightly` are the newest release, which the option table is
+                unnamed = not tag.lower().startswith(("latest", "nightly"))
                 self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
                                   "profile's default version is used")
         templated = "$" in image or unrendered(image)  # `image: $IMAGE` from a .env
@@ -227,8 +240,11 @@ class Workload:
                               "option table lacks are noted, not refused")
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path,
-                     release_unknown=self.site.release_unknown or templated)
+                     release_unknown=self.site.release_unknown or templated or unnamed)
         if inv.engine == "vllm":
+            from kvplan.check.manifests.v0_env import read_v0
+
+            read_v0(found, self.env, self.notes)
             self._sampler(image)
         quant = found.values.pop("quantization", None)
         quant_line = found.lines.pop("quantization", None)
