@@ -80,6 +80,23 @@ def _t_peak_v2(r: Run, m: re.Match[str], n: int, t: str) -> None:
     _t_peak(r, m, n, t)  # the same six numbers, reworded in later 1.x releases
 
 
+# zufayu/ClaudeSkillsE2EPerf keeps only what its scripts/trim_logs.py drew from each start-up: the
+# LLM API's own "LLM Args:" dump, reflowed one key=value to a line (format_llm_args, 4 spaces in),
+# and [MEMORY] lines it reworded. The args dump is printed after the pool is sized: its
+# KvCacheConfig carries the max_tokens the KV cache creator set (log 261 prints the same dump on
+# one line: max_tokens=900796 as its "Both free_gpu_memory_fraction and max_tokens are set (to 0.9
+# and 900796" warning, and the pool is that rounded up to whole blocks, "Allocated 109.96 GiB for
+# max tokens in paged KV cache (900800)" = 28,150 x 32). Only the reflowed line (the key at the
+# start of the line) is read, so a one-line dump that also prints the pool keeps its Allocated
+# count; the tokens read are max_tokens, up to tokens_per_block - 1 below the pool's.
+@pattern("trtllm", r"^\s*kv_cache_config=KvCacheConfig\(.*?\bmax_tokens=(\d+),.*?"
+         r"\bfree_gpu_memory_fraction=([\d.]+),.*?\btokens_per_block=(\d+)\)")
+def _t_reflowed_kv_config(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.put("tokens", _f(m[1]), n, t)
+    r.settings["free_gpu_memory_fraction"] = f"{_f(m[2]):.4g}"
+    r.settings["page_size"] = m[3]
+
+
 @pattern("trtllm", r"Reserving \S+ GiB for the multimodal encoder cache .*? " + NUM + r"\s*$")
 def _t_mm_reserve(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("mm_encoder_cache_gib", _f(m[1]), n, t)
