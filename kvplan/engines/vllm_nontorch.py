@@ -3,9 +3,9 @@
 (best, low, high) in bytes, fitted on the calibration logs named in tests/assets/logs/FITTED.tsv.
 V1 counts only the growth after start-up (one GPU 0.07 GiB; with tensor parallelism off NVLink,
 from 0.11, NCCL's in-window buffers, about 0.09 GiB, read in source: TP_SNAPSHOT_AFTER_INIT_FROM;
-before 0.11 about 1 GiB more for NCCL and all-reduce buffers, from log 24); V0 counts the CUDA
-context too, until the 0.7 series, whose V0 worker books growth over a start-up MemorySnapshot
-like V1 (V0_GROWTH_FROM).
+before 0.11 about 1 GiB more for NCCL and all-reduce buffers, from log 24); V0 0.6.4.x counts the CUDA
+context too; from 0.6.5 the V0 worker books growth over the free memory it read at start-up
+(0.6.5-0.6.6) or a start-up MemorySnapshot (0.7 on), like V1 (V0_GROWTH_FROM).
 
 V1 with tensor parallelism on NVLink modules (SXM, HGX/DGX boards): vLLM's own TP buffers are
 small -- custom all-reduce allocates meta_size + 8 MiB, 8 MiB of IPC buffer and 8 MiB of rank
@@ -158,21 +158,38 @@ def fp8_at_load(weight_bits: int, published_bits: int, weight_quant: bool) -> bo
     """FP8 weights quantized at load (vLLM's --quantization fp8 on a 16-bit checkpoint), whose
     16-bit copies vLLM 0.6.4 books with the repack cache (see REPACK_CACHED_SHARE)."""
     return weight_bits == 8 and published_bits >= 16 and not weight_quant
-# From the 0.7 series the V0 worker profiles like V1: Worker.init_device takes a MemorySnapshot
-# right after set_device / empty_cache / reset_peak_memory_stats ("self.baseline_snapshot =
-# MemorySnapshot()", vllm/worker/worker.py), and determine_num_available_blocks books as
-# non-torch only the growth over that baseline (memory_profiling(self.baseline_snapshot, ...)),
-# so the CUDA context is no longer in the term. One GPU then books V1's growth (NON_TORCH_V1);
-# logs 91-93 (0.7.1-0.7.3: 0.01-0.05 GiB) and 110 (0.8.2: 0.05 GiB) print it. V0 0.3.1-0.6.3
-# measured the same growth (peak = init free - free, kvplan.engines.vllm_v0_early), 0.2.5-0.3.0
-# the whole device (the context term) and 0.2.4 and earlier torch's allocated peak alone (none).
-V0_GROWTH_FROM = (0, 7)
+# From 0.6.5 the V0 worker profiles like V1. In 0.6.5 and 0.6.6 Worker.init_device reads
+# `self.init_gpu_memory = torch.cuda.mem_get_info()[0]` right after set_device, gc.collect and
+# empty_cache (mem_get_info creates the CUDA context first) and before
+# init_worker_distributed_environment (vllm/worker/worker.py :143 then :148 in the 0.6.5, 0.6.6
+# and 0.6.6.post1 wheels); determine_num_available_blocks passes `baseline_memory_in_bytes =
+# total_gpu_memory - self.init_gpu_memory` to memory_profiling (:198-199), which books
+# `non_torch_increase_in_bytes = current_cuda_memory_bytes - baseline_memory_in_bytes -
+# weights_memory_in_bytes - diff.torch_memory_in_bytes` (vllm/utils.py, 0.6.5 :1736, 0.6.6 and
+# 0.6.6.post1 :1819; weights are the torch bytes DeviceMemoryProfiler saw at load), and the pool
+# is total x gpu_memory_utilization - (that + torch's peak increase + weights)
+# (non_kv_cache_memory_in_bytes, 0.6.5 :1738, 0.6.6 :1821; worker.py :207-210). So the CUDA context, in
+# the baseline, is not in the term. The 0.7 series keeps the order and the arithmetic with a
+# MemorySnapshot: `self.baseline_snapshot = MemorySnapshot()` after set_device / empty_cache and
+# before init_worker_distributed_environment (0.7.0 worker.py :158-165), non_torch_increase =
+# diff_from_create.non_torch_memory (0.7.0 utils.py :2052-2054). One GPU then books V1's growth
+# (NON_TORCH_V1); logs 91-93 (0.7.1-0.7.3: 0.01-0.05 GiB), 110 (0.8.2: 0.05 GiB), and of 0.6.5-0.6.6
+# 29 (0.26), 32 (0.16), 94 (0.10), 109 (0.10), 111 (0.28) and 300 (0.11 GiB) print it. 0.6.4
+# and 0.6.4.post1 book the whole device (worker.py :209-213 of 0.6.4.post1: total - free after
+# the profile run less torch's allocated bytes, PR #9352): NON_TORCH_V0, fitted on log 01.
+# V0 0.3.1-0.6.3 measured the same growth (peak = init free - free, kvplan.engines.vllm_v0_early),
+# 0.2.5-0.3.0 the whole device (the context term) and 0.2.4 and earlier torch's allocated peak
+# alone (none). Issue #13 task h39v066, read in the wheels (0.5.5, 0.6.0, 0.6.3, 0.6.4.post1,
+# 0.6.5, 0.6.6, 0.6.6.post1, 0.7.0); before it the growth rule started at 0.7.
+V0_GROWTH_FROM = (0, 6, 5)
 # With tensor parallelism too: vLLM 0.7.2's V0 Worker.init_device takes that baseline snapshot
-# *before* init_worker_distributed_environment (vllm/worker/worker.py, the 0.7.2 wheel), so the
+# *before* init_worker_distributed_environment (vllm/worker/worker.py, the 0.7.2 wheel; 0.6.5
+# and 0.6.6 read init_gpu_memory in the same place, above, and create the same communicators:
+# 0.6.5 custom_all_reduce.py :153-157 create_shared_buffer, cudaMalloc'd), so the
 # TP group's NCCL communicators (pynccl and the torch process group) and custom all-reduce's
 # IPC buffers (the GroupCoordinator of vllm/distributed/parallel_state.py, which V0 and V1
-# share) land in the printed non_torch_memory as they do in V1's: V0 from 0.7 books V1's TP term
-# by transport (_tp_table), where 0.6 and earlier keep NON_TORCH_V0_TP (context + NCCL). Read in
+# share) land in the printed non_torch_memory as they do in V1's: V0 from 0.6.5 books V1's TP
+# term by transport (_tp_table), where 0.6.4 and earlier keep NON_TORCH_V0_TP (context + NCCL). Read in
 # the source for issue #13 task h30v0, not fitted: log 254 (0.7.2, TP 2, 40 GB cards) prints
 # 1.54 GiB, inside the 20 MiB-2 GiB of the unlabelled TP term (best 1 GiB, log 24).
 V0_TP_GROWTH_FROM = V0_GROWTH_FROM
@@ -265,7 +282,7 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
     stated TP transport (TP_TRANSPORTS; None: by the GPU label), `custom_ar` False for
     --disable-custom-all-reduce, `generation` the NVSwitch generation (vllm_tp_workspaces:
     'hopper', 'blackwell' or None), whose NCCL NVLS and tree buffers above TP 2 are added."""
-    # V0 from 0.7 books TP buffers as V1 does (V0_TP_GROWTH_FROM): V1's TP table
+    # V0 from 0.6.5 books TP buffers as V1 does (V0_TP_GROWTH_FROM): V1's TP table
     v0_tp_growth = not fl.v1 and tp > 1 and (parse_version(fl.version) or ()) >= V0_TP_GROWTH_FROM
     after_init = fl.v1 and (parse_version(fl.version) or ()) >= TP_SNAPSHOT_AFTER_INIT_FROM
     v1_tp, tp_how = _tp_table(tp, nvlink, transport, custom_ar, after_init) if (
@@ -280,10 +297,10 @@ def non_torch(fl: Flavour, tp: int, weights: int, quantized: bool,
         NON_TORCH_V0_TP if tp > 1 else NON_TORCH_V1 if v0_growth else NON_TORCH_V0)
     nt = Interval(*table)
     how = "growth after start-up" if fl.v1 else (
-        "growth after start-up (V0 from 0.7: MemorySnapshot baseline before the TP groups)"
+        "growth after start-up (V0 from 0.6.5: start-up baseline before the TP groups)"
         if v0_tp_growth else
         "growth after start-up (V0 0.3.1-0.6.3: init free - free)" if v0_growth and early
-        else "growth after start-up (V0 from 0.7: MemorySnapshot baseline)" if v0_growth
+        else "growth after start-up (V0 from 0.6.5: start-up baseline)" if v0_growth
         else "CUDA context + NCCL")
     if fl.v1 and unified and tp == 1:
         how += " (unified memory: the host memory drawn during start-up counts)"

@@ -30,7 +30,8 @@ Read in vLLM's released source (the PyPI wheels of each tag), not fitted to a lo
   counted, only the growth over start-up (PEAK_GROWTH; one GPU books V1's growth term, as V0
   from 0.7 does; tensor parallelism keeps the V0 TP term, NCCL being set up after the baseline).
 - 0.6.4 (PR #9352) books torch's allocated peak plus the non-torch remainder of `total - free`
-  again, which the 0.6-0.7 series models.
+  again, which the 0.6-0.7 series models; 0.6.5 on book growth again (vllm_nontorch.V0_GROWTH_FROM,
+  task h39v066).
 
 The profile batch is max_num_batched_tokens tokens over max_num_seqs sequences, sampled on each
 sequence's last token (`_prune_hidden_states`, `selected_token_indices`), in every release here.

@@ -12,9 +12,11 @@ torch.empty_like(in_tensor)` (device_communicators/pynccl.py) while the input an
 tensors are still referenced: at down_proj's all-reduce the forward's one-GPU peak (the
 activation model's 3 x hidden + 3 x intermediate / tp a token) holds one more hidden-sized
 tensor. Best: that tensor; low: none (the peak could fall elsewhere); high: the same (the
-forward's spread covers the rest). Applied from 0.7, the series whose worker kvplan models from
-the 0.7.2 source (vllm_nontorch.V0_GROWTH_FROM); earlier V0 releases and V1 (a compiled forward
-whose buffers inductor plans) are left as they were.
+forward's spread covers the rest). Applied from 0.7, the series read in the 0.7.2 source;
+earlier V0 releases and V1 (a compiled forward whose buffers inductor plans) are left as they
+were. (0.6.5's GroupCoordinator already runs all-reduces out of place, parallel_state.py :110
+and :357, pynccl.py :122 `torch.empty_like`; not applied to 0.6.5-0.6.6 for want of a TP log
+of those releases, task h39v066.)
 """
 
 from __future__ import annotations

@@ -168,7 +168,13 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # its native top-k/top-p sort (38 B a logit, 0.8.0-0.9.2 as 0.10-0.16): 274 +8.70% -> +2.06%
     # and 275 +12.96% -> +4.83% leave this set; 04 +25.36% -> +21.88%; 282 (+49.70% first
     # measured, held out) joined the fit part at +6.44%, 0.73 GiB still unbooked.
-    assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260", "272", "282"}
+    # Task h39v066 read that vLLM 0.6.5-0.6.6's V0 worker books non-torch memory as growth over
+    # the free memory read at start-up (vllm_nontorch.V0_GROWTH_FROM, was 0.7): 29 (0.6.5, Phi-4
+    # GPTQ at utilization 0.15) -4.76% -> +7.69% joined this set: it prints 0.26 GiB of non-torch
+    # growth where the one-GPU growth term books 0.07 (0.6.5-0.6.6 subtract torch's allocated,
+    # not reserved, bytes: the allocator's unreleased fragments count there, not modelled).
+    assert misses == {"04", "11", "29", "36", "93", "97", "98", "143", "251", "254", "260", "272",
+                      "282"}
     assert 1.5 < dense["274"].error_pct < 2.5 and 4.0 < dense["275"].error_pct < 5.0
     assert 6.0 < dense["282"].error_pct < 7.0 and 21.0 < dense["04"].error_pct < 23.0
     assert 6.5 < dense["272"].error_pct < 7.5

@@ -785,7 +785,7 @@ def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
 def test_v0_forced_on_a_v1_release():
     r = vllm("llama-3-8b", "h100", 8192, "0.8.5-v0")
     # V0: max(8,192, 2,048) batched tokens, 256 sequences, 40 B a logit: 1,313,341,440 >
-    # forward 905,969,664; non-torch: the V0 worker from 0.7 books growth after start-up, V1's
+    # forward 905,969,664; non-torch: the V0 worker from 0.6.5 books growth after start-up, V1's
     # 70 MiB (it was V0's 350 MiB with the CUDA context before issue #13's sixth round).
     # KV 76,540,929,638 - 16,060,522,496 - 1,313,341,440 - 73,400,320 = 59,093,665,382 ->
     # 28,178 blocks, 450,848 tokens, concurrency 450,848 / 8,192 = 55.04x
@@ -796,7 +796,7 @@ def test_v0_forced_on_a_v1_release():
     assert r.assumptions[:2] == (
         "vLLM 0.8.5-v0 (V0 engine), gpu_memory_utilization 0.9 of total memory",
         "profiled with max_num_batched_tokens 8,192 and max_num_seqs 256")
-    assert r.steps[5].formula == "growth after start-up (V0 from 0.7: MemorySnapshot baseline)"
+    assert r.steps[5].formula == "growth after start-up (V0 from 0.6.5: start-up baseline)"
     assert r.log_lines == ("# GPU blocks: 28178",
                            "Maximum concurrency for 8192 tokens per request: 55.04x")
 

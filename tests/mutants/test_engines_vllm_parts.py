@@ -196,22 +196,30 @@ def test_nvlink_modules(label: str, names: tuple[str, ...], expected: bool):
      "none booked (vLLM < 0.2.5 profiles torch.cuda.max_memory_allocated)"),
     ("0.2.4", 4, True, 0, 0, 0,
      "none booked (vLLM < 0.2.5 profiles torch.cuda.max_memory_allocated)"),
-    # V0 from 0.7 books growth over a MemorySnapshot (V1's one-GPU term); with TP, V1's TP term by
-    # transport, the snapshot being taken before the TP groups (0.7.2 worker.py, task h30v0)
-    ("0.6.6", 1, False, 350 * MIB, 200 * MIB, 600 * MIB, "CUDA context + NCCL"),
+    # V0 from 0.6.5 books growth over a start-up baseline (V1's one-GPU term); with TP, V1's TP
+    # term by transport, the baseline being taken before the TP groups (0.7.2 worker.py, task
+    # h30v0; 0.6.5-0.6.6 init_gpu_memory, worker.py :143/:148, task h39v066); 0.6.4.x the whole
+    # device
+    ("0.6.4.post1", 1, False, 350 * MIB, 200 * MIB, 600 * MIB, "CUDA context + NCCL"),
+    ("0.6.6", 1, False, 70 * MIB, 20 * MIB, GIB // 2,
+     "growth after start-up (V0 from 0.6.5: start-up baseline)"),
     ("0.7.1", 1, False, 70 * MIB, 20 * MIB, GIB // 2,
-     "growth after start-up (V0 from 0.7: MemorySnapshot baseline)"),
+     "growth after start-up (V0 from 0.6.5: start-up baseline)"),
     ("0.8.2-v0", 1, False, 70 * MIB, 20 * MIB, GIB // 2,
-     "growth after start-up (V0 from 0.7: MemorySnapshot baseline)"),
+     "growth after start-up (V0 from 0.6.5: start-up baseline)"),
     ("0.8.2-v0", 2, False, GIB, 20 * MIB, 2 * GIB,
-     "growth after start-up (V0 from 0.7: MemorySnapshot baseline before the TP groups) with TP "
+     "growth after start-up (V0 from 0.6.5: start-up baseline before the TP groups) with TP "
      "buffers (range: the transport NCCL picks, P2P over PCIe with buffers on the GPU, or host "
      "memory without P2P or across nodes, is not stated: give --tp-transport)"),
     ("0.7.1", 2, True, GIB * 208 // 100, 3 * GIB // 2, 5 * GIB // 2,
-     "growth after start-up (V0 from 0.7: MemorySnapshot baseline before the TP groups) with "
+     "growth after start-up (V0 from 0.6.5: start-up baseline before the TP groups) with "
      "NVLink TP workspaces (NCCL, FlashInfer all-reduce, custom all-reduce; transport not stated: "
      "an NVLink module by the GPU label)"),
-    ("0.6.6", 2, False, GIB // 2, GIB // 4, 4 * GIB, "CUDA context + NCCL with TP buffers"),
+    ("0.6.4", 2, False, GIB // 2, GIB // 4, 4 * GIB, "CUDA context + NCCL with TP buffers"),
+    ("0.6.6", 2, False, GIB, 20 * MIB, 2 * GIB,
+     "growth after start-up (V0 from 0.6.5: start-up baseline before the TP groups) with TP "
+     "buffers (range: the transport NCCL picks, P2P over PCIe with buffers on the GPU, or host "
+     "memory without P2P or across nodes, is not stated: give --tp-transport)"),
 ])
 def test_non_torch_by_series_tp_and_interconnect(version: str, tp: int, nvlink: bool, best: int,
                                                   low: int, high: int, how: str):
@@ -231,6 +239,9 @@ def test_the_064_repack_cache_of_quantized_weights(version: str, quantized: bool
     elif version.startswith("0.6.3"):  # init free - free: growth only, no repack cache
         assert (nt, how) == (Interval(70 * MIB, 20 * MIB, GIB // 2),
                              "growth after start-up (V0 0.3.1-0.6.3: init free - free)")
+    elif version == "0.6.5":  # growth over init_gpu_memory (task h39v066), no repack cache
+        assert (nt, how) == (Interval(70 * MIB, 20 * MIB, GIB // 2),
+                             "growth after start-up (V0 from 0.6.5: start-up baseline)")
     else:
         assert (nt, how) == (Interval(350 * MIB, 200 * MIB, 600 * MIB), "CUDA context + NCCL")
 
