@@ -169,13 +169,16 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # and 275 +12.96% -> +4.83% leave this set; 04 +25.36% -> +21.88%; 282 (+49.70% first
     # measured, held out) joined the fit part at +6.44%, 0.73 GiB still unbooked.
     assert misses == {"04", "11", "36", "93", "97", "98", "143", "251", "254", "260", "272", "282"}
-    assert 1.5 < dense["274"].error_pct < 2.5 and 4.0 < dense["275"].error_pct < 5.0
+    # Task h39rope booked vLLM's rotary cos/sin cache with the weights for every architecture read
+    # (kvplan.engines.vllm_rotary): 274 +2.06% -> +1.46% (Qwen2.5-7B's 131,072 x 128 x 2 B), 275
+    # +4.83% -> +4.50%, 271 +0.80% -> +0.20%.
+    assert 1.0 < dense["274"].error_pct < 2.0 and 4.0 < dense["275"].error_pct < 5.0
     assert 6.0 < dense["282"].error_pct < 7.0 and 21.0 < dense["04"].error_pct < 23.0
     assert 6.5 < dense["272"].error_pct < 7.5
     # Task h36samp read that Model Runner V2's dummy pass keeps the bf16 logits untouched from
     # 0.26 (2 B a logit, not 6): 259 (0.27.1) +1.93% -> +2.52%.
     assert 1.5 < dense["250"].error_pct < 2.5 and 2.3 < dense["259"].error_pct < 2.7
-    assert 0.5 < dense["271"].error_pct < 1.0
+    assert 0.0 < dense["271"].error_pct < 0.5
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
     assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0
