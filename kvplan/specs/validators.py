@@ -212,12 +212,12 @@ class ModelSpec(Strict):
         default=None, description="the config's rope_scaling type (rope_type, or type), `default` "
         "where it sets none; unset: not read (no RoPE, or not imported), and vLLM's rotary "
         "cos/sin cache is not booked (kvplan.engines.vllm_rotary)")
-    rope_factor: Annotated[float, Field(gt=0, le=1024)] | None = Field(
+    rope_factor: Annotated[float, Field(gt=0.0, le=1024)] | None = Field(
         default=None, description="rope_scaling.factor (linear, YaRN, llama3 scaling)")
     rope_original_positions: Tokens | None = Field(
         default=None, description="rope_scaling.original_max_position_embeddings (YaRN: "
         "the rotary cache is this x rope_factor positions)")
-    partial_rotary_factor: Annotated[float, Field(gt=0, le=1)] | None = Field(
+    partial_rotary_factor: Annotated[float, Field(gt=0.0, le=1)] | None = Field(
         default=None, description="the config's partial_rotary_factor: the share of each head "
         "RoPE rotates")
     weight_dtype: DType = Field(description="dtype the weights are published in")
