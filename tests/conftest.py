@@ -100,3 +100,10 @@ def cli_json(*args: str) -> Any:
 def cli():  # noqa: ANN201 - the helper itself
     """`cli("size", ...)`: the parsed JSON of one CLI run (tests/mutants)."""
     return cli_json
+
+
+def rotary_words(what: str) -> str:
+    """The words vLLM's weights step adds for the rotary cos/sin cache (kvplan.engines.vllm_rotary,
+    task h39rope), e.g. rotary_words("131,072 positions x 128 x 2 B")."""
+    return (f" + the rotary cos/sin cache {what} (vLLM get_rope's buffer over the config's "
+            "positions, built while loading; one per rank)")

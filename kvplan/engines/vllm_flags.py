@@ -8,7 +8,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib, is_mxfp4, weights_bytes, weights_how
 from kvplan.engines.encoder_cache import encoder_cache_note
 from kvplan.engines.interface import EngineSettings, parse_version
-from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how
+from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how, rotary_cache_note
 from kvplan.engines.vllm_series import DEFAULT_VERSION, mxfp4_kernel
 from kvplan.errors import InputError
 
@@ -35,10 +35,10 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
            else weights_how(req, whole16))
     if req.ep is not None and req.ep > req.tp:
         how += f", experts / {req.ep} (expert parallelism)"
-    rotary = rotary_cache_bytes(req.model)  # Llama 4: kvplan.engines.vllm_rotary
+    rotary = rotary_cache_bytes(req.model, s.version)  # kvplan.engines.vllm_rotary
     if rotary:
         weights += rotary
-        how += rotary_cache_how(req.model)
+        how += rotary_cache_how(req.model, s.version)
     if s.draft_params:
         draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
         weights += draft
@@ -84,6 +84,8 @@ def flag_notes(req: SizeRequest, s: EngineSettings) -> list[str]:
                         if s.limit_mm_per_prompt == 0 else
                         "; the items per prompt do not change the profiled encoder cache here"))
     if s.limit_mm_per_prompt != 0 and (why := encoder_cache_note(req.model)):
+        notes.append(why)
+    if s.measured.weights_bytes is None and (why := rotary_cache_note(req.model, s.version)):
         notes.append(why)
     if s.draft_model is not None:
         notes.append(f"speculative decoding: draft {s.draft_model.name} "

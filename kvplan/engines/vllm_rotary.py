@@ -1,54 +1,191 @@
-"""vLLM's rotary cos/sin cache, a GPU buffer built while the model loads (Llama 4).
+"""vLLM's rotary cos/sin cache: a GPU buffer every RoPE model builds while it loads.
 
-Read in the vLLM 0.19.0 wheel:
-- model_executor/models/llama4.py, Llama4DecoderLayer.__init__ passes
-  `config.max_position_embeddings` to Llama4Attention, which builds
-  `get_rope(self.head_dim, max_position=max_position_embeddings, ...)` on every RoPE layer
-  (`if not self.nope`; the NoPE layers have none).
-- model_executor/layers/rotary_embedding/__init__.py get_rope: `dtype` defaults to
-  `torch.get_default_dtype()` (the served dtype while the model is built) and the instance is
-  cached in `_ROPE_DICT` by (head size, rotary dim, max position, ..., dtype): one cache for all
-  layers of a rank.
-- rotary_embedding/base.py RotaryEmbeddingBase.__init__: `cache = self._compute_cos_sin_cache()`
-  (`torch.cat((cos, sin), dim=-1)`: max_position_embeddings x rotary_dim), `cache.to(dtype)`,
-  `register_buffer("cos_sin_cache", cache, persistent=False)`: not a checkpoint weight, but
-  allocated on the GPU inside `load_model`'s DeviceMemoryProfiler (v1/worker/gpu_model_runner.py
-  load_model), so "Model loading took N GiB" includes it, and it is subtracted from the pool
-  with the weights. Llama 4's rope_type "llama3" (Llama3RotaryEmbedding) only rescales the
-  frequencies; the cache has the same shape. partial_rotary_factor is absent: rotary_dim =
-  head_dim.
+Read in the vLLM wheels 0.2.5, 0.4.1, 0.5.5, 0.6.6, 0.7.3, 0.8.5, 0.10.2, 0.19.0 and 0.33.0
+(task h39rope; Llama 4 first in 0.19.0, task h37llama4):
 
-Llama-4-Scout's config (text_config): max_position_embeddings 10,485,760, head_dim 128, bf16:
-10,485,760 x 128 x 2 B = 2,684,354,560 B (2.5 GiB) on every GPU, whatever the TP size.
+- The buffer. `RotaryEmbedding.__init__` computes `cache = torch.cat((cos, sin), dim=-1)` in
+  float32 (max_position rows x rotary_dim), casts it and registers it as a non-persistent buffer:
+  `cache.to(torch.get_default_dtype())` (0.2.5 and 0.4.1 rotary_embedding.py:65-66),
+  `cache.to(dtype)` with get_rope's `dtype` defaulting to `torch.get_default_dtype()`
+  (0.5.5 rotary_embedding.py:89-90 and :782; 0.10.2 rotary_embedding/base.py:35-37 and
+  __init__.py:36; 0.19.0 base.py:58-63 and __init__.py:38; 0.33.0 base.py:58-63 and :42). The
+  model is built under the served dtype, so the cache is 2 B a value; not a checkpoint weight,
+  but allocated inside `load_model`, so "Model loading took" includes it and it leaves the pool
+  with the weights.
+- One a rank. get_rope caches instances in `_ROPE_DICT` by (head size, rotary dim, max position,
+  base or rope parameters, ..., dtype) (0.5.5 :772; 0.10.2 __init__.py:59; 0.19.0 :68): every
+  layer of a rank shares one, whatever the TP size; a model with two rope configs holds two.
+- Its rows. Plain RoPE and Llama 3's scaling (which only rescales frequencies): max_position.
+  Linear scaling: max_position x factor (`max_len = self.max_position_embeddings *
+  scaling_factor`: 0.2.5 :176, 0.4.1 :189, 0.5.5 :319, 0.10.2 linear_scaling_rope.py:90,
+  0.19.0 and 0.33.0 :90). YaRN: get_rope passes `original_max_position_embeddings` and the class
+  builds original x factor rows (0.5.5 :480 and :829-840; 0.10.2 yarn_scaling_rope.py:62; 0.19.0
+  :77; 0.33.0 :78). DeepSeek's MLA (deepseek_v2.py sets rope_type `deepseek_yarn`: 0.5.5 :244,
+  0.10.2 :409/:568, 0.19.0 :506, 0.33.0 :546) builds DeepseekScalingRotaryEmbedding over
+  qk_rope_head_dim with original x factor rows (0.5.5 :671; 0.10.2 deepseek_scaling_rope.py:82;
+  0.19.0 :104; 0.33.0 :105). MRoPE (Qwen2.5-VL, Qwen3-VL) enlarges max_position 4 times "to get a
+  larger cos and sin cache" for video positions: from 0.7.3 (rotary_embedding.py:784; 0.8.5
+  :946; 0.10.2 mrope.py:196; 0.19.0 mrope.py:238), not in 0.6.6 (:770, no enlargement); 0.33.0
+  keeps 4 for Qwen2.5-VL (mrope.py:351 `positions_factor=4`) and gives Qwen3-VL 1 unless video
+  pruning is on (qwen3_vl.py:1818 `mrope_positions_factor`).
+- Its width: head_dim, or int(head_dim x partial_rotary_factor) where the model passes it
+  (qwen3_next.py 0.10.2 :681 and glm4_moe.py :266; 0.19.0 get_rope reads it from
+  rope_parameters, __init__.py:56-58, which transformers_utils/config.py:402-403 fills from the
+  config); MLA: qk_rope_head_dim.
+- Which max_position: the config's max_position_embeddings in every model file read (llama.py,
+  qwen2.py, qwen3.py, qwen3_moe.py, mixtral.py, granite.py, gemma*.py, glm4_moe.py,
+  qwen3_next.py, gpt_oss.py, deepseek_v2.py in 0.5.5-0.33.0 where they exist; llama.py also in
+  0.2.5 and 0.4.1): the spec's max_context_tokens, imported from it.
+- Two caches: Gemma 3's sliding layers use `rope_local_base_freq` with plain RoPE and the global
+  layers the config's rope_scaling (gemma3.py 0.8.5 :155-169, 0.10.2 :156-170, 0.19.0
+  :167-185), distinct keys. gpt-oss asks for a float32 cache (gpt_oss.py 0.10.2 :59, 0.19.0
+  :85, 0.33.0 :114): 4 B a value.
 
-Booked for Llama 4 (model_type llama4) only: every other model registers such a cache too, but
-at 4,096-262,144 positions it is 1-64 MiB (docs/engines.md, the weights table) and was not
-booked when this was read (task h37llama4); other architectures' rope constructors were not
-read here.
+Not booked (stated by `kvplan explain`): model types whose model file was not read here
+(ChatGLM, Falcon, Phi-1.5, Kimi-K2.5, ...), longrope (Phi-3.5/Phi-4-mini: a short and a long
+cache), dynamic NTK and other scalings no catalog model uses, partial rotary on other types,
+releases older than 0.2.5, MRoPE in 0.7.0-0.7.2 and Qwen3-VL after 0.19.0 before 0.33.0 (the
+enlargement not placed). Also not booked: Qwen2.5-VL's and Qwen3-VL's vision-tower rope (0.19.0
+get_rope over 8,192 positions at half the tower's head: under 1 MiB), and the float32 MLA cache
+0.19.0+ keeps where FlashInfer's rope is enabled (deepseek_scaling_rope.py:60-66: a custom op,
+off under torch.compile by default).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kvplan.engines.activation import ACT_BYTES
+from kvplan.engines.interface import parse_version
 from kvplan.specs.schema import ModelSpec
 
-ROTARY_CACHE_TYPES = frozenset({"llama4"})
+PLAIN_TYPES = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "granite",
+                         "gemma", "gemma2", "phi3", "llama4"})
+PARTIAL_TYPES = frozenset({"qwen3_next", "glm4_moe"})  # pass partial_rotary_factor
+MROPE_TYPES = frozenset({"qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe"})
+MLA_TYPES = frozenset({"deepseek_v2", "deepseek_v3", "kimi_k2"})
+GEMMA3_TYPES = frozenset({"gemma3", "gemma3_text"})
+FP32_TYPES = frozenset({"gpt_oss"})  # gpt_oss.py get_rope(..., dtype=torch.float32)
+NO_ROPE_TYPES = frozenset({"opt"})
+
+OLDEST_READ = (0, 2, 5)
+MROPE_X4_FROM = (0, 7, 3)  # the oldest read with the 4x enlargement (0.6.6 has none)
+MROPE_LAST_X1 = (0, 6, 6)
+QWEN3_VL_X4_TO = (0, 19, 0)  # the newest read with 4x for Qwen3-VL; 0.33.0 gives it 1
+QWEN3_VL_X1_FROM = (0, 33, 0)
+SAME_ROWS = frozenset({"default", "llama3", "mrope"})
 
 
-def rotary_cache_bytes(model: ModelSpec) -> int:
-    """The cos/sin cache a rank holds after loading: max positions x head_dim x 2 B (16-bit
-    served dtype), or 0 where it is not booked (not Llama 4, or no head_dim / positions)."""
-    if model.model_type not in ROTARY_CACHE_TYPES:
-        return 0
-    head_dim = model.attention.head_dim
+@dataclass(frozen=True)
+class RotaryCache:
+    """One cos/sin cache a rank holds: rows x width values of value_bytes."""
+
+    rows: int
+    width: int
+    value_bytes: int
+    label: str = ""
+
+    @property
+    def nbytes(self) -> int:
+        return self.rows * self.width * self.value_bytes
+
+    def words(self) -> str:
+        return f"{self.label}{self.rows:,} positions x {self.width} x {self.value_bytes} B"
+
+
+def _rows(model: ModelSpec, kind: str) -> tuple[int, str] | str:
+    """Rows of a non-MLA cache for this rope type and the words for them, or why not booked."""
     positions = model.max_context_tokens
-    if not head_dim or not positions:
-        return 0
-    return positions * head_dim * ACT_BYTES
+    if kind in SAME_ROWS:
+        return positions, ""
+    factor = model.rope_factor
+    if kind == "linear" and factor:
+        return int(positions * factor), f"linear {positions:,} x {factor:g} = "
+    original = model.rope_original_positions
+    if kind == "yarn" and factor and original:
+        return int(original * factor), f"YaRN {original:,} x {factor:g} = "
+    return f"rope_type {kind!r}"
 
 
-def rotary_cache_how(model: ModelSpec) -> str:
-    """The explanation's words for the booked cache."""
-    return (f" + the rotary cos/sin cache {model.max_context_tokens:,} positions x head_dim "
-            f"{model.attention.head_dim} x {ACT_BYTES} B (a buffer built while loading: "
-            "vLLM llama4.py get_rope over max_position_embeddings, one per rank)")
+def _mrope_factor(model: ModelSpec, v: tuple[int, ...]) -> int | str:
+    if v <= MROPE_LAST_X1:
+        return 1
+    if v < MROPE_X4_FROM:
+        return "MRoPE's 4x enlargement not placed in 0.7.0-0.7.2"
+    if model.model_type != "qwen2_5_vl":
+        if v >= QWEN3_VL_X1_FROM:
+            return 1
+        if v > QWEN3_VL_X4_TO:
+            return "Qwen3-VL's MRoPE enlargement not placed after 0.19.0 before 0.33.0"
+    return 4
+
+
+def rotary_caches(model: ModelSpec, version: str | None) -> list[RotaryCache] | str:
+    """The caches a rank holds after loading, or why none is booked."""
+    mt = model.model_type
+    kind = model.rope_type
+    if mt in NO_ROPE_TYPES:
+        return []
+    if kind is None:
+        return "the spec has no rope_type (its config's rope fields not imported)"
+    known = PLAIN_TYPES | PARTIAL_TYPES | MROPE_TYPES | MLA_TYPES | GEMMA3_TYPES | FP32_TYPES
+    if mt not in known:
+        return f"{mt}'s vLLM model file not read"
+    from kvplan.engines.vllm_series import DEFAULT_VERSION
+
+    v = parse_version(version or DEFAULT_VERSION) or ()
+    if v < OLDEST_READ:
+        return "releases before 0.2.5 not read"
+    if model.partial_rotary_factor is not None and mt not in PARTIAL_TYPES:
+        return f"partial_rotary_factor on {mt} not read"
+    head = model.attention.head_dim
+    value = 4 if mt in FP32_TYPES else ACT_BYTES
+    if mt in MLA_TYPES:
+        mla = model.attention.mla
+        if mla is None or kind != "yarn" or not model.rope_factor or not model.rope_original_positions:
+            return f"{mt} with rope_type {kind!r} not read"
+        original, factor = model.rope_original_positions, model.rope_factor
+        rows = int(original * factor)
+        return [RotaryCache(rows, mla.qk_rope_head_dim, value,
+                            f"DeepSeek YaRN {original:,} x {factor:g} = ")]
+    found = _rows(model, kind)
+    if isinstance(found, str):
+        return f"{found} not read"
+    rows, how = found
+    if mt in MROPE_TYPES:
+        times = _mrope_factor(model, v)
+        if isinstance(times, str):
+            return times
+        label = f"MRoPE {times} x {rows:,} = " if times > 1 else ""
+        return [RotaryCache(rows * times, head, value, label)]
+    width = int(head * model.partial_rotary_factor) if model.partial_rotary_factor else head
+    if mt in GEMMA3_TYPES:
+        return [RotaryCache(rows, head, value, f"global {how}"),
+                RotaryCache(model.max_context_tokens, head, value, "local ")]
+    return [RotaryCache(rows, width, value, how)]
+
+
+def rotary_cache_bytes(model: ModelSpec, version: str | None = None) -> int:
+    """Bytes of the cos/sin caches a rank holds after loading (0 where none is booked)."""
+    caches = rotary_caches(model, version)
+    return 0 if isinstance(caches, str) else sum(c.nbytes for c in caches)
+
+
+def rotary_cache_how(model: ModelSpec, version: str | None = None) -> str:
+    """The explanation's words for the booked caches ('' where none is)."""
+    caches = rotary_caches(model, version)
+    if isinstance(caches, str) or not caches:
+        return ""
+    what = " + ".join(c.words() for c in caches)
+    noun = "caches" if len(caches) > 1 else "cache"
+    return (f" + the rotary cos/sin {noun} {what} (vLLM get_rope's buffer over the config's "
+            "positions, built while loading; one per rank)")
+
+
+def rotary_cache_note(model: ModelSpec, version: str | None = None) -> str | None:
+    """Why no rotary cache is booked, for a model that may have one (None where booked)."""
+    caches = rotary_caches(model, version)
+    if not isinstance(caches, str):
+        return None
+    return (f"vLLM's rotary cos/sin cache (a buffer built while loading, 1-64 MiB for most "
+            f"models) is not booked: {caches}")

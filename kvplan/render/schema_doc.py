@@ -21,7 +21,8 @@ def _bounds(metadata: list[Any]) -> str:
     low = high = None
     for item in metadata:
         if getattr(item, "gt", None) is not None:
-            low = f"> {item.gt:,}" if item.gt != 0 else "≥ 1"
+            whole = item.gt == 0 and not isinstance(item.gt, float)  # an integer above 0
+            low = "≥ 1" if whole else f"> {item.gt:,g}"
         if getattr(item, "ge", None) is not None:
             low = f"≥ {item.ge:,}"
         if getattr(item, "le", None) is not None:

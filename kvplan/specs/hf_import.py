@@ -32,6 +32,7 @@ from kvplan.specs.hf_quant import (
     with_expert_quant,
     with_modelopt_file,
 )
+from kvplan.specs.hf_rope import rope_fields
 from kvplan.specs.hf_source import read_source
 from kvplan.specs.mm_tokens import mm_tokens_per_item, vision_tower_fields
 from kvplan.specs.params import UnsupportedArchitecture, count_params
@@ -132,6 +133,7 @@ def spec_from_config(
         intermediate_size=inter,
         vocab_size=positive_int(cfg, "vocab_size"),
         max_context_tokens=positive_int(cfg, "max_position_embeddings"),
+        **rope_fields(cfg, model_type),
         weight_dtype=dtype,
         attention=attention,
         moe=moe,

@@ -201,6 +201,8 @@ class ModelSpec(Plain):
                "num_layers": REQUIRED, "hidden_size": REQUIRED,
                "num_attention_heads": REQUIRED, "intermediate_size": None,
                "vocab_size": REQUIRED, "max_context_tokens": REQUIRED,
+               "rope_type": None, "rope_factor": None, "rope_original_positions": None,
+               "partial_rotary_factor": None,
                "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None,
                "weight_quant": None, "nvfp4": None, "notes": None}
     __slots__ = tuple(_FIELDS)
@@ -230,6 +232,10 @@ class ModelSpec(Plain):
         intermediate_size: int | None
         vocab_size: int
         max_context_tokens: int
+        rope_type: str | None
+        rope_factor: float | None
+        rope_original_positions: int | None
+        partial_rotary_factor: float | None
         weight_dtype: DType
         attention: Attention
         moe: MoE | None

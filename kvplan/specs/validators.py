@@ -208,6 +208,18 @@ class ModelSpec(Strict):
     vocab_size: Annotated[int, Field(gt=0, le=lim.MAX_VOCAB, strict=True)] = Field(
         description="embedding rows (vocab_size); sizes the logits of the activation peak")
     max_context_tokens: Tokens = Field(description="max_position_embeddings or the card's limit")
+    rope_type: str | None = Field(
+        default=None, description="the config's rope_scaling type (rope_type, or type), `default` "
+        "where it sets none; unset: not read (no RoPE, or not imported), and vLLM's rotary "
+        "cos/sin cache is not booked (kvplan.engines.vllm_rotary)")
+    rope_factor: Annotated[float, Field(gt=0.0, le=1024)] | None = Field(
+        default=None, description="rope_scaling.factor (linear, YaRN, llama3 scaling)")
+    rope_original_positions: Tokens | None = Field(
+        default=None, description="rope_scaling.original_max_position_embeddings (YaRN: "
+        "the rotary cache is this x rope_factor positions)")
+    partial_rotary_factor: Annotated[float, Field(gt=0.0, le=1)] | None = Field(
+        default=None, description="the config's partial_rotary_factor: the share of each head "
+        "RoPE rotates")
     weight_dtype: DType = Field(description="dtype the weights are published in")
     attention: Attention = Field(description="the attention block below")
     moe: MoE | None = Field(default=None, description="set for mixture-of-experts models")

@@ -175,13 +175,16 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # not reserved, bytes: the allocator's unreleased fragments count there, not modelled).
     assert misses == {"04", "11", "29", "36", "93", "97", "98", "143", "251", "254", "260", "272",
                       "282"}
-    assert 1.5 < dense["274"].error_pct < 2.5 and 4.0 < dense["275"].error_pct < 5.0
+    # Task h39rope booked vLLM's rotary cos/sin cache with the weights for every architecture read
+    # (kvplan.engines.vllm_rotary): 274 +2.06% -> +1.46% (Qwen2.5-7B's 131,072 x 128 x 2 B), 275
+    # +4.83% -> +4.50%, 271 +0.80% -> +0.20%.
+    assert 1.0 < dense["274"].error_pct < 2.0 and 4.0 < dense["275"].error_pct < 5.0
     assert 6.0 < dense["282"].error_pct < 7.0 and 21.0 < dense["04"].error_pct < 23.0
     assert 6.5 < dense["272"].error_pct < 7.5
     # Task h36samp read that Model Runner V2's dummy pass keeps the bf16 logits untouched from
     # 0.26 (2 B a logit, not 6): 259 (0.27.1) +1.93% -> +2.52%.
     assert 1.5 < dense["250"].error_pct < 2.5 and 2.3 < dense["259"].error_pct < 2.7
-    assert 0.5 < dense["271"].error_pct < 1.0
+    assert 0.0 < dense["271"].error_pct < 0.5
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
     assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0
@@ -250,6 +253,9 @@ def test_parser_reads_the_held_out_formats():
 
 
 def test_v0_releases_before_064_as_their_profilers_measured(reports):
+    # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
+    # leaves the pool; recomputed: 19,977 -> 19,976, 1,616 -> 1,615, 1,024 -> 1,020, 2,371 -> 2,370,
+    # 20,457 -> 20,456
     # kvplan.engines.vllm_v0_early and vllm_v0_reserved, read in each release's source, nothing
     # fitted; the figures are reported as they are, worse ones included.
     got = {short(r.label): headline(r, "shapes") for r in reports
@@ -259,15 +265,15 @@ def test_v0_releases_before_064_as_their_profilers_measured(reports):
     assert (got["38A"].logged, got["38A"].predicted) == (7351, 7404)
     # 38B: 0.2.5 at TP 4, the held all-reduce inputs split the freed gate_up blocks:
     # 23,180 -> 19,977 (+11.10% -> -4.26%)
-    assert (got["38B"].logged, got["38B"].predicted) == (20865, 19977)
+    assert (got["38B"].logged, got["38B"].predicted) == (20865, 19976)
     # 97: 0.4.1 on an L4 under NIM: 1,795 -> 1,616 (+19.35% -> +7.45%)
-    assert (got["97"].logged, got["97"].predicted) == (1504, 1616)
+    assert (got["97"].logged, got["97"].predicted) == (1504, 1615)
     # 98: 0.3.0 profiles 32,768 tokens, whose forward alone reserves 4.02 GiB: 1,354 -> 1,024
     # (-33.95% -> -50.05%; the DJL container's settings are not printed)
-    assert (got["98"].logged, got["98"].predicted) == (2050, 1024)
+    assert (got["98"].logged, got["98"].predicted) == (2050, 1020)
     # 144: 0.4.1 on an RTX 3090: 2,549 -> 2,371 (+8.10% -> +0.55%; by hand in
     # tests/engines/test_vllm_v0_reserved.py)
-    assert (got["144"].logged, got["144"].predicted) == (2358, 2371)
+    assert (got["144"].logged, got["144"].predicted) == (2358, 2370)
     # 114: 0.6.3 on an MI300X (fp32 logits from 0.5.5: not replayed), growth only: 20,422 ->
     # 20,457 blocks (+1.17% -> +1.34%)
-    assert (got["114"].logged, got["114"].predicted) == (20186, 20457)
+    assert (got["114"].logged, got["114"].predicted) == (20186, 20456)

@@ -37,7 +37,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import router_params, weights_bytes
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import DType
-from tests.conftest import invoke
+from tests.conftest import invoke, rotary_words
 
 CONFIG = Path(__file__).parents[1] / "assets" / "hf_configs" / "qwen3-235b-a22b-fp8.json"
 H100 = load_hardware("h100")
@@ -95,14 +95,18 @@ def test_the_router_is_whole_on_every_rank() -> None:
 
 
 def test_explain_shows_the_router() -> None:
+    # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights,
+    # 40,960 positions x 128 x 2 B = 10,485,760 B, and leaves the pool; recomputed: 29,634,692,544
+    # -> 29,645,178,304
     res = invoke(CliRunner(), "explain", "qwen3-235b-a22b-fp8", "--engine", "vllm", "--tp", "8",
                  "-c", "32768", "-f", "json")
     assert res.exit_code == 0, res.output
     steps = json.loads(res.stdout)["results"][0]["steps"]
     weights = next(s for s in steps if s["label"] == "weights")
-    assert weights["value"] == 29_634_692_544
+    assert weights["value"] == 29_645_178_304
     assert weights["formula"] == ("235,093,634,560 params x 8 bits / 8 GPU(s), the MoE router "
-                                  "(49,283,072 params) in 16 bits on every GPU")
+                                  "(49,283,072 params) in 16 bits on every GPU"
+                                  + rotary_words("40,960 positions x 128 x 2 B"))
 
 
 def test_qwen3_30b_fp8_against_its_checkpoint_and_log_112() -> None:

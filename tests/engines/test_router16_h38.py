@@ -23,12 +23,14 @@ from typer.testing import CliRunner
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import router_params, router_whole, weights_bytes
 from kvplan.specs import load_hardware, load_model
-from tests.conftest import invoke
+from tests.conftest import invoke, rotary_words
 
 H100 = load_hardware("h100-sxm-80gb")
 WHOLE = 30_544_705_536
 SPLIT = 30_532_122_624
 LOAD_EXTRA_TP = 290 * 1024 * 1024  # SGLang's load-time buffers with TP (sglang.LOAD_EXTRA_TP)
+# vLLM's rotary cos/sin cache, whole on each rank (task h39rope): 40,960 positions x 128 x 2 B
+ROTARY = 40_960 * 128 * 2
 
 
 def _req(tp: int) -> SizeRequest:
@@ -55,9 +57,9 @@ def test_bf16_router_whole_at_tp2() -> None:
 
 
 def test_engines_and_releases() -> None:
-    assert _weights("vllm", "0.12.0") == WHOLE
-    assert _weights("vllm", "0.8.5") == WHOLE
-    assert _weights("vllm", "0.8.4") == SPLIT  # before the oldest wheel read
+    assert _weights("vllm", "0.12.0") == WHOLE + ROTARY == 30_555_191_296
+    assert _weights("vllm", "0.8.5") == WHOLE + ROTARY
+    assert _weights("vllm", "0.8.4") == SPLIT + ROTARY  # before the oldest wheel read
     assert _weights("sglang", "0.5.21") == WHOLE + LOAD_EXTRA_TP == 30_848_792_576
     assert _weights("sglang", "0.5.20") == SPLIT + LOAD_EXTRA_TP == 30_836_209_664
     assert _weights("trtllm", "1.0.0") == SPLIT  # no release read: the even split
@@ -70,4 +72,5 @@ def test_explain_names_the_bf16_router() -> None:
     steps = json.loads(res.stdout)["results"][0]["steps"]
     weights = next(s for s in steps if s["label"] == "weights")
     assert weights["formula"] == ("30,532,122,624 params x 16 bits / 2 GPU(s), the MoE router "
-                                  "(12,582,912 params) in 16 bits on every GPU")
+                                  "(12,582,912 params) in 16 bits on every GPU"
+                                  + rotary_words("40,960 positions x 128 x 2 B"))

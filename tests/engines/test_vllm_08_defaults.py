@@ -73,22 +73,27 @@ def _steps(*args: str) -> dict[str, dict]:
 def test_log_282_by_hand() -> None:
     steps = _steps("--engine-version", "0.8.3")
     assert steps["requested memory"]["value"] == 22_847_717_376
-    assert steps["weights"]["value"] == 3_554_176_000
+    assert steps["weights"]["value"] == 3_587_730_432
     assert steps["activation peak"]["value"] == 1024 * 151_936 * 38 == 5_912_133_632
     assert steps["non-torch memory"]["value"] == 367_001_600
-    assert steps["KV cache memory"]["value"] == 13_014_406_144
-    assert steps["GPU KV cache size"]["value"] == 28_369 * 16 == 453_904
+    assert steps["KV cache memory"]["value"] == 12_980_851_712
+    # task h39rope: weights 3,554,176,000 + the rotary cos/sin cache 131,072 x 128 x 2 B =
+    # 3,587,730,432; KV 13,014,406,144 - 33,554,432 = 12,980,851,712 over 458,752 B a block:
+    # 28,296 blocks (28,369 before)
+    assert steps["GPU KV cache size"]["value"] == 28_296 * 16 == 452_736
 
 
 def test_flashinfer_and_084_bound_it() -> None:
     # FlashInfer's path (below 0.2.3 in 0.8.x): 1,024 x 151,936 x 16 B = 2,489,319,424 B, pool
     # 22,847,717,376 - 3,554,176,000 - 2,489,319,424 - 367,001,600 = 16,437,220,352 B ->
-    # 35,830 blocks = 573,280 tokens
+    # 35,830 blocks = 573,280 tokens; less the rotary cos/sin cache's 33,554,432 B (task h39rope):
+    # 16,403,665,920 B -> 35,757 blocks = 572,112 tokens
     fi = _steps("--engine-version", "0.8.3", "--topk-topp-sampler", "flashinfer")
     assert fi["activation peak"]["value"] == 2_489_319_424
-    assert fi["GPU KV cache size"]["value"] == 573_280
+    assert fi["GPU KV cache size"]["value"] == 572_112
     # 0.8.4 on a GPU not named H100/H200: 256 rows, 256 x 151,936 x 38 B = 1,478,033,408 B,
-    # pool 17,448,506,368 B -> 38,034 blocks = 608,544 tokens
+    # pool 17,448,506,368 B -> 38,034 blocks = 608,544 tokens; less the rotary cache:
+    # 17,414,951,936 B -> 37,961 blocks = 607,376 tokens
     v084 = _steps("--engine-version", "0.8.4")
     assert v084["activation peak"]["value"] == 1_478_033_408
-    assert v084["GPU KV cache size"]["value"] == 608_544
+    assert v084["GPU KV cache size"]["value"] == 607_376

@@ -43,6 +43,8 @@ def test_log_272s_lines_bound_the_l40s_below_the_catalog() -> None:
 
 
 def test_log_272s_pool_with_the_admitted_total() -> None:
+    # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
+    # leaves the pool; recomputed: 71,680 -> 71,568
     """0.9 x 47,712,167,159 B = 42,940,950,443 B requested, less the weights 36,353,101,824
     (72,706,203,648 params x 2 B / 4), the sampler's 622,854,144 (256 x 152,064 x 16 B) and the
     in-window TP term 92,667,904 = 5,872,326,571 B; over 1,310,720 B a block (80 layers x 16 x
@@ -52,7 +54,7 @@ def test_log_272s_pool_with_the_admitted_total() -> None:
 
     (report,) = calibrate_files([LOG_272])
     shapes = {c.quantity: c for c in report.checks if c.basis == "shapes"}
-    assert shapes["KV tokens"].predicted == 71_680
+    assert shapes["KV tokens"].predicted == 71_568
     assert shapes["KV tokens"].logged == 67_024
 
 

@@ -65,13 +65,14 @@ def test_tp_from_065_books_v1s_tp_table() -> None:
 def test_log_300_settings_pool_grows_by_the_context() -> None:
     """Qwen2.5-0.5B in fp16 on a T4 at the defaults (log 300's settings), 0.6.6.post1 against
     0.6.4.post1. Requested: 15,642,329,088 B x 0.9 = 14,078,096,179 B (floor); weights
-    494,032,768 parameters x 2 B = 988,065,536 B; the activation term is the same in both.
-    The 0.6.6.post1 pool is 350 - 70 = 280 MiB = 293,601,280 B larger. A block is 16 tokens x
-    24 layers x 2 KV heads x 64 x K,V x 2 B = 196,608 B: with the 1,555,824,640 B activation,
-    0.6.4.post1 keeps 14,078,096,179 - 988,065,536 - 1,555,824,640 - 367,001,600 =
-    11,167,204,403 B = 56,799 blocks (remainder 66,611 B) = 908,784 tokens, and 0.6.6.post1
-    11,460,805,683 B = 58,292 blocks (293,601,280 = 1,493 blocks + 65,536 B; 66,611 + 65,536 <
-    196,608) = 932,672 tokens (the log: 58,059 blocks)."""
+    494,032,768 parameters x 2 B = 988,065,536 B + the rotary cos/sin cache (task h39rope:
+    32,768 positions x 64 x 2 B = 4,194,304 B) = 992,259,840 B; the activation term is the same
+    in both. The 0.6.6.post1 pool is 350 - 70 = 280 MiB = 293,601,280 B larger. A block is 16
+    tokens x 24 layers x 2 KV heads x 64 x K,V x 2 B = 196,608 B: with the 1,555,824,640 B
+    activation, 0.6.4.post1 keeps 14,078,096,179 - 992,259,840 - 1,555,824,640 - 367,001,600 =
+    11,163,010,099 B = 56,778 blocks (remainder 1,075 B) = 908,448 tokens, and 0.6.6.post1
+    11,456,611,379 B = 58,271 blocks (293,601,280 = 1,493 blocks + 65,536 B; 1,075 + 65,536 <
+    196,608) = 932,336 tokens (the log: 58,059 blocks)."""
     model, gpu = load_model("qwen2.5-0.5b"), load_hardware("t4")
     out = {v: run_engine(SizeRequest(model=model, gpu=gpu, context_tokens=32768,
                                      kv_dtype=DType.fp16, weight_dtype=DType.fp16),
@@ -79,9 +80,9 @@ def test_log_300_settings_pool_grows_by_the_context() -> None:
            for v in ("0.6.4.post1", "0.6.6.post1")}
     old, new = out["0.6.4.post1"], out["0.6.6.post1"]
     assert new.requested_bytes == old.requested_bytes == 14_078_096_179
-    assert new.weights_bytes == 988_065_536
+    assert new.weights_bytes == 992_259_840
     assert new.activation_bytes == old.activation_bytes == 1_555_824_640
     assert (old.non_torch_bytes, new.non_torch_bytes) == (367_001_600, 73_400_320)
-    assert (old.kv_cache_bytes, new.kv_cache_bytes) == (11_167_204_403, 11_460_805_683)
+    assert (old.kv_cache_bytes, new.kv_cache_bytes) == (11_163_010_099, 11_456_611_379)
     assert new.kv_cache_bytes - old.kv_cache_bytes == 293_601_280
-    assert (old.kv_cache_tokens, new.kv_cache_tokens) == (908_784, 932_672)
+    assert (old.kv_cache_tokens, new.kv_cache_tokens) == (908_448, 932_336)

@@ -85,9 +85,12 @@ def test_absorbed_matrices_of_deepseek_r1_at_tp_8() -> None:
 def test_the_weights_step_books_them() -> None:
     """0.7.3 books 84,306,226,880 B of checkpoint weights (671e9 x 1 B / 8 + the router) +
     808,034,304 B of MLA down-projections held whole (kvplan.engines.mla_replicated) +
-    4,798,297,088 = 89,912,558,272 B; 0.8.0 (V1) the first two alone."""
-    assert _run("0.7.3").weights_bytes == 84_306_226_880 + 808_034_304 + 4_798_297_088
-    assert _run("0.8.0").weights_bytes == 84_306_226_880 + 808_034_304
+    4,798,297,088 = 89,912,558,272 B; 0.8.0 (V1) the first two alone. Both + the rotary cos/sin
+    cache (task h39rope): DeepSeek YaRN 4,096 x 40 = 163,840 positions x qk_rope_head_dim 64 x
+    2 B = 20,971,520 B (0.7.3 rotary_embedding.py DeepseekScalingRotaryEmbedding, bf16)."""
+    rope = 163_840 * 64 * 2
+    assert _run("0.7.3").weights_bytes == 84_306_226_880 + 808_034_304 + 4_798_297_088 + rope
+    assert _run("0.8.0").weights_bytes == 84_306_226_880 + 808_034_304 + rope
 
 
 def test_log_286_breakdown_blocks() -> None:

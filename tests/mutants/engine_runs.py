@@ -31,3 +31,10 @@ def run(engine: Engine, model: str, gpu: str, ctx: int, version: str | None = No
                                        **settings))  # type: ignore[arg-type]
     assert verify_steps(r.steps) == []
     return r
+
+
+def rotary_words(what: str) -> str:
+    """The words vLLM's weights step adds for the rotary cos/sin cache (kvplan.engines.vllm_rotary,
+    task h39rope), e.g. rotary_words("8,192 positions x 128 x 2 B")."""
+    return (f" + the rotary cos/sin cache {what} (vLLM get_rope's buffer over the config's "
+            "positions, built while loading; one per rank)")

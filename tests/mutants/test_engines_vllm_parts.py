@@ -10,6 +10,7 @@ These close the mutants `benchmarks/mutation.py` found alive in kvplan/engines/v
 from __future__ import annotations
 
 import pytest
+from engine_runs import rotary_words
 
 from kvplan.capacity import SizeRequest
 from kvplan.engines import Engine, EngineSettings, run_engine
@@ -337,15 +338,19 @@ def test_weights_for_gpt_oss_mxfp4_by_kernel():
     # hidden 2,880 to 3,072 (x 256): (3 x 2,944 x 3,072 = 27,131,904 weights) x 136 / 256 bits
     # = 14,413,824 B an expert, x 24 layers x 32 experts = 11,069,816,832; the bf16 rest
     # (20,914,757,184 - 24 x 32 x 3 x 2,880 x 2,880 = 1,804,459,584 params) x 2 B =
-    # 3,608,919,168: 14,678,736,000.
+    # 3,608,919,168: 14,678,736,000; + the rotary cos/sin cache (task h39rope), YaRN 4,096 x 32 =
+    # 131,072 positions x head_dim 64 x 4 B (gpt_oss.py asks for float32) = 33,554,432:
+    # 14,712,290,432.
+    rope = rotary_words("YaRN 4,096 x 32 = 131,072 positions x 64 x 4 B")
     weights, how = weights_for(_req("gpt-oss-20b"), EngineSettings(engine=Engine.vllm))
-    assert (weights, how) == (14_678_736_000,
-                              "gpt-oss MXFP4 experts padded for the marlin kernel + bf16 rest")
+    assert (weights, how) == (14_712_290_432,
+                              "gpt-oss MXFP4 experts padded for the marlin kernel + bf16 rest" + rope)
     # on a B200 FlashInfer pads both to 3,072: 28,311,552 x 136 / 256 = 15,040,512 an expert:
-    # 768 x 15,040,512 + 3,608,919,168 = 15,160,032,384
+    # 768 x 15,040,512 + 3,608,919,168 = 15,160,032,384, + 33,554,432 = 15,193,586,816
     weights, how = weights_for(_req("gpt-oss-20b", "b200"), EngineSettings(engine=Engine.vllm))
     assert (weights, how) == (
-        15_160_032_384, "gpt-oss MXFP4 experts padded for the flashinfer-sm100 kernel + bf16 rest")
+        15_193_586_816,
+        "gpt-oss MXFP4 experts padded for the flashinfer-sm100 kernel + bf16 rest" + rope)
 
 
 def test_weights_for_measured_and_expert_parallel():
@@ -357,28 +362,31 @@ def test_weights_for_measured_and_expert_parallel():
     weights, how = weights_for(_req("qwen3-30b-a3b", ep=2), s)
     # the 16-bit router is whole on every GPU from vLLM 0.8.5 (task h38router): 48 x 128 x 2,048
     assert how == ("30,532,122,624 params x 16 bits / 1 GPU(s), the MoE router (12,582,912 params)"
-                   " in 16 bits on every GPU, experts / 2 (expert parallelism)")
+                   " in 16 bits on every GPU, experts / 2 (expert parallelism)"
+                   + rotary_words("40,960 positions x 128 x 2 B"))
     # expert params 48 x 128 x 3 x 2,048 x 768 = 28,991,029,248; half of them x 2 B saved:
-    # 30,532,122,624 x 2 - 28,991,029,248 = 32,073,216,000
-    assert weights == 32_073_216_000
+    # 30,532,122,624 x 2 - 28,991,029,248 = 32,073,216,000; + the rotary cos/sin cache (task
+    # h39rope) 40,960 x 128 x 2 B = 10,485,760: 32,083,701,760
+    assert weights == 32_083_701_760
     # ep equal to tp: no expert parallelism in the description
     assert weights_for(_req("qwen3-30b-a3b", tp=2, ep=2), s)[1] == (
         "30,532,122,624 params x 16 bits / 2 GPU(s), the MoE router (12,582,912 params) in 16 bits"
-        " on every GPU")
+        " on every GPU" + rotary_words("40,960 positions x 128 x 2 B"))
 
 
 def test_cpu_offload_never_below_zero():
     s = EngineSettings(engine=Engine.vllm, cpu_offload_bytes=100 * GIB)
     weights, how = weights_for(_req(), s)
     assert weights == 0
-    assert how == ("8,030,261,248 params x 16 bits / 1 GPU(s) - 100.00 GiB offloaded to the CPU "
-                   "(--cpu-offload-gb)")
+    assert how == ("8,030,261,248 params x 16 bits / 1 GPU(s)" + rotary_words(
+        "8,192 positions x 128 x 2 B") + " - 100.00 GiB offloaded to the CPU (--cpu-offload-gb)")
 
 
 def test_draft_weights_split_over_tp():
-    # 1,000,000,001 params x 2 B / 2 ranks, rounded up: 1,000,000,001
+    # 1,000,000,001 params x 2 B / 2 ranks, rounded up: 1,000,000,001; + the rotary cos/sin cache
+    # (task h39rope) 8,192 x 128 x 2 B = 2,097,152 B, whole on each rank
     s = EngineSettings(engine=Engine.vllm, draft_params=1_000_000_001)
-    assert weights_for(_req(tp=2), s)[0] == 8_030_261_248 + 1_000_000_001
+    assert weights_for(_req(tp=2), s)[0] == 8_030_261_248 + 1_000_000_001 + 2_097_152
 
 
 def test_flag_notes():

@@ -170,16 +170,17 @@ def test_the_start_check_sizes_one_sequence_alone_with_one_token_blocks():
 
 
 def test_the_start_check_goes_through_the_engine():
-    # Llama-3.1-8B at 30,720 tokens (131,072 B each: 3.75 GiB a sequence) on an A10G: vLLM's
-    # pool (3.90 GiB with the default 0.33's 14 B warm-up sampler) holds one, the plain
-    # arithmetic's (2 GiB reserve) none; with a 4,096-token mean the start check is a second
-    # sizing, through the same engine
+    # Llama-3.1-8B at 30,464 tokens (131,072 B each: 3,992,977,408 B, 1,904 blocks a sequence) on
+    # an A10G: vLLM's pool (4,007,592,140 B, 1,910 blocks, with the default 0.33's 14 B warm-up
+    # sampler and, since task h39rope, the 32 MiB rotary cos/sin cache with the weights; 30,720
+    # tokens no longer fit) holds one, the plain arithmetic's (2 GiB reserve) none; with a
+    # 4,096-token mean the start check is a second sizing, through the same engine
     model, gpu = load_model("llama-3.1-8b"), load_hardware("a10g")
-    r = req(model=model, gpu=gpu, context_tokens=30720, avg_context_tokens=4096)
+    r = req(model=model, gpu=gpu, context_tokens=30464, avg_context_tokens=4096)
     vllm = evaluate(Setup(1, r, engine=EngineSettings(engine=Engine.vllm)), 1, None)
     plain = evaluate(Setup(1, r), 1, None)
     assert (vllm.would_start, plain.would_start) == (True, False)
-    assert vllm.max_sequence_bytes == plain.max_sequence_bytes == 30720 * 131_072
+    assert vllm.max_sequence_bytes == plain.max_sequence_bytes == 30464 * 131_072
 
 
 def test_start_is_judged_at_max_model_len_not_at_the_mean():
