@@ -330,6 +330,7 @@ ENGINE_TABLE_ROWS = [
     ("TRT-LLM", "MoE/MLA/multimodal", "fit", "trtllm", MOE), ("TRT-LLM", "MLA", "heldout-5", "trtllm", MOE),
     ("TRT-LLM", "multimodal", "heldout-7", "trtllm", MOE),
     ("TRT-LLM", "MLA", "heldout-24", "trtllm", MOE),
+    ("TRT-LLM", "MoE", "heldout-25", "trtllm", MOE),
 ]
 
 
@@ -457,15 +458,16 @@ def test_every_flag_is_in_the_docs(command: str) -> None:
     assert not missing, f"kvplan {command}: flags the docs do not name: {missing}"
 
 
-def test_readme_tensorrt_llm_moe_row_is_heldout_24_alone() -> None:
+def test_readme_tensorrt_llm_moe_row_is_heldout_24_and_25() -> None:
     """README's TensorRT-LLM MoE / MLA / multimodal row (checked in CALIBRATION_ROWS) credits its
-    runs to heldout-24 alone (121 and 142 moved to fit in h27nvfp4): true only while kvplan
+    runs to heldout-24 and heldout-25 (121 and 142 moved to fit in h27nvfp4): true only while kvplan
     calibrate finds no other held-out part for that engine and class."""
     _split("trtllm", MOE, "fit")
     held = sorted(r["part"] for r in _SPLIT if r["engine"] == "trtllm" and r["model_class"] == MOE
                   and r["part"].startswith("heldout"))
-    assert held == ["heldout-24", "heldout-all"]
-    assert "heldout-24's ten runs" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert held == ["heldout-24", "heldout-25", "heldout-all"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "heldout-24's ten runs" in readme and "heldout-25's three gpt-oss-120b" in readme
 
 
 @pytest.mark.parametrize("label, engine, klass", [row[:3] for row in CALIBRATION_ROWS])
