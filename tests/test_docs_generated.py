@@ -202,7 +202,7 @@ def _log_counts() -> dict[str, str]:
              13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
              17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
              21: "twenty-one", 22: "twenty-two", 23: "twenty-three",
-             24: "twenty-four"}
+             24: "twenty-four", 25: "twenty-five"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -231,7 +231,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 25)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 26)})
     return out
 
 
@@ -330,6 +330,7 @@ ENGINE_TABLE_ROWS = [
     ("TRT-LLM", "MoE/MLA/multimodal", "fit", "trtllm", MOE), ("TRT-LLM", "MLA", "heldout-5", "trtllm", MOE),
     ("TRT-LLM", "multimodal", "heldout-7", "trtllm", MOE),
     ("TRT-LLM", "MLA", "heldout-24", "trtllm", MOE),
+    ("TRT-LLM", "MoE", "heldout-25", "trtllm", MOE),
 ]
 
 
@@ -398,7 +399,8 @@ PROSE = [
      r"(?P<h13>\d+) in heldout-13, (?P<h14>\d+) in heldout-14, (?P<h15>\d+) in heldout-15, "
      r"(?P<h16>\d+) in heldout-16, (?P<h17>\d+) in heldout-17, (?P<h18>\d+) in heldout-18, "
      r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20, (?P<h21>\d+) in heldout-21, "
-     r"(?P<h22>\d+) in heldout-22, (?P<h23>\d+) in heldout-23 and (?P<h24>\d+) in heldout-24;",
+     r"(?P<h22>\d+) in heldout-22, (?P<h23>\d+) in heldout-23, (?P<h24>\d+) in heldout-24 and "
+     r"(?P<h25>\d+) in heldout-25;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
@@ -456,15 +458,16 @@ def test_every_flag_is_in_the_docs(command: str) -> None:
     assert not missing, f"kvplan {command}: flags the docs do not name: {missing}"
 
 
-def test_readme_tensorrt_llm_moe_row_is_heldout_24_alone() -> None:
+def test_readme_tensorrt_llm_moe_row_is_heldout_24_and_25() -> None:
     """README's TensorRT-LLM MoE / MLA / multimodal row (checked in CALIBRATION_ROWS) credits its
-    runs to heldout-24 alone (121 and 142 moved to fit in h27nvfp4): true only while kvplan
+    runs to heldout-24 and heldout-25 (121 and 142 moved to fit in h27nvfp4): true only while kvplan
     calibrate finds no other held-out part for that engine and class."""
     _split("trtllm", MOE, "fit")
     held = sorted(r["part"] for r in _SPLIT if r["engine"] == "trtllm" and r["model_class"] == MOE
                   and r["part"].startswith("heldout"))
-    assert held == ["heldout-24", "heldout-all"]
-    assert "heldout-24's ten runs" in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert held == ["heldout-24", "heldout-25", "heldout-all"]
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert "heldout-24's ten runs" in readme and "heldout-25's three gpt-oss-120b" in readme
 
 
 @pytest.mark.parametrize("label, engine, klass", [row[:3] for row in CALIBRATION_ROWS])

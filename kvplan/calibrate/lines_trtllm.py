@@ -88,9 +88,11 @@ def _t_peak_v2(r: Run, m: re.Match[str], n: int, t: str) -> None:
 # and 900796" warning, and the pool is that rounded up to whole blocks, "Allocated 109.96 GiB for
 # max tokens in paged KV cache (900800)" = 28,150 x 32). Only the reflowed line (the key at the
 # start of the line) is read, so a one-line dump that also prints the pool keeps its Allocated
-# count; the tokens read are max_tokens, up to tokens_per_block - 1 below the pool's.
+# count; the tokens read are max_tokens, up to tokens_per_block - 1 below the pool's. 1.3.0rc10's
+# KvCacheConfig prints two keys after tokens_per_block (use_kv_cache_manager_v2, max_util_for_resume:
+# logs 320-322), so the count may end at a comma as well as at the closing parenthesis.
 @pattern("trtllm", r"^\s*kv_cache_config=KvCacheConfig\(.*?\bmax_tokens=(\d+),.*?"
-         r"\bfree_gpu_memory_fraction=([\d.]+),.*?\btokens_per_block=(\d+)\)")
+         r"\bfree_gpu_memory_fraction=([\d.]+),.*?\btokens_per_block=(\d+)[,)]")
 def _t_reflowed_kv_config(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("tokens", _f(m[1]), n, t)
     r.settings["free_gpu_memory_fraction"] = f"{_f(m[2]):.4g}"

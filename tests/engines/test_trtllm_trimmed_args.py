@@ -80,3 +80,34 @@ def test_the_committed_log_reads_its_max_tokens() -> None:
     run = parse_file(path).runs[0]
     assert run.values["tokens"] == 2_099_464
     assert run.settings["free_gpu_memory_fraction"] == "0.8"
+
+
+# results/b300_gptoss120b_fp4/b300_gptoss120b_fp4_mtp0_ep1_tp1_rc10/
+# server_fp4_throughput_chat_ep1_c1.trimmed.log at zufayu/ClaudeSkillsE2EPerf@f655ecbe
+# (log 321's source, TensorRT-LLM 1.3.0rc10), verbatim lines
+EXCERPT_1_3 = """[SERVER RUNTIME]
+  LLM Args:
+    model='/models/gpt-oss-120b'
+    tensor_parallel_size=1
+    kv_cache_config=KvCacheConfig(enable_block_reuse=False, max_tokens=4691006, \
+max_attention_window=None, sink_token_length=None, free_gpu_memory_fraction=0.8, host_cache_size=None, \
+onboard_blocks=True, cross_kv_cache_fraction=None, secondary_offload_min_priority=None, \
+event_buffer_max_size=0, attention_dp_events_gather_period_ms=5, enable_partial_reuse=True, \
+copy_on_partial_reuse=True, use_uvm=False, max_gpu_total_bytes=172929252556, dtype='fp8', \
+mamba_ssm_cache_dtype='auto', mamba_ssm_stochastic_rounding=False, mamba_ssm_philox_rounds=10, \
+tokens_per_block=32, use_kv_cache_manager_v2=False, max_util_for_resume=0.95)
+    max_batch_size=2048
+"""
+
+
+def test_the_1_3_kv_cache_config_with_keys_after_tokens_per_block_is_read() -> None:
+    """1.3.0rc10 prints use_kv_cache_manager_v2 and max_util_for_resume after tokens_per_block;
+    max_tokens 4,691,006 is still read: max_gpu_total_bytes 172,929,252,556 // 36,864 B a token
+    (36 layers x 8 kv heads x 64 x 2 x 1 B, fp8) = 4,691,006 (4,691,006 x 36,864 =
+    172,929,245,184, 7,372 B below it: less than one token)."""
+    assert 172_929_252_556 // 36_864 == 4_691_006
+    run = parse_text("# engine: trtllm\n" + EXCERPT_1_3, Path("x.log")).runs[0]
+    assert run.values == {"tokens": 4_691_006}
+    assert run.settings["free_gpu_memory_fraction"] == "0.8"
+    assert run.settings["page_size"] == "32"
+    assert run.lines["tokens"][0] == 6  # the kv_cache_config line (the header is line 1)
