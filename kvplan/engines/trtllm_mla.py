@@ -52,6 +52,7 @@ from dataclasses import dataclass
 
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.mla_replicated import attention_bits, projection_params
+from kvplan.units import ceil_div
 
 MODEL_TYPES = ("deepseek_v3",)
 # GPUs whose compute capability is 10.x (`is_sm_100f()` / `get_sm_version() == 100`)
@@ -119,3 +120,34 @@ def whole_rank_weights(req: SizeRequest, pytorch: bool) -> WholeRankWeights:
     return WholeRankWeights(embedding=embed - embed // tp, fused_a=fused_a - fused_a // tp,
                             k_b_proj_trans=k_copy * m.num_layers,
                             sm100_dequant=dequant * m.num_layers)
+
+
+# DeepGemmFusedMoE.get_workspace(m_max, 128) (_torch/modules/fused_moe/fused_moe_deepgemm.py,
+# code index id 1103741237): an fp8 workspace_0 of experts x m_max x fp8_dim, a bf16 workspace_1
+# of experts x m_max x max(2 x intermediate / TP, hidden) and an int32 workspace_sf of experts x
+# align(ceil(fp8_dim / 128), 4) / 4 x align(m_max, 4), fp8_dim = max(hidden, intermediate / TP),
+# m_max = align(tokens, 128); held in DeepGemmFusedMoE.buffers between forwards
+# (_torch/memory_buffer_utils.py Buffers.get_buffer, index id 935354619). Not booked: kvplan has
+# no MoE-backend setting; calibrate names it where a log states moe_config backend DEEPGEMM.
+DEEPGEMM_ROWS = 128
+
+
+def deepgemm_workspace_bytes(req: SizeRequest, tokens: int) -> int:
+    """The DeepGEMM MoE backend's workspace for one forward of `tokens` (0 for a dense model).
+
+    DeepSeek-R1 at TP 8, EP 1, 8,192 tokens: 256 experts x 8,192 x 7,168 = 15,032,385,536 B
+    (fp8) + 256 x 8,192 x max(2 x 2,048 / 8, 7,168) x 2 = 30,064,771,072 B (bf16) + 256 x
+    (56 / 4 = 14) x 8,192 x 4 = 117,440,512 B (int32 scales): 45,214,597,120 B (42.11 GiB).
+    """
+    moe = req.model.moe
+    if moe is None or not moe.moe_intermediate_size or tokens <= 0:
+        return 0
+    experts = moe.num_experts // (req.ep or 1)
+    inter = moe.moe_intermediate_size // req.tp
+    hidden = req.model.hidden_size
+    m_max = ceil_div(tokens, DEEPGEMM_ROWS) * DEEPGEMM_ROWS
+    fp8_dim = max(hidden, inter)
+    scale_k = ceil_div(ceil_div(fp8_dim, SCALE_BLOCK), 4) * 4
+    m_padded = ceil_div(m_max, 4) * 4
+    return (experts * m_max * fp8_dim + experts * m_max * max(2 * inter, hidden) * 2
+            + experts * (scale_k // 4) * m_padded * 4)

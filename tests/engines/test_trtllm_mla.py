@@ -86,3 +86,32 @@ def test_log_310_shapes_tokens() -> None:
     rep = calibrate_run(run, LOGS)
     tokens = [c for c in rep.checks if c.basis == "shapes" and c.quantity == "KV tokens"]
     assert len(tokens) == 1 and tokens[0].predicted == 2_308_064
+
+
+def test_deepgemm_workspace_by_hand() -> None:
+    """DeepGemmFusedMoE.get_workspace at 8,192 tokens (m_max 8,192), DeepSeek-R1 TP 8 EP 1:
+    fp8 256 x 8,192 x max(7,168, 2,048 / 8) = 15,032,385,536; bf16 256 x 8,192 x max(2 x 256,
+    7,168) x 2 = 30,064,771,072; int32 scales 256 x (align(56, 4) / 4 = 14) x 8,192 x 4 =
+    117,440,512: 45,214,597,120. At 100 tokens (m_max 128): 256 x 128 x 7,168 = 234,881,024 +
+    469,762,048 + 256 x 14 x 128 x 4 = 1,835,008: 706,478,080. EP 8 (32 experts a rank) at
+    8,192: 45,214,597,120 / 8 = 5,651,824,640. A dense model: 0."""
+    from kvplan.engines.trtllm_mla import deepgemm_workspace_bytes
+
+    assert deepgemm_workspace_bytes(_req(), 8192) == 45_214_597_120
+    assert deepgemm_workspace_bytes(_req(), 100) == 706_478_080
+    assert deepgemm_workspace_bytes(replace(_req(), ep=8), 8192) == 5_651_824_640
+    assert deepgemm_workspace_bytes(_req("llama-3.1-8b"), 8192) == 0
+
+
+def test_calibrate_names_the_deepgemm_backend_on_log_315_only() -> None:
+    """Log 315's LLM Args dump states moe_config backend DEEPGEMM (max_num_tokens 8,192): the
+    note gives 45,214,597,120 B, not booked, and its prediction is the TRTLLM-backend one's
+    (2,019,584 tokens at fraction 0.7, as 312). Log 310 (backend TRTLLM) gets no such note."""
+    run = parse_file(next(LOGS.glob("315-*.log"))).runs[0]
+    assert run.settings["moe_backend"] == "DEEPGEMM"
+    rep = calibrate_run(run, LOGS)
+    assert any("MoE backend DEEPGEMM" in n and "45,214,597,120 B" in n for n in rep.notes)
+    tokens = [c for c in rep.checks if c.basis == "shapes" and c.quantity == "KV tokens"]
+    assert tokens[0].predicted == 2_019_584
+    other = calibrate_run(parse_file(next(LOGS.glob("310-*.log"))).runs[0], LOGS)
+    assert not any("MoE backend" in n for n in other.notes)
