@@ -43,6 +43,8 @@ from kvplan.calibrate.resolve import (
 )
 from kvplan.engines import Engine, EngineSettings, Measured, parse_engine, run_engine
 from kvplan.engines import sglang as sglang_profile
+from kvplan.engines.trtllm import DEFAULT_MAX_NUM_TOKENS
+from kvplan.engines.trtllm_mla import deepgemm_workspace_bytes
 from kvplan.errors import InputError
 from kvplan.units import GIB
 
@@ -110,6 +112,7 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     printed = printed_terms_note(run) if engine is Engine.trtllm else None
     if printed:
         rep.notes.append(printed)
+    moe_backend = run.settings.get("moe_backend") if engine is Engine.trtllm else None
     rep.model = model.name if model else None
     rep.dense = (model.moe is None) if model else None
     if model is None:
@@ -165,6 +168,12 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
                      f"{res.kv_cache_tokens_low:,}-{res.kv_cache_tokens_high:,}"
                      + (f"; tp transport {settings.tp_transport} ({vllm_transport(run)[1]})"
                         if settings.tp_transport else ""))
+    if moe_backend == "DEEPGEMM":
+        tokens = settings.max_num_batched_tokens or DEFAULT_MAX_NUM_TOKENS
+        ws = deepgemm_workspace_bytes(req, tokens)
+        rep.notes.append(f"MoE backend DEEPGEMM (logged): its workspace at {tokens:,} tokens, "
+                         f"{ws:,} B ({ws / GIB:.2f} GiB) a GPU, is not booked (kvplan has no "
+                         "MoE-backend setting; kvplan.engines.trtllm_mla)")
     return rep
 
 

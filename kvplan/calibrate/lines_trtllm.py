@@ -99,6 +99,13 @@ def _t_reflowed_kv_config(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.settings["page_size"] = m[3]
 
 
+# The reflowed LLM Args dump's MoeConfig (1.x): the MoE backend, reported in calibrate's notes where
+# kvplan books nothing for it (kvplan.engines.trtllm_mla.deepgemm_workspace_bytes, task h39trt12).
+@pattern("trtllm", r"^\s*moe_config=MoeConfig\(backend='(\w+)'")
+def _t_moe_backend(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    r.settings["moe_backend"] = m[1]
+
+
 @pattern("trtllm", r"Reserving \S+ GiB for the multimodal encoder cache .*? " + NUM + r"\s*$")
 def _t_mm_reserve(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("mm_encoder_cache_gib", _f(m[1]), n, t)

@@ -22,9 +22,9 @@ for 61 layers, under 0.001 GiB; not booked. The MoE router, also replicated, is 
 `weights_bytes` below 16 bits (kvplan.engines.common router_whole), and in 16 bits from vLLM
 0.8.5 (vllm_flags.ROUTER_WHOLE_16_FROM, task h38router; DeepSeek-V2-Lite: 26 x 2,048 x 64 x 2 B =
 6,815,744 B whole, half of it booked at TP 2 before). SGLang books the same projections and its
-router in kvplan.engines.sglang `replicated_bytes`. TensorRT-LLM's `fused_a` looks whole too (a
-`Linear` with no mapping in _torch/modules/attention.py as stored at NVIDIA/TensorRT-LLM@00547a25)
-but no release was read: not booked there.
+router in kvplan.engines.sglang `replicated_bytes`. TensorRT-LLM's PyTorch-backend DeepseekV3 holds its
+`fused_a` whole too, booked with the embedding and the k_b_proj copies in
+kvplan.engines.trtllm_mla (task h39trt12).
 """
 
 from __future__ import annotations

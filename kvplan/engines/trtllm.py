@@ -76,6 +76,7 @@ from kvplan.engines.interface import (
     parse_version,
 )
 from kvplan.engines.trtllm_buffers import executor_buffers
+from kvplan.engines.trtllm_mla import whole_rank_weights
 from kvplan.engines.trtllm_pytorch import (
     NON_TORCH_PYTORCH,
     NON_TORCH_PYTORCH_WHAT,
@@ -185,6 +186,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     tpb = s.page_size_tokens or tokens_per_block(ver)
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
+    whole = whole_rank_weights(req, pytorch) if m.weights_bytes is None else None
+    if whole is not None and whole.total:
+        weights += whole.total
     batched, batched_how = engine_max_num_tokens(ver, pytorch, s.max_num_batched_tokens,
                                                  s.max_batch_size, req.context_tokens)
     st = Steps()
@@ -198,7 +202,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         nt = Interval.exact(memory - weights - m.free_after_load_bytes)
     else:
         st.given("weights", weights, "bytes",
-                 "measured (log)" if m.weights_bytes is not None else weights_how(req))
+                 "measured (log)" if m.weights_bytes is not None else weights_how(req)
+                 + (f"; + {whole.how()}" if whole is not None and whole.total else ""))
         if batched_how is not None and m.activation_bytes is None and \
                 s.trt_activation_bytes is None:
             tokens_rule = True
