@@ -33,7 +33,7 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
     e = dep.engine
     update: dict[str, object] = {}
     if e.trtllm_config is not None and e.name == "trtllm":
-        from kvplan.engines.trtllm_config import file_name, read_limits
+        from kvplan.engines.trtllm_config import file_name, read_limits, read_unread_note
 
         path = _path(e.trtllm_config, base_dir)
         try:
@@ -50,6 +50,10 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
             update[field] = value
             notes.append(f"engine.{field} {value} from {path.name} "
                          f"({file_name(field, engine_file)})")
+        if limits:
+            other = read_unread_note(path)
+            if other:
+                notes.append(other)
         update["trtllm_config"] = str(path.resolve())
     if e.speculative_model is not None and e.name == "vllm":
         ref = e.speculative_model

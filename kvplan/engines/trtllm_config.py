@@ -14,7 +14,11 @@ max_num_tokens -> max_num_batched_tokens, max_seq_len -> max_model_len, tokens_p
 block_size, free_gpu_memory_fraction -> gpu_memory_utilization, max_tokens ->
 max_tokens_in_paged_kv_cache). A key the file does not state stays as the record has it; a
 record that states the same setting with another value is refused (the two would disagree).
-Any other key is not a pool limit and is not read (`limits` lists what was).
+Any other key of the YAML is not read as a limit; `unread` names each one, so that callers say
+so instead of dropping it silently, with what it does to memory where TensorRT-LLM's source says
+(`MOVES_MEMORY`: the MoE backend's workspaces, the cache dtype, speculative decoding, CUDA-graph
+pools, attention data parallelism). A built engine's config.json holds many build keys besides
+the limits (the model's own configuration): those are not listed.
 """
 
 from __future__ import annotations
@@ -39,6 +43,55 @@ _ENGINE_KEYS = (
     (("build_config", "max_seq_len"), "max_model_len", "int"),
     (("build_config", "plugin_config", "tokens_per_block"), "block_size", "int"),
 )
+
+
+# YAML keys kvplan does not read that change what the engine allocates, and how (docs/engines.md,
+# "TensorRT-LLM"): a note names each one a file states.
+MOVES_MEMORY = {
+    "moe_config": "the MoE backend's workspaces (DEEPGEMM keeps 42.11 GiB a GPU for DeepSeek-R1 "
+                  "at 8,192 tokens, DeepGemmFusedMoE.get_workspace; the pool is sized without "
+                  "them)",
+    "kv_cache_config.dtype": "the KV cache dtype (state it as the record's kv dtype, --kv-dtype)",
+    "kv_cache_dtype": "the KV cache dtype (state it as the record's kv dtype, --kv-dtype)",
+    "speculative_config": "a draft model or MTP layers (not modelled for TensorRT-LLM)",
+    "cuda_graph_config": "CUDA-graph pools outside torch (inside the non-torch interval only)",
+    "use_cuda_graph": "CUDA-graph pools outside torch (inside the non-torch interval only)",
+    "cuda_graph_batch_sizes": "CUDA-graph pools outside torch (inside the non-torch interval only)",
+    "enable_attention_dp": "attention data parallelism (not modelled)",
+    "tensor_parallel_size": "the parallel layout (not taken from this file: state it as --tp)",
+    "pipeline_parallel_size": "the parallel layout (not taken from this file: state it as --pp)",
+    "moe_expert_parallel_size": "the parallel layout (not taken from this file: state it as --ep)",
+    "backend": "the engine backend (state it as the record's TensorRT-LLM backend)",
+}
+
+
+def unread(data: Any) -> list[str]:
+    """The keys of an options YAML that are not limits kvplan reads, as dotted paths (the
+    kv_cache_config keys one by one; a mapping's value named where it is a scalar `backend`)."""
+    if not isinstance(data, dict) or "build_config" in data:
+        return []
+    read = {".".join(where) for where, _, _ in _YAML_KEYS}
+    out: list[str] = []
+    for key, value in data.items():
+        if key == "kv_cache_config" and isinstance(value, dict):
+            out += [f"kv_cache_config.{k}" for k in value if f"kv_cache_config.{k}" not in read]
+        elif str(key) not in read:
+            backend = value.get("backend") if isinstance(value, dict) else None
+            out.append(f"{key} (backend {backend})" if isinstance(backend, str) else str(key))
+    return out
+
+
+def unread_note(data: Any, name: str) -> str | None:
+    """One line naming the keys `unread` finds, those that move memory first, or None."""
+    keys = unread(data)
+    if not keys:
+        return None
+    moving = [k for k in keys if k.split(" ")[0] in MOVES_MEMORY]
+    rest = [k for k in keys if k not in moving]
+    parts = [f"{k}: {MOVES_MEMORY[k.split(' ')[0]]}" for k in moving]
+    if rest:
+        parts.append(f"{', '.join(rest)}: not read")
+    return f"{name}: keys not read by kvplan: " + "; ".join(parts)
 
 
 def _get(data: Any, path: tuple[str, ...]) -> Any:
@@ -69,6 +122,15 @@ def read_limits(path: Path) -> dict[str, int | float]:
         raise InputError(f"engine.trtllm_config: {path}: no such file")
     data = load_json(path) if path.suffix == ".json" else load_yaml(path)
     return limits_from(data, path.name)
+
+
+def read_unread_note(path: Path) -> str | None:
+    """`unread_note` of the file `read_limits` read (None for an engine's config.json)."""
+    from kvplan.inputs import load_yaml
+
+    if path.suffix == ".json" or not path.is_file():
+        return None
+    return unread_note(load_yaml(path), path.name)
 
 
 def limits_from(data: Any, name: str) -> dict[str, int | float]:

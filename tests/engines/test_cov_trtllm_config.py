@@ -67,3 +67,71 @@ def test_file_names_of_fields():
     assert file_name("block_size", True) == "build_config.plugin_config.tokens_per_block"
     assert file_name("gpu_memory_utilization", False) == "kv_cache_config.free_gpu_memory_fraction"
     assert file_name("gpu_memory_utilization", True) == "gpu_memory_utilization"  # not in it
+
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets" / "trtllm_configs"
+
+
+def test_public_option_files_name_every_key_not_read():
+    """Two of Dynamo's DeepSeek-R1 engine configs (tests/assets/trtllm_configs/SOURCES.md): the
+    limits are read, and every other key is named, those that move memory with how, never
+    dropped silently (the MTP layers, the fp8 cache dtype and attention DP are not modelled)."""
+    from kvplan.engines.trtllm_config import read_unread_note, unread
+
+    mtp = ASSETS / "dynamo-deepseek-r1-mtp_agg.yaml"
+    assert read_limits(mtp) == {"max_num_seqs": 256, "max_num_batched_tokens": 8448,
+                                "max_model_len": 8448, "gpu_memory_utilization": 0.3}
+    assert unread(limits_data(mtp)) == [
+        "backend", "tensor_parallel_size", "moe_expert_parallel_size", "enable_attention_dp",
+        "kv_cache_config.dtype", "speculative_config", "cuda_graph_config", "print_iter_log"]
+    note = read_unread_note(mtp)
+    assert note is not None and note.startswith("dynamo-deepseek-r1-mtp_agg.yaml: keys not read")
+    assert "speculative_config: a draft model or MTP layers" in note
+    assert "kv_cache_config.dtype: the KV cache dtype" in note
+    assert note.endswith("print_iter_log: not read")
+    wide = ASSETS / "dynamo-deepseek-r1-wide_ep_agg.yaml"
+    assert read_limits(wide)["max_num_batched_tokens"] == 256
+    keys = unread(limits_data(wide))
+    assert "moe_config (backend WideEP)" in keys and "kv_cache_dtype" in keys
+    assert "cuda_graph_padding_enabled" in keys
+
+
+def test_an_engine_config_json_lists_no_unread_keys(tmp_path: Path):
+    from kvplan.engines.trtllm_config import read_unread_note, unread
+
+    assert unread({"build_config": {"max_batch_size": 8}, "pretrained_config": {}}) == []
+    p = tmp_path / "config.json"
+    p.write_text('{"build_config": {"max_batch_size": 8}}')
+    assert read_unread_note(p) is None
+    only_limits = tmp_path / "o.yaml"
+    only_limits.write_text("max_batch_size: 8\nkv_cache_config:\n  max_tokens: 100\n")
+    assert read_unread_note(only_limits) is None
+
+
+def test_a_check_names_the_moe_backend_it_does_not_model(tmp_path: Path):
+    """A compose service running trtllm-serve with an options file beside it that picks the
+    DEEPGEMM MoE backend: the gate reads the file's fraction and says the backend's workspace is
+    not in the pool (was dropped silently)."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    (tmp_path / "extra.yaml").write_text(
+        "moe_config:\n  backend: DEEPGEMM\nkv_cache_config:\n  free_gpu_memory_fraction: 0.7\n")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  trt:\n    image: nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6.post3\n"
+        "    command: [\"trtllm-serve\", \"deepseek-ai/DeepSeek-R1\", \"--tp_size\", \"8\",\n"
+        "              \"--extra_llm_api_options\", \"extra.yaml\"]\n"
+        "    deploy:\n      resources:\n        reservations:\n"
+        "          devices: [{driver: nvidia, count: 8, capabilities: [gpu]}]\n")
+    res = CliRunner().invoke(app, ["check", str(tmp_path / "compose.yaml"), "--gpu", "b200"])
+    out = " ".join(res.output.split())
+    assert "limits read from extra.yaml" in out
+    assert "extra.yaml: keys not read by kvplan: moe_config (backend DEEPGEMM): the MoE " in out
+    assert "the pool is sized without them" in out
+
+
+def limits_data(path: Path) -> object:
+    from kvplan.inputs import load_yaml
+
+    return load_yaml(path)

@@ -111,7 +111,7 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     container). They override the command line's, as trtllm-serve applies the file over its
     flags. A file kvplan cannot see is noted, not read."""
     from kvplan.deploy import Problem
-    from kvplan.engines.trtllm_config import file_name, limits_from
+    from kvplan.engines.trtllm_config import file_name, limits_from, unread_note
     from kvplan.errors import InputError
 
     ref = found.values.pop("engine.trtllm_config", None)
@@ -147,6 +147,9 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
                          "(trtllm-serve applies the options file over its flags)")
         found.put(path, value, line, f"{name} {where}: {key}")
     notes.append(f"{name} {ref}: limits read from {where}")
+    other = unread_note(data, where)
+    if other:
+        notes.append(other)
 
 
 def _options_text(ref: str, manifest: Path | None) -> tuple[Path | str | None, str]:
