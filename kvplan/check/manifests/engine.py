@@ -105,7 +105,14 @@ NOT_MODELLED: dict[str, dict[str, str]] = {"sglang": {
         "SGLang then tests GPU peer access instead of assuming it; where peers cannot reach "
         f"one another it skips the {_CA}, the only memory this moves (not modelled, as "
         "--disable-custom-all-reduce)"),
-}}
+    "--config": (
+        "SGLang reads more server arguments from this YAML file; kvplan does not read it, so an "
+        "argument set only there (mem-fraction-static, context-length, max-running-requests ...) "
+        "is not checked: give the pool's arguments as flags"),
+}, "vllm": {"--config": (
+        "vLLM reads more options from this YAML file (its keys are the long option names); kvplan "
+        "does not read it, so an option set only there (gpu-memory-utilization, max-model-len, "
+        "max-num-seqs, kv-cache-dtype ...) is not checked: give the pool's options as flags")}}
 # SGLang's own defaults that differ from kvplan/v1's (vLLM-named) defaults.
 DEFAULTS = {"sglang": {"engine.block_size": 1, "engine.enable_prefix_caching": True}}
 # what the flag is called in a fix, per engine
