@@ -15,6 +15,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import Engine, EngineSettings
 from kvplan.engines import vllm as vllm_profile
 from kvplan.engines.interface import parse_version
+from kvplan.engines.vllm_series import BOTH_ENGINES, forces_v0
 from kvplan.engines.vllm_total_bound import within_bounds
 from kvplan.errors import InputError
 from kvplan.specs import load_hardware, load_model
@@ -105,9 +106,8 @@ def _stand_in_gpu(run: Run | None = None) -> HardwareSpec:
         source="start-up log (calibration only)")
 
 
-# vLLM releases in which both engines shipped (V1 the default from 0.8, vllm/envs.py VLLM_USE_V1
-# "1"; V0 removed in 0.11) and the first kvplan models as V1 (vllm_series.V1_FROM).
-BOTH_ENGINES = ((0, 8), (0, 11))
+# The first release kvplan models as V1 (vllm_series.V1_FROM; both engines shipped in
+# vllm_series.BOTH_ENGINES).
 V1_FIRST_MODELLED = "0.8.0"
 
 
@@ -125,7 +125,7 @@ def infer_vllm_version(run: Run) -> tuple[str, str]:
     ver = parse_version(run.version) if run.version else None
     if ver is not None and ver >= (0, 2):
         stated = str(run.version)
-        forced_v0 = stated.lower().endswith(("-v0", ":v0", "+v0"))
+        forced_v0 = forces_v0(stated)
         if mark == "V0" and not forced_v0 and BOTH_ENGINES[0] <= ver < BOTH_ENGINES[1]:
             return stated + "-v0", f"stated; V0 engine by the log's {why}"
         if mark == "V1" and not forced_v0 and ver < BOTH_ENGINES[0]:

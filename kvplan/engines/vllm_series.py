@@ -79,6 +79,16 @@ NEWEST_KNOWN = (0, 33, 0)
 DEFAULT_VERSION = "0.33.0"
 UNREAD = ((0, 32),)  # releases between known series whose source was not read
 V1_FROM = (0, 8)
+# vLLM releases in which both engines shipped (V1 the default from 0.8, vllm/envs.py VLLM_USE_V1
+# "1"; V0 removed in 0.11): a version suffix below selects V0 there.
+BOTH_ENGINES = (V1_FROM, (0, 11))
+V0_SUFFIXES = ("-v0", ":v0", "+v0")
+
+
+def forces_v0(version: str) -> bool:
+    """Whether a version string asks for the V0 engine ('0.8.5-v0')."""
+    return version.lower().endswith(V0_SUFFIXES)
+
 GRAPH_SUBTRACTED_FROM = (0, 21)
 MRV2_DENSE_FROM = (0, 25)  # Model Runner V2 default for dense models (0.25.0 config/vllm.py)
 # The MoE architectures Model Runner V2 runs by default before it runs them all: 0.25.0's and
@@ -193,7 +203,7 @@ def flavour(version: str | None) -> Flavour:
     A suffix '-v0' (e.g. '0.8.5-v0') selects the V0 engine in versions that still had it.
     """
     text = version or DEFAULT_VERSION
-    forced_v0 = text.lower().endswith(("-v0", ":v0", "+v0"))
+    forced_v0 = forces_v0(text)
     ver = parse_version(text) or ()
     note = None
     if ver[:2] > NEWEST_KNOWN[:2]:

@@ -1,8 +1,8 @@
 """VLLM_USE_V1=0 in a container's environment: the V0 engine, in the releases that shipped both.
 
 vllm/envs.py reads `"VLLM_USE_V1": bool(int(os.getenv("VLLM_USE_V1", "1")))` from 0.8 (V1 the
-default), and V0 was removed in 0.11 (kvplan.calibrate.resolve BOTH_ENGINES, where the same
-releases are read for start-up logs). The vLLM profile takes the V0 engine from a version
+default), and V0 was removed in 0.11 (kvplan.engines.vllm_series BOTH_ENGINES, the releases
+calibrate also reads start-up logs by). The vLLM profile takes the V0 engine from a version
 suffix `-v0` (kvplan.engines.vllm_series.flavour), so 0 there turns `0.8.5` into `0.8.5-v0`.
 """
 
@@ -15,8 +15,8 @@ ENV = "VLLM_USE_V1"
 
 def read_v0(found: Any, env: dict[str, str], notes: list[str]) -> None:
     """Set the V0 engine when the container asks for it in a release that has it."""
-    from kvplan.calibrate.resolve import BOTH_ENGINES
     from kvplan.engines.interface import parse_version
+    from kvplan.engines.vllm_series import BOTH_ENGINES, forces_v0
     from kvplan.errors import InputError
 
     raw = env.get(ENV)
@@ -40,7 +40,7 @@ def read_v0(found: Any, env: dict[str, str], notes: list[str]) -> None:
                      f"{gone}); the image names no release, so the default version's engine is "
                      "planned")
     elif BOTH_ENGINES[0] <= ver < BOTH_ENGINES[1]:
-        if not str(version).lower().endswith(("-v0", ":v0", "+v0")):
+        if not forces_v0(str(version)):
             found.values["engine.version"] = f"{version}-v0"
         notes.append(f"{ENV}=0: the V0 engine of vLLM {version} (vllm/envs.py)")
     elif ver >= BOTH_ENGINES[1]:
