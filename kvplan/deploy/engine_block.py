@@ -33,14 +33,14 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
     e = dep.engine
     update: dict[str, object] = {}
     if e.trtllm_config is not None and e.name == "trtllm":
-        from kvplan.engines.trtllm_config import file_name, read_limits, read_unread_note
+        from kvplan.engines.trtllm_config import file_name, read_options
 
         path = _path(e.trtllm_config, base_dir)
         try:
-            limits = read_limits(path)
+            limits, other = read_options(path)
         except InputError as err:  # its message already names the field
             fail("engine.trtllm_config", str(err).removeprefix("engine.trtllm_config: "))
-            limits = {}
+            limits, other = {}, None
         engine_file = path.suffix == ".json"
         for field, value in limits.items():
             stated = getattr(e, field) if field in e.model_fields_set else None
@@ -50,10 +50,8 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
             update[field] = value
             notes.append(f"engine.{field} {value} from {path.name} "
                          f"({file_name(field, engine_file)})")
-        if limits:
-            other = read_unread_note(path)
-            if other:
-                notes.append(other)
+        if other:
+            notes.append(other)
         update["trtllm_config"] = str(path.resolve())
     if e.speculative_model is not None and e.name == "vllm":
         ref = e.speculative_model

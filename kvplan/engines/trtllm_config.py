@@ -116,21 +116,18 @@ def _value(raw: Any, kind: str, where: str) -> int | float:
 
 def read_limits(path: Path) -> dict[str, int | float]:
     """kvplan/v1 engine field -> value, from a TensorRT-LLM YAML or engine config.json."""
+    return read_options(path)[0]
+
+
+def read_options(path: Path) -> tuple[dict[str, int | float], str | None]:
+    """The file's limits (`limits_from`) and the note naming the keys not read (`unread_note`;
+    None for an engine's config.json), from one read of the file."""
     from kvplan.inputs import load_json, load_yaml
 
     if not path.is_file():
         raise InputError(f"engine.trtllm_config: {path}: no such file")
     data = load_json(path) if path.suffix == ".json" else load_yaml(path)
-    return limits_from(data, path.name)
-
-
-def read_unread_note(path: Path) -> str | None:
-    """`unread_note` of the file `read_limits` read (None for an engine's config.json)."""
-    from kvplan.inputs import load_yaml
-
-    if path.suffix == ".json" or not path.is_file():
-        return None
-    return unread_note(load_yaml(path), path.name)
+    return limits_from(data, path.name), unread_note(data, path.name)
 
 
 def limits_from(data: Any, name: str) -> dict[str, int | float]:

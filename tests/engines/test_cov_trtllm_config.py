@@ -76,7 +76,7 @@ def test_public_option_files_name_every_key_not_read():
     """Two of Dynamo's DeepSeek-R1 engine configs (tests/assets/trtllm_configs/SOURCES.md): the
     limits are read, and every other key is named, those that move memory with how, never
     dropped silently (the MTP layers, the fp8 cache dtype and attention DP are not modelled)."""
-    from kvplan.engines.trtllm_config import read_unread_note, unread
+    from kvplan.engines.trtllm_config import read_options, unread
 
     mtp = ASSETS / "dynamo-deepseek-r1-mtp_agg.yaml"
     assert read_limits(mtp) == {"max_num_seqs": 256, "max_num_batched_tokens": 8448,
@@ -84,7 +84,7 @@ def test_public_option_files_name_every_key_not_read():
     assert unread(limits_data(mtp)) == [
         "backend", "tensor_parallel_size", "moe_expert_parallel_size", "enable_attention_dp",
         "kv_cache_config.dtype", "speculative_config", "cuda_graph_config", "print_iter_log"]
-    note = read_unread_note(mtp)
+    note = read_options(mtp)[1]
     assert note is not None and note.startswith("dynamo-deepseek-r1-mtp_agg.yaml: keys not read")
     assert "speculative_config: a draft model or MTP layers" in note
     assert "kv_cache_config.dtype: the KV cache dtype" in note
@@ -97,15 +97,15 @@ def test_public_option_files_name_every_key_not_read():
 
 
 def test_an_engine_config_json_lists_no_unread_keys(tmp_path: Path):
-    from kvplan.engines.trtllm_config import read_unread_note, unread
+    from kvplan.engines.trtllm_config import read_options, unread
 
     assert unread({"build_config": {"max_batch_size": 8}, "pretrained_config": {}}) == []
     p = tmp_path / "config.json"
     p.write_text('{"build_config": {"max_batch_size": 8}}')
-    assert read_unread_note(p) is None
+    assert read_options(p)[1] is None
     only_limits = tmp_path / "o.yaml"
     only_limits.write_text("max_batch_size: 8\nkv_cache_config:\n  max_tokens: 100\n")
-    assert read_unread_note(only_limits) is None
+    assert read_options(only_limits)[1] is None
 
 
 def test_a_check_names_the_moe_backend_it_does_not_model(tmp_path: Path):
