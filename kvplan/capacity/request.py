@@ -134,6 +134,9 @@ def assumptions(req: SizeRequest) -> tuple[str, ...]:
         notes[1] = (f"weights in {req.effective_weight_dtype.value} but the routed experts in "
                     f"{quant.weight_dtype.value}, one {quant.scale_dtype.value} scale per "
                     f"{quant.group_size}, split over {req.gpus_per_replica} GPU(s)")
+    if req.effective_weight_dtype is DType.fp32:  # Gemma-2-9B, Granite-3.1-8B publish float32
+        notes[1] += ("; engines serve a float32 checkpoint in 16 bits (vLLM and SGLang cast it "
+                     "to bf16/fp16): --weight-dtype bf16, or --engine, plans that")
     if req.kv_dtype is DType.int4:
         notes.append(f"int4 cache carries one fp16 scale per {req.kv_group_size} values")
     if req.allocation is Allocation.paged:

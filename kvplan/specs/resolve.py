@@ -98,7 +98,7 @@ def strip_hub_prefix(ref: str) -> str:
 def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True) -> Resolved:
     """Resolve a model reference. `base` is the folder relative paths are read from (a
     manifest's folder); raises InputError naming what to do when nothing matches."""
-    from kvplan.specs.loader import MODEL_DIR, _files, catalog, load_entry, load_model_file, suggest
+    from kvplan.specs.loader import MODEL_DIR, _files, load_model_file, suggest
 
     text = ref.strip()
     if not text:
@@ -115,20 +115,17 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
         spelled = rewrite(text)  # a hub cache folder names its repository
         match = catalog_match(spelled[0]) if spelled else None
         if spelled and match:
-            return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[match[0]]), match[1],
-                            f"not on this machine; {spelled[1]}")
+            return _catalog_entry(ref, spelled[0], *match, f"not on this machine; {spelled[1]}")
         if text.endswith((".yaml", ".yml", ".json")) or text.startswith(("/", "./", "../", "~")):
             raise InputError(f"{text}: no such file{_folder_hint(text)}")
     match = catalog_match(text)
     if match is not None:
-        stem, rule = match
-        return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[stem]), rule)
+        return _catalog_entry(ref, text, *match)
     spelled = rewrite(strip_hub_prefix(text))
     if spelled is not None:
         match = catalog_match(spelled[0])
         if match is not None:
-            return Resolved(ref, load_entry(ModelSpec, catalog(MODEL_DIR)[match[0]]), match[1],
-                            spelled[1])
+            return _catalog_entry(ref, spelled[0], *match, spelled[1])
         text = spelled[0]  # a hub id the catalog lacks: read from the hub as any other
     hub_id = strip_hub_prefix(text)
     if allow_hub and _is_hub_id(hub_id):
@@ -148,6 +145,26 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
         "`kvplan models` lists the catalog; pass a Hugging Face id (org/name), a spec file or a "
         "config.json"
     )
+
+
+def _catalog_entry(ref: str, key: str, stem: str, rule: str, detail: str = "") -> Resolved:
+    """The catalog spec `key` matched; for an alias published in another dtype than the spec
+    (its own config.json's torch_dtype, `ModelAlias.weight_dtype`), the spec with the alias's
+    weight dtype, said in the note (Gemma-2-9B is published in float32, its -it release in
+    bfloat16: 2 bytes a parameter, not 4)."""
+    from kvplan.specs.loader import MODEL_DIR, catalog, load_entry
+
+    spec = load_entry(ModelSpec, catalog(MODEL_DIR)[stem])
+    if rule == "alias":
+        wanted = strip_hub_prefix(key.strip()).lower().rstrip("/")
+        alias = next((a for a in spec.aliases if a.id.lower() == wanted), None)
+        if alias is not None and alias.weight_dtype not in (None, spec.weight_dtype):
+            how = (f"{alias.id} is published in {alias.weight_dtype.value} "
+                   f"(its config.json), {spec.name} in {spec.weight_dtype.value}: weights planned "
+                   f"in {alias.weight_dtype.value}")
+            spec = spec.model_copy(update={"weight_dtype": alias.weight_dtype})
+            detail = f"{detail}; {how}" if detail else how
+    return Resolved(ref, spec, rule, detail)
 
 
 # Suffixes that name a quantized copy of a checkpoint (its config.json is the base's plus a

@@ -176,14 +176,17 @@ class MoE(Plain):
 class ModelAlias(Plain):
     """Another published repository with the same architecture (an -Instruct, -chat, -it, base,
     `Meta-` spelling or fine-tune). Never guessed from a name pattern: `source` cites the
-    variant's own config.json, which must match the spec's shapes."""
+    variant's own config.json, which must match the spec's shapes. `weight_dtype`: the dtype the
+    variant is published in where it differs from the spec's (its config.json's torch_dtype);
+    resolving the alias plans its weights in it (kvplan.specs.resolve)."""
 
     _VALIDATORS = _V
-    _FIELDS = {"id": REQUIRED, "source": REQUIRED}
+    _FIELDS = {"id": REQUIRED, "source": REQUIRED, "weight_dtype": None}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         id: str
         source: str
+        weight_dtype: DType | None
 
 
 class ModelSpec(Plain):

@@ -153,6 +153,9 @@ class ModelAlias(Strict):
 
     id: str = Field(min_length=1, description="the variant's Hugging Face id, as users type it")
     source: str = Field(min_length=10, description="where the variant's config.json was read")
+    weight_dtype: DType | None = Field(
+        default=None, description="the dtype the variant is published in where it differs from "
+        "the spec's weight_dtype (its config.json's torch_dtype); unset: the spec's")
 
 
 class ModelSpec(Strict):

@@ -11,7 +11,7 @@ from pathlib import Path
 from kvplan.specs.hf_import import spec_from_config, spec_yaml
 from kvplan.specs.schema import ModelAlias
 from kvplan.units import DType
-from tests.catalog.catalog_sources import ALIASES, EXTRA_NOTES, NEW, OFFICIAL
+from tests.catalog.catalog_sources import ALIAS_DTYPES, ALIASES, EXTRA_NOTES, NEW, OFFICIAL
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "assets" / "hf_configs"
@@ -241,7 +241,8 @@ def main() -> None:
         notes = spec.notes
         if EXTRA.get(name):
             notes = f"{notes}; {EXTRA[name]}" if notes else EXTRA[name]
-        aliases = [ModelAlias(id=a, source=f"{how_read} (fixture tests/assets/hf_configs/aliases/{fix}.json)") for a, fix, how_read in ALIASES.get(name, [])]
+        aliases = [ModelAlias(id=a, source=f"{how_read} (fixture tests/assets/hf_configs/aliases/{fix}.json)",
+                              weight_dtype=ALIAS_DTYPES.get(a)) for a, fix, how_read in ALIASES.get(name, [])]
         spec = spec.model_copy(update={"source": source, "notes": notes, "aliases": aliases})
         (OUT / f"{name}.yaml").write_text(spec_yaml(spec))
     print(f"wrote {len(M)} specs to {OUT}")

@@ -273,6 +273,12 @@ EXTRA_NOTES = {
     "qwen3-235b-a22b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
 }
 
+# alias id -> the dtype it is published in, where its own config.json's torch_dtype differs from
+# the spec's (read in the fixture; an export's or fine-tune's re-saved torch_dtype is not the
+# release's and is not listed: SuperNova-Lite's fp16 is the AWQ export's, SmolLM2-135M-Instruct's
+# float32 the DPO fine-tune's, as their sources say)
+ALIAS_DTYPES = {"google/gemma-2-9b-it": "bf16"}
+
 # catalog name -> [(alias id, fixture under tests/assets/hf_configs/aliases/, where it was read
 # and how it differs)]. tests/catalog/test_aliases.py imports each fixture and compares shapes.
 ALIASES = {

@@ -11,7 +11,7 @@ from kvplan.specs import all_models, load_model
 from kvplan.specs.hf_import import import_model
 from kvplan.specs.resolve import resolve_model
 from kvplan.units import DType
-from tests.catalog.catalog_sources import ALIASES
+from tests.catalog.catalog_sources import ALIAS_DTYPES, ALIASES
 
 FIXTURES = Path(__file__).parents[1] / "assets" / "hf_configs" / "aliases"
 SHAPE = (
@@ -50,6 +50,51 @@ def test_alias_resolves_and_cites_its_fixture(name: str, alias: str, fixture: st
     assert f"tests/assets/hf_configs/aliases/{fixture}.json" in source
 
 
+@pytest.mark.parametrize(("name", "alias", "fixture"), PAIRS)
+def test_alias_weights_are_planned_in_the_dtype_it_is_published_in(name: str, alias: str,
+                                                                   fixture: str):
+    """An alias whose own config.json states another torch_dtype than the spec's carries it
+    (`ModelAlias.weight_dtype`) and resolving the alias plans the weights in it; every other
+    alias's fixture either agrees with the spec or its source says whose re-save the dtype is."""
+    spec = load_model(name)
+    entry = next(a for a in spec.aliases if a.id == alias)
+    published = import_model(str(FIXTURES / f"{fixture}.json")).weight_dtype
+    expected = DType(ALIAS_DTYPES[alias]) if alias in ALIAS_DTYPES else None
+    assert entry.weight_dtype == expected
+    resolved = resolve_model(alias, allow_hub=False)
+    assert resolved.spec.weight_dtype == (expected or spec.weight_dtype)
+    if expected is not None:
+        assert published == expected and expected != spec.weight_dtype
+        assert f"published in {expected.value}" in resolved.note
+    elif published != spec.weight_dtype:
+        assert "export's" in entry.source or "fine-tune's" in entry.source
+
+
+def test_gemma_2_9b_it_weights_in_bf16_from_the_cli():
+    """google/gemma-2-9b-it's config.json says bfloat16 (the base gemma-2-9b's float32): the
+    weights are 9,241,705,984 parameters x 2 B = 18,483,411,968 B (17.21 GiB), not the base's
+    x 4 B = 36,966,823,936 B; the base keeps float32 as published."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    runner = CliRunner()
+    it = runner.invoke(app, ["size", "google/gemma-2-9b-it", "--gpu", "h100", "--format", "json"])
+    base = runner.invoke(app, ["size", "gemma-2-9b", "--gpu", "h100", "--format", "json"])
+    assert it.exit_code == 0 and base.exit_code == 0, it.output + base.output
+
+    def weights(out: str) -> int:
+        data = json.loads(out[out.index("{"):out.rindex("}") + 1])
+        rows = data if isinstance(data, list) else data.get("results", [data])
+        return int(rows[0]["weights_bytes"])
+
+    assert weights(it.stdout) == 18_483_411_968
+    assert weights(base.stdout) == 36_966_823_936
+    assert "published in bf16" in it.stderr
+
+
 def test_every_shipped_alias_is_curated_and_every_fixture_used():
     specs, _ = all_models()
     shipped = {(s.name, a.id) for s in specs for a in s.aliases}
@@ -82,3 +127,19 @@ def test_a_different_position_limit_is_its_own_spec(variant: str, instruct: str)
     assert a.model_dump(include=set(same)) == b.model_dump(include=set(same))
     assert a.max_context_tokens != b.max_context_tokens
     assert a.hf_id not in [x.id for x in b.aliases]
+
+
+def test_a_float32_checkpoint_says_engines_serve_it_in_16_bits():
+    """The plain formula plans a float32-published model (gemma-2-9b) in float32, as published,
+    and says so with what engines do instead; a bf16 model's note has no such clause."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    runner = CliRunner()
+    base = runner.invoke(app, ["explain", "gemma-2-9b", "--gpu", "h100"])
+    it = runner.invoke(app, ["explain", "google/gemma-2-9b-it", "--gpu", "h100"])
+    assert base.exit_code == 0 and it.exit_code == 0
+    flat = " ".join(base.stdout.split())
+    assert "weights in fp32, split over 1 GPU(s); engines serve a float32 checkpoint in 16 bits" in flat
+    assert "float32 checkpoint" not in " ".join(it.stdout.split())
