@@ -215,7 +215,7 @@ def _nothing_read(path: Path) -> str:
     """Why a file given by name holds no deployment: a shell script or `docker run` line that
     starts a server is named as such (its command line is not read)."""
     from kvplan.check.manifests.workload import mentions_engine
-    from kvplan.errors import InputError
+    from kvplan.errors import InputError, KvplanError
     from kvplan.inputs.text import read_text
 
     try:
@@ -226,6 +226,17 @@ def _nothing_read(path: Path) -> str:
         return (f"this file starts {engine} from a shell command line, which kvplan does not "
                 "read: kvplan check reads Kubernetes manifests, Helm values, docker-compose and "
                 "kvplan/v1 YAML; put the command in one of those")
+    if path.suffix in YAML_SUFFIXES:
+        from kvplan.deploy.yamldoc import read_docs
+        from kvplan.plan.targets import missing_api_version
+
+        try:
+            docs = read_docs(path)
+        except KvplanError:  # a malformed file is reported where it is read
+            docs = []
+        if docs and isinstance(docs[0].data, dict) and missing_api_version(docs[0].data):
+            return ("no apiVersion: the first document has a kvplan/v1 deployment's model and "
+                    "sections but not its first line; add `apiVersion: kvplan/v1`")
     return "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this file"
 
 

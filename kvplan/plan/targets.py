@@ -21,6 +21,9 @@ if TYPE_CHECKING:
 COMMAND_LINE = "command line"
 # what a record built from flags alone starts from (the commands' long-standing defaults)
 FLAG_DEFAULTS: dict[str, Any] = {"hardware.gpu": "h100", "engine.kv_cache_dtype": "fp16"}
+# a kvplan/v1 deployment's sections besides `model`: a file with `model` and one of these but
+# no apiVersion is a deployment missing its first line, not a model spec
+_RECORD_SECTIONS = {"hardware", "parallel", "engine", "traffic", "requirement"}
 
 
 def is_deployment_target(target: str) -> bool:
@@ -45,7 +48,19 @@ def is_deployment_target(target: str) -> bool:
     # a kind-less manifest `kvplan check` reads (docker-compose, Helm values): the same record
     from kvplan.check.manifests import FORMATS
 
-    return any(f.detect is not None and f.detect(data) for f in FORMATS)
+    if any(f.detect is not None and f.detect(data) for f in FORMATS):
+        return True
+    return missing_api_version(data)
+
+
+def missing_api_version(data: dict[str, Any]) -> bool:
+    """A kvplan/v1 deployment without its apiVersion line: `model` and another of its sections,
+    and no manifest format `kvplan check` reads claims it."""
+    if "apiVersion" in data or "model" not in data or not _RECORD_SECTIONS & set(data):
+        return False
+    from kvplan.check.manifests import FORMATS
+
+    return not any(f.detect is not None and f.detect(data) for f in FORMATS)
 
 
 def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
@@ -61,7 +76,13 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
             source, base_dir = target, Path(target).parent
         if not docs or not isinstance(docs[0].data, dict):
             raise DeploymentError(source, [Problem("", "expected one kvplan/v1 document")])
-        if not str(docs[0].data.get("apiVersion", "")).startswith("kvplan"):
+        head = docs[0].data
+        if missing_api_version(head):
+            raise DeploymentError(source, [Problem("apiVersion", (
+                "missing: a kvplan/v1 deployment starts with `apiVersion: kvplan/v1` (this "
+                "file has its sections: " + ", ".join(sorted(_RECORD_SECTIONS & set(head)))
+                + "); add that line"), docs[0].start_line)])
+        if not str(head.get("apiVersion", "")).startswith("kvplan"):
             return _from_manifest(Path(target))
         if len(docs) > 1:  # never the first silently: each document is a deployment of its own
             raise DeploymentError(source, [Problem("", (
