@@ -227,3 +227,17 @@ def test_real_manifests_match_the_hand_verdicts() -> None:
     [o] = [o for o in report.outcomes if o.file.endswith("scilifelab-vllm-deployment/compose.yaml")]
     assert any("${VLLM_MODEL}" in p.message and "render first" in p.message
                for p in o.problems), o.problems
+
+
+@pytest.mark.parametrize(("image", "verdict"), [
+    ("lmsysorg/sglang:v0.5.5", "PASS"), ("lmsysorg/sglang:v0.5.23", "FAIL")])
+def test_sglang_options_renamed_by_a_letter_are_not_misspellings(tmp_path: Path, image: str,
+                                                                  verdict: str) -> None:
+    """--nsa-decode-backend is in sglang 0.5.5's srt/server_args.py (renamed --dsa-decode-backend
+    by the table's 0.5.23, one letter away): an option of the older release, read as the image's
+    release takes it, and refused only on a release that lacks it."""
+    path = manifest(tmp_path, "sg", image, ["python3", "-m", "sglang.launch_server"],
+                    ["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--nsa-decode-backend",
+                     "flashmla_kv", "--context-length", "8192"])
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == verdict, (o.reasons, o.notes)

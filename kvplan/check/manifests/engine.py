@@ -106,13 +106,16 @@ NOT_MODELLED: dict[str, dict[str, str]] = {"sglang": {
         f"one another it skips the {_CA}, the only memory this moves (not modelled, as "
         "--disable-custom-all-reduce)"),
     "--config": (
-        "SGLang reads more server arguments from this YAML file; kvplan does not read it, so an "
-        "argument set only there (mem-fraction-static, context-length, max-running-requests ...) "
-        "is not checked: give the pool's arguments as flags"),
+        "SGLang reads more server arguments from this YAML file; kvplan reads it only beside the "
+        "manifest or in a ConfigMap of it, and this one is neither, so an argument set only there "
+        "(mem-fraction-static, context-length, max-running-requests ...) is not checked: give "
+        "the pool's arguments as flags, or put the file beside the manifest"),
 }, "vllm": {"--config": (
         "vLLM reads more options from this YAML file (its keys are the long option names); kvplan "
-        "does not read it, so an option set only there (gpu-memory-utilization, max-model-len, "
-        "max-num-seqs, kv-cache-dtype ...) is not checked: give the pool's options as flags")}}
+        "reads it only beside the manifest or in a ConfigMap of it, and this one is neither, so an "
+        "option set only there (gpu-memory-utilization, max-model-len, max-num-seqs, "
+        "kv-cache-dtype ...) is not checked: give the pool's options as flags, or put the file "
+        "beside the manifest")}}
 # SGLang's own defaults that differ from kvplan/v1's (vLLM-named) defaults.
 DEFAULTS = {"sglang": {"engine.block_size": 1, "engine.enable_prefix_caching": True}}
 # what the flag is called in a fix, per engine
