@@ -241,3 +241,23 @@ def test_sglang_options_renamed_by_a_letter_are_not_misspellings(tmp_path: Path,
                      "flashmla_kv", "--context-length", "8192"])
     [o] = check_paths([str(path)]).outcomes
     assert o.verdict == verdict, (o.reasons, o.notes)
+
+
+@pytest.mark.parametrize(("image", "verdict"), [
+    ("vllm/vllm-openai:v0.8.5", "FAIL"), ("vllm/vllm-openai:v0.10.2", "PASS")])
+def test_the_api_server_before_0_10_2_wedges_the_file_after_the_first_word(
+        tmp_path: Path, image: str, verdict: str) -> None:
+    """`python -m vllm.entrypoints.openai.api_server --model X --config F`: vLLM 0.6.0-0.10.1
+    build `[args[0]] + config_args + ...`, so the file's `--max-model-len 4096` lands between
+    --model and its value and argparse stops; 0.10.2 puts the file first (and the file's
+    max-model-len 4096 is read)."""
+    (tmp_path / "config.yaml").write_text("max-model-len: 4096\n")
+    path = manifest(tmp_path, "srv", image,
+                    ["python3", "-m", "vllm.entrypoints.openai.api_server"],
+                    ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--config", "/c/config.yaml"])
+    [o] = check_paths([str(path)]).outcomes
+    assert o.verdict == verdict, (o.reasons, o.notes)
+    if verdict == "FAIL":
+        assert any("here between --model and its value" in r for r in o.reasons), o.reasons
+    else:
+        assert engine_of(path).deployment.engine.max_model_len == 4096

@@ -81,6 +81,23 @@ def _older(version: Any, since: str) -> bool:
     return have is not None and first is not None and have < first
 
 
+def _wedged(inv: Invocation, version: Any) -> str | None:
+    """The first word, when vLLM 0.6.0-0.10.1's API server entry point (`python -m
+    vllm.entrypoints.openai.api_server`, no sub command) would put the file's options between it
+    and its value: 0.10.1.1 vllm/utils/__init__.py still builds `[args[0]] + config_args +
+    args[1:index] + ...`; 0.10.2 (line 1993) puts them first when args[0] starts with '-'."""
+    from kvplan.check.argv import takes_no_value
+
+    if inv.engine != "vllm" or not inv.entry.startswith("python -m vllm.entrypoints") or \
+            version is None or not _older(version, "0.10.2") or not inv.words:
+        return None
+    first = inv.words[0].text
+    if first == "--config" or (first.startswith("-") and "=" not in first
+                                and not takes_no_value(first)):
+        return first
+    return None
+
+
 def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: list[Any],
                       refusals: list[Any], notes: list[str],
                       manifest: Path | None) -> dict[str, tuple[str, str]]:
@@ -103,6 +120,16 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
         refusals.append(Refusal("--config", f"the engine refuses it: {name} added --config in "
                                 f"{since} ({where_since}); {name} {version} stops on it as an "
                                 "unrecognized argument", line))
+        return {}
+    wedged = _wedged(inv, version)
+    if wedged:
+        refusals.append(Refusal("--config", f"the engine refuses it: vLLM {version}'s API server "
+                                "puts the file's options after the first command-line word "
+                                "(vllm/utils.py _pull_args_from_config: `[args[0]] + config_args + "
+                                "...`, until 0.10.2 handled an entry point without a sub "
+                                f"command), here between {wedged} and its value, so argparse "
+                                "stops; give a flag that takes no value first, or use vllm "
+                                "serve", line))
         return {}
     if any(w.text.startswith("--config=") for w in inv.words):
         parsed.options.pop("--config")
