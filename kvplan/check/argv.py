@@ -41,7 +41,13 @@ NO_VALUE = {
 # options of older releases that the newest table lacks, taken by their exact name so that
 # their value is read (kvplan.check.manifests.engine refuses them for a release that lacks them)
 OLD_OPTIONS = {
-    "sglang": {"--cuda-graph-max-bs"},  # split into --cuda-graph-max-bs-decode / -prefill
+    "sglang": {
+        "--cuda-graph-max-bs",  # split into --cuda-graph-max-bs-decode / -prefill
+        # renamed by a letter or two (so misspelling_of would take them for misspellings of
+        # today's names): --nsa-*-backend in sglang 0.5.5 and 0.5.8 srt/server_args.py (now
+        # --dsa-*-backend), --oltp-traces-endpoint in 0.5.3 (--otlp-traces-endpoint from 0.5.5)
+        "--nsa-decode-backend", "--nsa-prefill-backend", "--oltp-traces-endpoint",
+    },
 }
 
 
@@ -184,12 +190,15 @@ def _edits(a: str, b: str, most: int) -> int:
 def misspelling_of(engine: str, flag: str) -> str | None:
     """The engine option `flag` is one or two letters away from (`--gpu-memory-utilisation`):
     a misspelling no release accepts, whatever the image's version. Options removed across
-    releases differ from today's by whole words, never by a letter or two."""
+    releases differ from today's by whole words, never by a letter or two. A short name (under
+    8 characters with its dashes: `--confg`) counts at one letter only, and not below 6
+    (`--tp`): two letters turn short names into one another (`--port`, `--host`)."""
     table = TABLES[engine][0]
     name = "--" + flag.lstrip("-").replace("_", "-") if engine == "vllm" else flag
-    if len(name) < 8:  # short names are a letter or two from many others
+    most = 2 if len(name) >= 8 else 1 if len(name) >= 6 and name.startswith("--") else 0
+    if not most:
         return None
-    near = [f for f in table if _edits(name, f, 2) <= 2]
+    near = [f for f in table if _edits(name, f, most) <= most]
     return near[0] if len(near) == 1 else None
 
 

@@ -106,13 +106,16 @@ NOT_MODELLED: dict[str, dict[str, str]] = {"sglang": {
         f"one another it skips the {_CA}, the only memory this moves (not modelled, as "
         "--disable-custom-all-reduce)"),
     "--config": (
-        "SGLang reads more server arguments from this YAML file; kvplan does not read it, so an "
-        "argument set only there (mem-fraction-static, context-length, max-running-requests ...) "
-        "is not checked: give the pool's arguments as flags"),
+        "SGLang reads more server arguments from this YAML file; kvplan reads it only beside the "
+        "manifest or in a ConfigMap of it, and this one is neither, so an argument set only there "
+        "(mem-fraction-static, context-length, max-running-requests ...) is not checked: give "
+        "the pool's arguments as flags, or put the file beside the manifest"),
 }, "vllm": {"--config": (
         "vLLM reads more options from this YAML file (its keys are the long option names); kvplan "
-        "does not read it, so an option set only there (gpu-memory-utilization, max-model-len, "
-        "max-num-seqs, kv-cache-dtype ...) is not checked: give the pool's options as flags")}}
+        "reads it only beside the manifest or in a ConfigMap of it, and this one is neither, so an "
+        "option set only there (gpu-memory-utilization, max-model-len, max-num-seqs, "
+        "kv-cache-dtype ...) is not checked: give the pool's options as flags, or put the file "
+        "beside the manifest")}}
 # SGLang's own defaults that differ from kvplan/v1's (vLLM-named) defaults.
 DEFAULTS = {"sglang": {"engine.block_size": 1, "engine.enable_prefix_caching": True}}
 # what the flag is called in a fix, per engine
@@ -227,14 +230,18 @@ def read_options(
     name = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "trtllm-serve"}[inv.engine]
     older = _older_than_table(found.values.get("engine.version"), version)
     from kvplan.check.argv import misspelling_of
+    from kvplan.check.manifests.config_file import merge_config_file
 
+    origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest)
     for flag, line, hint in parsed.unknown:
-        text = f"{name} {version} has no option {flag}{hint}"
+        src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
+        text = f"{name} {version} has no option {flag}{src}{hint}"
         # an older or unnamed release may still have an option the table lacks, but not a
         # misspelling of one it has
         near = misspelling_of(inv.engine, flag) if older or release_unknown else None
         if near is not None and strict and not inv.dynamo:
-            refusals.append(Refusal(flag, f"the engine refuses it: {name} has no option {flag}; "
+            refusals.append(Refusal(flag, f"the engine refuses it: {name} has no option {flag}"
+                                    f"{src}; "
                                     f"did you mean {near}? (a letter or two from it: no release "
                                     "accepts that spelling)", line))
         elif older:
@@ -256,8 +263,9 @@ def read_options(
         else:
             refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
     for flag, line, candidates in parsed.ambiguous:
-        refusals.append(Refusal(flag, f"ambiguous option: could match {', '.join(candidates[:4])}",
-                                line))
+        src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
+        refusals.append(Refusal(flag, f"ambiguous option{src}: could match "
+                                f"{', '.join(candidates[:4])}", line))
     if parsed.positional:
         first = parsed.positional[0]
         found.put("model", first.text, first.line, "the served model")
@@ -278,14 +286,15 @@ def read_options(
                 notes.append(f"{flag}: {reason}")
             continue
         path, kind = entry
+        said = f"--config {origin[flag][1]}: {origin[flag][0]}" if flag in origin else flag
         if kind in ("true", "false"):
-            found.put(path, kind == "true", line, flag)
+            found.put(path, kind == "true", line, said)
             continue
         if raw is None:
-            problems.append(Problem(flag, "needs a value", line))
+            problems.append(Problem(said, "needs a value", line))
             continue
         try:
-            found.put(path, convert(kind, raw), line, flag)
+            found.put(path, convert(kind, raw), line, said)
         except ValueError:
             if kind == "mm" and inv.engine == "vllm" and vllm_rejects_mm(raw):
                 refusals.append(Refusal(flag, f"the engine refuses it: {raw!r} is neither a JSON "
@@ -295,7 +304,7 @@ def read_options(
                 continue
             what = {"mm": "a count or a JSON object of counts", "json": "a JSON object"}.get(
                 kind, "a number")
-            problems.append(Problem(flag, f"{raw!r} is not {what}", line))
+            problems.append(Problem(said, f"{raw!r} is not {what}", line))
     if mm:
         try:
             from kvplan.check.manifests.pool_flags import mm_items
