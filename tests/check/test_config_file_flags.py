@@ -261,3 +261,13 @@ def test_the_api_server_before_0_10_2_wedges_the_file_after_the_first_word(
         assert any("here between --model and its value" in r for r in o.reasons), o.reasons
     else:
         assert engine_of(path).deployment.engine.max_model_len == 4096
+
+
+def test_a_list_value_gives_every_item_as_the_engine_writes_it():
+    """vLLM's _pull_args_from_config (0.33.0 argparse_utils.py) writes a list as the option
+    followed by each item: `cuda-graph-sizes: [1, 2, 4]` is `--cuda-graph-sizes 1 2 4`, not the
+    first item alone."""
+    from kvplan.check.manifests.config_file import config_words
+
+    words = config_words("vllm", {"cuda-graph-sizes": [1, 2, 4], "max-num-seqs": 8}, frozenset())
+    assert [w for _, w in words] == ["--cuda-graph-sizes", "1", "2", "4", "--max-num-seqs", "8"]

@@ -57,8 +57,8 @@ def config_words(engine: str, data: dict[str, Any], table: frozenset[str],
             elif no_key and f"--no-{str(key).replace('_', '-')}" in table:
                 out.append((str(key), f"--no-{key}"))
         elif isinstance(value, list):
-            if value:  # kvplan reads one value of an option: the first item
-                out += [(str(key), flag), (str(key), _text(value[0]))]
+            if value:  # `--key item ...`, every item, as the engine writes it
+                out += [(str(key), flag)] + [(str(key), _text(v)) for v in value]
         elif isinstance(value, dict):
             out += [(str(key), flag), (str(key), json.dumps(value))]
         else:
