@@ -101,7 +101,7 @@ def _trtllm_file(dep: Deployment, path: Path, update: dict[str, object],
     refused = backend_refusal(path.name, settings, e.version,
                               update.get("trtllm_backend", e.trtllm_backend))
     if refused is not None:
-        fail("engine.kv_cache_dtype", refused)
+        fail("engine.trtllm_config", refused)
     return out + notes + ([other] if other else [])
 
 

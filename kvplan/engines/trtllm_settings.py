@@ -77,6 +77,10 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
     TensorRT-LLM refuses, raises InputError naming the file, the key and the value."""
     if not isinstance(data, dict) or "build_config" in data:
         return [], []
+    new, old = _get(data, ("kv_cache_config", "dtype")), data.get("kv_cache_dtype")
+    if new is not None and old is not None and new != old:
+        raise InputError(f"{name}: kv_cache_config.dtype {new} and kv_cache_dtype {old} "
+                         "disagree; state one")
     out: list[Setting] = []
     notes: list[str] = []
     for where, path, kind in SETTING_KEYS:
@@ -104,10 +108,7 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
         if key == "kv_cache_dtype":
             notes.append(f"{name}: kv_cache_dtype: {TOP_LEVEL_NOTE}")
     both = [s for s in out if s.path == "engine.kv_cache_dtype"]
-    if len(both) == 2 and both[0].value != both[1].value:
-        raise InputError(f"{name}: kv_cache_config.dtype {both[0].value} and kv_cache_dtype "
-                         f"{both[1].value} disagree; state one")
-    if len(both) == 2:
+    if len(both) == 2:  # the same value twice (they disagree above): applied once
         out.remove(both[1])
     if both and _get(data, ("backend",)) == "tensorrt":
         raise InputError(tensorrt_refusal(name, both[0].key, str(both[0].value)))

@@ -157,6 +157,9 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     if refused is not None:
         problems.append(Problem(name, refused, line))
     notes.append(f"{name} {ref}: limits read from {where}")
+    if settings:
+        notes.append(f"{where}: applied " + ", ".join(
+            f"{s.path} {s.value} ({s.key})" for s in settings))
     notes += auto
     other = unread_note(data, where)
     if other:
