@@ -168,7 +168,8 @@ def test_a_kvplan_file_that_states_the_same_layout_is_fine(tmp_path: Path) -> No
     path.write_text(yaml.safe_dump({
         "apiVersion": "kvplan/v1", "name": "trt", "model": "llama-3.1-8b",
         "hardware": {"gpu": "h100"}, "parallel": {"tensor": 2},
-        "engine": {"name": "trtllm", "max_model_len": 8192, "trtllm_config": "extra.yaml"},
+        "engine": {"name": "trtllm", "max_model_len": 8192, "trtllm_config": "extra.yaml",
+                   "kv_cache_dtype": "auto"},  # auto leaves the cache to the file
         "traffic": {"peak_concurrent_users": 10}}))
     [row] = _rows(CliRunner().invoke(app, ["size", str(path), "-f", "json"]))
     assert (row["tp"], row["kv_dtype"]) == (2, "fp8")
