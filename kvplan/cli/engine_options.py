@@ -113,7 +113,8 @@ TrtllmBackend = Annotated[str | None, _opt(
 TrtllmConfig = Annotated[str | None, _opt(
     "--trtllm-config", metavar="FILE",
     help="TensorRT-LLM: an --extra_llm_api_options YAML or an engine's config.json; its "
-    "limits (max_batch_size, max_num_tokens, max_seq_len, tokens_per_block, ...) are read")]
+    "limits (max_batch_size, max_num_tokens, max_seq_len, tokens_per_block, ...), cache dtype, "
+    "parallel layout and backend are read")]
 
 Ep = Annotated[int | None, _opt(
     "--ep", metavar="RANKS", min=1,

@@ -127,7 +127,8 @@ class Engine(_Strict):
         default=None, description="TensorRT-LLM kv_cache_config.max_tokens")
     trtllm_config: str | None = Field(
         default=None, description="TensorRT-LLM: an --extra_llm_api_options / --config YAML or "
-        "an engine's config.json, relative to this file; its limits are read")
+        "an engine's config.json, relative to this file; its limits, cache dtype, parallel layout "
+        "and backend are read")
     trt_activation_bytes: Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES), NoBool] | None = (
         Field(default=None, description="TensorRT-LLM: the TensorRT engine's execution-context "
               "memory in bytes (trtllm-build's \"Total Activation Memory\")"))

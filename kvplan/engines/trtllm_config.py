@@ -14,9 +14,14 @@ max_num_tokens -> max_num_batched_tokens, max_seq_len -> max_model_len, tokens_p
 block_size, free_gpu_memory_fraction -> gpu_memory_utilization, max_tokens ->
 max_tokens_in_paged_kv_cache). A key the file does not state stays as the record has it; a
 record that states the same setting with another value is refused (the two would disagree).
-Any other key of the YAML is not read as a limit; `unread` names each one, so that callers say
-so instead of dropping it silently, with what it does to memory where TensorRT-LLM's source says
-(`MOVES_MEMORY`: the MoE backend's workspaces, the cache dtype, speculative decoding, CUDA-graph
+
+The YAML's cache dtype and parallel layout are applied the same way (`settings_from`,
+kvplan.engines.trtllm_settings): `kv_cache_config.dtype` (or the older top-level
+`kv_cache_dtype`) -> engine.kv_cache_dtype, `tensor_parallel_size` / `pipeline_parallel_size` /
+`moe_expert_parallel_size` -> parallel.tensor / .pipeline / .expert, `backend` ->
+engine.trtllm_backend. Any other key of the YAML is not read; `unread` names each one, so that
+callers say so instead of dropping it silently, with what it does to memory where TensorRT-LLM's
+source says (`MOVES_MEMORY`: the MoE backend's workspaces, speculative decoding, CUDA-graph
 pools, attention data parallelism). A built engine's config.json holds many build keys besides
 the limits (the model's own configuration): those are not listed.
 """
@@ -26,6 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from kvplan.engines.trtllm_settings import SETTING_KEYS, Setting, settings_from
 from kvplan.errors import InputError
 
 # (where in the file, kvplan/v1 engine field, kind)
@@ -51,26 +57,21 @@ MOVES_MEMORY = {
     "moe_config": "the MoE backend's workspaces (DEEPGEMM keeps 42.11 GiB a GPU for DeepSeek-R1 "
                   "at 8,192 tokens, DeepGemmFusedMoE.get_workspace; the pool is sized without "
                   "them)",
-    "kv_cache_config.dtype": "the KV cache dtype (state it as the record's kv dtype, --kv-dtype)",
-    "kv_cache_dtype": "the KV cache dtype (state it as the record's kv dtype, --kv-dtype)",
     "speculative_config": "a draft model or MTP layers (not modelled for TensorRT-LLM)",
     "cuda_graph_config": "CUDA-graph pools outside torch (inside the non-torch interval only)",
     "use_cuda_graph": "CUDA-graph pools outside torch (inside the non-torch interval only)",
     "cuda_graph_batch_sizes": "CUDA-graph pools outside torch (inside the non-torch interval only)",
     "enable_attention_dp": "attention data parallelism (not modelled)",
-    "tensor_parallel_size": "the parallel layout (not taken from this file: state it as --tp)",
-    "pipeline_parallel_size": "the parallel layout (not taken from this file: state it as --pp)",
-    "moe_expert_parallel_size": "the parallel layout (not taken from this file: state it as --ep)",
-    "backend": "the engine backend (state it as the record's TensorRT-LLM backend)",
 }
 
 
 def unread(data: Any) -> list[str]:
-    """The keys of an options YAML that are not limits kvplan reads, as dotted paths (the
-    kv_cache_config keys one by one; a mapping's value named where it is a scalar `backend`)."""
+    """The keys of an options YAML that kvplan neither reads as limits nor applies as settings
+    (`SETTING_KEYS`), as dotted paths (the kv_cache_config keys one by one; a mapping's value
+    named where it is a scalar `backend`)."""
     if not isinstance(data, dict) or "build_config" in data:
         return []
-    read = {".".join(where) for where, _, _ in _YAML_KEYS}
+    read = {".".join(where) for where, _, _ in (*_YAML_KEYS, *SETTING_KEYS)}
     out: list[str] = []
     for key, value in data.items():
         if key == "kv_cache_config" and isinstance(value, dict):
@@ -122,12 +123,21 @@ def read_limits(path: Path) -> dict[str, int | float]:
 def read_options(path: Path) -> tuple[dict[str, int | float], str | None]:
     """The file's limits (`limits_from`) and the note naming the keys not read (`unread_note`;
     None for an engine's config.json), from one read of the file."""
+    limits, _, _, other = read_all(path)
+    return limits, other
+
+
+def read_all(path: Path) -> tuple[dict[str, int | float], list[Setting], list[str], str | None]:
+    """From one read of the file: its limits (`limits_from`), its settings and their notes
+    (`settings_from`: the cache dtype, the parallel layout, the backend) and the note naming the
+    keys not read (`unread_note`; None for an engine's config.json)."""
     from kvplan.inputs import load_json, load_yaml
 
     if not path.is_file():
         raise InputError(f"engine.trtllm_config: {path}: no such file")
     data = load_json(path) if path.suffix == ".json" else load_yaml(path)
-    return limits_from(data, path.name), unread_note(data, path.name)
+    settings, notes = settings_from(data, path.name)
+    return limits_from(data, path.name), settings, notes, unread_note(data, path.name)
 
 
 def limits_from(data: Any, name: str) -> dict[str, int | float]:
@@ -142,8 +152,10 @@ def limits_from(data: Any, name: str) -> dict[str, int | float]:
         if raw is None:
             continue
         out[field] = _value(raw, kind, f"{name}: {'.'.join(where)}")
-    if not out:
-        keys = ", ".join(".".join(w) for w, _, _ in table)
+    engine_file = table is _ENGINE_KEYS
+    if not out and (engine_file or all(_get(data, w) is None for w, _, _ in SETTING_KEYS)):
+        keys = ", ".join(".".join(w) for w, _, _ in (table if engine_file else
+                                                       (*table, *SETTING_KEYS)))
         raise InputError(f"engine.trtllm_config: {name} states none of {keys}; name the "
                          "--extra_llm_api_options YAML or the engine's config.json")
     return out

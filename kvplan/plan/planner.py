@@ -51,8 +51,13 @@ def resolve(record: Record, need_load: bool = True) -> PlannedDeployment:
     """The record with its specs resolved and its request built (kvplan.deploy's rules)."""
     from kvplan.plan.moot import refuse_moot
 
+    dep = record.deployment
+    if dep.engine.trtllm_config is not None and "engine.kv_cache_dtype" not in record.origins:
+        from kvplan.deploy.engine_block import kv_dtype_unstated
+
+        dep = kv_dtype_unstated(dep)  # the flags' fp16 default: the options file may state one
     try:
-        planned = plan_deployment(record.deployment, record.source, record.base_dir, record.doc,
+        planned = plan_deployment(dep, record.source, record.base_dir, record.doc,
                                   need_load=need_load)
     except DeploymentError as err:
         raise DeploymentError(record.source, record.named(err.items)) from None

@@ -241,7 +241,7 @@ def record_fields(record: Record, planned: Deployment | None = None) -> list[tup
     """Every field of the record (defaults included), its value and where it came from.
 
     `planned`: the deployment as planned (kvplan.deploy.engine_block): a field a TensorRT-LLM
-    config file set is listed with that file as its origin."""
+    config file set (an engine or parallel field) is listed with that file as its origin."""
     data = record.deployment.model_dump(mode="json")
     leaves = _leaves(data)
     planned_leaves = _leaves(planned.model_dump(mode="json")) if planned is not None else leaves
@@ -251,7 +251,8 @@ def record_fields(record: Record, planned: Deployment | None = None) -> list[tup
         if v is None and k not in record.origins:
             continue
         src = record.origin(k)
-        if cfg is not None and k.startswith("engine.") and k != "engine.trtllm_config" \
+        if cfg is not None and k.startswith(("engine.", "parallel.")) \
+                and k != "engine.trtllm_config" \
                 and v != leaves.get(k):
             src = Path(cfg).name
         out.append((k, v, src))

@@ -38,16 +38,28 @@ def test_an_engine_config_json(tmp_path: Path):
      "x.yaml: kv_cache_config.free_gpu_memory_fraction: expected a share in (0, 1], got 0"),
     ({"kv_cache_config": {"free_gpu_memory_fraction": 1.5}},
      "x.yaml: kv_cache_config.free_gpu_memory_fraction: expected a share in (0, 1], got 1.5"),
-    ({"backend": "pytorch"},
+    ({"print_iter_log": True},
      "engine.trtllm_config: x.yaml states none of max_batch_size, max_num_tokens, max_seq_len, "
      "kv_cache_config.tokens_per_block, kv_cache_config.free_gpu_memory_fraction, "
-     "kv_cache_config.max_tokens; name the --extra_llm_api_options YAML or the engine's "
-     "config.json"),
+     "kv_cache_config.max_tokens, kv_cache_config.dtype, kv_cache_dtype, tensor_parallel_size, "
+     "pipeline_parallel_size, moe_expert_parallel_size, backend; name the "
+     "--extra_llm_api_options YAML or the engine's config.json"),
+    ({"build_config": {"max_beam_width": 1}, "tensor_parallel_size": 2},
+     "engine.trtllm_config: x.yaml states none of build_config.max_batch_size, "
+     "build_config.max_num_tokens, build_config.max_seq_len, "
+     "build_config.plugin_config.tokens_per_block; name the --extra_llm_api_options YAML or the "
+     "engine's config.json"),
 ])
 def test_refusals(data: object, message: str):
     with pytest.raises(InputError) as err:
         limits_from(data, "x.yaml")
     assert str(err.value) == message
+
+
+def test_a_file_with_only_settings_is_not_refused():
+    """A YAML that states a setting (kvplan.engines.trtllm_settings) and no limit is read: the
+    backend alone is a value kvplan applies."""
+    assert limits_from({"backend": "pytorch"}, "x.yaml") == {}
 
 
 def test_a_share_of_one_is_accepted():
@@ -74,26 +86,43 @@ ASSETS = Path(__file__).resolve().parents[1] / "assets" / "trtllm_configs"
 
 def test_public_option_files_name_every_key_not_read():
     """Two of Dynamo's DeepSeek-R1 engine configs (tests/assets/trtllm_configs/SOURCES.md): the
-    limits are read, and every other key is named, those that move memory with how, never
-    dropped silently (the MTP layers, the fp8 cache dtype and attention DP are not modelled)."""
-    from kvplan.engines.trtllm_config import read_options, unread
+    limits are read, the cache dtype, parallel layout and backend are applied (task h41trtopts),
+    and every other key is named, those that move memory with how, never dropped silently (the
+    MTP layers and attention DP are not modelled)."""
+    from kvplan.engines.trtllm_config import read_all, read_options, unread
 
     mtp = ASSETS / "dynamo-deepseek-r1-mtp_agg.yaml"
     assert read_limits(mtp) == {"max_num_seqs": 256, "max_num_batched_tokens": 8448,
                                 "max_model_len": 8448, "gpu_memory_utilization": 0.3}
     assert unread(limits_data(mtp)) == [
-        "backend", "tensor_parallel_size", "moe_expert_parallel_size", "enable_attention_dp",
-        "kv_cache_config.dtype", "speculative_config", "cuda_graph_config", "print_iter_log"]
-    note = read_options(mtp)[1]
+        "enable_attention_dp", "speculative_config", "cuda_graph_config", "print_iter_log"]
+    _, settings, notes, note = read_all(mtp)
+    assert [(s.path, s.value, s.key) for s in settings] == [
+        ("engine.kv_cache_dtype", "fp8", "kv_cache_config.dtype"),
+        ("parallel.tensor", 4, "tensor_parallel_size"),
+        ("parallel.expert", 4, "moe_expert_parallel_size"),
+        ("engine.trtllm_backend", "pytorch", "backend")]
+    assert notes == []
+    assert note == read_options(mtp)[1]
     assert note is not None and note.startswith("dynamo-deepseek-r1-mtp_agg.yaml: keys not read")
     assert "speculative_config: a draft model or MTP layers" in note
-    assert "kv_cache_config.dtype: the KV cache dtype" in note
+    assert "dtype" not in note and "tensor_parallel_size" not in note and "backend" not in note
     assert note.endswith("print_iter_log: not read")
     wide = ASSETS / "dynamo-deepseek-r1-wide_ep_agg.yaml"
     assert read_limits(wide)["max_num_batched_tokens"] == 256
     keys = unread(limits_data(wide))
-    assert "moe_config (backend WideEP)" in keys and "kv_cache_dtype" in keys
+    assert "moe_config (backend WideEP)" in keys and "kv_cache_dtype" not in keys
     assert "cuda_graph_padding_enabled" in keys
+    _, settings, notes, _ = read_all(wide)
+    assert [(s.path, s.value, s.key) for s in settings] == [
+        ("engine.kv_cache_dtype", "fp8", "kv_cache_dtype"),
+        ("parallel.tensor", 16, "tensor_parallel_size"),
+        ("parallel.expert", 16, "moe_expert_parallel_size"),
+        ("engine.trtllm_backend", "pytorch", "backend")]
+    assert notes == ["dynamo-deepseek-r1-wide_ep_agg.yaml: kv_cache_dtype: an older spelling "
+                     "(TorchLlmArgs.kv_cache_dtype in the 0.20/0.21-era llm_args.py); current "
+                     "releases read kv_cache_config.dtype and reject the top-level key "
+                     "(TensorRT-LLM PR #18899)"]
 
 
 def test_an_engine_config_json_lists_no_unread_keys(tmp_path: Path):

@@ -105,13 +105,16 @@ def expert_parallel(found: Found, notes: list[str]) -> None:
 
 def trtllm_options(found: Found, notes: list[str], problems: list[Any],
                    manifest: Path | None) -> None:
-    """--extra_llm_api_options / --config: its limits (kvplan.engines.trtllm_config) are read
-    from the file beside the manifest (the path relative to the manifest's folder, or its name
-    there) or from a ConfigMap in the manifest whose data has that file name (mounted into the
-    container). They override the command line's, as trtllm-serve applies the file over its
-    flags. A file kvplan cannot see is noted, not read."""
+    """--extra_llm_api_options / --config: its limits (kvplan.engines.trtllm_config) and its
+    settings (the cache dtype, the parallel layout, the backend: kvplan.engines.trtllm_settings)
+    are read from the file beside the manifest (the path relative to the manifest's folder, or
+    its name there) or from a ConfigMap in the manifest whose data has that file name (mounted
+    into the container). They override the command line's, as trtllm-serve applies the file over
+    its flags (`update_llm_args_with_extra_dict`: `llm_args | llm_args_dict`). A file kvplan
+    cannot see is noted, not read."""
     from kvplan.deploy import Problem
     from kvplan.engines.trtllm_config import file_name, limits_from, unread_note
+    from kvplan.engines.trtllm_settings import backend_refusal, settings_from
     from kvplan.errors import InputError
 
     ref = found.values.pop("engine.trtllm_config", None)
@@ -123,7 +126,8 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     if text is None:
         notes.append(f"{name} {ref}: a file inside the container, neither beside the manifest "
                      "nor in a ConfigMap of it; its limits (max_batch_size, max_num_tokens, "
-                     "max_seq_len, kv_cache_config) are not read")
+                     "max_seq_len, kv_cache_config) and settings (the cache dtype, the parallel "
+                     "layout, the backend) are not read")
         return
     from kvplan.inputs import load_json, load_yaml
     from kvplan.inputs.yamlsafe import load_yaml_text
@@ -134,19 +138,29 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
         else:
             data = load_yaml_text(text, where)
         limits = limits_from(data, where)
+        settings, auto = settings_from(data, where)
     except InputError as err:
         problems.append(Problem(name, str(err), line))
         return
     engine_file = isinstance(data, dict) and "build_config" in data
-    for fld, value in limits.items():
-        path = f"engine.{fld}"
-        key = file_name(fld, engine_file)
+    applied: list[tuple[str, object, str]] = [
+        (f"engine.{f}", v, file_name(f, engine_file)) for f, v in limits.items()]
+    applied += [(s.path, s.value, s.key) for s in settings]
+    for path, value, key in applied:
         old = found.values.get(path)
         if old is not None and old != value and path in found.names:
             notes.append(f"{where}'s {key} {value} overrides {found.names[path]} {old} "
                          "(trtllm-serve applies the options file over its flags)")
         found.put(path, value, line, f"{name} {where}: {key}")
+    refused = backend_refusal(where, settings, found.values.get("engine.version"),
+                              found.values.get("engine.trtllm_backend"))
+    if refused is not None:
+        problems.append(Problem(name, refused, line))
     notes.append(f"{name} {ref}: limits read from {where}")
+    if settings:
+        notes.append(f"{where}: applied " + ", ".join(
+            f"{s.path} {s.value} ({s.key})" for s in settings))
+    notes += auto
     other = unread_note(data, where)
     if other:
         notes.append(other)
