@@ -204,7 +204,8 @@ def _log_counts() -> dict[str, str]:
              13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
              17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
              21: "twenty-one", 22: "twenty-two", 23: "twenty-three",
-             24: "twenty-four", 25: "twenty-five", 26: "twenty-six"}
+             24: "twenty-four", 25: "twenty-five", 26: "twenty-six",
+             27: "twenty-seven"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -233,7 +234,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 27)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 28)})
     return out
 
 
@@ -402,7 +403,7 @@ PROSE = [
      r"(?P<h16>\d+) in heldout-16, (?P<h17>\d+) in heldout-17, (?P<h18>\d+) in heldout-18, "
      r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20, (?P<h21>\d+) in heldout-21, "
      r"(?P<h22>\d+) in heldout-22, (?P<h23>\d+) in heldout-23, (?P<h24>\d+) in heldout-24, "
-     r"(?P<h25>\d+) in heldout-25 and (?P<h26>\d+) in heldout-26;",
+     r"(?P<h25>\d+) in heldout-25, (?P<h26>\d+) in heldout-26 and (?P<h27>\d+) in heldout-27;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
