@@ -404,7 +404,8 @@ PROSE = [
      r"(?P<h16>\d+) in heldout-16, (?P<h17>\d+) in heldout-17, (?P<h18>\d+) in heldout-18, "
      r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20, (?P<h21>\d+) in heldout-21, "
      r"(?P<h22>\d+) in heldout-22, (?P<h23>\d+) in heldout-23, (?P<h24>\d+) in heldout-24, "
-     r"(?P<h25>\d+) in heldout-25, (?P<h26>\d+) in heldout-26, (?P<h27>\d+) in heldout-27 and (?P<h28>\d+) in heldout-28;",
+     r"(?P<h25>\d+) in heldout-25, (?P<h26>\d+) in heldout-26, (?P<h27>\d+) in heldout-27 and "
+     r"(?P<h28>\d+) in heldout-28;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
