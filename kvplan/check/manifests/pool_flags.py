@@ -166,8 +166,42 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
         notes.append(other)
 
 
+def _compose_mounted(data: object, ref: str, folder: Path) -> Path | None:
+    """The file on this machine a compose service's bind mount puts at `ref` inside the
+    container: `volumes: ["./cfg/vllm.yaml:/etc/vllm/config.yaml"]` (or a mounted folder holding
+    it, or the long syntax `{type: bind, source, target}`), its source relative to the compose
+    file's folder as compose resolves it. Named volumes and absolute host paths (another
+    machine's file system) are not followed; None when no mount gives an existing file."""
+    services = data.get("services") if isinstance(data, dict) else None
+    if not isinstance(services, dict):
+        return None
+    for svc in services.values():
+        vols = svc.get("volumes") if isinstance(svc, dict) else None
+        for vol in vols if isinstance(vols, list) else []:
+            if isinstance(vol, str):
+                parts = vol.split(":")
+                source, target = (parts[0], parts[1]) if len(parts) >= 2 else ("", "")
+            elif isinstance(vol, dict) and vol.get("type", "bind") == "bind":
+                source, target = str(vol.get("source", "")), str(vol.get("target", ""))
+            else:
+                continue
+            if not source.startswith(".") or not target.startswith("/"):
+                continue
+            target = target.rstrip("/")
+            if ref == target:
+                host = folder / source
+            elif ref.startswith(target + "/"):
+                host = folder / source / ref[len(target) + 1:]
+            else:
+                continue
+            if host.is_file():
+                return host
+    return None
+
+
 def _options_text(ref: str, manifest: Path | None) -> tuple[Path | str | None, str]:
-    """(the file beside the manifest, or a ConfigMap's text, or None; what to call it)."""
+    """(the file beside the manifest, a compose bind mount's source, or a ConfigMap's text, or
+    None; what to call it)."""
     base = Path(ref).name
     if manifest is not None:
         for cand in (manifest.parent / ref.lstrip("/"), manifest.parent / base):
@@ -179,6 +213,10 @@ def _options_text(ref: str, manifest: Path | None) -> tuple[Path | str | None, s
             docs = load_yaml_docs(manifest)
         except Exception:  # noqa: BLE001 - the manifest itself was read; a second read is a bonus
             docs = []
+        for doc in docs:
+            mounted = _compose_mounted(doc.data, ref, manifest.parent)
+            if mounted is not None:
+                return mounted, f"{mounted.name} (mounted at {ref})"
         for doc in docs:
             data = doc.data
             if isinstance(data, dict) and data.get("kind") == "ConfigMap" and \
