@@ -134,7 +134,7 @@ def assumptions(req: SizeRequest) -> tuple[str, ...]:
         notes[1] = (f"weights in {req.effective_weight_dtype.value} but the routed experts in "
                     f"{quant.weight_dtype.value}, one {quant.scale_dtype.value} scale per "
                     f"{quant.group_size}, split over {req.gpus_per_replica} GPU(s)")
-    if req.effective_weight_dtype is DType.fp32:  # Gemma-2-9B, Granite-3.1-8B publish float32
+    if req.weight_dtype is None and req.model.weight_dtype is DType.fp32:  # as published (Gemma-2-9B)
         notes[1] += ("; engines serve a float32 checkpoint in 16 bits (vLLM and SGLang cast it "
                      "to bf16/fp16): --weight-dtype bf16, or --engine, plans that")
     if req.kv_dtype is DType.int4:
