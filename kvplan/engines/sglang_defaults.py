@@ -22,7 +22,7 @@ g = that MiB figure, "par" = tp x pp:
   tp >= 4): under 20 GiB 2,048 and 8; 20-35 GiB 2,048 and 16 / 80 in 0.5.3-0.5.4, 24 / 80 in
   0.5.5-0.5.19 (the 0.5.5, 0.5.8, 0.5.12, 0.5.16, 0.5.17 and 0.5.19 wheels), 4,096 and 48 / 160
   from 0.5.20 (sglang PR #37898, merged 2026-09-04; the 0.5.20, 0.5.21, 0.5.22 and 0.5.23
-  wheels, memory_hook.py:100-117 in 0.5.21, :101-117 in 0.5.22 and 0.5.23); 35-60 GiB
+  wheels, memory_hook.py:100-116 in 0.5.21, :101-117 in 0.5.22 and 0.5.23); 35-60 GiB
   4,096 and 32 / 160; 60-90 and 90-160 GiB 8,192 and 256 / 512; 160 GiB on 16,384 and 512.
   The fraction is round((g - reserved) / g, 3), reserved = 512 + 1.5 x max(chunk, 2,048)
   + 2 x cuda_graph_max_bs + par/8 x 1,024 MiB (+ the prefill CUDA graphs' reserve from 0.5.16),

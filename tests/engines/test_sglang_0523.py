@@ -3,7 +3,7 @@ note for a newer one, and the one change that moves a pool: from 0.5.22 the tier
 graph batch size is capped at a stated --max-running-requests before the reserve is computed
 (sglang/srt/arg_groups/memory_hook.py:182-188 in the 0.5.22 and 0.5.23 wheels; 0.5.21 has no
 such cap). Everything else kvplan models reads the same in 0.5.21, 0.5.22 and 0.5.23 (the tiers
-memory_hook.py:89-170 / :90-170, the reserve :302-318 / :311-327 / :309-325, the profile
+memory_hook.py:88-169 / :89-170, the reserve :302-318 / :311-327 / :309-325, the profile
 kv_cache_configurator.py `rest_memory = available - pre_model_load x (1 - fraction)`, the MHA
 cell n x (head_dim + v_head_dim) x layers x bytes in pool_configurator.py :406 / :465 / :492).
 """

@@ -64,7 +64,7 @@ def test_the_tier_and_its_sizes(version: str, gpu_mib: int, tp: int, name: str, 
 
 def test_series_and_sources_are_named() -> None:
     t = gpu_tier("0.5.21", 24_564, 1)
-    # the 0.5.22 and 0.5.23 wheels keep 0.5.20's tiers (memory_hook.py:90-170, task h41sgl523)
+    # the 0.5.22 and 0.5.23 wheels keep 0.5.20's tiers (memory_hook.py:89-170, task h41sgl523)
     assert t is not None and t.series == "0.5.20-0.5.23"
     assert t.short() == "20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.23"
     assert t.describe() == (
