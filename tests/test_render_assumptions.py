@@ -54,7 +54,7 @@ def test_size_table_says_when_a_newer_release_is_modelled_by_the_newest_series()
     """Issue 13: an unknown newer version uses the newest known series, with a note, in `size`'s
     table as well as in explain: the plan's numbers are another release's rules."""
     for engine, name, version, newest in (("vllm", "vLLM", "9.9", "0.33.0"),
-                                          ("sglang", "SGLang", "0.9.1", "0.5.21"),
+                                          ("sglang", "SGLang", "0.9.1", "0.5.23"),
                                           ("trtllm", "TensorRT-LLM", "2.5", "1.3.0")):
         out = " ".join(_run("size", "llama-3-8b", "--gpu", "h100", "--engine", engine,
                             "--engine-version", version).split())

@@ -50,11 +50,13 @@ def Sub(name: str) -> tuple[Any, ...]:
 
 # SGLang's --attention-backend choices: ATTENTION_BACKEND_CHOICES in
 # sglang/srt/arg_groups/choices.py of the sglang 0.5.21 wheel (PyPI), which server_args.py
-# re-exports; "nsa" and "compressed" are its deprecated aliases of "dsa" and "dsv4".
+# re-exports; "nsa" and "compressed" are its deprecated aliases of "dsa" and "dsv4". 0.5.22 adds
+# "llada2_cfg_flashinfer" (choices.py:83 in the 0.5.22 and 0.5.23 wheels); 0.5.23 keeps
+# "tokenspeed_mla" as a deprecated alias of "cutedsl_mla" (:87).
 AttentionBackend = Literal[
     "triton", "torch_native", "flex_attention", "dsa", "nsa", "qsa", "dsv4", "compressed",
-    "fa3", "fa4", "flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla", "tokenspeed_mla",
-    "trtllm_mha", "hpc_ops", "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave",
+    "fa3", "fa4", "flashinfer", "llada2_cfg_flashinfer", "flashmla", "trtllm_mla", "cutedsl_mla",
+    "tokenspeed_mla", "trtllm_mha", "hpc_ops", "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave",
     "intel_amx", "ascend", "intel_xpu"]
 ATTENTION_BACKENDS: tuple[str, ...] = get_args(AttentionBackend)
 # the tensor-parallel transport (kvplan.engines.interface.TP_TRANSPORTS, read by vLLM's profile)

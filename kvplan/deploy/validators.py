@@ -133,7 +133,7 @@ class Engine(_Strict):
         Field(default=None, description="TensorRT-LLM: the TensorRT engine's execution-context "
               "memory in bytes (trtllm-build's \"Total Activation Memory\")"))
     attention_backend: plain.AttentionBackend | None = Field(
-        default=None, description="SGLang --attention-backend (one of SGLang 0.5.21's choices); "
+        default=None, description="SGLang --attention-backend (one of SGLang 0.5.23's choices); "
         "aiter on a ROCm GPU scales mem_fraction_static by 0.85 above 8,192 tokens of context")
     trtllm_backend: Literal["pytorch", "tensorrt"] | None = Field(
         default=None, description="TensorRT-LLM trtllm-serve --backend: pytorch (the default "

@@ -17,9 +17,12 @@ the logs in tests/assets/logs):
   (page size 1 by default, 64 with the trtllm_mha backend on Blackwell).
 - mem_fraction_static default, and the chunked_prefill_size and cuda_graph_max_bs it is built
   from: by GPU memory tier per release series (kvplan.engines.sglang_defaults, read in the
-  wheels from 0.4.6 to 0.5.21; before 0.4.6 by TP alone); from 0.5.16 plus the prefill CUDA
-  graphs' reserve (the PREFILL_GRAPHS_* notes below). Give --memory-utilization to state it; `explain`
+  wheels from 0.4.6 to 0.5.23; before 0.4.6 by TP alone); from 0.5.16 plus the prefill CUDA
+  graphs' reserve (the PREFILL_GRAPHS_* notes below); from 0.5.22 the tier's decode batch size
+  capped at a stated --max-running-requests. Give --memory-utilization to state it; `explain`
   names the tier, its sizes and the source.
+- Releases newer than the newest read (NEWEST_KNOWN, 0.5.23; PyPI's newest when read) are
+  modelled as it, and the assumptions say so.
 - ROCm aiter attention backend: mem_fraction_static, stated or default, x 0.85 when the
   served context is above 8,192 tokens (sglang PR #6564, merged 2025-05-24: model_runner.py
   `if server_args.attention_backend == "aiter": if self.model_config.context_len > 8192:
@@ -89,13 +92,16 @@ from kvplan.engines.sglang_defaults import (
     DEFAULT_VERSION,
     RESERVED_FORMULA_FROM,
     Tier,
+    decode_graph_bs,
     default_fraction,
     gpu_tier,
 )
 from kvplan.engines.vllm_nontorch import nvlink_module
 from kvplan.units import GIB, MIB
 
-NEWEST_KNOWN = (0, 5, 21)
+# The newest release read (the 0.5.22 and 0.5.23 wheels, task h41sgl523): a later one is modelled
+# as it, with a note
+NEWEST_KNOWN = (0, 5, 23)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
 # SGLang 0.4.2-0.4.3.post4 (the wheels read) at TP > 2 without NVLink: custom all-reduce builds
@@ -147,12 +153,21 @@ def fraction_choice(req: SizeRequest, s: EngineSettings, gpu_mem_mib: int | None
     stated = s.memory_fraction is not None
     frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(
         req.tp, version, gpu_mem_mib, req.pp, s.chunked_prefill_size, s.cuda_graph_max_bs, graphs,
-        s.max_tokens, req.gpu.vendor)
+        s.max_tokens, req.gpu.vendor, s.max_running_requests)
     picked = default_backend(req, version) if s.attention_backend is None else None
     backend = s.attention_backend if picked is None else picked[0]
     return FractionChoice(frac, stated, None if stated else gpu_tier(
         version, gpu_mem_mib, req.tp, req.gpu.vendor), graphs_why, picked,
         aiter_derated(backend, req.context_tokens, version))
+
+
+def newer_note(version: str) -> str | None:
+    """The assumption a release newer than NEWEST_KNOWN carries (modelled as NEWEST_KNOWN)."""
+    if (parse_version(version) or ())[:3] <= NEWEST_KNOWN:
+        return None
+    known = ".".join(map(str, NEWEST_KNOWN))
+    return (f"SGLang {version} is newer than the newest modelled release ({known}): modelled as "
+            f"{known}")
 
 
 def router_whole_16(version: str | None) -> bool:
@@ -289,11 +304,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"SGLang would not start: not enough memory for the KV cache ({gib(rest)}); raise "
         "--mem-fraction-static or add GPUs")
     largest = min(tokens, req.model.max_context_tokens)
-    if (parse_version(version) or ())[:2] > NEWEST_KNOWN[:2]:
-        note = (f"SGLang {version} is newer than the newest modelled release (0.5.21): "
-                "modelled with the 0.5 series' defaults")
-    else:
-        note = None
+    note = newer_note(version)
     assumptions = [
         f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",
         f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
@@ -305,6 +316,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if tier is not None:
         assumptions.append("default mem_fraction_static: "
                            + tier.describe(s.chunked_prefill_size, s.cuda_graph_max_bs))
+    if tier is not None and s.memory_fraction is None:
+        bs, capped = decode_graph_bs(version, tier, s.cuda_graph_max_bs, s.max_running_requests)
+        if capped:
+            assumptions.append(
+                f"default mem_fraction_static: cuda_graph_max_bs {bs:,} (the tier's "
+                f"{tier.cuda_graph_max_bs:,} capped at --max-running-requests, SGLang 0.5.22 on: "
+                "arg_groups/memory_hook.py handle_gpu_memory_settings)")
     if choice.graphs_why and s.memory_fraction is None:
         assumptions.append(f"default mem_fraction_static: {choice.graphs_why}")
     if derated:

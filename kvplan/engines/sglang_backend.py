@@ -18,7 +18,8 @@ from kvplan.engines.sglang_defaults import DEFAULT_VERSION, PREFILL_GRAPHS_FROM
 AITER_DERATE = Fraction(85, 100)
 AITER_DERATE_ABOVE = 8192
 AITER_DERATE_FROM = (0, 4, 7)
-# aiter is SGLang's ROCm default in the 0.4.7, 0.5.17 and 0.5.21 wheels (module docstring);
+# aiter is SGLang's ROCm default in the 0.4.7, 0.5.17, 0.5.21, 0.5.22 and 0.5.23 wheels (module
+# docstring; model_override_base.py get_default_attn_backend :268 in 0.5.22, :277 in 0.5.23);
 # older releases were not read, and the default moves no pool before the derate exists.
 AITER_DEFAULT_FROM = AITER_DERATE_FROM
 # The MLA KV-head counts per rank aiter takes (get_default_attn_backend: "current aiter only
@@ -33,6 +34,14 @@ AITER_MLA_HEADS = (16, 128)
 # 0.5.16 and 0.5.17 switch breakable graphs off for MLA models, 0.5.21 keeps them (and switches
 # them off with pipeline parallelism, which 0.5.17 does not). 0.5.16 is the oldest wheel read:
 # releases before it keep the formula without this term (not read, so not changed).
+# 0.5.22 drops tc_piecewise: off CUDA the prefill default is DISABLED outright
+# (cuda_graph_config.py:119-123 default_prefill_backend in the 0.5.22 and 0.5.23 wheels), the same
+# outcome as 0.5.21's tc_piecewise switched off on HIP (:122-131; cuda_graph_hook.py's
+# non-CUDA rule). 0.5.23 raises an MLA model's prefill max_bs from 2,048 to min(8,192, chunk)
+# (memory_hook.py:238; :231 in 0.5.21), which moves no reserve: MLA reserves a flat 1.5 GiB
+# (:389). The PP and multimodal switch-offs hold (cuda_graph_hook.py :118 and :194 in 0.5.22,
+# :150 and :231 in 0.5.23).
+PREFILL_GRAPHS_OFF_CUDA_DISABLED_FROM = (0, 5, 22)
 PREFILL_GRAPHS_MLA_FROM = (0, 5, 21)
 PREFILL_GRAPHS_NO_PP_FROM = (0, 5, 21)
 def prefill_graphs(req: SizeRequest, version: str | None) -> tuple[str | None, str]:
@@ -42,7 +51,9 @@ def prefill_graphs(req: SizeRequest, version: str | None) -> tuple[str | None, s
     if ver < PREFILL_GRAPHS_FROM:
         return None, ""
     if req.gpu.vendor.lower() != "nvidia":
-        return None, "no prefill CUDA graphs off CUDA (tc_piecewise is switched off on ROCm)"
+        return None, ("no prefill CUDA graphs off CUDA (prefill graphs are opt-in there)"
+                      if ver >= PREFILL_GRAPHS_OFF_CUDA_DISABLED_FROM else
+                      "no prefill CUDA graphs off CUDA (tc_piecewise is switched off on ROCm)")
     if req.model.params_encoder:
         return None, ("prefill CUDA graphs taken as off for a multimodal model (SGLang switches "
                       "breakable graphs off unless the architecture is allowlisted: not modelled)")
@@ -67,7 +78,7 @@ def default_backend(req: SizeRequest, version: str | None) -> tuple[str, str] | 
     if (req.gpu.vendor.lower() != "amd"
             or (parse_version(version or DEFAULT_VERSION) or ()) < AITER_DEFAULT_FROM):
         return None
-    src = "SGLang's ROCm default (get_default_attn_backend, read in 0.4.7, 0.5.17, 0.5.21)"
+    src = "SGLang's ROCm default (get_default_attn_backend, read in 0.4.7, 0.5.17, 0.5.21-0.5.23)"
     if req.model.attention.mla is None:
         return "aiter", f"{src}: a model without MLA"
     heads = max(1, req.model.attention.num_kv_heads // req.tp)

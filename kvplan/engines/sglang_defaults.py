@@ -21,11 +21,15 @@ g = that MiB figure, "par" = tp x pp:
 - 0.5.3 on (sglang PR #10975): chunked_prefill_size and cuda_graph_max_bs by tier (tp < 4 /
   tp >= 4): under 20 GiB 2,048 and 8; 20-35 GiB 2,048 and 16 / 80 in 0.5.3-0.5.4, 24 / 80 in
   0.5.5-0.5.19 (the 0.5.5, 0.5.8, 0.5.12, 0.5.16, 0.5.17 and 0.5.19 wheels), 4,096 and 48 / 160
-  from 0.5.20 (sglang PR #37898, merged 2026-09-04; the 0.5.20 and 0.5.21 wheels); 35-60 GiB
+  from 0.5.20 (sglang PR #37898, merged 2026-09-04; the 0.5.20, 0.5.21, 0.5.22 and 0.5.23
+  wheels, memory_hook.py:100-116 in 0.5.21, :101-117 in 0.5.22 and 0.5.23); 35-60 GiB
   4,096 and 32 / 160; 60-90 and 90-160 GiB 8,192 and 256 / 512; 160 GiB on 16,384 and 512.
   The fraction is round((g - reserved) / g, 3), reserved = 512 + 1.5 x max(chunk, 2,048)
   + 2 x cuda_graph_max_bs + par/8 x 1,024 MiB (+ the prefill CUDA graphs' reserve from 0.5.16),
   at least 10 GiB above 60 GiB; a stated chunk or batch size replaces the tier's.
+- 0.5.22 on (the 0.5.22 and 0.5.23 wheels, memory_hook.py:182-188): a tier's decode batch size
+  (not a stated --cuda-graph-max-bs) is capped at a stated --max-running-requests before the
+  reserve is computed (reserve_for_graph_mb: 2 MiB per slot, :368 in 0.5.23); 0.5.21 has no cap.
 Not modelled: the Ascend NPU tiers of some 0.5 releases (is_npu: no NPU in the catalog), the
 extra reserve of speculative decoding, DP attention and DeepEP, and the multimodal adjustment.
 max_running_requests has no GPU tier in any release read: SGLang derives it from the pool
@@ -39,9 +43,9 @@ from fractions import Fraction
 
 from kvplan.engines.interface import parse_version
 
-# Newest release seen in public material: lmsysorg/sglang:v0.5.21 and sglang[all]==0.5.21 (a
-# public benchmark write-up, code index id 70918765680); v0.5.20-cu130 images in many more.
-DEFAULT_VERSION = "0.5.21"
+# The newest release on PyPI (`pip index versions sglang`: 0.5.23), read in its wheel with 0.5.22
+# (task h41sgl523); 0.5.21 was the default before (lmsysorg/sglang:v0.5.21 in public material).
+DEFAULT_VERSION = "0.5.23"
 TP_TABLE_UP_TO = 81_920  # MiB: 0.4.6 and 0.4.7 keep the TP table up to this size
 FRACTION_BY_GPU_FROM = (0, 4, 6)
 FRACTION_TP_PP_FROM = (0, 4, 7)
@@ -49,6 +53,9 @@ RESERVED_TABLE_FROM = (0, 4, 8)
 RESERVED_FORMULA_FROM = (0, 5, 3)  # sglang PR #10975 (merged 2025-09-27)
 TIER_24_FROM = (0, 5, 5)  # the 20-35 GiB tier's decode batch 16 -> 24
 TIER_48_FROM = (0, 5, 20)  # sglang PR #37898: 20-35 GiB tier chunk 4,096, batch 48 / 160
+# A tier's decode batch size capped at a stated --max-running-requests (memory_hook.py:182-188 in
+# the 0.5.22 and 0.5.23 wheels; absent in 0.5.21)
+GRAPH_BS_RUNNING_CAP_FROM = (0, 5, 22)
 PREFILL_GRAPHS_FROM = (0, 5, 16)
 PREFILL_GRAPH_MIB = 8
 PREFILL_GRAPHS_MLA_MIB = 1536
@@ -62,7 +69,7 @@ _SRC_0519 = "arg_groups/memory_hook.py handle_gpu_memory_settings"
 class Tier:
     """One row of a release series' GPU-memory table, as SGLang's source names it."""
 
-    series: str  # the releases that share the table, e.g. "0.5.20-0.5.21"
+    series: str  # the releases that share the table, e.g. "0.5.20-0.5.23"
     name: str  # the memory range and SGLang's own examples, e.g. "20-35 GiB (A10, 4090, 5090)"
     chunked_prefill_size: int | None  # None: not set by the tier
     cuda_graph_max_bs: int | None  # decode graphs; None: the graph runner's own default
@@ -138,8 +145,8 @@ def gpu_tier(version: str | None, gpu_mem_mib: int | None, tp: int = 1,
         series, src, mid = ("0.5.5-0.5.19", "0.5.5, 0.5.8, 0.5.12, 0.5.16, 0.5.17, 0.5.19 wheels, "
                             f"{_SRC_05} ({_SRC_0519} in 0.5.19)", (2048, 24, 80))
     else:
-        series, src, mid = ("0.5.20-0.5.21", f"0.5.20, 0.5.21 wheels, {_SRC_0519}; sglang PR "
-                            "#37898", (4096, 48, 160))
+        series, src, mid = ("0.5.20-0.5.23", f"0.5.20, 0.5.21, 0.5.22, 0.5.23 wheels, {_SRC_0519}; "
+                            "sglang PR #37898", (4096, 48, 160))
     rows = ((20, "under 20 GiB (T4, 4080)", (2048, 8, 8)),
             (35, "20-35 GiB (A10, 4090, 5090)", mid),
             (60, "35-60 GiB (A100 40GB, L40)", (4096, 32, 160)),
@@ -149,6 +156,20 @@ def gpu_tier(version: str | None, gpu_mem_mib: int | None, tp: int = 1,
         if g < below * 1024:
             return Tier(series, name, chunk, bs_small if small else bs_big, src)
     return Tier(series, "160 GiB and over (B200, MI300)", 16_384, 512, src)
+
+
+def decode_graph_bs(version: str | None, tier: Tier | None, stated: int | None,
+                    max_running_requests: int | None) -> tuple[int, bool]:
+    """The decode CUDA graphs' max batch size the reserve is built from, and whether a stated
+    --max-running-requests capped it: a stated --cuda-graph-max-bs as given, else the tier's,
+    capped from 0.5.22 (GRAPH_BS_RUNNING_CAP_FROM) at a smaller max_running_requests."""
+    if stated:
+        return stated, False
+    bs = (tier.cuda_graph_max_bs if tier else None) or 0
+    if (max_running_requests and bs > max_running_requests
+            and _v(version) >= GRAPH_BS_RUNNING_CAP_FROM):
+        return max_running_requests, True
+    return bs, False
 
 
 def _tp_table(par: int) -> Fraction:
@@ -172,7 +193,8 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
                      pp: int = 1, chunked_prefill_size: int | None = None,
                      cuda_graph_max_bs: int | None = None, prefill_graphs: str | None = None,
                      max_total_tokens: int | None = None,
-                     vendor: str | None = None) -> Fraction:
+                     vendor: str | None = None,
+                     max_running_requests: int | None = None) -> Fraction:
     """mem_fraction_static when not given, as that SGLang release computes it (module
     docstring); without the GPU's size, the TP table.
 
@@ -180,7 +202,8 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
     replaces the value the GPU's tier would pick in the reserved-memory formula.
     `prefill_graphs` ("tokens" or "mla", from sglang_backend.prefill_graphs()) adds the prefill
     CUDA-graph reserve before the 10 GiB floor, as reserve_for_graph_mb does (0.5.16 on).
-    `vendor` "amd" is not CUDA (0.4.7's 180,000 MiB rule).
+    `vendor` "amd" is not CUDA (0.4.7's 180,000 MiB rule). A stated `max_running_requests`
+    caps the tier's decode batch size from 0.5.22 (decode_graph_bs).
     """
     ver = _v(version)
     tier = gpu_tier(version, gpu_mem_mib, tp, vendor)
@@ -207,7 +230,7 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
             reserved = Fraction(32 * 1024)
     else:
         chunk = chunked_prefill_size or tier.chunked_prefill_size or 0
-        graph_bs = cuda_graph_max_bs or tier.cuda_graph_max_bs or 0
+        graph_bs, _ = decode_graph_bs(version, tier, cuda_graph_max_bs, max_running_requests)
         reserved = 512 + Fraction(3, 2) * max(chunk, 2048) + graph_bs * 2 + Fraction(par, 8) * 1024
         graphs = prefill_graphs if ver >= PREFILL_GRAPHS_FROM else None
         if graphs == "mla":

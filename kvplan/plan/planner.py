@@ -287,7 +287,7 @@ def _sglang_tier_fields(fields: list[tuple[str, Any, str]],
     its GPU-memory tier (kvplan.engines.sglang_defaults), and, where the tier's sizes enter it
     (0.5.3 on), the chunked_prefill_size and cuda_graph_max_bs the record does not state."""
     from kvplan.engines.interface import parse_version
-    from kvplan.engines.sglang_defaults import RESERVED_FORMULA_FROM, gpu_tier
+    from kvplan.engines.sglang_defaults import RESERVED_FORMULA_FROM, decode_graph_bs, gpu_tier
     from kvplan.units import MIB
 
     step = next((s for s in result.steps if s.label == "mem_fraction_static"), None)
@@ -304,9 +304,14 @@ def _sglang_tier_fields(fields: list[tuple[str, Any, str]],
            else (k, v, frm) for k, v, frm in fields]
     if (parse_version(result.engine_version) or ()) < RESERVED_FORMULA_FROM:
         return out
-    have = {k for k, _, _ in out}
-    extra = [(k, v, why) for k, v in (("engine.max_num_batched_tokens", tier.chunked_prefill_size),
-                                      ("engine.cuda_graph_max_bs", tier.cuda_graph_max_bs))
+    have = {k: v for k, v, _ in out}
+    running = have.get("engine.max_num_seqs")
+    graph_bs, capped = decode_graph_bs(result.engine_version, tier, None,
+                                       running if isinstance(running, int) else None)
+    extra = [(k, v, why + (" capped at engine.max_num_seqs (SGLang 0.5.22 on)"
+                           if capped and k == "engine.cuda_graph_max_bs" else ""))
+             for k, v in (("engine.max_num_batched_tokens", tier.chunked_prefill_size),
+                          ("engine.cuda_graph_max_bs", graph_bs or None))
              if k not in have and v is not None]
     at = max((i + 1 for i, (k, _, _) in enumerate(out) if k.startswith("engine.")),
              default=len(out))

@@ -64,19 +64,20 @@ def test_the_tier_and_its_sizes(version: str, gpu_mib: int, tp: int, name: str, 
 
 def test_series_and_sources_are_named() -> None:
     t = gpu_tier("0.5.21", 24_564, 1)
-    assert t is not None and t.series == "0.5.20-0.5.21"
-    assert t.short() == "20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.21"
+    # the 0.5.22 and 0.5.23 wheels keep 0.5.20's tiers (memory_hook.py:89-170, task h41sgl523)
+    assert t is not None and t.series == "0.5.20-0.5.23"
+    assert t.short() == "20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.23"
     assert t.describe() == (
-        "20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.21: chunked_prefill_size 4,096, "
-        "cuda_graph_max_bs 48 (0.5.20, 0.5.21 wheels, arg_groups/memory_hook.py "
+        "20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.23: chunked_prefill_size 4,096, "
+        "cuda_graph_max_bs 48 (0.5.20, 0.5.21, 0.5.22, 0.5.23 wheels, arg_groups/memory_hook.py "
         "handle_gpu_memory_settings; sglang PR #37898)")
     assert t.describe(chunk=8192).startswith(
-        "20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.21: chunked_prefill_size 8,192 "
+        "20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.23: chunked_prefill_size 8,192 "
         "stated (the tier's 4,096), cuda_graph_max_bs 48 (")
     assert [gpu_tier(v, 24_564).series for v in ("0.5.3", "0.5.4", "0.5.5", "0.5.19", "0.5.20",
                                                   "0.6.0")] == [  # type: ignore[union-attr]
-        "0.5.3-0.5.4", "0.5.3-0.5.4", "0.5.5-0.5.19", "0.5.5-0.5.19", "0.5.20-0.5.21",
-        "0.5.20-0.5.21"]
+        "0.5.3-0.5.4", "0.5.3-0.5.4", "0.5.5-0.5.19", "0.5.5-0.5.19", "0.5.20-0.5.23",
+        "0.5.20-0.5.23"]
     old = gpu_tier("0.4.3", 81_559)
     assert old is not None and old.short() == "by TP alone (releases before 0.4.6)"
     assert gpu_tier("0.5.21", None) is None
@@ -159,9 +160,10 @@ def test_explain_names_the_tier_and_its_source() -> None:
     # RTX 4090 on 0.5.21 with prefill graphs (above): 0.704
     assert steps["mem_fraction_static"] == (0.704, (
         "SGLang 0.5.21 default for tp 1 on 24,564 MiB: 20-35 GiB (A10, 4090, 5090) tier of "
-        "SGLang 0.5.20-0.5.21"))
-    why = ("default: 20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.21 (0.5.20, 0.5.21 "
-           "wheels, arg_groups/memory_hook.py handle_gpu_memory_settings; sglang PR #37898)")
+        "SGLang 0.5.20-0.5.23"))
+    why = ("default: 20-35 GiB (A10, 4090, 5090) tier of SGLang 0.5.20-0.5.23 (0.5.20, 0.5.21, "
+           "0.5.22, 0.5.23 wheels, arg_groups/memory_hook.py handle_gpu_memory_settings; sglang "
+           "PR #37898)")
     assert record["engine.gpu_memory_utilization"] == (0.704, why)
     assert record["engine.max_num_batched_tokens"] == (4096, why)
     assert record["engine.cuda_graph_max_bs"] == (48, why)

@@ -118,8 +118,8 @@ FORMULAS = [
     ("free before weights", "GPU memory - start-up use"),
     ("weights", "8,030,261,248 params x 16 bits / 1 GPU(s) + 0.06 GiB of load-time buffers"),
     ("free after weights", "free before weights - weights"),
-    ("mem_fraction_static", "SGLang 0.5.21 default for tp 1 on 81,559 MiB: 60-90 GiB (H100, A100) "
-                            "tier of SGLang 0.5.20-0.5.21"),
+    ("mem_fraction_static", "SGLang 0.5.23 default for tp 1 on 81,559 MiB: 60-90 GiB (H100, A100) "
+                            "tier of SGLang 0.5.20-0.5.23"),
     ("1 - mem_fraction_static", "1 - fraction"),
     ("held back", "floor(free before weights x (1 - mem_fraction_static))"),
     ("KV cache memory", "free after weights - held back"),
@@ -141,8 +141,9 @@ FORMULAS = [
 ]
 
 
-def test_llama3_8b_on_one_h100_with_the_default_0521_in_every_field():
+def test_llama3_8b_on_one_h100_with_the_default_0523_in_every_field():
     r = sglang("llama-3-8b", "h100", 8192)
+    # the default 0.5.23 sizes this as 0.5.21 did (no --max-running-requests: no 0.5.22 cap)
     # mem_fraction_static 0.83 (81,559 MiB: the 13,440 MiB above + 58 prefill CUDA-graph sizes
     # up to 8,192 tokens x 8 MiB = 13,904 MiB; 67,655 / 81,559 = 0.8295). start-up 400 MiB: free
     # before weights 85,045,477,376 - 419,430,400 = 84,626,046,976; weights 16,060,522,496 +
@@ -159,7 +160,7 @@ def test_llama3_8b_on_one_h100_with_the_default_0521_in_every_field():
         kv_cache_tokens_low=412_841, kv_cache_tokens_high=412_841, blocks=412_841,
         block_size_tokens=1, max_model_len=8192, max_concurrency=Fraction(412_841, 8192),
         starts=True, reason=None, max_model_len_that_starts=8192)
-    assert r.engine is Engine.sglang and r.engine_version == "0.5.21"
+    assert r.engine is Engine.sglang and r.engine_version == "0.5.23"
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.usable_bytes) == (
         50, True, 54_111_895_552, 70_659_049_391)
@@ -196,11 +197,11 @@ def test_llama3_8b_on_one_h100_with_the_default_0521_in_every_field():
         ("users per GPU", 50, "ratio", ("users per replica", "GPUs per replica")),
     ]
     assert r.assumptions == (
-        "SGLang 0.5.21: mem_fraction_static 0.83 of the memory free at start-up",
+        "SGLang 0.5.23: mem_fraction_static 0.83 of the memory free at start-up",
         "token pool (1-token pages), fp16 cache, every layer full-length",
-        "default mem_fraction_static: 60-90 GiB (H100, A100) tier of SGLang 0.5.20-0.5.21: "
-        "chunked_prefill_size 8,192, cuda_graph_max_bs 256 (0.5.20, 0.5.21 wheels, "
-        "arg_groups/memory_hook.py handle_gpu_memory_settings; sglang PR #37898)",
+        "default mem_fraction_static: 60-90 GiB (H100, A100) tier of SGLang 0.5.20-0.5.23: "
+        "chunked_prefill_size 8,192, cuda_graph_max_bs 256 (0.5.20, 0.5.21, 0.5.22, 0.5.23 "
+        "wheels, arg_groups/memory_hook.py handle_gpu_memory_settings; sglang PR #37898)",
         "default mem_fraction_static: prefill CUDA graphs: 8 MiB per captured size",
     )
     # K size = tokens x cell / 2 / 2^30 = 25.20 ("GB" in SGLang's log is GiB)
@@ -299,7 +300,7 @@ def test_pages_that_round_the_pool_down_and_a_stated_fraction():
     assert by_label["KV bytes per sequence"].formula == (
         "8,192 tokens, paged in 64-token blocks, every cached layer on this GPU")
     assert r.assumptions == (
-        "SGLang 0.5.21: mem_fraction_static 0.81 of the memory free at start-up",
+        "SGLang 0.5.23: mem_fraction_static 0.81 of the memory free at start-up",
         "token pool (64-token pages), fp16 cache, every layer full-length",
     )
 
@@ -333,8 +334,10 @@ def test_max_total_tokens_and_max_running_requests_cap_the_pool_and_the_users():
 
 def test_caps_above_the_pool_change_nothing():
     # 412,841 tokens and 50 users by default (above): caps at exactly those leave them (a
-    # --max-total-tokens above the 8,192-token chunk leaves the prefill graph sizes as they are)
-    r = sglang("llama-3-8b", "h100", 8192, max_tokens=412_841, max_running_requests=50)
+    # --max-total-tokens above the 8,192-token chunk leaves the prefill graph sizes as they are).
+    # SGLang 0.5.21: from 0.5.22 a --max-running-requests below the tier's 256 also caps the
+    # decode graph batch and moves the default fraction (tests/engines/test_sglang_0523.py)
+    r = sglang("llama-3-8b", "h100", 8192, "0.5.21", max_tokens=412_841, max_running_requests=50)
     assert (r.kv_cache_tokens, r.size.users_per_replica) == (412_841, 50)
     assert "max_total_num_tokens (capped)" not in {st.label for st in r.steps}
     assert len(r.assumptions) == 4  # version, pool, the GPU tier, the prefill graphs
@@ -349,7 +352,8 @@ def test_before_05_a_stated_chunk_does_not_move_the_pool():
 
 def test_a_70b_on_one_h100_does_not_start_on_a_newer_release():
     r = sglang("llama-3.1-70b", "h100", 8192, "0.6.0", cuda_graph_max_bs=64)
-    # 0.6.0 modelled as 0.5.21: 512 + 12,288 + 2 x 64 + 128 + 58 prefill graph sizes x 8 =
+    # 0.6.0 modelled as 0.5.23 (a stated --cuda-graph-max-bs: no 0.5.22 cap):
+    # 512 + 12,288 + 2 x 64 + 128 + 58 prefill graph sizes x 8 =
     # 13,520 MiB: (81,559 - 13,520) / 81,559 = 0.834. weights 141,107,412,992 + 64 MiB =
     # 141,174,521,856; free after 84,626,046,976 - that = -56,548,474,880; held back
     # floor(84,626,046,976 x 0.166) = 14,047,923,798; KV -70,596,398,678 (-65.75 GiB):
@@ -375,11 +379,11 @@ def test_a_70b_on_one_h100_does_not_start_on_a_newer_release():
     assert (by_label["tokens (raw)"].value, by_label["tokens (>= 0)"].value) == (-215_444, 0)
     assert by_label["users per replica"].formula == "the engine does not start"
     assert r.assumptions[2:] == (
-        "SGLang 0.6.0 is newer than the newest modelled release (0.5.21): modelled with the 0.5 "
-        "series' defaults",
-        "default mem_fraction_static: 60-90 GiB (H100, A100) tier of SGLang 0.5.20-0.5.21: "
-        "chunked_prefill_size 8,192, cuda_graph_max_bs 64 stated (the tier's 256) (0.5.20, 0.5.21 "
-        "wheels, arg_groups/memory_hook.py handle_gpu_memory_settings; sglang PR #37898)",
+        "SGLang 0.6.0 is newer than the newest modelled release (0.5.23): modelled as 0.5.23",
+        "default mem_fraction_static: 60-90 GiB (H100, A100) tier of SGLang 0.5.20-0.5.23: "
+        "chunked_prefill_size 8,192, cuda_graph_max_bs 64 stated (the tier's 256) (0.5.20, 0.5.21, "
+        "0.5.22, 0.5.23 wheels, arg_groups/memory_hook.py handle_gpu_memory_settings; sglang PR "
+        "#37898)",
         "default mem_fraction_static: prefill CUDA graphs: 8 MiB per captured size",
         "--chunked-prefill-size / --cuda-graph-max-bs enter the default mem_fraction_static's "
         "reserved memory",
