@@ -212,8 +212,8 @@ def _starts_short(planned: Any, n: Numbers) -> int | None:
 
 
 def _nothing_read(path: Path) -> str:
-    """Why a file given by name holds no deployment: a shell script or `docker run` line that
-    starts a server is named as such (its command line is not read)."""
+    """Why a file given by name holds no deployment: a shell script that mentions an engine
+    but starts no server kvplan reads is named as such (kvplan.check.manifests.shell)."""
     from kvplan.check.manifests.workload import mentions_engine
     from kvplan.errors import InputError
     from kvplan.inputs.text import read_text
@@ -223,9 +223,12 @@ def _nothing_read(path: Path) -> str:
     except InputError:
         engine = None
     if engine is not None and path.suffix not in YAML_SUFFIXES:
-        return (f"this file starts {engine} from a shell command line, which kvplan does not "
-                "read: kvplan check reads Kubernetes manifests, Helm values, docker-compose and "
-                "kvplan/v1 YAML; put the command in one of those")
+        from kvplan.check.manifests import SERVERS
+
+        return (f"this file mentions {engine}, but none of its commands starts a server kvplan "
+                f"reads ({SERVERS}, or `docker run` of an engine image); kvplan check reads "
+                "those in shell scripts, and Kubernetes manifests, Helm values, docker-compose "
+                "and kvplan/v1 YAML")
     return "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this file"
 
 

@@ -68,6 +68,12 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
     A broken document is an ERROR when it runs an engine or is an unrendered template, else
     it is listed in `ignored` and the documents beside it are read."""
     out: list[Target] = []
+    if path.suffix not in YAML_SUFFIXES:  # a launch script or `docker run` line
+        from kvplan.check.manifests.shell import read_if_script
+
+        scripted = read_if_script(path, side_cache, default_gpu)
+        if scripted is not None:
+            return scripted
     docs = read_documents(path)
     alone = all(isinstance(d, Broken) for d in docs)  # nothing readable beside it: report it
     for doc in docs:

@@ -1,0 +1,352 @@
+"""Shell scripts and `docker run` lines that start an engine (`serve.sh`, a README's command,
+a Makefile recipe saved as a script): one deployment per server start.
+
+The script is read as a shell runs it, top to bottom, without running anything:
+backslash-newline continuations are joined (a comment line ends the command, as in a shell:
+its trailing backslash continues nothing), each line is split after `&&`, `;`, `|`, `&`
+(kvplan.check.argv, as for a container's `sh -c`), redirections (`> log 2>&1`) are dropped,
+`exec` and launcher prefixes (`nohup`, `env`, `uv run`) are passed over. Variables set earlier
+in the script (`VAR=value`, `export VAR=value`) are substituted, `${VAR:-default}` with VAR
+unset is its default, and a script argument with a default (`${1:-X}`) is X (the script run
+without arguments); a reference the script does not resolve (`$1`, `$HOME`, `$(cmd)`) is
+"render first", as an unrendered template is elsewhere.
+
+The GPUs: `CUDA_VISIBLE_DEVICES` (exported, or before the command) lists them; a `docker run`
+hands over those of `--gpus` (`all`, `N`, `"device=0,1"`); with neither, the server's
+tensor x pipeline (x data-parallel) GPUs, said in a note. The GPU model is never in a script:
+`--gpu`, else judged over the catalog (WARN), as a manifest that names none.
+
+Refused with the reason: a server start inside a `for` / `while` / `until` loop or a function
+body (its words come from the loop or the function's arguments at each call, which kvplan
+does not follow). Commands inside `if` are read as if they run (noted). Heredoc bodies
+(`cat > x <<EOF ... EOF`) are text another program reads, not commands of this script.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.argv import SEPARATORS, expand, server_start
+from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
+from kvplan.check.target import KUBERNETES, Target
+from kvplan.deploy import Problem
+from kvplan.deploy.yamldoc import Doc
+
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
+KIND = "shell command"  # PodSite.kind of a server started by the script itself
+RENDER_FIRST_SCRIPT = "set it in the script, or render it first (envsubst)"
+UNRENDERED = "is an unrendered template"  # kvplan.check.manifests.workload's words for one
+
+_COMMENT = re.compile(r"(^|\s)#.*$")
+# `> log`, `>> log`, `2>&1`, `&> log`, `2>/dev/null`, `< in` at a word's start
+_REDIRECT = re.compile(r"(?<!\S)(?:\d?>>?|&>>?|<)(?:&\d+|&-|\s*[^\s;&|<>]+)")
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
+_FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\s*\))")
+_POSITIONAL_DEFAULT = re.compile(r"\$\{(\d+|#|@|\*)(:?-)([^}]*)\}")
+# what a shell would expand that kvplan cannot: $1, $@, ${VAR}, $VAR, $(cmd), `cmd`
+_UNRESOLVED = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\d|[@*#?]|\()|`")
+_LOOPS = ("for", "while", "until", "select")
+_EXPORTS = ("export", "declare", "typeset", "readonly", "local")
+
+
+@dataclass
+class Command:
+    """One simple command: its words, the line of each, and the block it sits in."""
+
+    words: list[str]
+    lines: list[int]
+    block: str = ""  # "" | "the `for` loop of line N" | "the function `f` (line N)"
+    conditional: int = 0  # the line of the `if` it sits in, 0 when none
+
+
+@dataclass
+class Script:
+    """The commands of a script, with the variables each one sees."""
+
+    commands: list[tuple[Command, dict[str, str], set[str]]] = field(default_factory=list)
+
+
+def is_script(path: Path, text: str) -> bool:
+    """Whether a file is read as a shell script: a shell suffix or a `#!`, else any file that
+    is not YAML holding a mapping or a list (a manifest with no suffix stays a manifest)."""
+    if path.suffix in SHELL_SUFFIXES or text.startswith("#!"):
+        return True
+    import yaml
+
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return True
+    return not any(isinstance(d, (dict, list)) for d in docs)
+
+
+def _logical_lines(text: str) -> list[list[tuple[str, int]]]:
+    """Physical lines joined by backslash-newline, each part with its line number; heredoc
+    bodies left out; comments stripped (a comment ends a continued command, as in a shell)."""
+    out: list[list[tuple[str, int]]] = []
+    current: list[tuple[str, int]] = []
+    heredoc: str | None = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        if heredoc is not None:
+            if raw.strip() == heredoc:
+                heredoc = None
+            continue
+        line = _COMMENT.sub("", raw) if "#" in raw else raw
+        tag = _HEREDOC.search(line)
+        if tag is not None:
+            heredoc = tag.group(2)
+            line = line[: tag.start()] + line[tag.end() :]
+        stripped = line.rstrip()
+        if stripped.endswith("\\") and heredoc is None:
+            current.append((stripped[:-1], n))
+            continue
+        current.append((line, n))
+        out.append(current)
+        current = []
+    if current:
+        out.append(current)
+    return out
+
+
+def _tokens(text: str) -> list[str]:
+    text = _REDIRECT.sub(" ", text)
+    try:
+        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+        lex.whitespace_split = True
+        lex.commenters = ""
+        return list(lex)
+    except ValueError:
+        return text.split()
+
+
+def _commands(parts: list[tuple[str, int]]) -> list[tuple[list[str], list[int]]]:
+    """The simple commands of one logical line, each word with its physical line."""
+    words: list[tuple[str, int]] = []
+    try:
+        for text, n in parts:
+            words.extend((w, n) for w in _tokens(text) if "\n" not in w)
+    except ValueError:  # a quote across lines: the whole logical line at its first line
+        words = [(w, parts[0][1]) for w in _tokens(" ".join(t for t, _ in parts))]
+    out: list[tuple[list[str], list[int]]] = [([], [])]
+    for word, n in words:
+        if word in SEPARATORS or set(word) <= set(";&|"):
+            out.append(([], []))
+        elif word in ("exec", "then", "do", "else", "{", "(") and not out[-1][0]:
+            continue
+        else:
+            out[-1][0].append(word)
+            out[-1][1].append(n)
+    return [c for c in out if c[0]]
+
+
+def _positional(text: str) -> str:
+    """`${1:-X}` is X: the script run without arguments."""
+    return _POSITIONAL_DEFAULT.sub(lambda m: m.group(3), text)
+
+
+def _value(text: str, env: dict[str, str]) -> str:
+    return expand(_positional(text), env, shell=True)
+
+
+def read_script(text: str) -> Script:
+    """Every simple command, top to bottom, with the variables set before it."""
+    out = Script()
+    env: dict[str, str] = {}
+    exported: set[str] = set()
+    blocks: list[tuple[str, str]] = []  # (closing word, description)
+    for parts in _logical_lines(text):
+        for words, lines in _commands(parts):
+            first = words[0]
+            head = _FUNCTION.match(" ".join(words))
+            if head is not None and first not in _LOOPS:
+                name = head.group(1) or head.group(2)
+                blocks.append(("}", f"the function `{name}` (line {lines[0]})"))
+                continue
+            if first in _LOOPS:
+                blocks.append(("done", f"the `{first}` loop of line {lines[0]}"))
+                continue
+            if first in ("if", "elif", "case"):
+                blocks.append(("fi" if first != "case" else "esac", f"if:{lines[0]}"))
+                if first == "if" and len(words) > 1:
+                    words, lines = words[1:], lines[1:]  # `if vllm serve ...` runs it
+                else:
+                    continue
+            if first in ("done", "}", "fi", "esac", ")"):
+                for i in range(len(blocks) - 1, -1, -1):
+                    if blocks[i][0] == first or first == ")":
+                        del blocks[i:]
+                        break
+                continue
+            block = next((d for _, d in reversed(blocks) if not d.startswith("if:")), "")
+            cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
+            if first in _EXPORTS:
+                for w in words[1:]:
+                    m = _ASSIGN.match(w)
+                    if m:
+                        env[m[1]] = _value(m[2], env)
+                        exported.add(m[1])
+                    elif re.fullmatch(r"[A-Za-z_]\w*", w):
+                        exported.add(w)
+                continue
+            if first == "unset":
+                for w in words[1:]:
+                    env.pop(w, None)
+                    exported.discard(w)
+                continue
+            prefix: dict[str, str] = {}
+            i = 0
+            while i < len(words) and _ASSIGN.match(words[i]):
+                m = _ASSIGN.match(words[i])
+                assert m is not None
+                prefix[m[1]] = _value(m[2], {**env, **prefix})
+                i += 1
+            if i == len(words):  # assignments only: shell variables from here on
+                if not block:  # a function's or loop's assignments depend on its calls
+                    env.update(prefix)
+                continue
+            scope = {**env, **prefix}
+            out.commands.append((Command(words, lines, block, cond), scope,
+                                 exported | set(prefix)))
+    return out
+
+
+def _unresolved(words: list[str]) -> str | None:
+    for w in words:
+        m = _UNRESOLVED.search(w)
+        if m is not None:
+            return w
+    return None
+
+
+def _what(word: str) -> str:
+    m = _UNRESOLVED.search(word)
+    ref = m.group(0) if m else word
+    if re.match(r"\$\d|\$[@*#]|\$\{\d", ref):
+        return f"{word!r}: {ref} is an argument of the script, which kvplan does not know; " \
+               "write the value in the script, or render it first"
+    if ref in ("$(", "`"):
+        return f"{word!r}: a command substitution kvplan does not run; render it first"
+    return f"{word!r}: the script does not set {ref.strip('${}')}; {RENDER_FIRST_SCRIPT}"
+
+
+def _visible(env: dict[str, str]) -> tuple[Any, str]:
+    value = env.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return "all", ""
+    devices = [d for d in value.split(",") if d.strip()]
+    if _unresolved([value]) or not devices:
+        return "all", ""
+    return len(devices), f"CUDA_VISIBLE_DEVICES={value}"
+
+
+def _site(cmd: Command, k: int, container: dict[str, Any], count: Any, said: str,
+          kind: str, problems: list[Problem], notes: list[str]) -> PodSite:
+    pod_at: tuple[Any, ...] = ("commands", k)
+    c_at = (*pod_at, "containers", 0)
+    line = cmd.lines[0]
+    lines: dict[tuple[Any, ...], int] = {pod_at: line, c_at: line}
+    for i, n in enumerate(container.get("line_of", [])):
+        lines[c_at + ("command", i)] = n
+    container.pop("line_of", None)
+    container["resources"] = {"limits": {container.pop("resource", "nvidia.com/gpu"): count}}
+    site = PodSite(kind, {"containers": [container]}, pod_at, [(container, c_at)], 1, pod_at,
+                   group=k, lines=lines, problems=problems, notes=notes, line_at=pod_at,
+                   gpus_said=said, release_unknown=not container.get("image"))
+    return site
+
+
+def _refused(path: Path, cmd: Command, message: str) -> Target:
+    return Target(file=str(path), kind=KUBERNETES, line=cmd.lines[0],
+                  problems=[Problem("", message, cmd.lines[0])])
+
+
+def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
+    """A pod site for every server start (or `docker run` of an engine image) the script
+    holds, and the server starts refused outright (inside a loop or a function body)."""
+    script = read_script(text)
+    out: list[PodSite] = []
+    refused: list[Target] = []
+    for cmd, env, exported in script.commands:
+        docker = is_docker_run(cmd.words)
+        words = [_value(w, env) for w in cmd.words]
+        run = read_docker_run(words[docker:], cmd.lines[docker:], env) \
+            if docker is not None else None
+        start = None if docker is not None else server_start(words)
+        if (run is None or not run.engine) and start is None:
+            continue
+        what = "`docker run`" if run is not None else f"`{start[1] if start else ''}`"
+        if cmd.block:
+            source = ("the function's arguments at each call" if "function" in cmd.block
+                      else "the loop's variables at each pass")
+            refused.append(_refused(path, cmd, (
+                f"this {what} is inside {cmd.block}: its words come from {source}, which kvplan "
+                "does not follow; write one command per server (or a kvplan/v1 file) to have it "
+                "checked")))
+            continue
+        notes: list[str] = []
+        if cmd.conditional:
+            notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
+        if run is not None:
+            bad = _unresolved([run.image, *run.command])
+            problems = [Problem("", _what(bad), cmd.lines[0])] if bad else list(run.problems)
+            container = {"image": run.image, "command": run.command, "line_of": run.lines,
+                         "env": [{"name": k, "value": v} for k, v in run.env.items()],
+                         "resource": run.resource}
+            out.append(_site(cmd, len(out), container, run.count, run.said, "docker run",
+                             problems, notes + run.notes))
+            continue
+        assert start is not None
+        server = words
+        bad = _unresolved(server[start[2]:])
+        problems = [Problem("", _what(bad), cmd.lines[0])] if bad else []
+        count, said = _visible(env)
+        if not said:
+            said = "no CUDA_VISIBLE_DEVICES in the script: every GPU of the machine is visible"
+        container = {"image": "", "command": server, "line_of": cmd.lines,
+                     "env": [{"name": k, "value": env[k]} for k in sorted(exported) if k in env]}
+        notes.append(f"started outside a container: the {start[0]} release is the one "
+                     "installed, which the script does not name; options the newest option "
+                     "table lacks are noted, not refused")
+        out.append(_site(cmd, len(out), container, count, said, KIND, problems, notes))
+    return out, refused
+
+
+def targets(path: Path, text: str, side_cache: dict[Path, Any],
+            default_gpu: str | None) -> list[Target]:
+    """Every deployment a script starts, through the manifests' one conversion."""
+    from kvplan.check.manifests import site_targets
+
+    found, refused = sites(path, text)
+    doc = Doc(data={}, start_line=1, lines={})
+    out: list[Target] = []
+    for site in found:
+        for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
+            if site.kind == KIND:  # a pip install names no vendor (ROCm reads CUDA_VISIBLE_DEVICES)
+                target.gpu_vendor = None
+            if site.problems:  # said once: not again as the manifests' "unrendered template"
+                target.problems = [p for p in target.problems
+                                   if p in site.problems or UNRENDERED not in p.message]
+            out.append(target)
+    out.extend(refused)
+    return sorted(out, key=lambda t: t.line)
+
+
+def read_if_script(path: Path, side_cache: dict[Path, Any],
+                   default_gpu: str | None) -> list[Target] | None:
+    """The deployments of a file that is a shell script; None when it is not one (YAML)."""
+    from kvplan.errors import InputError
+    from kvplan.inputs.text import read_text
+
+    try:
+        text = read_text(path)
+    except InputError:
+        return None
+    if not is_script(path, text):
+        return None
+    return targets(path, text, side_cache, default_gpu)
