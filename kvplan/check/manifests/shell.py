@@ -317,6 +317,19 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
     return out, refused
 
 
+def _in_script_words(message: str, path: Path, kind: str) -> str:
+    """The manifests' model advice in a script's terms: a side file instead of an annotation
+    (kvplan.check.manifests.side reads `<script>.kvplan.yaml`), the machine for a server
+    started outside a container."""
+    side = f"`model:` in a side file {path.stem}.kvplan.yaml"
+    message = message.replace("the annotation kvplan.io/model", side)
+    message = message.replace("kvplan.io/model: ", "model: ")
+    message = message.replace("a config.json beside the manifest", "a config.json beside the script")
+    if kind == KIND:
+        message = message.replace("a path inside the container", "a path on the machine")
+    return message
+
+
 def targets(path: Path, text: str, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target]:
     """Every deployment a script starts, through the manifests' one conversion."""
@@ -332,9 +345,26 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             if site.problems:  # said once: not again as the manifests' "unrendered template"
                 target.problems = [p for p in target.problems
                                    if p in site.problems or UNRENDERED not in p.message]
+            target.problems = [Problem(p.field, _in_script_words(p.message, path, site.kind),
+                                       p.line) for p in target.problems]
             out.append(target)
     out.extend(refused)
     return sorted(out, key=lambda t: t.line)
+
+
+def starts_server(path: Path) -> bool:
+    """Whether a file is a script with a server start (or one refused by name) in it."""
+    from kvplan.errors import InputError
+    from kvplan.inputs.text import read_text
+
+    try:
+        text = read_text(path)
+    except InputError:
+        return False
+    if not is_script(path, text):
+        return False
+    found, refused = sites(path, text)
+    return bool(found or refused)
 
 
 def read_if_script(path: Path, side_cache: dict[Path, Any],
