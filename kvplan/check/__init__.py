@@ -3,7 +3,8 @@
 Reads kvplan/v1 files and the manifests teams already have (kvplan.check.manifests.FORMATS:
 Kubernetes workloads, LeaderWorkerSet, KServe InferenceService and LLMInferenceService, KubeRay
 RayService, AIBrix RayClusterFleet and StormService, Dynamo, production-stack VLLMRuntime and
-Helm values, llm-d ModelService values, docker-compose) that run vLLM,
+Helm values, llm-d ModelService values, docker-compose; and launch scripts and `docker run`
+lines, kvplan.check.manifests.shell) that run vLLM,
 SGLang or TensorRT-LLM, plans each through `kvplan.deploy.plan_deployment`, and judges it: on
 start-up alone when no traffic is declared (kvplan.check.startup), else with the capacity
 arithmetic, and for a FAIL finds the smallest verified change that passes. Every document that
