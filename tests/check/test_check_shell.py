@@ -251,3 +251,20 @@ def test_redirections_and_comments_end_where_a_shell_ends_them() -> None:
     assert words == [["vllm", "serve", "m", "--port", "1"], ["--tp", "2"]]
     lines = [c.lines for c, _, _ in script.commands]
     assert lines == [[1, 1, 1, 2, 2], [4, 4]]
+
+
+def test_branches_are_alternatives_and_a_guarded_start_is_read(runner: CliRunner) -> None:
+    """The two `case` branches (lines 5, 6), the if/else pair (10, 12) and the one-line function
+    (15) are refused; the `if` of line 17, which has no else, is read as if it runs: llama-3.1-8b
+    at 8,192 tokens on an H100, 438,080 tokens (`explain llama-3.1-8b --engine vllm -c 8192`)."""
+    code, out = check(runner, SYN / "branches.sh", "--gpu", "h100")
+    assert code == 2
+    refused = [line for line in out.splitlines() if line.startswith("ERROR")]
+    assert [r.split(".sh:", 1)[1].split(":", 1)[0] for r in refused] == ["5", "6", "10", "12",
+                                                                        "15"]
+    assert "inside the `case` of line 4, whose branches are alternatives" in out
+    assert "inside the `if` of line 9, whose branches are alternatives" in out
+    assert "inside the function `serve` (line 15)" in out
+    assert "branches.sh:18  branches.sh: starts; holds 53 sequences of 8,192 tokens per " \
+           "replica (438,080 tokens in the pool)" in out
+    assert "inside the `if` of line 17: read as if it runs" in out

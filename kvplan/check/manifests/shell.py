@@ -18,7 +18,9 @@ tensor x pipeline (x data-parallel) GPUs, said in a note. The GPU model is never
 
 Refused with the reason: a server start inside a `for` / `while` / `until` loop or a function
 body (its words come from the loop or the function's arguments at each call, which kvplan
-does not follow). Commands inside `if` are read as if they run (noted). Heredoc bodies
+does not follow), or in a branch of a `case` or of an `if` with `elif` / `else` (alternatives:
+kvplan does not choose one). Commands inside an `if` without them are read as if they run
+(noted). Heredoc bodies
 (`cat > x <<EOF ... EOF`) are text another program reads, not commands of this script.
 """
 
@@ -70,6 +72,7 @@ class Script:
     """The commands of a script, with the variables each one sees."""
 
     commands: list[tuple[Command, dict[str, str], set[str]]] = field(default_factory=list)
+    branched: set[int] = field(default_factory=set)  # lines of the ifs with elif / else
 
 
 def is_script(path: Path, text: str) -> bool:
@@ -137,7 +140,7 @@ def _commands(parts: list[tuple[str, int]]) -> list[tuple[list[str], list[int]]]
     for word, n in words:
         if word in SEPARATORS or set(word) <= set(";&|"):
             out.append(([], []))
-        elif word in ("exec", "then", "do", "else", "{", "(") and not out[-1][0]:
+        elif word in ("exec", "then", "do", "{", "(") and not out[-1][0]:
             continue
         else:
             out[-1][0].append(word)
@@ -167,14 +170,38 @@ def read_script(text: str) -> Script:
             if head is not None and first not in _LOOPS:
                 name = head.group(1) or head.group(2)
                 blocks.append(("}", f"the function `{name}` (line {lines[0]})"))
-                continue
+                if "{" not in words or words[-1] == "{":
+                    continue
+                at = words.index("{") + 1  # a one-line body: `f() { vllm serve ...; }`
+                words, lines = words[at:], lines[at:]
+                first = words[0]
             if first in _LOOPS:
                 blocks.append(("done", f"the `{first}` loop of line {lines[0]}"))
                 continue
-            if first in ("if", "elif", "case"):
-                blocks.append(("fi" if first != "case" else "esac", f"if:{lines[0]}"))
-                if first == "if" and len(words) > 1:
+            if first == "case":
+                blocks.append(("esac", f"the `case` of line {lines[0]}, whose branches are "
+                                       "alternatives (which one runs depends on a value kvplan "
+                                       "does not know)"))
+                continue
+            if blocks and blocks[-1][0] == "esac" and first.endswith(")"):
+                words, lines = words[1:], lines[1:]  # a branch's pattern: `a)`
+                if not words:
+                    continue
+                first = words[0]
+            if first in ("elif", "else"):
+                cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
+                out.branched.add(cond)  # the if's branches are alternatives
+                if first == "else":
+                    words, lines = words[1:], lines[1:]
+                    if not words:
+                        continue
+                    first = words[0]
+            if first in ("if", "elif"):
+                if first == "if":
+                    blocks.append(("fi", f"if:{lines[0]}"))
+                if len(words) > 1:
                     words, lines = words[1:], lines[1:]  # `if vllm serve ...` runs it
+                    first = words[0]
                 else:
                     continue
             if first in ("done", "}", "fi", "esac", ")"):
@@ -281,13 +308,18 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
         if (run is None or not run.engine) and start is None:
             continue
         what = "`docker run`" if run is not None else f"`{start[1] if start else ''}`"
+        if cmd.conditional in script.branched:
+            cmd.block = (f"the `if` of line {cmd.conditional}, whose branches are alternatives "
+                         "(which one runs depends on a value kvplan does not know)")
         if cmd.block:
-            source = ("the function's arguments at each call" if "function" in cmd.block
-                      else "the loop's variables at each pass")
+            source = ("its words come from the function's arguments at each call, which "
+                      "kvplan does not follow" if "function" in cmd.block else
+                      "kvplan does not choose one" if "alternatives" in cmd.block else
+                      "its words come from the loop's variables at each pass, which kvplan "
+                      "does not follow")
             refused.append(_refused(path, cmd, (
-                f"this {what} is inside {cmd.block}: its words come from {source}, which kvplan "
-                "does not follow; write one command per server (or a kvplan/v1 file) to have it "
-                "checked")))
+                f"this {what} is inside {cmd.block}: {source}; write one command per server "
+                "(or a kvplan/v1 file) to have it checked")))
             continue
         notes: list[str] = []
         if cmd.conditional:
