@@ -244,7 +244,7 @@ def test_docker_gpus_values() -> None:
 def test_redirections_and_comments_end_where_a_shell_ends_them() -> None:
     """`cmd \\` then a comment line: the comment ends the command (its backslash continues
     nothing), so the next line is a command of its own; `> log 2>&1` is not an argument."""
-    from kvplan.check.manifests.shell import read_script
+    from kvplan.check.manifests.shell_lex import read_script
 
     script = read_script("vllm serve m \\\n  --port 1 > log 2>&1 \\\n  # --x 2 \\\n  --tp 2\n")
     words = [c.words for c, _, _ in script.commands]
