@@ -3,7 +3,8 @@
 Reads kvplan/v1 files and the manifests teams already have (kvplan.check.manifests.FORMATS:
 Kubernetes workloads, LeaderWorkerSet, KServe InferenceService and LLMInferenceService, KubeRay
 RayService, AIBrix RayClusterFleet and StormService, Dynamo, production-stack VLLMRuntime and
-Helm values, llm-d ModelService values, docker-compose) that run vLLM,
+Helm values, llm-d ModelService values, docker-compose; and launch scripts and `docker run`
+lines, kvplan.check.manifests.shell) that run vLLM,
 SGLang or TensorRT-LLM, plans each through `kvplan.deploy.plan_deployment`, and judges it: on
 start-up alone when no traffic is declared (kvplan.check.startup), else with the capacity
 arithmetic, and for a FAIL finds the smallest verified change that passes. Every document that
@@ -212,8 +213,8 @@ def _starts_short(planned: Any, n: Numbers) -> int | None:
 
 
 def _nothing_read(path: Path) -> str:
-    """Why a file given by name holds no deployment: a shell script or `docker run` line that
-    starts a server is named as such (its command line is not read)."""
+    """Why a file given by name holds no deployment: a shell script that mentions an engine
+    but starts no server kvplan reads is named as such (kvplan.check.manifests.shell)."""
     from kvplan.check.manifests.workload import mentions_engine
     from kvplan.errors import InputError, KvplanError
     from kvplan.inputs.text import read_text
@@ -223,9 +224,12 @@ def _nothing_read(path: Path) -> str:
     except InputError:
         engine = None
     if engine is not None and path.suffix not in YAML_SUFFIXES:
-        return (f"this file starts {engine} from a shell command line, which kvplan does not "
-                "read: kvplan check reads Kubernetes manifests, Helm values, docker-compose and "
-                "kvplan/v1 YAML; put the command in one of those")
+        from kvplan.check.manifests import SERVERS
+
+        return (f"this file mentions {engine}, but none of its commands starts a server kvplan "
+                f"reads ({SERVERS}, or `docker run` of an engine image); kvplan check reads "
+                "those in shell scripts, and Kubernetes manifests, Helm values, docker-compose "
+                "and kvplan/v1 YAML")
     if path.suffix in YAML_SUFFIXES:
         from kvplan.deploy.yamldoc import read_docs
         from kvplan.plan.targets import missing_api_version

@@ -10,6 +10,7 @@ from typing import Any
 
 from kvplan.check.documents import Broken, read_documents
 from kvplan.check.manifests import read_document
+from kvplan.check.manifests.shell import SHELL_SUFFIXES
 from kvplan.check.manifests.side import is_side_file
 from kvplan.check.outcome import ERROR, YAML_SUFFIXES, Outcome
 from kvplan.check.target import KUBERNETES, KVPLAN, Target
@@ -53,8 +54,8 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
                 p = Path(m)
                 if p.is_dir():
                     walk(p)
-                elif p.suffix in YAML_SUFFIXES and not is_side_file(p):
-                    add(p, False)
+                elif p.suffix in (*YAML_SUFFIXES, *SHELL_SUFFIXES) and not is_side_file(p):
+                    add(p, False)  # a glob names scripts too (`scripts/*.sh`); folders: YAML
             if not matches:
                 missing.append(Outcome(text, ERROR, problems=[Problem("", "no file matches")]))
         else:
@@ -68,6 +69,12 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
     A broken document is an ERROR when it runs an engine or is an unrendered template, else
     it is listed in `ignored` and the documents beside it are read."""
     out: list[Target] = []
+    if path.suffix not in YAML_SUFFIXES:  # a launch script or `docker run` line
+        from kvplan.check.manifests.shell import read_if_script
+
+        scripted = read_if_script(path, side_cache, default_gpu)
+        if scripted is not None:
+            return scripted
     docs = read_documents(path)
     alone = all(isinstance(d, Broken) for d in docs)  # nothing readable beside it: report it
     for doc in docs:

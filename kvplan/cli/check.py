@@ -33,7 +33,8 @@ PathsArg = Annotated[
     list[str],
     typer.Argument(
         metavar="PATH",
-        help="kvplan/v1 files, Kubernetes manifests, folders (searched recursively) or globs",
+        help="kvplan/v1 files, Kubernetes manifests, launch scripts, folders (searched "
+             "recursively, YAML only) or globs",
         show_default=False,
     ),
 ]

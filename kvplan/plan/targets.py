@@ -33,6 +33,10 @@ def is_deployment_target(target: str) -> bool:
     if target == "-":
         return True
     path = Path(target)
+    if path.suffix not in (".yaml", ".yml") and path.is_file():
+        from kvplan.check.manifests.shell import starts_server  # a launch script, read as check
+
+        return starts_server(path)
     if path.suffix not in (".yaml", ".yml") or not path.is_file():
         return False
     from kvplan.deploy.yamldoc import read_docs
@@ -67,6 +71,9 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
     """The record a target starts from: a file's fields, or a model with the flag defaults."""
     if is_deployment_target(target):
         from kvplan.deploy.yamldoc import iter_docs, read_docs
+
+        if target != "-" and Path(target).suffix not in (".yaml", ".yml"):
+            return _from_manifest(Path(target))  # a launch script (kvplan.check.manifests.shell)
 
         if target == "-":
             docs = list(iter_docs(sys.stdin.read(), "<stdin>"))

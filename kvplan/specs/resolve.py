@@ -202,9 +202,8 @@ def quantized_base_hint(ref: str) -> str:
             "pricing of that width), or pass the copy's config.json for its exact weights")
 
 
-# A server start in a shell script or a `docker run` line (vLLM, SGLang, TensorRT-LLM): the
-# command, or an engine image whose entrypoint starts the server (`docker run ...
-# vllm/vllm-openai:v0.8.5 --model ...`, as `kvplan check` reads it)
+# A server named in a file that is not a deployment: a script whose server start kvplan cannot
+# read (one it reads is planned as `kvplan check` reads it: kvplan.check.manifests.shell)
 _SERVER_START = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve"
                            r"|trtllm-serve|vllm/vllm-openai|lmsysorg/sglang")
 
@@ -217,11 +216,11 @@ def _not_a_spec(path: Path) -> str:
         starts = _SERVER_START.search(read_text(path)) is not None
     except InputError:
         starts = False
-    what = (" it starts a server from a shell command line, which kvplan does not read: put the "
-            "command in a docker-compose service or a Kubernetes container (`kvplan check` and "
-            "`kvplan explain` read those), or plan the model by name" if starts else "")
+    what = (" it names a server, but no command in it starts one kvplan reads (`kvplan check` "
+            "says why); plan the model by name" if starts else "")
     return (f"{path}: not a model spec YAML, config.json or snapshot folder, nor a deployment "
-            f"file (kvplan/v1, Kubernetes, docker-compose YAML);{what or ' give one of those'}")
+            f"file (kvplan/v1, Kubernetes, docker-compose YAML, a launch script);"
+            f"{what or ' give one of those'}")
 
 
 def folder_entry(path: str) -> str | None:

@@ -199,20 +199,22 @@ def test_an_image_variable_leaves_the_release_unknown(runner: CliRunner) -> None
 
 # ---- a shell script is not a deployment file ----
 
-def test_a_shell_script_that_starts_a_server_is_named_as_one(runner: CliRunner) -> None:
+def test_a_shell_script_that_starts_a_server_is_read(runner: CliRunner) -> None:
     # banjuede/deepseek-test: `trtllm-serve /local/deepseek-ai/DeepSeek-R1 --tp_size 8 ...`
-    # in a .sh. check said "nothing that runs ... TensorRT-LLM in this file"; explain took it
-    # for a model spec ("expected a mapping of fields, got str").
+    # in a .sh. check said "nothing that runs ... TensorRT-LLM in this file", then (task h30qa)
+    # that scripts are not read; since task h41shell it reads the command: the model is a
+    # folder on the machine, whose name is the hub repository of the catalog's deepseek-r1,
+    # named with the side-file fix a script can take (scripts have no annotations)
     code, out = check(runner, "trtllm-serve.sh")
     assert code == 2
-    assert "this file starts TensorRT-LLM from a shell command line, which kvplan does not " \
-           "read" in out
+    assert ("trtllm-serve.sh:1: the served model: '/local/deepseek-ai/DeepSeek-R1' is a path on "
+            "the machine; name the model with --served-model-name <hf id>, `model:` in a side "
+            "file trtllm-serve.kvplan.yaml") in out
+    assert "model: deepseek-r1 if it holds that checkpoint" in out
     assert "nothing that runs" not in out
     result = flat(invoke(runner, "explain", str(QA / "trtllm-serve.sh")))
     assert result.exit_code == 2
-    assert "not a model spec YAML, config.json or snapshot folder, nor a deployment file" in \
-           result.output
-    assert "it starts a server from a shell command line" in result.output
+    assert "'/local/deepseek-ai/DeepSeek-R1' is a path on the machine" in result.output
     assert "expected a mapping" not in result.output
 
 
@@ -399,17 +401,19 @@ def test_production_stack_amd_values_offer_amd_gpus(runner: CliRunner) -> None:
     assert (row["verdict"], row["model"], row["gpus"]) == ("PASS", "opt-125m", 1)
 
 
-def test_a_docker_run_script_is_named_by_check_and_explain(runner: CliRunner) -> None:
+def test_a_docker_run_script_is_read_by_check_and_explain(runner: CliRunner) -> None:
     # jackypanster/deploy-qwen deploy-32k.sh: `docker run ... vllm/vllm-openai:v0.8.5 --model
-    # /qwen/qwen3-30b-a3b --tensor-parallel-size 4 ...`. check named the shell command line;
-    # explain said only "give one of those" (its test looked for `vllm serve` alone)
+    # /qwen/qwen3-30b-a3b --served-model-name coder --tensor-parallel-size 4 ...`. Read since
+    # task h41shell: the options after the image go to the image's `vllm serve` (line 27 holds
+    # --model); the folder inside the container is named only by 'coder', not a catalog name
     code, out = check(runner, "deploy-qwen-docker-run.sh")
     assert code == 2
-    assert "this file starts vLLM from a shell command line, which kvplan does not read" in out
+    assert ("deploy-qwen-docker-run.sh:27: --model: '/qwen/qwen3-30b-a3b' is a path inside the "
+            "container, and its served name 'coder' is not in the catalog") in out
+    assert "`model:` in a side file deploy-qwen-docker-run.kvplan.yaml" in out
     result = flat(invoke(runner, "explain", str(QA / "deploy-qwen-docker-run.sh")))
     assert result.exit_code == 2
-    assert "it starts a server from a shell command line, which kvplan does not read" in \
-        result.output
+    assert "its served name 'coder' is not in the catalog" in result.output
 
 
 def test_qwen3_14b_fp8_left_out_names_its_base(runner: CliRunner) -> None:

@@ -29,6 +29,8 @@ from kvplan.deploy import resolve_gpu
 from kvplan.deploy.yamldoc import Doc
 from kvplan.errors import InputError
 
+SCRIPT_KINDS = ("shell command", "docker run")  # kvplan.check.manifests.shell's sites
+
 
 def _device(w: Workload) -> tuple[str, int | None]:
     """The value of the server's `--device` option (vLLM before 0.10, SGLang), lower-case, and
@@ -52,6 +54,17 @@ def _vendor(key: str, image: str) -> str:
     return "amd" if key.startswith("amd.com/") else "nvidia"
 
 
+def _off_gpu(w: Workload, line: int) -> bool:
+    """Whether the server runs on a device that is not a GPU (`--device cpu` / `npu`), said."""
+    device, device_line = _device(w)
+    if device and device not in ("cuda", "auto", "gpu", "rocm"):
+        w.problem("--device", f"the server runs on {device!r}, not a GPU: kvplan plans "
+                  "GPU memory (a CPU or other device's KV cache is sized by its own "
+                  "settings, e.g. VLLM_CPU_KVCACHE_SPACE)", device_line or line)
+        return True
+    return False
+
+
 def read_gpu_count(w: Workload) -> None:
     """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
     assert w.inv is not None
@@ -69,6 +82,8 @@ def read_gpu_count(w: Workload) -> None:
             if isinstance(section, dict) and key in section and value is None:
                 value, lim_line = section[key], doc.line(*w.c_at, "resources", part, key)
                 w.gpu_vendor = _vendor(key, str(w.container.get("image", "")))
+    if site.kind in SCRIPT_KINDS and _off_gpu(w, lim_line):  # a script's count is not a limit
+        return
     if value is None:
         for part in ("limits", "requests"):
             section = res.get(part) or {} if isinstance(res, dict) else {}
@@ -78,11 +93,7 @@ def read_gpu_count(w: Workload) -> None:
                                  f"AMD GPUs (this server asks for {key}: {section[key]})",
                                  doc.line(*w.c_at, "resources", part, key))
                     return
-        device, device_line = _device(w)
-        if device and device not in ("cuda", "auto", "gpu", "rocm"):
-            w.problem("--device", f"the server runs on {device!r}, not a GPU: kvplan plans "
-                      "GPU memory (a CPU or other device's KV cache is sized by its own "
-                      "settings, e.g. VLLM_CPU_KVCACHE_SPACE)", device_line or lim_line)
+        if _off_gpu(w, lim_line):
             return
         if w.site.kind == "compose service":
             said = w.site.gpus_said
@@ -98,7 +109,11 @@ def read_gpu_count(w: Workload) -> None:
     if unrendered(str(value)):
         w.problem("nvidia.com/gpu", f"{value!r}: {RENDER_FIRST}", lim_line)
         return
-    if str(value) == "all" and site.kind == "compose service":
+    if str(value) == "all" and site.kind in SCRIPT_KINDS:
+        value = engine_gpus  # no count in the script: the server's own parallel layout
+        w.notes.append(f"{site.gpus_said}; the engine uses {engine_gpus} GPU(s), its tensor x "
+                       "pipeline x data-parallel size")
+    elif str(value) == "all" and site.kind == "compose service":
         value = engine_gpus  # compose's count: all reserves every GPU; the engine uses these
         if site.gpus_said:
             w.notes.append(f"{site.gpus_said} hands the container every GPU of the host, how "
@@ -106,6 +121,8 @@ def read_gpu_count(w: Workload) -> None:
         else:
             w.notes.append(f"count: all reserves every GPU of the host; the engine uses "
                            f"{engine_gpus}")
+    elif site.kind in SCRIPT_KINDS and site.gpus_said:
+        w.notes.append(f"{site.gpus_said}: {value} GPU(s)")
     elif site.kind == "compose service" and site.gpus_said:
         w.notes.append(f"{site.gpus_said}: {value} GPU(s) handed to the container")
     try:

@@ -1,0 +1,230 @@
+"""Shell scripts and `docker run` lines that start an engine (`serve.sh`, a README's command,
+a Makefile recipe saved as a script): one deployment per server start.
+
+The script is read as a shell runs it, top to bottom, without running anything:
+backslash-newline continuations are joined (a comment line ends the command, as in a shell:
+its trailing backslash continues nothing), each line is split after `&&`, `;`, `|`, `&`
+(kvplan.check.argv, as for a container's `sh -c`), redirections (`> log 2>&1`) are dropped,
+`exec` and launcher prefixes (`nohup`, `env`, `uv run`) are passed over. Variables set earlier
+in the script (`VAR=value`, `export VAR=value`) are substituted, `${VAR:-default}` with VAR
+unset is its default, and a script argument with a default (`${1:-X}`) is X (the script run
+without arguments); a reference the script does not resolve (`$1`, `$HOME`, `$(cmd)`) is
+"render first", as an unrendered template is elsewhere.
+
+The GPUs: `CUDA_VISIBLE_DEVICES` (exported, or before the command) lists them; a `docker run`
+hands over those of `--gpus` (`all`, `N`, `"device=0,1"`); with neither, the server's
+tensor x pipeline (x data-parallel) GPUs, said in a note. The GPU model is never in a script:
+`--gpu`, else judged over the catalog (WARN), as a manifest that names none.
+
+Refused with the reason: a server start inside a `for` / `while` / `until` loop or a function
+body (its words come from the loop or the function's arguments at each call, which kvplan
+does not follow), or in a branch of a `case` or of an `if` with `elif` / `else` (alternatives:
+kvplan does not choose one). Commands inside an `if` without them are read as if they run
+(noted). Heredoc bodies
+(`cat > x <<EOF ... EOF`) are text another program reads, not commands of this script.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.argv import server_start
+from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
+from kvplan.check.manifests.shell_lex import Command, expand_word, read_script
+from kvplan.check.target import KUBERNETES, Target
+from kvplan.deploy import Problem
+from kvplan.deploy.yamldoc import Doc
+
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
+KIND = "shell command"  # PodSite.kind of a server started by the script itself
+RENDER_FIRST_SCRIPT = "set it in the script, or render it first (envsubst)"
+UNRENDERED = "is an unrendered template"  # kvplan.check.manifests.workload's words for one
+# what a shell would expand that kvplan cannot: $1, $@, ${VAR}, $VAR, $(cmd), `cmd`
+_UNRESOLVED = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\d|[@*#?]|\()|`")
+
+
+def is_script(path: Path, text: str) -> bool:
+    """Whether a file is read as a shell script: a shell suffix or a `#!`, else any file that
+    is not YAML holding a mapping or a list (a manifest with no suffix stays a manifest)."""
+    if path.suffix in SHELL_SUFFIXES or text.startswith("#!"):
+        return True
+    import yaml
+
+    try:
+        docs = list(yaml.safe_load_all(text))
+    except yaml.YAMLError:
+        return True
+    return not any(isinstance(d, (dict, list)) for d in docs)
+
+def _unresolved(words: list[str]) -> str | None:
+    for w in words:
+        m = _UNRESOLVED.search(w)
+        if m is not None:
+            return w
+    return None
+
+
+def _what(word: str) -> str:
+    m = _UNRESOLVED.search(word)
+    ref = m.group(0) if m else word
+    if re.match(r"\$\d|\$[@*#]|\$\{\d", ref):
+        return f"{word!r}: {ref} is an argument of the script, which kvplan does not know; " \
+               "write the value in the script, or render it first"
+    if ref in ("$(", "`"):
+        return f"{word!r}: a command substitution kvplan does not run; render it first"
+    return f"{word!r}: the script does not set {ref.strip('${}')}; {RENDER_FIRST_SCRIPT}"
+
+
+def _visible(env: dict[str, str]) -> tuple[Any, str]:
+    value = env.get("CUDA_VISIBLE_DEVICES")
+    if value is None:
+        return "all", ""
+    devices = [d for d in value.split(",") if d.strip()]
+    if _unresolved([value]) or not devices:
+        return "all", ""
+    return len(devices), f"CUDA_VISIBLE_DEVICES={value}"
+
+
+def _site(cmd: Command, k: int, container: dict[str, Any], count: Any, said: str,
+          kind: str, problems: list[Problem], notes: list[str]) -> PodSite:
+    pod_at: tuple[Any, ...] = ("commands", k)
+    c_at = (*pod_at, "containers", 0)
+    line = cmd.lines[0]
+    lines: dict[tuple[Any, ...], int] = {pod_at: line, c_at: line}
+    for i, n in enumerate(container.get("line_of", [])):
+        lines[c_at + ("command", i)] = n
+    container.pop("line_of", None)
+    container["resources"] = {"limits": {container.pop("resource", "nvidia.com/gpu"): count}}
+    site = PodSite(kind, {"containers": [container]}, pod_at, [(container, c_at)], 1, pod_at,
+                   group=k, lines=lines, problems=problems, notes=notes, line_at=pod_at,
+                   gpus_said=said, release_unknown=not container.get("image"))
+    return site
+
+
+def _refused(path: Path, cmd: Command, message: str) -> Target:
+    return Target(file=str(path), kind=KUBERNETES, line=cmd.lines[0],
+                  problems=[Problem("", message, cmd.lines[0])])
+
+
+def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
+    """A pod site for every server start (or `docker run` of an engine image) the script
+    holds, and the server starts refused outright (inside a loop or a function body)."""
+    script = read_script(text)
+    out: list[PodSite] = []
+    refused: list[Target] = []
+    for cmd, env, exported in script.commands:
+        docker = is_docker_run(cmd.words)
+        words = [expand_word(w, env) for w in cmd.words]
+        run = read_docker_run(words[docker:], cmd.lines[docker:], env) \
+            if docker is not None else None
+        start = None if docker is not None else server_start(words)
+        if (run is None or not run.engine) and start is None:
+            continue
+        what = "`docker run`" if run is not None else f"`{start[1] if start else ''}`"
+        if cmd.conditional in script.branched:
+            cmd.block = (f"the `if` of line {cmd.conditional}, whose branches are alternatives "
+                         "(which one runs depends on a value kvplan does not know)")
+        if cmd.block:
+            source = ("its words come from the function's arguments at each call, which "
+                      "kvplan does not follow" if "function" in cmd.block else
+                      "kvplan does not choose one" if "alternatives" in cmd.block else
+                      "its words come from the loop's variables at each pass, which kvplan "
+                      "does not follow")
+            refused.append(_refused(path, cmd, (
+                f"this {what} is inside {cmd.block}: {source}; write one command per server "
+                "(or a kvplan/v1 file) to have it checked")))
+            continue
+        notes: list[str] = []
+        if cmd.conditional:
+            notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
+        if run is not None:
+            bad = _unresolved([run.image, *run.command])
+            problems = [Problem("", _what(bad), cmd.lines[0])] if bad else list(run.problems)
+            container = {"image": run.image, "command": run.command, "line_of": run.lines,
+                         "env": [{"name": k, "value": v} for k, v in run.env.items()],
+                         "resource": run.resource}
+            out.append(_site(cmd, len(out), container, run.count, run.said, "docker run",
+                             problems, notes + run.notes))
+            continue
+        assert start is not None
+        server = words
+        bad = _unresolved(server[start[2]:])
+        problems = [Problem("", _what(bad), cmd.lines[0])] if bad else []
+        count, said = _visible(env)
+        if not said:
+            said = "no CUDA_VISIBLE_DEVICES in the script: every GPU of the machine is visible"
+        container = {"image": "", "command": server, "line_of": cmd.lines,
+                     "env": [{"name": k, "value": env[k]} for k in sorted(exported) if k in env]}
+        notes.append(f"started outside a container: the {start[0]} release is the one "
+                     "installed, which the script does not name; options the newest option "
+                     "table lacks are noted, not refused")
+        out.append(_site(cmd, len(out), container, count, said, KIND, problems, notes))
+    return out, refused
+
+
+def _in_script_words(message: str, path: Path, kind: str) -> str:
+    """The manifests' model advice in a script's terms: a side file instead of an annotation
+    (kvplan.check.manifests.side reads `<script>.kvplan.yaml`), the machine for a server
+    started outside a container."""
+    side = f"`model:` in a side file {path.stem}.kvplan.yaml"
+    message = message.replace("the annotation kvplan.io/model", side)
+    message = message.replace("kvplan.io/model: ", "model: ")
+    message = message.replace("a config.json beside the manifest", "a config.json beside the script")
+    if kind == KIND:
+        message = message.replace("a path inside the container", "a path on the machine")
+    return message
+
+
+def targets(path: Path, text: str, side_cache: dict[Path, Any],
+            default_gpu: str | None) -> list[Target]:
+    """Every deployment a script starts, through the manifests' one conversion."""
+    from kvplan.check.manifests import site_targets
+
+    found, refused = sites(path, text)
+    doc = Doc(data={}, start_line=1, lines={})
+    out: list[Target] = []
+    for site in found:
+        for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
+            if site.kind == KIND:  # a pip install names no vendor (ROCm reads CUDA_VISIBLE_DEVICES)
+                target.gpu_vendor = None
+            if site.problems:  # said once: not again as the manifests' "unrendered template"
+                target.problems = [p for p in target.problems
+                                   if p in site.problems or UNRENDERED not in p.message]
+            target.problems = [Problem(p.field, _in_script_words(p.message, path, site.kind),
+                                       p.line) for p in target.problems]
+            out.append(target)
+    out.extend(refused)
+    return sorted(out, key=lambda t: t.line)
+
+
+def starts_server(path: Path) -> bool:
+    """Whether a file is a script with a server start (or one refused by name) in it."""
+    from kvplan.errors import InputError
+    from kvplan.inputs.text import read_text
+
+    try:
+        text = read_text(path)
+    except InputError:
+        return False
+    if not is_script(path, text):
+        return False
+    found, refused = sites(path, text)
+    return bool(found or refused)
+
+
+def read_if_script(path: Path, side_cache: dict[Path, Any],
+                   default_gpu: str | None) -> list[Target] | None:
+    """The deployments of a file that is a shell script; None when it is not one (YAML)."""
+    from kvplan.errors import InputError
+    from kvplan.inputs.text import read_text
+
+    try:
+        text = read_text(path)
+    except InputError:
+        return None
+    if not is_script(path, text):
+        return None
+    return targets(path, text, side_cache, default_gpu)

@@ -1,0 +1,194 @@
+"""A `docker run` line of a shell script, read as Docker reads it (docs.docker.com/reference/
+cli/docker/container/run/): options up to the image, then the arguments the image's
+entrypoint receives.
+
+Read: the image (its tag names the engine release, read by the same code as every manifest's
+image: kvplan.check.manifests.workload), `--entrypoint`, the arguments after the image (under
+`vllm/vllm-openai`, whose entrypoint is `vllm serve`, they are the server's options), `-e` /
+`--env` (the container's environment), `--gpus` (`all`, `N`, `device=0,1`, `count=N`),
+`--runtime nvidia` with `-e NVIDIA_VISIBLE_DEVICES`, `-e CUDA_VISIBLE_DEVICES` inside the
+container, and `--device /dev/kfd` (ROCm: every AMD GPU). Passed over on purpose, as they do
+not move GPU memory: `-p`, `-v`, `--mount`, `--shm-size`, `--ipc`, `--name`, `--network`,
+`--restart`, `--ulimit`, `--rm`, `-d`, `-it` and Docker's other options; `--env-file` is noted
+(the variables it sets are not read).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from kvplan.check.argv import server_start
+from kvplan.deploy import Problem
+
+DOCKERS = {"docker", "podman", "nvidia-docker"}
+# docker run options that take a value (docker 27's `docker run --help`); any other option is
+# a flag. -c (cpu shares), -h (hostname), -l (label), -m (memory), -u (user), -w (workdir)
+VALUE_OPTIONS = {
+    "-e", "--env", "--env-file", "--gpus", "-p", "--publish", "-v", "--volume", "--name",
+    "--shm-size", "--ipc", "--network", "--net", "--runtime", "-w", "--workdir", "--entrypoint",
+    "--ulimit", "--cpuset-cpus", "--cpuset-mems", "--restart", "--device", "-u", "--user",
+    "--mount", "-l", "--label", "--label-file", "--add-host", "-m", "--memory", "--memory-swap",
+    "--memory-reservation", "--cpus", "--cpu-shares", "-c", "--hostname", "-h", "--log-driver",
+    "--log-opt", "--security-opt", "--cap-add", "--cap-drop", "--platform", "--pull",
+    "--group-add", "--tmpfs", "--pid", "--uts", "--userns", "--dns", "--dns-search",
+    "--dns-option", "--expose", "--cidfile", "--stop-signal", "--stop-timeout",
+    "--oom-score-adj", "--storage-opt", "--sysctl", "--volumes-from", "--link", "--health-cmd",
+    "--health-interval", "--health-retries", "--health-timeout", "--health-start-period",
+    "--ip", "--ip6", "--mac-address", "--network-alias", "--cgroupns", "--cgroup-parent",
+    "--blkio-weight", "--device-cgroup-rule", "-a", "--attach", "--pids-limit", "--isolation",
+    "--domainname", "--annotation", "--cpu-period", "--cpu-quota", "--kernel-memory",
+}
+_MODEL_OPTIONS = ("--model", "--model-path", "--model_path")
+_PROGRAMS = {"vllm", "python", "python3", "sh", "bash", "trtllm-serve", "sglang"}
+
+
+@dataclass
+class DockerRun:
+    """What one `docker run` hands the engine."""
+
+    image: str = ""
+    command: list[str] = field(default_factory=list)  # what the container runs
+    lines: list[int] = field(default_factory=list)  # the line of each command word
+    env: dict[str, str] = field(default_factory=dict)
+    count: Any = 0  # GPUs handed to the container ("all": every GPU of the host)
+    said: str = ""  # how the line hands them over
+    resource: str = "nvidia.com/gpu"
+    engine: bool = False  # the container starts a server kvplan reads (or is refused naming it)
+    notes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def is_docker_run(words: list[str]) -> int | None:
+    """The index of `docker` in `[sudo] docker [container] run ...`, or None."""
+    for i, w in enumerate(words[:-1]):
+        if w.rsplit("/", 1)[-1] in DOCKERS:
+            rest = words[i + 1 : i + 3]
+            if rest[:1] == ["run"] or rest == ["container", "run"]:
+                return i
+            return None
+    return None
+
+
+def _gpus(value: str) -> Any:
+    """`--gpus` as a count, or "all": `all`, `2`, `device=0,1`, `"device=0,1"`, `count=2`."""
+    v = value.strip().strip("'")
+    if v.startswith('"') and v.endswith('"'):
+        v = v[1:-1]
+    if v == "all":
+        return "all"
+    if v.isdigit():
+        return int(v)
+    if "device=" in v:
+        devices = v.split("device=", 1)[1].strip('"').split(",")
+        return len([d for d in devices if d.strip() and "=" not in d])
+    m = re.search(r"count=(\w+)", v)
+    if m:
+        return "all" if m[1] == "all" else int(m[1]) if m[1].isdigit() else 0
+    return 0
+
+
+def _appended(program: str) -> str:
+    return (f"the vllm/vllm-openai image's entrypoint already starts the server (`vllm serve`), "
+            f"and docker run appends the arguments after the image to it: `{program} ...` "
+            "reaches vLLM as arguments and the container stops with 'unrecognized arguments'; "
+            "pass only the model and options after the image, or set --entrypoint")
+
+
+def _options_only(image: str, args: list[str]) -> str:
+    return (f"passes server options ({args[0]} ...) to image {image!r}, whose entrypoint kvplan "
+            "cannot see (only vllm/vllm-openai is read as `vllm serve`); name the server after "
+            "the image (`vllm serve ...`, `python3 -m sglang.launch_server ...`, "
+            "`trtllm-serve ...`) with `--entrypoint` if the image needs it, or describe the "
+            "deployment in a kvplan/v1 file")
+
+
+def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, str]) -> DockerRun:
+    """`words` start at `docker`; `lines` are their physical lines."""
+    from kvplan.check.manifests.workload import mentions_engine
+
+    run = DockerRun()
+    i = 2 if words[1] == "run" else 3
+    entrypoint: str | None = None
+    runtime = ""
+    devices: list[str] = []
+    while i < len(words):
+        w = words[i]
+        if not w.startswith("-") or w == "-":
+            break
+        name, eq, inline = w.partition("=")
+        takes = name in VALUE_OPTIONS
+        if takes and not eq:
+            value = words[i + 1] if i + 1 < len(words) else ""
+            i += 2
+        else:
+            value = inline
+            i += 1
+            if not takes and name.startswith("--") and eq:
+                run.notes.append(f"docker run option {name}: not known to kvplan, passed over")
+        if name in ("-e", "--env"):
+            key, has, val = value.partition("=")
+            if has:
+                run.env[key] = val
+            elif key in script_env:
+                run.env[key] = script_env[key]
+        elif name == "--env-file":
+            run.notes.append(f"--env-file {value}: not read (variables set only there are not "
+                             "checked)")
+        elif name == "--gpus":
+            run.count, run.said = _gpus(value), f"--gpus {value}"
+        elif name == "--entrypoint":
+            entrypoint = value
+        elif name == "--runtime":
+            runtime = value
+        elif name == "--device":
+            devices.append(value.split(":", 1)[0].rstrip("/"))
+    if i >= len(words):
+        return run
+    run.image = words[i]
+    args, arg_lines = words[i + 1 :], lines[i + 1 :]
+    image_line = lines[i]
+    if entrypoint is not None:
+        run.command = [*entrypoint.split(), *args]
+        run.lines = [image_line] * len(entrypoint.split()) + arg_lines
+    elif "vllm-openai" in run.image:
+        program = args[0].rsplit("/", 1)[-1] if args else ""
+        if program in _PROGRAMS:
+            run.problems.append(Problem("command", _appended(program), arg_lines[0]))
+        run.command, run.lines = ["vllm", "serve", *args], [image_line] * 2 + arg_lines
+    else:
+        run.command, run.lines = args, arg_lines
+    modelled = any(a.split("=", 1)[0] in _MODEL_OPTIONS for a in args)
+    starts = server_start(run.command) is not None or "vllm-openai" in run.image
+    if not starts and args and args[0].startswith("--") and modelled and entrypoint is None:
+        run.problems.append(Problem("command", _options_only(run.image, args), arg_lines[0]))
+        starts = True
+    run.engine = starts or (entrypoint is None and not args and
+                            mentions_engine(run.image) is not None)
+    _gpu_count(run, runtime, devices, lines[0])
+    return run
+
+
+def _gpu_count(run: DockerRun, runtime: str, devices: list[str], line: int) -> None:
+    """The GPUs the container gets: --gpus, else the nvidia runtime's NVIDIA_VISIBLE_DEVICES,
+    else ROCm's /dev/kfd; narrowed by CUDA_VISIBLE_DEVICES inside the container."""
+    if not run.count and {"/dev/kfd", "/dev/dri"} <= set(devices):
+        run.count, run.said, run.resource = "all", "--device /dev/kfd --device /dev/dri", \
+            "amd.com/gpu"
+    if not run.count and runtime == "nvidia":
+        value = run.env.get("NVIDIA_VISIBLE_DEVICES", "").strip()
+        if value.lower() == "all":
+            run.count, run.said = "all", "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=all"
+        elif value and value.lower() not in ("none", "void"):
+            run.count = len([d for d in value.split(",") if d.strip()])
+            run.said = f"--runtime nvidia -e NVIDIA_VISIBLE_DEVICES={value}"
+    visible = run.env.get("CUDA_VISIBLE_DEVICES", "").strip()
+    if run.count and visible and "$" not in visible:
+        n = len([d for d in visible.split(",") if d.strip()])
+        if run.count == "all" or n < int(run.count):
+            run.count, run.said = n, f"{run.said}, CUDA_VISIBLE_DEVICES={visible} in the container"
+    if not run.count and run.engine:
+        run.problems.append(Problem("--gpus", "the docker run hands the container no GPU (no "
+                                    "--gpus, nor --runtime nvidia with NVIDIA_VISIBLE_DEVICES); "
+                                    "add --gpus N or --gpus all", line))

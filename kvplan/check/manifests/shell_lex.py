@@ -1,0 +1,193 @@
+"""The lexing half of kvplan.check.manifests.shell: a shell script's simple commands, top to
+bottom, each word with its physical line, with the variables set before it and the block it
+sits in (a loop, a function body, the branches of a `case` or an `if`). Nothing is run."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass, field
+
+from kvplan.check.argv import SEPARATORS, expand
+
+_COMMENT = re.compile(r"(^|\s)#.*$")
+# `> log`, `>> log`, `2>&1`, `&> log`, `2>/dev/null`, `< in` at a word's start
+_REDIRECT = re.compile(r"(?<!\S)(?:\d?>>?|&>>?|<)(?:&\d+|&-|\s*[^\s;&|<>]+)")
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
+_FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\s*\))")
+_POSITIONAL_DEFAULT = re.compile(r"\$\{(\d+|#|@|\*)(:?-)([^}]*)\}")
+_LOOPS = ("for", "while", "until", "select")
+_EXPORTS = ("export", "declare", "typeset", "readonly", "local")
+
+
+@dataclass
+class Command:
+    """One simple command: its words, the line of each, and the block it sits in."""
+
+    words: list[str]
+    lines: list[int]
+    block: str = ""  # "" | "the `for` loop of line N" | "the function `f` (line N)"
+    conditional: int = 0  # the line of the `if` it sits in, 0 when none
+
+
+@dataclass
+class Script:
+    """The commands of a script, with the variables each one sees."""
+
+    commands: list[tuple[Command, dict[str, str], set[str]]] = field(default_factory=list)
+    branched: set[int] = field(default_factory=set)  # lines of the ifs with elif / else
+
+def _logical_lines(text: str) -> list[list[tuple[str, int]]]:
+    """Physical lines joined by backslash-newline, each part with its line number; heredoc
+    bodies left out; comments stripped (a comment ends a continued command, as in a shell)."""
+    out: list[list[tuple[str, int]]] = []
+    current: list[tuple[str, int]] = []
+    heredoc: str | None = None
+    for n, raw in enumerate(text.splitlines(), 1):
+        if heredoc is not None:
+            if raw.strip() == heredoc:
+                heredoc = None
+            continue
+        line = _COMMENT.sub("", raw) if "#" in raw else raw
+        tag = _HEREDOC.search(line)
+        if tag is not None:
+            heredoc = tag.group(2)
+            line = line[: tag.start()] + line[tag.end() :]
+        stripped = line.rstrip()
+        if stripped.endswith("\\") and heredoc is None:
+            current.append((stripped[:-1], n))
+            continue
+        current.append((line, n))
+        out.append(current)
+        current = []
+    if current:
+        out.append(current)
+    return out
+
+
+def _tokens(text: str) -> list[str]:
+    text = _REDIRECT.sub(" ", text)
+    try:
+        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+        lex.whitespace_split = True
+        lex.commenters = ""
+        return list(lex)
+    except ValueError:
+        return text.split()
+
+
+def _commands(parts: list[tuple[str, int]]) -> list[tuple[list[str], list[int]]]:
+    """The simple commands of one logical line, each word with its physical line."""
+    words: list[tuple[str, int]] = []
+    try:
+        for text, n in parts:
+            words.extend((w, n) for w in _tokens(text) if "\n" not in w)
+    except ValueError:  # a quote across lines: the whole logical line at its first line
+        words = [(w, parts[0][1]) for w in _tokens(" ".join(t for t, _ in parts))]
+    out: list[tuple[list[str], list[int]]] = [([], [])]
+    for word, n in words:
+        if word in SEPARATORS or set(word) <= set(";&|"):
+            out.append(([], []))
+        elif word in ("exec", "then", "do", "{", "(") and not out[-1][0]:
+            continue
+        else:
+            out[-1][0].append(word)
+            out[-1][1].append(n)
+    return [c for c in out if c[0]]
+
+
+def _positional(text: str) -> str:
+    """`${1:-X}` is X: the script run without arguments."""
+    return _POSITIONAL_DEFAULT.sub(lambda m: m.group(3), text)
+
+
+def expand_word(text: str, env: dict[str, str]) -> str:
+    """One word as the shell expands it from the variables set so far."""
+    return expand(_positional(text), env, shell=True)
+
+
+def read_script(text: str) -> Script:
+    """Every simple command, top to bottom, with the variables set before it."""
+    out = Script()
+    env: dict[str, str] = {}
+    exported: set[str] = set()
+    blocks: list[tuple[str, str]] = []  # (closing word, description)
+    for parts in _logical_lines(text):
+        for words, lines in _commands(parts):
+            first = words[0]
+            head = _FUNCTION.match(" ".join(words))
+            if head is not None and first not in _LOOPS:
+                name = head.group(1) or head.group(2)
+                blocks.append(("}", f"the function `{name}` (line {lines[0]})"))
+                if "{" not in words or words[-1] == "{":
+                    continue
+                at = words.index("{") + 1  # a one-line body: `f() { vllm serve ...; }`
+                words, lines = words[at:], lines[at:]
+                first = words[0]
+            if first in _LOOPS:
+                blocks.append(("done", f"the `{first}` loop of line {lines[0]}"))
+                continue
+            if first == "case":
+                blocks.append(("esac", f"the `case` of line {lines[0]}, whose branches are "
+                                       "alternatives (which one runs depends on a value kvplan "
+                                       "does not know)"))
+                continue
+            if blocks and blocks[-1][0] == "esac" and first.endswith(")"):
+                words, lines = words[1:], lines[1:]  # a branch's pattern: `a)`
+                if not words:
+                    continue
+                first = words[0]
+            if first in ("elif", "else"):
+                cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
+                out.branched.add(cond)  # the if's branches are alternatives
+                if first == "else":
+                    words, lines = words[1:], lines[1:]
+                    if not words:
+                        continue
+                    first = words[0]
+            if first in ("if", "elif"):
+                if first == "if":
+                    blocks.append(("fi", f"if:{lines[0]}"))
+                if len(words) > 1:
+                    words, lines = words[1:], lines[1:]  # `if vllm serve ...` runs it
+                    first = words[0]
+                else:
+                    continue
+            if first in ("done", "}", "fi", "esac", ")"):
+                for i in range(len(blocks) - 1, -1, -1):
+                    if blocks[i][0] == first or first == ")":
+                        del blocks[i:]
+                        break
+                continue
+            block = next((d for _, d in reversed(blocks) if not d.startswith("if:")), "")
+            cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
+            if first in _EXPORTS:
+                for w in words[1:]:
+                    m = _ASSIGN.match(w)
+                    if m:
+                        env[m[1]] = expand_word(m[2], env)
+                        exported.add(m[1])
+                    elif re.fullmatch(r"[A-Za-z_]\w*", w):
+                        exported.add(w)
+                continue
+            if first == "unset":
+                for w in words[1:]:
+                    env.pop(w, None)
+                    exported.discard(w)
+                continue
+            prefix: dict[str, str] = {}
+            i = 0
+            while i < len(words) and _ASSIGN.match(words[i]):
+                m = _ASSIGN.match(words[i])
+                assert m is not None
+                prefix[m[1]] = expand_word(m[2], {**env, **prefix})
+                i += 1
+            if i == len(words):  # assignments only: shell variables from here on
+                if not block:  # a function's or loop's assignments depend on its calls
+                    env.update(prefix)
+                continue
+            scope = {**env, **prefix}
+            out.commands.append((Command(words, lines, block, cond), scope,
+                                 exported | set(prefix)))
+    return out
