@@ -40,7 +40,8 @@ def describe_fix(target: Target, fix: Fix) -> str:
         if manifest:
             per_pod = new["tp"] * (target.planned.request.pp if target.planned else 1)
             per_pod *= target.engines_per_pod
-            parts.append(f"{flag} {old['tp']} -> {new['tp']} with nvidia.com/gpu: {per_pod}")
+            parts.append(f"{flag} {old['tp']} -> {new['tp']} with "
+                         + target.gpu_request.format(n=per_pod))
         else:
             parts.append(f"parallel.tensor: {old['tp']} -> {new['tp']}")
     if "gpus" in new:

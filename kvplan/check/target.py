@@ -39,6 +39,9 @@ class Target:
     label_key: str | None = None  # the node-label family the file selects GPUs by
     gpu_vendor: str | None = None  # amd / nvidia when the file says which GPUs it runs on
     refusals: list[Problem] = field(default_factory=list)  # what the engine refuses (FAIL)
+    # how the file asks for N GPUs, in a fix's words: a pod's limit; a compose device
+    # reservation; a script's visible devices (kvplan.check.describe)
+    gpu_request: str = "nvidia.com/gpu: {n}"
 
     def field_name(self, path: str) -> str:
         """What this file calls a kvplan field (longest matching prefix wins)."""

@@ -140,6 +140,12 @@ def resolve_model(w: Workload) -> None:
               "annotation kvplan.io/model to a catalog name or a spec file", line)
 
 
+# a fix's GPU request in the words of files that are not pods (describe.describe_fix)
+GPU_REQUEST = {"compose service": "{n} GPU(s) in deploy.resources.reservations.devices",
+               "shell command": "{n} GPU(s) visible (CUDA_VISIBLE_DEVICES)",
+               "docker run": "{n} GPU(s) given to the container (--gpus)"}
+
+
 def to_target(w: Workload) -> Target:
     """The one conversion from what a manifest says to a kvplan/v1 Deployment."""
     assert w.inv is not None
@@ -148,6 +154,7 @@ def to_target(w: Workload) -> Target:
     target = Target(file=str(w.path), kind=KUBERNETES, line=line, name=w.name,
                     base_dir=w.path.parent, server=w.inv.engine, engines_per_pod=w.dp,
                     notes=w.notes)
+    target.gpu_request = GPU_REQUEST.get(w.site.kind, target.gpu_request)
     target.names = dict(found.names) | {"hardware.count": "replicas",
                                         "traffic": "kvplan.io traffic annotations"}
     target.doc = Doc(data=None, start_line=w.doc.start_line,
