@@ -31,7 +31,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kvplan.engines.trtllm_settings import SETTING_KEYS, Setting, settings_from
+from kvplan.engines.trtllm_settings import SETTING_KEYS, Setting, get_path, settings_from
 from kvplan.errors import InputError
 
 # (where in the file, kvplan/v1 engine field, kind)
@@ -95,14 +95,6 @@ def unread_note(data: Any, name: str) -> str | None:
     return f"{name}: keys not read by kvplan: " + "; ".join(parts)
 
 
-def _get(data: Any, path: tuple[str, ...]) -> Any:
-    for part in path:
-        if not isinstance(data, dict) or part not in data:
-            return None
-        data = data[part]
-    return data
-
-
 def _value(raw: Any, kind: str, where: str) -> int | float:
     if isinstance(raw, bool) or not isinstance(raw, int | float):
         raise InputError(f"{where}: expected a number, got {raw!r}")
@@ -148,12 +140,12 @@ def limits_from(data: Any, name: str) -> dict[str, int | float]:
     table = _ENGINE_KEYS if "build_config" in data else _YAML_KEYS
     out: dict[str, int | float] = {}
     for where, field, kind in table:
-        raw = _get(data, where)
+        raw = get_path(data, where)
         if raw is None:
             continue
         out[field] = _value(raw, kind, f"{name}: {'.'.join(where)}")
     engine_file = table is _ENGINE_KEYS
-    if not out and (engine_file or all(_get(data, w) is None for w, _, _ in SETTING_KEYS)):
+    if not out and (engine_file or all(get_path(data, w) is None for w, _, _ in SETTING_KEYS)):
         keys = ", ".join(".".join(w) for w, _, _ in (table if engine_file else
                                                        (*table, *SETTING_KEYS)))
         raise InputError(f"engine.trtllm_config: {name} states none of {keys}; name the "

@@ -63,7 +63,8 @@ class Setting:
     key: str
 
 
-def _get(data: Any, path: tuple[str, ...]) -> Any:
+def get_path(data: Any, path: tuple[str, ...]) -> Any:
+    """The value at a key path of a parsed options file, or None where any step is missing."""
     for part in path:
         if not isinstance(data, dict) or part not in data:
             return None
@@ -77,14 +78,14 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
     TensorRT-LLM refuses, raises InputError naming the file, the key and the value."""
     if not isinstance(data, dict) or "build_config" in data:
         return [], []
-    new, old = _get(data, ("kv_cache_config", "dtype")), data.get("kv_cache_dtype")
+    new, old = get_path(data, ("kv_cache_config", "dtype")), data.get("kv_cache_dtype")
     if new is not None and old is not None and new != old:
         raise InputError(f"{name}: kv_cache_config.dtype {new} and kv_cache_dtype {old} "
                          "disagree; state one")
     out: list[Setting] = []
     notes: list[str] = []
     for where, path, kind in SETTING_KEYS:
-        raw = _get(data, where)
+        raw = get_path(data, where)
         key = ".".join(where)
         if raw is None:
             continue
@@ -110,7 +111,7 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
     both = [s for s in out if s.path == "engine.kv_cache_dtype"]
     if len(both) == 2:  # the same value twice (they disagree above): applied once
         out.remove(both[1])
-    if both and _get(data, ("backend",)) == "tensorrt":
+    if both and get_path(data, ("backend",)) == "tensorrt":
         raise InputError(tensorrt_refusal(name, both[0].key, str(both[0].value)))
     return out, notes
 
