@@ -62,7 +62,7 @@ from kvplan.engines.interface import (
 )
 from kvplan.engines.vision_tower import tower_note
 from kvplan.engines.vllm_entrypoint import entrypoint_note, offline_defaults
-from kvplan.engines.vllm_extensible import UTIL_EXTENSIBLE
+from kvplan.engines.vllm_extensible import BLOCK_64_NOTE, EXTENSIBLE_NOTE, UTIL_EXTENSIBLE
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
 from kvplan.engines.vllm_groups import (
     Groups,
@@ -120,14 +120,6 @@ __all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_F
            "profile", "stage_layers", "stage_weights"]
 
 DEFAULT_UTILIZATION = Fraction(9, 10)
-EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm): sized after "
-                   "warm-up and CUDA-graph capture, from a budget of min(total x "
-                   "gpu_memory_utilization, total - CUDA context - max(1 GiB, 0.75 x activation "
-                   "peak)); warm-up steps with a larger transient peak than the profile run "
-                   "(attention) are not modelled (kvplan.engines.vllm_extensible)")
-BLOCK_64_NOTE = ("vLLM 0.34 defaults to 64-token blocks (config/cache.py:185 DEFAULT_BLOCK_SIZE); "
-                 "kvplan sizes {block}-token blocks as given: pass --block-size 64 for the "
-                 "default")
 
 
 

@@ -49,6 +49,14 @@ UTIL_EXTENSIBLE = Fraction(1)  # resolved_gpu_memory_utilization with the extens
 UTIL_ESTIMATED = Fraction(92, 100)  # DEFAULT_GPU_MEMORY_UTILIZATION (cache.py:186), without it
 EXTENSIBLE_UTIL_WHY = "default (1.0 with vLLM 0.34's extensible KV cache, config/cache.py:494-501)"
 CONTEXT = V1_CONTEXT[0]  # memory in use before the start-up snapshot: the CUDA context
+EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm): sized after "
+                   "warm-up and CUDA-graph capture, from a budget of min(total x "
+                   "gpu_memory_utilization, total - CUDA context - max(1 GiB, 0.75 x activation "
+                   "peak)); warm-up steps with a larger transient peak than the profile run "
+                   "(attention) are not modelled (kvplan.engines.vllm_extensible)")
+BLOCK_64_NOTE = ("vLLM 0.34 defaults to 64-token blocks (config/cache.py:185 DEFAULT_BLOCK_SIZE); "
+                 "kvplan sizes {block}-token blocks as given: pass --block-size 64 for the "
+                 "default")
 
 
 def margin(transient_peak: int, rocm: bool = False) -> int:

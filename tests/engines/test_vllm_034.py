@@ -15,8 +15,7 @@ from fractions import Fraction
 
 from kvplan.capacity import SizeRequest
 from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
-from kvplan.engines.vllm import BLOCK_64_NOTE, EXTENSIBLE_NOTE
-from kvplan.engines.vllm_extensible import headroom, margin
+from kvplan.engines.vllm_extensible import BLOCK_64_NOTE, EXTENSIBLE_NOTE, headroom, margin
 from kvplan.engines.vllm_series import DEFAULT_VERSION, flavour
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB
