@@ -49,7 +49,7 @@ import math
 from dataclasses import replace
 from fractions import Fraction
 
-from kvplan.capacity.kv import Allocation
+from kvplan.capacity.kv import DEFAULT_BLOCK_TOKENS, Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import LayerShape, gib, layer_shape, users_steps
 from kvplan.engines.interface import (
@@ -62,6 +62,7 @@ from kvplan.engines.interface import (
 )
 from kvplan.engines.vision_tower import tower_note
 from kvplan.engines.vllm_entrypoint import entrypoint_note, offline_defaults
+from kvplan.engines.vllm_extensible import BLOCK_64_NOTE, EXTENSIBLE_NOTE, UTIL_EXTENSIBLE
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
 from kvplan.engines.vllm_groups import (
     Groups,
@@ -138,7 +139,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     fl = flavour(s.version)
     m = s.measured
     memory = m.memory_bytes or req.gpu.memory_bytes
-    util = s.memory_fraction if s.memory_fraction is not None else DEFAULT_UTILIZATION
+    util = s.memory_fraction if s.memory_fraction is not None else (
+        UTIL_EXTENSIBLE if fl.extensible_kv else DEFAULT_UTILIZATION)
     length = req.context_tokens
     block = req.block_size_tokens
     if req.model.attention.mla is not None:
@@ -316,6 +318,8 @@ def _block_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, sh
     st.given("block size", block, "tokens",
              (f"raised so the attention page holds the state: {align} x ceil(state / ({align} x "
               f"{per_layer:,} B)); {padding_note(block * per_layer, state_page)}") if hybrid is not None else
+             ("--block-size (vLLM 0.34 default 64, config/cache.py:185: kvplan takes 16 "
+              "unless given; MLA 64 on Hopper, 128 on Blackwell)") if fl.extensible_kv else
              "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)")
     st.given("KV bytes per token per layer", per_layer, "bytes",
              _per_layer_formula(req) + ("; V0 0.7.2-0.7.3 pads the row to a 256 B multiple "
@@ -373,6 +377,10 @@ def _assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, ut
                if block != asked_block else ")"))
     if fl.note:
         assumptions.append(fl.note)
+    if fl.extensible_kv:
+        assumptions.append(EXTENSIBLE_NOTE)
+        if block == DEFAULT_BLOCK_TOKENS and not req.model.attention.mla and not state_page:
+            assumptions.append(BLOCK_64_NOTE.format(block=block))
     if b.enc is not None:
         tower, why = b.enc.tower, tower_note(req.model, fl.version)
         assumptions.append(b.enc.assumption)

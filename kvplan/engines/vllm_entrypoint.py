@@ -21,10 +21,10 @@ vllm/engine/arg_utils.py, the function and line that holds the LLM_CLASS 16,384 
               0.25.0:2429, 0.27.0:2547)
                                                    >= 70 GiB, not A100    16,384/1,024  8,192/1,024
                                                    other                  8,192/256     2,048/256
-  0.28-0.33   get_batch_defaults (0.28.0:2585, 0.29.0:2701, 0.33.0:2976)
+  0.28-0.34   get_batch_defaults (0.28.0:2585, 0.29.0:2701, 0.33.0:2976, 0.34.0:2977)
                                                    >= 160 GiB             16,384/1,024  16,384/1,024
                                                    >= 70 GiB, not A100    16,384/1,024  8,192/1,024
-                                                   (0.33: and not GB10)
+                                                   (0.33 on: and not GB10)
                                                    other                  8,192/256     2,048/256
 
 (tokens/sequences.) In every GPU row the two contexts share max_num_seqs and differ only in the

@@ -2,8 +2,10 @@
 and model runner, and what its "Free memory on device" line prints (task h29graphs).
 
 Read in the released wheels (`pip download --no-deps vllm==X`: 0.25.0, 0.26.0, 0.27.0, 0.27.1,
-0.28.0, 0.29.0, 0.30.0, 0.31.0, 0.32.0, 0.33.0; 0.27.1's gpu_worker.py and gpu/model_runner.py are
-0.27.0's byte for byte):
+0.28.0, 0.29.0, 0.30.0, 0.31.0, 0.32.0, 0.33.0, 0.34.0; 0.27.1's gpu_worker.py and
+gpu/model_runner.py are 0.27.0's byte for byte; 0.34.0 has no old runner, gpu_model_runner.py is
+gone, and with its extensible KV cache, on by default, measures the graphs after capture instead
+of estimating them: kvplan.engines.vllm_extensible):
 
 - `v1/worker/gpu_worker.py` `determine_available_memory` asks the model runner for an estimate
   when graphs will be captured (`cudagraph_mode != NONE`, i.e. not `enforce_eager`) and subtracts
@@ -89,6 +91,12 @@ def note(fl: Flavour, mrv2: bool, enforce_eager: bool) -> str:
                 f"0.{minor}'s DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES lists; its "
                 f"profile_cudagraph_memory returns 0, gpu/model_runner.py:"
                 f"{MRV2_LISTED_LINES[minor]} in 0.{minor}.0; captured after sizing)")
+    if fl.extensible_kv:  # 0.34 on: the pool is sized after capture (vllm_extensible)
+        return ("CUDA graphs: captured before sizing and measured with the other non-KV memory "
+                "(the extensible KV cache: profile_cudagraph_memory returns 0, gpu/"
+                "model_runner.py:1123-1125, and the pool is sized after warm-up and capture, "
+                "v1/worker/extensible_kv_cache.py:592-618; read in 0.34.0); kvplan's estimate "
+                "stands for the captured graphs")
     if read is None:  # 0.21-0.24
         return "CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 gpu_worker.py)"
     minor, wheel = read

@@ -23,6 +23,13 @@ from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.mla_replicated import replicated_extra_bytes
 from kvplan.engines.vision_tower import tower_profile
+from kvplan.engines.vllm_extensible import (
+    CONTEXT,
+    EXTENSIBLE_UTIL_WHY,
+    MARGIN_FRACTION,
+    headroom,
+    margin,
+)
 from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_graphs import note as graphs_note
 from kvplan.engines.vllm_graphs import subtracted as graphs_subtracted
@@ -84,7 +91,10 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
             if booked(fl.version, fl.v1, lean) and m.non_torch_bytes is None else None)
     st.given("GPU memory", memory, "bytes",
              "total memory the log printed" if m.memory_bytes else f"{req.gpu.name} total memory")
-    st.given("gpu_memory_utilization", util, "ratio", "flag (default 0.9)")
+    st.given("gpu_memory_utilization", util, "ratio",
+             "flag" if s.memory_fraction is not None else
+             EXTENSIBLE_UTIL_WHY
+             if fl.extensible_kv else "flag (default 0.9)")
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)
@@ -177,6 +187,10 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         terms.append("-CUDA graph memory")
     elif fl.graphs_subtracted and not s.enforce_eager:  # Model Runner V2, 0.25-0.28: 0
         st.given("CUDA graph memory", 0, "bytes", why.removeprefix("CUDA graphs: "))
+    stated = (m.kv_cache_bytes is not None or s.kv_cache_memory_bytes is not None
+              or req.kv_budget_bytes is not None)
+    if fl.extensible_kv and not stated:  # 0.34: sized after warm-up (vllm_extensible)
+        terms[0] = _headroom_steps(st, memory, act.best, req.gpu.vendor)
     if m.kv_cache_bytes is not None:
         kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
     elif s.kv_cache_memory_bytes is not None:
@@ -188,7 +202,26 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     else:
         kv = int(st.op("KV cache memory", "sum", terms, "bytes",
                        " - ".join(t.lstrip("-") for t in terms)))
-    return Budget(requested=st.int("requested memory"), weights=weights, act=act, nt=nt,
+    return Budget(requested=st.int(terms[0]), weights=weights, act=act, nt=nt,
                   graphs=graphs, kv=kv, enc=enc, shape=shape, groups=groups,
                   state=mrv2.last_stage if mrv2 is not None else 0,
                   graphs_note=why)
+
+
+def _headroom_steps(st: Steps, memory: int, transient: int, vendor: str) -> str:
+    """vLLM 0.34's cap on the budget (kvplan.engines.vllm_extensible): the memory free at
+    start-up less the margin measure_kv_cache_bytes keeps; returns the label of the budget the
+    non-KV terms come out of, min(requested memory, device headroom)."""
+    rocm = vendor.lower() == "amd"
+    st.given("CUDA context", CONTEXT, "bytes",
+             "in use before the start-up snapshot (kvplan's V1 context term; NCCL's set-up with "
+             "TP not counted)")
+    st.given("warm-up margin", margin(transient, rocm), "bytes",
+             f"max({3 if rocm else 1} GiB, {MARGIN_FRACTION} x activation peak) "
+             "(extensible_kv_cache.py:64-65, :615)")
+    st.op("device headroom", "sum", ["GPU memory", "-CUDA context", "-warm-up margin"], "bytes",
+          "GPU memory - CUDA context - warm-up margin")
+    assert st.int("device headroom") == headroom(memory, transient, rocm)
+    st.op("KV sizing budget", "min", ["requested memory", "device headroom"], "bytes",
+          "min(requested memory, device headroom) (extensible_kv_cache.py:616)")
+    return "KV sizing budget"

@@ -4,7 +4,11 @@ max_num_seqs x vocabulary) and the input buffers, made in `GPUModelRunner.__init
 `determine_available_memory` from vLLM 0.27 on.
 
 Read in the released wheels (`pip download --no-deps vllm==X`), 0.28.0, 0.29.0, 0.30.0, 0.31.0,
-0.32.0 and 0.33.0, the same tensors and sizes in each (line numbers are 0.33.0's):
+0.32.0 and 0.33.0, the same tensors and sizes in each (line numbers are 0.33.0's; 0.34.0, read
+in task h41v034, makes the same tensors: penalties.py:43-50, structured_outputs.py:26-28 (built
+at gpu/model_runner.py:549-553 with max_num_reqs x decode_query_len rows), logit_bias.py:32-52,
+bad_words.py:30-38, logprob.py:246-247, input_batch.py:29-37, and books them in the non-KV use its
+extensible KV cache measures after warm-up, kvplan.engines.vllm_extensible):
 
 - `v1/worker/gpu/sample/penalties.py:43-50` `PenaltiesState`: `prompt_bin_mask` (max_num_reqs x
   cdiv(vocab_size, 32) int32) and `output_bin_counts` (max_num_reqs x vocab_size int32);

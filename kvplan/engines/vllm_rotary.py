@@ -27,7 +27,8 @@ Read in the vLLM wheels 0.2.5, 0.4.1, 0.5.5, 0.6.6, 0.7.3, 0.8.5, 0.10.2, 0.19.0
   larger cos and sin cache" for video positions: from 0.7.3 (rotary_embedding.py:784; 0.8.5
   :946; 0.10.2 mrope.py:196; 0.19.0 mrope.py:238), not in 0.6.6 (:770, no enlargement); 0.33.0
   keeps 4 for Qwen2.5-VL (mrope.py:351 `positions_factor=4`) and gives Qwen3-VL 1 unless video
-  pruning is on (qwen3_vl.py:1818 `mrope_positions_factor`).
+  pruning is on (qwen3_vl.py:1818 `mrope_positions_factor`); 0.34.0 the same (mrope.py:350,
+  qwen3_vl.py:1821; base.py and __init__.py byte for byte 0.33.0's; task h41v034).
 - Its width: head_dim, or int(head_dim x partial_rotary_factor) where the model passes it
   (qwen3_next.py 0.10.2 :681 and glm4_moe.py :266; 0.19.0 get_rope reads it from
   rope_parameters, __init__.py:56-58, which transformers_utils/config.py:402-403 fills from the

@@ -71,12 +71,23 @@ SERIES = (
            "(config/parallel.py: 'Currently defaults to False'), so every TP rank samples all "
            "rows; GB10 on the small defaults tier (arg_utils.py get_batch_defaults; its "
            "16,384 serve batched tokens on GPUs of 160 GiB or more date from 0.28.0)"),
+    Series((0, 34), "0.34", "read in the 0.34.0 wheel: the extensible KV cache, on by default on "
+           "CUDA and ROCm (config/vllm.py _resolve_extensible_kv_cache), is sized after warm-up "
+           "and CUDA-graph capture from the memory then free (v1/worker/extensible_kv_cache.py "
+           "measure_kv_cache_bytes): gpu_memory_utilization defaults to 1.0 with it "
+           "(config/cache.py resolved_gpu_memory_utilization; 0.92 without), the budget is "
+           "capped at the memory free at start-up less a margin of max(1 GiB, 0.75 x the "
+           "transient peak), and the graph estimate is 0 (the graphs are measured after "
+           "capture); 64-token blocks by default (config/cache.py DEFAULT_BLOCK_SIZE; not modelled: "
+           "kvplan keeps the block it is given, and says so)"),
 )
-# Newest release read: the vllm==0.33.0 wheel on PyPI (pip download --no-deps vllm==0.33.0;
-# v1/worker/gpu_worker.py, gpu/model_runner.py, gpu/sample/sampler.py, config/parallel.py,
-# engine/arg_utils.py). 0.32.0 was not read: it is modelled as the 0.29-0.31 series, with a note.
-NEWEST_KNOWN = (0, 33, 0)
-DEFAULT_VERSION = "0.33.0"
+# Newest release read: the vllm==0.34.0 wheel on PyPI (pip download --no-deps vllm==0.34.0;
+# diffed against 0.33.0 for issue #13, task h41v034: v1/worker/gpu_worker.py,
+# v1/worker/extensible_kv_cache.py, utils/mem_utils.py, v1/worker/gpu/, config/cache.py,
+# config/vllm.py, engine/arg_utils.py, v1/core/kv_cache_utils.py; docs/engines.md "0.34").
+# 0.32.0 was not read: it is modelled as the 0.29-0.31 series, with a note.
+NEWEST_KNOWN = (0, 34, 0)
+DEFAULT_VERSION = "0.34.0"
 UNREAD = ((0, 32),)  # releases between known series whose source was not read
 V1_FROM = (0, 8)
 # vLLM releases in which both engines shipped (V1 the default from 0.8, vllm/envs.py VLLM_USE_V1
@@ -112,6 +123,7 @@ MRV2_LISTED: dict[tuple[int, ...], tuple[frozenset[str], bool]] = {
 }
 UNTOUCHED_LOGITS_FROM = (0, 26)  # Model Runner V2's dummy pass leaves the bf16 logits as they are
 SAMPLER_WARMUP_FROM = (0, 33)  # the profiling sampler's warm-up pass; sharded sampling opt-in
+EXTENSIBLE_KV_FROM = (0, 34)  # the KV cache sized after warm-up (kvplan.engines.vllm_extensible)
 BIG_GPU_BYTES = 70 * GIB
 HUGE_GPU_BYTES = 160 * GIB  # 0.28 on: "for GPUs like B200/B300 with >= 160GB memory"
 HUGE_TIER_FROM = (0, 28)  # read in the 0.25.0, 0.26.0, 0.27.0 (absent) and 0.28.0 wheels
@@ -167,6 +179,7 @@ class Flavour:
     mrv2_listed: tuple[frozenset[str], bool] | None = None  # 0.22-0.24: MRV2_LISTED's entry
     concurrency_tokens: bool = False  # printed tokens = int(concurrency x max_model_len) (0.21 on)
     in_flight_batches: bool = False  # sliding groups hold 2 batches in flight at PP 1 (0.26 on)
+    extensible_kv: bool = False  # 0.34 on: sized after warm-up, utilization 1.0 by default
 
     def lean_sampler(self, moe: bool, model_type: str = "", hybrid: bool = False,
                      quantized: bool = False) -> bool:
@@ -223,7 +236,8 @@ def flavour(version: str | None) -> Flavour:
                    sampler_warmup=warmup, untouched_logits=v1 and ver >= UNTOUCHED_LOGITS_FROM,
                    mrv2_listed=MRV2_LISTED.get(ver[:2]) if v1 else None,
                    concurrency_tokens=v1 and ver >= CONCURRENCY_TOKENS_FROM,
-                   in_flight_batches=v1 and ver >= IN_FLIGHT_BATCHES_FROM)
+                   in_flight_batches=v1 and ver >= IN_FLIGHT_BATCHES_FROM,
+                   extensible_kv=v1 and ver >= EXTENSIBLE_KV_FROM)
 
 
 HOPPER = ("h100", "h200", "h20", "h800", "gh200")

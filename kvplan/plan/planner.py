@@ -238,7 +238,10 @@ def engine_defaults(fields: list[tuple[str, Any, str]],
     from kvplan.engines.sglang_backend import default_backend
 
     if result.engine is Engine.vllm:
-        return _vllm_sampler_field(_vllm_entrypoint_field(fields, result), result)
+        from kvplan.engines.vllm_extensible import record_util
+
+        return record_util(_vllm_sampler_field(_vllm_entrypoint_field(fields, result), result),
+                           result)
     if result.engine is not Engine.sglang:
         return fields
     fields = _sglang_tier_fields(fields, result)

@@ -110,20 +110,21 @@ def test_sglang_and_trtllm_cap_users_at_their_batch_limits() -> None:
 
 
 def test_version_series_and_newer_versions() -> None:
-    assert DEFAULT_VERSION == "0.33.0"  # the vllm==0.33.0 wheel, the newest release read
+    assert DEFAULT_VERSION == "0.34.0"  # the vllm==0.34.0 wheel, the newest release read
     assert flavour(None).note is None and flavour("0.31.2").note is None
     assert flavour("0.33.1").note is None and flavour("0.33.0").series == "0.33"
+    assert flavour("0.34.0").note is None and flavour("0.34.0").series == "0.34"
     unread = flavour("0.32.0")  # between two read releases, its own source not read
     assert unread.note is not None and "not read; modelled as the 0.29-0.31 series" in unread.note
-    newer = flavour("0.34.0")
-    assert newer.note is not None and "newer than the newest modelled release (0.33.0)" in newer.note
+    newer = flavour("0.35.0")
+    assert newer.note is not None and "newer than the newest modelled release (0.34.0)" in newer.note
     assert newer.graphs_subtracted and newer.series == SERIES[-1].name
     assert flavour("0.10.2").series == "0.10" and flavour("0.6.4").series == "0.6.4-0.7 (V0)"
     # V0 before 0.6.4, by what its profiler measured (kvplan.engines.vllm_v0_early)
     assert [flavour(v).series for v in ("0.2.4", "0.2.5", "0.3.0", "0.4.1", "0.6.3")] == [
         "0.1-0.2.4 (V0)", "0.2.5 (V0)", "0.2.6-0.3.0 (V0)", "0.3.1-0.5.2 (V0)", "0.5.3-0.6.3 (V0)"]
     assert flavour("0.28.0").series == "0.25-0.28" and flavour("0.30.0").series == "0.29-0.31"
-    res = run_engine(req(), vllm(version="0.34.0"))
+    res = run_engine(req(), vllm(version="0.35.0"))
     assert any("newer than the newest modelled release" in a for a in res.assumptions)
 
 

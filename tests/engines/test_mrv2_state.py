@@ -92,12 +92,13 @@ def steps(rec: dict) -> dict[str, int | float]:
 
 def test_explain_shows_the_step_on_the_default_version() -> None:
     rec = explain("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm")
-    assert rec["engine_version"].startswith("0.33")
+    assert rec["engine_version"].startswith("0.34")
     v = steps(rec)
     assert v[STEP] == 576_630_784  # 1,024 sequences, 8,192 tokens: the serve default here
     kv = next(s for s in rec["steps"] if s["label"] == "KV cache memory")
     assert "-" + STEP in kv["args"]
-    assert v["KV cache memory"] == (v["requested memory"] - v["weights"] - v["activation peak"]
+    # 0.34: the budget is min(requested, device headroom) (kvplan.engines.vllm_extensible)
+    assert v["KV cache memory"] == (v["KV sizing budget"] - v["weights"] - v["activation peak"]
                                     - v["non-torch memory"] - v[STEP] - v["CUDA graph memory"])
 
 

@@ -40,7 +40,8 @@ STEP = "CUDA graph memory"
     ("0.31.0", True, True),
     ("0.32.0", True, True),
     ("0.33.0", True, True),
-    ("0.40.1", True, True),  # newer than read: modelled as 0.33
+    ("0.34.0", True, True),  # the graphs still come out of the pool, measured after capture
+    ("0.40.1", True, True),  # newer than read: modelled as 0.34
     ("0.31.0-v0", False, False),  # V0 forced
 ])
 def test_the_rule_per_release_and_runner(version: str, mrv2: bool, expected: bool) -> None:
@@ -48,7 +49,8 @@ def test_the_rule_per_release_and_runner(version: str, mrv2: bool, expected: boo
     assert subtracted(fl, mrv2, enforce_eager=False) is expected
     assert subtracted(fl, mrv2, enforce_eager=True) is False
     said = note(fl, mrv2, enforce_eager=False)
-    assert said.startswith("CUDA graphs: estimate subtracted before sizing" if expected else
+    assert said.startswith("CUDA graphs: captured before sizing" if fl.extensible_kv else
+                           "CUDA graphs: estimate subtracted before sizing" if expected else
                            "CUDA graphs: not subtracted" if fl.graphs_subtracted else
                            "CUDA graphs: captured after sizing")
 
@@ -61,6 +63,10 @@ def test_the_notes_cite_the_lines_of_the_release() -> None:
     assert "gpu_worker.py:676 subtracts it; read in 0.31.0" in said
     assert "gpu_model_runner.py:6645" in note(flavour("0.27.1"), False, False)
     assert note(flavour("0.33.0"), True, True) == "CUDA graphs: none (enforce_eager)"
+    # 0.34.0: profile_cudagraph_memory returns 0 with the extensible KV cache (gpu/model_runner.py
+    # :1123-1125) and the pool is sized after capture (extensible_kv_cache.py:592-618)
+    said = note(flavour("0.34.0"), True, False)
+    assert "gpu/model_runner.py:1123-1125" in said and "extensible_kv_cache.py:592-618" in said
 
 
 @pytest.mark.parametrize(("version", "expected"), [

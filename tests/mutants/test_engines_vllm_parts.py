@@ -65,13 +65,15 @@ def test_each_version_selects_its_series(version: str, v1: bool, graphs: bool, g
 
 
 def test_the_default_version_and_a_newer_one():
-    assert flavour(None).version == "0.33.0" and flavour(None).note is None
+    assert flavour(None).version == "0.34.0" and flavour(None).note is None
     assert flavour("0.31.9").note is None  # the same 0.29-0.31 series
     assert flavour("0.33.9").note is None  # the same 0.33 series
-    fl = flavour("0.34.1")
-    assert fl.note == ("vLLM 0.34.1 is newer than the newest modelled release (0.33.0): "
-                       "modelled as the 0.33 series")
-    assert fl.series == "0.33" and fl.mrv2_all and fl.sampler_warmup and not fl.sharded_sampling
+    assert flavour("0.34.9").note is None  # the same 0.34 series
+    fl = flavour("0.35.1")
+    assert fl.note == ("vLLM 0.35.1 is newer than the newest modelled release (0.34.0): "
+                       "modelled as the 0.34 series")
+    assert fl.series == "0.34" and fl.mrv2_all and fl.sampler_warmup and not fl.sharded_sampling
+    assert fl.extensible_kv and not flavour("0.33.9").extensible_kv
     gap = flavour("0.32.1")  # between read releases, not read itself
     assert gap.note == ("vLLM 0.32.1: this release's source was not read; modelled as the "
                         "0.29-0.31 series")

@@ -1,0 +1,82 @@
+"""vLLM 0.34's extensible KV cache: the pool sized after warm-up from the memory then free.
+
+Read in the vllm==0.34.0 wheel (pip download --no-deps; issue #13, task h41v034), not fitted:
+
+- `config/vllm.py:3180-3263` `_resolve_extensible_kv_cache`: unset, it is on wherever it is
+  supported (CUDA and ROCm), off where `kv_cache_memory_bytes` or `num_gpu_blocks_override` is
+  set, with elastic EP, or with a KV connector that cannot use driver-mapped memory.
+- `config/cache.py:216` `gpu_memory_utilization` defaults to None, and
+  `resolved_gpu_memory_utilization` (`:494-501`) makes it 1.0 with the extensible cache, else
+  `DEFAULT_GPU_MEMORY_UTILIZATION` 0.92 (`:186`); `v1/worker/utils.py:742-743` `request_memory`:
+  requested = ceil(total x that utilization).
+- `v1/worker/gpu/model_runner.py:1121-1125` `profile_cudagraph_memory` returns 0 with it ("The
+  extensible KV cache measures the capture footprint after warmup"), so `determine_available_
+  memory` (`v1/worker/gpu_worker.py:742-780`) subtracts no estimate; the graphs are captured
+  before the cache is sized and measured as resident memory.
+- `v1/worker/extensible_kv_cache.py:592-618` `measure_kv_cache_bytes` (called by
+  `measure_kv_cache_blocks`, `:621-707`, from `gpu_worker.py:1231` after warm-up): non-KV use =
+  free at start-up - free after warm-up - the committed KV prefix (weights, non-torch memory,
+  Model Runner V2's state, the captured graphs); available = min(requested - non-KV use,
+  headroom - margin) - max(transient peak, torch reserve growth), headroom = free after warm-up
+  + the committed prefix = free at start-up - non-KV use, margin = max(KV_CACHE_MARGIN_FLOOR_BYTES,
+  0.75 x transient peak) (`:64-65`: 1 GiB on CUDA, 3 GiB on ROCm). The transient peak starts as
+  the profile run's `peak_activation_memory` (`gpu_worker.py:946-948`: the torch peak over what
+  stays allocated, plus the graph estimate, 0 here) and takes the larger warm-up step peaks
+  (`gpu/warmup.py:452-479`; attention runs there, not in the profile run: not modelled).
+
+So available = min(total x util, free at start-up - margin) - non-KV use - transient peak, which
+is kvplan's usual subtraction from a budget capped at the device headroom: total - the memory in
+use before the worker's start-up snapshot (its CUDA context: kvplan's V1 context term, NCCL's
+set-up with TP not counted, so the cap is high there) - the margin. At the default 1.0 the cap
+binds; at 0.9 on a large GPU the requested memory does, as in 0.33.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any
+
+from kvplan.engines.vllm_nontorch import V1_CONTEXT
+from kvplan.units import GIB
+
+if TYPE_CHECKING:
+    from kvplan.engines.interface import EngineResult
+
+MARGIN_FLOOR = GIB  # KV_CACHE_MARGIN_FLOOR_BYTES on CUDA (extensible_kv_cache.py:64)
+MARGIN_FLOOR_ROCM = 3 * GIB  # ... on ROCm
+MARGIN_FRACTION = Fraction(3, 4)  # KV_CACHE_MARGIN_FRACTION (:65)
+UTIL_EXTENSIBLE = Fraction(1)  # resolved_gpu_memory_utilization with the extensible cache
+UTIL_ESTIMATED = Fraction(92, 100)  # DEFAULT_GPU_MEMORY_UTILIZATION (cache.py:186), without it
+EXTENSIBLE_UTIL_WHY = "default (1.0 with vLLM 0.34's extensible KV cache, config/cache.py:494-501)"
+CONTEXT = V1_CONTEXT[0]  # memory in use before the start-up snapshot: the CUDA context
+EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm): sized after "
+                   "warm-up and CUDA-graph capture, from a budget of min(total x "
+                   "gpu_memory_utilization, total - CUDA context - max(1 GiB, 0.75 x activation "
+                   "peak)); warm-up steps with a larger transient peak than the profile run "
+                   "(attention) are not modelled (kvplan.engines.vllm_extensible)")
+BLOCK_64_NOTE = ("vLLM 0.34 defaults to 64-token blocks (config/cache.py:185 DEFAULT_BLOCK_SIZE); "
+                 "kvplan sizes {block}-token blocks as given: pass --block-size 64 for the "
+                 "default")
+
+
+def margin(transient_peak: int, rocm: bool = False) -> int:
+    """max(floor, int(0.75 x transient peak)), as measure_kv_cache_bytes takes it."""
+    return max(MARGIN_FLOOR_ROCM if rocm else MARGIN_FLOOR,
+               int(transient_peak * MARGIN_FRACTION))
+
+
+def headroom(memory: int, transient_peak: int, rocm: bool = False) -> int:
+    """The budget's cap: total - the CUDA context - the margin (the memory free at start-up
+    less the margin, before the non-KV use both sides subtract)."""
+    return memory - CONTEXT - margin(transient_peak, rocm)
+
+
+def record_util(fields: list[tuple[str, Any, str]],
+                result: EngineResult) -> list[tuple[str, Any, str]]:
+    """The record's unstated gpu_memory_utilization as the engine took it: 1.0 where vLLM 0.34's
+    extensible KV cache applies (the record's schema default is 0.9)."""
+    step = next((s for s in result.steps if s.label == "gpu_memory_utilization"), None)
+    if step is None or step.formula != EXTENSIBLE_UTIL_WHY:
+        return fields
+    return [(k, float(step.value), EXTENSIBLE_UTIL_WHY) if k == "engine.gpu_memory_utilization"
+            and frm == "default" else (k, v, frm) for k, v, frm in fields]
