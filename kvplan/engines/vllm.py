@@ -140,7 +140,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     m = s.measured
     memory = m.memory_bytes or req.gpu.memory_bytes
     util = s.memory_fraction if s.memory_fraction is not None else (
-        UTIL_EXTENSIBLE if fl.extensible_kv else DEFAULT_UTILIZATION)
+        UTIL_EXTENSIBLE if fl.extensible_kv else fl.default_utilization)
     length = req.context_tokens
     block = req.block_size_tokens
     if req.model.attention.mla is not None:

@@ -74,9 +74,11 @@ def headroom(memory: int, transient_peak: int, rocm: bool = False) -> int:
 def record_util(fields: list[tuple[str, Any, str]],
                 result: EngineResult) -> list[tuple[str, Any, str]]:
     """The record's unstated gpu_memory_utilization as the engine took it: 1.0 where vLLM 0.34's
-    extensible KV cache applies (the record's schema default is 0.9)."""
+    extensible KV cache applies, 0.92 in 0.20-0.33 (the record's schema default is 0.9)."""
+    from kvplan.engines.vllm_series import UTIL_092_WHY
+
     step = next((s for s in result.steps if s.label == "gpu_memory_utilization"), None)
-    if step is None or step.formula != EXTENSIBLE_UTIL_WHY:
+    if step is None or step.formula not in (EXTENSIBLE_UTIL_WHY, UTIL_092_WHY):
         return fields
-    return [(k, float(step.value), EXTENSIBLE_UTIL_WHY) if k == "engine.gpu_memory_utilization"
+    return [(k, float(step.value), step.formula) if k == "engine.gpu_memory_utilization"
             and frm == "default" else (k, v, frm) for k, v, frm in fields]

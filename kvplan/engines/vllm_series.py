@@ -8,6 +8,7 @@ the newest known series is modelled as that series, with a note saying so.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from fractions import Fraction
 
 from kvplan.engines.interface import parse_version
 from kvplan.engines.vllm_v0_early import early_batched_tokens
@@ -123,6 +124,14 @@ MRV2_LISTED: dict[tuple[int, ...], tuple[frozenset[str], bool]] = {
 }
 UNTOUCHED_LOGITS_FROM = (0, 26)  # Model Runner V2's dummy pass leaves the bf16 logits as they are
 SAMPLER_WARMUP_FROM = (0, 33)  # the profiling sampler's warm-up pass; sharded sampling opt-in
+# `gpu_memory_utilization`'s default: 0.9 until 0.19.1 (config/cache.py:41 in 0.19.0 and 0.19.1;
+# entrypoints/llm.py:236), 0.92 from 0.20.0 (config/cache.py:66 "If unspecified, will use the
+# default value of 0.92"; llm.py:231), the same through 0.33.0 (:215; read in the 0.20.0, 0.25.0,
+# 0.28.0-0.30.0, 0.32.0 and 0.33.0 wheels); 0.34 resolves it by the extensible cache
+# (kvplan.engines.vllm_extensible)
+UTIL_092_FROM = (0, 20)
+UTIL_092_WHY = ("default (0.92 from vLLM 0.20: config/cache.py:66 in 0.20.0, :215 in 0.33.0; "
+                "0.9 before)")
 EXTENSIBLE_KV_FROM = (0, 34)  # the KV cache sized after warm-up (kvplan.engines.vllm_extensible)
 BIG_GPU_BYTES = 70 * GIB
 HUGE_GPU_BYTES = 160 * GIB  # 0.28 on: "for GPUs like B200/B300 with >= 160GB memory"
@@ -180,6 +189,7 @@ class Flavour:
     concurrency_tokens: bool = False  # printed tokens = int(concurrency x max_model_len) (0.21 on)
     in_flight_batches: bool = False  # sliding groups hold 2 batches in flight at PP 1 (0.26 on)
     extensible_kv: bool = False  # 0.34 on: sized after warm-up, utilization 1.0 by default
+    default_utilization: Fraction = Fraction(9, 10)  # gpu_memory_utilization unset (0.92 from 0.20)
 
     def lean_sampler(self, moe: bool, model_type: str = "", hybrid: bool = False,
                      quantized: bool = False) -> bool:
@@ -237,7 +247,9 @@ def flavour(version: str | None) -> Flavour:
                    mrv2_listed=MRV2_LISTED.get(ver[:2]) if v1 else None,
                    concurrency_tokens=v1 and ver >= CONCURRENCY_TOKENS_FROM,
                    in_flight_batches=v1 and ver >= IN_FLIGHT_BATCHES_FROM,
-                   extensible_kv=v1 and ver >= EXTENSIBLE_KV_FROM)
+                   extensible_kv=v1 and ver >= EXTENSIBLE_KV_FROM,
+                   default_utilization=Fraction(92, 100) if ver >= UTIL_092_FROM
+                   else Fraction(9, 10))
 
 
 HOPPER = ("h100", "h200", "h20", "h800", "gh200")

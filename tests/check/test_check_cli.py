@@ -18,11 +18,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import ASSETS, invoke
 from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
 from kvplan.specs import load_hardware, load_model
+from tests.conftest import ASSETS, invoke
 
 CHECK = ASSETS / "check"
 KV = CHECK / "kvplan"

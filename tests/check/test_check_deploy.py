@@ -5,12 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import ASSETS, invoke
 from typer.testing import CliRunner
 
 from kvplan.check import read_targets
 from kvplan.deploy import DeploymentError, load_deployment
 from kvplan.deploy.yamldoc import dotted, iter_docs
+from tests.conftest import ASSETS, invoke
 
 CHECK = ASSETS / "check"
 

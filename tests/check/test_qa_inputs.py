@@ -7,9 +7,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import ASSETS, invoke
 from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
+
+from tests.conftest import ASSETS, invoke
 
 QA = ASSETS / "check" / "qa"
 
