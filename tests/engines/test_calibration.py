@@ -231,8 +231,11 @@ def test_held_out_part_is_reported_as_it_is(reports):
     # less booked a GPU), -4.51% until task h31tpterm booked 0.28's in-window PCIe TP term
     # (92,667,904 B for 1 GiB, read in source; the task knew of 250, 259 and 271 only): +1.85%,
     # +2.26% since task h36samp read Model Runner V2's untouched bf16 logits (2 B a logit from
-    # 0.26, not 6) in source
-    assert held["46A"] is not None and 2.1 < held["46A"].error_pct < 2.4
+    # 0.26, not 6) in source; +5.25% since the lead read vLLM's default gpu_memory_utilization,
+    # 0.92 from 0.20.0 (config/cache.py:66), in source: 0.28's default requests 2% more of each
+    # L4 than the 0.9 kvplan had taken (the log's settings line had assumed 0.9), and the pool
+    # grows by all of it
+    assert held["46A"] is not None and 5.1 < held["46A"].error_pct < 5.4
 
 
 def test_parser_reads_the_held_out_formats():

@@ -162,10 +162,14 @@ def test_vllm_graphs_are_subtracted_from_0_21_only():
     assert vllm.flavour("0.21.0").graphs_subtracted
     assert not vllm.flavour("0.6.4").v1 and not vllm.flavour("0.8.5-v0").v1
     # FlashInfer's sampler stated: 0.13 otherwise sorts in its profiling sampler (38 B a logit,
-    # kvplan/engines/vllm_sort_sampler.py), which 0.21 does not
+    # kvplan/engines/vllm_sort_sampler.py), which 0.21 does not. Utilization 0.9 stated: 0.21's
+    # own default is 0.92 (config/cache.py:66 from 0.20.0), 0.13's 0.9, and the graphs are the
+    # only difference this test is about
     old = run_engine(req(), EngineSettings(engine=Engine.vllm, version="0.13.0",
-                                           topk_topp_sampler="flashinfer"))
-    new = run_engine(req(), EngineSettings(engine=Engine.vllm, version="0.21.0"))
+                                           topk_topp_sampler="flashinfer",
+                                           memory_fraction=Fraction(9, 10)))
+    new = run_engine(req(), EngineSettings(engine=Engine.vllm, version="0.21.0",
+                                           memory_fraction=Fraction(9, 10)))
     assert old.kv_cache_bytes - new.kv_cache_bytes == vllm.CUDA_GRAPH[0]
     eager = run_engine(req(), EngineSettings(engine=Engine.vllm, enforce_eager=True))
     assert eager.cuda_graph_bytes == 0

@@ -122,8 +122,14 @@ def test_stated_pool_skips_the_extensible_sizing() -> None:
 
 
 def test_0_33_default_pool_unchanged() -> None:
-    """0.33.0 at its kvplan default 0.9 books the same pool as 0.34 at 0.9 (57,421,272,678 B,
-    above): the 0.34 change does not reach 0.33."""
+    """0.33.0 at its own default, 0.92 (config/cache.py:215 in 0.33.0; 0.92 from 0.20.0), is
+    sized from the profile, with no headroom steps: the 0.34 change does not reach 0.33.
+    requested = floor(85,045,477,376 x 92 / 100) = floor(78,241,839,185.92) = 78,241,839,185;
+    KV = 78,241,839,185 - 16,094,076,928 - 1,838,678,016 - 73,400,320 - 576,630,784 -
+    536,870,912 = 78,241,839,185 - 19,119,656,960 = 59,122,182,225 B (57,421,272,678 while
+    kvplan took 0.9 for 0.33, the figure above at a stated 0.9)."""
     r = llama("0.33.0")
-    assert r.kv_cache_bytes == 57_421_272_678
+    assert step(r, "gpu_memory_utilization") == Fraction(92, 100)
+    assert step(r, "requested memory") == 78_241_839_185
+    assert r.kv_cache_bytes == 59_122_182_225
     assert not any(s.label == "device headroom" for s in r.steps)

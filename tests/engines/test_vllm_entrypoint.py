@@ -8,8 +8,14 @@ the >= 160 GiB tier (from 0.28.0), and the same max_num_seqs everywhere; V0 read
 
 Hand figure: Llama-3.1-70B at TP 4 on an L40S, vLLM 0.22.0: serve profiles max(2,048 x 46,080 x
 2 B, 256 x 128,256 x 16 B) = 525,336,576 B (the sampler), offline max(8,192 x 46,080 x 2 B, ...) =
-754,974,720 B (the forward): 229,638,144 B less pool, 80,448 -> 77,648 tokens (68,480 -> 65,680
-before task h31tpterm booked 0.22's in-window PCIe TP term, 92,667,904 B, for the fitted 1 GiB).
+754,974,720 B (the forward): 229,638,144 B less pool. At 0.22's default utilization, 0.92
+(config/cache.py:66 from 0.20.0): requested floor(47,803,596,800 x 0.92) = 43,979,309,056;
+serve's pool 43,979,309,056 - 35,310,407,680 (weights / 4 + the rotary cache) - 525,336,576 -
+92,667,904 (the in-window PCIe TP term) - 536,870,912 (graphs) = 7,514,025,984 B, floor(/
+1,310,720 B a block (80 layers x 16 tokens x 2 heads x 256 x 2 B)) = 5,732 blocks = 91,712
+tokens; offline 7,284,387,840 B, 5,557 blocks = 88,912 tokens. (80,048 -> 77,248 while kvplan
+took 0.9 for 0.22; 80,448 -> 77,648 before task h39rope's rotary cache; 68,480 -> 65,680
+before task h31tpterm booked 0.22's in-window PCIe TP term, 92,667,904 B, for the fitted 1 GiB.)
 """
 
 from __future__ import annotations
@@ -87,15 +93,16 @@ def _field(result: dict) -> tuple[str, str] | None:
 
 def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
-    # leaves the pool; recomputed: 80,448 -> 80,048, 77,648 -> 77,248
+    # leaves the pool; recomputed: 80,448 -> 80,048, 77,648 -> 77,248; then 0.22's default
+    # utilization 0.92 (module docstring): 80,048 -> 91,712, 77,248 -> 88,912
     unset, serve, offline = _explain(*RUN), _explain(*RUN, "--entrypoint", "serve"), \
         _explain(*RUN, "--entrypoint", "offline")
     assert _step(serve, "activation peak") == 256 * 128_256 * 16 == 525_336_576
     assert _step(offline, "activation peak") == 8192 * 46_080 * 2 == 754_974_720
     assert _step(serve, "KV cache memory") - _step(offline, "KV cache memory") == 229_638_144
     assert (_step(serve, "GPU KV cache size"), _step(offline, "GPU KV cache size")) == (
-        80_048, 77_248)
-    assert _step(unset, "GPU KV cache size") == 80_048  # serve is the default
+        91_712, 88_912)
+    assert _step(unset, "GPU KV cache size") == 91_712  # serve is the default
     assert _field(offline) == ("offline", "--entrypoint")
     assert _field(unset) == ("serve", "default: `vllm serve`, 2,048 batched tokens (the offline "
                              "LLM class 8,192: state offline)")
@@ -149,14 +156,15 @@ def test_a_file_where_it_moves_nothing_is_noted(tmp_path: Path) -> None:
 
 def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
-    # leaves the pool; recomputed: 77,648 -> 77,248, 80,448 -> 80,048
+    # leaves the pool; recomputed: 77,648 -> 77,248, 80,448 -> 80,048; 0.22's default 0.92
+    # (module docstring): 77,248 -> 88,912, 80,048 -> 91,712
     path = tmp_path / "q.yaml"
     path.write_text(HEAD + "engine: {name: vllm, version: 0.22.0, entrypoint: offline}\n")
     got = _explain(str(path))
     assert _field(got) == ("offline", "file")
-    assert _step(got, "GPU KV cache size") == 77_248
+    assert _step(got, "GPU KV cache size") == 88_912
     # the flag overrides the file's value
-    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 80_048
+    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 91_712
 
 
 def test_a_bad_value_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -241,8 +249,8 @@ def test_the_calibrate_directive(tmp_path: Path) -> None:
 
 
 def test_check_plans_the_annotated_manifest_with_the_llm_class(tmp_path: Path) -> None:
-    # the hand figure's deployment as a manifest: 80,448 / 2,000 = 40 users served, 77,648 /
-    # 2,000 = 38 offline
+    # the hand figure's deployment as a manifest at 0.22's default 0.92: 91,712 / 2,000 = 45
+    # users served, 88,912 / 2,000 = 44 offline (40 and 38 while kvplan took 0.9)
     from tests.check.test_check_engine_flags import manifest
 
     def holds(annotated: bool) -> str:
@@ -258,5 +266,5 @@ def test_check_plans_the_annotated_manifest_with_the_llm_class(tmp_path: Path) -
         assert res.exit_code == 0, res.output
         return res.output
 
-    assert "holds 40 users" in holds(False)
-    assert "holds 38 users" in holds(True)
+    assert "holds 45 users" in holds(False)
+    assert "holds 44 users" in holds(True)

@@ -32,7 +32,9 @@ def vllm(model: str, gpu: str, ctx: int, version: str | None = None,
 # The explain lines every vLLM result shares, in order, with the text of each formula.
 FORMULAS_V1_031 = [
     ("GPU memory", "h100-sxm-80gb total memory"),
-    ("gpu_memory_utilization", "flag (default 0.9)"),
+    # 0.31's default, 0.92 (config/cache.py:66 from 0.20.0; the lead read it in the wheels)
+    ("gpu_memory_utilization", "default (0.92 from vLLM 0.20: config/cache.py:66 in 0.20.0, "
+     ":215 in 0.33.0; 0.9 before)"),
     ("requested memory", "floor(GPU memory x gpu_memory_utilization)"),
     # + the rotary cos/sin cache (task h39rope): 8,192 positions x 128 x 2 B = 2,097,152 B
     ("weights", "8,030,261,248 params x 16 bits / 1 GPU(s)" + rotary_words("8,192 positions x 128 x 2 B")),
@@ -76,12 +78,16 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     # 8,192 positions x 128 x 2 B = 2,097,152 B, and leaves the pool; recomputed: 16,060,522,496 ->
     # 16,062,619,648, 58,387,535,462 -> 58,385,438,310, 56,694,294,938 -> 56,692,197,786,
     # 58,897,982,260 -> 58,895,885,108, 445,456 -> 445,440, 432,528 -> 432,512, 449,344 -> 449,328,
-    # 27,841 -> 27,840
+    # 27,841 -> 27,840. Then 0.31's default utilization, 0.92 (config/cache.py:66 from 0.20.0;
+    # kvplan had taken 0.9 before 0.34): requested 76,540,929,638 -> 78,241,839,185 (+1,700,909,547
+    # in every bound): 58,385,438,310 -> 60,086,347,857, 56,692,197,786 -> 58,393,107,333,
+    # 58,895,885,108 -> 60,596,794,655, 27,840 -> 28,651 blocks, 54 -> 55 users
     # vLLM 0.31 (V1, CUDA graphs subtracted, Model Runner V2 for all: its dummy pass keeps the
     # bf16 logits untouched, 2 B a logit, 6 B high), H100
     # 85,045,477,376 B >= 70 GiB and not an A100: 8,192 batched tokens, 1,024 sequences.
     r = vllm("llama-3-8b", "h100", 8192, "0.31.0")
-    # requested floor(85,045,477,376 x 0.9) = 76,540,929,638; weights 8,030,261,248 x 2 B.
+    # requested floor(85,045,477,376 x 92 / 100) = floor(78,241,839,185.92) = 78,241,839,185;
+    # weights 8,030,261,248 x 2 B + the rotary cache 2,097,152 = 16,062,619,648.
     # forward: 8,192 tok x (3 x 4,096 + max(3 x 14,336, (32 + 2 x 8 + 32) x 128)) = 55,296 el
     #   x 2 B = 905,969,664; sampler 1,024 x 128,256 x (2, 2, 6) B = 262,668,288 / 262,668,288 /
     #   788,004,864. best max(905,969,664, 262,668,288); low max(int(0.85 fwd) 770,074,214,
@@ -90,47 +96,48 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     # non-torch V1 TP 1 (70 MiB, 20 MiB, 0.5 GiB); graphs (0.5 GiB, GiB // 5, GIB * 11 // 10).
     # Model Runner V2's persistent state, booked from 0.28 (exact, in every bound): 1,024 x
     #   (128,256 + 2 x ceil(128,256 / 32) 4,008 + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
-    # KV 76,540,929,638 - 16,060,522,496 - 905,969,664 - 73,400,320 - 576,630,784 - 536,870,912
-    #   = 58,387,535,462
-    # block: 16 tok x 8 heads x 256 x 2 B x 32 layers = 2,097,152 B; 58,387,535,462 // that =
-    #   27,841 blocks, 445,440 tokens; a request 8,192 / 16 = 512 blocks: 27,841 / 512 = 54.38x.
+    # KV 78,241,839,185 - 16,062,619,648 - 905,969,664 - 73,400,320 - 576,630,784 - 536,870,912
+    #   = 60,086,347,857 (55.96 GiB)
+    # block: 16 tok x 8 heads x 256 x 2 B x 32 layers = 2,097,152 B; 60,086,347,857 // that =
+    #   28,651 blocks (28,651 x 2,097,152 = 60,085,796,352), 458,416 tokens; a request 8,192 /
+    #   16 = 512 blocks: 28,651 / 512 = 55.96x.
     # low KV: - high act 1,491,494,502 - 0.5 GiB - state - 1.1 GiB (1,181,116,006, task
-    #   h36v030's high end) = 56,694,294,938 -> 27,033 blocks 432,528 tok; high KV: - 770,074,214
-    #   - 20 MiB - state - 214,748,364 = 58,897,982,260 -> 28,084 blocks 449,344 tok.
+    #   h36v030's high end) = 58,393,107,333 -> 27,844 blocks 445,504 tok; high KV: - 770,074,214
+    #   - 20 MiB - state - 214,748,364 = 60,596,794,655 -> 28,894 blocks 462,304 tok.
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=16_062_619_648, activation_bytes=905_969_664,
         activation_bytes_low=770_074_214, activation_bytes_high=1_491_494_502,
         non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=58_385_438_310, kv_cache_bytes_low=56_692_197_786,
-        kv_cache_bytes_high=58_895_885_108, kv_cache_tokens=445_440,
-        kv_cache_tokens_low=432_512, kv_cache_tokens_high=449_328, blocks=27_840,
-        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(27_840, 512),
+        kv_cache_bytes=60_086_347_857, kv_cache_bytes_low=58_393_107_333,
+        kv_cache_bytes_high=60_596_794_655, kv_cache_tokens=458_416,
+        kv_cache_tokens_low=445_504, kv_cache_tokens_high=462_304, blocks=28_651,
+        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(28_651, 512),
         starts=True, reason=None, max_model_len_that_starts=8192)
     assert r.engine is Engine.vllm and r.engine_version == "0.31.0"
-    # users: 27,841 // 512 = 54; they use 54 x 512 x 2,097,152 = 57,982,058,496 B of the pool;
-    # overhead act + non-torch + state + graphs = 2,092,871,680; unallocated = the 10% not
+    # users: 28,651 // 512 = 55; they use 55 x 512 x 2,097,152 = 59,055,800,320 B of the pool;
+    # overhead act + non-torch + state + graphs = 2,092,871,680; unallocated = the 8% not
     # requested
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.reason) == (
-        54, True, 58_385_438_310, None)
+        55, True, 60_086_347_857, None)
     assert s.breakdown == Breakdown(
-        total_bytes=85_045_477_376, weights_bytes=16_062_619_648, kv_used_bytes=57_982_058_496,
-        kv_free_bytes=58_385_438_310 - 57_982_058_496, reserve_bytes=2_092_871_680,
-        unallocated_bytes=85_045_477_376 - 76_540_929_638)
-    assert (s.usable_bytes, s.max_context_that_fits, s.suggestions) == (76_540_929_638, None, ())
+        total_bytes=85_045_477_376, weights_bytes=16_062_619_648, kv_used_bytes=59_055_800_320,
+        kv_free_bytes=60_086_347_857 - 59_055_800_320, reserve_bytes=2_092_871_680,
+        unallocated_bytes=85_045_477_376 - 78_241_839_185)
+    assert (s.usable_bytes, s.max_context_that_fits, s.suggestions) == (78_241_839_185, None, ())
     assert [(st.label, st.formula) for st in r.steps] == FORMULAS_V1_031
     assert steps(r) == [
         ("GPU memory", 85_045_477_376, "bytes", "given", ()),
-        ("gpu_memory_utilization", Fraction(9, 10), "ratio", "given", ()),
-        ("requested memory", 76_540_929_638, "bytes", "mul", ("GPU memory",
+        ("gpu_memory_utilization", Fraction(92, 100), "ratio", "given", ()),
+        ("requested memory", 78_241_839_185, "bytes", "mul", ("GPU memory",
                                                              "gpu_memory_utilization")),
         ("weights", 16_062_619_648, "bytes", "given", ()),
         ("activation peak", 905_969_664, "bytes", "given", ()),
         ("non-torch memory", 73_400_320, "bytes", "given", ()),
         ("Model Runner V2 state", 576_630_784, "bytes", "given", ()),
         ("CUDA graph memory", 536_870_912, "bytes", "given", ()),
-        ("KV cache memory", 58_385_438_310, "bytes", "sum",
+        ("KV cache memory", 60_086_347_857, "bytes", "sum",
          ("requested memory", "-weights", "-activation peak", "-non-torch memory",
           "-Model Runner V2 state", "-CUDA graph memory")),
         ("block size", 16, "tokens", "given", ()),
@@ -140,22 +147,22 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         ("layers per block", 32, "layers", "given", ()),
         ("bytes per block", 2_097_152, "bytes", "mul", ("page size per layer",
                                                        "layers per block")),
-        ("blocks (raw)", 27_840, "blocks", "div", ("KV cache memory", "bytes per block")),
-        ("GPU blocks", 27_840, "blocks", "max", ("blocks (raw)", 0)),
+        ("blocks (raw)", 28_651, "blocks", "div", ("KV cache memory", "bytes per block")),
+        ("GPU blocks", 28_651, "blocks", "max", ("blocks (raw)", 0)),
         ("KV cache groups", 1, "groups", "given", ()),
-        ("blocks per group", 27_840, "blocks", "div", ("GPU blocks", "KV cache groups")),
-        # 0.21 on: int(27,841 / 512 x 8,192) = 445,440 (vLLM's float arithmetic, a given step)
-        ("GPU KV cache size", 445_440, "tokens", "given", ()),
+        ("blocks per group", 28_651, "blocks", "div", ("GPU blocks", "KV cache groups")),
+        # 0.21 on: int(28,651 / 512 x 8,192) = 458,416 (vLLM's float arithmetic, a given step)
+        ("GPU KV cache size", 458_416, "tokens", "given", ()),
         ("blocks per request", 512, "blocks", "given", ()),
-        ("maximum concurrency", Fraction(27_840, 512), "ratio", "ratio",
+        ("maximum concurrency", Fraction(28_651, 512), "ratio", "ratio",
          ("GPU blocks", "blocks per request")),
         ("blocks per user", 512, "blocks", "given", ()),
-        ("users per replica", 54, "users", "div", ("GPU blocks", "blocks per user")),
+        ("users per replica", 55, "users", "div", ("GPU blocks", "blocks per user")),
         ("GPUs per replica", 1, "GPUs", "given", ()),
-        ("users per GPU", 54, "users", "ratio", ("users per replica", "GPUs per replica")),
+        ("users per GPU", 55, "users", "ratio", ("users per replica", "GPUs per replica")),
     ]
     assert r.assumptions == (
-        "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.92 of total memory",
         "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
         # 905,969,664 / 2^30 = 0.84; 770,074,214 -> 0.72; 1,491,494,502 -> 1.39
         "activation peak 0.84 GiB (range 0.72 GiB to 1.39 GiB)",
@@ -166,9 +173,10 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         "KV range dominated by the CUDA-graph estimate (0.90 GiB wide)",
     )
     assert s.assumptions == r.assumptions
-    assert r.log_lines == ("Available KV cache memory: 54.38 GiB",
-                           "GPU KV cache size: 445,440 tokens",
-                           "Maximum concurrency for 8,192 tokens per request: 54.38x")
+    # 60,086,347,857 / 2^30 = 55.96 GiB; 28,651 / 512 = 55.96x
+    assert r.log_lines == ("Available KV cache memory: 55.96 GiB",
+                           "GPU KV cache size: 458,416 tokens",
+                           "Maximum concurrency for 8,192 tokens per request: 55.96x")
 
 
 def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
@@ -261,39 +269,44 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
     # 8 x 128) = 5,632); 3 x 2,048 + 24,960 = 31,104 el x 8,192 x 2 B = 509,607,936.
     # sampler 1,024 x 102,400 x (12, 16, 28) B: best 1,677,721,600, low 1,258,291,200,
     # high 2,936,012,800 + 0.25 GiB = 3,204,448,256.
-    # KV 76,540,929,638 - 15,741,742,592 - 1,677,721,600 - 2,233,382,993 - 536,870,912
-    #   = 56,351,211,541; block 64 x (512 + 64) x 2 B x 27 layers = 1,990,656 (not split by TP)
-    #   -> 28,307 blocks, 1,811,008 tokens; a 16,384 request 256 blocks: 110.54x, 110 users.
-    # low - 3,204,448,256 - 2.5 GiB - 1.1 GiB (1,181,116,006) = 53,729,268,224 -> 26,990 blocks
-    #   1,727,360 tokens
-    # high - 1,258,291,200 - 1.5 GiB - GIB // 5 = 57,715,534,746 -> 28,993 blocks 1,855,552
+    # + the rotary cos/sin cache (task h39rope, below) 20,971,520 = 15,762,714,112.
+    # requested at 0.23's default utilization 0.92 (config/cache.py:66 from 0.20.0; 0.9 until
+    # the lead read it, when KV was 56,330,240,021, 28,297 blocks, 110 users):
+    #   floor(85,045,477,376 x 92 / 100) = 78,241,839,185.
+    # KV 78,241,839,185 - 15,762,714,112 - 1,677,721,600 - 2,233,382,993 - 536,870,912
+    #   = 58,031,149,568 (54.05 GiB); block 64 x (512 + 64) x 2 B x 27 layers = 1,990,656 (not
+    #   split by TP) -> 29,151 blocks, 1,865,664 tokens; a 16,384 request 256 blocks: 113.87x,
+    #   113 users (56.5 a GPU).
+    # low - 3,204,448,256 - 2.5 GiB - 1.1 GiB (1,181,116,006) = 55,409,206,251 -> 27,834 blocks
+    #   1,781,376 tokens
+    # high - 1,258,291,200 - 1.5 GiB - GIB // 5 = 59,395,472,773 -> 29,837 blocks 1,909,568
     # the model maximum 163,840 tokens is 2,560 blocks: it starts at that length.
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=15_762_714_112, activation_bytes=1_677_721_600,
         activation_bytes_low=1_258_291_200, activation_bytes_high=3_204_448_256,
         non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=56_330_240_021, kv_cache_bytes_low=53_708_296_704,
-        kv_cache_bytes_high=57_694_563_226, kv_cache_tokens=1_811_008,
-        kv_cache_tokens_low=1_726_720, kv_cache_tokens_high=1_854_848, blocks=28_297,
-        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(28_297, 256),
+        kv_cache_bytes=58_031_149_568, kv_cache_bytes_low=55_409_206_251,
+        kv_cache_bytes_high=59_395_472_773, kv_cache_tokens=1_865_664,
+        kv_cache_tokens_low=1_781_376, kv_cache_tokens_high=1_909_568, blocks=29_151,
+        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(29_151, 256),
         starts=True, reason=None, max_model_len_that_starts=163_840)
-    assert r.size.users_per_replica == 110
+    assert r.size.users_per_replica == 113
     assert r.size.request.block_size_tokens == 64
     by_label = {st.label: st for st in r.steps}
     assert by_label["KV bytes per token per layer"].formula == (
         "MLA latent (512 + 64) x 2 B, not split by TP")
     assert (by_label["page size per layer"].value, by_label["bytes per block"].value) == (
         73_728, 1_990_656)
-    assert by_label["users per GPU"].value == 55
+    assert by_label["users per GPU"].value == Fraction(113, 2)
     assert r.assumptions[2:5] == (
         "activation peak 1.56 GiB (range 1.17 GiB to 2.98 GiB)",
         "CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 gpu_worker.py)",
         "fp16 cache in 64-token blocks; 1 KV cache group(s)",
     )
-    assert r.log_lines == ("Available KV cache memory: 52.46 GiB",
-                           "GPU KV cache size: 1,811,008 tokens",
-                           "Maximum concurrency for 16,384 tokens per request: 110.54x")
+    assert r.log_lines == ("Available KV cache memory: 54.05 GiB",
+                           "GPU KV cache size: 1,865,664 tokens",
+                           "Maximum concurrency for 16,384 tokens per request: 113.87x")
     # 0.24-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
     # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.24.0/0.25.0/0.28.0 config/vllm.py): the lean
     # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B in 0.24-0.25 (the fp32 copy), above the
@@ -313,10 +326,14 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
     # 163,840 positions x qk_rope_head_dim 64 x 2 B = 20,971,520 B: 15,762,714,112; KV
     # 57,936,658,453 - 20,971,520 = 57,915,686,933 -> 29,093 blocks, 1,861,952 tokens, 113 users
     # (0.24, 0.25); 57,598,382,101 - 20,971,520 = 57,577,410,581 -> 28,923 blocks, 1,851,072
-    # tokens, 28,923 // 256 = 112 users (0.28)
-    for version, expected in (("0.24.0", (629_145_600, 57_915_686_933, 1_861_952, 113)),
-                              ("0.25.0", (629_145_600, 57_915_686_933, 1_861_952, 113)),
-                              ("0.28.0", (503_316_480, 57_577_410_581, 1_851_072, 112))):
+    # tokens, 28,923 // 256 = 112 users (0.28).
+    # At these releases' default utilization, 0.92 (config/cache.py:66 from 0.20.0), each pool
+    # gains 78,241,839,185 - 76,540,929,638 = 1,700,909,547 B: 57,915,686,933 -> 59,616,596,480
+    # -> 29,948 blocks, 1,916,672 tokens, 116 users (0.24, 0.25); 57,577,410,581 ->
+    # 59,278,320,128 -> 29,778 blocks, 1,905,792 tokens, 29,778 // 256 = 116 users (0.28)
+    for version, expected in (("0.24.0", (629_145_600, 59_616_596_480, 1_916_672, 116)),
+                              ("0.25.0", (629_145_600, 59_616_596_480, 1_916_672, 116)),
+                              ("0.28.0", (503_316_480, 59_278_320_128, 1_905_792, 116))):
         r = vllm("deepseek-v2-lite", "h100", 16384, version, tp=2)
         assert (r.activation_bytes, r.kv_cache_bytes, r.kv_cache_tokens,
                 r.size.users_per_replica) == expected
@@ -497,31 +514,37 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
     # recomputed: 141,107,412,992 -> 141,140,967,424, -67,592,063,386 -> -67,625,617,818,
     # -69,575,654,604 -> -69,609,209,036, -66,918,982,450 -> -66,952,536,882, -12,893 -> -12,899
     # (pinned to 0.33.0 when task h41v034 made 0.34.0, whose budget is capped by the device
-    # headroom, the default: tests/engines/test_vllm_034.py)
+    # headroom, the default: tests/engines/test_vllm_034.py); then 0.33's default utilization,
+    # 0.92 (config/cache.py:215 in 0.33.0), for the 0.9 kvplan had taken: requested
+    # 76,540,929,638 -> 78,241,839,185, every bound +1,700,909,547: -67,625,617,818 ->
+    # -65,924,708,271, -69,609,209,036 -> -67,908,299,489, -66,952,536,882 -> -65,251,627,335,
+    # -12,899 -> -12,575 blocks, -62.98 -> -61.40 GiB
     r = vllm("llama-3.1-70b", "h100", 8192, "0.33.0")
-    # weights 70,553,706,496 x 2 B = 141,107,412,992 > requested 76,540,929,638.
+    # requested floor(85,045,477,376 x 92 / 100) = 78,241,839,185.
+    # weights 70,553,706,496 x 2 B = 141,107,412,992 (+ the rotary cache 33,554,432 =
+    # 141,140,967,424) > requested 78,241,839,185.
     # forward 8,192 x (3 x 8,192 + 3 x 28,672 = 110,592) x 2 B = 1,811,939,328 < 0.33's warm-up
     # sampler 1,024 x 128,256 x 14 = 1,838,678,016 (the best); low: the forward's
     # int(0.85 x) = 1,540,148,428; high: int(1.35 x) = 2,446,118,092 + 0.25 GiB = 2,714,553,548
     # (above the sampler's 1,024 x 128,256 x 18 = 2,364,014,592).
     # Model Runner V2's persistent state (booked from 0.28, exact): 1,024 x (128,256 + 2 x 4,008
     #   + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
-    # KV 76,540,929,638 - 141,107,412,992 - 1,838,678,016 - 73,400,320 - 576,630,784
-    #   - 536,870,912 = -67,592,063,386 (-62.98 GiB): no blocks (floor(KV / 5,242,880) = -12,893,
+    # KV 78,241,839,185 - 141,140,967,424 - 1,838,678,016 - 73,400,320 - 576,630,784
+    #   - 536,870,912 = -65,924,708,271 (-61.40 GiB): no blocks (floor(KV / 5,242,880) = -12,575,
     #   then 0).
-    # low: - 2,714,553,548 - 0.5 GiB - state - 1.1 GiB (1,181,116,006) = -69,575,654,604; high:
+    # low: - 2,714,553,548 - 0.5 GiB - state - 1.1 GiB (1,181,116,006) = -67,908,299,489; high:
     #   - 1,540,148,428
-    #   - 20 MiB - state - GIB // 5 = -66,918,982,450.
+    #   - 20 MiB - state - GIB // 5 = -65,251,627,335.
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=141_140_967_424, activation_bytes=1_838_678_016,
         activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
         non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=-67_625_617_818, kv_cache_bytes_low=-69_609_209_036,
-        kv_cache_bytes_high=-66_952_536_882, kv_cache_tokens=0, kv_cache_tokens_low=0,
+        kv_cache_bytes=-65_924_708_271, kv_cache_bytes_low=-67_908_299_489,
+        kv_cache_bytes_high=-65_251_627_335, kv_cache_tokens=0, kv_cache_tokens_low=0,
         kv_cache_tokens_high=0, blocks=0, block_size_tokens=16, max_model_len=8192,
         max_concurrency=Fraction(0), starts=False,
-        reason="vLLM would not start: no memory for the KV cache (-62.98 GiB after weights "
+        reason="vLLM would not start: no memory for the KV cache (-61.40 GiB after weights "
                "131.45 GiB, activations 1.71 GiB and other overheads); raise "
                "gpu_memory_utilization, add GPUs or lower max_num_batched_tokens",
         max_model_len_that_starts=0)
@@ -534,10 +557,10 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
         total_bytes=85_045_477_376, weights_bytes=141_140_967_424, kv_used_bytes=0,
         kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_140_967_424)
     by_label = {st.label: st for st in r.steps}
-    assert by_label["blocks (raw)"].value == -12_899
+    assert by_label["blocks (raw)"].value == -12_575
     assert (by_label["users per replica"].value, by_label["users per replica"].op,
             by_label["users per replica"].formula) == (0, "given", "the engine does not start")
-    assert r.log_lines == ("Available KV cache memory: -62.98 GiB",
+    assert r.log_lines == ("Available KV cache memory: -61.40 GiB",
                            "GPU KV cache size: 0 tokens",
                            "Maximum concurrency for 8,192 tokens per request: 0.00x")
 
@@ -546,44 +569,51 @@ def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights,
     # 131,072 positions x 128 x 2 B = 33,554,432 B, and leaves the pool;
     # recomputed: 70,553,706,496 -> 70,587,260,928, 1,533,042,197 -> 1,499,487,765, -218,163,609 ->
-    # -251,718,041, 2,644,029,441 -> 2,610,475,009, 9,344 -> 9,152, 16,128 -> 15,920
+    # -251,718,041, 2,644,029,441 -> 2,610,475,009, 9,344 -> 9,152, 16,128 -> 15,920; then 0.31's
+    # default utilization, 0.92 (config/cache.py:66 from 0.20.0), for the 0.9 kvplan had taken:
+    # every bound +1,700,909,547 (1,499,487,765 -> 3,200,397,312, 572 -> 1,220 blocks): still
+    # far below one 131,072-token request
     r = vllm("llama-3.1-70b", "h100", 131072, "0.31.0", tp=2)
     # TP 2 on 0.31: the sampler is sharded, ceil(1,024 / 2) = 512 rows x 128,256 x 2 B (the
     # untouched bf16 logits) = 131,334,144 < forward 8,192 x (3 x 8,192 + 3 x 14,336) x 2 B = 1,107,296,256.
     # Model Runner V2's persistent state (0.28 on), the full vocabulary on each TP rank (not
     #   sharded): 1,024 x (128,256 + 2 x 4,008 + 4,481) x 4 B + 8,192 x 13 B = 576,630,784.
-    # KV 76,540,929,638 - 70,553,706,496 - 1,107,296,256 - 2,233,382,993 - 576,630,784
-    #   - 536,870,912 = 1,533,042,197 (1.40 GiB); block 16 x 4 heads x 256 x 2 B x 80 =
-    #   2,621,440: 584 blocks, 9,152 tokens; one 131,072 request is 8,192 blocks =
-    #   21,474,836,480 B (20.00 GiB). The longest that starts: 584 blocks x 16 = 9,152 tokens.
-    # low - 1,763,285,401 - 2.5 GiB - state - 1.1 GiB (1,181,116,006) = -218,163,609 -> 0 blocks;
-    # high - 941,201,817 - 1.5 GiB - state - GIB // 5 = 2,644,029,441 -> 1,008 blocks, 16,128.
+    # requested floor(85,045,477,376 x 92 / 100) = 78,241,839,185; weights 70,553,706,496 / 2
+    #   x 2 B + the rotary cache 33,554,432 = 70,587,260,928.
+    # KV 78,241,839,185 - 70,587,260,928 - 1,107,296,256 - 2,233,382,993 - 576,630,784
+    #   - 536,870,912 = 3,200,397,312 (2.98 GiB); block 16 x 4 heads x 256 x 2 B x 80 =
+    #   2,621,440: 1,220 blocks, 19,520 tokens; one 131,072 request is 8,192 blocks =
+    #   21,474,836,480 B (20.00 GiB). The longest that starts: 1,220 blocks x 16 = 19,520 tokens.
+    # low - 1,763,285,401 - 2.5 GiB - state - 1.1 GiB (1,181,116,006) = 1,449,191,506 -> 552
+    #   blocks, 8,832 tokens;
+    # high - 941,201,817 - 1.5 GiB - state - GIB // 5 = 4,311,384,556 -> 1,644 blocks, 26,304.
     assert numbers(r) == dict(
-        memory_bytes=85_045_477_376, requested_bytes=76_540_929_638,
+        memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=70_587_260_928, activation_bytes=1_107_296_256,
         activation_bytes_low=941_201_817, activation_bytes_high=1_763_285_401,
         non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=1_499_487_765, kv_cache_bytes_low=-251_718_041,
-        kv_cache_bytes_high=2_610_475_009, kv_cache_tokens=9_152, kv_cache_tokens_low=0,
-        kv_cache_tokens_high=15_920, blocks=572, block_size_tokens=16, max_model_len=131_072,
-        max_concurrency=Fraction(572, 8192), starts=False,
+        kv_cache_bytes=3_200_397_312, kv_cache_bytes_low=1_449_191_506,
+        kv_cache_bytes_high=4_311_384_556, kv_cache_tokens=19_520, kv_cache_tokens_low=8_832,
+        kv_cache_tokens_high=26_304, blocks=1_220, block_size_tokens=16, max_model_len=131_072,
+        max_concurrency=Fraction(1_220, 8192), starts=False,
         reason="vLLM would not start: one request of max_model_len 131,072 needs 20.00 GiB of "
-               "KV cache but 1.40 GiB is available; the estimated maximum model length is "
-               "9,152",
-        max_model_len_that_starts=9_152)
+               "KV cache but 2.98 GiB is available; the estimated maximum model length is "
+               "19,520",
+        max_model_len_that_starts=19_520)
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
-        0, False, 1_499_487_765, 9_152)
+        0, False, 3_200_397_312, 19_520)
     # the pool is allocated but holds nobody; overhead 1,107,296,256 + 2,233,382,993
     #   + 576,630,784 + 0.5 GiB
     assert s.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=70_587_260_928, kv_used_bytes=0,
-        kv_free_bytes=1_499_487_765, reserve_bytes=4_454_180_945,
-        unallocated_bytes=85_045_477_376 - 76_540_929_638)
+        kv_free_bytes=3_200_397_312, reserve_bytes=4_454_180_945,
+        unallocated_bytes=85_045_477_376 - 78_241_839_185)
     # widths: activation 822,083,584 (0.77 GiB), non-torch 1 GiB, graphs 0.8 GiB
     assert r.assumptions[-1] == "KV range dominated by the non-torch memory (1.00 GiB wide)"
     assert r.assumptions[2] == "activation peak 1.03 GiB (range 0.88 GiB to 1.64 GiB)"
-    assert r.log_lines[2] == "Maximum concurrency for 131,072 tokens per request: 0.07x"
+    # 1,220 / 8,192 = 0.149
+    assert r.log_lines[2] == "Maximum concurrency for 131,072 tokens per request: 0.15x"
 
 
 def test_v0_refuses_a_max_seq_len_above_its_cache_tokens():
@@ -693,8 +723,10 @@ def test_enforce_eager_and_a_stated_kv_cache_memory():
     assert "CUDA graph memory" not in by_label
     assert (by_label["KV cache memory"].op, by_label["KV cache memory"].formula) == (
         "given", "stated (--kv-cache-memory-bytes): no profiling subtraction")
+    # 0.31's default utilization, 0.92 (config/cache.py:66 from 0.20.0), named though the pool
+    # is stated
     assert r.assumptions == (
-        "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.9 of total memory",
+        "vLLM 0.31.0 (V1 engine), gpu_memory_utilization 0.92 of total memory",
         "profiled with max_num_batched_tokens 8,192 and max_num_seqs 1,024",
         "activation peak 0.84 GiB (range 0.72 GiB to 1.39 GiB)",
         "CUDA graphs: none (enforce_eager)",
@@ -795,7 +827,9 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights,
     # MRoPE 4 x 128,000 positions x 128 x 2 B = 131,072,000 B, and leaves the pool; recomputed:
     # 16,584,333,312 -> 16,715,405,312, 57,441,345,126 -> 57,310,273,126, 62,606 -> 62,463,
-    # 1,001,696 -> 999,408
+    # 1,001,696 -> 999,408; then 0.31's default utilization, 0.92 (config/cache.py:66 from
+    # 0.20.0), for the 0.9 kvplan had taken: 57,310,273,126 -> 59,011,182,673, 62,463 -> 64,317
+    # blocks, 999,408 -> 1,029,072 tokens, 30 -> 31 users
     r = vllm("qwen2.5-vl-7b", "h100", 32768, "0.31.0", limit_mm_per_prompt=2)
     # forward 8,192 x (3 x 3,584 + 3 x 18,944) x 2 B = 1,107,296,256 > sampler 1,024 x
     # 152,064 x 2 = 311,427,072 (0.26 on: the bf16 logits untouched); the encoder cache: budget
@@ -805,14 +839,16 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
     # + 117,440,512 = 1,880,725,913.
     # Model Runner V2's persistent state (0.28 on): 1,024 x (152,064 + 2 x 4,752 + 4,481) x 4 B
     #   + 8,192 x 13 B = 680,243,200.
-    # KV 76,540,929,638 - 16,584,333,312 - 1,224,736,768 - 73,400,320 - 680,243,200
-    #   - 536,870,912 = 57,441,345,126; block 16 x 4 heads x 256 x 2 B x 28 = 917,504: 62,606
-    #   blocks.
+    # requested floor(85,045,477,376 x 92 / 100) = 78,241,839,185; weights 16,584,333,312 + the
+    #   MRoPE cache 131,072,000 = 16,715,405,312.
+    # KV 78,241,839,185 - 16,715,405,312 - 1,224,736,768 - 73,400,320 - 680,243,200
+    #   - 536,870,912 = 59,011,182,673; block 16 x 4 heads x 256 x 2 B x 28 = 917,504: 64,317
+    #   blocks, 1,029,072 tokens; a 32,768-token user 2,048 blocks: 64,317 // 2,048 = 31.
     assert (r.weights_bytes, r.activation_bytes, r.activation_bytes_low,
             r.activation_bytes_high, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        16_715_405_312, 1_224_736_768, 1_058_642_329, 1_880_725_913, 57_310_273_126, 62_463,
-        999_408)
-    assert (r.size.users_per_replica, r.max_model_len_that_starts) == (30, 128_000)
+        16_715_405_312, 1_224_736_768, 1_058_642_329, 1_880_725_913, 59_011_182_673, 64_317,
+        1_029_072)
+    assert (r.size.users_per_replica, r.max_model_len_that_starts) == (31, 128_000)
     assert r.steps[4].formula == (
         "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 2 B); "
         "plus the encoder cache budget max(max_num_batched_tokens, 16,384 tokens an item) = "
@@ -920,9 +956,10 @@ def test_v0_samples_every_sequence_and_v1_at_most_the_batched_tokens():
 def test_vllm_pages_a_request_asked_to_reserve():
     from kvplan.capacity.kv import Allocation
     # vLLM always pages: a 2,000-token average holds ceil(2,000 / 16) = 125 blocks, so the
-    # default pool's 27,841 blocks hold 222 users (reserved would hold 8,192 tokens each: 54)
+    # default pool's 28,651 blocks (0.31's default utilization 0.92: the first test above) hold
+    # 28,651 // 125 = 229 users (reserved would hold 8,192 tokens each: 55)
     r = vllm("llama-3-8b", "h100", 8192, "0.31.0", allocation=Allocation.reserved, avg_context_tokens=2000)
-    assert (r.size.users_per_replica, r.size.request.allocation) == (222, Allocation.paged)
+    assert (r.size.users_per_replica, r.size.request.allocation) == (229, Allocation.paged)
 
 
 def test_measured_stages_beyond_pp_are_ignored_and_an_empty_stage_stops_it():
