@@ -104,7 +104,7 @@ def note(fl: Flavour, mrv2: bool, enforce_eager: bool) -> str:
         return (f"CUDA graphs: not subtracted (Model Runner V2 runs this model; its "
                 f"profile_cudagraph_memory returns 0, gpu/model_runner.py:{MRV2[minor]} in "
                 f"{wheel}; captured after sizing); not modelled: compiled runs of these "
-                f"releases leave 0.5-0.8 GiB a GPU more outside the pool than kvplan books "
+                f"releases leave 0.7-1.4 GiB a GPU more outside the pool than kvplan books "
                 f"(logs 45, 48, 210; source not found), so the pool may be that much high")
     how = (f"Model Runner V2's profile_cudagraph_memory measures them, gpu/model_runner.py:"
            f"{MRV2[minor]} -> gpu/cudagraph_utils.py:{MRV2_UTILS[minor]}" if mrv2 else
