@@ -18,8 +18,9 @@ FrontendArgs.add_cli_args and AsyncEngineArgs.add_cli_args):
   BooleanOptionalAction: an `--enable-X` option also takes `--disable-X` (and the reverse),
   next to argparse's own `--no-enable-X` / `--no-disable-X`.
 
-This is the rule the committed 0.33.0 table was made by: run on the 0.33.0 wheel it prints that
-file byte for byte. Its known gap: an option whose field is not in EngineArgs but is given
+This is the rule the 0.33.0 table was made by: run on the 0.33.0 wheel, this script (before its
+docstring named itself, commit 8f93a90) printed that file byte for byte; the set of options is
+still the same. Its known gap: an option whose field is not in EngineArgs but is given
 BooleanOptionalAction by hand (AsyncEngineArgs's `--enable-log-requests`) gets no negations,
 though vLLM accepts `--disable-log-requests` / `--no-enable-log-requests` for it.
 """
@@ -153,7 +154,8 @@ def module(version: str, wheel: str, flags: set[str]) -> str:
 vllm/engine/arg_utils.py and vllm/entrypoints/common/cli_args.py, the fields of the *FrontendArgs
 dataclasses (one `--field-name` each), `--no-X` for each boolean field (BooleanOptionalAction) and
 the `--enable-X` / `--disable-X` pairs vllm.utils.argparse_utils.EnableDisableAction adds.
-Extracted with Python's ast from the vllm {version} wheel; regenerate from a newer release."""
+Extracted with Python's ast from the vllm {version} wheel by benchmarks/extract_vllm_flags.py;
+regenerate from a newer release with it."""
 
 from __future__ import annotations
 

@@ -25,10 +25,10 @@ from kvplan.engines.mla_replicated import replicated_extra_bytes
 from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_extensible import (
     CONTEXT,
-    EXTENSIBLE_UTIL_WHY,
     MARGIN_FRACTION,
     headroom,
     margin,
+    util_why,
 )
 from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_graphs import note as graphs_note
@@ -92,9 +92,7 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     st.given("GPU memory", memory, "bytes",
              "total memory the log printed" if m.memory_bytes else f"{req.gpu.name} total memory")
     st.given("gpu_memory_utilization", util, "ratio",
-             "flag" if s.memory_fraction is not None else
-             EXTENSIBLE_UTIL_WHY
-             if fl.extensible_kv else "flag (default 0.9)")
+             "flag" if s.memory_fraction is not None else util_why(fl))
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)

@@ -35,7 +35,7 @@ def test_a_date_tag_names_no_vllm_release() -> None:
     assert o.engine_version is None or "20250312" not in str(o.engine_version)
     text = _text(o)
     assert "image tag '20250312_0916_RC01' names no version" in text
-    assert ("vLLM 0.33.0 has no option --swap-space; the image does not name its vLLM release: "
+    assert ("vLLM 0.34.0 has no option --swap-space; the image does not name its vLLM release: "
             "not checked") in text
 
 
