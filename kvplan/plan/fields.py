@@ -190,6 +190,8 @@ def table_markdown() -> str:
                                                        for k, fld in f.json_keys))
         if f.engines:
             notes.append(f"{' and '.join(f.engines)} only (others: {f.generic})")
+        if f.negative:
+            notes.append(f"true; `{f.negative}` sets it false")
         rows.append(f"| `{f.flag}` | `{f.field}` | {'; '.join(notes)} |")
     for flag, what in PRICE_FLAGS.items():
         rows.append(f"| `{flag}` | `hardware.price_per_hour_usd` | {what.partition(' ')[2]} |")
