@@ -18,11 +18,11 @@ FrontendArgs.add_cli_args and AsyncEngineArgs.add_cli_args):
   BooleanOptionalAction: an `--enable-X` option also takes `--disable-X` (and the reverse),
   next to argparse's own `--no-enable-X` / `--no-disable-X`.
 
-This is the rule the 0.33.0 table was made by: run on the 0.33.0 wheel, this script (before its
-docstring named itself, commit 8f93a90) printed that file byte for byte; the set of options is
-still the same. Its known gap: an option whose field is not in EngineArgs but is given
-BooleanOptionalAction by hand (AsyncEngineArgs's `--enable-log-requests`) gets no negations,
-though vLLM accepts `--disable-log-requests` / `--no-enable-log-requests` for it.
+This is the rule the 0.33.0 table was made by (commit 8f93a90 printed that file byte for byte
+from the 0.33.0 wheel), with one gap closed since (task h41flags034): the old rule read the
+fields of EngineArgs only, so AsyncEngineArgs's `--enable-log-requests` (a BooleanOptionalAction,
+arg_utils.py:3296-3299 in 0.34.0) got no `--disable-log-requests` / `--no-enable-log-requests`,
+which vLLM accepts.
 """
 
 from __future__ import annotations
@@ -119,7 +119,12 @@ def add_argument_options(tree: ast.Module, annotations: dict[str, ast.expr]) -> 
 def extract(sources: dict[str, str]) -> set[str]:
     engine = ast.parse(sources[ARG_UTILS])
     frontend = ast.parse(sources[CLI_ARGS])
-    engine_fields = fields(classes(engine)["EngineArgs"])
+    found = classes(engine)
+    # EngineArgs's fields, and AsyncEngineArgs's own (its --enable-log-requests, a
+    # BooleanOptionalAction: `vllm serve` takes --disable-log-requests / --no-enable-log-requests)
+    engine_fields = fields(found["EngineArgs"])
+    if "AsyncEngineArgs" in found:
+        engine_fields.update(fields(found["AsyncEngineArgs"]))
     out = add_argument_options(engine, engine_fields) | add_argument_options(frontend, {})
     for name, cls in classes(frontend).items():
         if not name.endswith("FrontendArgs"):
