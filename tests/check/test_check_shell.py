@@ -147,7 +147,8 @@ def test_variables_defaults_export_and_continuations(runner: CliRunner) -> None:
 def test_two_servers_give_two_outcomes_whole_output(runner: CliRunner) -> None:
     """Two background servers: SGLang on GPU 0 (`explain qwen2.5-7b --engine sglang -c 8192
     --memory-utilization 0.8`: max_total_num_tokens 913,827, / 8,192 = 111.5) and vLLM on GPUs
-    1,2 (`explain llama-3.1-8b --engine vllm --tp 2 -c 8192`: 965,744, / 8,192 = 117.9)."""
+    1,2 (`explain llama-3.1-8b --engine vllm --tp 2 -c 8192`, the default 0.34.0: 1,069,984, /
+    8,192 = 130.6)."""
     result = invoke(runner, "check", "tests/assets/check/scripts/synthetic/two-servers.sh",
                     "--gpu", "h100")
     assert result.exit_code == 0
@@ -156,7 +157,7 @@ def test_two_servers_give_two_outcomes_whole_output(runner: CliRunner) -> None:
     assert result.output == GOLDEN.read_text()
     assert "holds 111 sequences of 8,192 tokens per replica (913,827 tokens in the pool)" in \
         result.output
-    assert "holds 117 sequences of 8,192 tokens per replica (965,744 tokens in the pool)" in \
+    assert "holds 130 sequences of 8,192 tokens per replica (1,069,984 tokens in the pool)" in \
         result.output
 
 
@@ -212,10 +213,10 @@ def test_a_script_with_nothing_readable_keeps_the_one_line_error(runner: CliRunn
 
 def test_side_file_names_the_model_of_a_folder(runner: CliRunner) -> None:
     """container-path.kvplan.yaml gives `model: llama-3.1-8b` for `vllm serve /data/models/llama
-    --max-model-len 8192` on GPU 0: 438,080 tokens on an H100 (`explain llama-3.1-8b --engine
-    vllm -c 8192`), 438,080 / 8,192 = 53.5."""
+    --max-model-len 8192` on GPU 0: 490,208 tokens on an H100 (`explain llama-3.1-8b --engine
+    vllm -c 8192`, the default 0.34.0), 490,208 / 8,192 = 59.8."""
     (row,) = rows(runner, SYN / "container-path.sh", "--gpu", "h100")
-    assert (row["verdict"], row["model"], row["users_per_replica"]) == ("PASS", "llama-3.1-8b", 53)
+    assert (row["verdict"], row["model"], row["users_per_replica"]) == ("PASS", "llama-3.1-8b", 59)
 
 
 def test_explain_reads_a_script_as_check_does(runner: CliRunner) -> None:
@@ -256,7 +257,8 @@ def test_redirections_and_comments_end_where_a_shell_ends_them() -> None:
 def test_branches_are_alternatives_and_a_guarded_start_is_read(runner: CliRunner) -> None:
     """The two `case` branches (lines 5, 6), the if/else pair (10, 12) and the one-line function
     (15) are refused; the `if` of line 17, which has no else, is read as if it runs: llama-3.1-8b
-    at 8,192 tokens on an H100, 438,080 tokens (`explain llama-3.1-8b --engine vllm -c 8192`)."""
+    at 8,192 tokens on an H100, 490,208 tokens (`explain llama-3.1-8b --engine vllm -c 8192`,
+    the default 0.34.0: 59 sequences)."""
     code, out = check(runner, SYN / "branches.sh", "--gpu", "h100")
     assert code == 2
     refused = [line for line in out.splitlines() if line.startswith("ERROR")]
@@ -265,6 +267,6 @@ def test_branches_are_alternatives_and_a_guarded_start_is_read(runner: CliRunner
     assert "inside the `case` of line 4, whose branches are alternatives" in out
     assert "inside the `if` of line 9, whose branches are alternatives" in out
     assert "inside the function `serve` (line 15)" in out
-    assert "branches.sh:18  branches.sh: starts; holds 53 sequences of 8,192 tokens per " \
-           "replica (438,080 tokens in the pool)" in out
+    assert "branches.sh:18  branches.sh: starts; holds 59 sequences of 8,192 tokens per " \
+           "replica (490,208 tokens in the pool)" in out
     assert "inside the `if` of line 17: read as if it runs" in out

@@ -1,7 +1,7 @@
 """A fix that adds GPUs says how the file asks for them: a pod's `nvidia.com/gpu` limit, a
 compose service's device reservation, a script's visible devices. Llama-3.1-70B in bf16 (141 GB
-of weights) does not start on one H100; at tensor parallelism 2 (vLLM 0.11.0) or 4 (the default
-0.33.0, whose activation and state are larger) it does."""
+of weights) does not start on one H100; at tensor parallelism 2 it does (vLLM 0.11.0, and the
+default 0.34.0, whose extensible cache takes the whole GPU)."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ def test_a_script_asks_for_visible_devices(tmp_path: Path):
     path = tmp_path / "serve.sh"
     path.write_text("#!/bin/bash\nvllm serve meta-llama/Llama-3.1-70B-Instruct "
                     "--max-model-len 8192\n")
-    assert "with 4 GPU(s) visible (CUDA_VISIBLE_DEVICES)" in _fix_line(path)
+    assert "with 2 GPU(s) visible (CUDA_VISIBLE_DEVICES)" in _fix_line(path)
 
 
 def test_a_docker_run_asks_for_gpus(tmp_path: Path):
