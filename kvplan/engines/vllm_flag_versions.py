@@ -43,7 +43,7 @@ FLAG_SINCE: dict[str, tuple[tuple[int, ...], str]] = {
     "cpu_offload_gb": ((0, 5, 3), "--cpu-offload-gb"),
     "limit_mm_per_prompt": ((0, 5, 5), "--limit-mm-per-prompt"),
     "kv_cache_memory_bytes": ((0, 10, 2), "--kv-cache-memory-bytes"),
-    "enable_extensible_kv_cache": ((0, 34), "--enable-extensible-kv-cache"),
+    "enable_extensible_kv_cache": ((0, 34, 0), "--enable-extensible-kv-cache"),
 }
 # boolean keys whose off spelling is new too (--no-X): refused before their release either way
 BOTH_WAYS = {"enable_extensible_kv_cache": "--no-enable-extensible-kv-cache"}
@@ -63,7 +63,7 @@ def missing_flags(block: EngineBlock) -> list[tuple[str, str]]:
     out = []
     if (getattr(block, "enable_extensible_kv_cache", None) is True
             and getattr(block, "kv_cache_memory_bytes", None) is not None
-            and (ver is None or ver >= FLAG_SINCE["enable_extensible_kv_cache"][0])):
+            and (ver is None or ver[:2] >= FLAG_SINCE["enable_extensible_kv_cache"][0][:2])):
         out.append(("engine.enable_extensible_kv_cache", "vLLM 0.34 will not start with "
                     "--enable-extensible-kv-cache and --kv-cache-memory-bytes together "
                     "(\"enable_extensible_kv_cache: it sizes the KV cache from measured memory, "
@@ -71,6 +71,7 @@ def missing_flags(block: EngineBlock) -> list[tuple[str, str]]:
                     ":3262-3263 in 0.34.0); drop one"))
     if ver is None:
         return out
+    ver = ver + (0,) * (3 - len(ver))  # "0.34" is 0.34.0
     for key, (since, flag) in FLAG_SINCE.items():
         value = getattr(block, key, None)
         if value is None or (value is False and key not in BOTH_WAYS) or ver >= since:

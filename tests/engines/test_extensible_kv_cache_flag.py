@@ -168,7 +168,7 @@ def test_check_a_0_33_image_with_the_option_fails(tmp_path: Path) -> None:
         tmp_path, "v0.33.0", "--no-enable-extensible-kv-cache"))])
     text = " ".join(res.output.split())
     assert res.exit_code == 1, res.output
-    assert ("FAIL line 12 x: vLLM 0.33.0 has no --no-enable-extensible-kv-cache (first in 0.34, "
+    assert ("FAIL line 12 x: vLLM 0.33.0 has no --no-enable-extensible-kv-cache (first in 0.34.0, "
             "vllm/engine/arg_utils.py), so it would not start with it") in text
 
 
