@@ -51,6 +51,11 @@ TpTransport = Annotated[str | None, _opt(
 DisableCustomAllReduce = Annotated[bool | None, _opt(
     "--disable-custom-all-reduce", metavar="",
     help="vLLM: no custom all-reduce (its 16 MiB of IPC buffers off the TP term)")]
+ExtensibleKvCache = Annotated[bool | None, _opt(
+    "--enable-extensible-kv-cache/--no-enable-extensible-kv-cache", metavar="",
+    help="vLLM 0.34: size the pool after warm-up (on, the default) or, with --no-..., from the "
+    "profiling estimate as 0.33 did, with gpu_memory_utilization 0.92 unless given "
+    "(refused before 0.34)")]
 TopkToppSampler = Annotated[str | None, _opt(
     "--topk-topp-sampler", metavar="native|flashinfer",
     help="vLLM 0.8-0.16: the profiling sampler's top-k/top-p path: native (PyTorch's sort, "

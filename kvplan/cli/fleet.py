@@ -46,6 +46,7 @@ def fleet_command(
     num_speculative_tokens: eo.NumSpeculativeTokens = None, tp_transport: eo.TpTransport = None,
     disable_custom_all_reduce: eo.DisableCustomAllReduce = None, page_size: eo.PageSize = None,
     topk_topp_sampler: eo.TopkToppSampler = None, entrypoint: eo.Entrypoint = None,
+    enable_extensible_kv_cache: eo.ExtensibleKvCache = None,
     chunked_prefill_size: eo.ChunkedPrefill = None, cuda_graph_max_bs: eo.CudaGraphMaxBs = None,
     max_running_requests: eo.MaxRunning = None, max_total_tokens: eo.MaxTotalTokens = None,
     attention_backend: eo.AttentionBackend = None,

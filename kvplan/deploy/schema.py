@@ -121,7 +121,7 @@ class Engine(Plain):
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
                "trtllm_backend": None, "tp_transport": None,
                "disable_custom_all_reduce": None, "topk_topp_sampler": None,
-               "entrypoint": None}
+               "entrypoint": None, "enable_extensible_kv_cache": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -142,7 +142,7 @@ class Engine(Plain):
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
-        "entrypoint": Opt(Lit(*ENTRYPOINTS)),
+        "entrypoint": Opt(Lit(*ENTRYPOINTS)), "enable_extensible_kv_cache": Opt(BOOL),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -175,6 +175,7 @@ class Engine(Plain):
         trtllm_backend: str | None
         tp_transport: str | None
         disable_custom_all_reduce: bool | None
+        enable_extensible_kv_cache: bool | None
         topk_topp_sampler: str | None
         entrypoint: str | None
 

@@ -107,6 +107,10 @@ class Engine(_Strict):
     enforce_eager: bool | None = Field(default=None,
                                        description="vLLM --enforce-eager: no CUDA graphs "
                                        "[default: false]")
+    enable_extensible_kv_cache: bool | None = Field(
+        default=None, description="vLLM 0.34 --enable-extensible-kv-cache (true) or "
+        "--no-enable-extensible-kv-cache (false): the pool sized after warm-up, or from the "
+        "profiling estimate with gpu_memory_utilization 0.92 [default: on from 0.34]")
     kv_cache_memory_bytes: Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES), NoBool] | None = (
         Field(default=None, description="vLLM --kv-cache-memory-bytes: the pool per GPU"))
     cpu_offload_gb: float | None = Field(

@@ -41,7 +41,11 @@ EXTRA_KEYS = {
     "disable_custom_all_reduce": "disable_custom_all_reduce",
     "topk_topp_sampler": "topk_topp_sampler",
     "entrypoint": "entrypoint",
+    "enable_extensible_kv_cache": "enable_extensible_kv_cache",
 }
+# boolean keys whose false is not the engine's default (vLLM 0.34's extensible KV cache is on
+# unless turned off), so false is passed on
+FALSE_MEANS_OFF = {"enable_extensible_kv_cache"}
 # the vLLM-named keys other engines read under their own names (kvplan.deploy.schema.Engine)
 RENAMED = {
     "sglang": {"max_num_seqs": "max_running_requests",
@@ -59,7 +63,7 @@ def extra_settings(block: object, engine: str | None = None) -> dict[str, object
     out: dict[str, object] = {}
     for key, field in EXTRA_KEYS.items():
         value = getattr(block, key, None)
-        if value is None or value is False:
+        if value is None or (value is False and key not in FALSE_MEANS_OFF):
             continue
         if engine is not None and engine not in ENGINE_KEYS.get(key, (engine,)):
             continue

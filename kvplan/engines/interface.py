@@ -106,6 +106,7 @@ ENGINE_ONLY = {
     "disable_custom_all_reduce": ("vllm",),
     "topk_topp_sampler": ("vllm",),
     "entrypoint": ("vllm",),
+    "enable_extensible_kv_cache": ("vllm",),
     "max_batch_size": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
     "trtllm_backend": ("trtllm",),
@@ -129,7 +130,8 @@ class EngineSettings:
     (nvlink, pcie-p2p or host: the TP non-torch term), disable_custom_all_reduce,
     topk_topp_sampler (the 0.8-0.16 series' top-k/top-p sampler: native, PyTorch's sort, or
     flashinfer; kvplan.engines.vllm_sort_sampler), entrypoint (serve or offline: the LLM class's
-    default batched tokens; kvplan.engines.vllm_entrypoint).
+    default batched tokens; kvplan.engines.vllm_entrypoint), enable_extensible_kv_cache (0.34:
+    false sizes the pool as 0.33 did, with gpu_memory_utilization 0.92 by default).
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
     max_running_requests, attention_backend (--attention-backend, engine.attention_backend or a
     manifest's argv, one of SGLang's choices; a calibration log prints the resolved one; the
@@ -167,6 +169,9 @@ class EngineSettings:
     disable_custom_all_reduce: bool | None = None  # vLLM --disable-custom-all-reduce
     topk_topp_sampler: str | None = None  # vLLM 0.10: native / flashinfer; None: by release
     entrypoint: str | None = None  # vLLM: serve / offline (the LLM class); None: serve
+    # vLLM 0.34: --enable-extensible-kv-cache / --no-...; None: the release's default (on from
+    # 0.34, kvplan.engines.vllm_extensible)
+    enable_extensible_kv_cache: bool | None = None
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False

@@ -62,7 +62,14 @@ from kvplan.engines.interface import (
 )
 from kvplan.engines.vision_tower import tower_note
 from kvplan.engines.vllm_entrypoint import entrypoint_note, offline_defaults
-from kvplan.engines.vllm_extensible import BLOCK_64_NOTE, EXTENSIBLE_NOTE, UTIL_EXTENSIBLE
+from kvplan.engines.vllm_extensible import (
+    BLOCK_64_NOTE,
+    EXTENSIBLE_NOTE,
+    OFF_NOTE,
+    applied_flavour,
+    default_util,
+    from_034,
+)
 from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
 from kvplan.engines.vllm_groups import (
     Groups,
@@ -136,11 +143,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     req.check()
     s.check()
     req = replace(req, allocation=Allocation.paged)  # vLLM always pages
-    fl = flavour(s.version)
+    fl = applied_flavour(s)
     m = s.measured
     memory = m.memory_bytes or req.gpu.memory_bytes
-    util = s.memory_fraction if s.memory_fraction is not None else (
-        UTIL_EXTENSIBLE if fl.extensible_kv else fl.default_utilization)
+    util = s.memory_fraction if s.memory_fraction is not None else default_util(fl)
     length = req.context_tokens
     block = req.block_size_tokens
     if req.model.attention.mla is not None:
@@ -319,7 +325,7 @@ def _block_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, sh
              (f"raised so the attention page holds the state: {align} x ceil(state / ({align} x "
               f"{per_layer:,} B)); {padding_note(block * per_layer, state_page)}") if hybrid is not None else
              ("--block-size (vLLM 0.34 default 64, config/cache.py:185: kvplan takes 16 "
-              "unless given; MLA 64 on Hopper, 128 on Blackwell)") if fl.extensible_kv else
+              "unless given; MLA 64 on Hopper, 128 on Blackwell)") if from_034(fl) else
              "--block-size (vLLM default 16; MLA 64 on Hopper, 128 on Blackwell)")
     st.given("KV bytes per token per layer", per_layer, "bytes",
              _per_layer_formula(req) + ("; V0 0.7.2-0.7.3 pads the row to a 256 B multiple "
@@ -379,8 +385,11 @@ def _assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, ut
         assumptions.append(fl.note)
     if fl.extensible_kv:
         assumptions.append(EXTENSIBLE_NOTE)
-        if block == DEFAULT_BLOCK_TOKENS and not req.model.attention.mla and not state_page:
-            assumptions.append(BLOCK_64_NOTE.format(block=block))
+    elif from_034(fl):
+        assumptions.append(OFF_NOTE)
+    if from_034(fl) and block == DEFAULT_BLOCK_TOKENS and not req.model.attention.mla \
+            and not state_page:
+        assumptions.append(BLOCK_64_NOTE.format(block=block))
     if b.enc is not None:
         tower, why = b.enc.tower, tower_note(req.model, fl.version)
         assumptions.append(b.enc.assumption)

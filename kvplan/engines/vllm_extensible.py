@@ -33,14 +33,17 @@ binds; at 0.9 on a large GPU the requested memory does, as in 0.33.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
+from kvplan.engines.interface import parse_version
 from kvplan.engines.vllm_nontorch import V1_CONTEXT
 from kvplan.units import GIB
 
 if TYPE_CHECKING:
-    from kvplan.engines.interface import EngineResult
+    from kvplan.engines.interface import EngineResult, EngineSettings
+    from kvplan.engines.vllm_series import Flavour
 
 MARGIN_FLOOR = GIB  # KV_CACHE_MARGIN_FLOOR_BYTES on CUDA (extensible_kv_cache.py:64)
 MARGIN_FLOOR_ROCM = 3 * GIB  # ... on ROCm
@@ -48,6 +51,13 @@ MARGIN_FRACTION = Fraction(3, 4)  # KV_CACHE_MARGIN_FRACTION (:65)
 UTIL_EXTENSIBLE = Fraction(1)  # resolved_gpu_memory_utilization with the extensible cache
 UTIL_ESTIMATED = Fraction(92, 100)  # DEFAULT_GPU_MEMORY_UTILIZATION (cache.py:186), without it
 EXTENSIBLE_UTIL_WHY = "default (1.0 with vLLM 0.34's extensible KV cache, config/cache.py:494-501)"
+ESTIMATED_UTIL_WHY = ("default (0.92 in vLLM 0.34 without the extensible KV cache: "
+                      "DEFAULT_GPU_MEMORY_UTILIZATION, config/cache.py:186, :494-501)")
+OFF_NOTE = ("vLLM 0.34 with --no-enable-extensible-kv-cache: the pool is sized from the "
+            "profiling estimate before warm-up, as in 0.33 (CUDA-graph estimate subtracted, "
+            "v1/worker/gpu/model_runner.py:1121-1128, gpu_worker.py:821-826 in 0.34.0; the "
+            "cited 0.33.0 lines stand for 0.34's), with gpu_memory_utilization 0.92 unless "
+            "given (config/cache.py:186, :494-501)")
 CONTEXT = V1_CONTEXT[0]  # memory in use before the start-up snapshot: the CUDA context
 EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm): sized after "
                    "warm-up and CUDA-graph capture, from a budget of min(total x "
@@ -57,6 +67,47 @@ EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and R
 BLOCK_64_NOTE = ("vLLM 0.34 defaults to 64-token blocks (config/cache.py:185 DEFAULT_BLOCK_SIZE); "
                  "kvplan sizes {block}-token blocks as given: pass --block-size 64 for the "
                  "default")
+
+
+def applied_flavour(s: EngineSettings) -> Flavour:
+    """The release's flavour with engine.enable_extensible_kv_cache applied: false turns 0.34's
+    extensible cache off (config/vllm.py:3252-3254 keeps an explicit value; unset it is on where
+    supported). True changes nothing where the release has it on; before 0.34 the field is
+    refused (kvplan.engines.vllm_flag_versions), so it never reaches here."""
+    from kvplan.engines.vllm_series import flavour
+
+    fl = flavour(s.version)
+    if fl.extensible_kv and s.enable_extensible_kv_cache is False:
+        return replace(fl, extensible_kv=False)
+    return fl
+
+
+def from_034(fl: Flavour) -> bool:
+    """A V1 release of 0.34 or later, the extensible cache on or off (its 64-token blocks and
+    0.92 utilization default do not depend on it)."""
+    from kvplan.engines.vllm_series import EXTENSIBLE_KV_FROM
+
+    return fl.v1 and (parse_version(fl.version) or ()) >= EXTENSIBLE_KV_FROM
+
+
+def default_util(fl: Flavour) -> Fraction:
+    """gpu_memory_utilization unless given: 1.0 with the extensible cache, 0.92 without it from
+    0.34 (resolved_gpu_memory_utilization, config/cache.py:494-501), the release's default
+    before 0.34 (0.92 from 0.20, 0.9 before: Flavour.default_utilization)."""
+    if fl.extensible_kv:
+        return UTIL_EXTENSIBLE
+    return UTIL_ESTIMATED if from_034(fl) else fl.default_utilization
+
+
+def util_why(fl: Flavour) -> str:
+    """The requested utilization's origin when not given (see default_util)."""
+    if fl.extensible_kv:
+        return EXTENSIBLE_UTIL_WHY
+    from kvplan.engines.vllm_series import UTIL_092_WHY
+
+    if from_034(fl):
+        return ESTIMATED_UTIL_WHY
+    return UTIL_092_WHY if fl.default_utilization != Fraction(9, 10) else "flag (default 0.9)"
 
 
 def margin(transient_peak: int, rocm: bool = False) -> int:
@@ -74,11 +125,12 @@ def headroom(memory: int, transient_peak: int, rocm: bool = False) -> int:
 def record_util(fields: list[tuple[str, Any, str]],
                 result: EngineResult) -> list[tuple[str, Any, str]]:
     """The record's unstated gpu_memory_utilization as the engine took it: 1.0 where vLLM 0.34's
-    extensible KV cache applies, 0.92 in 0.20-0.33 (the record's schema default is 0.9)."""
+    extensible KV cache applies, 0.92 where it is turned off and in 0.20-0.33 (the record's
+    schema default is 0.9)."""
     from kvplan.engines.vllm_series import UTIL_092_WHY
 
     step = next((s for s in result.steps if s.label == "gpu_memory_utilization"), None)
-    if step is None or step.formula not in (EXTENSIBLE_UTIL_WHY, UTIL_092_WHY):
+    if step is None or step.formula not in (EXTENSIBLE_UTIL_WHY, ESTIMATED_UTIL_WHY, UTIL_092_WHY):
         return fields
     return [(k, float(step.value), step.formula) if k == "engine.gpu_memory_utilization"
             and frm == "default" else (k, v, frm) for k, v, frm in fields]

@@ -11,7 +11,19 @@ Sources: `vllm/engine/arg_utils.py` of each release's wheel on PyPI, read for th
   `speculative_model` stands for either);
 - `--cpu-offload-gb`: absent in 0.5.2, present from 0.5.3;
 - `--limit-mm-per-prompt`: absent in 0.5.4, present from 0.5.5;
-- `--kv-cache-memory-bytes`: absent in 0.10.1, present from 0.10.2.
+- `--kv-cache-memory-bytes`: absent in 0.10.1, present from 0.10.2;
+- `--enable-extensible-kv-cache` (and its `--no-enable-extensible-kv-cache` /
+  `--disable-extensible-kv-cache`): absent in 0.33.0, present from 0.34.0 (arg_utils.py:1413, a
+  BooleanOptionalAction on `CacheConfig.enable_extensible_kv_cache`, config/cache.py:395). Both
+  of its values are refused before 0.34: either spelling stops the older argparse.
+
+`kvplan check`'s option table (kvplan.check.engine_flags.vllm, made by
+benchmarks/extract_vllm_flags.py) holds the newest release's options; 0.33.0 -> 0.34.0 removed
+none and added these eleven: --cache-aware-admission-threshold, --cache-aware-admission-window,
+--checkpoint-prepare-on-startup (and --no-), --enable-extensible-kv-cache (and
+--disable-extensible-kv-cache, --no-enable-extensible-kv-cache),
+--headless-client-handshake-address, --max-num-inflight-kv-loads, --shuffle-safetensors-files
+(and --no-). Of these only the extensible KV cache moves the pool (kvplan.engines.vllm_extensible).
 """
 
 from __future__ import annotations
@@ -31,7 +43,10 @@ FLAG_SINCE: dict[str, tuple[tuple[int, ...], str]] = {
     "cpu_offload_gb": ((0, 5, 3), "--cpu-offload-gb"),
     "limit_mm_per_prompt": ((0, 5, 5), "--limit-mm-per-prompt"),
     "kv_cache_memory_bytes": ((0, 10, 2), "--kv-cache-memory-bytes"),
+    "enable_extensible_kv_cache": ((0, 34, 0), "--enable-extensible-kv-cache"),
 }
+# boolean keys whose off spelling is new too (--no-X): refused before their release either way
+BOTH_WAYS = {"enable_extensible_kv_cache": "--no-enable-extensible-kv-cache"}
 
 
 def _dotted(ver: tuple[int, ...]) -> str:
@@ -39,18 +54,30 @@ def _dotted(ver: tuple[int, ...]) -> str:
 
 
 def missing_flags(block: EngineBlock) -> list[tuple[str, str]]:
-    """(engine.<key>, why) for each set key whose flag the block's vLLM version lacks (empty
-    for another engine, or when no version is stated: the newest series has them all)."""
+    """(engine.<key>, why) for each set key whose flag the block's vLLM version lacks (none for
+    another engine, or when no version is stated: the newest series has them all), and for
+    --enable-extensible-kv-cache given with --kv-cache-memory-bytes, which 0.34 refuses."""
     if block.name != "vllm":
         return []
     ver = parse_version(block.version)
-    if ver is None:
-        return []
     out = []
+    if (getattr(block, "enable_extensible_kv_cache", None) is True
+            and getattr(block, "kv_cache_memory_bytes", None) is not None
+            and (ver is None or ver[:2] >= FLAG_SINCE["enable_extensible_kv_cache"][0][:2])):
+        out.append(("engine.enable_extensible_kv_cache", "vLLM 0.34 will not start with "
+                    "--enable-extensible-kv-cache and --kv-cache-memory-bytes together "
+                    "(\"enable_extensible_kv_cache: it sizes the KV cache from measured memory, "
+                    "which kv_cache_memory_bytes overrides\", config/vllm.py:3203-3207, "
+                    ":3262-3263 in 0.34.0); drop one"))
+    if ver is None:
+        return out
+    ver = ver + (0,) * (3 - len(ver))  # "0.34" is 0.34.0
     for key, (since, flag) in FLAG_SINCE.items():
         value = getattr(block, key, None)
-        if value is None or value is False or ver >= since:
+        if value is None or (value is False and key not in BOTH_WAYS) or ver >= since:
             continue
+        if value is False:
+            flag = BOTH_WAYS[key]
         out.append((f"engine.{key}", f"vLLM {block.version} has no {flag} (first in "
                     f"{_dotted(since)}, vllm/engine/arg_utils.py), so it would not start with "
                     f"it; drop it or serve vLLM {_dotted(since)} or newer"))

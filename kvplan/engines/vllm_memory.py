@@ -25,10 +25,10 @@ from kvplan.engines.mla_replicated import replicated_extra_bytes
 from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_extensible import (
     CONTEXT,
-    EXTENSIBLE_UTIL_WHY,
     MARGIN_FRACTION,
     headroom,
     margin,
+    util_why,
 )
 from kvplan.engines.vllm_flags import weights_for
 from kvplan.engines.vllm_graphs import note as graphs_note
@@ -37,7 +37,7 @@ from kvplan.engines.vllm_groups import Groups
 from kvplan.engines.vllm_moe_workspace import modular_moe
 from kvplan.engines.vllm_mrv2_state import booked, state_bytes
 from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
-from kvplan.engines.vllm_series import UTIL_092_WHY, Flavour
+from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
 from kvplan.engines.vllm_stages import PP_INTERMEDIATE_KEYS, intermediate_bytes, limiting_stage
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
@@ -92,9 +92,7 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     st.given("GPU memory", memory, "bytes",
              "total memory the log printed" if m.memory_bytes else f"{req.gpu.name} total memory")
     st.given("gpu_memory_utilization", util, "ratio",
-             "flag" if s.memory_fraction is not None else
-             EXTENSIBLE_UTIL_WHY if fl.extensible_kv else
-             UTIL_092_WHY if fl.default_utilization != Fraction(9, 10) else "flag (default 0.9)")
+             "flag" if s.memory_fraction is not None else util_why(fl))
     st.op("requested memory", "mul", ["GPU memory", "gpu_memory_utilization"], "bytes",
           "floor(GPU memory x gpu_memory_utilization)")
     weights, weights_how = weights_for(req, s)

@@ -26,6 +26,11 @@ class FlagField:
     engines: tuple[str, ...] = ()  # an engine's own spelling: refused for any other engine
     generic: str = ""  # the flag every engine shares for the same field (for messages)
     json_keys: tuple[tuple[str, str], ...] = ()  # a JSON object: its key -> the field it sets
+    negative: str = ""  # a boolean's off spelling (--no-X), named when it sets false
+
+    def spelled(self, value: Any) -> str:
+        """The flag as given: the off spelling for false where there is one."""
+        return self.negative if value is False and self.negative else self.flag
 
     def value(self, raw: Any) -> Any:
         if self.scale != 1:
@@ -75,6 +80,8 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--disable-custom-all-reduce", "engine.disable_custom_all_reduce"),
     FlagField("--topk-topp-sampler", "engine.topk_topp_sampler"),
     FlagField("--entrypoint", "engine.entrypoint"),
+    FlagField("--enable-extensible-kv-cache", "engine.enable_extensible_kv_cache",
+              negative="--no-enable-extensible-kv-cache"),
     # SGLang
     FlagField("--page-size", "engine.block_size", engines=("sglang", "trtllm"),
               generic="--block-size"),
@@ -183,6 +190,8 @@ def table_markdown() -> str:
                                                        for k, fld in f.json_keys))
         if f.engines:
             notes.append(f"{' and '.join(f.engines)} only (others: {f.generic})")
+        if f.negative:
+            notes.append(f"true; `{f.negative}` sets it false")
         rows.append(f"| `{f.flag}` | `{f.field}` | {'; '.join(notes)} |")
     for flag, what in PRICE_FLAGS.items():
         rows.append(f"| `{flag}` | `hardware.price_per_hour_usd` | {what.partition(' ')[2]} |")

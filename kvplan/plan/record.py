@@ -101,9 +101,9 @@ def _apply(
     if from_file and origins.get(flag.field) == "file":
         if flag.field == "hardware.gpu":  # the catalog name, as the plans print it
             old = _gpu_name(str(old))
-        notes.append(f"{flag.flag} overrides {flag.field} (was {old})")
+        notes.append(f"{flag.spelled(new)} overrides {flag.field} (was {old})")
     elif from_file:
-        notes.append(f"{flag.flag} sets {flag.field} (the file does not state it)")
+        notes.append(f"{flag.spelled(new)} sets {flag.field} (the file does not state it)")
     set_field(data, flag.field, new)
     origins[flag.field] = flag.flag
     for key, extra in flag.also:

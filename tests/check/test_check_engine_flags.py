@@ -235,7 +235,7 @@ def test_flag_values_as_vllm_reads_them() -> None:
 def test_a_misspelled_flag_fails_even_on_an_image_older_than_the_option_table(
         tmp_path: Path) -> None:
     # issue #11's example: --gpu-memory-utilisation (British spelling) on vllm 0.10.0. The flag
-    # table is vLLM 0.33.0's, so an unknown option on an older image is only a note (it may be
+    # table is vLLM 0.34.0's, so an unknown option on an older image is only a note (it may be
     # one that release still had), but one or two letters from a current option is a misspelling
     # no release accepts: FAIL. A removed option (--swap-space) stays a note.
     from kvplan.check.argv import misspelling_of

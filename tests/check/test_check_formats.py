@@ -103,7 +103,7 @@ FAILURES = {
     ],
     "vllmruntime.yaml": [
         f"ERROR line 11: {NO_GPU}",
-        "FAIL  line 25  misspelled: the engine refuses it: vLLM 0.33.0 has no option "
+        "FAIL  line 25  misspelled: the engine refuses it: vLLM 0.34.0 has no option "
         "--max-num-seqz; did you mean --max-num-seqs?",
         f"ERROR line 39: '${{MODEL}}' is an unrendered template: {RENDER}",
         "ERROR line 54: model.maxModelLength: not a VLLMRuntime field (did you mean: "

@@ -100,7 +100,7 @@ def test_pip_install_names_no_release_so_gone_options_are_noted(runner: CliRunne
     code, out = check(runner, SCRIPTS / "rare-deploy-llama31-8b.sh", "--gpu", "h100")
     assert code == 0
     assert "holds 13 sequences of 32,000 tokens per replica (438,080 tokens in the pool)" in out
-    assert "vLLM 0.33.0 has no option --tokenizer-pool-size" in out
+    assert "vLLM 0.34.0 has no option --tokenizer-pool-size" in out
     assert "CUDA_VISIBLE_DEVICES=5: 1 GPU(s)" in out
     assert "model meta-llama/Meta-Llama-3.1-8B-Instruct → llama-3.1-8b (alias)" in out
 

@@ -24,6 +24,7 @@ BOUNDARIES = [
     ("cpu_offload_gb", 2.0, "0.5.2", "0.5.3"),
     ("limit_mm_per_prompt", 1, "0.5.4", "0.5.5"),
     ("kv_cache_memory_bytes", 8 * 2**30, "0.10.1", "0.10.2"),
+    ("enable_extensible_kv_cache", True, "0.33.0", "0.34.0"),
 ]
 
 
@@ -46,6 +47,15 @@ def test_refused_before_the_first_release_and_read_from_it(
     assert missing_flags(block(key, value, since)) == []
     assert missing_flags(block(key, value, f"v{since}.post1")) == []
     assert missing_flags(block(key, value, None)) == []  # the newest series has them all
+
+
+def test_the_extensible_cache_is_refused_off_too_before_0_34() -> None:
+    """0.33.0's argparse has no --no-enable-extensible-kv-cache either (task h41flags034)."""
+    assert missing_flags(block("enable_extensible_kv_cache", False, "0.33.0")) == [(
+        "engine.enable_extensible_kv_cache", "vLLM 0.33.0 has no --no-enable-extensible-kv-cache "
+        "(first in 0.34.0, vllm/engine/arg_utils.py), so it would not start with it; drop it or "
+        "serve vLLM 0.34.0 or newer")]
+    assert missing_flags(block("enable_extensible_kv_cache", False, "0.34.0")) == []
 
 
 def test_unset_false_and_other_engines_are_not_refused() -> None:

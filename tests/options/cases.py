@@ -78,7 +78,7 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--speculative-config": (json.dumps({"model": "llama-3.2-1b", "num_speculative_tokens": 4}),),
     "--num-speculative-tokens": ("4",), "--tp-transport": ("host",),
     "--disable-custom-all-reduce": (), "--topk-topp-sampler": ("flashinfer",),
-    "--entrypoint": ("offline",),
+    "--entrypoint": ("offline",), "--enable-extensible-kv-cache": (),
     "--page-size": ("32",),
     "--chunked-prefill-size": ("4096",), "--cuda-graph-max-bs": ("64",),
     "--max-running-requests": ("8",), "--max-total-tokens": ("100000",),
@@ -102,7 +102,7 @@ VALUE: dict[str, tuple[str, ...]] = {
 # the engine's own settings: refused under the base's ideal engine, applied under their own
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
          "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce",
-         "--topk-topp-sampler", "--entrypoint")
+         "--topk-topp-sampler", "--entrypoint", "--enable-extensible-kv-cache")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend")
 _TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes",
            "--trtllm-backend")
@@ -210,6 +210,9 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         # keeps the sampler's peak on llama-3-8b, the plan names the defaults it applied
         # (tests/engines/test_vllm_entrypoint.py moves the pool on Llama-3.1-70B)
         ("--entrypoint", vllm, "--entrypoint", "offline"),
+        # vLLM 0.34's extensible KV cache turned off: 0.33's sizing at 0.92 utilization (the on
+        # spelling is the default release's own default)
+        ("--enable-extensible-kv-cache", vllm, "--no-enable-extensible-kv-cache"),
         ("--page-size", sglang, "--page-size", "32"),
         ("--chunked-prefill-size", sglang, "--chunked-prefill-size", "4096"),
         ("--cuda-graph-max-bs", sglang, "--cuda-graph-max-bs", "256"),

@@ -122,6 +122,10 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                              ("engine.version", "0.10.0")]),
     # the offline LLM class's batch (16,384 tokens on the H100): a stated setting, named in the plan
     "--entrypoint": (["--entrypoint", "offline"], [("engine.entrypoint", "offline")]),
+    # vLLM 0.34 (the default release): off sizes the pool as 0.33 did, at 0.92 utilization
+    # (tests/engines/test_extensible_kv_cache_flag.py); its on spelling is 0.34's default
+    "--enable-extensible-kv-cache": (["--no-enable-extensible-kv-cache"],
+                                     [("engine.enable_extensible_kv_cache", False)]),
     "--max-batch-size": (["--max-batch-size", "8"], [("engine.max_num_seqs", 8)]),
     "--max-num-tokens": (["--max-num-tokens", "4096"], [("engine.max_num_batched_tokens", 4096)]),
     "--max-seq-len": (["--max-seq-len", "4096"], [("engine.max_model_len", 4096)]),

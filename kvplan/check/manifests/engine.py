@@ -45,6 +45,11 @@ VLLM: dict[str, tuple[str, str]] = {
     "--no-enable-expert-parallel": ("expert_parallel", "false"),
     "--disable-custom-all-reduce": ("engine.disable_custom_all_reduce", "true"),
     "--no-disable-custom-all-reduce": ("engine.disable_custom_all_reduce", "false"),
+    # vLLM 0.34 (arg_utils.py:1413; EnableDisableAction adds --disable-): refused on an older
+    # image by kvplan.engines.vllm_flag_versions, as its argparse would
+    "--enable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "true"),
+    "--no-enable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "false"),
+    "--disable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "false"),
 }
 SGLANG: dict[str, tuple[str, str]] = {
     "--model-path": ("model", "str"),
