@@ -114,14 +114,15 @@ class Engine(Plain):
                "allocation": "paged", "block_size": 16, "kv_group_size": 64,
                "max_num_seqs": None, "max_num_batched_tokens": None,
                "enable_prefix_caching": False, "reserve_gib": None, "kv_budget_gib": None,
-               "enforce_eager": None, "kv_cache_memory_bytes": None, "cpu_offload_gb": None,
+               "enforce_eager": None, "enable_extensible_kv_cache": None,
+               "kv_cache_memory_bytes": None, "cpu_offload_gb": None,
                "limit_mm_per_prompt": None, "speculative_model": None,
                "num_speculative_tokens": None, "cuda_graph_max_bs": None,
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
                "trtllm_backend": None, "tp_transport": None,
                "disable_custom_all_reduce": None, "topk_topp_sampler": None,
-               "entrypoint": None, "enable_extensible_kv_cache": None}
+               "entrypoint": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -130,7 +131,7 @@ class Engine(Plain):
         "kv_group_size": Int(gt=0, le=lim.MAX_HEAD_DIM),
         "max_num_seqs": Opt(Int(gt=0, le=lim.MAX_SEQS)), "max_num_batched_tokens": Opt(TOKENS),
         "enable_prefix_caching": BOOL, "reserve_gib": Opt(Num(ge=0)), "kv_budget_gib": Opt(POSNUM),
-        "enforce_eager": Opt(BOOL),
+        "enforce_eager": Opt(BOOL), "enable_extensible_kv_cache": Opt(BOOL),
         "kv_cache_memory_bytes": Opt(Int(gt=0, le=lim.MAX_MEMORY_BYTES)),
         "cpu_offload_gb": Opt(Num(ge=0, le=lim.MAX_MEMORY_BYTES / 2**30)),
         "limit_mm_per_prompt": Opt(Int(ge=0, le=lim.MAX_SEQS)), "speculative_model": Opt(STR),
@@ -142,7 +143,7 @@ class Engine(Plain):
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
-        "entrypoint": Opt(Lit(*ENTRYPOINTS)), "enable_extensible_kv_cache": Opt(BOOL),
+        "entrypoint": Opt(Lit(*ENTRYPOINTS)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -161,6 +162,7 @@ class Engine(Plain):
         reserve_gib: float | None
         kv_budget_gib: float | None
         enforce_eager: bool | None
+        enable_extensible_kv_cache: bool | None
         kv_cache_memory_bytes: int | None
         cpu_offload_gb: float | None
         limit_mm_per_prompt: int | None
@@ -175,7 +177,6 @@ class Engine(Plain):
         trtllm_backend: str | None
         tp_transport: str | None
         disable_custom_all_reduce: bool | None
-        enable_extensible_kv_cache: bool | None
         topk_topp_sampler: str | None
         entrypoint: str | None
 
