@@ -45,11 +45,10 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from fractions import Fraction
 
-from kvplan.capacity.kv import DEFAULT_BLOCK_TOKENS, Allocation
+from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import LayerShape, gib, layer_shape, users_steps
 from kvplan.engines.interface import (
@@ -60,17 +59,15 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
-from kvplan.engines.vision_tower import tower_note
+from kvplan.engines.vllm_assumptions import assumptions as _assumptions
+from kvplan.engines.vllm_assumptions import per_layer_formula as _per_layer_formula
 from kvplan.engines.vllm_entrypoint import entrypoint_note, offline_defaults
 from kvplan.engines.vllm_extensible import (
-    BLOCK_64_NOTE,
-    EXTENSIBLE_NOTE,
-    OFF_NOTE,
     applied_flavour,
     default_util,
     from_034,
 )
-from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes
+from kvplan.engines.vllm_flags import draft_block_bytes
 from kvplan.engines.vllm_groups import (
     Groups,
     _largest_len,
@@ -89,7 +86,7 @@ from kvplan.engines.vllm_hybrid import (
     state_formula,
     state_page_bytes,
 )
-from kvplan.engines.vllm_memory import Budget, budget_steps
+from kvplan.engines.vllm_memory import budget_steps
 from kvplan.engines.vllm_nontorch import (
     CUDA_GRAPH,
     NON_TORCH_V0,
@@ -349,63 +346,3 @@ def _block_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, sh
                  "layers")
         st.op("bytes per block", "sum", ["target bytes per block", "draft KV bytes per block"],
               "bytes", "target + draft (one block id covers both models' layers)")
-
-
-def _assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, util: Fraction,
-                 batched: int, seqs: int, block: int, asked_block: int,
-                 state_page: int | None) -> list[str]:
-    """What the prediction assumes, in the order `kvplan explain` lists it."""
-    act, nt, graphs, groups, shape = b.act, b.nt, b.graphs, b.groups, b.shape
-    assumptions = [
-        f"vLLM {fl.version} ({'V1' if fl.v1 else 'V0'} engine), gpu_memory_utilization "
-        f"{float(util):g} of total memory",
-        f"profiled with max_num_batched_tokens {batched:,} and max_num_seqs {seqs:,}",
-        f"activation peak {gib(act.best)} (range {gib(act.low)} to {gib(act.high)})",
-        b.graphs_note,  # kvplan.engines.vllm_graphs: per release and model runner
-        f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
-        "KV cache group(s)",
-    ]
-    widths = {"activation peak": act.high - act.low, "non-torch memory": nt.high - nt.low,
-              "CUDA-graph estimate": graphs.high - graphs.low}
-    if (b.kv == b.requested - b.weights - act.best - nt.best - graphs.best - b.state
-            and max(widths.values())):
-        top = max(widths, key=lambda k: widths[k])
-        assumptions.append(f"KV range dominated by the {top} ({gib(widths[top])} wide)")
-    if state_page is not None:
-        assumptions.append(
-            f"hybrid linear-attention model: fixed state per sequence {shape.linear_layers} "
-            f"layer(s) x {state_page:,} B = {shape.linear_layers * state_page:,} B (each page "
-            f"padded to {block * shape.bytes_per_token_per_layer:,} B in the pool); "
-            f"{groups.linear_groups} state group(s) of "
-            f"{groups.group_size} layers share the block pool, one block a request each (prefix "
-            f"caching off; attention block {block} tokens"
-            + (f", raised from {asked_block} as vLLM raises it so a page holds a layer's state)"
-               if block != asked_block else ")"))
-    if fl.note:
-        assumptions.append(fl.note)
-    if fl.extensible_kv:
-        assumptions.append(EXTENSIBLE_NOTE)
-    elif from_034(fl):
-        assumptions.append(OFF_NOTE)
-    if from_034(fl) and block == DEFAULT_BLOCK_TOKENS and not req.model.attention.mla \
-            and not state_page:
-        assumptions.append(BLOCK_64_NOTE.format(block=block))
-    if b.enc is not None:
-        tower, why = b.enc.tower, tower_note(req.model, fl.version)
-        assumptions.append(b.enc.assumption)
-        assumptions += [tower.assumption(b.enc.items)] if tower else [why] if why else []
-    assumptions += flag_notes(req, s)
-    if req.shared_prefix_tokens:
-        assumptions.append("shared prefix not credited: users counted in whole blocks per "
-                           "sequence (prefix caching not modelled)")
-    return assumptions
-
-
-def _per_layer_formula(req: SizeRequest) -> str:
-    att = req.model.attention
-    b = req.kv_dtype.bits / 8
-    if att.mla is not None:
-        return (f"MLA latent ({att.mla.kv_lora_rank} + {att.mla.qk_rope_head_dim}) x {b:g} B, "
-                "not split by TP")
-    heads = max(1, math.ceil(att.num_kv_heads / req.tp))
-    return f"{heads} KV heads/rank x ({att.head_dim} + {att.value_head_dim}) x {b:g} B"
