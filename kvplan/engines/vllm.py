@@ -46,7 +46,6 @@ memory_profiling, vllm/v1/core/kv_cache_utils.py, vllm/v1/kv_cache_interface.py)
 from __future__ import annotations
 
 from dataclasses import replace
-from fractions import Fraction
 
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
@@ -122,9 +121,6 @@ __all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_F
            "NON_TORCH_V1_TP_NVLINK", "NON_TORCH_V1_UNIFIED", "REPACK_CACHED_SHARE", "V1_FROM",
            "Flavour", "Groups", "blocks_per_request", "flavour", "kv_groups", "mla_block_size",
            "profile", "stage_layers", "stage_weights"]
-
-DEFAULT_UTILIZATION = Fraction(9, 10)
-
 
 
 def batching_defaults(req: SizeRequest, fl: Flavour, memory: int,

@@ -49,7 +49,6 @@ MARGIN_FLOOR = GIB  # KV_CACHE_MARGIN_FLOOR_BYTES on CUDA (extensible_kv_cache.p
 MARGIN_FLOOR_ROCM = 3 * GIB  # ... on ROCm
 MARGIN_FRACTION = Fraction(3, 4)  # KV_CACHE_MARGIN_FRACTION (:65)
 UTIL_EXTENSIBLE = Fraction(1)  # resolved_gpu_memory_utilization with the extensible cache
-UTIL_ESTIMATED = Fraction(92, 100)  # DEFAULT_GPU_MEMORY_UTILIZATION (cache.py:186), without it
 EXTENSIBLE_UTIL_WHY = "default (1.0 with vLLM 0.34's extensible KV cache, config/cache.py:494-501)"
 ESTIMATED_UTIL_WHY = ("default (0.92 in vLLM 0.34 without the extensible KV cache: "
                       "DEFAULT_GPU_MEMORY_UTILIZATION, config/cache.py:186, :494-501)")
@@ -91,12 +90,10 @@ def from_034(fl: Flavour) -> bool:
 
 
 def default_util(fl: Flavour) -> Fraction:
-    """gpu_memory_utilization unless given: 1.0 with the extensible cache, 0.92 without it from
-    0.34 (resolved_gpu_memory_utilization, config/cache.py:494-501), the release's default
-    before 0.34 (0.92 from 0.20, 0.9 before: Flavour.default_utilization)."""
-    if fl.extensible_kv:
-        return UTIL_EXTENSIBLE
-    return UTIL_ESTIMATED if from_034(fl) else fl.default_utilization
+    """gpu_memory_utilization unless given: 1.0 with the extensible cache, else the release's
+    default (Flavour.default_utilization: 0.9 before 0.20, 0.92 from 0.20, which 0.34 keeps as
+    DEFAULT_GPU_MEMORY_UTILIZATION without the extensible cache, config/cache.py:186, :494-501)."""
+    return UTIL_EXTENSIBLE if fl.extensible_kv else fl.default_utilization
 
 
 def util_why(fl: Flavour) -> str:
