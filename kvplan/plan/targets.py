@@ -49,22 +49,25 @@ def is_deployment_target(target: str) -> bool:
         return True
     if "num_layers" in data or "model_type" in data:  # a model spec
         return False
-    # a kind-less manifest `kvplan check` reads (docker-compose, Helm values): the same record
+    # a kind-less manifest `kvplan check` reads (docker-compose, Helm values), or a kvplan/v1
+    # file missing its apiVersion line (refused by _read_base with what to add)
+    return _manifest(data) or _record_like(data)
+
+
+def _manifest(data: dict[str, Any]) -> bool:
     from kvplan.check.manifests import FORMATS
 
-    if any(f.detect is not None and f.detect(data) for f in FORMATS):
-        return True
-    return missing_api_version(data)
+    return any(f.detect is not None and f.detect(data) for f in FORMATS)
+
+
+def _record_like(data: dict[str, Any]) -> bool:
+    return "apiVersion" not in data and "model" in data and bool(_RECORD_SECTIONS & set(data))
 
 
 def missing_api_version(data: dict[str, Any]) -> bool:
     """A kvplan/v1 deployment without its apiVersion line: `model` and another of its sections,
     and no manifest format `kvplan check` reads claims it."""
-    if "apiVersion" in data or "model" not in data or not _RECORD_SECTIONS & set(data):
-        return False
-    from kvplan.check.manifests import FORMATS
-
-    return not any(f.detect is not None and f.detect(data) for f in FORMATS)
+    return _record_like(data) and not _manifest(data)
 
 
 def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | None, dict[str, str]]:
