@@ -71,14 +71,9 @@ def _text(value: Any) -> str:
 
 
 def _older(version: Any, since: str) -> bool:
-    from kvplan.engines.interface import parse_version
-    from kvplan.errors import InputError
+    from kvplan.check.manifests.engine import older_release
 
-    try:
-        have, first = parse_version(str(version)), parse_version(since)
-    except InputError:
-        return False
-    return have is not None and first is not None and have < first
+    return older_release(version, since)
 
 
 def _wedged(inv: Invocation, version: Any) -> str | None:

@@ -197,16 +197,18 @@ def vllm_rejects_mm(raw: str) -> bool:
     return False
 
 
-def _older_than_table(image: Any, table: str) -> bool:
-    """Whether the image names a release older than the one the option table was read from
-    (options removed since then are not refused: kvplan has no table for that release)."""
+def older_release(image: Any, than: str) -> bool:
+    """Whether `image` names a release older than `than` (False when either names none): an
+    image older than the option table's release (options removed since then are not refused:
+    kvplan has no table for that release), or than the release an option file's rule starts
+    at (kvplan.check.manifests.config_file)."""
     from kvplan.engines.interface import parse_version
     from kvplan.errors import InputError
 
     if image is None:
         return False
     try:
-        have, read = parse_version(str(image)), parse_version(table)
+        have, read = parse_version(str(image)), parse_version(than)
     except InputError:
         return False
     return have is not None and read is not None and have < read
@@ -233,7 +235,7 @@ def read_options(
     table = FIELDS[inv.engine]
     version = TABLES[inv.engine][1]
     name = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "trtllm-serve"}[inv.engine]
-    older = _older_than_table(found.values.get("engine.version"), version)
+    older = older_release(found.values.get("engine.version"), version)
     from kvplan.check.argv import misspelling_of
     from kvplan.check.manifests.config_file import merge_config_file
 
