@@ -322,7 +322,7 @@ ENGINE_TABLE_ROWS = [
         "heldout-20", "heldout-21", "heldout-26")],
     *[("SGLang", "dense", p, "sglang", "dense") for p in (
         "fit", "heldout", "heldout-3", "heldout-6", "heldout-7", "heldout-9", "heldout-11",
-        "heldout-16", "heldout-21", "heldout-28")],
+        "heldout-16", "heldout-21", "heldout-28", "heldout-30")],
     ("SGLang", "MoE", "fit", "sglang", MOE), ("SGLang", "MLA", "heldout-5", "sglang", MOE),
     ("SGLang", "MoE/MLA", "heldout-9", "sglang", MOE),
     ("SGLang", "multimodal", "heldout-14", "sglang", MOE),
