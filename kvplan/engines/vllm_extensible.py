@@ -53,10 +53,10 @@ EXTENSIBLE_UTIL_WHY = "default (1.0 with vLLM 0.34's extensible KV cache, config
 ESTIMATED_UTIL_WHY = ("default (0.92 in vLLM 0.34 without the extensible KV cache: "
                       "DEFAULT_GPU_MEMORY_UTILIZATION, config/cache.py:186, :494-501)")
 OFF_NOTE = ("vLLM 0.34 with --no-enable-extensible-kv-cache: the pool is sized from the "
-            "profiling estimate before warm-up, as in 0.33 (CUDA-graph estimate subtracted, "
-            "v1/worker/gpu/model_runner.py:1121-1128, gpu_worker.py:821-826 in 0.34.0; the "
-            "cited 0.33.0 lines stand for 0.34's), with gpu_memory_utilization 0.92 unless "
-            "given (config/cache.py:186, :494-501)")
+            "profiling estimate before warm-up, as in 0.33 (CUDA-graph estimate measured by "
+            "v1/worker/gpu/model_runner.py:1121-1128 -> gpu/cudagraph_utils.py:989, called at "
+            "gpu_worker.py:746-747 and subtracted at :776-780, read in 0.34.0), with "
+            "gpu_memory_utilization 0.92 unless given (config/cache.py:186, :494-501)")
 CONTEXT = V1_CONTEXT[0]  # memory in use before the start-up snapshot: the CUDA context
 EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm): sized after "
                    "warm-up and CUDA-graph capture, from a budget of min(total x "
