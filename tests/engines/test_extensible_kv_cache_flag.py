@@ -8,7 +8,8 @@ keeps it off; then gpu_memory_utilization defaults to DEFAULT_GPU_MEMORY_UTILIZA
 (config/cache.py:186, resolved_gpu_memory_utilization :494-501) and the CUDA-graph estimate is
 subtracted before sizing (v1/worker/gpu/model_runner.py:1121-1128 -> gpu/cudagraph_utils.py:989,
 called at gpu_worker.py:746-747 and subtracted at :776-780 in 0.34.0; task h42v034 re-read them,
-where :821-826 had been cited, the disabled-estimate warning's branch), as in 0.33. Explicitly on with kv_cache_memory_bytes, vLLM stops (config/vllm.py:3203-3207, :3262-3263).
+where :821-826 had been cited, the disabled-estimate warning's branch), as in 0.33. Explicitly
+on with kv_cache_memory_bytes, vLLM stops (config/vllm.py:3203-3207, :3262-3263).
 
 Llama-3.1-8B on an H100 SXM 80GB at 8,192 tokens, vLLM 0.34.0's serve defaults (8,192 batched
 tokens, 1,024 sequences), the non-KV terms every 0.33/0.34 plan books alike:
