@@ -26,9 +26,10 @@ Read in the vllm==0.34.0 wheel (pip download --no-deps; issue #13, task h41v034)
 
 So available = min(total x util, free at start-up - margin) - non-KV use - transient peak, which
 is kvplan's usual subtraction from a budget capped at the device headroom: total - the memory in
-use before the worker's start-up snapshot (its CUDA context: kvplan's V1 context term, NCCL's
-set-up with TP not counted, so the cap is high there) - the margin. At the default 1.0 the cap
-binds; at 0.9 on a large GPU the requested memory does, as in 0.33.
+use before the worker's start-up snapshot (its CUDA context: kvplan's V1 context term; with TP
+the TP group's set-up, which 0.34 runs before the snapshot: kvplan.engines.vllm_tp_setup, task
+h42v034) - the margin. At the default 1.0 the cap binds; at 0.9 on a large GPU the requested
+memory does, as in 0.33.
 """
 
 from __future__ import annotations
@@ -113,10 +114,11 @@ def margin(transient_peak: int, rocm: bool = False) -> int:
                int(transient_peak * MARGIN_FRACTION))
 
 
-def headroom(memory: int, transient_peak: int, rocm: bool = False) -> int:
-    """The budget's cap: total - the CUDA context - the margin (the memory free at start-up
+def headroom(memory: int, transient_peak: int, rocm: bool = False, tp_setup: int = 0) -> int:
+    """The budget's cap: total - the CUDA context - the TP set-up before the start-up snapshot
+    (kvplan.engines.vllm_tp_setup; 0 on one GPU) - the margin (the memory free at start-up
     less the margin, before the non-KV use both sides subtract)."""
-    return memory - CONTEXT - margin(transient_peak, rocm)
+    return memory - CONTEXT - tp_setup - margin(transient_peak, rocm)
 
 
 def record_util(fields: list[tuple[str, Any, str]],
