@@ -61,8 +61,9 @@ OFF_NOTE = ("vLLM 0.34 with --no-enable-extensible-kv-cache: the pool is sized f
 CONTEXT = V1_CONTEXT[0]  # memory in use before the start-up snapshot: the CUDA context
 EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm): sized after "
                    "warm-up and CUDA-graph capture, from a budget of min(total x "
-                   "gpu_memory_utilization, total - CUDA context - max(1 GiB, 0.75 x activation "
-                   "peak)); warm-up steps with a larger transient peak than the profile run "
+                   "gpu_memory_utilization, total - CUDA context - the TP set-up before the "
+                   "start-up snapshot (with TP) - max(1 GiB, 0.75 x activation peak)); warm-up "
+                   "steps with a larger transient peak than the profile run "
                    "(attention) are not modelled (kvplan.engines.vllm_extensible)")
 BLOCK_64_NOTE = ("vLLM 0.34 defaults to 64-token blocks (config/cache.py:185 DEFAULT_BLOCK_SIZE); "
                  "kvplan sizes {block}-token blocks as given: pass --block-size 64 for the "
