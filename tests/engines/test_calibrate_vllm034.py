@@ -195,3 +195,35 @@ def test_the_stated_flag_off_reaches_the_settings() -> None:
     assert _settings(d, Engine.vllm, "0.34.0").enable_extensible_kv_cache is False
     assert _settings(_run("Available KV cache memory: 55.06 GiB"), Engine.vllm,
                      "0.34.0").enable_extensible_kv_cache is None
+
+
+def test_calibrate_end_to_end_takes_the_post_warm_up_pool(tmp_path: Path) -> None:
+    """`kvplan calibrate` on a synthetic 0.34 start-up (the format strings above; no real 0.34
+    log exists yet) for Llama-3.1-8B on an H100 with 64-token blocks: the breakdown basis
+    turns the post-warm-up 59.38 GiB into floor(59.38 x 128) = floor(7,600.64) = 7,600 blocks x
+    64 = 486,400 tokens, the logged figure (+0.00%). Had the pre-warm-up reserve been taken
+    (61.4 GiB, as the reader did before task h42v034), floor(61.4 x 128) = 7,859 blocks x 64 =
+    502,976 tokens, +3.41%. The run is dated 0.34.0 by its warm-up line."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    log = tmp_path / "x.log"
+    log.write_text("\n".join([
+        "# engine: vllm", "# kvplan: spec=llama-3.1-8b gpu=h100",
+        "non-default args: {'model': 'meta-llama/Llama-3.1-8B-Instruct', 'max_model_len': 8192, "
+        "'block_size': 64}",
+        "(EngineCore pid=1) INFO [gpu_worker.py:796] " + AVAILABLE_FMT % "61.4",
+        _warmup("3.1", 7600, "59.38"),
+        "(EngineCore pid=1) INFO [kv_cache_utils.py:1169] "
+        + SIZE_FMT % ("GPU", "486,400", "8,192", 59.38)]) + "\n")
+    res = CliRunner().invoke(app, ["calibrate", str(log), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {(r["basis"], r["quantity"]): r for r in json.loads(res.stdout)}
+    tokens = rows[("breakdown", "KV tokens")]
+    assert int(59.38 * 128) * 64 == tokens["predicted"] == tokens["logged"] == 486_400
+    assert int(61.4 * 128) * 64 == 502_976  # the reserve's figure, no longer used
+    assert tokens["error_pct"] == 0.0
+    assert tokens["engine_version"].startswith("0.34.0")
