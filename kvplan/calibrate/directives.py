@@ -17,7 +17,7 @@ _COUNT_KEYS = ("tp", "pp", "max_model_len", "max_num_batched_tokens", "max_num_s
                "trt_activation_bytes", "nodes")
 _SHARE_KEYS = ("free_gpu_memory_fraction", "mem_fraction_static", "gpu_memory_utilization")
 _GIB_KEYS = ("total_gib",)  # a GPU's total memory the source states in prose, not in a log line
-_BOOL_KEYS = ("enforce_eager", "graph_profiling")
+_BOOL_KEYS = ("enforce_eager", "graph_profiling", "enable_extensible_kv_cache")
 _TEXT_KEYS = ("spec", "version", "kv_dtype", "weight_dtype", "model", "engine", "gpu",
               "trtllm_backend", "topk_topp_sampler", "entrypoint")
 DIRECTIVE_KEYS = (*_COUNT_KEYS, *_SHARE_KEYS, *_GIB_KEYS, *_BOOL_KEYS, *_TEXT_KEYS)

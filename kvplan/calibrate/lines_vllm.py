@@ -72,6 +72,8 @@ def _v1_concurrency(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 @pattern("vllm", r"Available KV cache memory: " + NUM + r" GiB")
 def _v1_kv(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    if r.settings.get("kv_after_warmup"):  # 0.34's pool, sized after warm-up (lines_vllm034)
+        return
     kv = _f(m[1])
     rank = re.search(r"(?:rank=|Worker_TP)(\d+)", t)
     if rank:
@@ -179,6 +181,8 @@ def _v_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
                            ("disable_custom_all_reduce", r"'disable_custom_all_reduce': (True|False)"),
                            ("kv_cache_memory_bytes", r"'kv_cache_memory_bytes': (\d+)"),
                            ("cpu_offload_gb", r"'cpu_offload_gb': ([\d.]+)"),
+                           ("enable_extensible_kv_cache",
+                            r"'enable_extensible_kv_cache': (True|False)"),
                            ("block_size", r"'block_size': (\d+)"),
                            ("model", r"'model': '([^']+)'")), replace=True)
 

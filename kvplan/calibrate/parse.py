@@ -13,7 +13,12 @@ import re
 from pathlib import Path
 
 # each engine's module registers its line patterns on import
-from kvplan.calibrate import lines_sglang, lines_trtllm, lines_vllm  # noqa: F401
+from kvplan.calibrate import (  # noqa: F401
+    lines_sglang,
+    lines_trtllm,
+    lines_vllm,
+    lines_vllm034,
+)
 from kvplan.calibrate.directives import DIRECTIVE_KEYS  # noqa: F401  (re-exported)
 from kvplan.calibrate.directives import directives as _directives
 from kvplan.calibrate.lines import PATTERNS, LogFile, Run

@@ -135,6 +135,9 @@ def infer_vllm_version(run: Run) -> tuple[str, str]:
     texts = " ".join(text for _, text in run.lines.values()) + " ".join(run.errors)
     v1 = any(k in texts for k in ("GPU KV cache size", "Available KV cache memory",
                                   "Free memory on device", "EngineCore", "Model loading took"))
+    if run.settings.get("kv_after_warmup"):
+        # "Memory after warmup" / "Extended KV cache": the extensible cache arrived in 0.34
+        return "0.34.0", "extensible KV cache's post-warm-up lines in the log (0.34 or newer)"
     if run.settings.get("graph_profiling") in ("1", "true", "True"):
         # the CUDA-graph estimate arrived in 0.21; the series' first release is the least assumed
         return "0.21.0", "CUDA-graph memory estimate in the log (0.21 or newer)"
@@ -192,8 +195,17 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         topk_topp_sampler=run.settings.get("topk_topp_sampler") if engine is Engine.vllm
         else None,
         entrypoint=run.settings.get("entrypoint") if engine is Engine.vllm else None,
+        enable_extensible_kv_cache=_extensible(run) if engine is Engine.vllm else None,
         **fields,  # type: ignore[arg-type]
     )
+
+
+def _extensible(run: Run) -> bool | None:
+    """vLLM 0.34's engine.enable_extensible_kv_cache as the log states it (its non-default args,
+    a directive, or the post-warm-up lines, which only the extensible cache prints); None where
+    unstated (the release's default applies)."""
+    stated = run.settings.get("enable_extensible_kv_cache")
+    return None if stated is None else stated.lower() in ("true", "1")
 
 
 def vllm_transport(run: Run) -> tuple[str | None, str]:

@@ -235,8 +235,10 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
             reason = (f"vLLM would not start: max seq len ({length:,}) is larger than the "
                       f"maximum number of tokens that can be stored in KV cache ({tokens:,})")
 
-    lo_kv = requested - weights - act.high - nt.high - graphs.high - b.state
-    hi_kv = requested - weights - act.low - nt.low - graphs.low - b.state
+    req_lo = b.requested_low if b.requested_low is not None else requested
+    req_hi = b.requested_high if b.requested_high is not None else requested
+    lo_kv = req_lo - weights - act.high - nt.high - graphs.high - b.state
+    hi_kv = req_hi - weights - act.low - nt.low - graphs.low - b.state
     grouped = fl.v1 and fl.grouped_tokens
     conc_tokens = fl.v1 and fl.concurrency_tokens
     tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped, need, length, conc_tokens)

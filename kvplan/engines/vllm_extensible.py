@@ -26,9 +26,10 @@ Read in the vllm==0.34.0 wheel (pip download --no-deps; issue #13, task h41v034)
 
 So available = min(total x util, free at start-up - margin) - non-KV use - transient peak, which
 is kvplan's usual subtraction from a budget capped at the device headroom: total - the memory in
-use before the worker's start-up snapshot (its CUDA context: kvplan's V1 context term, NCCL's
-set-up with TP not counted, so the cap is high there) - the margin. At the default 1.0 the cap
-binds; at 0.9 on a large GPU the requested memory does, as in 0.33.
+use before the worker's start-up snapshot (its CUDA context: kvplan's V1 context term; with TP
+the TP group's set-up, which 0.34 runs before the snapshot: kvplan.engines.vllm_tp_setup, task
+h42v034) - the margin. At the default 1.0 the cap binds; at 0.9 on a large GPU the requested
+memory does, as in 0.33.
 """
 
 from __future__ import annotations
@@ -53,15 +54,16 @@ EXTENSIBLE_UTIL_WHY = "default (1.0 with vLLM 0.34's extensible KV cache, config
 ESTIMATED_UTIL_WHY = ("default (0.92 in vLLM 0.34 without the extensible KV cache: "
                       "DEFAULT_GPU_MEMORY_UTILIZATION, config/cache.py:186, :494-501)")
 OFF_NOTE = ("vLLM 0.34 with --no-enable-extensible-kv-cache: the pool is sized from the "
-            "profiling estimate before warm-up, as in 0.33 (CUDA-graph estimate subtracted, "
-            "v1/worker/gpu/model_runner.py:1121-1128, gpu_worker.py:821-826 in 0.34.0; the "
-            "cited 0.33.0 lines stand for 0.34's), with gpu_memory_utilization 0.92 unless "
-            "given (config/cache.py:186, :494-501)")
+            "profiling estimate before warm-up, as in 0.33 (CUDA-graph estimate measured by "
+            "v1/worker/gpu/model_runner.py:1121-1128 -> gpu/cudagraph_utils.py:989, called at "
+            "gpu_worker.py:746-747 and subtracted at :776-780, read in 0.34.0), with "
+            "gpu_memory_utilization 0.92 unless given (config/cache.py:186, :494-501)")
 CONTEXT = V1_CONTEXT[0]  # memory in use before the start-up snapshot: the CUDA context
 EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm): sized after "
                    "warm-up and CUDA-graph capture, from a budget of min(total x "
-                   "gpu_memory_utilization, total - CUDA context - max(1 GiB, 0.75 x activation "
-                   "peak)); warm-up steps with a larger transient peak than the profile run "
+                   "gpu_memory_utilization, total - CUDA context - the TP set-up before the "
+                   "start-up snapshot (with TP) - max(1 GiB, 0.75 x activation peak)); warm-up "
+                   "steps with a larger transient peak than the profile run "
                    "(attention) are not modelled (kvplan.engines.vllm_extensible)")
 BLOCK_64_NOTE = ("vLLM 0.34 defaults to 64-token blocks (config/cache.py:185 DEFAULT_BLOCK_SIZE); "
                  "kvplan sizes {block}-token blocks as given: pass --block-size 64 for the "
@@ -113,10 +115,11 @@ def margin(transient_peak: int, rocm: bool = False) -> int:
                int(transient_peak * MARGIN_FRACTION))
 
 
-def headroom(memory: int, transient_peak: int, rocm: bool = False) -> int:
-    """The budget's cap: total - the CUDA context - the margin (the memory free at start-up
+def headroom(memory: int, transient_peak: int, rocm: bool = False, tp_setup: int = 0) -> int:
+    """The budget's cap: total - the CUDA context - the TP set-up before the start-up snapshot
+    (kvplan.engines.vllm_tp_setup; 0 on one GPU) - the margin (the memory free at start-up
     less the margin, before the non-KV use both sides subtract)."""
-    return memory - CONTEXT - margin(transient_peak, rocm)
+    return memory - CONTEXT - tp_setup - margin(transient_peak, rocm)
 
 
 def record_util(fields: list[tuple[str, Any, str]],

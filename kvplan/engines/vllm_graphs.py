@@ -42,16 +42,18 @@ ESTIMATE_IN_PRINTED_ACTIVATION_FROM = (0, 27)  # 0.27.0 gpu_worker.py:527-529
 # minor release -> line numbers in that wheel (0.27: 0.27.1's, identical to 0.27.0's)
 WORKER = {25: (483, 522, 1931), 26: (506, 544, 1986), 27: (517, 547, 2018),
           28: (532, 562, 2093), 29: (570, 609, 2105), 30: (585, 624, 2109),
-          31: (637, 676, 2162), 32: (704, 743, 2221), 33: (717, 756, 2219)}
+          31: (637, 676, 2162), 32: (704, 743, 2221), 33: (717, 756, 2219),
+          34: (747, 779, 2355)}
 OLD_RUNNER = {25: 6498, 26: 6576, 27: 6645, 28: 6780, 29: 6733, 30: 6661, 31: 6606, 32: 6333,
-              33: 6268}
-MRV2 = {25: 680, 26: 705, 27: 749, 28: 843, 29: 896, 30: 983, 31: 1004, 32: 1038, 33: 1069}
-MRV2_UTILS = {29: 718, 30: 847, 31: 854, 32: 873, 33: 922}
+              33: 6268}  # 0.34.0 has no old runner (gpu_model_runner.py is gone)
+MRV2 = {25: 680, 26: 705, 27: 749, 28: 843, 29: 896, 30: 983, 31: 1004, 32: 1038, 33: 1069,
+        34: 1121}
+MRV2_UTILS = {29: 718, 30: 847, 31: 854, 32: 873, 33: 922, 34: 989}
 # 0.22-0.24, where Model Runner V2 runs the listed architectures (vllm_series.MRV2_LISTED): its
 # profile_cudagraph_memory returns 0 too (task h30v1miss, read in the 0.22.0-0.24.0 wheels)
 MRV2_LISTED_LINES = {22: 620, 23: 660, 24: 684}
 PRINTED_ACTIVATION = {25: 504, 26: 526, 27: 527, 28: 542, 29: 601, 30: 616, 31: 668, 32: 735,
-                      33: 748}
+                      33: 748, 34: 772}
 
 
 def _ver(version: str) -> tuple[int, ...]:
@@ -59,7 +61,7 @@ def _ver(version: str) -> tuple[int, ...]:
 
 
 def _read(ver: tuple[int, ...]) -> tuple[int, str] | None:
-    """The read wheel whose lines are cited for `ver` (0.25-0.33; newer: 0.33.0's)."""
+    """The read wheel whose lines are cited for `ver` (0.25-0.34; newer: 0.34.0's)."""
     if ver[:1] != (0,) or len(ver) < 2 or ver[1] < min(WORKER):
         return None
     minor = min(ver[1], max(WORKER))

@@ -40,6 +40,7 @@ from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvl
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
 from kvplan.engines.vllm_stages import PP_INTERMEDIATE_KEYS, intermediate_bytes, limiting_stage
+from kvplan.engines.vllm_tp_setup import tp_setup
 from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import record_stream_hold
 from kvplan.engines.vllm_v0_mla import absorbed_bytes
@@ -63,6 +64,10 @@ class Budget:
     groups: Groups
     state: int = 0  # Model Runner V2's persistent state, where the release books it (0.28 on)
     graphs_note: str = ""  # whether the CUDA-graph estimate is subtracted, and why (explain)
+    # the budget's ends where it carries its own range (0.34's cap with the TP set-up's);
+    # None: the budget itself at both ends
+    requested_low: int | None = None
+    requested_high: int | None = None
 
 
 def sampler_bytes(fl: Flavour, lean: bool, rows: int, model: ModelSpec,
@@ -187,8 +192,9 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         st.given("CUDA graph memory", 0, "bytes", why.removeprefix("CUDA graphs: "))
     stated = (m.kv_cache_bytes is not None or s.kv_cache_memory_bytes is not None
               or req.kv_budget_bytes is not None)
+    budget_range: tuple[int, int] | None = None
     if fl.extensible_kv and not stated:  # 0.34: sized after warm-up (vllm_extensible)
-        terms[0] = _headroom_steps(st, memory, act.best, req.gpu.vendor)
+        terms[0], budget_range = _headroom_steps(st, req, s, memory, act.best)
     if m.kv_cache_bytes is not None:
         kv = int(st.given("KV cache memory", m.kv_cache_bytes, "bytes", "measured (log)"))
     elif s.kv_cache_memory_bytes is not None:
@@ -203,23 +209,38 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     return Budget(requested=st.int(terms[0]), weights=weights, act=act, nt=nt,
                   graphs=graphs, kv=kv, enc=enc, shape=shape, groups=groups,
                   state=mrv2.last_stage if mrv2 is not None else 0,
-                  graphs_note=why)
+                  graphs_note=why,
+                  requested_low=budget_range[0] if budget_range else None,
+                  requested_high=budget_range[1] if budget_range else None)
 
 
-def _headroom_steps(st: Steps, memory: int, transient: int, vendor: str) -> str:
+def _headroom_steps(st: Steps, req: SizeRequest, s: EngineSettings, memory: int,
+                    transient: int) -> tuple[str, tuple[int, int]]:
     """vLLM 0.34's cap on the budget (kvplan.engines.vllm_extensible): the memory free at
-    start-up less the margin measure_kv_cache_bytes keeps; returns the label of the budget the
-    non-KV terms come out of, min(requested memory, device headroom)."""
-    rocm = vendor.lower() == "amd"
+    start-up (less the CUDA context and, with TP, what the TP set-up holds before the snapshot,
+    kvplan.engines.vllm_tp_setup) less the margin measure_kv_cache_bytes keeps; returns the
+    label of the budget the non-KV terms come out of, min(requested memory, device headroom),
+    and that budget's low and high ends (the TP set-up's range; the margin at its best)."""
+    rocm = req.gpu.vendor.lower() == "amd"
     st.given("CUDA context", CONTEXT, "bytes",
-             "in use before the start-up snapshot (kvplan's V1 context term; NCCL's set-up with "
-             "TP not counted)")
+             "in use before the start-up snapshot (kvplan's V1 context term)")
+    terms = ["GPU memory", "-CUDA context"]
+    setup = Interval.exact(0)
+    if req.tp > 1:
+        setup, how = tp_setup(req.tp, nvlink_module(req.gpu.label, req.gpu.device_names),
+                              s.tp_transport, not s.disable_custom_all_reduce,
+                              nvswitch_generation(req.gpu.label, req.gpu.device_names))
+        st.given("TP set-up before the snapshot", setup.best, "bytes", how)
+        terms.append("-TP set-up before the snapshot")
     st.given("warm-up margin", margin(transient, rocm), "bytes",
              f"max({3 if rocm else 1} GiB, {MARGIN_FRACTION} x activation peak) "
              "(extensible_kv_cache.py:64-65, :615)")
-    st.op("device headroom", "sum", ["GPU memory", "-CUDA context", "-warm-up margin"], "bytes",
-          "GPU memory - CUDA context - warm-up margin")
-    assert st.int("device headroom") == headroom(memory, transient, rocm)
+    terms.append("-warm-up margin")
+    st.op("device headroom", "sum", terms, "bytes", " - ".join(t.lstrip("-") for t in terms))
+    cap = st.int("device headroom")
+    assert cap == headroom(memory, transient, rocm, setup.best)
     st.op("KV sizing budget", "min", ["requested memory", "device headroom"], "bytes",
           "min(requested memory, device headroom) (extensible_kv_cache.py:616)")
-    return "KV sizing budget"
+    requested = st.int("requested memory")
+    return "KV sizing budget", (min(requested, cap - (setup.high - setup.best)),
+                                min(requested, cap + (setup.best - setup.low)))

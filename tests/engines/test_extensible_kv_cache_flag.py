@@ -6,8 +6,10 @@ CacheConfig.enable_extensible_kv_cache (engine/arg_utils.py:1413, config/cache.p
 config/vllm.py:3252-3254 turns it on where supported only when it is unset, so an explicit false
 keeps it off; then gpu_memory_utilization defaults to DEFAULT_GPU_MEMORY_UTILIZATION 0.92
 (config/cache.py:186, resolved_gpu_memory_utilization :494-501) and the CUDA-graph estimate is
-subtracted before sizing (v1/worker/gpu/model_runner.py:1121-1128, gpu_worker.py:821-826), as in
-0.33. Explicitly on with kv_cache_memory_bytes, vLLM stops (config/vllm.py:3203-3207, :3262-3263).
+subtracted before sizing (v1/worker/gpu/model_runner.py:1121-1128 -> gpu/cudagraph_utils.py:989,
+called at gpu_worker.py:746-747 and subtracted at :776-780 in 0.34.0; task h42v034 re-read them,
+where :821-826 had been cited, the disabled-estimate warning's branch), as in 0.33. Explicitly
+on with kv_cache_memory_bytes, vLLM stops (config/vllm.py:3203-3207, :3262-3263).
 
 Llama-3.1-8B on an H100 SXM 80GB at 8,192 tokens, vLLM 0.34.0's serve defaults (8,192 batched
 tokens, 1,024 sequences), the non-KV terms every 0.33/0.34 plan books alike:
@@ -87,6 +89,23 @@ def test_explain_off_shows_the_0_92_default_and_no_warm_up_budget() -> None:
     off = _run("size", *ARGS, "--no-enable-extensible-kv-cache")
     assert OFF_NOTE in off["assumptions"]
     assert not any("extensible KV cache (on by default" in a for a in off["assumptions"])
+
+
+def test_off_cites_0_34_0s_graph_estimate_lines() -> None:
+    """Off, the graph step cites the 0.34.0 wheel's own lines (task h42v034), not 0.33.0's:
+    gpu/model_runner.py:1121 `profile_cudagraph_memory` -> gpu/cudagraph_utils.py:989, and
+    gpu_worker.py:779 `- cudagraph_memory_estimate` in `available_kv_cache_memory_bytes`
+    (0.33.0's were :1069, :922 and :756). The arithmetic is 0.33's: the same 536,870,912 B graph
+    term comes out of the same requested memory, so the pool is requested - NON_KV =
+    78,241,839,185 - 19,119,656,960 = 59,122,182,225 B."""
+    r = _run("explain", *ARGS, "--no-enable-extensible-kv-cache")
+    steps = {s["label"]: s for s in r["steps"]}
+    formula = steps["CUDA graph memory"]["formula"]
+    assert "gpu/model_runner.py:1121 -> gpu/cudagraph_utils.py:989" in formula
+    assert "gpu_worker.py:779 subtracts it; read in 0.34.0" in formula
+    assert "0.33.0" not in formula
+    assert steps["KV cache memory"]["value"] == 78_241_839_185 - NON_KV == 59_122_182_225
+    assert "gpu_worker.py:746-747" in OFF_NOTE and "821" not in OFF_NOTE
 
 
 def test_a_stated_utilization_is_kept_off() -> None:
