@@ -13,9 +13,10 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from kvplan.engines import EngineResult
 
+Field = tuple[str, Any, str]  # (record field, value, where it came from), as record_fields lists
 
-def engine_defaults(fields: list[tuple[str, Any, str]],
-                    result: EngineResult) -> list[tuple[str, Any, str]]:
+
+def engine_defaults(fields: list[Field], result: EngineResult) -> list[Field]:
     """A record's fields (record_fields) plus what the engine picks where the record is silent
     and the pick moves the plan, named as a default with its source, after the other engine
     fields: SGLang's attention backend on ROCm, and its GPU-memory-tier defaults
@@ -36,14 +37,11 @@ def engine_defaults(fields: list[tuple[str, Any, str]],
         default_backend(result.size.request, result.engine_version))
     if picked is None:
         return fields
-    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
-             default=len(fields))
-    return [*fields[:at], ("engine.attention_backend", picked[0], f"default: {picked[1]}"),
-            *fields[at:]]
+    return _after_engine_fields(
+        fields, [("engine.attention_backend", picked[0], f"default: {picked[1]}")])
 
 
-def _vllm_sampler_field(fields: list[tuple[str, Any, str]],
-                        result: EngineResult) -> list[tuple[str, Any, str]]:
+def _vllm_sampler_field(fields: list[Field], result: EngineResult) -> list[Field]:
     """vLLM 0.8-0.16's sampler path where the record is silent and the sort applies: native, as
     pip installs the release or, from 0.12, as it runs unless opted in
     (kvplan.engines.vllm_sort_sampler.unstated_default), named as a default."""
@@ -52,27 +50,20 @@ def _vllm_sampler_field(fields: list[tuple[str, Any, str]],
     notes = [a for a in result.size.assumptions if a.startswith(UNSTATED_NOTE)]
     if any(k == "engine.topk_topp_sampler" for k, _, _ in fields) or not notes:
         return fields
-    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
-             default=len(fields))
     why = notes[0].removeprefix(f"{UNSTATED_NOTE}, ")  # PIP_DEFAULT or OPT_IN_DEFAULT
-    return [*fields[:at], ("engine.topk_topp_sampler", "native", f"default: {why}"),
-            *fields[at:]]
+    return _after_engine_fields(fields, [("engine.topk_topp_sampler", "native", f"default: {why}")])
 
 
-def _vllm_entrypoint_field(fields: list[tuple[str, Any, str]],
-                           result: EngineResult) -> list[tuple[str, Any, str]]:
+def _vllm_entrypoint_field(fields: list[Field], result: EngineResult) -> list[Field]:
     """serve, named as a default, where the offline LLM class would profile another batch."""
     from kvplan.engines.vllm_entrypoint import record_default
 
     if (row := record_default({k for k, _, _ in fields}, result)) is None:
         return fields
-    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
-             default=len(fields))
-    return [*fields[:at], row, *fields[at:]]
+    return _after_engine_fields(fields, [row])
 
 
-def _sglang_tier_fields(fields: list[tuple[str, Any, str]],
-                        result: EngineResult) -> list[tuple[str, Any, str]]:
+def _sglang_tier_fields(fields: list[Field], result: EngineResult) -> list[Field]:
     """SGLang's default mem_fraction_static in place of the record's unstated utilization, from
     its GPU-memory tier (kvplan.engines.sglang_defaults), and, where the tier's sizes enter it
     (0.5.3 on), the chunked_prefill_size and cuda_graph_max_bs the record does not state."""
@@ -103,6 +94,11 @@ def _sglang_tier_fields(fields: list[tuple[str, Any, str]],
              for k, v in (("engine.max_num_batched_tokens", tier.chunked_prefill_size),
                           ("engine.cuda_graph_max_bs", graph_bs or None))
              if k not in have and v is not None]
-    at = max((i + 1 for i, (k, _, _) in enumerate(out) if k.startswith("engine.")),
-             default=len(out))
-    return [*out[:at], *extra, *out[at:]]
+    return _after_engine_fields(out, extra)
+
+
+def _after_engine_fields(fields: list[Field], rows: list[Field]) -> list[Field]:
+    """`rows` inserted after the last engine.* field (at the end where there is none)."""
+    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
+             default=len(fields))
+    return [*fields[:at], *rows, *fields[at:]]
