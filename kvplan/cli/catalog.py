@@ -27,7 +27,6 @@ from kvplan.render.catalog import (
     model_record,
     models_table,
 )
-from kvplan.specs import all_hardware, all_models
 
 QueryArg = Annotated[
     str | None,
@@ -86,6 +85,8 @@ def models_command(
 ) -> None:
     """The model catalog: attention kind, fp16 KV bytes per token, context, parameters and the
     Hugging Face ids (hf_id and sourced aliases) that resolve to each model."""
+    from kvplan.specs import all_models  # not at import: `kvplan --help` reads no catalog
+
     specs, errors = all_models()
     att = attention.value if attention is not None else None
     chosen = [m for m in specs if model_matches(m, query, family, attention)]
@@ -110,6 +111,8 @@ def gpus_command(
 ) -> None:
     """The GPU catalog: every name you can pass to --gpu, memory as the runtime reports it (GiB
     and bytes), bandwidth, dense BF16 FLOP/s, FP8 support and an hourly price where one was read."""
+    from kvplan.specs import all_hardware
+
     specs, errors = all_hardware()
     vendors = sorted({g.vendor.lower() for g in specs})
     if vendor is not None and vendor.strip().lower() not in vendors:
