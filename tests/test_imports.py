@@ -187,3 +187,14 @@ def test_help_loads_no_catalog_schema_or_planner(argv):
             f"print(','.join(m for m in {HELP_HEAVY!r} if m in sys.modules))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "", f"imported: {out.stdout.strip()}"
+
+
+@pytest.mark.parametrize("argv", [["models", "--format", "json"], ["gpus", "--format", "csv"]],
+                         ids=" ".join)
+def test_a_catalog_as_json_or_csv_builds_no_rich_table(argv):
+    """`models`/`gpus` built the rich table before looking at --format, so json and csv loaded
+    rich (46 modules) to throw the table away; the table is now built for the table format
+    only (task h42hygiene)."""
+    code = _run(argv) + "print(sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

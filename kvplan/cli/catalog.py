@@ -8,7 +8,7 @@ and from bad input or a broken spec file (2).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import typer
@@ -43,7 +43,9 @@ GpuQueryArg = Annotated[
 NO_MATCH_EXIT = 1  # grep's "nothing selected"; 2 stays for bad input and broken spec files
 
 
-def _emit(records: list[dict[str, Any]], fmt: OutputFormat, table: str, output: Any) -> None:
+def _emit(records: list[dict[str, Any]], fmt: OutputFormat, table: Callable[[], str],
+          output: Any) -> None:
+    """json and csv from the records; the table (rich, built only for this format) if any."""
     if fmt is OutputFormat.json:  # always a list, whatever its length
         import json
 
@@ -53,7 +55,7 @@ def _emit(records: list[dict[str, Any]], fmt: OutputFormat, table: str, output: 
 
         emit(csvfmt.render(_flat(records)), output)
     elif records:
-        emit(table, output)
+        emit(table(), output)
 
 
 def _finish(errors: Sequence[InputError], matched: int, what: str, command: str, total: int) -> None:
@@ -94,8 +96,8 @@ def models_command(
     if query is None and family is None and attention is None:
         what = f"{len(specs)} models"
     title = f"{what} (KV bytes per token in fp16, one GPU)" if what.endswith("models") else what
-    table = models_table(chosen, title, terminal_width(), use_color()) if chosen else ""
-    _emit([model_record(m) for m in chosen], fmt, table, output)
+    _emit([model_record(m) for m in chosen], fmt,
+          lambda: models_table(chosen, title, terminal_width(), use_color()), output)
     _finish(errors, len(chosen), f"model matches {_describe(query, family=family, attention=att)}",
             "models", len(specs))
 
@@ -123,8 +125,8 @@ def gpus_command(
     what = f"{len(chosen)} of {len(specs)} GPUs match {_describe(query, vendor=vendor)}"
     if query is None and vendor is None:
         what = f"{len(specs)} GPUs"
-    table = gpus_table(chosen, f"{what} (memory as the runtime reports it)", terminal_width(),
-                                use_color()) if chosen else ""
-    _emit([gpu_record(g) for g in chosen], fmt, table, output)
+    _emit([gpu_record(g) for g in chosen], fmt, lambda: gpus_table(
+        chosen, f"{what} (memory as the runtime reports it)", terminal_width(), use_color()),
+        output)
     _finish(errors, len(chosen), f"GPU matches {_describe(query, vendor=vendor)}", "gpus", len(specs))
 
