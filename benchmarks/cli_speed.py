@@ -7,7 +7,8 @@ the child process, from resource.getrusage), so that a busy machine weighs on bo
 figure is the median of `--runs`. Targets on a 2-core machine: `size` <= 1.5 x the floor,
 `check` on one manifest <= 2 x (a kvplan/v1 file, and a Kubernetes manifest without traffic;
 a manifest whose traffic has a length spread also imports numpy for the overflow risk, and is
-reported beside them), the sweep under 2 s.
+reported beside them), the sweep under 2 s. `kvplan --help` and `models --format json` are
+reported beside them (no target: they plan nothing).
 
 A second reference, the "typer floor", is a generated typer app with the same options as
 `kvplan size` (the same names and types, flags as flags) whose command does nothing: what typer
@@ -73,6 +74,12 @@ CHECKS = {  # one manifest each: a kvplan/v1 file with a mean only; a public Kub
         "check", "tests/assets/check/corpus/gke/vllm-7b-it-h100-80gb.yaml"],
     "check one Kubernetes manifest (a length spread: numpy)": [
         "check", "examples/k8s/vllm-llama3-8b.yaml"],
+}
+# start-up without planning: every command registered for the help, and a catalog as JSON
+# (task h42hygiene: both loaded the catalog's specs and pydantic_core, JSON also rich's table)
+NO_PLAN = {
+    "kvplan --help": ["--help"],
+    "models --format json": ["models", "--format", "json"],
 }
 # the spread's overflow risk is numpy's FFT (issue 14 asks for it): numpy's import alone is
 # about 0.8x the floor, so that case is reported beside the 2x target, not held to it
@@ -203,7 +210,8 @@ def main() -> None:
                  "typer floor for size's options": [sys.executable, str(floor_app), *SIZE],
                  "typer floor + a pydantic model (kvplan's start-up settings)": [
                      sys.executable, str(pydantic_app), *SIZE],
-                 **{name: kvplan(*argv) for name, argv in CHECKS.items()}}
+                 **{name: kvplan(*argv) for name, argv in CHECKS.items()},
+                 **{name: kvplan(*argv) for name, argv in NO_PLAN.items()}}
         load_before = os.getloadavg()[0]
         fig = interleaved(cases, args.runs)
         contexts = ",".join(str(256 + 13 * i) for i in range(625))  # 625 x 2 x 2 x 2 x 2 rows

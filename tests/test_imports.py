@@ -163,3 +163,38 @@ def test_the_plugin_stand_in_hands_over_where_plugins_are_not_disabled(monkeypat
             stand.__path__  # noqa: B018 - the import system's probe: a plain module
     finally:
         sys.modules[startup.LOADER] = saved
+
+
+HELP_HEAVY = ("pydantic_core", "rich", "yaml", "numpy", "hypothesis", "kvplan.specs",
+              "kvplan.capacity", "kvplan.plan", "kvplan.engines", "kvplan.traffic")
+
+
+@pytest.mark.parametrize("argv", [["--help"], *([c, "--help"] for c in (
+    "size", "fleet", "models", "gpus", "import", "check", "explain", "calibrate", "plot")),
+    ["plot", "users-vs-context", "--help"]], ids=" ".join)
+def test_help_loads_no_catalog_schema_or_planner(argv):
+    """Start-up time: printing help needs typer and the command modules only. `kvplan --help`
+    registers every command, and `models`/`gpus` (kvplan.render.catalog's AttentionKind) and
+    `plot` (kvplan.capacity's Allocation) imported the catalog's specs, pydantic_core and the
+    capacity arithmetic for it until task h42hygiene made those imports lazy."""
+    code = ("import sys, io, contextlib, runpy\n"
+            f"sys.argv = ['kvplan', *{argv!r}]\n"
+            "try:\n"
+            "    with contextlib.redirect_stdout(io.StringIO()):\n"
+            "        runpy.run_module('kvplan', run_name='__main__')\n"
+            "except SystemExit as e:\n"
+            "    assert not e.code, e.code\n"
+            f"print(','.join(m for m in {HELP_HEAVY!r} if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "", f"imported: {out.stdout.strip()}"
+
+
+@pytest.mark.parametrize("argv", [["models", "--format", "json"], ["gpus", "--format", "csv"]],
+                         ids=" ".join)
+def test_a_catalog_as_json_or_csv_builds_no_rich_table(argv):
+    """`models`/`gpus` built the rich table before looking at --format, so json and csv loaded
+    rich (46 modules) to throw the table away; the table is now built for the table format
+    only (task h42hygiene)."""
+    code = _run(argv) + "print(sorted(m for m in sys.modules if m.split('.')[0] == 'rich'))\n"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"

@@ -8,7 +8,7 @@ and from bad input or a broken spec file (2).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any
 
 import typer
@@ -27,7 +27,6 @@ from kvplan.render.catalog import (
     model_record,
     models_table,
 )
-from kvplan.specs import all_hardware, all_models
 
 QueryArg = Annotated[
     str | None,
@@ -44,7 +43,9 @@ GpuQueryArg = Annotated[
 NO_MATCH_EXIT = 1  # grep's "nothing selected"; 2 stays for bad input and broken spec files
 
 
-def _emit(records: list[dict[str, Any]], fmt: OutputFormat, table: str, output: Any) -> None:
+def _emit(records: list[dict[str, Any]], fmt: OutputFormat, table: Callable[[], str],
+          output: Any) -> None:
+    """json and csv from the records; the table (rich, built only for this format) if any."""
     if fmt is OutputFormat.json:  # always a list, whatever its length
         import json
 
@@ -54,7 +55,7 @@ def _emit(records: list[dict[str, Any]], fmt: OutputFormat, table: str, output: 
 
         emit(csvfmt.render(_flat(records)), output)
     elif records:
-        emit(table, output)
+        emit(table(), output)
 
 
 def _finish(errors: Sequence[InputError], matched: int, what: str, command: str, total: int) -> None:
@@ -86,6 +87,8 @@ def models_command(
 ) -> None:
     """The model catalog: attention kind, fp16 KV bytes per token, context, parameters and the
     Hugging Face ids (hf_id and sourced aliases) that resolve to each model."""
+    from kvplan.specs import all_models  # not at import: `kvplan --help` reads no catalog
+
     specs, errors = all_models()
     att = attention.value if attention is not None else None
     chosen = [m for m in specs if model_matches(m, query, family, attention)]
@@ -93,8 +96,8 @@ def models_command(
     if query is None and family is None and attention is None:
         what = f"{len(specs)} models"
     title = f"{what} (KV bytes per token in fp16, one GPU)" if what.endswith("models") else what
-    table = models_table(chosen, title, terminal_width(), use_color()) if chosen else ""
-    _emit([model_record(m) for m in chosen], fmt, table, output)
+    _emit([model_record(m) for m in chosen], fmt,
+          lambda: models_table(chosen, title, terminal_width(), use_color()), output)
     _finish(errors, len(chosen), f"model matches {_describe(query, family=family, attention=att)}",
             "models", len(specs))
 
@@ -110,6 +113,8 @@ def gpus_command(
 ) -> None:
     """The GPU catalog: every name you can pass to --gpu, memory as the runtime reports it (GiB
     and bytes), bandwidth, dense BF16 FLOP/s, FP8 support and an hourly price where one was read."""
+    from kvplan.specs import all_hardware
+
     specs, errors = all_hardware()
     vendors = sorted({g.vendor.lower() for g in specs})
     if vendor is not None and vendor.strip().lower() not in vendors:
@@ -120,8 +125,8 @@ def gpus_command(
     what = f"{len(chosen)} of {len(specs)} GPUs match {_describe(query, vendor=vendor)}"
     if query is None and vendor is None:
         what = f"{len(specs)} GPUs"
-    table = gpus_table(chosen, f"{what} (memory as the runtime reports it)", terminal_width(),
-                                use_color()) if chosen else ""
-    _emit([gpu_record(g) for g in chosen], fmt, table, output)
+    _emit([gpu_record(g) for g in chosen], fmt, lambda: gpus_table(
+        chosen, f"{what} (memory as the runtime reports it)", terminal_width(), use_color()),
+        output)
     _finish(errors, len(chosen), f"GPU matches {_describe(query, vendor=vendor)}", "gpus", len(specs))
 

@@ -6,7 +6,6 @@ from typing import Annotated
 
 import typer
 
-from kvplan.capacity import Allocation
 from kvplan.cli import options as o
 from kvplan.cli import plot_io as pio
 from kvplan.cli.common import cli_errors
@@ -35,6 +34,7 @@ def users_vs_context_command(
     kv_budget_gib: o.KvBudgetGib = None, output: pio.ImageOpt = None,
 ) -> None:
     """Users per GPU against tokens per conversation, per cache precision and allocation."""
+    from kvplan.capacity import Allocation
     from kvplan.plan.planner import users_vs_context
 
     curves = ("kv_dtype", "allocation")  # one curve each, not fields of the record

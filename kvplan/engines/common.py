@@ -262,5 +262,14 @@ def users_steps(st: Steps, sized: SizeResult, pool_label: str, starts: bool,
           "users per replica / GPUs per replica")
 
 
+def bytes_per_token_steps(st: Steps, shape: LayerShape, label: str, why: str) -> None:
+    """The per-token cache size as SGLang (`cell size`) and TensorRT-LLM (`KV bytes per token`)
+    state it: one layer's K + V on this GPU times the cached layers, under the engine's label."""
+    st.given("KV bytes per token per layer", shape.bytes_per_token_per_layer, "bytes",
+             "K + V of one layer on this GPU")
+    st.given("cached layers", shape.cached_layers, "layers", "every attention layer")
+    st.op(label, "mul", ["KV bytes per token per layer", "cached layers"], "bytes", why)
+
+
 def gib(n: int | float) -> str:
     return f"{n / GIB:.2f} GiB"

@@ -65,6 +65,7 @@ from fractions import Fraction
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import (
+    bytes_per_token_steps,
     gib,
     layer_shape,
     router_params,
@@ -271,11 +272,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
           "floor(free before weights x (1 - mem_fraction_static))")
     rest = int(st.op("KV cache memory", "sum", ["free after weights", "-held back"], "bytes",
                      "free after weights - held back"))
-    st.given("KV bytes per token per layer", shape.bytes_per_token_per_layer, "bytes",
-             "K + V of one layer on this GPU")
-    st.given("cached layers", shape.cached_layers, "layers", "every attention layer")
-    st.op("cell size", "mul", ["KV bytes per token per layer", "cached layers"], "bytes",
-          "bytes per token, all layers")
+    bytes_per_token_steps(st, shape, "cell size", "bytes per token, all layers")
     st.op("tokens (raw)", "div", ["KV cache memory", "cell size"], "tokens",
           "floor(KV cache memory / cell size)")
     st.op("tokens (>= 0)", "max", ["tokens (raw)", 0], "tokens", "never below 0")

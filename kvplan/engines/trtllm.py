@@ -65,7 +65,15 @@ from fractions import Fraction
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import activation_peak
-from kvplan.engines.common import gib, layer_shape, quantized, users_steps, weights_bytes, weights_how
+from kvplan.engines.common import (
+    bytes_per_token_steps,
+    gib,
+    layer_shape,
+    quantized,
+    users_steps,
+    weights_bytes,
+    weights_how,
+)
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -247,11 +255,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
              "flag" if s.memory_fraction is not None else "default 0.9")
     kv = int(st.op("KV cache memory", "mul", ["free memory", "free_gpu_memory_fraction"], "bytes",
                    "floor(free memory x fraction)"))
-    st.given("KV bytes per token per layer", shape.bytes_per_token_per_layer, "bytes",
-             "K + V of one layer on this GPU")
-    st.given("cached layers", shape.cached_layers, "layers", "every attention layer")
-    st.op("KV bytes per token", "mul", ["KV bytes per token per layer", "cached layers"], "bytes",
-          "all layers")
+    bytes_per_token_steps(st, shape, "KV bytes per token", "all layers")
     st.given("tokens per block", tpb, "tokens", f"TensorRT-LLM {version}")
     st.op("max tokens (raw)", "div", ["KV cache memory", "KV bytes per token"], "tokens",
           "floor(KV cache memory / bytes per token)")

@@ -107,18 +107,6 @@ def _value(raw: Any, kind: str, where: str) -> int | float:
     return float(raw)
 
 
-def read_limits(path: Path) -> dict[str, int | float]:
-    """kvplan/v1 engine field -> value, from a TensorRT-LLM YAML or engine config.json."""
-    return read_options(path)[0]
-
-
-def read_options(path: Path) -> tuple[dict[str, int | float], str | None]:
-    """The file's limits (`limits_from`) and the note naming the keys not read (`unread_note`;
-    None for an engine's config.json), from one read of the file."""
-    limits, _, _, other = read_all(path)
-    return limits, other
-
-
 def read_all(path: Path) -> tuple[dict[str, int | float], list[Setting], list[str], str | None]:
     """From one read of the file: its limits (`limits_from`), its settings and their notes
     (`settings_from`: the cache dtype, the parallel layout, the backend) and the note naming the

@@ -2,7 +2,8 @@
 
 The CLI calls only these (and `build_records`); the rules that combine a record's inputs (a
 mean with one percentile, headroom with min_users, the engine's pool) live here and in
-kvplan.deploy, never in a command.
+kvplan.deploy, never in a command. `engine_defaults` (the engine's unstated defaults added to the
+fields `explain` lists) lives in kvplan.plan.engine_fields and is exported from here.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kvplan.capacity import advise, size
 from kvplan.deploy import plan_deployment
 from kvplan.deploy.problems import DeploymentError
+from kvplan.plan.engine_fields import engine_defaults as engine_defaults  # the CLI's import
 from kvplan.plan.record import Record, get_field, set_field
 
 if TYPE_CHECKING:
@@ -225,100 +227,6 @@ def explain_records(records: Sequence[Record]) -> list[EngineResult]:
         out.append(run_engine(planned.request, engine_settings(r, planned=planned)
                               or EngineSettings()))
     return out
-
-
-def engine_defaults(fields: list[tuple[str, Any, str]],
-                    result: EngineResult) -> list[tuple[str, Any, str]]:
-    """A record's fields (record_fields) plus what the engine picks where the record is silent
-    and the pick moves the plan, named as a default with its source, after the other engine
-    fields: SGLang's attention backend on ROCm, and its GPU-memory-tier defaults
-    (mem_fraction_static; from 0.5.3 the chunked_prefill_size and decode CUDA-graph batch it
-    is built from)."""
-    from kvplan.engines import Engine
-    from kvplan.engines.sglang_backend import default_backend
-
-    if result.engine is Engine.vllm:
-        from kvplan.engines.vllm_extensible import record_util
-
-        return record_util(_vllm_sampler_field(_vllm_entrypoint_field(fields, result), result),
-                           result)
-    if result.engine is not Engine.sglang:
-        return fields
-    fields = _sglang_tier_fields(fields, result)
-    picked = None if any(k == "engine.attention_backend" for k, _, _ in fields) else (
-        default_backend(result.size.request, result.engine_version))
-    if picked is None:
-        return fields
-    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
-             default=len(fields))
-    return [*fields[:at], ("engine.attention_backend", picked[0], f"default: {picked[1]}"),
-            *fields[at:]]
-
-
-def _vllm_sampler_field(fields: list[tuple[str, Any, str]],
-                        result: EngineResult) -> list[tuple[str, Any, str]]:
-    """vLLM 0.8-0.16's sampler path where the record is silent and the sort applies: native, as
-    pip installs the release or, from 0.12, as it runs unless opted in
-    (kvplan.engines.vllm_sort_sampler.unstated_default), named as a default."""
-    from kvplan.engines.vllm_sort_sampler import UNSTATED_NOTE
-
-    notes = [a for a in result.size.assumptions if a.startswith(UNSTATED_NOTE)]
-    if any(k == "engine.topk_topp_sampler" for k, _, _ in fields) or not notes:
-        return fields
-    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
-             default=len(fields))
-    why = notes[0].removeprefix(f"{UNSTATED_NOTE}, ")  # PIP_DEFAULT or OPT_IN_DEFAULT
-    return [*fields[:at], ("engine.topk_topp_sampler", "native", f"default: {why}"),
-            *fields[at:]]
-
-
-def _vllm_entrypoint_field(fields: list[tuple[str, Any, str]],
-                           result: EngineResult) -> list[tuple[str, Any, str]]:
-    """serve, named as a default, where the offline LLM class would profile another batch."""
-    from kvplan.engines.vllm_entrypoint import record_default
-
-    if (row := record_default({k for k, _, _ in fields}, result)) is None:
-        return fields
-    at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
-             default=len(fields))
-    return [*fields[:at], row, *fields[at:]]
-
-
-def _sglang_tier_fields(fields: list[tuple[str, Any, str]],
-                        result: EngineResult) -> list[tuple[str, Any, str]]:
-    """SGLang's default mem_fraction_static in place of the record's unstated utilization, from
-    its GPU-memory tier (kvplan.engines.sglang_defaults), and, where the tier's sizes enter it
-    (0.5.3 on), the chunked_prefill_size and cuda_graph_max_bs the record does not state."""
-    from kvplan.engines.interface import parse_version
-    from kvplan.engines.sglang_defaults import RESERVED_FORMULA_FROM, decode_graph_bs, gpu_tier
-    from kvplan.units import MIB
-
-    step = next((s for s in result.steps if s.label == "mem_fraction_static"), None)
-    if step is None or not step.formula.startswith("SGLang"):
-        return fields  # stated
-    req = result.size.request
-    tier = gpu_tier(result.engine_version, req.gpu.nvidia_smi_mib or result.memory_bytes // MIB,
-                    req.tp, req.gpu.vendor)
-    if tier is None:
-        return fields
-    why = f"default: {tier.short()} ({tier.source})"
-    used = float(f"{float(step.value):.4g}")
-    out = [(k, used, why) if k == "engine.gpu_memory_utilization" and frm == "default"
-           else (k, v, frm) for k, v, frm in fields]
-    if (parse_version(result.engine_version) or ()) < RESERVED_FORMULA_FROM:
-        return out
-    have = {k: v for k, v, _ in out}
-    running = have.get("engine.max_num_seqs")
-    graph_bs, capped = decode_graph_bs(result.engine_version, tier, None,
-                                       running if isinstance(running, int) else None)
-    extra = [(k, v, why + (" capped at engine.max_num_seqs (SGLang 0.5.22 on)"
-                           if capped and k == "engine.cuda_graph_max_bs" else ""))
-             for k, v in (("engine.max_num_batched_tokens", tier.chunked_prefill_size),
-                          ("engine.cuda_graph_max_bs", graph_bs or None))
-             if k not in have and v is not None]
-    at = max((i + 1 for i, (k, _, _) in enumerate(out) if k.startswith("engine.")),
-             default=len(out))
-    return [*out[:at], *extra, *out[at:]]
 
 
 def step_problems(result: EngineResult) -> list[str]:

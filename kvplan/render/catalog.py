@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kvplan.capacity.kv import Precision, stage_caches
-from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import GIB, DType, fmt_int
+
+if TYPE_CHECKING:  # `kvplan --help` imports this module for AttentionKind: no specs, no pydantic
+    from kvplan.specs.schema import HardwareSpec, ModelSpec
 
 
 class AttentionKind(str, Enum):
@@ -22,6 +23,8 @@ class AttentionKind(str, Enum):
 
 
 def model_record(m: ModelSpec) -> dict[str, Any]:
+    from kvplan.capacity.kv import Precision, stage_caches
+
     stage = stage_caches(m, Precision(DType.fp16), tp=1, pp=1)[0]
     return {
         "name": m.name,

@@ -181,14 +181,6 @@ def moe_block(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> MoE 
         )
     if model_type == "llama4":
         return llama4_moe(cfg, notes)
-    if model_type == "glm4_moe":
-        return MoE(
-            num_experts=positive_int(cfg, "n_routed_experts"),
-            experts_per_token=positive_int(cfg, "num_experts_per_tok"),
-            moe_intermediate_size=positive_int(cfg, "moe_intermediate_size"),
-            num_shared_experts=cfg.get("n_shared_experts") or 0,
-            first_dense_layers=cfg.get("first_k_dense_replace") or 0,
-        )
     if model_type in ("qwen3_moe", "qwen3_next", "qwen3_vl_moe"):
         dense = sorted(set(cfg.get("mlp_only_layers") or []))
         if dense != list(range(len(dense))) or (cfg.get("decoder_sparse_step") or 1) != 1:
@@ -201,8 +193,9 @@ def moe_block(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> MoE 
             num_shared_experts=1 if shared else 0,
             first_dense_layers=len(dense),
         )
-    if model_type in ("deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25"):
-        if (cfg.get("moe_layer_freq") or 1) != 1:
+    if model_type in ("glm4_moe", "deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25"):
+        # DeepSeek's routed-expert keys; GLM-4.5's MoE names them the same (no moe_layer_freq)
+        if model_type != "glm4_moe" and (cfg.get("moe_layer_freq") or 1) != 1:
             raise ImportRefused("moe_layer_freq other than 1 is not handled")
         return MoE(
             num_experts=positive_int(cfg, "n_routed_experts"),

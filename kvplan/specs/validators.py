@@ -30,6 +30,7 @@ from kvplan.specs.validators_quant import (  # noqa: F401 - re-exported
     ExpertQuant,
     NVFP4Quant,
     WeightQuant,
+    quantization_fits,
 )
 from kvplan.units import DType, parse_dtype
 
@@ -270,68 +271,8 @@ class ModelSpec(Strict):
             )
         if self.moe is not None and self.moe.experts_per_token > self.moe.num_experts:
             raise ValueError("moe.experts_per_token is larger than moe.num_experts")
-        quant = self.moe.expert_quant if self.moe is not None else None
-        if quant is not None and self.moe is not None:
-            inter = self.moe.moe_intermediate_size
-            if inter is None:
-                raise ValueError("moe.expert_quant needs moe.moe_intermediate_size")
-            if self.hidden_size % quant.group_size or inter % quant.group_size:
-                raise ValueError(f"moe.expert_quant.group_size {quant.group_size} must divide "
-                                 f"hidden_size {self.hidden_size} and moe_intermediate_size {inter}")
-            if quant.weight_dtype.bits >= self.weight_dtype.bits:
-                raise ValueError("moe.expert_quant.weight_dtype is not narrower than weight_dtype")
-        if self.weight_quant is not None:
-            self._linear_quant_fits(self.weight_quant)
-        if self.nvfp4 is not None:
-            self._nvfp4_fits(self.nvfp4)
+        quantization_fits(self)  # kvplan.specs.validators_quant
         return self
-
-    def _nvfp4_fits(self, quant: NVFP4Quant) -> None:
-        """The groups exist in this model and no other quantization is stated beside them."""
-        if self.weight_quant is not None or (self.moe is not None and
-                                             self.moe.expert_quant is not None):
-            raise ValueError("nvfp4 is a whole checkpoint's scheme: not with weight_quant or "
-                             "moe.expert_quant")
-        if self.weight_dtype.bits < 16:
-            raise ValueError("nvfp4: weight_dtype is the unquantized layers' dtype (bf16/fp16)")
-        experts = {"shared_experts", "routed_experts"} & set(quant.quantized)
-        if experts and (self.moe is None or self.moe.moe_intermediate_size is None):
-            raise ValueError(f"nvfp4.quantized names {sorted(experts)} but the model has no "
-                             "moe.moe_intermediate_size")
-        if ("shared_experts" in quant.quantized and self.moe is not None
-                and not self.moe.num_shared_experts):
-            raise ValueError("nvfp4.quantized names shared_experts but the model has none")
-        if "dense_mlp" in quant.quantized and self.intermediate_size is None:
-            raise ValueError("nvfp4.quantized names dense_mlp but intermediate_size is unset")
-        if "attention" in quant.quantized and LayerKind.linear in self.attention.layer_pattern:
-            raise ValueError("nvfp4: quantized linear-attention layers are not modelled")
-
-    def _linear_quant_fits(self, quant: WeightQuant) -> None:
-        """The layout kvplan.capacity.linear_quant prices: dense GQA/MHA layers with a gated MLP,
-        every input width a whole number of groups, every output a whole number of int32s."""
-        if self.moe is not None or self.attention.mla is not None:
-            raise ValueError("weight_quant is modelled for dense models without latent "
-                             "attention (set moe.expert_quant for quantized routed experts)")
-        if LayerKind.linear in self.attention.layer_pattern:
-            raise ValueError("weight_quant is not modelled for linear-attention layers")
-        if self.intermediate_size is None:
-            raise ValueError("weight_quant needs intermediate_size (the gated MLP's width)")
-        if quant.weight_dtype.bits >= self.weight_dtype.bits:
-            raise ValueError("weight_quant.weight_dtype is not narrower than weight_dtype")
-        att = self.attention
-        q_width = self.num_attention_heads * att.head_dim
-        for what, width in (("hidden_size", self.hidden_size), ("intermediate_size",
-                            self.intermediate_size), ("heads x head_dim", q_width)):
-            if width % quant.group_size:
-                raise ValueError(f"weight_quant.group_size {quant.group_size} must divide "
-                                 f"{what} {width}")
-        pack = 32 // quant.weight_dtype.bits
-        qkv = q_width + 2 * att.num_kv_heads * att.head_dim
-        for what, width in (("hidden_size", self.hidden_size), ("intermediate_size",
-                            self.intermediate_size), ("the q/k/v outputs", qkv)):
-            if width % pack:
-                raise ValueError(f"weight_quant: {what} {width} is not a whole number of int32s "
-                                 f"({pack} values each)")
 
 
 class HardwareSpec(Strict):

@@ -1,14 +1,19 @@
 """The spec validators of quantized weights: routed experts in int4 (`moe.expert_quant`), GPTQ /
-AWQ / GGUF Q8_0 linear layers (`weight_quant`) and ModelOpt NVFP4 groups (`nvfp4`). Split from
-kvplan.specs.validators, which re-exports them."""
+AWQ / GGUF Q8_0 linear layers (`weight_quant`) and ModelOpt NVFP4 groups (`nvfp4`), and
+`quantization_fits`, ModelSpec's checks that they fit the model (moved out of the class by task
+h42hygiene). Split from kvplan.specs.validators, which re-exports them."""
 
 # No `from __future__ import annotations` (see kvplan.specs.validators).
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from kvplan.specs.schema import LayerKind
 from kvplan.specs.validators_base import Strict, Width
 from kvplan.units import DType, parse_dtype
+
+if TYPE_CHECKING:
+    from kvplan.specs.validators import ModelSpec
 
 
 class ExpertQuant(Strict):
@@ -96,3 +101,71 @@ class NVFP4Quant(Strict):
         if len(set(self.quantized)) != len(self.quantized):
             raise ValueError("nvfp4.quantized names a group twice")
         return self
+
+
+def quantization_fits(spec: "ModelSpec") -> None:
+    """ModelSpec's checks of its quantized weights (called from its model validator): the routed
+    experts' int4 groups divide their widths and are narrower than weight_dtype; weight_quant and
+    nvfp4 fit the model (`_linear_quant_fits`, `_nvfp4_fits`). Raises ValueError."""
+    quant = spec.moe.expert_quant if spec.moe is not None else None
+    if quant is not None and spec.moe is not None:
+        inter = spec.moe.moe_intermediate_size
+        if inter is None:
+            raise ValueError("moe.expert_quant needs moe.moe_intermediate_size")
+        if spec.hidden_size % quant.group_size or inter % quant.group_size:
+            raise ValueError(f"moe.expert_quant.group_size {quant.group_size} must divide "
+                             f"hidden_size {spec.hidden_size} and moe_intermediate_size {inter}")
+        if quant.weight_dtype.bits >= spec.weight_dtype.bits:
+            raise ValueError("moe.expert_quant.weight_dtype is not narrower than weight_dtype")
+    if spec.weight_quant is not None:
+        _linear_quant_fits(spec, spec.weight_quant)
+    if spec.nvfp4 is not None:
+        _nvfp4_fits(spec, spec.nvfp4)
+
+
+def _nvfp4_fits(spec: "ModelSpec", quant: NVFP4Quant) -> None:
+    """The groups exist in this model and no other quantization is stated beside them."""
+    if spec.weight_quant is not None or (spec.moe is not None and
+                                         spec.moe.expert_quant is not None):
+        raise ValueError("nvfp4 is a whole checkpoint's scheme: not with weight_quant or "
+                         "moe.expert_quant")
+    if spec.weight_dtype.bits < 16:
+        raise ValueError("nvfp4: weight_dtype is the unquantized layers' dtype (bf16/fp16)")
+    experts = {"shared_experts", "routed_experts"} & set(quant.quantized)
+    if experts and (spec.moe is None or spec.moe.moe_intermediate_size is None):
+        raise ValueError(f"nvfp4.quantized names {sorted(experts)} but the model has no "
+                         "moe.moe_intermediate_size")
+    if ("shared_experts" in quant.quantized and spec.moe is not None
+            and not spec.moe.num_shared_experts):
+        raise ValueError("nvfp4.quantized names shared_experts but the model has none")
+    if "dense_mlp" in quant.quantized and spec.intermediate_size is None:
+        raise ValueError("nvfp4.quantized names dense_mlp but intermediate_size is unset")
+    if "attention" in quant.quantized and LayerKind.linear in spec.attention.layer_pattern:
+        raise ValueError("nvfp4: quantized linear-attention layers are not modelled")
+
+def _linear_quant_fits(spec: "ModelSpec", quant: WeightQuant) -> None:
+    """The layout kvplan.capacity.linear_quant prices: dense GQA/MHA layers with a gated MLP,
+    every input width a whole number of groups, every output a whole number of int32s."""
+    if spec.moe is not None or spec.attention.mla is not None:
+        raise ValueError("weight_quant is modelled for dense models without latent "
+                         "attention (set moe.expert_quant for quantized routed experts)")
+    if LayerKind.linear in spec.attention.layer_pattern:
+        raise ValueError("weight_quant is not modelled for linear-attention layers")
+    if spec.intermediate_size is None:
+        raise ValueError("weight_quant needs intermediate_size (the gated MLP's width)")
+    if quant.weight_dtype.bits >= spec.weight_dtype.bits:
+        raise ValueError("weight_quant.weight_dtype is not narrower than weight_dtype")
+    att = spec.attention
+    q_width = spec.num_attention_heads * att.head_dim
+    for what, width in (("hidden_size", spec.hidden_size), ("intermediate_size",
+                        spec.intermediate_size), ("heads x head_dim", q_width)):
+        if width % quant.group_size:
+            raise ValueError(f"weight_quant.group_size {quant.group_size} must divide "
+                             f"{what} {width}")
+    pack = 32 // quant.weight_dtype.bits
+    qkv = q_width + 2 * att.num_kv_heads * att.head_dim
+    for what, width in (("hidden_size", spec.hidden_size), ("intermediate_size",
+                        spec.intermediate_size), ("the q/k/v outputs", qkv)):
+        if width % pack:
+            raise ValueError(f"weight_quant: {what} {width} is not a whole number of int32s "
+                             f"({pack} values each)")

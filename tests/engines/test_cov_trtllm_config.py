@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kvplan.engines.trtllm_config import file_name, limits_from, read_limits
+from kvplan.engines.trtllm_config import file_name, limits_from, read_all
 from kvplan.errors import InputError
 
 
@@ -25,7 +25,7 @@ def test_an_engine_config_json(tmp_path: Path):
     path.write_text('{"build_config": {"max_batch_size": 8, "max_seq_len": 2048.0, '
                     '"plugin_config": {"tokens_per_block": 64}}}')
     # 2048.0 is a whole number: read as 2,048
-    assert read_limits(path) == {"max_num_seqs": 8, "max_model_len": 2048, "block_size": 64}
+    assert read_all(path)[0] == {"max_num_seqs": 8, "max_model_len": 2048, "block_size": 64}
 
 
 @pytest.mark.parametrize(("data", "message"), [
@@ -69,7 +69,7 @@ def test_a_share_of_one_is_accepted():
 
 def test_a_missing_file(tmp_path: Path):
     with pytest.raises(InputError) as err:
-        read_limits(tmp_path / "nope.yaml")
+        read_all(tmp_path / "nope.yaml")
     assert str(err.value) == f"engine.trtllm_config: {tmp_path / 'nope.yaml'}: no such file"
 
 
@@ -89,31 +89,31 @@ def test_public_option_files_name_every_key_not_read():
     limits are read, the cache dtype, parallel layout and backend are applied (task h41trtopts),
     and every other key is named, those that move memory with how, never dropped silently (the
     MTP layers and attention DP are not modelled)."""
-    from kvplan.engines.trtllm_config import read_all, read_options, unread
+    from kvplan.engines.trtllm_config import unread, unread_note
 
     mtp = ASSETS / "dynamo-deepseek-r1-mtp_agg.yaml"
-    assert read_limits(mtp) == {"max_num_seqs": 256, "max_num_batched_tokens": 8448,
-                                "max_model_len": 8448, "gpu_memory_utilization": 0.3}
+    limits, settings, notes, note = read_all(mtp)
+    assert limits == {"max_num_seqs": 256, "max_num_batched_tokens": 8448,
+                      "max_model_len": 8448, "gpu_memory_utilization": 0.3}
     assert unread(limits_data(mtp)) == [
         "enable_attention_dp", "speculative_config", "cuda_graph_config", "print_iter_log"]
-    _, settings, notes, note = read_all(mtp)
     assert [(s.path, s.value, s.key) for s in settings] == [
         ("engine.kv_cache_dtype", "fp8", "kv_cache_config.dtype"),
         ("parallel.tensor", 4, "tensor_parallel_size"),
         ("parallel.expert", 4, "moe_expert_parallel_size"),
         ("engine.trtllm_backend", "pytorch", "backend")]
     assert notes == []
-    assert note == read_options(mtp)[1]
+    assert note == unread_note(limits_data(mtp), mtp.name)
     assert note is not None and note.startswith("dynamo-deepseek-r1-mtp_agg.yaml: keys not read")
     assert "speculative_config: a draft model or MTP layers" in note
     assert "dtype" not in note and "tensor_parallel_size" not in note and "backend" not in note
     assert note.endswith("print_iter_log: not read")
     wide = ASSETS / "dynamo-deepseek-r1-wide_ep_agg.yaml"
-    assert read_limits(wide)["max_num_batched_tokens"] == 256
+    limits, settings, notes, _ = read_all(wide)
+    assert limits["max_num_batched_tokens"] == 256
     keys = unread(limits_data(wide))
     assert "moe_config (backend WideEP)" in keys and "kv_cache_dtype" not in keys
     assert "cuda_graph_padding_enabled" in keys
-    _, settings, notes, _ = read_all(wide)
     assert [(s.path, s.value, s.key) for s in settings] == [
         ("engine.kv_cache_dtype", "fp8", "kv_cache_dtype"),
         ("parallel.tensor", 16, "tensor_parallel_size"),
@@ -126,15 +126,15 @@ def test_public_option_files_name_every_key_not_read():
 
 
 def test_an_engine_config_json_lists_no_unread_keys(tmp_path: Path):
-    from kvplan.engines.trtllm_config import read_options, unread
+    from kvplan.engines.trtllm_config import unread
 
     assert unread({"build_config": {"max_batch_size": 8}, "pretrained_config": {}}) == []
     p = tmp_path / "config.json"
     p.write_text('{"build_config": {"max_batch_size": 8}}')
-    assert read_options(p)[1] is None
+    assert read_all(p)[3] is None
     only_limits = tmp_path / "o.yaml"
     only_limits.write_text("max_batch_size: 8\nkv_cache_config:\n  max_tokens: 100\n")
-    assert read_options(only_limits)[1] is None
+    assert read_all(only_limits)[3] is None
 
 
 def test_a_check_names_the_moe_backend_it_does_not_model(tmp_path: Path):

@@ -8,7 +8,7 @@ from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, ver
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB
 
-__all__ = ["GIB", "MIB", "NUMBERS", "numbers", "run"]
+__all__ = ["GIB", "MIB", "NUMBERS", "numbers", "run", "steps", "vllm"]
 NUMBERS = ("memory_bytes", "requested_bytes", "weights_bytes", "activation_bytes",
            "activation_bytes_low", "activation_bytes_high", "non_torch_bytes", "cuda_graph_bytes",
            "kv_cache_bytes", "kv_cache_bytes_low", "kv_cache_bytes_high", "kv_cache_tokens",
@@ -38,3 +38,14 @@ def rotary_words(what: str) -> str:
     task h39rope), e.g. rotary_words("8,192 positions x 128 x 2 B")."""
     return (f" + the rotary cos/sin cache {what} (vLLM get_rope's buffer over the config's "
             "positions, built while loading; one per rank)")
+
+
+def steps(r: EngineResult) -> list[tuple[object, ...]]:
+    """(label, value, unit, op, args) of every explain line, in order."""
+    return [(s.label, s.value, s.unit, s.op, s.args) for s in r.steps]
+
+
+def vllm(model: str, gpu: str, ctx: int, version: str | None = None,
+         **kw: object) -> EngineResult:
+    """vLLM's profile (`run` with Engine.vllm)."""
+    return run(Engine.vllm, model, gpu, ctx, version, **kw)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kvplan.engines.trtllm_config import limits_from, read_limits
+from kvplan.engines.trtllm_config import limits_from, read_all
 
 
 def test_a_config_json_is_read_as_json(tmp_path: Path):
@@ -16,13 +16,13 @@ def test_a_config_json_is_read_as_json(tmp_path: Path):
     # string '8.192e3' and the limit would be refused as not a number
     path = tmp_path / "config.json"
     path.write_text('{"build_config": {"max_num_tokens": 8.192e3, "max_batch_size": 1}}')
-    assert read_limits(path) == {"max_num_seqs": 1, "max_num_batched_tokens": 8192}
+    assert read_all(path)[0] == {"max_num_seqs": 1, "max_num_batched_tokens": 8192}
 
 
 def test_a_yaml_options_file_is_read_as_yaml(tmp_path: Path):
     path = tmp_path / "extra.yml"
     path.write_text("max_batch_size: 1\nkv_cache_config:\n  max_tokens: 2048\n")
-    assert read_limits(path) == {"max_num_seqs": 1, "max_tokens_in_paged_kv_cache": 2048}
+    assert read_all(path)[0] == {"max_num_seqs": 1, "max_tokens_in_paged_kv_cache": 2048}
 
 
 def test_one_is_a_positive_whole_number():
