@@ -315,11 +315,11 @@ ENGINE_TABLE_ROWS = [
         "fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5", "heldout-6",
         "heldout-7", "heldout-10", "heldout-11", "heldout-12", "heldout-13", "heldout-14",
         "heldout-15", "heldout-16", "heldout-17", "heldout-18", "heldout-19", "heldout-20",
-        "heldout-23", "heldout-26", "heldout-27")],
+        "heldout-23", "heldout-26", "heldout-27", "heldout-29")],
     *[("vLLM", "MoE/MLA/multimodal", p, "vllm", MOE) for p in (
         "fit", "heldout", "heldout-2", "heldout-4", "heldout-5", "heldout-6", "heldout-11",
         "heldout-14", "heldout-15", "heldout-16", "heldout-17", "heldout-18", "heldout-19",
-        "heldout-20", "heldout-21", "heldout-26")],
+        "heldout-20", "heldout-21", "heldout-26", "heldout-29")],
     *[("SGLang", "dense", p, "sglang", "dense") for p in (
         "fit", "heldout", "heldout-3", "heldout-6", "heldout-7", "heldout-9", "heldout-11",
         "heldout-16", "heldout-21", "heldout-28", "heldout-30")],
@@ -405,7 +405,7 @@ PROSE = [
      r"(?P<h19>\d+) in heldout-19, (?P<h20>\d+) in heldout-20, (?P<h21>\d+) in heldout-21, "
      r"(?P<h22>\d+) in heldout-22, (?P<h23>\d+) in heldout-23, (?P<h24>\d+) in heldout-24, "
      r"(?P<h25>\d+) in heldout-25, (?P<h26>\d+) in heldout-26, (?P<h27>\d+) in heldout-27, "
-     r"(?P<h28>\d+) in heldout-28 and (?P<h30>\d+) in heldout-30;",
+     r"(?P<h28>\d+) in heldout-28, (?P<h29>\d+) in heldout-29 and (?P<h30>\d+) in heldout-30;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
