@@ -35,13 +35,18 @@ def describe_fix(target: Target, fix: Fix) -> str:
     new, old = fix.new, fix.old
     manifest = target.kind == KUBERNETES
     names = FLAG_NAMES.get(target.server or "vllm", FLAG_NAMES["vllm"])
+    # a value an options file set is changed there: the flag would be overridden by the file
+    # (TensorRT-LLM) or contradict it (vLLM, SGLang: the command line wins, silently for the file)
+    files = target.files if manifest else {}
     if "tp" in new:
         flag = names["tp"]
         if manifest:
             per_pod = new["tp"] * (target.planned.request.pp if target.planned else 1)
             per_pod *= target.engines_per_pod
-            parts.append(f"{flag} {old['tp']} -> {new['tp']} with "
-                         + target.gpu_request.format(n=per_pod))
+            src = files.get("parallel.tensor")
+            said = f"{src[1]} {old['tp']} -> {new['tp']} in {src[0]}" if src else \
+                f"{flag} {old['tp']} -> {new['tp']}"
+            parts.append(f"{said} with " + target.gpu_request.format(n=per_pod))
         else:
             parts.append(f"parallel.tensor: {old['tp']} -> {new['tp']}")
     if "gpus" in new:
@@ -57,12 +62,23 @@ def describe_fix(target: Target, fix: Fix) -> str:
         else:
             parts.append(f"hardware.count: {old['gpus']} -> {new['gpus']}")
     if "kv_cache_dtype" in new:
-        if manifest:
+        src = files.get("engine.kv_cache_dtype")
+        fp8 = names["kv"].split()[-1] if target.server != "trtllm" else "fp8"
+        if src:  # the file states the cache dtype (as auto, or another 16-bit one)
+            stated = target.deployment.engine.kv_cache_dtype if target.deployment else None
+            parts.append(f"{src[1]}: {stated or old['kv_cache_dtype']} -> {fp8} in {src[0]}")
+        elif "engine.trtllm_config" in files:  # it is applied over the flags: add it there
+            parts.append(f"kv_cache_config.dtype: {fp8} (add to {files['engine.trtllm_config'][0]})")
+        elif manifest:
             parts.append(names["kv"])
         else:
             parts.append(f"engine.kv_cache_dtype: {old['kv_cache_dtype']} -> fp8")
     for key, name in (("max_num_seqs", "seqs"), ("max_model_len", "len")):
         if key in new:
+            src = files.get(f"engine.{key}")
+            if src:
+                parts.append(f"{src[1]} {old[key]} -> {new[key]} in {src[0]}")
+                continue
             label = names[name] if manifest else f"engine.{key}:"
             parts.append(f"{label} {old[key]} -> {new[key]}")
     if "gpu" in new:
