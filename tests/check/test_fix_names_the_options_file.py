@@ -144,3 +144,25 @@ def test_a_vllm_config_files_key(tmp_path: Path) -> None:
     assert ("fix: kv-cache-dtype: auto -> fp8 in ConfigMap vllm-cfg serve.yaml (holds 108 users "
             "on 1 GPU(s))") in out
     assert "--kv-cache-dtype fp8 (" not in out
+
+
+def test_a_kvplan_files_trtllm_config_key(tmp_path: Path) -> None:
+    """A kvplan/v1 record whose engine.trtllm_config is Dynamo's file: parallel.tensor comes from
+    the file's tensor_parallel_size 4, and a record stating 8 would be refused ("state one"), so
+    the fix changes the file's key; it holds what the manifest's same fix holds."""
+    shutil.copy(DYNAMO, tmp_path / "mtp.yaml")
+    record = tmp_path / "r1.yaml"
+    record.write_text("apiVersion: kvplan/v1\nname: r1\nmodel: deepseek-r1\nhardware:\n"
+                      "  gpu: h200\n  count: 4\nengine:\n  name: trtllm\n  version: 1.2.0\n"
+                      "  trtllm_config: mtp.yaml\ntraffic:\n  peak_concurrent_users: 8\n"
+                      "  context_tokens:\n    mean: 8448\n")
+    code, out = _check(record)
+    assert code == 1, out
+    assert "fix: tensor_parallel_size 4 -> 8 in mtp.yaml and hardware.count: 4 -> 8" in out
+    assert "parallel.tensor: 4 -> 8" not in out
+    shutil.copy(DYNAMO, tmp_path / DYNAMO.name)
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(R1.replace("GPUS", "4"))
+    _, from_manifest = _check(manifest)
+    held = out.split("hardware.count: 4 -> 8 (holds ")[1].split(" users")[0]
+    assert f"with nvidia.com/gpu: 8 (holds {held} users on 8 GPU(s))" in from_manifest
