@@ -150,6 +150,12 @@ def plan_deployment(
     notes: list[str] = [f"model {model_note}"] if model_note else []
     notes += block_notes
     notes += [f"engine.kv_cache_dtype auto: {checkpoint_kv[1]}"] if checkpoint_kv else []
+    if e.name == "trtllm" and not checkpoint_kv and e.kv_cache_dtype == "auto" and \
+            "kv_cache_dtype" in e.model_fields_set:  # stated auto, nothing to resolve it to
+        notes.append(f"engine.kv_cache_dtype auto: TensorRT-LLM keeps the checkpoint's KV "
+                     f"quantization; {model.name}'s spec records none (kv_cache_quant_algo "
+                     f"unset: the files its source cites state none), so the cache is the "
+                     f"model's {kv_dtype.value}")
     notes += [f"engine.{key}: {unused_reason(e.name, key)}, so it is not used"  # never silently
               for key in UNUSED_BY.get(e.name, ())
               if key in e.model_fields_set and key != "block_size"]  # manifests state pages

@@ -86,3 +86,15 @@ def test_compressed_tensors_kv_cache_scheme() -> None:
     assert checkpoint_kv_quant({"quantization_config": {"kv_cache_scheme": None}}, None) is None
     with pytest.raises(ImportRefused, match="only 8-bit floats"):
         checkpoint_kv_quant({"quantization_config": {"kv_cache_scheme": {"num_bits": 4}}}, None)
+
+
+def test_stated_auto_without_a_recorded_quantization_says_so() -> None:
+    """llama-3.1-8b (meta-llama's bf16 checkpoint; no kv_cache_quant_algo in its spec) with
+    --kv-dtype auto on TensorRT-LLM: the model's 16-bit cache, 32 x 8 x 128 x 2 x 2 = 131,072 B a
+    token, and a note that the spec records no checkpoint KV quantization."""
+    res = CliRunner().invoke(app, ["size", "llama-3.1-8b", "--gpu", "h100", "--context", "8192",
+                                   "--engine", "trtllm", "--kv-dtype", "auto", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["results"][0]["kv_bytes_per_token"] == 32 * 8 * 128 * 2 * 2
+    assert "llama-3.1-8b's spec records none (kv_cache_quant_algo unset" in \
+        " ".join(res.output.split())
