@@ -27,6 +27,38 @@ def fail_line(target: Target, numbers: Numbers) -> int:
     return target.line_of("hardware.count")
 
 
+def trtllm_file_keys(target: Target) -> dict[str, tuple[str, str]]:
+    """For a kvplan/v1 file whose engine.trtllm_config names a TensorRT-LLM options file: the
+    fields that file sets (its limits, its settings, and a cache dtype it leaves at auto), each
+    with (the file, its key), as Found.files holds them for a manifest; a field the record
+    states with another value is refused ("state one"), so a fix changes the file's key."""
+    dep = target.deployment
+    ref = dep.engine.trtllm_config if dep is not None else None
+    if not ref:
+        return {}
+    from pathlib import Path
+
+    from kvplan.engines.trtllm_config import file_name, limits_from
+    from kvplan.engines.trtllm_settings import get_path, settings_from
+    from kvplan.errors import InputError
+    from kvplan.inputs import load_json, load_yaml
+
+    path = Path(ref) if Path(ref).is_absolute() else (target.base_dir or Path(".")) / ref
+    try:
+        data = load_json(path) if path.suffix == ".json" else load_yaml(path)
+        limits, (settings, _) = limits_from(data, path.name), settings_from(data, path.name)
+    except (InputError, OSError):
+        return {}  # the plan has already said why the file was not read
+    engine_file = isinstance(data, dict) and "build_config" in data
+    out = {f"engine.{f}": (path.name, file_name(f, engine_file)) for f in limits}
+    out |= {s.path: (path.name, s.key) for s in settings}
+    for key in ("kv_cache_config.dtype", "kv_cache_dtype"):
+        if get_path(data, tuple(key.split("."))) == "auto":
+            out.setdefault("engine.kv_cache_dtype", (path.name, key))
+    out["engine.trtllm_config"] = (path.name, "")
+    return out
+
+
 def describe_fix(target: Target, fix: Fix) -> str:
     """A fix in the file's own words (kvplan fields, or manifest flags and labels)."""
     from kvplan.check.startup import sequences
@@ -35,15 +67,20 @@ def describe_fix(target: Target, fix: Fix) -> str:
     new, old = fix.new, fix.old
     manifest = target.kind == KUBERNETES
     names = FLAG_NAMES.get(target.server or "vllm", FLAG_NAMES["vllm"])
+    # a value an options file set is changed there: the flag would be overridden by the file
+    # (TensorRT-LLM) or contradict it (vLLM, SGLang: the command line wins, silently for the file)
+    files = target.files if manifest else trtllm_file_keys(target)
     if "tp" in new:
         flag = names["tp"]
+        src = files.get("parallel.tensor")
+        in_file = f"{src[1]} {old['tp']} -> {new['tp']} in {src[0]}" if src else None
         if manifest:
             per_pod = new["tp"] * (target.planned.request.pp if target.planned else 1)
             per_pod *= target.engines_per_pod
-            parts.append(f"{flag} {old['tp']} -> {new['tp']} with "
-                         + target.gpu_request.format(n=per_pod))
+            said = in_file or f"{flag} {old['tp']} -> {new['tp']}"
+            parts.append(f"{said} with " + target.gpu_request.format(n=per_pod))
         else:
-            parts.append(f"parallel.tensor: {old['tp']} -> {new['tp']}")
+            parts.append(in_file or f"parallel.tensor: {old['tp']} -> {new['tp']}")
     if "gpus" in new:
         if manifest:
             per_pod = fix.numbers.gpus_per_replica * target.engines_per_pod
@@ -57,12 +94,23 @@ def describe_fix(target: Target, fix: Fix) -> str:
         else:
             parts.append(f"hardware.count: {old['gpus']} -> {new['gpus']}")
     if "kv_cache_dtype" in new:
-        if manifest:
+        src = files.get("engine.kv_cache_dtype")
+        fp8 = names["kv"].split()[-1] if target.server != "trtllm" else "fp8"
+        if src:  # the file states the cache dtype (as auto, or another 16-bit one)
+            stated = target.deployment.engine.kv_cache_dtype if target.deployment else None
+            parts.append(f"{src[1]}: {stated or old['kv_cache_dtype']} -> {fp8} in {src[0]}")
+        elif "engine.trtllm_config" in files:  # it is applied over the flags: add it there
+            parts.append(f"kv_cache_config.dtype: {fp8} (add to {files['engine.trtllm_config'][0]})")
+        elif manifest:
             parts.append(names["kv"])
         else:
             parts.append(f"engine.kv_cache_dtype: {old['kv_cache_dtype']} -> fp8")
     for key, name in (("max_num_seqs", "seqs"), ("max_model_len", "len")):
         if key in new:
+            src = files.get(f"engine.{key}")
+            if src:
+                parts.append(f"{src[1]} {old[key]} -> {new[key]} in {src[0]}")
+                continue
             label = names[name] if manifest else f"engine.{key}:"
             parts.append(f"{label} {old[key]} -> {new[key]}")
     if "gpu" in new:

@@ -32,6 +32,9 @@ class Target:
     server: str | None = None  # the engine a manifest runs (vllm, sglang); None for kvplan files
     engines_per_pod: int = 1  # data-parallel engines per pod (manifests)
     names: dict[str, str] = field(default_factory=dict)
+    # kvplan field -> (options file, its key) for values a loaded options file set (manifests;
+    # kvplan.check.manifests.engine.Found.files): a fix names the key in the file
+    files: dict[str, tuple[str, str]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     no_traffic: bool = False  # judged on start-up alone (no traffic declared)

@@ -136,16 +136,26 @@ def plan_deployment(
     dtypes = _parse_dtypes(e, fail)
     tp, pp = dep.parallel.tensor, dep.parallel.pipeline
     _check_settings(dep, gpu, fail)
+    checkpoint_kv = _checkpoint_kv(e, dtypes, model, fail)
     if problems or model is None or gpu is None:
         raise DeploymentError(source, problems)
 
     weight_dtype = dtypes.get("weight_dtype")
     kv_dtype = _kv_dtype(dtypes, model, e.name)
+    if checkpoint_kv is not None:
+        kv_dtype = parse_dtype(checkpoint_kv[0])
     context = e.max_model_len or model.max_context_tokens
     ctx = dep.traffic.context_tokens
     mean = ctx.mean if ctx else None
     notes: list[str] = [f"model {model_note}"] if model_note else []
     notes += block_notes
+    notes += [f"engine.kv_cache_dtype auto: {checkpoint_kv[1]}"] if checkpoint_kv else []
+    if e.name == "trtllm" and not checkpoint_kv and e.kv_cache_dtype == "auto" and \
+            "kv_cache_dtype" in e.model_fields_set:  # stated auto, nothing to resolve it to
+        notes.append(f"engine.kv_cache_dtype auto: TensorRT-LLM keeps the checkpoint's KV "
+                     f"quantization; {model.name}'s spec records none (kv_cache_quant_algo "
+                     f"unset: the files its source cites state none), so the cache is the "
+                     f"model's {kv_dtype.value}")
     notes += [f"engine.{key}: {unused_reason(e.name, key)}, so it is not used"  # never silently
               for key in UNUSED_BY.get(e.name, ())
               if key in e.model_fields_set and key != "block_size"]  # manifests state pages
@@ -297,6 +307,23 @@ def _check_settings(dep: Deployment, gpu: HardwareSpec | None,
             f"{count} GPU(s) cannot hold one replica: tensor {tp} x pipeline {pp} needs "
             f"{tp * pp} GPUs",
         )
+
+
+def _checkpoint_kv(e: EngineBlock, dtypes: dict[str, DType], model: ModelSpec | None,
+                   fail: Callable[[str, str], None]) -> tuple[str, str] | None:
+    """TensorRT-LLM's cache dtype auto (its default: no kv dtype stated, or `auto`) where the
+    model spec records the checkpoint's KV quantization: (the kv dtype, the note), None where
+    it does not apply; a quantization kvplan cannot plan fails naming what to state."""
+    if e.name != "trtllm" or model is None or model.kv_cache_quant_algo is None or (
+            "kv_cache_dtype" in dtypes and "kv_cache_dtype" in e.model_fields_set):
+        return None
+    from kvplan.engines.trtllm_settings import checkpoint_kv
+
+    kv, why = checkpoint_kv(model)
+    if kv is None:
+        fail("engine.kv_cache_dtype", f"auto: {why}")
+        return None
+    return kv, why
 
 
 def _kv_dtype(dtypes: dict[str, DType], model: ModelSpec, engine: str) -> DType:

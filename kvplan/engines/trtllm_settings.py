@@ -44,10 +44,33 @@ ACCEPTED_KV = ("auto", "fp8", "nvfp4")
 NVFP4_REFUSAL = ("kvplan has no NVFP4 cache (4-bit floats with one fp8 scale per 16 values; its "
                  "int4 cache keeps one 16-bit scale per kv_group_size values): set fp8 to plan "
                  "an 8-bit cache, or drop the key and state --kv-dtype")
-AUTO_NOTE = ("TensorRT-LLM keeps the checkpoint's kv_cache_quant_algo (hf_quant_config.json), "
-             "else the model's dtype; kvplan does not read kv_cache_quant_algo and plans the "
-             "record's kv dtype (--kv-dtype; unstated: the weights' dtype, 16 bits for quantized "
-             "weights)")
+AUTO_NOTE = ("TensorRT-LLM keeps the checkpoint's KV quantization (validate_and_set_kv_cache_quant "
+             "returns on auto, tensorrt_llm/_torch/pyexecutor/model_loader.py: hf_quant_config."
+             "json's kv_cache_quant_algo, or config.json's quantization_config.kv_cache_scheme), "
+             "else the model's dtype; kvplan plans the model spec's kv_cache_quant_algo where it "
+             "records one, else the record's kv dtype (--kv-dtype; unstated: the weights' dtype, "
+             "16 bits for quantized weights): state --kv-dtype fp8 for a checkpoint whose "
+             "hf_quant_config.json says kv_cache_quant_algo FP8 if its spec does not")
+
+
+def checkpoint_kv(model: object) -> tuple[str | None, str]:
+    """TensorRT-LLM's cache dtype auto for a model spec that records the checkpoint's KV
+    quantization (`kv_cache_quant_algo`): (kvplan's kv dtype, the note saying so), or (None,
+    why kvplan cannot plan it). Sources: validate_and_set_kv_cache_quant (auto returns and keeps
+    the checkpoint's quant_config.kv_cache_quant_algo), ModelConfig.load_modelopt_quant_config
+    (hf_quant_config.json), update_quant_config_from_compressed_tensors (kv_cache_scheme)."""
+    algo = getattr(model, "kv_cache_quant_algo", None)
+    name = getattr(model, "name", "the model")
+    said = (f"TensorRT-LLM's cache dtype auto (its default) keeps the checkpoint's KV "
+            f"quantization: {name}'s kv_cache_quant_algo {algo} (its spec, from the checkpoint "
+            "the spec's source cites)")
+    if algo == "FP8":
+        return "fp8", f"{said}: an fp8 cache; state --kv-dtype to plan another"
+    if algo == "NVFP4":
+        return None, f"{said}: {NVFP4_REFUSAL}"
+    return None, (f"{said}: TensorRT-LLM's INT8 cache is not modelled; state --kv-dtype (fp8 "
+                  "plans one byte a value, as kv_cache_config.dtype fp8 would override the "
+                  "checkpoint's)")
 TOP_LEVEL_NOTE = ("an older spelling (TorchLlmArgs.kv_cache_dtype in the 0.20/0.21-era "
                   "llm_args.py); current releases read kv_cache_config.dtype and reject the "
                   "top-level key (TensorRT-LLM PR #18899)")

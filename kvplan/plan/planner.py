@@ -54,10 +54,13 @@ def resolve(record: Record, need_load: bool = True) -> PlannedDeployment:
     from kvplan.plan.moot import refuse_moot
 
     dep = record.deployment
-    if dep.engine.trtllm_config is not None and "engine.kv_cache_dtype" not in record.origins:
+    if (dep.engine.trtllm_config is not None or dep.engine.name == "trtllm") and \
+            "engine.kv_cache_dtype" not in record.origins:
         from kvplan.deploy.engine_block import kv_dtype_unstated
 
-        dep = kv_dtype_unstated(dep)  # the flags' fp16 default: the options file may state one
+        # the flags' fp16 default: the options file, or the checkpoint (TensorRT-LLM's auto,
+        # the model spec's kv_cache_quant_algo), may state one
+        dep = kv_dtype_unstated(dep)
     try:
         planned = plan_deployment(dep, record.source, record.base_dir, record.doc,
                                   need_load=need_load)

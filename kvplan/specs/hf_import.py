@@ -27,6 +27,7 @@ from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
 from kvplan.specs.hf_mamba import granite_layer_kinds, granite_moe
 from kvplan.specs.hf_nvfp4 import from_quant_file, nvfp4_quant
 from kvplan.specs.hf_quant import (
+    checkpoint_kv_quant,
     linear_quant,
     with_compression_config,
     with_expert_quant,
@@ -159,7 +160,11 @@ def import_model(
                                 "quantization_config")
         else:
             with_modelopt_file(loaded.quant_file, weight, loaded.notes)
-        return spec_from_config(
+        kv_quant = checkpoint_kv_quant(config, loaded.quant_file)
+        if kv_quant is not None:
+            loaded.notes.append(f"the checkpoint quantizes its KV cache: kv_cache_quant_algo "
+                                f"{kv_quant} (TensorRT-LLM's cache dtype auto takes it)")
+        spec = spec_from_config(
             config,
             name=spec_name,
             hf_id=hf_id or loaded.hf_id or f"local/{spec_name}",
@@ -169,6 +174,7 @@ def import_model(
             param_source=loaded.param_source,
             extra_notes=loaded.notes,
         )
+        return spec.model_copy(update={"kv_cache_quant_algo": kv_quant}) if kv_quant else spec
     except UnsupportedArchitecture as err:
         raise InputError(f"{source}: cannot import: {err}") from None
     except ValidationError as err:  # a shape the schema refuses (KV heads above heads, ...)

@@ -103,6 +103,32 @@ def with_compression_config(cfg: dict[str, Any], notes: list[str]) -> None:
     notes.append("quantization read from compression_config (compressed-tensors' older key)")
 
 
+def checkpoint_kv_quant(config: Mapping[str, Any],
+                        quant_file: Mapping[str, Any] | None) -> str | None:
+    """The checkpoint's own KV-cache quantization as TensorRT-LLM reads it (the spec's
+    `kv_cache_quant_algo`): hf_quant_config.json's quantization.kv_cache_quant_algo
+    (ModelConfig.load_modelopt_quant_config, tensorrt_llm/_torch/model_config.py), else FP8 for
+    config.json's quantization_config.kv_cache_scheme of 8-bit floats
+    (update_quant_config_from_compressed_tensors: `num_bits == 8 and type == "float"`, any other
+    scheme raises ValueError there, and ImportRefused here); None where neither states one."""
+    quant = quant_file.get("quantization") if isinstance(quant_file, Mapping) else None
+    algo = quant.get("kv_cache_quant_algo") if isinstance(quant, Mapping) else None
+    if algo is not None:
+        if algo not in ("FP8", "NVFP4", "INT8"):
+            raise ImportRefused(f"hf_quant_config.json: kv_cache_quant_algo {algo!r} is not one "
+                                "of FP8, NVFP4, INT8")
+        return str(algo)
+    qc = config.get("quantization_config")
+    scheme = qc.get("kv_cache_scheme") if isinstance(qc, Mapping) else None
+    if scheme is None:
+        return None
+    if isinstance(scheme, Mapping) and scheme.get("num_bits") == 8 and \
+            scheme.get("type") == "float":
+        return "FP8"
+    raise ImportRefused(f"quantization_config.kv_cache_scheme {scheme!r}: only 8-bit floats "
+                        "(FP8) are read, as TensorRT-LLM reads them")
+
+
 def with_modelopt_file(quant_file: Mapping[str, Any] | None, weight: DType | None,
                        notes: list[str]) -> None:
     """ModelOpt exports (nvidia/*-FP8) leave config.json's torch_dtype at the unquantized dtype,

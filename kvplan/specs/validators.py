@@ -6,7 +6,7 @@ the field descriptions the docs print (kvplan.render.schema_doc)."""
 
 # No `from __future__ import annotations`: pydantic would evaluate every string annotation again
 # when each class is made, a third of this module's import time (paid when a file needs pydantic).
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -233,6 +233,12 @@ class ModelSpec(Strict):
     nvfp4: NVFP4Quant | None = Field(
         default=None, description="a ModelOpt NVFP4 checkpoint (quant_algo NVFP4): the groups "
         "it stores in 4 bits; unset: weight_dtype throughout")
+    kv_cache_quant_algo: Literal["FP8", "NVFP4", "INT8"] | None = Field(
+        default=None, description="the checkpoint's own KV-cache quantization, as TensorRT-LLM "
+        "reads it: hf_quant_config.json's kv_cache_quant_algo (ModelOpt), or FP8 for "
+        "config.json's quantization_config.kv_cache_scheme of 8-bit floats (compressed-tensors); "
+        "`source` cites the file. TensorRT-LLM's cache dtype auto (its default) takes it; "
+        "unset: the files `source` cites state none")
     notes: str | None = Field(default=None, description="traps and choices, in words")
 
     @field_validator("weight_dtype", mode="before")

@@ -41,12 +41,14 @@ def test_both_spellings_that_agree_apply_once():
 
 
 def test_auto_leaves_the_record_and_says_what_auto_is():
-    """TensorRT-LLM's "auto" keeps the checkpoint's kv_cache_quant_algo, which kvplan does not
-    read: nothing is applied, the note says so."""
+    """TensorRT-LLM's "auto" keeps the checkpoint's KV quantization: the file applies nothing
+    (the model spec's kv_cache_quant_algo resolves it when the plan is built,
+    kvplan.deploy._checkpoint_kv), and the note says where auto comes from and what to state."""
     settings, notes = settings_from({"kv_cache_config": {"dtype": "auto"}}, "x.yaml")
     assert settings == []
     assert notes == [f"x.yaml: kv_cache_config.dtype auto: {AUTO_NOTE}"]
-    assert AUTO_NOTE.startswith("TensorRT-LLM keeps the checkpoint's kv_cache_quant_algo")
+    assert AUTO_NOTE.startswith("TensorRT-LLM keeps the checkpoint's KV quantization")
+    assert "kv_cache_quant_algo" in AUTO_NOTE and "state --kv-dtype fp8" in AUTO_NOTE
 
 
 def test_an_older_releases_derived_expert_size_is_not_stated():

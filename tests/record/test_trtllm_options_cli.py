@@ -133,8 +133,8 @@ def test_auto_leaves_the_plan_unchanged(tmp_path: Path) -> None:
     none = tmp_path / "none.yaml"
     none.write_text("max_seq_len: 8192\n")
     res = _size("llama-3.1-8b", "--engine", "trtllm", "--trtllm-config", str(auto))
-    assert "kv_cache_config.dtype auto: TensorRT-LLM keeps the checkpoint's " \
-           "kv_cache_quant_algo" in " ".join(res.output.split())
+    assert "kv_cache_config.dtype auto: TensorRT-LLM keeps the checkpoint's KV " \
+           "quantization" in " ".join(res.output.split())
     [with_auto] = _rows(_size("llama-3.1-8b", "--engine", "trtllm", "--trtllm-config",
                               str(auto), "-f", "json"))
     [without] = _rows(_size("llama-3.1-8b", "--engine", "trtllm", "--trtllm-config", str(none),

@@ -183,6 +183,7 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
             continue
         path = fields.get(flag, (flag, ""))[0]
         if path in on_line:
+            origin.pop(flag, None)  # the command line's value is used: not the file's
             cli_flag, cli_raw = on_line[path]
             if cli_raw != raw:
                 mine = f"{cli_flag} {cli_raw}" if cli_raw is not None else cli_flag

@@ -93,6 +93,8 @@ TRTLLM: dict[str, tuple[str, str]] = {
     "--extra_llm_api_options": ("engine.trtllm_config", "path"),
     "--config": ("engine.trtllm_config", "path"),
     "--backend": ("engine.trtllm_backend", "str"),
+    # 1.3.0rc7 on (kvplan.check.engine_flags.trtllm.SINCE); checked by pool_flags.trtllm_kv_flag
+    "--kv_cache_dtype": ("engine.kv_cache_dtype", "str"),
 }
 FIELDS = {"vllm": VLLM, "sglang": SGLANG, "trtllm": TRTLLM}
 # Options read, not modelled, each with the reason `check` notes (SGLang 0.5.21's source:
@@ -136,11 +138,16 @@ FLAG_NAMES = {
 
 @dataclass
 class Found:
-    """kvplan fields read from a manifest, with the line of each and what to call it."""
+    """kvplan fields read from a manifest, with the line of each and what to call it.
+    `files`: the fields an options file set (TensorRT-LLM's --extra_llm_api_options / --config,
+    vLLM's and SGLang's --config), each with (the file, its key), so that a fix changes the key
+    in the file rather than a flag the file would override or that its value contradicts;
+    `engine.trtllm_config` names the TensorRT-LLM options file itself (key "")."""
 
     values: dict[str, Any] = field(default_factory=dict)
     lines: dict[str, int] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
+    files: dict[str, tuple[str, str]] = field(default_factory=dict)
 
     def put(self, path: str, value: Any, line: int, name: str) -> None:
         self.values[path] = value
@@ -296,12 +303,16 @@ def read_options(
         said = f"--config {origin[flag][1]}: {origin[flag][0]}" if flag in origin else flag
         if kind in ("true", "false"):
             found.put(path, kind == "true", line, said)
+            if flag in origin:
+                found.files[path] = (origin[flag][1], origin[flag][0])
             continue
         if raw is None:
             problems.append(Problem(said, "needs a value", line))
             continue
         try:
             found.put(path, convert(kind, raw), line, said)
+            if flag in origin:
+                found.files[path] = (origin[flag][1], origin[flag][0])
         except ValueError:
             if kind == "mm" and inv.engine == "vllm" and vllm_rejects_mm(raw):
                 refusals.append(Refusal(flag, f"the engine refuses it: {raw!r} is neither a JSON "
@@ -323,7 +334,12 @@ def read_options(
     for key, value in DEFAULTS.get(inv.engine, {}).items():
         found.values.setdefault(key, value)
     from kvplan.check.manifests.pool_flags import expert_parallel, speculative, trtllm_options
+    from kvplan.check.manifests.trtllm_kv import trtllm_kv_backend, trtllm_kv_flag
 
     speculative(found, problems, refusals, parsed)
     expert_parallel(found, notes)
+    if inv.engine == "trtllm":
+        trtllm_kv_flag(found, notes, problems, refusals)
     trtllm_options(found, notes, problems, manifest)
+    if inv.engine == "trtllm":
+        trtllm_kv_backend(found, problems)

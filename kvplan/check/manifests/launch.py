@@ -155,6 +155,7 @@ def to_target(w: Workload) -> Target:
                     base_dir=w.path.parent, server=w.inv.engine, engines_per_pod=w.dp,
                     notes=w.notes)
     target.gpu_request = GPU_REQUEST.get(w.site.kind, target.gpu_request)
+    target.files = dict(found.files)
     target.names = dict(found.names) | {"hardware.count": "replicas",
                                         "traffic": "kvplan.io traffic annotations"}
     target.doc = Doc(data=None, start_line=w.doc.start_line,

@@ -114,7 +114,7 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     cannot see is noted, not read."""
     from kvplan.deploy import Problem
     from kvplan.engines.trtllm_config import file_name, limits_from, unread_note
-    from kvplan.engines.trtllm_settings import backend_refusal, settings_from
+    from kvplan.engines.trtllm_settings import backend_refusal, get_path, settings_from
     from kvplan.errors import InputError
 
     ref = found.values.pop("engine.trtllm_config", None)
@@ -142,6 +142,12 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     except InputError as err:
         problems.append(Problem(name, str(err), line))
         return
+    from kvplan.check.manifests.trtllm_kv import disagreement
+
+    clash = disagreement(found, data, where)
+    if clash is not None:
+        problems.append(Problem(name, clash, line))
+        return
     engine_file = isinstance(data, dict) and "build_config" in data
     applied: list[tuple[str, object, str]] = [
         (f"engine.{f}", v, file_name(f, engine_file)) for f, v in limits.items()]
@@ -152,6 +158,11 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
             notes.append(f"{where}'s {key} {value} overrides {found.names[path]} {old} "
                          "(trtllm-serve applies the options file over its flags)")
         found.put(path, value, line, f"{name} {where}: {key}")
+        found.files[path] = (where, key)
+    found.files["engine.trtllm_config"] = (where, "")
+    for key in ("kv_cache_config.dtype", "kv_cache_dtype"):  # auto: set there, not applied
+        if get_path(data, tuple(key.split("."))) == "auto":
+            found.files.setdefault("engine.kv_cache_dtype", (where, key))
     refused = backend_refusal(where, settings, found.values.get("engine.version"),
                               found.values.get("engine.trtllm_backend"))
     if refused is not None:
