@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from kvplan.check.gpus import label_for
 from kvplan.check.manifests.engine import FLAG_NAMES
-from kvplan.check.target import KUBERNETES, Target
+from kvplan.check.target import Target
 from kvplan.check.verdict import Fix, Numbers
 
 
@@ -33,7 +33,7 @@ def describe_fix(target: Target, fix: Fix) -> str:
 
     parts = []
     new, old = fix.new, fix.old
-    manifest = target.kind == KUBERNETES
+    manifest = target.manifest
     names = FLAG_NAMES.get(target.server or "vllm", FLAG_NAMES["vllm"])
     if "tp" in new:
         flag = names["tp"]
