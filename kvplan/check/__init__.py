@@ -241,6 +241,13 @@ def _nothing_read(path: Path) -> str:
         if docs and isinstance(docs[0].data, dict) and missing_api_version(docs[0].data):
             return ("no apiVersion: the first document has a kvplan/v1 deployment's model and "
                     "sections but not its first line; add `apiVersion: kvplan/v1`")
+        from kvplan.check.manifests.compose import unread_services
+
+        unread = [why for d in docs for why in unread_services(d.data)]
+        if unread:
+            return ("; ".join(unread) + ". State the server in the service (`entrypoint: "
+                    "[\"vllm\", \"serve\"]` with the model and options in `command:`), or "
+                    "describe the deployment in a kvplan/v1 file")
     return "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this file"
 
 

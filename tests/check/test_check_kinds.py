@@ -125,3 +125,63 @@ def test_a_refused_fail_carries_its_reasons_in_json(runner: CliRunner) -> None:
                               "--gpu-memory-utilisation; did you mean --gpu-memory-utilization? "
                               "(a letter or two from it: no release accepts that spelling)"]
     assert row["gpu"] is None  # no GPU named: not the placeholder it is planned on
+
+
+SIDE = ("traffic:\n  peak_concurrent_users: 400\n  context_tokens: {mean: 4000}\n")
+
+
+def test_more_replicas_in_a_scripts_words(runner: CliRunner, tmp_path: Path) -> None:
+    """A script starts one server: more replicas are more servers like it, not `replicas:` (a
+    field the script does not have). Qwen2.5-7B on one L4 holds 24 users (the verdict line);
+    400 required: ceil(400 / 24) = 17 servers, 17 x 24 = 408 users on 17 GPUs."""
+    (tmp_path / "cap.sh").write_text("export CUDA_VISIBLE_DEVICES=0\nvllm serve "
+                                     "Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n")
+    (tmp_path / "cap.kvplan.yaml").write_text(SIDE)
+    out = text(runner, tmp_path / "cap.sh", "--gpu", "l4")
+    assert "holds 24 users < 400 required" in out
+    assert ("1 -> 17 servers like this one (each on its own CUDA_VISIBLE_DEVICES) (holds "
+            "408 users on 17 GPU(s))") in out
+    assert "replicas:" not in out
+
+
+def test_more_replicas_in_compose_and_docker_run_words(runner: CliRunner, tmp_path: Path) -> None:
+    """The same server and load (26 users a replica, 16 replicas for 400): compose scales with
+    deploy.replicas, a `docker run` line with more containers."""
+    (tmp_path / "run.sh").write_text("docker run --gpus 1 vllm/vllm-openai:v0.8.5 --model "
+                                     "Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n")
+    (tmp_path / "run.kvplan.yaml").write_text(SIDE)
+    (row,) = rows(runner, tmp_path / "run.sh", args=("--gpu", "l4"))
+    per = row["users_per_replica"]
+    n = -(-400 // per)  # ceil
+    (more,) = [f for f in row["fixes"] if f["change"] == "more_gpus"]
+    assert more["text"] == (f"1 -> {n} containers like this one (each with its own "
+                                       f"--gpus) (holds {n * per:,} users on {n} GPU(s))")
+    (tmp_path / "compose.yaml").write_text(
+        "services:\n  a:\n    image: vllm/vllm-openai:v0.8.5\n"
+        "    command: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, '8192']\n"
+        "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, "
+        "capabilities: [gpu]}]}}}\n")
+    (tmp_path / "compose.kvplan.yaml").write_text(SIDE)
+    (row,) = rows(runner, tmp_path / "compose.yaml", args=("--gpu", "l4"))
+    per = row["users_per_replica"]
+    n = -(-400 // per)
+    (more,) = [f for f in row["fixes"] if f["change"] == "more_gpus"]
+    assert more["text"] == (f"deploy.replicas: 1 -> {n} (holds {n * per:,} users on "
+                                       f"{n} GPU(s))")
+
+
+def test_a_compose_file_whose_server_is_in_its_image_says_so(runner: CliRunner) -> None:
+    """Given by name, a compose file whose vLLM service kvplan cannot read read "nothing that
+    runs vLLM, SGLang or TensorRT-LLM in this file", though its service is named for vLLM.
+    MichaelMcCulloch/WikiDex builds its image and gives no command; scilifelab's voxtral service
+    passes only `--config FILE` to a locally built image."""
+    out = text(runner, CHECK / "qa" / "wikidex-vllm-compose.yml")
+    assert ("wikidex-vllm-compose.yml:1: service vllm_inference_server looks like vLLM (its "
+            "name or image) but has no `command:` or `entrypoint:`: its server starts from the "
+            "entrypoint and CMD of the image (built from `.`), which kvplan cannot see.") in out
+    out = text(runner, CHECK / "config-file" / "scilifelab-voxtral" / "compose.yaml")
+    assert ("service voxtral-small-24b looks like vLLM (its name or image) but its command "
+            "`--config /app/vllm-config.yaml` names no model and no server kvplan reads, and the "
+            "entrypoint of image vllm-voxtral:latest (built from `.`), which would start the "
+            "server, is not in this file") in out
+    assert "nothing that runs" not in out
