@@ -141,3 +141,34 @@ def test_no_volume_at_the_path_says_so_in_compose_words(tmp_path: Path):
     assert ("kvplan reads it only beside the compose file or in a file a volume of it "
             "bind-mounts there, and no volume mounts this path") in out
     assert "ConfigMap" not in out
+
+
+def _script(tmp: Path, ref: str) -> tuple[int, str]:
+    (tmp / "serve.sh").write_text(f"vllm serve meta-llama/Llama-3.1-70B-Instruct --config {ref}\n")
+    res = runner.invoke(app, ["check", str(tmp / "serve.sh"), "--gpu", "h100"])
+    return res.exit_code, " ".join(res.stdout.split())
+
+
+def test_a_scripts_absolute_config_path_is_read_when_it_is_here(tmp_path: Path):
+    """A server a script starts outside a container reads `--config /abs/serve.yaml` on its own
+    machine: kvplan reads that path when it exists where kvplan runs (TP 4 from it: PASS on 4
+    H100s, where TP 1 cannot hold the 141 GB of weights), and notes the caution."""
+    cfg = tmp_path / "elsewhere" / "serve.yaml"
+    cfg.parent.mkdir()
+    cfg.write_text("tensor-parallel-size: 4\nmax-model-len: 8192\n")
+    code, out = _script(tmp_path, str(cfg))
+    assert code == 0, out
+    assert f"--config {cfg}: 2 option(s) read from {cfg}" in out
+    assert f"note: {cfg} read on this machine (the one running kvplan): the machine that runs " \
+           "the script must hold the same file" in out
+
+
+def test_a_scripts_absolute_config_path_missing_here_is_named(tmp_path: Path):
+    """Not there: FAIL at TP 1, and the note names the path and why (it read 'kvplan reads it
+    only beside the manifest or in a ConfigMap of it', neither of which a script has)."""
+    missing = tmp_path / "nowhere" / "serve.yaml"
+    code, out = _script(tmp_path, str(missing))
+    assert code == 1, out
+    assert (f"--config {missing}: a path on the machine that runs the script, and {missing} is "
+            "not a file on this machine (the one running kvplan)") in out
+    assert "ConfigMap" not in out and "manifest" not in out

@@ -104,7 +104,7 @@ def expert_parallel(found: Found, notes: list[str]) -> None:
 
 
 def trtllm_options(found: Found, notes: list[str], problems: list[Any],
-                   manifest: Path | None) -> None:
+                   manifest: Path | None, on_host: bool = False) -> None:
     """--extra_llm_api_options / --config: its limits (kvplan.engines.trtllm_config) and its
     settings (the cache dtype, the parallel layout, the backend: kvplan.engines.trtllm_settings)
     are read from the file beside the manifest (the path relative to the manifest's folder, or
@@ -122,7 +122,7 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     name = found.names.pop("engine.trtllm_config", "--extra_llm_api_options")
     if ref is None:
         return
-    text, where = _options_text(str(ref), manifest, notes)
+    text, where = _options_text(str(ref), manifest, notes, on_host)
     if text is None and where.startswith(UNREAD_MOUNT):
         notes.append(f"{name} {ref}: {where}; its limits (max_batch_size, max_num_tokens, "
                      "max_seq_len, kv_cache_config) and settings are not read")
@@ -170,13 +170,24 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
         notes.append(other)
 
 
-def _options_text(ref: str, manifest: Path | None,
-                  notes: list[str] | None = None) -> tuple[Path | str | None, str]:
+def _options_text(ref: str, manifest: Path | None, notes: list[str] | None = None,
+                  on_host: bool = False) -> tuple[Path | str | None, str]:
     """(the file beside the manifest, a compose volume's file on this machine, or a ConfigMap's
     text, or None; what to call it). A compose volume that covers `ref` but is not read says why
     as the second value, starting "mounted from" / "an anonymous" (kvplan.check.manifests.
-    compose_mounts); a host path read appends its caution to `notes`."""
+    compose_mounts); a host path read appends its caution to `notes`. `on_host`: a server a
+    script starts outside a container, whose absolute path is one on the script's machine."""
     base = Path(ref).name
+    if on_host and ref.startswith(("/", "~")):
+        host = Path(ref).expanduser()
+        if host.is_file():
+            if notes is not None:
+                notes.append(f"{host} read on this machine (the one running kvplan): the machine "
+                             "that runs the script must hold the same file")
+            return host, str(host)
+        if manifest is None or not (manifest.parent / host.name).is_file():
+            return None, (f"a path on the machine that runs the script, and {host} is not a "
+                          "file on this machine (the one running kvplan)")
     if manifest is not None:
         for cand in (manifest.parent / ref.lstrip("/"), manifest.parent / base):
             if cand.is_file():
@@ -208,4 +219,5 @@ def _options_text(ref: str, manifest: Path | None,
     return None, base
 
 
-UNREAD_MOUNT = ("mounted from", "an anonymous")  # _options_text's why, when a volume covers it
+# _options_text's why, when a compose volume covers the path or a script's host path is not here
+UNREAD_MOUNT = ("mounted from", "an anonymous", "a path on the machine")
