@@ -96,7 +96,9 @@ def judge_target(target: Target) -> Outcome:
     dep = target.deployment
     if target.problems or dep is None:
         return _error(out, target.problems)
-    out.model, out.gpu, out.engine = dep.model, dep.hardware.gpu, dep.engine.name
+    # a file that names no GPU is planned on a placeholder: not a GPU to report
+    out.model, out.engine = dep.model, dep.engine.name
+    out.gpu = dep.hardware.gpu if target.gpu_named else None
     out.engine_version = dep.engine.version
     if _refused(out, target) is not None:
         return out
@@ -118,7 +120,7 @@ def judge_target(target: Target) -> Outcome:
         return _error(out, target.renamed(err.items))
     target.planned = planned
     req = planned.request
-    out.model, out.gpu = req.model.name, req.gpu.name
+    out.model, out.gpu = req.model.name, (req.gpu.name if target.gpu_named else None)
     if target.gpu_named and target.gpu_vendor not in (None, req.gpu.vendor):
         out.notes.append(f"{req.gpu.name} is an {req.gpu.vendor.upper()} GPU, but the container "
                          f"runs on {str(target.gpu_vendor).upper()} GPUs (its image or GPU "
@@ -133,19 +135,17 @@ def judge_target(target: Target) -> Outcome:
         catalog = tuple(g for g in catalog if label_for(g.name, family) is not None)
     out.notes.extend(planned.notes)
     if not target.gpu_named:
+        from kvplan.check.manifests.wording import no_gpu_named, vendor_only
         from kvplan.check.startup import starts_on
 
         every = _catalog()
         if target.gpu_vendor is not None:  # an AMD (ROCm) container never runs on NVIDIA GPUs
             every = tuple(g for g in every if g.vendor == target.gpu_vendor)
-            out.notes.append(f"starts on lists {target.gpu_vendor.upper()} GPUs only: "
-                             + ("the container is a ROCm build or asks for amd.com/gpu"
-                                if target.gpu_vendor == "amd" else "the container asks for "
-                                "NVIDIA GPUs (nvidia.com/gpu, a compose device reservation)"))
+            out.notes.append(vendor_only(target.kind, target.gpu_vendor))
         yes, no = starts_on(planned, dep.hardware.count, every, target.engines_per_pod)
         out.verdict, out.gpu = WARN, None
         out.summary = (f"no GPU named; starts on: {', '.join(yes) or 'none'}; would not start "
-                       f"on: {', '.join(no) or 'none'} (name one with a node label or --gpu)")
+                       f"on: {', '.join(no) or 'none'} ({no_gpu_named(target.kind, Path(target.file))})")
         return out
     verdict = judge(planned, dep.hardware.count, catalog, target.engines_per_pod)
     out.numbers = verdict.numbers
@@ -241,6 +241,13 @@ def _nothing_read(path: Path) -> str:
         if docs and isinstance(docs[0].data, dict) and missing_api_version(docs[0].data):
             return ("no apiVersion: the first document has a kvplan/v1 deployment's model and "
                     "sections but not its first line; add `apiVersion: kvplan/v1`")
+        from kvplan.check.manifests.compose import unread_services
+
+        unread = [why for d in docs for why in unread_services(d.data)]
+        if unread:
+            return ("; ".join(unread) + ". State the server in the service (`entrypoint: "
+                    "[\"vllm\", \"serve\"]` with the model and options in `command:`), or "
+                    "describe the deployment in a kvplan/v1 file")
     return "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this file"
 
 

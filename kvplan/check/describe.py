@@ -5,8 +5,17 @@ from __future__ import annotations
 
 from kvplan.check.gpus import label_for
 from kvplan.check.manifests.engine import FLAG_NAMES
-from kvplan.check.target import KUBERNETES, Target
+from kvplan.check.target import COMPOSE, DOCKER_RUN, KUBERNETES, SCRIPT, Target
 from kvplan.check.verdict import Fix, Numbers
+
+# more replicas in each kind's words: a script or `docker run` line starts one server, so more
+# replicas are more servers like it, each on GPUs of its own
+REPLICAS = {
+    KUBERNETES: "replicas: {old} -> {new}",
+    COMPOSE: "deploy.replicas: {old} -> {new}",
+    SCRIPT: "{old} -> {new} servers like this one (each on its own CUDA_VISIBLE_DEVICES)",
+    DOCKER_RUN: "{old} -> {new} containers like this one (each with its own --gpus)",
+}
 
 
 def fail_line(target: Target, numbers: Numbers) -> int:
@@ -65,7 +74,7 @@ def describe_fix(target: Target, fix: Fix) -> str:
 
     parts = []
     new, old = fix.new, fix.old
-    manifest = target.kind == KUBERNETES
+    manifest = target.manifest
     names = FLAG_NAMES.get(target.server or "vllm", FLAG_NAMES["vllm"])
     # a value an options file set is changed there: the flag would be overridden by the file
     # (TensorRT-LLM) or contradict it (vLLM, SGLang: the command line wins, silently for the file)
@@ -90,7 +99,8 @@ def describe_fix(target: Target, fix: Fix) -> str:
             )
             pods_new = new["gpus"] // per_pod
             if pods_new != pods_old:
-                parts.append(f"replicas: {pods_old} -> {pods_new}")
+                parts.append(REPLICAS.get(target.kind, REPLICAS[KUBERNETES]).format(
+                    old=pods_old, new=pods_new))
         else:
             parts.append(f"hardware.count: {old['gpus']} -> {new['gpus']}")
     if "kv_cache_dtype" in new:

@@ -133,7 +133,12 @@ def record(o: Outcome) -> dict[str, Any]:
         "engine": o.engine,
         "engine_version": o.engine_version,
         "server": o.server,
+        # the verdict's phrase when it has no numbers to give it: a WARN's "no GPU named; starts
+        # on: ...", a start-up-only PASS or FAIL ("no traffic declared")
+        "summary": o.summary,
     }
+    if n is None:  # a FAIL before any arithmetic: what the engine refuses
+        rec["reasons"] = list(o.reasons)
     if n is not None:
         rec.update(
             {

@@ -1,4 +1,10 @@
-"""What `check` judges: one deployment found in a file, kvplan/v1 or Kubernetes."""
+"""What `check` judges: one deployment found in a file, and the kind of file it came from.
+
+The kinds (the JSON's `kind`): `kvplan`, a kvplan/v1 document; `kubernetes`, a Kubernetes object
+or the Helm values of a chart that renders one (a pod template: node labels, GPU limits,
+replicas); `compose`, a docker-compose service (a device reservation, deploy.replicas);
+`script`, a server a shell script starts on the machine it runs on (CUDA_VISIBLE_DEVICES);
+`docker_run`, a `docker run` line of a script (--gpus)."""
 
 from __future__ import annotations
 
@@ -10,6 +16,17 @@ from kvplan.deploy.yamldoc import Doc
 
 KVPLAN = "kvplan"
 KUBERNETES = "kubernetes"
+COMPOSE = "compose"
+SCRIPT = "script"
+DOCKER_RUN = "docker_run"
+KINDS = (KVPLAN, KUBERNETES, COMPOSE, SCRIPT, DOCKER_RUN)
+# PodSite.kind of the readers that are not Kubernetes objects -> the target's kind
+_SITE_KINDS = {"compose service": COMPOSE, "shell command": SCRIPT, "docker run": DOCKER_RUN}
+
+
+def kind_of_site(site_kind: str) -> str:
+    """The target kind of a pod site: compose, script or docker_run, else kubernetes."""
+    return _SITE_KINDS.get(site_kind, KUBERNETES)
 
 
 @dataclass
@@ -22,7 +39,7 @@ class Target:
     """
 
     file: str
-    kind: str  # KVPLAN or KUBERNETES
+    kind: str  # one of KINDS
     line: int
     name: str | None = None
     doc: Doc | None = None
@@ -45,6 +62,11 @@ class Target:
     # how the file asks for N GPUs, in a fix's words: a pod's limit; a compose device
     # reservation; a script's visible devices (kvplan.check.describe)
     gpu_request: str = "nvidia.com/gpu: {n}"
+
+    @property
+    def manifest(self) -> bool:
+        """Read from a file that is not kvplan/v1 (its own flags and words in a fix)."""
+        return self.kind != KVPLAN
 
     def field_name(self, path: str) -> str:
         """What this file calls a kvplan field (longest matching prefix wins)."""

@@ -123,7 +123,10 @@ FAILURES = {
     ],
     "compose.yaml": [
         "WARN  line 3  defaults: no GPU named; starts on:",
-        f"ERROR line 17: '--model ${{MODEL:?set MODEL}}' is an unrendered template: {RENDER}",
+        # compose's words: the variable comes from .env beside the file, not a Helm chart
+        "ERROR line 17: '--model ${MODEL:?set MODEL}' is an unrendered template: set it in .env "
+        "beside the compose file (compose reads that file), or render first (docker compose "
+        "config)",
         # compose's words for it, not a pod's resources.limits
         "ERROR line 27: deploy: the service reserves no GPU; add deploy.resources.reservations."
         "devices (driver: nvidia, count: 1, capabilities: [gpu]), or runtime: nvidia with "

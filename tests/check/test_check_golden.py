@@ -20,6 +20,11 @@ FILES = [
     "tests/assets/check/kvplan/fail-weights-h200.yaml",
     "tests/assets/check/k8s/sglang-pass.yaml",
     "tests/assets/check/invalid/unknown-key.yaml",
+    # one of each kind that is not kvplan/v1 or Kubernetes, as ERRORs the catalog cannot move:
+    # a compose service (`compose`), a script's server start (`script`) and `docker run` line
+    # (`docker_run`), each in its own words
+    "tests/assets/check/qa/selfhost-vllm-compose.yml",
+    "tests/assets/check/scripts/synthetic/loop-and-function.sh",
 ]
 
 

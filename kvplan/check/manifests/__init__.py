@@ -33,8 +33,9 @@ from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
+from kvplan.check.manifests.wording import in_file_words
 from kvplan.check.manifests.workload import Workload, container_engine, mentions_engine, options_only
-from kvplan.check.target import KUBERNETES, Target
+from kvplan.check.target import KUBERNETES, Target, kind_of_site
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 
@@ -107,8 +108,8 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                 else doc
             label = site.name or name
             if not site.containers and site.problems:
-                out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
-                                  name=label, problems=list(site.problems)))
+                out.append(Target(file=str(path), kind=kind_of_site(site.kind),
+                                  line=doc.start_line, name=label, problems=list(site.problems)))
                 break
             w = Workload(wdoc, path, site, label, meta_ann)
             if not w.find_server():
@@ -127,8 +128,13 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
             break
         refused = [p for site in group for p in site.problems]
         if len(out) == before and refused:  # what the reader refused stopped it finding a server
-            out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
-                              name=group[0].name or name, problems=refused))
+            out.append(Target(file=str(path), kind=kind_of_site(group[0].kind),
+                              line=doc.start_line, name=group[0].name or name, problems=refused))
+    for target in out:  # a compose file's or a script's own words (kvplan.check.manifests.wording)
+        if target.kind != KUBERNETES:
+            target.problems = [Problem(p.field, in_file_words(p.message, path, target.kind),
+                                       p.line) for p in target.problems]
+            target.notes = [in_file_words(n, path, target.kind) for n in target.notes]
     return out
 
 

@@ -219,3 +219,40 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
                               + (" (and .env beside the file)" if env else ""))
         out.append((site, str(name)))
     return out
+
+
+_ENGINE_WORDS = (("vllm", "vLLM"), ("sglang", "SGLang"), ("trtllm", "TensorRT-LLM"),
+                 ("tensorrt", "TensorRT-LLM"))
+
+
+def unread_services(data: Any) -> list[str]:
+    """Why each service whose name, container name or image names an engine gave no deployment
+    (its server command is in an image kvplan cannot see), for a compose file given by name in
+    which nothing was read; [] when no service looks like one."""
+    services = data.get("services") if isinstance(data, dict) else None
+    out: list[str] = []
+    for name, svc in (services or {}).items() if isinstance(services, dict) else ():
+        if not isinstance(svc, dict):
+            continue
+        image = str(svc.get("image") or "")
+        said = f"{name} {image} {svc.get('container_name') or ''}".lower()
+        engine = next((e for word, e in _ENGINE_WORDS if word in said), None)
+        if engine is None:
+            continue
+        build = svc.get("build")
+        context = build.get("context", ".") if isinstance(build, dict) else build
+        source = (f"image {image}" if image else "the image") + (
+            f" (built from `{context}`)" if build is not None else "")
+        words = _words(svc.get("entrypoint")) + _words(svc.get("command"))
+        if not words:
+            out.append(f"service {name} looks like {engine} (its name or image) but has no "
+                       f"`command:` or `entrypoint:`: its server starts from the entrypoint and "
+                       f"CMD of {source}, which kvplan cannot see")
+        else:
+            shown = " ".join(words)
+            shown = shown if len(shown) <= 60 else shown[:57] + "..."
+            out.append(f"service {name} looks like {engine} (its name or image) but its "
+                       f"command `{shown}` names no model and no server kvplan reads, and "
+                       f"the entrypoint of {source}, which would start the server, is not in "
+                       "this file")
+    return out

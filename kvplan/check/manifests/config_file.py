@@ -21,7 +21,8 @@ BEFORE the command line's own options, so an option given on both wins from the 
 
 Both engines look for the exact word `--config` (`"--config" in args`): written `--config=FILE`
 the file is not read. The file is found as TensorRT-LLM's options file is
-(kvplan.check.manifests.pool_flags._options_text: beside the manifest or in a ConfigMap of it).
+(kvplan.check.manifests.pool_flags._options_text: beside the manifest, in a ConfigMap of it, or
+mounted by a compose volume: kvplan.check.manifests.compose_mounts).
 """
 
 from __future__ import annotations
@@ -95,7 +96,7 @@ def _wedged(inv: Invocation, version: Any) -> str | None:
 
 def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: list[Any],
                       refusals: list[Any], notes: list[str],
-                      manifest: Path | None) -> dict[str, tuple[str, str]]:
+                      manifest: Path | None, on_host: bool = False) -> dict[str, tuple[str, str]]:
     """Reads the --config file into `parsed` as the engine does (its options before the command
     line's); returns option -> (the file's key, the file) for the messages."""
     from kvplan.check.argv import TABLES
@@ -137,9 +138,19 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
         refusals.append(Refusal("--config", f"the engine refuses it: {name} takes only a .yaml or "
                                 f".yml config file and stops on {ref!r} (ValueError)", line))
         return {}
-    from kvplan.check.manifests.pool_flags import _options_text
+    from kvplan.check.manifests.pool_flags import UNREAD_MOUNT, _options_text
 
-    text, where = _options_text(str(ref), manifest)
+    text, where = _options_text(str(ref), manifest, notes, on_host)
+    if text is None and where.startswith(UNREAD_MOUNT):
+        parsed.options.pop("--config")  # said here, not again as the generic not-read note
+        notes.append(f"--config {ref}: {where}; the options set only there ("
+                     + ("mem-fraction-static, context-length, max-running-requests"
+                        if inv.engine == "sglang" else "gpu-memory-utilization, max-model-len, "
+                        "max-num-seqs, kv-cache-dtype") + " ...) are not checked: give the "
+                     "pool's options as flags, or " + (
+                         "run kvplan where the file is" if on_host else
+                         "bind-mount the file from beside the compose file"))
+        return {}
     if text is None:
         return {}  # the not-read note (kvplan.check.manifests.engine.NOT_MODELLED) names it
     parsed.options.pop("--config")

@@ -137,9 +137,9 @@ def read_gpu_count(w: Workload) -> None:
     if have < engine_gpus:
         what = f"tensor {tp}" + (f" x pipeline {pp}" if pp > 1 else "")
         what += f" x data-parallel {w.dp}" if w.dp > 1 else ""
-        w.problem("nvidia.com/gpu", f"{what} needs {engine_gpus} GPUs but the engine has "
-                     f"{have} (nvidia.com/gpu {per_pod} x {pods_per_engine} pod(s))",
-                     lim_line)
+        field, given = _given(site, per_pod, pods_per_engine)
+        w.problem(field, f"{what} needs {engine_gpus} GPUs but the engine has {have} ({given})",
+                  lim_line)
         return
     if have > engine_gpus:
         w.notes.append(f"{have - engine_gpus} of {have} GPUs per engine unused")
@@ -155,6 +155,18 @@ def read_gpu_count(w: Workload) -> None:
         pods = site.pods_per_engine if w.dp_spread else 1
         found.put("hardware.count", replicas * pods * engine_gpus, replicas_line, "replicas")
         found.lines["hardware"] = lim_line
+
+
+def _given(site: PodSite, per_pod: int, pods: int) -> tuple[str, str]:
+    """(the field, how the file hands the GPUs over) for a count short of what the engine uses:
+    a pod's limit, a compose service's reservation, a script's CUDA_VISIBLE_DEVICES or --gpus."""
+    if site.kind == "compose service":
+        return "deploy", site.gpus_said or (f"count {per_pod} in deploy.resources.reservations."
+                                            "devices")
+    if site.kind in SCRIPT_KINDS:
+        field = "--gpus" if site.kind == "docker run" else "CUDA_VISIBLE_DEVICES"
+        return field, site.gpus_said or f"{per_pod} GPU(s)"
+    return "nvidia.com/gpu", f"nvidia.com/gpu {per_pod} x {pods} pod(s)"
 
 
 def node_gpu_labels(site: PodSite, doc: Doc) -> list[tuple[str, str, int]]:

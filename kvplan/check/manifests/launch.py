@@ -15,7 +15,7 @@ from typing import Any
 
 from kvplan.check.manifests.side import flatten, read_side, side_file_for
 from kvplan.check.manifests.workload import Workload
-from kvplan.check.target import KUBERNETES, Target
+from kvplan.check.target import Target, kind_of_site
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
 from kvplan.deploy.yamldoc import Doc
 from kvplan.errors import InputError
@@ -151,7 +151,7 @@ def to_target(w: Workload) -> Target:
     assert w.inv is not None
     found = w.found
     line = w.doc.line(*w.site.line_at) if w.site.line_at is not None else w.doc.start_line
-    target = Target(file=str(w.path), kind=KUBERNETES, line=line, name=w.name,
+    target = Target(file=str(w.path), kind=kind_of_site(w.site.kind), line=line, name=w.name,
                     base_dir=w.path.parent, server=w.inv.engine, engines_per_pod=w.dp,
                     notes=w.notes)
     target.gpu_request = GPU_REQUEST.get(w.site.kind, target.gpu_request)

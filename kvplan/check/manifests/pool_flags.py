@@ -104,7 +104,7 @@ def expert_parallel(found: Found, notes: list[str]) -> None:
 
 
 def trtllm_options(found: Found, notes: list[str], problems: list[Any],
-                   manifest: Path | None) -> None:
+                   manifest: Path | None, on_host: bool = False) -> None:
     """--extra_llm_api_options / --config: its limits (kvplan.engines.trtllm_config) and its
     settings (the cache dtype, the parallel layout, the backend: kvplan.engines.trtllm_settings)
     are read from the file beside the manifest (the path relative to the manifest's folder, or
@@ -122,7 +122,11 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     name = found.names.pop("engine.trtllm_config", "--extra_llm_api_options")
     if ref is None:
         return
-    text, where = _options_text(str(ref), manifest)
+    text, where = _options_text(str(ref), manifest, notes, on_host)
+    if text is None and where.startswith(UNREAD_MOUNT):
+        notes.append(f"{name} {ref}: {where}; its limits (max_batch_size, max_num_tokens, "
+                     "max_seq_len, kv_cache_config) and settings are not read")
+        return
     if text is None:
         notes.append(f"{name} {ref}: a file inside the container, neither beside the manifest "
                      "nor in a ConfigMap of it; its limits (max_batch_size, max_num_tokens, "
@@ -177,57 +181,43 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
         notes.append(other)
 
 
-def _compose_mounted(data: object, ref: str, folder: Path) -> Path | None:
-    """The file on this machine a compose service's bind mount puts at `ref` inside the
-    container: `volumes: ["./cfg/vllm.yaml:/etc/vllm/config.yaml"]` (or a mounted folder holding
-    it, or the long syntax `{type: bind, source, target}`), its source relative to the compose
-    file's folder as compose resolves it. Named volumes and absolute host paths (another
-    machine's file system) are not followed; None when no mount gives an existing file."""
-    services = data.get("services") if isinstance(data, dict) else None
-    if not isinstance(services, dict):
-        return None
-    for svc in services.values():
-        vols = svc.get("volumes") if isinstance(svc, dict) else None
-        for vol in vols if isinstance(vols, list) else []:
-            if isinstance(vol, str):
-                parts = vol.split(":")
-                source, target = (parts[0], parts[1]) if len(parts) >= 2 else ("", "")
-            elif isinstance(vol, dict) and vol.get("type", "bind") == "bind":
-                source, target = str(vol.get("source", "")), str(vol.get("target", ""))
-            else:
-                continue
-            if not source.startswith(".") or not target.startswith("/"):
-                continue
-            target = target.rstrip("/")
-            if ref == target:
-                host = folder / source
-            elif ref.startswith(target + "/"):
-                host = folder / source / ref[len(target) + 1:]
-            else:
-                continue
-            if host.is_file():
-                return host
-    return None
-
-
-def _options_text(ref: str, manifest: Path | None) -> tuple[Path | str | None, str]:
-    """(the file beside the manifest, a compose bind mount's source, or a ConfigMap's text, or
-    None; what to call it)."""
+def _options_text(ref: str, manifest: Path | None, notes: list[str] | None = None,
+                  on_host: bool = False) -> tuple[Path | str | None, str]:
+    """(the file beside the manifest, a compose volume's file on this machine, or a ConfigMap's
+    text, or None; what to call it). A compose volume that covers `ref` but is not read says why
+    as the second value, starting "mounted from" / "an anonymous" (kvplan.check.manifests.
+    compose_mounts); a host path read appends its caution to `notes`. `on_host`: a server a
+    script starts outside a container, whose absolute path is one on the script's machine."""
     base = Path(ref).name
+    if on_host and ref.startswith(("/", "~")):
+        host = Path(ref).expanduser()
+        if host.is_file():
+            if notes is not None:
+                notes.append(f"{host} read on this machine (the one running kvplan): the machine "
+                             "that runs the script must hold the same file")
+            return host, str(host)
+        if manifest is None or not (manifest.parent / host.name).is_file():
+            return None, (f"a path on the machine that runs the script, and {host} is not a "
+                          "file on this machine (the one running kvplan)")
     if manifest is not None:
         for cand in (manifest.parent / ref.lstrip("/"), manifest.parent / base):
             if cand.is_file():
                 return cand, cand.name
+        from kvplan.check.manifests.compose_mounts import mounted
         from kvplan.inputs import load_yaml_docs
 
         try:
             docs = load_yaml_docs(manifest)
         except Exception:  # noqa: BLE001 - the manifest itself was read; a second read is a bonus
             docs = []
+        unread = None
         for doc in docs:
-            mounted = _compose_mounted(doc.data, ref, manifest.parent)
-            if mounted is not None:
-                return mounted, f"{mounted.name} (mounted at {ref})"
+            mount = mounted(doc.data, ref, manifest)
+            if mount is not None and mount.path is not None:
+                if mount.note and notes is not None:
+                    notes.append(mount.note)
+                return mount.path, mount.said
+            unread = unread or mount
         for doc in docs:
             data = doc.data
             if isinstance(data, dict) and data.get("kind") == "ConfigMap" and \
@@ -235,4 +225,10 @@ def _options_text(ref: str, manifest: Path | None) -> tuple[Path | str | None, s
                 meta = data.get("metadata")
                 cm = meta.get("name", "?") if isinstance(meta, dict) else "?"
                 return data["data"][base], f"ConfigMap {cm} {base}"
+        if unread is not None:
+            return None, unread.said
     return None, base
+
+
+# _options_text's why, when a compose volume covers the path or a script's host path is not here
+UNREAD_MOUNT = ("mounted from", "an anonymous", "a path on the machine")

@@ -34,7 +34,7 @@ from kvplan.check.argv import server_start
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
 from kvplan.check.manifests.shell_lex import Command, expand_word, read_script
-from kvplan.check.target import KUBERNETES, Target
+from kvplan.check.target import DOCKER_RUN, SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 
@@ -104,8 +104,8 @@ def _site(cmd: Command, k: int, container: dict[str, Any], count: Any, said: str
     return site
 
 
-def _refused(path: Path, cmd: Command, message: str) -> Target:
-    return Target(file=str(path), kind=KUBERNETES, line=cmd.lines[0],
+def _refused(path: Path, cmd: Command, message: str, docker: bool) -> Target:
+    return Target(file=str(path), kind=DOCKER_RUN if docker else SCRIPT, line=cmd.lines[0],
                   problems=[Problem("", message, cmd.lines[0])])
 
 
@@ -135,7 +135,7 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
                       "does not follow")
             refused.append(_refused(path, cmd, (
                 f"this {what} is inside {cmd.block}: {source}; write one command per server "
-                "(or a kvplan/v1 file) to have it checked")))
+                "(or a kvplan/v1 file) to have it checked"), run is not None))
             continue
         notes: list[str] = []
         if cmd.conditional:
@@ -165,19 +165,6 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
     return out, refused
 
 
-def _in_script_words(message: str, path: Path, kind: str) -> str:
-    """The manifests' model advice in a script's terms: a side file instead of an annotation
-    (kvplan.check.manifests.side reads `<script>.kvplan.yaml`), the machine for a server
-    started outside a container."""
-    side = f"`model:` in a side file {path.stem}.kvplan.yaml"
-    message = message.replace("the annotation kvplan.io/model", side)
-    message = message.replace("kvplan.io/model: ", "model: ")
-    message = message.replace("a config.json beside the manifest", "a config.json beside the script")
-    if kind == KIND:
-        message = message.replace("a path inside the container", "a path on the machine")
-    return message
-
-
 def targets(path: Path, text: str, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target]:
     """Every deployment a script starts, through the manifests' one conversion."""
@@ -193,8 +180,6 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             if site.problems:  # said once: not again as the manifests' "unrendered template"
                 target.problems = [p for p in target.problems
                                    if p in site.problems or UNRENDERED not in p.message]
-            target.problems = [Problem(p.field, _in_script_words(p.message, path, site.kind),
-                                       p.line) for p in target.problems]
             out.append(target)
     out.extend(refused)
     return sorted(out, key=lambda t: t.line)

@@ -1,0 +1,133 @@
+"""Which file on this machine a compose service's volume puts at a path inside its container,
+for the option files a server names there (vLLM/SGLang `--config`, TensorRT-LLM
+`--extra_llm_api_options`), or why kvplan cannot read it.
+
+A volume is `SOURCE:TARGET[:MODE]` (short syntax) or `{type, source, target}` (long syntax), as
+the Compose Specification's services.volumes says; `${VAR}` in it is interpolated as in the rest
+of the file (kvplan.check.manifests.compose.interpolate, with `.env` beside the file). What a
+source can be, and what kvplan does with it:
+
+- a relative path (`./cfg/serve.yaml`): compose resolves it against the compose file's folder,
+  and so does kvplan: the file beside the compose file is read;
+- an absolute host path (`/srv/vllm/serve.yaml`) or `~/...`: a path on the host that runs
+  compose; read when it exists on the machine running kvplan (the same host, or a copy of the
+  tree), said in a note, else named as not on this machine;
+- a named volume (`hf-cache:/etc/vllm`, `type: volume`): its content is in Docker's volume store
+  on that host, filled by whatever ran before; never read, and said so;
+- an anonymous volume or a tmpfs: empty when the container starts.
+
+Files are read with the same bounded, safe loaders as every input (kvplan.inputs: size limit,
+safe YAML); only a regular file is read.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Mount:
+    """What a service's volume puts at the path: `path` is the file on this machine to read
+    (None when it is not read); `said` is how to name it (read) or why not (not read)."""
+
+    path: Path | None
+    said: str
+    note: str | None = None  # said beside a file read from a host path
+
+
+def _volume(vol: Any) -> tuple[str, str, str] | None:
+    """(type, source, target) of one volume entry; None when it has no container path."""
+    if isinstance(vol, str):
+        parts = vol.split(":")
+        if len(parts) == 1:  # `/data`: an anonymous volume at that path
+            return "volume", "", parts[0]
+        source, target = parts[0], parts[1]
+        kind = "bind" if source.startswith((".", "/", "~")) else "volume"
+        return kind, source, target
+    if isinstance(vol, dict):
+        kind = str(vol.get("type", "volume" if "source" not in vol else "bind"))
+        source = str(vol.get("source", "") or "")
+        if kind == "bind" and source and not source.startswith((".", "/", "~")):
+            kind = "volume"  # a bare name is a named volume whatever `type` says
+        return kind, source, str(vol.get("target", "") or "")
+    return None
+
+
+def _covers(target: str, ref: str) -> str | None:
+    """The rest of `ref` below a mount at `target` ('' when it is the target); None if outside."""
+    target = target.rstrip("/")
+    if not target.startswith("/"):
+        return None
+    if ref == target:
+        return ""
+    if ref.startswith(target + "/"):
+        return ref[len(target) + 1:]
+    return None
+
+
+def _mount(kind: str, source: str, rest: str, service: str, folder: Path) -> Mount:
+    if kind == "tmpfs":
+        return Mount(None, f"mounted from a tmpfs (service {service}): empty when the container "
+                     "starts, so the server finds no file there")
+    if not source:
+        return Mount(None, f"an anonymous volume of service {service}: empty when the "
+                     "container first starts, filled only by what runs in it")
+    if "${" in source or source.startswith("$"):
+        return Mount(None, f"mounted from {source!r} (service {service}), a variable neither "
+                     "the compose file nor the .env beside it sets; set it in .env to have the "
+                     "file read")
+    if kind != "bind":
+        return Mount(None, f"mounted from the named volume {source} (service {service}), whose "
+                     "content is in Docker's volume store on the host that runs compose, not a "
+                     "file kvplan can read")
+    if source.startswith("."):
+        host = folder / source / rest if rest else folder / source
+        if host.is_file():
+            return Mount(host, f"{host.name} (mounted at {{ref}})")
+        return Mount(None, f"mounted from {source} (service {service}), and {host} is not a "
+                     "file on this machine")
+    host = Path(source).expanduser()
+    host = host / rest if rest else host
+    if host.is_file():
+        return Mount(host, f"{host} (mounted at {{ref}})", f"{host} is the host path service "
+                     f"{service} mounts at {{ref}}, read on this machine (the one running "
+                     "kvplan): the host that runs compose must hold the same file")
+    return Mount(None, f"mounted from the host path {source} (service {service}), and {host} "
+                 "is not a file on this machine (the one running kvplan), only perhaps on the "
+                 "host that runs compose")
+
+
+def mounted(data: Any, ref: str, compose: Path) -> Mount | None:
+    """The file on this machine that a compose service's volume puts at `ref` inside the
+    container, or why kvplan cannot read it; None when no volume of the file covers `ref` (or
+    `data` is not a compose file). A mount that gives a file wins over one that does not."""
+    from kvplan.check.manifests.compose import dot_env, interpolate
+
+    services = data.get("services") if isinstance(data, dict) else None
+    if not isinstance(services, dict) or not ref.startswith("/"):
+        return None
+    env = dot_env(compose)
+    unread: Mount | None = None
+    for name, svc in services.items():
+        vols = svc.get("volumes") if isinstance(svc, dict) else None
+        for vol in vols if isinstance(vols, list) else []:
+            if isinstance(vol, str):
+                vol = interpolate(vol, env)
+            elif isinstance(vol, dict):
+                vol = {k: interpolate(v, env) if isinstance(v, str) else v
+                       for k, v in vol.items()}
+            entry = _volume(vol)
+            if entry is None:
+                continue
+            kind, source, target = entry
+            rest = _covers(target, ref)
+            if rest is None:
+                continue
+            found = _mount(kind, source, rest, str(name), compose.parent)
+            if found.path is not None:
+                return Mount(found.path, found.said.replace("{ref}", ref),
+                             found.note.replace("{ref}", ref) if found.note else None)
+            unread = unread or found
+    return unread
