@@ -147,8 +147,8 @@ def test_variables_defaults_export_and_continuations(runner: CliRunner) -> None:
 def test_two_servers_give_two_outcomes_whole_output(runner: CliRunner) -> None:
     """Two background servers: SGLang on GPU 0 (`explain qwen2.5-7b --engine sglang -c 8192
     --memory-utilization 0.8`: max_total_num_tokens 913,827, / 8,192 = 111.5) and vLLM on GPUs
-    1,2 (`explain llama-3.1-8b --engine vllm --tp 2 -c 8192`, the default 0.34.0: 1,069,984, /
-    8,192 = 130.6)."""
+    1,2 (`explain llama-3.1-8b --engine vllm --tp 2 -c 8192`, the default 0.34.0 with its TP
+    set-up booked (task h42v034): 1,066,624, / 8,192 = 130.2)."""
     result = invoke(runner, "check", "tests/assets/check/scripts/synthetic/two-servers.sh",
                     "--gpu", "h100")
     assert result.exit_code == 0
@@ -157,7 +157,7 @@ def test_two_servers_give_two_outcomes_whole_output(runner: CliRunner) -> None:
     assert result.output == GOLDEN.read_text()
     assert "holds 111 sequences of 8,192 tokens per replica (913,827 tokens in the pool)" in \
         result.output
-    assert "holds 130 sequences of 8,192 tokens per replica (1,069,984 tokens in the pool)" in \
+    assert "holds 130 sequences of 8,192 tokens per replica (1,066,624 tokens in the pool)" in \
         result.output
 
 
