@@ -22,11 +22,13 @@ from kvplan.check.engine_flags import vllm as vllm_flags
 SHELLS = {"sh", "bash", "ash", "dash", "zsh"}
 SEPARATORS = {"&&", ";", "||", "|", "&"}
 
-# engine -> (its option table, the version of the source the table reflects)
+# engine -> (its option table, the version of the source the table reflects; for trtllm the
+# commit, which is no release: an image's release is placed against it by
+# kvplan.check.engine_flags.trtllm.table_position, never compared with the hash)
 TABLES = {
     "vllm": (vllm_flags.FLAGS, vllm_flags.SOURCE["version"]),
     "sglang": (sglang_flags.FLAGS, sglang_flags.SOURCE["version"]),
-    "trtllm": (trtllm_flags.FLAGS, trtllm_flags.SOURCE["commit"][:12]),
+    "trtllm": (trtllm_flags.FLAGS, str(trtllm_flags.SOURCE["commit"])[:12]),
 }
 # options that take no value (store_true / BooleanOptionalAction): the ones a manifest is
 # likely to hold; any `--enable-*`, `--disable-*` or `--no-*` is taken as one too
@@ -34,7 +36,7 @@ NO_VALUE = {
     "--trust-remote-code", "--enforce-eager", "--trust_remote_code", "--enable_chunked_prefill",
     "--fail_fast_on_attention_window_too_large", "--skip-server-warmup", "--disable-log-stats",
     "--disable-log-requests", "--enable-log-requests", "--enable-auto-tool-choice",
-    "--skip-tokenizer-init", "--log-requests", "-ep",
+    "--skip-tokenizer-init", "--log-requests", "-ep", "--grpc",
 }
 
 

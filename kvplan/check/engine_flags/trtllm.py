@@ -9,7 +9,32 @@ SOURCE = {
     'repo': 'NVIDIA/TensorRT-LLM',
     'path': 'tensorrt_llm/commands/serve.py',
     'commit': '00209af149e7774406881a37283dce303571eb11',
+    # No release: the commit is not pinned to one (see TABLE_RELEASE below), so kvplan compares
+    # an image's release with the bounds there, never with the commit hash.
+    'version': None,
 }
+# Where the table's commit stands among releases (task h42trtver). 00209af has a separate
+# `trtllm-serve grpc` command (launch_grpc_server, trtllm_engine_pb2) beside `serve`, and its
+# launch_server binds socket.AF_INET without PR #10929's IPv6 getaddrinfo (opened 2026-01-22):
+# it is a revision of PR #11037 ("Add gRPC server for high-performance external router
+# integration") from before review, which merged on 2026-01-29 as a `--grpc` flag of `serve`
+# instead (the PR's 2026-01-28 review diff; a stored later serve.py with `--grpc` and the
+# unsupported-argument check that review asked for). So, as far as these sources show, no
+# release's serve.py is that commit's, and no release is pinned as the table's: its `serve`
+# options are main's of January 2026.
+# What can be shown:
+# - older: 1.2.0rc2 lacks `--config` (PR #9104 made it an alias of --extra_llm_api_options,
+#   opened 2025-11-12; the TensorRT-LLM backend's "v1.2.0rc2 release", tensorrtllm_backend PR
+#   #819, bumped to it on 2025-11-07); the releases numbered below it are taken as older too
+#   (1.2.0rc0-rc1 come before it on main; 1.1.x and older from release branches cut before it,
+#   which were not read here).
+# - at or after: 1.3.0rc6 is tagged on main at 617440d (2026-02-26), after the table's
+#   January base and after #11037's merge, so its `serve` has every option of the table (plus
+#   --grpc), unless one was removed since (none is known: the 1.3.0rc8 notes deprecate
+#   trtllm-serve options, PR #12106); so do the releases numbered after it (the 1.3.0 line).
+# - unpinned: 1.2.0rc3 up to 1.3.0rc5 (1.2.0 and 1.2.1 among them): no source read here says
+#   which of them has every option of the table.
+TABLE_RELEASE = {"older_through": "1.2.0rc2", "at_or_after_from": "1.3.0rc6"}
 
 FLAGS: frozenset[str] = frozenset(
     [
@@ -50,3 +75,30 @@ def release_key(text: str) -> tuple[int, int, int, int, int] | None:
         return None
     major, minor, patch, rc = m.groups()
     return (int(major), int(minor), int(patch or 0), 0 if rc else 1, int(rc or 0))
+
+
+# Options trtllm-serve gained after the table's January 2026 source that kvplan does not read:
+# noted, never refused, on any release (their first release is not pinned here).
+ADDED_AFTER: dict[str, str] = {
+    "--grpc": "PR #11037, merged 2026-01-29 as a flag of serve",
+    "--served_model_name": "PR #11711, in the v1.3.0rc7 release notes",
+    "--enable_attention_dp": "PR #12105, opened 2026-03-11",
+    "--hf_revision": "an alias of --revision, PR #12105, opened 2026-03-11",
+    "--extra_visual_gen_options": "VisualGen serving; its docs PR #11489 (2026-02-15) starts "
+                                 "trtllm-serve with it",
+}
+
+
+def table_position(image: object) -> str | None:
+    """Where the image's release stands against the option table (TABLE_RELEASE): "older"
+    (1.2.0rc2 or below), "unpinned" (1.2.0rc3 up to 1.3.0rc5) or None (1.3.0rc6 or later: at
+    or after it; or the image names no release)."""
+    have = release_key(str(image)) if image is not None else None
+    if have is None:
+        return None
+    older = release_key(TABLE_RELEASE["older_through"])
+    at_or_after = release_key(TABLE_RELEASE["at_or_after_from"])
+    assert older is not None and at_or_after is not None
+    if have <= older:
+        return "older"
+    return "unpinned" if have < at_or_after else None

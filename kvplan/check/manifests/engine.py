@@ -221,6 +221,17 @@ def older_release(image: Any, than: str) -> bool:
     return have is not None and read is not None and have < read
 
 
+def table_position(engine: str, image: Any) -> str | None:
+    """The image's release against the engine's option table: "older", "unpinned" (trtllm,
+    whose table is a commit between releases: kvplan.check.engine_flags.trtllm) or None (at or
+    after it, or no release named)."""
+    if engine == "trtllm":
+        from kvplan.check.engine_flags.trtllm import table_position as trtllm_position
+
+        return trtllm_position(image)
+    return "older" if older_release(image, TABLES[engine][1]) else None
+
+
 @dataclass
 class Refusal:
     """Why the engine would refuse to start on its command line (a FAIL, not an ERROR)."""
@@ -242,8 +253,11 @@ def read_options(
     table = FIELDS[inv.engine]
     version = TABLES[inv.engine][1]
     name = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "trtllm-serve"}[inv.engine]
-    older = older_release(found.values.get("engine.version"), version)
+    image = found.values.get("engine.version")
+    place = table_position(inv.engine, image)
+    older, unpinned = place == "older", place == "unpinned"
     from kvplan.check.argv import misspelling_of
+    from kvplan.check.engine_flags.trtllm import ADDED_AFTER, TABLE_RELEASE
     from kvplan.check.manifests.config_file import merge_config_file
 
     origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest, on_host)
@@ -252,19 +266,31 @@ def read_options(
         text = f"{name} {version} has no option {flag}{src}{hint}"
         # an older or unnamed release may still have an option the table lacks, but not a
         # misspelling of one it has
-        near = misspelling_of(inv.engine, flag) if older or release_unknown else None
-        if near is not None and strict and not inv.dynamo:
+        near = misspelling_of(inv.engine, flag) if older or unpinned or release_unknown else None
+        added = ADDED_AFTER.get(flag) if inv.engine == "trtllm" else None
+        if added is not None:
+            notes.append(f"{text}: trtllm-serve gained it after the option table's source "
+                         f"({added}); not read by kvplan, not checked")
+        elif near is not None and strict and not inv.dynamo:
             refusals.append(Refusal(flag, f"the engine refuses it: {name} has no option {flag}"
                                     f"{src}; "
                                     f"did you mean {near}? (a letter or two from it: no release "
                                     "accepts that spelling)", line))
         elif older:
-            notes.append(f"{text}; the image is {inv.engine} {found.values['engine.version']}, "
-                         "older than the option table: not checked")
+            notes.append(f"{text}; the image is {inv.engine} {image}, older than the option "
+                         "table: not checked")
+        elif unpinned:
+            bounds = TABLE_RELEASE
+            notes.append(f"{text}; the image is {inv.engine} {image}, and the option table's "
+                         f"release is not pinned (older: {bounds['older_through']} and below; "
+                         f"at or after it: {bounds['at_or_after_from']} on): not checked")
         elif release_unknown:
             notes.append(f"{text}; the image does not name its {name} release: not checked")
         elif strict and not inv.dynamo:
-            refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
+            since = (f"; the image is trtllm {image}, at or after the option table's release "
+                     f"({TABLE_RELEASE['at_or_after_from']} on)"
+                     if inv.engine == "trtllm" and image is not None else "")
+            refusals.append(Refusal(flag, f"the engine refuses it: {text}{since}", line))
         else:
             notes.append(f"{text} (not checked: {inv.entry} adds options of its own)")
     from kvplan.check.argv import OLD_OPTIONS
