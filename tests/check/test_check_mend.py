@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
@@ -224,13 +225,16 @@ def test_no_cd_looks_beside_the_script_and_says_so(runner: CliRunner) -> None:
             "kv_cache_config) and settings are not read") in row["notes"]
 
 
-def test_cd_to_the_script_folder_then_below_it(runner: CliRunner, tmp_path: Path) -> None:
-    """`cd "$(dirname "$0")/run"`: the file is run/serve.yaml below the script's folder,
-    exactly; cfg/serve.yaml beside the script is not it. TP 4 from run/serve.yaml on
-    CUDA_VISIBLE_DEVICES=0,1,2,3: PASS."""
+@pytest.mark.parametrize("cd", ['cd "$(dirname "$0")/run"', "cd $(dirname $0)/run",
+                                'cd "$(dirname "${BASH_SOURCE[0]}")"/run', 'cd "${0%/*}/run"'])
+def test_cd_to_the_script_folder_then_below_it(runner: CliRunner, tmp_path: Path,
+                                               cd: str) -> None:
+    """`cd "$(dirname "$0")/run"` (and its other spellings): the file is run/serve.yaml below the
+    script's folder, exactly; cfg/serve.yaml beside the script is not it. TP 4 from
+    run/serve.yaml on CUDA_VISIBLE_DEVICES=0,1,2,3: PASS."""
     (tmp_path / "run").mkdir()
     (tmp_path / "run" / "serve.yaml").write_text(SERVE)
-    path = _script(tmp_path, 'cd "$(dirname "$0")/run"\nCUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve '
+    path = _script(tmp_path, f"{cd}\nCUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve "
                    "meta-llama/Llama-3.1-70B-Instruct --config serve.yaml")
     (tmp_path / "cfg" / "serve.yaml").unlink()
     row = _row(runner, path)

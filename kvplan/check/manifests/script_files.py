@@ -43,12 +43,14 @@ class Cwd:
 
     @property
     def said(self) -> str:
-        return f"`cd {self.word}` (line {self.line})"
+        return f"`cd {self.word}`".replace(" `", "`") + f" (line {self.line})"
 
 
 def after_cd(cwd: Cwd, args: list[str], line: int) -> Cwd:
     """The directory after `cd ARGS` (or `pushd ARGS`) run in `cwd`."""
     words = [a for a in args if a not in ("-P", "-L", "--")]
+    while len(words) > 1 and words[0].count("(") > words[0].count(")"):
+        words[:2] = [f"{words[0]} {words[1]}"]  # `cd $(dirname $0)/..` unquoted: one argument
     word = words[0] if words else ""
     if not word or word == "-":
         return Cwd("unknown", "", line, word or "")
