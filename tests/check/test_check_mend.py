@@ -206,6 +206,31 @@ def test_trtllm_options_file_mounted_by_a_docker_run(runner: CliRunner, tmp_path
             "/cfg/extra.yaml)") in row["notes"]
 
 
+def test_a_path_no_docker_run_mount_covers_is_named_so(runner: CliRunner,
+                                                      tmp_path: Path) -> None:
+    """`-v ./cfg:/cfg` covers /cfg only: /etc/vllm/serve.yaml (vLLM) and /opt/extra.yaml
+    (trtllm-serve) are in no mount, and the notes say so in the docker run's terms (they said
+    "not beside the script" only)."""
+    path = _script(tmp_path, f"docker run --gpus 4 -v ./cfg:/cfg {VLLM_70B} "
+                   "--config /etc/vllm/serve.yaml")
+    row = _row(runner, path)
+    assert row["verdict"] == "FAIL", row
+    assert ("--config: vLLM reads more options from this YAML file (its keys are the long option "
+            "names); kvplan reads it only beside the script or in a file a -v / --mount of the "
+            "docker run puts there, and no mount of it covers this path, so an option set only "
+            "there (gpu-memory-utilization, max-model-len, max-num-seqs, kv-cache-dtype ...) is "
+            "not checked: give the pool's options as flags, or put the file beside the script"
+            ) in row["notes"]
+    path.write_text("docker run --gpus 1 -v ./cfg:/cfg nvcr.io/nvidia/tensorrt-llm/release:1.0.0 "
+                    "trtllm-serve meta-llama/Llama-3.1-8B-Instruct --extra_llm_api_options "
+                    "/opt/extra.yaml\n")
+    row = _row(runner, path)
+    assert ("--extra_llm_api_options /opt/extra.yaml: a file inside the container, neither beside "
+            "the script nor mounted by a -v / --mount of the docker run; its limits "
+            "(max_batch_size, max_num_tokens, max_seq_len, kv_cache_config) and settings (the "
+            "cache dtype, the parallel layout, the backend) are not read") in row["notes"]
+
+
 # ---- a script's `cd` before a relative --config ---------------------------------------------
 
 def test_no_cd_looks_beside_the_script_and_says_so(runner: CliRunner) -> None:
