@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from kvplan.check.manifests import read_document
 from kvplan.check.manifests.shell import SHELL_SUFFIXES
 from kvplan.check.manifests.side import is_side_file
 from kvplan.check.outcome import ERROR, YAML_SUFFIXES, Outcome
-from kvplan.check.target import KUBERNETES, KVPLAN, Target
+from kvplan.check.target import COMPOSE, KUBERNETES, KVPLAN, Target
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
 from kvplan.deploy.yamldoc import Doc
 
@@ -90,7 +91,12 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
                 if ignored is not None:
                     ignored.append(f"{path}:{doc.problem.line or doc.start_line}: {doc.problem.message}")
                 continue
-            out.append(Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
+            kind = _broken_kind(path, doc, docs)
+            if kind != KUBERNETES:  # in the file's own words (a compose file's .env)
+                from kvplan.check.manifests.wording import in_file_words
+
+                message = in_file_words(message, path, kind)
+            out.append(Target(file=str(path), kind=kind, line=doc.start_line,
                               problems=[Problem("", message, doc.problem.line or doc.start_line)]))
             continue
         data = doc.data
@@ -100,6 +106,30 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
         found = read_document(doc, path, side_cache, default_gpu)
         out.extend(found or [])
     return out
+
+
+# a top-level `services:` key, and a compose file's names (the Compose Specification's
+# compose.yaml / compose.yml, and docker-compose.yml with its overrides)
+_SERVICES = re.compile(r"^services:[ \t]*(?:#.*)?$", re.M)
+_TOP_KIND = re.compile(r"^(?:kind|apiVersion):", re.M)
+_COMPOSE_NAME = re.compile(r"^(?:docker-)?compose(?:[.-][^/]*)?\.ya?ml$")
+
+
+def _broken_kind(path: Path, doc: Broken, docs: list[Doc | Broken]) -> str:
+    """The kind of a document YAML cannot read, as the readers would have classed it: compose
+    when a document beside it is a compose file (kvplan.check.manifests.compose.is_compose), or
+    its text has a top-level `services:` and no `kind:` / `apiVersion:`, or the file is named as
+    compose names its files; else kubernetes."""
+    from kvplan.check.manifests.compose import is_compose
+
+    if any(isinstance(d, Doc) and isinstance(d.data, dict) and "kind" not in d.data
+           and is_compose(d.data) for d in docs):
+        return COMPOSE
+    if _SERVICES.search(doc.text) and not _TOP_KIND.search(doc.text):
+        return COMPOSE
+    if _COMPOSE_NAME.match(path.name) and not _TOP_KIND.search(doc.text):
+        return COMPOSE
+    return KUBERNETES
 
 
 def _kvplan_target(path: Path, doc: Doc) -> Target:

@@ -125,7 +125,14 @@ def test_a_device_that_is_not_a_gpu_is_named_in_a_script(runner: CliRunner) -> N
     count is not a limit, so the device is checked even though one is given."""
     code, out = check(runner, SCRIPTS / "sglang-ms-example-start-server.sh")
     assert code == 2
-    assert "sglang-ms-example-start-server.sh:6: --device: the server runs on 'npu'" in out
+    # in SGLang's terms (task h42mend; it gave vLLM's VLLM_CPU_KVCACHE_SPACE): sglang 0.5.23
+    # srt/utils/common.py get_available_gpu_memory reads torch.npu.mem_get_info on an NPU and a
+    # NUMA node's free memory on a CPU, and --mem-fraction-static takes the static part
+    assert ("sglang-ms-example-start-server.sh:6: --device: the server runs on 'npu', not a GPU: "
+            "kvplan plans GPU memory; SGLang sizes an NPU's or a CPU's KV cache from "
+            "--mem-fraction-static and that device's free memory (what torch.npu.mem_get_info "
+            "reports, or a NUMA node's free memory on a CPU), which kvplan does not model") in out
+    assert "VLLM_CPU_KVCACHE_SPACE" not in out
 
 
 # ---- synthetic cases -----------------------------------------------------------------------

@@ -87,7 +87,8 @@ def test_device_cpu_is_named_not_a_missing_gpu_limit(runner: CliRunner) -> None:
     code, out = check(runner, "bielik-cpu.yaml")
     assert code == 2
     assert "bielik-cpu.yaml:29: --device: the server runs on 'cpu', not a GPU: kvplan plans GPU " \
-           "memory" in out
+           "memory (a CPU or other device's KV cache is sized by its own settings, e.g. " \
+           "VLLM_CPU_KVCACHE_SPACE)" in out  # vLLM's own words stay vLLM's (task h42mend)
     assert "sets no nvidia.com/gpu limit" not in out
 
 
@@ -210,12 +211,17 @@ def test_a_shell_script_that_starts_a_server_is_read(runner: CliRunner) -> None:
     # in a .sh. check said "nothing that runs ... TensorRT-LLM in this file", then (task h30qa)
     # that scripts are not read; since task h41shell it reads the command: the model is a
     # folder on the machine, whose name is the hub repository of the catalog's deepseek-r1,
-    # named with the side-file fix a script can take (scripts have no annotations)
+    # named with the side-file fix a script can take (scripts have no annotations). trtllm-serve
+    # has no --served-model-name (its option table at commit 00209af has none: task h42mend),
+    # so the advice no longer offers one the engine would refuse
     code, out = check(runner, "trtllm-serve.sh")
     assert code == 2
     assert ("trtllm-serve.sh:1: the served model: '/local/deepseek-ai/DeepSeek-R1' is a path on "
-            "the machine; name the model with --served-model-name <hf id>, `model:` in a side "
-            "file trtllm-serve.kvplan.yaml") in out
+            "the machine; name the model with `model:` in a side file trtllm-serve.kvplan.yaml "
+            "(a catalog name or spec file) (its folder name is the hub repository of the "
+            "catalog's deepseek-r1: model: deepseek-r1 if it holds that checkpoint), or a "
+            "config.json beside the script") in out
+    assert "--served-model-name" not in out and "--served_model_name" not in out
     assert "model: deepseek-r1 if it holds that checkpoint" in out
     assert "nothing that runs" not in out
     result = flat(invoke(runner, "explain", str(QA / "trtllm-serve.sh")))

@@ -67,36 +67,47 @@ def _covers(target: str, ref: str) -> str | None:
     return None
 
 
-def _mount(kind: str, source: str, rest: str, service: str, folder: Path) -> Mount:
+@dataclass(frozen=True)
+class Owner:
+    """Who mounts the volume, in a message's words: a compose service, or a script's `docker
+    run` (kvplan.check.manifests.script_files)."""
+
+    name: str  # "service vllm" | "the docker run of line 7"
+    host: str = "the host that runs compose"
+    unset: str = "a variable neither the compose file nor the .env beside it sets; set it in " \
+                 ".env to have the file read"
+
+
+def _mount(kind: str, source: str, rest: str, service: str | Owner, folder: Path) -> Mount:
+    owner = service if isinstance(service, Owner) else Owner(f"service {service}")
+    who = owner.name
     if kind == "tmpfs":
-        return Mount(None, f"mounted from a tmpfs (service {service}): empty when the container "
+        return Mount(None, f"mounted from a tmpfs ({who}): empty when the container "
                      "starts, so the server finds no file there")
     if not source:
-        return Mount(None, f"an anonymous volume of service {service}: empty when the "
+        return Mount(None, f"an anonymous volume of {who}: empty when the "
                      "container first starts, filled only by what runs in it")
-    if "${" in source or source.startswith("$"):
-        return Mount(None, f"mounted from {source!r} (service {service}), a variable neither "
-                     "the compose file nor the .env beside it sets; set it in .env to have the "
-                     "file read")
+    if "${" in source or "$(" in source or source.startswith("$"):
+        return Mount(None, f"mounted from {source!r} ({who}), {owner.unset}")
     if kind != "bind":
-        return Mount(None, f"mounted from the named volume {source} (service {service}), whose "
-                     "content is in Docker's volume store on the host that runs compose, not a "
+        return Mount(None, f"mounted from the named volume {source} ({who}), whose "
+                     f"content is in Docker's volume store on {owner.host}, not a "
                      "file kvplan can read")
     if source.startswith("."):
         host = folder / source / rest if rest else folder / source
         if host.is_file():
             return Mount(host, f"{host.name} (mounted at {{ref}})")
-        return Mount(None, f"mounted from {source} (service {service}), and {host} is not a "
+        return Mount(None, f"mounted from {source} ({who}), and {host} is not a "
                      "file on this machine")
     host = Path(source).expanduser()
     host = host / rest if rest else host
     if host.is_file():
-        return Mount(host, f"{host} (mounted at {{ref}})", f"{host} is the host path service "
-                     f"{service} mounts at {{ref}}, read on this machine (the one running "
-                     "kvplan): the host that runs compose must hold the same file")
-    return Mount(None, f"mounted from the host path {source} (service {service}), and {host} "
-                 "is not a file on this machine (the one running kvplan), only perhaps on the "
-                 "host that runs compose")
+        return Mount(host, f"{host} (mounted at {{ref}})", f"{host} is the host path {who} "
+                     f"mounts at {{ref}}, read on this machine (the one running "
+                     f"kvplan): {owner.host} must hold the same file")
+    return Mount(None, f"mounted from the host path {source} ({who}), and {host} "
+                 "is not a file on this machine (the one running kvplan), only perhaps on "
+                 f"{owner.host}")
 
 
 def mounted(data: Any, ref: str, compose: Path) -> Mount | None:

@@ -22,7 +22,8 @@ BEFORE the command line's own options, so an option given on both wins from the 
 Both engines look for the exact word `--config` (`"--config" in args`): written `--config=FILE`
 the file is not read. The file is found as TensorRT-LLM's options file is
 (kvplan.check.manifests.pool_flags._options_text: beside the manifest, in a ConfigMap of it, or
-mounted by a compose volume: kvplan.check.manifests.compose_mounts).
+mounted by a compose volume: kvplan.check.manifests.compose_mounts; for a script, relative to
+its `cd` or mounted by its `docker run`: kvplan.check.manifests.script_files).
 """
 
 from __future__ import annotations
@@ -96,7 +97,7 @@ def _wedged(inv: Invocation, version: Any) -> str | None:
 
 def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: list[Any],
                       refusals: list[Any], notes: list[str],
-                      manifest: Path | None, on_host: bool = False) -> dict[str, tuple[str, str]]:
+                      manifest: Path | None, script: Any = None) -> dict[str, tuple[str, str]]:
     """Reads the --config file into `parsed` as the engine does (its options before the command
     line's); returns option -> (the file's key, the file) for the messages."""
     from kvplan.check.argv import TABLES
@@ -140,7 +141,7 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
         return {}
     from kvplan.check.manifests.pool_flags import UNREAD_MOUNT, _options_text
 
-    text, where = _options_text(str(ref), manifest, notes, on_host)
+    text, where = _options_text(str(ref), manifest, notes, script)
     if text is None and where.startswith(UNREAD_MOUNT):
         parsed.options.pop("--config")  # said here, not again as the generic not-read note
         notes.append(f"--config {ref}: {where}; the options set only there ("
@@ -148,7 +149,9 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
                         if inv.engine == "sglang" else "gpu-memory-utilization, max-model-len, "
                         "max-num-seqs, kv-cache-dtype") + " ...) are not checked: give the "
                      "pool's options as flags, or " + (
-                         "run kvplan where the file is" if on_host else
+                         "run kvplan where the file is" if script is not None and script.on_host
+                         else "bind-mount the file from beside the script (-v ./FILE:PATH)"
+                         if script is not None else
                          "bind-mount the file from beside the compose file"))
         return {}
     if text is None:

@@ -244,7 +244,7 @@ class Refusal:
 def read_options(
     inv: Invocation, parsed: Parsed, found: Found, problems: list[Any], refusals: list[Refusal],
     notes: list[str], strict: bool, manifest: Path | None = None,
-    release_unknown: bool = False, on_host: bool = False,
+    release_unknown: bool = False, script: Any = None,
 ) -> None:
     """The options kvplan uses into `found`; an option the engine does not know is a refusal
     (a note where the launcher adds its own options, or `strict` is off)."""
@@ -260,7 +260,7 @@ def read_options(
     from kvplan.check.engine_flags.trtllm import ADDED_AFTER, TABLE_RELEASE
     from kvplan.check.manifests.config_file import merge_config_file
 
-    origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest, on_host)
+    origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest, script)
     for flag, line, hint in parsed.unknown:
         src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
         text = f"{name} {version} has no option {flag}{src}{hint}"
@@ -366,6 +366,6 @@ def read_options(
     expert_parallel(found, notes)
     if inv.engine == "trtllm":
         trtllm_kv_flag(found, notes, problems, refusals)
-    trtllm_options(found, notes, problems, manifest, on_host)
+    trtllm_options(found, notes, problems, manifest, script)
     if inv.engine == "trtllm":
         trtllm_kv_backend(found, problems)

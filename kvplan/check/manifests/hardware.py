@@ -58,11 +58,25 @@ def _off_gpu(w: Workload, line: int) -> bool:
     """Whether the server runs on a device that is not a GPU (`--device cpu` / `npu`), said."""
     device, device_line = _device(w)
     if device and device not in ("cuda", "auto", "gpu", "rocm"):
+        pool = _OFF_GPU_POOL.get(w.inv.engine if w.inv else "", _OFF_GPU_POOL["vllm"])
         w.problem("--device", f"the server runs on {device!r}, not a GPU: kvplan plans "
-                  "GPU memory (a CPU or other device's KV cache is sized by its own "
-                  "settings, e.g. VLLM_CPU_KVCACHE_SPACE)", device_line or line)
+                  f"GPU memory{pool}", device_line or line)
         return True
     return False
+
+
+# how each engine sizes the KV cache on a device that is not a GPU, in its own settings
+_OFF_GPU_POOL = {
+    "vllm": " (a CPU or other device's KV cache is sized by its own settings, e.g. "
+            "VLLM_CPU_KVCACHE_SPACE)",
+    # sglang 0.5.23 srt/utils/common.py get_available_gpu_memory (line 427): the free memory of
+    # the device named by --device (torch.npu.mem_get_info on an NPU, line 517; the free CPU
+    # memory per NUMA node on a CPU, lines 490-494), of which --mem-fraction-static is the
+    # static part (srt/model_executor/model_runner_components/kv_pool_runtime.py line 75)
+    "sglang": "; SGLang sizes an NPU's or a CPU's KV cache from --mem-fraction-static and that "
+              "device's free memory (what torch.npu.mem_get_info reports, or a NUMA node's free "
+              "memory on a CPU), which kvplan does not model",
+}
 
 
 def read_gpu_count(w: Workload) -> None:
@@ -145,12 +159,14 @@ def read_gpu_count(w: Workload) -> None:
         w.notes.append(f"{have - engine_gpus} of {have} GPUs per engine unused")
     if pods_per_engine > 1 and "parallel.nodes" not in found.values:
         found.put("parallel.nodes", pods_per_engine, replicas_line, "pods per engine")
+    # the field as the file spells it: a compose service's count is deploy.replicas
+    named = "deploy.replicas" if site.kind == "compose service" else "replicas"
     if unrendered(str(replicas)):
-        w.problem("replicas", f"{replicas!r}: {RENDER_FIRST}", replicas_line)
+        w.problem(named, f"{replicas!r}: {RENDER_FIRST}", replicas_line)
     elif not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
-        w.problem("replicas", f"{replicas!r} is not a count", replicas_line)
+        w.problem(named, f"{replicas!r} is not a count", replicas_line)
     elif replicas == 0:
-        w.problem("replicas", "0 replicas hold no users", replicas_line)
+        w.problem(named, "0 replicas hold no users", replicas_line)
     else:
         pods = site.pods_per_engine if w.dp_spread else 1
         found.put("hardware.count", replicas * pods * engine_gpus, replicas_line, "replicas")

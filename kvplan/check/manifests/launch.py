@@ -115,8 +115,13 @@ def resolve_model(w: Workload) -> None:
                   f"file{hint}, or add the model under model_specs/", line)
         return
     if container_path:
+        # trtllm-serve has no option naming the served model (its option table,
+        # kvplan.check.engine_flags.trtllm, has no --served_model_name at its commit): the
+        # advice names only what kvplan reads beside the file
+        served_flag = "" if w.inv is not None and w.inv.engine == "trtllm" else \
+            "--served-model-name <hf id>, "
         w.problem(source, f"{text!r} is a path inside the container; name the model with "
-                  "--served-model-name <hf id>, the annotation kvplan.io/model (a catalog name "
+                  f"{served_flag}the annotation kvplan.io/model (a catalog name "
                   f"or spec file){hint}, or a config.json beside the manifest", line)
         return
     if looks_like_path(text) and text.count("/") != 1:

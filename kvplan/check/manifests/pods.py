@@ -39,6 +39,7 @@ class PodSite:
     release_unknown: bool = False  # the engine's release is not named: unknown options noted
     line_at: Key | None = None  # where the engine is declared, when a document holds several
     gpus_said: str = ""  # how a compose service hands over its GPUs, when not by a reservation
+    files: Any = None  # a script's command: where its option files are (script_files.ScriptFiles)
 
 
 def as_dict(value: Any) -> dict[str, Any]:

@@ -104,7 +104,7 @@ def expert_parallel(found: Found, notes: list[str]) -> None:
 
 
 def trtllm_options(found: Found, notes: list[str], problems: list[Any],
-                   manifest: Path | None, on_host: bool = False) -> None:
+                   manifest: Path | None, script: Any = None) -> None:
     """--extra_llm_api_options / --config: its limits (kvplan.engines.trtllm_config) and its
     settings (the cache dtype, the parallel layout, the backend: kvplan.engines.trtllm_settings)
     are read from the file beside the manifest (the path relative to the manifest's folder, or
@@ -122,7 +122,7 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     name = found.names.pop("engine.trtllm_config", "--extra_llm_api_options")
     if ref is None:
         return
-    text, where = _options_text(str(ref), manifest, notes, on_host)
+    text, where = _options_text(str(ref), manifest, notes, script)
     if text is None and where.startswith(UNREAD_MOUNT):
         notes.append(f"{name} {ref}: {where}; its limits (max_batch_size, max_num_tokens, "
                      "max_seq_len, kv_cache_config) and settings are not read")
@@ -182,13 +182,22 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
 
 
 def _options_text(ref: str, manifest: Path | None, notes: list[str] | None = None,
-                  on_host: bool = False) -> tuple[Path | str | None, str]:
+                  script: Any = None) -> tuple[Path | str | None, str]:
     """(the file beside the manifest, a compose volume's file on this machine, or a ConfigMap's
     text, or None; what to call it). A compose volume that covers `ref` but is not read says why
     as the second value, starting "mounted from" / "an anonymous" (kvplan.check.manifests.
-    compose_mounts); a host path read appends its caution to `notes`. `on_host`: a server a
-    script starts outside a container, whose absolute path is one on the script's machine."""
+    compose_mounts); a host path read appends its caution to `notes`. `script`: where a script's
+    command finds its files (kvplan.check.manifests.script_files.ScriptFiles: a server started
+    outside a container, whose paths are on the script's machine, relative ones against the
+    directory its `cd` went to; a `docker run`'s mounts), None for a manifest."""
     base = Path(ref).name
+    on_host = script is not None and script.on_host
+    if script is not None:
+        from kvplan.check.manifests.script_files import find
+
+        said = find(ref, script, notes)
+        if said is not None:
+            return said
     if on_host and ref.startswith(("/", "~")):
         host = Path(ref).expanduser()
         if host.is_file():

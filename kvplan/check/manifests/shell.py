@@ -20,7 +20,9 @@ Refused with the reason: a server start inside a `for` / `while` / `until` loop 
 body (its words come from the loop or the function's arguments at each call, which kvplan
 does not follow), or in a branch of a `case` or of an `if` with `elif` / `else` (alternatives:
 kvplan does not choose one). Commands inside an `if` without them are read as if they run
-(noted). Heredoc bodies
+(noted). A `cd` / `pushd` earlier in the script moves the directory a relative option file
+is resolved against (kvplan.check.manifests.script_files, which also follows a `docker run`'s
+mounts). Heredoc bodies
 (`cat > x <<EOF ... EOF`) are text another program reads, not commands of this script.
 """
 
@@ -32,6 +34,7 @@ from typing import Any
 
 from kvplan.check.argv import server_start
 from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
 from kvplan.check.manifests.shell_lex import Command, expand_word, read_script
 from kvplan.check.target import DOCKER_RUN, SCRIPT, Target
@@ -89,7 +92,7 @@ def _visible(env: dict[str, str]) -> tuple[Any, str]:
 
 
 def _site(cmd: Command, k: int, container: dict[str, Any], count: Any, said: str,
-          kind: str, problems: list[Problem], notes: list[str]) -> PodSite:
+          kind: str, problems: list[Problem], notes: list[str], files: ScriptFiles) -> PodSite:
     pod_at: tuple[Any, ...] = ("commands", k)
     c_at = (*pod_at, "containers", 0)
     line = cmd.lines[0]
@@ -100,7 +103,7 @@ def _site(cmd: Command, k: int, container: dict[str, Any], count: Any, said: str
     container["resources"] = {"limits": {container.pop("resource", "nvidia.com/gpu"): count}}
     site = PodSite(kind, {"containers": [container]}, pod_at, [(container, c_at)], 1, pod_at,
                    group=k, lines=lines, problems=problems, notes=notes, line_at=pod_at,
-                   gpus_said=said, release_unknown=not container.get("image"))
+                   gpus_said=said, release_unknown=not container.get("image"), files=files)
     return site
 
 
@@ -146,8 +149,9 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
             container = {"image": run.image, "command": run.command, "line_of": run.lines,
                          "env": [{"name": k, "value": v} for k, v in run.env.items()],
                          "resource": run.resource}
+            files = ScriptFiles(path, cmd.cwd, cmd.lines[0], run.mounts, run.workdir)
             out.append(_site(cmd, len(out), container, run.count, run.said, "docker run",
-                             problems, notes + run.notes))
+                             problems, notes + run.notes, files))
             continue
         assert start is not None
         server = words
@@ -161,7 +165,8 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
         notes.append(f"started outside a container: the {start[0]} release is the one "
                      "installed, which the script does not name; options the newest option "
                      "table lacks are noted, not refused")
-        out.append(_site(cmd, len(out), container, count, said, KIND, problems, notes))
+        out.append(_site(cmd, len(out), container, count, said, KIND, problems, notes,
+                         ScriptFiles(path, cmd.cwd)))
     return out, refused
 
 

@@ -7,8 +7,9 @@ image: kvplan.check.manifests.workload), `--entrypoint`, the arguments after the
 `vllm/vllm-openai`, whose entrypoint is `vllm serve`, they are the server's options), `-e` /
 `--env` (the container's environment), `--gpus` (`all`, `N`, `device=0,1`, `count=N`),
 `--runtime nvidia` with `-e NVIDIA_VISIBLE_DEVICES`, `-e CUDA_VISIBLE_DEVICES` inside the
-container, and `--device /dev/kfd` (ROCm: every AMD GPU). Passed over on purpose, as they do
-not move GPU memory: `-p`, `-v`, `--mount`, `--shm-size`, `--ipc`, `--name`, `--network`,
+container, and `--device /dev/kfd` (ROCm: every AMD GPU); `-v` / `--volume` / `--mount` and
+`-w` for the option files the server names (kvplan.check.manifests.script_files). Passed over on
+purpose, as they do not move GPU memory: `-p`, `--shm-size`, `--ipc`, `--name`, `--network`,
 `--restart`, `--ulimit`, `--rm`, `-d`, `-it` and Docker's other options; `--env-file` is noted
 (the variables it sets are not read).
 """
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvplan.check.argv import server_start
+from kvplan.check.manifests.script_files import mount_of
 from kvplan.deploy import Problem
 
 DOCKERS = {"docker", "podman", "nvidia-docker"}
@@ -56,6 +58,9 @@ class DockerRun:
     said: str = ""  # how the line hands them over
     resource: str = "nvidia.com/gpu"
     engine: bool = False  # the container starts a server kvplan reads (or is refused naming it)
+    mounts: list[tuple[str, str, str]] = field(default_factory=list)  # -v / --mount: (type,
+    # source, target), for the option files the server names (kvplan.check.manifests.script_files)
+    workdir: str = ""  # -w / --workdir
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -140,6 +145,12 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
             run.count, run.said = _gpus(value), f"--gpus {value}"
         elif name == "--entrypoint":
             entrypoint = value
+        elif name in ("-v", "--volume", "--mount"):
+            mount = mount_of(name, value)
+            if mount is not None:
+                run.mounts.append(mount)
+        elif name in ("-w", "--workdir"):
+            run.workdir = value
         elif name == "--runtime":
             runtime = value
         elif name == "--device":

@@ -9,6 +9,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from kvplan.check.argv import SEPARATORS, expand
+from kvplan.check.manifests.script_files import Cwd, after_cd
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 # `> log`, `>> log`, `2>&1`, `&> log`, `2>/dev/null`, `< in` at a word's start
@@ -29,6 +30,7 @@ class Command:
     lines: list[int]
     block: str = ""  # "" | "the `for` loop of line N" | "the function `f` (line N)"
     conditional: int = 0  # the line of the `if` it sits in, 0 when none
+    cwd: Cwd = field(default_factory=Cwd)  # the directory it runs in (earlier `cd`s)
 
 
 @dataclass
@@ -112,6 +114,8 @@ def read_script(text: str) -> Script:
     out = Script()
     env: dict[str, str] = {}
     exported: set[str] = set()
+    cwd = Cwd()
+    dirs: list[Cwd] = []  # pushd's stack
     blocks: list[tuple[str, str]] = []  # (closing word, description)
     for parts in _logical_lines(text):
         for words, lines in _commands(parts):
@@ -171,6 +175,15 @@ def read_script(text: str) -> Script:
                     elif re.fullmatch(r"[A-Za-z_]\w*", w):
                         exported.add(w)
                 continue
+            if first in ("cd", "pushd", "popd"):
+                if not block:  # a function's or loop's `cd` depends on its calls, as its assignments
+                    if first == "popd":
+                        cwd = dirs.pop() if dirs else Cwd("unknown", "", lines[0], "(popd)")
+                    else:
+                        if first == "pushd":
+                            dirs.append(cwd)
+                        cwd = after_cd(cwd, [expand_word(w, env) for w in words[1:]], lines[0])
+                continue
             if first == "unset":
                 for w in words[1:]:
                     env.pop(w, None)
@@ -188,6 +201,6 @@ def read_script(text: str) -> Script:
                     env.update(prefix)
                 continue
             scope = {**env, **prefix}
-            out.commands.append((Command(words, lines, block, cond), scope,
+            out.commands.append((Command(words, lines, block, cond, cwd), scope,
                                  exported | set(prefix)))
     return out

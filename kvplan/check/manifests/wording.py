@@ -31,14 +31,16 @@ _NOT_THERE = {
     COMPOSE: "beside the compose file or in a file a volume of it bind-mounts there, and no "
              "volume mounts this path",
     SCRIPT: "beside the script, and this one is not there",
-    DOCKER_RUN: "beside the script, and this one is not there",
+    DOCKER_RUN: "beside the script or in a file a -v / --mount of the docker run puts there, "
+                "and no mount of it covers this path",
 }
 
 _NEITHER = {
     COMPOSE: "a file inside the container, neither beside the compose file nor mounted by one "
              "of its volumes",
     SCRIPT: "not a file beside the script",
-    DOCKER_RUN: "a file inside the container, not beside the script",
+    DOCKER_RUN: "a file inside the container, neither beside the script nor mounted by a -v / "
+                "--mount of the docker run",
 }
 
 

@@ -240,7 +240,7 @@ class Workload:
                               "option table lacks are noted, not refused")
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path,
-                     on_host=self.site.kind == "shell command",
+                     script=self.site.files,
                      release_unknown=self.site.release_unknown or templated or unnamed)
         if inv.engine == "vllm":
             from kvplan.check.manifests.v0_env import read_v0
