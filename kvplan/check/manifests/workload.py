@@ -106,6 +106,9 @@ def mentions_engine(data: Any) -> str | None:
                 return "SGLang"
             if "trtllm-serve" in low or "tensorrt-llm" in low or "tensorrt_llm" in low:
                 return "TensorRT-LLM"
+            if "tensorrtllm_backend" in low:  # Triton's TensorRT-LLM backend (its model repository)
+                return ("TensorRT-LLM through Triton's tensorrtllm_backend (its KV settings are in "
+                        "the model repository's config.pbtxt, not in this file)")
             if "dynamo.trtllm" in low:
                 return ("TensorRT-LLM through python -m dynamo.trtllm (Dynamo's worker, whose "
                         "options are not trtllm-serve's)")
