@@ -20,6 +20,7 @@ from kvplan.check.manifests import (
     dynamo,
     helm_values,
     kserve,
+    kubeai,
     kubernetes,
     leaderworkerset,
     llmd_values,
@@ -50,6 +51,7 @@ class Format:
     kinds: tuple[str, ...]
     read: Callable[[dict[str, Any], Doc], list[PodSite]]
     detect: Callable[[dict[str, Any]], bool] | None = None
+    group: str = ""  # the API group its kinds are read for only (a name as common as `Model`)
 
 
 def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> list[PodSite]:
@@ -81,9 +83,13 @@ FORMATS: tuple[Format, ...] = (
            helm_values.is_values),
     Format("llm-d ModelService Helm values", "llmd_values", (), llmd_values.sites,
            llmd_values.is_values),
+    Format("KubeAI Model (kubeai.org)", "kubeai", kubeai.KINDS, kubeai.sites,
+           group=kubeai.GROUP),
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
 )
-BY_KIND: dict[str, Format] = {k: f for f in FORMATS for k in f.kinds}
+BY_KIND: dict[str, Format] = {k: f for f in FORMATS if not f.group for k in f.kinds}
+BY_GROUP_KIND: dict[tuple[str, str], Format] = {(f.group, k): f for f in FORMATS if f.group
+                                                for k in f.kinds}
 
 # kinds that exist to run an inference engine: one kvplan cannot read is an ERROR, never a skip
 ENGINE_KINDS = {
@@ -96,7 +102,6 @@ ENGINE_KINDS = {
 # not KServe's: its server is spec.engineConfig.runner), so the group decides (blind round of
 # 2026-12-06, task h42corpus: each was a silent skip)
 ENGINE_GROUP_KINDS = {
-    ("kubeai.org", "Model"),  # KubeAI (substratusai/kubeai api/k8s/v1 model_types.go)
     ("ome.io", "ClusterServingRuntime"), ("ome.io", "ServingRuntime"),
     ("ome.io", "InferenceService"),  # OME (sgl-project/ome config/runtimes, config/samples)
     ("disaggregatedset.x-k8s.io", "DisaggregatedSet"),  # LWS's prefill/decode set (llm-d guides)
@@ -228,8 +233,8 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
     group = str(data.get("apiVersion", "")).split("/", 1)[0]
     if (group, kind) in ENGINE_GROUP_KINDS:
         return [unreadable(path, doc, f"{kind} ({group})", _engine_named(data), name)]
-    fmt = BY_KIND.get(kind) if kind else next(
-        (f for f in FORMATS if f.detect is not None and f.detect(data)), None)
+    fmt = BY_GROUP_KIND.get((group, kind)) or (BY_KIND.get(kind) if kind else next(
+        (f for f in FORMATS if f.detect is not None and f.detect(data)), None))
     if fmt is not None:
         sites = _read(fmt, data, doc, path)
         targets = _targets(doc, path, sites, name, meta_ann if kind else {}, side_cache,

@@ -63,7 +63,8 @@ def apply_side_file(w: Workload, side_cache: dict[Path, Any]) -> None:
             found.lines.pop(key, None)
             if attr == "gpu":
                 w.gpu_named = True
-                w.problems[:] = [p for p in w.problems if p.field != "nvidia.com/gpu.product"]
+                w.problems[:] = [p for p in w.problems
+                                 if p.field not in ("nvidia.com/gpu.product", "resourceProfile")]
 
 
 def resolve_model(w: Workload) -> None:
