@@ -25,6 +25,7 @@ from kvplan.check.manifests import (
     leaderworkerset,
     llmd_values,
     llmisvc,
+    ome,
     rayclusterfleet,
     rayservice,
     stormservice,
@@ -85,6 +86,8 @@ FORMATS: tuple[Format, ...] = (
            llmd_values.is_values),
     Format("KubeAI Model (kubeai.org)", "kubeai", kubeai.KINDS, kubeai.sites,
            group=kubeai.GROUP),
+    Format("OME ServingRuntime, ClusterServingRuntime (ome.io)", "ome", ome.KINDS, ome.sites,
+           group=ome.GROUP),
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
 )
 BY_KIND: dict[str, Format] = {k: f for f in FORMATS if not f.group for k in f.kinds}
@@ -97,13 +100,12 @@ ENGINE_KINDS = {
     "DynamoGraphDeployment", "DynamoComponentDeployment", "VLLMRuntime", "ModelService",
     "RoleSet", "ModelAdapter",
 }
-# kinds of other API groups that exist to run an engine, by (group, kind): their names alone
-# are too common (`Model`) or taken by a format kvplan reads (OME's ClusterServingRuntime is
-# not KServe's: its server is spec.engineConfig.runner), so the group decides (blind round of
-# 2026-12-06, task h42corpus: each was a silent skip)
+# kinds of other API groups that exist to run an engine, by (group, kind), that no format reads:
+# their names are taken by a format kvplan reads (OME's InferenceService is not KServe's), so
+# the group decides (blind round of 2026-12-06, task h42corpus: each was a silent skip; KubeAI's
+# Model and OME's runtimes have readers since task h42readers, BY_GROUP_KIND)
 ENGINE_GROUP_KINDS = {
-    ("ome.io", "ClusterServingRuntime"), ("ome.io", "ServingRuntime"),
-    ("ome.io", "InferenceService"),  # OME (sgl-project/ome config/runtimes, config/samples)
+    ("ome.io", "InferenceService"),  # OME (sgl-project/ome config/samples); its runtimes are read
     ("disaggregatedset.x-k8s.io", "DisaggregatedSet"),  # LWS's prefill/decode set (llm-d guides)
 }
 
