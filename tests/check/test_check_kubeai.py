@@ -134,3 +134,20 @@ def test_a_profile_gpu_outside_the_catalog_asks_for_gpu(runner: CliRunner,
     assert [(e["line"], e["field"], e["message"]) for e in row["errors"]] == [(
         8, "resourceProfile", "resourceProfile nvidia-gpu-gh200's GPU is not in kvplan's GPU "
         "catalog (`kvplan gpus`); run kvplan check --gpu NAME or give gpu: in a side file")]
+
+
+def test_only_an_hf_url_names_the_model(runner: CliRunner, tmp_path: Path) -> None:
+    """url s3://... : vLLM gets --model=s3://my-bucket/qwen --load-format=runai_streamer
+    (engine_vllm.go), which names no catalog model, nor does the served name m: ERROR on the url
+    line (6) saying so; a side file's `model: qwen2.5-7b` names it."""
+    path = _model(tmp_path, "  url: s3://my-bucket/qwen\n  engine: VLLM\n"
+                  "  args: [--max-model-len=8192]\n  resourceProfile: nvidia-gpu-l4:1\n")
+    [row] = results(runner, path)
+    assert [(e["line"], e["message"]) for e in row["errors"]] == [(
+        6, "'s3://my-bucket/qwen', and its served name 'm' is not a catalog model: "
+        "s3://my-bucket/qwen streams the weights from a bucket (--load-format=runai_streamer); "
+        "kvplan reads the model from a KubeAI url only as hf://org/name: set the annotation "
+        "kvplan.io/model (or a side file's model:) to the model it holds")]
+    (tmp_path / "m.kvplan.yaml").write_text("model: qwen2.5-7b\n")
+    [named] = results(runner, path)
+    assert (named["verdict"], named["model"], named["gpu"]) == ("PASS", "qwen2.5-7b", "l4")

@@ -140,10 +140,10 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     site = PodSite("Model", {"containers": [container]}, at, [(container, c_at)],
                    lines=lines, problems=problems, notes=notes)
     site.replicas, site.replicas_at = _replicas(spec, site.notes)
-    if unresolved:
-        site.notes.append(f"{unresolved}: kvplan names the model from it only where it is a "
-                          "path or repository it can read; else set kvplan.io/model or a "
-                          "side file's model")
+    if unresolved:  # launch.resolve_model's ERROR when the served name names no model either
+        site.model_elsewhere = (f"{unresolved}; kvplan reads the model from a KubeAI url only "
+                                "as hf://org/name: set the annotation kvplan.io/model (or a side "
+                                "file's model:) to the model it holds")
     if known is None:
         site.gpu_unknown = (f"resourceProfile {pname!r} is not one of the profiles of KubeAI's "
                             f"chart ({', '.join(sorted(PROFILES))}), so kvplan cannot tell its "
