@@ -27,9 +27,6 @@ def _text(o: Outcome) -> str:
 
 
 @pytest.mark.parametrize(("rel", "kind", "engine"), [
-    ("kubeai/qwen2.5-7b-instruct-l4.yaml", "Model (kubeai.org)", "vLLM"),  # engine: VLLM
-    ("ome/vllm-qwen3-8b-rt.yaml", "ClusterServingRuntime (ome.io)", "vLLM"),  # vllm/vllm-openai
-    ("ome/vllm-llama-3-1-8b-instruct-rt.yaml", "ClusterServingRuntime (ome.io)", "vLLM"),
     ("llm-d/pd-disaggregatedset.yaml", "DisaggregatedSet (disaggregatedset.x-k8s.io)",
      "vLLM"),  # command ["vllm", "serve"], image REPLACE_MODEL_SERVER_IMAGE
 ])
@@ -37,9 +34,11 @@ def test_engine_kinds_of_other_groups_are_errors_not_skips(rel: str, kind: str,
                                                            engine: str) -> None:
     """A KubeAI Model, an OME ClusterServingRuntime (its server is spec.engineConfig.runner,
     not KServe's spec.containers) and LWS's DisaggregatedSet exist to run an engine; kvplan
-    reads none of them, and each was a silent skip (the OME runtime went through the KServe
+    read none of them, and each was a silent skip (the OME runtime went through the KServe
     reader by its kind name and found no container). Now an ERROR naming the kind, its API
-    group and the engine it runs."""
+    group and the engine it runs; KubeAI's Model and OME's runtimes have had readers since task
+    h42readers (tests/check/test_check_kubeai.py, test_check_ome.py), the DisaggregatedSet is
+    still refused."""
     o = _one(rel)
     assert o.verdict == "ERROR"
     assert (f"{kind} runs {engine}, but kvplan cannot read a {kind} yet") in _text(o)
@@ -47,7 +46,8 @@ def test_engine_kinds_of_other_groups_are_errors_not_skips(rel: str, kind: str,
 
 def test_kubeai_model_is_read_by_group_not_by_the_name_model() -> None:
     """`kind: Model` of another API group (here an unrelated one) names no engine kind: it
-    stays out of the check (nothing runs an engine), only kubeai.org's Model is refused."""
+    stays out of the check (nothing runs an engine); kubeai.org's Model goes to the KubeAI
+    reader (task h42readers), which refuses this one for its missing resourceProfile."""
     from kvplan.check.manifests import read_document
     from kvplan.deploy.yamldoc import Doc
 
@@ -56,7 +56,8 @@ def test_kubeai_model_is_read_by_group_not_by_the_name_model() -> None:
     assert read_document(Doc(other, 1, {}), CORPUS / "x.yaml", {}) is None
     kubeai = {**other, "apiVersion": "kubeai.org/v1"}
     found = read_document(Doc(kubeai, 1, {}), CORPUS / "x.yaml", {})
-    assert found is not None and len(found) == 1 and found[0].problems
+    assert found is not None and len(found) == 1
+    assert [p.field for p in found[0].problems] == ["resourceProfile"]
 
 
 def test_triton_tensorrtllm_backend_is_named_not_skipped() -> None:
@@ -106,7 +107,11 @@ def test_blind_round_of_2026_12_06_is_scored_on_its_own() -> None:
     part 3 of 6 (misses: dynamo/trtllm-disagg one ERROR for the document where the hand said
     one per worker; the KubeAI Model and the OME SGLang runtime skipped). After the reader
     fixes, made on the tuned files only: tuned 9 of 9; held-out 5 of 6 (the two skips became
-    ERRORs through the same fix; trtllm-disagg left as measured)."""
+    ERRORs through the same fix; trtllm-disagg left as measured). Task h42readers made the
+    KubeAI Model readable: both KubeAI files' expected verdicts re-derived (ERROR -> PASS, not
+    blind: see their `why`), and OME's runtimes: srt-qwen3-8b re-derived ERROR -> WARN by hand
+    before the reader ran on it (held out: met); both OME vLLM runtimes stay ERROR (the model is
+    the InferenceService's BaseModel)."""
     expected = yaml.safe_load((ASSETS / "corpus-expected.yaml").read_text())
     blind = {rel: e for rel, e in expected.items() if e.get("round") == "blind-2026-12-06"}
     assert len(blind) == 15 and sum(bool(e.get("held_out")) for e in blind.values()) == 6

@@ -12,7 +12,7 @@ import pytest
 from kvplan.check import check_paths
 from kvplan.check.documents import Broken, read_documents
 from kvplan.check.formats import verdict_lines
-from kvplan.check.manifests import BY_KIND, FORMATS, Format, read_document
+from kvplan.check.manifests import BY_GROUP_KIND, BY_KIND, FORMATS, Format, read_document
 
 ROOT = Path(__file__).parents[2]
 ASSETS = ROOT / "tests" / "assets" / "check"
@@ -24,6 +24,9 @@ def _format_of(data: object) -> Format | None:
     if not isinstance(data, dict):
         return None
     kind = str(data.get("kind", ""))
+    group = str(data.get("apiVersion", "")).split("/", 1)[0]
+    if (group, kind) in BY_GROUP_KIND:
+        return BY_GROUP_KIND[(group, kind)]
     if kind:
         return BY_KIND.get(kind)
     return next((f for f in FORMATS if f.detect is not None and f.detect(data)), None)

@@ -20,10 +20,12 @@ from kvplan.check.manifests import (
     dynamo,
     helm_values,
     kserve,
+    kubeai,
     kubernetes,
     leaderworkerset,
     llmd_values,
     llmisvc,
+    ome,
     rayclusterfleet,
     rayservice,
     stormservice,
@@ -50,6 +52,7 @@ class Format:
     kinds: tuple[str, ...]
     read: Callable[[dict[str, Any], Doc], list[PodSite]]
     detect: Callable[[dict[str, Any]], bool] | None = None
+    group: str = ""  # the API group its kinds are read for only (a name as common as `Model`)
 
 
 def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> list[PodSite]:
@@ -81,9 +84,15 @@ FORMATS: tuple[Format, ...] = (
            helm_values.is_values),
     Format("llm-d ModelService Helm values", "llmd_values", (), llmd_values.sites,
            llmd_values.is_values),
+    Format("KubeAI Model (kubeai.org)", "kubeai", kubeai.KINDS, kubeai.sites,
+           group=kubeai.GROUP),
+    Format("OME ServingRuntime, ClusterServingRuntime (ome.io)", "ome", ome.KINDS, ome.sites,
+           group=ome.GROUP),
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
 )
-BY_KIND: dict[str, Format] = {k: f for f in FORMATS for k in f.kinds}
+BY_KIND: dict[str, Format] = {k: f for f in FORMATS if not f.group for k in f.kinds}
+BY_GROUP_KIND: dict[tuple[str, str], Format] = {(f.group, k): f for f in FORMATS if f.group
+                                                for k in f.kinds}
 
 # kinds that exist to run an inference engine: one kvplan cannot read is an ERROR, never a skip
 ENGINE_KINDS = {
@@ -91,14 +100,12 @@ ENGINE_KINDS = {
     "DynamoGraphDeployment", "DynamoComponentDeployment", "VLLMRuntime", "ModelService",
     "RoleSet", "ModelAdapter",
 }
-# kinds of other API groups that exist to run an engine, by (group, kind): their names alone
-# are too common (`Model`) or taken by a format kvplan reads (OME's ClusterServingRuntime is
-# not KServe's: its server is spec.engineConfig.runner), so the group decides (blind round of
-# 2026-12-06, task h42corpus: each was a silent skip)
+# kinds of other API groups that exist to run an engine, by (group, kind), that no format reads:
+# their names are taken by a format kvplan reads (OME's InferenceService is not KServe's), so
+# the group decides (blind round of 2026-12-06, task h42corpus: each was a silent skip; KubeAI's
+# Model and OME's runtimes have readers since task h42readers, BY_GROUP_KIND)
 ENGINE_GROUP_KINDS = {
-    ("kubeai.org", "Model"),  # KubeAI (substratusai/kubeai api/k8s/v1 model_types.go)
-    ("ome.io", "ClusterServingRuntime"), ("ome.io", "ServingRuntime"),
-    ("ome.io", "InferenceService"),  # OME (sgl-project/ome config/runtimes, config/samples)
+    ("ome.io", "InferenceService"),  # OME (sgl-project/ome config/samples); its runtimes are read
     ("disaggregatedset.x-k8s.io", "DisaggregatedSet"),  # LWS's prefill/decode set (llm-d guides)
 }
 
@@ -228,8 +235,8 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
     group = str(data.get("apiVersion", "")).split("/", 1)[0]
     if (group, kind) in ENGINE_GROUP_KINDS:
         return [unreadable(path, doc, f"{kind} ({group})", _engine_named(data), name)]
-    fmt = BY_KIND.get(kind) if kind else next(
-        (f for f in FORMATS if f.detect is not None and f.detect(data)), None)
+    fmt = BY_GROUP_KIND.get((group, kind)) or (BY_KIND.get(kind) if kind else next(
+        (f for f in FORMATS if f.detect is not None and f.detect(data)), None))
     if fmt is not None:
         sites = _read(fmt, data, doc, path)
         targets = _targets(doc, path, sites, name, meta_ann if kind else {}, side_cache,

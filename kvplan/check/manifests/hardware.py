@@ -30,6 +30,7 @@ from kvplan.deploy.yamldoc import Doc
 from kvplan.errors import InputError
 
 SCRIPT_KINDS = ("shell command", "docker run")  # kvplan.check.manifests.shell's sites
+PROFILE_FIELD = "resourceProfile"  # a GPU the format's profile does not name (a side file's gpu: clears it)
 
 
 def _device(w: Workload) -> tuple[str, int | None]:
@@ -216,6 +217,16 @@ def read_gpu_type(w: Workload, default_gpu: str | None) -> None:
     key = ANNOTATION_PREFIX + "gpu"
     if key in w.annotations:
         w.found.put("hardware.gpu", str(w.annotations[key]), w.ann_line(key), key)
+        return
+    if w.site.gpu is not None:  # the format names the GPU (a KubeAI resource profile)
+        line = w.found.lines.get("hardware") or w.doc.line(*w.site.pod_at)
+        w.found.put("hardware.gpu", w.site.gpu[0], line, w.site.gpu[1])
+        return
+    if w.site.gpu_unknown:
+        if default_gpu is not None:
+            w.found.put("hardware.gpu", default_gpu, w.doc.line(*w.site.pod_at), "--gpu")
+        else:
+            w.problem(PROFILE_FIELD, w.site.gpu_unknown, w.found.lines.get("hardware"))
         return
     labels = []
     for lab in node_gpu_labels(w.site, w.doc):

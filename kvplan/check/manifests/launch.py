@@ -63,7 +63,8 @@ def apply_side_file(w: Workload, side_cache: dict[Path, Any]) -> None:
             found.lines.pop(key, None)
             if attr == "gpu":
                 w.gpu_named = True
-                w.problems[:] = [p for p in w.problems if p.field != "nvidia.com/gpu.product"]
+                w.problems[:] = [p for p in w.problems
+                                 if p.field not in ("nvidia.com/gpu.product", "resourceProfile")]
 
 
 def resolve_model(w: Workload) -> None:
@@ -108,6 +109,10 @@ def resolve_model(w: Workload) -> None:
     stem = folder_entry(text) if container_path else None
     hint = (f" (its folder name is the hub repository of the catalog's {stem}: "
             f"kvplan.io/model: {stem} if it holds that checkpoint)" if stem else "")
+    if container_path and w.site.model_elsewhere:
+        said = f", and its served name {str(served)!r} is not a catalog model" if served else ""
+        w.problem(source, f"{text!r}{said}: {w.site.model_elsewhere}", line)
+        return
     if container_path and served:
         w.problem(source, f"{text!r} is a path inside the container, and its served name "
                   f"{str(served)!r} is not in the catalog (no spec has this name, hf_id or "

@@ -40,6 +40,9 @@ class PodSite:
     line_at: Key | None = None  # where the engine is declared, when a document holds several
     gpus_said: str = ""  # how a compose service hands over its GPUs, when not by a reservation
     files: Any = None  # a script's command: where its option files are (script_files.ScriptFiles)
+    gpu: tuple[str, str] | None = None  # (catalog GPU, what names it) a format itself names
+    gpu_unknown: str = ""  # why the format's GPU is not known: an ERROR unless --gpu or a side file
+    model_elsewhere: str = ""  # what names the weights at a container path instead (OME, KubeAI)
 
 
 def as_dict(value: Any) -> dict[str, Any]:
