@@ -269,8 +269,10 @@ def test_gpus_table_memory_in_gib_and_bytes(runner):
 
 def test_gpus_table_marks_upper_bounds(runner):
     text = invoke(runner, "gpus").stdout
-    # L20: 46068 MiB x 2**20 = 48,305,799,168 B = 44.99 GiB, the nvidia-smi total
-    assert "44.99 GiB*" in _block(text, "l20")[0]
+    # L40: 46068 MiB x 2**20 = 48,305,799,168 B = 44.99 GiB, the nvidia-smi total
+    assert "44.99 GiB*" in _block(text, "l40")[0]
+    # L20: vLLM's 44.52 GiB x 2**30 = 47,802,986,004 B, a runtime reading: no star
+    assert "44.52 GiB " in _block(text, "l20")[0] and "44.52 GiB*" not in text
     assert "79.20 GiB*" not in text and "79.20 GiB" in text  # H100: a runtime reading
     assert "256.00 GiB*" in _block(text, "mi325x")[0]  # the nominal 256 GiB, no HIP reading
     assert text.rstrip().endswith("* upper bound: no runtime reading found; nvidia-smi or nominal total")
@@ -299,11 +301,12 @@ def test_gpus_json_and_csv_carry_full_alias_lists(runner):
     rows = {r["name"]: r for r in _json(invoke(runner, "gpus", "-f", "json"))}
     assert rows["h100-sxm-80gb"]["aliases"] == ["h100", "h100-sxm", "h100-80gb"]
     assert rows["h100-sxm-80gb"]["memory_gib"] == 79.2
-    assert rows["l20"]["memory_is_upper_bound"] is True
+    assert rows["l40"]["memory_is_upper_bound"] is True
+    assert rows["l20"]["memory_is_upper_bound"] is False  # vLLM's 44.52 GiB (task h42gputotals)
     assert rows["h100-sxm-80gb"]["memory_is_upper_bound"] is False
     assert rows["b200"]["memory_is_upper_bound"] is False  # torch's whole-MiB reading
     upper = {name for name, r in rows.items() if r["memory_is_upper_bound"]}
-    assert upper >= {"a10", "gb200", "mi325x", "mi355x", "l20", "h800", "a800-80gb", "b300", "gb300",
+    assert upper >= {"a10", "gb200", "mi325x", "mi355x", "l40", "h800", "a800-80gb", "b300", "gb300",
                      "rtx-pro-6000-server"}
     out = invoke(runner, "gpus", "v100", "-f", "csv").stdout
     by_name = {r["name"]: r for r in csv.DictReader(io.StringIO(out))}

@@ -53,10 +53,12 @@ NEW_GPUS: dict[str, Reading] = {
     # deviceQuery 'NVIDIA Thor' 125772 MBytes (131881680896 bytes), JetPack 7.0 / CUDA 13.0;
     # 131,881,680,896 / 2**20 = 125,772.0 -> the printed MBytes
     "jetson-thor": Reading(131_881_680_896, None, 273_000_000_000, None, True, ("NVIDIA Thor",), 125_772),
+    # vLLM 0.15.1 on an L20: 'Free memory on device cuda:0 (39.96/44.52 GiB)'; 44.52 x 2**30 =
+    # 47,802,986,004.48 -> 47,802,986,004 B = 45,588.48 MiB (the printed figure is GiB, not MiB);
+    # an nvidia-smi upper bound (46068 x 1,048,576 = 48,305,799,168) until task h42gputotals
+    "l20": Reading(47_802_986_004, 46_068, 864_000_000_000, 119_500_000_000_000, True,
+                   ("NVIDIA L20",), 45_588),
     # upper bounds: nvidia-smi MiB x 1,048,576
-    # 46068 x 1048576 = 48,305,799,168
-    "l20": Reading(48_305_799_168, 46_068, 864_000_000_000, 119_500_000_000_000, True,
-                   ("NVIDIA L20",), None),
     # 81559 x 1048576 = 85,520,809,984 (same total as the H100 SXM); 1979 sparse / 2 -> 989 dense
     "h800": Reading(85_520_809_984, 81_559, 3_350_000_000_000, 989_000_000_000_000, True,
                     ("NVIDIA H800", "NVIDIA H800 80GB HBM3"), None),
@@ -143,7 +145,7 @@ def test_runtime_readings_agree_with_the_printed_mib(name):
                                         and r.smi_mib is not None))
 def test_upper_bounds_are_the_nvidia_smi_total_and_say_so(name):
     want = NEW_GPUS[name]
-    assert want.memory_bytes == want.smi_mib * MIB  # e.g. 46068 x 1,048,576 for the L20
+    assert want.memory_bytes == want.smi_mib * MIB  # e.g. 46068 x 1,048,576 for the L40
     g = load_hardware(name)
     assert g.memory_source.startswith("DERIVED UPPER BOUND")
     assert "upper bound" in g.memory_source.lower()
@@ -247,3 +249,20 @@ def test_round_two_parts_are_not_nvlink_modules(name):
 
     g = load_hardware(name)
     assert not nvlink_module(g.label, g.device_names), (g.label, g.device_names)
+
+
+def test_l20_total_sits_inside_what_vllm_printed():
+    """vLLM 0.15.1's 'Free memory on device cuda:0 (39.96/44.52 GiB) ... desired GPU memory
+    utilization (0.9, 40.07 GiB)' on an L20 bounds the runtime total two ways: 44.52 GiB to two
+    places is 44.515-44.525 GiB, and 0.9 x total = 40.07 GiB to two places is 40.065/0.9 =
+    44.5167 to 40.075/0.9 = 44.5278 GiB. Together 47,799,406,866-47,808,354,713 B; the spec's
+    47,802,986,004 (44.52 x 2**30) is inside, 502,813,164 B (479.5 MiB) under the nvidia-smi
+    46068 MiB, and the L40S's deviceQuery 47,803,596,800 B (same board and smi total) fits too."""
+    total = load_hardware("l20").memory_bytes
+    gib = 2**30
+    assert round(total / gib, 2) == 44.52
+    assert round(0.9 * total / gib, 2) == 40.07
+    low, high = -(-40_065 * gib // 900), 44_525 * gib // 1000
+    assert (low, high) == (47_799_406_866, 47_808_354_713)
+    assert low <= total <= high and low <= 47_803_596_800 <= high
+    assert 46_068 * MIB - total == 502_813_164

@@ -173,8 +173,11 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # GPTQ at utilization 0.15) -4.76% -> +7.69% joined this set: it prints 0.26 GiB of non-torch
     # growth where the one-GPU growth term books 0.07 (0.6.5-0.6.6 subtract torch's allocated,
     # not reserved, bytes: the allocator's unreleased fragments count there, not modelled).
+    # Task h42gputotals read the L20's CUDA-runtime total from an unrelated vLLM note (44.52 GiB,
+    # was the nvidia-smi 46,068 MiB): 420 (Qwen2.5-72B-AWQ at 0.98, a 3.31 GiB pool) +28.61% ->
+    # +14.75% joined the fit part and still misses: about 0.49 GiB beside the pool unbooked.
     assert misses == {"04", "11", "29", "36", "93", "97", "98", "143", "251", "254", "260", "272",
-                      "282"}
+                      "282", "420"}
     # Task h39rope booked vLLM's rotary cos/sin cache with the weights for every architecture read
     # (kvplan.engines.vllm_rotary): 274 +2.06% -> +1.46% (Qwen2.5-7B's 131,072 x 128 x 2 B), 275
     # +4.83% -> +4.50%, 271 +0.80% -> +0.20%.

@@ -17,15 +17,16 @@ from kvplan.cli import app
 from tests.check.test_check_engine_flags import manifest
 
 # Qwen2.5-VL-7B on one L20 (log 142's settings: 0.21.0, fraction 0.6, max_num_tokens 1,700):
-#   GPU memory 48,305,799,168 B; weights 8,292,166,656 x 2 B = 16,584,333,312;
+#   GPU memory 47,802,986,004 B (the L20 runtime total, 44.52 GiB);
+#   weights 8,292,166,656 x 2 B = 16,584,333,312;
 #   forward 1,700 x 67,584 x 2 B = 229,785,600; cell 28 x 4 x 128 x 2 x 2 B = 57,344 B
 # pytorch: non-torch 1,617 MiB = 1,695,547,392; the 0.2x mrope cos/sin table 128,000 positions x
-#   head_dim 128 x 4 B = 65,536,000 (trtllm_pytorch.mrope_table_bytes); free 29,730,596,864;
-#   floor(0.6 x) = 17,838,358,118 // 57,344 = 311,076 -> 9,722 blocks of 32 = 311,104 tokens
+#   head_dim 128 x 4 B = 65,536,000 (trtllm_pytorch.mrope_table_bytes); free 29,227,783,700;
+#   floor(0.6 x) = 17,536,670,220 // 57,344 = 305,815 -> 9,557 blocks of 32 = 305,824 tokens
 # tensorrt: non-torch 768 MiB = 805,306,368, plus the C++ executor's runtime buffers and decoder
 #   at max_batch_size 1 (trtllm_buffers: vocab 152,064 x (4 + 12) B + max_seq_len 1,800 x
-#   (12 + 16) B = 2,483,424); floor(0.6 x free) // 57,344 = 321,050 -> 10,033 blocks of 32 =
-#   321,056 tokens
+#   (12 + 16) B = 2,483,424); floor(0.6 x free) // 57,344 = 315,789 -> 9,869 blocks of 32 =
+#   315,808 tokens
 L20 = ("qwen2.5-vl-7b", "--gpu", "l20", "--engine", "trtllm", "--engine-version", "0.21.0",
        "--free-gpu-memory-fraction", "0.6", "--max-batch-size", "1", "--max-num-tokens", "1700",
        "--max-seq-len", "1800")
@@ -39,17 +40,17 @@ def _size(*argv: str) -> Any:
 
 
 def test_cli_backend_picks_the_non_torch_term() -> None:
-    free = 48_305_799_168 - 16_584_333_312 - 229_785_600
-    assert (free - 1_695_547_392 - 65_536_000) * 6 // 10 // 57_344 == 311_076
+    free = 47_802_986_004 - 16_584_333_312 - 229_785_600
+    assert (free - 1_695_547_392 - 65_536_000) * 6 // 10 // 57_344 == 305_815
     buffers = 152_064 * (4 + 12) + 1_800 * (12 + 16)
     assert buffers == 2_483_424
-    assert (free - 805_306_368 - buffers) * 6 // 10 // 57_344 == 321_050
+    assert (free - 805_306_368 - buffers) * 6 // 10 // 57_344 == 315_789
     pytorch = _size(*L20, "--trtllm-backend", "pytorch")
-    assert (pytorch["kv_cache_tokens"], pytorch["non_torch_bytes"]) == (311_104, 1_695_547_392)
+    assert (pytorch["kv_cache_tokens"], pytorch["non_torch_bytes"]) == (305_824, 1_695_547_392)
     tensorrt = _size(*L20, "--trtllm-backend", "tensorrt")
-    assert (tensorrt["kv_cache_tokens"], tensorrt["non_torch_bytes"]) == (321_056, 807_789_792)
+    assert (tensorrt["kv_cache_tokens"], tensorrt["non_torch_bytes"]) == (315_808, 807_789_792)
     # unstated, 0.21 is a TensorRT engine release in kvplan's model
-    assert _size(*L20)["kv_cache_tokens"] == 321_056
+    assert _size(*L20)["kv_cache_tokens"] == 315_808
 
 
 def test_kvplan_v1_key_and_the_flag_over_it(tmp_path: Path) -> None:
@@ -61,8 +62,8 @@ def test_kvplan_v1_key_and_the_flag_over_it(tmp_path: Path) -> None:
             "traffic": {"peak_concurrent_users": 1, "context_tokens": {"mean": 1000}}}
     path = tmp_path / "vl.yaml"
     path.write_text(yaml.safe_dump(data))
-    assert _size(str(path))["kv_cache_tokens"] == 311_104
-    assert _size(str(path), "--trtllm-backend", "tensorrt")["kv_cache_tokens"] == 321_056
+    assert _size(str(path))["kv_cache_tokens"] == 305_824
+    assert _size(str(path), "--trtllm-backend", "tensorrt")["kv_cache_tokens"] == 315_808
     res = CliRunner().invoke(app, ["explain", str(path), "-f", "json"])
     assert res.exit_code == 0, res.output
     [row] = json.loads(res.stdout)["results"]
