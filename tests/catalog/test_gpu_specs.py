@@ -58,6 +58,11 @@ NEW_GPUS: dict[str, Reading] = {
     # an nvidia-smi upper bound (46068 x 1,048,576 = 48,305,799,168) until task h42gputotals
     "l20": Reading(47_802_986_004, 46_068, 864_000_000_000, 119_500_000_000_000, True,
                    ("NVIDIA L20",), 45_588),
+    # deviceQuery 'NVIDIA A10' 22599 MBytes (23696375808 bytes), driver 12.8 / runtime 12.9, same
+    # host nvidia-smi 23028 MiB: 23,696,375,808 / 2**20 = 22,598.6 -> 22599 printed, 429.4 MiB
+    # under nvidia-smi; an upper bound (23028 x 1,048,576 = 24,146,608,128) until task h42gputotals
+    "a10": Reading(23_696_375_808, 23_028, 600_000_000_000, 125_000_000_000_000, False,
+                   ("NVIDIA A10",), 22_599),
     # upper bounds: nvidia-smi MiB x 1,048,576
     # 81559 x 1048576 = 85,520,809,984 (same total as the H100 SXM); 1979 sparse / 2 -> 989 dense
     "h800": Reading(85_520_809_984, 81_559, 3_350_000_000_000, 989_000_000_000_000, True,

@@ -143,6 +143,7 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # (max_batch_size x max_input_len, read in TensorRT-LLM's source): +54.4% -> -11.6% and
     # +64.4% -> -14.6%; the forward-pass proxy stands in for TensorRT's plan (143's log: about
     # 0.93x it at 40,960 tokens) and the 0.75 GiB non-torch term is above what 143 shows.
+    # 36 -11.63% -> -19.24% when task h42gputotals gave the A10 its deviceQuery total (22,599 MiB).
     # 38, 97, 98 and 144 joined the fit part with vLLM 0.2.5-0.5.4's reserved-memory activation
     # term (kvplan.engines.vllm_v0_reserved, read in the source, task h27oldv0): 97 (NIM on an
     # L4) +19.4% -> +7.4% and 98 (DJL on an A10G, settings not printed) -34% -> -50% stay out.
@@ -190,7 +191,10 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     assert 0.0 < dense["271"].error_pct < 0.5
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked
-    assert -15.0 < dense["36"].error_pct < -10.0 and -16.0 < dense["143"].error_pct < -13.0
+    # 36 was -11.63% until task h42gputotals read the A10's deviceQuery total (429 MiB below the
+    # nvidia-smi 23,028 MiB): 8,656 tokens booked for 10,718 logged; 420 +28.61% -> +14.75% (L20)
+    assert -20.0 < dense["36"].error_pct < -18.5 and -16.0 < dense["143"].error_pct < -13.0
+    assert 14.0 < dense["420"].error_pct < 15.5
     assert abs(dense["11"].error_pct) < 200  # 1,095% before the repack cache was modelled
 
 
