@@ -280,10 +280,10 @@ def read_options(
             notes.append(f"{text}; the image is {inv.engine} {image}, older than the option "
                          "table: not checked")
         elif unpinned:
-            bounds = TABLE_RELEASE
             notes.append(f"{text}; the image is {inv.engine} {image}, and the option table's "
-                         f"release is not pinned (older: {bounds['older_through']} and below; "
-                         f"at or after it: {bounds['at_or_after_from']} on): not checked")
+                         f"release is not pinned (older: {TABLE_RELEASE['older_through']} and "
+                         f"below; at or after it: {TABLE_RELEASE['at_or_after_from']} on): not "
+                         "checked")
         elif release_unknown:
             notes.append(f"{text}; the image does not name its {name} release: not checked")
         elif strict and not inv.dynamo:
