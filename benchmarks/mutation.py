@@ -67,7 +67,8 @@ PACKAGES = {
          "tests/catalog/test_nvfp4.py", "tests/engines/test_v1_misses_h27.py")),
     "engines": Package(
         ("kvplan/engines/*",),
-        ("tests/engines/test_engine_profiles.py", "tests/engines/test_calibration.py",
+        ("tests/engines/test_engine_profiles.py", "tests/engines/test_engine_profiles_vllm.py",
+         "tests/engines/test_engine_profiles_sglang.py", "tests/engines/test_calibration.py",
          "tests/engines/test_vision_tower_v011.py", "tests/engines/test_vllm_total_bound.py",
          "tests/engines/test_vllm_08_defaults.py", "tests/engines/test_mrv2_untouched_logits.py",
          "tests/engines/test_vllm_printed_tokens.py", "tests/engines/test_vllm_rotary.py",

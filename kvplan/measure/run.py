@@ -2,7 +2,8 @@
 
 The same code runs on a GPU and on the CPU; on the CPU the allocator's counters and the
 bandwidth bound are n/a. The run's state lives in kvplan.measure.session; each stage in its own
-module (kv: bytes per token; trials: capacity; speed: throughput and the cost of a token).
+module (weights: the build and the budget; kv: bytes per token; trials: capacity; prefill: the
+prefill peak's capacity; speed: throughput and the cost of a token).
 """
 
 from __future__ import annotations
@@ -13,17 +14,19 @@ from kvplan.capacity import weights_bytes_per_gpu
 from kvplan.errors import InputError
 from kvplan.measure.compare import MeasureReport
 from kvplan.measure.kv import KvStage
+from kvplan.measure.prefill import PrefillStage
 from kvplan.measure.session import DEFAULT_CONTEXT_TOKENS, MeasureOptions, first_line
 from kvplan.measure.speed import SpeedStage
 from kvplan.measure.tensors import build_model
 from kvplan.measure.trials import CapacityStage
+from kvplan.measure.weights import WeightsStage
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import fmt_bytes
 
 __all__ = ["DEFAULT_CONTEXT_TOKENS", "MeasureOptions", "build_model", "measure"]
 
 
-class _Session(KvStage, CapacityStage, SpeedStage):
+class _Session(WeightsStage, KvStage, CapacityStage, PrefillStage, SpeedStage):
     """One run with every stage."""
 
 

@@ -1,8 +1,8 @@
 """One `--measure` run's state: the model on the device, the budget, the figures so far.
 
-The measuring stages (kvplan.measure.kv, .trials, .speed) extend this class; kvplan.measure.run
-puts them together. Only these modules (with device.detect) import torch and transformers, and
-only inside a run.
+The measuring stages (kvplan.measure.weights, .kv, .trials, .prefill, .speed) extend this class;
+kvplan.measure.run puts them together. Only these modules (with device.detect) import torch and
+transformers, and only inside a run.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from kvplan.measure.progress import (
     estimate,
     forward_tokens,
 )
-from kvplan.measure.tensors import BUILDABLE, _cache_kw, _LayerShape, _param_bytes, _Torch, build_model
+from kvplan.measure.tensors import BUILDABLE, _LayerShape, _Torch
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 from kvplan.units import DType
 
@@ -53,7 +53,7 @@ class MeasureOptions:
 class Session:
     """One measuring run: the model on the device and the figures collected so far."""
 
-    # set by build() and kv_per_token(), read by the later stages
+    # set by build() (kvplan.measure.weights) and kv_per_token(), read by the later stages
     model: Any
     cache_kw: str
     budget: int
@@ -135,38 +135,6 @@ class Session:
         spec, how = match_hardware(self.info.name, self.info.total_bytes, self.opts.catalog)
         self.notes.append(how)
         return spec
-
-    # -- 1. weights --------------------------------------------------------------------------
-
-    def build(self) -> None:
-        t = self.t
-        before = t.allocated()
-        t0 = time.perf_counter()
-        self.model = build_model(self.hf, self.dtype, t.device)
-        t.sync()
-        self.build_s = time.perf_counter() - t0
-        after = t.allocated()
-        self.weights_alloc = None if before is None or after is None else after - before
-        self.weights_tensors = _param_bytes(self.model)
-        self.cache_kw = _cache_kw(self.model)
-        if self.opts.kv_budget_bytes is not None:
-            self.budget = self.opts.kv_budget_bytes
-            self.budget_source = "--kv-budget-gib"
-        elif not t.cuda:
-            self.budget, self.budget_source = self.default_budget()
-        else:
-            t.release()
-            self.budget = t.free() or 0
-            self.budget_source = "free device memory after the weights loaded (mem_get_info)"
-        self.pred = predict(self.built_spec, self.dtype, self.context, self.budget)
-        na_cpu = "" if t.cuda else "n/a on the CPU (no allocator counters)"
-        self.figures += [
-            Figure("weights_bytes", "resident weights (tensors)", "B", self.pred.weights_bytes,
-                   self.weights_tensors,
-                   note=f"{self.hf.params:,} parameters built in {self.build_s:.1f} s"),
-            Figure("weights_bytes_allocator", "resident weights (allocator)", "B",
-                   self.pred.weights_bytes, self.weights_alloc, note=na_cpu),
-        ]
 
     def _forward(self, ids: Any, cache: Any | None, keep: int = 1) -> Any:
         kwargs: dict[str, Any] = {"use_cache": cache is not None, "logits_to_keep": keep}

@@ -1,5 +1,6 @@
 """What the engine-profile mutation tests share: every number of an EngineResult as one dict,
-and a run of one profile on a catalog model and GPU whose explain steps must add up."""
+a run of one profile on a catalog model and GPU whose explain steps must add up, and the
+catalog H100 and Llama-3-8B the interface tests size on."""
 
 from __future__ import annotations
 
@@ -8,7 +9,10 @@ from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, ver
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB
 
-__all__ = ["GIB", "MIB", "NUMBERS", "numbers", "run", "steps", "vllm"]
+__all__ = ["GIB", "H100", "LLAMA", "MIB", "NUMBERS", "numbers", "run", "steps", "vllm"]
+
+H100 = load_hardware("h100")
+LLAMA = load_model("llama-3-8b")
 NUMBERS = ("memory_bytes", "requested_bytes", "weights_bytes", "activation_bytes",
            "activation_bytes_low", "activation_bytes_high", "non_torch_bytes", "cuda_graph_bytes",
            "kv_cache_bytes", "kv_cache_bytes_low", "kv_cache_bytes_high", "kv_cache_tokens",
