@@ -15,21 +15,15 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from kvplan.check.engine_flags import sglang as sglang_flags
-from kvplan.check.engine_flags import trtllm as trtllm_flags
-from kvplan.check.engine_flags import vllm as vllm_flags
+from kvplan.check.engine_flags import OPTION_TABLES
 
 SHELLS = {"sh", "bash", "ash", "dash", "zsh"}
 SEPARATORS = {"&&", ";", "||", "|", "&"}
 
-# engine -> (its option table, the version of the source the table reflects; for trtllm the
-# commit, which is no release: an image's release is placed against it by
-# kvplan.check.engine_flags.trtllm.table_position, never compared with the hash)
-TABLES = {
-    "vllm": (vllm_flags.FLAGS, vllm_flags.SOURCE["version"]),
-    "sglang": (sglang_flags.FLAGS, sglang_flags.SOURCE["version"]),
-    "trtllm": (trtllm_flags.FLAGS, str(trtllm_flags.SOURCE["commit"])[:12]),
-}
+# engine -> (its option table's options, what messages call the table's source: a release, or
+# for trtllm a commit, which is no release: an image's release is placed against a table by
+# OptionTable.position, never compared with the hash)
+TABLES = {engine: (table.flags, table.label) for engine, table in OPTION_TABLES.items()}
 # options that take no value (store_true / BooleanOptionalAction): the ones a manifest is
 # likely to hold; any `--enable-*`, `--disable-*` or `--no-*` is taken as one too
 NO_VALUE = {

@@ -58,13 +58,15 @@ def test_latest_is_still_the_newest_release() -> None:
     """`latest` names no number but is the newest release, which the option table is: an
     option the table lacks stays a refusal there (examples/manifests' compose file keeps its
     FAIL for memory; this checks the rule through the tag test alone)."""
-    from kvplan.check.manifests.workload import _RELEASE_TAG
+    from kvplan.check.manifests.image_tag import read_image_tag, read_release
 
-    assert _RELEASE_TAG.match("v0.8.5") and _RELEASE_TAG.match("0.10.2-fix")
-    assert _RELEASE_TAG.match("v0.4.9.post6-cu126")
-    assert not _RELEASE_TAG.match("20250312_0916_RC01")
-    assert not _RELEASE_TAG.match("2025-04-18")
-    assert not _RELEASE_TAG.match("latest")
+    # the tag rule (task h43tables: PEP 440 releases, kvplan.check.manifests.image_tag)
+    assert read_release("v0.8.5") and read_release("0.10.2-fix")
+    assert read_release("v0.4.9.post6-cu126")
+    assert not read_release("20250312_0916_RC01")
+    assert not read_release("2025-04-18")
+    assert not read_release("latest")
+    assert not read_image_tag("vllm/vllm-openai:latest", "vllm").unnamed
 
 
 @pytest.mark.parametrize(("raw", "rejected"), [

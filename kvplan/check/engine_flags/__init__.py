@@ -1,1 +1,13 @@
-"""The options each engine's server accepts, from its own source (see each module's SOURCE)."""
+"""The options each engine's server accepts, from its own source (see each module's SOURCE);
+OPTION_TABLES: each engine's table behind one interface (kvplan.check.engine_flags.table)."""
+
+from __future__ import annotations
+
+from kvplan.check.engine_flags import sglang, trtllm, vllm
+from kvplan.check.engine_flags.table import OptionTable
+
+OPTION_TABLES: dict[str, OptionTable] = {
+    "vllm": OptionTable.pinned("vLLM", vllm.FLAGS, vllm.SOURCE),
+    "sglang": OptionTable.pinned("SGLang", sglang.FLAGS, sglang.SOURCE),
+    "trtllm": trtllm.TABLE,
+}

@@ -5,6 +5,8 @@ since (SINCE: the first release with each; a release before it refuses the optio
 
 from __future__ import annotations
 
+from kvplan.check.engine_flags.table import OptionTable
+
 SOURCE = {
     'repo': 'NVIDIA/TensorRT-LLM',
     'path': 'tensorrt_llm/commands/serve.py',
@@ -89,16 +91,18 @@ ADDED_AFTER: dict[str, str] = {
 }
 
 
+# The table as every engine's is read (kvplan.check.engine_flags.table): bounded by
+# TABLE_RELEASE, its releases ordered by release_key.
+TABLE = OptionTable(
+    "trtllm-serve", FLAGS, SOURCE, str(SOURCE["commit"])[:12],
+    at_or_after_from=TABLE_RELEASE["at_or_after_from"],
+    older_through=TABLE_RELEASE["older_through"], added_after=ADDED_AFTER, key=release_key,
+)
+
+
 def table_position(image: object) -> str | None:
     """Where the image's release stands against the option table (TABLE_RELEASE): "older"
     (1.2.0rc2 or below), "unpinned" (1.2.0rc3 up to 1.3.0rc5) or None (1.3.0rc6 or later: at
     or after it; or the image names no release)."""
-    have = release_key(str(image)) if image is not None else None
-    if have is None:
-        return None
-    older = release_key(TABLE_RELEASE["older_through"])
-    at_or_after = release_key(TABLE_RELEASE["at_or_after_from"])
-    assert older is not None and at_or_after is not None
-    if have <= older:
-        return "older"
-    return "unpinned" if have < at_or_after else None
+    place = TABLE.position(image)
+    return None if place == "at_or_after" else place

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.argv import TABLES, Invocation, Parsed
+from kvplan.check.argv import Invocation, Parsed
 from kvplan.units import parse_tokens
 
 # canonical option -> (kvplan field, kind)
@@ -221,17 +221,6 @@ def older_release(image: Any, than: str) -> bool:
     return have is not None and read is not None and have < read
 
 
-def table_position(engine: str, image: Any) -> str | None:
-    """The image's release against the engine's option table: "older", "unpinned" (trtllm,
-    whose table is a commit between releases: kvplan.check.engine_flags.trtllm) or None (at or
-    after it, or no release named)."""
-    if engine == "trtllm":
-        from kvplan.check.engine_flags.trtllm import table_position as trtllm_position
-
-        return trtllm_position(image)
-    return "older" if older_release(image, TABLES[engine][1]) else None
-
-
 @dataclass
 class Refusal:
     """Why the engine would refuse to start on its command line (a FAIL, not an ERROR)."""
@@ -248,16 +237,16 @@ def read_options(
 ) -> None:
     """The options kvplan uses into `found`; an option the engine does not know is a refusal
     (a note where the launcher adds its own options, or `strict` is off)."""
+    from kvplan.check.engine_flags import OPTION_TABLES
     from kvplan.deploy import Problem
 
     table = FIELDS[inv.engine]
-    version = TABLES[inv.engine][1]
-    name = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "trtllm-serve"}[inv.engine]
+    options = OPTION_TABLES[inv.engine]
+    version, name = options.label, options.program
     image = found.values.get("engine.version")
-    place = table_position(inv.engine, image)
+    place = options.position(image)
     older, unpinned = place == "older", place == "unpinned"
     from kvplan.check.argv import misspelling_of
-    from kvplan.check.engine_flags.trtllm import ADDED_AFTER, TABLE_RELEASE
     from kvplan.check.manifests.config_file import merge_config_file
 
     origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest, script)
@@ -267,9 +256,9 @@ def read_options(
         # an older or unnamed release may still have an option the table lacks, but not a
         # misspelling of one it has
         near = misspelling_of(inv.engine, flag) if older or unpinned or release_unknown else None
-        added = ADDED_AFTER.get(flag) if inv.engine == "trtllm" else None
+        added = options.added_after.get(flag)
         if added is not None:
-            notes.append(f"{text}: trtllm-serve gained it after the option table's source "
+            notes.append(f"{text}: {name} gained it after the option table's source "
                          f"({added}); not read by kvplan, not checked")
         elif near is not None and strict and not inv.dynamo:
             refusals.append(Refusal(flag, f"the engine refuses it: {name} has no option {flag}"
@@ -281,15 +270,17 @@ def read_options(
                          "table: not checked")
         elif unpinned:
             notes.append(f"{text}; the image is {inv.engine} {image}, and the option table's "
-                         f"release is not pinned (older: {TABLE_RELEASE['older_through']} and "
-                         f"below; at or after it: {TABLE_RELEASE['at_or_after_from']} on): not "
+                         f"release is not pinned (older: {options.older_through} and "
+                         f"below; at or after it: {options.at_or_after_from} on): not "
                          "checked")
         elif release_unknown:
             notes.append(f"{text}; the image does not name its {name} release: not checked")
         elif strict and not inv.dynamo:
-            since = (f"; the image is trtllm {image}, at or after the option table's release "
-                     f"({TABLE_RELEASE['at_or_after_from']} on)"
-                     if inv.engine == "trtllm" and image is not None else "")
+            # a pinned table's release is in the message already ("vLLM 0.34.0 has no ...");
+            # a bounded one is named by its commit, so the bound the image passed is said
+            since = (f"; the image is {inv.engine} {image}, at or after the option table's "
+                     f"release ({options.at_or_after_from} on)"
+                     if not options.is_pinned and image is not None else "")
             refusals.append(Refusal(flag, f"the engine refuses it: {text}{since}", line))
         else:
             notes.append(f"{text} (not checked: {inv.entry} adds options of its own)")

@@ -20,8 +20,6 @@ from kvplan.check.manifests.pods import PodSite, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
-from kvplan.engines.interface import parse_version
-from kvplan.errors import InputError
 from kvplan.specs.loader import suggest
 
 # NAMES_NO_GPU, GPU_RESOURCES and OTHER_ACCELERATORS are read by kvplan.check.manifests.hardware
@@ -35,10 +33,6 @@ OTHER_ACCELERATORS = {
     "gpu.intel.com/i915": "Intel GPUs", "gpu.intel.com/xe": "Intel GPUs",
     "rebellions.ai/ATOM": "Rebellions ATOM devices",
 }
-_ROCM_VLLM_TAG = re.compile(r"(?:^|_)vllm_v?(\d+\.\d+\.\d+)(?=_|$)")
-# a tag that names a release starts MAJOR.MINOR (v0.8.5, 0.10.2-fix, v0.4.9.post6-cu126); a date
-# (20250312_0916_RC01, 2025-04-18) or a word names none
-_RELEASE_TAG = re.compile(r"^[vV]?\d+\.\d+")
 SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")  # sh -c, -ec, -exc, -lc, -euxc ...
 
 
@@ -222,20 +216,14 @@ class Workload:
                               f"digest names no {inv.engine} release; the {inv.engine} profile's "
                               "default version is used")
         elif ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
-            tag = image.rsplit(":", 1)[-1]
-            # AMD's rocm/vllm tags name the release after `vllm_` (rocm6.3.1_mi300_ubuntu22.04_
-            # py3.12_vllm_0.6.6, rocm6.4.1_vllm_0.10.1_20250909: hub.docker.com/r/rocm/vllm/tags)
-            rocm = _ROCM_VLLM_TAG.search(tag) if inv.engine == "vllm" else None
-            try:
-                if not rocm and not _RELEASE_TAG.match(tag):
-                    raise InputError(tag)
-                parse_version(rocm[1] if rocm else tag)
-                found.values["engine.version"] = rocm[1] if rocm else tag.lstrip("vV")
-            except InputError:
-                # `latest` / `nightly` are the newest release, which the option table is
-                unnamed = not tag.lower().startswith(("latest", "nightly"))
-                self.notes.append(f"image tag {tag!r} names no version: the {inv.engine} "
-                                  "profile's default version is used")
+            from kvplan.check.manifests.image_tag import read_image_tag
+
+            tag = read_image_tag(image, inv.engine)
+            if tag.version is not None:
+                found.values["engine.version"] = tag.version
+            if tag.note is not None:
+                self.notes.append(tag.note)
+            unnamed = tag.unnamed
         templated = "$" in image or unrendered(image)  # `image: $IMAGE` from a .env
         if templated:
             self.notes.append(f"image {image!r} is a variable this file does not set: the "

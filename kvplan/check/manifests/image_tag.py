@@ -1,0 +1,98 @@
+"""The engine release an image's tag names (task h43tables).
+
+Engine images tag a release with the build after it: `lmsysorg/sglang:v0.5.5.post3-cu129-amd64`
+(SGLang 0.5.5.post3, CUDA 12.9, amd64), `aibrix/vllm-openai:v0.10.0-cu128-nixl-v0.4.1-lmcache-0.3.2`
+(vLLM 0.10.0 with NIXL and LMCache), `nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc5`. The release is
+read as PEP 440 writes one (packaging.version's grammar, without packaging: kvplan does not depend
+on it): MAJOR.MINOR[.MICRO...], then an optional pre-release (a, b, rc; alpha, beta, c, pre and
+preview are its spellings), `.postN` and `.devN`, each a whole segment (the `c` of `-cu128` or the
+`r` of `-rocm620` is not a pre- or post-release, as nothing but a number or a separator may follow
+it). PEP 440's implicit post-release (`1.0-1`) is not read: after a release in an image tag a
+bare `-N` is a build number more often than a post-release. Whatever follows the release is
+dropped and named in a note. AMD's rocm/vllm tags name the release after `vllm_` (task h42:
+rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6). NVIDIA's NGC containers (`nvcr.io/nvidia/...`)
+other than TensorRT-LLM's release image are tagged by their monthly release, YY.MM
+(`tritonserver:25.10-trtllm-python-py3`), which is no engine release: kvplan has no table from
+NGC releases to the engine releases they carry, so the engine's default version is used, and said.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_END = r"(?=$|[-_.+])"  # a segment ends at the tag's end or at a separator
+_TAG = re.compile(
+    r"[vV]?(?P<release>\d+(?:\.\d+)+)(?!\d)"
+    rf"(?:[-_.]?(?P<pre>alpha|beta|preview|pre|rc|a|b|c)[-_.]?(?P<pre_n>\d*){_END})?"
+    rf"(?:[-_.]?(?:post|rev|r)[-_.]?(?P<post_n>\d*){_END}(?P<post>))?"
+    rf"(?:[-_.]?dev[-_.]?(?P<dev_n>\d*){_END}(?P<dev>))?"
+    rf"{_END}",
+    re.IGNORECASE,
+)
+_PRE = {"a": "a", "alpha": "a", "b": "b", "beta": "b", "c": "rc", "rc": "rc", "pre": "rc",
+        "preview": "rc"}
+_ROCM_VLLM = re.compile(r"(?:^|_)vllm_v?(\d+\.\d+\.\d+)(?=_|$)")
+_NGC_MONTH = re.compile(r"(\d{2}\.(?:0[1-9]|1[0-2]))(?=-|$)")
+
+
+@dataclass(frozen=True)
+class TagRelease:
+    """A release read from a tag: the PEP 440 normal form, and what the tag has after it."""
+
+    release: str
+    suffix: str
+
+
+def read_release(tag: str) -> TagRelease | None:
+    """The release at the start of `tag` in PEP 440's normal form, and the rest of the tag:
+    'v0.5.5.post3-cu129-amd64' -> 0.5.5.post3 + '-cu129-amd64'; '1.0.0-rc4' -> 1.0.0rc4 + '';
+    None where the tag starts with no MAJOR.MINOR release ('latest', '0.10x')."""
+    m = _TAG.match(tag.strip())
+    if m is None:
+        return None
+    text = m["release"]
+    if m["pre"]:
+        text += _PRE[m["pre"].lower()] + str(int(m["pre_n"] or 0))
+    if m["post"] is not None:
+        text += f".post{int(m['post_n'] or 0)}"
+    if m["dev"] is not None:
+        text += f".dev{int(m['dev_n'] or 0)}"
+    return TagRelease(text, tag.strip()[m.end():])
+
+
+@dataclass(frozen=True)
+class TagReading:
+    """What an image's tag says: the release (None: none read), the note that says how it was
+    read (None: the whole tag is the release), and whether the release is unknown (a tag that
+    names none, where the option table may be newer than the image)."""
+
+    version: str | None
+    note: str | None
+    unnamed: bool
+
+
+def read_image_tag(image: str, engine: str) -> TagReading:
+    """The engine release `image`'s tag names (the image has a tag: `name:tag`)."""
+    tag = image.rsplit(":", 1)[-1]
+    rocm = _ROCM_VLLM.search(tag) if engine == "vllm" else None
+    if rocm:
+        return TagReading(rocm[1], f"image tag {tag!r}: {engine} release {rocm[1]}, read after "
+                          "`vllm_` (AMD's rocm/vllm tags); the rest of the tag names the ROCm "
+                          "build", False)
+    month = _NGC_MONTH.match(tag) if image.startswith("nvcr.io/nvidia/") and \
+        "/tensorrt-llm/" not in image else None
+    if month:
+        return TagReading(None, f"image tag {tag!r} is NGC's container release {month[1]} "
+                          f"(year.month), not a {engine} release; kvplan has no table from NGC "
+                          f"releases to {engine}'s: the {engine} profile's default version is "
+                          "used", True)
+    read = read_release(tag)
+    if read is None:
+        # `latest` / `nightly` are the newest release, which the option table is
+        return TagReading(None, f"image tag {tag!r} names no version: the {engine} profile's "
+                          "default version is used",
+                          not tag.lower().startswith(("latest", "nightly")))
+    note = (f"image tag {tag!r}: {engine} release {read.release} (PEP 440); {read.suffix!r} "
+            "after it is no part of a release and is dropped" if read.suffix else None)
+    return TagReading(read.release, note, False)

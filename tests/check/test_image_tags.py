@@ -1,0 +1,172 @@
+"""The engine release an image tag names (kvplan.check.manifests.image_tag, task h43tables).
+
+A tag keeps its release as PEP 440 writes it and drops the build after it, naming it in a note:
+`lmsysorg/sglang:v0.5.5.post3-cu129-amd64` is SGLang 0.5.5.post3 (a post-release: `.post3` is
+part of the release), `-cu129-amd64` the image's build. A tag that names no release says so and
+which default is used; an NGC monthly container tag (YY.MM) is no engine release.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kvplan.check.manifests.image_tag import TagRelease, read_image_tag, read_release
+from kvplan.cli import app
+
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+TAGS = ASSETS / "image_tags" / "TAGS.tsv"
+
+# The real tags of tests/assets/image_tags/TAGS.tsv (each with its source there): image ->
+# (the release, by hand: the tag's leading vX.Y.Z[preN][.postN]; the note's dropped text).
+REAL: dict[str, tuple[str | None, str]] = {
+    "docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64": ("0.5.5.post3", "-cu129-amd64"),
+    "lmsysorg/sglang:v0.4.1.post4-rocm620": ("0.4.1.post4", "-rocm620"),
+    "lmsysorg/sglang:v0.4.9.post1-rocm630-srt": ("0.4.9.post1", "-rocm630-srt"),
+    "lmsysorg/sglang:v0.4.4.post1-cu125": ("0.4.4.post1", "-cu125"),
+    "lmsysorg/sglang:v0.5.0rc0-cu126": ("0.5.0rc0", "-cu126"),
+    "kvcache-container-image-hb2-cn-beijing.cr.volces.com/aibrix/vllm-openai:"
+    "v0.10.0-cu128-nixl-v0.4.1-lmcache-0.3.2": ("0.10.0", "-cu128-nixl-v0.4.1-lmcache-0.3.2"),
+    # `.self` is no PEP 440 segment, so the `.post1` after it is not the release's either
+    "aibrix/vllm-openai:v0.7.3.self.post1": ("0.7.3", ".self.post1"),
+    "vllm/vllm-openai:v0.24.0-x86_64-ubuntu2404": ("0.24.0", "-x86_64-ubuntu2404"),
+    "nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc20": ("1.3.0rc20", ""),
+    "nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6": ("1.2.0rc6", ""),
+    # Triton's 25.05 container (TensorRT-LLM 0.19 inside, by Triton's release notes): no table
+    "nvcr.io/nvidia/tritonserver:25.05-trtllm-python-py3": (None, ""),
+    "vllm/vllm-openai:gemma4-0505-cu130": (None, ""),
+}
+
+
+def _asset_rows() -> list[tuple[str, str]]:
+    rows = [line.split("\t") for line in TAGS.read_text().splitlines()
+            if line and not line.startswith("#")]
+    return [(row[0], row[1]) for row in rows]
+
+
+def test_every_gathered_tag_has_a_hand_written_release() -> None:
+    """The asset's tags and the table above are the same 12 (5 with a build suffix at least)."""
+    rows = _asset_rows()
+    assert sorted(image for image, _ in rows) == sorted(REAL)
+    assert sum(1 for release, dropped in REAL.values() if release and dropped) == 8
+
+
+@pytest.mark.parametrize(("image", "engine"), _asset_rows())
+def test_a_real_tag_reads_its_release(image: str, engine: str) -> None:
+    """Each gathered tag's release, and the note naming what was dropped (none where the whole
+    tag is the release); a tag that names no release leaves the version unset, with a note."""
+    release, dropped = REAL[image]
+    got = read_image_tag(image, engine)
+    assert got.version == release
+    tag = image.rsplit(":", 1)[1]
+    if release is None:
+        assert got.note is not None and f"image tag {tag!r}" in got.note
+        assert f"the {engine} profile's default version is used" in got.note
+        assert got.unnamed
+    elif dropped:
+        assert got.note == (f"image tag {tag!r}: {engine} release {release} (PEP 440); "
+                            f"{dropped!r} after it is no part of a release and is dropped")
+        assert not got.unnamed
+    else:
+        assert got.note is None and not got.unnamed
+
+
+@pytest.mark.parametrize(("tag", "expected"), [
+    ("v0.8.5", TagRelease("0.8.5", "")),
+    ("0.10.2-fix", TagRelease("0.10.2", "-fix")),
+    ("v0.4.9.post6-cu126", TagRelease("0.4.9.post6", "-cu126")),
+    # PEP 440 spellings, normalised: `-rc4` -> rc4, `c` -> rc, `alpha` -> a, `-post` -> .post,
+    # a bare `.post` -> .post0, `.dev` -> .dev0
+    ("1.0.0-rc4", TagRelease("1.0.0rc4", "")),
+    ("1.2.0c1", TagRelease("1.2.0rc1", "")),
+    ("2.0.0alpha2", TagRelease("2.0.0a2", "")),
+    ("1.2.0rc2.post2", TagRelease("1.2.0rc2.post2", "")),
+    ("0.6.3-post1-cu121", TagRelease("0.6.3.post1", "-cu121")),
+    ("0.6.3.post", TagRelease("0.6.3.post0", "")),
+    ("0.7.0.dev", TagRelease("0.7.0.dev0", "")),
+    # the `c` of -cu124, the `r` of -rocm630, the `dev` of -devel are no PEP 440 segment
+    ("v0.4.1-cu124", TagRelease("0.4.1", "-cu124")),
+    ("v0.5.14-rocm720-mi30x-20260707", TagRelease("0.5.14", "-rocm720-mi30x-20260707")),
+    ("v0.6.0-devel", TagRelease("0.6.0", "-devel")),
+    # PEP 440's implicit post-release (1.0-1) is not read: a build number in a tag
+    ("0.9.0-1", TagRelease("0.9.0", "-1")),
+    # no MAJOR.MINOR release first: a date, a word, a number run into letters
+    ("20250312_0916_RC01", None), ("2025-04-18", None), ("latest", None), ("0.10x", None),
+    ("nightly-20250101", None),
+])
+def test_read_release(tag: str, expected: TagRelease | None) -> None:
+    assert read_release(tag) == expected
+
+
+def test_latest_is_the_newest_release_and_a_word_is_unknown() -> None:
+    """`latest` names no number but is the newest release, which the option table is (not
+    unnamed: an option the table lacks stays refused); another word is an unknown release."""
+    latest = read_image_tag("vllm/vllm-openai:latest", "vllm")
+    assert latest.version is None and not latest.unnamed
+    assert latest.note == ("image tag 'latest' names no version: the vllm profile's default "
+                           "version is used")
+    word = read_image_tag("vllm/vllm-openai:gemma4-0505-cu130", "vllm")
+    assert word.version is None and word.unnamed
+
+
+def test_rocm_vllm_tag_names_the_release_after_vllm_() -> None:
+    got = read_image_tag("rocm/vllm:rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6", "vllm")
+    assert got.version == "0.6.6" and not got.unnamed
+    assert got.note == ("image tag 'rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6': vllm release "
+                        "0.6.6, read after `vllm_` (AMD's rocm/vllm tags); the rest of the tag "
+                        "names the ROCm build")
+
+
+def _check(path: Path) -> tuple[int, str]:
+    res = CliRunner().invoke(app, ["check", str(path), "--no-color"])
+    return res.exit_code, " ".join(res.output.split())
+
+
+def test_cli_sglang_tag_keeps_its_post_release(tmp_path: Path) -> None:
+    """The OME runtime of tests/assets/check/corpus/ome (image
+    docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64): the headline shows SGLang 0.5.5.post3
+    (it showed 0.5.5.post3-cu129-amd64 before) and a note names the dropped build."""
+    _, out = _check(ASSETS / "check" / "corpus" / "ome" / "srt-qwen3-8b-rt.yaml")
+    assert "(qwen3-8b, sglang 0.5.5.post3)" in out
+    assert ("note: image tag 'v0.5.5.post3-cu129-amd64': sglang release 0.5.5.post3 (PEP 440); "
+            "'-cu129-amd64' after it is no part of a release and is dropped") in out
+
+
+TRT = ASSETS / "check" / "trtllm-options" / "llama8b-fp8-options.yaml"
+TRT_ARGS = 'args: ["--extra_llm_api_options", "/config/agg.yaml"]'
+
+
+def test_cli_ngc_triton_tag_is_no_trtllm_release(tmp_path: Path) -> None:
+    """The trtllm-serve Deployment of test_trtllm_table_release.py in Triton's 25.05 container
+    with an option the table lacks (--max_attention_window): 25.05 is not read as TensorRT-LLM
+    25.5 (which would be at or after the table and refuse it); the release is unknown, the
+    option noted, the plan stands (61 users >= 45 required: PASS, exit 0)."""
+    text = TRT.read_text().replace("nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+                                   "nvcr.io/nvidia/tritonserver:25.05-trtllm-python-py3")
+    text = text.replace(TRT_ARGS, 'args: ["--max_attention_window", "4096", '
+                        '"--extra_llm_api_options", "/config/agg.yaml"]')
+    path = tmp_path / "deploy.yaml"
+    path.write_text(text)
+    code, out = _check(path)
+    assert code == 0, out
+    assert ("note: image tag '25.05-trtllm-python-py3' is NGC's container release 25.05 "
+            "(year.month), not a trtllm release; kvplan has no table from NGC releases to "
+            "trtllm's: the trtllm profile's default version is used") in out
+    assert "the image does not name its trtllm-serve release: not checked" in out
+    assert "holds 61 users >= 45 required" in out
+
+
+def test_cli_unparseable_tag_says_the_default_is_used(tmp_path: Path) -> None:
+    """tests/assets/check/k8s/no-traffic.yaml (vllm/vllm-openai:v0.6.3, PASS) in
+    vllm/vllm-openai:gemma4-0505-cu130, which names no release: the note says so and which
+    default is used (the vllm profile's), and the headline shows the default version."""
+    text = (ASSETS / "check" / "k8s" / "no-traffic.yaml").read_text()
+    text = text.replace("vllm/vllm-openai:v0.6.3", "vllm/vllm-openai:gemma4-0505-cu130")
+    path = tmp_path / "deploy.yaml"
+    path.write_text(text)
+    _, out = _check(path)
+    assert ("note: image tag 'gemma4-0505-cu130' names no version: the vllm profile's default "
+            "version is used") in out
+    assert "(llama-3-8b, vllm (default version))" in out
