@@ -269,12 +269,33 @@ def test_gpus_table_memory_in_gib_and_bytes(runner):
 
 def test_gpus_table_marks_upper_bounds(runner):
     text = invoke(runner, "gpus").stdout
-    # L40: 46068 MiB x 2**20 = 48,305,799,168 B = 44.99 GiB, the nvidia-smi total
-    assert "44.99 GiB*" in _block(text, "l40")[0]
+    # L40: torch's 44.40 GiB x 2**30 = 47,674,136,986 B, a runtime reading since task h43gputotals
+    # (46068 MiB x 2**20 = 48,305,799,168 B = 44.99 GiB*, the nvidia-smi total, before)
+    assert "44.40 GiB " in _block(text, "l40")[0] and "44.99 GiB" not in text
     # L20: vLLM's 44.52 GiB x 2**30 = 47,802,986,004 B, a runtime reading: no star
     assert "44.52 GiB " in _block(text, "l20")[0] and "44.52 GiB*" not in text
     assert "79.20 GiB*" not in text and "79.20 GiB" in text  # H100: a runtime reading
-    assert "256.00 GiB*" in _block(text, "mi325x")[0]  # the nominal 256 GiB, no HIP reading
+    assert "255.98 GiB " in _block(text, "mi325x")[0]  # HIP's total, no longer the nominal 256.00*
+    # no shipped spec is an upper bound any more, so the footnote is not printed
+    assert "*" not in text and "upper bound" not in text
+
+
+def test_gpus_table_stars_an_upper_bound_spec():
+    # a spec that only has an nvidia-smi total (the L40 as it was: 46068 MiB x 2**20 =
+    # 48,305,799,168 B = 44.99 GiB) is starred and the footnote says why
+    from kvplan.render.catalog import gpus_table, upper_bound
+    from kvplan.specs.schema import HardwareSpec
+
+    bound = HardwareSpec.model_validate({
+        "name": "l40-as-it-was", "vendor": "nvidia", "label": "NVIDIA L40 48GB (PCIe)",
+        "memory_bytes": 46_068 * 2**20,
+        "memory_source": "DERIVED UPPER BOUND, not a runtime reading: nvidia-smi total 46068 MiB",
+        "memory_bandwidth_bytes_per_s": 864_000_000_000, "fp8_supported": True,
+        "source": "a test spec, the L40 datasheet figures"})
+    assert upper_bound(bound) and not upper_bound(load_hardware("l40"))
+    text = gpus_table([bound, load_hardware("l40")], "gpus", term_width=120)
+    assert "44.99 GiB*" in _block(text, "l40-as-it-was")[0]
+    assert "44.40 GiB " in _block(text, "l40")[0]
     assert text.rstrip().endswith("* upper bound: no runtime reading found; nvidia-smi or nominal total")
 
 
@@ -301,14 +322,15 @@ def test_gpus_json_and_csv_carry_full_alias_lists(runner):
     rows = {r["name"]: r for r in _json(invoke(runner, "gpus", "-f", "json"))}
     assert rows["h100-sxm-80gb"]["aliases"] == ["h100", "h100-sxm", "h100-80gb"]
     assert rows["h100-sxm-80gb"]["memory_gib"] == 79.2
-    assert rows["l40"]["memory_is_upper_bound"] is True
+    assert rows["l40"]["memory_is_upper_bound"] is False  # torch's 44.40 GiB (task h43gputotals)
     assert rows["l20"]["memory_is_upper_bound"] is False  # vLLM's 44.52 GiB (task h42gputotals)
     assert rows["h100-sxm-80gb"]["memory_is_upper_bound"] is False
     assert rows["b200"]["memory_is_upper_bound"] is False  # torch's whole-MiB reading
     upper = {name for name, r in rows.items() if r["memory_is_upper_bound"]}
     assert not rows["a10"]["memory_is_upper_bound"]  # deviceQuery 22599 MBytes (task h42gputotals)
-    assert upper >= {"gb200", "mi325x", "mi355x", "l40", "h800", "a800-80gb", "b300", "gb300",
-                     "rtx-pro-6000-server"}
+    # task h43gputotals read runtime totals for the last nine (gb200, mi325x, mi355x, l40, h800,
+    # a800-80gb, b300, gb300, rtx-pro-6000-server): no spec is an upper bound now
+    assert upper == set()
     out = invoke(runner, "gpus", "v100", "-f", "csv").stdout
     by_name = {r["name"]: r for r in csv.DictReader(io.StringIO(out))}
     assert by_name["v100-sxm2-32gb"]["aliases"] == "v100;v100-32gb;v100-sxm2;tesla-v100-sxm2-32gb"

@@ -63,22 +63,28 @@ NEW_GPUS: dict[str, Reading] = {
     # under nvidia-smi; an upper bound (23028 x 1,048,576 = 24,146,608,128) until task h42gputotals
     "a10": Reading(23_696_375_808, 23_028, 600_000_000_000, 125_000_000_000_000, False,
                    ("NVIDIA A10",), 22_599),
-    # upper bounds: nvidia-smi MiB x 1,048,576
-    # 81559 x 1048576 = 85,520,809,984 (same total as the H100 SXM); 1979 sparse / 2 -> 989 dense
-    "h800": Reading(85_520_809_984, 81_559, 3_350_000_000_000, 989_000_000_000_000, True,
-                    ("NVIDIA H800", "NVIDIA H800 80GB HBM3"), None),
-    # 81920 x 1048576 = 85,899,345,920
-    "a800-80gb": Reading(85_899_345_920, 81_920, 2_039_000_000_000, 312_000_000_000_000, False,
-                         ("NVIDIA A800-SXM4-80GB",), None),
-    # 275040 x 1048576 = 288,400,343,040
-    "b300": Reading(288_400_343_040, 275_040, 8_000_000_000_000, 2_250_000_000_000_000, True,
-                    ("NVIDIA B300 SXM6 AC",), None),
-    # 284208 x 1048576 = 298,013,687,808
-    "gb300": Reading(298_013_687_808, 284_208, 8_000_000_000_000, 2_500_000_000_000_000, True,
-                     ("NVIDIA GB300",), None),
-    # 97887 x 1048576 = 102,641,958,912
-    "rtx-pro-6000-server": Reading(102_641_958_912, 97_887, 1_792_000_000_000, None, True,
-                                   ("NVIDIA RTX PRO 6000 Blackwell Server Edition",), None),
+    # runtime totals found in task h43gputotals (were nvidia-smi upper bounds, MiB x 1,048,576);
+    # torch's OOM message and vLLM's 'Free memory on device' print the CUDA total in GiB to 0.01:
+    # vLLM 'Free memory on device (264.8/267.69 GiB)' on 8x B300: 267.69 x 2**30 = 287,429,948,866.56
+    # -> 287,429,948,867 B = 274,114.56 MiB (925 MiB under 275040); was 275040 x 1048576
+    "b300": Reading(287_429_948_867, 275_040, 8_000_000_000_000, 2_250_000_000_000_000, True,
+                    ("NVIDIA B300 SXM6 AC",), 274_115),
+    # torch 'total capacity of 276.50 GiB' on 64x GB300: 276.5 x 2**30 = 296,889,614,336 B
+    # = 283,136 MiB exactly (1,072 MiB under 284208); was 284208 x 1048576 = 298,013,687,808
+    "gb300": Reading(296_889_614_336, 284_208, 8_000_000_000_000, 2_500_000_000_000_000, True,
+                     ("NVIDIA GB300",), 283_136),
+    # torch 'total capacity of 79.11 GiB' on 8x H800: 79.11 x 2**30 = 84,943,715,696.64 -> 84,943,715,697
+    # = 81,008.64 MiB (550 MiB under 81559); 1979 sparse / 2 -> 989 dense
+    "h800": Reading(84_943_715_697, 81_559, 3_350_000_000_000, 989_000_000_000_000, True,
+                    ("NVIDIA H800", "NVIDIA H800 80GB HBM3"), 81_009),
+    # torch 'total capacity of 79.25 GiB' on 8x A800-SXM4-80GB: 79.25 x 2**30 = 85,094,039,552 B
+    # = 81,152 MiB exactly (768 MiB under 81920); was 81920 x 1048576 = 85,899,345,920
+    "a800-80gb": Reading(85_094_039_552, 81_920, 2_039_000_000_000, 312_000_000_000_000, False,
+                         ("NVIDIA A800-SXM4-80GB",), 81_152),
+    # torch total_memory=97250MB on the Server Edition: 97250 x 1048576 = 101,974,016,000
+    # (637 MiB under 97887); was 97887 x 1048576 = 102,641,958,912
+    "rtx-pro-6000-server": Reading(101_974_016_000, 97_887, 1_792_000_000_000, None, True,
+                                   ("NVIDIA RTX PRO 6000 Blackwell Server Edition",), 97_250),
     # --- round 2: GPUs the project's public inputs name (logs, manifests) or the issue lists ---
     # deviceQuery 'NVIDIA A100 80GB PCIe' 81038 MBytes (84974239744 bytes), CUDA 12.4 / 12.4;
     # 84,974,239,744 / 2**20 = 81,037.75 -> 81038; datasheet table 1,935 GB/s, BF16 312 dense
@@ -102,10 +108,11 @@ NEW_GPUS: dict[str, Reading] = {
     # HIP totalGlobalMem 68702699520 bytes on 'AMD Instinct MI210' = 65520 MiB (one MI250X GCD's)
     "mi210": Reading(68_702_699_520, None, 1_600_000_000_000, None, False,
                      ("AMD Instinct MI210",), 65_520),
-    # upper bound: 46068 x 1,048,576 = 48,305,799,168 (vLLM's rounded 44.39 GiB is the only
-    # runtime figure: log 133, held out, not used); L40 column of the L40/L40S datasheet table
-    "l40": Reading(48_305_799_168, 46_068, 864_000_000_000, 181_050_000_000_000, True,
-                   ("NVIDIA L40",), None),
+    # torch 'total capacity of 44.40 GiB' on one L40 (QwenLM/Qwen3-VL#2097): 44.40 x 2**30 =
+    # 47,674,136,985.6 -> 47,674,136,986 B = 45,465.6 MiB (602 MiB under 46068); an upper bound
+    # (46068 x 1,048,576 = 48,305,799,168) until task h43gputotals; log 133's 44.39 (held out) unused
+    "l40": Reading(47_674_136_986, 46_068, 864_000_000_000, 181_050_000_000_000, True,
+                   ("NVIDIA L40",), 45_466),
 }
 
 # round 2's parts: PCIe cards (an NVLink bridge joins at most two of the A40 / RTX A6000 / A100
@@ -146,14 +153,50 @@ def test_runtime_readings_agree_with_the_printed_mib(name):
     assert not load_hardware(name).memory_source.startswith("DERIVED UPPER BOUND")
 
 
-@pytest.mark.parametrize("name", sorted(n for n, r in NEW_GPUS.items() if r.runtime_mib is None
-                                        and r.smi_mib is not None))
-def test_upper_bounds_are_the_nvidia_smi_total_and_say_so(name):
-    want = NEW_GPUS[name]
-    assert want.memory_bytes == want.smi_mib * MIB  # e.g. 46068 x 1,048,576 for the L40
+def test_no_new_gpu_is_left_an_upper_bound():
+    # since task h43gputotals every issue-12 GPU with an nvidia-smi total has a runtime reading;
+    # only the unified-memory parts (no nvidia-smi total at all) have runtime_mib None
+    left = sorted(n for n, r in NEW_GPUS.items() if r.runtime_mib is None)
+    assert left == ["gb10"]
+    assert all(not load_hardware(n).memory_source.startswith("DERIVED UPPER BOUND") for n in NEW_GPUS)
+
+
+# Totals printed in GiB to two decimals (torch's OOM 'GPU N has a total capacity of X GiB' and
+# vLLM's 'Free memory on device (free/X GiB)', both cudaMemGetInfo's / hipMemGetInfo's total):
+# bytes = X x 2**30 rounded, and the print bounds the true total to (X -/+ 0.005) x 2**30.
+# (name, X in hundredths of a GiB, the bytes booked, the figure it replaced)
+HUNDREDTHS = [
+    ("b300", 26_769, 287_429_948_867, 275_040 * MIB),  # vLLM (264.8/267.69 GiB), 8x B300
+    ("gb200", 18_431, 197_901_355_581, 189_471 * MIB),  # torch OOM on GB200
+    ("gb300", 27_650, 296_889_614_336, 284_208 * MIB),  # torch OOM on 64x GB300
+    ("h800", 7_911, 84_943_715_697, 81_559 * MIB),  # torch OOM on 8x H800
+    ("a800-80gb", 7_925, 85_094_039_552, 81_920 * MIB),  # torch OOM on 8x A800-SXM4-80GB
+    ("l40", 4_440, 47_674_136_986, 46_068 * MIB),  # torch OOM on one L40
+    ("mi325x", 25_598, 274_856_432_108, 256 * 2**30),  # HIP OOM, vllm-project/vllm#41962
+    ("mi355x", 28_798, 309_216_170_476, 288 * 2**30),  # HIP OOM, 8x MI355X
+]
+
+
+@pytest.mark.parametrize(("name", "hundredths", "want", "was"), HUNDREDTHS)
+def test_totals_read_to_a_hundredth_of_a_gib(name, hundredths, want, was):
     g = load_hardware(name)
-    assert g.memory_source.startswith("DERIVED UPPER BOUND")
-    assert "upper bound" in g.memory_source.lower()
+    # e.g. the B300: 26769 x 2**30 / 100 = 287,429,948,866.56 -> 287,429,948,867
+    assert g.memory_bytes == want == (hundredths * 2**30 + 50) // 100
+    lo, hi = (hundredths - 0.5) * 2**30 / 100, (hundredths + 0.5) * 2**30 / 100
+    assert lo <= g.memory_bytes <= hi
+    assert g.memory_bytes < was  # below the nvidia-smi (or nominal) total it replaced
+    assert g.memory_source.startswith("DERIVED from a runtime reading")
+    assert f"{hundredths / 100:.2f} GiB" in g.memory_source and f"{want:,}" in g.memory_source
+    assert f"{was:,}" in g.memory_source  # the replaced figure is kept in the source's history
+
+
+def test_amd_totals_hold_the_mi300x_shortfall():
+    # MI300X's HIP total is 192 GiB - 16 MiB; the MI325X's and MI355X's printed totals allow the
+    # same shortfall: 256 GiB - 16 MiB = 255.984375 GiB -> '255.98', 288 GiB - 16 MiB -> '287.98'
+    for name, nominal_gib in (("mi325x", 256), ("mi355x", 288)):
+        same_shortfall = nominal_gib * 2**30 - 16 * MIB
+        assert f"{same_shortfall / 2**30:.2f}" == f"{load_hardware(name).memory_bytes / 2**30:.2f}"
+    assert load_hardware("mi300x").memory_bytes == 192 * 2**30 - 16 * MIB
 
 
 def test_every_device_name_is_quoted_in_a_cited_source():
