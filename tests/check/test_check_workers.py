@@ -66,11 +66,12 @@ def test_trtllm_disagg_gives_each_worker_its_own_error():
     assert res.exit_code == 2, res.stdout
     lines = _lines(res.stdout)
     assert [line.split(":", 1)[0] for line in lines] == ["ERROR line 16", "ERROR line 41"]
-    assert ("worker prefill, its engine options in --extra-engine-args ./examples/backends/trtllm/"
-            "engine_configs/qwen3/prefill.yaml (under workingDir /workspace/), a path inside the "
-            "container, are not read") in lines[0]
-    assert "worker decode, its engine options in --extra-engine-args ./examples/backends/" \
-           "trtllm/engine_configs/qwen3/decode.yaml" in lines[1]
+    assert lines[0].endswith("trtllm-serve) (prefill); its engine options in --extra-engine-args "
+                             "./examples/backends/trtllm/engine_configs/qwen3/prefill.yaml (under "
+                             "workingDir /workspace/), a path inside the container, are not read")
+    assert lines[1].endswith("trtllm-serve) (decode); its engine options in --extra-engine-args "
+                             "./examples/backends/trtllm/engine_configs/qwen3/decode.yaml (under "
+                             "workingDir /workspace/), a path inside the container, are not read")
     assert "2 checked in 1 file(s): 0 PASS, 0 FAIL, 2 ERROR" in res.stdout
 
 
@@ -87,7 +88,8 @@ def test_an_unread_worker_does_not_hide_the_read_one(tmp_path: Path):
     assert [line.split(":", 1)[0].split("  ")[0] for line in lines] == ["ERROR line 12",
                                                                         "PASS"]
     assert lines[1].startswith("PASS  line 23  decode: starts")
-    assert "worker prefill, its engine options in --extra-engine-args ./prefill.yaml" in lines[0]
+    assert "trtllm-serve) (prefill); its engine options in --extra-engine-args ./prefill.yaml" \
+        in lines[0]
     assert "2 checked in 1 file(s): 1 PASS, 0 FAIL, 1 ERROR" in res.stdout
 
 

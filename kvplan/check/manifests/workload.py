@@ -160,15 +160,15 @@ def worker_said(site: Any, c: dict[str, Any]) -> str:
     for part in ("command", "args"):
         value = c.get(part)
         words.extend(str(w) for w in (value if isinstance(value, list) else []))
-    said = f"; worker {site.name}" if site.name and site.line_at else ""
+    said = f" ({site.name})" if site.name and site.line_at else ""
     for i, word in enumerate(words):
         flag, eq, value = word.partition("=")
         if flag in ("--extra-engine-args", "--extra_engine_args"):
             value = value if eq else (words[i + 1] if i + 1 < len(words) else "")
             where = f" (under workingDir {c['workingDir']})" if c.get("workingDir") and \
                 not value.startswith("/") else ""
-            said += f"{', ' if said else '; '}its engine options in {flag} {value}{where}, " \
-                    "a path inside the container, are not read"
+            said += f"; its engine options in {flag} {value}{where}, a path inside the " \
+                    "container, are not read"
             break
     return said
 
