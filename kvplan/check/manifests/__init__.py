@@ -31,6 +31,7 @@ from kvplan.check.manifests import (
     stormservice,
     vllmruntime,
 )
+from kvplan.check.manifests.compose_mounts import ComposeService
 from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
@@ -65,6 +66,7 @@ def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> 
     out = []
     for i, (site, name) in enumerate(compose.sites(data, path)):
         site.group, site.name = i, name
+        site.files = ComposeService(name)  # its own volumes put its option files in place
         line = doc.line("services", name, "command") or doc.line("services", name)
         site.problems = [Problem(p.field, p.message, p.line or line) for p in site.problems]
         out.append(site)
