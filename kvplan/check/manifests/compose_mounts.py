@@ -16,6 +16,10 @@ source can be, and what kvplan does with it:
   on that host, filled by whatever ran before; never read, and said so;
 - an anonymous volume or a tmpfs: empty when the container starts.
 
+Only the volumes of the service whose server names the file count (ComposeService), and of
+those covering the path the one with the longest target (Docker stacks mounts: a deeper one
+hides a shallower one's file); a relative path is below the service's `working_dir`. A
+covering mount comes before a file beside the compose file (kvplan.check.manifests.option_files).
 Files are read with the same bounded, safe loaders as every input (kvplan.inputs: size limit,
 safe YAML); only a regular file is read.
 """
