@@ -73,18 +73,21 @@ def test_a_subshells_variables_end_with_it_and_the_words_keep_no_parenthesis():
 
 
 def test_a_case_pattern_inside_a_subshell_does_not_close_it():
-    """`big)` is the pattern of a case branch, not the subshell's end: the server after the
-    esac still runs in sub; after the `)` of line 6, at the start."""
+    """`big)` and `(small)` (a pattern's optional `(`) are patterns of case branches, neither
+    the subshell's end nor a new one: the server after the esac still runs in sub; after the
+    `)` of line 7, at the start."""
     text = """(
   cd sub
   case "$MODE" in
     big) vllm serve m --config big.yaml ;;
+    (small) vllm serve m --config small.yaml ;;
   esac
   vllm serve m --config in.yaml
 )
 vllm serve m --config out.yaml
 """
-    assert _cwds(text) == [("big.yaml", "sub"), ("in.yaml", "sub"), ("out.yaml", "")]
+    assert _cwds(text) == [("big.yaml", "sub"), ("small.yaml", "sub"), ("in.yaml", "sub"),
+                           ("out.yaml", "")]
 
 
 def test_a_pushd_in_a_subshell_is_popped_with_it():

@@ -125,7 +125,10 @@ class _Lexer:
             if word in SEPARATORS or set(word) <= set(";&|"):
                 end()
                 continue
-            while not current[0] and word.startswith(OPEN) and not word.startswith("(("):
+            pattern = self.cases > 0 and not current[0] and word.endswith(CLOSE) and \
+                not _unbalanced(word)  # `(a)`: a case pattern's optional `(`
+            while not pattern and not current[0] and word.startswith(OPEN) and \
+                    not word.startswith("(("):
                 end()
                 out.append(([OPEN], [n]))  # a subshell opens: `(` alone or `(cd`
                 self.depth += 1
