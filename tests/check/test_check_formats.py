@@ -82,16 +82,18 @@ FAILURES = {
     ],
     "stormservice.yaml": [
         f"ERROR line 16: {NO_GPU}",
-        f"ERROR line 20: command: this StormService runs vLLM, {NOT_READ}",
+        # each role whose server kvplan cannot read is its own ERROR, at the role's line, named
+        f"ERROR line 28: command: this StormService runs vLLM, {NOT_READ} (other-engine decode)",
         f"ERROR line 53: '{{{{ .Values.model }}}}' is an unrendered template: {RENDER}",
         "ERROR line 67: podGroupSize: 'two' is not a count",
     ],
     "dynamo.yaml": [
         f"ERROR line 11: {NO_GPU}",
         # python -m dynamo.trtllm: Dynamo's worker, named, its options not trtllm-serve's
-        "ERROR line 16: command: this DynamoGraphDeployment runs TensorRT-LLM through python -m "
+        # (each worker its own ERROR, at its service's line, named: task h43scripts)
+        "ERROR line 22: command: this DynamoGraphDeployment runs TensorRT-LLM through python -m "
         "dynamo.trtllm (Dynamo's worker, whose options are not trtllm-serve's), "
-        f"{NOT_READ}",
+        f"{NOT_READ} (Worker)",
         f"ERROR line 48: '${{MODEL}}' is an unrendered template: {RENDER}",
         "ERROR line 65: google.com/tpu: TPUs are not modelled: kvplan sizes NVIDIA and AMD "
         "GPUs (this server asks for google.com/tpu: 4)",

@@ -31,12 +31,19 @@ from kvplan.check.manifests import (
     stormservice,
     vllmruntime,
 )
+from kvplan.check.manifests.compose_mounts import ComposeService
 from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
 from kvplan.check.manifests.wording import in_file_words
-from kvplan.check.manifests.workload import Workload, container_engine, mentions_engine, options_only
+from kvplan.check.manifests.workload import (
+    Workload,
+    container_engine,
+    mentions_engine,
+    options_only,
+    worker_said,
+)
 from kvplan.check.target import KUBERNETES, Target, kind_of_site
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -59,6 +66,7 @@ def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> 
     out = []
     for i, (site, name) in enumerate(compose.sites(data, path)):
         site.group, site.name = i, name
+        site.files = ComposeService(name)  # its own volumes put its option files in place
         line = doc.line("services", name, "command") or doc.line("services", name)
         site.problems = [Problem(p.field, p.message, p.line or line) for p in site.problems]
         out.append(site)
@@ -112,8 +120,11 @@ ENGINE_GROUP_KINDS = {
 
 def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
              meta_ann: dict[str, Any], side_cache: dict[Path, Any],
-             default_gpu: str | None) -> list[Target]:
-    """One target per group of sites: the first site of the group that runs a server."""
+             default_gpu: str | None, kind: str = "") -> list[Target]:
+    """One target per group of sites: the first site of the group that runs a server. With
+    `kind` (a Kubernetes object's), a group in which no site starts a server kvplan reads but
+    whose container plainly runs an engine gets its own ERROR (`_unserved`), so one worker that
+    kvplan cannot read never hides the results of the others."""
     out: list[Target] = []
     groups: dict[int, list[PodSite]] = {}
     for site in sites:
@@ -147,6 +158,8 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
         if len(out) == before and refused:  # what the reader refused stopped it finding a server
             out.append(Target(file=str(path), kind=kind_of_site(group[0].kind),
                               line=doc.start_line, name=group[0].name or name, problems=refused))
+        if len(out) == before and kind:
+            out.extend(_unserved(doc, path, kind, group, name))
     for target in out:  # a compose file's or a script's own words (kvplan.check.manifests.wording)
         if target.kind != KUBERNETES:
             target.problems = [Problem(p.field, in_file_words(p.message, path, target.kind),
@@ -163,10 +176,32 @@ SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server, python -m 
            "trtllm-serve")
 
 
-def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
-    return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
+def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None,
+               line: int | None = None, more: str = "") -> Target:
+    at = line or doc.start_line
+    return Target(file=str(path), kind=KUBERNETES, line=at, name=name,
                   problems=[Problem("command", f"this {kind} runs {engine}, but not through a "
-                                    f"server command kvplan reads ({SERVERS})", doc.start_line)])
+                                    f"server command kvplan reads ({SERVERS}){more}", at)])
+
+
+def _unserved(doc: Doc, path: Path, kind: str, group: list[PodSite],
+              name: str | None) -> list[Target]:
+    """The ERROR of one group (a worker, a role) whose container runs an engine that kvplan
+    does not read (Dynamo's dynamo.trtllm, Triton's backend) or passes server options to an
+    image whose entrypoint kvplan cannot see; [] when none of its containers does. Each group
+    of a document gets its own: a DynamoGraphDeployment's prefill and decode workers are two."""
+    for site in group:
+        line = doc.line(*site.line_at) if site.line_at else doc.start_line
+        label = site.name or name
+        for c, at in site.containers:
+            engine = container_engine(c)
+            if engine is not None:
+                return [no_command(path, doc, kind, engine, label, line, worker_said(site, c))]
+            why = options_only(c)
+            if why is not None:
+                return [Target(file=str(path), kind=KUBERNETES, line=line or doc.start_line,
+                               name=label, problems=[Problem("args", why, doc.line(*at))])]
+    return []
 
 
 def no_server(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
@@ -240,18 +275,9 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
     if fmt is not None:
         sites = _read(fmt, data, doc, path)
         targets = _targets(doc, path, sites, name, meta_ann if kind else {}, side_cache,
-                           default_gpu)
+                           default_gpu, kind)
         if targets or not kind:
             return targets
-        for site in sites:
-            for c, at in site.containers:
-                engine = container_engine(c)
-                if engine is not None:
-                    return [no_command(path, doc, kind, engine, name)]
-                why = options_only(c)
-                if why is not None:
-                    return [Target(file=str(path), kind=KUBERNETES, line=doc.start_line,
-                                   name=name, problems=[Problem("args", why, doc.line(*at))])]
         if kind in ENGINE_KINDS:
             return [no_server(path, doc, kind, mentions_engine(data) or "an inference engine",
                               name)]

@@ -16,12 +16,17 @@ source can be, and what kvplan does with it:
   on that host, filled by whatever ran before; never read, and said so;
 - an anonymous volume or a tmpfs: empty when the container starts.
 
+Only the volumes of the service whose server names the file count (ComposeService), and of
+those covering the path the one with the longest target (Docker stacks mounts: a deeper one
+hides a shallower one's file); a relative path is below the service's `working_dir`. A
+covering mount comes before a file beside the compose file (kvplan.check.manifests.option_files).
 Files are read with the same bounded, safe loaders as every input (kvplan.inputs: size limit,
 safe YAML); only a regular file is read.
 """
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -110,16 +115,66 @@ def _mount(kind: str, source: str, rest: str, service: str | Owner, folder: Path
                  f"{owner.host}")
 
 
-def mounted(data: Any, ref: str, compose: Path) -> Mount | None:
+@dataclass(frozen=True)
+class ComposeService:
+    """The compose service whose server names an option file (a PodSite's `files`): only its
+    own volumes put files in its container, and its `working_dir` is where a relative path is
+    resolved inside the container."""
+
+    name: str
+    on_host: bool = False  # the server runs in a container, not on the machine that runs compose
+    compose: bool = True
+
+
+def _service_mount(svc: dict[str, Any], ref: str, name: str, compose: Path,
+                   env: dict[str, str]) -> Mount | None:
+    """What the service's own volumes put at `ref` (relative: below its `working_dir`): the
+    mount with the longest target covering the path, as Docker stacks mounts (a deeper target
+    hides what a shallower one puts there), read or named as not read; None when none covers."""
+    from kvplan.check.manifests.compose import interpolate
+
+    path = ref
+    if not ref.startswith("/"):
+        workdir = svc.get("working_dir")
+        if not isinstance(workdir, str) or not interpolate(workdir, env).startswith("/"):
+            return None  # the image's WORKDIR, which this file does not show
+        path = posixpath.join(interpolate(workdir, env), ref)
+    covering: list[tuple[str, str, str, str]] = []
+    vols = svc.get("volumes")
+    for vol in vols if isinstance(vols, list) else []:
+        if isinstance(vol, str):
+            vol = interpolate(vol, env)
+        elif isinstance(vol, dict):
+            vol = {k: interpolate(v, env) if isinstance(v, str) else v for k, v in vol.items()}
+        entry = _volume(vol)
+        rest = _covers(entry[2], path) if entry is not None else None
+        if entry is not None and rest is not None:
+            covering.append((entry[2], entry[0], entry[1], rest))
+    if not covering:
+        return None
+    _, kind, source, rest = max(covering, key=lambda m: len(m[0].rstrip("/")))
+    found = _mount(kind, source, rest, name, compose.parent)
+    return Mount(found.path, found.said.replace("{ref}", path),
+                 found.note.replace("{ref}", path) if found.note else None)
+
+
+def mounted(data: Any, ref: str, compose: Path, service: str | None = None) -> Mount | None:
     """The file on this machine that a compose service's volume puts at `ref` inside the
     container, or why kvplan cannot read it; None when no volume of the file covers `ref` (or
-    `data` is not a compose file). A mount that gives a file wins over one that does not."""
+    `data` is not a compose file). With `service`, only that service's volumes count (the
+    longest target covering the path wins, and a relative `ref` is below its working_dir);
+    without, any service's, and a mount that gives a file wins over one that does not."""
     from kvplan.check.manifests.compose import dot_env, interpolate
 
     services = data.get("services") if isinstance(data, dict) else None
-    if not isinstance(services, dict) or not ref.startswith("/"):
+    if not isinstance(services, dict):
         return None
     env = dot_env(compose)
+    if service is not None:
+        svc = services.get(service)
+        return _service_mount(svc, ref, service, compose, env) if isinstance(svc, dict) else None
+    if not ref.startswith("/"):
+        return None
     unread: Mount | None = None
     for name, svc in services.items():
         vols = svc.get("volumes") if isinstance(svc, dict) else None

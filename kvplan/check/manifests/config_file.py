@@ -21,9 +21,9 @@ BEFORE the command line's own options, so an option given on both wins from the 
 
 Both engines look for the exact word `--config` (`"--config" in args`): written `--config=FILE`
 the file is not read. The file is found as TensorRT-LLM's options file is
-(kvplan.check.manifests.pool_flags._options_text: beside the manifest, in a ConfigMap of it, or
-mounted by a compose volume: kvplan.check.manifests.compose_mounts; for a script, relative to
-its `cd` or mounted by its `docker run`: kvplan.check.manifests.script_files).
+(kvplan.check.manifests.option_files.options_text: a compose volume or a `docker run` mount that
+covers the path first, then beside the manifest, then a ConfigMap of it; for a script's server
+outside a container, relative to its `cd`: kvplan.check.manifests.script_files).
 """
 
 from __future__ import annotations
@@ -139,9 +139,9 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
         refusals.append(Refusal("--config", f"the engine refuses it: {name} takes only a .yaml or "
                                 f".yml config file and stops on {ref!r} (ValueError)", line))
         return {}
-    from kvplan.check.manifests.pool_flags import UNREAD_MOUNT, _options_text
+    from kvplan.check.manifests.option_files import UNREAD_MOUNT, options_text
 
-    text, where = _options_text(str(ref), manifest, notes, script)
+    text, where = options_text(str(ref), manifest, notes, script)
     if text is None and where.startswith(UNREAD_MOUNT):
         parsed.options.pop("--config")  # said here, not again as the generic not-read note
         notes.append(f"--config {ref}: {where}; the options set only there ("
@@ -151,7 +151,7 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
                      "pool's options as flags, or " + (
                          "run kvplan where the file is" if script is not None and script.on_host
                          else "bind-mount the file from beside the script (-v ./FILE:PATH)"
-                         if script is not None else
+                         if script is not None and not getattr(script, "compose", False) else
                          "bind-mount the file from beside the compose file"))
         return {}
     if text is None:

@@ -1,8 +1,8 @@
 """The engine flags that move the pool and need more than a table row to read: vLLM's
 --speculative-config (JSON or dotted keys), --limit-mm-per-prompt (counts summed) and
---enable-expert-parallel (tp x dp), and TensorRT-LLM's --extra_llm_api_options file (beside
-the manifest or in one of its ConfigMaps). kvplan.check.manifests.engine calls these after the
-table's options are read."""
+--enable-expert-parallel (tp x dp), and TensorRT-LLM's --extra_llm_api_options file (found by
+kvplan.check.manifests.option_files: a mount, beside the manifest, a ConfigMap).
+kvplan.check.manifests.engine calls these after the table's options are read."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from typing import Any
 
 from kvplan.check.argv import Parsed
 from kvplan.check.manifests.engine import Found, Refusal
+from kvplan.check.manifests.option_files import UNREAD_MOUNT, options_text
 
 
 def mm_items(raw: str) -> int:
@@ -122,7 +123,7 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     name = found.names.pop("engine.trtllm_config", "--extra_llm_api_options")
     if ref is None:
         return
-    text, where = _options_text(str(ref), manifest, notes, script)
+    text, where = options_text(str(ref), manifest, notes, script)
     if text is None and where.startswith(UNREAD_MOUNT):
         notes.append(f"{name} {ref}: {where}; its limits (max_batch_size, max_num_tokens, "
                      "max_seq_len, kv_cache_config) and settings are not read")
@@ -180,64 +181,3 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
     if other:
         notes.append(other)
 
-
-def _options_text(ref: str, manifest: Path | None, notes: list[str] | None = None,
-                  script: Any = None) -> tuple[Path | str | None, str]:
-    """(the file beside the manifest, a compose volume's file on this machine, or a ConfigMap's
-    text, or None; what to call it). A compose volume that covers `ref` but is not read says why
-    as the second value, starting "mounted from" / "an anonymous" (kvplan.check.manifests.
-    compose_mounts); a host path read appends its caution to `notes`. `script`: where a script's
-    command finds its files (kvplan.check.manifests.script_files.ScriptFiles: a server started
-    outside a container, whose paths are on the script's machine, relative ones against the
-    directory its `cd` went to; a `docker run`'s mounts), None for a manifest."""
-    base = Path(ref).name
-    on_host = script is not None and script.on_host
-    if script is not None:
-        from kvplan.check.manifests.script_files import find
-
-        said = find(ref, script, notes)
-        if said is not None:
-            return said
-    if on_host and ref.startswith(("/", "~")):
-        host = Path(ref).expanduser()
-        if host.is_file():
-            if notes is not None:
-                notes.append(f"{host} read on this machine (the one running kvplan): the machine "
-                             "that runs the script must hold the same file")
-            return host, str(host)
-        if manifest is None or not (manifest.parent / host.name).is_file():
-            return None, (f"a path on the machine that runs the script, and {host} is not a "
-                          "file on this machine (the one running kvplan)")
-    if manifest is not None:
-        for cand in (manifest.parent / ref.lstrip("/"), manifest.parent / base):
-            if cand.is_file():
-                return cand, cand.name
-        from kvplan.check.manifests.compose_mounts import mounted
-        from kvplan.inputs import load_yaml_docs
-
-        try:
-            docs = load_yaml_docs(manifest)
-        except Exception:  # noqa: BLE001 - the manifest itself was read; a second read is a bonus
-            docs = []
-        unread = None
-        for doc in docs:
-            mount = mounted(doc.data, ref, manifest)
-            if mount is not None and mount.path is not None:
-                if mount.note and notes is not None:
-                    notes.append(mount.note)
-                return mount.path, mount.said
-            unread = unread or mount
-        for doc in docs:
-            data = doc.data
-            if isinstance(data, dict) and data.get("kind") == "ConfigMap" and \
-                    isinstance(data.get("data"), dict) and isinstance(data["data"].get(base), str):
-                meta = data.get("metadata")
-                cm = meta.get("name", "?") if isinstance(meta, dict) else "?"
-                return data["data"][base], f"ConfigMap {cm} {base}"
-        if unread is not None:
-            return None, unread.said
-    return None, base
-
-
-# _options_text's why, when a compose volume covers the path or a script's host path is not here
-UNREAD_MOUNT = ("mounted from", "an anonymous", "a path on the machine")

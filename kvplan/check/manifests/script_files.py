@@ -7,7 +7,9 @@ TensorRT-LLM `--extra_llm_api_options`), as the shell and Docker resolve the pat
   when it exists on this machine, noted), `cd "$(dirname "$0")"` (the script's own folder,
   exactly), `cd configs` (below the directory before it). With no `cd` the directory is not
   known: kvplan looks beside the script and says so in a note. A `cd` to a directory kvplan
-  cannot name (`cd $DIR` unset, `cd -`, `cd` alone) leaves a relative path unread, named.
+  cannot name (`cd $DIR` unset, `cd -`, `cd` alone) leaves a relative path unread, named. A `cd`
+  inside a subshell (`( cd dir && ... )`, `$( ... )`) lasts until its `)`
+  (kvplan.check.manifests.shell_lex).
 - A `docker run` puts files in the container with `-v SOURCE:TARGET[:MODE]` / `--volume` and
   `--mount type=bind,source=...,target=...` (docs.docker.com/engine/storage/bind-mounts/): a
   path inside the container that a mount covers is read from the mount's source as a compose
@@ -15,7 +17,8 @@ TensorRT-LLM `--extra_llm_api_options`), as the shell and Docker resolve the pat
   `$(pwd)/cfg`) against the directory the `docker run` runs in (above), an absolute one when it
   is on this machine (noted), a named volume never. Of the mounts covering a path, the one with
   the longest target is what the container sees there. `-w DIR` makes a relative path inside
-  the container DIR/path.
+  the container DIR/path. A covering mount comes before a file beside the script, in the order
+  of kvplan.check.manifests.option_files.
 """
 
 from __future__ import annotations

@@ -22,7 +22,8 @@ does not follow), or in a branch of a `case` or of an `if` with `elif` / `else` 
 kvplan does not choose one). Commands inside an `if` without them are read as if they run
 (noted). A `cd` / `pushd` earlier in the script moves the directory a relative option file
 is resolved against (kvplan.check.manifests.script_files, which also follows a `docker run`'s
-mounts). Heredoc bodies
+mounts), until the `)` of the subshell it runs in, if any (kvplan.check.manifests.shell_lex).
+Heredoc bodies
 (`cat > x <<EOF ... EOF`) are text another program reads, not commands of this script.
 """
 

@@ -79,24 +79,112 @@ def _tokens(text: str) -> list[str]:
         return text.split()
 
 
-def _commands(parts: list[tuple[str, int]]) -> list[tuple[list[str], list[int]]]:
-    """The simple commands of one logical line, each word with its physical line."""
+OPEN, CLOSE = "(", ")"  # the markers of a subshell's start and end among _commands' items
+
+
+def _unbalanced(word: str) -> int:
+    """How many more `(` than `)` a word holds (negative: more `)`)."""
+    return word.count("(") - word.count(")")
+
+
+class _Lexer:
+    """Splits one logical line's words into simple commands and the subshells around them.
+
+    A subshell (`( cd dir && vllm serve ... )`, spaced or not, over one line or many) runs in
+    a copy of the shell: its `cd`, `pushd` and variable assignments end at its `)` (bash(1),
+    "Compound Commands": `(list)` "is executed in a subshell environment ... Variable
+    assignments and builtin commands that affect the shell's environment do not remain in
+    effect after the command completes"). A command substitution `$(...)` is one too
+    ("Command Substitution": executed in a subshell environment): its words stay one word of
+    the command around it (`X=$(cd sub && pwd)`) and the commands inside it are items of
+    their own, before that command, between the markers. A quoted `"$(...)"` is one word
+    already, and nothing inside it is a command of the script."""
+
+    def __init__(self) -> None:
+        self.depth = 0  # `(` subshells open, across lines
+        self.cases = 0  # `case` blocks open: their `a)` patterns close no subshell
+
+    def items(self, words: list[tuple[str, int]]) -> list[tuple[list[str], list[int]]]:
+        out: list[tuple[list[str], list[int]]] = []
+        current: tuple[list[str], list[int]] = ([], [])
+        before: list[tuple[list[str], list[int]]] = []  # a substitution's items, run first
+        after: list[tuple[list[str], list[int]]] = []  # one still open at the line's end
+
+        def end() -> None:
+            nonlocal current, before, after
+            out.extend(before)
+            if current[0]:
+                out.append(current)
+            out.extend(after)
+            current, before, after = ([], []), [], []
+
+        k = 0
+        while k < len(words):
+            word, n = words[k]
+            k += 1
+            if word in SEPARATORS or set(word) <= set(";&|"):
+                end()
+                continue
+            pattern = self.cases > 0 and not current[0] and word.endswith(CLOSE) and \
+                not _unbalanced(word)  # `(a)`: a case pattern's optional `(`
+            while not pattern and not current[0] and word.startswith(OPEN) and \
+                    not word.startswith("(("):
+                end()
+                out.append(([OPEN], [n]))  # a subshell opens: `(` alone or `(cd`
+                self.depth += 1
+                word = word[1:]
+            if not word:
+                continue
+            sub = word.find("$(")
+            if sub >= 0 and _unbalanced(word[sub:]) > 0:  # `$(cd` ... `pwd)`: gather it
+                depth, inner = _unbalanced(word), [(word[sub + 2:], n)]
+                while k < len(words) and depth > 0:
+                    more, m = words[k]
+                    k += 1
+                    depth += _unbalanced(more)
+                    inner.append((more, m))
+                    word += " " + more
+                last = inner[-1][0]
+                nested = _Lexer()
+                if depth > 0:  # `X=$(` and its commands on the lines below, up to a `)`
+                    after += [([OPEN], [n]), *nested.items([w for w in inner if w[0]])]
+                    self.depth += 1 + nested.depth
+                    word = word[: word.find("$(") + 2]
+                else:
+                    if last.endswith(CLOSE):
+                        inner[-1] = (last[: len(last) - 1], inner[-1][1])
+                    before += [([OPEN], [n]), *nested.items([w for w in inner if w[0]]),
+                               ([CLOSE], [inner[-1][1]])]
+            if not current[0] and word in ("case", "esac"):
+                self.cases += 1 if word == "case" else -1 if self.cases else 0
+            closes = 0
+            pattern = self.cases > 0 and not current[0] and word != CLOSE  # `a)` of a case
+            while not pattern and self.depth > closes and word.endswith(CLOSE) and \
+                    _unbalanced(word) < 0:
+                word, closes = word[:-1], closes + 1
+            if word and not (word in ("exec", "then", "do", "{", OPEN) and not current[0]):
+                current[0].append(word)
+                current[1].append(n)
+            if closes:
+                end()
+                for _ in range(closes):
+                    out.append(([CLOSE], [n]))
+                self.depth -= closes
+        end()
+        return out
+
+
+def _commands(parts: list[tuple[str, int]],
+              lexer: _Lexer | None = None) -> list[tuple[list[str], list[int]]]:
+    """The simple commands of one logical line, each word with its physical line, and the
+    subshells around them ([OPEN] / [CLOSE] items: _Lexer)."""
     words: list[tuple[str, int]] = []
     try:
         for text, n in parts:
             words.extend((w, n) for w in _tokens(text) if "\n" not in w)
     except ValueError:  # a quote across lines: the whole logical line at its first line
         words = [(w, parts[0][1]) for w in _tokens(" ".join(t for t, _ in parts))]
-    out: list[tuple[list[str], list[int]]] = [([], [])]
-    for word, n in words:
-        if word in SEPARATORS or set(word) <= set(";&|"):
-            out.append(([], []))
-        elif word in ("exec", "then", "do", "{", "(") and not out[-1][0]:
-            continue
-        else:
-            out[-1][0].append(word)
-            out[-1][1].append(n)
-    return [c for c in out if c[0]]
+    return (lexer or _Lexer()).items(words)
 
 
 def _positional(text: str) -> str:
@@ -117,9 +205,18 @@ def read_script(text: str) -> Script:
     cwd = Cwd()
     dirs: list[Cwd] = []  # pushd's stack
     blocks: list[tuple[str, str]] = []  # (closing word, description)
+    saved: list[tuple[Cwd, list[Cwd], dict[str, str], set[str]]] = []  # outside each subshell
+    lexer = _Lexer()
     for parts in _logical_lines(text):
-        for words, lines in _commands(parts):
+        for words, lines in _commands(parts, lexer):
             first = words[0]
+            if words == [OPEN]:  # a subshell: what it changes ends at its `)`
+                saved.append((cwd, list(dirs), dict(env), set(exported)))
+                continue
+            if words == [CLOSE]:
+                if saved:
+                    cwd, dirs, env, exported = saved.pop()
+                continue
             head = _FUNCTION.match(" ".join(words))
             if head is not None and first not in _LOOPS:
                 name = head.group(1) or head.group(2)

@@ -26,7 +26,7 @@ _SET_IT = {
 }
 
 
-# where kvplan looks for an option file the server names (kvplan.check.manifests.pool_flags)
+# where kvplan looks for an option file the server names (kvplan.check.manifests.option_files)
 _NOT_THERE = {
     COMPOSE: "beside the compose file or in a file a volume of it bind-mounts there, and no "
              "volume mounts this path",

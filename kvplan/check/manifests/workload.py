@@ -145,6 +145,28 @@ def container_engine(c: dict[str, Any]) -> str | None:
     return mentions_engine([str(c.get("image", "")), " ".join(words)])
 
 
+def worker_said(site: Any, c: dict[str, Any]) -> str:
+    """What an unread worker's ERROR adds about it: its name where the document holds several
+    (a DynamoGraphDeployment's prefill and decode), and the engine-options file Dynamo's
+    TensorRT-LLM worker is given (`--extra-engine-args FILE`, a path inside the container,
+    relative to its workingDir), which kvplan does not read since it does not read the worker."""
+    words: list[str] = []
+    for part in ("command", "args"):
+        value = c.get(part)
+        words.extend(str(w) for w in (value if isinstance(value, list) else []))
+    said = f" ({site.name})" if site.name and site.line_at else ""
+    for i, word in enumerate(words):
+        flag, eq, value = word.partition("=")
+        if flag in ("--extra-engine-args", "--extra_engine_args"):
+            value = value if eq else (words[i + 1] if i + 1 < len(words) else "")
+            where = f" (under workingDir {c['workingDir']})" if c.get("workingDir") and \
+                not value.startswith("/") else ""
+            said += f"; its engine options in {flag} {value}{where}, a path inside the " \
+                    "container, are not read"
+            break
+    return said
+
+
 class Workload:
     """Reads one pod site into kvplan fields, one concern per method; the hardware (GPU count
     and type) is read by kvplan.check.manifests.hardware, the side file and the model by
