@@ -105,10 +105,10 @@ def _check(rel: str) -> tuple[int, list[str], str]:
 
 
 def test_a_build_steps_subshell_cd_does_not_move_the_server():
-    """build/build-then-serve.sh: `( cd kernels && pip install -e . )`, then `vllm serve ...
+    """buildsteps/build-then-serve.sh: `( cd kernels && pip install -e . )`, then `vllm serve ...
     --config configs/serve.yaml` from the script's folder: configs/serve.yaml (TP 4), PASS.
     Before: kernels/configs/serve.yaml (TP 1), FAIL."""
-    code, lines, out = _check("build/build-then-serve.sh")
+    code, lines, out = _check("buildsteps/build-then-serve.sh")
     assert code == 0 and len(lines) == 1 and lines[0].startswith("PASS  line 11"), out
     assert "--config configs/serve.yaml: 2 option(s) read from configs/serve.yaml;" in out
     assert "kernels" not in out
