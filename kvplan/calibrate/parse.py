@@ -14,6 +14,7 @@ from pathlib import Path
 
 # each engine's module registers its line patterns on import
 from kvplan.calibrate import (  # noqa: F401
+    compile_cache,
     lines_sglang,
     lines_trtllm,
     lines_vllm,
