@@ -34,6 +34,10 @@ def directives(text: str, path: Path, lineno: int) -> dict[str, str]:
         problem = _directive_problem(key, value, path.parent)
         if problem:
             raise InputError(f"{path}:{lineno}: kvplan directive {item!r}: {problem}")
+        if key in _BOOL_KEYS:
+            # One spelling for the readers downstream, which compare with the "True"/"False"
+            # the engines print: `enforce_eager=true` was accepted but read as false.
+            out[key] = "True" if value.lower() in ("true", "1") else "False"
     return out
 
 

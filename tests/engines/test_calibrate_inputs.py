@@ -153,3 +153,13 @@ def test_per_worker_kv_size_lines_read_the_smallest() -> None:
     assert run.values["tokens"] == 3_644_816
     assert run.values["concurrency"] == 111.23
     assert run.values["max_model_len"] == 32_768
+
+
+@pytest.mark.parametrize(("value", "eager"), [("true", True), ("True", True), ("1", True),
+                                              ("false", False), ("0", False)])
+def test_a_boolean_directive_is_read_in_any_accepted_spelling(value: str, eager: bool) -> None:
+    # logs 342-345 and 420 write `enforce_eager=true`: the directive was accepted, but the
+    # settings compared with the engines' "True" and read it as false (found by task h43cold)
+    lf = parse_text(f"# kvplan: version=0.19.0 enforce_eager={value}\n"
+                    "[kv_cache_utils.py:1] GPU KV cache size: 1,000 tokens\n", Path("x.log"))
+    assert _settings(lf.runs[0], Engine.vllm, "0.19.0").enforce_eager is eager
