@@ -111,11 +111,15 @@ def test_blind_round_of_2026_12_06_is_scored_on_its_own() -> None:
     KubeAI Model readable: both KubeAI files' expected verdicts re-derived (ERROR -> PASS, not
     blind: see their `why`), and OME's runtimes: srt-qwen3-8b re-derived ERROR -> WARN by hand
     before the reader ran on it (held out: met); both OME vLLM runtimes stay ERROR (the model is
-    the InferenceService's BaseModel)."""
+    the InferenceService's BaseModel). Task h43ome re-derived both by hand ERROR -> WARN for a
+    run that holds their ClusterBaseModels (ome/basemodel-*.yaml, committed first), which this
+    run now includes: both met."""
     expected = yaml.safe_load((ASSETS / "corpus-expected.yaml").read_text())
     blind = {rel: e for rel, e in expected.items() if e.get("round") == "blind-2026-12-06"}
     assert len(blind) == 15 and sum(bool(e.get("held_out")) for e in blind.values()) == 6
-    report = check_paths([str(CORPUS / rel) for rel in sorted(blind)])
+    models = [str(CORPUS / "ome" / f"basemodel-{n}.yaml")
+              for n in ("qwen3-8b", "llama-3-1-8b-instruct")]
+    report = check_paths([str(CORPUS / rel) for rel in sorted(blind)] + models)
     got: dict[str, list[str]] = {}
     for o in report.outcomes:
         got.setdefault(str(Path(o.file).relative_to(CORPUS)), []).append(o.verdict)
