@@ -27,9 +27,13 @@ parallel layout through the environment, which kvplan sets as they do:
   `setParallelismEnvVarForEngine` (decoder.go `setParallelismEnvVarForDecoder` alike):
   PARALLELISM_SIZE = GPUs of the runner x (1 leader + worker.size), set only when no
   AcceleratorClass is selected (an acceleratorRequirements runtime is left to that class).
-- LWS (kubernetes-sigs/lws pkg/utils/pod, the env it adds to every pod of a group):
-  LWS_GROUP_SIZE = 1 + worker.size, LWS_WORKER_INDEX = 0 on the leader (whose runner is the
-  server kvplan reads), LWS_LEADER_ADDRESS = the leader's host name.
+- reconcilers/lws/lws_reconciler.go `createLWS` (line 74): the LeaderWorkerSet's size is
+  worker.size + 1, its leader template the leader pod, its worker template the worker pod.
+- kubernetes-sigs/lws at 47a6181f092baa7be1475a75480fa717ca4d5647,
+  api/leaderworkerset/v1/leaderworkerset_types.go (LwsLeaderAddress, LwsGroupSize,
+  LwsWorkerIndex: env added to every container of a group): LWS_GROUP_SIZE = 1 + worker.size,
+  LWS_WORKER_INDEX = 0 on the leader ("The leader also gets a workerIndex, and it is always
+  set to 0"; its runner is the server kvplan reads), LWS_LEADER_ADDRESS = the leader's address.
 
 The weights: when the run holds exactly one BaseModel this runtime can serve (see
 kvplan.check.manifests.ome_run), $(MODEL_PATH) is that BaseModel's hub repository.

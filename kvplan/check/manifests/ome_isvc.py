@@ -86,6 +86,8 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         part = "decoder" if site.name == "decoder" else "engine"
         site.replicas, site.replicas_at = _replicas(as_dict(spec.get(part)), part,
                                                      site.notes)
+        site.notes = [n for n in site.notes if not n.startswith("an OME serving runtime is a "
+                                                                "template")]
         site.notes.insert(0, f"the runtime is {runtime.kind} {runtime.name} ({runtime.path}; "
                           f"by {how}): its lines are that file's")
         site.problems = [*problems, *site.problems]
