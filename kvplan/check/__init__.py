@@ -20,6 +20,7 @@ from typing import Any
 from kvplan.check.describe import describe_fix, fail_line
 from kvplan.check.discover import discover, read_targets
 from kvplan.check.gpus import PRODUCT_LABEL, label_for
+from kvplan.check.manifests import ome_run
 from kvplan.check.outcome import ERROR, FAIL, PASS, WARN, YAML_SUFFIXES, Outcome, Report
 from kvplan.check.target import KUBERNETES, Target
 from kvplan.check.verdict import Numbers, judge
@@ -260,6 +261,17 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
     skipped: list[str] = []
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
+    with ome_run.run_of([path for path, _ in files]):  # OME's models and runtimes, read together
+        used = _check_files(files, outcomes, skipped, ignored, side_cache, default_gpu, progress)
+    if progress is not None:
+        progress(len(files), len(files), outcomes)
+    return Report(outcomes, skipped, ignored, used)
+
+
+def _check_files(files: list[tuple[Path, bool]], outcomes: list[Outcome], skipped: list[str],
+                 ignored: list[str], side_cache: dict[Path, Any], default_gpu: str | None,
+                 progress: Any) -> bool:
+    """Each file's outcomes appended; whether any GPU came from --gpu."""
     used = False
     for i, (path, explicit) in enumerate(files):
         if progress is not None:
@@ -270,7 +282,8 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
             outcomes.append(Outcome(str(path), ERROR, line=err.line, problems=err.items))
             continue
         if not targets:
-            if explicit:
+            if explicit and path not in ome_run.current().model_files:  # a BaseModel: read
+                # as the model of the runtimes checked with it (ome_run), no verdict of its own
                 outcomes.append(Outcome(str(path), ERROR, line=1, problems=[Problem(
                     "", _nothing_read(path))]))
             else:
@@ -278,9 +291,7 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
             continue
         outcomes.extend(judge_target(t) for t in targets)
         used = used or any(t.names.get("hardware.gpu") == "--gpu" for t in targets)
-    if progress is not None:
-        progress(len(files), len(files), outcomes)
-    return Report(outcomes, skipped, ignored, used)
+    return used
 
 
 __all__ = ["ERROR", "FAIL", "PASS", "WARN", "YAML_SUFFIXES", "Outcome", "Report", "check_paths",

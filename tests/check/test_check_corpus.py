@@ -54,9 +54,12 @@ def test_no_file_is_silently_skipped() -> None:
     report = check_paths([str(CORPUS)])
     judged = {o.file for o in report.outcomes}
     # skipped: `python -m huggingfaceserver` names no engine; llm-d's values-cpu runs the
-    # llm-d-inference-sim simulator, no engine
+    # llm-d-inference-sim simulator, no engine; OME's ClusterBaseModels hold weights only (read
+    # as the model of the runtimes checked with them, task h43ome)
     assert sorted(report.skipped) == [str(CORPUS / "kserve" / "kserve-huggingfaceserver.yaml"),
-                                      str(CORPUS / "llm-d" / "values-cpu.yaml")]
+                                      str(CORPUS / "llm-d" / "values-cpu.yaml"),
+                                      str(CORPUS / "ome" / "basemodel-llama-3-1-8b-instruct.yaml"),
+                                      str(CORPUS / "ome" / "basemodel-qwen3-8b.yaml")]
     assert len(judged) + len(report.skipped) == len(list(CORPUS.rglob("*.y*ml")))
 
 
@@ -77,3 +80,33 @@ def test_blind_round_of_2026_12_05_is_scored_on_its_own() -> None:
     misses = [f"{rel}: expected {e['verdicts']}, got {got.get(rel)}" for rel, e in blind.items()
               if got.get(rel) != e["verdicts"]]
     assert not misses, misses
+
+
+def test_blind_round_of_ome_multi_node_runtimes_is_scored_on_its_own() -> None:
+    """Round blind-2026-12-06-ome (task h43ome): three public OME multi-node runtimes and two
+    ClusterBaseModels, verdicts committed (57e5246, 71cb4e4) before kvplan read them. First
+    measured with the leader/worker reader: 3 of 5 (srt-deepseek-rdma-rt WARN and both
+    BaseModels SKIP met; both PD runtimes' dp-attention engines ERROR: --dp-size 16 read as
+    16 x 16 GPUs). After the dp-attention fix (SGLang's dp ranks inside the TP group): still 3
+    of 5, the engines now planned: the two decode engines are FAIL where the hand said WARN:
+    `--cuda-graph-bs` (SGLang 0.5.5's option) is ambiguous in the newer option table
+    (--cuda-graph-bs-decode/-prefill), read by engine.read_options, which this task leaves
+    alone; kimi-k2's decode is also refused for TP 96 over 64 heads, whose attention runs at
+    tp / dp = 1 with dp-attention. The held-out srt-deepseek-rdma-pd-rt missed both times.
+    Then three public InferenceService samples (7caf200, committed before kvplan ran on them):
+    3 of 3 first measured (qwen3-8b WARN through its runtime and BaseModel; the llama one an
+    ERROR naming the missing runtime, the deepseek-v3-pd one the missing model). 6 of 8."""
+    expected = yaml.safe_load((ASSETS / "corpus-expected.yaml").read_text())
+    blind = {rel: e for rel, e in expected.items() if e.get("round") == "blind-2026-12-06-ome"}
+    assert len(blind) == 8 and sum(bool(e.get("held_out")) for e in blind.values()) == 2
+    # isvc-qwen3-8b's runtime, srt-qwen3-8b, is a file of the earlier round: checked with it
+    report = check_paths([str(CORPUS / rel) for rel in sorted(blind)]
+                         + [str(CORPUS / "ome" / "srt-qwen3-8b-rt.yaml")])
+    got: dict[str, list[str]] = {}
+    for o in report.outcomes:
+        got.setdefault(str(Path(o.file).relative_to(CORPUS)), []).append(o.verdict)
+    for path in report.skipped:
+        got[str(Path(path).relative_to(CORPUS))] = ["SKIP"]
+    misses = {rel: got.get(rel) for rel, e in blind.items() if got.get(rel) != e["verdicts"]}
+    assert misses == {"ome/srt-deepseek-rdma-pd-rt.yaml": ["WARN", "FAIL"],
+                      "ome/srt-kimi-k2-pd-rt.yaml": ["ERROR", "FAIL"]}

@@ -107,16 +107,17 @@ def test_the_model_annotation_names_the_basemodels_model(runner: CliRunner,
     assert [(r["verdict"], r["model"]) for r in named] == [("PASS", "qwen3-8b")] * 2
 
 
-def test_a_multi_node_runtime_is_refused(runner: CliRunner, tmp_path: Path) -> None:
-    """engineConfig.leader / worker (line 6): not read yet -> ERROR naming it."""
+def test_a_multi_node_runtime_whose_leader_has_no_runner_is_refused(runner: CliRunner,
+                                                                    tmp_path: Path) -> None:
+    """engineConfig.leader / worker are read since task h43ome (test_check_ome_multinode.py);
+    a leader with no runner (line 7) runs nothing -> ERROR naming it."""
     path = tmp_path / "mn.yaml"
     path.write_text("apiVersion: ome.io/v1beta1\nkind: ClusterServingRuntime\nmetadata:\n"
-                    "  name: mn\nspec:\n  engineConfig:\n    leader:\n      runner: {image: x}\n"
+                    "  name: mn\nspec:\n  engineConfig:\n    leader:\n      hostIPC: true\n"
                     "    worker:\n      size: 1\n")
     [row] = results(runner, path)
     assert [(e["line"], e["message"]) for e in row["errors"]] == [(
-        6, "engineConfig runs a multi-node engine (leader / worker): kvplan does not read OME's "
-        "multi-node runtimes yet; check the pods it renders (kubectl get pod -o yaml)")]
+        7, "engineConfig's leader has no runner: nothing runs the engine")]
 
 
 def test_kserves_runtime_of_the_same_kind_stays_kserves(runner: CliRunner,
@@ -134,16 +135,20 @@ def test_kserves_runtime_of_the_same_kind_stays_kserves(runner: CliRunner,
     assert "a serving runtime is a template: checked as one replica" in row["notes"]
 
 
-def test_an_ome_inferenceservice_is_still_refused_by_group(runner: CliRunner,
-                                                           tmp_path: Path) -> None:
-    """OME's InferenceService (spec.model names the BaseModel, spec.runtime the runtime) is not
-    KServe's and is not read: an ERROR naming kind and group, never KServe's reader."""
+def test_an_ome_inferenceservice_is_not_read_as_kserves(runner: CliRunner,
+                                                         tmp_path: Path) -> None:
+    """OME's InferenceService (spec.model names the BaseModel, spec.runtime the runtime) is read
+    by kvplan.check.manifests.ome_isvc (task h43ome), never KServe's reader: checked with its
+    runtime and BaseModel, its spec.engine.runner (line 8) overrides the runtime's container,
+    which kvplan does not merge -> ERROR naming it."""
     path = tmp_path / "isvc.yaml"
     path.write_text("apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata:\n  name: q\n"
                     "spec:\n  model: {name: qwen3-8b}\n  runtime: {name: vllm-qwen3-8b}\n"
                     "  engine: {minReplicas: 1, runner: {image: vllm/vllm-openai:v0.10.0}}\n")
-    [row] = results(runner, path)
+    rows = json.loads(invoke(runner, "check", str(path), str(CORPUS / "vllm-qwen3-8b-rt.yaml"),
+                             str(CORPUS / "basemodel-qwen3-8b.yaml"), "-f", "json").output)
+    row = next(r for r in rows["results"] if r["file"] == str(path))
     assert row["verdict"] == "ERROR"
-    assert row["errors"][0]["message"].startswith(
-        "InferenceService (ome.io) runs vLLM, but kvplan cannot read a InferenceService (ome.io) "
-        "yet")
+    assert (row["errors"][0]["line"], row["errors"][0]["message"]) == (
+        8, "spec.engine.runner overrides the runtime's containers: kvplan does not merge OME's "
+        "overrides yet; check the pods it renders (kubectl get pod -o yaml)")

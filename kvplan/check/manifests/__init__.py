@@ -26,6 +26,7 @@ from kvplan.check.manifests import (
     llmd_values,
     llmisvc,
     ome,
+    ome_isvc,
     rayclusterfleet,
     rayservice,
     stormservice,
@@ -96,6 +97,8 @@ FORMATS: tuple[Format, ...] = (
            group=kubeai.GROUP),
     Format("OME ServingRuntime, ClusterServingRuntime (ome.io)", "ome", ome.KINDS, ome.sites,
            group=ome.GROUP),
+    Format("OME InferenceService (ome.io), with its runtime and BaseModel", "ome_isvc",
+           ome_isvc.KINDS, ome_isvc.sites, group=ome_isvc.GROUP),
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
 )
 BY_KIND: dict[str, Format] = {k: f for f in FORMATS if not f.group for k in f.kinds}
@@ -111,9 +114,9 @@ ENGINE_KINDS = {
 # kinds of other API groups that exist to run an engine, by (group, kind), that no format reads:
 # their names are taken by a format kvplan reads (OME's InferenceService is not KServe's), so
 # the group decides (blind round of 2026-12-06, task h42corpus: each was a silent skip; KubeAI's
-# Model and OME's runtimes have readers since task h42readers, BY_GROUP_KIND)
+# Model and OME's runtimes have readers since task h42readers, OME's InferenceService since task
+# h43ome, BY_GROUP_KIND)
 ENGINE_GROUP_KINDS = {
-    ("ome.io", "InferenceService"),  # OME (sgl-project/ome config/samples); its runtimes are read
     ("disaggregatedset.x-k8s.io", "DisaggregatedSet"),  # LWS's prefill/decode set (llm-d guides)
 }
 

@@ -16,13 +16,34 @@ fills in for an InferenceService. From sgl-project/ome at 17b77edad23bae262e0c9a
 
 engineConfig's runner (with engineConfig.containers) is one engine; decoderConfig's, where
 present, is the decode engine of a prefill/decode pair. A runtime is a template: one replica.
-leader/worker (multi-node) runtimes are refused: kvplan does not read them yet.
+
+Multi-node runtimes (`leader` + `worker` in engineConfig / decoderConfig) render a
+LeaderWorkerSet: the leader pod and `worker.size` worker pods run one engine, read as the LWS
+reader reads one (kvplan.check.manifests.leaderworkerset: the leader's runner, pods per engine
+= 1 + worker.size, GPUs a pod from the runner's resources). OME and LWS hand the runner its
+parallel layout through the environment, which kvplan sets as they do:
+
+- components/engine.go `getWorkerSize` (worker.size, default 0) and
+  `setParallelismEnvVarForEngine` (decoder.go `setParallelismEnvVarForDecoder` alike):
+  PARALLELISM_SIZE = GPUs of the runner x (1 leader + worker.size), set only when no
+  AcceleratorClass is selected (an acceleratorRequirements runtime is left to that class).
+- reconcilers/lws/lws_reconciler.go `createLWS` (line 74): the LeaderWorkerSet's size is
+  worker.size + 1, its leader template the leader pod, its worker template the worker pod.
+- kubernetes-sigs/lws at 47a6181f092baa7be1475a75480fa717ca4d5647,
+  api/leaderworkerset/v1/leaderworkerset_types.go (LwsLeaderAddress, LwsGroupSize,
+  LwsWorkerIndex: env added to every container of a group): LWS_GROUP_SIZE = 1 + worker.size,
+  LWS_WORKER_INDEX = 0 on the leader ("The leader also gets a workerIndex, and it is always
+  set to 0"; its runner is the server kvplan reads), LWS_LEADER_ADDRESS = the leader's address.
+
+The weights: when the run holds exactly one BaseModel this runtime can serve (see
+kvplan.check.manifests.ome_run), $(MODEL_PATH) is that BaseModel's hub repository.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from kvplan.check.manifests import ome_run
 from kvplan.check.manifests.pods import PodSite, as_dict, containers
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
@@ -37,10 +58,16 @@ ELSEWHERE = ("OME hands this runtime the weights of the BaseModel an InferenceSe
              "model:) to that BaseModel's model")
 
 
-def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
+def sites(data: dict[str, Any], doc: Doc,
+          model: ome_run.BaseModel | None = None) -> list[PodSite]:
+    """The engines of a runtime; `model` is the BaseModel an InferenceService names (else the
+    run's one BaseModel that fits, if any)."""
     spec = as_dict(data.get("spec"))
     kind = str(data.get("kind"))
     notes = _notes(spec)
+    model_path, model_note, elsewhere = _weights(spec, model)
+    if model_note:
+        notes.append(model_note)
     out: list[PodSite] = []
     for group, (part, role) in enumerate((("engineConfig", "engine"),
                                           ("decoderConfig", "decoder"))):
@@ -48,20 +75,12 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
             continue
         cfg = as_dict(spec.get(part))
         at: Key = ("spec", part)
-        if "leader" in cfg or "worker" in cfg:
-            out.append(PodSite(kind, {}, at, [], group=group, name=role, problems=[Problem(
-                f"{part}.leader", f"{part} runs a multi-node engine (leader / worker): kvplan "
-                "does not read OME's multi-node runtimes yet; check the pods it renders "
-                "(kubectl get pod -o yaml)", doc.line(*at))]))
-            continue
-        found = containers(cfg, at)
-        runner = cfg.get("runner")
-        if isinstance(runner, dict):
-            runner = _with_model_path(runner)
-            found.insert(0, (runner, (*at, "runner")))
-        site = PodSite(kind, cfg, at, found, group=group, notes=list(notes),
-                       name=role if "decoderConfig" in spec else None)
-        site.model_elsewhere = ELSEWHERE
+        multi = "leader" in cfg or "worker" in cfg
+        site = (_multi_node(cfg, at, kind, doc, part, spec, model_path) if multi
+                else _single(cfg, at, kind, model_path))
+        site.group, site.notes = group, [*notes, *site.notes]
+        site.name = role if "decoderConfig" in spec else None
+        site.model_elsewhere = elsewhere
         if "decoderConfig" in spec:
             site.notes.append(f"{part}: the {'prefill' if role == 'engine' else 'decode'} "
                               "engine of a prefill/decode pair")
@@ -73,12 +92,93 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     return out
 
 
-def _with_model_path(runner: dict[str, Any]) -> dict[str, Any]:
-    """The runner as OME renders it: MODEL_PATH added to its env unless it sets one."""
+def _weights(spec: dict[str, Any], model: ome_run.BaseModel | None
+             ) -> tuple[str, str, str]:
+    """(what $(MODEL_PATH) stands for, a note, the ERROR's advice when it names no model)."""
+    if model is None:
+        fitting = ome_run.models_for(spec)
+        if len(fitting) == 1:
+            model = fitting[0]
+        elif len(fitting) > 1:
+            named = ", ".join(m.where() for m in fitting)
+            return MODEL_PATH, "", (f"several BaseModels checked with it fit this runtime "
+                                    f"({named}): check the InferenceService that names one")
+    if model is None:
+        return MODEL_PATH, "", ELSEWHERE
+    if model.hub is None:
+        uri = (model.spec.get("storage") or {}).get("storageUri")
+        return MODEL_PATH, "", (f"{model.where()} holds the weights, but its storageUri "
+                                f"{uri!r} is not a Hugging Face repository (hf://org/name); set "
+                                "the annotation kvplan.io/model (or a side file's model:) to the "
+                                "model it holds")
+    return model.hub, (f"$(MODEL_PATH) holds {model.where()}: storageUri hf://{model.hub}"), ""
+
+
+def _single(cfg: dict[str, Any], at: Key, kind: str, model_path: str) -> PodSite:
+    found = containers(cfg, at)
+    runner = cfg.get("runner")
+    if isinstance(runner, dict):
+        found.insert(0, (_with_env(runner, {"MODEL_PATH": model_path}), (*at, "runner")))
+    return PodSite(kind, cfg, at, found)
+
+
+def _multi_node(cfg: dict[str, Any], at: Key, kind: str, doc: Doc, part: str,
+                spec: dict[str, Any], model_path: str) -> PodSite:
+    """The leader pod of a leader/worker engine: the LWS group of 1 + worker.size pods."""
+    leader, worker = as_dict(cfg.get("leader")), as_dict(cfg.get("worker"))
+    size = worker.get("size", 0)
+    problems: list[Problem] = []
+    if not isinstance(size, int) or isinstance(size, bool) or size < 0:
+        problems.append(Problem(f"{part}.worker.size", f"{size!r} is not a count of worker "
+                                "pods", doc.line(*at, "worker", "size")))
+        size = 0
+    pods = 1 + size
+    pod_at: Key = (*at, "leader")
+    runner = leader.get("runner") if "leader" in cfg else worker.get("runner")
+    if "leader" not in cfg:
+        pod_at = (*at, "worker")
+    env = {"MODEL_PATH": model_path, "LWS_GROUP_SIZE": str(pods), "LWS_WORKER_INDEX": "0",
+           "LWS_LEADER_ADDRESS": "<leader>"}
+    notes = [f"{part} runs one engine over a group of {pods} pods (OME's leader + worker.size "
+             f"{size}, rendered as a LeaderWorkerSet)"]
+    gpus = _gpus(runner)
+    if gpus is not None and not as_dict(spec.get("acceleratorRequirements")):
+        env["PARALLELISM_SIZE"] = str(gpus * pods)
+        notes.append(f"PARALLELISM_SIZE = {gpus} GPUs a pod x {pods} pods = {gpus * pods} "
+                     "(OME's setParallelismEnvVarForEngine)")
+    worker_gpus = _gpus(worker.get("runner"))
+    if gpus is not None and worker_gpus is not None and worker_gpus != gpus and size:
+        problems.append(Problem(f"{part}.worker", f"the worker's runner has {worker_gpus} GPUs "
+                                f"and the leader's {gpus}: kvplan plans one engine over equal "
+                                "pods", doc.line(*at, "worker", "runner")))
+    found = containers(leader or worker, pod_at)
+    if isinstance(runner, dict):
+        found.insert(0, (_with_env(runner, env), (*pod_at, "runner")))
+    else:
+        problems.append(Problem(f"{part}.leader.runner", f"{part}'s leader has no runner: "
+                                "nothing runs the engine", doc.line(*pod_at) or doc.line(*at)))
+    site = PodSite(kind, leader or worker, pod_at, found, pods_per_engine=pods, notes=notes,
+                   problems=problems)
+    return site
+
+
+def _gpus(runner: Any) -> int | None:
+    """The runner's GPU count (limits, else requests), as isvcutils.GetGpuCountFromContainer."""
+    res = as_dict(as_dict(runner).get("resources"))
+    for block in ("limits", "requests"):
+        for key in ("nvidia.com/gpu", "amd.com/gpu"):
+            value = as_dict(res.get(block)).get(key)
+            if value is not None and str(value).isdigit():
+                return int(str(value))
+    return None
+
+
+def _with_env(runner: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
+    """The runner as OME renders it: its env plus what OME and LWS add, unless it sets them."""
     env = [e for e in runner.get("env") or [] if isinstance(e, dict)]
-    if any(e.get("name") == "MODEL_PATH" for e in env):
-        return runner
-    return {**runner, "env": [*env, {"name": "MODEL_PATH", "value": MODEL_PATH}]}
+    have = {e.get("name") for e in env}
+    added = [{"name": k, "value": v} for k, v in values.items() if k not in have]
+    return {**runner, "env": [*env, *added]} if added else runner
 
 
 def _notes(spec: dict[str, Any]) -> list[str]:

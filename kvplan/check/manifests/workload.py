@@ -284,6 +284,16 @@ class Workload:
             self.dp, self.dp_spread = max(int(local), 1), True
             self.notes.append(f"{self.dp} data-parallel rank(s) per pod "
                               "(--data-parallel-size-local)")
+        elif self.dp > 1 and inv.engine == "sglang" and any(
+                w.text == "--enable-dp-attention" for w in inv.words):
+            # sglang python/sglang/srt/layers/dp_attention.py compute_dp_attention_world_info:
+            # attn_tp_size = tp_size // dp_size, the dp ranks are slices of the TP world
+            self.notes.append(f"--dp-size {self.dp} with --enable-dp-attention: SGLang's "
+                              "data-parallel attention ranks run inside the tensor-parallel "
+                              "group (attention over tp / dp GPUs each), no extra GPUs; the KV "
+                              "a token takes is planned per tensor-parallel rank (exact for "
+                              "MLA models, whose latent is whole on every rank)")
+            self.dp = 1
         elif dp_line is not None and self.dp > 1:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
         found.values.setdefault("engine.name", inv.engine)
