@@ -141,7 +141,8 @@ def test_cli_triton_trtllm_container_is_trtllm_0_19(tmp_path: Path) -> None:
     was an unknown release (noted, default version). Now it is TensorRT-LLM 0.19.0, which is
     below 1.2.0rc2, the last release older than the option table (test_trtllm_table_release):
     the option is noted as for any older release, and the plan stands as before (61 users >= 45
-    required: PASS, exit 0; the version does not enter the trtllm pool arithmetic)."""
+    required: PASS, exit 0; the figure of the release:1.2.0 image and of the default version
+    this tag was checked with before the table)."""
     text = TRT.read_text().replace("nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
                                    "nvcr.io/nvidia/tritonserver:25.05-trtllm-python-py3")
     text = text.replace(TRT_ARGS, 'args: ["--max_attention_window", "4096", '
@@ -180,3 +181,19 @@ def test_cli_nvidia_vllm_container_plans_as_its_vllm_release(tmp_path: Path) -> 
     unmapped = _no_traffic(tmp_path, "nvcr.io/nvidia/vllm:25.09-py3")
     assert "(llama-3-8b, vllm (default version))" in unmapped
     assert "does not name the vllm release it carries" in unmapped
+
+
+def test_cli_an_old_triton_container_is_older_than_the_pytorch_sizing(tmp_path: Path) -> None:
+    """The same Deployment (its options file says `backend: pytorch`) in Triton's 24.09 container:
+    TensorRT-LLM 0.13.0 by the matrix (row 24.09), below 0.17, the first release whose PyTorch
+    backend sizing kvplan has read; an ERROR naming the release (before the table, the default
+    version was used and the plan passed)."""
+    text = TRT.read_text().replace("nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
+                                   "nvcr.io/nvidia/tritonserver:24.09-trtllm-python-py3")
+    path = tmp_path / "deploy.yaml"
+    path.write_text(text)
+    code, out = _check(path)
+    assert code == 2, out
+    # an ERROR line carries no notes: the release it names (0.13.0) is the table's
+    assert ("backend: TensorRT-LLM 0.13.0 predates the PyTorch backend sizing kvplan has read "
+            "(0.17 on, tensorrt_llm/_torch/pyexecutor)") in out
