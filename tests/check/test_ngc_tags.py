@@ -33,8 +33,10 @@ HAND = {
     "nvcr.io/nvidia/tritonserver:24.04-vllm-python-py3": "0.4.0.post1",  # "0.4.0 post1"
     "nvcr.io/nvidia/tritonserver:25.07-vllm-python-py3": "0.9.0rc1",  # 0.9.0rc1+1958ee56...
     "nvcr.io/nvidia/vllm:26.05-py3": "0.20.1",  # "vLLM: 0.20.1"
-    # not in the table: 24.12-trtllm (its sources disagree), nvidia/vllm 25.09 (none found)
+    # not in the table: 24.12-trtllm and 26.05-vllm (their sources disagree), nvidia/vllm 25.09
+    # (no NVIDIA release notes found)
     "nvcr.io/nvidia/tritonserver:24.12-trtllm-python-py3": None,
+    "nvcr.io/nvidia/tritonserver:26.05-vllm-python-py3": None,
     "nvcr.io/nvidia/vllm:25.09-py3": None,
 }
 
@@ -46,18 +48,18 @@ def _row_for(image: str) -> str | None:
     return found[0] if found else None
 
 
-def test_the_table_is_59_cited_rows() -> None:
-    """27 trtllm + 27 vllm rows of Triton's matrix (28 each, less 24.12-trtllm and 24.08-vllm,
-    left out as their sources disagree) and 5 of NVIDIA's vLLM container release notes; each
+def test_the_table_is_58_cited_rows() -> None:
+    """27 trtllm + 26 vllm rows of Triton's matrix (28 each, less 24.12-trtllm, 24.08-vllm and
+    26.05-vllm, left out as their sources disagree) and 5 of NVIDIA's vLLM container release notes; each
     cites a commit or a URL, and no container is listed twice."""
     table = rows()
-    assert len(table) == 59
+    assert len(table) == 58
     assert sum(r.image.endswith("tritonserver") and r.engine == "trtllm" for r in table) == 27
-    assert sum(r.image.endswith("tritonserver") and r.engine == "vllm" for r in table) == 27
+    assert sum(r.image.endswith("tritonserver") and r.engine == "vllm" for r in table) == 26
     assert sum(r.image == "nvcr.io/nvidia/vllm" for r in table) == 5
     assert all("@4b5445910791" in r.source or r.source.startswith("https://docs.nvidia.com/")
                for r in table)
-    assert len({(r.image, r.flavour, r.container) for r in table}) == 59
+    assert len({(r.image, r.flavour, r.container) for r in table}) == 58
     assert TABLE.name == "ngc_releases.tsv" and TABLE.parent.name == "check"
 
 
@@ -72,11 +74,12 @@ def test_each_release_is_the_text_as_written_in_pep_440() -> None:
 
 def test_every_row_but_one_has_a_real_tag_gathered() -> None:
     """TAGS.tsv holds a real tag for each row but nvidia/vllm 26.10 (no public file found
-    writing it), and two tags the table does not map."""
+    writing it), and three tags the table does not map."""
     gathered = {image for image, _ in _ngc_rows()}
     spelled = {f"{r.image}:{r.container}-{r.flavour}" for r in rows()}
     assert spelled - gathered == {"nvcr.io/nvidia/vllm:26.10-py3"}
     assert gathered - spelled == {"nvcr.io/nvidia/tritonserver:24.12-trtllm-python-py3",
+                                  "nvcr.io/nvidia/tritonserver:26.05-vllm-python-py3",
                                   "nvcr.io/nvidia/vllm:25.09-py3"}
     assert set(HAND) <= gathered
 
