@@ -3,7 +3,8 @@
 A tag keeps its release as PEP 440 writes it and drops the build after it, naming it in a note:
 `lmsysorg/sglang:v0.5.5.post3-cu129-amd64` is SGLang 0.5.5.post3 (a post-release: `.post3` is
 part of the release), `-cu129-amd64` the image's build. A tag that names no release says so and
-which default is used; an NGC monthly container tag (YY.MM) is no engine release.
+which default is used. An NGC monthly container tag (YY.MM) is no engine release: its tags
+are tested against kvplan/check/ngc_releases.tsv in tests/check/test_ngc_tags.py (task h43ngc).
 """
 
 from __future__ import annotations
@@ -34,20 +35,30 @@ REAL: dict[str, tuple[str | None, str]] = {
     "vllm/vllm-openai:v0.24.0-x86_64-ubuntu2404": ("0.24.0", "-x86_64-ubuntu2404"),
     "nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc20": ("1.3.0rc20", ""),
     "nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc6": ("1.2.0rc6", ""),
-    # Triton's 25.05 container (TensorRT-LLM 0.19 inside, by Triton's release notes): no table
-    "nvcr.io/nvidia/tritonserver:25.05-trtllm-python-py3": (None, ""),
     "vllm/vllm-openai:gemma4-0505-cu130": (None, ""),
 }
 
 
-def _asset_rows() -> list[tuple[str, str]]:
+NGC = ("nvcr.io/nvidia/tritonserver:", "nvcr.io/nvidia/vllm:")
+
+
+def _all_asset_rows() -> list[tuple[str, str]]:
     rows = [line.split("\t") for line in TAGS.read_text().splitlines()
             if line and not line.startswith("#")]
     return [(row[0], row[1]) for row in rows]
 
 
+def _asset_rows() -> list[tuple[str, str]]:
+    """The gathered tags that name their release (NGC's monthly tags are tested below)."""
+    return [(image, engine) for image, engine in _all_asset_rows() if not image.startswith(NGC)]
+
+
+def _ngc_rows() -> list[tuple[str, str]]:
+    return [(image, engine) for image, engine in _all_asset_rows() if image.startswith(NGC)]
+
+
 def test_every_gathered_tag_has_a_hand_written_release() -> None:
-    """The asset's tags and the table above are the same 12 (5 with a build suffix at least)."""
+    """The asset's non-NGC tags and the table above are the same 11 (8 with a build suffix)."""
     rows = _asset_rows()
     assert sorted(image for image, _ in rows) == sorted(REAL)
     assert sum(1 for release, dropped in REAL.values() if release and dropped) == 8
@@ -132,30 +143,6 @@ def test_cli_sglang_tag_keeps_its_post_release(tmp_path: Path) -> None:
     assert "(qwen3-8b, sglang 0.5.5.post3)" in out
     assert ("note: image tag 'v0.5.5.post3-cu129-amd64': sglang release 0.5.5.post3 (PEP 440); "
             "'-cu129-amd64' after it is no part of a release and is dropped") in out
-
-
-TRT = ASSETS / "check" / "trtllm-options" / "llama8b-fp8-options.yaml"
-TRT_ARGS = 'args: ["--extra_llm_api_options", "/config/agg.yaml"]'
-
-
-def test_cli_ngc_triton_tag_is_no_trtllm_release(tmp_path: Path) -> None:
-    """The trtllm-serve Deployment of test_trtllm_table_release.py in Triton's 25.05 container
-    with an option the table lacks (--max_attention_window): 25.05 is not read as TensorRT-LLM
-    25.5 (which would be at or after the table and refuse it); the release is unknown, the
-    option noted, the plan stands (61 users >= 45 required: PASS, exit 0)."""
-    text = TRT.read_text().replace("nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
-                                   "nvcr.io/nvidia/tritonserver:25.05-trtllm-python-py3")
-    text = text.replace(TRT_ARGS, 'args: ["--max_attention_window", "4096", '
-                        '"--extra_llm_api_options", "/config/agg.yaml"]')
-    path = tmp_path / "deploy.yaml"
-    path.write_text(text)
-    code, out = _check(path)
-    assert code == 0, out
-    assert ("note: image tag '25.05-trtllm-python-py3' is NGC's container release 25.05 "
-            "(year.month), not a trtllm release; kvplan has no table from NGC releases to "
-            "trtllm's: the trtllm profile's default version is used") in out
-    assert "the image does not name its trtllm-serve release: not checked" in out
-    assert "holds 61 users >= 45 required" in out
 
 
 def test_cli_unparseable_tag_says_the_default_is_used(tmp_path: Path) -> None:

@@ -12,8 +12,10 @@ bare `-N` is a build number more often than a post-release. Whatever follows the
 dropped and named in a note. AMD's rocm/vllm tags name the release after `vllm_` (task h42:
 rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6). NVIDIA's NGC containers (`nvcr.io/nvidia/...`)
 other than TensorRT-LLM's release image are tagged by their monthly release, YY.MM
-(`tritonserver:25.10-trtllm-python-py3`), which is no engine release: kvplan has no table from
-NGC releases to the engine releases they carry, so the engine's default version is used, and said.
+(`tritonserver:25.10-trtllm-python-py3`), which is no engine release: the engine release such a
+container carries is read from NVIDIA's documents (kvplan/check/ngc_releases.tsv, task h43ngc:
+Triton 25.05's trtllm container ships TensorRT-LLM 0.19.0), and where that table does not name
+it, the engine's default version is used, and said.
 """
 
 from __future__ import annotations
@@ -83,10 +85,16 @@ def read_image_tag(image: str, engine: str) -> TagReading:
     month = _NGC_MONTH.match(tag) if image.startswith("nvcr.io/nvidia/") and \
         "/tensorrt-llm/" not in image else None
     if month:
+        from kvplan.check.manifests.ngc_table import lookup
+
+        row = lookup(image, engine)
+        if row is not None:
+            return TagReading(row.release, row.note(tag), False)
         return TagReading(None, f"image tag {tag!r} is NGC's container release {month[1]} "
-                          f"(year.month), not a {engine} release; kvplan has no table from NGC "
-                          f"releases to {engine}'s: the {engine} profile's default version is "
-                          "used", True)
+                          f"(year.month), not a {engine} release; kvplan's table of NGC "
+                          f"releases (kvplan/check/ngc_releases.tsv) does not name the {engine} "
+                          f"release it carries: the {engine} profile's default version is used",
+                          True)
     read = read_release(tag)
     if read is None:
         # `latest` / `nightly` are the newest release, which the option table is

@@ -1,0 +1,66 @@
+"""NGC monthly containers -> the engine release each carries (task h43ngc).
+
+NVIDIA's NGC containers other than TensorRT-LLM's release image are tagged by their monthly
+release, YY.MM: `nvcr.io/nvidia/tritonserver:25.05-trtllm-python-py3` is Triton 25.05 with
+TensorRT-LLM inside, `nvcr.io/nvidia/vllm:25.10-py3` NVIDIA's vLLM container 25.10. Which engine
+release a container carries is NVIDIA's to say: kvplan/check/ngc_releases.tsv holds each row
+NVIDIA's documents name (Triton's release compatibility matrix, NVIDIA's vLLM container release
+notes), with its source and the text as written. The table is read on first use only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+TABLE = Path(__file__).resolve().parents[1] / "ngc_releases.tsv"
+_LABEL = {"nvcr.io/nvidia/tritonserver": "Triton", "nvcr.io/nvidia/vllm": "NVIDIA's vLLM container"}
+_ENGINE = {"trtllm": "TensorRT-LLM", "vllm": "vLLM", "sglang": "SGLang"}
+
+
+@dataclass(frozen=True)
+class NgcRow:
+    """One container release: the engine release it carries, and where that is written."""
+
+    image: str
+    flavour: str
+    container: str
+    engine: str
+    release: str
+    as_written: str
+    source: str
+    cited_as: str
+
+    def note(self, tag: str) -> str:
+        """'image tag '25.05-trtllm-python-py3' is NGC's container release 25.05: Triton 25.05
+        ships TensorRT-LLM 0.19.0 (Triton's release compatibility matrix); ...'"""
+        # the text as written where the release is not in it verbatim ('0.5.0 post1')
+        written = "" if self.release in self.as_written else f", written {self.as_written!r}"
+        return (f"image tag {tag!r} is NGC's container release {self.container}: "
+                f"{_LABEL.get(self.image, self.image)} {self.container} ships "
+                f"{_ENGINE.get(self.engine, self.engine)} {self.release} ({self.cited_as}"
+                f"{written}); {self.engine} release {self.release} is used")
+
+
+@cache
+def rows() -> tuple[NgcRow, ...]:
+    """The table's rows (comment lines and the header skipped)."""
+    lines = [line for line in TABLE.read_text().splitlines() if line and not line.startswith("#")]
+    return tuple(NgcRow(*line.split("\t")) for line in lines[1:])
+
+
+@cache
+def _index() -> dict[tuple[str, str, str], NgcRow]:
+    return {(r.image, r.flavour, r.container): r for r in rows()}
+
+
+def lookup(image: str, engine: str) -> NgcRow | None:
+    """The row for `image` (`repository:YY.MM-flavour`, docker.io-less NGC path) if the table
+    holds its container release and it carries `engine`; None otherwise."""
+    name, _, tag = image.rpartition(":")
+    container, dash, flavour = tag.partition("-")
+    if not dash:
+        return None
+    row = _index().get((name, flavour, container))
+    return row if row is not None and row.engine == engine else None
