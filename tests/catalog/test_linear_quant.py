@@ -308,3 +308,46 @@ def test_check_split_refuses_gate_up_outputs_that_are_not_whole_int32s():
         "parts of 500, not whole multiples of 8; vLLM's gptq create_weights refuses such a "
         "split (use a smaller --tp)")
     linear_quant.check_split(m, 2)  # 1,000 outputs a rank: 125 int32s
+
+
+SPECS = Path(__file__).parents[1] / "assets" / "model_specs"
+ROTARY = 32_768 * 128 * 2  # vLLM's fp16 cos/sin cache for max_position 32,768, head 128
+
+
+def test_qwen25_awq_specs_are_what_vllm_030_marlin_holds():
+    """Task h43awq: vLLM 0.30.0's AWQ-on-Marlin path keeps the checkpoint's bytes (no tile padding
+    for these shapes, no g_idx; docs/engines.md "vLLM: AWQ weights under 0.30's Marlin and Machete
+    kernels"), so kvplan's layout is what the engine holds, rotary cache aside (vLLM builds one of
+    max_position 32,768 x head 128 x 2 B = 8,388,608 B for both models; the test-local specs state
+    no rope_type, so kvplan's vllm_rotary books none for them: the figure is added by hand here).
+
+    Qwen2.5-7B-Instruct-AWQ (log 443's spec): 28 layers of qkv 3584 x (3584 + 2 x 512) =
+    16,515,072, o 3584 x 3584 = 12,845,056, gate_up 3584 x 37,888 = 135,790,592, down 18,944 x
+    3584 = 67,895,296: 233,046,016 a layer, x 28 = 6,525,288,448 weights. qweight x 0.5 B =
+    3,262,644,224; scales / 128 x 2 B = 101,957,632; packed zeros / 128 x 0.5 B = 25,489,408; the
+    rest 7,615,616,512 - 6,525,288,448 = 1,090,328,064 params x 2 B = 2,180,656,128 (embeddings
+    and LM head 2 x 152,064 x 3584 = 1,089,994,752, norms 57 x 3584, biases 28 x 4608). Sum
+    5,570,747,392 B; + the rotary cache = 5,579,136,000 B = 5.196 GiB.
+
+    Qwen2.5-3B-Instruct-AWQ (log 252, vLLM 0.30.0, MarlinLinearKernel, "Model loading took 1.93
+    GiB"): 36 layers of qkv 2048 x (2048 + 2 x 256) = 5,242,880, o 2048 x 2048 = 4,194,304,
+    gate_up 2048 x 22,016 = 45,088,768, down 11,008 x 2048 = 22,544,384: 77,070,336 a layer, x 36
+    = 2,774,532,096 weights: qweight 1,387,266,048, scales 43,352,064, zeros 10,838,016; the rest
+    (3,085,938,688 - 2,774,532,096) x 2 B = 622,813,184. Sum 2,064,269,312 B; + 8,388,608 B of
+    rotary cache = 2,072,657,920 B = 1.9303 GiB, the log's 1.93.
+    """
+    m7 = load_model(str(SPECS / "qwen2.5-7b-instruct-awq.yaml"))
+    assert linear_quant.quantized_params(m7) == 28 * 233_046_016 == 6_525_288_448
+    lay = linear_quant.layout(m7)
+    assert (lay.qweight, lay.scales, lay.qzeros, lay.g_idx, lay.rest) == (
+        3_262_644_224, 101_957_632, 25_489_408, 0, 2_180_656_128)
+    assert linear_quant.weights_bytes(m7, 1, 1) == 5_570_747_392
+
+    m3 = load_model(str(SPECS / "qwen2.5-3b-instruct-awq.yaml"))
+    assert linear_quant.quantized_params(m3) == 36 * 77_070_336 == 2_774_532_096
+    lay = linear_quant.layout(m3)
+    assert (lay.qweight, lay.scales, lay.qzeros, lay.g_idx, lay.rest) == (
+        1_387_266_048, 43_352_064, 10_838_016, 0, 622_813_184)
+    loaded = linear_quant.weights_bytes(m3, 1, 1) + ROTARY
+    assert loaded == 2_072_657_920
+    assert round(loaded / 2**30, 2) == 1.93  # log 252's "Model loading took 1.93 GiB"
