@@ -122,7 +122,10 @@ def test_the_gguf_q8_0_spec_of_log_119() -> None:
 def test_explain_prices_the_gguf_spec() -> None:
     got = _explain(str(GGUF_SPEC), "--gpu", "rtx-4090", "--engine", "vllm", "--engine-version",
                    "0.8.2-v0", "-c", "10000")
-    assert _step(got, "weights") == 3_413_546_688
+    # 3,413,546,688 B of Q8_0 weights + the rotary cos/sin cache, 131,072 positions x 128 x 2 B =
+    # 33,554,432 B (llama3 rope, factor 32 over 8,192 positions: the base config's rope fields,
+    # which the spec carries since 2026-12-06)
+    assert _step(got, "weights") == 3_413_546_688 + 131_072 * 128 * 2 == 3_447_101_120
 
 
 @pytest.mark.parametrize(("quant", "message"), [
