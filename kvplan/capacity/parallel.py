@@ -52,9 +52,20 @@ def check_parallelism(
     gpus_per_node: int = DEFAULT_GPUS_PER_NODE,
     nodes: int | None = None,
     ep: int | None = None,
+    attention_dp: int = 1,
 ) -> None:
-    """Raise InputError naming the rule broken and the valid choices."""
-    problem = tp_problem(model, tp)
+    """Raise InputError naming the rule broken and the valid choices. With SGLang's
+    data-parallel attention (`attention_dp` = its --dp-size) the heads are sharded over
+    tp / attention_dp GPUs (sglang srt/layers/dp_attention.py compute_dp_attention_world_info,
+    `attn_tp_size = tp_size // dp_size`), and a dp that does not divide tp is refused as SGLang
+    asserts (kvplan.check.startup.shape_refusals cites both)."""
+    if attention_dp > 1 and tp % attention_dp:
+        raise InputError(f"--dp-size {attention_dp} with --enable-dp-attention does not divide "
+                         f"tensor parallelism {tp}; SGLang refuses it")
+    problem = tp_problem(model, tp // attention_dp if attention_dp > 1 else tp)
+    if problem is not None and attention_dp > 1:
+        raise InputError(f"{problem} (attention runs at tp {tp} / --dp-size {attention_dp} with "
+                         "--enable-dp-attention); SGLang refuses it")
     if problem is not None:
         valid = ", ".join(map(str, valid_tps(model)))
         raise InputError(f"{problem}; vLLM refuses it; valid --tp values: {valid}")

@@ -53,6 +53,9 @@ class SizeRequest:
     shared_prefix_tokens: int = 0
     nodes: int | None = None  # servers a replica spans; required when tp exceeds one node's GPUs
     ep: int | None = None  # expert-parallel ranks (MoE): beyond tp, experts / ep per GPU
+    # SGLang's --dp-size with --enable-dp-attention: attention runs over tp / attention_dp GPUs
+    # (kvplan.capacity.parallel.check_parallelism); weights and KV are still planned per tp rank
+    attention_dp: int = 1
 
     @property
     def gpus_per_replica(self) -> int:
@@ -82,7 +85,7 @@ class SizeRequest:
             if value <= 0:
                 raise InputError(f"{what} must be a positive integer, got {value}")
         check_parallelism(self.model, self.tp, gpus_per_node=self.gpu.gpus_per_node, nodes=self.nodes,
-                          ep=self.ep)
+                          ep=self.ep, attention_dp=self.attention_dp)
         if not 0 < self.memory_utilization <= 1:
             raise InputError(
                 f"memory utilization must be in (0, 1], got {float(self.memory_utilization)}"

@@ -55,7 +55,8 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
     except Exception:  # noqa: BLE001 - reported by plan_deployment as an ERROR
         model = None
     if model is not None:
-        shape = shape_refusals(model, dep.parallel.tensor, dep.engine.max_model_len)
+        shape = shape_refusals(model, dep.parallel.tensor, dep.engine.max_model_len,
+                               target.attention_dp)
         if shape and line is None:
             line = target.line_of("engine.max_model_len" if "max_model_len" in shape[0]
                                   else "parallel.tensor")
@@ -116,7 +117,8 @@ def judge_target(target: Target) -> Outcome:
             ],
         )
     try:
-        planned = plan_deployment(dep, target.file, target.base_dir, target.doc)
+        planned = plan_deployment(dep, target.file, target.base_dir, target.doc,
+                                  attention_dp=target.attention_dp)
     except DeploymentError as err:
         return _error(out, target.renamed(err.items))
     target.planned = planned

@@ -35,15 +35,34 @@ NO_VALUE = {
 
 
 # options of older releases that the newest table lacks, taken by their exact name so that
-# their value is read (kvplan.check.manifests.engine refuses them for a release that lacks them)
-OLD_OPTIONS = {
+# their value is read, each with the first release read without it (kvplan.check.manifests.engine
+# refuses one on an image at or after that release, as its argparse would, and notes it on an
+# older image or one that names no release)
+OLD_OPTIONS: dict[str, dict[str, str]] = {
     "sglang": {
-        "--cuda-graph-max-bs",  # split into --cuda-graph-max-bs-decode / -prefill
+        # split into --cuda-graph-max-bs-decode / -prefill and --cuda-graph-bs-decode / -prefill;
+        # the old names are deprecated aliases in 0.5.19 (srt/server_args.py:3929 and :3937,
+        # DeprecatedAliasStoreAction) and absent from 0.5.20's wheel (server_args.py and
+        # srt/arg_groups/fields/; task h43nargs read the 0.5.19, 0.5.20, 0.5.21 and 0.5.22 wheels)
+        "--cuda-graph-max-bs": "0.5.20",
+        # 0.5.5 srt/server_args.py:3170: type=int, nargs="+" (task h43nargs)
+        "--cuda-graph-bs": "0.5.20",
         # renamed by a letter or two (so misspelling_of would take them for misspellings of
-        # today's names): --nsa-*-backend in sglang 0.5.5 and 0.5.8 srt/server_args.py (now
-        # --dsa-*-backend), --oltp-traces-endpoint in 0.5.3 (--otlp-traces-endpoint from 0.5.5)
-        "--nsa-decode-backend", "--nsa-prefill-backend", "--oltp-traces-endpoint",
+        # today's names): --nsa-*-backend in sglang 0.5.5, 0.5.8 and 0.5.19 srt/server_args.py
+        # (0.5.19: :3892), absent from 0.5.20 (now --dsa-*-backend); --oltp-traces-endpoint in
+        # 0.5.3, absent from 0.5.5 (--otlp-traces-endpoint; 0.5.4 not read)
+        "--nsa-decode-backend": "0.5.20", "--nsa-prefill-backend": "0.5.20",
+        "--oltp-traces-endpoint": "0.5.5",
     },
+}
+# options of OLD_OPTIONS that take several values (argparse nargs="+"): sglang 0.5.5
+# srt/server_args.py:3170 (--cuda-graph-bs, type=int, nargs="+"; 0.5.19 :3937 the same)
+OLD_MULTI_VALUE = {"sglang": {"--cuda-graph-bs"}}
+# engine -> the options that take several values: each table's MULTI_VALUE (read from the same
+# wheel as its options, task h43nargs) and OLD_MULTI_VALUE; trtllm-serve (click) has none read
+MULTI_VALUE: dict[str, frozenset[str]] = {
+    engine: frozenset(table.multi_value) | frozenset(OLD_MULTI_VALUE.get(engine, ()))
+    for engine, table in OPTION_TABLES.items()
 }
 
 
@@ -76,6 +95,9 @@ class Parsed:
     positional: list[Word] = field(default_factory=list)
     unknown: list[tuple[str, int, str]] = field(default_factory=list)  # (flag, line, why)
     ambiguous: list[tuple[str, int, list[str]]] = field(default_factory=list)
+    # an option that takes several values (MULTI_VALUE) -> every value given it; `options`
+    # holds its first (vLLM's served name is the first of --served-model-name's)
+    several: dict[str, list[str]] = field(default_factory=dict)
 
 
 _CONTINUATION = re.compile(r"\\[ \t]*\r?\n[ \t]*")
@@ -236,6 +258,15 @@ def parse(inv: Invocation) -> Parsed:
         if eq:
             out.options[canonical] = (inline, word.line)
             i += 1
+        elif canonical.split(".", 1)[0] in MULTI_VALUE.get(inv.engine, ()):
+            # argparse nargs="+" / "*": every word up to the next option is a value
+            j = i + 1
+            while j < len(words) and not words[j].text.startswith("-"):
+                j += 1
+            values = [w.text for w in words[i + 1 : j]]
+            out.options[canonical] = (values[0] if values else None, word.line)
+            out.several[canonical] = values
+            i = j
         elif takes_no_value(canonical) or i + 1 >= len(words) or (
             words[i + 1].text.startswith("--")
         ):

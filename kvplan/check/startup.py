@@ -19,19 +19,39 @@ from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.specs.schema import HardwareSpec, ModelSpec
 
 
-def shape_refusals(model: ModelSpec, tp: int, max_model_len: int | None) -> list[str]:
-    """What the engine asserts about the model's shape before it allocates anything."""
+def shape_refusals(model: ModelSpec, tp: int, max_model_len: int | None,
+                   attention_dp: int = 1) -> list[str]:
+    """What the engine asserts about the model's shape before it allocates anything.
+
+    With SGLang's data-parallel attention (`--enable-dp-attention --dp-size D`, `attention_dp`
+    = D) attention runs over tp / D GPUs: sglang srt/layers/dp_attention.py
+    compute_dp_attention_world_info, `attn_tp_size = tp_size // dp_size` (0.5.5 :231; 0.5.23
+    :454 through srt/runtime_context.py derive_attn_tp_size, `tp_size // attn_dp_size //
+    attn_cp_size`), so the heads are divided by that; a D that does not divide tp is refused as
+    SGLang asserts it (0.5.5 server_args.py:1381 `assert self.tp_size % self.dp_size == 0`;
+    0.5.23 srt/arg_groups/parallel_hook.py:162, "tp_size must be divisible by attn_dp_size *
+    attn_cp_size")."""
     out = []
     if max_model_len is not None and max_model_len > model.max_context_tokens:
         out.append(f"would not start: max_model_len {max_model_len:,} is above {model.name}'s "
                    f"limit of {model.max_context_tokens:,} tokens")
+    if attention_dp > 1 and tp % attention_dp:
+        out.append(f"would not start: --dp-size {attention_dp} with --enable-dp-attention does "
+                   f"not divide tensor parallel size {tp} (SGLang asserts tp_size % dp_size "
+                   "== 0)")
+        return out
+    what = "tensor parallel size"
+    if attention_dp > 1:
+        what = (f"the attention tensor parallel size (tp {tp} / --dp-size {attention_dp}, "
+                "--enable-dp-attention)")
+        tp //= attention_dp
     heads = model.num_attention_heads
     if heads % tp:
-        out.append(f"would not start: tensor parallel size {tp} does not divide {model.name}'s "
+        out.append(f"would not start: {what} {tp} does not divide {model.name}'s "
                    f"{heads} attention heads")
     kv = model.attention.num_kv_heads
     if (kv >= tp and kv % tp) or (kv < tp and tp % kv):
-        out.append(f"would not start: {model.name}'s {kv} KV heads and tensor parallel size "
+        out.append(f"would not start: {model.name}'s {kv} KV heads and {what} "
                    f"{tp} do not divide one another")
     return out
 

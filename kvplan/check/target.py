@@ -48,6 +48,9 @@ class Target:
     base_dir: Path | None = None
     server: str | None = None  # the engine a manifest runs (vllm, sglang); None for kvplan files
     engines_per_pod: int = 1  # data-parallel engines per pod (manifests)
+    # SGLang's --dp-size with --enable-dp-attention: data-parallel attention ranks inside the TP
+    # group, attention over tp / attention_dp GPUs each (kvplan.check.startup.shape_refusals)
+    attention_dp: int = 1
     names: dict[str, str] = field(default_factory=dict)
     # kvplan field -> (options file, its key) for values a loaded options file set (manifests;
     # kvplan.check.manifests.engine.Found.files): a fix names the key in the file

@@ -99,7 +99,7 @@ NO_LOAD = "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_
 
 def plan_deployment(
     dep: Deployment, source: str, base_dir: Path | None = None, doc: Doc | None = None,
-    need_load: bool = True,
+    need_load: bool = True, attention_dp: int = 1,
 ) -> PlannedDeployment:
     """Resolve specs and build the sizing request: the one place the engine is chosen.
 
@@ -196,6 +196,7 @@ def plan_deployment(
         pp=pp,
         nodes=dep.parallel.nodes,
         ep=dep.parallel.expert,
+        attention_dp=attention_dp,
         memory_utilization=exact(e.gpu_memory_utilization),
         reserve_bytes=gib_to_bytes(e.reserve_gib)
         if e.reserve_gib is not None

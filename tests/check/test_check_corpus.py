@@ -95,10 +95,13 @@ def test_blind_round_of_ome_multi_node_runtimes_is_scored_on_its_own() -> None:
     tp / dp = 1 with dp-attention. The held-out srt-deepseek-rdma-pd-rt missed both times.
     Then three public InferenceService samples (7caf200, committed before kvplan ran on them):
     3 of 3 first measured (qwen3-8b WARN through its runtime and BaseModel; the llama one an
-    ERROR naming the missing runtime, the deepseek-v3-pd one the missing model). 6 of 8."""
+    ERROR naming the missing runtime, the deepseek-v3-pd one the missing model). 6 of 8.
+    Task h43nargs: `--cuda-graph-bs` read as SGLang 0.5.5 takes it (argv.OLD_OPTIONS, nargs="+")
+    and the heads rule checked at tp / dp with dp-attention: 8 of 8. srt-deepseek-rdma-pd-rt's
+    miss led to that fix, so it moved out of the held-out part (1 held out left)."""
     expected = yaml.safe_load((ASSETS / "corpus-expected.yaml").read_text())
     blind = {rel: e for rel, e in expected.items() if e.get("round") == "blind-2026-12-06-ome"}
-    assert len(blind) == 8 and sum(bool(e.get("held_out")) for e in blind.values()) == 2
+    assert len(blind) == 8 and sum(bool(e.get("held_out")) for e in blind.values()) == 1
     # isvc-qwen3-8b's runtime, srt-qwen3-8b, is a file of the earlier round: checked with it
     report = check_paths([str(CORPUS / rel) for rel in sorted(blind)]
                          + [str(CORPUS / "ome" / "srt-qwen3-8b-rt.yaml")])
@@ -108,5 +111,4 @@ def test_blind_round_of_ome_multi_node_runtimes_is_scored_on_its_own() -> None:
     for path in report.skipped:
         got[str(Path(path).relative_to(CORPUS))] = ["SKIP"]
     misses = {rel: got.get(rel) for rel, e in blind.items() if got.get(rel) != e["verdicts"]}
-    assert misses == {"ome/srt-deepseek-rdma-pd-rt.yaml": ["WARN", "FAIL"],
-                      "ome/srt-kimi-k2-pd-rt.yaml": ["ERROR", "FAIL"]}
+    assert misses == {}

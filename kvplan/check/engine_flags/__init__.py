@@ -7,7 +7,8 @@ from kvplan.check.engine_flags import sglang, trtllm, vllm
 from kvplan.check.engine_flags.table import OptionTable
 
 OPTION_TABLES: dict[str, OptionTable] = {
-    "vllm": OptionTable.pinned("vLLM", vllm.FLAGS, vllm.SOURCE),
-    "sglang": OptionTable.pinned("SGLang", sglang.FLAGS, sglang.SOURCE),
+    "vllm": OptionTable.pinned("vLLM", vllm.FLAGS, vllm.SOURCE, frozenset(vllm.MULTI_VALUE)),
+    "sglang": OptionTable.pinned("SGLang", sglang.FLAGS, sglang.SOURCE,
+                                 frozenset(sglang.MULTI_VALUE)),
     "trtllm": trtllm.TABLE,
 }

@@ -207,3 +207,36 @@ FLAGS: frozenset[str] = frozenset(
         "--weight-loader-prefetch-num-threads", "--weight-version",
     ]
 )
+
+
+# Options that take several values (argparse nargs="+" / "*"), each with where it is
+# declared, read with Python's ast by benchmarks/extract_multi_value.py (task h43nargs) from the
+# sglang 0.5.23 wheel: srt/arg_groups/arg_utils.py add_cli_args_from_dataclass (a List[X] field
+# without type_parser: nargs=Arg.nargs or "+"; Arg(nargs=...); action_kwargs nargs) over
+# srt/arg_groups/fields/*.py ("fields/"), and the add_argument calls of srt/server_args.py.
+# kvplan.check.argv gives such an option every word up to the next one starting with "-".
+MULTI_VALUE: dict[str, str] = {
+    "--allowed-media-domains": "fields/mm.py:88",
+    "--bucket-e2e-request-latency": "fields/observability.py:112",
+    "--bucket-inter-token-latency": "fields/observability.py:108",
+    "--bucket-time-to-first-token": "fields/observability.py:104",
+    "--cuda-graph-bs-decode": "fields/exec_.py:640",
+    "--cuda-graph-bs-prefill": "fields/exec_.py:644",
+    "--custom-weight-loader": "fields/model.py:292",
+    "--debug-tensor-dump-layers": "fields/observability.py:219",
+    "--encoder-register-urls": "fields/disagg.py:161",
+    "--encoder-urls": "fields/disagg.py:154",
+    "--flashinfer-autotune-skip-ops": "fields/exec_.py:398",
+    "--gc-threshold": "fields/device.py:84",
+    "--generation-tokens-buckets": "fields/observability.py:124",
+    "--log-requests-target": "fields/observability.py:54",
+    "--lora-paths": "fields/lora.py:54",
+    "--lora-target-modules": "fields/lora.py:46",
+    "--numa-node": "fields/device.py:80",
+    "--prefill-delayer-forward-passes-buckets": "fields/schedule.py:242",
+    "--prefill-delayer-wait-seconds-buckets": "fields/schedule.py:246",
+    "--prompt-tokens-buckets": "fields/observability.py:116",
+    "--return-aux-hidden-state-layer-ids": "fields/exec_.py:152",
+    "--tokenizer-metrics-allowed-custom-labels": "fields/observability.py:93",
+    "--uvicorn-access-log-exclude-prefixes": "fields/observability.py:58",
+}

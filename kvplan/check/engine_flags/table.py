@@ -46,12 +46,16 @@ class OptionTable:
     older_through: str | None = None
     added_after: Mapping[str, str] = field(default_factory=dict)
     key: Callable[[str], Any] = numeric_key
+    # options that take several values (argparse nargs="+" / "*"), read from the same source
+    multi_value: frozenset[str] = frozenset()
 
     @classmethod
-    def pinned(cls, program: str, flags: frozenset[str], source: Mapping[str, Any]) -> OptionTable:
+    def pinned(cls, program: str, flags: frozenset[str], source: Mapping[str, Any],
+               multi_value: frozenset[str] = frozenset()) -> OptionTable:
         """A table read from one release's source (SOURCE['version'])."""
         release = str(source["version"])
-        return cls(program, flags, source, release, at_or_after_from=release)
+        return cls(program, flags, source, release, at_or_after_from=release,
+                   multi_value=multi_value)
 
     @property
     def is_pinned(self) -> bool:

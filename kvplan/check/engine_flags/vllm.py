@@ -174,3 +174,31 @@ FLAGS: frozenset[str] = frozenset(
         "-q", "-r", "-sc", "-tp",
     ]
 )
+
+
+# Options that take several values (argparse nargs="+" / "*"), each with where it is
+# declared, read with Python's ast by benchmarks/extract_multi_value.py (task h43nargs) from the
+# vllm 0.34.0 wheel: add_argument calls with nargs "+"/"*" in vllm/engine/arg_utils.py
+# ("arg_utils.py") and vllm/entrypoints/common/cli_args.py ("cli_args.py"), and the options
+# whose config field is a list / tuple / set (arg_utils.py _compute_kwargs: collection_to_kwargs
+# sets nargs="+"; FlexibleArgumentParser registers them so), less those whose
+# nargs cli_args.py _customize_cli_kwargs deletes (--allowed-origins/-methods/-headers,
+# --middleware, --disable-access-log-for-endpoints).
+# kvplan.check.argv gives such an option every word up to the next one starting with "-".
+MULTI_VALUE: dict[str, str] = {
+    "--allowed-media-domains": "arg_utils.py:990 (ModelConfig.allowed_media_domains)",
+    "--api-key": "cli_args.py (FrontendArgs.api_key)",
+    "--collect-detailed-traces": "arg_utils.py:1708 (ObservabilityConfig.collect_detailed_traces)",
+    "--cpu-offload-params": "arg_utils.py:1490 (UVAOffloadConfig.cpu_offload_params)",
+    "--cudagraph-capture-sizes": "arg_utils.py:1854 (CompilationConfig.cudagraph_capture_sizes)",
+    "--ignore-patterns": "arg_utils.py:1112 (LoadConfig.ignore_patterns)",
+    "--kv-cache-dtype-skip-layers": "arg_utils.py:1434 (CacheConfig.kv_cache_dtype_skip_layers)",
+    "--logits-processors": "arg_utils.py:1079 (ModelConfig.logits_processors)",
+    "--lora-modules": "cli_args.py (BaseFrontendArgs.lora_modules)",
+    "--lora-target-modules": "arg_utils.py:1647 (LoRAConfig.target_modules)",
+    "--numa-bind-cpus": "arg_utils.py:1206 (ParallelConfig.numa_bind_cpus)",
+    "--numa-bind-nodes": "arg_utils.py:1203 (ParallelConfig.numa_bind_nodes)",
+    "--offload-params": "arg_utils.py:1505 (PrefetchOffloadConfig.offload_params)",
+    "--served-model-name": "arg_utils.py:1037 (ModelConfig.served_model_name)",
+    "--sleep-preserve-parameter-names": "arg_utils.py:1063 (ModelConfig.sleep_preserve_parameter_names)",
+}

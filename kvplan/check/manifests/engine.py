@@ -72,6 +72,10 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--quantization": ("quantization", "str"),
     "--cuda-graph-max-bs": ("engine.cuda_graph_max_bs", "int"),
     "--cuda-graph-max-bs-decode": ("engine.cuda_graph_max_bs", "int"),
+    # sglang 0.5.5 (gone in 0.5.20: kvplan.check.argv.OLD_OPTIONS): a list of batch sizes,
+    # nargs="+" (server_args.py:3170); __post_init__ sets cuda_graph_max_bs = max(cuda_graph_bs)
+    # when it is given (server_args.py:775-778)
+    "--cuda-graph-bs": ("engine.cuda_graph_max_bs", "max"),
     "--max-total-tokens": ("engine.max_total_tokens", "int"),
     "--attention-backend": ("engine.attention_backend", "str"),
     "--ep-size": ("parallel.expert", "int"),
@@ -167,6 +171,8 @@ def convert(kind: str, raw: str) -> Any:
         return tokens(raw)
     if kind == "float":
         return float(raw)
+    if kind == "max":  # the largest of several integers (kvplan.check.argv Parsed.several)
+        return max(int(value) for value in raw.split())
     if kind == "bytes":  # vLLM's human_readable_int: 8G (2^30), 1.5g (10^9), or digits
         match = re.fullmatch(r"(\d+\.\d+)([kmgt])", raw.strip())
         if match:
@@ -286,17 +292,31 @@ def read_options(
             notes.append(f"{text} (not checked: {inv.entry} adds options of its own)")
     from kvplan.check.argv import OLD_OPTIONS
 
-    for flag in sorted(OLD_OPTIONS.get(inv.engine, set()) & set(parsed.options)):
+    gone_from = OLD_OPTIONS.get(inv.engine, {})
+    for flag in sorted(set(gone_from) & set(parsed.options)):
         line = parsed.options[flag][1]
         text = f"{name} {version} has no option {flag} (older releases have it)"
-        if older or "engine.version" not in found.values:
-            notes.append(f"{text}; read as the image's release takes it")
+        have, gone = options.key(str(image)) if image is not None else None, options.key(
+            gone_from[flag])
+        if have is None or gone is None or have < gone:
+            notes.append(f"{text}; read as the image's release takes it (gone from "
+                         f"{gone_from[flag]})")
         else:
-            refusals.append(Refusal(flag, f"the engine refuses it: {text}", line))
+            refusals.append(Refusal(flag, f"the engine refuses it: {text}; {name} "
+                                    f"{gone_from[flag]} and later have no {flag}", line))
     for flag, line, candidates in parsed.ambiguous:
         src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
-        refusals.append(Refusal(flag, f"ambiguous option{src}: could match "
-                                f"{', '.join(candidates[:4])}", line))
+        text = f"ambiguous option{src}: could match {', '.join(candidates[:4])}"
+        # argparse refuses an ambiguous prefix, but only the table's release is read: an older
+        # or unnamed release may have an option of that exact name (as unknown options above)
+        if older or unpinned or release_unknown or image is None:
+            where = (f"the image is {inv.engine} {image}, older than the option table"
+                     if older else f"the image is {inv.engine} {image}, whose release the "
+                     "option table does not pin" if unpinned
+                     else f"the image does not name its {name} release")
+            notes.append(f"{flag}: {text} in {name} {version}; {where}: not checked")
+        else:
+            refusals.append(Refusal(flag, text, line))
     if parsed.positional:
         first = parsed.positional[0]
         found.put("model", first.text, first.line, "the served model")
@@ -326,6 +346,8 @@ def read_options(
         if raw is None:
             problems.append(Problem(said, "needs a value", line))
             continue
+        if kind == "max":
+            raw = " ".join(parsed.several.get(flag) or [raw])
         try:
             found.put(path, convert(kind, raw), line, said)
             if flag in origin:

@@ -190,6 +190,7 @@ class Workload:
         self.gpu_named = True
         self.gpu_vendor: str | None = None  # amd / nvidia: the GPUs the container can run on
         self.dp_spread = False  # --data-parallel-size-local: each pod holds its own ranks
+        self.attention_dp = 1  # SGLang --dp-size with --enable-dp-attention: attention at tp / dp
 
     def problem(self, field: str, message: str, line: int | None) -> None:
         self.problems.append(Problem(field, message, line))
@@ -293,7 +294,7 @@ class Workload:
                               "group (attention over tp / dp GPUs each), no extra GPUs; the KV "
                               "a token takes is planned per tensor-parallel rank (exact for "
                               "MLA models, whose latent is whole on every rank)")
-            self.dp = 1
+            self.attention_dp, self.dp = self.dp, 1
         elif dp_line is not None and self.dp > 1:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
         found.values.setdefault("engine.name", inv.engine)
