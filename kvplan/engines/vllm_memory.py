@@ -186,12 +186,14 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         terms.append("-pipeline intermediate buffer")
     graphs = Interval.exact(0)
     why = graphs_note(fl, lean, s.enforce_eager)
+    if estimate and m.cuda_graph_bytes is None:  # the capture sizes used (explain's line)
+        why = f"CUDA graphs: {graph_how}; {why.removeprefix('CUDA graphs: ')}"
     if estimate:
         graphs = (Interval.exact(m.cuda_graph_bytes) if m.cuda_graph_bytes is not None
                   else graph_term)
         st.given("CUDA graph memory", graphs.best, "bytes",
                  "measured (log)" if m.cuda_graph_bytes is not None else
-                 f"{graph_how}; {why.removeprefix('CUDA graphs: ')}")
+                 why.removeprefix("CUDA graphs: "))
         terms.append("-CUDA graph memory")
     elif fl.graphs_subtracted and not s.enforce_eager:  # Model Runner V2, 0.25-0.28: 0
         st.given("CUDA graph memory", 0, "bytes", why.removeprefix("CUDA graphs: "))
