@@ -123,7 +123,7 @@ def test_prefill_max_is_noted_with_the_reserve_sglang_derives(tmp_path: Path) ->
 
 def test_prefill_list_is_noted_with_its_own_count(tmp_path: Path) -> None:
     """--cuda-graph-bs-prefill 256 1024 4096 (exec_.py:644; cuda_graph_hook.py:80-81): SGLang
-    captures those 3 sizes (memory_hook.py:259-262 generates none when a list is given):
+    captures those 3 sizes (memory_hook.py:265-268 generates none when a list is given):
     3 x 8 = 24 MiB."""
     t = target(tmp_path, "--cuda-graph-bs-prefill", "256", "1024", "4096")
     assert t.deployment is not None and t.deployment.engine.cuda_graph_max_bs is None

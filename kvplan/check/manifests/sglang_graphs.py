@@ -14,12 +14,12 @@ kvplan plans SGLang's CUDA graphs with one number, the decode graphs' largest ba
   (cuda_graph_hook.py:91-96): its decode `bs` (then max(bs)), else its decode `max_bs`.
 The prefill options do not move the decode size: `--cuda-graph-max-bs-prefill N` (exec_.py:632;
 cuda_graph_hook.py:74-75) and `--cuda-graph-bs-prefill` (exec_.py:644; :80-81) set the prefill
-capture sizes, which SGLang otherwise derives from chunked_prefill_size (memory_hook.py:233-264:
-generate_prefill_cuda_graph_batch_sizes(max_bs) when no list is given; a stated max_bs is not
-capped at --max-total-tokens, :253-257 run only without one). reserve_for_graph_mb books 8 MiB
-a prefill size without MLA (memory_hook.py:384-386; 1.5 GiB flat with MLA, :387-389). kvplan's
-SGLang model (kvplan/engines, outside `check`) plans the prefill sizes from the chunk alone, so
-these are noted with the sizes and MiB SGLang derives, not booked.
+capture sizes, which SGLang otherwise derives from chunked_prefill_size (memory_hook.py:233-268:
+generate_prefill_cuda_graph_batch_sizes(max_bs) when no list is given, :265-268; a stated max_bs
+is not capped at --max-total-tokens, :253-257 run only without one). reserve_for_graph_mb books
+8 MiB a prefill size without MLA (memory_hook.py:384-386; 1.5 GiB flat with MLA, :387-389).
+kvplan's SGLang model (kvplan/engines, outside `check`) plans the prefill sizes from the chunk
+alone, so these are noted with the sizes and MiB SGLang derives, not booked.
 """
 
 from __future__ import annotations
