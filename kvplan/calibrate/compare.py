@@ -29,6 +29,7 @@ from kvplan.calibrate.breakdown import (
     printed_terms_note,
     rounding,
 )
+from kvplan.calibrate.graph_checks import graph_checks
 from kvplan.calibrate.parse import LogFile, Run, parse_file
 from kvplan.calibrate.resolve import (
     _gib,
@@ -162,6 +163,10 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
         return rep
     target = SHAPES_TARGET if rep.dense else None
     _token_checks(rep, run, res, "shapes", target, v.get("kv_gib"))
+    if engine is Engine.vllm:  # the printed graph estimate and counts (task h43oldgraph)
+        graph, graph_notes = graph_checks(run, list(res.steps))
+        rep.checks += graph
+        rep.notes += graph_notes
     rep.notes.append(f"shapes: {gpu_note}; activation {res.activation_bytes / GIB:.2f} GiB "
                      f"(range {res.activation_bytes_low / GIB:.2f}-"
                      f"{res.activation_bytes_high / GIB:.2f}); tokens range "

@@ -206,7 +206,19 @@ values("vllm", r"Graph capturing finished in \d+ secs?, took " + NUM + r" GiB", 
 # the estimate printed "%.2f GiB", gpu_model_runner.py:5955-5957): together they bound the
 # runtime total (kvplan.engines.vllm_total_bound). 0.19 prints "from U to S", 0.21 on "=U is
 # equivalent to ... increase --gpu-memory-utilization to S".
-values("vllm", r"Estimated CUDA graph memory: " + NUM + r" GiB total", "cg_estimate_gib")
+# " total" is optional: write-ups quoting the line drop it (log 480's walkthrough). The format:
+# 0.22.1 `v1/worker/gpu_model_runner.py:6365-6368` "Estimated CUDA graph memory: %.2f GiB total".
+values("vllm", r"Estimated CUDA graph memory: " + NUM + r" GiB(?: total)?", "cg_estimate_gib")
+
+
+# The graphs the old runner samples (0.22.1 `gpu_model_runner.py:6279-6286`: "Profiling CUDA graph
+# memory: %s", each mode with descs as f"{mode.name}={len(descs)} (largest={descs[0].num_tokens})",
+# joined by ", "): a check of kvplan's capture sizes (kvplan.calibrate.graph_checks).
+@pattern("vllm", r"Profiling CUDA graph memory: ((?:[A-Z_]+=\d+ \(largest=\d+\)(?:, )?)+)")
+def _v_graph_counts(r: Run, m: re.Match[str], n: int, t: str) -> None:
+    for mode, count, largest in re.findall(r"([A-Z_]+)=(\d+) \(largest=(\d+)\)", m[1]):
+        r.put(f"cg_{mode.lower()}_graphs", _f(count), n, t)
+        r.put(f"cg_{mode.lower()}_largest", _f(largest), n, t)
 values("vllm", r"increase --gpu-memory-utilization from " + NUM + r" to " + NUM + r" to maintain",
        "cg_util_from", "cg_util_to")
 values("vllm", r"The current --gpu-memory-utilization=" + NUM + r" is equivalent to .*?"
