@@ -87,7 +87,6 @@ from kvplan.engines.vllm_hybrid import (
 )
 from kvplan.engines.vllm_memory import budget_steps
 from kvplan.engines.vllm_nontorch import (
-    CUDA_GRAPH,
     NON_TORCH_V0,
     NON_TORCH_V0_TP,
     NON_TORCH_V1,
@@ -116,7 +115,7 @@ from kvplan.units import GIB, ceil_div
 # print only "# GPU blocks"). V1 always prints it.
 CONCURRENCY_LINE_FROM = (0, 6, 3)
 
-__all__ = ["BIG_GPU_BYTES", "CUDA_GRAPH", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM",
+__all__ = ["BIG_GPU_BYTES", "DEFAULT_VERSION", "GRAPH_SUBTRACTED_FROM",
            "NON_TORCH_V0", "NON_TORCH_V0_TP", "NON_TORCH_V1", "NON_TORCH_V1_TP",
            "NON_TORCH_V1_TP_NVLINK", "NON_TORCH_V1_UNIFIED", "REPACK_CACHED_SHARE", "V1_FROM",
            "Flavour", "Groups", "blocks_per_request", "flavour", "kv_groups", "mla_block_size",

@@ -23,6 +23,7 @@ from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.mla_replicated import replicated_extra_bytes
 from kvplan.engines.vision_tower import tower_profile
+from kvplan.engines.vllm_capture import estimate as graph_estimate
 from kvplan.engines.vllm_extensible import (
     CONTEXT,
     MARGIN_FRACTION,
@@ -36,7 +37,7 @@ from kvplan.engines.vllm_graphs import subtracted as graphs_subtracted
 from kvplan.engines.vllm_groups import Groups
 from kvplan.engines.vllm_moe_workspace import modular_moe
 from kvplan.engines.vllm_mrv2_state import booked, state_bytes
-from kvplan.engines.vllm_nontorch import CUDA_GRAPH, fp8_at_load, non_torch, nvlink_module
+from kvplan.engines.vllm_nontorch import fp8_at_load, non_torch, nvlink_module
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_sort_sampler import v1_sampler_bytes
 from kvplan.engines.vllm_stages import PP_INTERMEDIATE_KEYS, intermediate_bytes, limiting_stage
@@ -131,13 +132,17 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     if out is not None:  # V0 from 0.7 with TP: the out-of-place all-reduce output
         act = Interval(act.best + out.best, act.low + out.low, act.high + out.high)
     estimate = graphs_subtracted(fl, lean, s.enforce_eager)  # kvplan.engines.vllm_graphs
+    # the estimate by the capture sizes (kvplan.engines.vllm_capture), a rank's layers
+    graph_term, graph_how = graph_estimate(fl.version, seqs, batched,
+                                           -(-req.model.num_layers // req.pp),
+                                           s.num_speculative_tokens or 0, req.gpu.name)
     pp_buffer = 0  # the received hidden states of a stage after the first (vllm_stages)
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes
             and s.kv_cache_memory_bytes is None and req.kv_budget_bytes is None):
         stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block, per_logit,
                                (mrv2.last_stage, mrv2.other_stage) if mrv2 else (0, 0),
-                               CUDA_GRAPH[0] if estimate else 0,
+                               graph_term.best if estimate else 0,
                                intermediate_bytes(req, fl.v1, fl.version, lean, batched))
         if stage is not None:
             weights, act, shape, groups, how, last, first = stage
@@ -181,9 +186,11 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         terms.append("-pipeline intermediate buffer")
     graphs = Interval.exact(0)
     why = graphs_note(fl, lean, s.enforce_eager)
+    if estimate and m.cuda_graph_bytes is None:  # the capture sizes used (explain's line)
+        why = f"CUDA graphs: {graph_how}; {why.removeprefix('CUDA graphs: ')}"
     if estimate:
-        graphs = Interval.exact(m.cuda_graph_bytes) if m.cuda_graph_bytes is not None else (
-            Interval(*CUDA_GRAPH))
+        graphs = (Interval.exact(m.cuda_graph_bytes) if m.cuda_graph_bytes is not None
+                  else graph_term)
         st.given("CUDA graph memory", graphs.best, "bytes",
                  "measured (log)" if m.cuda_graph_bytes is not None else
                  why.removeprefix("CUDA graphs: "))

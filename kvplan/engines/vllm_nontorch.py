@@ -118,17 +118,8 @@ NON_TORCH_V1_TP_AFTER_INIT_P2P = (
     NON_TORCH_V1_TP_AFTER_INIT[2])
 NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
 NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
-# CUDA-graph memory: captured graphs measured 0.27-0.85 GiB (logs 23, 24, 28). From 0.21 vLLM
-# subtracts an estimate it measures, not one source can derive: profile_cudagraph_memory captures
-# the graphs once into a throwaway pool (0.30.0 v1/worker/gpu/cudagraph_utils.py :847-935:
-# PIECEWISE graphs in full, FULL graphs as the first capture, which allocates the pool's
-# baseline, plus (n - 1) x the second capture's cost, at least 1 MiB, :938-946), so its size is
-# the allocator's record of the largest capture sizes' intermediates plus a per-graph cost. Fit
-# logs printing it ("Estimated CUDA graph memory" or "equivalent to --gpu-memory-utilization"):
-# 211 (0.23.0, Qwen2.5-VL-7B, A100 80GB) 0.53 GiB, 253 (0.31.0, Qwen2.5-1.5B) 0.36 GiB, 285
-# (0.30.0, Qwen3-30B-A3B-FP8, GB10) 0.0090 x 121.63 = 1.09 GiB (1.089-1.101 within the printed
-# 4-decimal rounding); the high end, 1.1 GiB, is 285's (task h36v030; an interval, not a fit).
-CUDA_GRAPH = (GIB // 2, GIB // 5, GIB * 11 // 10)
+# CUDA-graph memory: until task h43graphs a flat 0.5 GiB (0.2-1.1 GiB) here (CUDA_GRAPH); since
+# then graphs x layers x a per-graph-layer cost from the capture sizes, kvplan.engines.vllm_capture.
 # V1 on a unified-memory GPU (GB10 / DGX Spark, Jetson Thor), one GPU. vLLM books as non-torch
 # memory the growth of (total - free) from cudaMemGetInfo over start-up, less torch's own
 # allocations (vllm/utils/mem_utils.py memory_profiling: non_torch_increase); on an integrated

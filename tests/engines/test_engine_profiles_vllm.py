@@ -83,7 +83,10 @@ def test_vllm_graphs_are_subtracted_from_0_21_only():
                                            memory_fraction=Fraction(9, 10)))
     new = run_engine(req(), EngineSettings(engine=Engine.vllm, version="0.21.0",
                                            memory_fraction=Fraction(9, 10)))
-    assert old.kv_cache_bytes - new.kv_cache_bytes == vllm.CUDA_GRAPH[0]
+    # the estimate by the capture sizes (kvplan.engines.vllm_capture): H100 serve defaults 8,192
+    # tokens / 1,024 sequences -> sizes up to min(2 x 1,024, 512) = 512: 51 PIECEWISE + 51 FULL
+    # (every size <= 1,024) = 102 graphs x 32 layers x 235,929 B = 770,072,256 B
+    assert old.kv_cache_bytes - new.kv_cache_bytes == 102 * 32 * 235_929 == 770_072_256
     eager = run_engine(req(), EngineSettings(engine=Engine.vllm, enforce_eager=True))
     assert eager.cuda_graph_bytes == 0
 

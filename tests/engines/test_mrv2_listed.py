@@ -56,7 +56,9 @@ def test_llama_joins_in_023() -> None:
     old = _explain(*args, "0.22.0")
     new = _explain(*args, "0.23.0")
     assert "x 6 B)" not in str(old["activation peak"]["formula"])
-    assert old[GRAPHS]["value"] == 536_870_912  # the old runner's estimate (kvplan's 0.5 GiB)
+    # the old runner's estimate, by the capture sizes (task h43graphs; kvplan's 0.5 GiB before):
+    # 1,024 sequences on an H100 -> 102 graphs x 32 layers x 235,929 B
+    assert old[GRAPHS]["value"] == 102 * 32 * 235_929 == 770_072_256
     assert "128,256 x 6 B)" in str(new["activation peak"]["formula"])
     assert new[GRAPHS]["value"] == 0
     assert "gpu/model_runner.py:660 in 0.23.0" in str(new[GRAPHS]["formula"])

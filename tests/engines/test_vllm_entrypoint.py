@@ -94,15 +94,19 @@ def _field(result: dict) -> tuple[str, str] | None:
 def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
     # leaves the pool; recomputed: 80,448 -> 80,048, 77,648 -> 77,248; then 0.22's default
-    # utilization 0.92 (module docstring): 80,048 -> 91,712, 77,248 -> 88,912
+    # utilization 0.92 (module docstring): 80,048 -> 91,712, 77,248 -> 88,912; then the graph
+    # term by the capture sizes (task h43graphs): 256 sequences under either entrypoint -> 86
+    # graphs x 80 layers x 235,929 B = 1,623,191,520 B for 536,870,912, 1,086,320,608 B more,
+    # 829 blocks of 1,310,720 B (16 x 2 KV heads a rank x 256 x 2 B x 80): 91,712 -> 78,448,
+    # 88,912 -> 75,648
     unset, serve, offline = _explain(*RUN), _explain(*RUN, "--entrypoint", "serve"), \
         _explain(*RUN, "--entrypoint", "offline")
     assert _step(serve, "activation peak") == 256 * 128_256 * 16 == 525_336_576
     assert _step(offline, "activation peak") == 8192 * 46_080 * 2 == 754_974_720
     assert _step(serve, "KV cache memory") - _step(offline, "KV cache memory") == 229_638_144
     assert (_step(serve, "GPU KV cache size"), _step(offline, "GPU KV cache size")) == (
-        91_712, 88_912)
-    assert _step(unset, "GPU KV cache size") == 91_712  # serve is the default
+        78_448, 75_648)
+    assert _step(unset, "GPU KV cache size") == 78_448  # serve is the default
     assert _field(offline) == ("offline", "--entrypoint")
     assert _field(unset) == ("serve", "default: `vllm serve`, 2,048 batched tokens (the offline "
                              "LLM class 8,192: state offline)")
@@ -157,14 +161,15 @@ def test_a_file_where_it_moves_nothing_is_noted(tmp_path: Path) -> None:
 def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
     # leaves the pool; recomputed: 77,648 -> 77,248, 80,448 -> 80,048; 0.22's default 0.92
-    # (module docstring): 77,248 -> 88,912, 80,048 -> 91,712
+    # (module docstring): 77,248 -> 88,912, 80,048 -> 91,712; the graph term by the capture
+    # sizes (task h43graphs, the test above): 88,912 -> 75,648, 91,712 -> 78,448
     path = tmp_path / "q.yaml"
     path.write_text(HEAD + "engine: {name: vllm, version: 0.22.0, entrypoint: offline}\n")
     got = _explain(str(path))
     assert _field(got) == ("offline", "file")
-    assert _step(got, "GPU KV cache size") == 88_912
+    assert _step(got, "GPU KV cache size") == 75_648
     # the flag overrides the file's value
-    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 91_712
+    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 78_448
 
 
 def test_a_bad_value_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -249,8 +254,9 @@ def test_the_calibrate_directive(tmp_path: Path) -> None:
 
 
 def test_check_plans_the_annotated_manifest_with_the_llm_class(tmp_path: Path) -> None:
-    # the hand figure's deployment as a manifest at 0.22's default 0.92: 91,712 / 2,000 = 45
-    # users served, 88,912 / 2,000 = 44 offline (40 and 38 while kvplan took 0.9)
+    # the hand figure's deployment as a manifest at 0.22's default 0.92 and the graph term by
+    # the capture sizes (task h43graphs): 78,448 / 2,000 = 39 users served, 75,648 / 2,000 = 37
+    # offline (45 and 44 with the flat 0.5 GiB; 40 and 38 while kvplan took 0.9)
     from tests.check.test_check_engine_flags import manifest
 
     def holds(annotated: bool) -> str:
@@ -266,5 +272,5 @@ def test_check_plans_the_annotated_manifest_with_the_llm_class(tmp_path: Path) -
         assert res.exit_code == 0, res.output
         return res.output
 
-    assert "holds 45 users" in holds(False)
-    assert "holds 44 users" in holds(True)
+    assert "holds 39 users" in holds(False)
+    assert "holds 37 users" in holds(True)

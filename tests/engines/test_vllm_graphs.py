@@ -19,7 +19,6 @@ from kvplan.capacity import SizeRequest
 from kvplan.cli import app
 from kvplan.engines import Engine, EngineSettings, run_engine
 from kvplan.engines.vllm_graphs import note, printed_activation_holds_estimate, subtracted
-from kvplan.engines.vllm_nontorch import CUDA_GRAPH
 from kvplan.engines.vllm_series import flavour
 from kvplan.specs import load_hardware, load_model
 
@@ -93,15 +92,19 @@ def test_the_pool_loses_the_estimate_only_where_the_release_subtracts_it() -> No
                   - steps["non-torch memory"] - steps["Model Runner V2 state"])
     # Qwen2.5-7B in 0.24 (not in 0.24.0's DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES; Llama is, so
     # Model Runner V2 runs it and subtracts nothing there: task h30v1miss): the old runner's estimate
+    # runner's estimate, by the capture sizes (kvplan.engines.vllm_capture): A100 80GB serve
+    # defaults 2,048 tokens / 256 sequences -> sizes up to min(2 x 256, 512, 2,048) = 512: 51
+    # PIECEWISE + 35 FULL (sizes <= 256) = 86 graphs x 28 layers x 235,929 B = 568,117,032 B
     kv, steps = _kv("qwen2.5-7b", "0.24.0")
-    assert steps[STEP] == CUDA_GRAPH[0] == 536_870_912
+    assert steps[STEP] == 86 * 28 * 235_929 == 568_117_032
     assert kv == (steps["requested memory"] - steps["weights"] - steps["activation peak"]
-                  - steps["non-torch memory"] - 536_870_912)
+                  - steps["non-torch memory"] - 568_117_032)
     # Qwen3-30B-A3B (MoE, not in DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES): the old runner in 0.28
+    # (86 graphs x 48 layers x 235,929 B = 973,914,912 B)
     kv, steps = _kv("qwen3-30b-a3b", "0.28.0")
-    assert steps[STEP] == 536_870_912
+    assert steps[STEP] == 86 * 48 * 235_929 == 973_914_912
     assert kv == (steps["requested memory"] - steps["weights"] - steps["activation peak"]
-                  - steps["non-torch memory"] - 536_870_912)
+                  - steps["non-torch memory"] - 973_914_912)
 
 
 def _explain(version: str) -> dict[str, dict[str, object]]:
@@ -114,7 +117,8 @@ def _explain(version: str) -> dict[str, dict[str, object]]:
 
 def test_explain_json_says_whether_graphs_are_subtracted_and_why() -> None:
     steps = _explain("0.31.0")  # Model Runner V2 measures the graphs from 0.29
-    assert steps[STEP]["value"] == 536_870_912
+    # 86 graphs (A100: 256 sequences) x 32 layers x 235,929 B = 649,276,608 B
+    assert steps[STEP]["value"] == 86 * 32 * 235_929 == 649_276_608
     assert "gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854" in str(steps[STEP]["formula"])
     assert "CUDA graph memory" in str(steps["KV cache memory"]["formula"])
     steps = _explain("0.27.1")  # ... and returns 0 before

@@ -63,11 +63,14 @@ def test_gpt_oss_on_gb10_under_0_30_prints_the_concurrency_count():
     assert verify_steps(r.steps) == []
 
 
-def test_graph_interval_reaches_the_largest_estimate_a_fit_log_prints():
-    # log 285 (0.30.0, GB10): 0.5500 "is equivalent to --gpu-memory-utilization=0.5410", so the
-    # estimate is 0.0090 x 121.63 GiB = 1.0947 GiB (1.089-1.101 within the 4-decimal rounding);
-    # the interval's high end is 1.1 GiB = 1,181,116,006 B
-    from kvplan.engines.vllm_nontorch import CUDA_GRAPH
+def test_graph_interval_reaches_the_estimate_fit_log_285_prints():
+    # log 285 (0.30.0, GB10, Qwen3-30B-A3B-FP8): 0.5500 "is equivalent to
+    # --gpu-memory-utilization=0.5410", so the estimate is 0.0090 x 121.63 GiB = 1.0947 GiB
+    # (1.089-1.101 within the 4-decimal rounding). kvplan: GB10's 256 sequences -> 86 graphs x
+    # 48 layers = 4,128 graph-layers: best x 235,929 B = 973,914,912 B (0.907 GiB), high
+    # x 429,916 B = 1,774,693,248 B (1.65 GiB), low x 157,286 B = 649,276,608 B (0.60 GiB)
+    from kvplan.engines.vllm_capture import estimate
 
-    assert CUDA_GRAPH[2] == 1_181_116_006
-    assert CUDA_GRAPH[1] < CUDA_GRAPH[0] < 0.0090 * 121.63 * GIB < CUDA_GRAPH[2]
+    term, _ = estimate("0.30.0", 256, 2048, 48, gpu_name="GB10")
+    assert (term.low, term.best, term.high) == (649_276_608, 973_914_912, 1_774_693_248)
+    assert term.low < term.best < 0.0090 * 121.63 * GIB < term.high

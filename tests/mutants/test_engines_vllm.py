@@ -35,7 +35,10 @@ FORMULAS_V1_031 = [
      "1,024 seqs x (128,256 vocab + 2 x 4,008 + 4,481) x 4 B + 8,192 tok x 13 B "
      "(output_bin_counts, prompt_bin_mask and grammar bitmask, sampling tables, input buffers; "
      "booked from vLLM 0.27, on every TP GPU)"),
-    ("CUDA graph memory",  # vllm_graphs.note for 0.31.0 on Model Runner V2
+    ("CUDA graph memory",  # vllm_capture's sizes (task h43graphs), vllm_graphs.note for 0.31.0
+     "102 graphs (PIECEWISE 51: 1, 2, 4 ... 512; FULL decode 51: 1, 2, 4 ... 512) x 32 layers "
+     "x 0.225 MiB (capture sizes from max_num_seqs 1,024 and max_num_batched_tokens 8,192: "
+     "kvplan.engines.vllm_capture); "
      "estimate subtracted before sizing (Model Runner V2's profile_cudagraph_memory measures "
      "them, gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854; gpu_worker.py:676 "
      "subtracts it; read in 0.31.0)"),
@@ -75,6 +78,15 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     # vLLM 0.31 (V1, CUDA graphs subtracted, Model Runner V2 for all: its dummy pass keeps the
     # bf16 logits untouched, 2 B a logit, 6 B high), H100
     # 85,045,477,376 B >= 70 GiB and not an A100: 8,192 batched tokens, 1,024 sequences.
+    # task h43graphs: the graph term by the capture sizes (kvplan.engines.vllm_capture): 1,024
+    # sequences -> sizes up to 512: 51 PIECEWISE + 51 FULL = 102 graphs x 32 layers = 3,264
+    # graph-layers x (235,929, 157,286, 429,916) B = 770,072,256 (low 513,381,504, high
+    # 1,403,245,824), was 536,870,912 (214,748,364-1,181,116,006): KV 60,086,347,857 ->
+    # 59,853,146,513 (28,540 blocks, 456,640 tokens, 28,540 / 512 = 55.74x), low 58,393,107,333
+    # + 1,181,116,006 - 1,403,245,824 = 58,170,977,515 (27,738 blocks, 443,808 tokens), high
+    # 60,596,794,655 + 214,748,364 - 513,381,504 = 60,298,161,515 (28,752 blocks, 460,032);
+    # reserve 2,092,871,680 - 536,870,912 + 770,072,256 = 2,326,073,024. Below, the figures
+    # before this task are kept in the arithmetic; the asserts hold the new ones.
     r = vllm("llama-3-8b", "h100", 8192, "0.31.0")
     # requested floor(85,045,477,376 x 92 / 100) = floor(78,241,839,185.92) = 78,241,839,185;
     # weights 8,030,261,248 x 2 B + the rotary cache 2,097,152 = 16,062,619,648.
@@ -98,11 +110,11 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=16_062_619_648, activation_bytes=905_969_664,
         activation_bytes_low=770_074_214, activation_bytes_high=1_491_494_502,
-        non_torch_bytes=73_400_320, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=60_086_347_857, kv_cache_bytes_low=58_393_107_333,
-        kv_cache_bytes_high=60_596_794_655, kv_cache_tokens=458_416,
-        kv_cache_tokens_low=445_504, kv_cache_tokens_high=462_304, blocks=28_651,
-        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(28_651, 512),
+        non_torch_bytes=73_400_320, cuda_graph_bytes=770_072_256,
+        kv_cache_bytes=59_853_146_513, kv_cache_bytes_low=58_170_977_515,
+        kv_cache_bytes_high=60_298_161_515, kv_cache_tokens=456_640,
+        kv_cache_tokens_low=443_808, kv_cache_tokens_high=460_032, blocks=28_540,
+        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(28_540, 512),
         starts=True, reason=None, max_model_len_that_starts=8192)
     assert r.engine is Engine.vllm and r.engine_version == "0.31.0"
     # users: 28,651 // 512 = 55; they use 55 x 512 x 2,097,152 = 59,055,800,320 B of the pool;
@@ -110,10 +122,10 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     # requested
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.reason) == (
-        55, True, 60_086_347_857, None)
+        55, True, 59_853_146_513, None)
     assert s.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=16_062_619_648, kv_used_bytes=59_055_800_320,
-        kv_free_bytes=60_086_347_857 - 59_055_800_320, reserve_bytes=2_092_871_680,
+        kv_free_bytes=59_853_146_513 - 59_055_800_320, reserve_bytes=2_326_073_024,
         unallocated_bytes=85_045_477_376 - 78_241_839_185)
     assert (s.usable_bytes, s.max_context_that_fits, s.suggestions) == (78_241_839_185, None, ())
     assert [(st.label, st.formula) for st in r.steps] == FORMULAS_V1_031
@@ -126,8 +138,8 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         ("activation peak", 905_969_664, "bytes", "given", ()),
         ("non-torch memory", 73_400_320, "bytes", "given", ()),
         ("Model Runner V2 state", 576_630_784, "bytes", "given", ()),
-        ("CUDA graph memory", 536_870_912, "bytes", "given", ()),
-        ("KV cache memory", 60_086_347_857, "bytes", "sum",
+        ("CUDA graph memory", 770_072_256, "bytes", "given", ()),
+        ("KV cache memory", 59_853_146_513, "bytes", "sum",
          ("requested memory", "-weights", "-activation peak", "-non-torch memory",
           "-Model Runner V2 state", "-CUDA graph memory")),
         ("block size", 16, "tokens", "given", ()),
@@ -137,14 +149,14 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         ("layers per block", 32, "layers", "given", ()),
         ("bytes per block", 2_097_152, "bytes", "mul", ("page size per layer",
                                                        "layers per block")),
-        ("blocks (raw)", 28_651, "blocks", "div", ("KV cache memory", "bytes per block")),
-        ("GPU blocks", 28_651, "blocks", "max", ("blocks (raw)", 0)),
+        ("blocks (raw)", 28_540, "blocks", "div", ("KV cache memory", "bytes per block")),
+        ("GPU blocks", 28_540, "blocks", "max", ("blocks (raw)", 0)),
         ("KV cache groups", 1, "groups", "given", ()),
-        ("blocks per group", 28_651, "blocks", "div", ("GPU blocks", "KV cache groups")),
+        ("blocks per group", 28_540, "blocks", "div", ("GPU blocks", "KV cache groups")),
         # 0.21 on: int(28,651 / 512 x 8,192) = 458,416 (vLLM's float arithmetic, a given step)
-        ("GPU KV cache size", 458_416, "tokens", "given", ()),
+        ("GPU KV cache size", 456_640, "tokens", "given", ()),
         ("blocks per request", 512, "blocks", "given", ()),
-        ("maximum concurrency", Fraction(28_651, 512), "ratio", "ratio",
+        ("maximum concurrency", Fraction(28_540, 512), "ratio", "ratio",
          ("GPU blocks", "blocks per request")),
         ("blocks per user", 512, "blocks", "given", ()),
         ("users per replica", 55, "users", "div", ("GPU blocks", "blocks per user")),
@@ -158,15 +170,15 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         "activation peak 0.84 GiB (range 0.72 GiB to 1.39 GiB)",
         "CUDA graphs: " + FORMULAS_V1_031[7][1],
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
-        # widths: activation 721,420,288 B (0.67 GiB), non-torch 0.48 GiB, graphs 1.1 GiB
-        # (GIB * 11 // 10) - GiB // 5 = 966,367,642 B (0.90 GiB)
-        "KV range dominated by the CUDA-graph estimate (0.90 GiB wide)",
+        # widths: activation 721,420,288 B (0.67 GiB), non-torch 0.48 GiB, graphs (task
+        # h43graphs) 1,403,245,824 - 513,381,504 = 889,864,320 B (0.83 GiB)
+        "KV range dominated by the CUDA-graph estimate (0.83 GiB wide)",
     )
     assert s.assumptions == r.assumptions
-    # 60,086,347,857 / 2^30 = 55.96 GiB; 28,651 / 512 = 55.96x
-    assert r.log_lines == ("Available KV cache memory: 55.96 GiB",
-                           "GPU KV cache size: 458,416 tokens",
-                           "Maximum concurrency for 8,192 tokens per request: 55.96x")
+    # 59,853,146,513 / 2^30 = 55.74 GiB; 28,540 / 512 = 55.74x (55.96 before task h43graphs)
+    assert r.log_lines == ("Available KV cache memory: 55.74 GiB",
+                           "GPU KV cache size: 456,640 tokens",
+                           "Maximum concurrency for 8,192 tokens per request: 55.74x")
 
 
 def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
@@ -271,15 +283,22 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
     #   1,781,376 tokens
     # high - 1,258,291,200 - 1.5 GiB - GIB // 5 = 59,395,472,773 -> 29,837 blocks 1,909,568
     # the model maximum 163,840 tokens is 2,560 blocks: it starts at that length.
+    # task h43graphs, the graph term by the capture sizes: 1,024 sequences -> 102 graphs x 27
+    # layers = 2,754 graph-layers x (235,929, 157,286, 429,916) B = 649,748,466 (low
+    # 433,165,644, high 1,183,988,664), was 536,870,912 (GiB // 5 - 1.1 GiB): KV 58,031,149,568
+    # + 536,870,912 - 649,748,466 = 57,918,272,014 -> 29,095 blocks, 1,862,080 tokens, 113.65x,
+    # 113 users; low 55,409,206,251 + 1,181,116,006 - 1,183,988,664 = 55,406,333,593 -> 27,833
+    # blocks, 1,781,312 tokens; high 59,395,472,773 + 214,748,364 - 433,165,644 =
+    # 59,177,055,493 -> 29,727 blocks, 1,902,528 tokens.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=15_762_714_112, activation_bytes=1_677_721_600,
         activation_bytes_low=1_258_291_200, activation_bytes_high=3_204_448_256,
-        non_torch_bytes=2_233_382_993, cuda_graph_bytes=536_870_912,
-        kv_cache_bytes=58_031_149_568, kv_cache_bytes_low=55_409_206_251,
-        kv_cache_bytes_high=59_395_472_773, kv_cache_tokens=1_865_664,
-        kv_cache_tokens_low=1_781_376, kv_cache_tokens_high=1_909_568, blocks=29_151,
-        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(29_151, 256),
+        non_torch_bytes=2_233_382_993, cuda_graph_bytes=649_748_466,
+        kv_cache_bytes=57_918_272_014, kv_cache_bytes_low=55_406_333_593,
+        kv_cache_bytes_high=59_177_055_493, kv_cache_tokens=1_862_080,
+        kv_cache_tokens_low=1_781_312, kv_cache_tokens_high=1_902_528, blocks=29_095,
+        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(29_095, 256),
         starts=True, reason=None, max_model_len_that_starts=163_840)
     assert r.size.users_per_replica == 113
     assert r.size.request.block_size_tokens == 64
@@ -291,12 +310,16 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
     assert by_label["users per GPU"].value == Fraction(113, 2)
     assert r.assumptions[2:5] == (
         "activation peak 1.56 GiB (range 1.17 GiB to 2.98 GiB)",
-        "CUDA graphs: estimate subtracted before sizing (vLLM 0.21-0.24 gpu_worker.py)",
+        "CUDA graphs: 102 graphs (PIECEWISE 51: 1, 2, 4 ... 512; FULL decode 51: 1, 2, 4 ... 512)"
+        " x 27 layers x 0.225 MiB (capture sizes from max_num_seqs 1,024 and "
+        "max_num_batched_tokens 8,192: kvplan.engines.vllm_capture); estimate subtracted before "
+        "sizing (vLLM 0.21-0.24 gpu_worker.py)",
         "fp16 cache in 64-token blocks; 1 KV cache group(s)",
     )
-    assert r.log_lines == ("Available KV cache memory: 54.05 GiB",
-                           "GPU KV cache size: 1,865,664 tokens",
-                           "Maximum concurrency for 16,384 tokens per request: 113.87x")
+    # task h43graphs: 57,918,272,014 / 2^30 = 53.94 GiB; 29,095 / 256 = 113.65x
+    assert r.log_lines == ("Available KV cache memory: 53.94 GiB",
+                           "GPU KV cache size: 1,862,080 tokens",
+                           "Maximum concurrency for 16,384 tokens per request: 113.65x")
     # 0.24-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
     # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.24.0/0.25.0/0.28.0 config/vllm.py): the lean
     # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B in 0.24-0.25 (the fp32 copy), above the

@@ -207,10 +207,13 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
     # KV 78,241,839,185 - 16,715,405,312 - 1,224,736,768 - 73,400,320 - 680,243,200
     #   - 536,870,912 = 59,011,182,673; block 16 x 4 heads x 256 x 2 B x 28 = 917,504: 64,317
     #   blocks, 1,029,072 tokens; a 32,768-token user 2,048 blocks: 64,317 // 2,048 = 31.
+    # task h43graphs, the graph term by the capture sizes: 1,024 sequences -> 102 graphs x 28
+    #   layers x 235,929 B = 673,813,224 for 536,870,912: KV 59,011,182,673 + 536,870,912 -
+    #   673,813,224 = 58,874,240,361 -> 64,167 blocks, 1,026,672 tokens, 64,167 // 2,048 = 31.
     assert (r.weights_bytes, r.activation_bytes, r.activation_bytes_low,
             r.activation_bytes_high, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        16_715_405_312, 1_224_736_768, 1_058_642_329, 1_880_725_913, 59_011_182_673, 64_317,
-        1_029_072)
+        16_715_405_312, 1_224_736_768, 1_058_642_329, 1_880_725_913, 58_874_240_361, 64_167,
+        1_026_672)
     assert (r.size.users_per_replica, r.max_model_len_that_starts) == (31, 128_000)
     assert r.steps[4].formula == (
         "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 2 B); "
@@ -240,8 +243,11 @@ def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
     # 1,838,678,016) = 1,379,008,512 (margin) = 83,372,867,584: KV 83,372,867,584 -
     # 18,062,619,648 - 1,838,678,016 - 73,400,320 - 576,630,784 - 536,870,912 = 62,284,667,904
     # -> floor(/ 2,097,152) = 29,699 blocks, 475,184 tokens
+    # -> floor(/ 2,097,152) = 29,699 blocks, 475,184 tokens. Task h43graphs, the graph term by
+    # the capture sizes: 1,024 sequences on an H100 -> 102 graphs x 32 layers x 235,929 B =
+    # 770,072,256 for 536,870,912: KV 62,051,466,560 -> 29,588 blocks, 473,408 tokens
     assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        18_062_619_648, 62_284_667_904, 29_699, 475_184)
+        18_062_619_648, 62_051_466_560, 29_588, 473_408)
     assert r.steps[3].formula == (
         "8,030,261,248 params x 16 bits / 1 GPU(s)" + rotary_words("8,192 positions x 128 x 2 B")
         + " + draft model 1,000,000,000 params")
@@ -273,19 +279,23 @@ def test_v0_forced_on_a_v1_release():
                            "Maximum concurrency for 8192 tokens per request: 55.03x")
 
 
-def test_the_cuda_graph_estimate_can_dominate_the_kv_range():
+def test_few_sequences_capture_few_graphs_and_the_kv_range_follows_non_torch():
     # (pinned to 0.33.0 when task h41v034 made 0.34.0 the default, whose notes follow this one)
     r = vllm("llama-3-8b", "h100", 8192, "0.33.0", max_num_batched_tokens=256, max_num_seqs=16)
     # forward 256 x 55,296 x 2 B = 28,311,552 < 0.33's warm-up sampler 16 x 128,256 x 14 =
     # 28,729,344 (the best; the first, default pass is 16 x 128,256 x 2 = 4,104,192, the bf16
     # logits untouched, task h36samp); activation width:
     # max(int(1.35 x) 38,220,595, 24,625,152) + 0.25 GiB - int(0.85 x)
-    # 24,064,819 = 282,591,232 (0.26 GiB); non-torch 0.5 GiB - 20 MiB (0.48 GiB); graphs
-    # 1.1 GiB (GIB * 11 // 10, 1,181,116,006) - GIB // 5 = 966,367,642 (0.90 GiB): the widest
+    # 24,064,819 = 282,591,232 (0.26 GiB); non-torch 0.5 GiB - 20 MiB (0.48 GiB): the widest;
+    # graphs (task h43graphs; until then the flat 1.1 - 0.2 GiB = 0.90 GiB was the widest): 16
+    # sequences, 256 tokens -> sizes up to min(32, 512, 256) = 32: 1, 2, 4, 8, 16, 24, 32 (7)
+    # PIECEWISE + 5 FULL (<= 16) = 12 graphs x 32 layers x (429,916 - 157,286) B = 104,689,920
+    # (0.10 GiB)
     assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
         28_729_344, 24_064_819, 306_656_051)
     assert r.assumptions[1] == "profiled with max_num_batched_tokens 256 and max_num_seqs 16"
-    assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (0.90 GiB wide)"
+    assert r.cuda_graph_bytes == 12 * 32 * 235_929 == 90_596_736
+    assert r.assumptions[-1] == "KV range dominated by the non-torch memory (0.48 GiB wide)"
 
 
 def test_sampling_is_sharded_over_tp_from_029():
@@ -319,10 +329,11 @@ def test_v0_samples_every_sequence_and_v1_at_most_the_batched_tokens():
 def test_vllm_pages_a_request_asked_to_reserve():
     from kvplan.capacity.kv import Allocation
     # vLLM always pages: a 2,000-token average holds ceil(2,000 / 16) = 125 blocks, so the
-    # default pool's 28,651 blocks (0.31's default utilization 0.92: the first test above) hold
-    # 28,651 // 125 = 229 users (reserved would hold 8,192 tokens each: 55)
+    # default pool's 28,540 blocks (0.31's default utilization 0.92 and, since task h43graphs,
+    # 102 captured graphs: the first test above) hold 28,540 // 125 = 228 users (reserved would
+    # hold 8,192 tokens each: 55)
     r = vllm("llama-3-8b", "h100", 8192, "0.31.0", allocation=Allocation.reserved, avg_context_tokens=2000)
-    assert (r.size.users_per_replica, r.size.request.allocation) == (229, Allocation.paged)
+    assert (r.size.users_per_replica, r.size.request.allocation) == (228, Allocation.paged)
 
 
 def test_measured_stages_beyond_pp_are_ignored_and_an_empty_stage_stops_it():
