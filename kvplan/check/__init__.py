@@ -56,7 +56,7 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
         model = None
     if model is not None:
         shape = shape_refusals(model, dep.parallel.tensor, dep.engine.max_model_len,
-                               target.attention_dp)
+                               target.attention_dp, target.attention_flag)
         if shape and line is None:
             line = target.line_of("engine.max_model_len" if "max_model_len" in shape[0]
                                   else "parallel.tensor")

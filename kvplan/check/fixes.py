@@ -41,12 +41,20 @@ def _gpus_for(setup: Setup, required: int, p95: int | None) -> Numbers | None:
 
 
 def _tp_options(setup: Setup) -> list[int]:
+    """Today's TP and its doublings up to MAX_TP that the engine accepts: the heads rule `check`
+    refuses a command line by (kvplan.check.startup.heads_refusals), at tp / D under SGLang's
+    data-parallel attention (the request's attention_dp = D; a D that does not divide the TP is
+    refused there too), and what vLLM accepts of the attention TP (tp_problem: MLA models have
+    no KV-head rule). Before task h43sglopts the heads were checked at the whole TP, which
+    suggested TPs SGLang refuses and missed ones it takes."""
+    from kvplan.check.startup import heads_refusals
+
     req = setup.request
-    heads = req.model.num_attention_heads
+    dp = max(req.attention_dp, 1)
     out = []
     tp = req.tp
     while tp <= MAX_TP:
-        if heads % tp == 0 and tp_problem(req.model, tp) is None:  # what vLLM accepts
+        if not heads_refusals(req.model, tp, dp) and tp_problem(req.model, tp // dp) is None:
             out.append(tp)
         tp *= 2
     return out or [req.tp]

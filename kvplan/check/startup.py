@@ -20,30 +20,44 @@ from kvplan.specs.schema import HardwareSpec, ModelSpec
 
 
 def shape_refusals(model: ModelSpec, tp: int, max_model_len: int | None,
-                   attention_dp: int = 1) -> list[str]:
-    """What the engine asserts about the model's shape before it allocates anything.
-
-    With SGLang's data-parallel attention (`--enable-dp-attention --dp-size D`, `attention_dp`
-    = D) attention runs over tp / D GPUs: sglang srt/layers/dp_attention.py
-    compute_dp_attention_world_info, `attn_tp_size = tp_size // dp_size` (0.5.5 :231; 0.5.23
-    :454 through srt/runtime_context.py derive_attn_tp_size, `tp_size // attn_dp_size //
-    attn_cp_size`), so the heads are divided by that; a D that does not divide tp is refused as
-    SGLang asserts it (0.5.5 server_args.py:1381 `assert self.tp_size % self.dp_size == 0`;
-    0.5.23 srt/arg_groups/parallel_hook.py:162, "tp_size must be divisible by attn_dp_size *
-    attn_cp_size")."""
+                   attention_dp: int = 1, attention_flag: str = "") -> list[str]:
+    """What the engine asserts about the model's shape before it allocates anything: the
+    context limit, then the heads rule (heads_refusals)."""
     out = []
     if max_model_len is not None and max_model_len > model.max_context_tokens:
         out.append(f"would not start: max_model_len {max_model_len:,} is above {model.name}'s "
                    f"limit of {model.max_context_tokens:,} tokens")
+    return out + heads_refusals(model, tp, attention_dp, attention_flag)
+
+
+def heads_refusals(model: ModelSpec, tp: int, attention_dp: int = 1,
+                   attention_flag: str = "") -> list[str]:
+    """Whether tensor parallelism `tp` shards the model's heads as the engine asserts; the one
+    rule `kvplan check` refuses a command line by and picks a fix's TP by (kvplan.check.fixes).
+
+    With SGLang's data-parallel attention (`attention_dp` = D: `--enable-dp-attention --dp-size
+    D`, or 0.5.23's `--attn-dp-size D` / `--attention-data-parallel-size D`, named by
+    `attention_flag`) attention runs over tp / D GPUs: sglang srt/layers/dp_attention.py
+    compute_dp_attention_world_info, `attn_tp_size = tp_size // dp_size` (0.5.5 :231; 0.5.23
+    :454 through srt/runtime_context.py:73-76 derive_attn_tp_size, `tp_size // attn_dp_size //
+    attn_cp_size`), so the heads are divided by that; a D that does not divide tp is refused as
+    SGLang asserts it (0.5.5 server_args.py:1381 `assert self.tp_size % self.dp_size == 0`;
+    0.5.23 srt/arg_groups/parallel_hook.py:326 `assert cfg.tp_size % cfg.attn_dp_size == 0` in
+    handle_data_parallelism, and :162 with attention context parallelism)."""
+    out = []
+    old = attention_flag in ("", "--dp-size")
+    said = (f"--dp-size {attention_dp} with --enable-dp-attention" if old
+            else f"{attention_flag} {attention_dp}")
     if attention_dp > 1 and tp % attention_dp:
-        out.append(f"would not start: --dp-size {attention_dp} with --enable-dp-attention does "
-                   f"not divide tensor parallel size {tp} (SGLang asserts tp_size % dp_size "
-                   "== 0)")
+        rule = ("SGLang asserts tp_size % dp_size == 0" if old else "SGLang 0.5.23 asserts "
+                "tp_size % attn_dp_size == 0, srt/arg_groups/parallel_hook.py:326")
+        out.append(f"would not start: {said} does not divide tensor parallel size {tp} ({rule})")
         return out
     what = "tensor parallel size"
     if attention_dp > 1:
         what = (f"the attention tensor parallel size (tp {tp} / --dp-size {attention_dp}, "
-                "--enable-dp-attention)")
+                "--enable-dp-attention)" if old else
+                f"the attention tensor parallel size (tp {tp} / {said})")
         tp //= attention_dp
     heads = model.num_attention_heads
     if heads % tp:

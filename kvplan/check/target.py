@@ -51,6 +51,7 @@ class Target:
     # SGLang's --dp-size with --enable-dp-attention: data-parallel attention ranks inside the TP
     # group, attention over tp / attention_dp GPUs each (kvplan.check.startup.shape_refusals)
     attention_dp: int = 1
+    attention_flag: str = ""  # "--dp-size" (with --enable-dp-attention) or 0.5.23's --attn-dp-size
     names: dict[str, str] = field(default_factory=dict)
     # kvplan field -> (options file, its key) for values a loaded options file set (manifests;
     # kvplan.check.manifests.engine.Found.files): a fix names the key in the file

@@ -61,6 +61,10 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--pipeline-parallel-size": ("parallel.pipeline", "int"),
     "--dp-size": ("dp", "int"),
     "--data-parallel-size": ("dp", "int"),
+    # 0.5.23 fields/parallel.py:81-90 (attn_dp_size, alias --attention-data-parallel-size):
+    # attention data parallelism, read by kvplan.check.manifests.dp_attention
+    "--attn-dp-size": ("attn_dp", "int"),
+    "--attention-data-parallel-size": ("attn_dp", "int"),
     "--context-length": ("engine.max_model_len", "tokens"),
     "--mem-fraction-static": ("engine.gpu_memory_utilization", "float"),
     "--kv-cache-dtype": ("engine.kv_cache_dtype", "str"),
@@ -376,6 +380,10 @@ def read_options(
     from kvplan.check.manifests.trtllm_kv import trtllm_kv_backend, trtllm_kv_flag
 
     speculative(found, problems, refusals, parsed)
+    if inv.engine == "sglang":
+        from kvplan.check.manifests.sglang_graphs import read_graph_options
+
+        read_graph_options(parsed, found, notes, problems)
     expert_parallel(found, notes)
     if inv.engine == "trtllm":
         trtllm_kv_flag(found, notes, problems, refusals)

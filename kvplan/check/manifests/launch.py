@@ -163,7 +163,8 @@ def to_target(w: Workload) -> Target:
     line = w.doc.line(*w.site.line_at) if w.site.line_at is not None else w.doc.start_line
     target = Target(file=str(w.path), kind=kind_of_site(w.site.kind), line=line, name=w.name,
                     base_dir=w.path.parent, server=w.inv.engine, engines_per_pod=w.dp,
-                    notes=w.notes, attention_dp=w.attention_dp)
+                    notes=w.notes, attention_dp=w.attention_dp,
+                    attention_flag=w.attention_flag)
     target.gpu_request = GPU_REQUEST.get(w.site.kind, target.gpu_request)
     target.files = dict(found.files)
     target.names = dict(found.names) | {"hardware.count": "replicas",

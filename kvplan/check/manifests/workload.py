@@ -191,6 +191,7 @@ class Workload:
         self.gpu_vendor: str | None = None  # amd / nvidia: the GPUs the container can run on
         self.dp_spread = False  # --data-parallel-size-local: each pod holds its own ranks
         self.attention_dp = 1  # SGLang --dp-size with --enable-dp-attention: attention at tp / dp
+        self.attention_flag = ""  # how that is spelt (kvplan.check.manifests.dp_attention)
 
     def problem(self, field: str, message: str, line: int | None) -> None:
         self.problems.append(Problem(field, message, line))
@@ -285,18 +286,19 @@ class Workload:
             self.dp, self.dp_spread = max(int(local), 1), True
             self.notes.append(f"{self.dp} data-parallel rank(s) per pod "
                               "(--data-parallel-size-local)")
-        elif self.dp > 1 and inv.engine == "sglang" and any(
-                w.text == "--enable-dp-attention" for w in inv.words):
-            # sglang python/sglang/srt/layers/dp_attention.py compute_dp_attention_world_info:
-            # attn_tp_size = tp_size // dp_size, the dp ranks are slices of the TP world
-            self.notes.append(f"--dp-size {self.dp} with --enable-dp-attention: SGLang's "
-                              "data-parallel attention ranks run inside the tensor-parallel "
-                              "group (attention over tp / dp GPUs each), no extra GPUs; the KV "
-                              "a token takes is planned per tensor-parallel rank (exact for "
-                              "MLA models, whose latent is whole on every rank)")
-            self.attention_dp, self.dp = self.dp, 1
+        elif inv.engine == "sglang" and (found.values.get("attn_dp") is not None or (
+                self.dp > 1 and any(w.text == "--enable-dp-attention" for w in inv.words))):
+            from kvplan.check.manifests.dp_attention import read_dp_attention
+
+            attn = read_dp_attention(found, self.dp, any(
+                w.text == "--enable-dp-attention" for w in inv.words), self.notes, self.refusals)
+            assert attn is not None
+            self.dp, self.attention_dp, self.attention_flag = attn.dp, attn.attention_dp, attn.flag
+            if self.dp > 1:
+                self.notes.append(f"{self.dp} data-parallel engines per pod")
         elif dp_line is not None and self.dp > 1:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
+        found.values.pop("attn_dp", None)
         found.values.setdefault("engine.name", inv.engine)
 
     def _sampler(self, image: str) -> None:
