@@ -118,11 +118,13 @@ PACKAGES = {
          "tests/traffic/test_cov_lengths.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py", "kvplan/check/numbers.py", "kvplan/check/fixes.py"),
-        ("tests/check/test_check_cli.py", "tests/check/test_check_deploy.py",
+        ("tests/check/test_check_cli.py", "tests/check/test_check_cli_inputs.py",
+         "tests/check/test_check_cli_formats.py", "tests/check/test_check_deploy.py",
          "tests/check/test_check_traffic.py")),
     "deploy": Package(
         ("kvplan/deploy/*",),
         ("tests/check/test_check_deploy.py", "tests/check/test_check_cli.py",
+         "tests/check/test_check_cli_inputs.py", "tests/check/test_check_cli_formats.py",
          "tests/check/test_cov_deploy.py")),
     "records": Package(  # the plain records and the fast acceptor (issue #14's start-up)
         ("kvplan/plain.py", "kvplan/deploy/fast.py"),

@@ -2,7 +2,8 @@
 task X"), checked against `kvplan calibrate tests/assets/logs` (task h40docs: after six branches
 were merged, several such figures were stale: 300 +0.33% for +0.30%, 286 27.6% for 24.0%, 89
 -0.79% for -0.82%, 284 1.9% for 2.0%). Figures "as first measured" or "before task X" are history
-and are not checked here; tests/test_docs_generated.py checks the tables' runs and medians.
+and are not checked here; tests/test_docs_generated_calibration.py checks the tables' runs and
+medians.
 
 Each pattern is searched in the page with its line breaks folded to spaces; each named group must
 equal the |error| in KV tokens from shapes that calibrate computes for that log, to the printed

@@ -1,4 +1,6 @@
-"""`kvplan check` through the CLI: verdict lines, deciding numbers, fixes and exit codes.
+"""`kvplan check` through the CLI: verdict lines, deciding numbers, fixes and exit codes (invalid
+inputs and paths: test_check_cli_inputs.py; json, junit, github and CI output:
+test_check_cli_formats.py).
 
 Golden figures, derived by hand from the catalog specs (ideal arithmetic, defaults 0.9
 utilization and a 2 GiB reserve):
@@ -13,27 +15,16 @@ from __future__ import annotations
 
 import json
 import re
-import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 import yaml
-from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
+from no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
-from kvplan.specs import load_hardware, load_model
-from tests.conftest import ASSETS, invoke
-
-CHECK = ASSETS / "check"
-KV = CHECK / "kvplan"
-INVALID = CHECK / "invalid"
-K8S = CHECK / "k8s"
-
-
-def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
-    result = invoke(runner, "check", *map(str, args))
-    machine = {"json", "junit", "github"} & {str(a) for a in args}
-    return result if machine else flat(result)
+from kvplan.specs import load_hardware
+from tests.check.check_cli_run import KV, run
+from tests.conftest import ASSETS
 
 
 def test_pass_exits_0_with_the_deciding_numbers(runner: CliRunner) -> None:
@@ -188,196 +179,6 @@ def test_every_suggested_fix_passes_and_is_minimal(
             assert run(runner, fixed).exit_code == 1
 
 
-INVALID_CASES = [
-    ("malformed.yaml", 3, "malformed YAML: did not find expected ',' or ']'"),
-    (
-        "python-tag.yaml",
-        2,
-        "malformed YAML: could not determine a constructor for the tag "
-        "'tag:yaml.org,2002:python/object/apply:os.system' (only plain YAML is accepted",
-    ),
-    (
-        "unknown-key.yaml",
-        8,
-        "engine.max_model_length: unknown field; did you mean 'max_model_len'?",
-    ),
-    ("unknown-model.yaml", 3, "model: unknown model 'llama-3-8bb' (did you mean: llama-3-8b"),
-    ("unknown-gpu.yaml", 5, "hardware.gpu: unknown GPU 'h1000' (did you mean: h100"),
-    (
-        "wrong-type.yaml",
-        6,
-        "hardware.count: Input should be a valid integer, unable to parse "
-        "string as an integer (got 'eight')",
-    ),
-    ("missing-field.yaml", 1, "traffic: required field is missing"),
-    ("api-version.yaml", 1, "apiVersion: 'kvplan/v2' is not supported; use kvplan/v1"),
-    (
-        "tp-too-large.yaml",
-        6,
-        "hardware.count: 2 GPU(s) cannot hold one replica: tensor 4 x pipeline 1 needs 4 GPUs",
-    ),
-    ("no-count.yaml", 4, "hardware.count: required by `kvplan check`"),
-    (
-        "engine-unknown.yaml",
-        8,
-        "engine.name: Input should be 'ideal', 'vllm', 'sglang', 'trtllm' or 'transformers' "
-        "(got 'tgi')",
-    ),
-]
-
-
-@pytest.mark.parametrize(("name", "line", "message"), INVALID_CASES)
-def test_invalid_input_is_one_line_with_file_line_and_field(
-    runner: CliRunner, name: str, line: int, message: str
-) -> None:
-    result = run(runner, INVALID / name)
-    assert result.exit_code == 2, result.output
-    lines = result.output.splitlines()
-    assert len(lines) == 2, result.output  # the ERROR line and the summary
-    assert lines[0].startswith(f"ERROR {INVALID / name}:{line}: {message}"), lines[0]
-    assert "Traceback" not in result.output
-
-
-def test_python_tag_is_never_executed(runner: CliRunner, tmp_path: Path) -> None:
-    marker = tmp_path / "owned"
-    evil = tmp_path / "evil.yaml"
-    evil.write_text(
-        f'apiVersion: kvplan/v1\nname: !!python/object/apply:os.system ["touch {marker}"]\n'
-    )
-    assert run(runner, evil).exit_code == 2
-    assert not marker.exists()
-
-
-def test_invalid_file_does_not_stop_the_others(runner: CliRunner) -> None:
-    result = run(runner, INVALID / "unknown-gpu.yaml", KV / "pass.yaml", KV / "fail-capacity.yaml")
-    assert result.exit_code == 2, result.output
-    verdicts = [line.split()[0] for line in result.output.splitlines()[:-1] if line[:1] != " "]
-    assert verdicts == ["ERROR", "PASS", "FAIL"]
-    assert result.output.splitlines()[-1] == "3 checked in 3 file(s): 1 PASS, 1 FAIL, 1 ERROR"
-
-
-def test_folders_and_globs(runner: CliRunner) -> None:
-    result = run(runner, KV)
-    assert result.exit_code == 1, result.output
-    assert result.output.splitlines()[-1] == "10 checked in 10 file(s): 2 PASS, 8 FAIL, 0 ERROR"
-    globbed = run(runner, str(KV / "fail-*.yaml"))
-    assert globbed.exit_code == 1
-    assert globbed.output.splitlines()[-1] == "7 checked in 7 file(s): 0 PASS, 7 FAIL, 0 ERROR"
-
-
-def test_missing_path_and_empty_glob(runner: CliRunner, tmp_path: Path) -> None:
-    result = run(runner, tmp_path / "nope.yaml", str(tmp_path / "*.yaml"))
-    assert result.exit_code == 2
-    assert f"ERROR {tmp_path / 'nope.yaml'}: no such file or folder" in result.output
-    assert f"ERROR {tmp_path / '*.yaml'}: no file matches" in result.output
-
-
-def test_explicit_file_without_a_deployment_is_an_error(runner: CliRunner) -> None:
-    result = run(runner, K8S / "not-an-llm.yaml")
-    assert result.exit_code == 2
-    assert "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM" in result.output
-
-
-def test_json_format(runner: CliRunner) -> None:
-    result = run(runner, KV / "fail-capacity.yaml", KV / "pass.yaml", "--format", "json")
-    assert result.exit_code == 1
-    doc = json.loads(result.output)
-    assert doc["summary"] == {"pass": 1, "fail": 1, "error": 0, "exit_code": 1, "skipped_files": []}
-    fail = doc["results"][0]
-    assert {
-        k: fail[k]
-        for k in (
-            "verdict",
-            "line",
-            "users_held",
-            "users_required",
-            "would_start",
-            "replicas",
-            "gpus",
-            "users_per_replica",
-            "limited_by",
-        )
-    } == {
-        "verdict": "FAIL",
-        "line": 6,
-        "users_held": 888,
-        "users_required": 2400,
-        "would_start": True,
-        "replicas": 4,
-        "gpus": 4,
-        "users_per_replica": 222,
-        "limited_by": "kv_cache",
-    }
-    # the pool from the spec's own figures: memory x 9/10 - bf16 weights - 2 GiB
-    h100, llama = load_hardware("h100"), load_model("llama-3-8b")
-    pool = h100.memory_bytes * 9 // 10 - llama.params_total * 2 - 2 * 1024**3
-    assert fail["kv_pool_bytes_per_gpu"] == pool
-    assert pool // (2000 * 131_072) == 222
-    assert {
-        "change": "more_gpus",
-        "from": {"gpus": 4},
-        "to": {"gpus": 11},
-        "text": "hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))",
-        "users_held": 2442,
-        "gpus": 11,
-    } in fail["fixes"]
-
-
-def test_junit_format(runner: CliRunner) -> None:
-    result = run(
-        runner,
-        KV / "pass.yaml",
-        KV / "fail-capacity.yaml",
-        INVALID / "unknown-gpu.yaml",
-        "-f",
-        "junit",
-    )
-    assert result.exit_code == 2
-    root = ET.fromstring(result.output.split("\n", 1)[1])
-    assert root.tag == "testsuites"
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("3", "1", "1")
-    cases = root.findall("./testsuite/testcase")
-    assert [c.get("name") for c in cases] == ["chat-pass", "chat-undersized", "unknown-gpu"]
-    assert cases[1].find("failure") is not None
-    assert cases[1].get("line") == "6"
-    assert "hardware.count: 4 -> 11" in (cases[1].find("failure").text or "")
-    assert cases[2].find("error").get("message").startswith("hardware.gpu: unknown GPU 'h1000'")
-
-
-def test_github_format_annotates_the_offending_line(runner: CliRunner) -> None:
-    result = run(
-        runner,
-        KV / "pass.yaml",
-        KV / "fail-capacity.yaml",
-        INVALID / "unknown-key.yaml",
-        "--format",
-        "github",
-    )
-    assert result.exit_code == 2
-    lines = result.output.splitlines()
-    assert lines[0].startswith("PASS  ")
-    assert lines[1].startswith(
-        f"::error file={KV / 'fail-capacity.yaml'},line=6,title=kvplan check FAIL%3A "
-        "chat-undersized::FAIL"
-    )
-    assert "hardware.count: 4 -> 11 (holds 2,442 users on 11 GPU(s))" in lines[1]
-    assert "%0Afix: " in lines[1]
-    assert lines[2] == (
-        f"::error file={INVALID / 'unknown-key.yaml'},line=8,title=kvplan check%3A invalid "
-        "config::engine.max_model_length: unknown field; did you mean 'max_model_len'?"
-    )
-
-
-def test_output_file_and_bad_format(runner: CliRunner, tmp_path: Path) -> None:
-    out = tmp_path / "report.json"
-    result = run(runner, KV / "pass.yaml", "--format", "json", "--output", out)
-    assert result.exit_code == 0, result.output
-    assert json.loads(out.read_text())["summary"]["pass"] == 1
-    bad = run(runner, KV / "pass.yaml", "--format", "xml")
-    assert bad.exit_code == 2
-    assert "'xml' is not one of text, json, junit, github" in bad.output
-
-
 def test_examples_pass(runner: CliRunner) -> None:
     root = Path(__file__).parents[2] / "examples"
     result = run(runner, root / "deployments", root / "k8s", root / "kvplan-v1-annotated.yaml")
@@ -405,15 +206,3 @@ def test_a_kvplan_file_naming_an_engine_is_checked_with_its_profile(runner: CliR
     assert "holds 55 users < 100 required" in lines[0]
     assert "vllm 0.6.3 profile" in lines[0]
     assert lines[1] == "      fix: engine.kv_cache_dtype: bf16 -> fp8 (holds 110 users on 1 GPU(s))"
-
-
-def test_a_ci_log_of_the_whole_corpus_fits_80_columns(runner, monkeypatch) -> None:  # noqa: ANN001
-    """With CI set, every line folds at 80 columns (verdicts, the summary, ignored documents);
-    only a word longer than a line (a file path) may stand alone past it."""
-    monkeypatch.setenv("CI", "true")
-    corpus = Path(__file__).resolve().parents[1] / "assets" / "check" / "corpus"
-    result = invoke(runner, "check", str(corpus))
-    lines = result.stdout.splitlines()
-    assert len(lines) > 100 and any(ln.startswith("ignored:") for ln in lines)
-    wide = [ln for ln in lines if len(ln) > 80 and len(ln.split()) > 1]
-    assert not wide, wide[:3]

@@ -1,29 +1,20 @@
 """Public deployment files and model ids as people write them (task h29qa), run through the CLI
 as a new user would. tests/assets/check/qa/SOURCES.md names each file's repository, path and
-commit; the expected values are read off the files by hand."""
+commit; the expected values are read off the files by hand. Here compose files (commands,
+variables, GPUs and vendors); Kubernetes manifests and chart values are in
+test_qa_inputs_k8s.py, scripts, pasted logs and model names typed on the command line in
+test_qa_inputs_scripts.py."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
+from no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
+from tests.check.qa_inputs import QA, check, check_json
 from tests.conftest import ASSETS, invoke
-
-QA = ASSETS / "check" / "qa"
-
-
-def check(runner: CliRunner, name: str, *args: str) -> tuple[int, str]:
-    result = invoke(runner, "check", str(QA / name), *args)
-    return result.exit_code, flat(result).output
-
-
-def check_json(runner: CliRunner, name: str, *args: str) -> dict:
-    result = invoke(runner, "check", str(QA / name), "-f", "json", *args)
-    return json.loads(result.output)
-
 
 # ---- a command of server options passed to an image whose entrypoint kvplan cannot see ----
 
@@ -47,24 +38,6 @@ def test_compose_list_command_to_a_rocm_build_is_read_the_same_way(runner: CliRu
            "'vllm-rocm-strixhalo:local'" in out
 
 
-def test_k8s_args_under_a_templated_image_say_render_first(runner: CliRunner) -> None:
-    # felipemoz/vllm-on-azure: image ${VLLM_IMAGE}, args --model ${VLLM_MODEL} ... (envsubst)
-    code, out = check(runner, "azure-envsubst.yaml")
-    assert code == 2
-    assert ("azure-envsubst.yaml:31: args: image '${VLLM_IMAGE}' is an unrendered template and the "
-            "command is server options only (--model ...): render first") in out
-
-
-def test_options_only_under_vllm_openai_are_still_planned(runner: CliRunner) -> None:
-    # hsb943/eks-vllm-inference-benchmark: args only under vllm/vllm-openai = `vllm serve`;
-    # Qwen2.5-7B on an L4 at util 0.90, 8,192-token context: 83,264 tokens, 10 sequences
-    data = check_json(runner, "eks-qwen25-7b.yaml", "--gpu", "l4")
-    (result,) = data["results"]
-    assert result["verdict"] == "PASS"
-    assert (result["model"], result["gpu"], result["users_per_replica"]) == ("qwen2.5-7b", "l4", 10)
-    assert result["max_sequence_bytes_per_gpu"] == 8192 * 57_344  # 28 x 4 x 128 x 2 x 2 B
-
-
 # ---- compose `command` appended to vllm/vllm-openai's entrypoint ----
 
 def test_vllm_serve_repeated_in_compose_command_is_the_error(runner: CliRunner) -> None:
@@ -80,45 +53,27 @@ def test_vllm_serve_repeated_in_compose_command_is_the_error(runner: CliRunner) 
     assert out.count("ERROR") == 2  # the one problem and the summary
 
 
-# ---- a CPU server is not a GPU server missing its limit ----
+# ---- an image named by a variable ----
 
-def test_device_cpu_is_named_not_a_missing_gpu_limit(runner: CliRunner) -> None:
-    # marcin119a/bielik_vllm: args --device cpu, no nvidia.com/gpu anywhere
-    code, out = check(runner, "bielik-cpu.yaml")
-    assert code == 2
-    assert "bielik-cpu.yaml:29: --device: the server runs on 'cpu', not a GPU: kvplan plans GPU " \
-           "memory (a CPU or other device's KV cache is sized by its own settings, e.g. " \
-           "VLLM_CPU_KVCACHE_SPACE)" in out  # vLLM's own words stay vLLM's (task h42mend)
-    assert "sets no nvidia.com/gpu limit" not in out
-
-
-# ---- model references as people type them ----
-
-def test_hf_co_domain_is_a_hub_id(runner: CliRunner) -> None:
-    # `ollama run hf.co/{org}/{repo}` (https://huggingface.co/docs/hub/ollama) and the short
-    # domain people paste; it used to be "unknown model"
-    result = flat(invoke(runner, "size", "hf.co/Qwen/Qwen2.5-7B-Instruct", "--gpu", "l4",
-                         "--context", "4096"))
-    assert result.exit_code == 0, result.output
-    assert "model hf.co/Qwen/Qwen2.5-7B-Instruct → qwen2.5-7b (hf_id)" in result.output
-    assert "KV per token     56 KiB (57,344 B)" in result.output
+def test_an_image_variable_leaves_the_release_unknown(runner: CliRunner) -> None:
+    # AMD-melliott/ai-infra-summit: eight vLLM services on MI300X-class GPUs, `image: $IMAGE`
+    # (set in .env, not in the file), YAML merge keys for /dev/kfd + /dev/dri, `-tp 2` / `-tp 4`,
+    # and --enable-reasoning, which vLLM 0.8-0.9 took and the 0.33.0 option table lacks. It
+    # FAILed all eight as "the engine refuses it".
+    data = check_json(runner, "amd-multi-model-compose.yaml", "--gpu", "mi300x")
+    assert data["summary"]["fail"] == 0
+    rows = {r["name"]: r for r in data["results"]}
+    assert len(rows) == 8  # the litellm proxy is not a server
+    assert [(rows[n]["model"], rows[n]["gpus"]) for n in ("vllm-model0", "vllm-model4",
+                                                          "vllm-model6")] == [
+        ("qwen3-4b", 1), ("qwen3-8b", 2), ("qwen3-14b", 4)]  # -tp 1, 2, 4
+    assert all(r["verdict"] == "PASS" for r in rows.values())
+    notes = rows["vllm-model4"]["notes"]
+    assert any("image '$IMAGE' is a variable this file does not set" in n for n in notes)
+    assert any("--enable-reasoning" in n and "not checked" in n for n in notes)
 
 
-def test_a_container_folder_names_the_catalog_entry_of_its_repository(
-        runner: CliRunner) -> None:
-    # a model folder inside a container (`--model /models/Qwen2.5-7B-Instruct`, as in
-    # haejillyeok/backend's /models/Qwen3.5-9B): not on this machine, but the folder is named
-    # after the hub repository
-    result = flat(invoke(runner, "size", "/models/Qwen2.5-7B-Instruct", "--gpu", "l4"))
-    assert result.exit_code != 0
-    assert ("/models/Qwen2.5-7B-Instruct: no such file; its last part 'Qwen2.5-7B-Instruct' is "
-            "the repository name of the catalog's qwen2.5-7b: if the folder holds that "
-            "checkpoint, plan `qwen2.5-7b`") in result.output
-    quant = flat(invoke(runner, "size", "/models/Qwen2.5-7B-Instruct-AWQ/", "--gpu", "l4"))
-    assert "plan `qwen2.5-7b --weight-dtype int4`" in quant.output
-    unknown = flat(invoke(runner, "size", "/models/foo", "--gpu", "l4"))
-    assert "model: /models/foo: no such file\n" in unknown.output
-
+# ---- a model named by a variable the file leaves unset ----
 
 def test_unrendered_compose_variable_still_says_render_first(runner: CliRunner) -> None:
     # jin-li/selfhost: `command: > ${MODEL} ${MODEL_PARAMETERS}` with no default
@@ -129,6 +84,26 @@ def test_unrendered_compose_variable_still_says_render_first(runner: CliRunner) 
     assert ("selfhost-vllm-compose.yml:26: '${MODEL}' is an unrendered template: set it in .env "
             "beside the compose file (compose reads that file), or render first (docker compose "
             "config)") in out
+
+
+def test_gpu_given_to_files_that_all_stop_early_shows_their_errors(runner: CliRunner) -> None:
+    # jin-li/selfhost with --gpu: nothing reaches the GPU (its model is an unset ${MODEL}); it
+    # answered with a usage error ("every deployment checked names its own GPU, so it applied
+    # to none") and hid the real ERROR
+    code, out = check(runner, "selfhost-vllm-compose.yml", "--gpu", "h100")
+    assert code == 2
+    # in compose's words: the variable is set in .env beside the file (or rendered first with
+    # `docker compose config`), not by helm template / kustomize build
+    assert ("selfhost-vllm-compose.yml:26: '${MODEL}' is an unrendered template: set it in .env "
+            "beside the compose file (compose reads that file), or render first (docker compose "
+            "config)") in out
+    assert "applied to none" not in out
+    # a manifest that names its own GPU (examples/manifests: an H100 node label) still gets it
+    result = invoke(runner, "check", str(ASSETS.parents[1] / "examples" / "manifests" /
+                                          "llama31-8b-h100-job.yaml"), "--gpu", "l4")
+    assert result.exit_code == 2
+    assert "every deployment checked names its own GPU, so it applied to none" in \
+        " ".join(result.output.split())
 
 
 # ---- GPUs as compose files give them ----
@@ -160,105 +135,6 @@ def test_rocm_devices_are_amd_gpus_not_a_missing_reservation(runner: CliRunner) 
            "and /dev/dri" in out
     assert "reserves no GPU" not in out
     assert "count: all reserves every GPU of the host; the engine uses 1" in out
-
-
-def test_values_of_an_unknown_chart_are_named_as_such(runner: CliRunner) -> None:
-    # UjwalNagrikar/Production-Grade-vLLM-Deployment-on-Kubernetes: a chart's own values.yaml;
-    # it read "kvplan cannot read a this document yet"
-    code, out = check(runner, "helm-values-custom-chart.yaml")
-    assert code == 2
-    assert "this document runs vLLM, but it is not a Kubernetes object, compose file or chart " \
-           "values kvplan reads (no `kind:`)" in out
-    assert "a this document" not in out
-
-
-# ---- a start-up log pasted as people paste them ----
-
-def test_a_log_without_its_model_says_how_to_state_it(runner: CliRunner) -> None:
-    # vllm-project/vllm#12569: the command line, an elided stretch and the V1 lines; kvplan
-    # cannot plan without the model, and now says which line to add
-    result = flat(invoke(runner, "calibrate", str(QA / "vllm-pr12569-excerpt.log")))
-    assert result.exit_code == 0, result.output
-    text = " ".join(result.output.split())  # the report wraps at 80 columns
-    assert ("model not stated in the log: add a `# model: <hub id>` line (or `# kvplan: "
-            "spec=<catalog name or spec file>`) above its first line") in text
-
-
-# ---- an image named by a variable ----
-
-def test_an_image_variable_leaves_the_release_unknown(runner: CliRunner) -> None:
-    # AMD-melliott/ai-infra-summit: eight vLLM services on MI300X-class GPUs, `image: $IMAGE`
-    # (set in .env, not in the file), YAML merge keys for /dev/kfd + /dev/dri, `-tp 2` / `-tp 4`,
-    # and --enable-reasoning, which vLLM 0.8-0.9 took and the 0.33.0 option table lacks. It
-    # FAILed all eight as "the engine refuses it".
-    data = check_json(runner, "amd-multi-model-compose.yaml", "--gpu", "mi300x")
-    assert data["summary"]["fail"] == 0
-    rows = {r["name"]: r for r in data["results"]}
-    assert len(rows) == 8  # the litellm proxy is not a server
-    assert [(rows[n]["model"], rows[n]["gpus"]) for n in ("vllm-model0", "vllm-model4",
-                                                          "vllm-model6")] == [
-        ("qwen3-4b", 1), ("qwen3-8b", 2), ("qwen3-14b", 4)]  # -tp 1, 2, 4
-    assert all(r["verdict"] == "PASS" for r in rows.values())
-    notes = rows["vllm-model4"]["notes"]
-    assert any("image '$IMAGE' is a variable this file does not set" in n for n in notes)
-    assert any("--enable-reasoning" in n and "not checked" in n for n in notes)
-
-
-# ---- a shell script is not a deployment file ----
-
-def test_a_shell_script_that_starts_a_server_is_read(runner: CliRunner) -> None:
-    # banjuede/deepseek-test: `trtllm-serve /local/deepseek-ai/DeepSeek-R1 --tp_size 8 ...`
-    # in a .sh. check said "nothing that runs ... TensorRT-LLM in this file", then (task h30qa)
-    # that scripts are not read; since task h41shell it reads the command: the model is a
-    # folder on the machine, whose name is the hub repository of the catalog's deepseek-r1,
-    # named with the side-file fix a script can take (scripts have no annotations). trtllm-serve
-    # has no --served-model-name (its option table at commit 00209af has none: task h42mend),
-    # so the advice no longer offers one the engine would refuse
-    code, out = check(runner, "trtllm-serve.sh")
-    assert code == 2
-    assert ("trtllm-serve.sh:1: the served model: '/local/deepseek-ai/DeepSeek-R1' is a path on "
-            "the machine; name the model with `model:` in a side file trtllm-serve.kvplan.yaml "
-            "(a catalog name or spec file) (its folder name is the hub repository of the "
-            "catalog's deepseek-r1: model: deepseek-r1 if it holds that checkpoint), or a "
-            "config.json beside the script") in out
-    assert "--served-model-name" not in out and "--served_model_name" not in out
-    assert "model: deepseek-r1 if it holds that checkpoint" in out
-    assert "nothing that runs" not in out
-    result = flat(invoke(runner, "explain", str(QA / "trtllm-serve.sh")))
-    assert result.exit_code == 2
-    assert "'/local/deepseek-ai/DeepSeek-R1' is a path on the machine" in result.output
-    assert "expected a mapping" not in result.output
-
-
-def test_gpu_given_to_files_that_all_stop_early_shows_their_errors(runner: CliRunner) -> None:
-    # jin-li/selfhost with --gpu: nothing reaches the GPU (its model is an unset ${MODEL}); it
-    # answered with a usage error ("every deployment checked names its own GPU, so it applied
-    # to none") and hid the real ERROR
-    code, out = check(runner, "selfhost-vllm-compose.yml", "--gpu", "h100")
-    assert code == 2
-    # in compose's words: the variable is set in .env beside the file (or rendered first with
-    # `docker compose config`), not by helm template / kustomize build
-    assert ("selfhost-vllm-compose.yml:26: '${MODEL}' is an unrendered template: set it in .env "
-            "beside the compose file (compose reads that file), or render first (docker compose "
-            "config)") in out
-    assert "applied to none" not in out
-    # a manifest that names its own GPU (examples/manifests: an H100 node label) still gets it
-    result = invoke(runner, "check", str(ASSETS.parents[1] / "examples" / "manifests" /
-                                          "llama31-8b-h100-job.yaml"), "--gpu", "l4")
-    assert result.exit_code == 2
-    assert "every deployment checked names its own GPU, so it applied to none" in \
-        " ".join(result.output.split())
-
-
-def test_awq_by_flag_alone_is_refused_with_the_way_to_model_it(runner: CliRunner) -> None:
-    # R-D-Engineering/vllm-serving-aks: Qwen2.5-7B-Instruct-AWQ with --quantization=awq on a T4.
-    # The flag does not say the group size or which layers stay 16-bit: refused, naming the spec
-    # route (`kvplan import` reads the checkpoint's quantization_config into weight_quant).
-    code, out = check(runner, "aks-t4-qwen25-7b-awq.yaml")
-    assert code == 2
-    assert ("--quantization: 'awq' weights are not modelled from the flag alone; set "
-            "kvplan.io/model to a spec with the quantized weight dtype (`kvplan import` of the "
-            "checkpoint's config.json writes one with its awq layout)") in out
 
 
 # ---- catalog gaps (task h30qa) ----
@@ -405,33 +281,6 @@ def test_an_ollama_quantization_tag_in_a_manifest_keeps_its_refusal(runner: CliR
     assert "not in the catalog" not in out
 
 
-def test_production_stack_amd_values_offer_amd_gpus(runner: CliRunner) -> None:
-    # vllm-project/production-stack values-01-minimal-amd-example.yaml: repository rocm/vllm,
-    # requestGPUType amd.com/gpu, a placeholder node label (names no GPU)
-    code, out = check(runner, "production-stack-amd-values.yaml")
-    assert code == 0
-    assert ("opt125m: no GPU named; starts on: mi210, mi250x, mi300x, mi325x, mi355x; would not "
-            "start on: none") in out
-    data = check_json(runner, "production-stack-amd-values.yaml", "--gpu", "mi300x")
-    (row,) = data["results"]
-    assert (row["verdict"], row["model"], row["gpus"]) == ("PASS", "opt-125m", 1)
-
-
-def test_a_docker_run_script_is_read_by_check_and_explain(runner: CliRunner) -> None:
-    # jackypanster/deploy-qwen deploy-32k.sh: `docker run ... vllm/vllm-openai:v0.8.5 --model
-    # /qwen/qwen3-30b-a3b --served-model-name coder --tensor-parallel-size 4 ...`. Read since
-    # task h41shell: the options after the image go to the image's `vllm serve` (line 27 holds
-    # --model); the folder inside the container is named only by 'coder', not a catalog name
-    code, out = check(runner, "deploy-qwen-docker-run.sh")
-    assert code == 2
-    assert ("deploy-qwen-docker-run.sh:27: --model: '/qwen/qwen3-30b-a3b' is a path inside the "
-            "container, and its served name 'coder' is not in the catalog") in out
-    assert "`model:` in a side file deploy-qwen-docker-run.kvplan.yaml" in out
-    result = flat(invoke(runner, "explain", str(QA / "deploy-qwen-docker-run.sh")))
-    assert result.exit_code == 2
-    assert "its served name 'coder' is not in the catalog" in result.output
-
-
 def test_qwen3_14b_fp8_left_out_names_its_base(runner: CliRunner) -> None:
     # hyposcaler/simple-llm: `--model Qwen/Qwen3-14B-FP8`. No copy of Qwen's own config.json for
     # the FP8 release was found (task h30qa), so no spec; the line names the catalog base
@@ -440,20 +289,3 @@ def test_qwen3_14b_fp8_left_out_names_its_base(runner: CliRunner) -> None:
     assert ("it names a quantized copy of Qwen3-14B, whose catalog entry qwen3-14b has the same "
             "attention shape (the KV cache is the base's): plan `qwen3-14b --weight-dtype fp8`"
             in out)
-
-
-def test_misplaced_node_selector_and_a_digest_image_are_said(runner: CliRunner) -> None:
-    # walidshaari/sample-aws-eks-auto-mode vllm-deepseek-gpu.yaml: nodeSelector and tolerations
-    # on the Deployment's spec (not the pod template), image vllm/vllm-openai@sha256:bfb0...,
-    # --model=$(MODEL_ID) from env, tensor 4 on 4 GPUs
-    data = check_json(runner, "eks-automode-deepseek-digest.yaml", "--gpu", "h100")
-    (row,) = data["results"]
-    assert (row["verdict"], row["model"], row["gpus"], row["max_model_len_tokens"]) == (
-        "PASS", "qwen2.5-32b", 4, 32_768)
-    notes = row["notes"]
-    assert ("spec.nodeSelector sits on the Deployment, not its pod template: an unknown field "
-            "there, which kubectl apply refuses (move it under spec.template.spec); not read"
-            in notes)
-    assert ("image pinned by digest sha256:bfb040301006…: a digest names no vllm release; the "
-            "vllm profile's default version is used") in notes
-    assert not any("image tag" in n for n in notes)  # it read the digest as a tag

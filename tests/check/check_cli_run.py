@@ -1,0 +1,24 @@
+"""What the `kvplan check` CLI tests share (tests/check/test_check_cli.py, test_check_cli_inputs.py,
+test_check_cli_formats.py): the asset folders and `run`, which checks through the CLI and, for
+text output, gives each verdict line its file (no_ci's `flat`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from no_ci import flat
+from typer.testing import CliRunner
+
+from tests.conftest import ASSETS, invoke
+
+CHECK = ASSETS / "check"
+KV = CHECK / "kvplan"
+INVALID = CHECK / "invalid"
+K8S = CHECK / "k8s"
+
+
+def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
+    result = invoke(runner, "check", *map(str, args))
+    machine = {"json", "junit", "github"} & {str(a) for a in args}
+    return result if machine else flat(result)
+
