@@ -50,6 +50,10 @@ VLLM: dict[str, tuple[str, str]] = {
     "--enable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "true"),
     "--no-enable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "false"),
     "--disable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "false"),
+    # nargs="+" (arg_utils.py, CompilationConfig.cudagraph_capture_sizes); -cc / the JSON
+    # keys: kvplan.check.manifests.compilation (task h43capsz)
+    "--cudagraph-capture-sizes": ("engine.cudagraph_capture_sizes", "sizes"),
+    "--max-cudagraph-capture-size": ("engine.max_cudagraph_capture_size", "int"),
 }
 SGLANG: dict[str, tuple[str, str]] = {
     "--model-path": ("model", "str"),
@@ -171,6 +175,8 @@ def convert(kind: str, raw: str) -> Any:
         return tokens(raw)
     if kind == "float":
         return float(raw)
+    if kind == "sizes":  # several whole numbers, kept as kvplan/v1's text
+        return " ".join(raw.replace(",", " ").split())
     if kind == "max":  # the largest of several integers (kvplan.check.argv Parsed.several)
         return max(int(value) for value in raw.split())
     if kind == "bytes":  # vLLM's human_readable_int: 8G (2^30), 1.5g (10^9), or digits
@@ -346,7 +352,7 @@ def read_options(
         if raw is None:
             problems.append(Problem(said, "needs a value", line))
             continue
-        if kind == "max":
+        if kind in ("max", "sizes"):
             raw = " ".join(parsed.several.get(flag) or [raw])
         try:
             found.put(path, convert(kind, raw), line, said)
@@ -370,6 +376,10 @@ def read_options(
             found.put("engine.limit_mm_per_prompt", total, mm[0][2], "--limit-mm-per-prompt")
         except ValueError:
             problems.append(Problem(mm[0][0], f"{mm[0][1]!r} is not a count", mm[0][2]))
+    if inv.engine == "vllm":
+        from kvplan.check.manifests.compilation import read_compilation
+
+        read_compilation(parsed, found, problems, notes)
     for key, value in DEFAULTS.get(inv.engine, {}).items():
         found.values.setdefault(key, value)
     from kvplan.check.manifests.pool_flags import expert_parallel, speculative, trtllm_options
