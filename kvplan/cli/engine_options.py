@@ -67,6 +67,17 @@ Entrypoint = Annotated[str | None, _opt(
     help="vLLM: how the engine is started: serve (`vllm serve`) or offline (the LLM(...) class, "
     "whose defaults profile 8,192 batched tokens where serve's are 2,048, 16,384 where 8,192) "
     "[default: serve]")]
+CudagraphCaptureSizes = Annotated[str | None, _opt(
+    "--cudagraph-capture-sizes", metavar="SIZES",
+    help="vLLM: the CUDA-graph capture sizes, comma-separated (1,2,4); those above "
+    "max_num_batched_tokens are dropped, as vLLM drops them [default: the release's sizes]")]
+MaxCudagraphCaptureSize = Annotated[int | None, _opt(
+    "--max-cudagraph-capture-size", metavar="TOKENS", min=1,
+    help="vLLM: the largest CUDA-graph capture size [default: 2 x max_num_seqs, at most 512]")]
+CudagraphMode = Annotated[str | None, _opt(
+    "--cudagraph-mode", metavar="MODE",
+    help="vLLM compilation_config cudagraph_mode: NONE, PIECEWISE, FULL, FULL_DECODE_ONLY or "
+    "FULL_AND_PIECEWISE [default: FULL_AND_PIECEWISE]")]
 # SGLang's own settings and names
 PageSize = Annotated[int | None, _opt(
     "--page-size", metavar="TOKENS", min=1,

@@ -68,6 +68,9 @@ TOPK_TOPP_SAMPLERS: tuple[str, ...] = get_args(TopkToppSampler)
 # how vLLM is started: `vllm serve` or the offline LLM class (kvplan.engines.vllm_entrypoint)
 Entrypoint = Literal["serve", "offline"]
 ENTRYPOINTS: tuple[str, ...] = get_args(Entrypoint)
+# vLLM's CUDAGraphMode (config/compilation.py :59-63 in 0.30.0; kvplan.engines.vllm_capture)
+CudagraphMode = Literal["NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE"]
+CUDAGRAPH_MODES: tuple[str, ...] = get_args(CudagraphMode)
 
 POS = Int(gt=0)
 TOKENS = Int(gt=0, le=lim.MAX_CONTEXT_TOKENS)
@@ -122,7 +125,8 @@ class Engine(Plain):
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
                "trtllm_backend": None, "tp_transport": None,
                "disable_custom_all_reduce": None, "topk_topp_sampler": None,
-               "entrypoint": None}
+               "entrypoint": None, "cudagraph_capture_sizes": None,
+               "max_cudagraph_capture_size": None, "cudagraph_mode": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -143,7 +147,8 @@ class Engine(Plain):
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
-        "entrypoint": Opt(Lit(*ENTRYPOINTS)),
+        "entrypoint": Opt(Lit(*ENTRYPOINTS)), "cudagraph_capture_sizes": Opt(STR),
+        "max_cudagraph_capture_size": Opt(TOKENS), "cudagraph_mode": Opt(Lit(*CUDAGRAPH_MODES)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -179,6 +184,9 @@ class Engine(Plain):
         disable_custom_all_reduce: bool | None
         topk_topp_sampler: str | None
         entrypoint: str | None
+        cudagraph_capture_sizes: str | None
+        max_cudagraph_capture_size: int | None
+        cudagraph_mode: str | None
 
 
 class ContextTokens(Plain):

@@ -159,6 +159,19 @@ class Engine(_Strict):
         default=None, description="vLLM: how the engine is started, serve (`vllm serve`, the "
         "OpenAI API server) or offline (the `vllm.LLM(...)` class, whose defaults profile more "
         "batched tokens: 8,192 where serve's are 2,048, 16,384 where 8,192) [default: serve]")
+    cudagraph_capture_sizes: str | None = Field(
+        default=None, description="vLLM --cudagraph-capture-sizes (compilation_config "
+        "cudagraph_capture_sizes): the CUDA-graph capture sizes, whole numbers, comma- or "
+        "space-separated; those above max_num_batched_tokens are dropped [default: the "
+        "release's sizes from max_num_seqs and max_num_batched_tokens]")
+    max_cudagraph_capture_size: Tokens | None = Field(
+        default=None, description="vLLM --max-cudagraph-capture-size: the largest capture "
+        "size (with stated sizes, it must be their largest kept) [default: 2 x max_num_seqs "
+        "x the decode tokens, at most 512]")
+    cudagraph_mode: plain.CudagraphMode | None = Field(
+        default=None, description="vLLM compilation_config cudagraph_mode (-cc.cudagraph_mode): "
+        "NONE, PIECEWISE, FULL, FULL_DECODE_ONLY or FULL_AND_PIECEWISE, the graphs captured "
+        "per size [default: FULL_AND_PIECEWISE]")
 
 
 class ContextTokens(_Strict):

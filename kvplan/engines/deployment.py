@@ -42,6 +42,9 @@ EXTRA_KEYS = {
     "topk_topp_sampler": "topk_topp_sampler",
     "entrypoint": "entrypoint",
     "enable_extensible_kv_cache": "enable_extensible_kv_cache",
+    "cudagraph_capture_sizes": "cudagraph_capture_sizes",
+    "max_cudagraph_capture_size": "max_cudagraph_capture_size",
+    "cudagraph_mode": "cudagraph_mode",
 }
 # boolean keys whose false is not the engine's default (vLLM 0.34's extensible KV cache is on
 # unless turned off), so false is passed on
@@ -110,6 +113,15 @@ def deployment_engine_settings(block: EngineBlock, cap_sequences: bool = False,
         draft = draft_spec(speculative)
         fields["draft_model"] = draft
         fields["draft_params"] = draft.params_total
+    if isinstance(fields.get("cudagraph_capture_sizes"), str):
+        from kvplan.engines.vllm_capture import parse_sizes
+
+        try:
+            fields["cudagraph_capture_sizes"] = parse_sizes(str(fields["cudagraph_capture_sizes"]))
+        except ValueError:
+            raise InputError("engine.cudagraph_capture_sizes: not whole numbers of 1 or more, "
+                             f"comma- or space-separated: {fields['cudagraph_capture_sizes']!r}"
+                             ) from None
     if engine is Engine.vllm and cap_sequences and block.max_num_seqs is not None:
         fields["cap_max_num_seqs"] = True
     settings = EngineSettings(

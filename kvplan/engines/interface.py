@@ -107,6 +107,9 @@ ENGINE_ONLY = {
     "topk_topp_sampler": ("vllm",),
     "entrypoint": ("vllm",),
     "enable_extensible_kv_cache": ("vllm",),
+    "cudagraph_capture_sizes": ("vllm",),
+    "max_cudagraph_capture_size": ("vllm",),
+    "cudagraph_mode": ("vllm",),
     "max_batch_size": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
     "trtllm_backend": ("trtllm",),
@@ -172,6 +175,10 @@ class EngineSettings:
     # vLLM 0.34: --enable-extensible-kv-cache / --no-...; None: the release's default (on from
     # 0.34, kvplan.engines.vllm_extensible)
     enable_extensible_kv_cache: bool | None = None
+    # vLLM: stated CUDA-graph capture (kvplan.engines.vllm_capture.Stated); None: the release's
+    cudagraph_capture_sizes: tuple[int, ...] | None = None
+    max_cudagraph_capture_size: int | None = None
+    cudagraph_mode: str | None = None
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False

@@ -45,7 +45,26 @@ each fit by under 1%. Checked on 447 (0.30.0, Mistral-7B, 8 sequences: 9 graphs 
 0.225 MiB = 0.063 GiB, where the flat 0.5 GiB left 0.44 GiB too much outside the pool; moved to
 fit, task h43graphs).
 
-Not modelled: stated capture sizes or cudagraph_mode (kvplan has no such setting), sequence
+Stated settings (task h43capsz; kvplan/v1 engine.cudagraph_capture_sizes,
+max_cudagraph_capture_size, cudagraph_mode; vLLM's --cudagraph-capture-sizes,
+--max-cudagraph-capture-size, -cc.cudagraph_mode / --compilation-config), read in 0.30.0:
+- Stated sizes (`_set_cudagraph_sizes` :2312-2323): de-duplicated, those above
+  max_num_batched_tokens dropped, sorted; no ceiling, grid or decode sizes are added. An empty
+  list stops the engine (the assert at :2313-2316).
+- A stated max_cudagraph_capture_size without sizes replaces the ceiling (:2207-2214, so no
+  decode-size multiples: they are computed only for the default ceiling), still capped by
+  max_num_batched_tokens (:2303-2304); the grid and max_num_batched_tokens follow as above.
+- Both stated: vLLM raises "customized max_cudagraph_capture_size ... should be consistent with
+  the max value of cudagraph_capture_sizes" unless the stated maximum is the largest size kept
+  (:2369-2386): refused (kvplan.engines.vllm_flag_versions.missing_flags).
+- cudagraph_mode (`config/compilation.py` `CUDAGraphMode` :59-97; `cudagraph_utils.py`
+  `_init_candidates` :248-369): NONE captures nothing (:251, and `_set_cudagraph_sizes` :2201-2205
+  leaves no sizes); PIECEWISE one PIECEWISE graph per size (mixed mode PIECEWISE, no separate
+  decode routine); FULL one FULL graph per size (mixed mode FULL, :343-359); FULL_DECODE_ONLY
+  only the FULL decode graphs (decode mode FULL, mixed NONE); FULL_AND_PIECEWISE both (the
+  default, above). A FULL graph is booked at the same per-graph-layer cost as a PIECEWISE one.
+
+Not modelled: sequence
 parallelism's TP-divisible sizes (`enable_sp`, dense models at TP > 1, :2359-2366), models or
 attention backends that fall back to PIECEWISE only, LoRA capture cases, the drafter's graphs,
 and the encoder graphs of multimodal models.
@@ -65,6 +84,57 @@ BLACKWELL_CEILING = 1024  # compute capability 10.x, from 0.30 (0.30.0 :2216-221
 BLACKWELL_CEILING_FROM = (0, 30)  # 0.21.0 :1536-1538 has 512 on every GPU
 UNIFORM_DECODE_SIZES_FROM = (0, 30)  # 0.30.0 :2225-2302; 0.21.0 adds none
 SM100 = ("b200", "b100", "gb200", "b300", "gb300")
+MODES = ("NONE", "PIECEWISE", "FULL", "FULL_DECODE_ONLY", "FULL_AND_PIECEWISE")
+
+
+@dataclass(frozen=True)
+class Stated:
+    """What a deployment states of vLLM's capture: sizes, their maximum, the mode (None: the
+    release's default)."""
+
+    sizes: tuple[int, ...] | None = None
+    max_size: int | None = None
+    mode: str | None = None
+
+    @property
+    def said(self) -> str:
+        parts = []
+        if self.sizes is not None:
+            parts.append("stated cudagraph_capture_sizes " + ", ".join(map(str, self.sizes)))
+        if self.max_size is not None:
+            parts.append(f"stated max_cudagraph_capture_size {self.max_size:,}")
+        if self.mode is not None:
+            parts.append(f"stated cudagraph_mode {self.mode}")
+        return "; ".join(parts)
+
+
+def parse_sizes(text: str) -> tuple[int, ...]:
+    """kvplan/v1's engine.cudagraph_capture_sizes: whole numbers, comma- or space-separated
+    (ValueError for anything else, or a size under 1)."""
+    sizes = tuple(int(part) for part in text.replace(",", " ").split())
+    if any(size < 1 for size in sizes):
+        raise ValueError("a capture size under 1")
+    return sizes
+
+
+def inconsistency(stated: Stated, batched: int | None) -> str | None:
+    """Why vLLM refuses the stated sizes (None: it starts): an empty list, or a stated maximum
+    other than the largest size kept under max_num_batched_tokens (`batched`; None: unknown,
+    the sizes unfiltered)."""
+    if stated.sizes is None:
+        return None
+    if not stated.sizes:
+        return ("vLLM stops on an empty cudagraph_capture_sizes (\"cudagraph_capture_sizes "
+                "should contain at least one element when using cuda graph\", config/vllm.py "
+                ":2313-2316 in 0.30.0)")
+    kept = [s for s in stated.sizes if batched is None or s <= batched]
+    largest = max(kept, default=0)
+    if stated.max_size is not None and stated.max_size != largest:
+        return (f"vLLM stops when max_cudagraph_capture_size ({stated.max_size:,}) is not the "
+                f"largest capture size kept ({largest:,}): \"customized "
+                "max_cudagraph_capture_size ... should be consistent with the max value of "
+                "cudagraph_capture_sizes\" (config/vllm.py :2369-2386 in 0.30.0); drop one")
+    return None
 
 
 @dataclass(frozen=True)
@@ -90,29 +160,44 @@ def _grid(ceiling: int) -> list[int]:
 
 
 def capture(version: str, seqs: int, batched: int, spec_tokens: int = 0,
-            gpu_name: str = "") -> Capture:
+            gpu_name: str = "", stated: Stated = Stated()) -> Capture:
     """The capture sizes `_set_cudagraph_sizes` picks and the graphs captured for them."""
+    mode = stated.mode or "FULL_AND_PIECEWISE"
+    if mode == "NONE":  # config/vllm.py :2201-2205, :2411-2414: no sizes
+        return Capture((), ())
     ver = parse_version(version) or ()
     query = 1 + spec_tokens
-    default = (BLACKWELL_CEILING if ver >= BLACKWELL_CEILING_FROM
-               and gpu_name.lower().startswith(SM100) else DEFAULT_CEILING)
-    ceiling = min(seqs * query * 2, default)
-    uniform: list[int] = []
-    if query > 1 and ver >= UNIFORM_DECODE_SIZES_FROM:
-        reqs = min(seqs, default)
-        counts = sorted(set(_grid(reqs)) | {reqs})
-        uniform = [n * query for n in counts if n * query <= ceiling]
-    ceiling = min(batched, ceiling)
-    sizes = _grid(ceiling)
-    if batched <= ceiling:
-        sizes.append(batched)
-    sizes += [s for s in uniform if s <= batched]
-    piecewise = sorted(set(sizes))
+    if stated.sizes is not None:  # :2312-2323: de-duplicated, filtered, sorted
+        sizes = [s for s in stated.sizes if s <= batched]
+    else:
+        default = (BLACKWELL_CEILING if ver >= BLACKWELL_CEILING_FROM
+                   and gpu_name.lower().startswith(SM100) else DEFAULT_CEILING)
+        uniform: list[int] = []
+        if stated.max_size is not None:  # :2207-2214: the stated ceiling, no decode sizes
+            ceiling = stated.max_size
+        else:
+            ceiling = min(seqs * query * 2, default)
+            if query > 1 and ver >= UNIFORM_DECODE_SIZES_FROM:
+                reqs = min(seqs, default)
+                counts = sorted(set(_grid(reqs)) | {reqs})
+                uniform = [n * query for n in counts if n * query <= ceiling]
+        ceiling = min(batched, ceiling)
+        sizes = _grid(ceiling)
+        if batched <= ceiling:
+            sizes.append(batched)
+        sizes += [s for s in uniform if s <= batched]
+    captured = sorted(set(sizes))
+    if not captured:
+        return Capture((), ())
     full: set[int] = set()
-    for size in piecewise:  # cudagraph_utils.py :312-334: rounded to the query length
-        rounded = -(-size // query) * query
-        if rounded <= seqs * query and rounded <= piecewise[-1]:
-            full.add(rounded)
+    if mode in ("FULL_AND_PIECEWISE", "FULL_DECODE_ONLY"):  # the separate decode routine
+        for size in captured:  # cudagraph_utils.py :312-334: rounded to the query length
+            rounded = -(-size // query) * query
+            if rounded <= seqs * query and rounded <= captured[-1]:
+                full.add(rounded)
+    elif mode == "FULL":  # one FULL graph per size (mixed mode FULL, :343-359)
+        full = set(captured)
+    piecewise = captured if mode in ("PIECEWISE", "FULL_AND_PIECEWISE") else []
     return Capture(tuple(piecewise), tuple(sorted(full)))
 
 
@@ -123,13 +208,16 @@ def _sizes(sizes: tuple[int, ...]) -> str:
 
 
 def estimate(version: str, seqs: int, batched: int, layers: int, spec_tokens: int = 0,
-             gpu_name: str = "") -> tuple[Interval, str]:
+             gpu_name: str = "", stated: Stated = Stated()) -> tuple[Interval, str]:
     """The graph term (best, low, high) and `kvplan explain`'s wording of it."""
-    cap = capture(version, seqs, batched, spec_tokens, gpu_name)
+    cap = capture(version, seqs, batched, spec_tokens, gpu_name, stated)
     best, low, high = (cap.graphs * layers * b for b in GRAPH_LAYER_BYTES)
+    full = "FULL" if stated.mode == "FULL" else "FULL decode"
+    source = (f"{stated.said}, max_num_batched_tokens {batched:,}" if stated.said else
+              f"capture sizes from max_num_seqs {seqs:,}"
+              f"{f' x {1 + spec_tokens} tokens' if spec_tokens else ''} and "
+              f"max_num_batched_tokens {batched:,}")
     how = (f"{cap.graphs} graphs (PIECEWISE {len(cap.piecewise)}: {_sizes(cap.piecewise)}; "
-           f"FULL decode {len(cap.full)}: {_sizes(cap.full)}) x {layers} layers x "
-           f"{GRAPH_LAYER_BYTES[0] / MIB:.3f} MiB (capture sizes from max_num_seqs {seqs:,}"
-           f"{f' x {1 + spec_tokens} tokens' if spec_tokens else ''} and "
-           f"max_num_batched_tokens {batched:,}: kvplan.engines.vllm_capture)")
+           f"{full} {len(cap.full)}: {_sizes(cap.full)}) x {layers} layers x "
+           f"{GRAPH_LAYER_BYTES[0] / MIB:.3f} MiB ({source}: kvplan.engines.vllm_capture)")
     return Interval(best, low, high), how

@@ -69,6 +69,19 @@ def missing_flags(block: EngineBlock) -> list[tuple[str, str]]:
                     "(\"enable_extensible_kv_cache: it sizes the KV cache from measured memory, "
                     "which kv_cache_memory_bytes overrides\", config/vllm.py:3203-3207, "
                     ":3262-3263 in 0.34.0); drop one"))
+    sizes = getattr(block, "cudagraph_capture_sizes", None)
+    if sizes is not None:
+        from kvplan.engines.vllm_capture import Stated, inconsistency, parse_sizes
+
+        try:
+            why = inconsistency(Stated(parse_sizes(sizes), block.max_cudagraph_capture_size),
+                                block.max_num_batched_tokens)
+        except ValueError:
+            why = (f"{sizes!r} is not capture sizes: vLLM takes a list of whole numbers "
+                   "(cudagraph_capture_sizes: list[int], config/compilation.py :655 in 0.30.0), "
+                   "each a batch of 1 or more tokens; give them comma- or space-separated")
+        if why is not None:
+            out.append(("engine.cudagraph_capture_sizes", why))
     if ver is None:
         return out
     ver = ver + (0,) * (3 - len(ver))  # "0.34" is 0.34.0

@@ -23,6 +23,7 @@ from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.mla_replicated import replicated_extra_bytes
 from kvplan.engines.vision_tower import tower_profile
+from kvplan.engines.vllm_capture import Stated
 from kvplan.engines.vllm_capture import estimate as graph_estimate
 from kvplan.engines.vllm_extensible import (
     CONTEXT,
@@ -135,7 +136,9 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
     # the estimate by the capture sizes (kvplan.engines.vllm_capture), a rank's layers
     graph_term, graph_how = graph_estimate(fl.version, seqs, batched,
                                            -(-req.model.num_layers // req.pp),
-                                           s.num_speculative_tokens or 0, req.gpu.name)
+                                           s.num_speculative_tokens or 0, req.gpu.name,
+                                           Stated(s.cudagraph_capture_sizes,
+                                                  s.max_cudagraph_capture_size, s.cudagraph_mode))
     pp_buffer = 0  # the received hidden states of a stage after the first (vllm_stages)
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes

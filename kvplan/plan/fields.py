@@ -82,6 +82,9 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--entrypoint", "engine.entrypoint"),
     FlagField("--enable-extensible-kv-cache", "engine.enable_extensible_kv_cache",
               negative="--no-enable-extensible-kv-cache"),
+    FlagField("--cudagraph-capture-sizes", "engine.cudagraph_capture_sizes"),
+    FlagField("--max-cudagraph-capture-size", "engine.max_cudagraph_capture_size"),
+    FlagField("--cudagraph-mode", "engine.cudagraph_mode"),
     # SGLang
     FlagField("--page-size", "engine.block_size", engines=("sglang", "trtllm"),
               generic="--block-size"),

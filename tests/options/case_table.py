@@ -68,6 +68,8 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--num-speculative-tokens": ("4",), "--tp-transport": ("host",),
     "--disable-custom-all-reduce": (), "--topk-topp-sampler": ("flashinfer",),
     "--entrypoint": ("offline",), "--enable-extensible-kv-cache": (),
+    "--cudagraph-capture-sizes": ("1,2,4",), "--max-cudagraph-capture-size": ("64",),
+    "--cudagraph-mode": ("PIECEWISE",),
     "--page-size": ("32",),
     "--chunked-prefill-size": ("4096",), "--cuda-graph-max-bs": ("64",),
     "--max-running-requests": ("8",), "--max-total-tokens": ("100000",),

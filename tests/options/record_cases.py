@@ -19,7 +19,8 @@ from tests.options.case_table import (
 # the engine's own settings: refused under the base's ideal engine, applied under their own
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
          "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce",
-         "--topk-topp-sampler", "--entrypoint", "--enable-extensible-kv-cache")
+         "--topk-topp-sampler", "--entrypoint", "--enable-extensible-kv-cache",
+         "--cudagraph-capture-sizes", "--max-cudagraph-capture-size", "--cudagraph-mode")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend")
 _TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes",
            "--trtllm-backend")
@@ -107,6 +108,10 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         # vLLM 0.34's extensible KV cache turned off: 0.33's sizing at 0.92 utilization (the on
         # spelling is the default release's own default)
         ("--enable-extensible-kv-cache", vllm, "--no-enable-extensible-kv-cache"),
+        # stated CUDA-graph capture (task h43capsz): fewer graphs booked, a larger pool
+        ("--cudagraph-capture-sizes", vllm, "--cudagraph-capture-sizes", "1,2,4"),
+        ("--max-cudagraph-capture-size", vllm, "--max-cudagraph-capture-size", "64"),
+        ("--cudagraph-mode", vllm, "--cudagraph-mode", "PIECEWISE"),
         ("--page-size", sglang, "--page-size", "32"),
         ("--chunked-prefill-size", sglang, "--chunked-prefill-size", "4096"),
         ("--cuda-graph-max-bs", sglang, "--cuda-graph-max-bs", "256"),

@@ -126,6 +126,12 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     # (tests/engines/test_extensible_kv_cache_flag.py); its on spelling is 0.34's default
     "--enable-extensible-kv-cache": (["--no-enable-extensible-kv-cache"],
                                      [("engine.enable_extensible_kv_cache", False)]),
+    # stated CUDA-graph capture (task h43capsz; tests/engines/test_vllm_capture_stated.py)
+    "--cudagraph-capture-sizes": (["--cudagraph-capture-sizes", "1,2,4"],
+                                  [("engine.cudagraph_capture_sizes", "1,2,4")]),
+    "--max-cudagraph-capture-size": (["--max-cudagraph-capture-size", "64"],
+                                     [("engine.max_cudagraph_capture_size", 64)]),
+    "--cudagraph-mode": (["--cudagraph-mode", "PIECEWISE"], [("engine.cudagraph_mode", "PIECEWISE")]),
     "--max-batch-size": (["--max-batch-size", "8"], [("engine.max_num_seqs", 8)]),
     "--max-num-tokens": (["--max-num-tokens", "4096"], [("engine.max_num_batched_tokens", 4096)]),
     "--max-seq-len": (["--max-seq-len", "4096"], [("engine.max_model_len", 4096)]),

@@ -208,6 +208,8 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
             continue
         merged[flag] = (raw, at)
     parsed.options = {**merged, **parsed.options}
+    # a list key's every item (`--key item ...`), as the command line's multi-value options
+    parsed.several = {**{f: v for f, v in cfg.several.items() if f in merged}, **parsed.several}
     parsed.unknown = [*cfg.unknown, *parsed.unknown]
     parsed.ambiguous = [*cfg.ambiguous, *parsed.ambiguous]
     notes.append(f"--config {ref}: {len(data or {})} option(s) read from {where}; an option the "

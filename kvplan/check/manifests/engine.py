@@ -50,6 +50,10 @@ VLLM: dict[str, tuple[str, str]] = {
     "--enable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "true"),
     "--no-enable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "false"),
     "--disable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "false"),
+    # nargs="+" (arg_utils.py, CompilationConfig.cudagraph_capture_sizes); -cc / the JSON
+    # keys: kvplan.check.manifests.compilation (task h43capsz)
+    "--cudagraph-capture-sizes": ("engine.cudagraph_capture_sizes", "sizes"),
+    "--max-cudagraph-capture-size": ("engine.max_cudagraph_capture_size", "int"),
 }
 SGLANG: dict[str, tuple[str, str]] = {
     "--model-path": ("model", "str"),
@@ -175,6 +179,8 @@ def convert(kind: str, raw: str) -> Any:
         return tokens(raw)
     if kind == "float":
         return float(raw)
+    if kind == "sizes":  # several whole numbers, kept as kvplan/v1's text
+        return " ".join(raw.replace(",", " ").split())
     if kind == "max":  # the largest of several integers (kvplan.check.argv Parsed.several)
         return max(int(value) for value in raw.split())
     if kind == "bytes":  # vLLM's human_readable_int: 8G (2^30), 1.5g (10^9), or digits
@@ -325,6 +331,9 @@ def read_options(
         first = parsed.positional[0]
         found.put("model", first.text, first.line, "the served model")
     mm: list[tuple[str, str | None, int]] = []
+    from kvplan.check.manifests.unread import MOVES_MEMORY, READ_ELSEWHERE, unread_note
+
+    unread: list[str] = []  # neither mapped nor noted: one note (task h43capsz)
     for flag, (raw, line) in parsed.options.items():
         entry = table.get(flag)
         if entry is None and "." in flag:  # vLLM's --json-arg.key value
@@ -334,11 +343,16 @@ def read_options(
             elif base in table and base != "--speculative-config":
                 notes.append(f"{flag}: one key of {base} is not read by kvplan; give {base} "
                              "whole to have it checked")
+            elif base not in table and base not in READ_ELSEWHERE:
+                unread.append(flag)
             continue
         if entry is None:
-            reason = NOT_MODELLED.get(inv.engine, {}).get(flag)
+            reason = (NOT_MODELLED.get(inv.engine, {}).get(flag)
+                      or MOVES_MEMORY.get(inv.engine, {}).get(flag))
             if reason:
                 notes.append(f"{flag}: {reason}")
+            elif flag not in READ_ELSEWHERE:
+                unread.append(flag)
             continue
         path, kind = entry
         said = f"--config {origin[flag][1]}: {origin[flag][0]}" if flag in origin else flag
@@ -350,7 +364,7 @@ def read_options(
         if raw is None:
             problems.append(Problem(said, "needs a value", line))
             continue
-        if kind == "max":
+        if kind in ("max", "sizes"):
             raw = " ".join(parsed.several.get(flag) or [raw])
         try:
             found.put(path, convert(kind, raw), line, said)
@@ -366,6 +380,9 @@ def read_options(
             what = {"mm": "a count or a JSON object of counts", "json": "a JSON object"}.get(
                 kind, "a number")
             problems.append(Problem(said, f"{raw!r} is not {what}", line))
+    unread_said = unread_note(unread)
+    if unread_said is not None:
+        notes.append(unread_said)
     if mm:
         try:
             from kvplan.check.manifests.pool_flags import mm_items
@@ -374,6 +391,10 @@ def read_options(
             found.put("engine.limit_mm_per_prompt", total, mm[0][2], "--limit-mm-per-prompt")
         except ValueError:
             problems.append(Problem(mm[0][0], f"{mm[0][1]!r} is not a count", mm[0][2]))
+    if inv.engine == "vllm":
+        from kvplan.check.manifests.compilation import read_compilation
+
+        read_compilation(parsed, found, problems, notes)
     for key, value in DEFAULTS.get(inv.engine, {}).items():
         found.values.setdefault(key, value)
     from kvplan.check.manifests.pool_flags import expert_parallel, speculative, trtllm_options

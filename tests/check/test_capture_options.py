@@ -1,0 +1,72 @@
+"""`kvplan check` applies vLLM's stated CUDA-graph capture (task h43capsz): --cudagraph-capture-sizes
+(nargs="+"), --max-cudagraph-capture-size, -cc.cudagraph_mode / --compilation-config's keys, and
+the same in a kvplan/v1 file; what vLLM refuses FAILs (kvplan.engines.vllm_capture)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+
+SERVE = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192"
+
+
+def _check(tmp_path: Path, text: str, name: str = "serve.sh") -> tuple[int, str]:
+    path = tmp_path / name
+    path.write_text(text)
+    res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
+    return res.exit_code, res.output
+
+
+def test_stated_sizes_and_mode_move_the_pool(tmp_path: Path):
+    """H100, the default release (0.34), 1,024 sequences / 8,192 tokens: the default capture is
+    102 graphs x 32 layers x 235,929 B = 770,072,256 B, the stated one (1, 2, 4 under
+    PIECEWISE) 3 x 32 x 235,929 = 22,649,184 B; the 747,423,072 B between them are
+    747,423,072 / 131,072 B a token (32 layers x 8 KV heads x 128 x 2 x 2 B) = 5,702.3 tokens,
+    356 blocks of 16 = 5,696: the pool goes from 488,432 to 494,128 tokens."""
+    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE}\n")
+    assert code == 0 and "(488,432 tokens in the pool)" in out, out
+    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --cudagraph-capture-sizes 1 2 4 "
+                       "--max-cudagraph-capture-size 4 -cc.cudagraph_mode=PIECEWISE\n")
+    assert code == 0 and "(494,128 tokens in the pool)" in out, out
+    # the same through --compilation-config's JSON; an unread key is noted
+    comp = json.dumps({"cudagraph_mode": "PIECEWISE", "cudagraph_capture_sizes": [1, 2, 4],
+                       "level": 3})
+    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --compilation-config '{comp}'\n")
+    assert code == 0 and "(494,128 tokens in the pool)" in out, out
+    assert "--compilation-config: key level not read by kvplan" in out
+
+
+def test_a_maximum_other_than_the_largest_size_fails(tmp_path: Path):
+    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --cudagraph-capture-sizes 1 2 4 "
+                       "--max-cudagraph-capture-size 8\n")
+    assert code == 1 and "FAIL" in out
+    assert "max_cudagraph_capture_size (8) is not the largest capture size kept (4)" in out
+
+
+def test_a_kvplan_file_states_the_capture(tmp_path: Path):
+    """The same deployment as a kvplan/v1 file, sizes as text: PIECEWISE 1, 2, 4 on the H100."""
+    doc = ("apiVersion: kvplan/v1\nname: graphs\nmodel: meta-llama/Llama-3.1-8B-Instruct\n"
+           "hardware: {gpu: h100}\nengine: {name: vllm, max_model_len: 8192, "
+           "cudagraph_capture_sizes: '1 2 4', cudagraph_mode: PIECEWISE}\n"
+           "traffic: {peak_concurrent_users: 10, context_tokens: {mean: 4096}}\n")
+    path = tmp_path / "dep.yaml"
+    path.write_text(doc)
+    res = CliRunner().invoke(app, ["explain", str(path), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    [row] = json.loads(res.stdout)["results"]
+    steps = {s["label"]: s for s in row["steps"]}
+    assert steps["CUDA graph memory"]["value"] == 22_649_184
+
+
+def test_a_config_file_states_the_capture(tmp_path: Path):
+    """`--config` YAML: a list key is every item (`--cudagraph-capture-sizes 1 2 4`, until this
+    task only the first was kept) and `compilation-config`'s mapping is the JSON object: the same
+    3 PIECEWISE graphs and pool as the flags (494,128 tokens)."""
+    (tmp_path / "vllm.yaml").write_text("cudagraph-capture-sizes: [1, 2, 4]\n"
+                                        "compilation-config:\n  cudagraph_mode: PIECEWISE\n")
+    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --config vllm.yaml\n")
+    assert code == 0 and "(494,128 tokens in the pool)" in out, out
