@@ -4,7 +4,7 @@ kvplan fields, or the manifest's flags and labels, it changes."""
 from __future__ import annotations
 
 from kvplan.check.gpus import label_for
-from kvplan.check.manifests.engine import FLAG_NAMES
+from kvplan.check.manifests.option_fields import FLAG_NAMES
 from kvplan.check.target import COMPOSE, DOCKER_RUN, KUBERNETES, SCRIPT, Target
 from kvplan.check.verdict import Fix, Numbers
 

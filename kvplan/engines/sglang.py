@@ -10,7 +10,7 @@ the logs in tests/assets/logs):
   (STARTUP_TP_PCIE_OLD).
   --disable-custom-all-reduce / --enable-p2p-check only decide whether the custom all-reduce
   workspace (tens of MiB per GPU) is built: noted by `check`, not modelled
-  (kvplan.check.manifests.engine.NOT_MODELLED).
+  (kvplan.check.manifests.option_fields.NOT_MODELLED).
 - rest = free after weights - total x (1 - mem_fraction_static);
   max_total_num_tokens = floor(rest / cell), cell = layers x KV heads per rank x head_dim x 2 x
   dtype bytes (MLA: kv_lora_rank + qk_rope_head_dim); then rounded down to whole pages

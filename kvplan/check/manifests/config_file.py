@@ -101,7 +101,8 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
     """Reads the --config file into `parsed` as the engine does (its options before the command
     line's); returns option -> (the file's key, the file) for the messages."""
     from kvplan.check.argv import TABLES
-    from kvplan.check.manifests.engine import FIELDS, Refusal
+    from kvplan.check.manifests.engine import Refusal
+    from kvplan.check.manifests.option_fields import FIELDS
     from kvplan.deploy import Problem
 
     if inv.engine not in SINCE or inv.dynamo or "--config" not in parsed.options:
@@ -155,7 +156,7 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
                          "bind-mount the file from beside the compose file"))
         return {}
     if text is None:
-        return {}  # the not-read note (kvplan.check.manifests.engine.NOT_MODELLED) names it
+        return {}  # the not-read note (kvplan.check.manifests.option_fields.NOT_MODELLED) names it
     parsed.options.pop("--config")
     from kvplan.errors import InputError
     from kvplan.inputs import load_yaml

@@ -1,4 +1,4 @@
-"""The options a command line gives that kvplan neither maps (kvplan.check.manifests.engine FIELDS)
+"""The options a command line gives that kvplan neither maps (kvplan.check.manifests.option_fields FIELDS)
 nor notes (NOT_MODELLED), said in one note per engine command (task h43capsz), and a short list of
 those that do move GPU memory, each with its reason in NOT_MODELLED's style.
 

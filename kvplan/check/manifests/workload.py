@@ -167,6 +167,41 @@ def worker_said(site: Any, c: dict[str, Any]) -> str:
     return said
 
 
+def _read_image(image: str, engine: str, site_names_engine: bool, found: Found,
+                notes: list[str]) -> tuple[bool, bool]:
+    """The engine release an image names, into found (engine.version) with a note, and
+    (unnamed, templated): whether the image names no release, or is an unset variable."""
+    # an image that names no engine release (a launcher's tag, a digest, a tag like a date)
+    # may hold an older release than the option table: its unknown options are noted
+    unnamed = False
+    if not (site_names_engine and image_names_engine(image)):
+        if image:
+            unnamed = "engine.version" not in found.values
+            notes.append(f"image {image}: its tag is the launcher's release, not "
+                         f"{engine}'s; the {engine} profile's default version "
+                         "is used")
+    elif "@sha256:" in image and "engine.version" not in found.values:
+        unnamed = True
+        notes.append(f"image pinned by digest {image.rsplit('@', 1)[1][:19]}…: a "
+                     f"digest names no {engine} release; the {engine} profile's "
+                     "default version is used")
+    elif ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
+        from kvplan.check.manifests.image_tag import read_image_tag
+
+        tag = read_image_tag(image, engine)
+        if tag.version is not None:
+            found.values["engine.version"] = tag.version
+        if tag.note is not None:
+            notes.append(tag.note)
+        unnamed = tag.unnamed
+    templated = "$" in image or unrendered(image)  # `image: $IMAGE` from a .env
+    if templated:
+        notes.append(f"image {image!r} is a variable this file does not set: the "
+                     f"{engine} release is unknown, so options the {engine} "
+                     "option table lacks are noted, not refused")
+    return unnamed, templated
+
+
 class Workload:
     """Reads one pod site into kvplan fields, one concern per method; the hardware (GPU count
     and type) is read by kvplan.check.manifests.hardware, the side file and the model by
@@ -225,34 +260,8 @@ class Workload:
         parsed = parse(inv)
         found = self.found
         image = str(self.container.get("image", ""))
-        # an image that names no engine release (a launcher's tag, a digest, a tag like a date)
-        # may hold an older release than the option table: its unknown options are noted
-        unnamed = False
-        if not (self.site.image_names_engine and image_names_engine(image)):
-            if image:
-                unnamed = "engine.version" not in found.values
-                self.notes.append(f"image {image}: its tag is the launcher's release, not "
-                                  f"{inv.engine}'s; the {inv.engine} profile's default version "
-                                  "is used")
-        elif "@sha256:" in image and "engine.version" not in found.values:
-            unnamed = True
-            self.notes.append(f"image pinned by digest {image.rsplit('@', 1)[1][:19]}…: a "
-                              f"digest names no {inv.engine} release; the {inv.engine} profile's "
-                              "default version is used")
-        elif ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
-            from kvplan.check.manifests.image_tag import read_image_tag
-
-            tag = read_image_tag(image, inv.engine)
-            if tag.version is not None:
-                found.values["engine.version"] = tag.version
-            if tag.note is not None:
-                self.notes.append(tag.note)
-            unnamed = tag.unnamed
-        templated = "$" in image or unrendered(image)  # `image: $IMAGE` from a .env
-        if templated:
-            self.notes.append(f"image {image!r} is a variable this file does not set: the "
-                              f"{inv.engine} release is unknown, so options the {inv.engine} "
-                              "option table lacks are noted, not refused")
+        unnamed, templated = _read_image(image, inv.engine, self.site.image_names_engine, found,
+                                         self.notes)
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path,
                      script=self.site.files,
