@@ -64,7 +64,9 @@ PACKAGES = {
         ("tests/test_capacity.py", "tests/catalog/test_linear_quant.py",
          "tests/catalog/test_kimi_k25.py",
          # stop 27: ModelOpt NVFP4 weights (capacity/nvfp4.py), GGUF Q8_0 (linear_quant.py)
-         "tests/catalog/test_nvfp4.py", "tests/engines/test_v1_misses_h27.py")),
+         "tests/catalog/test_nvfp4.py", "tests/engines/test_v1_misses_h27.py",
+         # stop 43: SGLang's data-parallel attention in check_parallelism
+         "tests/test_capacity_attention_dp.py")),
     "engines": Package(
         ("kvplan/engines/*",),
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_engine_profiles_vllm.py",

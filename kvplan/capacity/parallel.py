@@ -59,10 +59,12 @@ def check_parallelism(
     tp / attention_dp GPUs (sglang srt/layers/dp_attention.py compute_dp_attention_world_info,
     `attn_tp_size = tp_size // dp_size`), and a dp that does not divide tp is refused as SGLang
     asserts (kvplan.check.startup.shape_refusals cites both)."""
-    if attention_dp > 1 and tp % attention_dp:
+    if attention_dp < 1:
+        raise InputError(f"--dp-size must be a positive integer, got {attention_dp}")
+    if tp % attention_dp:
         raise InputError(f"--dp-size {attention_dp} with --enable-dp-attention does not divide "
                          f"tensor parallelism {tp}; SGLang refuses it")
-    problem = tp_problem(model, tp // attention_dp if attention_dp > 1 else tp)
+    problem = tp_problem(model, tp // attention_dp)
     if problem is not None and attention_dp > 1:
         raise InputError(f"{problem} (attention runs at tp {tp} / --dp-size {attention_dp} with "
                          "--enable-dp-attention); SGLang refuses it")

@@ -80,6 +80,7 @@ class SizeRequest:
             "kv group size": self.kv_group_size,
             "tp": self.tp,
             "pp": self.pp,
+            "attention dp": self.attention_dp,
         }
         for what, value in positive.items():
             if value <= 0:

@@ -274,3 +274,14 @@ def test_a_matrix_of_part_blocks_is_refused():
     data.update(hidden_size=4_104, vocab_size=128_256)  # 4,104 inputs: 256.5 blocks
     with pytest.raises(InputError, match="4104 inputs, not a whole number of 16-value blocks"):
         nvfp4.weights_bytes(ModelSpec.model_validate(data), 1, 1)
+
+
+def test_mla_attention_without_the_projection_widths_is_refused():
+    # the spec's MLA block without qk_nope_head_dim: the projections' widths are unknown, so the
+    # nvfp4 attention group cannot be counted (a named refusal, not a wrong count)
+    data = load_model(KIMI_SPEC).model_dump(mode="json", exclude_unset=True)
+    data["attention"]["mla"].pop("qk_nope_head_dim", None)
+    m = ModelSpec.model_validate(data)
+    with pytest.raises(InputError, match=r"^kimi-k2\.5-nvfp4: nvfp4 attention needs "
+                       r"mla\.qk_nope_head_dim and mla\.v_head_dim \(the projections' widths\)$"):
+        nvfp4.group(m, "attention")
