@@ -49,7 +49,8 @@ def _log_counts() -> dict[str, str]:
              21: "twenty-one", 22: "twenty-two", 23: "twenty-three",
              24: "twenty-four", 25: "twenty-five", 26: "twenty-six",
              27: "twenty-seven", 28: "twenty-eight", 29: "twenty-nine", 30: "thirty",
-             31: "thirty-one", 32: "thirty-two", 33: "thirty-three", 34: "thirty-four"}
+             31: "thirty-one", 32: "thirty-two", 33: "thirty-three", 34: "thirty-four",
+             35: "thirty-five"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -66,7 +67,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 35)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 36)})
     return out
 
 
@@ -128,8 +129,8 @@ PROSE = [
      r"(?P<h22>\d+) in heldout-22, (?P<h23>\d+) in heldout-23, (?P<h24>\d+) in heldout-24, "
      r"(?P<h25>\d+) in heldout-25, (?P<h26>\d+) in heldout-26, (?P<h27>\d+) in heldout-27, "
      r"(?P<h28>\d+) in heldout-28, (?P<h29>\d+) in heldout-29, (?P<h30>\d+) in heldout-30, "
-     r"(?P<h31>\d+) in heldout-31, (?P<h32>\d+) in heldout-32, (?P<h33>\d+) in heldout-33 and "
-     r"(?P<h34>\d+) in heldout-34;",
+     r"(?P<h31>\d+) in heldout-31, (?P<h32>\d+) in heldout-32, (?P<h33>\d+) in heldout-33, "
+     r"(?P<h34>\d+) in heldout-34 and (?P<h35>\d+) in heldout-35;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
