@@ -194,7 +194,9 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # 36 was -11.63% until task h42gputotals read the A10's deviceQuery total (429 MiB below the
     # nvidia-smi 23,028 MiB): 8,656 tokens booked for 10,718 logged; 420 +28.61% -> +14.75% (L20)
     assert -20.0 < dense["36"].error_pct < -18.5 and -16.0 < dense["143"].error_pct < -13.0
-    assert 14.0 < dense["420"].error_pct < 15.5
+    # Task h44quant gave 420 its checkpoint's spec (Qwen2.5-72B-Instruct-AWQ's config.json:
+    # intermediate_size 29,696, not the base model's 29,568; the AWQ layout): +14.75% -> +10.91%
+    assert 10.5 < dense["420"].error_pct < 11.5
     assert abs(dense["11"].error_pct) < 200  # 1,095% before the repack cache was modelled
 
 
