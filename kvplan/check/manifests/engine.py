@@ -89,15 +89,11 @@ def older_release(image: Any, than: str) -> bool:
     image older than the option table's release (options removed since then are not refused:
     kvplan has no table for that release), or than the release an option file's rule starts
     at (kvplan.check.manifests.config_file)."""
-    from kvplan.engines.interface import parse_version
-    from kvplan.errors import InputError
+    from kvplan.engines.release import read_numbers
 
     if image is None:
         return False
-    try:
-        have, read = parse_version(str(image)), parse_version(than)
-    except InputError:
-        return False
+    have, read = read_numbers(str(image)), read_numbers(than)
     return have is not None and read is not None and have < read
 
 
