@@ -24,6 +24,7 @@ from kvplan.calibrate.directives import DIRECTIVE_KEYS  # noqa: F401  (re-export
 from kvplan.calibrate.directives import directives as _directives
 from kvplan.calibrate.lines import PATTERNS, LogFile, Run
 from kvplan.engines.interface import parse_version
+from kvplan.engines.release import leading_numbers
 from kvplan.errors import InputError
 
 # Every pattern is tried on every line: vLLM's first, then SGLang's, then TensorRT-LLM's, each
@@ -133,6 +134,7 @@ def _detect_engine(header: str, text: str) -> str | None:
 
 
 def _header_version(header: dict[str, str]) -> str | None:
-    text = header.get("engine_version", "")
-    found = re.match(r"v?(\d+\.\d+(?:\.\d+)?)", text.strip())
-    return found[1] if found else None
+    """The header's `engine_version` as MAJOR.MINOR[.MICRO] (kvplan.engines.release's reading:
+    'v0.6.3.post1' -> 0.6.3; 'unknown (V1 engine, mid-2025)' -> None)."""
+    numbers = (leading_numbers(header.get("engine_version", "")) or "").split(".")
+    return ".".join(numbers[:3]) if len(numbers) >= 2 else None

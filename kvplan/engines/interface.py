@@ -14,6 +14,7 @@ from enum import Enum
 from fractions import Fraction
 
 from kvplan.capacity.plan import Breakdown, SizeRequest, SizeResult, size
+from kvplan.engines.release import parse_version  # the one release reader; imported from here too
 from kvplan.engines.steps import (  # the arithmetic trail lives there; imported from here too
     Arg,
     Step,
@@ -222,27 +223,6 @@ class EngineSettings:
                 raise InputError(
                     f"{name} applies only to {' and '.join(engines)}, not {self.engine.value}; "
                     "drop it or choose that engine")
-
-
-def parse_version(text: str | None) -> tuple[int, ...] | None:
-    """'0.10.2' -> (0, 10, 2); 'v0.8.5.dev169+g...' -> (0, 8, 5); None stays None."""
-    if text is None:
-        return None
-    parts = []
-    for piece in text.strip().lstrip("vV").split("."):
-        digits = ""
-        for ch in piece:
-            if not ch.isdigit():
-                break
-            digits += ch
-        if not digits:
-            break
-        parts.append(int(digits))
-        if len(digits) != len(piece):
-            break
-    if not parts:
-        raise InputError(f"cannot read engine version {text!r}; write it like 0.10.2")
-    return tuple(parts)
 
 
 @dataclass(frozen=True)

@@ -58,7 +58,8 @@ def test_latest_is_still_the_newest_release() -> None:
     """`latest` names no number but is the newest release, which the option table is: an
     option the table lacks stays a refusal there (examples/manifests' compose file keeps its
     FAIL for memory; this checks the rule through the tag test alone)."""
-    from kvplan.check.manifests.image_tag import read_image_tag, read_release
+    from kvplan.check.manifests.image_tag import read_image_tag
+    from kvplan.engines.release import read_release
 
     # the tag rule (task h43tables: PEP 440 releases, kvplan.check.manifests.image_tag)
     assert read_release("v0.8.5") and read_release("0.10.2-fix")

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine_runs import GIB, numbers
-
 from kvplan.capacity import SizeRequest
 from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
 from kvplan.specs import load_hardware, load_model
+from tests.mutants.engine_runs import GIB, numbers
 
 NOTES = ("KV cache in fp16 (16 bits per value)", "weights in bf16, split over 1 GPU(s)",
          "paged: each sequence holds 8,192 tokens in blocks of 16 tokens (rounded up)")

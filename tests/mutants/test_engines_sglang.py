@@ -14,11 +14,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from engine_runs import GIB, MIB, numbers, run
 
 from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine, EngineResult, Measured
 from kvplan.engines.sglang import default_fraction
+from tests.mutants.engine_runs import GIB, MIB, numbers, run
 
 
 def sglang(model: str, gpu: str, ctx: int, version: str | None = None,

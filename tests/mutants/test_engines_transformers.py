@@ -13,7 +13,6 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from engine_runs import GIB, MIB, numbers, run
 
 from kvplan.capacity.kv import Precision
 from kvplan.capacity.plan import Breakdown
@@ -22,6 +21,7 @@ from kvplan.engines.transformers import batch_cost
 from kvplan.errors import InputError
 from kvplan.specs import load_model
 from kvplan.units import DType
+from tests.mutants.engine_runs import GIB, MIB, numbers, run
 
 
 def hf(model: str, gpu: str, ctx: int, version: str | None = None,

@@ -15,12 +15,12 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from engine_runs import GIB, MIB, numbers, run
 
 from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine, EngineResult, Measured
 from kvplan.engines.trtllm import tokens_per_block
 from kvplan.units import DType
+from tests.mutants.engine_runs import GIB, MIB, numbers, run
 
 
 def trtllm(model: str, gpu: str, ctx: int, version: str | None = None,

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine_runs import numbers, rotary_words, steps, vllm
-
 from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine
+from tests.mutants.engine_runs import numbers, rotary_words, steps, vllm
 
 # The explain lines every vLLM result shares, in order, with the text of each formula.
 FORMULAS_V1_031 = [

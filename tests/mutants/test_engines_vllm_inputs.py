@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine_runs import GIB, rotary_words, vllm
-
 from kvplan.capacity.plan import Breakdown
 from kvplan.specs import load_model
+from tests.mutants.engine_runs import GIB, rotary_words, vllm
 
 
 def test_measured_terms_and_the_smallest_pipeline_stage():

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine_runs import GIB, numbers, vllm
+from tests.mutants.engine_runs import GIB, numbers, vllm
 
 
 def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from engine_runs import GIB, numbers, rotary_words, vllm
-
 from kvplan.capacity.plan import Breakdown
 from kvplan.units import DType
+from tests.mutants.engine_runs import GIB, numbers, rotary_words, vllm
 
 
 def test_a_v0_int4_checkpoint_on_064_in_every_field():

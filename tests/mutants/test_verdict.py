@@ -9,8 +9,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from verdict_setup import H200, POOL_H100, SEQ, req, setup
-
 from kvplan.capacity import SizeRequest
 from kvplan.check import numbers as check_numbers
 from kvplan.check.verdict import Setup, evaluate, judge
@@ -18,6 +16,7 @@ from kvplan.deploy import load_deployment
 from kvplan.engines import Engine, EngineSettings
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB
+from tests.mutants.verdict_setup import H200, POOL_H100, SEQ, req, setup
 
 # --- evaluate: the numbers
 

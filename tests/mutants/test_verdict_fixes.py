@@ -8,13 +8,13 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from verdict_setup import A100, GB10, H100, H200, MI300X, NVL, req, setup
 
 from kvplan.check import verdict as v
 from kvplan.check.verdict import Setup, evaluate, fixes
 from kvplan.specs import load_model
 from kvplan.traffic.plan import Traffic
 from kvplan.units import GIB, MIB, DType
+from tests.mutants.verdict_setup import A100, GB10, H100, H200, MI300X, NVL, req, setup
 
 # --- fixes, each with the value it proposes
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from verdict_setup import LLAMA, req, setup
-
 from kvplan.check import verdict as v
 from kvplan.check.verdict import Setup, evaluate
 from kvplan.engines import Engine, EngineSettings
@@ -16,6 +14,7 @@ from kvplan.specs import load_model
 from kvplan.traffic.lengths import Empirical
 from kvplan.traffic.plan import Traffic
 from kvplan.units import GIB, MIB
+from tests.mutants.verdict_setup import LLAMA, req, setup
 
 # --- the traffic basis: what `kvplan fleet` plans, computed here by hand
 

@@ -21,15 +21,11 @@ Position = Literal["older", "unpinned", "at_or_after"]
 
 
 def numeric_key(text: str) -> tuple[int, ...] | None:
-    """kvplan.engines.interface.parse_version, None where it names no release ('0.10.2' ->
-    (0, 10, 2); 'latest' -> None): the order a pinned table compares releases in."""
-    from kvplan.engines.interface import parse_version
-    from kvplan.errors import InputError
+    """The order a pinned table compares releases in: kvplan.engines.release.read_numbers
+    ('0.10.2' -> (0, 10, 2); 'latest' -> None)."""
+    from kvplan.engines.release import read_numbers
 
-    try:
-        return parse_version(text)
-    except InputError:
-        return None
+    return read_numbers(text)
 
 
 @dataclass(frozen=True)

@@ -66,17 +66,15 @@ SINCE: dict[str, tuple[str, str]] = {
 }
 
 
-def release_key(text: str) -> tuple[int, int, int, int, int] | None:
-    """A TensorRT-LLM release as an ordered key: 1.3.0rc7 -> (1, 3, 0, 0, 7), 1.3.0 ->
-    (1, 3, 0, 1, 0) (a final release after its release candidates; `.postN` ranks with what it
-    follows); None for a text that names no release."""
-    import re
+def release_key(text: str) -> tuple[object, ...] | None:
+    """A TensorRT-LLM release as an ordered key (kvplan.engines.release's PEP 440 reading):
+    1.3.0rc6 < 1.3.0rc7 < 1.3.0, a final release after its release candidates; `.postN` and
+    `.devN` rank with what they follow (1.2.0rc6.post3 == 1.2.0rc6: a rebuild of that
+    release's options); None for a text that names no release."""
+    from kvplan.engines.release import read_release
 
-    m = re.match(r"v?(\d+)\.(\d+)(?:\.(\d+))?(?:\.?rc(\d+))?", text.strip())
-    if m is None:
-        return None
-    major, minor, patch, rc = m.groups()
-    return (int(major), int(minor), int(patch or 0), 0 if rc else 1, int(rc or 0))
+    read = read_release(text)
+    return None if read is None else read.key(post_and_dev=False)
 
 
 # Options trtllm-serve gained after the table's January 2026 source that kvplan does not read:

@@ -89,15 +89,11 @@ def older_release(image: Any, than: str) -> bool:
     image older than the option table's release (options removed since then are not refused:
     kvplan has no table for that release), or than the release an option file's rule starts
     at (kvplan.check.manifests.config_file)."""
-    from kvplan.engines.interface import parse_version
-    from kvplan.errors import InputError
+    from kvplan.engines.release import read_numbers
 
     if image is None:
         return False
-    try:
-        have, read = parse_version(str(image)), parse_version(than)
-    except InputError:
-        return False
+    have, read = read_numbers(str(image)), read_numbers(than)
     return have is not None and read is not None and have < read
 
 
@@ -255,23 +251,5 @@ def read_options(
             found.put("engine.limit_mm_per_prompt", total, mm[0][2], "--limit-mm-per-prompt")
         except ValueError:
             problems.append(Problem(mm[0][0], f"{mm[0][1]!r} is not a count", mm[0][2]))
-    if inv.engine == "vllm":
-        from kvplan.check.manifests.compilation import read_compilation
-
-        read_compilation(parsed, found, problems, notes)
     for key, value in DEFAULTS.get(inv.engine, {}).items():
         found.values.setdefault(key, value)
-    from kvplan.check.manifests.pool_flags import expert_parallel, speculative, trtllm_options
-    from kvplan.check.manifests.trtllm_kv import trtllm_kv_backend, trtllm_kv_flag
-
-    speculative(found, problems, refusals, parsed)
-    if inv.engine == "sglang":
-        from kvplan.check.manifests.sglang_graphs import read_graph_options
-
-        read_graph_options(parsed, found, notes, problems)
-    expert_parallel(found, notes)
-    if inv.engine == "trtllm":
-        trtllm_kv_flag(found, notes, problems, refusals)
-    trtllm_options(found, notes, problems, manifest, script)
-    if inv.engine == "trtllm":
-        trtllm_kv_backend(found, problems)

@@ -3,13 +3,10 @@
 Engine images tag a release with the build after it: `lmsysorg/sglang:v0.5.5.post3-cu129-amd64`
 (SGLang 0.5.5.post3, CUDA 12.9, amd64), `aibrix/vllm-openai:v0.10.0-cu128-nixl-v0.4.1-lmcache-0.3.2`
 (vLLM 0.10.0 with NIXL and LMCache), `nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc5`. The release is
-read as PEP 440 writes one (packaging.version's grammar, without packaging: kvplan does not depend
-on it): MAJOR.MINOR[.MICRO...], then an optional pre-release (a, b, rc; alpha, beta, c, pre and
-preview are its spellings), `.postN` and `.devN`, each a whole segment (the `c` of `-cu128` or the
-`r` of `-rocm620` is not a pre- or post-release, as nothing but a number or a separator may follow
-it). PEP 440's implicit post-release (`1.0-1`) is not read: after a release in an image tag a
-bare `-N` is a build number more often than a post-release. Whatever follows the release is
-dropped and named in a note. AMD's rocm/vllm tags name the release after `vllm_` (task h42:
+read as PEP 440 writes one, by the engines' release reader (kvplan.engines.release.read_release:
+its grammar, and why `-cu128`, `-rocm620` and a bare `-N` are no part of a release, are said
+there). Whatever follows the release is dropped and named in a note. AMD's rocm/vllm tags name
+the release after `vllm_` (task h42:
 rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6). NVIDIA's NGC containers (`nvcr.io/nvidia/...`)
 other than TensorRT-LLM's release image are tagged by their monthly release, YY.MM
 (`tritonserver:25.10-trtllm-python-py3`), which is no engine release: the engine release such a
@@ -23,44 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_END = r"(?=$|[-_.+])"  # a segment ends at the tag's end or at a separator
-_TAG = re.compile(
-    r"[vV]?(?P<release>\d+(?:\.\d+)+)(?!\d)"
-    rf"(?:[-_.]?(?P<pre>alpha|beta|preview|pre|rc|a|b|c)[-_.]?(?P<pre_n>\d*){_END})?"
-    rf"(?:[-_.]?(?:post|rev|r)[-_.]?(?P<post_n>\d*){_END}(?P<post>))?"
-    rf"(?:[-_.]?dev[-_.]?(?P<dev_n>\d*){_END}(?P<dev>))?"
-    rf"{_END}",
-    re.IGNORECASE,
-)
-_PRE = {"a": "a", "alpha": "a", "b": "b", "beta": "b", "c": "rc", "rc": "rc", "pre": "rc",
-        "preview": "rc"}
 _ROCM_VLLM = re.compile(r"(?:^|_)vllm_v?(\d+\.\d+\.\d+)(?=_|$)")
 _NGC_MONTH = re.compile(r"(\d{2}\.(?:0[1-9]|1[0-2]))(?=-|$)")
-
-
-@dataclass(frozen=True)
-class TagRelease:
-    """A release read from a tag: the PEP 440 normal form, and what the tag has after it."""
-
-    release: str
-    suffix: str
-
-
-def read_release(tag: str) -> TagRelease | None:
-    """The release at the start of `tag` in PEP 440's normal form, and the rest of the tag:
-    'v0.5.5.post3-cu129-amd64' -> 0.5.5.post3 + '-cu129-amd64'; '1.0.0-rc4' -> 1.0.0rc4 + '';
-    None where the tag starts with no MAJOR.MINOR release ('latest', '0.10x')."""
-    m = _TAG.match(tag.strip())
-    if m is None:
-        return None
-    text = m["release"]
-    if m["pre"]:
-        text += _PRE[m["pre"].lower()] + str(int(m["pre_n"] or 0))
-    if m["post"] is not None:
-        text += f".post{int(m['post_n'] or 0)}"
-    if m["dev"] is not None:
-        text += f".dev{int(m['dev_n'] or 0)}"
-    return TagRelease(text, tag.strip()[m.end():])
 
 
 @dataclass(frozen=True)
@@ -95,12 +56,14 @@ def read_image_tag(image: str, engine: str) -> TagReading:
                           f"releases (kvplan/check/ngc_releases.tsv) does not name the {engine} "
                           f"release it carries: the {engine} profile's default version is used",
                           True)
+    from kvplan.engines.release import read_release
+
     read = read_release(tag)
     if read is None:
         # `latest` / `nightly` are the newest release, which the option table is
         return TagReading(None, f"image tag {tag!r} names no version: the {engine} profile's "
                           "default version is used",
                           not tag.lower().startswith(("latest", "nightly")))
-    note = (f"image tag {tag!r}: {engine} release {read.release} (PEP 440); {read.suffix!r} "
+    note = (f"image tag {tag!r}: {engine} release {read} (PEP 440); {read.suffix!r} "
             "after it is no part of a release and is dropped" if read.suffix else None)
-    return TagReading(read.release, note, False)
+    return TagReading(str(read), note, False)

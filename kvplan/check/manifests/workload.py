@@ -266,11 +266,9 @@ class Workload:
                      strict=not self.site.lenient, manifest=self.path,
                      script=self.site.files,
                      release_unknown=self.site.release_unknown or templated or unnamed)
-        if inv.engine == "vllm":
-            from kvplan.check.manifests.v0_env import read_v0
+        from kvplan.check.manifests.engine_readers import READERS
 
-            read_v0(found, self.env, self.notes)
-            self._sampler(image)
+        READERS[inv.engine](self, parsed, image)
         quant = found.values.pop("quantization", None)
         quant_line = found.lines.pop("quantization", None)
         if quant is not None and str(quant).lower() == "fp8":
@@ -309,16 +307,6 @@ class Workload:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
         found.values.pop("attn_dp", None)
         found.values.setdefault("engine.name", inv.engine)
-
-    def _sampler(self, image: str) -> None:
-        """vLLM 0.10's sampler path from the image and VLLM_USE_FLASHINFER_SAMPLER."""
-        from kvplan.check.manifests.sampler import ENV, read_sampler
-
-        env = self.container.get("env") or []
-        at = next((i for i, e in enumerate(env) if isinstance(e, dict) and e.get("name") == ENV),
-                  None)
-        line = self.doc.line(*self.c_at, "env", at) if at is not None and self.c_at else None
-        read_sampler(image, self.env, line, self.found, self.notes, self.refusals)
 
     def read_annotations(self) -> None:
         for key, value in self.annotations.items():
