@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from no_ci import flat
 from typer.testing import CliRunner
 
+from tests.check.no_ci import flat
 from tests.conftest import ASSETS, invoke
 
 CHECK = ASSETS / "check"

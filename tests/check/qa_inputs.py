@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import json
 
-from no_ci import flat
 from typer.testing import CliRunner
 
+from tests.check.no_ci import flat
 from tests.conftest import ASSETS, invoke
 
 QA = ASSETS / "check" / "qa"

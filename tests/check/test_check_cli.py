@@ -19,11 +19,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
 from kvplan.specs import load_hardware
 from tests.check.check_cli_run import KV, run
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import ASSETS
 
 

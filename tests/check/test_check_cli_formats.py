@@ -8,11 +8,11 @@ import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
 from kvplan.specs import load_hardware, load_model
 from tests.check.check_cli_run import INVALID, KV, run
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import invoke
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
 from tests.check.check_cli_run import INVALID, K8S, KV, run
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 
 INVALID_CASES = [
     ("malformed.yaml", 3, "malformed YAML: did not find expected ',' or ']'"),

@@ -6,9 +6,9 @@ import os
 from pathlib import Path
 
 import pytest
-from no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import ASSETS, invoke
 
 ROOT = Path(__file__).parents[2]

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
 from kvplan.check import check_paths, gpus, read_targets
 from kvplan.check.gpus import GPU_PRODUCTS, UnknownLabel, catalog_name, label_for
 from kvplan.check.manifests.engine import tokens as _tokens
 from kvplan.check.manifests.side import is_side_file, side_file_for
+from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import ASSETS, invoke
 
 K8S = ASSETS / "check" / "k8s"

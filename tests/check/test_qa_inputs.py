@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from tests.check.qa_inputs import QA, check, check_json
 from tests.conftest import ASSETS, invoke
 

@@ -4,9 +4,9 @@ repository, path and commit; the expected values are read off the files by hand.
 
 from __future__ import annotations
 
-from no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from tests.check.qa_inputs import check, check_json
 
 # ---- a command of server options passed to an image whose entrypoint kvplan cannot see ----

@@ -5,9 +5,9 @@ values are read off the files by hand."""
 
 from __future__ import annotations
 
-from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
+from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from tests.check.qa_inputs import QA, check
 from tests.conftest import invoke
 

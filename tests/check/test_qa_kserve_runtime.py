@@ -3,9 +3,9 @@ SOURCES.md names each file's repository, path and commit."""
 
 from __future__ import annotations
 
-from no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from typer.testing import CliRunner
 
+from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import ASSETS, invoke
 
 QA = ASSETS / "check" / "qa"
