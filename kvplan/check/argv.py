@@ -227,6 +227,32 @@ def did_you_mean(engine: str, flag: str) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
+def _short_o(words: list[Word], i: int, out: Parsed) -> int:
+    """vLLM's `-O` as FlexibleArgumentParser reads it (0.12.0 utils/argparse_utils.py:247-271,
+    0.34.0 :395-406; before 0.12 the same forms, `-O` then `--compilation-config`'s short name):
+    `-O3` / `-O=3` / `-O 3` are options["-O"] = "3"; `-O.KEY=V` / `-O.KEY V` options["-O.KEY"];
+    `-O VALUE` takes the next word. Read by kvplan.check.manifests.optimization. Returns the
+    index past the option."""
+    word = words[i]
+    text = word.text
+    nxt = words[i + 1].text if i + 1 < len(words) else None
+    if text.startswith("-O."):
+        key, eq, value = text.partition("=")
+        if eq or nxt is None or nxt.startswith("-"):
+            out.options[key] = (value if eq else None, word.line)
+            return i + 1
+        out.options[key] = (nxt, word.line)
+        return i + 2
+    if text != "-O":
+        out.options["-O"] = (text[3:] if text[2] == "=" else text[2:], word.line)
+        return i + 1
+    if nxt is None or nxt.startswith("-"):
+        out.options["-O"] = (None, word.line)
+        return i + 1
+    out.options["-O"] = (nxt, word.line)
+    return i + 2
+
+
 def parse(inv: Invocation) -> Parsed:
     """Walk the words as the engine's parser does; unknown options are recorded, not skipped."""
     table, _ = TABLES[inv.engine]
@@ -242,6 +268,9 @@ def parse(inv: Invocation) -> Parsed:
         if not text.startswith("-") or text == "-" or re.fullmatch(r"-\d+(\.\d+)?", text):
             out.positional.append(word)
             i += 1
+            continue
+        if inv.engine == "vllm" and text.startswith("-O") and not text.startswith("--"):
+            i = _short_o(words, i, out)
             continue
         flag, eq, inline = text.partition("=")
         canonical, candidates = _resolve(inv.engine, flag, table)

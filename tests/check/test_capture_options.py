@@ -34,10 +34,10 @@ def test_stated_sizes_and_mode_move_the_pool(tmp_path: Path):
     assert code == 0 and "(494,128 tokens in the pool)" in out, out
     # the same through --compilation-config's JSON; an unread key is noted
     comp = json.dumps({"cudagraph_mode": "PIECEWISE", "cudagraph_capture_sizes": [1, 2, 4],
-                       "level": 3})
+                       "backend": "inductor"})
     code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --compilation-config '{comp}'\n")
     assert code == 0 and "(494,128 tokens in the pool)" in out, out
-    assert "--compilation-config: key level not read by kvplan" in out
+    assert "--compilation-config: key backend not read by kvplan" in out
 
 
 def test_a_maximum_other_than_the_largest_size_fails(tmp_path: Path):

@@ -257,8 +257,10 @@ def read_options(
             problems.append(Problem(mm[0][0], f"{mm[0][1]!r} is not a count", mm[0][2]))
     if inv.engine == "vllm":
         from kvplan.check.manifests.compilation import read_compilation
+        from kvplan.check.manifests.optimization import dotted_o_read, read_optimization
 
-        read_compilation(parsed, found, problems, notes)
+        read_compilation(parsed, found, problems, notes, dotted_o_read(found))
+        read_optimization(parsed, found, problems, refusals, notes)
     for key, value in DEFAULTS.get(inv.engine, {}).items():
         found.values.setdefault(key, value)
     from kvplan.check.manifests.pool_flags import expert_parallel, speculative, trtllm_options
