@@ -55,6 +55,23 @@ OLD_OPTIONS: dict[str, dict[str, str]] = {
         "--oltp-traces-endpoint": "0.5.5",
     },
 }
+# options of the newest table that older releases lack, each with the first release that takes
+# it and where: kvplan.check.manifests.engine refuses one on an image that names an older
+# release, as its argparse would ("unrecognized arguments"), naming the release (task
+# h44checkgaps; engine/arg_utils.py of the vllm wheels 0.10.2, 0.11.0-0.11.2, 0.12.0, 0.13.0)
+FIRST_RELEASE: dict[str, dict[str, tuple[str, str]]] = {
+    "vllm": {
+        # 0.11.1 arg_utils.py:1111-1126 (the compilation group; 0.11.0 has only
+        # --cuda-graph-sizes, :893, a SchedulerConfig field)
+        "--cudagraph-capture-sizes": ("0.11.1", "engine/arg_utils.py:1112 in 0.11.1"),
+        "--max-cudagraph-capture-size": ("0.11.1", "engine/arg_utils.py:1124 in 0.11.1"),
+        # 0.12.0 arg_utils.py:1138; before it -O was --compilation-config's short name
+        # (0.11.2 :1149), which 0.12.0 renamed -cc (:1128)
+        "--optimization-level": ("0.12.0", "engine/arg_utils.py:1138 in 0.12.0"),
+        "-cc": ("0.12.0", "engine/arg_utils.py:1128 in 0.12.0; older releases spell it -O or "
+                "--compilation-config"),
+    },
+}
 # options of OLD_OPTIONS that take several values (argparse nargs="+"): sglang 0.5.5
 # srt/server_args.py:3170 (--cuda-graph-bs, type=int, nargs="+"; 0.5.19 :3937 the same)
 OLD_MULTI_VALUE = {"sglang": {"--cuda-graph-bs"}}

@@ -127,10 +127,7 @@ def read_optimization(parsed: Any, found: Any, problems: list[Any], refusals: li
         raw, line = parsed.options[flag]
         said = f"{flag} {raw}" if flag != "-O" else f"-O{raw or ''}"
         if flag == "--optimization-level" and old:
-            refusals.append(Refusal(flag, f"the engine refuses it: vLLM {image} has no option "
-                                    "--optimization-level (it came in 0.12.0, engine/"
-                                    "arg_utils.py:1138)", line))
-            continue
+            continue  # refused by the first-release table (kvplan.check.argv.FIRST_RELEASE)
         if old:  # -O is --compilation-config before 0.12
             notes.append(f"{said}: on vLLM {image} -O is --compilation-config (a number is the "
                          "torch.compile level); that release captures its CUDA graphs after "
@@ -160,11 +157,6 @@ def read_optimization(parsed: Any, found: Any, problems: list[Any], refusals: li
         elif not named:
             notes.append(f"{flag}: read as -cc.{flag[3:]}, as vLLM before 0.13 reads it; "
                          f"{gone}; the image does not name its release: not checked")
-    if "-cc" in {f.partition(".")[0] for f in parsed.options} and old:
-        line = next(ln for f, (_, ln) in parsed.options.items() if f.partition(".")[0] == "-cc")
-        refusals.append(Refusal("-cc", f"the engine refuses it: vLLM {image} has no option -cc "
-                                "(it came in 0.12.0, engine/arg_utils.py:1128; older releases "
-                                "spell it -O or --compilation-config)", line))
     compile_mode: tuple[int, str, int] | None = None
     for said, value, line in _compile_keys(parsed, dotted_o):
         key = "level" if "level" in said.split("=")[0] else "mode"
