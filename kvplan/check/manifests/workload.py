@@ -16,6 +16,7 @@ from typing import Any
 from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
 from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
 from kvplan.check.manifests.engine import Found, Refusal, read_options
+from kvplan.check.manifests.pod_files import pod_files
 from kvplan.check.manifests.pods import PodSite, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.deploy import Problem
@@ -264,7 +265,8 @@ class Workload:
                                          self.notes)
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path,
-                     script=self.site.files,
+                     script=self.site.files if self.site.files is not None else
+                     pod_files(self.site.pod, self.container),
                      release_unknown=self.site.release_unknown or templated or unnamed)
         if inv.engine == "vllm":
             from kvplan.check.manifests.v0_env import read_v0
