@@ -55,6 +55,23 @@ OLD_OPTIONS: dict[str, dict[str, str]] = {
         "--oltp-traces-endpoint": "0.5.5",
     },
 }
+# options of the newest table that older releases lack, each with the first release that takes
+# it and where: kvplan.check.manifests.engine refuses one on an image that names an older
+# release, as its argparse would ("unrecognized arguments"), naming the release (task
+# h44checkgaps; engine/arg_utils.py of the vllm wheels 0.10.2, 0.11.0-0.11.2, 0.12.0, 0.13.0)
+FIRST_RELEASE: dict[str, dict[str, tuple[str, str]]] = {
+    "vllm": {
+        # 0.11.1 arg_utils.py:1111-1126 (the compilation group; 0.11.0 has only
+        # --cuda-graph-sizes, :893, a SchedulerConfig field)
+        "--cudagraph-capture-sizes": ("0.11.1", "engine/arg_utils.py:1112 in 0.11.1"),
+        "--max-cudagraph-capture-size": ("0.11.1", "engine/arg_utils.py:1124 in 0.11.1"),
+        # 0.12.0 arg_utils.py:1138; before it -O was --compilation-config's short name
+        # (0.11.2 :1149), which 0.12.0 renamed -cc (:1128)
+        "--optimization-level": ("0.12.0", "engine/arg_utils.py:1138 in 0.12.0"),
+        "-cc": ("0.12.0", "engine/arg_utils.py:1128 in 0.12.0; older releases spell it -O or "
+                "--compilation-config"),
+    },
+}
 # options of OLD_OPTIONS that take several values (argparse nargs="+"): sglang 0.5.5
 # srt/server_args.py:3170 (--cuda-graph-bs, type=int, nargs="+"; 0.5.19 :3937 the same)
 OLD_MULTI_VALUE = {"sglang": {"--cuda-graph-bs"}}
@@ -227,6 +244,32 @@ def did_you_mean(engine: str, flag: str) -> str:
     return f"; did you mean {close[0]}?" if close else ""
 
 
+def _short_o(words: list[Word], i: int, out: Parsed) -> int:
+    """vLLM's `-O` as FlexibleArgumentParser reads it (0.12.0 utils/argparse_utils.py:247-271,
+    0.34.0 :395-406; before 0.12 the same forms, `-O` then `--compilation-config`'s short name):
+    `-O3` / `-O=3` / `-O 3` are options["-O"] = "3"; `-O.KEY=V` / `-O.KEY V` options["-O.KEY"];
+    `-O VALUE` takes the next word. Read by kvplan.check.manifests.optimization. Returns the
+    index past the option."""
+    word = words[i]
+    text = word.text
+    nxt = words[i + 1].text if i + 1 < len(words) else None
+    if text.startswith("-O."):
+        key, eq, value = text.partition("=")
+        if eq or nxt is None or nxt.startswith("-"):
+            out.options[key] = (value if eq else None, word.line)
+            return i + 1
+        out.options[key] = (nxt, word.line)
+        return i + 2
+    if text != "-O":
+        out.options["-O"] = (text[3:] if text[2] == "=" else text[2:], word.line)
+        return i + 1
+    if nxt is None or nxt.startswith("-"):
+        out.options["-O"] = (None, word.line)
+        return i + 1
+    out.options["-O"] = (nxt, word.line)
+    return i + 2
+
+
 def parse(inv: Invocation) -> Parsed:
     """Walk the words as the engine's parser does; unknown options are recorded, not skipped."""
     table, _ = TABLES[inv.engine]
@@ -242,6 +285,9 @@ def parse(inv: Invocation) -> Parsed:
         if not text.startswith("-") or text == "-" or re.fullmatch(r"-\d+(\.\d+)?", text):
             out.positional.append(word)
             i += 1
+            continue
+        if inv.engine == "vllm" and text.startswith("-O") and not text.startswith("--"):
+            i = _short_o(words, i, out)
             continue
         flag, eq, inline = text.partition("=")
         canonical, candidates = _resolve(inv.engine, flag, table)

@@ -34,10 +34,10 @@ def test_stated_sizes_and_mode_move_the_pool(tmp_path: Path):
     assert code == 0 and "(494,128 tokens in the pool)" in out, out
     # the same through --compilation-config's JSON; an unread key is noted
     comp = json.dumps({"cudagraph_mode": "PIECEWISE", "cudagraph_capture_sizes": [1, 2, 4],
-                       "level": 3})
+                       "backend": "inductor"})
     code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --compilation-config '{comp}'\n")
     assert code == 0 and "(494,128 tokens in the pool)" in out, out
-    assert "--compilation-config: key level not read by kvplan" in out
+    assert "--compilation-config: key backend not read by kvplan" in out
 
 
 def test_a_maximum_other_than_the_largest_size_fails(tmp_path: Path):
@@ -70,3 +70,21 @@ def test_a_config_file_states_the_capture(tmp_path: Path):
                                         "compilation-config:\n  cudagraph_mode: PIECEWISE\n")
     code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --config vllm.yaml\n")
     assert code == 0 and "(494,128 tokens in the pool)" in out, out
+
+
+def test_an_image_before_0_11_1_refuses_the_capture_flags(tmp_path: Path):
+    """--cudagraph-capture-sizes and --max-cudagraph-capture-size came in vLLM 0.11.1
+    (engine/arg_utils.py:1112, :1124; 0.11.0 has only --cuda-graph-sizes, :893): an image of
+    0.11.0 or 0.10.2 stops on them (argparse), 0.11.1 takes them (task h44checkgaps)."""
+    def docker(tag: str, options: str) -> str:
+        return (f"#!/bin/sh\ndocker run --gpus 1 vllm/vllm-openai:{tag} --model "
+                f"meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 {options}\n")
+
+    code, out = _check(tmp_path, docker("v0.11.0", "--cudagraph-capture-sizes 1 2 4"))
+    assert code == 1 and ("the engine refuses it: vLLM 0.11.0 has no option "
+                          "--cudagraph-capture-sizes (it came in 0.11.1") in out, out
+    code, out = _check(tmp_path, docker("v0.10.2", "--max-cudagraph-capture-size 64"))
+    assert code == 1 and "vLLM 0.10.2 has no option --max-cudagraph-capture-size" in out, out
+    code, out = _check(tmp_path, docker("v0.11.1", "--cudagraph-capture-sizes 1 2 4 "
+                                        "--max-cudagraph-capture-size 4"))
+    assert code == 0 and "PASS" in out, out

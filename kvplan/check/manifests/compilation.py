@@ -19,6 +19,7 @@ BASES = ("--compilation-config", "-cc")
 KEYS = {"cudagraph_mode": "engine.cudagraph_mode",
         "cudagraph_capture_sizes": "engine.cudagraph_capture_sizes",
         "max_cudagraph_capture_size": "engine.max_cudagraph_capture_size"}
+COMPILE_KEYS = ("mode", "level")  # read by kvplan.check.manifests.optimization
 
 
 def _value(key: str, value: Any) -> Any:
@@ -42,14 +43,16 @@ def _value(key: str, value: Any) -> Any:
     return " ".join(str(int(v)) for v in value)
 
 
-def read_compilation(parsed: Any, found: Any, problems: list[Any], notes: list[str]) -> None:
+def read_compilation(parsed: Any, found: Any, problems: list[Any], notes: list[str],
+                     dotted_o: bool = False) -> None:
     """The three CUDA-graph keys of `--compilation-config` / `-cc` (whole, or dotted) into
-    `found`; other keys noted as not read."""
+    `found`; other keys noted as not read, but `mode` / `level` (torch.compile's: kvplan.check.
+    manifests.optimization). `dotted_o`: `-O.KEY` is `-cc.KEY` (vLLM before 0.13)."""
     from kvplan.deploy import Problem
 
     for flag, (raw, line) in parsed.options.items():
         base, _, key = flag.partition(".")
-        if base not in BASES:
+        if base not in BASES and not (dotted_o and base == "-O" and key):
             continue
         if key:
             items: dict[str, Any] = {key: raw}
@@ -64,11 +67,12 @@ def read_compilation(parsed: Any, found: Any, problems: list[Any], notes: list[s
                              "releases took here); the release's default capture is booked")
                 continue
             items = loaded
-        unread = sorted(k for k in items if k not in KEYS)
+        unread = sorted(k for k in items if k not in KEYS and k not in COMPILE_KEYS)
         if unread:
             notes.append(f"{base}: key{'s' if len(unread) > 1 else ''} {', '.join(unread)} not "
                          "read by kvplan (it applies cudagraph_mode, cudagraph_capture_sizes "
-                         "and max_cudagraph_capture_size)")
+                         "and max_cudagraph_capture_size, and mode / level through the "
+                         "optimization level)")
         for name in sorted(set(items) & set(KEYS)):
             said = f"{base}.{name}" if key else f"{base} {name}"
             try:

@@ -149,11 +149,11 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
                      + ("mem-fraction-static, context-length, max-running-requests"
                         if inv.engine == "sglang" else "gpu-memory-utilization, max-model-len, "
                         "max-num-seqs, kv-cache-dtype") + " ...) are not checked: give the "
-                     "pool's options as flags, or " + (
+                     "pool's options as flags, or " + (getattr(script, "advice", None) or (
                          "run kvplan where the file is" if script is not None and script.on_host
                          else "bind-mount the file from beside the script (-v ./FILE:PATH)"
                          if script is not None and not getattr(script, "compose", False) else
-                         "bind-mount the file from beside the compose file"))
+                         "bind-mount the file from beside the compose file")))
         return {}
     if text is None:
         return {}  # the not-read note (kvplan.check.manifests.option_fields.NOT_MODELLED) names it

@@ -174,6 +174,13 @@ def read_options(
         else:
             refusals.append(Refusal(flag, f"the engine refuses it: {text}; {name} "
                                     f"{gone_from[flag]} and later have no {flag}", line))
+    from kvplan.check.argv import FIRST_RELEASE
+
+    for flag, (since, where) in FIRST_RELEASE.get(inv.engine, {}).items():
+        given = [ln for f, (_, ln) in parsed.options.items() if f.partition(".")[0] == flag]
+        if given and older_release(image, since):
+            refusals.append(Refusal(flag, f"the engine refuses it: {name} {image} has no option "
+                                    f"{flag} (it came in {since}, {where})", given[0]))
     for flag, line, candidates in parsed.ambiguous:
         src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
         text = f"ambiguous option{src}: could match {', '.join(candidates[:4])}"

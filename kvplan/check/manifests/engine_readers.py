@@ -19,15 +19,17 @@ if TYPE_CHECKING:
 
 
 def _vllm(w: Workload, parsed: Parsed, image: str) -> None:
-    """-cc / --compilation-config, --speculative-config, --enable-expert-parallel, then the
-    container's V0 switch (VLLM_USE_V1) and vLLM 0.10's sampler path from the image and
-    VLLM_USE_FLASHINFER_SAMPLER."""
+    """-cc / --compilation-config and -O / --optimization-level, --speculative-config,
+    --enable-expert-parallel, then the container's V0 switch (VLLM_USE_V1) and vLLM 0.10's
+    sampler path from the image and VLLM_USE_FLASHINFER_SAMPLER."""
     from kvplan.check.manifests.compilation import read_compilation
+    from kvplan.check.manifests.optimization import dotted_o_read, read_optimization
     from kvplan.check.manifests.pool_flags import expert_parallel, speculative
     from kvplan.check.manifests.sampler import ENV, read_sampler
     from kvplan.check.manifests.v0_env import read_v0
 
-    read_compilation(parsed, w.found, w.problems, w.notes)
+    read_compilation(parsed, w.found, w.problems, w.notes, dotted_o_read(w.found))
+    read_optimization(parsed, w.found, w.problems, w.refusals, w.notes)
     speculative(w.found, w.problems, w.refusals, parsed)
     expert_parallel(w.found, w.notes)
     read_v0(w.found, w.env, w.notes)
@@ -52,7 +54,7 @@ def _trtllm(w: Workload, parsed: Parsed, image: str) -> None:
     from kvplan.check.manifests.trtllm_kv import trtllm_kv_backend, trtllm_kv_flag
 
     trtllm_kv_flag(w.found, w.notes, w.problems, w.refusals)
-    trtllm_options(w.found, w.notes, w.problems, w.path, w.site.files)
+    trtllm_options(w.found, w.notes, w.problems, w.path, w.files)
     trtllm_kv_backend(w.found, w.problems)
 
 

@@ -132,6 +132,17 @@ def _norm(text: str) -> str:
     return re.sub(r"[^a-z0-9]", "", text.lower())
 
 
+# model_type -> the checkpoint's architectures[0] where the two differ: OME's controller fills
+# modelArchitecture from config.json's architectures and modelType from its model_type
+# (pkg/controller/v1beta1/basemodel, updateSpecWithConfig), and the runtime selector compares the
+# architecture, so a Kimi-K2 BaseModel (model_type kimi_k2, architectures [DeepseekV3ForCausalLM]:
+# moonshotai/Kimi-K2-Instruct config.json, fixture tests/assets/hf_configs/kimi-k2.json) fits a
+# runtime of DeepseekV3ForCausalLM; its weights stay the catalog's Kimi-K2 (the storageUri's
+# repository), never DeepSeek-V3 (task h44checkgaps). gemma3_text: google/gemma-3-1b-it
+# config.json (fixture gemma-3-1b.json), Gemma3ForCausalLM.
+ARCHITECTURE_OF_TYPE = {"kimi_k2": "DeepseekV3ForCausalLM", "gemma3_text": "Gemma3ForCausalLM"}
+
+
 def architecture_of(model: BaseModel) -> tuple[str | None, float | None]:
     """(architecture key, parameters) of a BaseModel: its own modelArchitecture and
     modelParameterSize where the file sets them, else the catalog model its storageUri names
@@ -148,7 +159,8 @@ def architecture_of(model: BaseModel) -> tuple[str | None, float | None]:
             spec = resolve_model(model.hub, allow_hub=False).spec
         except InputError:
             return key, size
-        key = key or _norm(spec.model_type or "")
+        key = key or _norm(_strip_head(ARCHITECTURE_OF_TYPE.get(spec.model_type or "", ""))
+                           or spec.model_type or "")
         size = size or float(spec.params_total or 0) or None
     return key, size
 

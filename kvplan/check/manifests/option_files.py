@@ -14,13 +14,20 @@
    same file;
 3. a ConfigMap of a Kubernetes manifest whose data has that file name.
 
+A Kubernetes container's own `volumeMounts` come first (kvplan.check.manifests.pod_files, task
+h44checkgaps): a mount whose mountPath (+ subPath) covers the path is matched to its pod's
+volume and, for a configMap volume, to the ConfigMap of that name among the files checked, its
+key the file name below the mount; a covering mount kvplan cannot read is said and leaves the
+file unread. With no covering mount, steps 2 and 3 follow, and step 3 says that no mount covers
+the path.
+
 A server a script starts outside a container reads its own machine's paths, relative ones
 against the directory the script's `cd` went to (kvplan.check.manifests.script_files.find).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any
 
 # options_text's why, when a compose volume covers the path or a script's host path is not here
@@ -72,7 +79,14 @@ def options_text(ref: str, manifest: Path | None, notes: list[str] | None = None
     script's command finds its files (script_files.ScriptFiles: a server started outside a
     container, or a `docker run`'s mounts); None for a Kubernetes manifest."""
     from kvplan.check.manifests.compose_mounts import ComposeService, mounted
+    from kvplan.check.manifests.pod_files import PodFiles, lookup
 
+    pod = isinstance(script, PodFiles)
+    if pod:
+        said = lookup(ref, script, manifest, notes)
+        if said is not None:
+            return said
+        script = None  # no volumeMount covers the path: the image's own file is read
     base = Path(ref).name
     service = script.name if isinstance(script, ComposeService) else None
     if service is not None:
@@ -129,6 +143,11 @@ def options_text(ref: str, manifest: Path | None, notes: list[str] | None = None
                 isinstance(data.get("data"), dict) and isinstance(data["data"].get(base), str):
             meta = data.get("metadata")
             cm = meta.get("name", "?") if isinstance(meta, dict) else "?"
+            if pod and notes is not None:
+                notes.append(f"{ref}: no volumeMount of the container covers this path, so the "
+                             "server reads the image's own file there; kvplan read ConfigMap "
+                             f"{cm}'s {base} by its file name in its place (mount it at "
+                             f"{PurePath(ref).parent} to make it the file the server reads)")
             return data["data"][base], f"ConfigMap {cm} {base}"
     return None, base
 

@@ -30,6 +30,7 @@ from typing import Any
 from kvplan.check.argv import Parsed
 from kvplan.check.manifests.engine import Found
 
+OLD_LIST = "--cuda-graph-bs"  # sglang 0.5.5 server_args.py:3170 (gone from 0.5.20)
 DECODE_LIST = "--cuda-graph-bs-decode"
 PREFILL_LIST = "--cuda-graph-bs-prefill"
 PREFILL_MAX = "--cuda-graph-max-bs-prefill"
@@ -65,6 +66,27 @@ def prefill_sizes(max_bs: int) -> list[int]:
     return [s for s in sizes if s <= max_bs]
 
 
+def old_list(parsed: Parsed, found: Found, notes: list[str]) -> None:
+    """The older releases' `--cuda-graph-bs B1 B2 ...` (sglang 0.5.5 server_args.py:3170,
+    nargs="+"): __post_init__ sets cuda_graph_max_bs = max(cuda_graph_bs) whenever the list is
+    given (:775-778), over a stated --cuda-graph-max-bs, so kvplan takes the largest and says so
+    (task h44checkgaps; until then it was applied without a word)."""
+    try:
+        sizes = _ints(parsed, OLD_LIST)
+    except ValueError:
+        return  # not integers: the option reader's problem (kvplan.check.manifests.engine)
+    if not sizes:
+        return
+    stated = parsed.options.get("--cuda-graph-max-bs")
+    over = (f"; it replaces --cuda-graph-max-bs {stated[0]}" if stated is not None
+            and stated[0] is not None and stated[0].strip() != str(max(sizes)) else "")
+    found.put("engine.cuda_graph_max_bs", max(sizes), parsed.options[OLD_LIST][1], OLD_LIST)
+    notes.append(f"{OLD_LIST} {' '.join(map(str, sizes))}: SGLang captures decode graphs at "
+                 f"{len(sizes)} batch size(s) and sets cuda_graph_max_bs to the largest, "
+                 f"{max(sizes):,} (sglang 0.5.5 server_args.py:775-778); kvplan plans the graph "
+                 f"reserve with that max batch{over}")
+
+
 def read_graph_options(parsed: Parsed, found: Found, notes: list[str],
                        problems: list[Any]) -> None:
     """The decode graphs' max batch size from the list and JSON forms, and a note on what the
@@ -83,6 +105,7 @@ def read_graph_options(parsed: Parsed, found: Found, notes: list[str],
         problems.append(Problem(bad, "its values are not integers (SGLang parses them with "
                                 "int)", parsed.options[bad][1]))
         return
+    old_list(parsed, found, notes)
     bs, said = decode_list, DECODE_LIST
     if isinstance(decode.get("bs"), list) and decode["bs"]:
         if not all(isinstance(v, int) for v in decode["bs"]):

@@ -16,10 +16,10 @@ dimensions; `srt/arg_groups/fields/lora.py` :15-69: max_loras_per_batch 8 by def
 from __future__ import annotations
 
 # read by kvplan outside FIELDS (kvplan.check.manifests.workload, config_file, compilation,
-# pool_flags): not listed as unread
+# optimization, pool_flags): not listed as unread
 READ_ELSEWHERE = frozenset({
     "--enable-dp-attention", "--model-name", "--extra-engine-args", "--extra_engine_args",
-    "--config", "--compilation-config", "-cc",
+    "--config", "--compilation-config", "-cc", "-O", "--optimization-level",
 })
 _VLLM_LORA = ("vLLM then holds every LoRA-wrapped layer's adapter stacks on each GPU, max_loras "
               "(1 unless --max-loras) x max_lora_rank (16 unless --max-lora-rank) x (the layer's "

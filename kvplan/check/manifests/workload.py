@@ -16,6 +16,7 @@ from typing import Any
 from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
 from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
 from kvplan.check.manifests.engine import Found, Refusal, read_options
+from kvplan.check.manifests.pod_files import pod_files
 from kvplan.check.manifests.pods import PodSite, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.deploy import Problem
@@ -227,6 +228,7 @@ class Workload:
         self.dp_spread = False  # --data-parallel-size-local: each pod holds its own ranks
         self.attention_dp = 1  # SGLang --dp-size with --enable-dp-attention: attention at tp / dp
         self.attention_flag = ""  # how that is spelt (kvplan.check.manifests.dp_attention)
+        self.files: Any = None  # the files a --config option may name (the site's, or the pod's mounts)
 
     def problem(self, field: str, message: str, line: int | None) -> None:
         self.problems.append(Problem(field, message, line))
@@ -262,9 +264,10 @@ class Workload:
         image = str(self.container.get("image", ""))
         unnamed, templated = _read_image(image, inv.engine, self.site.image_names_engine, found,
                                          self.notes)
+        self.files = (self.site.files if self.site.files is not None
+                      else pod_files(self.site.pod, self.container))
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
-                     strict=not self.site.lenient, manifest=self.path,
-                     script=self.site.files,
+                     strict=not self.site.lenient, manifest=self.path, script=self.files,
                      release_unknown=self.site.release_unknown or templated or unnamed)
         from kvplan.check.manifests.engine_readers import READERS
 
