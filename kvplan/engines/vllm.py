@@ -130,6 +130,15 @@ def batching_defaults(req: SizeRequest, fl: Flavour, memory: int,
     return offline_defaults(serve, fl.v1, entrypoint)
 
 
+def batching(req: SizeRequest, s: EngineSettings) -> tuple[int, int]:
+    """(max_num_batched_tokens, max_num_seqs) a run profiles with: as stated, else the
+    defaults (`profile` uses it; so does kvplan.calibrate.graph_checks for the capture sizes)."""
+    d_batched, d_seqs = batching_defaults(req, applied_flavour(s),
+                                          s.measured.memory_bytes or req.gpu.memory_bytes,
+                                          s.entrypoint)
+    return s.max_num_batched_tokens or d_batched, s.max_num_seqs or d_seqs
+
+
 def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     """vLLM's start-up accounting for one request."""
     req.check()
@@ -152,9 +161,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         block = hybrid_block_size(layer_shape(req).bytes_per_token_per_layer, state_page, align,
                                   block)
         req = replace(req, block_size_tokens=block)
-    d_batched, d_seqs = batching_defaults(req, fl, memory, s.entrypoint)
-    batched = s.max_num_batched_tokens or d_batched
-    seqs = s.max_num_seqs or d_seqs
+    batched, seqs = batching(req, s)
     rows = min(seqs, batched) if fl.v1 else seqs
     lean = fl.lean_sampler(req.model.moe is not None, req.model.model_type, hybrid,
                            req.model.weight_quant is not None

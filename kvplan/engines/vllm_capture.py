@@ -20,30 +20,57 @@ checked in 0.21.0 and 0.34.0:
   (`v1/worker/gpu/cudagraph_utils.py` `CudaGraphManager._init_candidates`, 0.30.0 :248-369; the
   old runner's dispatcher gives the same counts: fit log 211, 0.23, prints "PIECEWISE=51
   (largest=512), FULL=35 (largest=256)" at 256 sequences, as this rule gives).
-- What is measured (0.30.0 `gpu/cudagraph_utils.py` `profile_cudagraph_memory` :847-949 and
-  `_extrapolate_full_graph_memory` :952-962; the old runner's `gpu_model_runner.py:6661-6825`):
-  the graphs are captured into a throwaway pool, largest size first; the first capture
-  allocates the pool's baseline (the largest size's intermediates), each later graph adds its
-  own cost, at least 1 MiB ("driver overhead per graph", `_MIN_PER_GRAPH_BYTES`, :843); PIECEWISE
-  graphs are measured in full, FULL graphs as the first capture + (n - 1) x the second's. A
-  PIECEWISE size is num_layers + 1 pieces split at the attention ops and a FULL graph holds every
-  layer's kernels, so a graph's cost grows with the layers.
+- What is measured (task h44graphbase, read in the 0.21.0, 0.22.1, 0.27.1, 0.30.0 and 0.34.0
+  wheels). The old V1 runner (`v1/worker/gpu_model_runner.py` `profile_cudagraph_memory`, 0.21.0
+  :6049-6147, 0.22.1 :6265-6370, 0.27.1 :6645-6811, 0.30.0 :6661-6827; 0.34.0 no longer ships
+  it) empties the allocator's cache (0.22.1 :6303), then for each mode captures only its two
+  largest graphs (`descs[:2]`, :6306) into a throwaway pool, each sample the device's free memory
+  before and after `_warmup_and_capture` (a warm-up forward, then the capture, :6308-6326), the
+  first FULL one with the attention's context at min(max_model_len, max_num_batched_tokens /
+  size) a request (:6314-6322); a mode's first sample is its shared cost, its second the cost of
+  each later graph, at least 1 MiB (:6327-6332), and the estimate is max over the modes of the
+  first + sum over the modes of (count - 1) x second (:6359-6364; 0.27.1 :6800, 0.30.0 :6816 add
+  a multimodal encoder's graphs on top). Model Runner V2 (0.30.0 `v1/worker/gpu/cudagraph_utils.py`
+  `profile_cudagraph_memory` :847-949, `_extrapolate_full_graph_memory` :952-962; 0.34.0
+  :989-1096, :1098-1106) runs the real capture once (`capture_model(profile_only=True)`, whose
+  free-memory difference spans every warm-up and capture: 0.30.0 `gpu/model_runner.py`
+  :1017-1064, 0.34.0 :1160-1214), every PIECEWISE graph measured and the FULL ones extrapolated
+  from the two largest as first + (n - 1) x max(second, 1 MiB) (samples around the capture alone,
+  0.30.0 `cudagraph_utils.py` :469-484): the same first-plus-later form, the FULL first added
+  rather than overlaid (one later graph's cost more, not modelled). So the first sample holds
+  more than its graph: the warm-up's activations at the largest size, allocated afresh after the
+  cache was emptied (on the capture's own stream: torch's caching allocator keeps free blocks per
+  stream), the private pool's intermediates at that size (the largest size x hidden /
+  intermediate widths, torch.compile's piecewise outputs), the first FULL capture's longer
+  context, any kernels loaded lazily on first use, and the driver's memory for the graph itself;
+  a later graph, in a pool that already holds those blocks, adds mostly its own graph (a
+  PIECEWISE graph is num_layers + 1 pieces split at the attention ops, a FULL graph every layer's
+  kernels: it grows with the layers). None of these sizes is fixed in vLLM's source (the GitHub
+  issues vllm-project/vllm#50780 and #45178 describe the same two parts: a first-capture
+  transient that follows max_num_batched_tokens on hybrid models, and the linear (count - 1) x
+  second extrapolation).
 
-So the estimate is graphs x layers x a per-graph-layer cost (the pool's baseline folded in: at
-the small sizes that dominate the count it is a few MiB). The cost is not in the source: FITTED
-on the fit logs that print the engine's own estimate (tests/assets/logs/FITTED.tsv), each at 86
-graphs (51 PIECEWISE up to 512, 35 FULL up to 256: 256 sequences, as 211 and 272 print):
-211 (0.23.0, Qwen2.5-VL-7B, 28 layers, one A100 80GB) 0.53 GiB -> 0.225 MiB, the best (the
-median of the one-GPU fits); 253 (0.31.0, Qwen2.5-Coder-1.5B, 28 layers, A100 40GB)
-(0.9200 - 0.9110) x 39.49 = 0.355 GiB -> 0.151 MiB, the low end; 285 (0.30.0, Qwen3-30B-A3B-FP8,
-48 layers, GB10) 0.0090 x 121.63 = 1.095 GiB -> 0.272 MiB; 272 (0.19.0, which prints the
-estimate without subtracting it; Qwen2.5-72B, 80 layers, TP 4 on L40S) 2.73 GiB -> 0.406 MiB,
-the high end 0.41 MiB (the TP all-reduce kernels in every layer's graphs). The spread between
-models and TP degrees (a 1.5B at 0.15 against a TP-4 72B at 0.41: the kernels a layer launches)
-dominates the term's interval; the printed rounding (2 decimals of GiB, 4 of a fraction) moves
-each fit by under 1%. Checked on 447 (0.30.0, Mistral-7B, 8 sequences: 9 graphs x 32 layers x
-0.225 MiB = 0.063 GiB, where the flat 0.5 GiB left 0.44 GiB too much outside the pool; moved to
-fit, task h43graphs).
+So kvplan books the first capture (the baseline) + (graphs - modes) x layers x a per-graph-layer
+cost, both FITTED on the fit logs that print the engine's estimate and its graph counts
+(tests/assets/logs/FITTED.tsv). Only two fit logs of one model family separate the terms: 480
+(0.22.1, Qwen2.5-7B-AWQ, 28 layers, RTX 3090, 8 sequences: 5 + 4 graphs, 0.35 GiB; moved to fit
+by task h44graphbase) and 211 (0.23.0, Qwen2.5-VL-7B, 28 layers, A100 80GB, 256 sequences: 51 +
+35 graphs, 0.53 GiB): (0.53 - 0.35) GiB / ((84 - 7) x 28) = 0.0855 MiB a later graph and layer,
+0.35 GiB - 7 x 28 x 0.0855 MiB = 342 MiB of baseline (the best; the prints' rounding, 0.005 GiB
+each, moves the cost by 6% and the baseline by 2%). The other 86-graph fit logs set the range
+at the best of the other term: 253 (0.31.0, Qwen2.5-Coder-1.5B, 28 layers, A100 40GB,
+(0.9200 - 0.9110) x 39.49 = 0.355 GiB) a baseline of 364 - 84 x 28 x 0.0855 = 163 MiB, the low
+end; 285 (0.30.0, Qwen3-30B-A3B-FP8, 48 layers, GB10, 0.0090 x 121.63 = 1.095 GiB) 1,121 - 84 x
+48 x 0.0855 = 776 MiB, the high end; 272 (0.19.0, which prints the estimate without subtracting
+it; Qwen2.5-72B at TP 4 on L40S, 80 layers, 2.73 GiB) (2,796 - 342) / (84 x 80) = 0.365 MiB a
+later graph and layer, the high end (the TP all-reduces in every layer's graphs). The low
+per-graph-layer cost is the best (no fit log separates a lower one). Which term dominates the
+interval: at few graphs the baseline's 163-776 MiB (9 graphs x 28 layers: 0.18-0.83 GiB, best
+0.35), at the 86 default graphs of a large model the per-graph-layer cost's 0.0855-0.365 MiB
+(80 layers: 0.72-3.15 GiB, best 0.89). Until task h44graphbase: graphs x layers x 0.225 MiB
+(0.15-0.41), which put 480 at 0.06 GiB. Not modelled: the baseline's dependence on the model,
+the GPU, max_num_batched_tokens and the largest size (held-out 218 and 267, Qwen3-30B-A3B, print
+0.15 and 0.14 GiB at 12 and 30 graphs: a baseline of at most 0.14 GiB there).
 
 Stated settings (task h43capsz; kvplan/v1 engine.cudagraph_capture_sizes,
 max_cudagraph_capture_size, cudagraph_mode; vLLM's --cudagraph-capture-sizes,
@@ -77,8 +104,10 @@ from dataclasses import dataclass
 from kvplan.engines.interface import Interval, parse_version
 from kvplan.units import MIB
 
-# (best, low, high) bytes per captured graph and decoder layer: 211, 253, 272 (see above)
-GRAPH_LAYER_BYTES = (MIB * 225 // 1000, MIB * 15 // 100, MIB * 41 // 100)
+# (best, low, high) bytes of the first capture, the baseline: 480 and 211; 253; 285 (see above)
+BASE_BYTES = (MIB * 342, MIB * 163, MIB * 776)
+# (best, low, high) bytes per later graph and decoder layer: 480 and 211; the best; 272
+GRAPH_LAYER_BYTES = (MIB * 855 // 10000, MIB * 855 // 10000, MIB * 365 // 1000)
 DEFAULT_CEILING = 512  # config/vllm.py 0.30.0 :2216-2218, 0.21.0 :1537
 BLACKWELL_CEILING = 1024  # compute capability 10.x, from 0.30 (0.30.0 :2216-2218)
 BLACKWELL_CEILING_FROM = (0, 30)  # 0.21.0 :1536-1538 has 512 on every GPU
@@ -148,6 +177,33 @@ class Capture:
     def graphs(self) -> int:
         return len(self.piecewise) + len(self.full)
 
+    @property
+    def modes(self) -> int:
+        """The modes with a graph: each mode's first capture is its own baseline sample."""
+        return bool(self.piecewise) + bool(self.full)
+
+    @property
+    def later(self) -> int:
+        """Graphs after each mode's first: vLLM's (count - 1) per mode."""
+        return self.graphs - self.modes
+
+    @property
+    def printed(self) -> tuple[tuple[int, int], tuple[int, int]]:
+        """((PIECEWISE count, largest), (FULL count, largest)) as vLLM's "Profiling CUDA graph
+        memory" line prints them (0, 0 for a mode without graphs)."""
+        return ((len(self.piecewise), max(self.piecewise, default=0)),
+                (len(self.full), max(self.full, default=0)))
+
+
+def graph_bytes(cap: Capture, layers: int) -> Interval:
+    """The estimate for `cap` at `layers` decoder layers a GPU: the baseline + later graphs x
+    layers x the per-graph-layer cost (nothing where no graph is captured)."""
+    if not cap.graphs:
+        return Interval.exact(0)
+    best, low, high = (base + cap.later * layers * per
+                       for base, per in zip(BASE_BYTES, GRAPH_LAYER_BYTES))
+    return Interval(best, low, high)
+
 
 def _grid(ceiling: int) -> list[int]:
     """1, 2, 4, multiples of 8 below 256, multiples of 16 from 256, up to `ceiling`."""
@@ -211,13 +267,15 @@ def estimate(version: str, seqs: int, batched: int, layers: int, spec_tokens: in
              gpu_name: str = "", stated: Stated = Stated()) -> tuple[Interval, str]:
     """The graph term (best, low, high) and `kvplan explain`'s wording of it."""
     cap = capture(version, seqs, batched, spec_tokens, gpu_name, stated)
-    best, low, high = (cap.graphs * layers * b for b in GRAPH_LAYER_BYTES)
+    term = graph_bytes(cap, layers)
     full = "FULL" if stated.mode == "FULL" else "FULL decode"
     source = (f"{stated.said}, max_num_batched_tokens {batched:,}" if stated.said else
               f"capture sizes from max_num_seqs {seqs:,}"
               f"{f' x {1 + spec_tokens} tokens' if spec_tokens else ''} and "
               f"max_num_batched_tokens {batched:,}")
-    how = (f"{cap.graphs} graphs (PIECEWISE {len(cap.piecewise)}: {_sizes(cap.piecewise)}; "
-           f"{full} {len(cap.full)}: {_sizes(cap.full)}) x {layers} layers x "
-           f"{GRAPH_LAYER_BYTES[0] / MIB:.3f} MiB ({source}: kvplan.engines.vllm_capture)")
-    return Interval(best, low, high), how
+    how = (f"{BASE_BYTES[0] // MIB} MiB first capture + {cap.later} later graphs (each "
+           f"mode's first left out) x {layers} layers x {GRAPH_LAYER_BYTES[0] / MIB:.4f} MiB; "
+           f"{cap.graphs} graphs (PIECEWISE {len(cap.piecewise)}: {_sizes(cap.piecewise)}; "
+           f"{full} {len(cap.full)}: {_sizes(cap.full)}) ({source}: kvplan.engines.vllm_capture)"
+           if cap.graphs else f"no graphs captured ({source}: kvplan.engines.vllm_capture)")
+    return term, how

@@ -119,7 +119,8 @@ NON_TORCH_V1_TP_AFTER_INIT_P2P = (
 NON_TORCH_V0 = (350 * MIB, 200 * MIB, 600 * MIB)
 NON_TORCH_V0_TP = (GIB // 2, GIB // 4, 4 * GIB)
 # CUDA-graph memory: until task h43graphs a flat 0.5 GiB (0.2-1.1 GiB) here (CUDA_GRAPH); since
-# then graphs x layers x a per-graph-layer cost from the capture sizes, kvplan.engines.vllm_capture.
+# then from the capture sizes, kvplan.engines.vllm_capture: graphs x layers x a per-graph-layer
+# cost until task h44graphbase, a first capture + later graphs x layers x that cost since.
 # V1 on a unified-memory GPU (GB10 / DGX Spark, Jetson Thor), one GPU. vLLM books as non-torch
 # memory the growth of (total - free) from cudaMemGetInfo over start-up, less torch's own
 # allocations (vllm/utils/mem_utils.py memory_profiling: non_torch_increase); on an integrated

@@ -41,10 +41,12 @@ def test_nohup_vllm_serve_with_redirections_is_read_and_sized(runner: CliRunner)
     """jyngjeon/multiagentsdebate vllm-serve.sh: `nohup vllm serve Qwen/Qwen2.5-14B-Instruct
     --tensor-parallel-size 4 ... --max-model-len 16384 > log 2>&1 &`. No CUDA_VISIBLE_DEVICES:
     the GPUs are TP 4 x PP 1 = 4 (noted). On an H100: `kvplan explain qwen2.5-14b-instruct
-    --engine vllm --tp 4 -c 16384 --memory-utilization 0.9 -g h100` gives a 1,274,128-token pool
+    --engine vllm --tp 4 -c 16384 --memory-utilization 0.9 -g h100` gives a 1,281,568-token pool
     (1,286,704 before task h43graphs booked 102 graphs x 48 layers x 235,929 B = 1,155,108,384 B
-    of CUDA graphs for 0.5 GiB: 618,237,472 B less, 786 blocks of 786,432 B, 12,576 tokens),
-    1,274,128 / 16,384 = 77.77, so 77 sequences."""
+    of CUDA graphs for 0.5 GiB: 618,237,472 B less, 786 blocks of 786,432 B, 12,576 tokens;
+    1,274,128 until task h44graphbase booked 358,612,992 + 100 later graphs x 48 x 89,653 B =
+    788,947,392 B: 366,160,992 B more, 465 blocks, 7,440 tokens), 1,281,568 / 16,384 = 78.22,
+    so 78 sequences."""
     code, out = check(runner, SCRIPTS / "multiagentsdebate-vllm-serve.sh")
     assert code == 0
     assert "multiagentsdebate-vllm-serve.sh:4  multiagentsdebate-vllm-serve.sh: no GPU named" in out
@@ -54,7 +56,7 @@ def test_nohup_vllm_serve_with_redirections_is_read_and_sized(runner: CliRunner)
     code, out = check(runner, SCRIPTS / "multiagentsdebate-vllm-serve.sh", "--gpu", "h100")
     assert code == 0
     assert ("multiagentsdebate-vllm-serve.sh:4  multiagentsdebate-vllm-serve.sh: starts; "
-            "holds 77 sequences of 16,384 tokens per replica (1,274,128 tokens in the pool)") in out
+            "holds 78 sequences of 16,384 tokens per replica (1,281,568 tokens in the pool)") in out
 
 
 def test_script_argument_is_render_first(runner: CliRunner) -> None:
@@ -70,14 +72,17 @@ def test_docker_run_vllm_openai_with_underscore_options(runner: CliRunner) -> No
     """dagnaputra/nlp serve_7b_model.sh: `docker run --gpus all vllm/vllm-openai:latest --model
     Qwen/Qwen2.5-7B-Instruct --max_model_len 1024 --gpu_memory_utilization 0.7` (vLLM reads `_`
     as `-`). `--gpus all`: the engine uses TP 1. `explain qwen2.5-7b --engine vllm -c 1024
-    --memory-utilization 0.7`: on an H100 a 709,472-token pool (709,472 / 1,024 = 692.84; 711,872
+    --memory-utilization 0.7`: on an H100 a 710,592-token pool (710,592 / 1,024 = 693.94; 711,872
     before task h43graphs booked 102 graphs x 28 layers x 235,929 B = 673,813,224 B of CUDA
-    graphs for 536,870,912); on an L4, 0.7 x 21.95 GiB = 15.37 GiB less 14.19 GiB of weights,
-    0.51 GiB of activations and the other overheads (86 graphs x 28 x 235,929 B = 0.53 GiB of
-    them) leaves -0.09 GiB (-0.06 with the flat 0.5 GiB): vLLM does not start."""
+    graphs for 536,870,912, 709,472 after; task h44graphbase's 358,612,992 + 100 later x 28 x
+    89,653 = 609,641,392 B, 64,171,832 B less, gives back 70 blocks of 917,504 B); on an L4,
+    0.7 x 21.95 GiB = 15.37 GiB less 14.19 GiB of weights, 0.51 GiB of activations and the other
+    overheads (86 graphs: 358,612,992 + 84 x 28 x 89,653 = 569,476,848 B = 0.53 GiB of them, as
+    86 x 28 x 235,929 was) leaves -0.09 GiB (-0.06 with the flat 0.5 GiB): vLLM does not
+    start."""
     code, out = check(runner, SCRIPTS / "dagnaputra-serve-7b-model.sh", "--gpu", "h100")
     assert code == 0
-    assert "holds 692 sequences of 1,024 tokens per replica (709,472 tokens in the pool)" in out
+    assert "holds 693 sequences of 1,024 tokens per replica (710,592 tokens in the pool)" in out
     assert "--gpus all; the engine uses 1 GPU(s)" in out
     code, out = check(runner, SCRIPTS / "dagnaputra-serve-7b-model.sh", "--gpu", "l4")
     assert code == 1
@@ -99,12 +104,13 @@ def test_pip_install_names_no_release_so_gone_options_are_noted(runner: CliRunne
     """infinityreader/RARE deploy_llama31_8b.sh: `export CUDA_VISIBLE_DEVICES=5`, `python3 -m
     vllm.entrypoints.openai.api_server --model meta-llama/Meta-Llama-3.1-8B-Instruct
     --max-model-len 32000 --block-size 32 --tokenizer-pool-size 128 --swap-space 8`. 1 GPU;
-    `explain llama-3.1-8b --engine vllm -c 32000 --block-size 32 -g h100`: 436,288 tokens
+    `explain llama-3.1-8b --engine vllm -c 32000 --block-size 32 -g h100`: 437,248 tokens
     (438,080 before task h43graphs booked 102 graphs x 32 layers x 235,929 B = 770,072,256 B of
-    CUDA graphs for 536,870,912: 56 blocks of 4 MiB less), 436,288 / 32,000 = 13.63, so 13."""
+    CUDA graphs for 536,870,912: 56 blocks of 4 MiB less; 436,288 until task h44graphbase's
+    645,502,592 B, 124,569,664 B less, gave back 30 blocks), 437,248 / 32,000 = 13.66, so 13."""
     code, out = check(runner, SCRIPTS / "rare-deploy-llama31-8b.sh", "--gpu", "h100")
     assert code == 0
-    assert "holds 13 sequences of 32,000 tokens per replica (436,288 tokens in the pool)" in out
+    assert "holds 13 sequences of 32,000 tokens per replica (437,248 tokens in the pool)" in out
     assert "vLLM 0.34.0 has no option --tokenizer-pool-size" in out
     assert "CUDA_VISIBLE_DEVICES=5: 1 GPU(s)" in out
     assert "model meta-llama/Meta-Llama-3.1-8B-Instruct → llama-3.1-8b (alias)" in out
@@ -146,9 +152,10 @@ def test_variables_defaults_export_and_continuations(runner: CliRunner) -> None:
     """MODEL="${MODEL:-meta-llama/Llama-3.1-8B-Instruct}", TP=2, CONTEXT=16k, `export
     CUDA_VISIBLE_DEVICES=0,1`, `exec vllm serve "$MODEL" --tensor_parallel_size=${TP}
     --max-model-len $CONTEXT ... | tee`: 16k is 16,000 (vLLM's k). `explain llama-3.1-8b
-    --engine vllm --tp 2 -c 16000 --memory-utilization 0.85 -g h100`: 897,296 tokens (900,864
+    --engine vllm --tp 2 -c 16000 --memory-utilization 0.85 -g h100`: 899,200 tokens (900,864
     before task h43graphs booked 770,072,256 B of CUDA graphs for 536,870,912: 223 blocks of
-    1 MiB less), 897,296 / 16,000 = 56.08."""
+    1 MiB less; 897,296 until task h44graphbase's 645,502,592 B gave back 119 blocks),
+    899,200 / 16,000 = 56.2."""
     data = rows(runner, SYN / "variables.sh", "--gpu", "h100")
     (row,) = data
     assert (row["line"], row["verdict"], row["model"], row["gpus"]) == (11, "PASS",
@@ -161,9 +168,10 @@ def test_two_servers_give_two_outcomes_whole_output(runner: CliRunner) -> None:
     """Two background servers: SGLang on GPU 0 (`explain qwen2.5-7b --engine sglang -c 8192
     --memory-utilization 0.8`: max_total_num_tokens 913,827, / 8,192 = 111.5) and vLLM on GPUs
     1,2 (`explain llama-3.1-8b --engine vllm --tp 2 -c 8192`, the default 0.34.0 with its TP
-    set-up booked (task h42v034) and, since task h43graphs, 102 graphs x 32 layers x 235,929 B =
-    770,072,256 B of CUDA graphs for 536,870,912: 1,063,072 (1,066,624 before), / 8,192 =
-    129.8)."""
+    set-up booked (task h42v034) and, since task h43graphs, 102 graphs of CUDA graphs, since task
+    h44graphbase 358,612,992 + 100 later x 32 layers x 89,653 B = 645,502,592 B (770,072,256 =
+    102 x 32 x 235,929 until then, 536,870,912 before): 1,064,960 (1,063,072 until task
+    h44graphbase, 1,066,624 before task h43graphs), / 8,192 = 130.0)."""
     result = invoke(runner, "check", "tests/assets/check/scripts/synthetic/two-servers.sh",
                     "--gpu", "h100")
     assert result.exit_code == 0
@@ -172,7 +180,7 @@ def test_two_servers_give_two_outcomes_whole_output(runner: CliRunner) -> None:
     assert result.output == GOLDEN.read_text()
     assert "holds 111 sequences of 8,192 tokens per replica (913,827 tokens in the pool)" in \
         result.output
-    assert "holds 129 sequences of 8,192 tokens per replica (1,063,072 tokens in the pool)" in \
+    assert "holds 130 sequences of 8,192 tokens per replica (1,064,960 tokens in the pool)" in \
         result.output
 
 
@@ -228,8 +236,9 @@ def test_a_script_with_nothing_readable_keeps_the_one_line_error(runner: CliRunn
 
 def test_side_file_names_the_model_of_a_folder(runner: CliRunner) -> None:
     """container-path.kvplan.yaml gives `model: llama-3.1-8b` for `vllm serve /data/models/llama
-    --max-model-len 8192` on GPU 0: 488,432 tokens on an H100 (`explain llama-3.1-8b --engine
-    vllm -c 8192`, the default 0.34.0; 490,208 before task h43graphs), 488,432 / 8,192 = 59.6."""
+    --max-model-len 8192` on GPU 0: 489,376 tokens on an H100 (`explain llama-3.1-8b --engine
+    vllm -c 8192`, the default 0.34.0; 488,432 until task h44graphbase, 490,208 before task h43graphs),
+    489,376 / 8,192 = 59.7."""
     (row,) = rows(runner, SYN / "container-path.sh", "--gpu", "h100")
     assert (row["verdict"], row["model"], row["users_per_replica"]) == ("PASS", "llama-3.1-8b", 59)
 
@@ -237,7 +246,7 @@ def test_side_file_names_the_model_of_a_folder(runner: CliRunner) -> None:
 def test_explain_reads_a_script_as_check_does(runner: CliRunner) -> None:
     result = invoke(runner, "explain", str(SYN / "variables.sh"), "--gpu", "h100")
     assert result.exit_code == 0, result.output
-    assert "GPU KV cache size: 897,296 tokens" in result.output
+    assert "GPU KV cache size: 899,200 tokens" in result.output
 
 
 @pytest.mark.parametrize("text", ["services:\n  a:\n    image: x\n", "- a\n- b\n"])
@@ -272,8 +281,8 @@ def test_redirections_and_comments_end_where_a_shell_ends_them() -> None:
 def test_branches_are_alternatives_and_a_guarded_start_is_read(runner: CliRunner) -> None:
     """The two `case` branches (lines 5, 6), the if/else pair (10, 12) and the one-line function
     (15) are refused; the `if` of line 17, which has no else, is read as if it runs: llama-3.1-8b
-    at 8,192 tokens on an H100, 488,432 tokens (`explain llama-3.1-8b --engine vllm -c 8192`,
-    the default 0.34.0: 59 sequences)."""
+    at 8,192 tokens on an H100, 489,376 tokens (`explain llama-3.1-8b --engine vllm -c 8192`,
+    the default 0.34.0: 59 sequences; 488,432 until task h44graphbase)."""
     code, out = check(runner, SYN / "branches.sh", "--gpu", "h100")
     assert code == 2
     refused = [line for line in out.splitlines() if line.startswith("ERROR")]
@@ -283,5 +292,5 @@ def test_branches_are_alternatives_and_a_guarded_start_is_read(runner: CliRunner
     assert "inside the `if` of line 9, whose branches are alternatives" in out
     assert "inside the function `serve` (line 15)" in out
     assert "branches.sh:18  branches.sh: starts; holds 59 sequences of 8,192 tokens per " \
-           "replica (488,432 tokens in the pool)" in out
+           "replica (489,376 tokens in the pool)" in out
     assert "inside the `if` of line 17: read as if it runs" in out

@@ -41,15 +41,17 @@ def test_short_o_forms_parse_as_vllm_reads_them():
 
 
 def test_levels_set_the_graph_mode_and_move_the_pool(tmp_path: Path):
-    """H100, the default release (0.34), 1,024 sequences / 8,192 tokens: the default
-    FULL_AND_PIECEWISE capture is 102 graphs (51 PIECEWISE + 51 FULL decode, 1, 2, 4, 8 ... 248,
-    256 ... 512) x 32 layers x 235,929 B = 770,072,256 B and the pool 488,432 tokens.
-    -O0 (cudagraph_mode NONE, config/vllm.py:297) books none: 770,072,256 / 131,072 B a token
-    = 5,875.2 tokens, 367 blocks of 16 = 5,872 more: 494,304.
-    -O1 (PIECEWISE, :318) books 51: 385,036,128 B freed = 2,937.6 tokens, 183 blocks = 2,928
-    more: 491,360. -O3 (FULL_AND_PIECEWISE, :360) is the default's 488,432."""
-    for options, pool in (("", "488,432"), ("-O0", "494,304"), ("-O 0", "494,304"),
-                          ("--optimization-level 1", "491,360"), ("-O3", "488,432")):
+    """H100, the default release (0.34), 1,024 sequences / 8,192 tokens. The graph estimate is
+    a first capture (358,612,992 B) + later graphs x 32 layers x 89,653 B (task h44graphbase).
+    The default FULL_AND_PIECEWISE capture is 102 graphs in 2 modes (51 PIECEWISE + 51 FULL
+    decode, 1, 2, 4, 8 ... 248, 256 ... 512): 358,612,992 + 100 x 32 x 89,653 = 645,502,592 B,
+    leaving 64,144,578,944 B, 30,586 blocks of 2,097,152 B (16 x 131,072 B a token): 489,376.
+    -O0 (cudagraph_mode NONE, config/vllm.py:297) books none: 64,790,081,536 B, 30,894 blocks,
+    494,304 tokens. -O1 (PIECEWISE, :318) books 51 graphs in one mode: 358,612,992 + 50 x 32 x
+    89,653 = 502,057,792 B, leaving 64,288,023,744 B, 30,654 blocks: 490,464.
+    -O3 (FULL_AND_PIECEWISE, :360) is the default's 489,376."""
+    for options, pool in (("", "489,376"), ("-O0", "494,304"), ("-O 0", "494,304"),
+                          ("--optimization-level 1", "490,464"), ("-O3", "489,376")):
         code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} {options}\n")
         assert code == 0 and f"({pool} tokens in the pool)" in out, (options, out)
     code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} -O0\n")
@@ -60,13 +62,13 @@ def test_levels_set_the_graph_mode_and_move_the_pool(tmp_path: Path):
 def test_a_stated_graph_mode_stays_and_mode_0_drops_the_piecewise_graphs(tmp_path: Path):
     """A stated cudagraph_mode is kept over the level's default (_apply_optimization_level_
     defaults): -O0 -cc.cudagraph_mode=FULL captures 51 FULL graphs (FULL needs no piecewise
-    compilation, so mode NONE keeps it): 491,360 as -O1's 51. Compilation mode 0 under the
+    compilation, so mode NONE keeps it): 490,464 as -O1's 51 in one mode. Compilation mode 0 under the
     default level: FULL_AND_PIECEWISE without its piecewise part is FULL_DECODE_ONLY from 0.30
-    (0.34.0 config/vllm.py:1050-1067), 51 FULL decode graphs: 491,360 again."""
+    (0.34.0 config/vllm.py:1050-1067), 51 FULL decode graphs: 490,464 again."""
     code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} -O0 -cc.cudagraph_mode=FULL\n")
-    assert code == 0 and "(491,360 tokens in the pool)" in out, out
+    assert code == 0 and "(490,464 tokens in the pool)" in out, out
     code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --compilation-config '{{\"mode\": 0}}'\n")
-    assert code == 0 and "(491,360 tokens in the pool)" in out, out
+    assert code == 0 and "(490,464 tokens in the pool)" in out, out
     assert "cudagraph_mode FULL_DECODE_ONLY" in out
 
 

@@ -177,8 +177,15 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # Task h42gputotals read the L20's CUDA-runtime total from an unrelated vLLM note (44.52 GiB,
     # was the nvidia-smi 46,068 MiB): 420 (Qwen2.5-72B-AWQ at 0.98, a 3.31 GiB pool) +28.61% ->
     # +14.75% joined the fit part and still misses: about 0.49 GiB beside the pool unbooked.
+    # Task h44graphbase booked vLLM's CUDA-graph estimate as a first capture + later graphs x
+    # layers x a per-graph-layer cost, fitted on 480 and 211 (vllm_capture.BASE_BYTES,
+    # GRAPH_LAYER_BYTES): 480 (moved to fit; 0.35 GiB printed for 9 graphs, 0.06 booked before)
+    # +8.49% -> +6.44% stays out (0.83 GiB more activation and non-torch printed than booked: the
+    # AWQ kernel's fp16 copies); 447 (Mistral-7B at 8 sequences under 0.30.0, which prints no
+    # estimate; +0.00% with 0.063 GiB of graphs) -> -6.05% with 0.353 GiB joined this set.
     assert misses == {"04", "11", "29", "36", "93", "97", "98", "143", "251", "254", "260", "272",
-                      "282", "420"}
+                      "282", "420", "447", "480"}
+    assert -6.5 < dense["447"].error_pct < -5.5 and 6.0 < dense["480"].error_pct < 7.0
     # Task h39rope booked vLLM's rotary cos/sin cache with the weights for every architecture read
     # (kvplan.engines.vllm_rotary): 274 +2.06% -> +1.46% (Qwen2.5-7B's 131,072 x 128 x 2 B), 275
     # +4.83% -> +4.50%, 271 +0.80% -> +0.20%.

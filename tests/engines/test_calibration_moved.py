@@ -86,11 +86,12 @@ def test_the_moved_logs_are_the_ones_split_tsv_names() -> None:
     15 + 11 + 7 + 6 + 5 + 10 + 5 + 5 + 1 + 10 = 75 logs; 341 moved by the lead after task
     h41round27 (2026-12-06): 76; 420 moved by task h42gputotals (2026-12-06, the L20's runtime
     total): 77; 447 moved by task h43graphs (2026-12-06, the CUDA-graph estimate by the capture
-    sizes): 78, every one with a '# moved:' header line."""
+    sizes): 78; 480 moved by task h44graphbase (2026-12-06, the CUDA-graph estimate as a first
+    capture + later graphs): 79, every one with a '# moved:' header line."""
     with_header = {p.name.split("-")[0] for p in LOGS.glob("*.log") if _header_has_moved(p)}
-    assert len(with_header) == 78
+    assert len(with_header) == 79
     assert {"61", "93", "132", "215", "256", "111", "300", "310", "319", "341", "420",
-            "447"} <= with_header
+            "447", "480"} <= with_header
 
 
 def test_each_rule_fails_on_a_broken_copy(tmp_path: Path) -> None:

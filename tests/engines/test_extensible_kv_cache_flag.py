@@ -35,8 +35,10 @@ import extract_vllm_flags as gen  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # the graph term by the capture sizes (task h43graphs): 1,024 sequences on an H100 -> 102 graphs
-# x 32 layers x 235,929 B = 770,072,256 (536,870,912, the flat 0.5 GiB, before)
-NON_KV = 16_094_076_928 + 1_838_678_016 + 73_400_320 + 576_630_784 + 770_072_256
+# in 2 modes; since task h44graphbase a first capture + 100 later x 32 layers x 89,653 B =
+# 358,612,992 + 286,889,600 = 645,502,592 (770,072,256 = 102 x 32 x 235,929 until then; the
+# flat 0.5 GiB, 536,870,912, before task h43graphs)
+NON_KV = 16_094_076_928 + 1_838_678_016 + 73_400_320 + 576_630_784 + 645_502_592
 BYTES_PER_BLOCK = 2_097_152  # 16 tokens x 32 layers x 8 KV heads x (128 + 128) x 2 B
 ARGS = ["llama-3.1-8b", "--engine", "vllm", "-g", "h100", "-c", "8192", "-f", "json"]
 
@@ -48,25 +50,25 @@ def _run(*argv: str) -> dict:
 
 
 def test_non_kv_sum() -> None:
-    assert NON_KV == 19_352_858_304
+    assert NON_KV == 19_228_288_640
 
 
 def test_size_off_sizes_as_0_33_at_0_92() -> None:
     """Off: requested = floor(85,045,477,376 x 0.92) = 78,241,839,185; KV = 78,241,839,185 -
-    19,352,858,304 = 58,888,980,881 B; blocks = floor(58,888,980,881 / 2,097,152) = 28,080;
-    users = floor(28,080 / 512 blocks a sequence) = 54.
+    19,228,288,640 = 59,013,550,545 B; blocks = floor(59,013,550,545 / 2,097,152) = 28,139;
+    users = floor(28,139 / 512 blocks a sequence) = 54.
     On (the default): budget = min(85,045,477,376 x 1.0, 85,045,477,376 - CUDA context
     293,601,280 - margin max(1 GiB, 0.75 x 1,838,678,016 = 1,379,008,512)) = 83,372,867,584;
-    KV = 83,372,867,584 - 19,352,858,304 = 64,020,009,280 B; blocks 30,527; users 59."""
+    KV = 83,372,867,584 - 19,228,288,640 = 64,144,578,944 B; blocks 30,586; users 59."""
     off = _run("size", *ARGS, "--no-enable-extensible-kv-cache")
     on = _run("size", *ARGS, "--enable-extensible-kv-cache")
     default = _run("size", *ARGS)
-    assert 85_045_477_376 * 92 // 100 - NON_KV == 58_888_980_881
-    assert off["kv_cache_bytes"] == 58_888_980_881 and off["users_per_gpu"] == 54
-    assert 58_888_980_881 // BYTES_PER_BLOCK == 28_080 and 28_080 // 512 == 54
-    assert 85_045_477_376 - 293_601_280 - 1_379_008_512 - NON_KV == 64_020_009_280
-    assert on["kv_cache_bytes"] == 64_020_009_280 and on["users_per_gpu"] == 59
-    assert 64_020_009_280 // BYTES_PER_BLOCK == 30_527 and 30_527 // 512 == 59
+    assert 85_045_477_376 * 92 // 100 - NON_KV == 59_013_550_545
+    assert off["kv_cache_bytes"] == 59_013_550_545 and off["users_per_gpu"] == 54
+    assert 59_013_550_545 // BYTES_PER_BLOCK == 28_139 and 28_139 // 512 == 54
+    assert 85_045_477_376 - 293_601_280 - 1_379_008_512 - NON_KV == 64_144_578_944
+    assert on["kv_cache_bytes"] == 64_144_578_944 and on["users_per_gpu"] == 59
+    assert 64_144_578_944 // BYTES_PER_BLOCK == 30_586 and 30_586 // 512 == 59
     assert default == on
 
 
@@ -79,7 +81,7 @@ def test_explain_off_shows_the_0_92_default_and_no_warm_up_budget() -> None:
     assert steps["gpu_memory_utilization"]["value"] == 0.92
     assert "config/cache.py:186" in steps["gpu_memory_utilization"]["formula"]
     assert steps["requested memory"]["value"] == 78_241_839_185
-    assert steps["KV cache memory"]["value"] == 58_888_980_881
+    assert steps["KV cache memory"]["value"] == 59_013_550_545
     assert "warm-up margin" not in steps and "KV sizing budget" not in steps
     assert "estimate subtracted before sizing" in steps["CUDA graph memory"]["formula"]
     record = {f["field"]: f for f in r["record"]}
@@ -97,25 +99,25 @@ def test_off_cites_0_34_0s_graph_estimate_lines() -> None:
     """Off, the graph step cites the 0.34.0 wheel's own lines (task h42v034), not 0.33.0's:
     gpu/model_runner.py:1121 `profile_cudagraph_memory` -> gpu/cudagraph_utils.py:989, and
     gpu_worker.py:779 `- cudagraph_memory_estimate` in `available_kv_cache_memory_bytes`
-    (0.33.0's were :1069, :922 and :756). The arithmetic is 0.33's: the same 770,072,256 B graph
+    (0.33.0's were :1069, :922 and :756). The arithmetic is 0.33's: the same 645,502,592 B graph
     term comes out of the same requested memory, so the pool is requested - NON_KV =
-    78,241,839,185 - 19,352,858,304 = 58,888,980,881 B."""
+    78,241,839,185 - 19,228,288,640 = 59,013,550,545 B."""
     r = _run("explain", *ARGS, "--no-enable-extensible-kv-cache")
     steps = {s["label"]: s for s in r["steps"]}
     formula = steps["CUDA graph memory"]["formula"]
     assert "gpu/model_runner.py:1121 -> gpu/cudagraph_utils.py:989" in formula
     assert "gpu_worker.py:779 subtracts it; read in 0.34.0" in formula
     assert "0.33.0" not in formula
-    assert steps["KV cache memory"]["value"] == 78_241_839_185 - NON_KV == 58_888_980_881
+    assert steps["KV cache memory"]["value"] == 78_241_839_185 - NON_KV == 59_013_550_545
     assert "gpu_worker.py:746-747" in OFF_NOTE and "821" not in OFF_NOTE
 
 
 def test_a_stated_utilization_is_kept_off() -> None:
     """Off at a stated 0.9: requested = floor(85,045,477,376 x 0.9) = 76,540,929,638;
-    KV = 76,540,929,638 - 19,352,858,304 = 57,188,071,334 B (0.33's sizing, nothing capped)."""
+    KV = 76,540,929,638 - 19,228,288,640 = 57,312,640,998 B (0.33's sizing, nothing capped)."""
     r = _run("size", *ARGS, "--no-enable-extensible-kv-cache", "--memory-utilization", "0.9")
-    assert 85_045_477_376 * 9 // 10 - NON_KV == 57_188_071_334
-    assert r["kv_cache_bytes"] == 57_188_071_334
+    assert 85_045_477_376 * 9 // 10 - NON_KV == 57_312_640_998
+    assert r["kv_cache_bytes"] == 57_312_640_998
 
 
 def test_before_0_34_either_spelling_is_refused() -> None:
@@ -165,20 +167,21 @@ spec:
 def test_check_a_0_34_image_with_the_cache_off_passes_with_the_off_figure(
         tmp_path: Path) -> None:
     """v0.34.0 with --no-enable-extensible-kv-cache (or 0.34's --disable- spelling,
-    EnableDisableAction): a real option, so PASS, with the off figure worked above: 28,080 blocks
-    x 16 = 449,280 tokens, 54 sequences of 8,192. Before this task's table it was a FAIL ("vLLM
+    EnableDisableAction): a real option, so PASS, with the off figure worked above: 28,139 blocks
+    x 16 = 450,224 tokens, 54 sequences of 8,192. Before this task's table it was a FAIL ("vLLM
     0.33.0 has no option --no-enable-extensible-kv-cache")."""
     for flag in ("--no-enable-extensible-kv-cache", "--disable-extensible-kv-cache"):
         res = CliRunner().invoke(app, ["check", str(_manifest(tmp_path, "v0.34.0", flag))])
         text = " ".join(res.output.split())
         assert res.exit_code == 0, res.output
         assert ("PASS line 1 x: starts; holds 54 sequences of 8,192 tokens per replica "
-                "(449,280 tokens in the pool)") in text
+                "(450,224 tokens in the pool)") in text
         assert "has no option" not in text
-    assert 28_080 * 16 == 449_280
+    assert 28_139 * 16 == 450_224
+    # on: 30,586 blocks (test_size_off_sizes_as_0_33_at_0_92) x 16 = 489,376 tokens
     on = CliRunner().invoke(app, ["check", str(_manifest(tmp_path, "v0.34.0",
                                                          "--enable-extensible-kv-cache"))])
-    assert "holds 59 sequences of 8,192 tokens per replica (488,432 tokens" in " ".join(
+    assert "holds 59 sequences of 8,192 tokens per replica (489,376 tokens" in " ".join(
         on.output.split())  # 30,527 blocks x 16 (30,638 before task h43graphs)
 
 

@@ -39,13 +39,14 @@ def steps(res: object) -> dict[str, object]:
 
 def test_enforce_eager_removes_the_graph_estimate_only_where_vllm_subtracts_it() -> None:
     # vLLM >= 0.21 subtracts its CUDA-graph estimate before sizing (by the capture sizes, task
-    # h43graphs: 1,024 sequences on an H100 -> 102 graphs x 32 layers x 235,929 B =
-    # 770,072,256 B; the flat 536,870,912 before); --enforce-eager captures no graphs, so the
-    # pool grows by exactly that
+    # h43graphs: 1,024 sequences on an H100 -> 102 graphs; since task h44graphbase a first
+    # capture + later graphs: 358,612,992 + 100 x 32 layers x 89,653 B = 645,502,592 B;
+    # 102 x 32 x 235,929 = 770,072,256 B until then, the flat 536,870,912 before); --enforce-eager
+    # captures no graphs, so the pool grows by exactly that
     base = run_engine(req(), settings(name="vllm"))
     eager = run_engine(req(), settings(name="vllm", enforce_eager=True))
-    assert base.cuda_graph_bytes == 770_072_256 and eager.cuda_graph_bytes == 0
-    assert eager.kv_cache_bytes - base.kv_cache_bytes == 770_072_256
+    assert base.cuda_graph_bytes == 645_502_592 and eager.cuda_graph_bytes == 0
+    assert eager.kv_cache_bytes - base.kv_cache_bytes == 645_502_592
     # vLLM 0.10 captures graphs after sizing: nothing to remove, the pool does not move
     old = run_engine(req(), settings(name="vllm", version="0.10.2"))
     old_eager = run_engine(req(), settings(name="vllm", version="0.10.2", enforce_eager=True))
@@ -75,13 +76,14 @@ def test_max_num_seqs_moves_the_sampler_peak() -> None:
     # (8,192 x 55,296 x 2 B = 905,969,664 B). With --max-num-seqs 256 the sampler is
     # 256 x 128,256 x 16 = 525,336,576 B, under the forward pass, which becomes the peak:
     # the pool grows by 2,101,346,304 - 905,969,664 = 1,195,376,640 B, and (task h43graphs) by
-    # the graphs 256 sequences do not capture: 102 - 86 = 16 graphs x 32 layers x 235,929 B =
-    # 120,795,648 B: 1,316,172,288 B
+    # the graphs 256 sequences do not capture: 102 - 86 = 16 later graphs x 32 layers x 89,653 B
+    # = 45,902,336 B since task h44graphbase (the first capture stays; x 235,929 B = 120,795,648
+    # until then): 1,241,278,976 B
     base = run_engine(req(), settings(name="vllm", version="0.22.0"))
     fewer = run_engine(req(), settings(name="vllm", version="0.22.0", max_num_seqs=256))
     assert base.activation_bytes == 2_101_346_304
     assert fewer.activation_bytes == 905_969_664
-    assert fewer.kv_cache_bytes - base.kv_cache_bytes == 1_195_376_640 + 120_795_648
+    assert fewer.kv_cache_bytes - base.kv_cache_bytes == 1_195_376_640 + 45_902_336
     # V0 (0.6.x) keeps its 40 B sampler: 256 rows x 128,256 x 40 = 1,313,341,440 B
     v0 = run_engine(req(), settings(name="vllm", version="0.6.4", max_num_seqs=256))
     assert v0.activation_bytes == 1_313_341_440
@@ -95,9 +97,10 @@ def test_the_lean_sampler_of_model_runner_v2_leaves_the_forward_pass_as_the_peak
     # 0.28 it moves the persistent state vLLM books (task h28state, vllm_mrv2_state.py):
     # (1,024 - 256) x (128,256 + 2 x 4,008 + 4,481) x 4 B = 432,393,216 B; from 0.29 Model Runner
     # V2 estimates the graphs (subtracted), and 256 sequences capture 16 fewer than 1,024 (task
-    # h43graphs: 86 for 102, x 32 layers x 235,929 B = 120,795,648 B)
+    # h43graphs: 86 for 102; since task h44graphbase 16 later graphs x 32 layers x 89,653 B =
+    # 45,902,336 B, 120,795,648 at 235,929 B a graph and layer until then)
     for version, moved in (("0.25.0", 0), ("0.28.0", 432_393_216),
-                           ("0.31.0", 432_393_216 + 120_795_648)):
+                           ("0.31.0", 432_393_216 + 45_902_336)):
         base = run_engine(req(), settings(name="vllm", version=version))
         fewer = run_engine(req(), settings(name="vllm", version=version, max_num_seqs=256))
         assert base.activation_bytes == fewer.activation_bytes == 905_969_664
@@ -118,8 +121,9 @@ def test_a_draft_model_adds_its_weights_and_its_kv_layers_to_every_block() -> No
     # h28state): 1,024 x 4 x ceil(128,256 / 32) x 4 B = 65,667,072 B. The decode query of 5
     # tokens adds capture sizes (task h43graphs, 0.30 on): 5, 10, 20, 280, 360 and 440 join the
     # 51 (57 PIECEWISE) and the FULL decode sizes, rounded up to multiples of 5 within 512, stay
-    # 51: 108 graphs for 102, 6 x 32 layers x 235,929 B = 45,298,368 B more
-    assert spec.kv_cache_bytes == base.kv_cache_bytes - 2_471_628_800 - 65_667_072 - 45_298_368
+    # 51: 108 graphs for 102, 6 later graphs x 32 layers x 89,653 B = 17,213,376 B more (task
+    # h44graphbase; x 235,929 B = 45,298,368 until then)
+    assert spec.kv_cache_bytes == base.kv_cache_bytes - 2_471_628_800 - 65_667_072 - 17_213_376
     assert spec.blocks == spec.kv_cache_bytes // 2_621_440
     assert any("draft llama-3.2-1b (4 tokens per step)" in a for a in spec.assumptions)
 
@@ -289,9 +293,10 @@ def test_expert_parallelism_one_on_a_dense_model_is_no_parallelism() -> None:
 
 def test_a_stated_max_num_seqs_caps_vllm_users_where_size_and_fleet_plan() -> None:
     # Llama-3.1-8B at 8,192 tokens on an H100 holds 59 sequences by its blocks (the pool's
-    # blocks // 512 blocks a sequence: vLLM 0.34.0, the default, 64,020,009,280 B of pool (the
-    # graph term by the capture sizes, 102 graphs, task h43graphs; 64,253,210,624 before) /
-    # 2,097,152 B a block = 30,527 blocks, // 512 = 59; 53 under 0.33.0 at 0.9, until task
+    # blocks // 512 blocks a sequence: vLLM 0.34.0, the default, 64,144,578,944 B of pool (the
+    # graph term by the capture sizes, 102 graphs, a first capture + later graphs since task
+    # h44graphbase; 64,020,009,280 since task h43graphs, 64,253,210,624 before) /
+    # 2,097,152 B a block = 30,586 blocks, // 512 = 59; 53 under 0.33.0 at 0.9, until task
     # h41v034); vLLM's scheduler runs at most --max-num-seqs of them
     uncapped = run_engine(req(), settings(name="vllm"))
     capped = run_engine(req(), settings(name="vllm", max_num_seqs=8))
@@ -307,4 +312,4 @@ def test_a_stated_max_num_seqs_caps_vllm_users_where_size_and_fleet_plan() -> No
     # 8 sequences leave a larger pool than 1,024, so the users follow that pool's blocks)
     free = run_engine(req(), unc)
     assert free.size.users_per_replica == free.blocks // 512 > 8
-    assert uncapped.blocks == 30_527 and uncapped.size.users_per_replica == 59
+    assert uncapped.blocks == 30_586 and uncapped.size.users_per_replica == 59

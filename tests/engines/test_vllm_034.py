@@ -29,7 +29,9 @@ NON_TORCH = 73_400_320  # 70 MiB, the one-GPU growth term
 STATE = 576_630_784  # 1,024 x (128,256 + 2 x 4,008 + 4,481) x 4 B + 8,192 x 13 B
 # kvplan's CUDA-graph term by the capture sizes (task h43graphs; the flat 536,870,912 before):
 # 1,024 sequences on an H100 -> 102 graphs x 32 layers x 235,929 B
-GRAPHS = 102 * 32 * 235_929  # 770,072,256
+# 102 graphs in 2 modes: a first capture + 100 later x 32 layers x 89,653 B (task h44graphbase;
+# 102 x 32 x 235,929 = 770,072,256 until then)
+GRAPHS = 358_612_992 + 100 * 32 * 89_653  # 645,502,592
 CONTEXT = 293_601_280  # 280 MiB: NON_TORCH_V0 350 MiB - NON_TORCH_V1 70 MiB
 
 
@@ -85,9 +87,9 @@ def test_margin_and_headroom() -> None:
 def test_default_pool_is_capped_by_the_device_headroom() -> None:
     """At 0.34's default utilization 1.0: requested = 85,045,477,376 > headroom 83,372,867,584,
     so the budget is the headroom; KV = 83,372,867,584 - 16,094,076,928 - 1,838,678,016 -
-    73,400,320 - 576,630,784 - 770,072,256 = 64,020,009,280 B; blocks = floor(64,020,009,280 /
-    2,097,152 (16 tokens x 32 layers x 4,096 B)) = 30,527 (30,527 x 2,097,152 =
-    64,019,759,104)."""
+    73,400,320 - 576,630,784 - 645,502,592 = 64,144,578,944 B; blocks = floor(64,144,578,944 /
+    2,097,152 (16 tokens x 32 layers x 4,096 B)) = 30,586 (30,586 x 2,097,152 =
+    64,143,491,072). (64,020,009,280 B, 30,527 blocks with task h43graphs' 770,072,256 B.)"""
     r = llama("0.34.0")
     assert step(r, "gpu_memory_utilization") == 1
     assert step(r, "requested memory") == TOTAL
@@ -98,8 +100,8 @@ def test_default_pool_is_capped_by_the_device_headroom() -> None:
     assert (r.weights_bytes, r.activation_bytes, r.non_torch_bytes, r.cuda_graph_bytes) == (
         WEIGHTS, ACT, NON_TORCH, GRAPHS)
     assert step(r, "Model Runner V2 state") == STATE
-    assert r.kv_cache_bytes == 64_020_009_280
-    assert r.blocks == 30_527
+    assert r.kv_cache_bytes == 64_144_578_944
+    assert r.blocks == 30_586
     assert r.requested_bytes == 83_372_867_584
     assert EXTENSIBLE_NOTE in r.size.assumptions
     assert BLOCK_64_NOTE.format(block=16) in r.size.assumptions
@@ -108,11 +110,11 @@ def test_default_pool_is_capped_by_the_device_headroom() -> None:
 def test_stated_utilization_binds_below_the_headroom() -> None:
     """At 0.9: requested = floor(85,045,477,376 x 0.9) = 76,540,929,638 < 83,372,867,584, so
     the budget is the requested memory and the pool is 0.33's: 76,540,929,638 - 16,094,076,928
-    - 1,838,678,016 - 73,400,320 - 576,630,784 - 770,072,256 = 57,188,071,334 B."""
+    - 1,838,678,016 - 73,400,320 - 576,630,784 - 645,502,592 = 57,312,640,998 B."""
     r = llama("0.34.0", memory_fraction=Fraction(9, 10))
     assert step(r, "KV sizing budget") == 76_540_929_638
-    assert r.kv_cache_bytes == 57_188_071_334
-    assert llama("0.33.0", memory_fraction=Fraction(9, 10)).kv_cache_bytes == 57_188_071_334
+    assert r.kv_cache_bytes == 57_312_640_998
+    assert llama("0.33.0", memory_fraction=Fraction(9, 10)).kv_cache_bytes == 57_312_640_998
 
 
 def test_stated_pool_skips_the_extensible_sizing() -> None:
@@ -128,10 +130,10 @@ def test_0_33_default_pool_unchanged() -> None:
     sized from the profile, with no headroom steps: the 0.34 change does not reach 0.33.
     requested = floor(85,045,477,376 x 92 / 100) = floor(78,241,839,185.92) = 78,241,839,185;
     KV = 78,241,839,185 - 16,094,076,928 - 1,838,678,016 - 73,400,320 - 576,630,784 -
-    770,072,256 = 78,241,839,185 - 19,352,858,304 = 58,888,980,881 B (57,188,071,334 while
-    kvplan took 0.9 for 0.33, the figure above at a stated 0.9)."""
+    645,502,592 = 78,241,839,185 - 19,228,288,640 = 59,013,550,545 B (57,312,640,998 at 0.9,
+    the figure above)."""
     r = llama("0.33.0")
     assert step(r, "gpu_memory_utilization") == Fraction(92, 100)
     assert step(r, "requested memory") == 78_241_839_185
-    assert r.kv_cache_bytes == 58_888_980_881
+    assert r.kv_cache_bytes == 59_013_550_545
     assert not any(s.label == "device headroom" for s in r.steps)

@@ -14,18 +14,47 @@ import json
 from typer.testing import CliRunner
 
 from kvplan.cli import app
-from kvplan.engines.vllm_capture import GRAPH_LAYER_BYTES, capture, estimate
-from kvplan.units import MIB
+from kvplan.engines.vllm_capture import (
+    BASE_BYTES,
+    GRAPH_LAYER_BYTES,
+    Capture,
+    capture,
+    estimate,
+    graph_bytes,
+)
+from kvplan.units import GIB, MIB
 
 
-def test_the_per_graph_layer_cost_is_the_fit_logs():
-    # 211: 0.53 GiB / 86 graphs / 28 layers = 0.2254 MiB -> 0.225 MiB = 235,929 B (floor);
-    # 253: 0.355 / (86 x 28) = 0.151 -> 0.15 MiB = 157,286 B; 272: 2.73 / (86 x 80) = 0.406
-    # -> 0.41 MiB = 429,916 B
-    assert GRAPH_LAYER_BYTES == (235_929, 157_286, 429_916)
-    assert GRAPH_LAYER_BYTES[1] < 0.53 * 1024 / (86 * 28) * MIB
-    assert abs(GRAPH_LAYER_BYTES[0] - 0.53 * 1024 / (86 * 28) * MIB) < 0.01 * MIB
-    assert GRAPH_LAYER_BYTES[2] > 2.73 * 1024 / (86 * 80) * MIB
+def test_the_baseline_and_the_per_graph_layer_cost_are_the_fit_logs():
+    """Task h44graphbase: vLLM's estimate is a first capture + later graphs x their cost.
+    480 (9 graphs: 7 later, 0.35 GiB) and 211 (86: 84 later, 0.53 GiB), both 28 layers:
+    (0.53 - 0.35) x 1,024 / ((84 - 7) x 28) = 0.08549 MiB -> 0.0855 MiB = 89,653 B (floor);
+    0.35 x 1,024 - 7 x 28 x 0.08549 = 341.6 MiB -> 342 MiB = 358,612,992 B. Low: 253's
+    0.009 x 39.49 GiB = 363.9 MiB less 84 x 28 x 0.0855 = 201.1 -> 163 MiB = 170,917,888 B.
+    High: 285's 0.009 x 121.63 GiB = 1,120.9 MiB less 84 x 48 x 0.0855 = 344.7 -> 776 MiB =
+    813,694,976 B; 272's (2.73 x 1,024 - 342) / (84 x 80) = 0.3651 -> 0.365 MiB = 382,730 B."""
+    assert BASE_BYTES == (358_612_992, 170_917_888, 813_694_976)
+    assert GRAPH_LAYER_BYTES == (89_653, 89_653, 382_730)
+    per = 0.18 * 1024 / (77 * 28)
+    assert abs(GRAPH_LAYER_BYTES[0] / MIB - per) < 0.0001
+    assert abs(BASE_BYTES[0] / MIB - (0.35 * 1024 - 7 * 28 * per)) < 0.5
+    # the two fit logs back: 480 358,612,992 + 7 x 28 x 89,653 = 376,184,980 B = 0.3503 GiB;
+    # 211 358,612,992 + 84 x 28 x 89,653 = 569,476,848 B = 0.5304 GiB
+    assert graph_bytes(Capture((1, 2, 4, 8, 16), (1, 2, 4, 8)), 28).best == 376_184_980
+    assert round(376_184_980 / GIB, 2) == 0.35 and round(569_476_848 / GIB, 2) == 0.53
+    assert graph_bytes(capture("0.23.0", 256, 2048), 28).best == 569_476_848
+
+
+def test_no_graph_books_nothing_and_one_mode_has_one_first_capture():
+    """NONE: nothing. PIECEWISE 1, 2, 4 alone (one mode): 358,612,992 + 2 later x 32 x 89,653 =
+    364,350,784 B; low 170,917,888 + 5,737,792 = 176,655,680; high 813,694,976 + 2 x 32 x
+    382,730 = 838,189,696."""
+    none = graph_bytes(Capture((), ()), 32)
+    assert (none.best, none.low, none.high) == (0, 0, 0)
+    one = Capture((1, 2, 4), ())
+    assert (one.modes, one.later, one.printed) == (1, 2, ((3, 4), (0, 0)))
+    term = graph_bytes(one, 32)
+    assert (term.best, term.low, term.high) == (364_350_784, 176_655_680, 838_189_696)
 
 
 def test_256_sequences_capture_what_fit_log_211_prints():
@@ -40,15 +69,18 @@ def test_256_sequences_capture_what_fit_log_211_prints():
 
 def test_eight_sequences_capture_nine_graphs_log_447():
     # ceiling min(2 x 8, 512, 2,048) = 16: sizes 1, 2, 4, 8, 16; FULL <= 8: 1, 2, 4, 8;
-    # 9 graphs x 32 layers (Mistral-7B) x 235,929 B = 67,947,552 B (0.063 GiB);
-    # low 9 x 32 x 157,286 = 45,298,368; high 9 x 32 x 429,916 = 123,815,808
+    # 9 graphs, 2 modes: 7 later x 32 layers (Mistral-7B) x 89,653 B = 20,082,272 B;
+    # best 358,612,992 + 20,082,272 = 378,695,264 B (0.353 GiB); low 170,917,888 + 20,082,272
+    # = 191,000,160; high 813,694,976 + 7 x 32 x 382,730 = 899,426,496 (the baseline's spread
+    # dominates at few graphs: 642,777,088 B of the 708,426,336 between the ends)
     cap = capture("0.30.0", 8, 2048)
     assert cap.piecewise == (1, 2, 4, 8, 16)
     assert cap.full == (1, 2, 4, 8)
     term, how = estimate("0.30.0", 8, 2048, 32)
-    assert (term.best, term.low, term.high) == (67_947_552, 45_298_368, 123_815_808)
-    assert how.startswith("9 graphs (PIECEWISE 5: 1, 2, 4, 8, 16; FULL decode 4: 1, 2, 4, 8) "
-                          "x 32 layers x 0.225 MiB")
+    assert (term.best, term.low, term.high) == (378_695_264, 191_000_160, 899_426_496)
+    assert how.startswith("342 MiB first capture + 7 later graphs (each mode's first left out) "
+                          "x 32 layers x 0.0855 MiB; 9 graphs (PIECEWISE 5: 1, 2, 4, 8, 16; "
+                          "FULL decode 4: 1, 2, 4, 8)")
 
 
 def test_batched_tokens_under_the_ceiling_are_captured_too():
@@ -81,7 +113,7 @@ def test_speculative_tokens_widen_the_decode_query():
 
 
 def test_explain_shows_the_capture_sizes_used():
-    # Mistral-7B on an L4 under 0.30.0 at 8 sequences (log 447's settings): 67,947,552 B
+    # Mistral-7B on an L4 under 0.30.0 at 8 sequences (log 447's settings): 378,695,264 B
     res = CliRunner().invoke(app, ["explain", "mistral-7b-instruct-v0.3", "--gpu", "l4",
                                    "--engine", "vllm", "--engine-version", "0.30.0",
                                    "--max-num-seqs", "8", "--max-num-batched-tokens", "2048",
@@ -90,6 +122,7 @@ def test_explain_shows_the_capture_sizes_used():
     [row] = json.loads(res.stdout)["results"]
     steps = {s["label"]: s for s in row["steps"]}
     step = steps["CUDA graph memory"]
-    assert step["value"] == 67_947_552
+    assert step["value"] == 378_695_264
+    assert str(step["formula"]).startswith("342 MiB first capture + 7 later graphs")
     assert "PIECEWISE 5: 1, 2, 4, 8, 16; FULL decode 4: 1, 2, 4, 8" in str(step["formula"])
     assert "max_num_seqs 8 and max_num_batched_tokens 2,048" in str(step["formula"])

@@ -5,8 +5,9 @@ cites vLLM 0.30.0 config/vllm.py `_set_cudagraph_sizes` :2201-2414, config/compi
 Stated sizes are de-duplicated, those above max_num_batched_tokens dropped, sorted (:2312-2323);
 a stated maximum without sizes replaces the ceiling (no decode-size multiples, :2207-2214); both
 stated must agree (:2369-2386). Per mode: PIECEWISE a PIECEWISE graph per size; FULL a FULL
-graph per size; FULL_DECODE_ONLY the FULL decode graphs only; NONE nothing. Each graph costs
-layers x 235,929 B (0.225 MiB, GRAPH_LAYER_BYTES[0]).
+graph per size; FULL_DECODE_ONLY the FULL decode graphs only; NONE nothing. The estimate is
+358,612,992 B (342 MiB, BASE_BYTES[0]) + each graph after its mode's first x layers x 89,653 B
+(0.0855 MiB, GRAPH_LAYER_BYTES[0]; task h44graphbase).
 """
 
 from __future__ import annotations
@@ -18,31 +19,34 @@ from typer.testing import CliRunner
 from kvplan.cli import app
 from kvplan.engines.vllm_capture import Stated, capture, estimate, inconsistency
 
-GRAPH = 235_929  # bytes per graph and layer (best)
+BASE = 358_612_992  # the first capture (best)
+GRAPH = 89_653  # bytes per later graph and layer (best)
 
 
 def test_stated_sizes_piecewise_price_three_graphs():
-    # 1, 2, 4 under PIECEWISE: 3 PIECEWISE graphs, no FULL; 3 x 32 layers x 235,929 B
-    # = 22,649,184 B (the default at 1,024 sequences / 8,192 tokens: 102 graphs, 770,072,256 B)
+    # 1, 2, 4 under PIECEWISE: 3 PIECEWISE graphs, no FULL; 358,612,992 + 2 later x 32 layers
+    # x 89,653 B = 364,350,784 B (the default at 1,024 sequences / 8,192 tokens: 102 graphs in
+    # 2 modes, 358,612,992 + 100 x 32 x 89,653 = 645,502,592 B)
     stated = Stated((1, 2, 4), 4, "PIECEWISE")
     cap = capture("0.30.0", 1024, 8192, stated=stated)
     assert (cap.piecewise, cap.full) == ((1, 2, 4), ())
     term, how = estimate("0.30.0", 1024, 8192, 32, stated=stated)
-    assert term.best == 3 * 32 * GRAPH == 22_649_184
-    assert estimate("0.30.0", 1024, 8192, 32)[0].best == 102 * 32 * GRAPH == 770_072_256
-    assert how.startswith("3 graphs (PIECEWISE 3: 1, 2, 4; FULL decode 0: ) x 32 layers")
+    assert term.best == BASE + 2 * 32 * GRAPH == 364_350_784
+    assert estimate("0.30.0", 1024, 8192, 32)[0].best == BASE + 100 * 32 * GRAPH == 645_502_592
+    assert "2 later graphs (each mode's first left out) x 32 layers" in how
+    assert "3 graphs (PIECEWISE 3: 1, 2, 4; FULL decode 0: )" in how
     assert ("stated cudagraph_capture_sizes 1, 2, 4; stated max_cudagraph_capture_size 4; "
             "stated cudagraph_mode PIECEWISE, max_num_batched_tokens 8,192") in how
 
 
 def test_stated_sizes_are_deduplicated_and_filtered_by_batched_tokens():
     # 4, 1, 1, 16,384, 2 at 8,192 batched tokens: 16,384 dropped, 1 once -> 1, 2, 4; the
-    # default mode adds a FULL decode graph for each (all within 256 sequences): 6 graphs
-    # x 32 x 235,929 = 45,298,368 B
+    # default mode adds a FULL decode graph for each (all within 256 sequences): 6 graphs in 2
+    # modes, 358,612,992 + 4 x 32 x 89,653 = 370,088,576 B
     stated = Stated((4, 1, 1, 16384, 2))
     cap = capture("0.30.0", 256, 8192, stated=stated)
     assert (cap.piecewise, cap.full) == ((1, 2, 4), (1, 2, 4))
-    assert estimate("0.30.0", 256, 8192, 32, stated=stated)[0].best == 45_298_368
+    assert estimate("0.30.0", 256, 8192, 32, stated=stated)[0].best == 370_088_576
 
 
 def test_a_stated_maximum_replaces_the_ceiling_without_decode_sizes():
@@ -67,7 +71,7 @@ def test_each_mode_captures_its_graphs():
     assert capture("0.30.0", 2, 8192, stated=Stated(sizes)).graphs == 6
     assert capture("0.30.0", 2, 8192, stated=Stated(mode="NONE")).graphs == 0
     term, how = estimate("0.30.0", 2, 8192, 32, stated=Stated(sizes, mode="FULL"))
-    assert term.best == 4 * 32 * GRAPH == 30_198_912
+    assert term.best == BASE + 3 * 32 * GRAPH == 367_219_680  # FULL alone: one first capture
     assert "PIECEWISE 0: ; FULL 4: 1, 2, 4, 8" in how
 
 
@@ -91,12 +95,12 @@ def _explain(*extra: str) -> tuple[int, dict]:
 
 def test_explain_applies_and_names_the_stated_capture():
     # H100 serve defaults (1,024 sequences, 8,192 tokens), Llama-3.1-8B's 32 layers:
-    # 770,072,256 B by default, 22,649,184 B for 1, 2, 4 under PIECEWISE
+    # 645,502,592 B by default, 364,350,784 B for 1, 2, 4 under PIECEWISE, 0 under NONE
     code, steps = _explain()
-    assert code == 0 and steps["CUDA graph memory"]["value"] == 770_072_256
+    assert code == 0 and steps["CUDA graph memory"]["value"] == 645_502_592
     code, steps = _explain("--cudagraph-capture-sizes", "1,2,4", "--max-cudagraph-capture-size",
                            "4", "--cudagraph-mode", "PIECEWISE")
-    assert code == 0 and steps["CUDA graph memory"]["value"] == 22_649_184
+    assert code == 0 and steps["CUDA graph memory"]["value"] == 364_350_784
     assert "stated cudagraph_capture_sizes 1, 2, 4" in steps["CUDA graph memory"]["formula"]
     code, steps = _explain("--cudagraph-mode", "NONE")
     assert code == 0 and steps["CUDA graph memory"]["value"] == 0

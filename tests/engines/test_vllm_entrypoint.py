@@ -98,15 +98,18 @@ def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
     # term by the capture sizes (task h43graphs): 256 sequences under either entrypoint -> 86
     # graphs x 80 layers x 235,929 B = 1,623,191,520 B for 536,870,912, 1,086,320,608 B more,
     # 829 blocks of 1,310,720 B (16 x 2 KV heads a rank x 256 x 2 B x 80): 91,712 -> 78,448,
-    # 88,912 -> 75,648
+    # 88,912 -> 75,648; then (task h44graphbase) a first capture + later graphs: 358,612,992 +
+    # 84 later x 80 layers x 89,653 B = 961,081,152 B, 662,110,368 B less than 1,623,191,520,
+    # 505.1 blocks: 78,448 -> 86,544 (4,903 -> 5,409 blocks, the old pool's remainder making the
+    # 506th), 75,648 -> 83,728 (4,728 -> 5,233, 505)
     unset, serve, offline = _explain(*RUN), _explain(*RUN, "--entrypoint", "serve"), \
         _explain(*RUN, "--entrypoint", "offline")
     assert _step(serve, "activation peak") == 256 * 128_256 * 16 == 525_336_576
     assert _step(offline, "activation peak") == 8192 * 46_080 * 2 == 754_974_720
     assert _step(serve, "KV cache memory") - _step(offline, "KV cache memory") == 229_638_144
     assert (_step(serve, "GPU KV cache size"), _step(offline, "GPU KV cache size")) == (
-        78_448, 75_648)
-    assert _step(unset, "GPU KV cache size") == 78_448  # serve is the default
+        86_544, 83_728)
+    assert _step(unset, "GPU KV cache size") == 86_544  # serve is the default
     assert _field(offline) == ("offline", "--entrypoint")
     assert _field(unset) == ("serve", "default: `vllm serve`, 2,048 batched tokens (the offline "
                              "LLM class 8,192: state offline)")
@@ -162,14 +165,15 @@ def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
     # leaves the pool; recomputed: 77,648 -> 77,248, 80,448 -> 80,048; 0.22's default 0.92
     # (module docstring): 77,248 -> 88,912, 80,048 -> 91,712; the graph term by the capture
-    # sizes (task h43graphs, the test above): 88,912 -> 75,648, 91,712 -> 78,448
+    # sizes (task h43graphs, the test above): 88,912 -> 75,648, 91,712 -> 78,448; a first capture
+    # + later graphs (task h44graphbase, the test above): 75,648 -> 83,728, 78,448 -> 86,544
     path = tmp_path / "q.yaml"
     path.write_text(HEAD + "engine: {name: vllm, version: 0.22.0, entrypoint: offline}\n")
     got = _explain(str(path))
     assert _field(got) == ("offline", "file")
-    assert _step(got, "GPU KV cache size") == 75_648
+    assert _step(got, "GPU KV cache size") == 83_728
     # the flag overrides the file's value
-    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 78_448
+    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 86_544
 
 
 def test_a_bad_value_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -255,8 +259,9 @@ def test_the_calibrate_directive(tmp_path: Path) -> None:
 
 def test_check_plans_the_annotated_manifest_with_the_llm_class(tmp_path: Path) -> None:
     # the hand figure's deployment as a manifest at 0.22's default 0.92 and the graph term by
-    # the capture sizes (task h43graphs): 78,448 / 2,000 = 39 users served, 75,648 / 2,000 = 37
-    # offline (45 and 44 with the flat 0.5 GiB; 40 and 38 while kvplan took 0.9)
+    # the capture sizes as a first capture + later graphs (task h44graphbase): 86,544 / 2,000 =
+    # 43 users served, 83,728 / 2,000 = 41 offline (39 and 37 with task h43graphs' graphs x
+    # layers, 45 and 44 with the flat 0.5 GiB; 40 and 38 while kvplan took 0.9)
     from tests.check.test_check_engine_flags import manifest
 
     def holds(annotated: bool) -> str:
@@ -272,5 +277,5 @@ def test_check_plans_the_annotated_manifest_with_the_llm_class(tmp_path: Path) -
         assert res.exit_code == 0, res.output
         return res.output
 
-    assert "holds 39 users" in holds(False)
-    assert "holds 37 users" in holds(True)
+    assert "holds 43 users" in holds(False)
+    assert "holds 41 users" in holds(True)

@@ -94,17 +94,18 @@ def test_the_pool_loses_the_estimate_only_where_the_release_subtracts_it() -> No
     # Model Runner V2 runs it and subtracts nothing there: task h30v1miss): the old runner's estimate
     # runner's estimate, by the capture sizes (kvplan.engines.vllm_capture): A100 80GB serve
     # defaults 2,048 tokens / 256 sequences -> sizes up to min(2 x 256, 512, 2,048) = 512: 51
-    # PIECEWISE + 35 FULL (sizes <= 256) = 86 graphs x 28 layers x 235,929 B = 568,117,032 B
+    # PIECEWISE + 35 FULL (sizes <= 256) = 86 graphs in 2 modes: 358,612,992 B first capture
+    # + 84 later x 28 layers x 89,653 B = 569,476,848 B (task h44graphbase)
     kv, steps = _kv("qwen2.5-7b", "0.24.0")
-    assert steps[STEP] == 86 * 28 * 235_929 == 568_117_032
+    assert steps[STEP] == 358_612_992 + 84 * 28 * 89_653 == 569_476_848
     assert kv == (steps["requested memory"] - steps["weights"] - steps["activation peak"]
-                  - steps["non-torch memory"] - 568_117_032)
+                  - steps["non-torch memory"] - 569_476_848)
     # Qwen3-30B-A3B (MoE, not in DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES): the old runner in 0.28
-    # (86 graphs x 48 layers x 235,929 B = 973,914,912 B)
+    # (358,612,992 + 84 later graphs x 48 layers x 89,653 B = 720,093,888 B)
     kv, steps = _kv("qwen3-30b-a3b", "0.28.0")
-    assert steps[STEP] == 86 * 48 * 235_929 == 973_914_912
+    assert steps[STEP] == 358_612_992 + 84 * 48 * 89_653 == 720_093_888
     assert kv == (steps["requested memory"] - steps["weights"] - steps["activation peak"]
-                  - steps["non-torch memory"] - 973_914_912)
+                  - steps["non-torch memory"] - 720_093_888)
 
 
 def _explain(version: str) -> dict[str, dict[str, object]]:
@@ -117,8 +118,9 @@ def _explain(version: str) -> dict[str, dict[str, object]]:
 
 def test_explain_json_says_whether_graphs_are_subtracted_and_why() -> None:
     steps = _explain("0.31.0")  # Model Runner V2 measures the graphs from 0.29
-    # 86 graphs (A100: 256 sequences) x 32 layers x 235,929 B = 649,276,608 B
-    assert steps[STEP]["value"] == 86 * 32 * 235_929 == 649_276_608
+    # 86 graphs (A100: 256 sequences): 358,612,992 + 84 later x 32 layers x 89,653 B
+    # = 599,600,256 B
+    assert steps[STEP]["value"] == 358_612_992 + 84 * 32 * 89_653 == 599_600_256
     assert "gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854" in str(steps[STEP]["formula"])
     assert "CUDA graph memory" in str(steps["KV cache memory"]["formula"])
     steps = _explain("0.27.1")  # ... and returns 0 before

@@ -66,11 +66,15 @@ def test_gpt_oss_on_gb10_under_0_30_prints_the_concurrency_count():
 def test_graph_interval_reaches_the_estimate_fit_log_285_prints():
     # log 285 (0.30.0, GB10, Qwen3-30B-A3B-FP8): 0.5500 "is equivalent to
     # --gpu-memory-utilization=0.5410", so the estimate is 0.0090 x 121.63 GiB = 1.0947 GiB
-    # (1.089-1.101 within the 4-decimal rounding). kvplan: GB10's 256 sequences -> 86 graphs x
-    # 48 layers = 4,128 graph-layers: best x 235,929 B = 973,914,912 B (0.907 GiB), high
-    # x 429,916 B = 1,774,693,248 B (1.65 GiB), low x 157,286 B = 649,276,608 B (0.60 GiB)
+    # (1.089-1.101 within the 4-decimal rounding). kvplan (task h44graphbase): GB10's 256
+    # sequences -> 86 graphs in 2 modes, 84 later x 48 layers = 4,032 graph-layers: best
+    # 358,612,992 + 4,032 x 89,653 = 720,093,888 B (0.671 GiB), low 170,917,888 + 361,480,896
+    # = 532,398,784 B (0.496), high 813,694,976 + 4,032 x 382,730 = 2,356,862,336 B (2.195;
+    # 285 set the high baseline, 776 MiB, at the best per-graph-layer cost: 776 + 4,032 x
+    # 0.0855 = 1,120.7 MiB, its 1.0945 GiB)
     from kvplan.engines.vllm_capture import estimate
 
     term, _ = estimate("0.30.0", 256, 2048, 48, gpu_name="GB10")
-    assert (term.low, term.best, term.high) == (649_276_608, 973_914_912, 1_774_693_248)
+    assert (term.low, term.best, term.high) == (532_398_784, 720_093_888, 2_356_862_336)
+    assert abs((813_694_976 + 4032 * 89_653) / GIB - 0.0090 * 121.63) < 0.001
     assert term.low < term.best < 0.0090 * 121.63 * GIB < term.high

@@ -35,9 +35,10 @@ FORMULAS_V1_031 = [
      "1,024 seqs x (128,256 vocab + 2 x 4,008 + 4,481) x 4 B + 8,192 tok x 13 B "
      "(output_bin_counts, prompt_bin_mask and grammar bitmask, sampling tables, input buffers; "
      "booked from vLLM 0.27, on every TP GPU)"),
-    ("CUDA graph memory",  # vllm_capture's sizes (task h43graphs), vllm_graphs.note for 0.31.0
-     "102 graphs (PIECEWISE 51: 1, 2, 4 ... 512; FULL decode 51: 1, 2, 4 ... 512) x 32 layers "
-     "x 0.225 MiB (capture sizes from max_num_seqs 1,024 and max_num_batched_tokens 8,192: "
+    ("CUDA graph memory",  # vllm_capture's form (task h44graphbase), vllm_graphs.note for 0.31.0
+     "342 MiB first capture + 100 later graphs (each mode's first left out) x 32 layers x "
+     "0.0855 MiB; 102 graphs (PIECEWISE 51: 1, 2, 4 ... 512; FULL decode 51: 1, 2, 4 ... 512) "
+     "(capture sizes from max_num_seqs 1,024 and max_num_batched_tokens 8,192: "
      "kvplan.engines.vllm_capture); "
      "estimate subtracted before sizing (Model Runner V2's profile_cudagraph_memory measures "
      "them, gpu/model_runner.py:1004 -> gpu/cudagraph_utils.py:854; gpu_worker.py:676 "
@@ -87,6 +88,15 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     # 60,596,794,655 + 214,748,364 - 513,381,504 = 60,298,161,515 (28,752 blocks, 460,032);
     # reserve 2,092,871,680 - 536,870,912 + 770,072,256 = 2,326,073,024. Below, the figures
     # before this task are kept in the arithmetic; the asserts hold the new ones.
+    # task h44graphbase: a first capture + later graphs (vllm_capture.BASE_BYTES (358,612,992,
+    # 170,917,888, 813,694,976), GRAPH_LAYER_BYTES (89,653, 89,653, 382,730)): 102 graphs in 2
+    # modes -> 100 later x 32 layers = 3,200 graph-layers: 358,612,992 + 286,889,600 =
+    # 645,502,592 (low 170,917,888 + 286,889,600 = 457,807,488, high 813,694,976 + 3,200 x
+    # 382,730 = 2,038,430,976): KV 59,853,146,513 + 770,072,256 - 645,502,592 = 59,977,716,177
+    # (28,599 blocks, 457,584 tokens, 28,599 / 512 = 55.86x), low 58,170,977,515 + 1,403,245,824
+    # - 2,038,430,976 = 57,535,792,363 (27,435 blocks, 438,960 tokens), high 60,298,161,515 +
+    # 513,381,504 - 457,807,488 = 60,353,735,531 (28,778 blocks, 460,448); reserve 2,326,073,024
+    # - 770,072,256 + 645,502,592 = 2,201,503,360.
     r = vllm("llama-3-8b", "h100", 8192, "0.31.0")
     # requested floor(85,045,477,376 x 92 / 100) = floor(78,241,839,185.92) = 78,241,839,185;
     # weights 8,030,261,248 x 2 B + the rotary cache 2,097,152 = 16,062,619,648.
@@ -110,11 +120,11 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=16_062_619_648, activation_bytes=905_969_664,
         activation_bytes_low=770_074_214, activation_bytes_high=1_491_494_502,
-        non_torch_bytes=73_400_320, cuda_graph_bytes=770_072_256,
-        kv_cache_bytes=59_853_146_513, kv_cache_bytes_low=58_170_977_515,
-        kv_cache_bytes_high=60_298_161_515, kv_cache_tokens=456_640,
-        kv_cache_tokens_low=443_808, kv_cache_tokens_high=460_032, blocks=28_540,
-        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(28_540, 512),
+        non_torch_bytes=73_400_320, cuda_graph_bytes=645_502_592,
+        kv_cache_bytes=59_977_716_177, kv_cache_bytes_low=57_535_792_363,
+        kv_cache_bytes_high=60_353_735_531, kv_cache_tokens=457_584,
+        kv_cache_tokens_low=438_960, kv_cache_tokens_high=460_448, blocks=28_599,
+        block_size_tokens=16, max_model_len=8192, max_concurrency=Fraction(28_599, 512),
         starts=True, reason=None, max_model_len_that_starts=8192)
     assert r.engine is Engine.vllm and r.engine_version == "0.31.0"
     # users: 28,651 // 512 = 55; they use 55 x 512 x 2,097,152 = 59,055,800,320 B of the pool;
@@ -122,10 +132,10 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
     # requested
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.reason) == (
-        55, True, 59_853_146_513, None)
+        55, True, 59_977_716_177, None)
     assert s.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=16_062_619_648, kv_used_bytes=59_055_800_320,
-        kv_free_bytes=59_853_146_513 - 59_055_800_320, reserve_bytes=2_326_073_024,
+        kv_free_bytes=59_977_716_177 - 59_055_800_320, reserve_bytes=2_201_503_360,
         unallocated_bytes=85_045_477_376 - 78_241_839_185)
     assert (s.usable_bytes, s.max_context_that_fits, s.suggestions) == (78_241_839_185, None, ())
     assert [(st.label, st.formula) for st in r.steps] == FORMULAS_V1_031
@@ -138,8 +148,8 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         ("activation peak", 905_969_664, "bytes", "given", ()),
         ("non-torch memory", 73_400_320, "bytes", "given", ()),
         ("Model Runner V2 state", 576_630_784, "bytes", "given", ()),
-        ("CUDA graph memory", 770_072_256, "bytes", "given", ()),
-        ("KV cache memory", 59_853_146_513, "bytes", "sum",
+        ("CUDA graph memory", 645_502_592, "bytes", "given", ()),
+        ("KV cache memory", 59_977_716_177, "bytes", "sum",
          ("requested memory", "-weights", "-activation peak", "-non-torch memory",
           "-Model Runner V2 state", "-CUDA graph memory")),
         ("block size", 16, "tokens", "given", ()),
@@ -149,14 +159,14 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         ("layers per block", 32, "layers", "given", ()),
         ("bytes per block", 2_097_152, "bytes", "mul", ("page size per layer",
                                                        "layers per block")),
-        ("blocks (raw)", 28_540, "blocks", "div", ("KV cache memory", "bytes per block")),
-        ("GPU blocks", 28_540, "blocks", "max", ("blocks (raw)", 0)),
+        ("blocks (raw)", 28_599, "blocks", "div", ("KV cache memory", "bytes per block")),
+        ("GPU blocks", 28_599, "blocks", "max", ("blocks (raw)", 0)),
         ("KV cache groups", 1, "groups", "given", ()),
-        ("blocks per group", 28_540, "blocks", "div", ("GPU blocks", "KV cache groups")),
+        ("blocks per group", 28_599, "blocks", "div", ("GPU blocks", "KV cache groups")),
         # 0.21 on: int(28,651 / 512 x 8,192) = 458,416 (vLLM's float arithmetic, a given step)
-        ("GPU KV cache size", 456_640, "tokens", "given", ()),
+        ("GPU KV cache size", 457_584, "tokens", "given", ()),
         ("blocks per request", 512, "blocks", "given", ()),
-        ("maximum concurrency", Fraction(28_540, 512), "ratio", "ratio",
+        ("maximum concurrency", Fraction(28_599, 512), "ratio", "ratio",
          ("GPU blocks", "blocks per request")),
         ("blocks per user", 512, "blocks", "given", ()),
         ("users per replica", 55, "users", "div", ("GPU blocks", "blocks per user")),
@@ -171,14 +181,16 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         "CUDA graphs: " + FORMULAS_V1_031[7][1],
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
         # widths: activation 721,420,288 B (0.67 GiB), non-torch 0.48 GiB, graphs (task
-        # h43graphs) 1,403,245,824 - 513,381,504 = 889,864,320 B (0.83 GiB)
-        "KV range dominated by the CUDA-graph estimate (0.83 GiB wide)",
+        # h43graphs) 1,403,245,824 - 513,381,504 = 889,864,320 B (0.83 GiB); task h44graphbase
+        # 2,038,430,976 - 457,807,488 = 1,580,623,488 B (1.47 GiB)
+        "KV range dominated by the CUDA-graph estimate (1.47 GiB wide)",
     )
     assert s.assumptions == r.assumptions
-    # 59,853,146,513 / 2^30 = 55.74 GiB; 28,540 / 512 = 55.74x (55.96 before task h43graphs)
-    assert r.log_lines == ("Available KV cache memory: 55.74 GiB",
-                           "GPU KV cache size: 456,640 tokens",
-                           "Maximum concurrency for 8,192 tokens per request: 55.74x")
+    # 59,977,716,177 / 2^30 = 55.86 GiB; 28,599 / 512 = 55.86x (55.74 before task h44graphbase,
+    # 55.96 before task h43graphs)
+    assert r.log_lines == ("Available KV cache memory: 55.86 GiB",
+                           "GPU KV cache size: 457,584 tokens",
+                           "Maximum concurrency for 8,192 tokens per request: 55.86x")
 
 
 def test_llama31_70b_tp4_on_h100_with_019_in_every_field():

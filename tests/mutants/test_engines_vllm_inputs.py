@@ -209,10 +209,15 @@ def test_a_vision_model_with_its_encoder_cache_on_031():
     # task h43graphs, the graph term by the capture sizes: 1,024 sequences -> 102 graphs x 28
     #   layers x 235,929 B = 673,813,224 for 536,870,912: KV 59,011,182,673 + 536,870,912 -
     #   673,813,224 = 58,874,240,361 -> 64,167 blocks, 1,026,672 tokens, 64,167 // 2,048 = 31.
+    # task h44graphbase, a first capture + later graphs: 102 graphs in 2 modes -> 100 later x 28
+    #   layers x 89,653 B = 251,028,400 + 358,612,992 = 609,641,392: KV 58,874,240,361 +
+    #   673,813,224 - 609,641,392 = 58,938,412,193 -> 64,237 blocks (x 917,504 =
+    #   58,937,704,448), 1,027,792 tokens, 64,237 // 2,048 = 31.
+    assert r.cuda_graph_bytes == 358_612_992 + 100 * 28 * 89_653 == 609_641_392
     assert (r.weights_bytes, r.activation_bytes, r.activation_bytes_low,
             r.activation_bytes_high, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        16_715_405_312, 1_224_736_768, 1_058_642_329, 1_880_725_913, 58_874_240_361, 64_167,
-        1_026_672)
+        16_715_405_312, 1_224_736_768, 1_058_642_329, 1_880_725_913, 58_938_412_193, 64_237,
+        1_027_792)
     assert (r.size.users_per_replica, r.max_model_len_that_starts) == (31, 128_000)
     assert r.steps[4].formula == (
         "max(forward 8,192 tok x 67,584 el x 2 B, sampler 1,024 rows x vocab 152,064 x 2 B); "
@@ -244,9 +249,12 @@ def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
     # -> floor(/ 2,097,152) = 29,699 blocks, 475,184 tokens
     # -> floor(/ 2,097,152) = 29,699 blocks, 475,184 tokens. Task h43graphs, the graph term by
     # the capture sizes: 1,024 sequences on an H100 -> 102 graphs x 32 layers x 235,929 B =
-    # 770,072,256 for 536,870,912: KV 62,051,466,560 -> 29,588 blocks, 473,408 tokens
+    # 770,072,256 for 536,870,912: KV 62,051,466,560 -> 29,588 blocks, 473,408 tokens. Task
+    # h44graphbase, a first capture + later graphs: 358,612,992 + 100 later x 32 x 89,653 =
+    # 645,502,592: KV 62,051,466,560 + 770,072,256 - 645,502,592 = 62,176,036,224 -> 29,647
+    # blocks (x 2,097,152 = 62,174,265,344), 474,352 tokens
     assert (r.weights_bytes, r.kv_cache_bytes, r.blocks, r.kv_cache_tokens) == (
-        18_062_619_648, 62_051_466_560, 29_588, 473_408)
+        18_062_619_648, 62_176_036_224, 29_647, 474_352)
     assert r.steps[3].formula == (
         "8,030,261,248 params x 16 bits / 1 GPU(s)" + rotary_words("8,192 positions x 128 x 2 B")
         + " + draft model 1,000,000,000 params")
@@ -278,7 +286,7 @@ def test_v0_forced_on_a_v1_release():
                            "Maximum concurrency for 8192 tokens per request: 55.03x")
 
 
-def test_few_sequences_capture_few_graphs_and_the_kv_range_follows_non_torch():
+def test_few_sequences_capture_few_graphs_and_the_first_capture_sets_the_kv_range():
     # (pinned to 0.33.0 when task h41v034 made 0.34.0 the default, whose notes follow this one)
     r = vllm("llama-3-8b", "h100", 8192, "0.33.0", max_num_batched_tokens=256, max_num_seqs=16)
     # forward 256 x 55,296 x 2 B = 28,311,552 < 0.33's warm-up sampler 16 x 128,256 x 14 =
@@ -289,12 +297,15 @@ def test_few_sequences_capture_few_graphs_and_the_kv_range_follows_non_torch():
     # graphs (task h43graphs; until then the flat 1.1 - 0.2 GiB = 0.90 GiB was the widest): 16
     # sequences, 256 tokens -> sizes up to min(32, 512, 256) = 32: 1, 2, 4, 8, 16, 24, 32 (7)
     # PIECEWISE + 5 FULL (<= 16) = 12 graphs x 32 layers x (429,916 - 157,286) B = 104,689,920
-    # (0.10 GiB)
+    # (0.10 GiB). Task h44graphbase, a first capture + later graphs: 12 graphs in 2 modes -> 10
+    # later x 32 layers = 320 graph-layers: best 358,612,992 + 320 x 89,653 = 387,301,952, low
+    # 170,917,888 + 28,688,960 = 199,606,848, high 813,694,976 + 320 x 382,730 = 936,168,576:
+    # 736,561,728 B (0.69 GiB) wide, the widest again (the first capture's 163-776 MiB)
     assert (r.activation_bytes, r.activation_bytes_low, r.activation_bytes_high) == (
         28_729_344, 24_064_819, 306_656_051)
     assert r.assumptions[1] == "profiled with max_num_batched_tokens 256 and max_num_seqs 16"
-    assert r.cuda_graph_bytes == 12 * 32 * 235_929 == 90_596_736
-    assert r.assumptions[-1] == "KV range dominated by the non-torch memory (0.48 GiB wide)"
+    assert r.cuda_graph_bytes == 358_612_992 + 10 * 32 * 89_653 == 387_301_952
+    assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (0.69 GiB wide)"
 
 
 def test_sampling_is_sharded_over_tp_from_029():

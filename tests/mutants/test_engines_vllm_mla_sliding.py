@@ -43,15 +43,23 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
     # 113 users; low 55,409,206,251 + 1,181,116,006 - 1,183,988,664 = 55,406,333,593 -> 27,833
     # blocks, 1,781,312 tokens; high 59,395,472,773 + 214,748,364 - 433,165,644 =
     # 59,177,055,493 -> 29,727 blocks, 1,902,528 tokens.
+    # task h44graphbase, a first capture + later graphs: 102 graphs in 2 modes -> 100 later x 27
+    # layers = 2,700 graph-layers x 89,653 B = 242,063,100: best 358,612,992 + 242,063,100 =
+    # 600,676,092, low 170,917,888 + 242,063,100 = 412,980,988, high 813,694,976 + 2,700 x
+    # 382,730 = 1,847,065,976: KV 57,918,272,014 + 649,748,466 - 600,676,092 = 57,967,344,388
+    # -> 29,119 blocks (x 1,990,656 = 57,965,912,064), 1,863,616 tokens, 113.75x, 113 users;
+    # low 55,406,333,593 + 1,183,988,664 - 1,847,065,976 = 54,743,256,281 -> 27,500 blocks,
+    # 1,760,000 tokens; high 59,177,055,493 + 433,165,644 - 412,980,988 = 59,197,240,149 ->
+    # 29,737 blocks, 1,903,168 tokens.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=15_762_714_112, activation_bytes=1_677_721_600,
         activation_bytes_low=1_258_291_200, activation_bytes_high=3_204_448_256,
-        non_torch_bytes=2_233_382_993, cuda_graph_bytes=649_748_466,
-        kv_cache_bytes=57_918_272_014, kv_cache_bytes_low=55_406_333_593,
-        kv_cache_bytes_high=59_177_055_493, kv_cache_tokens=1_862_080,
-        kv_cache_tokens_low=1_781_312, kv_cache_tokens_high=1_902_528, blocks=29_095,
-        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(29_095, 256),
+        non_torch_bytes=2_233_382_993, cuda_graph_bytes=600_676_092,
+        kv_cache_bytes=57_967_344_388, kv_cache_bytes_low=54_743_256_281,
+        kv_cache_bytes_high=59_197_240_149, kv_cache_tokens=1_863_616,
+        kv_cache_tokens_low=1_760_000, kv_cache_tokens_high=1_903_168, blocks=29_119,
+        block_size_tokens=64, max_model_len=16384, max_concurrency=Fraction(29_119, 256),
         starts=True, reason=None, max_model_len_that_starts=163_840)
     assert r.size.users_per_replica == 113
     assert r.size.request.block_size_tokens == 64
@@ -63,16 +71,18 @@ def test_deepseek_v2_lite_mla_moe_tp2_with_023_in_every_field():
     assert by_label["users per GPU"].value == Fraction(113, 2)
     assert r.assumptions[2:5] == (
         "activation peak 1.56 GiB (range 1.17 GiB to 2.98 GiB)",
-        "CUDA graphs: 102 graphs (PIECEWISE 51: 1, 2, 4 ... 512; FULL decode 51: 1, 2, 4 ... 512)"
-        " x 27 layers x 0.225 MiB (capture sizes from max_num_seqs 1,024 and "
-        "max_num_batched_tokens 8,192: kvplan.engines.vllm_capture); estimate subtracted before "
-        "sizing (vLLM 0.21-0.24 gpu_worker.py)",
+        "CUDA graphs: 342 MiB first capture + 100 later graphs (each mode's first left out) x "
+        "27 layers x 0.0855 MiB; 102 graphs (PIECEWISE 51: 1, 2, 4 ... 512; FULL decode 51: 1, "
+        "2, 4 ... 512) (capture sizes from max_num_seqs 1,024 and max_num_batched_tokens 8,192: "
+        "kvplan.engines.vllm_capture); estimate subtracted before sizing (vLLM 0.21-0.24 "
+        "gpu_worker.py)",
         "fp16 cache in 64-token blocks; 1 KV cache group(s)",
     )
-    # task h43graphs: 57,918,272,014 / 2^30 = 53.94 GiB; 29,095 / 256 = 113.65x
-    assert r.log_lines == ("Available KV cache memory: 53.94 GiB",
-                           "GPU KV cache size: 1,862,080 tokens",
-                           "Maximum concurrency for 16,384 tokens per request: 113.65x")
+    # task h44graphbase: 57,967,344,388 / 2^30 = 53.99 GiB; 29,119 / 256 = 113.75x (53.94 GiB
+    # and 113.65x since task h43graphs)
+    assert r.log_lines == ("Available KV cache memory: 53.99 GiB",
+                           "GPU KV cache size: 1,863,616 tokens",
+                           "Maximum concurrency for 16,384 tokens per request: 113.75x")
     # 0.24-0.28 run DeepseekV2ForCausalLM on Model Runner V2 although it is MoE (it is in
     # DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, vLLM 0.24.0/0.25.0/0.28.0 config/vllm.py): the lean
     # sampler, 1,024 x 102,400 x 6 B = 629,145,600 B in 0.24-0.25 (the fp32 copy), above the

@@ -155,16 +155,23 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
     #   -65,924,708,271 + 536,870,912 - 1,925,180,640 = -67,313,017,999 (-62.69 GiB; raw blocks
     #   floor(/ 5,242,880) = -12,839); low -67,908,299,489 + 1,181,116,006 - 3,508,114,560 =
     #   -70,235,298,043; high -65,251,627,335 + 214,748,364 - 1,283,453,760 = -66,320,332,731.
+    # task h44graphbase, a first capture + later graphs: 102 graphs in 2 modes -> 100 later x 80
+    #   layers = 8,000 graph-layers x 89,653 B = 717,224,000: best 358,612,992 + 717,224,000 =
+    #   1,075,836,992, low 170,917,888 + 717,224,000 = 888,141,888, high 813,694,976 + 8,000 x
+    #   382,730 = 3,875,534,976: KV -67,313,017,999 + 1,925,180,640 - 1,075,836,992 =
+    #   -66,463,674,351 (-61.90 GiB; raw blocks floor(/ 5,242,880) = -12,677); low
+    #   -70,235,298,043 + 3,508,114,560 - 3,875,534,976 = -70,602,718,459; high -66,320,332,731 +
+    #   1,283,453,760 - 888,141,888 = -65,925,020,859.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=141_140_967_424, activation_bytes=1_838_678_016,
         activation_bytes_low=1_540_148_428, activation_bytes_high=2_714_553_548,
-        non_torch_bytes=73_400_320, cuda_graph_bytes=1_925_180_640,
-        kv_cache_bytes=-67_313_017_999, kv_cache_bytes_low=-70_235_298_043,
-        kv_cache_bytes_high=-66_320_332_731, kv_cache_tokens=0, kv_cache_tokens_low=0,
+        non_torch_bytes=73_400_320, cuda_graph_bytes=1_075_836_992,
+        kv_cache_bytes=-66_463_674_351, kv_cache_bytes_low=-70_602_718_459,
+        kv_cache_bytes_high=-65_925_020_859, kv_cache_tokens=0, kv_cache_tokens_low=0,
         kv_cache_tokens_high=0, blocks=0, block_size_tokens=16, max_model_len=8192,
         max_concurrency=Fraction(0), starts=False,
-        reason="vLLM would not start: no memory for the KV cache (-62.69 GiB after weights "
+        reason="vLLM would not start: no memory for the KV cache (-61.90 GiB after weights "
                "131.45 GiB, activations 1.71 GiB and other overheads); raise "
                "gpu_memory_utilization, add GPUs or lower max_num_batched_tokens",
         max_model_len_that_starts=0)
@@ -177,10 +184,10 @@ def test_a_70b_on_one_h100_leaves_no_kv_memory_in_every_field():
         total_bytes=85_045_477_376, weights_bytes=141_140_967_424, kv_used_bytes=0,
         kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_140_967_424)
     by_label = {st.label: st for st in r.steps}
-    assert by_label["blocks (raw)"].value == -12_839
+    assert by_label["blocks (raw)"].value == -12_677
     assert (by_label["users per replica"].value, by_label["users per replica"].op,
             by_label["users per replica"].formula) == (0, "given", "the engine does not start")
-    assert r.log_lines == ("Available KV cache memory: -62.69 GiB",
+    assert r.log_lines == ("Available KV cache memory: -61.90 GiB",
                            "GPU KV cache size: 0 tokens",
                            "Maximum concurrency for 8,192 tokens per request: 0.00x")
 
@@ -213,34 +220,42 @@ def test_v1_refuses_a_max_model_len_its_pool_cannot_hold():
     #   1,812,087,584 (1.69 GiB) -> 691 blocks, 11,056 tokens (the longest that starts); low
     #   1,449,191,506 + 1,181,116,006 - 3,508,114,560 = -877,807,048 -> 0 tokens; high
     #   4,311,384,556 + 214,748,364 - 1,283,453,760 = 3,242,679,160 -> 1,236 blocks, 19,776.
+    # task h44graphbase, a first capture + later graphs (as the 0.33 case above): 1,075,836,992
+    #   (low 888,141,888, high 3,875,534,976): KV 1,812,087,584 + 1,925,180,640 - 1,075,836,992
+    #   = 2,661,431,232 (2.48 GiB) -> 1,015 blocks (x 2,621,440 = 2,660,761,600), 16,240 tokens
+    #   (the longest that starts); low -877,807,048 + 3,508,114,560 - 3,875,534,976 =
+    #   -1,245,227,464 -> 0 tokens; high 3,242,679,160 + 1,283,453,760 - 888,141,888 =
+    #   3,637,991,032 -> 1,387 blocks, 22,192.
     assert numbers(r) == dict(
         memory_bytes=85_045_477_376, requested_bytes=78_241_839_185,
         weights_bytes=70_587_260_928, activation_bytes=1_107_296_256,
         activation_bytes_low=941_201_817, activation_bytes_high=1_763_285_401,
-        non_torch_bytes=2_233_382_993, cuda_graph_bytes=1_925_180_640,
-        kv_cache_bytes=1_812_087_584, kv_cache_bytes_low=-877_807_048,
-        kv_cache_bytes_high=3_242_679_160, kv_cache_tokens=11_056, kv_cache_tokens_low=0,
-        kv_cache_tokens_high=19_776, blocks=691, block_size_tokens=16, max_model_len=131_072,
-        max_concurrency=Fraction(691, 8192), starts=False,
+        non_torch_bytes=2_233_382_993, cuda_graph_bytes=1_075_836_992,
+        kv_cache_bytes=2_661_431_232, kv_cache_bytes_low=-1_245_227_464,
+        kv_cache_bytes_high=3_637_991_032, kv_cache_tokens=16_240, kv_cache_tokens_low=0,
+        kv_cache_tokens_high=22_192, blocks=1_015, block_size_tokens=16, max_model_len=131_072,
+        max_concurrency=Fraction(1_015, 8192), starts=False,
         reason="vLLM would not start: one request of max_model_len 131,072 needs 20.00 GiB of "
-               "KV cache but 1.69 GiB is available; the estimated maximum model length is "
-               "11,056",
-        max_model_len_that_starts=11_056)
+               "KV cache but 2.48 GiB is available; the estimated maximum model length is "
+               "16,240",
+        max_model_len_that_starts=16_240)
     s = r.size
     assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
-        0, False, 1_812_087_584, 11_056)
+        0, False, 2_661_431_232, 16_240)
     # the pool is allocated but holds nobody; overhead 1,107,296,256 + 2,233,382,993
-    #   + 576,630,784 + 1,925,180,640 (0.5 GiB, 4,454,180,945 in all, before task h43graphs)
+    #   + 576,630,784 + 1,075,836,992 = 4,993,147,025 (1,925,180,640 of graphs, 5,842,490,673
+    #   in all, before task h44graphbase; 0.5 GiB, 4,454,180,945, before task h43graphs)
     assert s.breakdown == Breakdown(
         total_bytes=85_045_477_376, weights_bytes=70_587_260_928, kv_used_bytes=0,
-        kv_free_bytes=1_812_087_584, reserve_bytes=5_842_490_673,
+        kv_free_bytes=2_661_431_232, reserve_bytes=4_993_147_025,
         unallocated_bytes=85_045_477_376 - 78_241_839_185)
-    # widths: activation 822,083,584 (0.77 GiB), non-torch 1 GiB, graphs 3,508,114,560 -
-    # 1,283,453,760 = 2,224,660,800 (2.07 GiB; 0.8 GiB before task h43graphs)
-    assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (2.07 GiB wide)"
+    # widths: activation 822,083,584 (0.77 GiB), non-torch 1 GiB, graphs 3,875,534,976 -
+    # 888,141,888 = 2,987,393,088 (2.78 GiB; 2.07 GiB before task h44graphbase, 0.8 GiB before
+    # task h43graphs)
+    assert r.assumptions[-1] == "KV range dominated by the CUDA-graph estimate (2.78 GiB wide)"
     assert r.assumptions[2] == "activation peak 1.03 GiB (range 0.88 GiB to 1.64 GiB)"
-    # 691 / 8,192 = 0.084
-    assert r.log_lines[2] == "Maximum concurrency for 131,072 tokens per request: 0.08x"
+    # 1,015 / 8,192 = 0.124
+    assert r.log_lines[2] == "Maximum concurrency for 131,072 tokens per request: 0.12x"
 
 
 def test_v0_refuses_a_max_seq_len_above_its_cache_tokens():
