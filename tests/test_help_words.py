@@ -78,3 +78,19 @@ def test_the_usage_line_marks_an_argument_of_several_values(runner, words: list[
     # `...` after an argument that takes several values, whatever the typer version prints
     result = invoke(runner, *words, "--help")
     assert result.output.splitlines()[0] == usage
+
+
+@pytest.mark.parametrize("words", [[], ["plot"]], ids=["kvplan", "plot"])
+def test_the_command_list_has_whole_lines(runner, words: list[str]) -> None:
+    """`kvplan --help` lists each command with one whole line: click cut the docstrings at the
+    width with "..." ("How many concurrent sequences one GPU holds, and where its..."), so every
+    command had an unfinished sentence; each now has its own short help, as written."""
+    from kvplan.cli import SHORT_HELP
+
+    text = invoke(runner, *words, "--help").output
+    listed = text.split("Commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert listed, text
+    for line in listed:
+        name, short = line.split(None, 1)
+        assert short == SHORT_HELP[name], line
+        assert not short.endswith("..."), line
