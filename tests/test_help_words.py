@@ -78,3 +78,46 @@ def test_the_usage_line_marks_an_argument_of_several_values(runner, words: list[
     # `...` after an argument that takes several values, whatever the typer version prints
     result = invoke(runner, *words, "--help")
     assert result.output.splitlines()[0] == usage
+
+
+@pytest.mark.parametrize("words", [[], ["plot"]], ids=["kvplan", "plot"])
+def test_the_command_list_has_whole_lines(runner, words: list[str]) -> None:
+    """`kvplan --help` lists each command with one whole line: click cut the docstrings at the
+    width with "..." ("How many concurrent sequences one GPU holds, and where its..."), so every
+    command had an unfinished sentence; each now has its own short help, as written."""
+    from kvplan.cli import SHORT_HELP
+
+    text = invoke(runner, *words, "--help").output
+    listed = text.split("Commands:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert listed, text
+    for line in listed:
+        name, short = line.split(None, 1)
+        assert short == SHORT_HELP[name], line
+        assert not short.endswith("..."), line
+
+
+@pytest.mark.parametrize("words", [c for c in COMMANDS if c], ids=" ".join)
+def test_every_option_says_what_it_is(words: list[str]) -> None:
+    """An option's help begins with what it sets, not with its default: --weight-dtype's help was
+    "[default: the model's published dtype]" alone, on size, fleet and explain."""
+    cmd = get_command(app)
+    for word in words:
+        cmd = cmd.get_command(typer.Context(cmd), word)  # type: ignore[attr-defined]
+    for param in cmd.params:
+        if param.param_type_name != "option" or param.hidden:  # type: ignore[attr-defined]
+            continue
+        text = (param.help or "").strip()  # type: ignore[attr-defined]
+        assert text and not text.startswith("["), (words, param.opts)
+
+
+@pytest.mark.parametrize(("option", "default"), [
+    ("--engine", "[default: ideal: utilization x memory - weights - --reserve-gib"),
+    ("--engine-version", "[default: the newest release modelled"),
+    ("--weight-dtype", "[default: the model's published dtype]"),
+    ("--max-num-tokens", "[default: 8,192]"),  # thousands separated, as every other count
+])
+def test_the_engine_options_name_their_defaults(option: str, default: str) -> None:
+    cmd = get_command(app)
+    size = cmd.get_command(typer.Context(cmd), "size")  # type: ignore[attr-defined]
+    helps = {o: p.help for p in size.params for o in p.opts}  # type: ignore[attr-defined]
+    assert default in helps[option], helps[option]

@@ -68,3 +68,43 @@ def test_size_table_says_when_a_newer_release_is_modelled_by_the_newest_series()
 def test_size_table_has_no_version_note_for_a_modelled_release() -> None:
     out = _run("size", "llama-3-8b", "--gpu", "h100", "--engine", "vllm", "--engine-version", "0.12.0")
     assert "note:" not in out
+
+
+def test_a_long_caveat_keeps_its_indent_on_every_line() -> None:
+    """At 80 columns vLLM 0.34's extensible-cache caveat wraps to six lines; each continuation
+    is indented two columns like its first line (it used to restart at the left margin, where it
+    read as a new paragraph), and the heading stays on its own line."""
+    res = CliRunner().invoke(app, ["size", "llama-3.1-8b", "--engine", "vllm", "--no-color"],
+                             env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    head = lines.index("not modelled (kvplan explain lists every assumption):")
+    caveat = []
+    for line in lines[head + 1:]:
+        if line.startswith(("█", "▓")):  # the memory bar
+            break
+        caveat.append(line)
+    assert len(caveat) > 2, caveat  # it does wrap at 80 columns
+    assert all(line.startswith("  ") and not line.startswith("   ") for line in caveat), caveat
+    assert "vLLM 0.34's extensible KV cache" in caveat[0]
+
+
+def test_explain_wraps_formulas_and_assumptions_under_their_first_word() -> None:
+    """At 80 columns a step's `= formula` and an `- assumption` wrap under their own first word
+    (columns 9 and 4), not back at the left margin where they read as a new step or item."""
+    res = CliRunner().invoke(app, ["explain", "llama-3.1-8b", "--engine", "vllm", "--no-color"],
+                             env={"COLUMNS": "80"})
+    assert res.exit_code == 0, res.output
+    lines = res.stdout.splitlines()
+    # step 2's formula: "       = default (1.0 with vLLM 0.34's" and its continuations
+    at = next(i for i, line in enumerate(lines) if line.startswith("       = default (1.0 with"))
+    assert lines[at + 1].startswith("         extensible KV cache"), lines[at:at + 3]
+    head = lines.index("Assumptions")
+    items = []
+    for line in lines[head + 1:]:
+        if not line.startswith(" "):  # "vllm starts; ..." follows the list
+            break
+        items.append(line)
+    continued = [line for line in items if not line.startswith("  - ")]
+    assert continued, items  # some assumption does wrap at 80 columns
+    assert all(line.startswith("    ") for line in continued if line.strip()), continued

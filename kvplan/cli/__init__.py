@@ -41,6 +41,22 @@ COMMANDS = {
     "plot": ("kvplan.cli.plot", "plot_app"),
 }
 CONTEXT = {"help_option_names": ["-h", "--help"]}
+# One line each in `kvplan --help`: click cuts a command's docstring at the width with "...",
+# which left every line unfinished; these fit 80 columns whole (test_help_words)
+SHORT_HELP = {
+    "size": "Users per GPU for a model, GPU and context; where memory goes",
+    "fleet": "Replicas, GPUs and cost for a peak of users",
+    "models": "The model catalog: names, KV bytes per token, Hugging Face ids",
+    "gpus": "The GPU catalog: names for --gpu, memory, bandwidth, price",
+    "import": "Write a model spec YAML from a Hugging Face config.json",
+    "check": "PASS/FAIL per deployment file or manifest: a CI gate",
+    "explain": "The planned record and its arithmetic, step by step",
+    "calibrate": "kvplan's predictions against engine start-up logs",
+    "plot": "Pictures: users against context, memory, overflow risk",
+    "users-vs-context": "Users per GPU against tokens per conversation",
+    "memory": "Where one GPU's memory goes",
+    "risk": "The open conversations' cache against the pool",
+}
 
 
 def _version(value: bool) -> None:
@@ -94,10 +110,12 @@ def build_app(only: str | None = None) -> typer.Typer:
             for info in target.registered_commands:  # the group's commands take them too
                 info.callback = global_options(info.callback)  # type: ignore[arg-type]
                 info.cls = WordsCommand
-            app.add_typer(target, name=name, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG)
+                info.short_help = SHORT_HELP.get(info.name or "")
+            app.add_typer(target, name=name, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG,
+                          short_help=SHORT_HELP[name])
         else:
-            app.command(name, cls=WordsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG)(
-                global_options(target))
+            app.command(name, cls=WordsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG,
+                        short_help=SHORT_HELP[name])(global_options(target))
     return app
 
 

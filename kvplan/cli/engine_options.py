@@ -10,11 +10,13 @@ from kvplan.cli.values import mm_count, non_negative
 
 Engine = Annotated[str | None, _opt(
     "--engine", "-e", metavar="NAME",
-    help="account as this engine does: ideal, vllm, sglang, trtllm, transformers")]
+    help="account as this engine does: ideal, vllm, sglang, trtllm, transformers [default: "
+    "ideal: utilization x memory - weights - --reserve-gib, no engine's own terms]")]
 EngineVersion = Annotated[str | None, _opt(
     "--engine-version", metavar="VERSION",
-    help="engine release where accounting changed (vLLM 0.6.4, 0.10.2, 0.21; transformers: "
-    "dynamic or static cache)")]
+    help="the engine's release (vLLM 0.19.0, SGLang 0.5.5, TensorRT-LLM 1.0.0; transformers: "
+    "dynamic or static cache) [default: the newest release modelled, named on the output's "
+    "Engine line]")]
 MaxBatched = Annotated[int | None, _opt(
     "--max-num-batched-tokens", metavar="TOKENS", min=1,
     help="tokens in one profiling/prefill batch [default: the engine's]")]
@@ -104,7 +106,7 @@ MaxBatchSize = Annotated[int | None, _opt(
     help="TensorRT-LLM: sequences at once (engine.max_num_seqs)")]
 MaxNumTokens = Annotated[int | None, _opt(
     "--max-num-tokens", metavar="TOKENS", min=1,
-    help="TensorRT-LLM: tokens per batch (engine.max_num_batched_tokens) [default: 8192]")]
+    help="TensorRT-LLM: tokens per batch (engine.max_num_batched_tokens) [default: 8,192]")]
 MaxSeqLen = Annotated[int | None, _opt(
     "--max-seq-len", metavar="TOKENS", min=1,
     help="TensorRT-LLM: the longest sequence (engine.max_model_len)")]

@@ -34,6 +34,18 @@ def step_record(step: Step) -> dict[str, Any]:
     }
 
 
+
+def _hanging(mark: str, text: str, style: str = "") -> Any:
+    """`mark text` with every wrapped line of `text` under its first word (a hanging indent):
+    an 80-column formula or assumption used to wrap back to the left margin."""
+    from rich.table import Table
+
+    grid = Table.grid(padding=(0, 1, 0, 0))
+    grid.add_column(no_wrap=True, style=style)
+    grid.add_column(ratio=1, style=style)
+    grid.add_row(mark, text)
+    return grid
+
 def render_text(
     results: list[EngineResult], width: int, color: bool,
     records: list[list[tuple[str, Any, str]]], fleet: list[list[str]],
@@ -71,14 +83,14 @@ def render_text(
                 t.add_row(str(i), s.label, format_value(s), s.unit, s.formula)
             else:
                 t.add_row(str(i), s.label, format_value(s), s.unit)
-                t.add_row("", Text(f"  = {s.formula}", style="dim"), "", "")
+                t.add_row("", _hanging("  =", s.formula, "dim"), "", "")
         parts.append(t)
         if r.log_lines:
             parts.append(Text(f"{r.engine.value} would print:\n" + "\n".join(
                 f"  {line}" for line in r.log_lines)))
         if r.assumptions:
             parts.append(Text("Assumptions", style="bold"))
-            parts.append(Text("\n".join(f"  - {a}" for a in r.assumptions)))
+            parts.extend(_hanging("  -", a) for a in r.assumptions)
         verdict = "starts" if r.starts else f"does not start: {r.reason}"
         parts.append(Text(f"{r.engine.value} {verdict}; largest max_model_len that starts: "
                           f"{fmt_int(r.max_model_len_that_starts)}"))

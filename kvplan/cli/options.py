@@ -59,7 +59,8 @@ KvDtype = Annotated[str | None, _opt(
     "--kv-dtype", metavar="DTYPE[,...]",
     help="cache precision: fp16, bf16, fp8, int8, int4, auto [default: fp16; a file: auto]")]
 WeightDtype = Annotated[str | None, _opt("--weight-dtype", metavar="DTYPE",
-                                         help="[default: the model's published dtype]")]
+                                         help="weight precision: fp32, fp16, bf16, fp8, int8, "
+                                         "int4 [default: the model's published dtype]")]
 Allocation = Annotated[str | None, _opt("--allocation", "-a", metavar="paged|reserved[,...]",
                                         help="how the cache is allocated [default: paged]")]
 BlockSize = Annotated[int | None, _opt("--block-size", metavar="TOKENS", min=1,

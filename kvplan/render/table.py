@@ -10,6 +10,7 @@ from typing import Any
 
 from rich import box
 from rich.console import Console, Group, RenderableType
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -124,18 +125,24 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     unused = [a for a in said if a.endswith("so it is not used")]
     caveats = [a for a in said if "not modelled" in a and a not in unused]
     if caveats:  # a term the engine has and kvplan does not book: never left unsaid
-        out.append(Text("not modelled (kvplan explain lists every assumption):\n" + "\n".join(
-            f"  {c}" for c in caveats), style="yellow"))
+        out.append(_listed("not modelled (kvplan explain lists every assumption):", caveats))
     versions = [a for a in said if a not in caveats
                 and ("newer than the newest modelled release" in a or "source was not read" in a)]
     if versions:  # a release kvplan models by another series' rules: said where the number is
         out.append(Text("\n".join(f"note: {v}" for v in versions), style="yellow"))
     if unused:  # a stated setting this plan does not read: never silently
-        out.append(Text("not used:\n" + "\n".join(f"  {c}" for c in unused), style="yellow"))
+        out.append(_listed("not used:", unused))
     if extra:
         out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
     out += _problems(r, extra)
     return out
+
+
+def _listed(head: str, items: Sequence[str]) -> Group:
+    """A heading and its items, each indented two columns on every line it wraps to (a long
+    caveat's second line at the left margin read as a new paragraph)."""
+    return Group(Text(head, style="yellow"),
+                 *(Padding(Text(item, style="yellow"), (0, 0, 0, 2)) for item in items))
 
 
 def _engine_rows(r: dict[str, Any]) -> list[tuple[str, str]]:

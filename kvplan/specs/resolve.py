@@ -139,9 +139,13 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
                 raise InputError(f"{err}; {hint}") from None
             raise
     names = list(_files(MODEL_DIR))
-    hint = quantized_base_hint(text) or ollama_hint(text)
+    named = quantized_base_hint(text) or repo_name_hint(text)
+    hint = named or ollama_hint(text)
+    # a hint that names the catalog entry outranks difflib's spelling neighbours, which for
+    # Qwen2.5-7B-Instruct were qwen2.5-14b-instruct and qwen2.5-7b-base
+    close = "" if named else suggest(text.lower(), names)
     raise InputError(
-        f"unknown model {ref!r}{suggest(text.lower(), names)}{'; ' + hint if hint else ''}; "
+        f"unknown model {ref!r}{close}{'; ' + hint if hint else ''}; "
         "`kvplan models` lists the catalog; pass a Hugging Face id (org/name), a spec file or a "
         "config.json"
     )
@@ -202,6 +206,38 @@ def quantized_base_hint(ref: str) -> str:
             "pricing of that width), or pass the copy's config.json for its exact weights")
 
 
+def repo_name_hint(ref: str) -> str:
+    """For a bare repository name (`Qwen2.5-7B-Instruct`, no org) that is the repository part of
+    a catalog hf_id or alias: the entry and the full id to write ('' otherwise). A hint, never a
+    plan: the same name under another org may be another checkpoint."""
+    if "/" in ref:
+        return ""
+    found = _full_id_by_repo_name().get(ref.strip().lower())
+    if found is None:
+        return ""
+    stem, full = found
+    return f"it is the repository name of {full} (the catalog's {stem}): write the full id, `{full}`"
+
+
+@lru_cache(maxsize=1)
+def _full_id_by_repo_name() -> dict[str, tuple[str, str]]:
+    """The repository part of every catalog hf_id and alias, lower-case -> (catalog name, the
+    id as the spec spells it); the first spec in catalog order keeps a name two share."""
+    from kvplan.specs.loader import MODEL_DIR, catalog
+
+    out: dict[str, tuple[str, str]] = {}
+    for stem, entry in catalog(MODEL_DIR).items():
+        data = entry.data if entry.ok else None
+        if not isinstance(data, dict):
+            continue
+        ids = [data.get("hf_id")] + [a.get("id") for a in data.get("aliases") or []
+                                     if isinstance(a, dict)]
+        for full in ids:
+            if isinstance(full, str) and "/" in full:
+                out.setdefault(full.rsplit("/", 1)[-1].lower(), (stem, full))
+    return out
+
+
 # A server named in a file that is not a deployment: a script whose server start kvplan cannot
 # read (one it reads is planned as `kvplan check` reads it: kvplan.check.manifests.shell)
 _SERVER_START = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|sglang serve"
@@ -243,11 +279,7 @@ def _folder_hint(path: str) -> str:
 @lru_cache(maxsize=1)
 def _base_by_repo_name() -> dict[str, str]:
     """The repository part of every catalog hf_id and alias, lower-case -> catalog name."""
-    out: dict[str, str] = {}
-    for key, (stem, rule) in _index().items():
-        if rule in ("hf_id", "alias") and "/" in key:
-            out.setdefault(key.rsplit("/", 1)[-1], stem)
-    return out
+    return {name: stem for name, (stem, _) in _full_id_by_repo_name().items()}
 
 
 def _is_hub_id(ref: str) -> bool:

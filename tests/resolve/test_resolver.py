@@ -198,3 +198,39 @@ def test_the_gguf_hint_asks_for_the_files_type() -> None:
 
     hint = quantized_base_hint("bartowski/Qwen2.5-7B-Instruct-GGUF")
     assert "plan `qwen2.5-7b --weight-dtype (the GGUF file's type)`" in hint
+
+
+@pytest.mark.parametrize(("ref", "full", "stem"), [
+    ("Qwen2.5-7B-Instruct", "Qwen/Qwen2.5-7B-Instruct", "qwen2.5-7b"),  # qwen2.5-7b's hf_id
+    ("meta-llama-3-8b", "meta-llama/Meta-Llama-3-8B", "llama-3-8b"),  # any case
+    ("DeepSeek-R1-Distill-Llama-8B", "deepseek-ai/DeepSeek-R1-Distill-Llama-8B",
+     "llama-3.1-8b"),  # an alias of llama-3.1-8b
+])
+def test_a_bare_repository_name_is_refused_with_its_full_id(ref: str, full: str,
+                                                            stem: str) -> None:
+    """The repository part of a catalog id without its org is not planned (the same name under
+    another org may be another checkpoint) but the refusal names the id as the spec spells it
+    and the catalog entry, and no difflib neighbours (for Qwen2.5-7B-Instruct they were
+    qwen2.5-14b-instruct, qwen2.5-7b-base, qwen2.5-7b: the wrong model first)."""
+    with pytest.raises(InputError) as err:
+        resolve_model(ref, allow_hub=False)
+    text = str(err.value)
+    assert (f"unknown model {ref!r}; it is the repository name of {full} (the catalog's {stem}): "
+            f"write the full id, `{full}`; `kvplan models` lists the catalog") in text
+    assert "did you mean" not in text
+
+
+def test_a_quantized_copys_bare_name_names_only_its_base() -> None:
+    """Qwen2.5-7B-Instruct-AWQ without its org: the quantized-copy hint names qwen2.5-7b, and the
+    did-you-mean list that put qwen2.5-14b-instruct first is left out."""
+    with pytest.raises(InputError) as err:
+        resolve_model("Qwen2.5-7B-Instruct-AWQ", allow_hub=False)
+    text = str(err.value)
+    assert text.startswith("unknown model 'Qwen2.5-7B-Instruct-AWQ'; it names a quantized copy of "
+                           "Qwen2.5-7B-Instruct, whose catalog entry qwen2.5-7b"), text
+    assert "did you mean" not in text
+
+
+def test_a_misspelt_catalog_name_still_gets_its_neighbours() -> None:
+    with pytest.raises(InputError, match=r"unknown model 'llama3-8b' \(did you mean: llama-3-8b, "):
+        resolve_model("llama3-8b", allow_hub=False)
