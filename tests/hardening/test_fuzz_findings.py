@@ -1,0 +1,93 @@
+"""Task h44fuzz's findings: inputs a structural fuzzer (mutations of the real files under
+tests/assets: a mapping swapped for a list, a number or a string) turned into an internal error
+(exit 3). Each reproducer under tests/assets/hostile names the real file it was derived from;
+each must now be one ERROR line naming the file, the field, what it must be and what to do
+(exit 2). A bug met in one file of `kvplan check` is that file's ERROR and exit 3, while every
+other file's verdict is still printed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+from tests.conftest import invoke
+
+HOSTILE = Path(__file__).resolve().parents[1] / "assets" / "hostile"
+
+# (file, the one ERROR line `kvplan check FILE` prints)
+CHECK_CASES = [
+    ("compose-reservations-number.yaml",
+     "ERROR line 9: services.phi4.deploy.resources.reservations: must be a mapping (the Compose "
+     "Specification), got a number ('-1'); write it so, or remove it"),
+    ("compose-environment-string.yaml",
+     "ERROR line 6: services.sglang.environment: must be a mapping (NAME: value) or a list of "
+     "NAME=value (the Compose Specification), got a string ('-inf'); write it so, or remove it"),
+    ("k8s-env-number.yaml",
+     "ERROR line 14: spec.template.spec.containers.0.env: must be a list (Kubernetes core/v1 "
+     "schema), got a number ('1000000000000000000000000000000'); write it as a list, or "
+     "remove it"),
+    ("k8s-node-affinity-list.yaml",
+     "ERROR line 11: spec.template.spec.affinity.nodeAffinity: must be a mapping (Kubernetes "
+     "core/v1 schema), got a list (\"[{'requiredDuringSchedulingIgnoredDuring\"); write it as "
+     "a mapping, or remove it"),
+    ("helm-values-env-number.yaml",
+     "ERROR line 10: servingEngineSpec.modelSpec.0.env: must be a list (Kubernetes core/v1 "
+     "schema), got a number ('-9223372036854775808'); write it as a list, or remove it"),
+]
+
+
+@pytest.mark.parametrize(("name", "line"), CHECK_CASES, ids=[c[0] for c in CHECK_CASES])
+def test_check_names_the_mistyped_field(name: str, line: str) -> None:
+    """Was `internal error: AttributeError/TypeError ...`, exit 3. Now: the file, its one
+    ERROR line (the line of the field in the file) and the count line; exit 2."""
+    path = HOSTILE / name
+    result = invoke(CliRunner(), "check", str(path))
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    assert result.stdout.splitlines() == [
+        str(path), line, "1 checked in 1 file(s): 0 PASS, 0 FAIL, 1 ERROR"]
+
+
+def test_import_names_a_layer_type_that_is_no_string() -> None:
+    """layer_types[3] = 0 (a number) was `internal error: TypeError: sequence item 0: expected
+    str instance, int found`; now the refusal lists it with the kinds kvplan sizes."""
+    path = HOSTILE / "config-layer-types-number.json"
+    result = invoke(CliRunner(), "import", str(path))
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == (
+        f"error: {path}: cannot import: layer_types has kinds kvplan cannot size: 0 (it sizes "
+        "full_attention, sliding_attention, linear_attention)")
+
+
+def test_a_bug_in_one_file_hides_no_other_verdict(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bug (here: reading one file raises RuntimeError) was the whole run's only output, the
+    internal-error line, exit 3; the other file's verdict was lost. Now that file is an ERROR
+    holding the internal-error line, the other still gets its own verdict (here its ERROR),
+    and the exit code is 3 (a bug outranks invalid input)."""
+    import kvplan.check as check
+
+    real = check.read_targets
+    bad = HOSTILE / "k8s-env-number.yaml"
+
+    def buggy(path: Path, *args: object):  # noqa: ANN202 - read_targets' own return type
+        if Path(path) == bad:
+            raise RuntimeError("boom")
+        return real(path, *args)
+
+    monkeypatch.setattr(check, "read_targets", buggy)
+    other = HOSTILE / CHECK_CASES[0][0]  # its own ERROR, read without planning (fast)
+    result = invoke(CliRunner(), "check", str(other), str(bad))
+    assert result.exit_code == 3, result.output
+    assert result.stdout.splitlines() == [
+        str(other), CHECK_CASES[0][1],
+        str(bad),
+        "ERROR file: internal error: RuntimeError: boom; this is a bug in kvplan; please report "
+        "it with --debug output",
+        "2 checked in 2 file(s): 0 PASS, 0 FAIL, 2 ERROR",
+    ]
+    with pytest.raises(RuntimeError, match="boom"):  # --debug: the traceback, as promised
+        CliRunner().invoke(app, ["--debug", "check", str(bad)], catch_exceptions=False)
