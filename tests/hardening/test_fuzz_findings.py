@@ -23,6 +23,9 @@ CHECK_CASES = [
     ("compose-reservations-number.yaml",
      "ERROR line 9: services.phi4.deploy.resources.reservations: must be a mapping (the Compose "
      "Specification), got a number ('-1'); write it so, or remove it"),
+    ("compose-capabilities-number.yaml",
+     "ERROR line 13: services.phi4.deploy.resources.reservations.devices.0.capabilities: must "
+     "be a list (the Compose Specification), got a number ('-1'); write it so, or remove it"),
     ("compose-environment-string.yaml",
      "ERROR line 6: services.sglang.environment: must be a mapping (NAME: value) or a list of "
      "NAME=value (the Compose Specification), got a string ('-inf'); write it so, or remove it"),

@@ -72,7 +72,8 @@ def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> 
         line = doc.line("services", name, "command") or doc.line("services", name)
         own = f"services.{name}."  # a field of the service (compose.sites): its own line
         site.problems = [Problem(p.field, p.message, p.line or (
-            doc.line("services", name, *p.field[len(own):].split("."))
+            doc.line("services", name, *(int(k) if k.isdigit() else k
+                                         for k in p.field[len(own):].split(".")))
             if p.field.startswith(own) else line)) for p in site.problems]
         out.append(site)
     return out

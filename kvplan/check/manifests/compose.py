@@ -190,6 +190,17 @@ def _section(parent: dict[str, Any], keys: tuple[str, ...], at: tuple[str, ...],
     return {}
 
 
+def _listed(parent: dict[str, Any], keys: tuple[str, ...], at: tuple[str, ...],
+            problems: list[Problem]) -> list[Any]:
+    """The list at parent[keys[-1]]: [] when absent or null; one Problem when it is some
+    other type."""
+    value = parent.get(keys[-1])
+    if value is None or isinstance(value, list):
+        return value or []
+    problems.append(Problem(".".join((*at, *keys)), _not_a("a list", value)))
+    return []
+
+
 def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite, str]]:
     env = dot_env(path) if path is not None else {}
     out = []
@@ -199,12 +210,17 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
         problems: list[Problem] = []
         deploy = _section(svc, ("deploy",), at, problems)
         resources = _section(deploy, ("deploy", "resources"), at, problems)
-        devices = _section(resources, ("deploy", "resources", "reservations"), at,
-                           problems).get("devices") or []
+        reserved = ("deploy", "resources", "reservations")
+        devices = _listed(_section(resources, reserved, at, problems), (*reserved, "devices"),
+                          at, problems)
         count: Any = 0
-        for dev in devices if isinstance(devices, list) else []:
-            if isinstance(dev, dict) and "gpu" in (dev.get("capabilities") or []):
-                count = dev.get("count", len(dev.get("device_ids") or []) or "all")
+        for j, dev in enumerate(devices):
+            if not isinstance(dev, dict):
+                continue
+            where = (*reserved, "devices", str(j))
+            ids = _listed(dev, (*where, "device_ids"), at, problems)
+            if "gpu" in _listed(dev, (*where, "capabilities"), at, problems):
+                count = dev.get("count", len(ids) or "all")
         count = count or _gpus(svc.get("gpus"))
         resource, said = "nvidia.com/gpu", ""
         environment = svc.get("environment")
