@@ -37,6 +37,11 @@ CHECK_CASES = [
      "ERROR line 11: spec.template.spec.affinity.nodeAffinity: must be a mapping (Kubernetes "
      "core/v1 schema), got a list (\"[{'requiredDuringSchedulingIgnoredDuring\"); write it as "
      "a mapping, or remove it"),
+    ("k8s-node-selector-term-list.yaml",
+     "ERROR line 14: spec.template.spec.affinity.nodeAffinity."
+     "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0: must be a mapping "
+     "(Kubernetes core/v1 schema), got a list (\"[{'matchExpressions': [{'key': "
+     "'nvidia.c\"); write it as a mapping, or remove it"),
     ("helm-values-env-number.yaml",
      "ERROR line 10: servingEngineSpec.modelSpec.0.env: must be a list (Kubernetes core/v1 "
      "schema), got a number ('-9223372036854775808'); write it as a list, or remove it"),

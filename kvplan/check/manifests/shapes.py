@@ -13,11 +13,18 @@ from typing import Any
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 
-# (path under the pod spec, the type it must have); core/v1 PodSpec, Affinity, NodeAffinity
+_REQUIRED = ("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution")
+# (path under the pod spec, the type it must have; "*": each item of a list); core/v1 PodSpec,
+# Affinity, NodeAffinity, NodeSelector (nodeSelectorTerms), NodeSelectorRequirement
 _POD: tuple[tuple[tuple[str, ...], type], ...] = (
     (("affinity",), dict),
     (("affinity", "nodeAffinity"), dict),
     (("affinity", "nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution"), dict),
+    ((*_REQUIRED, "nodeSelectorTerms"), list),
+    ((*_REQUIRED, "nodeSelectorTerms", "*"), dict),
+    ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions"), list),
+    ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions", "*"), dict),
+    ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions", "*", "values"), list),
     (("nodeSelector",), dict),
     (("tolerations",), list),
     (("volumes",), list),
@@ -44,17 +51,29 @@ def _kind(value: Any) -> str:
 def _check(node: Any, rules: tuple[tuple[tuple[str, ...], type], ...], at: tuple[Any, ...],
            doc: Doc, out: list[Problem]) -> None:
     for keys, want in rules:
-        value = node
-        for key in keys:
-            value = value.get(key) if isinstance(value, dict) else None
-        if value is None or isinstance(value, want):
-            continue
-        where = (*at, *keys)
-        out.append(Problem(
-            ".".join(str(k) for k in where),
-            f"must be {_WORDS[want]} (Kubernetes core/v1 schema), got {_kind(value)} "
-            f"({str(value)[:40]!r}); write it as {_WORDS[want]}, or remove it",
-            doc.line(*where)))
+        for where, value in _at(node, keys, at):
+            if value is None or isinstance(value, want):
+                continue
+            out.append(_problem(where, want, value, doc))
+
+
+def _at(node: Any, keys: tuple[str, ...], at: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
+    """(path, value) of every node `keys` reaches from `node`; "*" walks each item of a list."""
+    found: list[tuple[tuple[Any, ...], Any]] = [(at, node)]
+    for key in keys:
+        if key == "*":
+            found = [((*w, i), item) for w, v in found if isinstance(v, list)
+                     for i, item in enumerate(v)]
+        else:
+            found = [((*w, key), v.get(key)) for w, v in found if isinstance(v, dict)]
+    return found
+
+
+def _problem(where: tuple[Any, ...], want: type, value: Any, doc: Doc) -> Problem:
+    return Problem(".".join(str(k) for k in where),
+                   f"must be {_WORDS[want]} (Kubernetes core/v1 schema), got {_kind(value)} "
+                   f"({str(value)[:40]!r}); write it as {_WORDS[want]}, or remove it",
+                   doc.line(*where))
 
 
 def shape_problems(pod: Any, pod_at: tuple[Any, ...],
