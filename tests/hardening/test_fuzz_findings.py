@@ -42,6 +42,10 @@ CHECK_CASES = [
      "requiredDuringSchedulingIgnoredDuringExecution.nodeSelectorTerms.0: must be a mapping "
      "(Kubernetes core/v1 schema), got a list (\"[{'matchExpressions': [{'key': "
      "'nvidia.c\"); write it as a mapping, or remove it"),
+    ("ome-supported-formats-number.yaml",
+     "ERROR line 8: spec.supportedModelFormats: must be a list of model formats (OME "
+     "ServingRuntimeSpec), got '1000000000000000000000000000000'; write it as a list, or "
+     "remove it"),
     ("helm-values-env-number.yaml",
      "ERROR line 10: servingEngineSpec.modelSpec.0.env: must be a list (Kubernetes core/v1 "
      "schema), got a number ('-9223372036854775808'); write it as a list, or remove it"),

@@ -64,6 +64,11 @@ def sites(data: dict[str, Any], doc: Doc,
     run's one BaseModel that fits, if any)."""
     spec = as_dict(data.get("spec"))
     kind = str(data.get("kind"))
+    formats = spec.get("supportedModelFormats")
+    mistyped = [] if formats is None or isinstance(formats, list) else [Problem(
+        "spec.supportedModelFormats", "must be a list of model formats (OME "
+        f"ServingRuntimeSpec), got {str(formats)[:40]!r}; write it as a list, or remove it",
+        doc.line("spec", "supportedModelFormats"))]
     notes = _notes(spec)
     model_path, model_note, elsewhere = _weights(spec, model)
     if model_note:
@@ -79,6 +84,7 @@ def sites(data: dict[str, Any], doc: Doc,
         site = (_multi_node(cfg, at, kind, doc, part, spec, model_path) if multi
                 else _single(cfg, at, kind, model_path))
         site.group, site.notes = group, [*notes, *site.notes]
+        site.problems = [*mistyped, *site.problems]
         site.name = role if "decoderConfig" in spec else None
         site.model_elsewhere = elsewhere
         if "decoderConfig" in spec:
@@ -183,8 +189,10 @@ def _with_env(runner: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
 
 def _notes(spec: dict[str, Any]) -> list[str]:
     notes = ["an OME serving runtime is a template: checked as one replica"]
-    archs = sorted({str(f["modelArchitecture"]) for f in spec.get("supportedModelFormats") or []
-                    if isinstance(f, dict) and f.get("modelArchitecture")})
+    formats = spec.get("supportedModelFormats")
+    archs = sorted({str(f["modelArchitecture"]) for f in (
+        formats if isinstance(formats, list) else []) if isinstance(f, dict)
+        and f.get("modelArchitecture")})
     size = as_dict(spec.get("modelSizeRange"))
     if archs or size:
         said = f"models of {', '.join(archs)}" if archs else "models"
