@@ -103,3 +103,21 @@ def test_a_bug_in_one_file_hides_no_other_verdict(monkeypatch: pytest.MonkeyPatc
     ]
     with pytest.raises(RuntimeError, match="boom"):  # --debug: the traceback, as promised
         CliRunner().invoke(app, ["--debug", "check", str(bad)], catch_exceptions=False)
+
+
+@pytest.mark.parametrize(("name", "line"), [
+    ("binary.yaml", "ERROR file: binary data (a NUL byte at offset 0), not text; save it as "
+     "UTF-8 text"),
+    ("utf16-no-bom.yaml", "ERROR file: looks like UTF-16 without a byte-order mark; save it as "
+     "UTF-8 text (or UTF-16 with a BOM)"),
+])
+def test_check_reads_files_as_every_command_does(name: str, line: str) -> None:
+    """`kvplan check` read files with its own path.read_text: a binary file was "cannot read
+    file: 'utf-8' codec can't decode byte 0x80 in position 128: invalid start byte" and a
+    UTF-16 file without a BOM "malformed YAML: unacceptable character #x0000". It now reads
+    through kvplan.inputs.text like size, fleet and calibrate: the same line, with what to do."""
+    path = HOSTILE / name
+    result = invoke(CliRunner(), "check", str(path))
+    assert result.exit_code == 2, result.output
+    assert result.stdout.splitlines() == [
+        str(path), line, "1 checked in 1 file(s): 0 PASS, 0 FAIL, 1 ERROR"]
