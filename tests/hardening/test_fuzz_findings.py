@@ -46,6 +46,10 @@ CHECK_CASES = [
      "ERROR line 8: spec.supportedModelFormats: must be a list of model formats (OME "
      "ServingRuntimeSpec), got '1000000000000000000000000000000'; write it as a list, or "
      "remove it"),
+    ("ome-env-name-mapping.yaml",
+     "ERROR line 15: spec.engineConfig.runner.env.0.name: must be a string (Kubernetes core/v1 "
+     "schema), got a mapping (\"{'k': 'PYTHONUNBUFFERED'}\"); write it as a string, or "
+     "remove it"),
     ("helm-values-env-number.yaml",
      "ERROR line 10: servingEngineSpec.modelSpec.0.env: must be a list (Kubernetes core/v1 "
      "schema), got a number ('-9223372036854775808'); write it as a list, or remove it"),
@@ -121,3 +125,22 @@ def test_check_reads_files_as_every_command_does(name: str, line: str) -> None:
     assert result.exit_code == 2, result.output
     assert result.stdout.splitlines() == [
         str(path), line, "1 checked in 1 file(s): 0 PASS, 0 FAIL, 1 ERROR"]
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (("explain", "config-opt-proj-dim-mapping.json"),
+     "error: command line: model: {path}: cannot import: config field 'word_embed_proj_dim' "
+     "is {{'k': 768}}; it must be a whole number"),
+    (("import", "config-deepstack-number.json"),
+     "error: {path}: cannot import: config field 'deepstack_visual_indexes' is 1e+30; it must "
+     "be a list"),
+])
+def test_optional_config_fields_are_type_checked(argv: tuple[str, str], message: str) -> None:
+    """Optional config.json fields the parameter count reads (OPT's word_embed_proj_dim,
+    Qwen3-VL's deepstack_visual_indexes) were used as found: a mapping multiplied (TypeError
+    "unsupported operand type(s) for *: 'int' and 'dict'"), a float given to len(). Now they
+    are checked where they are read (kvplan.specs.params_base: _int_or, _list_or_empty)."""
+    path = HOSTILE / argv[1]
+    result = invoke(CliRunner(), argv[0], str(path))
+    assert result.exit_code == 2, result.output
+    assert result.output.strip() == message.format(path=path)

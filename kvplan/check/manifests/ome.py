@@ -182,7 +182,7 @@ def _gpus(runner: Any) -> int | None:
 def _with_env(runner: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
     """The runner as OME renders it: its env plus what OME and LWS add, unless it sets them."""
     env = [e for e in runner.get("env") or [] if isinstance(e, dict)]
-    have = {e.get("name") for e in env}
+    have = {str(e.get("name")) for e in env}  # a name of the wrong type: the shape check's
     added = [{"name": k, "value": v} for k, v in values.items() if k not in have]
     return {**runner, "env": [*env, *added]} if added else runner
 

@@ -29,17 +29,19 @@ _POD: tuple[tuple[tuple[str, ...], type], ...] = (
     (("tolerations",), list),
     (("volumes",), list),
 )
-# core/v1 Container: env, envFrom and volumeMounts are lists, resources and its limits and
-# requests mappings
+# core/v1 Container: env (of EnvVar mappings, each name a string), envFrom and volumeMounts
+# are lists, resources and its limits and requests mappings
 _CONTAINER: tuple[tuple[tuple[str, ...], type], ...] = (
     (("env",), list),
+    (("env", "*"), dict),
+    (("env", "*", "name"), str),
     (("envFrom",), list),
     (("volumeMounts",), list),
     (("resources",), dict),
     (("resources", "limits"), dict),
     (("resources", "requests"), dict),
 )
-_WORDS: dict[type, str] = {dict: "a mapping", list: "a list"}
+_WORDS: dict[type, str] = {dict: "a mapping", list: "a list", str: "a string"}
 
 
 def _kind(value: Any) -> str:
