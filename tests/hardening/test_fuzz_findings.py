@@ -50,6 +50,9 @@ CHECK_CASES = [
      "ERROR line 15: spec.engineConfig.runner.env.0.name: must be a string (Kubernetes core/v1 "
      "schema), got a mapping (\"{'k': 'PYTHONUNBUFFERED'}\"); write it as a string, or "
      "remove it"),
+    ("vllmruntime-env-number.yaml",
+     "ERROR line 14: spec.vllmConfig.env: must be a list (Kubernetes core/v1 schema), got a "
+     "number ('1e+30'); write it as a list, or remove it"),
     ("helm-values-env-number.yaml",
      "ERROR line 10: servingEngineSpec.modelSpec.0.env: must be a list (Kubernetes core/v1 "
      "schema), got a number ('-9223372036854775808'); write it as a list, or remove it"),

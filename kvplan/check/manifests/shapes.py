@@ -56,7 +56,7 @@ def _check(node: Any, rules: tuple[tuple[tuple[str, ...], type], ...], at: tuple
         for where, value in _at(node, keys, at):
             if value is None or isinstance(value, want):
                 continue
-            out.append(_problem(where, want, value, doc))
+            out.append(mistyped(where, want, value, doc))
 
 
 def _at(node: Any, keys: tuple[str, ...], at: tuple[Any, ...]) -> list[tuple[tuple[Any, ...], Any]]:
@@ -71,7 +71,8 @@ def _at(node: Any, keys: tuple[str, ...], at: tuple[Any, ...]) -> list[tuple[tup
     return found
 
 
-def _problem(where: tuple[Any, ...], want: type, value: Any, doc: Doc) -> Problem:
+def mistyped(where: tuple[Any, ...], want: type, value: Any, doc: Doc) -> Problem:
+    """The ERROR of a field at `where` that is not of type `want`."""
     return Problem(".".join(str(k) for k in where),
                    f"must be {_WORDS[want]} (Kubernetes core/v1 schema), got {_kind(value)} "
                    f"({str(value)[:40]!r}); write it as {_WORDS[want]}, or remove it",
