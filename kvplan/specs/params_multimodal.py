@@ -27,7 +27,7 @@ def siglip_vision(vcfg: Mapping[str, Any]) -> int:
     """SigLIP vision tower (Gemma 3): patch and position embeddings, encoder, final LayerNorm."""
     hidden, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
     patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
-    channels = vcfg.get("num_channels", 3)
+    channels = _int_or(vcfg, "num_channels", 3)
     if vcfg.get("vision_use_head", True):
         raise UnsupportedArchitecture("vision_config.vision_use_head true is not handled")
     embeddings = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
@@ -83,7 +83,7 @@ def llama4_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
     width (no bias)."""
     dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
     patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
-    channels = vcfg.get("num_channels", 3)
+    channels = _int_or(vcfg, "num_channels", 3)
     embed = channels * patch * patch * dim + dim + ((image // patch) ** 2 + 1) * dim
     norms = 2 * 2 * dim
     layer = 4 * (dim * dim + dim) + dim * inter + inter + inter * dim + dim + 2 * 2 * dim

@@ -134,14 +134,18 @@ def test_check_reads_files_as_every_command_does(name: str, line: str) -> None:
     (("explain", "config-opt-proj-dim-mapping.json"),
      "error: command line: model: {path}: cannot import: config field 'word_embed_proj_dim' "
      "is {{'k': 768}}; it must be a whole number"),
+    (("import", "config-siglip-channels-string.json"),
+     "error: {path}: cannot import: config field 'num_channels' is '3'; it must be a whole "
+     "number"),
     (("import", "config-deepstack-number.json"),
      "error: {path}: cannot import: config field 'deepstack_visual_indexes' is 1e+30; it must "
      "be a list"),
 ])
 def test_optional_config_fields_are_type_checked(argv: tuple[str, str], message: str) -> None:
     """Optional config.json fields the parameter count reads (OPT's word_embed_proj_dim,
-    Qwen3-VL's deepstack_visual_indexes) were used as found: a mapping multiplied (TypeError
-    "unsupported operand type(s) for *: 'int' and 'dict'"), a float given to len(). Now they
+    SigLIP's num_channels, Qwen3-VL's deepstack_visual_indexes) were used as found: a mapping
+    multiplied (TypeError "unsupported operand type(s) for *: 'int' and 'dict'"), a string
+    added to a number, a float given to len(). Now they
     are checked where they are read (kvplan.specs.params_base: _int_or, _list_or_empty)."""
     path = HOSTILE / argv[1]
     result = invoke(CliRunner(), argv[0], str(path))
