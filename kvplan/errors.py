@@ -20,3 +20,10 @@ class SpecError(InputError):
         self.path = path
         self.problems = problems
         super().__init__("; ".join(f"{path}: {p}" for p in problems))
+
+
+def internal_error_line(err: BaseException) -> str:
+    """The one line an unexpected exception (a bug in kvplan) becomes, exit code 3."""
+    msg = str(err).splitlines()[0] if str(err) else ""
+    return (f"internal error: {type(err).__name__}: {msg}; this is a bug in kvplan; please "
+            "report it with --debug output")

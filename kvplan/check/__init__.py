@@ -25,6 +25,7 @@ from kvplan.check.outcome import ERROR, FAIL, PASS, WARN, YAML_SUFFIXES, Outcome
 from kvplan.check.target import KUBERNETES, Target
 from kvplan.check.verdict import Numbers, judge
 from kvplan.deploy import DeploymentError, Problem, plan_deployment
+from kvplan.errors import internal_error_line
 from kvplan.specs.loader import all_hardware
 from kvplan.specs.schema import HardwareSpec
 
@@ -255,45 +256,64 @@ def _nothing_read(path: Path) -> str:
 
 
 def check_paths(paths: list[str], default_gpu: str | None = None,
-                progress: Any = None) -> Report:
+                progress: Any = None, debug: bool = False) -> Report:
     """Check every deployment under `paths`. Never raises for bad input: it becomes ERROR.
     `default_gpu` is the GPU of manifests that name none; `progress(done, n, outcomes)` is
-    called before each file and once at the end, with the outcomes so far."""
+    called before each file and once at the end, with the outcomes so far. A bug met in one
+    file is that file's ERROR (the internal-error line) and the report's exit code 3, so it
+    never hides the other files' verdicts; with `debug` it is raised instead."""
     files, outcomes = discover(paths)
     skipped: list[str] = []
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
     with ome_run.run_of([path for path, _ in files]):  # OME's models and runtimes, read together
-        used = _check_files(files, outcomes, skipped, ignored, side_cache, default_gpu, progress)
+        used, internal = _check_files(files, outcomes, skipped, ignored, side_cache,
+                                      default_gpu, progress, debug)
     if progress is not None:
         progress(len(files), len(files), outcomes)
-    return Report(outcomes, skipped, ignored, used)
+    return Report(outcomes, skipped, ignored, used, internal)
 
 
 def _check_files(files: list[tuple[Path, bool]], outcomes: list[Outcome], skipped: list[str],
                  ignored: list[str], side_cache: dict[Path, Any], default_gpu: str | None,
-                 progress: Any) -> bool:
-    """Each file's outcomes appended; whether any GPU came from --gpu."""
-    used = False
+                 progress: Any, debug: bool) -> tuple[bool, bool]:
+    """Each file's outcomes appended; whether any GPU came from --gpu, and whether a bug
+    stopped some file's check (that file's ERROR holds the internal-error line)."""
+    used = internal = False
     for i, (path, explicit) in enumerate(files):
         if progress is not None:
             progress(i, len(files), outcomes)
         try:
-            targets = read_targets(path, side_cache, default_gpu, ignored)
-        except DeploymentError as err:
-            outcomes.append(Outcome(str(path), ERROR, line=err.line, problems=err.items))
-            continue
-        if not targets:
-            if explicit and path not in ome_run.current().model_files:  # a BaseModel: read
-                # as the model of the runtimes checked with it (ome_run), no verdict of its own
-                outcomes.append(Outcome(str(path), ERROR, line=1, problems=[Problem(
-                    "", _nothing_read(path))]))
-            else:
-                skipped.append(str(path))
-            continue
-        outcomes.extend(judge_target(t) for t in targets)
-        used = used or any(t.names.get("hardware.gpu") == "--gpu" for t in targets)
-    return used
+            used = _check_file(path, explicit, outcomes, skipped, ignored, side_cache,
+                               default_gpu) or used
+        except Exception as err:
+            if debug:
+                raise
+            outcomes.append(Outcome(str(path), ERROR, problems=[Problem(
+                "", internal_error_line(err))]))
+            internal = True
+    return used, internal
+
+
+def _check_file(path: Path, explicit: bool, outcomes: list[Outcome], skipped: list[str],
+                ignored: list[str], side_cache: dict[Path, Any],
+                default_gpu: str | None) -> bool:
+    """One file's outcomes appended; whether any of its GPUs came from --gpu."""
+    try:
+        targets = read_targets(path, side_cache, default_gpu, ignored)
+    except DeploymentError as err:
+        outcomes.append(Outcome(str(path), ERROR, line=err.line, problems=err.items))
+        return False
+    if not targets:
+        if explicit and path not in ome_run.current().model_files:  # a BaseModel: read
+            # as the model of the runtimes checked with it (ome_run), no verdict of its own
+            outcomes.append(Outcome(str(path), ERROR, line=1, problems=[Problem(
+                "", _nothing_read(path))]))
+        else:
+            skipped.append(str(path))
+        return False
+    outcomes.extend(judge_target(t) for t in targets)
+    return any(t.names.get("hardware.gpu") == "--gpu" for t in targets)
 
 
 __all__ = ["ERROR", "FAIL", "PASS", "WARN", "YAML_SUFFIXES", "Outcome", "Report", "check_paths",

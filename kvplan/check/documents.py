@@ -9,6 +9,8 @@ from pathlib import Path
 
 from kvplan.deploy import DeploymentError, Problem
 from kvplan.deploy.yamldoc import Doc, iter_docs
+from kvplan.inputs.errors import InputFileError
+from kvplan.inputs.text import read_text
 
 _SEPARATOR = re.compile(r"^---(?:[ \t].*)?$")
 
@@ -29,11 +31,11 @@ class Broken:
 def read_documents(path: Path) -> list[Doc | Broken]:
     """Every non-empty document of a file, or a Broken for each one YAML cannot read.
     Raises DeploymentError when the file itself cannot be read."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as err:
-        reason = getattr(err, "strerror", None) or str(err)
-        raise DeploymentError(str(path), [Problem("", f"cannot read file: {reason}")]) from None
+    try:  # the reader every command shares: binary data, UTF-16 without a BOM, a huge file
+        # are named with what to do (kvplan.inputs.text); newlines as Python's text mode reads
+        text = read_text(path).replace("\r\n", "\n").replace("\r", "\n")
+    except InputFileError as err:
+        raise DeploymentError(str(path), [Problem("", err.problem, err.line)]) from None
     lines = text.splitlines(keepends=True)
     chunks: list[tuple[int, str]] = []
     start, buf = 0, list[str]()

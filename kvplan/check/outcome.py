@@ -1,5 +1,6 @@
 """`kvplan check`'s verdicts: one Outcome per deployment (or unreadable file), and the Report of
-a run with its exit code (2 when anything is an ERROR or nothing was checked, 1 on a FAIL)."""
+a run with its exit code (2 when anything is an ERROR or nothing was checked, 1 on a FAIL,
+3 when a bug in kvplan stopped some file's check)."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ class Report:
 
     ignored: list[str] = field(default_factory=list)  # unreadable non-workload documents
     default_gpu_used: bool = False  # some manifest named no GPU and was planned on --gpu
+    internal: bool = False  # a bug in kvplan stopped some file's check (its ERROR says so)
 
     @property
     def checked_none(self) -> bool:
@@ -56,6 +58,8 @@ class Report:
     @property
     def exit_code(self) -> int:
         verdicts = {o.verdict for o in self.outcomes}
+        if self.internal:  # a bug: its own code, after every other file's verdict is printed
+            return 3
         if ERROR in verdicts or self.checked_none:
             return 2
         return 1 if FAIL in verdicts else 0

@@ -6,7 +6,7 @@ from typing import Annotated, Any
 
 import typer
 
-from kvplan.cli.common import OutputOpt, cli_errors, emit
+from kvplan.cli.common import OutputOpt, cli_errors, debug_enabled, emit
 
 
 def progress_text(done: int, total: int, outcomes: list[Any]) -> str:
@@ -83,7 +83,8 @@ def check_command(
 
     with StatusLine("kvplan check") as line:
         report = check_paths(paths, default_gpu=gpu,
-                             progress=lambda i, n, done: line.update(progress_text(i, n, done)))
+                             progress=lambda i, n, done: line.update(progress_text(i, n, done)),
+                             debug=debug_enabled())
     # only when a deployment named its own GPU: a run where nothing got that far (every file an
     # ERROR: unrendered, unreadable) prints those errors rather than a usage error about --gpu
     if gpu is not None and not report.default_gpu_used and any(o.gpu for o in report.outcomes):

@@ -13,7 +13,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from kvplan.errors import KvplanError
+from kvplan.errors import KvplanError, internal_error_line
 from kvplan.render import OutputFormat
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -31,13 +31,6 @@ EXIT_CODES_EPILOG = (
     "nothing fits); 2 invalid input; 3 internal error (a bug: rerun with --debug and report it)."
 )
 NO_EXIT = 1  # a verdict of "no": check FAIL, --measure past tolerance, nothing fits
-
-
-def internal_error_line(err: BaseException) -> str:
-    """The one line an unexpected exception becomes (exit code 3)."""
-    msg = str(err).splitlines()[0] if str(err) else ""
-    return (f"internal error: {type(err).__name__}: {msg}; this is a bug in kvplan; please "
-            "report it with --debug output")
 
 
 def _refuse_non_finite(kwargs: dict[str, Any]) -> None:

@@ -110,9 +110,11 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> li
                 f"layer_types must list one entry per layer ({layers}), got "
                 f"{len(types) if isinstance(types, list) else type(types).__name__}"
             )
-        unknown = sorted({t for t in types if t not in _LAYER_TYPES})
+        # str(): a number or a list in layer_types is named too, not a TypeError
+        unknown = sorted({str(t) for t in types if not isinstance(t, str) or t not in _LAYER_TYPES})
         if unknown:
-            raise ImportRefused(f"layer_types has kinds kvplan cannot size: {', '.join(unknown)}")
+            raise ImportRefused(f"layer_types has kinds kvplan cannot size: {', '.join(unknown)} "
+                                f"(it sizes {', '.join(_LAYER_TYPES)})")
         kinds = [_LAYER_TYPES[t] for t in types]
         _describe(kinds, notes, "layer_types")
         return kinds

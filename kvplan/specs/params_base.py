@@ -39,6 +39,22 @@ def _int(cfg: Mapping[str, Any], key: str) -> int:
     return value
 
 
+def _int_or(cfg: Mapping[str, Any], key: str, default: int) -> int:
+    """An optional whole-number field: `default` when absent or null, else as `_int` checks it
+    (a dict, a string or a float there is named, not a TypeError deeper in the arithmetic)."""
+    return default if cfg.get(key) is None else _int(cfg, key)
+
+
+def _list_or_empty(cfg: Mapping[str, Any], key: str) -> list[Any]:
+    """An optional list field: [] when absent or null; any other type is named."""
+    value = cfg.get(key)
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise UnsupportedArchitecture(f"config field {key!r} is {value!r}; it must be a list")
+    return value
+
+
 def _flag(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
     value = cfg.get(key, default)
     return default if value is None else bool(value)

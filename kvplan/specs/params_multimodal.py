@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.params_base import UnsupportedArchitecture, _int
+from kvplan.specs.params_base import UnsupportedArchitecture, _int, _int_or, _list_or_empty
 
 
 def _pair(value: object, what: str) -> int:
@@ -27,7 +27,7 @@ def siglip_vision(vcfg: Mapping[str, Any]) -> int:
     """SigLIP vision tower (Gemma 3): patch and position embeddings, encoder, final LayerNorm."""
     hidden, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
     patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
-    channels = vcfg.get("num_channels", 3)
+    channels = _int_or(vcfg, "num_channels", 3)
     if vcfg.get("vision_use_head", True):
         raise UnsupportedArchitecture("vision_config.vision_use_head true is not handled")
     embeddings = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
@@ -48,7 +48,7 @@ def qwen2_5_vl_vision(vcfg: Mapping[str, Any]) -> int:
     dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
     patch = _pair(vcfg.get("patch_size", 14), "patch_size")
     temporal = _pair(vcfg.get("temporal_patch_size", 2), "temporal_patch_size")
-    channels = vcfg.get("in_channels", vcfg.get("in_chans", 3))
+    channels = _int_or(vcfg, "in_channels", _int_or(vcfg, "in_chans", 3))
     merged = dim * _int(vcfg, "spatial_merge_size") ** 2
     out = _int(vcfg, "out_hidden_size")
     embed = channels * temporal * patch * patch * dim
@@ -64,7 +64,7 @@ def qwen3_vl_vision(vcfg: Mapping[str, Any]) -> int:
     dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
     patch = _pair(vcfg.get("patch_size", 16), "patch_size")
     temporal = _pair(vcfg.get("temporal_patch_size", 2), "temporal_patch_size")
-    channels = vcfg.get("in_channels", 3)
+    channels = _int_or(vcfg, "in_channels", 3)
     merged = dim * _int(vcfg, "spatial_merge_size") ** 2
     out = _int(vcfg, "out_hidden_size")
     embed = channels * temporal * patch * patch * dim + dim
@@ -72,7 +72,7 @@ def qwen3_vl_vision(vcfg: Mapping[str, Any]) -> int:
     block = 4 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim) + 2 * dim * inter + inter + dim
     linears = (merged * merged + merged) + (merged * out + out)
     merger = 2 * dim + linears
-    deepstack = len(vcfg.get("deepstack_visual_indexes") or []) * (2 * merged + linears)
+    deepstack = len(_list_or_empty(vcfg, "deepstack_visual_indexes")) * (2 * merged + linears)
     return embed + positions + _int(vcfg, "depth") * block + merger + deepstack
 
 
@@ -83,7 +83,7 @@ def llama4_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
     width (no bias)."""
     dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
     patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
-    channels = vcfg.get("num_channels", 3)
+    channels = _int_or(vcfg, "num_channels", 3)
     embed = channels * patch * patch * dim + dim + ((image // patch) ** 2 + 1) * dim
     norms = 2 * 2 * dim
     layer = 4 * (dim * dim + dim) + dim * inter + inter + inter * dim + dim + 2 * 2 * dim

@@ -15,13 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.params_base import ParamCount, _flag, _int
+from kvplan.specs.params_base import ParamCount, _flag, _int, _int_or
 
 
 def opt_params(cfg: Mapping[str, Any]) -> ParamCount:
     hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
     vocab, ffn = _int(cfg, "vocab_size"), _int(cfg, "ffn_dim")
-    proj = cfg.get("word_embed_proj_dim") or hidden
+    proj = _int_or(cfg, "word_embed_proj_dim", 0) or hidden
     bias = _flag(cfg, "enable_bias", True)
     norm = 2 * hidden if _flag(cfg, "layer_norm_elementwise_affine", True) else 0
     embed = vocab * proj + (_int(cfg, "max_position_embeddings") + 2) * hidden

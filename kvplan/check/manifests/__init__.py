@@ -36,6 +36,7 @@ from kvplan.check.manifests.compose_mounts import ComposeService
 from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.shapes import shape_problems
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
 from kvplan.check.manifests.wording import in_file_words
 from kvplan.check.manifests.workload import (
@@ -69,7 +70,11 @@ def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> 
         site.group, site.name = i, name
         site.files = ComposeService(name)  # its own volumes put its option files in place
         line = doc.line("services", name, "command") or doc.line("services", name)
-        site.problems = [Problem(p.field, p.message, p.line or line) for p in site.problems]
+        own = f"services.{name}."  # a field of the service (compose.sites): its own line
+        site.problems = [Problem(p.field, p.message, p.line or (
+            doc.line("services", name, *(int(k) if k.isdigit() else k
+                                         for k in p.field[len(own):].split(".")))
+            if p.field.startswith(own) else line)) for p in site.problems]
         out.append(site)
     return out
 
@@ -141,6 +146,11 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
             if not site.containers and site.problems:
                 out.append(Target(file=str(path), kind=kind_of_site(site.kind),
                                   line=doc.start_line, name=label, problems=list(site.problems)))
+                break
+            bad = shape_problems(site.pod, site.pod_at, site.containers, wdoc)
+            if bad:  # a field of the wrong type: what it must be, before a reader trips on it
+                out.append(Target(file=str(path), kind=kind_of_site(site.kind),
+                                  line=bad[0].line or doc.start_line, name=label, problems=bad))
                 break
             w = Workload(wdoc, path, site, label, meta_ann)
             if not w.find_server():

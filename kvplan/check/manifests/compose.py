@@ -171,24 +171,65 @@ def _unescape(words: list[str]) -> list[str]:
     return [w.replace("$$", "$") for w in words]
 
 
+def _not_a(want: str, value: Any) -> str:
+    """What a field of the wrong type gets said: what it must be, what it is, what to do."""
+    kind = ("a list" if isinstance(value, list) else "a string" if isinstance(value, str)
+            else "a boolean" if isinstance(value, bool) else "a number")
+    return (f"must be {want} (the Compose Specification), got {kind} ({str(value)[:40]!r}); "
+            "write it so, or remove it")
+
+
+def _section(parent: dict[str, Any], keys: tuple[str, ...], at: tuple[str, ...],
+             problems: list[Problem]) -> dict[str, Any]:
+    """The mapping at parent[keys[-1]]: {} when absent or null; one Problem when it is
+    some other type (a list, a string, a number), which compose itself refuses."""
+    value = parent.get(keys[-1])
+    if value is None or isinstance(value, dict):
+        return value or {}
+    problems.append(Problem(".".join((*at, *keys)), _not_a("a mapping", value)))
+    return {}
+
+
+def _listed(parent: dict[str, Any], keys: tuple[str, ...], at: tuple[str, ...],
+            problems: list[Problem]) -> list[Any]:
+    """The list at parent[keys[-1]]: [] when absent or null; one Problem when it is some
+    other type."""
+    value = parent.get(keys[-1])
+    if value is None or isinstance(value, list):
+        return value or []
+    problems.append(Problem(".".join((*at, *keys)), _not_a("a list", value)))
+    return []
+
+
 def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite, str]]:
     env = dot_env(path) if path is not None else {}
     out = []
     for name, raw in data["services"].items():
         svc = _resolve(raw, env)
         at = ("services", str(name))
-        deploy = svc.get("deploy") if isinstance(svc.get("deploy"), dict) else {}
-        devices = (((deploy.get("resources") or {}).get("reservations") or {}).get("devices")
-                   or [])
+        problems: list[Problem] = []
+        deploy = _section(svc, ("deploy",), at, problems)
+        resources = _section(deploy, ("deploy", "resources"), at, problems)
+        reserved = ("deploy", "resources", "reservations")
+        devices = _listed(_section(resources, reserved, at, problems), (*reserved, "devices"),
+                          at, problems)
         count: Any = 0
-        for dev in devices if isinstance(devices, list) else []:
-            if isinstance(dev, dict) and "gpu" in (dev.get("capabilities") or []):
-                count = dev.get("count", len(dev.get("device_ids") or []) or "all")
+        for j, dev in enumerate(devices):
+            if not isinstance(dev, dict):
+                continue
+            where = (*reserved, "devices", str(j))
+            ids = _listed(dev, (*where, "device_ids"), at, problems)
+            if "gpu" in _listed(dev, (*where, "capabilities"), at, problems):
+                count = dev.get("count", len(ids) or "all")
         count = count or _gpus(svc.get("gpus"))
         resource, said = "nvidia.com/gpu", ""
         environment = svc.get("environment")
         if isinstance(environment, list):
             environment = dict(str(e).partition("=")[::2] for e in environment)
+        elif environment is not None and not isinstance(environment, dict):
+            problems.append(Problem(".".join((*at, "environment")), _not_a(
+                "a mapping (NAME: value) or a list of NAME=value", environment)))
+            environment = {}
         if not count and _amd_devices(svc.get("devices")):
             count, resource = "all", "amd.com/gpu"
             count, said = _amd_visible(environment or {})
@@ -201,7 +242,6 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
             "env": [{"name": k, "value": str(v)} for k, v in (environment or {}).items()],
             "resources": {"limits": {resource: count}} if count else {},
         }
-        problems = []
         if not svc.get("entrypoint") and "vllm-openai" in str(svc.get("image", "")):
             program = _program(container["command"])
             if program:

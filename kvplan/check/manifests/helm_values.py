@@ -50,7 +50,10 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         # modelSpec's own env (deployment-vllm-multi.yaml at 010004ee)
         env: list[Any] = ([{"name": "VLLM_USE_V1", "value": "0"}]
                           if str(cfg.get("v0", "")) == "1" else [])
-        env += [e for e in ms.get("env") or [] if isinstance(e, dict)]
+        own = ms.get("env")
+        env += [e for e in own if isinstance(e, dict)] if isinstance(own, list) else []
+        if own is not None and not isinstance(own, list):
+            env = own  # kept as written: the shape check (kvplan.check.manifests.shapes) names it
         container = {"image": image, "command": args, "env": env,
                      "resources": {"limits": {"nvidia.com/gpu": ms.get("requestGPU", 0)}}}
         pod: dict[str, Any] = {"containers": [container]}

@@ -64,6 +64,11 @@ def sites(data: dict[str, Any], doc: Doc,
     run's one BaseModel that fits, if any)."""
     spec = as_dict(data.get("spec"))
     kind = str(data.get("kind"))
+    formats = spec.get("supportedModelFormats")
+    mistyped = [] if formats is None or isinstance(formats, list) else [Problem(
+        "spec.supportedModelFormats", "must be a list of model formats (OME "
+        f"ServingRuntimeSpec), got {str(formats)[:40]!r}; write it as a list, or remove it",
+        doc.line("spec", "supportedModelFormats"))]
     notes = _notes(spec)
     model_path, model_note, elsewhere = _weights(spec, model)
     if model_note:
@@ -79,6 +84,7 @@ def sites(data: dict[str, Any], doc: Doc,
         site = (_multi_node(cfg, at, kind, doc, part, spec, model_path) if multi
                 else _single(cfg, at, kind, model_path))
         site.group, site.notes = group, [*notes, *site.notes]
+        site.problems = [*mistyped, *site.problems]
         site.name = role if "decoderConfig" in spec else None
         site.model_elsewhere = elsewhere
         if "decoderConfig" in spec:
@@ -176,15 +182,17 @@ def _gpus(runner: Any) -> int | None:
 def _with_env(runner: dict[str, Any], values: dict[str, str]) -> dict[str, Any]:
     """The runner as OME renders it: its env plus what OME and LWS add, unless it sets them."""
     env = [e for e in runner.get("env") or [] if isinstance(e, dict)]
-    have = {e.get("name") for e in env}
+    have = {str(e.get("name")) for e in env}  # a name of the wrong type: the shape check's
     added = [{"name": k, "value": v} for k, v in values.items() if k not in have]
     return {**runner, "env": [*env, *added]} if added else runner
 
 
 def _notes(spec: dict[str, Any]) -> list[str]:
     notes = ["an OME serving runtime is a template: checked as one replica"]
-    archs = sorted({str(f["modelArchitecture"]) for f in spec.get("supportedModelFormats") or []
-                    if isinstance(f, dict) and f.get("modelArchitecture")})
+    formats = spec.get("supportedModelFormats")
+    archs = sorted({str(f["modelArchitecture"]) for f in (
+        formats if isinstance(formats, list) else []) if isinstance(f, dict)
+        and f.get("modelArchitecture")})
     size = as_dict(spec.get("modelSizeRange"))
     if archs or size:
         said = f"models of {', '.join(archs)}" if archs else "models"

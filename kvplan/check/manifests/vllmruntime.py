@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict
+from kvplan.check.manifests.shapes import mistyped
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 from kvplan.specs.loader import suggest
@@ -89,10 +90,13 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
                      "as vLLM's own")
     res = as_dict(dep.get("resources"))
     image = as_dict(dep.get("image"))
+    env = cfg.get("env")
+    if env is not None and not isinstance(env, list):
+        problems.append(mistyped((*v_at, "env"), list, env, doc))
     container: dict[str, Any] = {
         "image": f"{image.get('registry', 'docker.io')}/{image.get('name', '')}",
         "command": [w for w, _ in words],
-        "env": [e for e in cfg.get("env") or [] if isinstance(e, dict)],
+        "env": [e for e in env if isinstance(e, dict)] if isinstance(env, list) else [],
     }
     c_at: Key = ("spec", "deploymentConfig", "__container__")
     lines: dict[Key, int] = {(*c_at, "command", k): line for k, (_, line) in enumerate(words)}
