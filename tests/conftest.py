@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +20,29 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import typer.testing  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from kvplan.cli import app  # noqa: E402
 from kvplan.specs import load_hardware, load_model  # noqa: E402
+
+# typer's CliRunner.invoke turns the Typer app into a click command on every call
+# (typer.main.get_command: every option of every command through get_params_from_function,
+# 0.1-0.2 s a call, most of a CLI test's time). The app is built once at import
+# (kvplan.cli.build_app) and never changes, so a test session converts each app object once and
+# invokes the same click command, as a program run does; an app built inside a test gets its own.
+_COMMANDS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+_typer_get_command = typer.testing._get_command
+
+
+def _get_command_once(typer_app: Any) -> Any:
+    command = _COMMANDS.get(typer_app)
+    if command is None:
+        command = _COMMANDS[typer_app] = _typer_get_command(typer_app)
+    return command
+
+
+typer.testing._get_command = _get_command_once
 
 ASSETS = ROOT / "tests" / "assets"
 GOLDEN = ROOT / "tests" / "golden"
@@ -83,6 +104,26 @@ def llama3():
 @pytest.fixture
 def h100():
     return load_hardware("h100")
+
+
+@functools.cache
+def checked_corpus() -> Any:
+    """`check_paths` over the public-manifest corpus (tests/assets/check/corpus), once a session:
+    tests/check/test_check_corpus.py and tests/test_docs_generated_counts.py read the same
+    report (it is read, never changed)."""
+    from kvplan.check import check_paths
+
+    return check_paths([str(ASSETS / "check" / "corpus")])
+
+
+@functools.cache
+def calibrated_logs() -> tuple[Any, ...]:
+    """`calibrate_files` over tests/assets/logs (every *.log, in name order), once a session:
+    the calibration tests and the prose checks of docs/engines.md and README read the same
+    reports (read, never changed)."""
+    from kvplan.calibrate.compare import calibrate_files
+
+    return tuple(calibrate_files([ASSETS / "logs"]))
 
 
 def cli_json(*args: str) -> Any:
