@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import gc
 import json
 import os
 import sys
@@ -65,11 +66,34 @@ SLOW = (
 )
 
 
+def _measures(item: pytest.Item) -> bool:
+    """A test that runs `--measure` in this process (tests/measure, the docs' --measure examples)."""
+    return item.nodeid.startswith("tests/measure/") or (
+        item.nodeid.startswith("tests/test_docs.py::") and "--measure" in item.nodeid)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         measured_doc = item.nodeid.startswith("tests/test_docs.py::") and "--measure" in item.nodeid
         if item.nodeid.startswith(SLOW) or measured_doc:
             item.add_marker(pytest.mark.slow)
+
+
+# --measure frees each trial's tensors with a full gc.collect() (kvplan.measure.tensors release,
+# seven or more a run). In a program that walks kvplan, torch and transformers; in this process
+# it walks every object the session made before (thousands of tests' worth): 92 full
+# collections took 16.7 CPU s of tests/measure/test_measure_cli.py run alone. So a measuring
+# test starts with what exists frozen (gc.freeze, as kvplan.cli.startup does for a program run):
+# its collections walk only its own objects, which they still free, and the objects go back to
+# the collector (gc.unfreeze) when the test ends.
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if _measures(item):
+        gc.freeze()
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    if _measures(item):
+        gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)
