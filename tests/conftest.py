@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import functools
+import gc
 import json
 import os
 import sys
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -18,10 +21,29 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+import typer.testing  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from kvplan.cli import app  # noqa: E402
 from kvplan.specs import load_hardware, load_model  # noqa: E402
+
+# typer's CliRunner.invoke turns the Typer app into a click command on every call
+# (typer.main.get_command: every option of every command through get_params_from_function,
+# 0.1-0.2 s a call, most of a CLI test's time). The app is built once at import
+# (kvplan.cli.build_app) and never changes, so a test session converts each app object once and
+# invokes the same click command, as a program run does; an app built inside a test gets its own.
+_COMMANDS: weakref.WeakKeyDictionary[Any, Any] = weakref.WeakKeyDictionary()
+_typer_get_command = typer.testing._get_command
+
+
+def _get_command_once(typer_app: Any) -> Any:
+    command = _COMMANDS.get(typer_app)
+    if command is None:
+        command = _COMMANDS[typer_app] = _typer_get_command(typer_app)
+    return command
+
+
+typer.testing._get_command = _get_command_once
 
 ASSETS = ROOT / "tests" / "assets"
 GOLDEN = ROOT / "tests" / "golden"
@@ -44,11 +66,34 @@ SLOW = (
 )
 
 
+def _measures(item: pytest.Item) -> bool:
+    """A test that runs `--measure` in this process (tests/measure, the docs' --measure examples)."""
+    return item.nodeid.startswith("tests/measure/") or (
+        item.nodeid.startswith("tests/test_docs.py::") and "--measure" in item.nodeid)
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         measured_doc = item.nodeid.startswith("tests/test_docs.py::") and "--measure" in item.nodeid
         if item.nodeid.startswith(SLOW) or measured_doc:
             item.add_marker(pytest.mark.slow)
+
+
+# --measure frees each trial's tensors with a full gc.collect() (kvplan.measure.tensors release,
+# seven or more a run). In a program that walks kvplan, torch and transformers; in this process
+# it walks every object the session made before (thousands of tests' worth): 92 full
+# collections took 16.7 CPU s of tests/measure/test_measure_cli.py run alone. So a measuring
+# test starts with what exists frozen (gc.freeze, as kvplan.cli.startup does for a program run):
+# its collections walk only its own objects, which they still free, and the objects go back to
+# the collector (gc.unfreeze) when the test ends.
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if _measures(item):
+        gc.freeze()
+
+
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    if _measures(item):
+        gc.unfreeze()
 
 
 @pytest.fixture(autouse=True)
@@ -83,6 +128,26 @@ def llama3():
 @pytest.fixture
 def h100():
     return load_hardware("h100")
+
+
+@functools.cache
+def checked_corpus() -> Any:
+    """`check_paths` over the public-manifest corpus (tests/assets/check/corpus), once a session:
+    tests/check/test_check_corpus.py and tests/test_docs_generated_counts.py read the same
+    report (it is read, never changed)."""
+    from kvplan.check import check_paths
+
+    return check_paths([str(ASSETS / "check" / "corpus")])
+
+
+@functools.cache
+def calibrated_logs() -> tuple[Any, ...]:
+    """`calibrate_files` over tests/assets/logs (every *.log, in name order), once a session:
+    the calibration tests and the prose checks of docs/engines.md and README read the same
+    reports (read, never changed)."""
+    from kvplan.calibrate.compare import calibrate_files
+
+    return tuple(calibrate_files([ASSETS / "logs"]))
 
 
 def cli_json(*args: str) -> Any:

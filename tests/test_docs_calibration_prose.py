@@ -25,9 +25,10 @@ _ERRORS: dict[str, float] = {}
 def _errors() -> dict[str, float]:
     """|error| in KV tokens from shapes, by the log's number (each log here is one run)."""
     if not _ERRORS:
-        from kvplan.calibrate.compare import calibrate_files, headline
+        from kvplan.calibrate.compare import headline
+        from tests.conftest import calibrated_logs
 
-        for rep in calibrate_files([ROOT / "tests" / "assets" / "logs"]):
+        for rep in calibrated_logs():
             shape = headline(rep, "shapes")
             if shape is not None:
                 _ERRORS.setdefault(rep.log.split("-")[0], abs(shape.error_pct))

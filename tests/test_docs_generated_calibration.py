@@ -17,10 +17,10 @@ _SPLIT: list[dict] = []
 def _split(engine: str, klass: str, *parts: str) -> dict[str, str]:
     """README's calibration table: runs and median |error| per part, from kvplan calibrate."""
     if not _SPLIT:
-        from kvplan.calibrate.compare import calibrate_files
         from kvplan.render.calibration import split_summary
+        from tests.conftest import calibrated_logs
 
-        _SPLIT.extend(split_summary(calibrate_files([ROOT / "tests" / "assets" / "logs"])))
+        _SPLIT.extend(split_summary(list(calibrated_logs())))
     rows = {r["part"]: r for r in _SPLIT if r["engine"] == engine and r["model_class"] == klass}
     # a part whose every run moved to fit has no row: README says 0 runs and "-"
     return {"runs": " + ".join(str(rows[p]["runs"]) if p in rows else "0" for p in parts),
@@ -34,9 +34,9 @@ _REPORTS: list = []
 def _reports() -> list:
     """kvplan calibrate's reports over tests/assets/logs, computed once."""
     if not _REPORTS:
-        from kvplan.calibrate.compare import calibrate_files
+        from tests.conftest import calibrated_logs
 
-        _REPORTS.extend(calibrate_files([ROOT / "tests" / "assets" / "logs"]))
+        _REPORTS.extend(calibrated_logs())
     return _REPORTS
 
 

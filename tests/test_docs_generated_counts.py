@@ -99,9 +99,9 @@ def _corpus_run() -> dict[str, str]:
     """docs/check.md's corpus run: deployments, files and verdict counts."""
     from collections import Counter
 
-    from kvplan.check import check_paths
+    from tests.conftest import checked_corpus
 
-    report = check_paths([str(ROOT / "tests" / "assets" / "check" / "corpus")])
+    report = checked_corpus()
     verdicts = Counter(o.verdict for o in report.outcomes)
     return {"deployments": str(len(report.outcomes)),
             "files": str(len({o.file for o in report.outcomes})),

@@ -9,6 +9,7 @@ from pathlib import Path
 import yaml
 
 from kvplan.check import check_paths
+from tests.conftest import checked_corpus
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 CORPUS = ASSETS / "corpus"
@@ -16,7 +17,7 @@ CORPUS = ASSETS / "corpus"
 
 def _score() -> tuple[dict[bool, list[int]], list[str]]:
     expected = yaml.safe_load((ASSETS / "corpus-expected.yaml").read_text())
-    report = check_paths([str(CORPUS)])
+    report = checked_corpus()
     by_file: dict[str, list[str]] = {}
     for o in report.outcomes:
         by_file.setdefault(str(Path(o.file).relative_to(CORPUS)), []).append(o.verdict)
@@ -51,7 +52,7 @@ def test_corpus_verdicts_match_the_hand_arithmetic() -> None:
 
 
 def test_no_file_is_silently_skipped() -> None:
-    report = check_paths([str(CORPUS)])
+    report = checked_corpus()
     judged = {o.file for o in report.outcomes}
     # skipped: `python -m huggingfaceserver` names no engine; llm-d's values-cpu runs the
     # llm-d-inference-sim simulator, no engine; OME's ClusterBaseModels hold weights only (read

@@ -11,15 +11,16 @@ from pathlib import Path
 
 import pytest
 
-from kvplan.calibrate.compare import calibrate_files, headline, summarize
+from kvplan.calibrate.compare import headline, summarize
 from kvplan.calibrate.parse import parse_file
+from tests.conftest import calibrated_logs
 
 LOGS = sorted((Path(__file__).parent.parent / "assets" / "logs").glob("*.log"))
 
 
 @pytest.fixture(scope="module")
 def reports():
-    return calibrate_files(LOGS)
+    return list(calibrated_logs())  # calibrate_files(LOGS): the folder's *.log in name order
 
 
 def short(label: str) -> str:

@@ -5,14 +5,21 @@ Each mutation is a (file, original text, mutated text) patch applied to a tempor
 repository; pytest then runs the named test files there in a subprocess (so that no module
 imported here is affected). A patch whose original text is not found exactly once fails loudly:
 the code moved, and the mutation must be re-targeted, not dropped.
+
+The subprocesses are started together when the module's first test asks (two at a time: CI has
+two cores and this process only waits on them); each test then asserts on its own run's result,
+so a failure still names its mutation and shows that run's output.
 """
 
 from __future__ import annotations
 
+import compileall
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -104,11 +111,14 @@ IGNORE = shutil.ignore_patterns(".git", ".venv", "__pycache__", ".hypothesis",
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """One clean copy of the repository's code, specs and tests."""
+    """One clean copy of the repository's code, specs and tests; kvplan's modules compiled once
+    here, so that each copy's subprocess does not compile them again (apply() drops the mutated
+    module's .pyc, so its copy compiles the mutated text)."""
     root = tmp_path_factory.mktemp("pristine")
     for name in ("kvplan", "model_specs", "hardware_specs", "tests"):
         shutil.copytree(REPO / name, root / name, ignore=IGNORE)
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    compileall.compile_dir(root / "kvplan", quiet=1)
     return root
 
 
@@ -120,6 +130,8 @@ def apply(root: Path, mutation: Mutation) -> None:
         f"mutation {mutation.id}: {mutation.old!r} occurs {count} times in {mutation.file}; "
         "the code moved: re-target this mutation in tests/mutants/test_mutations_killed.py")
     path.write_text(text.replace(mutation.old, mutation.new))
+    for compiled in (path.parent / "__pycache__").glob(f"{path.stem}.*.pyc"):
+        compiled.unlink()
 
 
 def run_tests(root: Path, tests: tuple[str, ...]) -> subprocess.CompletedProcess[str]:
@@ -130,19 +142,46 @@ def run_tests(root: Path, tests: tuple[str, ...]) -> subprocess.CompletedProcess
         cwd=root, env=env, capture_output=True, text=True, timeout=600, check=False)
 
 
-def test_the_guarding_tests_pass_unmutated(pristine: Path):
-    files = tuple(sorted({t for m in MUTATIONS for t in m.tests}))
-    done = run_tests(pristine, files)
+def run_mutated(pristine: Path, root: Path, mutation: Mutation) -> subprocess.CompletedProcess[str]:
+    shutil.copytree(pristine, root)
+    apply(root, mutation)
+    return run_tests(root, mutation.tests)
+
+
+UNMUTATED = "test_the_guarding_tests_pass_unmutated"
+
+
+@pytest.fixture(scope="module")
+def runs(request: pytest.FixtureRequest, pristine: Path,
+         tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Future]]:
+    """The pytest subprocess of every selected test of this module, started together (two at
+    a time), by mutation id (UNMUTATED: the guarding tests on the pristine copy)."""
+    here = [item for item in request.session.items if getattr(item, "module", None) is request.module]
+    workers = max(1, min(2, os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        started: dict[str, Future] = {}
+        for item in here:  # in the order the tests will ask
+            mutation = getattr(item, "callspec", None) and item.callspec.params.get("mutation")
+            if isinstance(mutation, Mutation):
+                root = tmp_path_factory.mktemp(mutation.id) / "repo"
+                started[mutation.id] = pool.submit(run_mutated, pristine, root, mutation)
+            elif item.name == UNMUTATED:
+                files = tuple(sorted({t for m in MUTATIONS for t in m.tests}))
+                started[UNMUTATED] = pool.submit(run_tests, pristine, files)
+        yield started
+        for future in started.values():
+            future.cancel()
+
+
+def test_the_guarding_tests_pass_unmutated(runs: dict[str, Future]):
+    done = runs[UNMUTATED].result()
     assert done.returncode == 0, done.stdout[-3000:]
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=[m.id for m in MUTATIONS])
-def test_mutation_is_killed(pristine: Path, tmp_path: Path, mutation: Mutation):
-    root = tmp_path / "repo"
-    shutil.copytree(pristine, root)
-    apply(root, mutation)
-    done = run_tests(root, mutation.tests)
+def test_mutation_is_killed(runs: dict[str, Future], mutation: Mutation):
+    done = runs[mutation.id].result()
     # exit 1: tests ran and failed (not 2-4: an interrupted run or a broken patch)
     assert done.returncode == 1, f"{mutation.id} survived:\n{done.stdout[-3000:]}"
     assert "= FAILURES =" in done.stdout  # an assertion failed, not a collection error

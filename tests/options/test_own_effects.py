@@ -13,6 +13,7 @@ import os
 import pty
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -111,9 +112,11 @@ def _on_a_terminal(*args: str) -> bytes:
 @pytest.mark.parametrize("command", sorted(EVERY), ids=lambda c: c or "kvplan")
 def test_no_color_strips_the_colours_of_every_command(command: str) -> None:
     argv = RUNS[command or "gpus"][0]
-    coloured = _on_a_terminal(*argv)
-    plain = _on_a_terminal("--no-color", *argv) if command == "" else \
-        _on_a_terminal(*argv, "--no-color")
+    plain_argv = ("--no-color", *argv) if command == "" else (*argv, "--no-color")
+    with ThreadPoolExecutor(max_workers=2) as pool:  # the two processes run side by side
+        coloured_run = pool.submit(_on_a_terminal, *argv)
+        plain_run = pool.submit(_on_a_terminal, *plain_argv)
+        coloured, plain = coloured_run.result(), plain_run.result()
     escape = b"\x1b["
     assert escape not in plain, plain[:400]
     if command in COLOURLESS:
