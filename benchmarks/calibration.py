@@ -24,13 +24,21 @@ def main(argv: list[str]) -> int:
     sys.path.insert(0, str(ROOT))
     from kvplan.calibrate.compare import calibrate_files
     from kvplan.calibrate.split import PARTS, read_split
+    from kvplan.errors import InputError
     from kvplan.render.calibration import split_summary
 
+    if argv[:1] in (["-h"], ["--help"]):
+        print(__doc__)
+        return 0
     label = None
     if argv[:1] == ["--label"] and len(argv) >= 2:
         label, argv = argv[1], argv[2:]
     logs = Path(argv[0]) if argv else ROOT / "tests" / "assets" / "logs"
-    reports = calibrate_files([logs])
+    try:
+        reports = calibrate_files([logs])
+    except InputError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     breakdown = [abs(c.error_pct) for r in reports for c in r.checks
                  if c.basis == "breakdown" and c.quantity == "KV memory"]
     split = read_split(logs / "SPLIT.tsv")
