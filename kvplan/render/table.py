@@ -14,6 +14,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from kvplan.render.derivation import pool_derivation
 from kvplan.units import fmt_bytes, fmt_int
 
 BAR_PARTS = (
@@ -134,6 +135,9 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
         out.append(_listed("not used:", unused))
     if extra:
         out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
+    derived = pool_derivation(r, any("stated directly" in a for a in said))
+    if derived:  # the pool's terms with their values: the bar's legend alone hid them
+        out.append(Text(derived, style="bright_black"))
     out += _problems(r, extra)
     return out
 
