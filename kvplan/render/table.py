@@ -128,7 +128,8 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     if caveats:  # a term the engine has and kvplan does not book: never left unsaid
         out.append(_listed("not modelled (kvplan explain lists every assumption):", caveats))
     versions = [a for a in said if a not in caveats
-                and ("newer than the newest modelled release" in a or "source was not read" in a)]
+                and ("newer than the newest modelled release" in a or "source was not read" in a
+                     or "older than the oldest modelled release" in a)]
     if versions:  # a release kvplan models by another series' rules: said where the number is
         out.append(Text("\n".join(f"note: {v}" for v in versions), style="yellow"))
     if unused:  # a stated setting this plan does not read: never silently
