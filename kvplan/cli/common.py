@@ -9,7 +9,7 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
@@ -41,6 +41,30 @@ def _refuse_non_finite(kwargs: dict[str, Any]) -> None:
             raise typer.BadParameter(f"must be a finite number, got {value}", param_hint=f"'{flag}'")
 
 
+def _flag(param: Any) -> str:
+    """The name a user typed for a parameter: its long option (`--gpu`, not `-g`), or an
+    argument's metavar."""
+    opts = [o for o in getattr(param, "opts", ()) if o.startswith("-")]
+    if opts:
+        return max(opts, key=len)
+    return str(param.human_readable_name)
+
+
+def refuse_bad_value(err: typer.BadParameter) -> NoReturn:
+    """A bad option value is one `error:` line and exit 2, as every other input error: not the
+    parser's usage banner and `Error: Invalid value for ...` block. Used where typer raises it:
+    an option's callback or type while the command line is parsed (helpfmt.WordsCommand) and
+    the command's own body (cli_errors)."""
+    hint = err.param_hint
+    if isinstance(hint, (list, tuple)):
+        hint = " / ".join(hint)
+    if hint is None and err.param is not None:
+        hint = _flag(err.param)
+    where = f"{str(hint).strip(chr(39))}: " if hint else ""
+    typer.echo(f"error: {where}{err.message}", err=True)
+    raise typer.Exit(code=2)
+
+
 def cli_errors(fn: F) -> F:
     """The one place where an error becomes a message and an exit code: a KvplanError its own
     code (2 for invalid input), anything unexpected 3 with the bug-report line. --debug (or
@@ -51,6 +75,8 @@ def cli_errors(fn: F) -> F:
         try:
             _refuse_non_finite(kwargs)
             return fn(*args, **kwargs)
+        except typer.BadParameter as err:  # a refused value: kvplan's one line (exit 2)
+            refuse_bad_value(err)
         except (typer.Exit, typer.Abort, typer.TyperException):  # typer's own: usage errors, exits
             raise
         except KvplanError as err:

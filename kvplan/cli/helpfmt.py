@@ -6,7 +6,9 @@ an argument with a metavar that takes several values (0.28), and a type name for
 without a metavar (`--vendor <str>`, `--output <path>`). kvplan's commands use this command class
 (typer's documented `cls=` hook, a subclass of `typer.core.TyperCommand`) so that help shows what
 a user types instead: the argument's name, the choices of a choice option, and an upper-case word
-for any other value. The parsing of arguments is untouched; only the help text changes.
+for any other value. The parsing of arguments is untouched; a value an option's callback or type
+refuses (typer.BadParameter) prints kvplan's one `error:` line, exit 2, as every other input
+error does, instead of the parser's usage banner (common.refuse_bad_value).
 """
 
 from __future__ import annotations
@@ -14,7 +16,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
+import typer
 from typer.core import TyperCommand
+
+from kvplan.cli.common import refuse_bad_value
 
 _TYPE = re.compile(r" <([^<>]*)>$")
 # a type name typer prints -> the word kvplan prints in its place (None: the option's own name)
@@ -47,6 +52,14 @@ def usage_piece(piece: str) -> str:
 
 class WordsCommand(TyperCommand):
     """A typer command whose help names values in words (see the module docstring)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except typer.BadParameter as err:
+            if type(err) is not typer.BadParameter:  # a missing argument: the usage helps
+                raise
+            refuse_bad_value(err)
 
     def collect_usage_pieces(self, ctx: Any) -> list[str]:
         pieces = [self.options_metavar] if self.options_metavar else []

@@ -103,6 +103,10 @@ from kvplan.units import GIB, MIB
 # The newest release read (the 0.5.22 and 0.5.23 wheels, task h41sgl523): a later one is modelled
 # as it, with a note
 NEWEST_KNOWN = (0, 5, 23)
+# The oldest release line checked: log 50 (SGLang of 2024-10-10, the 0.3 series by date) is the
+# oldest SGLang run in the calibration set; an older one is modelled by the same rules (releases
+# before 0.4.6), with a note (task h45cli)
+OLDEST_KNOWN = (0, 3)
 STARTUP_TP1 = 400 * MIB
 STARTUP_TP = 900 * MIB
 # SGLang 0.4.2-0.4.3.post4 (the wheels read) at TP > 2 without NVLink: custom all-reduce builds
@@ -163,8 +167,14 @@ def fraction_choice(req: SizeRequest, s: EngineSettings, gpu_mem_mib: int | None
 
 
 def newer_note(version: str) -> str | None:
-    """The assumption a release newer than NEWEST_KNOWN carries (modelled as NEWEST_KNOWN)."""
-    if (parse_version(version) or ())[:3] <= NEWEST_KNOWN:
+    """The assumption a release newer than NEWEST_KNOWN carries (modelled as NEWEST_KNOWN), or
+    one older than OLDEST_KNOWN (modelled by the oldest rules, those before 0.4.6)."""
+    ver = parse_version(version) or ()
+    if ver and ver < OLDEST_KNOWN:
+        return (f"SGLang {version} is older than the oldest modelled release (0.3, the oldest "
+                "SGLang run checked: tests/assets/logs/50): modelled by the rules of releases "
+                "before 0.4.6")
+    if ver[:3] <= NEWEST_KNOWN:
         return None
     known = ".".join(map(str, NEWEST_KNOWN))
     return (f"SGLang {version} is newer than the newest modelled release ({known}): modelled as "

@@ -100,6 +100,9 @@ from kvplan.units import GIB, MIB, ceil_div
 # changed since 1.0 (PyTorch backend, 32-token blocks).
 DEFAULT_VERSION = "1.3.0"
 NEWEST_KNOWN = (1, 3, 0)
+# TensorRT-LLM's first release, 0.5.0 (October 2023; tests/assets/logs/36 is one): an older
+# version is modelled as it, with a note (task h45cli)
+OLDEST_KNOWN = (0, 5)
 DEFAULT_FRACTION = Fraction(9, 10)
 DEFAULT_MAX_NUM_TOKENS = 8192  # trtllm-build from 0.11 (release notes: "switched to 8192")
 # Before 0.11 a TensorRT engine built without max_num_tokens got max_batch_size x max_input_len
@@ -189,6 +192,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         raise InputError(f"engine.trt_activation_bytes (--trt-activation-bytes): {refused}")
     newer_note = (f"TensorRT-LLM {version} is newer than the newest modelled release (1.3.0): "
                   "modelled as the 1.x PyTorch backend") if ver[:2] > NEWEST_KNOWN[:2] else None
+    if ver and ver < OLDEST_KNOWN:
+        newer_note = (f"TensorRT-LLM {version} is older than the oldest modelled release (0.5, "
+                      "TensorRT-LLM's first): modelled as a 0.5 TensorRT engine")
     memory = m.memory_bytes or req.gpu.memory_bytes
     frac = s.memory_fraction if s.memory_fraction is not None else DEFAULT_FRACTION
     tpb = s.page_size_tokens or tokens_per_block(ver)

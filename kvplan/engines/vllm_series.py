@@ -2,7 +2,8 @@
 
 Each series starts at the first release where the start-up accounting changed (sources: the
 start-up logs in tests/assets/logs and vLLM's own messages quoted below). A version newer than
-the newest known series is modelled as that series, with a note saying so.
+the newest known series is modelled as that series, with a note saying so; one older than the
+oldest (below 0.1, vLLM's first release) as the oldest, with a note too.
 """
 
 from __future__ import annotations
@@ -233,6 +234,9 @@ def flavour(version: str | None) -> Flavour:
         known = ".".join(map(str, NEWEST_KNOWN))
         note = (f"vLLM {text} is newer than the newest modelled release ({known}): modelled as "
                 f"the {SERIES[-1].name} series")
+    elif ver and ver < SERIES[0].first:  # 0.1.0 (June 2023) is vLLM's first release on PyPI
+        note = (f"vLLM {text} is older than the oldest modelled release (0.1, vLLM's first): "
+                f"modelled as the {SERIES[0].name} series")
     elif ver[:2] in UNREAD:
         note = (f"vLLM {text}: this release's source was not read; modelled as the "
                 f"{series_of(ver).name} series")

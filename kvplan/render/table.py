@@ -14,6 +14,7 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from kvplan.render.derivation import pool_derivation
 from kvplan.units import fmt_bytes, fmt_int
 
 BAR_PARTS = (
@@ -127,13 +128,17 @@ def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     if caveats:  # a term the engine has and kvplan does not book: never left unsaid
         out.append(_listed("not modelled (kvplan explain lists every assumption):", caveats))
     versions = [a for a in said if a not in caveats
-                and ("newer than the newest modelled release" in a or "source was not read" in a)]
+                and ("newer than the newest modelled release" in a or "source was not read" in a
+                     or "older than the oldest modelled release" in a)]
     if versions:  # a release kvplan models by another series' rules: said where the number is
         out.append(Text("\n".join(f"note: {v}" for v in versions), style="yellow"))
     if unused:  # a stated setting this plan does not read: never silently
         out.append(_listed("not used:", unused))
     if extra:
         out.append(memory_bar(extra["breakdown"], r["memory_bytes"]))
+    derived = pool_derivation(r, any("stated directly" in a for a in said))
+    if derived:  # the pool's terms with their values: the bar's legend alone hid them
+        out.append(Text(derived, style="bright_black"))
     out += _problems(r, extra)
     return out
 

@@ -216,4 +216,4 @@ def test_a_non_finite_float_reaching_a_command_is_a_usage_error(runner: CliRunne
 
     res = runner.invoke(app, ["--peak-to-mean", "nan"])
     assert res.exit_code == 2 and "ran" not in res.output
-    assert "Invalid value for '--peak-to-mean': must be a finite number, got nan" in res.output
+    assert res.output == "error: --peak-to-mean: must be a finite number, got nan\n"
