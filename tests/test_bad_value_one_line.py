@@ -27,6 +27,7 @@ CASES = [
     # raised in a command's body (cli_errors), with and without a parameter hint
     (["fleet", "llama-3.1-8b", "--search-gpus", "h100"],
      "error: --search-gpus: applies only with --search\n"),
+    (["fleet", "llama-3.1-8b", "--top", "3"], "error: --top: applies only with --search\n"),
     (["size", "llama-3.1-8b", "--tolerance", "0.1"],
      "error: --tolerance applies only with --measure\n"),
 ]

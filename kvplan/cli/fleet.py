@@ -36,7 +36,7 @@ def fleet_command(
     bandwidth_efficiency: o.BandwidthEff = None, flops_efficiency: o.FlopsEff = None,
     min_tokens_per_s_per_user: o.MinTps = None, prompt_tokens: o.PromptTokens = None,
     price_per_hour: o.PricePerHour = None, prices_file: o.Prices = None,
-    do_search: fs.SearchOpt = False, search_gpus: fs.SearchGpus = None,
+    do_search: fs.SearchOpt = False, search_gpus: fs.SearchGpus = None, top: fs.TopOpt = None,
     engine: eo.Engine = None, engine_version: eo.EngineVersion = None,
     max_num_batched_tokens: eo.MaxBatched = None, max_num_seqs: eo.MaxSeqs = None,
     max_model_len: o.MaxModelLen = None,
@@ -68,6 +68,8 @@ def fleet_command(
     prices = parse_prices(price_per_hour or [], prices_file)
     if search_gpus is not None and not do_search:
         raise typer.BadParameter("applies only with --search", param_hint="--search-gpus")
+    if top is not None and not do_search:
+        raise typer.BadParameter("applies only with --search", param_hint="--top")
     if do_search:
         from kvplan.cli.fleet_search import search_command
 

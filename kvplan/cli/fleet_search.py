@@ -1,6 +1,7 @@
 """`kvplan fleet --search`: every GPU, TP size and cache precision for one record's traffic.
 
---tp and --kv-dtype limit the sizes and precisions tried, --search-gpus the GPUs; what a search
+--tp and --kv-dtype limit the sizes and precisions tried, --search-gpus the GPUs, --top N the rows
+shown (the N first of the ranked order, a footer saying how many were left out); what a search
 cannot honour (--gpu, one flat price, a stated KV pool) is refused with the reason. Nothing
 carrying the load is a verdict of no (exit 1, unless --allow-no-fit), and --save then refused.
 """
@@ -28,7 +29,10 @@ SearchOpt = Annotated[bool, typer.Option(
 SearchGpus = Annotated[str | None, typer.Option(
     "--search-gpus", metavar="GPU[,GPU...]", show_default=False,
     help="with --search: only these GPUs [default: the whole catalog]")]
-
+TopOpt = Annotated[int | None, typer.Option(
+    "--top", metavar="N", min=1, show_default=False,
+    help="with --search: show only the N first configurations (cheapest first) in the table, "
+         "CSV and JSON [default: all]")]
 
 
 def search_command(params: dict[str, Any], prices: PriceTable) -> None:
@@ -50,12 +54,12 @@ def search_command(params: dict[str, Any], prices: PriceTable) -> None:
               "kv_dtype": dtypes[0] if dtypes else None}
     record = one(records_for(params["target"], params), "--search")
     _search(record, prices, params["search_gpus"], params["fmt"], params["output"],
-            params["save_to"], params["allow_no_fit"], tps, dtypes)
+            params["save_to"], params["allow_no_fit"], tps, dtypes, params["top"])
 
 
 def _search(record: Record, prices: PriceTable, only: str | None, fmt: OutputFormat,
             output: Path | None, save_to: Path | None, allow_no_fit: bool,
-            tps: list[int] | None, dtypes: list[str] | None) -> None:
+            tps: list[int] | None, dtypes: list[str] | None, top: int | None = None) -> None:
     from kvplan.plan.planner import search_record
     from kvplan.render.records import search_record as row_record
 
@@ -64,6 +68,9 @@ def _search(record: Record, prices: PriceTable, only: str | None, fmt: OutputFor
         traffic, result = search_record(record, prices.by_gpu, gpus, progress=bar.update,
                                         tps=tps, kv_dtypes=dtypes)
     records = [row_record(r) for r in result.rows]
+    carrying = len(records)
+    if top is not None:  # the N first in the ranked order (unpriced rows come last)
+        records = records[:top]
     notes = []
     if result.unpriced_gpus:
         notes.append("unpriced (no price in the spec or given): " + ", ".join(result.unpriced_gpus)
@@ -71,6 +78,9 @@ def _search(record: Record, prices: PriceTable, only: str | None, fmt: OutputFor
     notes.append(f"{result.tried} configurations tried, {len(result.rejected)} cannot carry "
                  f"{traffic.required_users:,} conversations"
                  + (" at the SLO" if traffic.min_tokens_per_s_per_user else ""))
+    if len(records) < carrying:
+        notes.append(f"showing {len(records):,} of the {carrying:,} configurations that carry "
+                     "it; omit --top for all")
     notes.append("KV pool derived from each GPU (memory x utilization - weights - reserve)")
     if fmt is OutputFormat.table:
         from kvplan.render.table import render_search
@@ -84,8 +94,10 @@ def _search(record: Record, prices: PriceTable, only: str | None, fmt: OutputFor
         rejected: list[dict[str, Any]] = [
             {"gpu": r.gpu.name, "tp": r.tp, "kv_dtype": r.kv_dtype.value, "reason": why}
             for r, why in result.rejected]
-        extra = {"unpriced_gpus": result.unpriced_gpus, "rejected": rejected} \
+        extra: dict[str, Any] = {"unpriced_gpus": result.unpriced_gpus, "rejected": rejected} \
             if fmt is OutputFormat.json else {}
+        if fmt is OutputFormat.json and top is not None:
+            extra.update(top=top, configurations_carrying=carrying)
         emit_results(fmt, records, [{} for _ in records], output, **extra)
     if save_to is not None and not result.rows:
         raise typer.BadParameter("no configuration carries the load, so there is no plan to "

@@ -153,6 +153,7 @@ OUTPUT_FLAGS = {
     "--allow-no-fit": "exit status only: 0 instead of 1 when no plan fits",
     "--search": "expands one record into every GPU, TP size and cache precision",
     "--search-gpus": "limits --search to these GPUs",
+    "--top": "--search only: the N first configurations shown",
     "--measure": "size only: checks the prediction on a device (a model, not a file)",
     "--device": "--measure only",
     "--tolerance": "--measure only",

@@ -84,7 +84,7 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--context-sample": (SAMPLE,), "--risk": ("0.05",), "--bandwidth-efficiency": ("0.8",),
     "--flops-efficiency": ("0.5",), "--min-tokens-per-s-per-user": ("60",),
     "--prompt-tokens": ("500",), "--price-per-hour": ("3",), "--prices": (PRICES,),
-    "--search": (), "--search-gpus": ("h200",), "--format": ("csv",), "--output": (OUT,),
+    "--search": (), "--search-gpus": ("h200",), "--top": ("3",), "--format": ("csv",), "--output": (OUT,),
     "--save": (SAVE,), "--allow-no-fit": (), "--device": ("cpu",), "--tolerance": ("5",),
     "--time-limit": ("10",), "--layers": ("2",), "--family": ("qwen",), "--attention": ("mla",),
     "--vendor": ("amd",), "--name": ("walked",), "--hf-id": ("org/walked",), "--users": ("100",),

@@ -57,6 +57,7 @@ def search_cases() -> list[Case]:
         Case("fleet", "--search", (*BASE["fleet"], "--search"), CHANGES),
         Case("fleet", "--search-gpus", (*BASE["fleet"], "--search", "--search-gpus", "h200"),
              CHANGES, ref=(*BASE["fleet"], "--search")),
+        Case("fleet", "--top", (*s, "--top", "3"), CHANGES, ref=s),
         Case("fleet", "--search", (*s, "--gpu", "h200"), REFUSED,
              "--search tries every catalog GPU; limit it with --search-gpus", named="--gpu"),
         Case("fleet", "--search", (*s, "--tp", "2"), CHANGES, ref=s),

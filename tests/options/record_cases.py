@@ -64,6 +64,7 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         refused.update(_TRAFFIC_ALONE_REFUSED)
     if command == "fleet":
         refused["--search-gpus"] = "applies only with --search"
+        refused["--top"] = "applies only with --search"
         for f in ("--arrival-rate", "--mean-duration-s"):
             refused[f] = "give peak_concurrent_users or an arrival rate, not both"
     if command == "explain":
