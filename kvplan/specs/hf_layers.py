@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kvplan.specs.params import UnsupportedArchitecture
+from kvplan.specs.params_base import _index_list, _int_or
 from kvplan.specs.schema import LayerKind, MoE
 
 QWEN_TYPES = ("qwen2", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl", "qwen3_vl_moe")
@@ -60,7 +61,7 @@ def llama4_layer_kinds(cfg: Mapping[str, Any], layers: int, notes: list[str]) ->
     chunk = cfg.get("attention_chunk_size")
     flags = cfg.get("no_rope_layers")
     if not flags:
-        interval = cfg.get("no_rope_layer_interval") or 4
+        interval = _int_or(cfg, "no_rope_layer_interval", 4, least=0) or 4
         flags = [int((i + 1) % interval != 0) for i in range(layers)]
         notes.append(
             f"no_rope_layers absent: Llama4TextConfig's default, a NoPE (global) layer every "
@@ -184,10 +185,11 @@ def moe_block(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> MoE 
     if model_type == "llama4":
         return llama4_moe(cfg, notes)
     if model_type in ("qwen3_moe", "qwen3_next", "qwen3_vl_moe"):
-        dense = sorted(set(cfg.get("mlp_only_layers") or []))
-        if dense != list(range(len(dense))) or (cfg.get("decoder_sparse_step") or 1) != 1:
+        dense = sorted(set(_index_list(cfg, "mlp_only_layers")))
+        if dense != list(range(len(dense))) or (_int_or(cfg, "decoder_sparse_step", 1, least=0)
+                                                 or 1) != 1:
             raise ImportRefused("mlp_only_layers / decoder_sparse_step other than leading layers")
-        shared = cfg.get("shared_expert_intermediate_size") or 0
+        shared = _int_or(cfg, "shared_expert_intermediate_size", 0, least=0)
         return MoE(
             num_experts=positive_int(cfg, "num_experts"),
             experts_per_token=positive_int(cfg, "num_experts_per_tok"),
@@ -197,14 +199,14 @@ def moe_block(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> MoE 
         )
     if model_type in ("glm4_moe", "deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25"):
         # DeepSeek's routed-expert keys; GLM-4.5's MoE names them the same (no moe_layer_freq)
-        if model_type != "glm4_moe" and (cfg.get("moe_layer_freq") or 1) != 1:
+        if model_type != "glm4_moe" and (_int_or(cfg, "moe_layer_freq", 1, least=0) or 1) != 1:
             raise ImportRefused("moe_layer_freq other than 1 is not handled")
         return MoE(
             num_experts=positive_int(cfg, "n_routed_experts"),
             experts_per_token=positive_int(cfg, "num_experts_per_tok"),
             moe_intermediate_size=positive_int(cfg, "moe_intermediate_size"),
-            num_shared_experts=cfg.get("n_shared_experts") or 0,
-            first_dense_layers=cfg.get("first_k_dense_replace") or 0,
+            num_shared_experts=_int_or(cfg, "n_shared_experts", 0, least=0),
+            first_dense_layers=_int_or(cfg, "first_k_dense_replace", 0, least=0),
         )
     return None
 
@@ -216,7 +218,7 @@ def llama4_moe(cfg: Mapping[str, Any], notes: list[str]) -> MoE:
     from kvplan.specs.params import llama4_moe_layers
 
     layers = positive_int(cfg, "num_hidden_layers")
-    step = cfg.get("interleave_moe_layer_step") or 1
+    step = _int_or(cfg, "interleave_moe_layer_step", 1, least=0) or 1
     moe_layers = llama4_moe_layers(cfg)
     if moe_layers != list(range(step - 1, layers, step)):
         raise ImportRefused("moe_layers other than every interleave_moe_layer_step-th layer")

@@ -21,6 +21,7 @@ from kvplan.specs.params_base import (  # the shared pieces live there; imported
     _flag,
     _gqa_attention,
     _int,
+    _int_or,
     _llama_like,
     _mlp,
     head_dim,
@@ -108,7 +109,7 @@ def _falcon(cfg: Mapping[str, Any]) -> ParamCount:
     hd = hidden // heads
     kv = 1 if cfg.get("multi_query", True) else heads
     bias = _flag(cfg, "bias", False)
-    inter = cfg.get("ffn_hidden_size") or 4 * hidden
+    inter = _int_or(cfg, "ffn_hidden_size", 0, least=0) or 4 * hidden
     qkv_out = (heads + 2 * kv) * hd
     attention = hidden * qkv_out + hidden * hidden + ((qkv_out + hidden) if bias else 0)
     mlp = 2 * hidden * inter + ((inter + hidden) if bias else 0)

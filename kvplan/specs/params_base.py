@@ -39,10 +39,18 @@ def _int(cfg: Mapping[str, Any], key: str) -> int:
     return value
 
 
-def _int_or(cfg: Mapping[str, Any], key: str, default: int) -> int:
+def _int_or(cfg: Mapping[str, Any], key: str, default: int, least: int | None = None) -> int:
     """An optional whole-number field: `default` when absent or null, else as `_int` checks it
-    (a dict, a string or a float there is named, not a TypeError deeper in the arithmetic)."""
-    return default if cfg.get(key) is None else _int(cfg, key)
+    (a dict, a string or a float there is named, not a TypeError deeper in the arithmetic);
+    with `least`, a smaller number (a negative count) is named too."""
+    if cfg.get(key) is None:
+        return default
+    value = _int(cfg, key)
+    if least is not None and value < least:
+        raise UnsupportedArchitecture(
+            f"config field {key!r} is {value!r}; it must be a whole number of at least {least}"
+        )
+    return value
 
 
 def _list_or_empty(cfg: Mapping[str, Any], key: str) -> list[Any]:
@@ -53,6 +61,18 @@ def _list_or_empty(cfg: Mapping[str, Any], key: str) -> list[Any]:
     if not isinstance(value, list):
         raise UnsupportedArchitecture(f"config field {key!r} is {value!r}; it must be a list")
     return value
+
+
+def _index_list(cfg: Mapping[str, Any], key: str) -> list[int]:
+    """An optional list of layer indices: [] when absent or null; a non-list, or an entry that
+    is not a whole number of at least 0 (a string, a nested list, a bool), is named."""
+    items = _list_or_empty(cfg, key)
+    if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in items):
+        raise UnsupportedArchitecture(
+            f"config field {key!r} is {items!r}; it must be a list of layer numbers (whole "
+            "numbers of at least 0)"
+        )
+    return items
 
 
 def _flag(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
@@ -119,7 +139,7 @@ def _llama_like(
     tied_default: bool = False,
 ) -> int:
     hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
-    kv = cfg.get("num_key_value_heads") or _int(cfg, "num_attention_heads")
+    kv = _int_or(cfg, "num_key_value_heads", 0, least=0) or _int(cfg, "num_attention_heads")
     per_layer = (
         _gqa_attention(cfg, kv, qkv_bias, o_bias, qk_norm)
         + _mlp(hidden, _int(cfg, "intermediate_size"), mlp_bias)

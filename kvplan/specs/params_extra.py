@@ -19,12 +19,13 @@ from kvplan.specs.params_base import (
     _flag,
     _gqa_attention,
     _int,
+    _int_or,
 )
 
 
 def _kv_heads(cfg: Mapping[str, Any]) -> int:
     """num_key_value_heads, or (PhiConfig, GraniteMoeConfig: None) one per attention head."""
-    return cfg.get("num_key_value_heads") or _int(cfg, "num_attention_heads")
+    return _int_or(cfg, "num_key_value_heads", 0, least=0) or _int(cfg, "num_attention_heads")
 
 
 def phi_params(cfg: Mapping[str, Any]) -> ParamCount:
@@ -58,7 +59,7 @@ def granitemoe_params(cfg: Mapping[str, Any]) -> ParamCount:
     [E, hidden, intermediate_size], no biases, no shared expert. The multipliers
     (embedding, residual, attention, logits) are scalars, not tensors.
     """
-    if cfg.get("shared_intermediate_size"):
+    if _int_or(cfg, "shared_intermediate_size", 0, least=0):
         raise UnsupportedArchitecture(
             "shared_intermediate_size is set: a shared expert is GraniteMoeShared, not granitemoe"
         )
@@ -114,7 +115,7 @@ def granitemoehybrid_params(cfg: Mapping[str, Any]) -> ParamCount:
             + inner  # gated RMSNorm
             + inner * hidden + (hidden if proj_bias else 0)  # out_proj
         )
-    experts = cfg.get("num_local_experts") or 0
+    experts = _int_or(cfg, "num_local_experts", 0, least=0)
     base = (
         _embeddings(cfg, False)
         + hidden

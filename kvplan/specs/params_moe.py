@@ -16,7 +16,9 @@ from kvplan.specs.params_base import (
     _embeddings,
     _flag,
     _gqa_attention,
+    _index_list,
     _int,
+    _int_or,
     _mlp,
 )
 
@@ -27,7 +29,7 @@ def _experts(cfg: Mapping[str, Any], key: str) -> int:
 
 def _mixtral(cfg: Mapping[str, Any]) -> ParamCount:
     hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
-    kv = cfg.get("num_key_value_heads") or _int(cfg, "num_attention_heads")
+    kv = _int_or(cfg, "num_key_value_heads", 0, least=0) or _int(cfg, "num_attention_heads")
     experts, top_k = _experts(cfg, "num_local_experts"), _int(cfg, "num_experts_per_tok")
     expert = _mlp(hidden, _int(cfg, "intermediate_size"))
     per_layer = _gqa_attention(cfg, kv, False, False) + experts * hidden + 2 * hidden
@@ -39,14 +41,14 @@ def _mixtral(cfg: Mapping[str, Any]) -> ParamCount:
 def _sparse_layers(cfg: Mapping[str, Any]) -> int:
     """Qwen MoE layers: not in mlp_only_layers and on every decoder_sparse_step-th layer."""
     layers = _int(cfg, "num_hidden_layers")
-    step = cfg.get("decoder_sparse_step") or 1
-    dense = set(cfg.get("mlp_only_layers") or [])
+    step = _int_or(cfg, "decoder_sparse_step", 1, least=0) or 1
+    dense = set(_index_list(cfg, "mlp_only_layers"))
     return sum(1 for i in range(layers) if i not in dense and (i + 1) % step == 0)
 
 
 def _qwen3_moe(cfg: Mapping[str, Any]) -> ParamCount:
     hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
-    kv = cfg.get("num_key_value_heads") or _int(cfg, "num_attention_heads")
+    kv = _int_or(cfg, "num_key_value_heads", 0, least=0) or _int(cfg, "num_attention_heads")
     bias = _flag(cfg, "attention_bias", False)
     experts, top_k = _experts(cfg, "num_experts"), _int(cfg, "num_experts_per_tok")
     expert = _mlp(hidden, _int(cfg, "moe_intermediate_size"))
@@ -113,7 +115,7 @@ def _mla_attention(cfg: Mapping[str, Any]) -> int:
     v_dim, kv_rank = _int(cfg, "v_head_dim"), _int(cfg, "kv_lora_rank")
     if _flag(cfg, "attention_bias", False):
         raise UnsupportedArchitecture("MLA with attention_bias true is not handled")
-    q_rank = cfg.get("q_lora_rank")
+    q_rank = _int_or(cfg, "q_lora_rank", 0, least=0)
     q_out = heads * (nope + rope)
     # with a query latent: q_a_proj, q_a_layernorm, q_b_proj; without: one q_proj
     q = (hidden * q_rank + q_rank + q_rank * q_out) if q_rank else hidden * q_out
@@ -124,12 +126,12 @@ def _mla_attention(cfg: Mapping[str, Any]) -> int:
 def _deepseek(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
     hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
     experts, top_k = _experts(cfg, "n_routed_experts"), _int(cfg, "num_experts_per_tok")
-    first_dense = cfg.get("first_k_dense_replace") or 0
-    freq = cfg.get("moe_layer_freq") or 1
+    first_dense = _int_or(cfg, "first_k_dense_replace", 0, least=0)
+    freq = _int_or(cfg, "moe_layer_freq", 1, least=0) or 1
     sparse = sum(1 for i in range(first_dense, layers) if i % freq == 0)
     dense = layers - sparse
     expert = _mlp(hidden, _int(cfg, "moe_intermediate_size"))
-    shared = (cfg.get("n_shared_experts") or 0) * expert
+    shared = _int_or(cfg, "n_shared_experts", 0, least=0) * expert
     # noaux_tc routing (V3, Kimi-K2) keeps a per-expert score-correction bias beside the gate
     default_method = "greedy" if model_type == "deepseek_v2" else "noaux_tc"
     topk_method = cfg.get("topk_method") or default_method
@@ -163,10 +165,9 @@ def llama4_moe_layers(cfg: Mapping[str, Any]) -> list[int]:
     """Llama 4's MoE layers: `moe_layers`, else every interleave_moe_layer_step-th layer
     (Llama4TextConfig: range(step - 1, layers, step))."""
     layers = _int(cfg, "num_hidden_layers")
-    listed = cfg.get("moe_layers")
-    if isinstance(listed, list):
-        return sorted(int(i) for i in listed)
-    step = cfg.get("interleave_moe_layer_step") or 1
+    if cfg.get("moe_layers") is not None:
+        return sorted(_index_list(cfg, "moe_layers"))
+    step = _int_or(cfg, "interleave_moe_layer_step", 1, least=0) or 1
     return list(range(step - 1, layers, step))
 
 
@@ -176,7 +177,7 @@ def _llama4(cfg: Mapping[str, Any]) -> ParamCount:
     router [h, E] and one shared expert MLP of intermediate_size; the other layers a dense MLP
     of intermediate_size_mlp."""
     hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
-    kv = cfg.get("num_key_value_heads") or _int(cfg, "num_attention_heads")
+    kv = _int_or(cfg, "num_key_value_heads", 0, least=0) or _int(cfg, "num_attention_heads")
     experts, top_k = _int(cfg, "num_local_experts"), _int(cfg, "num_experts_per_tok")
     expert = _mlp(hidden, _int(cfg, "intermediate_size"))
     sparse = len(llama4_moe_layers(cfg))
@@ -202,13 +203,13 @@ def _glm4_moe(cfg: Mapping[str, Any]) -> ParamCount:
     attention = _gqa_attention(cfg, kv, bias, False, qk_norm=_flag(cfg, "use_qk_norm", False))
     experts, top_k = _int(cfg, "n_routed_experts"), _int(cfg, "num_experts_per_tok")
     expert = _mlp(hidden, _int(cfg, "moe_intermediate_size"))
-    dense = min(cfg.get("first_k_dense_replace") or 0, layers)
+    dense = min(_int_or(cfg, "first_k_dense_replace", 0, least=0), layers)
     sparse = layers - dense
     base = (
         _embeddings(cfg, False)
         + hidden
         + layers * (attention + 2 * hidden)
         + dense * _mlp(hidden, _int(cfg, "intermediate_size"))
-        + sparse * (experts * hidden + experts + (cfg.get("n_shared_experts") or 0) * expert)
+        + sparse * (experts * hidden + experts + _int_or(cfg, "n_shared_experts", 0, least=0) * expert)
     )
     return ParamCount(base + sparse * experts * expert, base + sparse * top_k * expert)

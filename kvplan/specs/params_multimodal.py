@@ -18,8 +18,9 @@ def _pair(value: object, what: str) -> int:
     """A square kernel given as an int (or a [k, k] pair)."""
     if isinstance(value, int) and not isinstance(value, bool):
         return value
-    if isinstance(value, list) and len(value) == 2 and value[0] == value[1]:
-        return int(value[0])
+    if isinstance(value, list) and len(value) == 2 and value[0] == value[1] and isinstance(
+            value[0], int) and not isinstance(value[0], bool):
+        return value[0]
     raise UnsupportedArchitecture(f"vision_config {what} {value!r} is not a square kernel")
 
 
@@ -105,7 +106,8 @@ def moonvit_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
     dim, inter = _int(vcfg, "vt_hidden_size"), _int(vcfg, "vt_intermediate_size")
     patch = _pair(vcfg.get("patch_size"), "patch_size")
     kernel = vcfg.get("merge_kernel_size")
-    if not (isinstance(kernel, list) and len(kernel) == 2 and all(isinstance(k, int) for k in kernel)):
+    if not (isinstance(kernel, list) and len(kernel) == 2 and all(
+            isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in kernel)):
         raise UnsupportedArchitecture(f"vision_config merge_kernel_size {kernel!r} is not [h, w]")
     embed = 3 * patch * patch * dim + dim
     positions = _int(vcfg, "init_pos_emb_height") * _int(vcfg, "init_pos_emb_width") * dim

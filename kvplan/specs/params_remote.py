@@ -31,7 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.params_base import ParamCount, UnsupportedArchitecture, _flag, _int
+from kvplan.specs.params_base import ParamCount, UnsupportedArchitecture, _flag, _int, _int_or
 
 # ChatGLMConfig key -> the key the importer reads
 CHATGLM_KEYS = {
@@ -120,7 +120,7 @@ def internlm2_params(cfg: Mapping[str, Any]) -> ParamCount:
             "modeling_internlm2.py requires"
         )
     head_dim = hidden // heads
-    kv = cfg.get("num_key_value_heads") or heads
+    kv = _int_or(cfg, "num_key_value_heads", 0, least=0) or heads
     bias = _flag(cfg, "bias", False)
     qkv_out = (heads + 2 * _int({"num_key_value_heads": kv}, "num_key_value_heads")) * head_dim
     attention = hidden * qkv_out + heads * head_dim * hidden
