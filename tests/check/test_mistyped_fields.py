@@ -57,6 +57,27 @@ CASES = [
      "ERROR line 59: spec.template.spec.roles: must be a list (AIBrix StormService CRD, "
      "orchestration.aibrix.ai/v1alpha1), got a string ('prefill'); write it as a list, or "
      "remove it"),
+    ("kubeai", "corpus/kubeai/qwen2.5-7b-instruct-l4.yaml",
+     "  env:\n    VLLM_ATTENTION_BACKEND: FLASHINFER\n",
+     "  env: VLLM_ATTENTION_BACKEND=FLASHINFER\n",
+     "ERROR line 17: spec.env: must be a mapping (KubeAI Model CRD, kubeai.org/v1), got a string "
+     "('VLLM_ATTENTION_BACKEND=FLASHINFER'); write it as a mapping, or remove it"),
+    ("dynamo", "corpus/dynamo/agg.yaml",
+     '      resources:\n        limits:\n          gpu: "1"\n',
+     '      resources:\n        limits: "1"\n',
+     "ERROR line 37: spec.services.VllmDecodeWorker.resources.limits: must be a mapping (Dynamo "
+     "DynamoGraphDeployment CRD, nvidia.com), got a string ('1'); write it as a "
+     "mapping, or remove it"),
+    ("llmisvc", "corpus/kserve/llm-inference-service-qwen2-7b-gpu.yaml",
+     "  template:\n    containers:\n", "  template: main\n  x:\n    containers:\n",
+     "ERROR line 15: spec.template: must be a mapping (KServe LLMInferenceService CRD, "
+     "serving.kserve.io), got a string ('main'); write it as a mapping, or remove it"),
+    ("rayclusterfleet", "corpus/aibrix/orchestration_v1alpha1_rayclusterfleet.yaml",
+     "        rayStartParams:\n          dashboard-host: '0.0.0.0'\n",
+     "        rayStartParams: dashboard-host=0.0.0.0\n",
+     "ERROR line 25: spec.template.spec.headGroupSpec.rayStartParams: must be a mapping (KubeRay "
+     "RayCluster spec, ray.io/v1), got a string ('dashboard-host=0.0.0.0'); write it as a "
+     "mapping, or remove it"),
 ]
 
 

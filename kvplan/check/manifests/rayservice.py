@@ -153,8 +153,9 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
     replicas, r_line, r_notes, most = _replicas(cfg, at, inner)
     notes += r_notes
     # the Ray cluster: a worker group with GPUs gives the pod (node labels, image)
-    cluster = as_dict(as_dict(data.get("spec")).get("rayClusterConfig"))
-    gs = raycluster.groups(cluster, ("spec", "rayClusterConfig"))
+    cluster = typed(as_dict(data.get("spec")), "rayClusterConfig", ("spec",), doc, problems,
+                    "KubeRay RayService spec, ray.io/v1")
+    gs = raycluster.groups(cluster, ("spec", "rayClusterConfig"), doc, problems)
     gpu_groups = [g for g in gs if g.gpus_per_pod > 0]
     group_pod = gpu_groups[0] if gpu_groups else gs[0]
     pod = dict(group_pod.pod)

@@ -25,6 +25,7 @@ _POD: tuple[tuple[tuple[str, ...], type], ...] = (
     ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions"), list),
     ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions", "*"), dict),
     ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions", "*", "values"), list),
+    (("containers",), list),
     (("nodeSelector",), dict),
     (("tolerations",), list),
     (("volumes",), list),
