@@ -78,6 +78,14 @@ CASES = [
      "ERROR line 25: spec.template.spec.headGroupSpec.rayStartParams: must be a mapping (KubeRay "
      "RayCluster spec, ray.io/v1), got a string ('dashboard-host=0.0.0.0'); write it as a "
      "mapping, or remove it"),
+    ("llmd_values", "corpus/llm-d/ms-inference-scheduling-values.yaml",
+     "  parallelism:\n    tensor: 2\n    data: 1\n", "  parallelism: tp2\n",
+     "ERROR line 33: decode.parallelism: must be a mapping (llm-d-modelservice chart values), "
+     "got a string ('tp2'); write it as a mapping, or remove it"),
+    ("ome_isvc", "corpus/ome/isvc-llama-3-1-8b-instruct.yaml",
+     "  runtime:\n    name: srt-llama-3-1-8b-instruct\n", "  runtime: srt-llama-3-1-8b-instruct\n",
+     "ERROR line 12: spec.runtime: must be a mapping (OME InferenceServiceSpec), got a string "
+     "('srt-llama-3-1-8b-instruct'); write it as a mapping, or remove it"),
 ]
 
 
