@@ -86,6 +86,11 @@ CASES = [
      "  runtime:\n    name: srt-llama-3-1-8b-instruct\n", "  runtime: srt-llama-3-1-8b-instruct\n",
      "ERROR line 12: spec.runtime: must be a mapping (OME InferenceServiceSpec), got a string "
      "('srt-llama-3-1-8b-instruct'); write it as a mapping, or remove it"),
+    ("object-metadata", "corpus/lws/lws-vllm-gpu.yaml",
+     "kind: LeaderWorkerSet\nmetadata:\n",
+     "kind: LeaderWorkerSet\nmetadata:\n  annotations: kvplan.io/gpu=h100\n",
+     "ERROR line 4: metadata.annotations: must be a mapping (Kubernetes ObjectMeta), got a "
+     "string ('kvplan.io/gpu=h100'); write it as a mapping, or remove it"),
 ]
 
 
