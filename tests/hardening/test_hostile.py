@@ -151,10 +151,13 @@ def test_utf16_with_a_bom_is_read() -> None:
 
 
 def test_a_manifest_whose_metadata_is_not_a_mapping_is_judged_not_crashed() -> None:
-    """Found by tests/fuzz: the old k8s.py read `metadata: -1` with .get() (exit 3). The
-    manifest readers take the name from the file instead and judge the container: the server
-    runs llama-3-8b and names no GPU, so WARN (exit 0), never an internal error."""
+    """Found by tests/fuzz: the old k8s.py read `metadata: -1` with .get() (exit 3). It was
+    then read as no metadata in silence (a WARN on the container); since task h46silent the
+    metadata (where kvplan.io/ annotations live) of the wrong type is named: one ERROR with
+    its line (4), exit 2, never an internal error."""
     out = run_limited("check", f"{H}/manifest-metadata-not-mapping.yaml")
-    assert out.code == 0, out.stdout + out.stderr
-    assert "WARN" in out.stdout and "Traceback" not in out.stderr
+    assert out.code == 2, out.stdout + out.stderr
+    assert ("ERROR line 4: metadata: must be a mapping (Kubernetes ObjectMeta), got a number "
+            "('-1'); write it as a mapping, or remove it") in out.stdout
+    assert "Traceback" not in out.stderr
     assert_bounded(out)

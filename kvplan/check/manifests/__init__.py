@@ -36,7 +36,7 @@ from kvplan.check.manifests.compose_mounts import ComposeService
 from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
-from kvplan.check.manifests.shapes import shape_problems
+from kvplan.check.manifests.shapes import shape_problems, typed
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
 from kvplan.check.manifests.wording import in_file_words
 from kvplan.check.manifests.workload import (
@@ -287,6 +287,12 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         (f for f in FORMATS if f.detect is not None and f.detect(data)), None))
     if fmt is not None:
         sites = _read(fmt, data, doc, path)
+        if kind:  # the object's metadata or annotations (kvplan.io/...) of the wrong type
+            bad: list[Problem] = []
+            typed(typed(data, "metadata", (), doc, bad, "Kubernetes ObjectMeta"), "annotations",
+                  ("metadata",), doc, bad, "Kubernetes ObjectMeta")
+            for site in sites:
+                site.problems = [*bad, *site.problems]
         targets = _targets(doc, path, sites, name, meta_ann if kind else {}, side_cache,
                            default_gpu, kind)
         if targets or not kind:

@@ -16,27 +16,31 @@ from __future__ import annotations
 
 from typing import Any
 
-from kvplan.check.manifests.pods import PodSite, as_dict, containers, template_site
+from kvplan.check.manifests.pods import PodSite, containers, template_site
+from kvplan.check.manifests.shapes import mistyped, typed
+from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
 KINDS = ("DynamoGraphDeployment",)
+SCHEMA = "Dynamo DynamoGraphDeployment CRD, nvidia.com"
 
 
-def _nodes(svc: dict[str, Any]) -> int:
-    n = as_dict(svc.get("multinode")).get("nodeCount", 1)
+def _nodes(svc: dict[str, Any], at: Key, doc: Doc, bad: list[Problem]) -> int:
+    n = typed(svc, "multinode", at, doc, bad, SCHEMA).get("nodeCount", 1)
     return n if isinstance(n, int) and n > 0 else 1
 
 
 def _v1alpha1(name: str, svc: dict[str, Any], at: Key, doc: Doc, group: int) -> PodSite:
-    extra = as_dict(svc.get("extraPodSpec"))
+    bad: list[Problem] = []
+    extra = typed(svc, "extraPodSpec", at, doc, bad, SCHEMA)
     pod_at: Key = (*at, "extraPodSpec")
-    main = as_dict(extra.get("mainContainer"))
+    main = typed(extra, "mainContainer", pod_at, doc, bad, SCHEMA)
     c_at: Key = (*pod_at, "mainContainer")
     container = dict(main)
     lines: dict[Key, int] = {}
-    res = as_dict(svc.get("resources"))
+    res = typed(svc, "resources", at, doc, bad, SCHEMA)
     for part in ("limits", "requests"):
-        gpu = as_dict(res.get(part)).get("gpu")
+        gpu = typed(res, part, (*at, "resources"), doc, bad, SCHEMA).get("gpu")
         if gpu is not None:
             container["resources"] = {"limits": {"nvidia.com/gpu": gpu}}
             lines[c_at + ("resources", "limits", "nvidia.com/gpu")] = doc.line(
@@ -45,28 +49,42 @@ def _v1alpha1(name: str, svc: dict[str, Any], at: Key, doc: Doc, group: int) -> 
     found = [(container, c_at)] if main else []
     found += containers(extra, pod_at)
     return PodSite("DynamoGraphDeployment", extra, pod_at, found, svc.get("replicas", 1),
-                   (*at, "replicas") if "replicas" in svc else None, _nodes(svc),
-                   group=group, name=name, lines=lines, line_at=at)
+                   (*at, "replicas") if "replicas" in svc else None, _nodes(svc, at, doc, bad),
+                   group=group, name=name, lines=lines, line_at=at, problems=bad)
 
 
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
-    spec = as_dict(data.get("spec"))
+    bad: list[Problem] = []
+    spec = typed(data, "spec", (), doc, bad, SCHEMA)
     out = []
-    services = spec.get("services")
-    for i, (name, svc) in enumerate(as_dict(services).items()):
-        out.append(_v1alpha1(str(name), as_dict(svc), ("spec", "services", str(name)), doc, i))
-    comps = spec.get("components")
-    for i, comp in enumerate(comps if isinstance(comps, list) else []):
-        comp = as_dict(comp)
+    services = typed(spec, "services", ("spec",), doc, bad, SCHEMA)
+    for i, (name, svc) in enumerate(services.items()):
+        s_at: Key = ("spec", "services", str(name))
+        if not isinstance(svc, dict):
+            bad.append(mistyped(s_at, dict, svc, doc, SCHEMA))
+            continue
+        out.append(_v1alpha1(str(name), svc, s_at, doc, i))
+    comps = typed(spec, "components", ("spec",), doc, bad, SCHEMA, list)
+    for i, comp in enumerate(comps):
         at: Key = ("spec", "components", i)
+        if not isinstance(comp, dict):
+            bad.append(mistyped(at, dict, comp, doc, SCHEMA))
+            continue
+        c_bad: list[Problem] = []
+        typed(comp, "podTemplate", at, doc, c_bad, SCHEMA)
         site = template_site({"template": comp.get("podTemplate")}, at, "DynamoGraphDeployment",
                              comp.get("replicas", 1), (*at, "replicas") if "replicas" in comp
                              else None)
         site.pod_at = (*at, "podTemplate", "spec")
         site.containers = containers(site.pod, site.pod_at)
-        site.pods_per_engine = _nodes(comp)
+        site.pods_per_engine = _nodes(comp, at, doc, c_bad)
+        site.problems = c_bad
         site.group, site.name, site.line_at = len(out), str(comp.get("name", i)), at
         out.append(site)
+    if bad:  # a wrong-typed block the reader walks: named, never read as empty in silence
+        out.insert(0, PodSite("DynamoGraphDeployment", {}, ("spec",), [], problems=bad))
+        for k, site in enumerate(out):
+            site.group = k
     for site in out:
         site.image_names_engine = False
         if site.pods_per_engine > 1:

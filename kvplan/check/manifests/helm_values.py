@@ -7,7 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.shapes import mistyped, typed
+from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
+
+SCHEMA = "production-stack Helm values"
 
 # vllmConfig key -> the vllm serve option the chart renders it as (helm/templates/
 # deployment-vllm-multi.yaml in vllm-project/production-stack)
@@ -32,10 +36,14 @@ def is_values(data: dict[str, Any]) -> bool:
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     out = []
     for i, ms in enumerate(data["servingEngineSpec"]["modelSpec"]):
-        if not isinstance(ms, dict):
-            continue
         at = ("servingEngineSpec", "modelSpec", i)
-        cfg: dict[str, Any] = ms["vllmConfig"] if isinstance(ms.get("vllmConfig"), dict) else {}
+        if not isinstance(ms, dict):  # a model the chart would not render: named, not skipped
+            site = PodSite("modelSpec", {}, at, [], problems=[mistyped(at, dict, ms, doc, SCHEMA)])
+            site.group, site.line_at = i, at
+            out.append(site)
+            continue
+        bad: list[Problem] = []
+        cfg: dict[str, Any] = typed(ms, "vllmConfig", at, doc, bad, SCHEMA)
         args: list[str] = ["vllm", "serve", str(ms.get("modelURL", ""))]
         for key, flag in VLLM_CONFIG.items():
             if key in cfg:
@@ -43,7 +51,7 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         for key, flag in VLLM_FLAGS.items():
             if cfg.get(key) is True:
                 args.append(flag)
-        extra = cfg.get("extraArgs") or []
+        extra = typed(cfg, "extraArgs", (*at, "vllmConfig"), doc, bad, SCHEMA, list)
         args += [str(a) for a in extra] if isinstance(extra, list) else []
         image = f"{ms.get('repository', 'vllm/vllm-openai')}:{ms.get('tag', 'latest')}"
         # env as the chart renders it: VLLM_USE_V1 "0" when vllmConfig.v0 is "1", then the
@@ -57,6 +65,7 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         container = {"image": image, "command": args, "env": env,
                      "resources": {"limits": {"nvidia.com/gpu": ms.get("requestGPU", 0)}}}
         pod: dict[str, Any] = {"containers": [container]}
+        typed(ms, "nodeSelectorTerms", at, doc, bad, SCHEMA, list)
         terms = ms.get("nodeSelectorTerms")
         if isinstance(terms, list):
             pod["affinity"] = {"nodeAffinity": {
@@ -64,8 +73,8 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         site = PodSite("modelSpec", pod, at, [(container, at)], ms.get("replicaCount", 1),
                        (*at, "replicaCount") if "replicaCount" in ms else at)
         site.name = str(ms["name"]) if ms.get("name") else None
-        if isinstance(ms.get("annotations"), dict):
-            site.annotations = ms["annotations"]
+        site.annotations = typed(ms, "annotations", at, doc, bad, SCHEMA)
+        site.problems = bad
         site.group, site.line_at = i, at
         out.append(site)
     return out

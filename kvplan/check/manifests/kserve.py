@@ -7,27 +7,32 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict, containers
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy.problems import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
 KINDS = ("InferenceService", "ServingRuntime", "ClusterServingRuntime")
 
 
+SCHEMA = "KServe CRD, serving.kserve.io"
+
+
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
-    spec = as_dict(data.get("spec"))
+    problems: list[Problem] = []
+    spec = typed(data, "spec", (), doc, problems, SCHEMA)
     if data.get("kind") != "InferenceService":
         site = PodSite(str(data.get("kind")), spec, ("spec",), containers(spec, ("spec",)))
+        site.problems = problems
         site.notes.append("a serving runtime is a template: checked as one replica")
         return [site]
-    pred = as_dict(spec.get("predictor"))
+    pred = typed(spec, "predictor", ("spec",), doc, problems, SCHEMA)
     at: Key = ("spec", "predictor")
     replicas = pred.get("minReplicas", 1)
     replicas_at = (*at, "minReplicas") if "minReplicas" in pred else None
     found = containers(pred, at)
     lenient = False
-    model = pred.get("model")
-    problems: list[Problem] = []
-    if isinstance(model, dict):
+    model = typed(pred, "model", at, doc, problems, SCHEMA)
+    if "model" in pred and isinstance(pred["model"], dict):
         if "args" in model or "command" in model or found:
             found.insert(0, (model, (*at, "model")))
             lenient = True  # the huggingface runtime takes vLLM's options and its own

@@ -28,9 +28,11 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
+SCHEMA = "KubeAI Model CRD, kubeai.org/v1"
 KINDS = ("Model",)
 GROUP = "kubeai.org"
 CHART = "substratusai/kubeai charts/kubeai/values.yaml at 2f32ef49"
@@ -110,12 +112,12 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
                                     ("--served-model-name=" + name, doc.start_line)]
     if str(spec.get("url", "")).startswith("s3://") and not spec.get("cacheProfile"):
         words.append(("--load-format=runai_streamer", url_line))
-    args = spec.get("args")
-    for j, a in enumerate(args if isinstance(args, list) else []):
+    args = typed(spec, "args", at, doc, problems, SCHEMA, list)
+    for j, a in enumerate(args):
         words.append((str(a), doc.line(*at, "args", j)))
     if spec.get("adapters"):
         words.append(("--enable-lora", doc.line(*at, "adapters")))
-    env_map = as_dict(spec.get("env"))
+    env_map = typed(spec, "env", at, doc, problems, SCHEMA)
     env = [{"name": str(k), "value": str(env_map[k])} for k in sorted(env_map)]
     notes = ["KubeAI renders the pod: its command, GPUs and image are read from the Model and "
              f"the default resource profiles ({CHART})"]

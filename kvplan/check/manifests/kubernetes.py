@@ -22,7 +22,7 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     if kind == "Pod":
         return [PodSite("Pod", spec, ("spec",), containers(spec, ("spec",)))]
     site = template_site(spec, ("spec",), kind, spec.get("replicas", 1),
-                         ("spec", "replicas") if "replicas" in spec else None)
+                         ("spec", "replicas") if "replicas" in spec else None, doc)
     if kind == "Job":
         site.replicas = spec.get("parallelism", 1)
         site.replicas_at = ("spec", "parallelism") if "parallelism" in spec else None

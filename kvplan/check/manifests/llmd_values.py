@@ -22,6 +22,7 @@ import re
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
@@ -29,6 +30,7 @@ RESOURCES = {"nvidia": "nvidia.com/gpu", "intel-i915": "gpu.intel.com/i915",
              "intel-xe": "gpu.intel.com/xe", "intel-gaudi": "habana.ai/gaudi",
              "amd": "amd.com/gpu", "google": "google.com/tpu",
              "rebellions-atom": "rebellions.ai/ATOM"}
+SCHEMA = "llm-d-modelservice chart values"
 _VALUES_REF = re.compile(r"\{\{-?\s*\.Values\.([A-Za-z0-9_.]+)\s*-?\}\}")
 
 
@@ -71,22 +73,30 @@ def _int(value: Any, default: int = 1) -> int:
 
 
 def _role(values: dict[str, Any], role: str, doc: Doc, group: int) -> PodSite | None:
-    spec = as_dict(values.get(role))
+    bad: list[Problem] = []
+    spec = typed(values, role, (), doc, bad, SCHEMA)
+    if bad:  # a role of the wrong type: named, never skipped as if absent
+        return PodSite(f"llm-d {role}", {}, (role,), [], group=group, name=role, problems=bad)
     if not spec or spec.get("create") is False:
         return None
     at: Key = (role,)
-    items: list[Any] = spec["containers"] if isinstance(spec.get("containers"), list) else []
+    items: list[Any] = typed(spec, "containers", at, doc, bad, SCHEMA, list)
+    if group == 0:  # the chart-wide blocks: named once
+        typed(values, "modelArtifacts", (), doc, bad, SCHEMA)
+        typed(values, "accelerator", (), doc, bad, SCHEMA)
+    typed(spec, "accelerator", at, doc, bad, SCHEMA)
+    typed(spec, "acceleratorTypes", at, doc, bad, SCHEMA)
     c_i = next((i for i, c in enumerate(items) if as_dict(c).get("modelCommand")), 0)
     main = as_dict(items[c_i]) if items else {}
     c_at: Key = (*at, "containers", c_i)
-    par = as_dict(spec.get("parallelism"))
+    par = typed(spec, "parallelism", at, doc, bad, SCHEMA)
     tp, data, local, workers = (_int(par.get(k)) for k in ("tensor", "data", "dataLocal",
                                                            "workers"))
     if "data" not in par and "dataLocal" in par:
         data = local * workers
     if "dataLocal" not in par and "data" in par:
         local = max(data // max(workers, 1), 1)
-    problems: list[Problem] = []
+    problems: list[Problem] = bad
     notes: list[str] = []
     command = str(main.get("modelCommand", "custom"))
     words: list[tuple[str, int]] = []

@@ -18,10 +18,12 @@ import shlex
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
 KINDS = ("LLMInferenceService",)
+SCHEMA = "KServe LLMInferenceService CRD, serving.kserve.io"
 PRESET_IMAGE = "ghcr.io/llm-d/llm-d-cuda:v0.9.0"  # config-llm-template.yaml at aaac4e29
 # spec.runtime kserve-llm-sglang selects config/llmisvcconfig/config-sglang-template.yaml (at
 # 26da5794): bash -c 'python3 -m sglang.launch_server --model-path /mnt/models
@@ -43,12 +45,13 @@ def _main(pod: dict[str, Any], at: Key) -> tuple[dict[str, Any], Key]:
 
 def _workload(spec: dict[str, Any], at: Key, model: dict[str, Any], doc: Doc, kind: str,
               role: str | None, group: int, meta_name: str | None) -> PodSite:
-    pod = as_dict(spec.get("template"))
+    bad: list[Problem] = []
+    pod = typed(spec, "template", at, doc, bad, SCHEMA)
     pod_at: Key = (*at, "template")
     main, c_at = _main(pod, pod_at)
-    par = as_dict(spec.get("parallelism"))
+    par = typed(spec, "parallelism", at, doc, bad, SCHEMA)
     par_at: Key = (*at, "parallelism")
-    problems = [Problem(f"parallelism.{k}", f"not an LLMInferenceService parallelism field "
+    problems = bad + [Problem(f"parallelism.{k}", f"not an LLMInferenceService parallelism field "
                         f"({', '.join(sorted(PARALLELISM))}): the controller rejects it",
                         doc.line(*par_at, k)) for k in par if k not in PARALLELISM]
     uri = str(model.get("uri", ""))
@@ -58,7 +61,7 @@ def _workload(spec: dict[str, Any], at: Key, model: dict[str, Any], doc: Doc, ki
     notes: list[str] = []
     replicas: Any = spec.get("replicas", 1)
     replicas_at: Key | None = (*at, "replicas") if "replicas" in spec else None
-    scaling = as_dict(spec.get("scaling"))
+    scaling = typed(spec, "scaling", at, doc, problems, SCHEMA)
     if "replicas" not in spec and "minReplicas" in scaling:
         replicas, replicas_at = scaling["minReplicas"], (*at, "scaling", "minReplicas")
         notes.append("checked at scaling.minReplicas (the autoscaler scales up from there)")
@@ -179,13 +182,18 @@ def _sglang(spec: dict[str, Any], at: Key, main: dict[str, Any], c_at: Key,
 
 
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
-    spec = as_dict(data.get("spec"))
-    model = as_dict(spec.get("model"))
+    bad: list[Problem] = []
+    spec = typed(data, "spec", (), doc, bad, SCHEMA)
+    model = typed(spec, "model", ("spec",), doc, bad, SCHEMA)
     meta_name = as_dict(data.get("metadata")).get("name")
     kind = str(data.get("kind"))
     if "prefill" not in spec:
-        return [_workload(spec, ("spec",), model, doc, kind, None, 0, meta_name)]
-    base = str(meta_name or "llmisvc")
-    return [_workload(spec, ("spec",), model, doc, kind, f"{base} decode", 0, meta_name),
-            _workload(as_dict(spec.get("prefill")), ("spec", "prefill"), model, doc, kind,
-                      f"{base} prefill", 1, meta_name)]
+        out = [_workload(spec, ("spec",), model, doc, kind, None, 0, meta_name)]
+    else:
+        base = str(meta_name or "llmisvc")
+        prefill = typed(spec, "prefill", ("spec",), doc, bad, SCHEMA)
+        out = [_workload(spec, ("spec",), model, doc, kind, f"{base} decode", 0, meta_name),
+               _workload(prefill, ("spec", "prefill"), model, doc, kind, f"{base} prefill", 1,
+                         meta_name)]
+    out[0].problems = [*bad, *out[0].problems]  # the model or a role of the wrong type: named
+    return out

@@ -45,11 +45,13 @@ from typing import Any
 
 from kvplan.check.manifests import ome_run
 from kvplan.check.manifests.pods import PodSite, as_dict, containers
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
 KINDS = ("ServingRuntime", "ClusterServingRuntime")
 GROUP = "ome.io"
+SCHEMA = "OME ServingRuntimeSpec"
 # the weights' path: OME sets MODEL_PATH to the BaseModel's storage.path at render time
 MODEL_PATH = "/<storage.path of the InferenceService's BaseModel>"
 ELSEWHERE = ("OME hands this runtime the weights of the BaseModel an InferenceService names "
@@ -78,13 +80,14 @@ def sites(data: dict[str, Any], doc: Doc,
                                           ("decoderConfig", "decoder"))):
         if part not in spec:
             continue
-        cfg = as_dict(spec.get(part))
+        own: list[Problem] = []
+        cfg = typed(spec, part, ("spec",), doc, own, SCHEMA)
         at: Key = ("spec", part)
         multi = "leader" in cfg or "worker" in cfg
         site = (_multi_node(cfg, at, kind, doc, part, spec, model_path) if multi
                 else _single(cfg, at, kind, model_path))
         site.group, site.notes = group, [*notes, *site.notes]
-        site.problems = [*mistyped, *site.problems]
+        site.problems = [*mistyped, *own, *site.problems]
         site.name = role if "decoderConfig" in spec else None
         site.model_elsewhere = elsewhere
         if "decoderConfig" in spec:
@@ -131,9 +134,10 @@ def _single(cfg: dict[str, Any], at: Key, kind: str, model_path: str) -> PodSite
 def _multi_node(cfg: dict[str, Any], at: Key, kind: str, doc: Doc, part: str,
                 spec: dict[str, Any], model_path: str) -> PodSite:
     """The leader pod of a leader/worker engine: the LWS group of 1 + worker.size pods."""
-    leader, worker = as_dict(cfg.get("leader")), as_dict(cfg.get("worker"))
-    size = worker.get("size", 0)
     problems: list[Problem] = []
+    leader = typed(cfg, "leader", at, doc, problems, SCHEMA)
+    worker = typed(cfg, "worker", at, doc, problems, SCHEMA)
+    size = worker.get("size", 0)
     if not isinstance(size, int) or isinstance(size, bool) or size < 0:
         problems.append(Problem(f"{part}.worker.size", f"{size!r} is not a count of worker "
                                 "pods", doc.line(*at, "worker", "size")))
@@ -194,6 +198,10 @@ def _notes(spec: dict[str, Any]) -> list[str]:
         formats if isinstance(formats, list) else []) if isinstance(f, dict)
         and f.get("modelArchitecture")})
     size = as_dict(spec.get("modelSizeRange"))
+    if spec.get("modelSizeRange") is not None and not size:  # said, never a silent skip
+        notes.append(f"spec.modelSizeRange must be a mapping (min, max: OME ServingRuntimeSpec), "
+                     f"got {spec['modelSizeRange']!r:.40}; write it as min: and max:, or remove "
+                     "it (not read: it does not move the plan)")
     if archs or size:
         said = f"models of {', '.join(archs)}" if archs else "models"
         if size:

@@ -21,6 +21,7 @@ from typing import Any
 
 from kvplan.check.manifests import ome, ome_run
 from kvplan.check.manifests.pods import PodSite, as_dict
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
@@ -38,6 +39,11 @@ def _refused(doc: Doc, at: Key, field: str, message: str) -> list[PodSite]:
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     spec = as_dict(data.get("spec"))
     run = ome_run.current()
+    bad: list[Problem] = []  # a model, runtime, engine or decoder block of the wrong type
+    for key in ("model", "runtime", "engine", "decoder"):
+        typed(spec, key, ("spec",), doc, bad, "OME InferenceServiceSpec")
+    if bad:
+        return [PodSite("InferenceService", {}, ("spec",), [], problems=bad)]
     ref = as_dict(spec.get("model"))
     name = str(ref.get("name", ""))
     if not name:

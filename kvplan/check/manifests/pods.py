@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy import Problem
-from kvplan.deploy.yamldoc import Key
+from kvplan.deploy.yamldoc import Doc, Key
 
 
 @dataclass
@@ -56,14 +57,19 @@ def containers(pod: dict[str, Any], at: Key) -> list[tuple[dict[str, Any], Key]]
 
 
 def template_site(data: dict[str, Any], at: Key, kind: str, replicas: Any,
-                  replicas_at: Key | None) -> PodSite:
-    """The site of a `template:` (a PodTemplateSpec) under `data` at `at`."""
-    tmpl = as_dict(as_dict(data).get("template"))
-    pod = as_dict(tmpl.get("spec"))
+                  replicas_at: Key | None, doc: Doc | None = None) -> PodSite:
+    """The site of a `template:` (a PodTemplateSpec) under `data` at `at`. With `doc`, a
+    template, pod spec, metadata or annotations of the wrong type is the site's problem."""
+    bad: list[Problem] = []
+    schema = "Kubernetes core/v1 PodTemplateSpec"
+    d = Doc({}, 1, {}) if doc is None else doc
+    tmpl = typed(as_dict(data), "template", at, d, bad, schema)
+    pod = typed(tmpl, "spec", (*at, "template"), d, bad, schema)
     pod_at = (*at, "template", "spec")
-    ann = as_dict(as_dict(tmpl.get("metadata")).get("annotations"))
+    meta = typed(tmpl, "metadata", (*at, "template"), d, bad, schema)
+    ann = typed(meta, "annotations", (*at, "template", "metadata"), d, bad, schema)
     return PodSite(kind, pod, pod_at, containers(pod, pod_at), replicas, replicas_at,
-                   annotations=ann)
+                   annotations=ann, problems=bad if doc is not None else [])
 
 
 def count(value: Any, default: int = 1) -> Any:

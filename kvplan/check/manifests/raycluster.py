@@ -8,9 +8,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from kvplan.check.manifests.pods import as_dict
-from kvplan.deploy.yamldoc import Key
+from kvplan.check.manifests.shapes import mistyped, typed
+from kvplan.deploy import Problem
+from kvplan.deploy.yamldoc import Doc, Key
 
 GPU_KEYS = ("nvidia.com/gpu", "amd.com/gpu")
+SCHEMA = "KubeRay RayCluster spec, ray.io/v1"
 
 
 @dataclass
@@ -49,23 +52,34 @@ def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
 
-def groups(cluster: dict[str, Any], at: Key) -> list[RayGroup]:
-    """The head, then each worker group, in file order."""
+def groups(cluster: dict[str, Any], at: Key, doc: Doc | None = None,
+           bad: list[Problem] | None = None) -> list[RayGroup]:
+    """The head, then each worker group, in file order. With `doc` and `bad`, a block of the
+    wrong type (a group, its template, pod spec or rayStartParams) is named in `bad`."""
     out = []
-    head = as_dict(cluster.get("headGroupSpec"))
-    pod = as_dict(as_dict(head.get("template")).get("spec"))
+    d, b = Doc({}, 1, {}) if doc is None else doc, [] if bad is None else bad
+
+    def block(node: Any, key: str, where: Key, want: type = dict) -> Any:
+        return typed(as_dict(node), key, where, d, b, SCHEMA, want)
+
+    head = block(cluster, "headGroupSpec", at)
+    h_at = (*at, "headGroupSpec")
+    pod = block(block(head, "template", h_at), "spec", (*h_at, "template"))
     out.append(RayGroup("head", pod, (*at, "headGroupSpec", "template", "spec"),
-                        _gpus(pod, as_dict(head.get("rayStartParams"))), 1, 1, head=True))
-    workers = cluster.get("workerGroupSpecs")
-    for i, w in enumerate(workers if isinstance(workers, list) else []):
-        w = as_dict(w)
-        pod = as_dict(as_dict(w.get("template")).get("spec"))
+                        _gpus(pod, block(head, "rayStartParams", h_at)), 1, 1, head=True))
+    workers = block(cluster, "workerGroupSpecs", at, list)
+    for i, w in enumerate(workers):
+        w_at = (*at, "workerGroupSpecs", i)
+        if not isinstance(w, dict):
+            b.append(mistyped(w_at, dict, w, d, SCHEMA))
+            continue
+        pod = block(block(w, "template", w_at), "spec", (*w_at, "template"))
         hosts = _int(w.get("numOfHosts"), 1)
         replicas = _int(w.get("replicas"), _int(w.get("minReplicas"), 1))
         most = _int(w.get("maxReplicas"), replicas)
         out.append(RayGroup(str(w.get("groupName", f"worker-{i}")), pod,
                             (*at, "workerGroupSpecs", i, "template", "spec"),
-                            _gpus(pod, as_dict(w.get("rayStartParams"))), replicas * hosts,
+                            _gpus(pod, block(w, "rayStartParams", w_at)), replicas * hosts,
                             max(most, replicas) * hosts))
     return out
 

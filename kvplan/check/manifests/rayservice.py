@@ -27,10 +27,12 @@ from kvplan.check.argv import TABLES
 from kvplan.check.gpus import RAY_ACCELERATOR
 from kvplan.check.manifests import raycluster
 from kvplan.check.manifests.pods import PodSite, as_dict
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy import DeploymentError, Problem
 from kvplan.deploy.yamldoc import Doc, Key, iter_docs
 
 KINDS = ("RayService",)
+SCHEMA = "Ray Serve LLM config, in spec.serveConfigV2"
 LLM_APPS = ("ray.serve.llm:build_openai_app", "ray.serve.llm:build_llm_deployment",
             "ray.serve.llm:build_pd_openai_app")
 LLM_CONFIG_KEYS = {
@@ -103,7 +105,7 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
     if engine != "vLLM":
         problems.append(Problem("llm_engine", f"{engine!r} is not an engine kvplan models "
                                 "(Ray Serve LLM runs vLLM)", inner.line(*at, "llm_engine")))
-    loading = as_dict(cfg.get("model_loading_config"))
+    loading = typed(cfg, "model_loading_config", at, inner, problems, SCHEMA)
     l_at = (*at, "model_loading_config")
     source = loading.get("model_source")
     model_id = str(loading.get("model_id", ""))
@@ -111,7 +113,7 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
         model = str(source.get("bucket_uri") or "s3://mirror")  # weights from a bucket
     else:
         model = str(source or model_id)
-    kwargs = as_dict(cfg.get("engine_kwargs"))
+    kwargs = typed(cfg, "engine_kwargs", at, inner, problems, SCHEMA)
     k_at = (*at, "engine_kwargs")
     words: list[tuple[str, int]] = [
         ("vllm", inner.line(*at)), ("serve", inner.line(*at)),
@@ -138,7 +140,7 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
     tp = kwargs.get("tensor_parallel_size", 1)
     pp = kwargs.get("pipeline_parallel_size", 1)
     gpus = tp * pp if isinstance(tp, int) and isinstance(pp, int) else 1
-    pg = as_dict(cfg.get("placement_group_config"))
+    pg = typed(cfg, "placement_group_config", at, inner, problems, SCHEMA)
     for b in pg.get("bundles") or [] if isinstance(pg.get("bundles"), list) else []:
         share = as_dict(b).get("GPU", 1)
         if isinstance(share, (int, float)) and 0 < share < 1:
@@ -146,11 +148,14 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
                                     "share of a GPU is not modelled (kvplan sizes whole GPUs)",
                                     inner.line(*at, "placement_group_config")))
             break
+    dep = typed(cfg, "deployment_config", at, inner, problems, SCHEMA)
+    typed(dep, "autoscaling_config", (*at, "deployment_config"), inner, problems, SCHEMA)
     replicas, r_line, r_notes, most = _replicas(cfg, at, inner)
     notes += r_notes
     # the Ray cluster: a worker group with GPUs gives the pod (node labels, image)
-    cluster = as_dict(as_dict(data.get("spec")).get("rayClusterConfig"))
-    gs = raycluster.groups(cluster, ("spec", "rayClusterConfig"))
+    cluster = typed(as_dict(data.get("spec")), "rayClusterConfig", ("spec",), doc, problems,
+                    "KubeRay RayService spec, ray.io/v1")
+    gs = raycluster.groups(cluster, ("spec", "rayClusterConfig"), doc, problems)
     gpu_groups = [g for g in gs if g.gpus_per_pod > 0]
     group_pod = gpu_groups[0] if gpu_groups else gs[0]
     pod = dict(group_pod.pod)
@@ -211,8 +216,12 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
                                                                    "import_path")))
             continue
         a_at: Key = ("applications", a, "args")
-        for cfg, at, role in _configs(as_dict(app.get("args")), a_at):
-            assert inner is not None
+        assert inner is not None
+        bad: list[Problem] = []
+        args = typed(app, "args", ("applications", a), inner, bad, SCHEMA)
+        if bad:  # the LLMConfigs it holds are not read: named, never a silent skip
+            out.append(PodSite("RayService", {}, ("spec",), [], group=len(out), problems=bad))
+        for cfg, at, role in _configs(args, a_at):
             if not isinstance(cfg, dict):  # a path to a config file inside the image
                 out.append(PodSite("RayService", {}, ("spec",), [], group=len(out), problems=[
                     Problem("llm_configs", f"{cfg!r} is a file inside the image; kvplan reads "

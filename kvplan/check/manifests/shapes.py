@@ -25,6 +25,7 @@ _POD: tuple[tuple[tuple[str, ...], type], ...] = (
     ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions"), list),
     ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions", "*"), dict),
     ((*_REQUIRED, "nodeSelectorTerms", "*", "matchExpressions", "*", "values"), list),
+    (("containers",), list),
     (("nodeSelector",), dict),
     (("tolerations",), list),
     (("volumes",), list),
@@ -71,12 +72,27 @@ def _at(node: Any, keys: tuple[str, ...], at: tuple[Any, ...]) -> list[tuple[tup
     return found
 
 
-def mistyped(where: tuple[Any, ...], want: type, value: Any, doc: Doc) -> Problem:
-    """The ERROR of a field at `where` that is not of type `want`."""
+def mistyped(where: tuple[Any, ...], want: type, value: Any, doc: Doc,
+             schema: str = "Kubernetes core/v1 schema") -> Problem:
+    """The ERROR of a field at `where` that is not of type `want` (`schema`: what says so)."""
     return Problem(".".join(str(k) for k in where),
-                   f"must be {_WORDS[want]} (Kubernetes core/v1 schema), got {_kind(value)} "
+                   f"must be {_WORDS[want]} ({schema}), got {_kind(value)} "
                    f"({str(value)[:40]!r}); write it as {_WORDS[want]}, or remove it",
                    doc.line(*where))
+
+
+def typed(block: dict[str, Any], key: str, at: tuple[Any, ...], doc: Doc, out: list[Problem],
+          schema: str, want: type = dict) -> Any:
+    """`block[key]` when absent or of type `want`, else the empty `want` with the field named
+    in `out` (what a reader walks is read, or refused with its path and line; never skipped
+    in silence: task h46silent)."""
+    value = block.get(key)
+    if value is None:
+        return want()
+    if isinstance(value, want):
+        return value
+    out.append(mistyped((*at, key), want, value, doc, schema))
+    return want()
 
 
 def shape_problems(pod: Any, pod_at: tuple[Any, ...],

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict, template_site
+from kvplan.check.manifests.shapes import typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 
@@ -16,9 +17,13 @@ KINDS = ("StormService",)
 
 
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
-    spec = as_dict(data.get("spec"))
+    bad: list[Problem] = []
+    schema = "AIBrix StormService CRD, orchestration.aibrix.ai/v1alpha1"
+    spec = typed(data, "spec", (), doc, bad, schema)
     sets = spec.get("replicas", 1)
-    roles = as_dict(as_dict(spec.get("template")).get("spec")).get("roles")
+    tmpl = typed(spec, "template", ("spec",), doc, bad, schema)
+    roles = typed(typed(tmpl, "spec", ("spec", "template"), doc, bad, schema), "roles",
+                  ("spec", "template", "spec"), doc, bad, schema, list)
     base = str(as_dict(data.get("metadata")).get("name") or "stormservice")
     out = []
     for i, role in enumerate(roles if isinstance(roles, list) else []):
@@ -26,7 +31,7 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         at = ("spec", "template", "spec", "roles", i)
         n = role.get("replicas", 1)
         site = template_site(role, at, "StormService", n, (*at, "replicas") if "replicas" in role
-                             else ("spec", "replicas") if "replicas" in spec else None)
+                             else ("spec", "replicas") if "replicas" in spec else None, doc)
         if isinstance(sets, int) and isinstance(n, int):
             site.replicas = sets * n
             if sets != 1:
@@ -42,4 +47,6 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         site.group, site.line_at = i, at
         site.name = f"{base} {role.get('name', i)}"
         out.append(site)
+    if bad:  # a wrong-typed field the reader walks: named, never a silent skip
+        return [PodSite("StormService", {}, ("spec",), [], problems=bad)]
     return out

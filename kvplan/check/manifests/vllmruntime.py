@@ -22,13 +22,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from kvplan.check.manifests.pods import PodSite, as_dict
-from kvplan.check.manifests.shapes import mistyped
+from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.shapes import mistyped, typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 from kvplan.specs.loader import suggest
 
 KINDS = ("VLLMRuntime",)
+SCHEMA = "VLLMRuntime CRD, production-stack.vllm.ai/v1alpha1"
 MODEL_KEYS = {"modelURL", "hfTokenSecret", "enableLoRA", "enableTool", "toolCallParser",
               "maxModelLen", "dtype", "maxNumSeqs", "chatTemplate"}
 SPEC_KEYS = {"model", "vllmConfig", "lmCacheConfig", "storageConfig", "deploymentConfig",
@@ -50,11 +51,13 @@ def _unknown(block: dict[str, Any], known: set[str], at: Key, doc: Doc) -> list[
 
 
 def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
-    spec = as_dict(data.get("spec"))
-    model, cfg = as_dict(spec.get("model")), as_dict(spec.get("vllmConfig"))
-    dep = as_dict(spec.get("deploymentConfig"))
+    bad: list[Problem] = []
+    spec = typed(data, "spec", (), doc, bad, SCHEMA)
+    model = typed(spec, "model", ("spec",), doc, bad, SCHEMA)
+    cfg = typed(spec, "vllmConfig", ("spec",), doc, bad, SCHEMA)
+    dep = typed(spec, "deploymentConfig", ("spec",), doc, bad, SCHEMA)
     m_at, v_at, d_at = ("spec", "model"), ("spec", "vllmConfig"), ("spec", "deploymentConfig")
-    problems = (_unknown(spec, SPEC_KEYS, ("spec",), doc) + _unknown(model, MODEL_KEYS, m_at, doc)
+    problems = bad + (_unknown(spec, SPEC_KEYS, ("spec",), doc) + _unknown(model, MODEL_KEYS, m_at, doc)
                 + _unknown(cfg, VLLM_KEYS, v_at, doc))
     words: list[tuple[str, int]] = [("/opt/venv/bin/vllm", doc.line(*m_at)),
                                     ("serve", doc.line(*m_at)),
@@ -81,15 +84,15 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         value = block.get(key)
         if value not in (None, "", 0):
             add(flag, value, doc.line(*b_at, key))
-    extra = cfg.get("extraArgs")
+    extra = typed(cfg, "extraArgs", v_at, doc, problems, SCHEMA, list)
     for j, a in enumerate(extra if isinstance(extra, list) else []):
         words.append((str(a), doc.line(*v_at, "extraArgs", j)))
     notes = []
-    if as_dict(spec.get("lmCacheConfig")).get("enabled"):
+    if typed(spec, "lmCacheConfig", ("spec",), doc, problems, SCHEMA).get("enabled"):
         notes.append("lmCacheConfig: LMCache offloads KV to CPU/remote; the GPU pool is sized "
                      "as vLLM's own")
-    res = as_dict(dep.get("resources"))
-    image = as_dict(dep.get("image"))
+    res = typed(dep, "resources", d_at, doc, problems, SCHEMA)
+    image = typed(dep, "image", d_at, doc, problems, SCHEMA)
     env = cfg.get("env")
     if env is not None and not isinstance(env, list):
         problems.append(mistyped((*v_at, "env"), list, env, doc))
@@ -106,7 +109,7 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         lines[c_at + ("resources", "limits", gpu_type)] = doc.line(*d_at, "resources", "gpu")
     replicas: Any = dep.get("replicas", 1)  # kubebuilder default 1
     replicas_at: Key = (*d_at, "replicas")
-    auto = as_dict(spec.get("autoscalingConfig"))
+    auto = typed(spec, "autoscalingConfig", ("spec",), doc, problems, SCHEMA)
     if auto.get("enabled"):
         replicas = auto.get("minReplicas", 1)
         replicas_at = ("spec", "autoscalingConfig", "minReplicas") if "minReplicas" in auto \
@@ -117,10 +120,10 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
             replicas = 1
             notes.append("minReplicas 0 (scale to zero): checked as the first replica it starts")
     pod: dict[str, Any] = {"containers": [container]}
-    terms = dep.get("nodeSelectorTerms")
-    if isinstance(terms, list):
+    terms = typed(dep, "nodeSelectorTerms", d_at, doc, problems, SCHEMA, list)
+    if isinstance(dep.get("nodeSelectorTerms"), list):  # absent: no affinity at all
         pod["affinity"] = {"nodeAffinity": {
             "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": terms}}}
-    ann = as_dict(dep.get("podAnnotations"))
+    ann = typed(dep, "podAnnotations", d_at, doc, problems, SCHEMA)
     return [PodSite("VLLMRuntime", pod, d_at, [(container, c_at)], replicas, replicas_at,
                     annotations=ann, lines=lines, problems=problems, notes=notes)]
