@@ -91,6 +91,41 @@ CASES = [
      "kind: LeaderWorkerSet\nmetadata:\n  annotations: kvplan.io/gpu=h100\n",
      "ERROR line 4: metadata.annotations: must be a mapping (Kubernetes ObjectMeta), got a "
      "string ('kvplan.io/gpu=h100'); write it as a mapping, or remove it"),
+    # task h47silent: the last blocks a reader walked and read as absent in silence
+    ("ome-accelerator-requirements", "corpus/ome/vllm-qwen3-8b-rt.yaml",
+     "  protocolVersions:\n", "  acceleratorRequirements: H100\n  protocolVersions:\n",
+     "ERROR line 28: spec.acceleratorRequirements: must be a mapping (OME ServingRuntimeSpec), "
+     "got a string ('H100'); write it as a mapping, or remove it"),
+    ("rayservice-llm-configs", "corpus/kuberay/ray-service.llm-serve.yaml",
+     "        llm_configs:\n        - model_loading_config:\n",
+     "        llm_configs: /models/qwen.yaml\n        x:\n        - model_loading_config:\n",
+     "ERROR line 12: applications.0.args.llm_configs: must be a list (Ray Serve LLM config, in "
+     "spec.serveConfigV2), got a string ('/models/qwen.yaml'); write it as a list, or remove "
+     "it"),
+    ("stormservice-role", "corpus/aibrix/stormservice-replica.yaml",
+     "      roles:\n        - name: prefill\n",
+     "      roles:\n        - prefill\n        - name: prefill\n",
+     "ERROR line 60: spec.template.spec.roles.0: must be a mapping (AIBrix StormService CRD, "
+     "orchestration.aibrix.ai/v1alpha1), got a string ('prefill'); write it as a mapping, or "
+     "remove it"),
+    ("dynamo-pod-template-spec", "corpus/dynamo/v1beta1-agg.yaml",
+     "  - name: VllmDecodeWorker\n    podTemplate:\n      spec:\n",
+     "  - name: VllmDecodeWorker\n    podTemplate:\n      spec: main\n      x:\n",
+     "ERROR line 23: spec.components.1.podTemplate.spec: must be a mapping (Kubernetes core/v1 "
+     "PodTemplateSpec), got a string ('main'); write it as a mapping, or remove it"),
+    ("dynamo-pod-template-metadata", "corpus/dynamo/v1beta1-agg.yaml",
+     "  - name: VllmDecodeWorker\n    podTemplate:\n",
+     "  - name: VllmDecodeWorker\n    podTemplate:\n      metadata: worker\n",
+     "ERROR line 23: spec.components.1.podTemplate.metadata: must be a mapping (Kubernetes "
+     "core/v1 PodTemplateSpec), got a string ('worker'); write it as a mapping, or remove it"),
+    ("ray-worker-resources", "corpus/kuberay/ray-service.llm-serve.yaml",
+     '            resources:\n              limits:\n                cpu: "32"\n'
+     '                memory: "32Gi"\n                nvidia.com/gpu: "4"\n',
+     '            resources: nvidia.com/gpu=4\n            x:\n              limits:\n'
+     '                cpu: "32"\n                memory: "32Gi"\n                nvidia.com/gpu: "4"\n',
+     "ERROR line 80: spec.rayClusterConfig.workerGroupSpecs.0.template.spec.containers.0."
+     "resources: must be a mapping (Kubernetes core/v1 schema), got a string "
+     "('nvidia.com/gpu=4'); write it as a mapping, or remove it"),
 ]
 
 

@@ -71,7 +71,11 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
             bad.append(mistyped(at, dict, comp, doc, SCHEMA))
             continue
         c_bad: list[Problem] = []
-        typed(comp, "podTemplate", at, doc, c_bad, SCHEMA)
+        tmpl = typed(comp, "podTemplate", at, doc, c_bad, SCHEMA)
+        pod_schema = "Kubernetes core/v1 PodTemplateSpec"  # podTemplate is one (task h47silent)
+        typed(tmpl, "spec", (*at, "podTemplate"), doc, c_bad, pod_schema)
+        meta = typed(tmpl, "metadata", (*at, "podTemplate"), doc, c_bad, pod_schema)
+        typed(meta, "annotations", (*at, "podTemplate", "metadata"), doc, c_bad, pod_schema)
         site = template_site({"template": comp.get("podTemplate")}, at, "DynamoGraphDeployment",
                              comp.get("replicas", 1), (*at, "replicas") if "replicas" in comp
                              else None)

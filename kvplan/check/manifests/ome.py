@@ -71,6 +71,8 @@ def sites(data: dict[str, Any], doc: Doc,
         "spec.supportedModelFormats", "must be a list of model formats (OME "
         f"ServingRuntimeSpec), got {str(formats)[:40]!r}; write it as a list, or remove it",
         doc.line("spec", "supportedModelFormats"))]
+    # acceleratorRequirements decides whether OME sets PARALLELISM_SIZE: a non-mapping is named
+    typed(spec, "acceleratorRequirements", ("spec",), doc, mistyped, SCHEMA)
     notes = _notes(spec)
     model_path, model_note, elsewhere = _weights(spec, model)
     if model_note:

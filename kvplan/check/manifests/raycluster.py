@@ -48,6 +48,19 @@ def _gpus(pod: dict[str, Any], params: dict[str, Any]) -> int:
     return 0
 
 
+def _resources(pod: dict[str, Any], pod_at: Key, doc: Doc, bad: list[Problem]) -> None:
+    """A worker container's resources (and its limits, requests) of the wrong type: named in
+    `bad`, where it used to count 0 GPUs for the group in silence (task h47silent); the
+    core/v1 Container schema has them mappings."""
+    found = pod.get("containers")
+    for j, c in enumerate(found if isinstance(found, list) else []):
+        at = (*pod_at, "containers", j)
+        if isinstance(c, dict):
+            res = typed(c, "resources", at, doc, bad, "Kubernetes core/v1 schema")
+            for part in ("limits", "requests"):
+                typed(res, part, (*at, "resources"), doc, bad, "Kubernetes core/v1 schema")
+
+
 def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
@@ -74,6 +87,7 @@ def groups(cluster: dict[str, Any], at: Key, doc: Doc | None = None,
             b.append(mistyped(w_at, dict, w, d, SCHEMA))
             continue
         pod = block(block(w, "template", w_at), "spec", (*w_at, "template"))
+        _resources(pod, (*w_at, "template", "spec"), d, b)
         hosts = _int(w.get("numOfHosts"), 1)
         replicas = _int(w.get("replicas"), _int(w.get("minReplicas"), 1))
         most = _int(w.get("maxReplicas"), replicas)

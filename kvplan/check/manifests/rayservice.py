@@ -219,6 +219,7 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         assert inner is not None
         bad: list[Problem] = []
         args = typed(app, "args", ("applications", a), inner, bad, SCHEMA)
+        typed(args, "llm_configs", a_at, inner, bad, SCHEMA, list)
         if bad:  # the LLMConfigs it holds are not read: named, never a silent skip
             out.append(PodSite("RayService", {}, ("spec",), [], group=len(out), problems=bad))
         for cfg, at, role in _configs(args, a_at):

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict, template_site
-from kvplan.check.manifests.shapes import typed
+from kvplan.check.manifests.shapes import mistyped, typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 
@@ -27,8 +27,10 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     base = str(as_dict(data.get("metadata")).get("name") or "stormservice")
     out = []
     for i, role in enumerate(roles if isinstance(roles, list) else []):
-        role = as_dict(role)
         at = ("spec", "template", "spec", "roles", i)
+        if not isinstance(role, dict):  # a role is a RoleSpec mapping: named, never skipped
+            bad.append(mistyped(at, dict, role, doc, schema))
+            continue
         n = role.get("replicas", 1)
         site = template_site(role, at, "StormService", n, (*at, "replicas") if "replicas" in role
                              else ("spec", "replicas") if "replicas" in spec else None, doc)
