@@ -126,6 +126,12 @@ CASES = [
      "ERROR line 80: spec.rayClusterConfig.workerGroupSpecs.0.template.spec.containers.0."
      "resources: must be a mapping (Kubernetes core/v1 schema), got a string "
      "('nvidia.com/gpu=4'); write it as a mapping, or remove it"),
+    ("ray-head-resources-limits", "corpus/kuberay/ray-service.llm-serve.yaml",
+     '            resources:\n              limits:\n                cpu: "2"\n',
+     '            resources:\n              limits: two\n              x:\n                cpu: "2"\n',
+     "ERROR line 55: spec.rayClusterConfig.headGroupSpec.template.spec.containers.0.resources."
+     "limits: must be a mapping (Kubernetes core/v1 schema), got a string ('two'); write it as "
+     "a mapping, or remove it"),
 ]
 
 

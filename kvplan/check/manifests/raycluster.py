@@ -49,7 +49,7 @@ def _gpus(pod: dict[str, Any], params: dict[str, Any]) -> int:
 
 
 def _resources(pod: dict[str, Any], pod_at: Key, doc: Doc, bad: list[Problem]) -> None:
-    """A worker container's resources (and its limits, requests) of the wrong type: named in
+    """A head or worker container's resources (and its limits, requests) of the wrong type: named in
     `bad`, where it used to count 0 GPUs for the group in silence (task h47silent); the
     core/v1 Container schema has them mappings."""
     found = pod.get("containers")
@@ -78,6 +78,7 @@ def groups(cluster: dict[str, Any], at: Key, doc: Doc | None = None,
     head = block(cluster, "headGroupSpec", at)
     h_at = (*at, "headGroupSpec")
     pod = block(block(head, "template", h_at), "spec", (*h_at, "template"))
+    _resources(pod, (*h_at, "template", "spec"), d, b)
     out.append(RayGroup("head", pod, (*at, "headGroupSpec", "template", "spec"),
                         _gpus(pod, block(head, "rayStartParams", h_at)), 1, 1, head=True))
     workers = block(cluster, "workerGroupSpecs", at, list)
