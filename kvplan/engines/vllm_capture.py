@@ -68,9 +68,16 @@ per-graph-layer cost is the best (no fit log separates a lower one). Which term 
 interval: at few graphs the baseline's 163-776 MiB (9 graphs x 28 layers: 0.18-0.83 GiB, best
 0.35), at the 86 default graphs of a large model the per-graph-layer cost's 0.0855-0.365 MiB
 (80 layers: 0.72-3.15 GiB, best 0.89). Until task h44graphbase: graphs x layers x 0.225 MiB
-(0.15-0.41), which put 480 at 0.06 GiB. Not modelled: the baseline's dependence on the model,
-the GPU, max_num_batched_tokens and the largest size (held-out 218 and 267, Qwen3-30B-A3B, print
-0.15 and 0.14 GiB at 12 and 30 graphs: a baseline of at most 0.14 GiB there).
+(0.15-0.41), which put 480 at 0.06 GiB. Task h48graphfit added fit log 560 (0.24.0,
+Qwen2.5-7B-Instruct, 86 graphs, 28 layers, 0.53 GiB: on 211's point) and refitted by least
+squares over every fit log that prints the estimate: only 480, 211 and 560 give a line with a
+positive first capture (341.6 MiB + 0.08549 MiB); with 272, or over Model Runner V2's 253 and
+285, it crosses below zero (-114.0 and -695.9 MiB), so the constants stay (docs/engines.md).
+Not modelled: the baseline's dependence on the model (mostly non-torch memory: the largest
+size's activations are tens of MiB, and the MoE workspace is grown by the profile run before the
+samples, 0.21.0 gpu_worker.py :392, :407), the GPU, max_num_batched_tokens and the largest
+size (held-out 218 and 267, Qwen3-30B-A3B, print 0.15 and 0.14 GiB at 12 and 30 graphs: a
+baseline of at most 0.14 GiB there).
 
 Stated settings (task h43capsz; kvplan/v1 engine.cudagraph_capture_sizes,
 max_cudagraph_capture_size, cudagraph_mode; vLLM's --cudagraph-capture-sizes,

@@ -184,8 +184,14 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # +8.49% -> +6.44% stays out (0.83 GiB more activation and non-torch printed than booked: the
     # AWQ kernel's fp16 copies); 447 (Mistral-7B at 8 sequences under 0.30.0, which prints no
     # estimate; +0.00% with 0.063 GiB of graphs) -> -6.05% with 0.353 GiB joined this set.
+    # Task h48graphfit added 560 (vLLM 0.24.0, Qwen2.5-7B-Instruct on an RTX 4090 at 0.85) to fit
+    # vLLM's CUDA-graph estimate on more than one pair: its graph check matches (0.53 GiB printed,
+    # 569,476,848 B = 0.5304 booked, +0.07%) and it misses at +6.10% (88,464 tokens booked for
+    # 83,376): 0.10 GiB of weights (14.29 GiB loaded, 14.19 booked) and 0.18 GiB of activation
+    # and non-torch memory (0.83 GiB beside weights, graphs and pool, 0.65 booked).
     assert misses == {"04", "11", "29", "36", "93", "97", "98", "143", "251", "254", "260", "272",
-                      "282", "420", "447", "480"}
+                      "282", "420", "447", "480", "560"}
+    assert 5.5 < dense["560"].error_pct < 6.5
     assert -6.5 < dense["447"].error_pct < -5.5 and 6.0 < dense["480"].error_pct < 7.0
     # Task h39rope booked vLLM's rotary cos/sin cache with the weights for every architecture read
     # (kvplan.engines.vllm_rotary): 274 +2.06% -> +1.46% (Qwen2.5-7B's 131,072 x 128 x 2 B), 275
