@@ -13,6 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kvplan.errors import InputError
+
+
+class UnsupportedArchitecture(InputError):
+    """The config describes a model whose shapes kvplan cannot account for."""
+
 
 class Located(dict[str, Any]):
     """A config block that knows each key's dotted path in config.json: `paths` for keys read
@@ -49,6 +55,13 @@ def field_path(cfg: Mapping[str, Any], key: str) -> str:
     return key
 
 
+def wrong(cfg: Mapping[str, Any], key: str, value: object, must: str,
+          kind: type[UnsupportedArchitecture] = UnsupportedArchitecture) -> UnsupportedArchitecture:
+    """The one-line refusal of a field of the wrong type or value: `config field 'PATH' is
+    VALUE; MUST` (PATH dotted, as config.json spells it)."""
+    return kind(f"config field {field_path(cfg, key)!r} is {value!r}; {must}")
+
+
 def block(cfg: Mapping[str, Any], key: str) -> Located | None:
     """The nested mapping at `key` with its keys' paths under `key`'s (None where the key is
     absent or null); any other type there is refused with the dotted path."""
@@ -56,8 +69,5 @@ def block(cfg: Mapping[str, Any], key: str) -> Located | None:
     if value is None:
         return None
     if not isinstance(value, Mapping):
-        from kvplan.specs.params_base import UnsupportedArchitecture
-
-        raise UnsupportedArchitecture(f"config field {field_path(cfg, key)!r} is {value!r}; "
-                                      "it must be an object (a mapping of fields)")
+        raise wrong(cfg, key, value, "it must be an object (a mapping of fields)")
     return Located(value, field_path(cfg, key))

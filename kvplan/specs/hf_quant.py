@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kvplan.errors import InputError
-from kvplan.specs.config_paths import Located, block, field_path
+from kvplan.specs.config_paths import Located, block, field_path, wrong
 from kvplan.specs.hf_layers import ImportRefused
 from kvplan.specs.schema import ExpertQuant, MoE, WeightQuant
 from kvplan.units import DType, parse_dtype
@@ -168,8 +168,7 @@ def name_field(quant: Mapping[str, Any], key: str) -> str:
     if value is None:
         return ""
     if not isinstance(value, str):
-        raise ImportRefused(f"config field {field_path(quant, key)!r} is {value!r}; it must be a "
-                            "string (a name)")
+        raise wrong(quant, key, value, "it must be a string (a name)", ImportRefused)
     return value
 
 
@@ -183,8 +182,8 @@ def dtype_key(cfg: Mapping[str, Any]) -> str | None:
     where neither is set; a value that is not a string is named with its dotted path."""
     key = next((k for k in ("torch_dtype", "dtype") if cfg.get(k)), None)
     if key is not None and not isinstance(cfg[key], str):
-        raise ImportRefused(f"config field {field_path(cfg, key)!r} is {cfg[key]!r}; it must be "
-                            "a dtype name (bfloat16, float16, ...)")
+        raise wrong(cfg, key, cfg[key], "it must be a dtype name (bfloat16, float16, ...)",
+                    ImportRefused)
     return key
 
 

@@ -44,8 +44,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.config_paths import block, field_path
-from kvplan.specs.params_base import UnsupportedArchitecture, _int_or, _list_or_empty
+from kvplan.specs.config_paths import block, wrong
+from kvplan.specs.params_base import _int_or, _list_or_empty
 
 QWEN_VL_ITEM_TOKENS = 16_384
 QWEN_VL_PATCH = {"qwen2_5_vl": (14, 2)}
@@ -63,8 +63,7 @@ def _llama4_item(vcfg: Mapping[str, Any]) -> tuple[int | None, str | None]:
                           vcfg.get("pixel_shuffle_ratio"))
     if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float))
                               or not 0 < ratio <= 1):
-        raise UnsupportedArchitecture(f"config field {field_path(vcfg, 'pixel_shuffle_ratio')!r} "
-                                      f"is {ratio!r}; it must be a number in (0, 1]")
+        raise wrong(vcfg, "pixel_shuffle_ratio", ratio, "it must be a number in (0, 1]")
     if size is None or patch is None or ratio is None or size % patch:
         return None, None
     per_chunk = (size // patch) ** 2 // int(round(1.0 / ratio ** 2))

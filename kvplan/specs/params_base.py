@@ -13,8 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kvplan.errors import InputError
-from kvplan.specs.config_paths import field_path
+from kvplan.specs.config_paths import UnsupportedArchitecture, field_path, wrong
 
 
 @dataclass(frozen=True)
@@ -24,10 +23,6 @@ class ParamCount:
     total: int
     active: int | None = None
     encoder: int | None = None  # a vision/audio tower's share of `total`, for multimodal configs
-
-
-class UnsupportedArchitecture(InputError):
-    """The config describes a model whose shapes kvplan cannot account for."""
 
 
 def _int(cfg: Mapping[str, Any], key: str) -> int:
@@ -48,10 +43,7 @@ def _int_or(cfg: Mapping[str, Any], key: str, default: int, least: int | None = 
         return default
     value = _int(cfg, key)
     if least is not None and value < least:
-        raise UnsupportedArchitecture(
-            f"config field {field_path(cfg, key)!r} is {value!r}; it must be a whole number of "
-            f"at least {least}"
-        )
+        raise wrong(cfg, key, value, f"it must be a whole number of at least {least}")
     return value
 
 
@@ -61,8 +53,7 @@ def _list_or_empty(cfg: Mapping[str, Any], key: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise UnsupportedArchitecture(f"config field {field_path(cfg, key)!r} is {value!r}; "
-                                      "it must be a list")
+        raise wrong(cfg, key, value, "it must be a list")
     return value
 
 
@@ -71,10 +62,8 @@ def _index_list(cfg: Mapping[str, Any], key: str) -> list[int]:
     is not a whole number of at least 0 (a string, a nested list, a bool), is named."""
     items = _list_or_empty(cfg, key)
     if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in items):
-        raise UnsupportedArchitecture(
-            f"config field {field_path(cfg, key)!r} is {items!r}; it must be a list of layer "
-            "numbers (whole numbers of at least 0)"
-        )
+        raise wrong(cfg, key, items, "it must be a list of layer numbers (whole numbers of at "
+                    "least 0)")
     return items
 
 
@@ -85,8 +74,7 @@ def _flag(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
     if value is None:
         return default
     if not isinstance(value, bool):
-        raise UnsupportedArchitecture(f"config field {field_path(cfg, key)!r} is {value!r}; "
-                                      "it must be true or false")
+        raise wrong(cfg, key, value, "it must be true or false")
     return value
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.config_paths import field_path
+from kvplan.specs.config_paths import field_path, wrong
 from kvplan.specs.params_base import (
     ParamCount,
     UnsupportedArchitecture,
@@ -138,8 +138,7 @@ def _deepseek(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
     default_method = "greedy" if model_type == "deepseek_v2" else "noaux_tc"
     topk_method = cfg.get("topk_method") or default_method
     if not isinstance(topk_method, str):
-        raise UnsupportedArchitecture(f"config field {field_path(cfg, 'topk_method')!r} is "
-                                      f"{topk_method!r}; it must be a string (the routing's name)")
+        raise wrong(cfg, "topk_method", topk_method, "it must be a string (the routing's name)")
     router = experts * hidden + (experts if topk_method == "noaux_tc" else 0)
     base = (
         _embeddings(cfg, False)

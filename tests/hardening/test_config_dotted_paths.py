@@ -6,9 +6,10 @@ key the reader asked for, never a traceback (exit 3) and never a silent default.
 The importer reads the language model's keys from a mapping merged over the top level (the
 nested `text_config`) and renamed (ChatGLM); kvplan.specs.config_paths remembers where each key
 came from. One case per reader: a real config under tests/assets (its source in
-tests/assets/hf_configs or tests/assets/quant_configs) with a hand-written fragment merged into
-it, setting one field to a wrong type. Each case asserts the whole line `kvplan import` prints
-and exit code 2.
+tests/assets/hf_configs or tests/assets/quant_configs; for Granite 4.0, tests.conftest's
+GRANITE_H_SMALL, which tests/catalog/test_granite_hybrid.py imports whole) with a hand-written
+fragment merged into it, setting one field to a wrong type. Each case asserts the whole line
+`kvplan import` prints and exit code 2.
 """
 
 from __future__ import annotations
@@ -20,23 +21,10 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import invoke
+from tests.conftest import GRANITE_H_SMALL, invoke
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
-# a GraniteMoeHybrid config (granite-4.0-h-small's shapes as tests/catalog/test_granite_hybrid.py
-# sources them; no Granite 4.0 config.json ships under tests/assets)
-GRANITE_H: dict[str, Any] = {
-    "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
-    "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "num_local_experts": 72, "num_experts_per_tok": 10,
-    "shared_intermediate_size": 1536, "intermediate_size": 768, "mamba_d_state": 128,
-    "mamba_d_conv": 4, "mamba_expand": 2, "mamba_n_heads": 128, "mamba_d_head": 64,
-    "mamba_n_groups": 1, "tie_word_embeddings": True, "vocab_size": 100352,
-    "torch_dtype": "bfloat16", "max_position_embeddings": 131072,
-    "position_embedding_type": "nope",
-    "layer_types": ["attention" if i in (5, 15, 25, 35) else "mamba" for i in range(40)],
-}
 AWQ = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True,
        "version": "gemm"}
 NVFP4 = "quant_configs/nvidia--Kimi-K2.5-NVFP4_config.json"
@@ -116,9 +104,9 @@ CASES: list[tuple[str, str | dict[str, Any], dict[str, Any], str]] = [
      "config field 'vision_config' is 'qwen2_5_vl'; it must be an object (a mapping of fields)"),
     ("params_multimodal._dim", "hf_configs/qwen2.5-vl-7b.json", {"vision_config": {"depth": "32"}},
      f"config field 'vision_config.depth' is '32'; {WHOLE}"),
-    ("hf_mamba.granite_layer_kinds", GRANITE_H, {"layer_types": "mamba"},
+    ("hf_mamba.granite_layer_kinds", GRANITE_H_SMALL, {"layer_types": "mamba"},
      "granitemoehybrid needs layer_types with one entry per layer (40), got 'mamba'"),
-    ("hf_mamba.granite_moe", GRANITE_H, {"num_local_experts": "72"},
+    ("hf_mamba.granite_moe", GRANITE_H_SMALL, {"num_local_experts": "72"},
      f"config field 'num_local_experts' is '72'; {WHOLE}"),
     ("params_remote.chatglm_config", "hf_configs/chatglm2-6b.json", {"seq_length": "32k"},
      "config field 'seq_length' is '32k'; a positive whole number is needed"),
@@ -153,11 +141,3 @@ def test_a_wrong_type_is_one_line_naming_the_dotted_path(
     assert result.exit_code == 2, result.output
     assert result.output.strip() == f"error: {path}: cannot import: {tail}"
 
-
-def test_the_hand_written_granite_config_imports(tmp_path: Path) -> None:
-    """Without a fragment the hand-written Granite config imports (exit 0): its lines above
-    come from the one wrong field (the asset configs import in tests/catalog)."""
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(GRANITE_H))
-    result = invoke(CliRunner(), "import", str(path))
-    assert result.exit_code == 0, result.output
