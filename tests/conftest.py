@@ -120,6 +120,27 @@ def invoke(runner: CliRunner, *args: str):  # noqa: ANN201 - typer's Result type
     return runner.invoke(app, list(args))
 
 
+# A GraniteMoeHybrid (Granite 4.0) config.json for tests (tests/catalog/test_granite_hybrid.py,
+# tests/hardening/test_config_dotted_paths.py): no Granite 4.0 config ships under tests/assets.
+GRANITE_ATTENTION_AT = (5, 15, 25, 35)  # a test layout: the official order is not sourced
+
+# granite-4.0-h-small's fields as sourced (docs/catalog.md): a public analysis quoting the
+# official config (code index id 57624389648), IBM's Ollama GGUF (128 SSM heads, inner 8,192,
+# one group), vLLM 0.11.1's start-up log (131,072 positions, bf16). mamba_conv_bias,
+# mamba_proj_bias and attention_bias are the config class defaults here (they move no state byte).
+GRANITE_H_SMALL: dict[str, Any] = {
+    "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
+    "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32,
+    "num_key_value_heads": 8, "num_local_experts": 72, "num_experts_per_tok": 10,
+    "shared_intermediate_size": 1536, "intermediate_size": 768, "mamba_d_state": 128,
+    "mamba_d_conv": 4, "mamba_expand": 2, "mamba_n_heads": 128, "mamba_d_head": 64,
+    "mamba_n_groups": 1, "tie_word_embeddings": True, "vocab_size": 100352,
+    "torch_dtype": "bfloat16", "max_position_embeddings": 131072,
+    "position_embedding_type": "nope",
+    "layer_types": ["attention" if i in GRANITE_ATTENTION_AT else "mamba" for i in range(40)],
+}
+
+
 @pytest.fixture
 def llama3():
     return load_model("llama-3-8b")

@@ -29,7 +29,7 @@ from kvplan.calibrate.breakdown import (
     printed_terms_note,
     rounding,
 )
-from kvplan.calibrate.graph_checks import booked_capture, graph_checks
+from kvplan.calibrate.graph_checks import graph_checks
 from kvplan.calibrate.parse import LogFile, Run, parse_file
 from kvplan.calibrate.resolve import (
     _gib,
@@ -156,16 +156,16 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     req = _request(run, model, gpu or _stand_in_gpu(run))
     shapes = Measured(free_before_load_bytes=_gib(v.get("before_gib"))) if (
         engine is Engine.sglang and gpu is None) else Measured()
-    shaped = _with(settings, shapes)
     try:
-        res = run_engine(req, shaped)
+        res = run_engine(req, _with(settings, shapes))
     except InputError as err:
         rep.notes.append(f"shapes profile failed: {err}")
         return rep
     target = SHAPES_TARGET if rep.dense else None
     _token_checks(rep, run, res, "shapes", target, v.get("kv_gib"))
     if engine is Engine.vllm:  # the printed graph estimate and counts (task h43oldgraph)
-        graph, graph_notes = graph_checks(run, list(res.steps), booked_capture(req, shaped))
+        assert res.graph_capture is not None  # vLLM's profile books one on every run
+        graph, graph_notes = graph_checks(run, list(res.steps), res.graph_capture)
         rep.checks += graph
         rep.notes += graph_notes
     rep.notes.append(f"shapes: {gpu_note}; activation {res.activation_bytes / GIB:.2f} GiB "

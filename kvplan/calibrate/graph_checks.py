@@ -9,9 +9,9 @@ them. Where kvplan books a graph term on the shapes basis (kvplan.engines.vllm_c
 "CUDA graph memory", a baseline + later graphs x layers), the printed estimate is compared with
 the step's value (no target: the term is an interval fitted on a few logs), and the printed
 counts with the capture sizes kvplan used, a note where they disagree (PIECEWISE-only fallbacks,
-LoRA cases: what vllm_capture does not model). Both come as data: the step's value and
-vllm_capture.capture for the run's settings (batching as kvplan.engines.vllm.profile resolves
-it), not explain's wording (task h44graphbase; h43oldgraph parsed the wording).
+LoRA cases: what vllm_capture does not model). Both come as data: the step's value and the
+Capture the profile booked (EngineResult.graph_capture, task h48mend; until then recomputed
+here), not explain's wording (task h44graphbase; h43oldgraph parsed the wording).
 """
 
 from __future__ import annotations
@@ -23,22 +23,7 @@ from kvplan.calibrate.lines import Run
 from kvplan.units import GIB
 
 if TYPE_CHECKING:
-    from kvplan.capacity.plan import SizeRequest
-    from kvplan.engines.interface import EngineSettings
     from kvplan.engines.vllm_capture import Capture
-
-
-def booked_capture(req: SizeRequest, s: EngineSettings) -> Capture:
-    """The graphs kvplan's vLLM profile books for `req` under `s`: vllm_capture.capture with the
-    release, the batching, the draft tokens, the GPU and the stated capture settings it uses."""
-    from kvplan.engines.vllm import batching
-    from kvplan.engines.vllm_capture import Stated, capture
-    from kvplan.engines.vllm_extensible import applied_flavour
-
-    batched, seqs = batching(req, s)
-    return capture(applied_flavour(s).version, seqs, batched, s.num_speculative_tokens or 0,
-                   req.gpu.name, Stated(s.cudagraph_capture_sizes, s.max_cudagraph_capture_size,
-                                        s.cudagraph_mode))
 
 
 def graph_checks(run: Run, steps: list[object], cap: Capture) -> tuple[list[Check], list[str]]:

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from kvplan.capacity.plan import Breakdown, SizeRequest, SizeResult, size
 from kvplan.engines.release import parse_version  # the one release reader; imported from here too
@@ -24,6 +25,9 @@ from kvplan.engines.steps import (  # the arithmetic trail lives there; imported
 )
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec
+
+if TYPE_CHECKING:  # vllm_capture imports this module
+    from kvplan.engines.vllm_capture import Capture
 
 __all__ = [
     "ENGINE_ONLY",
@@ -269,6 +273,9 @@ class EngineResult:
     steps: tuple[Step, ...]
     assumptions: tuple[str, ...] = field(default=())
     log_lines: tuple[str, ...] = ()  # the lines the engine itself would print
+    # vLLM: the CUDA graphs its profile booked the graph term for (kvplan.engines.vllm_capture;
+    # `kvplan calibrate` checks them against the printed counts); None for the other engines
+    graph_capture: Capture | None = None
 
 
 def finish_size(

@@ -132,7 +132,7 @@ def batching_defaults(req: SizeRequest, fl: Flavour, memory: int,
 
 def batching(req: SizeRequest, s: EngineSettings) -> tuple[int, int]:
     """(max_num_batched_tokens, max_num_seqs) a run profiles with: as stated, else the
-    defaults (`profile` uses it; so does kvplan.calibrate.graph_checks for the capture sizes)."""
+    defaults (`profile` uses it)."""
     d_batched, d_seqs = batching_defaults(req, applied_flavour(s),
                                           s.measured.memory_bytes or req.gpu.memory_bytes,
                                           s.entrypoint)
@@ -309,6 +309,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         steps=tuple(st.items),
         assumptions=tuple(assumptions),
         log_lines=tuple(lines),
+        graph_capture=b.capture,
     )
 
 

@@ -273,6 +273,14 @@ def _sizes(sizes: tuple[int, ...]) -> str:
 def estimate(version: str, seqs: int, batched: int, layers: int, spec_tokens: int = 0,
              gpu_name: str = "", stated: Stated = Stated()) -> tuple[Interval, str]:
     """The graph term (best, low, high) and `kvplan explain`'s wording of it."""
+    term, how, _ = booked(version, seqs, batched, layers, spec_tokens, gpu_name, stated)
+    return term, how
+
+
+def booked(version: str, seqs: int, batched: int, layers: int, spec_tokens: int = 0,
+           gpu_name: str = "", stated: Stated = Stated()) -> tuple[Interval, str, Capture]:
+    """`estimate` and the Capture it is computed from (kvplan.engines.vllm's profile carries
+    it on its result: EngineResult.graph_capture, which `kvplan calibrate` checks)."""
     cap = capture(version, seqs, batched, spec_tokens, gpu_name, stated)
     term = graph_bytes(cap, layers)
     full = "FULL" if stated.mode == "FULL" else "FULL decode"
@@ -285,4 +293,4 @@ def estimate(version: str, seqs: int, batched: int, layers: int, spec_tokens: in
            f"{cap.graphs} graphs (PIECEWISE {len(cap.piecewise)}: {_sizes(cap.piecewise)}; "
            f"{full} {len(cap.full)}: {_sizes(cap.full)}) ({source}: kvplan.engines.vllm_capture)"
            if cap.graphs else f"no graphs captured ({source}: kvplan.engines.vllm_capture)")
-    return term, how
+    return term, how, cap

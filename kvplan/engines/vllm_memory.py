@@ -23,8 +23,8 @@ from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.mla_replicated import replicated_extra_bytes
 from kvplan.engines.vision_tower import tower_profile
-from kvplan.engines.vllm_capture import Stated
-from kvplan.engines.vllm_capture import estimate as graph_estimate
+from kvplan.engines.vllm_capture import Capture, Stated
+from kvplan.engines.vllm_capture import booked as booked_graphs
 from kvplan.engines.vllm_extensible import (
     CONTEXT,
     MARGIN_FRACTION,
@@ -64,6 +64,7 @@ class Budget:
     enc: EncoderCacheProfile | None
     shape: LayerShape
     groups: Groups
+    capture: Capture  # the CUDA graphs the graph term is computed from (vllm_capture)
     state: int = 0  # Model Runner V2's persistent state, where the release books it (0.28 on)
     graphs_note: str = ""  # whether the CUDA-graph estimate is subtracted, and why (explain)
     # the budget's ends where it carries its own range (0.34's cap with the TP set-up's);
@@ -134,11 +135,12 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         act = Interval(act.best + out.best, act.low + out.low, act.high + out.high)
     estimate = graphs_subtracted(fl, lean, s.enforce_eager)  # kvplan.engines.vllm_graphs
     # the estimate by the capture sizes (kvplan.engines.vllm_capture), a rank's layers
-    graph_term, graph_how = graph_estimate(fl.version, seqs, batched,
-                                           -(-req.model.num_layers // req.pp),
-                                           s.num_speculative_tokens or 0, req.gpu.name,
-                                           Stated(s.cudagraph_capture_sizes,
-                                                  s.max_cudagraph_capture_size, s.cudagraph_mode))
+    graph_term, graph_how, cap = booked_graphs(fl.version, seqs, batched,
+                                               -(-req.model.num_layers // req.pp),
+                                               s.num_speculative_tokens or 0, req.gpu.name,
+                                               Stated(s.cudagraph_capture_sizes,
+                                                      s.max_cudagraph_capture_size,
+                                                      s.cudagraph_mode))
     pp_buffer = 0  # the received hidden states of a stage after the first (vllm_stages)
     if (req.pp > 1 and m.weights_bytes is None and m.activation_bytes is None
             and m.kv_cache_bytes is None and not m.stage_kv_bytes
@@ -217,7 +219,7 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         kv = int(st.op("KV cache memory", "sum", terms, "bytes",
                        " - ".join(t.lstrip("-") for t in terms)))
     return Budget(requested=st.int(terms[0]), weights=weights, act=act, nt=nt,
-                  graphs=graphs, kv=kv, enc=enc, shape=shape, groups=groups,
+                  graphs=graphs, kv=kv, enc=enc, shape=shape, groups=groups, capture=cap,
                   state=mrv2.last_stage if mrv2 is not None else 0,
                   graphs_note=why,
                   requested_low=budget_range[0] if budget_range else None,

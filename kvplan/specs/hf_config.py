@@ -11,11 +11,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from kvplan.errors import InputError
+from kvplan.specs.config_paths import Located, block, field_path
 from kvplan.specs.hf_layers import ImportRefused, compress_pattern, positive_int, window_tokens
 from kvplan.specs.hf_mamba import MODEL_TYPE as GRANITE_HYBRID
 from kvplan.specs.hf_mamba import mamba2_state
-from kvplan.specs.hf_quant import LINEAR_METHODS, checkpoint_dtype, linear_base_dtype
+from kvplan.specs.hf_nvfp4 import check_algo
+from kvplan.specs.hf_quant import (
+    LINEAR_METHODS,
+    checkpoint_dtype,
+    dtype_key,
+    linear_base_dtype,
+    quant_method,
+)
 from kvplan.specs.params import gated_delta_net_conv_dim, head_dim
+from kvplan.specs.params_base import _flag, _int_or
 from kvplan.specs.params_remote import REMOTE_TYPES, remote_config
 from kvplan.specs.schema import MLA, Attention, LayerKind, LinearState
 from kvplan.units import DType, parse_dtype
@@ -87,19 +96,22 @@ REFUSED_KEYS = {
 LLAMA4_KEYS = ("attention_chunk_size", "no_rope_layers")
 
 
-def text_config(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+def text_config(cfg: Mapping[str, Any]) -> tuple[Located, list[str]]:
     """The language model's config (nested `text_config` merged over the top level), defaults
-    filled in from the config class, and notes saying which defaults were used."""
+    filled in from the config class, and notes saying which defaults were used; each key knows
+    its dotted path in config.json (kvplan.specs.config_paths)."""
     model_type = cfg.get("model_type")
     notes: list[str] = []
-    inner = cfg.get("text_config")
-    if isinstance(inner, Mapping):
-        merged = {k: v for k, v in cfg.items() if k not in ("text_config", "vision_config")}
+    inner = block(cfg, "text_config")  # a text_config of another type is named
+    if inner is not None:
+        merged = Located({k: v for k, v in cfg.items() if k not in ("text_config",
+                                                                   "vision_config")},
+                         paths={k: f"text_config.{k}" for k in inner if k != "model_type"})
         merged.update(inner)
         merged["model_type"] = model_type
         notes.append("shapes read from the nested text_config")
     else:
-        merged = dict(cfg)
+        merged = Located(cfg)
     if model_type in REMOTE_TYPES:
         merged = remote_config(merged, str(model_type), notes)
     for key, value in CLASS_DEFAULTS.get(str(model_type), {}).items():
@@ -112,9 +124,9 @@ def text_config(cfg: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
 def _kv_heads(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> int:
     heads = positive_int(cfg, "num_attention_heads")
     if model_type == "falcon":
-        if cfg.get("new_decoder_architecture"):
+        if _flag(cfg, "new_decoder_architecture", False):
             raise ImportRefused("Falcon new_decoder_architecture (40B/180B) is not handled")
-        if cfg.get("multi_query"):
+        if _flag(cfg, "multi_query", False):
             if cfg.get("num_kv_heads") not in (None, 1):
                 notes.append(
                     "multi_query true: one KV head, although num_kv_heads says "
@@ -130,19 +142,16 @@ def _kv_heads(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> int:
 
 
 def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
-    quant = cfg.get("quantization_config")
-    if isinstance(quant, Mapping):
-        method = str(quant.get("quant_method", "")).lower()
+    quant = block(cfg, "quantization_config")
+    if quant is not None:
+        method = quant_method(quant)
         if method == "fp8":
             notes.append("weights published in fp8 (quantization_config fp8)")
             return DType.fp8
         if method == "compressed-tensors":  # routed experts only: kvplan.specs.hf_quant
             return checkpoint_dtype(cfg)
         if method == "modelopt":  # NVFP4: kvplan.specs.hf_nvfp4 reads which layers
-            algo = str(quant.get("quant_algo", ""))
-            if algo.upper() != "NVFP4":
-                raise ImportRefused(f"ModelOpt quant_algo {algo!r} is not handled (NVFP4 is); "
-                                    "pass --weight-dtype to price the whole model in one dtype")
+            check_algo(quant)
             return checkpoint_dtype(cfg)
         if method in LINEAR_METHODS:  # the linear layers: kvplan.specs.hf_quant.linear_quant
             return linear_base_dtype(cfg, notes)
@@ -153,17 +162,17 @@ def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
                 "weight memory is an underestimate (use --weight-dtype bf16 for an upper bound)"
             )
             return DType.int4
-        raise ImportRefused(f"quantization_config quant_method {method!r} is not handled")
-    dtype = cfg.get("torch_dtype") or cfg.get("dtype")
-    if not isinstance(dtype, str):
+        raise ImportRefused(f"{field_path(quant, 'quant_method')} {method!r} is not handled")
+    key = dtype_key(cfg)
+    if key is None:
         raise ImportRefused(
             "config.json has no torch_dtype and no quantization_config; "
             "pass --weight-dtype to say what the weights are stored in"
         )
     try:
-        return parse_dtype(dtype)
+        return parse_dtype(cfg[key])
     except (InputError, ValueError):
-        raise ImportRefused(f"torch_dtype {dtype!r} is not a known dtype") from None
+        raise ImportRefused(f"{field_path(cfg, key)} {cfg[key]!r} is not a known dtype") from None
 
 
 LINEAR_FORMULA = (
@@ -196,7 +205,7 @@ def attention_block(
             qk_rope_head_dim=rope,
             qk_nope_head_dim=nope,
             v_head_dim=positive_int(cfg, "v_head_dim"),
-            q_lora_rank=cfg.get("q_lora_rank") or None,
+            q_lora_rank=_int_or(cfg, "q_lora_rank", 0, least=0) or None,
         )
         notes.append(
             f"MLA: the cache holds one latent of kv_lora_rank {mla.kv_lora_rank} + "

@@ -37,6 +37,7 @@ from kvplan.specs.hf_rope import rope_fields
 from kvplan.specs.hf_source import read_source
 from kvplan.specs.mm_tokens import mm_tokens_per_item, vision_tower_fields
 from kvplan.specs.params import UnsupportedArchitecture, count_params
+from kvplan.specs.params_base import _int_or
 from kvplan.specs.schema import ModelSpec
 from kvplan.units import DType
 
@@ -99,7 +100,7 @@ def spec_from_config(
     else:
         total, active, estimated = counted.total, counted.active, True
         how = "estimated from the config shapes by kvplan.specs.params (an estimate)"
-    inter = cfg.get("intermediate_size")
+    inter = _int_or(cfg, "intermediate_size", 0, least=1) or None
     if model_type == "falcon" and inter is None:
         inter = cfg.get("ffn_hidden_size") or 4 * positive_int(cfg, "hidden_size")
         notes.append(f"intermediate_size absent: Falcon's MLP is 4 x hidden_size = {inter}")

@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kvplan.specs.config_paths import field_path
 from kvplan.specs.params import UnsupportedArchitecture
-from kvplan.specs.params_base import _index_list, _int_or
+from kvplan.specs.params_base import _flag, _index_list, _int_or
 from kvplan.specs.schema import LayerKind, MoE
 
 QWEN_TYPES = ("qwen2", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl", "qwen3_vl_moe")
@@ -32,15 +33,16 @@ def positive_int(cfg: Mapping[str, Any], key: str) -> int:
     value = cfg.get(key)
     if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
         shown = "missing" if value is None else f"{value!r}"
-        raise ImportRefused(f"config field {key!r} is {shown}; a positive whole number is needed")
+        raise ImportRefused(f"config field {field_path(cfg, key)!r} is {shown}; a positive whole "
+                            "number is needed")
     from kvplan.inputs import limits as lim  # the bounds ModelSpec enforces, docs/limits.md
 
     cap = {"num_hidden_layers": lim.MAX_LAYERS, "num_attention_heads": lim.MAX_HEADS,
            "num_key_value_heads": lim.MAX_HEADS, "head_dim": lim.MAX_HEAD_DIM,
            "vocab_size": lim.MAX_VOCAB}.get(key, lim.MAX_CONTEXT_TOKENS)
     if value > cap:
-        raise ImportRefused(f"config field {key!r} is {value:,}, above kvplan's limit of {cap:,} "
-                            "(docs/limits.md); is the config right?")
+        raise ImportRefused(f"config field {field_path(cfg, key)!r} is {value:,}, above kvplan's "
+                            f"limit of {cap:,} (docs/limits.md); is the config right?")
     return value
 
 
@@ -67,8 +69,10 @@ def llama4_layer_kinds(cfg: Mapping[str, Any], layers: int, notes: list[str]) ->
             f"no_rope_layers absent: Llama4TextConfig's default, a NoPE (global) layer every "
             f"no_rope_layer_interval {interval} layers"
         )
-    if not isinstance(flags, list) or len(flags) != layers:
-        raise ImportRefused(f"no_rope_layers must list one flag per layer ({layers})")
+    if not isinstance(flags, list) or len(flags) != layers or not all(
+            f in (0, 1) and not isinstance(f, float) for f in flags):
+        raise ImportRefused(f"{field_path(cfg, 'no_rope_layers')} must list one flag (0 or 1) per "
+                            f"layer ({layers}), got {flags!r}")
     if chunk is None:
         kinds = [LayerKind.full] * layers
     else:
@@ -85,11 +89,12 @@ def llama4_layer_kinds(cfg: Mapping[str, Any], layers: int, notes: list[str]) ->
 def window_tokens(cfg: Mapping[str, Any], model_type: str = "") -> int:
     if model_type == "llama4":
         return positive_int(cfg, "attention_chunk_size")
-    window = cfg.get("sliding_window")
-    if window is None:
-        window = cfg.get("sliding_window_size")
+    key = "sliding_window_size" if cfg.get("sliding_window") is None and (
+        cfg.get("sliding_window_size") is not None) else "sliding_window"
+    window = cfg.get(key)
     if isinstance(window, bool) or not isinstance(window, int) or window <= 0:
-        raise ImportRefused(f"sliding layers need a positive sliding_window, got {window!r}")
+        raise ImportRefused(f"sliding layers need a positive {field_path(cfg, key)}, got "
+                            f"{window!r}")
     return window
 
 
@@ -108,13 +113,14 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> li
     if types is not None:
         if not isinstance(types, list) or len(types) != layers:
             raise ImportRefused(
-                f"layer_types must list one entry per layer ({layers}), got "
-                f"{len(types) if isinstance(types, list) else type(types).__name__}"
+                f"{field_path(cfg, 'layer_types')} must list one entry per layer "
+                f"({layers}), got {len(types) if isinstance(types, list) else type(types).__name__}"
             )
         # str(): a number or a list in layer_types is named too, not a TypeError
         unknown = sorted({str(t) for t in types if not isinstance(t, str) or t not in _LAYER_TYPES})
         if unknown:
-            raise ImportRefused(f"layer_types has kinds kvplan cannot size: {', '.join(unknown)} "
+            raise ImportRefused(f"{field_path(cfg, 'layer_types')} has kinds "
+                                f"kvplan cannot size: {', '.join(unknown)} "
                                 f"(it sizes {', '.join(_LAYER_TYPES)})")
         kinds = [_LAYER_TYPES[t] for t in types]
         _describe(kinds, notes, "layer_types")
@@ -131,14 +137,14 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> li
             ]
             _describe(kinds, notes, f"full_attention_interval {interval}")
             return kinds
-        if not cfg.get("use_sliding_window", False):
+        if not _flag(cfg, "use_sliding_window", False):
             if window is not None:
                 notes.append(
                     f"sliding_window {window} is switched off by use_sliding_window false: "
                     "every layer is full attention"
                 )
             return [LayerKind.full] * layers
-        first = cfg.get("max_window_layers", layers)
+        first = _int_or(cfg, "max_window_layers", layers, least=0)
         return [LayerKind.sliding if i >= first else LayerKind.full for i in range(layers)]
     if model_type in ("mistral", "mixtral", "phi3"):
         if window is None:
@@ -167,7 +173,8 @@ def phi_note(cfg: Mapping[str, Any]) -> str:
     """Phi (PhiForCausalLM): rotary on part of each head, the cache keeps whole heads."""
     factor = cfg.get("partial_rotary_factor", 0.5)
     if isinstance(factor, bool) or not isinstance(factor, (int, float)) or not 0 < factor <= 1:
-        raise ImportRefused(f"partial_rotary_factor {factor!r} must be a number in (0, 1]")
+        raise ImportRefused(f"{field_path(cfg, 'partial_rotary_factor')} {factor!r} must be a "
+                            "number in (0, 1]")
     return (
         f"Phi: rotary on partial_rotary_factor {factor:g} of each head, but the cache stores "
         "the whole head_dim of every key and value (modeling_phi.py caches them after the "

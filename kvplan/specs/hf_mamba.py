@@ -11,7 +11,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kvplan.specs.config_paths import field_path
 from kvplan.specs.hf_layers import ImportRefused, positive_int
+from kvplan.specs.params_base import _int_or
 from kvplan.specs.schema import LayerKind, LinearState, Mamba2State, MoE
 
 MODEL_TYPE = "granitemoehybrid"
@@ -43,13 +45,17 @@ def granite_layer_kinds(cfg: Mapping[str, Any], notes: list[str]) -> list[LayerK
         )
     types = cfg.get("layer_types")
     if not isinstance(types, list) or len(types) != layers:
-        shown = len(types) if isinstance(types, list) else "missing"
+        shown = len(types) if isinstance(types, list) else (
+            "missing" if types is None else repr(types))
         raise ImportRefused(
-            f"granitemoehybrid needs layer_types with one entry per layer ({layers}), got {shown}"
+            f"granitemoehybrid needs {field_path(cfg, 'layer_types')} with one "
+            f"entry per layer ({layers}), got {shown}"
         )
-    unknown = sorted({str(t) for t in types if t not in GRANITE_LAYER_TYPES})
+    unknown = sorted({str(t) for t in types if not isinstance(t, str)
+                      or t not in GRANITE_LAYER_TYPES})
     if unknown:
-        raise ImportRefused(f"layer_types has kinds kvplan cannot size: {', '.join(unknown)}")
+        raise ImportRefused(f"{field_path(cfg, 'layer_types')} has kinds kvplan "
+                            f"cannot size: {', '.join(unknown)}")
     kinds = [GRANITE_LAYER_TYPES[t] for t in types]
     mamba = kinds.count(LayerKind.linear)
     if mamba:
@@ -77,8 +83,7 @@ def mamba2_head_dim(cfg: Mapping[str, Any]) -> int:
     the config class requires mamba_d_head x mamba_n_heads = mamba_expand x hidden_size."""
     heads, expand = positive_int(cfg, "mamba_n_heads"), positive_int(cfg, "mamba_expand")
     inner = expand * positive_int(cfg, "hidden_size")
-    d_head = cfg.get("mamba_d_head", "auto")
-    if d_head == "auto":
+    if cfg.get("mamba_d_head", "auto") == "auto":
         if inner % heads:
             raise ImportRefused(f"mamba_n_heads {heads} does not divide mamba_expand x hidden_size")
         return inner // heads
@@ -113,7 +118,7 @@ def granite_moe(cfg: Mapping[str, Any], notes: list[str]) -> MoE | None:
     """Routed experts when num_local_experts > 0 (GraniteMoeHybridMoE: experts of
     intermediate_size), always beside the dense shared MLP of shared_intermediate_size, which
     is `num_shared_experts` 1 here although its width differs from the experts'."""
-    experts = cfg.get("num_local_experts") or 0
+    experts = _int_or(cfg, "num_local_experts", 0, least=0)
     shared = positive_int(cfg, "shared_intermediate_size")
     if not experts:
         notes.append(

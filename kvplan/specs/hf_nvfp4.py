@@ -23,7 +23,9 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from kvplan.specs.config_paths import block, field_path
 from kvplan.specs.hf_layers import ImportRefused
+from kvplan.specs.hf_quant import name_field, quant_method
 from kvplan.specs.schema import MoE, NVFP4Quant
 
 GROUP_SIZE = 16  # the NVFP4 format's block (ModelOpt NVFP4 config)
@@ -40,10 +42,19 @@ def _refuse(what: str) -> ImportRefused:
 
 def scheme(cfg: Mapping[str, Any]) -> Mapping[str, Any] | None:
     """config.json's quantization_config when it is ModelOpt NVFP4, else None."""
-    quant = cfg.get("quantization_config")
-    if not isinstance(quant, Mapping) or str(quant.get("quant_method", "")).lower() != "modelopt":
+    quant = block(cfg, "quantization_config")
+    if quant is None or quant_method(quant) != "modelopt":
         return None
     return quant
+
+
+def check_algo(quant: Mapping[str, Any]) -> None:
+    """Refuse a ModelOpt quantization_config whose quant_algo is not NVFP4, naming the field."""
+    algo = name_field(quant, "quant_algo")
+    if algo.upper() != "NVFP4":
+        raise ImportRefused(f"ModelOpt {field_path(quant, 'quant_algo')} {algo!r} is not handled "
+                            "(NVFP4 is); pass --weight-dtype to price the whole model in one "
+                            "dtype")
 
 
 def from_quant_file(quant_file: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -64,7 +75,8 @@ def _group_size(quant: Mapping[str, Any]) -> object:
             weights = group.get("weights") if isinstance(group, Mapping) else None
             if not isinstance(weights, Mapping) or weights.get("num_bits") != 4 or (
                     weights.get("type") != "float"):
-                raise _refuse("a config group's weights are not 4-bit float")
+                raise _refuse(f"{field_path(quant, 'config_groups')}: a group's weights are not "
+                              "4-bit float")
             sizes.add(weights.get("group_size"))
         return sizes.pop() if len(sizes) == 1 else sizes
     return quant.get("group_size")
@@ -105,18 +117,19 @@ def nvfp4_quant(cfg: Mapping[str, Any], model_type: str, moe: MoE | None, has_to
     quant = scheme(cfg)
     if quant is None:
         return None
-    algo = str(quant.get("quant_algo", ""))
-    if algo.upper() != "NVFP4":
-        raise ImportRefused(f"ModelOpt quant_algo {algo!r} is not handled (NVFP4 is); pass "
-                            "--weight-dtype to price the whole model in one dtype")
+    check_algo(quant)
     size = _group_size(quant)
     if size != GROUP_SIZE:
-        raise _refuse(f"group_size {size!r}, not the format's {GROUP_SIZE}")
+        where = (f"{field_path(quant, 'config_groups')}: group_size" if quant.get("config_groups")
+                 else field_path(quant, "group_size"))
+        raise _refuse(f"{where} {size!r}, not the format's {GROUP_SIZE}")
     if moe is not None and moe.num_shared_experts and model_type not in _MLA_TYPES:
         raise _refuse(f"the shared experts of model_type {model_type!r} are not named here")
-    patterns = quant.get("ignore", quant.get("exclude_modules")) or []
+    key = "ignore" if "ignore" in quant else "exclude_modules"
+    patterns = quant.get(key)
+    patterns = [] if patterns is None else patterns
     if not isinstance(patterns, list) or not all(isinstance(p, str) for p in patterns):
-        raise _refuse("the ignore / exclude_modules list is not a list of names")
+        raise _refuse(f"{field_path(quant, key)} {patterns!r} is not a list of names")
     if any(p.startswith("re:") for p in patterns):
         raise _refuse("a regular-expression ignore entry (compressed-tensors' 're:') in a "
                       "ModelOpt config")

@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from kvplan.errors import InputError
+from kvplan.specs.config_paths import Located, block, field_path, wrong
 from kvplan.specs.hf_layers import ImportRefused
 from kvplan.specs.schema import ExpertQuant, MoE, WeightQuant
 from kvplan.units import DType, parse_dtype
@@ -42,29 +43,32 @@ def _refuse(what: str) -> ImportRefused:
 def routed_expert_quant(quant: Mapping[str, Any], base: DType, notes: list[str]) -> ExpertQuant:
     """The expert storage a compressed-tensors config states, or ImportRefused."""
     if quant.get("format") != "pack-quantized":
-        raise _refuse(f"format {quant.get('format')!r}")
+        raise _refuse(f"{field_path(quant, 'format')} {quant.get('format')!r}")
     groups = quant.get("config_groups")
     if not isinstance(groups, Mapping) or len(groups) != 1:
-        raise _refuse("config_groups must hold exactly one group")
-    group = next(iter(groups.values()))
+        raise _refuse(f"{field_path(quant, 'config_groups')} must hold exactly one group")
+    name = next(iter(groups))
+    where = f"{field_path(quant, 'config_groups')}.{name}"
+    group = groups[name]
     if not isinstance(group, Mapping) or group.get("targets") != ["Linear"]:
-        raise _refuse("the group's targets are not ['Linear']")
+        raise _refuse(f"{where}.targets are not ['Linear']")
     if group.get("input_activations") is not None or group.get("output_activations") is not None:
-        raise _refuse("activations are quantized too")
+        raise _refuse(f"{where}: activations are quantized too")
     weights = group.get("weights")
     if not isinstance(weights, Mapping):
-        raise _refuse("the group has no weights scheme")
+        raise _refuse(f"{where} has no weights scheme")
     for key, want in _SCHEME.items():
         if weights.get(key) != want:
-            raise _refuse(f"weights.{key} is {weights.get(key)!r}, not {want!r}")
+            raise _refuse(f"{where}.weights.{key} is {weights.get(key)!r}, not {want!r}")
     size = weights.get("group_size")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0:
-        raise _refuse(f"weights.group_size {size!r} is not a positive integer")
+        raise _refuse(f"{where}.weights.group_size {size!r} is not a positive integer")
     ignore = quant.get("ignore")
     if not isinstance(ignore, list) or frozenset(map(str, ignore)) != ROUTED_ONLY_IGNORE:
-        raise _refuse(f"ignore {ignore!r} does not leave exactly the routed experts quantized")
+        raise _refuse(f"{field_path(quant, 'ignore')} {ignore!r} does not leave exactly the "
+                      "routed experts quantized")
     if quant.get("kv_cache_scheme") is not None:
-        raise _refuse("kv_cache_scheme is set")
+        raise _refuse(f"{field_path(quant, 'kv_cache_scheme')} is set")
     notes.append(
         f"routed experts published in int4 (compressed-tensors pack-quantized, groups of {size}, "
         f"one {base.value} scale per group, symmetric: no zero points); attention, shared "
@@ -76,8 +80,8 @@ def routed_expert_quant(quant: Mapping[str, Any], base: DType, notes: list[str])
 def with_expert_quant(cfg: Mapping[str, Any], moe: MoE | None, base: DType,
                       notes: list[str]) -> MoE | None:
     """`moe` with the experts' storage a compressed-tensors quantization_config states."""
-    quant = cfg.get("quantization_config")
-    if not isinstance(quant, Mapping) or quant.get("quant_method") != "compressed-tensors":
+    quant = block(cfg, "quantization_config")
+    if quant is None or quant_method(quant) != "compressed-tensors":
         return moe
     if moe is None:
         raise _refuse("set on a model without routed experts")
@@ -96,10 +100,13 @@ def with_compression_config(cfg: dict[str, Any], notes: list[str]) -> None:
     flat = not isinstance(block, Mapping) or "quant_method" in block or (
         "quantization_config" not in block)
     scheme = block if flat else block["quantization_config"]
+    where = field_path(cfg, "compression_config") + ("" if flat else ".quantization_config")
     if not isinstance(scheme, Mapping):
-        raise ImportRefused(f"compression_config: the quantization scheme is "
+        raise ImportRefused(f"{where}: the quantization scheme is "
                             f"{type(scheme).__name__}, not an object")
     cfg["quantization_config"] = scheme
+    if isinstance(cfg, Located):  # its refusals name the block it was read from
+        cfg.paths["quantization_config"] = where
     notes.append("quantization read from compression_config (compressed-tensors' older key)")
 
 
@@ -118,14 +125,14 @@ def checkpoint_kv_quant(config: Mapping[str, Any],
             raise ImportRefused(f"hf_quant_config.json: kv_cache_quant_algo {algo!r} is not one "
                                 "of FP8, NVFP4, INT8")
         return str(algo)
-    qc = config.get("quantization_config")
-    scheme = qc.get("kv_cache_scheme") if isinstance(qc, Mapping) else None
-    if scheme is None:
+    qc = block(config, "quantization_config")
+    scheme = qc.get("kv_cache_scheme") if qc is not None else None
+    if scheme is None or qc is None:
         return None
     if isinstance(scheme, Mapping) and scheme.get("num_bits") == 8 and \
             scheme.get("type") == "float":
         return "FP8"
-    raise ImportRefused(f"quantization_config.kv_cache_scheme {scheme!r}: only 8-bit floats "
+    raise ImportRefused(f"{field_path(qc, 'kv_cache_scheme')} {scheme!r}: only 8-bit floats "
                         "(FP8) are read, as TensorRT-LLM reads them")
 
 
@@ -154,15 +161,41 @@ def with_modelopt_file(quant_file: Mapping[str, Any] | None, weight: DType | Non
     notes.append(f"{what}: weights priced in the stated {weight.value}")
 
 
+def name_field(quant: Mapping[str, Any], key: str) -> str:
+    """A quantization_config name (quant_method, quant_algo): "" where absent or null; another
+    type there is named with its dotted path."""
+    value = quant.get(key)
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise wrong(quant, key, value, "it must be a string (a name)", ImportRefused)
+    return value
+
+
+def quant_method(quant: Mapping[str, Any]) -> str:
+    """quantization_config's quant_method, lower-cased ("" where absent)."""
+    return name_field(quant, "quant_method").lower()
+
+
+def dtype_key(cfg: Mapping[str, Any]) -> str | None:
+    """The key stating the checkpoint dtype (torch_dtype, or `dtype` in newer configs), None
+    where neither is set; a value that is not a string is named with its dotted path."""
+    key = next((k for k in ("torch_dtype", "dtype") if cfg.get(k)), None)
+    if key is not None and not isinstance(cfg[key], str):
+        raise wrong(cfg, key, cfg[key], "it must be a dtype name (bfloat16, float16, ...)",
+                    ImportRefused)
+    return key
+
+
 def checkpoint_dtype(cfg: Mapping[str, Any]) -> DType:
     """The dtype of the unquantized tensors (torch_dtype, or `dtype` in newer configs)."""
-    value = cfg.get("torch_dtype") or cfg.get("dtype")
-    if not isinstance(value, str):
+    key = dtype_key(cfg)
+    if key is None:
         raise _refuse("no torch_dtype/dtype says what the unquantized tensors are")
     try:
-        return parse_dtype(value)
+        return parse_dtype(cfg[key])
     except (InputError, ValueError):
-        raise _refuse(f"torch_dtype {value!r} is not a known dtype") from None
+        raise _refuse(f"{field_path(cfg, key)} {cfg[key]!r} is not a known dtype") from None
 
 
 # ------------------------------------------------ GPTQ and AWQ: every decoder linear layer
@@ -176,7 +209,8 @@ LINEAR_METHODS = ("gptq", "awq")
 
 
 def _linear_refuse(method: str, what: str) -> ImportRefused:
-    return ImportRefused(f"{method} quantization_config: {what}; kvplan prices {method} "
+    """`what` names the field by its dotted path (quantization_config.bits), or the block's."""
+    return ImportRefused(f"{method} {what}; kvplan prices {method} "
                          "checkpoints whose every decoder linear layer is quantized (int4"
                          f"{' or int8' if method == 'gptq' else ''}, groups of a positive size)")
 
@@ -184,6 +218,16 @@ def _linear_refuse(method: str, what: str) -> ImportRefused:
 def _key(quant: Mapping[str, Any], *names: str) -> Any:
     """The first key present, as vLLM's `get_from_keys` reads them."""
     return next((quant[name] for name in names if name in quant), None)
+
+
+def _block(quant: Mapping[str, Any]) -> str:
+    """The quantization block's own dotted path."""
+    return quant.prefix if isinstance(quant, Located) else "quantization_config"
+
+
+def _path(quant: Mapping[str, Any], *names: str) -> str:
+    """The dotted path of the key `_key` reads (the first name where none is present)."""
+    return field_path(quant, next((name for name in names if name in quant), names[0]))
 
 
 def linear_base_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
@@ -206,22 +250,23 @@ def linear_quant(cfg: Mapping[str, Any], model_type: str, num_layers: int,
     """The WeightQuant a gptq or awq quantization_config states (vLLM 0.11.0's GPTQConfig and
     AWQConfig `from_config` keys), or None for any other config; ImportRefused for a layout
     kvplan does not price."""
-    quant = cfg.get("quantization_config")
-    if not isinstance(quant, Mapping):
+    quant = block(cfg, "quantization_config")
+    if quant is None:
         return None
-    method = str(quant.get("quant_method", "")).lower()
+    method = quant_method(quant)
     if method not in LINEAR_METHODS:
         return None
     if model_type not in LINEAR_QUANT_TYPES:
-        raise _linear_refuse(method, f"model_type {model_type!r} is not one kvplan lays out as "
+        raise _linear_refuse(method, f"{_block(quant)}: model_type {model_type!r} is not one "
+                             "kvplan lays out as "
                              f"attention + gated MLP ({', '.join(LINEAR_QUANT_TYPES)})")
     bits = _key(quant, "bits", "w_bit")
     if bits not in ((4, 8) if method == "gptq" else (4,)) or isinstance(bits, bool):
-        raise _linear_refuse(method, f"bits {bits!r}")
+        raise _linear_refuse(method, f"{_path(quant, 'bits', 'w_bit')} {bits!r}")
     group = _key(quant, "group_size", "q_group_size")
     if not isinstance(group, int) or isinstance(group, bool) or group <= 0:
-        raise _linear_refuse(method, f"group_size {group!r} (-1, one group per row, is not "
-                             "modelled)")
+        raise _linear_refuse(method, f"{_path(quant, 'group_size', 'q_group_size')} {group!r} "
+                             "(-1, one group per row, is not modelled)")
     act_order = False
     if method == "gptq":
         act_order = _gptq_checks(quant)
@@ -243,31 +288,41 @@ def linear_quant(cfg: Mapping[str, Any], model_type: str, num_layers: int,
 def _gptq_checks(quant: Mapping[str, Any]) -> bool:
     """Refuse GPTQ variants stored otherwise; return desc_act."""
     if quant.get("lm_head") not in (None, False):
-        raise _linear_refuse("gptq", "lm_head is quantized too")
+        raise _linear_refuse("gptq", f"{field_path(quant, 'lm_head')}: the LM head is quantized "
+                             "too")
     if quant.get("dynamic") not in (None, {}):
-        raise _linear_refuse("gptq", "dynamic per-module overrides are set")
+        raise _linear_refuse("gptq", f"{field_path(quant, 'dynamic')}: per-module overrides are "
+                             "set")
     if quant.get("is_marlin_format") not in (None, False):
-        raise _linear_refuse("gptq", "is_marlin_format is set (Marlin-packed tensors)")
+        raise _linear_refuse("gptq", f"{field_path(quant, 'is_marlin_format')} is set "
+                             "(Marlin-packed tensors)")
     if quant.get("checkpoint_format") not in (None, "gptq"):
-        raise _linear_refuse("gptq", f"checkpoint_format {quant.get('checkpoint_format')!r}")
+        raise _linear_refuse("gptq", f"{field_path(quant, 'checkpoint_format')} "
+                             f"{quant.get('checkpoint_format')!r}")
     if quant.get("modules_in_block_to_quantize") is not None:
-        raise _linear_refuse("gptq", "modules_in_block_to_quantize leaves some layers unquantized")
+        raise _linear_refuse("gptq", f"{field_path(quant, 'modules_in_block_to_quantize')} leaves "
+                             "some layers unquantized")
     desc_act = quant.get("desc_act", False)
     if not isinstance(desc_act, bool):
-        raise _linear_refuse("gptq", f"desc_act {desc_act!r} is not true or false")
+        raise _linear_refuse("gptq", f"{field_path(quant, 'desc_act')} {desc_act!r} is not true "
+                             "or false")
     return desc_act
 
 
 def _awq_checks(quant: Mapping[str, Any], num_layers: int) -> None:
     """Refuse AWQ variants stored otherwise (vLLM's awq method reads GEMM packing)."""
     if quant.get("zero_point") is not True:
-        raise _linear_refuse("awq", f"zero_point {quant.get('zero_point')!r}")
-    version = str(quant.get("version", "gemm")).lower()
+        raise _linear_refuse("awq", f"{field_path(quant, 'zero_point')} "
+                             f"{quant.get('zero_point')!r}")
+    version = name_field(quant, "version").lower() or "gemm"
     if version != "gemm":
-        raise _linear_refuse("awq", f"version {version!r} (only GEMM packing is modelled)")
-    skipped = quant.get("modules_to_not_convert") or []
+        raise _linear_refuse("awq", f"{field_path(quant, 'version')} {version!r} (only GEMM "
+                             "packing is modelled)")
+    skipped = quant.get("modules_to_not_convert")
+    skipped = [] if skipped is None else skipped
     if not isinstance(skipped, list) or not all(isinstance(m, str) for m in skipped):
-        raise _linear_refuse("awq", f"modules_to_not_convert {skipped!r} is not a list of names")
+        raise _linear_refuse("awq", f"{field_path(quant, 'modules_to_not_convert')} {skipped!r} "
+                             "is not a list of names")
     # vLLM's is_layer_skipped_awq: a module is left unquantized when a listed name is a
     # substring of its prefix; names that hit no decoder linear layer (lm_head, visual) change
     # nothing priced here
@@ -275,4 +330,5 @@ def _awq_checks(quant: Mapping[str, Any], num_layers: int) -> None:
     for name in skipped:
         hit = next((p for p in prefixes if name in p), None)
         if hit is not None:
-            raise _linear_refuse("awq", f"modules_to_not_convert {name!r} leaves {hit} unquantized")
+            raise _linear_refuse("awq", f"{field_path(quant, 'modules_to_not_convert')} {name!r} "
+                                 f"leaves {hit} unquantized")

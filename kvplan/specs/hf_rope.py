@@ -12,40 +12,45 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kvplan.specs.config_paths import Located, block, field_path
 from kvplan.specs.hf_layers import ImportRefused
 
 NO_ROPE = frozenset({"opt"})  # learned position embeddings (OPTLearnedPositionalEmbedding)
 
 
-def _number(value: object, key: str) -> float:
+def _number(value: object, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
-        raise ImportRefused(f"{key} {value!r} must be a positive number")
+        raise ImportRefused(f"{where} {value!r} must be a positive number")
     return float(value)
 
 
 def rope_fields(cfg: Mapping[str, Any], model_type: str) -> dict[str, Any]:
-    """The spec's rope_* fields and partial_rotary_factor from a (text) config."""
+    """The spec's rope_* fields and partial_rotary_factor from a (text) config; a wrong type is
+    named with its dotted path (kvplan.specs.config_paths)."""
     if model_type in NO_ROPE:
         return {}
-    scaling = cfg.get("rope_scaling") or cfg.get("rope_parameters") or {}
-    if not isinstance(scaling, Mapping):
-        raise ImportRefused(f"rope_scaling {scaling!r} must be a mapping")
-    kind = scaling.get("rope_type") or scaling.get("type") or "default"
+    key = next((k for k in ("rope_scaling", "rope_parameters") if cfg.get(k) not in (None, {})),
+               "rope_scaling")
+    scaling = block(cfg, key) or Located({})
+    kind_key = next((k for k in ("rope_type", "type") if scaling.get(k) is not None), "type")
+    kind = scaling.get(kind_key, "default")
     if not isinstance(kind, str):
-        raise ImportRefused(f"rope_scaling type {kind!r} must be a string")
+        raise ImportRefused(f"{field_path(scaling, kind_key)} {kind!r} must be a string")
     out: dict[str, Any] = {"rope_type": kind}
     if kind != "default" and scaling.get("factor") is not None:
-        out["rope_factor"] = _number(scaling["factor"], "rope_scaling.factor")
+        out["rope_factor"] = _number(scaling["factor"], field_path(scaling, "factor"))
     original = scaling.get("original_max_position_embeddings")
     if kind != "default" and original is not None:
         if isinstance(original, bool) or not isinstance(original, int) or original <= 0:
-            raise ImportRefused(f"original_max_position_embeddings {original!r} must be a "
-                                "positive integer")
+            raise ImportRefused(
+                f"{field_path(scaling, 'original_max_position_embeddings')} {original!r} must be "
+                "a positive integer")
         out["rope_original_positions"] = original
     partial = cfg.get("partial_rotary_factor")
     if partial is not None:
-        factor = _number(partial, "partial_rotary_factor")
+        factor = _number(partial, field_path(cfg, "partial_rotary_factor"))
         if factor > 1:
-            raise ImportRefused(f"partial_rotary_factor {partial!r} must be in (0, 1]")
+            raise ImportRefused(f"{field_path(cfg, 'partial_rotary_factor')} {partial!r} must "
+                                "be in (0, 1]")
         out["partial_rotary_factor"] = factor
     return out

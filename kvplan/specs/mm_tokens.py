@@ -44,17 +44,27 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kvplan.specs.config_paths import block, wrong
+from kvplan.specs.params_base import _int_or, _list_or_empty
+
 QWEN_VL_ITEM_TOKENS = 16_384
 QWEN_VL_PATCH = {"qwen2_5_vl": (14, 2)}
 LLAMA4_MAX_PATCHES = 16  # transformers Llama4ImageProcessorFast.max_patches (vLLM's max tiles)
 
 
+def _whole(vcfg: Mapping[str, Any], key: str) -> int | None:
+    """A positive whole number, None where absent; another type or value is named."""
+    return _int_or(vcfg, key, 0, least=1) or None
+
+
 def _llama4_item(vcfg: Mapping[str, Any]) -> tuple[int | None, str | None]:
     """vLLM mllama4.py: (max_patches + 1 global tile) chunks of get_patch_per_chunk."""
-    size, patch, ratio = (vcfg.get("image_size"), vcfg.get("patch_size"),
+    size, patch, ratio = (_whole(vcfg, "image_size"), _whole(vcfg, "patch_size"),
                           vcfg.get("pixel_shuffle_ratio"))
-    if not (isinstance(size, int) and isinstance(patch, int) and patch > 0 and size > 0
-            and size % patch == 0 and isinstance(ratio, (int, float)) and 0 < ratio <= 1):
+    if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, (int, float))
+                              or not 0 < ratio <= 1):
+        raise wrong(vcfg, "pixel_shuffle_ratio", ratio, "it must be a number in (0, 1]")
+    if size is None or patch is None or ratio is None or size % patch:
         return None, None
     per_chunk = (size // patch) ** 2 // int(round(1.0 / ratio ** 2))
     chunks = LLAMA4_MAX_PATCHES + 1
@@ -66,12 +76,12 @@ def _llama4_item(vcfg: Mapping[str, Any]) -> tuple[int | None, str | None]:
 
 def mm_tokens_per_item(model_type: str, root: Mapping[str, Any]) -> tuple[int | None, str | None]:
     """(tokens of the largest multimodal item, how it was read), or (None, None)."""
-    vcfg = root.get("vision_config")
-    if not isinstance(vcfg, Mapping):
+    vcfg = block(root, "vision_config")
+    if vcfg is None:
         return None, None
     if model_type == "gemma3":
-        tokens = root.get("mm_tokens_per_image")
-        if isinstance(tokens, int) and not isinstance(tokens, bool) and tokens > 0:
+        tokens = _whole(root, "mm_tokens_per_image")
+        if tokens is not None:
             return tokens, f"mm_tokens_per_image {tokens}: an image is {tokens} embeddings"
         return None, None
     if model_type == "llama4":
@@ -109,21 +119,20 @@ def vision_tower_fields(model_type: str, root: Mapping[str, Any]) -> dict[str, i
     """The vision tower's shapes for the spec, or {} (another model type, or a key missing).
     Qwen3-VL adds out_hidden_size and the number of deepstack_visual_indexes (its encoder
     output is out_hidden_size x (1 + that) wide: vLLM qwen3_vl.py Qwen3_VisionTransformer)."""
-    vcfg = root.get("vision_config")
-    if model_type not in (*TOWER_TYPES, "llama4") or not isinstance(vcfg, Mapping):
+    vcfg = block(root, "vision_config") if model_type in (*TOWER_TYPES, "llama4") else None
+    if vcfg is None:
         return {}
     out: dict[str, int] = {}
     keys_of = dict(LLAMA4_KEYS if model_type == "llama4" else VISION_KEYS)
     if model_type in QWEN3_TOWER:
         keys_of["vision_out_hidden_size"] = ("out_hidden_size",)
-    for field, keys in keys_of.items():
-        value = next((vcfg[k] for k in keys if k in vcfg), None)
-        if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+    for field, keys in keys_of.items():  # a wrong type is named; a key missing gives {}
+        value = _whole(vcfg, next((k for k in keys if k in vcfg), keys[0]))
+        if value is None:
             return {}
         out[field] = value
     if model_type in QWEN3_TOWER:
-        levels = vcfg.get("deepstack_visual_indexes")
-        if not isinstance(levels, list):
+        if vcfg.get("deepstack_visual_indexes") is None:
             return {}
-        out["vision_deepstack_levels"] = len(levels)
+        out["vision_deepstack_levels"] = len(_list_or_empty(vcfg, "deepstack_visual_indexes"))
     return out

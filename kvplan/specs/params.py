@@ -102,19 +102,19 @@ def _gemma(cfg: Mapping[str, Any]) -> ParamCount:
 
 
 def _falcon(cfg: Mapping[str, Any]) -> ParamCount:
-    if cfg.get("new_decoder_architecture"):
+    if _flag(cfg, "new_decoder_architecture", False):
         raise UnsupportedArchitecture("Falcon new_decoder_architecture (40B/180B) is not handled")
     hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
     heads = _int(cfg, "num_attention_heads")
     hd = hidden // heads
-    kv = 1 if cfg.get("multi_query", True) else heads
+    kv = 1 if _flag(cfg, "multi_query", True) else heads
     bias = _flag(cfg, "bias", False)
     inter = _int_or(cfg, "ffn_hidden_size", 0, least=0) or 4 * hidden
     qkv_out = (heads + 2 * kv) * hd
     attention = hidden * qkv_out + hidden * hidden + ((qkv_out + hidden) if bias else 0)
     mlp = 2 * hidden * inter + ((inter + hidden) if bias else 0)
     # LayerNorms have weight and bias; parallel attention shares one per layer
-    norms = 2 * hidden * (1 if cfg.get("parallel_attn", True) else 2)
+    norms = 2 * hidden * (1 if _flag(cfg, "parallel_attn", True) else 2)
     return ParamCount(
         _embeddings(cfg, True) + layers * (attention + mlp + norms) + 2 * hidden
     )

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kvplan.errors import InputError
+from kvplan.specs.config_paths import UnsupportedArchitecture, field_path, wrong
 
 
 @dataclass(frozen=True)
@@ -25,16 +25,12 @@ class ParamCount:
     encoder: int | None = None  # a vision/audio tower's share of `total`, for multimodal configs
 
 
-class UnsupportedArchitecture(InputError):
-    """The config describes a model whose shapes kvplan cannot account for."""
-
-
 def _int(cfg: Mapping[str, Any], key: str) -> int:
     value = cfg.get(key)
     if isinstance(value, bool) or not isinstance(value, int):
         raise UnsupportedArchitecture(
-            f"config field {key!r} is {'missing' if value is None else repr(value)}; "
-            "it must be a whole number"
+            f"config field {field_path(cfg, key)!r} is "
+            f"{'missing' if value is None else repr(value)}; it must be a whole number"
         )
     return value
 
@@ -47,9 +43,7 @@ def _int_or(cfg: Mapping[str, Any], key: str, default: int, least: int | None = 
         return default
     value = _int(cfg, key)
     if least is not None and value < least:
-        raise UnsupportedArchitecture(
-            f"config field {key!r} is {value!r}; it must be a whole number of at least {least}"
-        )
+        raise wrong(cfg, key, value, f"it must be a whole number of at least {least}")
     return value
 
 
@@ -59,7 +53,7 @@ def _list_or_empty(cfg: Mapping[str, Any], key: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise UnsupportedArchitecture(f"config field {key!r} is {value!r}; it must be a list")
+        raise wrong(cfg, key, value, "it must be a list")
     return value
 
 
@@ -68,23 +62,27 @@ def _index_list(cfg: Mapping[str, Any], key: str) -> list[int]:
     is not a whole number of at least 0 (a string, a nested list, a bool), is named."""
     items = _list_or_empty(cfg, key)
     if any(isinstance(i, bool) or not isinstance(i, int) or i < 0 for i in items):
-        raise UnsupportedArchitecture(
-            f"config field {key!r} is {items!r}; it must be a list of layer numbers (whole "
-            "numbers of at least 0)"
-        )
+        raise wrong(cfg, key, items, "it must be a list of layer numbers (whole numbers of at "
+                    "least 0)")
     return items
 
 
 def _flag(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
-    value = cfg.get(key, default)
-    return default if value is None else bool(value)
+    """An optional true/false field: `default` when absent or null; any other type is named
+    (a string "false" is not read as true)."""
+    value = cfg.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise wrong(cfg, key, value, "it must be true or false")
+    return value
 
 
 def head_dim(cfg: Mapping[str, Any]) -> int:
     """`head_dim` where the config sets it, else hidden_size / num_attention_heads."""
     explicit = cfg.get("head_dim")
     if explicit is not None:
-        return _int(cfg, "head_dim")
+        return _int_or(cfg, "head_dim", 0, least=1)
     hidden, heads = _int(cfg, "hidden_size"), _int(cfg, "num_attention_heads")
     if hidden % heads:
         raise UnsupportedArchitecture(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kvplan.specs.config_paths import field_path, wrong
 from kvplan.specs.params_base import (
     ParamCount,
     UnsupportedArchitecture,
@@ -114,7 +115,8 @@ def _mla_attention(cfg: Mapping[str, Any]) -> int:
     rope, nope = _int(cfg, "qk_rope_head_dim"), _int(cfg, "qk_nope_head_dim")
     v_dim, kv_rank = _int(cfg, "v_head_dim"), _int(cfg, "kv_lora_rank")
     if _flag(cfg, "attention_bias", False):
-        raise UnsupportedArchitecture("MLA with attention_bias true is not handled")
+        raise UnsupportedArchitecture(f"MLA with {field_path(cfg, 'attention_bias')} true is not "
+                                      "handled")
     q_rank = _int_or(cfg, "q_lora_rank", 0, least=0)
     q_out = heads * (nope + rope)
     # with a query latent: q_a_proj, q_a_layernorm, q_b_proj; without: one q_proj
@@ -135,6 +137,8 @@ def _deepseek(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
     # noaux_tc routing (V3, Kimi-K2) keeps a per-expert score-correction bias beside the gate
     default_method = "greedy" if model_type == "deepseek_v2" else "noaux_tc"
     topk_method = cfg.get("topk_method") or default_method
+    if not isinstance(topk_method, str):
+        raise wrong(cfg, "topk_method", topk_method, "it must be a string (the routing's name)")
     router = experts * hidden + (experts if topk_method == "noaux_tc" else 0)
     base = (
         _embeddings(cfg, False)

@@ -11,70 +11,84 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from kvplan.specs.params_base import UnsupportedArchitecture, _int, _int_or, _list_or_empty
+from kvplan.specs.config_paths import block, field_path
+from kvplan.specs.params_base import (
+    UnsupportedArchitecture,
+    _flag,
+    _int,
+    _int_or,
+    _list_or_empty,
+)
 
 
-def _pair(value: object, what: str) -> int:
-    """A square kernel given as an int (or a [k, k] pair)."""
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value
-    if isinstance(value, list) and len(value) == 2 and value[0] == value[1] and isinstance(
-            value[0], int) and not isinstance(value[0], bool):
-        return value[0]
-    raise UnsupportedArchitecture(f"vision_config {what} {value!r} is not a square kernel")
+def _dim(vcfg: Mapping[str, Any], key: str) -> int:
+    """A vision tower's width, count or size: a positive whole number (a wrong type or a
+    number under 1 is named with its dotted path)."""
+    _int(vcfg, key)  # missing, or another type
+    return _int_or(vcfg, key, 0, least=1)  # under 1
+
+
+def _pair(vcfg: Mapping[str, Any], key: str, default: int | None = None) -> int:
+    """A square kernel given as an int (or a [k, k] pair); `default` where absent."""
+    value = vcfg.get(key, default)
+    side = value[0] if isinstance(value, list) and len(value) == 2 and (
+        value[0] == value[1]) else value
+    if isinstance(side, int) and not isinstance(side, bool) and side > 0:
+        return side
+    raise UnsupportedArchitecture(f"{field_path(vcfg, key)} {value!r} is not a square kernel")
 
 
 def siglip_vision(vcfg: Mapping[str, Any]) -> int:
     """SigLIP vision tower (Gemma 3): patch and position embeddings, encoder, final LayerNorm."""
-    hidden, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
-    patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
+    hidden, inter = _dim(vcfg, "hidden_size"), _dim(vcfg, "intermediate_size")
+    patch, image = _dim(vcfg, "patch_size"), _dim(vcfg, "image_size")
     channels = _int_or(vcfg, "num_channels", 3)
-    if vcfg.get("vision_use_head", True):
-        raise UnsupportedArchitecture("vision_config.vision_use_head true is not handled")
+    if _flag(vcfg, "vision_use_head", True):
+        raise UnsupportedArchitecture(f"{field_path(vcfg, 'vision_use_head')} true is not handled")
     embeddings = channels * patch * patch * hidden + hidden + (image // patch) ** 2 * hidden
     per_layer = 4 * (hidden * hidden + hidden) + hidden * inter + inter + inter * hidden + hidden
     per_layer += 2 * 2 * hidden  # two LayerNorms with weight and bias
-    return embeddings + _int(vcfg, "num_hidden_layers") * per_layer + 2 * hidden
+    return embeddings + _dim(vcfg, "num_hidden_layers") * per_layer + 2 * hidden
 
 
 def gemma3_projector(vcfg: Mapping[str, Any], text_hidden: int) -> int:
     """Gemma3MultiModalProjector: a [vision_hidden, text_hidden] matrix and an RMSNorm."""
-    return _int(vcfg, "hidden_size") * text_hidden + _int(vcfg, "hidden_size")
+    return _dim(vcfg, "hidden_size") * text_hidden + _dim(vcfg, "hidden_size")
 
 
 def qwen2_5_vl_vision(vcfg: Mapping[str, Any]) -> int:
     """Qwen2.5-VL: Conv3d patch embedding (no bias), blocks of two RMSNorms, fused qkv and
     proj with biases and a gated MLP with biases, then the patch merger (RMSNorm, two Linears
     over spatial_merge_size**2 merged patches)."""
-    dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
-    patch = _pair(vcfg.get("patch_size", 14), "patch_size")
-    temporal = _pair(vcfg.get("temporal_patch_size", 2), "temporal_patch_size")
+    dim, inter = _dim(vcfg, "hidden_size"), _dim(vcfg, "intermediate_size")
+    patch = _pair(vcfg, "patch_size", 14)
+    temporal = _pair(vcfg, "temporal_patch_size", 2)
     channels = _int_or(vcfg, "in_channels", _int_or(vcfg, "in_chans", 3))
-    merged = dim * _int(vcfg, "spatial_merge_size") ** 2
-    out = _int(vcfg, "out_hidden_size")
+    merged = dim * _dim(vcfg, "spatial_merge_size") ** 2
+    out = _dim(vcfg, "out_hidden_size")
     embed = channels * temporal * patch * patch * dim
     block = 2 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim) + 3 * dim * inter + 2 * inter + dim
     merger = dim + (merged * merged + merged) + (merged * out + out)
-    return embed + _int(vcfg, "depth") * block + merger
+    return embed + _dim(vcfg, "depth") * block + merger
 
 
 def qwen3_vl_vision(vcfg: Mapping[str, Any]) -> int:
     """Qwen3-VL: Conv3d patch embedding with bias, learned position embeddings, blocks of two
     LayerNorms, fused qkv and proj with biases and a two-layer MLP with biases; the patch
     merger and one more merger (post-shuffle LayerNorm) per deepstack_visual_indexes entry."""
-    dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
-    patch = _pair(vcfg.get("patch_size", 16), "patch_size")
-    temporal = _pair(vcfg.get("temporal_patch_size", 2), "temporal_patch_size")
+    dim, inter = _dim(vcfg, "hidden_size"), _dim(vcfg, "intermediate_size")
+    patch = _pair(vcfg, "patch_size", 16)
+    temporal = _pair(vcfg, "temporal_patch_size", 2)
     channels = _int_or(vcfg, "in_channels", 3)
-    merged = dim * _int(vcfg, "spatial_merge_size") ** 2
-    out = _int(vcfg, "out_hidden_size")
+    merged = dim * _dim(vcfg, "spatial_merge_size") ** 2
+    out = _dim(vcfg, "out_hidden_size")
     embed = channels * temporal * patch * patch * dim + dim
-    positions = _int(vcfg, "num_position_embeddings") * dim
+    positions = _dim(vcfg, "num_position_embeddings") * dim
     block = 4 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim) + 2 * dim * inter + inter + dim
     linears = (merged * merged + merged) + (merged * out + out)
     merger = 2 * dim + linears
     deepstack = len(_list_or_empty(vcfg, "deepstack_visual_indexes")) * (2 * merged + linears)
-    return embed + positions + _int(vcfg, "depth") * block + merger + deepstack
+    return embed + positions + _dim(vcfg, "depth") * block + merger + deepstack
 
 
 def llama4_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
@@ -82,15 +96,15 @@ def llama4_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
     pre/post LayerNorms, encoder layers (q/k/v/o and a two-layer MLP, all with biases, two
     LayerNorms), the pixel-shuffle adapter MLP (no biases) and the projector to the text
     width (no bias)."""
-    dim, inter = _int(vcfg, "hidden_size"), _int(vcfg, "intermediate_size")
-    patch, image = _int(vcfg, "patch_size"), _int(vcfg, "image_size")
+    dim, inter = _dim(vcfg, "hidden_size"), _dim(vcfg, "intermediate_size")
+    patch, image = _dim(vcfg, "patch_size"), _dim(vcfg, "image_size")
     channels = _int_or(vcfg, "num_channels", 3)
     embed = channels * patch * patch * dim + dim + ((image // patch) ** 2 + 1) * dim
     norms = 2 * 2 * dim
     layer = 4 * (dim * dim + dim) + dim * inter + inter + inter * dim + dim + 2 * 2 * dim
-    adapter = inter * _int(vcfg, "projector_input_dim") + _int(vcfg, "projector_output_dim") ** 2
-    projector = _int(vcfg, "vision_output_dim") * text_hidden
-    return embed + norms + _int(vcfg, "num_hidden_layers") * layer + adapter + projector
+    adapter = inter * _dim(vcfg, "projector_input_dim") + _dim(vcfg, "projector_output_dim") ** 2
+    projector = _dim(vcfg, "vision_output_dim") * text_hidden
+    return embed + norms + _dim(vcfg, "num_hidden_layers") * layer + adapter + projector
 
 
 def moonvit_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
@@ -100,21 +114,25 @@ def moonvit_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
     LayerNorms, fused wqkv and wo with biases (attn_bias True) and a two-layer MLP with biases,
     a final LayerNorm; then the projector: a LayerNorm over mm_hidden_size and two Linears with
     biases over merge_kernel_size patches (hidden x prod(kernel) wide) to the text width."""
-    if vcfg.get("mm_projector_type") != "patchmerger" or vcfg.get("merge_type", "sd2_tpool") != "sd2_tpool":
-        raise UnsupportedArchitecture("Kimi-K2.5 vision_config: only the patchmerger projector "
-                                      "with sd2_tpool merging is counted")
-    dim, inter = _int(vcfg, "vt_hidden_size"), _int(vcfg, "vt_intermediate_size")
-    patch = _pair(vcfg.get("patch_size"), "patch_size")
+    for key, want, default in (("mm_projector_type", "patchmerger", None),
+                               ("merge_type", "sd2_tpool", "sd2_tpool")):
+        if vcfg.get(key, default) != want:
+            raise UnsupportedArchitecture(
+                f"Kimi-K2.5 {field_path(vcfg, key)} {vcfg.get(key)!r}: only the patchmerger "
+                "projector with sd2_tpool merging is counted")
+    dim, inter = _dim(vcfg, "vt_hidden_size"), _dim(vcfg, "vt_intermediate_size")
+    patch = _pair(vcfg, "patch_size")
     kernel = vcfg.get("merge_kernel_size")
     if not (isinstance(kernel, list) and len(kernel) == 2 and all(
             isinstance(k, int) and not isinstance(k, bool) and k > 0 for k in kernel)):
-        raise UnsupportedArchitecture(f"vision_config merge_kernel_size {kernel!r} is not [h, w]")
+        raise UnsupportedArchitecture(f"{field_path(vcfg, 'merge_kernel_size')} {kernel!r} is not "
+                                      "[h, w]")
     embed = 3 * patch * patch * dim + dim
-    positions = _int(vcfg, "init_pos_emb_height") * _int(vcfg, "init_pos_emb_width") * dim
+    positions = _dim(vcfg, "init_pos_emb_height") * _dim(vcfg, "init_pos_emb_width") * dim
     block = (2 * 2 * dim + (dim * 3 * dim + 3 * dim) + (dim * dim + dim)
              + (dim * inter + inter) + (inter * dim + dim))
-    tower = embed + positions + _int(vcfg, "vt_num_hidden_layers") * block + 2 * dim
-    mm = _int(vcfg, "mm_hidden_size")
+    tower = embed + positions + _dim(vcfg, "vt_num_hidden_layers") * block + 2 * dim
+    mm = _dim(vcfg, "mm_hidden_size")
     merged = mm * kernel[0] * kernel[1]
     projector = 2 * mm + (merged * merged + merged) + (merged * text_hidden + text_hidden)
     return tower + projector
@@ -122,8 +140,8 @@ def moonvit_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
 
 def vision_tower(model_type: str, root: Mapping[str, Any], text_hidden: int) -> int | None:
     """The vision tower's parameters for a multimodal config, None for a text-only one."""
-    vcfg = root.get("vision_config")
-    if not isinstance(vcfg, Mapping):
+    vcfg = block(root, "vision_config")  # another type there is named
+    if vcfg is None:
         return None
     if model_type == "gemma3":
         return siglip_vision(vcfg) + gemma3_projector(vcfg, text_hidden)

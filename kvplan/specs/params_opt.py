@@ -27,7 +27,7 @@ def opt_params(cfg: Mapping[str, Any]) -> ParamCount:
     embed = vocab * proj + (_int(cfg, "max_position_embeddings") + 2) * hidden
     if proj != hidden:
         embed += 2 * proj * hidden
-    if _flag(cfg, "do_layer_norm_before", True) and not cfg.get("_remove_final_layer_norm"):
+    if _flag(cfg, "do_layer_norm_before", True) and not _flag(cfg, "_remove_final_layer_norm", False):
         embed += norm
     if not _flag(cfg, "tie_word_embeddings", True):
         embed += vocab * proj

@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from kvplan.specs.config_paths import Located, field_path, relocated
 from kvplan.specs.params_base import ParamCount, UnsupportedArchitecture, _flag, _int, _int_or
 
 # ChatGLMConfig key -> the key the importer reads
@@ -48,7 +49,7 @@ def _refuse(why: str) -> UnsupportedArchitecture:
     return UnsupportedArchitecture(f"chatglm: {why}")
 
 
-def remote_config(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> dict[str, Any]:
+def remote_config(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> Located:
     """The config with its keys as the importer reads them, and a note on the remote code."""
     if model_type == "chatglm":
         return chatglm_config(cfg, notes)
@@ -56,10 +57,10 @@ def remote_config(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> 
         "InternLM2 (remote modeling_internlm2.py): one fused wqkv projection; the cache keeps "
         "num_key_value_heads keys and values of hidden_size / num_attention_heads per layer"
     )
-    return dict(cfg)
+    return relocated(cfg, cfg)
 
 
-def chatglm_config(cfg: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+def chatglm_config(cfg: Mapping[str, Any], notes: list[str]) -> Located:
     """ChatGLMConfig's keys renamed to the importer's, after checking the layout is the one
     chatglm2-6b's modeling file builds and this module counts."""
     if not _flag(cfg, "rmsnorm", True):
@@ -72,15 +73,18 @@ def chatglm_config(cfg: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
     if both and cfg["num_hidden_layers"] != cfg["num_layers"]:
         raise _refuse("num_layers and num_hidden_layers disagree")
     out = {k: v for k, v in cfg.items() if k not in CHATGLM_KEYS.values()}
+    renamed = {dst: src for src, dst in CHATGLM_KEYS.items()}  # refusals name ChatGLM's key
     for src, dst in CHATGLM_KEYS.items():
         if src not in cfg:
-            raise _refuse(f"config field {src!r} is missing")
+            raise _refuse(f"config field {field_path(cfg, src)!r} is missing")
         out[dst] = cfg[src]
     if _flag(cfg, "multi_query_attention", False):
         out["num_key_value_heads"] = cfg.get("multi_query_group_num")
+        renamed["num_key_value_heads"] = "multi_query_group_num"
         groups = f"multi_query_group_num {cfg.get('multi_query_group_num')}"
     else:
         out["num_key_value_heads"] = cfg.get("num_attention_heads")
+        renamed["num_key_value_heads"] = "num_attention_heads"
         groups = "multi_query_attention false: one per attention head"
     notes.append(
         f"ChatGLM (remote modeling_chatglm.py): the cache keeps {groups} key/value groups of "
@@ -88,7 +92,7 @@ def chatglm_config(cfg: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
         "padded_vocab_size and seq_length read as layers, MLP width (dense_h_to_4h is twice "
         "it, SwiGLU), vocabulary and context"
     )
-    return out
+    return relocated(cfg, out, renamed)
 
 
 def chatglm_params(cfg: Mapping[str, Any]) -> ParamCount:

@@ -27,25 +27,9 @@ from kvplan.errors import InputError
 from kvplan.specs.hf_import import import_model, spec_yaml
 from kvplan.specs.schema import LayerKind, LinearState, Mamba2State, ModelSpec
 from kvplan.units import DType
+from tests.conftest import GRANITE_ATTENTION_AT as ATTENTION_AT
+from tests.conftest import GRANITE_H_SMALL as H_SMALL
 from tests.conftest import invoke
-
-ATTENTION_AT = (5, 15, 25, 35)  # a test layout: the official order is not sourced
-
-# granite-4.0-h-small's fields as sourced (docs/catalog.md): a public analysis quoting the
-# official config (code index id 57624389648), IBM's Ollama GGUF (128 SSM heads, inner 8,192,
-# one group), vLLM 0.11.1's start-up log (131,072 positions, bf16). mamba_conv_bias,
-# mamba_proj_bias and attention_bias are the config class defaults here (they move no state byte).
-H_SMALL: dict[str, Any] = {
-    "architectures": ["GraniteMoeHybridForCausalLM"], "model_type": "granitemoehybrid",
-    "hidden_size": 4096, "num_hidden_layers": 40, "num_attention_heads": 32,
-    "num_key_value_heads": 8, "num_local_experts": 72, "num_experts_per_tok": 10,
-    "shared_intermediate_size": 1536, "intermediate_size": 768, "mamba_d_state": 128,
-    "mamba_d_conv": 4, "mamba_expand": 2, "mamba_n_heads": 128, "mamba_d_head": 64,
-    "mamba_n_groups": 1, "tie_word_embeddings": True, "vocab_size": 100352,
-    "torch_dtype": "bfloat16", "max_position_embeddings": 131072,
-    "position_embedding_type": "nope",
-    "layer_types": ["attention" if i in ATTENTION_AT else "mamba" for i in range(40)],
-}
 
 # granite-4.0-micro's shapes: 40 attention layers of 8 KV heads x 64 (2,560 / 40 heads); its
 # vLLM log (tests/assets/logs/52, held out) prints 463,136 tokens in 35.34 GiB: 81,920 B a token

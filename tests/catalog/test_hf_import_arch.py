@@ -161,9 +161,9 @@ def test_chatglm_linear_biases_are_counted(tmp_path):
         ({"num_layers": ...}, "'num_layers' is missing"),
         ({"kv_channels": ...}, "'kv_channels' is missing"),
         ({"num_hidden_layers": 40}, "disagree"),
-        ({"multi_query_group_num": None}, "num_key_value_heads"),
+        ({"multi_query_group_num": None}, "'multi_query_group_num' is missing"),
         ({"multi_query_group_num": 3}, "num_kv_heads"),
-        ({"seq_length": "32k"}, "max_position_embeddings"),
+        ({"seq_length": "32k"}, "'seq_length' is '32k'"),
         ({"padded_vocab_size": 0}, "vocab_size"),
     ],
 )

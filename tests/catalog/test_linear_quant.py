@@ -161,15 +161,16 @@ def test_unpadded_intermediate_is_refused_at_a_tp_that_splits_a_group(tmp_path: 
 
 
 @pytest.mark.parametrize(("fragment", "change", "reason"), [
-    (GPTQ, {"bits": 3}, "gptq quantization_config: bits 3"),
-    (GPTQ, {"bits": True}, "gptq quantization_config: bits True"),
-    (GPTQ, {"group_size": -1}, r"group_size -1 \(-1, one group per row, is not modelled\)"),
-    (GPTQ, {"lm_head": True}, "lm_head is quantized too"),
-    (GPTQ, {"dynamic": {"-:.*mlp.*": {}}}, "dynamic per-module overrides"),
+    (GPTQ, {"bits": 3}, "gptq quantization_config.bits 3"),
+    (GPTQ, {"bits": True}, "gptq quantization_config.bits True"),
+    (GPTQ, {"group_size": -1},
+     r"quantization_config.group_size -1 \(-1, one group per row, is not modelled\)"),
+    (GPTQ, {"lm_head": True}, "gptq quantization_config.lm_head: the LM head is quantized too"),
+    (GPTQ, {"dynamic": {"-:.*mlp.*": {}}}, "quantization_config.dynamic: per-module overrides"),
     (GPTQ, {"checkpoint_format": "gptq_v2"}, "checkpoint_format 'gptq_v2'"),
     (GPTQ, {"is_marlin_format": True}, "is_marlin_format is set"),
     (GPTQ, {"desc_act": "yes"}, "desc_act 'yes'"),
-    (AWQ, {"bits": 8}, "awq quantization_config: bits 8"),
+    (AWQ, {"bits": 8}, "awq quantization_config.bits 8"),
     (AWQ, {"zero_point": False}, "zero_point False"),
     (AWQ, {"version": "gemv"}, "version 'gemv'"),
     (AWQ, {"modules_to_not_convert": ["mlp.down_proj"]},

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from kvplan.calibrate.graph_checks import booked_capture, graph_checks
+from kvplan.calibrate.graph_checks import graph_checks
 from kvplan.calibrate.lines import Run
 from kvplan.calibrate.parse import parse_text
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines import Engine, EngineSettings
+from kvplan.engines import Engine, EngineSettings, run_engine
 from kvplan.engines.steps import Step
 from kvplan.engines.vllm_capture import capture, estimate
 from kvplan.specs import load_hardware, load_model
@@ -59,21 +59,29 @@ def test_a_single_mode_and_the_quoted_estimate_without_total() -> None:
     assert unparsed == []
 
 
-def test_booked_capture_is_vllm_captures_data_for_the_runs_settings() -> None:
+def booked(req: SizeRequest, s: EngineSettings) -> tuple[tuple[int, int], tuple[int, int]]:
+    """The printed counts of the Capture vLLM's profile carries on its result."""
+    cap = run_engine(req, s).graph_capture
+    assert cap is not None
+    return cap.printed
+
+
+def test_the_vllm_profile_carries_the_capture_it_booked() -> None:
     """8 sequences, 2,048 batched tokens, 0.22.1: ceiling min(8 x 1 x 2, 512) = 16, sizes 1, 2, 4,
     8, 16 (5 PIECEWISE, largest 16) and FULL decode sizes within 8 requests 1, 2, 4, 8 (4, largest
     8). Unstated, an A100 80GB's serve defaults (2,048 tokens, 256 sequences: the A100 is left
     out of the 70 GiB tier) give 51 PIECEWISE up to 512 and 35 FULL up to 256 (fit log 211's
-    line); a stated PIECEWISE mode keeps the 51 and drops the FULL graphs."""
+    line); a stated PIECEWISE mode keeps the 51 and drops the FULL graphs. The other engines
+    carry none (task h48mend: calibrate reads the profile's Capture, no recomputation)."""
     assert capture("0.22.1", 8, 2048).printed == ((5, 16), (4, 8))
     req = SizeRequest(model=load_model("qwen2.5-7b"), gpu=load_hardware("a100-80gb"),
                       context_tokens=4096)
-    base = EngineSettings(Engine.vllm, version="0.23.0")
-    assert booked_capture(req, base).printed == ((51, 512), (35, 256))
+    assert booked(req, EngineSettings(Engine.vllm, version="0.23.0")) == ((51, 512), (35, 256))
     seqs8 = EngineSettings(Engine.vllm, version="0.22.1", max_num_seqs=8)
-    assert booked_capture(req, seqs8).printed == ((5, 16), (4, 8))
+    assert booked(req, seqs8) == ((5, 16), (4, 8))
     piecewise = EngineSettings(Engine.vllm, version="0.23.0", cudagraph_mode="PIECEWISE")
-    assert booked_capture(req, piecewise).printed == ((51, 512), (0, 0))
+    assert booked(req, piecewise) == ((51, 512), (0, 0))
+    assert run_engine(req, EngineSettings(Engine.sglang)).graph_capture is None
 
 
 def test_counts_that_disagree_are_noted_and_the_estimate_compared() -> None:

@@ -135,11 +135,11 @@ def test_check_reads_files_as_every_command_does(name: str, line: str) -> None:
      "error: command line: model: {path}: cannot import: config field 'word_embed_proj_dim' "
      "is {{'k': 768}}; it must be a whole number"),
     (("import", "config-siglip-channels-string.json"),
-     "error: {path}: cannot import: config field 'num_channels' is '3'; it must be a whole "
-     "number"),
+     "error: {path}: cannot import: config field 'vision_config.num_channels' is '3'; it must be "
+     "a whole number"),
     (("import", "config-deepstack-number.json"),
-     "error: {path}: cannot import: config field 'deepstack_visual_indexes' is 1e+30; it must "
-     "be a list"),
+     "error: {path}: cannot import: config field 'vision_config.deepstack_visual_indexes' is "
+     "1e+30; it must be a list"),
 ])
 def test_optional_config_fields_are_type_checked(argv: tuple[str, str], message: str) -> None:
     """Optional config.json fields the parameter count reads (OPT's word_embed_proj_dim,
