@@ -11,6 +11,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib
 from kvplan.engines.interface import EngineSettings
 from kvplan.engines.vision_tower import tower_note
+from kvplan.engines.vllm_compile_cache import note as compile_cache_note
 from kvplan.engines.vllm_extensible import (
     BLOCK_64_NOTE,
     EXTENSIBLE_NOTE,
@@ -36,6 +37,8 @@ def assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, uti
         f"{req.kv_dtype.value} cache in {block}-token blocks; {groups.count if fl.v1 else 1} "
         "KV cache group(s)",
     ]
+    if (cold := compile_cache_note(req, fl, s)) is not None:
+        assumptions.append(cold)  # the compile-cache state: warm (task h48cold)
     widths = {"activation peak": act.high - act.low, "non-torch memory": nt.high - nt.low,
               "CUDA-graph estimate": graphs.high - graphs.low}
     if (b.kv == b.requested - b.weights - act.best - nt.best - graphs.best - b.state

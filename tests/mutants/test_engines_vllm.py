@@ -17,6 +17,7 @@ from fractions import Fraction
 
 from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine
+from kvplan.engines.vllm_compile_cache import NOTE as COMPILE_NOTE
 from tests.mutants.engine_runs import numbers, rotary_words, steps, vllm
 
 # The explain lines every vLLM result shares, in order, with the text of each formula.
@@ -180,6 +181,7 @@ def test_llama3_8b_on_one_h100_with_the_default_031_in_every_field():
         "activation peak 0.84 GiB (range 0.72 GiB to 1.39 GiB)",
         "CUDA graphs: " + FORMULAS_V1_031[7][1],
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+        COMPILE_NOTE,  # task h48cold: V1 compiles; the figure assumes a warm compile cache
         # widths: activation 721,420,288 B (0.67 GiB), non-torch 0.48 GiB, graphs (task
         # h43graphs) 1,403,245,824 - 513,381,504 = 889,864,320 B (0.83 GiB); task h44graphbase
         # 2,038,430,976 - 457,807,488 = 1,580,623,488 B (1.47 GiB)
@@ -260,6 +262,7 @@ def test_llama31_70b_tp4_on_h100_with_019_in_every_field():
         "activation peak 1.96 GiB (range 1.47 GiB to 3.67 GiB)",
         "CUDA graphs: captured after sizing (not subtracted)",
         "fp16 cache in 16-token blocks; 1 KV cache group(s)",
+        COMPILE_NOTE,  # task h48cold: V1 compiles; the figure assumes a warm compile cache
         # activation 3,945,791,488 - 1,576,009,728 = 2.21 GiB; non-torch 5,423,235,072 - 1.5 GiB
         # = 3.55 GiB (the NVLS term's high end); graphs 0
         "KV range dominated by the non-torch memory (3.55 GiB wide)",
