@@ -26,7 +26,7 @@ import typer
 from kvplan import __version__
 from kvplan.cli.common import EXIT_CODES_EPILOG, STATE
 from kvplan.cli.globalopts import global_options
-from kvplan.cli.helpfmt import WordsCommand
+from kvplan.cli.helpfmt import SectionsCommand, WordsCommand
 
 # name -> (module, function); `plot` is a group of its own
 COMMANDS = {
@@ -40,6 +40,8 @@ COMMANDS = {
     "calibrate": ("kvplan.cli.calibrate", "calibrate_command"),
     "plot": ("kvplan.cli.plot", "plot_app"),
 }
+# the long help pages: their options under headed sections (kvplan.cli.helpfmt)
+SECTIONED = ("size", "fleet", "explain")
 CONTEXT = {"help_option_names": ["-h", "--help"]}
 # One line each in `kvplan --help`: click cuts a command's docstring at the width with "...",
 # which left every line unfinished; these fit 80 columns whole (test_help_words)
@@ -114,7 +116,8 @@ def build_app(only: str | None = None) -> typer.Typer:
             app.add_typer(target, name=name, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG,
                           short_help=SHORT_HELP[name])
         else:
-            app.command(name, cls=WordsCommand, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG,
+            cls = SectionsCommand if name in SECTIONED else WordsCommand
+            app.command(name, cls=cls, context_settings=CONTEXT, epilog=EXIT_CODES_EPILOG,
                         short_help=SHORT_HELP[name])(global_options(target))
     return app
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, NoReturn, TypeVar
 
 import typer
 
+from kvplan.cli import sections as s
 from kvplan.errors import KvplanError, internal_error_line
 from kvplan.render import OutputFormat
 
@@ -100,11 +101,13 @@ def exit_for_fit(fits: bool, allow_no_fit: bool = False) -> None:
 
 
 FormatOpt = Annotated[
-    OutputFormat, typer.Option("--format", "-f", help="table for people, json or csv for tools")
+    OutputFormat, typer.Option("--format", "-f", rich_help_panel=s.OUTPUT,
+                               help="table for people, json or csv for tools")
 ]
 OutputOpt = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="write to FILE (atomically) instead of standard output"),
+    typer.Option("--output", "-o", rich_help_panel=s.OUTPUT,
+                 help="write to FILE (atomically) instead of standard output"),
 ]
 
 

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from kvplan.cli import sections as s
 from kvplan.cli.common import emit, exit_for_fit, terminal_width, use_color
 from kvplan.cli.progress import LazyProgress
 from kvplan.cli.recordio import emit_results, one, records_for, save
@@ -24,13 +25,14 @@ if TYPE_CHECKING:
     from kvplan.plan.record import Record
 
 SearchOpt = Annotated[bool, typer.Option(
-    "--search", help="try every GPU, TP size (1, 2, 4, 8) and cache precision (fp16, fp8); "
+    "--search", rich_help_panel=s.SEARCH,
+    help="try every GPU, TP size (1, 2, 4, 8) and cache precision (fp16, fp8); "
     "cheapest fleets first; --tp and --kv-dtype limit the sizes and precisions tried")]
 SearchGpus = Annotated[str | None, typer.Option(
-    "--search-gpus", metavar="GPU[,GPU...]", show_default=False,
+    "--search-gpus", metavar="GPU[,GPU...]", show_default=False, rich_help_panel=s.SEARCH,
     help="with --search: only these GPUs [default: the whole catalog]")]
 TopOpt = Annotated[int | None, typer.Option(
-    "--top", metavar="N", min=1, show_default=False,
+    "--top", metavar="N", min=1, show_default=False, rich_help_panel=s.SEARCH,
     help="with --search: show only the N first configurations (cheapest first) in the table, "
          "CSV and JSON [default: all]")]
 

@@ -11,6 +11,7 @@ from typing import Annotated, Any
 
 import typer
 
+from kvplan.cli import sections as s
 from kvplan.cli.common import debug_enabled, emit, terminal_width, use_color
 from kvplan.cli.values import int_list, non_negative, positive
 from kvplan.render import OutputFormat
@@ -18,24 +19,29 @@ from kvplan.units import gib_to_bytes
 
 MeasureOpt = Annotated[
     bool,
-    typer.Option("--measure", help="build the model with random weights on --device and check "
+    typer.Option("--measure", rich_help_panel=s.MEASURE,
+                 help="build the model with random weights on --device and check "
                  "the prediction against a real cached decode (needs torch and transformers)"),
 ]
 DeviceOpt = Annotated[str | None, typer.Option(
-    "--device", show_default=False, help="--measure on cuda, cuda:N or cpu [default: cuda]")]
+    "--device", show_default=False, rich_help_panel=s.MEASURE,
+    help="--measure on cuda, cuda:N or cpu [default: cuda]")]
 ToleranceOpt = Annotated[
     float | None,
     typer.Option("--tolerance", metavar="PERCENT", callback=non_negative, show_default=False,
+                 rich_help_panel=s.MEASURE,
                  help="--measure: largest error in percent before exit code 1 [default: 10]"),
 ]
 TimeLimitOpt = Annotated[
     float | None,
     typer.Option("--time-limit", metavar="SECONDS", callback=positive, show_default=False,
+                 rich_help_panel=s.MEASURE,
                  help="--measure: seconds for the searches and timings [default: 120]"),
 ]
 LayersOpt = Annotated[
     int | None,
-    typer.Option("--layers", metavar="N", help="--measure: build only the first N layers", min=1),
+    typer.Option("--layers", metavar="N", rich_help_panel=s.MEASURE,
+                 help="--measure: build only the first N layers", min=1),
 ]
 TOLERANCE_PCT, TIME_LIMIT_S, DEVICE = 10.0, 120.0, "cuda"  # --measure's defaults
 OWN = ("layers", "device", "tolerance", "time_limit")  # options of --measure alone
