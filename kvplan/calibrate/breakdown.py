@@ -106,70 +106,96 @@ def breakdown_checks(run: Run, engine: Engine, version: str,
                       context: int | None = None, req: SizeRequest | None = None) -> list[Check]:
     """Checks that need no model: the engine's formula on the printed memory terms (`req`, when
     the model is known, gives SGLang's fraction as its profile picks it)."""
+    check = _BREAKDOWNS.get(engine.value)
+    return check(run, version, context, req) if check is not None else []
+
+
+def _vllm_breakdown(run: Run, version: str, context: int | None,
+                    req: SizeRequest | None) -> list[Check]:
+    """KV memory = total x util - peak torch - non-torch, or requested - weights - non-torch -
+    activation (- CUDA graphs where the release subtracts them)."""
     v = run.values
     out: list[Check] = []
-    if engine is Engine.vllm:
-        kv = v.get("kv_gib", v.get("kv_in_use_gib"))
-        if kv is None:
+    kv = v.get("kv_gib", v.get("kv_in_use_gib"))
+    if kv is None:
+        return out
+    # From 0.27 the printed peak activation holds the subtracted graph estimate and the
+    # printed CUDAGraph figure was captured after sizing (kvplan.engines.vllm_graphs).
+    graphs = (vllm_profile.flavour(version).graphs_subtracted
+              and not printed_activation_holds_estimate(version))
+    if "peak_torch_gib" in v and "total_gib" in v:
+        pred = v["total_gib"] * v["util"] - v["peak_torch_gib"] - v["non_torch_gib"]
+        terms = ["total x util", "peak torch", "non-torch"]
+        formula = "total x util - peak torch - non-torch"
+    elif "activation_gib" in v and ("weights_gib" in v or "consumed_gib" in v):
+        requested = v.get("requested_gib")
+        if requested is None and "total_gib" in v:
+            requested = v["total_gib"] * v["util"]
+        if requested is None:
             return out
-        # From 0.27 the printed peak activation holds the subtracted graph estimate and the
-        # printed CUDAGraph figure was captured after sizing (kvplan.engines.vllm_graphs).
-        graphs = (vllm_profile.flavour(version).graphs_subtracted
-                  and not printed_activation_holds_estimate(version))
-        if "peak_torch_gib" in v and "total_gib" in v:
-            pred = v["total_gib"] * v["util"] - v["peak_torch_gib"] - v["non_torch_gib"]
-            terms = ["total x util", "peak torch", "non-torch"]
-            formula = "total x util - peak torch - non-torch"
-        elif "activation_gib" in v and ("weights_gib" in v or "consumed_gib" in v):
-            requested = v.get("requested_gib")
-            if requested is None and "total_gib" in v:
-                requested = v["total_gib"] * v["util"]
-            if requested is None:
-                return out
-            used = v["consumed_gib"] if "consumed_gib" in v else (
-                v["weights_gib"] + v.get("non_torch_gib", 0.0))
-            pred = requested - used - v["activation_gib"]
-            terms = ["requested", "weights + non-torch", "activation"]
-            formula = "requested - weights - non-torch - activation"
-            if graphs and "cuda_graph_gib" in v:
-                pred -= v["cuda_graph_gib"]
-                terms.append("graphs")
-                formula += " - CUDA graphs"
-        else:
-            return out
-        out.append(Check("breakdown", "KV memory", kv, pred, "GiB",
-                         rounding(len(terms) + 1, kv), BREAKDOWN_TARGET, formula))
-    elif engine is Engine.sglang:
-        kv, before, after = v.get("kv_gib"), v.get("before_gib"), v.get("after_gib")
-        if kv is None or before is None or after is None:
-            return out
-        frac, note = _sglang_fraction(run, version, context, req)
-        pred = after - before * (1 - frac)
-        out.append(Check("breakdown", "KV memory", kv, pred, "GiB",
-                         (HALF_CENT * 3) / kv * 100, BREAKDOWN_TARGET, note))
-    elif engine is Engine.trtllm:
-        frac = _num(run, "free_gpu_memory_fraction") or 0.9
-        if "peak_gib" in v:
-            avail = v["available_kv_gib"]
-            pred = (v["total_gib"] - v["peak_gib"] + v["tmp_kv_gib"]) * frac
-            out.append(Check("breakdown", "KV memory", avail, pred, "GiB",
-                             rounding(4, avail), BREAKDOWN_TARGET,
-                             "(total - peak + profiling cache) x fraction"))
-            per_token = int(v["kv_bytes_per_token"])
-            tpb = int(_num(run, "page_size") or 32)
-            est = int(pred * GIB) // per_token
-            cap = _num(run, "max_tokens")
-            tokens = math.ceil(min(est, cap or est) / tpb) * tpb
-            if "tokens" in v:
-                out.append(Check("breakdown", "KV tokens", v["tokens"], tokens, "tokens",
-                                 rounding(4, avail), BREAKDOWN_TARGET,
-                                 f"ceil(KV / {per_token} B per token / {tpb}) x {tpb}"))
-        elif "available_gib" in v and "kv_gib" in v:
-            pred = v["available_gib"] * frac
-            out.append(Check("breakdown", "KV memory", v["kv_gib"], pred, "GiB",
-                             rounding(2, v["kv_gib"]), BREAKDOWN_TARGET,
-                             f"available x free_gpu_memory_fraction {frac:g}"))
+        used = v["consumed_gib"] if "consumed_gib" in v else (
+            v["weights_gib"] + v.get("non_torch_gib", 0.0))
+        pred = requested - used - v["activation_gib"]
+        terms = ["requested", "weights + non-torch", "activation"]
+        formula = "requested - weights - non-torch - activation"
+        if graphs and "cuda_graph_gib" in v:
+            pred -= v["cuda_graph_gib"]
+            terms.append("graphs")
+            formula += " - CUDA graphs"
+    else:
+        return out
+    out.append(Check("breakdown", "KV memory", kv, pred, "GiB",
+                     rounding(len(terms) + 1, kv), BREAKDOWN_TARGET, formula))
     return out
+
+
+def _sglang_breakdown(run: Run, version: str, context: int | None,
+                      req: SizeRequest | None) -> list[Check]:
+    """KV memory = after - before x (1 - mem_fraction_static)."""
+    v = run.values
+    out: list[Check] = []
+    kv, before, after = v.get("kv_gib"), v.get("before_gib"), v.get("after_gib")
+    if kv is None or before is None or after is None:
+        return out
+    frac, note = _sglang_fraction(run, version, context, req)
+    pred = after - before * (1 - frac)
+    out.append(Check("breakdown", "KV memory", kv, pred, "GiB",
+                     (HALF_CENT * 3) / kv * 100, BREAKDOWN_TARGET, note))
+    return out
+
+
+def _trtllm_breakdown(run: Run, version: str, context: int | None,
+                      req: SizeRequest | None) -> list[Check]:
+    """KV memory = (total - peak + profiling cache) x fraction, and its tokens; or available x
+    free_gpu_memory_fraction."""
+    v = run.values
+    out: list[Check] = []
+    frac = _num(run, "free_gpu_memory_fraction") or 0.9
+    if "peak_gib" in v:
+        avail = v["available_kv_gib"]
+        pred = (v["total_gib"] - v["peak_gib"] + v["tmp_kv_gib"]) * frac
+        out.append(Check("breakdown", "KV memory", avail, pred, "GiB",
+                         rounding(4, avail), BREAKDOWN_TARGET,
+                         "(total - peak + profiling cache) x fraction"))
+        per_token = int(v["kv_bytes_per_token"])
+        tpb = int(_num(run, "page_size") or 32)
+        est = int(pred * GIB) // per_token
+        cap = _num(run, "max_tokens")
+        tokens = math.ceil(min(est, cap or est) / tpb) * tpb
+        if "tokens" in v:
+            out.append(Check("breakdown", "KV tokens", v["tokens"], tokens, "tokens",
+                             rounding(4, avail), BREAKDOWN_TARGET,
+                             f"ceil(KV / {per_token} B per token / {tpb}) x {tpb}"))
+    elif "available_gib" in v and "kv_gib" in v:
+        pred = v["available_gib"] * frac
+        out.append(Check("breakdown", "KV memory", v["kv_gib"], pred, "GiB",
+                         rounding(2, v["kv_gib"]), BREAKDOWN_TARGET,
+                         f"available x free_gpu_memory_fraction {frac:g}"))
+    return out
+
+
+# engine -> its breakdown check (task h49engines: these were `engine is Engine.X` branches)
+_BREAKDOWNS = {"vllm": _vllm_breakdown, "sglang": _sglang_breakdown, "trtllm": _trtllm_breakdown}
 
 
 # The C++ executor's start-up lines, in the order it allocates them before the pool (GiB values

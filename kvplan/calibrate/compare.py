@@ -42,6 +42,7 @@ from kvplan.calibrate.resolve import (
     resolve_model,
     vllm_transport,
 )
+from kvplan.engine_traits import traits
 from kvplan.engines import Engine, EngineSettings, Measured, parse_engine, run_engine
 from kvplan.engines import sglang as sglang_profile
 from kvplan.engines.trtllm import DEFAULT_MAX_NUM_TOKENS
@@ -125,10 +126,7 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     settings = _settings(run, engine, version)
     v = run.values
     # Tokens from the logged KV memory (or breakdown), through the engine profile.
-    measured_keys = {"vllm": ("kv_gib", "kv_in_use_gib", "activation_gib", "peak_torch_gib"),
-                     "sglang": ("before_gib", "after_gib"),
-                     "trtllm": ("available_gib", "peak_gib")}[engine.value] if (
-        engine.value in ("vllm", "sglang", "trtllm")) else ()
+    measured_keys = traits(engine).log_measures
     if any(k in v for k in measured_keys):
         g = gpu or _stand_in_gpu(run)
         req = _request(run, model, g)

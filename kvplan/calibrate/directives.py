@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kvplan.engine_traits import SERVING, serving_list
 from kvplan.errors import InputError
 
 __all__ = ["DIRECTIVE_KEYS", "directives"]
@@ -74,8 +75,8 @@ def _directive_problem(key: str, value: str, folder: Path) -> str | None:
             load_hardware(value)
         except InputError as err:
             return str(err)
-    elif key == "engine" and value not in ("vllm", "sglang", "trtllm"):
-        return "must be vllm, sglang or trtllm"
+    elif key == "engine" and value not in SERVING:
+        return f"must be {serving_list()}"
     elif key == "trtllm_backend" and value not in ("pytorch", "tensorrt"):
         return "must be pytorch or tensorrt (trtllm-serve --backend)"
     elif key == "topk_topp_sampler" and value not in ("native", "flashinfer"):

@@ -23,6 +23,7 @@ from kvplan.calibrate import (  # noqa: F401
 from kvplan.calibrate.directives import DIRECTIVE_KEYS  # noqa: F401  (re-exported)
 from kvplan.calibrate.directives import directives as _directives
 from kvplan.calibrate.lines import PATTERNS, LogFile, Run
+from kvplan.engine_traits import SERVING
 from kvplan.engines.interface import parse_version
 from kvplan.engines.release import leading_numbers
 from kvplan.errors import InputError
@@ -125,7 +126,7 @@ def _looks_numeric(line: str) -> bool:
 
 def _detect_engine(header: str, text: str) -> str | None:
     head = header.strip().split(" ")[0].lower() if header else ""
-    if head in ("vllm", "sglang", "trtllm"):
+    if head in SERVING:
         return head
     for name, rx in ENGINE_HINTS:
         if rx.search(text):

@@ -12,6 +12,8 @@ from pathlib import Path
 
 from kvplan.calibrate.parse import Run
 from kvplan.capacity.plan import SizeRequest
+from kvplan.deploy.engine_keys import reads
+from kvplan.engine_traits import traits
 from kvplan.engines import Engine, EngineSettings
 from kvplan.engines import vllm as vllm_profile
 from kvplan.engines.interface import parse_version
@@ -174,11 +176,12 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         value = _num(run, key)
         if value is not None and (value > 0 or key == "limit_mm_per_prompt"):
             fields[_FIELD.get(key, key)] = int(value)
-    if engine is Engine.vllm and "max_num_seqs" not in fields:
+    name = engine.value
+    if traits(name).default_seqs_by_release and "max_num_seqs" not in fields:
         seqs = _default_seqs_for_logged_batch(run, version)
         if seqs is not None:
             fields["max_num_seqs"] = seqs
-    offload = _num(run, "cpu_offload_gb") if engine is Engine.vllm else None
+    offload = _num(run, "cpu_offload_gb") if reads(name, "cpu_offload_gb") else None
     if offload:
         fields["cpu_offload_bytes"] = int(offload * GIB)
     return EngineSettings(
@@ -186,16 +189,18 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         version=version,
         memory_fraction=Fraction(str(frac)) if frac is not None else None,
         enforce_eager=run.settings.get("enforce_eager", "False") == "True",
-        attention_backend=run.settings.get("attention_backend") if engine is Engine.sglang
+        attention_backend=run.settings.get("attention_backend")
+        if reads(name, "attention_backend") else None,
+        trtllm_backend=run.settings.get("trtllm_backend") if reads(name, "trtllm_backend")
         else None,
-        trtllm_backend=run.settings.get("trtllm_backend") if engine is Engine.trtllm else None,
-        tp_transport=vllm_transport(run)[0] if engine is Engine.vllm else None,
-        disable_custom_all_reduce=True if engine is Engine.vllm and run.settings.get(
-            "disable_custom_all_reduce") == "True" else None,
-        topk_topp_sampler=run.settings.get("topk_topp_sampler") if engine is Engine.vllm
+        tp_transport=vllm_transport(run)[0] if reads(name, "tp_transport") else None,
+        disable_custom_all_reduce=True if reads(name, "disable_custom_all_reduce") and
+        run.settings.get("disable_custom_all_reduce") == "True" else None,
+        topk_topp_sampler=run.settings.get("topk_topp_sampler")
+        if reads(name, "topk_topp_sampler") else None,
+        entrypoint=run.settings.get("entrypoint") if reads(name, "entrypoint") else None,
+        enable_extensible_kv_cache=_extensible(run) if reads(name, "enable_extensible_kv_cache")
         else None,
-        entrypoint=run.settings.get("entrypoint") if engine is Engine.vllm else None,
-        enable_extensible_kv_cache=_extensible(run) if engine is Engine.vllm else None,
         **fields,  # type: ignore[arg-type]
     )
 

@@ -200,6 +200,7 @@ def _engine_refuses_input(planned: Any) -> str | None:
 def _starts_short(planned: Any, n: Numbers) -> int | None:
     """The pool's tokens when the engine starts without room for one max_model_len request
     (SGLang: `max_total_num_tokens > 0`); None when that is not the case."""
+    from kvplan.engine_traits import traits
     from kvplan.engines import run_engine
     from kvplan.engines.deployment import deployment_engine_settings
     from kvplan.errors import InputError
@@ -207,7 +208,7 @@ def _starts_short(planned: Any, n: Numbers) -> int | None:
     if n.would_start or n.limited_by == "weights" or n.kv_pool_bytes <= 0:
         return None
     engine = deployment_engine_settings(planned.deployment.engine)
-    if engine is None or engine.engine.value != "sglang":
+    if engine is None or not traits(engine.engine).starts_short:
         return None
     try:
         res = run_engine(planned.request, engine)

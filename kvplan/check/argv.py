@@ -16,6 +16,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from kvplan.check.engine_flags import OPTION_TABLES
+from kvplan.engine_traits import TRAITS, traits
 
 SHELLS = {"sh", "bash", "ash", "dash", "zsh"}
 SEPARATORS = {"&&", ";", "||", "|", "&"}
@@ -153,21 +154,20 @@ def server_start(words: list[str]) -> tuple[str, str, int, bool] | None:
     for i, tok in enumerate(words):
         base = tok.rsplit("/", 1)[-1]
         nxt = words[i + 1] if i + 1 < len(words) else ""
-        if base == "vllm" and nxt == "serve":
-            return "vllm", "vllm serve", i + 2, False
-        if base == "sglang" and nxt == "serve":
-            return "sglang", "sglang serve", i + 2, False
-        if base == "trtllm-serve":
-            skip = 2 if nxt == "serve" else 1
-            return "trtllm", "trtllm-serve", i + skip, False
+        for t in TRAITS.values():  # `vllm serve`, `sglang serve`, `trtllm-serve [serve]`
+            if t.command is not None and base == t.command:
+                if t.serve_word_optional:
+                    return t.name, t.command, i + (2 if nxt == "serve" else 1), False
+                if nxt == "serve":
+                    return t.name, f"{t.command} serve", i + 2, False
         if tok == "-m":
             module = nxt.removesuffix(".py")
-            if module.startswith("vllm.entrypoints.openai.api_server"):
-                return "vllm", f"python -m {module}", i + 2, False
-            if module == "sglang.launch_server":
-                return "sglang", "python -m sglang.launch_server", i + 2, False
-            if module in ("dynamo.vllm", "dynamo.sglang"):
-                return module.split(".")[1], f"python -m {module}", i + 2, True
+            for t in TRAITS.values():
+                if module in t.modules or module.startswith(t.module_prefixes):
+                    return t.name, f"python -m {module}", i + 2, False
+            for t in TRAITS.values():
+                if t.dynamo_module is not None and module == t.dynamo_module:
+                    return t.name, f"python -m {module}", i + 2, True
     return None
 
 
@@ -194,13 +194,14 @@ def expand(text: str, env: dict[str, str], shell: bool = False) -> str:
 def _resolve(engine: str, flag: str, table: frozenset[str]) -> tuple[str | None, list[str]]:
     """(the option the engine takes `flag` for, ambiguous candidates)."""
     name = flag
-    if engine == "vllm" and name.startswith("--"):
+    t = traits(engine)
+    if t.dash_is_underscore and name.startswith("--"):
         name = "--" + name[2:].replace("_", "-")  # FlexibleArgumentParser
-    if engine == "vllm" and "." in name:
+    if t.dotted_options and "." in name:
         name = name.split(".", 1)[0]  # --json-arg.key value
     if name in table or name in OLD_OPTIONS.get(engine, ()):
         return name, []
-    if engine == "trtllm" or not name.startswith("--"):
+    if t.exact_options or not name.startswith("--"):
         return None, []  # click: exact names; argparse abbreviates long options only
     matches = sorted(f for f in table if f.startswith(name))
     if len(matches) == 1:
@@ -222,6 +223,12 @@ def _edits(a: str, b: str, most: int) -> int:
     return row[-1]
 
 
+def _spelt(engine: str, flag: str) -> str:
+    """`flag` as the engine's table spells it: vLLM's `--max_model_len` is `--max-model-len`."""
+    return "--" + flag.lstrip("-").replace("_", "-") if traits(engine).dash_is_underscore \
+        else flag
+
+
 def misspelling_of(engine: str, flag: str) -> str | None:
     """The engine option `flag` is one or two letters away from (`--gpu-memory-utilisation`):
     a misspelling no release accepts, whatever the image's version. Options removed across
@@ -229,7 +236,7 @@ def misspelling_of(engine: str, flag: str) -> str | None:
     8 characters with its dashes: `--confg`) counts at one letter only, and not below 6
     (`--tp`): two letters turn short names into one another (`--port`, `--host`)."""
     table = TABLES[engine][0]
-    name = "--" + flag.lstrip("-").replace("_", "-") if engine == "vllm" else flag
+    name = _spelt(engine, flag)
     most = 2 if len(name) >= 8 else 1 if len(name) >= 6 and name.startswith("--") else 0
     if not most:
         return None
@@ -239,7 +246,7 @@ def misspelling_of(engine: str, flag: str) -> str | None:
 
 def did_you_mean(engine: str, flag: str) -> str:
     table = TABLES[engine][0]
-    name = "--" + flag.lstrip("-").replace("_", "-") if engine == "vllm" else flag
+    name = _spelt(engine, flag)
     close = difflib.get_close_matches(name, sorted(table), n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
 
@@ -273,6 +280,7 @@ def _short_o(words: list[Word], i: int, out: Parsed) -> int:
 def parse(inv: Invocation) -> Parsed:
     """Walk the words as the engine's parser does; unknown options are recorded, not skipped."""
     table, _ = TABLES[inv.engine]
+    short_o, dotted = traits(inv.engine).short_o, traits(inv.engine).dotted_options
     out = Parsed()
     words = inv.words
     i = 0
@@ -286,7 +294,7 @@ def parse(inv: Invocation) -> Parsed:
             out.positional.append(word)
             i += 1
             continue
-        if inv.engine == "vllm" and text.startswith("-O") and not text.startswith("--"):
+        if short_o and text.startswith("-O") and not text.startswith("--"):
             i = _short_o(words, i, out)
             continue
         flag, eq, inline = text.partition("=")
@@ -299,7 +307,7 @@ def parse(inv: Invocation) -> Parsed:
             nxt = words[i + 1].text if i + 1 < len(words) else "-"
             i += 1 if eq or nxt.startswith("-") or takes_no_value(flag) else 2
             continue
-        if inv.engine == "vllm" and "." in flag:  # --json-arg.key value: keep the key
+        if dotted and "." in flag:  # --json-arg.key value: keep the key
             canonical += "." + flag.split(".", 1)[1]
         if eq:
             out.options[canonical] = (inline, word.line)

@@ -105,7 +105,7 @@ def describe_fix(target: Target, fix: Fix) -> str:
             parts.append(f"hardware.count: {old['gpus']} -> {new['gpus']}")
     if "kv_cache_dtype" in new:
         src = files.get("engine.kv_cache_dtype")
-        fp8 = names["kv"].split()[-1] if target.server != "trtllm" else "fp8"
+        fp8 = names["fp8"]
         if src:  # the file states the cache dtype (as auto, or another 16-bit one)
             stated = target.deployment.engine.kv_cache_dtype if target.deployment else None
             parts.append(f"{src[1]}: {stated or old['kv_cache_dtype']} -> {fp8} in {src[0]}")

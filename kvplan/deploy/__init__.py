@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
-from kvplan.deploy.engine_keys import ENGINE_KEYS, UNUSED_BY, unused_reason
+from kvplan.deploy.engine_keys import ENGINE_KEYS, UNUSED_BY, reads, unused_reason
 from kvplan.deploy.lengths import context_distribution
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.resolve import resolve_gpu, resolve_model, resolve_model_noted
 from kvplan.deploy.schema import API_VERSION, Deployment
 from kvplan.deploy.validate import is_deployment, parse_deployment, validation_problems
+from kvplan.engine_traits import traits
 from kvplan.errors import InputError
 from kvplan.plan.rules import required_users
 from kvplan.specs.schema import HardwareSpec, ModelSpec
@@ -150,7 +151,8 @@ def plan_deployment(
     notes: list[str] = [f"model {model_note}"] if model_note else []
     notes += block_notes
     notes += [f"engine.kv_cache_dtype auto: {checkpoint_kv[1]}"] if checkpoint_kv else []
-    if e.name == "trtllm" and not checkpoint_kv and e.kv_cache_dtype == "auto" and \
+    if traits(e.name).kv_auto_from_checkpoint and not checkpoint_kv and \
+            e.kv_cache_dtype == "auto" and \
             "kv_cache_dtype" in e.model_fields_set:  # stated auto, nothing to resolve it to
         notes.append(f"engine.kv_cache_dtype auto: TensorRT-LLM keeps the checkpoint's KV "
                      f"quantization; {model.name}'s spec records none (kv_cache_quant_algo "
@@ -251,18 +253,9 @@ def _check_engine(e: EngineBlock, fail: Callable[[str, str], None]) -> None:
 
         for field, why in missing_flags(e):
             fail(field, why)
-        if e.name == "trtllm":
-            from kvplan.engines.interface import parse_version
-            from kvplan.engines.trtllm import DEFAULT_VERSION, activation_refusal
-            from kvplan.engines.trtllm_pytorch import backend_refusal
-
-            refused = activation_refusal(e.version, e.trt_activation_bytes, e.trtllm_backend)
-            if refused is not None:
-                fail("engine.trt_activation_bytes", refused)
-            bad = backend_refusal(parse_version(e.version or DEFAULT_VERSION) or (),
-                                  e.trtllm_backend)
-            if bad is not None:
-                fail("engine.trtllm_backend", bad)
+        own = traits(e.name).hook("block_refusals")  # TensorRT-LLM's activation and backend
+        for field, why in own(e) if own is not None else ():
+            fail(field, why)
 
 
 def _parse_dtypes(e: EngineBlock, fail: Callable[[str, str], None]) -> dict[str, DType]:
@@ -285,7 +278,8 @@ def _check_settings(dep: Deployment, gpu: HardwareSpec | None,
     e = dep.engine
     tp, pp = dep.parallel.tensor, dep.parallel.pipeline
     ep = dep.parallel.expert
-    if e.name == "vllm" and e.kv_cache_memory_bytes is not None and e.kv_budget_gib is not None:
+    if reads(e.name, "kv_cache_memory_bytes") and e.kv_cache_memory_bytes is not None and \
+            e.kv_budget_gib is not None:
         fail("engine.kv_cache_memory_bytes", "kv_budget_gib states the pool too; give one")
     if gpu is not None and e.attention_backend is not None:
         from kvplan.engines.refusals import aiter_refusal
@@ -293,11 +287,11 @@ def _check_settings(dep: Deployment, gpu: HardwareSpec | None,
         refused = aiter_refusal(e.name, e.attention_backend, gpu)
         if refused is not None:
             fail("engine.attention_backend", refused)
-    if e.tp_transport is not None and e.name != "vllm":
+    if e.tp_transport is not None and not reads(e.name, "tp_transport"):
         from kvplan.engines.refusals import transport_refusal
 
         fail("engine.tp_transport", str(transport_refusal(e.name, e.tp_transport)))
-    if ep is not None and ep > tp and e.name in ("sglang", "trtllm"):
+    if ep is not None and ep > tp and traits(e.name).expert_within_tensor:
         fail("parallel.expert", f"{e.name}'s expert-parallel size divides its tensor-parallel "
              f"size ({tp}); {ep} ranks beyond it is vLLM's --enable-expert-parallel with data "
              "parallelism")
@@ -315,7 +309,8 @@ def _checkpoint_kv(e: EngineBlock, dtypes: dict[str, DType], model: ModelSpec | 
     """TensorRT-LLM's cache dtype auto (its default: no kv dtype stated, or `auto`) where the
     model spec records the checkpoint's KV quantization: (the kv dtype, the note), None where
     it does not apply; a quantization kvplan cannot plan fails naming what to state."""
-    if e.name != "trtllm" or model is None or model.kv_cache_quant_algo is None or (
+    if not traits(e.name).kv_auto_from_checkpoint or model is None or \
+            model.kv_cache_quant_algo is None or (
             "kv_cache_dtype" in dtypes and "kv_cache_dtype" in e.model_fields_set):
         return None
     from kvplan.engines.trtllm_settings import checkpoint_kv
@@ -336,6 +331,6 @@ def _kv_dtype(dtypes: dict[str, DType], model: ModelSpec, engine: str) -> DType:
         # AWQ) or fp8 checkpoint computes and caches in 16 bits (vLLM's kv_cache_dtype auto =
         # model dtype; SGLang and TensorRT-LLM alike); a quantized cache is --kv-cache-dtype's
         kv_dtype = DType.bf16
-    if kv_dtype is DType.fp32 and engine in ("vllm", "sglang", "trtllm"):
+    if kv_dtype is DType.fp32 and traits(engine).serving:
         kv_dtype = DType.bf16  # --dtype auto serves a float32 checkpoint in 16 bits, cache too
     return kv_dtype

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from pydantic_core import ValidationError
 
+from kvplan.deploy.engine_keys import reads
 from kvplan.deploy.schema import Deployment
 from kvplan.errors import InputError
 
@@ -35,11 +36,11 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
     e = dep.engine
     update: dict[str, object] = {}
     layout: dict[str, object] = {}
-    if e.trtllm_config is not None and e.name == "trtllm":
+    if e.trtllm_config is not None and reads(e.name, "trtllm_config"):
         path = _path(e.trtllm_config, base_dir)
         notes += _trtllm_file(dep, path, update, layout, fail)
         update["trtllm_config"] = str(path.resolve())
-    if e.speculative_model is not None and e.name == "vllm":
+    if e.speculative_model is not None and reads(e.name, "speculative_model"):
         ref = e.speculative_model
         if _path(ref, base_dir).is_file():
             ref = update["speculative_model"] = str(_path(ref, base_dir).resolve())
@@ -52,7 +53,7 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
             fail("engine.num_speculative_tokens", "vLLM needs num_speculative_tokens with a "
                  "draft model (--speculative-config '{\"model\": ..., "
                  "\"num_speculative_tokens\": N}')")
-    elif e.num_speculative_tokens is not None and e.name == "vllm":
+    elif e.num_speculative_tokens is not None and reads(e.name, "num_speculative_tokens"):
         fail("engine.num_speculative_tokens", "kvplan models a draft model only: give "
              "speculative_model (--speculative-model) with it, or drop it")
     if not update and not layout:

@@ -41,6 +41,11 @@ UNUSED_BY = {
 }
 
 
+def reads(engine: str, key: str) -> bool:
+    """Whether `engine` reads engine.<key>, a key one engine alone reads (ENGINE_KEYS)."""
+    return engine in ENGINE_KEYS[key]
+
+
 def unused_reason(engine: str, key: str | None = None) -> str:
     if key == "tp_transport":
         from kvplan.engines.refusals import transport_unread

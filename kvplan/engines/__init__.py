@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from kvplan.capacity.plan import SizeRequest
+from kvplan.engine_traits import SERVING
 from kvplan.engines.interface import (
     Engine,
     EngineResult,
@@ -43,7 +44,7 @@ def profile_for(engine: Engine) -> Profile:
     raise AssertionError(f"engine {engine} has no profile")  # pragma: no cover
 
 
-SERVING_ENGINES = (Engine.vllm, Engine.sglang, Engine.trtllm)
+SERVING_ENGINES = tuple(Engine(name) for name in SERVING)  # kvplan.engine_traits
 
 
 def run_engine(req: SizeRequest, settings: EngineSettings) -> EngineResult:

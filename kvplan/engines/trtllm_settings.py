@@ -186,3 +186,23 @@ def backend_refusal(name: str, settings: list[Setting], version: object,
     if uses_pytorch(release, backend if isinstance(backend, str) else None):
         return None
     return tensorrt_refusal(name, kv.key, str(kv.value))
+
+
+def block_refusals(e: Any) -> list[tuple[str, str]]:
+    """(field, why) for each TensorRT-LLM setting of the engine block its release refuses: the
+    activation bytes (kvplan.engines.trtllm.activation_refusal) and the backend
+    (kvplan.engines.trtllm_pytorch.backend_refusal), in that order. kvplan.deploy calls it
+    through kvplan.engine_traits (it was a `name == "trtllm"` branch there until task
+    h49engines)."""
+    from kvplan.engines.interface import parse_version
+    from kvplan.engines.trtllm import DEFAULT_VERSION, activation_refusal
+    from kvplan.engines.trtllm_pytorch import backend_refusal
+
+    out: list[tuple[str, str]] = []
+    refused = activation_refusal(e.version, e.trt_activation_bytes, e.trtllm_backend)
+    if refused is not None:
+        out.append(("engine.trt_activation_bytes", refused))
+    bad = backend_refusal(parse_version(e.version or DEFAULT_VERSION) or (), e.trtllm_backend)
+    if bad is not None:
+        out.append(("engine.trtllm_backend", bad))
+    return out

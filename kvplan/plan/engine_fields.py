@@ -22,16 +22,22 @@ def engine_defaults(fields: list[Field], result: EngineResult) -> list[Field]:
     fields: SGLang's attention backend on ROCm, and its GPU-memory-tier defaults
     (mem_fraction_static; from 0.5.3 the chunked_prefill_size and decode CUDA-graph batch it
     is built from)."""
-    from kvplan.engines import Engine
+    own = _DEFAULTS.get(result.engine.value)
+    return own(fields, result) if own is not None else fields
+
+
+def _vllm_defaults(fields: list[Field], result: EngineResult) -> list[Field]:
+    """vLLM's entry point, sampler path and (0.34) memory utilization, where unstated."""
+    from kvplan.engines.vllm_extensible import record_util
+
+    return record_util(_vllm_sampler_field(_vllm_entrypoint_field(fields, result), result),
+                       result)
+
+
+def _sglang_defaults(fields: list[Field], result: EngineResult) -> list[Field]:
+    """SGLang's GPU-memory-tier defaults, then its attention backend on ROCm."""
     from kvplan.engines.sglang_backend import default_backend
 
-    if result.engine is Engine.vllm:
-        from kvplan.engines.vllm_extensible import record_util
-
-        return record_util(_vllm_sampler_field(_vllm_entrypoint_field(fields, result), result),
-                           result)
-    if result.engine is not Engine.sglang:
-        return fields
     fields = _sglang_tier_fields(fields, result)
     picked = None if any(k == "engine.attention_backend" for k, _, _ in fields) else (
         default_backend(result.size.request, result.engine_version))
@@ -102,3 +108,8 @@ def _after_engine_fields(fields: list[Field], rows: list[Field]) -> list[Field]:
     at = max((i + 1 for i, (k, _, _) in enumerate(fields) if k.startswith("engine.")),
              default=len(fields))
     return [*fields[:at], *rows, *fields[at:]]
+
+
+# engine -> the defaults it picks that a record names (task h49engines: these were
+# `result.engine is Engine.X` branches)
+_DEFAULTS = {"vllm": _vllm_defaults, "sglang": _sglang_defaults}

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kvplan.deploy.problems import DeploymentError, Problem
+from kvplan.engine_traits import traits
 
 if TYPE_CHECKING:
     from kvplan.deploy import PlannedDeployment
@@ -95,22 +96,9 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
         refuse("engine.disable_custom_all_reduce", "the host transport (no P2P, or across "
                "nodes) already runs without custom all-reduce, so nothing moves; drop the option")
     engine = dep.engine.name
-    if engine == "vllm" and dep.engine.topk_topp_sampler is not None:
-        from kvplan.engines.vllm_series import flavour
-        from kvplan.engines.vllm_sort_sampler import sorts_in_profile, unused_reason
-
-        fl = flavour(dep.engine.version)
-        why = unused_reason(fl.version, fl.v1, False, None, None)
-        if why is not None:
-            fix = ("drop the option" if sorts_in_profile(fl.version) else
-                   "add --engine-version 0.10.0 (0.10.0-0.16.x) or drop the option")
-            refuse("engine.topk_topp_sampler", f"{why}; {fix}")
-    if engine == "vllm" and dep.engine.entrypoint == "offline":
-        from kvplan.engines.vllm_entrypoint import moot_reason
-
-        why = moot_reason(dep.engine.version, req, dep.engine.max_num_batched_tokens)
-        if why is not None:
-            refuse("engine.entrypoint", why)
+    own = traits(engine).hook("moot_refusals")  # vLLM's sampler and entry point
+    if own is not None:
+        own(dep, req, refuse)
     if engine in _NO_SEQUENCE_CAP:
         refuse("engine.max_num_seqs", f"the {engine} profile never caps the sequences (only "
                "vllm, sglang and trtllm read it); add --engine or drop the option")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kvplan.capacity import advise, size
 from kvplan.deploy import plan_deployment
 from kvplan.deploy.problems import DeploymentError
+from kvplan.engine_traits import traits
 from kvplan.plan.engine_fields import engine_defaults as engine_defaults  # the CLI's import
 from kvplan.plan.record import Record, get_field, set_field
 
@@ -54,8 +55,9 @@ def resolve(record: Record, need_load: bool = True) -> PlannedDeployment:
     from kvplan.plan.moot import refuse_moot
 
     dep = record.deployment
-    if (dep.engine.trtllm_config is not None or dep.engine.name == "trtllm") and \
-            "engine.kv_cache_dtype" not in record.origins:
+    auto_reads = dep.engine.trtllm_config is not None or \
+        traits(dep.engine.name).kv_auto_from_checkpoint  # TensorRT-LLM's
+    if auto_reads and "engine.kv_cache_dtype" not in record.origins:
         from kvplan.deploy.engine_block import kv_dtype_unstated
 
         # the flags' fp16 default: the options file, or the checkpoint (TensorRT-LLM's auto,

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import Invocation, Parsed, Word, _resolve, parse
+from kvplan.engine_traits import traits
 
 # engine -> (first release with --config, where that is read)
 SINCE = {
@@ -49,7 +50,8 @@ def config_words(engine: str, data: dict[str, Any], table: frozenset[str],
     """(key, word) pairs: the file's keys as the engine turns them into command-line words. A
     false vLLM key is `--no-key` as 0.33.0 writes it; 0.11.0 (vllm/utils/__init__.py line 2111)
     and older drop it (bar their StoreBoolean options, none of which kvplan reads)."""
-    no_key = engine == "vllm" and not (version is not None and _older(version, "0.12.0"))
+    since = traits(engine).config_no_key_since
+    no_key = since is not None and not (version is not None and _older(version, since))
     out: list[tuple[str, str]] = []
     for key, value in data.items():
         flag = f"--{key}"
@@ -85,8 +87,9 @@ def _wedged(inv: Invocation, version: Any) -> str | None:
     args[1:index] + ...`; 0.10.2 (line 1993) puts them first when args[0] starts with '-'."""
     from kvplan.check.argv import takes_no_value
 
-    if inv.engine != "vllm" or not inv.entry.startswith("python -m vllm.entrypoints") or \
-            version is None or not _older(version, "0.10.2") or not inv.words:
+    until = traits(inv.engine).config_wedged_before
+    if until is None or not inv.entry.startswith("python -m vllm.entrypoints") or \
+            version is None or not _older(version, until) or not inv.words:
         return None
     first = inv.words[0].text
     if first == "--config" or (first.startswith("-") and "=" not in first
@@ -146,9 +149,7 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
     if text is None and where.startswith(UNREAD_MOUNT):
         parsed.options.pop("--config")  # said here, not again as the generic not-read note
         notes.append(f"--config {ref}: {where}; the options set only there ("
-                     + ("mem-fraction-static, context-length, max-running-requests"
-                        if inv.engine == "sglang" else "gpu-memory-utilization, max-model-len, "
-                        "max-num-seqs, kv-cache-dtype") + " ...) are not checked: give the "
+                     + traits(inv.engine).config_pool_options + " ...) are not checked: give the "
                      "pool's options as flags, or " + (getattr(script, "advice", None) or (
                          "run kvplan where the file is" if script is not None and script.on_host
                          else "bind-mount the file from beside the script (-v ./FILE:PATH)"
@@ -167,7 +168,7 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
     except InputError as err:
         problems.append(Problem("--config", str(err), line))
         return {}
-    if data is None and inv.engine == "vllm":
+    if data is None and traits(inv.engine).config_refuses_empty:
         refusals.append(Refusal("--config", f"the engine refuses it: {where} is empty, and vLLM "
                                 "stops on it (load_config_file calls .items() on None)", line))
         return {}

@@ -9,6 +9,7 @@ from typing import Any
 
 from kvplan.check.argv import Invocation, Parsed
 from kvplan.check.manifests.option_fields import DEFAULTS, FIELDS, NOT_MODELLED
+from kvplan.engine_traits import traits
 from kvplan.units import parse_tokens
 
 
@@ -238,7 +239,7 @@ def read_options(
             if flag in origin:
                 found.files[path] = (origin[flag][1], origin[flag][0])
         except ValueError:
-            if kind == "mm" and inv.engine == "vllm" and vllm_rejects_mm(raw):
+            if kind == "mm" and traits(inv.engine).mm_limit_strict and vllm_rejects_mm(raw):
                 refusals.append(Refusal(flag, f"the engine refuses it: {raw!r} is neither a JSON "
                                         "object nor MODALITY=N pairs, so vLLM's parser stops "
                                         "(every release; quotes in a container's args reach the "

@@ -20,7 +20,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_ROCM_VLLM = re.compile(r"(?:^|_)vllm_v?(\d+\.\d+\.\d+)(?=_|$)")
+from kvplan.engine_traits import traits
+
 _NGC_MONTH = re.compile(r"(\d{2}\.(?:0[1-9]|1[0-2]))(?=-|$)")
 
 
@@ -38,7 +39,8 @@ class TagReading:
 def read_image_tag(image: str, engine: str) -> TagReading:
     """The engine release `image`'s tag names (the image has a tag: `name:tag`)."""
     tag = image.rsplit(":", 1)[-1]
-    rocm = _ROCM_VLLM.search(tag) if engine == "vllm" else None
+    pattern = traits(engine).rocm_release_tag
+    rocm = pattern.search(tag) if pattern is not None else None
     if rocm:
         return TagReading(rocm[1], f"image tag {tag!r}: {engine} release {rocm[1]}, read after "
                           "`vllm_` (AMD's rocm/vllm tags); the rest of the tag names the ROCm "

@@ -18,6 +18,7 @@ from kvplan.check.manifests.workload import Workload
 from kvplan.check.target import Target, kind_of_site
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
 from kvplan.deploy.yamldoc import Doc
+from kvplan.engine_traits import traits
 from kvplan.errors import InputError
 from kvplan.specs.spellings import rewrite
 
@@ -123,8 +124,9 @@ def resolve_model(w: Workload) -> None:
         # trtllm-serve has no option naming the served model (its option table,
         # kvplan.check.engine_flags.trtllm, has no --served_model_name at its commit): the
         # advice names only what kvplan reads beside the file
-        served_flag = "" if w.inv is not None and w.inv.engine == "trtllm" else \
-            "--served-model-name <hf id>, "
+        flag = traits(w.inv.engine).served_name_flag if w.inv is not None else \
+            "--served-model-name"
+        served_flag = f"{flag} <hf id>, " if flag else ""
         w.problem(source, f"{text!r} is a path inside the container; name the model with "
                   f"{served_flag}the annotation kvplan.io/model (a catalog name "
                   f"or spec file){hint}, or a config.json beside the manifest", line)

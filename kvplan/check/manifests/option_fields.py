@@ -130,12 +130,12 @@ NOT_MODELLED: dict[str, dict[str, str]] = {"sglang": {
         "beside the manifest")}}
 # SGLang's own defaults that differ from kvplan/v1's (vLLM-named) defaults.
 DEFAULTS = {"sglang": {"engine.block_size": 1, "engine.enable_prefix_caching": True}}
-# what the flag is called in a fix, per engine
+# what the flag is called in a fix, per engine, and its fp8 cache value ("fp8")
 FLAG_NAMES = {
     "vllm": {"tp": "--tensor-parallel-size", "len": "--max-model-len", "seqs": "--max-num-seqs",
-             "kv": "--kv-cache-dtype fp8"},
+             "kv": "--kv-cache-dtype fp8", "fp8": "fp8"},
     "sglang": {"tp": "--tp-size", "len": "--context-length", "seqs": "--max-running-requests",
-               "kv": "--kv-cache-dtype fp8_e4m3"},
+               "kv": "--kv-cache-dtype fp8_e4m3", "fp8": "fp8_e4m3"},
     "trtllm": {"tp": "--tp_size", "len": "--max_seq_len", "seqs": "--max_batch_size",
-               "kv": "kv_cache_config.dtype: fp8 (in --config)"},
+               "kv": "kv_cache_config.dtype: fp8 (in --config)", "fp8": "fp8"},
 }

@@ -21,6 +21,7 @@ from kvplan.check.manifests.pods import PodSite, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
+from kvplan.engine_traits import traits
 from kvplan.specs.loader import suggest
 
 # NAMES_NO_GPU, GPU_RESOURCES and OTHER_ACCELERATORS are read by kvplan.check.manifests.hardware
@@ -296,12 +297,13 @@ class Workload:
             self.dp, self.dp_spread = max(int(local), 1), True
             self.notes.append(f"{self.dp} data-parallel rank(s) per pod "
                               "(--data-parallel-size-local)")
-        elif inv.engine == "sglang" and (found.values.get("attn_dp") is not None or (
-                self.dp > 1 and any(w.text == "--enable-dp-attention" for w in inv.words))):
+        elif (dp_flag := traits(inv.engine).dp_attention_flag) is not None and (
+                found.values.get("attn_dp") is not None or (
+                    self.dp > 1 and any(w.text == dp_flag for w in inv.words))):
             from kvplan.check.manifests.dp_attention import read_dp_attention
 
             attn = read_dp_attention(found, self.dp, any(
-                w.text == "--enable-dp-attention" for w in inv.words), self.notes, self.refusals)
+                w.text == dp_flag for w in inv.words), self.notes, self.refusals)
             assert attn is not None
             self.dp, self.attention_dp, self.attention_flag = attn.dp, attn.attention_dp, attn.flag
             if self.dp > 1:

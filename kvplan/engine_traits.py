@@ -1,0 +1,147 @@
+"""What each engine is, declared once (task h49engines): how it is started and how it spells its
+options, what its start-up logs print, which of its quirks kvplan reproduces.
+
+The rest of kvplan asks `traits(engine)` instead of branching on the engine's name: a new engine
+(or a new fact about one) is a row here, not a hunt for `== "vllm"` across check, deploy, plan and
+calibrate (tests/engines/test_engine_traits.py fails on a new engine-name comparison outside
+kvplan/engines). The engine profiles themselves (what each allocates) stay in their modules;
+this table is only what other packages need to know. It sits beside kvplan/engines, not in it,
+and imports nothing: kvplan.deploy and kvplan.plan read it on every plan, and `kvplan size`
+without --engine loads no kvplan.engines module (tests/test_imports.py). The quirks that need
+code name a function in their engine's module, imported when it is called (`hook`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import import_module
+from typing import Any
+
+# AMD's rocm/vllm images name the vLLM release inside a longer tag:
+# `rocm6.4.1_vllm_0.9.1_20250715` (kvplan.check.manifests.image_tag)
+_ROCM_VLLM = re.compile(r"(?:^|_)vllm_v?(\d+\.\d+\.\d+)(?=_|$)")
+
+
+@dataclass(frozen=True)
+class EngineTraits:
+    """One engine's facts. Defaults are "no": an engine states what it has."""
+
+    name: str  # the engine's name in records, flags and log headers
+    # a serving engine whose start-up logs kvplan calibrates on (a log header's first word, the
+    # `# kvplan: engine=` directive) and which serves a float32 checkpoint in 16 bits when no
+    # dtype is stated (`--dtype auto`: vLLM _resolve_auto_dtype, SGLang ModelConfig;
+    # TensorRT-LLM builds 16-bit engines), its KV cache too
+    serving: bool = False
+    # the values of its start-up log that measure the pool (kvplan.calibrate.parse's names)
+    log_measures: tuple[str, ...] = ()
+
+    # -- how a command line starts it (kvplan.check.argv.server_start)
+    command: str | None = None  # the program: `vllm serve`, `trtllm-serve`
+    serve_word_optional: bool = False  # `trtllm-serve` and `trtllm-serve serve` alike
+    modules: tuple[str, ...] = ()  # `python -m MODULE`, the whole name
+    module_prefixes: tuple[str, ...] = ()  # `python -m MODULE...`, any name starting so
+    dynamo_module: str | None = None  # `python -m dynamo.ENGINE`: Dynamo adds its options
+
+    # -- how its parser reads options (kvplan.check.argv)
+    # vLLM's FlexibleArgumentParser: `_` and `-` alike in a long option's name
+    dash_is_underscore: bool = False
+    # vLLM's `--json-arg.key value` (one key of a JSON option) and `-O3` / `-O.KEY=V`
+    dotted_options: bool = False
+    short_o: bool = False
+    # click (trtllm-serve): exact names only; argparse takes a unique prefix of a long option
+    exact_options: bool = False
+    # the option that names the served model (None: none in its option table)
+    served_name_flag: str | None = None
+    # SGLang's --enable-dp-attention (kvplan.check.manifests.dp_attention)
+    dp_attention_flag: str | None = None
+
+    # -- its --config file (kvplan.check.manifests.config_file)
+    # a false key is `--no-KEY` from this release (vLLM 0.12.0; 0.11.0 vllm/utils/__init__.py
+    # line 2111 and older drop it); None: the engine never writes one
+    config_no_key_since: str | None = None
+    # the engine stops on an empty file (vLLM: load_config_file calls .items() on None)
+    config_refuses_empty: bool = False
+    # the pool's options a --config file may set, named when the file cannot be read
+    config_pool_options: str = ("gpu-memory-utilization, max-model-len, max-num-seqs, "
+                                "kv-cache-dtype")
+    # before this release the API server entry point (`python -m vllm.entrypoints...`, no sub
+    # command) puts the file's options between its first word and that word's value (vLLM
+    # 0.6.0-0.10.1; 0.10.2 vllm/utils/__init__.py line 1993 puts them first)
+    config_wedged_before: str | None = None
+    # its parser stops on a --limit-mm-per-prompt that is neither JSON nor MODALITY=N pairs
+    # (kvplan.check.manifests.engine.vllm_rejects_mm)
+    mm_limit_strict: bool = False
+    # an image tag that names its release inside a longer tag (AMD's rocm/vllm)
+    rocm_release_tag: re.Pattern[str] | None = None
+
+    # -- its settings (kvplan.deploy, kvplan.calibrate.resolve)
+    # its max_num_seqs default moved across releases and GPUs: a log that states none is read
+    # with the default its release and batch imply (kvplan.calibrate.resolve, vLLM)
+    default_seqs_by_release: bool = False
+    # cache dtype auto keeps the checkpoint's KV quantization (TensorRT-LLM: the model spec's
+    # kv_cache_quant_algo; kvplan.engines.trtllm_settings.checkpoint_kv)
+    kv_auto_from_checkpoint: bool = False
+    # its expert-parallel size divides its tensor-parallel size (no ranks beyond --tp)
+    expert_within_tensor: bool = False
+    # it starts with a pool too small for one max_model_len request (SGLang: only
+    # `max_total_num_tokens > 0` is required; kvplan.check._starts_short)
+    starts_short: bool = False
+    # "module:function" hooks, imported when called (`hook`): the engine block's own refusals
+    # (field, why) and the record's options this plan never reads (kvplan.plan.moot)
+    block_refusals: str | None = None
+    moot_refusals: str | None = None
+
+    def hook(self, which: str) -> Callable[..., Any] | None:
+        """The function a hook field names, imported now; None where the engine has none."""
+        ref = getattr(self, which)
+        if ref is None:
+            return None
+        module, _, func = ref.partition(":")
+        fn: Callable[..., Any] = getattr(import_module(module), func)
+        return fn
+
+
+_TRAITS = (
+    EngineTraits(name="ideal"),
+    EngineTraits(
+        name="vllm", serving=True,
+        log_measures=("kv_gib", "kv_in_use_gib", "activation_gib", "peak_torch_gib"),
+        command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",),
+        dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
+        short_o=True, served_name_flag="--served-model-name", config_no_key_since="0.12.0",
+        config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,
+        rocm_release_tag=_ROCM_VLLM,
+        default_seqs_by_release=True, moot_refusals="kvplan.engines.vllm_moot:moot_refusals",
+    ),
+    EngineTraits(
+        name="sglang", serving=True, log_measures=("before_gib", "after_gib"),
+        command="sglang", modules=("sglang.launch_server",), dynamo_module="dynamo.sglang",
+        served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
+        config_pool_options="mem-fraction-static, context-length, max-running-requests",
+        expert_within_tensor=True, starts_short=True,
+    ),
+    EngineTraits(
+        name="trtllm", serving=True, log_measures=("available_gib", "peak_gib"),
+        command="trtllm-serve", serve_word_optional=True, exact_options=True,
+        kv_auto_from_checkpoint=True, expert_within_tensor=True,
+        block_refusals="kvplan.engines.trtllm_settings:block_refusals",
+    ),
+    EngineTraits(name="transformers"),
+)
+TRAITS: dict[str, EngineTraits] = {t.name: t for t in _TRAITS}
+# the serving engines, in the order messages name them: vllm, sglang, trtllm
+SERVING: tuple[str, ...] = tuple(t.name for t in _TRAITS if t.serving)
+
+
+def traits(engine: object) -> EngineTraits:
+    """The facts of `engine` (a name or an Engine); an unknown name has none of them (an engine
+    a manifest names that kvplan does not model is refused elsewhere, with its reason)."""
+    name = str(getattr(engine, "value", engine))
+    return TRAITS.get(name) or EngineTraits(name=name)
+
+
+def serving_list() -> str:
+    """`vllm, sglang or trtllm`: the serving engines as a message names them."""
+    return ", ".join(SERVING[:-1]) + " or " + SERVING[-1]

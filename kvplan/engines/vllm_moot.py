@@ -1,0 +1,30 @@
+"""vLLM's options that a plan may never read, refused with the reason (kvplan.plan.moot calls
+`moot_refusals` through kvplan.engine_traits; these were `engine == "vllm"` branches there until
+task h49engines): the top-k/top-p sampler outside the releases whose profile sorts, and the
+offline entry point where it moves nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+
+def moot_refusals(dep: Any, req: Any, refuse: Callable[[str, str], None]) -> None:
+    """Call `refuse(field, why)` for each vLLM setting of `dep` that cannot change this plan
+    (`req`, the resolved request)."""
+    if dep.engine.topk_topp_sampler is not None:
+        from kvplan.engines.vllm_series import flavour
+        from kvplan.engines.vllm_sort_sampler import sorts_in_profile, unused_reason
+
+        fl = flavour(dep.engine.version)
+        why = unused_reason(fl.version, fl.v1, False, None, None)
+        if why is not None:
+            fix = ("drop the option" if sorts_in_profile(fl.version) else
+                   "add --engine-version 0.10.0 (0.10.0-0.16.x) or drop the option")
+            refuse("engine.topk_topp_sampler", f"{why}; {fix}")
+    if dep.engine.entrypoint == "offline":
+        from kvplan.engines.vllm_entrypoint import moot_reason
+
+        why = moot_reason(dep.engine.version, req, dep.engine.max_num_batched_tokens)
+        if why is not None:
+            refuse("engine.entrypoint", why)

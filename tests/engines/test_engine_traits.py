@@ -1,0 +1,149 @@
+"""Engine facts live in kvplan.engine_traits (and ENGINE_KEYS), not in engine-name branches.
+
+Task h49engines replaced the `== "vllm"`, `in ("vllm", "sglang", "trtllm")` and `== Engine.X`
+branches outside kvplan/engines with per-engine facts. The scan below reads every module's
+syntax tree (comments and prose are not code, so they never count) and fails on a new
+comparison of an engine's name outside kvplan/engines: add the fact to the table instead.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from kvplan.check.argv import misspelling_of, parse, server_start
+from kvplan.engine_traits import SERVING, TRAITS, serving_list, traits
+
+ROOT = Path(__file__).resolve().parents[2]
+NAMES = {"vllm", "sglang", "trtllm"}
+_OPS = (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)
+
+# (module, how many) that may stay, each with its reason. A count only goes down: fold a branch
+# into the table and lower it; a new one fails.
+ALLOWED = {
+    # the program's name: `vllm` is the command that `vllm serve` starts with, beside python
+    # and the shells (an image's entry point the container appends its args to), not an engine
+    "kvplan/check/manifests/compose.py": 1,
+    # calibrate's per-engine readings of a start-up log (which printed values measure what, and
+    # the notes each engine's log allows): left for a later task (h49engines covered the
+    # branches its brief listed, then check's, deploy's, calibrate.resolve's and .breakdown's)
+    "kvplan/calibrate/compare.py": 14,
+}
+
+
+def _names_engine(node: ast.expr) -> bool:
+    """`"vllm"`, `Engine.vllm`, or a literal tuple/list/set holding one."""
+    if isinstance(node, ast.Constant):
+        return node.value in NAMES
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.value.id == "Engine" and node.attr in NAMES
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_names_engine(e) for e in node.elts)
+    return False
+
+
+def engine_branches(source: str) -> list[int]:
+    """The lines of `source` that compare something with an engine's name."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare) and any(isinstance(op, _OPS) for op in node.ops):
+            sides = [node.left, *node.comparators]
+            # `"vllm" in image_name` is a substring search, not a branch on an engine
+            if isinstance(node.ops[0], (ast.In, ast.NotIn)) and len(sides) == 2:
+                sides = sides[1:]
+            if any(_names_engine(s) for s in sides):
+                out.append(node.lineno)
+        elif isinstance(node, ast.MatchValue) and _names_engine(node.value):
+            out.append(node.lineno)
+    return out
+
+
+def test_the_scan_finds_each_form_of_an_engine_branch():
+    """Six forms the scan must catch (one line each), and three it must leave alone: the
+    substring search, a table keyed by engine, and the name in prose."""
+    code = ('if e.name == "vllm": pass\n'
+            'if engine != "trtllm": pass\n'
+            'if head in ("vllm", "sglang"): pass\n'
+            'if engine is Engine.sglang: pass\n'
+            'if x == Engine.trtllm: pass\n'
+            'match e:\n    case "sglang": pass\n'
+            'if "vllm" in image: pass\n'
+            'T = {"vllm": 1}[engine]\n'
+            '"""engine == \'vllm\'"""\n')
+    assert engine_branches(code) == [1, 2, 3, 4, 5, 7]
+
+
+def test_no_engine_name_branch_outside_the_engine_layer():
+    """Every module under kvplan/ but kvplan/engines/: its engine-name comparisons are those
+    ALLOWED (none but the listed modules; tests/engines/test_engine_traits.py says why)."""
+    found = {}
+    for path in sorted((ROOT / "kvplan").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("kvplan/engines/"):
+            continue
+        lines = engine_branches(path.read_text(encoding="utf-8"))
+        if lines:
+            found[rel] = lines
+    over = {rel: lines for rel, lines in found.items() if len(lines) > ALLOWED.get(rel, 0)}
+    assert not over, f"engine-name branches outside kvplan/engines (use kvplan.engine_traits): {over}"
+    stale = {rel: n for rel, n in ALLOWED.items() if len(found.get(rel, ())) < n}
+    assert not stale, f"lower ALLOWED to what is left: {stale}"
+
+
+def test_serving_engines_and_the_directive_message():
+    """The serving engines in the order messages name them; ideal and transformers are none."""
+    assert SERVING == ("vllm", "sglang", "trtllm")
+    assert serving_list() == "vllm, sglang or trtllm"
+    assert not traits("ideal").serving and not traits("transformers").serving
+    assert traits("tgi") == traits("tgi") and not traits("tgi").serving  # unknown: no facts
+    assert set(TRAITS) == {"ideal", "vllm", "sglang", "trtllm", "transformers"}
+
+
+@pytest.mark.parametrize(("words", "expected"), [
+    (["vllm", "serve", "m"], ("vllm", "vllm serve", 2, False)),
+    (["/usr/bin/sglang", "serve"], ("sglang", "sglang serve", 2, False)),
+    (["trtllm-serve", "m"], ("trtllm", "trtllm-serve", 1, False)),
+    (["trtllm-serve", "serve", "m"], ("trtllm", "trtllm-serve", 2, False)),
+    (["python3", "-m", "vllm.entrypoints.openai.api_server.py"],
+     ("vllm", "python -m vllm.entrypoints.openai.api_server", 3, False)),
+    (["python", "-m", "sglang.launch_server"],
+     ("sglang", "python -m sglang.launch_server", 3, False)),
+    (["python", "-m", "dynamo.sglang"], ("sglang", "python -m dynamo.sglang", 3, True)),
+    (["vllm", "bench"], None),
+    (["python", "-m", "sglang.launch_server_x"], None),  # the whole module name, not a prefix
+])
+def test_server_start_reads_each_engines_entry_points(words, expected):
+    """(engine, entry, index past it, dynamo?): `trtllm-serve` takes `serve` or not; vLLM's
+    API server module is a prefix (`.py` dropped), SGLang's a whole name."""
+    assert server_start(words) == expected
+
+
+def test_option_spellings_follow_each_parser():
+    """vLLM: `_` is `-` and `--json.key` keeps the key; SGLang abbreviates but keeps `_`;
+    trtllm-serve (click) takes exact names only."""
+    from kvplan.check.argv import Invocation, Word
+
+    def opts(engine, *words):
+        return parse(Invocation(engine, "x", [Word(w, 1) for w in words])).options
+
+    assert opts("vllm", "--max_model_len", "8") == {"--max-model-len": ("8", 1)}
+    assert "--compilation-config.mode" in opts("vllm", "--compilation-config.mode", "3")
+    assert opts("vllm", "-O3") == {"-O": ("3", 1)}
+    assert opts("sglang", "--context-len", "8") == {"--context-length": ("8", 1)}
+    assert opts("trtllm", "--max_seq", "8") == {}
+    assert misspelling_of("vllm", "--max_model_lenn") == "--max-model-len"
+
+
+def test_hooks_name_functions_in_the_engine_modules():
+    """Each hook names a function that imports (a typo in its string would only fail when a
+    TensorRT-LLM block or a vLLM plan reaches it)."""
+    hooks = [(t.name, f) for t in TRAITS.values() for f in ("block_refusals", "moot_refusals")
+             if getattr(t, f) is not None]
+    assert hooks == [("vllm", "moot_refusals"), ("trtllm", "block_refusals")]
+    for name, field in hooks:
+        assert callable(traits(name).hook(field))
+        assert re.fullmatch(r"kvplan\.engines\.\w+:\w+", getattr(traits(name), field))
+    assert traits("sglang").hook("block_refusals") is None
