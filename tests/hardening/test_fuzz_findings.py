@@ -151,3 +151,21 @@ def test_optional_config_fields_are_type_checked(argv: tuple[str, str], message:
     result = invoke(CliRunner(), argv[0], str(path))
     assert result.exit_code == 2, result.output
     assert result.output.strip() == message.format(path=path)
+
+
+def test_a_mistyped_runtime_beside_base_models_is_named_not_a_bug(tmp_path: Path) -> None:
+    """`kvplan check tests/assets` was exit 3: with OME BaseModels in the same run, matching them
+    to a ServingRuntime whose supportedModelFormats is a number raised `TypeError: 'int' object
+    is not iterable` (ome_run.fits), though the runtime alone gave its named ERROR. Now the
+    runtime matches no model and keeps its one ERROR line; exit 2, no internal error."""
+    runtime = tmp_path / "ome-supported-formats-number.yaml"
+    runtime.write_bytes((HOSTILE / runtime.name).read_bytes())
+    corpus = Path(__file__).parents[1] / "assets" / "check" / "corpus" / "ome"
+    base = tmp_path / "basemodel-qwen3-8b.yaml"
+    base.write_bytes((corpus / base.name).read_bytes())
+    result = invoke(CliRunner(), "check", str(tmp_path))
+    assert result.exit_code == 2, result.output
+    assert "internal error" not in result.output
+    assert ("ERROR line 8: spec.supportedModelFormats: must be a list of model formats (OME "
+            "ServingRuntimeSpec), got '1000000000000000000000000000000'; write it as a list, "
+            "or remove it") in result.output

@@ -177,7 +177,10 @@ def fits(runtime_spec: dict[str, Any], model: BaseModel) -> bool:
     """matcher.go IsCompatible, as far as the files tell: an architecture of
     supportedModelFormats equals the model's, and its size is within modelSizeRange."""
     key, size = architecture_of(model)
-    formats = [f for f in runtime_spec.get("supportedModelFormats") or [] if isinstance(f, dict)]
+    listed = runtime_spec.get("supportedModelFormats") or []
+    if not isinstance(listed, list):  # the runtime's own reading refuses it with an ERROR
+        return False
+    formats = [f for f in listed if isinstance(f, dict)]
     archs = {_norm(_strip_head(str(f["modelArchitecture"]))) for f in formats
              if f.get("modelArchitecture")}
     if archs and key not in archs:
