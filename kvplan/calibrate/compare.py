@@ -9,6 +9,9 @@ Two bases per run:
   total memory, or SGLang's start-up free memory, is taken from the log). Target: 5% on KV
   tokens for dense models.
 A run whose model is not in the catalog still gets its breakdown checks; the rest say so.
+The steps are the same for every engine; what one engine's log adds (its version, which printed
+values measure what, its notes and extra checks) is kvplan/calibrate/compare_<engine>.py, reached
+through `comparison(engine)` (kvplan/calibrate/compare_engine.py lists what each step asks).
 """
 
 from __future__ import annotations
@@ -20,33 +23,26 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kvplan.calibrate import compare_sglang, compare_trtllm, compare_vllm
 from kvplan.calibrate.breakdown import (
     BREAKDOWN_TARGET,
     HALF_CENT,
     Check,
     breakdown_checks,
-    breakdown_request,
-    printed_terms_note,
-    rounding,
 )
-from kvplan.calibrate.graph_checks import graph_checks
+from kvplan.calibrate.compare_engine import NEUTRAL, EngineComparison
 from kvplan.calibrate.parse import LogFile, Run, parse_file
 from kvplan.calibrate.resolve import (
-    _gib,
     _num,
     _request,
     _settings,
     _stand_in_gpu,
-    infer_vllm_version,
     resolve_gpu,
     resolve_model,
     vllm_transport,
 )
 from kvplan.engine_traits import traits
 from kvplan.engines import Engine, EngineSettings, Measured, parse_engine, run_engine
-from kvplan.engines import sglang as sglang_profile
-from kvplan.engines.trtllm import DEFAULT_MAX_NUM_TOKENS
-from kvplan.engines.trtllm_mla import deepgemm_workspace_bytes
 from kvplan.errors import InputError
 from kvplan.units import GIB
 
@@ -66,26 +62,19 @@ class RunReport:
     model_class: str = "unknown"  # dense | moe | mla | sliding | multimodal | unknown
 
 
-def _measured(run: Run, engine: Engine) -> Measured:
-    v = run.values
-    if engine is Engine.vllm:
-        act = v.get("activation_gib")
-        weights = v.get("consumed_gib", v.get("weights_gib"))
-        nt = 0.0 if "consumed_gib" in v else v.get("non_torch_gib")
-        if "peak_torch_gib" in v and "weights_gib" in v:
-            act = v["peak_torch_gib"] - v["weights_gib"]
-        return Measured(
-            weights_bytes=_gib(weights), activation_bytes=_gib(act), non_torch_bytes=_gib(nt),
-            cuda_graph_bytes=_gib(v.get("cuda_graph_gib")),
-        )
-    if engine is Engine.sglang:
-        return Measured(free_before_load_bytes=_gib(v.get("before_gib")),
-                        free_after_load_bytes=_gib(v.get("after_gib")),
-                        weights_bytes=_gib(v.get("weights_gib")))
-    if "peak_gib" in v:
-        return Measured(free_after_load_bytes=_gib(v["total_gib"] - v["peak_gib"]
-                                                   + v["tmp_kv_gib"]))
-    return Measured(free_after_load_bytes=_gib(v.get("available_gib")))
+# Each engine's readings of its log (kvplan/calibrate/compare_engine.py says what each step asks);
+# an engine not listed reads none beyond the common ones (task h50compare: these were engine-name
+# branches here).
+_BY_ENGINE: dict[Engine, EngineComparison] = {
+    Engine.vllm: compare_vllm.COMPARISON,
+    Engine.sglang: compare_sglang.COMPARISON,
+    Engine.trtllm: compare_trtllm.COMPARISON,
+}
+
+
+def comparison(engine: Engine) -> EngineComparison:
+    """What `engine`'s start-up log adds to the comparison."""
+    return _BY_ENGINE.get(engine, NEUTRAL)
 
 
 def calibrate_run(run: Run, base: Path) -> RunReport:
@@ -97,24 +86,16 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
         rep.notes.append("engine not recognised; nothing compared")
         rep.unparsed = run.unparsed
         return rep
-    if engine is Engine.vllm:
-        version, how = infer_vllm_version(run)
-    else:
-        version = run.version or {"sglang": sglang_profile.DEFAULT_VERSION,
-                                   "trtllm": "1.0"}.get(engine.value, "")
-        how = "stated" if run.version else "default"
+    reads = comparison(engine)
+    version, how = reads.version(run)
     rep = RunReport(run.label, engine.value, f"{version} ({how})", None, None)
     rep.unparsed = run.unparsed
     model, model_note = resolve_model(run, base)
     length = _num(run, "max_model_len")
     context = int(length) if length else (model.max_context_tokens if model else None)
     rep.checks += breakdown_checks(run, engine, version, context,
-                                    breakdown_request(run, model, base) if (
-                                        engine is Engine.sglang and model is not None) else None)
-    printed = printed_terms_note(run) if engine is Engine.trtllm else None
-    if printed:
-        rep.notes.append(printed)
-    moe_backend = run.settings.get("moe_backend") if engine is Engine.trtllm else None
+                                    reads.breakdown_request(run, model, base))
+    rep.notes += reads.log_notes(run)
     rep.model = model.name if model else None
     rep.dense = (model.moe is None) if model else None
     if model is None:
@@ -130,30 +111,20 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     if any(k in v for k in measured_keys):
         g = gpu or _stand_in_gpu(run)
         req = _request(run, model, g)
-        measured = _measured(run, engine)
-        if engine is Engine.vllm and ("kv_gib" in v or "kv_in_use_gib" in v):
-            kv = v.get("kv_gib", v.get("kv_in_use_gib"))
-            stages = None
-            if run.ranks and req.pp > 1:
-                per_stage: dict[int, float] = {}
-                for rank, gib in run.ranks.items():
-                    s = rank // req.tp
-                    per_stage[s] = min(per_stage.get(s, gib), gib)
-                stages = tuple(int(per_stage[s] * GIB) for s in sorted(per_stage))
-            measured = Measured(kv_cache_bytes=_gib(kv), stage_kv_bytes=stages)
+        measured = reads.measured(run, req)
         try:
             res = run_engine(req, _with(settings, measured))
             _token_checks(rep, run, res, "breakdown", BREAKDOWN_TARGET, v.get("kv_gib"))
         except InputError as err:
             rep.notes.append(f"breakdown profile failed: {err}")
-    if gpu is None and not (engine is Engine.sglang and "before_gib" in v):
-        rep.notes.append(f"shapes-only skipped: {gpu_note}")
-        return rep
     if gpu is None:
-        gpu_note = "SGLang's start-up free memory from the log"
+        free_note = reads.free_memory_note(run)
+        if free_note is None:
+            rep.notes.append(f"shapes-only skipped: {gpu_note}")
+            return rep
+        gpu_note = free_note
     req = _request(run, model, gpu or _stand_in_gpu(run))
-    shapes = Measured(free_before_load_bytes=_gib(v.get("before_gib"))) if (
-        engine is Engine.sglang and gpu is None) else Measured()
+    shapes = reads.free_memory(run) if gpu is None else Measured()
     try:
         res = run_engine(req, _with(settings, shapes))
     except InputError as err:
@@ -161,23 +132,16 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
         return rep
     target = SHAPES_TARGET if rep.dense else None
     _token_checks(rep, run, res, "shapes", target, v.get("kv_gib"))
-    if engine is Engine.vllm:  # the printed graph estimate and counts (task h43oldgraph)
-        assert res.graph_capture is not None  # vLLM's profile books one on every run
-        graph, graph_notes = graph_checks(run, list(res.steps), res.graph_capture)
-        rep.checks += graph
-        rep.notes += graph_notes
+    checks, notes = reads.shapes_checks(run, res)
+    rep.checks += checks
+    rep.notes += notes
     rep.notes.append(f"shapes: {gpu_note}; activation {res.activation_bytes / GIB:.2f} GiB "
                      f"(range {res.activation_bytes_low / GIB:.2f}-"
                      f"{res.activation_bytes_high / GIB:.2f}); tokens range "
                      f"{res.kv_cache_tokens_low:,}-{res.kv_cache_tokens_high:,}"
                      + (f"; tp transport {settings.tp_transport} ({vllm_transport(run)[1]})"
                         if settings.tp_transport else ""))
-    if moe_backend == "DEEPGEMM":
-        tokens = settings.max_num_batched_tokens or DEFAULT_MAX_NUM_TOKENS
-        ws = deepgemm_workspace_bytes(req, tokens)
-        rep.notes.append(f"MoE backend DEEPGEMM (logged): its workspace at {tokens:,} tokens, "
-                         f"{ws:,} B ({ws / GIB:.2f} GiB) a GPU, is not booked (kvplan has no "
-                         "MoE-backend setting; kvplan.engines.trtllm_mla)")
+    rep.notes += reads.shapes_notes(run, req, settings)
     return rep
 
 
@@ -192,9 +156,9 @@ def _token_checks(rep: RunReport, run: Run, res: object, basis: str, target: flo
     from kvplan.engines import EngineResult
 
     assert isinstance(res, EngineResult)
+    reads = comparison(res.engine)
     v = run.values
-    if "tokens" in v and not ("blocks" in v and res.engine is Engine.vllm and "V0" in
-                              res.engine_version):
+    if "tokens" in v and reads.counts_tokens(run, res):
         logged = v["tokens"]
         pred = res.kv_cache_tokens
         rnd = HALF_CENT / kv_logged * 100 if kv_logged else None
@@ -202,21 +166,11 @@ def _token_checks(rep: RunReport, run: Run, res: object, basis: str, target: flo
     if "blocks" in v:
         rep.checks.append(Check(basis, "GPU blocks", v["blocks"], res.blocks, "blocks",
                                 HALF_CENT / kv_logged * 100 if kv_logged else None, target))
-    if basis == "shapes" and kv_logged is not None and res.engine is Engine.vllm:
-        rep.checks.append(Check(basis, "KV memory", kv_logged, res.kv_cache_bytes / GIB, "GiB",
-                                None, target))
-    if "hybrid_block" in v and res.engine is Engine.vllm:
-        rep.checks.append(Check(basis, "block size", v["hybrid_block"], res.block_size_tokens,
-                                "tokens", None, 0.0))
+    rep.checks += reads.pool_checks(basis, run, res, target, kv_logged)
     if "concurrency" in v:
         rep.checks.append(Check(basis, "max concurrency", v["concurrency"],
                                 round(float(res.max_concurrency), 2), "x", None, None))
-    if "needed_gib" in v and res.engine is Engine.vllm:
-        need = next((s.value for s in res.steps if s.label == "blocks per request"), 0)
-        per = next((s.value for s in res.steps if s.label == "bytes per block"), 0)
-        rep.checks.append(Check(basis, "KV for one request", v["needed_gib"],
-                                float(need * per) / GIB, "GiB", rounding(1, v["needed_gib"]),
-                                BREAKDOWN_TARGET))
+    rep.checks += reads.request_checks(basis, run, res)
     refused = bool(run.errors)
     rep.checks.append(Check(basis, "starts", float(not refused), float(res.starts), "bool",
                             None, 0.0, "" if res.starts != refused else

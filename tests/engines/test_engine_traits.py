@@ -27,10 +27,8 @@ ALLOWED = {
     # the program's name: `vllm` is the command that `vllm serve` starts with, beside python
     # and the shells (an image's entry point the container appends its args to), not an engine
     "kvplan/check/manifests/compose.py": 1,
-    # calibrate's per-engine readings of a start-up log (which printed values measure what, and
-    # the notes each engine's log allows): left for a later task (h49engines covered the
-    # branches its brief listed, then check's, deploy's, calibrate.resolve's and .breakdown's)
-    "kvplan/calibrate/compare.py": 14,
+    # (calibrate's per-engine readings of a start-up log were 14 branches in
+    # kvplan/calibrate/compare.py until task h50compare moved them to compare_<engine>.py)
 }
 
 
@@ -91,6 +89,22 @@ def test_no_engine_name_branch_outside_the_engine_layer():
     assert not over, f"engine-name branches outside kvplan/engines (use kvplan.engine_traits): {over}"
     stale = {rel: n for rel, n in ALLOWED.items() if len(found.get(rel, ())) < n}
     assert not stale, f"lower ALLOWED to what is left: {stale}"
+
+
+def test_calibrate_reads_each_serving_engine_through_its_own_module():
+    """kvplan.calibrate.compare's table (task h50compare) gives each serving engine the
+    comparison of kvplan/calibrate/compare_<engine>.py; ideal and transformers print no start-up
+    log of their own and get the neutral one (version as stated, no extra notes or checks)."""
+    from kvplan.calibrate.compare import comparison
+    from kvplan.calibrate.compare_engine import NEUTRAL
+    from kvplan.engines import Engine
+
+    for name in SERVING:
+        reads = comparison(Engine(name))
+        assert reads is not NEUTRAL
+        assert type(reads).__module__ == f"kvplan.calibrate.compare_{name}"
+    assert comparison(Engine.ideal) is NEUTRAL and comparison(Engine.transformers) is NEUTRAL
+    assert NEUTRAL.default_version == "" and comparison(Engine.trtllm).default_version == "1.0"
 
 
 def test_serving_engines_and_the_directive_message():
