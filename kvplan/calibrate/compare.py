@@ -31,6 +31,7 @@ from kvplan.calibrate.breakdown import (
     breakdown_checks,
 )
 from kvplan.calibrate.compare_engine import NEUTRAL, EngineComparison
+from kvplan.calibrate.compile_cache import COLD, EAGER, UNKNOWN, WARM, CompileCache
 from kvplan.calibrate.parse import LogFile, Run, parse_file
 from kvplan.calibrate.resolve import (
     _num,
@@ -60,6 +61,7 @@ class RunReport:
     log: str = ""  # the log file's name
     part: str = "unsplit"  # fit | heldout (SPLIT.tsv)
     model_class: str = "unknown"  # dense | moe | mla | sliding | multimodal | unknown
+    compile_cache: CompileCache | None = None  # vLLM runs only (task h50coldreport)
 
 
 # Each engine's readings of its log (kvplan/calibrate/compare_engine.py says what each step asks);
@@ -225,12 +227,22 @@ def calibrate_files(paths: list[Path], errors: list[InputError] | None = None,
             else:
                 rep = calibrate_run(run, path.parent)
             rep.log = path.name
+            rep.compile_cache = _compile_cache(run)
             if entry is not None:
                 rep.part, rep.model_class = entry.part, entry.model_class
             reports.append(rep)
     if progress is not None:
         progress(len(paths), len(paths))
     return reports
+
+
+def _compile_cache(run: Run) -> CompileCache | None:
+    """The run's torch.compile cache state where its engine's log has one (vLLM's)."""
+    try:
+        engine = parse_engine(run.engine or "")
+    except InputError:
+        return None
+    return comparison(engine).compile_cache(run)
 
 
 def split_rows(reports: list[RunReport]) -> list[tuple[str, str, str, float]]:
@@ -241,6 +253,32 @@ def split_rows(reports: list[RunReport]) -> list[tuple[str, str, str, float]]:
         if shape is not None and rep.engine and math.isfinite(shape.error_pct):
             rows.append((rep.engine, rep.model_class, rep.part, abs(shape.error_pct)))
     return rows
+
+
+def run_name(rep: RunReport) -> str:
+    """A run's short name: its log's number, with the run's letter where the log holds several
+    ("45A" for "45-vllm-....log run A")."""
+    number = rep.log.split("-")[0] if rep.log else rep.label
+    tail = rep.label.removeprefix(rep.log).strip() if rep.log else ""
+    return number + tail.removeprefix("run ").strip() if tail else number
+
+
+def held_out_dense_misses(reports: list[RunReport]) -> dict[str, list[str]]:
+    """The vLLM dense (and sliding-window) held-out runs whose shapes-only headline is beyond
+    5% (README's count), by torch.compile cache state (cold | warm | eager | unknown), each list
+    in the logs' number order. Nothing is left out of any median: this only sorts the misses.
+    vLLM's runs are those with a compile-cache state: only its comparison gives one
+    (kvplan.calibrate.compare_vllm)."""
+    out: dict[str, list[str]] = {COLD: [], WARM: [], EAGER: [], UNKNOWN: []}
+    for rep in reports:
+        shape = headline(rep, "shapes")
+        if (rep.compile_cache is not None and rep.model_class in ("dense", "sliding")
+                and rep.part.startswith("heldout") and shape is not None
+                and abs(shape.error_pct) > SHAPES_TARGET):
+            out[rep.compile_cache.state].append(run_name(rep))
+    for names in out.values():
+        names.sort(key=lambda n: (int(m[0]) if (m := re.match(r"\d+", n)) else -1, n))
+    return out
 
 
 @dataclass(frozen=True)

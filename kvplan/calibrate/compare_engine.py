@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kvplan.calibrate.breakdown import Check
+from kvplan.calibrate.compile_cache import CompileCache
 from kvplan.calibrate.parse import Run
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import EngineResult, EngineSettings, Measured
@@ -74,6 +75,11 @@ class EngineComparison:
     def request_checks(self, basis: str, run: Run, res: EngineResult) -> list[Check]:
         """Checks of one request's needs after the concurrency."""
         return []
+
+    def compile_cache(self, run: Run) -> CompileCache | None:
+        """The run's torch.compile cache state as its lines give it (None: the engine's log has
+        no such state to report; task h50coldreport)."""
+        return None
 
 
 NEUTRAL = EngineComparison()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from kvplan.calibrate.breakdown import BREAKDOWN_TARGET, Check, rounding
 from kvplan.calibrate.compare_engine import EngineComparison
+from kvplan.calibrate.compile_cache import CompileCache, compile_cache_of
 from kvplan.calibrate.graph_checks import graph_checks
 from kvplan.calibrate.parse import Run
 from kvplan.calibrate.resolve import _gib, infer_vllm_version
@@ -22,6 +23,11 @@ from kvplan.units import GIB
 class VllmComparison(EngineComparison):
     def version(self, run: Run) -> tuple[str, str]:
         return infer_vllm_version(run)
+
+    def compile_cache(self, run: Run) -> CompileCache:
+        """cold / warm / eager / unknown with the deciding line (kvplan.calibrate.compile_cache,
+        task h43cold's reading; reported since task h50coldreport)."""
+        return compile_cache_of(run)
 
     def measured(self, run: Run, req: SizeRequest) -> Measured:
         v = run.values

@@ -26,6 +26,7 @@ few seconds) may be a warm load whose load line was not quoted: docs/engines.md 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 from kvplan.calibrate.lines import Handler, Run, pattern
 
@@ -43,6 +44,7 @@ _KEYS = {"cold": "compile_cold_line", "warm": "compile_warm_line", "timed": "com
 def _mark(kind: str) -> Handler:
     def handler(r: Run, m: re.Match[str], n: int, t: str) -> None:
         r.settings.setdefault(_KEYS[kind], str(n))
+        r.marks.setdefault(_KEYS[kind], (n, t[m.start():].strip()))
     return handler
 
 
@@ -63,3 +65,25 @@ def compile_cache_state(run: Run) -> str:
     if _KEYS["timed"] in s:
         return COLD
     return UNKNOWN
+
+
+@dataclass(frozen=True)
+class CompileCache:
+    """A run's state and the line that decided it (none for eager and unknown): what
+    `kvplan calibrate` reports beside each vLLM run (task h50coldreport)."""
+
+    state: str  # cold | warm | eager | unknown
+    line: int | None = None  # the log file's line number
+    text: str | None = None  # that line from the matched words on
+
+
+def compile_cache_of(run: Run) -> CompileCache:
+    """compile_cache_state with its evidence: for cold, the first compile or cache-store line,
+    else the timer line; for warm, the first load line."""
+    state = compile_cache_state(run)
+    key = {COLD: _KEYS["cold"] if _KEYS["cold"] in run.marks else _KEYS["timed"],
+           WARM: _KEYS["warm"]}.get(state)
+    if key is None or key not in run.marks:
+        return CompileCache(state)
+    line, text = run.marks[key]
+    return CompileCache(state, line, text)

@@ -30,6 +30,8 @@ class Run:
     errors: list[str] = field(default_factory=list)  # engine refusal messages
     unparsed: list[tuple[int, str]] = field(default_factory=list)
     ranks: dict[int, float] = field(default_factory=dict)  # rank -> KV GiB it printed
+    # lines that classify the run without a value: key -> (line no, the text from the match on)
+    marks: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def put(self, key: str, value: float, lineno: int, text: str) -> None:
         self.values[key] = value

@@ -18,6 +18,7 @@ def records(reports: list[Any]) -> list[dict[str, Any]]:
                 "rounding_pct": round(c.rounding_pct, 3) if c.rounding_pct is not None else None,
                 "target_pct": c.target_pct, "ok": c.ok, "note": c.note,
                 "log": rep.log, "part": rep.part, "model_class": rep.model_class,
+                "compile_cache": rep.compile_cache.state if rep.compile_cache else None,
             })
     return rows
 
@@ -59,6 +60,8 @@ def text_report(reports: list[Any], width: int, color: bool) -> str:
             parts.append(t)
         for note in rep.notes:
             parts.append(Text(f"  {note}"))
+        if rep.compile_cache is not None:
+            parts.append(Text(f"  {compile_cache_note(rep.compile_cache)}"))
         for lineno, text in rep.unparsed[:5]:
             parts.append(Text(f"  unparsed line {lineno}: {text[:100]}", style="yellow"))
         if len(rep.unparsed) > 5:
@@ -80,7 +83,42 @@ def text_report(reports: list[Any], width: int, color: bool) -> str:
         f"KV tokens from shapes, MoE/other: |error| {med(s.shapes_other_errors)}",
         style="bold"))
     parts.append(_split_table(reports))
+    parts.append(Text(misses_by_compile_cache(reports)))
     return to_string(parts, width=width, color=color)
+
+
+STATE_WORDS = {"cold": "cold", "warm": "warm", "eager": "eager", "unknown": "not stated"}
+EXCERPT = 64  # at most this many characters of the deciding line are quoted, cut at a space
+
+
+def compile_cache_note(cc: Any) -> str:
+    """'torch.compile cache: cold (line 57: Compiling a graph for compile range ...)'."""
+    text = f"torch.compile cache: {STATE_WORDS[cc.state]}"
+    if cc.line is not None:
+        quoted = cc.text if len(cc.text) <= EXCERPT else (
+            cc.text[:EXCERPT + 1].rsplit(" ", 1)[0].rstrip() + " ...")
+        text += f" (line {cc.line}: {quoted})"
+    elif cc.state == "eager":
+        text += " (enforce_eager=True: nothing compiled)"
+    return text
+
+
+def misses_by_compile_cache(reports: list[Any]) -> str:
+    """'vLLM dense held-out runs beyond 5%: 18 (cold compile 4: 440, 504, ...; warm 0; eager 0;
+    not stated 14)': the misses sorted by their logs' torch.compile cache state."""
+    from kvplan.calibrate.compare import held_out_dense_misses
+
+    by_state = held_out_dense_misses(reports)
+    words = {"cold": "cold compile", "warm": "warm", "eager": "eager", "unknown": "not stated"}
+    cells = []
+    for state, names in by_state.items():
+        cell = f"{words[state]} {len(names)}"
+        if names and state != "unknown":
+            cell += ": " + ", ".join(names)
+        cells.append(cell)
+    total = sum(len(names) for names in by_state.values())
+    return (f"vLLM dense held-out runs beyond 5%: {total} ({'; '.join(cells)}); the planner "
+            "assumes a warm cache (docs/engines.md, task h48cold)")
 
 
 TARGETS = {("vllm", "dense"): "2% (each 5%)", ("vllm", "moe/mla/multimodal"): "5%",
