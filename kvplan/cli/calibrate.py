@@ -26,7 +26,12 @@ def calibrate_command(
     fmt: FormatOpt = OutputFormat.table,
     output: OutputOpt = None,
 ) -> None:
-    """Parse engine start-up logs and compare kvplan's predictions with what they printed."""
+    """Parse engine start-up logs and compare kvplan's predictions with what they printed.
+
+    Each vLLM run also shows its torch.compile cache state as its lines give it (cold, warm,
+    eager or not stated; `compile_cache` in JSON and CSV rows): kvplan's vLLM figure assumes a
+    warm cache.
+    """
     from kvplan.calibrate.compare import calibrate_files
 
     for path in logs:

@@ -116,3 +116,26 @@ def test_summary_line_against_a_recount() -> None:
     # 440 (line 29's timer, no load line) and 540 (line 69's compile) are held-out dense misses
     # (+23.51%, and 540's, README's list): both counted cold
     assert {"440", "540"} <= set(counts["cold"])
+
+
+def test_prose_counts_match_the_summary() -> None:
+    """README's sentence and docs/engines.md's "Reported in `kvplan calibrate`" paragraph give
+    the same split as held_out_dense_misses: README's 18 = 2 cold + 16 not stated (no warm or
+    eager miss); engines.md names the not-stated runs as 504, 505 and fourteen others."""
+    from kvplan.calibrate.compare import held_out_dense_misses
+
+    root = LOGS.parents[2]
+    misses = held_out_dense_misses(list(calibrated_logs()))
+    readme = " ".join((root / "README.md").read_text(encoding="utf-8").split())
+    found = re.search(r"of the (\d+) runs above (\d+) print a cold compile and (\d+) say nothing",
+                      readme)
+    assert found, "README's compile-cache sentence is gone"
+    assert [int(x) for x in found.groups()] == [
+        sum(len(v) for v in misses.values()), len(misses["cold"]), len(misses["unknown"])]
+    engines = " ".join((root / "docs" / "engines.md").read_text(encoding="utf-8").split())
+    listed = re.search(r"with the other fourteen \(([\dAB, ]+)\)", engines)
+    assert listed, "engines.md's list of not-stated misses is gone"
+    assert ["504", "505", *listed[1].split(", ")] == sorted(
+        misses["unknown"], key=lambda n: n in ("504", "505"), reverse=True)
+    assert "only 440 (the timer, line 29) and 540 (line 69's" in engines
+    assert misses["cold"] == ["440", "540"]
