@@ -83,7 +83,9 @@ def text_report(reports: list[Any], width: int, color: bool) -> str:
         f"KV tokens from shapes, MoE/other: |error| {med(s.shapes_other_errors)}",
         style="bold"))
     parts.append(_split_table(reports))
-    parts.append(Text(misses_by_compile_cache(reports)))
+    misses = misses_by_compile_cache(reports)
+    if misses:
+        parts.append(Text(misses))
     return to_string(parts, width=width, color=color)
 
 
@@ -104,8 +106,10 @@ def compile_cache_note(cc: Any) -> str:
 
 
 def misses_by_compile_cache(reports: list[Any]) -> str:
-    """'vLLM dense held-out runs beyond 5%: 18 (cold compile 4: 440, 504, ...; warm 0; eager 0;
-    not stated 14)': the misses sorted by their logs' torch.compile cache state."""
+    """'vLLM dense held-out runs beyond 5%: N (cold compile C: 440, ...; warm W; eager E; not
+    stated U); the planner assumes ...': the misses sorted by their logs' torch.compile cache
+    state (the runs named for every state but not stated); empty where no such run misses (a
+    folder outside SPLIT.tsv has no held-out part)."""
     from kvplan.calibrate.compare import held_out_dense_misses
 
     by_state = held_out_dense_misses(reports)
@@ -117,6 +121,8 @@ def misses_by_compile_cache(reports: list[Any]) -> str:
             cell += ": " + ", ".join(names)
         cells.append(cell)
     total = sum(len(names) for names in by_state.values())
+    if not total:
+        return ""
     return (f"vLLM dense held-out runs beyond 5%: {total} ({'; '.join(cells)}); the planner "
             "assumes a warm cache (docs/engines.md, task h48cold)")
 

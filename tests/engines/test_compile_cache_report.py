@@ -139,3 +139,13 @@ def test_prose_counts_match_the_summary() -> None:
         misses["unknown"], key=lambda n: n in ("504", "505"), reverse=True)
     assert "only 440 (the timer, line 29) and 540 (line 69's" in engines
     assert misses["cold"] == ["440", "540"]
+
+
+def test_no_summary_line_without_a_held_out_miss() -> None:
+    """The line sorts held-out misses only: over the fit part's reports (no held-out run) and
+    over one SGLang log (no compile-cache state) it is empty, and the text report leaves it out."""
+    fit = [r for r in calibrated_logs() if r.part == "fit"]
+    assert fit and misses_by_compile_cache(fit) == ""
+    sglang = [_report(SGLANG_03)]
+    assert sglang[0].compile_cache is None and misses_by_compile_cache(sglang) == ""
+    assert "held-out runs beyond 5%" not in text_report(sglang, 200, False)
