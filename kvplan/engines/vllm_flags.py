@@ -8,6 +8,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib, is_mxfp4, weights_bytes, weights_how
 from kvplan.engines.encoder_cache import encoder_cache_note
 from kvplan.engines.interface import EngineSettings, parse_version
+from kvplan.engines.vllm_load_blocks import slack_bytes, slack_how
 from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how, rotary_cache_note
 from kvplan.engines.vllm_series import DEFAULT_VERSION, mxfp4_kernel
 from kvplan.errors import InputError
@@ -39,6 +40,10 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
     if rotary:
         weights += rotary
         how += rotary_cache_how(req.model, s.version)
+    blocks = slack_bytes(req.model, req.tp, req.pp, s.version)  # kvplan.engines.vllm_load_blocks
+    if blocks:
+        weights += blocks
+        how += slack_how(req.model, req.tp, req.pp, s.version)
     if s.draft_params:
         draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
         weights += draft

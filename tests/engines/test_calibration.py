@@ -192,7 +192,11 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     assert misses == {"04", "11", "29", "36", "93", "97", "98", "143", "251", "254", "260", "272",
                       "282", "420", "447", "480", "560"}
     assert 5.5 < dense["560"].error_pct < 6.5
-    assert -6.5 < dense["447"].error_pct < -5.5 and 6.0 < dense["480"].error_pct < 7.0
+    # Task h50awq7b booked the torch blocks "Model loading took" counts for GPTQ/AWQ specs from
+    # vLLM 0.21 (kvplan.engines.vllm_load_blocks: every tensor of 20 MiB or more rounded up to 2
+    # MiB under the max_split_size_mb 20 the worker sets around load_model): 480 +6.44% -> +5.89%
+    # (85,458,944 B: 28 x (1,310,720 + 1,703,936) + 2 x 524,288).
+    assert -6.5 < dense["447"].error_pct < -5.5 and 5.8 < dense["480"].error_pct < 6.0
     # Task h39rope booked vLLM's rotary cos/sin cache with the weights for every architecture read
     # (kvplan.engines.vllm_rotary): 274 +2.06% -> +1.46% (Qwen2.5-7B's 131,072 x 128 x 2 B), 275
     # +4.83% -> +4.50%, 271 +0.80% -> +0.20%.
