@@ -1,7 +1,7 @@
 """vLLM's "Model loading took" counts torch's whole allocator blocks (task h50awq7b).
 
 What the figure measures (vLLM 0.22.1): `GPUModelRunner.load_model` wraps the load in
-`DeviceMemoryProfiler` (v1/worker/gpu_model_runner.py:5045-5133) and prints its
+`DeviceMemoryProfiler` (v1/worker/gpu_model_runner.py:5032-5136) and prints its
 `consumed_memory` (utils/mem_utils.py:48-64), the difference of
 `get_current_memory_usage` = `empty_cache(); reset_peak_memory_stats();
 max_memory_allocated()` (platforms/cuda.py:250-255) before and after: torch's allocated
