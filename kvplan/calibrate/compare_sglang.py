@@ -13,7 +13,7 @@ from pathlib import Path
 from kvplan.calibrate.breakdown import breakdown_request
 from kvplan.calibrate.compare_engine import EngineComparison
 from kvplan.calibrate.parse import Run
-from kvplan.calibrate.resolve import _gib
+from kvplan.calibrate.resolve import gib_bytes
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import Measured
 from kvplan.engines import sglang as sglang_profile
@@ -29,15 +29,15 @@ class SglangComparison(EngineComparison):
 
     def measured(self, run: Run, req: SizeRequest) -> Measured:
         v = run.values
-        return Measured(free_before_load_bytes=_gib(v.get("before_gib")),
-                        free_after_load_bytes=_gib(v.get("after_gib")),
-                        weights_bytes=_gib(v.get("weights_gib")))
+        return Measured(free_before_load_bytes=gib_bytes(v.get("before_gib")),
+                        free_after_load_bytes=gib_bytes(v.get("after_gib")),
+                        weights_bytes=gib_bytes(v.get("weights_gib")))
 
     def free_memory_note(self, run: Run) -> str | None:
         return "SGLang's start-up free memory from the log" if "before_gib" in run.values else None
 
     def free_memory(self, run: Run) -> Measured:
-        return Measured(free_before_load_bytes=_gib(run.values.get("before_gib")))
+        return Measured(free_before_load_bytes=gib_bytes(run.values.get("before_gib")))
 
 
 COMPARISON = SglangComparison()

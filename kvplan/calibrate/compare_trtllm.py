@@ -12,7 +12,7 @@ from __future__ import annotations
 from kvplan.calibrate.breakdown import printed_terms_note
 from kvplan.calibrate.compare_engine import EngineComparison
 from kvplan.calibrate.parse import Run
-from kvplan.calibrate.resolve import _gib
+from kvplan.calibrate.resolve import gib_bytes
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import EngineSettings, Measured
 from kvplan.engines.trtllm import DEFAULT_MAX_NUM_TOKENS
@@ -30,9 +30,9 @@ class TrtllmComparison(EngineComparison):
     def measured(self, run: Run, req: SizeRequest) -> Measured:
         v = run.values
         if "peak_gib" in v:
-            return Measured(free_after_load_bytes=_gib(v["total_gib"] - v["peak_gib"]
+            return Measured(free_after_load_bytes=gib_bytes(v["total_gib"] - v["peak_gib"]
                                                        + v["tmp_kv_gib"]))
-        return Measured(free_after_load_bytes=_gib(v.get("available_gib")))
+        return Measured(free_after_load_bytes=gib_bytes(v.get("available_gib")))
 
     def shapes_notes(self, run: Run, req: SizeRequest, settings: EngineSettings) -> list[str]:
         if run.settings.get("moe_backend") != "DEEPGEMM":

@@ -14,7 +14,7 @@ from kvplan.calibrate.compare_engine import EngineComparison
 from kvplan.calibrate.compile_cache import CompileCache, compile_cache_of
 from kvplan.calibrate.graph_checks import graph_checks
 from kvplan.calibrate.parse import Run
-from kvplan.calibrate.resolve import _gib, infer_vllm_version
+from kvplan.calibrate.resolve import gib_bytes, infer_vllm_version
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines import EngineResult, Measured
 from kvplan.units import GIB
@@ -44,7 +44,7 @@ class VllmComparison(EngineComparison):
                 s = rank // req.tp
                 per_stage[s] = min(per_stage.get(s, gib), gib)
             stages = tuple(int(per_stage[s] * GIB) for s in sorted(per_stage))
-        return Measured(kv_cache_bytes=_gib(kv), stage_kv_bytes=stages)
+        return Measured(kv_cache_bytes=gib_bytes(kv), stage_kv_bytes=stages)
 
     def shapes_checks(self, run: Run, res: EngineResult) -> tuple[list[Check], list[str]]:
         """The printed graph estimate and counts (task h43oldgraph)."""
@@ -86,8 +86,8 @@ def _printed_terms(run: Run) -> Measured:
     if "peak_torch_gib" in v and "weights_gib" in v:
         act = v["peak_torch_gib"] - v["weights_gib"]
     return Measured(
-        weights_bytes=_gib(weights), activation_bytes=_gib(act), non_torch_bytes=_gib(nt),
-        cuda_graph_bytes=_gib(v.get("cuda_graph_gib")),
+        weights_bytes=gib_bytes(weights), activation_bytes=gib_bytes(act), non_torch_bytes=gib_bytes(nt),
+        cuda_graph_bytes=gib_bytes(v.get("cuda_graph_gib")),
     )
 
 

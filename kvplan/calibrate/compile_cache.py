@@ -37,13 +37,12 @@ _WARM = (r"Directly load (?:the )?(?:compiled graph|\d+-th graph)|Directly load 
          r"|loaded from the cache")
 _TIMED = r"torch\.compile (?:takes|took) [\d.]+ ?s in total"
 
-# the settings keys the patterns below leave: the first line number of each kind of line
+# the marks the patterns below leave: the first line (number, text) of each kind of line
 _KEYS = {"cold": "compile_cold_line", "warm": "compile_warm_line", "timed": "compile_timed_line"}
 
 
 def _mark(kind: str) -> Handler:
     def handler(r: Run, m: re.Match[str], n: int, t: str) -> None:
-        r.settings.setdefault(_KEYS[kind], str(n))
         r.marks.setdefault(_KEYS[kind], (n, t[m.start():].strip()))
     return handler
 
@@ -55,14 +54,13 @@ pattern("vllm", _TIMED)(_mark("timed"))
 
 def compile_cache_state(run: Run) -> str:
     """cold | warm | eager | unknown for one vLLM run (see the module's docstring)."""
-    s = run.settings
-    if s.get("enforce_eager", "").lower() in ("true", "1"):
+    if run.settings.get("enforce_eager", "").lower() in ("true", "1"):
         return EAGER
-    if _KEYS["cold"] in s:
+    if _KEYS["cold"] in run.marks:
         return COLD
-    if _KEYS["warm"] in s:
+    if _KEYS["warm"] in run.marks:
         return WARM
-    if _KEYS["timed"] in s:
+    if _KEYS["timed"] in run.marks:
         return COLD
     return UNKNOWN
 
@@ -83,7 +81,7 @@ def compile_cache_of(run: Run) -> CompileCache:
     state = compile_cache_state(run)
     key = {COLD: _KEYS["cold"] if _KEYS["cold"] in run.marks else _KEYS["timed"],
            WARM: _KEYS["warm"]}.get(state)
-    if key is None or key not in run.marks:
+    if key is None:
         return CompileCache(state)
     line, text = run.marks[key]
     return CompileCache(state, line, text)

@@ -269,5 +269,6 @@ def _request(run: Run, model: ModelSpec, gpu: HardwareSpec) -> SizeRequest:
     )
 
 
-def _gib(x: float | None) -> int | None:
+def gib_bytes(x: float | None) -> int | None:
+    """A logged GiB figure in whole bytes (None stays None)."""
     return None if x is None else int(x * GIB)

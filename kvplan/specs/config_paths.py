@@ -32,7 +32,6 @@ class Located(dict[str, Any]):
         self.paths = dict(paths or {})
 
 
-
 def relocated(src: Mapping[str, Any], data: Mapping[str, Any],
               renamed: Mapping[str, str] | None = None) -> Located:
     """`data` read from `src`: its keys keep `src`'s paths, and a key in `renamed` (key -> the
