@@ -193,3 +193,10 @@ def rotary_words(what: str) -> str:
     task h39rope), e.g. rotary_words("131,072 positions x 128 x 2 B")."""
     return (f" + the rotary cos/sin cache {what} (vLLM get_rope's buffer over the config's "
             "positions, built while loading; one per rank)")
+
+
+def blocks_words(booked: int, layout: str) -> str:
+    """The words vLLM's weights step adds for torch's whole blocks from 0.21
+    (kvplan.engines.vllm_load_blocks, task h51blocks), e.g. blocks_words(2_621_440, "16-bit MoE")."""
+    return (f" + {booked:,} B of torch blocks: the {layout} layout's tensors of 20 MiB or more "
+            "rounded up to 2 MiB (vLLM loads under max_split_size_mb 20)")

@@ -40,10 +40,8 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
     if rotary:
         weights += rotary
         how += rotary_cache_how(req.model, s.version)
-    blocks = slack_bytes(req.model, req.tp, req.pp, s.version)  # kvplan.engines.vllm_load_blocks
-    if blocks:
-        weights += blocks
-        how += slack_how(req.model, req.tp, req.pp, s.version)
+    weights += slack_bytes(req, s.version)  # kvplan.engines.vllm_load_blocks
+    how += slack_how(req, s.version)
     if s.draft_params:
         draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
         weights += draft

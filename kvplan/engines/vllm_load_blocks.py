@@ -1,101 +1,89 @@
-"""vLLM's "Model loading took" counts torch's whole allocator blocks (task h50awq7b).
+"""vLLM's "Model loading took" counts torch's whole allocator blocks (tasks h50awq7b, h51blocks).
 
-What the figure measures (vLLM 0.22.1): `GPUModelRunner.load_model` wraps the load in
-`DeviceMemoryProfiler` (v1/worker/gpu_model_runner.py:5032-5136) and prints its
-`consumed_memory` (utils/mem_utils.py:48-64), the difference of
-`get_current_memory_usage` = `empty_cache(); reset_peak_memory_stats();
-max_memory_allocated()` (platforms/cuda.py:250-255) before and after: torch's allocated
-bytes. The worker runs `load_model` inside `_scoped_allocator_max_split(max_split_size_mb=20)`
-(v1/worker/gpu_worker.py:211-233 and :337-342; read in the 0.21.0, 0.22.1, 0.23.0, 0.26.0 and
-0.30.0 wheels, :336-349 there; not in 0.20.0).
+What the figure measures (read in the 0.21.0, 0.30.0, 0.33.0 and 0.34.0 wheels, and 0.22.1 by
+task h50awq7b): the model runner's `load_model` wraps the load in `DeviceMemoryProfiler`
+(v1/worker/gpu_model_runner.py:4868 and :4960 in 0.21.0; v1/worker/gpu/model_runner.py:394 and
+:429 in 0.30.0, :397 and :429 in 0.33.0, :410 and :442 in 0.34.0) and prints its
+`consumed_memory` (utils/mem_utils.py:48-64 in 0.21.0, :81-100 in 0.30.0, :82-101 in 0.33.0,
+:83-102 in 0.34.0), the difference of
+`get_current_memory_usage` = `empty_cache(); reset_peak_memory_stats(); max_memory_allocated()`
+(platforms/cuda.py:244-249 in 0.21.0, :379-384 in 0.30.0, :369-374 in 0.33.0, :410-415 in
+0.34.0) before and after: torch's allocated bytes. The worker runs `load_model` inside
+`_scoped_allocator_max_split(max_split_size_mb=20)` (v1/worker/gpu_worker.py:214-236 and
+:338-345 in 0.21.0; :335-357 and :500-507 in 0.30.0; :419-446 and :594-601 in 0.33.0; :421-448
+and :595-603 in 0.34.0; 0.33.0 and 0.34.0 skip it for a non-native allocator backend,
+cudaMallocAsync; not in 0.20.0).
 
-torch's caching allocator (pytorch c10/cuda/CUDACachingAllocator.cpp, the stored version
-read: `get_allocation_size`, `should_split`, `get_free_block`, `alloc_found_block`) counts a
-block's whole size in `allocated_bytes`, not the request; a request of 10 MiB or more gets a
-fresh segment rounded up to 2 MiB (`kRoundLarge`), and a request of max_split_size or more is
-never split (`should_split`: `size < max_split_size() && remaining > kSmallSize`), nor served
-from a cached block 20 MiB larger (`get_free_block`). So every weight tensor of 20 MiB or more
-that vLLM allocates while loading counts as its size rounded up to 2 MiB, and "Model loading
-took" exceeds the tensors' bytes by the sum of those round-ups. Smaller tensors packed into 20
-MiB segments leave a placement-dependent remainder (not booked).
+torch's caching allocator (pytorch c10/cuda/CUDACachingAllocator.cpp, the stored version read:
+`get_allocation_size`, `should_split`, `get_free_block`, `alloc_found_block`) counts a block's
+whole size in `allocated_bytes`, not the request; a request of 10 MiB or more gets a fresh
+segment rounded up to 2 MiB (`kRoundLarge`), and a request of max_split_size or more is never
+split (`should_split`: `size < max_split_size() && remaining > kSmallSize`), nor served from a
+cached block 20 MiB larger (`get_free_block`). So every weight tensor of 20 MiB or more that
+vLLM allocates while loading counts as its size rounded up to 2 MiB, and "Model loading took"
+exceeds the tensors' bytes by the sum of those round-ups. Smaller tensors packed into 20 MiB
+segments leave a placement-dependent remainder (not booked).
 
-Booked for the layout kvplan.capacity.linear_quant prices (GPTQ/AWQ specs, whose tensors it
-knows one by one): per layer the fused qkv_proj and gate_up_proj and the o_proj and down_proj
-qweight, scales, qzeros (and GPTQ's g_idx), plus the embeddings and, untied, the LM head
-(vocab padded to 64 rows, VocabParallelEmbedding). Not booked for other layouts (the same
-round-up applies to them; their tensors are not laid out one by one here).
+Booked for every layout kvplan.engines.vllm_load_layout lays out tensor by tensor (16-bit and
+FP8 dense decoders and MoE experts, GPTQ/AWQ); elsewhere the explanation says it is not booked,
+with the bound.
 """
 
 from __future__ import annotations
 
-from kvplan.capacity.linear_quant import G_IDX_BYTES, _widths, quantized_params
+from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.interface import parse_version
+from kvplan.engines.vllm_load_layout import not_laid_out, rank_layout, tensor_count
 from kvplan.engines.vllm_series import DEFAULT_VERSION
-from kvplan.specs.schema import ModelSpec
 from kvplan.units import MIB, ceil_div
 
 SCOPED_SPLIT_FROM = (0, 21, 0)  # first wheel read with max_split_size_mb 20 around load_model
-MAX_SPLIT_BYTES = 20 * MIB  # max_split_size_mb:20 (gpu_worker.py:340 in 0.22.1)
+MAX_SPLIT_BYTES = 20 * MIB  # max_split_size_mb:20 (gpu_worker.py:343 in 0.21.0)
 ROUND_LARGE = 2 * MIB  # torch's kRoundLarge
-VOCAB_PAD = 64  # vLLM's DEFAULT_VOCAB_PADDING_SIZE
-METHODS = frozenset({"awq", "gptq"})
 
 
-def applies(model: ModelSpec, version: str | None) -> bool:
-    """Whether kvplan books the round-up: a GPTQ/AWQ spec under a release that scopes it."""
-    quant = model.weight_quant
-    if quant is None or quant.method not in METHODS:
-        return False
+def scoped(version: str | None) -> bool:
+    """Whether this release loads under max_split_size_mb 20."""
     return (parse_version(version or DEFAULT_VERSION) or ())[:3] >= SCOPED_SPLIT_FROM
 
 
 def round_up(size: int) -> int:
-    """Bytes torch counts for one tensor of `size` bytes under max_split_size 20 MiB: a tensor
-    of 20 MiB or more sits alone in a segment rounded up to 2 MiB; a smaller one is not
+    """Bytes torch counts above one tensor of `size` bytes under max_split_size 20 MiB: a
+    tensor of 20 MiB or more sits alone in a segment rounded up to 2 MiB; a smaller one is not
     counted here (0)."""
     if size < MAX_SPLIT_BYTES:
         return 0
     return ceil_div(size, ROUND_LARGE) * ROUND_LARGE - size
 
 
-def layer_tensors(model: ModelSpec, tp: int) -> list[int]:
-    """Bytes of each quantized tensor of one decoder layer on one TP rank."""
-    quant = model.weight_quant
-    assert quant is not None
-    bits, group, scale_bits = quant.weight_dtype.bits, quant.group_size, quant.scale_dtype.bits
-    column, row = _widths(model, tp)
-    sizes = []
-    for k, n in column + row:
-        groups = ceil_div(k, group)
-        sizes += [k * n * bits // 8, groups * n * scale_bits // 8,
-                  groups * ceil_div(n * bits, 32) * 4]
-        if quant.method == "gptq":
-            sizes.append(k * G_IDX_BYTES)
-    return sizes
-
-
-def vocab_tensors(model: ModelSpec, tp: int) -> list[int]:
-    """The embeddings and, where the spec's 16-bit rest holds a second vocab x hidden matrix
-    (untied), the LM head, on one TP rank."""
-    rest = model.params_total - quantized_params(model)
-    matrix = model.vocab_size * model.hidden_size
-    count = 2 if rest >= 2 * matrix else 1
-    rows = ceil_div(ceil_div(model.vocab_size, VOCAB_PAD) * VOCAB_PAD, tp)
-    return [rows * model.hidden_size * model.weight_dtype.bits // 8] * count
-
-
-def slack_bytes(model: ModelSpec, tp: int, pp: int, version: str | None) -> int:
+def slack_bytes(req: SizeRequest, version: str | None) -> int:
     """Bytes "Model loading took" counts above the tensors on one GPU (0 where not booked):
     the layers' round-ups over pp stages, the vocab matrices' over pp, as weights_bytes."""
-    if not applies(model, version):
+    if not scoped(version):
         return 0
-    layers = model.num_layers * sum(round_up(s) for s in layer_tensors(model, tp))
-    vocab = sum(round_up(s) for s in vocab_tensors(model, tp))
-    return ceil_div(layers, pp) + ceil_div(vocab, pp)
+    lay = rank_layout(req.model, req.effective_weight_dtype, req.tp, req.ep)
+    if lay is None:
+        return 0
+    layers = sum(count * sum(round_up(s) for s in sizes) for count, sizes in lay.layers)
+    vocab = sum(round_up(s) for s in lay.vocab)
+    return ceil_div(layers, req.pp) + ceil_div(vocab, req.pp)
 
 
-def slack_how(model: ModelSpec, tp: int, pp: int, version: str | None) -> str:
-    """The term in words for `kvplan explain`."""
-    slack = slack_bytes(model, tp, pp, version)
-    return (f" + {slack:,} B of torch blocks: tensors of 20 MiB or more rounded up to 2 MiB "
-            "(vLLM loads under max_split_size_mb 20)") if slack else ""
+def slack_how(req: SizeRequest, version: str | None) -> str:
+    """The term in words for `kvplan explain`'s weights step: booked, or why not and the bound."""
+    if not scoped(version):
+        return ""
+    slack = slack_bytes(req, version)
+    if slack:
+        lay = rank_layout(req.model, req.effective_weight_dtype, req.tp, req.ep)
+        assert lay is not None
+        return (f" + {slack:,} B of torch blocks: the {lay.kind} layout's tensors of 20 MiB or "
+                "more rounded up to 2 MiB (vLLM loads under max_split_size_mb 20)")
+    why = not_laid_out(req.model, req.effective_weight_dtype)
+    if why is None:
+        return ""
+    bound = ceil_div(tensor_count(req.model), req.pp) * ROUND_LARGE
+    return (f"; torch's whole blocks not booked ({why}: not laid out tensor by tensor): vLLM "
+            f"loads under max_split_size_mb 20, so up to 2 MiB more a tensor of 20 MiB or "
+            f"more, at most {bound:,} B here (2 MiB x {ceil_div(tensor_count(req.model), req.pp)}"
+            " tensors)")

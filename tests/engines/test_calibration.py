@@ -189,13 +189,16 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # 569,476,848 B = 0.5304 booked, +0.07%) and it misses at +6.10% (88,464 tokens booked for
     # 83,376): 0.10 GiB of weights (14.29 GiB loaded, 14.19 booked) and 0.18 GiB of activation
     # and non-torch memory (0.83 GiB beside weights, graphs and pool, 0.65 booked).
+    # Task h51blocks booked the torch blocks "Model loading took" counts from vLLM 0.21 for every
+    # layout kvplan lays out tensor by tensor (kvplan.engines.vllm_load_blocks: each tensor of 20
+    # MiB or more rounded up to 2 MiB under the max_split_size_mb 20 the worker sets around
+    # load_model; task h50awq7b's GPTQ/AWQ reading extended to 16-bit, FP8 and MoE layouts): 560
+    # +6.10% -> +3.93% leaves this set (103,809,024 B: 28 x 3.5 MiB + 2 x 0.5 MiB, its 14.19 GiB
+    # of weights to 14.29 as printed); 480 +6.44% -> +5.89% (85,458,944 B: 28 x (1,310,720 +
+    # 1,703,936) + 2 x 524,288) stays.
     assert misses == {"04", "11", "29", "36", "93", "97", "98", "143", "251", "254", "260", "272",
-                      "282", "420", "447", "480", "560"}
-    assert 5.5 < dense["560"].error_pct < 6.5
-    # Task h50awq7b booked the torch blocks "Model loading took" counts for GPTQ/AWQ specs from
-    # vLLM 0.21 (kvplan.engines.vllm_load_blocks: every tensor of 20 MiB or more rounded up to 2
-    # MiB under the max_split_size_mb 20 the worker sets around load_model): 480 +6.44% -> +5.89%
-    # (85,458,944 B: 28 x (1,310,720 + 1,703,936) + 2 x 524,288).
+                      "282", "420", "447", "480"}
+    assert 3.5 < dense["560"].error_pct < 4.5
     assert -6.5 < dense["447"].error_pct < -5.5 and 5.8 < dense["480"].error_pct < 6.0
     # Task h39rope booked vLLM's rotary cos/sin cache with the weights for every architecture read
     # (kvplan.engines.vllm_rotary): 274 +2.06% -> +1.46% (Qwen2.5-7B's 131,072 x 128 x 2 B), 275
@@ -205,7 +208,10 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     assert 6.5 < dense["272"].error_pct < 7.5
     # Task h36samp read that Model Runner V2's dummy pass keeps the bf16 logits untouched from
     # 0.26 (2 B a logit, not 6): 259 (0.27.1) +1.93% -> +2.52%.
-    assert 1.5 < dense["250"].error_pct < 2.5 and 2.3 < dense["259"].error_pct < 2.7
+    # Task h51blocks' torch blocks (above): 259 (Qwen3-32B at TP 2, 0.27.1) +2.40% -> +1.64% (64
+    # layers x down_proj 12,800 x 5,120 x 2 B = 125 MiB -> 126, +1 MiB; 30.52 GiB of weights to
+    # 30.585, 30.59 printed); 250 +1.93% -> +1.90%.
+    assert 1.5 < dense["250"].error_pct < 2.5 and 1.5 < dense["259"].error_pct < 1.8
     assert 0.0 < dense["271"].error_pct < 0.5
     assert abs(dense["06"].error_pct) < 5.0 and 10.0 < dense["251"].error_pct < 12.0
     assert abs(dense["130"].error_pct) < 2.0  # +8.4% before the 0.10 sort was booked

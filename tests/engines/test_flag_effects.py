@@ -257,19 +257,22 @@ def test_expert_parallelism_beyond_tp_splits_the_experts() -> None:
     # 32 x 4,096 x 8 = 1,048,576 is whole on each GPU (task h38router): 1,604,587,520 x 2 B / 2
     # + 1,048,576 x 2 B = 1,606,684,672 B; the experts 45,097,156,608 x 2 B / 4 = 22,548,578,304 B.
     # Without EP: 46,702,792,704 B split evenly + the router's other half, 1,048,576 B. vLLM adds
-    # its rotary cos/sin cache to both (task h39rope): 32,768 positions x 128 x 2 B = 8,388,608 B.
+    # its rotary cos/sin cache to both (task h39rope): 32,768 positions x 128 x 2 B = 8,388,608 B,
+    # and from 0.21 torch's whole blocks (task h51blocks): the embeddings and LM head, 32,000 / 2
+    # = 16,000 rows x 4,096 x 2 B = 125 MiB each, round up to 126: 2,097,152 B on both (every
+    # other tensor a whole 2 MiB: the experts 896 + 448 MiB split by tp, 448 + 224 whole by ep).
     model = load_model("mixtral-8x7b")
     assert expert_params(model) == 45_097_156_608
     assert ep_weight_saving(model, 16, 2, 1, 4) == 22_548_578_304
     r = req("mixtral-8x7b", tp=2)
     base = run_engine(r, settings(name="vllm"))
     ep = run_engine(replace(r, ep=4), settings(name="vllm"))
-    rope = 32_768 * 128 * 2
-    assert base.weights_bytes == 46_702_792_704 + 1_048_576 + rope == 46_712_229_888
-    assert ep.weights_bytes == 1_606_684_672 + 22_548_578_304 + rope
+    rope, blocks = 32_768 * 128 * 2, 2 * 1_048_576
+    assert base.weights_bytes == 46_702_792_704 + 1_048_576 + rope + blocks == 46_714_327_040
+    assert ep.weights_bytes == 1_606_684_672 + 22_548_578_304 + rope + blocks
     assert ep.kv_cache_bytes - base.kv_cache_bytes == 22_548_578_304
     # up to tp the experts are split over the same GPUs: nothing changes
-    assert run_engine(replace(r, ep=2), settings(name="vllm")).weights_bytes == 46_712_229_888
+    assert run_engine(replace(r, ep=2), settings(name="vllm")).weights_bytes == 46_714_327_040
 
 
 @pytest.mark.parametrize(("model", "tp", "ep", "message"), [

@@ -37,7 +37,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import router_params, weights_bytes
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import DType
-from tests.conftest import invoke, rotary_words
+from tests.conftest import blocks_words, invoke, rotary_words
 
 CONFIG = Path(__file__).parents[1] / "assets" / "hf_configs" / "qwen3-235b-a22b-fp8.json"
 H100 = load_hardware("h100")
@@ -97,16 +97,20 @@ def test_the_router_is_whole_on_every_rank() -> None:
 def test_explain_shows_the_router() -> None:
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights,
     # 40,960 positions x 128 x 2 B = 10,485,760 B, and leaves the pool; recomputed: 29,634,692,544
-    # -> 29,645,178,304
+    # -> 29,645,178,304; task h51blocks: torch's whole blocks from vLLM 0.21, the bf16 embeddings
+    # and LM head at TP 8, 18,992 rows x 4,096 x 2 B = 148.375 MiB each, round up to 150 MiB:
+    # 2 x 1,703,936 = 3,407,872 (the experts' 192 and 96 MiB and everything else whole or under
+    # 20 MiB): 29,648,586,176
     res = invoke(CliRunner(), "explain", "qwen3-235b-a22b-fp8", "--engine", "vllm", "--tp", "8",
                  "-c", "32768", "-f", "json")
     assert res.exit_code == 0, res.output
     steps = json.loads(res.stdout)["results"][0]["steps"]
     weights = next(s for s in steps if s["label"] == "weights")
-    assert weights["value"] == 29_645_178_304
+    assert weights["value"] == 29_645_178_304 + 3_407_872 == 29_648_586_176
     assert weights["formula"] == ("235,093,634,560 params x 8 bits / 8 GPU(s), the MoE router "
                                   "(49,283,072 params) in 16 bits on every GPU"
-                                  + rotary_words("40,960 positions x 128 x 2 B"))
+                                  + rotary_words("40,960 positions x 128 x 2 B")
+                                  + blocks_words(3_407_872, "FP8 MoE"))
 
 
 def test_qwen3_30b_fp8_against_its_checkpoint_and_log_112() -> None:

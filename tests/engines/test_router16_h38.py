@@ -23,7 +23,7 @@ from typer.testing import CliRunner
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import router_params, router_whole, weights_bytes
 from kvplan.specs import load_hardware, load_model
-from tests.conftest import invoke, rotary_words
+from tests.conftest import blocks_words, invoke, rotary_words
 
 H100 = load_hardware("h100-sxm-80gb")
 WHOLE = 30_544_705_536
@@ -71,6 +71,9 @@ def test_explain_names_the_bf16_router() -> None:
     assert res.exit_code == 0, res.output
     steps = json.loads(res.stdout)["results"][0]["steps"]
     weights = next(s for s in steps if s["label"] == "weights")
+    # task h51blocks: torch's whole blocks from vLLM 0.21, the embeddings and LM head at TP 2,
+    # 75,968 rows x 2,048 x 2 B = 296.75 MiB each, round up to 298: 2 x 1,310,720 = 2,621,440
     assert weights["formula"] == ("30,532,122,624 params x 16 bits / 2 GPU(s), the MoE router "
                                   "(12,582,912 params) in 16 bits on every GPU"
-                                  + rotary_words("40,960 positions x 128 x 2 B"))
+                                  + rotary_words("40,960 positions x 128 x 2 B")
+                                  + blocks_words(2_621_440, "16-bit MoE"))

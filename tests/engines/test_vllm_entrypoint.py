@@ -101,15 +101,18 @@ def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
     # 88,912 -> 75,648; then (task h44graphbase) a first capture + later graphs: 358,612,992 +
     # 84 later x 80 layers x 89,653 B = 961,081,152 B, 662,110,368 B less than 1,623,191,520,
     # 505.1 blocks: 78,448 -> 86,544 (4,903 -> 5,409 blocks, the old pool's remainder making the
-    # 506th), 75,648 -> 83,728 (4,728 -> 5,233, 505)
+    # 506th), 75,648 -> 83,728 (4,728 -> 5,233, 505); then (task h51blocks) torch's whole blocks
+    # in the weights from 0.21: Llama-3.1-70B's embeddings and LM head at TP 4, 32,064 rows x
+    # 8,192 x 2 B = 501 MiB each, round up to 502: 2,097,152 B, 1.6 blocks: 86,544 -> 86,512
+    # (5,409 -> 5,407), 83,728 -> 83,712 (5,233 -> 5,232)
     unset, serve, offline = _explain(*RUN), _explain(*RUN, "--entrypoint", "serve"), \
         _explain(*RUN, "--entrypoint", "offline")
     assert _step(serve, "activation peak") == 256 * 128_256 * 16 == 525_336_576
     assert _step(offline, "activation peak") == 8192 * 46_080 * 2 == 754_974_720
     assert _step(serve, "KV cache memory") - _step(offline, "KV cache memory") == 229_638_144
     assert (_step(serve, "GPU KV cache size"), _step(offline, "GPU KV cache size")) == (
-        86_544, 83_728)
-    assert _step(unset, "GPU KV cache size") == 86_544  # serve is the default
+        86_512, 83_712)
+    assert _step(unset, "GPU KV cache size") == 86_512  # serve is the default
     assert _field(offline) == ("offline", "--entrypoint")
     assert _field(unset) == ("serve", "default: `vllm serve`, 2,048 batched tokens (the offline "
                              "LLM class 8,192: state offline)")
@@ -166,14 +169,15 @@ def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
     # leaves the pool; recomputed: 77,648 -> 77,248, 80,448 -> 80,048; 0.22's default 0.92
     # (module docstring): 77,248 -> 88,912, 80,048 -> 91,712; the graph term by the capture
     # sizes (task h43graphs, the test above): 88,912 -> 75,648, 91,712 -> 78,448; a first capture
-    # + later graphs (task h44graphbase, the test above): 75,648 -> 83,728, 78,448 -> 86,544
+    # + later graphs (task h44graphbase, the test above): 75,648 -> 83,728, 78,448 -> 86,544;
+    # torch's whole blocks (task h51blocks, the test above): 83,728 -> 83,712, 86,544 -> 86,512
     path = tmp_path / "q.yaml"
     path.write_text(HEAD + "engine: {name: vllm, version: 0.22.0, entrypoint: offline}\n")
     got = _explain(str(path))
     assert _field(got) == ("offline", "file")
-    assert _step(got, "GPU KV cache size") == 83_728
+    assert _step(got, "GPU KV cache size") == 83_712
     # the flag overrides the file's value
-    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 86_544
+    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 86_512
 
 
 def test_a_bad_value_is_one_line_and_exit_2(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from kvplan.engines.vllm_flags import draft_block_bytes, flag_notes, weights_for
 from kvplan.errors import InputError
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB
+from tests.conftest import blocks_words
 from tests.mutants.engine_runs import rotary_words
 
 
@@ -32,7 +33,12 @@ def test_weights_for_gpt_oss_mxfp4_by_kernel():
     # 3,608,919,168: 14,678,736,000; + the rotary cos/sin cache (task h39rope), YaRN 4,096 x 32 =
     # 131,072 positions x head_dim 64 x 4 B (gpt_oss.py asks for float32) = 33,554,432:
     # 14,712,290,432.
-    rope = rotary_words("YaRN 4,096 x 32 = 131,072 positions x 64 x 4 B")
+    # vLLM 0.21+ counts torch's whole blocks (task h51blocks), not laid out for MXFP4: the step
+    # gives the bound, 2 MiB x (4 x 24 layers + 2) = 98 tensors = 205,520,896 B, and books none.
+    rope = rotary_words("YaRN 4,096 x 32 = 131,072 positions x 64 x 4 B") + (
+        "; torch's whole blocks not booked (MXFP4 experts: not laid out tensor by tensor): vLLM "
+        "loads under max_split_size_mb 20, so up to 2 MiB more a tensor of 20 MiB or more, at "
+        "most 205,520,896 B here (2 MiB x 98 tensors)")
     weights, how = weights_for(_req("gpt-oss-20b"), EngineSettings(engine=Engine.vllm))
     assert (weights, how) == (14_712_290_432,
                               "gpt-oss MXFP4 experts padded for the marlin kernel + bf16 rest" + rope)
@@ -52,17 +58,23 @@ def test_weights_for_measured_and_expert_parallel():
     # ep 2 at tp 1 on Qwen3-30B-A3B: experts / 2 on each GPU
     weights, how = weights_for(_req("qwen3-30b-a3b", ep=2), s)
     # the 16-bit router is whole on every GPU from vLLM 0.8.5 (task h38router): 48 x 128 x 2,048
+    # torch's whole blocks from vLLM 0.21 (task h51blocks): the embeddings and LM head, 151,936 x
+    # 2,048 x 2 B = 593.5 MiB each -> 594, 1,048,576 B (64 whole experts: w13 64 x 1,536 x 2,048
+    # x 2 B = 384 MiB, w2 192 MiB)
     assert how == ("30,532,122,624 params x 16 bits / 1 GPU(s), the MoE router (12,582,912 params)"
                    " in 16 bits on every GPU, experts / 2 (expert parallelism)"
-                   + rotary_words("40,960 positions x 128 x 2 B"))
+                   + rotary_words("40,960 positions x 128 x 2 B")
+                   + blocks_words(1_048_576, "16-bit MoE"))
     # expert params 48 x 128 x 3 x 2,048 x 768 = 28,991,029,248; half of them x 2 B saved:
     # 30,532,122,624 x 2 - 28,991,029,248 = 32,073,216,000; + the rotary cos/sin cache (task
-    # h39rope) 40,960 x 128 x 2 B = 10,485,760: 32,083,701,760
-    assert weights == 32_083_701_760
-    # ep equal to tp: no expert parallelism in the description
+    # h39rope) 40,960 x 128 x 2 B = 10,485,760: 32,083,701,760; + 1,048,576: 32,084,750,336
+    assert weights == 32_083_701_760 + 1_048_576 == 32_084_750_336
+    # ep equal to tp: no expert parallelism in the description; the vocab matrices at TP 2,
+    # 75,968 rows x 2,048 x 2 B = 296.75 MiB each -> 298: 2,621,440 B
     assert weights_for(_req("qwen3-30b-a3b", tp=2, ep=2), s)[1] == (
         "30,532,122,624 params x 16 bits / 2 GPU(s), the MoE router (12,582,912 params) in 16 bits"
-        " on every GPU" + rotary_words("40,960 positions x 128 x 2 B"))
+        " on every GPU" + rotary_words("40,960 positions x 128 x 2 B")
+        + blocks_words(2_621_440, "16-bit MoE"))
 
 
 def test_cpu_offload_never_below_zero():
@@ -75,9 +87,11 @@ def test_cpu_offload_never_below_zero():
 
 def test_draft_weights_split_over_tp():
     # 1,000,000,001 params x 2 B / 2 ranks, rounded up: 1,000,000,001; + the rotary cos/sin cache
-    # (task h39rope) 8,192 x 128 x 2 B = 2,097,152 B, whole on each rank
+    # (task h39rope) 8,192 x 128 x 2 B = 2,097,152 B, whole on each rank; + torch's whole blocks
+    # from vLLM 0.21 (task h51blocks): Llama-3-8B's embeddings and LM head at TP 2, 64,128 rows x
+    # 4,096 x 2 B = 501 MiB each -> 502, 2,097,152 B
     s = EngineSettings(engine=Engine.vllm, draft_params=1_000_000_001)
-    assert weights_for(_req(tp=2), s)[0] == 8_030_261_248 + 1_000_000_001 + 2_097_152
+    assert weights_for(_req(tp=2), s)[0] == 8_030_261_248 + 1_000_000_001 + 2 * 2_097_152
 
 
 def test_flag_notes():

@@ -181,11 +181,12 @@ def test_ep_on_the_command_line_moves_the_weights() -> None:
     # Mixtral-8x7B at TP 2 with EP 4 (tp 2 x dp 2): 24,155,262,976 B of weights per GPU
     # (tests/engines/test_flag_effects.py has the arithmetic: the 16-bit router, 32 x 4,096 x 8
     # x 2 B = 2,097,152 B, whole on every GPU since task h38router, + 1,048,576 B); without EP
-    # 46,703,841,280 B
+    # 46,703,841,280 B; + torch's whole blocks from vLLM 0.21 (task h51blocks; the arithmetic in
+    # test_flag_effects.py): 2,097,152 B -> 24,165,748,736
     runner = CliRunner()
     rows = _rows(runner.invoke(app, ["size", "mixtral-8x7b", "--engine", "vllm", "--tp", "2",
                                      "--ep", "4", "--context", "8192", "-f", "json"]))
-    assert rows[0]["weights_bytes"] == 24_163_651_584
+    assert rows[0]["weights_bytes"] == 24_163_651_584 + 2_097_152 == 24_165_748_736
     res = runner.invoke(app, ["size", "mixtral-8x7b", "--engine", "sglang", "--tp", "2",
                               "--ep", "4", "--context", "8192"])
     assert res.exit_code == 2
