@@ -45,8 +45,11 @@ def test_nohup_vllm_serve_with_redirections_is_read_and_sized(runner: CliRunner)
     (1,286,704 before task h43graphs booked 102 graphs x 48 layers x 235,929 B = 1,155,108,384 B
     of CUDA graphs for 0.5 GiB: 618,237,472 B less, 786 blocks of 786,432 B, 12,576 tokens;
     1,274,128 until task h44graphbase booked 358,612,992 + 100 later graphs x 48 x 89,653 B =
-    788,947,392 B: 366,160,992 B more, 465 blocks, 7,440 tokens), 1,281,568 / 16,384 = 78.22,
-    so 78 sequences."""
+    788,947,392 B: 366,160,992 B more, 465 blocks, 7,440 tokens; then task h51blocks booked
+    torch's whole blocks from vLLM 0.21: at TP 4 gate_up 6,912 x 5,120 x 2 B = 67.5 MiB -> 68 and
+    down 5,120 x 3,456 x 2 B = 33.75 MiB -> 34 in 48 layers, 36 MiB, and the embeddings and LM
+    head, 38,016 rows x 5,120 x 2 B = 371.25 MiB -> 372 each, 1.5 MiB: 39,321,600 B = 50 blocks,
+    800 tokens: 1,280,768), 1,280,768 / 16,384 = 78.17, so 78 sequences."""
     code, out = check(runner, SCRIPTS / "multiagentsdebate-vllm-serve.sh")
     assert code == 0
     assert "multiagentsdebate-vllm-serve.sh:4  multiagentsdebate-vllm-serve.sh: no GPU named" in out
@@ -56,7 +59,7 @@ def test_nohup_vllm_serve_with_redirections_is_read_and_sized(runner: CliRunner)
     code, out = check(runner, SCRIPTS / "multiagentsdebate-vllm-serve.sh", "--gpu", "h100")
     assert code == 0
     assert ("multiagentsdebate-vllm-serve.sh:4  multiagentsdebate-vllm-serve.sh: starts; "
-            "holds 78 sequences of 16,384 tokens per replica (1,281,568 tokens in the pool)") in out
+            "holds 78 sequences of 16,384 tokens per replica (1,280,768 tokens in the pool)") in out
 
 
 def test_script_argument_is_render_first(runner: CliRunner) -> None:
@@ -72,21 +75,23 @@ def test_docker_run_vllm_openai_with_underscore_options(runner: CliRunner) -> No
     """dagnaputra/nlp serve_7b_model.sh: `docker run --gpus all vllm/vllm-openai:latest --model
     Qwen/Qwen2.5-7B-Instruct --max_model_len 1024 --gpu_memory_utilization 0.7` (vLLM reads `_`
     as `-`). `--gpus all`: the engine uses TP 1. `explain qwen2.5-7b --engine vllm -c 1024
-    --memory-utilization 0.7`: on an H100 a 710,592-token pool (710,592 / 1,024 = 693.94; 711,872
+    --memory-utilization 0.7`: on an H100 a 708,784-token pool (708,784 / 1,024 = 692.17; 710,592
+    before task h51blocks booked torch's whole blocks from vLLM 0.21, 103,809,024 B = 28 layers x
+    3.5 MiB + 2 x 0.5 MiB, 113.1 blocks of 917,504 B: 113 fewer; 711,872
     before task h43graphs booked 102 graphs x 28 layers x 235,929 B = 673,813,224 B of CUDA
     graphs for 536,870,912, 709,472 after; task h44graphbase's 358,612,992 + 100 later x 28 x
     89,653 = 609,641,392 B, 64,171,832 B less, gives back 70 blocks of 917,504 B); on an L4,
-    0.7 x 21.95 GiB = 15.37 GiB less 14.19 GiB of weights, 0.51 GiB of activations and the other
-    overheads (86 graphs: 358,612,992 + 84 x 28 x 89,653 = 569,476,848 B = 0.53 GiB of them, as
-    86 x 28 x 235,929 was) leaves -0.09 GiB (-0.06 with the flat 0.5 GiB): vLLM does not
-    start."""
+    0.7 x 21.95 GiB = 15.37 GiB less 14.29 GiB of weights (14.19 before task h51blocks' 0.097
+    GiB of torch blocks), 0.51 GiB of activations and the other overheads (86 graphs: 358,612,992
+    + 84 x 28 x 89,653 = 569,476,848 B = 0.53 GiB of them, as 86 x 28 x 235,929 was) leaves -0.19
+    GiB (-0.09 before task h51blocks; -0.06 with the flat 0.5 GiB): vLLM does not start."""
     code, out = check(runner, SCRIPTS / "dagnaputra-serve-7b-model.sh", "--gpu", "h100")
     assert code == 0
-    assert "holds 693 sequences of 1,024 tokens per replica (710,592 tokens in the pool)" in out
+    assert "holds 692 sequences of 1,024 tokens per replica (708,784 tokens in the pool)" in out
     assert "--gpus all; the engine uses 1 GPU(s)" in out
     code, out = check(runner, SCRIPTS / "dagnaputra-serve-7b-model.sh", "--gpu", "l4")
     assert code == 1
-    assert "no memory for the KV cache (-0.09 GiB after weights 14.19 GiB" in out
+    assert "no memory for the KV cache (-0.19 GiB after weights 14.29 GiB" in out
 
 
 def test_held_out_options_to_an_image_kvplan_cannot_see(runner: CliRunner) -> None:
@@ -152,10 +157,11 @@ def test_variables_defaults_export_and_continuations(runner: CliRunner) -> None:
     """MODEL="${MODEL:-meta-llama/Llama-3.1-8B-Instruct}", TP=2, CONTEXT=16k, `export
     CUDA_VISIBLE_DEVICES=0,1`, `exec vllm serve "$MODEL" --tensor_parallel_size=${TP}
     --max-model-len $CONTEXT ... | tee`: 16k is 16,000 (vLLM's k). `explain llama-3.1-8b
-    --engine vllm --tp 2 -c 16000 --memory-utilization 0.85 -g h100`: 899,200 tokens (900,864
+    --engine vllm --tp 2 -c 16000 --memory-utilization 0.85 -g h100`: 899,168 tokens (900,864
     before task h43graphs booked 770,072,256 B of CUDA graphs for 536,870,912: 223 blocks of
-    1 MiB less; 897,296 until task h44graphbase's 645,502,592 B gave back 119 blocks),
-    899,200 / 16,000 = 56.2."""
+    1 MiB less; 897,296 until task h44graphbase's 645,502,592 B gave back 119 blocks; 899,200
+    until task h51blocks booked torch's whole blocks from vLLM 0.21: the embeddings and LM head
+    at TP 2, 64,128 rows x 4,096 x 2 B = 501 MiB each -> 502, 2 blocks), 899,168 / 16,000 = 56.2."""
     data = rows(runner, SYN / "variables.sh", "--gpu", "h100")
     (row,) = data
     assert (row["line"], row["verdict"], row["model"], row["gpus"]) == (11, "PASS",
@@ -170,8 +176,10 @@ def test_two_servers_give_two_outcomes_whole_output(runner: CliRunner) -> None:
     1,2 (`explain llama-3.1-8b --engine vllm --tp 2 -c 8192`, the default 0.34.0 with its TP
     set-up booked (task h42v034) and, since task h43graphs, 102 graphs of CUDA graphs, since task
     h44graphbase 358,612,992 + 100 later x 32 layers x 89,653 B = 645,502,592 B (770,072,256 =
-    102 x 32 x 235,929 until then, 536,870,912 before): 1,064,960 (1,063,072 until task
-    h44graphbase, 1,066,624 before task h43graphs), / 8,192 = 130.0)."""
+    102 x 32 x 235,929 until then, 536,870,912 before), since task h51blocks torch's whole blocks
+    (the embeddings and LM head at TP 2, 501 MiB -> 502 each: 2 blocks of 1 MiB): 1,064,928
+    (1,064,960 until task h51blocks, 1,063,072 until task h44graphbase, 1,066,624 before task
+    h43graphs), / 8,192 = 129.996, so 129)."""
     result = invoke(runner, "check", "tests/assets/check/scripts/synthetic/two-servers.sh",
                     "--gpu", "h100")
     assert result.exit_code == 0
@@ -180,7 +188,7 @@ def test_two_servers_give_two_outcomes_whole_output(runner: CliRunner) -> None:
     assert result.output == GOLDEN.read_text()
     assert "holds 111 sequences of 8,192 tokens per replica (913,827 tokens in the pool)" in \
         result.output
-    assert "holds 130 sequences of 8,192 tokens per replica (1,064,960 tokens in the pool)" in \
+    assert "holds 129 sequences of 8,192 tokens per replica (1,064,928 tokens in the pool)" in \
         result.output
 
 
@@ -246,7 +254,7 @@ def test_side_file_names_the_model_of_a_folder(runner: CliRunner) -> None:
 def test_explain_reads_a_script_as_check_does(runner: CliRunner) -> None:
     result = invoke(runner, "explain", str(SYN / "variables.sh"), "--gpu", "h100")
     assert result.exit_code == 0, result.output
-    assert "GPU KV cache size: 899,200 tokens" in result.output
+    assert "GPU KV cache size: 899,168 tokens" in result.output
 
 
 @pytest.mark.parametrize("text", ["services:\n  a:\n    image: x\n", "- a\n- b\n"])

@@ -117,8 +117,11 @@ def test_a_build_steps_subshell_cd_does_not_move_the_server():
 def test_each_server_reads_the_file_of_its_own_subshell():
     """pd/prefill-decode.sh: prefill (line 4, `(cd prefill && ...)`) reads prefill/serve.yaml
     (TP 4, 8,192 tokens), decode (line 5, `( cd decode && ...)`) decode/serve.yaml (TP 4,
-    16,384). Same TP, same GPUs: one pool of 511,200 tokens each, which holds
-    511,200 // 8,192 = 62 and 511,200 // 16,384 = 31 sequences (517,776, 63 and 31 before task
+    16,384). Same TP, same GPUs: one pool of 511,168 tokens each, which holds
+    511,168 // 8,192 = 62 and 511,168 // 16,384 = 31 sequences (511,200 before task h51blocks
+    booked torch's whole blocks from vLLM 0.21: Llama-3.1-70B's embeddings and LM head at TP 4,
+    32,064 rows x 8,192 x 2 B = 501 MiB each -> 502, 2 MiB, two blocks of 1,310,720 B; 517,776,
+    63 and 31 before task
     h43graphs priced the CUDA-graph estimate by its capture sizes; 500,832, 61 and 30 until task
     h44graphbase booked it as 358,612,992 + 100 later graphs x 80 layers x 89,653 B =
     1,075,836,992 B for 1,925,180,640: 849,343,648 B, 648 blocks of 1,310,720 B, 10,368 tokens
@@ -126,9 +129,9 @@ def test_each_server_reads_the_file_of_its_own_subshell():
     code, lines, out = _check("pd/prefill-decode.sh")
     assert code == 0, out
     assert lines[0].startswith("PASS  line 4  prefill-decode.sh: starts; holds 62 sequences of "
-                               "8,192 tokens per replica (511,200 tokens in the pool)")
+                               "8,192 tokens per replica (511,168 tokens in the pool)")
     assert lines[1].startswith("PASS  line 5  prefill-decode.sh: starts; holds 31 sequences of "
-                               "16,384 tokens per replica (511,200 tokens in the pool)")
+                               "16,384 tokens per replica (511,168 tokens in the pool)")
     assert "--config serve.yaml: 2 option(s) read from prefill/serve.yaml" in out
     assert "--config serve.yaml: 2 option(s) read from decode/serve.yaml" in out
 
