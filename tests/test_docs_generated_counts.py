@@ -50,7 +50,8 @@ def _log_counts() -> dict[str, str]:
              24: "twenty-four", 25: "twenty-five", 26: "twenty-six",
              27: "twenty-seven", 28: "twenty-eight", 29: "twenty-nine", 30: "thirty",
              31: "thirty-one", 32: "thirty-two", 33: "thirty-three", 34: "thirty-four",
-             35: "thirty-five", 36: "thirty-six", 37: "thirty-seven"}
+             35: "thirty-five", 36: "thirty-six", 37: "thirty-seven", 38: "thirty-eight",
+             39: "thirty-nine"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -67,7 +68,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 38)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 40)})
     return out
 
 
@@ -130,8 +131,8 @@ PROSE = [
      r"(?P<h25>\d+) in heldout-25, (?P<h26>\d+) in heldout-26, (?P<h27>\d+) in heldout-27, "
      r"(?P<h28>\d+) in heldout-28, (?P<h29>\d+) in heldout-29, (?P<h30>\d+) in heldout-30, "
      r"(?P<h31>\d+) in heldout-31, (?P<h32>\d+) in heldout-32, (?P<h33>\d+) in heldout-33, "
-     r"(?P<h34>\d+) in heldout-34, (?P<h35>\d+) in heldout-35, (?P<h36>\d+) in heldout-36 "
-     r"and (?P<h37>\d+) in heldout-37;",
+     r"(?P<h34>\d+) in heldout-34, (?P<h35>\d+) in heldout-35, (?P<h36>\d+) in heldout-36, "
+     r"(?P<h37>\d+) in heldout-37 and (?P<h39>\d+) in heldout-39;",
      _engine_log_counts),
     ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
     ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",

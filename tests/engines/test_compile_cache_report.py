@@ -121,8 +121,9 @@ def test_summary_line_against_a_recount() -> None:
 def test_prose_counts_match_the_summary() -> None:
     """README's sentence and docs/engines.md's "Reported in `kvplan calibrate`" paragraph give
     the same split as held_out_dense_misses: README's 17 = 2 cold + 15 not stated (no warm or
-    eager miss; 18 = 2 + 16 until task h50awq7b's torch blocks took 448 to +4.42%); engines.md
-    names the not-stated runs as 504, 505 and thirteen others."""
+    eager miss; 19 = 2 + 17 until tasks h50awq7b and h51blocks booked torch's whole blocks, which
+    took 448 to +4.42% and 625 to +4.77%); engines.md names the not-stated runs as 504, 505 (cold
+    by their sources' prose) and thirteen others."""
     from kvplan.calibrate.compare import held_out_dense_misses
 
     root = LOGS.parents[2]
