@@ -96,7 +96,7 @@ ENGINE_TABLE_ROWS = [
     ("SGLang", "multimodal", "heldout-28", "sglang", MOE),
     *[("TRT-LLM", "dense", p, "trtllm", "dense") for p in (
         "fit", "heldout", "heldout-3", "heldout-7", "heldout-8", "heldout-14", "heldout-15",
-        "heldout-16")],
+        "heldout-16", "heldout-40")],
     ("TRT-LLM", "MoE/MLA/multimodal", "fit", "trtllm", MOE), ("TRT-LLM", "MLA", "heldout-5", "trtllm", MOE),
     ("TRT-LLM", "multimodal", "heldout-7", "trtllm", MOE),
     ("TRT-LLM", "MLA", "heldout-24", "trtllm", MOE),
