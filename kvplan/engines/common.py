@@ -162,8 +162,15 @@ def weights_how(req: SizeRequest, whole16: bool = False) -> str:
         return (f"ModelOpt NVFP4 as published: {', '.join(m.nvfp4.quantized)} at 4 bits + one "
                 f"fp8 scale per {m.nvfp4.group_size} + 8 B a tensor, the rest "
                 f"{m.weight_dtype.value}, over {req.gpus_per_replica} GPU(s)")
-    how = (f"{m.params_total:,} params x {req.effective_weight_dtype.bits} bits / "
-           f"{req.gpus_per_replica} GPU(s)")
+    dtype = req.effective_weight_dtype
+    how = f"{m.params_total:,} params x {dtype.bits} bits / {req.gpus_per_replica} GPU(s)"
+    if dtype.bits < 16 and not (is_mxfp4(req) or expert_quant.applies(m, dtype)):
+        # _modelled_weights: the embeddings and LM head stay 16-bit below 16 bits
+        embed = min(m.params_total, 2 * m.vocab_size * m.hidden_size)
+        how += f", the embeddings and LM head ({embed:,} params) in 16 bits"
+        if QUANT_EXTRA_BITS.get(dtype, 0):
+            how += (f", + {QUANT_EXTRA_BITS[dtype]} bits of scale and zero point per "
+                    f"{QUANT_GROUP} weights")
     if router_whole(req, whole16):
         how += f", the MoE router ({router_params(m):,} params) in 16 bits on every GPU"
     return how

@@ -107,7 +107,9 @@ def test_explain_shows_the_router() -> None:
     steps = json.loads(res.stdout)["results"][0]["steps"]
     weights = next(s for s in steps if s["label"] == "weights")
     assert weights["value"] == 29_645_178_304 + 3_407_872 == 29_648_586_176
-    assert weights["formula"] == ("235,093,634,560 params x 8 bits / 8 GPU(s), the MoE router "
+    # the embeddings and LM head stay 16-bit: 2 x 151,936 x 4,096 = 1,244,659,712 params
+    assert weights["formula"] == ("235,093,634,560 params x 8 bits / 8 GPU(s), the embeddings "
+                                  "and LM head (1,244,659,712 params) in 16 bits, the MoE router "
                                   "(49,283,072 params) in 16 bits on every GPU"
                                   + rotary_words("40,960 positions x 128 x 2 B")
                                   + blocks_words(3_407_872, "FP8 MoE"))

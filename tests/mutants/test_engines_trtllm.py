@@ -161,7 +161,9 @@ def test_a_tp4_fp8_engine_with_max_tokens_and_max_batch_size_in_every_field():
     s = r.size
     assert (s.users_per_replica, s.breakdown.kv_used_bytes) == (8, 8 * 2_684_354_560)
     by_label = {st.label: st for st in r.steps}
-    assert by_label["weights"].formula == "70,553,706,496 params x 8 bits / 4 GPU(s)"
+    # the embeddings and LM head stay 16-bit: 2 x 128,256 x 8,192 = 2,101,346,304 params
+    assert by_label["weights"].formula == ("70,553,706,496 params x 8 bits / 4 GPU(s), the "
+                                           "embeddings and LM head (2,101,346,304 params) in 16 bits")
     capped = by_label["max tokens"]
     # no free_gpu_memory_fraction stated: on the engine path max_tokens replaces the estimate
     # (kvCacheManager.cpp calculateMaxNumBlocks; tests/engines/test_trtllm_source.py)

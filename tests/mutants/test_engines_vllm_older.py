@@ -53,7 +53,11 @@ def test_a_v0_int4_checkpoint_on_064_in_every_field():
     by_label = {st.label: st for st in r.steps}
     assert by_label["non-torch memory"].formula == (
         "CUDA context + NCCL + quantized-weight repack cache (vLLM 0.6.4)")
-    assert by_label["weights"].formula == ("8,030,261,248 params x 4 bits / 1 GPU(s)"
+    # the embeddings and LM head stay 16-bit (2 x 128,256 x 4,096 = 1,050,673,152 params); int4
+    # adds a 16-bit scale and a 4-bit zero point per 128 weights
+    assert by_label["weights"].formula == ("8,030,261,248 params x 4 bits / 1 GPU(s), the "
+                                           "embeddings and LM head (1,050,673,152 params) in 16 "
+                                           "bits, + 20 bits of scale and zero point per 128 weights"
                                            + rotary_words("8,192 positions x 128 x 2 B"))
     assert (by_label["maximum concurrency"].args, by_label["maximum concurrency"].formula) == (
         ("GPU KV cache size", 4096), "GPU KV cache size / max_model_len (V0 and V1 before 0.9)")
