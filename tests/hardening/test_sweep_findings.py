@@ -1,0 +1,31 @@
+"""Task h51sweep's findings: mutants of the real inputs under tests/assets that benchmarks/sweep.py
+(every key path's value replaced, deleted or duplicated; scripts and logs cut, flags swapped,
+repeated or unknown) ran through every command. Each reproducer under tests/assets/hostile names
+the real file it came from. Run in-process (typer's CliRunner), well under a second each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.conftest import invoke
+
+RUNNER = CliRunner()
+HOSTILE = Path(__file__).resolve().parents[1] / "assets" / "hostile"
+
+
+def test_size_and_explain_name_a_refused_server_of_a_two_server_manifest() -> None:
+    """aibrix-env-item-string.yaml: the decode role's env.1 is "" (line 104 = the source's 102
+    plus the two header lines). `kvplan check` gives that server an ERROR; size and explain plan
+    the prefill server and, before this task, dropped the decode one without a word (the note
+    "the manifest runs 2 servers" vanished). Now they say which server was not planned and why."""
+    path = HOSTILE / "aibrix-env-item-string.yaml"
+    for command in ("size", "explain"):
+        result = invoke(RUNNER, command, str(path))
+        assert result.exit_code == 0, result.output
+        assert (f"note: {path}: not planned: vllm-1p1d decode (line 104: spec.template.spec."
+                "roles.1.template.spec.containers.0.env.1: must be a mapping (Kubernetes core/v1 "
+                "schema), got a string (''); write it as a mapping, or remove it; `kvplan check` "
+                "lists every problem)") in result.output, result.output
