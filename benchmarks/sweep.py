@@ -196,7 +196,15 @@ FLAG = re.compile(r"(--[A-Za-z][\w-]*)(=|\s+)([^\s\\'\"-][^\s\\'\"]*)")
 DIRECTIVE = re.compile(r"^(#\s*kvplan:\s*)([\w.-]+)=(\S*)", re.M)
 
 
+KWARG = re.compile(r"\b([a-z][a-z0-9_]{2,})(=|': )(\d+(?:\.\d+)?)\b")  # logs: ServerArgs, dicts
+
+
+def _num(value: str) -> str:
+    return "num" if re.fullmatch(r"\d+(\.\d+)?", value) else "text"
+
+
 def text_mutants(text: str, rng: random.Random) -> Iterator[tuple[str, str, str, str]]:
+    """(what was mutated, mutation, "num"/"text"/"directive"/"bytes", text) per mutant."""
     lines = text.splitlines(keepends=True)
     for _ in range(3):
         if len(lines) > 1:
@@ -215,26 +223,33 @@ def text_mutants(text: str, rng: random.Random) -> Iterator[tuple[str, str, str,
         for name, value in (("abc", "abc"), ("minus1", "-1"), ("1e30", "1" + "0" * 30),
                             ("1.5", "1.5"), ("zero", "0")):
             bad = text[:m.start(3)] + value + text[m.end(3):]
-            yield m.group(1), name, "text", bad
+            yield m.group(1), name, _num(m.group(3)), bad
     if flags:
         m = rng.choice(flags)
         unknown = text[:m.start()] + "--kvplan-sweep-unknown 7 " + text[m.start():]
         yield "--kvplan-sweep-unknown", "unknown", "text", unknown
+    kwargs = list(KWARG.finditer(text))
+    for m in rng.sample(kwargs, min(3, len(kwargs))):
+        for name, value in (("abc", "abc"), ("minus1", "-1"), ("1e30", "1" + "0" * 30),
+                            ("zero", "0")):
+            yield m.group(1), name, "num", text[:m.start(3)] + value + text[m.end(3):]
     directives = list(DIRECTIVE.finditer(text))
     for m in rng.sample(directives, min(4, len(directives))):
         key = m.group(2)
-        for name, value in (("abc", "abc"), ("empty", ""), ("minus1", "-1"), ("1e30", "1" + "0" * 30),
-                            ("1.5", "1.5")):
-            yield f"kvplan:{key}", name, "text", text[:m.start(3)] + value + text[m.end(3):]
-        yield f"kvplan:{key}", "repeat", "text", text[:m.end()] + "\n" + m.group(0) + text[m.end():]
+        for name, value in (("abc", "abc"), ("empty", ""), ("minus1", "-1"),
+                            ("1e30", "1" + "0" * 30), ("1.5", "1.5")):
+            yield (f"kvplan:{key}", name, "directive",
+                   text[:m.start(3)] + value + text[m.end(3):])
+        yield (f"kvplan:{key}", "repeat", "directive",
+               text[:m.end()] + "\n" + m.group(0) + text[m.end():])
     if directives or lines:
         at = directives[0].start() if directives else 0
-        yield "kvplan:sweep_unknown", "unknown", "text", \
-            text[:at] + "# kvplan: sweep_unknown=3\n" + text[at:]
+        yield ("kvplan:sweep_unknown", "unknown", "directive",
+               text[:at] + "# kvplan: sweep_unknown=3\n" + text[at:])
     if lines:
         i = rng.randrange(len(lines))
-        yield f"line{i + 1}", "non-utf8", "bytes", "".join(lines[:i]) + "\udcff\udcfe" + \
-            "".join(lines[i:])
+        yield (f"line{i + 1}", "non-utf8", "bytes",
+               "".join(lines[:i]) + "\udcff\udcfe" + "".join(lines[i:]))
 
 
 # ---- running ----------------------------------------------------------------------------------
@@ -278,7 +293,7 @@ def mentions(output: str, dotted: str) -> bool:
     return bool(words) and words[-1].lower() in output.lower()
 
 
-def judge(o: Outcome, b: Outcome, mutation: str, otype: str, dotted: str, fmt: str, tmp: str,
+def judge(o: Outcome, b: Outcome, mutation: str, otype: str, dotted: str, kind: str, tmp: str,
           slow: float) -> list[str]:
     """The flags one run earns against its file's unmutated (re-dumped) baseline `b`."""
     hits = []
@@ -298,7 +313,15 @@ def judge(o: Outcome, b: Outcome, mutation: str, otype: str, dotted: str, fmt: s
     if (o.code in (0, 1) and b.code in (0, 1) and wrong_type
             and _norm(o.output, tmp) != _norm(b.output, tmp) and not mentions(o.output, dotted)):
         hits.append("silent")
-    if mutation == "duplicate" and o.code in (0, 1) and fmt == "json":
+    read = o.code in (0, 1) and not mentions(o.output, dotted)
+    moved = _norm(o.output, tmp) != _norm(b.output, tmp)
+    if read and b.code in (0, 1) and otype == "num" and mutation == "abc" and moved:
+        hits.append("silent")  # a number's flag or log setting given a word, read in silence
+    if read and otype == "directive" and mutation not in ("repeat",):
+        hits.append("silent")  # a `# kvplan:` directive's bad value or unknown key, unnamed
+    if read and mutation == "unknown" and otype == "text" and kind == "script":
+        hits.append("silent")  # an unknown flag, never named
+    if mutation == "duplicate" and o.code in (0, 1) and kind == "config":
         hits.append("silent")  # JSON's duplicate keys: the last wins in silence, unless refused
     return hits
 
@@ -386,7 +409,7 @@ def sweep(args: argparse.Namespace) -> int:
                 o = run(runner, app, ws.argv(cmd))
                 name = command_name(cmd)
                 runs[name] += 1
-                hits = judge(o, base[cmd], mutation, otype, dotted, item.fmt, ws.tmp, args.slow)
+                hits = judge(o, base[cmd], mutation, otype, dotted, item.kind, ws.tmp, args.slow)
                 for h in hits:
                     flags[name][h] += 1
                 if hits:
@@ -427,7 +450,7 @@ def replay(path: str, slow: float) -> int:
         b = run(runner, app, ws.argv(rec["argv"]))
         ws.target.write_bytes(Path(rec["mutant"]).read_bytes())
         o = run(runner, app, ws.argv(rec["argv"]))
-        hits = judge(o, b, rec["mutation"], rec.get("otype", ""), rec["path"], item.fmt, ws.tmp,
+        hits = judge(o, b, rec["mutation"], rec.get("otype", ""), rec["path"], item.kind, ws.tmp,
                      slow)
         ws.close()
         for h in hits:

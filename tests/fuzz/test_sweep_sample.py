@@ -45,7 +45,7 @@ def test_sampled_mutants_of_a_real_input_are_refused_or_read(rel: str, command: 
         for dotted, mutation, otype, text in itertools.islice(mutants, PER_FILE):
             write(ws.target, text)
             out = run(runner, app, ws.argv(command))
-            hits = judge(out, base, mutation, otype, dotted, item.fmt, ws.tmp, 2.0)
+            hits = judge(out, base, mutation, otype, dotted, item.kind, ws.tmp, 2.0)
             assert not hits, f"{hits} {dotted} {mutation}: exit {out.code}\n{out.output[-800:]}"
             tried += 1
         assert tried == PER_FILE  # each file makes more than 12 (a YAML/JSON key path: 14)
