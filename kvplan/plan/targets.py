@@ -131,6 +131,11 @@ def _from_manifest(
         origins["engine.topk_topp_sampler"] = \
             f"manifest: {t.names.get('engine.topk_topp_sampler', 'engine.topk_topp_sampler')}"
     notes = list(t.notes)
+    for r in t.refusals:  # check's FAIL before any arithmetic: said, never planned over in silence
+        where = f"line {r.line}: " if r.line else ""
+        what = f"{r.field}: " if r.field and r.field not in r.message else ""
+        notes.append(f"{where}{what}{r.message}; planned as if it started (`kvplan check` "
+                     "FAILs it)")
     if len(found) > 1:
         notes.append(f"the manifest runs {len(found)} servers; planning the first ({t.name})")
     for other in targets:  # a refused server is named, never dropped from the plan silently

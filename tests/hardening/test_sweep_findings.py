@@ -29,3 +29,17 @@ def test_size_and_explain_name_a_refused_server_of_a_two_server_manifest() -> No
                 "roles.1.template.spec.containers.0.env.1: must be a mapping (Kubernetes core/v1 "
                 "schema), got a string (''); write it as a mapping, or remove it; `kvplan check` "
                 "lists every problem)") in result.output, result.output
+
+
+def test_size_and_explain_say_the_engine_refuses_an_unknown_option() -> None:
+    """script-unknown-option.sh: `--kvplan-sweep-unknown 7` added to a real docker-run script
+    (line 9 = the source's 7 plus two header lines). `kvplan check` FAILs it (vLLM 0.34.0's
+    option table has no such option); size and explain planned it without a word. Now they say
+    the engine refuses it, and that the plan is made as if it started."""
+    path = HOSTILE / "script-unknown-option.sh"
+    for command in ("size", "explain"):
+        result = invoke(RUNNER, command, str(path))
+        assert result.exit_code == 0, result.output
+        assert (f"note: {path}: line 9: the engine refuses it: vLLM 0.34.0 has no option "
+                "--kvplan-sweep-unknown; planned as if it started (`kvplan check` FAILs it)"
+                ) in result.output, result.output
