@@ -43,3 +43,19 @@ def test_size_and_explain_say_the_engine_refuses_an_unknown_option() -> None:
         assert (f"note: {path}: line 9: the engine refuses it: vLLM 0.34.0 has no option "
                 "--kvplan-sweep-unknown; planned as if it started (`kvplan check` FAILs it)"
                 ) in result.output, result.output
+
+
+def test_check_names_an_engine_version_it_cannot_read_on_its_line() -> None:
+    """kvplan-engine-version-word.yaml: engine.version 'abc' (line 11 = the source's 9 plus two
+    header lines). `kvplan check` read the vLLM flag table's version before the record was
+    validated: exit 3 (an internal error: InputError). Now one ERROR on the field's own line,
+    exit 2, as `kvplan size` says it (which named engine.name, line 10, before this task)."""
+    path = HOSTILE / "kvplan-engine-version-word.yaml"
+    line = ("line 11: engine.version: cannot read engine version 'abc'; write it like 0.10.2")
+    result = invoke(RUNNER, "check", str(path))
+    assert result.exit_code == 2, result.output
+    assert f"ERROR {line}\n" in result.output, result.output
+    result = invoke(RUNNER, "size", str(path))
+    assert result.exit_code == 2, result.output
+    assert f"error: {path}: {line}" in result.output, result.output
+
