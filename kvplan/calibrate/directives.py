@@ -45,6 +45,8 @@ def directives(text: str, path: Path, lineno: int) -> dict[str, str]:
 def _directive_problem(key: str, value: str, folder: Path) -> str | None:
     if key not in DIRECTIVE_KEYS:
         return f"unknown key; known: {', '.join(DIRECTIVE_KEYS)}"
+    if not value:  # `spec=` read as no spec at all, in silence, before task h51sweep
+        return "has no value; write key=value, or remove it"
     if key in _COUNT_KEYS:
         if not value.isdigit() or int(value) <= 0:
             return "must be a positive whole number"

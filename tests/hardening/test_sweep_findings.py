@@ -59,3 +59,15 @@ def test_check_names_an_engine_version_it_cannot_read_on_its_line() -> None:
     assert result.exit_code == 2, result.output
     assert f"error: {path}: {line}" in result.output, result.output
 
+
+def test_calibrate_refuses_a_directive_with_no_value() -> None:
+    """log-directive-empty-spec.log: `# kvplan: spec= kv_dtype=bf16` (line 11 = the source's 9
+    plus two header lines). An empty value passed every key's check (the text keys took any
+    string) and `spec=` was read as no spec, the model found from the log instead, exit 0.
+    Now refused like any bad directive: one line, exit 2."""
+    path = HOSTILE / "log-directive-empty-spec.log"
+    result = invoke(RUNNER, "calibrate", str(path))
+    assert result.exit_code == 2, result.output
+    assert (f"error: {path}:11: kvplan directive 'spec=': has no value; write key=value, or "
+            "remove it") in result.output, result.output
+
