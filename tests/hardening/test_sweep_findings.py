@@ -71,3 +71,15 @@ def test_calibrate_refuses_a_directive_with_no_value() -> None:
     assert (f"error: {path}:11: kvplan directive 'spec=': has no value; write key=value, or "
             "remove it") in result.output, result.output
 
+
+def test_check_refuses_a_metadata_name_that_is_not_a_string() -> None:
+    """k8s-metadata-name-list.yaml: a GKE Deployment whose metadata.name is [] (line 21 = the
+    source's 19 plus two header lines). kvplan named the server after the file and passed it;
+    the Kubernetes API refuses a name that is not a string (ObjectMeta.name: string). Now one
+    ERROR on its line, as metadata and metadata.annotations of the wrong type are (h46silent)."""
+    path = HOSTILE / "k8s-metadata-name-list.yaml"
+    result = invoke(RUNNER, "check", str(path))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 21: metadata.name: must be a string (Kubernetes ObjectMeta), got a list "
+            "('[]'); write it as a string, or remove it\n") in result.output, result.output
+
