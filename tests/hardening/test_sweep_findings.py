@@ -83,3 +83,15 @@ def test_check_refuses_a_metadata_name_that_is_not_a_string() -> None:
     assert ("ERROR line 21: metadata.name: must be a string (Kubernetes ObjectMeta), got a list "
             "('[]'); write it as a string, or remove it\n") in result.output, result.output
 
+
+def test_calibrate_refuses_a_logged_figure_beyond_any_gpu() -> None:
+    """log-mem-usage-1e30.log: SGLang's "Load weight end ... mem usage=10^30 GB" (line 14 = the
+    source's 12 plus two header lines). The figure reached the stand-in GPU's schema (memory
+    above 1 PiB): exit 3, a pydantic ValidationError. Now every logged figure above 10^15 (no
+    start-up figure comes near: 1 PiB is 1,048,576 GiB) is refused with its line, exit 2."""
+    path = HOSTILE / "log-mem-usage-1e30.log"
+    result = invoke(RUNNER, "calibrate", str(path))
+    assert result.exit_code == 2, result.output
+    assert (f"error: {path}:14: weights_gib = 1e+30 is beyond any figure an engine prints at "
+            "start-up (above 10^15); the line is damaged: fix it or remove it") in result.output
+
