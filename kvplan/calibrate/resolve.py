@@ -48,7 +48,10 @@ def resolve_model(run: Run, base: Path) -> tuple[ModelSpec | None, str]:
     """The spec a run refers to: a `spec=` directive, else the catalog entry with its hf_id."""
     ref = run.settings.get("spec")
     if ref:
-        return load_model(_path_or_name(ref, base)), "spec directive"
+        try:
+            return load_model(_path_or_name(ref, base)), "spec directive"
+        except InputError as err:
+            raise InputError(f"directive `# kvplan: spec={ref}`: {err}") from None
     hint = run.model_hint
     if not hint or "/" not in hint:
         return None, ("model not stated in the log: add a `# model: <hub id>` line (or "

@@ -95,3 +95,21 @@ def test_calibrate_refuses_a_logged_figure_beyond_any_gpu() -> None:
     assert (f"error: {path}:14: weights_gib = 1e+30 is beyond any figure an engine prints at "
             "start-up (above 10^15); the line is damaged: fix it or remove it") in result.output
 
+
+def test_calibrate_reports_the_good_log_beside_a_run_it_cannot_resolve() -> None:
+    """log-directive-unknown-spec.log: `# kvplan: spec=no-such-model` (line 11), given after a
+    good log (the real 01-vllm-llama3.1-8b-rtx3090-v0.log). The unknown model was raised out of
+    the loop over logs: the good log's table vanished, and the one line named neither the file
+    nor the directive. Now the good log is reported, and the bad one's runs (A, B, C share the
+    directive) get one line naming the file and the directive, exit 2."""
+    good = HOSTILE.parent / "logs" / "01-vllm-llama3.1-8b-rtx3090-v0.log"
+    bad = HOSTILE / "log-directive-unknown-spec.log"
+    result = invoke(RUNNER, "calibrate", str(good), str(bad))
+    assert result.exit_code == 2, result.output
+    assert "01-vllm-llama3.1-8b-rtx3090-v0.log run A: vllm 0.6.4" in result.output, result.output
+    errors = [ln for ln in result.output.splitlines() if ln.startswith("error:")]
+    assert errors == [f"error: {bad}: runs A, B, C: directive `# kvplan: spec=no-such-model`: "
+                      "unknown model 'no-such-model' (did you mean: tiny-test-model?); `kvplan "
+                      "models` lists the catalog; pass a Hugging Face id (org/name), a spec file "
+                      "or a config.json"], result.output
+
