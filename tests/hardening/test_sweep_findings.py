@@ -113,3 +113,16 @@ def test_calibrate_reports_the_good_log_beside_a_run_it_cannot_resolve() -> None
                       "models` lists the catalog; pass a Hugging Face id (org/name), a spec file "
                       "or a config.json"], result.output
 
+
+def test_check_refuses_a_command_item_that_is_not_a_string() -> None:
+    """lws-command-item-list.yaml: the LWS leader's command.9 (--nnodes) is [] (line 39 = the
+    source's 37 plus two header lines). The item was dropped from the command line in silence
+    (--nnodes vanished from the "not used" note) and the group PASSed; Kubernetes' Container
+    schema takes command and args as lists of strings. Now one ERROR on its line."""
+    path = HOSTILE / "lws-command-item-list.yaml"
+    result = invoke(RUNNER, "check", str(path))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 39: spec.leaderWorkerTemplate.leaderTemplate.spec.containers.0.command.9:"
+            " must be a string (Kubernetes core/v1 schema), got a list ('[]'); write it as a "
+            "string, or remove it\n") in result.output, result.output
+
