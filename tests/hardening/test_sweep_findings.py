@@ -126,3 +126,15 @@ def test_check_refuses_a_command_item_that_is_not_a_string() -> None:
             " must be a string (Kubernetes core/v1 schema), got a list ('[]'); write it as a "
             "string, or remove it\n") in result.output, result.output
 
+
+def test_check_says_a_calibration_directive_in_a_script_is_not_read() -> None:
+    """script-kvplan-directive.sh: a calibration log's `# kvplan: sweep_unknown=3` line (line
+    3) in a real synthetic script. To the shell it is a comment, and kvplan read past it
+    without a word, so a directive written there (gpu=, a traffic figure) looked honoured.
+    Now each such line is named in a note with where the settings go instead."""
+    path = HOSTILE / "script-kvplan-directive.sh"
+    result = invoke(RUNNER, "check", str(path))
+    assert result.exit_code == 0, result.output
+    assert ("note: line 3: `# kvplan:` lines are read in calibration logs only (`kvplan "
+            "calibrate`), not in scripts: this one is not read; write the traffic and GPU in the "
+            "side file script-kvplan-directive.kvplan.yaml, or give --gpu\n") in result.output
