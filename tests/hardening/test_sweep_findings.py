@@ -138,3 +138,20 @@ def test_check_says_a_calibration_directive_in_a_script_is_not_read() -> None:
     assert ("note: line 3: `# kvplan:` lines are read in calibration logs only (`kvplan "
             "calibrate`), not in scripts: this one is not read; write the traffic and GPU in the "
             "side file script-kvplan-directive.kvplan.yaml, or give --gpu\n") in result.output
+
+
+def test_a_float_field_refuses_true_in_a_deployment_and_a_gpu_spec() -> None:
+    """kvplan-headroom-true.yaml: requirement.headroom_pct: true (line 17 = the source's 15 plus
+    two header lines); pydantic's lax float read it as 1.0: check PASSed against 2,400 x 1.01 =
+    2,424 users, not the file's 10% (2,640), and said nothing. gpu-price-true.yaml: an L4 spec
+    with price_per_hour_usd: true was priced at $1 per GPU-hour. Both are refused now."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "kvplan-headroom-true.yaml"))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 17: requirement.headroom_pct: expected a number, not true/false\n"
+            in result.output), result.output
+    gpu = HOSTILE / "gpu-price-true.yaml"
+    result = invoke(RUNNER, "fleet", "llama-3-8b", "--gpu", str(gpu), "-n", "100")
+    assert result.exit_code == 2, result.output
+    assert (f"error: command line: hardware.gpu (--gpu): {gpu}: price_per_hour_usd: Value error, "
+            "expected a number, not true/false") in result.output, result.output
+
