@@ -95,7 +95,13 @@ def _sglang_gpu_mib(run: Run) -> float | None:
     """nvidia-smi total SGLang sizes its defaults by: stated, else start-up free + 0.4 GiB."""
     smi = _num(run, "nvidia_smi_mib")
     if smi is None and "before_gib" in run.values:
-        smi = int((run.values["before_gib"] + 0.4) * 1024)
+        before = run.values["before_gib"]
+        if before <= 0:  # reached the stand-in GPU's schema as exit 3 before task h51sweep
+            lineno = run.lines["before_gib"][0]
+            raise InputError(f"line {lineno}: the GPU's free memory at start-up is {before:g} GB; "
+                             "a start-up log of a real GPU shows a positive figure; check the "
+                             "line")
+        smi = int((before + 0.4) * 1024)
     return smi
 
 

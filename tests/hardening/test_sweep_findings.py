@@ -155,3 +155,13 @@ def test_a_float_field_refuses_true_in_a_deployment_and_a_gpu_spec() -> None:
     assert (f"error: command line: hardware.gpu (--gpu): {gpu}: price_per_hour_usd: Value error, "
             "expected a number, not true/false") in result.output, result.output
 
+
+def test_calibrate_refuses_a_negative_free_memory_at_start_up() -> None:
+    """log-avail-mem-negative.log: SGLang's "Load weight begin. avail mem=-1 GB" (line 13 = the
+    source's 11 plus two header lines), the free memory its stand-in GPU is sized by ((-1 + 0.4)
+    x 1,024 MiB < 0): exit 3, a pydantic ValidationError. Now the run's error names the line."""
+    path = HOSTILE / "log-avail-mem-negative.log"
+    result = invoke(RUNNER, "calibrate", str(path))
+    assert result.exit_code == 2, result.output
+    assert (f"error: {path}: line 13: the GPU's free memory at start-up is -1 GB; a start-up log "
+            "of a real GPU shows a positive figure; check the line") in result.output
