@@ -135,9 +135,10 @@ def test_check_says_a_calibration_directive_in_a_script_is_not_read() -> None:
     path = HOSTILE / "script-kvplan-directive.sh"
     result = invoke(RUNNER, "check", str(path))
     assert result.exit_code == 0, result.output
-    assert ("note: line 3: `# kvplan:` lines are read in calibration logs only (`kvplan "
-            "calibrate`), not in scripts: this one is not read; write the traffic and GPU in the "
-            "side file script-kvplan-directive.kvplan.yaml, or give --gpu\n") in result.output
+    assert ("note: line 3: `# kvplan: sweep_unknown=3`: `# kvplan:` lines are read in "
+            "calibration logs only (`kvplan calibrate`), not in scripts: this one is not read; "
+            "write the traffic and GPU in the side file script-kvplan-directive.kvplan.yaml, or "
+            "give --gpu\n") in result.output
 
 
 def test_a_float_field_refuses_true_in_a_deployment_and_a_gpu_spec() -> None:
@@ -165,3 +166,4 @@ def test_calibrate_refuses_a_negative_free_memory_at_start_up() -> None:
     assert result.exit_code == 2, result.output
     assert (f"error: {path}: line 13: the GPU's free memory at start-up is -1 GB; a start-up log "
             "of a real GPU shows a positive figure; check the line") in result.output
+

@@ -180,9 +180,9 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
     # a calibration log's directive line in a script: a comment to the shell, said, not skipped
-    unread = [f"line {n}: `# kvplan:` lines are read in calibration logs only (`kvplan "
-              "calibrate`), not in scripts: this one is not read; write the traffic and GPU in "
-              f"the side file {path.stem}.kvplan.yaml, or give --gpu"
+    unread = [f"line {n}: `{line.strip()[:60]}`: `# kvplan:` lines are read in calibration "
+              "logs only (`kvplan calibrate`), not in scripts: this one is not read; write the "
+              f"traffic and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
               for n, line in enumerate(text.splitlines(), start=1)
               if re.match(r"\s*#\s*kvplan:", line)]
     for site in found:
