@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from tests.conftest import invoke
@@ -167,3 +168,22 @@ def test_calibrate_refuses_a_negative_free_memory_at_start_up() -> None:
     assert (f"error: {path}: line 13: the GPU's free memory at start-up is -1 GB; a start-up log "
             "of a real GPU shows a positive figure; check the line") in result.output
 
+
+# (reproducer, the ERROR line `kvplan check` prints); each was read past in silence before task
+# h51sweep: the item dropped, the value written out as text, or the field left unread. Each
+# line is the source's plus the two header lines.
+READ_PAST = [
+    ("k8s-image-list.yaml",  # from outcomes/08-llmd-mixtral-8x7b-tp2-h100.yaml: PASSed
+     "ERROR line 36: spec.template.spec.containers.0.image: must be a string (Kubernetes core/v1 "
+     "schema), got a list ('[]'); write it as a string, or remove it"),
+    ("kserve-env-value-list.yaml",  # from corpus/kserve/llm-inference-service-A10-ngram.yaml
+     "ERROR line 27: spec.template.containers.0.env.0.value: must be a string (Kubernetes core/v1"
+     " schema), got a list ('[]'); write it as a string, or remove it"),
+]
+
+
+@pytest.mark.parametrize(("name", "line"), READ_PAST, ids=[c[0] for c in READ_PAST])
+def test_check_refuses_a_field_of_the_wrong_type_it_read_past(name: str, line: str) -> None:
+    result = invoke(RUNNER, "check", str(HOSTILE / name))
+    assert result.exit_code == 2, result.output
+    assert line + "\n" in result.output, result.output
