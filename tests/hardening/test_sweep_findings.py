@@ -179,6 +179,13 @@ READ_PAST = [
     ("kserve-env-value-list.yaml",  # from corpus/kserve/llm-inference-service-A10-ngram.yaml
      "ERROR line 27: spec.template.containers.0.env.0.value: must be a string (Kubernetes core/v1"
      " schema), got a list ('[]'); write it as a string, or remove it"),
+    ("compose-entrypoint-item-list.yaml",  # from outcomes/03-vllm-r1-distill-qwen15b-4xl4-oom
+     "ERROR line 27: services.llm-server.entrypoint.6: must be a string (the Compose "
+     "Specification), got a list ('[]'); write it so, or remove it"),
+    ("compose-environment-item-list.yaml",  # from qa/amd-multi-model-compose.yaml
+     "ERROR line 96: services.vllm-model3.environment.0: must be a string (NAME=value) (the "
+     "Compose Specification), got a list (\"['HIP_VISIBLE_DEVICES=3']\"); write it so, or "
+     "remove it"),
 ]
 
 
