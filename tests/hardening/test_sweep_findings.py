@@ -186,6 +186,9 @@ READ_PAST = [
      "ERROR line 96: services.vllm-model3.environment.0: must be a string (NAME=value) (the "
      "Compose Specification), got a list (\"['HIP_VISIBLE_DEVICES=3']\"); write it so, or "
      "remove it"),
+    ("vllmruntime-registry-list.yaml",  # from corpus/production-stack/..._autoscaling.yaml
+     "ERROR line 53: spec.deploymentConfig.image.registry: must be a string (VLLMRuntime CRD, "
+     "production-stack.vllm.ai/v1alpha1), got a list ('[]'); write it as a string, or remove it"),
 ]
 
 
