@@ -186,6 +186,9 @@ READ_PAST = [
      "ERROR line 96: services.vllm-model3.environment.0: must be a string (NAME=value) (the "
      "Compose Specification), got a list (\"['HIP_VISIBLE_DEVICES=3']\"); write it so, or "
      "remove it"),
+    ("rayservice-containers-number.yaml",  # synthetic/formats/rayservice.yaml: exit 3 before
+     "ERROR line 24: spec.rayClusterConfig.headGroupSpec.template.spec.containers: must be a list "
+     "(Kubernetes core/v1 schema), got a number ('-1'); write it as a list, or remove it"),
     ("vllmruntime-registry-list.yaml",  # from corpus/production-stack/..._autoscaling.yaml
      "ERROR line 53: spec.deploymentConfig.image.registry: must be a string (VLLMRuntime CRD, "
      "production-stack.vllm.ai/v1alpha1), got a list ('[]'); write it as a string, or remove it"),
