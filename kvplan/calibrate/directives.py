@@ -67,6 +67,13 @@ def _directive_problem(key: str, value: str, folder: Path) -> str | None:
     elif key in _BOOL_KEYS:
         if value.lower() not in ("true", "false", "1", "0"):
             return "must be true or false"
+    elif key == "version":  # a text with no release number was shown as stated, unread
+        from kvplan.engines.release import parse_version
+
+        try:
+            parse_version(value)
+        except InputError as err:
+            return str(err)
     elif key == "gpu" and value.endswith((".yaml", ".yml")):
         if not (folder / value).is_file() and not Path(value).is_file():
             return f"no such spec file (read relative to {folder})"

@@ -200,3 +200,15 @@ def test_check_refuses_a_field_of_the_wrong_type_it_read_past(name: str, line: s
     result = invoke(RUNNER, "check", str(HOSTILE / name))
     assert result.exit_code == 2, result.output
     assert line + "\n" in result.output, result.output
+
+
+def test_calibrate_refuses_a_version_directive_with_no_release_number() -> None:
+    """log-directive-version-word.log: `# kvplan: version=abc` on a TensorRT-LLM log (line 11 =
+    the source's 9 plus two header lines). The run was shown as "trtllm abc (stated)": a
+    release with no number, accepted without a word (the text keys took any string). Now
+    refused as check refuses engine.version 'abc': one line, exit 2."""
+    path = HOSTILE / "log-directive-version-word.log"
+    result = invoke(RUNNER, "calibrate", str(path))
+    assert result.exit_code == 2, result.output
+    assert (f"error: {path}:11: kvplan directive 'version=abc': cannot read engine version "
+            "'abc'; write it like 0.10.2") in result.output, result.output
