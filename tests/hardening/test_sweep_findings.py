@@ -192,6 +192,9 @@ READ_PAST = [
     ("llmd-values-label-key-list.yaml",  # synthetic/formats/llmd-values.yaml: WARN, no GPU
      "ERROR line 11: decode.acceleratorTypes.labelKey: must be a string (llm-d-modelservice chart "
      "values), got a list ('[]'); write it as a string, or remove it"),
+    ("stormservice-role-name-list.yaml",  # synthetic/formats/stormservice.yaml: PASSed
+     "ERROR line 12: spec.template.spec.roles.0.name: must be a string (AIBrix StormService CRD, "
+     "orchestration.aibrix.ai/v1alpha1), got a list ('[]'); write it as a string, or remove it"),
     ("vllmruntime-registry-list.yaml",  # from corpus/production-stack/..._autoscaling.yaml
      "ERROR line 53: spec.deploymentConfig.image.registry: must be a string (VLLMRuntime CRD, "
      "production-stack.vllm.ai/v1alpha1), got a list ('[]'); write it as a string, or remove it"),

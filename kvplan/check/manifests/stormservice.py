@@ -47,7 +47,8 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
             site.problems.append(Problem("podGroupSize", f"{size!r} is not a count",
                                          doc.line(*at, "podGroupSize")))
         site.group, site.line_at = i, at
-        site.name = f"{base} {role.get('name', i)}"
+        # RoleSpec.name is a string: a list was written into the server's name in silence
+        site.name = f"{base} {typed(role, 'name', at, doc, site.problems, schema, str) or i}"
         out.append(site)
     if bad:  # a wrong-typed field the reader walks: named, never a silent skip
         return [PodSite("StormService", {}, ("spec",), [], problems=bad)]
