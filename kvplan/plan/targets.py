@@ -137,12 +137,14 @@ def _from_manifest(
         notes.append(f"{where}{what}{r.message}; planned as if it started (`kvplan check` "
                      "FAILs it)")
     if len(found) > 1:
-        notes.append(f"the manifest runs {len(found)} servers; planning the first ({t.name})")
+        notes.append(f"the manifest runs {len(found)} servers; planning the first "
+                     f"({t.name or f'line {t.line}'})")  # a script's server has no name
     for other in targets:  # a refused server is named, never dropped from the plan silently
         if other.deployment is None and other.problems:
             p = other.problems[0]
             where = f"line {p.line}: " if p.line else ""
-            notes.append(f"not planned: {other.name or 'a server'} ({where}{p.text()}; "
+            notes.append(f"not planned: {other.name or f'the server on line {other.line}'} "
+                         f"({where}{p.text()}; "
                          "`kvplan check` lists every problem)")
     if t.no_traffic:  # check's placeholder load of one user: give --peak-users for a fleet
         data["traffic"] = {k: v for k, v in data.get("traffic", {}).items()

@@ -218,3 +218,14 @@ def test_calibrate_refuses_a_version_directive_with_no_release_number() -> None:
     assert result.exit_code == 2, result.output
     assert (f"error: {path}:11: kvplan directive 'version=abc': cannot read engine version "
             "'abc'; write it like 0.10.2") in result.output, result.output
+
+
+def test_size_names_the_planned_server_of_a_script_by_its_line() -> None:
+    """Seen in the sweep's output for synthetic/two-servers.sh (the real file shows it): a
+    script's servers have no name, and size printed "planning the first (None)". The first
+    server starts on line 3 (`CUDA_VISIBLE_DEVICES=0 nohup python3 -m sglang.launch_server`)."""
+    path = HOSTILE.parent / "check" / "scripts" / "synthetic" / "two-servers.sh"
+    result = invoke(RUNNER, "size", str(path))
+    assert result.exit_code == 0, result.output
+    assert (f"note: {path}: the manifest runs 2 servers; planning the first (line 3)\n"
+            in result.output), result.output
