@@ -189,6 +189,9 @@ READ_PAST = [
     ("rayservice-containers-number.yaml",  # synthetic/formats/rayservice.yaml: exit 3 before
      "ERROR line 24: spec.rayClusterConfig.headGroupSpec.template.spec.containers: must be a list "
      "(Kubernetes core/v1 schema), got a number ('-1'); write it as a list, or remove it"),
+    ("llmisvc-baserefs-number.yaml",  # corpus/kserve/inference_default.yaml: exit 3 before
+     "ERROR line 16: spec.baseRefs: must be a list (KServe LLMInferenceService CRD, "
+     "serving.kserve.io), got a number ('-1'); write it as a list, or remove it"),
     ("llmd-values-label-key-list.yaml",  # synthetic/formats/llmd-values.yaml: WARN, no GPU
      "ERROR line 11: decode.acceleratorTypes.labelKey: must be a string (llm-d-modelservice chart "
      "values), got a list ('[]'); write it as a string, or remove it"),
