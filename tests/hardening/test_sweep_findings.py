@@ -192,6 +192,9 @@ READ_PAST = [
     ("llmisvc-baserefs-number.yaml",  # corpus/kserve/inference_default.yaml: exit 3 before
      "ERROR line 16: spec.baseRefs: must be a list (KServe LLMInferenceService CRD, "
      "serving.kserve.io), got a number ('-1'); write it as a list, or remove it"),
+    ("kubeai-args-item-list.yaml",  # corpus/kubeai/deepseek-r1-distill-llama-8b-l4.yaml
+     "ERROR line 16: spec.args.3: must be a string (KubeAI Model CRD, kubeai.org/v1), got a list "
+     "('[]'); write it as a string, or remove it"),
     ("llmd-values-label-key-list.yaml",  # synthetic/formats/llmd-values.yaml: WARN, no GPU
      "ERROR line 11: decode.acceleratorTypes.labelKey: must be a string (llm-d-modelservice chart "
      "values), got a list ('[]'); write it as a string, or remove it"),
