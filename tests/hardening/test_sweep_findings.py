@@ -235,3 +235,27 @@ def test_size_names_the_planned_server_of_a_script_by_its_line() -> None:
     assert result.exit_code == 0, result.output
     assert (f"note: {path}: the manifest runs 2 servers; planning the first (line 3)\n"
             in result.output), result.output
+
+
+
+def test_a_spec_with_aliases_of_the_wrong_type_does_not_stop_every_lookup(tmp_path: Path) -> None:
+    """Found by hand beside the sweep (its mutants run a spec by path, not on the search path):
+    a spec on KVPLAN_SPECS_PATH whose `aliases` is 5 (model_specs/llama-3-8b.yaml renamed
+    zz-test) made every name lookup an internal error (a TypeError in the alias index), `size
+    llama-3-8b` included. Now the others resolve (a child process: the catalog index is cached
+    per process), and that spec alone is refused, with its field, when it is read."""
+    import yaml
+
+    from tests.hardening.limited import run_limited
+
+    data = yaml.safe_load((HOSTILE.parents[2] / "model_specs" / "llama-3-8b.yaml").read_text())
+    data.update(name="zz-test", aliases=5)
+    (tmp_path / "model_specs").mkdir()
+    spec = tmp_path / "model_specs" / "zz-test.yaml"
+    spec.write_text(yaml.safe_dump(data, sort_keys=False))
+    out = run_limited("size", "llama-3-8b", "--gpu", "h100", "--format", "json",
+                      env={"KVPLAN_SPECS_PATH": str(tmp_path)})
+    assert out.code == 0, out.stderr
+    result = invoke(RUNNER, "size", str(spec), "--gpu", "h100")  # the spec itself: its field
+    assert result.exit_code == 2, result.output
+    assert f"{spec}: aliases: Input should be a valid list" in result.output, result.output
