@@ -201,6 +201,10 @@ READ_PAST = [
     ("stormservice-role-name-list.yaml",  # synthetic/formats/stormservice.yaml: PASSed
      "ERROR line 12: spec.template.spec.roles.0.name: must be a string (AIBrix StormService CRD, "
      "orchestration.aibrix.ai/v1alpha1), got a list ('[]'); write it as a string, or remove it"),
+    ("stormservice-role-replicas-true.yaml",  # synthetic/formats/stormservice.yaml: "2 role
+     # sets x True prefill replica(s)", read as 1 (the second sweep)
+     "ERROR line 13: spec.template.spec.roles.0.replicas: true is not a count of replicas; write "
+     "a whole number"),
     ("vllmruntime-registry-list.yaml",  # from corpus/production-stack/..._autoscaling.yaml
      "ERROR line 53: spec.deploymentConfig.image.registry: must be a string (VLLMRuntime CRD, "
      "production-stack.vllm.ai/v1alpha1), got a list ('[]'); write it as a string, or remove it"),
