@@ -219,18 +219,33 @@ def calibrate_files(paths: list[Path], errors: list[InputError] | None = None,
             errors.append(err)
             continue
         entry = split.get(path.name)
+        refused: dict[str, list[str]] = {}  # a run's error -> the runs it stopped
         for run in log.runs:
             if not run.values and not run.errors:
                 rep = RunReport(run.label, run.engine, run.version, None, None)
                 rep.notes.append("no start-up numbers found in this run")
                 rep.unparsed = run.unparsed
             else:
-                rep = calibrate_run(run, path.parent)
+                try:
+                    rep = calibrate_run(run, path.parent)
+                except InputError as err:  # this run's error, named; the others still reported
+                    if errors is None:
+                        raise
+                    refused.setdefault(str(err), []).append(
+                        run.label.removeprefix(path.name).strip())
+                    continue
             rep.log = path.name
             rep.compile_cache = _compile_cache(run)
             if entry is not None:
                 rep.part, rep.model_class = entry.part, entry.model_class
             reports.append(rep)
+        for text, runs in refused.items():
+            assert errors is not None
+            named = ", ".join(r for r in runs if r).replace("run ", "")
+            which = f"run {named}: " if len(runs) == 1 and named else (
+                f"runs {named}: " if named else "")
+            errors.append(InputError(text if text.startswith(str(path))
+                                     else f"{path}: {which}{text}"))
     if progress is not None:
         progress(len(paths), len(paths))
     return reports

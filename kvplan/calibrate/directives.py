@@ -45,6 +45,8 @@ def directives(text: str, path: Path, lineno: int) -> dict[str, str]:
 def _directive_problem(key: str, value: str, folder: Path) -> str | None:
     if key not in DIRECTIVE_KEYS:
         return f"unknown key; known: {', '.join(DIRECTIVE_KEYS)}"
+    if not value:  # `spec=` read as no spec at all, in silence, before task h51sweep
+        return "has no value; write key=value, or remove it"
     if key in _COUNT_KEYS:
         if not value.isdigit() or int(value) <= 0:
             return "must be a positive whole number"
@@ -65,6 +67,13 @@ def _directive_problem(key: str, value: str, folder: Path) -> str | None:
     elif key in _BOOL_KEYS:
         if value.lower() not in ("true", "false", "1", "0"):
             return "must be true or false"
+    elif key == "version":  # a text with no release number was shown as stated, unread
+        from kvplan.engines.release import parse_version
+
+        try:
+            parse_version(value)
+        except InputError as err:
+            return str(err)
     elif key == "gpu" and value.endswith((".yaml", ".yml")):
         if not (folder / value).is_file() and not Path(value).is_file():
             return f"no such spec file (read relative to {folder})"

@@ -4,12 +4,25 @@ applies every pattern to every line, in registration order."""
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 NUM = r"(-?[\d,]*\.?\d+)"
+# No figure an engine prints at start-up (GiB, MiB, tokens, blocks, seconds) comes near 10^15:
+# a larger one is a damaged line, refused with its line (a 10^30 GiB "mem usage" reached a
+# stand-in GPU's schema as exit 3 before task h51sweep)
+MAX_FIGURE = 1e15
+
+
+class FigureError(ValueError):
+    """A number on a log line beyond any start-up figure: parse.py names the file."""
+
+    def __init__(self, key: str, value: float, lineno: int) -> None:
+        self.key, self.value, self.lineno = key, value, lineno
+        super().__init__(f"{key} {value:g}")
 
 
 def _f(text: str) -> float:
@@ -34,6 +47,8 @@ class Run:
     marks: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     def put(self, key: str, value: float, lineno: int, text: str) -> None:
+        if not math.isfinite(value) or abs(value) > MAX_FIGURE:
+            raise FigureError(key, value, lineno)
         self.values[key] = value
         self.lines[key] = (lineno, text.strip())
 

@@ -22,7 +22,7 @@ from kvplan.calibrate import (  # noqa: F401
 )
 from kvplan.calibrate.directives import DIRECTIVE_KEYS  # noqa: F401  (re-exported)
 from kvplan.calibrate.directives import directives as _directives
-from kvplan.calibrate.lines import PATTERNS, LogFile, Run
+from kvplan.calibrate.lines import PATTERNS, FigureError, LogFile, Run
 from kvplan.engine_traits import SERVING
 from kvplan.engines.interface import parse_version
 from kvplan.engines.release import leading_numbers
@@ -78,7 +78,12 @@ def parse_text(text: str, path: Path) -> LogFile:
         for _kind, rx, handler in ORDERED:
             found = rx.search(line)
             if found:
-                handler(current, found, lineno, line)
+                try:
+                    handler(current, found, lineno, line)
+                except FigureError as err:
+                    raise InputError(f"{path}:{lineno}: {err.key} = {err.value:g} is beyond any "
+                                     "figure an engine prints at start-up (above 10^15); the "
+                                     "line is damaged: fix it or remove it") from None
                 matched = True
         if not matched and INTERESTING.search(line) and _looks_numeric(line):
             current.unparsed.append((lineno, stripped[:160]))

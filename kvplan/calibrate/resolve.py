@@ -48,7 +48,10 @@ def resolve_model(run: Run, base: Path) -> tuple[ModelSpec | None, str]:
     """The spec a run refers to: a `spec=` directive, else the catalog entry with its hf_id."""
     ref = run.settings.get("spec")
     if ref:
-        return load_model(_path_or_name(ref, base)), "spec directive"
+        try:
+            return load_model(_path_or_name(ref, base)), "spec directive"
+        except InputError as err:
+            raise InputError(f"directive `# kvplan: spec={ref}`: {err}") from None
     hint = run.model_hint
     if not hint or "/" not in hint:
         return None, ("model not stated in the log: add a `# model: <hub id>` line (or "
@@ -92,7 +95,13 @@ def _sglang_gpu_mib(run: Run) -> float | None:
     """nvidia-smi total SGLang sizes its defaults by: stated, else start-up free + 0.4 GiB."""
     smi = _num(run, "nvidia_smi_mib")
     if smi is None and "before_gib" in run.values:
-        smi = int((run.values["before_gib"] + 0.4) * 1024)
+        before = run.values["before_gib"]
+        if before <= 0:  # reached the stand-in GPU's schema as exit 3 before task h51sweep
+            lineno = run.lines["before_gib"][0]
+            raise InputError(f"line {lineno}: the GPU's free memory at start-up is {before:g} GB; "
+                             "a start-up log of a real GPU shows a positive figure; check the "
+                             "line")
+        smi = int((before + 0.4) * 1024)
     return smi
 
 

@@ -63,8 +63,12 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
                                   else "parallel.tensor")
         reasons += shape
         from kvplan.engines.refusals import engine_refusals
+        from kvplan.errors import KvplanError
 
-        flags = engine_refusals(model, dep)
+        try:
+            flags = engine_refusals(model, dep)
+        except KvplanError:  # an engine version it cannot read: plan_deployment's ERROR, line
+            flags = []
         if target.gpu_named and dep.engine.attention_backend is not None:
             from kvplan.deploy import resolve_gpu
             from kvplan.engines.refusals import aiter_refusal

@@ -246,8 +246,12 @@ def _check_engine(e: EngineBlock, fail: Callable[[str, str], None]) -> None:
 
     try:
         check_engine_block(e)
-    except InputError as err:
-        fail("engine.name", str(err))
+    except InputError as err:  # the field it names (engine.version: ...), else the name
+        field, sep, why = str(err).partition(": ")
+        if sep and field == "engine.version":
+            fail(field, why)
+        else:
+            fail("engine.name", str(err))
     else:
         from kvplan.engines.vllm_flag_versions import missing_flags
 

@@ -9,10 +9,11 @@ fields are kvplan.deploy.schema's, shared with the fast acceptor (kvplan.deploy.
 # when each class is made, a third of this module's import time (paid when a file needs pydantic).
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import BeforeValidator, ConfigDict, Field, model_validator
 
 from kvplan.deploy import schema as plain
 from kvplan.inputs import limits as lim
+from kvplan.inputs.nobool import NoBoolFloats
 
 
 def _not_bool(value: object) -> object:
@@ -31,7 +32,7 @@ PosFloat = Annotated[float, Field(gt=0)]
 API_VERSION = plain.API_VERSION
 
 
-class _Strict(BaseModel):
+class _Strict(NoBoolFloats):
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)
 
     @model_validator(mode="after")

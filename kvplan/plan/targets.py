@@ -131,8 +131,21 @@ def _from_manifest(
         origins["engine.topk_topp_sampler"] = \
             f"manifest: {t.names.get('engine.topk_topp_sampler', 'engine.topk_topp_sampler')}"
     notes = list(t.notes)
+    for r in t.refusals:  # check's FAIL before any arithmetic: said, never planned over in silence
+        where = f"line {r.line}: " if r.line else ""
+        what = f"{r.field}: " if r.field and r.field not in r.message else ""
+        notes.append(f"{where}{what}{r.message}; planned as if it started (`kvplan check` "
+                     "FAILs it)")
     if len(found) > 1:
-        notes.append(f"the manifest runs {len(found)} servers; planning the first ({t.name})")
+        notes.append(f"the manifest runs {len(found)} servers; planning the first "
+                     f"({t.name or f'line {t.line}'})")  # a script's server has no name
+    for other in targets:  # a refused server is named, never dropped from the plan silently
+        if other.deployment is None and other.problems:
+            p = other.problems[0]
+            where = f"line {p.line}: " if p.line else ""
+            notes.append(f"not planned: {other.name or f'the server on line {other.line}'} "
+                         f"({where}{p.text()}; "
+                         "`kvplan check` lists every problem)")
     if t.no_traffic:  # check's placeholder load of one user: give --peak-users for a fleet
         data["traffic"] = {k: v for k, v in data.get("traffic", {}).items()
                            if k != "peak_concurrent_users"}

@@ -192,7 +192,8 @@ def _hardware_index() -> tuple[dict[str, Path], dict[str, str]]:
     for stem, entry in entries.items():
         data = entry.data if entry.ok else read_yaml(entry.path)
         if isinstance(data, dict):
-            for alias in data.get("aliases") or []:
+            found = data.get("aliases")  # another type: refused when the spec is loaded
+            for alias in found if isinstance(found, list) else []:
                 aliases.setdefault(str(alias).lower(), stem)
     return files, aliases
 

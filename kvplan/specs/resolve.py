@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec
@@ -40,6 +41,14 @@ class Resolved:
         return f"{self.ref} \u2192 {self.spec.name} ({self.rule})" + (
             f"; {self.detail}" if self.detail else "")
 
+
+
+def _aliases(data: dict[str, Any]) -> list[Any]:
+    """A spec's aliases when a list: a spec on the search path with another type is refused
+    when it is loaded (its own error), and must not stop every other name's lookup (a TypeError,
+    exit 3, for any model before task h51sweep)."""
+    found = data.get("aliases")
+    return found if isinstance(found, list) else []
 
 def looks_like_path(ref: str) -> bool:
     """A spec file, config.json or folder: a YAML/JSON suffix, a leading ./ ~ or /, or a
@@ -70,7 +79,7 @@ def _index() -> dict[str, tuple[str, str]]:
             continue
         if isinstance(data.get("hf_id"), str):
             index.setdefault(data["hf_id"].lower(), (stem, "hf_id"))
-        for alias in data.get("aliases") or []:
+        for alias in _aliases(data):
             if isinstance(alias, dict) and isinstance(alias.get("id"), str):
                 index.setdefault(alias["id"].lower(), (stem, "alias"))
     return index
@@ -230,8 +239,7 @@ def _full_id_by_repo_name() -> dict[str, tuple[str, str]]:
         data = entry.data if entry.ok else None
         if not isinstance(data, dict):
             continue
-        ids = [data.get("hf_id")] + [a.get("id") for a in data.get("aliases") or []
-                                     if isinstance(a, dict)]
+        ids = [data.get("hf_id")] + [a.get("id") for a in _aliases(data) if isinstance(a, dict)]
         for full in ids:
             if isinstance(full, str) and "/" in full:
                 out.setdefault(full.rsplit("/", 1)[-1].lower(), (stem, full))

@@ -5,9 +5,10 @@ has a ceiling far above any real model, docs/limits.md). Split from kvplan.specs
 # when each class is made (see kvplan.specs.validators).
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from kvplan.inputs import limits as lim
+from kvplan.inputs.nobool import NoBoolFloats
 
 PositiveInt = Annotated[int, Field(gt=0, strict=True)]
 Layers = Annotated[int, Field(gt=0, le=lim.MAX_LAYERS, strict=True)]
@@ -21,7 +22,8 @@ MemBytes = Annotated[int, Field(gt=0, le=lim.MAX_MEMORY_BYTES, strict=True)]
 SmiMib = Annotated[int, Field(gt=0, le=lim.MAX_NVIDIA_SMI_MIB, strict=True)]
 
 
-class Strict(BaseModel):
-    """Base for every spec: unknown keys are errors, values are not coerced silently."""
+class Strict(NoBoolFloats):
+    """Base for every spec: unknown keys are errors, values are not coerced silently (a float
+    field refuses true/false: kvplan.inputs.nobool)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False, defer_build=True)

@@ -99,9 +99,9 @@ def test_too_few_gpus_for_one_replica(tmp_path: Path):
 def test_no_load_and_an_unreadable_version_are_both_named(tmp_path: Path):
     _, problems = refused(tmp_path, "engine:\n  name: vllm\n  version: latest\ntraffic:\n"
                           "  peak_to_mean: 2\n")
+    # the version's own field and line (8), not engine.name's (7): task h51sweep
     assert problems == [
-        ("engine.name", "engine.version: cannot read engine version 'latest'; write it like "
-         "0.10.2", 7),
+        ("engine.version", "cannot read engine version 'latest'; write it like 0.10.2", 8),
         ("traffic", "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_s", 9)]
 
 

@@ -289,8 +289,9 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         sites = _read(fmt, data, doc, path)
         if kind:  # the object's metadata or annotations (kvplan.io/...) of the wrong type
             bad: list[Problem] = []
-            typed(typed(data, "metadata", (), doc, bad, "Kubernetes ObjectMeta"), "annotations",
-                  ("metadata",), doc, bad, "Kubernetes ObjectMeta")
+            meta_block = typed(data, "metadata", (), doc, bad, "Kubernetes ObjectMeta")
+            typed(meta_block, "annotations", ("metadata",), doc, bad, "Kubernetes ObjectMeta")
+            typed(meta_block, "name", ("metadata",), doc, bad, "Kubernetes ObjectMeta", str)
             for site in sites:
                 site.problems = [*bad, *site.problems]
         targets = _targets(doc, path, sites, name, meta_ann if kind else {}, side_cache,

@@ -93,6 +93,27 @@ def _words(value: Any) -> list[str]:
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
+def _command(svc: dict[str, Any], key: str, at: tuple[str, ...],
+             problems: list[Problem]) -> list[str]:
+    """`entrypoint` or `command`: a string, or a list of strings (numbers are written out);
+    another type, or a list or mapping inside the list, is one Problem each (it was dropped
+    from the command line in silence before task h51sweep)."""
+    value = svc.get(key)
+    if value is None or isinstance(value, str):
+        return _words(value)
+    if not isinstance(value, list):
+        problems.append(Problem(".".join((*at, key)), _not_a("a string or a list of strings",
+                                                              value)))
+        return []
+    kept = []
+    for i, item in enumerate(value):
+        if isinstance(item, (list, dict, bool)) or item is None:
+            problems.append(Problem(".".join((*at, key, str(i))), _not_a("a string", item)))
+        else:
+            kept.append(item)
+    return _words(kept)
+
+
 def _gpus(value: Any) -> Any:
     """The service-level `gpus` attribute of the Compose Specification (05-services.md, gpus:
     `gpus: all`, or a list of device requests with `count` / `device_ids`), as a count."""
@@ -174,6 +195,7 @@ def _unescape(words: list[str]) -> list[str]:
 def _not_a(want: str, value: Any) -> str:
     """What a field of the wrong type gets said: what it must be, what it is, what to do."""
     kind = ("a list" if isinstance(value, list) else "a string" if isinstance(value, str)
+            else "a mapping" if isinstance(value, dict) else "null" if value is None
             else "a boolean" if isinstance(value, bool) else "a number")
     return (f"must be {want} (the Compose Specification), got {kind} ({str(value)[:40]!r}); "
             "write it so, or remove it")
@@ -225,7 +247,12 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
         resource, said = "nvidia.com/gpu", ""
         environment = svc.get("environment")
         if isinstance(environment, list):
-            environment = dict(str(e).partition("=")[::2] for e in environment)
+            for i, item in enumerate(environment):
+                if not isinstance(item, str):  # NAME=value strings only
+                    problems.append(Problem(".".join((*at, "environment", str(i))),
+                                            _not_a("a string (NAME=value)", item)))
+            environment = dict(str(e).partition("=")[::2] for e in environment
+                               if isinstance(e, str))
         elif environment is not None and not isinstance(environment, dict):
             problems.append(Problem(".".join((*at, "environment")), _not_a(
                 "a mapping (NAME: value) or a list of NAME=value", environment)))
@@ -238,7 +265,8 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
             said = visible
         container = {
             "image": svc.get("image", ""),
-            "command": _unescape(_words(svc.get("entrypoint")) + _words(svc.get("command"))),
+            "command": _unescape(_command(svc, "entrypoint", at, problems)
+                                 + _command(svc, "command", at, problems)),
             "env": [{"name": k, "value": str(v)} for k, v in (environment or {}).items()],
             "resources": {"limits": {resource: count}} if count else {},
         }

@@ -28,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict
-from kvplan.check.manifests.shapes import typed
+from kvplan.check.manifests.shapes import mistyped, typed
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
@@ -114,6 +114,9 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         words.append(("--load-format=runai_streamer", url_line))
     args = typed(spec, "args", at, doc, problems, SCHEMA, list)
     for j, a in enumerate(args):
+        if isinstance(a, (list, dict)):  # a list of strings: never written out as text
+            problems.append(mistyped((*at, "args", j), str, a, doc, SCHEMA))
+            continue
         words.append((str(a), doc.line(*at, "args", j)))
     if spec.get("adapters"):
         words.append(("--enable-lora", doc.line(*at, "adapters")))

@@ -154,8 +154,11 @@ def _role(values: dict[str, Any], role: str, doc: Doc, group: int) -> PodSite | 
         notes.append(f"{resource}: {local * tp} from parallelism (dataLocal {local} x tensor "
                      f"{tp}), as the chart fills it in")
     pod: dict[str, Any] = {"containers": [container]}
-    sel = as_dict(spec.get("acceleratorTypes"))
-    if sel.get("labelKey") and isinstance(sel.get("labelValues"), list) and sel["labelValues"]:
+    sel = typed(spec, "acceleratorTypes", at, doc, problems, SCHEMA)
+    # the node label that names the GPU: of another type it was read as no GPU named, in silence
+    key = typed(sel, "labelKey", (*at, "acceleratorTypes"), doc, problems, SCHEMA, str)
+    typed(sel, "labelValues", (*at, "acceleratorTypes"), doc, problems, SCHEMA, list)
+    if key and isinstance(sel.get("labelValues"), list) and sel["labelValues"]:
         pod["nodeSelector"] = {str(sel["labelKey"]): str(sel["labelValues"][0])}
         lines[at + ("nodeSelector", str(sel["labelKey"]))] = doc.line(*at, "acceleratorTypes",
                                                                       "labelValues", 0)

@@ -124,8 +124,9 @@ def _workload(spec: dict[str, Any], at: Key, model: dict[str, Any], doc: Doc, ki
         lines = {c_at + ("command", k): line for k, (_, line) in enumerate(words)}
         if not main.get("image"):
             notes.append(f"image from the KServe preset ({PRESET_IMAGE})")
-    if spec.get("baseRefs"):
-        names = ", ".join(str(as_dict(r).get("name")) for r in spec["baseRefs"])
+    refs = typed(spec, "baseRefs", at, doc, problems, SCHEMA, list)  # a number: exit 3 before
+    if refs:
+        names = ", ".join(str(as_dict(r).get("name")) for r in refs)
         notes.append(f"spec.baseRefs {names}: LLMInferenceServiceConfigs kvplan does not read "
                      "(a command or args they set are not checked)")
     site = PodSite(kind, pod, pod_at, [(container, c_at)], replicas, replicas_at, per_engine,

@@ -35,7 +35,8 @@ def _gpus(pod: dict[str, Any], params: dict[str, Any]) -> int:
             return int(float(str(params["num-gpus"])))
         except ValueError:
             return 0
-    for c in pod.get("containers") or []:
+    containers = pod.get("containers")
+    for c in containers if isinstance(containers, list) else []:  # another type: _resources
         res = as_dict(as_dict(c).get("resources"))
         for part in ("limits", "requests"):
             for key in GPU_KEYS:
@@ -53,6 +54,8 @@ def _resources(pod: dict[str, Any], pod_at: Key, doc: Doc, bad: list[Problem]) -
     `bad`, where it used to count 0 GPUs for the group in silence (task h47silent); the
     core/v1 Container schema has them mappings."""
     found = pod.get("containers")
+    if found is not None and not isinstance(found, list):  # exit 3 before task h51sweep
+        bad.append(mistyped((*pod_at, "containers"), list, found, doc))
     for j, c in enumerate(found if isinstance(found, list) else []):
         at = (*pod_at, "containers", j)
         if isinstance(c, dict):

@@ -160,7 +160,8 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
     group_pod = gpu_groups[0] if gpu_groups else gs[0]
     pod = dict(group_pod.pod)
     c_at: Key = (*group_pod.pod_at, "containers", 0)
-    first = as_dict((pod.get("containers") or [{}])[0])
+    found = pod.get("containers")  # another type is raycluster's problem (named), not a crash
+    first = as_dict(found[0] if isinstance(found, list) and found else {})
     container = {"image": first.get("image", ""), "command": [w for w, _ in words],
                  "env": first.get("env") or [],
                  "resources": {"limits": {"nvidia.com/gpu": gpus}}}

@@ -30,12 +30,20 @@ _POD: tuple[tuple[tuple[str, ...], type], ...] = (
     (("tolerations",), list),
     (("volumes",), list),
 )
-# core/v1 Container: env (of EnvVar mappings, each name a string), envFrom and volumeMounts
-# are lists, resources and its limits and requests mappings
+# core/v1 Container: image a string, command and args lists of strings (an item of another
+# type was dropped from the command line in silence before task h51sweep), env (of EnvVar
+# mappings, each name and value a string), envFrom and volumeMounts are lists, resources and
+# its limits and requests mappings
 _CONTAINER: tuple[tuple[tuple[str, ...], type], ...] = (
+    (("image",), str),
+    (("command",), list),
+    (("command", "*"), str),
+    (("args",), list),
+    (("args", "*"), str),
     (("env",), list),
     (("env", "*"), dict),
     (("env", "*", "name"), str),
+    (("env", "*", "value"), str),
     (("envFrom",), list),
     (("volumeMounts",), list),
     (("resources",), dict),

@@ -179,8 +179,15 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
     found, refused = sites(path, text)
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
+    # a calibration log's directive line in a script: a comment to the shell, said, not skipped
+    unread = [f"line {n}: `{line.strip()[:60]}`: `# kvplan:` lines are read in calibration "
+              "logs only (`kvplan calibrate`), not in scripts: this one is not read; write the "
+              f"traffic and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
+              for n, line in enumerate(text.splitlines(), start=1)
+              if re.match(r"\s*#\s*kvplan:", line)]
     for site in found:
         for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
+            target.notes.extend(unread)
             if site.kind == KIND:  # a pip install names no vendor (ROCm reads CUDA_VISIBLE_DEVICES)
                 target.gpu_vendor = None
             if site.problems:  # said once: not again as the manifests' "unrendered template"

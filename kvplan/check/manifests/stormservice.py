@@ -6,6 +6,7 @@ an engine (prefill, decode, or one aggregated role) is checked on its own."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite, as_dict, template_site
@@ -34,7 +35,12 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         n = role.get("replicas", 1)
         site = template_site(role, at, "StormService", n, (*at, "replicas") if "replicas" in role
                              else ("spec", "replicas") if "replicas" in spec else None, doc)
-        if isinstance(sets, int) and isinstance(n, int):
+        if isinstance(n, bool) or not isinstance(n, int):  # true was read as 1 (task h51sweep)
+            site.problems.append(Problem(".".join(map(str, (*at, "replicas"))),
+                                         f"{json.dumps(n, default=str)[:40]} is not a count "
+                                         "of replicas; write a whole number",
+                                         doc.line(*at, "replicas")))
+        elif isinstance(sets, int) and not isinstance(sets, bool):
             site.replicas = sets * n
             if sets != 1:
                 site.notes.append(f"{sets} role sets x {n} {role.get('name', 'role')} "
@@ -47,7 +53,8 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
             site.problems.append(Problem("podGroupSize", f"{size!r} is not a count",
                                          doc.line(*at, "podGroupSize")))
         site.group, site.line_at = i, at
-        site.name = f"{base} {role.get('name', i)}"
+        # RoleSpec.name is a string: a list was written into the server's name in silence
+        site.name = f"{base} {typed(role, 'name', at, doc, site.problems, schema, str) or i}"
         out.append(site)
     if bad:  # a wrong-typed field the reader walks: named, never a silent skip
         return [PodSite("StormService", {}, ("spec",), [], problems=bad)]

@@ -93,9 +93,14 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
                      "as vLLM's own")
     res = typed(dep, "resources", d_at, doc, problems, SCHEMA)
     image = typed(dep, "image", d_at, doc, problems, SCHEMA)
+    for key in ("registry", "name"):  # strings: a list was written into the image in silence
+        typed(image, key, (*d_at, "image"), doc, problems, SCHEMA, str)
     env = cfg.get("env")
     if env is not None and not isinstance(env, list):
         problems.append(mistyped((*v_at, "env"), list, env, doc))
+    for j, item in enumerate(env if isinstance(env, list) else []):
+        if not isinstance(item, dict):  # an EnvVar is a mapping: never dropped in silence
+            problems.append(mistyped((*v_at, "env", j), dict, item, doc))
     container: dict[str, Any] = {
         "image": f"{image.get('registry', 'docker.io')}/{image.get('name', '')}",
         "command": [w for w, _ in words],
