@@ -40,8 +40,8 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
     if rotary:
         weights += rotary
         how += rotary_cache_how(req.model, s.version)
-    weights += slack_bytes(req, s.version)  # kvplan.engines.vllm_load_blocks
-    how += slack_how(req, s.version)
+    weights += slack_bytes(req, s.version, s.cpu_offload_bytes)  # kvplan.engines.vllm_load_blocks
+    how += slack_how(req, s.version, s.cpu_offload_bytes)
     if s.draft_params:
         draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
         weights += draft

@@ -56,24 +56,56 @@ def round_up(size: int) -> int:
     return ceil_div(size, ROUND_LARGE) * ROUND_LARGE - size
 
 
-def slack_bytes(req: SizeRequest, version: str | None) -> int:
+def _stages(n: int, pp: int) -> list[int]:
+    """Decoder layers a pipeline stage holds: vLLM's `get_pp_indices` (distributed/utils.py)
+    gives each n // pp and one more to the stages before the last, for the remainder."""
+    parts = [n // pp] * pp
+    for i in range(2, n % pp + 2):
+        parts[-i] += 1
+    return parts
+
+
+def _layer_round_ups(layers: tuple[tuple[int, tuple[int, ...]], ...], pp: int,
+                     offload: int) -> int:
+    """The decoder layers' round-ups summed over the pp stages, less the tensors
+    --cpu-offload-gb moves to pinned host memory: `maybe_offload_to_cpu`
+    (model_executor/models/utils.py; `make_layers` wraps each decoder layer in it, not the
+    embeddings) moves a stage's parameters one by one from its first layer, in vLLM's order,
+    while the bytes moved so far are below the budget (one per process: per stage)."""
+    flat = [sizes for count, sizes in layers for _ in range(count)]
+    total, start = 0, 0
+    for n in _stages(len(flat), pp):
+        moved = 0
+        for sizes in flat[start:start + n]:
+            for size in sizes:
+                if moved < offload:
+                    moved += size
+                else:
+                    total += round_up(size)
+        start += n
+    return total
+
+
+def slack_bytes(req: SizeRequest, version: str | None, offload: int | None = None) -> int:
     """Bytes "Model loading took" counts above the tensors on one GPU (0 where not booked):
-    the layers' round-ups over pp stages, the vocab matrices' over pp, as weights_bytes."""
+    the layers' round-ups over pp stages, the vocab matrices' over pp, as weights_bytes
+    spreads them; the tensors --cpu-offload-gb moves to the host (`offload` bytes a GPU) round
+    nothing."""
     if not scoped(version):
         return 0
     lay = rank_layout(req.model, req.effective_weight_dtype, req.tp, req.ep)
     if lay is None:
         return 0
-    layers = sum(count * sum(round_up(s) for s in sizes) for count, sizes in lay.layers)
+    layers = _layer_round_ups(lay.layers, req.pp, offload or 0)
     vocab = sum(round_up(s) for s in lay.vocab)
     return ceil_div(layers, req.pp) + ceil_div(vocab, req.pp)
 
 
-def slack_how(req: SizeRequest, version: str | None) -> str:
+def slack_how(req: SizeRequest, version: str | None, offload: int | None = None) -> str:
     """The term in words for `kvplan explain`'s weights step: booked, or why not and the bound."""
     if not scoped(version):
         return ""
-    slack = slack_bytes(req, version)
+    slack = slack_bytes(req, version, offload)
     if slack:
         lay = rank_layout(req.model, req.effective_weight_dtype, req.tp, req.ep)
         assert lay is not None

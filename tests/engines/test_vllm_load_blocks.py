@@ -80,6 +80,30 @@ def test_qwen25_7b_16bit_tp2_by_hand() -> None:
     assert slack_bytes(req, "0.30.0") == 51_380_224 + 524_288 == 51_904_512
 
 
+def test_cpu_offload_moves_tensors_out_of_the_blocks_by_hand() -> None:
+    """--cpu-offload-gb moves a process's decoder-layer parameters to pinned host memory, one by
+    one from its first layer, while the bytes moved are below the budget
+    (`maybe_offload_to_cpu`, model_executor/models/utils.py): those round nothing on the GPU.
+    Qwen2.5-7B bf16 at TP 1, 4 GiB = 4,294,967,296 B: a layer is 33,030,144 + 25,690,112 +
+    271,581,184 + 135,790,592 = 466,092,032 B; nine layers move 4,194,828,288 (below), the tenth
+    moves qkv (4,227,858,432), o_proj (4,253,548,544) and gate_up (4,525,129,728: past it) and
+    keeps down_proj. Not rounded: 9 x 3.5 MiB + 0.5 + 1.5 + 1 = 34.5 MiB, so 99 - 34.5 = 64.5 MiB
+    = 67,633,152 B. At PP 2 each stage (14 layers, vLLM's get_pp_indices) moves its own first
+    nine and a half the same way: 14 x 3.5 - 34.5 = 14.5 MiB a stage, 29 over both, 14.5 a GPU
+    (15,204,352) + half the vocab's 1 MiB (524,288) = 15,728,640. At TP 2 a layer is 16,515,072
+    + 12,845,056 + 135,790,592 + 67,895,296 = 233,046,016 B, rounding 1.75 MiB (gate_up 0.5,
+    down 1.25); eighteen layers move 4,194,828,288, the nineteenth its qkv, o_proj and gate_up
+    (4,359,979,008): 18 x 1.75 + 0.5 = 32 MiB not rounded, 49 - 32 = 17 MiB + the vocab's 0.5 =
+    17.5 MiB = 18,350,080."""
+    gib4 = 4 * 1024**3
+    assert slack_bytes(_req("qwen2.5-7b"), "0.24.0", gib4) == 67_633_152
+    pp2 = SizeRequest(model=load_model("qwen2.5-7b"), gpu=load_hardware("h100"),
+                      context_tokens=4096, pp=2)
+    assert slack_bytes(pp2, "0.24.0") == 51_904_512  # no offload: as at TP 2
+    assert slack_bytes(pp2, "0.24.0", gib4) == 15_728_640
+    assert slack_bytes(_req("qwen2.5-7b", tp=2), "0.24.0", gib4) == 18_350_080
+
+
 def test_fp8_qwen3_14b_by_hand() -> None:
     """Qwen3-14B at fp8 (hidden 5,120, intermediate 17,408, 40 heads and 8 KV heads of 128, 40
     layers, vocab 151,936, untied; held-out 442's Qwen3-14B-FP8): 1 B a weight, a float32 scale
