@@ -8,7 +8,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib, is_mxfp4, weights_bytes, weights_how
 from kvplan.engines.encoder_cache import encoder_cache_note
 from kvplan.engines.interface import EngineSettings, parse_version
-from kvplan.engines.vllm_load_blocks import slack_bytes, slack_how
+from kvplan.engines.vllm_load_blocks import scoped, slack_bytes, slack_how
 from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how, rotary_cache_note
 from kvplan.engines.vllm_series import DEFAULT_VERSION, mxfp4_kernel
 from kvplan.errors import InputError
@@ -46,6 +46,8 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
         draft = -(-s.draft_params * req.effective_weight_dtype.bits // 8 // req.tp)
         weights += draft
         how += f" + draft model {s.draft_params:,} params"
+        if scoped(s.version):  # kvplan.engines.vllm_load_blocks: the target's tensors only
+            how += " (its torch blocks not booked: not laid out tensor by tensor)"
     if s.cpu_offload_bytes:
         weights = max(0, weights - s.cpu_offload_bytes)
         how += f" - {gib(s.cpu_offload_bytes)} offloaded to the CPU (--cpu-offload-gb)"

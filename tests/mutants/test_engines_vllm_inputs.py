@@ -257,7 +257,8 @@ def test_a_version_newer_than_the_newest_series_and_draft_weights_alone():
         18_062_619_648, 62_176_036_224, 29_647, 474_352)
     assert r.steps[3].formula == (
         "8,030,261,248 params x 16 bits / 1 GPU(s)" + rotary_words("8,192 positions x 128 x 2 B")
-        + " + draft model 1,000,000,000 params")
+        + " + draft model 1,000,000,000 params (its torch blocks not booked: not laid out "
+        "tensor by tensor)")  # 0.34 loads under max_split_size_mb 20; the draft is a count
     assert ("vLLM 0.40.1 is newer than the newest modelled release (0.34.0): modelled as the "
             "0.34 series") in r.assumptions
     assert r.assumptions[-1] == (
