@@ -184,6 +184,14 @@ def load_model_file(path: Path) -> ModelSpec:
     return validate(ModelSpec, read_yaml(path), str(path))
 
 
+def aliases_of(data: dict[str, Any]) -> list[Any]:
+    """A spec's aliases when a list: a spec on the search path with another type is refused
+    when it is loaded (its own error), and must not stop every other name's lookup (a TypeError,
+    exit 3, for any model before task h51sweep)."""
+    found = data.get("aliases")
+    return found if isinstance(found, list) else []
+
+
 @lru_cache(maxsize=1)
 def _hardware_index() -> tuple[dict[str, Path], dict[str, str]]:
     entries = catalog(HARDWARE_DIR)
@@ -192,8 +200,7 @@ def _hardware_index() -> tuple[dict[str, Path], dict[str, str]]:
     for stem, entry in entries.items():
         data = entry.data if entry.ok else read_yaml(entry.path)
         if isinstance(data, dict):
-            found = data.get("aliases")  # another type: refused when the spec is loaded
-            for alias in found if isinstance(found, list) else []:
+            for alias in aliases_of(data):
                 aliases.setdefault(str(alias).lower(), stem)
     return files, aliases
 

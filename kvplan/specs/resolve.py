@@ -15,7 +15,6 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec
@@ -42,14 +41,6 @@ class Resolved:
             f"; {self.detail}" if self.detail else "")
 
 
-
-def _aliases(data: dict[str, Any]) -> list[Any]:
-    """A spec's aliases when a list: a spec on the search path with another type is refused
-    when it is loaded (its own error), and must not stop every other name's lookup (a TypeError,
-    exit 3, for any model before task h51sweep)."""
-    found = data.get("aliases")
-    return found if isinstance(found, list) else []
-
 def looks_like_path(ref: str) -> bool:
     """A spec file, config.json or folder: a YAML/JSON suffix, a leading ./ ~ or /, or a
     folder that exists. `org/name` without a suffix is a hub id unless that folder exists."""
@@ -65,7 +56,7 @@ def _index() -> dict[str, tuple[str, str]]:
     """lower-case key -> (catalog file stem, rule), from every catalog spec's name, hf_id and
     aliases. Read from each file's data (the catalog index), not its validated spec, so that
     one broken spec never hides the others."""
-    from kvplan.specs.loader import MODEL_DIR, catalog
+    from kvplan.specs.loader import MODEL_DIR, aliases_of, catalog
 
     index: dict[str, tuple[str, str]] = {}
     files = catalog(MODEL_DIR)
@@ -79,7 +70,7 @@ def _index() -> dict[str, tuple[str, str]]:
             continue
         if isinstance(data.get("hf_id"), str):
             index.setdefault(data["hf_id"].lower(), (stem, "hf_id"))
-        for alias in _aliases(data):
+        for alias in aliases_of(data):
             if isinstance(alias, dict) and isinstance(alias.get("id"), str):
                 index.setdefault(alias["id"].lower(), (stem, "alias"))
     return index
@@ -232,14 +223,14 @@ def repo_name_hint(ref: str) -> str:
 def _full_id_by_repo_name() -> dict[str, tuple[str, str]]:
     """The repository part of every catalog hf_id and alias, lower-case -> (catalog name, the
     id as the spec spells it); the first spec in catalog order keeps a name two share."""
-    from kvplan.specs.loader import MODEL_DIR, catalog
+    from kvplan.specs.loader import MODEL_DIR, aliases_of, catalog
 
     out: dict[str, tuple[str, str]] = {}
     for stem, entry in catalog(MODEL_DIR).items():
         data = entry.data if entry.ok else None
         if not isinstance(data, dict):
             continue
-        ids = [data.get("hf_id")] + [a.get("id") for a in _aliases(data) if isinstance(a, dict)]
+        ids = [data.get("hf_id")] + [a.get("id") for a in aliases_of(data) if isinstance(a, dict)]
         for full in ids:
             if isinstance(full, str) and "/" in full:
                 out.setdefault(full.rsplit("/", 1)[-1].lower(), (stem, full))
