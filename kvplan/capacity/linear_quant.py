@@ -60,24 +60,30 @@ def _quant(model: ModelSpec) -> WeightQuant:
     return model.weight_quant
 
 
-def _widths(model: ModelSpec, tp: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """(K, N) on one rank of the column-parallel layers (qkv_proj, gate_up_proj) and the
-    row-parallel ones (o_proj, down_proj), as vLLM shards them."""
+def attention_widths(model: ModelSpec, tp: int) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(K, N) on one rank of qkv_proj (column-parallel) and o_proj (row-parallel), as vLLM
+    shards them."""
     att, hidden = model.attention, model.hidden_size
-    inter = model.intermediate_size
-    assert inter is not None  # the validator requires it
     heads = ceil_div(model.num_attention_heads, tp)
     kv = kv_heads_per_gpu(att.num_kv_heads, tp)
     qkv = heads * att.head_dim + kv * att.head_dim + kv * att.value_head_dim
-    column = [(hidden, qkv), (hidden, ceil_div(2 * inter, tp))]
-    row = [(ceil_div(model.num_attention_heads * att.value_head_dim, tp), hidden),
-           (ceil_div(inter, tp), hidden)]
+    return (hidden, qkv), (ceil_div(model.num_attention_heads * att.value_head_dim, tp), hidden)
+
+
+def widths(model: ModelSpec, tp: int) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
+    """(K, N) on one rank of the column-parallel layers (qkv_proj, gate_up_proj) and the
+    row-parallel ones (o_proj, down_proj), as vLLM shards them."""
+    hidden, inter = model.hidden_size, model.intermediate_size
+    assert inter is not None  # the validator requires it
+    qkv, o_proj = attention_widths(model, tp)
+    column = [qkv, (hidden, ceil_div(2 * inter, tp))]
+    row = [o_proj, (ceil_div(inter, tp), hidden)]
     return column, row
 
 
 def quantized_params(model: ModelSpec) -> int:
     """Weights of every quantized linear layer (K x N summed, all layers, TP 1)."""
-    column, row = _widths(model, 1)
+    column, row = widths(model, 1)
     return model.num_layers * sum(k * n for k, n in column + row)
 
 
@@ -85,7 +91,7 @@ def _rank_layout(model: ModelSpec, tp: int) -> tuple[int, int, int, int]:
     """qweight, scales, qzeros, g_idx bytes of all layers on one TP rank (pp 1)."""
     quant = _quant(model)
     bits, group, scale_bits = quant.weight_dtype.bits, quant.group_size, quant.scale_dtype.bits
-    column, row = _widths(model, tp)
+    column, row = widths(model, tp)
     full_rows = model.num_attention_heads * model.attention.value_head_dim, model.intermediate_size
     qweight = scales = zeros = g_idx = 0
     for k, n in column:

@@ -7,7 +7,7 @@ Laid out, each tensor's bytes on one TP rank (pp 1), read in the vLLM 0.30.0 whe
   fused column-parallel qkv_proj (heads / tp + 2 x kv heads / tp, kv heads one each where tp
   exceeds them) x head_dim by hidden, and gate_up_proj 2 x intermediate / tp by hidden; the
   row-parallel o_proj hidden by heads x v_head_dim / tp and down_proj hidden by intermediate /
-  tp (kvplan.capacity.linear_quant._widths). The embeddings and an untied LM head are
+  tp (kvplan.capacity.linear_quant.widths). The embeddings and an untied LM head are
   `VocabParallelEmbedding` / `ParallelLMHead`: the vocabulary padded to 64 rows
   (DEFAULT_VOCAB_PADDING_SIZE, pad_vocab_size, layers/vocab_parallel_embedding.py:35, :94,
   :284), divided over tp (`divide`, :326), by hidden (UnquantizedEmbeddingMethod.create_weights,
@@ -43,8 +43,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kvplan.capacity import expert_quant
-from kvplan.capacity.kv import kv_heads_per_gpu
-from kvplan.capacity.linear_quant import G_IDX_BYTES, _widths, quantized_params
+from kvplan.capacity.linear_quant import (
+    G_IDX_BYTES,
+    attention_widths,
+    quantized_params,
+    widths,
+)
 from kvplan.specs.schema import LayerKind, ModelSpec
 from kvplan.units import DType, ceil_div
 
@@ -129,15 +133,10 @@ def rank_layout(model: ModelSpec, dtype: DType, tp: int, ep: int | None = None
 
 def _pairs(model: ModelSpec, tp: int, mlp: bool) -> list[tuple[int, int]]:
     """(K, N) on one rank of qkv_proj and o_proj (mlp False) or gate_up_proj and down_proj, as
-    kvplan.capacity.linear_quant._widths shards them (K inputs, N outputs)."""
-    att = model.attention
+    kvplan.capacity.linear_quant shards them (K inputs, N outputs)."""
     if not mlp:
-        heads = ceil_div(model.num_attention_heads, tp)
-        kv = kv_heads_per_gpu(att.num_kv_heads, tp)
-        qkv = heads * att.head_dim + kv * att.head_dim + kv * att.value_head_dim
-        return [(model.hidden_size, qkv),
-                (ceil_div(model.num_attention_heads * att.value_head_dim, tp), model.hidden_size)]
-    column, row = _widths(model, tp)
+        return list(attention_widths(model, tp))
+    column, row = widths(model, tp)
     return [column[1], row[1]]
 
 
@@ -201,7 +200,7 @@ def quant_layer(model: ModelSpec, tp: int) -> list[int]:
     quant = model.weight_quant
     assert quant is not None
     bits, group, scale_bits = quant.weight_dtype.bits, quant.group_size, quant.scale_dtype.bits
-    column, row = _widths(model, tp)
+    column, row = widths(model, tp)
     sizes = []
     for k, n in column + row:
         groups = ceil_div(k, group)
