@@ -28,9 +28,9 @@ def _corpus() -> dict[str, str]:
 def _outcomes() -> dict[str, str]:
     """README's real-outcome figures (tests/check/test_check_outcomes.py scores them)."""
     from kvplan.check import check_paths
-    from tests.check.test_check_outcomes import OUTCOMES, score
+    from tests.check.test_check_outcomes import PATHS, score
 
-    report = check_paths([str(OUTCOMES)])
+    report = check_paths(PATHS)
     by_file = {Path(o.file).name: o for o in report.outcomes}
     v_hit, v_miss, _, _ = score(by_file)
     n = len(v_hit) + len(v_miss)
@@ -88,9 +88,9 @@ def _manifest_formats() -> dict[str, str]:
 def _check_outcomes() -> dict[str, str]:
     """docs/check.md's outcome scores (tests/check/test_check_outcomes.py's score)."""
     from kvplan.check import check_paths
-    from tests.check.test_check_outcomes import OUTCOMES, score
+    from tests.check.test_check_outcomes import PATHS, score
 
-    report = check_paths([str(OUTCOMES)])
+    report = check_paths(PATHS)
     v_hit, v_miss, t_hit, t_miss = score({Path(o.file).name: o for o in report.outcomes})
     return {"hit": str(len(v_hit)), "n": str(len(v_hit) + len(v_miss)), "t_hit": str(len(t_hit)),
             "t_n": str(len(t_hit) + len(t_miss))}

@@ -24,6 +24,9 @@ from kvplan.units import DType
 OUTCOMES = Path(__file__).parents[1] / "assets" / "check" / "outcomes"
 TOLERANCE_PCT = {"vllm": 5.0, "sglang": 3.0}  # docs/engines.md, per run
 POOL = re.compile(r"\(([\d,]+) tokens in the pool\)")
+# launch scripts are read when named (a folder is walked for YAML only)
+SCRIPTS = sorted(OUTCOMES.glob("*.sh"))
+PATHS = [str(OUTCOMES), *map(str, SCRIPTS)]  # what `kvplan check` is given
 
 
 def _expected() -> dict[str, dict[str, Any]]:
@@ -33,7 +36,7 @@ def _expected() -> dict[str, dict[str, Any]]:
 
 @pytest.fixture(scope="module")
 def by_file() -> dict[str, Outcome]:
-    report = check_paths([str(OUTCOMES)])
+    report = check_paths(PATHS)
     out: dict[str, Outcome] = {}
     for o in report.outcomes:
         name = Path(o.file).name
@@ -70,6 +73,7 @@ def score(by_file: dict[str, Outcome]) -> tuple[list[str], list[str], list[str],
 
 def test_every_file_is_listed_with_its_source() -> None:
     files = {p.name for p in OUTCOMES.glob("*.yaml") if not p.name.endswith(".kvplan.yaml")}
+    files |= {p.name for p in SCRIPTS}
     expected = _expected()
     assert files == set(expected)
     assert len(files) >= 12
@@ -96,8 +100,9 @@ def test_verdicts_against_the_real_outcomes(by_file: dict[str, Outcome]) -> None
     # started with a pool shorter than its context, a thread naming no GPU, one OOM the
     # arithmetic cannot explain); 9 of 17 since SGLang's start rule (02: it starts with a pool
     # shorter than its context and refuses longer requests: WARN, as the outcome allows); 12 of
-    # 17 since the gemma-2-27b-it and Mixtral-8x7B-Instruct aliases (07, 08, 13 were ERRORs)
-    assert len(v_hit) >= 12, "\n".join(v_miss)
+    # 17 since the gemma-2-27b-it and Mixtral-8x7B-Instruct aliases (07, 08, 13 were ERRORs);
+    # 19 of 28 with round 2 (task h52outcomes: 7 of its 11, below)
+    assert len(v_hit) >= 19, "\n".join(v_miss)
 
 
 def test_pool_tokens_against_the_logged_tokens(by_file: dict[str, Outcome]) -> None:
@@ -115,8 +120,30 @@ def test_the_hits_are_the_ones_recorded(by_file: dict[str, Outcome]) -> None:
         "07": "PASS", "08": "PASS", "09": "PASS", "10": "PASS", "11": "PASS", "12": "ERROR",
         "13": "FAIL", "14": "FAIL", "15": "FAIL", "16": "PASS", "17": "FAIL",
     }
-    got = {name[:2]: o.verdict for name, o in by_file.items()}
+    got = {name[:2]: o.verdict for name, o in by_file.items() if name[:2] in recorded}
     assert got == recorded
+
+
+def test_round_two_as_first_measured(by_file: dict[str, Outcome]) -> None:
+    """Round 2 (task h52outcomes, files 18-28, committed blind in 7e0827e): 7 of 11 verdicts
+    right when first measured, every started server (21, 22, 23) and 4 of the 8 failures (18
+    weights, 20 one 32,000-token sequence over the pool, 27 the heads, 28 no KV memory). The
+    misses, explained in OUTCOMES.md: 19, 25 and 26 name quantized checkpoints the catalog lacks
+    (ERRORs naming them); 24 failed under vLLM 0.8.5's V1 engine at utilization 0.4 on an 80 GB
+    A800, where weights and one sequence fit (16.4 GB + 5.6 GiB in 32 GB) and the thread does not
+    say what else held memory."""
+    round2 = {k: v for k, v in _expected().items() if v.get("round") == 2}
+    assert len(round2) == 11
+    hits = [n for n, e in round2.items() if by_file[n].verdict == e["verdict"]
+            or (e["verdict"] == "PASS" and by_file[n].verdict == "WARN")]
+    assert len(hits) >= 7, sorted(set(round2) - set(hits))
+    recorded = {"18": "FAIL", "19": "ERROR", "20": "FAIL", "21": "PASS", "22": "PASS",
+                "23": "PASS", "24": "PASS", "25": "ERROR", "26": "ERROR", "27": "FAIL",
+                "28": "FAIL"}
+    assert {n[:2]: by_file[n].verdict for n in round2} == recorded
+    # what vLLM refused 27 for, in kvplan's words: gemma-3-27b has 32 attention heads, 16 KV heads
+    heads = " ".join(by_file["27-gpustack-gemma3-27b-tp3-rtx3090-heads.sh"].reasons)
+    assert "tensor parallel size 3 does not divide gemma-3-27b's 32 attention heads" in heads
 
 
 def test_a_quantized_checkpoint_caches_in_16_bits(tmp_path: Path) -> None:

@@ -55,15 +55,23 @@ def side_file_for(path: Path) -> Path | None:
     return None
 
 
+# what a side file sits beside: a manifest, or a launch script (kvplan.check.manifests.shell's
+# SHELL_SUFFIXES, repeated here to keep this module free of the shell readers' imports; a test
+# holds the two equal)
+_SIDE_OF = (".yaml", ".yml", ".sh", ".bash", ".zsh", ".ksh")
+
+
 def is_side_file(path: Path) -> bool:
-    """A `.kvplan.yaml` file with a manifest of the same stem next to it."""
+    """A `.kvplan.yaml` file with a manifest or launch script of the same stem next to it
+    (`serve.kvplan.yaml` or `serve.sh.kvplan.yaml` beside `serve.sh`, as side_file_for finds it):
+    a folder walked or a glob leaves it out instead of reading it as a document of its own."""
     name = path.name
     for suffix in (".kvplan.yaml", ".kvplan.yml"):
         if name.endswith(suffix):
             stem = name[: -len(suffix)]
-            if stem.endswith((".yaml", ".yml")):
+            if stem.endswith(_SIDE_OF):
                 return (path.parent / stem).is_file()
-            return any((path.parent / (stem + ext)).is_file() for ext in (".yaml", ".yml"))
+            return any((path.parent / (stem + ext)).is_file() for ext in _SIDE_OF)
     return False
 
 

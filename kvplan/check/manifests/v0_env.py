@@ -37,8 +37,8 @@ def read_v0(found: Any, env: dict[str, str], notes: list[str]) -> None:
         ver = None
     if ver is None:
         notes.append(f"{ENV}=0 selects the V0 engine only in vLLM {first}-{gone} (removed in "
-                     f"{gone}); the image names no release, so the default version's engine is "
-                     "planned")
+                     f"{gone}); no release is named (an image tag without one, or a server started "
+                     "outside a container), so the default version's engine is planned")
     elif BOTH_ENGINES[0] <= ver < BOTH_ENGINES[1]:
         if not forces_v0(str(version)):
             found.values["engine.version"] = f"{version}-v0"
