@@ -159,6 +159,10 @@ def judge_target(target: Target) -> Outcome:
     out.numbers = verdict.numbers
     if verdict.numbers.idle_gpus:
         out.notes.append(f"{verdict.numbers.idle_gpus} GPU(s) idle: not a whole replica")
+    from kvplan.check.startup import shared_gpu_note
+
+    if (shared := shared_gpu_note(planned, verdict.numbers)) is not None:
+        out.notes.append(shared)  # V1 before 0.9.1 and two V0 series count other processes
     if verdict.passes:
         out.verdict = PASS
         if target.no_traffic:

@@ -17,6 +17,7 @@ from kvplan.check.numbers import Numbers, Setup, evaluate
 from kvplan.deploy import PlannedDeployment
 from kvplan.engines.deployment import deployment_engine_settings
 from kvplan.specs.schema import HardwareSpec, ModelSpec
+from kvplan.units import fmt_bytes
 
 
 def shape_refusals(model: ModelSpec, tp: int, max_model_len: int | None,
@@ -130,3 +131,26 @@ def pass_text(s: Startup) -> str:
     return (f"starts; holds {sequences(n.kv_users_per_replica)} of {n.max_model_len:,} tokens "
             f"per replica ({s.pool_tokens:,} tokens in the pool); capacity against traffic not "
             "checked")
+
+
+def shared_gpu_note(planned: PlannedDeployment, numbers: Numbers) -> str | None:
+    """Where the vLLM release counts memory other processes hold on the GPU against its own
+    budget (kvplan.engines.vllm_nontorch.counts_other_processes: V1 before 0.9.1, V0 0.6.4 and
+    0.2.5-0.3.0), how much they may hold before one max_model_len request no longer fits: the
+    verdict assumes the GPUs run nothing else (vllm-project/vllm#17431: the same command started
+    under V0 and failed under 0.8.5's V1 at utilization 0.4 on a shared A800)."""
+    from kvplan.engines import Engine
+    from kvplan.engines.vllm_nontorch import counts_other_processes
+    from kvplan.engines.vllm_series import flavour
+
+    s = deployment_engine_settings(planned.deployment.engine)
+    if s is None or s.engine != Engine.vllm or not numbers.would_start:
+        return None
+    fl = flavour(s.version)
+    rule = counts_other_processes(fl)
+    if rule is None:
+        return None
+    room = numbers.kv_pool_bytes - numbers.max_sequence_bytes
+    return (f"vLLM {fl.version} counts memory any other process holds on a GPU against its "
+            f"budget ({rule}); kvplan assumes the GPUs run nothing else: it starts while "
+            f"others hold under {fmt_bytes(room)} a GPU")

@@ -94,6 +94,7 @@ from kvplan.engines.vllm_nontorch import (
     NON_TORCH_V1_TP_NVLINK,
     NON_TORCH_V1_UNIFIED,
     REPACK_CACHED_SHARE,
+    counts_other_processes,
 )
 from kvplan.engines.vllm_series import (
     BIG_GPU_BYTES,
@@ -271,6 +272,12 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                                "is measured (log), so it is not used")
     elif (why := sampler_note(fl.version, fl.v1, lean, rows, req.model, s)) is not None:
         assumptions.append(why)  # the 0.10 sampler path: unused where stated, or the pip default
+    if (rule := counts_other_processes(fl)) is not None:
+        room = f"; it starts while they hold under {gib(kv - need * bytes_per_block)} (the pool " \
+            f"less one {length:,}-token request)" if starts else ""
+        assumptions.append(f"nothing else on the GPU: vLLM {fl.version} counts memory any other "
+                           f"process holds there against its budget ({rule}), so it comes off "
+                           f"this pool{room}")
     overhead = act.best + nt.best + graphs.best + b.state
     per_user = blocks_per_request(shape, groups, req.tokens_held, block, flight, fl.v1)
     users = blocks // per_user if per_user else 0

@@ -34,7 +34,13 @@ from fractions import Fraction
 from kvplan.engines.interface import Interval, parse_version
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_tp_workspaces import tp_workspace_extra
-from kvplan.engines.vllm_v0_early import PEAK_ALLOCATED, PEAK_GROWTH, early_peak
+from kvplan.engines.vllm_v0_early import (
+    PEAK_ALLOCATED,
+    PEAK_DEVICE,
+    PEAK_GROWTH,
+    PROFILER_064,
+    early_peak,
+)
 from kvplan.units import GIB, MIB
 
 # (best, low, high) in bytes
@@ -202,6 +208,26 @@ V0_TP_GROWTH_FROM = V0_GROWTH_FROM
 V1_GROWTH_FROM = (0, 9, 1)
 V1_CONTEXT = (NON_TORCH_V0[0] - NON_TORCH_V1[0], NON_TORCH_V0[1] - NON_TORCH_V1[1],
               NON_TORCH_V0[2] - NON_TORCH_V1[2])
+
+
+def counts_other_processes(fl: Flavour) -> str | None:
+    """Where a release books the whole device's use, as above (V0 0.2.5-0.3.0 and 0.6.4, V1
+    before 0.9.1), the source that makes memory any other process holds on the GPU come off the
+    pool; None where it books growth over a start-up baseline (other processes then only need to
+    leave the budget free) or torch's peak alone (0.2.4 and earlier)."""
+    ver = parse_version(fl.version)
+    if ver is None:
+        return None
+    if fl.v1:
+        return ("V1 before 0.9.1 books mem_get_info's total - free after the profile run, "
+                "gpu_worker.py determine_available_memory, 0.8.5 :203-207"
+                if ver < V1_GROWTH_FROM else None)
+    if early_peak(fl.version, False) == PEAK_DEVICE:
+        return "V0 0.2.5-0.3.0 books total - free after the profile run, PR #2031, worker.py:90-98"
+    if PROFILER_064 <= ver < V0_GROWTH_FROM:
+        return ("V0 0.6.4 books total - free after the profile run less torch's allocated bytes, "
+                "PR #9352, worker.py:209-213 of 0.6.4.post1")
+    return None
 
 
 NVLINK_FORM_FACTORS = ("SXM", "HGX", "DGX", "NVL72")
