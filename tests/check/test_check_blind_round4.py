@@ -97,6 +97,23 @@ def test_sglang_starting_short_counts_as_starting_when_no_gpu_is_named() -> None
             "holds fewer tokens (SGLang starts, and refuses longer requests)") in o.notes
 
 
+def test_lmcache_config_is_named_not_passed_over() -> None:
+    """vllm-project/production-stack tutorials/assets/values-17-kv-aware.yaml: gpt-oss-20b under
+    lmcache/vllm-openai:v0.3.9post2 (LMCache's release, not vLLM's: the default version) with
+    lmcacheConfig enabled, cpuOffloadingBufferSize "60". The chart renders it as LMCache's KV
+    connector and LMCACHE_MAX_LOCAL_CPU_SIZE=60 (host memory); kvplan said nothing of it. The
+    verdict (the hand's WARN: no GPU named) is unchanged; the key is now named."""
+    (o,) = _outcomes("production-stack/values-17-kv-aware.yaml")
+    assert (o.verdict, o.model, o.engine, o.engine_version) == ("WARN", "gpt-oss-20b", "vllm",
+                                                                 None)
+    assert ("image lmcache/vllm-openai:v0.3.9post2: its tag is the launcher's release, not "
+            "vllm's; the vllm profile's default version is used") in o.notes
+    assert ("lmcacheConfig: the chart runs LMCache as vLLM's KV connector (--kv-transfer-config, "
+            "LMCACHE_* env); cpuOffloadingBufferSize 60 (LMCACHE_MAX_LOCAL_CPU_SIZE, GB) is host "
+            "memory; the plan is vLLM's own GPU KV pool (LMCache's GPU buffers are not booked)"
+            ) in o.notes
+
+
 def test_blind_round_4_is_scored_on_its_own() -> None:
     """The 17 files of round blind-2026-12-06-r4, verdicts committed (3bc2fef) before kvplan ran
     on them; 6 held out. First measured: development 10 of 11 (aibrix/sglang-tp-1p1d.yaml: an
