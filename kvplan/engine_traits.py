@@ -86,7 +86,7 @@ class EngineTraits:
     # its expert-parallel size divides its tensor-parallel size (no ranks beyond --tp)
     expert_within_tensor: bool = False
     # it starts with a pool too small for one max_model_len request (SGLang: only
-    # `max_total_num_tokens > 0` is required; kvplan.check._starts_short)
+    # `max_total_num_tokens > 0` is required; kvplan.check.startup.short_pool)
     starts_short: bool = False
     # "module:function" hooks, imported when called (`hook`): the engine block's own refusals
     # (field, why) and the record's options this plan never reads (kvplan.plan.moot)

@@ -23,7 +23,7 @@ from kvplan.check.gpus import PRODUCT_LABEL, label_for
 from kvplan.check.manifests import ome_run
 from kvplan.check.outcome import ERROR, FAIL, PASS, WARN, YAML_SUFFIXES, Outcome, Report
 from kvplan.check.target import KUBERNETES, Target
-from kvplan.check.verdict import Numbers, judge
+from kvplan.check.verdict import judge
 from kvplan.deploy import DeploymentError, Problem, plan_deployment
 from kvplan.errors import internal_error_line
 from kvplan.specs.loader import all_hardware
@@ -150,8 +150,10 @@ def judge_target(target: Target) -> Outcome:
         if target.gpu_vendor is not None:  # an AMD (ROCm) container never runs on NVIDIA GPUs
             every = tuple(g for g in every if g.vendor == target.gpu_vendor)
             out.notes.append(vendor_only(target.kind, target.gpu_vendor))
-        yes, no = starts_on(planned, dep.hardware.count, every, target.engines_per_pod)
+        yes, no, short = starts_on(planned, dep.hardware.count, every, target.engines_per_pod)
         out.verdict, out.gpu = WARN, None
+        if short is not None:
+            out.notes.append(short)
         out.summary = (f"no GPU named; starts on: {', '.join(yes) or 'none'}; would not start "
                        f"on: {', '.join(no) or 'none'} ({no_gpu_named(target.kind, Path(target.file))})")
         return out
@@ -172,7 +174,9 @@ def judge_target(target: Target) -> Outcome:
         return out
     out.verdict = FAIL
     n = verdict.numbers
-    partial = _starts_short(planned, n) if target.no_traffic else None
+    from kvplan.check.startup import short_pool
+
+    partial = short_pool(planned, n) if target.no_traffic else None
     if partial is not None:
         # SGLang starts whenever one token fits; it then refuses requests longer than its pool
         out.verdict = WARN
@@ -203,26 +207,6 @@ def _engine_refuses_input(planned: Any) -> str | None:
     except InputError as err:
         return str(err)
     return None
-
-
-def _starts_short(planned: Any, n: Numbers) -> int | None:
-    """The pool's tokens when the engine starts without room for one max_model_len request
-    (SGLang: `max_total_num_tokens > 0`); None when that is not the case."""
-    from kvplan.engine_traits import traits
-    from kvplan.engines import run_engine
-    from kvplan.engines.deployment import deployment_engine_settings
-    from kvplan.errors import InputError
-
-    if n.would_start or n.limited_by == "weights" or n.kv_pool_bytes <= 0:
-        return None
-    engine = deployment_engine_settings(planned.deployment.engine)
-    if engine is None or not traits(engine.engine).starts_short:
-        return None
-    try:
-        res = run_engine(planned.request, engine)
-    except InputError:
-        return None
-    return res.kv_cache_tokens if res.starts and res.kv_cache_tokens > 0 else None
 
 
 def _nothing_read(path: Path) -> str:

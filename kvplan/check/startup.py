@@ -110,15 +110,56 @@ def startup(planned: PlannedDeployment, gpus: int, engines_per_unit: int = 1,
 
 
 def starts_on(planned: PlannedDeployment, gpus: int, catalog: Sequence[HardwareSpec],
-              engines_per_unit: int = 1) -> tuple[list[str], list[str]]:
-    """(catalog GPUs it starts on, those it does not) at the deployment's settings."""
-    yes, no = [], []
+              engines_per_unit: int = 1) -> tuple[list[str], list[str], str | None]:
+    """(catalog GPUs it starts on, those it does not, a note naming those where it starts short)
+    at the deployment's settings. Starting short is SGLang's start without room for one
+    max_model_len request (short_pool): the server is up and refuses longer requests, as the
+    verdict on a named GPU says (a WARN, not a FAIL), so the GPU is one it starts on (blind round
+    blind-2026-12-06-r4, task h52checkround: a compose file's --max-total-tokens 8192 under a
+    262,144-token context was listed as starting on no GPU, where a named one was a WARN)."""
+    yes, no, short = [], [], []
+    longest = 0
     for gpu in catalog:
-        if startup(planned, gpus, engines_per_unit, gpu).numbers.would_start:
+        numbers = startup(planned, gpus, engines_per_unit, gpu).numbers
+        if numbers.would_start:
             yes.append(gpu.name)
+        elif short_pool(planned, numbers, gpu) is not None:
+            yes.append(gpu.name)
+            short.append(gpu.name)
+            longest = numbers.max_model_len
         else:
             no.append(gpu.name)
-    return yes, no
+    note = None
+    if short:
+        where = "every GPU it starts on" if short == yes else ", ".join(short)
+        name = {"sglang": "SGLang"}.get(planned.deployment.engine.name,
+                                        planned.deployment.engine.name)
+        note = (f"on {where} a {longest:,}-token request cannot be served: the pool holds fewer "
+                f"tokens ({name} starts, and refuses longer requests)")
+    return yes, no, note
+
+
+def short_pool(planned: PlannedDeployment, n: Numbers,
+               gpu: HardwareSpec | None = None) -> int | None:
+    """The pool's tokens when the engine starts without room for one max_model_len request
+    (SGLang: `max_total_num_tokens > 0`), on `gpu` when given; None when that is not the case."""
+    from dataclasses import replace
+
+    from kvplan.engine_traits import traits
+    from kvplan.engines import run_engine
+    from kvplan.errors import InputError
+
+    if n.would_start or n.limited_by == "weights" or n.kv_pool_bytes <= 0:
+        return None
+    engine = deployment_engine_settings(planned.deployment.engine)
+    if engine is None or not traits(engine.engine).starts_short:
+        return None
+    req = planned.request if gpu is None else replace(planned.request, gpu=gpu)
+    try:
+        res = run_engine(req, engine)
+    except InputError:
+        return None
+    return res.kv_cache_tokens if res.starts and res.kv_cache_tokens > 0 else None
 
 
 def sequences(n: int) -> str:

@@ -135,9 +135,18 @@ def test_ome_kimi_k2_decode_with_dp_attention_is_planned(runner: CliRunner) -> N
     --dp-size 96 --enable-dp-attention, `--cuda-graph-bs 480`. Before: FAIL (the ambiguous
     prefix, and TP 96 over 64 heads); the hand's WARN (corpus-expected.yaml) now: an 80 GB part
     starts (0.6 x 85.0 = 51.0 GB - 10.7 GB of weights = 40 GB of pool), an L4 does not
-    (0.6 x 23.57 = 14.1 - 10.7 = 3.4 GB < one 9.2 GB sequence)."""
+    (0.6 x 23.57 = 14.1 - 10.7 = 3.4 GB < one 9.2 GB sequence).
+    Task h52checkround (blind round blind-2026-12-06-r4): SGLang starts whenever one token fits
+    and refuses longer requests, which on a named L4 is this same WARN ("starts, but a
+    131,072-token request cannot be served"), so the no-GPU listing now counts the L4 among the
+    GPUs it starts on and names it in a note; a T4 still does not start (0.6 x 15.64 = 9.4 GB <
+    10.7 GB of weights)."""
     decoder = [r for r in rows(runner, str(OME / "srt-kimi-k2-pd-rt.yaml"))
                if r["name"] == "decoder"]
     assert [r["verdict"] for r in decoder] == ["WARN"]
     starts, fails = decoder[0]["summary"].split("; would not start on: ")
-    assert "h100-sxm-80gb" in starts.split(", ") and "l4" in fails.split(", ")
+    assert "h100-sxm-80gb" in starts.split(", ") and "l4" in starts.split(", ")
+    assert "t4" in fails.split(", ")
+    short = [n for n in decoder[0]["notes"] if "request cannot be served" in n]
+    assert len(short) == 1 and "l4" in short[0].split(" a 131,072-token")[0].split(", ")
+    assert "h100-sxm-80gb" not in short[0]

@@ -32,11 +32,18 @@ def test_the_public_sglang_runtime_names_its_model_by_served_name(runner: CliRun
     --served-model-name Qwen/Qwen3-8B --tp-size 1, one nvidia.com/gpu, no GPU named. One
     40,960-token sequence: 36 x 8 x 128 x 2 (K, V) x 2 B = 147,456 B a token x 40,960 =
     6,039,797,760 B; an L4 holds 23,570,219,008 x 0.9 - 16,381,470,720 B of weights = 4.83 GB,
-    less than that: WARN, would not start on an L4."""
+    less than that: WARN, would not start on an L4.
+    Task h52checkround (blind round blind-2026-12-06-r4): SGLang starts whenever one token fits
+    and refuses longer requests (on a named L4 a WARN, "starts, but a 40,960-token request cannot
+    be served"), so the no-GPU listing now counts the L4 among the GPUs it starts on and names
+    it in a note; a T4 (15,642,329,088 x 0.9 = 14.08 GB < 16.38 GB of weights) still does not
+    start."""
     [row] = results(runner, CORPUS / "srt-qwen3-8b-rt.yaml")
     assert (row["verdict"], row["model"], row["engine"], row["gpu"]) == (
         "WARN", "qwen3-8b", "sglang", None)
-    assert "would not start on: a10, a10g, l4," in row["summary"]
+    assert "would not start on: t4, v100-sxm2-16gb " in row["summary"]
+    short = [n for n in row["notes"] if "40,960-token request cannot be served" in n]
+    assert len(short) == 1 and short[0].startswith("on a10, a10g, l4, ")
     assert "routerConfig runs the router, no engine: not checked" in row["notes"]
     assert "an OME serving runtime is a template: checked as one replica" in row["notes"]
 

@@ -76,5 +76,23 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         site.annotations = typed(ms, "annotations", at, doc, bad, SCHEMA)
         site.problems = bad
         site.group, site.line_at = i, at
+        site.notes += _lmcache_note(ms.get("lmcacheConfig"))
         out.append(site)
     return out
+
+
+def _lmcache_note(cfg: Any) -> list[str]:
+    """What an enabled lmcacheConfig renders, and why the plan leaves it out: the chart adds
+    `--kv-transfer-config {"kv_connector":"LMCacheConnectorV1",...}` (LMCacheConnector under
+    vllmConfig.v0 "1") and LMCACHE_* env, cpuOffloadingBufferSize as LMCACHE_MAX_LOCAL_CPU_SIZE
+    (helm/templates/deployment-vllm-multi.yaml at a6c01db0, lines 204-214 and 284-346). It was
+    passed over in silence (blind round blind-2026-12-06-r4, task h52checkround:
+    tutorials/assets/values-17-kv-aware.yaml)."""
+    if not isinstance(cfg, dict) or cfg.get("enabled") is not True:
+        return []
+    cpu = cfg.get("cpuOffloadingBufferSize")
+    host = (f"; cpuOffloadingBufferSize {cpu} (LMCACHE_MAX_LOCAL_CPU_SIZE, GB) is host memory"
+            if cpu is not None else "")
+    return [f"lmcacheConfig: the chart runs LMCache as vLLM's KV connector (--kv-transfer-config, "
+            f"LMCACHE_* env){host}; the plan is vLLM's own GPU KV pool (LMCache's GPU buffers "
+            "are not booked)"]

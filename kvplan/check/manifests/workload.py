@@ -230,6 +230,7 @@ class Workload:
         self.attention_dp = 1  # SGLang --dp-size with --enable-dp-attention: attention at tp / dp
         self.attention_flag = ""  # how that is spelt (kvplan.check.manifests.dp_attention)
         self.files: Any = None  # the files a --config option may name (the site's, or the pod's mounts)
+        self.shell = False  # the server's words come from a `sh -c` script
 
     def problem(self, field: str, message: str, line: int | None) -> None:
         self.problems.append(Problem(field, message, line))
@@ -243,7 +244,7 @@ class Workload:
         for c, at in self.site.containers:
             inv, shell = find_invocation(c, self.doc, at)
             if inv is not None:
-                self.inv, self.container, self.c_at = inv, c, at
+                self.inv, self.container, self.c_at, self.shell = inv, c, at, shell
                 self.env = {str(e.get("name")): str(e.get("value")) for e in c.get("env") or []
                             if isinstance(e, dict) and "value" in e}
                 for w in inv.words:
@@ -256,6 +257,11 @@ class Workload:
         inv = self.inv
         assert inv is not None
         bad = [w for w in inv.words if unrendered(w.text)]
+        if bad and self.shell:  # ${VAR} the shell expands at run time, in an option not read
+            from kvplan.check.manifests.shell_runtime import runtime_only
+
+            bad, said = runtime_only(inv, parse(inv), bad)
+            self.notes.extend(said)
         if bad:
             self.problem("", f"{bad[0].text!r} is an unrendered template: {RENDER_FIRST}",
                          bad[0].line)
