@@ -180,18 +180,14 @@ def shared_gpu_note(planned: PlannedDeployment, numbers: Numbers) -> str | None:
     0.2.5-0.3.0), how much they may hold before one max_model_len request no longer fits: the
     verdict assumes the GPUs run nothing else (vllm-project/vllm#17431: the same command started
     under V0 and failed under 0.8.5's V1 at utilization 0.4 on a shared A800)."""
-    from kvplan.engines import Engine
-    from kvplan.engines.vllm_nontorch import counts_other_processes
-    from kvplan.engines.vllm_series import flavour
+    from kvplan.engines.vllm_nontorch import settings_count_other_processes
 
     s = deployment_engine_settings(planned.deployment.engine)
-    if s is None or s.engine != Engine.vllm or not numbers.would_start:
+    counted = settings_count_other_processes(s) if s is not None else None
+    if counted is None or not numbers.would_start:
         return None
-    fl = flavour(s.version)
-    rule = counts_other_processes(fl)
-    if rule is None:
-        return None
+    version, rule = counted
     room = numbers.kv_pool_bytes - numbers.max_sequence_bytes
-    return (f"vLLM {fl.version} counts memory any other process holds on a GPU against its "
+    return (f"vLLM {version} counts memory any other process holds on a GPU against its "
             f"budget ({rule}); kvplan assumes the GPUs run nothing else: it starts while "
             f"others hold under {fmt_bytes(room)} a GPU")

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from kvplan.engines.interface import Interval, parse_version
+from kvplan.engines.interface import EngineSettings, Interval, parse_version
 from kvplan.engines.vllm_series import Flavour
 from kvplan.engines.vllm_tp_workspaces import tp_workspace_extra
 from kvplan.engines.vllm_v0_early import (
@@ -228,6 +228,20 @@ def counts_other_processes(fl: Flavour) -> str | None:
         return ("V0 0.6.4 books total - free after the profile run less torch's allocated bytes, "
                 "PR #9352, worker.py:209-213 of 0.6.4.post1")
     return None
+
+
+def settings_count_other_processes(s: EngineSettings) -> tuple[str, str] | None:
+    """(release, source) where the settings name a vLLM release that counts other processes'
+    memory (counts_other_processes); None for any other engine or release. For `kvplan check`,
+    which keeps no engine-name branch of its own."""
+    from kvplan.engines.interface import Engine
+    from kvplan.engines.vllm_series import flavour
+
+    if s.engine != Engine.vllm:
+        return None
+    fl = flavour(s.version)
+    rule = counts_other_processes(fl)
+    return None if rule is None else (fl.version, rule)
 
 
 NVLINK_FORM_FACTORS = ("SXM", "HGX", "DGX", "NVL72")
