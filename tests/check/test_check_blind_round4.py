@@ -69,9 +69,10 @@ def test_shell_variable_the_plan_reads_stays_unrendered(tmp_path: Path) -> None:
         "envsubst)"]
     (o,) = _outcomes("user-repos/ml-pipeline-vllm-deployment-mistral-7b-gke.yaml")
     assert o.verdict == "ERROR"
-    assert [p.message for p in o.problems] == [
-        "'--model=${MODEL_ID}' is an unrendered template: render first (helm template / "
-        "kustomize build / envsubst)"]
+    assert [p.message for p in o.problems] == [  # since the lead's review: says why, not "render"
+        "'--model=${MODEL_ID}': the container sets MODEL_ID in its env, but Kubernetes expands "
+        "$(MODEL_ID) in command and args, not ${MODEL_ID}, and no shell runs them, so the engine "
+        "would receive the text as written; write $(MODEL_ID) or run the command through sh -c"]
 
 
 def test_sglang_starting_short_counts_as_starting_when_no_gpu_is_named() -> None:

@@ -42,6 +42,20 @@ def unrendered(text: str) -> bool:
     return "{{" in text or "${" in text
 
 
+def _unrendered_words(text: str, shell: bool, env: dict[str, str]) -> str:
+    """Why a command word holding `${` or `{{` is refused. A `${VAR}` naming one of the
+    container's own env entries, outside a shell: Kubernetes expands only `$(VAR)` in command and
+    args (kubernetes.io, "Define a Command and Arguments for a Container": "$(VAR_NAME)"), so the
+    engine receives the text as written, which rendering would not fix."""
+    var = re.search(r"\$\{(\w+)\}", text)
+    if var is None or shell or var.group(1) not in env:
+        return f"{text!r} is an unrendered template: {RENDER_FIRST}"
+    name = var.group(1)
+    return (f"{text!r}: the container sets {name} in its env, but Kubernetes expands $({name}) "
+            f"in command and args, not ${{{name}}}, and no shell runs them, so the engine would "
+            f"receive the text as written; write $({name}) or run the command through sh -c")
+
+
 def container_words(c: dict[str, Any], doc: Doc, at: Key) -> tuple[list[Word], bool]:
     """command + args as words with their lines; a `sh -c` script is split as the shell would.
     Returns (words, whether they came from a shell script)."""
@@ -263,8 +277,7 @@ class Workload:
             bad, said = runtime_only(inv, parse(inv), bad)
             self.notes.extend(said)
         if bad:
-            self.problem("", f"{bad[0].text!r} is an unrendered template: {RENDER_FIRST}",
-                         bad[0].line)
+            self.problem("", _unrendered_words(bad[0].text, self.shell, self.env), bad[0].line)
             return
         parsed = parse(inv)
         found = self.found
