@@ -132,6 +132,12 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
             return _catalog_entry(ref, spelled[0], *match, spelled[1])
         text = spelled[0]  # a hub id the catalog lacks: read from the hub as any other
     hub_id = strip_hub_prefix(text)
+    uri = re.match(r"([a-z][a-z0-9+.-]*)://", text.lower())
+    if uri and hub_id == text and uri[1] != "ollama":  # ollama:// is spellings.py's
+        # KServe's storageUri and llm-d's modelArtifacts.uri: s3://, gs://, pvc://, oci:// ...
+        last = text.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]  # oci://...:tag
+        raise InputError(f"{text}: kvplan reads no model from {uri[1]}:// storage; "
+                         f"pass the model's hub id, config.json or catalog name{_folder_hint(last)}")
     if hub_id == text and text.count("/") > 1 and ":" not in text:
         # no hub id has two slashes: a relative folder (`model/huggingface/Qwen2.5-7B-Instruct`)
         # or one behind a shell variable, not on this machine

@@ -65,7 +65,7 @@ def test_tuned_reference_resolves_or_is_refused_with_its_entry(row: dict[str, st
 
 def test_held_out_references_never_resolve_to_another_model() -> None:
     """33 held-out references: as first measured (before this task's changes), 33 came out as
-    written (20 refused, 13 resolved), none to a different-shaped spec; the refusals that should
+    written (31 refused, 2 resolved), none to a different-shaped spec; the refusals that should
     name an entry named it in 10 of 14 through `kvplan size` (12 of 14 after). Read here without
     the hub (`allow_hub=False`): 33 as expected, 13 of 14 refusals naming their entry (Meta's
     Llama-3.2-1B-Instruct-QLORA_INT4_EO8 names none: its suffix is not read)."""
@@ -188,3 +188,20 @@ def test_check_names_the_entry_of_a_served_copy(runner, tmp_path: Path, line: st
     r = invoke(runner, "check", str(script), "--gpu", "h100")
     assert r.exit_code == 2, r.output
     assert said in r.output
+
+
+@pytest.mark.parametrize(("typed", "said"), [
+    # KServe's storageUri (github.com/kserve/kserve/issues/3446): read as "unknown model" until
+    # this task, which a user could take for a catalog miss
+    ("pvc://task-pv-claim/bloom-560m",
+     "pvc://task-pv-claim/bloom-560m: kvplan reads no model from pvc:// storage; "
+     "pass the model's hub id, config.json or catalog name"),
+    # the folder in the claim names a catalog entry: the line names it
+    ("pvc://models/Qwen2.5-7B-Instruct",
+     "its last part 'Qwen2.5-7B-Instruct' is the repository name of the catalog's qwen2.5-7b"),
+])
+def test_a_storage_uri_is_refused_as_a_uri(typed: str, said: str) -> None:
+    with pytest.raises(InputError) as err:
+        resolve_model(typed, allow_hub=False)
+    assert said in str(err.value)
+    assert "unknown model" not in str(err.value)
