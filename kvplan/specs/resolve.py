@@ -6,6 +6,8 @@ The order, first match wins:
 3. a catalog spec's `hf_id` (`hf_id`) or one of its declared, sourced `aliases` (`alias`),
    case-insensitive; nothing is ever guessed from a name pattern;
 4. a hub id (`org/name`), whose config.json is read through huggingface_hub (`hub`).
+A reference none of these reads is refused in one line that names the catalog entry its name
+points at, where one does (kvplan.specs.name_hints): a hint, never a plan.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from functools import lru_cache
 from pathlib import Path
 
 from kvplan.errors import InputError
+from kvplan.specs.name_hints import base_hint, folder_hint, repo_name_hint
+from kvplan.specs.name_hints import folder_entry as folder_entry  # kvplan.check reads it here
 from kvplan.specs.schema import ModelSpec
 from kvplan.specs.spellings import ollama_hint, rewrite
 
@@ -128,6 +132,17 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
             return _catalog_entry(ref, spelled[0], *match, spelled[1])
         text = spelled[0]  # a hub id the catalog lacks: read from the hub as any other
     hub_id = strip_hub_prefix(text)
+    uri = re.match(r"([a-z][a-z0-9+.-]*)://", text.lower())
+    if uri and hub_id == text and uri[1] != "ollama":  # ollama:// is spellings.py's
+        # KServe's storageUri and llm-d's modelArtifacts.uri: s3://, gs://, pvc://, oci:// ...
+        last = text.rstrip("/").rsplit("/", 1)[-1].rsplit(":", 1)[-1]  # oci://...:tag
+        raise InputError(f"{text}: kvplan reads no model from {uri[1]}:// storage; "
+                         f"pass the model's hub id, config.json or catalog name{_folder_hint(last)}")
+    if hub_id == text and text.count("/") > 1 and ":" not in text:
+        # no hub id has two slashes: a relative folder (`model/huggingface/Qwen2.5-7B-Instruct`)
+        # or one behind a shell variable, not on this machine
+        shell = " (kvplan expands no shell variable)" if "$" in text else ""
+        raise InputError(f"{text}: no such file or folder{shell}{_folder_hint(text)}")
     if allow_hub and _is_hub_id(hub_id):
         from kvplan.specs.hub import fetch_config  # only for hub ids: imports huggingface_hub
 
@@ -137,6 +152,9 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
             hint = quantized_base_hint(text)
             if hint:
                 raise InputError(f"{err}; {hint}") from None
+            close = _close_ids(hub_id)  # deepseek-ai/DeepSeek-V3-Base: deepseek-v3's id first
+            if close:
+                raise InputError(f"{err}{close}") from None
             raise
     names = list(_files(MODEL_DIR))
     named = quantized_base_hint(text) or repo_name_hint(text)
@@ -149,6 +167,22 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
         "`kvplan models` lists the catalog; pass a Hugging Face id (org/name), a spec file or a "
         "config.json"
     )
+
+
+def _close_ids(hub_id: str) -> str:
+    """' (did you mean: org/a?)': the catalog ids of the same org whose repository name is
+    close to that of a hub id the hub could not give (deepseek-ai/DeepSeek-V3-Base:
+    deepseek-ai/DeepSeek-V3); '' when none is. Same org and a 0.8 ratio: difflib over every id
+    named Qwen/Qwen3-14B for OpenGVLab/InternVL3-1B and Llama-3.3-70B for a Code Llama."""
+    import difflib
+
+    from kvplan.specs.name_hints import full_id_by_repo_name
+
+    org, _, name = hub_id.lower().partition("/")
+    ids = {full.lower().partition("/")[2]: full for _, full in full_id_by_repo_name().values()
+           if full.lower().partition("/")[0] == org}
+    close = difflib.get_close_matches(name, list(ids), n=3, cutoff=0.8)
+    return f" (did you mean: {', '.join(ids[c] for c in close)}?)" if close else ""
 
 
 def _catalog_entry(ref: str, key: str, stem: str, rule: str, detail: str = "") -> Resolved:
@@ -171,70 +205,10 @@ def _catalog_entry(ref: str, key: str, stem: str, rule: str, detail: str = "") -
     return Resolved(ref, spec, rule, detail)
 
 
-# Suffixes that name a quantized copy of a checkpoint (its config.json is the base's plus a
-# quantization_config: the attention shape, so the KV cache, is the base's), longest first, and
-# the --weight-dtype that prices their packed weights. Used only for a hint when the copy itself
-# cannot be read: kvplan never plans from a name pattern.
-_QUANT_SUFFIXES = (
-    ("-awq-int4", "int4"), ("-gptq-int4", "int4"), ("-gptq-int8", "int8"), ("-fp8-dynamic", "fp8"),
-    ("-quantized.w4a16", "int4"), ("-quantized.w8a8", "int8"), ("-quantized.w8a16", "int8"),
-    ("-bnb-4bit", "int4"), ("-w4a16", "int4"), ("-w8a8", "int8"), ("-nvfp4", "int4"),
-    ("-fp8-kv", "fp8"),  # AMD's Quark exports (amd/Llama-3.1-70B-Instruct-FP8-KV)
-    ("-awq", "int4"), ("-gptq", "int4"), ("-fp8", "fp8"), ("-int4", "int4"), ("-int8", "int8"),
-    ("-gguf", ""),
-)
-
-
-def quantized_base_hint(ref: str) -> str:
-    """For `org/Name-AWQ` style ids whose base checkpoint is in the catalog: what to run instead
-    ('' when the name has no such suffix or the base is not in the catalog)."""
-    name = ref.strip().rstrip("/").rsplit("/", 1)[-1]
-    lower = name.lower()
-    found = next(((suffix, width) for suffix, width in _QUANT_SUFFIXES if lower.endswith(suffix)),
-                 None)
-    if found is None:
-        return ""
-    base, dtype = lower.removesuffix(found[0]), found[1]
-    names = _base_by_repo_name()
-    stem = next((names[k] for k in (base, base + "-hf", base.removeprefix("meta-")) if k in names),
-                None)
-    if stem is None:
-        return ""
-    flag = f" --weight-dtype {dtype}" if dtype else " --weight-dtype (the GGUF file's type)"
-    return (f"it names a quantized copy of {name[:len(base)]}, whose catalog entry {stem} has the "
-            f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's generic "
-            "pricing of that width), or pass the copy's config.json for its exact weights")
-
-
-def repo_name_hint(ref: str) -> str:
-    """For a bare repository name (`Qwen2.5-7B-Instruct`, no org) that is the repository part of
-    a catalog hf_id or alias: the entry and the full id to write ('' otherwise). A hint, never a
-    plan: the same name under another org may be another checkpoint."""
-    if "/" in ref:
-        return ""
-    found = _full_id_by_repo_name().get(ref.strip().lower())
-    if found is None:
-        return ""
-    stem, full = found
-    return f"it is the repository name of {full} (the catalog's {stem}): write the full id, `{full}`"
-
-
-@lru_cache(maxsize=1)
-def _full_id_by_repo_name() -> dict[str, tuple[str, str]]:
-    """The repository part of every catalog hf_id and alias, lower-case -> (catalog name, the
-    id as the spec spells it); the first spec in catalog order keeps a name two share."""
-    from kvplan.specs.loader import MODEL_DIR, aliases_of, catalog
-
-    out: dict[str, tuple[str, str]] = {}
-    for stem, entry in catalog(MODEL_DIR).items():
-        data = entry.data if entry.ok else None
-        if not isinstance(data, dict):
-            continue
-        ids = [data.get("hf_id")] + [a.get("id") for a in aliases_of(data) if isinstance(a, dict)]
-        for full in ids:
-            if isinstance(full, str) and "/" in full:
-                out.setdefault(full.rsplit("/", 1)[-1].lower(), (stem, full))
-    return out
+# What an unplannable name points at (kvplan.specs.name_hints); kvplan.check and
+# kvplan.specs.spellings read these names from here
+quantized_base_hint = base_hint
+_folder_hint = folder_hint
 
 
 # A server named in a file that is not a deployment: a script whose server start kvplan cannot
@@ -256,29 +230,6 @@ def _not_a_spec(path: Path) -> str:
     return (f"{path}: not a model spec YAML, config.json or snapshot folder, nor a deployment "
             f"file (kvplan/v1, Kubernetes, docker-compose YAML, a launch script);"
             f"{what or ' give one of those'}")
-
-
-def folder_entry(path: str) -> str | None:
-    """The catalog entry whose hub repository has the folder's name (`/models/Qwen2.5-7B-Instruct`
-    -> qwen2.5-7b); None when none has. A hint for a path that cannot be read, never a plan."""
-    return _base_by_repo_name().get(path.rstrip("/").rsplit("/", 1)[-1].lower())
-
-
-def _folder_hint(path: str) -> str:
-    """For a path that does not exist here (a folder inside a container): what to plan instead."""
-    name = path.rstrip("/").rsplit("/", 1)[-1]
-    stem = folder_entry(path)
-    if stem is not None:
-        return (f"; its last part {name!r} is the repository name of the catalog's {stem}: if the "
-                f"folder holds that checkpoint, plan `{stem}` (or pass the folder's config.json)")
-    hint = quantized_base_hint(name)
-    return f"; {hint}" if hint else ""
-
-
-@lru_cache(maxsize=1)
-def _base_by_repo_name() -> dict[str, str]:
-    """The repository part of every catalog hf_id and alias, lower-case -> catalog name."""
-    return {name: stem for name, (stem, _) in _full_id_by_repo_name().items()}
 
 
 def _is_hub_id(ref: str) -> bool:

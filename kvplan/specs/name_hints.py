@@ -1,0 +1,172 @@
+"""What a model reference kvplan cannot plan points at: the catalog entry its repository name
+names, for the one line that refuses it. Hints only: kvplan never plans from a name pattern.
+
+A reference is read down to a repository name (`org/Name`, a URL's or path's last part, a GGUF
+file or repository, a quantized copy's suffix removed) and matched against the repository part
+of every catalog hf_id and alias: exactly (any case), else token by token, so that a separator
+or case variant (`llama3.1-8b-instruct`, `qwen-2.5-7b-instruct`) still names its entry. A token
+match that two entries share names neither.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Suffixes that name a quantized copy of a checkpoint (its config.json is the base's plus a
+# quantization_config: the attention shape, so the KV cache, is the base's) and the
+# --weight-dtype that prices their packed weights; matched longest first. `-unsloth-bnb-4bit`
+# is unsloth's dynamic bitsandbytes export (unsloth/Qwen3-VL-2B-Instruct-unsloth-bnb-4bit),
+# `-4bit` / `-8bit` MLX's (mlx-community/Qwen2-7B-Instruct-4bit).
+_QUANT_SUFFIXES = (
+    ("-awq-int4", "int4"), ("-gptq-int4", "int4"), ("-gptq-int8", "int8"), ("-fp8-dynamic", "fp8"),
+    ("-quantized.w4a16", "int4"), ("-quantized.w8a8", "int8"), ("-quantized.w8a16", "int8"),
+    ("-unsloth-bnb-4bit", "int4"), ("-bnb-4bit", "int4"), ("-w4a16", "int4"), ("-w8a8", "int8"),
+    ("-nvfp4", "int4"),
+    ("-fp8-kv", "fp8"),  # AMD's Quark exports (amd/Llama-3.1-70B-Instruct-FP8-KV)
+    ("-awq", "int4"), ("-gptq", "int4"), ("-fp8", "fp8"), ("-int4", "int4"), ("-int8", "int8"),
+    ("-4bit", "int4"), ("-8bit", "int8"),
+)
+# A GGUF weight type at the end of a GGUF file or repository name, as llama.cpp names them
+# (Q4_K_M, q5_k_m, Q8_0, IQ1_S, unsloth's UD-IQ2_XXS, F16, BF16)
+_GGUF_TYPE = re.compile(r"[-._]((?:ud-)?i?q\d(?:_[a-z0-9]+)*|f16|bf16|f32)$", re.IGNORECASE)
+
+
+def _read(name: str) -> tuple[str, str | None, str]:
+    """(the checkpoint's repository name, --weight-dtype or '' for GGUF or None for none,
+    the GGUF type read) for a repository or file name."""
+    name, _, tag = name.partition(":")  # `repo:Q4_K_M`, Ollama's and vLLM's GGUF spelling
+    gguf = bool(tag)
+    for end in (".gguf", "-gguf"):
+        if name.lower().endswith(end):
+            name, gguf = name[:-len(end)], True
+    gtype = tag
+    m = _GGUF_TYPE.search(name) if gguf else None
+    if m:
+        name, gtype = name[:m.start()], gtype or m[1]
+    if gguf:
+        return name, "", gtype
+    low = name.lower()
+    for suffix, width in sorted(_QUANT_SUFFIXES, key=lambda s: -len(s[0])):
+        if low.endswith(suffix):
+            return name[:-len(suffix)], width, ""
+    return name, None, ""
+
+
+def _tokens(name: str) -> tuple[str, ...]:
+    """`llama3.1-8b-instruct` and `Llama-3.1-8B-Instruct` alike: ('llama', '3.1', '8', 'b', ...)."""
+    return tuple(re.findall(r"[a-z]+|\d+(?:\.\d+)*", name.lower()))
+
+
+def full_id_by_repo_name() -> dict[str, tuple[str, str]]:
+    """The repository part of every catalog hf_id and alias, lower-case -> (catalog name, the
+    id as the spec spells it); the first spec in catalog order keeps a name two share. Built
+    on each call (error paths only) from the catalog index, so it follows KVPLAN_SPECS_PATH."""
+    from kvplan.specs.loader import MODEL_DIR, aliases_of, catalog
+
+    out: dict[str, tuple[str, str]] = {}
+    for stem, entry in catalog(MODEL_DIR).items():
+        data = entry.data if entry.ok else None
+        if not isinstance(data, dict):
+            continue
+        ids = [data.get("hf_id")] + [a.get("id") for a in aliases_of(data) if isinstance(a, dict)]
+        for full in ids:
+            if isinstance(full, str) and "/" in full:
+                out.setdefault(full.rsplit("/", 1)[-1].lower(), (stem, full))
+    return out
+
+
+def _by_tokens() -> dict[tuple[str, ...], tuple[str, str] | None]:
+    """Token spelling -> (catalog name, id); None where two catalog entries share a spelling."""
+    out: dict[tuple[str, ...], tuple[str, str] | None] = {}
+    for name, found in full_id_by_repo_name().items():
+        key = _tokens(name)
+        held = out.get(key, found)
+        out[key] = held if held is not None and held[0] == found[0] else None
+    return out
+
+
+def entry_for(name: str) -> tuple[str, str, bool] | None:
+    """(catalog name, id, exact) for a repository name; exact is False for a token match."""
+    names = full_id_by_repo_name()
+    low = name.lower()
+    for key in (low, low + "-hf", low.removeprefix("meta-")):
+        if key in names:
+            return (*names[key], True)
+    tokens = _tokens(name)
+    for spelling in (tokens, tokens[1:] if tokens[:1] == ("meta",) else ()):
+        found = _by_tokens().get(spelling) if spelling else None
+        if found is not None:
+            return (*found, False)
+    return None
+
+
+def _spelt(name: str, full: str, exact: bool) -> str:
+    return name if exact else f"{name} (read as {full.rsplit('/', 1)[-1]})"
+
+
+def base_hint(ref: str) -> str:
+    """For a hub id, URL or file whose repository names a catalog checkpoint: a quantized or GGUF
+    copy (what to plan, with --weight-dtype), or a copy under another org (ModelScope's
+    LLM-Research, unsloth's re-uploads); '' when it names none or is the catalog's own id."""
+    ref = ref.strip().rstrip("/")
+    name = ref.rsplit("/", 1)[-1]
+    base, width, gtype = _read(name)
+    found = entry_for(base) if base else None
+    if found is None:
+        return ""
+    stem, full, exact = found
+    if width is None:
+        if "/" not in ref or ref.lower().endswith(full.lower()) and exact:
+            return ""  # a bare name (repo_name_hint) or the catalog's own id
+        return (f"its repository name {_spelt(name, full, exact)} is that of {full} (the "
+                f"catalog's {stem}), under another org: if it is an unchanged copy, plan "
+                f"`{stem}`; else pass its config.json")
+    flag = f" --weight-dtype {width}" if width else " --weight-dtype (the GGUF file's type)"
+    what = f"a {gtype} GGUF build" if gtype else "a quantized copy"
+    return (f"it names {what} of {_spelt(base, full, exact)}, whose catalog entry {stem} has the "
+            f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's "
+            "generic pricing of that width), or pass the copy's config.json for its exact weights")
+
+
+def repo_name_hint(ref: str) -> str:
+    """For a bare repository name (`Qwen2.5-7B-Instruct`, no org) that is the repository part of
+    a catalog hf_id or alias: the entry and the full id to write ('' otherwise). A hint, never a
+    plan: the same name under another org may be another checkpoint."""
+    if "/" in ref or ":" in ref:  # `name:tag` is Ollama's: kvplan.specs.spellings reads it
+        return ""
+    found = entry_for(ref.strip())
+    if found is None:
+        return ""
+    stem, full, exact = found
+    how = "the repository name" if exact else "another spelling of the repository name"
+    return f"it is {how} of {full} (the catalog's {stem}): write the full id, `{full}`"
+
+
+def folder_entry(path: str) -> str | None:
+    """The catalog entry whose hub repository has the folder's name (`/models/Qwen2.5-7B-Instruct`
+    -> qwen2.5-7b), any case; None when none has. A hint for a path that cannot be read."""
+    return _base_by_repo_name().get(path.rstrip("/").rsplit("/", 1)[-1].lower())
+
+
+def folder_hint(path: str) -> str:
+    """For a path that does not exist here (a folder inside a container): what to plan instead."""
+    name = path.rstrip("/").rsplit("/", 1)[-1]
+    stem = folder_entry(path)
+    if stem is not None:
+        return (f"; its last part {name!r} is the repository name of the catalog's {stem}: if the "
+                f"folder holds that checkpoint, plan `{stem}` (or pass the folder's config.json)")
+    hint = base_hint(name)
+    if hint:
+        return f"; {hint}"
+    found = entry_for(name)
+    if found is None:
+        return ""
+    stem, full, _ = found
+    return (f"; its last part {name!r} reads as {full.rsplit('/', 1)[-1]}, the repository name of "
+            f"the catalog's {stem}: if the folder holds that checkpoint, plan `{stem}` (or pass "
+            "the folder's config.json)")
+
+
+def _base_by_repo_name() -> dict[str, str]:
+    """The repository part of every catalog hf_id and alias, lower-case -> catalog name."""
+    return {name: stem for name, (stem, _) in full_id_by_repo_name().items()}
