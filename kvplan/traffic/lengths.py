@@ -7,7 +7,6 @@ turned into a probability for each number of paged blocks, which is what the poo
 
 from __future__ import annotations
 
-import csv
 import math
 import random
 from collections import Counter
@@ -282,77 +281,12 @@ class Empirical(LengthDistribution):
         )
 
 
-TOTAL_KEYS = ("tokens", "total_tokens", "context_tokens")
-# The public traces' own headers are read as they are published (a header is lower-cased and its
-# spaces/hyphens read as underscores first): BurstGPT's `Request tokens` / `Response tokens` /
-# `Total tokens` (github.com/HPMLL/BurstGPT README.md "Schema", e92f533: total = request +
-# response), and the Azure LLM inference trace's `ContextTokens` / `GeneratedTokens`
-# (github.com/Azure/AzurePublicDataset data/AzureLLMInferenceTrace_conv.csv, 7909210), where
-# ContextTokens is the PROMPT: read as kvplan's `context_tokens` (a total) it would drop every
-# generated token, so it is a prompt key here and never a total. Mooncake's JSONL traces give
-# `input_length` / `output_length` (github.com/kvcache-ai/Mooncake
-# FAST25-release/traces/conversation_trace.jsonl, 3cca71d).
-PROMPT_KEYS = ("prompt_tokens", "input_tokens", "request_tokens", "contexttokens", "input_length")
-OUTPUT_KEYS = ("output_tokens", "completion_tokens", "response_tokens", "generatedtokens",
-               "output_length")
-
-
-def _key(name: str) -> str:
-    """A column/key as matched: lower case, spaces and hyphens read as underscores."""
-    return "_".join(name.strip().lower().replace("-", " ").split())
-
-
-def _length(row: dict[str, object], where: str) -> int:
-    """Tokens of one request: a total column, or prompt plus output columns."""
-    keys = {_key(k): v for k, v in row.items() if k is not None}
-
-    def num(key: str) -> int:
-        value = keys[key]
-        try:
-            n = int(str(value).strip().replace("_", ""))
-        except ValueError:
-            raise InputError(f"{where}: {key}: {value!r} is not a whole number of tokens") from None
-        if n < 0:
-            raise InputError(f"{where}: {key}: must not be negative, got {n}")
-        return n
-
-    for key in TOTAL_KEYS:
-        if key in keys and keys[key] not in (None, ""):
-            return num(key)
-    prompt = next((k for k in PROMPT_KEYS if k in keys), None)
-    out = next((k for k in OUTPUT_KEYS if k in keys), None)
-    if prompt is None:
-        wanted = (", ".join(TOTAL_KEYS) + ", or prompt_tokens + output_tokens (also read: "
-                  "BurstGPT's Request/Response/Total tokens, Azure's ContextTokens + GeneratedTokens, "
-                  "Mooncake's input_length + output_length)")
-        raise InputError(f"{where}: no token count; give a column/key named {wanted}")
-    return num(prompt) + (num(out) if out is not None and keys[out] not in (None, "") else 0)
-
-
 def load_sample(path: Path) -> Empirical:
-    """Read request lengths from CSV (with a header) or JSONL (one object or number a line)."""
-    from kvplan.inputs import MAX_LOG_BYTES, loads_json, read_text  # size and encoding checked
+    """Read request lengths from CSV (with a header), JSONL or one JSON document
+    (kvplan/traffic/trace_formats.py: the formats read and the refusals)."""
+    from kvplan.traffic.trace_formats import read_lengths
 
-    text = read_text(path, MAX_LOG_BYTES)
-    lengths: list[int] = []
-    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        for i, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path}: line {i}"
-            item = loads_json(line, str(path), i)
-            if isinstance(item, int) and not isinstance(item, bool):
-                lengths.append(item)
-            elif isinstance(item, dict):
-                lengths.append(_length(item, where))
-            else:
-                raise InputError(f"{where}: expected an object or a whole number")
-    else:
-        reader = csv.DictReader(text.splitlines())
-        if not reader.fieldnames:
-            raise InputError(f"{path}: empty CSV; the first line must name the columns")
-        for i, row in enumerate(reader, start=2):
-            lengths.append(_length(dict(row), f"{path}: line {i}"))
+    lengths = read_lengths(path)
     from kvplan.inputs.limits import MAX_CONTEXT_TOKENS
 
     huge = next((n for n in lengths if n > MAX_CONTEXT_TOKENS), None)

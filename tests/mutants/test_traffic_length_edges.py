@@ -146,7 +146,8 @@ def test_sample_refusals(tmp_path: Path):
                               "total_tokens, context_tokens, or prompt_tokens + output_tokens "
                               "(also read: BurstGPT's Request/Response/Total tokens, Azure's "
                               "ContextTokens + GeneratedTokens, Mooncake's input_length + "
-                              "output_length)")
+                              "output_length, splitwise's prompt_size + token_size, vLLM/SGLang "
+                              "input_lens + output_lens lists)")
     zeros = tmp_path / "zeros.csv"
     zeros.write_text("tokens\n0\n")
     with pytest.raises(InputError) as err:

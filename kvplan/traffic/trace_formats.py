@@ -1,0 +1,169 @@
+"""Readers for request-length files (`--context-sample`): CSV with a header, JSONL, or one JSON
+document; each request's tokens are a total column/key, or prompt plus output.
+
+A file kvplan cannot read as it stands is refused with the reason and the way out: a benchmark
+summary (totals per run, not per request), conversation text (no token counts), a CSV whose first
+line is data, or lengths under names kvplan does not read (listed, never picked by kvplan).
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from kvplan.errors import InputError
+
+TOTAL_KEYS = ("tokens", "total_tokens", "context_tokens")
+# The public traces' own headers are read as they are published (a header is lower-cased and its
+# spaces/hyphens read as underscores first): BurstGPT's `Request tokens` / `Response tokens` /
+# `Total tokens` (github.com/HPMLL/BurstGPT README.md "Schema", e92f533: total = request +
+# response), and the Azure LLM inference trace's `ContextTokens` / `GeneratedTokens`
+# (github.com/Azure/AzurePublicDataset data/AzureLLMInferenceTrace_conv.csv, 7909210), where
+# ContextTokens is the PROMPT: read as kvplan's `context_tokens` (a total) it would drop every
+# generated token, so it is a prompt key here and never a total. Mooncake's JSONL traces give
+# `input_length` / `output_length` (github.com/kvcache-ai/Mooncake
+# FAST25-release/traces/conversation_trace.jsonl, 3cca71d). splitwise-sim's traces give
+# `prompt_size` / `token_size` (github.com/Mutinifni/splitwise-sim request.py: max_seq_len =
+# prompt_size + token_size; generate_trace.py fills them from Azure's ContextTokens /
+# GeneratedTokens; 3780880).
+PROMPT_KEYS = ("prompt_tokens", "input_tokens", "request_tokens", "contexttokens", "input_length",
+               "prompt_size")
+OUTPUT_KEYS = ("output_tokens", "completion_tokens", "response_tokens", "generatedtokens",
+               "output_length", "token_size")
+# vLLM's benchmark_serving.py / `vllm bench serve` result JSON and SGLang's bench_serving
+# --output-details keep one list entry per request: input_lens[i] + output_lens[i].
+ARRAY_KEYS = ("input_lens", "output_lens")
+# A run's totals (SGLang bench_serving --output-file, vLLM --save-result without the lists).
+SUMMARY_KEYS = ("total_input_tokens", "completed")
+TEXT_KEYS = ("conversations", "conversation", "messages", "prompt", "text")
+_LENGTHY = re.compile(r"len|token|size|(^|_)num(_|$)")
+
+WANTED = ("a column/key named tokens, total_tokens, context_tokens, or prompt_tokens + "
+          "output_tokens (also read: BurstGPT's Request/Response/Total tokens, Azure's "
+          "ContextTokens + GeneratedTokens, Mooncake's input_length + output_length, "
+          "splitwise's prompt_size + token_size, vLLM/SGLang input_lens + output_lens lists)")
+
+
+def _key(name: str) -> str:
+    """A column/key as matched: lower case, spaces and hyphens read as underscores."""
+    return "_".join(name.strip().lower().replace("-", " ").split())
+
+
+def _whole(value: object, key: str, where: str) -> int:
+    try:
+        n = int(str(value).strip().replace("_", ""))
+    except ValueError:
+        raise InputError(f"{where}: {key}: {value!r} is not a whole number of tokens") from None
+    if n < 0:
+        raise InputError(f"{where}: {key}: must not be negative, got {n}")
+    return n
+
+
+def _unread(keys: dict[str, object], where: str) -> InputError:
+    """The refusal for a row with no key kvplan reads: why, and what to do."""
+    if all(k in keys for k in SUMMARY_KEYS):
+        return InputError(
+            f"{where}: a benchmark summary (total_input_tokens over {keys['completed']} completed "
+            "requests), not one line per request; give the per-request lengths (SGLang "
+            "bench_serving --output-details, vLLM bench serve --save-result --save-detailed: "
+            "input_lens + output_lens), or --context-p50/--context-p95")
+    text = next((k for k in TEXT_KEYS if isinstance(keys.get(k), (str, list))), None)
+    if text is not None:
+        return InputError(
+            f"{where}: conversation text (`{text}`), no token counts; count each request's "
+            "tokens with the model's tokenizer and give a file with prompt_tokens,output_tokens "
+            "(or tokens)")
+    could = [k for k, v in keys.items() if _LENGTHY.search(k) and _is_count(v)]
+    if could:
+        return InputError(
+            f"{where}: no column kvplan reads as a request's tokens; it could use "
+            f"{', '.join(could)}; kvplan does not pick one: rename the one you mean to `tokens` "
+            "(a total) or the pair to `prompt_tokens` + `output_tokens`")
+    return InputError(f"{where}: no token count; give {WANTED}")
+
+
+def _is_data(fields: Sequence[str]) -> bool:
+    """A first line that is mostly numbers is a row of data, not a header."""
+    named = [f.strip() for f in fields if f.strip()]
+
+    def number(f: str) -> bool:
+        try:
+            float(f)
+        except ValueError:
+            return False
+        return True
+
+    return bool(named) and 2 * sum(number(f) for f in named) >= len(named)
+
+
+def _is_count(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) or (
+        isinstance(value, str) and value.strip().isdigit())
+
+
+def _lengths(row: dict[str, Any], where: str) -> list[int]:
+    """Tokens of the request(s) in one row: a total, prompt plus output, or per-request lists."""
+    keys = {_key(k): v for k, v in row.items() if k is not None}
+    for key in TOTAL_KEYS:
+        if key in keys and keys[key] not in (None, ""):
+            return [_whole(keys[key], key, where)]
+    prompt = next((k for k in PROMPT_KEYS if k in keys), None)
+    out = next((k for k in OUTPUT_KEYS if k in keys), None)
+    if prompt is not None:
+        more = _whole(keys[out], out, where) if out is not None and keys[out] not in (None, "") else 0
+        return [_whole(keys[prompt], prompt, where) + more]
+    ins, outs = (keys.get(k) for k in ARRAY_KEYS)
+    if isinstance(ins, list):
+        if not isinstance(outs, list) or len(outs) != len(ins):
+            raise InputError(f"{where}: input_lens has {len(ins)} entries but output_lens "
+                             f"{len(outs) if isinstance(outs, list) else 'none'}; give both, one "
+                             "entry per request")
+        return [_whole(i, "input_lens", where) + _whole(o, "output_lens", where)
+                for i, o in zip(ins, outs, strict=True)]
+    raise _unread(keys, where)
+
+
+def _item(item: object, where: str) -> list[int]:
+    if isinstance(item, int) and not isinstance(item, bool):
+        return [item]
+    if isinstance(item, dict):
+        return _lengths(item, where)
+    raise InputError(f"{where}: expected an object or a whole number")
+
+
+def _document(doc: object, where: str) -> list[int]:
+    """One JSON document: a list of requests, an object keyed by request id, or one object."""
+    if isinstance(doc, list):
+        return [n for i, item in enumerate(doc) for n in _item(item, f"{where}: entry {i + 1}")]
+    if isinstance(doc, dict) and doc and all(isinstance(v, dict) for v in doc.values()):
+        return [n for k, v in doc.items() for n in _lengths(v, f"{where}: entry {k!r}")]
+    return _item(doc, where)
+
+
+def read_lengths(path: Path) -> list[int]:
+    """Every request's tokens in the file, in file order (zeros kept; the caller drops them)."""
+    from kvplan.inputs import MAX_LOG_BYTES, loads_json, read_text  # size and encoding checked
+    from kvplan.inputs.errors import InputFileError
+
+    text = read_text(path, MAX_LOG_BYTES)
+    if path.suffix.lower() in (".jsonl", ".ndjson", ".json"):
+        lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+        if path.suffix.lower() == ".json" or len(lines) == 1:
+            try:  # one document (a .json file, or one line); a .json of lines is read as JSONL
+                return _document(loads_json(text, str(path)), str(path))
+            except InputFileError:
+                if len(lines) == 1:
+                    raise
+        return [n for i, line in lines
+                for n in _item(loads_json(line, str(path), i), f"{path}: line {i}")]
+    reader = csv.DictReader(text.splitlines())
+    if not reader.fieldnames:
+        raise InputError(f"{path}: empty CSV; the first line must name the columns")
+    if _is_data(reader.fieldnames):
+        raise InputError(f"{path}: line 1 ({','.join(reader.fieldnames)[:60]}) is data, not a "
+                         f"header; the first line must name the columns: {WANTED}")
+    return [n for i, row in enumerate(reader, start=2)
+            for n in _lengths(dict(row), f"{path}: line {i}")]

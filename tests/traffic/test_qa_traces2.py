@@ -1,0 +1,110 @@
+"""`--context-sample` on more public request-length files as published (task h53traces).
+
+tests/assets/check/qa/SOURCES.md names each file's repository, path and commit;
+traces/EXPECTED.yaml says what a user expects of each (written before kvplan was run on them).
+Only the tuned files (held_out: false) are asserted here; the expected values are arithmetic on
+the file's rows (the script in EXPECTED.yaml's header), not kvplan's.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kvplan.errors import InputError
+from kvplan.traffic.lengths import load_sample
+from tests.conftest import ASSETS, invoke
+
+TRACES = ASSETS / "check" / "qa" / "traces"
+
+
+def test_azure_code_trace_is_context_plus_generated(runner: CliRunner) -> None:
+    # Azure/AzurePublicDataset data/AzureLLMInferenceTrace_code.csv, the first 400 rows: the 400
+    # totals (ContextTokens + GeneratedTokens) sum to 864,838 (mean 2,162.095); sorted, the 380th
+    # (ceil(0.95 x 400)) is 6,994 and the longest 7,448. ContextTokens alone: mean 2,137.545.
+    path = TRACES / "azure-llm-2023-code-first400.csv"
+    sample = load_sample(path)
+    assert sample.tokens[:2] == (4808 + 10, 3180 + 8)
+    assert (len(sample.tokens), sum(sample.tokens), max(sample.tokens)) == (400, 864838, 7448)
+    assert sample.percentile(0.95) == 6994
+    result = invoke(runner, "fleet", "llama-3-8b", "--gpu", "h100", "--peak-users", "200",
+                    "--context-sample", str(path), "-f", "json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["results"][0]["context_mean_tokens"] == 2162.1
+
+
+def test_splitwise_trace_is_prompt_size_plus_token_size() -> None:
+    # Mutinifni/splitwise-sim traces/test_trace.csv (whole): prompt_size + token_size per row
+    # (request.py: max_seq_len = prompt_size + token_size). It used to be refused ("line 2: no
+    # token count"). 4,096 + 32, 2,048 + 8, 2,048 + 16: sum 8,248, mean 2,749.33.
+    sample = load_sample(TRACES / "splitwise-sim-test-trace.csv")
+    assert sample.tokens == (4128, 2056, 2064)
+    assert sum(sample.tokens) == 8248
+
+
+def _refusal(name: str) -> str:
+    with pytest.raises(InputError) as err:
+        load_sample(TRACES / name)
+    return str(err.value)
+
+
+def test_sglang_bench_summary_is_refused_as_a_summary() -> None:
+    # datacrunch-research/h200-benchmarks sglang/outputs/llama_3_3_70b_online_output.jsonl: 7
+    # lines, each a whole run (line 1: total_input_tokens 152,612 over completed 300). It used
+    # to be refused only as "no token count".
+    msg = _refusal("sglang-bench-serving-llama-3.3-70b-online.jsonl")
+    assert "line 1: a benchmark summary (total_input_tokens over 300 completed requests)" in msg
+    assert "not one line per request" in msg and "--output-details" in msg
+
+
+def test_servegen_rate_trace_first_line_is_data_not_a_header() -> None:
+    # azaj01/ServeGen data/language/m-large/chunk-0-trace.csv: no header; line 1 is
+    # "0,1.33...,8.59...,Weibull,0.375...,0.396..." (5 of 6 fields are numbers).
+    msg = _refusal("servegen-m-large-chunk-0-trace-first200.csv")
+    assert "line 1 (0,1.3316666666666668," in msg and "is data, not a header" in msg
+
+
+def test_sharegpt_json_array_is_refused_as_text() -> None:
+    # ml-energy/leaderboard-v2 sharegpt/ShareGPT_V3_filtered_500.json: ONE line holding a JSON
+    # array of conversations (from/value text). It used to fail on line 1 as "expected an object
+    # or a whole number" (the array read as a JSONL line).
+    msg = _refusal("sharegpt-v3-filtered-500-first20.json")
+    assert "entry 1: conversation text (`conversations`), no token counts" in msg
+    assert "tokenizer" in msg
+
+
+def test_replay_log_with_two_length_pairs_names_them_and_picks_none() -> None:
+    # liao4s/BurstGPT_test example/logs/detail_log/detail_log_scale100_prompt500.json: one JSON
+    # object keyed by request id; each request has in_len + out_len (first: 476 + 409) and
+    # sampled_in_num + sampled_out_len (472 + 1,024): means 5,548.99 and 1,568.31 over the 100
+    # kept. kvplan must not choose.
+    msg = _refusal("burstgpt-replay-detail-log-scale100-first100.json")
+    assert "entry '0': no column kvplan reads" in msg
+    assert "could use out_len, out_len_expected, in_len, sampled_in_num, sampled_out_len" in msg
+    assert "rename" in msg
+
+
+def test_jsonl_lines_in_a_json_file_are_still_read(tmp_path: Path) -> None:
+    # The Mooncake conversation trace (200 JSONL lines) saved as .json: not one document, so it
+    # is read line by line, as before: the same 200 totals summing to 2,853,558.
+    copy = tmp_path / "mooncake.json"
+    shutil.copy(TRACES / "mooncake-conversation-first200.jsonl", copy)
+    sample = load_sample(copy)
+    assert (len(sample.tokens), sum(sample.tokens)) == (200, 2853558)
+
+
+def test_input_lens_output_lens_lists_are_paired(tmp_path: Path) -> None:
+    # Constructed (no public result file was found): vLLM benchmark_serving.py's result JSON and
+    # SGLang bench_serving --output-details keep input_lens / output_lens, one entry per
+    # request. 100 + 20, 300 + 40, 7 + 0 -> (120, 340, 7); unequal lists are refused.
+    path = tmp_path / "vllm-result.json"
+    path.write_text(json.dumps({"completed": 3, "total_input_tokens": 407,
+                                "input_lens": [100, 300, 7], "output_lens": [20, 40, 0]}))
+    assert load_sample(path).tokens == (120, 340, 7)
+    path.write_text(json.dumps({"input_lens": [100, 300], "output_lens": [20]}))
+    with pytest.raises(InputError, match="input_lens has 2 entries but output_lens 1"):
+        load_sample(path)
