@@ -115,7 +115,7 @@ P99 = Annotated[int | None, _opt("--context-p99", metavar="TOKENS", rich_help_pa
                                  help="99th-percentile tokens")]
 Sample = Annotated[str | None, _opt(
     "--context-sample", metavar="FILE", rich_help_panel=s.TRAFFIC,
-    help="CSV or JSONL of request token counts (tokens, or prompt_tokens + output_tokens)")]
+    help="CSV, JSONL or JSON of request token counts (tokens, or prompt_tokens + output_tokens)")]
 Risk = Annotated[float | None, _opt(
     "--risk", metavar="PROBABILITY", rich_help_panel=s.TRAFFIC, callback=_risk,
     help="allowed chance the open conversations overflow the pool [default: 0.01]")]

@@ -186,7 +186,7 @@ class ContextTokens(_Strict):
     p95: Tokens | None = None
     p99: Tokens | None = None
     sample: str | None = Field(
-        default=None, description="CSV or JSONL of request token counts, relative to this file"
+        default=None, description="CSV, JSONL or JSON of request token counts, relative to this file"
     )
 
 
