@@ -33,3 +33,59 @@ def test_single_device_boards_are_not_listed_for_a_tensor_parallel_8_engine() ->
                                   "h200-141gb; would not start on: ")
     no = out.summary.split("would not start on: ")[1].split(" (")[0].split(", ")
     assert "gb10" in no and "jetson-thor" in no
+
+
+def test_production_stack_values_keys_the_chart_renders_are_seen() -> None:
+    """production-stack tutorials/assets/values-09-lora-helm.yaml and values-13-tool-enabled.yaml
+    (a6c01db0): the chart renders modelSpec.enableLoRA as --enable-lora and enableTool,
+    toolCallParser, chatTemplate as --enable-auto-tool-choice, --tool-call-parser llama3_json,
+    --chat-template /templates/<chatTemplate> (helm/templates/deployment-vllm-multi.yaml
+    :139-148, :218-221). They were dropped in silence. --enable-lora moves GPU memory (vLLM's LoRA
+    stacks) and kvplan does not book it: the same note a command line's --enable-lora gets; the
+    tool and template options are named as not used. Verdicts stay WARN (no GPU named)."""
+    from kvplan.check.manifests.unread import MOVES_MEMORY
+
+    (lora,) = _outcomes("production-stack/values-09-lora-helm.yaml")
+    assert lora.verdict == "WARN"
+    assert f"--enable-lora: {MOVES_MEMORY['vllm']['--enable-lora']}" in lora.notes
+    (tool,) = _outcomes("production-stack/values-13-tool-enabled.yaml")
+    assert tool.verdict == "WARN"
+    assert ("not used by kvplan's plan: --chat-template, --enable-auto-tool-choice, "
+            "--tool-call-parser (kvplan reads the options docs/check.md lists; these are taken as "
+            "not moving the KV pool)") in tool.notes
+
+
+def test_production_stack_values_revision_and_max_loras(tmp_path: Path) -> None:
+    """modelRevision renders as --revision R (deployment-vllm-multi.yaml :200-203) and
+    vllmConfig.maxLoras as --max_loras N (:181-184): the one named as not used, the other with
+    its LoRA note."""
+    f = tmp_path / "values.yaml"
+    f.write_text("servingEngineSpec:\n  modelSpec:\n  - name: m\n    repository: vllm/vllm-openai\n"
+                 "    tag: v0.10.1\n    modelURL: meta-llama/Llama-3.1-8B-Instruct\n"
+                 "    modelRevision: main\n    enableLoRA: true\n    requestGPU: 1\n"
+                 "    vllmConfig:\n      maxLoras: 4\n")
+    (out,) = check_paths([str(f)]).outcomes
+    assert any(n.startswith("--max-loras: the LoRA adapters a batch holds") for n in out.notes)
+    assert any(n.startswith("not used by kvplan's plan: --revision ") for n in out.notes)
+
+
+def test_vllmruntime_tool_options_are_seen(tmp_path: Path) -> None:
+    """The operator renders spec.model.enableTool, toolCallParser and chatTemplate too
+    (vllmruntime_controller.go :453-459, :513-515 at a6c01db0). The operator's sample
+    (production-stack_v1alpha1_vllmruntime.yaml) sets enableTool false and toolCallParser "":
+    nothing rendered, its notes unchanged; with them set, as the tutorial's values do, the three
+    are named as not used."""
+    sample = (CORPUS / "production-stack" / "production-stack_v1alpha1_vllmruntime.yaml")
+    (out,) = check_paths([str(sample)]).outcomes
+    unread = [n for n in out.notes if n.startswith("not used by kvplan's plan")]
+    assert unread == ["not used by kvplan's plan: --no-enable-chunked-prefill (kvplan reads the "
+                      "options docs/check.md lists; these are taken as not moving the KV pool)"]
+    f = tmp_path / "vllmruntime.yaml"
+    f.write_text(sample.read_text().replace("enableTool: false", "enableTool: true")
+                 .replace('toolCallParser: ""', 'toolCallParser: "llama3_json"\n'
+                          '    chatTemplate: "tool_chat_template_llama3.1_json.jinja"'))
+    (out,) = check_paths([str(f)]).outcomes
+    unread = [n for n in out.notes if n.startswith("not used by kvplan's plan")]
+    assert unread == ["not used by kvplan's plan: --chat-template, --enable-auto-tool-choice, "
+                      "--no-enable-chunked-prefill, --tool-call-parser (kvplan reads the options "
+                      "docs/check.md lists; these are taken as not moving the KV pool)"]
