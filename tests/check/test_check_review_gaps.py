@@ -89,3 +89,32 @@ def test_vllmruntime_tool_options_are_seen(tmp_path: Path) -> None:
     assert unread == ["not used by kvplan's plan: --chat-template, --enable-auto-tool-choice, "
                       "--no-enable-chunked-prefill, --tool-call-parser (kvplan reads the options "
                       "docs/check.md lists; these are taken as not moving the KV pool)"]
+
+
+def test_stormservice_role_names_each_option_once() -> None:
+    """aibrix samples/disaggregation/sglang/tp-1p1d.yaml: each role's `sh -c` runs
+    `python3 -m sglang.launch_server ... --dist-init-addr "${PODSET_NAME}-0.${STORM_SERVICE_NAME}
+    .default.svc.cluster.local:5000" --nnodes 2 --node-rank $POD_GROUP_INDEX --tp-size 2` in a
+    pod group of podGroupSize 2 (1 GPU a pod). --dist-init-addr was named twice (its
+    shell-expansion note and the not-used list): now once. --nnodes and --node-rank were "not
+    used", though they say how the engine spans the group kvplan counts GPUs from (2 pods x 1
+    GPU = TP 2): named for that, and 2 = 2 agrees."""
+    for out in _outcomes("aibrix/sglang-tp-1p1d.yaml"):
+        assert sum("--dist-init-addr" in n for n in out.notes) == 1
+        assert ("--nnodes, --node-rank: the nodes one engine spans and this pod's place among "
+                "the nodes (not a KV-pool option); kvplan counts the engine's GPUs from the pods "
+                "that run it, a group of 2 pods, which --nnodes 2 agrees with") in out.notes
+        assert ("not used by kvplan's plan: --disaggregation-mode, "
+                "--disaggregation-transfer-backend, --host, --log-level, --port, "
+                "--trust-remote-code (kvplan reads the options docs/check.md lists; these are "
+                "taken as not moving the KV pool)") in out.notes
+
+
+def test_nnodes_that_disagrees_with_the_pods_is_said() -> None:
+    """One pod of a Deployment with --nnodes 2: the note says kvplan counts that pod's GPUs."""
+    from kvplan.check.manifests.node_options import node_note
+
+    assert node_note({"--nnodes": ("2", 3)}, 1) == (
+        "--nnodes: the nodes one engine spans (not a KV-pool option); --nnodes 2 says 2 nodes, "
+        "but the file runs one pod per engine: kvplan counts the engine's GPUs from those pods")
+    assert node_note({"--port": ("8000", 3)}, 1) is None
