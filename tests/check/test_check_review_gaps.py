@@ -118,3 +118,38 @@ def test_nnodes_that_disagrees_with_the_pods_is_said() -> None:
         "--nnodes: the nodes one engine spans (not a KV-pool option); --nnodes 2 says 2 nodes, "
         "but the file runs one pod per engine: kvplan counts the engine's GPUs from those pods")
     assert node_note({"--port": ("8000", 3)}, 1) is None
+
+
+def test_the_sampler_kvplan_assumed_is_named_where_it_moves_the_pool() -> None:
+    """kubeai/llama-3.1-tulu-3-8b-l4.yaml: KubeAI's default vLLM image vllm/vllm-openai:v0.8.3
+    on an L4, --max-num-seqs 256 (rows >= 128, a 128,264-entry vocabulary > 4,096: the 0.8
+    profile run sorts natively unless FlashInfer is installed). The plan takes FlashInfer's
+    sampler from the image, and the note now says so with both pools. By hand (kvplan explain's
+    steps): requested 22,391,708,057 B - weights 16,094,208,000 - non-torch 367,001,600 -
+    activation peak max(forward 8,192 x 55,296 x 2 B = 905,969,664, sampler 256 x 128,264 x 16
+    B = 525,369,344) = 5,024,528,793 B; / 1,048,576 B a block (16 tokens x 32 layers x 2,048 B,
+    fp8) = 4,791 blocks = 76,656 tokens. With the sort the sampler is 256 x 128,264 x 38 B =
+    1,247,752,192 B, the peak: 5,024,528,793 - (1,247,752,192 - 905,969,664) = 4,682,746,265 B
+    = 4,465 blocks = 71,440 tokens (`kvplan explain` without --topk-topp-sampler flashinfer)."""
+    (out,) = _outcomes("kubeai/llama-3.1-tulu-3-8b-l4.yaml")
+    assert out.verdict == "PASS"
+    assert ("sampler: FlashInfer's top-k/top-p sampler (16 B a logit in the profile run) assumed "
+            "(image vllm/vllm-openai:v0.8.3: vLLM's Dockerfile installs FlashInfer in "
+            "vllm/vllm-openai): 76,656 tokens in the pool, 71,440 with the sort; "
+            "VLLM_USE_FLASHINFER_SAMPLER=0 or an image without FlashInfer takes the sort"
+            ) in out.notes
+
+
+def test_no_sampler_note_where_the_path_moves_nothing() -> None:
+    """production-stack values-01-minimal-example.yaml: vllm/vllm-openai:latest (the default
+    vLLM release, past the 0.8-0.16 sort): no sampler note. And the AIBrix 1p1d roles
+    (aibrix/vllm-openai 0.10.0, not vLLM's image): the pip default's sort is named, the
+    annotation to state FlashInfer with it."""
+    (plain,) = _outcomes("production-stack/values-01-minimal-example.yaml")
+    assert not [n for n in plain.notes if n.startswith("sampler:")]
+    for out in _outcomes("aibrix/1p1d.yaml"):
+        assert ("sampler: PyTorch's sort (38 B a logit in the profile run) assumed (the image is "
+                "not vLLM's own vllm/vllm-openai, which installs FlashInfer: taken as pip "
+                "installs the release, without it), which moves the pool; if the image has "
+                "FlashInfer, set the annotation kvplan.io/topk-topp-sampler: flashinfer"
+                ) in out.notes
