@@ -142,6 +142,10 @@ def judge_target(target: Target) -> Outcome:
         family = target.label_key or PRODUCT_LABEL
         catalog = tuple(g for g in catalog if label_for(g.name, family) is not None)
     out.notes.extend(planned.notes)
+    from kvplan.check.manifests.sampler import FIELD, assumed_note
+
+    if (said := assumed_note(planned, target.gpu_named, target.names.get(FIELD, ""))) is not None:
+        out.notes.append(said)  # the sampler path assumed, where it moves the pool
     if not target.gpu_named:
         from kvplan.check.manifests.wording import no_gpu_named, vendor_only
         from kvplan.check.startup import starts_on

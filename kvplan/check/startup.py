@@ -116,10 +116,20 @@ def starts_on(planned: PlannedDeployment, gpus: int, catalog: Sequence[HardwareS
     max_model_len request (short_pool): the server is up and refuses longer requests, as the
     verdict on a named GPU says (a WARN, not a FAIL), so the GPU is one it starts on (blind round
     blind-2026-12-06-r4, task h52checkround: a compose file's --max-total-tokens 8192 under a
-    262,144-token context was listed as starting on no GPU, where a named one was a WARN)."""
+    262,144-token context was listed as starting on no GPU, where a named one was a WARN).
+
+    A GPU whose server holds fewer GPUs (its spec's gpus_per_node: 1 for a single-device board,
+    DGX Spark's GB10 and Jetson AGX Thor) than one node of the engine asks for is one it does
+    not start on: the pod cannot be scheduled there (task h53checkgaps: Kimi-K2.5 at tensor
+    parallel 8 was listed as starting on gb10 and jetson-thor)."""
     yes, no, short = [], [], []
     longest = 0
+    req = planned.request
+    per_node = -(-req.gpus_per_replica // (req.nodes or 1))  # GPUs one node of a replica holds
     for gpu in catalog:
+        if per_node > gpu.gpus_per_node:
+            no.append(gpu.name)
+            continue
         numbers = startup(planned, gpus, engines_per_unit, gpu).numbers
         if numbers.would_start:
             yes.append(gpu.name)

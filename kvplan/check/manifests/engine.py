@@ -110,10 +110,14 @@ class Refusal:
 def read_options(
     inv: Invocation, parsed: Parsed, found: Found, problems: list[Any], refusals: list[Refusal],
     notes: list[str], strict: bool, manifest: Path | None = None,
-    release_unknown: bool = False, script: Any = None,
+    release_unknown: bool = False, script: Any = None, noted: frozenset[str] = frozenset(),
+    pods: int = 1,
 ) -> None:
     """The options kvplan uses into `found`; an option the engine does not know is a refusal
-    (a note where the launcher adds its own options, or `strict` is off)."""
+    (a note where the launcher adds its own options, or `strict` is off). `noted`: options a
+    note already names (a shell-expanded value, kvplan.check.manifests.shell_runtime), left out
+    of the not-used list so each option is named once; `pods`: the pods the file runs for one
+    engine, which the --nnodes note compares (kvplan.check.manifests.node_options)."""
     from kvplan.check.engine_flags import OPTION_TABLES
     from kvplan.deploy import Problem
 
@@ -248,6 +252,12 @@ def read_options(
             what = {"mm": "a count or a JSON object of counts", "json": "a JSON object"}.get(
                 kind, "a number")
             problems.append(Problem(said, f"{raw!r} is not {what}", line))
+    from kvplan.check.manifests.node_options import NODE_OPTIONS, node_note
+
+    node_said = node_note(parsed.options, pods)
+    if node_said is not None:
+        notes.append(node_said)
+    unread = [f for f in unread if f not in noted and f not in NODE_OPTIONS]
     unread_said = unread_note(unread)
     if unread_said is not None:
         notes.append(unread_said)

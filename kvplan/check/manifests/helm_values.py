@@ -23,9 +23,20 @@ VLLM_CONFIG = {
     "dtype": "--dtype",
     "maxNumSeqs": "--max-num-seqs",
     "maxNumBatchedTokens": "--max-num-batched-tokens",
+    "maxLoras": "--max_loras",  # :181-184, as the chart writes it
 }
 VLLM_FLAGS = {"enablePrefixCaching": "--enable-prefix-caching",
               "enableChunkedPrefill": "--enable-chunked-prefill"}
+# modelSpec keys the chart renders as options (deployment-vllm-multi.yaml at a6c01db0): before
+# vllmConfig's, enableLoRA :139-141, enableTool :142-144, toolCallParser :145-148; after them,
+# modelRevision :200-203 and chatTemplate :218-221 (a file under the /templates mount). They
+# were dropped in silence (task h53checkgaps); the engine-options layer now sees them, so
+# --enable-lora gets its not-modelled note (kvplan.check.manifests.unread) and the rest are
+# named as not used by kvplan's plan.
+MODEL_FIRST = (("enableLoRA", "--enable-lora", False), ("enableTool", "--enable-auto-tool-choice",
+               False), ("toolCallParser", "--tool-call-parser", True))
+MODEL_LAST = (("modelRevision", "--revision", ""), ("chatTemplate", "--chat-template",
+                                                    "/templates/"))
 
 
 def is_values(data: dict[str, Any]) -> bool:
@@ -45,6 +56,9 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         bad: list[Problem] = []
         cfg: dict[str, Any] = typed(ms, "vllmConfig", at, doc, bad, SCHEMA)
         args: list[str] = ["vllm", "serve", str(ms.get("modelURL", ""))]
+        for key, flag, valued in MODEL_FIRST:
+            if ms.get(key):
+                args += [flag, str(ms[key])] if valued else [flag]
         for key, flag in VLLM_CONFIG.items():
             if key in cfg:
                 args += [flag, str(cfg[key])]
@@ -53,6 +67,9 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
                 args.append(flag)
         extra = typed(cfg, "extraArgs", (*at, "vllmConfig"), doc, bad, SCHEMA, list)
         args += [str(a) for a in extra] if isinstance(extra, list) else []
+        for key, flag, prefix in MODEL_LAST:
+            if ms.get(key):
+                args += [flag, f"{prefix}{ms[key]}"]
         image = f"{ms.get('repository', 'vllm/vllm-openai')}:{ms.get('tag', 'latest')}"
         # env as the chart renders it: VLLM_USE_V1 "0" when vllmConfig.v0 is "1", then the
         # modelSpec's own env (deployment-vllm-multi.yaml at 010004ee)

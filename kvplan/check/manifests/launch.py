@@ -91,6 +91,13 @@ def resolve_model(w: Workload) -> None:
         beside = w.path.parent / "config.json"
         if beside.is_file():
             candidates.append(str(beside))
+    from kvplan.check.manifests.model_hints import folder_said, is_folder, served_said
+
+    # a relative folder (`./Models/llama3.1-8b-instruct`) is a folder not on this machine, as
+    # a container's path is, not a spec file (task h53checkgaps): its served name is tried too
+    folder = not container_path and looks_like_path(text) and is_folder(text)
+    if folder and served:
+        candidates.append(str(served))
     if text.startswith("hf://"):
         text = text.removeprefix("hf://")
         candidates = [text]
@@ -105,29 +112,29 @@ def resolve_model(w: Workload) -> None:
         elif resolved.rule in ("alias", "path") or cand != text:
             w.notes.append(f"model {cand} \u2192 {resolved.spec.name} ({resolved.rule})")
         return
-    from kvplan.specs.resolve import folder_entry
-
-    stem = folder_entry(text) if container_path else None
-    hint = (f" (its folder name is the hub repository of the catalog's {stem}: "
-            f"kvplan.io/model: {stem} if it holds that checkpoint)" if stem else "")
+    hint = folder_said(text) if container_path or folder else ""
+    if not hint and served:  # `/mnt/models` names nothing: its served name may
+        hint = served_said(str(served))
     if container_path and w.site.model_elsewhere:
         said = f", and its served name {str(served)!r} is not a catalog model" if served else ""
         w.problem(source, f"{text!r}{said}: {w.site.model_elsewhere}", line)
         return
-    if container_path and served:
-        w.problem(source, f"{text!r} is a path inside the container, and its served name "
+    where = "a path inside the container" if container_path else \
+        "a folder kvplan does not find here"
+    if (container_path or folder) and served:
+        w.problem(source, f"{text!r} is {where}, and its served name "
                   f"{str(served)!r} is not in the catalog (no spec has this name, hf_id or "
                   "alias); set the annotation kvplan.io/model to a catalog name or a spec "
                   f"file{hint}, or add the model under model_specs/", line)
         return
-    if container_path:
+    if container_path or folder:
         # trtllm-serve has no option naming the served model (its option table,
         # kvplan.check.engine_flags.trtllm, has no --served_model_name at its commit): the
         # advice names only what kvplan reads beside the file
         flag = traits(w.inv.engine).served_name_flag if w.inv is not None else \
             "--served-model-name"
         served_flag = f"{flag} <hf id>, " if flag else ""
-        w.problem(source, f"{text!r} is a path inside the container; name the model with "
+        w.problem(source, f"{text!r} is {where}; name the model with "
                   f"{served_flag}the annotation kvplan.io/model (a catalog name "
                   f"or spec file){hint}, or a config.json beside the manifest", line)
         return
@@ -135,6 +142,7 @@ def resolve_model(w: Workload) -> None:
         w.problem(source, f"{text!r}: no such spec file", line)
         return
     from kvplan.specs.loader import all_models, suggest
+    from kvplan.specs.name_hints import repo_name_hint
     from kvplan.specs.resolve import quantized_base_hint
 
     try:
@@ -145,7 +153,8 @@ def resolve_model(w: Workload) -> None:
     hub_id = spelled[0] if spelled else text
     what = f"{text!r} ({spelled[1]})" if spelled else repr(text)
     close = suggest(hub_id, [m.hf_id for m in all_models()[0] if m.hf_id])
-    quant = quantized_base_hint(hub_id)
+    # a bare repository name in another spelling (`qwen-2.5-7b-instruct`): the resolver's hint
+    quant = quantized_base_hint(hub_id) or repo_name_hint(hub_id)
     w.problem(source, f"{what} is not in the catalog (no spec has this name, hf_id or alias)"
               f"{close}; " + (f"{quant}; " if quant else "") +
               f"add it with `kvplan import {hub_id}` (or a spec under model_specs/), or set the "

@@ -108,3 +108,56 @@ def read_sampler(image: str, env: dict[str, str], env_line: int | None, found: F
                      f"installed; image {image or '(none named)'} is not vLLM's own 0.10 image, "
                      "which installs it: the pip default (native) is planned; if the image has "
                      "FlashInfer, set the annotation kvplan.io/topk-topp-sampler: flashinfer")
+
+
+def assumed_note(planned: Any, gpu_named: bool, origin: str) -> str | None:
+    """The note naming the top-k/top-p sampler kvplan's plan assumed, only where that choice
+    moves the pool (task h53checkgaps: the KubeAI Tulu file, vllm/vllm-openai:v0.8.3, checked
+    at 76,656 tokens with FlashInfer's sampler taken from the image, 71,440 with the sort, and
+    said neither). Assumed: FlashInfer's, from vLLM's own 0.8-0.11 image (`origin`, the field's
+    source, names the image); or the sort, where the engine layer says the path was left
+    unstated and the pip default taken (PIP_DEFAULT: 0.8-0.11 in another image). The engine
+    layer sizes both paths (run_engine); None where they hold the same tokens, or a path the
+    user stated (VLLM_USE_FLASHINFER_SAMPLER, the annotation)."""
+    from dataclasses import replace
+
+    from kvplan.engines import run_engine
+    from kvplan.engines.deployment import deployment_engine_settings
+    from kvplan.engines.vllm_sort_sampler import PIP_DEFAULT, UNSTATED_NOTE
+    from kvplan.errors import InputError
+
+    settings = deployment_engine_settings(planned.deployment.engine)
+    if settings is None:
+        return None
+    req = planned.request
+    path, version = settings.topk_topp_sampler, settings.version
+    assumed = path == "flashinfer" and origin.startswith("image ")
+    if not assumed and (path is not None or not sorts_in_profile(version)
+                        or flashinfer_opt_in(version)):
+        return None  # stated, or a release whose sampler no install choice moves
+    try:
+        result = run_engine(req, settings)
+        if assumed:
+            taken, other = "flashinfer", "native"
+        elif any(a.startswith(UNSTATED_NOTE) and PIP_DEFAULT in a
+                 for a in result.size.assumptions):
+            taken, other = "native", "flashinfer"
+        else:
+            return None
+        alt = run_engine(req, replace(settings, topk_topp_sampler=other))
+    except InputError:
+        return None
+    if alt.kv_cache_tokens == result.kv_cache_tokens:
+        return None
+    names = {"flashinfer": "FlashInfer's top-k/top-p sampler (16 B a logit in the profile run)",
+             "native": "PyTorch's sort (38 B a logit in the profile run)"}
+    why = (f"{origin.split(' (')[0]}: vLLM's Dockerfile installs FlashInfer in vllm/vllm-openai"
+           if taken == "flashinfer" else "the image is not vLLM's own vllm/vllm-openai, which "
+           "installs FlashInfer: taken as pip installs the release, without it")
+    said = (f": {result.kv_cache_tokens:,} tokens in the pool, {alt.kv_cache_tokens:,} with "
+            f"{'the sort' if other == 'native' else 'FlashInfer'}" if gpu_named else
+            ", which moves the pool")
+    how = ("VLLM_USE_FLASHINFER_SAMPLER=0 or an image without FlashInfer takes the sort"
+           if taken == "flashinfer" else "if the image has FlashInfer, set the annotation "
+           "kvplan.io/topk-topp-sampler: flashinfer")
+    return f"sampler: {names[taken]} assumed ({why}){said}; {how}"

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import server_start
+from kvplan.check.manifests.model_hints import model_word_said
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
@@ -146,7 +147,8 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
             notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
         if run is not None:
             bad = _unresolved([run.image, *run.command])
-            problems = [Problem("", _what(bad), cmd.lines[0])] if bad else list(run.problems)
+            problems = ([Problem("", _what(bad) + model_word_said(run.command, bad),
+                                 cmd.lines[0])] if bad else list(run.problems))
             container = {"image": run.image, "command": run.command, "line_of": run.lines,
                          "env": [{"name": k, "value": v} for k, v in run.env.items()],
                          "resource": run.resource}
@@ -157,7 +159,9 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
         assert start is not None
         server = words
         bad = _unresolved(server[start[2]:])
-        problems = [Problem("", _what(bad), cmd.lines[0])] if bad else []
+        # a model path behind the variable: what its written-out folder name names
+        problems = [Problem("", _what(bad) + model_word_said(server[start[2]:], bad),
+                            cmd.lines[0])] if bad else []
         count, said = _visible(env)
         if not said:
             said = "no CUDA_VISIBLE_DEVICES in the script: every GPU of the machine is visible"

@@ -19,8 +19,10 @@ from kvplan.check.manifests.unread import READ_ELSEWHERE
 _REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}")
 
 
-def runtime_only(inv: Invocation, parsed: Parsed, bad: list[Word]) -> tuple[list[Word], list[str]]:
-    """(the words still unrendered, a note for each passed over). `bad` are the words of a `sh -c`
+def runtime_only(inv: Invocation, parsed: Parsed,
+                 bad: list[Word]) -> tuple[list[Word], list[str], set[str]]:
+    """(the words still unrendered, a note for each passed over, the options those notes name:
+    left out of the not-used note, so each is named once). `bad` are the words of a `sh -c`
     script holding `${`; a word holding `{{` (Helm, Go templates) is never passed over."""
     table = FIELDS[inv.engine]
     unused: dict[str, str] = {}  # the value's text -> the option kvplan does not read
@@ -37,13 +39,15 @@ def runtime_only(inv: Invocation, parsed: Parsed, bad: list[Word]) -> tuple[list
         unused.pop(text, None)
     still: list[Word] = []
     notes: list[str] = []
+    named: set[str] = set()
     for w in bad:
         value = w.text.partition("=")[2] if w.text.startswith("-") else w.text
         option = None if "{{" in w.text else unused.get(value)
         if option is None:
             still.append(w)
             continue
+        named.add(option)
         names = ", ".join(dict.fromkeys(_REF.findall(w.text)))
         notes.append(f"{option}: {value!r} is expanded by the shell when the pod runs ({names}: "
                      f"not set in this file); kvplan's plan does not read {option}")
-    return still, notes
+    return still, notes, named

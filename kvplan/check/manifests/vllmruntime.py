@@ -4,13 +4,14 @@ and spec.vllmConfig (vllm-project/production-stack operator/internal/controller/
 vllmruntime_controller.go, operator/api/v1alpha1/vllmruntime_types.go at a6c01db0):
 
     <model.modelURL> --host 0.0.0.0 --port <vllmConfig.port, default 8000>
-    [--enable-lora] [--enable-auto-tool-choice] [--tool-call-parser P]
+    [--enable-lora] [--enable-auto-tool-choice] [--tool-call-parser P]     (spec.model)
     --enable-chunked-prefill | --no-enable-chunked-prefill      (vllmConfig.enableChunkedPrefill)
     --enable-prefix-caching | --no-enable-prefix-caching        (vllmConfig.enablePrefixCaching)
     [--max-model-len model.maxModelLen] [--dtype model.dtype]
     [--tensor-parallel-size vllmConfig.tensorParallelSize] [--max-num-seqs model.maxNumSeqs]
     [--gpu_memory_utilization vllmConfig.gpuMemoryUtilization] [--max_loras vllmConfig.maxLoras]
-    <vllmConfig.extraArgs> [--kv-transfer-config <LMCache> when lmCacheConfig.enabled]
+    <vllmConfig.extraArgs> [--chat-template /etc/chat-template.json when model.chatTemplate]
+    [--kv-transfer-config <LMCache> when lmCacheConfig.enabled]
 
 deploymentConfig.resources.gpu GPUs of deploymentConfig.resources.gpuType (default
 nvidia.com/gpu) a pod, deploymentConfig.replicas pods (default 1; autoscalingConfig.enabled:
@@ -70,6 +71,10 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
 
     if model.get("enableLoRA"):
         add("--enable-lora", None, doc.line(*m_at, "enableLoRA"))
+    if model.get("enableTool"):  # controller :453-459 (task h53checkgaps: were dropped)
+        add("--enable-auto-tool-choice", None, doc.line(*m_at, "enableTool"))
+    if model.get("toolCallParser"):
+        add("--tool-call-parser", model["toolCallParser"], doc.line(*m_at, "toolCallParser"))
     for key, on, off in (("enableChunkedPrefill", "--enable-chunked-prefill",
                           "--no-enable-chunked-prefill"),
                          ("enablePrefixCaching", "--enable-prefix-caching",
@@ -87,6 +92,8 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     extra = typed(cfg, "extraArgs", v_at, doc, problems, SCHEMA, list)
     for j, a in enumerate(extra if isinstance(extra, list) else []):
         words.append((str(a), doc.line(*v_at, "extraArgs", j)))
+    if model.get("chatTemplate"):  # controller :513-515: mounted from a ConfigMap
+        add("--chat-template", "/etc/chat-template.json", doc.line(*m_at, "chatTemplate"))
     notes = []
     if typed(spec, "lmCacheConfig", ("spec",), doc, problems, SCHEMA).get("enabled"):
         notes.append("lmCacheConfig: LMCache offloads KV to CPU/remote; the GPU pool is sized "

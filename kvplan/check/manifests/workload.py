@@ -271,10 +271,11 @@ class Workload:
         inv = self.inv
         assert inv is not None
         bad = [w for w in inv.words if unrendered(w.text)]
+        noted: set[str] = set()
         if bad and self.shell:  # ${VAR} the shell expands at run time, in an option not read
             from kvplan.check.manifests.shell_runtime import runtime_only
 
-            bad, said = runtime_only(inv, parse(inv), bad)
+            bad, said, noted = runtime_only(inv, parse(inv), bad)
             self.notes.extend(said)
         if bad:
             self.problem("", _unrendered_words(bad[0].text, self.shell, self.env), bad[0].line)
@@ -288,7 +289,8 @@ class Workload:
                       else pod_files(self.site.pod, self.container))
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path, script=self.files,
-                     release_unknown=self.site.release_unknown or templated or unnamed)
+                     release_unknown=self.site.release_unknown or templated or unnamed,
+                     noted=frozenset(noted), pods=self.site.pods_per_engine)
         from kvplan.check.manifests.engine_readers import READERS
 
         READERS[inv.engine](self, parsed, image)
