@@ -101,8 +101,10 @@ def test_verdicts_against_the_real_outcomes(by_file: dict[str, Outcome]) -> None
     # arithmetic cannot explain); 9 of 17 since SGLang's start rule (02: it starts with a pool
     # shorter than its context and refuses longer requests: WARN, as the outcome allows); 12 of
     # 17 since the gemma-2-27b-it and Mixtral-8x7B-Instruct aliases (07, 08, 13 were ERRORs);
-    # 19 of 28 with round 2 (task h52outcomes: 7 of its 11, below)
-    assert len(v_hit) >= 19, "\n".join(v_miss)
+    # 19 of 28 with round 2 (task h52outcomes: 7 of its 11, below); 21 of 35 with round 3
+    # (task h54outcomes3: 1 of its 7 when first measured, 2 after its reader fixes;
+    # tests/check/test_check_outcomes_r3.py)
+    assert len(v_hit) >= 21, "\n".join(v_miss)
 
 
 def test_pool_tokens_against_the_logged_tokens(by_file: dict[str, Outcome]) -> None:

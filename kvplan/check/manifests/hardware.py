@@ -80,6 +80,17 @@ _OFF_GPU_POOL = {
 }
 
 
+def _script_nodes(w: Workload, engine_gpus: int) -> int:
+    """The machines a launch script's engine spans: its --nnodes when that divides the engine's
+    GPUs (each machine runs the same command; kvplan.check.manifests.node_options), else 1."""
+    from kvplan.check.argv import parse
+    from kvplan.check.manifests.node_options import nodes_given
+
+    assert w.inv is not None
+    nodes = nodes_given(parse(w.inv).options) or 1
+    return nodes if engine_gpus % nodes == 0 else 1
+
+
 def read_gpu_count(w: Workload) -> None:
     """GPUs: replicas x the GPUs one engine uses; the pods of an engine must hold them."""
     assert w.inv is not None
@@ -124,10 +135,12 @@ def read_gpu_count(w: Workload) -> None:
     if unrendered(str(value)):
         w.problem("nvidia.com/gpu", f"{value!r}: {RENDER_FIRST}", lim_line)
         return
+    nodes = _script_nodes(w, engine_gpus) if site.kind in SCRIPT_KINDS else 1
     if str(value) == "all" and site.kind in SCRIPT_KINDS:
-        value = engine_gpus  # no count in the script: the server's own parallel layout
+        value = engine_gpus // nodes  # no count in the script: the server's own parallel layout
+        over = f", {value} on each of --nnodes {nodes} machines" if nodes > 1 else ""
         w.notes.append(f"{site.gpus_said}; the engine uses {engine_gpus} GPU(s), its tensor x "
-                       "pipeline x data-parallel size")
+                       f"pipeline x data-parallel size{over}")
     elif str(value) == "all" and site.kind == "compose service":
         value = engine_gpus  # compose's count: all reserves every GPU; the engine uses these
         if site.gpus_said:
@@ -147,7 +160,7 @@ def read_gpu_count(w: Workload) -> None:
     if per_pod <= 0:
         w.problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
         return
-    pods_per_engine = 1 if w.dp_spread else site.pods_per_engine
+    pods_per_engine = 1 if w.dp_spread else max(site.pods_per_engine, nodes)
     have = per_pod * pods_per_engine if site.gpus_total is None else site.gpus_total
     if have < engine_gpus:
         what = f"tensor {tp}" + (f" x pipeline {pp}" if pp > 1 else "")

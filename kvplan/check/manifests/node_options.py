@@ -3,7 +3,10 @@ and SGLang's spelling alike), named for what they are in one note instead of the
 (task h53checkgaps: AIBrix's SGLang StormService tp-1p1d listed `--nnodes 2` as not used,
 though the engine's GPUs come from its pod group of 2). kvplan counts an engine's GPUs from the
 pods the file runs for it (a LeaderWorkerSet's, StormService's, OME's or llm-d's group, a Ray
-cluster), so the note says whether --nnodes agrees with them.
+cluster), so the note says whether --nnodes agrees with them. A launch script runs on one machine:
+the same command starts on each of the --nnodes machines with its own --node-rank, so the engine's
+GPUs are this machine's times --nnodes (sgl-project/sglang#3910, DeepSeek-R1 at --tp 16 over
+`--nnodes 2`, 8 L40s a node: outcomes round 3, task h54outcomes3).
 """
 
 from __future__ import annotations
@@ -11,20 +14,34 @@ from __future__ import annotations
 from typing import Any
 
 NODE_OPTIONS = ("--nnodes", "--node-rank")
+SCRIPT = 0  # `pods` of a launch script's engine: one machine's share, placed by --nnodes
 
 
-def node_note(options: dict[str, tuple[Any, Any]], pods: int) -> str | None:
-    """The note for the node options among `options` (flag -> (raw value, line)), for an
-    engine the file runs over `pods` pods; None when neither is given."""
-    given = [f for f in NODE_OPTIONS if f in options]
-    if not given:
-        return None
-    said = ", ".join(given)
+def nodes_given(options: dict[str, tuple[Any, Any]]) -> int | None:
+    """--nnodes as a count (None when absent or not a positive integer)."""
     raw = options.get("--nnodes", (None, None))[0]
     try:
         nodes = int(str(raw)) if raw is not None else None
     except ValueError:
-        nodes = None
+        return None
+    return nodes if nodes is not None and nodes > 0 else None
+
+
+def node_note(options: dict[str, tuple[Any, Any]], pods: int) -> str | None:
+    """The note for the node options among `options` (flag -> (raw value, line)), for an
+    engine the file runs over `pods` pods (SCRIPT: a launch script's); None when neither is
+    given."""
+    given = [f for f in NODE_OPTIONS if f in options]
+    if not given:
+        return None
+    said = ", ".join(given)
+    nodes = nodes_given(options)
+    if pods == SCRIPT:
+        share = (f"the same command runs on each of the {nodes} machines, so kvplan counts the "
+                 f"engine's GPUs as this machine's x {nodes}" if nodes and nodes > 1 else
+                 "kvplan counts the engine's GPUs on this one machine")
+        return (f"{said}: the machines one engine spans (not a KV-pool option); this script "
+                f"starts one machine's share: {share}")
     parts = {"--nnodes": "the nodes one engine spans", "--node-rank": "this pod's place among "
              "the nodes"}
     what = f"{said}: {' and '.join(parts[f] for f in given)} (not a KV-pool option)"

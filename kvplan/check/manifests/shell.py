@@ -83,6 +83,38 @@ def _what(word: str) -> str:
     return f"{word!r}: the script does not set {ref.strip('${}')}; {RENDER_FIRST_SCRIPT}"
 
 
+def _pass_over(engine: str, entry: str, words: list[str], lines: list[int],
+               at: int) -> tuple[list[str], list[int], list[str]]:
+    """(the words, their lines, notes) with each option whose value the script does not set
+    left out when kvplan's plan does not read that option: `--port $port` with `port` set
+    outside the script (vllm-project/vllm#33155, outcomes round 3, task h54outcomes3). The
+    rule of a `sh -c` script's run-time variables (kvplan.check.manifests.shell_runtime): the
+    model, an option kvplan maps (FIELDS) or reads elsewhere keeps its unresolved value, and
+    the script is refused for it as before."""
+    if _unresolved(words[at:]) is None:
+        return words, lines, []
+    from kvplan.check.argv import Invocation, Word, parse
+    from kvplan.check.manifests.shell_runtime import runtime_only
+
+    inv = Invocation(engine, entry, [Word(w, n) for w, n in zip(words[at:], lines[at:])])
+    bad = [w for w in inv.words if _unresolved([w.text])]
+    still, _, _ = runtime_only(inv, parse(inv), bad)
+    passed = {w.text for w in bad} - {w.text for w in still}
+    keep = [True] * len(words)
+    notes: list[str] = []
+    for i in range(at, len(words)):
+        if words[i] not in passed:
+            continue
+        keep[i] = False
+        flag = words[i].partition("=")[0]
+        value = words[i].partition("=")[2] if words[i].startswith("-") else words[i]
+        if not words[i].startswith("-") and i > at and words[i - 1].startswith("-"):
+            keep[i - 1], flag = False, words[i - 1]
+        notes.append(f"{flag}: {value!r} is set outside the script (the shell expands it when "
+                     f"the script runs); kvplan's plan does not read {flag}, so it is passed over")
+    return ([w for w, k in zip(words, keep) if k], [n for n, k in zip(lines, keep) if k], notes)
+
+
 def _visible(env: dict[str, str]) -> tuple[Any, str]:
     value = env.get("CUDA_VISIBLE_DEVICES")
     if value is None:
@@ -157,7 +189,8 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
                              problems, notes + run.notes, files))
             continue
         assert start is not None
-        server = words
+        server, lines, passed = _pass_over(start[0], start[1], words, list(cmd.lines), start[2])
+        notes.extend(passed)
         bad = _unresolved(server[start[2]:])
         # a model path behind the variable: what its written-out folder name names
         problems = [Problem("", _what(bad) + model_word_said(server[start[2]:], bad),
@@ -165,7 +198,7 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
         count, said = _visible(env)
         if not said:
             said = "no CUDA_VISIBLE_DEVICES in the script: every GPU of the machine is visible"
-        container = {"image": "", "command": server, "line_of": cmd.lines,
+        container = {"image": "", "command": server, "line_of": lines,
                      "env": [{"name": k, "value": env[k]} for k in sorted(exported) if k in env]}
         notes.append(f"started outside a container: the {start[0]} release is the one "
                      "installed, which the script does not name; options the newest option "

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 
 from kvplan.check.argv import SEPARATORS, expand
 from kvplan.check.manifests.script_files import Cwd, after_cd
+from kvplan.check.manifests.shell_arith import expand_arithmetic
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 # `> log`, `>> log`, `2>&1`, `&> log`, `2>/dev/null`, `< in` at a word's start
@@ -146,7 +147,9 @@ class _Lexer:
                     word += " " + more
                 last = inner[-1][0]
                 nested = _Lexer()
-                if depth > 0:  # `X=$(` and its commands on the lines below, up to a `)`
+                if depth <= 0 and word.startswith("$((", sub):
+                    pass  # arithmetic, `$((85 * 1024))`: one word, no commands inside
+                elif depth > 0:  # `X=$(` and its commands on the lines below, up to a `)`
                     after += [([OPEN], [n]), *nested.items([w for w in inner if w[0]])]
                     self.depth += 1 + nested.depth
                     word = word[: word.find("$(") + 2]
@@ -193,8 +196,9 @@ def _positional(text: str) -> str:
 
 
 def expand_word(text: str, env: dict[str, str]) -> str:
-    """One word as the shell expands it from the variables set so far."""
-    return expand(_positional(text), env, shell=True)
+    """One word as the shell expands it from the variables set so far, integer `$(( ))`
+    included (kvplan.check.manifests.shell_arith)."""
+    return expand_arithmetic(expand(_positional(text), env, shell=True), env)
 
 
 def read_script(text: str) -> Script:

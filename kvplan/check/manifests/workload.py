@@ -16,6 +16,7 @@ from typing import Any
 from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
 from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
 from kvplan.check.manifests.engine import Found, Refusal, read_options
+from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
 from kvplan.check.manifests.pods import PodSite, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
@@ -290,7 +291,9 @@ class Workload:
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
                      strict=not self.site.lenient, manifest=self.path, script=self.files,
                      release_unknown=self.site.release_unknown or templated or unnamed,
-                     noted=frozenset(noted), pods=self.site.pods_per_engine)
+                     noted=frozenset(noted),
+                     pods=SCRIPT if self.site.kind in ("shell command", "docker run")
+                     else self.site.pods_per_engine)
         from kvplan.check.manifests.engine_readers import READERS
 
         READERS[inv.engine](self, parsed, image)
