@@ -42,3 +42,23 @@ def test_a_parent_folder_model_is_not_sent_to_kvplan_import(tmp_path: Path) -> N
     assert said.startswith("'../' is a folder kvplan does not find here; name the model with "
                            "--served-model-name <hf id>")
     assert "kvplan import" not in said
+
+
+def test_a_shell_expanded_node_rank_is_named_once(tmp_path: Path) -> None:
+    """`--node-rank ${RANK}` in a `sh -c` script: the node-options note names --node-rank for
+    what it is (node_options), so the shell-runtime note must not say as well that kvplan's plan
+    does not read it (two notes on one option, one calling it unread). --dist-init-addr, which
+    no other note names, keeps its shell-runtime note."""
+    path = tmp_path / "sglang.yaml"
+    path.write_text(_SGLANG_POD.format(script=(
+        "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+        "--nnodes 1 --node-rank ${RANK} --dist-init-addr ${ADDR}:5000 --tp 1")))
+    (out,) = check_paths([str(path)], default_gpu="l4").outcomes
+    assert out.verdict != "ERROR", out.summary
+    about_rank = [n for n in out.notes if "--node-rank" in n]
+    assert about_rank == ["--nnodes, --node-rank: the nodes one engine spans and this pod's "
+                          "place among the nodes (not a KV-pool option); kvplan counts the "
+                          "engine's GPUs from the pods that run it, one pod, which --nnodes 1 "
+                          "agrees with"]
+    assert any(n.startswith("--dist-init-addr: '${ADDR}:5000' is expanded by the shell")
+               for n in out.notes)
