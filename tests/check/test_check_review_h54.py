@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kvplan.check import check_paths
 from kvplan.check.manifests.model_hints import is_folder
+from kvplan.check.manifests.node_options import node_note
 
 _SGLANG_POD = """\
 apiVersion: apps/v1
@@ -62,3 +63,13 @@ def test_a_shell_expanded_node_rank_is_named_once(tmp_path: Path) -> None:
                           "agrees with"]
     assert any(n.startswith("--dist-init-addr: '${ADDR}:5000' is expanded by the shell")
                for n in out.notes)
+
+
+def test_a_node_count_below_one_is_not_read_as_nodes() -> None:
+    """`--nnodes -3` / `--nnodes 0` named no nodes; the note said '--nnodes -3 says -3 nodes'."""
+    said = node_note({"--nnodes": ("-3", 1)}, 1)
+    assert said == ("--nnodes: the nodes one engine spans (not a KV-pool option); --nnodes -3 is "
+                    "not a node count (1 or more): kvplan counts the engine's GPUs from the pods "
+                    "that run it, one pod")
+    assert node_note({"--nnodes": ("0", 1)}, 2) is not None
+    assert "--nnodes 0 is not a node count" in str(node_note({"--nnodes": ("0", 1)}, 2))
