@@ -73,3 +73,24 @@ def test_a_node_count_below_one_is_not_read_as_nodes() -> None:
                     "that run it, one pod")
     assert node_note({"--nnodes": ("0", 1)}, 2) is not None
     assert "--nnodes 0 is not a node count" in str(node_note({"--nnodes": ("0", 1)}, 2))
+
+
+def test_an_lmcache_config_enabled_as_a_string_is_named(tmp_path: Path) -> None:
+    """production-stack's chart renders the LMCache connector under `{{- if
+    $modelSpec.lmcacheConfig.enabled }}` (deployment-vllm-multi.yaml): a Go template's `if` is
+    true for any non-empty string, so `enabled: "true"` runs LMCache as `enabled: true` does;
+    the note was given only for YAML's true. `enabled: false` still gives none."""
+    values = ("servingEngineSpec:\n  modelSpec:\n  - name: m\n    repository: vllm/vllm-openai\n"
+              "    tag: v0.10.1\n    modelURL: meta-llama/Llama-3.1-8B-Instruct\n"
+              "    requestGPU: 1\n    lmcacheConfig:\n      enabled: {enabled}\n"
+              "      cpuOffloadingBufferSize: \"20\"\n")
+    f = tmp_path / "values.yaml"
+    for enabled, noted in (('"true"', True), ("true", True), ("false", False)):
+        f.write_text(values.format(enabled=enabled))
+        (out,) = check_paths([str(f)]).outcomes
+        said = [n for n in out.notes if n.startswith("lmcacheConfig:")]
+        assert said == ([
+            "lmcacheConfig: the chart runs LMCache as vLLM's KV connector (--kv-transfer-config, "
+            "LMCACHE_* env); cpuOffloadingBufferSize 20 (LMCACHE_MAX_LOCAL_CPU_SIZE, GB) is host "
+            "memory; the plan is vLLM's own GPU KV pool (LMCache's GPU buffers are not booked)"]
+            if noted else []), enabled
