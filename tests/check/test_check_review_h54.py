@@ -94,3 +94,25 @@ def test_an_lmcache_config_enabled_as_a_string_is_named(tmp_path: Path) -> None:
             "LMCACHE_* env); cpuOffloadingBufferSize 20 (LMCACHE_MAX_LOCAL_CPU_SIZE, GB) is host "
             "memory; the plan is vLLM's own GPU KV pool (LMCache's GPU buffers are not booked)"]
             if noted else []), enabled
+
+
+def test_a_brace_variable_from_a_value_from_entry_says_kubernetes_expands_parens(
+        tmp_path: Path) -> None:
+    """`--model=${MODEL_ID}` in args, outside a shell, beside env MODEL_ID: Kubernetes expands
+    only $(MODEL_ID) there, a `valueFrom` entry as a `value` one (the pod spec's own dependent
+    variables), so the engine gets `${MODEL_ID}` as written whichever way the entry is set. Only
+    a `value` entry was matched: a ConfigMap's MODEL_ID got "render first", which cannot fix it."""
+    f = tmp_path / "d.yaml"
+    f.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: m}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n      - name: s\n        image: vllm/vllm-openai:v0.10.1\n"
+        "        args: ['--model=${MODEL_ID}']\n"
+        "        env:\n        - name: MODEL_ID\n          valueFrom:\n"
+        "            configMapKeyRef: {name: cfg, key: model}\n"
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    (o,) = check_paths([str(f)]).outcomes
+    assert o.verdict == "ERROR"
+    assert [p.message for p in o.problems] == [
+        "'--model=${MODEL_ID}': the container sets MODEL_ID in its env, but Kubernetes expands "
+        "$(MODEL_ID) in command and args, not ${MODEL_ID}, and no shell runs them, so the engine "
+        "would receive the text as written; write $(MODEL_ID) or run the command through sh -c"]
