@@ -29,6 +29,8 @@ class EngineTraits:
     """One engine's facts. Defaults are "no": an engine states what it has."""
 
     name: str  # the engine's name in records, flags and log headers
+    # how a message names it (`SGLang starts, and refuses longer requests`); "" is `name`
+    title: str = ""
     # a serving engine whose start-up logs kvplan calibrates on (a log header's first word, the
     # `# kvplan: engine=` directive) and which serves a float32 checkpoint in 16 bits when no
     # dtype is stated (`--dtype auto`: vLLM _resolve_auto_dtype, SGLang ModelConfig;
@@ -93,6 +95,11 @@ class EngineTraits:
     block_refusals: str | None = None
     moot_refusals: str | None = None
 
+    @property
+    def said(self) -> str:
+        """The engine as a message names it: its title, else its name."""
+        return self.title or self.name
+
     def hook(self, which: str) -> Callable[..., Any] | None:
         """The function a hook field names, imported now; None where the engine has none."""
         ref = getattr(self, which)
@@ -106,7 +113,7 @@ class EngineTraits:
 _TRAITS = (
     EngineTraits(name="ideal"),
     EngineTraits(
-        name="vllm", serving=True,
+        name="vllm", title="vLLM", serving=True,
         log_measures=("kv_gib", "kv_in_use_gib", "activation_gib", "peak_torch_gib"),
         command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",),
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
@@ -116,14 +123,14 @@ _TRAITS = (
         default_seqs_by_release=True, moot_refusals="kvplan.engines.vllm_moot:moot_refusals",
     ),
     EngineTraits(
-        name="sglang", serving=True, log_measures=("before_gib", "after_gib"),
+        name="sglang", title="SGLang", serving=True, log_measures=("before_gib", "after_gib"),
         command="sglang", modules=("sglang.launch_server",), dynamo_module="dynamo.sglang",
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
         expert_within_tensor=True, starts_short=True,
     ),
     EngineTraits(
-        name="trtllm", serving=True, log_measures=("available_gib", "peak_gib"),
+        name="trtllm", title="TensorRT-LLM", serving=True, log_measures=("available_gib", "peak_gib"),
         command="trtllm-serve", serve_word_optional=True, exact_options=True,
         kv_auto_from_checkpoint=True, expert_within_tensor=True,
         block_refusals="kvplan.engines.trtllm_settings:block_refusals",

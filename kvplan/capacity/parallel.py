@@ -71,14 +71,18 @@ def check_parallelism(
     if problem is not None:
         valid = ", ".join(map(str, valid_tps(model)))
         raise InputError(f"{problem}; vLLM refuses it; valid --tp values: {valid}")
+    node = f"{gpus_per_node} GPU{'s' if gpus_per_node != 1 else ''}"
     if tp > gpus_per_node and nodes is None:
+        most = f"--tp {gpus_per_node}" + (" or less" if gpus_per_node > 1 else "")
         raise InputError(
-            f"tensor parallelism {tp} spans more than one node of {gpus_per_node} GPUs; "
-            f"state the node count, or use --tp {gpus_per_node} or less with more replicas"
+            f"tensor parallelism {tp} spans more than one node of {node}; "
+            f"state the node count, or use {most} with more replicas"
         )
     if nodes is not None and tp > nodes * gpus_per_node:
-        raise InputError(f"tensor parallelism {tp} needs more than {nodes} node(s) of "
-                         f"{gpus_per_node} GPUs")
+        need = -(-tp // gpus_per_node)
+        raise InputError(f"tensor parallelism {tp} needs more than {nodes} "
+                         f"node{'s' if nodes != 1 else ''} of {node}; state {need} nodes, or "
+                         f"use --tp {nodes * gpus_per_node} or less")
     if ep is not None and (ep > 1 or model.moe is not None):
         if model.moe is None:
             raise InputError(f"expert parallelism applies to mixture-of-experts models; "

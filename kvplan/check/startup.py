@@ -142,8 +142,9 @@ def starts_on(planned: PlannedDeployment, gpus: int, catalog: Sequence[HardwareS
     note = None
     if short:
         where = "every GPU it starts on" if short == yes else ", ".join(short)
-        name = {"sglang": "SGLang"}.get(planned.deployment.engine.name,
-                                        planned.deployment.engine.name)
+        from kvplan.engine_traits import traits
+
+        name = traits(planned.deployment.engine.name).said
         note = (f"on {where} a {longest:,}-token request cannot be served: the pool holds fewer "
                 f"tokens ({name} starts, and refuses longer requests)")
     return yes, no, note

@@ -46,6 +46,17 @@ def config_path(repo_id: str, revision: str | None = None) -> Path:
             f"{repo_id!r} is not in kvplan's catalog; reading it from the Hugging Face hub needs "
             f"huggingface_hub: {INSTALL_HINT} (or pass a local config.json or snapshot folder)"
         ) from None
+    try:  # `org/-awq`: the hub's own rule, before any cache or network call raises it
+        from huggingface_hub.utils import validate_repo_id
+
+        validate_repo_id(repo_id)
+    except errors.HFValidationError:
+        raise InputError(
+            f"{repo_id!r} is not in kvplan's catalog, and not a Hugging Face repository id "
+            "(letters, digits, '-', '_' and '.', no '--' or '..', not starting or ending "
+            "with '-' or '.', 96 at most); check the name, or pass a local config.json "
+            "(`kvplan models` lists the catalog)"
+        ) from None
     if offline():
         cached = hub.try_to_load_from_cache(repo_id, "config.json", revision=revision)
         if isinstance(cached, str):

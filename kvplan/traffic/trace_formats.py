@@ -53,6 +53,9 @@ def _key(name: str) -> str:
 
 
 def _whole(value: object, key: str, where: str) -> int:
+    if value is None:  # JSON null, or a CSV row shorter than its header
+        raise InputError(f"{where}: {key}: no value (null, or a row shorter than the header); "
+                         "give a whole number of tokens")
     try:
         n = int(str(value).strip().replace("_", ""))
     except ValueError:
@@ -121,14 +124,14 @@ def _lengths(row: dict[str, Any], where: str) -> list[int]:
             raise InputError(f"{where}: input_lens has {len(ins)} entries but output_lens "
                              f"{len(outs) if isinstance(outs, list) else 'none'}; give both, one "
                              "entry per request")
-        return [_whole(i, "input_lens", where) + _whole(o, "output_lens", where)
-                for i, o in zip(ins, outs, strict=True)]
+        return [_whole(i, f"input_lens entry {j}", where) + _whole(o, f"output_lens entry {j}", where)
+                for j, (i, o) in enumerate(zip(ins, outs, strict=True), start=1)]
     raise _unread(keys, where)
 
 
 def _item(item: object, where: str) -> list[int]:
     if isinstance(item, int) and not isinstance(item, bool):
-        return [item]
+        return [_whole(item, "tokens", where)]  # a bare count: refused when negative
     if isinstance(item, dict):
         return _lengths(item, where)
     raise InputError(f"{where}: expected an object or a whole number")

@@ -161,3 +161,16 @@ def test_hooks_name_functions_in_the_engine_modules():
         assert callable(traits(name).hook(field))
         assert re.fullmatch(r"kvplan\.engines\.\w+:\w+", getattr(traits(name), field))
     assert traits("sglang").hook("block_refusals") is None
+
+
+def test_messages_name_each_engine_from_its_traits():
+    """The serving engines as a message names them (EngineTraits.title; an engine without one
+    by its record name). kvplan/check/startup.py's starts-short note (task h52checkround) took
+    the name from a table of its own, `{"sglang": "SGLang"}.get(name, name)`, which the branch
+    scan above leaves alone (a table keyed by engine) but which named no other engine: the
+    module now holds no engine-name literal at all."""
+    assert [traits(n).said for n in SERVING] == ["vLLM", "SGLang", "TensorRT-LLM"]
+    assert traits("ideal").said == "ideal" and traits("tgi").said == "tgi"
+    tree = ast.parse((ROOT / "kvplan/check/startup.py").read_text(encoding="utf-8"))
+    assert [n.lineno for n in ast.walk(tree)
+            if isinstance(n, ast.Constant) and n.value in NAMES] == []

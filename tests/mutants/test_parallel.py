@@ -72,7 +72,14 @@ def test_check_parallelism_names_the_rule_and_the_valid_choices():
     ({"tp": 8, "gpus_per_node": 4}, "tensor parallelism 8 spans more than one node of 4 GPUs; "
                                     "state the node count, or use --tp 4 or less with more "
                                     "replicas"),
-    ({"tp": 16, "nodes": 1}, "tensor parallelism 16 needs more than 1 node(s) of 8 GPUs"),
+    ({"tp": 16, "nodes": 1}, "tensor parallelism 16 needs more than 1 node of 8 GPUs; state 2 "
+                             "nodes, or use --tp 8 or less"),
+    # a single-device board (gb10, jetson-thor: gpus_per_node 1): one GPU, no "or less" below 1
+    ({"tp": 2, "gpus_per_node": 1}, "tensor parallelism 2 spans more than one node of 1 GPU; "
+                                    "state the node count, or use --tp 1 with more replicas"),
+    # 4 GPUs at 1 a node need ceil(4 / 1) = 4 nodes; 2 nodes of 1 hold tp 2 at the most
+    ({"tp": 4, "gpus_per_node": 1, "nodes": 2}, "tensor parallelism 4 needs more than 2 nodes "
+                                                "of 1 GPU; state 4 nodes, or use --tp 2 or less"),
     ({"tp": 1, "ep": 2}, "expert parallelism applies to mixture-of-experts models; llama-3-8b "
                          "has no experts"),
 ])

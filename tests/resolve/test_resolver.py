@@ -234,3 +234,19 @@ def test_a_quantized_copys_bare_name_names_only_its_base() -> None:
 def test_a_misspelt_catalog_name_still_gets_its_neighbours() -> None:
     with pytest.raises(InputError, match=r"unknown model 'llama3-8b' \(did you mean: llama-3-8b, "):
         resolve_model("llama3-8b", allow_hub=False)
+
+
+@pytest.mark.parametrize("ref", ["org/-awq", "org/x..y", "org/a b"])
+def test_a_name_the_hub_cannot_hold_is_refused_in_one_line(ref: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """huggingface_hub's validate_repo_id raised HFValidationError out of the cache look-up
+    (`kvplan size org/-awq` printed 'internal error ... this is a bug in kvplan', exit 3); the
+    name is refused as no repository id, with what one may hold."""
+    from kvplan.errors import InputError
+    from kvplan.specs.hub import config_path
+
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # nothing reaches the network either way
+    with pytest.raises(InputError) as err:
+        config_path(ref)
+    assert str(err.value).startswith(f"{ref!r} is not in kvplan's catalog, and not a Hugging "
+                                     "Face repository id (letters, digits, '-', '_' and '.'")

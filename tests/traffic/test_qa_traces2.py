@@ -108,3 +108,28 @@ def test_input_lens_output_lens_lists_are_paired(tmp_path: Path) -> None:
     path.write_text(json.dumps({"input_lens": [100, 300], "output_lens": [20]}))
     with pytest.raises(InputError, match="input_lens has 2 entries but output_lens 1"):
         load_sample(path)
+
+
+def test_odd_counts_are_refused_where_they_stand(tmp_path: Path) -> None:
+    # A bare count below zero was kept and then dropped with the zeros, so [5, -3] read as one
+    # request of 5 tokens and [-5] as "no positive token counts"; a null read as `None is not a
+    # whole number`, and a bad entry of input_lens/output_lens named no entry.
+    path = tmp_path / "odd.json"
+    for doc, said in (([5, -3], "odd.json: entry 2: tokens: must not be negative, got -3"),
+                      ([{"prompt_tokens": None}], "odd.json: entry 1: prompt_tokens: no value "
+                       "(null, or a row shorter than the header)"),
+                      ({"input_lens": [1, 2], "output_lens": [3, "x"]},
+                       "odd.json: output_lens entry 2: 'x' is not a whole number")):
+        path.write_text(json.dumps(doc))
+        with pytest.raises(InputError) as err:
+            load_sample(path)
+        assert said in str(err.value)
+    lines = tmp_path / "odd.jsonl"
+    lines.write_text('{"tokens": 5}\n-1\n')
+    with pytest.raises(InputError, match="odd.jsonl: line 2: tokens: must not be negative, got -1"):
+        load_sample(lines)
+    # a CSV row shorter than its header: the prompt cell is missing, not 'None'
+    short = tmp_path / "short.csv"
+    short.write_text("output_tokens,prompt_tokens\n5\n")
+    with pytest.raises(InputError, match="line 2: prompt_tokens: no value"):
+        load_sample(short)

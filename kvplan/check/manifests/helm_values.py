@@ -104,8 +104,11 @@ def _lmcache_note(cfg: Any) -> list[str]:
     vllmConfig.v0 "1") and LMCACHE_* env, cpuOffloadingBufferSize as LMCACHE_MAX_LOCAL_CPU_SIZE
     (helm/templates/deployment-vllm-multi.yaml at a6c01db0, lines 204-214 and 284-346). It was
     passed over in silence (blind round blind-2026-12-06-r4, task h52checkround:
-    tutorials/assets/values-17-kv-aware.yaml)."""
-    if not isinstance(cfg, dict) or cfg.get("enabled") is not True:
+    tutorials/assets/values-17-kv-aware.yaml). An `enabled` the template reads as true that is not
+    YAML's true (`"true"`) was passed over in silence still (task h54review)."""
+    # `{{- if $modelSpec.lmcacheConfig.enabled }}`: Go's truth, as Python's for YAML's scalars
+    # (a quoted "true", or any non-empty string, renders the connector too)
+    if not isinstance(cfg, dict) or not cfg.get("enabled"):
         return []
     cpu = cfg.get("cpuOffloadingBufferSize")
     host = (f"; cpuOffloadingBufferSize {cpu} (LMCACHE_MAX_LOCAL_CPU_SIZE, GB) is host memory"

@@ -41,9 +41,11 @@ def served_said(served: str) -> str:
 
 
 def is_folder(ref: str) -> bool:
-    """A relative path that is no spec file: a folder (`./Models/llama3.1-8b-instruct`)."""
-    return (ref.startswith(("./", "../", "~")) and ref.rstrip("/").count("/") >= 1
-            and not ref.lower().endswith(SPEC_SUFFIXES))
+    """A relative path that is no spec file: a folder (`./Models/llama3.1-8b-instruct`, and
+    `./`, `../` or `~/` themselves, which read as a catalog name to import)."""
+    bare = ref.rstrip("/")
+    return bare in (".", "..", "~") or (ref.startswith(("./", "../", "~")) and bare.count("/") >= 1
+                                        and not ref.lower().endswith(SPEC_SUFFIXES))
 
 
 def variable_said(word: str) -> str:

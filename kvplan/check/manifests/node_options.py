@@ -46,6 +46,9 @@ def node_note(options: dict[str, tuple[Any, Any]], pods: int) -> str | None:
              "the nodes"}
     what = f"{said}: {' and '.join(parts[f] for f in given)} (not a KV-pool option)"
     group = f"a group of {pods} pods" if pods > 1 else "one pod"
+    if nodes is not None and nodes < 1:
+        return (f"{what}; --nnodes {nodes} is not a node count (1 or more): kvplan counts the "
+                f"engine's GPUs from the pods that run it, {group}")
     if nodes is None or nodes == pods:
         agree = f", which --nnodes {nodes} agrees with" if nodes is not None else ""
         return f"{what}; kvplan counts the engine's GPUs from the pods that run it, {group}{agree}"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from kvplan.check.argv import Invocation, Parsed, Word
+from kvplan.check.manifests.node_options import NODE_OPTIONS
 from kvplan.check.manifests.option_fields import FIELDS
 from kvplan.check.manifests.unread import READ_ELSEWHERE
 
@@ -45,6 +46,8 @@ def runtime_only(inv: Invocation, parsed: Parsed,
         option = None if "{{" in w.text else unused.get(value)
         if option is None:
             still.append(w)
+            continue
+        if option in NODE_OPTIONS:  # node_options' own note names it, with what it means
             continue
         named.add(option)
         names = ", ".join(dict.fromkeys(_REF.findall(w.text)))

@@ -10,6 +10,7 @@ kvplan.check.manifests.hardware, the side file and the model in kvplan.check.man
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
@@ -43,9 +44,10 @@ def unrendered(text: str) -> bool:
     return "{{" in text or "${" in text
 
 
-def _unrendered_words(text: str, shell: bool, env: dict[str, str]) -> str:
+def _unrendered_words(text: str, shell: bool, env: Container[str]) -> str:
     """Why a command word holding `${` or `{{` is refused. A `${VAR}` naming one of the
-    container's own env entries, outside a shell: Kubernetes expands only `$(VAR)` in command and
+    container's own env entries (`env`: their names; a `value` or a `valueFrom`, which Kubernetes
+    expands alike), outside a shell: Kubernetes expands only `$(VAR)` in command and
     args (kubernetes.io, "Define a Command and Arguments for a Container": "$(VAR_NAME)"), so the
     engine receives the text as written, which rendering would not fix."""
     var = re.search(r"\$\{(\w+)\}", text)
@@ -279,7 +281,9 @@ class Workload:
             bad, said, noted = runtime_only(inv, parse(inv), bad)
             self.notes.extend(said)
         if bad:
-            self.problem("", _unrendered_words(bad[0].text, self.shell, self.env), bad[0].line)
+            named = {str(e.get("name")) for e in self.container.get("env") or []
+                     if isinstance(e, dict)}  # valueFrom entries too: $(VAR) expands them
+            self.problem("", _unrendered_words(bad[0].text, self.shell, named), bad[0].line)
             return
         parsed = parse(inv)
         found = self.found
