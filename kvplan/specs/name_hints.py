@@ -31,6 +31,13 @@ _QUANT_SUFFIXES = (
 _GGUF_TYPE = re.compile(r"[-._]((?:ud-)?i?q\d(?:_[a-z0-9]+)*|f16|bf16|f32)$", re.IGNORECASE)
 
 
+def is_gguf_type(tag: str) -> bool:
+    """Whether a `repo:TAG` tag is a GGUF weight type as llama.cpp names them (Q4_K_M, IQ2_XXS,
+    UD-Q4_K_XL, F16, BF16), the part Ollama's and vLLM's `hf.co/org/repo:quant` spelling adds."""
+    m = _GGUF_TYPE.search(f"-{tag}")
+    return m is not None and m[1] == tag
+
+
 def _read(name: str) -> tuple[str, str | None, str]:
     """(the checkpoint's repository name, --weight-dtype or '' for GGUF or None for none,
     the GGUF type read) for a repository or file name."""

@@ -102,7 +102,13 @@ def rewrite(ref: str) -> tuple[str, str] | None:
         text = text[len("ollama://"):]
     m = _HUB_TAG.match(text)
     if m:
-        raise _gguf_tag(m[1], m[2])
+        from kvplan.specs.name_hints import is_gguf_type
+
+        if is_gguf_type(m[2]) or m[1].lower().endswith("gguf"):  # a GGUF repository's tag
+            raise _gguf_tag(m[1], m[2])
+        raise InputError(f"{text}: ':{m[2]}' after a hub id is not a GGUF type (Q4_K_M, Q8_0, "
+                         f"F16 ...) and names nothing kvplan or vLLM reads; for a revision write "
+                         f"{m[1]}@{m[2]} (vLLM takes it as --revision), else {m[1]}")
     m = _REVISION.match(text)
     if m:
         return m[1], (f"revision @{m[2]} not read: the catalog entry of {m[1]} is planned (vLLM "

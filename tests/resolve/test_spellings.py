@@ -79,3 +79,25 @@ def test_a_tag_without_a_size_or_an_unknown_library_name_says_what_to_write() ->
     with pytest.raises(InputError, match="'mistral:7b' looks like an Ollama name:tag; kvplan "
                        "reads the tags of qwen2.5, llama3.1"):
         resolve_model("mistral:7b", allow_hub=False)
+
+
+def test_a_hub_tag_that_is_no_gguf_type_is_not_called_a_gguf_file() -> None:
+    """`org/repo:TAG` is Ollama's and vLLM's GGUF spelling only where TAG is a llama.cpp weight
+    type or the repository is a GGUF one (task h54review found `Qwen/Qwen2.5-7B-Instruct:main`
+    called "the main GGUF file" and "a quantized copy" of its own catalog id)."""
+    from kvplan.errors import InputError
+    from kvplan.specs.spellings import rewrite
+
+    with pytest.raises(InputError) as err:
+        rewrite("Qwen/Qwen2.5-7B-Instruct:main")
+    assert str(err.value) == (
+        "Qwen/Qwen2.5-7B-Instruct:main: ':main' after a hub id is not a GGUF type (Q4_K_M, Q8_0, "
+        "F16 ...) and names nothing kvplan or vLLM reads; for a revision write "
+        "Qwen/Qwen2.5-7B-Instruct@main (vLLM takes it as --revision), else "
+        "Qwen/Qwen2.5-7B-Instruct")
+    for ref, tag in (("unsloth/Qwen3-14B-GGUF:UD-Q4_K_XL", "UD-Q4_K_XL"),
+                     ("bartowski/Llama-3.2-1B-Instruct-GGUF:latest", "latest"),
+                     ("x/y:IQ2_XXS", "IQ2_XXS"), ("x/y:bf16", "bf16")):
+        with pytest.raises(InputError) as err:
+            rewrite(ref)
+        assert f"the {tag} GGUF file of " in str(err.value)
