@@ -116,3 +116,19 @@ def test_a_brace_variable_from_a_value_from_entry_says_kubernetes_expands_parens
         "'--model=${MODEL_ID}': the container sets MODEL_ID in its env, but Kubernetes expands "
         "$(MODEL_ID) in command and args, not ${MODEL_ID}, and no shell runs them, so the engine "
         "would receive the text as written; write $(MODEL_ID) or run the command through sh -c"]
+
+
+def test_a_script_node_count_below_one_is_named() -> None:
+    """A launch script's `--nnodes -3` (SCRIPT pods): planned on this one machine, and the note
+    says -3 is not a node count rather than passing over it (the lead, after merging task
+    h54outcomes3's script reading with h54review's fix)."""
+    from kvplan.check.manifests.node_options import SCRIPT
+
+    assert node_note({"--nnodes": ("-3", 1)}, SCRIPT) == (
+        "--nnodes: the machines one engine spans (not a KV-pool option); this script starts one "
+        "machine's share: --nnodes -3 is not a node count (1 or more): kvplan counts the "
+        "engine's GPUs on this one machine")
+    assert node_note({"--nnodes": ("2", 1)}, SCRIPT) == (
+        "--nnodes: the machines one engine spans (not a KV-pool option); this script starts one "
+        "machine's share: the same command runs on each of the 2 machines, so kvplan counts the "
+        "engine's GPUs as this machine's x 2")

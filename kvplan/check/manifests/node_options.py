@@ -17,13 +17,18 @@ NODE_OPTIONS = ("--nnodes", "--node-rank")
 SCRIPT = 0  # `pods` of a launch script's engine: one machine's share, placed by --nnodes
 
 
-def nodes_given(options: dict[str, tuple[Any, Any]]) -> int | None:
-    """--nnodes as a count (None when absent or not a positive integer)."""
+def _stated(options: dict[str, tuple[Any, Any]]) -> int | None:
+    """--nnodes as written, when it is a whole number (None when absent or not one)."""
     raw = options.get("--nnodes", (None, None))[0]
     try:
-        nodes = int(str(raw)) if raw is not None else None
+        return int(str(raw)) if raw is not None else None
     except ValueError:
         return None
+
+
+def nodes_given(options: dict[str, tuple[Any, Any]]) -> int | None:
+    """--nnodes as a count (None when absent or not a positive integer)."""
+    nodes = _stated(options)
     return nodes if nodes is not None and nodes > 0 else None
 
 
@@ -35,19 +40,21 @@ def node_note(options: dict[str, tuple[Any, Any]], pods: int) -> str | None:
     if not given:
         return None
     said = ", ".join(given)
-    nodes = nodes_given(options)
+    nodes, stated = nodes_given(options), _stated(options)
     if pods == SCRIPT:
         share = (f"the same command runs on each of the {nodes} machines, so kvplan counts the "
                  f"engine's GPUs as this machine's x {nodes}" if nodes and nodes > 1 else
                  "kvplan counts the engine's GPUs on this one machine")
+        if stated is not None and stated < 1:
+            share = f"--nnodes {stated} is not a node count (1 or more): {share}"
         return (f"{said}: the machines one engine spans (not a KV-pool option); this script "
                 f"starts one machine's share: {share}")
     parts = {"--nnodes": "the nodes one engine spans", "--node-rank": "this pod's place among "
              "the nodes"}
     what = f"{said}: {' and '.join(parts[f] for f in given)} (not a KV-pool option)"
     group = f"a group of {pods} pods" if pods > 1 else "one pod"
-    if nodes is not None and nodes < 1:
-        return (f"{what}; --nnodes {nodes} is not a node count (1 or more): kvplan counts the "
+    if stated is not None and stated < 1:
+        return (f"{what}; --nnodes {stated} is not a node count (1 or more): kvplan counts the "
                 f"engine's GPUs from the pods that run it, {group}")
     if nodes is None or nodes == pods:
         agree = f", which --nnodes {nodes} agrees with" if nodes is not None else ""
