@@ -65,10 +65,11 @@ def model_word_said(args: list[str], bad: str) -> str:
     """variable_said for `bad` where it is the model in a server's arguments `args` (the first
     positional, or the value of --model / --model-path); '' for any other word."""
     for i, word in enumerate(args):
-        for flag in MODEL_FLAGS:
-            if word == bad and word.startswith(flag + "="):
-                return variable_said(word[len(flag) + 1:])
-        if word == bad and ((i == 0 and not word.startswith("-"))
-                            or (i and args[i - 1] in MODEL_FLAGS)):
+        if word != bad:
+            continue
+        flag, eq, value = word.partition("=")
+        if eq and flag in MODEL_FLAGS:
+            return variable_said(value)
+        if (i == 0 and not word.startswith("-")) or (i and args[i - 1] in MODEL_FLAGS):
             return variable_said(word)
     return ""
