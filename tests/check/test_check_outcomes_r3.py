@@ -36,12 +36,26 @@ def _check(tmp_path: Path, text: str, name: str = "serve.sh", gpu: str = "h100")
     ("n * 2", {"n": "abc"}, None),      # set, but not to a number
     ("1 < 2", {}, None),                # a comparison: not the integer arithmetic read here
     ("4 / 0", {}, None),                # bash stops on it; kvplan leaves it as written
+    ("2 ** 62", {}, 2**62),             # inside bash's signed 64 bits
+    ("2 ** 63", {}, None),              # beyond them bash wraps around: not read
+    ("(10 ** 64) ** 64", {}, None),     # 10^4096: the string conversion had stopped check
 ])
 def test_arithmetic_expansion_as_bash_evaluates_it(body: str, env: dict[str, str],
                                                    want: int | None) -> None:
     assert evaluate(body, env) == want
     text = f"$(({body}))"
     assert expand_arithmetic(text, env) == (text if want is None else str(want))
+
+
+def test_arithmetic_beyond_64_bits_is_an_error_not_a_crash(tmp_path: Path) -> None:
+    """`y=$(( (10**64)**64 ))` then `$(( y**64 ))` (the lead's review, after task h54outcomes3):
+    the second reached 262,145 digits and str() refused it past Python's 4,300-digit limit, an
+    internal error (exit 3). Values beyond bash's 64 bits are not read, so the word stays
+    unresolved: the file is an ERROR, as an unset variable is."""
+    outcome = _check(tmp_path, "y=$(( (10**64)**64 ))\nz=$(( y**64 ))\n"
+                     "vllm serve Qwen/Qwen3-8B --max-model-len $z\n", "huge.sh")
+    assert outcome.verdict == "ERROR"
+    assert any("'$(( y**64 ))' is not a number" in p.message for p in outcome.problems)
 
 
 def test_a_context_sized_by_arithmetic_is_read(tmp_path: Path) -> None:

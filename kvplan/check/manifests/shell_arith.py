@@ -2,7 +2,8 @@
 expressions launch scripts use to size a context (`max_model_len=$((85 * 1024))`,
 vllm-project/vllm#33155, outcomes round 3, task h54outcomes3): integers, the variables the script
 set to integers (with or without `$`), + - * / % ** and parentheses. bash's `/` and `%` truncate
-toward zero (bash(1), ARITHMETIC EVALUATION: "the same as in C"). Anything else (a variable the
+toward zero (bash(1), ARITHMETIC EVALUATION: "the same as in C"); a value beyond bash's signed
+64 bits, where bash wraps around, is not read. Anything else (a variable the
 script does not set, a comparison, an assignment) is left as written, so the word stays the
 unresolved reference it was and is said as such."""
 
@@ -23,6 +24,16 @@ def _c_div(a: int, b: int) -> int:
 
 
 def _value(node: ast.AST) -> int:
+    """The node's integer value; ValueError beyond bash's signed 64 bits, where bash wraps
+    around (a script's `y=$(( (10**64)**64 ))` fed into another `$(( y**64 ))` had reached
+    262,145 digits and stopped check with an internal error)."""
+    value = _node(node)
+    if not -(2**63) <= value < 2**63:
+        raise ValueError("beyond 64 bits")
+    return value
+
+
+def _node(node: ast.AST) -> int:
     if isinstance(node, ast.Constant) and type(node.value) is int:
         return node.value
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
