@@ -56,8 +56,12 @@ def _whole(value: object, key: str, where: str) -> int:
     if value is None:  # JSON null, or a CSV row shorter than its header
         raise InputError(f"{where}: {key}: no value (null, or a row shorter than the header); "
                          "give a whole number of tokens")
+    text = str(value).strip().replace("_", "")
+    if len(text) > 20:  # the value would fill the line (and int() refuses 4,300 digits and more)
+        raise InputError(f"{where}: {key}: a value of {len(text):,} characters "
+                         f"({text[:12]}...) is not a request's length in tokens")
     try:
-        n = int(str(value).strip().replace("_", ""))
+        n = int(text)
     except ValueError:
         raise InputError(f"{where}: {key}: {value!r} is not a whole number of tokens") from None
     if n < 0:

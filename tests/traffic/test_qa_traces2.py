@@ -133,3 +133,17 @@ def test_odd_counts_are_refused_where_they_stand(tmp_path: Path) -> None:
     short.write_text("output_tokens,prompt_tokens\n5\n")
     with pytest.raises(InputError, match="line 2: prompt_tokens: no value"):
         load_sample(short)
+
+
+def test_a_cell_of_thousands_of_digits_is_one_short_line(tmp_path: Path) -> None:
+    """A CSV cell of 5,000 nines (the lead's review): the refusal printed the whole value, a
+    5,000-character "line", and called it not a whole number. Now it names its size and first
+    characters; 20 characters still read (the request-length limit refuses them after)."""
+    path = tmp_path / "big.csv"
+    path.write_text("tokens\n" + "9" * 5000 + "\n")
+    with pytest.raises(InputError) as err:
+        load_sample(path)
+    assert str(err.value) == (f"{path}: line 2: tokens: a value of 5,000 characters "
+                              "(999999999999...) is not a request's length in tokens")
+    path.write_text("tokens\n1_000\n")
+    assert load_sample(path).tokens == (1000,)
