@@ -31,8 +31,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from kvplan.engines.interface import EngineSettings, Interval, parse_version
-from kvplan.engines.vllm_series import Flavour
+from kvplan.engines.interface import Engine, EngineSettings, Interval, parse_version
+from kvplan.engines.vllm_series import Flavour, flavour
 from kvplan.engines.vllm_tp_workspaces import tp_workspace_extra
 from kvplan.engines.vllm_v0_early import (
     PEAK_ALLOCATED,
@@ -234,9 +234,6 @@ def settings_count_other_processes(s: EngineSettings) -> tuple[str, str] | None:
     """(release, source) where the settings name a vLLM release that counts other processes'
     memory (counts_other_processes); None for any other engine or release. For `kvplan check`,
     which keeps no engine-name branch of its own."""
-    from kvplan.engines.interface import Engine
-    from kvplan.engines.vllm_series import flavour
-
     if s.engine != Engine.vllm:
         return None
     fl = flavour(s.version)
