@@ -139,3 +139,20 @@ def test_round_three_as_first_measured_and_after() -> None:
     hits = [n for n, e in round3.items() if got[n[:2]] == e["verdict"]
             or (e["verdict"] == "PASS" and got[n[:2]] == "WARN")]
     assert sorted(h[:2] for h in hits) == ["29", "30"]
+
+
+def test_a_scripts_nnodes_that_does_not_divide_the_gpus_is_said_so(tmp_path: Path) -> None:
+    """`--tp 8 --nnodes 3` (the lead's review): kvplan counted the 8 GPUs on one machine, as
+    --nnodes 3 does not divide them (8 % 3 = 2), while the node note said "x 3". The note now
+    says what is counted; at --nnodes 2 (8 / 2 = 4 a machine) it keeps the x 2 reading."""
+    serve = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 8 --nnodes {}\n"
+    three = _check(tmp_path, serve.format(3), "three.sh")
+    assert [n for n in three.notes if n.startswith("--nnodes")] == [
+        "--nnodes: the machines one engine spans (not a KV-pool option); this script starts one "
+        "machine's share: --nnodes 3 does not divide the engine's 8 GPUs (tensor x pipeline x "
+        "data-parallel), so kvplan counts them on this one machine"]
+    two = _check(tmp_path, serve.format(2), "two.sh")
+    assert [n for n in two.notes if n.startswith("--nnodes")] == [
+        "--nnodes: the machines one engine spans (not a KV-pool option); this script starts one "
+        "machine's share: the same command runs on each of the 2 machines, so kvplan counts the "
+        "engine's GPUs as this machine's x 2"]

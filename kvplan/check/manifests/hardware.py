@@ -84,11 +84,17 @@ def _script_nodes(w: Workload, engine_gpus: int) -> int:
     """The machines a launch script's engine spans: its --nnodes when that divides the engine's
     GPUs (each machine runs the same command; kvplan.check.manifests.node_options), else 1."""
     from kvplan.check.argv import parse
-    from kvplan.check.manifests.node_options import nodes_given
+    from kvplan.check.manifests.node_options import SCRIPT, node_note, nodes_given
 
     assert w.inv is not None
-    nodes = nodes_given(parse(w.inv).options) or 1
-    return nodes if engine_gpus % nodes == 0 else 1
+    options = parse(w.inv).options
+    nodes = nodes_given(options) or 1
+    if engine_gpus % nodes == 0:
+        return nodes
+    # the node note (written before the GPUs were known) said x nodes: say what is counted
+    said, meant = node_note(options, SCRIPT), node_note(options, SCRIPT, engine_gpus)
+    w.notes[:] = [meant if n == said and meant else n for n in w.notes]
+    return 1
 
 
 def read_gpu_count(w: Workload) -> None:

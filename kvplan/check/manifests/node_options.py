@@ -32,10 +32,12 @@ def nodes_given(options: dict[str, tuple[Any, Any]]) -> int | None:
     return nodes if nodes is not None and nodes > 0 else None
 
 
-def node_note(options: dict[str, tuple[Any, Any]], pods: int) -> str | None:
+def node_note(options: dict[str, tuple[Any, Any]], pods: int,
+              engine_gpus: int | None = None) -> str | None:
     """The note for the node options among `options` (flag -> (raw value, line)), for an
     engine the file runs over `pods` pods (SCRIPT: a launch script's); None when neither is
-    given."""
+    given. `engine_gpus` (a script's, once known: kvplan.check.manifests.hardware) says whether
+    --nnodes divides them; where it does not, the GPUs are counted on this one machine."""
     given = [f for f in NODE_OPTIONS if f in options]
     if not given:
         return None
@@ -45,6 +47,9 @@ def node_note(options: dict[str, tuple[Any, Any]], pods: int) -> str | None:
         share = (f"the same command runs on each of the {nodes} machines, so kvplan counts the "
                  f"engine's GPUs as this machine's x {nodes}" if nodes and nodes > 1 else
                  "kvplan counts the engine's GPUs on this one machine")
+        if nodes and nodes > 1 and engine_gpus is not None and engine_gpus % nodes:
+            share = (f"--nnodes {nodes} does not divide the engine's {engine_gpus} GPUs (tensor x "
+                     "pipeline x data-parallel), so kvplan counts them on this one machine")
         if stated is not None and stated < 1:
             share = f"--nnodes {stated} is not a node count (1 or more): {share}"
         return (f"{said}: the machines one engine spans (not a KV-pool option); this script "
