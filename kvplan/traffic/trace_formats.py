@@ -57,7 +57,8 @@ def _whole(value: object, key: str, where: str) -> int:
         raise InputError(f"{where}: {key}: no value (null, or a row shorter than the header); "
                          "give a whole number of tokens")
     text = str(value).strip().replace("_", "")
-    if len(text) > 20:  # the value would fill the line (and int() refuses 4,300 digits and more)
+    if len(text) > 100:  # it would fill the line (int() refuses 4,300 digits and more); shorter
+        # numbers are read and refused by the request-length limit, with the figure
         raise InputError(f"{where}: {key}: a value of {len(text):,} characters "
                          f"({text[:12]}...) is not a request's length in tokens")
     try:

@@ -138,7 +138,8 @@ def test_odd_counts_are_refused_where_they_stand(tmp_path: Path) -> None:
 def test_a_cell_of_thousands_of_digits_is_one_short_line(tmp_path: Path) -> None:
     """A CSV cell of 5,000 nines (the lead's review): the refusal printed the whole value, a
     5,000-character "line", and called it not a whole number. Now it names its size and first
-    characters; 20 characters still read (the request-length limit refuses them after)."""
+    characters; up to 100 are still read (the request-length limit refuses a 31-digit count with
+    its figure: tests/hardening's sample-huge.csv)."""
     path = tmp_path / "big.csv"
     path.write_text("tokens\n" + "9" * 5000 + "\n")
     with pytest.raises(InputError) as err:
