@@ -111,8 +111,8 @@ def _corpus_run() -> dict[str, str]:
 
 # (page, pattern over the page with its line breaks folded to spaces, source of the values)
 PROSE = [
-    ("README.md", r"Over (?P<files>\d+) public manifests from (?P<projects>\d+) projects .*? written "
-     r"before kvplan ran: (?P<dev_hit>\d+) of (?P<dev_n>\d+), and (?P<held_hit>\d+) of "
+    ("README.md", r"Over (?P<files>\d+) public manifests from (?P<projects>\d+) projects .*? hand "
+     r"arithmetic: (?P<dev_hit>\d+) of (?P<dev_n>\d+) on the tuned part .*?, and (?P<held_hit>\d+) of "
      r"(?P<held_n>\d+) on the held-out part", _corpus),
     ("README.md", r"Over (?P<n>\d+) public deployments whose real start-up outcome is known .*?, "
      r"(?P<hit>\d+) of (?P<n2>\d+) verdicts are right", _outcomes),
