@@ -146,10 +146,12 @@ def _refused(path: Path, cmd: Command, message: str, docker: bool) -> Target:
                   problems=[Problem("", message, cmd.lines[0])])
 
 
-def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
+def sites(path: Path, text: str, given: dict[str, str] | None = None,
+          ) -> tuple[list[PodSite], list[Target]]:
     """A pod site for every server start (or `docker run` of an engine image) the script
-    holds, and the server starts refused outright (inside a loop or a function body)."""
-    script = read_script(text)
+    holds, and the server starts refused outright (inside a loop or a function body); `given`:
+    the variables the script starts with (kvplan.check.manifests.skypilot)."""
+    script = read_script(text, given)
     out: list[PodSite] = []
     refused: list[Target] = []
     for cmd, env, exported in script.commands:

@@ -201,11 +201,12 @@ def expand_word(text: str, env: dict[str, str]) -> str:
     return expand_arithmetic(expand(_positional(text), env, shell=True), env)
 
 
-def read_script(text: str) -> Script:
-    """Every simple command, top to bottom, with the variables set before it."""
+def read_script(text: str, given: dict[str, str] | None = None) -> Script:
+    """Every simple command, top to bottom, with the variables set before it; `given` are
+    exported variables the script starts with (a SkyPilot task's `envs`)."""
     out = Script()
-    env: dict[str, str] = {}
-    exported: set[str] = set()
+    env: dict[str, str] = dict(given or {})
+    exported: set[str] = set(env)
     cwd = Cwd()
     dirs: list[Cwd] = []  # pushd's stack
     blocks: list[tuple[str, str]] = []  # (closing word, description)
