@@ -95,9 +95,9 @@ def _parse_one(text: str, line: int) -> _Candidate:
 
 def _accelerators(value: Any, at: tuple[Any, ...], doc: Doc) -> list[_Candidate]:
     line = doc.line(*at)
-    if isinstance(value, dict):
-        return [_Candidate(str(k), 1 if v is None else v, doc.line(*at, k) or line)
-                for k, v in value.items()]
+    if isinstance(value, dict):  # {L4:1, A10G:1} is YAML keys "L4:1" with null values
+        return [_parse_one(str(k), doc.line(*at, k) or line) if v is None
+                else _Candidate(str(k), v, doc.line(*at, k) or line) for k, v in value.items()]
     if isinstance(value, list):
         return [_parse_one(str(v), doc.line(*at, i) or line) for i, v in enumerate(value)]
     text = str(value).strip()
