@@ -177,7 +177,10 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
                 "(or a kvplan/v1 file) to have it checked"), run is not None))
             continue
         notes: list[str] = []
-        if cmd.conditional:
+        if cmd.conditional in script.decided:
+            notes.append(f"inside the `if` of line {cmd.conditional}, which holds: "
+                         f"{script.decided[cmd.conditional]}")
+        elif cmd.conditional:
             notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
         if run is not None:
             bad = _unresolved([run.image, *run.command])
