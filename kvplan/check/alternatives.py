@@ -10,6 +10,10 @@ from collections.abc import Callable
 
 from kvplan.check.outcome import ERROR, FAIL, PASS, WARN, Outcome
 from kvplan.check.target import Target
+from kvplan.deploy import Problem
+
+# a candidate's own GPU notes, said by the verdict's list of candidates
+OWN = ("SkyPilot's ", "resources.accelerators ")
 
 
 def _why(o: Outcome) -> str:
@@ -32,7 +36,7 @@ def judge_alternatives(target: Target, judge: Callable[[Target], Outcome]) -> Ou
                   kind=target.kind, notes=list(target.notes))
     checked = [(n, o) for n, o in judged if o.verdict != ERROR]
     if not checked:
-        problems = []
+        problems: list[Problem] = []
         for _, o in judged:
             problems += [p for p in o.problems if p.message not in
                          {q.message for q in problems}]
@@ -42,9 +46,13 @@ def judge_alternatives(target: Target, judge: Callable[[Target], Outcome]) -> Ou
     first = checked[0][1]
     out.server, out.model = first.server, first.model
     out.engine, out.engine_version = first.engine, first.engine_version
-    for note in first.notes:  # what every candidate shares, once (its GPU note is its own)
-        if all(note in o.notes for _, o in checked) and note not in out.notes:
-            out.notes.append(note)
+    held: dict[str, list[str]] = {}  # each note -> the candidates it was said of
+    for n, o in checked:
+        for note in o.notes:
+            if not note.startswith(OWN):
+                held.setdefault(note, []).append(n)
+    for note, names in held.items():  # what every candidate shares once, the rest with its names
+        out.notes.append(note if len(names) == len(checked) else f"{', '.join(names)}: {note}")
     starts = [n for n, o in checked if o.verdict in (PASS, WARN)]
     partial = [n for n, o in checked if o.verdict == WARN]
     fails = [(n, o) for n, o in checked if o.verdict == FAIL]

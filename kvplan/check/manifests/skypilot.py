@@ -19,6 +19,7 @@ cpus, memory, ports, cloud, region, use_spot, file_mounts, ...) are not read.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -220,10 +221,11 @@ def _launch_words(message: str, unset: list[str]) -> str:
     for name in unset:
         said = f"the script does not set {name};"
         if said in message:
-            return message.replace(said, f"envs.{name} is null: it is set at launch (`sky "
-                                   f"launch --env {name}=...`), which the file does not hold;")
+            message = message.replace(said, f"envs.{name} is null: it is set at launch (`sky "
+                                      f"launch --env {name}=...`), which the file does not "
+                                      "hold;")
     return message.replace("set it in the script, or render it first (envsubst)",
-                           "set it in `envs:`, or render the file first")
+                           "write its value in `envs:` to have it checked")
 
 
 def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
@@ -242,23 +244,24 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     found, bad = candidates(data, doc)
     problems += bad
     image, notes = _image(data, doc)
+    releases, said = _releases(data)
+    notes += said
     base = Target(file=str(path), kind=SCRIPT, line=doc.line("run") or doc.start_line)
     if problems:
         base.problems = problems
         return [base]
-    if not found:
-        if default_gpu is None:
-            found_sites = _read(path, text, envs, None, nodes, image, doc)
-            if not found_sites[0] and not found_sites[1]:
-                return _no_engine(base, run, mentions_engine(run))
-            base.problems = [Problem("resources.accelerators", (
-                "the task names no accelerators: SkyPilot launches it on a machine without "
-                "GPUs; name them (resources: accelerators: H100:1) or pass --gpu"),
-                doc.line("resources") or base.line)]
-            return [base]
-    unknown = [c for c in found if c.gpu is None]
+    if not found and default_gpu is None:
+        sites, refused = _read(path, text, envs, None, nodes, image, doc)
+        if not sites and not refused:
+            return _no_engine(base, run, mentions_engine(run))
+        base.problems = [Problem("resources.accelerators", (
+            "the task names no accelerators: SkyPilot launches it on a machine without "
+            "GPUs; name them (resources: accelerators: H100:1) or pass --gpu"),
+            doc.line("resources") or base.line)]
+        return [base]
     alternatives: list[Target] = []
-    for c in found or [None]:
+    each: list[_Candidate | None] = list(found) or [None]  # None: --gpu, no accelerators
+    for c in each:
         if c is not None and c.gpu is None:
             alternatives.append(Target(file=str(path), kind=SCRIPT, line=c.line, name=c.label,
                                        problems=[Problem("resources.accelerators", (
@@ -267,7 +270,7 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
                                            "name one of them, or check this GPU with a "
                                            "kvplan/v1 file"), c.line)]))
             continue
-        sites, refused = _read(path, text, envs, c, nodes, image, doc)
+        sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
         if not sites and not refused:
             return _no_engine(base, run, mentions_engine(run))
         got = _site_targets(path, sites, refused, side_cache, default_gpu, unset)
@@ -293,18 +296,15 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     base.alternatives = alternatives
     base.line = found[0].line
     base.notes = [n for n in (service,) if n]
-    if unknown:
-        base.notes.append("not checked on " + ", ".join(c.label for c in unknown)
-                          + ": not in kvplan's table of SkyPilot GPU names")
     return [base]
 
 
 def _gpu_note(c: _Candidate, nodes: int) -> str:
-    over = f" on each of num_nodes {nodes}" if nodes > 1 else ""
+    over = f" on each of num_nodes {nodes} ({nodes * int(c.count)} GPUs)" if nodes > 1 else ""
     pcie = (" (some clouds' H100 is the PCIe card, 0.1 GB smaller: checked as the SXM part)"
             if c.name.lower() == "h100" else "")
-    return (f"resources.accelerators {c.label}: {c.count} {c.gpu}{over}, "
-            f"$SKYPILOT_NUM_GPUS_PER_NODE = {c.count}{pcie}")
+    return (f"SkyPilot's {c.name} is {c.gpu}{pcie}; $SKYPILOT_NUM_GPUS_PER_NODE = "
+            f"{c.count}{over}")
 
 
 def _no_engine(base: Target, run: str, engine: str | None) -> list[Target] | None:
@@ -317,8 +317,41 @@ def _no_engine(base: Target, run: str, engine: str | None) -> list[Target] | Non
     return [base]
 
 
+_PIN = re.compile(r"\b(vllm|sglang)(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
+
+
+def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """engine -> (release, note) for an exact pin in `setup`'s pip install (`vllm==0.6.6`), read
+    as an image tag is (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) is noted."""
+    from kvplan.check.manifests.image_tag import read_image_tag
+
+    setup = data.get("setup")
+    out: dict[str, tuple[str, str]] = {}
+    notes: list[str] = []
+    if not isinstance(setup, str):
+        return out, notes
+    for line in setup.splitlines():
+        if "pip install" not in line or line.lstrip().startswith("#"):
+            continue
+        for m in _PIN.finditer(line):
+            engine, op, version = m.group(1), m.group(2), m.group(3)
+            said = f"setup installs {m.group(0).strip()}"
+            if op != "==":
+                notes.append(f"{said}: a range, not a release; the {engine} profile's default "
+                             "version is used")
+                continue
+            tag = read_image_tag(f"{engine}:v{version}", engine)
+            if tag.version is None:
+                notes.append(f"{said}: kvplan does not read that release; the {engine} "
+                             "profile's default version is used")
+                continue
+            out.setdefault(engine, (tag.version, f"{said}: {engine} {tag.version}"))
+    return out, notes
+
+
 def _read(path: Path, text: str, envs: dict[str, str], c: _Candidate | None, nodes: int,
-          image: str, doc: Doc) -> tuple[list[Any], list[Target]]:
+          image: str, doc: Doc, releases: dict[str, tuple[str, str]] | None = None,
+          ) -> tuple[list[Any], list[Target]]:
     """The script reader's sites for the run script on one candidate GPU."""
     from kvplan.check.manifests.shell import sites
 
@@ -330,6 +363,10 @@ def _read(path: Path, text: str, envs: dict[str, str], c: _Candidate | None, nod
         if site.kind != "shell command":
             continue  # a `docker run` in the task hands over its own --gpus
         container = site.pod["containers"][0]
+        if releases and not image:
+            site.releases = releases
+            site.release_unknown = False
+            site.notes = [n for n in site.notes if not n.startswith("started outside")]
         if image:
             container["image"] = image
             site.release_unknown = False
