@@ -91,6 +91,10 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
 
 def judge_target(target: Target) -> Outcome:
     """Plan and judge one target; every failure to read becomes an ERROR outcome."""
+    if target.alternatives:
+        from kvplan.check.alternatives import judge_alternatives
+
+        return judge_alternatives(target, judge_target)
     out = Outcome(
         file=target.file,
         verdict=ERROR,

@@ -66,6 +66,9 @@ class Target:
     # how the file asks for N GPUs, in a fix's words: a pod's limit; a compose device
     # reservation; a script's visible devices (kvplan.check.describe)
     gpu_request: str = "nvidia.com/gpu: {n}"
+    # the same deployment on each GPU the file lets its launcher pick (a SkyPilot task's
+    # candidate accelerators): judged one by one, one verdict (kvplan.check.alternatives)
+    alternatives: list[Target] = field(default_factory=list)
 
     @property
     def manifest(self) -> bool:

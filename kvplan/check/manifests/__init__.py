@@ -29,6 +29,7 @@ from kvplan.check.manifests import (
     ome_isvc,
     rayclusterfleet,
     rayservice,
+    skypilot,
     stormservice,
     vllmruntime,
 )
@@ -106,6 +107,8 @@ FORMATS: tuple[Format, ...] = (
     Format("OME InferenceService (ome.io), with its runtime and BaseModel", "ome_isvc",
            ome_isvc.KINDS, ome_isvc.sites, group=ome_isvc.GROUP),
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
+    Format("SkyPilot task YAML (sky launch, sky serve)", "skypilot", (), lambda data, doc: [],
+           skypilot.is_task),
 )
 BY_KIND: dict[str, Format] = {k: f for f in FORMATS if not f.group for k in f.kinds}
 BY_GROUP_KIND: dict[tuple[str, str], Format] = {(f.group, k): f for f in FORMATS if f.group
@@ -286,6 +289,8 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         return [unreadable(path, doc, f"{kind} ({group})", _engine_named(data), name)]
     fmt = BY_GROUP_KIND.get((group, kind)) or (BY_KIND.get(kind) if kind else next(
         (f for f in FORMATS if f.detect is not None and f.detect(data)), None))
+    if fmt is not None and fmt.module == "skypilot":  # a task's run script, on each GPU
+        return skypilot.targets(doc, path, side_cache, default_gpu)
     if fmt is not None:
         sites = _read(fmt, data, doc, path)
         if kind:  # the object's metadata or annotations (kvplan.io/...) of the wrong type

@@ -44,6 +44,9 @@ class PodSite:
     gpu: tuple[str, str] | None = None  # (catalog GPU, what names it) a format itself names
     gpu_unknown: str = ""  # why the format's GPU is not known: an ERROR unless --gpu or a side file
     model_elsewhere: str = ""  # what names the weights at a container path instead (OME, KubeAI)
+    # engine -> (release, what pins it) another part of the file names (a SkyPilot task's setup
+    # `pip install vllm==0.6.6`): the release when the container's image names none
+    releases: dict[str, tuple[str, str]] = field(default_factory=dict)
 
 
 def as_dict(value: Any) -> dict[str, Any]:

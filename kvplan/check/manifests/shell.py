@@ -174,10 +174,12 @@ def _refused(path: Path, cmd: Command, message: str, docker: bool) -> Target:
                   problems=[Problem("", message, cmd.lines[0])])
 
 
-def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
+def sites(path: Path, text: str, given: dict[str, str] | None = None,
+          ) -> tuple[list[PodSite], list[Target]]:
     """A pod site for every server start (or `docker run` of an engine image) the script
-    holds, and the server starts refused outright (inside a loop or a function body)."""
-    script = read_script(text)
+    holds, and the server starts refused outright (inside a loop or a function body); `given`:
+    the variables the script starts with (kvplan.check.manifests.skypilot)."""
+    script = read_script(text, given)
     out: list[PodSite] = []
     refused: list[Target] = []
     for cmd, env, exported in script.commands:
@@ -203,7 +205,10 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
                 "(or a kvplan/v1 file) to have it checked"), run is not None))
             continue
         notes: list[str] = []
-        if cmd.conditional:
+        if cmd.conditional in script.decided:
+            notes.append(f"inside the `if` of line {cmd.conditional}, which holds: "
+                         f"{script.decided[cmd.conditional]}")
+        elif cmd.conditional:
             notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
         if run is not None:
             bad = _unresolved([run.image, *run.command])

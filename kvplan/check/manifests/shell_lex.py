@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from kvplan.check.argv import SEPARATORS, expand
 from kvplan.check.manifests.script_files import Cwd, after_cd
 from kvplan.check.manifests.shell_arith import expand_arithmetic
+from kvplan.check.manifests.shell_test import decide
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 # `> log`, `>> log`, `2>&1`, `&> log`, `2>/dev/null`, `< in` at a word's start
@@ -40,6 +41,8 @@ class Script:
 
     commands: list[tuple[Command, dict[str, str], set[str]]] = field(default_factory=list)
     branched: set[int] = field(default_factory=set)  # lines of the ifs with elif / else
+    # lines of the ifs decided from given variables -> the test as read (shell_test)
+    decided: dict[int, str] = field(default_factory=dict)
 
 def _logical_lines(text: str) -> list[list[tuple[str, int]]]:
     """Physical lines joined by backslash-newline, each part with its line number; heredoc
@@ -201,16 +204,18 @@ def expand_word(text: str, env: dict[str, str]) -> str:
     return expand_arithmetic(expand(_positional(text), env, shell=True), env)
 
 
-def read_script(text: str) -> Script:
-    """Every simple command, top to bottom, with the variables set before it."""
+def read_script(text: str, given: dict[str, str] | None = None) -> Script:
+    """Every simple command, top to bottom, with the variables set before it; `given` are
+    exported variables the script starts with (a SkyPilot task's `envs`)."""
     out = Script()
-    env: dict[str, str] = {}
-    exported: set[str] = set()
+    env: dict[str, str] = dict(given or {})
+    exported: set[str] = set(env)
     cwd = Cwd()
     dirs: list[Cwd] = []  # pushd's stack
     blocks: list[tuple[str, str]] = []  # (closing word, description)
     saved: list[tuple[Cwd, list[Cwd], dict[str, str], set[str]]] = []  # outside each subshell
     lexer = _Lexer()
+    runs: dict[int, bool] = {}  # a decided if's line -> whether the branch being read runs
     for parts in _logical_lines(text):
         for words, lines in _commands(parts, lexer):
             first = words[0]
@@ -245,7 +250,12 @@ def read_script(text: str) -> Script:
                 first = words[0]
             if first in ("elif", "else"):
                 cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
-                out.branched.add(cond)  # the if's branches are alternatives
+                if first == "else" and cond in runs:
+                    runs[cond] = not runs[cond]  # a decided if: the else runs when it did not
+                else:
+                    runs.pop(cond, None)
+                    out.decided.pop(cond, None)
+                    out.branched.add(cond)  # the if's branches are alternatives
                 if first == "else":
                     words, lines = words[1:], lines[1:]
                     if not words:
@@ -254,6 +264,10 @@ def read_script(text: str) -> Script:
             if first in ("if", "elif"):
                 if first == "if":
                     blocks.append(("fi", f"if:{lines[0]}"))
+                    held = decide(words[1:], given or {}, env)
+                    if held is not None:
+                        runs[lines[0]], out.decided[lines[0]] = held
+                        continue
                 if len(words) > 1:
                     words, lines = words[1:], lines[1:]  # `if vllm serve ...` runs it
                     first = words[0]
@@ -265,6 +279,8 @@ def read_script(text: str) -> Script:
                         del blocks[i:]
                         break
                 continue
+            if any(runs.get(int(d[3:])) is False for _, d in blocks if d.startswith("if:")):
+                continue  # a branch of a decided if that does not run
             block = next((d for _, d in reversed(blocks) if not d.startswith("if:")), "")
             cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
             if first in _EXPORTS:

@@ -288,6 +288,10 @@ class Workload:
         parsed = parse(inv)
         found = self.found
         image = str(self.container.get("image", ""))
+        if inv.engine in self.site.releases and not image:
+            release, pinned = self.site.releases[inv.engine]
+            found.values["engine.version"] = release
+            self.notes.append(pinned)
         unnamed, templated = _read_image(image, inv.engine, self.site.image_names_engine, found,
                                          self.notes)
         self.files = (self.site.files if self.site.files is not None

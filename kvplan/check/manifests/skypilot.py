@@ -1,0 +1,288 @@
+"""SkyPilot task YAML (`sky launch` / `sky serve up`): `resources`, `envs`, `setup`, `run`,
+`num_nodes`, `service`. The task's `run` is a shell script, read by the script reader
+(kvplan.check.manifests.shell) with `envs` as its exported variables and SkyPilot's own
+(SKYPILOT_NUM_GPUS_PER_NODE, SKYPILOT_NUM_NODES, SKYPILOT_NODE_RANK of the head node, 0).
+
+The GPU is `resources.accelerators` (or `resources.gpus`) in SkyPilot's names, NAME:COUNT per
+node, count 1 when left out; a set, a list, or `resources.any_of` / `ordered` are candidates
+SkyPilot may launch any of: each is checked (kvplan.check.alternatives) and the verdict says
+which start. SkyPilot's names map to catalog GPUs through SKYPILOT_GPUS (SkyPilot's catalog
+names, docs/source/compute/show-gpus-all.txt of skypilot-org/skypilot at 1c9d60bd; its A100 is
+the 40 GB part, A100-80GB the 80 GB one); a name the table lacks is refused with the reason.
+An `envs` value of null is set at launch (`--env`), which the file does not hold: a server
+word that needs it is refused, as the script reader refuses a variable the script does not set.
+`resources.image_id: docker:IMAGE` is the container the task runs in: its tag names the engine
+release (kvplan.check.manifests.image_tag). `service.replicas` / `replica_policy` is a replica
+count: it moves no per-engine verdict (noted). Keys that do not move the KV pool (disk_size,
+cpus, memory, ports, cloud, region, use_spot, file_mounts, ...) are not read.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.manifests.skypilot_gpus import SKYPILOT_GPUS, Candidate, candidates
+from kvplan.check.target import SCRIPT, Target
+from kvplan.deploy import Problem
+from kvplan.deploy.yamldoc import Doc
+
+TASK_KEYS = ("resources", "setup", "envs", "service", "num_nodes")
+_NOT_TASK = ("kind", "apiVersion", "services", "deployment", "version")
+
+
+def is_task(data: Any) -> bool:
+    """A SkyPilot task: a mapping with a `run` script and `resources` (or setup, envs, service,
+    num_nodes), none of a Kubernetes object's, a compose file's or a kvplan/v1 file's keys."""
+    if not isinstance(data, dict) or any(k in data for k in _NOT_TASK):
+        return False
+    return isinstance(data.get("run"), str) and any(k in data for k in TASK_KEYS)
+
+
+def _text_start(path: Path, doc: Doc) -> int:
+    """The file line the `run` script's first line is on: the line after `run: |`."""
+    line = doc.line("run")
+    try:
+        raw = path.read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, IndexError, UnicodeDecodeError):
+        return line
+    after = raw.split(":", 1)[1].split("#", 1)[0].strip() if ":" in raw else ""
+    return line + 1 if after[:1] in ("|", ">", "") else line
+
+
+def _envs(data: dict[str, Any], doc: Doc) -> tuple[dict[str, str], list[str], list[Problem]]:
+    """(the variables `envs` sets, those left null for launch, problems)."""
+    envs = data.get("envs")
+    if envs is None:
+        return {}, [], []
+    if not isinstance(envs, dict):
+        return {}, [], [Problem("envs", f"{envs!r} is not a mapping of variables",
+                                doc.line("envs"))]
+    out: dict[str, str] = {}
+    unset: list[str] = []
+    for k, v in envs.items():
+        if v is None:
+            unset.append(str(k))
+        elif isinstance(v, bool):
+            out[str(k)] = str(v).lower()
+        else:
+            out[str(k)] = str(v)
+    return out, unset, []
+
+
+def _nodes(data: dict[str, Any], doc: Doc) -> tuple[int, list[Problem]]:
+    n = data.get("num_nodes", 1)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        return 1, [Problem("num_nodes", f"{n!r} is not a count of nodes", doc.line("num_nodes"))]
+    return n, []
+
+
+def _image(data: dict[str, Any], doc: Doc) -> tuple[str, list[str]]:
+    res = data.get("resources") if isinstance(data.get("resources"), dict) else {}
+    image = str(res.get("image_id") or "") if isinstance(res, dict) else ""
+    if not image:
+        return "", []
+    if image.startswith("docker:"):
+        return image.removeprefix("docker:"), []
+    return "", [f"resources.image_id {image!r} is a machine image, not a container: the engine "
+                "release is the one installed on it, which the file does not name"]
+
+
+def _service_note(data: dict[str, Any]) -> str | None:
+    service = data.get("service")
+    if not isinstance(service, dict):
+        return None
+    policy = service.get("replica_policy")
+    if isinstance(policy, dict):
+        said = (f"service.replica_policy: {policy.get('min_replicas', '?')} to "
+                f"{policy.get('max_replicas', policy.get('min_replicas', '?'))} replicas")
+    elif service.get("replicas") is not None:
+        said = f"service.replicas: {service['replicas']}"
+    else:
+        return None
+    return (f"{said} (SkyServe): each replica is one copy of this task; the verdict is per "
+            "engine and replicas do not move it")
+
+
+def _launch_words(message: str, unset: list[str]) -> str:
+    """The script reader's words for a variable the script does not set, in a task's terms."""
+    for name in unset:
+        said = f"the script does not set {name};"
+        if said in message:
+            message = message.replace(said, f"envs.{name} is null: it is set at launch (`sky "
+                                      f"launch --env {name}=...`), which the file does not "
+                                      "hold;")
+    return message.replace("set it in the script, or render it first (envsubst)",
+                           "write its value in `envs:` to have it checked")
+
+
+def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
+            default_gpu: str | None) -> list[Target] | None:
+    """The engine a task's `run` starts, checked on each candidate GPU; None when the run
+    starts no engine and names none (a training or batch task)."""
+    from kvplan.check.manifests.workload import mentions_engine
+
+    data = doc.data
+    run = str(data["run"])
+    start = _text_start(path, doc)
+    text = "\n" * (start - 1) + run
+    envs, unset, problems = _envs(data, doc)
+    nodes, bad = _nodes(data, doc)
+    problems += bad
+    found, bad = candidates(data, doc)
+    problems += bad
+    image, notes = _image(data, doc)
+    releases, said = _releases(data)
+    notes += said
+    base = Target(file=str(path), kind=SCRIPT, line=doc.line("run") or doc.start_line)
+    if problems:
+        base.problems = problems
+        return [base]
+    if not found and default_gpu is None:
+        sites, refused = _read(path, text, envs, None, nodes, image, doc)
+        if not sites and not refused:
+            return _no_engine(base, run, mentions_engine(run))
+        base.problems = [Problem("resources.accelerators", (
+            "the task names no accelerators: SkyPilot launches it on a machine without "
+            "GPUs; name them (resources: accelerators: H100:1) or pass --gpu"),
+            doc.line("resources") or base.line)]
+        return [base]
+    alternatives: list[Target] = []
+    each: list[Candidate | None] = list(found) or [None]  # None: --gpu, no accelerators
+    for c in each:
+        if c is not None and c.gpu is None:
+            alternatives.append(Target(file=str(path), kind=SCRIPT, line=c.line, name=c.label,
+                                       problems=[Problem("resources.accelerators", (
+                                           f"{c.name!r} is not in kvplan's table of SkyPilot "
+                                           f"GPU names ({', '.join(sorted(SKYPILOT_GPUS))}); "
+                                           "name one of them, or check this GPU with a "
+                                           "kvplan/v1 file"), c.line)]))
+            continue
+        sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
+        if not sites and not refused:
+            return _no_engine(base, run, mentions_engine(run))
+        got = _site_targets(path, sites, refused, side_cache, default_gpu, unset)
+        if len(got) > 1:
+            lines = ", ".join(str(t.line) for t in got)
+            base.problems = [Problem("run", (
+                f"`run` starts {len(got)} servers (lines {lines}): they share the node's GPUs, "
+                "which kvplan does not divide; write one server per task (or a kvplan/v1 file "
+                "per server) to have each checked"), got[1].line)]
+            return [base]
+        target = got[0]
+        target.name = c.label if c is not None and len(found) > 1 else None
+        target.notes = [*notes, *target.notes]
+        if c is not None:
+            target.notes.append(_gpu_note(c, nodes))
+        alternatives.append(target)
+    service = _service_note(data)
+    if len(alternatives) == 1:
+        one = alternatives[0]
+        if service and not one.problems:
+            one.notes.append(service)
+        return [one]
+    base.alternatives = alternatives
+    base.line = found[0].line
+    base.notes = [n for n in (service,) if n]
+    return [base]
+
+
+def _gpu_note(c: Candidate, nodes: int) -> str:
+    over = f" on each of num_nodes {nodes} ({nodes * int(c.count)} GPUs)" if nodes > 1 else ""
+    pcie = (" (some clouds' H100 is the PCIe card, 0.1 GB smaller: checked as the SXM part)"
+            if c.name.lower() == "h100" else "")
+    return (f"SkyPilot's {c.name} is {c.gpu}{pcie}; $SKYPILOT_NUM_GPUS_PER_NODE = "
+            f"{c.count}{over}")
+
+
+def _no_engine(base: Target, run: str, engine: str | None) -> list[Target] | None:
+    if engine is None:
+        return None
+    from kvplan.check.manifests import SERVERS
+
+    base.problems = [Problem("run", f"`run` mentions {engine}, but none of its commands starts "
+                             f"a server kvplan reads ({SERVERS})", base.line)]
+    return [base]
+
+
+_PIN = re.compile(r"\b(vllm|sglang)(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
+
+
+def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """engine -> (release, note) for an exact pin in `setup`'s pip install (`vllm==0.6.6`), read
+    as an image tag is (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) is noted."""
+    from kvplan.check.manifests.image_tag import read_image_tag
+
+    setup = data.get("setup")
+    out: dict[str, tuple[str, str]] = {}
+    notes: list[str] = []
+    if not isinstance(setup, str):
+        return out, notes
+    for line in setup.splitlines():
+        if "pip install" not in line or line.lstrip().startswith("#"):
+            continue
+        for m in _PIN.finditer(line):
+            engine, op, version = m.group(1), m.group(2), m.group(3)
+            said = f"setup installs {m.group(0).strip()}"
+            if op != "==":
+                notes.append(f"{said}: a range, not a release; the {engine} profile's default "
+                             "version is used")
+                continue
+            tag = read_image_tag(f"{engine}:v{version}", engine)
+            if tag.version is None:
+                notes.append(f"{said}: kvplan does not read that release; the {engine} "
+                             "profile's default version is used")
+                continue
+            out.setdefault(engine, (tag.version, f"{said}: {engine} {tag.version}"))
+    return out, notes
+
+
+def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, nodes: int,
+          image: str, doc: Doc, releases: dict[str, tuple[str, str]] | None = None,
+          ) -> tuple[list[Any], list[Target]]:
+    """The script reader's sites for the run script on one candidate GPU."""
+    from kvplan.check.manifests.shell import sites
+
+    given = {**envs, "SKYPILOT_NUM_NODES": str(nodes), "SKYPILOT_NODE_RANK": "0"}
+    if c is not None:
+        given["SKYPILOT_NUM_GPUS_PER_NODE"] = str(c.count)
+    found, refused = sites(path, text, given)
+    for site in found:
+        if site.kind != "shell command":
+            continue  # a `docker run` in the task hands over its own --gpus
+        container = site.pod["containers"][0]
+        if releases and not image:
+            site.releases = releases
+            site.release_unknown = False
+            site.notes = [n for n in site.notes if not n.startswith("started outside")]
+        if image:
+            container["image"] = image
+            site.release_unknown = False
+            notes = site.notes
+            site.notes = [n for n in notes if not n.startswith("started outside a container")]
+        if c is not None:
+            container["resources"] = {"limits": {"nvidia.com/gpu": c.count}}
+            site.gpus_said = f"resources.accelerators {c.label}"
+            site.gpu = (str(c.gpu), f"resources.accelerators {c.label}")
+            site.pods_per_engine = nodes
+    return found, refused
+
+
+def _site_targets(path: Path, found: list[Any], refused: list[Target],
+                  side_cache: dict[Path, Any], default_gpu: str | None,
+                  unset: list[str]) -> list[Target]:
+    from kvplan.check.manifests import site_targets
+
+    doc = Doc(data={}, start_line=1, lines={})
+    out: list[Target] = []
+    for site in found:
+        for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
+            target.gpu_vendor = None
+            out.append(target)
+    out.extend(refused)
+    for target in out:
+        target.problems = [Problem(p.field, _launch_words(p.message, unset), p.line)
+                           for p in target.problems]
+    return sorted(out, key=lambda t: t.line)
+

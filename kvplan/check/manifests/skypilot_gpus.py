@@ -1,0 +1,121 @@
+"""SkyPilot's accelerators (`resources.accelerators` / `gpus`, `any_of`, `ordered`) as the
+candidate GPUs a task may be launched on, in kvplan's catalog names
+(kvplan.check.manifests.skypilot reads the task)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kvplan.deploy import Problem
+from kvplan.deploy.yamldoc import Doc
+
+# SkyPilot accelerator name (lower case) -> catalog GPU. SkyPilot's names and their memory:
+# skypilot-org/skypilot docs/source/compute/show-gpus-all.txt (commit 1c9d60bd) and the catalog
+# it reads (skypilot-org/skypilot-catalog): A100 is the 40 GB A100 (AWS p4d, GCP a2-highgpu),
+# A100-80GB the 80 GB one; H100 is the 80 GB SXM part on AWS p5 / GCP a3 (some clouds' H100
+# is the PCIe card: 84,943,044,608 B against 85,045,477,376 B, said in a note); V100 the 16 GB
+# card, V100-32GB the 32 GB one.
+SKYPILOT_GPUS: dict[str, str] = {
+    "a10": "a10",
+    "a10g": "a10g",
+    "a100": "a100-40gb",
+    "a100-80gb": "a100-80gb",
+    "a100-80gb-sxm": "a100-80gb",
+    "a40": "a40",
+    "a6000": "rtx-a6000",
+    "rtxa6000": "rtx-a6000",
+    "a800": "a800-80gb",
+    "b200": "b200",
+    "b300": "b300",
+    "gb200": "gb200",
+    "h100": "h100-sxm-80gb",
+    "h100-sxm": "h100-sxm-80gb",
+    "h100-mega": "h100-sxm-80gb",
+    "h100-nvl": "h100-nvl-94gb",
+    "h200": "h200-141gb",
+    "h200-sxm": "h200-141gb",
+    "l4": "l4",
+    "l40": "l40",
+    "l40s": "l40s",
+    "t4": "t4",
+    "v100": "v100-sxm2-16gb",
+    "v100-32gb": "v100-sxm2-32gb",
+    "rtx3090": "rtx-3090",
+    "rtx4090": "rtx-4090",
+    "rtx5090": "rtx-5090",
+    "rtx4000-ada": "rtx-4000-ada",
+    "rtx6000-ada": "rtx-6000-ada",
+    "mi300x": "mi300x",
+}
+class Candidate:
+    """One GPU SkyPilot may launch: its name as written, count per node, catalog GPU."""
+
+    def __init__(self, name: str, count: Any, line: int):
+        self.name, self.count, self.line = name, count, line
+        self.gpu = SKYPILOT_GPUS.get(name.lower())
+
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.count}"
+
+
+def _parse_one(text: str, line: int) -> Candidate:
+    name, _, count = str(text).strip().partition(":")
+    return Candidate(name.strip(), count.strip() or 1, line)
+
+
+def _accelerators(value: Any, at: tuple[Any, ...], doc: Doc) -> list[Candidate]:
+    line = doc.line(*at)
+    if isinstance(value, dict):  # {L4:1, A10G:1} is YAML keys "L4:1" with null values
+        return [_parse_one(str(k), doc.line(*at, k) or line) if v is None
+                else Candidate(str(k), v, doc.line(*at, k) or line) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_parse_one(str(v), doc.line(*at, i) or line) for i, v in enumerate(value)]
+    text = str(value).strip()
+    if text.startswith("{") and text.endswith("}"):  # a quoted set: "{L4:1, A10G:1}"
+        return [_parse_one(p, line) for p in text[1:-1].split(",") if p.strip()]
+    return [_parse_one(text, line)]
+
+
+def candidates(data: dict[str, Any], doc: Doc) -> tuple[list[Candidate], list[Problem]]:
+    """The GPUs SkyPilot may launch the task on, in the file's order (duplicates dropped)."""
+    res = data.get("resources")
+    if res is None:
+        return [], []
+    if not isinstance(res, dict):
+        return [], [Problem("resources", f"{res!r} is not a mapping (SkyPilot's resources: "
+                            "accelerators, cpus, ...)", doc.line("resources"))]
+    found: list[Candidate] = []
+    for key in ("accelerators", "gpus"):
+        if res.get(key) is not None:
+            found += _accelerators(res[key], ("resources", key), doc)
+    for key in ("any_of", "ordered"):
+        options = res.get(key)
+        if options is None:
+            continue
+        if not isinstance(options, list):
+            return [], [Problem(f"resources.{key}", f"{options!r} is not a list of resources",
+                                doc.line("resources", key))]
+        for i, option in enumerate(options):
+            if not isinstance(option, dict):
+                continue
+            for acc in ("accelerators", "gpus"):
+                if option.get(acc) is not None:
+                    found += _accelerators(option[acc], ("resources", key, i, acc), doc)
+    out: list[Candidate] = []
+    problems: list[Problem] = []
+    for c in found:
+        if any(o.label.lower() == c.label.lower() for o in out):
+            continue
+        try:
+            n = float(str(c.count))
+        except ValueError:
+            n = -1
+        if n != int(n) or n < 1:
+            problems.append(Problem("resources.accelerators", (
+                f"{c.label!r}: {c.count!r} is not a whole number of GPUs (a fraction shares a "
+                "GPU with other tasks, which kvplan does not model)"), c.line))
+            continue
+        c.count = int(n)
+        out.append(c)
+    return out, problems
