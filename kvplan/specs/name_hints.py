@@ -22,10 +22,22 @@ _QUANT_SUFFIXES = (
     ("-quantized.w4a16", "int4"), ("-quantized.w8a8", "int8"), ("-quantized.w8a16", "int8"),
     ("-unsloth-bnb-4bit", "int4"), ("-bnb-4bit", "int4"), ("-w4a16", "int4"), ("-w8a8", "int8"),
     ("-nvfp4", "int4"),
+    # Meta's own quantized Llama 3.2 1B/3B Instruct releases for ExecuTorch (QLoRA: quantization-
+    # aware training with LoRA adaptors; SpinQuant: rotation + GPTQ): 4-bit groupwise weights
+    # (group 32) with 8-bit dynamic activations; the params.json of the 1B QLoRA copy keeps the
+    # base's shapes (dim 2048, 16 layers, 32 heads, 8 KV heads; quantization_args group_size 32,
+    # lora_args rank 16: huggingface.co/software-mansion/react-native-executorch-llama-3.2
+    # commit be5fb7c, llama-3.2-1B/QLoRA/config.json; ai.meta.com/blog/
+    # meta-llama-quantized-lightweight-models)
+    ("-qlora_int4_eo8", "int4"), ("-spinquant_int4_eo8", "int4"),
     ("-fp8-kv", "fp8"),  # AMD's Quark exports (amd/Llama-3.1-70B-Instruct-FP8-KV)
     ("-awq", "int4"), ("-gptq", "int4"), ("-fp8", "fp8"), ("-int4", "int4"), ("-int8", "int8"),
     ("-4bit", "int4"), ("-8bit", "int8"),
 )
+_RELEASES = {"-qlora_int4_eo8": "Meta's QLoRA int4 release (4-bit weights, 8-bit dynamic "
+                                  "activations, for ExecuTorch)",
+             "-spinquant_int4_eo8": "Meta's SpinQuant int4 release (4-bit weights, 8-bit dynamic "
+                                    "activations, for ExecuTorch)"}
 # A GGUF weight type at the end of a GGUF file or repository name, as llama.cpp names them
 # (Q4_K_M, q5_k_m, Q8_0, IQ1_S, unsloth's UD-IQ2_XXS, F16, BF16)
 _GGUF_TYPE = re.compile(r"[-._]((?:ud-)?i?q\d(?:_[a-z0-9]+)*|f16|bf16|f32)$", re.IGNORECASE)
@@ -129,7 +141,8 @@ def base_hint(ref: str) -> str:
                 f"catalog's {stem}), under another org: if it is an unchanged copy, plan "
                 f"`{stem}`; else pass its config.json")
     flag = f" --weight-dtype {width}" if width else " --weight-dtype (the GGUF file's type)"
-    what = f"a {gtype} GGUF build" if gtype else "a quantized copy"
+    what = f"a {gtype} GGUF build" if gtype else _RELEASES.get(name[len(base):].lower(),
+                                                               "a quantized copy")
     return (f"it names {what} of {_spelt(base, full, exact)}, whose catalog entry {stem} has the "
             f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's "
             "generic pricing of that width), or pass the copy's config.json for its exact weights")
