@@ -132,7 +132,10 @@ def base_hint(ref: str) -> str:
     base, width, gtype = _read(name)
     found = entry_for(base) if base else None
     if found is None:
-        return ""
+        stem = catalog_name(name) if "/" in ref and width is None else None
+        return "" if stem is None else (
+            f"its last part {name!r} is the catalog name {stem}, not a hub repository: if it is "
+            f"a folder holding that checkpoint, plan `{stem}` (or pass the folder's config.json)")
     stem, full, exact = found
     if width is None:
         if "/" not in ref or ref.lower().endswith(full.lower()) and exact:
@@ -178,6 +181,10 @@ def folder_hint(path: str) -> str:
     hint = base_hint(name)
     if hint:
         return f"; {hint}"
+    stem = catalog_name(name)
+    if stem is not None:  # `models/llama-3-8b`: the folder is named after the catalog entry
+        return (f"; its last part {name!r} is the catalog name {stem}: if the folder holds that "
+                f"checkpoint, plan `{stem}` (or pass the folder's config.json)")
     found = entry_for(name)
     if found is None:
         return ""
@@ -185,6 +192,16 @@ def folder_hint(path: str) -> str:
     return (f"; its last part {name!r} reads as {full.rsplit('/', 1)[-1]}, the repository name of "
             f"the catalog's {stem}: if the folder holds that checkpoint, plan `{stem}` (or pass "
             "the folder's config.json)")
+
+
+def catalog_name(name: str) -> str | None:
+    """The catalog entry named `name` in any case (a folder's or a hub id's last part that is a
+    catalog name, `models/llama-3-8b`); None when none is. A hint for a path: a path is never
+    planned from its name."""
+    from kvplan.specs.loader import MODEL_DIR, catalog
+
+    low = name.lower()
+    return next((stem for stem in catalog(MODEL_DIR) if stem.lower() == low), None)
 
 
 def _base_by_repo_name() -> dict[str, str]:

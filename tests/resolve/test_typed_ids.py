@@ -219,6 +219,37 @@ def test_check_names_the_entry_of_a_served_copy(runner, tmp_path: Path, line: st
     assert said in r.output
 
 
+def test_a_folder_named_after_a_catalog_entry_names_it(runner, tmp_path: Path,  # noqa: ANN001
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """leroyanders/google-translate-unlimited download.py's `models/llama-3-8b` (typed.tsv, held
+    out; first measured a miss, fixed after by task h55small): one slash, so read as a hub id,
+    and its last part is the catalog's own name, no repository name; `kvplan size` named no
+    entry through the hub. Refused (a path is never planned from its name), naming the entry,
+    as `./models/...` and `/models/...` are."""
+    from tests.conftest import invoke
+
+    said = ("its last part 'llama-3-8b' is the catalog name llama-3-8b, not a hub repository: "
+            "if it is a folder holding that checkpoint, plan `llama-3-8b` (or pass the folder's "
+            "config.json)")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    r = invoke(runner, "size", "models/llama-3-8b", "--gpu", "h100")
+    assert r.exit_code == 2 and said in r.output, r.output
+    with pytest.raises(InputError) as err:
+        resolve_model("models/llama-3-8b", allow_hub=False)
+    assert said in str(err.value)
+    with pytest.raises(InputError) as err:
+        resolve_model("/models/Llama-3-8B")
+    assert str(err.value) == (
+        "/models/Llama-3-8B: no such file; its last part 'Llama-3-8B' is the catalog name "
+        "llama-3-8b: if the folder holds that checkpoint, plan `llama-3-8b` (or pass the "
+        "folder's config.json)")
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve models/llama-3-8b\n")
+    r = invoke(runner, "check", str(script), "--gpu", "h100")
+    assert r.exit_code == 2 and said in r.output, r.output
+
+
 @pytest.mark.parametrize(("typed", "said"), [
     # KServe's storageUri (github.com/kserve/kserve/issues/3446): read as "unknown model" until
     # this task, which a user could take for a catalog miss
