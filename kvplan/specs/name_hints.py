@@ -38,6 +38,9 @@ _RELEASES = {"-qlora_int4_eo8": "Meta's QLoRA int4 release (4-bit weights, 8-bit
                                   "activations, for ExecuTorch)",
              "-spinquant_int4_eo8": "Meta's SpinQuant int4 release (4-bit weights, 8-bit dynamic "
                                     "activations, for ExecuTorch)"}
+# A GPTQ/AWQ copy whose name adds the bits and group size after the method, each part with a
+# digit (ISTA-DASLab/gemma-3-27b-it-GPTQ-4b-128g, litellm#11689); int8 where a part says 8 bits
+_QUALIFIED = re.compile(r"-(gptq|awq)((?:-[a-z_]*\d[a-z0-9_]*){1,3})$", re.IGNORECASE)
 # A GGUF weight type at the end of a GGUF file or repository name, as llama.cpp names them
 # (Q4_K_M, q5_k_m, Q8_0, IQ1_S, unsloth's UD-IQ2_XXS, F16, BF16)
 _GGUF_TYPE = re.compile(r"[-._]((?:ud-)?i?q\d(?:_[a-z0-9]+)*|f16|bf16|f32)$", re.IGNORECASE)
@@ -68,6 +71,10 @@ def _read(name: str) -> tuple[str, str | None, str]:
     for suffix, width in sorted(_QUANT_SUFFIXES, key=lambda s: -len(s[0])):
         if low.endswith(suffix):
             return name[:-len(suffix)], width, ""
+    m = _QUALIFIED.search(name)
+    if m:  # -GPTQ-4b-128g: the method, then its bits and group size
+        quals = m[2].lower().split("-")[1:]
+        return name[:m.start()], "int8" if {"8b", "8bit", "int8", "w8"} & set(quals) else "int4", ""
     return name, None, ""
 
 
