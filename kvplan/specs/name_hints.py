@@ -145,6 +145,13 @@ def base_hint(ref: str) -> str:
             f"a folder holding that checkpoint, plan `{stem}` (or pass the folder's config.json)")
     stem, full, exact = found
     if width is None:
+        if ref.lower().endswith("/" + full.lower()) and exact:
+            before = ref[:-len(full)]
+            if not before.lower().endswith(("hf.co/", "huggingface.co/", "hf://")):
+                # LiteLLM's provider prefix (`vllm/`, `hosted_vllm/`, litellm#2831, #11689)
+                return (f"it is the catalog's id {full} (the catalog's {stem}) after "
+                        f"{before!r}, a prefix kvplan does not strip (a LiteLLM provider's, "
+                        f"as `vllm/` or `hosted_vllm/`): plan `{stem}`")
         if "/" not in ref or ref.lower().endswith(full.lower()) and exact:
             return ""  # a bare name (repo_name_hint) or the catalog's own id
         return (f"its repository name {_spelt(name, full, exact)} is that of {full} (the "

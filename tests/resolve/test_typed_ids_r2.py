@@ -89,7 +89,7 @@ def test_corpus_shape() -> None:
 
 
 # tuned rows still missing their entry (fixed one commit at a time; empty once all are)
-_OPEN = {"vllm/mistralai/Mistral-7B-Instruct-v0.2", "meta-llama/llama-3.1-8b-instruct:free"}
+_OPEN = {"meta-llama/llama-3.1-8b-instruct:free"}
 
 
 @pytest.mark.parametrize("row", [pytest.param(r, marks=pytest.mark.xfail(strict=True))
@@ -143,3 +143,20 @@ def test_a_gptq_name_with_its_bits_and_group_names_the_base(typed: str, width: s
     with pytest.raises(InputError) as err:
         resolve_model(typed)
     assert f"plan `{stem} --weight-dtype {width}`" in str(err.value)
+
+
+def test_a_provider_prefix_before_a_catalog_id_names_the_entry(tmp_path: Path) -> None:
+    """litellm#2831's `vllm/mistralai/Mistral-7B-Instruct-v0.2` as a served name: the hint took
+    any name ending with the catalog id for the catalog's own id and said nothing, so `check`
+    named no entry (`size` reads three parts as a folder and named it by its last part)."""
+    from kvplan.specs.name_hints import base_hint
+
+    said = ("it is the catalog's id mistralai/Mistral-7B-Instruct-v0.2 (the catalog's "
+            "mistral-7b-v0.2) after 'vllm/', a prefix kvplan does not strip (a LiteLLM "
+            "provider's, as `vllm/` or `hosted_vllm/`): plan `mistral-7b-v0.2`")
+    assert base_hint("vllm/mistralai/Mistral-7B-Instruct-v0.2") == said
+    row = next(r for r in TUNED if r["typed"] == "vllm/mistralai/Mistral-7B-Instruct-v0.2")
+    assert said.removeprefix("it ") in _check(tmp_path, row)[1]
+    # the catalog's own id and its hub URL are not prefixed copies
+    assert base_hint("mistralai/Mistral-7B-Instruct-v0.2") == ""
+    assert base_hint("https://huggingface.co/mistralai/Mistral-7B-Instruct-v0.2") == ""
