@@ -88,13 +88,7 @@ def test_corpus_shape() -> None:
     assert not set(typed) & old
 
 
-# tuned rows still missing their entry (fixed one commit at a time; empty once all are)
-_OPEN = {"meta-llama/llama-3.1-8b-instruct:free"}
-
-
-@pytest.mark.parametrize("row", [pytest.param(r, marks=pytest.mark.xfail(strict=True))
-                                 if r["typed"] in _OPEN else r for r in TUNED],
-                         ids=[r["typed"] for r in TUNED])
+@pytest.mark.parametrize("row", TUNED, ids=[r["typed"] for r in TUNED])
 def test_tuned_reference_through_size_and_check(row: dict[str, str], tmp_path: Path) -> None:
     for got, msg in (_size(row["typed"]), _check(tmp_path, row)):
         assert got == _expected(row), msg
@@ -118,7 +112,7 @@ def test_held_out_references_never_resolve_to_another_model(tmp_path: Path) -> N
     assert named == HELD_NAMED
 
 
-HELD_NAMED = {"size": 11, "check": 10}
+HELD_NAMED = {"size": 12, "check": 11}
 
 
 # ------------------------------------------------------- the defects found on the tuned part
@@ -160,3 +154,21 @@ def test_a_provider_prefix_before_a_catalog_id_names_the_entry(tmp_path: Path) -
     # the catalog's own id and its hub URL are not prefixed copies
     assert base_hint("mistralai/Mistral-7B-Instruct-v0.2") == ""
     assert base_hint("https://huggingface.co/mistralai/Mistral-7B-Instruct-v0.2") == ""
+
+
+def test_a_tag_after_a_catalog_id_names_the_entry() -> None:
+    """OpenRouter's `meta-llama/llama-3.1-8b-instruct:free` (code index file 35540075990):
+    refused (`:free` is no GGUF type or revision), naming the id before the tag but not that it
+    is the catalog's llama-3.1-8b; a quantized copy before a tag gets the copy's hint."""
+    with pytest.raises(InputError) as err:
+        resolve_model("meta-llama/llama-3.1-8b-instruct:free")
+    assert str(err.value).endswith(
+        "for a revision write meta-llama/llama-3.1-8b-instruct@free (vLLM takes it as "
+        "--revision), else meta-llama/llama-3.1-8b-instruct (the catalog's llama-3.1-8b)")
+    with pytest.raises(InputError) as err:  # constructed (a held-out row has this form)
+        resolve_model("Qwen/Qwen2.5-7B-Instruct-AWQ:main")
+    assert str(err.value).endswith(
+        "else Qwen/Qwen2.5-7B-Instruct-AWQ; it names a quantized copy of Qwen2.5-7B-Instruct, "
+        "whose catalog entry qwen2.5-7b has the same attention shape (the KV cache is the "
+        "base's): plan `qwen2.5-7b --weight-dtype int4` (kvplan's generic pricing of that "
+        "width), or pass the copy's config.json for its exact weights")
