@@ -61,6 +61,19 @@ def variable_said(word: str) -> str:
 MODEL_FLAGS = ("--model", "--model-path", "--model_path")
 
 
+def is_model_word(args: list[str], word: str) -> bool:
+    """Whether `word` is the model in a server's arguments `args`: the first positional, or the
+    value of --model / --model-path (`--model=X` too)."""
+    for i, w in enumerate(args):
+        if w != word:
+            continue
+        flag, eq, _ = w.partition("=")
+        if (eq and flag in MODEL_FLAGS) or (i == 0 and not w.startswith("-")) \
+                or (i and args[i - 1] in MODEL_FLAGS):
+            return True
+    return False
+
+
 def model_word_said(args: list[str], bad: str) -> str:
     """variable_said for `bad` where it is the model in a server's arguments `args` (the first
     positional, or the value of --model / --model-path); '' for any other word."""

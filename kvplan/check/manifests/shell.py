@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import server_start
-from kvplan.check.manifests.model_hints import model_word_said
+from kvplan.check.manifests.model_hints import is_model_word, model_word_said
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
@@ -115,6 +115,34 @@ def _pass_over(engine: str, entry: str, words: list[str], lines: list[int],
     return ([w for w, k in zip(words, keep) if k], [n for n, k in zip(lines, keep) if k], notes)
 
 
+def _side_model(path: Path) -> str | None:
+    """The `model:` the script's side file names (its top level), None without one."""
+    from kvplan.check.manifests.side import read_side, side_file_for
+
+    side = side_file_for(path)
+    if side is None:
+        return None
+    spec, _, _ = read_side(side)
+    return spec.model if spec is not None else None
+
+
+def _model_from_side(args: list[str], path: Path) -> tuple[list[str], list[str]]:
+    """(the arguments, notes) with a model word the script does not resolve replaced by the
+    model the side file names, which replaces it anyway (kvplan.check.manifests.launch's
+    apply_side_file); unchanged without a side file's `model:` (vllm-project/vllm#12890,
+    outcomes round 4, task h55outcomes4: `--model ${model_path}` with `model_path` set outside
+    the posted command and the model named in the side file was refused as unset)."""
+    bad = next((w for w in args if _unresolved([w]) and is_model_word(args, w)), None)
+    if bad is None:
+        return args, []
+    model = _side_model(path)
+    if model is None:
+        return args, []
+    note = (f"the model {bad!r} is set outside the script (the shell expands it when the "
+            f"script runs); the side file names the model: {model}")
+    return [model if w == bad else w for w in args], [note]
+
+
 def _visible(env: dict[str, str]) -> tuple[Any, str]:
     value = env.get("CUDA_VISIBLE_DEVICES")
     if value is None:
@@ -191,7 +219,10 @@ def sites(path: Path, text: str) -> tuple[list[PodSite], list[Target]]:
         assert start is not None
         server, lines, passed = _pass_over(start[0], start[1], words, list(cmd.lines), start[2])
         notes.extend(passed)
-        bad = _unresolved(server[start[2]:])
+        args, said_model = _model_from_side(server[start[2]:], path)
+        server = server[:start[2]] + args
+        notes.extend(said_model)
+        bad = _unresolved(args)
         # a model path behind the variable: what its written-out folder name names
         problems = [Problem("", _what(bad) + model_word_said(server[start[2]:], bad),
                             cmd.lines[0])] if bad else []
