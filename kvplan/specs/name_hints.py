@@ -141,7 +141,7 @@ def base_hint(ref: str) -> str:
     if found is None:
         stem = catalog_name(name) if "/" in ref and width is None else None
         return "" if stem is None else (
-            f"its last part {name!r} is the catalog name {stem}, not a hub repository: if it is "
+            f"its last part {name!r} is the catalog name {stem} (no catalog hub id has it): if it is "
             f"a folder holding that checkpoint, plan `{stem}` (or pass the folder's config.json)")
     stem, full, exact = found
     if width is None:

@@ -228,7 +228,7 @@ def test_a_folder_named_after_a_catalog_entry_names_it(runner, tmp_path: Path,  
     as `./models/...` and `/models/...` are."""
     from tests.conftest import invoke
 
-    said = ("its last part 'llama-3-8b' is the catalog name llama-3-8b, not a hub repository: "
+    said = ("its last part 'llama-3-8b' is the catalog name llama-3-8b (no catalog hub id has it): "
             "if it is a folder holding that checkpoint, plan `llama-3-8b` (or pass the folder's "
             "config.json)")
     monkeypatch.setenv("HF_HOME", str(tmp_path))
