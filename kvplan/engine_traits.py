@@ -29,8 +29,12 @@ class EngineTraits:
     """One engine's facts. Defaults are "no": an engine states what it has."""
 
     name: str  # the engine's name in records, flags and log headers
-    # how a message names it (`SGLang starts, and refuses longer requests`); "" is `name`
+    # how a message names it (`SGLang starts, and refuses longer requests`); "" is `name`. The
+    # only place the display names are written (task h55gaps: check kept four tables of them)
     title: str = ""
+    # words that name it in an image, service or container name (a compose service kvplan cannot
+    # read is said to run it: kvplan.check.manifests.compose.unread_services)
+    name_words: tuple[str, ...] = ()
     # a serving engine whose start-up logs kvplan calibrates on (a log header's first word, the
     # `# kvplan: engine=` directive) and which serves a float32 checkpoint in 16 bits when no
     # dtype is stated (`--dtype auto`: vLLM _resolve_auto_dtype, SGLang ModelConfig;
@@ -113,7 +117,7 @@ class EngineTraits:
 _TRAITS = (
     EngineTraits(name="ideal"),
     EngineTraits(
-        name="vllm", title="vLLM", serving=True,
+        name="vllm", title="vLLM", serving=True, name_words=("vllm",),
         log_measures=("kv_gib", "kv_in_use_gib", "activation_gib", "peak_torch_gib"),
         command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",),
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
@@ -124,6 +128,7 @@ _TRAITS = (
     ),
     EngineTraits(
         name="sglang", title="SGLang", serving=True, log_measures=("before_gib", "after_gib"),
+        name_words=("sglang",),
         command="sglang", modules=("sglang.launch_server",), dynamo_module="dynamo.sglang",
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
@@ -131,6 +136,7 @@ _TRAITS = (
     ),
     EngineTraits(
         name="trtllm", title="TensorRT-LLM", serving=True, log_measures=("available_gib", "peak_gib"),
+        name_words=("trtllm", "tensorrt"),
         command="trtllm-serve", serve_word_optional=True, exact_options=True,
         kv_auto_from_checkpoint=True, expert_within_tensor=True,
         block_refusals="kvplan.engines.trtllm_settings:block_refusals",
@@ -152,3 +158,16 @@ def traits(engine: object) -> EngineTraits:
 def serving_list() -> str:
     """`vllm, sglang or trtllm`: the serving engines as a message names them."""
     return ", ".join(SERVING[:-1]) + " or " + SERVING[-1]
+
+
+def serving_title(name: str) -> str | None:
+    """A serving engine's display name (`vllm` -> `vLLM`), None for a name that is no serving
+    engine (a KubeAI `engine: OLlama`, ideal, transformers)."""
+    found = TRAITS.get(name)
+    return found.said if found is not None and found.serving else None
+
+
+def engine_words() -> tuple[tuple[str, str], ...]:
+    """(word, display name) for each word that names a serving engine in an image or service
+    name, in the order messages name the engines: vllm, sglang, trtllm, tensorrt."""
+    return tuple((w, TRAITS[n].said) for n in SERVING for w in TRAITS[n].name_words)

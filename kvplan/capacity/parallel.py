@@ -8,7 +8,8 @@ vLLM (and SGLang, TensorRT-LLM alike) shard attention by heads:
   (MLA) keeps one latent per layer and has no KV-head rule;
 - with expert parallelism (EP), the experts must divide by EP;
 - TP beyond the GPUs of one node (8 unless the GPU spec's `gpus_per_node` says otherwise)
-  runs across nodes, which needs a stated node count.
+  runs across nodes, which needs a stated node count (a GB200/GB300 NVL72 tray is a node of 4;
+  its NVLink domain of 72 lets TP span trays as one multi-node engine).
 """
 
 from __future__ import annotations
@@ -53,12 +54,16 @@ def check_parallelism(
     nodes: int | None = None,
     ep: int | None = None,
     attention_dp: int = 1,
+    nvlink_domain: int | None = None,
 ) -> None:
     """Raise InputError naming the rule broken and the valid choices. With SGLang's
     data-parallel attention (`attention_dp` = its --dp-size) the heads are sharded over
     tp / attention_dp GPUs (sglang srt/layers/dp_attention.py compute_dp_attention_world_info,
     `attn_tp_size = tp_size // dp_size`), and a dp that does not divide tp is refused as SGLang
-    asserts (kvplan.check.startup.shape_refusals cites both)."""
+    asserts (kvplan.check.startup.shape_refusals cites both). `nvlink_domain` is the GPU spec's
+    nvlink_domain_gpus (a GB200/GB300 NVL72 rack joins 72 GPUs over trays of 4): tensor
+    parallelism beyond one tray but inside the domain is refused without a node count as
+    elsewhere, and the refusal says the trays can be spanned with one."""
     if attention_dp < 1:
         raise InputError(f"--dp-size must be a positive integer, got {attention_dp}")
     if tp % attention_dp:
@@ -74,6 +79,14 @@ def check_parallelism(
     node = f"{gpus_per_node} GPU{'s' if gpus_per_node != 1 else ''}"
     if tp > gpus_per_node and nodes is None:
         most = f"--tp {gpus_per_node}" + (" or less" if gpus_per_node > 1 else "")
+        if nvlink_domain is not None and tp <= nvlink_domain:
+            need = -(-tp // gpus_per_node)
+            raise InputError(
+                f"tensor parallelism {tp} spans more than one node of {node}: one compute tray "
+                f"(one host) holds {gpus_per_node} GPUs, and the NVLink domain of {nvlink_domain} "
+                f"GPUs lets tensor parallelism span {need} trays as one multi-node engine; state "
+                f"the node count ({need}), or use {most} with more replicas"
+            )
         raise InputError(
             f"tensor parallelism {tp} spans more than one node of {node}; "
             f"state the node count, or use {most} with more replicas"

@@ -283,7 +283,8 @@ class HardwareSpec(Plain):
                "memory_source": REQUIRED, "nvidia_smi_mib": None, "nvidia_smi_source": None,
                "memory_bandwidth_bytes_per_s": REQUIRED, "bf16_dense_flops": None,
                "fp8_supported": REQUIRED, "unified_memory": False, "gpus_per_node": 8,
-               "price_per_hour_usd": None, "price_source": None, "source": REQUIRED}
+               "nvlink_domain_gpus": None, "price_per_hour_usd": None, "price_source": None,
+               "source": REQUIRED}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         name: str
@@ -300,6 +301,7 @@ class HardwareSpec(Plain):
         fp8_supported: bool
         unified_memory: bool
         gpus_per_node: int
+        nvlink_domain_gpus: int | None
         price_per_hour_usd: float | None
         price_source: str | None
         source: str

@@ -311,11 +311,25 @@ class HardwareSpec(Strict):
     )
     gpus_per_node: int = Field(
         default=8, gt=0, le=4096, strict=True,
-        description="GPUs one server (one NVLink/Infinity Fabric domain) holds; tensor parallelism "
-        "beyond it needs a stated node count",
+        description="GPUs one server (one host, one OS) holds; tensor parallelism beyond it needs a "
+        "stated node count",
+    )
+    nvlink_domain_gpus: int | None = Field(
+        default=None, gt=0, le=4096, strict=True,
+        description="GPUs one NVLink domain joins across servers (a GB200/GB300 NVL72 rack: 72, "
+        "over trays of 4); unset where the domain ends at the server. Tensor parallelism may "
+        "span servers inside it, still with a stated node count",
     )
     price_per_hour_usd: float | None = Field(
         default=None, gt=0, allow_inf_nan=False, description="on-demand USD per GPU-hour, where read"
     )
     price_source: str | None = Field(default=None, description="the page the price was read from")
     source: str = Field(min_length=10, description="datasheet(s) for bandwidth and FLOP/s")
+
+    @model_validator(mode="after")
+    def _domain_spans_servers(self) -> "HardwareSpec":
+        domain = self.nvlink_domain_gpus
+        if domain is not None and domain <= self.gpus_per_node:
+            raise ValueError(f"nvlink_domain_gpus ({domain}) must exceed gpus_per_node "
+                             f"({self.gpus_per_node}): leave it unset where the domain is the server")
+        return self

@@ -24,15 +24,18 @@ def test_single_device_boards_are_not_listed_for_a_tensor_parallel_8_engine() ->
     Thor) hold 121.6 and 122.8 GiB (their runtimes' totals), so the memory arithmetic alone let
     them in; but each is one board with one GPU (hardware spec gpus_per_node: 1, sourced in
     the spec), and one pod of 8 GPUs cannot be scheduled on a 1-GPU node: 8 > 1. The GPUs
-    left are the 8-GPU servers whose memory holds the weights: b200, b300, gb200, gb300,
-    h200-141gb, as before."""
+    left are the 8-GPU servers whose memory holds the weights: b200, b300, h200-141gb. gb200
+    and gb300 were listed here until task h55gaps: a GB200/GB300 NVL72 compute tray is one host
+    of 4 GPUs (gpus_per_node: 4, sourced in their specs), so this one pod of 8 GPUs cannot be
+    scheduled on one either: 8 > 4."""
     assert load_hardware("gb10").gpus_per_node == load_hardware("jetson-thor").gpus_per_node == 1
+    assert load_hardware("gb200").gpus_per_node == load_hardware("gb300").gpus_per_node == 4
     (out,) = _outcomes("user-repos/crossplane-inference-vllm-kimi.yaml")
     assert out.verdict == "WARN"
-    assert out.summary.startswith("no GPU named; starts on: b200, b300, gb200, gb300, "
-                                  "h200-141gb; would not start on: ")
+    assert out.summary.startswith("no GPU named; starts on: b200, b300, h200-141gb; would not "
+                                  "start on: ")
     no = out.summary.split("would not start on: ")[1].split(" (")[0].split(", ")
-    assert "gb10" in no and "jetson-thor" in no
+    assert {"gb10", "jetson-thor", "gb200", "gb300"} <= set(no)
 
 
 def test_production_stack_values_keys_the_chart_renders_are_seen() -> None:

@@ -59,6 +59,103 @@ def engine_branches(source: str) -> list[int]:
     return out
 
 
+# Tables keyed by engine name outside kvplan/engines (task h55gaps), (module, how many) that may
+# stay. The engines' display names were four such tables in check (manifests/__init__.py,
+# ngc_table.py, config_file.py, compose.py); they are EngineTraits.title (and name_words) now.
+# What is left are per-engine facts of the layer that holds them; a count only goes down: move a
+# table into kvplan.engine_traits or kvplan/engines and lower it, and a new one fails.
+TABLES_ALLOWED = {
+    # calibrate's per-engine readings of a start-up log: the breakdown check, the comparison
+    # (task h50compare), the order the log parsers register, the log's header hints, and the
+    # directive keys / utilization key each engine's log names
+    "kvplan/calibrate/breakdown.py": 1,
+    "kvplan/calibrate/compare.py": 1,
+    "kvplan/calibrate/parse.py": 2,
+    "kvplan/calibrate/resolve.py": 2,
+    # check's command-line parsing: options removed or added at a release, their option tables,
+    # the release each engine's --config arrived in, and the reader of each engine's options
+    "kvplan/check/argv.py": 3,
+    "kvplan/check/engine_flags/__init__.py": 1,
+    "kvplan/check/manifests/config_file.py": 1,
+    "kvplan/check/manifests/engine_readers.py": 1,
+    # check's option -> kvplan/v1 field maps, their defaults and fix spellings, the options that
+    # move memory kvplan does not book, and how each sizes a non-GPU device's pool
+    "kvplan/check/manifests/option_fields.py": 4,
+    "kvplan/check/manifests/unread.py": 1,
+    "kvplan/check/manifests/hardware.py": 1,
+    # the record's keys each engine leaves unused, and the defaults each names in a record
+    "kvplan/deploy/engine_keys.py": 1,
+    "kvplan/plan/engine_fields.py": 1,
+}
+
+
+def engine_tables(source: str) -> list[int]:
+    """The lines of `source` that start a table keyed by engine name: a dict literal with an
+    engine's name (or Engine.X) as a key, `dict(vllm=...)`, or a tuple/list of pairs whose first
+    items name two or more engines (`(("vllm", "vLLM"), ("sglang", "SGLang"))`). A command's
+    words, `[("vllm", line), ("serve", line)]`, name one engine and are not a table."""
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Dict):
+            if any(k is not None and _names_engine(k) and not isinstance(k, (ast.Tuple, ast.List,
+                                                                             ast.Set))
+                   for k in node.keys):
+                out.append(node.lineno)
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "dict" and any(kw.arg in NAMES for kw in node.keywords):
+                out.append(node.lineno)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            firsts = [e.elts[0] for e in node.elts
+                      if isinstance(e, ast.Tuple) and len(e.elts) == 2]
+            named = {ast.dump(f) for f in firsts if _names_engine(f)}
+            if firsts and len(firsts) == len(node.elts) and len(named) >= 2:
+                out.append(node.lineno)
+    return out
+
+
+def test_the_scan_finds_each_form_of_an_engine_table():
+    """Four forms of a table keyed by engine (one line each), and what is none: a command's
+    words, a list of engine names, a dict keyed by something else."""
+    code = ('A = {"vllm": "vLLM", "sglang": "SGLang"}\n'
+            'B = {Engine.trtllm: 1}\n'
+            'C = dict(sglang=2)\n'
+            'D = (("vllm", "vLLM"), ("trtllm", "TensorRT-LLM"), ("tensorrt", "TensorRT-LLM"))\n'
+            'E = [("vllm", 3), ("serve", 3)]\n'
+            'F = ("vllm", "sglang")\n'
+            'G = {"engine": "vllm"}\n')
+    assert engine_tables(code) == [1, 2, 3, 4]
+
+
+def test_no_engine_keyed_table_outside_the_engine_layer():
+    """Every module under kvplan/ but kvplan/engines/ and kvplan/engine_traits.py (the engine
+    layer's own table): its engine-keyed tables are those TABLES_ALLOWED."""
+    found = {}
+    for path in sorted((ROOT / "kvplan").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith("kvplan/engines/") or rel == "kvplan/engine_traits.py":
+            continue
+        lines = engine_tables(path.read_text(encoding="utf-8"))
+        if lines:
+            found[rel] = lines
+    over = {rel: lines for rel, lines in found.items() if len(lines) > TABLES_ALLOWED.get(rel, 0)}
+    assert not over, ("engine-keyed tables outside kvplan/engines (put the fact in "
+                      f"kvplan.engine_traits or the engine's module): {over}")
+    stale = {rel: n for rel, n in TABLES_ALLOWED.items() if len(found.get(rel, ())) < n}
+    assert not stale, f"lower TABLES_ALLOWED to what is left: {stale}"
+
+
+def test_display_names_come_from_the_engine_layer():
+    """check names an engine as its traits' title (task h55gaps): a KubeAI `engine: VLLM`, an
+    NGC container's engine, a --config file's engine, a compose service named for one."""
+    from kvplan.engine_traits import engine_words, serving_title
+
+    assert [traits(n).said for n in SERVING] == ["vLLM", "SGLang", "TensorRT-LLM"]
+    assert [serving_title(n) for n in ("vllm", "sglang", "trtllm", "ideal", "ollama")] == [
+        "vLLM", "SGLang", "TensorRT-LLM", None, None]
+    assert engine_words() == (("vllm", "vLLM"), ("sglang", "SGLang"),
+                              ("trtllm", "TensorRT-LLM"), ("tensorrt", "TensorRT-LLM"))
+
+
 def test_the_scan_finds_each_form_of_an_engine_branch():
     """Six forms the scan must catch (one line each), and three it must leave alone: the
     substring search, a table keyed by engine, and the name in prose."""

@@ -49,6 +49,7 @@ from kvplan.check.manifests.workload import (
 from kvplan.check.target import KUBERNETES, Target, kind_of_site
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
+from kvplan.engine_traits import serving_title
 
 
 @dataclass(frozen=True)
@@ -246,7 +247,7 @@ def _engine_named(data: Any) -> str:
         item = stack.pop()
         if isinstance(item, dict):
             engine = str(item.get("engine", "")).lower() if "engine" in item else ""
-            found = {"vllm": "vLLM", "sglang": "SGLang", "trtllm": "TensorRT-LLM"}.get(engine)
+            found = serving_title(engine)
             stack.extend(item.values())
         elif isinstance(item, list):
             if item and all(isinstance(w, str) for w in item):

@@ -21,6 +21,7 @@ from kvplan.check.argv import SHELLS
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.workload import options_only
 from kvplan.deploy import Problem
+from kvplan.engine_traits import engine_words
 
 _REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-+?])((?:[^{}]|\{[^{}]*\})*))?\}"
                   r"|\$([A-Za-z_][A-Za-z0-9_]*)")
@@ -289,8 +290,6 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
     return out
 
 
-_ENGINE_WORDS = (("vllm", "vLLM"), ("sglang", "SGLang"), ("trtllm", "TensorRT-LLM"),
-                 ("tensorrt", "TensorRT-LLM"))
 
 
 def unread_services(data: Any) -> list[str]:
@@ -304,7 +303,7 @@ def unread_services(data: Any) -> list[str]:
             continue
         image = str(svc.get("image") or "")
         said = f"{name} {image} {svc.get('container_name') or ''}".lower()
-        engine = next((e for word, e in _ENGINE_WORDS if word in said), None)
+        engine = next((e for word, e in engine_words() if word in said), None)
         if engine is None:
             continue
         build = svc.get("build")

@@ -42,7 +42,6 @@ SINCE = {
     "sglang": ("0.5.3", "sglang/srt/server_args.py prepare_server_args and "
                "server_args_config_parser.py; 0.5.2 has none"),
 }
-_NAME = {"vllm": "vLLM", "sglang": "SGLang"}
 
 
 def config_words(engine: str, data: dict[str, Any], table: frozenset[str],
@@ -111,7 +110,7 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
     if inv.engine not in SINCE or inv.dynamo or "--config" not in parsed.options:
         return {}
     ref, line = parsed.options["--config"]
-    name = _NAME[inv.engine]
+    name = traits(inv.engine).said
     if ref is None:
         return {}
     since, where_since = SINCE[inv.engine]

@@ -14,9 +14,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from kvplan.engine_traits import traits
+
 TABLE = Path(__file__).resolve().parents[1] / "ngc_releases.tsv"
 _LABEL = {"nvcr.io/nvidia/tritonserver": "Triton", "nvcr.io/nvidia/vllm": "NVIDIA's vLLM container"}
-_ENGINE = {"trtllm": "TensorRT-LLM", "vllm": "vLLM", "sglang": "SGLang"}
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ class NgcRow:
         written = "" if self.release in self.as_written else f", written {self.as_written!r}"
         return (f"image tag {tag!r} is NGC's container release {self.container}: "
                 f"{_LABEL.get(self.image, self.image)} {self.container} ships "
-                f"{_ENGINE.get(self.engine, self.engine)} {self.release} ({self.cited_as}"
+                f"{traits(self.engine).said} {self.release} ({self.cited_as}"
                 f"{written}); {self.engine} release {self.release} is used")
 
 
