@@ -22,10 +22,25 @@ _QUANT_SUFFIXES = (
     ("-quantized.w4a16", "int4"), ("-quantized.w8a8", "int8"), ("-quantized.w8a16", "int8"),
     ("-unsloth-bnb-4bit", "int4"), ("-bnb-4bit", "int4"), ("-w4a16", "int4"), ("-w8a8", "int8"),
     ("-nvfp4", "int4"),
+    # Meta's own quantized Llama 3.2 1B/3B Instruct releases for ExecuTorch (QLoRA: quantization-
+    # aware training with LoRA adaptors; SpinQuant: rotation + GPTQ): 4-bit groupwise weights
+    # (group 32) with 8-bit dynamic activations; the params.json of the 1B QLoRA copy keeps the
+    # base's shapes (dim 2048, 16 layers, 32 heads, 8 KV heads; quantization_args group_size 32,
+    # lora_args rank 16: huggingface.co/software-mansion/react-native-executorch-llama-3.2
+    # commit be5fb7c, llama-3.2-1B/QLoRA/config.json; ai.meta.com/blog/
+    # meta-llama-quantized-lightweight-models)
+    ("-qlora_int4_eo8", "int4"), ("-spinquant_int4_eo8", "int4"),
     ("-fp8-kv", "fp8"),  # AMD's Quark exports (amd/Llama-3.1-70B-Instruct-FP8-KV)
     ("-awq", "int4"), ("-gptq", "int4"), ("-fp8", "fp8"), ("-int4", "int4"), ("-int8", "int8"),
     ("-4bit", "int4"), ("-8bit", "int8"),
 )
+_RELEASES = {"-qlora_int4_eo8": "Meta's QLoRA int4 release (4-bit weights, 8-bit dynamic "
+                                  "activations, for ExecuTorch)",
+             "-spinquant_int4_eo8": "Meta's SpinQuant int4 release (4-bit weights, 8-bit dynamic "
+                                    "activations, for ExecuTorch)"}
+# A GPTQ/AWQ copy whose name adds the bits and group size after the method, each part with a
+# digit (ISTA-DASLab/gemma-3-27b-it-GPTQ-4b-128g, litellm#11689); int8 where a part says 8 bits
+_QUALIFIED = re.compile(r"-(gptq|awq)((?:-[a-z_]*\d[a-z0-9_]*){1,3})$", re.IGNORECASE)
 # A GGUF weight type at the end of a GGUF file or repository name, as llama.cpp names them
 # (Q4_K_M, q5_k_m, Q8_0, IQ1_S, unsloth's UD-IQ2_XXS, F16, BF16)
 _GGUF_TYPE = re.compile(r"[-._]((?:ud-)?i?q\d(?:_[a-z0-9]+)*|f16|bf16|f32)$", re.IGNORECASE)
@@ -56,6 +71,10 @@ def _read(name: str) -> tuple[str, str | None, str]:
     for suffix, width in sorted(_QUANT_SUFFIXES, key=lambda s: -len(s[0])):
         if low.endswith(suffix):
             return name[:-len(suffix)], width, ""
+    m = _QUALIFIED.search(name)
+    if m:  # -GPTQ-4b-128g: the method, then its bits and group size
+        quals = m[2].lower().split("-")[1:]
+        return name[:m.start()], "int8" if {"8b", "8bit", "int8", "w8"} & set(quals) else "int4", ""
     return name, None, ""
 
 
@@ -120,16 +139,27 @@ def base_hint(ref: str) -> str:
     base, width, gtype = _read(name)
     found = entry_for(base) if base else None
     if found is None:
-        return ""
+        stem = catalog_name(name) if "/" in ref and width is None else None
+        return "" if stem is None else (
+            f"its last part {name!r} is the catalog name {stem} (no catalog hub id has it): if it is "
+            f"a folder holding that checkpoint, plan `{stem}` (or pass the folder's config.json)")
     stem, full, exact = found
     if width is None:
+        if ref.lower().endswith("/" + full.lower()) and exact:
+            before = ref[:-len(full)]
+            if not before.lower().endswith(("hf.co/", "huggingface.co/", "hf://")):
+                # LiteLLM's provider prefix (`vllm/`, `hosted_vllm/`, litellm#2831, #11689)
+                return (f"it is the catalog's id {full} (the catalog's {stem}) after "
+                        f"{before!r}, a prefix kvplan does not strip (a LiteLLM provider's, "
+                        f"as `vllm/` or `hosted_vllm/`): plan `{stem}`")
         if "/" not in ref or ref.lower().endswith(full.lower()) and exact:
             return ""  # a bare name (repo_name_hint) or the catalog's own id
         return (f"its repository name {_spelt(name, full, exact)} is that of {full} (the "
                 f"catalog's {stem}), under another org: if it is an unchanged copy, plan "
                 f"`{stem}`; else pass its config.json")
     flag = f" --weight-dtype {width}" if width else " --weight-dtype (the GGUF file's type)"
-    what = f"a {gtype} GGUF build" if gtype else "a quantized copy"
+    what = f"a {gtype} GGUF build" if gtype else _RELEASES.get(name[len(base):].lower(),
+                                                               "a quantized copy")
     return (f"it names {what} of {_spelt(base, full, exact)}, whose catalog entry {stem} has the "
             f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's "
             "generic pricing of that width), or pass the copy's config.json for its exact weights")
@@ -165,6 +195,10 @@ def folder_hint(path: str) -> str:
     hint = base_hint(name)
     if hint:
         return f"; {hint}"
+    stem = catalog_name(name)
+    if stem is not None:  # `models/llama-3-8b`: the folder is named after the catalog entry
+        return (f"; its last part {name!r} is the catalog name {stem}: if the folder holds that "
+                f"checkpoint, plan `{stem}` (or pass the folder's config.json)")
     found = entry_for(name)
     if found is None:
         return ""
@@ -172,6 +206,16 @@ def folder_hint(path: str) -> str:
     return (f"; its last part {name!r} reads as {full.rsplit('/', 1)[-1]}, the repository name of "
             f"the catalog's {stem}: if the folder holds that checkpoint, plan `{stem}` (or pass "
             "the folder's config.json)")
+
+
+def catalog_name(name: str) -> str | None:
+    """The catalog entry named `name` in any case (a folder's or a hub id's last part that is a
+    catalog name, `models/llama-3-8b`); None when none is. A hint for a path: a path is never
+    planned from its name."""
+    from kvplan.specs.loader import MODEL_DIR, catalog
+
+    low = name.lower()
+    return next((stem for stem in catalog(MODEL_DIR) if stem.lower() == low), None)
 
 
 def _base_by_repo_name() -> dict[str, str]:

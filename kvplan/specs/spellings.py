@@ -95,6 +95,18 @@ def _gguf_tag(hub_id: str, tag: str) -> InputError:
                       + (f"; {hint}" if hint else "; pass the checkpoint's hub id or config.json"))
 
 
+def _before_tag(hub_id: str) -> str:
+    """What the id before a `:tag` is (OpenRouter's `meta-llama/llama-3.1-8b-instruct:free`):
+    ' (the catalog's llama-3.1-8b)', or the hint for a quantized copy; '' for neither."""
+    from kvplan.specs.resolve import catalog_match, quantized_base_hint
+
+    match = catalog_match(hub_id)
+    if match is not None:
+        return f" (the catalog's {match[0]})"
+    hint = quantized_base_hint(hub_id)
+    return f"; {hint}" if hint else ""
+
+
 def rewrite(ref: str) -> tuple[str, str] | None:
     """(hub id, what was read) for a revision, cache folder or Ollama spelling; None else."""
     text = ref.strip()
@@ -108,7 +120,8 @@ def rewrite(ref: str) -> tuple[str, str] | None:
             raise _gguf_tag(m[1], m[2])
         raise InputError(f"{text}: ':{m[2]}' after a hub id is not a GGUF type (Q4_K_M, Q8_0, "
                          f"F16 ...) and names nothing kvplan or vLLM reads; for a revision write "
-                         f"{m[1]}@{m[2]} (vLLM takes it as --revision), else {m[1]}")
+                         f"{m[1]}@{m[2]} (vLLM takes it as --revision), else {m[1]}"
+                         f"{_before_tag(m[1])}")
     m = _REVISION.match(text)
     if m:
         return m[1], (f"revision @{m[2]} not read: the catalog entry of {m[1]} is planned (vLLM "

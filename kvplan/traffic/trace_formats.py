@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.errors import InputError
+from kvplan.inputs.jsonsafe import NonFinite
 
 TOTAL_KEYS = ("tokens", "total_tokens", "context_tokens")
 # The public traces' own headers are read as they are published (a header is lower-cased and its
@@ -53,6 +54,9 @@ def _key(name: str) -> str:
 
 
 def _whole(value: object, key: str, where: str) -> int:
+    if isinstance(value, NonFinite):  # JSON NaN/Infinity, kept so a summary is named as one
+        raise InputError(f"{where}: {key}: {value} is not a finite number; give a whole "
+                         "number of tokens")
     if value is None:  # JSON null, or a CSV row shorter than its header
         raise InputError(f"{where}: {key}: no value (null, or a row shorter than the header); "
                          "give a whole number of tokens")
@@ -135,7 +139,7 @@ def _lengths(row: dict[str, Any], where: str) -> list[int]:
 
 
 def _item(item: object, where: str) -> list[int]:
-    if isinstance(item, int) and not isinstance(item, bool):
+    if isinstance(item, (int, NonFinite)) and not isinstance(item, bool):
         return [_whole(item, "tokens", where)]  # a bare count: refused when negative
     if isinstance(item, dict):
         return _lengths(item, where)
@@ -161,12 +165,13 @@ def read_lengths(path: Path) -> list[int]:
         lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
         if path.suffix.lower() == ".json" or len(lines) == 1:
             try:  # one document (a .json file, or one line); a .json of lines is read as JSONL
-                return _document(loads_json(text, str(path)), str(path))
+                return _document(loads_json(text, str(path), keep_non_finite=True), str(path))
             except InputFileError:
                 if len(lines) == 1:
                     raise
         return [n for i, line in lines
-                for n in _item(loads_json(line, str(path), i), f"{path}: line {i}")]
+                for n in _item(loads_json(line, str(path), i, keep_non_finite=True),
+                               f"{path}: line {i}")]
     reader = csv.DictReader(text.splitlines())
     if not reader.fieldnames:
         raise InputError(f"{path}: empty CSV; the first line must name the columns")

@@ -94,7 +94,7 @@ def test_a_hub_tag_that_is_no_gguf_type_is_not_called_a_gguf_file() -> None:
         "Qwen/Qwen2.5-7B-Instruct:main: ':main' after a hub id is not a GGUF type (Q4_K_M, Q8_0, "
         "F16 ...) and names nothing kvplan or vLLM reads; for a revision write "
         "Qwen/Qwen2.5-7B-Instruct@main (vLLM takes it as --revision), else "
-        "Qwen/Qwen2.5-7B-Instruct")
+        "Qwen/Qwen2.5-7B-Instruct (the catalog's qwen2.5-7b)")  # the entry: task h55small
     for ref, tag in (("unsloth/Qwen3-14B-GGUF:UD-Q4_K_XL", "UD-Q4_K_XL"),
                      ("bartowski/Llama-3.2-1B-Instruct-GGUF:latest", "latest"),
                      ("x/y:IQ2_XXS", "IQ2_XXS"), ("x/y:bf16", "bf16")):

@@ -68,7 +68,8 @@ def test_held_out_references_never_resolve_to_another_model() -> None:
     written (31 refused, 2 resolved), none to a different-shaped spec; the refusals that should
     name an entry named it in 10 of 14 through `kvplan size` (12 of 14 after). Read here without
     the hub (`allow_hub=False`): 33 as expected, 13 of 14 refusals naming their entry (Meta's
-    Llama-3.2-1B-Instruct-QLORA_INT4_EO8 names none: its suffix is not read)."""
+    Llama-3.2-1B-Instruct-QLORA_INT4_EO8 named none: its suffix was not read), 14 of 14 since
+    task h55small read that suffix (held out, first measured: miss; fixed after, now tuned)."""
     agree = offered = 0
     for row in HELD:
         got, msg = _outcome(row["typed"])
@@ -76,7 +77,7 @@ def test_held_out_references_never_resolve_to_another_model() -> None:
         agree += got == _expected(row)
         offered += (row["did_you_mean"] != "-" and got == "refused"
                     and _offers(msg, row["typed"], row["did_you_mean"]))
-    assert (agree, offered) == (33, 13)
+    assert (agree, offered) == (33, 14)
 
 
 # ------------------------------------------------------- the defects found on the tuned part
@@ -105,6 +106,34 @@ def test_a_gguf_or_quantized_name_names_its_base(typed: str, plan: str) -> None:
         resolve_model(typed, allow_hub=False)
     assert f"it names a {plan}" in str(err.value)
     assert "--weight-dtype" in str(err.value)
+
+
+@pytest.mark.parametrize(("typed", "plan"), [
+    # vllm-project/vllm#12411 (typed.tsv, held out; first measured a miss, fixed after by task
+    # h55small): Meta's ExecuTorch releases, int4 weights with 8-bit dynamic activations, the
+    # base's shapes; the suffix was not read, so no entry was named
+    ("meta-llama/Llama-3.2-1B-Instruct-QLORA_INT4_EO8",
+     "it names Meta's QLoRA int4 release (4-bit weights, 8-bit dynamic activations, for "
+     "ExecuTorch) of Llama-3.2-1B-Instruct, whose catalog entry llama-3.2-1b has the same "
+     "attention shape (the KV cache is the base's): plan `llama-3.2-1b --weight-dtype int4`"),
+    ("meta-llama/Llama-3.2-3B-Instruct-SpinQuant_INT4_EO8",
+     "it names Meta's SpinQuant int4 release (4-bit weights, 8-bit dynamic activations, for "
+     "ExecuTorch) of Llama-3.2-3B-Instruct, whose catalog entry llama-3.2-3b has the same "
+     "attention shape (the KV cache is the base's): plan `llama-3.2-3b --weight-dtype int4`"),
+])
+def test_metas_int4_eo8_releases_name_their_base_and_are_not_planned_as_it(
+        typed: str, plan: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refused, never resolved to the bf16 entry, as an -AWQ/-GPTQ copy is: without the hub and
+    through it (offline, an empty cache)."""
+    with pytest.raises(InputError) as err:
+        resolve_model(typed, allow_hub=False)
+    assert plan in str(err.value)
+    pytest.importorskip("huggingface_hub")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    with pytest.raises(InputError) as err:
+        resolve_model(typed)
+    assert plan in str(err.value)
 
 
 def test_a_copy_under_another_org_names_the_catalog_id() -> None:
@@ -188,6 +217,37 @@ def test_check_names_the_entry_of_a_served_copy(runner, tmp_path: Path, line: st
     r = invoke(runner, "check", str(script), "--gpu", "h100")
     assert r.exit_code == 2, r.output
     assert said in r.output
+
+
+def test_a_folder_named_after_a_catalog_entry_names_it(runner, tmp_path: Path,  # noqa: ANN001
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """leroyanders/google-translate-unlimited download.py's `models/llama-3-8b` (typed.tsv, held
+    out; first measured a miss, fixed after by task h55small): one slash, so read as a hub id,
+    and its last part is the catalog's own name, no repository name; `kvplan size` named no
+    entry through the hub. Refused (a path is never planned from its name), naming the entry,
+    as `./models/...` and `/models/...` are."""
+    from tests.conftest import invoke
+
+    said = ("its last part 'llama-3-8b' is the catalog name llama-3-8b (no catalog hub id has it): "
+            "if it is a folder holding that checkpoint, plan `llama-3-8b` (or pass the folder's "
+            "config.json)")
+    monkeypatch.setenv("HF_HOME", str(tmp_path))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    r = invoke(runner, "size", "models/llama-3-8b", "--gpu", "h100")
+    assert r.exit_code == 2 and said in r.output, r.output
+    with pytest.raises(InputError) as err:
+        resolve_model("models/llama-3-8b", allow_hub=False)
+    assert said in str(err.value)
+    with pytest.raises(InputError) as err:
+        resolve_model("/models/Llama-3-8B")
+    assert str(err.value) == (
+        "/models/Llama-3-8B: no such file; its last part 'Llama-3-8B' is the catalog name "
+        "llama-3-8b: if the folder holds that checkpoint, plan `llama-3-8b` (or pass the "
+        "folder's config.json)")
+    script = tmp_path / "serve.sh"
+    script.write_text("vllm serve models/llama-3-8b\n")
+    r = invoke(runner, "check", str(script), "--gpu", "h100")
+    assert r.exit_code == 2 and said in r.output, r.output
 
 
 @pytest.mark.parametrize(("typed", "said"), [

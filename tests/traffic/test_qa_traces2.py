@@ -61,6 +61,29 @@ def test_sglang_bench_summary_is_refused_as_a_summary() -> None:
     assert "not one line per request" in msg and "--output-details" in msg
 
 
+def test_sglang_summary_with_an_infinite_rate_is_named_a_summary(tmp_path: Path) -> None:
+    # datacrunch-research/h200-benchmarks sglang/outputs/deepseek_dp_mla_output.jsonl (held out
+    # in task h53traces; first measured a miss, fixed after by task h55small, so now tuned): one
+    # line whose `"request_rate": Infinity` (SGLang's unlimited rate) was refused by the JSON
+    # guard, "Infinity is not a finite number", before the line was seen to be a run's totals
+    # (total_input_tokens 10,000 over completed 10,000).
+    msg = _refusal("sglang-bench-serving-deepseek-dp-mla.jsonl")
+    assert "a benchmark summary (total_input_tokens over 10000 completed requests)" in msg
+    assert "not one line per request" in msg and "--output-details" in msg
+    assert "finite" not in msg
+    # a NaN/Infinity that would be read as a number is still refused, where it stands
+    path = tmp_path / "lens.json"
+    for doc, said in (('{"input_lens": [1, Infinity], "output_lens": [1, 2]}',
+                       "lens.json: input_lens entry 2: Infinity is not a finite number"),
+                      ("[5, NaN]", "lens.json: entry 2: tokens: NaN is not a finite number"),
+                      ('{"prompt_tokens": 5, "output_tokens": -Infinity}',
+                       "lens.json: output_tokens: -Infinity is not a finite number")):
+        path.write_text(doc)
+        with pytest.raises(InputError) as err:
+            load_sample(path)
+        assert said in str(err.value)
+
+
 def test_servegen_rate_trace_first_line_is_data_not_a_header() -> None:
     # azaj01/ServeGen data/language/m-large/chunk-0-trace.csv: no header; line 1 is
     # "0,1.33...,8.59...,Weibull,0.375...,0.396..." (5 of 6 fields are numbers).
