@@ -17,6 +17,7 @@ from typing import Any
 
 from kvplan.check.manifests import (
     compose,
+    dstack,
     dynamo,
     helm_values,
     kserve,
@@ -109,6 +110,8 @@ FORMATS: tuple[Format, ...] = (
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
     Format("SkyPilot task YAML (sky launch, sky serve)", "skypilot", (), lambda data, doc: [],
            skypilot.is_task),
+    Format("dstack run configuration (type: service, task)", "dstack", (), lambda data, doc: [],
+           dstack.is_config),
 )
 BY_KIND: dict[str, Format] = {k: f for f in FORMATS if not f.group for k in f.kinds}
 BY_GROUP_KIND: dict[tuple[str, str], Format] = {(f.group, k): f for f in FORMATS if f.group
@@ -291,6 +294,8 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         (f for f in FORMATS if f.detect is not None and f.detect(data)), None))
     if fmt is not None and fmt.module == "skypilot":  # a task's run script, on each GPU
         return skypilot.targets(doc, path, side_cache, default_gpu)
+    if fmt is not None and fmt.module == "dstack":  # the commands, on each candidate GPU
+        return dstack.targets(doc, path, side_cache, default_gpu)
     if fmt is not None:
         sites = _read(fmt, data, doc, path)
         if kind:  # the object's metadata or annotations (kvplan.io/...) of the wrong type
