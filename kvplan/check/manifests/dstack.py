@@ -172,6 +172,8 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
                 "name them (resources: gpu: H100:1) or pass --gpu"), gpu_line or base.line)]
             return [base]
         choices = [None]
+    absent = spec.absent if spec is not None and spec.by_name else []
+    several = len(choices) + len(absent) > 1
     alternatives: list[Target] = []
     for c in choices:
         sites, refused = _read(path, text, envs, c, nodes, image)
@@ -187,17 +189,15 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
                 got[1].line)]
             return [base]
         target = got[0]
-        target.name = c.label if c is not None and len(choices) > 1 else None
+        target.name = c.label if c is not None and several else None
         if c is not None:
             target.notes.append(_gpu_note(c, nodes))
         alternatives.append(target)
-    assert spec is not None or choices == [None]
-    if spec is not None and spec.by_name:
-        for name in spec.absent:
-            alternatives.append(Target(file=str(path), kind=SCRIPT, line=gpu_line, name=name,
-                                       problems=[Problem("resources.gpu", (
-                                           f"{name} is not in kvplan's GPU catalog; check this "
-                                           "GPU with a kvplan/v1 file"), gpu_line)]))
+    for name in absent:
+        alternatives.append(Target(file=str(path), kind=SCRIPT, line=gpu_line, name=name,
+                                   problems=[Problem("resources.gpu", (
+                                       f"{name} is not in kvplan's GPU catalog; check this GPU "
+                                       "with a kvplan/v1 file"), gpu_line)]))
     notes = [n for n in (_spec_note(spec), service) if n]
     if len(alternatives) == 1:
         one = alternatives[0]
@@ -224,7 +224,7 @@ def _spec_note(spec: Spec | None) -> str | None:
 
 
 def _gpu_note(c: Choice, nodes: int) -> str:
-    over = f" on each of nodes {nodes} ({nodes * c.count} GPUs)" if nodes > 1 else ""
+    over = f" ({c.count} a node on each of nodes {nodes})" if nodes > 1 else ""
     return (f"dstack's {c.name} ({c.memory} GB) is {c.gpu}; $DSTACK_GPUS_NUM = "
             f"{nodes * c.count}{over}")
 
