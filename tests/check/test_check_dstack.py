@@ -156,6 +156,24 @@ def test_gpu_spec_grammar() -> None:
         "GPUs by those to have them checked")
 
 
+def test_vllm_demo_server_is_read_as_vllm_serve() -> None:
+    """`python -m vllm.entrypoints.api_server` (vLLM's demo server: the same engine from the
+    same AsyncEngineArgs) is read as `vllm serve`, with a note saying what differs."""
+    lines = _lines(SYN / "demo-server.dstack.yml")
+    assert lines[0] == (
+        "PASS  line 3  demo-server.dstack.yml: starts; holds 9 sequences of 4,096 tokens per "
+        "replica (36,864 tokens in the pool); capacity against traffic not checked "
+        "(llama-3.1-8b, vllm (default version))")
+    assert lines[2] == (
+        "      note: python -m vllm.entrypoints.api_server is vLLM's demo server (not for "
+        "production, says its source): it builds the same engine from the same engine "
+        "arguments, read as `vllm serve`; on V1 releases an unstated --max-num-batched-tokens / "
+        "--max-num-seqs takes the scheduler's own defaults (2,048 / 128), at most serve's, so "
+        "the pool kvplan books with serve's is at most the engine's; options are checked "
+        "against the OpenAI server's table, which also holds options the demo server does not "
+        "take (--api-key, --chat-template, ...)")
+
+
 def test_detection_takes_run_configurations_only() -> None:
     from kvplan.check.manifests.dstack import is_config
 

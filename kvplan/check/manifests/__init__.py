@@ -191,9 +191,9 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
 site_targets = _targets  # the shell-script reader (shell.py) turns its sites into targets too
 
 
-SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server, python -m "
-           "sglang.launch_server, sglang serve, python -m dynamo.vllm / dynamo.sglang, "
-           "trtllm-serve")
+SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server (or the demo "
+           "vllm.entrypoints.api_server), python -m sglang.launch_server, sglang serve, python "
+           "-m dynamo.vllm / dynamo.sglang, trtllm-serve")
 
 
 def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None,
