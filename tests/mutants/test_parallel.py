@@ -191,3 +191,42 @@ def test_advice_keeps_a_stated_node_count():
     # a stated node count is kept for a TP of exactly one node, too
     assert advise(size(replace(quarter, nodes=2)), [], size).suggestions[0] == (
         "--tp 4 --nodes 2: 1 users per replica of 4 GPUs")
+
+
+def _tray(tp: int, need: int) -> str:
+    return (f"tensor parallelism {tp} spans more than one node of 4 GPUs: one compute tray (one "
+            f"host) holds 4 GPUs, and the NVLink domain of 72 GPUs lets tensor parallelism span "
+            f"{need} trays as one multi-node engine; state the node count ({need}), or use --tp 4 "
+            f"or less with more replicas")
+
+
+@pytest.mark.parametrize(("tp", "message"), [
+    (8, _tray(8, 2)),
+    # ceil(6 / 4) = 2 trays, not 6 // 4 = 1
+    (6, _tray(6, 2)),
+    # the whole domain: 72 / 4 = 18 trays (tp == nvlink_domain is inside it)
+    (72, _tray(72, 18)),
+    # one past the domain: the plain refusal, no tray count
+    (73, "tensor parallelism 73 spans more than one node of 4 GPUs; state the node count, or "
+         "use --tp 4 or less with more replicas"),
+])
+def test_an_nvlink_domain_of_trays_names_the_trays_to_span(tp: int, message: str):
+    # GB200/GB300 NVL72 (hardware_specs/gb200.yaml: gpus_per_node 4, nvlink_domain_gpus 72);
+    # DeepSeek-V3's latent attention has no KV-head rule; with 72 x 73 = 5,256 query heads
+    # every TP here divides them, so only the node rule speaks
+    wide = DEEPSEEK.model_copy(update={"num_attention_heads": 72 * 73})
+    with pytest.raises(InputError) as err:
+        check_parallelism(wide, tp, gpus_per_node=4, nvlink_domain=72)
+    assert str(err.value) == message
+    # without a domain the same TP gets the plain refusal
+    with pytest.raises(InputError) as err:
+        check_parallelism(wide, tp, gpus_per_node=4)
+    assert str(err.value).startswith(f"tensor parallelism {tp} spans more than one node of 4 GPUs;")
+
+
+def test_size_passes_the_gpu_s_nvlink_domain():
+    gb200 = load_hardware("gb200")
+    assert (gb200.gpus_per_node, gb200.nvlink_domain_gpus) == (4, 72)
+    with pytest.raises(InputError) as err:
+        size(SizeRequest(model=LLAMA, gpu=gb200, context_tokens=8192, tp=8))
+    assert str(err.value) == _tray(8, 2)
