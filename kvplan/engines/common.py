@@ -9,6 +9,8 @@ from kvplan.capacity.kv import Precision, layer_bytes_per_token, pipeline_stages
 from kvplan.capacity.parallel import ep_weight_saving
 from kvplan.capacity.plan import SizeRequest, SizeResult, weights_bytes_per_gpu
 from kvplan.engines.interface import Steps
+from kvplan.engines.mxfp4_hopper import LAYOUTS as TRITON_HOPPER_LAYOUTS
+from kvplan.engines.mxfp4_hopper import triton_hopper_weights_bytes
 from kvplan.specs.schema import LayerKind, ModelSpec
 from kvplan.units import GIB, DType, ceil_div
 
@@ -105,7 +107,8 @@ ROUTER_BYTES = 2
 # scale per 32 weights; attention, router, embeddings and the experts' biases stay bf16. The
 # engine pads each expert's intermediate size (per TP rank) and hidden size to its kernel's
 # alignment (vLLM mxfp4.py create_weights): Marlin 128 / 256, FlashInfer on Blackwell 256 / 256,
-# FlashInfer on Hopper 128 / 128, Triton 64 / 1 (hidden not padded).
+# FlashInfer on Hopper 128 / 128, Triton 64 / 1 (hidden not padded); vLLM's Triton layout on
+# Hopper swizzles and pads further (kvplan.engines.mxfp4_hopper, the kernels named there).
 # Checked: gpt-oss-120b on one H100 with Marlin (vLLM 0.10.1) loads 65.9651 GiB (log 12);
 # modelled 65.91 GiB.
 MXFP4_BLOCK = 32
@@ -122,6 +125,8 @@ def is_mxfp4(req: SizeRequest) -> bool:
 
 def mxfp4_weights_bytes(req: SizeRequest, kernel: str = "none") -> int:
     """Per-GPU bytes of an MXFP4 MoE checkpoint: padded 4-bit experts + scales, bf16 rest."""
+    if kernel in TRITON_HOPPER_LAYOUTS:
+        return triton_hopper_weights_bytes(req, TRITON_HOPPER_LAYOUTS[kernel])
     m = req.model
     assert m.moe is not None and m.moe.moe_intermediate_size is not None
     inter_align, hidden_align = MXFP4_ALIGN[kernel]

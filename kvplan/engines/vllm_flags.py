@@ -8,6 +8,7 @@ from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import gib, is_mxfp4, weights_bytes, weights_how
 from kvplan.engines.encoder_cache import encoder_cache_note
 from kvplan.engines.interface import EngineSettings, parse_version
+from kvplan.engines.mxfp4_hopper import LAYOUTS as TRITON_HOPPER_LAYOUTS
 from kvplan.engines.vllm_load_blocks import scoped, slack_bytes, slack_how
 from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how, rotary_cache_note
 from kvplan.engines.vllm_series import DEFAULT_VERSION, mxfp4_kernel
@@ -29,11 +30,10 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
     m = s.measured
     if m.weights_bytes is not None:
         return m.weights_bytes, "measured (log)"
-    kernel = mxfp4_kernel(req.gpu.name)
+    kernel = mxfp4_kernel(req.gpu.name, s.version, req.gpu.label, req.gpu.device_names)
     whole16 = router_whole_16(s.version)
     weights = weights_bytes(req, None, kernel, whole16)
-    how = (f"gpt-oss MXFP4 experts padded for the {kernel} kernel + bf16 rest" if is_mxfp4(req)
-           else weights_how(req, whole16))
+    how = (mxfp4_how(kernel) if is_mxfp4(req) else weights_how(req, whole16))
     if req.ep is not None and req.ep > req.tp:
         how += f", experts / {req.ep} (expert parallelism)"
     rotary = rotary_cache_bytes(req.model, s.version)  # kvplan.engines.vllm_rotary
@@ -52,6 +52,13 @@ def weights_for(req: SizeRequest, s: EngineSettings) -> tuple[int, str]:
         weights = max(0, weights - s.cpu_offload_bytes)
         how += f" - {gib(s.cpu_offload_bytes)} offloaded to the CPU (--cpu-offload-gb)"
     return weights, how
+
+
+def mxfp4_how(kernel: str) -> str:
+    """The explanation's words for gpt-oss's MXFP4 weights laid out for `kernel`."""
+    if kernel in TRITON_HOPPER_LAYOUTS:
+        return TRITON_HOPPER_LAYOUTS[kernel].how()
+    return f"gpt-oss MXFP4 experts padded for the {kernel} kernel + bf16 rest"
 
 
 def draft_block_bytes(req: SizeRequest, s: EngineSettings, groups: int, v1: bool) -> int:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from kvplan.engines.interface import parse_version
+from kvplan.engines.mxfp4_hopper import triton_hopper_layout
+from kvplan.engines.vllm_tp_workspaces import nvswitch_generation
 from kvplan.engines.vllm_v0_early import early_batched_tokens
 from kvplan.units import GIB
 
@@ -272,12 +274,22 @@ def mla_block_size(gpu_name: str, block: int, v1: bool) -> int:
     return block
 
 
-def mxfp4_kernel(gpu_name: str) -> str:
-    """The MXFP4 MoE kernel vLLM pads gpt-oss experts for: FlashInfer on Blackwell, else Marlin.
-
-    (Hopper may use Triton kernels, which pad less: the Marlin layout is the upper end there.)
-    """
-    return "flashinfer-sm100" if gpu_name.lower().startswith(BLACKWELL) else "marlin"
+def mxfp4_kernel(gpu_name: str, version: str | None = None, label: str = "",
+                 device_names: tuple[str, ...] | list[str] = ()) -> str:
+    """The MXFP4 MoE kernel vLLM lays gpt-oss experts out for: FlashInfer on Blackwell; on
+    Hopper the Triton layout from 0.12 (the wheel vendors `triton_kernels`; the layout by release
+    in kvplan.engines.mxfp4_hopper), Marlin before; Marlin elsewhere. The part is read from the
+    catalog name, else from the label and runtime names (a calibration run's GPU built from the
+    log's total keeps those of its `gpu` directive)."""
+    name = gpu_name.lower()
+    generation = nvswitch_generation(label, device_names)
+    if name.startswith(BLACKWELL) or generation == "blackwell":
+        return "flashinfer-sm100"
+    if name.startswith(HOPPER) or generation == "hopper":
+        layout = triton_hopper_layout(parse_version(version or DEFAULT_VERSION) or ())
+        if layout is not None:
+            return layout.kernel
+    return "marlin"
 
 
 def batching_defaults(context_tokens: int, gpu_name: str, fl: Flavour,

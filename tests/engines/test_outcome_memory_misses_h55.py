@@ -74,13 +74,18 @@ def test_outcome_32_logged_figure_names_the_sort_not_flashinfer() -> None:
 
 def test_outcome_32_default_release_is_what_check_plans() -> None:
     """The script names no release: kvplan's default vLLM (0.34.0) samples without the sort
-    (14 B a logit: 2,882,797,568 B) and books Model Runner V2's state and its CUDA graphs:
-    5,474,941,795 B = 5.10 GiB, 146,069 tokens, where 0.11.0 had 1.96 GiB."""
+    (14 B a logit: 2,882,797,568 B) and books Model Runner V2's state and its CUDA graphs; its
+    wheel vendors triton_kernels, so the experts take the Hopper Triton layout (task h56mxfp4):
+    65,543,727,744 + the 33,554,432 B rotary cache = 65,577,282,176 B of weights, 5,209,915,392
+    under Marlin's 70,787,197,568 (kvplan.engines.mxfp4_hopper; tests/engines/
+    test_mxfp4_hopper.py). KV 5,474,941,795 + 5,209,915,392 = 10,684,857,187 B = 9.95 GiB
+    (5.10 GiB with Marlin until then), where 0.11.0 had 1.96 GiB."""
     row = _size(*SERVE_32)
     assert row["engine_version"] == "0.34.0"
     assert row["activation_bytes"] == 1024 * 201_088 * 14
-    assert row["kv_cache_bytes"] == 5_474_941_795
-    assert row["kv_cache_tokens"] == 146_069 and row["starts"] is True
+    assert row["weights_bytes"] == 65_543_727_744 + 33_554_432
+    assert row["kv_cache_bytes"] == 5_474_941_795 + 5_209_915_392 == 10_684_857_187
+    assert row["kv_cache_tokens"] == 285_072 and row["starts"] is True
 
 
 def test_outcome_34_bare_weights_exceed_the_static_fraction_of_an_l40() -> None:

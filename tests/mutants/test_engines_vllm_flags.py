@@ -26,7 +26,9 @@ def _req(model: str = "llama-3-8b", gpu: str = "h100", **kw: object) -> SizeRequ
 
 
 def test_weights_for_gpt_oss_mxfp4_by_kernel():
-    # gpt-oss-20b on an H100: Marlin pads the expert intermediate 2,880 to 2,944 (x 128) and
+    # gpt-oss-20b on an A100 (Marlin; on an H100 from 0.12 the Triton layout,
+    # tests/engines/test_mxfp4_hopper.py): Marlin pads the expert intermediate 2,880 to 2,944
+    # (x 128) and
     # hidden 2,880 to 3,072 (x 256): (3 x 2,944 x 3,072 = 27,131,904 weights) x 136 / 256 bits
     # = 14,413,824 B an expert, x 24 layers x 32 experts = 11,069,816,832; the bf16 rest
     # (20,914,757,184 - 24 x 32 x 3 x 2,880 x 2,880 = 1,804,459,584 params) x 2 B =
@@ -39,7 +41,7 @@ def test_weights_for_gpt_oss_mxfp4_by_kernel():
         "; torch's whole blocks not booked (MXFP4 experts: not laid out tensor by tensor): vLLM "
         "loads under max_split_size_mb 20, so up to 2 MiB more a tensor of 20 MiB or more, at "
         "most 205,520,896 B here (2 MiB x 98 tensors)")
-    weights, how = weights_for(_req("gpt-oss-20b"), EngineSettings(engine=Engine.vllm))
+    weights, how = weights_for(_req("gpt-oss-20b", "a100-80gb"), EngineSettings(engine=Engine.vllm))
     assert (weights, how) == (14_712_290_432,
                               "gpt-oss MXFP4 experts padded for the marlin kernel + bf16 rest" + rope)
     # on a B200 FlashInfer pads both to 3,072: 28,311,552 x 136 / 256 = 15,040,512 an expert:
