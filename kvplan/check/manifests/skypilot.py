@@ -249,8 +249,10 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
         given["SKYPILOT_NUM_GPUS_PER_NODE"] = str(c.count)
     found, refused = sites(path, text, given)
     for site in found:
-        if site.kind != "shell command":
-            continue  # a `docker run` in the task hands over its own --gpus
+        if site.kind != "shell command":  # a `docker run` in the task: its own --gpus (`all`:
+            if c is not None:  # the node's, the candidate's count) on the candidate's GPU
+                _docker_on(site, c, nodes)
+            continue
         container = site.pod["containers"][0]
         if releases and not image:
             site.releases = releases
@@ -267,6 +269,17 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
             site.gpu = (str(c.gpu), f"resources.accelerators {c.label}")
             site.pods_per_engine = nodes
     return found, refused
+
+
+def _docker_on(site: Any, c: Candidate, nodes: int) -> None:
+    """A `docker run` site on candidate `c`: its GPU is the candidate's and `--gpus all` hands
+    over the node's count (task h56review: the GPU was left unnamed, every catalog GPU listed)."""
+    limits = site.pod["containers"][0].get("resources", {}).get("limits", {})
+    for key, value in limits.items():
+        if value == "all":
+            limits[key] = c.count
+    site.gpu = (str(c.gpu), f"resources.accelerators {c.label}")
+    site.pods_per_engine = nodes
 
 
 def _site_targets(path: Path, found: list[Any], refused: list[Target],
