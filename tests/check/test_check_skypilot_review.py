@@ -22,3 +22,39 @@ def test_a_docker_run_is_on_the_tasks_accelerators() -> None:
     the GPU is the candidate's and `all` is the node's 1 GPU, too few for TP 2."""
     assert _lines(SYN / "docker-run.yaml") == [
         "ERROR line 7: --gpus: tensor 2 needs 2 GPUs but the engine has 1 (--gpus all)"]
+
+
+def test_any_of_and_ordered_options_lie_over_the_top_level() -> None:
+    """SkyPilot lays each any_of / ordered option over the top-level resources (sky/resources.py
+    `_override_resources`, skypilot-org/skypilot, code index id 735762845): an option's own
+    accelerators replace the top level's, and an option with none (and no top-level ones) is a
+    machine without GPUs. First measured: an `ordered` option `cloud: gcp` was dropped in
+    silence (PASS on H100:1 alone), and a top-level A100:8 was checked beside options that
+    replace it."""
+    lines = _lines(SYN / "ordered-no-gpu.yaml")
+    assert lines[0] == (
+        "WARN  line 5  ordered-no-gpu.yaml: starts on: H100:1; would not start on: "
+        "resources.ordered option 2 (no accelerators) (not checked) (SkyPilot may launch any of "
+        "them; drop the candidates it does not start on) (qwen2.5-7b, vllm (default version))")
+    assert lines[-1] == (
+        "      note: resources.ordered option 2 (no accelerators): not checked: SkyPilot may "
+        "launch this option on a machine without GPUs, where no engine of this task runs; name "
+        "its accelerators")
+    lines = _lines(SYN / "any-of-overrides.yaml")
+    assert lines[0] == (
+        "WARN  line 6  any-of-overrides.yaml: starts on: H100:1; would not start on: T4:1 "
+        "(SkyPilot may launch any of them; drop the candidates it does not start on) "
+        "(qwen2.5-7b, vllm (default version))")
+    assert lines[1] == (
+        "      note: top-level resources.accelerators A100:8: every resources.any_of option names "
+        "its own accelerators, which replace it (SkyPilot lays each option over the top level), "
+        "so it is launched by none: not checked")
+
+
+def test_an_option_that_is_no_mapping_is_refused(tmp_path: Path) -> None:
+    """`any_of: [H100:1]` (a name where SkyPilot wants a mapping) was skipped, and the task
+    refused as naming no accelerators."""
+    f = tmp_path / "t.yaml"
+    f.write_text("resources:\n  any_of:\n    - H100:1\nrun: |\n  vllm serve Qwen/Qwen2.5-7B\n")
+    assert _lines(f) == ["ERROR line 3: resources.any_of: option 1, 'H100:1', is not a mapping "
+                         "of resources (accelerators: ..., cloud: ...)"]

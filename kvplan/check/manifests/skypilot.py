@@ -23,7 +23,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.manifests.skypilot_gpus import SKYPILOT_GPUS, Candidate, candidates
+from kvplan.check.manifests.skypilot_gpus import (
+    SKYPILOT_GPUS,
+    Candidate,
+    candidates,
+    overridden,
+)
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -133,6 +138,7 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     found, bad = candidates(data, doc)
     problems += bad
     image, notes = _image(data, doc)
+    notes += [n for n in (overridden(data),) if n]
     releases, said = _releases(data)
     notes += said
     base = Target(file=str(path), kind=SCRIPT, line=doc.line("run") or doc.start_line)
@@ -152,12 +158,14 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     each: list[Candidate | None] = list(found) or [None]  # None: --gpu, no accelerators
     for c in each:
         if c is not None and c.gpu is None:
+            why = ("SkyPilot may launch this option on a machine without GPUs, where no "
+                   "engine of this task runs; name its accelerators" if c.where else
+                   f"{c.name!r} is not in kvplan's table of SkyPilot GPU names "
+                   f"({', '.join(sorted(SKYPILOT_GPUS))}); name one of them, or check this GPU "
+                   "with a kvplan/v1 file")
             alternatives.append(Target(file=str(path), kind=SCRIPT, line=c.line, name=c.label,
-                                       problems=[Problem("resources.accelerators", (
-                                           f"{c.name!r} is not in kvplan's table of SkyPilot "
-                                           f"GPU names ({', '.join(sorted(SKYPILOT_GPUS))}); "
-                                           "name one of them, or check this GPU with a "
-                                           "kvplan/v1 file"), c.line)]))
+                                       problems=[Problem("resources.accelerators", why,
+                                                         c.line)]))
             continue
         sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
         if not sites and not refused:
