@@ -58,3 +58,12 @@ def test_an_option_that_is_no_mapping_is_refused(tmp_path: Path) -> None:
     f.write_text("resources:\n  any_of:\n    - H100:1\nrun: |\n  vllm serve Qwen/Qwen2.5-7B\n")
     assert _lines(f) == ["ERROR line 3: resources.any_of: option 1, 'H100:1', is not a mapping "
                          "of resources (accelerators: ..., cloud: ...)"]
+
+
+def test_the_else_of_a_decided_if_is_said_as_the_else() -> None:
+    """The head node's server in the else of `if [ "${SKYPILOT_NODE_RANK}" != "0" ]`: first
+    noted as 'inside the `if` of line 8, which holds: ... != 0', a test that fails there."""
+    lines = _lines(SYN / "else-head.yaml")
+    assert lines[0].startswith("PASS  line 11  else-head.yaml: starts; holds 406 sequences")
+    assert lines[1] == ("      note: inside the `if` of line 8, in its else branch, as "
+                        "${SKYPILOT_NODE_RANK} != 0 with SKYPILOT_NODE_RANK=0 fails")

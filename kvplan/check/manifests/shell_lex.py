@@ -252,6 +252,8 @@ def read_script(text: str, given: dict[str, str] | None = None) -> Script:
                 cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
                 if first == "else" and cond in runs:
                     runs[cond] = not runs[cond]  # a decided if: the else runs when it did not
+                    if runs[cond]:  # the note says the else runs (h56review: it said 'holds')
+                        out.decided[cond] = f"in its else branch, as {out.decided[cond]} fails"
                 else:
                     runs.pop(cond, None)
                     out.decided.pop(cond, None)
