@@ -67,3 +67,14 @@ def test_the_else_of_a_decided_if_is_said_as_the_else() -> None:
     assert lines[0].startswith("PASS  line 11  else-head.yaml: starts; holds 406 sequences")
     assert lines[1] == ("      note: inside the `if` of line 8, in its else branch, as "
                         "${SKYPILOT_NODE_RANK} != 0 with SKYPILOT_NODE_RANK=0 fails")
+
+
+def test_an_elif_after_a_decided_if_that_holds_does_not_run() -> None:
+    """`if rank -eq 0; then vllm serve A; elif rank -eq 1; then vllm serve B; else sleep; fi`:
+    first refused as '`run` starts 2 servers (lines 8, 10)', the decided if given up at its
+    elif; on the head node the if holds, so neither the elif nor the else runs."""
+    lines = _lines(SYN / "elif-head.yaml")
+    assert lines[0].startswith("PASS  line 8  elif-head.yaml: starts; holds 406 sequences of "
+                               "8,192 tokens per replica (3,326,688 tokens in the pool)")
+    assert lines[1] == ("      note: inside the `if` of line 7, which holds: $SKYPILOT_NODE_RANK "
+                        "-eq 0 with SKYPILOT_NODE_RANK=0")
