@@ -78,3 +78,11 @@ def test_an_elif_after_a_decided_if_that_holds_does_not_run() -> None:
                                "8,192 tokens per replica (3,326,688 tokens in the pool)")
     assert lines[1] == ("      note: inside the `if` of line 7, which holds: $SKYPILOT_NODE_RANK "
                         "-eq 0 with SKYPILOT_NODE_RANK=0")
+
+
+def test_a_replica_count_below_zero_is_refused() -> None:
+    """`service.replicas: -1` was noted as 'service.replicas: -1 (SkyServe): each replica is one
+    copy of this task' beside a PASS; SkyPilot's service schema wants a count."""
+    assert _lines(SYN / "replicas-negative.yaml") == [
+        "ERROR line 4: service.replicas: -1 is not a count of replicas (a whole number, 0 or "
+        "more)"]

@@ -94,20 +94,37 @@ def _image(data: dict[str, Any], doc: Doc) -> tuple[str, list[str]]:
                 "release is the one installed on it, which the file does not name"]
 
 
-def _service_note(data: dict[str, Any]) -> str | None:
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _service_note(data: dict[str, Any], doc: Doc) -> tuple[str | None, list[Problem]]:
+    """(the note on SkyServe's replica count, problems): a count that is no whole number of 0
+    or more is refused, as SkyPilot's service schema does (replicas an integer, replica_policy
+    min_replicas / max_replicas integers of 0 or more; task h56review: `replicas: -1` was noted
+    as a replica count)."""
     service = data.get("service")
     if not isinstance(service, dict):
-        return None
+        return None, []
     policy = service.get("replica_policy")
     if isinstance(policy, dict):
+        for key in ("min_replicas", "max_replicas"):
+            if key in policy and not _count(policy[key]):
+                return None, [Problem(f"service.replica_policy.{key}", (
+                    f"{policy[key]!r} is not a count of replicas (a whole number, 0 or more)"),
+                    doc.line("service", "replica_policy", key))]
         said = (f"service.replica_policy: {policy.get('min_replicas', '?')} to "
                 f"{policy.get('max_replicas', policy.get('min_replicas', '?'))} replicas")
     elif service.get("replicas") is not None:
+        if not _count(service["replicas"]):
+            return None, [Problem("service.replicas", (
+                f"{service['replicas']!r} is not a count of replicas (a whole number, 0 or "
+                "more)"), doc.line("service", "replicas"))]
         said = f"service.replicas: {service['replicas']}"
     else:
-        return None
+        return None, []
     return (f"{said} (SkyServe): each replica is one copy of this task; the verdict is per "
-            "engine and replicas do not move it")
+            "engine and replicas do not move it"), []
 
 
 def _launch_words(message: str, unset: list[str]) -> str:
@@ -134,6 +151,8 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     text = "\n" * (start - 1) + run
     envs, unset, problems = _envs(data, doc)
     nodes, bad = _nodes(data, doc)
+    problems += bad
+    service, bad = _service_note(data, doc)
     problems += bad
     found, bad = candidates(data, doc)
     problems += bad
@@ -184,7 +203,6 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
         if c is not None:
             target.notes.append(_gpu_note(c, nodes))
         alternatives.append(target)
-    service = _service_note(data)
     if len(alternatives) == 1:
         one = alternatives[0]
         if service and not one.problems:
