@@ -86,3 +86,21 @@ def test_a_replica_count_below_zero_is_refused() -> None:
     assert _lines(SYN / "replicas-negative.yaml") == [
         "ERROR line 4: service.replicas: -1 is not a count of replicas (a whole number, 0 or "
         "more)"]
+
+
+def test_kubernetes_shaped_resources_are_no_task(tmp_path: Path) -> None:
+    """A YAML with `run` and a container's `resources: {limits: {nvidia.com/gpu: 1}}` (no kind)
+    was read as a SkyPilot task: with --gpu it PASSed, its limits never read; SkyPilot has no
+    limits / requests key, so it is no task and is refused as a document kvplan does not read."""
+    from kvplan.check.manifests.skypilot import is_task
+
+    assert not is_task({"run": "vllm serve m", "resources": {"limits": {"nvidia.com/gpu": 1}}})
+    assert not is_task({"run": "vllm serve m", "resources": {"requests": {"cpu": 1}}})
+    assert is_task({"run": "vllm serve m", "resources": {"accelerators": "L4:1"}})
+    f = tmp_path / "t.yaml"
+    f.write_text("run: vllm serve Qwen/Qwen2.5-7B-Instruct\nresources:\n  limits:\n"
+                 "    nvidia.com/gpu: 1\n")
+    report = check_paths([str(f)], default_gpu="h100-sxm-80gb")
+    assert [o.verdict for o in report.outcomes] == ["ERROR"]
+    assert "it is not a Kubernetes object, compose file or chart values kvplan reads" in (
+        report.outcomes[0].problems[0].message)

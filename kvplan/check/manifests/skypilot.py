@@ -35,6 +35,9 @@ from kvplan.deploy.yamldoc import Doc
 
 TASK_KEYS = ("resources", "setup", "envs", "service", "num_nodes")
 _NOT_TASK = ("kind", "apiVersion", "services", "deployment", "version")
+# a Kubernetes container's resources keys, none of SkyPilot's (task h56review: a YAML with `run`
+# and `resources: {limits: {nvidia.com/gpu: 1}}` was read as a task, its limits unread)
+_K8S_RESOURCES = ("limits", "requests", "claims")
 
 
 def is_task(data: Any) -> bool:
@@ -42,6 +45,9 @@ def is_task(data: Any) -> bool:
     num_nodes), none of a Kubernetes object's, a compose file's or a kvplan/v1 file's keys."""
     if not isinstance(data, dict) or any(k in data for k in _NOT_TASK):
         return False
+    res = data.get("resources")
+    if isinstance(res, dict) and any(k in res for k in _K8S_RESOURCES):
+        return False  # a container's resources (limits: nvidia.com/gpu), no SkyPilot key
     return isinstance(data.get("run"), str) and any(k in data for k in TASK_KEYS)
 
 
