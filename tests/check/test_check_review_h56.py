@@ -1,5 +1,6 @@
-"""Task h56review: defects found by running the SkyPilot task reader on odd inputs
-(tests/assets/check/synthetic/skypilot, synthetic files written for each defect)."""
+"""Task h56review: defects found by running the SkyPilot task reader and the production-stack
+values reader on odd inputs (tests/assets/check/synthetic/skypilot and tmp files, synthetic inputs
+written for each defect)."""
 
 from __future__ import annotations
 
@@ -104,3 +105,24 @@ def test_kubernetes_shaped_resources_are_no_task(tmp_path: Path) -> None:
     assert [o.verdict for o in report.outcomes] == ["ERROR"]
     assert "it is not a Kubernetes object, compose file or chart values kvplan reads" in (
         report.outcomes[0].problems[0].message)
+
+
+def test_production_stack_quoted_false_is_said(tmp_path: Path) -> None:
+    """production-stack values with `enablePrefixCaching: "false"` and `enabled: "false"`: the
+    chart's Go template reads a non-empty string as true, so it renders --enable-prefix-caching
+    and the model, as kvplan did, without a word (task h56review); now each is noted."""
+    f = tmp_path / "values.yaml"
+    f.write_text(
+        "servingEngineSpec:\n  modelSpec:\n  - name: llama\n    repository: vllm/vllm-openai\n"
+        "    tag: v0.10.1\n    modelURL: meta-llama/Llama-3.1-8B-Instruct\n    requestGPU: 1\n"
+        "    enabled: \"false\"\n    vllmConfig:\n      enablePrefixCaching: \"false\"\n"
+        "      maxModelLen: 8192\n")
+    lines = [line for o in check_paths([str(f)], default_gpu="l40s").outcomes
+             for line in verdict_lines(o, path=False)]
+    assert lines[0].startswith("PASS  line 3  llama: starts")
+    assert ("      note: vllmConfig.enablePrefixCaching: 'false' is a string, which the chart's "
+            "template reads as true (any non-empty string is): it renders the option on, and so "
+            "kvplan checks it; write false, unquoted, to turn it off") in lines
+    assert ("      note: enabled: 'false' is a string, not false: the chart's `ne "
+            "$modelSpec.enabled false` renders the model, and so kvplan checks it; write false, "
+            "unquoted, to leave it out") in lines
