@@ -126,3 +126,17 @@ def test_production_stack_quoted_false_is_said(tmp_path: Path) -> None:
     assert ("      note: enabled: 'false' is a string, not false: the chart's `ne "
             "$modelSpec.enabled false` renders the model, and so kvplan checks it; write false, "
             "unquoted, to leave it out") in lines
+
+
+def test_the_setup_pin_packages_come_from_the_engine_layer() -> None:
+    """skypilot.py matched `(vllm|sglang)==X` with the engine names written in its own regex
+    (engine-name logic outside the engine layer); the packages are now EngineTraits.pip_package."""
+    import inspect
+
+    from kvplan.check.manifests import skypilot
+    from kvplan.engine_traits import pip_packages
+
+    assert pip_packages() == {"vllm": "vllm", "sglang": "sglang"}
+    assert "vllm|sglang" not in inspect.getsource(skypilot)
+    assert skypilot._releases({"setup": "pip install 'sglang[all]==0.4.6'"})[0] == {
+        "sglang": ("0.4.6", "setup installs sglang[all]==0.4.6: sglang 0.4.6")}

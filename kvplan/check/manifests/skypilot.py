@@ -32,6 +32,7 @@ from kvplan.check.manifests.skypilot_gpus import (
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
+from kvplan.engine_traits import pip_packages
 
 TASK_KEYS = ("resources", "setup", "envs", "service", "num_nodes")
 _NOT_TASK = ("kind", "apiVersion", "services", "deployment", "version")
@@ -238,7 +239,9 @@ def _no_engine(base: Target, run: str, engine: str | None) -> list[Target] | Non
     return [base]
 
 
-_PIN = re.compile(r"\b(vllm|sglang)(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
+# `pip install vllm==0.6.6` / `"sglang[all]==0.4.6"`: the packages from the engine layer
+_PIN = re.compile(r"\b(" + "|".join(map(re.escape, pip_packages())) +
+                  r")(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
 
 
 def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[str]]:
@@ -255,7 +258,7 @@ def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[st
         if "pip install" not in line or line.lstrip().startswith("#"):
             continue
         for m in _PIN.finditer(line):
-            engine, op, version = m.group(1), m.group(2), m.group(3)
+            engine, op, version = pip_packages()[m.group(1)], m.group(2), m.group(3)
             said = f"setup installs {m.group(0).strip()}"
             if op != "==":
                 notes.append(f"{said}: a range, not a release; the {engine} profile's default "
