@@ -52,6 +52,10 @@ class EngineTraits:
     # the pip package whose exact pin (`pip install vllm==0.6.6`) names the release installed
     # (a SkyPilot task's setup, kvplan.check.manifests.skypilot)
     pip_package: str | None = None
+    # `python -m MODULE` of a demo server that builds the same engine from the same engine
+    # arguments, read as the server is, with its note (kvplan.check.manifests.engine)
+    demo_modules: tuple[str, ...] = ()
+    demo_note: str = ""
 
     # -- how its parser reads options (kvplan.check.argv)
     # vLLM's FlexibleArgumentParser: `_` and `-` alike in a long option's name
@@ -117,12 +121,29 @@ class EngineTraits:
         return fn
 
 
+# vllm/entrypoints/api_server.py (vllm-project/vllm at 03f86117): "used only for demonstrating
+# usage of AsyncEngine"; its parser adds AsyncEngineArgs.add_cli_args to host / port / SSL /
+# root-path / log-level, and init_app builds AsyncLLMEngine.from_engine_args(
+# AsyncEngineArgs.from_cli_args(args), usage_context=UsageContext.API_SERVER): the engine and
+# its arguments are the OpenAI server's. The usage context is not: V1's batch defaults
+# (EngineArgs.get_batch_defaults, vllm_entrypoint.py's table) list LLM_CLASS and
+# OPENAI_API_SERVER only, so unstated batched tokens / sequences fall to SchedulerConfig's
+# defaults (2,048 / 128), never above serve's.
+_VLLM_DEMO = (
+    "python -m vllm.entrypoints.api_server is vLLM's demo server (not for production, says its "
+    "source): it builds the same engine from the same engine arguments, read as `vllm serve`; "
+    "on V1 releases an unstated --max-num-batched-tokens / --max-num-seqs takes the scheduler's "
+    "own defaults (2,048 / 128), at most serve's, so the pool kvplan books with serve's is at "
+    "most the engine's; options are checked against the OpenAI server's table, which also "
+    "holds options the demo server does not take (--api-key, --chat-template, ...)")
+
 _TRAITS = (
     EngineTraits(name="ideal"),
     EngineTraits(
         name="vllm", title="vLLM", serving=True, name_words=("vllm",),
         log_measures=("kv_gib", "kv_in_use_gib", "activation_gib", "peak_torch_gib"),
         command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",), pip_package="vllm",
+        demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
         short_o=True, served_name_flag="--served-model-name", config_no_key_since="0.12.0",
         config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,

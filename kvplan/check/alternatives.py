@@ -1,8 +1,9 @@
 """One deployment that its launcher may place on any of several GPUs (a SkyPilot task's
-candidate accelerators, `{L4:1, A100:1}`): each candidate is judged as its own deployment and
-the verdict says on which it starts. PASS when it starts on every candidate, FAIL when on none,
-WARN when on some (the launcher may pick one it does not start on) or when a candidate could
-not be checked (named in a note); ERROR when none could be checked."""
+candidate accelerators, `{L4:1, A100:1}`; the GPUs a dstack `resources.gpu: 24GB` matches):
+each candidate is judged as its own deployment and the verdict says on which it starts. PASS
+when it starts on every candidate, FAIL when on none, WARN when on some (the launcher may pick
+one it does not start on) or when a candidate could not be checked (named in a note); ERROR
+when none could be checked."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from kvplan.check.target import Target
 from kvplan.deploy import Problem
 
 # a candidate's own GPU notes, said by the verdict's list of candidates
-OWN = ("SkyPilot's ", "resources.accelerators ")
+OWN = ("SkyPilot's ", "resources.accelerators ", "dstack's ", "resources.gpu ")
 
 
 def _why(o: Outcome) -> str:
@@ -63,7 +64,7 @@ def judge_alternatives(target: Target, judge: Callable[[Target], Outcome]) -> Ou
     for n, o in judged:
         if o.verdict == WARN and o.summary:
             out.notes.append(f"{n}: {o.summary}")
-    said = "SkyPilot may launch any of them"
+    said = f"{target.launcher or 'its launcher'} may launch any of them"
     if not starts:
         out.verdict = FAIL
         out.reasons = [f"does not start on any candidate GPU ({', '.join(n for n, _ in fails)}"

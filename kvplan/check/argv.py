@@ -163,7 +163,8 @@ def server_start(words: list[str]) -> tuple[str, str, int, bool] | None:
         if tok == "-m":
             module = nxt.removesuffix(".py")
             for t in TRAITS.values():
-                if module in t.modules or module.startswith(t.module_prefixes):
+                if module in (*t.modules, *t.demo_modules) or \
+                        module.startswith(t.module_prefixes):
                     return t.name, f"python -m {module}", i + 2, False
             for t in TRAITS.values():
                 if t.dynamo_module is not None and module == t.dynamo_module:

@@ -69,6 +69,7 @@ class Target:
     # the same deployment on each GPU the file lets its launcher pick (a SkyPilot task's
     # candidate accelerators): judged one by one, one verdict (kvplan.check.alternatives)
     alternatives: list[Target] = field(default_factory=list)
+    launcher: str = ""  # who picks among the alternatives (SkyPilot, dstack)
 
     @property
     def manifest(self) -> bool:

@@ -53,12 +53,14 @@ def _lines(name: str) -> list[str]:
 NO_GPU = "nvidia.com/gpu: the server container sets no nvidia.com/gpu limit; add " \
     "resources.limits nvidia.com/gpu: 1"
 NO_SERVER = ("is for an inference engine, but none of its containers starts a server kvplan "
-             "reads (vllm serve, python -m vllm.entrypoints.openai.api_server, python -m "
-             "sglang.launch_server, sglang serve, python -m dynamo.vllm / dynamo.sglang, "
-             "trtllm-serve); check the pods it renders (kubectl get pod -o yaml)")
+             "reads (vllm serve, python -m vllm.entrypoints.openai.api_server (or the demo "
+             "vllm.entrypoints.api_server), python -m sglang.launch_server, sglang serve, python "
+             "-m dynamo.vllm / dynamo.sglang, trtllm-serve); check the pods it renders (kubectl "
+             "get pod -o yaml)")
 NOT_READ = ("but not through a server command kvplan reads (vllm serve, python -m "
-            "vllm.entrypoints.openai.api_server, python -m sglang.launch_server, sglang serve, "
-            "python -m dynamo.vllm / dynamo.sglang, trtllm-serve)")
+            "vllm.entrypoints.openai.api_server (or the demo vllm.entrypoints.api_server), python "
+            "-m sglang.launch_server, sglang serve, python -m dynamo.vllm / dynamo.sglang, "
+            "trtllm-serve)")
 
 FAILURES = {
     "rayservice.yaml": [

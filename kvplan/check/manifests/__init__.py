@@ -17,6 +17,7 @@ from typing import Any
 
 from kvplan.check.manifests import (
     compose,
+    dstack,
     dynamo,
     helm_values,
     kserve,
@@ -109,6 +110,8 @@ FORMATS: tuple[Format, ...] = (
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
     Format("SkyPilot task YAML (sky launch, sky serve)", "skypilot", (), lambda data, doc: [],
            skypilot.is_task),
+    Format("dstack run configuration (type: service, task)", "dstack", (), lambda data, doc: [],
+           dstack.is_config),
 )
 BY_KIND: dict[str, Format] = {k: f for f in FORMATS if not f.group for k in f.kinds}
 BY_GROUP_KIND: dict[tuple[str, str], Format] = {(f.group, k): f for f in FORMATS if f.group
@@ -188,9 +191,9 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
 site_targets = _targets  # the shell-script reader (shell.py) turns its sites into targets too
 
 
-SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server, python -m "
-           "sglang.launch_server, sglang serve, python -m dynamo.vllm / dynamo.sglang, "
-           "trtllm-serve")
+SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server (or the demo "
+           "vllm.entrypoints.api_server), python -m sglang.launch_server, sglang serve, python "
+           "-m dynamo.vllm / dynamo.sglang, trtllm-serve")
 
 
 def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None,
@@ -291,6 +294,8 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         (f for f in FORMATS if f.detect is not None and f.detect(data)), None))
     if fmt is not None and fmt.module == "skypilot":  # a task's run script, on each GPU
         return skypilot.targets(doc, path, side_cache, default_gpu)
+    if fmt is not None and fmt.module == "dstack":  # the commands, on each candidate GPU
+        return dstack.targets(doc, path, side_cache, default_gpu)
     if fmt is not None:
         sites = _read(fmt, data, doc, path)
         if kind:  # the object's metadata or annotations (kvplan.io/...) of the wrong type

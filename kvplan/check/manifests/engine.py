@@ -131,6 +131,9 @@ def read_options(
     from kvplan.check.manifests.config_file import merge_config_file
 
     origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest, script)
+    demo = traits(inv.engine)
+    if any(inv.entry == f"python -m {m}" for m in demo.demo_modules):
+        notes.append(demo.demo_note)
     for flag, line, hint in parsed.unknown:
         src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
         text = f"{name} {version} has no option {flag}{src}{hint}"

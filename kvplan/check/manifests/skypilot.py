@@ -167,14 +167,15 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     notes += [n for n in (overridden(data),) if n]
     releases, said = _releases(data)
     notes += said
-    base = Target(file=str(path), kind=SCRIPT, line=doc.line("run") or doc.start_line)
+    base = Target(file=str(path), kind=SCRIPT, line=doc.line("run") or doc.start_line,
+                  launcher="SkyPilot")
     if problems:
         base.problems = problems
         return [base]
     if not found and default_gpu is None:
         sites, refused = _read(path, text, envs, None, nodes, image, doc)
         if not sites and not refused:
-            return _no_engine(base, run, mentions_engine(run))
+            return no_engine(base, "run", run, mentions_engine(run))
         base.problems = [Problem("resources.accelerators", (
             "the task names no accelerators: SkyPilot launches it on a machine without "
             "GPUs; name them (resources: accelerators: H100:1) or pass --gpu"),
@@ -195,7 +196,7 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
             continue
         sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
         if not sites and not refused:
-            return _no_engine(base, run, mentions_engine(run))
+            return no_engine(base, "run", run, mentions_engine(run))
         got = _site_targets(path, sites, refused, side_cache, default_gpu, unset)
         if len(got) > 1:
             lines = ", ".join(str(t.line) for t in got)
@@ -229,12 +230,13 @@ def _gpu_note(c: Candidate, nodes: int) -> str:
             f"{c.count}{over}")
 
 
-def _no_engine(base: Target, run: str, engine: str | None) -> list[Target] | None:
+def no_engine(base: Target, key: str, script: str, engine: str | None) -> list[Target] | None:
+    """None for a script that names no engine; else its refusal: no server kvplan reads."""
     if engine is None:
         return None
     from kvplan.check.manifests import SERVERS
 
-    base.problems = [Problem("run", f"`run` mentions {engine}, but none of its commands starts "
+    base.problems = [Problem(key, f"`{key}` mentions {engine}, but none of its commands starts "
                              f"a server kvplan reads ({SERVERS})", base.line)]
     return [base]
 
