@@ -49,6 +49,9 @@ class EngineTraits:
     modules: tuple[str, ...] = ()  # `python -m MODULE`, the whole name
     module_prefixes: tuple[str, ...] = ()  # `python -m MODULE...`, any name starting so
     dynamo_module: str | None = None  # `python -m dynamo.ENGINE`: Dynamo adds its options
+    # the pip package whose exact pin (`pip install vllm==0.6.6`) names the release installed
+    # (a SkyPilot task's setup, kvplan.check.manifests.skypilot)
+    pip_package: str | None = None
     # `python -m MODULE` of a demo server that builds the same engine from the same engine
     # arguments, read as the server is, with its note (kvplan.check.manifests.engine)
     demo_modules: tuple[str, ...] = ()
@@ -139,7 +142,7 @@ _TRAITS = (
     EngineTraits(
         name="vllm", title="vLLM", serving=True, name_words=("vllm",),
         log_measures=("kv_gib", "kv_in_use_gib", "activation_gib", "peak_torch_gib"),
-        command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",),
+        command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",), pip_package="vllm",
         demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
         short_o=True, served_name_flag="--served-model-name", config_no_key_since="0.12.0",
@@ -151,6 +154,7 @@ _TRAITS = (
         name="sglang", title="SGLang", serving=True, log_measures=("before_gib", "after_gib"),
         name_words=("sglang",),
         command="sglang", modules=("sglang.launch_server",), dynamo_module="dynamo.sglang",
+        pip_package="sglang",
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
         expert_within_tensor=True, starts_short=True,
@@ -192,3 +196,8 @@ def engine_words() -> tuple[tuple[str, str], ...]:
     """(word, display name) for each word that names a serving engine in an image or service
     name, in the order messages name the engines: vllm, sglang, trtllm, tensorrt."""
     return tuple((w, TRAITS[n].said) for n in SERVING for w in TRAITS[n].name_words)
+
+
+def pip_packages() -> dict[str, str]:
+    """pip package -> serving engine, for the packages whose pin kvplan reads as a release."""
+    return {TRAITS[n].pip_package or "": n for n in SERVING if TRAITS[n].pip_package}

@@ -136,6 +136,13 @@ def base_hint(ref: str) -> str:
     LLM-Research, unsloth's re-uploads); '' when it names none or is the catalog's own id."""
     ref = ref.strip().rstrip("/")
     name = ref.rsplit("/", 1)[-1]
+    before, colon, tag = name.partition(":")
+    if colon and tag and not is_gguf_type(tag) and not before.lower().endswith(("gguf", "ggml")):
+        found = entry_for(before)  # `llama-3.1-8b:free` was 'a free GGUF build' (h56review)
+        if found is not None:
+            return (f"':{tag}' after it is not a GGUF type (Q4_K_M, Q8_0, F16 ...) and names "
+                    f"nothing kvplan reads; {before} is the catalog's {found[0]}: plan "
+                    f"`{found[0]}`")
     base, width, gtype = _read(name)
     found = entry_for(base) if base else None
     if found is None:

@@ -154,6 +154,31 @@ def _not_rendered(data: dict[str, Any], ms: dict[str, Any]) -> list[str]:
     return out
 
 
+# keys the chart tests by Go template truth, where a quoted "false" is a non-empty string: true
+TRUTH_KEYS = (("", ("enableLoRA", "enableTool")),
+              ("vllmConfig.", ("enableChunkedPrefill", "enablePrefixCaching")))
+
+
+def quoted_false(ms: dict[str, Any], cfg: dict[str, Any]) -> list[str]:
+    """A note for a switch written as the string "false" (or "no", "off", "0"): the chart's `if`
+    reads any non-empty string as true, so it renders the option on, as kvplan checks it (task
+    h56review: `enablePrefixCaching: "false"` rendered --enable-prefix-caching, unsaid)."""
+    out = []
+    for prefix, keys in TRUTH_KEYS:
+        held = cfg if prefix else ms
+        for key in keys:
+            value = held.get(key)
+            if isinstance(value, str) and value.strip().lower() in ("false", "no", "off", "0"):
+                out.append(f"{prefix}{key}: {value!r} is a string, which the chart's template "
+                           "reads as true (any non-empty string is): it renders the option on, "
+                           "and so kvplan checks it; write false, unquoted, to turn it off")
+    if isinstance(ms.get("enabled"), str) and ms["enabled"].strip().lower() == "false":
+        out.append("enabled: 'false' is a string, not false: the chart's `ne $modelSpec.enabled "
+                   "false` renders the model, and so kvplan checks it; write false, unquoted, "
+                   "to leave it out")
+    return out
+
+
 def is_values(data: dict[str, Any]) -> bool:
     spec = data.get("servingEngineSpec")
     return isinstance(spec, dict) and isinstance(spec.get("modelSpec"), list)
@@ -205,7 +230,7 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
         site.problems = bad
         site.group, site.line_at = i, at
         site.notes += (_lmcache_note(ms.get("lmcacheConfig")) + unrendered(cfg, ray)
-                       + _not_rendered(data, ms))
+                       + _not_rendered(data, ms) + quoted_false(ms, cfg))
         out.append(site)
     return out
 

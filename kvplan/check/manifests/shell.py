@@ -206,8 +206,9 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
             continue
         notes: list[str] = []
         if cmd.conditional in script.decided:
-            notes.append(f"inside the `if` of line {cmd.conditional}, which holds: "
-                         f"{script.decided[cmd.conditional]}")
+            said = script.decided[cmd.conditional]
+            notes.append(f"inside the `if` of line {cmd.conditional}, "
+                         + (said if said.startswith("in its else") else f"which holds: {said}"))
         elif cmd.conditional:
             notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
         if run is not None:

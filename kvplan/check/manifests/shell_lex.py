@@ -216,6 +216,7 @@ def read_script(text: str, given: dict[str, str] | None = None) -> Script:
     saved: list[tuple[Cwd, list[Cwd], dict[str, str], set[str]]] = []  # outside each subshell
     lexer = _Lexer()
     runs: dict[int, bool] = {}  # a decided if's line -> whether the branch being read runs
+    after_taken: set[int] = set()  # decided ifs whose first branch ran: no later branch runs
     for parts in _logical_lines(text):
         for words, lines in _commands(parts, lexer):
             first = words[0]
@@ -250,8 +251,15 @@ def read_script(text: str, given: dict[str, str] | None = None) -> Script:
                 first = words[0]
             if first in ("elif", "else"):
                 cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
-                if first == "else" and cond in runs:
+                if first == "else" and cond in runs and cond not in after_taken:
                     runs[cond] = not runs[cond]  # a decided if: the else runs when it did not
+                    if runs[cond]:  # the note says the else runs (h56review: it said 'holds')
+                        out.decided[cond] = f"in its else branch, as {out.decided[cond]} fails"
+                elif first == "elif" and runs.get(cond):
+                    runs[cond] = False  # the decided if ran: no elif or else after it runs
+                    after_taken.add(cond)
+                elif cond in after_taken:
+                    pass
                 else:
                     runs.pop(cond, None)
                     out.decided.pop(cond, None)

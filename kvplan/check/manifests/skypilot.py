@@ -23,13 +23,22 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.manifests.skypilot_gpus import SKYPILOT_GPUS, Candidate, candidates
+from kvplan.check.manifests.skypilot_gpus import (
+    SKYPILOT_GPUS,
+    Candidate,
+    candidates,
+    overridden,
+)
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
+from kvplan.engine_traits import pip_packages
 
 TASK_KEYS = ("resources", "setup", "envs", "service", "num_nodes")
 _NOT_TASK = ("kind", "apiVersion", "services", "deployment", "version")
+# a Kubernetes container's resources keys, none of SkyPilot's (task h56review: a YAML with `run`
+# and `resources: {limits: {nvidia.com/gpu: 1}}` was read as a task, its limits unread)
+_K8S_RESOURCES = ("limits", "requests", "claims")
 
 
 def is_task(data: Any) -> bool:
@@ -37,6 +46,9 @@ def is_task(data: Any) -> bool:
     num_nodes), none of a Kubernetes object's, a compose file's or a kvplan/v1 file's keys."""
     if not isinstance(data, dict) or any(k in data for k in _NOT_TASK):
         return False
+    res = data.get("resources")
+    if isinstance(res, dict) and any(k in res for k in _K8S_RESOURCES):
+        return False  # a container's resources (limits: nvidia.com/gpu), no SkyPilot key
     return isinstance(data.get("run"), str) and any(k in data for k in TASK_KEYS)
 
 
@@ -89,20 +101,37 @@ def _image(data: dict[str, Any], doc: Doc) -> tuple[str, list[str]]:
                 "release is the one installed on it, which the file does not name"]
 
 
-def _service_note(data: dict[str, Any]) -> str | None:
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _service_note(data: dict[str, Any], doc: Doc) -> tuple[str | None, list[Problem]]:
+    """(the note on SkyServe's replica count, problems): a count that is no whole number of 0
+    or more is refused, as SkyPilot's service schema does (replicas an integer, replica_policy
+    min_replicas / max_replicas integers of 0 or more; task h56review: `replicas: -1` was noted
+    as a replica count)."""
     service = data.get("service")
     if not isinstance(service, dict):
-        return None
+        return None, []
     policy = service.get("replica_policy")
     if isinstance(policy, dict):
+        for key in ("min_replicas", "max_replicas"):
+            if key in policy and not _count(policy[key]):
+                return None, [Problem(f"service.replica_policy.{key}", (
+                    f"{policy[key]!r} is not a count of replicas (a whole number, 0 or more)"),
+                    doc.line("service", "replica_policy", key))]
         said = (f"service.replica_policy: {policy.get('min_replicas', '?')} to "
                 f"{policy.get('max_replicas', policy.get('min_replicas', '?'))} replicas")
     elif service.get("replicas") is not None:
+        if not _count(service["replicas"]):
+            return None, [Problem("service.replicas", (
+                f"{service['replicas']!r} is not a count of replicas (a whole number, 0 or "
+                "more)"), doc.line("service", "replicas"))]
         said = f"service.replicas: {service['replicas']}"
     else:
-        return None
+        return None, []
     return (f"{said} (SkyServe): each replica is one copy of this task; the verdict is per "
-            "engine and replicas do not move it")
+            "engine and replicas do not move it"), []
 
 
 def _launch_words(message: str, unset: list[str]) -> str:
@@ -130,9 +159,12 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     envs, unset, problems = _envs(data, doc)
     nodes, bad = _nodes(data, doc)
     problems += bad
+    service, bad = _service_note(data, doc)
+    problems += bad
     found, bad = candidates(data, doc)
     problems += bad
     image, notes = _image(data, doc)
+    notes += [n for n in (overridden(data),) if n]
     releases, said = _releases(data)
     notes += said
     base = Target(file=str(path), kind=SCRIPT, line=doc.line("run") or doc.start_line,
@@ -153,12 +185,14 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     each: list[Candidate | None] = list(found) or [None]  # None: --gpu, no accelerators
     for c in each:
         if c is not None and c.gpu is None:
+            why = ("SkyPilot may launch this option on a machine without GPUs, where no "
+                   "engine of this task runs; name its accelerators" if c.where else
+                   f"{c.name!r} is not in kvplan's table of SkyPilot GPU names "
+                   f"({', '.join(sorted(SKYPILOT_GPUS))}); name one of them, or check this GPU "
+                   "with a kvplan/v1 file")
             alternatives.append(Target(file=str(path), kind=SCRIPT, line=c.line, name=c.label,
-                                       problems=[Problem("resources.accelerators", (
-                                           f"{c.name!r} is not in kvplan's table of SkyPilot "
-                                           f"GPU names ({', '.join(sorted(SKYPILOT_GPUS))}); "
-                                           "name one of them, or check this GPU with a "
-                                           "kvplan/v1 file"), c.line)]))
+                                       problems=[Problem("resources.accelerators", why,
+                                                         c.line)]))
             continue
         sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
         if not sites and not refused:
@@ -177,7 +211,6 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
         if c is not None:
             target.notes.append(_gpu_note(c, nodes))
         alternatives.append(target)
-    service = _service_note(data)
     if len(alternatives) == 1:
         one = alternatives[0]
         if service and not one.problems:
@@ -208,7 +241,9 @@ def no_engine(base: Target, key: str, script: str, engine: str | None) -> list[T
     return [base]
 
 
-_PIN = re.compile(r"\b(vllm|sglang)(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
+# `pip install vllm==0.6.6` / `"sglang[all]==0.4.6"`: the packages from the engine layer
+_PIN = re.compile(r"\b(" + "|".join(map(re.escape, pip_packages())) +
+                  r")(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
 
 
 def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[str]]:
@@ -225,7 +260,7 @@ def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[st
         if "pip install" not in line or line.lstrip().startswith("#"):
             continue
         for m in _PIN.finditer(line):
-            engine, op, version = m.group(1), m.group(2), m.group(3)
+            engine, op, version = pip_packages()[m.group(1)], m.group(2), m.group(3)
             said = f"setup installs {m.group(0).strip()}"
             if op != "==":
                 notes.append(f"{said}: a range, not a release; the {engine} profile's default "
@@ -251,8 +286,10 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
         given["SKYPILOT_NUM_GPUS_PER_NODE"] = str(c.count)
     found, refused = sites(path, text, given)
     for site in found:
-        if site.kind != "shell command":
-            continue  # a `docker run` in the task hands over its own --gpus
+        if site.kind != "shell command":  # a `docker run` in the task: its own --gpus (`all`:
+            if c is not None:  # the node's, the candidate's count) on the candidate's GPU
+                _docker_on(site, c, nodes)
+            continue
         container = site.pod["containers"][0]
         if releases and not image:
             site.releases = releases
@@ -269,6 +306,17 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
             site.gpu = (str(c.gpu), f"resources.accelerators {c.label}")
             site.pods_per_engine = nodes
     return found, refused
+
+
+def _docker_on(site: Any, c: Candidate, nodes: int) -> None:
+    """A `docker run` site on candidate `c`: its GPU is the candidate's and `--gpus all` hands
+    over the node's count (task h56review: the GPU was left unnamed, every catalog GPU listed)."""
+    limits = site.pod["containers"][0].get("resources", {}).get("limits", {})
+    for key, value in limits.items():
+        if value == "all":
+            limits[key] = c.count
+    site.gpu = (str(c.gpu), f"resources.accelerators {c.label}")
+    site.pods_per_engine = nodes
 
 
 def _site_targets(path: Path, found: list[Any], refused: list[Target],

@@ -50,13 +50,14 @@ SKYPILOT_GPUS: dict[str, str] = {
 class Candidate:
     """One GPU SkyPilot may launch: its name as written, count per node, catalog GPU."""
 
-    def __init__(self, name: str, count: Any, line: int):
+    def __init__(self, name: str, count: Any, line: int, where: str = ""):
         self.name, self.count, self.line = name, count, line
         self.gpu = SKYPILOT_GPUS.get(name.lower())
+        self.where = where  # an any_of / ordered option that names no GPU: its place
 
     @property
     def label(self) -> str:
-        return f"{self.name}:{self.count}"
+        return f"{self.where} (no accelerators)" if self.where else f"{self.name}:{self.count}"
 
 
 def _parse_one(text: str, line: int) -> Candidate:
@@ -77,6 +78,55 @@ def _accelerators(value: Any, at: tuple[Any, ...], doc: Doc) -> list[Candidate]:
     return [_parse_one(text, line)]
 
 
+def _option_candidates(res: dict[str, Any], key: str, top: list[Candidate], doc: Doc,
+                       ) -> tuple[list[Candidate], list[Problem]]:
+    """The candidates of `any_of` / `ordered`: each option is the top-level resources with the
+    option's fields over them (sky/resources.py `_override_resources`), so an option's own
+    accelerators replace the top level's and an option without any keeps them; an option
+    left with none is a machine without GPUs, named as a candidate kvplan cannot check (task
+    h56review: the top level's were added beside every option's, and a GPU-less option was
+    dropped in silence)."""
+    options = res[key]
+    if not isinstance(options, list):
+        return [], [Problem(f"resources.{key}", f"{options!r} is not a list of resources",
+                            doc.line("resources", key))]
+    found: list[Candidate] = []
+    for i, option in enumerate(options):
+        at = ("resources", key, i)
+        if not isinstance(option, dict):
+            return [], [Problem(f"resources.{key}", f"option {i + 1}, {option!r}, is not a "
+                                "mapping of resources (accelerators: ..., cloud: ...)",
+                                doc.line(*at) or doc.line("resources", key))]
+        own = [c for acc in ("accelerators", "gpus") if option.get(acc) is not None
+               for c in _accelerators(option[acc], (*at, acc), doc)]
+        if own:
+            found += own
+        elif top:
+            found += top
+        else:
+            found.append(Candidate("", 0, doc.line(*at) or doc.line("resources", key),
+                                   where=f"resources.{key} option {i + 1}"))
+    return found, []
+
+
+def overridden(data: dict[str, Any]) -> str | None:
+    """A note when every `any_of` / `ordered` option names its own accelerators, so the top
+    level's are launched by none (SkyPilot's options replace them)."""
+    res = data.get("resources")
+    if not isinstance(res, dict):
+        return None
+    top = next((f"resources.{k} {res[k]}" for k in ("accelerators", "gpus")
+                if res.get(k) is not None), None)
+    key = next((k for k in ("any_of", "ordered") if isinstance(res.get(k), list)), None)
+    if top is None or key is None or not all(
+            isinstance(o, dict) and any(o.get(a) is not None for a in ("accelerators", "gpus"))
+            for o in res[key]):
+        return None
+    return (f"top-level {top}: every resources.{key} option names its own accelerators, which "
+            "replace it (SkyPilot lays each option over the top level), so it is launched by none: "
+            "not checked")
+
+
 def candidates(data: dict[str, Any], doc: Doc) -> tuple[list[Candidate], list[Problem]]:
     """The GPUs SkyPilot may launch the task on, in the file's order (duplicates dropped)."""
     res = data.get("resources")
@@ -89,22 +139,22 @@ def candidates(data: dict[str, Any], doc: Doc) -> tuple[list[Candidate], list[Pr
     for key in ("accelerators", "gpus"):
         if res.get(key) is not None:
             found += _accelerators(res[key], ("resources", key), doc)
-    for key in ("any_of", "ordered"):
-        options = res.get(key)
-        if options is None:
-            continue
-        if not isinstance(options, list):
-            return [], [Problem(f"resources.{key}", f"{options!r} is not a list of resources",
-                                doc.line("resources", key))]
-        for i, option in enumerate(options):
-            if not isinstance(option, dict):
-                continue
-            for acc in ("accelerators", "gpus"):
-                if option.get(acc) is not None:
-                    found += _accelerators(option[acc], ("resources", key, i, acc), doc)
+    keys = [k for k in ("any_of", "ordered") if res.get(k) is not None]
+    if len(keys) > 1:
+        return [], [Problem("resources.ordered", "resources holds both any_of and ordered, "
+                            "which SkyPilot refuses; keep one", doc.line("resources", "ordered"))]
+    if keys:
+        found, problems = _option_candidates(res, keys[0], found, doc)
+        if problems:
+            return [], problems
+        if all(c.where for c in found):
+            return [], []  # no option names a GPU: a task without accelerators
     out: list[Candidate] = []
-    problems: list[Problem] = []
+    problems = []
     for c in found:
+        if c.where:
+            out.append(c)
+            continue
         if any(o.label.lower() == c.label.lower() for o in out):
             continue
         try:
