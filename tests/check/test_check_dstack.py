@@ -207,3 +207,16 @@ def test_blind_round_is_scored_on_its_own() -> None:
         got.setdefault(str(Path(o.file).relative_to(ASSETS / "corpus")), []).append(o.verdict)
     misses = {k: got.get(k) for k, e in blind.items() if got.get(k) != e["verdicts"]}
     assert misses == {"dstack/deepseek-sglang-nvidia.dstack.yml": ["WARN"]}
+
+
+def test_a_docker_run_in_the_commands_is_on_the_runs_gpu() -> None:
+    """`docker run --gpus all vllm/vllm-openai:v0.10.1 ... --tensor-parallel-size 2` in
+    `commands` (task h56review saw it, in SkyPilot's `run` first): the site was left on no GPU
+    (a WARN listing every catalog GPU, 'name one with --gpu'); the GPU is the run's and `all`
+    is the node's count: 1 H100 is too few for TP 2, 2 start."""
+    assert _lines(SYN / "docker-run.dstack.yml") == [
+        "ERROR line 7: --gpus: tensor 2 needs 2 GPUs but the engine has 1 (--gpus all)"]
+    two = _lines(SYN / "docker-run-2.dstack.yml")
+    assert two[0].startswith("PASS  line 7  docker-run-2.dstack.yml: starts; holds ")
+    assert two[0].endswith("(qwen2.5-7b, vllm 0.10.1)")
+    assert "      note: --gpus all: 2 GPU(s)" in two

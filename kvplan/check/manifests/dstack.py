@@ -233,6 +233,7 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Choice | None, nodes: 
           image: str) -> tuple[list[Any], list[Target]]:
     """The script reader's sites for the commands on one candidate GPU."""
     from kvplan.check.manifests.shell import sites
+    from kvplan.check.manifests.shell_docker import docker_on
 
     given = {**envs, "DSTACK_NODES_NUM": str(nodes), "DSTACK_NODE_RANK": "0"}
     if c is not None:
@@ -240,8 +241,10 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Choice | None, nodes: 
         given["DSTACK_GPUS_NUM"] = str(c.count * nodes)
     found, refused = sites(path, text, given)
     for site in found:
-        if site.kind != "shell command":
-            continue  # a `docker run` in the commands hands over its own --gpus
+        if site.kind != "shell command":  # a `docker run` in the commands: its own --gpus
+            if c is not None:  # (`all`: the node's, the candidate's count) on the candidate's GPU
+                docker_on(site, str(c.gpu), c.count, nodes, f"resources.gpu {c.label}")
+            continue
         container = site.pod["containers"][0]
         if image:
             container["image"] = image

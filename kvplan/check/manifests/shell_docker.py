@@ -203,3 +203,16 @@ def _gpu_count(run: DockerRun, runtime: str, devices: list[str], line: int) -> N
         run.problems.append(Problem("--gpus", "the docker run hands the container no GPU (no "
                                     "--gpus, nor --runtime nvidia with NVIDIA_VISIBLE_DEVICES); "
                                     "add --gpus N or --gpus all", line))
+
+
+def docker_on(site: Any, gpu: str, count: int, nodes: int, said: str) -> None:
+    """A `docker run` site of a launcher's task (SkyPilot `run`, dstack `commands`) on one
+    candidate GPU: the GPU is the candidate's (`said` names where the file gives it) and
+    `--gpus all` hands over the node's `count` (task h56review: the GPU was left unnamed and
+    every catalog GPU listed)."""
+    limits = site.pod["containers"][0].get("resources", {}).get("limits", {})
+    for key, value in limits.items():
+        if value == "all":
+            limits[key] = count
+    site.gpu = (gpu, said)
+    site.pods_per_engine = nodes

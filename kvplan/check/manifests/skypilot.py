@@ -280,6 +280,7 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
           ) -> tuple[list[Any], list[Target]]:
     """The script reader's sites for the run script on one candidate GPU."""
     from kvplan.check.manifests.shell import sites
+    from kvplan.check.manifests.shell_docker import docker_on
 
     given = {**envs, "SKYPILOT_NUM_NODES": str(nodes), "SKYPILOT_NODE_RANK": "0"}
     if c is not None:
@@ -288,7 +289,7 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
     for site in found:
         if site.kind != "shell command":  # a `docker run` in the task: its own --gpus (`all`:
             if c is not None:  # the node's, the candidate's count) on the candidate's GPU
-                _docker_on(site, c, nodes)
+                docker_on(site, str(c.gpu), c.count, nodes, f"resources.accelerators {c.label}")
             continue
         container = site.pod["containers"][0]
         if releases and not image:
@@ -306,17 +307,6 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
             site.gpu = (str(c.gpu), f"resources.accelerators {c.label}")
             site.pods_per_engine = nodes
     return found, refused
-
-
-def _docker_on(site: Any, c: Candidate, nodes: int) -> None:
-    """A `docker run` site on candidate `c`: its GPU is the candidate's and `--gpus all` hands
-    over the node's count (task h56review: the GPU was left unnamed, every catalog GPU listed)."""
-    limits = site.pod["containers"][0].get("resources", {}).get("limits", {})
-    for key, value in limits.items():
-        if value == "all":
-            limits[key] = c.count
-    site.gpu = (str(c.gpu), f"resources.accelerators {c.label}")
-    site.pods_per_engine = nodes
 
 
 def _site_targets(path: Path, found: list[Any], refused: list[Target],
