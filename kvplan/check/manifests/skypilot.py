@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.manifests.launcher_sites import launcher_targets
 from kvplan.check.manifests.skypilot_gpus import (
     SKYPILOT_GPUS,
     Candidate,
@@ -197,7 +198,8 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
         sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
         if not sites and not refused:
             return no_engine(base, "run", run, mentions_engine(run))
-        got = _site_targets(path, sites, refused, side_cache, default_gpu, unset)
+        got = launcher_targets(path, sites, refused, side_cache, default_gpu,
+                               lambda m: _launch_words(m, unset))
         if len(got) > 1:
             lines = ", ".join(str(t.line) for t in got)
             base.problems = [Problem("run", (
@@ -308,21 +310,4 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
             site.pods_per_engine = nodes
     return found, refused
 
-
-def _site_targets(path: Path, found: list[Any], refused: list[Target],
-                  side_cache: dict[Path, Any], default_gpu: str | None,
-                  unset: list[str]) -> list[Target]:
-    from kvplan.check.manifests import site_targets
-
-    doc = Doc(data={}, start_line=1, lines={})
-    out: list[Target] = []
-    for site in found:
-        for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
-            target.gpu_vendor = None
-            out.append(target)
-    out.extend(refused)
-    for target in out:
-        target.problems = [Problem(p.field, _launch_words(p.message, unset), p.line)
-                           for p in target.problems]
-    return sorted(out, key=lambda t: t.line)
 
