@@ -119,18 +119,6 @@ def _replicas(data: dict[str, Any], doc: Doc) -> tuple[str | None, list[Problem]
             "per engine and replicas do not move it"), []
 
 
-def _launch_words(message: str, unset: list[str]) -> str:
-    """The script reader's words for a variable the script does not set, in dstack's terms."""
-    for name in unset:
-        said = f"the script does not set {name};"
-        if said in message:
-            message = message.replace(said, f"env {name} has no value: it is set at launch "
-                                      "(from the shell or `dstack apply -e`), which the file "
-                                      "does not hold;")
-    return message.replace("set it in the script, or render it first (envsubst)",
-                           "write its value in `env:` (- NAME=VALUE) to have it checked")
-
-
 def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target] | None:
     """The engine a configuration's commands start, checked on each candidate GPU; None when
@@ -180,8 +168,10 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
         sites, refused = _read(path, text, envs, c, nodes, image)
         if not sites and not refused:
             return no_engine(base, "commands", joined, mentions_engine(joined))
-        got = launcher_targets(path, sites, refused, side_cache, default_gpu,
-                               lambda m: _launch_words(m, unset))
+        got = launcher_targets(path, sites, refused, side_cache, default_gpu, unset,
+                               lambda n: (f"env {n} has no value: it is set at launch (from the "
+                                          "shell or `dstack apply -e`)"),
+                               "write its value in `env:` (- NAME=VALUE) to have it checked")
         if len(got) > 1:
             lines = ", ".join(str(t.line) for t in got)
             base.problems = [Problem("commands", (

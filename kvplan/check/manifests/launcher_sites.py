@@ -1,7 +1,7 @@
 """Targets for the engine sites a launcher's script starts (SkyPilot's `run`, dstack's
 `commands`): each site read by the script reader becomes its targets as a script's would, on
 the candidate GPU the launcher gave it, with the reader's words for an unset variable put in
-the launcher's own terms (`words`)."""
+the launcher's own terms."""
 
 from __future__ import annotations
 
@@ -15,9 +15,11 @@ from kvplan.deploy.yamldoc import Doc
 
 
 def launcher_targets(path: Path, found: list[Any], refused: list[Target],
-                     side_cache: dict[Path, Any], default_gpu: str | None,
-                     words: Callable[[str], str]) -> list[Target]:
-    """The targets of the sites `found` (and the sites the reader `refused`), in line order."""
+                     side_cache: dict[Path, Any], default_gpu: str | None, unset: list[str],
+                     at_launch: Callable[[str], str], hint: str) -> list[Target]:
+    """The targets of the sites `found` (and the sites the reader `refused`), in line order.
+    The script reader's words for a variable in `unset` (the file names it without a value)
+    become the launcher's: `at_launch(name)` says where it is set, `hint` what to write."""
     from kvplan.check.manifests import site_targets
 
     doc = Doc(data={}, start_line=1, lines={})
@@ -28,5 +30,14 @@ def launcher_targets(path: Path, found: list[Any], refused: list[Target],
             out.append(target)
     out.extend(refused)
     for target in out:
-        target.problems = [Problem(p.field, words(p.message), p.line) for p in target.problems]
+        target.problems = [Problem(p.field, _words(p.message, unset, at_launch, hint), p.line)
+                           for p in target.problems]
     return sorted(out, key=lambda t: t.line)
+
+
+def _words(message: str, unset: list[str], at_launch: Callable[[str], str], hint: str) -> str:
+    for name in unset:
+        said = f"the script does not set {name};"
+        if said in message:
+            message = message.replace(said, f"{at_launch(name)}, which the file does not hold;")
+    return message.replace("set it in the script, or render it first (envsubst)", hint)

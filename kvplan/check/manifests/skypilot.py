@@ -135,18 +135,6 @@ def _service_note(data: dict[str, Any], doc: Doc) -> tuple[str | None, list[Prob
             "engine and replicas do not move it"), []
 
 
-def _launch_words(message: str, unset: list[str]) -> str:
-    """The script reader's words for a variable the script does not set, in a task's terms."""
-    for name in unset:
-        said = f"the script does not set {name};"
-        if said in message:
-            message = message.replace(said, f"envs.{name} is null: it is set at launch (`sky "
-                                      f"launch --env {name}=...`), which the file does not "
-                                      "hold;")
-    return message.replace("set it in the script, or render it first (envsubst)",
-                           "write its value in `envs:` to have it checked")
-
-
 def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target] | None:
     """The engine a task's `run` starts, checked on each candidate GPU; None when the run
@@ -198,8 +186,10 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
         sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
         if not sites and not refused:
             return no_engine(base, "run", run, mentions_engine(run))
-        got = launcher_targets(path, sites, refused, side_cache, default_gpu,
-                               lambda m: _launch_words(m, unset))
+        got = launcher_targets(path, sites, refused, side_cache, default_gpu, unset,
+                               lambda n: (f"envs.{n} is null: it is set at launch (`sky launch "
+                                          f"--env {n}=...`)"),
+                               "write its value in `envs:` to have it checked")
         if len(got) > 1:
             lines = ", ".join(str(t.line) for t in got)
             base.problems = [Problem("run", (
