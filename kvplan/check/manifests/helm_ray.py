@@ -39,16 +39,17 @@ def is_ray(ms: dict[str, Any]) -> bool:
 
 def ray_args(ms: dict[str, Any], cfg: dict[str, Any], extra: Any) -> list[str]:
     """The head's `vllm serve` command as ray-cluster.yaml builds ARGS (:670-757)."""
-    from kvplan.check.manifests.helm_values import MODEL_FIRST, go_text, go_true
+    from kvplan.check.manifests.helm_values import (
+        chunked_prefill_args,
+        go_text,
+        go_true,
+        model_first_args,
+    )
 
-    args = ["vllm", "serve", str(ms.get("modelURL", "")), "--distributed-executor-backend", "ray"]
-    for key, flag, valued in MODEL_FIRST:
-        if go_true(ms.get(key)):
-            args += [flag, go_text(ms[key])] if valued else [flag]
+    args = ["vllm", "serve", str(ms.get("modelURL", "")), "--distributed-executor-backend", "ray",
+            *model_first_args(ms)]
     if go_true(cfg):
-        if "enableChunkedPrefill" in cfg:
-            on = go_true(cfg["enableChunkedPrefill"])
-            args.append("--enable-chunked-prefill" if on else "--no-enable-chunked-prefill")
+        args += chunked_prefill_args(cfg)
         if go_true(cfg.get("enablePrefixCaching")):
             args.append("--enable-prefix-caching")
         for key, flag in RAY_CONFIG.items():

@@ -69,16 +69,30 @@ def go_text(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
-def chart_args(ms: dict[str, Any], cfg: dict[str, Any], extra: Any) -> list[str]:
-    """The vllm serve command the Deployment template renders for one modelSpec entry."""
-    args: list[str] = ["vllm", "serve", str(ms.get("modelURL", ""))]
+def model_first_args(ms: dict[str, Any]) -> list[str]:
+    """The modelSpec switches both templates (Deployment and RayCluster head) render right
+    after the model."""
+    args: list[str] = []
     for key, flag, valued in MODEL_FIRST:
         if go_true(ms.get(key)):
             args += [flag, go_text(ms[key])] if valued else [flag]
+    return args
+
+
+def chunked_prefill_args(cfg: dict[str, Any]) -> list[str]:
+    """vllmConfig.enableChunkedPrefill as both templates render it: the flag when true, its
+    `--no-` form when false, nothing when the key is absent."""
+    if "enableChunkedPrefill" not in cfg:
+        return []
+    on = go_true(cfg["enableChunkedPrefill"])
+    return ["--enable-chunked-prefill" if on else "--no-enable-chunked-prefill"]
+
+
+def chart_args(ms: dict[str, Any], cfg: dict[str, Any], extra: Any) -> list[str]:
+    """The vllm serve command the Deployment template renders for one modelSpec entry."""
+    args: list[str] = ["vllm", "serve", str(ms.get("modelURL", "")), *model_first_args(ms)]
     if go_true(cfg):
-        if "enableChunkedPrefill" in cfg:
-            on = go_true(cfg["enableChunkedPrefill"])
-            args.append("--enable-chunked-prefill" if on else "--no-enable-chunked-prefill")
+        args += chunked_prefill_args(cfg)
         on = go_true(cfg.get("enablePrefixCaching"))
         args.append("--enable-prefix-caching" if on else "--no-enable-prefix-caching")
         for key, flag in VLLM_CONFIG.items():
