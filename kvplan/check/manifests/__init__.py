@@ -65,6 +65,9 @@ class Format:
     read: Callable[[dict[str, Any], Doc], list[PodSite]]
     detect: Callable[[dict[str, Any]], bool] | None = None
     group: str = ""  # the API group its kinds are read for only (a name as common as `Model`)
+    # a launcher's file (SkyPilot, dstack) read whole into targets, one per candidate GPU,
+    # in place of `read`'s pod sites: (doc, path, side_cache, default_gpu) -> targets
+    launcher: Callable[[Doc, Path, dict[Path, Any], str | None], list[Target] | None] | None = None
 
 
 def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> list[PodSite]:
@@ -109,9 +112,9 @@ FORMATS: tuple[Format, ...] = (
            ome_isvc.KINDS, ome_isvc.sites, group=ome_isvc.GROUP),
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
     Format("SkyPilot task YAML (sky launch, sky serve)", "skypilot", (), lambda data, doc: [],
-           skypilot.is_task),
+           skypilot.is_task, launcher=skypilot.targets),
     Format("dstack run configuration (type: service, task)", "dstack", (), lambda data, doc: [],
-           dstack.is_config),
+           dstack.is_config, launcher=dstack.targets),
 )
 BY_KIND: dict[str, Format] = {k: f for f in FORMATS if not f.group for k in f.kinds}
 BY_GROUP_KIND: dict[tuple[str, str], Format] = {(f.group, k): f for f in FORMATS if f.group
@@ -292,10 +295,8 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         return [unreadable(path, doc, f"{kind} ({group})", _engine_named(data), name)]
     fmt = BY_GROUP_KIND.get((group, kind)) or (BY_KIND.get(kind) if kind else next(
         (f for f in FORMATS if f.detect is not None and f.detect(data)), None))
-    if fmt is not None and fmt.module == "skypilot":  # a task's run script, on each GPU
-        return skypilot.targets(doc, path, side_cache, default_gpu)
-    if fmt is not None and fmt.module == "dstack":  # the commands, on each candidate GPU
-        return dstack.targets(doc, path, side_cache, default_gpu)
+    if fmt is not None and fmt.launcher is not None:  # its script, on each candidate GPU
+        return fmt.launcher(doc, path, side_cache, default_gpu)
     if fmt is not None:
         sites = _read(fmt, data, doc, path)
         if kind:  # the object's metadata or annotations (kvplan.io/...) of the wrong type
