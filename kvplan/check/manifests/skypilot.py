@@ -19,11 +19,10 @@ cpus, memory, ports, cloud, region, use_spot, file_mounts, ...) are not read.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.manifests.launcher_sites import launcher_targets
+from kvplan.check.manifests.launcher_sites import installed, launcher_targets, pip_pins
 from kvplan.check.manifests.skypilot_gpus import (
     SKYPILOT_GPUS,
     Candidate,
@@ -33,7 +32,6 @@ from kvplan.check.manifests.skypilot_gpus import (
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
-from kvplan.engine_traits import pip_packages
 
 TASK_KEYS = ("resources", "setup", "envs", "service", "num_nodes")
 _NOT_TASK = ("kind", "apiVersion", "services", "deployment", "version")
@@ -233,38 +231,13 @@ def no_engine(base: Target, key: str, script: str, engine: str | None) -> list[T
     return [base]
 
 
-# `pip install vllm==0.6.6` / `"sglang[all]==0.4.6"`: the packages from the engine layer
-_PIN = re.compile(r"\b(" + "|".join(map(re.escape, pip_packages())) +
-                  r")(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
-
-
 def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """engine -> (release, note) for an exact pin in `setup`'s pip install (`vllm==0.6.6`), read
-    as an image tag is (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) is noted."""
-    from kvplan.check.manifests.image_tag import read_image_tag
-
+    """engine -> (release, note) for an exact pin in `setup`'s pip install (`vllm==0.6.6`)
+    (kvplan.check.manifests.launcher_sites.pip_pins, shared with dstack's `commands`)."""
     setup = data.get("setup")
-    out: dict[str, tuple[str, str]] = {}
-    notes: list[str] = []
     if not isinstance(setup, str):
-        return out, notes
-    for line in setup.splitlines():
-        if "pip install" not in line or line.lstrip().startswith("#"):
-            continue
-        for m in _PIN.finditer(line):
-            engine, op, version = pip_packages()[m.group(1)], m.group(2), m.group(3)
-            said = f"setup installs {m.group(0).strip()}"
-            if op != "==":
-                notes.append(f"{said}: a range, not a release; the {engine} profile's default "
-                             "version is used")
-                continue
-            tag = read_image_tag(f"{engine}:v{version}", engine)
-            if tag.version is None:
-                notes.append(f"{said}: kvplan does not read that release; the {engine} "
-                             "profile's default version is used")
-                continue
-            out.setdefault(engine, (tag.version, f"{said}: {engine} {tag.version}"))
-    return out, notes
+        return {}, []
+    return pip_pins(setup, lambda _line: "setup")
 
 
 def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, nodes: int,
@@ -284,15 +257,7 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
                 docker_on(site, str(c.gpu), c.count, nodes, f"resources.accelerators {c.label}")
             continue
         container = site.pod["containers"][0]
-        if releases and not image:
-            site.releases = releases
-            site.release_unknown = False
-            site.notes = [n for n in site.notes if not n.startswith("started outside")]
-        if image:
-            container["image"] = image
-            site.release_unknown = False
-            notes = site.notes
-            site.notes = [n for n in notes if not n.startswith("started outside a container")]
+        installed(site, image, releases)
         if c is not None:
             container["resources"] = {"limits": {"nvidia.com/gpu": c.count}}
             site.gpus_said = f"resources.accelerators {c.label}"
