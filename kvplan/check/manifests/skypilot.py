@@ -27,6 +27,7 @@ from kvplan.check.manifests.skypilot_gpus import (
     SKYPILOT_GPUS,
     Candidate,
     candidates,
+    over_node,
     overridden,
 )
 from kvplan.check.target import SCRIPT, Target
@@ -91,12 +92,18 @@ def _nodes(data: dict[str, Any], doc: Doc) -> tuple[int, list[Problem]]:
 
 def _image(data: dict[str, Any], doc: Doc) -> tuple[str, list[str]]:
     res = data.get("resources") if isinstance(data.get("resources"), dict) else {}
-    image = str(res.get("image_id") or "") if isinstance(res, dict) else ""
+    return image_of(res.get("image_id") if isinstance(res, dict) else None, "resources.image_id")
+
+
+def image_of(value: Any, where: str) -> tuple[str, list[str]]:
+    """(the container image of an image_id `value`, notes): `docker:IMAGE` is a container whose
+    tag names the release; anything else is a machine image, noted."""
+    image = str(value or "")
     if not image:
         return "", []
     if image.startswith("docker:"):
         return image.removeprefix("docker:"), []
-    return "", [f"resources.image_id {image!r} is a machine image, not a container: the engine "
+    return "", [f"{where} {image!r} is a machine image, not a container: the engine "
                 "release is the one installed on it, which the file does not name"]
 
 
@@ -181,7 +188,15 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
                                        problems=[Problem("resources.accelerators", why,
                                                          c.line)]))
             continue
-        sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
+        over = over_node(c) if c is not None else None
+        if c is not None and over is not None:
+            alternatives.append(Target(file=str(path), kind=SCRIPT, line=c.line, name=c.label,
+                                       problems=[Problem("resources.accelerators", over,
+                                                         c.line)]))
+            continue
+        own_image, own_notes = (image, []) if c is None or c.image is None else image_of(
+            c.image, "its option's image_id")
+        sites, refused = _read(path, text, envs, c, nodes, own_image, doc, releases)
         if not sites and not refused:
             return no_engine(base, "run", run, mentions_engine(run))
         got = launcher_targets(path, sites, refused, side_cache, default_gpu, unset,
@@ -197,7 +212,9 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
             return [base]
         target = got[0]
         target.name = c.label if c is not None and len(found) > 1 else None
-        target.notes = [*notes, *target.notes]
+        shared = [n for n in notes if c is None or c.image is None
+                  or not n.startswith("resources.image_id ")]  # the top level's, replaced
+        target.notes = [*shared, *own_notes, *target.notes]
         if c is not None:
             target.notes.append(_gpu_note(c, nodes))
         alternatives.append(target)
