@@ -8,13 +8,15 @@ it is refused, as the script reader refuses a variable the script does not set.
 
 `resources.gpu` is dstack's GPU spec (kvplan.check.manifests.dstack_gpus): every GPU it matches
 that kvplan's catalog holds is a candidate dstack may provision, each judged
-(kvplan.check.alternatives) and the verdict says on which it starts; those the catalog lacks
-are named. `image` is the container the commands run in: its tag names the engine release
+(kvplan.check.alternatives) and the verdict says on which it starts; those the catalog lacks are
+named. `image` is the container the commands run in: its tag names the engine release
 (kvplan.check.manifests.image_tag). `nodes` (a task's) multiplies the GPUs of the run;
-`replicas` (a service's) is a replica count that moves no per-engine verdict (noted); a list
-of replica groups, each with its own commands, is refused. `model` (the name dstack's gateway
-registers) and `port` do not move the pool. Keys that do not move the KV pool (name, python,
-disk, shm_size, spot_policy, volumes, ...) are not read.
+`replicas` (a service's) is a replica count that moves no per-engine verdict (noted); a list of
+replica groups (`replicas` or `groups`) is one deployment per group
+(kvplan.check.manifests.dstack_groups). An exact `pip install vllm==X` pin in `commands` is the
+release where no `image` names one (launcher_sites.pip_pins, shared with SkyPilot's `setup`).
+`model` (the name dstack's gateway registers) and `port` do not move the pool. Keys that do not
+move the KV pool (name, python, disk, shm_size, spot_policy, volumes, ...) are not read.
 """
 
 from __future__ import annotations

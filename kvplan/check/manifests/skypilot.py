@@ -8,13 +8,17 @@ node, count 1 when left out; a set, a list, or `resources.any_of` / `ordered` ar
 SkyPilot may launch any of: each is checked (kvplan.check.alternatives) and the verdict says
 which start. SkyPilot's names map to catalog GPUs through SKYPILOT_GPUS (SkyPilot's catalog
 names, docs/source/compute/show-gpus-all.txt of skypilot-org/skypilot at 1c9d60bd; its A100 is
-the 40 GB part, A100-80GB the 80 GB one); a name the table lacks is refused with the reason.
-An `envs` value of null is set at launch (`--env`), which the file does not hold: a server
-word that needs it is refused, as the script reader refuses a variable the script does not set.
+the 40 GB part, A100-80GB the 80 GB one); a name the table lacks is refused with the reason. An
+`envs` value of null is set at launch (`--env`), which the file does not hold: a server word
+that needs it is refused, as the script reader refuses a variable the script does not set.
 `resources.image_id: docker:IMAGE` is the container the task runs in: its tag names the engine
-release (kvplan.check.manifests.image_tag). `service.replicas` / `replica_policy` is a replica
-count: it moves no per-engine verdict (noted). Keys that do not move the KV pool (disk_size,
-cpus, memory, ports, cloud, region, use_spot, file_mounts, ...) are not read.
+release (kvplan.check.manifests.image_tag); an `any_of` / `ordered` option's own `image_id` is
+its candidates' container alone; else an exact `pip install` pin in `setup` is the release
+(launcher_sites.pip_pins). A count above the most GPUs of its name that any cloud of SkyPilot's
+catalog offers on one node (skypilot_gpus.SKYPILOT_MAX_PER_NODE) is refused. `service.replicas`
+/ `replica_policy` is a replica count: it moves no per-engine verdict (noted). Keys that do not
+move the KV pool (disk_size, cpus, memory, ports, cloud, region, use_spot, file_mounts, ...) are
+not read.
 """
 
 from __future__ import annotations
