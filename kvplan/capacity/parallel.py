@@ -9,7 +9,9 @@ vLLM (and SGLang, TensorRT-LLM alike) shard attention by heads:
 - with expert parallelism (EP), the experts must divide by EP;
 - TP beyond the GPUs of one node (8 unless the GPU spec's `gpus_per_node` says otherwise)
   runs across nodes, which needs a stated node count (a GB200/GB300 NVL72 tray is a node of 4;
-  its NVLink domain of 72 lets TP span trays as one multi-node engine).
+  its NVLink domain of 72 lets TP span trays as one multi-node engine);
+- a stated node count must hold the whole replica, TP x PP GPUs (a replica of TP 8 x PP 2 on
+  one node of 8 GPUs cannot start).
 """
 
 from __future__ import annotations
@@ -104,6 +106,12 @@ def check_parallelism(
         raise InputError(f"tensor parallelism {tp} needs more than {nodes} "
                          f"node{'s' if nodes != 1 else ''} of {node}; state {need} nodes, or "
                          f"use --tp {nodes * gpus_per_node} or less")
+    if nodes is not None and tp * pp > nodes * gpus_per_node:
+        need = -(-(tp * pp) // gpus_per_node)
+        raise InputError(f"a replica of {tp * pp} GPUs (tensor parallelism {tp} x pipeline "
+                         f"parallelism {pp}) needs more than {nodes} "
+                         f"node{'s' if nodes != 1 else ''} of {node}; state {need} nodes, or "
+                         "use fewer GPUs a replica")
     if ep is not None and (ep > 1 or model.moe is not None):
         if model.moe is None:
             raise InputError(f"expert parallelism applies to mixture-of-experts models; "

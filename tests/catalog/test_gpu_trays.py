@@ -91,3 +91,18 @@ def test_the_tray_hint_counts_the_replica_tensor_times_pipeline() -> None:
         size(SizeRequest(model=llama, gpu=gpu, context_tokens=8192, tp=8, pp=2, nodes=1))
     four = size(SizeRequest(model=llama, gpu=gpu, context_tokens=8192, tp=8, pp=2, nodes=4))
     assert four.request.gpus_per_replica == 16 and four.users_per_replica > 0
+
+
+def test_a_stated_node_count_must_hold_the_whole_replica() -> None:
+    """TP 8 x PP 2 is 16 GPUs: one H100 server of 8 cannot hold it, two can; the refusal is
+    reported on --nodes, the count that is short."""
+    args = ["size", "llama-3.1-405b", "--gpu", "h100", "--tp", "8", "--pp", "2"]
+    res = CliRunner().invoke(app, [*args, "--nodes", "1"])
+    assert res.exit_code == 2
+    assert res.output.strip() == (
+        "error: command line: parallel.nodes (--nodes): a replica of 16 GPUs (tensor "
+        "parallelism 8 x pipeline parallelism 2) needs more than 1 node of 8 GPUs; state 2 "
+        "nodes, or use fewer GPUs a replica")
+    ok = CliRunner().invoke(app, [*args, "--nodes", "2"])
+    assert ok.exit_code == 0, ok.output
+    assert "TP 8 x PP 2" in ok.output
