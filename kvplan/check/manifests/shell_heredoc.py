@@ -25,7 +25,22 @@ from dataclasses import dataclass
 
 from kvplan.check.manifests.script_files import Cwd
 
-HEREDOC = re.compile(r"<<(-?)\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\2")
+# `<<EOF`, `<<-EOF`, quoted `<<'EOF'`, `<<"END-OF-YAML"`, `<<\\EOF` (bash: "If any part of word is
+# quoted", a backslash too); not a here-string `<<<word` (task h58review: `<<\\EOF` and
+# `<<'EOF-YAML'` were not seen as heredocs, their bodies read as the script's commands, and a
+# `<<<word` was read as a heredoc that swallowed the rest of the script)
+HEREDOC = re.compile(r"(?<!<)<<(?!<)(?P<dash>-?)[ \t]*(?:(?P<q>['\"])(?P<quoted>[^'\"\s]+)(?P=q)"
+                     r"|(?P<bs>\\?)(?P<word>[A-Za-z_][\w.-]*))")
+
+
+def delimiter(tag: re.Match[str]) -> str:
+    """The delimiter word of a HEREDOC match, its quotes removed."""
+    return tag["quoted"] or tag["word"]
+
+
+def quoted(tag: re.Match[str]) -> bool:
+    """Whether a HEREDOC match's delimiter is quoted (its body is then not expanded)."""
+    return bool(tag["quoted"] or tag["bs"])
 # `cat > f`, `cat >f`, `cat 1> f` (not `>>`, `2>`, `&>`); `tee [-a|-i|-p ...] f`
 _CAT = re.compile(r"^\s*cat(?:\s+-\S+)*\s.*?(?<![>&2-9])1?>(?!>)\s*([^\s;&|<>]+)")
 _TEE = re.compile(r"^\s*tee\s+((?:-\S+\s+)*)([^\s;&|<>-][^\s;&|<>]*)")
@@ -68,7 +83,7 @@ def opened(line: str, n: int) -> Heredoc | None:
     elif tee is not None and "-a" not in tee.group(1).split() and \
             "--append" not in tee.group(1).split():
         target = tee.group(2)
-    return Heredoc(n, target.strip("'\""), tag.group(3), bool(tag.group(2)), tag.group(1) == "-")
+    return Heredoc(n, target.strip("'\""), delimiter(tag), quoted(tag), tag["dash"] == "-")
 
 
 def body_line(doc: Heredoc, raw: str) -> str:

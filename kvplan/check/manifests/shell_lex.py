@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from kvplan.check.argv import SEPARATORS, expand
 from kvplan.check.manifests.script_files import Cwd, after_cd
 from kvplan.check.manifests.shell_arith import expand_arithmetic
-from kvplan.check.manifests.shell_heredoc import HEREDOC, Heredoc, Written, body_line, opened, written
+from kvplan.check.manifests.shell_heredoc import (
+    HEREDOC,
+    Heredoc,
+    Written,
+    body_line,
+    delimiter,
+    opened,
+    written,
+)
 from kvplan.check.manifests.shell_test import decide
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
@@ -64,7 +72,7 @@ def _logical_lines(text: str, docs: dict[int, tuple[Heredoc, list[str]]] | None 
         line = _COMMENT.sub("", raw) if "#" in raw else raw
         tag = HEREDOC.search(line)
         if tag is not None:
-            heredoc = tag.group(3)
+            heredoc = delimiter(tag)
             doc = opened(line, n)
             body = []
             if doc is not None and docs is not None:
