@@ -82,15 +82,28 @@ def pip_pins(script: str, where: Callable[[int], str],
     return out, notes
 
 
+# kvplan.check.manifests.shell's note on a server started outside a container: "started outside a
+# container: the ENGINE release is the one installed, ..."
+_OUTSIDE = "started outside a container:"
+
+
 def installed(site: Any, image: str, releases: dict[str, tuple[str, str]] | None) -> None:
     """The engine release of a script's server `site`: the launcher's container `image` (its tag
-    read as any image tag is), else the exact pins the script's `pip install` lines hold."""
+    read as any image tag is), else the exact pin its `pip install` lines hold of the engine
+    this server runs; a pin of another engine only is named as not this server's (task
+    h58review: `pip install vllm==X` beside an SGLang server took the SGLang release as named
+    and dropped the note that it is not)."""
     container = site.pod["containers"][0]
     if image:
         container["image"] = image
     elif releases:
+        if not any(n.startswith(f"{_OUTSIDE} the {engine} release") for engine in releases
+                   for n in site.notes):
+            pins = "; ".join(said.split(": ", 1)[0] for _, said in releases.values())
+            site.notes.append(f"{pins}: not the engine this server runs, so not its release")
+            return
         site.releases = releases
     else:
         return
     site.release_unknown = False
-    site.notes = [n for n in site.notes if not n.startswith("started outside a container")]
+    site.notes = [n for n in site.notes if not n.startswith(_OUTSIDE)]
