@@ -286,7 +286,9 @@ def test_detection_takes_a_service_of_replica_groups() -> None:
     group = {"commands": ["vllm serve m"], "resources": {"gpu": "H100"}}
     assert is_config({"type": "service", "groups": [group], "port": 8000})
     assert is_config({"type": "service", "replicas": [group], "port": 8000})
-    assert not is_config({"type": "task", "replicas": [group]})  # a task has no groups
+    # a task has no groups: taken as dstack's, to be refused on its key (test_dstack_task_groups)
+    assert is_config({"type": "task", "replicas": [group]})
+    assert is_config({"type": "task", "groups": [group]})
     assert not is_config({"type": "service", "replicas": 2})  # no commands, no groups
 
 

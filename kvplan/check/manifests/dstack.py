@@ -45,7 +45,8 @@ def is_config(data: Any) -> bool:
         return False
     from kvplan.check.manifests.dstack_groups import groups_of
 
-    return isinstance(data.get("commands"), list) or groups_of(data) is not None
+    return (isinstance(data.get("commands"), list) or groups_of(data) is not None
+            or any(isinstance(data.get(k), list) for k in ("groups", "replicas")))
 
 
 def _script(path: Path, doc: Doc, commands: list[Any], at: tuple[Any, ...] = (),
@@ -119,10 +120,6 @@ def _replicas(data: dict[str, Any], doc: Doc) -> tuple[str | None, list[Problem]
     replicas = data.get("replicas")
     if replicas is None:
         return None, []
-    if isinstance(replicas, list):  # a service's are replica groups (dstack_groups)
-        return None, [Problem("replicas", (
-            "a list of replica groups is a service's (dstack's ServiceConfiguration); a task "
-            "has none: write `type: service`, or one task per group"), doc.line("replicas"))]
     return (f"replicas: {replicas}: each replica is one copy of this service; the verdict is "
             "per engine and replicas do not move it"), []
 
@@ -159,6 +156,13 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     data = doc.data
     if groups_of(data) is not None:
         return group_targets(doc, path, side_cache, default_gpu)
+    for key in ("groups", "replicas"):  # a task's list: not read before with `groups` (task
+        if isinstance(data.get(key), list):  # h58review), nor without `commands`
+            return [Target(file=str(path), kind=SCRIPT, line=doc.line(key), launcher=LAUNCHER,
+                           problems=[Problem(key, (
+                               "a list of replica groups is a service's (dstack's "
+                               "ServiceConfiguration); a task has none: write `type: service`, "
+                               "or one task per group"), doc.line(key))])]
     service, bad = _replicas(data, doc)
     unit = Unit(commands=data["commands"], resources=data.get("resources"),
                 image=str(data.get("image") or ""), notes=[n for n in (service,) if n])
