@@ -73,6 +73,20 @@ def service_hint(ref: str) -> str:
             f"plan `{stem}`")
 
 
+def service_unknown(ref: str) -> str:
+    """For a hosted service's model id whose readings name no one catalog entry: what it is
+    ('' for anything else). Task h58review: such ids were refused as what they are not, a hub
+    id with a revision (`bedrock/amazon.nova-lite-v1:0`: "':0' after a hub id ... write
+    ...-v1@0"), an Ollama name:tag with unrelated neighbours (`us.meta.llama3-2-11b-instruct-
+    v1:0`), or a missing folder (`vertex_ai/meta/...-maas`)."""
+    names, whose = readings(ref)
+    if not names or service_hint(ref):
+        return ""
+    return (f"it is {whose}, a hosted service's name for its own build, not a checkpoint: "
+            f"read as {' or '.join(names)}, it names no one catalog checkpoint; plan the "
+            "checkpoint you serve by its Hugging Face id or catalog name")
+
+
 def windows_hint(ref: str) -> str:
     """For a Windows path (`C:\\AI\\models\\Qwen3-8B-FP8-Dynamic`), or one whose backslashes a
     shell removed (bash reads it unquoted as `C:AImodelsQwen3-8B-FP8-Dynamic`): what its last
