@@ -77,6 +77,13 @@ def sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> list[PodS
         site.replicas_at = ("spec", "replicas") if "replicas" in spec else None
         site.notes.append(f"an InferenceSet: {replicas} Workspace(s) of its template"
                           + ("" if "replicas" in spec else " (spec.replicas' default)"))
+        others = sorted(str(k) for k in spec if k not in ("replicas", "template"))
+        if others:
+            site.notes.append(f"spec {', '.join(others)}: where and how the Workspaces roll "
+                              "out (no memory)")
+        if any(str(k).startswith("scaledobject.kaito.sh/") for k in ann):
+            site.notes.append("scaledobject.kaito.sh annotations: KEDA scales the Workspaces; "
+                              f"checked at spec.replicas ({replicas})")
         return [site]
     if "spec" in data and not ({"resource", "inference", "tuning"} & set(data)):
         return [PodSite("Workspace", {}, (), [], problems=[Problem(
@@ -109,6 +116,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
     if runtime != "vllm":
         notes.append(f"kaito.sh/runtime {runtime!r} is neither vllm nor transformers: KAITO "
                      "runs vLLM (labels.go GetWorkspaceRuntimeName)")
+    _unknown_keys(body, inference, resource, notes)
     sku, sku_problem = _sku(resource, r_at, doc)
     if sku_problem is not None:
         problems.append(sku_problem)
@@ -147,8 +155,13 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
         problems.append(cm_problem)
     if problems and sku is None:
         return PodSite("Workspace", {}, at, [], problems=problems)
-    words, lines = _command(preset_name, hf_id, preset, sku, doc, p_line, r_at, i_at, ann,
-                            inference, vllm_args, notes)
+    try:
+        words, lines = _command(preset_name, hf_id, preset, sku, doc, p_line, r_at, i_at, ann,
+                                inference, vllm_args, notes)
+    except Refused as why:
+        problems.append(Problem("resource.instanceType", str(why),
+                                doc.line(*r_at, "instanceType") or p_line))
+        return PodSite("Workspace", {}, at, [], problems=problems)
     gpus = sku.gpus if sku is not None else 1
     nodes = next((int(w.split("=", 1)[1]) for w, _ in words
                   if w.startswith("--pipeline-parallel-size=")), 1)
@@ -167,6 +180,10 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
     if sku is not None and sku.catalog_gpu is not None:
         site.gpu = (sku.catalog_gpu, f"resource.instanceType {sku.name}")
     return site
+
+
+class Refused(Exception):
+    """What KAITO's controller itself refuses (its node estimator): the Workspace's ERROR."""
 
 
 def _refused(at: Key, doc: Doc, field: str, why: str, line: int | None) -> PodSite:
@@ -202,6 +219,24 @@ def _sku(resource: dict[str, Any], r_at: Key, doc: Doc) -> tuple[Sku | None, Pro
                              "not in kvplan's GPU catalog (`kvplan gpus`); no card to plan it "
                              "on", line)
     return sku, None
+
+
+# the fields of api/v1beta1/workspace_types.go (Workspace, ResourceSpec, InferenceSpec) and of
+# api/v1alpha1/inferenceset_types.go's template
+FIELDS = {"apiVersion", "kind", "metadata", "resource", "inference", "tuning", "status"}
+INFERENCE_FIELDS = {"preset", "template", "config", "adapters"}
+RESOURCE_FIELDS = {"count", "instanceType", "labelSelector", "preferredNodes", "partition"}
+
+
+def _unknown_keys(body: dict[str, Any], inference: dict[str, Any], resource: dict[str, Any],
+                  notes: list[str]) -> None:
+    for block, known, where in ((body, FIELDS, ""), (inference, INFERENCE_FIELDS, "inference."),
+                                (resource, RESOURCE_FIELDS, "resource.")):
+        extra = sorted(str(k) for k in block if k not in known)
+        if extra:
+            notes.append(f"{', '.join(where + k for k in extra)}: not a field of KAITO's "
+                         f"Workspace ({SOURCE}, api/v1beta1/workspace_types.go): the API server "
+                         "drops it")
 
 
 def _resource_notes(resource: dict[str, Any], notes: list[str]) -> None:
@@ -313,6 +348,9 @@ def _parallel(preset: Preset | None, sku: Sku, vllm_args: list[tuple[str, str, i
     context = next((int(v) for f, v, _ in vllm_args if f == "--max-model-len" and v.isdigit()),
                    None)
     nodes, said = node_count(preset, sku, context)
+    if nodes == 0:  # estimator.go returns an error: the Workspace never gets its nodes
+        raise Refused(said + "; KAITO never starts it: pick a SKU with more GPU memory, or a "
+                      "shorter max-model-len in the ConfigMap")
     notes.append(said)
     if nodes > 1:
         return [(f"--tensor-parallel-size={sku.gpus}", line),
