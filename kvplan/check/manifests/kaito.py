@@ -44,6 +44,11 @@ from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
 KINDS = ("Workspace", "InferenceSet")
+# KAITO's own words, not an engine dispatch: the kaito.sh/runtime value and the ConfigMap key of
+# its vLLM runtime (labels.go RuntimeNameVLLM, KaitoConfig.vllm); the engine that runtime runs
+# is kvplan's vllm (kvplan.engine_traits)
+KAITO_VLLM = "vllm"
+ENGINE = KAITO_VLLM
 GROUP = "kaito.sh"
 SCHEMA = "KAITO Workspace (kaito.sh)"
 VLLM = ("0.25.1", "vLLM 0.25.1: KAITO's base image mcr.microsoft.com/aks/kaito/kaito-base:0.5.0 "
@@ -106,14 +111,14 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
     r_at: Key = (*at, "resource")
     notes: list[str] = [f"KAITO renders the pod: its command, GPUs and vLLM release are read "
                         f"from the Workspace and KAITO's source ({SOURCE})"]
-    runtime = str(ann.get("kaito.sh/runtime", "vllm"))
+    runtime = str(ann.get("kaito.sh/runtime", KAITO_VLLM))
     if runtime == "transformers":
         return _refused(at, doc, "kaito.sh/runtime", "kaito.sh/runtime: transformers runs "
                         "KAITO's Hugging Face transformers server (accelerate launch "
                         "inference_api.py), not vLLM; kvplan checks KAITO's vLLM runtime only: "
                         "remove the annotation to run vLLM, or check it with kvplan fit "
                         "--engine transformers", doc.line("metadata", "annotations"))
-    if runtime != "vllm":
+    if runtime != KAITO_VLLM:
         notes.append(f"kaito.sh/runtime {runtime!r} is neither vllm nor transformers: KAITO "
                      "runs vLLM (labels.go GetWorkspaceRuntimeName)")
     _unknown_keys(body, inference, resource, notes)
@@ -175,7 +180,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
         doc.line(*r_at, "instanceType") or doc.start_line)
     site = PodSite("Workspace", {"containers": [container]}, at, [(container, c_at)],
                    lines=site_lines, problems=problems, notes=notes, image_names_engine=False,
-                   releases={"vllm": VLLM}, pods_per_engine=nodes)
+                   releases={ENGINE: VLLM}, pods_per_engine=nodes)
     site.max_model_len_auto = not any(w.startswith("--max-model-len") for w, _ in words)
     if sku is not None and sku.catalog_gpu is not None:
         site.gpu = (sku.catalog_gpu, f"resource.instanceType {sku.name}")
@@ -279,12 +284,12 @@ def _config(inference: dict[str, Any], i_at: Key, doc: Doc, path: Path | None
     out: list[tuple[str, str, int | None]] = []
     other = "" if cm.path == path else f" ({cm.path})"
     for key in parsed:
-        if key == "vllm":
+        if key == KAITO_VLLM:
             continue
         notes.append(f"ConfigMap {name}{other} {key}: " + OWN_KEYS.get(
             str(key), "not a key of KAITO's KaitoConfig (vllm, max_probe_steps, "
             "kv_cache_cpu_memory_utilization): KAITO ignores it"))
-    for key, value in as_dict(parsed.get("vllm")).items():
+    for key, value in as_dict(parsed.get(KAITO_VLLM)).items():
         at = next((k for k, text_line in enumerate(block)
                    if re.match(rf"\s*{re.escape(str(key))}\s*:", text_line)), None)
         k_line = cm.line(at) if at is not None and cm.path == path else line
@@ -360,4 +365,8 @@ def _parallel(preset: Preset | None, sku: Sku, vllm_args: list[tuple[str, str, i
         notes.append(f"data parallel: modelFileSize x {sku.gpus} GPUs x 2 is below the node's "
                      f"{sku.gpu_mem_bytes // (1 << 30)} GiB (interface.go modelFitsOnSingleGPU)")
         return [(f"--data-parallel-size={sku.gpus}", line), ("--tensor-parallel-size=1", line)]
+    notes.append("KAITO's LMCache CPU offload (inference_api.py: kv_cache_cpu_memory_utilization "
+                 "0.5 unless the ConfigMap sets it; interface.go turns it off for data and "
+                 "pipeline parallel and a few architectures): a host-memory tier behind the GPU "
+                 "pool, not modelled")
     return [(f"--tensor-parallel-size={sku.gpus}", line)]
