@@ -4,7 +4,9 @@ Two files state TensorRT-LLM's pool limits, and `engine.trtllm_config` (`--trtll
 either:
 - the YAML `trtllm-serve --extra_llm_api_options` / `--config` takes (the LLM API's arguments):
   top-level `max_batch_size`, `max_num_tokens`, `max_seq_len`, and `kv_cache_config`'s
-  `tokens_per_block`, `free_gpu_memory_fraction` and `max_tokens`;
+  `tokens_per_block`, `free_gpu_memory_fraction` and `max_tokens` (a file that states none of
+  these nor a setting below is refused as not TensorRT-LLM's, unless it holds a `kv_cache_config`
+  mapping: then its keys are named as not read);
 - the `config.json` `trtllm-build` writes beside a TensorRT engine: `build_config`'s
   `max_batch_size`, `max_num_tokens`, `max_seq_len`, and `build_config.plugin_config`'s
   `tokens_per_block` (the engine is built for these limits; the runtime cannot exceed them).
@@ -133,7 +135,12 @@ def limits_from(data: Any, name: str) -> dict[str, int | float]:
             continue
         out[field] = _value(raw, kind, f"{name}: {'.'.join(where)}")
     engine_file = table is _ENGINE_KEYS
-    if not out and (engine_file or all(get_path(data, w) is None for w, _, _ in SETTING_KEYS)):
+    # a `kv_cache_config` mapping (the LLM API's KvCacheConfig) marks the YAML as TensorRT-LLM's
+    # options even when it states no key kvplan reads (`enable_block_reuse: false` alone, as
+    # NVIDIA/TensorRT-LLM#5872's file): read, its keys named by `unread_note`, not refused
+    llm_api = not engine_file and isinstance(data.get("kv_cache_config"), dict)
+    if not out and not llm_api and (
+            engine_file or all(get_path(data, w) is None for w, _, _ in SETTING_KEYS)):
         keys = ", ".join(".".join(w) for w, _, _ in (table if engine_file else
                                                        (*table, *SETTING_KEYS)))
         raise InputError(f"engine.trtllm_config: {name} states none of {keys}; name the "

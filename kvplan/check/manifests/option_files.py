@@ -98,7 +98,7 @@ def options_text(ref: str, manifest: Path | None, notes: list[str] | None = None
 
         said = find(ref, script, notes)
         if said is not None:
-            if said[0] is not None and not on_host:
+            if isinstance(said[0], Path) and not on_host:
                 _hidden(ref, said[0], beside, "the script", manifest, notes)
             return said
     if on_host and ref.startswith(("/", "~")):

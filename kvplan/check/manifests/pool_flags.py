@@ -172,7 +172,10 @@ def trtllm_options(found: Found, notes: list[str], problems: list[Any],
                               found.values.get("engine.trtllm_backend"))
     if refused is not None:
         problems.append(Problem(name, refused, line))
-    notes.append(f"{name} {ref}: limits read from {where}")
+    notes.append(f"{name} {ref}: limits read from {where}" if limits else
+                 f"{name} {ref}: read from {where}, which states no limit (max_batch_size, "
+                 "max_num_tokens, max_seq_len, kv_cache_config's tokens_per_block, "
+                 "free_gpu_memory_fraction, max_tokens): trtllm-serve's defaults hold")
     if settings:
         notes.append(f"{where}: applied " + ", ".join(
             f"{s.path} {s.value} ({s.key})" for s in settings))

@@ -27,6 +27,7 @@ import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 # `$(dirname "$0")`, `$(dirname ${BASH_SOURCE[0]})`, `${0%/*}` (after the shell's quote removal)
 _OWN_FOLDER = re.compile(r"^(?:\$\(dirname\s+(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\})\s*\)"
@@ -78,6 +79,8 @@ class ScriptFiles:
     line: int = 0  # the `docker run`'s line; 0: a server started outside a container
     mounts: list[tuple[str, str, str]] = field(default_factory=list)  # (type, source, target)
     workdir: str = ""  # docker run -w
+    # files the script's heredocs wrote before this command (shell_heredoc.Written), in order
+    written: list[Any] = field(default_factory=list)
 
     @property
     def on_host(self) -> bool:
@@ -167,10 +170,46 @@ def in_container(ref: str, files: ScriptFiles,
     return found.path, found.said.replace("{ref}", path)
 
 
-def find(ref: str, files: ScriptFiles, notes: list[str] | None) -> tuple[Path | None, str] | None:
-    """The option file `ref` of a script's command: (the file, its name) or (None, why); None
-    when the script says nothing about it (the manifests' search goes on)."""
+def find_written(ref: str, files: ScriptFiles,
+                 notes: list[str] | None) -> tuple[str | None, str] | None:
+    """The text of `ref` when the script wrote it with a heredoc before this server started
+    outside a container (kvplan.check.manifests.shell_heredoc): the last such write of the same
+    path, absolute, or relative from the same directory (the `cd`s before the write and before
+    the server agree; with that directory unknown, a relative path is not matched). (text, its
+    name) or (None, why) when the shell would expand the text; None when no write matches."""
+    if not files.on_host:
+        return None  # a `docker run` sees a host file through its mounts only: not followed
+    absolute = ref.startswith(("/", "~"))
+    want = posixpath.normpath(str(Path(ref).expanduser()) if absolute else ref)
+    for w in reversed(files.written):
+        path = posixpath.normpath(str(Path(w.path).expanduser()) if w.path.startswith(
+            ("/", "~")) else w.path)
+        if path != want or w.path.startswith(("/", "~")) != absolute:
+            continue
+        if not absolute and ((w.cwd.base, w.cwd.path) != (files.cwd.base, files.cwd.path)
+                             or files.cwd.base == "unknown"):
+            continue
+        if not w.exact:
+            return None, ("a path on the machine that runs the script, written by its heredoc "
+                          f"of line {w.line}, whose text the shell expands (a $, ` or \\ in it "
+                          "and the delimiter unquoted), which kvplan does not do: quote the "
+                          "delimiter (<<'EOF') or write the values out")
+        if notes is not None:
+            notes.append(f"{ref}: read from the heredoc the script writes it with (line "
+                         f"{w.line}), not from a file on this machine")
+        return w.text, f"{ref} (the heredoc of line {w.line})"
+    return None
+
+
+def find(ref: str, files: ScriptFiles,
+         notes: list[str] | None) -> tuple[Path | str | None, str] | None:
+    """The option file `ref` of a script's command: (the file, or the text a heredoc of the
+    script wrote, and its name) or (None, why); None when the script says nothing about it (the
+    manifests' search goes on)."""
     if files.on_host:
+        said = find_written(ref, files, notes)
+        if said is not None:
+            return said
         if ref.startswith(("/", "~")):
             return None
         return _on_host(ref, files, notes)

@@ -24,7 +24,9 @@ kvplan does not choose one). Commands inside an `if` without them are read as if
 is resolved against (kvplan.check.manifests.script_files, which also follows a `docker run`'s
 mounts), until the `)` of the subshell it runs in, if any (kvplan.check.manifests.shell_lex).
 Heredoc bodies
-(`cat > x <<EOF ... EOF`) are text another program reads, not commands of this script.
+(`cat > x <<EOF ... EOF`) are text another program reads, not commands of this script; a file
+one writes is what a server started later in the script outside a container opens at that path
+(kvplan.check.manifests.shell_heredoc).
 """
 
 from __future__ import annotations
@@ -240,8 +242,9 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
         notes.append(f"started outside a container: the {start[0]} release is the one "
                      "installed, which the script does not name; options the newest option "
                      "table lacks are noted, not refused")
+        wrote = [w for w in script.written if w.line < cmd.lines[0]]
         out.append(_site(cmd, len(out), container, count, said, KIND, problems, notes,
-                         ScriptFiles(path, cmd.cwd)))
+                         ScriptFiles(path, cmd.cwd, written=wrote)))
     return out, refused
 
 

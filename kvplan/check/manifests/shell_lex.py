@@ -11,12 +11,12 @@ from dataclasses import dataclass, field
 from kvplan.check.argv import SEPARATORS, expand
 from kvplan.check.manifests.script_files import Cwd, after_cd
 from kvplan.check.manifests.shell_arith import expand_arithmetic
+from kvplan.check.manifests.shell_heredoc import HEREDOC, Heredoc, Written, body_line, opened, written
 from kvplan.check.manifests.shell_test import decide
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 # `> log`, `>> log`, `2>&1`, `&> log`, `2>/dev/null`, `< in` at a word's start
 _REDIRECT = re.compile(r"(?<!\S)(?:\d?>>?|&>>?|<)(?:&\d+|&-|\s*[^\s;&|<>]+)")
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\s*\))")
 _POSITIONAL_DEFAULT = re.compile(r"\$\{(\d+|#|@|\*)(:?-)([^}]*)\}")
@@ -43,22 +43,32 @@ class Script:
     branched: set[int] = field(default_factory=set)  # lines of the ifs with elif / else
     # lines of the ifs decided from given variables -> the test as read (shell_test)
     decided: dict[int, str] = field(default_factory=dict)
+    written: list[Written] = field(default_factory=list)  # files its heredocs write, in order
 
-def _logical_lines(text: str) -> list[list[tuple[str, int]]]:
+def _logical_lines(text: str, docs: dict[int, tuple[Heredoc, list[str]]] | None = None
+                   ) -> list[list[tuple[str, int]]]:
     """Physical lines joined by backslash-newline, each part with its line number; heredoc
-    bodies left out; comments stripped (a comment ends a continued command, as in a shell)."""
+    bodies left out (kept in `docs`, by the line that opens them: kvplan.check.manifests.
+    shell_heredoc); comments stripped (a comment ends a continued command, as in a shell)."""
     out: list[list[tuple[str, int]]] = []
     current: list[tuple[str, int]] = []
     heredoc: str | None = None
+    body: list[str] = []
     for n, raw in enumerate(text.splitlines(), 1):
         if heredoc is not None:
             if raw.strip() == heredoc:
                 heredoc = None
+            else:
+                body.append(raw)
             continue
         line = _COMMENT.sub("", raw) if "#" in raw else raw
-        tag = _HEREDOC.search(line)
+        tag = HEREDOC.search(line)
         if tag is not None:
-            heredoc = tag.group(2)
+            heredoc = tag.group(3)
+            doc = opened(line, n)
+            body = []
+            if doc is not None and docs is not None:
+                docs[n] = (doc, body)
             line = line[: tag.start()] + line[tag.end() :]
         stripped = line.rstrip()
         if stripped.endswith("\\") and heredoc is None:
@@ -217,7 +227,8 @@ def read_script(text: str, given: dict[str, str] | None = None) -> Script:
     lexer = _Lexer()
     runs: dict[int, bool] = {}  # a decided if's line -> whether the branch being read runs
     after_taken: set[int] = set()  # decided ifs whose first branch ran: no later branch runs
-    for parts in _logical_lines(text):
+    docs: dict[int, tuple[Heredoc, list[str]]] = {}
+    for parts in _logical_lines(text, docs):
         for words, lines in _commands(parts, lexer):
             first = words[0]
             if words == [OPEN]:  # a subshell: what it changes ends at its `)`
@@ -326,6 +337,10 @@ def read_script(text: str, given: dict[str, str] | None = None) -> Script:
                     env.update(prefix)
                 continue
             scope = {**env, **prefix}
+            doc = docs.get(lines[i])
+            if doc is not None and doc[0].target and words[i] in ("cat", "tee") and not block:
+                body = [body_line(doc[0], b) for b in doc[1]]
+                out.written.append(written(doc[0], body, expand_word(doc[0].target, scope), cwd))
             out.commands.append((Command(words, lines, block, cond, cwd), scope,
                                  exported | set(prefix)))
     return out
