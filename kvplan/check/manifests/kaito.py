@@ -181,7 +181,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
     site = PodSite("Workspace", {"containers": [container]}, at, [(container, c_at)],
                    lines=site_lines, problems=problems, notes=notes, image_names_engine=False,
                    releases={ENGINE: VLLM}, pods_per_engine=nodes)
-    site.max_model_len_auto = not any(w.startswith("--max-model-len") for w, _ in words)
+    site.max_model_len_auto = not any(_dashed(w).startswith("--max-model-len") for w, _ in words)
     if sku is not None and sku.catalog_gpu is not None:
         site.gpu = (sku.catalog_gpu, f"resource.instanceType {sku.name}")
     return site
@@ -297,6 +297,14 @@ def _config(inference: dict[str, Any], i_at: Key, doc: Doc, path: Path | None
     return cm, None, out, notes
 
 
+def _dashed(flag: str) -> str:
+    """An option's name as vLLM's FlexibleArgumentParser reads it: `--max_model_len` is
+    `--max-model-len` (a ConfigMap key written with underscores; task h58review: such keys were
+    applied but the estimator, the utilization note and the auto max-model-len note missed them)."""
+    name, eq, rest = flag.partition("=")
+    return name.replace("_", "-") + eq + rest
+
+
 def _value(value: Any) -> str:
     """inference_api.py appends str(value): YAML true is `True`."""
     return str(value)
@@ -315,7 +323,8 @@ def _command(preset_name: str, hf_id: str, preset: Preset | None, sku: Sku | Non
         (f"--dtype={'auto' if preset is not None and preset.quant else 'bfloat16'}", p_line)]
     if sku is not None:
         words.append((f"--gpu-memory-utilization={sku.utilization}", s_line))
-        own = next((v for f, v, _ in vllm_args if f == "--gpu-memory-utilization"), None)
+        own = next((v for f, v, _ in vllm_args if _dashed(f) == "--gpu-memory-utilization"),
+                   None)
         notes.append(f"--gpu-memory-utilization {sku.utilization}: KAITO's for {sku.kaito_model} "
                      "(interface.go)" + ("" if own is None else
                                          f"; the ConfigMap's {own} comes later and wins"))
@@ -337,7 +346,7 @@ def _command(preset_name: str, hf_id: str, preset: Preset | None, sku: Sku | Non
         words.append((value, line))
     notes.append("KAITO runs python3 /workspace/vllm/inference_api.py, its wrapper of vLLM's "
                  "OpenAI server: read as that server with the options KAITO passes")
-    if not any(f == "--max-model-len" for f, _, _ in vllm_args):
+    if not any(_dashed(f) == "--max-model-len" for f, _, _ in vllm_args):
         notes.append("--max-model-len=auto (KAITO's default): vLLM starts with the longest "
                      "context the KV pool holds, up to the model's own")
     return words, [line for _, line in words]
@@ -350,8 +359,8 @@ def _parallel(preset: Preset | None, sku: Sku, vllm_args: list[tuple[str, str, i
         return [(f"--tensor-parallel-size={sku.gpus}", line)]
     from kvplan.check.manifests.kaito_tables import data_parallel
 
-    context = next((int(v) for f, v, _ in vllm_args if f == "--max-model-len" and v.isdigit()),
-                   None)
+    context = next((int(v) for f, v, _ in vllm_args
+                    if _dashed(f) == "--max-model-len" and v.isdigit()), None)
     nodes, said = node_count(preset, sku, context)
     if nodes == 0:  # estimator.go returns an error: the Workspace never gets its nodes
         raise Refused(said + "; KAITO never starts it: pick a SKU with more GPU memory, or a "
