@@ -189,6 +189,10 @@ def find_written(ref: str, files: ScriptFiles,
         if not absolute and ((w.cwd.base, w.cwd.path) != (files.cwd.base, files.cwd.path)
                              or files.cwd.base == "unknown"):
             continue
+        if w.block:
+            return None, ("a path on the machine that runs the script, written by its heredoc "
+                          f"of line {w.line} inside {w.block}, whose calls kvplan does not "
+                          "follow: write the file outside it to have it read")
         if not w.exact:
             return None, ("a path on the machine that runs the script, written by its heredoc "
                           f"of line {w.line}, whose text the shell expands (a $, ` or \\ in it "

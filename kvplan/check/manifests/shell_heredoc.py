@@ -13,8 +13,10 @@ must be used to quote the characters \\, $, and `"; with `<<-` "all leading tab 
 stripped from input lines and the line containing delimiter". kvplan takes the body as the
 file's text when the delimiter is quoted, or when the body holds none of `$`, backquote and
 backslash (then expansion changes nothing); otherwise the file is named as written by the script
-with text kvplan does not expand, and not read. `cat > FILE` and `tee FILE` write; `>>` (append)
-and a heredoc fed to any other command write nothing kvplan reads. Which file is meant follows
+with text kvplan does not expand, and not read. `cat > FILE`, `tee FILE` and `cat | tee FILE` write;
+`>>` (append) and a heredoc fed to any other command (`cat <<EOF | envsubst > FILE`: FILE is
+envsubst's output) write nothing kvplan reads; a write inside a function or loop is named, not
+read (kvplan does not follow their calls). Which file is meant follows
 the directory the write and the server run in (kvplan.check.manifests.script_files.find_written).
 """
 
@@ -41,9 +43,12 @@ def delimiter(tag: re.Match[str]) -> str:
 def quoted(tag: re.Match[str]) -> bool:
     """Whether a HEREDOC match's delimiter is quoted (its body is then not expanded)."""
     return bool(tag["quoted"] or tag["bs"])
-# `cat > f`, `cat >f`, `cat 1> f` (not `>>`, `2>`, `&>`); `tee [-a|-i|-p ...] f`
-_CAT = re.compile(r"^\s*cat(?:\s+-\S+)*\s.*?(?<![>&2-9])1?>(?!>)\s*([^\s;&|<>]+)")
-_TEE = re.compile(r"^\s*tee\s+((?:-\S+\s+)*)([^\s;&|<>-][^\s;&|<>]*)")
+# `cat > f`, `cat >f`, `cat 1> f` (not `>>`, `2>`, `&>`), the redirect cat's own, not a later
+# command's (task h58review: `cat <<'EOF' | envsubst > f` was read as cat writing f, the body
+# unexpanded); `tee [-a|-i|-p ...] f`, and `cat | tee f` (cat's output is the body)
+_CAT = re.compile(r"^\s*cat(?:\s+-\S+)*\s[^|;&]*?(?<![>&2-9])1?>(?!>)\s*([^\s;&|<>]+)")
+_TEE = re.compile(r"^\s*(?:cat(?:\s+-\S+)*\s*\|\s*)?tee\s+((?:-\S+\s+)*)"
+                  r"([^\s;&|<>-][^\s;&|<>]*)")
 _EXPANDS = re.compile(r"[$`\\]")
 
 
@@ -68,6 +73,7 @@ class Written:
     line: int
     text: str
     exact: bool
+    block: str = ""  # the function or loop the write sits in (its calls not followed)
 
 
 def opened(line: str, n: int) -> Heredoc | None:
@@ -91,7 +97,8 @@ def body_line(doc: Heredoc, raw: str) -> str:
     return raw.lstrip("\t") if doc.strip_tabs else raw
 
 
-def written(doc: Heredoc, body: list[str], path: str, cwd: Cwd) -> Written:
-    """The file `doc` writes at `path` (expanded) in `cwd`, with `body` as its lines."""
+def written(doc: Heredoc, body: list[str], path: str, cwd: Cwd, block: str = "") -> Written:
+    """The file `doc` writes at `path` (expanded) in `cwd`, with `body` as its lines, inside
+    `block` (a function or loop: named, not read)."""
     text = "\n".join(body) + ("\n" if body else "")
-    return Written(path, cwd, doc.line, text, doc.quoted or not _EXPANDS.search(text))
+    return Written(path, cwd, doc.line, text, doc.quoted or not _EXPANDS.search(text), block)

@@ -346,9 +346,11 @@ def read_script(text: str, given: dict[str, str] | None = None) -> Script:
                 continue
             scope = {**env, **prefix}
             doc = docs.get(lines[i])
-            if doc is not None and doc[0].target and words[i] in ("cat", "tee") and not block:
+            if doc is not None and doc[0].target and words[i] in ("cat", "tee") and not any(
+                    w.line == doc[0].line for w in out.written):  # `cat | tee f`: one write
                 body = [body_line(doc[0], b) for b in doc[1]]
-                out.written.append(written(doc[0], body, expand_word(doc[0].target, scope), cwd))
+                out.written.append(written(doc[0], body, expand_word(doc[0].target, scope), cwd,
+                                           block))
             out.commands.append((Command(words, lines, block, cond, cwd), scope,
                                  exported | set(prefix)))
     return out
