@@ -113,6 +113,8 @@ def service_unknown(ref: str) -> str:
     names, whose = readings(ref)
     if not names or service_hint(ref):
         return ""
+    if whose.startswith("Groq") and not ref.strip().lower().startswith("groq/"):
+        return ""  # a bare `-instant` / `-versatile` name is no proof (claude-instant)
     return (f"it is {whose}, a hosted service's name for its own build, not a checkpoint: "
             f"read as {' or '.join(names)}, it names no one catalog checkpoint; plan the "
             "checkpoint you serve by its Hugging Face id or catalog name")

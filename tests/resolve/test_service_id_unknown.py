@@ -40,3 +40,8 @@ def test_a_service_id_of_a_catalog_checkpoint_or_no_service_id_is_not_this() -> 
     assert service_unknown("meta.llama3-1-8b-instruct-v1:0") == ""  # service_hint names it
     assert service_unknown("meta-llama/Llama-3.1-8B-Instruct") == ""
     assert service_unknown("qwen2.5:7b") == ""
+    # a bare name ending in Groq's tier is not claimed as Groq's (Anthropic's claude-instant);
+    # with LiteLLM's groq/ it is
+    assert service_unknown("claude-instant") == ""
+    assert service_unknown("groq/foo-instant").startswith(
+        "it is Groq's model name (`-instant`, Groq's speed tier), a hosted service's name")
