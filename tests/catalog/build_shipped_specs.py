@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 
 from kvplan.specs.hf_import import spec_from_config, spec_yaml
+from kvplan.specs.hf_quant import checkpoint_kv_quant, with_modelopt_file
 from kvplan.specs.schema import ModelAlias
 from kvplan.units import DType
-from kvplan.specs.hf_quant import checkpoint_kv_quant, with_modelopt_file
 from tests.catalog.catalog_sources import ALIAS_DTYPES, ALIASES, EXTRA_NOTES, NEW, OFFICIAL, QUANT_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
