@@ -9,7 +9,9 @@ vLLM (and SGLang, TensorRT-LLM alike) shard attention by heads:
 - with expert parallelism (EP), the experts must divide by EP;
 - TP beyond the GPUs of one node (8 unless the GPU spec's `gpus_per_node` says otherwise)
   runs across nodes, which needs a stated node count (a GB200/GB300 NVL72 tray is a node of 4;
-  its NVLink domain of 72 lets TP span trays as one multi-node engine).
+  its NVLink domain of 72 lets TP span trays as one multi-node engine);
+- a stated node count must hold the whole replica, TP x PP GPUs (a replica of TP 8 x PP 2 on
+  one node of 8 GPUs cannot start).
 """
 
 from __future__ import annotations
@@ -55,6 +57,7 @@ def check_parallelism(
     ep: int | None = None,
     attention_dp: int = 1,
     nvlink_domain: int | None = None,
+    pp: int = 1,
 ) -> None:
     """Raise InputError naming the rule broken and the valid choices. With SGLang's
     data-parallel attention (`attention_dp` = its --dp-size) the heads are sharded over
@@ -63,7 +66,11 @@ def check_parallelism(
     asserts (kvplan.check.startup.shape_refusals cites both). `nvlink_domain` is the GPU spec's
     nvlink_domain_gpus (a GB200/GB300 NVL72 rack joins 72 GPUs over trays of 4): tensor
     parallelism beyond one tray but inside the domain is refused without a node count as
-    elsewhere, and the refusal says the trays can be spanned with one."""
+    elsewhere, and the refusal says the trays can be spanned with one. The node count a hint
+    asks for is the servers the whole replica spans, tensor x pipeline (`pp`) GPUs over
+    gpus_per_node (--nodes is "servers one replica spans"; kvplan.check.startup places
+    gpus_per_replica / nodes GPUs on each; task h58launch: TP 8 x PP 2 on trays of 4 was told 2,
+    where the replica's 16 GPUs span 4)."""
     if attention_dp < 1:
         raise InputError(f"--dp-size must be a positive integer, got {attention_dp}")
     if tp % attention_dp:
@@ -81,21 +88,30 @@ def check_parallelism(
         most = f"--tp {gpus_per_node}" + (" or less" if gpus_per_node > 1 else "")
         if nvlink_domain is not None and tp <= nvlink_domain:
             need = -(-tp // gpus_per_node)
+            whole = -(-(tp * pp) // gpus_per_node)
+            span = (f"; with pipeline parallelism {pp} a replica of {tp * pp} GPUs spans {whole} "
+                    "trays" if pp > 1 else "")
             raise InputError(
                 f"tensor parallelism {tp} spans more than one node of {node}: one compute tray "
                 f"(one host) holds {gpus_per_node} GPUs, and the NVLink domain of {nvlink_domain} "
-                f"GPUs lets tensor parallelism span {need} trays as one multi-node engine; state "
-                f"the node count ({need}), or use {most} with more replicas"
+                f"GPUs lets tensor parallelism span {need} trays as one multi-node engine{span}; "
+                f"state the node count ({whole}), or use {most} with more replicas"
             )
         raise InputError(
             f"tensor parallelism {tp} spans more than one node of {node}; "
             f"state the node count, or use {most} with more replicas"
         )
     if nodes is not None and tp > nodes * gpus_per_node:
-        need = -(-tp // gpus_per_node)
+        need = -(-(tp * pp) // gpus_per_node)  # the replica's servers, tensor x pipeline
         raise InputError(f"tensor parallelism {tp} needs more than {nodes} "
                          f"node{'s' if nodes != 1 else ''} of {node}; state {need} nodes, or "
                          f"use --tp {nodes * gpus_per_node} or less")
+    if nodes is not None and tp * pp > nodes * gpus_per_node:
+        need = -(-(tp * pp) // gpus_per_node)
+        raise InputError(f"a replica of {tp * pp} GPUs (tensor parallelism {tp} x pipeline "
+                         f"parallelism {pp}) needs more than {nodes} "
+                         f"node{'s' if nodes != 1 else ''} of {node}; state {need} nodes, or "
+                         "use fewer GPUs a replica")
     if ep is not None and (ep > 1 or model.moe is not None):
         if model.moe is None:
             raise InputError(f"expert parallelism applies to mixture-of-experts models; "

@@ -87,7 +87,7 @@ class SizeRequest:
                 raise InputError(f"{what} must be a positive integer, got {value}")
         check_parallelism(self.model, self.tp, gpus_per_node=self.gpu.gpus_per_node, nodes=self.nodes,
                           ep=self.ep, attention_dp=self.attention_dp,
-                          nvlink_domain=self.gpu.nvlink_domain_gpus)
+                          nvlink_domain=self.gpu.nvlink_domain_gpus, pp=self.pp)
         if not 0 < self.memory_utilization <= 1:
             raise InputError(
                 f"memory utilization must be in (0, 1], got {float(self.memory_utilization)}"

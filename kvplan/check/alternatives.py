@@ -47,6 +47,10 @@ def judge_alternatives(target: Target, judge: Callable[[Target], Outcome]) -> Ou
     first = checked[0][1]
     out.server, out.model = first.server, first.model
     out.engine, out.engine_version = first.engine, first.engine_version
+    if len({o.engine_version for _, o in checked}) > 1:  # an option's own image (SkyPilot)
+        out.notes.append("the release differs by candidate (the first's is named above): " +
+                         "; ".join(f"{n}: {o.engine} {o.engine_version or '(default version)'}"
+                                   for n, o in checked))
     held: dict[str, list[str]] = {}  # each note -> the candidates it was said of
     for n, o in checked:
         for note in o.notes:

@@ -25,7 +25,8 @@ _NO_SEQUENCE_CAP = ("ideal", "transformers")
 
 # kvplan.capacity.parallel's refusals, by how they begin -> the field whose value they refuse
 _PARALLEL_CHECKS = (("expert parallelism", "parallel.expert"),
-                    ("tensor parallelism", "parallel.tensor"))
+                    ("tensor parallelism", "parallel.tensor"),
+                    ("a replica of", "parallel.nodes"))
 
 
 def on_flag_field(record: Record, p: Problem) -> Problem:

@@ -34,6 +34,13 @@ _QUANT_SUFFIXES = (
     ("-awq", "int4"), ("-gptq", "int4"), ("-fp8", "fp8"), ("-int4", "int4"), ("-int8", "int8"),
     ("-4bit", "int4"), ("-8bit", "int8"),
 )
+# An export format's name after the width (`-int4-ov`, optimum-intel's OpenVINO IR exports,
+# /mnt/.../OpenVINO/DeepSeek-R1-Distill-Qwen-14B-int4-awq-ov): read only before a width suffix
+_PACKAGING = ("-ov",)
+# Abliteration removes a refusal direction from the weight matrices (orthogonalisation, Arditi
+# et al., arXiv 2406.11717); the config.json, so the attention shape, is the base's.
+# Publishers put their own name first (huihui-ai's `Huihui-Qwen3-4B-Instruct-2507-abliterated`)
+_DERIVED = "-abliterated"
 _RELEASES = {"-qlora_int4_eo8": "Meta's QLoRA int4 release (4-bit weights, 8-bit dynamic "
                                   "activations, for ExecuTorch)",
              "-spinquant_int4_eo8": "Meta's SpinQuant int4 release (4-bit weights, 8-bit dynamic "
@@ -68,9 +75,18 @@ def _read(name: str) -> tuple[str, str | None, str]:
     if gguf:
         return name, "", gtype
     low = name.lower()
-    for suffix, width in sorted(_QUANT_SUFFIXES, key=lambda s: -len(s[0])):
-        if low.endswith(suffix):
-            return name[:-len(suffix)], width, ""
+    packed = next((p for p in _PACKAGING if low.endswith(p)), "")
+    core = name[:len(name) - len(packed)]
+    first: str | None = None
+    while True:  # stacked suffixes: `-int4-awq` (gaunernst/gemma-3-12b-it-int4-awq)
+        low = core.lower()
+        suffix, width = next(((s, w) for s, w in sorted(_QUANT_SUFFIXES, key=lambda s: -len(s[0]))
+                              if low.endswith(s)), ("", ""))
+        if not suffix:
+            break
+        core, first = core[:-len(suffix)], first or width
+    if first is not None:
+        return core, first, ""
     m = _QUALIFIED.search(name)
     if m:  # -GPTQ-4b-128g: the method, then its bits and group size
         quals = m[2].lower().split("-")[1:]
@@ -106,8 +122,12 @@ def _by_tokens() -> dict[tuple[str, ...], tuple[str, str] | None]:
     out: dict[tuple[str, ...], tuple[str, str] | None] = {}
     for name, found in full_id_by_repo_name().items():
         key = _tokens(name)
-        held = out.get(key, found)
-        out[key] = held if held is not None and held[0] == found[0] else None
+        # Meta's repositories without their `Meta-` (`llama3_8B_instruct` for
+        # Meta-Llama-3-8B-Instruct, typed-r2.tsv), as entry_for reads a typed name without it
+        for spelling in (key, key[1:] if key[:1] == ("meta",) else ()):
+            if spelling:
+                held = out.get(spelling, found)
+                out[spelling] = held if held is not None and held[0] == found[0] else None
     return out
 
 
@@ -134,6 +154,11 @@ def base_hint(ref: str) -> str:
     """For a hub id, URL or file whose repository names a catalog checkpoint: a quantized or GGUF
     copy (what to plan, with --weight-dtype), or a copy under another org (ModelScope's
     LLM-Research, unsloth's re-uploads); '' when it names none or is the catalog's own id."""
+    from kvplan.specs.service_ids import service_hint, windows_hint
+
+    said = windows_hint(ref) or service_hint(ref)
+    if said:
+        return said
     ref = ref.strip().rstrip("/")
     name = ref.rsplit("/", 1)[-1]
     before, colon, tag = name.partition(":")
@@ -144,12 +169,18 @@ def base_hint(ref: str) -> str:
                     f"nothing kvplan reads; {before} is the catalog's {found[0]}: plan "
                     f"`{found[0]}`")
     base, width, gtype = _read(name)
+    base, derived = _underived(base)
     found = entry_for(base) if base else None
+    if found is not None and derived:
+        return _derived_hint(base, found, width, gtype)
+    named = catalog_name(name) if "/" in ref and width is None else None
+    if named is not None and (found is None or not found[2]):
+        # a catalog name outranks a token reading of it (`models/llama-3-8b`)
+        return (f"its last part {name!r} is the catalog name {named} (no catalog hub id has it): "
+                f"if it is a folder holding that checkpoint, plan `{named}` (or pass the folder's "
+                "config.json)")
     if found is None:
-        stem = catalog_name(name) if "/" in ref and width is None else None
-        return "" if stem is None else (
-            f"its last part {name!r} is the catalog name {stem} (no catalog hub id has it): if it is "
-            f"a folder holding that checkpoint, plan `{stem}` (or pass the folder's config.json)")
+        return ""
     stem, full, exact = found
     if width is None:
         if ref.lower().endswith("/" + full.lower()) and exact:
@@ -170,6 +201,27 @@ def base_hint(ref: str) -> str:
     return (f"it names {what} of {_spelt(base, full, exact)}, whose catalog entry {stem} has the "
             f"same attention shape (the KV cache is the base's): plan `{stem}{flag}` (kvplan's "
             "generic pricing of that width), or pass the copy's config.json for its exact weights")
+
+
+def _underived(name: str) -> tuple[str, bool]:
+    """(the base's repository name, whether `name` is an abliterated copy of it)."""
+    if not name.lower().endswith(_DERIVED):
+        return name, False
+    base = name[:-len(_DERIVED)]
+    if entry_for(base) is None and "-" in base:
+        base = base.split("-", 1)[1]  # the publisher's own name first
+    return base, True
+
+
+def _derived_hint(base: str, found: tuple[str, str, bool], width: str | None, gtype: str) -> str:
+    stem, full, exact = found
+    what = ("an abliterated copy" if width is None else "a quantized abliterated copy" if width
+            else f"a {gtype + ' ' if gtype else ''}GGUF build of an abliterated copy")
+    flag = "" if width is None else (f" --weight-dtype {width}" if width else
+                                     " --weight-dtype (the GGUF file's type)")
+    return (f"it names {what} of {_spelt(base, full, exact)} (abliteration edits the weights, not "
+            f"the config.json), whose catalog entry {stem} has the same attention shape: plan "
+            f"`{stem}{flag}`, or pass the copy's config.json")
 
 
 def repo_name_hint(ref: str) -> str:

@@ -22,6 +22,7 @@ from kvplan.errors import InputError
 from kvplan.specs.name_hints import base_hint, folder_hint, repo_name_hint
 from kvplan.specs.name_hints import folder_entry as folder_entry  # kvplan.check reads it here
 from kvplan.specs.schema import ModelSpec
+from kvplan.specs.service_ids import service_hint
 from kvplan.specs.spellings import ollama_hint, rewrite
 
 RULES = ("path", "catalog", "hf_id", "alias", "hub")
@@ -125,6 +126,9 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
     match = catalog_match(text)
     if match is not None:
         return _catalog_entry(ref, text, *match)
+    said = service_hint(text)  # Fireworks', Bedrock's, Vertex AI's ids: no hub id, no folder
+    if said:
+        raise InputError(f"unknown model {ref!r}; {said}; `kvplan models` lists the catalog")
     spelled = rewrite(strip_hub_prefix(text))
     if spelled is not None:
         match = catalog_match(spelled[0])

@@ -70,3 +70,39 @@ def test_a_domain_no_larger_than_the_server_is_refused() -> None:
                                               r"gpus_per_node \(4\)"):
         HardwareModel.model_validate({**base, "nvlink_domain_gpus": 4})
     assert HardwareModel.model_validate({**base, "nvlink_domain_gpus": 8}).nvlink_domain_gpus == 8
+
+
+def test_the_tray_hint_counts_the_replica_tensor_times_pipeline() -> None:
+    """--nodes is the servers one replica spans (cli/options.py: "servers one replica spans";
+    kvplan.check.startup places gpus_per_replica / nodes GPUs on each server): TP 8 x PP 2 is a
+    replica of 16 GPUs, 4 trays of 4, where the hint said 2 (task h58launch; 2 trays would put 8
+    GPUs on a host of 4). TP alone is unchanged (2), and 4 trays stated plan the replica."""
+    llama = load_model("llama-3.1-70b")
+    gpu = load_hardware("gb200")
+    with pytest.raises(InputError) as err:
+        size(SizeRequest(model=llama, gpu=gpu, context_tokens=8192, tp=8, pp=2))
+    assert str(err.value) == (
+        "tensor parallelism 8 spans more than one node of 4 GPUs: one compute tray (one host) "
+        "holds 4 GPUs, and the NVLink domain of 72 GPUs lets tensor parallelism span 2 trays as "
+        "one multi-node engine; with pipeline parallelism 2 a replica of 16 GPUs spans 4 trays; "
+        "state the node count (4), or use --tp 4 or less with more replicas")
+    with pytest.raises(InputError, match="^tensor parallelism 8 needs more than 1 node of 4 GPUs; "
+                                         "state 4 nodes, or use --tp 4 or less$"):
+        size(SizeRequest(model=llama, gpu=gpu, context_tokens=8192, tp=8, pp=2, nodes=1))
+    four = size(SizeRequest(model=llama, gpu=gpu, context_tokens=8192, tp=8, pp=2, nodes=4))
+    assert four.request.gpus_per_replica == 16 and four.users_per_replica > 0
+
+
+def test_a_stated_node_count_must_hold_the_whole_replica() -> None:
+    """TP 8 x PP 2 is 16 GPUs: one H100 server of 8 cannot hold it, two can; the refusal is
+    reported on --nodes, the count that is short."""
+    args = ["size", "llama-3.1-405b", "--gpu", "h100", "--tp", "8", "--pp", "2"]
+    res = CliRunner().invoke(app, [*args, "--nodes", "1"])
+    assert res.exit_code == 2
+    assert res.output.strip() == (
+        "error: command line: parallel.nodes (--nodes): a replica of 16 GPUs (tensor "
+        "parallelism 8 x pipeline parallelism 2) needs more than 1 node of 8 GPUs; state 2 "
+        "nodes, or use fewer GPUs a replica")
+    ok = CliRunner().invoke(app, [*args, "--nodes", "2"])
+    assert ok.exit_code == 0, ok.output
+    assert "TP 8 x PP 2" in ok.output

@@ -99,10 +99,11 @@ def test_gpu_refusals() -> None:
     assert _lines(SYN / "tpu.dstack.yml") == [
         "ERROR line 6: resources.gpu: 'tpu:v5litepod-4': tpu accelerators are not GPUs kvplan's "
         "catalog holds (it models NVIDIA and AMD GPUs)"]
+    # top-level commands beside replica groups: dstack's own refusal (task h58launch: the
+    # groups were refused as not read; dstack 0.22.5 validate_top_level_properties_with_groups)
     assert _lines(SYN / "replica-groups.dstack.yml") == [
-        "ERROR line 4: replicas: a list of replica groups, each with its own commands and "
-        "resources, is not read by kvplan; write one configuration per group to have each "
-        "checked"]
+        "ERROR line 2: commands: top-level `commands` is not allowed when `replicas` is a list "
+        "of replica groups (dstack refuses it); write `commands` in each group"]
     assert _lines(SYN / "two-servers.dstack.yml") == [
         "ERROR line 4: commands: `commands` start 2 servers (lines 3, 4): they share the "
         "machine's GPUs, which kvplan does not divide; write one server per configuration (or a "
@@ -220,3 +221,103 @@ def test_a_docker_run_in_the_commands_is_on_the_runs_gpu() -> None:
     assert two[0].startswith("PASS  line 7  docker-run-2.dstack.yml: starts; holds ")
     assert two[0].endswith("(qwen2.5-7b, vllm 0.10.1)")
     assert "      note: --gpus all: 2 GPU(s)" in two
+
+
+GROUP_BIG = ("PASS  line 31  replica group big: starts; holds 53 sequences of 8,192 tokens per "
+             "replica (441,408 tokens in the pool); capacity against traffic not checked "
+             "(llama-3.1-70b, vllm 0.9.2)")
+
+
+def test_each_replica_group_is_its_own_deployment() -> None:
+    """`groups:` (dstack 0.22.5's ReplicaGroup): the router group starts no engine and is noted;
+    `small` (Llama-3.1-70B on one L4, its own `pip install vllm==0.10.1`: 131.45 GiB of weights
+    on a 22 GiB card) FAILs; `big` (H100:4, its own image v0.9.2) PASSes; the service's env
+    feeds both, the top-level `resources` (A100) is used by neither; each verdict names its
+    group and release (task h58launch)."""
+    lines = _lines(SYN / "groups.dstack.yml")
+    assert lines[0] == ("FAIL  line 24  replica group small: does not start on 1 replica(s) x 1 "
+                        "l4; no traffic declared (llama-3.1-70b, vllm 0.10.1)")
+    assert GROUP_BIG in lines
+    assert "      note: groups[1].commands (line 23) installs vllm==0.10.1: vllm 0.10.1" in lines
+    assert ("      note: replica group small: count 1..2: each replica is one copy of this "
+            "group; the verdict is per engine and replicas do not move it") in lines
+    assert ("      note: replica group big: count 2: each replica is one copy of this group; "
+            "the verdict is per engine and replicas do not move it") in lines
+    assert lines.count("      note: replica group router starts no engine kvplan reads and "
+                       "names none (a router or a helper): not judged") == 2
+    assert lines.count("      note: top-level resources: not used by replica groups (dstack "
+                       "provisions each group with its own `resources`)") == 2
+    assert not any("a100" in line.lower() for line in lines)
+
+
+def test_a_group_named_by_position_judges_each_candidate() -> None:
+    """The legacy `replicas:` list, a group without a name: dstack names it '0'; its `80GB`
+    matches A100 80 GB and H100, each judged."""
+    lines = _lines(SYN / "groups-candidates.dstack.yml")
+    assert lines[:2] == [
+        "PASS  line 11  replica group 0: starts on every candidate GPU: A100 80GB:1, H100:1 "
+        "(dstack may launch any of them); no traffic declared (llama-3.1-8b, vllm (default "
+        "version))",
+        "      note: replicas[0].resources.gpu 80GB: 2 candidate GPUs in kvplan's catalog (A100 "
+        "80GB:1, H100:1)"]
+
+
+def test_replica_group_refusals() -> None:
+    """dstack's own refusals (ServiceConfiguration / ReplicaGroup validators, 0.22.5) and a group
+    kvplan cannot read (its image's own entry point)."""
+    assert _lines(SYN / "groups-both.dstack.yml") == [
+        "ERROR line 2: replicas: `replicas` and `groups` are mutually exclusive (dstack refuses "
+        "both); keep the groups"]
+    assert _lines(SYN / "groups-duplicate.dstack.yml") == [
+        "ERROR line 8: groups[1].name: 'decode' names two replica groups (dstack refuses "
+        "duplicate group names)"]
+    assert _lines(SYN / "groups-image-only.dstack.yml") == [
+        "ERROR line 3: groups[0].commands: replica group serve runs its image's own entry "
+        "point, which the file does not hold; write its server in the group's `commands` to "
+        "have it checked"]
+    assert _lines(SYN / "groups-two-images.dstack.yml") == [
+        "ERROR line 5: groups[0].image: `image` is set at both the service level and in this "
+        "replica group (dstack refuses it); set it in one place"]
+
+
+def test_detection_takes_a_service_of_replica_groups() -> None:
+    from kvplan.check.manifests.dstack import is_config
+
+    group = {"commands": ["vllm serve m"], "resources": {"gpu": "H100"}}
+    assert is_config({"type": "service", "groups": [group], "port": 8000})
+    assert is_config({"type": "service", "replicas": [group], "port": 8000})
+    assert not is_config({"type": "task", "replicas": [group]})  # a task has no groups
+    assert not is_config({"type": "service", "replicas": 2})  # no commands, no groups
+
+
+def test_a_pip_pin_in_commands_is_the_release() -> None:
+    """`uv pip install --system "vllm==0.10.1"` in `commands` is the release, read by the same
+    code as SkyPilot's `setup` (launcher_sites.pip_pins), the note naming the line; a range
+    (`sglang[all]>=0.4.6`) is noted (task h58launch)."""
+    lines = _lines(SYN / "pip-pin.dstack.yml")
+    assert lines[0].endswith("(llama-3.1-8b, vllm 0.10.1)")
+    assert lines[1:3] == [
+        "      note: commands (line 6) installs sglang[all]>=0.4.6: a range, not a release; the "
+        "sglang profile's default version is used",
+        "      note: commands (line 5) installs vllm==0.10.1: vllm 0.10.1"]
+
+
+def test_the_replica_groups_round_is_scored_on_its_own() -> None:
+    """Round blind-2026-12-07-dstack-groups (task h58launch): the two public services with
+    replica groups in dstackai/dstack (docs pages at 511c318c), verdicts committed (f95af8a)
+    before kvplan read groups; vllm-pd-groups held out. First measured with the reader:
+    development 1 of 1 (amd-pd-groups PASS, PASS), held out 1 of 1 (vllm-pd-groups ERROR,
+    ERROR: `python3 -m vllm.entrypoints.grpc_server` is no server kvplan reads)."""
+    import yaml
+
+    expected = yaml.safe_load((ASSETS / "corpus-expected.yaml").read_text())
+    blind = {k: e for k, e in expected.items()
+             if e.get("round") == "blind-2026-12-07-dstack-groups"}
+    assert len(blind) == 2 and sum(bool(e.get("held_out")) for e in blind.values()) == 1
+    report = check_paths([str(ASSETS / "corpus" / k) for k in sorted(blind)])
+    got: dict[str, list[str]] = {}
+    for o in report.outcomes:
+        got.setdefault(str(Path(o.file).relative_to(ASSETS / "corpus")), []).append(o.verdict)
+    assert got == {k: e["verdicts"] for k, e in blind.items()}
+    assert [o.name for o in report.outcomes] == ["replica group 1", "replica group 2",
+                                                 "replica group 1", "replica group 2"]

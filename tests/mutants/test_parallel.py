@@ -80,6 +80,14 @@ def test_check_parallelism_names_the_rule_and_the_valid_choices():
     # 4 GPUs at 1 a node need ceil(4 / 1) = 4 nodes; 2 nodes of 1 hold tp 2 at the most
     ({"tp": 4, "gpus_per_node": 1, "nodes": 2}, "tensor parallelism 4 needs more than 2 nodes "
                                                 "of 1 GPU; state 4 nodes, or use --tp 2 or less"),
+    # a stated node count holds the whole replica, TP x PP: 16 GPUs do not fit 1 node of 8
+    ({"tp": 8, "pp": 2, "nodes": 1}, "a replica of 16 GPUs (tensor parallelism 8 x pipeline "
+                                     "parallelism 2) needs more than 1 node of 8 GPUs; state 2 "
+                                     "nodes, or use fewer GPUs a replica"),
+    # 4 x 3 = 12 GPUs on 2 nodes of 4 (8 GPUs): ceil(12 / 4) = 3 nodes
+    ({"tp": 4, "pp": 3, "nodes": 2, "gpus_per_node": 4},
+     "a replica of 12 GPUs (tensor parallelism 4 x pipeline parallelism 3) needs more than 2 "
+     "nodes of 4 GPUs; state 3 nodes, or use fewer GPUs a replica"),
     ({"tp": 1, "ep": 2}, "expert parallelism applies to mixture-of-experts models; llama-3-8b "
                          "has no experts"),
 ])
@@ -92,6 +100,9 @@ def test_node_and_expert_rules(kw: dict, message: str):
 
 def test_what_the_rules_accept():
     check_parallelism(LLAMA, 16, nodes=2)  # 16 GPUs on 2 nodes of 8
+    check_parallelism(LLAMA, 8, nodes=2, pp=2)  # a replica of exactly 2 nodes of 8
+    check_parallelism(LLAMA, 4, nodes=1, pp=2)  # 8 GPUs: exactly one node
+    check_parallelism(LLAMA, 8, pp=2)  # no node count stated: pipeline stages placed freely
     check_parallelism(LLAMA, 8)  # exactly one node
     check_parallelism(LLAMA, 4, gpus_per_node=4)
     check_parallelism(LLAMA, 1, ep=1)  # EP 1 on a dense model changes nothing

@@ -8,22 +8,25 @@ it is refused, as the script reader refuses a variable the script does not set.
 
 `resources.gpu` is dstack's GPU spec (kvplan.check.manifests.dstack_gpus): every GPU it matches
 that kvplan's catalog holds is a candidate dstack may provision, each judged
-(kvplan.check.alternatives) and the verdict says on which it starts; those the catalog lacks
-are named. `image` is the container the commands run in: its tag names the engine release
+(kvplan.check.alternatives) and the verdict says on which it starts; those the catalog lacks are
+named. `image` is the container the commands run in: its tag names the engine release
 (kvplan.check.manifests.image_tag). `nodes` (a task's) multiplies the GPUs of the run;
-`replicas` (a service's) is a replica count that moves no per-engine verdict (noted); a list
-of replica groups, each with its own commands, is refused. `model` (the name dstack's gateway
-registers) and `port` do not move the pool. Keys that do not move the KV pool (name, python,
-disk, shm_size, spot_policy, volumes, ...) are not read.
+`replicas` (a service's) is a replica count that moves no per-engine verdict (noted); a list of
+replica groups (`replicas` or `groups`) is one deployment per group
+(kvplan.check.manifests.dstack_groups). An exact `pip install vllm==X` pin in `commands` is the
+release where no `image` names one (launcher_sites.pip_pins, shared with SkyPilot's `setup`).
+`model` (the name dstack's gateway registers) and `port` do not move the pool. Keys that do not
+move the KV pool (name, python, disk, shm_size, spot_policy, volumes, ...) are not read.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kvplan.check.manifests.dstack_gpus import Choice, Spec, read_spec
-from kvplan.check.manifests.launcher_sites import launcher_targets
+from kvplan.check.manifests.launcher_sites import installed, launcher_targets, pip_pins
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -38,33 +41,39 @@ def is_config(data: Any) -> bool:
     Kubernetes object's, a compose file's, a SkyPilot task's or a kvplan/v1 file's keys."""
     if not isinstance(data, dict) or any(k in data for k in _NOT_CONFIG):
         return False
-    return data.get("type") in TYPES and isinstance(data.get("commands"), list)
+    if data.get("type") not in TYPES:
+        return False
+    from kvplan.check.manifests.dstack_groups import groups_of
+
+    return isinstance(data.get("commands"), list) or groups_of(data) is not None
 
 
-def _script(path: Path, doc: Doc, commands: list[Any]) -> tuple[str, list[Problem]]:
-    """The commands as one script, each command on its file line (a `- |` block's first line
-    is the line after it)."""
+def _script(path: Path, doc: Doc, commands: list[Any], at: tuple[Any, ...] = (),
+            ) -> tuple[str, list[Problem]]:
+    """The commands (at `at` + ("commands",) in the file) as one script, each command on its
+    file line (a `- |` block's first line is the line after it)."""
     try:
         raw = path.read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError):
         raw = []
     parts: list[str] = []
-    at = 1
+    line_at = 1
+    where = ".".join(str(k) for k in (*at, "commands"))
     for i, cmd in enumerate(commands):
         if not isinstance(cmd, (str, int, float)) or isinstance(cmd, bool):
-            return "", [Problem(f"commands[{i}]", f"{cmd!r} is not a shell command",
-                                doc.line("commands", i))]
-        line = doc.line("commands", i)
+            return "", [Problem(f"{where}[{i}]", f"{cmd!r} is not a shell command",
+                                doc.line(*at, "commands", i))]
+        line = doc.line(*at, "commands", i)
         text = raw[line - 1] if 0 < line <= len(raw) else ""
         after = text.split("-", 1)[1].split("#", 1)[0].strip() if "-" in text else ""
         if after[:1] in ("|", ">"):
             line += 1
-        if line > at:
-            parts.append("\n" * (line - at))
-            at = line
+        if line > line_at:
+            parts.append("\n" * (line - line_at))
+            line_at = line
         body = str(cmd).rstrip("\n")
         parts.append(body + "\n")
-        at += body.count("\n") + 1
+        line_at += body.count("\n") + 1
     return "".join(parts), []
 
 
@@ -110,87 +119,126 @@ def _replicas(data: dict[str, Any], doc: Doc) -> tuple[str | None, list[Problem]
     replicas = data.get("replicas")
     if replicas is None:
         return None, []
-    if isinstance(replicas, list):
+    if isinstance(replicas, list):  # a service's are replica groups (dstack_groups)
         return None, [Problem("replicas", (
-            "a list of replica groups, each with its own commands and resources, is not read "
-            "by kvplan; write one configuration per group to have each checked"),
-            doc.line("replicas"))]
+            "a list of replica groups is a service's (dstack's ServiceConfiguration); a task "
+            "has none: write `type: service`, or one task per group"), doc.line("replicas"))]
     return (f"replicas: {replicas}: each replica is one copy of this service; the verdict is "
             "per engine and replicas do not move it"), []
+
+
+@dataclass
+class Unit:
+    """One deployment of a configuration: the whole of it, or one replica group (`at` its path
+    in the file, `said` its name in verdicts and fields) with its own commands, resources and
+    image, and the configuration's env."""
+
+    commands: list[Any]
+    resources: Any
+    image: str
+    at: tuple[Any, ...] = ()
+    said: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def key(self, *keys: str) -> str:
+        """The field's name in messages: `replicas[1].resources.gpu`."""
+        out = ""
+        for k in (*self.at, *keys):
+            out += f"[{k}]" if isinstance(k, int) else f"{'.' if out else ''}{k}"
+        return out
 
 
 def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target] | None:
     """The engine a configuration's commands start, checked on each candidate GPU; None when
-    the commands start no engine and name none (a training or batch task)."""
+    the commands start no engine and name none (a training or batch task). A service whose
+    `replicas` (or `groups`) is a list of replica groups is one deployment per group
+    (kvplan.check.manifests.dstack_groups)."""
+    from kvplan.check.manifests.dstack_groups import group_targets, groups_of
+
+    data = doc.data
+    if groups_of(data) is not None:
+        return group_targets(doc, path, side_cache, default_gpu)
+    service, bad = _replicas(data, doc)
+    unit = Unit(commands=data["commands"], resources=data.get("resources"),
+                image=str(data.get("image") or ""), notes=[n for n in (service,) if n])
+    return unit_targets(doc, path, side_cache, default_gpu, unit, bad)
+
+
+def unit_targets(doc: Doc, path: Path, side_cache: dict[Path, Any], default_gpu: str | None,
+                 unit: Unit, problems: list[Problem]) -> list[Target] | None:
+    """The targets of one deployment `unit` (the configuration, or one replica group)."""
     from kvplan.check.manifests.skypilot import no_engine
     from kvplan.check.manifests.workload import mentions_engine
 
     data = doc.data
-    text, problems = _script(path, doc, data["commands"])
+    text, bad = _script(path, doc, unit.commands, unit.at)
+    problems = [*problems, *bad]
     envs, unset, bad = _env(data, doc)
     problems += bad
     nodes, bad = _count(data, "nodes", doc)
     problems += bad
-    service, bad = _replicas(data, doc)
-    problems += bad
-    res = data.get("resources")
+    res = unit.resources
     gpu = res.get("gpu") if isinstance(res, dict) else None
     if res is not None and not isinstance(res, dict):
-        problems.append(Problem("resources", f"{res!r} is not a mapping (dstack's resources: "
-                                "gpu, cpu, memory, disk)", doc.line("resources")))
+        problems.append(Problem(unit.key("resources"), f"{res!r} is not a mapping (dstack's "
+                                "resources: gpu, cpu, memory, disk)",
+                                doc.line(*unit.at, "resources")))
     spec = read_spec(gpu) if gpu is not None else None
-    gpu_line = doc.line("resources", "gpu")
+    gpu_line = doc.line(*unit.at, "resources", "gpu")
     if spec is not None and spec.problem and not spec.choices:
-        problems.append(Problem("resources.gpu", f"{spec.said!r}: {spec.problem}", gpu_line))
-    image = str(data.get("image") or "")
-    joined = "\n".join(str(c) for c in data["commands"])
-    base = Target(file=str(path), kind=SCRIPT, line=doc.line("commands") or doc.start_line,
-                  launcher=LAUNCHER)
+        problems.append(Problem(unit.key("resources", "gpu"), f"{spec.said!r}: {spec.problem}",
+                                gpu_line))
+    releases, said = pip_pins(text, lambda n: f"{unit.key('commands')} (line {n})")
+    joined = "\n".join(str(c) for c in unit.commands)
+    base = Target(file=str(path), kind=SCRIPT, line=doc.line(*unit.at, "commands"),
+                  launcher=LAUNCHER, name=unit.said or None)
     if problems:
         base.problems = problems
         return [base]
     choices: list[Choice | None] = list(spec.choices) if spec is not None else []
     if not choices:
         if default_gpu is None:
-            sites, refused = _read(path, text, envs, None, nodes, image)
+            sites, refused = _read(path, text, envs, None, nodes, unit.image)
             if not sites and not refused:
-                return no_engine(base, "commands", joined, mentions_engine(joined))
-            base.problems = [Problem("resources.gpu", (
-                "the configuration names no GPU: dstack runs it on a machine without GPUs; "
-                "name them (resources: gpu: H100:1) or pass --gpu"), gpu_line or base.line)]
+                return no_engine(base, unit.key("commands"), joined, mentions_engine(joined))
+            base.problems = [Problem(unit.key("resources", "gpu"), (
+                f"{unit.said or 'the configuration'} names no GPU: dstack runs it on a machine "
+                "without GPUs; name them (resources: gpu: H100:1) or pass --gpu"),
+                gpu_line or base.line)]
             return [base]
         choices = [None]
     absent = spec.absent if spec is not None and spec.by_name else []
     several = len(choices) + len(absent) > 1
     alternatives: list[Target] = []
     for c in choices:
-        sites, refused = _read(path, text, envs, c, nodes, image)
+        sites, refused = _read(path, text, envs, c, nodes, unit.image, releases)
         if not sites and not refused:
-            return no_engine(base, "commands", joined, mentions_engine(joined))
+            return no_engine(base, unit.key("commands"), joined, mentions_engine(joined))
         got = launcher_targets(path, sites, refused, side_cache, default_gpu, unset,
                                lambda n: (f"env {n} has no value: it is set at launch (from the "
                                           "shell or `dstack apply -e`)"),
                                "write its value in `env:` (- NAME=VALUE) to have it checked")
         if len(got) > 1:
             lines = ", ".join(str(t.line) for t in got)
-            base.problems = [Problem("commands", (
+            base.problems = [Problem(unit.key("commands"), (
                 f"`commands` start {len(got)} servers (lines {lines}): they share the "
                 "machine's GPUs, which kvplan does not divide; write one server per "
                 "configuration (or a kvplan/v1 file per server) to have each checked"),
                 got[1].line)]
             return [base]
         target = got[0]
-        target.name = c.label if c is not None and several else None
+        target.name = c.label if c is not None and several else unit.said or None
+        target.notes = [*said, *target.notes]
         if c is not None:
             target.notes.append(_gpu_note(c, nodes))
         alternatives.append(target)
     for name in absent:
         alternatives.append(Target(file=str(path), kind=SCRIPT, line=gpu_line, name=name,
-                                   problems=[Problem("resources.gpu", (
+                                   problems=[Problem(unit.key("resources", "gpu"), (
                                        f"{name} is not in kvplan's GPU catalog; check this GPU "
                                        "with a kvplan/v1 file"), gpu_line)]))
-    notes = [n for n in (_spec_note(spec), service) if n]
+    notes = [n for n in (_spec_note(spec, unit.key("resources", "gpu")), *unit.notes) if n]
     if len(alternatives) == 1:
         one = alternatives[0]
         if not one.problems:
@@ -202,7 +250,7 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     return [base]
 
 
-def _spec_note(spec: Spec | None) -> str | None:
+def _spec_note(spec: Spec | None, where: str = "resources.gpu") -> str | None:
     if spec is None:
         return None
     said = [spec.count_note] if spec.count_note else []
@@ -210,7 +258,7 @@ def _spec_note(spec: Spec | None) -> str | None:
         names = ", ".join(c.label for c in spec.choices)
         absent = (f"; dstack may also provision {', '.join(spec.absent)}, not in kvplan's "
                   "catalog: not checked" if spec.absent and not spec.by_name else "")
-        said.append(f"resources.gpu {spec.said}: {len(spec.choices)} candidate GPUs in "
+        said.append(f"{where} {spec.said}: {len(spec.choices)} candidate GPUs in "
                     f"kvplan's catalog ({names}){absent}")
     return "; ".join(said) or None
 
@@ -222,7 +270,8 @@ def _gpu_note(c: Choice, nodes: int) -> str:
 
 
 def _read(path: Path, text: str, envs: dict[str, str], c: Choice | None, nodes: int,
-          image: str) -> tuple[list[Any], list[Target]]:
+          image: str, releases: dict[str, tuple[str, str]] | None = None,
+          ) -> tuple[list[Any], list[Target]]:
     """The script reader's sites for the commands on one candidate GPU."""
     from kvplan.check.manifests.shell import sites
     from kvplan.check.manifests.shell_docker import docker_on
@@ -238,10 +287,7 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Choice | None, nodes: 
                 docker_on(site, str(c.gpu), c.count, nodes, f"resources.gpu {c.label}")
             continue
         container = site.pod["containers"][0]
-        if image:
-            container["image"] = image
-            site.release_unknown = False
-            site.notes = [n for n in site.notes if not n.startswith("started outside a container")]
+        installed(site, image, releases)
         if c is not None:
             container["resources"] = {"limits": {"nvidia.com/gpu": c.count}}
             site.gpus_said = f"resources.gpu {c.label}"

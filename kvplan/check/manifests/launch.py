@@ -152,9 +152,11 @@ def resolve_model(w: Workload) -> None:
         return
     hub_id = spelled[0] if spelled else text
     what = f"{text!r} ({spelled[1]})" if spelled else repr(text)
-    close = suggest(hub_id, [m.hf_id for m in all_models()[0] if m.hf_id])
-    # a bare repository name in another spelling (`qwen-2.5-7b-instruct`): the resolver's hint
+    # a bare repository name in another spelling (`qwen-2.5-7b-instruct`): the resolver's hint,
+    # which outranks difflib's spelling neighbours as in the resolver (for the Windows path
+    # C:\AI\models\Qwen3-8B-FP8-Dynamic difflib offered Qwen/Qwen3-32B-FP8, typed-r2.tsv)
     quant = quantized_base_hint(hub_id) or repo_name_hint(hub_id)
+    close = "" if quant else suggest(hub_id, [m.hf_id for m in all_models()[0] if m.hf_id])
     w.problem(source, f"{what} is not in the catalog (no spec has this name, hf_id or alias)"
               f"{close}; " + (f"{quant}; " if quant else "") +
               f"add it with `kvplan import {hub_id}` (or a spec under model_specs/), or set the "

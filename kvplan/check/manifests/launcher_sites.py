@@ -1,10 +1,12 @@
 """Targets for the engine sites a launcher's script starts (SkyPilot's `run`, dstack's
 `commands`): each site read by the script reader becomes its targets as a script's would, on
 the candidate GPU the launcher gave it, with the reader's words for an unset variable put in
-the launcher's own terms."""
+the launcher's own terms; an exact engine pin in a `pip install` line (SkyPilot's `setup`,
+dstack's `commands`) is the engine release (pip_pins)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ from typing import Any
 from kvplan.check.target import Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
+from kvplan.engine_traits import pip_packages
 
 
 def launcher_targets(path: Path, found: list[Any], refused: list[Target],
@@ -41,3 +44,53 @@ def _words(message: str, unset: list[str], at_launch: Callable[[str], str], hint
         if said in message:
             message = message.replace(said, f"{at_launch(name)}, which the file does not hold;")
     return message.replace("set it in the script, or render it first (envsubst)", hint)
+
+
+# `pip install vllm==0.6.6` / `"sglang[all]==0.4.6"` / `uv pip install vllm==0.9.2`: the
+# packages from the engine layer
+_PIN = re.compile(r"\b(" + "|".join(map(re.escape, pip_packages())) +
+                  r")(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
+
+
+def pip_pins(script: str, where: Callable[[int], str],
+             ) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """engine -> (release, note) for an exact pin in a line of `script` that runs `pip install`
+    (`pip install vllm==0.6.6`, `uv pip install "sglang[all]==0.4.6"`), read as an image tag is
+    (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) or a release kvplan does not read
+    is noted. `where(n)` names the script's line n (1-based) in the notes; the first exact pin
+    of an engine is its release."""
+    from kvplan.check.manifests.image_tag import read_image_tag
+
+    out: dict[str, tuple[str, str]] = {}
+    notes: list[str] = []
+    for n, line in enumerate(script.splitlines(), start=1):
+        if "pip install" not in line or line.lstrip().startswith("#"):
+            continue
+        for m in _PIN.finditer(line):
+            engine, op, version = pip_packages()[m.group(1)], m.group(2), m.group(3)
+            said = f"{where(n)} installs {m.group(0).strip()}"
+            if op != "==":
+                notes.append(f"{said}: a range, not a release; the {engine} profile's default "
+                             "version is used")
+                continue
+            tag = read_image_tag(f"{engine}:v{version}", engine)
+            if tag.version is None:
+                notes.append(f"{said}: kvplan does not read that release; the {engine} "
+                             "profile's default version is used")
+                continue
+            out.setdefault(engine, (tag.version, f"{said}: {engine} {tag.version}"))
+    return out, notes
+
+
+def installed(site: Any, image: str, releases: dict[str, tuple[str, str]] | None) -> None:
+    """The engine release of a script's server `site`: the launcher's container `image` (its tag
+    read as any image tag is), else the exact pins the script's `pip install` lines hold."""
+    container = site.pod["containers"][0]
+    if image:
+        container["image"] = image
+    elif releases:
+        site.releases = releases
+    else:
+        return
+    site.release_unknown = False
+    site.notes = [n for n in site.notes if not n.startswith("started outside a container")]

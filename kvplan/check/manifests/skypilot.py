@@ -8,32 +8,35 @@ node, count 1 when left out; a set, a list, or `resources.any_of` / `ordered` ar
 SkyPilot may launch any of: each is checked (kvplan.check.alternatives) and the verdict says
 which start. SkyPilot's names map to catalog GPUs through SKYPILOT_GPUS (SkyPilot's catalog
 names, docs/source/compute/show-gpus-all.txt of skypilot-org/skypilot at 1c9d60bd; its A100 is
-the 40 GB part, A100-80GB the 80 GB one); a name the table lacks is refused with the reason.
-An `envs` value of null is set at launch (`--env`), which the file does not hold: a server
-word that needs it is refused, as the script reader refuses a variable the script does not set.
+the 40 GB part, A100-80GB the 80 GB one); a name the table lacks is refused with the reason. An
+`envs` value of null is set at launch (`--env`), which the file does not hold: a server word
+that needs it is refused, as the script reader refuses a variable the script does not set.
 `resources.image_id: docker:IMAGE` is the container the task runs in: its tag names the engine
-release (kvplan.check.manifests.image_tag). `service.replicas` / `replica_policy` is a replica
-count: it moves no per-engine verdict (noted). Keys that do not move the KV pool (disk_size,
-cpus, memory, ports, cloud, region, use_spot, file_mounts, ...) are not read.
+release (kvplan.check.manifests.image_tag); an `any_of` / `ordered` option's own `image_id` is
+its candidates' container alone; else an exact `pip install` pin in `setup` is the release
+(launcher_sites.pip_pins). A count above the most GPUs of its name that any cloud of SkyPilot's
+catalog offers on one node (skypilot_gpus.SKYPILOT_MAX_PER_NODE) is refused. `service.replicas`
+/ `replica_policy` is a replica count: it moves no per-engine verdict (noted). Keys that do not
+move the KV pool (disk_size, cpus, memory, ports, cloud, region, use_spot, file_mounts, ...) are
+not read.
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.manifests.launcher_sites import launcher_targets
+from kvplan.check.manifests.launcher_sites import installed, launcher_targets, pip_pins
 from kvplan.check.manifests.skypilot_gpus import (
     SKYPILOT_GPUS,
     Candidate,
     candidates,
+    over_node,
     overridden,
 )
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
-from kvplan.engine_traits import pip_packages
 
 TASK_KEYS = ("resources", "setup", "envs", "service", "num_nodes")
 _NOT_TASK = ("kind", "apiVersion", "services", "deployment", "version")
@@ -93,12 +96,18 @@ def _nodes(data: dict[str, Any], doc: Doc) -> tuple[int, list[Problem]]:
 
 def _image(data: dict[str, Any], doc: Doc) -> tuple[str, list[str]]:
     res = data.get("resources") if isinstance(data.get("resources"), dict) else {}
-    image = str(res.get("image_id") or "") if isinstance(res, dict) else ""
+    return image_of(res.get("image_id") if isinstance(res, dict) else None, "resources.image_id")
+
+
+def image_of(value: Any, where: str) -> tuple[str, list[str]]:
+    """(the container image of an image_id `value`, notes): `docker:IMAGE` is a container whose
+    tag names the release; anything else is a machine image, noted."""
+    image = str(value or "")
     if not image:
         return "", []
     if image.startswith("docker:"):
         return image.removeprefix("docker:"), []
-    return "", [f"resources.image_id {image!r} is a machine image, not a container: the engine "
+    return "", [f"{where} {image!r} is a machine image, not a container: the engine "
                 "release is the one installed on it, which the file does not name"]
 
 
@@ -183,7 +192,15 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
                                        problems=[Problem("resources.accelerators", why,
                                                          c.line)]))
             continue
-        sites, refused = _read(path, text, envs, c, nodes, image, doc, releases)
+        over = over_node(c) if c is not None else None
+        if c is not None and over is not None:
+            alternatives.append(Target(file=str(path), kind=SCRIPT, line=c.line, name=c.label,
+                                       problems=[Problem("resources.accelerators", over,
+                                                         c.line)]))
+            continue
+        own_image, own_notes = (image, []) if c is None or c.image is None else image_of(
+            c.image, "its option's image_id")
+        sites, refused = _read(path, text, envs, c, nodes, own_image, doc, releases)
         if not sites and not refused:
             return no_engine(base, "run", run, mentions_engine(run))
         got = launcher_targets(path, sites, refused, side_cache, default_gpu, unset,
@@ -199,7 +216,9 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
             return [base]
         target = got[0]
         target.name = c.label if c is not None and len(found) > 1 else None
-        target.notes = [*notes, *target.notes]
+        shared = [n for n in notes if c is None or c.image is None
+                  or not n.startswith("resources.image_id ")]  # the top level's, replaced
+        target.notes = [*shared, *own_notes, *target.notes]
         if c is not None:
             target.notes.append(_gpu_note(c, nodes))
         alternatives.append(target)
@@ -233,38 +252,13 @@ def no_engine(base: Target, key: str, script: str, engine: str | None) -> list[T
     return [base]
 
 
-# `pip install vllm==0.6.6` / `"sglang[all]==0.4.6"`: the packages from the engine layer
-_PIN = re.compile(r"\b(" + "|".join(map(re.escape, pip_packages())) +
-                  r")(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
-
-
 def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[str]]:
-    """engine -> (release, note) for an exact pin in `setup`'s pip install (`vllm==0.6.6`), read
-    as an image tag is (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) is noted."""
-    from kvplan.check.manifests.image_tag import read_image_tag
-
+    """engine -> (release, note) for an exact pin in `setup`'s pip install (`vllm==0.6.6`)
+    (kvplan.check.manifests.launcher_sites.pip_pins, shared with dstack's `commands`)."""
     setup = data.get("setup")
-    out: dict[str, tuple[str, str]] = {}
-    notes: list[str] = []
     if not isinstance(setup, str):
-        return out, notes
-    for line in setup.splitlines():
-        if "pip install" not in line or line.lstrip().startswith("#"):
-            continue
-        for m in _PIN.finditer(line):
-            engine, op, version = pip_packages()[m.group(1)], m.group(2), m.group(3)
-            said = f"setup installs {m.group(0).strip()}"
-            if op != "==":
-                notes.append(f"{said}: a range, not a release; the {engine} profile's default "
-                             "version is used")
-                continue
-            tag = read_image_tag(f"{engine}:v{version}", engine)
-            if tag.version is None:
-                notes.append(f"{said}: kvplan does not read that release; the {engine} "
-                             "profile's default version is used")
-                continue
-            out.setdefault(engine, (tag.version, f"{said}: {engine} {tag.version}"))
-    return out, notes
+        return {}, []
+    return pip_pins(setup, lambda _line: "setup")
 
 
 def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, nodes: int,
@@ -284,15 +278,7 @@ def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, node
                 docker_on(site, str(c.gpu), c.count, nodes, f"resources.accelerators {c.label}")
             continue
         container = site.pod["containers"][0]
-        if releases and not image:
-            site.releases = releases
-            site.release_unknown = False
-            site.notes = [n for n in site.notes if not n.startswith("started outside")]
-        if image:
-            container["image"] = image
-            site.release_unknown = False
-            notes = site.notes
-            site.notes = [n for n in notes if not n.startswith("started outside a container")]
+        installed(site, image, releases)
         if c is not None:
             container["resources"] = {"limits": {"nvidia.com/gpu": c.count}}
             site.gpus_said = f"resources.accelerators {c.label}"

@@ -47,6 +47,37 @@ SKYPILOT_GPUS: dict[str, str] = {
     "rtx6000-ada": "rtx-6000-ada",
     "mi300x": "mi300x",
 }
+# The most GPUs of a name one node offers on any cloud of SkyPilot's catalog (lower-case name ->
+# count): the largest of `sky show-gpus -a`'s AVAILABLE_QUANTITIES, SkyPilot's own listing of
+# its catalog (skypilot-org/skypilot-catalog, read by sky/catalog): skypilot-org/skypilot
+# docs/source/compute/show-gpus-all.txt at commit 1c9d60bdd0c6b63c61a181bec951746c6a17de97 (the
+# file SKYPILOT_GPUS' names come from). A100's 16 is GCP's a2-megagpu-16g (skypilot 0.14.1
+# sky/catalog/gcp_catalog.py `_ACC_INSTANCE_TYPE_DICTS`: 16: ['a2-megagpu-16g']; the instance is
+# in skypilot-catalog catalogs/v7/gcp/vms.csv at 017e2502), H100's 12 the largest H100 offer
+# listed. B300, GB200 and H200-SXM are not in that listing: no ceiling is known for them.
+SKYPILOT_MAX_PER_NODE: dict[str, int] = {
+    "a10": 4, "a10g": 8, "a100": 16, "a100-80gb": 8, "h100": 12, "h200": 8, "l4": 8,
+    "l40s": 8, "t4": 8, "v100": 8, "v100-32gb": 8, "a100-80gb-sxm": 8, "a40": 8, "a6000": 4,
+    "a800": 8, "b200": 8, "h100-mega": 8, "h100-nvl": 8, "h100-sxm": 8, "l40": 8, "mi300x": 8,
+    "rtx3090": 8, "rtx4000-ada": 8, "rtx4090": 8, "rtx5090": 2, "rtx6000-ada": 8,
+    "rtxa6000": 8,
+}
+MAX_SOURCE = ("`sky show-gpus -a` of SkyPilot's catalog, skypilot-org/skypilot "
+              "docs/source/compute/show-gpus-all.txt at 1c9d60bd")
+
+
+def over_node(c: Candidate) -> str | None:
+    """Why SkyPilot cannot launch candidate `c` on one node: a count above the most GPUs of its
+    name any cloud of SkyPilot's catalog offers on one node; None when it can or no ceiling is
+    known (task h58launch: `H100:1000` passed with a note)."""
+    most = SKYPILOT_MAX_PER_NODE.get(c.name.lower())
+    if most is None or int(c.count) <= most:
+        return None
+    return (f"no cloud in SkyPilot's catalog offers {c.count} {c.name} on one node "
+            f"(the most is {most}: {MAX_SOURCE}); accelerators is a count per node: write "
+            f"{c.name}:{most} or less, and num_nodes for more GPUs")
+
+
 class Candidate:
     """One GPU SkyPilot may launch: its name as written, count per node, catalog GPU."""
 
@@ -54,10 +85,12 @@ class Candidate:
         self.name, self.count, self.line = name, count, line
         self.gpu = SKYPILOT_GPUS.get(name.lower())
         self.where = where  # an any_of / ordered option that names no GPU: its place
+        self.image: Any = None  # the option's own image_id (None: the top level's)
 
     @property
     def label(self) -> str:
-        return f"{self.where} (no accelerators)" if self.where else f"{self.name}:{self.count}"
+        said = f"{self.where} (no accelerators)" if self.where else f"{self.name}:{self.count}"
+        return f"{said} ({self.image})" if self.image is not None else said
 
 
 def _parse_one(text: str, line: int) -> Candidate:
@@ -81,12 +114,15 @@ def _accelerators(value: Any, at: tuple[Any, ...], doc: Doc) -> list[Candidate]:
 def _option_candidates(res: dict[str, Any], key: str, top: list[Candidate], doc: Doc,
                        ) -> tuple[list[Candidate], list[Problem]]:
     """The candidates of `any_of` / `ordered`: each option is the top-level resources with the
-    option's fields over them (sky/resources.py `_override_resources`), so an option's own
-    accelerators replace the top level's and an option without any keeps them; an option
+    option's fields over them (sky/resources.py `_override_resources`: the top level's config
+    copied and `.update(option)`), so an option's own accelerators replace the top level's and
+    an option without any keeps them, and an option's own `image_id` is that option's
+    container, its candidates alone (task h58launch: it was not read); an option
     left with none is a machine without GPUs, named as a candidate kvplan cannot check (task
     h56review: the top level's were added beside every option's, and a GPU-less option was
     dropped in silence)."""
     options = res[key]
+    top_image = res.get("image_id")
     if not isinstance(options, list):
         return [], [Problem(f"resources.{key}", f"{options!r} is not a list of resources",
                             doc.line("resources", key))]
@@ -100,13 +136,23 @@ def _option_candidates(res: dict[str, Any], key: str, top: list[Candidate], doc:
         own = [c for acc in ("accelerators", "gpus") if option.get(acc) is not None
                for c in _accelerators(option[acc], (*at, acc), doc)]
         if own:
-            found += own
+            these = own
         elif top:
-            found += top
+            these = [_copy(c) for c in top]
         else:
-            found.append(Candidate("", 0, doc.line(*at) or doc.line("resources", key),
-                                   where=f"resources.{key} option {i + 1}"))
+            these = [Candidate("", 0, doc.line(*at) or doc.line("resources", key),
+                               where=f"resources.{key} option {i + 1}")]
+        if option.get("image_id") is not None and option["image_id"] != top_image:
+            for c in these:  # the option's image_id replaces the top level's, for it alone
+                c.image = option["image_id"]
+        found += these
     return found, []
+
+
+def _copy(c: Candidate) -> Candidate:
+    out = Candidate(c.name, c.count, c.line, c.where)
+    out.image = c.image
+    return out
 
 
 def overridden(data: dict[str, Any]) -> str | None:
