@@ -20,7 +20,7 @@ from typing import Any
 from kvplan.check.describe import describe_fix, fail_line
 from kvplan.check.discover import discover, read_targets
 from kvplan.check.gpus import PRODUCT_LABEL, label_for
-from kvplan.check.manifests import ome_run
+from kvplan.check.manifests import kaito_run, ome_run
 from kvplan.check.outcome import ERROR, FAIL, PASS, WARN, YAML_SUFFIXES, Outcome, Report
 from kvplan.check.target import KUBERNETES, Target
 from kvplan.check.verdict import judge
@@ -130,6 +130,13 @@ def judge_target(target: Target) -> Outcome:
                                   attention_dp=target.attention_dp)
     except DeploymentError as err:
         return _error(out, target.renamed(err.items))
+    if target.max_model_len_auto and target.gpu_named:
+        from kvplan.check.autofit import auto_fit
+
+        try:
+            planned = auto_fit(target, planned, out.notes)  # only the engine's context moves
+        except DeploymentError as err:
+            return _error(out, target.renamed(err.items))
     target.planned = planned
     req = planned.request
     out.model, out.gpu = req.model.name, (req.gpu.name if target.gpu_named else None)
@@ -267,7 +274,9 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
     skipped: list[str] = []
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
-    with ome_run.run_of([path for path, _ in files]):  # OME's models and runtimes, read together
+    run = [path for path, _ in files]
+    # OME's models and runtimes, and KAITO's ConfigMaps, read together
+    with ome_run.run_of(run), kaito_run.run_of(run):
         used, internal = _check_files(files, outcomes, skipped, ignored, side_cache,
                                       default_gpu, progress, debug)
     if progress is not None:

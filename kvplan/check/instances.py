@@ -45,9 +45,12 @@ INSTANCE_TYPES: dict[str, tuple[str, int]] = {
     "Standard_ND96isr_H200_v5": ("h200-141gb", 8),
     "Standard_ND96asr_v4": ("a100-40gb", 8),
     "Standard_ND96amsr_A100_v4": ("a100-80gb", 8),
-    "Standard_NC24ads_A100_v4": ("a100-80gb", 1),
-    "Standard_NC48ads_A100_v4": ("a100-80gb", 2),
-    "Standard_NC96ads_A100_v4": ("a100-80gb", 4),
+    # NC A100 v4 is the PCIe card ("Powered by NVIDIA A100 80GB PCIe Tensor Core GPUs",
+    # Microsoft's Azure HPC blog, 2023-01-27, techcommunity.microsoft.com ... ba-p/3725991;
+    # KAITO's pkg/sku/azure_sku_handler.go, kvplan/check/kaito_skus.tsv, reads it the same)
+    "Standard_NC24ads_A100_v4": ("a100-pcie-80gb", 1),
+    "Standard_NC48ads_A100_v4": ("a100-pcie-80gb", 2),
+    "Standard_NC96ads_A100_v4": ("a100-pcie-80gb", 4),
     "Standard_NC40ads_H100_v5": ("h100-nvl-94gb", 1),
     "Standard_NC80adis_H100_v5": ("h100-nvl-94gb", 2),
     "Standard_ND96isr_MI300X_v5": ("mi300x", 8),

@@ -70,6 +70,9 @@ class Target:
     # candidate accelerators): judged one by one, one verdict (kvplan.check.alternatives)
     alternatives: list[Target] = field(default_factory=list)
     launcher: str = ""  # who picks among the alternatives (SkyPilot, dstack)
+    # vLLM's --max-model-len auto (a KAITO Workspace): checked at the longest context the pool
+    # holds where the model's own does not fit (kvplan.check.autofit)
+    max_model_len_auto: bool = False
 
     @property
     def manifest(self) -> bool:

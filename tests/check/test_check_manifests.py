@@ -166,6 +166,18 @@ def test_label_families_and_the_fixes_they_allow(tmp_path: Path) -> None:
         assert not any("gpu.product" in t for t in o.fix_text)
 
 
+def test_azure_nc_a100_v4_is_the_pcie_card(tmp_path: Path) -> None:
+    """Azure's NC A100 v4 sizes carry A100 80GB PCIe cards (Microsoft's HPC blog; KAITO's SKU
+    table reads them the same), not the SXM part that ND96amsr_A100_v4 carries."""
+    args = '"--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"'
+    for label, gpu in (("node.kubernetes.io/instance-type: Standard_NC24ads_A100_v4",
+                        "a100-pcie-80gb"),
+                       ("node.kubernetes.io/instance-type: Standard_ND96amsr_A100_v4",
+                        "a100-80gb")):
+        [o] = check_paths([str(_pod(tmp_path, args, label))]).outcomes
+        assert o.gpu == gpu, (label, o.gpu)
+
+
 def test_a_label_for_a_gpu_the_catalog_lacks_names_the_spec_to_add(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -120,10 +120,11 @@ def test_summary_line_against_a_recount() -> None:
 
 def test_prose_counts_match_the_summary() -> None:
     """README's sentence and docs/engines.md's "Reported in `kvplan calibrate`" paragraph give
-    the same split as held_out_dense_misses: README's 17 = 2 cold + 15 not stated (no warm or
-    eager miss; 19 = 2 + 17 until tasks h50awq7b and h51blocks booked torch's whole blocks, which
-    took 448 to +4.42% and 625 to +4.77%); engines.md names the not-stated runs as 504, 505 (cold
-    by their sources' prose) and thirteen others."""
+    the same split as held_out_dense_misses: README's 19 = 4 cold + 15 not stated (no warm or
+    eager miss; 17 = 2 + 15 before heldout-43's 700 and 701, both cold by their own compile lines;
+    19 = 2 + 17 until tasks h50awq7b and h51blocks booked torch's whole blocks, which took 448 to
+    +4.42% and 625 to +4.77%); engines.md names the not-stated runs as 504, 505 (cold by their
+    sources' prose) and thirteen others."""
     from kvplan.calibrate.compare import held_out_dense_misses
 
     root = LOGS.parents[2]
@@ -140,7 +141,7 @@ def test_prose_counts_match_the_summary() -> None:
     assert ["504", "505", *listed[1].split(", ")] == sorted(
         misses["unknown"], key=lambda n: n in ("504", "505"), reverse=True)
     assert "only 440 (the timer, line 29) and 540 (line 69's" in engines
-    assert misses["cold"] == ["440", "540"]
+    assert misses["cold"] == ["440", "540", "700", "701"]
 
 
 def test_no_summary_line_without_a_held_out_miss() -> None:

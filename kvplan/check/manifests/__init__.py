@@ -20,6 +20,7 @@ from kvplan.check.manifests import (
     dstack,
     dynamo,
     helm_values,
+    kaito,
     kserve,
     kubeai,
     kubernetes,
@@ -62,12 +63,14 @@ class Format:
     name: str
     module: str
     kinds: tuple[str, ...]
-    read: Callable[[dict[str, Any], Doc], list[PodSite]]
+    read: Callable[..., list[PodSite]]  # (data, doc), with_path: (data, doc, path)
     detect: Callable[[dict[str, Any]], bool] | None = None
     group: str = ""  # the API group its kinds are read for only (a name as common as `Model`)
     # a launcher's file (SkyPilot, dstack) read whole into targets, one per candidate GPU,
     # in place of `read`'s pod sites: (doc, path, side_cache, default_gpu) -> targets
     launcher: Callable[[Doc, Path, dict[Path, Any], str | None], list[Target] | None] | None = None
+    # `read` takes the file's path too (data, doc, path): KAITO's ConfigMaps are the run's
+    with_path: bool = False
 
 
 def _compose_sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> list[PodSite]:
@@ -110,6 +113,8 @@ FORMATS: tuple[Format, ...] = (
            group=ome.GROUP),
     Format("OME InferenceService (ome.io), with its runtime and BaseModel", "ome_isvc",
            ome_isvc.KINDS, ome_isvc.sites, group=ome_isvc.GROUP),
+    Format("KAITO Workspace, InferenceSet (kaito.sh), with its inference ConfigMap", "kaito",
+           kaito.KINDS, kaito.sites, group=kaito.GROUP, with_path=True),
     Format("docker-compose", "compose", (), _compose_sites, compose.is_compose),
     Format("SkyPilot task YAML (sky launch, sky serve)", "skypilot", (), lambda data, doc: [],
            skypilot.is_task, launcher=skypilot.targets),
@@ -268,6 +273,8 @@ def _engine_named(data: Any) -> str:
 def _read(fmt: Format, data: dict[str, Any], doc: Doc, path: Path) -> list[PodSite]:
     if fmt.read is _compose_sites:
         return _compose_sites(data, doc, path)
+    if fmt.with_path:
+        return fmt.read(data, doc, path)
     return fmt.read(data, doc)
 
 

@@ -47,6 +47,8 @@ class PodSite:
     # engine -> (release, what pins it) another part of the file names (a SkyPilot task's setup
     # `pip install vllm==0.6.6`): the release when the container's image names none
     releases: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # the launcher passes vLLM --max-model-len auto (KAITO): the longest context the pool holds
+    max_model_len_auto: bool = False
 
 
 def as_dict(value: Any) -> dict[str, Any]:
