@@ -8,12 +8,11 @@ any file of the run may hold it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from kvplan.check.manifests.run_scope import RunScope, mapping_documents
 from kvplan.deploy.yamldoc import Doc
 
 KEY = "inference_config.yaml"
@@ -42,42 +41,13 @@ class Run:
     config_maps: dict[str, list[ConfigMap]] = field(default_factory=dict)
 
 
-_RUN: ContextVar[Run] = ContextVar("kaito_run", default=Run())  # noqa: B039 - never mutated
-
-
-def current() -> Run:
-    return _RUN.get()
-
-
-@contextmanager
-def run_of(files: list[Path]) -> Iterator[Run]:
-    run = collect(files)
-    token = _RUN.set(run)
-    try:
-        yield run
-    finally:
-        _RUN.reset(token)
-
-
 def collect(files: list[Path]) -> Run:
-    from kvplan.check.documents import Broken, read_documents
-    from kvplan.deploy import DeploymentError
-
     run = Run()
-    for path in files:
-        try:
-            if KEY not in path.read_text(encoding="utf-8", errors="replace"):
-                continue
-            docs = read_documents(path)
-        except (OSError, DeploymentError):
-            continue
-        for doc in docs:
-            if isinstance(doc, Broken) or not isinstance(doc.data, dict):
-                continue
-            meta = doc.data.get("metadata")
-            if doc.data.get("kind") == "ConfigMap" and isinstance(meta, dict) and meta.get("name"):
-                name = str(meta["name"])
-                run.config_maps.setdefault(name, []).append(ConfigMap(name, path, doc))
+    for path, doc in mapping_documents(files, KEY):
+        meta = doc.data.get("metadata")
+        if doc.data.get("kind") == "ConfigMap" and isinstance(meta, dict) and meta.get("name"):
+            name = str(meta["name"])
+            run.config_maps.setdefault(name, []).append(ConfigMap(name, path, doc))
     return run
 
 
@@ -88,3 +58,15 @@ def find(name: str, path: Path | None) -> ConfigMap | None:
     if same:
         return same[-1]
     return found[0] if len(found) == 1 else None
+
+
+_SCOPE: RunScope[Run] = RunScope("kaito_run", Run(), collect)
+
+
+def current() -> Run:
+    return _SCOPE.current()
+
+
+def run_of(files: list[Path]) -> AbstractContextManager[Run]:
+    """The run's KAITO ConfigMaps, visible to the readers while checking `files`."""
+    return _SCOPE.of(files)

@@ -20,13 +20,12 @@ exactly one does; the model is then the BaseModel's hub repository (what $(MODEL
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.manifests.run_scope import RunScope, mapping_documents
 from kvplan.deploy.yamldoc import Doc
 
 GROUP = "ome.io"
@@ -75,50 +74,20 @@ class Run:
         return {m.path for m in self.models}
 
 
-_RUN: ContextVar[Run] = ContextVar("ome_run", default=Run())  # noqa: B039 - never mutated
-
-
-def current() -> Run:
-    return _RUN.get()
-
-
-@contextmanager
-def run_of(files: list[Path]) -> Iterator[Run]:
-    """The OME models and runtimes among `files`, visible to the readers while checking them."""
-    run = collect(files)
-    token = _RUN.set(run)
-    try:
-        yield run
-    finally:
-        _RUN.reset(token)
-
-
 def collect(files: list[Path]) -> Run:
-    from kvplan.check.documents import Broken, read_documents
-    from kvplan.deploy import DeploymentError
-
     run = Run(files=list(files))
-    for path in files:
-        try:
-            if GROUP + "/" not in path.read_text(encoding="utf-8", errors="replace"):
-                continue
-            docs = read_documents(path)
-        except (OSError, DeploymentError):
+    for path, doc in mapping_documents(files, GROUP + "/"):
+        data = doc.data
+        if str(data.get("apiVersion", "")).split("/", 1)[0] != GROUP:
             continue
-        for doc in docs:
-            if isinstance(doc, Broken) or not isinstance(doc.data, dict):
-                continue
-            data = doc.data
-            if str(data.get("apiVersion", "")).split("/", 1)[0] != GROUP:
-                continue
-            kind = str(data.get("kind", ""))
-            meta = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
-            name = str(meta.get("name", ""))
-            spec: dict[str, Any] = data["spec"] if isinstance(data.get("spec"), dict) else {}
-            if kind in MODEL_KINDS and name:
-                run.models.append(BaseModel(kind, name, path, doc.start_line, spec))
-            elif kind in RUNTIME_KINDS and name:
-                run.runtimes.append(Runtime(kind, name, path, doc))
+        kind = str(data.get("kind", ""))
+        meta = data["metadata"] if isinstance(data.get("metadata"), dict) else {}
+        name = str(meta.get("name", ""))
+        spec: dict[str, Any] = data["spec"] if isinstance(data.get("spec"), dict) else {}
+        if kind in MODEL_KINDS and name:
+            run.models.append(BaseModel(kind, name, path, doc.start_line, spec))
+        elif kind in RUNTIME_KINDS and name:
+            run.runtimes.append(Runtime(kind, name, path, doc))
     return run
 
 
@@ -196,3 +165,15 @@ def fits(runtime_spec: dict[str, Any], model: BaseModel) -> bool:
 def models_for(runtime_spec: dict[str, Any]) -> list[BaseModel]:
     """The run's BaseModels this runtime can serve."""
     return [m for m in current().models if fits(runtime_spec, m)]
+
+
+_SCOPE: RunScope[Run] = RunScope("ome_run", Run(), collect)
+
+
+def current() -> Run:
+    return _SCOPE.current()
+
+
+def run_of(files: list[Path]) -> AbstractContextManager[Run]:
+    """The OME models and runtimes among `files`, visible to the readers while checking them."""
+    return _SCOPE.of(files)
