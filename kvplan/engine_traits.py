@@ -163,7 +163,7 @@ _TRAITS = (
         name="trtllm", title="TensorRT-LLM", serving=True, log_measures=("available_gib", "peak_gib"),
         name_words=("trtllm", "tensorrt"),
         command="trtllm-serve", serve_word_optional=True, exact_options=True,
-        kv_auto_from_checkpoint=True, expert_within_tensor=True,
+        kv_auto_from_checkpoint=True, expert_within_tensor=True, pip_package="tensorrt_llm",
         block_refusals="kvplan.engines.trtllm_settings:block_refusals",
     ),
     EngineTraits(name="transformers"),

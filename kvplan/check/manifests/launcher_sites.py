@@ -46,10 +46,22 @@ def _words(message: str, unset: list[str], at_launch: Callable[[str], str], hint
     return message.replace("set it in the script, or render it first (envsubst)", hint)
 
 
-# `pip install vllm==0.6.6` / `"sglang[all]==0.4.6"` / `uv pip install vllm==0.9.2`: the
-# packages from the engine layer
-_PIN = re.compile(r"\b(" + "|".join(map(re.escape, pip_packages())) +
-                  r")(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)")
+def _pep503(name: str) -> str:
+    """A package name as pip compares it: runs of `-`, `_` and `.` are one separator, any case
+    (PEP 503: `tensorrt-llm`, `tensorrt_llm` and `TensorRT.LLM` are one package)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+# `pip install vllm==0.6.6` / `"sglang[all]==0.4.6"` / `uv pip install vllm==0.9.2` /
+# `pip install tensorrt-llm==1.0.0`: the packages from the engine layer, spelled any way pip
+# accepts
+# a line that runs pip's install: `pip install`, `pip3 install`, `pip3.11 install`, `python -m pip
+# install`, `uv pip install`
+_INSTALL = re.compile(r"\bpip(?:3(?:\.[0-9]+)?)?\s+install\b")
+_PACKAGES = {_pep503(p): engine for p, engine in pip_packages().items()}
+_PIN = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(p).replace(r"\-", "[-_.]+")
+                                             for p in _PACKAGES) +
+                  r")(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)", re.IGNORECASE)
 
 
 def pip_pins(script: str, where: Callable[[int], str],
@@ -64,10 +76,10 @@ def pip_pins(script: str, where: Callable[[int], str],
     out: dict[str, tuple[str, str]] = {}
     notes: list[str] = []
     for n, line in enumerate(script.splitlines(), start=1):
-        if "pip install" not in line or line.lstrip().startswith("#"):
+        if not _INSTALL.search(line) or line.lstrip().startswith("#"):
             continue
         for m in _PIN.finditer(line):
-            engine, op, version = pip_packages()[m.group(1)], m.group(2), m.group(3)
+            engine, op, version = _PACKAGES[_pep503(m.group(1))], m.group(2), m.group(3)
             said = f"{where(n)} installs {m.group(0).strip()}"
             if op != "==":
                 notes.append(f"{said}: a range, not a release; the {engine} profile's default "
