@@ -243,3 +243,16 @@ def test_an_options_own_image_id_is_that_candidates_release() -> None:
     assert lines[1] == (
         "      note: the release differs by candidate (the first's is named above): H100:1 "
         "(docker:vllm/vllm-openai:v0.6.6.post1): vllm 0.6.6.post1; A100-80GB:1: vllm 0.10.1")
+
+
+def test_a_count_of_no_gpu_or_no_number_says_so(tmp_path: Path) -> None:
+    """`H100:0` was told "'0' is not a whole number of GPUs" (task h58review): zero is whole,
+    and asks for no GPU; a count that is no number is named as such."""
+    run = "run: |\n  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096\n"
+    for count, why in (("0", "asks for no GPU: state a count of 1 or more"),
+                       ("-2", "asks for no GPU: state a count of 1 or more"),
+                       ("many", "is not a number of GPUs")):
+        f = tmp_path / f"task-{count}.yaml"
+        f.write_text(f"resources:\n  accelerators: H100:{count}\n\n{run}")
+        assert _lines(f) == [f"ERROR line 2: resources.accelerators: 'H100:{count}': "
+                             f"'{count}' {why}"], count

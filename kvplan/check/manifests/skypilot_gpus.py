@@ -206,11 +206,13 @@ def candidates(data: dict[str, Any], doc: Doc) -> tuple[list[Candidate], list[Pr
         try:
             n = float(str(c.count))
         except ValueError:
-            n = -1
-        if n != int(n) or n < 1:
-            problems.append(Problem("resources.accelerators", (
-                f"{c.label!r}: {c.count!r} is not a whole number of GPUs (a fraction shares a "
-                "GPU with other tasks, which kvplan does not model)"), c.line))
+            n = float("nan")
+        if not n >= 1 or n != int(n):
+            why = ("asks for no GPU: state a count of 1 or more" if n <= 0 else
+                   "is not a whole number of GPUs (a fraction shares a GPU with other tasks, "
+                   "which kvplan does not model)" if n > 0 else "is not a number of GPUs")
+            problems.append(Problem("resources.accelerators", f"{c.label!r}: {c.count!r} {why}",
+                                    c.line))
             continue
         c.count = int(n)
         out.append(c)
