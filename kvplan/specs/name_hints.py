@@ -37,6 +37,11 @@ _QUANT_SUFFIXES = (
 # An export format's name after the width (`-int4-ov`, optimum-intel's OpenVINO IR exports,
 # /mnt/.../OpenVINO/DeepSeek-R1-Distill-Qwen-14B-int4-awq-ov): read only before a width suffix
 _PACKAGING = ("-ov",)
+# The weights' grouping after the width, read only before a width suffix: `-cw`, channel-wise
+# (one scale per output channel, optimum-cli's --group-size -1: "Channel-wise symmetric int4
+# (--sym --group-size -1)", huggingface.co/HarmenWessels/Seed-Coder-8B-Instruct-int4-cw-ov;
+# OpenVINO/DeepSeek-R1-Distill-Qwen-1.5B-int4-cw-ov, typed-r3.tsv). The width is the suffix's.
+_GROUPING = ("-cw",)
 # Abliteration removes a refusal direction from the weight matrices (orthogonalisation, Arditi
 # et al., arXiv 2406.11717); the config.json, so the attention shape, is the base's.
 # Publishers put their own name first (huihui-ai's `Huihui-Qwen3-4B-Instruct-2507-abliterated`)
@@ -77,6 +82,9 @@ def _read(name: str) -> tuple[str, str | None, str]:
     low = name.lower()
     packed = next((p for p in _PACKAGING if low.endswith(p)), "")
     core = name[:len(name) - len(packed)]
+    grouped = next((g for g in _GROUPING if core.lower().endswith(g)), "")
+    if grouped and _width_suffix(core[:-len(grouped)]):
+        core = core[:-len(grouped)]
     first: str | None = None
     while True:  # stacked suffixes: `-int4-awq` (gaunernst/gemma-3-12b-it-int4-awq)
         low = core.lower()
@@ -92,6 +100,13 @@ def _read(name: str) -> tuple[str, str | None, str]:
         quals = m[2].lower().split("-")[1:]
         return name[:m.start()], "int8" if {"8b", "8bit", "int8", "w8"} & set(quals) else "int4", ""
     return name, None, ""
+
+
+def _width_suffix(name: str) -> str:
+    """The quantized copy's suffix `name` ends with, longest first ('' for none)."""
+    low = name.lower()
+    return next((s for s, _ in sorted(_QUANT_SUFFIXES, key=lambda s: -len(s[0]))
+                 if low.endswith(s)), "")
 
 
 def _tokens(name: str) -> tuple[str, ...]:

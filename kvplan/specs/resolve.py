@@ -129,7 +129,7 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
     said = service_hint(text)  # Fireworks', Bedrock's, Vertex AI's ids: no hub id, no folder
     if said:
         raise InputError(f"unknown model {ref!r}; {said}; `kvplan models` lists the catalog")
-    spelled = rewrite(strip_hub_prefix(text))
+    spelled = rewrite(strip_hub_prefix(text), on_hub=strip_hub_prefix(text) != text)
     if spelled is not None:
         match = catalog_match(spelled[0])
         if match is not None:

@@ -11,7 +11,23 @@ Readings, each from the services' own ids (typed-r3.tsv rows give the public fil
   (`meta.llama3-1-8b-instruct-v1:0` is Llama 3.1 8B Instruct: LiteLLM's Bedrock table, code
   index file 24342697670, "Meta llama3-1-405b | bedrock/meta.llama3-1-405b-instruct-v1:0");
 - Vertex AI's model-as-a-service ids end in `-maas` (`vertex_ai/meta/llama-4-scout-17b-16e-
-  instruct-maas`, LiteLLM's `vertex_ai/` before the publisher).
+  instruct-maas`, LiteLLM's `vertex_ai/` before the publisher);
+- Groq names its hosted Llama models by size and a speed tier, `-instant` or `-versatile`
+  (`llama-3.1-8b-instant` is Llama 3.1 8B, `llama-3.3-70b-versatile` Llama 3.3 70B: Groq's
+  model list as LobeChat and LiteLLM carry it, docs index https://app.unpkg.com/@lobehub/chat@
+  1.143.3/files/src/config/modelProviders/groq.ts "displayName: 'Llama 3.1 8B' ... id:
+  'llama-3.1-8b-instant'", https://www.mintlify.com/BerriAI/litellm/providers/groq "Llama 3.1
+  8B - Fast and efficient ... groq/llama-3.1-8b-instant"); Groq serves the instruction-tuned
+  release, so the name is read with `-instruct` first, then as written;
+- Together AI's `-Turbo` after the hub id (`meta-llama/Meta-Llama-3.1-8B-Instruct-Turbo`,
+  `Qwen/Qwen2.5-7B-Instruct-Turbo`: Together's chat-completions reference lists them, pages
+  index https://togetherai-migration.mintlify.app/reference/chat-completions-1) is its FP8-
+  quantized serving of that checkpoint ("Turbo is a highly optimized version of the Llama
+  3.3-70B model, utilizing FP8 quantization", DeepInfra's page of the same -Turbo id, pages
+  index https://deepinfra.com/meta-llama/Llama-3.3-70B-Instruct-Turbo/api; Together's own page
+  saying so was not in the docs or pages index when this was written); LiteLLM
+  writes `together_ai/` before it, and only that prefixed form is read (a hub id may end in
+  -turbo: openai/whisper-large-v3-turbo). Self-hosting plans the base checkpoint.
 A name that reads as no catalog repository name (token by token, as name_hints does) gets none.
 """
 
@@ -23,6 +39,11 @@ _FIREWORKS = re.compile(r"^(?:fireworks_ai/)?accounts/[\w-]+/models/([\w.-]+)$",
 _BEDROCK = re.compile(r"^(bedrock/(?:converse/)?)?(?:[a-z]{2,6}\.)?([a-z][a-z0-9-]*)\."
                       r"([a-z][\w.-]*?)(?:-v(\d+)(?::(\d+))?)?$", re.IGNORECASE)
 _MAAS = re.compile(r"^(?:vertex_ai/)?(?:[\w-]+/)?([\w.-]+)-maas$", re.IGNORECASE)
+# Groq's speed tiers; `groq/` is LiteLLM's prefix. A name with a slash is no Groq id.
+_GROQ = re.compile(r"^(?:groq/)?([a-z][\w.]*(?:-[\w.]+)*?)-(instant|versatile)$", re.IGNORECASE)
+# Together's Turbo serving, `org/Name-Turbo`, read only after LiteLLM's `together_ai/`: a hub
+# repository may end in -turbo itself (openai/whisper-large-v3-turbo) and is read from the hub
+_TURBO = re.compile(r"^(together_ai/)[\w.-]+/([\w.-]+)-Turbo$", re.IGNORECASE)
 _DRIVE = re.compile(r"^[A-Za-z]:(?=[\\/A-Za-z0-9])")
 
 
@@ -50,6 +71,16 @@ def readings(ref: str) -> tuple[list[str], str]:
     m = _MAAS.match(text)
     if m:
         return [m[1]], "Vertex AI's model-as-a-service name (`-maas`)"
+    m = _GROQ.match(text)
+    if m:
+        name = m[1]
+        instruct = [] if re.search(r"-(instruct|it|chat)$", name, re.IGNORECASE) else \
+            [f"{name}-instruct"]
+        return instruct + [name], f"Groq's model name (`-{m[2]}`, Groq's speed tier)"
+    m = _TURBO.match(text)
+    if m:
+        return [m[2]], ("Together AI's model id (`-Turbo`: Together's own FP8-quantized serving "
+                        "of the checkpoint, not a checkpoint of its own)")
     m = _BEDROCK.match(text)
     if m and (m[1] or m[5] is not None):  # `bedrock/`, or the API version `-v1:0`
         return _bedrock(m), (f"Amazon Bedrock's model id (`{m[2]}.` the vendor, `-v{m[4]}:{m[5]}` "
@@ -64,10 +95,10 @@ def service_hint(ref: str) -> str:
     from kvplan.specs.name_hints import entry_for
 
     names, whose = readings(ref)
-    found = {f for f in (entry_for(n) for n in names) if f is not None}
+    found = [f for f in (entry_for(n) for n in names) if f is not None]
     if len({f[0] for f in found}) != 1:
         return ""
-    stem, full, _ = found.pop()
+    stem, full, _ = found[0]  # the first reading that names it (Groq's: the instruct release)
     return (f"it is {whose} for {full.rsplit('/', 1)[-1]}, the repository name of {full} (the "
             f"catalog's {stem}); a service runs its own build: to plan serving that checkpoint, "
             f"plan `{stem}`")

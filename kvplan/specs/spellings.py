@@ -84,6 +84,12 @@ def _ollama(name: str, tag: str) -> tuple[str, str] | None:
 # Ollama's way to run a GGUF repository of the hub: `hf.co/{username}/{repository}:{quant}`
 # (https://huggingface.co/docs/hub/ollama); the hf.co prefix is removed before this is read
 _HUB_TAG = re.compile(r"^([A-Za-z0-9][\w.-]{0,95}/[\w.-]{1,96}):([\w.-]+)$")
+# An Ollama tag: "Model names follow a `model:tag` format, where `model` can have an optional
+# namespace such as `example/model`. Some examples are `orca-mini:3b-q4_1` and `llama3:70b`.
+# The tag is optional and, if not provided, will default to `latest`" (Ollama's docs/api.md,
+# Conventions, code index file 482418188): `latest`, or a parameter count first (3b, 70b, 0.5b,
+# 8x7b) and the variant after it (`huihui_ai/gemma-4-abliterated:26b-q4_K`, typed-r3.tsv)
+_OLLAMA_TAG = re.compile(r"^(?:latest|\d+(?:\.\d+)?(?:x\d+)?[bm](?:-[\w.]+)*)$", re.IGNORECASE)
 
 
 def _gguf_tag(hub_id: str, tag: str) -> InputError:
@@ -107,8 +113,9 @@ def _before_tag(hub_id: str) -> str:
     return f"; {hint}" if hint else ""
 
 
-def rewrite(ref: str) -> tuple[str, str] | None:
-    """(hub id, what was read) for a revision, cache folder or Ollama spelling; None else."""
+def rewrite(ref: str, *, on_hub: bool = False) -> tuple[str, str] | None:
+    """(hub id, what was read) for a revision, cache folder or Ollama spelling; None else.
+    `on_hub`: the reference was written as a hub URL or `hf.co/` (no Ollama registry name)."""
     text = ref.strip()
     if text.lower().startswith("ollama://"):  # how some launchers write an Ollama model
         text = text[len("ollama://"):]
@@ -118,6 +125,14 @@ def rewrite(ref: str) -> tuple[str, str] | None:
 
         if is_gguf_type(m[2]) or m[1].lower().endswith("gguf"):  # a GGUF repository's tag
             raise _gguf_tag(m[1], m[2])
+        if _OLLAMA_TAG.match(m[2]) and not on_hub:
+            said = _before_tag(m[1])
+            said = f"; {m[1]} is {said[2:-1]}" if said.startswith(" (") else said
+            raise InputError(
+                f"{text}: an Ollama model name (Ollama's own naming: namespace/model:tag, "
+                f"':{m[2]}' its tag), not a hub id with a GGUF type (Q4_K_M, Q8_0, F16 ...); "
+                "kvplan reads no model from Ollama's registry: pass the Hugging Face id or the "
+                f"config.json of the checkpoint it packages{said}")
         raise InputError(f"{text}: ':{m[2]}' after a hub id is not a GGUF type (Q4_K_M, Q8_0, "
                          f"F16 ...) and names nothing kvplan or vLLM reads; for a revision write "
                          f"{m[1]}@{m[2]} (vLLM takes it as --revision), else {m[1]}"
