@@ -63,14 +63,9 @@ _TOKEN_SCALE = {"": 1, "k": 10**3, "K": 2**10, "m": 10**6, "M": 2**20, "g": 10**
 def parse_tokens(text: str) -> int:
     """A length as vLLM's --max-model-len spells it (vllm/engine/arg_utils.py human_readable_int,
     0.10 on): digits (with `_` separators), or 32k / 1m (powers of 1000) and 32K / 1M (powers of
-    1024), and a decimal before a decimal suffix (25.6k = 25,600: `int(float(number) * mult)`,
-    utils/argparse_utils.py:40-58 in 0.25.1, engine/arg_utils.py:1829-1845 in 0.10.2; a decimal
-    before K/M/G is refused there too). ValueError on anything else."""
+    1024). ValueError on anything else."""
     import re
 
-    match = re.fullmatch(r"(\d+\.\d+)([kmg])", text.strip())
-    if match:
-        return int(float(match.group(1)) * _TOKEN_SCALE[match.group(2)])
     match = re.fullmatch(r"([-+]?\d[\d_]*)([kKmMgG]?)", text.strip())
     if not match:
         raise ValueError(text)

@@ -44,6 +44,12 @@ def convert(kind: str, raw: str) -> Any:
     if kind == "int":
         return int(raw)
     if kind in ("tokens", "context"):  # context: --max-model-len, auto read before this
+        # a decimal before a decimal suffix, as vLLM reads it (25.6k = 25,600:
+        # `int(float(number) * mult)`, utils/argparse_utils.py:40-58 in 0.25.1,
+        # engine/arg_utils.py:1829-1845 in 0.10.2); a decimal before K/M/G is refused there too
+        match = re.fullmatch(r"(\d+\.\d+)([kmg])", raw.strip())
+        if match:
+            return int(float(match.group(1)) * 1000 ** " kmg".index(match.group(2)))
         return tokens(raw)
     if kind == "float":
         return float(raw)
