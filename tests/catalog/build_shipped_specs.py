@@ -9,9 +9,10 @@ import json
 from pathlib import Path
 
 from kvplan.specs.hf_import import spec_from_config, spec_yaml
+from kvplan.specs.hf_quant import checkpoint_kv_quant, with_modelopt_file
 from kvplan.specs.schema import ModelAlias
 from kvplan.units import DType
-from tests.catalog.catalog_sources import ALIAS_DTYPES, ALIASES, EXTRA_NOTES, NEW, OFFICIAL
+from tests.catalog.catalog_sources import ALIAS_DTYPES, ALIASES, EXTRA_NOTES, NEW, OFFICIAL, QUANT_FILES
 
 ROOT = Path(__file__).resolve().parents[2]
 FIX = ROOT / "tests" / "assets" / "hf_configs"
@@ -211,7 +212,8 @@ M = {
         None,
     ),
 }
-WEIGHT = {"mistral-nemo-12b": DType.bf16, "mistral-small-24b": DType.bf16}
+WEIGHT = {"mistral-nemo-12b": DType.bf16, "mistral-small-24b": DType.bf16,
+          "llama-3.1-70b-instruct-fp8": DType.fp8}
 EXTRA = {
     "gemma-2-9b": "published in float32; engines usually serve it in bf16 (--weight-dtype bf16)",
     **EXTRA_NOTES,
@@ -226,14 +228,21 @@ def main() -> None:
         kw = {}
         if official:
             kw = dict(param_count=official[0], param_source=official[2])
+        quant_file = json.loads((FIX / QUANT_FILES[name]).read_text()) if name in QUANT_FILES else None
+        quant_notes: list[str] = []
+        with_modelopt_file(quant_file, WEIGHT.get(name), quant_notes)
         spec = spec_from_config(
             cfg,
             name=name,
             hf_id=hf_id,
             origin=f"tests/assets/hf_configs/{name}.json",
             weight=WEIGHT.get(name),
+            extra_notes=quant_notes,
             **kw,
         )
+        kv_quant = checkpoint_kv_quant(cfg, quant_file)
+        if kv_quant is not None:
+            spec = spec.model_copy(update={"kv_cache_quant_algo": kv_quant})
         if official and official[1] is not None:
             spec = spec.model_copy(update={"params_active": official[1]})
         how = official[2] if official else EST

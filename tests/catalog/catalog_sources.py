@@ -21,6 +21,11 @@ NEW = {
     "qwen3-30b-a3b-fp8": ("Qwen/Qwen3-30B-A3B-FP8", AIC.format("Qwen--Qwen3-30B-A3B-FP8"), None),
     "qwen3-32b-fp8": ("Qwen/Qwen3-32B-FP8", AIC.format("Qwen--Qwen3-32B-FP8"), None),
     "qwen3-235b-a22b-fp8": ("Qwen/Qwen3-235B-A22B-FP8", AIC.format("Qwen--Qwen3-235B-A22B-FP8"), None),
+    "llama-3.1-70b-instruct-fp8": (
+        "nvidia/Llama-3.1-70B-Instruct-FP8",
+        AIC.format("nvidia--Llama-3.1-70B-Instruct-FP8") + " with its hf_quant_config.json beside it (nvidia--Llama-3.1-70B-Instruct-FP8_hf_quant_config.json@095f58a, fixture tests/assets/hf_configs/quantization/nvidia--llama-3.1-70b-instruct-fp8/hf_quant_config.json); Llama-3.1-70B's shapes, torch_dtype bfloat16, no quantization_config (ModelOpt states it in hf_quant_config.json)",
+        None,
+    ),
     "qwen3-coder-30b-a3b": (
         "Qwen/Qwen3-Coder-30B-A3B-Instruct",
         "ztxz16/fastllm Qwen3-Coder-30B-A3B-Instruct/config.json@f8f04c3 (a copy of the hub repository's files)",
@@ -271,6 +276,14 @@ EXTRA_NOTES = {
     "qwen3-30b-a3b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "qwen3-32b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "qwen3-235b-a22b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
+    "llama-3.1-70b-instruct-fp8": "ModelOpt FP8 checkpoint: weights charged at 1 byte per parameter, as the block-quantized Qwen3 FP8 specs are; the embeddings and the excluded LM head stay bf16 in the checkpoint (2 x 128,256 x 8,192 = 2,101,346,304 parameters, 2,101,346,304 bytes more than charged) and the per-tensor fp32 scales are not counted, so weight memory is an underestimate by about 2.1 GB (2.9%)",
+}
+
+# catalog name -> the hf_quant_config.json a ModelOpt checkpoint ships beside config.json (under
+# tests/assets/hf_configs/): read as `kvplan import` reads it with --weight-dtype (the note on what
+# it states; its kv_cache_quant_algo sets the spec's, as TensorRT-LLM's cache dtype auto takes it)
+QUANT_FILES = {
+    "llama-3.1-70b-instruct-fp8": "quantization/nvidia--llama-3.1-70b-instruct-fp8/hf_quant_config.json",
 }
 
 # alias id -> the dtype it is published in, where its own config.json's torch_dtype differs from

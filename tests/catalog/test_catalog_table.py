@@ -22,6 +22,7 @@ TABLE = {
     "llama-3.2-1b": (32_768, 32_768, None, 0),  # 16 L x 8 kv x head_dim 64 x 4
     "llama-3.2-3b": (114_688, 114_688, None, 0),  # 28 L x 8 kv x head_dim 128 x 4
     "llama-3.3-70b": (327_680, 327_680, None, 0),  # 80 L x 8 kv x 128 x 4
+    "llama-3.1-70b-instruct-fp8": (327_680, 327_680, None, 0),  # nvidia's ModelOpt FP8: 80 L x 8 kv x 128 x 4
     "mistral-7b-v0.1": (131_072, 0, 4096, 0),  # 32 L x 8 x 128 x 4, every layer windowed
     "mistral-7b-instruct-v0.3": (131_072, 131_072, None, 0),  # sliding_window null
     "mistral-nemo-12b": (163_840, 163_840, None, 0),  # 40 L x 8 x head_dim 128 (not 160) x 4
@@ -281,6 +282,10 @@ PARAMS = {
     # + dense_h_to_4h 4,096 x 27,392 (2 x 13,696) + dense_4h_to_h 13,696 x 4,096) + 4,096 final
     # RMSNorm = 6,243,584,000 = the index's total_size 12,487,168,064 B / 2 less 32 inv_freq values
     "chatglm2-6b": (6_243_584_000, None, None),
+    # task h58fp8. nvidia/Llama-3.1-70B-Instruct-FP8 (ModelOpt): Llama-3.1-70B's shapes, so
+    # llama-3-70b's count above: 128,256 x 8,192 x 2 + 80 x (2 x 8,192^2 + 2 x 8,192 x 1,024
+    # + 3 x 8,192 x 28,672 + 2 x 8,192) + 8,192 = 70,553,706,496
+    "llama-3.1-70b-instruct-fp8": (70_553_706_496, None, None),
 }
 
 

@@ -23,7 +23,12 @@ from tests.conftest import invoke
 CONFIGS = Path(__file__).parents[1] / "assets" / "hf_configs"
 SHIPPED = sorted(p.stem for p in CONFIGS.glob("*.json"))
 # the copies read of these two carry no torch_dtype; the shipped spec says bf16 and why
-WEIGHT = {"mistral-nemo-12b": DType.bf16, "mistral-small-24b": DType.bf16}
+WEIGHT = {"mistral-nemo-12b": DType.bf16, "mistral-small-24b": DType.bf16,
+          "llama-3.1-70b-instruct-fp8": DType.fp8}
+# ModelOpt checkpoints state their quantization in hf_quant_config.json beside config.json: these
+# are imported from the snapshot folder holding both (its config.json is the fixture byte for byte,
+# tests/catalog/test_fp8_releases.py), with --weight-dtype fp8, as the shipped spec was built
+FOLDER = {"llama-3.1-70b-instruct-fp8": CONFIGS / "quantization" / "nvidia--llama-3.1-70b-instruct-fp8"}
 # shipped counts that are official and exact: the estimate must equal them
 EXACT_OFFICIAL = {
     "llama-2-7b",
@@ -44,7 +49,8 @@ PROVENANCE = {"source", "notes", "params_total", "params_active", "params_estima
 def test_import_equals_shipped(name: str):
     shipped = load_model(name)
     imported = import_model(
-        str(CONFIGS / f"{name}.json"), name=name, hf_id=shipped.hf_id, weight=WEIGHT.get(name)
+        str(FOLDER.get(name, CONFIGS / f"{name}.json")), name=name, hf_id=shipped.hf_id,
+        weight=WEIGHT.get(name)
     )
     assert imported.model_dump(exclude=PROVENANCE) == shipped.model_dump(exclude=PROVENANCE)
     assert imported.params_estimated
