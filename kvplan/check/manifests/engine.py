@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import Invocation, Parsed
+from kvplan.check.manifests.auto_context import is_auto, read_auto
 from kvplan.check.manifests.option_fields import DEFAULTS, FIELDS, NOT_MODELLED
 from kvplan.engine_traits import traits
 from kvplan.units import parse_tokens
@@ -25,6 +26,8 @@ class Found:
     lines: dict[str, int] = field(default_factory=dict)
     names: dict[str, str] = field(default_factory=dict)
     files: dict[str, tuple[str, str]] = field(default_factory=dict)
+    # vLLM's --max-model-len auto / -1 on a release that sizes it (kvplan.check.autofit)
+    auto_context: bool = False
 
     def put(self, path: str, value: Any, line: int, name: str) -> None:
         self.values[path] = value
@@ -40,7 +43,13 @@ tokens = parse_tokens
 def convert(kind: str, raw: str) -> Any:
     if kind == "int":
         return int(raw)
-    if kind == "tokens":
+    if kind in ("tokens", "context"):  # context: --max-model-len, auto read before this
+        # a decimal before a decimal suffix, as vLLM reads it (25.6k = 25,600:
+        # `int(float(number) * mult)`, utils/argparse_utils.py:40-58 in 0.25.1,
+        # engine/arg_utils.py:1829-1845 in 0.10.2); a decimal before K/M/G is refused there too
+        match = re.fullmatch(r"(\d+\.\d+)([kmg])", raw.strip())
+        if match:
+            return int(float(match.group(1)) * 1000 ** " kmg".index(match.group(2)))
         return tokens(raw)
     if kind == "float":
         return float(raw)
@@ -241,6 +250,16 @@ def read_options(
             continue
         if kind in ("max", "sizes"):
             raw = " ".join(parsed.several.get(flag) or [raw])
+        if kind == "context" and is_auto(raw):  # vLLM's auto-fit spellings (task h58auto)
+            what, text = read_auto(raw, image, release_unknown)
+            if what == "auto":
+                found.auto_context = True
+                notes.append(text if flag not in origin else f"{said}: {text}")
+            elif what == "refused":
+                refusals.append(Refusal(flag, text, line))
+            else:
+                problems.append(Problem(said, text, line))
+            continue
         try:
             found.put(path, convert(kind, raw), line, said)
             if flag in origin:

@@ -167,6 +167,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
         problems.append(Problem("resource.instanceType", str(why),
                                 doc.line(*r_at, "instanceType") or p_line))
         return PodSite("Workspace", {}, at, [], problems=problems)
+    refusals = _booleans(inference, i_at, doc, vllm_args, notes)
     gpus = sku.gpus if sku is not None else 1
     nodes = next((int(w.split("=", 1)[1]) for w, _ in words
                   if w.startswith("--pipeline-parallel-size=")), 1)
@@ -182,6 +183,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
                    lines=site_lines, problems=problems, notes=notes, image_names_engine=False,
                    releases={ENGINE: VLLM}, pods_per_engine=nodes)
     site.max_model_len_auto = not any(_dashed(w).startswith("--max-model-len") for w, _ in words)
+    site.refusals = refusals
     if sku is not None and sku.catalog_gpu is not None:
         site.gpu = (sku.catalog_gpu, f"resource.instanceType {sku.name}")
     return site
@@ -308,6 +310,37 @@ def _dashed(flag: str) -> str:
 def _value(value: Any) -> str:
     """inference_api.py appends str(value): YAML true is `True`."""
     return str(value)
+
+
+def _booleans(inference: dict[str, Any], i_at: Key, doc: Doc,
+              vllm_args: list[tuple[str, str, int | None]], notes: list[str]) -> list[Problem]:
+    """A YAML boolean of the ConfigMap's vllm: map reaches vLLM as `--key True` / `--key False`
+    (inference_api.py parse_args appends `--{key}` and `str(value)`, kaito-project/kaito at
+    056b8280). vLLM's boolean options take no value (argparse.BooleanOptionalAction, nargs=0:
+    engine/arg_utils.py:347 in 0.25.1), so the option is on either way and the word is left
+    over: the first fills the server's optional positional `model_tag` (nargs="?",
+    entrypoints/openai/cli_args.py:346-351), which inference_api.py never reads (it serves
+    --model); a second has no place and argparse stops ("unrecognized arguments"), so the server
+    does not start (Python 3.11 argparse, the same parser shape, run by hand)."""
+    from kvplan.check.argv import takes_no_value
+
+    left = [(flag, value, line) for flag, value, line in vllm_args
+            if value in ("True", "False") and takes_no_value(flag)]
+    for flag, value, _ in left:
+        notes.append(f"ConfigMap vllm: {flag.removeprefix('--')}: {value.lower()} reaches vLLM "
+                     f"as `{flag} {value}`: {flag} takes no value, so it is on either way"
+                     + (f" (`false` does not turn it off: --no-{flag.removeprefix('--')} "
+                        "would)" if value == "False" else "")
+                     + f", and `{value}` is left over as a positional word")
+    if len(left) < 2:
+        return []
+    flag, value, line = left[1]
+    return [Problem("inference.config", "the engine refuses it: KAITO passes the ConfigMap's "
+                    "booleans as words after their options ("
+                    + ", ".join(f"{f} {v}" for f, v, _ in left) + "); the options take no "
+                    "value, the first word fills vLLM's optional model_tag and argparse stops on "
+                    f"the next (\"unrecognized arguments: {value}\"): drop the boolean keys, or "
+                    "keep one", line or doc.line(*i_at, "config") or doc.start_line)]
 
 
 def _command(preset_name: str, hf_id: str, preset: Preset | None, sku: Sku | None, doc: Doc,

@@ -186,8 +186,9 @@ def to_target(w: Workload) -> Target:
                      lines={tuple(k.split(".")): v for k, v in found.lines.items()})
     target.label_key = w.label_key
     target.gpu_vendor = w.gpu_vendor
-    target.max_model_len_auto = w.site.max_model_len_auto
-    target.refusals = [Problem(r.field, r.message, r.line) for r in w.refusals]
+    target.max_model_len_auto = w.site.max_model_len_auto or found.auto_context
+    target.refusals = [*w.site.refusals,
+                       *(Problem(r.field, r.message, r.line) for r in w.refusals)]
     if w.problems:
         target.problems = w.problems
         return target

@@ -15,7 +15,8 @@ VLLM: dict[str, tuple[str, str]] = {
     "-dp": ("dp", "int"),
     "--data-parallel-size-local": ("dp_local", "int"),
     "-dpl": ("dp_local", "int"),
-    "--max-model-len": ("engine.max_model_len", "tokens"),
+    # `auto` / `-1`: kvplan.check.manifests.auto_context, by the image's release
+    "--max-model-len": ("engine.max_model_len", "context"),
     "--gpu-memory-utilization": ("engine.gpu_memory_utilization", "float"),
     "--kv-cache-dtype": ("engine.kv_cache_dtype", "str"),
     "--block-size": ("engine.block_size", "int"),

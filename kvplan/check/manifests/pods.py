@@ -35,6 +35,8 @@ class PodSite:
     name: str | None = None  # the engine's own name (a role, a service), else the document's
     lines: dict[Key, int] = field(default_factory=dict)  # lines of keys a reader synthesised
     problems: list[Problem] = field(default_factory=list)  # what the reader refused
+    # where the engine itself would not start on what the format writes (a FAIL, not an ERROR)
+    refusals: list[Problem] = field(default_factory=list)
     image_names_engine: bool = True  # False: the image tag is a launcher's release, not vLLM's
     gpus_total: int | None = None  # the GPUs the engine spans, where pods differ (a Ray cluster)
     release_unknown: bool = False  # the engine's release is not named: unknown options noted
