@@ -1,7 +1,8 @@
 """KAITO (kaito.sh) Workspace and InferenceSet: the KAITO operator renders one StatefulSet a
 Workspace whose pod runs KAITO's vLLM server. Every mapping below is from kaito-project/kaito at
 commit 056b8280b1a8debf644bc6f4399e913a1f9c7e70 (the tables and the arithmetic:
-kvplan.check.manifests.kaito_tables; the ConfigMap: kvplan.check.manifests.kaito_run):
+kvplan.check.manifests.kaito_tables; the ConfigMap: kvplan.check.manifests.kaito_run, which
+finds it, and kaito_config, which reads its options):
 
 - api/v1beta1/workspace_types.go: `resource` (instanceType, count (deprecated), labelSelector,
   preferredNodes (deprecated), partition) and `inference` (preset.name, preset.presetOptions,
@@ -30,13 +31,10 @@ kvplan.check.manifests.kaito_tables; the ConfigMap: kvplan.check.manifests.kaito
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from kvplan.check.manifests import kaito_run
+from kvplan.check.manifests.kaito_config import KAITO_VLLM, booleans, config_options, dashed
 from kvplan.check.manifests.kaito_tables import SOURCE, Preset, Sku, node_count, presets, skus
 from kvplan.check.manifests.pods import PodSite, as_dict, template_site
 from kvplan.check.manifests.shapes import typed
@@ -44,22 +42,11 @@ from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 
 KINDS = ("Workspace", "InferenceSet")
-# KAITO's own words, not an engine dispatch: the kaito.sh/runtime value and the ConfigMap key of
-# its vLLM runtime (labels.go RuntimeNameVLLM, KaitoConfig.vllm); the engine that runtime runs
-# is kvplan's vllm (kvplan.engine_traits)
-KAITO_VLLM = "vllm"
 ENGINE = KAITO_VLLM
 GROUP = "kaito.sh"
 SCHEMA = "KAITO Workspace (kaito.sh)"
 VLLM = ("0.25.1", "vLLM 0.25.1: KAITO's base image mcr.microsoft.com/aks/kaito/kaito-base:0.5.0 "
         "(presets/workspace/dependencies/requirements.txt vllm==0.25.1)")
-# KaitoConfig's own keys (inference_api.py) and what each does
-OWN_KEYS = {
-    "max_probe_steps": "KAITO's probe of the longest context (unused by vLLM's auto-fit): no "
-                       "memory",
-    "kv_cache_cpu_memory_utilization": "KAITO's LMCache CPU tier behind the GPU pool (host "
-                                       "memory): not modelled, the GPU pool is checked",
-}
 
 
 def sites(data: dict[str, Any], doc: Doc, path: Path | None = None) -> list[PodSite]:
@@ -154,7 +141,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
         notes.append(f"{preset_name} is not in KAITO's catalog: KAITO reads its size from the "
                      "Hub at run time, so kvplan runs it on one node at tensor parallel = the "
                      "SKU's GPUs (no data parallel)")
-    cm, cm_problem, vllm_args, cm_notes = _config(inference, i_at, doc, path)
+    cm, cm_problem, vllm_args, cm_notes = config_options(inference, i_at, doc, path)
     notes.extend(cm_notes)
     if cm_problem is not None:
         problems.append(cm_problem)
@@ -167,7 +154,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
         problems.append(Problem("resource.instanceType", str(why),
                                 doc.line(*r_at, "instanceType") or p_line))
         return PodSite("Workspace", {}, at, [], problems=problems)
-    refusals = _booleans(inference, i_at, doc, vllm_args, notes)
+    refusals = booleans(inference, i_at, doc, vllm_args, notes)
     gpus = sku.gpus if sku is not None else 1
     nodes = next((int(w.split("=", 1)[1]) for w, _ in words
                   if w.startswith("--pipeline-parallel-size=")), 1)
@@ -182,7 +169,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
     site = PodSite("Workspace", {"containers": [container]}, at, [(container, c_at)],
                    lines=site_lines, problems=problems, notes=notes, image_names_engine=False,
                    releases={ENGINE: VLLM}, pods_per_engine=nodes)
-    site.max_model_len_auto = not any(_dashed(w).startswith("--max-model-len") for w, _ in words)
+    site.max_model_len_auto = not any(dashed(w).startswith("--max-model-len") for w, _ in words)
     site.refusals = refusals
     if sku is not None and sku.catalog_gpu is not None:
         site.gpu = (sku.catalog_gpu, f"resource.instanceType {sku.name}")
@@ -258,91 +245,6 @@ def _resource_notes(resource: dict[str, Any], notes: list[str]) -> None:
                      "instanceType's")
 
 
-def _config(inference: dict[str, Any], i_at: Key, doc: Doc, path: Path | None
-            ) -> tuple[kaito_run.ConfigMap | None, Problem | None,
-                       list[tuple[str, str, int | None]], list[str]]:
-    """The inference ConfigMap's vllm: options as (flag, value, line), and its notes."""
-    name = inference.get("config")
-    if not name:
-        return None, None, [], []
-    line = doc.line(*i_at, "config") or doc.start_line
-    cm = kaito_run.find(str(name), path)
-    if cm is None:
-        return None, Problem("inference.config", f"ConfigMap {name!r} is not among the files "
-                             "checked, so kvplan cannot read the vLLM options it adds; check it "
-                             "together with this file", line), [], []
-    text = cm.text
-    try:
-        parsed = yaml.safe_load(str(text)) if text is not None else None
-    except yaml.YAMLError as err:
-        return cm, Problem("inference.config", f"ConfigMap {name}'s {kaito_run.KEY} is not YAML "
-                           f"({str(err).splitlines()[0]})", line), [], []
-    if not isinstance(parsed, dict):
-        return cm, Problem("inference.config", f"ConfigMap {name} has no {kaito_run.KEY} "
-                           "mapping (KaitoConfig: vllm, max_probe_steps, "
-                           "kv_cache_cpu_memory_utilization)", line), [], []
-    block = str(text).splitlines()
-    notes: list[str] = []
-    out: list[tuple[str, str, int | None]] = []
-    other = "" if cm.path == path else f" ({cm.path})"
-    for key in parsed:
-        if key == KAITO_VLLM:
-            continue
-        notes.append(f"ConfigMap {name}{other} {key}: " + OWN_KEYS.get(
-            str(key), "not a key of KAITO's KaitoConfig (vllm, max_probe_steps, "
-            "kv_cache_cpu_memory_utilization): KAITO ignores it"))
-    for key, value in as_dict(parsed.get(KAITO_VLLM)).items():
-        at = next((k for k, text_line in enumerate(block)
-                   if re.match(rf"\s*{re.escape(str(key))}\s*:", text_line)), None)
-        k_line = cm.line(at) if at is not None and cm.path == path else line
-        out.append((f"--{key}", _value(value), k_line))
-    return cm, None, out, notes
-
-
-def _dashed(flag: str) -> str:
-    """An option's name as vLLM's FlexibleArgumentParser reads it: `--max_model_len` is
-    `--max-model-len` (a ConfigMap key written with underscores; task h58review: such keys were
-    applied but the estimator, the utilization note and the auto max-model-len note missed them)."""
-    name, eq, rest = flag.partition("=")
-    return name.replace("_", "-") + eq + rest
-
-
-def _value(value: Any) -> str:
-    """inference_api.py appends str(value): YAML true is `True`."""
-    return str(value)
-
-
-def _booleans(inference: dict[str, Any], i_at: Key, doc: Doc,
-              vllm_args: list[tuple[str, str, int | None]], notes: list[str]) -> list[Problem]:
-    """A YAML boolean of the ConfigMap's vllm: map reaches vLLM as `--key True` / `--key False`
-    (inference_api.py parse_args appends `--{key}` and `str(value)`, kaito-project/kaito at
-    056b8280). vLLM's boolean options take no value (argparse.BooleanOptionalAction, nargs=0:
-    engine/arg_utils.py:347 in 0.25.1), so the option is on either way and the word is left
-    over: the first fills the server's optional positional `model_tag` (nargs="?",
-    entrypoints/openai/cli_args.py:346-351), which inference_api.py never reads (it serves
-    --model); a second has no place and argparse stops ("unrecognized arguments"), so the server
-    does not start (Python 3.11 argparse, the same parser shape, run by hand)."""
-    from kvplan.check.argv import takes_no_value
-
-    left = [(flag, value, line) for flag, value, line in vllm_args
-            if value in ("True", "False") and takes_no_value(flag)]
-    for flag, value, _ in left:
-        notes.append(f"ConfigMap vllm: {flag.removeprefix('--')}: {value.lower()} reaches vLLM "
-                     f"as `{flag} {value}`: {flag} takes no value, so it is on either way"
-                     + (f" (`false` does not turn it off: --no-{flag.removeprefix('--')} "
-                        "would)" if value == "False" else "")
-                     + f", and `{value}` is left over as a positional word")
-    if len(left) < 2:
-        return []
-    flag, value, line = left[1]
-    return [Problem("inference.config", "the engine refuses it: KAITO passes the ConfigMap's "
-                    "booleans as words after their options ("
-                    + ", ".join(f"{f} {v}" for f, v, _ in left) + "); the options take no "
-                    "value, the first word fills vLLM's optional model_tag and argparse stops on "
-                    f"the next (\"unrecognized arguments: {value}\"): drop the boolean keys, or "
-                    "keep one", line or doc.line(*i_at, "config") or doc.start_line)]
-
-
 def _command(preset_name: str, hf_id: str, preset: Preset | None, sku: Sku | None, doc: Doc,
              p_line: int, r_at: Key, i_at: Key, ann: dict[str, Any], inference: dict[str, Any],
              vllm_args: list[tuple[str, str, int | None]], notes: list[str]
@@ -356,7 +258,7 @@ def _command(preset_name: str, hf_id: str, preset: Preset | None, sku: Sku | Non
         (f"--dtype={'auto' if preset is not None and preset.quant else 'bfloat16'}", p_line)]
     if sku is not None:
         words.append((f"--gpu-memory-utilization={sku.utilization}", s_line))
-        own = next((v for f, v, _ in vllm_args if _dashed(f) == "--gpu-memory-utilization"),
+        own = next((v for f, v, _ in vllm_args if dashed(f) == "--gpu-memory-utilization"),
                    None)
         notes.append(f"--gpu-memory-utilization {sku.utilization}: KAITO's for {sku.kaito_model} "
                      "(interface.go)" + ("" if own is None else
@@ -379,7 +281,7 @@ def _command(preset_name: str, hf_id: str, preset: Preset | None, sku: Sku | Non
         words.append((value, line))
     notes.append("KAITO runs python3 /workspace/vllm/inference_api.py, its wrapper of vLLM's "
                  "OpenAI server: read as that server with the options KAITO passes")
-    if not any(_dashed(f) == "--max-model-len" for f, _, _ in vllm_args):
+    if not any(dashed(f) == "--max-model-len" for f, _, _ in vllm_args):
         notes.append("--max-model-len=auto (KAITO's default): vLLM starts with the longest "
                      "context the KV pool holds, up to the model's own")
     return words, [line for _, line in words]
@@ -393,7 +295,7 @@ def _parallel(preset: Preset | None, sku: Sku, vllm_args: list[tuple[str, str, i
     from kvplan.check.manifests.kaito_tables import data_parallel
 
     context = next((int(v) for f, v, _ in vllm_args
-                    if _dashed(f) == "--max-model-len" and v.isdigit()), None)
+                    if dashed(f) == "--max-model-len" and v.isdigit()), None)
     nodes, said = node_count(preset, sku, context)
     if nodes == 0:  # estimator.go returns an error: the Workspace never gets its nodes
         raise Refused(said + "; KAITO never starts it: pick a SKU with more GPU memory, or a "
