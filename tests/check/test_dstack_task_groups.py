@@ -27,3 +27,25 @@ def test_a_tasks_list_of_replica_groups_is_refused_on_its_key(
     assert [(p.field, p.message) for p in o.problems] == [(key, (
         "a list of replica groups is a service's (dstack's ServiceConfiguration); a task has "
         "none: write `type: service`, or one task per group"))]
+
+
+def test_a_key_a_replica_group_does_not_take_is_refused_as_dstack_refuses_it(
+    tmp_path: Path,
+) -> None:
+    """A group's `env` was neither read nor noted (seen by task h58review): the group ran with
+    the service's env and passed. dstack's ReplicaGroup has no `env` and its models forbid
+    unknown keys (CoreModel extra="forbid", dstackai/dstack 511c318c), so `dstack apply`
+    refuses the file; kvplan says so on the key's line."""
+    f = tmp_path / "svc.dstack.yml"
+    f.write_text(
+        "type: service\nname: llama\nport: 8000\nenv:\n  - HF_TOKEN\ngroups:\n  - name: main\n"
+        "    count: 1\n    env:\n      - FOO=bar\n    commands:\n"
+        "      - vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192\n"
+        "    resources:\n      gpu: H100:1\n")
+    [o] = check_paths([str(f)]).outcomes
+    assert o.verdict == "ERROR"
+    assert [(p.line, p.text()) for p in o.problems] == [(9, (
+        "groups[0].env: replica group main: 'env' is not a key of a dstack replica group "
+        "(dstack refuses unknown keys; a group takes commands, count, docker, image, name, nvcc, "
+        "privileged, python, replicas, reservation, resources, router, scaling, spot_policy); "
+        "set it at the service level (the service's env applies to every group)"))]

@@ -27,6 +27,14 @@ from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 
+# a ReplicaGroup's keys (dstack src/dstack/_internal/core/models/configurations.py `class
+# ReplicaGroup`, `count` its alias of `replicas`, at dstackai/dstack 511c318c); dstack's models
+# forbid any other key (core/models/common.py CoreModel: extra="forbid"), so `dstack apply`
+# refuses a group with one (an `env` in a group: a group has none, the service's applies)
+GROUP_KEYS = frozenset({"name", "replicas", "count", "scaling", "resources", "spot_policy",
+                        "reservation", "commands", "image", "python", "nvcc", "docker",
+                        "privileged", "router"})
+
 
 def groups_of(data: dict[str, Any]) -> tuple[str, list[Any]] | None:
     """(key, groups) of a service whose `groups` or `replicas` is a list; None otherwise."""
@@ -62,6 +70,15 @@ def _refusal(data: dict[str, Any], key: str, groups: list[Any], doc: Doc) -> Pro
             return Problem(f"{key}[{i}].name", f"{name!r} names two replica groups (dstack "
                            "refuses duplicate group names)", doc.line(key, i, "name"))
         seen.add(name)
+        unknown = sorted(str(k) for k in group if str(k) not in GROUP_KEYS)
+        if unknown:
+            where = ("; set it at the service level (the service's env applies to every group)"
+                     if "env" in unknown else "")
+            return Problem(f"{key}[{i}].{unknown[0]}", (
+                f"replica group {name}: {', '.join(map(repr, unknown))} "
+                f"{'is not a key' if len(unknown) == 1 else 'are not keys'} of a dstack replica "
+                "group (dstack refuses unknown keys; a group takes "
+                + ", ".join(sorted(GROUP_KEYS)) + f"){where}"), doc.line(key, i, unknown[0]))
         if group.get("image") and data.get("image"):
             return Problem(f"{key}[{i}].image", (
                 "`image` is set at both the service level and in this replica group (dstack "
