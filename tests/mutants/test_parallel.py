@@ -88,6 +88,16 @@ def test_check_parallelism_names_the_rule_and_the_valid_choices():
     ({"tp": 4, "pp": 3, "nodes": 2, "gpus_per_node": 4},
      "a replica of 12 GPUs (tensor parallelism 4 x pipeline parallelism 3) needs more than 2 "
      "nodes of 4 GPUs; state 3 nodes, or use fewer GPUs a replica"),
+    # a server of 2 GPUs: "or less" is said for any node above one GPU
+    ({"tp": 4, "gpus_per_node": 2}, "tensor parallelism 4 spans more than one node of 2 GPUs; "
+                                    "state the node count, or use --tp 2 or less with more "
+                                    "replicas"),
+    # GB200 trays of 4 in an NVLink domain of 72: with PP 2 the replica's 16 GPUs span 4 trays
+    ({"tp": 8, "gpus_per_node": 4, "nvlink_domain": 72, "pp": 2},
+     "tensor parallelism 8 spans more than one node of 4 GPUs: one compute tray (one host) "
+     "holds 4 GPUs, and the NVLink domain of 72 GPUs lets tensor parallelism span 2 trays as "
+     "one multi-node engine; with pipeline parallelism 2 a replica of 16 GPUs spans 4 trays; "
+     "state the node count (4), or use --tp 4 or less with more replicas"),
     ({"tp": 1, "ep": 2}, "expert parallelism applies to mixture-of-experts models; llama-3-8b "
                          "has no experts"),
 ])
