@@ -35,10 +35,6 @@ CASES = {
     # unsloth's own bnb-4bit export: nf4, double-quantized absmax (unsloth/*-bnb-4bit in ids.tsv)
     "unsloth--deepseek-r1-distill-llama-70b-bnb-4bit": (
         "llama-3.3-70b", "quantization_config.quant_method 'bitsandbytes' is not handled"),
-    # compressed-tensors FP8 per channel under the older key (neuralmagic's 2024 FP8 exports)
-    "nousresearch--hermes-3-llama-3.1-405b-fp8": (
-        "llama-3.1-405b", "compressed-tensors quantization_config: set on a model without routed "
-        "experts"),
 }
 
 
@@ -48,6 +44,12 @@ PRICED = {
     "patronusai--llama-3.1-70b-instruct-awq-int4": "llama-3.1-70b",
     # AutoRound's GPTQ export, the format of kaitchup/Phi-4-AutoRound-GPTQ-4bit (ids.tsv)
     "intel--gemma-2b-int4-inc": "gemma-2b",
+    # compressed-tensors W8A8 (task h59fp8; tests/catalog/test_dense_8bit.py prices them):
+    # FP8 per channel under the older key (neuralmagic's 2024 FP8 exports)
+    "nousresearch--hermes-3-llama-3.1-405b-fp8": "llama-3.1-405b",
+    "neuralmagic--llama-3.2-3b-instruct-quantized.w8a8": "llama-3.2-3b",  # int8 per channel
+    "nm-testing--meta-llama3-8b-instruct-quant-fp8": "llama-3-8b",  # fp8 per tensor, static
+    "nm-testing--meta-llama-3-8b-instruct-w8a8-static-per-tensor-asym": "llama-3-8b",
 }
 
 
@@ -80,10 +82,12 @@ def test_refusal_is_one_line_exit_2(tmp_path: Path, runner):
 
 def test_compression_config_is_read_not_ignored():
     # before this pass the importer read only `quantization_config`: the 405B FP8 export imported
-    # as bf16 weights, 2 x 405,853,388,800 bytes, twice what it stores, with no word of it
+    # as bf16 weights, 2 x 405,853,388,800 bytes, twice what it stores, with no word of it; now
+    # read, and priced as compressed-tensors fp8 (task h59fp8)
     cfg = _config("nousresearch--hermes-3-llama-3.1-405b-fp8")
-    with pytest.raises(ImportRefused, match="without routed experts"):
-        spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
+    read = spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
+    assert read.weight_quant is not None and read.weight_quant.weight_dtype is DType.fp8
+    assert "quantization read from compression_config" in (read.notes or "")
     # a stated --weight-dtype still prices the whole model in it, as for any quantization_config
     spec = spec_from_config(cfg, name="h", hf_id="x/h", origin="test", weight=DType.fp8)
     assert spec.weight_dtype is DType.fp8
@@ -95,8 +99,8 @@ def test_nested_compression_config_is_read():
     cfg = _config("nousresearch--hermes-3-llama-3.1-405b-fp8")
     cfg["compression_config"] = {"quantization_config": cfg["compression_config"],
                                  "sparsity_config": None}
-    with pytest.raises(ImportRefused, match="without routed experts"):
-        spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
+    spec = spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
+    assert spec.weight_quant is not None and spec.weight_quant.method == "compressed-tensors"
 
 
 @pytest.mark.parametrize("block", ["fp8", ["fp8"], {"quantization_config": "fp8"}])
