@@ -1,15 +1,18 @@
 """What the engine-profile mutation tests share: every number of an EngineResult as one dict,
-a run of one profile on a catalog model and GPU whose explain steps must add up, and the
-catalog H100 and Llama-3-8B the interface tests size on."""
+a run of one profile on a catalog model and GPU whose explain steps must add up, the size of a
+run whose weights outgrow the GPU, and the catalog H100 and Llama-3-8B the interface tests size
+on."""
 
 from __future__ import annotations
 
 from kvplan.capacity import SizeRequest
+from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB
 
-__all__ = ["GIB", "H100", "LLAMA", "MIB", "NUMBERS", "numbers", "run", "steps", "vllm"]
+__all__ = ["GIB", "H100", "LLAMA", "MIB", "NUMBERS", "assert_weights_overflow", "numbers", "run",
+           "steps", "vllm"]
 
 H100 = load_hardware("h100")
 LLAMA = load_model("llama-3-8b")
@@ -35,6 +38,19 @@ def run(engine: Engine, model: str, gpu: str, ctx: int, version: str | None = No
                                        **settings))  # type: ignore[arg-type]
     assert verify_steps(r.steps) == []
     return r
+
+
+def assert_weights_overflow(r: EngineResult, total_bytes: int, weights_bytes: int) -> None:
+    """The size of a run whose weights alone exceed the GPU's `total_bytes`: no user, no fit, no
+    pool, no context, the engine's reason; the breakdown the weights, nothing else booked, and
+    the rest (negative) unallocated."""
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
+        0, False, 0, 0)
+    assert s.reason == r.reason
+    assert s.breakdown == Breakdown(
+        total_bytes=total_bytes, weights_bytes=weights_bytes, kv_used_bytes=0,
+        kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=total_bytes - weights_bytes)
 
 
 def rotary_words(what: str) -> str:
