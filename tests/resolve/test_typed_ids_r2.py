@@ -22,15 +22,9 @@ import pytest
 from kvplan.errors import InputError
 from kvplan.specs.resolve import resolve_model
 from tests.resolve import typed_rounds as tr
+from tests.resolve.typed_rounds import _offline_hub  # noqa: F401 - autouse: the hub offline
 
 ROWS, TUNED, HELD = tr.rows("typed-r2.tsv")
-
-
-@pytest.fixture(autouse=True)
-def _offline_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """As measured: the hub offline, an empty cache (so a hub id is refused, never fetched)."""
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 
 def test_corpus_shape() -> None:

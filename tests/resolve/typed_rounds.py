@@ -1,7 +1,8 @@
 """The harness of the blind rounds of typed model references after the first (typed-r2.tsv, task
 h55small; typed-r3.tsv, task h58ids): each row run through `kvplan size`'s resolver (the hub
 offline, an empty cache) and `kvplan check` on a one-line `vllm serve` script, and the checks
-every round makes of its corpus, its tuned rows and its held-out rows.
+every round makes of its corpus, its tuned rows and its held-out rows. A round's test module
+imports `_offline_hub` (autouse) to run as measured.
 
 Columns: typed, source, form (hub-id, name, path, gguf, served, ollama), expected (a catalog name
 or `refused: <reason>`), did_you_mean (the catalog entry a refusal must name, `-` for none),
@@ -14,6 +15,8 @@ from __future__ import annotations
 import csv
 import re
 from pathlib import Path
+
+import pytest
 
 from kvplan.check import check_paths
 from kvplan.errors import InputError
@@ -29,6 +32,13 @@ def rows(name: str) -> tuple[list[Row], list[Row], list[Row]]:
                                 delimiter="\t"))
     return (found, [r for r in found if r["held_out"] == "false"],
             [r for r in found if r["held_out"] == "true"])
+
+
+@pytest.fixture(autouse=True)
+def _offline_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As measured: the hub offline, an empty cache (so a hub id is refused, never fetched)."""
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
 
 def _ids(stem: str) -> set[str]:
