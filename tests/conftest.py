@@ -182,6 +182,13 @@ def cli_json(*args: str) -> Any:
     return doc
 
 
+def explain_steps(runner: CliRunner, *args: str) -> list[dict[str, Any]]:
+    """The steps of `kvplan explain ARGS -f json`'s one record (exit 0 asserted)."""
+    res = invoke(runner, "explain", *args, "-f", "json")
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)["results"][0]["steps"]
+
+
 @pytest.fixture
 def cli():  # noqa: ANN201 - the helper itself
     """`cli("size", ...)`: the parsed JSON of one CLI run (tests/mutants)."""

@@ -31,7 +31,7 @@ from kvplan.engines.vllm_series import flavour
 from kvplan.errors import InputError
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB, DType
-from tests.conftest import invoke
+from tests.conftest import explain_steps, invoke
 
 LOGS = Path(__file__).parent.parent / "assets" / "logs"
 V1 = flavour("0.10.1.1")
@@ -184,13 +184,11 @@ def test_a_flag_that_cannot_move_the_plan_is_refused(runner) -> None:  # noqa: A
 
 
 def test_explain_names_the_transport_and_why(runner) -> None:  # noqa: ANN001
-    base = ("explain", "qwen2-7b", "--gpu", "a100-80gb", "--tp", "2", "--engine", "vllm",
-            "--engine-version", "0.10.1.1", "-f", "json")
+    base = ("qwen2-7b", "--gpu", "a100-80gb", "--tp", "2", "--engine", "vllm",
+            "--engine-version", "0.10.1.1")
 
     def step(*extra: str) -> dict:
-        res = invoke(runner, *base, *extra)
-        assert res.exit_code == 0, res.output
-        steps = json.loads(res.stdout)["results"][0]["steps"]
+        steps = explain_steps(runner, *base, *extra)
         return next(s for s in steps if s["label"] == "non-torch memory")
 
     unset, host = step(), step("--tp-transport", "host")
