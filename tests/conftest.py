@@ -171,6 +171,13 @@ def calibrated_logs() -> tuple[Any, ...]:
     return tuple(calibrate_files([ASSETS / "logs"]))
 
 
+def results(text: str):  # noqa: ANN201 - one record, or a list of several
+    """size/fleet/explain JSON is always {"results": [...]}; one record unwrapped for brevity."""
+    rows = json.loads(text)["results"]
+    assert isinstance(rows, list)
+    return rows[0] if len(rows) == 1 else rows
+
+
 def cli_json(*args: str) -> Any:
     """Run `kvplan ARGS --format json` and return its one record, or the list of records when a
     sweep gives several (the document is `{"results": [...]}`; exit 0 or 1 asserted)."""

@@ -17,13 +17,6 @@ ASSETS = Path(__file__).parent.parent / "assets"
 LOGS = sorted((ASSETS / "logs").glob("*.log"))
 
 
-def results(text: str):  # noqa: ANN201 - one record, or a list of several
-    """size/fleet/explain JSON is always {"results": [...]}; one record unwrapped for brevity."""
-    rows = json.loads(text)["results"]
-    assert isinstance(rows, list)
-    return rows[0] if len(rows) == 1 else rows
-
-
 def first(text: str) -> dict:
     return json.loads(text)["results"][0]
 
