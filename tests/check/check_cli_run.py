@@ -1,9 +1,11 @@
 """What the `kvplan check` CLI tests share (tests/check/test_check_cli.py, test_check_cli_inputs.py,
 test_check_cli_formats.py): the asset folders and `run`, which checks through the CLI and, for
-text output, gives each verdict line its file (no_ci's `flat`)."""
+text output, gives each verdict line its file (no_ci's `flat`); and `results`, the JSON rows of
+one file checked (test_check_ome.py, test_check_kubeai.py, test_check_mend.py)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -22,3 +24,8 @@ def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
     machine = {"json", "junit", "github"} & {str(a) for a in args}
     return result if machine else flat(result)
 
+
+
+def results(runner: CliRunner, path: Path, *args: str) -> list[dict]:
+    """`kvplan check PATH -f json ARGS`: its result rows."""
+    return json.loads(invoke(runner, "check", str(path), "-f", "json", *args).output)["results"]

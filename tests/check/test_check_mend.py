@@ -5,12 +5,12 @@ compose spells it, the option files a `docker run` mounts and a script's `cd` be
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from tests.check.check_cli_run import results
 from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import invoke
 
@@ -18,10 +18,6 @@ from tests.conftest import invoke
 def check(runner: CliRunner, path: Path, *args: str) -> tuple[int, str]:
     result = flat(invoke(runner, "check", str(path), *args))
     return result.exit_code, result.output
-
-
-def results(runner: CliRunner, path: Path, *args: str) -> list[dict]:
-    return json.loads(invoke(runner, "check", str(path), "-f", "json", *args).output)["results"]
 
 
 _COMPOSE_DEVICES = """      resources:
