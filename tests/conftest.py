@@ -178,6 +178,12 @@ def results(text: str):  # noqa: ANN201 - one record, or a list of several
     return rows[0] if len(rows) == 1 else rows
 
 
+def ok_results(res: Any) -> Any:
+    """The result rows of a CLI run's JSON, the run asserted to exit 0."""
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)["results"]
+
+
 def cli_json(*args: str) -> Any:
     """Run `kvplan ARGS --format json` and return its one record, or the list of records when a
     sweep gives several (the document is `{"results": [...]}`; exit 0 or 1 asserted)."""
