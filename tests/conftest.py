@@ -195,11 +195,27 @@ def cli_json(*args: str) -> Any:
     return doc
 
 
-def explain_steps(runner: CliRunner, *args: str) -> list[dict[str, Any]]:
-    """The steps of `kvplan explain ARGS -f json`'s one record (exit 0 asserted)."""
-    res = invoke(runner, "explain", *args, "-f", "json")
+def explain_record(*args: str) -> dict[str, Any]:
+    """`kvplan explain ARGS -f json`'s one record (exit 0 and one record asserted)."""
+    res = invoke(CliRunner(), "explain", *args, "-f", "json")
     assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"][0]["steps"]
+    [row] = json.loads(res.stdout)["results"]
+    return row
+
+
+def explain_steps(*args: str) -> list[dict[str, Any]]:
+    """The steps of `kvplan explain ARGS`, in order."""
+    return explain_record(*args)["steps"]
+
+
+def explain_by_label(*args: str) -> dict[str, dict[str, Any]]:
+    """The steps of `kvplan explain ARGS` by label."""
+    return {s["label"]: s for s in explain_steps(*args)}
+
+
+def step_value(record: dict[str, Any], label: str) -> Any:
+    """The value of a record's first step with this label."""
+    return next(s["value"] for s in record["steps"] if s["label"] == label)
 
 
 @pytest.fixture

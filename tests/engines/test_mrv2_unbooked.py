@@ -11,15 +11,13 @@ pin the bytes the section quotes and that the 0.29.0 budget books no term for th
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from kvplan.cli import app
 from kvplan.units import GIB, ceil_div
+from tests.conftest import explain_record
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES_MD = ROOT / "docs" / "engines.md"
@@ -63,12 +61,6 @@ def test_the_section_quotes_those_bytes() -> None:
         assert f"{figure}" in text
 
 
-def explain_json(*args: str) -> dict:
-    res = CliRunner().invoke(app, ["explain", *args, "-f", "json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"][0]
-
-
 def steps_of(rec: dict) -> dict[str, int | float]:
     return {s["label"]: s["value"] for s in rec["steps"]}
 
@@ -78,8 +70,8 @@ def test_the_029_budget_books_no_term_for_the_gap() -> None:
     through the CLI at 0.29.0: the activation is the forward alone, nothing is added for the
     unexplained gap (the persistent state, booked from task h28state on, is a separate term of
     the source), and the KV pool is the requested memory less the listed terms."""
-    rec = explain_json("qwen2.5-7b", "-g", "l40s", "--max-model-len", "32768",
-                       "--engine", "vllm", "--engine-version", "0.29.0")
+    rec = explain_record("qwen2.5-7b", "-g", "l40s", "--max-model-len", "32768",
+                         "--engine", "vllm", "--engine-version", "0.29.0")
     labels = [s["label"] for s in rec["steps"]]
     budget = labels[: labels.index("KV cache memory") + 1]
     assert budget == ["GPU memory", "gpu_memory_utilization", "requested memory", "weights",
@@ -149,8 +141,8 @@ def test_log_45s_residuals_from_the_runtime_total(run: str, args: list[str], seq
     0.49 and 0.51: that assumption had hidden 0.89 GiB (0.02 x 44.52) of the unexplained
     residual of compiled Model Runner V2 runs, which is larger at the release's default. C
     states 0.95: unchanged."""
-    v = steps_of(explain_json("qwen3-14b", "-g", "l40s", *args, "--engine", "vllm",
-                              "--engine-version", "0.28.0"))
+    v = steps_of(explain_record("qwen3-14b", "-g", "l40s", *args, "--engine", "vllm",
+                                "--engine-version", "0.28.0"))
     logged = log_45_runs()[run]
     residual = (v["requested memory"] / GIB - logged["weights"] - logged["kv"]
                 - (v["activation peak"] + v["non-torch memory"]

@@ -31,8 +31,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import router_params, weights_bytes
 from kvplan.specs import load_hardware, load_model
@@ -101,7 +99,7 @@ def test_explain_shows_the_router() -> None:
     # and LM head at TP 8, 18,992 rows x 4,096 x 2 B = 148.375 MiB each, round up to 150 MiB:
     # 2 x 1,703,936 = 3,407,872 (the experts' 192 and 96 MiB and everything else whole or under
     # 20 MiB): 29,648,586,176
-    steps = explain_steps(CliRunner(), "qwen3-235b-a22b-fp8", "--engine", "vllm", "--tp", "8",
+    steps = explain_steps("qwen3-235b-a22b-fp8", "--engine", "vllm", "--tp", "8",
                           "-c", "32768")
     weights = next(s for s in steps if s["label"] == "weights")
     assert weights["value"] == 29_645_178_304 + 3_407_872 == 29_648_586_176

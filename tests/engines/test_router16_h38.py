@@ -16,8 +16,6 @@ TP 2 a GPU holds (30,532,122,624 - 12,582,912) x 2 B / 2 = 30,519,539,712 B of t
 
 from __future__ import annotations
 
-from typer.testing import CliRunner
-
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import router_params, router_whole, weights_bytes
 from kvplan.specs import load_hardware, load_model
@@ -36,7 +34,7 @@ def _req(tp: int) -> SizeRequest:
 
 
 def _weights(engine: str, version: str) -> int:
-    steps = explain_steps(CliRunner(), "qwen3-30b-a3b", "--engine", engine, "--engine-version",
+    steps = explain_steps("qwen3-30b-a3b", "--engine", engine, "--engine-version",
                           version, "--tp", "2", "-c", "32768")
     return int(next(s for s in steps if s["label"] == "weights")["value"])
 
@@ -62,7 +60,7 @@ def test_engines_and_releases() -> None:
 
 
 def test_explain_names_the_bf16_router() -> None:
-    steps = explain_steps(CliRunner(), "qwen3-30b-a3b", "--engine", "vllm", "--tp", "2",
+    steps = explain_steps("qwen3-30b-a3b", "--engine", "vllm", "--tp", "2",
                           "-c", "32768")
     weights = next(s for s in steps if s["label"] == "weights")
     # task h51blocks: torch's whole blocks from vLLM 0.21, the embeddings and LM head at TP 2,

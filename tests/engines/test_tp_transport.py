@@ -188,7 +188,7 @@ def test_explain_names_the_transport_and_why(runner) -> None:  # noqa: ANN001
             "--engine-version", "0.10.1.1")
 
     def step(*extra: str) -> dict:
-        steps = explain_steps(runner, *base, *extra)
+        steps = explain_steps(*base, *extra)
         return next(s for s in steps if s["label"] == "non-torch memory")
 
     unset, host = step(), step("--tp-transport", "host")

@@ -76,7 +76,7 @@ def test_v0_keeps_its_terms() -> None:
 
 @pytest.mark.parametrize(("gpu", "want"), [("l40s", 92_667_904), ("h100", NVLINK_BEST)])
 def test_explain_json_at_tp2_on_a_pcie_and_an_sxm_gpu(runner, gpu: str, want: int) -> None:  # noqa: ANN001
-    steps = explain_steps(runner, "llama-3.1-8b", "--gpu", gpu, "--tp", "2", "--engine", "vllm",
+    steps = explain_steps("llama-3.1-8b", "--gpu", gpu, "--tp", "2", "--engine", "vllm",
                           "--engine-version", "0.19.0")
     [step] = [s for s in steps if s["label"] == "non-torch memory"]
     assert step["value"] == want
