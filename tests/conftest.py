@@ -195,12 +195,22 @@ def cli_json(*args: str) -> Any:
     return doc
 
 
-def explain_record(*args: str) -> dict[str, Any]:
-    """`kvplan explain ARGS -f json`'s one record (exit 0 and one record asserted)."""
-    res = invoke(CliRunner(), "explain", *args, "-f", "json")
+def json_record(*args: str) -> dict[str, Any]:
+    """`kvplan ARGS` (a JSON format among them)'s one record (exit 0 and one record asserted)."""
+    res = invoke(CliRunner(), *args)
     assert res.exit_code == 0, res.output
     [row] = json.loads(res.stdout)["results"]
     return row
+
+
+def size_record(*args: str) -> dict[str, Any]:
+    """`kvplan size ARGS -f json`'s one record (exit 0 asserted)."""
+    return json_record("size", *args, "-f", "json")
+
+
+def explain_record(*args: str) -> dict[str, Any]:
+    """`kvplan explain ARGS -f json`'s one record (exit 0 asserted)."""
+    return json_record("explain", *args, "-f", "json")
 
 
 def explain_steps(*args: str) -> list[dict[str, Any]]:
