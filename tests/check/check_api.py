@@ -1,0 +1,18 @@
+"""What the tests of `kvplan check`'s API share (kvplan.check.check_paths, read_targets): a file's
+verdict lines, an outcome's words, a corpus file's outcomes, and the one target a file reads."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvplan.check import Outcome, check_paths, read_targets
+from kvplan.check.formats import verdict_lines
+from tests.conftest import ASSETS
+
+CORPUS = ASSETS / "check" / "corpus"
+
+
+def verdict_lines_of(path: Path) -> list[str]:
+    """The verdict lines of every outcome of `path` (test_check_skypilot, _dstack, _review_h56)."""
+    report = check_paths([str(path)])
+    return [line for o in report.outcomes for line in verdict_lines(o, path=False)]
