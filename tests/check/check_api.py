@@ -16,3 +16,9 @@ def verdict_lines_of(path: Path) -> list[str]:
     """The verdict lines of every outcome of `path` (test_check_skypilot, _dstack, _review_h56)."""
     report = check_paths([str(path)])
     return [line for o in report.outcomes for line in verdict_lines(o, path=False)]
+
+
+def outcome_text(o: Outcome) -> str:
+    """An outcome's summary, notes, problems and reasons as one text (the blind rounds)."""
+    return " ".join([o.summary or "", *o.notes, *(str(p) for p in o.problems),
+                     *(str(r) for r in o.reasons)])
