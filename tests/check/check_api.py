@@ -22,3 +22,8 @@ def outcome_text(o: Outcome) -> str:
     """An outcome's summary, notes, problems and reasons as one text (the blind rounds)."""
     return " ".join([o.summary or "", *o.notes, *(str(p) for p in o.problems),
                      *(str(r) for r in o.reasons)])
+
+
+def corpus_outcomes(rel: str, gpu: str | None = None) -> list[Outcome]:
+    """The outcomes of tests/assets/check/corpus/REL, `gpu` the default GPU."""
+    return check_paths([str(CORPUS / rel)], default_gpu=gpu).outcomes
