@@ -27,3 +27,10 @@ def outcome_text(o: Outcome) -> str:
 def corpus_outcomes(rel: str, gpu: str | None = None) -> list[Outcome]:
     """The outcomes of tests/assets/check/corpus/REL, `gpu` the default GPU."""
     return check_paths([str(CORPUS / rel)], default_gpu=gpu).outcomes
+
+
+def one_target(path: Path):  # noqa: ANN201 - kvplan.check's Target
+    """The one deployment target `path` reads (its problems shown if it reads none)."""
+    [target] = read_targets(path, {})
+    assert target.deployment is not None, target.problems
+    return target

@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from kvplan.check import check_paths
 from kvplan.cli import app
-from tests.check.test_check_engine_flags import engine_of, manifest
+from tests.check.check_api import one_target
+from tests.check.test_check_engine_flags import manifest
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 COMPOSE = """services:
@@ -84,7 +85,7 @@ def test_tensor_parallel_from_a_configmap_makes_the_pool_fit(tmp_path: Path) -> 
     [o] = check_paths([str(one)]).outcomes
     assert o.verdict == "FAIL", o.reasons
     four = _cm_manifest(tmp_path, "tensor-parallel-size: 4", 4)
-    t = engine_of(four)
+    t = one_target(four)
     assert t.deployment.parallel.tensor == 4
     assert t.field_name("parallel.tensor") == \
         "--config ConfigMap vllm-config config.yaml: tensor-parallel-size"
@@ -105,7 +106,7 @@ def test_the_command_line_wins_over_the_file_and_says_so(tmp_path: Path) -> None
     path = manifest(tmp_path, "srv", "vllm/vllm-openai:v0.11.0", ["vllm", "serve", L70],
                     ["--config", "/etc/vllm/config.yaml", "--max-model-len", "8192", "-tp", "4"],
                     4)
-    t = engine_of(path)
+    t = one_target(path)
     e = t.deployment.engine
     assert (t.deployment.parallel.tensor, e.max_model_len) == (4, 8192)
     assert (e.gpu_memory_utilization, e.enforce_eager) == (0.8, True)
@@ -151,7 +152,7 @@ def test_sglang_reads_its_file_too(tmp_path: Path) -> None:
                     ["python3", "-m", "sglang.launch_server"],
                     ["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--config",
                      "/cfg/sglang-args.yaml", "--context-length", "2048"])
-    t = engine_of(path)
+    t = one_target(path)
     e = t.deployment.engine
     assert (e.max_model_len, e.gpu_memory_utilization) == (2048, 0.7)
     assert any("--context-length 2048 on the command line overrides sglang-args.yaml's "
@@ -195,7 +196,7 @@ def test_config_equals_path_is_not_read_by_the_engine(tmp_path: Path) -> None:
     path = manifest(tmp_path, "srv", "vllm/vllm-openai:v0.11.0",
                     ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"],
                     ["--config=/etc/vllm/config.yaml"])
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.engine.max_model_len != 4096
     assert any("written with `=` the file is not read" in n for n in t.notes)
 
@@ -260,7 +261,7 @@ def test_the_api_server_before_0_10_2_wedges_the_file_after_the_first_word(
     if verdict == "FAIL":
         assert any("here between --model and its value" in r for r in o.reasons), o.reasons
     else:
-        assert engine_of(path).deployment.engine.max_model_len == 4096
+        assert one_target(path).deployment.engine.max_model_len == 4096
 
 
 def test_a_list_value_gives_every_item_as_the_engine_writes_it():

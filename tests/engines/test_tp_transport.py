@@ -198,16 +198,17 @@ def test_explain_names_the_transport_and_why(runner) -> None:  # noqa: ANN001
 
 
 def test_a_manifest_states_it_by_annotation_and_flag(tmp_path: Path) -> None:
-    from tests.check.test_check_engine_flags import engine_of, vllm
+    from tests.check.check_api import one_target
+    from tests.check.test_check_engine_flags import vllm
 
     path = vllm(tmp_path, "--tensor-parallel-size", "2", "--disable-custom-all-reduce", gpus=2)
     path.write_text(path.read_text().replace(
         "  annotations:\n", "  annotations:\n    kvplan.io/tp-transport: pcie-p2p\n"))
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.engine.tp_transport == "pcie-p2p"
     assert t.deployment.engine.disable_custom_all_reduce is True
     assert t.field_name("engine.tp_transport") == "kvplan.io/tp-transport"
-    plain = engine_of(vllm(tmp_path, "--tensor-parallel-size", "2", gpus=2))
+    plain = one_target(vllm(tmp_path, "--tensor-parallel-size", "2", gpus=2))
     assert plain.deployment.engine.tp_transport is None
     assert plain.deployment.engine.disable_custom_all_reduce is None
 

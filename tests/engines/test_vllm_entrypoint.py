@@ -215,15 +215,16 @@ def test_another_engine_notes_the_key(tmp_path: Path) -> None:
 
 
 def test_a_manifest_states_it_only_by_annotation(tmp_path: Path) -> None:
-    from tests.check.test_check_engine_flags import engine_of, manifest, vllm
+    from tests.check.check_api import one_target
+    from tests.check.test_check_engine_flags import manifest, vllm
 
     path = vllm(tmp_path)
     path.write_text(path.read_text().replace(
         "  annotations:\n", "  annotations:\n    kvplan.io/vllm-entrypoint: offline\n"))
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.engine.entrypoint == "offline"
     assert t.field_name("engine.entrypoint") == "kvplan.io/vllm-entrypoint"
-    assert engine_of(vllm(tmp_path)).deployment.engine.entrypoint is None  # vllm serve: serve
+    assert one_target(vllm(tmp_path)).deployment.engine.entrypoint is None  # vllm serve: serve
     # a container that runs a Python script is not evidence of the LLM class: left at serve
     script = manifest(tmp_path, "job", "vllm/vllm-openai:v0.28.0", ["python3", "batch.py"], [])
     from kvplan.check import read_targets
