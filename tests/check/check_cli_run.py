@@ -1,7 +1,8 @@
 """What the `kvplan check` CLI tests share (tests/check/test_check_cli.py, test_check_cli_inputs.py,
 test_check_cli_formats.py): the asset folders and `run`, which checks through the CLI and, for
 text output, gives each verdict line its file (no_ci's `flat`); and `results`, the JSON rows of
-one file checked (test_check_ome.py, test_check_kubeai.py, test_check_mend.py)."""
+one file checked (test_check_ome.py, test_check_kubeai.py, test_check_mend.py); `check_words`,
+its exit code and output with white space folded."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from kvplan.cli import app
 from tests.check.no_ci import flat
 from tests.conftest import ASSETS, invoke
 
@@ -29,3 +31,9 @@ def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
 def results(runner: CliRunner, path: Path, *args: str) -> list[dict]:
     """`kvplan check PATH -f json ARGS`: its result rows."""
     return json.loads(invoke(runner, "check", str(path), "-f", "json", *args).output)["results"]
+
+
+def check_words(path: Path, *args: str) -> tuple[int, str]:
+    """`kvplan check PATH ARGS`: its exit code and its output, white space folded to one space."""
+    res = CliRunner().invoke(app, ["check", str(path), *args])
+    return res.exit_code, " ".join(res.output.split())

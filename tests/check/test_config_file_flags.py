@@ -13,11 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 from kvplan.check import check_paths
-from kvplan.cli import app
 from tests.check.check_api import one_target
+from tests.check.check_cli_run import check_words
 from tests.check.test_check_engine_flags import manifest
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
@@ -39,12 +38,6 @@ data:
 {body}---
 """
 L70 = "meta-llama/Llama-3.1-70B-Instruct"
-
-
-def _run(path: Path, *gpu: str) -> tuple[int, str]:
-    """`kvplan check` through the CLI; compose files name no GPU, so they get `--gpu h100`."""
-    res = CliRunner().invoke(app, ["check", str(path), *gpu])
-    return res.exit_code, " ".join(res.output.split())
 
 
 def _cm_manifest(tmp: Path, body: str, gpus: int, args: list[str] | None = None) -> Path:
@@ -70,7 +63,7 @@ def test_a_config_file_the_gate_cannot_read_is_named(tmp_path: Path, image: str,
                                                       words: str) -> None:
     path = tmp_path / "compose.yaml"
     path.write_text(COMPOSE.format(image=image, argv=argv, gpus=1))
-    code, out = _run(path, "--gpu", "h100")
+    code, out = check_words(path, "--gpu", "h100")
     assert words in out, out
     assert "is not checked: give the pool's" in out
     assert code == 0  # Llama-3.1-8B on one H100 starts; the unread file is a note, not a verdict
@@ -92,7 +85,7 @@ def test_tensor_parallel_from_a_configmap_makes_the_pool_fit(tmp_path: Path) -> 
     assert any("1 option(s) read from ConfigMap vllm-config config.yaml" in n for n in t.notes)
     [o] = check_paths([str(four)]).outcomes
     assert o.verdict == "PASS", o.reasons
-    code, out = _run(four)
+    code, out = check_words(four)
     assert code == 0 and "PASS" in out, out
 
 
@@ -125,7 +118,7 @@ def test_a_misspelt_key_in_the_file_fails_as_the_engine_exits(tmp_path: Path) ->
     path = manifest(tmp_path, "srv", "vllm/vllm-openai:v0.11.0",
                     ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"],
                     ["--config", "/etc/vllm/config.yaml"])
-    code, out = _run(path)
+    code, out = check_words(path)
     assert code == 1, out
     assert ("the engine refuses it: vLLM has no option --gpu-memory-utilisation (key "
             "gpu-memory-utilisation of config.yaml); did you mean --gpu-memory-utilization?") in out
@@ -183,7 +176,7 @@ def test_a_malformed_file_is_an_error_naming_file_and_line(tmp_path: Path) -> No
     path = manifest(tmp_path, "srv", "vllm/vllm-openai:v0.11.0",
                     ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"],
                     ["--config", "/etc/vllm/config.yaml"])
-    code, out = _run(path)
+    code, out = check_words(path)
     assert code == 2, out
     assert "config.yaml" in out and "malformed YAML" in out and "line 3" in out, out
     assert "Traceback" not in out
@@ -210,7 +203,7 @@ def test_misspelt_short_option_fails_on_the_implied_entrypoint_of_an_older_image
     path.write_text(COMPOSE.format(
         image="vllm/vllm-openai:v0.8.5", gpus=1,
         argv='"--model", "meta-llama/Llama-3.1-8B-Instruct", "--confg", "/cfg/config.yaml"'))
-    code, out = _run(path, "--gpu", "h100")
+    code, out = check_words(path, "--gpu", "h100")
     assert code == 1, out
     assert "vLLM has no option --confg; did you mean --config?" in out
 
