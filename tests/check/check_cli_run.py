@@ -2,7 +2,8 @@
 test_check_cli_formats.py): the asset folders and `run`, which checks through the CLI and, for
 text output, gives each verdict line its file (no_ci's `flat`); and `results`, the JSON rows of
 one file checked (test_check_ome.py, test_check_kubeai.py, test_check_mend.py); `check_words`,
-its exit code and output with white space folded."""
+its exit code and output with white space folded; `check_flat`, with each verdict line given its
+file (test_check_shell.py, test_check_mend.py)."""
 
 from __future__ import annotations
 
@@ -37,3 +38,9 @@ def check_words(path: Path, *args: str) -> tuple[int, str]:
     """`kvplan check PATH ARGS`: its exit code and its output, white space folded to one space."""
     res = CliRunner().invoke(app, ["check", str(path), *args])
     return res.exit_code, " ".join(res.output.split())
+
+
+def check_flat(runner: CliRunner, path: Path, *args: str) -> tuple[int, str]:
+    """`kvplan check PATH ARGS`: its exit code and text output, each verdict line with its file."""
+    result = flat(invoke(runner, "check", str(path), *args))
+    return result.exit_code, result.output
