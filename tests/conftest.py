@@ -223,6 +223,11 @@ def explain_by_label(*args: str) -> dict[str, dict[str, Any]]:
     return {s["label"]: s for s in explain_steps(*args)}
 
 
+def step_values(record: dict[str, Any]) -> dict[str, Any]:
+    """A JSON record's step values by label."""
+    return {s["label"]: s["value"] for s in record["steps"]}
+
+
 def step_value(record: dict[str, Any], label: str) -> Any:
     """The value of a record's first step with this label."""
     return next(s["value"] for s in record["steps"] if s["label"] == label)

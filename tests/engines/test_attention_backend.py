@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 
 from kvplan.check import check_paths, read_targets
 from kvplan.cli import app
-from tests.conftest import size_record
+from tests.conftest import size_record, step_values
 
 # Llama-3.1-8B on one MI300X, SGLang 0.5.21 (kvplan/engines/sglang.py):
 #   GPU memory 206,141,652,992 B; start-up use 400 MiB = 419,430,400 B
@@ -83,7 +83,7 @@ def test_explain_names_the_default_backend_and_its_source() -> None:
     assert value == "aiter"
     assert origin.startswith("default: SGLang's ROCm default (get_default_attn_backend")
     assert origin.endswith("a model without MLA")
-    steps = {s["label"]: s["value"] for s in row["steps"]}
+    steps = step_values(row)
     assert steps["mem_fraction_static (aiter)"] == 0.73695  # 0.867 x 0.85
     assert steps["max_total_num_tokens"] == 1_033_625
     res = CliRunner().invoke(app, ["explain", "llama-3.1-8b", "--gpu", "h100", "--engine",
@@ -138,7 +138,7 @@ def test_kvplan_v1_key_derates_a_stated_fraction(tmp_path: Path) -> None:
     [row] = json.loads(res.stdout)["results"]
     record = {f["field"]: (f["value"], f["from"]) for f in row["record"]}
     assert record["engine.attention_backend"] == ("aiter", "file")
-    steps = {s["label"]: s["value"] for s in row["steps"]}
+    steps = step_values(row)
     assert steps["mem_fraction_static (aiter)"] == 0.7225
     res = CliRunner().invoke(app, ["explain", str(path), "--attention-backend", "fa3",
                                    "-f", "json"])

@@ -14,7 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kvplan.cli import app
-from tests.conftest import ok_results
+from tests.conftest import ok_results, step_values
 
 SGLANG: dict[str, Any] = {
     "apiVersion": "kvplan/v1", "name": "sglang", "model": "llama-3.1-8b",
@@ -91,7 +91,7 @@ def test_explain_says_where_each_engine_setting_came_from(tmp_path: Path) -> Non
     assert record["engine.block_size"] == (16, "--page-size")
     assert record["engine.cuda_graph_max_bs"] == (512, "file")
     assert "engine.max_total_tokens" not in record  # not stated: the engine's default
-    steps = {s["label"]: s["value"] for s in row["steps"]}
+    steps = step_values(row)
     assert steps["page size"] == 16
 
 
@@ -200,7 +200,7 @@ def test_explain_names_the_trtllm_config_as_the_origin_of_what_it_set(tmp_path: 
     assert record["engine.max_num_seqs"] == (9, "extra.yaml")
     assert record["engine.block_size"] == (64, "extra.yaml")
     assert record["engine.trtllm_config"] == (str(cfg.resolve()), "--trtllm-config")
-    assert {s["label"]: s["value"] for s in row["steps"]}["tokens per block"] == 64
+    assert step_values(row)["tokens per block"] == 64
 
 
 def test_speculative_config_takes_vllms_json_and_refuses_what_is_not_modelled() -> None:
