@@ -120,6 +120,13 @@ def invoke(runner: CliRunner, *args: str):  # noqa: ANN201 - typer's Result type
     return runner.invoke(app, list(args))
 
 
+def config_file(tmp_path: Path, cfg: dict[str, Any]) -> str:
+    """`cfg` written as tmp_path/config.json; its path."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return str(path)
+
+
 # A GraniteMoeHybrid (Granite 4.0) config.json for tests (tests/catalog/test_granite_hybrid.py,
 # tests/hardening/test_config_dotted_paths.py): no Granite 4.0 config ships under tests/assets.
 GRANITE_ATTENTION_AT = (5, 15, 25, 35)  # a test layout: the official order is not sourced
