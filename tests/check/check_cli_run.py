@@ -3,7 +3,9 @@ test_check_cli_formats.py): the asset folders and `run`, which checks through th
 text output, gives each verdict line its file (no_ci's `flat`); and `results`, the JSON rows of
 one file checked (test_check_ome.py, test_check_kubeai.py, test_check_mend.py); `check_words`,
 its exit code and output with white space folded; `check_flat`, with each verdict line given its
-file (test_check_shell.py, test_check_mend.py)."""
+file (test_check_shell.py, test_check_mend.py); `check_script`, a launch script written and checked on
+an H100, and `docker_script`, the vLLM docker run such a script holds (test_optimization_level.py,
+test_capture_options.py)."""
 
 from __future__ import annotations
 
@@ -44,3 +46,18 @@ def check_flat(runner: CliRunner, path: Path, *args: str) -> tuple[int, str]:
     """`kvplan check PATH ARGS`: its exit code and text output, each verdict line with its file."""
     result = flat(invoke(runner, "check", str(path), *args))
     return result.exit_code, result.output
+
+
+def check_script(tmp_path: Path, text: str, name: str = "serve.sh") -> tuple[int, str]:
+    """`text` written as tmp_path/NAME and checked with --gpu h100: exit code and output."""
+    path = tmp_path / name
+    path.write_text(text)
+    res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
+    return res.exit_code, res.output
+
+
+def docker_script(tag: str, options: str) -> str:
+    """A script that runs vllm/vllm-openai:TAG on Llama-3.1-8B-Instruct at 8,192 tokens, OPTIONS
+    after."""
+    return (f"#!/bin/sh\ndocker run --gpus 1 vllm/vllm-openai:{tag} --model "
+            f"meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 {options}\n")
