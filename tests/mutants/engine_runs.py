@@ -10,9 +10,10 @@ from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB
+from tests.conftest import rotary_words  # re-exported: the mutation tests import it from here
 
-__all__ = ["GIB", "H100", "LLAMA", "MIB", "NUMBERS", "assert_weights_overflow", "numbers", "run",
-           "steps", "vllm"]
+__all__ = ["GIB", "H100", "LLAMA", "MIB", "NUMBERS", "assert_weights_overflow", "numbers",
+           "rotary_words", "run", "steps", "vllm"]
 
 H100 = load_hardware("h100")
 LLAMA = load_model("llama-3-8b")
@@ -51,13 +52,6 @@ def assert_weights_overflow(r: EngineResult, total_bytes: int, weights_bytes: in
     assert s.breakdown == Breakdown(
         total_bytes=total_bytes, weights_bytes=weights_bytes, kv_used_bytes=0,
         kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=total_bytes - weights_bytes)
-
-
-def rotary_words(what: str) -> str:
-    """The words vLLM's weights step adds for the rotary cos/sin cache (kvplan.engines.vllm_rotary,
-    task h39rope), e.g. rotary_words("8,192 positions x 128 x 2 B")."""
-    return (f" + the rotary cos/sin cache {what} (vLLM get_rope's buffer over the config's "
-            "positions, built while loading; one per rank)")
 
 
 def steps(r: EngineResult) -> list[tuple[object, ...]]:
