@@ -12,9 +12,7 @@ awq.py `create_weights` register the tensors).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from kvplan.specs.hf_import import import_model, spec_from_config
 from kvplan.specs.hf_layers import ImportRefused
 from kvplan.units import DType
 from tests.conftest import invoke
+from tests.hub_offline import hub_cache, run_kvplan
 
 CONFIGS = Path(__file__).parents[1] / "assets" / "hf_configs"
 FRAGMENTS = CONFIGS / "quantization"
@@ -160,22 +159,9 @@ def test_a_config_not_named_config_json_ignores_no_sibling(tmp_path: Path):
 
 def _hub_run(home: Path, repo: str, with_quant_file: bool, *args: str) -> subprocess.CompletedProcess[str]:
     """`kvplan ARGS REPO` offline, the hub cache holding the repository's files."""
-    commit = "0123456789abcdef0123456789abcdef01234567"
-    folder = home / "hub" / f"models--{repo.replace('/', '--')}"
-    (folder / "refs").mkdir(parents=True)
-    (folder / "refs" / "main").write_text(commit)
-    snap = folder / "snapshots" / commit
-    snap.mkdir(parents=True)
     names = ["config.json", "hf_quant_config.json"] if with_quant_file else ["config.json"]
-    for name in names:
-        (snap / name).write_text((MODELOPT / name).read_text())
-    code = ("import sys\nfrom kvplan.cli import main\nsys.argv = ['kvplan', *sys.argv[1:]]\n"
-            "main()\n")
-    root = Path(__file__).parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root), "NO_COLOR": "1", "HF_HOME": str(home),
-           "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-c", code, args[0], repo, *args[1:]],
-                          capture_output=True, text=True, env=env, timeout=60, cwd=root)
+    hub_cache(home, repo, {name: (MODELOPT / name).read_text() for name in names})
+    return run_kvplan([args[0], repo, *args[1:]], {"HF_HOME": str(home), "HF_HUB_OFFLINE": "1"})
 
 
 def test_modelopt_through_the_hub_cache_is_refused(tmp_path: Path):

@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from kvplan.check.manifests.engine import convert
 from kvplan.cli import app
+from tests.check.kaito_files import configmap, workspace
 from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 
 L8 = "meta-llama/Llama-3.1-8B-Instruct"
@@ -113,31 +114,9 @@ def test_human_readable_lengths_as_vllm_reads_them() -> None:
         convert("context", "1.5K")
 
 
-KAITO_CM = """apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: cfg
-data:
-  inference_config.yaml: |
-    vllm:
-{keys}---
-apiVersion: kaito.sh/v1beta1
-kind: Workspace
-metadata:
-  name: ws
-resource:
-  instanceType: Standard_NV36ads_A10_v5
-inference:
-  preset:
-    name: llama-3.1-8b-instruct
-  config: cfg
-"""
-
-
 def _kaito(tmp: Path, *keys: str) -> Path:
-    path = tmp / "ws.yaml"
-    path.write_text(KAITO_CM.format(keys="".join(f"      {k}\n" for k in keys)))
-    return path
+    return workspace(tmp, "llama-3.1-8b-instruct", "Standard_NV36ads_A10_v5", "  config: cfg\n",
+                     configmap("cfg", *keys) + "---\n")
 
 
 def test_kaito_booleans_reach_vllm_as_words_after_the_option(tmp_path: Path) -> None:
