@@ -257,3 +257,28 @@ def test_the_model_where_vllm_serve_expects_it_is_no_stray_word(tmp_path: Path) 
                               f"--tensor-parallel-size 1 {L8} --max-model-len 8192"),
                       "--gpu", "h100")
     assert row["verdict"] == "PASS"
+
+
+# ---- Python-typed engine arguments: Ray Serve LLM's engine_kwargs ----
+
+RAY = Path(__file__).parents[1] / "assets" / "check" / "corpus" / "kuberay" / \
+    "ray-service.llm-serve.yaml"  # engine_kwargs max_model_len: 1024 on its line 18
+
+
+@pytest.mark.parametrize(("value", "verdict", "tokens"), [
+    ("auto", "FAIL", None), ("32k", "FAIL", None),  # pydantic int: no argparse spellings
+    ("-1", "PASS", 17_024),  # auto-fit (0.34.0): Qwen2.5-7B's longest on one L4
+    ('"8192"', "PASS", 8_192),  # a numeric string: pydantic's lax int
+])
+def test_ray_engine_kwargs_take_the_length_as_python_does(tmp_path: Path, value: str,
+                                                          verdict: str, tokens: int | None) -> None:
+    path = tmp_path / "ray.yaml"
+    path.write_text(RAY.read_text().replace("max_model_len: 1024", f"max_model_len: {value}"))
+    _, (row,) = _rows(path, "--gpu", "l4")
+    assert row["verdict"] == verdict
+    if tokens is None:
+        assert row["line"] == 18
+        assert (f"so the engine stops on {value!r} (\"Input should be a valid integer\"): write "
+                "-1 for vLLM's auto-fit (0.14.0 on) or a number of tokens") in _said(row)
+    else:
+        assert row["max_model_len_tokens"] == tokens
