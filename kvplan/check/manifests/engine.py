@@ -276,6 +276,9 @@ def read_options(
             )
 
             reader = vllm_length if kind == "context" else sglang_length
+            if re.search(r"[$`]", raw):  # a shell word kvplan could not expand: not the engine's
+                problems.append(Problem(said, f"{raw!r} is not a number", line))
+                continue
             try:
                 found.put(path, reader(raw, None if release_unknown else image, flag), line, said)
             except Refused as why:
