@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kvplan.capacity.kv import Allocation
+from kvplan.capacity.parallel import uneven_nodes
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
 from kvplan.deploy.engine_keys import ENGINE_KEYS, UNUSED_BY, reads, unused_reason
 from kvplan.deploy.lengths import context_distribution
@@ -179,6 +180,9 @@ def plan_deployment(
         )
     if pp > model.num_layers:
         fail("parallel.pipeline", f"{pp} stages for {model.num_layers} layers")
+    nodes = dep.parallel.nodes
+    if nodes is not None and nodes <= tp * pp and (tp * pp) % nodes:  # more: kvplan.plan.moot
+        fail("parallel.nodes", uneven_nodes(tp, pp, nodes, gpu.gpus_per_node))
     prefix = dep.traffic.shared_prefix_tokens if e.enable_prefix_caching else 0
     if prefix and prefix > (mean or context):
         fail("traffic.shared_prefix_tokens", f"{prefix:,} is longer than a conversation")
