@@ -203,6 +203,7 @@ def read_gpu_count(w: Workload) -> None:
     if per_pod <= 0:
         w.problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
         return
+    w.gpus_per_pod = per_pod
     pods_per_engine = 1 if w.dp_spread else max(site.pods_per_engine, nodes)
     have = per_pod * pods_per_engine if site.gpus_total is None else site.gpus_total
     if have < engine_gpus:
@@ -325,3 +326,31 @@ def read_gpu_type(w: Workload, default_gpu: str | None) -> None:
         w.notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
     w.found.put("hardware.gpu", gpu, line, label_key)
     w.found.names["hardware.gpu"] = f"{label_key}={value}"
+    if len(names) == 1:
+        _labelled_node(w, gpu, label_key, value)
+
+
+def _labelled_node(w: Workload, gpu: str, label_key: str, value: str) -> None:
+    """The GPUs one node holds where its label says it is bigger than the GPU spec's
+    gpus_per_node: an instance type of more (kvplan.check.instances: GCP's a2-megagpu-16g, 16
+    A100 40GB), or a GKE accelerator whose pod asks for a node size only a bigger GCP machine
+    has (skypilot_counts.BIG_NODES; task h59nodes: TP 16 on one a2-megagpu-16g was refused as
+    spanning nodes of 8). Other labels keep the spec's count."""
+    from kvplan.check.gpus import BETA_INSTANCE_LABEL, GKE_LABEL, INSTANCE_LABEL
+    from kvplan.check.instances import INSTANCE_TYPES
+    from kvplan.check.manifests.skypilot_counts import node_gpus
+
+    per_node = resolve_gpu(gpu).gpus_per_node
+    if label_key in (INSTANCE_LABEL, BETA_INSTANCE_LABEL) and value in INSTANCE_TYPES:
+        held = INSTANCE_TYPES[value][1]
+        if held > per_node:
+            w.node_gpus = held
+            w.notes.append(f"{label_key}={value}: one node holds {held} {gpu} (the cloud's "
+                           f"machine type, kvplan.check.instances), more than the GPU spec's "
+                           f"{per_node} a server: tensor parallelism up to that runs on one node")
+    elif label_key == GKE_LABEL:
+        got = node_gpus(f"{label_key}={value} with {w.gpus_per_pod} GPUs a pod", gpu,
+                        w.gpus_per_pod, "gcp", per_node)
+        if got is not None:
+            w.node_gpus, note = got
+            w.notes.append(note)
