@@ -104,7 +104,8 @@ class Candidate:
     @property
     def label(self) -> str:
         said = f"{self.where} (no accelerators)" if self.where else f"{self.name}:{self.count}"
-        said += f" on {self.cloud}" if self.cloud is not None and self.own_cloud else ""
+        own = self.cloud is not None and self.own_cloud and not self.where
+        said += f" on {self.cloud}" if own else ""
         return f"{said} ({self.image})" if self.image is not None else said
 
 
