@@ -108,6 +108,9 @@ class EngineTraits:
     # it starts with a pool too small for one max_model_len request (SGLang: only
     # `max_total_num_tokens > 0` is required; kvplan.check.startup.short_pool)
     starts_short: bool = False
+    # what it says when its node count (`--nnodes N`) does not divide the GPUs of one engine
+    # (kvplan.check.manifests.node_options.uneven_refusal); "" where kvplan has not read it
+    nnodes_rule: str = ""
     # "module:function" hooks, imported when called (`hook`): the engine block's own refusals
     # (field, why) and the record's options this plan never reads (kvplan.plan.moot)
     block_refusals: str | None = None
@@ -157,6 +160,8 @@ _TRAITS = (
         config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,
         rocm_release_tag=_ROCM_VLLM,
         default_seqs_by_release=True, moot_refusals="kvplan.engines.vllm_moot:moot_refusals",
+        nnodes_rule=("vLLM refuses it: `--nnodes` must evenly divide the total world size, "
+                     "data x pipeline x tensor parallel (vllm/engine/arg_utils.py:2179 in 0.29.0)"),
     ),
     EngineTraits(
         name="sglang", title="SGLang", serving=True, log_measures=("before_gib", "after_gib"),
@@ -166,6 +171,9 @@ _TRAITS = (
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
         expert_within_tensor=True, starts_short=True, module_positionals=0,
+        nnodes_rule=("SGLang asserts (tp_size * pp_size) % nnodes == 0, 'tp_size must be "
+                     "divisible by number of nodes' (srt/arg_groups/validation_hook.py:179 in "
+                     "0.5.23)"),
     ),
     EngineTraits(
         name="trtllm", title="TensorRT-LLM", serving=True, log_measures=("available_gib", "peak_gib"),
