@@ -65,6 +65,13 @@ class EngineTraits:
     short_o: bool = False
     # click (trtllm-serve): exact names only; argparse takes a unique prefix of a long option
     exact_options: bool = False
+    # positional words `python -m MODULE` takes (kvplan.check.manifests.stray_words): vLLM's
+    # OpenAI server one (model_tag, entrypoints/openai/cli_args.py:346 in 0.25.1), SGLang's
+    # launch_server none (srt/server_args.py prepare_server_args in 0.5.23)
+    module_positionals: int = 1
+    # the first release whose context option takes `auto` / `-1` and fits the context to the KV
+    # pool (vLLM's --max-model-len, kvplan.check.manifests.auto_context)
+    auto_context_since: str | None = None
     # the option that names the served model (None: none in its option table)
     served_name_flag: str | None = None
     # SGLang's --enable-dp-attention (kvplan.check.manifests.dp_attention)
@@ -101,6 +108,9 @@ class EngineTraits:
     # it starts with a pool too small for one max_model_len request (SGLang: only
     # `max_total_num_tokens > 0` is required; kvplan.check.startup.short_pool)
     starts_short: bool = False
+    # what it says when its node count (`--nnodes N`) does not divide the GPUs of one engine
+    # (kvplan.check.manifests.node_options.uneven_refusal); "" where kvplan has not read it
+    nnodes_rule: str = ""
     # "module:function" hooks, imported when called (`hook`): the engine block's own refusals
     # (field, why) and the record's options this plan never reads (kvplan.plan.moot)
     block_refusals: str | None = None
@@ -146,9 +156,12 @@ _TRAITS = (
         demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
         short_o=True, served_name_flag="--served-model-name", config_no_key_since="0.12.0",
+        auto_context_since="0.14.0",
         config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,
         rocm_release_tag=_ROCM_VLLM,
         default_seqs_by_release=True, moot_refusals="kvplan.engines.vllm_moot:moot_refusals",
+        nnodes_rule=("vLLM refuses it: `--nnodes` must evenly divide the total world size, "
+                     "data x pipeline x tensor parallel (vllm/engine/arg_utils.py:2179 in 0.29.0)"),
     ),
     EngineTraits(
         name="sglang", title="SGLang", serving=True, log_measures=("before_gib", "after_gib"),
@@ -157,7 +170,10 @@ _TRAITS = (
         pip_package="sglang",
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
-        expert_within_tensor=True, starts_short=True,
+        expert_within_tensor=True, starts_short=True, module_positionals=0,
+        nnodes_rule=("SGLang asserts (tp_size * pp_size) % nnodes == 0, 'tp_size must be "
+                     "divisible by number of nodes' (srt/arg_groups/validation_hook.py:179 in "
+                     "0.5.23)"),
     ),
     EngineTraits(
         name="trtllm", title="TensorRT-LLM", serving=True, log_measures=("available_gib", "peak_gib"),

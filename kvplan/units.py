@@ -7,13 +7,16 @@ Bytes are integers everywhere. Fractional inputs (GiB, utilisation) are turned i
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from enum import Enum
 from fractions import Fraction
+from typing import TypeVar
 
 KIB = 1024
 MIB = 1024**2
 GIB = 1024**3
 TIB = 1024**4
+_Choice = TypeVar("_Choice", bound=Enum)
 
 
 class DType(str, Enum):
@@ -72,16 +75,23 @@ def parse_tokens(text: str) -> int:
     return int(match.group(1).replace("_", "")) * _TOKEN_SCALE[match.group(2)]
 
 
+def parse_choice(text: str, choices: type[_Choice], aliases: Mapping[str, _Choice],
+                 what: str) -> _Choice:
+    """One of an Enum's members by its value or an alias, any case, spaces around ignored.
+    Raises ValueError naming `what` and the members' values."""
+    key = text.strip().lower()
+    if key in aliases:
+        return aliases[key]
+    try:
+        return choices(key)
+    except ValueError:
+        names = ", ".join(str(c.value) for c in choices)
+        raise ValueError(f"unknown {what} {text!r}; use one of {names}") from None
+
+
 def parse_dtype(text: str) -> DType:
     """Parse a precision name (`fp16`, `bfloat16`, `fp8_e4m3`, ...). Raises ValueError."""
-    key = text.strip().lower()
-    if key in DTYPE_ALIASES:
-        return DTYPE_ALIASES[key]
-    try:
-        return DType(key)
-    except ValueError:
-        names = ", ".join(d.value for d in DType)
-        raise ValueError(f"unknown precision {text!r}; use one of {names}") from None
+    return parse_choice(text, DType, DTYPE_ALIASES, "precision")
 
 
 def exact(value: float | int | str | Fraction) -> Fraction:

@@ -120,6 +120,13 @@ def invoke(runner: CliRunner, *args: str):  # noqa: ANN201 - typer's Result type
     return runner.invoke(app, list(args))
 
 
+def config_file(tmp_path: Path, cfg: dict[str, Any]) -> str:
+    """`cfg` written as tmp_path/config.json; its path."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(cfg))
+    return str(path)
+
+
 # A GraniteMoeHybrid (Granite 4.0) config.json for tests (tests/catalog/test_granite_hybrid.py,
 # tests/hardening/test_config_dotted_paths.py): no Granite 4.0 config ships under tests/assets.
 GRANITE_ATTENTION_AT = (5, 15, 25, 35)  # a test layout: the official order is not sourced
@@ -171,6 +178,19 @@ def calibrated_logs() -> tuple[Any, ...]:
     return tuple(calibrate_files([ASSETS / "logs"]))
 
 
+def results(text: str):  # noqa: ANN201 - one record, or a list of several
+    """size/fleet/explain JSON is always {"results": [...]}; one record unwrapped for brevity."""
+    rows = json.loads(text)["results"]
+    assert isinstance(rows, list)
+    return rows[0] if len(rows) == 1 else rows
+
+
+def ok_results(res: Any) -> Any:
+    """The result rows of a CLI run's JSON, the run asserted to exit 0."""
+    assert res.exit_code == 0, res.output
+    return json.loads(res.stdout)["results"]
+
+
 def cli_json(*args: str) -> Any:
     """Run `kvplan ARGS --format json` and return its one record, or the list of records when a
     sweep gives several (the document is `{"results": [...]}`; exit 0 or 1 asserted)."""
@@ -180,6 +200,44 @@ def cli_json(*args: str) -> Any:
     if isinstance(doc, dict) and isinstance(doc.get("results"), list) and len(doc) == 1:
         return doc["results"][0] if len(doc["results"]) == 1 else doc["results"]
     return doc
+
+
+def json_record(*args: str) -> dict[str, Any]:
+    """`kvplan ARGS` (a JSON format among them)'s one record (exit 0 and one record asserted)."""
+    res = invoke(CliRunner(), *args)
+    assert res.exit_code == 0, res.output
+    [row] = json.loads(res.stdout)["results"]
+    return row
+
+
+def size_record(*args: str) -> dict[str, Any]:
+    """`kvplan size ARGS -f json`'s one record (exit 0 asserted)."""
+    return json_record("size", *args, "-f", "json")
+
+
+def explain_record(*args: str) -> dict[str, Any]:
+    """`kvplan explain ARGS -f json`'s one record (exit 0 asserted)."""
+    return json_record("explain", *args, "-f", "json")
+
+
+def explain_steps(*args: str) -> list[dict[str, Any]]:
+    """The steps of `kvplan explain ARGS`, in order."""
+    return explain_record(*args)["steps"]
+
+
+def explain_by_label(*args: str) -> dict[str, dict[str, Any]]:
+    """The steps of `kvplan explain ARGS` by label."""
+    return {s["label"]: s for s in explain_steps(*args)}
+
+
+def step_values(record: dict[str, Any]) -> dict[str, Any]:
+    """A JSON record's step values by label."""
+    return {s["label"]: s["value"] for s in record["steps"]}
+
+
+def step_value(record: dict[str, Any], label: str) -> Any:
+    """The value of a record's first step with this label."""
+    return next(s["value"] for s in record["steps"] if s["label"] == label)
 
 
 @pytest.fixture

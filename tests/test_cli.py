@@ -11,14 +11,7 @@ import pytest
 import yaml
 
 from kvplan.units import GIB
-from tests.conftest import ASSETS, invoke
-
-
-def results(text: str):  # noqa: ANN201 - one record, or a list of several
-    """size/fleet/explain JSON is always {"results": [...]}; one record unwrapped for brevity."""
-    rows = json.loads(text)["results"]
-    assert isinstance(rows, list)
-    return rows[0] if len(rows) == 1 else rows
+from tests.conftest import ASSETS, invoke, results
 
 
 def test_size_json_has_the_promised_keys(runner):

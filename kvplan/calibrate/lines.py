@@ -89,3 +89,12 @@ def values(engine: str, regex: str, *keys: str) -> None:
             r.put(key, _f(m[i]), n, t)
 
     PATTERNS.append((engine, re.compile(regex), put))
+
+
+def setting(engine: str, regex: str, key: str, value: str | None = None) -> None:
+    """A line that sets one setting: `value`, or (None) the line's first group."""
+
+    def put(r: Run, m: re.Match[str], n: int, t: str) -> None:
+        r.settings[key] = m[1] if value is None else value
+
+    PATTERNS.append((engine, re.compile(regex), put))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kvplan.calibrate.lines import NUM, Run, _f, pattern, values
+from kvplan.calibrate.lines import NUM, Run, _f, pattern, setting, values
 
 # --- SGLang -----------------------------------------------------------------------------------
 values("sglang", r"Load weight begin\. avail mem=" + NUM + r" GB", "before_gib")
@@ -55,14 +55,9 @@ def _s_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
                            ("attention_backend", r"(?<![_a-z])attention_backend='(\w+)'")))
 
 
-@pattern("sglang", r"Attention backend not (?:specified|set)\. Use (\w+) backend by default")
-def _s_backend(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["attention_backend"] = m[1]
-
-
-@pattern("sglang", r"changing page_size from \w+ to (\d+)")
-def _s_page(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["page_size"] = m[1]
+setting("sglang", r"Attention backend not (?:specified|set)\. Use (\w+) backend by default",
+        "attention_backend")
+setting("sglang", r"changing page_size from \w+ to (\d+)", "page_size")
 
 
 values("sglang", r"Memory pool end\. avail mem=" + NUM + " GB", "pool_end_gib")

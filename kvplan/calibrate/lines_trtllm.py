@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kvplan.calibrate.lines import NUM, Run, _f, pattern, values
+from kvplan.calibrate.lines import NUM, Run, _f, pattern, setting, values
 
 # --- TensorRT-LLM -----------------------------------------------------------------------------
 
@@ -26,9 +26,7 @@ def _t_available(r: Run, m: re.Match[str], n: int, t: str) -> None:
 values("trtllm", r"Number of blocks in KV cache primary pool: (\d+)", "blocks")
 
 
-@pattern("trtllm", r"Number of tokens per block: (\d+)")
-def _t_tpb(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["page_size"] = m[1]
+setting("trtllm", r"Number of tokens per block: (\d+)", "page_size")
 
 
 @pattern("trtllm", r"Allocated " + NUM + r" GiB for max tokens in paged KV cache \((\d+)\)")
@@ -101,9 +99,7 @@ def _t_reflowed_kv_config(r: Run, m: re.Match[str], n: int, t: str) -> None:
 
 # The reflowed LLM Args dump's MoeConfig (1.x): the MoE backend, reported in calibrate's notes where
 # kvplan books nothing for it (kvplan.engines.trtllm_mla.deepgemm_workspace_bytes, task h39trt12).
-@pattern("trtllm", r"^\s*moe_config=MoeConfig\(backend='(\w+)'")
-def _t_moe_backend(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["moe_backend"] = m[1]
+setting("trtllm", r"^\s*moe_config=MoeConfig\(backend='(\w+)'", "moe_backend")
 
 
 @pattern("trtllm", r"Reserving \S+ GiB for the multimodal encoder cache .*? " + NUM + r"\s*$")
@@ -111,9 +107,7 @@ def _t_mm_reserve(r: Run, m: re.Match[str], n: int, t: str) -> None:
     r.put("mm_encoder_cache_gib", _f(m[1]), n, t)
 
 
-@pattern("trtllm", r"TensorRT-LLM version: (\S+)")
-def _t_version(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["version"] = m[1]
+setting("trtllm", r"TensorRT-LLM version: (\S+)", "version")
 
 
 values("trtllm", r"\[TRT-LLM\] \[I\] max_seq_len=(\d+)", "max_seq_len_final")

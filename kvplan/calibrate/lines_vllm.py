@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from kvplan.calibrate.lines import NUM, Run, _f, pattern, values
+from kvplan.calibrate.lines import NUM, Run, _f, pattern, setting, values
 
 # --- vLLM -------------------------------------------------------------------------------------
 values("vllm", r"Loading model weights took " + NUM + r" GB", "weights_gib")
@@ -236,39 +236,22 @@ def _v_graph_estimate(r: Run, m: re.Match[str], n: int, t: str) -> None:
 # The top-k/top-p sampler vLLM 0.10 profiles (kvplan.engines.vllm_sort_sampler): FlashInfer's
 # fused kernel, or PyTorch's sort when FlashInfer is not installed or not enabled
 # (v1/sample/ops/topk_topp_sampler.py, 0.10.0-0.10.2).
-@pattern("vllm", r"Using FlashInfer for top-p & top-k sampling")
-def _v_flashinfer_sampler(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["topk_topp_sampler"] = "flashinfer"
-
-
-@pattern("vllm", r"FlashInfer is (?:not available|available, but it is not enabled)\. Falling back")
-def _v_native_sampler(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["topk_topp_sampler"] = "native"
-
-
+setting("vllm", r"Using FlashInfer for top-p & top-k sampling", "topk_topp_sampler", "flashinfer")
+setting("vllm", r"FlashInfer is (?:not available|available, but it is not enabled)\. Falling back",
+        "topk_topp_sampler", "native")
 # 0.8.0-0.8.5 sort even where FlashInfer 0.2.3 or newer imports (topk_topp_sampler.py, 0.8.3
 # :34-49: "Currently, FlashInfer top-p & top-k sampling sampler is disabled because
 # FlashInfer>=v0.2.3 is not backward compatible. Falling back to the PyTorch-native ...").
-@pattern("vllm", r"FlashInfer top-p & top-k sampling sampler is disabled because FlashInfer>=v0\.2\.3")
-def _v_native_sampler_08(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["topk_topp_sampler"] = "native"
-
+setting("vllm", r"FlashInfer top-p & top-k sampling sampler is disabled because FlashInfer>=v0\.2\.3",
+        "topk_topp_sampler", "native")
 
 # The TP transport (kvplan.engines.vllm_nontorch): vLLM's custom all-reduce warns when the GPUs
 # cannot reach each other's memory (device_communicators/custom_all_reduce.py, 0.10.1.1: "your
 # platform lacks GPU P2P capability or P2P test failed"): NCCL then runs over host memory. A group
 # across nodes ("spans across nodes") is host too unless NCCL logs GPUDirect RDMA over
 # InfiniBand/RoCE (NCCL_DEBUG=INFO: "NET/IB ... GDRDMA", "GPU Direct RDMA Enabled").
-@pattern("vllm", r"Custom allreduce is disabled because your platform lacks GPU P2P capability")
-def _v_no_p2p(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["no_p2p"] = "1"
-
-
-@pattern("vllm", r"Custom allreduce is disabled because this process group spans across nodes")
-def _v_multi_node(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["spans_nodes"] = "1"
-
-
-@pattern("vllm", r"NCCL INFO .*(?:GDRDMA|GPU Direct RDMA Enabled|NET/IB ?: ?Using)")
-def _v_gpudirect(r: Run, m: re.Match[str], n: int, t: str) -> None:
-    r.settings["gpudirect"] = "1"
+setting("vllm", r"Custom allreduce is disabled because your platform lacks GPU P2P capability",
+        "no_p2p", "1")
+setting("vllm", r"Custom allreduce is disabled because this process group spans across nodes",
+        "spans_nodes", "1")
+setting("vllm", r"NCCL INFO .*(?:GDRDMA|GPU Direct RDMA Enabled|NET/IB ?: ?Using)", "gpudirect", "1")

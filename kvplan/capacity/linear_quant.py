@@ -26,6 +26,25 @@ vLLM keeps the file's blocks as they are (vllm 0.8.2 model_executor/layers/quant
 `VocabParallelEmbedding`, so the token embeddings, and an untied LM head, stay in blocks too).
 kvplan prices everything outside the linear layers at 34 B per 32 as well: the norms (F32 in the
 file, 16-bit once loaded) are under a megabyte of error for a 3B model.
+
+Dense 8-bit checkpoints (`method` compressed-tensors or fbgemm_fp8, task h59fp8), as vLLM 0.29.0
+registers them per linear layer on one rank (K inputs, N outputs, S fused shards: 3 for qkv_proj,
+2 for gate_up_proj, 1 for o_proj and down_proj):
+
+    weight        fp8 (float8_e4m3fn) or int8, N x K: one byte a weight
+    weight_scale  fp32: strategy channel N x 1 (ChannelQuantScaleParameter, split with N on the
+                  column-parallel layers, whole on the row-parallel ones); strategy tensor one
+                  per shard (PerTensorScaleParameter, len(output_partition_sizes))
+    input_scale   static activations only: fp8 one fp32 per shard (create_fp8_input_scale);
+                  int8 one fp32 a layer, plus an int8 input_zero_point when asymmetric
+    input_scale_ub  fbgemm_fp8 only: one fp32 a layer (FBGEMMFp8LinearMethod.create_weights)
+
+(compressed_tensors/schemes/compressed_tensors_w8a8_fp8.py and _w8a8_int8.py, utils/fp8_utils.py
+create_fp8_weight_parameter / create_fp8_scale_parameter / create_fp8_input_scale, fbgemm_fp8.py).
+What the kernels do after loading is not charged: per-tensor fp8 scales are requantized to one
+(requantize_with_max_scale, a few bytes fewer), CUTLASS widens per-tensor int8 scales of fused
+layers to one per output row and adds an int32 azp_adj per output column for asymmetric int8
+activations (kernels/linear/scaled_mm/cutlass.py); the importer's notes say so.
 """
 
 from __future__ import annotations
@@ -35,9 +54,11 @@ from dataclasses import dataclass
 from kvplan.capacity.kv import kv_heads_per_gpu
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec, WeightQuant
-from kvplan.units import ceil_div
+from kvplan.units import DType, ceil_div
 
 G_IDX_BYTES = 4  # int32
+FP32_BYTES = 4  # the dense 8-bit schemes' weight_scale, input_scale and input_scale_ub
+DENSE_METHODS = ("compressed-tensors", "fbgemm_fp8")
 
 
 @dataclass(frozen=True)
@@ -49,10 +70,11 @@ class Layout:
     qzeros: int
     g_idx: int
     rest: int
+    inputs: int = 0  # dense 8-bit: static input scales / zero points, fbgemm's input_scale_ub
 
     @property
     def quantized(self) -> int:
-        return self.qweight + self.scales + self.qzeros + self.g_idx
+        return self.qweight + self.scales + self.qzeros + self.g_idx + self.inputs
 
 
 def _quant(model: ModelSpec) -> WeightQuant:
@@ -87,10 +109,33 @@ def quantized_params(model: ModelSpec) -> int:
     return model.num_layers * sum(k * n for k, n in column + row)
 
 
+def _dense_rank(model: ModelSpec, tp: int) -> tuple[int, int, int]:
+    """weight, weight_scale and input-scale bytes of all layers on one TP rank (pp 1) of a dense
+    8-bit checkpoint (the module docstring's table)."""
+    quant = _quant(model)
+    column, row = widths(model, tp)
+    weight = scales = inputs = 0
+    for (k, n), shards in zip(column + row, (3, 2, 1, 1), strict=True):
+        weight += k * n * quant.weight_dtype.bits // 8
+        scales += (n if quant.strategy == "channel" else shards) * FP32_BYTES
+        if quant.method == "fbgemm_fp8":
+            inputs += FP32_BYTES  # input_scale_ub
+        elif quant.input_scale == "static":
+            inputs += (shards if quant.weight_dtype is DType.fp8 else 1) * FP32_BYTES
+        elif quant.input_scale == "static_zero_point":
+            inputs += FP32_BYTES + 1  # input_scale and an int8 input_zero_point
+    layers = model.num_layers
+    return weight * layers, scales * layers, inputs * layers
+
+
 def _rank_layout(model: ModelSpec, tp: int) -> tuple[int, int, int, int]:
     """qweight, scales, qzeros, g_idx bytes of all layers on one TP rank (pp 1)."""
     quant = _quant(model)
+    if quant.method in DENSE_METHODS:
+        weight, scales, inputs = _dense_rank(model, tp)
+        return weight, scales + inputs, 0, 0
     bits, group, scale_bits = quant.weight_dtype.bits, quant.group_size, quant.scale_dtype.bits
+    assert group is not None  # required with strategy group (the validator)
     column, row = widths(model, tp)
     full_rows = model.num_attention_heads * model.attention.value_head_dim, model.intermediate_size
     qweight = scales = zeros = g_idx = 0
@@ -120,6 +165,10 @@ def layout(model: ModelSpec) -> Layout:
     qweight, scales, zeros, g_idx = _rank_layout(model, 1)
     rest_params = model.params_total - quantized_params(model)
     quant = _quant(model)
+    if quant.method in DENSE_METHODS:
+        weight, scales, inputs = _dense_rank(model, 1)
+        return Layout(weight, scales, 0, 0, rest_params * model.weight_dtype.bits // 8, inputs)
+    assert quant.group_size is not None
     if quant.method == "gguf":  # the embeddings are in Q8_0 blocks too (see above)
         block_bits = quant.group_size * quant.weight_dtype.bits + quant.scale_dtype.bits
         return Layout(qweight, scales, zeros, g_idx,
@@ -137,12 +186,14 @@ def check_split(model: ModelSpec, tp: int) -> None:
     inter = model.intermediate_size
     assert inter is not None
     heads = model.num_attention_heads
+    group = quant.group_size or 1  # dense 8-bit: a byte a weight, nothing packed or grouped
+    if quant.group_size is None:
+        pack = 1
     parts = {
         "num_attention_heads": (heads, 1),
         "intermediate_size (gate_up_proj outputs)": (2 * inter, pack),
-        "intermediate_size (down_proj inputs)": (inter, quant.group_size),
-        "heads x head_dim (o_proj inputs)": (heads * model.attention.value_head_dim,
-                                             quant.group_size),
+        "intermediate_size (down_proj inputs)": (inter, group),
+        "heads x head_dim (o_proj inputs)": (heads * model.attention.value_head_dim, group),
     }
     for what, (width, unit) in parts.items():
         if width % tp or (width // tp) % unit:
@@ -164,6 +215,14 @@ def describe(model: ModelSpec) -> str:
     quant, lay = _quant(model), layout(model)
     g_idx = f", g_idx {lay.g_idx:,} B" if quant.method == "gptq" else ""
     order = ", act order" if quant.act_order else ""
+    if quant.method in DENSE_METHODS:
+        scales = ("one fp32 scale per output row" if quant.strategy == "channel"
+                  else "one fp32 scale per fused shard")
+        what = "input_scale_ub" if quant.method == "fbgemm_fp8" else "static input scales"
+        inputs = f", {what} {lay.inputs:,} B" if lay.inputs else ""
+        return (f"weights in {model.weight_dtype.value} but the decoder's linear layers in "
+                f"{quant.method} {quant.weight_dtype.value} (a byte a weight {lay.qweight:,} B, "
+                f"{scales} {lay.scales:,} B{inputs}; the rest {lay.rest:,} B)")
     if quant.method == "gguf":
         return (f"weights as a GGUF file's Q8_0 blocks (32 int8 values and one fp16 scale: "
                 f"linear layers {lay.qweight + lay.scales:,} B, embeddings and the rest "

@@ -11,7 +11,8 @@ vLLM (and SGLang, TensorRT-LLM alike) shard attention by heads:
   runs across nodes, which needs a stated node count (a GB200/GB300 NVL72 tray is a node of 4;
   its NVLink domain of 72 lets TP span trays as one multi-node engine);
 - a stated node count must hold the whole replica, TP x PP GPUs (a replica of TP 8 x PP 2 on
-  one node of 8 GPUs cannot start).
+  one node of 8 GPUs cannot start), and divide it: the engines place tp x pp / nodes ranks on
+  each node (uneven_nodes).
 """
 
 from __future__ import annotations
@@ -112,6 +113,8 @@ def check_parallelism(
                          f"parallelism {pp}) needs more than {nodes} "
                          f"node{'s' if nodes != 1 else ''} of {node}; state {need} nodes, or "
                          "use fewer GPUs a replica")
+    if nodes is not None and nodes <= tp * pp and (tp * pp) % nodes:  # more: kvplan.plan.moot
+        raise InputError(uneven_nodes(tp, pp, nodes, gpus_per_node))
     if ep is not None and (ep > 1 or model.moe is not None):
         if model.moe is None:
             raise InputError(f"expert parallelism applies to mixture-of-experts models; "
@@ -128,6 +131,26 @@ def check_parallelism(
             raise InputError(f"{model.name}'s spec states no moe_intermediate_size, so its "
                              "experts' share of the weights is unknown; expert parallelism "
                              "beyond tp cannot be planned")
+
+
+def uneven_nodes(tp: int, pp: int, nodes: int, gpus_per_node: int) -> str:
+    """Why a replica of tp x pp GPUs cannot be spread over `nodes` servers: the engines split a
+    replica's ranks evenly over its nodes. vLLM 0.29.0 vllm/engine/arg_utils.py:2179 raises
+    "`--nnodes N` must evenly divide the total world size" (dp x pp x tp), and SGLang 0.5.23
+    srt/arg_groups/validation_hook.py:179 asserts `(tp_size * pp_size) % nnodes == 0`; started
+    over Ray instead (no --nnodes), the ranks fill whole nodes and the rest hold none. The hint
+    is the fewest nodes that divide the replica with at most gpus_per_node GPUs on each (task
+    h59nodes: TP 8 x PP 2 on 3 nodes of 8 was accepted)."""
+    gpus = tp * pp
+    fewest = -(-gpus // gpus_per_node)
+    fit = next(n for n in range(fewest, gpus + 1) if gpus % n == 0)
+    return (f"a replica of {gpus} GPUs (tensor parallelism {tp} x pipeline parallelism {pp}) "
+            f"does not split evenly over {nodes} nodes: vLLM refuses --nnodes {nodes} (it must "
+            "evenly divide the world size, vllm/engine/arg_utils.py:2179 in 0.29.0) and SGLang "
+            "asserts (tp_size * pp_size) % nnodes == 0 (srt/arg_groups/validation_hook.py:179 in "
+            f"0.5.23); over Ray the ranks fill whole nodes and GPUs of the rest hold none; state "
+            f"{fit} node{'s' if fit != 1 else ''} ({gpus // fit} GPUs each), or a tensor x "
+            f"pipeline size that {nodes} divides")
 
 
 def expert_params(model: ModelSpec) -> int | None:

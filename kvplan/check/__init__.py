@@ -127,7 +127,7 @@ def judge_target(target: Target) -> Outcome:
         )
     try:
         planned = plan_deployment(dep, target.file, target.base_dir, target.doc,
-                                  attention_dp=target.attention_dp)
+                                  attention_dp=target.attention_dp, node_gpus=target.node_gpus)
     except DeploymentError as err:
         return _error(out, target.renamed(err.items))
     if target.max_model_len_auto and target.gpu_named:

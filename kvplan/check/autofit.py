@@ -43,4 +43,4 @@ def auto_fit(target: Target, planned: Any, notes: list[str]) -> Any:
                  f"shortens the context to the longest that fits, {longest:,} tokens (checked "
                  "at that length)")
     return plan_deployment(dep, target.file, target.base_dir, target.doc,
-                           attention_dp=target.attention_dp)
+                           attention_dp=target.attention_dp, node_gpus=target.node_gpus)

@@ -133,11 +133,23 @@ def _broken_kind(path: Path, doc: Broken, docs: list[Doc | Broken]) -> str:
 
 
 def _kvplan_target(path: Path, doc: Doc) -> Target:
+    from kvplan.check.manifests.auto_context import file_auto
+
     target = Target(file=str(path), kind=KVPLAN, line=doc.start_line, doc=doc, base_dir=path.parent)
     data = doc.data
     target.name = str(data.get("name")) if isinstance(data.get("name"), str) else None
+    # engine.max_model_len: auto / -1, read as vLLM's flag is (task h59maxlen)
+    data, what, text = file_auto(data)
+    problem = Problem("engine.max_model_len", text, doc.line("engine", "max_model_len"))
+    if what == "auto":
+        target.max_model_len_auto = True
+        target.notes.append(text)
+    elif what == "refused":
+        target.refusals.append(problem)
     try:
         target.deployment = parse_deployment(data, str(path), doc)
     except DeploymentError as err:
         target.problems = err.items
+    if what == "error":
+        target.problems = [problem, *target.problems]
     return target

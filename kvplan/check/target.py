@@ -51,6 +51,9 @@ class Target:
     # SGLang's --dp-size with --enable-dp-attention: data-parallel attention ranks inside the TP
     # group, attention over tp / attention_dp GPUs each (kvplan.check.startup.shape_refusals)
     attention_dp: int = 1
+    # GPUs one server holds where the launcher names a machine bigger than the GPU spec's
+    # gpus_per_node (a SkyPilot task's A100:16 on GCP's a2-megagpu-16g); None: the spec's
+    node_gpus: int | None = None
     attention_flag: str = ""  # "--dp-size" (with --enable-dp-attention) or 0.5.23's --attn-dp-size
     names: dict[str, str] = field(default_factory=dict)
     # kvplan field -> (options file, its key) for values a loaded options file set (manifests;

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kvplan.capacity.kv import Allocation
+from kvplan.capacity.parallel import uneven_nodes
 from kvplan.capacity.plan import DEFAULT_RESERVE_BYTES, SizeRequest
 from kvplan.deploy.engine_keys import ENGINE_KEYS, UNUSED_BY, reads, unused_reason
 from kvplan.deploy.lengths import context_distribution
@@ -100,12 +101,14 @@ NO_LOAD = "give peak_concurrent_users, or arrival_rate_per_s with mean_duration_
 
 def plan_deployment(
     dep: Deployment, source: str, base_dir: Path | None = None, doc: Doc | None = None,
-    need_load: bool = True, attention_dp: int = 1,
+    need_load: bool = True, attention_dp: int = 1, node_gpus: int | None = None,
 ) -> PlannedDeployment:
     """Resolve specs and build the sizing request: the one place the engine is chosen.
 
     Every input (a kvplan/v1 file, a Kubernetes manifest) passes through here, so engine
-    profiles (dep.engine.name / version / flags) plug in at this point.
+    profiles (dep.engine.name / version / flags) plug in at this point. `node_gpus`: the GPUs
+    one server holds where the file's launcher names a machine bigger than the GPU spec's
+    gpus_per_node (kvplan.check.manifests.skypilot_counts.node_gpus), replacing it.
     """
     problems: list[Problem] = []
 
@@ -123,6 +126,8 @@ def plan_deployment(
         gpu = resolve_gpu(dep.hardware.gpu)
     except InputError as err:
         fail("hardware.gpu", str(err))
+    if gpu is not None and node_gpus is not None and node_gpus > gpu.gpus_per_node:
+        gpu = gpu.model_copy(update={"gpus_per_node": node_gpus})
     if dep.engine.trtllm_config is not None or dep.engine.speculative_model is not None \
             or dep.engine.num_speculative_tokens is not None:
         from kvplan.deploy.engine_block import resolve_engine_block
@@ -179,6 +184,9 @@ def plan_deployment(
         )
     if pp > model.num_layers:
         fail("parallel.pipeline", f"{pp} stages for {model.num_layers} layers")
+    nodes = dep.parallel.nodes
+    if nodes is not None and nodes <= tp * pp and (tp * pp) % nodes:  # more: kvplan.plan.moot
+        fail("parallel.nodes", uneven_nodes(tp, pp, nodes, gpu.gpus_per_node))
     prefix = dep.traffic.shared_prefix_tokens if e.enable_prefix_caching else 0
     if prefix and prefix > (mean or context):
         fail("traffic.shared_prefix_tokens", f"{prefix:,} is longer than a conversation")

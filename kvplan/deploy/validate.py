@@ -47,6 +47,25 @@ def _model_at(cls: Any, loc: tuple[Any, ...]) -> Any:
     return cls
 
 
+def _context_words(loc: tuple[Any, ...], value: Any) -> str | None:
+    """What a kvplan/v1 engine.max_model_len written as vLLM's flag is (task h59maxlen): `auto`
+    / -1 is vLLM's auto-fit, which `kvplan check` reads (kvplan.check.manifests.auto_context);
+    32k is a command line's spelling. None for any other field or value."""
+    if loc != ("engine", "max_model_len") or isinstance(value, bool) or value is None:
+        return None
+    text = str(value).strip()
+    if text == "-1" or text.lower() == "auto":
+        return (f"{text!r} is vLLM's automatic context (--max-model-len auto, vLLM 0.14.0 on), "
+                "which `kvplan check` reads for engine.name vllm; this command plans a stated "
+                "length: give a number of tokens, or leave the key out for the model's own "
+                "context")
+    if isinstance(value, str):
+        return (f"{text!r} is not a whole number of tokens: kvplan/v1 takes digits (vLLM's "
+                "spellings such as 32k = 32,000 and 32K = 32,768 are read from command lines, "
+                "by the engine's release)")
+    return None
+
+
 def validation_problems(
     cls: Any, err: ValidationError, doc: Doc | None, prefix: tuple[Any, ...] = ()
 ) -> list[Problem]:
@@ -69,6 +88,8 @@ def validation_problems(
         elif kind == "less_than_equal" and isinstance(item.get("input"), (int, float)):
             limit = (item.get("ctx") or {}).get("le")
             msg = f"{item['input']:,} is beyond the limit of {limit:,} (docs/limits.md)"
+        elif (said := _context_words(loc, item.get("input"))) is not None:
+            msg = said
         elif kind == "literal_error" or "type" in kind or "parsing" in kind:
             msg = f"{msg} (got {item.get('input')!r})"
         elif is_bound(kind):  # the same hint a spec file's bounds give

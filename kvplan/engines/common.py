@@ -222,10 +222,10 @@ def router_params(model: ModelSpec) -> int:
 def quantized(req: SizeRequest) -> bool:
     """Weights stored below 8 bits, or as integers: dequantisation scratch is likely. A GPTQ/AWQ
     spec (`weight_quant`, priced as published) counts as its packed integer width, as an int4
-    or int8 spec does."""
+    or int8 spec does; a dense fp8 one (compressed-tensors, fbgemm_fp8) as an fp8 spec does."""
     dtype = req.effective_weight_dtype
     if req.model.weight_quant is not None and expert_quant.applies(req.model, dtype):
-        return True
+        return req.model.weight_quant.weight_dtype in (DType.int4, DType.int8)
     return dtype in (DType.int4, DType.int8)
 
 

@@ -25,6 +25,7 @@ from kvplan.engines.steps import (  # the arithmetic trail lives there; imported
 )
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec
+from kvplan.units import parse_choice
 
 if TYPE_CHECKING:  # vllm_capture imports this module
     from kvplan.engines.vllm_capture import Capture
@@ -69,14 +70,10 @@ _ENGINE_ALIASES = {
 
 def parse_engine(text: str) -> Engine:
     """`vllm`, `SGLang`, `tensorrt-llm`, ... -> Engine. Raises InputError naming the choices."""
-    key = text.strip().lower()
-    if key in _ENGINE_ALIASES:
-        return _ENGINE_ALIASES[key]
     try:
-        return Engine(key)
-    except ValueError:
-        names = ", ".join(e.value for e in Engine)
-        raise InputError(f"unknown engine {text!r}; use one of {names}") from None
+        return parse_choice(text, Engine, _ENGINE_ALIASES, "engine")
+    except ValueError as err:
+        raise InputError(str(err)) from None
 
 
 @dataclass(frozen=True)

@@ -200,6 +200,7 @@ def quant_layer(model: ModelSpec, tp: int) -> list[int]:
     quant = model.weight_quant
     assert quant is not None
     bits, group, scale_bits = quant.weight_dtype.bits, quant.group_size, quant.scale_dtype.bits
+    assert group is not None  # gptq/awq only (not_laid_out names the other methods)
     column, row = widths(model, tp)
     sizes = []
     for k, n in column + row:

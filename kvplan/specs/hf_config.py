@@ -148,8 +148,8 @@ def weight_dtype(cfg: Mapping[str, Any], notes: list[str]) -> DType:
         if method == "fp8":
             notes.append("weights published in fp8 (quantization_config fp8)")
             return DType.fp8
-        if method == "compressed-tensors":  # routed experts only: kvplan.specs.hf_quant
-            return checkpoint_dtype(cfg)
+        if method in ("compressed-tensors", "fbgemm_fp8"):  # routed int4 experts
+            return checkpoint_dtype(cfg)  # (hf_quant) or dense 8-bit linear layers (hf_quant8)
         if method == "modelopt":  # NVFP4: kvplan.specs.hf_nvfp4 reads which layers
             check_algo(quant)
             return checkpoint_dtype(cfg)

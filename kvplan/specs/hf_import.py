@@ -33,6 +33,7 @@ from kvplan.specs.hf_quant import (
     with_expert_quant,
     with_modelopt_file,
 )
+from kvplan.specs.hf_quant8 import dense_8bit
 from kvplan.specs.hf_rope import rope_fields
 from kvplan.specs.hf_source import read_source
 from kvplan.specs.mm_tokens import mm_tokens_per_item, vision_tower_fields
@@ -80,6 +81,8 @@ def spec_from_config(
     if weight is None:  # a stated --weight-dtype prices the whole model in it
         moe = with_expert_quant(cfg, moe, dtype, notes)
         quant = linear_quant(cfg, model_type, positive_int(cfg, "num_hidden_layers"), notes)
+        if quant is None and moe is None:  # compressed-tensors W8A8, fbgemm_fp8
+            quant = dense_8bit(cfg, model_type, cfg.get("tie_word_embeddings") is True, notes)
     counted = count_params(cfg, model_type, config)
     nvfp4 = None if weight is not None else nvfp4_quant(cfg, model_type, moe,
                                                          counted.encoder is not None, notes)

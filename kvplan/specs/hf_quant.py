@@ -83,8 +83,8 @@ def with_expert_quant(cfg: Mapping[str, Any], moe: MoE | None, base: DType,
     quant = block(cfg, "quantization_config")
     if quant is None or quant_method(quant) != "compressed-tensors":
         return moe
-    if moe is None:
-        raise _refuse("set on a model without routed experts")
+    if moe is None:  # a dense model: kvplan.specs.hf_quant8 reads (or refuses) it
+        return moe
     return moe.model_copy(update={"expert_quant": routed_expert_quant(quant, base, notes)})
 
 

@@ -127,18 +127,24 @@ class WeightQuant(Plain):
     `weight_dtype` values with one `scale_dtype` scale and one packed zero point per
     `group_size` inputs and output; GPTQ adds an int32 group index per input row (kvplan.capacity
     .linear_quant). Embeddings, LM head, norms and biases stay in the spec's `weight_dtype`
-    (GGUF Q8_0 keeps them in its 34-byte blocks too, with one fp16 scale per 32 and no zeros)."""
+    (GGUF Q8_0 keeps them in its 34-byte blocks too, with one fp16 scale per 32 and no zeros).
+    Dense 8-bit checkpoints (compressed-tensors FP8/INT8, fbgemm_fp8) store one byte a weight and
+    `strategy` channel (one scale per output row) or tensor (one per fused shard) scales, with
+    static `input_scale`s where the activations are quantized statically."""
 
     _VALIDATORS = _V
-    _FIELDS = {"method": REQUIRED, "weight_dtype": REQUIRED, "group_size": REQUIRED,
-               "scale_dtype": REQUIRED, "act_order": False}
+    _FIELDS = {"method": REQUIRED, "weight_dtype": REQUIRED, "group_size": None,
+               "scale_dtype": REQUIRED, "act_order": False, "strategy": "group",
+               "input_scale": "none"}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         method: str
         weight_dtype: DType
-        group_size: int
+        group_size: int | None
         scale_dtype: DType
         act_order: bool
+        strategy: str
+        input_scale: str
 
 
 class NVFP4Quant(Plain):

@@ -228,8 +228,9 @@ class ModelSpec(Strict):
     attention: Attention = Field(description="the attention block below")
     moe: MoE | None = Field(default=None, description="set for mixture-of-experts models")
     weight_quant: WeightQuant | None = Field(
-        default=None, description="the decoder's linear layers stored quantized (GPTQ/AWQ "
-        "quantization_config); unset: weight_dtype throughout")
+        default=None, description="the decoder's linear layers stored quantized (GPTQ/AWQ, or "
+        "dense 8-bit compressed-tensors / fbgemm_fp8 quantization_config); unset: weight_dtype "
+        "throughout")
     nvfp4: NVFP4Quant | None = Field(
         default=None, description="a ModelOpt NVFP4 checkpoint (quant_algo NVFP4): the groups "
         "it stores in 4 bits; unset: weight_dtype throughout")

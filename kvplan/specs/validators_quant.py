@@ -42,21 +42,41 @@ class ExpertQuant(Strict):
 GGUF_Q8_0_BLOCK = 32
 
 
-class WeightQuant(Strict):
-    """Which linear layers are stored quantized, in which scheme (GPTQ, AWQ or GGUF Q8_0)."""
+# The dense 8-bit schemes (kvplan.capacity.linear_quant): compressed-tensors W8A8 (FP8 or INT8,
+# vLLM's CompressedTensorsW8A8Fp8 / CompressedTensorsW8A8Int8) and fbgemm_fp8 (FBGEMMFp8Config)
+DENSE_8BIT = {"compressed-tensors": (DType.fp8, DType.int8), "fbgemm_fp8": (DType.fp8,)}
 
-    method: Literal["gptq", "awq", "gguf"] = Field(
+
+class WeightQuant(Strict):
+    """Which linear layers are stored quantized, in which scheme (GPTQ, AWQ, GGUF Q8_0, or a
+    dense 8-bit compressed-tensors / fbgemm_fp8 checkpoint)."""
+
+    method: Literal["gptq", "awq", "gguf", "compressed-tensors", "fbgemm_fp8"] = Field(
         description="the checkpoint's quant_method: gptq (packed along the input, an int32 "
-        "g_idx per input row), awq (packed along the output) or gguf (a GGUF file's Q8_0 "
-        "blocks: 32 int8 values and one fp16 scale, no zero point; the embeddings too)")
+        "g_idx per input row), awq (packed along the output), gguf (a GGUF file's Q8_0 "
+        "blocks: 32 int8 values and one fp16 scale, no zero point; the embeddings too), "
+        "compressed-tensors (dense W8A8: fp8 or int8 weights, a byte each) or fbgemm_fp8 (fp8 "
+        "weights, one fp32 scale per output row, one fp32 activation_scale_ub per layer)")
     weight_dtype: DType = Field(description="the packed values: int4 (eight to an int32) or "
-                                "int8 (four; gptq only)")
-    group_size: Width = Field(description="input rows per scale and zero point")
+                                "int8 (four; gptq only); fp8 or int8, one a byte, for the dense "
+                                "8-bit methods")
+    group_size: Width | None = Field(default=None, description="input rows per scale and zero "
+                                     "point (strategy group: required; unset otherwise)")
     scale_dtype: DType = Field(description="one scale per group and output (fp16: vLLM "
-                               "registers the scales in the activation dtype, half)")
+                               "registers the scales in the activation dtype, half; fp32 for the "
+                               "dense 8-bit methods)")
     act_order: bool = Field(default=False, strict=True, description="gptq desc_act: the "
                             "row-parallel layers keep every group's scales and zeros on each "
                             "TP rank")
+    strategy: Literal["group", "channel", "tensor"] = Field(
+        default="group", description="how the weight scales are laid: group (per group_size "
+        "inputs and output: gptq, awq, gguf), channel (one per output row) or tensor (one per "
+        "fused shard: q, k, v; gate, up)")
+    input_scale: Literal["none", "static", "static_zero_point"] = Field(
+        default="none", description="static activation scales the checkpoint stores: none "
+        "(weights only, or dynamic per-token activations), static (fp8: one fp32 per fused "
+        "shard; int8: one fp32 a layer) or static_zero_point (int8 asymmetric: one fp32 and one "
+        "int8 zero point a layer)")
 
     @field_validator("weight_dtype", "scale_dtype", mode="before")
     @classmethod
@@ -65,7 +85,7 @@ class WeightQuant(Strict):
 
     @model_validator(mode="after")
     def _known(self) -> "WeightQuant":
-        allowed = {"awq": (DType.int4,), "gguf": (DType.int8,)}.get(
+        allowed = {"awq": (DType.int4,), "gguf": (DType.int8,), **DENSE_8BIT}.get(
             self.method, (DType.int4, DType.int8))
         if self.weight_dtype not in allowed:
             raise ValueError(f"weight_quant.weight_dtype: {self.method} stores "
@@ -79,6 +99,21 @@ class WeightQuant(Strict):
                              f"{GGUF_Q8_0_BLOCK}, scale_dtype fp16)")
         if self.act_order and self.method != "gptq":
             raise ValueError("weight_quant.act_order is a gptq setting (desc_act)")
+        dense = self.method in DENSE_8BIT
+        if dense == (self.strategy == "group"):
+            raise ValueError(f"weight_quant.strategy: {self.method} takes "
+                             f"{'channel or tensor' if dense else 'group'}, not {self.strategy}")
+        if (self.group_size is None) != dense:
+            raise ValueError(f"weight_quant.group_size: {'unset' if dense else 'required'} "
+                             f"for {self.method}")
+        if self.input_scale != "none" and self.method != "compressed-tensors":
+            raise ValueError("weight_quant.input_scale: static activation scales are a "
+                             "compressed-tensors setting")
+        if self.input_scale == "static_zero_point" and self.weight_dtype is not DType.int8:
+            raise ValueError("weight_quant.input_scale static_zero_point: only int8 "
+                             "activations carry a zero point")
+        if self.method == "fbgemm_fp8" and self.strategy != "channel":
+            raise ValueError("weight_quant.strategy: fbgemm_fp8 scales are per channel")
         return self
 
 
@@ -157,6 +192,8 @@ def _linear_quant_fits(spec: "ModelSpec", quant: WeightQuant) -> None:
         raise ValueError("weight_quant.weight_dtype is not narrower than weight_dtype")
     att = spec.attention
     q_width = spec.num_attention_heads * att.head_dim
+    if quant.group_size is None:  # dense 8-bit: a byte a weight, no groups or packing
+        return
     for what, width in (("hidden_size", spec.hidden_size), ("intermediate_size",
                         spec.intermediate_size), ("heads x head_dim", q_width)):
         if width % quant.group_size:

@@ -29,7 +29,7 @@ from kvplan.specs.schema import LayerKind, LinearState, Mamba2State, ModelSpec
 from kvplan.units import DType
 from tests.conftest import GRANITE_ATTENTION_AT as ATTENTION_AT
 from tests.conftest import GRANITE_H_SMALL as H_SMALL
-from tests.conftest import invoke
+from tests.conftest import config_file, invoke
 
 # granite-4.0-micro's shapes: 40 attention layers of 8 KV heads x 64 (2,560 / 40 heads); its
 # vLLM log (tests/assets/logs/52, held out) prints 463,136 tokens in 35.34 GiB: 81,920 B a token
@@ -41,14 +41,8 @@ MICRO: dict[str, Any] = {
 }
 
 
-def _write(tmp_path: Path, cfg: dict[str, Any]) -> str:
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return str(path)
-
-
 def _spec(tmp_path: Path, cfg: dict[str, Any]) -> ModelSpec:
-    return import_model(_write(tmp_path, cfg), name="granite-test")
+    return import_model(config_file(tmp_path, cfg), name="granite-test")
 
 
 def test_hybrid_import_reads_layers_state_and_experts(tmp_path):
@@ -202,7 +196,7 @@ def test_mamba2_total_must_match_its_shape():
 )
 def test_malformed_granite_hybrid_is_refused_on_one_line(tmp_path, runner, changes, reason):
     cfg = {k: v for k, v in {**H_SMALL, **changes}.items() if v is not None}
-    path = _write(tmp_path, cfg)
+    path = config_file(tmp_path, cfg)
     with pytest.raises(InputError, match=reason):
         import_model(path)
     result = invoke(runner, "import", path)

@@ -19,7 +19,7 @@ from kvplan.capacity.kv import Precision, stage_caches
 from kvplan.errors import InputError
 from kvplan.specs.hf_import import import_model
 from kvplan.units import DType
-from tests.conftest import invoke
+from tests.conftest import config_file, invoke
 
 CONFIGS = Path(__file__).parents[1] / "assets" / "hf_configs"
 
@@ -33,12 +33,6 @@ GRANITEMOE: dict[str, Any] = {
     "attention_multiplier": 0.015625, "embedding_multiplier": 12.0, "residual_multiplier": 0.22,
     "logits_scaling": 6.0, "torch_dtype": "bfloat16",
 }
-
-
-def _write(tmp_path: Path, cfg: dict[str, Any]) -> str:
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(cfg))
-    return str(path)
 
 
 def _phi(**changes: Any) -> dict[str, Any]:
@@ -62,7 +56,7 @@ def test_phi_caches_whole_heads_despite_partial_rotary():
 
 
 def test_phi_with_grouped_kv_heads(tmp_path):
-    spec = import_model(_write(tmp_path, _phi(num_key_value_heads=8)))
+    spec = import_model(config_file(tmp_path, _phi(num_key_value_heads=8)))
     assert _fp16_bytes_per_token(spec) == 24 * 8 * 64 * 2 * 2
 
 
@@ -79,7 +73,7 @@ def test_phi_with_grouped_kv_heads(tmp_path):
     ],
 )
 def test_phi_malformed_is_refused(tmp_path, runner, changes, reason):
-    path = _write(tmp_path, _phi(**changes))
+    path = config_file(tmp_path, _phi(**changes))
     with pytest.raises(InputError, match=reason):
         import_model(path)
     result = invoke(runner, "import", path)
@@ -87,7 +81,7 @@ def test_phi_malformed_is_refused(tmp_path, runner, changes, reason):
 
 
 def test_granitemoe_is_a_top_k_moe_with_gqa_cache(tmp_path):
-    spec = import_model(_write(tmp_path, GRANITEMOE), name="granitemoe-test")
+    spec = import_model(config_file(tmp_path, GRANITEMOE), name="granitemoe-test")
     assert spec.moe is not None
     assert (spec.moe.num_experts, spec.moe.experts_per_token) == (32, 8)
     assert spec.moe.moe_intermediate_size == 512 and spec.moe.num_shared_experts == 0
@@ -114,7 +108,7 @@ def test_granitemoe_is_a_top_k_moe_with_gqa_cache(tmp_path):
     ],
 )
 def test_granitemoe_malformed_is_refused(tmp_path, runner, changes, reason):
-    path = _write(tmp_path, {**GRANITEMOE, **changes})
+    path = config_file(tmp_path, {**GRANITEMOE, **changes})
     with pytest.raises(InputError, match=reason):
         import_model(path)
     result = invoke(runner, "import", path)
@@ -138,7 +132,7 @@ def test_chatglm_caches_its_query_groups():
 
 
 def test_chatglm_without_multi_query_caches_every_head(tmp_path):
-    spec = import_model(_write(tmp_path, _chatglm(multi_query_attention=False)))
+    spec = import_model(config_file(tmp_path, _chatglm(multi_query_attention=False)))
     assert spec.attention.num_kv_heads == 32
     assert _fp16_bytes_per_token(spec) == 28 * 32 * 128 * 2 * 2
     # query_key_value is then 3 x 4,096 wide: 28 x 4,096 x (4,096 - 512) weights and
@@ -147,7 +141,7 @@ def test_chatglm_without_multi_query_caches_every_head(tmp_path):
 
 
 def test_chatglm_linear_biases_are_counted(tmp_path):
-    spec = import_model(_write(tmp_path, _chatglm(add_bias_linear=True)))
+    spec = import_model(config_file(tmp_path, _chatglm(add_bias_linear=True)))
     # dense bias 4,096; dense_h_to_4h bias 27,392; dense_4h_to_h bias 4,096, in each of 28 layers
     assert spec.params_total == 6_243_584_000 + 28 * (4096 + 27392 + 4096)
 
@@ -168,7 +162,7 @@ def test_chatglm_linear_biases_are_counted(tmp_path):
     ],
 )
 def test_chatglm_malformed_is_refused(tmp_path, runner, changes, reason):
-    path = _write(tmp_path, _chatglm(**changes))
+    path = config_file(tmp_path, _chatglm(**changes))
     with pytest.raises(InputError, match=reason):
         import_model(path)
     result = invoke(runner, "import", path)
@@ -188,7 +182,7 @@ INTERNLM2_7B: dict[str, Any] = {
 
 
 def test_internlm2_fused_wqkv_caches_kv_heads(tmp_path):
-    spec = import_model(_write(tmp_path, INTERNLM2_7B))
+    spec = import_model(config_file(tmp_path, INTERNLM2_7B))
     assert (spec.attention.num_kv_heads, spec.attention.head_dim) == (8, 128)
     # 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B
     assert _fp16_bytes_per_token(spec) == 32 * 8 * 128 * 2 * 2 == 131_072
@@ -204,11 +198,11 @@ def test_internlm2_1_8b_count_is_the_published_one(tmp_path):
     # public table gives internlm2_5-1_8b-chat (id 12439498600), which has the same shapes
     cfg = {**INTERNLM2_7B, "hidden_size": 2048, "intermediate_size": 8192,
            "num_attention_heads": 16, "num_hidden_layers": 24}
-    assert import_model(_write(tmp_path, cfg)).params_total == 1_889_110_016
+    assert import_model(config_file(tmp_path, cfg)).params_total == 1_889_110_016
 
 
 def test_internlm2_biases_are_counted(tmp_path):
-    spec = import_model(_write(tmp_path, {**INTERNLM2_7B, "bias": True}))
+    spec = import_model(config_file(tmp_path, {**INTERNLM2_7B, "bias": True}))
     # wqkv bias 6,144 and wo bias 4,096 in each of 32 layers
     assert spec.params_total == 7_737_708_544 + 32 * (6144 + 4096)
 
@@ -225,7 +219,7 @@ def test_internlm2_biases_are_counted(tmp_path):
     ],
 )
 def test_internlm2_malformed_is_refused(tmp_path, runner, changes, reason):
-    path = _write(tmp_path, {**INTERNLM2_7B, **changes})
+    path = config_file(tmp_path, {**INTERNLM2_7B, **changes})
     with pytest.raises(InputError, match=reason):
         import_model(path)
     result = invoke(runner, "import", path)
@@ -234,7 +228,7 @@ def test_internlm2_malformed_is_refused(tmp_path, runner, changes, reason):
 
 @pytest.mark.parametrize("model_type", ["baichuan", "granitemoeshared", "phimoe", "glm4"])
 def test_types_without_an_exact_account_are_refused_on_one_line(tmp_path, runner, model_type):
-    path = _write(tmp_path, {**GRANITEMOE, "model_type": model_type})
+    path = config_file(tmp_path, {**GRANITEMOE, "model_type": model_type})
     result = invoke(runner, "import", path)
     assert result.exit_code == 2, result.output
     assert f"model_type '{model_type}' is not supported" in result.output

@@ -12,9 +12,7 @@ awq.py `create_weights` register the tensors).
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +24,7 @@ from kvplan.specs.hf_import import import_model, spec_from_config
 from kvplan.specs.hf_layers import ImportRefused
 from kvplan.units import DType
 from tests.conftest import invoke
+from tests.hub_offline import hub_cache, run_kvplan
 
 CONFIGS = Path(__file__).parents[1] / "assets" / "hf_configs"
 FRAGMENTS = CONFIGS / "quantization"
@@ -35,10 +34,6 @@ CASES = {
     # unsloth's own bnb-4bit export: nf4, double-quantized absmax (unsloth/*-bnb-4bit in ids.tsv)
     "unsloth--deepseek-r1-distill-llama-70b-bnb-4bit": (
         "llama-3.3-70b", "quantization_config.quant_method 'bitsandbytes' is not handled"),
-    # compressed-tensors FP8 per channel under the older key (neuralmagic's 2024 FP8 exports)
-    "nousresearch--hermes-3-llama-3.1-405b-fp8": (
-        "llama-3.1-405b", "compressed-tensors quantization_config: set on a model without routed "
-        "experts"),
 }
 
 
@@ -48,6 +43,12 @@ PRICED = {
     "patronusai--llama-3.1-70b-instruct-awq-int4": "llama-3.1-70b",
     # AutoRound's GPTQ export, the format of kaitchup/Phi-4-AutoRound-GPTQ-4bit (ids.tsv)
     "intel--gemma-2b-int4-inc": "gemma-2b",
+    # compressed-tensors W8A8 (task h59fp8; tests/catalog/test_dense_8bit.py prices them):
+    # FP8 per channel under the older key (neuralmagic's 2024 FP8 exports)
+    "nousresearch--hermes-3-llama-3.1-405b-fp8": "llama-3.1-405b",
+    "neuralmagic--llama-3.2-3b-instruct-quantized.w8a8": "llama-3.2-3b",  # int8 per channel
+    "nm-testing--meta-llama3-8b-instruct-quant-fp8": "llama-3-8b",  # fp8 per tensor, static
+    "nm-testing--meta-llama-3-8b-instruct-w8a8-static-per-tensor-asym": "llama-3-8b",
 }
 
 
@@ -80,10 +81,12 @@ def test_refusal_is_one_line_exit_2(tmp_path: Path, runner):
 
 def test_compression_config_is_read_not_ignored():
     # before this pass the importer read only `quantization_config`: the 405B FP8 export imported
-    # as bf16 weights, 2 x 405,853,388,800 bytes, twice what it stores, with no word of it
+    # as bf16 weights, 2 x 405,853,388,800 bytes, twice what it stores, with no word of it; now
+    # read, and priced as compressed-tensors fp8 (task h59fp8)
     cfg = _config("nousresearch--hermes-3-llama-3.1-405b-fp8")
-    with pytest.raises(ImportRefused, match="without routed experts"):
-        spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
+    read = spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
+    assert read.weight_quant is not None and read.weight_quant.weight_dtype is DType.fp8
+    assert "quantization read from compression_config" in (read.notes or "")
     # a stated --weight-dtype still prices the whole model in it, as for any quantization_config
     spec = spec_from_config(cfg, name="h", hf_id="x/h", origin="test", weight=DType.fp8)
     assert spec.weight_dtype is DType.fp8
@@ -95,8 +98,8 @@ def test_nested_compression_config_is_read():
     cfg = _config("nousresearch--hermes-3-llama-3.1-405b-fp8")
     cfg["compression_config"] = {"quantization_config": cfg["compression_config"],
                                  "sparsity_config": None}
-    with pytest.raises(ImportRefused, match="without routed experts"):
-        spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
+    spec = spec_from_config(cfg, name="h", hf_id="x/h", origin="test")
+    assert spec.weight_quant is not None and spec.weight_quant.method == "compressed-tensors"
 
 
 @pytest.mark.parametrize("block", ["fp8", ["fp8"], {"quantization_config": "fp8"}])
@@ -156,22 +159,9 @@ def test_a_config_not_named_config_json_ignores_no_sibling(tmp_path: Path):
 
 def _hub_run(home: Path, repo: str, with_quant_file: bool, *args: str) -> subprocess.CompletedProcess[str]:
     """`kvplan ARGS REPO` offline, the hub cache holding the repository's files."""
-    commit = "0123456789abcdef0123456789abcdef01234567"
-    folder = home / "hub" / f"models--{repo.replace('/', '--')}"
-    (folder / "refs").mkdir(parents=True)
-    (folder / "refs" / "main").write_text(commit)
-    snap = folder / "snapshots" / commit
-    snap.mkdir(parents=True)
     names = ["config.json", "hf_quant_config.json"] if with_quant_file else ["config.json"]
-    for name in names:
-        (snap / name).write_text((MODELOPT / name).read_text())
-    code = ("import sys\nfrom kvplan.cli import main\nsys.argv = ['kvplan', *sys.argv[1:]]\n"
-            "main()\n")
-    root = Path(__file__).parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root), "NO_COLOR": "1", "HF_HOME": str(home),
-           "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-c", code, args[0], repo, *args[1:]],
-                          capture_output=True, text=True, env=env, timeout=60, cwd=root)
+    hub_cache(home, repo, {name: (MODELOPT / name).read_text() for name in names})
+    return run_kvplan([args[0], repo, *args[1:]], {"HF_HOME": str(home), "HF_HUB_OFFLINE": "1"})
 
 
 def test_modelopt_through_the_hub_cache_is_refused(tmp_path: Path):

@@ -11,9 +11,6 @@ into qkv_proj and gate/up into gate_up_proj, as vLLM builds them).
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +25,7 @@ from kvplan.specs.hf_layers import ImportRefused
 from kvplan.specs.schema import ModelSpec, WeightQuant
 from kvplan.units import DType
 from tests.conftest import invoke
+from tests.hub_offline import hub_cache, run_kvplan
 
 CONFIGS = Path(__file__).parents[1] / "assets" / "hf_configs"
 AWQ = "patronusai--llama-3.1-70b-instruct-awq-int4"  # bits 4, group 128, zero_point, gemm
@@ -222,19 +220,10 @@ def test_hub_cache_prices_an_awq_repository(tmp_path: Path):
     # `kvplan size ORG/NAME` offline, the hub cache holding only its config.json: the path a
     # hub id such as Qwen/Qwen2.5-72B-Instruct-GPTQ-Int4 takes
     pytest.importorskip("huggingface_hub")
-    repo, commit = "acme/llama-70b-awq", "0123456789abcdef0123456789abcdef01234567"
-    folder = tmp_path / "hub" / f"models--{repo.replace('/', '--')}"
-    (folder / "refs").mkdir(parents=True)
-    (folder / "refs" / "main").write_text(commit)
-    (folder / "snapshots" / commit).mkdir(parents=True)
-    (folder / "snapshots" / commit / "config.json").write_text(
-        json.dumps(_config("llama-3.1-70b", AWQ)))
-    code = "import sys\nfrom kvplan.cli import main\nsys.argv = ['kvplan', *sys.argv[1:]]\nmain()\n"
-    root = Path(__file__).parents[2]
-    env = {**os.environ, "PYTHONPATH": str(root), "NO_COLOR": "1", "HF_HOME": str(tmp_path),
-           "HF_HUB_OFFLINE": "1"}
-    r = subprocess.run([sys.executable, "-c", code, "size", repo, "--gpu", "h100", "-c", "8192",
-                        "--tp", "8"], capture_output=True, text=True, env=env, timeout=60, cwd=root)
+    repo = "acme/llama-70b-awq"
+    hub_cache(tmp_path, repo, {"config.json": json.dumps(_config("llama-3.1-70b", AWQ))})
+    r = run_kvplan(["size", repo, "--gpu", "h100", "-c", "8192", "--tp", "8"],
+                   {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
     assert r.returncode == 0, r.stderr
     assert "4,970,973,184 B" in r.stdout
 

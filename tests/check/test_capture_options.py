@@ -10,15 +10,9 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from kvplan.cli import app
+from tests.check.check_cli_run import check_script, docker_script
 
 SERVE = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192"
-
-
-def _check(tmp_path: Path, text: str, name: str = "serve.sh") -> tuple[int, str]:
-    path = tmp_path / name
-    path.write_text(text)
-    res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
-    return res.exit_code, res.output
 
 
 def test_stated_sizes_and_mode_move_the_pool(tmp_path: Path):
@@ -31,21 +25,21 @@ def test_stated_sizes_and_mode_move_the_pool(tmp_path: Path):
     heads x 128 x 2 x 2 B) giving 64,425,730,752 B, 30,720 blocks (x 2,097,152 =
     64,424,509,440), 491,520 tokens. (Until that task graphs x layers x 235,929 B: 770,072,256
     and 22,649,184 B, 488,432 and 494,128 tokens.)"""
-    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE}\n")
+    code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE}\n")
     assert code == 0 and "(489,376 tokens in the pool)" in out, out
-    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --cudagraph-capture-sizes 1 2 4 "
+    code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE} --cudagraph-capture-sizes 1 2 4 "
                        "--max-cudagraph-capture-size 4 -cc.cudagraph_mode=PIECEWISE\n")
     assert code == 0 and "(491,520 tokens in the pool)" in out, out
     # the same through --compilation-config's JSON; an unread key is noted
     comp = json.dumps({"cudagraph_mode": "PIECEWISE", "cudagraph_capture_sizes": [1, 2, 4],
                        "backend": "inductor"})
-    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --compilation-config '{comp}'\n")
+    code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE} --compilation-config '{comp}'\n")
     assert code == 0 and "(491,520 tokens in the pool)" in out, out
     assert "--compilation-config: key backend not read by kvplan" in out
 
 
 def test_a_maximum_other_than_the_largest_size_fails(tmp_path: Path):
-    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --cudagraph-capture-sizes 1 2 4 "
+    code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE} --cudagraph-capture-sizes 1 2 4 "
                        "--max-cudagraph-capture-size 8\n")
     assert code == 1 and "FAIL" in out
     assert "max_cudagraph_capture_size (8) is not the largest capture size kept (4)" in out
@@ -72,7 +66,7 @@ def test_a_config_file_states_the_capture(tmp_path: Path):
     3 PIECEWISE graphs and pool as the flags (491,520 tokens; 494,128 before task h44graphbase)."""
     (tmp_path / "vllm.yaml").write_text("cudagraph-capture-sizes: [1, 2, 4]\n"
                                         "compilation-config:\n  cudagraph_mode: PIECEWISE\n")
-    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --config vllm.yaml\n")
+    code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE} --config vllm.yaml\n")
     assert code == 0 and "(491,520 tokens in the pool)" in out, out
 
 
@@ -80,15 +74,11 @@ def test_an_image_before_0_11_1_refuses_the_capture_flags(tmp_path: Path):
     """--cudagraph-capture-sizes and --max-cudagraph-capture-size came in vLLM 0.11.1
     (engine/arg_utils.py:1112, :1124; 0.11.0 has only --cuda-graph-sizes, :893): an image of
     0.11.0 or 0.10.2 stops on them (argparse), 0.11.1 takes them (task h44checkgaps)."""
-    def docker(tag: str, options: str) -> str:
-        return (f"#!/bin/sh\ndocker run --gpus 1 vllm/vllm-openai:{tag} --model "
-                f"meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 {options}\n")
-
-    code, out = _check(tmp_path, docker("v0.11.0", "--cudagraph-capture-sizes 1 2 4"))
+    code, out = check_script(tmp_path, docker_script("v0.11.0", "--cudagraph-capture-sizes 1 2 4"))
     assert code == 1 and ("the engine refuses it: vLLM 0.11.0 has no option "
                           "--cudagraph-capture-sizes (it came in 0.11.1") in out, out
-    code, out = _check(tmp_path, docker("v0.10.2", "--max-cudagraph-capture-size 64"))
+    code, out = check_script(tmp_path, docker_script("v0.10.2", "--max-cudagraph-capture-size 64"))
     assert code == 1 and "vLLM 0.10.2 has no option --max-cudagraph-capture-size" in out, out
-    code, out = _check(tmp_path, docker("v0.11.1", "--cudagraph-capture-sizes 1 2 4 "
+    code, out = check_script(tmp_path, docker_script("v0.11.1", "--cudagraph-capture-sizes 1 2 4 "
                                         "--max-cudagraph-capture-size 4"))
     assert code == 0 and "PASS" in out, out

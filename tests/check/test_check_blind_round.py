@@ -10,6 +10,7 @@ import pytest
 
 from kvplan.check import Outcome, check_paths
 from kvplan.check.manifests.engine import vllm_rejects_mm
+from tests.check.check_api import outcome_text
 
 CORPUS = Path(__file__).parents[1] / "assets" / "check" / "corpus"
 
@@ -20,11 +21,6 @@ def _one(rel: str, gpu: str | None = None) -> Outcome:
     return report.outcomes[0]
 
 
-def _text(o: Outcome) -> str:
-    return " ".join([o.summary or "", *o.notes, *(str(p) for p in o.problems),
-                     *(str(r) for r in o.reasons)])
-
-
 def test_a_date_tag_names_no_vllm_release() -> None:
     """GKE's Vertex image `pytorch-vllm-serve:20250312_0916_RC01`: the tag starts with a date,
     not MAJOR.MINOR, so it names no vLLM release (it was read as vLLM 20250312, newer than the
@@ -33,7 +29,7 @@ def test_a_date_tag_names_no_vllm_release() -> None:
     o = _one("gke/vllm-3-27b-it-a100-40gb.yaml")
     assert o.verdict == "PASS"
     assert o.engine_version is None or "20250312" not in str(o.engine_version)
-    text = _text(o)
+    text = outcome_text(o)
     assert "image tag '20250312_0916_RC01' names no version" in text
     assert ("vLLM 0.34.0 has no option --swap-space; the image does not name its vLLM release: "
             "not checked") in text
@@ -50,8 +46,8 @@ def test_a_launcher_tag_notes_options_the_table_lacks() -> None:
     of weights, no GPU named -> WARN."""
     o = _one("production-stack/values-14-vllm-v1.yaml")
     assert o.verdict == "WARN"
-    assert "has no option --disable-log-requests" not in _text(o)
-    assert "no GPU named" in _text(o)
+    assert "has no option --disable-log-requests" not in outcome_text(o)
+    assert "no GPU named" in outcome_text(o)
 
 
 def test_latest_is_still_the_newest_release() -> None:
@@ -90,7 +86,7 @@ def test_quoted_limit_mm_in_args_is_a_refusal() -> None:
     no shell strips the quotes, vLLM's parser stops -> FAIL, not an ERROR."""
     o = _one("gke/vllm-3-4b-it.yaml")
     assert o.verdict == "FAIL"
-    assert "\"'image=5'\" is neither a JSON object nor MODALITY=N pairs" in _text(o)
+    assert "\"'image=5'\" is neither a JSON object nor MODALITY=N pairs" in outcome_text(o)
 
 
 def test_helm_v0_runs_the_v0_engine() -> None:
@@ -100,7 +96,7 @@ def test_helm_v0_runs_the_v0_engine() -> None:
     o = _one("production-stack/values-25-v100-multi-gpu-tp2.yaml", gpu="v100-sxm2-16gb")
     assert o.verdict == "PASS"
     assert o.engine_version == "0.8.5-v0"
-    assert "VLLM_USE_V1=0: the V0 engine of vLLM 0.8.5 (vllm/envs.py)" in _text(o)
+    assert "VLLM_USE_V1=0: the V0 engine of vLLM 0.8.5 (vllm/envs.py)" in outcome_text(o)
 
 
 def test_kserve_sglang_runtime_runs_sglang() -> None:
@@ -117,7 +113,7 @@ def test_kserve_speculation_ngram_noted_draft_refused() -> None:
     a draft model is refused by name, not dropped (its rendering was not read)."""
     ngram = _one("kserve/llm-inference-service-A10-ngram.yaml")
     assert ngram.verdict == "WARN"
-    assert "n-gram speculation (prompt lookup) loads no draft model" in _text(ngram)
+    assert "n-gram speculation (prompt lookup) loads no draft model" in outcome_text(ngram)
     draft = _one("kserve/llm-inference-service-L40S-draft-target.yaml")
     assert draft.verdict == "ERROR"
-    assert "spec.speculativeDecoding (method draft_model)" in _text(draft)
+    assert "spec.speculativeDecoding (method draft_model)" in outcome_text(draft)

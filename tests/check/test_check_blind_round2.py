@@ -10,6 +10,7 @@ import pytest
 import yaml
 
 from kvplan.check import Outcome, check_paths
+from tests.check.check_api import outcome_text
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 CORPUS = ASSETS / "corpus"
@@ -19,11 +20,6 @@ def _one(rel: str) -> Outcome:
     report = check_paths([str(CORPUS / rel)])
     assert len(report.outcomes) == 1, [o.verdict for o in report.outcomes]
     return report.outcomes[0]
-
-
-def _text(o: Outcome) -> str:
-    return " ".join([o.summary or "", *o.notes, *(str(p) for p in o.problems),
-                     *(str(r) for r in o.reasons)])
 
 
 @pytest.mark.parametrize(("rel", "kind", "engine"), [
@@ -41,7 +37,7 @@ def test_engine_kinds_of_other_groups_are_errors_not_skips(rel: str, kind: str,
     still refused."""
     o = _one(rel)
     assert o.verdict == "ERROR"
-    assert (f"{kind} runs {engine}, but kvplan cannot read a {kind} yet") in _text(o)
+    assert (f"{kind} runs {engine}, but kvplan cannot read a {kind} yet") in outcome_text(o)
 
 
 def test_kubeai_model_is_read_by_group_not_by_the_name_model() -> None:
@@ -70,7 +66,7 @@ def test_triton_tensorrtllm_backend_is_named_not_skipped() -> None:
     assert o.verdict == "ERROR"
     assert ("this LeaderWorkerSet runs TensorRT-LLM through Triton's tensorrtllm_backend "
             "(its KV settings are in the model repository's config.pbtxt, not in this file)"
-            ) in _text(o)
+            ) in outcome_text(o)
 
 
 def test_gemma3_env_model_and_equals_flags_on_two_l4() -> None:

@@ -9,17 +9,14 @@ from pathlib import Path
 
 import yaml
 
-from kvplan.check import Outcome, check_paths
+from kvplan.check import check_paths
 from kvplan.specs.loader import all_hardware
+from tests.check.check_api import corpus_outcomes
 from tests.conftest import checked_corpus
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 CORPUS = ASSETS / "corpus"
 ROUND = "blind-2026-12-06-r4"
-
-
-def _outcomes(rel: str, gpu: str | None = None) -> list[Outcome]:
-    return check_paths([str(CORPUS / rel)], default_gpu=gpu).outcomes
 
 
 def test_shell_variable_in_an_option_kvplan_does_not_read_is_not_a_template() -> None:
@@ -32,7 +29,7 @@ def test_shell_variable_in_an_option_kvplan_does_not_read_is_not_a_template() ->
     pod group of 2 pods (podGroupSize) of 1 GPU each = TP 2 on 2 GPUs; a full 40,960-token
     request of Qwen3-8B (36 layers, 8 KV heads / TP 2 = 4 a GPU, head_dim 128, bf16) holds
     36 x 4 x 128 x 2 x 2 B = 73,728 B a token x 40,960 = 3,019,898,880 B a GPU."""
-    outs = _outcomes("aibrix/sglang-tp-1p1d.yaml")
+    outs = corpus_outcomes("aibrix/sglang-tp-1p1d.yaml")
     assert [o.verdict for o in outs] == ["WARN", "WARN"]
     assert [o.name for o in outs] == ["tp-1p1d prefill", "tp-1p1d decode"]
     note = ("--dist-init-addr: '${PODSET_NAME}-0.${STORM_SERVICE_NAME}.default.svc.cluster."
@@ -43,7 +40,7 @@ def test_shell_variable_in_an_option_kvplan_does_not_read_is_not_a_template() ->
         assert note in o.notes
         assert "a group of 2 pods runs one engine (podGroupSize)" in o.notes
         assert (o.model, o.engine, o.engine_version) == ("qwen3-8b", "sglang", "0.4.9.post3")
-    on_l4 = _outcomes("aibrix/sglang-tp-1p1d.yaml", gpu="l4")
+    on_l4 = corpus_outcomes("aibrix/sglang-tp-1p1d.yaml", gpu="l4")
     for o in on_l4:
         assert o.numbers is not None
         assert (o.numbers.gpus, o.numbers.gpus_per_replica) == (2, 2)
@@ -67,7 +64,7 @@ def test_shell_variable_the_plan_reads_stays_unrendered(tmp_path: Path) -> None:
     assert [p.message for p in o.problems] == [
         "'${MODEL}' is an unrendered template: render first (helm template / kustomize build / "
         "envsubst)"]
-    (o,) = _outcomes("user-repos/ml-pipeline-vllm-deployment-mistral-7b-gke.yaml")
+    (o,) = corpus_outcomes("user-repos/ml-pipeline-vllm-deployment-mistral-7b-gke.yaml")
     assert o.verdict == "ERROR"
     assert [p.message for p in o.problems] == [  # since the lead's review: says why, not "render"
         "'--model=${MODEL_ID}': the container sets MODEL_ID in its env, but Kubernetes expands "
@@ -85,11 +82,11 @@ def test_sglang_starting_short_counts_as_starting_when_no_gpu_is_named() -> None
     the listing said `starts on: none` and named every catalog GPU as one it would not start on;
     now every NVIDIA GPU of the catalog (the service reserves NVIDIA GPUs) is one it starts on,
     with a note that a full-context request cannot be served on them."""
-    (o,) = _outcomes("user-repos/qwen-docker-compose.sglang.yml", gpu="h100")
+    (o,) = corpus_outcomes("user-repos/qwen-docker-compose.sglang.yml", gpu="h100")
     assert o.verdict == "WARN" and o.numbers is not None
     assert o.numbers.kv_pool_bytes == 8_192 * 36 * 8 * 128 * 2 * 2 == 1_207_959_552
     assert o.numbers.max_sequence_bytes == 262_144 * 147_456 == 38_654_705_664
-    (o,) = _outcomes("user-repos/qwen-docker-compose.sglang.yml")
+    (o,) = corpus_outcomes("user-repos/qwen-docker-compose.sglang.yml")
     nvidia = [g.name for g in all_hardware()[0] if g.vendor == "nvidia"]
     assert o.verdict == "WARN" and o.summary is not None
     assert o.summary.startswith(f"no GPU named; starts on: {', '.join(nvidia)}; would not "
@@ -104,7 +101,7 @@ def test_lmcache_config_is_named_not_passed_over() -> None:
     lmcacheConfig enabled, cpuOffloadingBufferSize "60". The chart renders it as LMCache's KV
     connector and LMCACHE_MAX_LOCAL_CPU_SIZE=60 (host memory); kvplan said nothing of it. The
     verdict (the hand's WARN: no GPU named) is unchanged; the key is now named."""
-    (o,) = _outcomes("production-stack/values-17-kv-aware.yaml")
+    (o,) = corpus_outcomes("production-stack/values-17-kv-aware.yaml")
     assert (o.verdict, o.model, o.engine, o.engine_version) == ("WARN", "gpt-oss-20b", "vllm",
                                                                  None)
     assert ("image lmcache/vllm-openai:v0.3.9post2: its tag is the launcher's release, not "

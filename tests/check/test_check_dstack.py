@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kvplan.check import check_paths
-from kvplan.check.formats import verdict_lines
+from tests.check.check_api import verdict_lines_of
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 DSTACK = ASSETS / "corpus" / "dstack"
@@ -18,16 +18,11 @@ NOT_CONTAINED = ("      note: started outside a container: the vllm release is t
                  "lacks are noted, not refused")
 
 
-def _lines(path: Path) -> list[str]:
-    report = check_paths([str(path)])
-    return [line for o in report.outcomes for line in verdict_lines(o, path=False)]
-
-
 def test_a_memory_size_is_every_catalog_gpu_of_that_memory() -> None:
     """`gpu: 24GB` is a range of one value (dstack's Range._parse): the GPUs gpuhunt knows with
     24 GB, each judged; A5000 and RTX6000 are not in the catalog and are named, not judged.
     `commands` is read with `env` (MODEL_ID, MAX_MODEL_LEN) and $DSTACK_GPUS_NUM = 1."""
-    assert _lines(DSTACK / "deployment-vllm.dstack.yml") == [
+    assert verdict_lines_of(DSTACK / "deployment-vllm.dstack.yml") == [
         "PASS  line 26  deployment-vllm.dstack.yml: starts on every candidate GPU: A10:1, A10G:1, "
         "L4:1, RTX3090:1, RTX4090:1 (dstack may launch any of them); no traffic declared "
         "(llama-3.1-8b, vllm (default version))",
@@ -41,7 +36,7 @@ def test_a_memory_size_is_every_catalog_gpu_of_that_memory() -> None:
 
 def test_memory_and_count_name_both_80_gb_parts() -> None:
     """`80GB:2`: A100's 80 GB part and H100, two of each; TP $DSTACK_GPUS_NUM = 2."""
-    assert _lines(DSTACK / "mixtral-vllm.dstack.yml")[:2] == [
+    assert verdict_lines_of(DSTACK / "mixtral-vllm.dstack.yml")[:2] == [
         "PASS  line 16  mixtral-vllm.dstack.yml: starts on every candidate GPU: A100 80GB:2, "
         "H100:2 (dstack may launch any of them); no traffic declared (mixtral-8x7b, vllm "
         "(default version))",
@@ -52,7 +47,7 @@ def test_memory_and_count_name_both_80_gb_parts() -> None:
 
 def test_count_before_name_and_trtllm_serve() -> None:
     """`8:H200` (tokens in any order): eight H200s, TP 8 from $DSTACK_GPUS_NUM."""
-    assert _lines(DSTACK / "trtllm-serve-r1.dstack.yml") == [
+    assert verdict_lines_of(DSTACK / "trtllm-serve-r1.dstack.yml") == [
         "PASS  line 17  trtllm-serve-r1.dstack.yml: starts; holds 45 sequences of 16,384 tokens "
         "per replica (753,472 tokens in the pool); capacity against traffic not checked "
         "(deepseek-r1, trtllm (default version))",
@@ -66,7 +61,7 @@ def test_count_before_name_and_trtllm_serve() -> None:
 def test_candidates_some_of_which_do_not_start_warn_with_each_reason() -> None:
     """SGLang's 0.5.20-on tier reserve (6.7 GiB on a 24 GB card) leaves no KV pool for an 8B
     bf16 model on A10, A10G and L4; the two 24 GiB cards start (the hand said PASS)."""
-    lines = _lines(DSTACK / "deepseek-sglang-nvidia.dstack.yml")
+    lines = verdict_lines_of(DSTACK / "deepseek-sglang-nvidia.dstack.yml")
     assert lines[0] == (
         "WARN  line 18  deepseek-sglang-nvidia.dstack.yml: starts on: RTX3090:1, RTX4090:1; "
         "would not start on: A10:1, A10G:1, L4:1 (dstack may launch any of them; drop the "
@@ -76,35 +71,35 @@ def test_candidates_some_of_which_do_not_start_warn_with_each_reason() -> None:
 
 
 def test_the_image_tag_is_the_release() -> None:
-    head = _lines(DSTACK / "deepseek-v2-lite-vllm-amd.dstack.yml")[:2]
+    head = verdict_lines_of(DSTACK / "deepseek-v2-lite-vllm-amd.dstack.yml")[:2]
     assert head[0].endswith("(deepseek-v2-lite, vllm 0.6.4)")
     assert head[1].startswith("      note: image tag 'rocm6.2_mi300_ubuntu20.04_py3.9_vllm_0.6.4'"
                               ": vllm release 0.6.4")
 
 
 def test_an_env_entry_without_a_value_is_set_at_launch() -> None:
-    assert _lines(SYN / "launch-env.dstack.yml")[0] == (
+    assert verdict_lines_of(SYN / "launch-env.dstack.yml")[0] == (
         "ERROR line 6: '$MAX_MODEL_LEN': env MAX_MODEL_LEN has no value: it is set at launch "
         "(from the shell or `dstack apply -e`), which the file does not hold; write its value "
         "in `env:` (- NAME=VALUE) to have it checked")
 
 
 def test_gpu_refusals() -> None:
-    assert _lines(SYN / "unknown-gpu.dstack.yml")[0].startswith(
+    assert verdict_lines_of(SYN / "unknown-gpu.dstack.yml")[0].startswith(
         "ERROR line 6: resources.gpu: 'X9000:1': X9000: not a GPU dstack knows (gpuhunt's "
         "names: A10, A100, A10G,")
-    assert _lines(SYN / "no-gpu.dstack.yml") == [
+    assert verdict_lines_of(SYN / "no-gpu.dstack.yml") == [
         "ERROR line 1: resources.gpu: the configuration names no GPU: dstack runs it on a "
         "machine without GPUs; name them (resources: gpu: H100:1) or pass --gpu"]
-    assert _lines(SYN / "tpu.dstack.yml") == [
+    assert verdict_lines_of(SYN / "tpu.dstack.yml") == [
         "ERROR line 6: resources.gpu: 'tpu:v5litepod-4': tpu accelerators are not GPUs kvplan's "
         "catalog holds (it models NVIDIA and AMD GPUs)"]
     # top-level commands beside replica groups: dstack's own refusal (task h58launch: the
     # groups were refused as not read; dstack 0.22.5 validate_top_level_properties_with_groups)
-    assert _lines(SYN / "replica-groups.dstack.yml") == [
+    assert verdict_lines_of(SYN / "replica-groups.dstack.yml") == [
         "ERROR line 2: commands: top-level `commands` is not allowed when `replicas` is a list "
         "of replica groups (dstack refuses it); write `commands` in each group"]
-    assert _lines(SYN / "two-servers.dstack.yml") == [
+    assert verdict_lines_of(SYN / "two-servers.dstack.yml") == [
         "ERROR line 4: commands: `commands` start 2 servers (lines 3, 4): they share the "
         "machine's GPUs, which kvplan does not divide; write one server per configuration (or a "
         "kvplan/v1 file per server) to have each checked"]
@@ -114,7 +109,7 @@ def test_a_named_gpu_the_catalog_lacks_is_a_candidate_not_checked() -> None:
     """{name: [A5000, A10G], count: 1..2}: A10G judged, A5000 (gpuhunt knows it, the catalog
     does not) named as not checked -> WARN; the count range is read at its least; replicas
     noted; env as a mapping feeds the commands."""
-    assert _lines(SYN / "named-absent.dstack.yml") == [
+    assert verdict_lines_of(SYN / "named-absent.dstack.yml") == [
         "WARN  line 9  named-absent.dstack.yml: starts on: A10G:1; would not start on: A5000 "
         "(24 GB) (not checked) (dstack may launch any of them; drop the candidates it does not "
         "start on) (llama-3.1-8b, vllm (default version))",
@@ -129,7 +124,7 @@ def test_a_named_gpu_the_catalog_lacks_is_a_candidate_not_checked() -> None:
 
 def test_nodes_multiply_the_gpus() -> None:
     """nodes: 2 x A100:40GB:4: TP $DSTACK_GPUS_PER_NODE = 4 x PP $DSTACK_NODES_NUM = 2."""
-    lines = _lines(SYN / "nodes.dstack.yml")
+    lines = verdict_lines_of(SYN / "nodes.dstack.yml")
     assert lines[0].startswith("PASS  line 4  nodes.dstack.yml: starts; holds 58 sequences of "
                                "8,192 tokens per replica")
     assert lines[-1] == ("      note: dstack's A100 (40 GB) is a100-40gb; $DSTACK_GPUS_NUM = 8 "
@@ -160,7 +155,7 @@ def test_gpu_spec_grammar() -> None:
 def test_vllm_demo_server_is_read_as_vllm_serve() -> None:
     """`python -m vllm.entrypoints.api_server` (vLLM's demo server: the same engine from the
     same AsyncEngineArgs) is read as `vllm serve`, with a note saying what differs."""
-    lines = _lines(SYN / "demo-server.dstack.yml")
+    lines = verdict_lines_of(SYN / "demo-server.dstack.yml")
     assert lines[0] == (
         "PASS  line 3  demo-server.dstack.yml: starts; holds 9 sequences of 4,096 tokens per "
         "replica (36,864 tokens in the pool); capacity against traffic not checked "
@@ -215,9 +210,9 @@ def test_a_docker_run_in_the_commands_is_on_the_runs_gpu() -> None:
     `commands` (task h56review saw it, in SkyPilot's `run` first): the site was left on no GPU
     (a WARN listing every catalog GPU, 'name one with --gpu'); the GPU is the run's and `all`
     is the node's count: 1 H100 is too few for TP 2, 2 start."""
-    assert _lines(SYN / "docker-run.dstack.yml") == [
+    assert verdict_lines_of(SYN / "docker-run.dstack.yml") == [
         "ERROR line 7: --gpus: tensor 2 needs 2 GPUs but the engine has 1 (--gpus all)"]
-    two = _lines(SYN / "docker-run-2.dstack.yml")
+    two = verdict_lines_of(SYN / "docker-run-2.dstack.yml")
     assert two[0].startswith("PASS  line 7  docker-run-2.dstack.yml: starts; holds ")
     assert two[0].endswith("(qwen2.5-7b, vllm 0.10.1)")
     assert "      note: --gpus all: 2 GPU(s)" in two
@@ -234,7 +229,7 @@ def test_each_replica_group_is_its_own_deployment() -> None:
     on a 22 GiB card) FAILs; `big` (H100:4, its own image v0.9.2) PASSes; the service's env
     feeds both, the top-level `resources` (A100) is used by neither; each verdict names its
     group and release (task h58launch)."""
-    lines = _lines(SYN / "groups.dstack.yml")
+    lines = verdict_lines_of(SYN / "groups.dstack.yml")
     assert lines[0] == ("FAIL  line 24  replica group small: does not start on 1 replica(s) x 1 "
                         "l4; no traffic declared (llama-3.1-70b, vllm 0.10.1)")
     assert GROUP_BIG in lines
@@ -253,7 +248,7 @@ def test_each_replica_group_is_its_own_deployment() -> None:
 def test_a_group_named_by_position_judges_each_candidate() -> None:
     """The legacy `replicas:` list, a group without a name: dstack names it '0'; its `80GB`
     matches A100 80 GB and H100, each judged."""
-    lines = _lines(SYN / "groups-candidates.dstack.yml")
+    lines = verdict_lines_of(SYN / "groups-candidates.dstack.yml")
     assert lines[:2] == [
         "PASS  line 11  replica group 0: starts on every candidate GPU: A100 80GB:1, H100:1 "
         "(dstack may launch any of them); no traffic declared (llama-3.1-8b, vllm (default "
@@ -265,17 +260,17 @@ def test_a_group_named_by_position_judges_each_candidate() -> None:
 def test_replica_group_refusals() -> None:
     """dstack's own refusals (ServiceConfiguration / ReplicaGroup validators, 0.22.5) and a group
     kvplan cannot read (its image's own entry point)."""
-    assert _lines(SYN / "groups-both.dstack.yml") == [
+    assert verdict_lines_of(SYN / "groups-both.dstack.yml") == [
         "ERROR line 2: replicas: `replicas` and `groups` are mutually exclusive (dstack refuses "
         "both); keep the groups"]
-    assert _lines(SYN / "groups-duplicate.dstack.yml") == [
+    assert verdict_lines_of(SYN / "groups-duplicate.dstack.yml") == [
         "ERROR line 8: groups[1].name: 'decode' names two replica groups (dstack refuses "
         "duplicate group names)"]
-    assert _lines(SYN / "groups-image-only.dstack.yml") == [
+    assert verdict_lines_of(SYN / "groups-image-only.dstack.yml") == [
         "ERROR line 3: groups[0].commands: replica group serve runs its image's own entry "
         "point, which the file does not hold; write its server in the group's `commands` to "
         "have it checked"]
-    assert _lines(SYN / "groups-two-images.dstack.yml") == [
+    assert verdict_lines_of(SYN / "groups-two-images.dstack.yml") == [
         "ERROR line 5: groups[0].image: `image` is set at both the service level and in this "
         "replica group (dstack refuses it); set it in one place"]
 
@@ -296,7 +291,7 @@ def test_a_pip_pin_in_commands_is_the_release() -> None:
     """`uv pip install --system "vllm==0.10.1"` in `commands` is the release, read by the same
     code as SkyPilot's `setup` (launcher_sites.pip_pins), the note naming the line; a range
     (`sglang[all]>=0.4.6`) is noted (task h58launch)."""
-    lines = _lines(SYN / "pip-pin.dstack.yml")
+    lines = verdict_lines_of(SYN / "pip-pin.dstack.yml")
     assert lines[0].endswith("(llama-3.1-8b, vllm 0.10.1)")
     assert lines[1:3] == [
         "      note: commands (line 6) installs sglang[all]>=0.4.6: a range, not a release; the "

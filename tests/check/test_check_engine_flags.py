@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kvplan.check import check_paths, read_targets
+from kvplan.check import check_paths
 from kvplan.check.argv import Invocation, Word, parse
+from tests.check.check_api import one_target
 
 POD = """\
 apiVersion: apps/v1
@@ -53,12 +54,6 @@ def vllm(tmp: Path, *args: str, gpus: int = 1, model: str = "meta-llama/Llama-3.
                     list(args), gpus)
 
 
-def engine_of(path: Path):  # noqa: ANN201
-    [target] = read_targets(path, {})
-    assert target.deployment is not None, target.problems
-    return target
-
-
 def test_argv_keeps_the_key_of_a_dotted_json_flag() -> None:
     inv = Invocation("vllm", "vllm serve", [Word(w, 1) for w in (
         "m", "--speculative-config.model", "llama-3.2-1b",
@@ -72,7 +67,7 @@ def test_vllm_flags_are_read_into_the_record(tmp_path: Path) -> None:
     path = vllm(tmp_path, "--max-model-len", "8192", "--enforce-eager", "--cpu-offload-gb", "2",
                 "--kv-cache-memory-bytes", "8G", "--speculative-config",
                 '{"model": "llama-3.2-1b", "num_speculative_tokens": 5}')
-    t = engine_of(path)
+    t = one_target(path)
     e = t.deployment.engine
     assert e.enforce_eager is True and e.cpu_offload_gb == 2.0
     assert e.kv_cache_memory_bytes == 8 * 2**30  # G: powers of 1024, as vLLM reads it
@@ -85,7 +80,7 @@ def test_vllm_flags_are_read_into_the_record(tmp_path: Path) -> None:
 def test_dotted_speculative_config_and_unmodelled_methods(tmp_path: Path) -> None:
     dotted = vllm(tmp_path, "--speculative-config.model", "llama-3.2-1b",
                   "--speculative-config.num_speculative_tokens", "3")
-    e = engine_of(dotted).deployment.engine
+    e = one_target(dotted).deployment.engine
     assert (e.speculative_model, e.num_speculative_tokens) == ("llama-3.2-1b", 3)
     ngram = vllm(tmp_path, "--speculative-config",
                  '{"method": "ngram", "num_speculative_tokens": 3}')
@@ -106,7 +101,7 @@ def test_a_draft_the_catalog_lacks_is_an_error_naming_it(tmp_path: Path) -> None
 
 def test_limit_mm_per_prompt_on_a_text_model_fails_naming_it(tmp_path: Path) -> None:
     path = vllm(tmp_path, "--limit-mm-per-prompt", '{"image": 0}')
-    assert engine_of(path).deployment.engine.limit_mm_per_prompt == 0
+    assert one_target(path).deployment.engine.limit_mm_per_prompt == 0
     [o] = check_paths([str(path)]).outcomes
     assert o.verdict == "FAIL"
     assert "vLLM refuses --limit-mm-per-prompt for a text-only model" in o.reasons[0]
@@ -117,12 +112,12 @@ def test_expert_parallel_is_tp_times_dp(tmp_path: Path) -> None:
     # Mixtral-8x7B, TP 2 x DP 2 in one pod of 4 GPUs with --enable-expert-parallel: EP 4
     path = vllm(tmp_path, "--tensor-parallel-size", "2", "--data-parallel-size", "2",
                 "--enable-expert-parallel", gpus=4, model="mistralai/Mixtral-8x7B-v0.1")
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.parallel.expert == 4
     assert t.field_name("parallel.expert") == "--enable-expert-parallel (tp 2 x dp 2)"
     one_dp = vllm(tmp_path, "--tensor-parallel-size", "2", "--enable-expert-parallel", gpus=2,
                   model="mistralai/Mixtral-8x7B-v0.1")
-    t1 = engine_of(one_dp)
+    t1 = one_target(one_dp)
     assert t1.deployment.parallel.expert is None  # EP = TP: the same split as without it
     assert any("one data-parallel rank" in n for n in t1.notes)
 
@@ -133,7 +128,7 @@ def test_sglang_flags(tmp_path: Path) -> None:
                     ["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--page-size", "32",
                      "--cuda-graph-max-bs", "128", "--max-running-requests", "64",
                      "--chunked-prefill-size", "4096", "--max-total-tokens", "200000"])
-    e = engine_of(path).deployment.engine
+    e = one_target(path).deployment.engine
     assert (e.block_size, e.cuda_graph_max_bs, e.max_num_seqs) == (32, 128, 64)
     assert (e.max_num_batched_tokens, e.max_total_tokens) == (4096, 200_000)
     [o] = check_paths([str(path)]).outcomes
@@ -153,7 +148,7 @@ def test_sglang_ep_must_divide_the_experts(tmp_path: Path) -> None:
                     ["python3", "-m", "sglang.launch_server"],
                     ["--model-path", "mistralai/Mixtral-8x7B-v0.1", "--tp-size", "4",
                      "--ep-size", "3"], gpus=4)
-    assert engine_of(path).deployment.parallel.expert == 3
+    assert one_target(path).deployment.parallel.expert == 3
     [o] = check_paths([str(path)]).outcomes
     assert o.verdict == "FAIL"
     assert "expert parallelism 3 does not divide mixtral-8x7b's 8 experts" in o.reasons[0]
@@ -167,7 +162,7 @@ def test_trtllm_flags_and_an_options_file_beside_the_manifest(tmp_path: Path) ->
                     ["--max_batch_size", "32", "--max_num_tokens", "4096", "--max_seq_len",
                      "8192", "--kv_cache_free_gpu_memory_fraction", "0.8",
                      "--extra_llm_api_options", "/config/extra.yaml"])
-    t = engine_of(path)
+    t = one_target(path)
     e = t.deployment.engine
     # the options file wins over the flags, as trtllm-serve applies it: max_batch_size 24
     assert (e.max_num_seqs, e.max_num_batched_tokens, e.max_model_len) == (24, 4096, 8192)
@@ -190,7 +185,7 @@ def test_trtllm_options_from_a_configmap_in_the_manifest(tmp_path: Path) -> None
           "      free_gpu_memory_fraction: 0.5\n")
     path = tmp_path / "both.yaml"
     path.write_text(cm + "---\n" + pod)
-    t = engine_of(path)
+    t = one_target(path)
     e = t.deployment.engine
     assert (e.max_model_len, e.gpu_memory_utilization) == (4096, 0.5)
     assert any("limits read from ConfigMap trt-options llm.yaml" in n for n in t.notes)
@@ -200,7 +195,7 @@ def test_a_trtllm_options_file_only_the_container_has_is_noted(tmp_path: Path) -
     path = manifest(tmp_path, "trt2", "nvcr.io/nvidia/tensorrt-llm/release:1.2.0",
                     ["trtllm-serve", "meta-llama/Llama-3.1-8B-Instruct"],
                     ["--extra_llm_api_options", "/config/missing.yaml"])
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.engine.trtllm_config is None
     assert any("a file inside the container" in n and "not read" in n for n in t.notes)
 
@@ -276,7 +271,7 @@ def test_a_trt_engine_activation_memory_from_an_annotation(tmp_path: Path) -> No
     path = tmp_path / "trt-act.yaml"
     path.write_text(text.replace("  annotations:\n",
                                  "  annotations:\n    kvplan.io/trt-activation-bytes: \"1811942912\"\n"))
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.engine.trt_activation_bytes == 1_811_942_912
     assert t.field_name("engine.trt_activation_bytes") == "kvplan.io/trt-activation-bytes"
 
@@ -326,8 +321,8 @@ def test_sglang_all_reduce_flags_are_noted_not_modelled(tmp_path: Path) -> None:
     flagged = manifest(tmp_path, "sglang-ar", "lmsysorg/sglang:v0.5.21",
                        ["python3", "-m", "sglang.launch_server"],
                        [*args, "--disable-custom-all-reduce", "--enable-p2p-check"], gpus=2)
-    t = engine_of(flagged)
-    assert t.deployment.engine == engine_of(plain).deployment.engine
+    t = one_target(flagged)
+    assert t.deployment.engine == one_target(plain).deployment.engine
     notes = [n for n in t.notes if n.startswith(("--disable-custom-all-reduce:",
                                                   "--enable-p2p-check:"))]
     assert len(notes) == 2

@@ -11,16 +11,8 @@ from kvplan.check import check_paths, gpus, read_targets
 from kvplan.check.gpus import GPU_PRODUCTS, UnknownLabel, catalog_name, label_for
 from kvplan.check.manifests.engine import tokens as _tokens
 from kvplan.check.manifests.side import is_side_file, side_file_for
-from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
-from tests.conftest import ASSETS, invoke
-
-K8S = ASSETS / "check" / "k8s"
-
-
-def run(runner: CliRunner, *args: str | Path):  # noqa: ANN201
-    result = invoke(runner, "check", *map(str, args))
-    machine = {"json", "junit", "github"} & {str(a) for a in args}
-    return result if machine else flat(result)
+from tests.check.check_cli_run import K8S, run
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 
 
 def test_vllm_deployment_passes(runner: CliRunner) -> None:

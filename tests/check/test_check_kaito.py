@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 
 from kvplan.check import check_paths
 from kvplan.check.manifests.kaito_tables import GIB, data_parallel, node_count, presets, skus
+from tests.check.kaito_files import configmap
+from tests.check.kaito_files import workspace as _workspace
 from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import invoke
 
@@ -23,15 +25,6 @@ CORPUS = Path(__file__).parents[1] / "assets" / "check" / "corpus" / "kaito"
 def results(runner: CliRunner, *paths: Path) -> list[dict]:
     out = invoke(runner, "check", *(str(p) for p in paths), "-f", "json").output
     return json.loads(out)["results"]
-
-
-def _workspace(tmp: Path, preset: str, sku: str, extra: str = "", before: str = "",
-               name: str = "ws.yaml") -> Path:
-    path = tmp / name
-    path.write_text(before + "apiVersion: kaito.sh/v1beta1\nkind: Workspace\nmetadata:\n"
-                    f"  name: ws\nresource:\n  instanceType: {sku}\ninference:\n  preset:\n"
-                    f"    name: {preset}\n" + extra)
-    return path
 
 
 def test_the_sku_and_preset_tables_are_kaitos() -> None:
@@ -135,8 +128,7 @@ def test_kaitos_estimator_spreads_a_long_context_over_nodes(runner: CliRunner,
     """An explicit max-model-len 131072 on A10s: the estimator books 131,072 x 131,072 B = 16 GiB
     of KV a GPU, leaving (24 x 0.84 - 2.3 - 16) / 1.05 = 1.77 GiB for weights -> 9 GPUs -> 9
     nodes: TP 1 x PP 9 over Ray, each stage holding its layers' share of the sequence."""
-    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n"
-          "  inference_config.yaml: |\n    vllm:\n      max-model-len: 131072\n---\n")
+    cm = configmap("p", "max-model-len: 131072") + "---\n"
     path = _workspace(tmp_path, "llama-3.1-8b-instruct", "Standard_NV36ads_A10_v5",
                       "  config: p\n", cm)
     [row] = results(runner, path)
@@ -159,8 +151,7 @@ def test_what_kvplan_refuses_with_a_reason(runner: CliRunner, tmp_path: Path) ->
                                  "  config: absent\n", name="m.yaml"),
                       "ConfigMap 'absent' is not among the files checked"),
     }
-    cm = ("apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: p\ndata:\n"
-          "  inference_config.yaml: |\n    vllm:\n      max-model-len: 131072\n---\n")
+    cm = configmap("p", "max-model-len: 131072") + "---\n"
     # phi-3-mini-128k: 131,072 x 393,216 B = 48 GiB of KV over 24 Gi x 0.84 a GPU
     cases["estimator"] = (_workspace(tmp_path, "phi-3-mini-128k-instruct",
                                      "Standard_NV36ads_A10_v5", "  config: p\n", cm,

@@ -7,19 +7,15 @@ between minReplicas and maxReplicas. Numbers are worked by hand from the model s
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from typer.testing import CliRunner
 
+from tests.check.check_cli_run import results
 from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import invoke
 
 CORPUS = Path(__file__).parents[1] / "assets" / "check" / "corpus" / "kubeai"
-
-
-def results(runner: CliRunner, path: Path, *args: str) -> list[dict]:
-    return json.loads(invoke(runner, "check", str(path), "-f", "json", *args).output)["results"]
 
 
 def _model(tmp: Path, body: str, name: str = "m.yaml") -> Path:

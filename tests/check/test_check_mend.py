@@ -5,24 +5,13 @@ compose spells it, the option files a `docker run` mounts and a script's `cd` be
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
-from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
-from tests.conftest import invoke
-
-
-def check(runner: CliRunner, path: Path, *args: str) -> tuple[int, str]:
-    result = flat(invoke(runner, "check", str(path), *args))
-    return result.exit_code, result.output
-
-
-def results(runner: CliRunner, path: Path, *args: str) -> list[dict]:
-    return json.loads(invoke(runner, "check", str(path), "-f", "json", *args).output)["results"]
-
+from tests.check.check_cli_run import check_flat, results
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 
 _COMPOSE_DEVICES = """      resources:
         reservations:
@@ -78,7 +67,7 @@ def test_an_unrendered_compose_replicas_is_named_deploy_replicas(runner: CliRunn
     path.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n"
                     '    command: ["--model", "meta-llama/Llama-3.1-8B-Instruct"]\n'
                     "    deploy:\n      replicas: ${REPLICAS}\n" + _COMPOSE_DEVICES)
-    code, out = check(runner, path, "--gpu", "h100")
+    code, out = check_flat(runner, path, "--gpu", "h100")
     assert code == 2
     assert ("compose.yaml:6: deploy.replicas: '${REPLICAS}': set it in .env beside the compose "
             "file (compose reads that file), or render first (docker compose config)") in out
@@ -92,7 +81,7 @@ def test_a_zero_compose_replicas_is_named_deploy_replicas(runner: CliRunner,
     path.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:v0.11.0\n"
                     '    command: ["--model", "meta-llama/Llama-3.1-8B-Instruct"]\n'
                     "    deploy:\n      replicas: 0\n" + _COMPOSE_DEVICES)
-    code, out = check(runner, path, "--gpu", "h100")
+    code, out = check_flat(runner, path, "--gpu", "h100")
     assert code == 2
     assert "compose.yaml:6: deploy.replicas: 0 replicas hold no users" in out
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from tests.check.check_cli_run import results
 from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import invoke
 
@@ -21,10 +22,6 @@ ELSEWHERE = ("OME hands this runtime the weights of the BaseModel an InferenceSe
              "model, not this runtime; set the annotation kvplan.io/model (or a side file's "
              "model:) to that BaseModel's model")
 PATH = "/<storage.path of the InferenceService's BaseModel>"
-
-
-def results(runner: CliRunner, path: Path, *args: str) -> list[dict]:
-    return json.loads(invoke(runner, "check", str(path), "-f", "json", *args).output)["results"]
 
 
 def test_the_public_sglang_runtime_names_its_model_by_served_name(runner: CliRunner) -> None:

@@ -34,6 +34,36 @@ def _expected() -> dict[str, dict[str, Any]]:
     return {k: v for k, v in data.items() if not k.startswith("_")}
 
 
+def verdict_hit(expected: str, got: str) -> bool:
+    """The verdict the run had: a server that started is matched by PASS or by WARN ("starts,
+    but ...", or "no GPU named; starts on: ..."), both of which say it starts."""
+    return got == expected or (expected == "PASS" and got == "WARN")
+
+
+def one(path: Path) -> Outcome:
+    """`kvplan check` of one file that runs one server."""
+    [outcome] = check_paths([str(path)]).outcomes
+    return outcome
+
+
+def run_round(n: int) -> tuple[dict[str, dict[str, Any]], dict[str, Outcome]]:
+    """Round n's rows of expected.json (by file name) and `kvplan check` of its files, each
+    outcome under its file's two-digit number."""
+    rows = {k: v for k, v in _expected().items() if v.get("round") == n}
+    report = check_paths([str(OUTCOMES / name) for name in rows])
+    return rows, {Path(o.file).name[:2]: o for o in report.outcomes}
+
+
+def held_out(rows: dict[str, dict[str, Any]]) -> list[str]:
+    """The numbers of a round's held-out files."""
+    return sorted(k[:2] for k, v in rows.items() if v.get("held_out"))
+
+
+def hits(rows: dict[str, dict[str, Any]], got: dict[str, Outcome]) -> list[str]:
+    """The numbers of a round's files whose verdict matches the run's."""
+    return sorted({n[:2] for n, e in rows.items() if verdict_hit(e["verdict"], got[n[:2]].verdict)})
+
+
 @pytest.fixture(scope="module")
 def by_file() -> dict[str, Outcome]:
     report = check_paths(PATHS)
@@ -56,10 +86,7 @@ def score(by_file: dict[str, Outcome]) -> tuple[list[str], list[str], list[str],
     for name, e in _expected().items():
         o = by_file[name]
         line = f"{name}: expected {e['verdict']}, kvplan {o.verdict}"
-        # a server that started is matched by PASS or by WARN ("starts, but ...", or "no GPU
-        # named; starts on: ..."), both of which say it starts
-        ok = o.verdict == e["verdict"] or (e["verdict"] == "PASS" and o.verdict == "WARN")
-        (v_hit if ok else v_miss).append(line)
+        (v_hit if verdict_hit(e["verdict"], o.verdict) else v_miss).append(line)
         if "kv_tokens" in e:
             got = pool_tokens(o)
             if got is None:
@@ -141,9 +168,8 @@ def test_round_two_as_first_measured(by_file: dict[str, Outcome]) -> None:
     say what else held memory."""
     round2 = {k: v for k, v in _expected().items() if v.get("round") == 2}
     assert len(round2) == 11
-    hits = [n for n, e in round2.items() if by_file[n].verdict == e["verdict"]
-            or (e["verdict"] == "PASS" and by_file[n].verdict == "WARN")]
-    assert len(hits) >= 7, sorted(set(round2) - set(hits))
+    matched = [n for n, e in round2.items() if verdict_hit(e["verdict"], by_file[n].verdict)]
+    assert len(matched) >= 7, sorted(set(round2) - set(matched))
     recorded = {"18": "FAIL", "19": "ERROR", "20": "FAIL", "21": "PASS", "22": "PASS",
                 "23": "PASS", "24": "PASS", "25": "ERROR", "26": "ERROR", "27": "FAIL",
                 "28": "FAIL"}

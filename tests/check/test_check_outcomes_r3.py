@@ -102,7 +102,9 @@ def test_a_scripts_nnodes_spreads_the_engine_over_that_many_machines(tmp_path: P
     command runs on every machine, so the engine's GPUs are this machine's x 2 = 16. On H100s by
     hand: 671e9 fp8 parameters / 16 = 41.9e9 B = 39.06 GiB a GPU, under SGLang's static
     fraction of an 80 GB H100, so it starts. With --nnodes 3 (16 GPUs do not split over 3
-    machines) the count stays on one machine and the refusal is as before."""
+    machines) SGLang asserts (tp_size * pp_size) % nnodes == 0 (0.5.23
+    srt/arg_groups/validation_hook.py:179): a FAIL on the engine's reason since task h59nodes
+    (it was an ERROR asking for the node count the file states)."""
     cmd = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-R1 --tp 16 "
            "--nnodes {n} --node-rank 1 --trust-remote-code --context-length 8192\n")
     outcome = _check(tmp_path, cmd.format(n=2))
@@ -114,8 +116,9 @@ def test_a_scripts_nnodes_spreads_the_engine_over_that_many_machines(tmp_path: P
             "script starts one machine's share: the same command runs on each of the 2 "
             "machines, so kvplan counts the engine's GPUs as this machine's x 2") in outcome.notes
     three = _check(tmp_path, cmd.format(n=3), "three.sh")
-    assert three.verdict == "ERROR"
-    assert any("spans more than one node of 8 GPUs" in p.message for p in three.problems)
+    assert three.verdict == "FAIL"
+    assert three.reasons[0].startswith("the engine refuses it: --nnodes 3 does not divide the "
+                                       "engine's 16 GPUs (tensor 16): SGLang asserts")
 
 
 def test_round_three_as_first_measured_and_after() -> None:
@@ -128,29 +131,34 @@ def test_round_three_as_first_measured_and_after() -> None:
     for 131,072 tokens; kvplan's default release plans a pool of 146,069 tokens), 33 (an OOM the
     thread does not place: 8.6 GB of weights on 40 GB), 34 (DeepSeek-R1 over 16 L40s started;
     kvplan finds -1.28 GiB for the KV cache), 35 (the catalog)."""
-    from tests.check.test_check_outcomes import OUTCOMES, _expected
+    from tests.check.test_check_outcomes import hits, run_round
 
-    round3 = {k: v for k, v in _expected().items() if v.get("round") == 3}
+    round3, got = run_round(3)
     assert len(round3) == 7
-    report = check_paths([str(OUTCOMES / name) for name in round3])
-    got = {Path(o.file).name[:2]: o.verdict for o in report.outcomes}
-    assert got == {"29": "FAIL", "30": "PASS", "31": "PASS", "32": "PASS", "33": "PASS",
-                   "34": "FAIL", "35": "ERROR"}
-    hits = [n for n, e in round3.items() if got[n[:2]] == e["verdict"]
-            or (e["verdict"] == "PASS" and got[n[:2]] == "WARN")]
-    assert sorted(h[:2] for h in hits) == ["29", "30"]
+    assert {n: o.verdict for n, o in got.items()} == {
+        "29": "FAIL", "30": "PASS", "31": "PASS", "32": "PASS", "33": "PASS", "34": "FAIL",
+        "35": "ERROR"}
+    assert hits(round3, got) == ["29", "30"]
 
 
 def test_a_scripts_nnodes_that_does_not_divide_the_gpus_is_said_so(tmp_path: Path) -> None:
     """`--tp 8 --nnodes 3` (the lead's review): kvplan counted the 8 GPUs on one machine, as
-    --nnodes 3 does not divide them (8 % 3 = 2), while the node note said "x 3". The note now
-    says what is counted; at --nnodes 2 (8 / 2 = 4 a machine) it keeps the x 2 reading."""
+    --nnodes 3 does not divide them (8 % 3 = 2), while the node note said "x 3". SGLang asserts
+    (tp_size * pp_size) % nnodes == 0 (0.5.23 srt/arg_groups/validation_hook.py:179), so it is
+    a FAIL on the --nnodes line since task h59nodes; at --nnodes 2 (8 / 2 = 4 a machine) it
+    keeps the x 2 reading."""
     serve = "python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp 8 --nnodes {}\n"
     three = _check(tmp_path, serve.format(3), "three.sh")
     assert [n for n in three.notes if n.startswith("--nnodes")] == [
         "--nnodes: the machines one engine spans (not a KV-pool option); this script starts one "
         "machine's share: --nnodes 3 does not divide the engine's 8 GPUs (tensor x pipeline x "
-        "data-parallel), so kvplan counts them on this one machine"]
+        "data-parallel), which the engine refuses (uneven_refusal)"]
+    assert (three.verdict, three.line) == ("FAIL", 1)
+    assert three.reasons == [
+        "the engine refuses it: --nnodes 3 does not divide the engine's 8 GPUs (tensor 8): "
+        "SGLang asserts (tp_size * pp_size) % nnodes == 0, 'tp_size must be divisible by number "
+        "of nodes' (srt/arg_groups/validation_hook.py:179 in 0.5.23); --nnodes 2, 4 or 8 "
+        "divides them"]
     two = _check(tmp_path, serve.format(2), "two.sh")
     assert [n for n in two.notes if n.startswith("--nnodes")] == [
         "--nnodes: the machines one engine spans (not a KV-pool option); this script starts one "

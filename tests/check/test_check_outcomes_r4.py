@@ -8,15 +8,9 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from kvplan.check import check_paths
-from tests.check.test_check_outcomes import OUTCOMES, POOL, _expected
+from tests.check.test_check_outcomes import OUTCOMES, POOL, held_out, hits, one, run_round
 
 DSV3 = OUTCOMES / "36-vllm-deepseek-v3-tp8-8xh20-6500-started.sh"
-
-
-def _one(path: Path) -> object:
-    [outcome] = check_paths([str(path)]).outcomes
-    return outcome
 
 
 def test_a_model_set_outside_the_script_is_the_one_the_side_file_names(tmp_path: Path) -> None:
@@ -27,7 +21,7 @@ def test_a_model_set_outside_the_script_is_the_one_the_side_file_names(tmp_path:
     671e9 fp8 weights / 8 = 78.1 GiB an H20 (95.0 GiB), 0.98 x 95.0 = 93.1 GiB, one 6,500-token
     sequence at 61 x 576 x 2 B = 70,272 B a token (MLA) = 0.43 GiB: it starts. Without the
     side file's `model:` (a GPU only, or no side file) the refusal stands."""
-    outcome = _one(DSV3)
+    outcome = one(DSV3)
     assert outcome.verdict == "PASS", outcome.problems
     assert ("the model '${model_path}' is set outside the script (the shell expands it when "
             "the script runs); the side file names the model: deepseek-ai/DeepSeek-V3"
@@ -38,14 +32,14 @@ def test_a_model_set_outside_the_script_is_the_one_the_side_file_names(tmp_path:
     gpu_only = tmp_path / "serve.sh"
     shutil.copy(DSV3, gpu_only)
     (tmp_path / "serve.kvplan.yaml").write_text("gpu: h20\n")
-    refused = _one(gpu_only)
+    refused = one(gpu_only)
     assert refused.verdict == "ERROR"
     assert any("the script does not set model_path" in p.message for p in refused.problems)
 
     bare = tmp_path / "bare" / "serve.sh"
     bare.parent.mkdir()
     shutil.copy(DSV3, bare)
-    assert _one(bare).verdict == "ERROR"
+    assert one(bare).verdict == "ERROR"
 
 
 def test_an_unset_option_kvplan_reads_still_refuses_the_script(tmp_path: Path) -> None:
@@ -54,7 +48,7 @@ def test_an_unset_option_kvplan_reads_still_refuses_the_script(tmp_path: Path) -
     script = tmp_path / "serve.sh"
     script.write_text("vllm serve $model --max-model-len $len\n")
     (tmp_path / "serve.kvplan.yaml").write_text("gpu: h100\nmodel: Qwen/Qwen3-8B\n")
-    outcome = _one(script)
+    outcome = one(script)
     assert outcome.verdict == "ERROR"
     assert any("the script does not set len" in p.message for p in outcome.problems)
 
@@ -68,18 +62,13 @@ def test_round_four_as_first_measured_and_after() -> None:
     fits; 40 through vLLM's Transformers fallback), 43 (a bitsandbytes checkpoint the catalog
     lacks), 45 (a release the script does not carry: vLLM 0.6.4's V0 profile of one
     29,000-token batch)."""
-    round4 = {k: v for k, v in _expected().items() if v.get("round") == 4}
+    round4, got = run_round(4)
     assert len(round4) == 11
-    assert sorted(k[:2] for k, v in round4.items() if v.get("held_out")) == ["37", "40", "43",
-                                                                          "46"]
-    report = check_paths([str(OUTCOMES / name) for name in round4])
-    got = {Path(o.file).name[:2]: o for o in report.outcomes}
+    assert held_out(round4) == ["37", "40", "43", "46"]
     assert {n: o.verdict for n, o in got.items()} == {
         "36": "PASS", "37": "WARN", "38": "PASS", "39": "PASS", "40": "PASS", "41": "PASS",
         "42": "PASS", "43": "ERROR", "44": "PASS", "45": "PASS", "46": "PASS"}
-    hits = {n[:2] for n, e in round4.items() if got[n[:2]].verdict == e["verdict"]
-            or (e["verdict"] == "PASS" and got[n[:2]].verdict == "WARN")}
-    assert sorted(hits) == ["36", "37", "39", "41", "42", "44", "46"]
+    assert hits(round4, got) == ["36", "37", "39", "41", "42", "44", "46"]
     # 44's logged pool, 1,952 V0 blocks of 16 = 31,232 tokens: kvplan's default (V1) vLLM
     # plans 50,272 (+61%), the release again (below)
     m = POOL.search(got["44"].summary or "")
@@ -98,7 +87,7 @@ def test_the_release_the_scripts_cannot_carry_explains_44_and_45(tmp_path: Path)
         script.write_text("docker run --gpus all vllm/vllm-openai:v0.6.4.post1 --model "
                           f"meta-llama/Llama-3.1-8B-Instruct --max-model-len {n}\n")
         (tmp_path / f"l{n}.kvplan.yaml").write_text("gpu: rtx-3090\n")
-        got[n] = _one(script)
+        got[n] = one(script)
     assert [got[n].verdict for n in (20000, 29000, 35000)] == ["PASS", "FAIL", "PASS"]
     assert "(31,440 tokens in the pool)" in (got[20000].summary or "")
     assert abs(31_440 - 31_232) / 31_232 < 0.05

@@ -8,13 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kvplan.check import check_paths
-from tests.check.test_check_outcomes import OUTCOMES, _expected
-
-
-def _one(path: Path) -> object:
-    [outcome] = check_paths([str(path)]).outcomes
-    return outcome
+from tests.check.test_check_outcomes import held_out, hits, one, run_round
 
 
 def test_round_five_as_first_measured() -> None:
@@ -25,17 +19,13 @@ def test_round_five_as_first_measured() -> None:
     49 (Qwen3-Next-80B at TP 2 on H20s: SGLang's "Not enough memory" where kvplan's pool holds
     450,228 tokens), 52 (vLLM 0.8.5 out of memory on four A10s where --enforce-eager started:
     kvplan plans both alike), 54 and 55 (the release the script does not carry)."""
-    round5 = {k: v for k, v in _expected().items() if v.get("round") == 5}
+    round5, got = run_round(5)
     assert len(round5) == 9
-    assert sorted(k[:2] for k, v in round5.items() if v.get("held_out")) == ["49", "52", "55"]
-    report = check_paths([str(OUTCOMES / name) for name in round5])
-    got = {Path(o.file).name[:2]: o for o in report.outcomes}
+    assert held_out(round5) == ["49", "52", "55"]
     assert {n: o.verdict for n, o in got.items()} == {
         "47": "PASS", "48": "PASS", "49": "PASS", "50": "FAIL", "51": "PASS", "52": "PASS",
         "53": "PASS", "54": "FAIL", "55": "PASS"}
-    hits = {n[:2] for n, e in round5.items() if got[n[:2]].verdict == e["verdict"]
-            or (e["verdict"] == "PASS" and got[n[:2]].verdict == "WARN")}
-    assert sorted(hits) == ["47", "48", "50", "51", "53"]
+    assert hits(round5, got) == ["47", "48", "50", "51", "53"]
     # 50 FAILs as the run did, but on an option: the tag `latest` is read as SGLang 0.5.23,
     # whose option table has no --torchao-config (the run's September 2025 image had it)
     assert got["50"].reasons == ["the engine refuses it: SGLang 0.5.23 has no option "
@@ -63,7 +53,7 @@ def test_the_release_the_scripts_cannot_carry_explains_54_and_50(tmp_path: Path)
     for name, (text, gpu) in cases.items():
         (tmp_path / f"{name}.sh").write_text(text)
         (tmp_path / f"{name}.kvplan.yaml").write_text(f"gpu: {gpu}\n")
-        got[name] = _one(tmp_path / f"{name}.sh")
+        got[name] = one(tmp_path / f"{name}.sh")
     assert got["s54"].verdict == "PASS"
     assert "(153,385 tokens in the pool)" in (got["s54"].summary or "")
     assert got["s54"].engine_version == "0.4.6.post1"

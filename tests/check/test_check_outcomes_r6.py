@@ -11,15 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from kvplan.check import check_paths
 from kvplan.engines.trtllm_config import limits_from
 from kvplan.errors import InputError
-from tests.check.test_check_outcomes import OUTCOMES, _expected
-
-
-def _one(path: Path) -> object:
-    [outcome] = check_paths([str(path)]).outcomes
-    return outcome
+from tests.check.test_check_outcomes import held_out, hits, one, run_round
 
 
 def test_round_six_as_first_measured_and_after() -> None:
@@ -30,17 +24,13 @@ def test_round_six_as_first_measured_and_after() -> None:
     fp8), 60 (vLLM's "No available memory for the cache blocks" for Qwen2.5-VL-3B at 0.3 of an
     A100-80GB, where kvplan's pool holds 445,008 tokens) and 62 (TensorRT-LLM's KV-cache OOM at
     TP 8 with block reuse off, where the same file at TP 4 started)."""
-    round6 = {k: v for k, v in _expected().items() if v.get("round") == 6}
+    round6, got = run_round(6)
     assert len(round6) == 8
-    assert sorted(k[:2] for k, v in round6.items() if v.get("held_out")) == ["56", "59", "62"]
-    report = check_paths([str(OUTCOMES / name) for name in round6])
-    got = {Path(o.file).name[:2]: o for o in report.outcomes}
+    assert held_out(round6) == ["56", "59", "62"]
     assert {n: o.verdict for n, o in got.items()} == {
         "56": "PASS", "57": "FAIL", "58": "ERROR", "59": "ERROR", "60": "PASS", "61": "PASS",
         "62": "PASS", "63": "PASS"}
-    hits = {n[:2] for n, e in round6.items() if got[n[:2]].verdict == e["verdict"]
-            or (e["verdict"] == "PASS" and got[n[:2]].verdict == "WARN")}
-    assert sorted(hits) == ["56", "57", "61", "63"]
+    assert hits(round6, got) == ["56", "57", "61", "63"]
     # 57: the 8B model's 131,072-token context on one L4, by hand 128 KiB a token = 16 GiB
     assert any("one 131,072-token sequence needs 16 GiB of KV cache per GPU" in r
                for r in got["57"].numbers.reasons)  # type: ignore[union-attr]
@@ -57,7 +47,7 @@ def test_round_six_as_first_measured_and_after() -> None:
 def _script(tmp_path: Path, name: str, body: str) -> object:
     (tmp_path / f"{name}.sh").write_text("#!/usr/bin/env bash\n" + body)
     (tmp_path / f"{name}.kvplan.yaml").write_text("gpu: h100\n")
-    return _one(tmp_path / f"{name}.sh")
+    return one(tmp_path / f"{name}.sh")
 
 
 SERVE = "trtllm-serve Qwen/Qwen3-8B --backend pytorch --extra_llm_api_options opts.yaml\n"

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kvplan.check import Outcome, check_paths
+from kvplan.check import check_paths
 from kvplan.specs import load_hardware
+from tests.check.check_api import corpus_outcomes
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 CORPUS = ASSETS / "corpus"
-
-
-def _outcomes(rel: str, gpu: str | None = None) -> list[Outcome]:
-    return check_paths([str(CORPUS / rel)], default_gpu=gpu).outcomes
 
 
 def test_single_device_boards_are_not_listed_for_a_tensor_parallel_8_engine() -> None:
@@ -30,7 +27,7 @@ def test_single_device_boards_are_not_listed_for_a_tensor_parallel_8_engine() ->
     scheduled on one either: 8 > 4."""
     assert load_hardware("gb10").gpus_per_node == load_hardware("jetson-thor").gpus_per_node == 1
     assert load_hardware("gb200").gpus_per_node == load_hardware("gb300").gpus_per_node == 4
-    (out,) = _outcomes("user-repos/crossplane-inference-vllm-kimi.yaml")
+    (out,) = corpus_outcomes("user-repos/crossplane-inference-vllm-kimi.yaml")
     assert out.verdict == "WARN"
     assert out.summary.startswith("no GPU named; starts on: b200, b300, h200-141gb; would not "
                                   "start on: ")
@@ -48,10 +45,10 @@ def test_production_stack_values_keys_the_chart_renders_are_seen() -> None:
     tool and template options are named as not used. Verdicts stay WARN (no GPU named)."""
     from kvplan.check.manifests.unread import MOVES_MEMORY
 
-    (lora,) = _outcomes("production-stack/values-09-lora-helm.yaml")
+    (lora,) = corpus_outcomes("production-stack/values-09-lora-helm.yaml")
     assert lora.verdict == "WARN"
     assert f"--enable-lora: {MOVES_MEMORY['vllm']['--enable-lora']}" in lora.notes
-    (tool,) = _outcomes("production-stack/values-13-tool-enabled.yaml")
+    (tool,) = corpus_outcomes("production-stack/values-13-tool-enabled.yaml")
     assert tool.verdict == "WARN"
     assert ("not used by kvplan's plan: --chat-template, --enable-auto-tool-choice, "
             "--tool-call-parser (kvplan reads the options docs/check.md lists; these are taken as "
@@ -102,7 +99,7 @@ def test_stormservice_role_names_each_option_once() -> None:
     shell-expansion note and the not-used list): now once. --nnodes and --node-rank were "not
     used", though they say how the engine spans the group kvplan counts GPUs from (2 pods x 1
     GPU = TP 2): named for that, and 2 = 2 agrees."""
-    for out in _outcomes("aibrix/sglang-tp-1p1d.yaml"):
+    for out in corpus_outcomes("aibrix/sglang-tp-1p1d.yaml"):
         assert sum("--dist-init-addr" in n for n in out.notes) == 1
         assert ("--nnodes, --node-rank: the nodes one engine spans and this pod's place among "
                 "the nodes (not a KV-pool option); kvplan counts the engine's GPUs from the pods "
@@ -134,7 +131,7 @@ def test_the_sampler_kvplan_assumed_is_named_where_it_moves_the_pool() -> None:
     fp8) = 4,791 blocks = 76,656 tokens. With the sort the sampler is 256 x 128,264 x 38 B =
     1,247,752,192 B, the peak: 5,024,528,793 - (1,247,752,192 - 905,969,664) = 4,682,746,265 B
     = 4,465 blocks = 71,440 tokens (`kvplan explain` without --topk-topp-sampler flashinfer)."""
-    (out,) = _outcomes("kubeai/llama-3.1-tulu-3-8b-l4.yaml")
+    (out,) = corpus_outcomes("kubeai/llama-3.1-tulu-3-8b-l4.yaml")
     assert out.verdict == "PASS"
     assert ("sampler: FlashInfer's top-k/top-p sampler (16 B a logit in the profile run) assumed "
             "(image vllm/vllm-openai:v0.8.3: vLLM's Dockerfile installs FlashInfer in "
@@ -148,9 +145,9 @@ def test_no_sampler_note_where_the_path_moves_nothing() -> None:
     vLLM release, past the 0.8-0.16 sort): no sampler note. And the AIBrix 1p1d roles
     (aibrix/vllm-openai 0.10.0, not vLLM's image): the pip default's sort is named, the
     annotation to state FlashInfer with it."""
-    (plain,) = _outcomes("production-stack/values-01-minimal-example.yaml")
+    (plain,) = corpus_outcomes("production-stack/values-01-minimal-example.yaml")
     assert not [n for n in plain.notes if n.startswith("sampler:")]
-    for out in _outcomes("aibrix/1p1d.yaml"):
+    for out in corpus_outcomes("aibrix/1p1d.yaml"):
         assert ("sampler: PyTorch's sort (38 B a logit in the profile run) assumed (the image is "
                 "not vLLM's own vllm/vllm-openai, which installs FlashInfer: taken as pip "
                 "installs the release, without it), which moves the pool; if the image has "

@@ -8,20 +8,16 @@ from pathlib import Path
 
 from kvplan.check import check_paths
 from kvplan.check.formats import verdict_lines
+from tests.check.check_api import verdict_lines_of
 
 SYN = Path(__file__).parents[1] / "assets" / "check" / "synthetic" / "skypilot"
-
-
-def _lines(path: Path) -> list[str]:
-    report = check_paths([str(path)])
-    return [line for o in report.outcomes for line in verdict_lines(o, path=False)]
 
 
 def test_a_docker_run_is_on_the_tasks_accelerators() -> None:
     """`docker run --gpus all vllm/vllm-openai ... --tensor-parallel-size 2` in `run` on H100:1:
     first read as a GPU named nowhere (WARN listing every catalog GPU, 'name one with --gpu');
     the GPU is the candidate's and `all` is the node's 1 GPU, too few for TP 2."""
-    assert _lines(SYN / "docker-run.yaml") == [
+    assert verdict_lines_of(SYN / "docker-run.yaml") == [
         "ERROR line 7: --gpus: tensor 2 needs 2 GPUs but the engine has 1 (--gpus all)"]
 
 
@@ -32,7 +28,7 @@ def test_any_of_and_ordered_options_lie_over_the_top_level() -> None:
     machine without GPUs. First measured: an `ordered` option `cloud: gcp` was dropped in
     silence (PASS on H100:1 alone), and a top-level A100:8 was checked beside options that
     replace it."""
-    lines = _lines(SYN / "ordered-no-gpu.yaml")
+    lines = verdict_lines_of(SYN / "ordered-no-gpu.yaml")
     assert lines[0] == (
         "WARN  line 5  ordered-no-gpu.yaml: starts on: H100:1; would not start on: "
         "resources.ordered option 2 (no accelerators) (not checked) (SkyPilot may launch any of "
@@ -41,7 +37,7 @@ def test_any_of_and_ordered_options_lie_over_the_top_level() -> None:
         "      note: resources.ordered option 2 (no accelerators): not checked: SkyPilot may "
         "launch this option on a machine without GPUs, where no engine of this task runs; name "
         "its accelerators")
-    lines = _lines(SYN / "any-of-overrides.yaml")
+    lines = verdict_lines_of(SYN / "any-of-overrides.yaml")
     assert lines[0] == (
         "WARN  line 6  any-of-overrides.yaml: starts on: H100:1; would not start on: T4:1 "
         "(SkyPilot may launch any of them; drop the candidates it does not start on) "
@@ -57,14 +53,14 @@ def test_an_option_that_is_no_mapping_is_refused(tmp_path: Path) -> None:
     refused as naming no accelerators."""
     f = tmp_path / "t.yaml"
     f.write_text("resources:\n  any_of:\n    - H100:1\nrun: |\n  vllm serve Qwen/Qwen2.5-7B\n")
-    assert _lines(f) == ["ERROR line 3: resources.any_of: option 1, 'H100:1', is not a mapping "
+    assert verdict_lines_of(f) == ["ERROR line 3: resources.any_of: option 1, 'H100:1', is not a mapping "
                          "of resources (accelerators: ..., cloud: ...)"]
 
 
 def test_the_else_of_a_decided_if_is_said_as_the_else() -> None:
     """The head node's server in the else of `if [ "${SKYPILOT_NODE_RANK}" != "0" ]`: first
     noted as 'inside the `if` of line 8, which holds: ... != 0', a test that fails there."""
-    lines = _lines(SYN / "else-head.yaml")
+    lines = verdict_lines_of(SYN / "else-head.yaml")
     assert lines[0].startswith("PASS  line 11  else-head.yaml: starts; holds 406 sequences")
     assert lines[1] == ("      note: inside the `if` of line 8, in its else branch, as "
                         "${SKYPILOT_NODE_RANK} != 0 with SKYPILOT_NODE_RANK=0 fails")
@@ -74,7 +70,7 @@ def test_an_elif_after_a_decided_if_that_holds_does_not_run() -> None:
     """`if rank -eq 0; then vllm serve A; elif rank -eq 1; then vllm serve B; else sleep; fi`:
     first refused as '`run` starts 2 servers (lines 8, 10)', the decided if given up at its
     elif; on the head node the if holds, so neither the elif nor the else runs."""
-    lines = _lines(SYN / "elif-head.yaml")
+    lines = verdict_lines_of(SYN / "elif-head.yaml")
     assert lines[0].startswith("PASS  line 8  elif-head.yaml: starts; holds 406 sequences of "
                                "8,192 tokens per replica (3,326,688 tokens in the pool)")
     assert lines[1] == ("      note: inside the `if` of line 7, which holds: $SKYPILOT_NODE_RANK "
@@ -84,7 +80,7 @@ def test_an_elif_after_a_decided_if_that_holds_does_not_run() -> None:
 def test_a_replica_count_below_zero_is_refused() -> None:
     """`service.replicas: -1` was noted as 'service.replicas: -1 (SkyServe): each replica is one
     copy of this task' beside a PASS; SkyPilot's service schema wants a count."""
-    assert _lines(SYN / "replicas-negative.yaml") == [
+    assert verdict_lines_of(SYN / "replicas-negative.yaml") == [
         "ERROR line 4: service.replicas: -1 is not a count of replicas (a whole number, 0 or "
         "more)"]
 

@@ -13,17 +13,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
+from tests.check.check_cli_run import check_flat
+from tests.check.no_ci import _not_in_ci  # noqa: F401 - autouse: no folding at 80 columns
 from tests.conftest import ASSETS, invoke
 
 SCRIPTS = ASSETS / "check" / "scripts"
 SYN = SCRIPTS / "synthetic"
 GOLDEN = ASSETS / "check" / "golden" / "check-shell-two-servers.txt"
-
-
-def check(runner: CliRunner, path: Path, *args: str) -> tuple[int, str]:
-    result = flat(invoke(runner, "check", str(path), *args))
-    return result.exit_code, result.output
 
 
 def errors(out: str) -> int:
@@ -50,13 +46,13 @@ def test_nohup_vllm_serve_with_redirections_is_read_and_sized(runner: CliRunner)
     down 5,120 x 3,456 x 2 B = 33.75 MiB -> 34 in 48 layers, 36 MiB, and the embeddings and LM
     head, 38,016 rows x 5,120 x 2 B = 371.25 MiB -> 372 each, 1.5 MiB: 39,321,600 B = 50 blocks,
     800 tokens: 1,280,768), 1,280,768 / 16,384 = 78.17, so 78 sequences."""
-    code, out = check(runner, SCRIPTS / "multiagentsdebate-vllm-serve.sh")
+    code, out = check_flat(runner, SCRIPTS / "multiagentsdebate-vllm-serve.sh")
     assert code == 0
     assert "multiagentsdebate-vllm-serve.sh:4  multiagentsdebate-vllm-serve.sh: no GPU named" in out
     assert ("no CUDA_VISIBLE_DEVICES in the script: every GPU of the machine is visible; the "
             "engine uses 4 GPU(s), its tensor x pipeline x data-parallel size") in out
     assert "starts on lists" not in out  # a pip install names no GPU vendor
-    code, out = check(runner, SCRIPTS / "multiagentsdebate-vllm-serve.sh", "--gpu", "h100")
+    code, out = check_flat(runner, SCRIPTS / "multiagentsdebate-vllm-serve.sh", "--gpu", "h100")
     assert code == 0
     assert ("multiagentsdebate-vllm-serve.sh:4  multiagentsdebate-vllm-serve.sh: starts; "
             "holds 78 sequences of 16,384 tokens per replica (1,280,768 tokens in the pool)") in out
@@ -65,7 +61,7 @@ def test_nohup_vllm_serve_with_redirections_is_read_and_sized(runner: CliRunner)
 def test_script_argument_is_render_first(runner: CliRunner) -> None:
     """zaidalyafeai/OpenTutorGym start_server.sh: `CUDA_VISIBLE_DEVICES=0,1 vllm serve $1 ...`:
     the model is the script's first argument, which kvplan cannot know."""
-    code, out = check(runner, SCRIPTS / "opentutorgym-start-server.sh")
+    code, out = check_flat(runner, SCRIPTS / "opentutorgym-start-server.sh")
     assert code == 2
     assert ("opentutorgym-start-server.sh:3: '$1': $1 is an argument of the script, which "
             "kvplan does not know; write the value in the script, or render it first") in out
@@ -85,11 +81,11 @@ def test_docker_run_vllm_openai_with_underscore_options(runner: CliRunner) -> No
     GiB of torch blocks), 0.51 GiB of activations and the other overheads (86 graphs: 358,612,992
     + 84 x 28 x 89,653 = 569,476,848 B = 0.53 GiB of them, as 86 x 28 x 235,929 was) leaves -0.19
     GiB (-0.09 before task h51blocks; -0.06 with the flat 0.5 GiB): vLLM does not start."""
-    code, out = check(runner, SCRIPTS / "dagnaputra-serve-7b-model.sh", "--gpu", "h100")
+    code, out = check_flat(runner, SCRIPTS / "dagnaputra-serve-7b-model.sh", "--gpu", "h100")
     assert code == 0
     assert "holds 692 sequences of 1,024 tokens per replica (708,784 tokens in the pool)" in out
     assert "--gpus all; the engine uses 1 GPU(s)" in out
-    code, out = check(runner, SCRIPTS / "dagnaputra-serve-7b-model.sh", "--gpu", "l4")
+    code, out = check_flat(runner, SCRIPTS / "dagnaputra-serve-7b-model.sh", "--gpu", "l4")
     assert code == 1
     assert "no memory for the KV cache (-0.19 GiB after weights 14.29 GiB" in out
 
@@ -98,7 +94,7 @@ def test_held_out_options_to_an_image_kvplan_cannot_see(runner: CliRunner) -> No
     """Held out (EXPECTED.md): DoanNgocCuong/... vllm.sh, `docker run --gpus '"device=1"'
     vastai/vllm:v0.7.0-... --model /workspace/... --max-model-len 1024 ...`: options only,
     after an image that is not vllm/vllm-openai; ERROR on the line of --model (9)."""
-    code, out = check(runner, SCRIPTS / "doanngoccuong-vllm.sh")
+    code, out = check_flat(runner, SCRIPTS / "doanngoccuong-vllm.sh")
     assert code == 2
     assert ("doanngoccuong-vllm.sh:9: command: passes server options (--model ...) to image "
             "'vastai/vllm:v0.7.0-cuda-12.1-pytorch-2.5.1-py312', whose entrypoint kvplan cannot "
@@ -113,7 +109,7 @@ def test_pip_install_names_no_release_so_gone_options_are_noted(runner: CliRunne
     (438,080 before task h43graphs booked 102 graphs x 32 layers x 235,929 B = 770,072,256 B of
     CUDA graphs for 536,870,912: 56 blocks of 4 MiB less; 436,288 until task h44graphbase's
     645,502,592 B, 124,569,664 B less, gave back 30 blocks), 437,248 / 32,000 = 13.66, so 13."""
-    code, out = check(runner, SCRIPTS / "rare-deploy-llama31-8b.sh", "--gpu", "h100")
+    code, out = check_flat(runner, SCRIPTS / "rare-deploy-llama31-8b.sh", "--gpu", "h100")
     assert code == 0
     assert "holds 13 sequences of 32,000 tokens per replica (437,248 tokens in the pool)" in out
     assert "vLLM 0.34.0 has no option --tokenizer-pool-size" in out
@@ -124,14 +120,14 @@ def test_pip_install_names_no_release_so_gone_options_are_noted(runner: CliRunne
 def test_held_out_sglang_equals_forms_and_a_served_name(runner: CliRunner) -> None:
     """Held out: tutu329/server-install ds-v3-671b-8.sh, `--served-model-name=ds-v3
     --model-path=/home/tutu/models/DeepSeek-V3-0324 ... --tp=8` (`=` forms)."""
-    code, out = check(runner, SCRIPTS / "tutu329-ds-v3-671b-8.sh")
+    code, out = check_flat(runner, SCRIPTS / "tutu329-ds-v3-671b-8.sh")
     assert code == 2
     assert ("tutu329-ds-v3-671b-8.sh:6: --model-path: '/home/tutu/models/DeepSeek-V3-0324' is a "
             "path on the machine, and its served name 'ds-v3' is not in the catalog") in out
 
 
 def test_trtllm_serve_model_not_in_the_catalog(runner: CliRunner) -> None:
-    code, out = check(runner, SCRIPTS / "phatvo9-trtllm-start-config1.sh")
+    code, out = check_flat(runner, SCRIPTS / "phatvo9-trtllm-start-config1.sh")
     assert code == 2
     assert "add it with `kvplan import nvidia/DeepSeek-R1-FP4`" in out
 
@@ -139,7 +135,7 @@ def test_trtllm_serve_model_not_in_the_catalog(runner: CliRunner) -> None:
 def test_a_device_that_is_not_a_gpu_is_named_in_a_script(runner: CliRunner) -> None:
     """sgl-project/sglang ms_example/start_server.sh: `--device npu` (Ascend). A script's GPU
     count is not a limit, so the device is checked even though one is given."""
-    code, out = check(runner, SCRIPTS / "sglang-ms-example-start-server.sh")
+    code, out = check_flat(runner, SCRIPTS / "sglang-ms-example-start-server.sh")
     assert code == 2
     # in SGLang's terms (task h42mend; it gave vLLM's VLLM_CPU_KVCACHE_SPACE): sglang 0.5.23
     # srt/utils/common.py get_available_gpu_memory reads torch.npu.mem_get_info on an NPU and a
@@ -203,7 +199,7 @@ def test_docker_run_device_list_env_and_release(runner: CliRunner) -> None:
 
 
 def test_unresolved_variable_is_named_once(runner: CliRunner) -> None:
-    code, out = check(runner, SYN / "unresolved.sh")
+    code, out = check_flat(runner, SYN / "unresolved.sh")
     assert code == 2
     assert ("unresolved.sh:3: '${MODEL}': the script does not set MODEL; set it in the script, "
             "or render it first (envsubst)") in out
@@ -212,7 +208,7 @@ def test_unresolved_variable_is_named_once(runner: CliRunner) -> None:
 
 
 def test_loops_and_function_bodies_are_refused_with_the_reason(runner: CliRunner) -> None:
-    code, out = check(runner, SYN / "loop-and-function.sh")
+    code, out = check_flat(runner, SYN / "loop-and-function.sh")
     assert code == 2
     assert ("loop-and-function.sh:5: this `vllm serve` is inside the `for` loop of line 4: its "
             "words come from the loop's variables at each pass") in out
@@ -221,7 +217,7 @@ def test_loops_and_function_bodies_are_refused_with_the_reason(runner: CliRunner
 
 
 def test_a_misspelled_option_fails_as_in_a_manifest_of_the_same_image(runner: CliRunner) -> None:
-    code, out = check(runner, SYN / "misspelled.sh", "--gpu", "h100")
+    code, out = check_flat(runner, SYN / "misspelled.sh", "--gpu", "h100")
     assert code == 1
     assert out.startswith("FAIL")
     assert ("misspelled.sh:4  misspelled.sh: the engine refuses it: vLLM has no option "
@@ -229,13 +225,13 @@ def test_a_misspelled_option_fails_as_in_a_manifest_of_the_same_image(runner: Cl
 
 
 def test_a_program_after_the_vllm_openai_image_is_an_error(runner: CliRunner) -> None:
-    code, out = check(runner, SYN / "program-after-image.sh")
+    code, out = check_flat(runner, SYN / "program-after-image.sh")
     assert code == 2
     assert "docker run appends the arguments after the image to it: `vllm ...` reaches vLLM" in out
 
 
 def test_a_script_with_nothing_readable_keeps_the_one_line_error(runner: CliRunner) -> None:
-    code, out = check(runner, SYN / "nothing-read.sh")
+    code, out = check_flat(runner, SYN / "nothing-read.sh")
     assert code == 2
     assert "nothing-read.sh:1: this file mentions vLLM, but none of its commands starts a " \
            "server kvplan reads" in out
@@ -291,7 +287,7 @@ def test_branches_are_alternatives_and_a_guarded_start_is_read(runner: CliRunner
     (15) are refused; the `if` of line 17, which has no else, is read as if it runs: llama-3.1-8b
     at 8,192 tokens on an H100, 489,376 tokens (`explain llama-3.1-8b --engine vllm -c 8192`,
     the default 0.34.0: 59 sequences; 488,432 until task h44graphbase)."""
-    code, out = check(runner, SYN / "branches.sh", "--gpu", "h100")
+    code, out = check_flat(runner, SYN / "branches.sh", "--gpu", "h100")
     assert code == 2
     refused = [line for line in out.splitlines() if line.startswith("ERROR")]
     assert [r.split(".sh:", 1)[1].split(":", 1)[0] for r in refused] == ["5", "6", "10", "12",

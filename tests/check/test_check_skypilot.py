@@ -7,22 +7,17 @@ from __future__ import annotations
 from pathlib import Path
 
 from kvplan.check import check_paths
-from kvplan.check.formats import verdict_lines
+from tests.check.check_api import verdict_lines_of
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 SKY = ASSETS / "corpus" / "skypilot"
 SYN = ASSETS / "synthetic" / "skypilot"
 
 
-def _lines(path: Path) -> list[str]:
-    report = check_paths([str(path)])
-    return [line for o in report.outcomes for line in verdict_lines(o, path=False)]
-
-
 def test_a_flow_set_of_accelerators_is_each_candidate() -> None:
     """`{L4:1, L4:4, A100:1, A100-80GB:1}` is YAML keys "L4:1" with null values: first read
     as GPUs named 'L4:1' and refused (first measurement of the round); each is NAME:COUNT."""
-    head = _lines(SKY / "gemma3.yaml")[0]
+    head = verdict_lines_of(SKY / "gemma3.yaml")[0]
     assert head.startswith("PASS  line 2  gemma3.yaml: starts on every candidate GPU: L4:1, "
                            "L4:4, A100:1, A100-80GB:1 (SkyPilot may launch any of them)")
 
@@ -31,7 +26,7 @@ def test_the_head_node_branch_is_the_engine() -> None:
     """kimi-k2.sky.yaml runs `vllm serve` under `if [ "$SKYPILOT_NODE_RANK" == "0" ]`, the other
     node `sleep infinity`: first refused as an if whose branches are alternatives; SkyPilot sets
     SKYPILOT_NODE_RANK (0 on the head), so the if is decided. TP 8 x PP 2 over 2 x H100:8."""
-    lines = _lines(SKY / "kimi-k2.sky.yaml")
+    lines = verdict_lines_of(SKY / "kimi-k2.sky.yaml")
     assert lines[0] == ("PASS  line 59  kimi-k2.sky.yaml: starts; holds 5 sequences of 32,768 "
                         "tokens per replica (167,424 tokens in the pool); capacity against "
                         "traffic not checked (kimi-k2, vllm 0.10.0)")
@@ -59,7 +54,7 @@ def test_a_test_is_decided_only_over_given_variables() -> None:
 def test_candidates_some_of_which_do_not_start_warn_with_each_reason() -> None:
     """qwen3-235b.yaml: SGLang --tp 4 of Qwen3-235B-A22B-FP8 (58.8 GB a GPU) on five candidate
     nodes; the 40 GB A100 cannot hold it, the others can; TP 4 leaves 4 of 8 GPUs idle."""
-    assert _lines(SKY / "qwen3-235b.yaml") == [
+    assert verdict_lines_of(SKY / "qwen3-235b.yaml") == [
         "WARN  line 20  qwen3-235b.yaml: starts on: A100-80GB:4, A100-80GB:8, H100:8, H200:8; "
         "would not start on: A100:8 (SkyPilot may launch any of them; drop the candidates it "
         "does not start on) (qwen3-235b-a22b-fp8, sglang (default version))",
@@ -81,13 +76,13 @@ def test_setup_pin_is_the_release_and_envs_feed_the_run() -> None:
     """vllm-service.yaml pins vllm==0.3.0 in setup (read as an image tag is: V0's profile);
     nebius-qwen72b's image_id docker:vllm/vllm-openai:v0.11.0 is the release, and its
     NUM_SHARDS=${SKYPILOT_NUM_GPUS_PER_NODE:-1} the 8 of H200:8; envs give --max-model-len."""
-    service = _lines(SKY / "vllm-service.yaml")
+    service = verdict_lines_of(SKY / "vllm-service.yaml")
     assert service[0] == (
         "PASS  line 15  vllm-service.yaml: starts on every candidate GPU: L4:1, A10G:1, A10:1, "
         "A100:1, A100-80GB:1 (SkyPilot may launch any of them); no traffic declared (llama-2-7b, "
         "vllm 0.3.0)")
     assert "      note: setup installs vllm==0.3.0: vllm 0.3.0" in service
-    nebius = _lines(SKY / "nebius-qwen72b-inference-vllm.yaml")
+    nebius = verdict_lines_of(SKY / "nebius-qwen72b-inference-vllm.yaml")
     assert nebius[0] == (
         "PASS  line 77  nebius-qwen72b-inference-vllm.yaml: starts; holds 338 sequences of 8,192 "
         "tokens per replica (2,771,392 tokens in the pool); capacity against traffic not checked "
@@ -96,7 +91,7 @@ def test_setup_pin_is_the_release_and_envs_feed_the_run() -> None:
 
 
 def test_a_list_and_any_of_are_candidates() -> None:
-    assert _lines(SYN / "list-any-of.yaml")[0] == (
+    assert verdict_lines_of(SYN / "list-any-of.yaml")[0] == (
         "WARN  line 4  list-any-of.yaml: starts on: A100-80GB:1; would not start on: T4:1 "
         "(SkyPilot may launch any of them; drop the candidates it does not start on) "
         "(qwen2.5-7b, vllm 0.8.5)")
@@ -108,10 +103,10 @@ NAMES = ("a10, a100, a100-80gb, a100-80gb-sxm, a10g, a40, a6000, a800, b200, b30
 
 
 def test_an_unknown_accelerator_is_refused_alone_and_named_beside_others() -> None:
-    assert _lines(SYN / "unknown-accelerator.yaml") == [
+    assert verdict_lines_of(SYN / "unknown-accelerator.yaml") == [
         f"ERROR line 3: resources.accelerators: 'GH200' is not in kvplan's table of SkyPilot GPU "
         f"names ({NAMES}); name one of them, or check this GPU with a kvplan/v1 file"]
-    some = _lines(SYN / "some-unknown.yaml")
+    some = verdict_lines_of(SYN / "some-unknown.yaml")
     assert some[0] == (
         "WARN  line 3  some-unknown.yaml: starts on: L4:1; would not start on: GH200:1 (not "
         "checked) (SkyPilot may launch any of them; drop the candidates it does not start on) "
@@ -120,33 +115,33 @@ def test_an_unknown_accelerator_is_refused_alone_and_named_beside_others() -> No
 
 
 def test_refusals() -> None:
-    assert _lines(SYN / "two-engines.yaml") == [
+    assert verdict_lines_of(SYN / "two-engines.yaml") == [
         "ERROR line 7: run: `run` starts 2 servers (lines 6, 7): they share the node's GPUs, "
         "which kvplan does not divide; write one server per task (or a kvplan/v1 file per "
         "server) to have each checked"]
-    assert _lines(SYN / "null-env.yaml") == [
+    assert verdict_lines_of(SYN / "null-env.yaml") == [
         "ERROR line 9: '$MODEL_NAME': envs.MODEL_NAME is null: it is set at launch (`sky launch "
         "--env MODEL_NAME=...`), which the file does not hold; write its value in `envs:` to "
         "have it checked"]
-    assert _lines(SYN / "fraction.yaml") == [
+    assert verdict_lines_of(SYN / "fraction.yaml") == [
         "ERROR line 3: resources.accelerators: 'L4:0.5': '0.5' is not a whole number of GPUs (a "
         "fraction shares a GPU with other tasks, which kvplan does not model)"]
-    assert _lines(SYN / "no-accelerators.yaml") == [
+    assert verdict_lines_of(SYN / "no-accelerators.yaml") == [
         "ERROR line 2: resources.accelerators: the task names no accelerators: SkyPilot launches "
         "it on a machine without GPUs; name them (resources: accelerators: H100:1) or pass --gpu"]
     # a `run` that starts no engine and names none (a training task) is no deployment: skipped
     # in a folder, an ERROR when named
     assert str(SYN / "no-engine.yaml") in check_paths([str(SYN)]).skipped
-    assert _lines(SYN / "no-engine.yaml") == [
+    assert verdict_lines_of(SYN / "no-engine.yaml") == [
         "ERROR line 1: no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM "
         "in this file"]
     # a `run` that names an engine but starts no server kvplan reads is an ERROR naming it
     # (vllm-serve.yaml was that example until vLLM's demo server was read, task h56dstack)
-    assert _lines(SYN / "no-server.yaml")[0].startswith(
+    assert verdict_lines_of(SYN / "no-server.yaml")[0].startswith(
         "ERROR line 4: run: `run` mentions vLLM, but none of its commands starts a server "
         "kvplan reads (vllm serve, python -m vllm.entrypoints.openai.api_server")
     # vLLM's demo server is read as `vllm serve`: its model is the refusal now
-    assert _lines(SKY / "vllm-serve.yaml")[0].startswith(
+    assert verdict_lines_of(SKY / "vllm-serve.yaml")[0].startswith(
         "ERROR line 25: --model: 'lmsys/vicuna-7b-v1.3' is not in the catalog")
 
 
@@ -197,18 +192,20 @@ def test_a_count_no_cloud_offers_on_one_node_is_refused() -> None:
     on one node (`sky show-gpus -a`, docs/source/compute/show-gpus-all.txt at 1c9d60bd); alone
     it is an ERROR naming the most and its source, beside a candidate that fits it is named
     'not checked' and the verdict is at best WARN."""
-    assert _lines(SYN / "over-node.yaml") == [
+    assert verdict_lines_of(SYN / "over-node.yaml") == [
         "ERROR line 4: resources.accelerators: no cloud in SkyPilot's catalog offers 1000 H100 on "
-        "one node (the most is 12: `sky show-gpus -a` of SkyPilot's catalog, skypilot-org/skypilot "
-        "docs/source/compute/show-gpus-all.txt at 1c9d60bd); accelerators is a count per node: "
-        "write H100:12 or less, and num_nodes for more GPUs"]
-    some = _lines(SYN / "over-node-some.yaml")
+        "one node (the counts offered are 1, 2, 3, 4, 5, 6, 7, 8, 12: `sky show-gpus -a` of "
+        "SkyPilot's catalog, skypilot-org/skypilot docs/source/compute/show-gpus-all.txt at "
+        "1c9d60bd); accelerators is a count per node: write H100:12 or another count offered, and "
+        "num_nodes for more GPUs"]
+    some = verdict_lines_of(SYN / "over-node-some.yaml")
     assert some[0] == (
         "WARN  line 4  over-node-some.yaml: starts on: H100:8; would not start on: A100-80GB:16 "
         "(not checked) (SkyPilot may launch any of them; drop the candidates it does not start "
         "on) (qwen2.5-7b, vllm (default version))")
     assert some[-1].startswith("      note: A100-80GB:16: not checked: no cloud in SkyPilot's "
-                               "catalog offers 16 A100-80GB on one node (the most is 8: ")
+                               "catalog offers 16 A100-80GB on one node (the counts offered are "
+                               "1, 2, 4, 8: ")
 
 
 def test_the_node_ceiling_table_is_sourced() -> None:
@@ -235,7 +232,7 @@ def test_an_options_own_image_id_is_that_candidates_release() -> None:
     """An any_of option's `image_id` replaces the top level's for that option alone (SkyPilot's
     `_override_resources`: the top-level config copied and updated with the option; task
     h58launch: it was not read): H100 runs vLLM 0.6.6.post1, A100-80GB the top level's 0.10.1."""
-    lines = _lines(SYN / "any-of-image.yaml")
+    lines = verdict_lines_of(SYN / "any-of-image.yaml")
     assert lines[0] == (
         "PASS  line 7  any-of-image.yaml: starts on every candidate GPU: H100:1 "
         "(docker:vllm/vllm-openai:v0.6.6.post1), A100-80GB:1 (SkyPilot may launch any of them); "
@@ -254,5 +251,5 @@ def test_a_count_of_no_gpu_or_no_number_says_so(tmp_path: Path) -> None:
                        ("many", "is not a number of GPUs")):
         f = tmp_path / f"task-{count}.yaml"
         f.write_text(f"resources:\n  accelerators: H100:{count}\n\n{run}")
-        assert _lines(f) == [f"ERROR line 2: resources.accelerators: 'H100:{count}': "
+        assert verdict_lines_of(f) == [f"ERROR line 2: resources.accelerators: 'H100:{count}': "
                              f"'{count}' {why}"], count

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 import yaml
-from typer.testing import CliRunner
 
 from kvplan.check import check_paths
-from kvplan.cli import app
-from tests.check.test_check_engine_flags import engine_of, manifest
+from tests.check.check_api import one_target
+from tests.check.check_cli_run import check_words
+from tests.check.test_check_engine_flags import manifest
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 COMPOSE = """services:
@@ -38,12 +38,6 @@ data:
 {body}---
 """
 L70 = "meta-llama/Llama-3.1-70B-Instruct"
-
-
-def _run(path: Path, *gpu: str) -> tuple[int, str]:
-    """`kvplan check` through the CLI; compose files name no GPU, so they get `--gpu h100`."""
-    res = CliRunner().invoke(app, ["check", str(path), *gpu])
-    return res.exit_code, " ".join(res.output.split())
 
 
 def _cm_manifest(tmp: Path, body: str, gpus: int, args: list[str] | None = None) -> Path:
@@ -69,7 +63,7 @@ def test_a_config_file_the_gate_cannot_read_is_named(tmp_path: Path, image: str,
                                                       words: str) -> None:
     path = tmp_path / "compose.yaml"
     path.write_text(COMPOSE.format(image=image, argv=argv, gpus=1))
-    code, out = _run(path, "--gpu", "h100")
+    code, out = check_words(path, "--gpu", "h100")
     assert words in out, out
     assert "is not checked: give the pool's" in out
     assert code == 0  # Llama-3.1-8B on one H100 starts; the unread file is a note, not a verdict
@@ -84,14 +78,14 @@ def test_tensor_parallel_from_a_configmap_makes_the_pool_fit(tmp_path: Path) -> 
     [o] = check_paths([str(one)]).outcomes
     assert o.verdict == "FAIL", o.reasons
     four = _cm_manifest(tmp_path, "tensor-parallel-size: 4", 4)
-    t = engine_of(four)
+    t = one_target(four)
     assert t.deployment.parallel.tensor == 4
     assert t.field_name("parallel.tensor") == \
         "--config ConfigMap vllm-config config.yaml: tensor-parallel-size"
     assert any("1 option(s) read from ConfigMap vllm-config config.yaml" in n for n in t.notes)
     [o] = check_paths([str(four)]).outcomes
     assert o.verdict == "PASS", o.reasons
-    code, out = _run(four)
+    code, out = check_words(four)
     assert code == 0 and "PASS" in out, out
 
 
@@ -105,7 +99,7 @@ def test_the_command_line_wins_over_the_file_and_says_so(tmp_path: Path) -> None
     path = manifest(tmp_path, "srv", "vllm/vllm-openai:v0.11.0", ["vllm", "serve", L70],
                     ["--config", "/etc/vllm/config.yaml", "--max-model-len", "8192", "-tp", "4"],
                     4)
-    t = engine_of(path)
+    t = one_target(path)
     e = t.deployment.engine
     assert (t.deployment.parallel.tensor, e.max_model_len) == (4, 8192)
     assert (e.gpu_memory_utilization, e.enforce_eager) == (0.8, True)
@@ -124,7 +118,7 @@ def test_a_misspelt_key_in_the_file_fails_as_the_engine_exits(tmp_path: Path) ->
     path = manifest(tmp_path, "srv", "vllm/vllm-openai:v0.11.0",
                     ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"],
                     ["--config", "/etc/vllm/config.yaml"])
-    code, out = _run(path)
+    code, out = check_words(path)
     assert code == 1, out
     assert ("the engine refuses it: vLLM has no option --gpu-memory-utilisation (key "
             "gpu-memory-utilisation of config.yaml); did you mean --gpu-memory-utilization?") in out
@@ -151,7 +145,7 @@ def test_sglang_reads_its_file_too(tmp_path: Path) -> None:
                     ["python3", "-m", "sglang.launch_server"],
                     ["--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--config",
                      "/cfg/sglang-args.yaml", "--context-length", "2048"])
-    t = engine_of(path)
+    t = one_target(path)
     e = t.deployment.engine
     assert (e.max_model_len, e.gpu_memory_utilization) == (2048, 0.7)
     assert any("--context-length 2048 on the command line overrides sglang-args.yaml's "
@@ -182,7 +176,7 @@ def test_a_malformed_file_is_an_error_naming_file_and_line(tmp_path: Path) -> No
     path = manifest(tmp_path, "srv", "vllm/vllm-openai:v0.11.0",
                     ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"],
                     ["--config", "/etc/vllm/config.yaml"])
-    code, out = _run(path)
+    code, out = check_words(path)
     assert code == 2, out
     assert "config.yaml" in out and "malformed YAML" in out and "line 3" in out, out
     assert "Traceback" not in out
@@ -195,7 +189,7 @@ def test_config_equals_path_is_not_read_by_the_engine(tmp_path: Path) -> None:
     path = manifest(tmp_path, "srv", "vllm/vllm-openai:v0.11.0",
                     ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"],
                     ["--config=/etc/vllm/config.yaml"])
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.engine.max_model_len != 4096
     assert any("written with `=` the file is not read" in n for n in t.notes)
 
@@ -209,7 +203,7 @@ def test_misspelt_short_option_fails_on_the_implied_entrypoint_of_an_older_image
     path.write_text(COMPOSE.format(
         image="vllm/vllm-openai:v0.8.5", gpus=1,
         argv='"--model", "meta-llama/Llama-3.1-8B-Instruct", "--confg", "/cfg/config.yaml"'))
-    code, out = _run(path, "--gpu", "h100")
+    code, out = check_words(path, "--gpu", "h100")
     assert code == 1, out
     assert "vLLM has no option --confg; did you mean --config?" in out
 
@@ -260,7 +254,7 @@ def test_the_api_server_before_0_10_2_wedges_the_file_after_the_first_word(
     if verdict == "FAIL":
         assert any("here between --model and its value" in r for r in o.reasons), o.reasons
     else:
-        assert engine_of(path).deployment.engine.max_model_len == 4096
+        assert one_target(path).deployment.engine.max_model_len == 4096
 
 
 def test_a_list_value_gives_every_item_as_the_engine_writes_it():

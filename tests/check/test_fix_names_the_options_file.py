@@ -10,9 +10,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from kvplan.cli import app
+from tests.check.check_cli_run import check_words
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 DYNAMO = ASSETS / "trtllm_configs" / "dynamo-deepseek-r1-mtp_agg.yaml"
@@ -46,11 +44,6 @@ spec:
 """
 
 
-def _check(path: Path) -> tuple[int, str]:
-    res = CliRunner().invoke(app, ["check", str(path)])
-    return res.exit_code, " ".join(res.output.split())
-
-
 def test_a_tensor_parallel_fix_changes_the_files_key(tmp_path: Path) -> None:
     """Dynamo's file states tensor_parallel_size 4 (and --tp_size 4 too, which the file would
     override): DeepSeek-R1 does not start on four H200s, and the TP fix is the file's key, not
@@ -59,7 +52,7 @@ def test_a_tensor_parallel_fix_changes_the_files_key(tmp_path: Path) -> None:
     shutil.copy(DYNAMO, tmp_path / DYNAMO.name)
     manifest = tmp_path / "deploy.yaml"
     manifest.write_text(R1.replace("GPUS", "4"))
-    code, out = _check(manifest)
+    code, out = check_words(manifest)
     assert code == 1, out
     tip = "fix: tensor_parallel_size 4 -> 8 in dynamo-deepseek-r1-mtp_agg.yaml with nvidia.com/gpu: 8"
     assert tip in out
@@ -68,7 +61,7 @@ def test_a_tensor_parallel_fix_changes_the_files_key(tmp_path: Path) -> None:
     (tmp_path / DYNAMO.name).write_text(
         DYNAMO.read_text().replace("tensor_parallel_size: 4", "tensor_parallel_size: 8"))
     manifest.write_text(R1.replace("GPUS", "8").replace('"--tp_size", "4"', '"--tp_size", "8"'))
-    code, out = _check(manifest)
+    code, out = check_words(manifest)
     assert code == 0, out
     assert f"holds {held} users >= 8 required" in out
 
@@ -80,12 +73,12 @@ def test_a_cache_dtype_fix_changes_the_files_key(tmp_path: Path) -> None:
     silent on the dtype gets the key added there (it is applied over --kv_cache_dtype)."""
     path = tmp_path / "auto.yaml"
     path.write_text(LLAMA.read_text().replace("dtype: fp8", "dtype: auto"))
-    code, out = _check(path)
+    code, out = check_words(path)
     assert code == 1 and "holds 30 users < 45 required" in out
     assert ("fix: kv_cache_config.dtype: auto -> fp8 in ConfigMap llama8b-trtllm-options "
             "agg.yaml (holds 61 users on 1 GPU(s))") in out
     path.write_text(LLAMA.read_text().replace("      dtype: fp8\n", ""))
-    code, out = _check(path)
+    code, out = check_words(path)
     assert ("fix: kv_cache_config.dtype: fp8 (add to ConfigMap llama8b-trtllm-options agg.yaml) "
             "(holds 61 users on 1 GPU(s))") in out
 
@@ -139,7 +132,7 @@ def test_a_vllm_config_files_key(tmp_path: Path) -> None:
     108 users."""
     path = tmp_path / "vllm.yaml"
     path.write_text(VLLM)
-    code, out = _check(path)
+    code, out = check_words(path)
     assert code == 1 and "holds 54 users < 100 required" in out
     assert ("fix: kv-cache-dtype: auto -> fp8 in ConfigMap vllm-cfg serve.yaml (holds 108 users "
             "on 1 GPU(s))") in out
@@ -156,13 +149,13 @@ def test_a_kvplan_files_trtllm_config_key(tmp_path: Path) -> None:
                       "  gpu: h200\n  count: 4\nengine:\n  name: trtllm\n  version: 1.2.0\n"
                       "  trtllm_config: mtp.yaml\ntraffic:\n  peak_concurrent_users: 8\n"
                       "  context_tokens:\n    mean: 8448\n")
-    code, out = _check(record)
+    code, out = check_words(record)
     assert code == 1, out
     assert "fix: tensor_parallel_size 4 -> 8 in mtp.yaml and hardware.count: 4 -> 8" in out
     assert "parallel.tensor: 4 -> 8" not in out
     shutil.copy(DYNAMO, tmp_path / DYNAMO.name)
     manifest = tmp_path / "deploy.yaml"
     manifest.write_text(R1.replace("GPUS", "4"))
-    _, from_manifest = _check(manifest)
+    _, from_manifest = check_words(manifest)
     held = out.split("hardware.count: 4 -> 8 (holds ")[1].split(" users")[0]
     assert f"with nvidia.com/gpu: 8 (holds {held} users on 8 GPU(s))" in from_manifest

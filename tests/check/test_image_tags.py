@@ -12,11 +12,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from kvplan.check.manifests.image_tag import read_image_tag
-from kvplan.cli import app
 from kvplan.engines.release import read_release
+from tests.check.check_cli_run import check_words
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 TAGS = ASSETS / "image_tags" / "TAGS.tsv"
@@ -132,16 +131,11 @@ def test_rocm_vllm_tag_names_the_release_after_vllm_() -> None:
                         "names the ROCm build")
 
 
-def _check(path: Path) -> tuple[int, str]:
-    res = CliRunner().invoke(app, ["check", str(path), "--no-color"])
-    return res.exit_code, " ".join(res.output.split())
-
-
 def test_cli_sglang_tag_keeps_its_post_release(tmp_path: Path) -> None:
     """The OME runtime of tests/assets/check/corpus/ome (image
     docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64): the headline shows SGLang 0.5.5.post3
     (it showed 0.5.5.post3-cu129-amd64 before) and a note names the dropped build."""
-    _, out = _check(ASSETS / "check" / "corpus" / "ome" / "srt-qwen3-8b-rt.yaml")
+    _, out = check_words(ASSETS / "check" / "corpus" / "ome" / "srt-qwen3-8b-rt.yaml", "--no-color")
     assert "(qwen3-8b, sglang 0.5.5.post3)" in out
     assert ("note: image tag 'v0.5.5.post3-cu129-amd64': sglang release 0.5.5.post3 (PEP 440); "
             "'-cu129-amd64' after it is no part of a release and is dropped") in out
@@ -155,7 +149,7 @@ def test_cli_unparseable_tag_says_the_default_is_used(tmp_path: Path) -> None:
     text = text.replace("vllm/vllm-openai:v0.6.3", "vllm/vllm-openai:gemma4-0505-cu130")
     path = tmp_path / "deploy.yaml"
     path.write_text(text)
-    _, out = _check(path)
+    _, out = check_words(path, "--no-color")
     assert ("note: image tag 'gemma4-0505-cu130' names no version: the vllm profile's default "
             "version is used") in out
     assert "(llama-3-8b, vllm (default version))" in out

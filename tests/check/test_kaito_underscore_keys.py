@@ -9,33 +9,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from kvplan.check import check_paths
-
-WORKSPACE = """apiVersion: kaito.sh/v1beta1
-kind: Workspace
-metadata:
-  name: ws
-resource:
-  instanceType: "Standard_NC24ads_A100_v4"
-inference:
-  preset:
-    name: phi-4
-  config: cfg
----
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: cfg
-data:
-  inference_config.yaml: |
-    vllm:
-      {len}: 4096
-      {util}: 0.5
-"""
+from tests.check.kaito_files import configmap, workspace
 
 
 def _outcome(tmp_path: Path, name: str, length: str, util: str) -> object:
-    path = tmp_path / f"{name}.yaml"
-    path.write_text(WORKSPACE.replace("{len}", length).replace("{util}", util))
+    path = workspace(tmp_path, "phi-4", '"Standard_NC24ads_A100_v4"',
+                     "  config: cfg\n---\n" + configmap("cfg", f"{length}: 4096", f"{util}: 0.5"),
+                     name=f"{name}.yaml")
     [o] = check_paths([str(path)]).outcomes
     return o
 

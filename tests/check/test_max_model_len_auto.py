@@ -18,8 +18,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kvplan.check.manifests.engine import convert
+from kvplan.check.manifests.context_spellings import Refused, vllm_length
 from kvplan.cli import app
+from tests.check.kaito_files import configmap, workspace
 from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding at 80 columns
 
 L8 = "meta-llama/Llama-3.1-8B-Instruct"
@@ -107,37 +108,15 @@ def test_a_script_and_its_config_file_take_the_same_path(tmp_path: Path) -> None
 def test_human_readable_lengths_as_vllm_reads_them() -> None:
     """human_readable_int (utils/argparse_utils.py:29-72 in 0.25.1): k/m/g powers of 1000, a
     decimal before them (25.6k), K/M/G powers of 1024 and no decimal before those."""
-    assert [convert("context", t) for t in ("32k", "25.6k", "32K", "1M", "0.5m")] == [
+    assert [vllm_length(t, "0.25.1") for t in ("32k", "25.6k", "32K", "1M", "0.5m")] == [
         32_000, 25_600, 32_768, 1_048_576, 500_000]
-    with pytest.raises(ValueError):
-        convert("context", "1.5K")
-
-
-KAITO_CM = """apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: cfg
-data:
-  inference_config.yaml: |
-    vllm:
-{keys}---
-apiVersion: kaito.sh/v1beta1
-kind: Workspace
-metadata:
-  name: ws
-resource:
-  instanceType: Standard_NV36ads_A10_v5
-inference:
-  preset:
-    name: llama-3.1-8b-instruct
-  config: cfg
-"""
+    with pytest.raises(Refused):
+        vllm_length("1.5K", "0.25.1")
 
 
 def _kaito(tmp: Path, *keys: str) -> Path:
-    path = tmp / "ws.yaml"
-    path.write_text(KAITO_CM.format(keys="".join(f"      {k}\n" for k in keys)))
-    return path
+    return workspace(tmp, "llama-3.1-8b-instruct", "Standard_NV36ads_A10_v5", "  config: cfg\n",
+                     configmap("cfg", *keys) + "---\n")
 
 
 def test_kaito_booleans_reach_vllm_as_words_after_the_option(tmp_path: Path) -> None:

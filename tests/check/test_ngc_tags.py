@@ -13,12 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from kvplan.check.manifests.image_tag import read_image_tag
 from kvplan.check.manifests.ngc_table import TABLE, rows
-from kvplan.cli import app
 from kvplan.engines.release import read_release
+from tests.check.check_cli_run import check_words
 from tests.check.test_image_tags import _ngc_rows
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
@@ -130,11 +129,6 @@ def test_a_container_of_another_engine_is_not_read_as_this_one() -> None:
     assert read_image_tag("nvcr.io/nvidia/vllm:26.05-py3-igpu", "vllm").version is None
 
 
-def _check(path: Path) -> tuple[int, str]:
-    res = CliRunner().invoke(app, ["check", str(path), "--no-color"])
-    return res.exit_code, " ".join(res.output.split())
-
-
 TRT = ASSETS / "check" / "trtllm-options" / "llama8b-fp8-options.yaml"
 TRT_ARGS = 'args: ["--extra_llm_api_options", "/config/agg.yaml"]'
 
@@ -153,7 +147,7 @@ def test_cli_triton_trtllm_container_is_trtllm_0_19(tmp_path: Path) -> None:
                         '"--extra_llm_api_options", "/config/agg.yaml"]')
     path = tmp_path / "deploy.yaml"
     path.write_text(text)
-    code, out = _check(path)
+    code, out = check_words(path, "--no-color")
     assert code == 0, out
     assert ("note: image tag '25.05-trtllm-python-py3' is NGC's container release 25.05: Triton "
             "25.05 ships TensorRT-LLM 0.19.0 (Triton's release compatibility matrix); trtllm "
@@ -166,7 +160,7 @@ def _no_traffic(tmp_path: Path, image: str) -> str:
     text = (ASSETS / "check" / "k8s" / "no-traffic.yaml").read_text()
     path = tmp_path / f"{image.replace('/', '_').replace(':', '_')}.yaml"
     path.write_text(text.replace("vllm/vllm-openai:v0.6.3", image))
-    return _check(path)[1]
+    return check_words(path, "--no-color")[1]
 
 
 def test_cli_nvidia_vllm_container_plans_as_its_vllm_release(tmp_path: Path) -> None:
@@ -196,7 +190,7 @@ def test_cli_an_old_triton_container_is_older_than_the_pytorch_sizing(tmp_path: 
                                    "nvcr.io/nvidia/tritonserver:24.09-trtllm-python-py3")
     path = tmp_path / "deploy.yaml"
     path.write_text(text)
-    code, out = _check(path)
+    code, out = check_words(path, "--no-color")
     assert code == 2, out
     # an ERROR line carries no notes: the release it names (0.13.0) is the table's
     assert ("backend: TensorRT-LLM 0.13.0 predates the PyTorch backend sizing kvplan has read "

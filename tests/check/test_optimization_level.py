@@ -8,25 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from kvplan.check.argv import Invocation, Word, parse
 from kvplan.check.manifests.optimization import without_piecewise
-from kvplan.cli import app
+from tests.check.check_cli_run import check_script, docker_script
 
 SERVE = "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192"
-
-
-def _check(tmp_path: Path, text: str) -> tuple[int, str]:
-    path = tmp_path / "serve.sh"
-    path.write_text(text)
-    res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
-    return res.exit_code, res.output
-
-
-def _docker(tag: str, options: str) -> str:
-    return (f"#!/bin/sh\ndocker run --gpus 1 vllm/vllm-openai:{tag} --model "
-            f"meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 {options}\n")
 
 
 def test_short_o_forms_parse_as_vllm_reads_them():
@@ -52,9 +39,9 @@ def test_levels_set_the_graph_mode_and_move_the_pool(tmp_path: Path):
     -O3 (FULL_AND_PIECEWISE, :360) is the default's 489,376."""
     for options, pool in (("", "489,376"), ("-O0", "494,304"), ("-O 0", "494,304"),
                           ("--optimization-level 1", "490,464"), ("-O3", "489,376")):
-        code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} {options}\n")
+        code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE} {options}\n")
         assert code == 0 and f"({pool} tokens in the pool)" in out, (options, out)
-    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} -O0\n")
+    code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE} -O0\n")
     assert "-O0: cudagraph_mode NONE: optimization level 0's cudagraph_mode NONE" in out
     assert "not used by kvplan's plan" not in out and "has no option -O0" not in out
 
@@ -65,9 +52,9 @@ def test_a_stated_graph_mode_stays_and_mode_0_drops_the_piecewise_graphs(tmp_pat
     compilation, so mode NONE keeps it): 490,464 as -O1's 51 in one mode. Compilation mode 0 under the
     default level: FULL_AND_PIECEWISE without its piecewise part is FULL_DECODE_ONLY from 0.30
     (0.34.0 config/vllm.py:1050-1067), 51 FULL decode graphs: 490,464 again."""
-    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} -O0 -cc.cudagraph_mode=FULL\n")
+    code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE} -O0 -cc.cudagraph_mode=FULL\n")
     assert code == 0 and "(490,464 tokens in the pool)" in out, out
-    code, out = _check(tmp_path, f"#!/bin/sh\n{SERVE} --compilation-config '{{\"mode\": 0}}'\n")
+    code, out = check_script(tmp_path, f"#!/bin/sh\n{SERVE} --compilation-config '{{\"mode\": 0}}'\n")
     assert code == 0 and "(490,464 tokens in the pool)" in out, out
     assert "cudagraph_mode FULL_DECODE_ONLY" in out
 
@@ -92,15 +79,15 @@ def test_releases_refuse_what_they_do_not_take(tmp_path: Path):
             ("v0.18.0", "-cc.level=3", "the compilation config has no key level from 0.18.0"),
             ("v0.11.2", "-cc.cudagraph_mode=NONE", "vLLM 0.11.2 has no option -cc"),
             ("v0.25.0", "-O5", "reads -O5 as --optimization-level '5', which is not a level")):
-        code, out = _check(tmp_path, _docker(tag, options))
+        code, out = check_script(tmp_path, docker_script(tag, options))
         assert code == 1 and "FAIL" in out and said in out, (tag, options, out)
 
 
 def test_before_0_12_o_is_the_compile_level_and_moves_no_pool(tmp_path: Path):
     """vLLM 0.11.0: -O3 is --compilation-config's level 3; graphs are captured after sizing
     there, so the pool is the same with and without it (444,576 tokens on the H100)."""
-    code, plain = _check(tmp_path, _docker("v0.11.0", ""))
-    code3, out = _check(tmp_path, _docker("v0.11.0", "-O3"))
+    code, plain = check_script(tmp_path, docker_script("v0.11.0", ""))
+    code3, out = check_script(tmp_path, docker_script("v0.11.0", "-O3"))
     assert code == code3 == 0 and "(444,576 tokens in the pool)" in plain
     assert "(444,576 tokens in the pool)" in out
     assert "-O3: on vLLM 0.11.0 -O is --compilation-config" in out

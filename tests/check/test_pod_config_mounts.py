@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kvplan.check import check_paths
-from kvplan.check.discover import read_targets
+from tests.check.check_api import one_target
 
 DEPLOY = """apiVersion: apps/v1
 kind: Deployment
@@ -47,18 +47,12 @@ def _write(tmp: Path, name: str, text: str) -> Path:
     return path
 
 
-def _engine(path: Path):  # noqa: ANN202
-    [target] = read_targets(path, {})
-    assert target.deployment is not None, target.problems
-    return target
-
-
 def test_the_mounted_configmap_in_the_same_file_is_read(tmp_path: Path) -> None:
     """mountPath /etc/vllm covers /etc/vllm/config.yaml: key config.yaml of ConfigMap vllm-cfg
     (volume cfg): max-model-len 4096, gpu-memory-utilization 0.5."""
     path = _write(tmp_path, "both.yaml", CM.format(key="config.yaml") + "---\n"
                   + DEPLOY.format(mount=MOUNT, volume=VOLUME))
-    t = _engine(path)
+    t = one_target(path)
     e = t.deployment.engine
     assert (e.max_model_len, e.gpu_memory_utilization) == (4096, 0.5)
     assert ("/etc/vllm/config.yaml: read from ConfigMap vllm-cfg config.yaml, which the "
@@ -74,7 +68,7 @@ def test_a_subpath_and_items_name_the_key(tmp_path: Path) -> None:
     items = DEPLOY.format(mount=MOUNT, volume="{name: cfg, configMap: {name: vllm-cfg, items: "
                           "[{key: serve.yaml, path: config.yaml}]}}")
     for i, deploy in enumerate((sub, items)):
-        t = _engine(_write(tmp_path, f"m{i}.yaml", cm + deploy))
+        t = one_target(_write(tmp_path, f"m{i}.yaml", cm + deploy))
         assert t.deployment.engine.max_model_len == 4096, t.notes
 
 
@@ -96,7 +90,7 @@ def test_a_mount_kvplan_cannot_read_is_said_and_no_configmap_stands_in(tmp_path:
     model's 131,072) and the note names the volume."""
     path = _write(tmp_path, "pvc.yaml", CM.format(key="config.yaml") + "---\n" + DEPLOY.format(
         mount=MOUNT, volume="{name: cfg, persistentVolumeClaim: {claimName: c}}"))
-    t = _engine(path)
+    t = one_target(path)
     assert t.deployment.engine.max_model_len is None
     assert any("mounted from volume cfg at /etc/vllm, a persistentVolumeClaim volume, which "
                "kvplan does not read" in n for n in t.notes), t.notes
@@ -106,6 +100,6 @@ def test_no_covering_mount_reads_the_configmap_by_name_and_says_so(tmp_path: Pat
     path = _write(tmp_path, "nomount.yaml", CM.format(key="config.yaml") + "---\n"
                   + DEPLOY.format(mount="{name: other, mountPath: /data}",
                                   volume="{name: other, emptyDir: {}}"))
-    t = _engine(path)
+    t = one_target(path)
     assert t.deployment.engine.max_model_len == 4096
     assert any("no volumeMount of the container covers this path" in n for n in t.notes)

@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import yaml
 from typer.testing import CliRunner
 
 from kvplan.check import check_paths, read_targets
 from kvplan.cli import app
+from tests.conftest import size_record, step_values
 
 # Llama-3.1-8B on one MI300X, SGLang 0.5.21 (kvplan/engines/sglang.py):
 #   GPU memory 206,141,652,992 B; start-up use 400 MiB = 419,430,400 B
@@ -34,18 +34,11 @@ def tokens(fraction_thousandths: int, aiter: bool) -> int:
     return (FREE_AFTER - held) // CELL
 
 
-def _size(*argv: str) -> Any:
-    res = CliRunner().invoke(app, ["size", *argv, "-f", "json"])
-    assert res.exit_code == 0, res.output
-    [row] = json.loads(res.stdout)["results"]
-    return row
-
-
 def test_cli_aiter_on_mi300x_derates_the_default_fraction() -> None:
     base = ("llama-3.1-8b", "--gpu", "mi300x", "--engine", "sglang", "--context", "32768")
-    plain = _size(*base)
-    aiter = _size(*base, "--attention-backend", "aiter")
-    triton = _size(*base, "--attention-backend", "triton")
+    plain = size_record(*base)
+    aiter = size_record(*base, "--attention-backend", "aiter")
+    triton = size_record(*base, "--attention-backend", "triton")
     # default 0.867 on 196,592 MiB (0.5.3+ reserve formula):
     #   held = floor(205,722,222,592 x 0.133) = 27,361,055,604
     #   (189,594,591,232 - 27,361,055,604) // 131,072 = 1,237,743 tokens
@@ -63,20 +56,20 @@ def test_cli_aiter_on_mi300x_derates_the_default_fraction() -> None:
     assert not any(default_note in a for a in triton["assumptions"] + aiter["assumptions"])
     # at 8,192 tokens of context SGLang does not derate (context_len > 8192 only)
     short = ("llama-3.1-8b", "--gpu", "mi300x", "--engine", "sglang", "--context", "8192")
-    assert _size(*short, "--attention-backend", "aiter")["kv_cache_tokens"] == \
-        _size(*short)["kv_cache_tokens"] == 1_237_743
+    assert size_record(*short, "--attention-backend", "aiter")["kv_cache_tokens"] == \
+        size_record(*short)["kv_cache_tokens"] == 1_237_743
     # before 0.4.7 there is no derate (and kvplan names no default): 0.4.6's fraction above
     #   81,920 MiB is (g - 13 GiB) / g (the 0.4.6 wheel's server_args.py), 1 - f = 13,312 /
     #   196,592; held = floor(205,722,222,592 x 13,312 / 196,592) = 13,930,242,467
     #   (189,594,591,232 - 13,930,242,467) // 131,072 = 1,340,212 tokens, aiter or not
-    old = _size(*base, "--engine-version", "0.4.6")
-    assert old["kv_cache_tokens"] == _size(*base, "--engine-version", "0.4.6",
+    old = size_record(*base, "--engine-version", "0.4.6")
+    assert old["kv_cache_tokens"] == size_record(*base, "--engine-version", "0.4.6",
                                            "--attention-backend", "aiter")["kv_cache_tokens"]
     assert (FREE_AFTER - FREE_BEFORE * 13_312 // 196_592) // CELL == 1_340_212
     assert old["kv_cache_tokens"] == 1_340_212
     assert not any("attention backend" in a for a in old["assumptions"])
     # on an NVIDIA GPU the unstated backend is not aiter: no derate (H100: not this arithmetic)
-    h100 = _size("llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--context", "32768")
+    h100 = size_record("llama-3.1-8b", "--gpu", "h100", "--engine", "sglang", "--context", "32768")
     assert not any("attention backend" in a for a in h100["assumptions"])
 
 
@@ -90,7 +83,7 @@ def test_explain_names_the_default_backend_and_its_source() -> None:
     assert value == "aiter"
     assert origin.startswith("default: SGLang's ROCm default (get_default_attn_backend")
     assert origin.endswith("a model without MLA")
-    steps = {s["label"]: s["value"] for s in row["steps"]}
+    steps = step_values(row)
     assert steps["mem_fraction_static (aiter)"] == 0.73695  # 0.867 x 0.85
     assert steps["max_total_num_tokens"] == 1_033_625
     res = CliRunner().invoke(app, ["explain", "llama-3.1-8b", "--gpu", "h100", "--engine",
@@ -134,18 +127,18 @@ def test_kvplan_v1_key_derates_a_stated_fraction(tmp_path: Path) -> None:
     # 0.85 x 0.85 = 0.7225; held = floor(205,722,222,592 x 0.2775) = 57,087,916,769
     #   (189,594,591,232 - 57,087,916,769) // 131,072 = 1,010,945 tokens
     assert tokens(850, aiter=True) == 1_010_945
-    assert _size(str(path))["kv_cache_tokens"] == 1_010_945
+    assert size_record(str(path))["kv_cache_tokens"] == 1_010_945
     # the flag overrides the file's key: triton leaves 0.85 whole
     #   held = floor(205,722,222,592 x 0.15) = 30,858,333,388
     #   (189,594,591,232 - 30,858,333,388) // 131,072 = 1,211,061 tokens
     assert tokens(850, aiter=False) == 1_211_061
-    assert _size(str(path), "--attention-backend", "triton")["kv_cache_tokens"] == 1_211_061
+    assert size_record(str(path), "--attention-backend", "triton")["kv_cache_tokens"] == 1_211_061
     res = CliRunner().invoke(app, ["explain", str(path), "-f", "json"])
     assert res.exit_code == 0, res.output
     [row] = json.loads(res.stdout)["results"]
     record = {f["field"]: (f["value"], f["from"]) for f in row["record"]}
     assert record["engine.attention_backend"] == ("aiter", "file")
-    steps = {s["label"]: s["value"] for s in row["steps"]}
+    steps = step_values(row)
     assert steps["mem_fraction_static (aiter)"] == 0.7225
     res = CliRunner().invoke(app, ["explain", str(path), "--attention-backend", "fa3",
                                    "-f", "json"])

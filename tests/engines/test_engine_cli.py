@@ -9,27 +9,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kvplan.cli import app
 from kvplan.engines import Engine
 from kvplan.engines.interface import Step, verify_steps
+from tests.conftest import invoke
 
 ASSETS = Path(__file__).parent.parent / "assets"
 LOGS = sorted((ASSETS / "logs").glob("*.log"))
 
 
-def results(text: str):  # noqa: ANN201 - one record, or a list of several
-    """size/fleet/explain JSON is always {"results": [...]}; one record unwrapped for brevity."""
-    rows = json.loads(text)["results"]
-    assert isinstance(rows, list)
-    return rows[0] if len(rows) == 1 else rows
-
-
 def first(text: str) -> dict:
     return json.loads(text)["results"][0]
-
-
-def run(runner: CliRunner, *args: str):  # noqa: ANN201 - typer's Result
-    return runner.invoke(app, list(args))
 
 
 ENGINE_KEYS = {"engine", "engine_version", "kv_cache_tokens", "max_concurrency", "kv_cache_bytes",
@@ -38,11 +27,11 @@ ENGINE_KEYS = {"engine", "engine_version", "kv_cache_tokens", "max_concurrency",
 
 
 def test_size_json_adds_engine_fields_and_keeps_the_rest(runner: CliRunner):
-    plain = run(runner, "size", "llama-3-8b", "-c", "8192", "-f", "json")
+    plain = invoke(runner, "size", "llama-3-8b", "-c", "8192", "-f", "json")
     assert plain.exit_code == 0, plain.output
     plain_rec = first(plain.output)
     assert "engine" not in plain_rec  # unchanged without --engine
-    res = run(runner, "size", "llama-3-8b", "-c", "8192", "--engine", "vllm",
+    res = invoke(runner, "size", "llama-3-8b", "-c", "8192", "--engine", "vllm",
               "--engine-version", "0.10.2", "-f", "json")
     assert res.exit_code == 0, res.output
     rec = first(res.output)
@@ -56,7 +45,7 @@ def test_size_json_adds_engine_fields_and_keeps_the_rest(runner: CliRunner):
 
 
 def test_size_engine_table_prints_the_engine_lines(runner: CliRunner):
-    res = run(runner, "size", "llama-3-8b", "-c", "8192", "-e", "vllm", "--engine-version",
+    res = invoke(runner, "size", "llama-3-8b", "-c", "8192", "-e", "vllm", "--engine-version",
               "0.10.2")
     assert res.exit_code == 0, res.output
     assert "GPU KV cache size:" in res.output and "Maximum concurrency for 8,192" in res.output
@@ -64,7 +53,7 @@ def test_size_engine_table_prints_the_engine_lines(runner: CliRunner):
 
 
 def test_engine_does_not_start_in_json(runner: CliRunner):
-    res = run(runner, "size", "llama-3.1-70b", "--tp", "2", "-e", "vllm", "--memory-utilization",
+    res = invoke(runner, "size", "llama-3.1-70b", "--tp", "2", "-e", "vllm", "--memory-utilization",
               "0.95", "-f", "json")
     assert res.exit_code == 1, res.output  # nothing fits: a verdict of no (docs/errors.md)
     rec = first(res.output)
@@ -74,7 +63,7 @@ def test_engine_does_not_start_in_json(runner: CliRunner):
 
 @pytest.mark.parametrize("engine", [e.value for e in Engine])
 def test_explain_every_engine_adds_up(runner: CliRunner, engine: str):
-    res = run(runner, "explain", "llama-3-8b", "-c", "8192", "--engine", engine, "-f", "json")
+    res = invoke(runner, "explain", "llama-3-8b", "-c", "8192", "--engine", engine, "-f", "json")
     assert res.exit_code == 0, res.output
     data = first(res.output)
     steps = [Step(s["label"], Fraction(str(s["value"])) if isinstance(s["value"], float)
@@ -84,18 +73,18 @@ def test_explain_every_engine_adds_up(runner: CliRunner, engine: str):
     exact = [s for s in steps if s.op != "ratio"]  # ratios are printed as floats
     assert verify_steps(exact) == []
     assert steps[-1].label == "users per GPU"
-    table = run(runner, "explain", "llama-3-8b", "-c", "8192", "--engine", engine)
+    table = invoke(runner, "explain", "llama-3-8b", "-c", "8192", "--engine", engine)
     assert table.exit_code == 0, table.output
     assert "users per GPU" in table.output
 
 
 def test_fleet_with_engine_and_with_a_deployment_file(runner: CliRunner):
-    res = run(runner, "fleet", "llama-3-8b", "-n", "1000", "-c", "8192", "-e", "sglang",
+    res = invoke(runner, "fleet", "llama-3-8b", "-n", "1000", "-c", "8192", "-e", "sglang",
               "-f", "json")
     assert res.exit_code == 0, res.output
     rec = first(res.output)
     assert rec["engine"] == "sglang" and rec["gpus_needed"] >= 1
-    dep = run(runner, "fleet", str(ASSETS / "deployments" / "chatbot-vllm.yaml"), "-f", "json")
+    dep = invoke(runner, "fleet", str(ASSETS / "deployments" / "chatbot-vllm.yaml"), "-f", "json")
     assert dep.exit_code == 0, dep.output
     rec = first(dep.output)
     assert rec["engine"] == "vllm" and rec["engine_version"] == "0.10.2"
@@ -115,25 +104,25 @@ def test_fleet_with_engine_and_with_a_deployment_file(runner: CliRunner):
     ],
 )
 def test_engine_option_errors_are_one_line(runner: CliRunner, args: list[str], message: str):
-    res = run(runner, "size", "llama-3-8b", *args)
+    res = invoke(runner, "size", "llama-3-8b", *args)
     assert res.exit_code == 2, res.output
     assert message in res.output
     assert "Traceback" not in res.output
 
 
 def test_max_model_len_sets_the_context(runner: CliRunner):
-    res = run(runner, "size", "llama-3-8b", "--max-model-len", "4096", "-e", "vllm", "-f", "json")
+    res = invoke(runner, "size", "llama-3-8b", "--max-model-len", "4096", "-e", "vllm", "-f", "json")
     assert res.exit_code == 0, res.output
     assert first(res.output)["context_tokens"] == 4096
 
 
 def test_calibrate_all_logs(runner: CliRunner):
     assert len(LOGS) >= 20
-    res = run(runner, "calibrate", *map(str, LOGS), "-f", "json")
+    res = invoke(runner, "calibrate", *map(str, LOGS), "-f", "json")
     assert res.exit_code == 0, res.output
     rows = json.loads(res.stdout)  # calibrate keeps its own shape (not size/fleet/explain)
     assert {r["engine"] for r in rows} == {"vllm", "sglang", "trtllm"}
-    table = run(runner, "calibrate", *map(str, LOGS))
+    table = invoke(runner, "calibrate", *map(str, LOGS))
     assert table.exit_code == 0, table.output
     assert "KV memory from the logged breakdown" in table.output
     # (QwQ-32B, asserted here before, is resolved by a spec directive since issue 13)
@@ -148,10 +137,10 @@ def test_calibrate_reports_unparseable_lines_and_goes_on(runner: CliRunner, tmp_
         "garbage \x00 line\n",
         encoding="utf-8",
     )
-    res = run(runner, "calibrate", str(log))
+    res = invoke(runner, "calibrate", str(log))
     assert res.exit_code == 0, res.output
     assert "unparsed line 2" in res.output
-    missing = run(runner, "calibrate", str(tmp_path / "nope.log"))
+    missing = invoke(runner, "calibrate", str(tmp_path / "nope.log"))
     assert missing.exit_code == 2 and "no such log file" in missing.output
 
 
@@ -170,7 +159,7 @@ def test_deployment_with_a_bad_engine_version_names_the_field(runner: CliRunner,
     text = (ASSETS / "deployments" / "chatbot-vllm.yaml").read_text(encoding="utf-8")
     bad = tmp_path / "bad.yaml"
     bad.write_text(text.replace('version: "0.10.2"', "version: newest"), encoding="utf-8")
-    res = run(runner, "fleet", str(bad))
+    res = invoke(runner, "fleet", str(bad))
     assert res.exit_code == 2, res.output
     assert "engine.version" in res.output and "cannot read engine version" in res.output
 
@@ -179,6 +168,6 @@ def test_calibrate_bad_directive_names_file_and_line(runner: CliRunner, tmp_path
     log = tmp_path / "bad.log"
     log.write_text("# source: test\n# kvplan: spec\nGPU KV cache size: 1,024 tokens\n",
                    encoding="utf-8")
-    res = run(runner, "calibrate", str(log))
+    res = invoke(runner, "calibrate", str(log))
     assert res.exit_code == 2, res.output
     assert f"{log}:2: kvplan directive 'spec' is not key=value" in res.output

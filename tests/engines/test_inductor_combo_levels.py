@@ -5,18 +5,13 @@ benchmark with fresh random copies of their inputs (torch `_inductor/scheduler.p
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+
+from tests.engines.bench_scripts import load
 
 pytest.importorskip("torch")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "inductor_combo_levels.py"
-_spec = importlib.util.spec_from_file_location("inductor_combo_levels", SCRIPT)
-assert _spec is not None and _spec.loader is not None
-mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mod)
+mod = load("inductor_combo_levels")
 
 
 @pytest.fixture(scope="module")

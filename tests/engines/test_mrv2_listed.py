@@ -11,27 +11,16 @@ logit, and its profile_cudagraph_memory returns 0 (gpu/model_runner.py:620 in 0.
 
 from __future__ import annotations
 
-import json
-
-from typer.testing import CliRunner
-
-from kvplan.cli import app
+from tests.conftest import explain_by_label
 
 GRAPHS = "CUDA graph memory"
 
 
-def _explain(*args: str) -> dict[str, dict[str, object]]:
-    res = CliRunner().invoke(app, ["explain", *args, "-f", "json"])
-    assert res.exit_code == 0, res.output
-    [row] = json.loads(res.stdout)["results"]
-    return {s["label"]: s for s in row["steps"]}
-
-
 def _log_250(version: str) -> dict[str, dict[str, object]]:
     # log 250's settings: Qwen3-8B fp16 at TP 2 on two T4s through the offline LLM class
-    return _explain("qwen3-8b", "--gpu", "t4", "--tp", "2", "--engine", "vllm",
-                    "--engine-version", version, "--weight-dtype", "fp16", "--kv-dtype", "fp16",
-                    "--memory-utilization", "0.85", "-c", "8192", "--entrypoint", "offline")
+    return explain_by_label("qwen3-8b", "--gpu", "t4", "--tp", "2", "--engine", "vllm",
+                            "--engine-version", version, "--weight-dtype", "fp16", "--kv-dtype", "fp16",
+                            "--memory-utilization", "0.85", "-c", "8192", "--entrypoint", "offline")
 
 
 def test_qwen3_in_022_profiles_the_lean_sampler_and_subtracts_no_graphs() -> None:
@@ -53,8 +42,8 @@ def test_qwen3_in_021_stays_on_the_old_runner() -> None:
 
 def test_llama_joins_in_023() -> None:
     args = ("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm", "--engine-version")
-    old = _explain(*args, "0.22.0")
-    new = _explain(*args, "0.23.0")
+    old = explain_by_label(*args, "0.22.0")
+    new = explain_by_label(*args, "0.23.0")
     assert "x 6 B)" not in str(old["activation peak"]["formula"])
     # the old runner's estimate, by the capture sizes (task h43graphs; kvplan's 0.5 GiB before):
     # 1,024 sequences on an H100 -> 102 graphs in 2 modes; since task h44graphbase a first

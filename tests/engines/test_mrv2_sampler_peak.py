@@ -3,18 +3,13 @@ passes (issue #13), at a small shape where every byte is counted by hand."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
+
+from tests.engines.bench_scripts import load
 
 pytest.importorskip("torch")
 
-SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "mrv2_sampler_peak.py"
-_spec = importlib.util.spec_from_file_location("mrv2_sampler_peak", SCRIPT)
-assert _spec is not None and _spec.loader is not None
-mod = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(mod)
+mod = load("mrv2_sampler_peak")
 
 ROWS, VOCAB = 4, 2048  # 8,192 logits, 2 Gumbel blocks of 1,024
 LOGITS_BF16 = ROWS * VOCAB * 2  # 16,384

@@ -8,18 +8,16 @@ tests recompute the bytes by hand from those lines and check where the CLI shows
 
 from __future__ import annotations
 
-import json
 from dataclasses import replace
 
 import pytest
-from typer.testing import CliRunner
 
 from kvplan.capacity import SizeRequest
-from kvplan.cli import app
 from kvplan.engines import Engine, EngineSettings, Measured, run_engine, verify_steps
 from kvplan.engines.vllm_mrv2_state import booked, state_bytes
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB
+from tests.conftest import explain_record, step_values
 
 STEP = "Model Runner V2 state"
 
@@ -80,20 +78,10 @@ def test_which_releases_book_it(version: str, v1: bool, mrv2: bool, expected: bo
     assert booked(version, v1, mrv2) is expected
 
 
-def explain(*args: str) -> dict:
-    res = CliRunner().invoke(app, ["explain", *args, "-f", "json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"][0]
-
-
-def steps(rec: dict) -> dict[str, int | float]:
-    return {s["label"]: s["value"] for s in rec["steps"]}
-
-
 def test_explain_shows_the_step_on_the_default_version() -> None:
-    rec = explain("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm")
+    rec = explain_record("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm")
     assert rec["engine_version"].startswith("0.34")
-    v = steps(rec)
+    v = step_values(rec)
     assert v[STEP] == 576_630_784  # 1,024 sequences, 8,192 tokens: the serve default here
     kv = next(s for s in rec["steps"] if s["label"] == "KV cache memory")
     assert "-" + STEP in kv["args"]
@@ -103,24 +91,24 @@ def test_explain_shows_the_step_on_the_default_version() -> None:
 
 
 def test_026_shows_no_step() -> None:
-    v = steps(explain("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm",
-                      "--engine-version", "0.26.0"))
+    v = step_values(explain_record("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm",
+                             "--engine-version", "0.26.0"))
     assert STEP not in v
     assert v["KV cache memory"] == (v["requested memory"] - v["weights"] - v["activation peak"]
                                     - v["non-torch memory"] - v["CUDA graph memory"])
 
 
 def test_every_tensor_parallel_gpu_holds_the_full_vocabulary() -> None:
-    one = steps(explain("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm"))
-    two = steps(explain("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm", "--tp", "2"))
+    one = step_values(explain_record("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm"))
+    two = step_values(explain_record("llama-3.1-8b", "--gpu", "h100", "--engine", "vllm", "--tp", "2"))
     assert two[STEP] == one[STEP] == 576_630_784
 
 
 def test_moe_on_the_old_runner_in_028_has_none_and_029_has_it() -> None:
     # Qwen3-30B-A3B's architecture is not in 0.28's DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES
     args = ("qwen3-30b-a3b", "--gpu", "h100", "--engine", "vllm", "--engine-version")
-    assert STEP not in steps(explain(*args, "0.28.0"))
-    assert steps(explain(*args, "0.29.0"))[STEP] == by_hand(1_024, 151_936, 8_192)
+    assert STEP not in step_values(explain_record(*args, "0.28.0"))
+    assert step_values(explain_record(*args, "0.29.0"))[STEP] == by_hand(1_024, 151_936, 8_192)
 
 
 def test_a_logged_consumed_figure_already_holds_it() -> None:
@@ -146,7 +134,7 @@ def test_pipeline_stages_other_than_the_last_hold_only_the_input_buffers(
         model: str, pp: str, stage: str, expected: int) -> None:
     """vLLM builds the sampler on the last pipeline stage only (`is_last_pp_rank`); the stage
     kvplan sizes is the one with the fewest blocks, and its step holds what that stage holds."""
-    rec = explain(model, "--gpu", "h100", "--engine", "vllm", "--pp", pp)
+    rec = explain_record(model, "--gpu", "h100", "--engine", "vllm", "--pp", pp)
     weights = next(s for s in rec["steps"] if s["label"] == "weights")["formula"]
     assert stage in weights
-    assert steps(rec)[STEP] == expected
+    assert step_values(rec)[STEP] == expected

@@ -11,15 +11,13 @@ pin the bytes the section quotes and that the 0.29.0 budget books no term for th
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from kvplan.cli import app
 from kvplan.units import GIB, ceil_div
+from tests.conftest import explain_record, step_values
 
 ROOT = Path(__file__).resolve().parents[2]
 ENGINES_MD = ROOT / "docs" / "engines.md"
@@ -63,29 +61,19 @@ def test_the_section_quotes_those_bytes() -> None:
         assert f"{figure}" in text
 
 
-def explain_json(*args: str) -> dict:
-    res = CliRunner().invoke(app, ["explain", *args, "-f", "json"])
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"][0]
-
-
-def steps_of(rec: dict) -> dict[str, int | float]:
-    return {s["label"]: s["value"] for s in rec["steps"]}
-
-
 def test_the_029_budget_books_no_term_for_the_gap() -> None:
     """Log 48's shape (Qwen2.5-7B, serve defaults below 70 GiB: 2,048 tokens, 256 sequences)
     through the CLI at 0.29.0: the activation is the forward alone, nothing is added for the
     unexplained gap (the persistent state, booked from task h28state on, is a separate term of
     the source), and the KV pool is the requested memory less the listed terms."""
-    rec = explain_json("qwen2.5-7b", "-g", "l40s", "--max-model-len", "32768",
-                       "--engine", "vllm", "--engine-version", "0.29.0")
+    rec = explain_record("qwen2.5-7b", "-g", "l40s", "--max-model-len", "32768",
+                         "--engine", "vllm", "--engine-version", "0.29.0")
     labels = [s["label"] for s in rec["steps"]]
     budget = labels[: labels.index("KV cache memory") + 1]
     assert budget == ["GPU memory", "gpu_memory_utilization", "requested memory", "weights",
                       "activation peak", "non-torch memory", "Model Runner V2 state",
                       "CUDA graph memory", "KV cache memory"]
-    v = steps_of(rec)
+    v = step_values(rec)
     forward = 2_048 * (3 * 3_584 + 3 * 18_944) * 2  # tokens x (3 hidden + 3 intermediate) x 2 B
     # the 0.29 profiling sampler: the bf16 logits untouched (task h36samp; 6 B to 0.25)
     lean_sampler = 256 * 152_064 * 2
@@ -149,8 +137,8 @@ def test_log_45s_residuals_from_the_runtime_total(run: str, args: list[str], seq
     0.49 and 0.51: that assumption had hidden 0.89 GiB (0.02 x 44.52) of the unexplained
     residual of compiled Model Runner V2 runs, which is larger at the release's default. C
     states 0.95: unchanged."""
-    v = steps_of(explain_json("qwen3-14b", "-g", "l40s", *args, "--engine", "vllm",
-                              "--engine-version", "0.28.0"))
+    v = step_values(explain_record("qwen3-14b", "-g", "l40s", *args, "--engine", "vllm",
+                                "--engine-version", "0.28.0"))
     logged = log_45_runs()[run]
     residual = (v["requested memory"] / GIB - logged["weights"] - logged["kv"]
                 - (v["activation peak"] + v["non-torch memory"]

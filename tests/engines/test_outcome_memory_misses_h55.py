@@ -18,11 +18,7 @@ rest <= 0 (model_executor/model_runner.py profile_max_num_token :547 / :548, ini
 
 from __future__ import annotations
 
-import json
-
-from typer.testing import CliRunner
-
-from tests.conftest import invoke
+from tests.conftest import json_record
 
 GIB = 1 << 30
 SERVE_32 = ("size", "gpt-oss-120b", "--engine", "vllm", "--memory-utilization", "0.95",
@@ -31,13 +27,6 @@ SERVE_34 = ("size", "deepseek-r1", "--engine", "sglang", "--gpu", "l40", "--tp",
             "--nodes", "2", "--memory-utilization", "0.9", "--context", "29000",
             "--chunked-prefill-size", "2048", "--attention-backend", "flashinfer",
             "--allow-no-fit", "-f", "json")
-
-
-def _size(*args: str) -> dict:
-    result = invoke(CliRunner(), *args)
-    assert result.exit_code == 0, result.output
-    [row] = json.loads(result.output)["results"]
-    return row
 
 
 def test_outcome_32_at_0_11_0_books_the_sort_sampler_and_does_not_start() -> None:
@@ -51,7 +40,7 @@ def test_outcome_32_at_0_11_0_books_the_sort_sampler_and_does_not_start() -> Non
     0.25 GiB over the logged 1.71 and under the 4.54 GiB one 131,072-token request needs: it
     does not start, as the run did not. 0.10.2 plans the same."""
     for version in ("0.11.0", "0.10.2"):
-        row = _size(*SERVE_32, "--engine-version", version)
+        row = json_record(*SERVE_32, "--engine-version", version)
         assert row["requested_bytes"] == 80_793_203_507
         assert row["weights_bytes"] == 70_787_197_568
         assert row["activation_bytes"] == 1024 * 201_088 * 38 == 7_824_736_256
@@ -66,7 +55,7 @@ def test_outcome_32_logged_figure_names_the_sort_not_flashinfer() -> None:
     """With FlashInfer's top-k/top-p (16 B a logit: 1,024 x 201,088 x 16 = 3,294,625,792 B)
     0.11.0 would have had 6.18 GiB and started (90,032 tokens); the run logged 1.71 GiB, 4.47
     GiB under that and 0.25 GiB under the sort's 1.96: the logged figure says the sort ran."""
-    row = _size(*SERVE_32, "--engine-version", "0.11.0", "--topk-topp-sampler", "flashinfer")
+    row = json_record(*SERVE_32, "--engine-version", "0.11.0", "--topk-topp-sampler", "flashinfer")
     assert row["activation_bytes"] == 1024 * 201_088 * 16
     assert row["kv_cache_bytes"] == 6_637_979_827
     assert row["starts"] is True and row["kv_cache_tokens"] == 90_032
@@ -80,7 +69,7 @@ def test_outcome_32_default_release_is_what_check_plans() -> None:
     under Marlin's 70,787,197,568 (kvplan.engines.mxfp4_hopper; tests/engines/
     test_mxfp4_hopper.py). KV 5,474,941,795 + 5,209,915,392 = 10,684,857,187 B = 9.95 GiB
     (5.10 GiB with Marlin until then), where 0.11.0 had 1.96 GiB."""
-    row = _size(*SERVE_32)
+    row = json_record(*SERVE_32)
     assert row["engine_version"] == "0.34.0"
     assert row["activation_bytes"] == 1024 * 201_088 * 14
     assert row["weights_bytes"] == 65_543_727_744 + 33_554_432
@@ -103,7 +92,7 @@ def test_outcome_34_bare_weights_exceed_the_static_fraction_of_an_l40() -> None:
     total = 47_674_136_986
     assert bare > total * 9 // 10
     for version in ("0.4.3", "0.4.3.post2"):
-        row = _size(*SERVE_34, "--engine-version", version)
+        row = json_record(*SERVE_34, "--engine-version", version)
         assert row["memory_bytes"] == total
         assert row["weights_bytes"] == 43_429_381_984
         assert row["weights_bytes"] - bare == 289_999_776  # the load-time buffers and copies

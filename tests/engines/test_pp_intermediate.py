@@ -13,15 +13,12 @@ torch's peak increase + non-torch growth). These tests recompute the bytes by ha
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from typer.testing import CliRunner
 
 from kvplan.capacity import SizeRequest
-from kvplan.cli import app
 from kvplan.engines.vllm_stages import PP_INTERMEDIATE_KEYS, intermediate_bytes
 from kvplan.specs import load_hardware, load_model
+from tests.conftest import explain_by_label
 
 BUFFER = "pipeline intermediate buffer"
 STATE = "Model Runner V2 state"
@@ -55,13 +52,6 @@ def test_where_it_is_booked(pp: int, v1: bool, version: str, mrv2: bool, booked:
     assert (got == 167_772_160) is booked and (got == 0) is not booked
 
 
-def _explain(*args: str) -> dict[str, dict[str, object]]:
-    res = CliRunner().invoke(app, ["explain", *args, "-f", "json"])
-    assert res.exit_code == 0, res.output
-    [row] = json.loads(res.stdout)["results"]
-    return {s["label"]: s for s in row["steps"]}
-
-
 def _v(steps: dict[str, dict[str, object]], label: str) -> int:
     return int(steps[label]["value"])  # type: ignore[call-overload]
 
@@ -73,7 +63,7 @@ LOG_260 = ("qwen3-32b", "--gpu", "rtx-pro-6000-server", "--pp", "2", "--engine",
 def test_explain_books_the_last_stage_of_the_pp_2_start() -> None:
     # Log 260's settings. The last stage holds the LM head (the first the embeddings: the same
     # bytes), the sampler's state and the received hidden states, so it sets the pool.
-    steps = _explain(*LOG_260)
+    steps = explain_by_label(*LOG_260)
     assert _v(steps, BUFFER) == 167_772_160
     # 1,024 seqs (serve, >= 70 GiB) x (151,936 + 2 x 4,748 + 4,481) x 4 B + 8,192 x 13 B
     assert _v(steps, STATE) == 1_024 * (151_936 + 2 * 4_748 + 4_481) * 4 + 8_192 * 13 == (
@@ -87,12 +77,12 @@ def test_explain_books_the_last_stage_of_the_pp_2_start() -> None:
 
 
 def test_explain_026_books_neither() -> None:
-    steps = _explain(*[("0.26.0" if a == "0.27.1" else a) for a in LOG_260])
+    steps = explain_by_label(*[("0.26.0" if a == "0.27.1" else a) for a in LOG_260])
     assert BUFFER not in steps and STATE not in steps
 
 
 def test_one_stage_shows_no_buffer() -> None:
-    steps = _explain("qwen3-32b", "--gpu", "rtx-pro-6000-server", "--engine", "vllm",
-                     "--engine-version", "0.27.1")
+    steps = explain_by_label("qwen3-32b", "--gpu", "rtx-pro-6000-server", "--engine", "vllm",
+                             "--engine-version", "0.27.1")
     assert BUFFER not in steps
     assert _v(steps, STATE) == 679_686_144

@@ -31,13 +31,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import router_params, weights_bytes
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import DType
-from tests.conftest import blocks_words, invoke, rotary_words
+from tests.conftest import blocks_words, explain_steps, rotary_words
 
 CONFIG = Path(__file__).parents[1] / "assets" / "hf_configs" / "qwen3-235b-a22b-fp8.json"
 H100 = load_hardware("h100")
@@ -101,10 +99,8 @@ def test_explain_shows_the_router() -> None:
     # and LM head at TP 8, 18,992 rows x 4,096 x 2 B = 148.375 MiB each, round up to 150 MiB:
     # 2 x 1,703,936 = 3,407,872 (the experts' 192 and 96 MiB and everything else whole or under
     # 20 MiB): 29,648,586,176
-    res = invoke(CliRunner(), "explain", "qwen3-235b-a22b-fp8", "--engine", "vllm", "--tp", "8",
-                 "-c", "32768", "-f", "json")
-    assert res.exit_code == 0, res.output
-    steps = json.loads(res.stdout)["results"][0]["steps"]
+    steps = explain_steps("qwen3-235b-a22b-fp8", "--engine", "vllm", "--tp", "8",
+                          "-c", "32768")
     weights = next(s for s in steps if s["label"] == "weights")
     assert weights["value"] == 29_645_178_304 + 3_407_872 == 29_648_586_176
     # the embeddings and LM head stay 16-bit: 2 x 151,936 x 4,096 = 1,244,659,712 params

@@ -16,14 +16,10 @@ TP 2 a GPU holds (30,532,122,624 - 12,582,912) x 2 B / 2 = 30,519,539,712 B of t
 
 from __future__ import annotations
 
-import json
-
-from typer.testing import CliRunner
-
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.common import router_params, router_whole, weights_bytes
 from kvplan.specs import load_hardware, load_model
-from tests.conftest import blocks_words, invoke, rotary_words
+from tests.conftest import blocks_words, explain_steps, rotary_words
 
 H100 = load_hardware("h100-sxm-80gb")
 WHOLE = 30_544_705_536
@@ -38,10 +34,8 @@ def _req(tp: int) -> SizeRequest:
 
 
 def _weights(engine: str, version: str) -> int:
-    res = invoke(CliRunner(), "explain", "qwen3-30b-a3b", "--engine", engine, "--engine-version",
-                 version, "--tp", "2", "-c", "32768", "-f", "json")
-    assert res.exit_code == 0, res.output
-    steps = json.loads(res.stdout)["results"][0]["steps"]
+    steps = explain_steps("qwen3-30b-a3b", "--engine", engine, "--engine-version",
+                          version, "--tp", "2", "-c", "32768")
     return int(next(s for s in steps if s["label"] == "weights")["value"])
 
 
@@ -66,10 +60,8 @@ def test_engines_and_releases() -> None:
 
 
 def test_explain_names_the_bf16_router() -> None:
-    res = invoke(CliRunner(), "explain", "qwen3-30b-a3b", "--engine", "vllm", "--tp", "2",
-                 "-c", "32768", "-f", "json")
-    assert res.exit_code == 0, res.output
-    steps = json.loads(res.stdout)["results"][0]["steps"]
+    steps = explain_steps("qwen3-30b-a3b", "--engine", "vllm", "--tp", "2",
+                          "-c", "32768")
     weights = next(s for s in steps if s["label"] == "weights")
     # task h51blocks: torch's whole blocks from vLLM 0.21, the embeddings and LM head at TP 2,
     # 75,968 rows x 2,048 x 2 B = 296.75 MiB each, round up to 298: 2 x 1,310,720 = 2,621,440

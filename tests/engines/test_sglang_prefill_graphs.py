@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from kvplan.cli import app
 from kvplan.engines.sglang_defaults import default_fraction, prefill_graph_sizes
+from tests.conftest import step_values
 
 
 def test_prefill_graph_sizes_as_sglang_generates_them() -> None:
@@ -51,7 +52,7 @@ def _fraction(*argv: str) -> tuple[float, list[str]]:
     res = CliRunner().invoke(app, ["explain", *argv, "--engine", "sglang", "-f", "json"])
     assert res.exit_code == 0, res.output
     [row] = json.loads(res.stdout)["results"]
-    steps = {s["label"]: s["value"] for s in row["steps"]}
+    steps = step_values(row)
     return steps["mem_fraction_static"], [s["formula"] for s in row["steps"]]
 
 

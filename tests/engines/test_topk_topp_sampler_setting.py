@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 
 from kvplan.check import read_targets
 from tests.check.test_check_engine_flags import manifest
-from tests.conftest import invoke
+from tests.conftest import explain_record, invoke, step_value
 
 RUN = ("qwen3-32b", "--gpu", "h100", "--tp", "8", "--engine", "vllm", "--engine-version",
        "0.10.0")
@@ -28,16 +28,6 @@ HEAD = ("apiVersion: kvplan/v1\nname: q\nmodel: qwen3-32b\nhardware: {gpu: h100}
         "{mean: 2000}}\n")
 
 
-def _explain(runner: CliRunner, *args: str) -> dict:
-    res = invoke(runner, "explain", *args, "-f", "json")
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"][0]
-
-
-def _step(result: dict, label: str) -> int:
-    return next(s["value"] for s in result["steps"] if s["label"] == label)
-
-
 def _field(result: dict) -> tuple[str, str] | None:
     row = next((r for r in result["record"] if r["field"] == "engine.topk_topp_sampler"), None)
     return None if row is None else (row["value"], row["from"])
@@ -46,16 +36,15 @@ def _field(result: dict) -> tuple[str, str] | None:
 def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
     # leaves the pool; recomputed: 1,806,672 -> 1,806,352, 1,911,136 -> 1,910,816
-    runner = CliRunner()
-    unset = _explain(runner, *RUN)
-    native = _explain(runner, *RUN, "--topk-topp-sampler", "native")
-    fi = _explain(runner, *RUN, "--topk-topp-sampler", "flashinfer")
+    unset = explain_record(*RUN)
+    native = explain_record(*RUN, "--topk-topp-sampler", "native")
+    fi = explain_record(*RUN, "--topk-topp-sampler", "flashinfer")
     assert GAP == 3_422_814_208
-    assert _step(native, "activation peak") == ROWS * VOCAB * 38 == 5_912_133_632
-    assert _step(fi, "activation peak") == ROWS * VOCAB * 16 == 2_489_319_424
-    assert _step(fi, "KV cache memory") - _step(native, "KV cache memory") == GAP
-    assert _step(unset, "KV cache memory") == _step(native, "KV cache memory")  # the pip default
-    assert (_step(native, "GPU KV cache size"), _step(fi, "GPU KV cache size")) == (
+    assert step_value(native, "activation peak") == ROWS * VOCAB * 38 == 5_912_133_632
+    assert step_value(fi, "activation peak") == ROWS * VOCAB * 16 == 2_489_319_424
+    assert step_value(fi, "KV cache memory") - step_value(native, "KV cache memory") == GAP
+    assert step_value(unset, "KV cache memory") == step_value(native, "KV cache memory")  # the pip default
+    assert (step_value(native, "GPU KV cache size"), step_value(fi, "GPU KV cache size")) == (
         1_806_352, 1_910_816)
     assert _field(fi) == ("flashinfer", "--topk-topp-sampler")
     value, origin = _field(unset)
@@ -69,13 +58,12 @@ def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
     path.write_text(HEAD +
                     "engine: {name: vllm, version: 0.10.0, "
                     "topk_topp_sampler: flashinfer}\n")
-    runner = CliRunner()
-    got = _explain(runner, str(path))
+    got = explain_record(str(path))
     assert _field(got) == ("flashinfer", "file")
-    assert _step(got, "GPU KV cache size") == 1_910_816
+    assert step_value(got, "GPU KV cache size") == 1_910_816
     # the flag overrides the file's value
-    assert _step(_explain(runner, str(path), "--topk-topp-sampler", "native"),
-                 "GPU KV cache size") == 1_806_352
+    assert step_value(explain_record(str(path), "--topk-topp-sampler", "native"),
+                      "GPU KV cache size") == 1_806_352
 
 
 def test_a_bad_value_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -159,12 +147,12 @@ def test_the_official_0_10_image_has_flashinfer(tmp_path: Path) -> None:
     t = _target(_qwen(tmp_path, "vllm/vllm-openai:v0.10.0"))
     assert t.deployment.engine.version == "0.10.0"
     assert t.deployment.engine.topk_topp_sampler == "flashinfer"
-    res = _explain(CliRunner(), str(_qwen(tmp_path, "vllm/vllm-openai:v0.10.0")))
+    res = explain_record(str(_qwen(tmp_path, "vllm/vllm-openai:v0.10.0")))
     value, origin = _field(res)
     assert value == "flashinfer"
     assert origin.startswith("manifest: image vllm/vllm-openai:v0.10.0 (vLLM's Dockerfile "
                              "installs FlashInfer")
-    assert _step(res, "GPU KV cache size") == 1_910_816
+    assert step_value(res, "GPU KV cache size") == 1_910_816
     # 0.11 takes FlashInfer as 0.10 does (read in the 0.11.0 wheel); from 0.12 FlashInfer's
     # sampler is opt-in, so the official image says nothing; neither does a series that does
     # not sort (0.17.1, Triton)
@@ -173,13 +161,13 @@ def test_the_official_0_10_image_has_flashinfer(tmp_path: Path) -> None:
     for tag in ("v0.13.0", "v0.17.1"):
         assert _target(_qwen(tmp_path, f"vllm/vllm-openai:{tag}")).deployment.engine \
             .topk_topp_sampler is None
-    opt = _explain(CliRunner(), str(_qwen(tmp_path, "vllm/vllm-openai:v0.13.0")))
+    opt = explain_record(str(_qwen(tmp_path, "vllm/vllm-openai:v0.13.0")))
     value, origin = _field(opt)
     assert value == "native" and origin.startswith(
         "default: as 0.12-0.16 run unless VLLM_USE_FLASHINFER_SAMPLER=1")
     other = _qwen(tmp_path, "registry.example.com/team/vllm:v0.10.0")
     assert _target(other).deployment.engine.topk_topp_sampler is None
-    value, origin = _field(_explain(CliRunner(), str(other)))
+    value, origin = _field(explain_record(str(other)))
     assert value == "native" and origin.startswith("default: as pip installs")
 
 

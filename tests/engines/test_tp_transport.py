@@ -31,7 +31,7 @@ from kvplan.engines.vllm_series import flavour
 from kvplan.errors import InputError
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB, DType
-from tests.conftest import invoke
+from tests.conftest import explain_steps, invoke
 
 LOGS = Path(__file__).parent.parent / "assets" / "logs"
 V1 = flavour("0.10.1.1")
@@ -184,13 +184,11 @@ def test_a_flag_that_cannot_move_the_plan_is_refused(runner) -> None:  # noqa: A
 
 
 def test_explain_names_the_transport_and_why(runner) -> None:  # noqa: ANN001
-    base = ("explain", "qwen2-7b", "--gpu", "a100-80gb", "--tp", "2", "--engine", "vllm",
-            "--engine-version", "0.10.1.1", "-f", "json")
+    base = ("qwen2-7b", "--gpu", "a100-80gb", "--tp", "2", "--engine", "vllm",
+            "--engine-version", "0.10.1.1")
 
     def step(*extra: str) -> dict:
-        res = invoke(runner, *base, *extra)
-        assert res.exit_code == 0, res.output
-        steps = json.loads(res.stdout)["results"][0]["steps"]
+        steps = explain_steps(*base, *extra)
         return next(s for s in steps if s["label"] == "non-torch memory")
 
     unset, host = step(), step("--tp-transport", "host")
@@ -200,16 +198,17 @@ def test_explain_names_the_transport_and_why(runner) -> None:  # noqa: ANN001
 
 
 def test_a_manifest_states_it_by_annotation_and_flag(tmp_path: Path) -> None:
-    from tests.check.test_check_engine_flags import engine_of, vllm
+    from tests.check.check_api import one_target
+    from tests.check.test_check_engine_flags import vllm
 
     path = vllm(tmp_path, "--tensor-parallel-size", "2", "--disable-custom-all-reduce", gpus=2)
     path.write_text(path.read_text().replace(
         "  annotations:\n", "  annotations:\n    kvplan.io/tp-transport: pcie-p2p\n"))
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.engine.tp_transport == "pcie-p2p"
     assert t.deployment.engine.disable_custom_all_reduce is True
     assert t.field_name("engine.tp_transport") == "kvplan.io/tp-transport"
-    plain = engine_of(vllm(tmp_path, "--tensor-parallel-size", "2", gpus=2))
+    plain = one_target(vllm(tmp_path, "--tensor-parallel-size", "2", gpus=2))
     assert plain.deployment.engine.tp_transport is None
     assert plain.deployment.engine.disable_custom_all_reduce is None
 

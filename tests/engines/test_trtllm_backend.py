@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import yaml
 from typer.testing import CliRunner
@@ -15,6 +14,7 @@ from typer.testing import CliRunner
 from kvplan.check import check_paths, read_targets
 from kvplan.cli import app
 from tests.check.test_check_engine_flags import manifest
+from tests.conftest import size_record
 
 # Qwen2.5-VL-7B on one L20 (log 142's settings: 0.21.0, fraction 0.6, max_num_tokens 1,700):
 #   GPU memory 47,802,986,004 B (the L20 runtime total, 44.52 GiB);
@@ -32,25 +32,18 @@ L20 = ("qwen2.5-vl-7b", "--gpu", "l20", "--engine", "trtllm", "--engine-version"
        "--max-seq-len", "1800")
 
 
-def _size(*argv: str) -> Any:
-    res = CliRunner().invoke(app, ["size", *argv, "-f", "json"])
-    assert res.exit_code == 0, res.output
-    [row] = json.loads(res.stdout)["results"]
-    return row
-
-
 def test_cli_backend_picks_the_non_torch_term() -> None:
     free = 47_802_986_004 - 16_584_333_312 - 229_785_600
     assert (free - 1_695_547_392 - 65_536_000) * 6 // 10 // 57_344 == 305_815
     buffers = 152_064 * (4 + 12) + 1_800 * (12 + 16)
     assert buffers == 2_483_424
     assert (free - 805_306_368 - buffers) * 6 // 10 // 57_344 == 315_789
-    pytorch = _size(*L20, "--trtllm-backend", "pytorch")
+    pytorch = size_record(*L20, "--trtllm-backend", "pytorch")
     assert (pytorch["kv_cache_tokens"], pytorch["non_torch_bytes"]) == (305_824, 1_695_547_392)
-    tensorrt = _size(*L20, "--trtllm-backend", "tensorrt")
+    tensorrt = size_record(*L20, "--trtllm-backend", "tensorrt")
     assert (tensorrt["kv_cache_tokens"], tensorrt["non_torch_bytes"]) == (315_808, 807_789_792)
     # unstated, 0.21 is a TensorRT engine release in kvplan's model
-    assert _size(*L20)["kv_cache_tokens"] == 315_808
+    assert size_record(*L20)["kv_cache_tokens"] == 315_808
 
 
 def test_kvplan_v1_key_and_the_flag_over_it(tmp_path: Path) -> None:
@@ -62,8 +55,8 @@ def test_kvplan_v1_key_and_the_flag_over_it(tmp_path: Path) -> None:
             "traffic": {"peak_concurrent_users": 1, "context_tokens": {"mean": 1000}}}
     path = tmp_path / "vl.yaml"
     path.write_text(yaml.safe_dump(data))
-    assert _size(str(path))["kv_cache_tokens"] == 305_824
-    assert _size(str(path), "--trtllm-backend", "tensorrt")["kv_cache_tokens"] == 315_808
+    assert size_record(str(path))["kv_cache_tokens"] == 305_824
+    assert size_record(str(path), "--trtllm-backend", "tensorrt")["kv_cache_tokens"] == 315_808
     res = CliRunner().invoke(app, ["explain", str(path), "-f", "json"])
     assert res.exit_code == 0, res.output
     [row] = json.loads(res.stdout)["results"]
@@ -97,7 +90,7 @@ def test_refusals() -> None:
     res = runner.invoke(app, ["size", *L20, "--trtllm-backend", "pytorch",
                               "--trt-activation-bytes", "1000000000"])
     assert res.exit_code == 2 and "modelled as the PyTorch backend (stated)" in res.output
-    row = _size("llama-3.1-8b", "--gpu", "h100", "--engine", "trtllm", "--engine-version", "1.2.1",
+    row = size_record("llama-3.1-8b", "--gpu", "h100", "--engine", "trtllm", "--engine-version", "1.2.1",
                 "--trtllm-backend", "tensorrt", "--trt-activation-bytes", "1000000000")
     assert row["activation_bytes"] == 1_000_000_000
 

@@ -18,47 +18,35 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 from kvplan.capacity import linear_quant
 from kvplan.engines.interface import Interval
 from kvplan.engines.vllm_nontorch import fp8_at_load, non_torch
 from kvplan.engines.vllm_series import flavour
 from kvplan.specs import load_model
-from tests.conftest import invoke
+from tests.conftest import explain_record, step_value
 
 MIB = 2**20
 AWQ_SPEC = Path(__file__).parents[1] / "assets" / "model_specs" / "qwen2.5-1.5b-instruct-awq.yaml"
-
-
-def _explain(*args: str) -> dict:
-    res = invoke(CliRunner(), "explain", *args, "-f", "json")
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"][0]
-
-
-def _step(result: dict, label: str) -> int:
-    return next(s["value"] for s in result["steps"] if s["label"] == label)
 
 
 @pytest.mark.parametrize(("version", "per_logit"), [
     ("0.11.0", 38), ("0.13.0", 38), ("0.16.0", 38), ("0.17.1", 16),
 ])
 def test_the_sort_runs_through_0_16(version: str, per_logit: int) -> None:
-    got = _explain("qwen2.5-1.5b", "--gpu", "rtx-3090", "--engine", "vllm", "--engine-version",
-                   version, "-c", "2048")
-    assert _step(got, "activation peak") == 256 * 151_936 * per_logit
+    got = explain_record("qwen2.5-1.5b", "--gpu", "rtx-3090", "--engine", "vllm", "--engine-version",
+                         version, "-c", "2048")
+    assert step_value(got, "activation peak") == 256 * 151_936 * per_logit
     assert (256 * 151_936 * 38, 256 * 151_936 * 16) == (1_478_033_408, 622_329_856)
 
 
 def test_opting_in_to_flashinfer_keeps_16_bytes_from_0_12() -> None:
-    got = _explain("qwen2.5-1.5b", "--gpu", "rtx-3090", "--engine", "vllm", "--engine-version",
-                   "0.13.0", "-c", "2048", "--topk-topp-sampler", "flashinfer")
-    assert _step(got, "activation peak") == 622_329_856
+    got = explain_record("qwen2.5-1.5b", "--gpu", "rtx-3090", "--engine", "vllm", "--engine-version",
+                         "0.13.0", "-c", "2048", "--topk-topp-sampler", "flashinfer")
+    assert step_value(got, "activation peak") == 622_329_856
 
 
 @pytest.mark.parametrize(("bits", "published", "weight_quant", "expected"), [
@@ -85,11 +73,11 @@ def test_explain_books_it_for_llama_70b_fp8_at_load() -> None:
     # recomputed: 72,655,052,800 -> 72,688,607,232, 7,414,541,721 -> 7,417,796,501
     args = ("llama-3.1-70b", "--gpu", "mi300x", "--engine", "vllm", "--weight-dtype", "fp8",
             "-c", "32768", "--engine-version")
-    old = _explain(*args, "0.6.4")
-    assert _step(old, "weights") == 72_688_607_232
-    assert _step(old, "non-torch memory") == 7_417_796_501
+    old = explain_record(*args, "0.6.4")
+    assert step_value(old, "weights") == 72_688_607_232
+    assert step_value(old, "non-torch memory") == 7_417_796_501
     # 0.6.5: the growth term, 70 MiB = 73,400,320 B (task h39v066)
-    assert _step(_explain(*args, "0.6.5"), "non-torch memory") == 73_400_320
+    assert step_value(explain_record(*args, "0.6.5"), "non-torch memory") == 73_400_320
 
 
 def test_the_awq_spec_of_log_123() -> None:
@@ -120,12 +108,12 @@ def test_the_gguf_q8_0_spec_of_log_119() -> None:
 
 
 def test_explain_prices_the_gguf_spec() -> None:
-    got = _explain(str(GGUF_SPEC), "--gpu", "rtx-4090", "--engine", "vllm", "--engine-version",
-                   "0.8.2-v0", "-c", "10000")
+    got = explain_record(str(GGUF_SPEC), "--gpu", "rtx-4090", "--engine", "vllm", "--engine-version",
+                         "0.8.2-v0", "-c", "10000")
     # 3,413,546,688 B of Q8_0 weights + the rotary cos/sin cache, 131,072 positions x 128 x 2 B =
     # 33,554,432 B (llama3 rope, factor 32 over 8,192 positions: the base config's rope fields,
     # which the spec carries since 2026-12-06)
-    assert _step(got, "weights") == 3_413_546_688 + 131_072 * 128 * 2 == 3_447_101_120
+    assert step_value(got, "weights") == 3_413_546_688 + 131_072 * 128 * 2 == 3_447_101_120
 
 
 @pytest.mark.parametrize(("quant", "message"), [

@@ -24,14 +24,11 @@ CUDA context counted). Pool 22,847,717,376 - 3,554,176,000 - 5,912,133,632 - 367
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from typer.testing import CliRunner
 
 from kvplan.engines.vllm_entrypoint import offline_defaults
 from kvplan.engines.vllm_series import batching_defaults, flavour
-from tests.conftest import invoke
+from tests.conftest import explain_by_label
 
 GIB = 1 << 30
 
@@ -64,10 +61,8 @@ def test_08_defaults_by_release_and_gpu(version: str, gpu: str, mem: int,
 
 
 def _steps(*args: str) -> dict[str, dict]:
-    res = invoke(CliRunner(), "explain", "deepseek-r1-distill-qwen-1.5b", "--gpu", "rtx-4090",
-                 "--engine", "vllm", "--kv-dtype", "bf16", *args, "-f", "json")
-    assert res.exit_code == 0, res.output
-    return {s["label"]: s for s in json.loads(res.stdout)["results"][0]["steps"]}
+    return explain_by_label("deepseek-r1-distill-qwen-1.5b", "--gpu", "rtx-4090", "--engine", "vllm",
+                            "--kv-dtype", "bf16", *args)
 
 
 def test_log_282_by_hand() -> None:

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from kvplan.engines.vllm_entrypoint import offline_defaults
 from kvplan.engines.vllm_series import batching_defaults, flavour
 from kvplan.errors import InputError
-from tests.conftest import invoke
+from tests.conftest import explain_record, invoke, step_value
 
 GIB = 1 << 30
 LOGS = Path(__file__).resolve().parents[1] / "assets" / "logs"
@@ -70,20 +70,10 @@ def test_defaults_by_release_and_gpu_class(version: str, gpu: str, mem: int,
     assert offline_defaults(got, fl.v1, "serve") == offline_defaults(got, fl.v1, None) == serve
 
 
-def _explain(*args: str) -> dict:
-    res = invoke(CliRunner(), "explain", *args, "-f", "json")
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"][0]
-
-
 def _notes(*args: str) -> list[str]:
     res = invoke(CliRunner(), "size", *args, "--allow-no-fit", "-f", "json")
     assert res.exit_code == 0, res.output
     return json.loads(res.stdout)["results"][0]["assumptions"]
-
-
-def _step(result: dict, label: str) -> int:
-    return next(s["value"] for s in result["steps"] if s["label"] == label)
 
 
 def _field(result: dict) -> tuple[str, str] | None:
@@ -105,14 +95,14 @@ def test_the_flag_moves_the_pool_by_the_hand_figure() -> None:
     # in the weights from 0.21: Llama-3.1-70B's embeddings and LM head at TP 4, 32,064 rows x
     # 8,192 x 2 B = 501 MiB each, round up to 502: 2,097,152 B, 1.6 blocks: 86,544 -> 86,512
     # (5,409 -> 5,407), 83,728 -> 83,712 (5,233 -> 5,232)
-    unset, serve, offline = _explain(*RUN), _explain(*RUN, "--entrypoint", "serve"), \
-        _explain(*RUN, "--entrypoint", "offline")
-    assert _step(serve, "activation peak") == 256 * 128_256 * 16 == 525_336_576
-    assert _step(offline, "activation peak") == 8192 * 46_080 * 2 == 754_974_720
-    assert _step(serve, "KV cache memory") - _step(offline, "KV cache memory") == 229_638_144
-    assert (_step(serve, "GPU KV cache size"), _step(offline, "GPU KV cache size")) == (
+    unset, serve, offline = explain_record(*RUN), explain_record(*RUN, "--entrypoint", "serve"), \
+        explain_record(*RUN, "--entrypoint", "offline")
+    assert step_value(serve, "activation peak") == 256 * 128_256 * 16 == 525_336_576
+    assert step_value(offline, "activation peak") == 8192 * 46_080 * 2 == 754_974_720
+    assert step_value(serve, "KV cache memory") - step_value(offline, "KV cache memory") == 229_638_144
+    assert (step_value(serve, "GPU KV cache size"), step_value(offline, "GPU KV cache size")) == (
         86_512, 83_712)
-    assert _step(unset, "GPU KV cache size") == 86_512  # serve is the default
+    assert step_value(unset, "GPU KV cache size") == 86_512  # serve is the default
     assert _field(offline) == ("offline", "--entrypoint")
     assert _field(unset) == ("serve", "default: `vllm serve`, 2,048 batched tokens (the offline "
                              "LLM class 8,192: state offline)")
@@ -158,10 +148,10 @@ def test_a_file_where_it_moves_nothing_is_noted(tmp_path: Path) -> None:
             "OPENAI_API_SERVER): 2,048 batched tokens; the offline LLM class would profile 8,192"
             ) in _notes(*RUN, "--entrypoint", "serve")
     # explain's default row: none on V0, with a stated batch, or where both pick 16,384
-    assert _field(_explain(*RUN[:-1], "0.6.5")) is None
-    assert _field(_explain(*RUN, "--max-num-batched-tokens", "4096")) is None
-    assert _field(_explain("llama-3.1-8b", "--gpu", "b200", "--engine", "vllm",
-                           "--engine-version", "0.28.0")) is None
+    assert _field(explain_record(*RUN[:-1], "0.6.5")) is None
+    assert _field(explain_record(*RUN, "--max-num-batched-tokens", "4096")) is None
+    assert _field(explain_record("llama-3.1-8b", "--gpu", "b200", "--engine", "vllm",
+                                 "--engine-version", "0.28.0")) is None
 
 
 def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
@@ -173,11 +163,11 @@ def test_a_kvplan_file_states_it(tmp_path: Path) -> None:
     # torch's whole blocks (task h51blocks, the test above): 83,728 -> 83,712, 86,544 -> 86,512
     path = tmp_path / "q.yaml"
     path.write_text(HEAD + "engine: {name: vllm, version: 0.22.0, entrypoint: offline}\n")
-    got = _explain(str(path))
+    got = explain_record(str(path))
     assert _field(got) == ("offline", "file")
-    assert _step(got, "GPU KV cache size") == 83_712
+    assert step_value(got, "GPU KV cache size") == 83_712
     # the flag overrides the file's value
-    assert _step(_explain(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 86_512
+    assert step_value(explain_record(str(path), "--entrypoint", "serve"), "GPU KV cache size") == 86_512
 
 
 def test_a_bad_value_is_one_line_and_exit_2(tmp_path: Path) -> None:
@@ -225,15 +215,16 @@ def test_another_engine_notes_the_key(tmp_path: Path) -> None:
 
 
 def test_a_manifest_states_it_only_by_annotation(tmp_path: Path) -> None:
-    from tests.check.test_check_engine_flags import engine_of, manifest, vllm
+    from tests.check.check_api import one_target
+    from tests.check.test_check_engine_flags import manifest, vllm
 
     path = vllm(tmp_path)
     path.write_text(path.read_text().replace(
         "  annotations:\n", "  annotations:\n    kvplan.io/vllm-entrypoint: offline\n"))
-    t = engine_of(path)
+    t = one_target(path)
     assert t.deployment.engine.entrypoint == "offline"
     assert t.field_name("engine.entrypoint") == "kvplan.io/vllm-entrypoint"
-    assert engine_of(vllm(tmp_path)).deployment.engine.entrypoint is None  # vllm serve: serve
+    assert one_target(vllm(tmp_path)).deployment.engine.entrypoint is None  # vllm serve: serve
     # a container that runs a Python script is not evidence of the LLM class: left at serve
     script = manifest(tmp_path, "job", "vllm/vllm-openai:v0.28.0", ["python3", "batch.py"], [])
     from kvplan.check import read_targets

@@ -12,8 +12,6 @@ logits all_gather up to 0.24), 64 channels x 2 connections at the high end (MAXC
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from kvplan.engines.vllm_nontorch import (
@@ -24,7 +22,7 @@ from kvplan.engines.vllm_nontorch import (
 )
 from kvplan.engines.vllm_series import flavour
 from kvplan.units import GIB, MIB
-from tests.conftest import invoke
+from tests.conftest import explain_steps
 
 NVLINK_BEST = 2_233_382_993  # floor(2.08 x 2^30), logs 62 and 75 (0.19: already in-window)
 
@@ -78,10 +76,8 @@ def test_v0_keeps_its_terms() -> None:
 
 @pytest.mark.parametrize(("gpu", "want"), [("l40s", 92_667_904), ("h100", NVLINK_BEST)])
 def test_explain_json_at_tp2_on_a_pcie_and_an_sxm_gpu(runner, gpu: str, want: int) -> None:  # noqa: ANN001
-    res = invoke(runner, "explain", "llama-3.1-8b", "--gpu", gpu, "--tp", "2", "--engine", "vllm",
-                 "--engine-version", "0.19.0", "-f", "json")
-    assert res.exit_code == 0, res.output
-    steps = json.loads(res.stdout)["results"][0]["steps"]
+    steps = explain_steps("llama-3.1-8b", "--gpu", gpu, "--tp", "2", "--engine", "vllm",
+                          "--engine-version", "0.19.0")
     [step] = [s for s in steps if s["label"] == "non-torch memory"]
     assert step["value"] == want
     assert ("in-window TP buffers" in step["formula"]) == (gpu == "l40s")

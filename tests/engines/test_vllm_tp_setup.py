@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 from kvplan.cli import app
 from kvplan.engines.vllm_tp_setup import custom_ar_bytes, mnnvl_bytes, tp_setup
 from kvplan.units import MIB
+from tests.conftest import step_values
 
 NCCL_2 = 2 * 9_633_792  # 19,267,584
 NCCL_128 = 128 * 9_633_792  # 1,233,125,376
@@ -74,16 +75,12 @@ def _explain(*argv: str) -> dict:
     return json.loads(r.stdout)["results"][0]
 
 
-def _steps(r: dict) -> dict:
-    return {s["label"]: s["value"] for s in r["steps"]}
-
-
 def test_explain_tp2_on_h100_books_it_in_the_cap() -> None:
     """`kvplan explain llama-3.1-8b --gpu h100 --engine vllm --tp 2`: the device headroom is
     GPU memory - CUDA context 293,601,280 - TP set-up 220,594,176 - warm-up margin, 220,594,176
     B below the same sum without the set-up; the cap binds at 0.34's default 1.0 (headroom <
     requested), so the KV memory is that much lower too."""
-    r = _steps(_explain("--gpu", "h100", "--tp", "2"))
+    r = step_values(_explain("--gpu", "h100", "--tp", "2"))
     assert r["TP set-up before the snapshot"] == 220_594_176
     assert r["device headroom"] == (r["GPU memory"] - 293_601_280 - 220_594_176
                                     - r["warm-up margin"])
@@ -97,10 +94,10 @@ def test_explain_tp1_and_the_cache_off_have_no_set_up_step() -> None:
     """One GPU: nothing is set up for TP, the headroom is GPU memory - context - margin as
     before. With --no-enable-extensible-kv-cache the pool comes from the requested memory alone
     (0.92 x total), which memory used before the snapshot does not touch: no step."""
-    one = _steps(_explain("--gpu", "h100"))
+    one = step_values(_explain("--gpu", "h100"))
     assert "TP set-up before the snapshot" not in one
     assert one["device headroom"] == one["GPU memory"] - 293_601_280 - one["warm-up margin"]
-    off = _steps(_explain("--gpu", "h100", "--tp", "2", "--no-enable-extensible-kv-cache"))
+    off = step_values(_explain("--gpu", "h100", "--tp", "2", "--no-enable-extensible-kv-cache"))
     assert "TP set-up before the snapshot" not in off and "device headroom" not in off
 
 

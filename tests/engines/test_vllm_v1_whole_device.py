@@ -9,14 +9,12 @@ growth term plus the rest of V0's whole-device term (NON_TORCH_V0 less NON_TORCH
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
 from kvplan.engines.vllm_nontorch import V1_CONTEXT, V1_GROWTH_FROM, non_torch
 from kvplan.engines.vllm_series import flavour
 from kvplan.units import MIB
-from tests.conftest import invoke
+from tests.conftest import explain_by_label
 
 WHOLE_DEVICE = (367_001_600, 209_715_200, 629_145_600)  # 350, 200, 600 MiB (NON_TORCH_V0)
 
@@ -56,11 +54,9 @@ def test_unified_memory_keeps_its_fitted_term() -> None:
 def test_explain_json_qwen25_7b_on_a_3090_under_084_offline(runner) -> None:  # noqa: ANN001
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
     # leaves the pool; recomputed: 5,717,414,912 -> 5,683,860,480, 99,696 -> 99,104
-    res = invoke(runner, "explain", "qwen2.5-7b-base", "--gpu", "rtx-3090", "--engine", "vllm",
-                 "--engine-version", "0.8.4", "--context", "4096", "--kv-dtype", "bf16",
-                 "--entrypoint", "offline", "-f", "json")
-    assert res.exit_code == 0, res.output
-    steps = {s["label"]: s for s in json.loads(res.stdout)["results"][0]["steps"]}
+    steps = explain_by_label("qwen2.5-7b-base", "--gpu", "rtx-3090", "--engine", "vllm",
+                             "--engine-version", "0.8.4", "--context", "4096", "--kv-dtype", "bf16",
+                             "--entrypoint", "offline")
     assert steps["non-torch memory"]["value"] == 367_001_600
     assert "the CUDA context counts" in steps["non-torch memory"]["formula"]
     # floor(25,327,697,920 x 0.9) = 22,794,928,128 requested; weights 7,615,616,512 x 2 B =
@@ -77,12 +73,10 @@ def test_explain_json_qwen25_7b_on_a_3090_under_084_offline(runner) -> None:  # 
 def test_explain_json_at_tp2_over_host_memory_under_084(runner) -> None:  # noqa: ANN001
     # task h39rope: vLLM's rotary cos/sin cache (kvplan.engines.vllm_rotary) joins the weights, and
     # leaves the pool; recomputed: 10,800,261,632 -> 10,766,707,200, 376,672 -> 375,504
-    res = invoke(runner, "explain", "qwen2.5-7b-base", "--gpu", "rtx-3090", "--engine", "vllm",
-                 "--engine-version", "0.8.4", "--context", "4096", "--kv-dtype", "bf16",
-                 "--entrypoint", "offline", "--tp", "2", "--tp-transport", "host",
-                 "--memory-utilization", "0.8", "-f", "json")
-    assert res.exit_code == 0, res.output
-    steps = {s["label"]: s for s in json.loads(res.stdout)["results"][0]["steps"]}
+    steps = explain_by_label("qwen2.5-7b-base", "--gpu", "rtx-3090", "--engine", "vllm",
+                             "--engine-version", "0.8.4", "--context", "4096", "--kv-dtype", "bf16",
+                             "--entrypoint", "offline", "--tp", "2", "--tp-transport", "host",
+                             "--memory-utilization", "0.8")
     # host transport: NCCL's buffers in host memory, so the one-GPU whole-device term
     assert steps["non-torch memory"]["value"] == 367_001_600
     # floor(25,327,697,920 x 0.8) = 20,262,158,336; weights 7,615,616,512 x 2 B / 2 =

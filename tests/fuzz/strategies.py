@@ -155,6 +155,7 @@ def _dumpable(doc: Any) -> bool:
 
 
 def alias_bomb(levels: int, width: int) -> str:
+    """Each level holds `width` aliases of the one below: width**levels strings once expanded."""
     lines = ["l0: &l0 [" + ",".join(['"lol"'] * width) + "]"]
     for i in range(1, levels):
         lines.append(f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * width) + "]")

@@ -12,16 +12,9 @@ from kvplan.deploy.yamldoc import read_docs_each
 from kvplan.inputs import InputFileError, load_json, load_yaml, read_text
 from kvplan.inputs.limits import MAX_YAML_ALIASES, MAX_YAML_DEPTH
 from kvplan.inputs.yamlsafe import split_documents, yaml_documents
+from tests.fuzz.strategies import alias_bomb
 
 HOSTILE = Path(__file__).resolve().parents[1] / "assets" / "hostile"
-
-
-def _bomb(levels: int, width: int) -> str:
-    """Each level holds `width` aliases of the one below: width**levels strings once expanded."""
-    lines = ["l0: &l0 [" + ",".join(['"lol"'] * width) + "]"]
-    for i in range(1, levels):
-        lines.append(f"l{i}: &l{i} [" + ",".join([f"*l{i - 1}"] * width) + "]")
-    return "\n".join(lines) + "\n"
 
 
 def _error(text: str) -> InputFileError:
@@ -31,7 +24,7 @@ def _error(text: str) -> InputFileError:
 
 
 def test_an_alias_bomb_is_refused_before_it_expands() -> None:
-    text = _bomb(9, 9)  # 9**9 = 387,420,489 strings; 72 aliases, under the alias-count limit
+    text = alias_bomb(9, 9)  # 9**9 = 387,420,489 strings; 72 aliases, under the alias-count limit
     start = time.process_time()
     err = _error(text)
     assert time.process_time() - start < 0.5
@@ -39,7 +32,7 @@ def test_an_alias_bomb_is_refused_before_it_expands() -> None:
 
 
 def test_a_small_alias_graph_is_read() -> None:
-    docs = yaml_documents(_bomb(3, 3), "t.yaml")  # 3 x 3 x 3 = 27 strings
+    docs = yaml_documents(alias_bomb(3, 3), "t.yaml")  # 3 x 3 x 3 = 27 strings
     assert docs[0].error is None
     assert docs[0].data["l2"] == [[["lol"] * 3] * 3] * 3
 

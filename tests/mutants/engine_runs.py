@@ -1,15 +1,19 @@
 """What the engine-profile mutation tests share: every number of an EngineResult as one dict,
-a run of one profile on a catalog model and GPU whose explain steps must add up, and the
-catalog H100 and Llama-3-8B the interface tests size on."""
+a run of one profile on a catalog model and GPU whose explain steps must add up, the size of a
+run whose weights outgrow the GPU, and the catalog H100 and Llama-3-8B the interface tests size
+on."""
 
 from __future__ import annotations
 
 from kvplan.capacity import SizeRequest
+from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine, EngineResult, EngineSettings, run_engine, verify_steps
 from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB, MIB
+from tests.conftest import rotary_words  # re-exported: the mutation tests import it from here
 
-__all__ = ["GIB", "H100", "LLAMA", "MIB", "NUMBERS", "numbers", "run", "steps", "vllm"]
+__all__ = ["GIB", "H100", "LLAMA", "MIB", "NUMBERS", "assert_weights_overflow", "numbers",
+           "rotary_words", "run", "steps", "vllm"]
 
 H100 = load_hardware("h100")
 LLAMA = load_model("llama-3-8b")
@@ -37,11 +41,17 @@ def run(engine: Engine, model: str, gpu: str, ctx: int, version: str | None = No
     return r
 
 
-def rotary_words(what: str) -> str:
-    """The words vLLM's weights step adds for the rotary cos/sin cache (kvplan.engines.vllm_rotary,
-    task h39rope), e.g. rotary_words("8,192 positions x 128 x 2 B")."""
-    return (f" + the rotary cos/sin cache {what} (vLLM get_rope's buffer over the config's "
-            "positions, built while loading; one per rank)")
+def assert_weights_overflow(r: EngineResult, total_bytes: int, weights_bytes: int) -> None:
+    """The size of a run whose weights alone exceed the GPU's `total_bytes`: no user, no fit, no
+    pool, no context, the engine's reason; the breakdown the weights, nothing else booked, and
+    the rest (negative) unallocated."""
+    s = r.size
+    assert (s.users_per_replica, s.fits, s.kv_budget_bytes, s.max_context_that_fits) == (
+        0, False, 0, 0)
+    assert s.reason == r.reason
+    assert s.breakdown == Breakdown(
+        total_bytes=total_bytes, weights_bytes=weights_bytes, kv_used_bytes=0,
+        kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=total_bytes - weights_bytes)
 
 
 def steps(r: EngineResult) -> list[tuple[object, ...]]:

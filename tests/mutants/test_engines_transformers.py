@@ -21,7 +21,7 @@ from kvplan.engines.transformers import batch_cost
 from kvplan.errors import InputError
 from kvplan.specs import load_model
 from kvplan.units import DType
-from tests.mutants.engine_runs import GIB, MIB, numbers, run
+from tests.mutants.engine_runs import GIB, MIB, assert_weights_overflow, numbers, run
 
 
 def hf(model: str, gpu: str, ctx: int, version: str | None = None,
@@ -225,12 +225,7 @@ def test_a_70b_on_one_h100_runs_out_of_memory():
         reason="transformers would run out of memory: one sequence of 8,192 tokens needs "
                "2.53 GiB and -52.71 GiB is left after the weights",
         max_model_len_that_starts=0)
-    s = r.size
-    assert (s.users_per_replica, s.fits, s.max_context_that_fits, s.reason) == (
-        0, False, 0, r.reason)
-    assert s.breakdown == Breakdown(
-        total_bytes=85_045_477_376, weights_bytes=141_107_412_992, kv_used_bytes=0,
-        kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_107_412_992)
+    assert_weights_overflow(r, 85_045_477_376, 141_107_412_992)
     assert {st.label: st.value for st in r.steps}["batch (raw)"] == -21
 
 

@@ -20,7 +20,7 @@ from kvplan.capacity.plan import Breakdown
 from kvplan.engines import Engine, EngineResult, Measured
 from kvplan.engines.trtllm import tokens_per_block
 from kvplan.units import DType
-from tests.mutants.engine_runs import GIB, MIB, numbers, run
+from tests.mutants.engine_runs import GIB, MIB, assert_weights_overflow, numbers, run
 
 
 def trtllm(model: str, gpu: str, ctx: int, version: str | None = None,
@@ -229,12 +229,7 @@ def test_a_70b_on_one_h100_does_not_start():
         reason="TensorRT-LLM would not start: no KV blocks fit (-49.93 GiB for the cache); raise "
                "free_gpu_memory_fraction or add GPUs",
         max_model_len_that_starts=0)
-    s = r.size
-    assert (s.users_per_replica, s.fits, s.max_context_that_fits, s.reason) == (
-        0, False, 0, r.reason)
-    assert s.breakdown == Breakdown(
-        total_bytes=85_045_477_376, weights_bytes=141_107_412_992, kv_used_bytes=0,
-        kv_free_bytes=0, reserve_bytes=0, unallocated_bytes=85_045_477_376 - 141_107_412_992)
+    assert_weights_overflow(r, 85_045_477_376, 141_107_412_992)
     assert r.steps[-3].formula == "the engine does not start"
     assert len(r.assumptions) == 2
 

@@ -14,6 +14,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kvplan.cli import app
+from tests.conftest import ok_results, step_values
 
 SGLANG: dict[str, Any] = {
     "apiVersion": "kvplan/v1", "name": "sglang", "model": "llama-3.1-8b",
@@ -58,11 +59,6 @@ def _edit(data: dict[str, Any], dotted: str, value: Any) -> None:
     node[last] = value
 
 
-def _rows(res: Any) -> Any:
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"]
-
-
 @pytest.mark.parametrize(("engine", "flag"),
                          [(e, f) for e, flags in CASES.items() for f in flags])
 def test_engine_flag_equals_the_same_edit_and_moves_the_plan(engine: str, flag: str,
@@ -77,10 +73,10 @@ def test_engine_flag_equals_the_same_edit_and_moves_the_plan(engine: str, flag: 
     edited = tmp_path / "edited.yaml"
     edited.write_text(yaml.safe_dump(data))
     runner = CliRunner()
-    got = _rows(runner.invoke(app, ["size", str(path), *argv, "-f", "json"]))
-    want = _rows(runner.invoke(app, ["size", str(edited), "-f", "json"]))
+    got = ok_results(runner.invoke(app, ["size", str(path), *argv, "-f", "json"]))
+    want = ok_results(runner.invoke(app, ["size", str(edited), "-f", "json"]))
     assert got == want
-    plain = _rows(runner.invoke(app, ["size", str(path), "-f", "json"]))
+    plain = ok_results(runner.invoke(app, ["size", str(path), "-f", "json"]))
     assert got != plain, f"{flag} changed nothing"
 
 
@@ -90,12 +86,12 @@ def test_explain_says_where_each_engine_setting_came_from(tmp_path: Path) -> Non
     path = tmp_path / "d.yaml"
     path.write_text(yaml.safe_dump(data))
     res = CliRunner().invoke(app, ["explain", str(path), "--page-size", "16", "-f", "json"])
-    [row] = _rows(res)
+    [row] = ok_results(res)
     record = {f["field"]: (f["value"], f["from"]) for f in row["record"]}
     assert record["engine.block_size"] == (16, "--page-size")
     assert record["engine.cuda_graph_max_bs"] == (512, "file")
     assert "engine.max_total_tokens" not in record  # not stated: the engine's default
-    steps = {s["label"]: s["value"] for s in row["steps"]}
+    steps = step_values(row)
     assert steps["page size"] == 16
 
 
@@ -128,9 +124,9 @@ def test_trtllm_config_file_sets_the_limits(tmp_path: Path, suffix: str) -> None
         cfg.write_text(json.dumps({"build_config": {"max_batch_size": 9, "max_seq_len": 4096,
                                                     "plugin_config": {"tokens_per_block": 64}}}))
     runner = CliRunner()
-    got = _rows(runner.invoke(app, ["size", "llama-3.1-8b", "--engine", "trtllm",
+    got = ok_results(runner.invoke(app, ["size", "llama-3.1-8b", "--engine", "trtllm",
                                     "--trtllm-config", str(cfg), "-f", "json"]))
-    want = _rows(runner.invoke(app, ["size", "llama-3.1-8b", "--engine", "trtllm",
+    want = ok_results(runner.invoke(app, ["size", "llama-3.1-8b", "--engine", "trtllm",
                                      "--max-batch-size", "9", "--max-seq-len", "4096",
                                      "--tokens-per-block", "64", "-f", "json"]))
     assert got == want
@@ -157,8 +153,8 @@ def test_vllm_file_keys_apply_like_their_flags(tmp_path: Path) -> None:
     path = tmp_path / "v.yaml"
     path.write_text(yaml.safe_dump(data))
     runner = CliRunner()
-    got = _rows(runner.invoke(app, ["size", str(path), "-f", "json"]))
-    flags = _rows(runner.invoke(app, [
+    got = ok_results(runner.invoke(app, ["size", str(path), "-f", "json"]))
+    flags = ok_results(runner.invoke(app, [
         "size", "llama-3.1-8b", "--engine", "vllm", "--context", "8192", "--kv-dtype", "auto",
         "--avg-context", "2000", "--enforce-eager", "--cpu-offload-gb", "1.5",
         "--speculative-model", "llama-3.2-1b", "--num-speculative-tokens", "3", "-f", "json"]))
@@ -184,7 +180,7 @@ def test_ep_on_the_command_line_moves_the_weights() -> None:
     # 46,703,841,280 B; + torch's whole blocks from vLLM 0.21 (task h51blocks; the arithmetic in
     # test_flag_effects.py): 2,097,152 B -> 24,165,748,736
     runner = CliRunner()
-    rows = _rows(runner.invoke(app, ["size", "mixtral-8x7b", "--engine", "vllm", "--tp", "2",
+    rows = ok_results(runner.invoke(app, ["size", "mixtral-8x7b", "--engine", "vllm", "--tp", "2",
                                      "--ep", "4", "--context", "8192", "-f", "json"]))
     assert rows[0]["weights_bytes"] == 24_163_651_584 + 2_097_152 == 24_165_748_736
     res = runner.invoke(app, ["size", "mixtral-8x7b", "--engine", "sglang", "--tp", "2",
@@ -199,12 +195,12 @@ def test_explain_names_the_trtllm_config_as_the_origin_of_what_it_set(tmp_path: 
     res = CliRunner().invoke(app, ["explain", "llama-3.1-8b", "--engine", "trtllm",
                                    "--trtllm-config", str(cfg), "--context", "8192",
                                    "-f", "json"])
-    [row] = _rows(res)
+    [row] = ok_results(res)
     record = {f["field"]: (f["value"], f["from"]) for f in row["record"]}
     assert record["engine.max_num_seqs"] == (9, "extra.yaml")
     assert record["engine.block_size"] == (64, "extra.yaml")
     assert record["engine.trtllm_config"] == (str(cfg.resolve()), "--trtllm-config")
-    assert {s["label"]: s["value"] for s in row["steps"]}["tokens per block"] == 64
+    assert step_values(row)["tokens per block"] == 64
 
 
 def test_speculative_config_takes_vllms_json_and_refuses_what_is_not_modelled() -> None:

@@ -4,7 +4,6 @@ the JSON equals the JSON of the same file with that field edited by hand (or it 
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +14,7 @@ from typer.testing import CliRunner
 
 from kvplan.cli import app
 from kvplan.plan.fields import FLAGS, OUTPUT_FLAGS, PRICE_FLAGS
+from tests.conftest import ok_results
 
 BASE: dict[str, Any] = {
     "apiVersion": "kvplan/v1",
@@ -217,11 +217,6 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     return {"base": base, "sample": sample, "prices": prices, "tmp": tmp, "trtconfig": trtconfig}
 
 
-def _json(result: Any) -> Any:
-    assert result.exit_code == 0, result.output
-    return json.loads(result.stdout)["results"]
-
-
 def _strip_origins(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """explain's record lists where each value came from; flag and file differ there only."""
     return [{**r, "record": [{**f, "from": None} for f in r.get("record", [])]} for r in rows]
@@ -257,13 +252,13 @@ def test_flag_overrides_its_field_as_the_same_edit_would(command, flag, files):
     edited = files["tmp"] / f"{command}{flag}.yaml"
     edited.write_text(yaml.safe_dump(data))
     by_edit = runner.invoke(app, [command, str(edited), "-f", "json"])
-    got, want = _json(with_flag), _json(by_edit)
+    got, want = ok_results(with_flag), ok_results(by_edit)
     if command == "explain":
         got, want = _strip_origins(got), _strip_origins(want)
     assert got == want
     if flag not in PRICE_FLAGS:  # each override of the file is named: flag and field
         assert f"{argv[0]} " in with_flag.stderr and edits[0][0] in with_flag.stderr
-    untouched = _json(runner.invoke(app, [command, str(files["base"]), "-f", "json"]))
+    untouched = ok_results(runner.invoke(app, [command, str(files["base"]), "-f", "json"]))
     visible = flag not in NO_VISIBLE_EFFECT and not (command == "size" and
                                                       flag in FLEET_ONLY_EFFECT)
     if visible and command != "explain":
@@ -275,7 +270,7 @@ def test_the_issue_example_gpu_override_is_planned_and_noted():
     runner = CliRunner()
     res = runner.invoke(app, ["fleet", "examples/support-chatbot.yaml", "--gpu", "h200",
                               "-f", "json"])
-    rows = _json(res)
+    rows = ok_results(res)
     assert rows[0]["gpu"] == "h200-141gb"
     assert "--gpu overrides hardware.gpu (was h100-sxm-80gb)" in res.stderr
     # h200: 150,109,880,320 B; the file states kv_budget_gib 60, so the pool is 60 GiB either
@@ -293,7 +288,7 @@ def test_a_flag_the_engine_never_reads_is_refused_with_the_reason():
 
 def test_comma_lists_expand_one_record_into_many():
     runner = CliRunner()
-    rows = _json(runner.invoke(app, ["size", "examples/support-chatbot.yaml", "--gpu",
+    rows = ok_results(runner.invoke(app, ["size", "examples/support-chatbot.yaml", "--gpu",
                                      "h100,h200", "--kv-dtype", "fp16,fp8", "-f", "json"]))
     assert [(r["gpu"], r["kv_dtype"]) for r in rows] == [
         ("h100-sxm-80gb", "fp16"), ("h100-sxm-80gb", "fp8"), ("h200-141gb", "fp16"),

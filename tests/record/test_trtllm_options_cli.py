@@ -4,7 +4,6 @@ configs ask for an fp8 cache, which kvplan used to plan in 16 bits."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -12,6 +11,7 @@ import yaml
 from typer.testing import CliRunner
 
 from kvplan.cli import app
+from tests.conftest import ok_results
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets" / "trtllm_configs"
 MTP = ASSETS / "dynamo-deepseek-r1-mtp_agg.yaml"
@@ -20,11 +20,6 @@ WIDE = ASSETS / "dynamo-deepseek-r1-wide_ep_agg.yaml"
 # 61 layers x (kv_lora_rank 512 + qk_rope_head_dim 64) values a token
 SIXTEEN_BIT = 61 * (512 + 64) * 2  # 70,272 B
 FP8 = 61 * (512 + 64) * 1  # 35,136 B: half
-
-
-def _rows(res: Any) -> Any:
-    assert res.exit_code == 0, res.output
-    return json.loads(res.stdout)["results"]
 
 
 def _size(*argv: str) -> Any:
@@ -44,7 +39,7 @@ def test_dynamo_mtp_config_plans_its_fp8_cache_on_its_four_gpus() -> None:
            "(kv_cache_config.dtype)" in res.output
     assert "parallel.tensor 4 from dynamo-deepseek-r1-mtp_agg.yaml (tensor_parallel_size)" \
         in res.output
-    [row] = _rows(_size("deepseek-r1", "--engine", "trtllm", "--gpu", "b200",
+    [row] = ok_results(_size("deepseek-r1", "--engine", "trtllm", "--gpu", "b200",
                         "--trtllm-config", str(MTP), "-f", "json"))
     assert (row["kv_dtype"], row["kv_bytes_per_token"], row["tp"]) == ("fp8", FP8, 4)
 
@@ -54,7 +49,7 @@ def test_the_same_file_without_its_dtype_plans_sixteen_bits(tmp_path: Path) -> N
     del data["kv_cache_config"]["dtype"]
     cfg = tmp_path / "no-dtype.yaml"
     cfg.write_text(yaml.safe_dump(data))
-    [row] = _rows(_size("deepseek-r1", "--engine", "trtllm", "--gpu", "b200",
+    [row] = ok_results(_size("deepseek-r1", "--engine", "trtllm", "--gpu", "b200",
                         "--trtllm-config", str(cfg), "-f", "json"))
     assert (row["kv_bytes_per_token"], row["tp"]) == (SIXTEEN_BIT, 4)
 
@@ -76,7 +71,7 @@ def test_dynamo_wide_ep_config_plans_its_top_level_fp8_cache() -> None:
 def test_explain_names_the_file_as_the_origin_of_the_dtype_and_layout() -> None:
     res = CliRunner().invoke(app, ["explain", "deepseek-r1", "--engine", "trtllm", "--gpu",
                                    "b200", "--trtllm-config", str(MTP), "-f", "json"])
-    [row] = _rows(res)
+    [row] = ok_results(res)
     record = {f["field"]: (f["value"], f["from"]) for f in row["record"]}
     assert record["engine.kv_cache_dtype"] == ("fp8", MTP.name)
     assert record["parallel.tensor"] == (4, MTP.name)
@@ -95,7 +90,7 @@ def test_a_kv_dtype_that_disagrees_with_the_file_is_refused_in_one_line() -> Non
 
 def test_a_kv_dtype_that_agrees_is_fine() -> None:
     """fp8_e4m3 is kvplan's fp8: the same precision as the file's fp8."""
-    [row] = _rows(_size("deepseek-r1", "--engine", "trtllm", "--gpu", "b200", "--trtllm-config",
+    [row] = ok_results(_size("deepseek-r1", "--engine", "trtllm", "--gpu", "b200", "--trtllm-config",
                         str(MTP), "--kv-dtype", "fp8_e4m3", "--tp", "4", "-f", "json"))
     assert (row["kv_bytes_per_token"], row["tp"]) == (FP8, 4)
 
@@ -135,9 +130,9 @@ def test_auto_leaves_the_plan_unchanged(tmp_path: Path) -> None:
     res = _size("llama-3.1-8b", "--engine", "trtllm", "--trtllm-config", str(auto))
     assert "kv_cache_config.dtype auto: TensorRT-LLM keeps the checkpoint's KV " \
            "quantization" in " ".join(res.output.split())
-    [with_auto] = _rows(_size("llama-3.1-8b", "--engine", "trtllm", "--trtllm-config",
+    [with_auto] = ok_results(_size("llama-3.1-8b", "--engine", "trtllm", "--trtllm-config",
                               str(auto), "-f", "json"))
-    [without] = _rows(_size("llama-3.1-8b", "--engine", "trtllm", "--trtllm-config", str(none),
+    [without] = ok_results(_size("llama-3.1-8b", "--engine", "trtllm", "--trtllm-config", str(none),
                             "-f", "json"))
     assert with_auto["kv_bytes_per_token"] == without["kv_bytes_per_token"] == 32 * 8 * 128 * 2 * 2
     assert with_auto["kv_cache_bytes"] == without["kv_cache_bytes"]
@@ -156,7 +151,7 @@ def test_a_dtype_on_the_tensorrt_backend_is_refused(tmp_path: Path) -> None:
         "kv_cache_config.dtype fp8: only TensorRT-LLM's PyTorch backend reads it (llm_args.py "
         "KvCacheConfig.dtype); a TensorRT engine's cache dtype is fixed when it is built (its "
         "kv_cache_quant_algo): drop the key and state --kv-dtype, or run the pytorch backend"]
-    [row] = _rows(_size("llama-3.1-8b", "--engine", "trtllm", "--engine-version", "0.21.0",
+    [row] = ok_results(_size("llama-3.1-8b", "--engine", "trtllm", "--engine-version", "0.21.0",
                         "--trtllm-backend", "pytorch", "--trtllm-config", str(cfg), "-f", "json"))
     assert row["kv_bytes_per_token"] == 32 * 8 * 128 * 2 * 1  # 65,536 B
 
@@ -171,7 +166,7 @@ def test_a_kvplan_file_that_states_the_same_layout_is_fine(tmp_path: Path) -> No
         "engine": {"name": "trtllm", "max_model_len": 8192, "trtllm_config": "extra.yaml",
                    "kv_cache_dtype": "auto"},  # auto leaves the cache to the file
         "traffic": {"peak_concurrent_users": 10}}))
-    [row] = _rows(CliRunner().invoke(app, ["size", str(path), "-f", "json"]))
+    [row] = ok_results(CliRunner().invoke(app, ["size", str(path), "-f", "json"]))
     assert (row["tp"], row["kv_dtype"]) == (2, "fp8")
     data = yaml.safe_load(path.read_text())
     data["parallel"]["tensor"] = 4

@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +10,7 @@ import pytest
 from kvplan.errors import InputError
 from kvplan.specs.resolve import resolve_model
 from tests.conftest import ASSETS, invoke
+from tests.hub_offline import hub_cache, run_kvplan
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -101,31 +99,11 @@ def test_size_accepts_a_hub_id_the_catalog_holds(runner) -> None:  # noqa: ANN00
 # ------------------------------------------------------------------ the hub path, offline
 
 
-def _hub_cache(home: Path, repo: str, config: Path) -> None:
-    """The layout huggingface_hub keeps: models--org--name/{refs/main, snapshots/<commit>/}."""
-    commit = "0123456789abcdef0123456789abcdef01234567"
-    folder = home / "hub" / f"models--{repo.replace('/', '--')}"
-    (folder / "refs").mkdir(parents=True)
-    (folder / "refs" / "main").write_text(commit)
-    snap = folder / "snapshots" / commit
-    snap.mkdir(parents=True)
-    (snap / "config.json").write_text(config.read_text())
-
-
-def _run(args: list[str], env: dict[str, str], block_hub: bool = False) -> subprocess.CompletedProcess[str]:
-    code = "import sys\n"
-    if block_hub:
-        code += "sys.modules['huggingface_hub'] = None  # as if the package were not installed\n"
-    code += "from kvplan.cli import main\nsys.argv = ['kvplan', *sys.argv[1:]]\nmain()\n"
-    full_env = {**os.environ, "PYTHONPATH": str(ROOT), "NO_COLOR": "1", **env}
-    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True,
-                          env=full_env, timeout=60, cwd=ROOT)
-
-
 def test_hub_id_from_the_local_cache_offline(tmp_path: Path) -> None:
     pytest.importorskip("huggingface_hub")
-    _hub_cache(tmp_path, "acme/qwen3-8b-ft", ASSETS / "hf_configs" / "qwen3-8b.json")
-    r = _run(["size", "acme/qwen3-8b-ft", "-c", "8192", "-f", "json"],
+    hub_cache(tmp_path, "acme/qwen3-8b-ft",
+              {"config.json": (ASSETS / "hf_configs" / "qwen3-8b.json").read_text()})
+    r = run_kvplan(["size", "acme/qwen3-8b-ft", "-c", "8192", "-f", "json"],
              {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout)["results"][0]
@@ -134,7 +112,7 @@ def test_hub_id_from_the_local_cache_offline(tmp_path: Path) -> None:
 
 def test_offline_miss_fails_fast_with_one_line(tmp_path: Path) -> None:
     pytest.importorskip("huggingface_hub")
-    r = _run(["size", "acme/not-cached"], {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
+    r = run_kvplan(["size", "acme/not-cached"], {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "HF_HUB_OFFLINE is set" in lines[0], r.stderr
@@ -142,7 +120,7 @@ def test_offline_miss_fails_fast_with_one_line(tmp_path: Path) -> None:
 
 
 def test_without_huggingface_hub_the_hint_names_the_package(tmp_path: Path) -> None:
-    r = _run(["size", "acme/not-cached"], {"HF_HOME": str(tmp_path)}, block_hub=True)
+    r = run_kvplan(["size", "acme/not-cached"], {"HF_HOME": str(tmp_path)}, block_hub=True)
     assert r.returncode == 2
     assert r.stderr.strip() == (
         "error: command line: model: 'acme/not-cached' is not in kvplan's catalog; reading it "
@@ -177,7 +155,7 @@ def test_an_unreadable_quantized_copy_names_its_catalog_base(tmp_path: Path, ref
     """A quantized copy the hub cannot give is still refused (kvplan never plans from a name
     pattern), but the one line says which catalog entry has its attention shape."""
     pytest.importorskip("huggingface_hub")
-    r = _run(["size", ref], {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
+    r = run_kvplan(["size", ref], {"HF_HOME": str(tmp_path), "HF_HUB_OFFLINE": "1"})
     assert r.returncode == 2
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and "HF_HUB_OFFLINE is set" in lines[0], r.stderr

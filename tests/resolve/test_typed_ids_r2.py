@@ -15,85 +15,25 @@ hub ids (a hub-miss "did you mean" gives ids).
 
 from __future__ import annotations
 
-import csv
-import re
 from pathlib import Path
 
 import pytest
 
-from kvplan.check import check_paths
 from kvplan.errors import InputError
 from kvplan.specs.resolve import resolve_model
+from tests.resolve import typed_rounds as tr
+from tests.resolve.typed_rounds import _offline_hub  # noqa: F401 - autouse: the hub offline
 
-TSV = Path(__file__).parents[1] / "assets" / "model_ids" / "typed-r2.tsv"
-ROWS = list(csv.DictReader(TSV.open(encoding="utf-8", newline=""), delimiter="\t"))
-TUNED = [r for r in ROWS if r["held_out"] == "false"]
-HELD = [r for r in ROWS if r["held_out"] == "true"]
-
-
-@pytest.fixture(autouse=True)
-def _offline_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """As measured: the hub offline, an empty cache (so a hub id is refused, never fetched)."""
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-
-
-def _ids(stem: str) -> set[str]:
-    from kvplan.specs.loader import MODEL_DIR, aliases_of, catalog
-
-    data = catalog(MODEL_DIR)[stem].data
-    assert isinstance(data, dict)
-    ids = [data.get("hf_id")] + [a.get("id") for a in aliases_of(data) if isinstance(a, dict)]
-    return {stem} | {i for i in ids if isinstance(i, str)}
-
-
-def _names(msg: str, typed: str, stem: str) -> bool:
-    """The refusal names the entry (its catalog name or a hub id of it), not only inside the
-    echoed reference."""
-    text = msg.replace(typed, " ")
-    return any(re.search(rf"(?<![\w.-]){re.escape(w)}(?![\w.-])", text) for w in _ids(stem))
-
-
-def _expected(row: dict[str, str]) -> str:
-    return "refused" if row["expected"].startswith("refused") else row["expected"]
-
-
-def _size(typed: str) -> tuple[str, str]:
-    """What `kvplan size` resolves (its resolver call, the hub path included)."""
-    try:
-        return resolve_model(typed).spec.name, ""
-    except InputError as err:
-        return "refused", str(err)
-
-
-def _check(tmp_path: Path, row: dict[str, str]) -> tuple[str, str]:
-    line = (f"vllm serve /mnt/models --served-model-name {row['typed']}"
-            if row["form"] == "served" else f"vllm serve {row['typed']}")
-    script = tmp_path / "serve.sh"
-    script.write_text(line + "\n")
-    (out,) = check_paths([str(script)], default_gpu="h100").outcomes
-    return (out.model or "refused"), " ".join(p.message for p in out.problems)
+ROWS, TUNED, HELD = tr.rows("typed-r2.tsv")
 
 
 def test_corpus_shape() -> None:
-    typed = [r["typed"] for r in ROWS]
-    assert len(typed) == len(set(typed)) == 40
-    assert len(HELD) == 14 and 3 * len(HELD) >= len(ROWS)
-    for row in ROWS:
-        assert row["source"] and row["first_measured"].startswith("size="), row["typed"]
-        if row["expected"].startswith("refused"):
-            assert len(row["expected"]) > len("refused: ") + 10, row["typed"]
-    old = {r[0] for name in ("typed.tsv", "ids.tsv")
-           for r in csv.reader((TSV.parent / name).open(encoding="utf-8"), delimiter="\t")}
-    assert not set(typed) & old
+    tr.assert_corpus_shape(ROWS, HELD, ("typed.tsv", "ids.tsv"))
 
 
 @pytest.mark.parametrize("row", TUNED, ids=[r["typed"] for r in TUNED])
 def test_tuned_reference_through_size_and_check(row: dict[str, str], tmp_path: Path) -> None:
-    for got, msg in (_size(row["typed"]), _check(tmp_path, row)):
-        assert got == _expected(row), msg
-        if got == "refused" and row["did_you_mean"] != "-":
-            assert _names(msg, row["typed"], row["did_you_mean"]), msg
+    tr.assert_tuned(row, tmp_path)
 
 
 def test_held_out_references_never_resolve_to_another_model(tmp_path: Path) -> None:
@@ -102,14 +42,7 @@ def test_held_out_references_never_resolve_to_another_model(tmp_path: Path) -> N
     named in 10 of 14 through each. After the fixes on the tuned rows: 12 and 11 (out of sample).
     Task h58ids then fixed the three left (the Windows path, `llama3_8b` through check, the
     folder `llama3_8B_instruct`; tests below), so these rows now count as tuned: HELD_NAMED."""
-    agree = {"size": 0, "check": 0}
-    named = {"size": 0, "check": 0}
-    for row in HELD:
-        for how, (got, msg) in (("size", _size(row["typed"])), ("check", _check(tmp_path, row))):
-            assert got in (_expected(row), "refused"), (row["typed"], how, got)
-            agree[how] += got == _expected(row)
-            named[how] += (row["did_you_mean"] != "-" and got == "refused"
-                           and _names(msg, row["typed"], row["did_you_mean"]))
+    agree, named = tr.held_out_counts(HELD, tmp_path)
     assert agree == {"size": 14, "check": 14}
     assert named == HELD_NAMED
 
@@ -152,7 +85,7 @@ def test_a_provider_prefix_before_a_catalog_id_names_the_entry(tmp_path: Path) -
             "provider's, as `vllm/` or `hosted_vllm/`): plan `mistral-7b-v0.2`")
     assert base_hint("vllm/mistralai/Mistral-7B-Instruct-v0.2") == said
     row = next(r for r in TUNED if r["typed"] == "vllm/mistralai/Mistral-7B-Instruct-v0.2")
-    assert said.removeprefix("it ") in _check(tmp_path, row)[1]
+    assert said.removeprefix("it ") in tr.check(tmp_path, row)[1]
     # the catalog's own id and its hub URL are not prefixed copies
     assert base_hint("mistralai/Mistral-7B-Instruct-v0.2") == ""
     assert base_hint("https://huggingface.co/mistralai/Mistral-7B-Instruct-v0.2") == ""
@@ -188,10 +121,10 @@ def test_a_windows_path_names_its_folder(tmp_path: Path) -> None:
     said = ("its last part 'Qwen3-8B-FP8-Dynamic': it names a quantized copy of Qwen3-8B, whose "
             "catalog entry qwen3-8b has the same attention shape (the KV cache is the base's): "
             "plan `qwen3-8b --weight-dtype fp8`")
-    got, msg = _size("C:\\AI\\models\\Qwen3-8B-FP8-Dynamic")
+    got, msg = tr.size("C:\\AI\\models\\Qwen3-8B-FP8-Dynamic")
     assert got == "refused" and f"it is a Windows path, not one on this machine; {said}" in msg
     row = next(r for r in HELD if r["typed"].startswith("C:"))
-    got, msg = _check(tmp_path, row)
+    got, msg = tr.check(tmp_path, row)
     assert got == "refused" and "Qwen3-32B" not in msg, msg
     assert ("it reads as a Windows path whose backslashes the shell removed (bash passes an "
             "unquoted C:\\a\\b as C:ab: quote it); " + said.replace("its last part", "its end")
@@ -215,5 +148,5 @@ def test_a_windows_path_names_its_folder(tmp_path: Path) -> None:
 ])
 def test_meta_llama_without_meta_names_its_entry(tmp_path: Path, typed: str, said: str) -> None:
     row = next(r for r in HELD if r["typed"] == typed)
-    for got, msg in (_size(typed), _check(tmp_path, row)):
+    for got, msg in (tr.size(typed), tr.check(tmp_path, row)):
         assert got == "refused" and said.removeprefix("it ") in msg, msg

@@ -22,49 +22,28 @@ rows' `after` column was recomputed through the helpers here (/tmp script in its
 
 from __future__ import annotations
 
-import csv
 from pathlib import Path
 
 import pytest
 
 from kvplan.errors import InputError
 from kvplan.specs.resolve import resolve_model
-from tests.resolve.test_typed_ids_r2 import _check, _expected, _names, _size
+from tests.resolve import typed_rounds as tr
+from tests.resolve.typed_rounds import _offline_hub  # noqa: F401 - autouse: the hub offline
 
-TSV = Path(__file__).parents[1] / "assets" / "model_ids" / "typed-r3.tsv"
-ROWS = list(csv.DictReader(TSV.open(encoding="utf-8", newline=""), delimiter="\t"))
-TUNED = [r for r in ROWS if r["held_out"] == "false"]
-HELD = [r for r in ROWS if r["held_out"] == "true"]
-
-
-@pytest.fixture(autouse=True)
-def _offline_hub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """As measured: the hub offline, an empty cache (so a hub id is refused, never fetched)."""
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+ROWS, TUNED, HELD = tr.rows("typed-r3.tsv")
 
 
 def test_corpus_shape() -> None:
-    typed = [r["typed"] for r in ROWS]
-    assert len(typed) == len(set(typed)) == 40
-    assert len(HELD) == 14 and 3 * len(HELD) >= len(ROWS)
+    tr.assert_corpus_shape(ROWS, HELD, ("typed.tsv", "ids.tsv", "typed-r2.tsv"))
     for row in ROWS:
-        assert row["source"] and row["first_measured"].startswith("size="), row["typed"]
-        if row["expected"].startswith("refused"):
-            assert len(row["expected"]) > len("refused: ") + 10, row["typed"]
-        else:
+        if not row["expected"].startswith("refused"):
             assert row["did_you_mean"] == "-", row["typed"]
-    old = {r[0] for name in ("typed.tsv", "ids.tsv", "typed-r2.tsv")
-           for r in csv.reader((TSV.parent / name).open(encoding="utf-8"), delimiter="\t")}
-    assert not set(typed) & old
 
 
 @pytest.mark.parametrize("row", TUNED, ids=[r["typed"] for r in TUNED])
 def test_tuned_reference_through_size_and_check(row: dict[str, str], tmp_path: Path) -> None:
-    for got, msg in (_size(row["typed"]), _check(tmp_path, row)):
-        assert got == _expected(row), msg
-        if got == "refused" and row["did_you_mean"] != "-":
-            assert _names(msg, row["typed"], row["did_you_mean"]), msg
+    tr.assert_tuned(row, tmp_path)
 
 
 def test_held_out_references_never_resolve_to_another_model(tmp_path: Path) -> None:
@@ -74,14 +53,7 @@ def test_held_out_references_never_resolve_to_another_model(tmp_path: Path) -> N
     `-instant` and Together's `-Turbo` names, three rows, and through `size` OpenVINO's
     `-int4-cw-ov`). Task h58ids2 fixed those four (tests below), so these rows now count as
     tuned (the held_out column keeps the original split): HELD_NAMED."""
-    agree = {"size": 0, "check": 0}
-    named = {"size": 0, "check": 0}
-    for row in HELD:
-        for how, (got, msg) in (("size", _size(row["typed"])), ("check", _check(tmp_path, row))):
-            assert got in (_expected(row), "refused"), (row["typed"], how, got)
-            agree[how] += got == _expected(row)
-            named[how] += (row["did_you_mean"] != "-" and got == "refused"
-                           and _names(msg, row["typed"], row["did_you_mean"]))
+    agree, named = tr.held_out_counts(HELD, tmp_path)
     assert agree == {"size": 14, "check": 14}
     assert named == HELD_NAMED
 
@@ -125,7 +97,7 @@ def test_a_hosted_service_id_names_the_checkpoint(tmp_path: Path, typed: str, wh
         resolve_model(typed)
     assert str(err.value) == f"unknown model {typed!r}; {hint}; `kvplan models` lists the catalog"
     row = {"typed": typed, "form": "served"}
-    got, msg = _check(tmp_path, row)
+    got, msg = tr.check(tmp_path, row)
     assert got == "refused" and f"(its served name {hint.removeprefix('it ')})" in msg, msg
 
 
@@ -213,10 +185,10 @@ def test_groq_and_together_ids_name_the_base_checkpoint(tmp_path: Path, typed: s
     hint = service_hint(typed)
     assert hint == (f"it is {whose} for {repo}, the repository name of {full} (the catalog's "
                     f"{stem})" + _SERVICE_TAIL.format(stem))
-    got, msg = _size(typed)
+    got, msg = tr.size(typed)
     assert (got, msg) == ("refused", f"unknown model {typed!r}; {hint}; `kvplan models` lists "
                                      "the catalog")
-    got, msg = _check(tmp_path, {"typed": typed, "form": "served"})
+    got, msg = tr.check(tmp_path, {"typed": typed, "form": "served"})
     assert got == "refused" and f"(its served name {hint.removeprefix('it ')})" in msg, msg
 
 
@@ -244,7 +216,7 @@ def test_openvino_channel_wise_int4_names_the_base(tmp_path: Path) -> None:
     said = ("it names a quantized copy of DeepSeek-R1-Distill-Qwen-1.5B, whose catalog entry "
             "deepseek-r1-distill-qwen-1.5b has the same attention shape (the KV cache is the "
             "base's): plan `deepseek-r1-distill-qwen-1.5b --weight-dtype int4`")
-    for got, msg in (_size(typed), _check(tmp_path, {"typed": typed, "form": "hub-id"})):
+    for got, msg in (tr.size(typed), tr.check(tmp_path, {"typed": typed, "form": "hub-id"})):
         assert got == "refused" and said in msg, msg
     assert "--weight-dtype int8`" in base_hint("OpenVINO/Qwen2.5-7B-Instruct-int8-cw-ov")
     # `-cw` without a width before it is no quantized copy's suffix
@@ -261,14 +233,14 @@ def test_an_ollama_namespace_tag_is_worded_as_ollamas(tmp_path: Path) -> None:
             "':26b-q4_K' its tag), not a hub id with a GGUF type (Q4_K_M, Q8_0, F16 ...); kvplan "
             "reads no model from Ollama's registry: pass the Hugging Face id or the config.json "
             "of the checkpoint it packages")
-    for got, msg in (_size(typed), _check(tmp_path, {"typed": typed, "form": "ollama"})):
+    for got, msg in (tr.size(typed), tr.check(tmp_path, {"typed": typed, "form": "ollama"})):
         assert (got, msg) == ("refused", said)
     # an Ollama tag before a catalog id names the entry; `:latest` is Ollama's default tag
-    got, msg = _size("meta-llama/Llama-3.1-8B-Instruct:latest")
+    got, msg = tr.size("meta-llama/Llama-3.1-8B-Instruct:latest")
     assert msg.endswith("packages; meta-llama/Llama-3.1-8B-Instruct is the catalog's "
                         "llama-3.1-8b"), msg
     # not Ollama's form: a tag with no parameter count first, or the hub's hf.co/ spelling
     for typed in ("meta-llama/Llama-3.1-8B-Instruct:free", "hf.co/someone/gemma-x:26b-q4_K"):
-        got, msg = _size(typed)
+        got, msg = tr.size(typed)
         assert got == "refused" and "after a hub id is not a GGUF type" in msg, msg
         assert "Ollama model name" not in msg, msg

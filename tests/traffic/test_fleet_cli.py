@@ -13,18 +13,7 @@ from kvplan.capacity import SizeRequest
 from kvplan.cli import app
 from kvplan.specs import load_hardware, load_model
 from kvplan.traffic import Traffic, fit_lognormal, plan_traffic
-
-
-def results(text: str):  # noqa: ANN201 - one record, or a list of several
-    """size/fleet/explain JSON is always {"results": [...]}; one record unwrapped for brevity."""
-    rows = json.loads(text)["results"]
-    assert isinstance(rows, list)
-    return rows[0] if len(rows) == 1 else rows
-
-
-def invoke(runner, *args: str):  # noqa: ANN001, ANN201 - typer's Result type
-    return runner.invoke(app, list(args))
-
+from tests.conftest import invoke, results
 
 ROOT = Path(__file__).resolve().parents[2]
 CHATBOT = str(ROOT / "examples" / "support-chatbot.yaml")

@@ -40,11 +40,13 @@ def is_auto(raw: str) -> bool:
     return text == "-1" or text.lower() == "auto"
 
 
-def read_auto(raw: str, version: Any, release_unknown: bool) -> tuple[str, str]:
+def read_auto(raw: str, version: Any, release_unknown: bool, said: str = "--max-model-len",
+              unnamed: str = "the image does not name its vLLM release") -> tuple[str, str]:
     """(what, text) for an automatic --max-model-len on the image's vLLM release: ("auto",
     note) where the release sizes it (or none is named: kvplan's default release), ("refused",
     why) where its server stops, ("error", why) where it starts with a length kvplan cannot
-    check."""
+    check. `said`, `unnamed`: how the text names the setting and a missing release (a kvplan/v1
+    file's engine.max_model_len and engine.version)."""
     from kvplan.engines.release import read_numbers
     from kvplan.engines.vllm_series import DEFAULT_VERSION
 
@@ -54,12 +56,12 @@ def read_auto(raw: str, version: Any, release_unknown: bool) -> tuple[str, str]:
     how = ("vLLM starts with the model's own context where one sequence fits the KV pool, else "
            "with the longest that does (_auto_fit_max_model_len, v1/core/kv_cache_utils.py)")
     if have is None:
-        why = ("the image does not name its vLLM release" if release_unknown or version is None
+        why = (unnamed if release_unknown or version is None
                else f"vLLM {version} names no release kvplan reads")
-        return "auto", (f"--max-model-len {spelled}: {why}; read as kvplan's default release, "
+        return "auto", (f"{said} {spelled}: {why}; read as kvplan's default release, "
                         f"vLLM {DEFAULT_VERSION}, which takes it (from {since}): {how}")
     if have >= AUTO_SINCE:
-        return "auto", f"--max-model-len {spelled} (vLLM {version}, from {since}): {how}"
+        return "auto", f"{said} {spelled} (vLLM {version}, from {since}): {how}"
     if spelled.lower() == "auto":
         return "refused", (f"the engine refuses it: vLLM {version} parses --max-model-len with "
                            "human_readable_int, which takes only numbers, so argparse stops on "
@@ -73,3 +75,30 @@ def read_auto(raw: str, version: Any, release_unknown: bool) -> tuple[str, str]:
     return "error", (f"vLLM {version} takes --max-model-len -1 unchecked (SkipValidation, "
                      "config/model.py:190 in 0.12.0) and keeps -1 as the context: no length "
                      f"kvplan can check (-1 means auto-fit from {since}); give a number")
+
+
+def file_auto(data: dict[str, Any]) -> tuple[dict[str, Any], str, str]:
+    """A kvplan/v1 document's `engine.max_model_len: auto` (or -1), read as the flag is
+    (task h59maxlen): (the document without the key, what, text) with read_auto's what and text
+    for engine.name vllm at engine.version; ("error", why) for another engine, whose length
+    takes a number; (data, "", "") where the key is no automatic spelling."""
+    from kvplan.engine_traits import traits
+
+    engine = data.get("engine")
+    value = engine.get("max_model_len") if isinstance(engine, dict) else None
+    if isinstance(value, bool) or not isinstance(value, (str, int)) or not is_auto(str(value)):
+        return data, "", ""
+    assert isinstance(engine, dict)
+    spelled = str(value).strip()
+    name = str(engine.get("name", "ideal"))
+    kept = {**data, "engine": {k: v for k, v in engine.items() if k != "max_model_len"}}
+    if traits(name).auto_context_since is None:  # auto-fit is vLLM's alone
+        return kept, "error", (
+            f"{spelled!r} is vLLM's automatic context (engine.name vllm, vLLM "
+            f"{'.'.join(str(p) for p in AUTO_SINCE)} on); engine.name {name} takes a number "
+            "of tokens: give one, or leave the key out for the model's own context")
+    version = engine.get("version")
+    what, text = read_auto(spelled, None if version is None else str(version), version is None,
+                           said="engine.max_model_len",
+                           unnamed="engine.version is not set")
+    return kept, what, text

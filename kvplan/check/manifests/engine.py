@@ -43,7 +43,7 @@ tokens = parse_tokens
 def convert(kind: str, raw: str) -> Any:
     if kind == "int":
         return int(raw)
-    if kind in ("tokens", "context"):  # context: --max-model-len, auto read before this
+    if kind == "tokens":  # --max-num-batched-tokens (--max-model-len: context_spellings)
         # a decimal before a decimal suffix, as vLLM reads it (25.6k = 25,600:
         # `int(float(number) * mult)`, utils/argparse_utils.py:40-58 in 0.25.1,
         # engine/arg_utils.py:1829-1845 in 0.10.2); a decimal before K/M/G is refused there too
@@ -211,6 +211,14 @@ def read_options(
             notes.append(f"{flag}: {text} in {name} {version}; {where}: not checked")
         else:
             refusals.append(Refusal(flag, text, line))
+    from kvplan.check.manifests.stray_words import stray_words
+    from kvplan.engines.release import read_numbers
+
+    stray = stray_words(inv, parsed, None if release_unknown or image is None else
+                        read_numbers(str(image)), any(table.get(f, ("",))[0] == "model"
+                                                       for f in parsed.options))
+    if stray is not None:  # a word the engine's parser has no place for (task h59maxlen)
+        refusals.append(Refusal("", *stray))
     if parsed.positional:
         first = parsed.positional[0]
         found.put("model", first.text, first.line, "the served model")
@@ -259,6 +267,25 @@ def read_options(
                 refusals.append(Refusal(flag, text, line))
             else:
                 problems.append(Problem(said, text, line))
+            continue
+        if kind in ("context", "context_si"):  # as the release's parser reads it (h59maxlen)
+            from kvplan.check.manifests.context_spellings import (
+                Refused,
+                sglang_length,
+                vllm_length,
+            )
+
+            reader = vllm_length if kind == "context" else sglang_length
+            if re.search(r"[$`]", raw):  # a shell word kvplan could not expand: not the engine's
+                problems.append(Problem(said, f"{raw!r} is not a number", line))
+                continue
+            try:
+                found.put(path, reader(raw, None if release_unknown else image, flag), line, said)
+            except Refused as why:
+                refusals.append(Refusal(flag, str(why), line))
+                continue
+            if flag in origin:
+                found.files[path] = (origin[flag][1], origin[flag][0])
             continue
         try:
             found.put(path, convert(kind, raw), line, said)

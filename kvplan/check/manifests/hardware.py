@@ -15,6 +15,7 @@ from kvplan.check.gpus import (
     UnknownLabel,
     catalog_name,
 )
+from kvplan.check.manifests.engine import Refusal
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX
 from kvplan.check.manifests.workload import (
@@ -82,19 +83,55 @@ _OFF_GPU_POOL = {
 
 def _script_nodes(w: Workload, engine_gpus: int) -> int:
     """The machines a launch script's engine spans: its --nnodes when that divides the engine's
-    GPUs (each machine runs the same command; kvplan.check.manifests.node_options), else 1."""
+    GPUs (each machine runs the same command; kvplan.check.manifests.node_options), else 1, the
+    engine refusing the uneven split (a refusal: FAIL)."""
     from kvplan.check.argv import parse
-    from kvplan.check.manifests.node_options import SCRIPT, node_note, nodes_given
+    from kvplan.check.manifests.node_options import SCRIPT, node_note, nodes_given, uneven_refusal
 
     assert w.inv is not None
     options = parse(w.inv).options
     nodes = nodes_given(options) or 1
     if engine_gpus % nodes == 0:
         return nodes
+    w.refusals.append(Refusal("--nnodes", uneven_refusal(w.inv.engine, nodes, engine_gpus,
+                                                         _layout(w)), options["--nnodes"][1]))
     # the node note (written before the GPUs were known) said x nodes: say what is counted
     said, meant = node_note(options, SCRIPT), node_note(options, SCRIPT, engine_gpus)
     w.notes[:] = [meant if n == said and meant else n for n in w.notes]
     return 1
+
+
+def _layout(w: Workload) -> str:
+    """`tensor 8 x pipeline 2`: the parallel sizes that make one engine's GPUs."""
+    tp = int(w.found.values.get("parallel.tensor", 1) or 1)
+    pp = int(w.found.values.get("parallel.pipeline", 1) or 1)
+    what = f"tensor {tp}" + (f" x pipeline {pp}" if pp > 1 else "")
+    return what + (f" x data-parallel {w.dp}" if w.dp > 1 else "")
+
+
+def _uneven_group(w: Workload, engine_gpus: int, per_pod: int, pods: int) -> int:
+    """The nodes an engine of `engine_gpus` GPUs spans over a group of `pods` pods that does
+    not divide them. Told the node count (--nnodes: SGLang always, vLLM's multiprocessing
+    backend; LWS sets $(LWS_GROUP_SIZE) to the group's size) the engine refuses the uneven
+    split (node_options.uneven_refusal); started over Ray (vLLM without --nnodes) it packs its
+    ranks onto the first pods (vllm 0.29.0 vllm/v1/executor/ray_utils.py:655-656
+    initialize_ray_cluster: one GPU bundle a rank, strategy="PACK") and the rest hold none."""
+    from kvplan.check.argv import parse
+    from kvplan.check.manifests.node_options import nodes_given, uneven_refusal
+
+    assert w.inv is not None
+    options = parse(w.inv).options
+    if "--nnodes" in options:
+        nodes = nodes_given(options) or pods
+        if engine_gpus % nodes:
+            w.refusals.append(Refusal("--nnodes", uneven_refusal(
+                w.inv.engine, nodes, engine_gpus, _layout(w)), options["--nnodes"][1]))
+        return pods
+    used = -(-engine_gpus // per_pod)
+    w.notes.append(f"a group of {pods} pods of {per_pod} GPUs runs one engine of {engine_gpus} "
+                   f"GPUs ({_layout(w)}): Ray places its ranks on {used} of them, and "
+                   f"{pods - used} pod(s) hold no rank")
+    return used
 
 
 def read_gpu_count(w: Workload) -> None:
@@ -166,6 +203,7 @@ def read_gpu_count(w: Workload) -> None:
     if per_pod <= 0:
         w.problem("nvidia.com/gpu", f"{value!r} is not a positive count", lim_line)
         return
+    w.gpus_per_pod = per_pod
     pods_per_engine = 1 if w.dp_spread else max(site.pods_per_engine, nodes)
     have = per_pod * pods_per_engine if site.gpus_total is None else site.gpus_total
     if have < engine_gpus:
@@ -177,6 +215,8 @@ def read_gpu_count(w: Workload) -> None:
         return
     if have > engine_gpus:
         w.notes.append(f"{have - engine_gpus} of {have} GPUs per engine unused")
+        if pods_per_engine > 1 and site.gpus_total is None and engine_gpus % pods_per_engine:
+            pods_per_engine = _uneven_group(w, engine_gpus, per_pod, pods_per_engine)
     if pods_per_engine > 1 and "parallel.nodes" not in found.values:
         found.put("parallel.nodes", pods_per_engine, replicas_line, "pods per engine")
     # the field as the file spells it: a compose service's count is deploy.replicas
@@ -286,3 +326,31 @@ def read_gpu_type(w: Workload, default_gpu: str | None) -> None:
         w.notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
     w.found.put("hardware.gpu", gpu, line, label_key)
     w.found.names["hardware.gpu"] = f"{label_key}={value}"
+    if len(names) == 1:
+        _labelled_node(w, gpu, label_key, value)
+
+
+def _labelled_node(w: Workload, gpu: str, label_key: str, value: str) -> None:
+    """The GPUs one node holds where its label says it is bigger than the GPU spec's
+    gpus_per_node: an instance type of more (kvplan.check.instances: GCP's a2-megagpu-16g, 16
+    A100 40GB), or a GKE accelerator whose pod asks for a node size only a bigger GCP machine
+    has (skypilot_counts.BIG_NODES; task h59nodes: TP 16 on one a2-megagpu-16g was refused as
+    spanning nodes of 8). Other labels keep the spec's count."""
+    from kvplan.check.gpus import BETA_INSTANCE_LABEL, GKE_LABEL, INSTANCE_LABEL
+    from kvplan.check.instances import INSTANCE_TYPES
+    from kvplan.check.manifests.skypilot_counts import node_gpus
+
+    per_node = resolve_gpu(gpu).gpus_per_node
+    if label_key in (INSTANCE_LABEL, BETA_INSTANCE_LABEL) and value in INSTANCE_TYPES:
+        held = INSTANCE_TYPES[value][1]
+        if held > per_node:
+            w.node_gpus = held
+            w.notes.append(f"{label_key}={value}: one node holds {held} {gpu} (the cloud's "
+                           f"machine type, kvplan.check.instances), more than the GPU spec's "
+                           f"{per_node} a server: tensor parallelism up to that runs on one node")
+    elif label_key == GKE_LABEL:
+        got = node_gpus(f"{label_key}={value} with {w.gpus_per_pod} GPUs a pod", gpu,
+                        w.gpus_per_pod, "gcp", per_node)
+        if got is not None:
+            w.node_gpus, note = got
+            w.notes.append(note)

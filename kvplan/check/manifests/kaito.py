@@ -34,7 +34,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.manifests.kaito_config import KAITO_VLLM, booleans, config_options, dashed
+from kvplan.check.manifests.kaito_config import KAITO_VLLM, boolean_notes, config_options, dashed
 from kvplan.check.manifests.kaito_tables import SOURCE, Preset, Sku, node_count, presets, skus
 from kvplan.check.manifests.pods import PodSite, as_dict, template_site
 from kvplan.check.manifests.shapes import typed
@@ -154,7 +154,7 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
         problems.append(Problem("resource.instanceType", str(why),
                                 doc.line(*r_at, "instanceType") or p_line))
         return PodSite("Workspace", {}, at, [], problems=problems)
-    refusals = booleans(inference, i_at, doc, vllm_args, notes)
+    boolean_notes(vllm_args, notes)
     gpus = sku.gpus if sku is not None else 1
     nodes = next((int(w.split("=", 1)[1]) for w, _ in words
                   if w.startswith("--pipeline-parallel-size=")), 1)
@@ -170,7 +170,6 @@ def _workspace(body: dict[str, Any], at: Key, doc: Doc, name: str,
                    lines=site_lines, problems=problems, notes=notes, image_names_engine=False,
                    releases={ENGINE: VLLM}, pods_per_engine=nodes)
     site.max_model_len_auto = not any(dashed(w).startswith("--max-model-len") for w, _ in words)
-    site.refusals = refusals
     if sku is not None and sku.catalog_gpu is not None:
         site.gpu = (sku.catalog_gpu, f"resource.instanceType {sku.name}")
     return site

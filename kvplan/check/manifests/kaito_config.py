@@ -84,8 +84,7 @@ def _value(value: Any) -> str:
     return str(value)
 
 
-def booleans(inference: dict[str, Any], i_at: Key, doc: Doc,
-              vllm_args: list[tuple[str, str, int | None]], notes: list[str]) -> list[Problem]:
+def boolean_notes(vllm_args: list[tuple[str, str, int | None]], notes: list[str]) -> None:
     """A YAML boolean of the ConfigMap's vllm: map reaches vLLM as `--key True` / `--key False`
     (inference_api.py parse_args appends `--{key}` and `str(value)`, kaito-project/kaito at
     056b8280). vLLM's boolean options take no value (argparse.BooleanOptionalAction, nargs=0:
@@ -93,7 +92,9 @@ def booleans(inference: dict[str, Any], i_at: Key, doc: Doc,
     over: the first fills the server's optional positional `model_tag` (nargs="?",
     entrypoints/openai/cli_args.py:346-351), which inference_api.py never reads (it serves
     --model); a second has no place and argparse stops ("unrecognized arguments"), so the server
-    does not start (Python 3.11 argparse, the same parser shape, run by hand)."""
+    does not start (Python 3.11 argparse, the same parser shape, run by hand): that refusal is
+    every reader's (kvplan.check.manifests.stray_words, task h59maxlen); here each word is
+    noted."""
     from kvplan.check.argv import takes_no_value
 
     left = [(flag, value, line) for flag, value, line in vllm_args
@@ -104,12 +105,3 @@ def booleans(inference: dict[str, Any], i_at: Key, doc: Doc,
                      + (f" (`false` does not turn it off: --no-{flag.removeprefix('--')} "
                         "would)" if value == "False" else "")
                      + f", and `{value}` is left over as a positional word")
-    if len(left) < 2:
-        return []
-    flag, value, line = left[1]
-    return [Problem("inference.config", "the engine refuses it: KAITO passes the ConfigMap's "
-                    "booleans as words after their options ("
-                    + ", ".join(f"{f} {v}" for f, v, _ in left) + "); the options take no "
-                    "value, the first word fills vLLM's optional model_tag and argparse stops on "
-                    f"the next (\"unrecognized arguments: {value}\"): drop the boolean keys, or "
-                    "keep one", line or doc.line(*i_at, "config") or doc.start_line)]

@@ -177,7 +177,7 @@ def to_target(w: Workload) -> Target:
     target = Target(file=str(w.path), kind=kind_of_site(w.site.kind), line=line, name=w.name,
                     base_dir=w.path.parent, server=w.inv.engine, engines_per_pod=w.dp,
                     notes=w.notes, attention_dp=w.attention_dp,
-                    attention_flag=w.attention_flag)
+                    attention_flag=w.attention_flag, node_gpus=w.node_gpus)
     target.gpu_request = GPU_REQUEST.get(w.site.kind, target.gpu_request)
     target.files = dict(found.files)
     target.names = dict(found.names) | {"hardware.count": "replicas",

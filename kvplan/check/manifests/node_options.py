@@ -37,7 +37,7 @@ def node_note(options: dict[str, tuple[Any, Any]], pods: int,
     """The note for the node options among `options` (flag -> (raw value, line)), for an
     engine the file runs over `pods` pods (SCRIPT: a launch script's); None when neither is
     given. `engine_gpus` (a script's, once known: kvplan.check.manifests.hardware) says whether
-    --nnodes divides them; where it does not, the GPUs are counted on this one machine."""
+    --nnodes divides them; where it does not, the engine refuses to start (uneven_refusal)."""
     given = [f for f in NODE_OPTIONS if f in options]
     if not given:
         return None
@@ -49,7 +49,7 @@ def node_note(options: dict[str, tuple[Any, Any]], pods: int,
                  "kvplan counts the engine's GPUs on this one machine")
         if nodes and nodes > 1 and engine_gpus is not None and engine_gpus % nodes:
             share = (f"--nnodes {nodes} does not divide the engine's {engine_gpus} GPUs (tensor x "
-                     "pipeline x data-parallel), so kvplan counts them on this one machine")
+                     "pipeline x data-parallel), which the engine refuses (uneven_refusal)")
         if stated is not None and stated < 1:
             share = f"--nnodes {stated} is not a node count (1 or more): {share}"
         return (f"{said}: the machines one engine spans (not a KV-pool option); this script "
@@ -66,3 +66,19 @@ def node_note(options: dict[str, tuple[Any, Any]], pods: int,
         return f"{what}; kvplan counts the engine's GPUs from the pods that run it, {group}{agree}"
     return (f"{what}; --nnodes {nodes} says {nodes} nodes, but the file runs {group} per engine: "
             "kvplan counts the engine's GPUs from those pods")
+
+
+def uneven_refusal(engine: str, nodes: int, gpus: int, what: str) -> str:
+    """Why the engine does not start when its --nnodes `nodes` does not divide its `gpus` GPUs
+    (`what`: tensor x pipeline ...): it places gpus / nodes ranks on each node and refuses an
+    uneven split (kvplan.engine_traits' nnodes_rule: vLLM 0.29.0 vllm/engine/arg_utils.py:2179,
+    SGLang 0.5.23 srt/arg_groups/validation_hook.py:179; task h59nodes: TP 8 x PP 2 over
+    --nnodes 3 passed, counted on one machine)."""
+    from kvplan.engine_traits import traits
+
+    rule = traits(engine).nnodes_rule or "the engine splits its ranks evenly over its nodes"
+    fits = [str(n) for n in range(2, gpus + 1) if gpus % n == 0]
+    hint = (f"; --nnodes {' or '.join([', '.join(fits[:-1]), fits[-1]] if len(fits) > 1 else fits)}"
+            " divides them" if fits else "")
+    return (f"the engine refuses it: --nnodes {nodes} does not divide the engine's {gpus} GPUs "
+            f"({what}): {rule}{hint}")

@@ -63,7 +63,8 @@ SGLANG: dict[str, tuple[str, str]] = {
     # attention data parallelism, read by kvplan.check.manifests.dp_attention
     "--attn-dp-size": ("attn_dp", "int"),
     "--attention-data-parallel-size": ("attn_dp", "int"),
-    "--context-length": ("engine.max_model_len", "tokens"),
+    # SGLang's own human_readable_int (SI / IEC suffixes): kvplan.check.manifests.context_spellings
+    "--context-length": ("engine.max_model_len", "context_si"),
     "--mem-fraction-static": ("engine.gpu_memory_utilization", "float"),
     "--kv-cache-dtype": ("engine.kv_cache_dtype", "str"),
     "--page-size": ("engine.block_size", "int"),

@@ -126,8 +126,11 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
                                     "model from model_loading_config)", inner.line(*k_at, key)))
     table, version = TABLES["vllm"]
     notes: list[str] = []
+    python_typed = _python_length(kwargs.get("max_model_len"), inner.line(*k_at, "max_model_len"))
     for key in kwargs:
         line = inner.line(*k_at, key)
+        if key == "max_model_len" and python_typed is not None:
+            continue  # vLLM's engine arguments take it as a Python value: refused below
         flag = "--" + str(key).replace("_", "-")
         if flag not in table:
             notes.append(f"engine_kwargs {key}: vLLM {version} has no such engine argument; "
@@ -188,7 +191,31 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
                    ("__replicas__",), group=group, name=name, lines=lines, problems=problems,
                    notes=notes, image_names_engine=False, release_unknown=True,
                    line_at=("__llm_config__",))
+    if python_typed is not None:
+        site.refusals.append(python_typed)
     return site
+
+
+def _python_length(value: Any, line: int) -> Problem | None:
+    """engine_kwargs.max_model_len as vLLM's engine arguments take it: a Python value, not a
+    command-line word (Ray Serve LLM builds the engine arguments from the dict), so vLLM's
+    argparse spellings do not apply (task h59maxlen). ModelConfig.max_model_len is a pydantic
+    int (`Field(default=None, ge=-1)`, config/model.py:263 in 0.34.0, :214 in 0.29.0): an int,
+    -1 (auto-fit from 0.14.0, read through the flag's path) or a numeric string pass; `auto` or
+    `32k` stop the engine ("Input should be a valid integer"). None where it passes."""
+    import re
+
+    if not isinstance(value, str) or re.fullmatch(r"\s*[-+]?\d+\s*", value):
+        return None
+    from kvplan.engines.vllm_series import DEFAULT_VERSION
+
+    return Problem("max_model_len", f"the engine refuses it: Ray Serve LLM passes engine_kwargs "
+                   "to vLLM's engine arguments as Python values, not through vLLM's argparse, "
+                   f"and ModelConfig.max_model_len is an int (pydantic, Field(ge=-1), "
+                   f"config/model.py:263 in vLLM {DEFAULT_VERSION}, kvplan's default release: "
+                   f"the ray-llm image names none), so the engine stops on {value!r} (\"Input "
+                   "should be a valid integer\"): write -1 for vLLM's auto-fit (0.14.0 on) or "
+                   "a number of tokens", line)
 
 
 def _configs(args: dict[str, Any], a_at: Key) -> list[tuple[Any, Key, str]]:

@@ -28,6 +28,7 @@ from typing import Any
 
 from kvplan.check.manifests.launcher_sites import installed, launcher_targets, pip_pins
 from kvplan.check.manifests.skypilot_gpus import (
+    OWN_MACHINES,
     SKYPILOT_GPUS,
     Candidate,
     candidates,
@@ -221,6 +222,7 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
         target.notes = [*shared, *own_notes, *target.notes]
         if c is not None:
             target.notes.append(_gpu_note(c, nodes))
+            _node_size(target, c)
         alternatives.append(target)
     if len(alternatives) == 1:
         one = alternatives[0]
@@ -234,11 +236,30 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
 
 
 def _gpu_note(c: Candidate, nodes: int) -> str:
+    from kvplan.check.manifests.skypilot_counts import offered_note
+
     over = f" on each of num_nodes {nodes} ({nodes * int(c.count)} GPUs)" if nodes > 1 else ""
     pcie = (" (some clouds' H100 is the PCIe card, 0.1 GB smaller: checked as the SXM part)"
             if c.name.lower() == "h100" else "")
+    offered = offered_note(c.name, int(c.count), c.cloud) if c.cloud not in OWN_MACHINES else None
     return (f"SkyPilot's {c.name} is {c.gpu}{pcie}; $SKYPILOT_NUM_GPUS_PER_NODE = "
-            f"{c.count}{over}")
+            f"{c.count}{over}" + (f"; {offered}" if offered else ""))
+
+
+def _node_size(target: Target, c: Candidate) -> None:
+    """The GPUs one node holds where the cloud's machine holds more than the GPU spec's
+    gpus_per_node (GCP's a2-megagpu-16g: 16 A100 40GB), so tensor parallelism up to them is
+    one node's (task h59nodes); other clouds keep the spec's count."""
+    from kvplan.check.manifests.skypilot_counts import node_gpus
+    from kvplan.deploy import resolve_gpu
+
+    if c.cloud in OWN_MACHINES or c.gpu is None:
+        return
+    got = node_gpus(f"{c.name}:{c.count}", c.gpu, int(c.count), c.cloud,
+                    resolve_gpu(c.gpu).gpus_per_node)
+    if got is not None:
+        target.node_gpus, note = got
+        target.notes.append(note)
 
 
 def no_engine(base: Target, key: str, script: str, engine: str | None) -> list[Target] | None:

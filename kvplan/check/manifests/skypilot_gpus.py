@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kvplan.check.manifests.skypilot_counts import ANY_CLOUD, cloud_of
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 
@@ -55,27 +56,38 @@ SKYPILOT_GPUS: dict[str, str] = {
 # sky/catalog/gcp_catalog.py `_ACC_INSTANCE_TYPE_DICTS`: 16: ['a2-megagpu-16g']; the instance is
 # in skypilot-catalog catalogs/v7/gcp/vms.csv at 017e2502), H100's 12 the largest H100 offer
 # listed. B300, GB200 and H200-SXM are not in that listing: no ceiling is known for them.
-SKYPILOT_MAX_PER_NODE: dict[str, int] = {
-    "a10": 4, "a10g": 8, "a100": 16, "a100-80gb": 8, "h100": 12, "h200": 8, "l4": 8,
-    "l40s": 8, "t4": 8, "v100": 8, "v100-32gb": 8, "a100-80gb-sxm": 8, "a40": 8, "a6000": 4,
-    "a800": 8, "b200": 8, "h100-mega": 8, "h100-nvl": 8, "h100-sxm": 8, "l40": 8, "mi300x": 8,
-    "rtx3090": 8, "rtx4000-ada": 8, "rtx4090": 8, "rtx5090": 2, "rtx6000-ada": 8,
-    "rtxa6000": 8,
-}
+SKYPILOT_MAX_PER_NODE: dict[str, int] = {k: max(v) for k, v in ANY_CLOUD.items()}
 MAX_SOURCE = ("`sky show-gpus -a` of SkyPilot's catalog, skypilot-org/skypilot "
               "docs/source/compute/show-gpus-all.txt at 1c9d60bd")
 
 
+# clouds whose nodes are the user's own machines, outside SkyPilot's catalog (a Kubernetes
+# cluster, SSH node pools): only the largest count of any cloud is checked there, as before
+OWN_MACHINES = ("kubernetes", "k8s", "ssh")
+
+
 def over_node(c: Candidate) -> str | None:
-    """Why SkyPilot cannot launch candidate `c` on one node: a count above the most GPUs of its
-    name any cloud of SkyPilot's catalog offers on one node; None when it can or no ceiling is
-    known (task h58launch: `H100:1000` passed with a note)."""
-    most = SKYPILOT_MAX_PER_NODE.get(c.name.lower())
-    if most is None or int(c.count) <= most:
-        return None
-    return (f"no cloud in SkyPilot's catalog offers {c.count} {c.name} on one node "
-            f"(the most is {most}: {MAX_SOURCE}); accelerators is a count per node: write "
-            f"{c.name}:{most} or less, and num_nodes for more GPUs")
+    """Why SkyPilot cannot launch candidate `c` on one node: a count its cloud's list lacks
+    (GCP: skypilot_counts.CLOUD_COUNTS), a cloud that does not list the GPU, or with no cloud
+    named a count no cloud of SkyPilot's catalog offers (task h59nodes: `H200:4` passed, under
+    the largest offer of 8, though H200 comes in 1, 2 or 8); on a Kubernetes or SSH cloud only
+    a count above the most any cloud offers (task h58launch: `H100:1000` passed with a note).
+    None when it can be launched or the catalog does not know the name."""
+    from kvplan.check.manifests.skypilot_counts import CLOUDS, CLOUDS_SOURCE, not_offered
+
+    key, count = c.name.lower(), int(c.count)
+    if c.cloud in OWN_MACHINES:
+        most = SKYPILOT_MAX_PER_NODE.get(key)
+        if most is None or count <= most:
+            return None
+        return (f"no cloud in SkyPilot's catalog offers {c.count} {c.name} on one node "
+                f"(the most is {most}: {MAX_SOURCE}); accelerators is a count per node: write "
+                f"{c.name}:{most} or less, and num_nodes for more GPUs")
+    listed = CLOUDS.get(key)
+    if c.cloud is not None and listed and c.cloud not in {x.lower() for x in listed}:
+        return (f"SkyPilot's catalog lists {c.name} on {', '.join(listed)} ({CLOUDS_SOURCE}), "
+                f"not on {c.cloud}: name one of those clouds or another GPU")
+    return not_offered(c.name, count, c.cloud)
 
 
 class Candidate:
@@ -86,10 +98,14 @@ class Candidate:
         self.gpu = SKYPILOT_GPUS.get(name.lower())
         self.where = where  # an any_of / ordered option that names no GPU: its place
         self.image: Any = None  # the option's own image_id (None: the top level's)
+        self.cloud: str | None = None  # `cloud:` / `infra:` (skypilot_counts.cloud_of)
+        self.own_cloud = False  # an any_of / ordered option's own cloud: named in the label
 
     @property
     def label(self) -> str:
         said = f"{self.where} (no accelerators)" if self.where else f"{self.name}:{self.count}"
+        own = self.cloud is not None and self.own_cloud and not self.where
+        said += f" on {self.cloud}" if own else ""
         return f"{said} ({self.image})" if self.image is not None else said
 
 
@@ -145,13 +161,17 @@ def _option_candidates(res: dict[str, Any], key: str, top: list[Candidate], doc:
         if option.get("image_id") is not None and option["image_id"] != top_image:
             for c in these:  # the option's image_id replaces the top level's, for it alone
                 c.image = option["image_id"]
+        own_cloud = cloud_of(option)
+        for c in these:  # the option's cloud replaces the top level's, for it alone
+            c.cloud = own_cloud or cloud_of(res)
+            c.own_cloud = own_cloud is not None and own_cloud != cloud_of(res)
         found += these
     return found, []
 
 
 def _copy(c: Candidate) -> Candidate:
     out = Candidate(c.name, c.count, c.line, c.where)
-    out.image = c.image
+    out.image, out.cloud = c.image, c.cloud
     return out
 
 
@@ -185,6 +205,8 @@ def candidates(data: dict[str, Any], doc: Doc) -> tuple[list[Candidate], list[Pr
     for key in ("accelerators", "gpus"):
         if res.get(key) is not None:
             found += _accelerators(res[key], ("resources", key), doc)
+    for c in found:
+        c.cloud = cloud_of(res)
     keys = [k for k in ("any_of", "ordered") if res.get(k) is not None]
     if len(keys) > 1:
         return [], [Problem("resources.ordered", "resources holds both any_of and ordered, "

@@ -241,6 +241,8 @@ class Workload:
         self.dp = 1
         self.env: dict[str, str] = {}
         self.label_key: str | None = None
+        self.gpus_per_pod = 0  # the pod's GPU limit, once read (hardware.read_gpu_count)
+        self.node_gpus: int | None = None  # a labelled node bigger than the spec's (hardware)
         self.gpu_named = True
         self.gpu_vendor: str | None = None  # amd / nvidia: the GPUs the container can run on
         self.dp_spread = False  # --data-parallel-size-local: each pod holds its own ranks
