@@ -66,7 +66,10 @@ PACKAGES = {
          # stop 27: ModelOpt NVFP4 weights (capacity/nvfp4.py), GGUF Q8_0 (linear_quant.py)
          "tests/catalog/test_nvfp4.py", "tests/engines/test_v1_misses_h27.py",
          # stop 43: SGLang's data-parallel attention in check_parallelism
-         "tests/test_capacity_attention_dp.py")),
+         "tests/test_capacity_attention_dp.py",
+         # stop 59: dense 8-bit weights (linear_quant.py), nodes that do not divide TP x PP
+         # (parallel.uneven_nodes)
+         "tests/catalog/test_dense_8bit.py", "tests/check/test_nodes_split.py")),
     "engines": Package(
         ("kvplan/engines/*",),
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_engine_profiles_vllm.py",

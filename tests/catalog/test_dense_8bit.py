@@ -157,6 +157,30 @@ def test_fbgemm_fp8_by_hand():
         6_979_321_856 + 5_505_024 + 512 + 2_101_878_784)
 
 
+def test_int8_static_symmetric_by_hand():
+    # the held-out asymmetric block made symmetric: static int8 activations keep one fp32
+    # input_scale a layer and no zero point (CompressedTensorsW8A8Int8.create_weights), 4 linear
+    # layers x 32 x 4 B; fp8 would keep one a fused shard
+    m = _spec(_set(_config(INT8_ASYM), f"{A}.symmetric", True))
+    quant = m.weight_quant
+    assert quant is not None and (quant.weight_dtype, quant.input_scale) == (DType.int8, "static")
+    lay = linear_quant.layout(m)
+    assert (lay.qweight, lay.scales, lay.inputs) == (LLAMA_8B_WEIGHTS, LLAMA_8B_CHANNEL, 512)
+    assert linear_quant.describe(m) == (
+        "weights in bf16 but the decoder's linear layers in compressed-tensors int8 (a byte a "
+        "weight 6,979,321,856 B, one fp32 scale per output row 5,505,024 B, static input scales "
+        "512 B; the rest 2,101,878,784 B)")
+
+
+def test_fbgemm_fp8_described_with_its_input_scale_ub():
+    cfg = json.loads((CONFIGS / "llama-3.1-8b.json").read_text())
+    cfg["quantization_config"] = dict(FBGEMM)
+    assert linear_quant.describe(_spec(cfg)) == (
+        "weights in bf16 but the decoder's linear layers in fbgemm_fp8 fp8 (a byte a weight "
+        "6,979,321,856 B, one fp32 scale per output row 5,505,024 B, input_scale_ub 512 B; the "
+        "rest 2,101,878,784 B)")
+
+
 def test_a_stated_weight_dtype_prices_the_whole_model():
     m = spec_from_config(_config(W8A8_3B), name="q", hf_id="x/q", origin="test",
                          weight=DType.fp16)
