@@ -64,6 +64,7 @@ class PythonApi:
     launchers: tuple[str, ...] = ()  # classes whose from_engine_args starts the engine (vLLM)
     entrypoint: str | None = None  # the record's engine.entrypoint for `starts`
     signature: frozenset[str] = frozenset()  # the constructor's own named parameters
+    args_keyword: str = ""  # the keyword that hands over the args object whole (server_args=)
 
 
 VLLM = PythonApi(
@@ -80,7 +81,7 @@ SGLANG = PythonApi(
     "sglang.Engine(**kwargs) builds ServerArgs(**kwargs), a dataclass, which raises TypeError "
     "(unexpected keyword argument) (sglang 0.5.23 srt/entrypoints/engine.py:297); ServerArgs' "
     "fields are `python -m sglang.launch_server`'s options",
-    args_classes=("ServerArgs",))
+    args_classes=("ServerArgs",), args_keyword="server_args")
 TRTLLM = PythonApi(
     "trtllm", "tensorrt_llm", ("LLM",), "model", True, ("trtllm-serve",), True, "",
     config_classes=("KvCacheConfig", "BuildConfig"))

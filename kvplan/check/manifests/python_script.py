@@ -22,7 +22,6 @@ over the catalog (WARN), as the shell-script reader does.
 from __future__ import annotations
 
 import ast
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -191,15 +190,16 @@ def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -
 
 def _server_args(c: Construction) -> ast.Call:
     """SGLang's `Engine(server_args=ServerArgs(...))`: the ServerArgs call."""
-    given = next((k.value for k in c.call.keywords if k.arg == "server_args"), None)
+    given = next((k.value for k in c.call.keywords if k.arg == c.api.args_keyword), None)
     if given is None:
         return c.call
     got = resolve(given, c.ctx)
     if got.read and isinstance(got.value, Struct):
         c.notes.extend(got.notes)
         return got.value.node
-    c.problems.append(Problem("server_args", f"server_args: {got.why or 'not a ServerArgs(...)'}"
-                              f"; {FIX}", c.line))
+    key = c.api.args_keyword
+    c.problems.append(Problem(key, f"{key}: {got.why or 'not a ServerArgs(...)'}; {FIX}",
+                              c.line))
     return ast.Call(ast.Name("ServerArgs"), [], [])
 
 
@@ -230,9 +230,9 @@ def keywords(c: Construction, call: ast.Call) -> list[tuple[str, Value, int]]:
 
 def _read(c: Construction, path: Path) -> tuple[list[str], list[int], ScriptFiles]:
     """The engine's command words (and their lines) the construction amounts to."""
-    from kvplan.check.manifests.python_words import options_file_words, option_words
+    from kvplan.check.manifests.python_words import option_words, options_file_words
 
-    call = _server_args(c) if c.api.args_classes and not c.api.launchers else c.call
+    call = _server_args(c) if c.api.args_keyword else c.call
     if c.api.options_file:
         return options_file_words(c, keywords(c, call), ScriptFiles(path))
     words, lines = option_words(c, keywords(c, call))
@@ -344,7 +344,3 @@ def read_python(path: Path, side_cache: dict[Path, Any],
     except InputError:
         return None
     return targets(path, text, side_cache, default_gpu)
-
-
-def json_text(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"))

@@ -217,7 +217,7 @@ def resolve(node: ast.expr, ctx: Context, depth: int = 0) -> Value:
                              "sees it")
             return Value(why=f"{name}: not bound in this file")
         if len(binds) > 1:
-            lines = ", ".join(str(b[1]) for b in binds)
+            lines = ", ".join(str(n) for n in sorted(b[1] for b in binds))
             return Value(why=f"{name}: bound {len(binds)} times in the {where} (lines {lines}); "
                          "kvplan does not follow which binding the call sees")
         value, line, how = binds[0]

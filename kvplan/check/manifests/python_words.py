@@ -32,10 +32,10 @@ def _moves(engine: str, flag: str, model: bool) -> bool:
 
 def _unread(c: Any, name: str, got: Value, line: int, moves: bool) -> None:
     if moves:
-        c.problems.append(Problem(name, f"{name} (line {line}): {got.why}; kvplan cannot plan "
-                                  "the pool without it: write the value in the script (a "
-                                  "literal, or a name bound once to one), or describe the "
-                                  "deployment in a kvplan/v1 file", line))
+        c.problems.append(Problem(name, f"{got.why}; kvplan cannot plan the pool without it: "
+                                  "write the value in the script (a literal, or a name bound "
+                                  "once to one), or describe the deployment in a kvplan/v1 "
+                                  "file", line))
     else:
         c.notes.append(f"{name} (line {line}) not read ({got.why}); kvplan's plan does not use "
                        "it")
@@ -53,9 +53,8 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
         flag = _flag(name)
         known = flag in table or name in api.signature
         if not known:
-            c.problems.append(Problem(name, f"{name} (line {line}): not an option of "
-                                      f"{api.engine}: {api.unknown_refused}, and has no "
-                                      f"{flag}", line))
+            c.problems.append(Problem(name, f"not a keyword {api.engine} takes: "
+                                      f"{api.unknown_refused}, and has no {flag}", line))
             continue
         if not got.read:
             _unread(c, name, got, line, _moves(api.engine, flag, model))
