@@ -174,3 +174,34 @@ def test_cli_checks_a_python_script(tmp_path: Path) -> None:
     assert res.exit_code == 2  # an ERROR
     assert [(r["line"], r["verdict"]) for r in rows] == [(2, "PASS"), (3, "ERROR")]
     assert "max_model_len" in json.dumps(rows[1])
+
+
+def test_a_notebook_is_its_code_cells_joined(tmp_path: Path) -> None:
+    book = {"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "markdown", "source": ["# LLM(model='x') in prose is not code\n"]},
+        {"cell_type": "code", "source": ["!pip install vllm\n", "%time x = 1\n"]},
+        {"cell_type": "code", "source": "%%bash\nnvidia-smi\n"},
+        {"cell_type": "code", "source": ["from vllm import LLM\n",
+                                         "llm = LLM(model='Qwen/Qwen3-8B', max_model_len=4096)\n",
+                                         "await asyncio.sleep(0)\n"]}]}
+    path = tmp_path / "demo.ipynb"
+    path.write_text(json.dumps(book))
+    [t] = read_targets(path, {})
+    assert (t.line, t.deployment.engine.max_model_len) == (4, 4096)
+    assert t.notes[:4] == [
+        "a notebook: line 4 of its code cells joined in order is code cell 3, its line 2",
+        "code cell 1, its line 1: `!pip install vllm` left out (IPython syntax, not Python)",
+        "code cell 1, its line 2: `%time x = 1` left out (IPython syntax, not Python)",
+        "code cell 2 left out: its cell magic %%bash makes it no Python"]
+    files, _ = discover([str(tmp_path)])
+    assert [p.name for p, _ in files] == ["demo.ipynb"]
+    (tmp_path / "broken.ipynb").write_text("{not json")
+    [bad] = read_targets(tmp_path / "broken.ipynb", {})
+    assert bad.problems[0].message.startswith("not a notebook: its JSON does not parse")
+
+
+def test_python_that_does_not_parse_is_an_error_when_it_names_an_engine(tmp_path: Path) -> None:
+    [t] = _targets(tmp_path, HEAD + "llm = LLM(model=\n")
+    assert (t.line, t.problems[0].message.split(";")[0]) == (
+        2, "not Python that parses ('(' was never closed)")
+    assert _targets(tmp_path, "def (:\n", "other.py") == []

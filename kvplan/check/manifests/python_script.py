@@ -39,7 +39,7 @@ from kvplan.engines.python_api import (
     PythonApi,
 )
 
-PY_SUFFIXES = (".py",)
+PY_SUFFIXES = (".py", ".ipynb")
 KIND = "shell command"  # the site kind of a server the script starts itself (a script target)
 FIX = ("write the value in the script (a literal, or a name bound once to one), or describe "
        "the deployment in a kvplan/v1 file")
@@ -255,14 +255,40 @@ def _visible(tree: ast.Module, before: int, env_names: tuple[str, ...]) -> str |
     return value
 
 
+def parse(path: Path, text: str) -> ast.Module | None:
+    """The file's syntax tree (top-level `await` allowed, as a notebook cell has it)."""
+    try:
+        tree = compile(text, str(path), "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except (SyntaxError, ValueError):
+        return None
+    return tree if isinstance(tree, ast.Module) else None
+
+
+def _unparsed(path: Path, text: str) -> Target | None:
+    """An ERROR for a file that names an engine but is not Python that parses."""
+    if not any(api.package in text for api in APIS):
+        return None
+    try:
+        compile(text, str(path), "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError as err:
+        line = err.lineno or 1
+        return Target(file=str(path), kind=SCRIPT, line=line, problems=[Problem(
+            "", f"not Python that parses ({err.msg}); kvplan reads the engine a script starts "
+            "with Python's own parser: fix the file, or describe the deployment in a kvplan/v1 "
+            "file", line)])
+    except ValueError as err:
+        return Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem(
+            "", f"not Python that parses ({err})", 1)])
+    return None
+
+
 def sites(path: Path, text: str) -> list[PodSite]:
     """A site for each engine construction in the file; [] when the file has none (or is not
     Python that parses: a file that imports no engine is not read)."""
     from kvplan.check.manifests.shell import _visible as visible_count
 
-    try:
-        tree = ast.parse(text, filename=str(path))
-    except (SyntaxError, ValueError):
+    tree = parse(path, text)
+    if tree is None:
         return []
     imports = _imports(tree)
     out: list[PodSite] = []
@@ -301,6 +327,9 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
 
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
+    unparsed = _unparsed(path, text)
+    if unparsed is not None:
+        return [unparsed]
     for site in sites(path, text):
         for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
             target.gpu_vendor = None  # a pip install names no vendor
@@ -330,6 +359,10 @@ def starts_engine(path: Path) -> bool:
         return False
     if not any(api.package in text for api in APIS):
         return False
+    if path.suffix == ".ipynb":
+        from kvplan.check.manifests.notebook import read_notebook
+
+        text = read_notebook(text).code
     return bool(sites(path, text))
 
 
@@ -343,4 +376,16 @@ def read_python(path: Path, side_cache: dict[Path, Any],
         text = read_text(path)
     except InputError:
         return None
-    return targets(path, text, side_cache, default_gpu)
+    if path.suffix != ".ipynb":
+        return targets(path, text, side_cache, default_gpu)
+    from kvplan.check.manifests.notebook import read_notebook
+
+    book = read_notebook(text)
+    if book.problem:
+        return [Target(file=str(path), kind=SCRIPT, line=1,
+                       problems=[Problem("", book.problem, 1)])]
+    out = targets(path, book.code, side_cache, default_gpu)
+    for t in out:
+        t.notes[:0] = [f"a notebook: line {t.line} of its code cells joined in order is "
+                       f"{book.where(t.line)}", *book.notes]
+    return out
