@@ -205,3 +205,10 @@ def test_python_that_does_not_parse_is_an_error_when_it_names_an_engine(tmp_path
     assert (t.line, t.problems[0].message.split(";")[0]) == (
         2, "not Python that parses ('(' was never closed)")
     assert _targets(tmp_path, "def (:\n", "other.py") == []
+
+
+def test_refusals_of_the_conversion_speak_of_keywords(tmp_path: Path) -> None:
+    [t] = _targets(tmp_path, HEAD + 'llm = LLM(model="/srv/models/Qwen3-8B")\n')
+    [p] = t.problems
+    assert (p.field, p.line) == ("model", 2)
+    assert 'name the model with served_model_name="<hf id>"' in p.message

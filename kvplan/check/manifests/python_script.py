@@ -339,8 +339,27 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             if not target.problems and not target.deployment and site.problems:
                 target.problems = list(site.problems)
             target.kind = SCRIPT
+            target.problems = [_in_python(p) for p in target.problems]
             out.append(target)
     return sorted(out, key=lambda t: t.line)
+
+
+def _in_python(p: Problem) -> Problem:
+    """A problem of the manifests' conversion in a Python script's words: an option is the
+    keyword of the same name (`--model` is `model`, `--served-model-name <hf id>` is
+    `served_model_name="<hf id>"`)."""
+    from kvplan.engine_traits import TRAITS
+
+    message = p.message
+    for t in TRAITS.values():
+        flag = t.served_name_flag
+        if flag and f"{flag} <hf id>" in message:
+            message = message.replace(f"{flag} <hf id>",
+                                      f"{flag.lstrip('-').replace('-', '_')}=\"<hf id>\"")
+    field = p.field
+    if field.startswith("--") and " " not in field:  # `--model` is the keyword `model`
+        field = field.lstrip("-").replace("-", "_")
+    return Problem(field, message, p.line)
 
 
 def is_python(path: Path) -> bool:
