@@ -212,3 +212,26 @@ def test_refusals_of_the_conversion_speak_of_keywords(tmp_path: Path) -> None:
     [p] = t.problems
     assert (p.field, p.line) == ("model", 2)
     assert 'name the model with served_model_name="<hf id>"' in p.message
+
+
+def test_an_expression_too_deep_for_the_stack_is_one_error_not_a_crash(tmp_path: Path) -> None:
+    """Hostile scripts: 100,000 unary minuses exhaust the parser's memory (MemoryError), 100,000
+    additions its recursion, and 900 additions parse but are too deep for ast.unparse: each is
+    the same one ERROR on its file, exit 2, and the next file is still checked."""
+    model = '"meta-llama/Meta-Llama-3-8B-Instruct"'
+    deep = {
+        "minus.py": "import vllm\nx = " + "-" * 100_000 + "1\nllm = vllm.LLM(model=" + model + ")\n",
+        "parsed.py": HEAD + "x = " + "+".join(["1"] * 900) + f"\nLLM(model={model}, max_model_len=x)\n",
+        "long.py": HEAD + "x = " + "+".join(["1"] * 100_000) + f"\nLLM(model={model}, max_model_len=x)\n",
+    }
+    for name, text in deep.items():
+        [t] = _targets(tmp_path, text, name)
+        assert _problems(t) == (
+            " line 1: not Python that kvplan can read: an expression is nested too deep (Python's "
+            "parser, or kvplan's walk of its tree, ran out of stack); describe the deployment in a "
+            "kvplan/v1 file"), name
+    (tmp_path / "ok.py").write_text(HEAD + f"LLM(model={model})\n")
+    result = CliRunner().invoke(app, ["check", str(tmp_path / "parsed.py"), str(tmp_path / "ok.py"),
+                                      "--gpu", "h100"])
+    assert result.exit_code == 2
+    assert result.stdout.splitlines()[-1] == "2 checked in 2 file(s): 1 PASS, 0 FAIL, 1 ERROR"

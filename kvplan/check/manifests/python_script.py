@@ -255,11 +255,16 @@ def _visible(tree: ast.Module, before: int, env_names: tuple[str, ...]) -> str |
     return value
 
 
+TOO_DEEP = ("not Python that kvplan can read: an expression is nested too deep (Python's parser, "
+            "or kvplan's walk of its tree, ran out of stack); describe the deployment in a "
+            "kvplan/v1 file")
+
+
 def parse(path: Path, text: str) -> ast.Module | None:
     """The file's syntax tree (top-level `await` allowed, as a notebook cell has it)."""
     try:
         tree = compile(text, str(path), "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     return tree if isinstance(tree, ast.Module) else None
 
@@ -279,6 +284,8 @@ def _unparsed(path: Path, text: str) -> Target | None:
     except ValueError as err:
         return Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem(
             "", f"not Python that parses ({err})", 1)])
+    except (MemoryError, RecursionError):  # Python's parser on an expression nested too deep
+        return Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem("", TOO_DEEP, 1)])
     return None
 
 
@@ -385,6 +392,17 @@ def starts_engine(path: Path) -> bool:
     return bool(sites(path, text))
 
 
+def _guarded(path: Path, text: str, side_cache: dict[Path, Any],
+             default_gpu: str | None) -> list[Target]:
+    """targets(), with a syntax tree too deep to walk (`x = 1 + 1 + ...` a thousand terms deep
+    parses, but printing or resolving it recurses past Python's stack) one ERROR, not a crash."""
+    try:
+        return targets(path, text, side_cache, default_gpu)
+    except (RecursionError, MemoryError):
+        return [Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem(
+            "", TOO_DEEP, 1)])]
+
+
 def read_python(path: Path, side_cache: dict[Path, Any],
                 default_gpu: str | None) -> list[Target] | None:
     """The deployments of a Python script; None when it cannot be read as text."""
@@ -396,14 +414,14 @@ def read_python(path: Path, side_cache: dict[Path, Any],
     except InputError:
         return None
     if path.suffix != ".ipynb":
-        return targets(path, text, side_cache, default_gpu)
+        return _guarded(path, text, side_cache, default_gpu)
     from kvplan.check.manifests.notebook import read_notebook
 
     book = read_notebook(text)
     if book.problem:
         return [Target(file=str(path), kind=SCRIPT, line=1,
                        problems=[Problem("", book.problem, 1)])]
-    out = targets(path, book.code, side_cache, default_gpu)
+    out = _guarded(path, book.code, side_cache, default_gpu)
     for t in out:
         t.notes[:0] = [f"a notebook: line {t.line} of its code cells joined in order is "
                        f"{book.where(t.line)}", *book.notes]
