@@ -58,6 +58,26 @@ def test_env_default_is_used_and_said(tmp_path: Path) -> None:
                for n in t.notes)
 
 
+def test_int_and_float_of_a_stated_value_are_python_s(tmp_path: Path) -> None:
+    """int(os.environ.get("TP_SIZE", "2")) (tests/assets/check/python/
+    sglang-chunk-prefill-serverargs.py writes it): Python's own int(), float() and str()."""
+    t = _one(tmp_path, HEAD + "import os\n"
+             'llm = LLM(model="Qwen/Qwen3-8B", tensor_parallel_size=int(os.environ.get("TP", "2")),\n'
+             '          gpu_memory_utilization=float("0.75"), max_model_len=int(4096.9))\n')
+    d = t.deployment
+    assert (d.parallel.tensor, d.engine.gpu_memory_utilization, d.engine.max_model_len) == (
+        2, 0.75, 4096)
+    assert any("its default '2' is used" in n for n in t.notes)
+    [bad] = _targets(tmp_path, HEAD + 'llm = LLM(model="Qwen/Qwen3-8B", max_model_len=int("8k"))\n',
+                     "bad.py")
+    assert _problems(bad).startswith(
+        "max_model_len line 2: int('8k'): raises ValueError when the script runs (invalid literal "
+        "for int() with base 10: '8k')")
+    [own] = _targets(tmp_path, HEAD + "def int(x):\n    return 2 * x\n"
+                     'llm = LLM(model="Qwen/Qwen3-8B", max_model_len=int(4096))\n', "own.py")
+    assert "int(4096): a value computed when the script runs" in _problems(own)
+
+
 def test_a_dict_spread_is_read(tmp_path: Path) -> None:
     t = _one(tmp_path, HEAD + 'KW = {"max_model_len": 1024}\n'
              'llm = LLM(model="Qwen/Qwen3-8B", **KW, **{"max_num_seqs": 8})\n')
@@ -70,13 +90,13 @@ def test_unread_pool_values_are_refused_with_the_keyword_and_line(tmp_path: Path
              'llm = LLM(model="Qwen/Qwen3-8B",\n'
              "          tensor_parallel_size=TP,\n"
              "          gpu_memory_utilization=args.gmu,\n"
-             '          max_model_len=int(os.environ.get("LEN", "4096")),\n'
+             '          max_model_len=int(os.environ.get("LEN", "4096")) * 2,\n'
              '          max_num_seqs=os.getenv("SEQS"))\n')
     said = _problems(t)
     assert t.deployment is None
     assert "tensor_parallel_size line 7: TP: bound 2 times in the module (lines 3, 4)" in said
     assert "gpu_memory_utilization line 8: args.gmu: an option of the command line" in said
-    assert "max_model_len line 9: int(os.environ.get('LEN', '4096')): a value computed" in said
+    assert "max_model_len line 9: int(os.environ.get('LEN', '4096')) * 2: a value computed" in said
     assert "max_num_seqs line 10: os.getenv('SEQS'): read from the environment variable SEQS" \
         in said
 

@@ -157,6 +157,10 @@ def lookup(name: str, ctx: Context) -> tuple[list[tuple[ast.expr | None, int, st
     return ctx.module.binds.get(name, []), "module"
 
 
+# builtins a value is passed through, as Python converts it (a name the file rebinds is not one)
+_CASTS: dict[str, Any] = {"int": int, "float": float, "str": str}
+
+
 def resolve(node: ast.expr, ctx: Context, depth: int = 0) -> Value:
     """The value `node` has when the script runs, as far as the file states it."""
     if depth > _DEPTH:
@@ -203,6 +207,17 @@ def resolve(node: ast.expr, ctx: Context, depth: int = 0) -> Value:
         callee = ast.unparse(node.func)
         if callee in ctx.structs:
             return Value(Struct(callee, node))
+        if callee in _CASTS and len(node.args) == 1 and not node.keywords and \
+                not lookup(callee, ctx)[0]:  # int(os.environ.get("TP", "2")): Python's builtin
+            got = resolve(node.args[0], ctx, depth + 1)
+            if not got.read:
+                return got
+            try:
+                cast = _CASTS[callee](got.value)
+            except (ValueError, TypeError, OverflowError) as err:
+                return Value(why=f"{_said(node)}: raises {type(err).__name__} when the script "
+                             f"runs ({err})")
+            return Value(cast, notes=got.notes)
         return Value(why=f"{_said(node)}: a value computed when the script runs (a call "
                      "kvplan does not make)")
     name = _target_name(node)
