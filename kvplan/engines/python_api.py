@@ -65,6 +65,9 @@ class PythonApi:
     entrypoint: str | None = None  # the record's engine.entrypoint for `starts`
     signature: frozenset[str] = frozenset()  # the constructor's own named parameters
     args_keyword: str = ""  # the keyword that hands over the args object whole (server_args=)
+    # what the engine does with True / False given for an option that takes a number: a non-empty
+    # text (its source) when it reads them as 1 / 0, "" when kvplan does not know (refused)
+    bool_as_number: str = ""
 
 
 VLLM = PythonApi(
@@ -74,7 +77,10 @@ VLLM = PythonApi(
     "are `vllm serve`'s options",
     args_classes=("EngineArgs", "AsyncEngineArgs"),
     launchers=("LLMEngine", "AsyncLLMEngine", "AsyncLLM"), entrypoint="offline",
-    signature=VLLM_LLM_PARAMETERS)
+    signature=VLLM_LLM_PARAMETERS,
+    bool_as_number=("vLLM's configs are pydantic dataclasses in lax mode (vllm 0.34.0 "
+                    "config/utils.py:53-80 `config`, config/cache.py:181-216 CacheConfig), which "
+                    "read True as 1 and False as 0 for a number field"))
 SGLANG = PythonApi(
     "sglang", "sglang", ("Engine",), "model_path", False,
     ("python3", "-m", "sglang.launch_server"), False,

@@ -30,6 +30,14 @@ def _moves(engine: str, flag: str, model: bool) -> bool:
     return model or flag in FIELDS[engine] or flag in READ_ELSEWHERE
 
 
+def _takes_number(engine: str, flag: str) -> bool:
+    """Whether the plan reads `flag` as a value (a number), not as an on / off switch."""
+    from kvplan.check.manifests.option_fields import FIELDS
+
+    entry = FIELDS[engine].get(flag)
+    return entry is not None and entry[1] not in ("true", "false")
+
+
 def _unread(c: Any, name: str, got: Value, line: int, moves: bool) -> None:
     if moves:
         c.problems.append(Problem(name, f"{got.why}; kvplan cannot plan the pool without it: "
@@ -65,6 +73,15 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
                            "an engine option; kvplan's plan does not read it")
             continue
         value = got.value
+        if isinstance(value, bool) and _takes_number(api.engine, flag):
+            if not api.bool_as_number:
+                c.problems.append(Problem(name, f"{name}={value!r} (line {line}): a bool where "
+                                          f"{flag} takes a number, which kvplan does not know "
+                                          f"what {api.engine} makes of; write the number", line))
+                continue
+            c.notes.append(f"{name}={value!r} (line {line}): a bool where {flag} takes a "
+                           f"number; {api.bool_as_number}: planned with {int(value)}")
+            value = int(value)
         said = _value_words(api.engine, flag, value, table, MULTI_VALUE)
         if said is None:
             why = (f"{name}={value!r} (line {line}): {flag} takes no such value on the command "
