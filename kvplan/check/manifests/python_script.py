@@ -22,170 +22,25 @@ over the catalog (WARN), as the shell-script reader does.
 from __future__ import annotations
 
 import ast
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kvplan.check.manifests.pods import PodSite
-from kvplan.check.manifests.python_values import Context, Scope, Struct, Value, resolve
+from kvplan.check.manifests.python_constructions import (
+    FIX,
+    Construction,
+    constructions,
+    read_imports,
+)
+from kvplan.check.manifests.python_values import Struct, Value, resolve
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
-from kvplan.engines.python_api import (
-    APIS,
-    ENGINE_CONTEXT_BATCH,
-    ENGINE_CONTEXT_SOURCE,
-    PythonApi,
-)
+from kvplan.engines.python_api import APIS
 
 PY_SUFFIXES = (".py", ".ipynb")
 KIND = "shell command"  # the site kind of a server the script starts itself (a script target)
-FIX = ("write the value in the script (a literal, or a name bound once to one), or describe "
-       "the deployment in a kvplan/v1 file")
-
-
-@dataclass
-class Imports:
-    """What the file imports: local name -> (module, name) and module alias -> module."""
-
-    names: dict[str, tuple[str, str]] = field(default_factory=dict)
-    modules: dict[str, str] = field(default_factory=dict)
-
-    def origin(self, func: ast.expr) -> tuple[str, str] | None:
-        """(the package root, the class name) a called name comes from, None when not imported."""
-        if isinstance(func, ast.Name) and func.id in self.names:
-            module, name = self.names[func.id]
-            return module.split(".")[0], name
-        if isinstance(func, ast.Attribute):
-            parts = ast.unparse(func).split(".")
-            if parts[0] in self.modules:
-                return self.modules[parts[0]].split(".")[0], parts[-1]
-        return None
-
-
-def _imports(tree: ast.Module) -> Imports:
-    out = Imports()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
-            for a in node.names:
-                out.names[a.asname or a.name] = (node.module, a.name)
-        elif isinstance(node, ast.Import):
-            for a in node.names:
-                out.modules[a.asname or a.name.split(".")[0]] = a.name if a.asname else \
-                    a.name.split(".")[0]
-    return out
-
-
-@dataclass
-class Construction:
-    """One engine construction and what it says."""
-
-    api: PythonApi
-    line: int
-    what: str  # how the script starts it: `LLM(...)`, `AsyncLLMEngine.from_engine_args(...)`
-    ctx: Context
-    call: ast.Call  # the call holding the keywords (EngineArgs(...), ServerArgs(...), LLM(...))
-    stated: dict[str, tuple[Any, int, str]] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-
-
-def _struct_names(imports: Imports, api: PythonApi) -> tuple[str, ...]:
-    classes = (*api.args_classes, *api.config_classes)
-    local = [n for n, (m, c) in imports.names.items()
-             if m.split(".")[0] == api.package and c in classes]
-    local += [f"{a}.{c}" for a, m in imports.modules.items() if m.split(".")[0] == api.package
-              for c in classes]
-    return tuple(local)
-
-
-def _env_names(imports: Imports) -> tuple[str, ...]:
-    return tuple(a for a, m in imports.modules.items() if m == "os") or ("os",)
-
-
-def _usage(call: ast.Call, c: Construction) -> None:
-    """from_engine_args' usage context: LLM_CLASS is the offline entrypoint, OPENAI_API_SERVER
-    `vllm serve`'s, none (ENGINE_CONTEXT) SchedulerConfig's batch, stated in the record."""
-    usage = next((k.value for k in call.keywords if k.arg == "usage_context"),
-                 call.args[1] if len(call.args) > 1 else None)
-    said = ast.unparse(usage).rsplit(".", 1)[-1] if usage is not None else "ENGINE_CONTEXT"
-    if said == "LLM_CLASS":
-        c.stated["engine.entrypoint"] = ("offline", c.line, f"{c.what}: usage_context")
-    elif said == "ENGINE_CONTEXT":
-        tokens, seqs = ENGINE_CONTEXT_BATCH
-        c.stated["engine.max_num_batched_tokens"] = (tokens, c.line, f"{c.what}: ENGINE_CONTEXT")
-        c.stated["engine.max_num_seqs"] = (seqs, c.line, f"{c.what}: ENGINE_CONTEXT")
-        c.notes.append(f"{c.what} starts vLLM with usage context ENGINE_CONTEXT "
-                       f"({ENGINE_CONTEXT_SOURCE}): planned with those unless the engine "
-                       "arguments state them")
-    elif said != "OPENAI_API_SERVER":
-        c.problems.append(Problem("usage_context", f"{c.what}: usage_context "
-                                  f"{ast.unparse(usage) if usage is not None else ''} is not "
-                                  "one whose defaults kvplan knows (LLM_CLASS, OPENAI_API_SERVER "
-                                  f"or none, ENGINE_CONTEXT); {FIX}", c.line))
-
-
-def _constructions(tree: ast.Module, imports: Imports) -> list[Construction]:
-    module = Scope(tree, "module")
-    out: list[Construction] = []
-
-    def visit(node: ast.AST, function: Scope | None) -> None:
-        for child in ast.iter_child_nodes(node):
-            scope = function
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                scope = Scope(child, f"function {child.name}")
-            if isinstance(child, ast.Call):
-                found = _construction(child, imports, module, function)
-                if found is not None:
-                    out.append(found)
-            visit(child, scope)
-
-    visit(tree, None)
-    return sorted(out, key=lambda c: c.line)
-
-
-def _construction(call: ast.Call, imports: Imports, module: Scope,
-                  function: Scope | None) -> Construction | None:
-    origin = imports.origin(call.func)
-    if origin is None and isinstance(call.func, ast.Attribute) and \
-            call.func.attr == "from_engine_args":
-        base = imports.origin(call.func.value)
-        origin = (base[0], f"{base[1]}.from_engine_args") if base is not None else None
-    if origin is None:
-        return None
-    package, name = origin
-    for api in APIS:
-        if api.package != package:
-            continue
-        ctx = Context(module, function, _struct_names(imports, api), _env_names(imports))
-        what = f"{ast.unparse(call.func)}(...)"
-        if name in api.starts:
-            c = Construction(api, call.lineno, what, ctx, call)
-            if api.entrypoint is not None:
-                c.stated["engine.entrypoint"] = (api.entrypoint, call.lineno, what)
-            return c
-        launcher = name.removesuffix(".from_engine_args")
-        if launcher != name and launcher in api.launchers:
-            return _from_engine_args(call, api, what, ctx)
-    return None
-
-
-def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -> Construction:
-    arg = call.args[0] if call.args else next(
-        (k.value for k in call.keywords if k.arg == "engine_args"), None)
-    c = Construction(api, call.lineno, what, ctx, ast.Call(ast.Name("EngineArgs"), [], []))
-    got = resolve(arg, ctx) if arg is not None else Value(why="no engine arguments given")
-    if not got.read or not isinstance(got.value, Struct) or \
-            got.value.name.rsplit(".", 1)[-1] not in api.args_classes:
-        why = got.why or f"{ast.unparse(arg) if arg is not None else ''}: not an EngineArgs(...)"
-        c.problems.append(Problem("engine_args", f"{what}: its engine arguments are not read "
-                                  f"({why}); {FIX}", call.lineno))
-        return c
-    c.call = got.value.node
-    c.notes.extend(got.notes)
-    _usage(call, c)
-    return c
 
 
 def _server_args(c: Construction) -> ast.Call:
@@ -297,9 +152,9 @@ def sites(path: Path, text: str) -> list[PodSite]:
     tree = parse(path, text)
     if tree is None:
         return []
-    imports = _imports(tree)
+    imports = read_imports(tree)
     out: list[PodSite] = []
-    for k, c in enumerate(_constructions(tree, imports)):
+    for k, c in enumerate(constructions(tree, imports)):
         words, lines, files = _read(c, path)
         env: dict[str, str] = {}
         cuda = _visible(tree, c.line, c.ctx.env_names)
