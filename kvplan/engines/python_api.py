@@ -68,6 +68,9 @@ class PythonApi:
     # what the engine does with True / False given for an option that takes a number: a non-empty
     # text (its source) when it reads them as 1 / 0, "" when kvplan does not know (refused)
     bool_as_number: str = ""
+    star_names: tuple[str, ...] = ()  # what `from PACKAGE import *` binds of the classes above
+    # (the module a start class comes from, the command words it adds): a backend of its own
+    module_words: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 VLLM = PythonApi(
@@ -80,15 +83,25 @@ VLLM = PythonApi(
     signature=VLLM_LLM_PARAMETERS,
     bool_as_number=("vLLM's configs are pydantic dataclasses in lax mode (vllm 0.34.0 "
                     "config/utils.py:53-80 `config`, config/cache.py:181-216 CacheConfig), which "
-                    "read True as 1 and False as 0 for a number field"))
+                    "read True as 1 and False as 0 for a number field"),
+    # vllm 0.34.0 vllm/__init__.py:76-98 (__all__)
+    star_names=("LLM", "LLMEngine", "AsyncLLMEngine", "EngineArgs", "AsyncEngineArgs"))
 SGLANG = PythonApi(
     "sglang", "sglang", ("Engine",), "model_path", False,
     ("python3", "-m", "sglang.launch_server"), False,
     "sglang.Engine(**kwargs) builds ServerArgs(**kwargs), a dataclass, which raises TypeError "
     "(unexpected keyword argument) (sglang 0.5.23 srt/entrypoints/engine.py:297); ServerArgs' "
     "fields are `python -m sglang.launch_server`'s options",
-    args_classes=("ServerArgs",), args_keyword="server_args")
+    args_classes=("ServerArgs",), args_keyword="server_args",
+    star_names=("Engine", "ServerArgs"))  # sglang 0.5.23 sglang/__init__.py:67-78 (__all__)
 TRTLLM = PythonApi(
     "trtllm", "tensorrt_llm", ("LLM",), "model", True, ("trtllm-serve",), True, "",
-    config_classes=("KvCacheConfig", "BuildConfig"))
+    config_classes=("KvCacheConfig", "BuildConfig"),
+    # tensorrt_llm/__init__.py __all__ (public source, search index id 496567939)
+    star_names=("LLM", "KvCacheConfig", "BuildConfig"),
+    # tensorrt_llm._tensorrt_engine.LLM is the TensorRT backend's LLM (`trtllm-serve --backend
+    # tensorrt`), tensorrt_llm.LLM the release's default backend (PyTorch from 1.0): the
+    # evaluators import them as `from .._tensorrt_engine import LLM` and `from .. import LLM as
+    # PyTorchLLM` (tensorrt_llm/evaluate/cnn_dailymail.py, search index id 252021908)
+    module_words=(("tensorrt_llm._tensorrt_engine", ("--backend", "tensorrt")),))
 APIS = (VLLM, SGLANG, TRTLLM)

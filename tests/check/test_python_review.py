@@ -48,3 +48,47 @@ def test_a_bool_for_an_sglang_number_is_refused_in_one_line(tmp_path: Path) -> N
     assert ("ERROR line 2: mem_fraction_static: mem_fraction_static=True (line 2): a bool where "
             "--mem-fraction-static takes a number") in got.output
     assert "needs a value" not in got.output
+
+
+def test_a_star_import_binds_the_packages_exported_classes(tmp_path: Path) -> None:
+    # vllm 0.34.0 vllm/__init__.py __all__ holds LLM; sglang 0.5.23 sglang/__init__.py Engine
+    [t] = _targets(tmp_path, 'from vllm import *\nllm = LLM(model="Qwen/Qwen3-8B", '
+                   "gpu_memory_utilization=0.8)\n")
+    assert (t.deployment.engine.name, t.deployment.engine.gpu_memory_utilization) == ("vllm", 0.8)
+    [t] = _targets(tmp_path, 'from sglang import *\nllm = Engine(model_path="Qwen/Qwen3-8B", '
+                   "mem_fraction_static=0.7)\n")
+    assert (t.deployment.engine.name, t.deployment.engine.gpu_memory_utilization) == \
+        ("sglang", 0.7)
+
+
+def test_an_engine_class_handed_on_as_a_value_is_refused(tmp_path: Path) -> None:
+    got = _targets(tmp_path, "import functools\n" + HEAD +
+                   'make = functools.partial(LLM, model="Qwen/Qwen3-8B")\nllm = make()\n'
+                   "def f(x: LLM) -> LLM:\n    return x if isinstance(x, LLM) else x\n")
+    assert [(t.line, t.deployment) for t in got] == [(3, None)]
+    assert "LLM (vllm's engine class) is handed on as a value in `functools.partial(LLM" in \
+        _problems(got[0])
+
+
+def test_a_construction_in_a_loop_or_comprehension_says_so(tmp_path: Path) -> None:
+    [t] = _targets(tmp_path, HEAD + 'llms = [LLM(model="Qwen/Qwen3-8B") for _ in range(2)]\n')
+    assert any("LLM(...) (line 2) is inside a comprehension (line 2): each pass starts another "
+               "engine" in n for n in t.notes)
+    [t] = _targets(tmp_path, HEAD + 'while True:\n    llm = LLM(model="Qwen/Qwen3-8B")\n')
+    assert any("is inside a loop (line 2)" in n for n in t.notes)
+    [t] = _targets(tmp_path, HEAD + 'if __name__ == "__main__":\n'
+                   '    llm = LLM(model="Qwen/Qwen3-8B", max_model_len=2048)\n')
+    assert (t.line, t.deployment.engine.max_model_len) == (3, 2048)
+    assert not any("loop" in n for n in t.notes)
+
+
+def test_tensorrt_engine_llm_is_the_tensorrt_backend(tmp_path: Path) -> None:
+    # trtllm-serve --backend tensorrt is engine.trtllm_backend (option_fields.py); the PyTorch
+    # LLM (tensorrt_llm.LLM) is the release's default backend
+    [trt] = _targets(tmp_path, "from tensorrt_llm._tensorrt_engine import LLM\n"
+                     'llm = LLM(model="Qwen/Qwen3-8B")\n')
+    [torch] = _targets(tmp_path, 'from tensorrt_llm import LLM\nllm = LLM(model="Qwen/Qwen3-8B")\n')
+    assert (trt.deployment.engine.trtllm_backend, torch.deployment.engine.trtllm_backend) == \
+        ("tensorrt", None)
+    assert any("is the LLM of tensorrt_llm._tensorrt_engine: planned as `--backend tensorrt`" in n
+               for n in trt.notes)

@@ -42,17 +42,36 @@ class Imports:
                 return self.modules[parts[0]].split(".")[0], parts[-1]
         return None
 
+    def module(self, func: ast.expr) -> str:
+        """The whole dotted module a called name comes from ("" when not imported)."""
+        if isinstance(func, ast.Name) and func.id in self.names:
+            return self.names[func.id][0]
+        if isinstance(func, ast.Attribute):
+            parts = ast.unparse(func).split(".")
+            if parts[0] in self.modules:
+                return ".".join([self.modules[parts[0]], *parts[1:-1]])
+        return ""
+
 
 def read_imports(tree: ast.Module) -> Imports:
     out = Imports()
+    stars: list[str] = []
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and not node.level:
             for a in node.names:
+                if a.name == "*":
+                    stars.append(node.module)
+                    continue
                 out.names[a.asname or a.name] = (node.module, a.name)
         elif isinstance(node, ast.Import):
             for a in node.names:
                 out.modules[a.asname or a.name.split(".")[0]] = a.name if a.asname else \
                     a.name.split(".")[0]
+    for module in stars:  # `from vllm import *`: the names the package's __all__ exports
+        for api in APIS:
+            if module == api.package:
+                for name in api.star_names:
+                    out.names.setdefault(name, (module, name))
     return out
 
 
@@ -68,6 +87,7 @@ class Construction:
     stated: dict[str, tuple[Any, int, str]] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    words: tuple[str, ...] = ()  # command words the class itself adds (`--backend tensorrt`)
 
 
 def _struct_names(imports: Imports, api: PythonApi) -> tuple[str, ...]:
@@ -109,19 +129,70 @@ def constructions(tree: ast.Module, imports: Imports) -> list[Construction]:
     module = Scope(tree, "module")
     out: list[Construction] = []
 
-    def visit(node: ast.AST, function: Scope | None) -> None:
+    def visit(node: ast.AST, function: Scope | None, loop: ast.AST | None) -> None:
         for child in ast.iter_child_nodes(node):
-            scope = function
+            scope, inner = function, loop
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                scope = Scope(child, f"function {child.name}")
+                scope, inner = Scope(child, f"function {child.name}"), None
+            elif isinstance(child, LOOPS):
+                inner = child
             if isinstance(child, ast.Call):
                 found = _construction(child, imports, module, function)
                 if found is not None:
+                    if loop is not None:
+                        found.notes.append(_in_loop(found, loop))
                     out.append(found)
-            visit(child, scope)
+            visit(child, scope, inner)
 
-    visit(tree, None)
+    visit(tree, None, None)
     return sorted(out, key=lambda c: c.line)
+
+
+LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.SetComp, ast.GeneratorExp,
+         ast.DictComp)
+
+
+def _in_loop(c: Construction, loop: ast.AST) -> str:
+    kind = "a comprehension" if isinstance(loop, (ast.ListComp, ast.SetComp, ast.GeneratorExp,
+                                                  ast.DictComp)) else "a loop"
+    return (f"{c.what} (line {c.line}) is inside {kind} (line {getattr(loop, 'lineno', 0)}): "
+            "each pass starts another engine; kvplan plans one, as started once (an engine "
+            "not yet freed still holds its memory when the next one starts)")
+
+
+# calls that take a class to test it, not to start it
+_TESTS = frozenset({"isinstance", "issubclass", "type"})
+
+
+def references(tree: ast.Module, imports: Imports) -> list[tuple[int, str]]:
+    """(line, what) of each engine class handed on as a value instead of called
+    (`functools.partial(LLM, ...)`, `ray.remote(LLM)`, `cls = LLM`): the engine starts where
+    that value is called, which kvplan does not follow."""
+    out: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        values: list[ast.expr] = []
+        if isinstance(node, ast.Call) and ast.unparse(node.func) not in _TESTS:
+            values = [*node.args, *(k.value for k in node.keywords)]
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            values = [node.value]
+        for v in values:
+            origin = imports.origin(v) if isinstance(v, (ast.Name, ast.Attribute)) else None
+            if origin is None:
+                continue
+            for api in APIS:
+                if api.package == origin[0] and origin[1] in api.starts:
+                    out.append((v.lineno, f"{ast.unparse(v)} ({api.engine}'s engine class) is "
+                                f"handed on as a value in `{_short(node)}`, not called: the "
+                                "engine starts where that value is called, with keywords "
+                                "kvplan does not join; call the class itself with its keywords "
+                                "(`LLM(model=..., ...)`), or describe the deployment in a "
+                                "kvplan/v1 file"))
+    return sorted(out)
+
+
+def _short(node: ast.AST) -> str:
+    text = ast.unparse(node).splitlines()[0]
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def _construction(call: ast.Call, imports: Imports, module: Scope,
@@ -140,7 +211,11 @@ def _construction(call: ast.Call, imports: Imports, module: Scope,
         ctx = Context(module, function, _struct_names(imports, api), _env_names(imports))
         what = f"{ast.unparse(call.func)}(...)"
         if name in api.starts:
-            c = Construction(api, call.lineno, what, ctx, call)
+            words = dict(api.module_words).get(imports.module(call.func), ())
+            c = Construction(api, call.lineno, what, ctx, call, words=words)
+            if words:
+                c.notes.append(f"{what} (line {call.lineno}) is the {name} of "
+                               f"{imports.module(call.func)}: planned as `{' '.join(words)}`")
             if api.entrypoint is not None:
                 c.stated["engine.entrypoint"] = (api.entrypoint, call.lineno, what)
             return c

@@ -31,6 +31,7 @@ from kvplan.check.manifests.python_constructions import (
     Construction,
     constructions,
     read_imports,
+    references,
 )
 from kvplan.check.manifests.python_values import Struct, Value, resolve
 from kvplan.check.manifests.script_files import ScriptFiles
@@ -192,6 +193,10 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
     unparsed = _unparsed(path, text)
     if unparsed is not None:
         return [unparsed]
+    tree = parse(path, text)
+    for line, why in references(tree, read_imports(tree)) if tree is not None else []:
+        out.append(Target(file=str(path), kind=SCRIPT, line=line, problems=[Problem(
+            "", why, line)]))
     for site in sites(path, text):
         for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
             target.gpu_vendor = None  # a pip install names no vendor
@@ -244,7 +249,9 @@ def starts_engine(path: Path) -> bool:
         from kvplan.check.manifests.notebook import read_notebook
 
         text = read_notebook(text).code
-    return bool(sites(path, text))
+    tree = parse(path, text)
+    return tree is not None and (bool(sites(path, text)) or
+                                 bool(references(tree, read_imports(tree))))
 
 
 def _guarded(path: Path, text: str, side_cache: dict[Path, Any],

@@ -55,7 +55,8 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
 
     api = c.api
     table = TABLES[api.engine][0]
-    words, lines = list(api.command), [c.line] * len(api.command)
+    words = [*api.command, *c.words]
+    lines = [c.line] * len(words)
     for name, got, line in kws:
         model = name == api.model_keyword
         flag = _flag(name)
@@ -179,7 +180,7 @@ def options_file_words(c: Any, kws: list[tuple[str, Value, int]],
         for key in build:
             c.notes.append(f"build_config.{key} (line {c.line}) not read: kvplan reads "
                            f"BuildConfig's {', '.join(_BUILD_LIMITS)} only")
-    words = list(api.command) + ([str(model)] if model is not None else [])
+    words = [*api.command, *([str(model)] if model is not None else []), *c.words]
     ref = f"the {c.what[:-5]}(...) keywords of line {c.line}"
     if options:
         files.given[ref] = yaml.safe_dump(options, sort_keys=False)
