@@ -92,3 +92,45 @@ def test_tensorrt_engine_llm_is_the_tensorrt_backend(tmp_path: Path) -> None:
         ("tensorrt", None)
     assert any("is the LLM of tensorrt_llm._tensorrt_engine: planned as `--backend tensorrt`" in n
                for n in trt.notes)
+
+
+def _notebook(tmp_path: Path, cells: object) -> list:
+    return _targets(tmp_path, json.dumps({"cells": cells, "nbformat": 4}), "run.ipynb")
+
+
+def test_notebook_cells_that_are_not_nbformats_are_refused(tmp_path: Path) -> None:
+    code = HEAD + 'llm = LLM(model="Qwen/Qwen3-8B")\n'
+    for cells, why in [
+            ([{"cell_type": "code", "source": code}, {"cell_type": "code", "source": {"a": 1}}],
+             "code cell 2's source is neither a string nor a list of strings"),
+            ([{"cell_type": "code", "source": [code, 5]}],
+             "code cell 1's source is neither a string nor a list of strings"),
+            (["import os", {"cell_type": "code", "source": code}],
+             "cell 1 is a str, not a cell")]:
+        [t] = _notebook(tmp_path, cells)
+        assert (t.line, t.deployment) == (1, None)
+        assert f"not a notebook kvplan reads: {why}" in _problems(t)
+    (tmp_path / "deep.ipynb").write_text("[" * 100_000 + "]" * 100_000)
+    [t] = read_targets(tmp_path / "deep.ipynb", {})
+    assert "its JSON is nested too deeply" in _problems(t)
+
+
+def test_a_script_past_the_bounds_is_one_error(tmp_path: Path) -> None:
+    from kvplan.check.manifests.python_script import MAX_CODE_BYTES, MAX_CONSTRUCTIONS
+
+    assert (MAX_CODE_BYTES, MAX_CONSTRUCTIONS) == (512 * 1024, 64)  # docs/limits.md
+    big = HEAD + 'llm = LLM(model="Qwen/Qwen3-8B")\n' + ("#" * 80 + "\n") * (MAX_CODE_BYTES // 81 + 1)
+    [t] = _targets(tmp_path, big)
+    assert f"{len(big.encode()):,} bytes of Python, over the 524,288 kvplan parses" in \
+        _problems(t)
+    [t] = _targets(tmp_path, HEAD + 'llm = LLM(model="Qwen/Qwen3-8B")\n' * 65)
+    assert "65 engine constructions, over the 64 kvplan reads in one script" in _problems(t)
+    # the last literal CUDA_VISIBLE_DEVICES before the construction in line order (the walk was
+    # breadth-first: a function's line-4 assignment won over the module's line-6 one)
+    path = tmp_path / "run.py"
+    path.write_text('import os\n' + HEAD + 'def f():\n    os.environ["CUDA_VISIBLE_DEVICES"] = "0"\n'
+                    '    return 1\nos.environ["CUDA_VISIBLE_DEVICES"] = "0,1"\n'
+                    'llm = LLM(model="Qwen/Qwen3-8B")\n')
+    got = CliRunner().invoke(app, ["check", "--gpu", "h100-80gb", str(path)])
+    assert got.exit_code == 0, got.output
+    assert "note: CUDA_VISIBLE_DEVICES=0,1: 2 GPU(s)" in got.output

@@ -31,11 +31,12 @@ class Notebook:
         return f"code cell {cell}, its line {line - first + 1}"
 
 
-def _source(cell: dict[str, object]) -> str:
+def _source(cell: dict[str, object]) -> str | None:
+    """A cell's source (nbformat 4: a string or a list of strings); None when it is neither."""
     src = cell.get("source", "")
-    if isinstance(src, list):
-        return "".join(str(s) for s in src)
-    return str(src)
+    if isinstance(src, list) and all(isinstance(s, str) for s in src):
+        return "".join(src)
+    return src if isinstance(src, str) else None
 
 
 def read_notebook(text: str) -> Notebook:
@@ -45,17 +46,30 @@ def read_notebook(text: str) -> Notebook:
     except ValueError as err:
         out.problem = f"not a notebook: its JSON does not parse ({err})"
         return out
+    except RecursionError:
+        out.problem = "not a notebook kvplan reads: its JSON is nested too deeply"
+        return out
     cells = data.get("cells") if isinstance(data, dict) else None
     if not isinstance(cells, list):
         out.problem = "not a notebook kvplan reads: no `cells` list (nbformat 4)"
         return out
     lines: list[str] = []
     number = 0
-    for cell in cells:
-        if not isinstance(cell, dict) or cell.get("cell_type") != "code":
+    for index, cell in enumerate(cells, start=1):
+        if not isinstance(cell, dict):
+            out.problem = (f"not a notebook kvplan reads: cell {index} is a "
+                           f"{type(cell).__name__}, not a cell (nbformat 4: an object with "
+                           "cell_type and source)")
+            return out
+        if cell.get("cell_type") != "code":
             continue
         number += 1
-        body = _source(cell).splitlines()
+        source = _source(cell)
+        if source is None:
+            out.problem = (f"not a notebook kvplan reads: code cell {number}'s source is "
+                           "neither a string nor a list of strings (nbformat 4)")
+            return out
+        body = source.splitlines()
         if body and body[0].lstrip().startswith("%%"):
             out.notes.append(f"code cell {number} left out: its cell magic "
                              f"{body[0].split()[0]} makes it no Python")

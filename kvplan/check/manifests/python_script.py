@@ -95,20 +95,31 @@ def _read(c: Construction, path: Path) -> tuple[list[str], list[int], ScriptFile
     return words, lines, ScriptFiles(path)
 
 
-def _visible(tree: ast.Module, before: int, env_names: tuple[str, ...]) -> str | None:
-    """CUDA_VISIBLE_DEVICES as the script last sets it (a literal) before line `before`."""
-    value = None
+def _visible_sets(tree: ast.Module, env_names: tuple[str, ...]) -> list[tuple[int, str]]:
+    """(line, value) of each literal `os.environ["CUDA_VISIBLE_DEVICES"] = "..."`, in line
+    order (one walk of the tree for the whole file)."""
+    out: list[tuple[int, str]] = []
     environ = {f"{o}.environ" for o in env_names}
     for node in ast.walk(tree):
-        if getattr(node, "lineno", before) >= before:
-            continue
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], ast.Subscript) and \
                 ast.unparse(node.targets[0].value) in environ and \
                 ast.unparse(node.targets[0].slice) == "'CUDA_VISIBLE_DEVICES'" and \
                 isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            value = node.value.value
-    return value
+            out.append((node.lineno, node.value.value))
+    return sorted(out)
+
+
+def _visible(sets: list[tuple[int, str]], before: int) -> str | None:
+    """CUDA_VISIBLE_DEVICES as the script last sets it (a literal) before line `before`."""
+    return next((v for line, v in reversed(sets) if line < before), None)
+
+
+# bounds on what one script may hold (docs/limits.md): a 16 MiB script took over 120 s and
+# 7.4 GB, at 512 KiB `kvplan check` takes 3.3 s and 195 MB (measured on this reader, task
+# h60pyreview); engine scripts are a few KiB (the public corpus's largest is 3.4 KB)
+MAX_CODE_BYTES = 512 * 1024
+MAX_CONSTRUCTIONS = 64
 
 
 TOO_DEEP = ("not Python that kvplan can read: an expression is nested too deep (Python's parser, "
@@ -145,20 +156,16 @@ def _unparsed(path: Path, text: str) -> Target | None:
     return None
 
 
-def sites(path: Path, text: str) -> list[PodSite]:
-    """A site for each engine construction in the file; [] when the file has none (or is not
-    Python that parses: a file that imports no engine is not read)."""
+def sites(path: Path, tree: ast.Module, found: list[Construction]) -> list[PodSite]:
+    """A site for each engine construction `found` in the file's tree."""
     from kvplan.check.manifests.shell import _visible as visible_count
 
-    tree = parse(path, text)
-    if tree is None:
-        return []
-    imports = read_imports(tree)
     out: list[PodSite] = []
-    for k, c in enumerate(constructions(tree, imports)):
+    sets = _visible_sets(tree, found[0].ctx.env_names) if found else []
+    for k, c in enumerate(found):
         words, lines, files = _read(c, path)
         env: dict[str, str] = {}
-        cuda = _visible(tree, c.line, c.ctx.env_names)
+        cuda = _visible(sets, c.line)
         if cuda is not None:
             env["CUDA_VISIBLE_DEVICES"] = cuda
         count, said = visible_count(env)
@@ -190,14 +197,26 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
 
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
+    if len(text.encode()) > MAX_CODE_BYTES:
+        return [_refused(path, f"{len(text.encode()):,} bytes of Python, over the "
+                         f"{MAX_CODE_BYTES:,} kvplan parses in a script or a notebook's code "
+                         "cells (docs/limits.md); describe the deployment in a kvplan/v1 file")]
     unparsed = _unparsed(path, text)
     if unparsed is not None:
         return [unparsed]
     tree = parse(path, text)
-    for line, why in references(tree, read_imports(tree)) if tree is not None else []:
+    if tree is None:
+        return []
+    imports = read_imports(tree)
+    found = constructions(tree, imports)
+    if len(found) > MAX_CONSTRUCTIONS:
+        return [_refused(path, f"{len(found):,} engine constructions, over the "
+                         f"{MAX_CONSTRUCTIONS} kvplan reads in one script (docs/limits.md); "
+                         "describe the deployments in a kvplan/v1 file")]
+    for line, why in references(tree, imports):
         out.append(Target(file=str(path), kind=SCRIPT, line=line, problems=[Problem(
             "", why, line)]))
-    for site in sites(path, text):
+    for site in sites(path, tree, found):
         for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
             target.gpu_vendor = None  # a pip install names no vendor
             if site.problems:
@@ -209,6 +228,10 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             target.problems = [_in_python(p) for p in target.problems]
             out.append(target)
     return sorted(out, key=lambda t: t.line)
+
+
+def _refused(path: Path, why: str) -> Target:
+    return Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem("", why, 1)])
 
 
 def _in_python(p: Problem) -> Problem:
@@ -249,9 +272,13 @@ def starts_engine(path: Path) -> bool:
         from kvplan.check.manifests.notebook import read_notebook
 
         text = read_notebook(text).code
+    if len(text.encode()) > MAX_CODE_BYTES:
+        return True  # read, to be refused with its size
     tree = parse(path, text)
-    return tree is not None and (bool(sites(path, text)) or
-                                 bool(references(tree, read_imports(tree))))
+    if tree is None:
+        return False
+    imports = read_imports(tree)
+    return bool(constructions(tree, imports)) or bool(references(tree, imports))
 
 
 def _guarded(path: Path, text: str, side_cache: dict[Path, Any],
