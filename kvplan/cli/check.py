@@ -33,8 +33,9 @@ PathsArg = Annotated[
     list[str],
     typer.Argument(
         metavar="PATH",
-        help="kvplan/v1 files, Kubernetes manifests, launch scripts, folders (searched "
-             "recursively, YAML only) or globs",
+        help="kvplan/v1 files, Kubernetes manifests, launch scripts, Python scripts or "
+             "notebooks, folders (searched recursively: YAML, and the .py / .ipynb files that "
+             "start an engine; a launch script is read when named) or globs",
         show_default=False,
     ),
 ]

@@ -134,3 +134,24 @@ def test_a_script_past_the_bounds_is_one_error(tmp_path: Path) -> None:
     got = CliRunner().invoke(app, ["check", "--gpu", "h100-80gb", str(path)])
     assert got.exit_code == 0, got.output
     assert "note: CUDA_VISIBLE_DEVICES=0,1: 2 GPU(s)" in got.output
+
+
+def test_a_folder_refuses_the_engine_scripts_it_cannot_read(tmp_path: Path) -> None:
+    # before: a syntax error or a broken notebook that imports vLLM was skipped without a word
+    # (exit 0), and from a shell `kvplan check FOLDER` with a file of 900 nested additions was an
+    # internal error (exit 3: the folder walk's look for an engine ran out of stack)
+    (tmp_path / "good.py").write_text(HEAD + 'llm = LLM(model="Qwen/Qwen3-8B", '
+                                      "max_model_len=8192)\n")
+    (tmp_path / "broken.py").write_text(HEAD + "llm = LLM(model=\n")
+    (tmp_path / "deep.py").write_text("import vllm\nx = " + "+".join(["1"] * 3000) + "\n")
+    (tmp_path / "bad.ipynb").write_text(json.dumps({"cells": ["from vllm import LLM"]}))
+    (tmp_path / "other.py").write_text("import os\nprint(os.getcwd())\n")
+    (tmp_path / "run.sh").write_text("vllm serve Qwen/Qwen3-8B\n")
+    got = CliRunner().invoke(app, ["check", "--gpu", "h100-80gb", "-f", "json", str(tmp_path)])
+    assert got.exit_code == 2, got.output
+    results = {Path(r["file"]).name: r for r in json.loads(got.output)["results"]}
+    assert sorted(results) == ["bad.ipynb", "broken.py", "deep.py", "good.py"]
+    assert [results[n]["verdict"] for n in sorted(results)] == ["ERROR", "ERROR", "ERROR", "PASS"]
+    assert "not Python that parses" in json.dumps(results["broken.py"])
+    assert "nested too deep" in json.dumps(results["deep.py"])
+    assert "cell 1 is a str, not a cell" in json.dumps(results["bad.ipynb"])

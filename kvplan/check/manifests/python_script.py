@@ -257,8 +257,11 @@ def is_python(path: Path) -> bool:
 
 
 def starts_engine(path: Path) -> bool:
-    """Whether a .py file under a folder constructs an engine (a folder's other Python is not
-    read: it would only be ERRORs)."""
+    """Whether a .py / .ipynb file under a folder is read: it constructs an engine, or it
+    imports one but cannot be read (refused then, not skipped without a word). A folder's other
+    Python is not read: it would only be ERRORs."""
+    import re
+
     from kvplan.errors import InputError
     from kvplan.inputs.text import read_text
 
@@ -268,17 +271,26 @@ def starts_engine(path: Path) -> bool:
         return False
     if not any(api.package in text for api in APIS):
         return False
+    packages = "|".join(re.escape(api.package) for api in APIS)
+    imports_engine = re.search(rf"(^|\\n|[\n;\"'])\s*(from|import)\s+({packages})\b", text,
+                               re.MULTILINE) is not None
     if path.suffix == ".ipynb":
         from kvplan.check.manifests.notebook import read_notebook
 
-        text = read_notebook(text).code
+        book = read_notebook(text)
+        if book.problem:
+            return imports_engine
+        text = book.code
     if len(text.encode()) > MAX_CODE_BYTES:
         return True  # read, to be refused with its size
     tree = parse(path, text)
     if tree is None:
-        return False
-    imports = read_imports(tree)
-    return bool(constructions(tree, imports)) or bool(references(tree, imports))
+        return imports_engine
+    try:
+        imports = read_imports(tree)
+        return bool(constructions(tree, imports)) or bool(references(tree, imports))
+    except (RecursionError, MemoryError):
+        return True  # read, to be refused as nested too deep
 
 
 def _guarded(path: Path, text: str, side_cache: dict[Path, Any],
