@@ -155,3 +155,18 @@ def test_a_folder_refuses_the_engine_scripts_it_cannot_read(tmp_path: Path) -> N
     assert "not Python that parses" in json.dumps(results["broken.py"])
     assert "nested too deep" in json.dumps(results["deep.py"])
     assert "cell 1 is a str, not a cell" in json.dumps(results["bad.ipynb"])
+
+
+def test_a_value_of_the_wrong_type_is_refused_in_python_terms(tmp_path: Path) -> None:
+    # before: a list, a dict or inf for max_model_len were a FAIL (exit 1) in `vllm serve`'s
+    # argparse words, kv_cache_dtype=True "needs a value"
+    path = tmp_path / "run.py"
+    for said, why in [("max_model_len=[1, 2]", "a list where --max-model-len takes one number"),
+                      ('max_model_len={"a": 1}', "a dict where --max-model-len takes one number"),
+                      ('max_model_len=float("inf")', "not a finite number, which --max-model-len"),
+                      ("kv_cache_dtype=True", "a bool where --kv-cache-dtype takes a value")]:
+        path.write_text(HEAD + f'llm = LLM(model="Qwen/Qwen3-8B", {said})\n')
+        got = CliRunner().invoke(app, ["check", "--gpu", "h100-80gb", str(path)])
+        assert got.exit_code == 2, got.output
+        assert f"ERROR line 2: {said.split('=')[0]}: " in got.output and why in got.output
+        assert "needs a value" not in got.output

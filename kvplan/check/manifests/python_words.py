@@ -30,12 +30,36 @@ def _moves(engine: str, flag: str, model: bool) -> bool:
     return model or flag in FIELDS[engine] or flag in READ_ELSEWHERE
 
 
-def _takes_number(engine: str, flag: str) -> bool:
-    """Whether the plan reads `flag` as a value (a number), not as an on / off switch."""
+# the option table's kinds (kvplan.check.manifests.option_fields) whose value is one number
+_NUMBERS = frozenset({"int", "float", "context", "context_si", "tokens", "bytes"})
+
+
+def _kind(engine: str, flag: str) -> str:
+    """How the plan reads `flag` ("true" / "false": a switch; "" when it does not read it)."""
     from kvplan.check.manifests.option_fields import FIELDS
 
     entry = FIELDS[engine].get(flag)
-    return entry is not None and entry[1] not in ("true", "false")
+    return entry[1] if entry is not None else ""
+
+
+def _wrong_type(name: str, flag: str, kind: str, value: Any, line: int) -> str | None:
+    """Why a value the file states cannot be the option's (None: it can be)."""
+    import math
+
+    said = f"{name}={_short(value)} (line {line}): "
+    if kind in _NUMBERS and isinstance(value, (list, tuple, dict)):
+        return (said + f"a {type(value).__name__} where {flag} takes one number; write the "
+                "number")
+    if kind in _NUMBERS and isinstance(value, float) and not math.isfinite(value):
+        return said + f"not a finite number, which {flag} needs; write the number"
+    if kind not in ("", "true", "false") and kind not in _NUMBERS and isinstance(value, bool):
+        return said + f"a bool where {flag} takes a value; write the value"
+    return None
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _unread(c: Any, name: str, got: Value, line: int, moves: bool) -> None:
@@ -74,7 +98,12 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
                            "an engine option; kvplan's plan does not read it")
             continue
         value = got.value
-        if isinstance(value, bool) and _takes_number(api.engine, flag):
+        kind = _kind(api.engine, flag)
+        wrong = _wrong_type(name, flag, kind, value, line)
+        if wrong is not None:
+            c.problems.append(Problem(name, wrong, line))
+            continue
+        if isinstance(value, bool) and kind in _NUMBERS:
             if not api.bool_as_number:
                 c.problems.append(Problem(name, f"{name}={value!r} (line {line}): a bool where "
                                           f"{flag} takes a number, which kvplan does not know "
