@@ -70,7 +70,11 @@ def test_key_record_fields(name: str) -> None:
 # trtllm-ray-placement.py: LLM(model=..., executor_type="ray") is refused by trtllm_config's
 # guard against a YAML that is not TensorRT-LLM's (no key it reads), though docs/check.md says an
 # unread keyword is a note; the same call with max_batch_size=8 beside it is a WARN with that note.
-ROUND2_MEASURED = {"trtllm-ray-placement.py": ["ERROR"]}
+# Its first ERROR (line 39) came with task h60pyreview, not from this file: `ray.remote(...)(LLM)
+# .remote(model=..., tensor_parallel_size=2, ...)` hands the engine class on as a value, which the
+# reader passed over without a word (the hand-written expectation, from the docs of the time) and
+# now refuses, as it does functools.partial(LLM, ...) (docs/check.md).
+ROUND2_MEASURED = {"trtllm-ray-placement.py": ["ERROR", "ERROR"]}
 
 
 def test_round2_verdicts() -> None:
@@ -85,7 +89,7 @@ def test_round2_verdicts() -> None:
 def test_round2_key_record_fields(name: str) -> None:
     e = EXPECTED2[name]
     if name in ROUND2_MEASURED:
-        with pytest.raises(AssertionError, match="states none of"):
+        with pytest.raises(AssertionError, match="handed on as a value"):
             _key_fields(ROUND2 / name, e.get("key_at", 0))
         return
     got = _key_fields(ROUND2 / name, e.get("key_at", 0))
