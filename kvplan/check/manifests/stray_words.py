@@ -121,6 +121,8 @@ def unread_word(inv: Invocation, parsed: Parsed, release: tuple[int, ...] | None
             _before(release, t.module_positional_since):
         return None
     word = parsed.positional[0]
+    if _after(inv, word) is not None:  # `--key True` (KAITO's booleans): said as before, where
+        return None  # the word fills model_tag and a second stops argparse (task h59maxlen)
     serves = ("--model's model" if model_option else "the default --model (ModelConfig.model, "
               "Qwen/Qwen3-0.6B in vLLM 0.34.0's config/model.py:161)")
     fix = "remove it" if model_option else f"write it as --model {word.text}"
