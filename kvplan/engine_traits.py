@@ -78,10 +78,13 @@ class EngineTraits:
     # loads --model's model, else ModelConfig.model's default
     module_positional_unread: bool = False
     # `vllm serve --model M` (the word `--model`): refused by the releases in [first, second)
-    # (FlexibleArgumentParser.parse_args raises ValueError: vllm/utils.py:1340 in 0.8.5,
-    # vllm/utils/__init__.py:1475 in 0.9.2, :1776 in 0.10.1, :1858 in 0.11.0; read in 0.8.4
-    # too), warned about and moved to the model's place from the second (utils/argparse_utils.py
-    # :199-229 in 0.11.1, :324-354 in 0.34.0); None: the option is the model's
+    # (FlexibleArgumentParser.parse_args raises ValueError: vllm/utils.py:1246 in 0.8.3, :1340
+    # in 0.8.5, vllm/utils/__init__.py:1475 in 0.9.2, :1776 in 0.10.1, :1858 in 0.11.0; read in
+    # 0.8.4 and 0.10.0 too), warned about and moved to the model's place from the second
+    # (utils/argparse_utils.py:199-229 in 0.11.1, :324-354 in 0.34.0); before the first the
+    # model is a required positional word (model_tag without nargs: vllm/scripts.py in 0.5.4,
+    # 0.5.5, 0.6.6.post1, 0.7.1 (:158), entrypoints/cli/serve.py:46 in 0.7.3), so argparse stops
+    # without it; None: the option is the model's
     serve_model_option: tuple[str, str] | None = None
     # the first release whose context option takes `auto` / `-1` and fits the context to the KV
     # pool (vLLM's --max-model-len, kvplan.check.manifests.auto_context)
@@ -174,7 +177,7 @@ _TRAITS = (
         demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
         module_positional_since="0.10.0", module_positional_unread=True,
-        serve_model_option=("0.8.4", "0.11.1"),
+        serve_model_option=("0.8.3", "0.11.1"),
         short_o=True, served_name_flag="--served-model-name", config_no_key_since="0.12.0",
         auto_context_since="0.14.0",
         config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,

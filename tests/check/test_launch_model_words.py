@@ -4,8 +4,11 @@ Sources (the wheels, pip download --no-deps, read for this task):
 - `vllm serve --model M`: FlexibleArgumentParser.parse_args raises ValueError("With `vllm
   serve`, you should provide the model as a positional argument or in a config file instead of
   via the `--model` option.") on the exact word `--model` (vllm/utils.py:1340 in 0.8.5,
-  vllm/utils/__init__.py:1475 in 0.9.2, :1776 in 0.10.1, :1858 in 0.11.0; the same in 0.8.4 and
-  0.10.0); from 0.11.1 it warns and moves the value to the model's place
+  vllm/utils/__init__.py:1475 in 0.9.2, :1776 in 0.10.1, :1858 in 0.11.0; the same in 0.8.3,
+  0.8.4 and 0.10.0; vLLM PR #17944's description shows the traceback); before 0.8.3 model_tag is
+  a required positional word (vllm/scripts.py in 0.5.4, 0.5.5, 0.6.6.post1, 0.7.1;
+  entrypoints/cli/serve.py:46 in 0.7.3), so `--model M` alone stops argparse (vLLM issue
+  #13150); from 0.11.1 it warns and moves the value to the model's place
   (utils/argparse_utils.py:199-229 in 0.11.1 and 0.11.2, :193 in 0.12.0, :324-354 in 0.34.0).
 - `python -m vllm.entrypoints.openai.api_server MODEL`: 0.8.5 and 0.9.2 add model_tag on `vllm
   serve`'s sub-parser only (cli/serve.py:40 / :68), so the module's argparse stops
@@ -45,7 +48,7 @@ def _said(row: dict) -> str:
                     ("notes", "problems", "reasons", "errors"))
 
 
-@pytest.mark.parametrize("release", ["0.8.5", "0.9.2", "0.10.1", "0.11.0"])
+@pytest.mark.parametrize("release", ["0.8.3", "0.8.5", "0.9.2", "0.10.1", "0.11.0"])
 def test_vllm_serve_dash_dash_model_is_refused_through_0_11_0(tmp_path: Path,
                                                               release: str) -> None:
     row = _row(tmp_path, f"--entrypoint vllm vllm/vllm-openai:v{release} serve "
@@ -54,7 +57,7 @@ def test_vllm_serve_dash_dash_model_is_refused_through_0_11_0(tmp_path: Path,
     assert (f"the engine refuses it: vLLM {release} stops on `vllm serve --model` (ValueError "
             "\"With `vllm serve`, you should provide the model as a positional argument or in a "
             "config file instead of via the `--model` option.\": FlexibleArgumentParser."
-            "parse_args, 0.8.4 to before 0.11.1); write the model as the first word after "
+            "parse_args, 0.8.3 to before 0.11.1); write the model as the first word after "
             "serve") in _said(row)
 
 
@@ -66,6 +69,20 @@ def test_vllm_serve_dash_dash_model_is_served_with_the_warning_from_0_11_1(
     assert row["verdict"] == "PASS" and row["model"] == "qwen3-8b"
     assert (f"--model: vLLM {release} warns \"With `vllm serve`, you should provide the model "
             "as a positional argument") in _said(row)
+
+
+@pytest.mark.parametrize("release", ["0.6.6", "0.7.3"])
+def test_vllm_serve_without_its_model_word_stops_argparse_before_0_8_3(tmp_path: Path,
+                                                                       release: str) -> None:
+    """model_tag is a required positional word there (no nargs): `--model M` alone leaves it
+    empty, and argparse stops."""
+    row = _row(tmp_path, f"--entrypoint vllm vllm/vllm-openai:v{release} serve "
+                         f"--model {Q} --max-model-len 8192")
+    assert (row["verdict"], row["line"]) == ("FAIL", 2)
+    assert (f"the engine refuses it: vLLM {release}'s `vllm serve` takes the model as a required "
+            "positional word (model_tag; vllm/scripts.py in 0.5.4-0.7.1, "
+            "entrypoints/cli/serve.py:46 in 0.7.3), so argparse stops (\"the following arguments "
+            "are required: model_tag\")") in _said(row)
 
 
 def test_model_equals_is_argparse_s_own_before_0_11_1(tmp_path: Path) -> None:

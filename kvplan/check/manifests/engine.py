@@ -227,7 +227,7 @@ def read_options(
     unread_word_said = unread_word(inv, parsed, release, said_model)
     if stray is None and unread_word_said is not None:  # taken, never read (h60leftovers)
         refusals.append(Refusal("", *unread_word_said))
-    option = model_option(inv, release, None if image is None else str(image))
+    option = model_option(inv, parsed, release, None if image is None else str(image))
     if option is not None:  # `vllm serve --model M` (task h60leftovers)
         if option[0] == "refused":
             refusals.append(Refusal("--model", option[1], option[2]))

@@ -2,7 +2,7 @@
 extra --tp 2`, or a word left after an option that takes no value (`--enforce-eager True`).
 
 - `vllm serve` takes one positional word, `model_tag` (nargs="?", entrypoints/openai/cli_args.py
-  :346-351 in 0.25.1), and from 0.12.0 moves `--model M` to the front as that word
+  :346-351 in 0.25.1), and from 0.11.1 moves `--model M` to the front as that word
   (FlexibleArgumentParser.parse_args, utils/argparse_utils.py:250-275 in 0.25.1); the OpenAI
   server module (`python -m vllm.entrypoints.openai.api_server`) has the same `model_tag`, which
   it never reads. argparse (Python 3.11, run by hand on the same parser shape) fills that one
@@ -132,7 +132,7 @@ def unread_word(inv: Invocation, parsed: Parsed, release: tuple[int, ...] | None
             f"{serves}; {fix}", word.line)
 
 
-def model_option(inv: Invocation, release: tuple[int, ...] | None,
+def model_option(inv: Invocation, parsed: Parsed, release: tuple[int, ...] | None,
                  image: str | None) -> tuple[str, str, int] | None:
     """("refused" | "note", why, the line) for `vllm serve --model M` (the word `--model`):
     refused by the releases of traits' serve_model_option, warned about and served from the
@@ -149,10 +149,20 @@ def model_option(inv: Invocation, release: tuple[int, ...] | None,
     first_warn = _before(release, span[1])
     said = next((w for w in inv.words if w.text == "--model" or
                  (not first_warn and w.text.startswith("--model="))), None)
-    if said is None or _before(release, span[0]):
+    if said is None:
         return None
     rel = f"{t.title} {image}" if release is not None and image else \
         f"{t.title} (no release named: kvplan's default, the newest)"
+    if _before(release, span[0]):
+        if parsed.positional:  # the model given as the word too: not read for these releases
+            return None
+        return ("refused", f"the engine refuses it: {rel}'s `{inv.entry}` takes the model as a "
+                "required positional word (model_tag; vllm/scripts.py in 0.5.4-0.7.1, "
+                "entrypoints/cli/serve.py:46 in 0.7.3), so argparse stops (\"the following "
+                f"arguments are required: model_tag\"), and from 0.5.5 to before {span[0]} "
+                "--model beside it is a ValueError (\"With `vllm serve`, you should provide the "
+                "model as a positional argument instead of via the `--model` option.\"); write "
+                "the model as the first word after serve", said.line)
     if first_warn:
         return ("refused", f"the engine refuses it: {rel} stops on `{inv.entry} --model` "
                 "(ValueError \"With `vllm serve`, you should provide the model as a positional "
