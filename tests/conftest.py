@@ -18,6 +18,13 @@ from hypothesis import HealthCheck, settings
 # root goes first on sys.path (so `kvplan` and `tests.conftest` are this checkout's), and every
 # test runs with the root as its working directory (relative paths such as examples/...).
 ROOT = Path(__file__).resolve().parents[1]
+
+# torch on one thread in every test, in-process or in a subprocess (set before torch is first
+# imported): with pytest -n auto on a 2-core machine a second worker is always busy, and
+# torch's OpenMP threads spin-wait against it. The docs example `size tiny-test-model --measure
+# --device cpu --context 64 ...` took 110 s with torch's default threads and 38 s with one, both
+# beside the same load (tests/measure/conftest.py did this only for its own tests).
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 

@@ -11,6 +11,7 @@ from typing import Any
 
 from kvplan.check.documents import Broken, read_documents
 from kvplan.check.manifests import read_document
+from kvplan.check.manifests.python_script import PY_SUFFIXES, is_python, starts_engine
 from kvplan.check.manifests.shell import SHELL_SUFFIXES
 from kvplan.check.manifests.side import is_side_file
 from kvplan.check.outcome import ERROR, YAML_SUFFIXES, Outcome
@@ -42,6 +43,8 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
                 path = Path(root) / name
                 if path.suffix in YAML_SUFFIXES and not is_side_file(path):
                     add(path, False)
+                elif is_python(path) and starts_engine(path):
+                    add(path, False)  # a folder's other Python is not read (it runs no engine)
 
     for text in paths:
         path = Path(text)
@@ -55,8 +58,9 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
                 p = Path(m)
                 if p.is_dir():
                     walk(p)
-                elif p.suffix in (*YAML_SUFFIXES, *SHELL_SUFFIXES) and not is_side_file(p):
-                    add(p, False)  # a glob names scripts too (`scripts/*.sh`); folders: YAML
+                elif p.suffix in (*YAML_SUFFIXES, *SHELL_SUFFIXES, *PY_SUFFIXES) and \
+                        not is_side_file(p):
+                    add(p, False)  # a glob names scripts too (`scripts/*.sh`, `*.py`)
             if not matches:
                 missing.append(Outcome(text, ERROR, problems=[Problem("", "no file matches")]))
         else:
@@ -70,6 +74,12 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
     A broken document is an ERROR when it runs an engine or is an unrendered template, else
     it is listed in `ignored` and the documents beside it are read."""
     out: list[Target] = []
+    if is_python(path):  # a Python script that starts an engine in-process
+        from kvplan.check.manifests.python_script import read_python
+
+        read = read_python(path, side_cache, default_gpu)
+        if read is not None:
+            return read
     if path.suffix not in YAML_SUFFIXES:  # a launch script or `docker run` line
         from kvplan.check.manifests.shell import read_if_script
 

@@ -204,7 +204,7 @@ NEW = {
     # seventh pass (issue 12, sources for refused ids)
     "granite-3.1-8b": (
         "ibm-granite/granite-3.1-8b-instruct",
-        "the repository's own file as the docs index stores its blame page https://huggingface.co/ibm-granite/granite-3.1-8b-instruct/blame/96fedcdf5764b7e36d2737d129bc07caff913e72/config.json (commit 96fedcd 'Model upload', 789 bytes, transformers 4.47.0; no _name_or_path); granite-3.3-8b's shapes with vocabulary 49,155 (against 49,159) and attention_dropout 0.1, so its own spec, not an alias; torch_dtype float32 is the file's",
+        "the repository's own file as the docs index stores its blame page https://huggingface.co/ibm-granite/granite-3.1-8b-instruct/blame/96fedcdf5764b7e36d2737d129bc07caff913e72/config.json (commit 96fedcd 'Model upload', 789 bytes, transformers 4.47.0; no _name_or_path); granite-3.3-8b's shapes with vocabulary 49,155 (against 49,159) and attention_dropout 0.1, so its own spec, not an alias; torch_dtype float32 is the file's (the weights ship as 4 safetensors shards)",
         None,
     ),
     "deepseek-llm-7b-chat": (
@@ -259,6 +259,8 @@ COUNTED = {
 OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.items()}
 
 EXTRA_NOTES = {
+    "llama-4-scout": "vision_*: the vision_config's hidden_size 1408, intermediate_size 5632, patch_size 14, num_channels 3, image_size 336 (the tower vLLM profiles, kvplan.engines.vision_tower_llama4)",
+    "llama-4-maverick": "vision_*: the vision_config's hidden_size 1408, intermediate_size 5632, patch_size 14, num_channels 3, image_size 336 (the tower vLLM profiles, kvplan.engines.vision_tower_llama4)",
     "kimi-k2.5": "the quantization_config sits in text_config, so the MoonViT tower and projector are bf16 too; the text stack is kimi-k2's (1,026,408,232,448 parameters), the tower and projector 471,143,920 (kvplan.specs.params_multimodal.moonvit_vision, from modeling_kimi_k25.py); nvidia/Kimi-K2.5-NVFP4 (modelopt NVFP4 on routed and shared experts and dense MLPs) is another layout, not this spec",
     "glm-4.7": "GLM-4.5 and GLM-4.6 (zai-org/GLM-4.5, zai-org/GLM-4.6) use the same glm4_moe class; no verbatim copy of their config.json was found, so they are not aliased here but ship as the partial specs glm-4.5 (131,072 positions) and glm-4.6; the multi-token-prediction layer (num_nextn_predict_layers 1) is not counted",
     "glm-4.5": "reconstructed from Megatron arguments; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the card's 355B total / 32B active: this count is 352,797,829,024, its active count without the embedding and output matrices 33,632,266,144 - 2 x 775,946,240 = 32,080,373,664",

@@ -51,6 +51,10 @@ class PodSite:
     releases: dict[str, tuple[str, str]] = field(default_factory=dict)
     # the launcher passes vLLM --max-model-len auto (KAITO): the longest context the pool holds
     max_model_len_auto: bool = False
+    # record fields the file states other than through the engine's options: (value, line, what
+    # states it), applied where the options leave the field unset (a Python script's vLLM LLM(...)
+    # class: engine.entrypoint offline; kvplan.check.manifests.python_script)
+    stated: dict[str, tuple[Any, int, str]] = field(default_factory=dict)
 
 
 def as_dict(value: Any) -> dict[str, Any]:

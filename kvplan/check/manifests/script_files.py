@@ -81,6 +81,10 @@ class ScriptFiles:
     workdir: str = ""  # docker run -w
     # files the script's heredocs wrote before this command (shell_heredoc.Written), in order
     written: list[Any] = field(default_factory=list)
+    # option files whose text the script states itself, by the name its command gives them: a
+    # Python script's TensorRT-LLM LLM(...) keywords, the options YAML's keys
+    # (kvplan.check.manifests.python_words)
+    given: dict[str, str] = field(default_factory=dict)
 
     @property
     def on_host(self) -> bool:
@@ -210,6 +214,8 @@ def find(ref: str, files: ScriptFiles,
     """The option file `ref` of a script's command: (the file, or the text a heredoc of the
     script wrote, and its name) or (None, why); None when the script says nothing about it (the
     manifests' search goes on)."""
+    if ref in files.given:
+        return files.given[ref], ref
     if files.on_host:
         said = find_written(ref, files, notes)
         if said is not None:

@@ -348,6 +348,9 @@ class Workload:
             self.notes.append(f"{self.dp} data-parallel engines per pod")
         found.values.pop("attn_dp", None)
         found.values.setdefault("engine.name", inv.engine)
+        for key, (value, line, what) in self.site.stated.items():
+            if key not in found.values:
+                found.put(key, value, line, what)
 
     def read_annotations(self) -> None:
         for key, value in self.annotations.items():

@@ -1,0 +1,428 @@
+"""Python scripts that start an engine in-process (offline batch inference, RL trainers,
+benchmarks): vLLM `LLM(...)` and `LLMEngine.from_engine_args(EngineArgs(...))`, SGLang
+`sglang.Engine(...)`, TensorRT-LLM `LLM(...)`. One deployment per construction, in file order.
+
+The file is parsed with the standard library's `ast`, never imported or run (size-limited as
+every input, kvplan.inputs.text). Which engine a class belongs to is decided by the import it
+comes from (vLLM and TensorRT-LLM both call theirs `LLM`); the engines' Python APIs are
+kvplan.engines.python_api. Each keyword becomes the option of the engine's command line with
+the same name (vLLM `gpu_memory_utilization=0.9` is `--gpu-memory-utilization 0.9`; SGLang
+`mem_fraction_static` is `--mem-fraction-static`), and the manifests' one conversion reads those
+words with the engine's option table (kvplan.check.manifests.launch); TensorRT-LLM's keywords
+are the LLM API's, the keys of trtllm-serve's options YAML, read as that file is
+(kvplan.engines.trtllm_config). Values: kvplan.check.manifests.python_values; one the file does
+not state is refused when the option moves the pool (an ERROR naming the keyword and its line),
+noted otherwise. A keyword the engine does not take stops it (TypeError): refused the same way.
+
+The GPUs: `os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"` before the construction lists them, as
+the variable does for a shell script; the GPU model is never in a script: `--gpu`, else judged
+over the catalog (WARN), as the shell-script reader does.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.python_values import Context, Scope, Struct, Value, resolve
+from kvplan.check.manifests.script_files import ScriptFiles
+from kvplan.check.target import SCRIPT, Target
+from kvplan.deploy import Problem
+from kvplan.deploy.yamldoc import Doc
+from kvplan.engines.python_api import (
+    APIS,
+    ENGINE_CONTEXT_BATCH,
+    ENGINE_CONTEXT_SOURCE,
+    PythonApi,
+)
+
+PY_SUFFIXES = (".py", ".ipynb")
+KIND = "shell command"  # the site kind of a server the script starts itself (a script target)
+FIX = ("write the value in the script (a literal, or a name bound once to one), or describe "
+       "the deployment in a kvplan/v1 file")
+
+
+@dataclass
+class Imports:
+    """What the file imports: local name -> (module, name) and module alias -> module."""
+
+    names: dict[str, tuple[str, str]] = field(default_factory=dict)
+    modules: dict[str, str] = field(default_factory=dict)
+
+    def origin(self, func: ast.expr) -> tuple[str, str] | None:
+        """(the package root, the class name) a called name comes from, None when not imported."""
+        if isinstance(func, ast.Name) and func.id in self.names:
+            module, name = self.names[func.id]
+            return module.split(".")[0], name
+        if isinstance(func, ast.Attribute):
+            parts = ast.unparse(func).split(".")
+            if parts[0] in self.modules:
+                return self.modules[parts[0]].split(".")[0], parts[-1]
+        return None
+
+
+def _imports(tree: ast.Module) -> Imports:
+    out = Imports()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                out.names[a.asname or a.name] = (node.module, a.name)
+        elif isinstance(node, ast.Import):
+            for a in node.names:
+                out.modules[a.asname or a.name.split(".")[0]] = a.name if a.asname else \
+                    a.name.split(".")[0]
+    return out
+
+
+@dataclass
+class Construction:
+    """One engine construction and what it says."""
+
+    api: PythonApi
+    line: int
+    what: str  # how the script starts it: `LLM(...)`, `AsyncLLMEngine.from_engine_args(...)`
+    ctx: Context
+    call: ast.Call  # the call holding the keywords (EngineArgs(...), ServerArgs(...), LLM(...))
+    stated: dict[str, tuple[Any, int, str]] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _struct_names(imports: Imports, api: PythonApi) -> tuple[str, ...]:
+    classes = (*api.args_classes, *api.config_classes)
+    local = [n for n, (m, c) in imports.names.items()
+             if m.split(".")[0] == api.package and c in classes]
+    local += [f"{a}.{c}" for a, m in imports.modules.items() if m.split(".")[0] == api.package
+              for c in classes]
+    return tuple(local)
+
+
+def _env_names(imports: Imports) -> tuple[str, ...]:
+    return tuple(a for a, m in imports.modules.items() if m == "os") or ("os",)
+
+
+def _usage(call: ast.Call, c: Construction) -> None:
+    """from_engine_args' usage context: LLM_CLASS is the offline entrypoint, OPENAI_API_SERVER
+    `vllm serve`'s, none (ENGINE_CONTEXT) SchedulerConfig's batch, stated in the record."""
+    usage = next((k.value for k in call.keywords if k.arg == "usage_context"),
+                 call.args[1] if len(call.args) > 1 else None)
+    said = ast.unparse(usage).rsplit(".", 1)[-1] if usage is not None else "ENGINE_CONTEXT"
+    if said == "LLM_CLASS":
+        c.stated["engine.entrypoint"] = ("offline", c.line, f"{c.what}: usage_context")
+    elif said == "ENGINE_CONTEXT":
+        tokens, seqs = ENGINE_CONTEXT_BATCH
+        c.stated["engine.max_num_batched_tokens"] = (tokens, c.line, f"{c.what}: ENGINE_CONTEXT")
+        c.stated["engine.max_num_seqs"] = (seqs, c.line, f"{c.what}: ENGINE_CONTEXT")
+        c.notes.append(f"{c.what} starts vLLM with usage context ENGINE_CONTEXT "
+                       f"({ENGINE_CONTEXT_SOURCE}): planned with those unless the engine "
+                       "arguments state them")
+    elif said != "OPENAI_API_SERVER":
+        c.problems.append(Problem("usage_context", f"{c.what}: usage_context "
+                                  f"{ast.unparse(usage) if usage is not None else ''} is not "
+                                  "one whose defaults kvplan knows (LLM_CLASS, OPENAI_API_SERVER "
+                                  f"or none, ENGINE_CONTEXT); {FIX}", c.line))
+
+
+def _constructions(tree: ast.Module, imports: Imports) -> list[Construction]:
+    module = Scope(tree, "module")
+    out: list[Construction] = []
+
+    def visit(node: ast.AST, function: Scope | None) -> None:
+        for child in ast.iter_child_nodes(node):
+            scope = function
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                scope = Scope(child, f"function {child.name}")
+            if isinstance(child, ast.Call):
+                found = _construction(child, imports, module, function)
+                if found is not None:
+                    out.append(found)
+            visit(child, scope)
+
+    visit(tree, None)
+    return sorted(out, key=lambda c: c.line)
+
+
+def _construction(call: ast.Call, imports: Imports, module: Scope,
+                  function: Scope | None) -> Construction | None:
+    origin = imports.origin(call.func)
+    if origin is None and isinstance(call.func, ast.Attribute) and \
+            call.func.attr == "from_engine_args":
+        base = imports.origin(call.func.value)
+        origin = (base[0], f"{base[1]}.from_engine_args") if base is not None else None
+    if origin is None:
+        return None
+    package, name = origin
+    for api in APIS:
+        if api.package != package:
+            continue
+        ctx = Context(module, function, _struct_names(imports, api), _env_names(imports))
+        what = f"{ast.unparse(call.func)}(...)"
+        if name in api.starts:
+            c = Construction(api, call.lineno, what, ctx, call)
+            if api.entrypoint is not None:
+                c.stated["engine.entrypoint"] = (api.entrypoint, call.lineno, what)
+            return c
+        launcher = name.removesuffix(".from_engine_args")
+        if launcher != name and launcher in api.launchers:
+            return _from_engine_args(call, api, what, ctx)
+    return None
+
+
+def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -> Construction:
+    arg = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "engine_args"), None)
+    c = Construction(api, call.lineno, what, ctx, ast.Call(ast.Name("EngineArgs"), [], []))
+    got = resolve(arg, ctx) if arg is not None else Value(why="no engine arguments given")
+    if not got.read or not isinstance(got.value, Struct) or \
+            got.value.name.rsplit(".", 1)[-1] not in api.args_classes:
+        why = got.why or f"{ast.unparse(arg) if arg is not None else ''}: not an EngineArgs(...)"
+        c.problems.append(Problem("engine_args", f"{what}: its engine arguments are not read "
+                                  f"({why}); {FIX}", call.lineno))
+        return c
+    c.call = got.value.node
+    c.notes.extend(got.notes)
+    _usage(call, c)
+    return c
+
+
+def _server_args(c: Construction) -> ast.Call:
+    """SGLang's `Engine(server_args=ServerArgs(...))`: the ServerArgs call."""
+    given = next((k.value for k in c.call.keywords if k.arg == c.api.args_keyword), None)
+    if given is None:
+        return c.call
+    got = resolve(given, c.ctx)
+    if got.read and isinstance(got.value, Struct):
+        c.notes.extend(got.notes)
+        return got.value.node
+    key = c.api.args_keyword
+    c.problems.append(Problem(key, f"{key}: {got.why or 'not a ServerArgs(...)'}; {FIX}",
+                              c.line))
+    return ast.Call(ast.Name("ServerArgs"), [], [])
+
+
+def keywords(c: Construction, call: ast.Call) -> list[tuple[str, Value, int]]:
+    """(name, value, line) of each keyword the call passes, `**{...}` spread; the model
+    positional as its keyword. `**x` of unknown content is refused (any keyword may be in it)."""
+    out: list[tuple[str, Value, int]] = []
+    if call.args and c.api.model_positional:
+        out.append((c.api.model_keyword, resolve(call.args[0], c.ctx), call.args[0].lineno))
+    for extra in call.args[1 if c.api.model_positional else 0:]:
+        c.notes.append(f"line {extra.lineno}: positional argument {ast.unparse(extra)[:40]} "
+                       "passed over: the constructor takes its options by keyword")
+    for k in call.keywords:
+        line = k.value.lineno
+        if k.arg is not None:
+            out.append((k.arg, resolve(k.value, c.ctx), line))
+            continue
+        got = resolve(k.value, c.ctx)
+        if got.read and isinstance(got.value, dict):
+            out.extend((str(name), Value(v, notes=got.notes), line)
+                       for name, v in got.value.items())
+            continue
+        c.problems.append(Problem("**", f"**{ast.unparse(k.value)[:50]}: keywords of unknown "
+                                  f"content ({got.why or 'not a mapping'}), any of which may set "
+                                  f"the pool; {FIX}", line))
+    return out
+
+
+def _read(c: Construction, path: Path) -> tuple[list[str], list[int], ScriptFiles]:
+    """The engine's command words (and their lines) the construction amounts to."""
+    from kvplan.check.manifests.python_words import option_words, options_file_words
+
+    call = _server_args(c) if c.api.args_keyword else c.call
+    if c.api.options_file:
+        return options_file_words(c, keywords(c, call), ScriptFiles(path))
+    words, lines = option_words(c, keywords(c, call))
+    return words, lines, ScriptFiles(path)
+
+
+def _visible(tree: ast.Module, before: int, env_names: tuple[str, ...]) -> str | None:
+    """CUDA_VISIBLE_DEVICES as the script last sets it (a literal) before line `before`."""
+    value = None
+    environ = {f"{o}.environ" for o in env_names}
+    for node in ast.walk(tree):
+        if getattr(node, "lineno", before) >= before:
+            continue
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Subscript) and \
+                ast.unparse(node.targets[0].value) in environ and \
+                ast.unparse(node.targets[0].slice) == "'CUDA_VISIBLE_DEVICES'" and \
+                isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            value = node.value.value
+    return value
+
+
+TOO_DEEP = ("not Python that kvplan can read: an expression is nested too deep (Python's parser, "
+            "or kvplan's walk of its tree, ran out of stack); describe the deployment in a "
+            "kvplan/v1 file")
+
+
+def parse(path: Path, text: str) -> ast.Module | None:
+    """The file's syntax tree (top-level `await` allowed, as a notebook cell has it)."""
+    try:
+        tree = compile(text, str(path), "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    return tree if isinstance(tree, ast.Module) else None
+
+
+def _unparsed(path: Path, text: str) -> Target | None:
+    """An ERROR for a file that names an engine but is not Python that parses."""
+    if not any(api.package in text for api in APIS):
+        return None
+    try:
+        compile(text, str(path), "exec", ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError as err:
+        line = err.lineno or 1
+        return Target(file=str(path), kind=SCRIPT, line=line, problems=[Problem(
+            "", f"not Python that parses ({err.msg}); kvplan reads the engine a script starts "
+            "with Python's own parser: fix the file, or describe the deployment in a kvplan/v1 "
+            "file", line)])
+    except ValueError as err:
+        return Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem(
+            "", f"not Python that parses ({err})", 1)])
+    except (MemoryError, RecursionError):  # Python's parser on an expression nested too deep
+        return Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem("", TOO_DEEP, 1)])
+    return None
+
+
+def sites(path: Path, text: str) -> list[PodSite]:
+    """A site for each engine construction in the file; [] when the file has none (or is not
+    Python that parses: a file that imports no engine is not read)."""
+    from kvplan.check.manifests.shell import _visible as visible_count
+
+    tree = parse(path, text)
+    if tree is None:
+        return []
+    imports = _imports(tree)
+    out: list[PodSite] = []
+    for k, c in enumerate(_constructions(tree, imports)):
+        words, lines, files = _read(c, path)
+        env: dict[str, str] = {}
+        cuda = _visible(tree, c.line, c.ctx.env_names)
+        if cuda is not None:
+            env["CUDA_VISIBLE_DEVICES"] = cuda
+        count, said = visible_count(env)
+        if not said:
+            said = "no CUDA_VISIBLE_DEVICES in the script: every GPU of the machine is visible"
+        c.notes.append(f"{c.what} (line {c.line}) starts {c.api.engine} inside the script, read "
+                       f"without running it: the {c.api.engine} release is the one installed, "
+                       "which the script does not name")
+        pod_at: tuple[Any, ...] = ("constructions", k)
+        c_at = (*pod_at, "containers", 0)
+        line_of = {c_at + ("command", i): n for i, n in enumerate(lines)}
+        container = {"image": "", "command": words,
+                     "env": [{"name": n, "value": v} for n, v in env.items()],
+                     "resources": {"limits": {"nvidia.com/gpu": count}}}
+        site = PodSite(KIND, {"containers": [container]}, pod_at, [(container, c_at)], 1,
+                       pod_at, group=k, lines={pod_at: c.line, c_at: c.line, **line_of},
+                       problems=c.problems, notes=c.notes, line_at=pod_at, gpus_said=said,
+                       release_unknown=True, files=files)
+        site.stated = dict(c.stated)
+        out.append(site)
+    return out
+
+
+def targets(path: Path, text: str, side_cache: dict[Path, Any],
+            default_gpu: str | None) -> list[Target]:
+    """Every deployment a Python script starts, through the manifests' one conversion."""
+    from kvplan.check.manifests import site_targets
+    from kvplan.check.manifests.shell import UNRENDERED
+
+    doc = Doc(data={}, start_line=1, lines={})
+    out: list[Target] = []
+    unparsed = _unparsed(path, text)
+    if unparsed is not None:
+        return [unparsed]
+    for site in sites(path, text):
+        for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
+            target.gpu_vendor = None  # a pip install names no vendor
+            if site.problems:
+                target.problems = [p for p in target.problems
+                                   if p in site.problems or UNRENDERED not in p.message]
+            if not target.problems and not target.deployment and site.problems:
+                target.problems = list(site.problems)
+            target.kind = SCRIPT
+            target.problems = [_in_python(p) for p in target.problems]
+            out.append(target)
+    return sorted(out, key=lambda t: t.line)
+
+
+def _in_python(p: Problem) -> Problem:
+    """A problem of the manifests' conversion in a Python script's words: an option is the
+    keyword of the same name (`--model` is `model`, `--served-model-name <hf id>` is
+    `served_model_name="<hf id>"`)."""
+    from kvplan.engine_traits import TRAITS
+
+    message = p.message
+    for t in TRAITS.values():
+        flag = t.served_name_flag
+        if flag and f"{flag} <hf id>" in message:
+            message = message.replace(f"{flag} <hf id>",
+                                      f"{flag.lstrip('-').replace('-', '_')}=\"<hf id>\"")
+    field = p.field
+    if field.startswith("--") and " " not in field:  # `--model` is the keyword `model`
+        field = field.lstrip("-").replace("-", "_")
+    return Problem(field, message, p.line)
+
+
+def is_python(path: Path) -> bool:
+    return path.suffix in PY_SUFFIXES
+
+
+def starts_engine(path: Path) -> bool:
+    """Whether a .py file under a folder constructs an engine (a folder's other Python is not
+    read: it would only be ERRORs)."""
+    from kvplan.errors import InputError
+    from kvplan.inputs.text import read_text
+
+    try:
+        text = read_text(path)
+    except InputError:
+        return False
+    if not any(api.package in text for api in APIS):
+        return False
+    if path.suffix == ".ipynb":
+        from kvplan.check.manifests.notebook import read_notebook
+
+        text = read_notebook(text).code
+    return bool(sites(path, text))
+
+
+def _guarded(path: Path, text: str, side_cache: dict[Path, Any],
+             default_gpu: str | None) -> list[Target]:
+    """targets(), with a syntax tree too deep to walk (`x = 1 + 1 + ...` a thousand terms deep
+    parses, but printing or resolving it recurses past Python's stack) one ERROR, not a crash."""
+    try:
+        return targets(path, text, side_cache, default_gpu)
+    except (RecursionError, MemoryError):
+        return [Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem(
+            "", TOO_DEEP, 1)])]
+
+
+def read_python(path: Path, side_cache: dict[Path, Any],
+                default_gpu: str | None) -> list[Target] | None:
+    """The deployments of a Python script; None when it cannot be read as text."""
+    from kvplan.errors import InputError
+    from kvplan.inputs.text import read_text
+
+    try:
+        text = read_text(path)
+    except InputError:
+        return None
+    if path.suffix != ".ipynb":
+        return _guarded(path, text, side_cache, default_gpu)
+    from kvplan.check.manifests.notebook import read_notebook
+
+    book = read_notebook(text)
+    if book.problem:
+        return [Target(file=str(path), kind=SCRIPT, line=1,
+                       problems=[Problem("", book.problem, 1)])]
+    out = _guarded(path, book.code, side_cache, default_gpu)
+    for t in out:
+        t.notes[:0] = [f"a notebook: line {t.line} of its code cells joined in order is "
+                       f"{book.where(t.line)}", *book.notes]
+    return out

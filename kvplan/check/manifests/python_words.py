@@ -1,0 +1,170 @@
+"""A Python engine construction's keywords as the engine's command line
+(kvplan.check.manifests.python_script): `--name-with-dashes VALUE` for vLLM and SGLang, whose
+EngineArgs / ServerArgs fields are their options; for TensorRT-LLM the LLM API's keywords are
+the options YAML `trtllm-serve --extra_llm_api_options` reads, handed to it as that file's text.
+
+A keyword whose value the file does not state is refused when the option moves the pool (the
+option table kvplan.check.manifests.option_fields maps it, or kvplan reads it elsewhere:
+READ_ELSEWHERE; for TensorRT-LLM the YAML keys kvplan.engines.trtllm_config reads), noted when it
+does not. A keyword the engine does not take is refused: the engine raises TypeError.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from kvplan.check.manifests.python_values import Struct, Value, resolve
+from kvplan.check.manifests.script_files import ScriptFiles
+from kvplan.deploy import Problem
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _moves(engine: str, flag: str, model: bool) -> bool:
+    from kvplan.check.manifests.option_fields import FIELDS
+    from kvplan.check.manifests.unread import READ_ELSEWHERE
+
+    return model or flag in FIELDS[engine] or flag in READ_ELSEWHERE
+
+
+def _unread(c: Any, name: str, got: Value, line: int, moves: bool) -> None:
+    if moves:
+        c.problems.append(Problem(name, f"{got.why}; kvplan cannot plan the pool without it: "
+                                  "write the value in the script (a literal, or a name bound "
+                                  "once to one), or describe the deployment in a kvplan/v1 "
+                                  "file", line))
+    else:
+        c.notes.append(f"{name} (line {line}) not read ({got.why}); kvplan's plan does not use "
+                       "it")
+
+
+def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], list[int]]:
+    """vLLM / SGLang: the command words and their lines."""
+    from kvplan.check.argv import MULTI_VALUE, TABLES
+
+    api = c.api
+    table = TABLES[api.engine][0]
+    words, lines = list(api.command), [c.line] * len(api.command)
+    for name, got, line in kws:
+        model = name == api.model_keyword
+        flag = _flag(name)
+        known = flag in table or name in api.signature
+        if not known:
+            c.problems.append(Problem(name, f"not a keyword {api.engine} takes: "
+                                      f"{api.unknown_refused}, and has no {flag}", line))
+            continue
+        if not got.read:
+            _unread(c, name, got, line, _moves(api.engine, flag, model))
+            continue
+        c.notes.extend(n for n in got.notes if n not in c.notes)
+        if flag not in table:  # a parameter of LLM(...) itself that no option carries
+            c.notes.append(f"{name} (line {line}): a parameter of the LLM class itself, not "
+                           "an engine option; kvplan's plan does not read it")
+            continue
+        value = got.value
+        said = _value_words(api.engine, flag, value, table, MULTI_VALUE)
+        if said is None:
+            why = (f"{name}={value!r} (line {line}): {flag} takes no such value on the command "
+                   "line")
+            if isinstance(value, bool) or value is None:
+                c.notes.append(f"{name}={value!r} (line {line}): the option left out, as a "
+                               f"command line without {flag}")
+            elif _moves(api.engine, flag, model):
+                c.problems.append(Problem(name, why, line))
+            else:
+                c.notes.append(why + "; kvplan's plan does not read it")
+            continue
+        words.extend(said)
+        lines.extend([line] * len(said))
+    return words, lines
+
+
+def _value_words(engine: str, flag: str, value: Any, table: frozenset[str],
+                 multi: dict[str, frozenset[str]]) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        if value:
+            return [flag]
+        off = "--no-" + flag[2:]
+        return [off] if off in table else None
+    if isinstance(value, Struct):
+        return None
+    if isinstance(value, (list, tuple)):
+        if flag in multi.get(engine, frozenset()):
+            return [flag, *(str(v) for v in value)]
+        return [flag, json.dumps(value)]
+    if isinstance(value, dict):
+        return [flag, json.dumps(value)]
+    return [flag, str(value)]
+
+
+# the LLM API keys kvplan.engines.trtllm_config and trtllm_settings read (limits and settings),
+# with the BuildConfig keys that are the same limits; any other key is named by its `unread`
+_BUILD_LIMITS = ("max_batch_size", "max_num_tokens", "max_seq_len")
+
+
+def _trt_moves(name: str) -> bool:
+    from kvplan.engines.trtllm_config import _YAML_KEYS, MOVES_MEMORY
+    from kvplan.engines.trtllm_settings import SETTING_KEYS
+
+    read = {k[0][0] for k in (*_YAML_KEYS, *SETTING_KEYS)}
+    return name in read or name in MOVES_MEMORY or name == "build_config"
+
+
+def _mapping(c: Any, name: str, value: Any, line: int) -> Any:
+    """A config object's keywords (KvCacheConfig(...)) as a mapping; each value the file does
+    not state refused or noted as a top-level keyword is."""
+    if not isinstance(value, Struct):
+        return value
+    out: dict[str, Any] = {}
+    for k in value.node.keywords:
+        key = f"{name}.{k.arg}" if k.arg else f"{name}.**"
+        got = resolve(k.value, c.ctx) if k.arg else Value(why="keywords of unknown content")
+        if not got.read:
+            _unread(c, key, got, k.value.lineno, _trt_moves(name))
+            continue
+        c.notes.extend(n for n in got.notes if n not in c.notes)
+        out[str(k.arg)] = _mapping(c, key, got.value, k.value.lineno)
+    return out
+
+
+def options_file_words(c: Any, kws: list[tuple[str, Value, int]],
+                       files: ScriptFiles) -> tuple[list[str], list[int], ScriptFiles]:
+    """TensorRT-LLM: `trtllm-serve MODEL --extra_llm_api_options REF`, REF's text the YAML of
+    the keywords (the LLM API's arguments are that file's keys)."""
+    import yaml
+
+    api = c.api
+    model: Any = None
+    options: dict[str, Any] = {}
+    for name, got, line in kws:
+        if not got.read:
+            _unread(c, name, got, line, name == api.model_keyword or _trt_moves(name))
+            continue
+        c.notes.extend(n for n in got.notes if n not in c.notes)
+        if name == api.model_keyword:
+            model = got.value
+            continue
+        options[name] = _mapping(c, name, got.value, line)
+    build = options.pop("build_config", None)
+    if isinstance(build, dict):
+        for key in _BUILD_LIMITS:
+            if key not in build:
+                continue
+            if key in options and options[key] != build[key]:
+                c.problems.append(Problem("build_config", f"build_config.{key} {build[key]} and "
+                                          f"{key} {options[key]} disagree; state one", c.line))
+            options.setdefault(key, build.pop(key))
+        for key in build:
+            c.notes.append(f"build_config.{key} (line {c.line}) not read: kvplan reads "
+                           f"BuildConfig's {', '.join(_BUILD_LIMITS)} only")
+    words = list(api.command) + ([str(model)] if model is not None else [])
+    ref = f"the {c.what[:-5]}(...) keywords of line {c.line}"
+    if options:
+        files.given[ref] = yaml.safe_dump(options, sort_keys=False)
+        words += ["--extra_llm_api_options", ref]
+    return words, [c.line] * len(words), files
