@@ -103,9 +103,10 @@ class Invocation:
     entry: str  # how it was started, e.g. "vllm serve"
     words: list[Word]
     dynamo: bool = False  # `python -m dynamo.vllm`: Dynamo adds its own options
-    # the vllm/vllm-openai image's own entrypoint, which the file does not write: read as
+    # a command the file does not write: the vllm/vllm-openai image's own entrypoint, read as
     # `vllm serve`, though the images of 0.8-0.11 releases start `python3 -m
-    # vllm.entrypoints.openai.api_server` (vLLM's docker/Dockerfile, kvplan.check.manifests.compose)
+    # vllm.entrypoints.openai.api_server` (vLLM's docker/Dockerfile, kvplan.check.manifests.compose),
+    # or the command a Python script's LLM(...) keywords are read as (python_script)
     implied: bool = False
 
 
