@@ -69,9 +69,30 @@ class EngineTraits:
     # OpenAI server one (model_tag, entrypoints/openai/cli_args.py:346 in 0.25.1), SGLang's
     # launch_server none (srt/server_args.py prepare_server_args in 0.5.23)
     module_positionals: int = 1
+    # the first release whose `python -m MODULE` takes that word (vLLM: model_tag joined
+    # make_arg_parser in 0.10.0, entrypoints/openai/cli_args.py:214; 0.8.5 and 0.9.2 add it on
+    # `vllm serve`'s sub-parser only, cli/serve.py:40 / :68); None: every release
+    module_positional_since: str | None = None
+    # the module takes the word but never reads it (vLLM: only `vllm serve` copies model_tag to
+    # --model, cli/serve.py:47-48 in 0.11.0; api_server.py's __main__ does not): the server
+    # loads --model's model, else ModelConfig.model's default
+    module_positional_unread: bool = False
+    # `vllm serve --model M` (the word `--model`): refused by the releases in [first, second)
+    # (FlexibleArgumentParser.parse_args raises ValueError: vllm/utils.py:1246 in 0.8.3, :1340
+    # in 0.8.5, vllm/utils/__init__.py:1475 in 0.9.2, :1776 in 0.10.1, :1858 in 0.11.0; read in
+    # 0.8.4 and 0.10.0 too), warned about and moved to the model's place from the second
+    # (utils/argparse_utils.py:199-229 in 0.11.1, :324-354 in 0.34.0); before the first the
+    # model is a required positional word (model_tag without nargs: vllm/scripts.py in 0.5.4,
+    # 0.5.5, 0.6.6.post1, 0.7.1 (:158), entrypoints/cli/serve.py:46 in 0.7.3), so argparse stops
+    # without it; None: the option is the model's
+    serve_model_option: tuple[str, str] | None = None
     # the first release whose context option takes `auto` / `-1` and fits the context to the KV
     # pool (vLLM's --max-model-len, kvplan.check.manifests.auto_context)
     auto_context_since: str | None = None
+    # how its context option spells a length on a command line, for a kvplan/v1 file that
+    # writes one (kvplan.deploy.validate; the parsers: kvplan.check.manifests.context_spellings)
+    context_spellings: str = ("vLLM's spellings such as 32k = 32,000 and 32K = 32,768 are read "
+                              "from command lines, by the engine's release")
     # the option that names the served model (None: none in its option table)
     served_name_flag: str | None = None
     # SGLang's --enable-dp-attention (kvplan.check.manifests.dp_attention)
@@ -155,6 +176,8 @@ _TRAITS = (
         command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",), pip_package="vllm",
         demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
+        module_positional_since="0.10.0", module_positional_unread=True,
+        serve_model_option=("0.8.3", "0.11.1"),
         short_o=True, served_name_flag="--served-model-name", config_no_key_since="0.12.0",
         auto_context_since="0.14.0",
         config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,
@@ -171,6 +194,11 @@ _TRAITS = (
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
         expert_within_tensor=True, starts_short=True, module_positionals=0,
+        context_spellings=(
+            "SGLang's --context-length spellings, from 0.5.10, are read from command lines: SI "
+            "suffixes k, M, G, T (powers of 1000: 32k = 32,000) and IEC Ki, Mi, Gi, Ti (powers of "
+            "1024: 32Ki = 32,768), case-sensitive, so 32K is no SGLang spelling "
+            "(human_readable_int, srt/utils/common.py:2229 in 0.5.10)"),
         nnodes_rule=("SGLang asserts (tp_size * pp_size) % nnodes == 0, 'tp_size must be "
                      "divisible by number of nodes' (srt/arg_groups/validation_hook.py:179 in "
                      "0.5.23)"),

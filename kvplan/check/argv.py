@@ -103,6 +103,11 @@ class Invocation:
     entry: str  # how it was started, e.g. "vllm serve"
     words: list[Word]
     dynamo: bool = False  # `python -m dynamo.vllm`: Dynamo adds its own options
+    # a command the file does not write: the vllm/vllm-openai image's own entrypoint, read as
+    # `vllm serve`, though the images of 0.8-0.11 releases start `python3 -m
+    # vllm.entrypoints.openai.api_server` (vLLM's docker/Dockerfile, kvplan.check.manifests.compose),
+    # or the command a Python script's LLM(...) keywords are read as (python_script)
+    implied: bool = False
 
 
 @dataclass

@@ -47,10 +47,14 @@ def _model_at(cls: Any, loc: tuple[Any, ...]) -> Any:
     return cls
 
 
-def _context_words(loc: tuple[Any, ...], value: Any) -> str | None:
+def _context_words(loc: tuple[Any, ...], value: Any, engine: Any = None) -> str | None:
     """What a kvplan/v1 engine.max_model_len written as vLLM's flag is (task h59maxlen): `auto`
     / -1 is vLLM's auto-fit, which `kvplan check` reads (kvplan.check.manifests.auto_context);
-    32k is a command line's spelling. None for any other field or value."""
+    32k is a command line's spelling, said in the words of `engine` (the document's
+    engine.name: SGLang's parser spells lengths its own way). None for any other field or
+    value."""
+    from kvplan.engine_traits import traits
+
     if loc != ("engine", "max_model_len") or isinstance(value, bool) or value is None:
         return None
     text = str(value).strip()
@@ -60,14 +64,21 @@ def _context_words(loc: tuple[Any, ...], value: Any) -> str | None:
                 "length: give a number of tokens, or leave the key out for the model's own "
                 "context")
     if isinstance(value, str):
-        return (f"{text!r} is not a whole number of tokens: kvplan/v1 takes digits (vLLM's "
-                "spellings such as 32k = 32,000 and 32K = 32,768 are read from command lines, "
-                "by the engine's release)")
+        spellings = traits(str(engine)).context_spellings if isinstance(engine, str) else \
+            traits("vllm").context_spellings
+        return f"{text!r} is not a whole number of tokens: kvplan/v1 takes digits ({spellings})"
     return None
 
 
+def _engine_name(data: Any) -> Any:
+    """A kvplan/v1 document's engine.name as written (None where it has none)."""
+    engine = data.get("engine") if isinstance(data, dict) else None
+    return engine.get("name") if isinstance(engine, dict) else None
+
+
 def validation_problems(
-    cls: Any, err: ValidationError, doc: Doc | None, prefix: tuple[Any, ...] = ()
+    cls: Any, err: ValidationError, doc: Doc | None, prefix: tuple[Any, ...] = (),
+    data: Any = None,
 ) -> list[Problem]:
     """One Problem per pydantic error, with the line, the field and a 'did you mean'."""
     from kvplan.deploy.yamldoc import dotted
@@ -88,7 +99,7 @@ def validation_problems(
         elif kind == "less_than_equal" and isinstance(item.get("input"), (int, float)):
             limit = (item.get("ctx") or {}).get("le")
             msg = f"{item['input']:,} is beyond the limit of {limit:,} (docs/limits.md)"
-        elif (said := _context_words(loc, item.get("input"))) is not None:
+        elif (said := _context_words(loc, item.get("input"), _engine_name(data))) is not None:
             msg = said
         elif kind == "literal_error" or "type" in kind or "parsing" in kind:
             msg = f"{msg} (got {item.get('input')!r})"
@@ -120,4 +131,5 @@ def parse_deployment(data: Any, source: str, doc: Doc | None = None) -> Deployme
     try:
         return Deployment.model_validate(data)
     except ValidationError as err:
-        raise DeploymentError(source, validation_problems(Deployment, err, doc)) from None
+        raise DeploymentError(source, validation_problems(Deployment, err, doc,
+                                                          data=data)) from None

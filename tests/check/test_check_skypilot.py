@@ -196,8 +196,9 @@ def test_a_count_no_cloud_offers_on_one_node_is_refused() -> None:
         "ERROR line 4: resources.accelerators: no cloud in SkyPilot's catalog offers 1000 H100 on "
         "one node (the counts offered are 1, 2, 3, 4, 5, 6, 7, 8, 12: `sky show-gpus -a` of "
         "SkyPilot's catalog, skypilot-org/skypilot docs/source/compute/show-gpus-all.txt at "
-        "1c9d60bd); accelerators is a count per node: write H100:12 or another count offered, and "
-        "num_nodes for more GPUs"]
+        "1c9d60bd; per cloud: GCP 1, 2, 4, 8; Hyperbolic 1, 2, 3, 4, 5, 6, 7, 8; Lambda 1, 2, 4, 8; "
+        "RunPod 1, 2, 4, 8); accelerators is a count per node: write H100:12 or another count "
+        "offered, and num_nodes for more GPUs"]
     some = verdict_lines_of(SYN / "over-node-some.yaml")
     assert some[0] == (
         "WARN  line 4  over-node-some.yaml: starts on: H100:8; would not start on: A100-80GB:16 "

@@ -56,8 +56,8 @@ def test_the_count_tables_are_the_stored_catalogs() -> None:
 def test_h200_in_fours_is_offered_by_no_cloud() -> None:
     assert _lines(SYN / "h200-4.yaml") == [
         "ERROR line 4: resources.accelerators: no cloud in SkyPilot's catalog offers 4 H200 on one "
-        f"node (the counts offered are 1, 2, 8: {SHOW}); accelerators is a count per node: write "
-        "H200:2 or another count offered, and num_nodes for more GPUs"]
+        f"node (the counts offered are 1, 2, 8: {SHOW}; per cloud: GCP 8); accelerators is a count "
+        "per node: write H200:2 or another count offered, and num_nodes for more GPUs"]
 
 
 def test_h200_in_eights_passes_with_the_clouds_named() -> None:
@@ -67,7 +67,7 @@ def test_h200_in_eights_passes_with_the_clouds_named() -> None:
             "cloud named, so any that offers 8 H200 on one node: SkyPilot's catalog lists H200 on "
             "AWS, GCP, OCI, Vast, nebius (skypilot-org/skypilot-catalog "
             f"catalogs/v7/common/accelerators.csv at 03d79776), in nodes of 1, 2, 8 ({SHOW}); GCP "
-            "offers 8") in lines
+            "offers 8 (AWS, OCI, Vast, nebius: their counts are not held by kvplan)") in lines
 
 
 def test_sixteen_a100_on_one_gcp_node_run_tp_16() -> None:

@@ -276,6 +276,7 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
             if program:
                 problems.append(Problem("command", _appended(program)))
             container["command"] = ["vllm", "serve", *container["command"]]
+            container["implied_entry"] = True
         elif not svc.get("entrypoint"):
             why = options_only(container, container["command"], compose=True)
             if why:

@@ -61,16 +61,19 @@ def config_words(engine: str, data: dict[str, Any], table: frozenset[str],
                 out.append((str(key), f"--no-{key}"))
         elif isinstance(value, list):
             if value:  # `--key item ...`, every item, as the engine writes it
-                out += [(str(key), flag)] + [(str(key), _text(v)) for v in value]
+                out += [(str(key), flag)] + [(str(key), engine_text(v)) for v in value]
         elif isinstance(value, dict):
             out += [(str(key), flag), (str(key), json.dumps(value))]
         else:
-            out += [(str(key), flag), (str(key), _text(value))]
+            out += [(str(key), flag), (str(key), engine_text(value))]
     return out
 
 
-def _text(value: Any) -> str:
-    return str(value)  # as the engines write it: str(value) (None is "None", 0.9 is "0.9")
+def engine_text(value: Any) -> str:
+    """A YAML value as the engines write it onto the command line: str(value) (None is "None",
+    0.9 is "0.9", true is "True"): vLLM's --config reader, and KAITO's inference_api.py, which
+    appends str(value) (kvplan.check.manifests.kaito_config)."""
+    return str(value)
 
 
 def _older(version: Any, since: str) -> bool:

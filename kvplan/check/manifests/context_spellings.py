@@ -29,6 +29,7 @@ Each reader raises Refused with the release's reason where that release's parser
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from decimal import Decimal
 
 from kvplan.check.manifests.auto_context import AUTO_SINCE
@@ -69,18 +70,23 @@ def _plain(text: str, parser: str, said: str, flag: str) -> int:
                       f"not take {text!r}") from None
 
 
+def _length(raw: str, version: str | None, flag: str, default: str, title: str,
+            read: Callable[[str, tuple[int, ...], str, str], int]) -> int:
+    """`raw` as `read` takes it on the release `version` names (else kvplan's `default`, which a
+    refusal then says): the engines' shared frame, `title` naming the engine."""
+    have, name, unnamed = _release(version, default)
+    try:
+        return read(raw.strip(), have, f"{title} {name}", flag)
+    except Refused as why:
+        raise Refused(f"{why}{unnamed}") from None
+
+
 def vllm_length(raw: str, version: str | None, flag: str = "--max-model-len") -> int:
     """`--max-model-len` as the vLLM release's argparse type reads it (not `auto` / `-1`:
     auto_context reads those first)."""
     from kvplan.engines.vllm_series import DEFAULT_VERSION
 
-    have, name, unnamed = _release(version, DEFAULT_VERSION)
-    said = f"vLLM {name}"
-    text = raw.strip()
-    try:
-        return _vllm(text, have, said, flag)
-    except Refused as why:
-        raise Refused(f"{why}{unnamed}") from None
+    return _length(raw, version, flag, DEFAULT_VERSION, "vLLM", _vllm)
 
 
 def _vllm(text: str, have: tuple[int, ...], said: str, flag: str) -> int:
@@ -118,13 +124,7 @@ def sglang_length(raw: str, version: str | None, flag: str = "--context-length")
     """`--context-length` as the SGLang release's argparse type reads it."""
     from kvplan.engines.sglang_defaults import DEFAULT_VERSION
 
-    have, name, unnamed = _release(version, DEFAULT_VERSION)
-    said = f"SGLang {name}"
-    text = raw.strip()
-    try:
-        return _sglang(text, have, said, flag)
-    except Refused as why:
-        raise Refused(f"{why}{unnamed}") from None
+    return _length(raw, version, flag, DEFAULT_VERSION, "SGLang", _sglang)
 
 
 def _sglang(text: str, have: tuple[int, ...], said: str, flag: str) -> int:

@@ -211,15 +211,31 @@ def read_options(
             notes.append(f"{flag}: {text} in {name} {version}; {where}: not checked")
         else:
             refusals.append(Refusal(flag, text, line))
-    from kvplan.check.manifests.stray_words import stray_words
+    from kvplan.check.manifests.stray_words import (
+        model_option,
+        reads_word,
+        stray_words,
+        unread_word,
+    )
     from kvplan.engines.release import read_numbers
 
-    stray = stray_words(inv, parsed, None if release_unknown or image is None else
-                        read_numbers(str(image)), any(table.get(f, ("",))[0] == "model"
-                                                       for f in parsed.options))
+    release = None if release_unknown or image is None else read_numbers(str(image))
+    said_model = any(table.get(f, ("",))[0] == "model" for f in parsed.options)
+    stray = stray_words(inv, parsed, release, said_model)
     if stray is not None:  # a word the engine's parser has no place for (task h59maxlen)
         refusals.append(Refusal("", *stray))
-    if parsed.positional:
+    unread_word_said = unread_word(inv, parsed, release, said_model)
+    if stray is None and unread_word_said is not None:  # taken, never read (h60leftovers)
+        refusals.append(Refusal("", *unread_word_said))
+    option = model_option(inv, parsed, release, None if image is None else str(image))
+    if option is not None:  # `vllm serve --model M` (task h60leftovers)
+        if option[0] == "refused":
+            refusals.append(Refusal("--model", option[1], option[2]))
+        else:
+            notes.append(option[1])
+    # a word the server never reads is no model where --model names one; without it the word
+    # is planned, beside its refusal, so the verdict says why (not "no model")
+    if parsed.positional and (reads_word(inv) or not said_model):
         first = parsed.positional[0]
         found.put("model", first.text, first.line, "the served model")
     mm: list[tuple[str, str | None, int]] = []

@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from kvplan.check.manifests import kaito_run
+from kvplan.check.manifests.config_file import engine_text
 from kvplan.check.manifests.pods import as_dict
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
@@ -67,7 +68,7 @@ def config_options(inference: dict[str, Any], i_at: Key, doc: Doc, path: Path | 
         at = next((k for k, text_line in enumerate(block)
                    if re.match(rf"\s*{re.escape(str(key))}\s*:", text_line)), None)
         k_line = cm.line(at) if at is not None and cm.path == path else line
-        out.append((f"--{key}", _value(value), k_line))
+        out.append((f"--{key}", engine_text(value), k_line))  # inference_api.py: str(value)
     return cm, None, out, notes
 
 
@@ -77,11 +78,6 @@ def dashed(flag: str) -> str:
     applied but the estimator, the utilization note and the auto max-model-len note missed them)."""
     name, eq, rest = flag.partition("=")
     return name.replace("_", "-") + eq + rest
-
-
-def _value(value: Any) -> str:
-    """inference_api.py appends str(value): YAML true is `True`."""
-    return str(value)
 
 
 def boolean_notes(vllm_args: list[tuple[str, str, int | None]], notes: list[str]) -> None:

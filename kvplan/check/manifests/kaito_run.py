@@ -8,7 +8,6 @@ any file of the run may hold it.
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -61,12 +60,5 @@ def find(name: str, path: Path | None) -> ConfigMap | None:
 
 
 _SCOPE: RunScope[Run] = RunScope("kaito_run", Run(), collect)
-
-
-def current() -> Run:
-    return _SCOPE.current()
-
-
-def run_of(files: list[Path]) -> AbstractContextManager[Run]:
-    """The run's KAITO ConfigMaps, visible to the readers while checking `files`."""
-    return _SCOPE.of(files)
+# the run's KAITO ConfigMaps: `run_of(files)` makes them `current()` while `files` are checked
+current, run_of = _SCOPE.current, _SCOPE.of

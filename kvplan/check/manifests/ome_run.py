@@ -20,7 +20,6 @@ exactly one does; the model is then the BaseModel's hub repository (what $(MODEL
 from __future__ import annotations
 
 import re
-from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -168,12 +167,6 @@ def models_for(runtime_spec: dict[str, Any]) -> list[BaseModel]:
 
 
 _SCOPE: RunScope[Run] = RunScope("ome_run", Run(), collect)
-
-
-def current() -> Run:
-    return _SCOPE.current()
-
-
-def run_of(files: list[Path]) -> AbstractContextManager[Run]:
-    """The OME models and runtimes among `files`, visible to the readers while checking them."""
-    return _SCOPE.of(files)
+# the OME models and runtimes among `files`: `run_of(files)` makes them `current()` while the
+# files are checked
+current, run_of = _SCOPE.current, _SCOPE.of

@@ -177,7 +177,9 @@ def sites(path: Path, tree: ast.Module, found: list[Construction]) -> list[PodSi
         pod_at: tuple[Any, ...] = ("constructions", k)
         c_at = (*pod_at, "containers", 0)
         line_of = {c_at + ("command", i): n for i, n in enumerate(lines)}
-        container = {"image": "", "command": words,
+        # the command kvplan builds from the keywords is no command the file writes: model= is
+        # the constructor's own keyword, not `vllm serve --model` (stray_words.model_option)
+        container = {"image": "", "command": words, "implied_entry": True,
                      "env": [{"name": n, "value": v} for n, v in env.items()],
                      "resources": {"limits": {"nvidia.com/gpu": count}}}
         site = PodSite(KIND, {"containers": [container]}, pod_at, [(container, c_at)], 1,

@@ -61,6 +61,7 @@ class DockerRun:
     mounts: list[tuple[str, str, str]] = field(default_factory=list)  # -v / --mount: (type,
     # source, target), for the option files the server names (kvplan.check.manifests.script_files)
     workdir: str = ""  # -w / --workdir
+    implied: bool = False  # `vllm serve` is the image's entrypoint, not written in the file
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -168,6 +169,7 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
         if program in _PROGRAMS:
             run.problems.append(Problem("command", _appended(program), arg_lines[0]))
         run.command, run.lines = ["vllm", "serve", *args], [image_line] * 2 + arg_lines
+        run.implied = True
     else:
         run.command, run.lines = args, arg_lines
     modelled = any(a.split("=", 1)[0] in _MODEL_OPTIONS for a in args)

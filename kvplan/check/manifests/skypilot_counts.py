@@ -1,7 +1,9 @@
 """How many GPUs of a name SkyPilot puts on one node: the counts its catalog offers, per cloud
 where kvplan holds that cloud's list, else over every cloud (task h59nodes: `H200:4` passed, as
 only the largest count was checked, though no cloud offers H200 in 4s; a GCP node of 16 A100
-40GB was refused as TP 16 over the A100 spec's 8 GPUs a server).
+40GB was refused as TP 16 over the A100 spec's 8 GPUs a server). Task h60leftovers added the
+lists of Lambda, RunPod and Hyperbolic, so a count some clouds offer and others do not is said
+per cloud (`H100:3`: Hyperbolic's alone of those kvplan holds).
 
 Sources (tests/assets/check/skypilot-catalog holds the files, SOURCES.md their commits):
 - every cloud: `sky show-gpus -a`'s AVAILABLE_QUANTITIES, skypilot-org/skypilot
@@ -10,6 +12,11 @@ Sources (tests/assets/check/skypilot-catalog holds the files, SOURCES.md their c
   A2 / A3 / A4 / G2 / G4 machine types) and `_NUM_ACC_TO_MAX_CPU_AND_MEMORY` (lines 194-223, GPUs
   attached to N1 machines); SkyPilot refuses any other count there (lines 648-656: "A100:3 is
   not launchable on GCP. The valid A100 counts are [...]") (CLOUD_COUNTS);
+- Lambda, RunPod, Hyperbolic: skypilot-org/skypilot-catalog catalogs/v7/{lambda,runpod,
+  hyperbolic}/vms.csv at 11580132 / 0727c2bd / 9bbffbd5 (the extracts beside the others), whose
+  rows SkyPilot filters by AcceleratorName and AcceleratorCount (skypilot 0.14.1
+  sky/catalog/common.py get_instance_type_for_accelerator_impl, lines 719-754): a count no row
+  holds is not launchable there (CLOUD_COUNTS);
 - the clouds that list each name: skypilot-org/skypilot-catalog
   catalogs/v7/common/accelerators.csv at 03d79776 (CLOUDS).
 """
@@ -39,9 +46,24 @@ CLOUD_COUNTS: dict[str, dict[str, tuple[int, ...]]] = {
         "h100": (1, 2, 4, 8), "h100-mega": (8,), "h200": (8,), "b200": (8,),
         "v100": (1, 2, 4, 8), "t4": (1, 2, 4),
     },
+    "hyperbolic": {"h100": (1, 2, 3, 4, 5, 6, 7, 8), "t4": (1,),
+                   "rtx4090": (1, 2, 3, 4, 5, 6, 7, 8)},
+    "lambda": {
+        "a10": (1,), "a100": (1, 2, 4, 8), "a100-80gb": (8,), "a6000": (1, 2, 4), "gh200": (1,),
+        "h100": (1, 2, 4, 8), "rtx6000": (1,), "v100": (8,),
+    },
+    "runpod": {name: (1, 2, 4, 8) for name in (
+        "a100-80gb", "a100-80gb-sxm", "a40", "b200", "h100", "h100-nvl", "h100-sxm", "h200-sxm",
+        "l4", "l40", "l40s", "mi300x", "rtx3090", "rtx4000-ada", "rtx4090", "rtx6000-ada",
+        "rtxa4000", "rtxa4500", "rtxa5000", "rtxa6000")},
 }
-CLOUD_SOURCE = {"gcp": "skypilot 0.14.1 sky/catalog/gcp_catalog.py, the counts it launches on GCP"}
-CLOUD_TITLE = {"gcp": "GCP"}
+CLOUD_SOURCE = {
+    "gcp": "skypilot 0.14.1 sky/catalog/gcp_catalog.py, the counts it launches on GCP",
+    "hyperbolic": "skypilot-org/skypilot-catalog catalogs/v7/hyperbolic/vms.csv at 9bbffbd5",
+    "lambda": "skypilot-org/skypilot-catalog catalogs/v7/lambda/vms.csv at 11580132",
+    "runpod": "skypilot-org/skypilot-catalog catalogs/v7/runpod/vms.csv at 0727c2bd",
+}
+CLOUD_TITLE = {"gcp": "GCP", "hyperbolic": "Hyperbolic", "lambda": "Lambda", "runpod": "RunPod"}
 # machines of more GPUs than the GPU spec's gpus_per_node, by cloud and catalog GPU: the node
 # a count fills (GCP's a2-megagpu-16g: 16 A100 40GB in one VM, gcp_catalog.py:96; the A2
 # machine series in GCP's GPU machine types, https://cloud.google.com/compute/docs/gpus, as
@@ -87,6 +109,17 @@ def _counts(counts: tuple[int, ...]) -> str:
     return ", ".join(str(n) for n in counts if n > 0)
 
 
+def _held(key: str) -> list[tuple[str, tuple[int, ...]]]:
+    """(cloud title, counts) of each cloud whose list kvplan holds and names GPU `key`."""
+    return [(CLOUD_TITLE[c], t[key]) for c, t in CLOUD_COUNTS.items() if key in t]
+
+
+def _not_held(key: str) -> list[str]:
+    """The clouds that list GPU `key` (accelerators.csv) whose counts kvplan does not hold."""
+    held = {c.lower() for c, t in CLOUD_COUNTS.items() if key in t}
+    return [c for c in CLOUDS.get(key, ()) if c.lower() not in held]
+
+
 def not_offered(name: str, count: int, cloud: str | None) -> str | None:
     """Why SkyPilot cannot put `count` GPUs of `name` on one node of `cloud` (None: any cloud):
     a count the cloud's list lacks, else one no cloud of the catalog offers; None when offered
@@ -102,9 +135,12 @@ def not_offered(name: str, count: int, cloud: str | None) -> str | None:
     if listed is None and offered is not None and count not in offered:
         fewer = [n for n in offered if 0 < n < count]
         hint = f"write {name}:{fewer[-1]}" if fewer else f"write {name}:{_counts(offered)}"
+        held = _held(key)
+        per = ("; per cloud: " + "; ".join(f"{c} {_counts(t)}" for c, t in held)
+               if held else "")
         return (f"no cloud in SkyPilot's catalog offers {count} {name} on one node (the counts "
-                f"offered are {_counts(offered)}: {ANY_SOURCE}); accelerators is a count per "
-                f"node: {hint} or another count offered, and num_nodes for more GPUs")
+                f"offered are {_counts(offered)}: {ANY_SOURCE}{per}); accelerators is a count "
+                f"per node: {hint} or another count offered, and num_nodes for more GPUs")
     return None
 
 
@@ -117,9 +153,15 @@ def offered_note(name: str, count: int, cloud: str | None) -> str | None:
         return None
     clouds = CLOUDS.get(key)
     where = f" on {', '.join(clouds)} ({CLOUDS_SOURCE})" if clouds else ""
-    known = [f"{CLOUD_TITLE[c]} offers {_counts(t[key])}" for c, t in CLOUD_COUNTS.items()
-             if key in t]
-    per = f"; {'; '.join(known)}" if known else ""
+    held = _held(key)
+    per = "".join(f"; {c} offers {_counts(t)}" for c, t in held)
+    these = [c for c, t in held if count in t]
+    if held and len(these) < len(held):  # a count some of the clouds kvplan holds lack
+        per += (f": of these, {count} {name} on one node only on {', '.join(these)}" if these
+                else f": none of these offers {count} {name} on one node")
+    others = _not_held(key)
+    if held and others:
+        per += f" ({', '.join(others)}: their counts are not held by kvplan)"
     return (f"{name}:{count}: no cloud named, so any that offers {count} {name} on one node: "
             f"SkyPilot's catalog lists {name}{where}, in nodes of {_counts(ANY_CLOUD[key])} "
             f"({ANY_SOURCE}){per}")

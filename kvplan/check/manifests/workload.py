@@ -92,12 +92,14 @@ def find_invocation(c: dict[str, Any], doc: Doc, at: Key) -> tuple[Invocation | 
     words, shell = container_words(c, doc, at)
     start = server_start([w.text for w in words])
     image = str(c.get("image", ""))
+    implied = bool(c.get("implied_entry"))  # docker run / compose: the image's entrypoint
     if start is None and "vllm-openai" in image and not c.get("command"):
         start = ("vllm", "the vllm-openai image's `vllm serve`", 0, False)
+        implied = True
     if start is None:
         return None, shell
     engine, entry, i, dynamo = start
-    return Invocation(engine, entry, words[i:], dynamo), shell
+    return Invocation(engine, entry, words[i:], dynamo, implied), shell
 
 
 def mentions_engine(data: Any) -> str | None:
