@@ -65,16 +65,19 @@ def test_key_record_fields(name: str) -> None:
     assert {k: got[k] for k in key} == key
 
 
-# Round 2's first-measured disagreements, kept as measured (held out: the reader is not changed
-# for them; round2/SOURCES.md gives the cause). Remove an entry when its cause is fixed.
-# trtllm-ray-placement.py: LLM(model=..., executor_type="ray") is refused by trtllm_config's
-# guard against a YAML that is not TensorRT-LLM's (no key it reads), though docs/check.md says an
-# unread keyword is a note; the same call with max_batch_size=8 beside it is a WARN with that note.
-# Its first ERROR (line 39) came with task h60pyreview, not from this file: `ray.remote(...)(LLM)
-# .remote(model=..., tensor_parallel_size=2, ...)` hands the engine class on as a value, which the
-# reader passed over without a word (the hand-written expectation, from the docs of the time) and
-# now refuses, as it does functools.partial(LLM, ...) (docs/check.md).
-ROUND2_MEASURED = {"trtllm-ray-placement.py": ["ERROR", "ERROR"]}
+# Round 2's disagreements with the verdicts written by hand (held out; round2/SOURCES.md gives
+# the first-measured figures: 18 of 19 files, 20 of 21 constructions).
+# trtllm-ray-placement.py: the hand-written [WARN] passes over line 39's `ray.remote(...)(LLM)
+# .remote(model=..., tensor_parallel_size=2, ...)`, the docs of the time being silent on it; since
+# task h60pyreview the reader refuses an engine class handed on as a value (as it does
+# functools.partial(LLM, ...): docs/check.md), so that is a first construction, an ERROR, and
+# line 56's LLM(...) (the hand-written one) is the second. First measured, line 56 was an ERROR
+# too: trtllm_config's guard against a YAML stating no key it reads fired on the keywords of
+# `LLM(model=..., executor_type="ray")`, though docs/check.md says an unread keyword is a note.
+# That defect was fixed after round 2 was measured (so this file is no longer a clean held-out
+# figure for it): line 56 is the WARN written by hand, with executor_type named as not read.
+ROUND2_MEASURED = {"trtllm-ray-placement.py": ["ERROR", "WARN"]}
+ROUND2_KEY_AT = {"trtllm-ray-placement.py": 1}
 
 
 def test_round2_verdicts() -> None:
@@ -88,9 +91,5 @@ def test_round2_verdicts() -> None:
 @pytest.mark.parametrize("name", [n for n, e in EXPECTED2.items() if "key" in e])
 def test_round2_key_record_fields(name: str) -> None:
     e = EXPECTED2[name]
-    if name in ROUND2_MEASURED:
-        with pytest.raises(AssertionError, match="handed on as a value"):
-            _key_fields(ROUND2 / name, e.get("key_at", 0))
-        return
-    got = _key_fields(ROUND2 / name, e.get("key_at", 0))
+    got = _key_fields(ROUND2 / name, ROUND2_KEY_AT.get(name, e.get("key_at", 0)))
     assert {k: got[k] for k in e["key"]} == e["key"]

@@ -163,6 +163,21 @@ def test_trtllm_config_values_the_file_does_not_state(tmp_path: Path) -> None:
     assert "kv_cache_config.max_tokens line 3: 32768 * 32: a value computed" in _problems(t)
 
 
+def test_trtllm_keywords_kvplan_does_not_read_are_a_note_not_a_refusal(tmp_path: Path) -> None:
+    """LLM(model=..., executor_type="ray") (round 2's trtllm-ray-placement.py, line 56): no key
+    the options reader reads, so no options file is handed to it (which refuses a YAML that
+    states none); the keyword is named as not read and the engine is planned."""
+    t = _one(tmp_path, "from tensorrt_llm import LLM\n"
+             'llm = LLM(model="TinyLlama/TinyLlama-1.1B-Chat-v1.0", executor_type="ray")\n')
+    assert t.problems == [] and t.deployment.model == "tinyllama-1.1b"
+    assert "the LLM(...) keywords of line 2: keys not read by kvplan: executor_type: not read" \
+        in t.notes
+    read = _one(tmp_path, "from tensorrt_llm import LLM\n"
+                'llm = LLM(model="TinyLlama/TinyLlama-1.1B-Chat-v1.0", executor_type="ray",\n'
+                "          max_batch_size=8)\n")
+    assert read.problems == [] and read.deployment.engine.max_num_seqs == 8
+
+
 def test_sglang_engine_and_server_args(tmp_path: Path) -> None:
     ts = _targets(tmp_path, "import sglang\nfrom sglang.srt.server_args import ServerArgs\n"
                   'a = sglang.Engine(model_path="Qwen/Qwen3-8B", mem_fraction_static=0.8,\n'
@@ -255,3 +270,17 @@ def test_an_expression_too_deep_for_the_stack_is_one_error_not_a_crash(tmp_path:
                                       "--gpu", "h100"])
     assert result.exit_code == 2
     assert result.stdout.splitlines()[-1] == "2 checked in 2 file(s): 1 PASS, 0 FAIL, 1 ERROR"
+
+
+def test_the_script_s_own_invalid_escapes_are_not_kvplan_s_output(tmp_path: Path) -> None:
+    """`"\\%"` is an invalid escape: Python's parser warns (DeprecationWarning on 3.11, a
+    SyntaxWarning printed to stderr from 3.12; round 2's vllm-prover-v2-tp2.py has one). The
+    reader parses with those warnings off, so the check's output is the check's alone."""
+    import warnings
+
+    text = HEAD + 'PROMPT = "100\\% sure"\nllm = LLM(model="Qwen/Qwen3-8B")\n'
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        t = _one(tmp_path, text)
+    assert t.deployment.model == "qwen3-8b"
+    assert [str(w.message) for w in seen] == []

@@ -211,7 +211,25 @@ def options_file_words(c: Any, kws: list[tuple[str, Value, int]],
                            f"BuildConfig's {', '.join(_BUILD_LIMITS)} only")
     words = [*api.command, *([str(model)] if model is not None else []), *c.words]
     ref = f"the {c.what[:-5]}(...) keywords of line {c.line}"
-    if options:
+    if options and not _trt_reads(options):
+        # keywords none of which kvplan reads (`executor_type="ray"` alone): the options-file
+        # reader refuses such a file as naming the wrong YAML; here each is a note, as an unread
+        # keyword beside a read one is (docs/check.md)
+        from kvplan.engines.trtllm_config import unread_note
+
+        note = unread_note(options, ref)
+        if note:
+            c.notes.append(note)
+    elif options:
         files.given[ref] = yaml.safe_dump(options, sort_keys=False)
         words += ["--extra_llm_api_options", ref]
     return words, [c.line] * len(words), files
+
+
+def _trt_reads(options: dict[str, Any]) -> bool:
+    """Whether the LLM(...) keywords state a key the TensorRT-LLM options reader reads."""
+    from kvplan.engines.trtllm_config import _YAML_KEYS
+    from kvplan.engines.trtllm_settings import SETTING_KEYS, get_path
+
+    return isinstance(options.get("kv_cache_config"), dict) or any(
+        get_path(options, where) is not None for where, _, _ in (*_YAML_KEYS, *SETTING_KEYS))
