@@ -180,9 +180,14 @@ def sequences(n: int) -> str:
 
 def pass_text(s: Startup) -> str:
     n = s.numbers
+    # the engine's batch cap (engine.max_num_seqs: vLLM --max-num-seqs, SGLang
+    # --max-running-requests, TensorRT-LLM max_batch_size) below what the pool holds: the pool
+    # is not the concurrency a user gets, so both are said
+    cap = (f"; at most {n.users_per_replica:,} run at once (engine.max_num_seqs)"
+           if n.limited_by == "max_num_seqs" else "")
     return (f"starts; holds {sequences(n.kv_users_per_replica)} of {n.max_model_len:,} tokens "
-            f"per replica ({s.pool_tokens:,} tokens in the pool); capacity against traffic not "
-            "checked")
+            f"per replica ({s.pool_tokens:,} tokens in the pool){cap}; capacity against traffic "
+            "not checked")
 
 
 def shared_gpu_note(planned: PlannedDeployment, numbers: Numbers) -> str | None:

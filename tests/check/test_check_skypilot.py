@@ -85,8 +85,8 @@ def test_setup_pin_is_the_release_and_envs_feed_the_run() -> None:
     nebius = verdict_lines_of(SKY / "nebius-qwen72b-inference-vllm.yaml")
     assert nebius[0] == (
         "PASS  line 77  nebius-qwen72b-inference-vllm.yaml: starts; holds 338 sequences of 8,192 "
-        "tokens per replica (2,771,392 tokens in the pool); capacity against traffic not checked "
-        "(qwen2.5-72b, vllm 0.11.0)")
+        "tokens per replica (2,771,392 tokens in the pool); at most 256 run at once "
+        "(engine.max_num_seqs); capacity against traffic not checked (qwen2.5-72b, vllm 0.11.0)")
     assert "      note: SkyPilot's H200 is h200-141gb; $SKYPILOT_NUM_GPUS_PER_NODE = 8" in nebius
 
 

@@ -284,3 +284,22 @@ def test_the_script_s_own_invalid_escapes_are_not_kvplan_s_output(tmp_path: Path
         t = _one(tmp_path, text)
     assert t.deployment.model == "qwen3-8b"
     assert [str(w.message) for w in seen] == []
+
+
+def test_a_pass_says_the_engine_s_batch_cap_beside_what_the_pool_holds(tmp_path: Path) -> None:
+    """The pool's sequences are not the concurrency a user gets when the engine's batch cap
+    (vLLM max_num_seqs, TensorRT-LLM max_batch_size) is smaller: both are said; without a cap
+    below the pool, the line is as before."""
+    model = 'model="TinyLlama/TinyLlama-1.1B-Chat-v1.0"'
+    for name, text in {
+            "vllm.py": HEAD + f"LLM({model}, max_num_seqs=8)\n",
+            "trt.py": f"from tensorrt_llm import LLM\nLLM({model}, max_batch_size=8)\n",
+            "free.py": HEAD + f"LLM({model})\n"}.items():
+        (tmp_path / name).write_text(text)
+    report = check_paths([str(tmp_path / n) for n in ("vllm.py", "trt.py", "free.py")],
+                         default_gpu="a100-80gb")
+    capped = [o.summary for o in report.outcomes]
+    assert [("at most 8 run at once (engine.max_num_seqs)" in s) for s in capped] == [
+        True, True, False]
+    assert all(s.startswith("starts; holds ") and s.endswith("capacity against traffic not checked")
+               for s in capped)
