@@ -11,10 +11,9 @@ from typing import Any
 
 from kvplan.check.documents import Broken, read_documents
 from kvplan.check.manifests import read_document
-from kvplan.check.manifests.python_script import PY_SUFFIXES, is_python, starts_engine
 from kvplan.check.manifests.shell import SHELL_SUFFIXES
 from kvplan.check.manifests.side import is_side_file
-from kvplan.check.outcome import ERROR, YAML_SUFFIXES, Outcome
+from kvplan.check.outcome import ERROR, PY_SUFFIXES, YAML_SUFFIXES, Outcome
 from kvplan.check.target import COMPOSE, KUBERNETES, KVPLAN, Target
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
 from kvplan.deploy.yamldoc import Doc
@@ -22,6 +21,13 @@ from kvplan.deploy.yamldoc import Doc
 
 def _has_magic(text: str) -> bool:
     return any(c in text for c in "*?[")
+
+
+def _starts_engine(path: Path) -> bool:
+    """python_script.starts_engine, its reader imported only when a folder holds Python."""
+    from kvplan.check.manifests.python_script import starts_engine
+
+    return starts_engine(path)
 
 
 def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
@@ -43,7 +49,7 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
                 path = Path(root) / name
                 if path.suffix in YAML_SUFFIXES and not is_side_file(path):
                     add(path, False)
-                elif is_python(path) and starts_engine(path):
+                elif path.suffix in PY_SUFFIXES and _starts_engine(path):
                     add(path, False)  # a folder's other Python is not read (it runs no engine)
 
     for text in paths:
@@ -74,7 +80,7 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
     A broken document is an ERROR when it runs an engine or is an unrendered template, else
     it is listed in `ignored` and the documents beside it are read."""
     out: list[Target] = []
-    if is_python(path):  # a Python script that starts an engine in-process
+    if path.suffix in PY_SUFFIXES:  # a Python script that starts an engine in-process
         from kvplan.check.manifests.python_script import read_python
 
         read = read_python(path, side_cache, default_gpu)

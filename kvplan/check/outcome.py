@@ -12,6 +12,8 @@ from kvplan.deploy.problems import Problem
 
 PASS, FAIL, WARN, ERROR = "PASS", "FAIL", "WARN", "ERROR"
 YAML_SUFFIXES = (".yaml", ".yml")
+# scripts and notebooks read by kvplan.check.manifests.python_script (imported only for them)
+PY_SUFFIXES = (".py", ".ipynb")
 
 
 @dataclass

@@ -122,6 +122,15 @@ def read_all(path: Path) -> tuple[dict[str, int | float], list[Setting], list[st
     return limits_from(data, path.name), settings, notes, unread_note(data, path.name)
 
 
+def states_a_read_key(options: dict[str, Any]) -> bool:
+    """Whether LLM API options (an --extra_llm_api_options YAML, or the keywords of a script's
+    LLM(...)) state a limit or setting kvplan reads. A `kv_cache_config` mapping (the LLM API's
+    KvCacheConfig) counts even when it states no key kvplan reads (`enable_block_reuse: false`
+    alone, as NVIDIA/TensorRT-LLM#5872's file): its keys are named by `unread_note`."""
+    return isinstance(options.get("kv_cache_config"), dict) or any(
+        get_path(options, where) is not None for where, _, _ in (*_YAML_KEYS, *SETTING_KEYS))
+
+
 def limits_from(data: Any, name: str) -> dict[str, int | float]:
     """The limits of a parsed options YAML or engine config.json (`name` for messages)."""
     if not isinstance(data, dict):
@@ -135,12 +144,7 @@ def limits_from(data: Any, name: str) -> dict[str, int | float]:
             continue
         out[field] = _value(raw, kind, f"{name}: {'.'.join(where)}")
     engine_file = table is _ENGINE_KEYS
-    # a `kv_cache_config` mapping (the LLM API's KvCacheConfig) marks the YAML as TensorRT-LLM's
-    # options even when it states no key kvplan reads (`enable_block_reuse: false` alone, as
-    # NVIDIA/TensorRT-LLM#5872's file): read, its keys named by `unread_note`, not refused
-    llm_api = not engine_file and isinstance(data.get("kv_cache_config"), dict)
-    if not out and not llm_api and (
-            engine_file or all(get_path(data, w) is None for w, _, _ in SETTING_KEYS)):
+    if not out and (engine_file or not states_a_read_key(data)):
         keys = ", ".join(".".join(w) for w, _, _ in (table if engine_file else
                                                        (*table, *SETTING_KEYS)))
         raise InputError(f"engine.trtllm_config: {name} states none of {keys}; name the "

@@ -40,7 +40,6 @@ from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 from kvplan.engines.python_api import APIS
 
-PY_SUFFIXES = (".py", ".ipynb")
 KIND = "shell command"  # the site kind of a server the script starts itself (a script target)
 
 
@@ -264,10 +263,6 @@ def _in_python(p: Problem) -> Problem:
     if field.startswith("--") and " " not in field:  # `--model` is the keyword `model`
         field = field.lstrip("-").replace("-", "_")
     return Problem(field, message, p.line)
-
-
-def is_python(path: Path) -> bool:
-    return path.suffix in PY_SUFFIXES
 
 
 def starts_engine(path: Path) -> bool:

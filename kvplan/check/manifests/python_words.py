@@ -185,6 +185,8 @@ def options_file_words(c: Any, kws: list[tuple[str, Value, int]],
     the keywords (the LLM API's arguments are that file's keys)."""
     import yaml
 
+    from kvplan.engines.trtllm_config import states_a_read_key, unread_note
+
     api = c.api
     model: Any = None
     options: dict[str, Any] = {}
@@ -211,12 +213,10 @@ def options_file_words(c: Any, kws: list[tuple[str, Value, int]],
                            f"BuildConfig's {', '.join(_BUILD_LIMITS)} only")
     words = [*api.command, *([str(model)] if model is not None else []), *c.words]
     ref = f"the {c.what[:-5]}(...) keywords of line {c.line}"
-    if options and not _trt_reads(options):
+    if options and not states_a_read_key(options):
         # keywords none of which kvplan reads (`executor_type="ray"` alone): the options-file
         # reader refuses such a file as naming the wrong YAML; here each is a note, as an unread
         # keyword beside a read one is (docs/check.md)
-        from kvplan.engines.trtllm_config import unread_note
-
         note = unread_note(options, ref)
         if note:
             c.notes.append(note)
@@ -225,11 +225,3 @@ def options_file_words(c: Any, kws: list[tuple[str, Value, int]],
         words += ["--extra_llm_api_options", ref]
     return words, [c.line] * len(words), files
 
-
-def _trt_reads(options: dict[str, Any]) -> bool:
-    """Whether the LLM(...) keywords state a key the TensorRT-LLM options reader reads."""
-    from kvplan.engines.trtllm_config import _YAML_KEYS
-    from kvplan.engines.trtllm_settings import SETTING_KEYS, get_path
-
-    return isinstance(options.get("kv_cache_config"), dict) or any(
-        get_path(options, where) is not None for where, _, _ in (*_YAML_KEYS, *SETTING_KEYS))
