@@ -91,7 +91,8 @@ def check_command(
     if gpu is not None and not report.default_gpu_used and any(o.gpu for o in report.outcomes):
         raise typer.BadParameter(
             "every deployment checked names its own GPU, so it applied to none (it sets "
-            "only the GPU of manifests that name none); drop it, or set the annotation "
-            "kvplan.io/gpu to change a manifest's GPU", param_hint="--gpu")
+            "only the GPU of manifests and scripts that name none); drop it, or change a "
+            "manifest's GPU with the annotation kvplan.io/gpu, a script's with `gpu:` in its "
+            "side file", param_hint="--gpu")
     emit(render(chosen, report, _width(output)), output)
     raise typer.Exit(code=report.exit_code)
