@@ -70,6 +70,17 @@ def _plain(text: str, parser: str, said: str, flag: str) -> int:
                       f"not take {text!r}") from None
 
 
+def _before_suffixes(text: str, said: str, flag: str, where: str, since: str) -> int:
+    """A release whose argparse reads the length with int (`where`), before human_readable_int
+    came in `since`."""
+    try:
+        return int(text)
+    except ValueError:
+        raise Refused(f"the engine refuses it: {said} parses {flag} with int ({where}), which "
+                      f"takes digits only, so argparse stops on {text!r}; suffixes such as 32k "
+                      f"came in {since} (human_readable_int): give the number of tokens") from None
+
+
 def _length(raw: str, version: str | None, flag: str, default: str, title: str,
             read: Callable[[str, tuple[int, ...], str, str], int]) -> int:
     """`raw` as `read` takes it on the release `version` names (else kvplan's `default`, which a
@@ -91,13 +102,7 @@ def vllm_length(raw: str, version: str | None, flag: str = "--max-model-len") ->
 
 def _vllm(text: str, have: tuple[int, ...], said: str, flag: str) -> int:
     if have < _VLLM_SUFFIX_SINCE:
-        try:
-            return int(text)
-        except ValueError:
-            raise Refused(f"the engine refuses it: {said} parses {flag} with int "
-                          "(engine/arg_utils.py:369 in 0.8.3), which takes digits only, so "
-                          f"argparse stops on {text!r}; suffixes such as 32k came in 0.8.4 "
-                          "(human_readable_int): give the number of tokens") from None
+        return _before_suffixes(text, said, flag, "engine/arg_utils.py:369 in 0.8.3", "0.8.4")
     # 0.14.0 on wraps it in human_readable_int_or_auto (kvplan.check.manifests.auto_context)
     parser = "human_readable_int_or_auto" if have >= AUTO_SINCE else "human_readable_int"
     match = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", text)
@@ -129,13 +134,7 @@ def sglang_length(raw: str, version: str | None, flag: str = "--context-length")
 
 def _sglang(text: str, have: tuple[int, ...], said: str, flag: str) -> int:
     if have < _SGLANG_SUFFIX_SINCE:
-        try:
-            return int(text)
-        except ValueError:
-            raise Refused(f"the engine refuses it: {said} parses {flag} with int "
-                          "(srt/server_args.py:2962 in 0.5.9), which takes digits only, so "
-                          f"argparse stops on {text!r}; suffixes such as 32k came in 0.5.10 "
-                          "(human_readable_int): give the number of tokens") from None
+        return _before_suffixes(text, said, flag, "srt/server_args.py:2962 in 0.5.9", "0.5.10")
     match = re.fullmatch(r"(\d+(?:\.\d+)?)(Ki|Mi|Gi|Ti|k|M|G|T)", text)
     if match is None:
         try:
