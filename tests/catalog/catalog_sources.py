@@ -317,6 +317,7 @@ ALIASES = {
     ],
     "llama-3.2-3b": [
         ("meta-llama/Llama-3.2-3B", "meta-llama--Llama-3.2-3B", "the base model: " + PROF.format("Llama-3.2-3B") + "; same shapes"),
+        ("unsloth/Llama-3.2-3B-Instruct", "unsloth--Llama-3.2-3B-Instruct", "unsloth's re-upload of the Instruct release (task h61catalog): the config as transformers 4.47.1 re-saved it (_name_or_path unsloth/Llama-3.2-3B-Instruct) in the GPTQ export https://huggingface.co/zenai-org/Llama-3.2-3B-Instruct-GPTQ/blob/main/config.json (its quantization_config and torch_dtype float16 are that export's; the catalog plans the bf16 upload); the fine-tune davzoku/moecule-2x3b-m13-ks (_name_or_path unsloth/llama-3.2-3b-Instruct) repeats the attention shapes, 131,072 positions and llama3 rope scaling; same shapes, tied embeddings and positions as Llama-3.2-3B-Instruct"),
     ],
     "qwen2.5-0.5b": [
         ("Qwen/Qwen2.5-0.5B-Instruct", "Qwen--Qwen2.5-0.5B-Instruct", "the Instruct release: the Qwen2Config that transformers 4.45.2 printed on loading a local copy /opt/xxx/models/Qwen2.5-0.5B-Instruct/config.json in a public LLaMA-Factory training log (code index id 40679829913); same shapes (max_window_layers 21 and eos 151645 differ, no shape)"),
@@ -358,6 +359,7 @@ ALIASES = {
     ],
     "llama-2-7b": [
         ("meta-llama/Llama-2-7b-chat-hf", "meta-llama--Llama-2-7b-chat-hf", "the chat release: a verbatim dict of its config.json (_name_or_path meta-llama/Llama-2-7b-chat-hf, transformers 4.32.0.dev0) in a public swiftllm KV-cache test (code index id 67534393987; the transformers re-print in code index id 14966114298 shows the same fields); same shapes"),
+        ("lmsys/vicuna-7b-v1.5", "lmsys--vicuna-7b-v1.5", "Vicuna-7B-v1.5, a fine-tune of Llama-2-7B (task h61catalog): its config.json as https://huggingface.co/Reizend/bhai_insights_v3/blob/de2af79d29a76152a85af1e472694f76e8c8bd17/config.json holds it (commit 8a81288 'Duplicate from lmsys/vicuna-7b-v1.5', the hub's repository copy; 615 bytes, transformers 4.31.0, float16, _name_or_path vicuna-7b-v1.5), the same 615 bytes as Shreyas0706/vicuna-7b-v1.5-GGUF's config.json; re-saves naming lmsys/vicuna-7b-v1.5 agree on every shape (FasterDecoding/medusa-v1.0-vicuna-7b-v1.5@ec8ab04, PY007/vicuna-7b-v1.5); same shapes, multi-head attention, vocabulary 32,000 and 4,096 positions as Llama-2-7B"),
     ],
     "llama-2-13b": [
         ("meta-llama/Llama-2-13b-chat-hf", "meta-llama--Llama-2-13b-chat-hf", "the chat release: " + DUMP.format("meta-llama/Llama-2-13b-chat-hf") + "; same shapes"),
@@ -370,6 +372,12 @@ ALIASES = {
     ],
     "gemma-2b": [
         ("google/gemma-2b-it", "google--gemma-2b-it", "the instruction-tuned release: the config as transformers 4.39.0.dev0 re-saved it (_name_or_path google/gemma-2b-it) in unsloth's re-upload https://huggingface.co/unsloth/gemma-2b-it/blob/dffc6e531c0f83cda5b2f584a49a1cedcc86d099/config.json (pad_token_id 3 is unsloth's); same shapes"),
+    ],
+    "deepseek-v3": [
+        ("deepseek-ai/DeepSeek-V3.1", "deepseek-ai--DeepSeek-V3.1", "the V3.1 release (task h61catalog): the config as NVIDIA's ModelOpt NVFP4 export of it re-saved it (transformers 4.44.2), " + AIC.format("nvidia--DeepSeek-V3.1-NVFP4") + " (its missing quantization_config and torch_dtype bfloat16 are that export's: ModelOpt states its quantization in hf_quant_config.json beside it); the release itself stores fp8 weights, as DeepSeek-V3's do (its inference config as a public note quotes it, code index id 56640156863: 'deepseek v3 .1' dtype fp8, scale_fmt ue8m0, the same 61 layers, kv_lora_rank 512, qk_rope_head_dim 64, vocabulary 129,280); same shapes, 163,840 positions and yarn factor 40 as DeepSeek-V3"),
+    ],
+    "mistral-7b-v0.1": [
+        ("HuggingFaceH4/zephyr-7b-beta", "HuggingFaceH4--zephyr-7b-beta", "Zephyr-7B-beta, a fine-tune of Mistral-7B-v0.1 (task h61catalog): the config as transformers 4.35.0 re-saved it (_name_or_path HuggingFaceH4/zephyr-7b-beta) in the EXL2 export https://huggingface.co/silvacarl/zephyr-7b-beta-5.0bpw-exl2/blame/989fef94b1de1cf5f9547b0a1dd426a7c0869b98/config.json (638 bytes, as the docs index stores it; no quantization key), whose fields the bf16 re-upload unrahul/zephyr-7b-beta-bf16@6b66735 (transformers 4.37.0, bfloat16) and the fine-tunes abhishek/zephyr-beta-math and heka-ai/zephyr-beta-ft-1000-lr (float16, the same _name_or_path) repeat; same shapes, vocabulary 32,000, 32,768 positions and 4,096-token sliding window as Mistral-7B-v0.1 (pad_token_id 2 differs, no shape)"),
     ],
     "deepseek-v2-lite": [
         ("deepseek-ai/DeepSeek-V2-Lite-Chat", "deepseek-ai--DeepSeek-V2-Lite-Chat", "the chat release: the DeepseekV2Config that transformers 5.7.0 printed on loading a local DeepSeek-V2-Lite-Chat folder in " + REPORT.format(62526029280).replace("raw config.json", "the full config") + " (the report the spec already cites for its parameter count; its dtype, head_dim 64 and rope_parameters are transformers 5 spellings of torch_dtype, qk_rope_head_dim and rope_scaling + rope_theta), whose tensor list (embeddings 102,400 x 2,048, q_proj 3,072 rows, kv_a_proj 576, kv_b_proj 4,096, 64 experts of 1,408 in layers 1-26, dense layer 0 of 10,944) repeats the shapes; every shape, 163,840 positions and yarn factor 40 as the base fixture"),

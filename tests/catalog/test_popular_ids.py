@@ -1,0 +1,50 @@
+"""Popular Hugging Face ids that `kvplan size ID` refused offline (task h61catalog) and whose own
+config.json was found: each resolves to the catalog entry whose shapes it has, from the CLI.
+
+The expected figures were written from the cited configs before the build ran (catalog_sources.py
+says where each config was read):
+- deepseek-ai/DeepSeek-V3.1 -> deepseek-v3: MLA, 61 layers x (kv_lora_rank 512 + qk_rope_head_dim
+  64) x 2 B = 70,272 B a token at a 16-bit cache;
+- HuggingFaceH4/zephyr-7b-beta -> mistral-7b-v0.1: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B =
+  131,072 B a token, every layer windowed at 4,096 tokens (0 B beyond);
+- lmsys/vicuna-7b-v1.5 -> llama-2-7b: 32 x 32 KV heads (MHA) x 128 x 2 x 2 B = 524,288 B;
+- unsloth/Llama-3.2-3B-Instruct -> llama-3.2-3b: 28 x 8 x 128 x 2 x 2 B = 114,688 B.
+Each plans the entry's weights (the same tensors in the same dtype), so its weight bytes are the
+entry's own.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.conftest import invoke
+
+# id as users type it, the entry, KV bytes a token below the window, beyond it
+IDS = [
+    ("deepseek-ai/DeepSeek-V3.1", "deepseek-v3", 70_272, 70_272),
+    ("HuggingFaceH4/zephyr-7b-beta", "mistral-7b-v0.1", 131_072, 0),
+    ("lmsys/vicuna-7b-v1.5", "llama-2-7b", 524_288, 524_288),
+    ("unsloth/Llama-3.2-3B-Instruct", "llama-3.2-3b", 114_688, 114_688),
+]
+
+
+def _row(result) -> dict:  # noqa: ANN001 - typer's Result
+    return json.loads(result.stdout)["results"][0]
+
+
+@pytest.mark.parametrize(("ref", "entry", "below", "beyond"), IDS, ids=[i[0] for i in IDS])
+def test_popular_id_resolves_offline_to_its_entry(runner, monkeypatch, ref: str, entry: str,
+                                                  below: int, beyond: int):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # as reported: no hub, the catalog alone answers
+    args = ("size", "--gpu", "h100", "--kv-dtype", "fp16", "--context", "4096", "--format", "json")
+    got = invoke(runner, args[0], ref, *args[1:])
+    base = invoke(runner, args[0], entry, *args[1:])
+    assert got.exit_code == 0, got.output
+    assert base.exit_code == 0, base.output
+    assert f"{ref} \u2192 {entry} (alias)" in got.stderr
+    row = _row(got)
+    assert row["model"] == entry
+    assert (row["kv_bytes_per_token"], row["kv_bytes_per_token_beyond_window"]) == (below, beyond)
+    assert row["weights_bytes"] == _row(base)["weights_bytes"]
