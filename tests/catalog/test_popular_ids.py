@@ -10,7 +10,9 @@ says where each config was read):
 - lmsys/vicuna-7b-v1.5 -> llama-2-7b: 32 x 32 KV heads (MHA) x 128 x 2 x 2 B = 524,288 B;
 - unsloth/Llama-3.2-3B-Instruct -> llama-3.2-3b: 28 x 8 x 128 x 2 x 2 B = 114,688 B.
 Each plans the entry's weights (the same tensors in the same dtype), so its weight bytes are the
-entry's own.
+entry's own. DeepSeek-V3's 671 B fp8 weights need 8 H200s (one H100 does not hold them and `size`
+exits 1); MLA's latent is the same on every tensor-parallel rank (docs/maths.md), so TP 8 keeps
+70,272 B a token per GPU.
 """
 
 from __future__ import annotations
@@ -21,12 +23,12 @@ import pytest
 
 from tests.conftest import invoke
 
-# id as users type it, the entry, KV bytes a token below the window, beyond it
+# id as users type it, the entry, GPU and TP, KV bytes a token per GPU below the window, beyond it
 IDS = [
-    ("deepseek-ai/DeepSeek-V3.1", "deepseek-v3", 70_272, 70_272),
-    ("HuggingFaceH4/zephyr-7b-beta", "mistral-7b-v0.1", 131_072, 0),
-    ("lmsys/vicuna-7b-v1.5", "llama-2-7b", 524_288, 524_288),
-    ("unsloth/Llama-3.2-3B-Instruct", "llama-3.2-3b", 114_688, 114_688),
+    ("deepseek-ai/DeepSeek-V3.1", "deepseek-v3", ("h200", "8"), 70_272, 70_272),
+    ("HuggingFaceH4/zephyr-7b-beta", "mistral-7b-v0.1", ("h100", "1"), 131_072, 0),
+    ("lmsys/vicuna-7b-v1.5", "llama-2-7b", ("h100", "1"), 524_288, 524_288),
+    ("unsloth/Llama-3.2-3B-Instruct", "llama-3.2-3b", ("h100", "1"), 114_688, 114_688),
 ]
 
 
@@ -34,11 +36,13 @@ def _row(result) -> dict:  # noqa: ANN001 - typer's Result
     return json.loads(result.stdout)["results"][0]
 
 
-@pytest.mark.parametrize(("ref", "entry", "below", "beyond"), IDS, ids=[i[0] for i in IDS])
+@pytest.mark.parametrize(("ref", "entry", "where", "below", "beyond"), IDS,
+                         ids=[i[0] for i in IDS])
 def test_popular_id_resolves_offline_to_its_entry(runner, monkeypatch, ref: str, entry: str,
-                                                  below: int, beyond: int):
+                                                  where: tuple[str, str], below: int, beyond: int):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # as reported: no hub, the catalog alone answers
-    args = ("size", "--gpu", "h100", "--kv-dtype", "fp16", "--context", "4096", "--format", "json")
+    args = ("size", "--gpu", where[0], "--tp", where[1], "--kv-dtype", "fp16", "--context", "4096",
+            "--format", "json")
     got = invoke(runner, args[0], ref, *args[1:])
     base = invoke(runner, args[0], entry, *args[1:])
     assert got.exit_code == 0, got.output
