@@ -3,8 +3,8 @@ config.json was found: each resolves to the catalog entry whose shapes it has, f
 
 The expected figures were written from the cited configs before the build ran (catalog_sources.py
 says where each config was read):
-- deepseek-ai/DeepSeek-V3.1 -> deepseek-v3: MLA, 61 layers x (kv_lora_rank 512 + qk_rope_head_dim
-  64) x 2 B = 70,272 B a token at a 16-bit cache;
+- deepseek-ai/DeepSeek-V3.1 and deepseek-ai/DeepSeek-V3-0324 -> deepseek-v3: MLA, 61 layers x
+  (kv_lora_rank 512 + qk_rope_head_dim 64) x 2 B = 70,272 B a token at a 16-bit cache;
 - HuggingFaceH4/zephyr-7b-beta -> mistral-7b-v0.1: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B =
   131,072 B a token, every layer windowed at 4,096 tokens (0 B beyond);
 - lmsys/vicuna-7b-v1.5 -> llama-2-7b: 32 x 32 KV heads (MHA) x 128 x 2 x 2 B = 524,288 B;
@@ -26,6 +26,7 @@ from tests.conftest import invoke
 # id as users type it, the entry, GPU and TP, KV bytes a token per GPU below the window, beyond it
 IDS = [
     ("deepseek-ai/DeepSeek-V3.1", "deepseek-v3", ("h200", "8"), 70_272, 70_272),
+    ("deepseek-ai/DeepSeek-V3-0324", "deepseek-v3", ("h200", "8"), 70_272, 70_272),
     ("HuggingFaceH4/zephyr-7b-beta", "mistral-7b-v0.1", ("h100", "1"), 131_072, 0),
     ("lmsys/vicuna-7b-v1.5", "llama-2-7b", ("h100", "1"), 524_288, 524_288),
     ("unsloth/Llama-3.2-3B-Instruct", "llama-3.2-3b", ("h100", "1"), 114_688, 114_688),
