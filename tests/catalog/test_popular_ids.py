@@ -10,7 +10,11 @@ says where each config was read):
 - lmsys/vicuna-7b-v1.5 -> llama-2-7b: 32 x 32 KV heads (MHA) x 128 x 2 x 2 B = 524,288 B;
 - unsloth/Llama-3.2-3B-Instruct -> llama-3.2-3b: 28 x 8 x 128 x 2 x 2 B = 114,688 B.
 Each plans the entry's weights (the same tensors in the same dtype), so its weight bytes are the
-entry's own. DeepSeek-V3's 671 B fp8 weights need 8 H200s (one H100 does not hold them and `size`
+entry's own. mistralai/Mixtral-8x22B-Instruct-v0.1 is its own entry, mixtral-8x22b-instruct (a
+32,768-token vocabulary against the base's 32,000): 56 x 8 x 128 x 2 x 2 B = 229,376 B a token,
+57,344 B per GPU at TP 4 (2 of the 8 KV heads each), and 140,630,071,296 bf16 parameters x 2 B / 4
+= 70,315,035,648 B of weights per GPU, 4,718,592 B more than the base's (9,437,184 more
+parameters x 2 B / 4). DeepSeek-V3's 671 B fp8 weights need 8 H200s (one H100 does not hold them and `size`
 exits 1); MLA's latent is the same on every tensor-parallel rank (docs/maths.md), so TP 8 keeps
 70,272 B a token per GPU.
 """
@@ -31,6 +35,28 @@ IDS = [
     ("lmsys/vicuna-7b-v1.5", "llama-2-7b", ("h100", "1"), 524_288, 524_288),
     ("unsloth/Llama-3.2-3B-Instruct", "llama-3.2-3b", ("h100", "1"), 114_688, 114_688),
 ]
+
+
+def _sized(runner, ref: str, *args: str) -> dict:  # noqa: ANN001 - typer's CliRunner
+    result = invoke(runner, "size", ref, *args, "--kv-dtype", "fp16", "--context", "4096",
+                    "--format", "json")
+    assert result.exit_code == 0, result.output
+    return _row(result)
+
+
+def test_mixtral_8x22b_instruct_is_its_own_entry(runner, monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    ref = "mistralai/Mixtral-8x22B-Instruct-v0.1"
+    got = invoke(runner, "size", ref, "--gpu", "h200", "--tp", "4", "--kv-dtype", "fp16",
+                 "--context", "4096", "--format", "json")
+    assert got.exit_code == 0, got.output
+    assert f"{ref} \u2192 mixtral-8x22b-instruct (hf_id)" in got.stderr
+    row = _row(got)
+    assert row["model"] == "mixtral-8x22b-instruct"
+    assert row["kv_bytes_per_token"] == 57_344
+    assert row["weights_bytes"] == 70_315_035_648
+    base = _sized(runner, "mixtral-8x22b", "--gpu", "h200", "--tp", "4")
+    assert row["weights_bytes"] - base["weights_bytes"] == 4_718_592
 
 
 def _row(result) -> dict:  # noqa: ANN001 - typer's Result
