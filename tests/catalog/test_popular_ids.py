@@ -8,7 +8,8 @@ says where each config was read):
 - HuggingFaceH4/zephyr-7b-beta -> mistral-7b-v0.1: 32 layers x 8 KV heads x 128 x 2 (K, V) x 2 B =
   131,072 B a token, every layer windowed at 4,096 tokens (0 B beyond);
 - lmsys/vicuna-7b-v1.5 -> llama-2-7b: 32 x 32 KV heads (MHA) x 128 x 2 x 2 B = 524,288 B;
-- unsloth/Llama-3.2-3B-Instruct -> llama-3.2-3b: 28 x 8 x 128 x 2 x 2 B = 114,688 B.
+- unsloth/Llama-3.2-3B-Instruct -> llama-3.2-3b: 28 x 8 x 128 x 2 x 2 B = 114,688 B;
+- NousResearch/Meta-Llama-3.1-8B-Instruct -> llama-3.1-8b: 32 x 8 x 128 x 2 x 2 B = 131,072 B.
 Each plans the entry's weights (the same tensors in the same dtype), so its weight bytes are the
 entry's own. mistralai/Mixtral-8x22B-Instruct-v0.1 is its own entry, mixtral-8x22b-instruct (a
 32,768-token vocabulary against the base's 32,000): 56 x 8 x 128 x 2 x 2 B = 229,376 B a token,
@@ -34,6 +35,7 @@ IDS = [
     ("HuggingFaceH4/zephyr-7b-beta", "mistral-7b-v0.1", ("h100", "1"), 131_072, 0),
     ("lmsys/vicuna-7b-v1.5", "llama-2-7b", ("h100", "1"), 524_288, 524_288),
     ("unsloth/Llama-3.2-3B-Instruct", "llama-3.2-3b", ("h100", "1"), 114_688, 114_688),
+    ("NousResearch/Meta-Llama-3.1-8B-Instruct", "llama-3.1-8b", ("h100", "1"), 131_072, 131_072),
 ]
 
 
