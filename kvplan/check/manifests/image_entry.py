@@ -10,7 +10,11 @@ hands them to the image's ENTRYPOINT. vLLM's docker/Dockerfile (vllm-project/vll
   (Dockerfile:250), 0.7.3 (Dockerfile:287), 0.8.5 (docker/Dockerfile:325), 0.9.2 (:527),
   0.10.0 (:526), 0.10.1.1 (:532), 0.10.2 (:535), 0.11.0 (:542);
 - `ENTRYPOINT ["vllm", "serve"]`: 0.11.1 (docker/Dockerfile:500) and every release read after it
-  (0.11.2, 0.12.0, 0.13.0, 0.20.0, 0.25.1, 0.34.0).
+  (0.11.2, 0.12.0, 0.13.0, 0.20.0, 0.25.1, 0.34.0: docker/Dockerfile:1386).
+
+The other Dockerfiles' images (`vllm-openai-cpu` and the like, matched by `runs_vllm_image` too)
+switched in the same release: docker/Dockerfile.cpu:179 and Dockerfile.xpu:72 start the module in
+0.11.0, Dockerfile.cpu:191 and Dockerfile.xpu:78 `vllm serve` in 0.11.1.
 
 The OpenAI server module takes no positional word before 0.10.0 and never serves one from then
 (kvplan.check.manifests.stray_words), where `vllm serve` serves its word as the model: so a model
