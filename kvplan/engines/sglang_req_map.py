@@ -25,12 +25,13 @@ mem_cache/kv_cache_configurator.py _profile_available_bytes :2990, _resolve_memo
 DefaultPoolConfigurator.calculate_pool_sizes, model_executor/pool_configurator.py :637-647,
 divides the budget by the cell alone):
 - rows: max_num_reqs + 1 through 0.4.6.postN (`ReqToTokenPool(size=max_num_reqs + 1, ...)`,
-  model_runner.py :403 in 0.3.2, :621 in 0.4.2, :904 in 0.4.6.post5; logs 14, 15, 21, 57, 58
-  and 136 print the scheduler's `max_running_requests=2049`, the pool's size); max_num_reqs in
+  model_runner.py :403 in 0.3.2, :621 in 0.4.2, :904 in 0.4.6.post5; logs 14, 15, 21, 57, 58 and
+  136 print the scheduler's `max_running_requests=2049`, the pool's size); max_num_reqs in
   0.4.7-0.5.10 (`size=max_num_reqs`: 0.4.7 :934, 0.4.10 :1169, 0.5.1 :1268, 0.5.5 :1680;
-  memory_pool.py `(size, max_context_len)`, :145 in 0.5.10); max_num_reqs + 1 again from 0.5.11, a padding row 0 for
-  CUDA-graph padded batches (memory_pool.py :150 `(size + 1, max_context_len)` in 0.5.11;
-  `self._alloc_size = size + 1` :145 in 0.5.12, :275 in 0.5.17, :300 in 0.5.21, :402 in 0.5.23).
+  memory_pool.py `(size, max_context_len)`, :145 in 0.5.10); max_num_reqs + 1 again from 0.5.11, a
+  padding row 0 for CUDA-graph padded batches (memory_pool.py :150 `(size + 1, max_context_len)` in
+  0.5.11; `self._alloc_size = size + 1` :145 in 0.5.12, :275 in 0.5.17, :300 in 0.5.21, :402 in
+  0.5.23).
 - max_num_reqs, with T the pool's tokens and C the served context: through 0.5.9 a stated
   --max-running-requests as given, else min(max(int(T_profiled / C x 512), 2,048), 4,096), T
   as profiled, before --max-total-tokens and the page (model_runner.py :395 in 0.3.2, :849 in
