@@ -121,6 +121,10 @@ def mentions_engine(data: Any) -> str | None:
                 return "SGLang"
             if "trtllm-serve" in low or "tensorrt-llm" in low or "tensorrt_llm" in low:
                 return "TensorRT-LLM"
+            if "tritonserver" in low and "vllm" in low:  # NGC's tritonserver:YY.MM-vllm-python-py3
+                # triton-inference-server/vllm_backend src/model.py: _VLLM_ENGINE_ARGS_FILENAME
+                return ("vLLM through Triton's vLLM backend (its engine arguments are in the "
+                        "model repository's model.json, not in this file)")
             if "tensorrtllm_backend" in low:  # Triton's TensorRT-LLM backend (its model repository)
                 return ("TensorRT-LLM through Triton's tensorrtllm_backend (its KV settings are in "
                         "the model repository's config.pbtxt, not in this file)")
