@@ -181,4 +181,6 @@ def map_refusal(rmap: ReqMap, context: int, left: int, longest: int, slots: int)
     return (f"SGLang would not start: its request-to-token map (ReqToTokenPool: {rmap.rows:,} "
             f"request slots x {rmap.columns:,} positions x 4 B = {gib(rmap.bytes)} a GPU) does not "
             f"fit in the {gib(max(left, 0))} the weights and the KV pool leave"
-            + (f"; it fits with {' or with '.join(ways)}" if ways else ""))
+            + (f"; the map alone fits with {' or with '.join(ways)} (SGLang's activations and "
+               "CUDA graphs use the same memory, which kvplan does not book: leave them room)"
+               if ways else ""))
