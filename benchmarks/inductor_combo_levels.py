@@ -1,6 +1,6 @@
 """Which kernels of a vLLM-like first piece would Inductor's combo-kernel benchmark copy?
 
-Issue #13, task h42mrv2 (docs/engines.md, "Read again for task h42mrv2"). vLLM sets Inductor's
+Issue #13, task h42mrv2 (docs/engines-findings.md, "Read again for task h42mrv2"). vLLM sets Inductor's
 `combo_kernels` and `benchmark_combo_kernel` from torch 2.9 (`config/compilation.py:982-992` in
 vLLM 0.26.0). Inductor then benchmarks every group of two or more pointwise / reduction kernels
 that share a topological level (torch 2.11.0 `_inductor/scheduler.py:2435-2541`, `:3625-3649`,

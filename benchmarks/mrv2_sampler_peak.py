@@ -1,6 +1,6 @@
 """Live-byte peaks of vLLM Model Runner V2's profiling sampler passes, measured on CPU.
 
-Issue #13 (docs/engines.md, "Model Runner V2's profiled activation"). Each pass below repeats
+Issue #13 (docs/engines-findings.md, "Model Runner V2's profiled activation"). Each pass below repeats
 the Python-level tensor allocations of the vLLM / FlashInfer code read in the released wheels
 (cited per function); Triton / CUDA kernels that work in place are left out, and a kernel
 wrapper's own output allocation is kept. A TorchDispatchMode counts every storage an op returns

@@ -178,7 +178,7 @@ def checked_corpus() -> Any:
 @functools.cache
 def calibrated_logs() -> tuple[Any, ...]:
     """`calibrate_files` over tests/assets/logs (every *.log, in name order), once a session:
-    the calibration tests and the prose checks of docs/engines.md and README read the same
+    the calibration tests and the prose checks of docs/engines*.md and README read the same
     reports (read, never changed)."""
     from kvplan.calibrate.compare import calibrate_files
 

@@ -119,7 +119,7 @@ PROSE = [
      r"(?P<hit>\d+) of (?P<n2>\d+) verdicts are right", _outcomes),
     ("README.md", r"on public start-up logs no constant was tuned on .*?; (?P<logs>\d+) logs, "
      r"(?P<held>\d+) of them in (?P<parts>[\w-]+) held-out parts", _log_counts),
-    ("docs/engines.md", r"`tests/assets/logs/` holds (?P<logs>\d+) start-up logs", _log_counts),
+    ("docs/engines-calibration.md", r"`tests/assets/logs/` holds (?P<logs>\d+) start-up logs", _log_counts),
     ("docs/engines.md", r"each with its source; vLLM (?P<vllm>\d+), SGLang (?P<sglang>\d+), TensorRT-LLM "
      r"(?P<trtllm>\d+); (?P<fit>\d+) fit, (?P<heldout>\d+) held out, (?P<h2>\d+) in the held-out part "
      r"heldout-2, (?P<h3>\d+) in heldout-3, (?P<h4>\d+) in heldout-4, (?P<h5>\d+) in heldout-5, "
@@ -138,8 +138,9 @@ PROSE = [
      r"(?P<h44>\d+) in heldout-44, (?P<h45>\d+) in heldout-45, (?P<h46>\d+) in heldout-46, "
      r"(?P<h47>\d+) in heldout-47 and (?P<h49>\d+) in heldout-49;",
      _engine_log_counts),
-    ("docs/engines.md", r"heldout-11 now holds (?P<n>\d+) logs", lambda: _part_size("heldout-11")),
-    ("docs/engines.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
+    ("docs/engines-calibration.md", r"heldout-11 now holds (?P<n>\d+) logs",
+     lambda: _part_size("heldout-11")),
+    ("docs/engines-calibration.md", r"so their medians are single runs; it holds (?P<n>\d+) logs",
      lambda: _part_size("heldout-5")),
     ("README.md", r"kvplan/v1 files and (?P<n>\d+) manifest formats", _manifest_formats),
     ("docs/check.md", r"verdicts: (?P<hit>\d+) of (?P<n>\d+) \(.*?within the engine's tolerance: "

@@ -1,7 +1,7 @@
 """Whether a vLLM run compiled its model from scratch (a cold torch.compile cache), loaded the
 compiled graphs from the cache (warm), ran eager, or does not say: read from the log's own lines.
 
-Why it matters (task h43cold, docs/engines.md "cold and warm torch.compile caches"): vLLM's first
+Why it matters (task h43cold, docs/engines-findings.md "cold and warm torch.compile caches"): vLLM's first
 forward pass compiles the model, and that pass is `profile_run`, inside `memory_profiling` (0.27.1
 v1/worker/gpu_worker.py:500-504; the peak statistic is reset at vllm/utils/mem_utils.py:291 and
 read after it). What a cold compile allocates on the device (Inductor's runtime autotuning of the
@@ -20,7 +20,8 @@ Lines (vLLM's own wording: vllm/compilation/backends.py and decorators.py of eac
 - eager: `enforce_eager=True` in the printed engine arguments (or a directive saying so).
 A run with both a compile line and a load line compiled at least one graph: cold. A run whose
 excerpt kept only the "torch.compile took N s" line is cold by that rule, though a short time (a
-few seconds) may be a warm load whose load line was not quoted: docs/engines.md counts those apart.
+few seconds) may be a warm load whose load line was not quoted: docs/engines-findings.md counts
+those apart.
 """
 
 from __future__ import annotations

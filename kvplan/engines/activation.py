@@ -68,7 +68,7 @@ UNTOUCHED_SAMPLER_BYTES_PER_LOGIT = (2, 2, 6)
 # in place) and FlashInfer's fused top-k/top-p sampling's fp32 probabilities (4 B); without
 # FlashInfer (<= 16 SMs, unsupported GPUs) apply_top_k_top_p sorts them (fp32 values + int64
 # indices, 12 B more). Read in the 0.33.0 source, not fitted to a log. Read again for issue #13
-# (docs/engines.md, "Model Runner V2's profiled activation"): FlashInfer 0.7.2.post1's
+# (docs/engines-findings.md, "Model Runner V2's profiled activation"): FlashInfer 0.7.2.post1's
 # top_k_first path adds a masked fp32 copy and fp32 probabilities (14 B), and without FlashInfer
 # CUDA masks in place with Triton (6 B + SMs x vocab x 4 B); the sort runs only without Triton.
 # FlashInfer is the default on CUDA GPUs it supports (the 0.33.0 wheel requires 0.7.2.post1), so

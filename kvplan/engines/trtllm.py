@@ -27,14 +27,14 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   createBuffers, createDecoder, then createKvCacheManager; "Allocated 1.63 GB ... runtime
   buffers", "3.30 GB ... decoder" at 2,048 slots in log 251). From 0.11 on the engine path kvplan
   books them from the source's shapes, with a range for the logits type and the sampling
-  workspace (kvplan/engines/trtllm_buffers.py, task h30trt; docs/engines.md, "TensorRT-LLM's
+  workspace (kvplan/engines/trtllm_buffers.py, task h30trt; docs/engines-findings.md, "TensorRT-LLM's
   runtime buffers and decoder"); `kvplan calibrate` also reads and reports the four lines
   (kvplan/calibrate/lines_trtllm.py).
   The GptSession path (0.8, ModelRunnerCpp) builds the same TllmRuntime in its constructor, before
   setup() creates the KV cache manager (cpp/tensorrt_llm/runtime/gptSession.cpp, 0.8-era, code
   index id 37575593; tllmRuntime.cpp id 710132357), so the order does not explain log 145: its
   TensorRT lines show 210 MiB allocated there, where the stated 1,728 MiB context would not have
-  left room for its pool on a 24,576 MiB card (task h37trt145; docs/engines.md, "TensorRT engines
+  left room for its pool on a 24,576 MiB card (task h37trt145; docs/engines-findings.md, "TensorRT engines
   before 0.11").
 - max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
   sets one, default 0.9); on the C++ path with no fraction it replaces the estimate. Then

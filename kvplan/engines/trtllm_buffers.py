@@ -31,7 +31,7 @@ DeviceSegmentedRadixSort::SortPairsDescending, called without a DoubleBuffer, ho
 copy of the keys and values (B x V x (4 + 4); TensorRT-LLM asks CUB for the size at run time).
 Which sampling layers 0.11-0.19 build, and so which workspace is the largest, was not placed by
 release, hence the range. Read in the source, not fitted; checked against the printed lines
-(docs/engines.md, "TensorRT-LLM's runtime buffers and decoder"): log 251 (0.16.0, B 2,048, V
+(docs/engines-findings.md, "TensorRT-LLM's runtime buffers and decoder"): log 251 (0.16.0, B 2,048, V
 128,256, S 25,000) prints 1.63 + 3.30 GiB, best 1.55 + 3.70; log 152 (0.13.0, B 8) 18.49 MiB,
 best 17.4 MiB; log 96 (0.12, a guide's sample whose figures disagree with each other) 5.49 GiB,
 best 2.39 GiB, above the high end.

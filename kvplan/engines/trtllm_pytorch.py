@@ -41,7 +41,7 @@ log (19, 1.2.1 on an H100), as kvplan cannot read those pieces from a model's sh
 the modelled non-KV memory of small models. Not modelled: the vision tower's profiled activation
 (1.1 on), the encoder-cache reserve (after 1.3), MoE workspaces (the profiled forward of a MoE
 model is the dense proxy of kvplan.engines.activation; the DeepGEMM MoE backend's, read by task
-h39trt12, needs a MoE-backend setting kvplan lacks: docs/engines.md). A DeepSeek-V3-type
+h39trt12, needs a MoE-backend setting kvplan lacks: docs/engines-calibration.md). A DeepSeek-V3-type
 model's weights held whole on every TP rank are booked in kvplan.engines.trtllm_mla.
 """
 

@@ -72,7 +72,7 @@ interval: at few graphs the baseline's 163-776 MiB (9 graphs x 28 layers: 0.18-0
 Qwen2.5-7B-Instruct, 86 graphs, 28 layers, 0.53 GiB: on 211's point) and refitted by least
 squares over every fit log that prints the estimate: only 480, 211 and 560 give a line with a
 positive first capture (341.6 MiB + 0.08549 MiB); with 272, or over Model Runner V2's 253 and
-285, it crosses below zero (-114.0 and -695.9 MiB), so the constants stay (docs/engines.md).
+285, it crosses below zero (-114.0 and -695.9 MiB), so the constants stay (docs/engines-calibration.md).
 Not modelled: the baseline's dependence on the model (mostly non-torch memory: the largest
 size's activations are tens of MiB, and the MoE workspace is grown by the profile run before the
 samples, 0.21.0 gpu_worker.py :392, :407), the GPU, max_num_batched_tokens and the largest

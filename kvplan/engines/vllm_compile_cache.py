@@ -17,7 +17,7 @@ headroom (`gpu_worker.py:946-948`), so it carries the same excess.
 kvplan's activation peak is the forward pass's (kvplan.engines.activation), with no compile
 term: it is a warm-cache figure (held-out log 440's source, vLLM 0.27.1 on an RTX 4090: kvplan
 +23.51% against its cold run, +2.71% against the two warm runs of the same setting). The cold
-excess in the public reports read (docs/engines.md "task h48cold" has each figure and its
+excess in the public reports read (docs/engines-findings.md "task h48cold" has each figure and its
 source) is 0 on a V100, 0.47 GiB a GPU on 2x RTX 4090, 0.92-0.99 GiB on an RTX 3090 or 4090,
 2.50 GiB on a Quadro RTX 8000 and "tens of GiB" on RTX PRO 6000 Blackwell cards with a
 development build: it follows the card and the build, not a setting kvplan reads, so it is

@@ -124,7 +124,7 @@ def misses_by_compile_cache(reports: list[Any]) -> str:
     if not total:
         return ""
     return (f"vLLM dense held-out runs beyond 5%: {total} ({'; '.join(cells)}); the planner "
-            "assumes a warm cache (docs/engines.md, task h48cold)")
+            "assumes a warm cache (docs/engines-findings.md, task h48cold)")
 
 
 TARGETS = {("vllm", "dense"): "2% (each 5%)", ("vllm", "moe/mla/multimodal"): "5%",

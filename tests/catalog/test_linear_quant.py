@@ -306,7 +306,7 @@ ROTARY = 32_768 * 128 * 2  # vLLM's fp16 cos/sin cache for max_position 32,768, 
 
 def test_qwen25_awq_specs_are_what_vllm_030_marlin_holds():
     """Task h43awq: vLLM 0.30.0's AWQ-on-Marlin path keeps the checkpoint's bytes (no tile padding
-    for these shapes, no g_idx; docs/engines.md "vLLM: AWQ weights under 0.30's Marlin and Machete
+    for these shapes, no g_idx; docs/engines-findings.md "vLLM: AWQ weights under 0.30's Marlin and Machete
     kernels"), so kvplan's layout is what the engine holds, rotary cache aside (vLLM builds one of
     max_position 32,768 x head 128 x 2 B = 8,388,608 B for both models; the test-local specs state
     no rope_type, so kvplan's vllm_rotary books none for them: the figure is added by hand here).

@@ -2,7 +2,7 @@
 its OUTCOMES.md): `kvplan check` on the folder is scored against what the engines actually did.
 The expected verdicts (expected.json) were written from each thread's outcome before kvplan ran
 on the files; where the engine printed its KV tokens, the pool kvplan predicts is scored against
-them within the engine profile's tolerance (docs/engines.md: vLLM 5% a run, SGLang 3%).
+them within the engine profile's tolerance (docs/engines-calibration.md: vLLM 5% a run, SGLang 3%).
 
 These are held-out evidence: no engine constant is tuned on them. The floors below are the score
 measured when the folder was added (OUTCOMES.md explains every miss), so a change that loses a
@@ -22,7 +22,7 @@ from kvplan.deploy import load_deployment
 from kvplan.units import DType
 
 OUTCOMES = Path(__file__).parents[1] / "assets" / "check" / "outcomes"
-TOLERANCE_PCT = {"vllm": 5.0, "sglang": 3.0}  # docs/engines.md, per run
+TOLERANCE_PCT = {"vllm": 5.0, "sglang": 3.0}  # docs/engines-calibration.md, per run
 POOL = re.compile(r"\(([\d,]+) tokens in the pool\)")
 # launch scripts are read when named (a folder is walked for YAML only)
 SCRIPTS = sorted(OUTCOMES.glob("*.sh"))

@@ -1,5 +1,5 @@
 """AWQ through vLLM's Marlin kernel on an Ampere card, read term by term (issue #13, task h48awq;
-docs/engines.md, "vLLM: AWQ/Marlin start-ups with a printed breakdown (task h48awq)").
+docs/engines-findings.md, "vLLM: AWQ/Marlin start-ups with a printed breakdown (task h48awq)").
 
 Fit log 530 (vLLM 0.28.0, hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4 on one RTX 3090,
 a warm compile cache) prints "Model loading took 5.39 GiB" and 125,952 tokens; kvplan meets it

@@ -165,7 +165,7 @@ def test_shapes_only_dense_median_within_five_percent(reports):
     # Task h36fp8tp read the total vLLM 0.19's CUDA-graph suggestion line admits
     # (kvplan.engines.vllm_total_bound): 272 (TP 4 on L40S, +8.45% -> +6.95%: 44.435 GiB, not the
     # catalog's 44.521) joined the fit part and still misses (0.11 GiB of weights and about 0.19
-    # GiB beside them unbooked; docs/engines.md "logs 248 and 272 read again").
+    # GiB beside them unbooked; docs/engines-findings.md "logs 248 and 272 read again").
     # Task h36v083 read vLLM 0.8's V1 defaults (1,024 sequences on every GPU in 0.8.0-0.8.3) and
     # its native top-k/top-p sort (38 B a logit, 0.8.0-0.9.2 as 0.10-0.16): 274 +8.70% -> +2.06%
     # and 275 +12.96% -> +4.83% leave this set; 04 +25.36% -> +21.88%; 282 (+49.70% first

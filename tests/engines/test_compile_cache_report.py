@@ -105,7 +105,7 @@ def test_summary_line_against_a_recount() -> None:
     found = re.fullmatch(
         r"vLLM dense held-out runs beyond 5%: (\d+) \(cold compile (\d+)(?:: ([\d, A-Z]+))?; "
         r"warm (\d+)(?:: [\dA-Z, ]+)?; eager (\d+)(?:: [\dA-Z, ]+)?; not stated (\d+)\); the "
-        r"planner assumes a warm cache \(docs/engines.md, task h48cold\)", line)
+        r"planner assumes a warm cache \(docs/engines-findings.md, task h48cold\)", line)
     assert found, line
     total, cold, cold_logs, warm, eager, unknown = found.groups()
     assert int(total) == sum(len(v) for v in counts.values())
@@ -119,13 +119,13 @@ def test_summary_line_against_a_recount() -> None:
 
 
 def test_prose_counts_match_the_summary() -> None:
-    """README's sentence and docs/engines.md's "Reported in `kvplan calibrate`" paragraph give
-    the same split as held_out_dense_misses: README's 21 = 4 cold + 16 not stated + 1 eager
+    """README's sentence and docs/engines-findings.md's "Reported in `kvplan calibrate`" paragraph
+    give the same split as held_out_dense_misses: README's 21 = 4 cold + 16 not stated + 1 eager
     (heldout-49's 942, task h61vllmlogs; no warm miss; 20 = 4 + 16 before it; 19 = 4 + 15 before
     heldout-45's 781, a restated README with no compile line;
     17 = 2 + 15 before heldout-43's 700 and 701, both cold by their own compile lines;
     19 = 2 + 17 until tasks h50awq7b and h51blocks booked torch's whole blocks, which took 448 to
-    +4.42% and 625 to +4.77%); engines.md names the not-stated runs as 504, 505 (cold by their
+    +4.42% and 625 to +4.77%); engines-findings.md names the not-stated runs as 504, 505 (cold by their
     sources' prose) and fourteen others."""
     from kvplan.calibrate.compare import held_out_dense_misses
 
@@ -137,9 +137,9 @@ def test_prose_counts_match_the_summary() -> None:
     assert found, "README's compile-cache sentence is gone"
     assert [int(x) for x in found.groups()] == [
         sum(len(v) for v in misses.values()), len(misses["cold"]), len(misses["unknown"])]
-    engines = " ".join((root / "docs" / "engines.md").read_text(encoding="utf-8").split())
+    engines = " ".join((root / "docs" / "engines-findings.md").read_text(encoding="utf-8").split())
     listed = re.search(r"with the other fourteen \(([\dAB, ]+)\)", engines)
-    assert listed, "engines.md's list of not-stated misses is gone"
+    assert listed, "engines-findings.md's list of not-stated misses is gone"
     assert ["504", "505", *listed[1].split(", ")] == sorted(
         misses["unknown"], key=lambda n: n in ("504", "505"), reverse=True)
     assert "only 440 (the timer, line 29) and 540 (line 69's" in engines

@@ -2,11 +2,12 @@
 hand, and what kvplan books for it (nothing for the gap, until its source is found; the
 persistent state it lists is booked from 0.28 on since task h28state, tests/engines/test_mrv2_state.py).
 
-docs/engines.md, "Model Runner V2's profiled activation", lists every GPU tensor the vLLM
-0.17.0-0.29.0 wheels make before and during `profile_run`; none explains the 0.7-1.4 GiB that
-compiled Model Runner V2 runs leave beyond the forward pass (0.5-0.8 GiB while kvplan took 0.9
-for 0.20-0.33's default utilization, which is 0.92), so no term is modelled. These tests
-pin the bytes the section quotes and that the 0.29.0 budget books no term for the gap.
+docs/engines-findings.md, "Model Runner V2's profiled activation" (docs/engines.md's until task
+h61docsplit moved it), lists every GPU tensor the vLLM 0.17.0-0.29.0 wheels make before and
+during `profile_run`; none explains the 0.7-1.4 GiB that compiled Model Runner V2 runs leave
+beyond the forward pass (0.5-0.8 GiB while kvplan took 0.9 for 0.20-0.33's default utilization,
+which is 0.92), so no term is modelled. These tests pin the bytes the section quotes and that the
+0.29.0 budget books no term for the gap.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from kvplan.units import GIB, ceil_div
 from tests.conftest import explain_record, step_values
 
 ROOT = Path(__file__).resolve().parents[2]
-ENGINES_MD = ROOT / "docs" / "engines.md"
+ENGINES_MD = ROOT / "docs" / "engines-findings.md"
 LOG_45 = ROOT / "tests" / "assets" / "logs" / "45-vllm-qwen3-14b-bf16-awq-l40s-v0.28.log"
 
 # vLLM 0.25.0-0.29.0 wheels (the same lines in each): gpu/sample/logit_bias.py:10-12

@@ -1,5 +1,5 @@
 """The two engine-memory misses of the known-outcome round 3 (tests/assets/check/outcomes 32 and
-34), read against the engines' source (task h55gptoss; docs/engines.md "Two known-outcome misses
+34), read against the engines' source (task h55gptoss; docs/engines-findings.md "Two known-outcome misses
 read against the source"). Neither is an engine-term defect, so no engine changed: these tests
 pin kvplan's figures on the two cases, term by term, with the arithmetic done by hand.
 

@@ -1,4 +1,4 @@
-"""Quantized dense vLLM checkpoints' non-KV terms (issue #13, task h44quant; docs/engines.md,
+"""Quantized dense vLLM checkpoints' non-KV terms (issue #13, task h44quant; docs/engines-findings.md,
 "vLLM: quantized dense checkpoints term by term").
 
 Fit log 420 (vLLM 0.8.5.post1, Qwen/Qwen2.5-72B-Instruct-AWQ on one L20) was priced with the

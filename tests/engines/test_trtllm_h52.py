@@ -1,4 +1,4 @@
-"""Log 640 against TensorRT-LLM's PyTorch-backend source (task h52trt; docs/engines.md, "Log 640
+"""Log 640 against TensorRT-LLM's PyTorch-backend source (task h52trt; docs/engines-findings.md, "Log 640
 read against the source"): kvplan's terms for the run, and the gap the source cannot place.
 
 nvidia/Qwen3-8B-FP8 on the stand-in RTX 5060 Ti total (15.516 GiB = 16,660,178,141 B), 1.2.0rc2,

@@ -4,7 +4,7 @@ Task h44graphbase booked the estimate as a first capture (vllm_capture.BASE_BYTE
 graphs x layers x a per-graph-layer cost (GRAPH_LAYER_BYTES), separated on one pair of fit logs
 (480 and 211). Task h48graphfit added fit log 560 and refitted by least squares over the fit
 logs, x = later graphs x layers, y = the printed (or utilization-derived) estimate in MiB
-(docs/engines.md, "task h48graphfit"). Each test reads the estimate from the log file and counts
+(docs/engines-calibration.md, "task h48graphfit"). Each test reads the estimate from the log file and counts
 the graphs with kvplan's capture rule, so a changed log or rule fails here.
 """
 

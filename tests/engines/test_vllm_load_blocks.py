@@ -1,5 +1,5 @@
 """vLLM's "Model loading took" counts torch's whole blocks (issue #13, tasks h50awq7b and
-h51blocks; docs/engines.md, "torch's whole blocks"; kvplan.engines.vllm_load_blocks and
+h51blocks; docs/engines-findings.md, "torch's whole blocks"; kvplan.engines.vllm_load_blocks and
 kvplan.engines.vllm_load_layout).
 
 vLLM 0.21+ loads the model under max_split_size_mb 20 (v1/worker/gpu_worker.py:338-345 in
