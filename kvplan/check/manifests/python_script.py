@@ -281,7 +281,10 @@ def _in_python(p: Problem) -> Problem:
             message = message.replace(f"{flag} <hf id>",
                                       f"{flag.lstrip('-').replace('-', '_')}=\"<hf id>\"")
     field = p.field
-    if field.startswith("--") and " " not in field:  # `--model` is the keyword `model`
+    own = {flag: keyword for api in APIS for keyword, flag in api.keyword_flags}
+    if field in own:  # SGLang's --fp8-gemm-backend is the field fp8_gemm_runner_backend
+        field = own[field]
+    elif field.startswith("--") and " " not in field:  # `--model` is the keyword `model`
         field = field.lstrip("-").replace("-", "_")
     return Problem(field, message, p.line)
 
