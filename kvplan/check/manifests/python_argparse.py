@@ -76,7 +76,9 @@ def argparse_value(name: str, ctx: Context, depth: int) -> Value | None:
         return Value(why=f"{name}: parsed from {ast.unparse(call)[:50]}, arguments the file "
                      "passes that kvplan does not follow")
     parser = parsed[0]
-    scope = scope_of(parser, ctx)
+    scope = scope_of(base, ctx)  # the parser where `args` is parsed: that scope, else the module
+    if parser not in scope.binds:
+        scope = ctx.module
     made = scope.binds.get(parser, [])
     if len(made) != 1 or not isinstance(made[0][0], ast.Call) or \
             not ast.unparse(made[0][0].func).endswith(_PARSERS):

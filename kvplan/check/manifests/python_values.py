@@ -5,11 +5,12 @@ name bound once, in the function the call is in or at module level, to such a va
 "Qwen/Qwen3-8B"`, `self.engine_args = EngineArgs(...)` in the same function);
 `os.environ.get("X", default)` / `os.getenv("X", default)` with a default the file states (the
 default is used, said in a note: the value the script runs with when X is unset); a call of one
-of the classes the reader names (`KvCacheConfig(...)`) as the mapping of its keywords.
-Anything else is not read, with the reason: a computed value (`int(...)`, `a + b`, a
-conditional), a name bound more than once or not at all (a parameter of the function, an import,
-a loop variable), `args.x` (argparse: the command line the script is run with), `**kwargs` of
-unknown content.
+of the classes the reader names (`KvCacheConfig(...)`) as the mapping of its keywords; argparse's
+`args.x` as its `default=` (kvplan.check.manifests.python_argparse, noted).
+Anything else is not read, with the reason: a computed value (`a + b`, a call kvplan does not
+make, a conditional), a name bound more than once or not at all (a parameter of the function, an
+import, a loop variable), `args.x` without a default argparse states in the file (the command
+line the script is run with), `**kwargs` of unknown content.
 """
 
 from __future__ import annotations
