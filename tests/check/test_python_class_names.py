@@ -48,6 +48,9 @@ def test_computed_getattr_and_an_alias_used_as_a_value_are_refused(tmp_path: Pat
     twice = _targets(tmp_path, 'from vllm import LLM\nE = LLM\nE = dict\nllm = E' + CALL)
     assert [t.line for t in twice] == [2] and "handed on" in twice[0].problems[0].message
     assert _targets(tmp_path, 'import os\nname = "getcwd"\ngetattr(os, name)()\n') == []
+    [attr] = _targets(tmp_path, 'from vllm import LLM\nclass W:\n    engine_cls = LLM\n'
+                      '    def go(self):\n        return self.engine_cls' + CALL)
+    assert "handed on as a value in `engine_cls = LLM`" in attr.problems[0].message
 
 
 def test_cli_checks_an_aliased_class(tmp_path: Path) -> None:

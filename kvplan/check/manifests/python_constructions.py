@@ -81,7 +81,9 @@ def _aliases(tree: ast.Module, out: Imports) -> set[int]:
     under another name (recorded in `out`). The lines of those assignments (not a class handed
     on, references()); a name also used otherwise (`return Engine`) stays handed on."""
     seen: dict[str, int] = {}
-    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    calls = [n.func for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    called = {id(f) for f in calls}
+    by_name = {f.id for f in calls if isinstance(f, ast.Name)}  # `Engine(...)` somewhere
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called:
             seen[node.id] = seen.get(node.id, 0) + 2  # used as a value: not followed
@@ -99,7 +101,8 @@ def _aliases(tree: ast.Module, out: Imports) -> set[int]:
             continue
         name = node.targets[0].id
         origin = out.origin(node.value)
-        if origin is None or seen.get(name) != 1 or name in out.names or name in out.modules:
+        if origin is None or seen.get(name) != 1 or name not in by_name or name in out.names \
+                or name in out.modules:  # `engine_cls = LLM` in a class body: self.engine_cls
             continue
         if any(api.package == origin[0] and origin[1] in api.starts for api in APIS):
             out.names[name] = (out.module(node.value), origin[1])
