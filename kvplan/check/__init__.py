@@ -13,6 +13,7 @@ runs an engine gets a verdict or a named ERROR; a run that checked nothing exits
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -95,6 +96,9 @@ def judge_target(target: Target) -> Outcome:
         from kvplan.check.alternatives import judge_alternatives
 
         return judge_alternatives(target, judge_target)
+    from kvplan.check.compute_dtype import keep_quantized_weights
+
+    keep_quantized_weights(target)  # a manifest's --dtype is not a quantized checkpoint's
     out = Outcome(
         file=target.file,
         verdict=ERROR,
@@ -224,7 +228,28 @@ def _engine_refuses_input(planned: Any) -> str | None:
     return None
 
 
-def _nothing_read(path: Path) -> str:
+def _module_as_file(text: str) -> tuple[str, int] | None:
+    """`python sglang.launch_server`: an engine's server module given to Python as a file name
+    (without `-m`). Python looks for a file of that name and stops ("can't open file"), so no
+    server starts; named with the line and the `-m` spelling (sgl-project/sglang#5212 posted
+    its command so, tests/assets/check/outcomes file 66)."""
+    from kvplan.engine_traits import SERVING, traits
+
+    modules = {m for e in SERVING for t in [traits(e)]
+               for m in (*t.modules, *t.module_prefixes, *t.demo_modules)}
+    for number, line in enumerate(text.splitlines(), 1):
+        for word in _PYTHON_FILE.finditer(line):
+            if word.group(2) in modules:
+                return (f"`{word.group(1)} {word.group(2)}` gives the server module to Python "
+                        f"as a file name: Python stops (\"can't open file\") and no server "
+                        f"starts; start it with `{word.group(1)} -m {word.group(2)}`", number)
+    return None
+
+
+_PYTHON_FILE = re.compile(r"(?<![\w./-])((?:\S*/)?python[\d.]*)\s+([A-Za-z_][\w.]*)(?=\s|$)")
+
+
+def _nothing_read(path: Path) -> tuple[str, int]:
     """Why a file given by name holds no deployment: a shell script that mentions an engine
     but starts no server kvplan reads is named as such (kvplan.check.manifests.shell)."""
     from kvplan.check.manifests.workload import mentions_engine
@@ -238,10 +263,13 @@ def _nothing_read(path: Path) -> str:
     if engine is not None and path.suffix not in YAML_SUFFIXES:
         from kvplan.check.manifests import SERVERS
 
+        slip = _module_as_file(read_text(path))
+        if slip is not None:
+            return slip
         return (f"this file mentions {engine}, but none of its commands starts a server kvplan "
                 f"reads ({SERVERS}, or `docker run` of an engine image); kvplan check reads "
                 "those in shell scripts, and Kubernetes manifests, Helm values, docker-compose "
-                "and kvplan/v1 YAML")
+                "and kvplan/v1 YAML", 1)
     if path.suffix in YAML_SUFFIXES:
         from kvplan.deploy.yamldoc import read_docs
         from kvplan.plan.targets import missing_api_version
@@ -252,15 +280,16 @@ def _nothing_read(path: Path) -> str:
             docs = []
         if docs and isinstance(docs[0].data, dict) and missing_api_version(docs[0].data):
             return ("no apiVersion: the first document has a kvplan/v1 deployment's model and "
-                    "sections but not its first line; add `apiVersion: kvplan/v1`")
+                    "sections but not its first line; add `apiVersion: kvplan/v1`", 1)
         from kvplan.check.manifests.compose import unread_services
 
         unread = [why for d in docs for why in unread_services(d.data)]
         if unread:
             return ("; ".join(unread) + ". State the server in the service (`entrypoint: "
                     "[\"vllm\", \"serve\"]` with the model and options in `command:`), or "
-                    "describe the deployment in a kvplan/v1 file")
-    return "no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this file"
+                    "describe the deployment in a kvplan/v1 file", 1)
+    return ("no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this "
+            "file", 1)
 
 
 def check_paths(paths: list[str], default_gpu: str | None = None,
@@ -317,8 +346,8 @@ def _check_file(path: Path, explicit: bool, outcomes: list[Outcome], skipped: li
     if not targets:
         if explicit and path not in ome_run.current().model_files:  # a BaseModel: read
             # as the model of the runtimes checked with it (ome_run), no verdict of its own
-            outcomes.append(Outcome(str(path), ERROR, line=1, problems=[Problem(
-                "", _nothing_read(path))]))
+            why, line = _nothing_read(path)
+            outcomes.append(Outcome(str(path), ERROR, line=line, problems=[Problem("", why, line)]))
         else:
             skipped.append(str(path))
         return False
