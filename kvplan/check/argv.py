@@ -103,11 +103,12 @@ class Invocation:
     entry: str  # how it was started, e.g. "vllm serve"
     words: list[Word]
     dynamo: bool = False  # `python -m dynamo.vllm`: Dynamo adds its own options
-    # a command the file does not write: the vllm/vllm-openai image's own entrypoint, read as
-    # `vllm serve`, though the images of 0.8-0.11 releases start `python3 -m
-    # vllm.entrypoints.openai.api_server` (vLLM's docker/Dockerfile, kvplan.check.manifests.compose),
-    # or the command a Python script's LLM(...) keywords are read as (python_script)
+    # a command the file does not write: the vllm/vllm-openai image's own entrypoint, `vllm
+    # serve` or, for images before 0.11.1, `python3 -m vllm.entrypoints.openai.api_server`
+    # (kvplan.check.manifests.image_entry), or the command a Python script's LLM(...) keywords
+    # are read as (python_script)
     implied: bool = False
+    from_image: str = ""  # the image whose entrypoint the entry is (implied by it), else ""
 
 
 @dataclass

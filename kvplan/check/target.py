@@ -21,7 +21,8 @@ SCRIPT = "script"
 DOCKER_RUN = "docker_run"
 KINDS = (KVPLAN, KUBERNETES, COMPOSE, SCRIPT, DOCKER_RUN)
 # PodSite.kind of the readers that are not Kubernetes objects -> the target's kind
-_SITE_KINDS = {"compose service": COMPOSE, "shell command": SCRIPT, "docker run": DOCKER_RUN}
+COMPOSE_SITE = "compose service"  # the PodSite kind compose.py gives each service
+_SITE_KINDS = {COMPOSE_SITE: COMPOSE, "shell command": SCRIPT, "docker run": DOCKER_RUN}
 
 
 def kind_of_site(site_kind: str) -> str:

@@ -15,17 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from kvplan.errors import InputError
-from kvplan.measure.compare import Deadline, Figure, MeasureReport, Prediction, predict
+from kvplan.measure.compare import Deadline, Figure, MeasureReport, Prediction
 from kvplan.measure.device import detect, match_hardware
 from kvplan.measure.hfconfig import hf_config, with_layers
 from kvplan.measure.progress import (
     CPU_DEFAULT_CONTEXT_TOKENS,
-    Estimate,
     Progress,
     available_ram_bytes,
     cpu_default_budget,
-    estimate,
-    forward_tokens,
+    time_line,
 )
 from kvplan.measure.tensors import BUILDABLE, _LayerShape, _Torch
 from kvplan.specs.schema import HardwareSpec, ModelSpec
@@ -61,7 +59,6 @@ class Session:
     pred: Prediction
     shapes: list[_LayerShape]
     cache_dtype: Any
-    estimate: Estimate
 
     def __init__(self, spec: ModelSpec, opts: MeasureOptions) -> None:
         import torch
@@ -110,14 +107,10 @@ class Session:
             )
 
     def announce(self) -> None:
-        """Say up front how long the run should take (stderr on a terminal, and a note)."""
-        budget = self.opts.kv_budget_bytes or self.default_budget()[0]
-        guess = predict(self.built_spec, self.dtype, self.context, budget).users
-        tokens = forward_tokens(self.context, guess, self.opts.decode_steps, self.repeats)
-        est = estimate(self.hf.params, tokens, self.opts.time_limit_s, self.t.torch, self.t.device)
-        self.estimate = est
-        self.notes.append(est.line())
-        self.progress.say(f"measuring {self.spec.name} on {self.info.device}; {est.line()}")
+        """Say up front what the run's time depends on (stderr on a terminal, and a note)."""
+        line = time_line(self.hf.params, self.opts.time_limit_s)
+        self.notes.append(line)
+        self.progress.say(f"measuring {self.spec.name} on {self.info.device}; {line}")
 
     def default_budget(self) -> tuple[int, str]:
         """The CPU's default cache budget (GPU: its free memory, known only after the build)."""

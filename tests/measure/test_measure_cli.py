@@ -155,7 +155,11 @@ def test_cpu_runs_with_no_other_flag(measure_extra: None) -> None:
     caps = _figures(payload)
     # 128 tokens x 23,040 B per token = 2,949,120 B per sequence; 16 MiB holds 5 of them
     assert caps["capacity_growing"]["predicted"] == expect // 2_949_120
-    assert any(n.startswith("expected to take about") for n in payload["notes"])
+    # task h61misc: no seconds promised ("about 10 s" took 21 s); what the time depends on
+    assert ("time not estimated (the device's speed, PyTorch's overhead per step and the "
+            "machine's other work decide it): building 134,515,008 parameters, then searches and "
+            "timings that start no new trial once --time-limit (120 s) has passed since the run "
+            "began") in payload["notes"]
 
 
 def test_without_the_extra_measure_says_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

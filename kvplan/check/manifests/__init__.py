@@ -49,7 +49,7 @@ from kvplan.check.manifests.workload import (
     options_only,
     worker_said,
 )
-from kvplan.check.target import KUBERNETES, Target, kind_of_site
+from kvplan.check.target import COMPOSE_SITE, KUBERNETES, Target, kind_of_site
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 from kvplan.engine_traits import serving_title
@@ -186,8 +186,8 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
         if len(out) == before and refused:  # what the reader refused stopped it finding a server
             out.append(Target(file=str(path), kind=kind_of_site(group[0].kind),
                               line=doc.start_line, name=group[0].name or name, problems=refused))
-        if len(out) == before and kind:
-            out.extend(_unserved(doc, path, kind, group, name))
+        if len(out) == before and (kind or group[0].kind == COMPOSE_SITE):
+            out.extend(_unserved(doc, path, kind or COMPOSE_SITE, group, name))
     for target in out:  # a compose file's or a script's own words (kvplan.check.manifests.wording)
         if target.kind != KUBERNETES:
             target.problems = [Problem(p.field, in_file_words(p.message, path, target.kind),
@@ -207,17 +207,18 @@ SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server (or the dem
 def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None,
                line: int | None = None, more: str = "") -> Target:
     at = line or doc.start_line
-    return Target(file=str(path), kind=KUBERNETES, line=at, name=name,
+    return Target(file=str(path), kind=kind_of_site(kind), line=at, name=name,
                   problems=[Problem("command", f"this {kind} runs {engine}, but not through a "
                                     f"server command kvplan reads ({SERVERS}){more}", at)])
 
 
 def _unserved(doc: Doc, path: Path, kind: str, group: list[PodSite],
               name: str | None) -> list[Target]:
-    """The ERROR of one group (a worker, a role) whose container runs an engine that kvplan
-    does not read (Dynamo's dynamo.trtllm, Triton's backend) or passes server options to an
-    image whose entrypoint kvplan cannot see; [] when none of its containers does. Each group
-    of a document gets its own: a DynamoGraphDeployment's prefill and decode workers are two."""
+    """The ERROR of one group (a worker, a role, a compose service) whose container runs an
+    engine that kvplan does not read (Dynamo's dynamo.trtllm, Triton's backends) or passes
+    server options to an image whose entrypoint kvplan cannot see; [] when none of its
+    containers does. Each group of a document gets its own: a DynamoGraphDeployment's prefill
+    and decode workers are two, and so are a compose file's vLLM and Triton services."""
     for site in group:
         line = doc.line(*site.line_at) if site.line_at else doc.start_line
         label = site.name or name

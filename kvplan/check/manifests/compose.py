@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import SHELLS
+from kvplan.check.manifests.image_entry import image_entry, runs_vllm_image
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.workload import options_only
 from kvplan.deploy import Problem
@@ -180,9 +181,9 @@ def _program(command: list[str]) -> str:
 
 def _appended(program: str) -> str:
     # vLLM's docker/Dockerfile (vllm-project/vllm, target vllm-openai) sets the image's
-    # ENTRYPOINT: ["python3", "-m", "vllm.entrypoints.openai.api_server"] (commit 0000977e),
-    # ["vllm", "serve"] in later releases. Compose's `command` replaces CMD only, so it is
-    # appended to that entrypoint.
+    # ENTRYPOINT: ["python3", "-m", "vllm.entrypoints.openai.api_server"] through 0.11.0,
+    # ["vllm", "serve"] from 0.11.1 (kvplan.check.manifests.image_entry). Compose's `command`
+    # replaces CMD only, so it is appended to that entrypoint.
     return (f"the vllm/vllm-openai image's entrypoint already starts the server, and compose "
             f"appends `command` to it: `{program} ...` reaches vLLM as arguments and the "
             "container stops with 'unrecognized arguments'; pass only the model and options in "
@@ -271,12 +272,13 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
             "env": [{"name": k, "value": str(v)} for k, v in (environment or {}).items()],
             "resources": {"limits": {resource: count}} if count else {},
         }
-        if not svc.get("entrypoint") and "vllm-openai" in str(svc.get("image", "")):
+        if not svc.get("entrypoint") and runs_vllm_image(str(svc.get("image", ""))):
             program = _program(container["command"])
             if program:
                 problems.append(Problem("command", _appended(program)))
-            container["command"] = ["vllm", "serve", *container["command"]]
-            container["implied_entry"] = True
+            entry = image_entry(str(container["image"])).words  # by release (task h61misc)
+            container["command"] = [*entry, *container["command"]]
+            container["implied_entry"], container["entry_image"] = True, container["image"]
         elif not svc.get("entrypoint"):
             why = options_only(container, container["command"], compose=True)
             if why:

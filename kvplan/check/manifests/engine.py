@@ -224,6 +224,12 @@ def read_options(
     stray = stray_words(inv, parsed, release, said_model)
     if stray is not None:  # a word the engine's parser has no place for (task h59maxlen)
         refusals.append(Refusal("", *stray))
+    if inv.from_image:  # the image's entrypoint read as the newest's (task h61misc)
+        from kvplan.check.manifests.image_entry import image_entry, unnamed_note
+
+        unnamed = unnamed_note(inv, parsed, image_entry(inv.from_image).release_named)
+        if unnamed is not None:
+            notes.append(unnamed)
     unread_word_said = unread_word(inv, parsed, release, said_model)
     if stray is None and unread_word_said is not None:  # taken, never read (h60leftovers)
         refusals.append(Refusal("", *unread_word_said))

@@ -219,7 +219,8 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
                                  cmd.lines[0])] if bad else list(run.problems))
             container = {"image": run.image, "command": run.command, "line_of": run.lines,
                          "env": [{"name": k, "value": v} for k, v in run.env.items()],
-                         "resource": run.resource, "implied_entry": run.implied}
+                         "resource": run.resource, "implied_entry": run.implied,
+                         "entry_image": run.image}
             files = ScriptFiles(path, cmd.cwd, cmd.lines[0], run.mounts, run.workdir)
             out.append(_site(cmd, len(out), container, run.count, run.said, "docker run",
                              problems, notes + run.notes, files))

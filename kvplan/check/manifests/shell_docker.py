@@ -4,7 +4,8 @@ entrypoint receives.
 
 Read: the image (its tag names the engine release, read by the same code as every manifest's
 image: kvplan.check.manifests.workload), `--entrypoint`, the arguments after the image (under
-`vllm/vllm-openai`, whose entrypoint is `vllm serve`, they are the server's options), `-e` /
+`vllm/vllm-openai`, whose entrypoint is `vllm serve`, or the OpenAI server module before 0.11.1:
+kvplan.check.manifests.image_entry, they are the server's options), `-e` /
 `--env` (the container's environment), `--gpus` (`all`, `N`, `device=0,1`, `count=N`),
 `--runtime nvidia` with `-e NVIDIA_VISIBLE_DEVICES`, `-e CUDA_VISIBLE_DEVICES` inside the
 container, and `--device /dev/kfd` (ROCm: every AMD GPU); `-v` / `--volume` / `--mount` and
@@ -21,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvplan.check.argv import server_start
+from kvplan.check.manifests.image_entry import image_entry, runs_vllm_image
 from kvplan.check.manifests.script_files import mount_of
 from kvplan.deploy import Problem
 
@@ -61,7 +63,7 @@ class DockerRun:
     mounts: list[tuple[str, str, str]] = field(default_factory=list)  # -v / --mount: (type,
     # source, target), for the option files the server names (kvplan.check.manifests.script_files)
     workdir: str = ""  # -w / --workdir
-    implied: bool = False  # `vllm serve` is the image's entrypoint, not written in the file
+    implied: bool = False  # the command is the image's entrypoint, not written in the file
     notes: list[str] = field(default_factory=list)
     problems: list[Problem] = field(default_factory=list)
 
@@ -95,8 +97,9 @@ def _gpus(value: str) -> Any:
     return 0
 
 
-def _appended(program: str) -> str:
-    return (f"the vllm/vllm-openai image's entrypoint already starts the server (`vllm serve`), "
+def _appended(program: str, entry: tuple[str, ...]) -> str:
+    return (f"the vllm/vllm-openai image's entrypoint already starts the server "
+            f"(`{' '.join(entry)}`), "
             f"and docker run appends the arguments after the image to it: `{program} ...` "
             "reaches vLLM as arguments and the container stops with 'unrecognized arguments'; "
             "pass only the model and options after the image, or set --entrypoint")
@@ -104,10 +107,10 @@ def _appended(program: str) -> str:
 
 def _options_only(image: str, args: list[str]) -> str:
     return (f"passes server options ({args[0]} ...) to image {image!r}, whose entrypoint kvplan "
-            "cannot see (only vllm/vllm-openai is read as `vllm serve`); name the server after "
-            "the image (`vllm serve ...`, `python3 -m sglang.launch_server ...`, "
-            "`trtllm-serve ...`) with `--entrypoint` if the image needs it, or describe the "
-            "deployment in a kvplan/v1 file")
+            "cannot see (only vllm/vllm-openai's is read: `vllm serve`, the OpenAI server "
+            "module before 0.11.1); name the server after the image (`vllm serve ...`, "
+            "`python3 -m sglang.launch_server ...`, `trtllm-serve ...`) with `--entrypoint` if "
+            "the image needs it, or describe the deployment in a kvplan/v1 file")
 
 
 def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, str]) -> DockerRun:
@@ -164,16 +167,17 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
     if entrypoint is not None:
         run.command = [*entrypoint.split(), *args]
         run.lines = [image_line] * len(entrypoint.split()) + arg_lines
-    elif "vllm-openai" in run.image:
+    elif runs_vllm_image(run.image):
+        entry = image_entry(run.image).words  # by the release the tag names (task h61misc)
         program = args[0].rsplit("/", 1)[-1] if args else ""
         if program in _PROGRAMS:
-            run.problems.append(Problem("command", _appended(program), arg_lines[0]))
-        run.command, run.lines = ["vllm", "serve", *args], [image_line] * 2 + arg_lines
+            run.problems.append(Problem("command", _appended(program, entry), arg_lines[0]))
+        run.command, run.lines = [*entry, *args], [image_line] * len(entry) + arg_lines
         run.implied = True
     else:
         run.command, run.lines = args, arg_lines
     modelled = any(a.split("=", 1)[0] in _MODEL_OPTIONS for a in args)
-    starts = server_start(run.command) is not None or "vllm-openai" in run.image
+    starts = server_start(run.command) is not None or runs_vllm_image(run.image)
     if not starts and args and args[0].startswith("--") and modelled and entrypoint is None:
         run.problems.append(Problem("command", _options_only(run.image, args), arg_lines[0]))
         starts = True

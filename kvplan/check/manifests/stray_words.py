@@ -21,6 +21,7 @@ extra --tp 2`, or a word left after an option that takes no value (`--enforce-ea
 from __future__ import annotations
 
 from kvplan.check.argv import Invocation, Parsed, Word, takes_no_value
+from kvplan.check.manifests.image_entry import entry_said
 from kvplan.engine_traits import traits
 
 # option -> the first vLLM release whose parser no longer takes a True / False after it
@@ -98,7 +99,7 @@ def stray_words(inv: Invocation, parsed: Parsed, release: tuple[int, ...] | None
              f"argparse stops {on}(\"unrecognized arguments: "
              f"{' '.join(w.text for w in left)}\")")
     first = f"`{words[0].text}` fills it and " if n else ""
-    return (f"the engine refuses it: {inv.entry} takes {what}; {said} "
+    return (f"the engine refuses it: {entry_said(inv)} takes {what}; {said} "
             f"{'is' if len(left) == 1 else 'are'} left over: {first}{stops}; remove "
             f"{'it' if len(left) == 1 else 'them'}", left[0].line)
 
@@ -126,7 +127,7 @@ def unread_word(inv: Invocation, parsed: Parsed, release: tuple[int, ...] | None
     serves = ("--model's model" if model_option else "the default --model (ModelConfig.model, "
               "Qwen/Qwen3-0.6B in vLLM 0.34.0's config/model.py:161)")
     fix = "remove it" if model_option else f"write it as --model {word.text}"
-    return (f"`{word.text}` is not served: {inv.entry} takes one positional word (model_tag, "
+    return (f"`{word.text}` is not served: {entry_said(inv)} takes one positional word (model_tag, "
             f"in its parser since {t.module_positional_since}) and never reads it (only `vllm "
             f"serve` copies it to --model, entrypoints/cli/serve.py), so the server loads "
             f"{serves}; {fix}", word.line)

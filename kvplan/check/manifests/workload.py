@@ -17,6 +17,7 @@ from typing import Any
 from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
 from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
 from kvplan.check.manifests.engine import Found, Refusal, read_options
+from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_image
 from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
 from kvplan.check.manifests.pods import PodSite, image_names_engine
@@ -93,13 +94,18 @@ def find_invocation(c: dict[str, Any], doc: Doc, at: Key) -> tuple[Invocation | 
     start = server_start([w.text for w in words])
     image = str(c.get("image", ""))
     implied = bool(c.get("implied_entry"))  # docker run / compose: the image's entrypoint
-    if start is None and "vllm-openai" in image and not c.get("command"):
-        start = ("vllm", "the vllm-openai image's `vllm serve`", 0, False)
-        implied = True
+    from_image = str(c.get("entry_image", "")) if implied else ""
+    if start is None and runs_vllm_image(image) and not c.get("command"):
+        implied, from_image = True, image
+        entry = image_entry(image).words  # by the release the tag names (task h61misc)
+        start = (("vllm", "the vllm-openai image's `vllm serve`", 0, False) if entry == SERVE
+                 else server_start(list(entry)))
+        if start is not None and entry != SERVE:
+            start = (*start[:2], 0, start[3])  # the args follow the image's words
     if start is None:
         return None, shell
-    engine, entry, i, dynamo = start
-    return Invocation(engine, entry, words[i:], dynamo, implied), shell
+    engine, entry_point, i, dynamo = start
+    return Invocation(engine, entry_point, words[i:], dynamo, implied, from_image), shell
 
 
 # TensorRT-LLM run, not named: its image (nvcr.io/nvidia/tensorrt-llm/release:1.0.0,
@@ -131,6 +137,10 @@ def mentions_engine(data: Any) -> str | None:
                 return "SGLang"
             if "trtllm-serve" in low or _TRTLLM_RUN.search(low):
                 return "TensorRT-LLM"
+            if "tritonserver" in low and "vllm" in low:  # NGC's tritonserver:YY.MM-vllm-python-py3
+                # triton-inference-server/vllm_backend src/model.py: _VLLM_ENGINE_ARGS_FILENAME
+                return ("vLLM through Triton's vLLM backend (its engine arguments are in the "
+                        "model repository's model.json, not in this file)")
             if "tensorrtllm_backend" in low:  # Triton's TensorRT-LLM backend (its model repository)
                 return ("TensorRT-LLM through Triton's tensorrtllm_backend (its KV settings are in "
                         "the model repository's config.pbtxt, not in this file)")
@@ -163,8 +173,8 @@ def options_only(c: dict[str, Any], command: Any = None, compose: bool = False) 
            "write the server in `command:` (`[\"vllm\", \"serve\"]`, `[\"python3\", \"-m\", "
            "\"sglang.launch_server\"]`, `[\"trtllm-serve\"]`)")
     return (f"passes server options ({first} ...) to image {image!r}, whose entrypoint kvplan "
-            f"cannot see (only vllm/vllm-openai is read as `vllm serve`); {fix}, or describe the "
-            "deployment in a kvplan/v1 file")
+            "cannot see (only vllm/vllm-openai's is read: `vllm serve`, the OpenAI server module "
+            f"before 0.11.1); {fix}, or describe the deployment in a kvplan/v1 file")
 
 
 def container_engine(c: dict[str, Any]) -> str | None:
