@@ -85,6 +85,13 @@ def _size(req: SizeRequest, engine: EngineSettings | None = None) -> SizeResult 
         return None
 
 
+def _starts_short(engine: EngineSettings | None) -> bool:
+    """Whether the engine starts with a pool too small for one max_model_len request."""
+    from kvplan.engine_traits import traits
+
+    return engine is not None and traits(engine.engine).starts_short
+
+
 def _pool_range(req: SizeRequest, engine: EngineSettings | None) -> tuple[int, int] | None:
     """The engine's KV pool per GPU from its high to its low activation estimate (None without
     an engine profile or where it cannot size)."""
@@ -181,7 +188,14 @@ def evaluate(setup: Setup, required: int, p95: int | None) -> Numbers:
     reasons = []
     longest = None
     if not would_start:
-        if one is not None and one.kv_budget_bytes <= 0:
+        # no pool, or the engine stops for a term beside its pool (SGLang's request-to-token
+        # map, kvplan.engines.sglang_req_map): the engine's own reason, where the pool holds the
+        # sequence or the engine would start short of one (starts_short)
+        beside = (one is not None and one.kv_budget_bytes > 0 and one.reason is not None
+                  and "would not start" in one.reason
+                  and (one.kv_bytes_per_sequence <= one.kv_budget_bytes
+                       or _starts_short(setup.engine)))
+        if one is not None and (one.kv_budget_bytes <= 0 or beside):
             why = one.reason or "no memory for the KV cache"
             # an engine's own reason already says who would not start
             reasons.append(why if "would not start" in why else f"would not start: {why}")

@@ -5,7 +5,9 @@ It cannot start when the engine refuses its command line (an option it does not 
 max_model_len is above the model's limit, when tensor parallelism does not divide the
 attention heads, when the KV heads and the tensor size do not divide as vLLM asserts
 (kv % tp == 0 when kv >= tp, else tp % kv == 0), when the weights do not fit, or when one
-max_model_len sequence does not fit the KV pool (the last two: kvplan.check.numbers.evaluate).
+max_model_len sequence does not fit the KV pool, or the engine stops for a term beside its pool
+(SGLang's request-to-token map, kvplan.engines.sglang_req_map; the last three:
+kvplan.check.numbers.evaluate).
 """
 
 from __future__ import annotations

@@ -55,6 +55,8 @@ the logs in tests/assets/logs):
 - sliding-window layers are sized as full layers (SGLang's default pool).
 - "GB" in SGLang's logs is GiB (bytes >> 30).
 - SGLang starts whenever at least one token fits; requests longer than the pool are rejected.
+  It then allocates its request-to-token map, rows x (context + 4) x 4 B, out of what the weights
+  and the pool leave, and stops when it does not fit (kvplan.engines.sglang_req_map, task h61sglreq).
 """
 
 from __future__ import annotations
@@ -96,6 +98,13 @@ from kvplan.engines.sglang_defaults import (
     decode_graph_bs,
     default_fraction,
     gpu_tier,
+)
+from kvplan.engines.sglang_req_map import (
+    longest_context,
+    map_refusal,
+    map_steps,
+    most_slots,
+    req_to_token_map,
 )
 from kvplan.engines.vllm_nontorch import nvlink_module
 from kvplan.units import GIB, MIB
@@ -310,7 +319,19 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     reason = None if starts else (
         f"SGLang would not start: not enough memory for the KV cache ({gib(rest)}); raise "
         "--mem-fraction-static or add GPUs")
+    # SGLang's request-to-token map: out of what the weights and the pool leave (sglang_req_map)
+    profiled = st.int("tokens (raw)")
+    rmap = map_steps(st, version, length, profiled, tokens, s.max_running_requests)
+    left = st.int("left after the KV pool")
     largest = min(tokens, req.model.max_context_tokens)
+    if starts and rmap.bytes > left:
+        fits = longest_context(version, left, profiled, tokens, s.max_running_requests, length)
+        slots = most_slots(version, length, left, profiled, tokens)
+        starts, reason = False, map_refusal(rmap, length, left, fits, slots)
+    if largest > 0 and req_to_token_map(version, largest, profiled, tokens,
+                                        s.max_running_requests).bytes > left:
+        largest = longest_context(version, left, profiled, tokens, s.max_running_requests,
+                                  largest)
     note = newer_note(version)
     assumptions = [
         f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",

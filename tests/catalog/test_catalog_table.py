@@ -120,6 +120,8 @@ TABLE = {
     "phi-1.5": (196_608, 196_608, None, 0),  # 24 L x 32 kv (MHA, num_key_value_heads null) x 64 x 4
     # chatglm (remote code): key and value cached per multi_query_group_num group, kv_channels wide
     "chatglm2-6b": (28_672, 28_672, None, 0),  # 28 L x 2 groups x kv_channels 128 x 4
+    # task h61catalog: Mixtral-8x22B-Instruct-v0.1 (the base's attention, a larger vocabulary)
+    "mixtral-8x22b-instruct": (229_376, 229_376, None, 0),  # 56 L x 8 kv x 128 x 4
 }
 
 
@@ -286,6 +288,11 @@ PARAMS = {
     # llama-3-70b's count above: 128,256 x 8,192 x 2 + 80 x (2 x 8,192^2 + 2 x 8,192 x 1,024
     # + 3 x 8,192 x 28,672 + 2 x 8,192) + 8,192 = 70,553,706,496
     "llama-3.1-70b-instruct-fp8": (70_553_706_496, None, None),
+    # task h61catalog. mistralai/Mixtral-8x22B-Instruct-v0.1: mixtral-8x22b's 140,620,634,112 +
+    # (32,768 - 32,000) rows x 6,144 x 2 (embedding, untied LM head) = 9,437,184 more =
+    # 140,630,071,296 (official: the safetensors metadata); active: mixtral-8x22b's 39,152,031,744
+    # (the rest + 2 of 8 experts of 3 x 6,144 x 16,384 in each of 56 layers) + the same 9,437,184
+    "mixtral-8x22b-instruct": (140_630_071_296, 39_161_468_928, None),
 }
 
 

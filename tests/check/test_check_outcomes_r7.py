@@ -9,27 +9,38 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from typer.testing import CliRunner
+
 from kvplan.check import check_paths, judge_target
 from kvplan.check.discover import read_targets
 from kvplan.units import DType
+from tests.check.no_ci import _not_in_ci, flat  # noqa: F401 - autouse: no folding
 from tests.check.test_check_outcomes import held_out, hits, run_round
+from tests.conftest import ASSETS, invoke
+
+OUTCOMES = ASSETS / "check" / "outcomes"
 
 
 def test_round_seven_as_first_measured_and_after() -> None:
     """Round 7 (files 64-70, committed blind in d744fe2; held out: 65, 68). First measured:
     4 of 7 verdicts (tuned 3 of 5: 64, 69, 70; held out 1 of 2: 65); the reader fixes change no
-    verdict, so after them too. The misses, explained in OUTCOMES.md: 66 (the post's `python
-    sglang.launch_server` without -m: no server starts as written), 67 (SGLang's request-to-token
-    map at Llama-4-Scout's 10,485,760-token default context, 2,049 x 10,485,760 x 4 B = 80.04 GiB,
-    the allocation that failed, is not booked) and 68 (held out; "the same OOM" at 1,000,000
-    tokens on H200s under 0.4.6.post5, where that map is 7.63 GiB)."""
+    verdict. Since task h61sglreq books SGLang's request-to-token map (kvplan.engines.
+    sglang_req_map), 67 is right: 5 of 7 (tuned 4 of 5, held out 1 of 2). The misses, explained
+    in OUTCOMES.md: 66 (the post's `python sglang.launch_server` without -m: no server starts as
+    written) and 68 (held out; "the same OOM" at 1,000,000 tokens on H200s under 0.4.6.post5,
+    where that map is 2,049 x 1,000,004 x 4 B = 7.63 GiB and fits: PASS as before, not tuned)."""
     round7, got = run_round(7)
     assert len(round7) == 7
     assert held_out(round7) == ["65", "68"]
     assert {n: o.verdict for n, o in got.items()} == {
-        "64": "PASS", "65": "FAIL", "66": "ERROR", "67": "WARN", "68": "PASS", "69": "FAIL",
+        "64": "PASS", "65": "FAIL", "66": "ERROR", "67": "FAIL", "68": "PASS", "69": "FAIL",
         "70": "FAIL"}
-    assert hits(round7, got) == ["64", "65", "69", "70"]
+    assert hits(round7, got) == ["64", "65", "67", "69", "70"]
+    # 67: the map SGLang failed to allocate, 2,049 x 10,485,764 x 4 B (tests/engines/
+    # test_sglang_req_map.py), named with its size and the two ways out
+    assert any(r.startswith("SGLang would not start: its request-to-token map (ReqToTokenPool: "
+                            "2,049 request slots x 10,485,764 positions x 4 B = 80.04 GiB a GPU)")
+               for r in got["67"].numbers.reasons)  # type: ignore[union-attr]
     # 69: the logged failure, 131,072 tokens over the pool; by hand 48 layers x 4 KV heads a GPU
     # x 128 x 2 x 2 B = 96 KiB a token, 12 GiB for one sequence (the log's pool: 81,536 tokens)
     assert any("one 131,072-token sequence needs 12 GiB of KV cache per GPU" in r
@@ -88,3 +99,20 @@ def test_an_engine_module_given_to_python_as_a_file_is_named(tmp_path: Path) -> 
     (tmp_path / "good.kvplan.yaml").write_text("gpu: h100\n")
     [ok] = check_paths([str(good)]).outcomes
     assert ok.verdict == "PASS"
+
+
+def test_file_67_fails_on_the_request_to_token_map(runner: CliRunner) -> None:
+    """`kvplan check` on round 7's file 67 (sgl-project/sglang#5755, Llama-4-Scout at TP 8 on 80
+    GB cards at its 10,485,760-token default context): FAIL, exit 1, naming the 80.04 GiB map the
+    post's log failed to allocate ("Tried to allocate 80.04 GiB") and the fixes (was: WARN, "starts,
+    but a 10,485,760-token request cannot be served")."""
+    path = OUTCOMES / "67-sglang-llama4-scout-tp8-8x80gb-default-ctx-oom.sh"
+    result = flat(invoke(runner, "check", str(path)))
+    assert result.exit_code == 1, result.output
+    assert result.output.splitlines()[0].startswith(f"FAIL  {path}:13  {path.name}: does not start")
+    assert (
+        "SGLang would not start: its request-to-token map (ReqToTokenPool: 2,049 request slots x "
+        "10,485,764 positions x 4 B = 80.04 GiB a GPU) does not fit in the 14.05 GiB the weights "
+        "and the KV pool leave; it fits with --context-length 1,840,267 or less (now 10,485,760) "
+        "or with --max-running-requests 358 or less") in result.output
+    assert "fix: --context-length 10485760 -> 1840267" in result.output

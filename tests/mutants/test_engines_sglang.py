@@ -133,6 +133,17 @@ FORMULAS = [
     ("max_total_num_tokens", "pages x page size"),
     ("maximum concurrency", "tokens / max_model_len 8,192"),
     ("KV pool", "tokens x cell size (what is allocated)"),
+    ("request slots (max_num_reqs)", "min(estimate 4,096 = max(min(int(tokens / context 8,192 x "
+                                     "512), 4,096), 2,048), tokens 412,841 // 2)"),
+    ("request-to-token rows", "max_num_reqs + 1 (a padding row, SGLang 0.5.11 on)"),
+    ("request-to-token columns", "context_len + 4"),
+    ("request-to-token map", "rows x columns x 4 B (sglang mem_cache/memory_pool.py ReqToTokenPool, "
+                             "int32; allocated after the pool is sized, out of what "
+                             "mem_fraction_static leaves)"),
+    ("left after the KV pool", "free after weights - KV pool (the map, activations and CUDA "
+                               "graphs share it)"),
+    ("left after the map", "left after the KV pool - request-to-token map (below 0: SGLang "
+                           "stops)"),
     ("KV bytes per sequence",
      "8,192 tokens, paged in 1-token blocks, every cached layer on this GPU"),
     ("users per replica", "floor(KV pool / KV bytes per sequence)"),
@@ -191,6 +202,17 @@ def test_llama3_8b_on_one_h100_with_the_default_0523_in_every_field():
         ("max_total_num_tokens", 412_841, "mul", ("pages", "page size")),
         ("maximum concurrency", Fraction(412_841, 8192), "ratio", ("max_total_num_tokens", 8192)),
         ("KV pool", 54_111_895_552, "mul", ("max_total_num_tokens", "cell size")),
+        # the request-to-token map (task h61sglreq): int(412,841 / 8,192 x 512) = 25,802 -> 4,096
+        # slots, + 1 padding row; 4,097 x (8,192 + 4) x 4 B = 134,316,048 B, out of the
+        # 68,498,415,616 - 54,111,895,552 = 14,386,520,064 B the pool leaves
+        ("request slots (max_num_reqs)", 4096, "given", ()),
+        ("request-to-token rows", 4097, "sum", ("request slots (max_num_reqs)", 1)),
+        ("request-to-token columns", 8196, "sum", (8192, 4)),
+        ("request-to-token map", 134_316_048, "mul",
+         ("request-to-token rows", "request-to-token columns", 4)),
+        ("left after the KV pool", 14_386_520_064, "sum", ("free after weights", "-KV pool")),
+        ("left after the map", 14_252_204_016, "sum",
+         ("left after the KV pool", "-request-to-token map")),
         ("KV bytes per sequence", GIB, "given", ()),
         ("users per replica", 50, "div", ("KV pool", "KV bytes per sequence")),
         ("GPUs per replica", 1, "given", ()),

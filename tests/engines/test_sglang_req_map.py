@@ -1,0 +1,105 @@
+"""SGLang's request-to-token map (ReqToTokenPool), task h61sglreq: rows x (context_len + 4) x 4 B
+on every GPU, allocated after the KV pool is sized, out of what mem_fraction_static leaves
+(kvplan/engines/sglang_req_map.py names the lines in each wheel read).
+
+Golden figures by hand from sgl-project/sglang#5755 (round 7's file 67: Llama-4-Scout at TP 8
+on 80 GB cards, SGLang's default context, the catalog's max_context_tokens 10,485,760):
+  pool 1,640,566 tokens (kvplan's, unchanged by the map: it does not enter the pool);
+  max_num_reqs (0.5.23) = min(max(min(int(1,640,566 / 10,485,760 x 512), 4,096), 2,048),
+    1,640,566 // 2) = min(max(min(80, 4,096), 2,048), 820,283) = 2,048;
+  rows = 2,048 + 1 (the padding row) = 2,049; columns = 10,485,760 + 4 = 10,485,764;
+  map = 2,049 x 10,485,764 x 4 = 85,941,321,744 B = 80.04 GiB: the post's "Tried to allocate
+  80.04 GiB" (2,049 x 10,485,760 x 4 = 85,941,288,960 B without SGLang's 4 extra columns, also
+  80.04 GiB).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from kvplan.capacity import SizeRequest
+from kvplan.engines import Engine, EngineSettings, run_engine
+from kvplan.engines.interface import EngineResult
+from kvplan.engines.sglang_req_map import max_num_reqs, req_to_token_map
+from kvplan.specs import load_hardware, load_model
+from kvplan.units import GIB
+
+SCOUT_CONTEXT = 10_485_760
+SCOUT_POOL = 1_640_566
+
+
+def scout(context: int = SCOUT_CONTEXT, version: str | None = None,
+          slots: int | None = None) -> EngineResult:
+    req = SizeRequest(model=load_model("llama-4-scout"), gpu=load_hardware("h100"),
+                      context_tokens=context, tp=8)
+    s = EngineSettings(engine=Engine.sglang, version=version, max_running_requests=slots)
+    return run_engine(req, s)
+
+
+def test_the_80_04_gib_map_by_hand() -> None:
+    """File 67's failed allocation from its inputs, and the profile's steps say the same."""
+    assert load_model("llama-4-scout").max_context_tokens == SCOUT_CONTEXT
+    rmap = req_to_token_map("0.5.23", SCOUT_CONTEXT, SCOUT_POOL, SCOUT_POOL, None)
+    assert (rmap.max_num_reqs, rmap.rows, rmap.columns) == (2048, 2049, 10_485_764)
+    assert rmap.bytes == 2049 * 10_485_764 * 4 == 85_941_321_744
+    assert f"{rmap.bytes / GIB:.2f}" == "80.04"
+    res = scout()
+    steps = {s.label: s.value for s in res.steps}
+    assert steps["max_total_num_tokens"] == SCOUT_POOL  # the pool does not move
+    assert steps["request-to-token map"] == 85_941_321_744
+    # what the weights and the pool leave (14.05 GiB a GPU) does not hold it: SGLang stops
+    assert steps["left after the KV pool"] == 15_082_861_184
+    assert not res.starts and res.reason is not None
+    assert res.reason.startswith(
+        "SGLang would not start: its request-to-token map (ReqToTokenPool: 2,049 request slots "
+        "x 10,485,764 positions x 4 B = 80.04 GiB a GPU) does not fit in the 14.05 GiB")
+    # the ways out fit exactly: 359 rows x 10,485,764 x 4 B = 15,057,557,104 B <= 15,082,861,184
+    # (360 rows: 15,099,500,160 B), and a 1,840,267-token context's 2,049 rows
+    assert 359 * 10_485_764 * 4 <= 15_082_861_184 < 360 * 10_485_764 * 4
+    assert 2049 * 1_840_271 * 4 <= 15_082_861_184 < 2049 * 1_840_272 * 4
+    assert res.reason.endswith(
+        "it fits with --context-length 1,840,267 or less (now 10,485,760) or with "
+        "--max-running-requests 358 or less")
+    # at the 1,000,000 tokens of files 66 and 68 the map is 2,049 x 1,000,004 x 4 B = 7.63 GiB
+    assert scout(1_000_000).starts
+
+
+@pytest.mark.parametrize(("version", "rows"), [
+    ("0.3.2", 2049), ("0.4.6.post5", 2049),  # ReqToTokenPool(size=max_num_reqs + 1)
+    ("0.4.7", 2048), ("0.5.1", 2048), ("0.5.10", 2048),  # size=max_num_reqs, (size, ...)
+    ("0.5.11", 2049), ("0.5.17", 2049), ("0.5.23", 2049),  # (size + 1, ...): a padding row
+])
+def test_rows_per_release(version: str, rows: int) -> None:
+    """The rows each wheel allocates for SGLang's default 2,048 slots (logs 14, 15, 21, 57, 58
+    and 136, 0.4.x, print max_running_requests=2049; 0.5 logs 2048)."""
+    assert req_to_token_map(version, 131_072, 100_000, 100_000, None).rows == rows
+
+
+def test_slots_per_release() -> None:
+    """max_num_reqs: the clamp to 2,048-4,096, a stated count as given before 0.5.10, capped at
+    the estimate in 0.5.10-0.5.13 and at half the pool from 0.5.14; the default capped at half the
+    pool from 0.5.10 (T = the pool's tokens, C = the context)."""
+    # T = 2,094,537, C = 131,072 (log 400): int(T / C x 512) = 8,181 -> 4,096
+    assert max_num_reqs("0.5.1", 131_072, 2_094_537, 2_094_537, None)[0] == 4096
+    assert max_num_reqs("0.5.23", 32_768, 133_052, 133_052, None)[0] == 2078  # log 263
+    assert max_num_reqs("0.5.23", 32_768, 1_000, 1_000, None)[0] == 500  # T // 2
+    assert max_num_reqs("0.5.9", 32_768, 1_000, 1_000, None)[0] == 2048  # no T // 2 before
+    assert max_num_reqs("0.4.6", 32_768, 1_000, 1_000, 5000)[0] == 5000
+    assert max_num_reqs("0.5.12", 32_768, 100_000, 100_000, 5000)[0] == 2048
+    assert max_num_reqs("0.5.14", 32_768, 100_000, 100_000, 5000)[0] == 5000
+    assert max_num_reqs("0.5.14", 32_768, 6_000, 6_000, 5000)[0] == 3000
+
+
+@pytest.mark.parametrize("version", ["0.4.6.post5", "0.5.5", "0.5.23"])
+def test_the_map_grows_linearly_in_context_and_slots(version: str) -> None:
+    """With the slots stated (and well under half the pool), each extra position of context adds
+    rows x 4 B, and each extra slot (context + 4) x 4 B."""
+    pool = 10**9
+    for slots in (1, 7, 256, 4095):
+        one = req_to_token_map(version, 32_768, pool, pool, slots)
+        for context in (1, 4096, 32_768, 1_000_000):
+            at = req_to_token_map(version, context, pool, pool, slots)
+            assert at.bytes - one.bytes == one.rows * 4 * (context - 32_768)
+            more = req_to_token_map(version, context, pool, pool, slots + 1)
+            assert more.bytes - at.bytes == (context + 4) * 4
+            assert at.bytes == at.rows * (context + 4) * 4
