@@ -71,6 +71,13 @@ class PythonApi:
     star_names: tuple[str, ...] = ()  # what `from PACKAGE import *` binds of the classes above
     # (the module a start class comes from, the command words it adds): a backend of its own
     module_words: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    # keywords whose option is not `--` + the keyword with dashes (a field's own cli_name)
+    keyword_flags: tuple[tuple[str, str], ...] = ()
+    # (keyword, the field it spells, "" when none): an option's spelling that is no keyword of
+    # the constructor (an alias of a field, another field's cli_name): refused as unknown
+    flag_spellings: tuple[tuple[str, str], ...] = ()
+    flagless: frozenset[str] = frozenset()  # keywords taken that no option carries
+    spellings_source: str = ""  # where the three above come from
 
 
 VLLM = PythonApi(
@@ -86,6 +93,57 @@ VLLM = PythonApi(
                     "read True as 1 and False as 0 for a number field"),
     # vllm 0.34.0 vllm/__init__.py:76-98 (__all__)
     star_names=("LLM", "LLMEngine", "AsyncLLMEngine", "EngineArgs", "AsyncEngineArgs"))
+# sglang 0.5.23 wheel, read with Python's ast (task h61pyleft): ServerArgs is msgspec.defstruct of
+# the annotated fields of the 21 namespaces in srt/server_args.py _INPUT_NAMESPACES (:522-544,
+# :551), declared in srt/arg_groups/fields/*.py; launch_server's option of a field is Arg's
+# cli_name, else `--` + the field with dashes, plus Arg's aliases (srt/arg_groups/arg_utils.py
+# add_cli_args_from_dataclass :327-334), and ServerArgs.add_cli_args adds --config and the
+# deprecated --monokernel-backend (dest enable_amd_monokernel) by hand (server_args.py :401, :426)
+SGLANG_SOURCE = ("sglang 0.5.23: Engine(**kwargs) builds ServerArgs(**kwargs), "
+                 "srt/entrypoints/engine.py:297, a msgspec Struct of the fields of "
+                 "srt/arg_groups/fields/*.py, srt/server_args.py:551; their options, "
+                 "srt/arg_groups/arg_utils.py:327-334")
+SGLANG_KEYWORD_FLAGS = (
+    ("ep_join_mode", "--elastic-ep-join-mode"),  # fields/exec_.py:970 cli_name
+    ("ep_join_rank_offset", "--elastic-ep-join-rank-offset"),  # fields/parallel.py:296
+    ("fp4_gemm_runner_backend", "--fp4-gemm-backend"),  # fields/exec_.py:282
+    ("fp8_gemm_runner_backend", "--fp8-gemm-backend"),  # fields/exec_.py:273
+)
+SGLANG_FLAG_SPELLINGS = (
+    ("attention_context_parallel_size", "attn_cp_size"),  # fields/parallel.py:104 alias
+    ("attention_data_parallel_size", "attn_dp_size"),  # fields/parallel.py:81
+    ("context_bucket", "cuda_graph_prefill_max_context"),  # fields/exec_.py:648
+    ("data_parallel_size", "dp_size"),  # fields/parallel.py:73
+    ("decode_context_parallel_size", "dcp_size"),  # fields/parallel.py:52
+    ("enable_hicache", "enable_hierarchical_cache"),  # fields/memory.py:98
+    ("ep", "ep_size"),  # fields/parallel.py:281
+    ("expert_parallel_size", "ep_size"),  # fields/parallel.py:281
+    ("grpc_http_sidecar_port", "smg_http_sidecar_port"),  # fields/observability.py:71
+    ("hierarchical_sparse_attention_extra_config", "hisparse_config"),  # fields/memory.py:245
+    ("model", "model_path"),  # fields/model.py:51
+    ("moe_data_parallel_size", "moe_dp_size"),  # fields/parallel.py:112
+    ("nccl_init_addr", "dist_init_addr"),  # fields/parallel.py:32
+    ("pipeline_parallel_size", "pp_size"),  # fields/parallel.py:59
+    ("speculative_draft_model", "speculative_draft_model_path"),  # fields/spec.py:36
+    ("tensor_parallel_size", "tp_size"),  # fields/parallel.py:45
+    ("elastic_ep_join_mode", "ep_join_mode"),  # the cli_names above
+    ("elastic_ep_join_rank_offset", "ep_join_rank_offset"),
+    ("fp4_gemm_backend", "fp4_gemm_runner_backend"),
+    ("fp8_gemm_backend", "fp8_gemm_runner_backend"),
+    ("monokernel_backend", "enable_amd_monokernel"),  # server_args.py:426 (deprecated, "amd")
+    ("config", ""),  # server_args.py:401: a YAML of options, read by the command line only
+)
+# fields no option carries (Arg(no_cli=True) without a hand-added flag, or not annotated with
+# Arg): fields/memory.py:45, spec.py:226, schedule.py:164, exec_.py:143, device.py:79,
+# parallel.py:164, exec_.py:520, serving.py:97, spec.py:43, observability.py:193, exec_.py:84-108
+SGLANG_FLAGLESS = frozenset({
+    "_radix_eviction_policy_explicitly_set", "_speculative_draft_quantization_explicitly_set",
+    "_swa_full_tokens_ratio_explicitly_set", "aux_hidden_state_capture", "custom_sigquit_handler",
+    "enable_cp_tp_group_sharing", "uses_mamba_radix_cache", "grpc_worker_threads",
+    "speculative_boundary_reduction", "stat_loggers", "watermark_context_window",
+    "watermark_default_enabled", "watermark_enforce_all", "watermark_key", "watermark_key_b",
+    "watermark_max_probability", "watermark_mixing_probability",
+})
 SGLANG = PythonApi(
     "sglang", "sglang", ("Engine",), "model_path", False,
     ("python3", "-m", "sglang.launch_server"), False,
@@ -93,7 +151,9 @@ SGLANG = PythonApi(
     "(unexpected keyword argument) (sglang 0.5.23 srt/entrypoints/engine.py:297); ServerArgs' "
     "fields are `python -m sglang.launch_server`'s options",
     args_classes=("ServerArgs",), args_keyword="server_args",
-    star_names=("Engine", "ServerArgs"))  # sglang 0.5.23 sglang/__init__.py:67-78 (__all__)
+    star_names=("Engine", "ServerArgs"),  # sglang 0.5.23 sglang/__init__.py:67-78 (__all__)
+    keyword_flags=SGLANG_KEYWORD_FLAGS, flag_spellings=SGLANG_FLAG_SPELLINGS,
+    flagless=SGLANG_FLAGLESS, spellings_source=SGLANG_SOURCE)
 TRTLLM = PythonApi(
     "trtllm", "tensorrt_llm", ("LLM",), "model", True, ("trtllm-serve",), True, "",
     config_classes=("KvCacheConfig", "BuildConfig"),

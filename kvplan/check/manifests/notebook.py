@@ -4,7 +4,10 @@ lines kept so that a line number counts the joined code (a note says in which ce
 of its lines a construction is). IPython's own syntax is not Python: a line magic (`%time`,
 `%pip install vllm`), a shell line (`!pip install ...`) and a help line (`x?`) are left out, and
 a cell magic (`%%bash`, `%%writefile`: the whole cell is another language's or a file's text)
-leaves its cell out; each is named in a note. Markdown and raw cells are not code."""
+leaves its cell out; each is named in a note. Markdown and raw cells are not code. The lines that
+run pip (`!pip install vllm==0.6.3`, `%pip install "sglang[all]==0.4.1"`, a %%bash or %%sh cell,
+the `!` / `%` lines of a %%capture cell) are kept apart: an exact pin of an engine there is the
+release the notebook runs (Notebook.pins)."""
 
 from __future__ import annotations
 
@@ -20,6 +23,17 @@ class Notebook:
     starts: list[tuple[int, int]] = field(default_factory=list)  # (cell number, first line)
     notes: list[str] = field(default_factory=list)
     problem: str = ""  # why the file is no notebook kvplan reads
+    # the lines that run in a shell, and where each is: `!pip install vllm==0.6.3`, `%pip ...`,
+    # the body of a %%bash / %%sh cell and the `!` / `%` lines of a %%capture cell (pins)
+    shell: list[tuple[str, str]] = field(default_factory=list)
+
+    def pins(self) -> tuple[dict[str, tuple[str, str]], list[str]]:
+        """engine -> (release, note) of an exact pin in a `pip install` the notebook runs
+        (kvplan.check.manifests.launcher_sites.pip_pins, as SkyPilot's `setup` is read)."""
+        from kvplan.check.manifests.launcher_sites import pip_pins
+
+        return pip_pins("\n".join(line for line, _ in self.shell),
+                        lambda n: self.shell[n - 1][1])
 
     def where(self, line: int) -> str:
         """`code cell N, its line M` of a line of the joined code."""
@@ -29,6 +43,11 @@ class Notebook:
                 break
             cell, first = number, start
         return f"code cell {cell}, its line {line - first + 1}"
+
+
+# cell magics whose lines run in a shell or as IPython (their pip installs run): %%capture's
+# body is IPython, its `!` and `%` lines are read
+_SHELL_CELLS = frozenset({"%%bash", "%%sh", "%%capture"})
 
 
 def _source(cell: dict[str, object]) -> str | None:
@@ -71,8 +90,13 @@ def read_notebook(text: str) -> Notebook:
             return out
         body = source.splitlines()
         if body and body[0].lstrip().startswith("%%"):
-            out.notes.append(f"code cell {number} left out: its cell magic "
-                             f"{body[0].split()[0]} makes it no Python")
+            magic = body[0].split()[0]
+            out.notes.append(f"code cell {number} left out: its cell magic {magic} makes it "
+                             "no Python")
+            if magic in _SHELL_CELLS:
+                out.shell.extend((line, f"code cell {number}, its line {i}")
+                                 for i, line in enumerate(body[1:], start=2)
+                                 if magic != "%%capture" or line.lstrip().startswith(("!", "%")))
             continue
         out.starts.append((number, len(lines) + 1))
         for i, line in enumerate(body, start=1):
@@ -81,6 +105,8 @@ def read_notebook(text: str) -> Notebook:
                                                    not stripped.startswith("#")):
                 out.notes.append(f"code cell {number}, its line {i}: `{stripped[:40]}` left "
                                  "out (IPython syntax, not Python)")
+                if stripped.startswith(("%", "!")):
+                    out.shell.append((line, f"code cell {number}, its line {i}"))
                 line = ""
             lines.append(line)
     out.code = "\n".join(lines) + "\n"

@@ -30,9 +30,16 @@ class Imports:
 
     names: dict[str, tuple[str, str]] = field(default_factory=dict)
     modules: dict[str, str] = field(default_factory=dict)
+    alias_lines: set[int] = field(default_factory=set)  # `Engine = vllm.LLM`, followed
 
     def origin(self, func: ast.expr) -> tuple[str, str] | None:
         """(the package root, the class name) a called name comes from, None when not imported."""
+        got = _getattr(func)
+        if got is not None:  # getattr(vllm, "LLM"): vllm.LLM
+            base, attr = got
+            if isinstance(attr, str) and base in self.modules:
+                return self.modules[base].split(".")[0], attr
+            return None
         if isinstance(func, ast.Name) and func.id in self.names:
             module, name = self.names[func.id]
             return module.split(".")[0], name
@@ -44,6 +51,9 @@ class Imports:
 
     def module(self, func: ast.expr) -> str:
         """The whole dotted module a called name comes from ("" when not imported)."""
+        got = _getattr(func)
+        if got is not None:
+            return self.modules.get(got[0], "")
         if isinstance(func, ast.Name) and func.id in self.names:
             return self.names[func.id][0]
         if isinstance(func, ast.Attribute):
@@ -51,6 +61,53 @@ class Imports:
             if parts[0] in self.modules:
                 return ".".join([self.modules[parts[0]], *parts[1:-1]])
         return ""
+
+
+def _getattr(node: ast.expr) -> tuple[str, str | None] | None:
+    """(module alias, attribute) of `getattr(alias, "Name")`, the attribute None when computed
+    (`getattr(vllm, name)`); None when `node` is no such call."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+            node.func.id == "getattr" and len(node.args) == 2 and not node.keywords and \
+            isinstance(node.args[0], ast.Name):
+        attr = node.args[1]
+        return node.args[0].id, (attr.value if isinstance(attr, ast.Constant) and
+                                 isinstance(attr.value, str) else None)
+    return None
+
+
+def _aliases(tree: ast.Module, out: Imports) -> set[int]:
+    """`Engine = vllm.LLM` / `Engine = LLM` / `Engine = getattr(vllm, "LLM")`, the name bound
+    nowhere else in the file and only ever called (`Engine(...)`): Engine is the engine class
+    under another name (recorded in `out`). The lines of those assignments (not a class handed
+    on, references()); a name also used otherwise (`return Engine`) stays handed on."""
+    seen: dict[str, int] = {}
+    calls = [n.func for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    called = {id(f) for f in calls}
+    by_name = {f.id for f in calls if isinstance(f, ast.Name)}  # `Engine(...)` somewhere
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called:
+            seen[node.id] = seen.get(node.id, 0) + 2  # used as a value: not followed
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            seen[node.id] = seen.get(node.id, 0) + 1
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            seen[node.name] = seen.get(node.name, 0) + 1
+        elif isinstance(node, ast.arg):
+            seen[node.arg] = seen.get(node.arg, 0) + 1
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and
+                isinstance(node.targets[0], ast.Name) and
+                isinstance(node.value, (ast.Name, ast.Attribute, ast.Call))):
+            continue
+        name = node.targets[0].id
+        origin = out.origin(node.value)
+        if origin is None or seen.get(name) != 1 or name not in by_name or name in out.names \
+                or name in out.modules:  # `engine_cls = LLM` in a class body: self.engine_cls
+            continue
+        if any(api.package == origin[0] and origin[1] in api.starts for api in APIS):
+            out.names[name] = (out.module(node.value), origin[1])
+            lines.add(node.lineno)
+    return lines
 
 
 def read_imports(tree: ast.Module) -> Imports:
@@ -72,6 +129,7 @@ def read_imports(tree: ast.Module) -> Imports:
             if module == api.package:
                 for name in api.star_names:
                     out.names.setdefault(name, (module, name))
+    out.alias_lines = _aliases(tree, out)
     return out
 
 
@@ -173,10 +231,17 @@ def references(tree: ast.Module, imports: Imports) -> list[tuple[int, str]]:
         values: list[ast.expr] = []
         if isinstance(node, ast.Call) and ast.unparse(node.func) not in _TESTS:
             values = [*node.args, *(k.value for k in node.keywords)]
-        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            computed = _getattr(node.func)
+            module = imports.modules.get(computed[0], "") if computed is not None else ""
+            if computed is not None and computed[1] is None and \
+                    any(module.split(".")[0] == api.package for api in APIS):
+                out.append((node.lineno, _computed(node.func, module)))
+        elif isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None and \
+                node.lineno not in imports.alias_lines:
             values = [node.value]
         for v in values:
-            origin = imports.origin(v) if isinstance(v, (ast.Name, ast.Attribute)) else None
+            origin = imports.origin(v) if isinstance(v, (ast.Name, ast.Attribute, ast.Call)) \
+                and (not isinstance(v, ast.Call) or _getattr(v) is not None) else None
             if origin is None:
                 continue
             for api in APIS:
@@ -188,6 +253,13 @@ def references(tree: ast.Module, imports: Imports) -> list[tuple[int, str]]:
                                 "(`LLM(model=..., ...)`), or describe the deployment in a "
                                 "kvplan/v1 file"))
     return sorted(out)
+
+
+def _computed(func: ast.expr, module: str) -> str:
+    return (f"`{_short(func)}(...)` calls an attribute of {module} whose name is computed when "
+            "the script runs: kvplan does not follow which class it starts; call the class by "
+            "its name (`LLM(...)`, `vllm.LLM(...)`, `getattr(vllm, \"LLM\")(...)`), or describe "
+            "the deployment in a kvplan/v1 file")
 
 
 def _short(node: ast.AST) -> str:

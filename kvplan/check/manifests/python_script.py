@@ -40,6 +40,9 @@ from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
 from kvplan.engines.python_api import APIS
 
+# engine -> (release, note) of the exact pins a notebook's `pip install` lines hold, and the
+# notes on the ones not read (launcher_sites.pip_pins)
+Pins = tuple[dict[str, tuple[str, str]], list[str]]
 KIND = "shell command"  # the site kind of a server the script starts itself (a script target)
 
 
@@ -167,8 +170,27 @@ def _unparsed(path: Path, text: str) -> Target | None:
     return None
 
 
-def sites(path: Path, tree: ast.Module, found: list[Construction]) -> list[PodSite]:
-    """A site for each engine construction `found` in the file's tree."""
+def _release(c: Construction, pins: Pins | None) -> dict[str, tuple[str, str]]:
+    """The engine release of construction `c`: an exact pin of its engine in a `pip install`
+    the notebook runs (`pins`), else the one installed, said in a note."""
+    releases, said = pins or ({}, [])
+    c.notes.extend(n for n in said if n not in c.notes)
+    engine = c.api.engine
+    if engine in releases:
+        return {engine: releases[engine]}
+    c.notes.append(f"{c.what} (line {c.line}) starts {engine} inside the script, read without "
+                   f"running it: the {engine} release is the one installed, which the script "
+                   "does not name")
+    if releases:
+        named = "; ".join(note.split(": ", 1)[0] for _, note in releases.values())
+        c.notes.append(f"{named}: not the engine {c.what} runs, so not its release")
+    return {}
+
+
+def sites(path: Path, tree: ast.Module, found: list[Construction],
+          pins: Pins | None = None) -> list[PodSite]:
+    """A site for each engine construction `found` in the file's tree; `pins`: the engine
+    releases a notebook's `pip install` lines pin (notebook.Notebook.pins)."""
     from kvplan.check.manifests.shell import _visible as visible_count
 
     out: list[PodSite] = []
@@ -182,9 +204,7 @@ def sites(path: Path, tree: ast.Module, found: list[Construction]) -> list[PodSi
         count, said = visible_count(env)
         if not said:
             said = "no CUDA_VISIBLE_DEVICES in the script: every GPU of the machine is visible"
-        c.notes.append(f"{c.what} (line {c.line}) starts {c.api.engine} inside the script, read "
-                       f"without running it: the {c.api.engine} release is the one installed, "
-                       "which the script does not name")
+        releases = _release(c, pins)
         pod_at: tuple[Any, ...] = ("constructions", k)
         c_at = (*pod_at, "containers", 0)
         line_of = {c_at + ("command", i): n for i, n in enumerate(lines)}
@@ -196,14 +216,15 @@ def sites(path: Path, tree: ast.Module, found: list[Construction]) -> list[PodSi
         site = PodSite(KIND, {"containers": [container]}, pod_at, [(container, c_at)], 1,
                        pod_at, group=k, lines={pod_at: c.line, c_at: c.line, **line_of},
                        problems=c.problems, notes=c.notes, line_at=pod_at, gpus_said=said,
-                       release_unknown=True, files=files)
+                       release_unknown=not releases, files=files)
+        site.releases = releases
         site.stated = dict(c.stated)
         out.append(site)
     return out
 
 
 def targets(path: Path, text: str, side_cache: dict[Path, Any],
-            default_gpu: str | None) -> list[Target]:
+            default_gpu: str | None, pins: Pins | None = None) -> list[Target]:
     """Every deployment a Python script starts, through the manifests' one conversion."""
     from kvplan.check.manifests import site_targets
     from kvplan.check.manifests.shell import UNRENDERED
@@ -229,7 +250,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
     for line, why in references(tree, imports):
         out.append(Target(file=str(path), kind=SCRIPT, line=line, problems=[Problem(
             "", why, line)]))
-    for site in sites(path, tree, found):
+    for site in sites(path, tree, found, pins):
         for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
             target.gpu_vendor = None  # a pip install names no vendor
             if site.problems:
@@ -260,7 +281,10 @@ def _in_python(p: Problem) -> Problem:
             message = message.replace(f"{flag} <hf id>",
                                       f"{flag.lstrip('-').replace('-', '_')}=\"<hf id>\"")
     field = p.field
-    if field.startswith("--") and " " not in field:  # `--model` is the keyword `model`
+    own = {flag: keyword for api in APIS for keyword, flag in api.keyword_flags}
+    if field in own:  # SGLang's --fp8-gemm-backend is the field fp8_gemm_runner_backend
+        field = own[field]
+    elif field.startswith("--") and " " not in field:  # `--model` is the keyword `model`
         field = field.lstrip("-").replace("-", "_")
     return Problem(field, message, p.line)
 
@@ -303,11 +327,11 @@ def starts_engine(path: Path) -> bool:
 
 
 def _guarded(path: Path, text: str, side_cache: dict[Path, Any],
-             default_gpu: str | None) -> list[Target]:
+             default_gpu: str | None, pins: Pins | None = None) -> list[Target]:
     """targets(), with a syntax tree too deep to walk (`x = 1 + 1 + ...` a thousand terms deep
     parses, but printing or resolving it recurses past Python's stack) one ERROR, not a crash."""
     try:
-        return targets(path, text, side_cache, default_gpu)
+        return targets(path, text, side_cache, default_gpu, pins)
     except (RecursionError, MemoryError):
         return [Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem(
             "", TOO_DEEP, 1)])]
@@ -331,7 +355,7 @@ def read_python(path: Path, side_cache: dict[Path, Any],
     if book.problem:
         return [Target(file=str(path), kind=SCRIPT, line=1,
                        problems=[Problem("", book.problem, 1)])]
-    out = _guarded(path, book.code, side_cache, default_gpu)
+    out = _guarded(path, book.code, side_cache, default_gpu, book.pins())
     for t in out:
         t.notes[:0] = [f"a notebook: line {t.line} of its code cells joined in order is "
                        f"{book.where(t.line)}", *book.notes]

@@ -5,11 +5,12 @@ name bound once, in the function the call is in or at module level, to such a va
 "Qwen/Qwen3-8B"`, `self.engine_args = EngineArgs(...)` in the same function);
 `os.environ.get("X", default)` / `os.getenv("X", default)` with a default the file states (the
 default is used, said in a note: the value the script runs with when X is unset); a call of one
-of the classes the reader names (`KvCacheConfig(...)`) as the mapping of its keywords.
-Anything else is not read, with the reason: a computed value (`int(...)`, `a + b`, a
-conditional), a name bound more than once or not at all (a parameter of the function, an import,
-a loop variable), `args.x` (argparse: the command line the script is run with), `**kwargs` of
-unknown content.
+of the classes the reader names (`KvCacheConfig(...)`) as the mapping of its keywords; argparse's
+`args.x` as its `default=` (kvplan.check.manifests.python_argparse, noted).
+Anything else is not read, with the reason: a computed value (`a + b`, a call kvplan does not
+make, a conditional), a name bound more than once or not at all (a parameter of the function, an
+import, a loop variable), `args.x` without a default argparse states in the file (the command
+line the script is run with), `**kwargs` of unknown content.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ def _target_name(node: ast.AST) -> str | None:
     return None
 
 
+_PARSER_CALLS = frozenset({"add_argument", "set_defaults", "add_subparsers"})
+
+
 class Scope:
     """The bindings of one function (or the module): name -> [(value node or None, line)]; a
     None value is a binding kvplan does not read (a parameter, a loop, an import, `+=`)."""
@@ -57,6 +61,8 @@ class Scope:
     def __init__(self, node: ast.AST, kind: str) -> None:
         self.kind = kind  # "module" | "function NAME"
         self.binds: dict[str, list[tuple[ast.expr | None, int, str]]] = {}
+        # argparse's calls in this scope: method -> receiver name -> calls (python_argparse)
+        self.calls: dict[str, dict[str, list[ast.Call]]] = {}
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
             for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, *(x for x in (a.vararg, a.kwarg)
@@ -70,7 +76,11 @@ class Scope:
         self.binds.setdefault(name, []).append((value, line, how))
 
     def _read(self, node: ast.AST) -> None:
-        if isinstance(node, ast.Assign):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                isinstance(node.func.value, ast.Name) and node.func.attr in _PARSER_CALLS:
+            self.calls.setdefault(node.func.attr, {}).setdefault(node.func.value.id,
+                                                                 []).append(node)
+        elif isinstance(node, ast.Assign):
             for t in node.targets:
                 self._target(t, node.value, node)
         elif isinstance(node, ast.AnnAssign) and node.value is not None:
@@ -157,6 +167,13 @@ def lookup(name: str, ctx: Context) -> tuple[list[tuple[ast.expr | None, int, st
     return ctx.module.binds.get(name, []), "module"
 
 
+def scope_of(name: str, ctx: Context) -> Scope:
+    """The scope whose binding of `name` the call sees (its function's, else the module's)."""
+    if ctx.function is not None and name in ctx.function.binds:
+        return ctx.function
+    return ctx.module
+
+
 # builtins a value is passed through, as Python converts it (a name the file rebinds is not one)
 _CASTS: dict[str, Any] = {"int": int, "float": float, "str": str}
 
@@ -222,10 +239,16 @@ def resolve(node: ast.expr, ctx: Context, depth: int = 0) -> Value:
                      "kvplan does not make)")
     name = _target_name(node)
     if name is not None:
-        if name.startswith("args.") or name.startswith("opts."):
+        binds, where = lookup(name, ctx)
+        if not binds and "." in name:  # `args.model`: argparse's default, where the file has it
+            from kvplan.check.manifests.python_argparse import argparse_value
+
+            parsed = argparse_value(name, ctx, depth)
+            if parsed is not None:
+                return parsed
+        if not binds and (name.startswith("args.") or name.startswith("opts.")):
             return Value(why=f"{name}: an option of the command line the script is run with "
                          "(argparse), which the file does not fix")
-        binds, where = lookup(name, ctx)
         if not binds:
             if "." in name:
                 return Value(why=f"{name}: an attribute the file does not assign where the call "

@@ -81,10 +81,24 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
     table = TABLES[api.engine][0]
     words = [*api.command, *c.words]
     lines = [c.line] * len(words)
+    spelled = dict(api.flag_spellings)
     for name, got, line in kws:
         model = name == api.model_keyword
-        flag = _flag(name)
+        flag = dict(api.keyword_flags).get(name, _flag(name))
         known = flag in table or name in api.signature
+        if name in spelled:  # the command line's spelling, no field: TypeError
+            field = spelled[name]
+            spelling = (f"the command line's spelling of the field {field}" if field else
+                        "an option of the command line only, no field")
+            fix = f"; write {field}=" if field else ""
+            c.problems.append(Problem(name, f"not a keyword {api.engine} takes: {_flag(name)} is "
+                                      f"{spelling}, and the constructor raises TypeError on it "
+                                      f"({api.spellings_source}){fix}", line))
+            continue
+        if name in api.flagless:
+            c.notes.append(f"{name} (line {line}): a field of {api.engine}'s ServerArgs that no "
+                           "option of the command line carries; kvplan's plan does not read it")
+            continue
         if not known:
             c.problems.append(Problem(name, f"not a keyword {api.engine} takes: "
                                       f"{api.unknown_refused}, and has no {flag}", line))

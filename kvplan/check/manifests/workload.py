@@ -108,6 +108,16 @@ def find_invocation(c: dict[str, Any], doc: Doc, at: Key) -> tuple[Invocation | 
     return Invocation(engine, entry_point, words[i:], dynamo, implied, from_image), shell
 
 
+# TensorRT-LLM run, not named: its image (nvcr.io/nvidia/tensorrt-llm/release:1.0.0,
+# `aibrix/tensorrt-llm:1.1.0`, `dstackai/tensorrt_llm:<tag>`), its Python package imported or
+# run as a module (`tensorrt_llm.commands.serve`, `import tensorrt_llm`, `python -m
+# tensorrt_llm`). The product's name alone is prose, as vLLM's and SGLang's names alone are (task
+# h61pyleft: a `why:` string saying "TensorRT-LLM's test: ..." made a notes YAML an ERROR "this
+# document runs TensorRT-LLM")
+_TRTLLM_RUN = re.compile(r"(?<![\w.-])tensorrt[-_]llm(?:/|:[\w.])|(?<![\w.])tensorrt_llm\.[a-z_]"
+                         r"|\b(?:import|from|-m)\s+tensorrt_llm\b")
+
+
 def mentions_engine(data: Any) -> str | None:
     """The engine a document runs, judged by any image or command string in it."""
     stack = [data]
@@ -125,7 +135,7 @@ def mentions_engine(data: Any) -> str | None:
             if "sglang" in low and ("lmsysorg/sglang" in low or "sglang.launch_server" in low
                                     or "sglang serve" in low):
                 return "SGLang"
-            if "trtllm-serve" in low or "tensorrt-llm" in low or "tensorrt_llm" in low:
+            if "trtllm-serve" in low or _TRTLLM_RUN.search(low):
                 return "TensorRT-LLM"
             if "tritonserver" in low and "vllm" in low:  # NGC's tritonserver:YY.MM-vllm-python-py3
                 # triton-inference-server/vllm_backend src/model.py: _VLLM_ENGINE_ARGS_FILENAME
