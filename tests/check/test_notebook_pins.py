@@ -62,3 +62,20 @@ def test_cli_plans_with_the_pinned_release(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
     assert res.exit_code == 0
     assert "(qwen2.5-7b, vllm 0.6.3)" in res.output
+
+
+def test_python_cell_magics_are_read_as_code(tmp_path: Path) -> None:
+    """%%capture, %%time and %%timeit run their body as Python (IPython's built-in cell magics):
+    an engine constructed there is read, its line counted in its cell; %%writefile's body is a
+    file's text, not run."""
+    for magic in ("%%capture", "%%time", "%%timeit -n 1"):
+        t = _one(tmp_path, "!pip install vllm==0.6.3", f"{magic}\n{START}")
+        assert t.deployment.engine.version == "0.6.3", magic
+        assert t.deployment.model == "qwen2.5-7b"
+        assert t.deployment.engine.max_model_len == 4096
+        assert any("code cell 2, its line 3" in n for n in t.notes), (magic, t.notes)
+        assert not any("left out: its cell magic" in n for n in t.notes), magic
+    path = _book(tmp_path, f"%%writefile serve.py\n{START}")
+    res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
+    assert res.exit_code == 2
+    assert "nothing that runs vLLM, SGLang or TensorRT-LLM in this file" in res.output

@@ -4,9 +4,10 @@ lines kept so that a line number counts the joined code (a note says in which ce
 of its lines a construction is). IPython's own syntax is not Python: a line magic (`%time`,
 `%pip install vllm`), a shell line (`!pip install ...`) and a help line (`x?`) are left out, and
 a cell magic (`%%bash`, `%%writefile`: the whole cell is another language's or a file's text)
-leaves its cell out; each is named in a note. Markdown and raw cells are not code. The lines that
+leaves its cell out; each is named in a note. `%%capture`, `%%time` and `%%timeit` run their
+cell's body as Python: it is read as a code cell. Markdown and raw cells are not code. The lines that
 run pip (`!pip install vllm==0.6.3`, `%pip install "sglang[all]==0.4.1"`, a %%bash or %%sh cell,
-the `!` / `%` lines of a %%capture cell) are kept apart: an exact pin of an engine there is the
+the `!` / `%` lines of any code cell) are kept apart: an exact pin of an engine there is the
 release the notebook runs (Notebook.pins)."""
 
 from __future__ import annotations
@@ -45,9 +46,11 @@ class Notebook:
         return f"code cell {cell}, its line {line - first + 1}"
 
 
-# cell magics whose lines run in a shell or as IPython (their pip installs run): %%capture's
-# body is IPython, its `!` and `%` lines are read
-_SHELL_CELLS = frozenset({"%%bash", "%%sh", "%%capture"})
+# cell magics whose lines run in a shell (their pip installs run)
+_SHELL_CELLS = frozenset({"%%bash", "%%sh"})
+# cell magics whose body IPython runs as the cell's own code (IPython's built-in magics: %%capture
+# captures its output, %%time and %%timeit time it): read as a code cell without the magic line
+_PYTHON_CELLS = frozenset({"%%capture", "%%time", "%%timeit"})
 
 
 def _source(cell: dict[str, object]) -> str | None:
@@ -91,13 +94,15 @@ def read_notebook(text: str) -> Notebook:
         body = source.splitlines()
         if body and body[0].lstrip().startswith("%%"):
             magic = body[0].split()[0]
-            out.notes.append(f"code cell {number} left out: its cell magic {magic} makes it "
-                             "no Python")
-            if magic in _SHELL_CELLS:
-                out.shell.extend((line, f"code cell {number}, its line {i}")
-                                 for i, line in enumerate(body[1:], start=2)
-                                 if magic != "%%capture" or line.lstrip().startswith(("!", "%")))
-            continue
+            if magic in _PYTHON_CELLS:
+                body[0] = ""
+            else:
+                out.notes.append(f"code cell {number} left out: its cell magic {magic} makes "
+                                 "it no Python")
+                if magic in _SHELL_CELLS:
+                    out.shell.extend((line, f"code cell {number}, its line {i}")
+                                     for i, line in enumerate(body[1:], start=2))
+                continue
         out.starts.append((number, len(lines) + 1))
         for i, line in enumerate(body, start=1):
             stripped = line.lstrip()
