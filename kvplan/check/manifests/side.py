@@ -65,14 +65,20 @@ def is_side_file(path: Path) -> bool:
     """A `.kvplan.yaml` file with a manifest or launch script of the same stem next to it
     (`serve.kvplan.yaml` or `serve.sh.kvplan.yaml` beside `serve.sh`, as side_file_for finds it):
     a folder walked or a glob leaves it out instead of reading it as a document of its own."""
+    return side_owner(path) is not None
+
+
+def side_owner(path: Path) -> Path | None:
+    """The manifest or launch script a side file sits beside (None: `path` is no side file)."""
     name = path.name
     for suffix in (".kvplan.yaml", ".kvplan.yml"):
         if name.endswith(suffix):
             stem = name[: -len(suffix)]
             if stem.endswith(_SIDE_OF):
-                return (path.parent / stem).is_file()
-            return any((path.parent / (stem + ext)).is_file() for ext in _SIDE_OF)
-    return False
+                return path.parent / stem if (path.parent / stem).is_file() else None
+            return next((path.parent / (stem + ext) for ext in _SIDE_OF
+                         if (path.parent / (stem + ext)).is_file()), None)
+    return None
 
 
 def read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:
