@@ -72,7 +72,7 @@ def test_a_model_word_to_an_image_before_0_10_stops_argparse(tmp_path: Path) -> 
     assert (row["verdict"], row["line"]) == ("FAIL", 10)
     assert (f"the engine refuses it: the vllm/vllm-openai:v0.8.5 {ENTRY} takes no positional "
             f"word (model_tag came to its parser in 0.10.0); `{Q}` is left over: argparse stops "
-            f"(\"unrecognized arguments: {Q}\"); remove it") in _said(row)
+            f"(\"unrecognized arguments: {Q}\"); write it as --model {Q}") in _said(row)
 
 
 def test_a_model_word_to_a_0_11_0_image_is_not_served(tmp_path: Path) -> None:

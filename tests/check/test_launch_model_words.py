@@ -107,7 +107,23 @@ def test_a_word_after_the_api_server_module_stops_argparse_before_0_10(tmp_path:
     assert (row["verdict"], row["line"]) == ("FAIL", 2)
     assert (f"the engine refuses it: {API} takes no positional word (model_tag came to its "
             f"parser in 0.10.0); `{Q}` is left over: argparse stops (\"unrecognized arguments: "
-            f"{Q}\"); remove it") in _said(row)
+            f"{Q}\"); write it as --model {Q}") in _said(row)
+
+
+def test_a_word_beside_model_before_0_10_is_removed_and_two_words_name_the_first(
+        tmp_path: Path) -> None:
+    """With --model written, the word left over is removed; of two words, the first is the
+    model and the rest go (task h62review: 'remove it' alone left the server with no model)."""
+    row = _row(tmp_path, f"--entrypoint python vllm/vllm-openai:v0.8.5 -m "
+                         f"vllm.entrypoints.openai.api_server {Q} --model {Q} "
+                         "--max-model-len 8192")
+    assert (row["verdict"], row["line"]) == ("FAIL", 2)
+    assert f"(\"unrecognized arguments: {Q}\"); remove it" in _said(row)
+    row = _row(tmp_path, f"--entrypoint python vllm/vllm-openai:v0.8.5 -m "
+                         f"vllm.entrypoints.openai.api_server {Q} extra --max-model-len 8192")
+    assert (row["verdict"], row["line"]) == ("FAIL", 2)
+    assert (f"(\"unrecognized arguments: {Q} extra\"); write it as --model {Q} and remove the "
+            "rest") in _said(row)
 
 
 @pytest.mark.parametrize(("extra", "serves", "fix"), [

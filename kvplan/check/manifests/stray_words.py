@@ -100,8 +100,22 @@ def stray_words(inv: Invocation, parsed: Parsed, release: tuple[int, ...] | None
              f"{' '.join(w.text for w in left)}\")")
     first = f"`{words[0].text}` fills it and " if n else ""
     return (f"the engine refuses it: {entry_said(inv)} takes {what}; {said} "
-            f"{'is' if len(left) == 1 else 'are'} left over: {first}{stops}; remove "
-            f"{'it' if len(left) == 1 else 'them'}", left[0].line)
+            f"{'is' if len(left) == 1 else 'are'} left over: {first}{stops}; "
+            f"{_fix(inv, release, model_option, left)}", left[0].line)
+
+
+def _fix(inv: Invocation, release: tuple[int, ...] | None, model_option: bool,
+         left: list[Word]) -> str:
+    """What to do with the words left over: vLLM's OpenAI server module before model_tag came
+    to its parser (0.10.0) serves --model, so a model word alone is written as --model (task
+    h62review: 'remove it' left the server with no model); any other word is removed."""
+    t = traits(inv.engine)
+    module = _module(inv)
+    if module is None or model_option or module in t.demo_modules or \
+            not _before(release, t.module_positional_since):
+        return f"remove {'it' if len(left) == 1 else 'them'}"
+    said = f"write it as --model {left[0].text}"
+    return said if len(left) == 1 else f"{said} and remove the rest"
 
 
 def reads_word(inv: Invocation) -> bool:
