@@ -36,7 +36,8 @@ TimeLimitOpt = Annotated[
     float | None,
     typer.Option("--time-limit", metavar="SECONDS", callback=positive, show_default=False,
                  rich_help_panel=s.MEASURE,
-                 help="--measure: seconds for the searches and timings [default: 120]"),
+                 help="--measure: seconds from the run's start, the model's build included, "
+                      "after which no new search or timing starts [default: 120]"),
 ]
 LayersOpt = Annotated[
     int | None,
