@@ -133,3 +133,15 @@ def test_the_public_scripts_errors_name_the_option() -> None:
             if "args." in p.message] == [
         ("model_path", "args.model: the command line's --model (argparse, line 16), "
          "required=True")]
+
+
+def test_args_passed_to_a_function_names_the_parameter(tmp_path: Path) -> None:
+    """`def main(args): LLM(model=args.model)` with the parser under `if __name__`: the file
+    does give a default, so the refusal says args is main's parameter, whose parse kvplan does
+    not follow (task h62review: it said 'which the file does not fix')."""
+    t = _one(tmp_path, 'def main(args):\n    LLM(model=args.model)\n\n'
+             'if __name__ == "__main__":\n    p = argparse.ArgumentParser()\n'
+             '    p.add_argument("--model", default="Qwen/Qwen3-8B")\n    main(p.parse_args())\n')
+    assert ("model line 4: args.model: args is a parameter of function main, whose value comes "
+            "from its callers (line 3); kvplan does not follow its callers to a parser and its "
+            "defaults") in _problems(t) and t.deployment is None

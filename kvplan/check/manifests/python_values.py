@@ -247,6 +247,11 @@ def resolve(node: ast.expr, ctx: Context, depth: int = 0) -> Value:
             if parsed is not None:
                 return parsed
         if not binds and (name.startswith("args.") or name.startswith("opts.")):
+            base = lookup(name.partition(".")[0], ctx)[0]
+            if len(base) == 1 and base[0][2].startswith("a parameter of"):  # `def main(args)`
+                return Value(why=f"{name}: {name.partition('.')[0]} is {base[0][2]} (line "
+                             f"{base[0][1]}); kvplan does not follow its callers to a parser "
+                             "and its defaults")
             return Value(why=f"{name}: an option of the command line the script is run with "
                          "(argparse), which the file does not fix")
         if not binds:
