@@ -49,6 +49,7 @@ and the opt-in unified memory pool of 0.5.23 (--enable-unified-memory).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kvplan.engines.common import gib
@@ -127,10 +128,16 @@ def longest_context(version: str | None, left: int, profiled: int, tokens: int,
                     stated: int | None, upto: int) -> int:
     """The longest context up to `upto` whose map fits in `left` bytes (0 when none does): the
     binary search the fix's --context-length comes from."""
+    return _largest(upto, lambda n: req_to_token_map(version, n, profiled, tokens,
+                                                     stated).bytes <= left)
+
+
+def _largest(upto: int, fits: Callable[[int], bool]) -> int:
+    """The largest n in 1..upto that `fits` (bisection: fits holds up to some n), else 0."""
     lo, hi = 0, upto
     while lo < hi:
         mid = (lo + hi + 1) // 2
-        if req_to_token_map(version, mid, profiled, tokens, stated).bytes <= left:
+        if fits(mid):
             lo = mid
         else:
             hi = mid - 1
@@ -160,14 +167,8 @@ def map_steps(st: Steps, version: str | None, context: int, profiled: int, token
 
 def most_slots(version: str | None, context: int, left: int, profiled: int, tokens: int) -> int:
     """The largest --max-running-requests whose map fits in `left` bytes (0 when none does)."""
-    lo, hi = 0, max(tokens, 1)
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if req_to_token_map(version, context, profiled, tokens, mid).bytes <= left:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
+    return _largest(max(tokens, 1), lambda n: req_to_token_map(version, context, profiled,
+                                                               tokens, n).bytes <= left)
 
 
 def map_refusal(rmap: ReqMap, context: int, left: int, longest: int, slots: int) -> str:
