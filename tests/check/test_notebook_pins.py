@@ -79,3 +79,16 @@ def test_python_cell_magics_are_read_as_code(tmp_path: Path) -> None:
     res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
     assert res.exit_code == 2
     assert "nothing that runs vLLM, SGLang or TensorRT-LLM in this file" in res.output
+
+
+def test_a_later_pin_replaces_an_earlier_one(tmp_path: Path) -> None:
+    """pip replaces what an earlier install put there: the last exact pin is the release, said
+    with the one it replaces (task h62review: the second pin was passed over in silence and
+    the notebook planned with the first)."""
+    t = _one(tmp_path, "!pip install vllm==0.8.5\n!pip install vllm==0.10.1", START)
+    assert t.deployment.engine.version == "0.10.1"
+    assert ("code cell 1, its line 2 installs vllm==0.10.1 after vllm==0.8.5 (code cell 1, its "
+            "line 1), which it replaces: vllm 0.10.1") in t.notes
+    same = _one(tmp_path, "!pip install vllm==0.8.5 && pip install vllm==0.8.5", START)
+    assert same.deployment.engine.version == "0.8.5"
+    assert "code cell 1, its line 1 installs vllm==0.8.5: vllm 0.8.5" in same.notes

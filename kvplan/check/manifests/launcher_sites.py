@@ -69,11 +69,13 @@ def pip_pins(script: str, where: Callable[[int], str],
     """engine -> (release, note) for an exact pin in a line of `script` that runs `pip install`
     (`pip install vllm==0.6.6`, `uv pip install "sglang[all]==0.4.6"`), read as an image tag is
     (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) or a release kvplan does not read
-    is noted. `where(n)` names the script's line n (1-based) in the notes; the first exact pin
-    of an engine is its release."""
+    is noted. `where(n)` names the script's line n (1-based) in the notes; the last exact pin
+    of an engine is its release, as pip replaces what an earlier install put there (task
+    h62review: a second pin was passed over in silence), said with the pin it replaces."""
     from kvplan.check.manifests.image_tag import read_image_tag
 
     out: dict[str, tuple[str, str]] = {}
+    pins: dict[str, tuple[str, str]] = {}  # engine -> (the pin read, where)
     notes: list[str] = []
     for n, line in enumerate(script.splitlines(), start=1):
         if not _INSTALL.search(line) or line.lstrip().startswith("#"):
@@ -90,7 +92,12 @@ def pip_pins(script: str, where: Callable[[int], str],
                 notes.append(f"{said}: kvplan does not read that release; the {engine} "
                              "profile's default version is used")
                 continue
-            out.setdefault(engine, (tag.version, f"{said}: {engine} {tag.version}"))
+            pin = (m.group(0).strip(), where(n))
+            earlier = pins.get(engine)
+            if earlier is not None and out[engine][0] != tag.version:  # pip replaces it
+                said += f" after {earlier[0]} ({earlier[1]}), which it replaces"
+            pins[engine] = pin
+            out[engine] = (tag.version, f"{said}: {engine} {tag.version}")
     return out, notes
 
 
