@@ -57,6 +57,26 @@ def test_a_deployment_running_tritons_vllm_backend_names_it(tmp_path: Path) -> N
     assert [p.message for p in o.problems] == [TRITON.format(kind="Deployment")]
 
 
+def test_a_deployment_running_tritons_trtllm_image_names_its_backend(tmp_path: Path) -> None:
+    """NGC's tritonserver:YY.MM-trtllm-python-py3 is Triton with TensorRT-LLM's backend
+    (kvplan.check.manifests.ngc_table); the same container with it read "nothing that runs vLLM,
+    SGLang or TensorRT-LLM in this file" (task h62review), where a model repository path
+    naming tensorrtllm_backend was named. Both now name the backend."""
+    f = tmp_path / "triton.yaml"
+    f.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: triton}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n      - name: t\n"
+        "        image: nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3\n"
+        "        command: [tritonserver, --model-repository=/models]\n"
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    (o,) = check_paths([str(f)]).outcomes
+    assert (o.verdict, o.kind) == ("ERROR", "kubernetes")
+    assert [p.message for p in o.problems] == [TRITON.format(kind="Deployment").replace(
+        "vLLM through Triton's vLLM backend (its engine arguments are in the model repository's "
+        "model.json", "TensorRT-LLM through Triton's tensorrtllm_backend (its KV settings are in "
+        "the model repository's config.pbtxt")]
+
+
 def _fields(o):  # noqa: ANN001, ANN202 - an Outcome, its key fields as the round names them
     n = o.numbers
     return {"model": o.model, "engine": o.engine, "engine_version": o.engine_version,

@@ -141,7 +141,9 @@ def mentions_engine(data: Any) -> str | None:
                 # triton-inference-server/vllm_backend src/model.py: _VLLM_ENGINE_ARGS_FILENAME
                 return ("vLLM through Triton's vLLM backend (its engine arguments are in the "
                         "model repository's model.json, not in this file)")
-            if "tensorrtllm_backend" in low:  # Triton's TensorRT-LLM backend (its model repository)
+            if "tensorrtllm_backend" in low or ("tritonserver" in low and "-trtllm-" in low):
+                # Triton's TensorRT-LLM backend: its model repository, or NGC's
+                # tritonserver:YY.MM-trtllm-python-py3 (kvplan.check.manifests.ngc_table)
                 return ("TensorRT-LLM through Triton's tensorrtllm_backend (its KV settings are in "
                         "the model repository's config.pbtxt, not in this file)")
             if "dynamo.trtllm" in low:
