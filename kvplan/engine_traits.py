@@ -52,6 +52,9 @@ class EngineTraits:
     # the pip package whose exact pin (`pip install vllm==0.6.6`) names the release installed
     # (a SkyPilot task's setup, kvplan.check.manifests.skypilot)
     pip_package: str | None = None
+    # where its source keeps a quantized (fp8) checkpoint's weights as stored whatever --dtype
+    # says (kvplan.check.compute_dtype's note); "" where kvplan has not read it
+    stored_weights_source: str = ""
     # `python -m MODULE` of a demo server that builds the same engine from the same engine
     # arguments, read as the server is, with its note (kvplan.check.manifests.engine)
     demo_modules: tuple[str, ...] = ()
@@ -174,6 +177,7 @@ _TRAITS = (
         name="vllm", title="vLLM", serving=True, name_words=("vllm",),
         log_measures=("kv_gib", "kv_in_use_gib", "activation_gib", "peak_torch_gib"),
         command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",), pip_package="vllm",
+        stored_weights_source="vLLM quantization/fp8.py Fp8LinearMethod.create_weights",
         demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
         module_positional_since="0.10.0", module_positional_unread=True,
@@ -191,6 +195,8 @@ _TRAITS = (
         name_words=("sglang",),
         command="sglang", modules=("sglang.launch_server",), dynamo_module="dynamo.sglang",
         pip_package="sglang",
+        stored_weights_source=("SGLang srt/layers/quantization/fp8.py Fp8LinearMethod."
+                               "create_weights, :277 in 0.5.2"),
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
         expert_within_tensor=True, starts_short=True, module_positionals=0,

@@ -5,7 +5,8 @@ vLLM's and SGLang's `--dtype` (TensorRT-LLM's `dtype`) is the model's compute dt
 below 16 bits keeps its own weights: vLLM `model_executor/layers/quantization/fp8.py`
 `Fp8LinearMethod.create_weights` and `Fp8MoEMethod.create_weights` create a serialized fp8
 checkpoint's weights as `torch.float8_e4m3fn` (`if self.quant_config.is_checkpoint_fp8_serialized
-else params_dtype`), and an int4 (GPTQ, AWQ, MXFP4) checkpoint's are packed integers whatever the
+else params_dtype`; SGLang's srt/layers/quantization/fp8.py the same, :277 and :547 in 0.5.2),
+and an int4 (GPTQ, AWQ, MXFP4) checkpoint's are packed integers whatever the
 dtype. A manifest reads `--dtype` into `engine.weight_dtype` (kvplan.check.manifests.option_fields),
 which plans the weights in it: right for a 16- or 32-bit checkpoint (`--dtype float32` doubles a
 bf16 model), wrong for a quantized one, where `--dtype half` planned DeepSeek-V3's fp8 weights in
@@ -17,6 +18,7 @@ left as written.
 from __future__ import annotations
 
 from kvplan.check.target import Target
+from kvplan.engine_traits import traits
 from kvplan.units import parse_dtype
 
 # the manifest spellings that set engine.weight_dtype as a compute dtype (not --quantization)
@@ -44,7 +46,9 @@ def keep_quantized_weights(target: Target) -> None:
     engine = dep.engine.model_copy(update={"weight_dtype": None})
     target.deployment = dep.model_copy(update={"engine": engine})
     stored = model.weight_dtype.value
+    source = traits(dep.engine.name).stored_weights_source if model.weight_dtype.bits == 8 \
+        else "packed integers, whatever the compute dtype"
     target.notes.append(
         f"{flag} {dep.engine.weight_dtype}: the engine's compute dtype; {model.name} is stored in "
-        f"{stored}, and a quantized checkpoint's weights load as stored (vLLM fp8.py "
-        f"Fp8LinearMethod.create_weights): planned in {stored}")
+        f"{stored}, and a quantized checkpoint's weights load as stored"
+        f"{f' ({source})' if source else ''}: planned in {stored}")

@@ -73,13 +73,29 @@ def test_a_dtype_flag_does_not_dequantize_a_checkpoint(tmp_path: Path) -> None:
     plans fp16, both without the note."""
     quant, notes = _weights(tmp_path, "q", "vllm serve openai/gpt-oss-20b --dtype bfloat16")
     assert quant is DType.int4
-    assert any(n.startswith("--dtype bfloat16: the engine's compute dtype; gpt-oss-20b is stored "
-                            "in int4") for n in notes)
+    assert ("--dtype bfloat16: the engine's compute dtype; gpt-oss-20b is stored in int4, and a "
+            "quantized checkpoint's weights load as stored (packed integers, whatever the compute "
+            "dtype): planned in int4") in notes  # fp8.py's source is not int4's (task h62review)
     full, notes32 = _weights(tmp_path, "f", "vllm serve Qwen/Qwen3-8B --dtype float32")
     assert full.bits == 32
     half, notes16 = _weights(tmp_path, "h", "vllm serve Qwen/Qwen3-8B --dtype half")
     assert half.bits == 16
     assert not any("compute dtype" in n for n in notes32 + notes16)
+
+
+def test_the_stored_weights_note_cites_the_engine_s_own_source(tmp_path: Path) -> None:
+    """An SGLang deployment's note cited vLLM's fp8.py (task h62review); SGLang's own
+    Fp8LinearMethod.create_weights keeps a serialized fp8 checkpoint in float8_e4m3fn
+    (srt/layers/quantization/fp8.py:277 in the 0.5.2 wheel)."""
+    _, notes = _weights(tmp_path, "s", "python3 -m sglang.launch_server --model-path "
+                        "deepseek-ai/DeepSeek-V3 --dtype half --tp 8", gpu="h200")
+    assert ("--dtype half: the engine's compute dtype; deepseek-v3 is stored in fp8, and a "
+            "quantized checkpoint's weights load as stored (SGLang srt/layers/quantization/fp8.py "
+            "Fp8LinearMethod.create_weights, :277 in 0.5.2): planned in fp8") in notes
+    _, vnotes = _weights(tmp_path, "v", "vllm serve deepseek-ai/DeepSeek-V3 --dtype half --tp 8",
+                         gpu="h200")
+    assert any("load as stored (vLLM quantization/fp8.py Fp8LinearMethod.create_weights)" in n
+               for n in vnotes)
 
 
 def test_an_engine_module_given_to_python_as_a_file_is_named(tmp_path: Path) -> None:
