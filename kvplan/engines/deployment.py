@@ -102,6 +102,9 @@ def deployment_engine_settings(block: EngineBlock, cap_sequences: bool = False,
         if key == "block_size" and key not in block.model_fields_set:
             continue  # the schema's 16 is vLLM's default, not this engine's
         if key == "max_num_seqs" and not cap_sequences:
+            if engine is Engine.sglang and block.max_num_seqs is not None:
+                fields["max_running_requests"] = block.max_num_seqs
+                fields["check_caps_users"] = True
             continue
         fields.pop(key, None)
         fields[field] = getattr(block, key)

@@ -184,6 +184,10 @@ class EngineSettings:
     # vLLM: a stated max_num_seqs also caps the users (its scheduler runs no more); `kvplan check`
     # leaves this off and applies the cap itself, naming it in its verdict
     cap_max_num_seqs: bool = False
+    # SGLang: kvplan check's stated --max-running-requests, read by the profile for what it moves
+    # (the request-to-token map, 0.5.22's graph batch cap) but not as a cap on the users, which
+    # check applies itself (task h62review: check dropped it, and passed a map that did not fit)
+    check_caps_users: bool = False
     measured: Measured = Measured()
 
     def check(self) -> None:

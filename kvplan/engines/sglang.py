@@ -368,7 +368,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     held_back = st.int("held back")
     sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,
                         assumptions, weights_bytes=weights)
-    if s.max_running_requests is not None and sized.users_per_replica > s.max_running_requests:
+    if s.max_running_requests is not None and not s.check_caps_users and \
+            sized.users_per_replica > s.max_running_requests:
         cap = s.max_running_requests
         assumptions.append(f"users capped at --max-running-requests {cap:,}")
         sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,
