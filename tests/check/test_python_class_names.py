@@ -23,6 +23,8 @@ def _targets(tmp_path: Path, text: str) -> list:
 
 def test_literal_getattr_and_an_alias_are_read(tmp_path: Path) -> None:
     for text in ('import vllm\nllm = getattr(vllm, "LLM")' + CALL,
+                 # with a default (task h62review: 'nothing that runs vLLM' before)
+                 'import vllm\nllm = getattr(vllm, "LLM", None)' + CALL,
                  'import vllm\nEngine = vllm.LLM\nllm = Engine' + CALL,
                  'import vllm as v\nEngine = getattr(v, "LLM")\ndef go():\n    return Engine' + CALL,
                  'from vllm import LLM\nEngine = LLM\nllm = Engine' + CALL):

@@ -64,10 +64,11 @@ class Imports:
 
 
 def _getattr(node: ast.expr) -> tuple[str, str | None] | None:
-    """(module alias, attribute) of `getattr(alias, "Name")`, the attribute None when computed
-    (`getattr(vllm, name)`); None when `node` is no such call."""
+    """(module alias, attribute) of `getattr(alias, "Name")` (a default, `getattr(vllm, "LLM",
+    None)`, too: the module has the class), the attribute None when computed (`getattr(vllm,
+    name)`); None when `node` is no such call."""
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
-            node.func.id == "getattr" and len(node.args) == 2 and not node.keywords and \
+            node.func.id == "getattr" and len(node.args) in (2, 3) and not node.keywords and \
             isinstance(node.args[0], ast.Name):
         attr = node.args[1]
         return node.args[0].id, (attr.value if isinstance(attr, ast.Constant) and
