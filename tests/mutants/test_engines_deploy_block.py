@@ -144,11 +144,16 @@ def test_sglang_and_trtllm_read_the_vllm_names_under_their_own():
     assert deployment_engine_settings(sg, cap_sequences=True) == EngineSettings(
         engine=Engine.sglang, max_running_requests=64, chunked_prefill_size=4096,
         page_size_tokens=32)
-    # without the cap max_num_seqs stays as given (kvplan check applies it); block_size unstated
-    # is vLLM's 16, not SGLang's page size
+    # without the cap max_num_seqs stays as given (kvplan check applies it), and SGLang's profile
+    # still reads it as max_running_requests for what it moves, not as a cap on the users (task
+    # h62review: the request-to-token map, 0.5.22's graph batch); block_size unstated is vLLM's
+    # 16, not SGLang's page size
     assert deployment_engine_settings(Block(name="sglang", max_num_seqs=64,
                                             max_num_batched_tokens=4096)) == EngineSettings(
-        engine=Engine.sglang, max_num_seqs=64, chunked_prefill_size=4096)
+        engine=Engine.sglang, max_num_seqs=64, max_running_requests=64, check_caps_users=True,
+        chunked_prefill_size=4096)
+    assert deployment_engine_settings(Block(name="sglang")) == EngineSettings(
+        engine=Engine.sglang)
     trt = Block(name="trtllm", max_num_seqs=64, max_num_batched_tokens=4096, block_size=32,
                 max_tokens_in_paged_kv_cache=1000)
     assert deployment_engine_settings(trt, cap_sequences=True) == EngineSettings(
