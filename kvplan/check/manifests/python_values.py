@@ -43,6 +43,11 @@ class Value:
         return not self.why
 
 
+# torch's dtypes a script hands to `dtype=` (vLLM's LLM takes `ModelDType | torch.dtype`,
+# vllm/config/model.py:169 in 0.29.0): read as the --dtype word of the same precision
+_TORCH_DTYPES = {"torch.float16": "float16", "torch.half": "half", "torch.bfloat16": "bfloat16",
+                 "torch.float32": "float32", "torch.float": "float"}
+
 def _target_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -254,6 +259,8 @@ def resolve(node: ast.expr, ctx: Context, depth: int = 0) -> Value:
                              "and its defaults")
             return Value(why=f"{name}: an option of the command line the script is run with "
                          "(argparse), which the file does not fix")
+        if not binds and name in _TORCH_DTYPES:
+            return Value(_TORCH_DTYPES[name])  # LLM(dtype=torch.bfloat16): vLLM's ModelDType
         if not binds:
             if "." in name:
                 return Value(why=f"{name}: an attribute the file does not assign where the call "
