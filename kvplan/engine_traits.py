@@ -55,6 +55,10 @@ class EngineTraits:
     # where its source keeps a quantized (fp8) checkpoint's weights as stored whatever --dtype
     # says (kvplan.check.compute_dtype's note); "" where kvplan has not read it
     stored_weights_source: str = ""
+    # the values its `--dtype` (the compute dtype) takes, and where the source lists them; a
+    # manifest's other value is refused as the engine refuses it (kvplan.check.compute_dtype)
+    compute_dtypes: tuple[str, ...] = ()
+    compute_dtypes_source: str = ""
     # `python -m MODULE` of a demo server that builds the same engine from the same engine
     # arguments, read as the server is, with its note (kvplan.check.manifests.engine)
     demo_modules: tuple[str, ...] = ()
@@ -171,6 +175,9 @@ _VLLM_DEMO = (
     "most the engine's; options are checked against the OpenAI server's table, which also "
     "holds options the demo server does not take (--api-key, --chat-template, ...)")
 
+# the compute dtypes vLLM and SGLang take for --dtype (the same six in both sources)
+_COMPUTE_DTYPES = ("auto", "half", "float16", "bfloat16", "float", "float32")
+
 _TRAITS = (
     EngineTraits(name="ideal"),
     EngineTraits(
@@ -178,6 +185,8 @@ _TRAITS = (
         log_measures=("kv_gib", "kv_in_use_gib", "activation_gib", "peak_torch_gib"),
         command="vllm", module_prefixes=("vllm.entrypoints.openai.api_server",), pip_package="vllm",
         stored_weights_source="vLLM quantization/fp8.py Fp8LinearMethod.create_weights",
+        compute_dtypes=_COMPUTE_DTYPES,
+        compute_dtypes_source="vLLM's ModelDType, vllm/config/model.py:100 in 0.29.0",
         demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
         module_positional_since="0.10.0", module_positional_unread=True,
@@ -197,6 +206,9 @@ _TRAITS = (
         pip_package="sglang",
         stored_weights_source=("SGLang srt/layers/quantization/fp8.py Fp8LinearMethod."
                                "create_weights, :277 in 0.5.2"),
+        compute_dtypes=_COMPUTE_DTYPES,
+        compute_dtypes_source=("SGLang's --dtype choices, srt/arg_groups/fields/model.py:173 in "
+                               "0.5.23"),
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
         expert_within_tensor=True, starts_short=True, module_positionals=0,

@@ -34,6 +34,17 @@ def keep_quantized_weights(target: Target) -> None:
     flag = target.field_name("engine.weight_dtype")
     if flag.rsplit(".", 1)[-1] not in _COMPUTE_FLAGS:
         return
+    allowed = traits(dep.engine.name).compute_dtypes
+    if allowed and str(dep.engine.weight_dtype) not in allowed:
+        from kvplan.deploy import Problem
+
+        target.problems.append(Problem(flag, (
+            f"{dep.engine.weight_dtype!r} is not a compute dtype {traits(dep.engine.name).title} "
+            f"takes ({', '.join(allowed)}: {traits(dep.engine.name).compute_dtypes_source}), and it "
+            "refuses it; a quantized checkpoint is named by the model (or "
+            "--quantization), the cache's precision by --kv-cache-dtype"),
+            None))
+        return
     from kvplan.deploy import resolve_model
 
     try:

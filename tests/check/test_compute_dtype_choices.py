@@ -1,0 +1,60 @@
+"""A manifest's --dtype is the compute dtype vLLM and SGLang take from six words (vLLM's ModelDType,
+vllm/config/model.py:100 in 0.29.0; SGLang's --dtype choices, srt/arg_groups/fields/model.py:173
+in 0.5.23): another word is refused as the engine refuses it, and a script's torch dtype is read
+as the word of the same precision (kvplan.check.compute_dtype, kvplan.check.manifests.python_values)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+
+SERVE = "#!/bin/sh\nvllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 8192"
+
+
+def _check(path: Path) -> tuple[int, str]:
+    res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
+    return res.exit_code, " ".join(res.output.split())
+
+
+@pytest.mark.parametrize(("word", "tokens"), [("half", "489,616"), ("bfloat16", "489,616"),
+                                              ("float32", "367,088")])
+def test_the_six_words_plan(tmp_path: Path, word: str, tokens: str) -> None:
+    path = tmp_path / "serve.sh"
+    path.write_text(f"{SERVE} --dtype {word}\n")
+    code, out = _check(path)
+    assert code == 0, out
+    assert f"({tokens} tokens in the pool)" in out
+
+
+@pytest.mark.parametrize("word", ["fp8", "int4", "BF16"])
+def test_another_word_is_refused(tmp_path: Path, word: str) -> None:
+    path = tmp_path / "serve.sh"
+    path.write_text(f"{SERVE} --dtype {word}\n")
+    code, out = _check(path)
+    assert code == 2
+    assert (f"ERROR line 2: --dtype: '{word}' is not a compute dtype vLLM takes (auto, half, "
+            "float16, bfloat16, float, float32: vLLM's ModelDType, vllm/config/model.py:100 in "
+            "0.29.0), and it refuses it") in out
+
+
+def test_sglang_engine_keyword(tmp_path: Path) -> None:
+    path = tmp_path / "run.py"
+    path.write_text('import sglang as sgl\nsgl.Engine(model_path="meta-llama/Meta-Llama-3-8B-'
+                    'Instruct", context_length=8192, dtype="fp8")\n')
+    code, out = _check(path)
+    assert code == 2
+    assert "'fp8' is not a compute dtype SGLang takes" in out
+
+
+def test_a_scripts_torch_dtype(tmp_path: Path) -> None:
+    for attr, tokens in (("bfloat16", "489,616"), ("float32", "367,088")):
+        path = tmp_path / "run.py"
+        path.write_text("import torch\nfrom vllm import LLM\nLLM(model=\"meta-llama/Meta-Llama-3-"
+                        f"8B-Instruct\", max_model_len=8192, dtype=torch.{attr})\n")
+        code, out = _check(path)
+        assert code == 0, out
+        assert f"({tokens} tokens in the pool)" in out
