@@ -253,6 +253,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target]:
     """Every deployment a script starts, through the manifests' one conversion."""
     from kvplan.check.manifests import site_targets
+    from kvplan.check.manifests.launcher_sites import installed
 
     found, refused = sites(path, text)
     doc = Doc(data={}, start_line=1, lines={})
@@ -263,7 +264,11 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
               f"traffic and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
               for n, line in enumerate(text.splitlines(), start=1)
               if re.match(r"\s*#\s*kvplan:", line)]
+    releases, said = _pins(text)
     for site in found:
+        if site.kind == KIND:  # started outside a container: the release its pip install pins
+            installed(site, "", releases)
+            site.notes.extend(said)
         for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
             target.notes.extend(unread)
             if site.kind == KIND:  # a pip install names no vendor (ROCm reads CUDA_VISIBLE_DEVICES)
@@ -274,6 +279,14 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             out.append(target)
     out.extend(refused)
     return sorted(out, key=lambda t: t.line)
+
+
+def _pins(text: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
+    """The engine releases the script's own `pip install` lines pin (launcher_sites.pip_pins,
+    as SkyPilot's setup, dstack's commands and a notebook's cells are read)."""
+    from kvplan.check.manifests.launcher_sites import pip_pins
+
+    return pip_pins(text, lambda n: f"line {n}")
 
 
 def starts_server(path: Path) -> bool:

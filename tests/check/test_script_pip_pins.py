@@ -1,0 +1,41 @@
+"""A launch script's own `pip install` pin is the release of the server it starts outside a
+container (kvplan.check.manifests.shell, through launcher_sites.pip_pins as SkyPilot's setup,
+dstack's commands and a notebook's cells)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+
+SERVE = "vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 8192"
+UNNAMED = "the vllm release is the one installed, which the script does not name"
+
+
+def _check(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "serve.sh"
+    path.write_text(f"#!/bin/sh\n{body}\n{SERVE}\n")
+    res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
+    assert res.exit_code == 0, res.output
+    return " ".join(res.output.split())
+
+
+def test_a_pin_is_the_release(tmp_path: Path) -> None:
+    out = _check(tmp_path, "pip install vllm==0.8.5")
+    assert "(llama-3-8b, vllm 0.8.5)" in out
+    assert "note: line 2 installs vllm==0.8.5: vllm 0.8.5" in out
+    assert UNNAMED not in out
+    # 0.8.5's V1 pool on an H100 (its profile, not the newest one's 489,616 tokens)
+    assert "(420,528 tokens in the pool)" in out
+
+
+def test_a_range_or_another_engine_keeps_the_release_unnamed(tmp_path: Path) -> None:
+    ranged = _check(tmp_path, "pip install 'vllm>=0.8'")
+    assert UNNAMED in ranged and "(llama-3-8b, vllm (default version))" in ranged
+    assert "line 2 installs vllm>=0.8: a range, not a release" in ranged
+    other = _check(tmp_path, "pip install sglang==0.4.6")
+    assert UNNAMED in other
+    assert "line 2 installs sglang==0.4.6: not the engine this server runs, so not its release" \
+        in other
