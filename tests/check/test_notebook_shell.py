@@ -178,3 +178,15 @@ def test_the_sglang_notebooks_logged_pool_against_its_release() -> None:
                                    "0.5.6", "-g", "l4", "-c", "32768"], env={"COLUMNS": "200"})
     assert "565,801" in got.output
     assert round((570_166 - 565_801) / 570_166 * 100, 1) == 0.8
+
+
+def test_an_indented_bang_line_is_read_as_if_it_runs_and_said(tmp_path: Path) -> None:
+    # before: the blanked line left `if` an empty block, and a notebook importing vllm was
+    # "not Python that parses"
+    path = _book(tmp_path, "import vllm\nif True:\n    !vllm serve Qwen/Qwen3-8B "
+                 "--max-model-len 8192 &")
+    [t] = read_targets(path, {}, "h100")
+    assert (t.line, t.deployment.engine.max_model_len) == (3, 8192)
+    assert t.notes[1] == ("the `!` line is indented inside Python code (an `if`, a loop or a "
+                          "function): read as if it runs once; kvplan does not follow the "
+                          "Python around it")

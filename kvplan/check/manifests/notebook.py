@@ -32,6 +32,7 @@ class Chunk:
     lines: list[str]
     cell: int
     magic: str  # "!" or the cell magic (%%bash, %%sh, %%script bash)
+    indented: bool = False  # a `!` line inside a Python block (an `if`, a loop, a function)
 
     @property
     def end(self) -> int:
@@ -191,14 +192,20 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
                 while span[-1].rstrip().endswith("\\") and i + len(span) < len(body):
                     span.append(body[i + len(span)])
                 command = stripped.lstrip("!")
-                out.chunks.append(Chunk(at, [command, *span[1:]], number, "!"))
+                out.chunks.append(Chunk(at, [command, *span[1:]], number, "!",
+                                        line[:1].isspace()))
             env = _ENV.match(stripped)
             if env is not None:
                 out.env.append((at, env.group(1), env.group(2)))
             if stripped.startswith(("%", "!")):
                 out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
                                  for k, s in enumerate(span))
-            lines.extend("" for _ in span)
+            # IPython makes the line one statement (get_ipython().system(...)): as the first
+            # line of a block (`if x:` above it), `pass` keeps the block one Python parses
+            opens = stripped != line and any(b.strip() for b in body[:i]) and \
+                [b for b in body[:i] if b.strip()][-1].rstrip().endswith(":")
+            lines.extend([line[:len(line) - len(stripped)] + "pass" if opens else "",
+                          *("" for _ in span[1:])])
             i += len(span)
             continue
         lines.append(line)

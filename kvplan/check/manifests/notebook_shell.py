@@ -162,6 +162,10 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
             continue
         for t in shell.targets(path, text, side_cache, default_gpu, given=given, pins=pins):
             t.notes.insert(0, _said(chunk, book, t.line or chunk.line))
+            if chunk.indented:
+                t.notes.insert(1, "the `!` line is indented inside Python code (an `if`, a loop "
+                                  "or a function): read as if it runs once; kvplan does not "
+                                  "follow the Python around it")
             out.append(t)
     return out, read
 
