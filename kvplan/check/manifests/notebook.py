@@ -1,32 +1,58 @@
 """A Jupyter notebook (`.ipynb`, nbformat 4 JSON) read as the Python script its code cells make
-(kvplan.check.manifests.python_script): the code cells' sources joined in order, each cell's
-lines kept so that a line number counts the joined code (a note says in which cell and on which
-of its lines a construction is). IPython's own syntax is not Python: a line magic (`%time`,
-`%pip install vllm`), a shell line (`!pip install ...`) and a help line (`x?`) are left out, and
-a cell magic (`%%bash`, `%%writefile`: the whole cell is another language's or a file's text)
-leaves its cell out; each is named in a note. `%%capture`, `%%time` and `%%timeit` run their
-cell's body as Python: it is read as a code cell. Markdown and raw cells are not code. The lines that
-run pip (`!pip install vllm==0.6.3`, `%pip install "sglang[all]==0.4.1"`, a %%bash or %%sh cell,
-the `!` / `%` lines of any code cell) are kept apart: an exact pin of an engine there is the
-release the notebook runs (Notebook.pins)."""
+(kvplan.check.manifests.python_script) and as the shell commands it runs
+(kvplan.check.manifests.notebook_shell). Every line of every code cell is counted, in order (the
+"joined" lines): a line number counts them, and a note says in which cell and on which of its
+lines a construction or a server start is. IPython's own syntax is not Python: a line magic
+(`%time`, `%pip install vllm`), a shell line (`!pip install ...`, continued by a trailing
+backslash onto the lines after it, as IPython joins them) and a help line (`x?`) are left out of
+the Python, and a cell magic (`%%bash`, `%%writefile`: the whole cell is another language's or a
+file's text) leaves its cell out; each is named in a note. `%%capture`, `%%time` and `%%timeit`
+run their cell's body as Python: it is read as a code cell. Markdown and raw cells are not code.
+
+The shell: each `!` line (with its continuation lines) runs in a shell of its own, and each
+`%%bash` / `%%sh` / `%%script bash|sh` cell in one shell (Notebook.chunks): a chunk that starts
+a server is read as a shell script is. `%env NAME=value` sets a variable every later shell
+inherits (Notebook.env). The lines that run pip (`!pip install vllm==0.6.3`, `%pip install
+"sglang[all]==0.4.1"`, a %%bash or %%sh cell, the `!` / `%` lines of any code cell) are kept
+apart: an exact pin of an engine there is the release the notebook runs (Notebook.pins)."""
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 
 
 @dataclass
+class Chunk:
+    """Shell text the notebook runs in one shell: a `!` line (with its continuation lines) or
+    the body of a %%bash / %%sh cell; `line` is the joined line of its first line."""
+
+    line: int
+    lines: list[str]
+    cell: int
+    magic: str  # "!" or the cell magic (%%bash, %%sh, %%script bash)
+    indented: bool = False  # a `!` line inside a Python block (an `if`, a loop, a function)
+
+    @property
+    def end(self) -> int:
+        return self.line + len(self.lines) - 1
+
+
+@dataclass
 class Notebook:
-    """The joined code and where each cell starts in it."""
+    """The joined code, where each cell starts in it, and the shell it runs."""
 
     code: str = ""
     starts: list[tuple[int, int]] = field(default_factory=list)  # (cell number, first line)
     notes: list[str] = field(default_factory=list)
+    note_at: list[int] = field(default_factory=list)  # the joined line of each note
     problem: str = ""  # why the file is no notebook kvplan reads
     # the lines that run in a shell, and where each is: `!pip install vllm==0.6.3`, `%pip ...`,
     # the body of a %%bash / %%sh cell and the `!` / `%` lines of a %%capture cell (pins)
     shell: list[tuple[str, str]] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
+    env: list[tuple[int, str, str]] = field(default_factory=list)  # (line, name, value): %env
 
     def pins(self) -> tuple[dict[str, tuple[str, str]], list[str]]:
         """engine -> (release, note) of an exact pin in a `pip install` the notebook runs
@@ -45,12 +71,23 @@ class Notebook:
             cell, first = number, start
         return f"code cell {cell}, its line {line - first + 1}"
 
+    def note(self, line: int, text: str) -> None:
+        self.notes.append(text)
+        self.note_at.append(line)
 
-# cell magics whose lines run in a shell (their pip installs run)
+    def notes_but(self, lines: set[int]) -> list[str]:
+        """The notes, less those on the lines given (shell lines read as a server start)."""
+        return [n for n, at in zip(self.notes, self.note_at) if at not in lines]
+
+
+# cell magics whose lines run in a shell (their pip installs run, their servers start)
 _SHELL_CELLS = frozenset({"%%bash", "%%sh"})
 # cell magics whose body IPython runs as the cell's own code (IPython's built-in magics: %%capture
 # captures its output, %%time and %%timeit time it): read as a code cell without the magic line
 _PYTHON_CELLS = frozenset({"%%capture", "%%time", "%%timeit"})
+# `%env NAME=value` / `%env NAME value` (IPython's %env sets os.environ, which every later `!`
+# line and %%bash cell inherits)
+_ENV = re.compile(r"^%env\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*|\s+)(\S.*?)\s*$")
 
 
 def _source(cell: dict[str, object]) -> str | None:
@@ -59,6 +96,30 @@ def _source(cell: dict[str, object]) -> str | None:
     if isinstance(src, list) and all(isinstance(s, str) for s in src):
         return "".join(src)
     return src if isinstance(src, str) else None
+
+
+def _shell_magic(first: str) -> str | None:
+    """The cell magic of a cell whose body runs in a shell: %%bash, %%sh, %%script bash|sh."""
+    words = first.split()
+    if words[0] in _SHELL_CELLS:
+        return words[0]
+    if words[0] == "%%script" and len(words) > 1 and words[1].rsplit("/", 1)[-1] in ("bash",
+                                                                                      "sh"):
+        return f"%%script {words[1]}"
+    return None
+
+
+def _magic_line(body: list[str]) -> int | None:
+    """The index of a cell's `%%` magic line: its first line, or the first after comment and
+    blank lines (Colab runs `# Launch the server` then `%%bash` as a bash cell: the stored
+    sglang 690AB notebook's outputs show it); None when the cell has none."""
+    for i, line in enumerate(body):
+        stripped = line.strip()
+        if stripped.startswith("%%"):
+            return i
+        if stripped and not stripped.startswith("#"):
+            return None
+    return None
 
 
 def read_notebook(text: str) -> Notebook:
@@ -91,28 +152,61 @@ def read_notebook(text: str) -> Notebook:
             out.problem = (f"not a notebook kvplan reads: code cell {number}'s source is "
                            "neither a string nor a list of strings (nbformat 4)")
             return out
-        body = source.splitlines()
-        if body and body[0].lstrip().startswith("%%"):
-            magic = body[0].split()[0]
-            if magic in _PYTHON_CELLS:
-                body[0] = ""
-            else:
-                out.notes.append(f"code cell {number} left out: its cell magic {magic} makes "
-                                 "it no Python")
-                if magic in _SHELL_CELLS:
-                    out.shell.extend((line, f"code cell {number}, its line {i}")
-                                     for i, line in enumerate(body[1:], start=2))
-                continue
-        out.starts.append((number, len(lines) + 1))
-        for i, line in enumerate(body, start=1):
-            stripped = line.lstrip()
-            if stripped.startswith(("%", "!")) or (stripped.endswith("?") and
-                                                   not stripped.startswith("#")):
-                out.notes.append(f"code cell {number}, its line {i}: `{stripped[:40]}` left "
-                                 "out (IPython syntax, not Python)")
-                if stripped.startswith(("%", "!")):
-                    out.shell.append((line, f"code cell {number}, its line {i}"))
-                line = ""
-            lines.append(line)
+        _cell(out, number, source.splitlines(), lines)
     out.code = "\n".join(lines) + "\n"
     return out
+
+
+def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None:
+    """One code cell's lines appended to the joined code (`lines`), its shell and notes kept."""
+    first = len(lines) + 1
+    out.starts.append((number, first))
+    at = _magic_line(body)
+    if at is not None:
+        magic = body[at].split()[0]
+        if magic in _PYTHON_CELLS:
+            body[at] = ""
+        else:
+            after = (f" (after {at} comment line(s), as Colab runs such a cell: IPython "
+                     "itself takes a cell magic on the first line only)") if at else ""
+            out.note(first + at, f"code cell {number} left out: its cell magic {magic} makes "
+                                 f"it no Python{after}")
+            shell = _shell_magic(body[at].strip())
+            if shell is not None:
+                out.shell.extend((line, f"code cell {number}, its line {i}")
+                                 for i, line in enumerate(body[at + 1:], start=at + 2))
+                out.chunks.append(Chunk(first + at + 1, body[at + 1:], number, shell))
+            lines.extend("" for _ in body)
+            return
+    i = 0
+    while i < len(body):
+        line = body[i]
+        stripped = line.lstrip()
+        at = first + i
+        if stripped.startswith(("%", "!")) or (stripped.endswith("?") and
+                                               not stripped.startswith("#")):
+            out.note(at, f"code cell {number}, its line {i + 1}: `{stripped[:40]}` left out "
+                         "(IPython syntax, not Python)")
+            span = [line]
+            if stripped.startswith("!"):  # IPython joins a `\`-continued escape line
+                while span[-1].rstrip().endswith("\\") and i + len(span) < len(body):
+                    span.append(body[i + len(span)])
+                command = stripped.lstrip("!")
+                out.chunks.append(Chunk(at, [command, *span[1:]], number, "!",
+                                        line[:1].isspace()))
+            env = _ENV.match(stripped)
+            if env is not None:
+                out.env.append((at, env.group(1), env.group(2)))
+            if stripped.startswith(("%", "!")):
+                out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
+                                 for k, s in enumerate(span))
+            # IPython makes the line one statement (get_ipython().system(...)): as the first
+            # line of a block (`if x:` above it), `pass` keeps the block one Python parses
+            opens = stripped != line and any(b.strip() for b in body[:i]) and \
+                [b for b in body[:i] if b.strip()][-1].rstrip().endswith(":")
+            lines.extend([line[:len(line) - len(stripped)] + "pass" if opens else "",
+                          *("" for _ in span[1:])])
+            i += len(span)
+            continue
+        lines.append(line)
+        i += 1
