@@ -245,6 +245,11 @@ NEW = {
         "partial: no verbatim copy of the official file; the Qwen3MoeConfig that transformers 5.7.0 printed on loading a local Qwen3-30B-A3B-Thinking-2507 folder in a public model report (code index id 62849783248; its dtype, rope_parameters and num_local_experts are transformers 5 spellings of torch_dtype, rope_theta and num_experts), whose module tree and tensor list repeat the shapes (48 layers, q_proj 2,048 to 4,096, k/v_proj 512, 128 experts of 768, an untied lm_head of 151,936 rows); Qwen3-30B-A3B's shapes with 262,144 positions and rope_theta 1e7 (qwen3-30b-a3b: 40,960 and 1e6), and intermediate_size 6,144 (qwen3-coder-30b-a3b's config says 5,472; every layer is MoE, so no tensor uses it), so its own spec; the Instruct-2507 release's own config was not found, so it is not aliased here",
         None,
     ),
+    "qwen3-30b-a3b-thinking-2507-fp8": (
+        "Qwen/Qwen3-30B-A3B-Thinking-2507-FP8",
+        "partial: no verbatim copy of the official file; the Qwen3MoeConfig that transformers 5.7.0 printed on loading a local Qwen3-30B-A3B-Thinking-2507-FP8 folder in a public model report (code index id 62570066099, the collection qwen3-30b-a3b-thinking-2507 is read from), with its quantization_config (quant_method fp8, fmt e4m3, dynamic activations, weight_block_size [128, 128], modules_to_not_convert lm_head and every layer's norms and router gate) copied as printed; the bf16 release's fields otherwise, and its tensor list shows the same shapes with float8_e4m3fn projections and experts, bf16 embeddings, lm_head, norms and router, and a bf16 weight_scale_inv per 128 x 128 block; Qwen's own FP8 release, priced as qwen3-30b-a3b-fp8 is (the original release's FP8, 40,960 positions)",
+        None,
+    ),
     # issue 13: Kimi-K2.5 (int4 routed experts beside bf16, a MoonViT tower)
     "kimi-k2.5": (
         "moonshotai/Kimi-K2.5",
@@ -267,6 +272,7 @@ COUNTED = {
     "qwen3-30b-a3b": (30532122624, "30,532,122,624 = total parameters in the model.safetensors.index.json metadata of Qwen3-30B-A3B, quoted in a public file (code index id 56090814112)"),
     "mixtral-8x22b": (140620634112, "140,620,634,112 safetensors parameters in 59 shards (the hub's metadata of Mixtral-8x22B-v0.1, quoted in code index id 61708970133)"),
     "qwen2.5-3b": (3085938688, "3,085,938,688 parameters of Qwen2.5-3B-Instruct (same architecture), unquantized at a pinned revision, quoted in code index id 68917025098"),
+    "qwen3-30b-a3b-thinking-2507-fp8": (30532122624, "30,532,122,624 = the 30,533,947,392 tensor values summed over all 4 safetensors shards of Qwen3-30B-A3B-Thinking-2507-FP8 in a public model report (code index id 62570066099) less its 1,824,768 weight_scale_inv values, one per 128 x 128 block (48 layers x (128 experts x 3 x 96 + q_proj and o_proj 2 x 512 + k_proj and v_proj 2 x 64)), which are scales, not parameters"),
 }
 OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.items()}
 
@@ -290,6 +296,7 @@ EXTRA_NOTES = {
     "deepseek-coder-6.7b-instruct": "read from a derivative re-save; see source",
     "opt-13b": "read from a derivative re-save; see source",
     "qwen3-30b-a3b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
+    "qwen3-30b-a3b-thinking-2507-fp8": "read from transformers' print of the loaded config; see source. fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales (1,824,768 bf16 values) are not counted, and the tensors the checkpoint keeps in bf16 are charged a byte, not two: embeddings and LM head 2 x 151,936 x 2,048 = 622,329,856, router gates 48 x 128 x 2,048 = 12,582,912, norms 48 x (2 x 2,048 + 2 x 128) + 2,048 = 210,944, so 635,123,712 bytes more than charged",
     "qwen3-32b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "qwen3-235b-a22b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "llama-3.1-70b-instruct-fp8": "ModelOpt FP8 checkpoint: weights charged at 1 byte per parameter, as the block-quantized Qwen3 FP8 specs are; the embeddings and the excluded LM head stay bf16 in the checkpoint (2 x 128,256 x 8,192 = 2,101,346,304 parameters, 2,101,346,304 bytes more than charged) and the per-tensor fp32 scales are not counted, so weight memory is an underestimate by about 2.1 GB (2.9%)",

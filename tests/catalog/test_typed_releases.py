@@ -12,13 +12,15 @@ the hand arithmetic of each entry's config.json (docs/catalog.md cites where eac
 - Qwen/Qwen2.5-VL-7B-Instruct -> qwen2.5-vl-7b: 28 layers x 4 KV heads x 128 x 2 x 2 B = 57,344 B
   a token, 128,000 positions.
 
-One was added: Qwen/Qwen3-30B-A3B-Thinking-2507 -> qwen3-30b-a3b-thinking-2507, from the config
+Two were added: Qwen/Qwen3-30B-A3B-Thinking-2507 -> qwen3-30b-a3b-thinking-2507, from the config
 transformers 5.7.0 printed for it in a public model report (catalog_sources.py says where): 48
 layers x 4 KV heads x 128 x 2 x 2 B = 98,304 B a token, 262,144 positions, and 30,532,122,624 bf16
-parameters x 2 B = 61,064,245,248 B of weights on one GPU. That print spells the expert count
-`num_local_experts`, as transformers 5 saves a Qwen3-MoE config; `kvplan import` had refused it
-("config field 'num_experts' is missing") and now reads either key, and refuses both when they
-disagree.
+parameters x 2 B = 61,064,245,248 B of weights on one GPU; and Qwen's FP8 release of it,
+Qwen/Qwen3-30B-A3B-Thinking-2507-FP8 -> qwen3-30b-a3b-thinking-2507-fp8 (the same report
+collection, with its quantization_config): the same cache, a byte a parameter, 30,532,122,624 B.
+Those prints spell the expert count `num_local_experts`, as transformers 5 saves a Qwen3-MoE
+config; `kvplan import` had refused it ("config field 'num_experts' is missing") and now reads
+either key, and refuses both when they disagree.
 
 The others have no official config.json in the material searched (docs/catalog.md, "Left out",
 task h70catalog, says what was read for each), so none is aliased from its name: each is refused
@@ -52,6 +54,8 @@ RESOLVED = [
 ADDED = [
     ("Qwen/Qwen3-30B-A3B-Thinking-2507", "qwen3-30b-a3b-thinking-2507", ("h100", "1"), 98_304,
      98_304, 262_144),
+    ("Qwen/Qwen3-30B-A3B-Thinking-2507-FP8", "qwen3-30b-a3b-thinking-2507-fp8", ("h100", "1"),
+     98_304, 98_304, 262_144),
 ]
 
 # bf16 releases whose own config.json was not found: refused, no entry planned in their place
@@ -121,11 +125,18 @@ def test_quantized_release_names_its_base_entry(runner, monkeypatch, ref: str, e
     assert f"plan `{entry} --weight-dtype {width}`" in got.stderr
 
 
-def test_thinking_2507_weights_are_its_bf16_parameters(runner, monkeypatch):
+@pytest.mark.parametrize(("ref", "weights"), [
+    ("Qwen/Qwen3-30B-A3B-Thinking-2507", 30_532_122_624 * 2),  # bf16: 61,064,245,248 B
+    ("Qwen/Qwen3-30B-A3B-Thinking-2507-FP8", 30_532_122_624),  # fp8: a byte a parameter
+])
+def test_thinking_2507_weights(runner, monkeypatch, ref: str, weights: int):
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    got = _size(runner, "Qwen/Qwen3-30B-A3B-Thinking-2507")
+    got = _size(runner, ref)
     row = json.loads(got.stdout)["results"][0]
-    assert row["weights_bytes"] == 30_532_122_624 * 2 == 61_064_245_248
+    assert row["weights_bytes"] == weights
+
+
+def test_thinking_2507_has_the_original_release_tensors():
     assert load_model("qwen3-30b-a3b-thinking-2507").params_total == load_model(
         "qwen3-30b-a3b").params_total  # the same tensors, 262,144 positions against 40,960
 
