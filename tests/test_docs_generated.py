@@ -183,7 +183,7 @@ PROSE = [
     ("docs/catalog.md", r"holds (?P<models>\d+) models", _counts),
     ("docs/catalog.md", r"holds \d+ models \(34 before issue 12, (?P<added>\d+) added\).*?All "
      r"(?P<pinned>\d+) new specs' totals", _added_specs),
-    ("docs/catalog.md", r"the hub's safetensors total \((?P<official>\d+) specs[;)]", _official_counts),
+    ("docs/catalog.md", r"the hub's safetensors total \((?P<official>\d+) specs[;,)]", _official_counts),
     ("docs/measure.md",
      r"the cache budget is \*\*(?P<mib>\d+) MiB\*\* \((?P<bytes>[\d,]+) B\).*?sequences are "
      r"\*\*(?P<context>\d+) tokens\*\* long.*?\((?P<per_token>[\d,]+) B per token\) a sequence is "

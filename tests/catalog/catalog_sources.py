@@ -272,6 +272,7 @@ COUNTED = {
     "qwen3-30b-a3b": (30532122624, "30,532,122,624 = total parameters in the model.safetensors.index.json metadata of Qwen3-30B-A3B, quoted in a public file (code index id 56090814112)"),
     "mixtral-8x22b": (140620634112, "140,620,634,112 safetensors parameters in 59 shards (the hub's metadata of Mixtral-8x22B-v0.1, quoted in code index id 61708970133)"),
     "qwen2.5-3b": (3085938688, "3,085,938,688 parameters of Qwen2.5-3B-Instruct (same architecture), unquantized at a pinned revision, quoted in code index id 68917025098"),
+    "phi-3-mini-4k": (3821079552, "3,821,079,552: keras-team/keras-hub keras_hub/src/models/phi3/phi3_presets.py@96b8685 phi3_mini_4k_instruct_en metadata params (task h70catalog; phi3_mini_128k_instruct_en lists the same count)"),
     "qwen3-30b-a3b-thinking-2507-fp8": (30532122624, "30,532,122,624 = the 30,533,947,392 tensor values summed over all 4 safetensors shards of Qwen3-30B-A3B-Thinking-2507-FP8 in a public model report (code index id 62570066099) less its 1,824,768 weight_scale_inv values, one per 128 x 128 block (48 layers x (128 experts x 3 x 96 + q_proj and o_proj 2 x 512 + k_proj and v_proj 2 x 64)), which are scales, not parameters"),
 }
 OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.items()}
