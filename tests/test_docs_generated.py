@@ -153,6 +153,14 @@ def _added_specs() -> dict[str, str]:
     return {"added": str(len(all_models()[0]) - 34), "pinned": str(len(PARAMS))}
 
 
+def _official_counts() -> dict[str, str]:
+    """docs/catalog.md: specs whose parameter count is an official one (params_estimated false:
+    a model card's figure, a checkpoint's total_size or tensor sum, the hub's safetensors total)."""
+    from kvplan.specs import all_models
+
+    return {"official": str(sum(1 for m in all_models()[0] if not m.params_estimated))}
+
+
 # (page, pattern over the page with its line breaks folded to spaces, source of the values)
 PROSE = [
     ("README.md", r"2 x 32 x 8 x 128 x 2 = (?P<bytes>[\d,]+) bytes",
@@ -175,6 +183,7 @@ PROSE = [
     ("docs/catalog.md", r"holds (?P<models>\d+) models", _counts),
     ("docs/catalog.md", r"holds \d+ models \(34 before issue 12, (?P<added>\d+) added\).*?All "
      r"(?P<pinned>\d+) new specs' totals", _added_specs),
+    ("docs/catalog.md", r"the hub's safetensors total \((?P<official>\d+) specs[;,)]", _official_counts),
     ("docs/measure.md",
      r"the cache budget is \*\*(?P<mib>\d+) MiB\*\* \((?P<bytes>[\d,]+) B\).*?sequences are "
      r"\*\*(?P<context>\d+) tokens\*\* long.*?\((?P<per_token>[\d,]+) B per token\) a sequence is "

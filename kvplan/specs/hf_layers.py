@@ -12,7 +12,7 @@ from typing import Any
 
 from kvplan.specs.config_paths import field_path
 from kvplan.specs.params import UnsupportedArchitecture
-from kvplan.specs.params_base import _flag, _index_list, _int_or
+from kvplan.specs.params_base import _flag, _index_list, _int_or, qwen_experts_key
 from kvplan.specs.schema import LayerKind, MoE
 
 QWEN_TYPES = ("qwen2", "qwen2_5_vl", "qwen3", "qwen3_moe", "qwen3_next", "qwen3_vl", "qwen3_vl_moe")
@@ -197,8 +197,11 @@ def moe_block(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> MoE 
                                                  or 1) != 1:
             raise ImportRefused("mlp_only_layers / decoder_sparse_step other than leading layers")
         shared = _int_or(cfg, "shared_expert_intermediate_size", 0, least=0)
+        # transformers 5 saves qwen3_moe / qwen3_vl_moe's count as num_local_experts, not
+        # qwen3_next's (Qwen3NextConfig has no attribute_map for it, 5.25.0)
+        key = "num_experts" if model_type == "qwen3_next" else qwen_experts_key(cfg)
         return MoE(
-            num_experts=positive_int(cfg, "num_experts"),
+            num_experts=positive_int(cfg, key),
             experts_per_token=positive_int(cfg, "num_experts_per_tok"),
             moe_intermediate_size=positive_int(cfg, "moe_intermediate_size"),
             num_shared_experts=1 if shared else 0,

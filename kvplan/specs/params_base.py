@@ -67,6 +67,21 @@ def _index_list(cfg: Mapping[str, Any], key: str) -> list[int]:
     return items
 
 
+def qwen_experts_key(cfg: Mapping[str, Any]) -> str:
+    """The key a Qwen3 MoE config keeps its routed-expert count under: `num_experts`, as
+    transformers 4 saves it, or `num_local_experts`, the name transformers 5 saves (its
+    Qwen3MoeConfig and Qwen3VLMoeTextConfig map num_experts to num_local_experts, transformers
+    5.25.0; Qwen3-30B-A3B-Thinking-2507's config as 5.7.0 prints it has only that key). Both,
+    with different values, is refused rather than one picked."""
+    new, old = cfg.get("num_local_experts"), cfg.get("num_experts")
+    if new is not None and old is not None and new != old:
+        raise UnsupportedArchitecture(
+            f"config fields {field_path(cfg, 'num_experts')!r} ({old!r}) and "
+            f"{field_path(cfg, 'num_local_experts')!r} ({new!r}) disagree; transformers reads "
+            "them as one count, keep one")
+    return "num_local_experts" if old is None and new is not None else "num_experts"
+
+
 def _flag(cfg: Mapping[str, Any], key: str, default: bool) -> bool:
     """An optional true/false field: `default` when absent or null; any other type is named
     (a string "false" is not read as true)."""

@@ -21,6 +21,7 @@ from kvplan.specs.params_base import (
     _int,
     _int_or,
     _mlp,
+    qwen_experts_key,
 )
 
 
@@ -51,7 +52,7 @@ def _qwen3_moe(cfg: Mapping[str, Any]) -> ParamCount:
     hidden, layers = _int(cfg, "hidden_size"), _int(cfg, "num_hidden_layers")
     kv = _int_or(cfg, "num_key_value_heads", 0, least=0) or _int(cfg, "num_attention_heads")
     bias = _flag(cfg, "attention_bias", False)
-    experts, top_k = _experts(cfg, "num_experts"), _int(cfg, "num_experts_per_tok")
+    experts, top_k = _experts(cfg, qwen_experts_key(cfg)), _int(cfg, "num_experts_per_tok")
     expert = _mlp(hidden, _int(cfg, "moe_intermediate_size"))
     sparse = _sparse_layers(cfg)
     dense = layers - sparse

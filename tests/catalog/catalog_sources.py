@@ -239,6 +239,17 @@ NEW = {
         "partial: no verbatim copy of the official file; the config as transformers 4.40.0 re-saved it (_name_or_path mistralai/Mixtral-8x22B-Instruct-v0.1) in https://huggingface.co/jsfs11/MixtralxWizardLM2-8x22B-SLERP-v0.2/blob/refs%2Fpr%2F1/.ipynb_checkpoints/config-checkpoint.json (806 bytes, as the docs index stores it: a SLERP merge's notebook copy of the config it started from), whose every shape the GPTQ export jarrelscy/Mixtral-8x22B-Instruct-v0.1-GPTQ-8bit@a736584 and the fine-tune sosoai/hansoldeco-Mixtral-8x22B-Instruct-v1@ee92e9b (transformers 4.39.3) repeat under the same _name_or_path; Mixtral-8x22B-v0.1's shapes and 65,536 positions with a 32,768-token vocabulary (the base's is 32,000), so its own spec, not an alias of mixtral-8x22b",
         (140630071296, None, "140,630,071,296 parameters (safetensors metadata) of mistralai/Mixtral-8x22B-Instruct-v0.1 at revision cc88a6c, as a public model-card candidate quotes it (code index id 66290984091, with 65,536 positions from its config.json and 281,260,367,720 bytes of BF16 safetensors); kvplan.specs.params reproduces it"),
     ),
+    # task h70catalog: a 2507 release users type, Qwen3-30B-A3B's shapes with 262,144 positions
+    "qwen3-30b-a3b-thinking-2507": (
+        "Qwen/Qwen3-30B-A3B-Thinking-2507",
+        "partial: no verbatim copy of the official file; the Qwen3MoeConfig that transformers 5.7.0 printed on loading a local Qwen3-30B-A3B-Thinking-2507 folder in a public model report (code index id 62849783248; its dtype, rope_parameters and num_local_experts are transformers 5 spellings of torch_dtype, rope_theta and num_experts), whose module tree and tensor list repeat the shapes (48 layers, q_proj 2,048 to 4,096, k/v_proj 512, 128 experts of 768, an untied lm_head of 151,936 rows); Qwen3-30B-A3B's shapes with 262,144 positions and rope_theta 1e7 (qwen3-30b-a3b: 40,960 and 1e6), and intermediate_size 6,144 (qwen3-coder-30b-a3b's config says 5,472; every layer is MoE, so no tensor uses it), so its own spec; the Instruct-2507 release's own config was not found, so it is not aliased here",
+        None,
+    ),
+    "qwen3-30b-a3b-thinking-2507-fp8": (
+        "Qwen/Qwen3-30B-A3B-Thinking-2507-FP8",
+        "partial: no verbatim copy of the official file; the Qwen3MoeConfig that transformers 5.7.0 printed on loading a local Qwen3-30B-A3B-Thinking-2507-FP8 folder in a public model report (code index id 62570066099, the collection qwen3-30b-a3b-thinking-2507 is read from), with its quantization_config (quant_method fp8, fmt e4m3, dynamic activations, weight_block_size [128, 128], modules_to_not_convert lm_head and every layer's norms and router gate) copied as printed; the bf16 release's fields otherwise, and its tensor list shows the same shapes with float8_e4m3fn projections and experts, bf16 embeddings, lm_head, norms and router, and a bf16 weight_scale_inv per 128 x 128 block; Qwen's own FP8 release, priced as qwen3-30b-a3b-fp8 is (the original release's FP8, 40,960 positions)",
+        None,
+    ),
     # issue 13: Kimi-K2.5 (int4 routed experts beside bf16, a MoonViT tower)
     "kimi-k2.5": (
         "moonshotai/Kimi-K2.5",
@@ -261,6 +272,8 @@ COUNTED = {
     "qwen3-30b-a3b": (30532122624, "30,532,122,624 = total parameters in the model.safetensors.index.json metadata of Qwen3-30B-A3B, quoted in a public file (code index id 56090814112)"),
     "mixtral-8x22b": (140620634112, "140,620,634,112 safetensors parameters in 59 shards (the hub's metadata of Mixtral-8x22B-v0.1, quoted in code index id 61708970133)"),
     "qwen2.5-3b": (3085938688, "3,085,938,688 parameters of Qwen2.5-3B-Instruct (same architecture), unquantized at a pinned revision, quoted in code index id 68917025098"),
+    "phi-3-mini-4k": (3821079552, "3,821,079,552: keras-team/keras-hub keras_hub/src/models/phi3/phi3_presets.py@96b8685 phi3_mini_4k_instruct_en metadata params (task h70catalog; phi3_mini_128k_instruct_en lists the same count)"),
+    "qwen3-30b-a3b-thinking-2507-fp8": (30532122624, "30,532,122,624 = the 30,533,947,392 tensor values summed over all 4 safetensors shards of Qwen3-30B-A3B-Thinking-2507-FP8 in a public model report (code index id 62570066099) less its 1,824,768 weight_scale_inv values, one per 128 x 128 block (48 layers x (128 experts x 3 x 96 + q_proj and o_proj 2 x 512 + k_proj and v_proj 2 x 64)), which are scales, not parameters"),
 }
 OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.items()}
 
@@ -272,6 +285,7 @@ EXTRA_NOTES = {
     "glm-4.5": "reconstructed from Megatron arguments; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the card's 355B total / 32B active: this count is 352,797,829,024, its active count without the embedding and output matrices 33,632,266,144 - 2 x 775,946,240 = 32,080,373,664",
     "glm-4.6": "reconstructed from a GLM-4.6 GGUF's metadata and glm-4.5's sources; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the zai-org README lists it as 355B-A32B, like GLM-4.5",
     "mistral-7b-v0.2": "read from a derivative re-save; see source",
+    "qwen3-30b-a3b-thinking-2507": "read from transformers' print of the loaded config; see source. The estimate equals qwen3-30b-a3b's official 30,532,122,624 (the same tensors); the report's tensor sum covers 8 of 16 shards",
     "mixtral-8x22b-instruct": "read from a derivative re-save; see source. Mixtral-8x22B-v0.1's 140,620,634,112 parameters plus 768 more rows x 6,144 in the embedding and the untied LM head (9,437,184) make the published count",
     "glm-4.5-air": "read from transformers' print of the loaded config; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the card's 106B total is this count rounded; its 12B active leaves out the embedding and output matrices (13,424,129,664 - 2 x 620,756,992 = 12,182,615,680)",
     "gemma-3-12b": "read from a derivative re-save; see source. keras-hub's gemma3_instruct_12b count, 12,187,079,280 with a 262,144-token vocabulary, plus 64 x 3,840 for the checkpoint's 64 more embedding rows, is 12,187,325,040: kvplan's estimate exactly",
@@ -283,6 +297,7 @@ EXTRA_NOTES = {
     "deepseek-coder-6.7b-instruct": "read from a derivative re-save; see source",
     "opt-13b": "read from a derivative re-save; see source",
     "qwen3-30b-a3b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
+    "qwen3-30b-a3b-thinking-2507-fp8": "read from transformers' print of the loaded config; see source. fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales (1,824,768 bf16 values) are not counted, and the tensors the checkpoint keeps in bf16 are charged a byte, not two: embeddings and LM head 2 x 151,936 x 2,048 = 622,329,856, router gates 48 x 128 x 2,048 = 12,582,912, norms 48 x (2 x 2,048 + 2 x 128) + 2,048 = 210,944, so 635,123,712 bytes more than charged",
     "qwen3-32b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "qwen3-235b-a22b-fp8": "fp8 block-quantized checkpoint: weights charged at 1 byte per parameter; the per-block scales are not counted",
     "llama-3.1-70b-instruct-fp8": "ModelOpt FP8 checkpoint: weights charged at 1 byte per parameter, as the block-quantized Qwen3 FP8 specs are; the embeddings and the excluded LM head stay bf16 in the checkpoint (2 x 128,256 x 8,192 = 2,101,346,304 parameters, 2,101,346,304 bytes more than charged) and the per-tensor fp32 scales are not counted, so weight memory is an underestimate by about 2.1 GB (2.9%)",

@@ -119,7 +119,8 @@ def test_a_differing_shape_is_not_an_alias(tmp_path):
     # same shapes, another position limit: a base release, a 2507 update, Coder, a distill
     [("qwen2.5-7b-base", "qwen2.5-7b"), ("qwen3-4b-2507", "qwen3-4b"),
      ("qwen2.5-coder-32b", "qwen2.5-32b"), ("qwen2.5-14b-instruct", "qwen2.5-14b"),
-     ("deepseek-r1-distill-qwen-7b", "qwen2.5-7b"), ("qwen2.5-72b-base", "qwen2.5-72b")],
+     ("deepseek-r1-distill-qwen-7b", "qwen2.5-7b"), ("qwen2.5-72b-base", "qwen2.5-72b"),
+     ("qwen3-30b-a3b-thinking-2507", "qwen3-30b-a3b")],
 )
 def test_a_different_position_limit_is_its_own_spec(variant: str, instruct: str):
     a, b = load_model(variant), load_model(instruct)

@@ -100,6 +100,9 @@ TABLE = {
     "llama-3-70b": (327_680, 327_680, None, 0),  # 80 L x 8 kv x 128 x 4
     "qwen3-235b-a22b-2507": (192_512, 192_512, None, 0),  # 94 L x 4 kv x head_dim 128 (not 64) x 4
     "qwen3-4b-2507": (147_456, 147_456, None, 0),  # 36 L x 8 kv x 128 x 4
+    # task h70catalog: Qwen3-30B-A3B-Thinking-2507's config (transformers' print): 48 L x 4 kv x head_dim 128 x 4
+    "qwen3-30b-a3b-thinking-2507": (98_304, 98_304, None, 0),
+    "qwen3-30b-a3b-thinking-2507-fp8": (98_304, 98_304, None, 0),  # its FP8 release: the same cache
     "qwen2.5-7b-base": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4; use_sliding_window false
     "qwen2.5-14b-instruct": (196_608, 196_608, None, 0),  # 48 L x 8 kv x 128 x 4
     # added by the catalog helper (issue 12, fourth pass)
@@ -245,6 +248,14 @@ PARAMS = {
     # the original release's shapes (qwen3-235b-a22b-fp8 above): 94 layers x 128 experts, 8 active
     "qwen3-235b-a22b-2507": (235_093_634_560, 22_190_763_520, None),
     "qwen3-4b-2507": (4_022_468_096, None, None),  # qwen3-4b's shapes, tied embeddings
+    # task h70catalog. 151,936 x 2,048 x 2 (untied) + 48 x (q 2,048 x 4,096, k and v 2 x 2,048 x
+    # 512, o 4,096 x 2,048, q/k norms 2 x 128, 2 x 2,048 norms, router 128 x 2,048, 128 experts
+    # x 3 x 2,048 x 768) + 2,048 = 30,532,122,624, qwen3-30b-a3b's official count (the same
+    # tensors); active: 8 of the 128 experts per layer, 3,353,032,704
+    "qwen3-30b-a3b-thinking-2507": (30_532_122_624, 3_353_032_704, None),
+    # its FP8 release: the same tensors (official: the report's sum over all 4 shards less the
+    # 1,824,768 weight_scale_inv values, 30,533,947,392 - 1,824,768)
+    "qwen3-30b-a3b-thinking-2507-fp8": (30_532_122_624, 3_353_032_704, None),
     # fourth pass. Llama-3.1-8B's 8,030,261,248 + 8 more rows x 4,096 x 2 (embedding, untied head)
     "llama-3.1-tulu-3-8b": (8_030_326_784, None, None),
     # TinyLlama v1.0's 1,100,048,384 + 3 more rows x 2,048 x 2 (embedding, untied head)

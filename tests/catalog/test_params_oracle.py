@@ -80,6 +80,7 @@ CASES = [
     ("gemma-7b", 2),  # gemma: tied embeddings, MHA with head_dim 256
     ("phi-4-mini", 2),  # phi3 with tied embeddings
     ("qwen3-coder-30b-a3b", 2),  # qwen3_moe
+    ("qwen3-30b-a3b-thinking-2507", 2),  # qwen3_moe as transformers 5 saves it (num_local_experts)
     ("mixtral-8x22b", 2),  # mixtral
     ("opt-125m", 2),  # opt: learned positions (+2 offset), biased projections and LayerNorms
     ("granite-3.1-8b", 2),  # granite: Llama tensors, tied embeddings (the multipliers are scalars)
