@@ -117,6 +117,18 @@ def _pass_over(engine: str, entry: str, words: list[str], lines: list[int],
     return ([w for w, k in zip(words, keep) if k], [n for n, k in zip(lines, keep) if k], notes)
 
 
+def _docker_pass_over(run: Any) -> tuple[list[str], list[int], list[str]]:
+    """(the container's command, its lines, notes) with `_pass_over` applied to the server the
+    `docker run` starts, as to one started outside a container: `--master-addr "$HEAD_IP"` with
+    HEAD_IP set outside the script refused the head node's `docker run` of a two-node vLLM
+    (vllm-project/recipes#395, outcomes round 8, task h71outcomes) though `--port $port` on
+    the same server outside a container is passed over (round 3)."""
+    start = server_start(run.command)
+    if start is None:
+        return run.command, list(run.lines), []
+    return _pass_over(start[0], start[1], run.command, list(run.lines), start[2])
+
+
 def _side_model(path: Path) -> str | None:
     """The `model:` the script's side file names (its top level), None without one."""
     from kvplan.check.manifests.side import read_side, side_file_for
@@ -214,16 +226,17 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
         elif cmd.conditional:
             notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
         if run is not None:
-            bad = _unresolved([run.image, *run.command])
-            problems = ([Problem("", _what(bad) + model_word_said(run.command, bad),
+            command, command_lines, passed = _docker_pass_over(run)
+            bad = _unresolved([run.image, *command])
+            problems = ([Problem("", _what(bad) + model_word_said(command, bad),
                                  cmd.lines[0])] if bad else list(run.problems))
-            container = {"image": run.image, "command": run.command, "line_of": run.lines,
+            container = {"image": run.image, "command": command, "line_of": command_lines,
                          "env": [{"name": k, "value": v} for k, v in run.env.items()],
                          "resource": run.resource, "implied_entry": run.implied,
                          "entry_image": run.image}
             files = ScriptFiles(path, cmd.cwd, cmd.lines[0], run.mounts, run.workdir)
             out.append(_site(cmd, len(out), container, run.count, run.said, "docker run",
-                             problems, notes + run.notes, files))
+                             problems, notes + run.notes + passed, files))
             continue
         assert start is not None
         server, lines, passed = _pass_over(start[0], start[1], words, list(cmd.lines), start[2])
