@@ -222,3 +222,18 @@ def test_paged_rounding_that_outweighs_reserving_is_shown_as_a_saving(runner):
     data = json.loads(invoke(runner, "size", "qwen3-next-80b-a3b", "--gpu", "h200", "--tp", "2",
                              "--engine", "vllm", "--engine-version", "0.10.2", "-f", "json").output)
     assert data["results"][0]["reserved_waste_bytes_per_sequence"] == -786_432
+
+
+def test_window_rounded_to_a_block_shows_reserving_as_a_saving(runner):
+    """phi-3-mini-4k (sliding window 2,047, model_specs) at 4,096 tokens: reserving holds the
+    window exactly, 2,047 tokens; paging holds ceil(2,047 / 16) x 16 = 2,048; one token of
+    32 layers x 32 KV heads x 96 x 2 x 2 B = 393,216 B more when paged (docs/maths.md)."""
+    out = invoke(runner, "size", "phi-3-mini-4k", "--gpu", "h100", "--context", "4096",
+                 "-f", "json")
+    assert out.exit_code == 0, out.output
+    row = json.loads(out.output)["results"][0]
+    assert row["kv_bytes_per_token"] == 32 * 32 * 96 * 2 * 2 == 393_216
+    assert row["kv_bytes_per_sequence"] == 2_048 * 393_216
+    assert row["reserved_waste_bytes_per_sequence"] == -393_216
+    table = invoke(runner, "size", "phi-3-mini-4k", "--gpu", "h100", "--context", "4096")
+    assert "reserved would save  384 KiB each (block rounding)" in table.output
