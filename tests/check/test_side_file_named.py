@@ -42,3 +42,40 @@ def test_a_kvplan_file_with_nothing_beside_it_is_read_as_itself(tmp_path: Path) 
     lone.write_text("gpu: h100\n")
     res = CliRunner().invoke(app, ["check", str(lone)])
     assert "a side file" not in res.output
+
+
+PY = ('from vllm import LLM\nLLM(model="meta-llama/Meta-Llama-3-8B-Instruct", '
+      'max_model_len=8192)\n')
+
+
+def test_a_python_scripts_side_file_named_with_it(tmp_path: Path) -> None:
+    # run.py reads run.kvplan.yaml (its gpu: h100 gives 489,616 tokens, as serve.sh's does
+    # above), so `kvplan check run*` (run.py and run.kvplan.yaml) reads it with the script; it
+    # gave the side file its own ERROR 'no kvplan/v1 deployment and nothing that runs vLLM'
+    script = tmp_path / "run.py"
+    script.write_text(PY)
+    (tmp_path / "run.kvplan.yaml").write_text("gpu: h100\n")
+    res = CliRunner().invoke(app, ["check", str(script), str(tmp_path / "run.kvplan.yaml")])
+    assert res.exit_code == 0, res.output
+    assert "1 checked in 1 file(s): 1 PASS, 0 FAIL, 0 ERROR" in res.output
+    assert "(489,616 tokens in the pool)" in res.output
+    # a folder walk leaves it out as a side file, not as a YAML file without a deployment
+    res = CliRunner().invoke(app, ["check", str(tmp_path)])
+    assert res.exit_code == 0, res.output
+    assert "1 checked in 1 file(s): 1 PASS, 0 FAIL, 0 ERROR\n" in res.output
+
+
+def test_a_notebooks_side_file_named_with_it(tmp_path: Path) -> None:
+    import json
+
+    book = tmp_path / "serve.ipynb"
+    book.write_text(json.dumps({"cells": [{"cell_type": "code", "source": PY}]}))
+    side = tmp_path / "serve.kvplan.yaml"
+    side.write_text("gpu: h100\n")
+    res = CliRunner().invoke(app, ["check", str(book), str(side)])
+    assert res.exit_code == 0, res.output
+    assert "(489,616 tokens in the pool)" in res.output
+    res = CliRunner().invoke(app, ["check", str(side)])
+    assert res.exit_code == 2
+    assert (f"a side file: kvplan reads it with serve.ipynb, the file beside it, which gives the "
+            f"deployment; check {book} (or its folder)") in " ".join(res.output.split())

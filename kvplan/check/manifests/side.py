@@ -55,21 +55,25 @@ def side_file_for(path: Path) -> Path | None:
     return None
 
 
-# what a side file sits beside: a manifest, or a launch script (kvplan.check.manifests.shell's
-# SHELL_SUFFIXES, repeated here to keep this module free of the shell readers' imports; a test
-# holds the two equal)
-_SIDE_OF = (".yaml", ".yml", ".sh", ".bash", ".zsh", ".ksh")
+# what a side file sits beside: a manifest, a launch script or a Python script or notebook
+# (kvplan.check.manifests.shell's SHELL_SUFFIXES and kvplan.check.outcome's PY_SUFFIXES, repeated
+# here to keep this module free of the readers' imports; a test holds them equal). The .py and
+# .ipynb readers read their side file too (site_targets), but a side file beside one was read as
+# a document of its own when named with it (task h70review)
+_SIDE_OF = (".yaml", ".yml", ".sh", ".bash", ".zsh", ".ksh", ".py", ".ipynb")
 
 
 def is_side_file(path: Path) -> bool:
-    """A `.kvplan.yaml` file with a manifest or launch script of the same stem next to it
-    (`serve.kvplan.yaml` or `serve.sh.kvplan.yaml` beside `serve.sh`, as side_file_for finds it):
-    a folder walked or a glob leaves it out instead of reading it as a document of its own."""
+    """A `.kvplan.yaml` file with a manifest, launch script, Python script or notebook of the same
+    stem next to it (`serve.kvplan.yaml` or `serve.sh.kvplan.yaml` beside `serve.sh`, as
+    side_file_for finds it): a folder walked or a glob leaves it out instead of reading it as a
+    document of its own."""
     return side_owner(path) is not None
 
 
 def side_owner(path: Path) -> Path | None:
-    """The manifest or launch script a side file sits beside (None: `path` is no side file)."""
+    """The manifest, script or notebook a side file sits beside (None: `path` is no side
+    file)."""
     name = path.name
     for suffix in (".kvplan.yaml", ".kvplan.yml"):
         if name.endswith(suffix):
