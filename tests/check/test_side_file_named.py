@@ -79,3 +79,16 @@ def test_a_notebooks_side_file_named_with_it(tmp_path: Path) -> None:
     assert res.exit_code == 2
     assert (f"a side file: kvplan reads it with serve.ipynb, the file beside it, which gives the "
             f"deployment; check {book} (or its folder)") in " ".join(res.output.split())
+
+
+def test_the_full_name_yml_spelling_is_read(tmp_path: Path) -> None:
+    # serve.sh.kvplan.yml was a side file to a glob (left out) but side_file_for never
+    # read it: its gpu: h100 was dropped without a word ('no GPU named ... a side file
+    # serve.kvplan.yaml'), and the glob serve* checked serve.sh on no GPU
+    script = tmp_path / "serve.sh"
+    script.write_text(SCRIPT)
+    (tmp_path / "serve.sh.kvplan.yml").write_text("gpu: h100\n")
+    for paths in ([str(script)], [str(tmp_path / "*")]):
+        res = CliRunner().invoke(app, ["check", *paths])
+        assert res.exit_code == 0, res.output
+        assert "(489,616 tokens in the pool)" in res.output

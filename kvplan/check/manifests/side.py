@@ -44,11 +44,13 @@ SKIP_ANNOTATION = "skip"
 
 
 def side_file_for(path: Path) -> Path | None:
-    """`llama.kvplan.yaml` (or `llama.yaml.kvplan.yaml`) next to `llama.yaml`."""
+    """`llama.kvplan.yaml` (or `llama.yaml.kvplan.yaml`, or either with `.yml`) next to
+    `llama.yaml`."""
     for candidate in (
         path.with_name(path.stem + ".kvplan.yaml"),
         path.with_name(path.stem + ".kvplan.yml"),
         path.with_name(path.name + ".kvplan.yaml"),
+        path.with_name(path.name + ".kvplan.yml"),  # side_owner's spellings, all four
     ):
         if candidate.is_file():
             return candidate
