@@ -92,3 +92,16 @@ def test_the_full_name_yml_spelling_is_read(tmp_path: Path) -> None:
         res = CliRunner().invoke(app, ["check", *paths])
         assert res.exit_code == 0, res.output
         assert "(489,616 tokens in the pool)" in res.output
+
+
+def test_a_side_file_beside_two_files_is_left_to_the_one_named(tmp_path: Path) -> None:
+    # serve.kvplan.yaml sits beside serve.sh and serve.yaml (a ConfigMap here): both read it,
+    # but the side file named with serve.sh got 'ERROR ... a side file: kvplan reads it with
+    # serve.yaml ...; check serve.yaml', though serve.sh, named, had read it
+    script, side = _pair(tmp_path)
+    (tmp_path / "serve.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata:\n"
+                                         "  name: serve\n")
+    res = CliRunner().invoke(app, ["check", str(script), str(side)])
+    assert res.exit_code == 0, res.output
+    assert "1 checked in 1 file(s): 1 PASS, 0 FAIL, 0 ERROR" in res.output
+    assert "(489,616 tokens in the pool)" in res.output
