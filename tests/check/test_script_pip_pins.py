@@ -39,3 +39,16 @@ def test_a_range_or_another_engine_keeps_the_release_unnamed(tmp_path: Path) -> 
     assert UNNAMED in other
     assert "line 2 installs sglang==0.4.6: not the engine this server runs, so not its release" \
         in other
+
+
+def test_a_pin_on_a_continued_line_is_read(tmp_path: Path) -> None:
+    # `pip install \` then the packages on the next lines (one command to the shell): the pin
+    # on line 4 was passed over, the note said the script names no release and the newest
+    # release's 489,616 tokens were planned
+    out = _check(tmp_path, "pip install --upgrade \\\n    torch \\\n    vllm==0.8.5")
+    assert "note: line 2 installs vllm==0.8.5: vllm 0.8.5" in out
+    assert "(420,528 tokens in the pool)" in out
+    assert UNNAMED not in out
+    # a backslash inside a line, or a line after a command that ends, does not join
+    out = _check(tmp_path, "pip install torch\necho vllm==0.8.5")
+    assert UNNAMED in out and "(489,616 tokens in the pool)" in out

@@ -69,7 +69,8 @@ def pip_pins(script: str, where: Callable[[int], str],
     """engine -> (release, note) for an exact pin in a line of `script` that runs `pip install`
     (`pip install vllm==0.6.6`, `uv pip install "sglang[all]==0.4.6"`), read as an image tag is
     (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) or a release kvplan does not read
-    is noted. `where(n)` names the script's line n (1-based) in the notes; the last exact pin
+    is noted. A line a trailing backslash continues is read with its continuation lines, named by
+    its first. `where(n)` names the script's line n (1-based) in the notes; the last exact pin
     of an engine is its release, as pip replaces what an earlier install put there (task
     h62review: a second pin was passed over in silence), said with the pin it replaces."""
     from kvplan.check.manifests.image_tag import read_image_tag
@@ -77,7 +78,7 @@ def pip_pins(script: str, where: Callable[[int], str],
     out: dict[str, tuple[str, str]] = {}
     pins: dict[str, tuple[str, str]] = {}  # engine -> (the pin read, where)
     notes: list[str] = []
-    for n, line in enumerate(script.splitlines(), start=1):
+    for n, line in _commands(script):
         if not _INSTALL.search(line) or line.lstrip().startswith("#"):
             continue
         for m in _PIN.finditer(line):
@@ -99,6 +100,23 @@ def pip_pins(script: str, where: Callable[[int], str],
             pins[engine] = pin
             out[engine] = (tag.version, f"{said}: {engine} {tag.version}")
     return out, notes
+
+
+def _commands(script: str) -> list[tuple[int, str]]:
+    """(first line number, text) of each line of `script` with the lines a trailing backslash
+    continues joined to it, as the shell reads them (`pip install \\` then `vllm==0.8.5` on the
+    next line is one command; task h70review: that pin was passed over)."""
+    out: list[tuple[int, str]] = []
+    going = False
+    for n, line in enumerate(script.splitlines(), start=1):
+        if going:
+            out[-1] = (out[-1][0], out[-1][1] + " " + line)
+        else:
+            out.append((n, line))
+        going = line.endswith("\\")
+        if going:
+            out[-1] = (out[-1][0], out[-1][1][:-1])
+    return out
 
 
 # kvplan.check.manifests.shell's note on a server started outside a container: "started outside a
