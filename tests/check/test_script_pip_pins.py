@@ -52,3 +52,20 @@ def test_a_pin_on_a_continued_line_is_read(tmp_path: Path) -> None:
     # a backslash inside a line, or a line after a command that ends, does not join
     out = _check(tmp_path, "pip install torch\necho vllm==0.8.5")
     assert UNNAMED in out and "(489,616 tokens in the pool)" in out
+
+
+def test_a_wildcard_or_another_operator_is_a_range(tmp_path: Path) -> None:
+    # PEP 440: `==0.8.*` matches every 0.8 release (pip installs the newest, 0.8.5.post1), but
+    # it was read as the release '0.8' ('installs vllm==0.8.: vllm 0.8', 420,528 tokens)
+    out = _check(tmp_path, "pip install 'vllm==0.8.*'")
+    assert "line 2 installs vllm==0.8.*: a range, not a release" in out
+    assert UNNAMED in out and "(489,616 tokens in the pool)" in out
+    # `<`, `<=` and `!=` are ranges too (they were passed over without a note)
+    for spec in ("vllm<0.9", "vllm<=0.9.2", "vllm!=0.9.0"):
+        out = _check(tmp_path, f"pip install '{spec}'")
+        assert f"line 2 installs {spec}: a range, not a release" in out, spec
+        assert UNNAMED in out
+    # `===` is PEP 440's exact (arbitrary) equality: the release
+    out = _check(tmp_path, "pip install vllm===0.8.5")
+    assert "note: line 2 installs vllm===0.8.5: vllm 0.8.5" in out
+    assert "(420,528 tokens in the pool)" in out
