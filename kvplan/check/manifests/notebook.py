@@ -13,6 +13,7 @@ release the notebook runs (Notebook.pins)."""
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import dataclass, field
 
 
@@ -91,7 +92,8 @@ def read_notebook(text: str) -> Notebook:
             out.problem = (f"not a notebook kvplan reads: code cell {number}'s source is "
                            "neither a string nor a list of strings (nbformat 4)")
             return out
-        body = source.splitlines()
+        # IPython dedents a cell first (inputtransformer2.py leading_indent, textwrap.dedent)
+        body = textwrap.dedent(source).splitlines()
         if body and body[0].lstrip().startswith("%%"):
             magic = body[0].split()[0]
             if magic in _PYTHON_CELLS:
@@ -112,7 +114,11 @@ def read_notebook(text: str) -> Notebook:
                                  "out (IPython syntax, not Python)")
                 if stripped.startswith(("%", "!")):
                     out.shell.append((line, f"code cell {number}, its line {i}"))
-                line = ""
+                indent = line[: len(line) - len(stripped)]
+                # IPython keeps the line's indent (inputtransformer2.py EscapedCommand.transform,
+                # `indent + call`): an indented line is a statement of its block (`if IN_COLAB:`
+                # then `    !pip install ...`), so it stays one
+                line = f"{indent}pass" if indent else ""
             lines.append(line)
     out.code = "\n".join(lines) + "\n"
     return out

@@ -1,0 +1,44 @@
+"""A notebook's IPython lines are left out of its Python as IPython rewrites them
+(IPython/core/inputtransformer2.py, ipython/ipython 9.16.1-46-g7f0ee5568): the rest of the cell
+stays Python that parses, and the pins those lines hold are read (task h70review;
+kvplan.check.manifests.notebook)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+
+START = ('from vllm import LLM\n'
+         'llm = LLM(model="meta-llama/Meta-Llama-3-8B-Instruct", max_model_len=8192)')
+# Llama-3-8B at 8,192 tokens on an H100: the newest vLLM's pool, and vllm 0.8.5's (the figures of
+# tests/check/test_script_pip_pins.py)
+NEWEST, V085 = "(489,616 tokens in the pool)", "(420,528 tokens in the pool)"
+
+
+def _check(tmp_path: Path, *cells: str) -> tuple[int, str]:
+    path = tmp_path / "run.ipynb"
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": c} for c in cells]}))
+    res = CliRunner().invoke(app, ["check", str(path), "--gpu", "h100"])
+    return res.exit_code, " ".join(res.output.split())
+
+
+def test_an_indented_shell_line_keeps_its_block(tmp_path: Path) -> None:
+    # Colab's `if IN_COLAB:` then an indented `!pip install`: IPython keeps the line's indent
+    # (EscapedCommand.transform, `new_line = indent + call`, :574), so the block is not empty;
+    # kvplan blanked the line and read 'expected an indented block after 'if' statement'
+    code, out = _check(tmp_path, "IN_COLAB = True\nif IN_COLAB:\n    !pip install vllm==0.8.5",
+                       START)
+    assert code == 0, out
+    assert V085 in out
+    assert "note: code cell 1, its line 3 installs vllm==0.8.5: vllm 0.8.5" in out
+    # a cell indented as a whole is dedented first (leading_indent, :41, textwrap.dedent), so
+    # its indented shell line is a top-level one
+    code, out = _check(tmp_path, "  !pip install vllm==0.8.5", START)
+    assert code == 0, out
+    assert V085 in out
