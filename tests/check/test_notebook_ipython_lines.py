@@ -42,3 +42,13 @@ def test_an_indented_shell_line_keeps_its_block(tmp_path: Path) -> None:
     code, out = _check(tmp_path, "  !pip install vllm==0.8.5", START)
     assert code == 0, out
     assert V085 in out
+
+
+def test_a_shell_line_continued_by_a_backslash(tmp_path: Path) -> None:
+    # IPython reads `!pip install \` and the lines a trailing backslash continues as one command
+    # (find_end_of_continued_line, :254, in EscapedCommand.transform); kvplan read the second line
+    # as Python ('unexpected indent') and lost the pin
+    code, out = _check(tmp_path, "!pip install -q \\\n    vllm==0.8.5 \\\n    openai", START)
+    assert code == 0, out
+    assert V085 in out
+    assert "note: code cell 1, its line 1 installs vllm==0.8.5: vllm 0.8.5" in out

@@ -106,14 +106,21 @@ def read_notebook(text: str) -> Notebook:
                                      for i, line in enumerate(body[1:], start=2))
                 continue
         out.starts.append((number, len(lines) + 1))
+        going = False  # the line before is an IPython line a trailing backslash continues
         for i, line in enumerate(body, start=1):
             stripped = line.lstrip()
+            if going:  # part of that command (inputtransformer2.py find_end_of_continued_line)
+                out.shell.append((line, f"code cell {number}, its line {i}"))
+                going = line.endswith("\\")
+                lines.append("")
+                continue
             if stripped.startswith(("%", "!")) or (stripped.endswith("?") and
                                                    not stripped.startswith("#")):
                 out.notes.append(f"code cell {number}, its line {i}: `{stripped[:40]}` left "
                                  "out (IPython syntax, not Python)")
                 if stripped.startswith(("%", "!")):
                     out.shell.append((line, f"code cell {number}, its line {i}"))
+                    going = line.endswith("\\")
                 indent = line[: len(line) - len(stripped)]
                 # IPython keeps the line's indent (inputtransformer2.py EscapedCommand.transform,
                 # `indent + call`): an indented line is a statement of its block (`if IN_COLAB:`
