@@ -52,3 +52,19 @@ def test_a_shell_line_continued_by_a_backslash(tmp_path: Path) -> None:
     assert code == 0, out
     assert V085 in out
     assert "note: code cell 1, its line 1 installs vllm==0.8.5: vllm 0.8.5" in out
+
+
+def test_only_a_help_line_is_read_as_one(tmp_path: Path) -> None:
+    # a line whose comment ends in '?' is Python: IPython's help line is `name?` / `name??` at the
+    # end of the code (HelpEnd looks at the last token before the newline, a comment being one
+    # token, and its _help_end_re); kvplan left the whole LLM(...) line out as 'x?' and read
+    # 'nothing that runs vLLM, SGLang or TensorRT-LLM in this file'
+    code, out = _check(tmp_path, START + "  # which GPU does it need?")
+    assert code == 0, out
+    assert NEWEST in out
+    # `?LLM` (IPython's leading help escape, ESC_HELP in ESCAPE_SINGLES) and `llm.generate??`
+    # are help lines, left out with a note
+    code, out = _check(tmp_path, "?LLM", START, "llm.generate??")
+    assert code == 0, out
+    assert "code cell 1, its line 1: `?LLM` left out (IPython syntax, not Python)" in out
+    assert "code cell 3, its line 1: `llm.generate??` left out" in out

@@ -13,6 +13,7 @@ release the notebook runs (Notebook.pins)."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from dataclasses import dataclass, field
 
@@ -52,6 +53,13 @@ _SHELL_CELLS = frozenset({"%%bash", "%%sh"})
 # cell magics whose body IPython runs as the cell's own code (IPython's built-in magics: %%capture
 # captures its output, %%time and %%timeit time it): read as a code cell without the magic line
 _PYTHON_CELLS = frozenset({"%%capture", "%%time", "%%timeit"})
+
+
+# IPython's help line `obj?` / `obj.attr??` / `%magic?` at the end of the code
+# (inputtransformer2.py _help_end_re, :580 in ipython 9.16.1-46-g7f0ee5568; HelpEnd.find looks at
+# the last token before the newline, so a line whose comment ends in `?` is Python); `?obj`
+# (ESC_HELP) is caught by the leading escapes
+_HELP_END = re.compile(r"%{0,2}[a-zA-Z_*][\w*]*(?:\.[a-zA-Z_*][\w*]*)*\?\??$")
 
 
 def _source(cell: dict[str, object]) -> str | None:
@@ -114,8 +122,8 @@ def read_notebook(text: str) -> Notebook:
                 going = line.endswith("\\")
                 lines.append("")
                 continue
-            if stripped.startswith(("%", "!")) or (stripped.endswith("?") and
-                                                   not stripped.startswith("#")):
+            if stripped.startswith(("%", "!", "?")) or (_HELP_END.search(stripped) and
+                                                        "#" not in stripped):
                 out.notes.append(f"code cell {number}, its line {i}: `{stripped[:40]}` left "
                                  "out (IPython syntax, not Python)")
                 if stripped.startswith(("%", "!")):
