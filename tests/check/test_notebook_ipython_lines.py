@@ -68,3 +68,15 @@ def test_only_a_help_line_is_read_as_one(tmp_path: Path) -> None:
     assert code == 0, out
     assert "code cell 1, its line 1: `?LLM` left out (IPython syntax, not Python)" in out
     assert "code cell 3, its line 1: `llm.generate??` left out" in out
+
+
+def test_a_cell_magic_after_blank_lines(tmp_path: Path) -> None:
+    # IPython drops a cell's leading blank lines before it looks for a cell magic
+    # (leading_empty_lines :27, first of TransformerManager's cleanup_transforms :706, then
+    # cell_magic :223): a %%bash cell that starts with a blank line runs as bash; kvplan read
+    # `pip install vllm==0.8.5` as Python ('not Python that parses (invalid syntax)')
+    code, out = _check(tmp_path, "\n%%bash\npip install vllm==0.8.5", START)
+    assert code == 0, out
+    assert V085 in out
+    assert "note: code cell 1, its line 3 installs vllm==0.8.5: vllm 0.8.5" in out
+    assert "code cell 1 left out: its cell magic %%bash makes it no Python" in out

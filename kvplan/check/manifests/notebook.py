@@ -102,16 +102,18 @@ def read_notebook(text: str) -> Notebook:
             return out
         # IPython dedents a cell first (inputtransformer2.py leading_indent, textwrap.dedent)
         body = textwrap.dedent(source).splitlines()
-        if body and body[0].lstrip().startswith("%%"):
-            magic = body[0].split()[0]
+        # and drops its leading blank lines before it looks for a cell magic (leading_empty_lines)
+        top = next((k for k, line in enumerate(body) if line.strip()), len(body))
+        if top < len(body) and body[top].lstrip().startswith("%%"):
+            magic = body[top].split()[0]
             if magic in _PYTHON_CELLS:
-                body[0] = ""
+                body[top] = ""
             else:
                 out.notes.append(f"code cell {number} left out: its cell magic {magic} makes "
                                  "it no Python")
                 if magic in _SHELL_CELLS:
                     out.shell.extend((line, f"code cell {number}, its line {i}")
-                                     for i, line in enumerate(body[1:], start=2))
+                                     for i, line in enumerate(body[top + 1:], start=top + 2))
                 continue
         out.starts.append((number, len(lines) + 1))
         going = False  # the line before is an IPython line a trailing backslash continues
