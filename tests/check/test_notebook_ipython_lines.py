@@ -80,3 +80,21 @@ def test_a_cell_magic_after_blank_lines(tmp_path: Path) -> None:
     assert V085 in out
     assert "note: code cell 1, its line 3 installs vllm==0.8.5: vllm 0.8.5" in out
     assert "code cell 1 left out: its cell magic %%bash makes it no Python" in out
+
+
+def test_an_assignment_from_a_shell_line_or_a_magic(tmp_path: Path) -> None:
+    # `gpus = !nvidia-smi -L` and `home = %env HOME` are IPython's SystemAssign (:383) and
+    # MagicAssign: the name is bound to the command's output; kvplan read the line as Python and
+    # stopped ('not Python that parses (invalid syntax)')
+    code, out = _check(tmp_path, "gpus = !nvidia-smi -L\nhome = %env HOME", START)
+    assert code == 0, out
+    assert NEWEST in out
+    assert "code cell 1, its line 1: `gpus = !nvidia-smi -L` left out (IPython syntax, not " \
+        "Python)" in out
+    # the name is bound to a call kvplan does not make, so an engine keyword given it says so
+    code, out = _check(tmp_path, 'from vllm import LLM\nn = !nvidia-smi -L | wc -l\n'
+                       'llm = LLM(model="meta-llama/Meta-Llama-3-8B-Instruct", max_model_len=8192,'
+                       ' tensor_parallel_size=n)')
+    assert code == 2, out
+    assert ("ERROR line 3: tensor_parallel_size: get_ipython().getoutput('nvidia-smi -L | wc -l'): "
+            "a value computed when the script runs (a call kvplan does not make)") in out

@@ -62,6 +62,11 @@ _PYTHON_CELLS = frozenset({"%%capture", "%%time", "%%timeit"})
 _HELP_END = re.compile(r"%{0,2}[a-zA-Z_*][\w*]*(?:\.[a-zA-Z_*][\w*]*)*\?\??$")
 
 
+# `NAME = !cmd` / `a, b = %magic args`: IPython's SystemAssign and MagicAssign
+# (inputtransformer2.py :383 and :350), rewritten as IPython does, to a call kvplan does not make
+_ASSIGN = re.compile(r"(\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)(!|%(?=[A-Za-z_]))(.*)$")
+
+
 def _source(cell: dict[str, object]) -> str | None:
     """A cell's source (nbformat 4: a string or a list of strings); None when it is neither."""
     src = cell.get("source", "")
@@ -124,7 +129,19 @@ def read_notebook(text: str) -> Notebook:
                 going = line.endswith("\\")
                 lines.append("")
                 continue
-            if stripped.startswith(("%", "!", "?")) or (_HELP_END.search(stripped) and
+            assign = _ASSIGN.match(line)
+            if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
+                out.notes.append(f"code cell {number}, its line {i}: `{stripped[:40]}` left "
+                                 "out (IPython syntax, not Python)")
+                lhs, esc, rest = assign.groups()
+                if esc == "!":
+                    out.shell.append((rest, f"code cell {number}, its line {i}"))
+                    line = f"{lhs}get_ipython().getoutput({rest!r})"
+                else:
+                    name, _, args = rest.partition(" ")
+                    line = f"{lhs}get_ipython().run_line_magic({name!r}, {args!r})"
+                going = rest.endswith("\\")
+            elif stripped.startswith(("%", "!", "?")) or (_HELP_END.search(stripped) and
                                                         "#" not in stripped):
                 out.notes.append(f"code cell {number}, its line {i}: `{stripped[:40]}` left "
                                  "out (IPython syntax, not Python)")
