@@ -145,3 +145,20 @@ def test_args_passed_to_a_function_names_the_parameter(tmp_path: Path) -> None:
     assert ("model line 4: args.model: args is a parameter of function main, whose value comes "
             "from its callers (line 3); kvplan does not follow its callers to a parser and its "
             "defaults") in _problems(t) and t.deployment is None
+
+
+def test_keywords_unpacked_into_add_argument_are_not_passed_over(tmp_path: Path) -> None:
+    # `**opts` can hold default=, type= or action=: kvplan dropped it, so a default given there
+    # read 'no default (None)', and a type= there was not applied ('8192' read as a str)
+    t = _one(tmp_path, 'p = argparse.ArgumentParser()\n'
+             'opts = {"default": "Qwen/Qwen3-8B"}\n'
+             'p.add_argument("--model", **opts)\n'
+             'p.add_argument("--max-model-len", default="8192", **{"type": int})\n'
+             'args = p.parse_args()\n'
+             'LLM(model=args.model, max_model_len=args.max_model_len)\n')
+    said = _problems(t)
+    assert ("model line 8: args.model: the command line's --model (argparse, line 5): "
+            "**opts can set its default, type or action, which kvplan does not follow") in said
+    assert ("max_model_len line 8: args.max_model_len: the command line's --max-model-len "
+            "(argparse, line 6): **{'type': int} can set its default, type or action, which "
+            "kvplan does not follow") in said

@@ -12,8 +12,9 @@ script is run with can change it.
 Not followed, each with its reason: an option without a default (None) or `required=True`, a
 positional argument, `parse_known_args` (its result is unpacked), `parse_args([...])` of a list
 the file passes, a parser with `parents=`, `argument_default=`, subparsers or a
-`set_defaults(...)` call (either can replace the default), a dest added twice, and a `type=` other
-than int, float or str applied to a string default.
+`set_defaults(...)` call (either can replace the default), a dest added twice, a `type=` other
+than int, float or str applied to a string default, and keywords unpacked into the call
+(`**opts`, which can hold the default, type or action).
 """
 
 from __future__ import annotations
@@ -115,6 +116,10 @@ def _default(name: str, add: ast.Call, ctx: Context, depth: int) -> Value:
     said = dest[1]
     kw = {k.arg: k.value for k in add.keywords if k.arg is not None}
     where = f"{name}: the command line's {said} (argparse, line {add.lineno})"
+    unpacked = next((k for k in add.keywords if k.arg is None), None)
+    if unpacked is not None:  # `**opts`: default=, type= or action= kvplan cannot see
+        return Value(why=f"{where}: **{ast.unparse(unpacked.value)[:30]} can set its default, "
+                     "type or action, which kvplan does not follow")
     if not said.startswith("-"):
         return Value(why=f"{where}, a positional argument: given on the command line the script "
                      "is run with, which the file does not fix")
