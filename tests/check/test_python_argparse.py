@@ -162,3 +162,24 @@ def test_keywords_unpacked_into_add_argument_are_not_passed_over(tmp_path: Path)
     assert ("max_model_len line 8: args.max_model_len: the command line's --max-model-len "
             "(argparse, line 6): **{'type': int} can set its default, type or action, which "
             "kvplan does not follow") in said
+
+
+def test_a_positional_with_nargs_optional_takes_its_default(tmp_path: Path) -> None:
+    # argparse gives a positional of nargs="?" its default when the command line has none
+    # (Lib/argparse.py _get_values, :2474-2481 in Python 3.11.7, type= applied to a string
+    # default); kvplan refused it as 'a positional argument: given on the command line'
+    t = _one(tmp_path, 'p = argparse.ArgumentParser()\n'
+             'p.add_argument("model", nargs="?", default="Qwen/Qwen3-8B")\n'
+             'p.add_argument("max_len", nargs="?", type=int, default="4096")\n'
+             'args = p.parse_args()\n'
+             'LLM(model=args.model, max_model_len=args.max_len)\n')
+    d = t.deployment
+    assert d is not None, _problems(t)
+    assert (d.model, d.engine.max_model_len) == ("qwen3-8b", 4096)
+    assert ("args.model: argparse's default 'Qwen/Qwen3-8B' for model (line 4) is used, the "
+            "value the script runs with when its command line does not give model, which can "
+            "change it") in t.notes
+    # a plain positional is still the command line's
+    t = _one(tmp_path, 'p = argparse.ArgumentParser()\np.add_argument("model")\n'
+             'args = p.parse_args()\nLLM(model=args.model)\n')
+    assert "a positional argument: given on the command line" in _problems(t)

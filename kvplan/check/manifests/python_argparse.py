@@ -9,12 +9,15 @@ any other default is used as written; `action="store_true"` / `"store_false"` wi
 is False / True. The value is said in a note: it is argparse's default, and the command line the
 script is run with can change it.
 
+A positional argument of `nargs="?"` is read so too (argparse gives it its default when the
+command line has none: Lib/argparse.py `_get_values`, :2474-2481 in Python 3.11.7).
+
 Not followed, each with its reason: an option without a default (None) or `required=True`, a
-positional argument, `parse_known_args` (its result is unpacked), `parse_args([...])` of a list
-the file passes, a parser with `parents=`, `argument_default=`, subparsers or a
-`set_defaults(...)` call (either can replace the default), a dest added twice, a `type=` other
-than int, float or str applied to a string default, and keywords unpacked into the call
-(`**opts`, which can hold the default, type or action).
+positional argument (other than `nargs="?"`), `parse_known_args` (its result is unpacked),
+`parse_args([...])` of a list the file passes, a parser with `parents=`, `argument_default=`,
+subparsers or a `set_defaults(...)` call (either can replace the default), a dest added twice, a
+`type=` other than int, float or str applied to a string default, and keywords unpacked into the
+call (`**opts`, which can hold the default, type or action).
 """
 
 from __future__ import annotations
@@ -120,7 +123,9 @@ def _default(name: str, add: ast.Call, ctx: Context, depth: int) -> Value:
     if unpacked is not None:  # `**opts`: default=, type= or action= kvplan cannot see
         return Value(why=f"{where}: **{ast.unparse(unpacked.value)[:30]} can set its default, "
                      "type or action, which kvplan does not follow")
-    if not said.startswith("-"):
+    nargs = kw.get("nargs")
+    optional = isinstance(nargs, ast.Constant) and nargs.value == "?"
+    if not said.startswith("-") and not optional:  # nargs="?": its default when not given
         return Value(why=f"{where}, a positional argument: given on the command line the script "
                      "is run with, which the file does not fix")
     required = kw.get("required")
