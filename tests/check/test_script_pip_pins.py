@@ -69,3 +69,30 @@ def test_a_wildcard_or_another_operator_is_a_range(tmp_path: Path) -> None:
     out = _check(tmp_path, "pip install vllm===0.8.5")
     assert "note: line 2 installs vllm===0.8.5: vllm 0.8.5" in out
     assert "(420,528 tokens in the pool)" in out
+
+
+def test_a_pin_through_a_variable(tmp_path: Path) -> None:
+    # `VLLM_VERSION=0.8.5` then `pip install vllm==${VLLM_VERSION}`: the pin was passed over
+    # without a word (the pattern wants a digit after ==), and the newest release was planned
+    out = _check(tmp_path, "VLLM_VERSION=0.8.5\npip install \"vllm==${VLLM_VERSION}\"")
+    assert "note: line 3 installs vllm==0.8.5: vllm 0.8.5" in out
+    assert "(420,528 tokens in the pool)" in out
+    # a variable the script does not set is noted, and the release stays unnamed
+    out = _check(tmp_path, "pip install vllm==$VLLM_VERSION")
+    assert ("line 2 installs vllm==$VLLM_VERSION: a variable kvplan does not know there; the "
+            "vllm profile's default version is used") in out
+    assert UNNAMED in out and "(489,616 tokens in the pool)" in out
+
+
+def test_a_skypilot_setup_pin_through_envs(tmp_path: Path) -> None:
+    # SkyPilot exports `envs` to `setup` and `run` alike (the run's $MODEL_NAME is read so)
+    path = tmp_path / "task.yaml"
+    path.write_text("envs:\n  MODEL_NAME: meta-llama/Meta-Llama-3-8B-Instruct\n"
+                    "  VLLM_VERSION: 0.8.5\nresources:\n  accelerators: H100:1\n"
+                    "setup: |\n  pip install vllm==$VLLM_VERSION\n"
+                    "run: |\n  vllm serve $MODEL_NAME --max-model-len 8192\n")
+    res = CliRunner().invoke(app, ["check", str(path)])
+    out = " ".join(res.output.split())
+    assert res.exit_code == 0, out
+    assert "note: setup installs vllm==0.8.5: vllm 0.8.5" in out
+    assert "(llama-3-8b, vllm 0.8.5)" in out

@@ -7,7 +7,7 @@ dstack's `commands`) is the engine release (pip_pins)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,20 +59,41 @@ def _pep503(name: str) -> str:
 # install`, `uv pip install`
 _INSTALL = re.compile(r"\bpip(?:3(?:\.[0-9]+)?)?\s+install\b")
 _PACKAGES = {_pep503(p): engine for p, engine in pip_packages().items()}
-_PIN = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(p).replace(r"\-", "[-_.]+")
-                                             for p in _PACKAGES) +
-                  r")(?:\[[^\]]*\])?\s*(===|==|>=|<=|!=|~=|>|<)\s*v?([0-9][0-9A-Za-z.+]*\*?)",
-                  re.IGNORECASE)
+_PACKAGE_OP = (r"(?<![\w.-])(" + "|".join(re.escape(p).replace(r"\-", "[-_.]+")
+                                          for p in _PACKAGES) +
+               r")(?:\[[^\]]*\])?\s*(===|==|>=|<=|!=|~=|>|<)\s*")
+_PIN = re.compile(_PACKAGE_OP + r"v?([0-9][0-9A-Za-z.+]*\*?)", re.IGNORECASE)
 # PEP 440's operators: `==` and `===` name one release, unless `==` ends in a wildcard (`==0.8.*`
 # matches every 0.8 release); every other operator is a range
 
 
+# `$NAME`, `${NAME}`, `${NAME:-default}` / `${NAME-default}` in a pin (`vllm==${VLLM_VERSION}`)
+_VAR = re.compile(r"\$\{(\w+)(?:(:?)-([^}]*))?\}|\$(\w+)")
+# a pin whose release is still a variable after that (one kvplan does not know there)
+_VAR_PIN = re.compile(_PACKAGE_OP + r"(\$\{?\w+[^\s'\"]*)", re.IGNORECASE)
+
+
+def _expand(line: str, env: Mapping[str, str]) -> str:
+    """`line` with the variables `env` sets expanded, as the shell would (task h70review:
+    `pip install vllm==${VLLM_VERSION}` with VLLM_VERSION set before was passed over)."""
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(4)
+        if m.group(3) is not None and (name not in env or (m.group(2) and not env[name])):
+            return m.group(3)  # ${NAME:-default}: unset (or, with the colon, empty)
+        return env.get(name, m.group(0))
+
+    return _VAR.sub(value, line)
+
+
 def pip_pins(script: str, where: Callable[[int], str],
+             env: Callable[[int], Mapping[str, str]] | None = None,
              ) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """engine -> (release, note) for an exact pin in a line of `script` that runs `pip install`
     (`pip install vllm==0.6.6`, `uv pip install "sglang[all]==0.4.6"`), read as an image tag is
     (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) or a release kvplan does not read
-    is noted. A line a trailing backslash continues is read with its continuation lines, named by
+    is noted. `env(n)` gives the variables set at line n (the script's, a launcher's `envs`): a
+    pin through one is read as expanded, one through a variable not set there is noted. A line
+    a trailing backslash continues is read with its continuation lines, named by
     its first. `where(n)` names the script's line n (1-based) in the notes; the last exact pin
     of an engine is its release, as pip replaces what an earlier install put there (task
     h62review: a second pin was passed over in silence), said with the pin it replaces."""
@@ -84,6 +105,11 @@ def pip_pins(script: str, where: Callable[[int], str],
     for n, line in _commands(script):
         if not _INSTALL.search(line) or line.lstrip().startswith("#"):
             continue
+        if env is not None:
+            line = _expand(line, env(n))
+        notes.extend(f"{where(n)} installs {m.group(0).strip()}: a variable kvplan does not know "
+                     f"there; the {_PACKAGES[_pep503(m.group(1))]} profile's default version is "
+                     "used" for m in _VAR_PIN.finditer(line))
         for m in _PIN.finditer(line):
             engine, op, version = _PACKAGES[_pep503(m.group(1))], m.group(2), m.group(3)
             said = f"{where(n)} installs {m.group(0).strip()}"
