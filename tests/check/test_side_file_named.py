@@ -105,3 +105,16 @@ def test_a_side_file_beside_two_files_is_left_to_the_one_named(tmp_path: Path) -
     assert res.exit_code == 0, res.output
     assert "1 checked in 1 file(s): 1 PASS, 0 FAIL, 0 ERROR" in res.output
     assert "(489,616 tokens in the pool)" in res.output
+
+
+def test_a_plan_beside_python_that_runs_no_engine_is_read_as_itself(tmp_path: Path) -> None:
+    # a .py or .ipynb beside it makes a .kvplan.yaml a side file only when it starts an engine
+    # (python_script.starts_engine, as a folder walk reads Python): a kvplan/v1 plan beside a
+    # client script is the deployment itself, checked in a folder walk, not dropped
+    (tmp_path / "client.py").write_text("import requests\nrequests.get('http://x:8000/health')\n")
+    (tmp_path / "client.kvplan.yaml").write_text(
+        "apiVersion: kvplan/v1\nmodel: llama-3-8b\nhardware:\n  gpu: h100\n  count: 1\n"
+        "engine:\n  max_model_len: 8192\n")
+    res = CliRunner().invoke(app, ["check", str(tmp_path)])
+    assert "1 checked in 1 file(s)" in res.output, res.output
+    assert "client.kvplan.yaml" in res.output

@@ -81,10 +81,23 @@ def side_owner(path: Path) -> Path | None:
         if name.endswith(suffix):
             stem = name[: -len(suffix)]
             if stem.endswith(_SIDE_OF):
-                return path.parent / stem if (path.parent / stem).is_file() else None
+                return path.parent / stem if _owns(path.parent / stem) else None
             return next((path.parent / (stem + ext) for ext in _SIDE_OF
-                         if (path.parent / (stem + ext)).is_file()), None)
+                         if _owns(path.parent / (stem + ext))), None)
     return None
+
+
+def _owns(path: Path) -> bool:
+    """Whether `path` is a file that reads a side file: a manifest or script, or Python that
+    starts an engine (python_script.starts_engine, as a folder walk reads it; a kvplan/v1 plan
+    beside a client script is a document of its own)."""
+    if not path.is_file():
+        return False
+    if path.suffix in (".py", ".ipynb"):
+        from kvplan.check.manifests.python_script import starts_engine
+
+        return starts_engine(path)
+    return True
 
 
 def read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:
