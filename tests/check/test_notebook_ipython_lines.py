@@ -98,3 +98,17 @@ def test_an_assignment_from_a_shell_line_or_a_magic(tmp_path: Path) -> None:
     assert code == 2, out
     assert ("ERROR line 3: tensor_parallel_size: get_ipython().getoutput('nvidia-smi -L | wc -l'): "
             "a value computed when the script runs (a call kvplan does not make)") in out
+
+
+def test_a_line_inside_brackets_or_a_string_is_python(tmp_path: Path) -> None:
+    # `% name)` continuing a bracketed expression is Python's % operator: IPython looks for its
+    # escapes at the start of a logical line only (EscapedCommand.find on tokens_by_line); kvplan
+    # left the line out as a magic and read "'(' was never closed"
+    code, out = _check(tmp_path, 'name = "x"\nmsg = ("hello %s"\n       % name)', START)
+    assert code == 0, out
+    assert NEWEST in out
+    # a string open over lines, and a backslash after a comment (which continues nothing)
+    code, out = _check(tmp_path, 'prompt = """Answer this:\n% of what?\n"""\nx = 1  # a \\\n'
+                       '!pip install vllm==0.8.5', START)
+    assert code == 0, out
+    assert V085 in out

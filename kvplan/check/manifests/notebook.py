@@ -67,6 +67,87 @@ _HELP_END = re.compile(r"%{0,2}[a-zA-Z_*][\w*]*(?:\.[a-zA-Z_*][\w*]*)*\?\??$")
 _ASSIGN = re.compile(r"(\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)(!|%(?=[A-Za-z_]))(.*)$")
 
 
+def _read_line(line: str, where: str, is_open: _Open, out: Notebook) -> tuple[str, bool]:
+    """A code line as kvplan reads it (`is_open`: whether the lines before it leave a bracket or
+    string open), with
+    IPython's own syntax left out and named in a note, and whether a trailing backslash
+    continues it. A shell or magic line goes to `out.shell` (its pins are read)."""
+    stripped = line.lstrip()
+    assign = _ASSIGN.match(line)
+    if assign is None and not stripped.startswith(("%", "!", "?")) and \
+            (_HELP_END.search(stripped) is None or "#" in stripped):
+        return line, False
+    if is_open():  # inside brackets or a string: Python's, not IPython's
+        return line, False
+    out.notes.append(f"{where}: `{stripped[:40]}` left out (IPython syntax, not Python)")
+    if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
+        lhs, esc, rest = assign.groups()
+        if esc == "!":
+            out.shell.append((rest, where))
+            return f"{lhs}get_ipython().getoutput({rest!r})", rest.endswith("\\")
+        name, _, args = rest.partition(" ")
+        return f"{lhs}get_ipython().run_line_magic({name!r}, {args!r})", rest.endswith("\\")
+    going = False
+    if stripped.startswith(("%", "!")):
+        out.shell.append((line, where))
+        going = line.endswith("\\")
+    indent = line[: len(line) - len(stripped)]
+    # IPython keeps the line's indent (inputtransformer2.py EscapedCommand.transform, `indent +
+    # call`): an indented line is a statement of its block (`if IN_COLAB:` then `    !pip
+    # install ...`), so it stays one
+    return (f"{indent}pass" if indent else ""), going
+
+
+class _Open:
+    """Whether a cell's code so far ends inside brackets or a string, so the next line continues
+    a Python statement: IPython looks for its escapes at the start of a logical line only
+    (inputtransformer2.py EscapedCommand.find, on tokens_by_line), so `msg = ("hello %s"` then
+    `       % name)` is Python's % operator. Each line is scanned once, as it is read: brackets,
+    quotes (triple ones too; a backslash escapes the next character), comments and a trailing
+    backslash, as Python's tokenizer sees them."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines  # the joined code, growing as the cell is read
+        self.done = len(lines)  # the lines scanned so far
+        self.depth = 0  # open brackets
+        self.quote = ""  # the string open at the end ('', "'", '"', "'''", '"""')
+        self.joined = False  # the last line ends in a backslash outside a string
+
+    def __call__(self) -> bool:
+        for line in self.lines[self.done:]:
+            self._scan(line)
+        self.done = len(self.lines)
+        return self.depth > 0 or bool(self.quote) or self.joined
+
+    def _scan(self, line: str) -> None:
+        i, n, comment = 0, len(line), False
+        while i < n:
+            if self.quote:
+                if line[i] == "\\":
+                    i += 2
+                elif line.startswith(self.quote, i):
+                    i, self.quote = i + len(self.quote), ""
+                else:
+                    i += 1
+                continue
+            c = line[i]
+            if c == "#":
+                comment = True
+                break
+            if c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth = max(self.depth - 1, 0)
+            elif c in "'\"":
+                self.quote = line[i:i + 3] if line[i:i + 3] in ("'''", '"""') else c
+                i += len(self.quote)
+                continue
+            i += 1
+        self.joined = not self.quote and not comment and line.endswith("\\")
+        if len(self.quote) == 1 and not line.endswith("\\"):
+            self.quote = ""  # a one-quote string ends with its line (else Python stops there)
+
+
 def _source(cell: dict[str, object]) -> str | None:
     """A cell's source (nbformat 4: a string or a list of strings); None when it is neither."""
     src = cell.get("source", "")
@@ -121,38 +202,16 @@ def read_notebook(text: str) -> Notebook:
                                      for i, line in enumerate(body[top + 1:], start=top + 2))
                 continue
         out.starts.append((number, len(lines) + 1))
+        is_open = _Open(lines)
         going = False  # the line before is an IPython line a trailing backslash continues
         for i, line in enumerate(body, start=1):
-            stripped = line.lstrip()
+            where = f"code cell {number}, its line {i}"
             if going:  # part of that command (inputtransformer2.py find_end_of_continued_line)
-                out.shell.append((line, f"code cell {number}, its line {i}"))
+                out.shell.append((line, where))
                 going = line.endswith("\\")
                 lines.append("")
                 continue
-            assign = _ASSIGN.match(line)
-            if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
-                out.notes.append(f"code cell {number}, its line {i}: `{stripped[:40]}` left "
-                                 "out (IPython syntax, not Python)")
-                lhs, esc, rest = assign.groups()
-                if esc == "!":
-                    out.shell.append((rest, f"code cell {number}, its line {i}"))
-                    line = f"{lhs}get_ipython().getoutput({rest!r})"
-                else:
-                    name, _, args = rest.partition(" ")
-                    line = f"{lhs}get_ipython().run_line_magic({name!r}, {args!r})"
-                going = rest.endswith("\\")
-            elif stripped.startswith(("%", "!", "?")) or (_HELP_END.search(stripped) and
-                                                        "#" not in stripped):
-                out.notes.append(f"code cell {number}, its line {i}: `{stripped[:40]}` left "
-                                 "out (IPython syntax, not Python)")
-                if stripped.startswith(("%", "!")):
-                    out.shell.append((line, f"code cell {number}, its line {i}"))
-                    going = line.endswith("\\")
-                indent = line[: len(line) - len(stripped)]
-                # IPython keeps the line's indent (inputtransformer2.py EscapedCommand.transform,
-                # `indent + call`): an indented line is a statement of its block (`if IN_COLAB:`
-                # then `    !pip install ...`), so it stays one
-                line = f"{indent}pass" if indent else ""
+            line, going = _read_line(line, where, is_open, out)
             lines.append(line)
     out.code = "\n".join(lines) + "\n"
     return out
