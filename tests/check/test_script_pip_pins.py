@@ -96,3 +96,14 @@ def test_a_skypilot_setup_pin_through_envs(tmp_path: Path) -> None:
     assert res.exit_code == 0, out
     assert "note: setup installs vllm==0.8.5: vllm 0.8.5" in out
     assert "(llama-3-8b, vllm 0.8.5)" in out
+
+
+def test_a_pin_in_a_trailing_comment_is_not_read(tmp_path: Path) -> None:
+    # the shell drops ` # ...` from a command: a pin written there installs nothing, but it was
+    # read as the release ('line 2 installs vllm==0.8.5: vllm 0.8.5', 420,528 tokens)
+    out = _check(tmp_path, "pip install torch  # then vllm==0.8.5 from the wheel cache")
+    assert UNNAMED in out and "(489,616 tokens in the pool)" in out
+    assert "installs vllm==0.8.5" not in out
+    # a '#' inside a word or quotes is no comment
+    out = _check(tmp_path, "pip install 'vllm==0.8.5' --index-url https://x/simple#frag")
+    assert "note: line 2 installs vllm==0.8.5: vllm 0.8.5" in out

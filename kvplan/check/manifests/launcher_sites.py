@@ -73,6 +73,20 @@ _VAR = re.compile(r"\$\{(\w+)(?:(:?)-([^}]*))?\}|\$(\w+)")
 _VAR_PIN = re.compile(_PACKAGE_OP + r"(\$\{?\w+[^\s'\"]*)", re.IGNORECASE)
 
 
+def _uncommented(line: str) -> str:
+    """`line` without a shell comment: a `#` that starts a word, outside quotes (the shell drops
+    the rest; `pip install torch  # vllm==0.8.5` installs no vLLM)."""
+    quote = ""
+    for i, c in enumerate(line):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
 def _expand(line: str, env: Mapping[str, str]) -> str:
     """`line` with the variables `env` sets expanded, as the shell would (task h70review:
     `pip install vllm==${VLLM_VERSION}` with VLLM_VERSION set before was passed over)."""
@@ -105,6 +119,7 @@ def pip_pins(script: str, where: Callable[[int], str],
     for n, line in _commands(script):
         if not _INSTALL.search(line) or line.lstrip().startswith("#"):
             continue
+        line = _uncommented(line)
         if env is not None:
             line = _expand(line, env(n))
         notes.extend(f"{where(n)} installs {m.group(0).strip()}: a variable kvplan does not know "
