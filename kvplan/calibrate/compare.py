@@ -97,6 +97,7 @@ def calibrate_run(run: Run, base: Path) -> RunReport:
     context = int(length) if length else (model.max_context_tokens if model else None)
     rep.checks += breakdown_checks(run, engine, version, context,
                                     reads.breakdown_request(run, model, base))
+    rep.notes += run.overridden
     rep.notes += reads.log_notes(run)
     rep.model = model.name if model else None
     rep.dense = (model.moe is None) if model else None

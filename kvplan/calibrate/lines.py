@@ -45,6 +45,8 @@ class Run:
     ranks: dict[int, float] = field(default_factory=dict)  # rank -> KV GiB it printed
     # lines that classify the run without a value: key -> (line no, the text from the match on)
     marks: dict[str, tuple[int, str]] = field(default_factory=dict)
+    # what the log's own lines overrode of a directive, said in the run's notes
+    overridden: list[str] = field(default_factory=list)
 
     def put(self, key: str, value: float, lineno: int, text: str) -> None:
         if not math.isfinite(value) or abs(value) > MAX_FIGURE:

@@ -107,6 +107,10 @@ def _directive_version_over_dev_build(run: Run, directives: dict[str, str]) -> N
     logged = run.settings.get("version")
     if stated and logged and logged != stated and (parse_version(logged) or ()) < (0, 2):
         run.settings["version"] = stated
+    elif stated and logged and logged != stated:
+        # the log's own release line is read first; the directive is said, never dropped unsaid
+        run.overridden.append(f"directive version={stated} set aside: the log's own release "
+                              f"line, {logged}, is used")
 
 
 def parse_file(path: Path) -> LogFile:

@@ -299,7 +299,8 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
     called before each file and once at the end, with the outcomes so far. A bug met in one
     file is that file's ERROR (the internal-error line) and the report's exit code 3, so it
     never hides the other files' verdicts; with `debug` it is raised instead."""
-    files, outcomes = discover(paths)
+    passed: list[tuple[str, str, str]] = []
+    files, outcomes = discover(paths, passed)
     skipped: list[str] = []
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
@@ -310,7 +311,7 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
                                       default_gpu, progress, debug)
     if progress is not None:
         progress(len(files), len(files), outcomes)
-    return Report(outcomes, skipped, ignored, used, internal)
+    return Report(outcomes, skipped, ignored, used, internal, passed)
 
 
 def _check_files(files: list[tuple[Path, bool]], outcomes: list[Outcome], skipped: list[str],

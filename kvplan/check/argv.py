@@ -51,9 +51,11 @@ OLD_OPTIONS: dict[str, dict[str, str]] = {
         # renamed by a letter or two (so misspelling_of would take them for misspellings of
         # today's names): --nsa-*-backend in sglang 0.5.5, 0.5.8 and 0.5.19 srt/server_args.py
         # (0.5.19: :3892), absent from 0.5.20 (now --dsa-*-backend); --oltp-traces-endpoint in
-        # 0.5.3, absent from 0.5.5 (--otlp-traces-endpoint; 0.5.4 not read)
+        # 0.5.3rc0 to 0.5.4.post1, absent from 0.5.4.post2 (--otlp-traces-endpoint; task
+        # h70sglkw read every wheel between, kvplan/check/engine_flags/sglang_releases.py; the
+        # releases here are checked against those sets by tests/check/test_sglang_releases.py)
         "--nsa-decode-backend": "0.5.20", "--nsa-prefill-backend": "0.5.20",
-        "--oltp-traces-endpoint": "0.5.5",
+        "--oltp-traces-endpoint": "0.5.4.post2",
     },
 }
 # options of the newest table that older releases lack, each with the first release that takes
@@ -73,9 +75,13 @@ FIRST_RELEASE: dict[str, dict[str, tuple[str, str]]] = {
                 "--compilation-config"),
     },
 }
-# options of OLD_OPTIONS that take several values (argparse nargs="+"): sglang 0.5.5
-# srt/server_args.py:3170 (--cuda-graph-bs, type=int, nargs="+"; 0.5.19 :3937 the same)
-OLD_MULTI_VALUE = {"sglang": {"--cuda-graph-bs"}}
+# options of older releases that take several values (argparse nargs="+"), which the newest
+# table lacks: sglang 0.5.5 srt/server_args.py:3170 (--cuda-graph-bs, type=int, nargs="+"; 0.5.19
+# :3937 the same); --piecewise-cuda-graph-tokens (0.5.8 :4279 to 0.5.19 :3977, nargs="+", gone
+# from 0.5.20) and --additional-ports (0.3.0 :149 to 0.3.2 :202, nargs="*", gone from 0.3.3), read
+# for a command line parsed with such a release's options (task h70sglkw)
+OLD_MULTI_VALUE = {"sglang": {"--cuda-graph-bs", "--piecewise-cuda-graph-tokens",
+                              "--additional-ports"}}
 # engine -> the options that take several values: each table's MULTI_VALUE (read from the same
 # wheel as its options, task h43nargs) and OLD_MULTI_VALUE; trtllm-serve (click) has none read
 MULTI_VALUE: dict[str, frozenset[str]] = {
@@ -251,8 +257,8 @@ def misspelling_of(engine: str, flag: str) -> str | None:
     return near[0] if len(near) == 1 else None
 
 
-def did_you_mean(engine: str, flag: str) -> str:
-    table = TABLES[engine][0]
+def did_you_mean(engine: str, flag: str, table: frozenset[str] | None = None) -> str:
+    table = TABLES[engine][0] if table is None else table
     name = _spelt(engine, flag)
     close = difflib.get_close_matches(name, sorted(table), n=1, cutoff=0.6)
     return f"; did you mean {close[0]}?" if close else ""
@@ -284,9 +290,11 @@ def _short_o(words: list[Word], i: int, out: Parsed) -> int:
     return i + 2
 
 
-def parse(inv: Invocation) -> Parsed:
-    """Walk the words as the engine's parser does; unknown options are recorded, not skipped."""
-    table, _ = TABLES[inv.engine]
+def parse(inv: Invocation, flags: frozenset[str] | None = None) -> Parsed:
+    """Walk the words as the engine's parser does; unknown options are recorded, not skipped.
+    `flags`: the stated release's options (kvplan.check.manifests.release_options), else the
+    engine's newest table."""
+    table = TABLES[inv.engine][0] if flags is None else flags
     short_o, dotted = traits(inv.engine).short_o, traits(inv.engine).dotted_options
     out = Parsed()
     words = inv.words
@@ -310,7 +318,7 @@ def parse(inv: Invocation) -> Parsed:
             if candidates:
                 out.ambiguous.append((flag, word.line, candidates))
             else:
-                out.unknown.append((flag, word.line, did_you_mean(inv.engine, flag)))
+                out.unknown.append((flag, word.line, did_you_mean(inv.engine, flag, table)))
             nxt = words[i + 1].text if i + 1 < len(words) else "-"
             i += 1 if eq or nxt.startswith("-") or takes_no_value(flag) else 2
             continue

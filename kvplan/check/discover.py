@@ -11,8 +11,8 @@ from typing import Any
 
 from kvplan.check.documents import Broken, read_documents
 from kvplan.check.manifests import read_document
-from kvplan.check.manifests.shell import SHELL_SUFFIXES
-from kvplan.check.manifests.side import is_side_file, side_file_for, side_owner
+from kvplan.check.manifests.shell import SHELL_SUFFIXES, starts_server
+from kvplan.check.manifests.side import has_shell_line, is_side_file, side_file_for, side_owner
 from kvplan.check.outcome import ERROR, PY_SUFFIXES, YAML_SUFFIXES, Outcome
 from kvplan.check.target import COMPOSE, KUBERNETES, KVPLAN, Target
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
@@ -30,8 +30,62 @@ def _starts_engine(path: Path) -> bool:
     return starts_engine(path)
 
 
-def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
-    """Files to read, each with whether it was named explicitly; missing paths as ERRORs."""
+SHELL = "shell"
+PYTHON = "Python"
+NO_ENGINE = "starts no engine"  # why a walk passes over a script, said in the report's footer
+NOT_TEXT = "not read as text"
+
+
+def is_walked_script(path: Path) -> bool:
+    """A file a folder walk reads as a shell script when it starts an engine: a shell suffix
+    (.sh, .bash, .zsh, .ksh), or no such suffix and a shell's `#!` line (`#!/bin/bash`,
+    `#!/usr/bin/env sh`); YAML and Python are read by their own readers."""
+    if path.suffix in SHELL_SUFFIXES:
+        return True
+    if path.suffix in (*YAML_SUFFIXES, *PY_SUFFIXES):
+        return False
+    return has_shell_line(path)
+
+
+def _unread(path: Path) -> str | None:
+    from kvplan.errors import InputError
+    from kvplan.inputs.text import read_text
+
+    try:
+        read_text(path)
+    except InputError as err:
+        return f"{NOT_TEXT}: {err}"
+    return None
+
+
+def _script_skip(path: Path) -> str | None:
+    """Why a shell script found by a walk is not read; None: it is read, as it starts a server
+    (or holds one refused by name: kvplan.check.manifests.shell.starts_server), or gives an
+    engine's server module to Python as a file (`python sglang.launch_server`, no `-m`: no
+    server starts, an ERROR says so). A script that mentions an engine without starting it
+    (`pip install vllm`, `vllm bench`) is passed over with that said."""
+    from kvplan.check import _module_as_file
+    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.inputs.text import read_text
+
+    unread = _unread(path)
+    if unread is not None:
+        return unread
+    if starts_server(path):
+        return None
+    text = read_text(path)
+    if _module_as_file(text) is not None:
+        return None
+    engine = mentions_engine(text)
+    return NO_ENGINE if engine is None else f"{NO_ENGINE} (mentions {engine.split(' ')[0]}, " \
+        "but none of its commands starts a server kvplan reads)"
+
+
+def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None,
+             ) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
+    """Files to read, each with whether it was named explicitly; missing paths as ERRORs.
+    `skipped` receives (path, SHELL or PYTHON, why) of each script a folder walk found and
+    does not read (it starts no engine): counted in the report, never dropped unsaid."""
     files: list[tuple[Path, bool]] = []
     missing: list[Outcome] = []
     seen: set[Path] = set()
@@ -42,6 +96,11 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
             seen.add(key)
             files.append((path, explicit))
 
+    passed: dict[Path, tuple[str, str, str]] = {}  # a walk's scripts not read, by file
+
+    def skip(path: Path, kind: str, why: str) -> None:
+        passed.setdefault(path.resolve(), (str(path), kind, why))
+
     def walk(folder: Path) -> None:
         for root, dirs, names in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
@@ -49,8 +108,17 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
                 path = Path(root) / name
                 if path.suffix in YAML_SUFFIXES and not is_side_file(path):
                     add(path, False)
-                elif path.suffix in PY_SUFFIXES and _starts_engine(path):
-                    add(path, False)  # a folder's other Python is not read (it runs no engine)
+                elif path.suffix in PY_SUFFIXES:
+                    if _starts_engine(path):
+                        add(path, False)
+                    else:  # a folder's other Python is not read (it runs no engine): counted
+                        skip(path, PYTHON, _unread(path) or NO_ENGINE)
+                elif is_walked_script(path):
+                    why = _script_skip(path)
+                    if why is None:  # read as if named: a slip gets its ERROR, not a skip
+                        add(path, not starts_server(path))
+                    else:
+                        skip(path, SHELL, why)
 
     for text in paths:
         path = Path(text)
@@ -71,6 +139,8 @@ def discover(paths: list[str]) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
                 missing.append(Outcome(text, ERROR, problems=[Problem("", "no file matches")]))
         else:
             missing.append(Outcome(text, ERROR, problems=[Problem("", "no such file or folder")]))
+    if skipped is not None:  # a script also named (or found) elsewhere is read there
+        skipped.extend(v for k, v in passed.items() if k not in seen)
     return _side_files_named(files, missing)
 
 

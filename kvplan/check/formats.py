@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 from enum import Enum
+from pathlib import Path
 from typing import Any
 
-from kvplan.check import ERROR, FAIL, PASS, WARN, Outcome, Report
+from kvplan.check import ERROR, FAIL, PASS, WARN, YAML_SUFFIXES, Outcome, Report
 
 
 class CheckFormat(str, Enum):
@@ -83,14 +84,53 @@ def footer(report: Report) -> str:
         + (f"{c[WARN]} WARN, " if c[WARN] else "") + f"{c[ERROR]} ERROR"
     )
     if report.skipped:
-        text += f"; {len(report.skipped)} YAML file(s) without a deployment skipped"
+        yaml = all(Path(f).suffix in YAML_SUFFIXES for f in report.skipped)
+        text += f"; {len(report.skipped)} {'YAML ' if yaml else ''}file(s) without a " \
+                "deployment skipped"
+    text += scripts_skipped(report.scripts_skipped)
     if report.ignored:
         text += f"; {len(report.ignored)} unreadable non-workload document(s) ignored"
         text += "".join(f"\nignored: {item}" for item in report.ignored)
     if report.checked_none and not c[ERROR]:
-        text += "\nerror: no deployment was checked (nothing here runs vLLM, SGLang or " \
-                "TensorRT-LLM, and no kvplan/v1 file); the gate fails"
+        if report.scripts_skipped:
+            text += ("\nerror: no deployment was checked (no kvplan/v1 file, and kvplan found "
+                     "no start of vLLM, SGLang or TensorRT-LLM in the script(s) it passed over; "
+                     "name one to have it read and told why); the gate fails")
+        else:
+            text += "\nerror: no deployment was checked (nothing here runs vLLM, SGLang or " \
+                    "TensorRT-LLM, and no kvplan/v1 file); the gate fails"
     return text
+
+
+def scripts_skipped(passed: list[tuple[str, str, str]]) -> str:
+    """The footer's clause on the scripts a folder walk found and did not read
+    (kvplan.check.discover): how many of each kind, and why; empty when none."""
+    if not passed:
+        return ""
+    from kvplan.check.discover import NO_ENGINE, NOT_TEXT, PYTHON, SHELL
+
+    def kinds(items: list[tuple[str, str, str]]) -> str:
+        counts = {k: sum(kind == k for _, kind, _ in items) for k in (SHELL, PYTHON)}
+        return ", ".join(f"{n} {k}" for k, n in counts.items() if n)
+
+    none = [p for p in passed if p[2].startswith(NO_ENGINE)]
+    unread = [p for p in passed if not p[2].startswith(NO_ENGINE)]
+    named = sum(p[2] != NO_ENGINE for p in none)  # they mention an engine
+    verb = "mentions" if named == 1 else "mention"
+    said = (f"; {named} of them {verb} an engine: name one to be told what kvplan found"
+            if named else "")
+    if not unread:
+        return (f"; {len(passed)} script(s) in the folders walked skipped: they start no vLLM, "
+                f"SGLang or TensorRT-LLM server or engine ({kinds(none)}{said})")
+    parts = []
+    if none:
+        parts.append(f"{len(none)} start no vLLM, SGLang or TensorRT-LLM server or engine "
+                     f"({kinds(none)}{said})")
+    if unread:
+        parts.append(f"{len(unread)} {NOT_TEXT} ({kinds(unread)}: "
+                     + ", ".join(Path(f).name for f, _, _ in unread[:3])
+                     + (", ..." if len(unread) > 3 else "") + ")")
+    return f"; {len(passed)} script(s) in the folders walked skipped: " + "; ".join(parts)
 
 
 def wrap(line: str, width: int | None) -> list[str]:
@@ -190,6 +230,8 @@ def render_json(report: Report) -> str:
             **{k.lower(): v for k, v in report.counts().items() if k != WARN or v},
             "exit_code": report.exit_code,
             "skipped_files": report.skipped,
+            "skipped_scripts": [{"file": f, "kind": k, "why": w}
+                                for f, k, w in report.scripts_skipped],
         },
         "results": [record(o) for o in report.outcomes],
     }

@@ -51,6 +51,9 @@ class Report:
     ignored: list[str] = field(default_factory=list)  # unreadable non-workload documents
     default_gpu_used: bool = False  # some manifest named no GPU and was planned on --gpu
     internal: bool = False  # a bug in kvplan stopped some file's check (its ERROR says so)
+    # the scripts a folder walk found and did not read: (file, shell | Python, why)
+    # (kvplan.check.discover: they start no engine, or are not text)
+    scripts_skipped: list[tuple[str, str, str]] = field(default_factory=list)
 
     @property
     def checked_none(self) -> bool:

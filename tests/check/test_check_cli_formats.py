@@ -20,7 +20,8 @@ def test_json_format(runner: CliRunner) -> None:
     result = run(runner, KV / "fail-capacity.yaml", KV / "pass.yaml", "--format", "json")
     assert result.exit_code == 1
     doc = json.loads(result.output)
-    assert doc["summary"] == {"pass": 1, "fail": 1, "error": 0, "exit_code": 1, "skipped_files": []}
+    assert doc["summary"] == {"pass": 1, "fail": 1, "error": 0, "exit_code": 1, "skipped_files": [],
+                              "skipped_scripts": []}
     fail = doc["results"][0]
     assert {
         k: fail[k]

@@ -149,9 +149,15 @@ def test_a_folder_refuses_the_engine_scripts_it_cannot_read(tmp_path: Path) -> N
     (tmp_path / "run.sh").write_text("vllm serve Qwen/Qwen3-8B\n")
     got = CliRunner().invoke(app, ["check", "--gpu", "h100-80gb", "-f", "json", str(tmp_path)])
     assert got.exit_code == 2, got.output
-    results = {Path(r["file"]).name: r for r in json.loads(got.output)["results"]}
-    assert sorted(results) == ["bad.ipynb", "broken.py", "deep.py", "good.py"]
-    assert [results[n]["verdict"] for n in sorted(results)] == ["ERROR", "ERROR", "ERROR", "PASS"]
+    report = json.loads(got.output)
+    results = {Path(r["file"]).name: r for r in report["results"]}
+    # run.sh starts vLLM: a walk reads shell scripts too since task h70walk (it was skipped)
+    assert sorted(results) == ["bad.ipynb", "broken.py", "deep.py", "good.py", "run.sh"]
+    assert [results[n]["verdict"] for n in sorted(results)] == ["ERROR", "ERROR", "ERROR", "PASS",
+                                                                "PASS"]
+    # other.py runs no engine: passed over, and said (task h70walk: it was dropped unsaid)
+    assert [(Path(s["file"]).name, s["kind"], s["why"]) for s in
+            report["summary"]["skipped_scripts"]] == [("other.py", "Python", "starts no engine")]
     assert "not Python that parses" in json.dumps(results["broken.py"])
     assert "nested too deep" in json.dumps(results["deep.py"])
     assert "cell 1 is a str, not a cell" in json.dumps(results["bad.ipynb"])

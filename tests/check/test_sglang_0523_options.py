@@ -192,8 +192,11 @@ def test_what_sglang_refuses_of_attn_dp_size(tmp_path: Path) -> None:
     t = target(tmp_path, "--tp-size", "8", "--attn-dp-size", "2", gpus=8,
                image="lmsysorg/sglang:v0.5.21")
     assert [r.message for r in t.refusals] == [
-        "the engine refuses it: SGLang 0.5.21 has no option --attn-dp-size (it came in 0.5.22; "
-        "older releases spell it --enable-dp-attention --dp-size)"]
+        "the engine refuses it: SGLang 0.5.21 has no option --attn-dp-size (sglang/srt/"
+        "server_args.py and srt/arg_groups/fields/*.py in "
+        "sglang-0.5.21-cp311-cp311-manylinux_2_34_x86_64.whl); it came in SGLang 0.5.22; older "
+        "releases spell it --enable-dp-attention --dp-size: drop it or serve SGLang 0.5.22 or "
+        "newer"]
     assert target(tmp_path, "--tp-size", "8", "--attn-dp-size", "2", gpus=8,
                   image="lmsysorg/sglang:v0.5.22").refusals == []
 

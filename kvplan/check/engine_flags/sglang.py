@@ -1,7 +1,9 @@
 """Every option `python -m sglang.launch_server` (SGLang 0.5.23) accepts: `--field-name` for each
 annotated ServerArgs field in sglang/srt/arg_groups/fields/ (unless Arg(no_cli=True); Arg's
-cli_name and aliases included), and the option strings of the add_argument calls in
-ServerArgs.add_cli_args. Extracted with Python's ast from the sglang 0.5.23 wheel."""
+cli_name and aliases included; `--no-X` too for an Arg(action=argparse.BooleanOptionalAction)),
+and the option strings of the add_argument calls in ServerArgs.add_cli_args. Extracted with
+Python's ast from the sglang 0.5.23 wheel by benchmarks/extract_sglang_flags.py (one wheel: the
+FLAGS lines below); older releases' sets: kvplan/check/engine_flags/sglang_releases.py."""
 
 from __future__ import annotations
 
@@ -143,7 +145,12 @@ FLAGS: frozenset[str] = frozenset(
         "--modelopt-checkpoint-save-path", "--modelopt-export-path", "--modelopt-quant",
         "--moe-a2a-backend", "--moe-data-parallel-size", "--moe-dense-tp-size", "--moe-dp-size",
         "--moe-runner-backend", "--monokernel-backend", "--mooncake-ib-device", "--msprobe-dump-config",
-        "--nccl-init-addr", "--nccl-port", "--nnodes", "--node-rank", "--num-continuous-decode-steps",
+        "--nccl-init-addr", "--nccl-port", "--nnodes", "--no-dcp-replicate-q-proj", "--no-dllm-fdfo",
+        "--no-enable-decoder-swa-bounded-replay", "--no-enable-dsa-fused-indexer",
+        "--no-enable-fused-qk-norm-rope", "--no-enable-tf32-matmul",
+        "--no-enable-tp-lm-head-all-to-all", "--no-experts-shared-outer-loras",
+        "--no-lora-strict-loading", "--no-mm-enable-dp-encoder", "--no-ple-offload-embedding",
+        "--no-speculative-enable-w4a4-mxfp4-megamoe", "--node-rank", "--num-continuous-decode-steps",
         "--num-reserved-decode-tokens", "--numa-node", "--offload-group-size", "--offload-mode",
         "--offload-num-in-group", "--offload-prefetch-step", "--optimistic-prefill-attempts",
         "--otlp-service-name", "--otlp-traces-endpoint", "--page-size", "--paged-experts-num-resident",
@@ -240,3 +247,23 @@ MULTI_VALUE: dict[str, str] = {
     "--tokenizer-metrics-allowed-custom-labels": "fields/observability.py:93",
     "--uvicorn-access-log-exclude-prefixes": "fields/observability.py:58",
 }
+
+
+# how releases before an option's first spell what it does, said when such a release refuses it
+# (task h70sglkw): --attn-dp-size and its long name came in 0.5.22 (fields/parallel.py:81-87);
+# before it, --enable-dp-attention --dp-size (kvplan.check.manifests.dp_attention)
+SPELLED_BEFORE: dict[str, str] = {
+    "--attn-dp-size": "--enable-dp-attention --dp-size",
+    "--attention-data-parallel-size": "--enable-dp-attention --dp-size",
+}
+
+
+def files_read(release: str) -> str:
+    """The files benchmarks/extract_sglang_flags.py read a release's options in: the ServerArgs
+    fields moved to srt/arg_groups/fields/ in 0.5.20."""
+    from kvplan.engines.release import read_release
+
+    found, fields = read_release(release), read_release("0.5.20")
+    assert found is not None and fields is not None
+    return ("sglang/srt/server_args.py and srt/arg_groups/fields/*.py"
+            if found.key() >= fields.key() else "sglang/srt/server_args.py")

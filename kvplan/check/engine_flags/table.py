@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from kvplan.check.engine_flags.history import History
 
 Position = Literal["older", "unpinned", "at_or_after"]
 
@@ -44,14 +47,18 @@ class OptionTable:
     key: Callable[[str], Any] = numeric_key
     # options that take several values (argparse nargs="+" / "*"), read from the same source
     multi_value: frozenset[str] = frozenset()
+    # the engine's option sets read release by release (kvplan.check.engine_flags.history;
+    # SGLang's, task h70sglkw), else None
+    history: History | None = None
 
     @classmethod
     def pinned(cls, program: str, flags: frozenset[str], source: Mapping[str, Any],
-               multi_value: frozenset[str] = frozenset()) -> OptionTable:
+               multi_value: frozenset[str] = frozenset(),
+               history: History | None = None) -> OptionTable:
         """A table read from one release's source (SOURCE['version'])."""
         release = str(source["version"])
         return cls(program, flags, source, release, at_or_after_from=release,
-                   multi_value=multi_value)
+                   multi_value=multi_value, history=history)
 
     @property
     def is_pinned(self) -> bool:

@@ -102,9 +102,11 @@ def _wedged(inv: Invocation, version: Any) -> str | None:
 
 def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: list[Any],
                       refusals: list[Any], notes: list[str],
-                      manifest: Path | None, script: Any = None) -> dict[str, tuple[str, str]]:
+                      manifest: Path | None, script: Any = None,
+                      flags: frozenset[str] | None = None) -> dict[str, tuple[str, str]]:
     """Reads the --config file into `parsed` as the engine does (its options before the command
-    line's); returns option -> (the file's key, the file) for the messages."""
+    line's); returns option -> (the file's key, the file) for the messages. `flags`: the stated
+    release's options (kvplan.check.manifests.release_options), else the newest table's."""
     from kvplan.check.argv import TABLES
     from kvplan.check.manifests.engine import Refusal
     from kvplan.check.manifests.option_fields import FIELDS
@@ -178,9 +180,10 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
         problems.append(Problem("--config", f"{where}: a {name} config file is a mapping of "
                                 f"option names to values, not a {type(data).__name__}", line))
         return {}
-    table = TABLES[inv.engine][0]
+    table = TABLES[inv.engine][0] if flags is None else flags
     pairs = config_words(inv.engine, data or {}, table, version)
-    cfg = parse(Invocation(inv.engine, inv.entry, [Word(w, line) for _, w in pairs], inv.dynamo))
+    cfg = parse(Invocation(inv.engine, inv.entry, [Word(w, line) for _, w in pairs], inv.dynamo),
+                flags)
     key_of: dict[str, str] = {}
     for key, word in pairs:
         if word.startswith("-"):

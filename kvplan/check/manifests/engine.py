@@ -137,13 +137,26 @@ def read_options(
     place = options.position(image)
     older, unpinned = place == "older", place == "unpinned"
     from kvplan.check.argv import misspelling_of
+    from kvplan.check.manifests import release_options
     from kvplan.check.manifests.config_file import merge_config_file
 
-    origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest, script)
+    # the stated release placed among the releases read one by one (task h70sglkw): a read
+    # one, or one between two, decides its own unknown and ambiguous options (a --config
+    # file's too)
+    placed_at = release_options.placed(inv.engine, image, release_unknown)
+    origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest, script,
+                               release_options.option_flags(inv.engine, image, release_unknown))
     demo = traits(inv.engine)
     if any(inv.entry == f"python -m {m}" for m in demo.demo_modules):
         notes.append(demo.demo_note)
-    for flag, line, hint in parsed.unknown:
+    newer = release_options.newer_note(inv, placed_at)
+    if newer is not None:
+        notes.append(newer)
+    own = placed_at is not None and placed_at.kind in ("read", "between")
+    if own:
+        assert placed_at is not None
+        release_options.check_unknown(inv, parsed, placed_at, origin, refusals, notes, strict)
+    for flag, line, hint in [] if own else parsed.unknown:
         src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
         text = f"{name} {version} has no option {flag}{src}{hint}"
         # an older or unnamed release may still have an option the table lacks, but not a
@@ -182,6 +195,12 @@ def read_options(
     gone_from = OLD_OPTIONS.get(inv.engine, {})
     for flag in sorted(set(gone_from) & set(parsed.options)):
         line = parsed.options[flag][1]
+        said = release_options.old_option(inv, placed_at, flag)
+        if said == "taken":  # the stated release has it
+            continue
+        if said is not None:
+            refusals.append(Refusal(flag, said, line))
+            continue
         text = f"{name} {version} has no option {flag} (older releases have it)"
         have, gone = options.key(str(image)) if image is not None else None, options.key(
             gone_from[flag])
@@ -198,7 +217,7 @@ def read_options(
         if given and older_release(image, since):
             refusals.append(Refusal(flag, f"the engine refuses it: {name} {image} has no option "
                                     f"{flag} (it came in {since}, {where})", given[0]))
-    for flag, line, candidates in parsed.ambiguous:
+    for flag, line, candidates in [] if own else parsed.ambiguous:
         src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
         text = f"ambiguous option{src}: could match {', '.join(candidates[:4])}"
         # argparse refuses an ambiguous prefix, but only the table's release is read: an older

@@ -1,14 +1,20 @@
 """A Jupyter notebook (`.ipynb`, nbformat 4 JSON) read as the Python script its code cells make
-(kvplan.check.manifests.python_script): the code cells' sources joined in order, each cell's
-lines kept so that a line number counts the joined code (a note says in which cell and on which
-of its lines a construction is). IPython's own syntax is not Python: a line magic (`%time`,
-`%pip install vllm`), a shell line (`!pip install ...`) and a help line (`x?`) are left out, and
-a cell magic (`%%bash`, `%%writefile`: the whole cell is another language's or a file's text)
-leaves its cell out; each is named in a note. `%%capture`, `%%time` and `%%timeit` run their
-cell's body as Python: it is read as a code cell. Markdown and raw cells are not code. The lines that
-run pip (`!pip install vllm==0.6.3`, `%pip install "sglang[all]==0.4.1"`, a %%bash or %%sh cell,
-the `!` / `%` lines of any code cell) are kept apart: an exact pin of an engine there is the
-release the notebook runs (Notebook.pins)."""
+(kvplan.check.manifests.python_script) and as the shell commands it runs
+(kvplan.check.manifests.notebook_shell). Every line of every code cell is counted, in order (the
+"joined" lines): a line number counts them, and a note says in which cell and on which of its
+lines a construction or a server start is. IPython's own syntax is not Python: a line magic
+(`%time`, `%pip install vllm`), a shell line (`!pip install ...`, continued by a trailing
+backslash onto the lines after it, as IPython joins them) and a help line (`x?`) are left out of
+the Python, and a cell magic (`%%bash`, `%%writefile`: the whole cell is another language's or a
+file's text) leaves its cell out; each is named in a note. `%%capture`, `%%time` and `%%timeit`
+run their cell's body as Python: it is read as a code cell. Markdown and raw cells are not code.
+
+The shell: each `!` line (with its continuation lines) runs in a shell of its own, and each
+`%%bash` / `%%sh` / `%%script bash|sh` cell in one shell (Notebook.chunks): a chunk that starts
+a server is read as a shell script is. `%env NAME=value` sets a variable every later shell
+inherits (Notebook.env). The lines that run pip (`!pip install vllm==0.6.3`, `%pip install
+"sglang[all]==0.4.1"`, a %%bash or %%sh cell, the `!` / `%` lines of any code cell) are kept
+apart: an exact pin of an engine there is the release the notebook runs (Notebook.pins)."""
 
 from __future__ import annotations
 
@@ -19,16 +25,35 @@ from dataclasses import dataclass, field
 
 
 @dataclass
+class Chunk:
+    """Shell text the notebook runs in one shell: a `!` line (with its continuation lines) or
+    the body of a %%bash / %%sh cell; `line` is the joined line of its first line."""
+
+    line: int
+    lines: list[str]
+    cell: int
+    magic: str  # "!" or the cell magic (%%bash, %%sh, %%script bash)
+    indented: bool = False  # a `!` line inside a Python block (an `if`, a loop, a function)
+
+    @property
+    def end(self) -> int:
+        return self.line + len(self.lines) - 1
+
+
+@dataclass
 class Notebook:
-    """The joined code and where each cell starts in it."""
+    """The joined code, where each cell starts in it, and the shell it runs."""
 
     code: str = ""
     starts: list[tuple[int, int]] = field(default_factory=list)  # (cell number, first line)
     notes: list[str] = field(default_factory=list)
+    note_at: list[int] = field(default_factory=list)  # the joined line of each note
     problem: str = ""  # why the file is no notebook kvplan reads
     # the lines that run in a shell, and where each is: `!pip install vllm==0.6.3`, `%pip ...`,
     # the body of a %%bash / %%sh cell and the `!` / `%` lines of a %%capture cell (pins)
     shell: list[tuple[str, str]] = field(default_factory=list)
+    chunks: list[Chunk] = field(default_factory=list)
+    env: list[tuple[int, str, str]] = field(default_factory=list)  # (line, name, value): %env
 
     def pins(self) -> tuple[dict[str, tuple[str, str]], list[str]]:
         """engine -> (release, note) of an exact pin in a `pip install` the notebook runs
@@ -47,12 +72,23 @@ class Notebook:
             cell, first = number, start
         return f"code cell {cell}, its line {line - first + 1}"
 
+    def note(self, line: int, text: str) -> None:
+        self.notes.append(text)
+        self.note_at.append(line)
 
-# cell magics whose lines run in a shell (their pip installs run)
+    def notes_but(self, lines: set[int]) -> list[str]:
+        """The notes, less those on the lines given (shell lines read as a server start)."""
+        return [n for n, at in zip(self.notes, self.note_at) if at not in lines]
+
+
+# cell magics whose lines run in a shell (their pip installs run, their servers start)
 _SHELL_CELLS = frozenset({"%%bash", "%%sh"})
 # cell magics whose body IPython runs as the cell's own code (IPython's built-in magics: %%capture
 # captures its output, %%time and %%timeit time it): read as a code cell without the magic line
 _PYTHON_CELLS = frozenset({"%%capture", "%%time", "%%timeit"})
+# `%env NAME=value` / `%env NAME value` (IPython's %env sets os.environ, which every later `!`
+# line and %%bash cell inherits)
+_ENV = re.compile(r"^%env\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*|\s+)(\S.*?)\s*$")
 
 
 # IPython's help line `obj?` / `obj.attr??` / `%magic?` at the end of the code
@@ -65,37 +101,6 @@ _HELP_END = re.compile(r"%{0,2}[a-zA-Z_*][\w*]*(?:\.[a-zA-Z_*][\w*]*)*\?\??$")
 # `NAME = !cmd` / `a, b = %magic args`: IPython's SystemAssign and MagicAssign
 # (inputtransformer2.py :383 and :350), rewritten as IPython does, to a call kvplan does not make
 _ASSIGN = re.compile(r"(\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)(!|%(?=[A-Za-z_]))(.*)$")
-
-
-def _read_line(line: str, where: str, is_open: _Open, out: Notebook) -> tuple[str, bool]:
-    """A code line as kvplan reads it (`is_open`: whether the lines before it leave a bracket or
-    string open), with
-    IPython's own syntax left out and named in a note, and whether a trailing backslash
-    continues it. A shell or magic line goes to `out.shell` (its pins are read)."""
-    stripped = line.lstrip()
-    assign = _ASSIGN.match(line)
-    if assign is None and not stripped.startswith(("%", "!", "?")) and \
-            (_HELP_END.search(stripped) is None or "#" in stripped):
-        return line, False
-    if is_open():  # inside brackets or a string: Python's, not IPython's
-        return line, False
-    out.notes.append(f"{where}: `{stripped[:40]}` left out (IPython syntax, not Python)")
-    if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
-        lhs, esc, rest = assign.groups()
-        if esc == "!":
-            out.shell.append((rest, where))
-            return f"{lhs}get_ipython().getoutput({rest!r})", rest.endswith("\\")
-        name, _, args = rest.partition(" ")
-        return f"{lhs}get_ipython().run_line_magic({name!r}, {args!r})", rest.endswith("\\")
-    going = False
-    if stripped.startswith(("%", "!")):
-        out.shell.append((line, where))
-        going = line.endswith("\\")
-    indent = line[: len(line) - len(stripped)]
-    # IPython keeps the line's indent (inputtransformer2.py EscapedCommand.transform, `indent +
-    # call`): an indented line is a statement of its block (`if IN_COLAB:` then `    !pip
-    # install ...`), so it stays one
-    return (f"{indent}pass" if indent else ""), going
 
 
 class _Open:
@@ -156,6 +161,30 @@ def _source(cell: dict[str, object]) -> str | None:
     return src if isinstance(src, str) else None
 
 
+def _shell_magic(first: str) -> str | None:
+    """The cell magic of a cell whose body runs in a shell: %%bash, %%sh, %%script bash|sh."""
+    words = first.split()
+    if words[0] in _SHELL_CELLS:
+        return words[0]
+    if words[0] == "%%script" and len(words) > 1 and words[1].rsplit("/", 1)[-1] in ("bash",
+                                                                                      "sh"):
+        return f"%%script {words[1]}"
+    return None
+
+
+def _magic_line(body: list[str]) -> int | None:
+    """The index of a cell's `%%` magic line: its first line, or the first after comment and
+    blank lines (Colab runs `# Launch the server` then `%%bash` as a bash cell: the stored
+    sglang 690AB notebook's outputs show it); None when the cell has none."""
+    for i, line in enumerate(body):
+        stripped = line.strip()
+        if stripped.startswith("%%"):
+            return i
+        if stripped and not stripped.startswith("#"):
+            return None
+    return None
+
+
 def read_notebook(text: str) -> Notebook:
     out = Notebook()
     try:
@@ -187,31 +216,78 @@ def read_notebook(text: str) -> Notebook:
                            "neither a string nor a list of strings (nbformat 4)")
             return out
         # IPython dedents a cell first (inputtransformer2.py leading_indent, textwrap.dedent)
-        body = textwrap.dedent(source).splitlines()
-        # and drops its leading blank lines before it looks for a cell magic (leading_empty_lines)
-        top = next((k for k, line in enumerate(body) if line.strip()), len(body))
-        if top < len(body) and body[top].lstrip().startswith("%%"):
-            magic = body[top].split()[0]
-            if magic in _PYTHON_CELLS:
-                body[top] = ""
-            else:
-                out.notes.append(f"code cell {number} left out: its cell magic {magic} makes "
-                                 "it no Python")
-                if magic in _SHELL_CELLS:
-                    out.shell.extend((line, f"code cell {number}, its line {i}")
-                                     for i, line in enumerate(body[top + 1:], start=top + 2))
-                continue
-        out.starts.append((number, len(lines) + 1))
-        is_open = _Open(lines)
-        going = False  # the line before is an IPython line a trailing backslash continues
-        for i, line in enumerate(body, start=1):
-            where = f"code cell {number}, its line {i}"
-            if going:  # part of that command (inputtransformer2.py find_end_of_continued_line)
-                out.shell.append((line, where))
-                going = line.endswith("\\")
-                lines.append("")
-                continue
-            line, going = _read_line(line, where, is_open, out)
-            lines.append(line)
+        _cell(out, number, textwrap.dedent(source).splitlines(), lines)
     out.code = "\n".join(lines) + "\n"
     return out
+
+
+def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None:
+    """One code cell's lines appended to the joined code (`lines`), its shell and notes kept."""
+    first = len(lines) + 1
+    out.starts.append((number, first))
+    at = _magic_line(body)
+    if at is not None:
+        magic = body[at].split()[0]
+        if magic in _PYTHON_CELLS:
+            body[at] = ""
+        else:
+            after = (f" (after {at} comment line(s), as Colab runs such a cell: IPython "
+                     "itself takes a cell magic on the first line only)") if at else ""
+            out.note(first + at, f"code cell {number} left out: its cell magic {magic} makes "
+                                 f"it no Python{after}")
+            shell = _shell_magic(body[at].strip())
+            if shell is not None:
+                out.shell.extend((line, f"code cell {number}, its line {i}")
+                                 for i, line in enumerate(body[at + 1:], start=at + 2))
+                out.chunks.append(Chunk(first + at + 1, body[at + 1:], number, shell))
+            lines.extend("" for _ in body)
+            return
+    is_open = _Open(lines)
+    i = 0
+    while i < len(body):
+        line = body[i]
+        stripped = line.lstrip()
+        at = first + i
+        assign = _ASSIGN.match(line)
+        ipython = assign is not None or stripped.startswith(("%", "!", "?")) or (
+            _HELP_END.search(stripped) is not None and "#" not in stripped)
+        if ipython and not is_open():  # inside brackets or a string, a line is Python's
+            out.note(at, f"code cell {number}, its line {i + 1}: `{stripped[:40]}` left out "
+                         "(IPython syntax, not Python)")
+            span = [line]
+            if stripped.startswith(("!", "%")) or assign is not None:  # IPython joins a
+                # `\`-continued escape line (find_end_of_continued_line)
+                while span[-1].rstrip().endswith("\\") and i + len(span) < len(body):
+                    span.append(body[i + len(span)])
+            if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
+                lhs, esc, rest = assign.groups()
+                if esc == "!":
+                    out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
+                                     for k, s in enumerate([rest, *span[1:]]))
+                    call = f"get_ipython().getoutput({rest!r})"
+                else:
+                    name, _, args = rest.partition(" ")
+                    call = f"get_ipython().run_line_magic({name!r}, {args!r})"
+                lines.extend([lhs + call, *("" for _ in span[1:])])
+                i += len(span)
+                continue
+            if stripped.startswith("!"):
+                command = stripped.lstrip("!")
+                out.chunks.append(Chunk(at, [command, *span[1:]], number, "!",
+                                        line[:1].isspace()))
+            env = _ENV.match(stripped)
+            if env is not None:
+                out.env.append((at, env.group(1), env.group(2)))
+            if stripped.startswith(("%", "!")):
+                out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
+                                 for k, s in enumerate(span))
+            # IPython makes the line one statement (get_ipython().system(...)): as the first
+            # line of a block (`if x:` above it), `pass` keeps the block one Python parses
+            opens = stripped != line and any(b.strip() for b in body[:i]) and \
+                [b for b in body[:i] if b.strip()][-1].rstrip().endswith(":")
+            lines.extend([line[:len(line) - len(stripped)] + "pass" if opens else "",
+                          *("" for _ in span[1:])])
+            i += len(span)
+            continue
+        lines.append(line)
+        i += 1

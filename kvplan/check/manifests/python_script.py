@@ -302,6 +302,8 @@ def starts_engine(path: Path) -> bool:
         text = read_text(path)
     except InputError:
         return False
+    if path.suffix == ".ipynb" and _shell_starts(path, text):
+        return True
     if not any(api.package in text for api in APIS):
         return False
     packages = "|".join(re.escape(api.package) for api in APIS)
@@ -324,6 +326,15 @@ def starts_engine(path: Path) -> bool:
         return bool(constructions(tree, imports)) or bool(references(tree, imports))
     except (RecursionError, MemoryError):
         return True  # read, to be refused as nested too deep
+
+
+def _shell_starts(path: Path, text: str) -> bool:
+    """Whether a notebook's `!` lines or %%bash cells start a server (notebook_shell)."""
+    from kvplan.check.manifests.notebook import read_notebook
+    from kvplan.check.manifests.notebook_shell import starts_server
+
+    book = read_notebook(text)
+    return not book.problem and starts_server(path, book)
 
 
 def _guarded(path: Path, text: str, side_cache: dict[Path, Any],
@@ -355,8 +366,12 @@ def read_python(path: Path, side_cache: dict[Path, Any],
     if book.problem:
         return [Target(file=str(path), kind=SCRIPT, line=1,
                        problems=[Problem("", book.problem, 1)])]
+    from kvplan.check.manifests.notebook_shell import launches
+
     out = _guarded(path, book.code, side_cache, default_gpu, book.pins())
+    started, read = launches(path, book, side_cache, default_gpu)  # its `!` / %%bash servers
+    notes = book.notes_but(read)
     for t in out:
         t.notes[:0] = [f"a notebook: line {t.line} of its code cells joined in order is "
-                       f"{book.where(t.line)}", *book.notes]
-    return out
+                       f"{book.where(t.line)}", *notes]
+    return sorted([*out, *started], key=lambda t: t.line)

@@ -249,13 +249,16 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
     return out, refused
 
 
-def targets(path: Path, text: str, side_cache: dict[Path, Any],
-            default_gpu: str | None) -> list[Target]:
-    """Every deployment a script starts, through the manifests' one conversion."""
+def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str | None,
+            given: dict[str, str] | None = None,
+            pins: tuple[dict[str, tuple[str, str]], list[str]] | None = None) -> list[Target]:
+    """Every deployment a script starts, through the manifests' one conversion; `given`: the
+    variables the script starts with, `pins`: the engine releases pinned elsewhere (a notebook's
+    shell lines, kvplan.check.manifests.notebook_shell), else the script's own."""
     from kvplan.check.manifests import site_targets
     from kvplan.check.manifests.launcher_sites import installed
 
-    found, refused = sites(path, text)
+    found, refused = sites(path, text, given)
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
     # a calibration log's directive line in a script: a comment to the shell, said, not skipped
@@ -264,7 +267,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
               f"traffic and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
               for n, line in enumerate(text.splitlines(), start=1)
               if re.match(r"\s*#\s*kvplan:", line)]
-    releases, said = _pins(text)
+    releases, said = pins if pins is not None else _pins(text)
     for site in found:
         if site.kind == KIND:  # started outside a container: the release its pip install pins
             installed(site, "", releases)

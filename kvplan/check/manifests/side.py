@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -82,8 +83,12 @@ def side_owner(path: Path) -> Path | None:
             stem = name[: -len(suffix)]
             if stem.endswith(_SIDE_OF):
                 return path.parent / stem if _owns(path.parent / stem) else None
-            return next((path.parent / (stem + ext) for ext in _SIDE_OF
-                         if _owns(path.parent / (stem + ext))), None)
+            found = next((path.parent / (stem + ext) for ext in _SIDE_OF
+                          if _owns(path.parent / (stem + ext))), None)
+            bare = path.parent / stem  # `serve.kvplan.yaml` beside a `#!/bin/bash` file `serve`
+            if found is None and "." not in stem and bare.is_file() and has_shell_line(bare):
+                return bare
+            return found
     return None
 
 
@@ -98,6 +103,20 @@ def _owns(path: Path) -> bool:
 
         return starts_engine(path)
     return True
+
+
+# a shell's `#!` line: `#!/bin/bash`, `#!/usr/bin/env bash`, `#!/usr/bin/env -S sh -e`
+_SHELL_LINE = re.compile(rb"^#![ \t]*/\S*/(?:env[ \t]+(?:-\S+[ \t]+)*)?(?:ba|da|z|k|a)?sh\b")
+
+
+def has_shell_line(path: Path) -> bool:
+    """Whether a file starts with a shell's `#!` line (a launch script without a suffix, read
+    in a folder walk by kvplan.check.discover)."""
+    try:
+        with path.open("rb") as f:
+            return _SHELL_LINE.match(f.read(128)) is not None
+    except OSError:
+        return False
 
 
 def read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:

@@ -316,7 +316,6 @@ class Workload:
                      if isinstance(e, dict)}  # valueFrom entries too: $(VAR) expands them
             self.problem("", _unrendered_words(bad[0].text, self.shell, named), bad[0].line)
             return
-        parsed = parse(inv)
         found = self.found
         image = str(self.container.get("image", ""))
         if inv.engine in self.site.releases and not image:
@@ -325,6 +324,11 @@ class Workload:
             self.notes.append(pinned)
         unnamed, templated = _read_image(image, inv.engine, self.site.image_names_engine, found,
                                          self.notes)
+        from kvplan.check.manifests.release_options import option_flags
+
+        # parsed as the stated release's argparse parses it (its own options; task h70sglkw)
+        parsed = parse(inv, option_flags(inv.engine, found.values.get("engine.version"),
+                                         self.site.release_unknown or templated or unnamed))
         self.files = (self.site.files if self.site.files is not None
                       else pod_files(self.site.pod, self.container))
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,

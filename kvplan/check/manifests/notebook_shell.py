@@ -1,0 +1,182 @@
+"""The servers a Jupyter notebook starts from its shell (kvplan.check.manifests.notebook's
+chunks): a `!` line (`!vllm serve ...`, `!nohup python -m sglang.launch_server ... &`, with its
+backslash-continued lines) or a `%%bash` / `%%sh` cell, each read by the shell-script reader
+(kvplan.check.manifests.shell) as the shell IPython starts for it runs it:
+
+- each `!` line runs in a shell of its own (IPython's `system`), and each %%bash cell in one
+  shell: a variable one sets (`!export MODEL=...`) reaches no other. `%env NAME=value` sets
+  os.environ, which every later shell inherits, and so does a literal `os.environ["NAME"] =
+  "value"` in the Python before it: both are the variables the chunk starts with;
+- IPython expands a `!` line before the shell sees it (IPython's var_expand: `{expr}` and `$name`
+  from the notebook's variables; `{{`, `}}` and `$$` are the characters themselves). A name the
+  notebook binds once to a literal (`MODEL = "Qwen/Qwen3-8B"`) is that value; another expression
+  is refused on a server's line with the reason; when a field names nothing the notebook binds
+  (`$HOME`), IPython's expansion fails and it runs the line as written, and so does kvplan.
+  A %%bash cell is not expanded;
+- an exact engine pin in any `pip install` the notebook runs is the release (Notebook.pins).
+
+Line numbers count every line of every code cell in order (the notebook's joined lines), as for
+the Python the notebook runs; a note names the cell and its line.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+from typing import Any
+
+from kvplan.check.manifests.notebook import Chunk, Notebook
+from kvplan.check.target import SCRIPT, Target
+from kvplan.deploy import Problem
+
+# IPython's DollarFormatter: `$name` / `$name.attr` outside single quotes (`$$` is a `$`), and
+# string.Formatter's `{field}` (`{{` / `}}` are braces)
+_FIELD = re.compile(r"\{\{|\}\}|\$\$|\{([^{}]*)\}|\$([A-Za-z_][\w.]*)")
+
+
+def _bindings(code: str) -> tuple[set[str], dict[str, str]]:
+    """(every name the notebook's Python binds, those bound once to a str / int / float literal
+    and their text); empty when its code does not parse."""
+    from kvplan.check.manifests.python_script import parse
+
+    tree = parse(Path("notebook"), code)
+    if tree is None:
+        return set(), {}
+    counts: dict[str, int] = {}
+    values: dict[str, str] = {}
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names = [node.id]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, ast.alias):
+            names = [(node.asname or node.name).split(".")[0]]
+        for name in names:
+            counts[name] = counts.get(name, 0) + 1
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and isinstance(node.value, ast.Constant):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            value = node.value.value
+            if len(targets) == 1 and isinstance(targets[0], ast.Name) and \
+                    isinstance(value, (str, int, float)) and not isinstance(value, bool):
+                values[targets[0].id] = str(value)
+    return set(counts), {k: v for k, v in values.items() if counts.get(k) == 1}
+
+
+def expand(text: str, bound: set[str], literals: dict[str, str]) -> tuple[str, str | None]:
+    """A `!` line as IPython hands it to the shell: (the text, why kvplan cannot say what an
+    expression in it is, or None)."""
+    fields = [m for m in _FIELD.finditer(text) if m.group(1) is not None or m.group(2)]
+    if not fields:
+        return text, None
+    for m in fields:  # a name the notebook does not bind: IPython runs the line as written
+        expr = m.group(1) if m.group(1) is not None else m.group(2)
+        try:
+            tree = ast.parse(expr.strip(), mode="eval")
+        except SyntaxError:
+            return text, None
+        used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+        if not used or not used <= bound:
+            return text, None
+    why = None
+
+    def sub(m: re.Match[str]) -> str:
+        nonlocal why
+        whole = m.group(0)
+        if whole in ("{{", "}}", "$$"):
+            return whole[0]
+        expr = (m.group(1) if m.group(1) is not None else m.group(2)).strip()
+        if expr in literals:
+            return literals[expr]
+        why = why or (f"`{whole}`: IPython puts the value of the Python expression {expr} "
+                      "here when the line runs; kvplan reads a name the notebook binds once to "
+                      "a literal (MODEL = \"Qwen/Qwen3-8B\"), and this is not one: write the "
+                      "value in the line, or bind the name once to it")
+        return whole
+    return _FIELD.sub(sub, text), why
+
+
+def _environ(code: str) -> list[tuple[int, str, str]]:
+    """(line, name, value) of each literal `os.environ["NAME"] = "value"` in the Python."""
+    from kvplan.check.manifests.python_script import parse
+
+    tree = parse(Path("notebook"), code)
+    out: list[tuple[int, str, str]] = []
+    for node in ast.walk(tree) if tree is not None else []:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Subscript) and \
+                ast.unparse(node.targets[0].value) == "os.environ" and \
+                isinstance(node.targets[0].slice, ast.Constant) and \
+                isinstance(node.targets[0].slice.value, str) and \
+                isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+            out.append((node.lineno, node.targets[0].slice.value, node.value.value))
+    return out
+
+
+def _given(book: Notebook, sets: list[tuple[int, str, str]], line: int) -> dict[str, str]:
+    """The variables a chunk's shell starts with: %env and os.environ sets before it."""
+    return {name: value for at, name, value in sorted([*book.env, *sets]) if at < line}
+
+
+def _text(chunk: Chunk) -> str:
+    """The chunk as a script whose line numbers are the notebook's joined lines."""
+    return "\n" * (chunk.line - 1) + "\n".join(chunk.lines) + "\n"
+
+
+def _said(chunk: Chunk, book: Notebook, line: int) -> str:
+    """Where a server start of the chunk is, in the notebook's words."""
+    at = f"{book.where(line)} (line {line} of its code cells joined in order)"
+    if chunk.magic == "!":
+        return (f"a notebook: the `!` line of {at}, which IPython runs in a shell of its own (a "
+                "variable another `!` line sets does not reach it)")
+    return f"a notebook: {at}, in its {chunk.magic} cell, read as a shell script"
+
+
+def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
+             default_gpu: str | None) -> tuple[list[Target], set[int]]:
+    """Every server the notebook's shell starts (one Target each, as a script's), and the joined
+    lines of the chunks that start one (their "left out" notes are replaced by the verdict)."""
+    from kvplan.check.manifests import shell
+
+    if not book.chunks:
+        return [], set()
+    bound, literals = _bindings(book.code)
+    sets = _environ(book.code)
+    pins = book.pins()
+    out: list[Target] = []
+    read: set[int] = set()
+    for chunk in book.chunks:
+        raw = _text(chunk)
+        given = _given(book, sets, chunk.line)
+        found, refused = shell.sites(path, raw, given)
+        if not found and not refused:
+            continue  # no server start: the chunk keeps its note
+        read.update(range(chunk.line, chunk.end + 1))
+        if chunk.magic == "%%bash" or chunk.magic.startswith(("%%sh", "%%script")):
+            read.add(chunk.line - 1)  # the magic line's note
+        text, why = (raw, None) if chunk.magic != "!" else expand(raw, bound, literals)
+        if why is not None:
+            out.append(Target(file=str(path), kind=SCRIPT, line=chunk.line, problems=[
+                Problem("", why, chunk.line)], notes=[_said(chunk, book, chunk.line)]))
+            continue
+        for t in shell.targets(path, text, side_cache, default_gpu, given=given, pins=pins):
+            t.notes.insert(0, _said(chunk, book, t.line or chunk.line))
+            if chunk.indented:
+                t.notes.insert(1, "the `!` line is indented inside Python code (an `if`, a loop "
+                                  "or a function): read as if it runs once; kvplan does not "
+                                  "follow the Python around it")
+            out.append(t)
+    return out, read
+
+
+def starts_server(path: Path, book: Notebook) -> bool:
+    """Whether a shell line or cell of the notebook starts a server (or one refused by name):
+    a folder walk reads such a notebook (kvplan.check.manifests.python_script.starts_engine)."""
+    from kvplan.check.manifests import shell
+
+    for chunk in book.chunks:
+        found, refused = shell.sites(path, _text(chunk))
+        if found or refused:
+            return True
+    return False

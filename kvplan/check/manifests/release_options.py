@@ -1,0 +1,145 @@
+"""Options checked against the stated release's own option set, for the engines read release by
+release (OptionTable.history, kvplan.check.engine_flags: SGLang's, task h70sglkw).
+
+`placed` places the release an image tag or a pip pin states; kvplan.check.argv.parse then
+resolves the command line against that release's options (its prefixes, what it lacks), and
+`check_unknown` says what the release makes of each option it does not take:
+- a release read: refused as its argparse refuses it ("unrecognized arguments"), naming the
+  release, the wheel read, and the release that added the option (or the one that removed it);
+  an ambiguous prefix is refused too;
+- a release between two read ones: noted, naming both (neither has the option);
+- a release after the newest read: the newest table as before, with a note.
+A release before the oldest read, or none stated, is left to kvplan.check.manifests.engine as
+before.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kvplan.check.argv import Invocation, Parsed
+from kvplan.check.engine_flags.history import History, Placed
+from kvplan.engines.release import read_release
+
+
+def history(engine: str) -> History | None:
+    """The engine's option sets read release by release (None: not read so)."""
+    from kvplan.check.engine_flags import OPTION_TABLES
+
+    table = OPTION_TABLES.get(engine)
+    return None if table is None else table.history
+
+
+def placed(engine: str, release: object, release_unknown: bool) -> Placed | None:
+    """Where the stated release stands among the engine's read releases (None: the engine
+    has no history, the release is not named, or it is unknown)."""
+    read = history(engine)
+    if read is None or release_unknown or release is None:
+        return None
+    return read.place(release)
+
+
+def option_flags(engine: str, release: object, release_unknown: bool) -> frozenset[str] | None:
+    """The options to parse a command line with: the placed release's, else None (the
+    engine's newest table)."""
+    where = placed(engine, release, release_unknown)
+    return None if where is None or where.kind == "before" else where.flags
+
+
+def _why(inv: Invocation, where: Placed, flag: str, hint: str = "") -> str:
+    """What the read release's history says of an option it lacks (`hint`: the did-you-mean
+    said of an option no release read has)."""
+    read = history(inv.engine)
+    assert read is not None
+    name, release = read.program, where.release
+    source = read.source(where.below or "")
+    came = read.added_after(where.below or "", flag)
+    if came is not None:
+        first = _first_final(read.releases, read.sets, came, flag)
+        final = f" (the first final release with it: {first})" if first != came else ""
+        before = read.spelled_before.get(flag)
+        spelled = f"; older releases spell it {before}" if before else ""
+        return (f"{name} {release} has no option {flag} ({source}); it came in {name} "
+                f"{came}{final}{spelled}: drop it or serve {name} {first} or newer")
+    gone = read.had(where.below or "", flag)
+    if gone is not None:
+        return (f"{name} {release} has no option {flag} ({source}); {name} {gone[0]} had it, "
+                f"{gone[1]} removed it")
+    first, last = read.releases[0], read.releases[-1]
+    return (f"{name} {release} has no option {flag} ({source}; no {name} release read, "
+            f"{first} to {last}, has it){hint}")
+
+
+def _first_final(releases: tuple[str, ...], sets: dict[str, frozenset[str]], came: str,
+                 flag: str) -> str:
+    """`came`, or where it is a pre-release (0.5.3rc2), the first final release from it on
+    that has `flag` (0.5.3); `came` when none does."""
+    for release in releases[releases.index(came):]:
+        found = read_release(release)
+        if found is not None and found.pre is None and flag in sets[release]:
+            return release
+    return came
+
+
+def check_unknown(inv: Invocation, parsed: Parsed, where: Placed, origin: dict[str, Any],
+                  refusals: list[Any], notes: list[str], strict: bool) -> None:
+    """The options `where`'s release lacks (parsed.unknown, parsed.ambiguous), refused or
+    noted; a placed release of kind "read" or "between" only."""
+    from kvplan.check.argv import misspelling_of
+    from kvplan.check.manifests.engine import Refusal
+
+    read = history(inv.engine)
+    assert read is not None
+    name, release = read.program, where.release
+    refuse = strict and not inv.dynamo
+    for flag, line, hint in parsed.unknown:
+        src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
+        if where.kind == "read":
+            why = _why(inv, where, flag, hint)
+            if src:
+                why = why.replace(f"option {flag} ", f"option {flag}{src} ", 1)
+            if refuse:
+                refusals.append(Refusal(flag, f"the engine refuses it: {why}", line))
+            else:
+                notes.append(f"{why} (not checked: {inv.entry} adds options of its own)")
+            continue
+        near = misspelling_of(inv.engine, flag)
+        if near is not None and refuse:
+            refusals.append(Refusal(flag, f"the engine refuses it: {name} has no option {flag}"
+                                    f"{src}; did you mean {near}? (a letter or two from it: no "
+                                    "release accepts that spelling)", line))
+            continue
+        notes.append(f"{name} {release} was not read: neither {name} {where.below} nor "
+                     f"{where.above}, the releases read around it, has option {flag}{src}"
+                     f"{hint}: not checked")
+    for flag, line, candidates in parsed.ambiguous:
+        src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
+        text = (f"ambiguous option{src}: {flag} could match {', '.join(candidates[:4])} in "
+                f"{name} {release}")
+        if where.kind == "read" and refuse:
+            refusals.append(Refusal(flag, f"{text} ({read.source(where.below or '')})", line))
+        else:
+            notes.append(f"{text}: not checked")
+
+
+def old_option(inv: Invocation, where: Placed | None, flag: str) -> str | None:
+    """For an option of kvplan.check.argv.OLD_OPTIONS given on a placed release: "taken" when
+    the release has it, the refusal's text when a read release lacks it, else None (the
+    OLD_OPTIONS rule decides)."""
+    if where is None or where.kind not in ("read", "between"):
+        return None
+    if flag in where.flags:
+        return "taken"
+    if where.kind == "between":
+        return None
+    return f"the engine refuses it: {_why(inv, where, flag)}"
+
+
+def newer_note(inv: Invocation, where: Placed | None) -> str | None:
+    """The note for a release after the newest read."""
+    read = history(inv.engine)
+    if where is None or where.kind != "newer" or read is None:
+        return None
+    name = read.program
+    return (f"{name} {where.release} is newer than the newest release whose options were read "
+            f"({where.below}): its options are checked against {where.below}'s")
