@@ -183,3 +183,22 @@ def test_a_positional_with_nargs_optional_takes_its_default(tmp_path: Path) -> N
     t = _one(tmp_path, 'p = argparse.ArgumentParser()\np.add_argument("model")\n'
              'args = p.parse_args()\nLLM(model=args.model)\n')
     assert "a positional argument: given on the command line" in _problems(t)
+
+
+def test_a_boolean_optional_action_takes_its_default(tmp_path: Path) -> None:
+    # argparse.BooleanOptionalAction (--x / --no-x) keeps the default it is given when neither
+    # flag is on the command line (Lib/argparse.py BooleanOptionalAction.__init__ passes
+    # default= on, :885-913 in Python 3.11.7); kvplan refused it as 'action=... whose value
+    # kvplan does not follow'
+    t = _one(tmp_path, 'p = argparse.ArgumentParser()\n'
+             'p.add_argument("--model", default="Qwen/Qwen3-8B")\n'
+             'p.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction,\n'
+             '               default=True)\n'
+             'args = p.parse_args()\n'
+             'LLM(model=args.model, enforce_eager=args.enforce_eager)\n')
+    d = t.deployment
+    assert d is not None, _problems(t)
+    assert d.engine.enforce_eager is True
+    assert ("args.enforce_eager: argparse's default True for --enforce-eager (line 5) is used, "
+            "the value the script runs with when its command line does not give "
+            "--enforce-eager, which can change it") in t.notes

@@ -6,8 +6,9 @@ the first long option with its dashes turned to underscores (`--max-model-len` i
 max_model_len), else the first short one. As argparse does (Lib/argparse.py, `parse_known_args`
 and `_get_values`), a string default is converted by `type=` (int, float, str: Python's own);
 any other default is used as written; `action="store_true"` / `"store_false"` without a default
-is False / True. The value is said in a note: it is argparse's default, and the command line the
-script is run with can change it.
+is False / True, and `action=argparse.BooleanOptionalAction` keeps the default it is given. The
+value is said in a note: it is argparse's default, and the command line the script is run with
+can change it.
 
 A positional argument of `nargs="?"` is read so too (argparse gives it its default when the
 command line has none: Lib/argparse.py `_get_values`, :2474-2481 in Python 3.11.7).
@@ -134,7 +135,10 @@ def _default(name: str, add: ast.Call, ctx: Context, depth: int) -> Value:
                      "run with, which the file does not fix")
     action = kw.get("action")
     act = action.value if isinstance(action, ast.Constant) else None
-    if action is not None and act not in ("store", "store_true", "store_false"):
+    # argparse.BooleanOptionalAction (--x / --no-x) keeps the default it is given
+    optional_bool = action is not None and ast.unparse(action).endswith("BooleanOptionalAction")
+    if action is not None and act not in ("store", "store_true", "store_false") and \
+            not optional_bool:
         return Value(why=f"{where}: action={ast.unparse(action)[:30]}, whose value kvplan does "
                      "not follow")
     if "default" not in kw:
