@@ -131,3 +131,21 @@ def test_a_stated_count_is_per_attention_dp_worker_from_0_5_10() -> None:
     steps = {s.label: s.value for s in res.steps}
     assert (steps["request slots (max_num_reqs)"], steps["request-to-token rows"]) == (32, 33)
     assert steps["request-to-token map"] == 5_407_248
+
+
+def test_explain_of_a_manifest_plans_its_attention_dp_as_check_does(tmp_path) -> None:  # noqa: ANN001
+    """`kvplan explain FILE` plans a manifest 'as `kvplan check` reads it', but dropped the
+    target's data-parallel attention size: the same script's map read 64 slots in explain and 32
+    in check."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/sh\npip install \"sglang[all]==0.5.23\"\npython3 -m sglang.launch_server "
+                    "--model-path Qwen/Qwen3-30B-A3B --tp 2 --dp 2 --enable-dp-attention "
+                    "--max-running-requests 64\n")
+    res = CliRunner().invoke(app, ["explain", str(path), "--gpu", "h100"])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if "request-to-token map " in x)
+    assert "5,407,248 B" in line, line
