@@ -107,3 +107,10 @@ def test_a_pin_in_a_trailing_comment_is_not_read(tmp_path: Path) -> None:
     # a '#' inside a word or quotes is no comment
     out = _check(tmp_path, "pip install 'vllm==0.8.5' --index-url https://x/simple#frag")
     assert "note: line 2 installs vllm==0.8.5: vllm 0.8.5" in out
+
+
+def test_a_pin_is_named_in_at_most_60_characters(tmp_path: Path) -> None:
+    # a hostile pin (`vllm==$A$A...` 40,000 characters) was copied whole into its note
+    out = _check(tmp_path, "pip install vllm==" + "$A" * 20_000)
+    assert f"line 2 installs vllm=={'$A' * 25}$...: a variable kvplan does not know there" in out
+    assert len(out) < 3_000

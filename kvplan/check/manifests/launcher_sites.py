@@ -73,6 +73,12 @@ _VAR = re.compile(r"\$\{(\w+)(?:(:?)-([^}]*))?\}|\$(\w+)")
 _VAR_PIN = re.compile(_PACKAGE_OP + r"(\$\{?\w+[^\s'\"]*)", re.IGNORECASE)
 
 
+def _short(pin: str) -> str:
+    """A pin as a note names it: at most 60 characters (a hostile line can hold any number)."""
+    pin = pin.strip()
+    return pin if len(pin) <= 60 else pin[:57] + "..."
+
+
 def _uncommented(line: str) -> str:
     """`line` without a shell comment: a `#` that starts a word, outside quotes (the shell drops
     the rest; `pip install torch  # vllm==0.8.5` installs no vLLM)."""
@@ -122,12 +128,12 @@ def pip_pins(script: str, where: Callable[[int], str],
         line = _uncommented(line)
         if env is not None:
             line = _expand(line, env(n))
-        notes.extend(f"{where(n)} installs {m.group(0).strip()}: a variable kvplan does not know "
+        notes.extend(f"{where(n)} installs {_short(m.group(0))}: a variable kvplan does not know "
                      f"there; the {_PACKAGES[_pep503(m.group(1))]} profile's default version is "
                      "used" for m in _VAR_PIN.finditer(line))
         for m in _PIN.finditer(line):
             engine, op, version = _PACKAGES[_pep503(m.group(1))], m.group(2), m.group(3)
-            said = f"{where(n)} installs {m.group(0).strip()}"
+            said = f"{where(n)} installs {_short(m.group(0))}"
             if op not in ("==", "===") or version.endswith("*"):
                 notes.append(f"{said}: a range, not a release; the {engine} profile's default "
                              "version is used")
