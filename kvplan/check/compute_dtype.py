@@ -43,7 +43,7 @@ def keep_quantized_weights(target: Target) -> None:
             f"takes ({', '.join(allowed)}: {traits(dep.engine.name).compute_dtypes_source}), and it "
             "refuses it; a quantized checkpoint is named by the model (or "
             "--quantization), the cache's precision by --kv-cache-dtype"),
-            None))
+            target.line_of("engine.weight_dtype")))  # the option's line, not the workload's
         return
     from kvplan.deploy import resolve_model
 

@@ -12,7 +12,7 @@ from typing import Any
 from kvplan.check.documents import Broken, read_documents
 from kvplan.check.manifests import read_document
 from kvplan.check.manifests.shell import SHELL_SUFFIXES, starts_server
-from kvplan.check.manifests.side import has_shell_line, is_side_file, side_owner
+from kvplan.check.manifests.side import has_shell_line, is_side_file, side_file_for, side_owner
 from kvplan.check.outcome import ERROR, PY_SUFFIXES, YAML_SUFFIXES, Outcome
 from kvplan.check.target import COMPOSE, KUBERNETES, KVPLAN, Target
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
@@ -147,15 +147,17 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
 def _side_files_named(files: list[tuple[Path, bool]], missing: list[Outcome]
                       ) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
     """A side file named on the command line (a shell glob such as `serve*` names it beside its
-    script) is read with the file it sits beside: when that file is named too, it is left to it;
-    when not, an ERROR says which file to check."""
-    named = {p.resolve() for p, _ in files}
+    script) is read with the file it sits beside: when a file that reads it is named too, it is
+    left to it; when not, an ERROR says which file to check."""
+    # the side files the named files read (a side file can sit beside two: serve.kvplan.yaml
+    # beside serve.sh and serve.yaml is read by both, and side_owner names one of them)
+    read = {side.resolve() for p, _ in files for side in [side_file_for(p)] if side is not None}
     kept: list[tuple[Path, bool]] = []
     for path, explicit in files:
         owner = side_owner(path) if explicit else None
         if owner is None:
             kept.append((path, explicit))
-        elif owner.resolve() not in named:
+        elif path.resolve() not in read:
             missing.append(Outcome(str(path), ERROR, problems=[Problem(
                 "", f"a side file: kvplan reads it with {owner.name}, the file beside it, "
                     f"which gives the deployment; check {owner} (or its folder)")]))

@@ -321,17 +321,19 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         "--mem-fraction-static or add GPUs")
     # SGLang's request-to-token map: out of what the weights and the pool leave (sglang_req_map)
     profiled = st.int("tokens (raw)")
-    rmap = map_steps(st, version, length, profiled, tokens, s.max_running_requests)
+    dp = req.attention_dp
+    rmap = map_steps(st, version, length, profiled, tokens, s.max_running_requests, dp)
     left = st.int("left after the KV pool")
     largest = min(tokens, req.model.max_context_tokens)
     if starts and rmap.bytes > left:
-        fits = longest_context(version, left, profiled, tokens, s.max_running_requests, length)
-        slots = most_slots(version, length, left, profiled, tokens)
+        fits = longest_context(version, left, profiled, tokens, s.max_running_requests, length,
+                               dp)
+        slots = most_slots(version, length, left, profiled, tokens, dp)
         starts, reason = False, map_refusal(rmap, length, left, fits, slots)
     if largest > 0 and req_to_token_map(version, largest, profiled, tokens,
-                                        s.max_running_requests).bytes > left:
+                                        s.max_running_requests, dp).bytes > left:
         largest = longest_context(version, left, profiled, tokens, s.max_running_requests,
-                                  largest)
+                                  largest, dp)
     note = newer_note(version)
     assumptions = [
         f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",

@@ -41,7 +41,12 @@ divides the budget by the cell alone):
   min(estimated, T // 2); stated min(stated, estimated) through 0.5.13 (:885 in 0.5.13) and
   min(stated, T // 2) from 0.5.14 (:991 in 0.5.14; kv_cache_configurator.py :1729 in 0.5.17,
   :3129 in 0.5.23, where resolve_max_num_reqs is :3119-3132). With data-parallel attention a
-  stated count is divided by the DP size first (not modelled: the whole count is booked).
+  stated count is each worker's share from 0.5.10: `max_num_reqs // self.dp_size` (0.5.10
+  model_runner_kv_cache_mixin.py :849, dp_size the attention DP size, model_runner.py :319),
+  `max(1, max_num_reqs // self.attn_dp_size)` in 0.5.23 (kv_cache_configurator.py :3128); the
+  wheels between were not read for the floor, which moves only a count below the DP size; 0.5.9
+  passes the count as given (model_runner_kv_cache_mixin.py :340; task h70review: kvplan booked
+  the whole count before).
 Not modelled: the decode-disaggregation and hybrid Mamba request pools (DecodeReqToTokenPool,
 HybridReqToTokenPool: the same table, plus their own state), speculative decoding's extra columns,
 and the opt-in unified memory pool of 0.5.23 (--enable-unified-memory).
@@ -64,6 +69,7 @@ ROWS_EQUAL_FROM = (0, 4, 7)  # rows = max_num_reqs (before: max_num_reqs + 1)
 PADDING_ROW_FROM = (0, 5, 11)  # rows = max_num_reqs + 1 (a padding row 0)
 RESOLVED_FROM = (0, 5, 10)  # _resolve_max_num_reqs: the final capacity, capped at T // 2
 STATED_HALF_FROM = (0, 5, 14)  # a stated count capped at T // 2 (before: at the estimate)
+PER_WORKER_FLOOR_FROM = (0, 5, 23)  # a stated count per DP-attention worker: max(1, n // dp)
 SOURCE = "sglang mem_cache/memory_pool.py ReqToTokenPool, int32"
 
 
@@ -84,10 +90,16 @@ def _v(version: str | None) -> tuple[int, ...]:
 
 
 def max_num_reqs(version: str | None, context: int, profiled: int, tokens: int,
-                 stated: int | None) -> tuple[int, str]:
+                 stated: int | None, attention_dp: int = 1) -> tuple[int, str]:
     """SGLang's request slots (max_num_reqs) and the rule that gave them: `profiled` the tokens
-    profile_max_num_token gave, `tokens` the pool after --max-total-tokens and the page."""
+    profile_max_num_token gave, `tokens` the pool after --max-total-tokens and the page,
+    `attention_dp` the data-parallel attention workers a stated count is shared by."""
     ver = _v(version)
+    flag = "--max-running-requests"
+    if stated is not None and attention_dp > 1 and ver >= RESOLVED_FROM:
+        flag = f"--max-running-requests {stated:,} // attention DP {attention_dp} ="
+        stated = stated // attention_dp if ver < PER_WORKER_FLOOR_FROM else \
+            max(1, stated // attention_dp)  # each worker's own map (module docstring)
     if ver < RESOLVED_FROM:
         if stated is not None:
             return stated, "--max-running-requests"
@@ -97,10 +109,10 @@ def max_num_reqs(version: str | None, context: int, profiled: int, tokens: int,
                 "4,096) (SGLang before 0.5.10)")
     est = max(min(int(tokens / context * SLOTS_PER_CONTEXT), SLOTS_MAX), SLOTS_MIN)
     if stated is not None and ver < STATED_HALF_FROM:
-        return min(stated, est), (f"min(--max-running-requests {stated:,}, estimate {est:,}) "
+        return min(stated, est), (f"min({flag} {stated:,}, estimate {est:,}) "
                                   "(SGLang 0.5.10-0.5.13)")
     cap = stated if stated is not None else est
-    said = f"--max-running-requests {stated:,}" if stated is not None else (
+    said = f"{flag} {stated:,}" if stated is not None else (
         f"estimate {est:,} = max(min(int(tokens / context {context:,} x 512), 4,096), 2,048)")
     return min(cap, tokens // 2), f"min({said}, tokens {tokens:,} // 2)"
 
@@ -115,21 +127,22 @@ def rows_for(version: str | None, slots: int) -> tuple[int, str]:
 
 
 def req_to_token_map(version: str | None, context: int, profiled: int, tokens: int,
-                     stated: int | None) -> ReqMap:
+                     stated: int | None, attention_dp: int = 1) -> ReqMap:
     """The request-to-token map SGLang `version` allocates on each GPU for a `context`-token
     model (module docstring)."""
-    slots, slots_how = max_num_reqs(version, context, max(profiled, 0), max(tokens, 0), stated)
+    slots, slots_how = max_num_reqs(version, context, max(profiled, 0), max(tokens, 0), stated,
+                                    attention_dp)
     rows, rows_how = rows_for(version, max(slots, 0))
     columns = context + EXTRA_COLUMNS
     return ReqMap(slots, rows, columns, rows * columns * ENTRY_BYTES, slots_how, rows_how)
 
 
 def longest_context(version: str | None, left: int, profiled: int, tokens: int,
-                    stated: int | None, upto: int) -> int:
+                    stated: int | None, upto: int, attention_dp: int = 1) -> int:
     """The longest context up to `upto` whose map fits in `left` bytes (0 when none does): the
     binary search the fix's --context-length comes from."""
-    return _largest(upto, lambda n: req_to_token_map(version, n, profiled, tokens,
-                                                     stated).bytes <= left)
+    return _largest(upto, lambda n: req_to_token_map(version, n, profiled, tokens, stated,
+                                                     attention_dp).bytes <= left)
 
 
 def _largest(upto: int, fits: Callable[[int], bool]) -> int:
@@ -145,10 +158,10 @@ def _largest(upto: int, fits: Callable[[int], bool]) -> int:
 
 
 def map_steps(st: Steps, version: str | None, context: int, profiled: int, tokens: int,
-              stated: int | None) -> ReqMap:
+              stated: int | None, attention_dp: int = 1) -> ReqMap:
     """The map's steps for `explain`, after the KV pool's: its rows, columns and bytes, and what
     the weights and the pool leave for it (SGLang allocates it beside the pool)."""
-    rmap = req_to_token_map(version, context, profiled, tokens, stated)
+    rmap = req_to_token_map(version, context, profiled, tokens, stated, attention_dp)
     st.given("request slots (max_num_reqs)", rmap.max_num_reqs, "slots", rmap.slots_how)
     st.op("request-to-token rows", "sum", ["request slots (max_num_reqs)",
                                            rmap.rows - rmap.max_num_reqs], "rows", rmap.rows_how)
@@ -165,10 +178,11 @@ def map_steps(st: Steps, version: str | None, context: int, profiled: int, token
     return rmap
 
 
-def most_slots(version: str | None, context: int, left: int, profiled: int, tokens: int) -> int:
+def most_slots(version: str | None, context: int, left: int, profiled: int, tokens: int,
+               attention_dp: int = 1) -> int:
     """The largest --max-running-requests whose map fits in `left` bytes (0 when none does)."""
-    return _largest(max(tokens, 1), lambda n: req_to_token_map(version, context, profiled,
-                                                               tokens, n).bytes <= left)
+    return _largest(max(tokens, 1) * attention_dp, lambda n: req_to_token_map(
+        version, context, profiled, tokens, n, attention_dp).bytes <= left)
 
 
 def map_refusal(rmap: ReqMap, context: int, left: int, longest: int, slots: int) -> str:

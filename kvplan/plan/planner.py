@@ -65,7 +65,8 @@ def resolve(record: Record, need_load: bool = True) -> PlannedDeployment:
         dep = kv_dtype_unstated(dep)
     try:
         planned = plan_deployment(dep, record.source, record.base_dir, record.doc,
-                                  need_load=need_load)
+                                  need_load=need_load, attention_dp=record.attention_dp,
+                                  node_gpus=record.node_gpus)
     except DeploymentError as err:
         raise DeploymentError(record.source, record.named(err.items)) from None
     refuse_moot(record, planned)  # a flag this plan never reads is refused, with the reason

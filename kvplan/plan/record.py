@@ -55,6 +55,10 @@ class Record:
     doc: Doc | None = None  # line numbers of the file's fields
     origins: dict[str, str] = field(default_factory=dict)  # dotted field -> "--gpu", "file", ...
     notes: tuple[str, ...] = ()  # each override of a file's field, named
+    # what a manifest's target carries beside its deployment, planned as `kvplan check` plans it
+    # (plan_deployment): SGLang's data-parallel attention size, a launcher machine's GPUs
+    attention_dp: int = 1
+    node_gpus: int | None = None
 
     def origin(self, dotted: str) -> str:
         return self.origins.get(dotted, "default")
@@ -151,6 +155,8 @@ def build_records(
     """
     base, source, base_dir, doc, origins0 = _read_base(target)
     read_notes = base.pop("x-notes", [])  # what reading a manifest assumed
+    planned_as = {"attention_dp": base.pop("x-attention-dp", 1),
+                  "node_gpus": base.pop("x-node-gpus", None)}
     from_file = source != COMMAND_LINE
     given = {k: v for k, v in values.items() if v is not None}
     if base.pop("x-gpu-unnamed", False) and "gpu" not in given:  # --gpu names one
@@ -192,7 +198,7 @@ def build_records(
         except DeploymentError as err:
             rec = Record(Deployment.model_construct(), source, base_dir, doc, origins)
             raise DeploymentError(source, rec.named(err.items)) from None
-        rec = Record(dep, source, base_dir, doc, origins, tuple(notes))
+        rec = Record(dep, source, base_dir, doc, origins, tuple(notes), **planned_as)
         _refuse_unused(rec)
         records.append(rec)
     return records

@@ -154,4 +154,5 @@ def _from_manifest(
     if not t.gpu_named:
         data["x-gpu-unnamed"] = True  # build_records notes the default unless --gpu names one
     data["x-notes"] = notes
+    data["x-attention-dp"], data["x-node-gpus"] = t.attention_dp, t.node_gpus  # as check plans
     return data, str(path), path.parent, t.doc, origins

@@ -58,3 +58,19 @@ def test_a_scripts_torch_dtype(tmp_path: Path) -> None:
         code, out = _check(path)
         assert code == 0, out
         assert f"({tokens} tokens in the pool)" in out
+
+
+def test_the_refusal_names_the_manifests_line(tmp_path: Path) -> None:
+    # a Deployment's --dtype on line 14: the ERROR said 'line 1' (the workload's first line),
+    # where kvplan's other option ERRORs name the argument's line
+    path = tmp_path / "deploy.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n"
+                    "  replicas: 1\n  selector: {matchLabels: {app: v}}\n  template:\n"
+                    "    metadata: {labels: {app: v}}\n    spec:\n      containers:\n"
+                    "        - name: v\n          image: vllm/vllm-openai:v0.8.5\n"
+                    "          args: [\"--model\", \"meta-llama/Meta-Llama-3-8B-Instruct\",\n"
+                    "                 \"--dtype\", \"int4\"]\n"
+                    "          resources: {limits: {nvidia.com/gpu: 1}}\n")
+    code, out = _check(path)
+    assert code == 2
+    assert "ERROR line 14: --dtype: 'int4' is not a compute dtype vLLM takes" in out

@@ -145,3 +145,60 @@ def test_args_passed_to_a_function_names_the_parameter(tmp_path: Path) -> None:
     assert ("model line 4: args.model: args is a parameter of function main, whose value comes "
             "from its callers (line 3); kvplan does not follow its callers to a parser and its "
             "defaults") in _problems(t) and t.deployment is None
+
+
+def test_keywords_unpacked_into_add_argument_are_not_passed_over(tmp_path: Path) -> None:
+    # `**opts` can hold default=, type= or action=: kvplan dropped it, so a default given there
+    # read 'no default (None)', and a type= there was not applied ('8192' read as a str)
+    t = _one(tmp_path, 'p = argparse.ArgumentParser()\n'
+             'opts = {"default": "Qwen/Qwen3-8B"}\n'
+             'p.add_argument("--model", **opts)\n'
+             'p.add_argument("--max-model-len", default="8192", **{"type": int})\n'
+             'args = p.parse_args()\n'
+             'LLM(model=args.model, max_model_len=args.max_model_len)\n')
+    said = _problems(t)
+    assert ("model line 8: args.model: the command line's --model (argparse, line 5): "
+            "**opts can set its default, type or action, which kvplan does not follow") in said
+    assert ("max_model_len line 8: args.max_model_len: the command line's --max-model-len "
+            "(argparse, line 6): **{'type': int} can set its default, type or action, which "
+            "kvplan does not follow") in said
+
+
+def test_a_positional_with_nargs_optional_takes_its_default(tmp_path: Path) -> None:
+    # argparse gives a positional of nargs="?" its default when the command line has none
+    # (Lib/argparse.py _get_values, :2474-2481 in Python 3.11.7, type= applied to a string
+    # default); kvplan refused it as 'a positional argument: given on the command line'
+    t = _one(tmp_path, 'p = argparse.ArgumentParser()\n'
+             'p.add_argument("model", nargs="?", default="Qwen/Qwen3-8B")\n'
+             'p.add_argument("max_len", nargs="?", type=int, default="4096")\n'
+             'args = p.parse_args()\n'
+             'LLM(model=args.model, max_model_len=args.max_len)\n')
+    d = t.deployment
+    assert d is not None, _problems(t)
+    assert (d.model, d.engine.max_model_len) == ("qwen3-8b", 4096)
+    assert ("args.model: argparse's default 'Qwen/Qwen3-8B' for model (line 4) is used, the "
+            "value the script runs with when its command line does not give model, which can "
+            "change it") in t.notes
+    # a plain positional is still the command line's
+    t = _one(tmp_path, 'p = argparse.ArgumentParser()\np.add_argument("model")\n'
+             'args = p.parse_args()\nLLM(model=args.model)\n')
+    assert "a positional argument: given on the command line" in _problems(t)
+
+
+def test_a_boolean_optional_action_takes_its_default(tmp_path: Path) -> None:
+    # argparse.BooleanOptionalAction (--x / --no-x) keeps the default it is given when neither
+    # flag is on the command line (Lib/argparse.py BooleanOptionalAction.__init__ passes
+    # default= on, :885-913 in Python 3.11.7); kvplan refused it as 'action=... whose value
+    # kvplan does not follow'
+    t = _one(tmp_path, 'p = argparse.ArgumentParser()\n'
+             'p.add_argument("--model", default="Qwen/Qwen3-8B")\n'
+             'p.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction,\n'
+             '               default=True)\n'
+             'args = p.parse_args()\n'
+             'LLM(model=args.model, enforce_eager=args.enforce_eager)\n')
+    d = t.deployment
+    assert d is not None, _problems(t)
+    assert d.engine.enforce_eager is True
+    assert ("args.enforce_eager: argparse's default True for --enforce-eager (line 5) is used, "
+            "the value the script runs with when its command line does not give "
+            "--enforce-eager, which can change it") in t.notes

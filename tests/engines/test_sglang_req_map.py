@@ -104,3 +104,48 @@ def test_the_map_grows_linearly_in_context_and_slots(version: str) -> None:
             more = req_to_token_map(version, context, pool, pool, slots + 1)
             assert more.bytes - at.bytes == (context + 4) * 4
             assert at.bytes == at.rows * (context + 4) * 4
+
+
+def test_a_stated_count_is_per_attention_dp_worker_from_0_5_10() -> None:
+    """With --enable-dp-attention SGLang sizes each worker's map for the stated count divided by
+    the DP size: `min(max_num_reqs // self.dp_size, estimated)` (0.5.10,
+    model_executor/model_runner_kv_cache_mixin.py:849, self.dp_size = dp_size with
+    --enable-dp-attention, model_runner.py:319), `max(1, max_num_reqs // self.attn_dp_size)` then
+    min(., T // 2) (0.5.23, mem_cache/kv_cache_configurator.py:3128-3129); 0.5.9 passes it as
+    given (model_runner_kv_cache_mixin.py:340). kvplan booked the whole count on every worker.
+    Qwen3-30B-A3B (context 40,960), --max-running-requests 64 over DP 2 on 0.5.23: 64 // 2 =
+    32 slots, 33 rows, 33 x 40,964 x 4 = 5,407,248 B (the whole count: 65 rows, 10,650,640 B)."""
+    rmap = req_to_token_map("0.5.23", 40_960, 400_000, 400_000, 64, attention_dp=2)
+    assert (rmap.max_num_reqs, rmap.rows, rmap.bytes) == (32, 33, 33 * 40_964 * 4)
+    assert rmap.bytes == 5_407_248
+    # 0.5.10: min(64 // 2, estimate max(min(int(400,000 / 40,960 x 512), 4,096), 2,048) =
+    # 4,096) = 32 slots, 32 rows (no padding row before 0.5.11)
+    assert req_to_token_map("0.5.10", 40_960, 400_000, 400_000, 64, attention_dp=2).rows == 32
+    # 0.5.9 and before: the count as stated (+1 row)
+    assert req_to_token_map("0.5.9", 40_960, 400_000, 400_000, 64, attention_dp=2).rows == 64
+    # the profile books it so: the steps of a Qwen3-30B-A3B deployment at TP 2, DP 2
+    req = SizeRequest(model=load_model("qwen3-30b-a3b"), gpu=load_hardware("h100"),
+                      context_tokens=40_960, tp=2, attention_dp=2)
+    res = run_engine(req, EngineSettings(engine=Engine.sglang, version="0.5.23",
+                                         max_running_requests=64))
+    steps = {s.label: s.value for s in res.steps}
+    assert (steps["request slots (max_num_reqs)"], steps["request-to-token rows"]) == (32, 33)
+    assert steps["request-to-token map"] == 5_407_248
+
+
+def test_explain_of_a_manifest_plans_its_attention_dp_as_check_does(tmp_path) -> None:  # noqa: ANN001
+    """`kvplan explain FILE` plans a manifest 'as `kvplan check` reads it', but dropped the
+    target's data-parallel attention size: the same script's map read 64 slots in explain and 32
+    in check."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/sh\npip install \"sglang[all]==0.5.23\"\npython3 -m sglang.launch_server "
+                    "--model-path Qwen/Qwen3-30B-A3B --tp 2 --dp 2 --enable-dp-attention "
+                    "--max-running-requests 64\n")
+    res = CliRunner().invoke(app, ["explain", str(path), "--gpu", "h100"])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if "request-to-token map " in x)
+    assert "5,407,248 B" in line, line

@@ -193,7 +193,8 @@ def unit_targets(doc: Doc, path: Path, side_cache: dict[Path, Any], default_gpu:
     if spec is not None and spec.problem and not spec.choices:
         problems.append(Problem(unit.key("resources", "gpu"), f"{spec.said!r}: {spec.problem}",
                                 gpu_line))
-    releases, said = pip_pins(text, lambda n: f"{unit.key('commands')} (line {n})")
+    releases, said = pip_pins(text, lambda n: f"{unit.key('commands')} (line {n})",
+                              lambda _n: envs)
     joined = "\n".join(str(c) for c in unit.commands)
     base = Target(file=str(path), kind=SCRIPT, line=doc.line(*unit.at, "commands"),
                   launcher=LAUNCHER, name=unit.said or None)

@@ -7,7 +7,7 @@ dstack's `commands`) is the engine release (pip_pins)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -59,17 +59,62 @@ def _pep503(name: str) -> str:
 # install`, `uv pip install`
 _INSTALL = re.compile(r"\bpip(?:3(?:\.[0-9]+)?)?\s+install\b")
 _PACKAGES = {_pep503(p): engine for p, engine in pip_packages().items()}
-_PIN = re.compile(r"(?<![\w.-])(" + "|".join(re.escape(p).replace(r"\-", "[-_.]+")
-                                             for p in _PACKAGES) +
-                  r")(?:\[[^\]]*\])?\s*(==|>=|>|~=)\s*v?([0-9][0-9A-Za-z.+]*)", re.IGNORECASE)
+_PACKAGE_OP = (r"(?<![\w.-])(" + "|".join(re.escape(p).replace(r"\-", "[-_.]+")
+                                          for p in _PACKAGES) +
+               r")(?:\[[^\]]*\])?\s*(===|==|>=|<=|!=|~=|>|<)\s*")
+_PIN = re.compile(_PACKAGE_OP + r"v?([0-9][0-9A-Za-z.+]*\*?)", re.IGNORECASE)
+# PEP 440's operators: `==` and `===` name one release, unless `==` ends in a wildcard (`==0.8.*`
+# matches every 0.8 release); every other operator is a range
+
+
+# `$NAME`, `${NAME}`, `${NAME:-default}` / `${NAME-default}` in a pin (`vllm==${VLLM_VERSION}`)
+_VAR = re.compile(r"\$\{(\w+)(?:(:?)-([^}]*))?\}|\$(\w+)")
+# a pin whose release is still a variable after that (one kvplan does not know there)
+_VAR_PIN = re.compile(_PACKAGE_OP + r"(\$\{?\w+[^\s'\"]*)", re.IGNORECASE)
+
+
+def _short(pin: str) -> str:
+    """A pin as a note names it: at most 60 characters (a hostile line can hold any number)."""
+    pin = pin.strip()
+    return pin if len(pin) <= 60 else pin[:57] + "..."
+
+
+def _uncommented(line: str) -> str:
+    """`line` without a shell comment: a `#` that starts a word, outside quotes (the shell drops
+    the rest; `pip install torch  # vllm==0.8.5` installs no vLLM)."""
+    quote = ""
+    for i, c in enumerate(line):
+        if quote:
+            quote = "" if c == quote else quote
+        elif c in "'\"":
+            quote = c
+        elif c == "#" and (i == 0 or line[i - 1].isspace()):
+            return line[:i]
+    return line
+
+
+def _expand(line: str, env: Mapping[str, str]) -> str:
+    """`line` with the variables `env` sets expanded, as the shell would (task h70review:
+    `pip install vllm==${VLLM_VERSION}` with VLLM_VERSION set before was passed over)."""
+    def value(m: re.Match[str]) -> str:
+        name = m.group(1) or m.group(4)
+        if m.group(3) is not None and (name not in env or (m.group(2) and not env[name])):
+            return m.group(3)  # ${NAME:-default}: unset (or, with the colon, empty)
+        return env.get(name, m.group(0))
+
+    return _VAR.sub(value, line)
 
 
 def pip_pins(script: str, where: Callable[[int], str],
+             env: Callable[[int], Mapping[str, str]] | None = None,
              ) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """engine -> (release, note) for an exact pin in a line of `script` that runs `pip install`
     (`pip install vllm==0.6.6`, `uv pip install "sglang[all]==0.4.6"`), read as an image tag is
     (kvplan.check.manifests.image_tag); a range (`vllm>=0.10`) or a release kvplan does not read
-    is noted. `where(n)` names the script's line n (1-based) in the notes; the last exact pin
+    is noted. `env(n)` gives the variables set at line n (the script's, a launcher's `envs`): a
+    pin through one is read as expanded, one through a variable not set there is noted. A line
+    a trailing backslash continues is read with its continuation lines, named by
+    its first. `where(n)` names the script's line n (1-based) in the notes; the last exact pin
     of an engine is its release, as pip replaces what an earlier install put there (task
     h62review: a second pin was passed over in silence), said with the pin it replaces."""
     from kvplan.check.manifests.image_tag import read_image_tag
@@ -77,13 +122,19 @@ def pip_pins(script: str, where: Callable[[int], str],
     out: dict[str, tuple[str, str]] = {}
     pins: dict[str, tuple[str, str]] = {}  # engine -> (the pin read, where)
     notes: list[str] = []
-    for n, line in enumerate(script.splitlines(), start=1):
+    for n, line in _commands(script):
         if not _INSTALL.search(line) or line.lstrip().startswith("#"):
             continue
+        line = _uncommented(line)
+        if env is not None:
+            line = _expand(line, env(n))
+        notes.extend(f"{where(n)} installs {_short(m.group(0))}: a variable kvplan does not know "
+                     f"there; the {_PACKAGES[_pep503(m.group(1))]} profile's default version is "
+                     "used" for m in _VAR_PIN.finditer(line))
         for m in _PIN.finditer(line):
             engine, op, version = _PACKAGES[_pep503(m.group(1))], m.group(2), m.group(3)
-            said = f"{where(n)} installs {m.group(0).strip()}"
-            if op != "==":
+            said = f"{where(n)} installs {_short(m.group(0))}"
+            if op not in ("==", "===") or version.endswith("*"):
                 notes.append(f"{said}: a range, not a release; the {engine} profile's default "
                              "version is used")
                 continue
@@ -99,6 +150,23 @@ def pip_pins(script: str, where: Callable[[int], str],
             pins[engine] = pin
             out[engine] = (tag.version, f"{said}: {engine} {tag.version}")
     return out, notes
+
+
+def _commands(script: str) -> list[tuple[int, str]]:
+    """(first line number, text) of each line of `script` with the lines a trailing backslash
+    continues joined to it, as the shell reads them (`pip install \\` then `vllm==0.8.5` on the
+    next line is one command; task h70review: that pin was passed over)."""
+    out: list[tuple[int, str]] = []
+    going = False
+    for n, line in enumerate(script.splitlines(), start=1):
+        if going:
+            out[-1] = (out[-1][0], out[-1][1] + " " + line)
+        else:
+            out.append((n, line))
+        going = line.endswith("\\")
+        if going:
+            out[-1] = (out[-1][0], out[-1][1][:-1])
+    return out
 
 
 # kvplan.check.manifests.shell's note on a server started outside a container: "started outside a

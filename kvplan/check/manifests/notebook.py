@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 
@@ -90,6 +91,68 @@ _PYTHON_CELLS = frozenset({"%%capture", "%%time", "%%timeit"})
 _ENV = re.compile(r"^%env\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*|\s+)(\S.*?)\s*$")
 
 
+# IPython's help line `obj?` / `obj.attr??` / `%magic?` at the end of the code
+# (inputtransformer2.py _help_end_re, :580 in ipython 9.16.1-46-g7f0ee5568; HelpEnd.find looks at
+# the last token before the newline, so a line whose comment ends in `?` is Python); `?obj`
+# (ESC_HELP) is caught by the leading escapes
+_HELP_END = re.compile(r"%{0,2}[a-zA-Z_*][\w*]*(?:\.[a-zA-Z_*][\w*]*)*\?\??$")
+
+
+# `NAME = !cmd` / `a, b = %magic args`: IPython's SystemAssign and MagicAssign
+# (inputtransformer2.py :383 and :350), rewritten as IPython does, to a call kvplan does not make
+_ASSIGN = re.compile(r"(\s*[A-Za-z_][\w.]*(?:\s*,\s*[A-Za-z_][\w.]*)*\s*=\s*)(!|%(?=[A-Za-z_]))(.*)$")
+
+
+class _Open:
+    """Whether a cell's code so far ends inside brackets or a string, so the next line continues
+    a Python statement: IPython looks for its escapes at the start of a logical line only
+    (inputtransformer2.py EscapedCommand.find, on tokens_by_line), so `msg = ("hello %s"` then
+    `       % name)` is Python's % operator. Each line is scanned once, as it is read: brackets,
+    quotes (triple ones too; a backslash escapes the next character), comments and a trailing
+    backslash, as Python's tokenizer sees them."""
+
+    def __init__(self, lines: list[str]) -> None:
+        self.lines = lines  # the joined code, growing as the cell is read
+        self.done = len(lines)  # the lines scanned so far
+        self.depth = 0  # open brackets
+        self.quote = ""  # the string open at the end ('', "'", '"', "'''", '"""')
+        self.joined = False  # the last line ends in a backslash outside a string
+
+    def __call__(self) -> bool:
+        for line in self.lines[self.done:]:
+            self._scan(line)
+        self.done = len(self.lines)
+        return self.depth > 0 or bool(self.quote) or self.joined
+
+    def _scan(self, line: str) -> None:
+        i, n, comment = 0, len(line), False
+        while i < n:
+            if self.quote:
+                if line[i] == "\\":
+                    i += 2
+                elif line.startswith(self.quote, i):
+                    i, self.quote = i + len(self.quote), ""
+                else:
+                    i += 1
+                continue
+            c = line[i]
+            if c == "#":
+                comment = True
+                break
+            if c in "([{":
+                self.depth += 1
+            elif c in ")]}":
+                self.depth = max(self.depth - 1, 0)
+            elif c in "'\"":
+                self.quote = line[i:i + 3] if line[i:i + 3] in ("'''", '"""') else c
+                i += len(self.quote)
+                continue
+            i += 1
+        self.joined = not self.quote and not comment and line.endswith("\\")
+        if len(self.quote) == 1 and not line.endswith("\\"):
+            self.quote = ""  # a one-quote string ends with its line (else Python stops there)
+
+
 def _source(cell: dict[str, object]) -> str | None:
     """A cell's source (nbformat 4: a string or a list of strings); None when it is neither."""
     src = cell.get("source", "")
@@ -152,7 +215,8 @@ def read_notebook(text: str) -> Notebook:
             out.problem = (f"not a notebook kvplan reads: code cell {number}'s source is "
                            "neither a string nor a list of strings (nbformat 4)")
             return out
-        _cell(out, number, source.splitlines(), lines)
+        # IPython dedents a cell first (inputtransformer2.py leading_indent, textwrap.dedent)
+        _cell(out, number, textwrap.dedent(source).splitlines(), lines)
     out.code = "\n".join(lines) + "\n"
     return out
 
@@ -178,19 +242,36 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
                 out.chunks.append(Chunk(first + at + 1, body[at + 1:], number, shell))
             lines.extend("" for _ in body)
             return
+    is_open = _Open(lines)
     i = 0
     while i < len(body):
         line = body[i]
         stripped = line.lstrip()
         at = first + i
-        if stripped.startswith(("%", "!")) or (stripped.endswith("?") and
-                                               not stripped.startswith("#")):
+        assign = _ASSIGN.match(line)
+        ipython = assign is not None or stripped.startswith(("%", "!", "?")) or (
+            _HELP_END.search(stripped) is not None and "#" not in stripped)
+        if ipython and not is_open():  # inside brackets or a string, a line is Python's
             out.note(at, f"code cell {number}, its line {i + 1}: `{stripped[:40]}` left out "
                          "(IPython syntax, not Python)")
             span = [line]
-            if stripped.startswith("!"):  # IPython joins a `\`-continued escape line
+            if stripped.startswith(("!", "%")) or assign is not None:  # IPython joins a
+                # `\`-continued escape line (find_end_of_continued_line)
                 while span[-1].rstrip().endswith("\\") and i + len(span) < len(body):
                     span.append(body[i + len(span)])
+            if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
+                lhs, esc, rest = assign.groups()
+                if esc == "!":
+                    out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
+                                     for k, s in enumerate([rest, *span[1:]]))
+                    call = f"get_ipython().getoutput({rest!r})"
+                else:
+                    name, _, args = rest.partition(" ")
+                    call = f"get_ipython().run_line_magic({name!r}, {args!r})"
+                lines.extend([lhs + call, *("" for _ in span[1:])])
+                i += len(span)
+                continue
+            if stripped.startswith("!"):
                 command = stripped.lstrip("!")
                 out.chunks.append(Chunk(at, [command, *span[1:]], number, "!",
                                         line[:1].isspace()))

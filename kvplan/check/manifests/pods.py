@@ -95,3 +95,22 @@ LAUNCHER_IMAGES = ("llm-d/", "rayproject/", "ai-dynamo/", "dynamo-dev/", "kserve
 
 def image_names_engine(image: str) -> bool:
     return not any(part in image for part in LAUNCHER_IMAGES)
+
+
+# base images whose tag is their own version (the OS's, Python's, CUDA's, PyTorch's), into which a
+# container's command installs the engine (`pip install vllm && vllm serve ...`): Docker Hub's
+# official python, ubuntu and debian images, NVIDIA's nvidia/cuda (tags: the CUDA release, then
+# the flavour and OS) and PyTorch's pytorch/pytorch (the PyTorch release, then CUDA and cuDNN).
+# Their tags were read as the engine's release: python:3.11 as 'vllm 3.11' (task h70review)
+BASE_IMAGES = ("python", "ubuntu", "debian", "nvidia/cuda", "pytorch/pytorch")
+_HUB = ("docker.io/library/", "index.docker.io/library/", "docker.io/", "library/")
+
+
+def base_image(image: str) -> str | None:
+    """The repository of `image` when it is one of BASE_IMAGES (Docker Hub's own spellings of it
+    too: `docker.io/library/python:3.11`), else None."""
+    repo = image.split("@", 1)[0]
+    if ":" in repo.rsplit("/", 1)[-1]:
+        repo = repo.rsplit(":", 1)[0]
+    repo = next((repo[len(p):] for p in _HUB if repo.startswith(p)), repo)
+    return repo if repo in BASE_IMAGES else None

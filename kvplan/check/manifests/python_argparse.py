@@ -6,14 +6,19 @@ the first long option with its dashes turned to underscores (`--max-model-len` i
 max_model_len), else the first short one. As argparse does (Lib/argparse.py, `parse_known_args`
 and `_get_values`), a string default is converted by `type=` (int, float, str: Python's own);
 any other default is used as written; `action="store_true"` / `"store_false"` without a default
-is False / True. The value is said in a note: it is argparse's default, and the command line the
-script is run with can change it.
+is False / True, and `action=argparse.BooleanOptionalAction` keeps the default it is given. The
+value is said in a note: it is argparse's default, and the command line the script is run with
+can change it.
+
+A positional argument of `nargs="?"` is read so too (argparse gives it its default when the
+command line has none: Lib/argparse.py `_get_values`, :2474-2481 in Python 3.11.7).
 
 Not followed, each with its reason: an option without a default (None) or `required=True`, a
-positional argument, `parse_known_args` (its result is unpacked), `parse_args([...])` of a list
-the file passes, a parser with `parents=`, `argument_default=`, subparsers or a
-`set_defaults(...)` call (either can replace the default), a dest added twice, and a `type=` other
-than int, float or str applied to a string default.
+positional argument (other than `nargs="?"`), `parse_known_args` (its result is unpacked),
+`parse_args([...])` of a list the file passes, a parser with `parents=`, `argument_default=`,
+subparsers or a `set_defaults(...)` call (either can replace the default), a dest added twice, a
+`type=` other than int, float or str applied to a string default, and keywords unpacked into the
+call (`**opts`, which can hold the default, type or action).
 """
 
 from __future__ import annotations
@@ -115,7 +120,13 @@ def _default(name: str, add: ast.Call, ctx: Context, depth: int) -> Value:
     said = dest[1]
     kw = {k.arg: k.value for k in add.keywords if k.arg is not None}
     where = f"{name}: the command line's {said} (argparse, line {add.lineno})"
-    if not said.startswith("-"):
+    unpacked = next((k for k in add.keywords if k.arg is None), None)
+    if unpacked is not None:  # `**opts`: default=, type= or action= kvplan cannot see
+        return Value(why=f"{where}: **{ast.unparse(unpacked.value)[:30]} can set its default, "
+                     "type or action, which kvplan does not follow")
+    nargs = kw.get("nargs")
+    optional = isinstance(nargs, ast.Constant) and nargs.value == "?"
+    if not said.startswith("-") and not optional:  # nargs="?": its default when not given
         return Value(why=f"{where}, a positional argument: given on the command line the script "
                      "is run with, which the file does not fix")
     required = kw.get("required")
@@ -124,7 +135,10 @@ def _default(name: str, add: ast.Call, ctx: Context, depth: int) -> Value:
                      "run with, which the file does not fix")
     action = kw.get("action")
     act = action.value if isinstance(action, ast.Constant) else None
-    if action is not None and act not in ("store", "store_true", "store_false"):
+    # argparse.BooleanOptionalAction (--x / --no-x) keeps the default it is given
+    optional_bool = action is not None and ast.unparse(action).endswith("BooleanOptionalAction")
+    if action is not None and act not in ("store", "store_true", "store_false") and \
+            not optional_bool:
         return Value(why=f"{where}: action={ast.unparse(action)[:30]}, whose value kvplan does "
                      "not follow")
     if "default" not in kw:

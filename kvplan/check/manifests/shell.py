@@ -301,8 +301,10 @@ def _pins(text: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """The engine releases the script's own `pip install` lines pin (launcher_sites.pip_pins,
     as SkyPilot's setup, dstack's commands and a notebook's cells are read)."""
     from kvplan.check.manifests.launcher_sites import pip_pins
+    from kvplan.check.manifests.shell_lex import read_script
 
-    return pip_pins(text, lambda n: f"line {n}")
+    at = {cmd.lines[0]: env for cmd, env, _ in read_script(text).commands if cmd.lines}
+    return pip_pins(text, lambda n: f"line {n}", lambda n: at.get(n, {}))
 
 
 def starts_server(path: Path) -> bool:

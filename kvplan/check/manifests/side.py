@@ -45,45 +45,64 @@ SKIP_ANNOTATION = "skip"
 
 
 def side_file_for(path: Path) -> Path | None:
-    """`llama.kvplan.yaml` (or `llama.yaml.kvplan.yaml`) next to `llama.yaml`."""
+    """`llama.kvplan.yaml` (or `llama.yaml.kvplan.yaml`, or either with `.yml`) next to
+    `llama.yaml`."""
     for candidate in (
         path.with_name(path.stem + ".kvplan.yaml"),
         path.with_name(path.stem + ".kvplan.yml"),
         path.with_name(path.name + ".kvplan.yaml"),
+        path.with_name(path.name + ".kvplan.yml"),  # side_owner's spellings, all four
     ):
         if candidate.is_file():
             return candidate
     return None
 
 
-# what a side file sits beside: a manifest, or a launch script (kvplan.check.manifests.shell's
-# SHELL_SUFFIXES, repeated here to keep this module free of the shell readers' imports; a test
-# holds the two equal)
-_SIDE_OF = (".yaml", ".yml", ".sh", ".bash", ".zsh", ".ksh")
+# what a side file sits beside: a manifest, a launch script or a Python script or notebook
+# (kvplan.check.manifests.shell's SHELL_SUFFIXES and kvplan.check.outcome's PY_SUFFIXES, repeated
+# here to keep this module free of the readers' imports; a test holds them equal). The .py and
+# .ipynb readers read their side file too (site_targets), but a side file beside one was read as
+# a document of its own when named with it (task h70review)
+_SIDE_OF = (".yaml", ".yml", ".sh", ".bash", ".zsh", ".ksh", ".py", ".ipynb")
 
 
 def is_side_file(path: Path) -> bool:
-    """A `.kvplan.yaml` file with a manifest or launch script of the same stem next to it
-    (`serve.kvplan.yaml` or `serve.sh.kvplan.yaml` beside `serve.sh`, as side_file_for finds it):
-    a folder walked or a glob leaves it out instead of reading it as a document of its own."""
+    """A `.kvplan.yaml` file with a manifest, launch script, Python script or notebook of the same
+    stem next to it (`serve.kvplan.yaml` or `serve.sh.kvplan.yaml` beside `serve.sh`, as
+    side_file_for finds it): a folder walked or a glob leaves it out instead of reading it as a
+    document of its own."""
     return side_owner(path) is not None
 
 
 def side_owner(path: Path) -> Path | None:
-    """The manifest or launch script a side file sits beside (None: `path` is no side file)."""
+    """The manifest, script or notebook a side file sits beside (None: `path` is no side
+    file)."""
     name = path.name
     for suffix in (".kvplan.yaml", ".kvplan.yml"):
         if name.endswith(suffix):
             stem = name[: -len(suffix)]
             if stem.endswith(_SIDE_OF):
-                return path.parent / stem if (path.parent / stem).is_file() else None
+                return path.parent / stem if _owns(path.parent / stem) else None
             found = next((path.parent / (stem + ext) for ext in _SIDE_OF
-                          if (path.parent / (stem + ext)).is_file()), None)
+                          if _owns(path.parent / (stem + ext))), None)
             bare = path.parent / stem  # `serve.kvplan.yaml` beside a `#!/bin/bash` file `serve`
             if found is None and "." not in stem and bare.is_file() and has_shell_line(bare):
                 return bare
             return found
     return None
+
+
+def _owns(path: Path) -> bool:
+    """Whether `path` is a file that reads a side file: a manifest or script, or Python that
+    starts an engine (python_script.starts_engine, as a folder walk reads it; a kvplan/v1 plan
+    beside a client script is a document of its own)."""
+    if not path.is_file():
+        return False
+    if path.suffix in (".py", ".ipynb"):
+        from kvplan.check.manifests.python_script import starts_engine
+
+        return starts_engine(path)
+    return True
 
 
 # a shell's `#!` line: `#!/bin/bash`, `#!/usr/bin/env bash`, `#!/usr/bin/env -S sh -e`

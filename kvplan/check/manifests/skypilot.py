@@ -164,7 +164,7 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     problems += bad
     image, notes = _image(data, doc)
     notes += [n for n in (overridden(data),) if n]
-    releases, said = _releases(data)
+    releases, said = _releases(data, envs)
     notes += said
     base = Target(file=str(path), kind=SCRIPT, line=doc.line("run") or doc.start_line,
                   launcher="SkyPilot")
@@ -273,13 +273,14 @@ def no_engine(base: Target, key: str, script: str, engine: str | None) -> list[T
     return [base]
 
 
-def _releases(data: dict[str, Any]) -> tuple[dict[str, tuple[str, str]], list[str]]:
+def _releases(data: dict[str, Any], envs: dict[str, str],
+              ) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """engine -> (release, note) for an exact pin in `setup`'s pip install (`vllm==0.6.6`)
     (kvplan.check.manifests.launcher_sites.pip_pins, shared with dstack's `commands`)."""
     setup = data.get("setup")
     if not isinstance(setup, str):
         return {}, []
-    return pip_pins(setup, lambda _line: "setup")
+    return pip_pins(setup, lambda _line: "setup", lambda _line: envs)  # envs reach setup too
 
 
 def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, nodes: int,
