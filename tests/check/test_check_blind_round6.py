@@ -125,3 +125,37 @@ def test_blind_round_6_is_scored_on_its_own() -> None:
                 if not ok:
                     field_misses.append((rel, key))
     assert field_misses == [("lws/lws-usage-sglang.yaml", "error")]
+
+
+def _scripted(tmp_path: Path, image: str) -> Path:
+    f = tmp_path / "scripted.yaml"
+    f.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: s}\nspec:\n  template:\n"
+        f"    spec:\n      containers:\n      - name: s\n        image: {image}\n"
+        "        command: [bash, -c, /bin/boot.sh]\n"
+        "        env: [{name: UPSTREAM, value: 'http://vllm:8000'},"
+        " {name: BUILT_FROM, value: 'vllm-project/vllm@0035bdf'}]\n"
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    return f
+
+
+def test_a_mirrored_engine_image_running_a_script_is_refused_not_skipped(tmp_path: Path) -> None:
+    """Seen on the held-out zhaotyer/lws_usage sglang.yaml (its verdict matched for another
+    reason: a duplicate key): `harbor.transwarp.io/aip-amd/sglang:v0.5.6` running `bash -c
+    /bin/boot.sh` (a script from the host) was skipped as running no engine, where
+    `lmsysorg/sglang` with the same script is an ERROR naming SGLang. An image whose repository
+    is `sglang` or `vllm` on any registry now names its engine (no figure of the round moves)."""
+    for image, engine in (("harbor.example.io/aip-amd/sglang:v0.5.6", "SGLang"),
+                          ("rocm/vllm:rocm6.3.1_mi300_ubuntu22.04_py3.12_vllm_0.6.6", "vLLM")):
+        [o] = check_paths([str(_scripted(tmp_path, image))]).outcomes
+        assert (o.verdict, [p.field for p in o.problems]) == ("ERROR", ["command"])
+        assert o.problems[0].message.startswith(
+            f"this Deployment runs {engine}, but not through a server command kvplan reads")
+
+
+def test_a_urls_host_or_a_git_ref_named_vllm_runs_no_engine(tmp_path: Path) -> None:
+    """`http://vllm:8000` (a client's upstream) and `vllm-project/vllm@0035bdf` (a commit) in
+    the env of an app image are not images of vLLM: the folder walk still skips the file."""
+    f = _scripted(tmp_path, "registry.example.io/team/app:1.0")
+    report = check_paths([str(tmp_path)])
+    assert (report.outcomes, report.skipped) == ([], [str(f)])
