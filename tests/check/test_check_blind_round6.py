@@ -16,8 +16,8 @@ from tests.conftest import checked_corpus
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 CORPUS = ASSETS / "corpus"
 ROUND = "blind-2026-12-07-r6"
-ZERO = ("replicas: 0 (scaled to zero: an autoscaler such as an HPA or KEDA sets the count, or "
-        "the workload is parked): checked as the first replica it starts")
+ZERO = ("replicas: 0 (scaled to zero: an autoscaler, an HPA, KEDA or Knative, sets the count, "
+        "or the workload is parked): checked as the first replica it starts")
 
 
 def test_a_deployment_scaled_to_zero_is_checked_as_its_first_replica() -> None:
@@ -51,6 +51,20 @@ def test_zero_replicas_plan_one_replicas_gpus(tmp_path: Path) -> None:
     assert ZERO in zero.notes
     assert (two.verdict, two.numbers.gpus) == ("PASS", 2)
     assert not any("scaled to zero" in n for n in two.notes)
+
+
+def test_a_kserve_predictor_at_min_replicas_0_names_that_field(tmp_path: Path) -> None:
+    """KServe's `minReplicas: 0` (Knative scales the predictor from zero) was the same ERROR;
+    it is checked as the first replica too, the note naming minReplicas, not `replicas`."""
+    f = tmp_path / "isvc.yaml"
+    f.write_text("apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: q}"
+                 "\nspec:\n  predictor:\n    minReplicas: 0\n    containers:\n    - name: c\n"
+                 "      image: vllm/vllm-openai:v0.10.2\n      args: [--model, "
+                 "Qwen/Qwen2.5-1.5B-Instruct, --max-model-len, '4096']\n"
+                 "      resources: {limits: {nvidia.com/gpu: 1}}\n")
+    [o] = check_paths([str(f)], default_gpu="l4").outcomes
+    assert (o.verdict, o.numbers.gpus) == ("PASS", 1)
+    assert ZERO.replace("replicas: 0", "minReplicas: 0", 1) in o.notes
 
 
 def test_an_unrendered_image_naming_vllm_is_refused_not_skipped() -> None:

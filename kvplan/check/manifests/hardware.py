@@ -229,7 +229,8 @@ def read_gpu_count(w: Workload) -> None:
         w.problem(named, "0 replicas hold no users", replicas_line)
     else:
         if replicas == 0:  # a workload an autoscaler scales from zero (KubeAI's, OME's minReplicas 0)
-            w.notes.append(f"{named}: 0 (scaled to zero: an autoscaler such as an HPA or KEDA "
+            said = str(site.replicas_at[-1]) if site.replicas_at else named  # KServe: minReplicas
+            w.notes.append(f"{said}: 0 (scaled to zero: an autoscaler, an HPA, KEDA or Knative, "
                            "sets the count, or the workload is parked): checked as the first "
                            "replica it starts")
         pods = site.pods_per_engine if w.dp_spread else 1
