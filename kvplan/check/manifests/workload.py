@@ -20,7 +20,7 @@ from kvplan.check.manifests.engine import Found, Refusal, read_options
 from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_image
 from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
-from kvplan.check.manifests.pods import PodSite, image_names_engine
+from kvplan.check.manifests.pods import PodSite, image_engine, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
@@ -118,11 +118,6 @@ _TRTLLM_RUN = re.compile(r"(?<![\w.-])tensorrt[-_]llm(?:/|:[\w.])|(?<![\w.])tens
                          r"|\b(?:import|from|-m)\s+tensorrt_llm\b")
 
 
-# an engine's image named by its repository, from a mirror or another registry (`rocm/vllm:TAG`,
-# `harbor.example.io/team/sglang:v0.5.6`); not a URL's host nor a git `vllm-project/vllm@0035bdf`
-_ENGINE_IMAGE = re.compile(r"(?:[\w.-]+/)+(vllm|sglang)(?::\w[\w.-]*|@sha256:[0-9a-f]+)")
-
-
 def mentions_engine(data: Any) -> str | None:
     """The engine a document runs, judged by any image or command string in it."""
     stack = [data]
@@ -142,8 +137,8 @@ def mentions_engine(data: Any) -> str | None:
                 return "SGLang"
             if "trtllm-serve" in low or _TRTLLM_RUN.search(low):
                 return "TensorRT-LLM"
-            if (image := _ENGINE_IMAGE.fullmatch(low.strip())) is not None:
-                return "vLLM" if image.group(1) == "vllm" else "SGLang"
+            if (engine := image_engine(low)) is not None:
+                return engine
             if "tritonserver" in low and "vllm" in low:  # NGC's tritonserver:YY.MM-vllm-python-py3
                 # triton-inference-server/vllm_backend src/model.py: _VLLM_ENGINE_ARGS_FILENAME
                 return ("vLLM through Triton's vLLM backend (its engine arguments are in the "
