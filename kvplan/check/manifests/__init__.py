@@ -10,6 +10,7 @@ no reader covers is an ERROR naming its kind, never a skip.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,10 +44,12 @@ from kvplan.check.manifests.shapes import shape_problems, typed
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
 from kvplan.check.manifests.wording import in_file_words
 from kvplan.check.manifests.workload import (
+    RENDER_FIRST,
     Workload,
     container_engine,
     mentions_engine,
     options_only,
+    unrendered,
     worker_said,
 )
 from kvplan.check.target import COMPOSE_SITE, KUBERNETES, Target, kind_of_site
@@ -188,6 +191,8 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                               line=doc.start_line, name=group[0].name or name, problems=refused))
         if len(out) == before and (kind or group[0].kind == COMPOSE_SITE):
             out.extend(_unserved(doc, path, kind or COMPOSE_SITE, group, name))
+    if not out and kind:  # nothing read, where the image itself is still a template
+        out.extend(_unrendered_engine(doc, path, sites, name))
     for target in out:  # a compose file's or a script's own words (kvplan.check.manifests.wording)
         if target.kind != KUBERNETES:
             target.problems = [Problem(p.field, in_file_words(p.message, path, target.kind),
@@ -230,6 +235,43 @@ def _unserved(doc: Doc, path: Path, kind: str, group: list[PodSite],
             if why is not None:
                 return [Target(file=str(path), kind=KUBERNETES, line=line or doc.start_line,
                                name=label, problems=[Problem("args", why, doc.line(*at))])]
+    return []
+
+
+# an engine's name in the written part of an image (`${ECR_REGISTRY}/mal-vllm-opt125m:${TAG}`)
+_ENGINE_WORD = re.compile(r"(?<![a-z])(vllm|sglang|trtllm|tensorrt[-_]llm)(?![a-z])")
+
+
+def unrendered_image(c: dict[str, Any]) -> str | None:
+    """Why a container whose image is an unrendered template naming an engine, and whose
+    command kvplan does not read as a server (a script in the image: `/entrypoint.sh`), is not
+    judged: the file is not what runs. None when the image is rendered or names no engine."""
+    image = str(c.get("image", "") or "")
+    written = re.sub(r"\$\{[^}]*\}|\{\{.*?\}\}", " ", image.lower())
+    found = _ENGINE_WORD.search(written) if unrendered(image) else None
+    if found is None:
+        return None
+    return (f"image {image!r} is an unrendered template naming {found.group(1)}, and the server "
+            "command is not in the file (its command runs no server kvplan reads): "
+            f"{RENDER_FIRST}, then write the server in `command:` or describe the deployment "
+            "in a kvplan/v1 file")
+
+
+def _unrendered_engine(doc: Doc, path: Path, sites: list[PodSite],
+                       name: str | None) -> list[Target]:
+    """The ERROR of a document in which nothing was read but a container's image is an
+    unrendered template naming an engine (`${ECR_REGISTRY}/mal-vllm-opt125m:${IMAGE_TAG}`
+    running `/entrypoint.sh`, task h71corpus): it was skipped as running no engine. Only where
+    the document gives no result otherwise: a Dynamo graph's frontend on the workers'
+    `vllm-runtime:${VERSION}` image runs no engine beside the workers that are read."""
+    for site in sites:
+        for c, at in site.containers:
+            why = unrendered_image(c)
+            if why is not None:
+                said = (*at, "image") if "image" in c else at
+                return [Target(file=str(path), kind=KUBERNETES, line=doc.line(*said),
+                               name=site.name or name,
+                               problems=[Problem("image", why, doc.line(*said))])]
     return []
 
 

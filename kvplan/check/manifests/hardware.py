@@ -225,11 +225,17 @@ def read_gpu_count(w: Workload) -> None:
         w.problem(named, f"{replicas!r}: {RENDER_FIRST}", replicas_line)
     elif not isinstance(replicas, int) or isinstance(replicas, bool) or replicas < 0:
         w.problem(named, f"{replicas!r} is not a count", replicas_line)
-    elif replicas == 0:
+    elif replicas == 0 and site.kind == "compose service":  # compose starts none: no autoscaler
         w.problem(named, "0 replicas hold no users", replicas_line)
     else:
+        if replicas == 0:  # a workload an autoscaler scales from zero (KubeAI's, OME's minReplicas 0)
+            said = str(site.replicas_at[-1]) if site.replicas_at else named  # KServe: minReplicas
+            w.notes.append(f"{said}: 0 (scaled to zero: an autoscaler, an HPA, KEDA or Knative, "
+                           "sets the count, or the workload is parked): checked as the first "
+                           "replica it starts")
         pods = site.pods_per_engine if w.dp_spread else 1
-        found.put("hardware.count", replicas * pods * engine_gpus, replicas_line, "replicas")
+        found.put("hardware.count", max(replicas, 1) * pods * engine_gpus, replicas_line,
+                  "replicas")
         found.lines["hardware"] = lim_line
 
 

@@ -9,6 +9,7 @@ prefill and decode roles).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -114,3 +115,14 @@ def base_image(image: str) -> str | None:
         repo = repo.rsplit(":", 1)[0]
     repo = next((repo[len(p):] for p in _HUB if repo.startswith(p)), repo)
     return repo if repo in BASE_IMAGES else None
+
+
+# an engine's image named by its repository, from a mirror or another registry (`rocm/vllm:TAG`,
+# `harbor.example.io/team/sglang:v0.5.6`); not a URL's host nor a git `vllm-project/vllm@0035bdf`
+_ENGINE_IMAGE = re.compile(r"(?:[\w.-]+/)+(vllm|sglang)(?::\w[\w.-]*|@sha256:[0-9a-f]+)")
+
+
+def image_engine(text: str) -> str | None:
+    """The engine an image reference names by its repository (task h71corpus); None else."""
+    image = _ENGINE_IMAGE.fullmatch(text.strip().lower())
+    return None if image is None else "vLLM" if image.group(1) == "vllm" else "SGLang"

@@ -20,7 +20,7 @@ from kvplan.check.manifests.engine import Found, Refusal, read_options
 from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_image
 from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
-from kvplan.check.manifests.pods import PodSite, base_image, image_names_engine
+from kvplan.check.manifests.pods import PodSite, base_image, image_engine, image_names_engine
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
@@ -137,6 +137,8 @@ def mentions_engine(data: Any) -> str | None:
                 return "SGLang"
             if "trtllm-serve" in low or _TRTLLM_RUN.search(low):
                 return "TensorRT-LLM"
+            if (engine := image_engine(low)) is not None:
+                return engine
             if "tritonserver" in low and "vllm" in low:  # NGC's tritonserver:YY.MM-vllm-python-py3
                 # triton-inference-server/vllm_backend src/model.py: _VLLM_ENGINE_ARGS_FILENAME
                 return ("vLLM through Triton's vLLM backend (its engine arguments are in the "
