@@ -24,8 +24,8 @@ def _has_magic(text: str) -> bool:
 
 
 def _starts_engine(path: Path) -> bool:
-    """python_script.starts_engine, its reader imported only when a folder holds Python."""
-    from kvplan.check.manifests.python_script import starts_engine
+    """python_walk.starts_engine, its reader imported only when a folder holds Python."""
+    from kvplan.check.manifests.python_walk import starts_engine
 
     return starts_engine(path)
 
