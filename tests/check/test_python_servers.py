@@ -252,3 +252,36 @@ def test_the_held_out_files() -> None:
         "cannot be served: the pool holds 20,480 tokens per replica" in out
     assert "PASS  line 26  sglang-separate-reasoning.ipynb: starts; holds 7 sequences of " \
         "131,072 tokens per replica (958,099 tokens in the pool)" in out
+
+
+def test_a_walk_counts_python_that_mentions_an_engine_as_it_counts_scripts(tmp_path: Path) -> None:
+    # a command kvplan cannot read whole, in a helper it does not follow: passed over, and said
+    # to mention vLLM (as a shell script with a `vllm serve` kvplan does not read is)
+    _write(tmp_path, "import subprocess\n\n\ndef run(cmd):\n    subprocess.run(cmd, shell=True)\n"
+           "\n\nrun('vllm serve Qwen/Qwen3-8B')\n", "indirect.py")
+    _write(tmp_path, "print('hello')\n", "other.py")
+    code, out = _check(str(tmp_path), "--gpu", "h100")
+    assert "2 script(s) in the folders walked skipped: they start no vLLM, SGLang or " \
+        "TensorRT-LLM server or engine (2 Python; 1 of them mentions an engine: name one to be " \
+        "told what kvplan found)" in out
+    code, out = _check(str(tmp_path / "indirect.py"), "--gpu", "h100")
+    assert out.splitlines()[1].startswith("ERROR line 1: this file mentions vLLM, but none of "
+                                          "its commands starts a server kvplan reads")
+
+
+def test_bash_c_format_and_percent_strings(tmp_path: Path) -> None:
+    path = _write(tmp_path, (
+        "import subprocess\nM = 'Qwen/Qwen3-8B'\n"
+        "subprocess.Popen(['bash', '-c', 'vllm serve Qwen/Qwen3-8B --max-model-len 8192'])\n"
+        "subprocess.Popen('vllm serve {} --max-model-len {}'.format(M, 8192), shell=True)\n"
+        "subprocess.Popen('vllm serve %s --max-model-len %d' % (M, 8192), shell=True)\n"
+        "subprocess.Popen('vllm serve %s --max-model-len 8192' % M, shell=True)\n"))
+    code, out = _check(str(path), "--gpu", "h100")
+    # `bash -c SCRIPT` runs SCRIPT; .format and % of the pieces' text as Python formats them:
+    # each is `vllm serve Qwen/Qwen3-8B --max-model-len 8192` (52 sequences, 428,000 tokens);
+    # `%d` does not apply to the text kvplan renders: that one is named, not guessed
+    for line in (3, 4, 6):
+        assert f"PASS  line {line}  serve.py: starts; holds 52 sequences of 8,192 tokens per " \
+            "replica (428,000 tokens in the pool)" in out
+    assert "ERROR line 5: subprocess.Popen(...) (line 5) runs a command kvplan cannot read whole" \
+        in out

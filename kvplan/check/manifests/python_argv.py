@@ -92,6 +92,9 @@ class Render:
             return "".join(out)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.text(node.left, depth + 1) + self.text(node.right, depth + 1)
+        formatted = self._formatted(node, depth)
+        if formatted is not None:
+            return formatted
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr == "join" and isinstance(node.func.value, ast.Constant) and \
                 isinstance(node.func.value.value, str) and len(node.args) == 1:
@@ -108,6 +111,30 @@ class Render:
             self.notes.extend(n for n in got.notes if n not in self.notes)
             return str(got.value)
         return self.hole(node, got.why or "not a string")
+
+    def _formatted(self, node: ast.expr, depth: int) -> str | None:
+        """`"vllm serve {} ...".format(x)` and `"vllm serve %s ..." % x`: Python's own
+        formatting of the pieces' text (a piece kvplan does not read stays a hole); None when
+        `node` is neither, or the format does not apply to strings (`{:d}`, `%d`)."""
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+                node.func.attr == "format" and isinstance(node.func.value, ast.Constant) and \
+                isinstance(node.func.value.value, str) and \
+                not any(isinstance(a, ast.Starred) for a in node.args) and \
+                all(k.arg for k in node.keywords):
+            args = [self.text(a, depth + 1) for a in node.args]
+            kwargs = {str(k.arg): self.text(k.value, depth + 1) for k in node.keywords}
+            try:
+                return node.func.value.value.format(*args, **kwargs)
+            except (IndexError, KeyError, ValueError, AttributeError):
+                return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and \
+                isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
+            try:
+                return node.left.value % tuple(self.text(e, depth + 1) for e in items)
+            except (TypeError, ValueError, KeyError):
+                return None
+        return None
 
     def words(self, node: ast.expr, depth: int = 0, strict: bool = False) -> list[str]:
         """The words of an argument list; `strict`: subprocess takes only strings (an int item

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.argv import SHELLS
 from kvplan.check.manifests.python_argv import HOLE, Render, sglang_split
 from kvplan.check.manifests.python_constructions import FIX, LOOPS, Imports
 from kvplan.check.manifests.python_values import Context, Scope, resolve
@@ -119,7 +120,7 @@ def _subprocess(call: ast.Call, name: str, r: Render, start: Start) -> bool:
         if shell_on:  # a sequence with shell=True: its first item is the shell's script
             start.text = words[0] if words else ""
             return True
-        start.text = shlex.join(words)
+        start.text = _argv_text(words)
         if r.ints:
             start.problems.append(Problem("", f"{start.what}: {', '.join(r.ints)} in the "
                                           "argument list is not a string: subprocess raises "
@@ -146,6 +147,15 @@ def _splits(node: ast.expr) -> bool:
     return isinstance(node, ast.Call) and (
         ast.unparse(node.func) in ("shlex.split", "list", "tuple") or (
             isinstance(node.func, ast.Attribute) and node.func.attr == "split"))
+
+
+def _argv_text(words: list[str]) -> str:
+    """The shell text of a program's words: `["bash", "-c", SCRIPT]` runs SCRIPT in a shell
+    (its further words are the script's $0, $1 ...), read as that script; else the words as
+    one command line."""
+    if len(words) >= 3 and words[0].rsplit("/", 1)[-1] in SHELLS and words[1] in ("-c", "-lc"):
+        return words[2]
+    return shlex.join(words)
 
 
 def _is_list(node: ast.Name, r: Render) -> bool:
@@ -252,7 +262,7 @@ def _start(call: ast.Call, imports: Imports, r: Render) -> Start | None:
     elif package == "os" and name in _OS_SHELL and call.args:
         start.text, found = r.text(call.args[0]), True
     elif package == "os" and name in _OS_EXEC and len(call.args) >= 2:
-        start.text, found = shlex.join(r.words(call.args[1])), True
+        start.text, found = _argv_text(r.words(call.args[1])), True
     elif package == "asyncio" and name == "create_subprocess_shell" and call.args:
         start.text, found = r.text(call.args[0]), True
     elif package == "asyncio" and name == "create_subprocess_exec" and call.args:
