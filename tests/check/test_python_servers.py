@@ -285,3 +285,12 @@ def test_bash_c_format_and_percent_strings(tmp_path: Path) -> None:
             "replica (428,000 tokens in the pool)" in out
     assert "ERROR line 5: subprocess.Popen(...) (line 5) runs a command kvplan cannot read whole" \
         in out
+
+
+def test_too_many_program_calls_are_one_error(tmp_path: Path) -> None:
+    # docs/limits.md: 64 calls that run a program, as 64 engine constructions
+    path = _write(tmp_path, "import os\n" + "os.system('vllm serve Qwen/Qwen3-8B')\n" * 65)
+    [t] = read_targets(path, {}, "h100")
+    assert t.problems[0].message.startswith(
+        "65 calls that run a program (subprocess, os.system, SGLang's launchers), over the 64 "
+        "kvplan reads in one script")

@@ -41,6 +41,7 @@ class Render:
     notes: list[str] = field(default_factory=list)
     ints: list[str] = field(default_factory=list)  # non-str items of an argument list
     seen: list[str] = field(default_factory=list)  # the source of what a hole stands for
+    changed: dict[str, int] = field(default_factory=dict)  # changed_lists(tree), once a file
 
     def hole(self, node: ast.AST, why: str) -> str:
         name = f"{HOLE}{len(self.holes) + 1}"
@@ -62,17 +63,7 @@ class Render:
 
     def _changed(self, name: str) -> int | None:
         """The line where a list bound to `name` is changed in place, if anywhere in the file."""
-        for n in ast.walk(self.tree):
-            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
-                    isinstance(n.func.value, ast.Name) and n.func.value.id == name and \
-                    n.func.attr in _MUTATORS:
-                return n.lineno
-            if isinstance(n, (ast.Assign, ast.AugAssign)):
-                targets = n.targets if isinstance(n, ast.Assign) else [n.target]
-                if any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and
-                       t.value.id == name for t in targets):
-                    return n.lineno
-        return None
+        return self.changed.get(name)
 
     def text(self, node: ast.expr, depth: int = 0) -> str:
         """A string the call is given, its unread pieces holes."""
@@ -177,6 +168,24 @@ class Render:
             self.notes.extend(n for n in got.notes if n not in self.notes)
             return [str(v) for v in got.value]
         return [self.hole(node, got.why or "not a list of strings")]
+
+
+def changed_lists(tree: ast.Module) -> dict[str, int]:
+    """name -> the first line where a list bound to it is changed in place (`cmd.append(...)`,
+    `cmd[0] = ...`); read once a file (a walk per call was quadratic in the calls)."""
+    out: dict[str, int] = {}
+    for n in ast.walk(tree):
+        name = None
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                isinstance(n.func.value, ast.Name) and n.func.attr in _MUTATORS:
+            name = n.func.value.id
+        elif isinstance(n, (ast.Assign, ast.AugAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            name = next((t.value.id for t in targets if isinstance(t, ast.Subscript) and
+                         isinstance(t.value, ast.Name)), None)
+        if name is not None:
+            out[name] = min(out.get(name, n.lineno), n.lineno)
+    return out
 
 
 def _split(text: str, shlex_rules: bool) -> list[str]:

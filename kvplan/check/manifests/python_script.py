@@ -276,7 +276,8 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
 
     sets = _environ_sets(tree, _env_names(imports))
     out += server_targets(path, tree, imports, side_cache, default_gpu, given or (
-        lambda line: {name: value for at, name, value in sets if at < line}), pins)
+        lambda line: {name: value for at, name, value in sets if at < line}), pins,
+        MAX_CONSTRUCTIONS)
     return sorted(out, key=lambda t: t.line)
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import SHELLS
-from kvplan.check.manifests.python_argv import HOLE, Render, sglang_split
+from kvplan.check.manifests.python_argv import HOLE, Render, changed_lists, sglang_split
 from kvplan.check.manifests.python_constructions import FIX, LOOPS, Imports
 from kvplan.check.manifests.python_values import Context, Scope, resolve
 from kvplan.check.target import SCRIPT, Target
@@ -296,6 +296,7 @@ def starts(tree: ast.Module, imports: Imports) -> list[Start]:
 
     module = Scope(tree, "module")
     out: list[Start] = []
+    changed = changed_lists(tree)
 
     def visit(node: ast.AST, function: Scope | None, loop: ast.AST | None) -> None:
         for child in ast.iter_child_nodes(node):
@@ -305,7 +306,8 @@ def starts(tree: ast.Module, imports: Imports) -> list[Start]:
             elif isinstance(child, LOOPS):
                 inner = child
             if isinstance(child, ast.Call):
-                r = Render(Context(module, function, (), _env_names(imports)), tree)
+                r = Render(Context(module, function, (), _env_names(imports)), tree,
+                           changed=changed)
                 got = _start(child, imports, r)
                 if got is not None:
                     if loop is not None:
@@ -340,13 +342,20 @@ def _said(start: Start, message: str, note: bool) -> str:
 
 def targets(path: Path, tree: ast.Module, imports: Imports, side_cache: dict[Path, Any],
             default_gpu: str | None, given: Callable[[int], dict[str, str]],
-            pins: Any = None) -> list[Target]:
+            pins: Any = None, most: int = 64) -> list[Target]:
     """The deployments of the servers the file's Python starts; `given(line)`: the variables a
-    command on that line starts with (os.environ sets before it, a notebook's %env)."""
+    command on that line starts with (os.environ sets before it, a notebook's %env); more than
+    `most` calls that run a program are one ERROR (docs/limits.md), as constructions are."""
     from kvplan.check.manifests import shell
 
     out: list[Target] = []
-    for start in starts(tree, imports):
+    found_starts = starts(tree, imports)
+    if len(found_starts) > most:
+        return [Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem(
+            "", f"{len(found_starts):,} calls that run a program (subprocess, os.system, "
+            f"SGLang's launchers), over the {most} kvplan reads in one script (docs/limits.md); "
+            "describe the deployments in a kvplan/v1 file", 1)])]
+    for start in found_starts:
         text = start.text.lstrip("\n")
         raw = "\n" * (start.line - 1) + text + "\n"
         env = {**given(start.line), **start.env}
