@@ -184,7 +184,8 @@ def changed_lists(tree: ast.Module) -> dict[str, int]:
             name = next((t.value.id for t in targets if isinstance(t, ast.Subscript) and
                          isinstance(t.value, ast.Name)), None)
         if name is not None:
-            out[name] = min(out.get(name, n.lineno), n.lineno)
+            line = getattr(n, "lineno", 0)
+            out[name] = min(out.get(name, line), line)
     return out
 
 
