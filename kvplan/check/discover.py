@@ -24,8 +24,8 @@ def _has_magic(text: str) -> bool:
 
 
 def _starts_engine(path: Path) -> bool:
-    """python_script.starts_engine, its reader imported only when a folder holds Python."""
-    from kvplan.check.manifests.python_script import starts_engine
+    """python_walk.starts_engine, its reader imported only when a folder holds Python."""
+    from kvplan.check.manifests.python_walk import starts_engine
 
     return starts_engine(path)
 
@@ -81,6 +81,18 @@ def _script_skip(path: Path) -> str | None:
         "but none of its commands starts a server kvplan reads)"
 
 
+def _python_skip(path: Path) -> str:
+    """Why a walk passes over a .py / .ipynb that starts no engine, said as for a shell
+    script: one whose text names a server command (`vllm serve` in a string kvplan cannot
+    read whole, a Python call it does not follow) is counted as mentioning the engine."""
+    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.inputs.text import read_text
+
+    engine = mentions_engine(read_text(path))
+    return NO_ENGINE if engine is None else f"{NO_ENGINE} (mentions {engine.split(' ')[0]}, " \
+        "but neither constructs its engine nor starts a server kvplan reads)"
+
+
 def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None,
              ) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
     """Files to read, each with whether it was named explicitly; missing paths as ERRORs.
@@ -112,7 +124,7 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
                     if _starts_engine(path):
                         add(path, False)
                     else:  # a folder's other Python is not read (it runs no engine): counted
-                        skip(path, PYTHON, _unread(path) or NO_ENGINE)
+                        skip(path, PYTHON, _unread(path) or _python_skip(path))
                 elif is_walked_script(path):
                     why = _script_skip(path)
                     if why is None:  # read as if named: a slip gets its ERROR, not a skip

@@ -165,3 +165,18 @@ TRTLLM = PythonApi(
     # PyTorchLLM` (tensorrt_llm/evaluate/cnn_dailymail.py, search index id 252021908)
     module_words=(("tensorrt_llm._tensorrt_engine", ("--backend", "tensorrt")),))
 APIS = (VLLM, SGLANG, TRTLLM)
+
+# Functions of an engine's package that start its server as another process, (module's package,
+# function) -> how its command is built (task h71nbpy; read from the sglang 0.5.23 wheel):
+# "split": sglang.utils.launch_server_cmd / execute_shell_command split a string without a shell
+# (utils.py:473-486; launch_server_cmd appends --port, :504; sglang.test.doc_patch's also
+# appends DOC_PATCH_FLAGS); "test_server": sglang.test.test_utils.popen_launch_server runs
+# `sglang serve --model-path MODEL <other_args> --host H --port P` (test_utils.py:731-813)
+LAUNCH_HELPERS: dict[tuple[str, str], str] = {
+    ("sglang", "launch_server_cmd"): "split",
+    ("sglang", "execute_shell_command"): "split",
+    ("sglang", "popen_launch_server"): "test_server",
+}
+DOC_PATCH_FLAGS = ("--max-running-requests", "128", "--max-total-tokens", "20480",
+                   "--disable-cuda-graph", "--cuda-graph-max-bs-decode", "4")
+DOC_PATCH_SOURCE = "sglang 0.5.23 test/doc_patch.py:51-58"

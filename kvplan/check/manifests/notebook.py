@@ -54,6 +54,16 @@ class Notebook:
     shell: list[tuple[str, str]] = field(default_factory=list)
     chunks: list[Chunk] = field(default_factory=list)
     env: list[tuple[int, str, str]] = field(default_factory=list)  # (line, name, value): %env
+    # what the file is: a Jupyter notebook (its lines are its code cells joined in order), or a
+    # notebook saved as Python (kvplan.check.manifests.notebook_py: the file's own lines)
+    kind: str = "notebook"
+    cell_word: str = "code cell"  # Databricks calls its cells commands
+
+    def at(self, line: int) -> str:
+        """Where a line of the code kvplan reads is, in the file's words."""
+        if self.kind == "notebook":
+            return f"{self.where(line)} (line {line} of its code cells joined in order)"
+        return f"{self.where(line)} (line {line} of the file)"
 
     def pins(self) -> tuple[dict[str, tuple[str, str]], list[str]]:
         """engine -> (release, note) of an exact pin in a `pip install` the notebook runs
@@ -70,7 +80,7 @@ class Notebook:
             if start > line:
                 break
             cell, first = number, start
-        return f"code cell {cell}, its line {line - first + 1}"
+        return f"{self.cell_word} {cell}, its line {line - first + 1}"
 
     def note(self, line: int, text: str) -> None:
         self.notes.append(text)

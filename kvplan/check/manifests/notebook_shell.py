@@ -126,11 +126,11 @@ def _text(chunk: Chunk) -> str:
 
 def _said(chunk: Chunk, book: Notebook, line: int) -> str:
     """Where a server start of the chunk is, in the notebook's words."""
-    at = f"{book.where(line)} (line {line} of its code cells joined in order)"
+    at = book.at(line)
     if chunk.magic == "!":
-        return (f"a notebook: the `!` line of {at}, which IPython runs in a shell of its own (a "
-                "variable another `!` line sets does not reach it)")
-    return f"a notebook: {at}, in its {chunk.magic} cell, read as a shell script"
+        return (f"a {book.kind}: the `!` line of {at}, which IPython runs in a shell of its own "
+                "(a variable another `!` line sets does not reach it)")
+    return f"a {book.kind}: {at}, in its {chunk.magic} cell, read as a shell script"
 
 
 def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
@@ -161,6 +161,7 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
                 Problem("", why, chunk.line)], notes=[_said(chunk, book, chunk.line)]))
             continue
         for t in shell.targets(path, text, side_cache, default_gpu, given=given, pins=pins):
+            notebook_words(t)
             t.notes.insert(0, _said(chunk, book, t.line or chunk.line))
             if chunk.indented:
                 t.notes.insert(1, "the `!` line is indented inside Python code (an `if`, a loop "
@@ -172,7 +173,7 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
 
 def starts_server(path: Path, book: Notebook) -> bool:
     """Whether a shell line or cell of the notebook starts a server (or one refused by name):
-    a folder walk reads such a notebook (kvplan.check.manifests.python_script.starts_engine)."""
+    a folder walk reads such a notebook (kvplan.check.manifests.python_walk.starts_engine)."""
     from kvplan.check.manifests import shell
 
     for chunk in book.chunks:
@@ -180,3 +181,27 @@ def starts_server(path: Path, book: Notebook) -> bool:
         if found or refused:
             return True
     return False
+
+
+# the shell reader's words for a variable or release the script does not state, in a notebook's
+_SCRIPT_WORDS = (
+    ("set it in the script, or render it first (envsubst)",
+     "set it in the notebook (`%env NAME=value`, or a literal `os.environ[\"NAME\"] = \"value\"` "
+     "before the line), or write the value in the line"),
+    ("the script does not set", "the notebook does not set"),
+    ("which the script does not name", "which the notebook does not name"),
+    ("the script does not name the installed", "the notebook does not name the installed"),
+    ("no CUDA_VISIBLE_DEVICES in the script", "no CUDA_VISIBLE_DEVICES in the notebook"),
+)
+
+
+def notebook_words(t: Target) -> None:
+    """A target of a notebook's shell line (or of a server its Python starts) told in the
+    notebook's words: it sets no variable as a script does (`%env`, os.environ)."""
+    def said(text: str) -> str:
+        for old, new in _SCRIPT_WORDS:
+            text = text.replace(old, new)
+        return text
+
+    t.problems = [Problem(p.field, said(p.message), p.line) for p in t.problems]
+    t.notes = [said(n) for n in t.notes]

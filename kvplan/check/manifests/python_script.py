@@ -22,6 +22,7 @@ over the catalog (WARN), as the shell-script reader does.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -100,15 +101,23 @@ def _read(c: Construction, path: Path) -> tuple[list[str], list[int], ScriptFile
 def _visible_sets(tree: ast.Module, env_names: tuple[str, ...]) -> list[tuple[int, str]]:
     """(line, value) of each literal `os.environ["CUDA_VISIBLE_DEVICES"] = "..."`, in line
     order (one walk of the tree for the whole file)."""
-    out: list[tuple[int, str]] = []
+    return [(line, v) for line, n, v in _environ_sets(tree, env_names)
+            if n == "CUDA_VISIBLE_DEVICES"]
+
+
+def _environ_sets(tree: ast.Module, env_names: tuple[str, ...]) -> list[tuple[int, str, str]]:
+    """(line, name, value) of each literal `os.environ["NAME"] = "value"`, in line order: the
+    variables every process the script starts after that line inherits."""
+    out: list[tuple[int, str, str]] = []
     environ = {f"{o}.environ" for o in env_names}
     for node in ast.walk(tree):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], ast.Subscript) and \
                 ast.unparse(node.targets[0].value) in environ and \
-                ast.unparse(node.targets[0].slice) == "'CUDA_VISIBLE_DEVICES'" and \
+                isinstance(node.targets[0].slice, ast.Constant) and \
+                isinstance(node.targets[0].slice.value, str) and \
                 isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-            out.append((node.lineno, node.value.value))
+            out.append((node.lineno, node.targets[0].slice.value, node.value.value))
     return sorted(out)
 
 
@@ -224,7 +233,8 @@ def sites(path: Path, tree: ast.Module, found: list[Construction],
 
 
 def targets(path: Path, text: str, side_cache: dict[Path, Any],
-            default_gpu: str | None, pins: Pins | None = None) -> list[Target]:
+            default_gpu: str | None, pins: Pins | None = None,
+            given: Callable[[int], dict[str, str]] | None = None) -> list[Target]:
     """Every deployment a Python script starts, through the manifests' one conversion."""
     from kvplan.check.manifests import site_targets
     from kvplan.check.manifests.shell import UNRENDERED
@@ -261,6 +271,13 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             target.kind = SCRIPT
             target.problems = [_in_python(p) for p in target.problems]
             out.append(target)
+    from kvplan.check.manifests.python_constructions import _env_names
+    from kvplan.check.manifests.python_servers import targets as server_targets
+
+    sets = _environ_sets(tree, _env_names(imports))
+    out += server_targets(path, tree, imports, side_cache, default_gpu, given or (
+        lambda line: {name: value for at, name, value in sets if at < line}), pins,
+        MAX_CONSTRUCTIONS)
     return sorted(out, key=lambda t: t.line)
 
 
@@ -289,60 +306,13 @@ def _in_python(p: Problem) -> Problem:
     return Problem(field, message, p.line)
 
 
-def starts_engine(path: Path) -> bool:
-    """Whether a .py / .ipynb file under a folder is read: it constructs an engine, or it
-    imports one but cannot be read (refused then, not skipped without a word). A folder's other
-    Python is not read: it would only be ERRORs."""
-    import re
-
-    from kvplan.errors import InputError
-    from kvplan.inputs.text import read_text
-
-    try:
-        text = read_text(path)
-    except InputError:
-        return False
-    if path.suffix == ".ipynb" and _shell_starts(path, text):
-        return True
-    if not any(api.package in text for api in APIS):
-        return False
-    packages = "|".join(re.escape(api.package) for api in APIS)
-    imports_engine = re.search(rf"(^|\\n|[\n;\"'])\s*(from|import)\s+({packages})\b", text,
-                               re.MULTILINE) is not None
-    if path.suffix == ".ipynb":
-        from kvplan.check.manifests.notebook import read_notebook
-
-        book = read_notebook(text)
-        if book.problem:
-            return imports_engine
-        text = book.code
-    if len(text.encode()) > MAX_CODE_BYTES:
-        return True  # read, to be refused with its size
-    tree = parse(path, text)
-    if tree is None:
-        return imports_engine
-    try:
-        imports = read_imports(tree)
-        return bool(constructions(tree, imports)) or bool(references(tree, imports))
-    except (RecursionError, MemoryError):
-        return True  # read, to be refused as nested too deep
-
-
-def _shell_starts(path: Path, text: str) -> bool:
-    """Whether a notebook's `!` lines or %%bash cells start a server (notebook_shell)."""
-    from kvplan.check.manifests.notebook import read_notebook
-    from kvplan.check.manifests.notebook_shell import starts_server
-
-    book = read_notebook(text)
-    return not book.problem and starts_server(path, book)
-
-
 def _guarded(path: Path, text: str, side_cache: dict[Path, Any],
-             default_gpu: str | None, pins: Pins | None = None) -> list[Target]:
+             default_gpu: str | None, pins: Pins | None = None,
+             given: Callable[[int], dict[str, str]] | None = None) -> list[Target]:
     """targets(), with a syntax tree too deep to walk (`x = 1 + 1 + ...` a thousand terms deep
     parses, but printing or resolving it recurses past Python's stack) one ERROR, not a crash."""
     try:
-        return targets(path, text, side_cache, default_gpu, pins)
+        return targets(path, text, side_cache, default_gpu, pins, given)
     except (RecursionError, MemoryError):
         return [Target(file=str(path), kind=SCRIPT, line=1, problems=[Problem(
             "", TOO_DEEP, 1)])]
@@ -358,20 +328,43 @@ def read_python(path: Path, side_cache: dict[Path, Any],
         text = read_text(path)
     except InputError:
         return None
-    if path.suffix != ".ipynb":
+    book = _notebook(path, text)
+    if book is None:
         return _guarded(path, text, side_cache, default_gpu)
-    from kvplan.check.manifests.notebook import read_notebook
-
-    book = read_notebook(text)
     if book.problem:
         return [Target(file=str(path), kind=SCRIPT, line=1,
                        problems=[Problem("", book.problem, 1)])]
-    from kvplan.check.manifests.notebook_shell import launches
+    from kvplan.check.manifests.notebook_shell import (
+        _environ,
+        _given,
+        launches,
+        notebook_words,
+    )
 
-    out = _guarded(path, book.code, side_cache, default_gpu, book.pins())
+    sets = _environ(book.code)
+    out = _guarded(path, book.code, side_cache, default_gpu, book.pins(),
+                   lambda line: _given(book, sets, line))
     started, read = launches(path, book, side_cache, default_gpu)  # its `!` / %%bash servers
     notes = book.notes_but(read)
+    from kvplan.check.manifests.python_servers import FROM_PYTHON
+
     for t in out:
-        t.notes[:0] = [f"a notebook: line {t.line} of its code cells joined in order is "
+        if any(FROM_PYTHON in n for n in t.notes):  # a server the notebook's Python starts
+            notebook_words(t)
+        t.notes[:0] = [f"a {book.kind}: line {t.line} is {book.at(t.line)}"
+                       if book.kind != "notebook" else
+                       f"a notebook: line {t.line} of its code cells joined in order is "
                        f"{book.where(t.line)}", *notes]
     return sorted([*out, *started], key=lambda t: t.line)
+
+
+def _notebook(path: Path, text: str) -> Any:
+    """The notebook a file is: a `.ipynb`, or a `.py` saved as one (Databricks source, a
+    Jupytext percent script: kvplan.check.manifests.notebook_py); None for a plain script."""
+    if path.suffix == ".ipynb":
+        from kvplan.check.manifests.notebook import read_notebook
+
+        return read_notebook(text)
+    from kvplan.check.manifests.notebook_py import as_notebook
+
+    return as_notebook(text)
