@@ -124,5 +124,7 @@ _ENGINE_IMAGE = re.compile(r"(?:[\w.-]+/)+(vllm|sglang)(?::\w[\w.-]*|@sha256:[0-
 
 def image_engine(text: str) -> str | None:
     """The engine an image reference names by its repository (task h71corpus); None else."""
+    from kvplan.engine_traits import serving_title
+
     image = _ENGINE_IMAGE.fullmatch(text.strip().lower())
-    return None if image is None else "vLLM" if image.group(1) == "vllm" else "SGLang"
+    return None if image is None else serving_title(image.group(1))

@@ -99,7 +99,7 @@ def _owns(path: Path) -> bool:
     if not path.is_file():
         return False
     if path.suffix in (".py", ".ipynb"):
-        from kvplan.check.manifests.python_script import starts_engine
+        from kvplan.check.manifests.python_walk import starts_engine
 
         return starts_engine(path)
     return True
