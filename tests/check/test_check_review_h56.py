@@ -134,5 +134,5 @@ def test_the_setup_pin_packages_come_from_the_engine_layer() -> None:
 
     assert pip_packages() == {"vllm": "vllm", "sglang": "sglang", "tensorrt_llm": "trtllm"}
     assert "vllm|sglang" not in inspect.getsource(skypilot)
-    assert skypilot._releases({"setup": "pip install 'sglang[all]==0.4.6'"})[0] == {
+    assert skypilot._releases({"setup": "pip install 'sglang[all]==0.4.6'"}, {})[0] == {
         "sglang": ("0.4.6", "setup installs sglang[all]==0.4.6: sglang 0.4.6")}
