@@ -65,6 +65,65 @@ def _is_list(node: ast.expr) -> bool:
     return isinstance(node, ast.Subscript) and _src(node.value) in ("List", "list")
 
 
+def multi_names(node: ast.stmt) -> list[str]:
+    """The option names of one class-body statement that add_cli_args_from_dataclass makes take
+    several values (the rule in the module's docstring); [] for any other statement."""
+    if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
+        return []
+    ann = node.annotation
+    if not (isinstance(ann, ast.Subscript) and _src(ann.value) in ("A", "Annotated")):
+        return []
+    elts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+    inner, metas = elts[0], elts[1:]
+    arg = next((m for m in metas if isinstance(m, ast.Call) and _src(m.func) == "Arg"), None)
+    if arg is None and not any(isinstance(_const(m), str) for m in metas):
+        return []
+    call = arg or ast.Call(func=ast.Name("Arg"), args=[], keywords=[])
+    if _const(_kw(call, "no_cli")) is True:
+        return []
+    nargs = _const(_kw(call, "nargs"))
+    if _kw(call, "action") is not None and _const(_kw(call, "action")) is not None or (
+            _kw(call, "action") is not None and not isinstance(_kw(call, "action"),
+                                                                ast.Constant)):
+        kwargs = _kw(call, "action_kwargs")
+        taken = None
+        if isinstance(kwargs, ast.Dict):
+            taken = next((_const(v) for k, v in zip(kwargs.keys, kwargs.values)
+                          if _const(k) == "nargs"), None)
+        multi = taken in MULTI
+    else:
+        typ = _unwrap_optional(inner)
+        if isinstance(typ, ast.Subscript) and _src(typ.value) == "Literal":
+            multi = False
+        elif _is_list(typ) and _kw(call, "type_parser") is None:
+            multi = (nargs or "+") in MULTI
+        else:
+            multi = nargs in MULTI
+    if not multi:
+        return []
+    cli = _const(_kw(call, "cli_name")) or "--" + node.target.id.replace("_", "-")
+    aliases = _kw(call, "aliases")
+    return [str(cli)] + ([str(_const(a)) for a in aliases.elts]
+                         if isinstance(aliases, ast.List) else [])
+
+
+def field_multi(body: list[ast.stmt]) -> set[str]:
+    """The multi-value options of one dataclass body (benchmarks/extract_sglang_flags.py reads
+    every release's with it, task h71sglfix)."""
+    return {name for st in body for name in multi_names(st)}
+
+
+def add_argument_multi(tree: ast.Module) -> set[str]:
+    """The options of the add_argument calls with nargs "+" / "*" in one module."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "add_argument" and _const(_kw(node, "nargs")) in MULTI):
+            out.update(str(_const(a)) for a in node.args
+                       if isinstance(_const(a), str) and str(_const(a)).startswith("-"))
+    return out
+
+
 def sglang(root: Path) -> dict[str, str]:
     """option -> where (file:line) for SGLang's multi-value options."""
     out: dict[str, str] = {}
@@ -72,46 +131,8 @@ def sglang(root: Path) -> dict[str, str]:
     for path in sorted((base / "arg_groups/fields").glob("*.py")):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
-            if not (isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)):
-                continue
-            ann = node.annotation
-            if not (isinstance(ann, ast.Subscript) and _src(ann.value) in ("A", "Annotated")):
-                continue
-            elts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
-            inner, metas = elts[0], elts[1:]
-            arg = next((m for m in metas if isinstance(m, ast.Call) and _src(m.func) == "Arg"),
-                       None)
-            if arg is None and not any(isinstance(_const(m), str) for m in metas):
-                continue
-            call = arg or ast.Call(func=ast.Name("Arg"), args=[], keywords=[])
-            if _const(_kw(call, "no_cli")) is True:
-                continue
-            nargs = _const(_kw(call, "nargs"))
-            if _kw(call, "action") is not None and _const(_kw(call, "action")) is not None or (
-                    _kw(call, "action") is not None and not isinstance(_kw(call, "action"),
-                                                                        ast.Constant)):
-                kwargs = _kw(call, "action_kwargs")
-                taken = None
-                if isinstance(kwargs, ast.Dict):
-                    taken = next((_const(v) for k, v in zip(kwargs.keys, kwargs.values)
-                                  if _const(k) == "nargs"), None)
-                multi = taken in MULTI
-            else:
-                typ = _unwrap_optional(inner)
-                if isinstance(typ, ast.Subscript) and _src(typ.value) == "Literal":
-                    multi = False
-                elif _is_list(typ) and _kw(call, "type_parser") is None:
-                    multi = (nargs or "+") in MULTI
-                else:
-                    multi = nargs in MULTI
-            if not multi:
-                continue
-            cli = _const(_kw(call, "cli_name")) or "--" + node.target.id.replace("_", "-")
-            aliases = _kw(call, "aliases")
-            names = [cli] + ([_const(a) for a in aliases.elts]
-                             if isinstance(aliases, ast.List) else [])
-            for name in names:
-                out[str(name)] = f"srt/arg_groups/fields/{path.name}:{node.lineno}"
+            for name in multi_names(node) if isinstance(node, ast.stmt) else []:
+                out[name] = f"srt/arg_groups/fields/{path.name}:{node.lineno}"
     out.update(_add_argument(base / "server_args.py", "srt/server_args.py"))
     return out
 

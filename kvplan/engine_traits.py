@@ -143,6 +143,10 @@ class EngineTraits:
     # (field, why) and the record's options this plan never reads (kvplan.plan.moot)
     block_refusals: str | None = None
     moot_refusals: str | None = None
+    # the 8-bit --kv-cache-dtype value a fix offers on a release, where the engine's releases
+    # are not read one by one (kvplan.check.fix_flags; task h71sglfix): (release) -> (the value
+    # or None, the first release taking the usual one)
+    kv_fp8_value: str | None = None
 
     @property
     def said(self) -> str:
@@ -196,6 +200,7 @@ _TRAITS = (
         config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,
         rocm_release_tag=_ROCM_VLLM,
         default_seqs_by_release=True, moot_refusals="kvplan.engines.vllm_moot:moot_refusals",
+        kv_fp8_value="kvplan.engines.vllm_flag_versions:kv_fp8_value",
         nnodes_rule=("vLLM refuses it: `--nnodes` must evenly divide the total world size, "
                      "data x pipeline x tensor parallel (vllm/engine/arg_utils.py:2179 in 0.29.0)"),
     ),

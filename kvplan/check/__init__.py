@@ -110,6 +110,10 @@ def judge_target(target: Target) -> Outcome:
     )
     dep = target.deployment
     if target.problems or dep is None:
+        # what the engine refuses is said beside the ERROR: a failure never hides the others
+        # (task h71sglfix: a --model-path kvplan cannot read hid an option its release refuses)
+        out.refused = list(target.refusals)
+        out.reasons = [p.message for p in target.refusals]
         return _error(out, target.problems)
     # a file that names no GPU is planned on a placeholder: not a GPU to report
     out.model, out.engine = dep.model, dep.engine.name

@@ -52,7 +52,7 @@ OLD_OPTIONS: dict[str, dict[str, str]] = {
         # today's names): --nsa-*-backend in sglang 0.5.5, 0.5.8 and 0.5.19 srt/server_args.py
         # (0.5.19: :3892), absent from 0.5.20 (now --dsa-*-backend); --oltp-traces-endpoint in
         # 0.5.3rc0 to 0.5.4.post1, absent from 0.5.4.post2 (--otlp-traces-endpoint; task
-        # h70sglkw read every wheel between, kvplan/check/engine_flags/sglang_releases.py; the
+        # h70sglkw read every wheel between, kvplan/check/engine_flags/sglang_releases.json; the
         # releases here are checked against those sets by tests/check/test_sglang_releases.py)
         "--nsa-decode-backend": "0.5.20", "--nsa-prefill-backend": "0.5.20",
         "--oltp-traces-endpoint": "0.5.4.post2",
@@ -290,11 +290,17 @@ def _short_o(words: list[Word], i: int, out: Parsed) -> int:
     return i + 2
 
 
-def parse(inv: Invocation, flags: frozenset[str] | None = None) -> Parsed:
+def parse(inv: Invocation, flags: frozenset[str] | None = None,
+          multi: frozenset[str] | None = None) -> Parsed:
     """Walk the words as the engine's parser does; unknown options are recorded, not skipped.
     `flags`: the stated release's options (kvplan.check.manifests.release_options), else the
-    engine's newest table."""
+    engine's newest table; `multi`: those of the stated release that take several values (task
+    h71sglfix: SGLang 0.5.4.post2's --debug-tensor-dump-layers takes one), else MULTI_VALUE."""
     table = TABLES[inv.engine][0] if flags is None else flags
+    several = MULTI_VALUE.get(inv.engine, frozenset()) if multi is None else (
+        # an option of OLD_OPTIONS the release lacks is still read as the releases with it
+        # take it (refused or noted by kvplan.check.manifests.engine)
+        multi | (frozenset(OLD_MULTI_VALUE.get(inv.engine, ())) - table))
     short_o, dotted = traits(inv.engine).short_o, traits(inv.engine).dotted_options
     out = Parsed()
     words = inv.words
@@ -327,7 +333,7 @@ def parse(inv: Invocation, flags: frozenset[str] | None = None) -> Parsed:
         if eq:
             out.options[canonical] = (inline, word.line)
             i += 1
-        elif canonical.split(".", 1)[0] in MULTI_VALUE.get(inv.engine, ()):
+        elif canonical.split(".", 1)[0] in several:
             # argparse nargs="+" / "*": every word up to the next option is a value
             j = i + 1
             while j < len(words) and not words[j].text.startswith("-"):

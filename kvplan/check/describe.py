@@ -3,6 +3,7 @@ kvplan fields, or the manifest's flags and labels, it changes."""
 
 from __future__ import annotations
 
+from kvplan.check.fix_flags import kv_value, lacked
 from kvplan.check.gpus import label_for
 from kvplan.check.manifests.option_fields import FLAG_NAMES
 from kvplan.check.target import COMPOSE, DOCKER_RUN, KUBERNETES, SCRIPT, Target
@@ -79,8 +80,14 @@ def describe_fix(target: Target, fix: Fix) -> str:
     # a value an options file set is changed there: the flag would be overridden by the file
     # (TensorRT-LLM) or contradict it (vLLM, SGLang: the command line wins, silently for the file)
     files = target.files if manifest else trtllm_file_keys(target)
+    release = target.deployment.engine.version if target.deployment else None
+
+    def named(flag: str) -> str:  # a flag the stated release lacks is said so (task h71sglfix)
+        lacks = lacked(target.server or "", release, flag)
+        return flag if lacks is None else f"{flag} {lacks}"
+
     if "tp" in new:
-        flag = names["tp"]
+        flag = named(names["tp"])
         src = files.get("parallel.tensor")
         in_file = f"{src[1]} {old['tp']} -> {new['tp']} in {src[0]}" if src else None
         if manifest:
@@ -111,8 +118,10 @@ def describe_fix(target: Target, fix: Fix) -> str:
             parts.append(f"{src[1]}: {stated or old['kv_cache_dtype']} -> {fp8} in {src[0]}")
         elif "engine.trtllm_config" in files:  # it is applied over the flags: add it there
             parts.append(f"kv_cache_config.dtype: {fp8} (add to {files['engine.trtllm_config'][0]})")
-        elif manifest:
-            parts.append(names["kv"])
+        elif manifest:  # a value the stated release takes (task h71sglfix)
+            offered = kv_value(target.server or "", release, fp8)
+            parts.append(names["kv"] if offered is None
+                         else names["kv"].replace(fp8, offered[0]) + offered[1])
         else:
             parts.append(f"engine.kv_cache_dtype: {old['kv_cache_dtype']} -> fp8")
     for key, name in (("max_num_seqs", "seqs"), ("max_model_len", "len")):
@@ -121,7 +130,7 @@ def describe_fix(target: Target, fix: Fix) -> str:
             if src:
                 parts.append(f"{src[1]} {old[key]} -> {new[key]} in {src[0]}")
                 continue
-            label = names[name] if manifest else f"engine.{key}:"
+            label = named(names[name]) if manifest else f"engine.{key}:"
             parts.append(f"{label} {old[key]} -> {new[key]}")
     if "gpu" in new:
         if manifest and target.label_key is not None:

@@ -54,7 +54,11 @@ def problem_lines(o: Outcome) -> list[tuple[int | None, str]]:
 def verdict_lines(o: Outcome, path: bool = True) -> list[str]:
     """The text lines of one outcome: the verdict line, then any alternatives and notes."""
     if o.verdict == ERROR:
-        return [f"ERROR {where(o, line, path)}: {text}" for line, text in problem_lines(o)]
+        # every finding on the deployment (task h71sglfix): what its engine refuses too, and
+        # its notes, under its problems
+        lines = [f"ERROR {where(o, line, path)}: {text}" for line, text in problem_lines(o)]
+        lines += [f"      refused too, {where(o, p.line, path)}: {p.text()}" for p in o.refused]
+        return lines + [f"      note: {n}" for n in o.notes]
     head = f"{o.verdict:<5} {where(o, None, path)}  {o.label}: {summary_text(o)}"
     lines = [head]
     if o.verdict == FAIL and o.numbers is None:
@@ -220,6 +224,9 @@ def record(o: Outcome) -> dict[str, Any]:
         for f, text in zip(o.fixes, o.fix_text, strict=True)
     ]
     rec["errors"] = [{"field": p.field, "line": p.line, "message": p.message} for p in o.problems]
+    if o.verdict == ERROR:  # what the engine refuses too, beside the errors (task h71sglfix)
+        rec["refused"] = [{"field": p.field, "line": p.line, "message": p.message}
+                          for p in o.refused]
     rec["notes"] = list(o.notes)
     return rec
 
@@ -290,6 +297,10 @@ def render_github(report: Report) -> str:
                 props = f"file={_gh_prop(o.file)}" + (f",line={line}" if line else "")
                 props += f",title={_gh_prop('kvplan check: invalid config')}"
                 out.append(f"::error {props}::{_gh_data(text)}")
+            for p in o.refused:  # what the engine refuses too (task h71sglfix)
+                props = f"file={_gh_prop(o.file)}" + (f",line={p.line}" if p.line else "")
+                props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"
+                out.append(f"::error {props}::{_gh_data(p.text())}")
             continue
         props = f"file={_gh_prop(o.file)}" + (f",line={o.line}" if o.line else "")
         props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"

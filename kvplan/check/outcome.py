@@ -36,6 +36,8 @@ class Outcome:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)  # a FAIL without numbers (refused options)
+    # an ERROR's options the engine refuses too (each with its line), said beside its problems
+    refused: list[Problem] = field(default_factory=list)
     summary: str | None = None  # the start-up verdict's phrase (no traffic / no GPU named)
 
     @property

@@ -45,6 +45,34 @@ FLAG_SINCE: dict[str, tuple[tuple[int, ...], str]] = {
     "kv_cache_memory_bytes": ((0, 10, 2), "--kv-cache-memory-bytes"),
     "enable_extensible_kv_cache": ((0, 34, 0), "--enable-extensible-kv-cache"),
 }
+# the 8-bit values of --kv-cache-dtype a fix may offer, each with the first release that takes it
+# (task h71sglfix; vllm/engine/arg_utils.py of the wheels on PyPI): the option is absent in 0.2.7
+# and has choices ['auto', 'fp8_e5m2'] from 0.3.0 (:127-129) to 0.4.0.post1 (:154-156); 0.4.1 has
+# ['auto', 'fp8'] (:176-178), fp8_e5m2 gone there; 0.33.0 still takes fp8 (CacheDType,
+# vllm/config/cache.py:44-48). Offered in this order: the first the stated release takes.
+KV_FP8_SINCE: dict[str, tuple[tuple[int, ...], tuple[int, ...] | None]] = {
+    # value: (first release with it, first release without it again; None: still taken)
+    "fp8": ((0, 4, 1), None),
+    "fp8_e5m2": ((0, 3, 0), (0, 4, 1)),
+}
+
+
+def kv_fp8_value(version: str | None) -> tuple[str | None, str]:
+    """(the --kv-cache-dtype value a fix offers on `version`, or None where none is taken;
+    the first release that takes fp8, dotted)."""
+    from kvplan.engines.release import read_numbers
+
+    ver = read_numbers(version) if version is not None else None
+    first = _dotted(KV_FP8_SINCE["fp8"][0])
+    if ver is None:
+        return "fp8", first
+    ver = ver + (0,) * (3 - len(ver))
+    for value, (since, until) in KV_FP8_SINCE.items():
+        if ver >= since and (until is None or ver < until):
+            return value, first
+    return None, first
+
+
 # boolean keys whose off spelling is new too (--no-X): refused before their release either way
 BOTH_WAYS = {"enable_extensible_kv_cache": "--no-enable-extensible-kv-cache"}
 

@@ -211,7 +211,10 @@ def test_a_docker_run_in_the_commands_is_on_the_runs_gpu() -> None:
     (a WARN listing every catalog GPU, 'name one with --gpu'); the GPU is the run's and `all`
     is the node's count: 1 H100 is too few for TP 2, 2 start."""
     assert verdict_lines_of(SYN / "docker-run.dstack.yml") == [
-        "ERROR line 7: --gpus: tensor 2 needs 2 GPUs but the engine has 1 (--gpus all)"]
+        "ERROR line 7: --gpus: tensor 2 needs 2 GPUs but the engine has 1 (--gpus all)",
+        # an ERROR's notes are said too (task h71sglfix)
+        "      note: --gpus all: 1 GPU(s)",
+        "      note: dstack's H100 (80 GB) is h100-sxm-80gb; $DSTACK_GPUS_NUM = 1"]
     two = verdict_lines_of(SYN / "docker-run-2.dstack.yml")
     assert two[0].startswith("PASS  line 7  docker-run-2.dstack.yml: starts; holds ")
     assert two[0].endswith("(qwen2.5-7b, vllm 0.10.1)")

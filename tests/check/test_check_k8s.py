@@ -90,7 +90,11 @@ def test_sglang_statefulset_from_helm_output_with_side_file(runner: CliRunner) -
     assert lines[0].startswith(f"FAIL  {K8S / 'sglang-fail.yaml'}:19 ")  # spec.replicas
     assert lines[1] == ("      at 1.00% overflow risk a replica holds 148 conversations (183 if "
                         "every one had the mean length)")
-    assert lines[2] == "      fix: --kv-cache-dtype fp8_e4m3 (holds 630 users on 8 GPU(s))"
+    # SGLang 0.4.1's --kv-cache-dtype takes auto, fp8_e5m2 (server_args.py:330 in its wheel):
+    # the fix offers what it takes (task h71sglfix; fp8_e4m3 before, which 0.4.1 refuses)
+    assert lines[2] == ("      fix: --kv-cache-dtype fp8_e5m2 (SGLang 0.4.1 has no fp8_e4m3, which "
+                        "came in 0.4.1.post6; fp8_e5m2 is 8 bits a value too) (holds 630 users "
+                        "on 8 GPU(s))")
     assert "      or:  replicas: 2 -> 4 (holds 592 users on 16 GPU(s))" in lines
     assert lines[-2] == "      note: traffic from sglang-fail.kvplan.yaml"
     passing = run(runner, K8S / "sglang-pass.yaml")

@@ -119,10 +119,16 @@ def test_refusals() -> None:
         "ERROR line 7: run: `run` starts 2 servers (lines 6, 7): they share the node's GPUs, "
         "which kvplan does not divide; write one server per task (or a kvplan/v1 file per "
         "server) to have each checked"]
-    assert verdict_lines_of(SYN / "null-env.yaml") == [
+    null_env = verdict_lines_of(SYN / "null-env.yaml")
+    assert null_env[0] == (
         "ERROR line 9: '$MODEL_NAME': envs.MODEL_NAME is null: it is set at launch (`sky launch "
         "--env MODEL_NAME=...`), which the file does not hold; write its value in `envs:` to "
-        "have it checked"]
+        "have it checked")
+    # an ERROR's notes are said too (task h71sglfix)
+    assert null_env[1] == ("      note: started outside a container: the vllm release is the "
+                           "one installed, which the script does not name; options the newest "
+                           "option table lacks are noted, not refused")
+    assert len(null_env) == 3 and null_env[2].startswith("      note: SkyPilot's L4 is l4")
     assert verdict_lines_of(SYN / "fraction.yaml") == [
         "ERROR line 3: resources.accelerators: 'L4:0.5': '0.5' is not a whole number of GPUs (a "
         "fraction shares a GPU with other tasks, which kvplan does not model)"]

@@ -1,5 +1,5 @@
 """SGLang's options release by release (task h70sglkw): the sets read from every sglang wheel on
-PyPI from 0.3.0 to 0.5.23 (kvplan/check/engine_flags/sglang_releases.py, made by
+PyPI from 0.3.0 to 0.5.23 (kvplan/check/engine_flags/sglang_releases.json, made by
 benchmarks/extract_sglang_flags.py), a stated release placed among them, and a command line
 parsed and checked as that release's argparse does.
 
@@ -17,7 +17,7 @@ import yaml
 
 from kvplan.check.argv import OLD_OPTIONS
 from kvplan.check.discover import read_targets
-from kvplan.check.engine_flags import OPTION_TABLES, sglang, sglang_releases
+from kvplan.check.engine_flags import OPTION_TABLES, sglang
 from kvplan.check.manifests.dp_attention import ATTN_DP_SIZE_FROM
 from tests.check.test_check_multi_value import sglang_pod
 from tests.conftest import ASSETS
@@ -66,11 +66,11 @@ def test_old_options_are_gone_where_the_wheels_say() -> None:
     assert OLD_OPTIONS["sglang"]["--oltp-traces-endpoint"] == "0.5.4.post2"
 
 
-def test_the_generated_module_is_steps_from_the_oldest() -> None:
-    assert list(sglang_releases.STEPS) == list(HISTORY.releases[1:])
-    added, removed = sglang_releases.STEPS["0.5.20"]
+def test_the_generated_data_is_steps_from_the_oldest() -> None:
+    assert list(HISTORY.steps) == list(HISTORY.releases[1:])
+    added, removed = HISTORY.steps["0.5.20"]
     assert "--cuda-graph-max-bs" in removed.split() and "--cuda-graph-bs" in removed.split()
-    assert sglang_releases.WHEELS["0.4.6.post5"] == "sglang-0.4.6.post5-py3-none-any.whl"
+    assert HISTORY.wheels["0.4.6.post5"] == "sglang-0.4.6.post5-py3-none-any.whl"
 
 
 @pytest.mark.parametrize(("text", "kind", "below", "above"), [

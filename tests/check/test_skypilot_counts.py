@@ -87,7 +87,10 @@ def test_sixteen_a100_on_one_gcp_node_run_tp_16() -> None:
 def test_other_clouds_keep_the_specs_node_of_8() -> None:
     assert _lines(SYN / "a100-16-aws.yaml") == [
         "ERROR line 1: engine: tensor parallelism 16 spans more than one node of 8 GPUs; state the "
-        "node count, or use --tp 8 or less with more replicas"]
+        "node count, or use --tp 8 or less with more replicas",
+        # an ERROR's notes are said too (task h71sglfix)
+        "      note: resources.accelerators A100:16: 16 GPU(s)",
+        "      note: SkyPilot's A100 is a100-40gb; $SKYPILOT_NUM_GPUS_PER_NODE = 16"]
 
 
 def test_held_out_gcp_counts() -> None:

@@ -3,7 +3,7 @@ annotated ServerArgs field in sglang/srt/arg_groups/fields/ (unless Arg(no_cli=T
 cli_name and aliases included; `--no-X` too for an Arg(action=argparse.BooleanOptionalAction)),
 and the option strings of the add_argument calls in ServerArgs.add_cli_args. Extracted with
 Python's ast from the sglang 0.5.23 wheel by benchmarks/extract_sglang_flags.py (one wheel: the
-FLAGS lines below); older releases' sets: kvplan/check/engine_flags/sglang_releases.py."""
+FLAGS lines below); older releases' sets: kvplan/check/engine_flags/sglang_releases.json."""
 
 from __future__ import annotations
 

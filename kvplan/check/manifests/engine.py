@@ -156,6 +156,7 @@ def read_options(
     if own:
         assert placed_at is not None
         release_options.check_unknown(inv, parsed, placed_at, origin, refusals, notes, strict)
+        release_options.check_choices(inv, parsed, placed_at, origin, refusals, notes, strict)
     for flag, line, hint in [] if own else parsed.unknown:
         src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
         text = f"{name} {version} has no option {flag}{src}{hint}"

@@ -46,6 +46,13 @@ def option_flags(engine: str, release: object, release_unknown: bool) -> frozens
     return None if where is None or where.kind == "before" else where.flags
 
 
+def option_multi(engine: str, release: object, release_unknown: bool) -> frozenset[str] | None:
+    """The placed release's options that take several values, else None (MULTI_VALUE: the
+    newest table's and kvplan.check.argv.OLD_MULTI_VALUE)."""
+    where = placed(engine, release, release_unknown)
+    return None if where is None or where.kind == "before" else where.multi
+
+
 def _why(inv: Invocation, where: Placed, flag: str, hint: str = "") -> str:
     """What the read release's history says of an option it lacks (`hint`: the did-you-mean
     said of an option no release read has)."""
@@ -143,3 +150,64 @@ def newer_note(inv: Invocation, where: Placed | None) -> str | None:
     name = read.program
     return (f"{name} {where.release} is newer than the newest release whose options were read "
             f"({where.below}): its options are checked against {where.below}'s")
+
+
+# the options whose value a placed release's argparse checks against its choices (task
+# h71sglfix; the choices read per release by benchmarks/extract_sglang_flags.py). --dtype's are
+# the same in every release read and kvplan.check.compute_dtype refuses a value outside them
+# already (an ERROR naming them), so it is not refused twice here.
+CHOICE_CHECKED = ("--kv-cache-dtype", "--attention-backend")
+
+
+def value_history(read: History, release: str, option: str, value: str) -> str:
+    """What the releases read say of `value` for `option`, which `release` (a read one) does not
+    take: the release that added it, the one that removed it, or that none takes it."""
+    name = read.program
+    came = next((r for r in read.releases[read.releases.index(release) + 1:]
+                 if value in (read.choices(r, option) or ())), None)
+    if came is not None:
+        return f"{value} came in {name} {came}: give one of these, or serve {name} {came} or newer"
+    earlier = [r for r in read.releases[: read.releases.index(release)]
+               if value in (read.choices(r, option) or ())]
+    if earlier:
+        after = read.releases[read.releases.index(earlier[-1]) + 1]
+        return f"{name} {earlier[-1]} took it, {after} removed it"
+    return f"no {name} release read, {read.releases[0]} to {read.releases[-1]}, takes it"
+
+
+def check_choices(inv: Invocation, parsed: Parsed, where: Placed, origin: dict[str, Any],
+                  refusals: list[Any], notes: list[str], strict: bool) -> None:
+    """A CHOICE_CHECKED option's value outside the placed release's choices: refused as its
+    argparse refuses it ("invalid choice"), naming the choices of that release (a read one);
+    noted on a release between two read ones, or where a plugin may add an attention backend."""
+    from kvplan.check.manifests.engine import Refusal
+
+    read = history(inv.engine)
+    if read is None or where.kind not in ("read", "between") or where.below is None:
+        return
+    name = read.program
+    for option in CHOICE_CHECKED:
+        value, line = parsed.options.get(option, (None, 0))
+        if value is None or "$" in value or "{{" in value:  # a variable, a template: unread
+            continue
+        src = f" (key {origin[option][0]} of {origin[option][1]})" if option in origin else ""
+        if where.kind == "between":
+            low, high = (read.choices(r, option) or () for r in (where.below, where.above or ""))
+            if value not in low and value not in high:
+                notes.append(f"{name} {where.release} was not read: neither {name} "
+                             f"{where.below} nor {where.above} takes {option} {value}{src}: "
+                             "not checked")
+            continue
+        choices = read.choices(where.below, option)
+        if choices is None or value in choices:
+            continue
+        said = (f"{name} {where.release} takes {option}{src} {', '.join(choices)}, not {value} "
+                f"({read.source(where.below)}); {value_history(read, where.below, option, value)}")
+        if option == "--attention-backend" and read.extendable(where.below):
+            notes.append(f"{said}; a plugin may add backends to these choices "
+                         "(add_attention_backend_choices): not checked")
+        elif strict and not inv.dynamo:
+            refusals.append(Refusal(option, f"the engine refuses it (argparse: invalid "
+                                    f"choice): {said}", line))
+        else:
+            notes.append(f"{said} (not checked: {inv.entry} adds options of its own)")

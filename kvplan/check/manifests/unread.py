@@ -46,7 +46,7 @@ MOVES_MEMORY: dict[str, dict[str, str]] = {
         "--max-lora-rank": "the rank of SGLang's LoRA buffers: " + _SGLANG_LORA,
         "--max-loaded-loras": ("LoRA adapters kept in host memory (srt/arg_groups/fields/lora.py"
                                ":62-65 in 0.5.21): CPU only, the pool unmoved"),
-        # 0.3.1 to 0.5.17 (gone from 0.5.18; kvplan/check/engine_flags/sglang_releases.py):
+        # 0.3.1 to 0.5.17 (gone from 0.5.18; kvplan/check/engine_flags/sglang_releases.json):
         # taken since task h70sglkw on the releases that have it
         "--torchao-config": ("SGLang quantizes the loaded weights in place with torchao "
                              "(model_runner.py:352-358 apply_torchao_config_to_model, "

@@ -326,11 +326,13 @@ class Workload:
             self.notes.append(pinned)
         unnamed, templated = _read_image(image, inv.engine, self.site.image_names_engine, found,
                                          self.notes)
-        from kvplan.check.manifests.release_options import option_flags
+        from kvplan.check.manifests.release_options import option_flags, option_multi
 
-        # parsed as the stated release's argparse parses it (its own options; task h70sglkw)
-        parsed = parse(inv, option_flags(inv.engine, found.values.get("engine.version"),
-                                         self.site.release_unknown or templated or unnamed))
+        # parsed as the stated release's argparse parses it (its own options, task h70sglkw;
+        # its own multi-value ones, task h71sglfix)
+        stated = (found.values.get("engine.version"),
+                  self.site.release_unknown or templated or unnamed)
+        parsed = parse(inv, option_flags(inv.engine, *stated), option_multi(inv.engine, *stated))
         self.files = (self.site.files if self.site.files is not None
                       else pod_files(self.site.pod, self.container))
         read_options(inv, parsed, found, self.problems, self.refusals, self.notes,
