@@ -73,3 +73,33 @@ def test_an_echoed_pin_leaves_the_release_unnamed_in_a_script(tmp_path: Path) ->
     out = _check(tmp_path, 'echo "to reproduce: pip install vllm==0.8.5"')
     assert UNNAMED in out and "(489,616 tokens in the pool)" in out
     assert "installs vllm==0.8.5" not in out
+
+
+def test_two_releases_in_one_pip_command_are_neither() -> None:
+    """pip 23.2.1 on two local wheels of one package, `pip install foo==1.0 foo==2.0`: "ERROR:
+    Cannot install foo==1.0 and foo==2.0 because these package versions have conflicting
+    dependencies." / ResolutionImpossible, exit 1, nothing installed; an earlier foo 1.0 stays.
+    Before, the second was said to replace the first ('line 1 installs vllm==0.9.0 after
+    vllm==0.8.5 (line 1), which it replaces')."""
+    pins, notes = pip_pins("pip install vllm==0.8.5 vllm==0.9.0", _at)
+    assert pins == {}
+    assert notes == [
+        "line 1 installs vllm==0.8.5 and vllm==0.9.0 in one pip command: pip stops without "
+        "installing either (ResolutionImpossible, 'these package versions have conflicting "
+        "dependencies'; 'Double requirement given' before pip 20.3), so neither is the "
+        "release; the vllm profile's default version is used"]
+    pins, notes = pip_pins("pip install vllm==0.8.5\npip install 'vllm==0.9.0' vllm==0.10.1", _at)
+    assert pins == {"vllm": ("0.8.5", "line 1 installs vllm==0.8.5: vllm 0.8.5")}
+    assert notes[0].endswith("so neither is the release; vllm 0.8.5, installed before, stays")
+    # the same release twice is one requirement (pip installs it), and two commands replace
+    assert pip_pins("pip install vllm==0.8.5 vllm==0.8.5", _at)[0] == {
+        "vllm": ("0.8.5", "line 1 installs vllm==0.8.5: vllm 0.8.5")}
+    pins, _ = pip_pins("pip install vllm==0.8.5 && pip install vllm==0.9.0", _at)
+    assert pins == {"vllm": ("0.9.0", "line 1 installs vllm==0.9.0 after vllm==0.8.5 (line 1), "
+                                      "which it replaces: vllm 0.9.0")}
+
+
+def test_two_releases_leave_the_script_s_release_unnamed(tmp_path: Path) -> None:
+    out = _check(tmp_path, "pip install vllm==0.8.5 vllm==0.9.0")
+    assert "(llama-3-8b, vllm (default version))" in out
+    assert "in one pip command: pip stops without installing either" in out

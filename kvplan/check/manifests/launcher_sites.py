@@ -115,7 +115,8 @@ def pip_pins(script: str, where: Callable[[int], str],
     of an engine is its release, as pip replaces what an earlier install put there (task
     h62review: a second pin was passed over in silence), said with the pin it replaces. Only a
     pip that runs is read (kvplan.check.manifests.pip_commands: not one `echo` prints, nor the
-    text a `cat <<EOF` writes)."""
+    text a `cat <<EOF` writes); two releases of one engine in one pip command are neither, as
+    pip stops there (_double)."""
     from kvplan.check.manifests.pip_commands import installs, run_lines
 
     out: dict[str, tuple[str, str]] = {}
@@ -138,6 +139,7 @@ def _install(command: str, where: str, out: dict[str, tuple[str, str]],
     notes.extend(f"{where} installs {_short(m.group(0))}: a variable kvplan does not know "
                  f"there; the {_PACKAGES[_pep503(m.group(1))]} profile's default version is "
                  "used" for m in _VAR_PIN.finditer(command))
+    exact: dict[str, list[tuple[str, str]]] = {}  # engine -> [(release, pin)] of this command
     for m in _PIN.finditer(command):
         engine, op, version = _PACKAGES[_pep503(m.group(1))], m.group(2), m.group(3)
         said = f"{where} installs {_short(m.group(0))}"
@@ -150,12 +152,34 @@ def _install(command: str, where: str, out: dict[str, tuple[str, str]],
             notes.append(f"{said}: kvplan does not read that release; the {engine} "
                          "profile's default version is used")
             continue
-        version, pin = tag.version, m.group(0).strip()
+        exact.setdefault(engine, []).append((tag.version, m.group(0).strip()))
+    for engine, found in exact.items():
+        if len({release for release, _ in found}) > 1:
+            notes.append(_double(engine, [pin for _, pin in found], where, out))
+            continue
+        version, pin = found[-1]
+        said = f"{where} installs {_short(pin)}"
         earlier = pins.get(engine)
         if earlier is not None and out[engine][0] != version:  # pip replaces it
             said += f" after {earlier[0]} ({earlier[1]}), which it replaces"
         pins[engine] = (pin, where)
         out[engine] = (version, f"{said}: {engine} {version}")
+
+
+def _double(engine: str, pins: list[str], where: str, out: dict[str, tuple[str, str]]) -> str:
+    """Two releases of one engine in one pip command: pip installs none of them. pip 20.3 and
+    later (the resolvelib resolver) stop with ResolutionImpossible: "Cannot install vllm==0.8.5
+    and vllm==0.9.0 because these package versions have conflicting dependencies" (pip 23.2.1
+    src/pip/_internal/resolution/resolvelib/factory.py:695, get_installation_error; run on two
+    local wheels of one package, exit 1, nothing installed); the legacy resolver (pip 20.2 and
+    before, `--use-deprecated=legacy-resolver`) stops with "Double requirement given"
+    (resolution/legacy/resolver.py:268). What was installed before stays."""
+    named = " and ".join(_short(p) for p in dict.fromkeys(pins))
+    kept = f"{engine} {out[engine][0]}, installed before, stays" if engine in out else \
+        f"the {engine} profile's default version is used"
+    return (f"{where} installs {named} in one pip command: pip stops without installing either "
+            "(ResolutionImpossible, 'these package versions have conflicting dependencies'; "
+            f"'Double requirement given' before pip 20.3), so neither is the release; {kept}")
 
 
 # kvplan.check.manifests.shell's note on a server started outside a container: "started outside a
