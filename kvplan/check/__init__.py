@@ -22,7 +22,16 @@ from kvplan.check.describe import describe_fix, fail_line
 from kvplan.check.discover import discover, read_targets
 from kvplan.check.gpus import PRODUCT_LABEL, label_for
 from kvplan.check.manifests import kaito_run, ome_run
-from kvplan.check.outcome import ERROR, FAIL, PASS, WARN, YAML_SUFFIXES, Outcome, Report
+from kvplan.check.outcome import (
+    ERROR,
+    FAIL,
+    PASS,
+    PY_SUFFIXES,
+    WARN,
+    YAML_SUFFIXES,
+    Outcome,
+    Report,
+)
 from kvplan.check.target import KUBERNETES, Target
 from kvplan.check.verdict import judge
 from kvplan.deploy import DeploymentError, Problem, plan_deployment
@@ -292,6 +301,12 @@ def _nothing_read(path: Path) -> tuple[str, int]:
             return ("; ".join(unread) + ". State the server in the service (`entrypoint: "
                     "[\"vllm\", \"serve\"]` with the model and options in `command:`), or "
                     "describe the deployment in a kvplan/v1 file", 1)
+    if path.suffix in PY_SUFFIXES:  # say what a script needs (task h71left: `explain x.py`)
+        return ("no engine started in this file: kvplan reads a Python script or notebook that "
+                "constructs vLLM's LLM(...) or LLMEngine/AsyncLLMEngine.from_engine_args(...), "
+                "SGLang's Engine(...) or TensorRT-LLM's LLM(...), or a notebook's `!` line or "
+                "%%bash cell that starts a server; give the script that starts it, or describe "
+                "the deployment in a kvplan/v1 file", 1)
     return ("no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this "
             "file", 1)
 

@@ -78,6 +78,8 @@ class PythonApi:
     flag_spellings: tuple[tuple[str, str], ...] = ()
     flagless: frozenset[str] = frozenset()  # keywords taken that no option carries
     spellings_source: str = ""  # where the three above come from
+    # why the engine does not run `dtype=torch.float64` (torch.double): its source's words
+    float64_refused: str = ""
 
 
 VLLM = PythonApi(
@@ -92,7 +94,21 @@ VLLM = PythonApi(
                     "config/utils.py:53-80 `config`, config/cache.py:181-216 CacheConfig), which "
                     "read True as 1 and False as 0 for a number field"),
     # vllm 0.34.0 vllm/__init__.py:76-98 (__all__)
-    star_names=("LLM", "LLMEngine", "AsyncLLMEngine", "EngineArgs", "AsyncEngineArgs"))
+    star_names=("LLM", "LLMEngine", "AsyncLLMEngine", "EngineArgs", "AsyncEngineArgs"),
+    # vllm 0.29.0 wheel (task h71left): ModelConfig.dtype is `ModelDType | torch.dtype`, and
+    # _get_and_verify_dtype keeps a torch.dtype as given (config/model.py:2339-2340); the CUDA
+    # platform's non-MLA backends (platforms/cuda.py:144-163) list their dtypes, none float64,
+    # validate_configuration says "dtype not supported" (v1/attention/backend.py:287-288) and
+    # the selector raises (platforms/cuda.py:455-459)
+    float64_refused=(
+        "float64, which vLLM takes as given (a torch.dtype, vllm/config/model.py:2339 in "
+        "0.29.0; its --dtype choices, ModelDType :100, hold none) and none of its CUDA attention "
+        "backends computes in: FLASH_ATTN, FLASHINFER and TURBOQUANT take float16 and bfloat16, "
+        "TRITON_ATTN and FLEX_ATTENTION those and float32 (v1/attention/backends/"
+        "flash_attn.py:82, flashinfer.py:409, turboquant_attn.py:129, triton_attn.py:289, "
+        "flex_attention.py:91), so "
+        "the engine stops at start with \"No valid attention backend found\" "
+        "(platforms/cuda.py:457)"))
 # sglang 0.5.23 wheel, read with Python's ast (task h61pyleft): ServerArgs is msgspec.defstruct of
 # the annotated fields of the 21 namespaces in srt/server_args.py _INPUT_NAMESPACES (:522-544,
 # :551), declared in srt/arg_groups/fields/*.py; launch_server's option of a field is Arg's
@@ -153,7 +169,15 @@ SGLANG = PythonApi(
     args_classes=("ServerArgs",), args_keyword="server_args",
     star_names=("Engine", "ServerArgs"),  # sglang 0.5.23 sglang/__init__.py:67-78 (__all__)
     keyword_flags=SGLANG_KEYWORD_FLAGS, flag_spellings=SGLANG_FLAG_SPELLINGS,
-    flagless=SGLANG_FLAGLESS, spellings_source=SGLANG_SOURCE)
+    flagless=SGLANG_FLAGLESS, spellings_source=SGLANG_SOURCE,
+    # sglang 0.5.23 wheel (task h71left): the choices are argparse's only (arg_utils.py:404-405),
+    # ServerArgs(**kwargs) keeps the object, and _get_and_verify_dtype keeps a torch.dtype as
+    # given (configs/model_config.py:2326-2327); no float64 kernel path was read
+    float64_refused=(
+        "float64, which SGLang's --dtype choices do not hold (auto, half, float16, bfloat16, "
+        "float, float32: srt/arg_groups/fields/model.py:173 in 0.5.23); Engine(dtype=...) "
+        "passes a torch.dtype past them as given (configs/model_config.py:2326), and kvplan's "
+        "sources do not show SGLang computing in float64, so it is not planned"))
 TRTLLM = PythonApi(
     "trtllm", "tensorrt_llm", ("LLM",), "model", True, ("trtllm-serve",), True, "",
     config_classes=("KvCacheConfig", "BuildConfig"),

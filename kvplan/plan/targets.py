@@ -34,6 +34,8 @@ def is_deployment_target(target: str) -> bool:
         return True
     path = Path(target)
     if path.suffix not in (".yaml", ".yml") and path.is_file():
+        if path.suffix in _SCRIPT_SUFFIXES or (path.suffix != ".json" and _shell_line(path)):
+            return True  # read as check reads it; one that starts nothing is refused with why
         from kvplan.check.manifests.shell import starts_server  # a launch script, read as check
 
         return starts_server(path)
@@ -52,6 +54,19 @@ def is_deployment_target(target: str) -> bool:
     # a kind-less manifest `kvplan check` reads (docker-compose, Helm values), or a kvplan/v1
     # file missing its apiVersion line (refused by _read_base with what to add)
     return _manifest(data) or _record_like(data)
+
+
+# the files `kvplan check` reads as scripts whatever they hold (kvplan.check.outcome.PY_SUFFIXES
+# and kvplan.check.manifests.shell.SHELL_SUFFIXES, repeated here so that a plan of a model name
+# imports neither; tests/check/test_explain_takes_what_check_takes.py holds them equal): never a
+# model spec, so one that starts no engine is refused with check's reason, not looked up as a model
+_SCRIPT_SUFFIXES = (".py", ".ipynb", ".sh", ".bash", ".zsh", ".ksh")
+
+
+def _shell_line(path: Path) -> bool:
+    from kvplan.check.manifests.side import has_shell_line
+
+    return has_shell_line(path)
 
 
 def _manifest(data: dict[str, Any]) -> bool:
@@ -119,9 +134,7 @@ def _from_manifest(
     targets = read_targets(path, {})
     found = [t for t in targets if t.deployment is not None]
     if not found:
-        problems = [p for t in targets for p in t.problems] or [
-            Problem("", "no kvplan/v1 document and no server kvplan can read (vLLM, SGLang, "
-                    "TensorRT-LLM); `kvplan check` names what it found")]
+        problems = [p for t in targets for p in t.problems] or [_nothing_read(path)]
         raise DeploymentError(str(path), problems)
     t = found[0]
     assert t.deployment is not None
@@ -156,3 +169,12 @@ def _from_manifest(
     data["x-notes"] = notes
     data["x-attention-dp"], data["x-node-gpus"] = t.attention_dp, t.node_gpus  # as check plans
     return data, str(path), path.parent, t.doc, origins
+
+
+def _nothing_read(path: Path) -> Problem:
+    """Why a file holds no server kvplan reads, in `kvplan check`'s words (a script that
+    mentions an engine but starts none, a compose service it cannot read, ...)."""
+    from kvplan.check import _nothing_read as why
+
+    text, line = why(path)
+    return Problem("", text, line)

@@ -55,9 +55,6 @@ def _pep503(name: str) -> str:
 # `pip install vllm==0.6.6` / `"sglang[all]==0.4.6"` / `uv pip install vllm==0.9.2` /
 # `pip install tensorrt-llm==1.0.0`: the packages from the engine layer, spelled any way pip
 # accepts
-# a line that runs pip's install: `pip install`, `pip3 install`, `pip3.11 install`, `python -m pip
-# install`, `uv pip install`
-_INSTALL = re.compile(r"\bpip(?:3(?:\.[0-9]+)?)?\s+install\b")
 _PACKAGES = {_pep503(p): engine for p, engine in pip_packages().items()}
 _PACKAGE_OP = (r"(?<![\w.-])(" + "|".join(re.escape(p).replace(r"\-", "[-_.]+")
                                           for p in _PACKAGES) +
@@ -116,57 +113,73 @@ def pip_pins(script: str, where: Callable[[int], str],
     a trailing backslash continues is read with its continuation lines, named by
     its first. `where(n)` names the script's line n (1-based) in the notes; the last exact pin
     of an engine is its release, as pip replaces what an earlier install put there (task
-    h62review: a second pin was passed over in silence), said with the pin it replaces."""
-    from kvplan.check.manifests.image_tag import read_image_tag
+    h62review: a second pin was passed over in silence), said with the pin it replaces. Only a
+    pip that runs is read (kvplan.check.manifests.pip_commands: not one `echo` prints, nor the
+    text a `cat <<EOF` writes); two releases of one engine in one pip command are neither, as
+    pip stops there (_double)."""
+    from kvplan.check.manifests.pip_commands import installs, run_lines
 
     out: dict[str, tuple[str, str]] = {}
     pins: dict[str, tuple[str, str]] = {}  # engine -> (the pin read, where)
     notes: list[str] = []
-    for n, line in _commands(script):
-        if not _INSTALL.search(line) or line.lstrip().startswith("#"):
-            continue
-        line = _uncommented(line)
+    for n, line in run_lines(script, _uncommented):
         if env is not None:
             line = _expand(line, env(n))
-        notes.extend(f"{where(n)} installs {_short(m.group(0))}: a variable kvplan does not know "
-                     f"there; the {_PACKAGES[_pep503(m.group(1))]} profile's default version is "
-                     "used" for m in _VAR_PIN.finditer(line))
-        for m in _PIN.finditer(line):
-            engine, op, version = _PACKAGES[_pep503(m.group(1))], m.group(2), m.group(3)
-            said = f"{where(n)} installs {_short(m.group(0))}"
-            if op not in ("==", "===") or version.endswith("*"):
-                notes.append(f"{said}: a range, not a release; the {engine} profile's default "
-                             "version is used")
-                continue
-            tag = read_image_tag(f"{engine}:v{version}", engine)
-            if tag.version is None:
-                notes.append(f"{said}: kvplan does not read that release; the {engine} "
-                             "profile's default version is used")
-                continue
-            pin = (m.group(0).strip(), where(n))
-            earlier = pins.get(engine)
-            if earlier is not None and out[engine][0] != tag.version:  # pip replaces it
-                said += f" after {earlier[0]} ({earlier[1]}), which it replaces"
-            pins[engine] = pin
-            out[engine] = (tag.version, f"{said}: {engine} {tag.version}")
+        for command in installs(line):
+            _install(command, where(n), out, pins, notes)
     return out, notes
 
 
-def _commands(script: str) -> list[tuple[int, str]]:
-    """(first line number, text) of each line of `script` with the lines a trailing backslash
-    continues joined to it, as the shell reads them (`pip install \\` then `vllm==0.8.5` on the
-    next line is one command; task h70review: that pin was passed over)."""
-    out: list[tuple[int, str]] = []
-    going = False
-    for n, line in enumerate(script.splitlines(), start=1):
-        if going:
-            out[-1] = (out[-1][0], out[-1][1] + " " + line)
-        else:
-            out.append((n, line))
-        going = line.endswith("\\")
-        if going:
-            out[-1] = (out[-1][0], out[-1][1][:-1])
-    return out
+def _install(command: str, where: str, out: dict[str, tuple[str, str]],
+             pins: dict[str, tuple[str, str]], notes: list[str]) -> None:
+    """The pins of one `pip install` command into `out` (engine -> (release, note)), `pins`
+    (engine -> (the pin, where)) and `notes`."""
+    from kvplan.check.manifests.image_tag import read_image_tag
+
+    notes.extend(f"{where} installs {_short(m.group(0))}: a variable kvplan does not know "
+                 f"there; the {_PACKAGES[_pep503(m.group(1))]} profile's default version is "
+                 "used" for m in _VAR_PIN.finditer(command))
+    exact: dict[str, list[tuple[str, str]]] = {}  # engine -> [(release, pin)] of this command
+    for m in _PIN.finditer(command):
+        engine, op, version = _PACKAGES[_pep503(m.group(1))], m.group(2), m.group(3)
+        said = f"{where} installs {_short(m.group(0))}"
+        if op not in ("==", "===") or version.endswith("*"):
+            notes.append(f"{said}: a range, not a release; the {engine} profile's default "
+                         "version is used")
+            continue
+        tag = read_image_tag(f"{engine}:v{version}", engine)
+        if tag.version is None:
+            notes.append(f"{said}: kvplan does not read that release; the {engine} "
+                         "profile's default version is used")
+            continue
+        exact.setdefault(engine, []).append((tag.version, m.group(0).strip()))
+    for engine, found in exact.items():
+        if len({release for release, _ in found}) > 1:
+            notes.append(_double(engine, [pin for _, pin in found], where, out))
+            continue
+        version, pin = found[-1]
+        said = f"{where} installs {_short(pin)}"
+        earlier = pins.get(engine)
+        if earlier is not None and out[engine][0] != version:  # pip replaces it
+            said += f" after {earlier[0]} ({earlier[1]}), which it replaces"
+        pins[engine] = (pin, where)
+        out[engine] = (version, f"{said}: {engine} {version}")
+
+
+def _double(engine: str, pins: list[str], where: str, out: dict[str, tuple[str, str]]) -> str:
+    """Two releases of one engine in one pip command: pip installs none of them. pip 20.3 and
+    later (the resolvelib resolver) stop with ResolutionImpossible: "Cannot install vllm==0.8.5
+    and vllm==0.9.0 because these package versions have conflicting dependencies" (pip 23.2.1
+    src/pip/_internal/resolution/resolvelib/factory.py:695, get_installation_error; run on two
+    local wheels of one package, exit 1, nothing installed); the legacy resolver (pip 20.2 and
+    before, `--use-deprecated=legacy-resolver`) stops with "Double requirement given"
+    (resolution/legacy/resolver.py:268). What was installed before stays."""
+    named = " and ".join(_short(p) for p in dict.fromkeys(pins))
+    kept = f"{engine} {out[engine][0]}, installed before, stays" if engine in out else \
+        f"the {engine} profile's default version is used"
+    return (f"{where} installs {named} in one pip command: pip stops without installing either "
+            "(ResolutionImpossible, 'these package versions have conflicting dependencies'; "
+            f"'Double requirement given' before pip 20.3), so neither is the release; {kept}")
 
 
 # kvplan.check.manifests.shell's note on a server started outside a container: "started outside a

@@ -44,9 +44,23 @@ class Value:
 
 
 # torch's dtypes a script hands to `dtype=` (vLLM's LLM takes `ModelDType | torch.dtype`,
-# vllm/config/model.py:169 in 0.29.0): read as the --dtype word of the same precision
+# vllm/config/model.py:169 in 0.29.0): read as the --dtype word of the same precision; float64
+# (torch.double), which no --dtype choice spells, is refused for the engine's reason
+# (kvplan.check.manifests.python_words, PythonApi.float64_refused; task h71left)
 _TORCH_DTYPES = {"torch.float16": "float16", "torch.half": "half", "torch.bfloat16": "bfloat16",
-                 "torch.float32": "float32", "torch.float": "float"}
+                 "torch.float32": "float32", "torch.float": "float", "torch.float64": "float64",
+                 "torch.double": "float64"}
+
+
+class TorchDtype(str):
+    """A torch dtype attribute as the --dtype word of its precision, with its spelling."""
+
+    spelled: str
+
+    def __new__(cls, word: str, spelled: str) -> TorchDtype:
+        made = super().__new__(cls, word)
+        made.spelled = spelled
+        return made
 
 def _target_name(node: ast.AST) -> str | None:
     if isinstance(node, ast.Name):
@@ -260,7 +274,7 @@ def resolve(node: ast.expr, ctx: Context, depth: int = 0) -> Value:
             return Value(why=f"{name}: an option of the command line the script is run with "
                          "(argparse), which the file does not fix")
         if not binds and name in _TORCH_DTYPES:
-            return Value(_TORCH_DTYPES[name])  # LLM(dtype=torch.bfloat16): vLLM's ModelDType
+            return Value(TorchDtype(_TORCH_DTYPES[name], name))  # LLM(dtype=torch.bfloat16)
         if not binds:
             if "." in name:
                 return Value(why=f"{name}: an attribute the file does not assign where the call "

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from kvplan.check.manifests.python_values import Struct, Value, resolve
+from kvplan.check.manifests.python_values import Struct, TorchDtype, Value, resolve
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.deploy import Problem
 
@@ -112,6 +112,11 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
                            "an engine option; kvplan's plan does not read it")
             continue
         value = got.value
+        if isinstance(value, TorchDtype) and value == "float64" and api.float64_refused:
+            c.problems.append(Problem(name, f"{name}={value.spelled} (line {line}): "
+                                      f"{api.float64_refused}; write torch.bfloat16, "
+                                      "torch.float16 or torch.float32", line))
+            continue
         kind = _kind(api.engine, flag)
         wrong = _wrong_type(name, flag, kind, value, line)
         if wrong is not None:

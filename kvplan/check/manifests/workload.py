@@ -320,10 +320,9 @@ class Workload:
             return
         found = self.found
         image = str(self.container.get("image", ""))
-        if inv.engine in self.site.releases and not image:
-            release, pinned = self.site.releases[inv.engine]
-            found.values["engine.version"] = release
-            self.notes.append(pinned)
+        from kvplan.check.manifests.container_pins import read_release
+
+        read_release(self, inv.engine, image)  # a pip install's pin: the script's, the container's
         unnamed, templated = _read_image(image, inv.engine, self.site.image_names_engine, found,
                                          self.notes)
         from kvplan.check.manifests.release_options import option_flags, option_multi

@@ -1,0 +1,134 @@
+"""The `pip install` commands a script runs (launcher_sites.pip_pins reads their pins): only a
+pip that runs is a pin (task h71left; task h70review found `echo "pip install vllm==0.9.0"` and
+the text a `cat <<EOF` writes read as the engine's release).
+
+A script's lines are joined where a trailing backslash continues them, as the shell reads them.
+A heredoc's body (bash(1), "Here Documents": the lines up to the delimiter are the command's
+standard input) is commands only when a shell reads it (`bash <<EOF`, `sh -s <<'EOF'`); given to
+any other command (`cat > setup.sh <<EOF`, `tee`, `python <<EOF`) it is text, and no pip in it runs.
+Each line is cut into its simple commands at `;`, `&`, `|` (`&&`, `||`) outside quotes; a command
+whose first word is `echo`, `printf` or `:` prints (or discards) its words and runs none of them;
+a shell's `-c 'STRING'` (`sh -c "pip install vllm==0.8.5 && vllm serve ..."`) runs STRING,
+read the same way. A comment is no command (launcher_sites._uncommented)."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from collections.abc import Callable
+
+from kvplan.check.manifests.shell_heredoc import HEREDOC, delimiter
+
+# a line that runs pip's install: `pip install`, `pip3 install`, `pip3.11 install`, `python -m pip
+# install`, `uv pip install`, a notebook's `!pip install` / `%pip install`
+INSTALL = re.compile(r"\bpip(?:3(?:\.[0-9]+)?)?\s+install\b")
+_SHELLS = {"sh", "bash", "zsh", "dash", "ksh"}
+_PRINTS = {"echo", "printf", ":"}  # builtins that run none of their words
+# words before the command itself: prefixes that run the command after them, and the shell's
+# reserved words that start a list (`if pip install ...; then`)
+_BEFORE = {"sudo", "env", "time", "nohup", "exec", "command", "nice", "if", "then", "else",
+           "elif", "do", "while", "until", "!", "{", "("}
+_ASSIGN = re.compile(r"^[A-Za-z_]\w*=")
+
+
+def joined(script: str) -> list[tuple[int, str]]:
+    """(first line number, text) of each line of `script` with the lines a trailing backslash
+    continues joined to it, as the shell reads them (`pip install \\` then `vllm==0.8.5` on the
+    next line is one command; task h70review: that pin was passed over)."""
+    out: list[tuple[int, str]] = []
+    going = False
+    for n, line in enumerate(script.splitlines(), start=1):
+        if going:
+            out[-1] = (out[-1][0], out[-1][1] + " " + line)
+        else:
+            out.append((n, line))
+        going = line.endswith("\\")
+        if going:
+            out[-1] = (out[-1][0], out[-1][1][:-1])
+    return out
+
+
+def run_lines(script: str, uncomment: Callable[[str], str]) -> list[tuple[int, str]]:
+    """(line number, text) of the lines of `script` the shell runs as commands: a heredoc's body
+    only where a shell reads it; `uncomment(line)` drops a line's comment."""
+    out: list[tuple[int, str]] = []
+    body: tuple[str, bool, bool] | None = None  # (delimiter, strip tabs, run) of an open heredoc
+    for n, line in joined(script):
+        if body is not None:
+            end = line.lstrip("\t") if body[1] else line
+            if end.rstrip("\r") == body[0]:
+                body = None
+            elif body[2]:
+                out.append((n, uncomment(line)))
+            continue
+        text = uncomment(line)
+        tag = HEREDOC.search(text)
+        if tag is not None:
+            before = text[: tag.start()]
+            last = _split(before)[-1] if _split(before) else ""
+            body = (delimiter(tag), tag["dash"] == "-", _head(_words(last)) in _SHELLS)
+        out.append((n, text))
+    return out
+
+
+def installs(line: str) -> list[str]:
+    """The simple commands of one command line that run `pip install`, each from its `pip`
+    on (`echo x && pip install vllm==0.8.5` -> `pip install vllm==0.8.5`)."""
+    out: list[str] = []
+    for command in _split(line):
+        if INSTALL.search(command) is None:
+            continue
+        words = _words(command)
+        head = _head(words)
+        if head in _PRINTS:
+            continue
+        if head in _SHELLS and "-c" in words[:-1]:  # `sh -c 'STRING'`: STRING runs
+            out.extend(installs(words[words.index("-c") + 1]))
+            continue
+        pip = INSTALL.search(command)
+        assert pip is not None
+        out.append(command[pip.start():])
+    return out
+
+
+def _head(words: list[str]) -> str:
+    """The command word of a simple command: past assignments (`CUDA_HOME=... pip ...`) and the
+    prefixes that run what follows them (`sudo -E pip ...`); a notebook's `!` / `%` dropped."""
+    skipping = False
+    for word in words:
+        if _ASSIGN.match(word) or (skipping and word.startswith("-")):
+            continue
+        if word in _BEFORE:
+            skipping = True
+            continue
+        return word.lstrip("!%({").rsplit("/", 1)[-1]
+    return ""
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:  # an unbalanced quote: the words as written
+        return command.split()
+
+
+def _split(line: str) -> list[str]:
+    """The simple commands of a line: cut at `;`, `&` and `|` outside quotes."""
+    out, start, quote, i = [], 0, "", 0
+    while i < len(line):
+        c = line[i]
+        if quote:
+            if c == "\\" and quote == '"':
+                i += 1
+            elif c == quote:
+                quote = ""
+        elif c == "\\":
+            i += 1
+        elif c in "'\"":
+            quote = c
+        elif c in ";&|":
+            out.append(line[start:i])
+            start = i + 1
+        i += 1
+    out.append(line[start:])
+    return [c for c in out if c.strip()]
