@@ -35,12 +35,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.argv import server_start
+from kvplan.check.argv import ExpansionTooLong, server_start
 from kvplan.check.manifests.model_hints import is_model_word, model_word_said
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
-from kvplan.check.manifests.shell_lex import Command, expand_word, read_script
+from kvplan.check.manifests.shell_lex import (
+    MAX_SCRIPT_BYTES,
+    Command,
+    ScriptTooLarge,
+    expand_word,
+    read_script,
+    too_long,
+)
 from kvplan.check.target import DOCKER_RUN, SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -56,8 +63,8 @@ _UNRESOLVED = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\d|[@*#?]|\()|`
 def is_script(path: Path, text: str) -> bool:
     """Whether a file is read as a shell script: a shell suffix or a `#!`, else any file that
     is not YAML holding a mapping or a list (a manifest with no suffix stays a manifest)."""
-    if path.suffix in SHELL_SUFFIXES or text.startswith("#!"):
-        return True
+    if path.suffix in SHELL_SUFFIXES or text.startswith("#!") or len(text) > MAX_SCRIPT_BYTES:
+        return True  # past the size kvplan reads in a script: refused with it, not parsed
     import yaml
 
     try:
@@ -181,12 +188,21 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
     """A pod site for every server start (or `docker run` of an engine image) the script
     holds, and the server starts refused outright (inside a loop or a function body); `given`:
     the variables the script starts with (kvplan.check.manifests.skypilot)."""
-    script = read_script(text, given)
+    try:
+        script = read_script(text, given)
+    except ScriptTooLarge as err:  # one ERROR for the file, as a Python script's size is
+        return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
+                           problems=[Problem("", err.message, err.line)])]
     out: list[PodSite] = []
     refused: list[Target] = []
     for cmd, env, exported in script.commands:
         docker = is_docker_run(cmd.words)
-        words = [expand_word(w, env) for w in cmd.words]
+        try:
+            words = [expand_word(w, env) for w in cmd.words]
+        except ExpansionTooLong:
+            err = too_long(cmd.lines[0])
+            return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
+                               problems=[Problem("", err.message, err.line)])]
         run = read_docker_run(words[docker:], cmd.lines[docker:], env) \
             if docker is not None else None
         start = None if docker is not None else server_start(words)
