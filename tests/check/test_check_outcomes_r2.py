@@ -9,6 +9,7 @@ from pathlib import Path
 from kvplan.check import check_paths
 from kvplan.check.manifests.shell import SHELL_SUFFIXES
 from kvplan.check.manifests.side import _SIDE_OF, is_side_file, side_file_for
+from kvplan.check.outcome import PY_SUFFIXES
 
 SCRIPT = "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n"
 
@@ -38,7 +39,7 @@ def test_a_scripts_side_file_is_not_read_as_a_document(tmp_path: Path) -> None:
     lonely.write_text("apiVersion: kvplan/v1\n")
     assert not is_side_file(lonely)
     # side.py keeps its own copy of the script suffixes (no import of the shell readers)
-    assert (".yaml", ".yml", *SHELL_SUFFIXES) == _SIDE_OF
+    assert (".yaml", ".yml", *SHELL_SUFFIXES, *PY_SUFFIXES) == _SIDE_OF
 
 
 def test_v0_note_of_a_script_names_no_image(tmp_path: Path) -> None:

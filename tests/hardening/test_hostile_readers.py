@@ -98,3 +98,73 @@ def test_the_limits_leave_the_other_files_checked(name: str) -> None:
     assert result.exit_code == 2, result.output
     assert "PASS  line 9  23-vllm-qwen3-8b-a800-v0-started.sh: starts" in result.output, \
         result.output
+
+
+def _side(tmp_path: Path, make: str) -> Path:
+    """The real script 23 as tmp_path/serve.sh, and beside it serve.kvplan.yaml made `make`."""
+    import os
+
+    script = tmp_path / "serve.sh"
+    script.write_bytes(SCRIPT.read_bytes())
+    side = tmp_path / "serve.kvplan.yaml"
+    if make == "folder":
+        side.mkdir()
+    elif make == "loop":
+        side.symlink_to(side.name)
+    elif make == "fifo":
+        os.mkfifo(side)
+    return script
+
+
+@pytest.mark.parametrize(("make", "what"), [
+    ("folder", "a folder"),
+    ("loop", "a symbolic link that leads to no file (a loop, or a missing target)"),
+    ("fifo", "not a regular file (a FIFO, socket or device)"),
+])
+def test_a_side_file_that_is_no_file_is_refused_not_passed_over(tmp_path: Path, make: str,
+                                                                 what: str) -> None:
+    """serve.kvplan.yaml beside serve.sh as a folder, a link to itself or a FIFO (made here: git
+    keeps no FIFO nor an empty folder). side_file_for took only is_file(): each was passed over
+    in silence, and the script WARNed 'no GPU named' though the file to name it was there. Now
+    one ERROR naming the side file, never opened (a FIFO would block the read)."""
+    script = _side(tmp_path, make)
+    said = (f"in side file {tmp_path / 'serve.kvplan.yaml'}: {what}, not the YAML file a side "
+            "file is; replace it with one, or remove it")
+    result = invoke(RUNNER, "check", str(script))
+    assert result.exit_code == 2, result.output
+    assert f"ERROR line 9: {said}\n" in result.output, result.output
+    result = invoke(RUNNER, "size", str(script))
+    assert result.exit_code == 2, result.output
+    assert f"error: {script}: {said}" in result.output, result.output
+
+
+def test_two_side_files_are_refused_not_one_passed_over() -> None:
+    """two-side-files/: the real script 23 with its side file serve.kvplan.yaml (gpu: a800-80gb)
+    and a second, serve.sh.kvplan.yaml (gpu: h100). The first was read and the second passed
+    over in silence: check PASSed on the A800. Now one ERROR naming both."""
+    script = HOSTILE / "two-side-files" / "serve.sh"
+    result = invoke(RUNNER, "check", str(script))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 9: 2 side files beside it: serve.kvplan.yaml, serve.sh.kvplan.yaml; "
+            "kvplan reads one: merge them into serve.kvplan.yaml and remove the other\n"
+            ) in result.output, result.output
+
+
+def test_a_python_scripts_side_file_named_beside_it_is_read_with_it() -> None:
+    """python-side-file/: app.py (the real vllm-chat-llama3-8b.py) and its side file
+    app.kvplan.yaml (gpu: l4), both named as `kvplan check app*` names them. The side file was
+    given an ERROR of its own ('no kvplan/v1 deployment and nothing that runs vLLM ...', exit 2)
+    and a folder walk counted it as a YAML file skipped, as for a shell script's before commit
+    fc21a60: .py and .ipynb were not among the files a side file sits beside."""
+    folder = HOSTILE / "python-side-file"
+    result = invoke(RUNNER, "check", str(folder / "app.py"), str(folder / "app.kvplan.yaml"))
+    assert result.exit_code == 0, result.output
+    assert "app.kvplan.yaml" not in result.output, result.output
+    assert result.output.endswith("1 checked in 1 file(s): 1 PASS, 0 FAIL, 0 ERROR\n"), \
+        result.output
+    result = invoke(RUNNER, "check", str(folder))
+    assert result.output.endswith("1 checked in 1 file(s): 1 PASS, 0 FAIL, 0 ERROR\n"), \
+        result.output
+    # the side file is read: its l4 is the GPU (33,696 tokens; without it 'no GPU named')
+    assert "PASS  line 4  app.py: starts; holds 4 sequences of 8,192 tokens per replica " \
+           "(33,696 tokens in the pool)" in result.output, result.output

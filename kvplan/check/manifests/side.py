@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -43,22 +44,40 @@ ANNOTATIONS = {
 SKIP_ANNOTATION = "skip"
 
 
+def side_files(path: Path) -> list[Path]:
+    """Every side file next to `path`: `llama.kvplan.yaml`, `llama.kvplan.yml` or
+    `llama.yaml.kvplan.yaml` next to `llama.yaml`, whatever it is (a folder, a link that loops,
+    a FIFO: read_side refuses it, task h70hostile; is_file() had passed them over in silence)."""
+    names = dict.fromkeys((path.stem + ".kvplan.yaml", path.stem + ".kvplan.yml",
+                           path.name + ".kvplan.yaml"))
+    return [path.with_name(n) for n in names if os.path.lexists(path.with_name(n))]
+
+
 def side_file_for(path: Path) -> Path | None:
-    """`llama.kvplan.yaml` (or `llama.yaml.kvplan.yaml`) next to `llama.yaml`."""
-    for candidate in (
-        path.with_name(path.stem + ".kvplan.yaml"),
-        path.with_name(path.stem + ".kvplan.yml"),
-        path.with_name(path.name + ".kvplan.yaml"),
-    ):
-        if candidate.is_file():
-            return candidate
-    return None
+    """The side file read for `path` (side_files' first), None without one."""
+    found = side_files(path)
+    return found[0] if found else None
 
 
-# what a side file sits beside: a manifest, or a launch script (kvplan.check.manifests.shell's
+def _not_a_file(path: Path) -> str | None:
+    """Why `path` cannot be read as a side file, None when it is a regular file (a link to one
+    included). Never opened otherwise: a FIFO would block the read."""
+    if path.is_file():
+        return None
+    if path.is_dir():
+        what = "a folder"
+    elif path.is_symlink() and not path.exists():
+        what = "a symbolic link that leads to no file (a loop, or a missing target)"
+    else:
+        what = "not a regular file (a FIFO, socket or device)"
+    return f"{what}, not the YAML file a side file is; replace it with one, or remove it"
+
+
+# what a side file sits beside: a manifest, a launch script (kvplan.check.manifests.shell's
 # SHELL_SUFFIXES, repeated here to keep this module free of the shell readers' imports; a test
-# holds the two equal)
-_SIDE_OF = (".yaml", ".yml", ".sh", ".bash", ".zsh", ".ksh")
+# holds them equal) or a Python script or notebook (kvplan.check.outcome's PY_SUFFIXES: without
+# them `kvplan check app*` gave app.kvplan.yaml an ERROR of its own, task h70hostile)
+_SIDE_OF = (".yaml", ".yml", ".sh", ".bash", ".zsh", ".ksh", ".py", ".ipynb")
 
 
 def is_side_file(path: Path) -> bool:
@@ -82,6 +101,9 @@ def side_owner(path: Path) -> Path | None:
 
 
 def read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:
+    why = _not_a_file(path)
+    if why is not None:
+        return None, None, [Problem("", why, 0)]
     try:
         docs = read_docs(path)
     except DeploymentError as err:
