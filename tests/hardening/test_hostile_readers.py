@@ -168,3 +168,27 @@ def test_a_python_scripts_side_file_named_beside_it_is_read_with_it() -> None:
     # the side file is read: its l4 is the GPU (33,696 tokens; without it 'no GPU named')
     assert "PASS  line 4  app.py: starts; holds 4 sequences of 8,192 tokens per replica " \
            "(33,696 tokens in the pool)" in result.output, result.output
+
+
+def test_check_says_a_calibration_directive_in_a_python_script_is_not_read(tmp_path: Path
+                                                                          ) -> None:
+    """python-kvplan-directive.py: benchmarks/sweep.py's `# kvplan: sweep_unknown=3` added (line
+    3) to the real sglang-offline-llama31.py. A shell script names such a line (h51sweep); a
+    Python script read past it without a word (14 sweep flags over check/python), so a `gpu=`
+    written there looked honoured. Now the same note, in a notebook's code cell too."""
+    path = HOSTILE / "python-kvplan-directive.py"
+    said = ("note: line 3: `# kvplan: sweep_unknown=3`: `# kvplan:` lines are read in calibration "
+            "logs only (`kvplan calibrate`), not in scripts: this one is not read; write the "
+            "traffic and GPU in the side file python-kvplan-directive.kvplan.yaml, or give --gpu\n")
+    result = invoke(RUNNER, "check", str(path))
+    assert result.exit_code == 0, result.output
+    assert said in result.output, result.output
+    import json
+
+    book = tmp_path / "serve.ipynb"
+    book.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": path.read_text(encoding="utf-8")}]}), encoding="utf-8")
+    result = invoke(RUNNER, "check", str(book))
+    assert result.exit_code == 0, result.output
+    assert said.replace("python-kvplan-directive", "serve") in result.output, result.output

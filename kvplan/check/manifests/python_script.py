@@ -227,7 +227,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             default_gpu: str | None, pins: Pins | None = None) -> list[Target]:
     """Every deployment a Python script starts, through the manifests' one conversion."""
     from kvplan.check.manifests import site_targets
-    from kvplan.check.manifests.shell import UNRENDERED
+    from kvplan.check.manifests.shell import UNRENDERED, directive_notes
 
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
@@ -260,6 +260,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
                 target.problems = list(site.problems)
             target.kind = SCRIPT
             target.problems = [_in_python(p) for p in target.problems]
+            target.notes.extend(directive_notes(path, text))  # read in silence before h70hostile
             out.append(target)
     return sorted(out, key=lambda t: t.line)
 

@@ -265,6 +265,16 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
     return out, refused
 
 
+def directive_notes(path: Path, text: str) -> list[str]:
+    """A calibration log's directive line in a script (shell or Python): a comment there, said,
+    not skipped."""
+    return [f"line {n}: `{line.strip()[:60]}`: `# kvplan:` lines are read in calibration logs "
+            "only (`kvplan calibrate`), not in scripts: this one is not read; write the traffic "
+            f"and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
+            for n, line in enumerate(text.splitlines(), start=1)
+            if re.match(r"\s*#\s*kvplan:", line)]
+
+
 def targets(path: Path, text: str, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target]:
     """Every deployment a script starts, through the manifests' one conversion."""
@@ -274,12 +284,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
     found, refused = sites(path, text)
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
-    # a calibration log's directive line in a script: a comment to the shell, said, not skipped
-    unread = [f"line {n}: `{line.strip()[:60]}`: `# kvplan:` lines are read in calibration "
-              "logs only (`kvplan calibrate`), not in scripts: this one is not read; write the "
-              f"traffic and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
-              for n, line in enumerate(text.splitlines(), start=1)
-              if re.match(r"\s*#\s*kvplan:", line)]
+    unread = directive_notes(path, text)
     releases, said = _pins(text)
     for site in found:
         if site.kind == KIND:  # started outside a container: the release its pip install pins
