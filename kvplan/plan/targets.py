@@ -33,6 +33,8 @@ def is_deployment_target(target: str) -> bool:
     if target == "-":
         return True
     path = Path(target)
+    if path.suffix in (".py", ".ipynb"):  # read by `kvplan check` only (resolve's _not_a_spec)
+        return False
     if path.suffix not in (".yaml", ".yml") and path.is_file():
         from kvplan.check.manifests.shell import starts_server  # a launch script, read as check
 

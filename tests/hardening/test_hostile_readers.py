@@ -192,3 +192,23 @@ def test_check_says_a_calibration_directive_in_a_python_script_is_not_read(tmp_p
     result = invoke(RUNNER, "check", str(book))
     assert result.exit_code == 0, result.output
     assert said.replace("python-kvplan-directive", "serve") in result.output, result.output
+
+
+@pytest.mark.parametrize("command", ["size", "explain", "fleet"])
+def test_size_explain_fleet_name_a_python_script_for_what_it_is(command: str,
+                                                                monkeypatch: pytest.MonkeyPatch
+                                                                ) -> None:
+    """tests/assets/check/python/vllm-coder-3b.py given to size, explain or fleet by a relative
+    path said 'no such file or folder' (the file is there: resolve.looks_like_path took only a
+    folder for a path without a YAML/JSON suffix); by an absolute path 'not a model spec ... nor
+    a deployment file (..., a launch script); give one of those', after lexing the Python as a
+    shell script (a 1.8 MB one: 11 CPU s). Now one line saying `kvplan check` reads it."""
+    monkeypatch.chdir(ASSETS.parent.parent)
+    rel = "tests/assets/check/python/vllm-coder-3b.py"
+    args = (command, rel, "--peak-users", "1") if command == "fleet" else (command, rel)
+    result = invoke(RUNNER, *args)
+    assert result.exit_code == 2, result.output
+    assert result.output.startswith(
+        f"error: command line: model: {rel}: a Python script; `kvplan check` reads the engine it "
+        "starts (size, explain and fleet plan a model, or a kvplan/v1 file, a manifest or a "
+        "launch script): check it, or give the model by name"), result.output
