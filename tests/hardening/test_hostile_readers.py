@@ -212,3 +212,24 @@ def test_size_explain_fleet_name_a_python_script_for_what_it_is(command: str,
         f"error: command line: model: {rel}: a Python script; `kvplan check` reads the engine it "
         "starts (size, explain and fleet plan a model, or a kvplan/v1 file, a manifest or a "
         "launch script): check it, or give the model by name"), result.output
+
+
+@pytest.mark.parametrize(("name", "release", "note"), [
+    ("skypilot-pip-arbitrary-equality.yaml", "vllm 0.6.1.post2",
+     "note: setup installs vllm===0.6.1.post2: vllm 0.6.1.post2\n"),
+    ("skypilot-pip-range-below.yaml", "vllm (default version)",
+     "note: setup installs vllm<=0.6.1.post2: a range, not a release; the vllm profile's default "
+     "version is used\n"),
+])
+def test_a_pip_pin_with_any_pep440_operator_is_read_or_noted(name: str, release: str,
+                                                             note: str) -> None:
+    """The real SkyPilot qwen25-7b.yaml with its `pip install vllm==0.6.1.post2` spelled
+    `vllm===0.6.1.post2` (PEP 440's arbitrary equality: pip installs exactly that release) or
+    `"vllm<=0.6.1.post2"`. launcher_sites._PIN knew ==, >=, > and ~= only: both were passed over
+    in silence, the first planned with the default release instead of the pinned one, the
+    second without the range note that `>=` gets. Now === pins as == does; <=, < and != are
+    noted as ranges."""
+    result = invoke(RUNNER, "check", str(HOSTILE / name))
+    assert result.exit_code == 0, result.output
+    assert f"no traffic declared (qwen2.5-7b, {release})\n" in result.output, result.output
+    assert note in result.output, result.output
