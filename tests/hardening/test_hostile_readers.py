@@ -233,3 +233,31 @@ def test_a_pip_pin_with_any_pep440_operator_is_read_or_noted(name: str, release:
     assert result.exit_code == 0, result.output
     assert f"no traffic declared (qwen2.5-7b, {release})\n" in result.output, result.output
     assert note in result.output, result.output
+
+
+def test_a_long_value_a_file_gives_is_clipped_in_the_line_people_read() -> None:
+    """python-dtype-5000.py: the real vllm-mistral-7b-half.py with dtype a 5,000-character word.
+    The ERROR wrote it out whole: a line of 5,290 characters (a 100,000-character one, 100,290;
+    a 5,000-digit argparse default, 5,471; a 60,000-character CUDA_VISIBLE_DEVICES in a note,
+    60,048). A word of 300 characters or more is now its first 80 and last 20 around its
+    length, in text (and github annotations, and the `error:` / `note:` lines of every command);
+    json keeps the value whole for tools."""
+    path = HOSTILE / "python-dtype-5000.py"
+    result = invoke(RUNNER, "check", str(path))
+    assert result.exit_code == 2, result.output
+    word = "'" + "h" * 5000 + "'"
+    assert (f"ERROR line 8: --dtype: {word[:80]}…[5,002 characters]…{word[-20:]} is not a "
+            "compute dtype vLLM takes") in result.output, result.output
+    assert max(len(line) for line in result.output.splitlines()) < 500, result.output
+    result = invoke(RUNNER, "check", str(path), "--format", "json")
+    assert result.exit_code == 2, result.output
+    assert f"{word} is not a compute dtype vLLM takes" in result.output, result.output[:300]
+
+
+def test_clip_words_keeps_short_words_and_spaces() -> None:
+    from kvplan.render.clip import clip_words
+
+    text = "a " * 200 + "b" * 299 + " " + "c" * 300
+    assert clip_words(text) == "a " * 200 + "b" * 299 + " " + "c" * 80 + "…[300 characters]…" + \
+        "c" * 20
+    assert clip_words("x" * 299) == "x" * 299
