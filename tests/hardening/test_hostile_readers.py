@@ -261,3 +261,16 @@ def test_clip_words_keeps_short_words_and_spaces() -> None:
     assert clip_words(text) == "a " * 200 + "b" * 299 + " " + "c" * 80 + "…[300 characters]…" + \
         "c" * 20
     assert clip_words("x" * 299) == "x" * 299
+
+
+def test_a_vllmruntime_count_that_is_a_string_is_refused() -> None:
+    """vllmruntime-tp-empty.yaml: the real crossplane-inference-vllm-kimi.yaml (Kimi-K2.5 on 8
+    GPUs at TP 8) with spec.vllmConfig.tensorParallelSize: '' (line 14), a sweep mutant. The
+    reader took '' as unset: TP 1, 'starts on: none' and '7 of 8 GPUs per engine unused', exit
+    0, without naming the field; the CRD's int32 (vllmruntime_types.go VLLMConfig at 18f0b206)
+    makes the API server refuse it. Now one ERROR on its line."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "vllmruntime-tp-empty.yaml"))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 14: spec.vllmConfig.tensorParallelSize: must be an integer (VLLMRuntime "
+            "CRD, production-stack.vllm.ai/v1alpha1), got a string (''); write it as an integer, "
+            "or remove it\n") in result.output, result.output
