@@ -274,3 +274,21 @@ def test_a_vllmruntime_count_that_is_a_string_is_refused() -> None:
     assert ("ERROR line 14: spec.vllmConfig.tensorParallelSize: must be an integer (VLLMRuntime "
             "CRD, production-stack.vllm.ai/v1alpha1), got a string (''); write it as an integer, "
             "or remove it\n") in result.output, result.output
+
+
+def test_keywords_beside_server_args_are_said_to_be_passed_over() -> None:
+    """sglang-engine-beside-server-args/serve.py: the real sglang-chunk-prefill-serverargs.py
+    with context_length=131072 passed to sglang.Engine beside server_args=ServerArgs(...,
+    context_length=4096) (line 28). SGLang's Engine.__init__ takes the ServerArgs given and
+    reads no other keyword; kvplan planned 4,096 as SGLang does but said nothing of the 131,072
+    the script appears to ask for. Now a note names it as passed over."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "sglang-engine-beside-server-args" /
+                                         "serve.py"))
+    assert result.exit_code == 0, result.output
+    assert "holds 168 sequences of 4,096 tokens per replica (688,128 tokens in the pool)" in \
+        result.output, result.output
+    assert ("note: line 28: context_length= passed over: given server_args=, sglang.Engine(...) "
+            "starts from that ServerArgs and reads no other keyword (Engine.__init__, "
+            "srt/entrypoints/engine.py: `if \"server_args\" in kwargs: server_args = "
+            "kwargs[\"server_args\"]`); set them in the ServerArgs(...)\n") in result.output, \
+        result.output

@@ -51,6 +51,15 @@ def _server_args(c: Construction) -> ast.Call:
     given = next((k.value for k in c.call.keywords if k.arg == c.api.args_keyword), None)
     if given is None:
         return c.call
+    others = [k for k in c.call.keywords if k.arg != c.api.args_keyword]
+    if others:  # read past in silence before task h70hostile
+        names = ", ".join(f"{k.arg}=" if k.arg else f"**{ast.unparse(k.value)[:30]}"
+                          for k in others)
+        c.notes.append(f"line {others[0].value.lineno}: {names} passed over: given "
+                       f"{c.api.args_keyword}=, {c.what} starts from that ServerArgs and reads no other "
+                       f"keyword (Engine.__init__, srt/entrypoints/engine.py: `if "
+                       f"\"server_args\" in kwargs: server_args = kwargs[\"server_args\"]`); "
+                       "set them in the ServerArgs(...)")
     got = resolve(given, c.ctx)
     if got.read and isinstance(got.value, Struct):
         c.notes.extend(got.notes)
