@@ -292,3 +292,17 @@ def test_keywords_beside_server_args_are_said_to_be_passed_over() -> None:
             "srt/entrypoints/engine.py: `if \"server_args\" in kwargs: server_args = "
             "kwargs[\"server_args\"]`); set them in the ServerArgs(...)\n") in result.output, \
         result.output
+
+
+def test_a_quoted_number_given_to_sglang_is_refused_not_read_as_the_number() -> None:
+    """python-sglang-quoted-number.py: the real sglang-multijail-tp4.py with tp_size="4" (line
+    170). The string was read as the number in silence: PASS at TP 4, 394,188 tokens. vLLM's
+    lax pydantic configs convert such a string; SGLang's ServerArgs (and TensorRT-LLM's LLM) are
+    not those, and kvplan does not know what they make of it, as for a bool there. Now one
+    ERROR on its line, as a bool gets; vLLM's reading is unchanged."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "python-sglang-quoted-number.py"), "--gpu",
+                    "h100")
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 170: tp_size: tp_size='4' (line 170): a string where --tp-size takes a "
+            "number, which kvplan does not know what sglang makes of; write the number\n"
+            ) in result.output, result.output
