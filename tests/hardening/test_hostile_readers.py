@@ -306,3 +306,25 @@ def test_a_quoted_number_given_to_sglang_is_refused_not_read_as_the_number() -> 
     assert ("ERROR line 170: tp_size: tp_size='4' (line 170): a string where --tp-size takes a "
             "number, which kvplan does not know what sglang makes of; write the number\n"
             ) in result.output, result.output
+
+
+def test_a_notebook_cell_whose_cell_type_is_no_string_is_named() -> None:
+    """notebook-cell-type-list.ipynb: the real sglang-offline-engine-api.ipynb with cell 5 (the
+    one that builds sglang.Engine) given cell_type ["code"]. The cell was taken for a markdown
+    or raw cell and left out in silence: 'no kvplan/v1 deployment and nothing that runs vLLM,
+    SGLang or TensorRT-LLM in this file', though the file does; nbformat 4 takes only the
+    strings code, markdown and raw. Now the ERROR names the cell and the field."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "notebook-cell-type-list.ipynb"))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 1: not a notebook kvplan reads: cell 5's cell_type is a list, not code, "
+            "markdown or raw (nbformat 4)\n") in result.output, result.output
+
+
+def test_a_notebook_cell_that_is_a_number_reads_an_int(tmp_path: Path) -> None:
+    """The refusal of a cell that is no object said 'cell 1 is a int'."""
+    book = tmp_path / "bad.ipynb"
+    book.write_text('{"nbformat": 4, "cells": [1]}', encoding="utf-8")
+    result = invoke(RUNNER, "check", str(book))
+    assert result.exit_code == 2, result.output
+    assert ("not a notebook kvplan reads: cell 1 is an int, not a cell (nbformat 4: an object "
+            "with cell_type and source)") in result.output, result.output
