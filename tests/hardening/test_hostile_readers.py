@@ -328,3 +328,15 @@ def test_a_notebook_cell_that_is_a_number_reads_an_int(tmp_path: Path) -> None:
     assert result.exit_code == 2, result.output
     assert ("not a notebook kvplan reads: cell 1 is an int, not a cell (nbformat 4: an object "
             "with cell_type and source)") in result.output, result.output
+
+
+def test_a_skypilot_infra_that_is_no_string_is_refused() -> None:
+    """skypilot-infra-list.yaml: the real nebius-llama4-sglang.yaml with resources.infra: []
+    (line 13), a sweep mutant ({} and a nested list alike). cloud_of took only a string and read
+    the rest as no cloud named: the task PASSed on any cloud's GPU counts, the field never
+    named. SkyPilot's schema takes infra and cloud as strings: one ERROR on the line."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "skypilot-infra-list.yaml"))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 13: resources.infra: must be a string (SkyPilot's resources schema: infra "
+            "CLOUD[/REGION[/ZONE]], cloud NAME), got a list ('[]'); write it as a string, or "
+            "remove it\n") in result.output, result.output
