@@ -340,3 +340,16 @@ def test_a_skypilot_infra_that_is_no_string_is_refused() -> None:
     assert ("ERROR line 13: resources.infra: must be a string (SkyPilot's resources schema: infra "
             "CLOUD[/REGION[/ZONE]], cloud NAME), got a list ('[]'); write it as a string, or "
             "remove it\n") in result.output, result.output
+
+
+def test_a_dstack_image_that_is_no_string_is_refused() -> None:
+    """dstack-image-mapping.dstack.yml: the real llama4-vllm-amd.dstack.yml with image: {}
+    (line 6), a sweep mutant ([] and a nested list alike). str({} or "") made it no image: the
+    commands were read as run outside a container, PASS with 'the vllm release is the one
+    installed' (a list's str() would have been an image named '[...]'). dstack takes image as a
+    string: one ERROR on its line, at the top level or in a replica group."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "dstack-image-mapping.dstack.yml"))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 6: image: must be a string (dstack's run configuration: image is a "
+            "string), got a mapping ('{}'); write it as a string, or remove it\n"
+            ) in result.output, result.output
