@@ -353,3 +353,17 @@ def test_a_dstack_image_that_is_no_string_is_refused() -> None:
     assert ("ERROR line 6: image: must be a string (dstack's run configuration: image is a "
             "string), got a mapping ('{}'); write it as a string, or remove it\n"
             ) in result.output, result.output
+
+
+def test_a_refused_context_length_names_its_option() -> None:
+    """script-sglang-context-length-word.sh: the real outcomes/68 script with --context-length
+    abc (line 11), a sweep mutant. The FAIL said "SGLang 0.5.23's human_readable_int ... so
+    argparse stops on 'abc'" without naming the option (vLLM's plain refusal names it; its
+    suffix, multiplier and decimal refusals did not either). Each now says which option the
+    release parses with which function."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "script-sglang-context-length-word.sh"),
+                    "--gpu", "h200")
+    assert result.exit_code == 1, result.output
+    assert ("FAIL  line 11  script-sglang-context-length-word.sh: the engine refuses it: SGLang "
+            "0.5.23 parses --context-length with human_readable_int (srt/utils/common.py), which "
+            "takes a whole number,") in result.output, result.output
