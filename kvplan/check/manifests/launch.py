@@ -27,12 +27,12 @@ PLACEHOLDER_GPU = "h100-sxm-80gb"  # stands in when no GPU is named: judged over
 
 def apply_side_file(w: Workload, side_cache: dict[Path, Any]) -> None:
     """`<manifest>.kvplan.yaml`: its blocks replace the annotations' whole blocks."""
-    found = side_files(w.path)
-    if not found:
+    sides = side_files(w.path)
+    if not sides:
         return
-    side = found[0]
-    if len(found) > 1:  # one was read and the other passed over in silence (task h70hostile)
-        w.problem("", f"{len(found)} side files beside it: {', '.join(f.name for f in found)}; "
+    side = sides[0]
+    if len(sides) > 1:  # one was read and the other passed over in silence (task h70hostile)
+        w.problem("", f"{len(sides)} side files beside it: {', '.join(f.name for f in sides)}; "
                   f"kvplan reads one: merge them into {side.name} and remove the other", None)
     if side not in side_cache:
         side_cache[side] = read_side(side)

@@ -200,9 +200,9 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
         try:
             words = [expand_word(w, env) for w in cmd.words]
         except ExpansionTooLong:
-            err = too_long(cmd.lines[0])
-            return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
-                               problems=[Problem("", err.message, err.line)])]
+            limit = too_long(cmd.lines[0])
+            return [], [Target(file=str(path), kind=SCRIPT, line=limit.line,
+                               problems=[Problem("", limit.message, limit.line)])]
         run = read_docker_run(words[docker:], cmd.lines[docker:], env) \
             if docker is not None else None
         start = None if docker is not None else server_start(words)
