@@ -367,3 +367,18 @@ def test_a_refused_context_length_names_its_option() -> None:
     assert ("FAIL  line 11  script-sglang-context-length-word.sh: the engine refuses it: SGLang "
             "0.5.23 parses --context-length with human_readable_int (srt/utils/common.py), which "
             "takes a whole number,") in result.output, result.output
+
+
+def test_an_unknown_docker_run_option_is_named() -> None:
+    """docker-unknown-option/serve.sh: the real outcomes/50 script (with its side file) whose
+    `docker run` gets --kvplan-sweep-unknown (line 15), a sweep mutant. Docker refuses an
+    option it does not know; kvplan read it as a flag without a word (only a `--name=value`
+    spelling was noted), and a value after it would have been taken for the image. Now a
+    note names it; the docker run options that take no value (FLAG_OPTIONS, and -d -t -i -P
+    -q alone or joined as -it) stay silent, as before."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "docker-unknown-option" / "serve.sh"))
+    assert result.exit_code == 1, result.output
+    assert ("note: docker run option --kvplan-sweep-unknown: not an option of docker run that "
+            "kvplan knows (docker refuses one it does not know); read as taking no value, so a "
+            "word after it is taken for the image\n") in result.output, result.output
+    assert result.output.count("docker run option") == 1, result.output  # not for -d
