@@ -188,17 +188,33 @@ _K8S_REF = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
 _SHELL_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::?-([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def expand(text: str, env: dict[str, str], shell: bool = False) -> str:
+class ExpansionTooLong(Exception):
+    """A word whose expansion would pass `expand`'s `limit` characters (a script's `A="$A$A"`
+    repeated doubles A each time: 60 lines reach 2^61 characters)."""
+
+
+def expand(text: str, env: dict[str, str], shell: bool = False, limit: int | None = None) -> str:
     """$(VAR) as Kubernetes expands command and args; ${VAR}, ${VAR:-default} and $VAR as a
-    shell does, when the words come from a shell script. Unknown references stay as written."""
-    text = _K8S_REF.sub(lambda m: env.get(m.group(1), m.group(0)), text)
+    shell does, when the words come from a shell script. Unknown references stay as written.
+    With `limit`, ExpansionTooLong before the result passes that many characters."""
+    size = [len(text)]
+
+    def value(found: str) -> str:
+        size[0] += len(found)
+        if limit is not None and size[0] > limit:
+            raise ExpansionTooLong
+        return found
+
+    text = _K8S_REF.sub(lambda m: value(env[m.group(1)]) if m.group(1) in env else m.group(0),
+                        text)
     if not shell:
         return text
+    size[0] = len(text)
 
     def sub(m: re.Match[str]) -> str:
         name = m.group(1) or m.group(3)
         if name in env:
-            return env[name]
+            return value(env[name])
         return m.group(2) if m.group(2) is not None else m.group(0)
 
     return _SHELL_REF.sub(sub, text)

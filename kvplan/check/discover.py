@@ -163,17 +163,26 @@ def _side_files_named(files: list[tuple[Path, bool]], missing: list[Outcome]
     left to it; when not, an ERROR says which file to check."""
     # the side files the named files read (a side file can sit beside two: serve.kvplan.yaml
     # beside serve.sh and serve.yaml is read by both, and side_owner names one of them)
-    read = {side.resolve() for p, _ in files for side in [side_file_for(p)] if side is not None}
+    read = {_resolved(side) for p, _ in files for side in [side_file_for(p)] if side is not None}
     kept: list[tuple[Path, bool]] = []
     for path, explicit in files:
         owner = side_owner(path) if explicit else None
         if owner is None:
             kept.append((path, explicit))
-        elif path.resolve() not in read:
+        elif _resolved(path) not in read:
             missing.append(Outcome(str(path), ERROR, problems=[Problem(
                 "", f"a side file: kvplan reads it with {owner.name}, the file beside it, "
                     f"which gives the deployment; check {owner} (or its folder)")]))
     return kept, missing
+
+
+def _resolved(path: Path) -> Path:
+    """`path` with its links followed; a link that loops (Python 3.11's resolve raises
+    RuntimeError on one: task h70hostile's side-file loop) stays as named, made absolute."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError):
+        return path.absolute()
 
 
 def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | None = None,

@@ -311,11 +311,12 @@ def render_github(report: Report) -> str:
 
 
 def render(fmt: CheckFormat, report: Report, width: int | None = None) -> str:
+    """The report in `fmt`. In text and github annotations, read by people, a long value a file
+    gave is clipped (kvplan.render.clip); json and junit keep every value whole, for tools."""
+    from kvplan.render.clip import clip_words
+
     if fmt == CheckFormat.text:
-        return render_text(report, width)
-    return {
-        CheckFormat.text: render_text,
-        CheckFormat.json: render_json,
-        CheckFormat.junit: render_junit,
-        CheckFormat.github: render_github,
-    }[fmt](report)
+        return clip_words(render_text(report, width))
+    if fmt == CheckFormat.github:
+        return clip_words(render_github(report))
+    return render_json(report) if fmt == CheckFormat.json else render_junit(report)

@@ -16,6 +16,7 @@ import typer
 from kvplan.cli import sections as s
 from kvplan.errors import KvplanError, internal_error_line
 from kvplan.render import OutputFormat
+from kvplan.render.clip import clip_words
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -62,7 +63,7 @@ def refuse_bad_value(err: typer.BadParameter) -> NoReturn:
     if hint is None and err.param is not None:
         hint = _flag(err.param)
     where = f"{str(hint).strip(chr(39))}: " if hint else ""
-    typer.echo(f"error: {where}{err.message}", err=True)
+    typer.echo(clip_words(f"error: {where}{err.message}"), err=True)
     raise typer.Exit(code=2)
 
 
@@ -83,7 +84,7 @@ def cli_errors(fn: F) -> F:
         except KvplanError as err:
             if debug_enabled():
                 raise
-            typer.echo(f"error: {err}", err=True)
+            typer.echo(clip_words(f"error: {err}"), err=True)
             raise typer.Exit(code=err.exit_code) from None
         except Exception as err:
             if debug_enabled():

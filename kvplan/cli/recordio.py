@@ -10,6 +10,7 @@ import typer
 
 from kvplan.cli.common import emit, terminal_width, use_color
 from kvplan.render import OutputFormat
+from kvplan.render.clip import clip_words
 
 if TYPE_CHECKING:
     from kvplan.plan.prices import PriceTable
@@ -30,7 +31,7 @@ def records_for(target: str, params: dict[str, Any], prices: PriceTable | None =
 
     records = build_records(target, flag_values(params), prices.apply if prices else None)
     for note in records[0].notes:  # the same overrides for every combination
-        typer.echo(f"note: {records[0].source}: {note}", err=True)
+        typer.echo(clip_words(f"note: {records[0].source}: {note}"), err=True)
     return records
 
 
@@ -41,7 +42,7 @@ def say_notes(plans: list[Any]) -> None:
         for note in p.notes:
             if note not in seen:
                 seen.add(note)
-                typer.echo(f"note: {p.record.source}: {note}", err=True)
+                typer.echo(clip_words(f"note: {p.record.source}: {note}"), err=True)
 
 
 def emit_results(

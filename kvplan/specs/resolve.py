@@ -53,7 +53,8 @@ def looks_like_path(ref: str) -> bool:
         return True
     if ref.startswith(("/", "./", "../", "~")) or os.sep != "/" and os.sep in ref:
         return True
-    return "/" in ref and Path(ref).is_dir()
+    # a file too: `kvplan size scripts/serve.py` had said 'no such file or folder' (h70hostile)
+    return "/" in ref and (Path(ref).is_dir() or Path(ref).is_file())
 
 
 @lru_cache(maxsize=1)
@@ -224,7 +225,14 @@ _SERVER_START = re.compile(r"vllm serve|vllm\.entrypoints|sglang\.launch_server|
 
 def _not_a_spec(path: Path) -> str:
     """Why a file that is neither YAML nor JSON is not a model (a shell script, most often)."""
+    from kvplan.check.outcome import PY_SUFFIXES
     from kvplan.inputs.text import read_text
+
+    if path.suffix in PY_SUFFIXES:
+        what = "a Python script" if path.suffix == ".py" else "a notebook"
+        return (f"{path}: {what}; `kvplan check` reads the engine it starts (size, explain and "
+                "fleet plan a model, or a kvplan/v1 file, a manifest or a launch script): check "
+                "it, or give the model by name")
 
     try:
         starts = _SERVER_START.search(read_text(path)) is not None

@@ -56,10 +56,11 @@ def test_vllm_reads_a_length_as_its_release_does(text: str, release: str | None,
     ("32k", "0.8.3", "vLLM 0.8.3 parses --max-model-len with int"),
     ("1.5K", "0.25.1", "Decimals are not allowed with binary suffixes like K. Did you mean to "
                        "use 1.5k instead?"),
-    ("1t", "0.12.0", "vLLM 0.12.0's human_readable_int has no multiplier for 't' (t and T came "
-                     "in 0.13.0"),
+    ("1t", "0.12.0", "vLLM 0.12.0 parses --max-model-len with human_readable_int, which has no "
+                     "multiplier for 't' (t and T came in 0.13.0"),
     ("1_0k", "0.25.1", "takes a suffix only after plain digits (no sign, no `_`)"),
-    ("+8k", "0.14.0", "vLLM 0.14.0's human_readable_int_or_auto takes a suffix only"),
+    ("+8k", "0.14.0", "vLLM 0.14.0 parses --max-model-len with human_readable_int_or_auto, "
+                      "which takes a suffix only"),
     ("32kb", "0.25.1", "human_readable_int_or_auto, which does not take '32kb'"),
     ("1.5K", None, "(the image names no release: read as kvplan's default, 0.34.0)"),
 ])
@@ -104,15 +105,17 @@ def _script(tmp: Path, line: str) -> Path:
 
 @pytest.mark.parametrize(("line", "verdict", "tokens", "words"), [
     (f"vllm/vllm-openai:v0.25.1 --model {L8} --max-model-len 1.5K", "FAIL", None,
-     "the engine refuses it: vLLM 0.25.1's human_readable_int_or_auto takes no decimal before a "
-     "binary suffix"),
+     "the engine refuses it: vLLM 0.25.1 parses --max-model-len with human_readable_int_or_auto, "
+     "which takes no decimal before a binary suffix"),
     (f"vllm/vllm-openai:v0.8.3 --model {L8} --max-model-len 32k", "FAIL", None,
      "vLLM 0.8.3 parses --max-model-len with int"),
     (f"vllm/vllm-openai:v0.12.0 --model {L8} --max-model-len 1t", "FAIL", None,
      "t and T came in 0.13.0"),
     (f"vllm/vllm-openai:v0.25.1 --model {L8} --max-model-len 25.6k", "PASS", 25_600, ""),
     (f"lmsysorg/sglang:v0.5.23 python3 -m sglang.launch_server --model-path {L8} "
-     "--context-length 32K", "FAIL", None, "SGLang 0.5.23's human_readable_int"),
+     "--context-length 32K", "FAIL", None,
+     "SGLang 0.5.23 parses --context-length with human_readable_int (srt/utils/common.py), which "
+     "takes a whole number"),
     (f"lmsysorg/sglang:v0.5.23 python3 -m sglang.launch_server --model-path {L8} "
      "--context-length 32Ki", "PASS", 32_768, ""),
     (f"lmsysorg/sglang:v0.5.9 python3 -m sglang.launch_server --model-path {L8} "

@@ -108,20 +108,22 @@ def _vllm(text: str, have: tuple[int, ...], said: str, flag: str) -> int:
     match = re.fullmatch(r"(\d+(?:\.\d+)?)([kKmMgGtT])", text)
     if match is None:
         if re.fullmatch(r"[+-]?\d[\d_]*(?:\.\d+)?[kKmMgGtT]", text):
-            raise Refused(f"the engine refuses it: {said}'s {parser} takes a suffix only "
-                          f"after plain digits (no sign, no `_`), so argparse stops on {text!r}")
+            raise Refused(f"the engine refuses it: {said} parses {flag} with {parser}, which "
+                          "takes a suffix only after plain digits (no sign, no `_`), so argparse "
+                          f"stops on {text!r}")
         return _plain(text, parser, said, flag)
     number, suffix = match.groups()
     if suffix in "tT" and have < _VLLM_T_SINCE:
-        raise Refused(f"the engine refuses it: {said}'s {parser} has no multiplier for "
-                      f"{suffix!r} (t and T came in 0.13.0, engine/arg_utils.py:2042 there), so "
-                      f"argparse stops on {text!r}")
+        raise Refused(f"the engine refuses it: {said} parses {flag} with {parser}, which has "
+                      f"no multiplier for {suffix!r} (t and T came in 0.13.0, "
+                      f"engine/arg_utils.py:2042 there), so argparse stops on {text!r}")
     if suffix in _VLLM_DECIMAL:
         return int(float(number) * _VLLM_DECIMAL[suffix])  # vLLM's own float arithmetic
     if "." in number:
-        raise Refused(f"the engine refuses it: {said}'s {parser} takes no decimal before a "
-                      f"binary suffix (\"Decimals are not allowed with binary suffixes like "
-                      f"{suffix}. Did you mean to use {number}{suffix.lower()} instead?\")")
+        raise Refused(f"the engine refuses it: {said} parses {flag} with {parser}, which "
+                      "takes no decimal before a binary suffix (\"Decimals are not allowed with "
+                      f"binary suffixes like {suffix}. Did you mean to use "
+                      f"{number}{suffix.lower()} instead?\")")
     return int(number) * _VLLM_BINARY[suffix]
 
 
@@ -140,16 +142,17 @@ def _sglang(text: str, have: tuple[int, ...], said: str, flag: str) -> int:
         try:
             return int(text)
         except ValueError:
-            raise Refused(f"the engine refuses it: {said}'s human_readable_int "
-                          "(srt/utils/common.py) takes a whole number, SI suffixes k, M, G, T "
-                          "(powers of 1000) or IEC suffixes Ki, Mi, Gi, Ti (powers of 1024), "
+            raise Refused(f"the engine refuses it: {said} parses {flag} with "
+                          "human_readable_int (srt/utils/common.py), which takes a whole number, "
+                          "SI suffixes k, M, G, T (powers of 1000) or IEC suffixes Ki, Mi, Gi, "
+                          "Ti (powers of 1024), "
                           f"case-sensitive, so argparse stops on {text!r} (\"Invalid integer "
                           "value\")") from None
     number, suffix = match.groups()
     if suffix in _SGLANG_IEC:
         if "." in number:
-            raise Refused(f"the engine refuses it: {said}'s human_readable_int takes no "
-                          f"decimal before an IEC suffix (\"Decimals are not allowed with IEC "
-                          f"suffixes like '{suffix}'\")")
+            raise Refused(f"the engine refuses it: {said} parses {flag} with "
+                          "human_readable_int, which takes no decimal before an IEC suffix "
+                          f"(\"Decimals are not allowed with IEC suffixes like '{suffix}'\")")
         return int(number) * _SGLANG_IEC[suffix]
     return int(Decimal(number) * _SGLANG_SI[suffix])

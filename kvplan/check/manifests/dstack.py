@@ -145,6 +145,14 @@ class Unit:
         return out
 
 
+def image_problem(value: Any, at: tuple[Any, ...], doc: Doc) -> Problem:
+    """An `image` that is no string: str() had made `[]` no image (the commands read as run
+    outside a container) and a mapping an image named "{...}", in silence (task h70hostile)."""
+    from kvplan.check.manifests.shapes import mistyped
+
+    return mistyped(at, str, value, doc, "dstack's run configuration: image is a string")
+
+
 def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target] | None:
     """The engine a configuration's commands start, checked on each candidate GPU; None when
@@ -154,6 +162,9 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
     from kvplan.check.manifests.dstack_groups import group_targets, groups_of
 
     data = doc.data
+    if data.get("image") is not None and not isinstance(data["image"], str):
+        return [Target(file=str(path), kind=SCRIPT, line=doc.line("image"), launcher=LAUNCHER,
+                       problems=[image_problem(data["image"], ("image",), doc)])]
     if groups_of(data) is not None:
         return group_targets(doc, path, side_cache, default_gpu)
     for key in ("groups", "replicas"):  # a task's list: not read before with `groups` (task

@@ -79,6 +79,10 @@ def _refusal(data: dict[str, Any], key: str, groups: list[Any], doc: Doc) -> Pro
                 f"{'is not a key' if len(unknown) == 1 else 'are not keys'} of a dstack replica "
                 "group (dstack refuses unknown keys; a group takes "
                 + ", ".join(sorted(GROUP_KEYS)) + f"){where}"), doc.line(key, i, unknown[0]))
+        if group.get("image") is not None and not isinstance(group["image"], str):
+            from kvplan.check.manifests.dstack import image_problem
+
+            return image_problem(group["image"], (key, i, "image"), doc)
         if group.get("image") and data.get("image"):
             return Problem(f"{key}[{i}].image", (
                 "`image` is set at both the service level and in this replica group (dstack "

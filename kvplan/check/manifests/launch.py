@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.manifests.side import flatten, read_side, side_file_for
+from kvplan.check.manifests.side import flatten, read_side, side_files
 from kvplan.check.manifests.workload import Workload
 from kvplan.check.target import Target, kind_of_site
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
@@ -27,9 +27,13 @@ PLACEHOLDER_GPU = "h100-sxm-80gb"  # stands in when no GPU is named: judged over
 
 def apply_side_file(w: Workload, side_cache: dict[Path, Any]) -> None:
     """`<manifest>.kvplan.yaml`: its blocks replace the annotations' whole blocks."""
-    side = side_file_for(w.path)
-    if side is None:
+    sides = side_files(w.path)
+    if not sides:
         return
+    side = sides[0]
+    if len(sides) > 1:  # one was read and the other passed over in silence (task h70hostile)
+        w.problem("", f"{len(sides)} side files beside it: {', '.join(f.name for f in sides)}; "
+                  f"kvplan reads one: merge them into {side.name} and remove the other", None)
     if side not in side_cache:
         side_cache[side] = read_side(side)
     spec, _, side_problems = side_cache[side]

@@ -213,11 +213,18 @@ def read_notebook(text: str) -> Notebook:
     number = 0
     for index, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
-            out.problem = (f"not a notebook kvplan reads: cell {index} is a "
-                           f"{type(cell).__name__}, not a cell (nbformat 4: an object with "
-                           "cell_type and source)")
+            name = type(cell).__name__
+            out.problem = (f"not a notebook kvplan reads: cell {index} is "
+                           f"{'an' if name[0] in 'aeiou' else 'a'} {name}, not a cell "
+                           "(nbformat 4: an object with cell_type and source)")
             return out
-        if cell.get("cell_type") != "code":
+        kind = cell.get("cell_type")
+        if not isinstance(kind, str):  # a code cell left out in silence before h70hostile
+            out.problem = (f"not a notebook kvplan reads: cell {index}'s cell_type is "
+                           f"{'missing' if kind is None else 'a ' + type(kind).__name__}, not "
+                           "code, markdown or raw (nbformat 4)")
+            return out
+        if kind != "code":
             continue
         number += 1
         source = _source(cell)

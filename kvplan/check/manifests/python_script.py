@@ -52,6 +52,15 @@ def _server_args(c: Construction) -> ast.Call:
     given = next((k.value for k in c.call.keywords if k.arg == c.api.args_keyword), None)
     if given is None:
         return c.call
+    others = [k for k in c.call.keywords if k.arg != c.api.args_keyword]
+    if others:  # read past in silence before task h70hostile
+        names = ", ".join(f"{k.arg}=" if k.arg else f"**{ast.unparse(k.value)[:30]}"
+                          for k in others)
+        c.notes.append(f"line {others[0].value.lineno}: {names} passed over: given "
+                       f"{c.api.args_keyword}=, {c.what} starts from that ServerArgs and reads no other "
+                       f"keyword (Engine.__init__, srt/entrypoints/engine.py: `if "
+                       f"\"server_args\" in kwargs: server_args = kwargs[\"server_args\"]`); "
+                       "set them in the ServerArgs(...)")
     got = resolve(given, c.ctx)
     if got.read and isinstance(got.value, Struct):
         c.notes.extend(got.notes)
@@ -237,7 +246,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             given: Callable[[int], dict[str, str]] | None = None) -> list[Target]:
     """Every deployment a Python script starts, through the manifests' one conversion."""
     from kvplan.check.manifests import site_targets
-    from kvplan.check.manifests.shell import UNRENDERED
+    from kvplan.check.manifests.shell import UNRENDERED, directive_notes
 
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
@@ -270,6 +279,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
                 target.problems = list(site.problems)
             target.kind = SCRIPT
             target.problems = [_in_python(p) for p in target.problems]
+            target.notes.extend(directive_notes(path, text))  # read in silence before h70hostile
             out.append(target)
     from kvplan.check.manifests.python_constructions import _env_names
     from kvplan.check.manifests.python_servers import targets as server_targets

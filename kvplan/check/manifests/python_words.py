@@ -122,6 +122,13 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
         if wrong is not None:
             c.problems.append(Problem(name, wrong, line))
             continue
+        if isinstance(value, str) and kind in _NUMBERS and not api.bool_as_number:
+            # a quoted number ("64") was read as the number in silence (task h70hostile);
+            # SGLang's ServerArgs and TensorRT-LLM's LLM are not vLLM's lax pydantic configs
+            c.problems.append(Problem(name, f"{name}={_short(value)} (line {line}): a string "
+                                      f"where {flag} takes a number, which kvplan does not know "
+                                      f"what {api.engine} makes of; write the number", line))
+            continue
         if isinstance(value, bool) and kind in _NUMBERS:
             if not api.bool_as_number:
                 c.problems.append(Problem(name, f"{name}={value!r} (line {line}): a bool where "

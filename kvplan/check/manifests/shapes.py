@@ -50,7 +50,7 @@ _CONTAINER: tuple[tuple[tuple[str, ...], type], ...] = (
     (("resources", "limits"), dict),
     (("resources", "requests"), dict),
 )
-_WORDS: dict[type, str] = {dict: "a mapping", list: "a list", str: "a string"}
+_WORDS: dict[type, str] = {dict: "a mapping", list: "a list", str: "a string", int: "an integer"}
 
 
 def _kind(value: Any) -> str:

@@ -35,12 +35,19 @@ import re
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.argv import server_start
+from kvplan.check.argv import ExpansionTooLong, server_start
 from kvplan.check.manifests.model_hints import is_model_word, model_word_said
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
-from kvplan.check.manifests.shell_lex import Command, expand_word, read_script
+from kvplan.check.manifests.shell_lex import (
+    MAX_SCRIPT_BYTES,
+    Command,
+    ScriptTooLarge,
+    expand_word,
+    read_script,
+    too_long,
+)
 from kvplan.check.target import DOCKER_RUN, SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -56,8 +63,8 @@ _UNRESOLVED = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\d|[@*#?]|\()|`
 def is_script(path: Path, text: str) -> bool:
     """Whether a file is read as a shell script: a shell suffix or a `#!`, else any file that
     is not YAML holding a mapping or a list (a manifest with no suffix stays a manifest)."""
-    if path.suffix in SHELL_SUFFIXES or text.startswith("#!"):
-        return True
+    if path.suffix in SHELL_SUFFIXES or text.startswith("#!") or len(text) > MAX_SCRIPT_BYTES:
+        return True  # past the size kvplan reads in a script: refused with it, not parsed
     import yaml
 
     try:
@@ -193,12 +200,21 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
     """A pod site for every server start (or `docker run` of an engine image) the script
     holds, and the server starts refused outright (inside a loop or a function body); `given`:
     the variables the script starts with (kvplan.check.manifests.skypilot)."""
-    script = read_script(text, given)
+    try:
+        script = read_script(text, given)
+    except ScriptTooLarge as err:  # one ERROR for the file, as a Python script's size is
+        return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
+                           problems=[Problem("", err.message, err.line)])]
     out: list[PodSite] = []
     refused: list[Target] = []
     for cmd, env, exported in script.commands:
         docker = is_docker_run(cmd.words)
-        words = [expand_word(w, env) for w in cmd.words]
+        try:
+            words = [expand_word(w, env) for w in cmd.words]
+        except ExpansionTooLong:
+            limit = too_long(cmd.lines[0])
+            return [], [Target(file=str(path), kind=SCRIPT, line=limit.line,
+                               problems=[Problem("", limit.message, limit.line)])]
         run = read_docker_run(words[docker:], cmd.lines[docker:], env) \
             if docker is not None else None
         start = None if docker is not None else server_start(words)
@@ -262,6 +278,16 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
     return out, refused
 
 
+def directive_notes(path: Path, text: str) -> list[str]:
+    """A calibration log's directive line in a script (shell or Python): a comment there, said,
+    not skipped."""
+    return [f"line {n}: `{line.strip()[:60]}`: `# kvplan:` lines are read in calibration logs "
+            "only (`kvplan calibrate`), not in scripts: this one is not read; write the traffic "
+            f"and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
+            for n, line in enumerate(text.splitlines(), start=1)
+            if re.match(r"\s*#\s*kvplan:", line)]
+
+
 def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str | None,
             given: dict[str, str] | None = None,
             pins: tuple[dict[str, tuple[str, str]], list[str]] | None = None) -> list[Target]:
@@ -274,12 +300,7 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str
     found, refused = sites(path, text, given)
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
-    # a calibration log's directive line in a script: a comment to the shell, said, not skipped
-    unread = [f"line {n}: `{line.strip()[:60]}`: `# kvplan:` lines are read in calibration "
-              "logs only (`kvplan calibrate`), not in scripts: this one is not read; write the "
-              f"traffic and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
-              for n, line in enumerate(text.splitlines(), start=1)
-              if re.match(r"\s*#\s*kvplan:", line)]
+    unread = directive_notes(path, text)
     releases, said = pins if pins is not None else _pins(text)
     for site in found:
         if site.kind == KIND:  # started outside a container: the release its pip install pins
@@ -303,7 +324,11 @@ def _pins(text: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
     from kvplan.check.manifests.launcher_sites import pip_pins
     from kvplan.check.manifests.shell_lex import read_script
 
-    at = {cmd.lines[0]: env for cmd, env, _ in read_script(text).commands if cmd.lines}
+    try:
+        commands = read_script(text).commands
+    except ScriptTooLarge:  # sites() has refused the file in one ERROR: no release to read
+        return {}, []
+    at = {cmd.lines[0]: env for cmd, env, _ in commands if cmd.lines}
     return pip_pins(text, lambda n: f"line {n}", lambda n: at.get(n, {}))
 
 

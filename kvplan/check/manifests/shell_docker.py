@@ -12,7 +12,7 @@ container, and `--device /dev/kfd` (ROCm: every AMD GPU); `-v` / `--volume` / `-
 `-w` for the option files the server names (kvplan.check.manifests.script_files). Passed over on
 purpose, as they do not move GPU memory: `-p`, `--shm-size`, `--ipc`, `--name`, `--network`,
 `--restart`, `--ulimit`, `--rm`, `-d`, `-it` and Docker's other options; `--env-file` is noted
-(the variables it sets are not read).
+(the variables it sets are not read), and so is an option docker run does not have.
 """
 
 from __future__ import annotations
@@ -44,6 +44,16 @@ VALUE_OPTIONS = {
     "--blkio-weight", "--device-cgroup-rule", "-a", "--attach", "--pids-limit", "--isolation",
     "--domainname", "--annotation", "--cpu-period", "--cpu-quota", "--kernel-memory",
 }
+# docker run's options that take no value (docker 27's `docker run --help`), and the letters of
+# its short ones (`-it`, `-dit`): any other option kvplan does not know is noted, as docker
+# refuses an option it does not know ("unknown flag") and kvplan reads it as taking no value,
+# so that a value after it would be taken for the image (task h70hostile: it was passed over)
+FLAG_OPTIONS = {
+    "--detach", "--disable-content-trust", "--help", "--init", "--interactive",
+    "--no-healthcheck", "--oom-kill-disable", "--privileged", "--publish-all", "--quiet",
+    "--read-only", "--rm", "--sig-proxy", "--tty", "--use-api-socket",
+}
+_SHORT_FLAGS = set("dtiPq")
 _MODEL_OPTIONS = ("--model", "--model-path", "--model_path")
 _PROGRAMS = {"vllm", "python", "python3", "sh", "bash", "trtllm-serve", "sglang"}
 
@@ -136,6 +146,11 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
             i += 1
             if not takes and name.startswith("--") and eq:
                 run.notes.append(f"docker run option {name}: not known to kvplan, passed over")
+            elif not takes and name not in FLAG_OPTIONS and not (
+                    not name.startswith("--") and set(name[1:]) <= _SHORT_FLAGS):
+                run.notes.append(f"docker run option {name}: not an option of docker run that "
+                                 "kvplan knows (docker refuses one it does not know); read as "
+                                 "taking no value, so a word after it is taken for the image")
         if name in ("-e", "--env"):
             key, has, val = value.partition("=")
             if has:

@@ -8,7 +8,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
-from kvplan.check.argv import SEPARATORS, expand
+from kvplan.check.argv import SEPARATORS, ExpansionTooLong, expand
 from kvplan.check.manifests.script_files import Cwd, after_cd
 from kvplan.check.manifests.shell_arith import expand_arithmetic
 from kvplan.check.manifests.shell_heredoc import (
@@ -29,6 +29,27 @@ _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\s*\))")
 _POSITIONAL_DEFAULT = re.compile(r"\$\{(\d+|#|@|\*)(:?-)([^}]*)\}")
 _LOOPS = ("for", "while", "until", "select")
+# docs/limits.md: the largest stored script is under 2 KB, its longest line 412 characters. One
+# of 2.4 MB took 11 s, a 2 MB line 47 s (shlex grows a token a character at a time), and 60 lines
+# of `A="$A$A"` double A to 2^61 characters, without end (task h70hostile)
+MAX_SCRIPT_BYTES = 512 * 1024  # as a Python script's (python_script.MAX_CODE_BYTES)
+MAX_COMMAND_CHARS = 64 * 1024  # one command with its continuation lines
+MAX_VALUE_CHARS = 64 * 1024  # a variable's value or a word, once expanded
+
+
+class ScriptTooLarge(Exception):
+    """A script past a limit above: the line and message of its one ERROR."""
+
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line, self.message = line, message
+
+
+def too_long(line: int) -> ScriptTooLarge:
+    return ScriptTooLarge(line, (
+        f"a word of this command expands to more than {MAX_VALUE_CHARS:,} characters, over "
+        "what kvplan reads in a launch script (docs/limits.md); write the value out, or describe "
+        "the deployment in a kvplan/v1 file"))
 _EXPORTS = ("export", "declare", "typeset", "readonly", "local")
 
 
@@ -219,12 +240,27 @@ def _positional(text: str) -> str:
 def expand_word(text: str, env: dict[str, str]) -> str:
     """One word as the shell expands it from the variables set so far, integer `$(( ))`
     included (kvplan.check.manifests.shell_arith)."""
-    return expand_arithmetic(expand(_positional(text), env, shell=True), env)
+    return expand_arithmetic(expand(_positional(text), env, shell=True, limit=MAX_VALUE_CHARS),
+                             env)
 
 
 def read_script(text: str, given: dict[str, str] | None = None) -> Script:
     """Every simple command, top to bottom, with the variables set before it; `given` are
-    exported variables the script starts with (a SkyPilot task's `envs`)."""
+    exported variables the script starts with (a SkyPilot task's `envs`). ScriptTooLarge past
+    MAX_SCRIPT_BYTES, MAX_COMMAND_CHARS or MAX_VALUE_CHARS."""
+    size = len(text.encode("utf-8", "surrogateescape"))
+    if size > MAX_SCRIPT_BYTES:
+        raise ScriptTooLarge(1, f"{size:,} bytes of shell script, over the {MAX_SCRIPT_BYTES:,} "
+                             "kvplan reads in a launch script (docs/limits.md); describe the "
+                             "deployment in a kvplan/v1 file")
+    reading = [1]  # the line of the command being read
+    try:
+        return _read(text, given, reading)
+    except ExpansionTooLong:
+        raise too_long(reading[0]) from None
+
+
+def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script:
     out = Script()
     env: dict[str, str] = dict(given or {})
     exported: set[str] = set(env)
@@ -237,6 +273,13 @@ def read_script(text: str, given: dict[str, str] | None = None) -> Script:
     after_taken: set[int] = set()  # decided ifs whose first branch ran: no later branch runs
     docs: dict[int, tuple[Heredoc, list[str]]] = {}
     for parts in _logical_lines(text, docs):
+        reading[0] = parts[0][1]
+        chars = sum(len(t) for t, _ in parts)
+        if chars > MAX_COMMAND_CHARS:
+            raise ScriptTooLarge(reading[0], (
+                f"a command of {chars:,} characters (its continuation lines joined), over the "
+                f"{MAX_COMMAND_CHARS:,} kvplan reads in a launch script (docs/limits.md); "
+                "describe the deployment in a kvplan/v1 file"))
         for words, lines in _commands(parts, lexer):
             first = words[0]
             if words == [OPEN]:  # a subshell: what it changes ends at its `)`

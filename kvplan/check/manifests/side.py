@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,25 +45,41 @@ ANNOTATIONS = {
 SKIP_ANNOTATION = "skip"
 
 
+def side_files(path: Path) -> list[Path]:
+    """Every side file next to `path`: `llama.kvplan.yaml`, `llama.kvplan.yml`,
+    `llama.yaml.kvplan.yaml` or `llama.yaml.kvplan.yml` next to `llama.yaml` (side_owner's
+    spellings, all four), whatever it is (a folder, a link that loops, a FIFO: read_side refuses
+    it, task h70hostile; is_file() had passed them over in silence)."""
+    names = dict.fromkeys((path.stem + ".kvplan.yaml", path.stem + ".kvplan.yml",
+                           path.name + ".kvplan.yaml", path.name + ".kvplan.yml"))
+    return [path.with_name(n) for n in names if os.path.lexists(path.with_name(n))]
+
+
 def side_file_for(path: Path) -> Path | None:
-    """`llama.kvplan.yaml` (or `llama.yaml.kvplan.yaml`, or either with `.yml`) next to
-    `llama.yaml`."""
-    for candidate in (
-        path.with_name(path.stem + ".kvplan.yaml"),
-        path.with_name(path.stem + ".kvplan.yml"),
-        path.with_name(path.name + ".kvplan.yaml"),
-        path.with_name(path.name + ".kvplan.yml"),  # side_owner's spellings, all four
-    ):
-        if candidate.is_file():
-            return candidate
-    return None
+    """The side file read for `path` (side_files' first), None without one."""
+    found = side_files(path)
+    return found[0] if found else None
+
+
+def _not_a_file(path: Path) -> str | None:
+    """Why `path` cannot be read as a side file, None when it is a regular file (a link to one
+    included). Never opened otherwise: a FIFO would block the read."""
+    if path.is_file():
+        return None
+    if path.is_dir():
+        what = "a folder"
+    elif path.is_symlink() and not path.exists():
+        what = "a symbolic link that leads to no file (a loop, or a missing target)"
+    else:
+        what = "not a regular file (a FIFO, socket or device)"
+    return f"{what}, not the YAML file a side file is; replace it with one, or remove it"
 
 
 # what a side file sits beside: a manifest, a launch script or a Python script or notebook
 # (kvplan.check.manifests.shell's SHELL_SUFFIXES and kvplan.check.outcome's PY_SUFFIXES, repeated
 # here to keep this module free of the readers' imports; a test holds them equal). The .py and
 # .ipynb readers read their side file too (site_targets), but a side file beside one was read as
-# a document of its own when named with it (task h70review)
+# a document of its own when named with it (tasks h70review, h70hostile)
 _SIDE_OF = (".yaml", ".yml", ".sh", ".bash", ".zsh", ".ksh", ".py", ".ipynb")
 
 
@@ -120,6 +137,9 @@ def has_shell_line(path: Path) -> bool:
 
 
 def read_side(path: Path) -> tuple[SideFile | None, Doc | None, list[Problem]]:
+    why = _not_a_file(path)
+    if why is not None:
+        return None, None, [Problem("", why, 0)]
     try:
         docs = read_docs(path)
     except DeploymentError as err:

@@ -193,6 +193,16 @@ def overridden(data: dict[str, Any]) -> str | None:
             "not checked")
 
 
+def _cloud_types(res: dict[str, Any], at: tuple[Any, ...], doc: Doc) -> list[Problem]:
+    """`infra` / `cloud` that is no string (SkyPilot's resources schema: strings): had been read
+    as no cloud named, in silence (task h70hostile)."""
+    from kvplan.check.manifests.shapes import mistyped
+
+    return [mistyped((*at, key), str, res[key], doc, "SkyPilot's resources schema: infra "
+                     "CLOUD[/REGION[/ZONE]], cloud NAME") for key in ("infra", "cloud")
+            if res.get(key) is not None and not isinstance(res[key], str)]
+
+
 def candidates(data: dict[str, Any], doc: Doc) -> tuple[list[Candidate], list[Problem]]:
     """The GPUs SkyPilot may launch the task on, in the file's order (duplicates dropped)."""
     res = data.get("resources")
@@ -201,6 +211,14 @@ def candidates(data: dict[str, Any], doc: Doc) -> tuple[list[Candidate], list[Pr
     if not isinstance(res, dict):
         return [], [Problem("resources", f"{res!r} is not a mapping (SkyPilot's resources: "
                             "accelerators, cpus, ...)", doc.line("resources"))]
+    clouds = _cloud_types(res, ("resources",), doc)
+    for i, option in enumerate(o for k in ("any_of", "ordered") if isinstance(res.get(k), list)
+                               for o in res[k]):
+        if isinstance(option, dict):
+            key = "any_of" if isinstance(res.get("any_of"), list) else "ordered"
+            clouds += _cloud_types(option, ("resources", key, i), doc)
+    if clouds:
+        return [], clouds
     found: list[Candidate] = []
     for key in ("accelerators", "gpus"):
         if res.get(key) is not None:

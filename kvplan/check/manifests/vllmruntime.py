@@ -35,6 +35,10 @@ MODEL_KEYS = {"modelURL", "hfTokenSecret", "enableLoRA", "enableTool", "toolCall
               "maxModelLen", "dtype", "maxNumSeqs", "chatTemplate"}
 SPEC_KEYS = {"model", "vllmConfig", "lmCacheConfig", "storageConfig", "deploymentConfig",
              "autoscalingConfig"}
+# int32 in the CRD (operator/api/v1alpha1/vllmruntime_types.go, ModelSpec and VLLMConfig, at
+# 18f0b206): the API server refuses any other type; `tensorParallelSize: ''` had been read as
+# unset, planned at TP 1 in silence (task h70hostile)
+_INT32 = frozenset({"maxModelLen", "tensorParallelSize", "maxNumSeqs", "maxLoras"})
 VLLM_KEYS = {"enableChunkedPrefill", "enablePrefixCaching", "tensorParallelSize",
              "gpuMemoryUtilization", "maxLoras", "extraArgs", "v1", "port", "env"}
 
@@ -87,7 +91,9 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
                                    (cfg, v_at, "gpuMemoryUtilization", "--gpu_memory_utilization"),
                                    (cfg, v_at, "maxLoras", "--max_loras")):
         value = block.get(key)
-        if value not in (None, "", 0):
+        if key in _INT32 and isinstance(value, (bool, str, list, dict)):
+            problems.append(mistyped((*b_at, key), int, value, doc, SCHEMA))
+        elif value not in (None, "", 0):
             add(flag, value, doc.line(*b_at, key))
     extra = typed(cfg, "extraArgs", v_at, doc, problems, SCHEMA, list)
     for j, a in enumerate(extra if isinstance(extra, list) else []):
