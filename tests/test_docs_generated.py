@@ -161,6 +161,15 @@ def _official_counts() -> dict[str, str]:
     return {"official": str(sum(1 for m in all_models()[0] if not m.params_estimated))}
 
 
+def _default_releases() -> dict[str, str]:
+    """docs/engines.md: the release each profile models when --engine-version is left out."""
+    from kvplan.engines.sglang_defaults import DEFAULT_VERSION as SGLANG
+    from kvplan.engines.trtllm import DEFAULT_VERSION as TRTLLM
+    from kvplan.engines.vllm import DEFAULT_VERSION as VLLM
+
+    return {"vllm": VLLM, "sglang": SGLANG, "trtllm": TRTLLM}
+
+
 # (page, pattern over the page with its line breaks folded to spaces, source of the values)
 PROSE = [
     ("README.md", r"2 x 32 x 8 x 128 x 2 = (?P<bytes>[\d,]+) bytes",
@@ -180,6 +189,13 @@ PROSE = [
      r"(?P<gpus>\d+) GPUs", _chatbot_traffic),
     ("docs/maths.md", r"= (?P<step_ms>[\d.]+) ms, (?P<tokens_per_s>[\d.]+) tokens/s; at 50 tokens/s "
      r"at most (?P<slo_users>\d+) users", _maths_decode),
+    ("docs/engines.md", r"## Which engine release kvplan assumes Without `--engine-version` each "
+     r"profile models the newest release kvplan has read in source: vLLM (?P<vllm>[\d.]+), SGLang "
+     r"(?P<sglang>[\d.]+), TensorRT-LLM (?P<trtllm>[\d.]+) ", _default_releases),
+    ("docs/engines.md", r"## vLLM version series The default version is the newest release kvplan "
+     r"has read, \*\*(?P<vllm>[\d.]+)\*\*", _default_releases),
+    ("docs/engines.md", r"default version is the newest release kvplan can source \(vLLM (?P<vllm>[\d.]+), "
+     r"SGLang (?P<sglang>[\d.]+), TensorRT-LLM (?P<trtllm>[\d.]+)\)", _default_releases),
     ("docs/catalog.md", r"holds (?P<models>\d+) models", _counts),
     ("docs/catalog.md", r"holds \d+ models \(34 before issue 12, (?P<added>\d+) added\).*?All "
      r"(?P<pinned>\d+) new specs' totals", _added_specs),
