@@ -15,9 +15,9 @@ Engine = Annotated[str | None, _opt(
     "ideal: utilization x memory - weights - --reserve-gib, no engine's own terms]")]
 EngineVersion = Annotated[str | None, _opt(
     "--engine-version", metavar="VERSION", rich_help_panel=s.ENGINE,
-    help="the engine's release (vLLM 0.19.0, SGLang 0.5.5, TensorRT-LLM 1.0.0; transformers: "
-    "dynamic or static cache) [default: the newest release modelled, named on the output's "
-    "Engine line]")]
+    help="the engine's release, for example 0.10.2 for vLLM or 0.4.6.post5 for SGLang "
+    "(transformers: dynamic or static cache) [default: the newest release modelled, named on "
+    "the output's Engine line; docs/engines.md lists them]")]
 MaxBatched = Annotated[int | None, _opt(
     "--max-num-batched-tokens", metavar="TOKENS", rich_help_panel=s.ENGINE, min=1,
     help="tokens in one profiling/prefill batch [default: the engine's]")]
