@@ -8,6 +8,7 @@ Python APIs are kvplan.engines.python_api.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -184,26 +185,31 @@ def _usage(call: ast.Call, c: Construction) -> None:
                                   f"or none, ENGINE_CONTEXT); {FIX}", c.line))
 
 
+def scoped_calls(node: ast.AST, function: Scope | None = None, loop: ast.AST | None = None,
+                 ) -> Iterator[tuple[ast.Call, Scope | None, ast.AST | None]]:
+    """Every call under `node` in tree order, with the function it is in (None: the module) and
+    the innermost loop or comprehension around it within that function (None: none); shared by
+    the engine constructions and the program starts (python_servers.starts)."""
+    for child in ast.iter_child_nodes(node):
+        scope, inner = function, loop
+        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            scope, inner = Scope(child, f"function {child.name}"), None
+        elif isinstance(child, LOOPS):
+            inner = child
+        if isinstance(child, ast.Call):
+            yield child, function, loop
+        yield from scoped_calls(child, scope, inner)
+
+
 def constructions(tree: ast.Module, imports: Imports) -> list[Construction]:
     module = Scope(tree, "module")
     out: list[Construction] = []
-
-    def visit(node: ast.AST, function: Scope | None, loop: ast.AST | None) -> None:
-        for child in ast.iter_child_nodes(node):
-            scope, inner = function, loop
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                scope, inner = Scope(child, f"function {child.name}"), None
-            elif isinstance(child, LOOPS):
-                inner = child
-            if isinstance(child, ast.Call):
-                found = _construction(child, imports, module, function)
-                if found is not None:
-                    if loop is not None:
-                        found.notes.append(_in_loop(found, loop))
-                    out.append(found)
-            visit(child, scope, inner)
-
-    visit(tree, None, None)
+    for call, function, loop in scoped_calls(tree):
+        found = _construction(call, imports, module, function)
+        if found is not None:
+            if loop is not None:
+                found.notes.append(_in_loop(found, loop))
+            out.append(found)
     return sorted(out, key=lambda c: c.line)
 
 

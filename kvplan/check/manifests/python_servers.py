@@ -24,7 +24,7 @@ from typing import Any
 
 from kvplan.check.argv import SHELLS
 from kvplan.check.manifests.python_argv import HOLE, Render, changed_lists, sglang_split
-from kvplan.check.manifests.python_constructions import FIX, LOOPS, Imports
+from kvplan.check.manifests.python_constructions import FIX, Imports
 from kvplan.check.manifests.python_values import Context, Scope, resolve
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
@@ -292,32 +292,20 @@ def _short(node: ast.AST) -> str:
 
 def starts(tree: ast.Module, imports: Imports) -> list[Start]:
     """Every call of the file that runs a program kvplan reads, in line order."""
-    from kvplan.check.manifests.python_constructions import _env_names
+    from kvplan.check.manifests.python_constructions import _env_names, scoped_calls
 
     module = Scope(tree, "module")
     out: list[Start] = []
     changed = changed_lists(tree)
-
-    def visit(node: ast.AST, function: Scope | None, loop: ast.AST | None) -> None:
-        for child in ast.iter_child_nodes(node):
-            scope, inner = function, loop
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                scope, inner = Scope(child, f"function {child.name}"), None
-            elif isinstance(child, LOOPS):
-                inner = child
-            if isinstance(child, ast.Call):
-                r = Render(Context(module, function, (), _env_names(imports)), tree,
-                           changed=changed)
-                got = _start(child, imports, r)
-                if got is not None:
-                    if loop is not None:
-                        got.notes.append(f"{got.what} (line {got.line}) is inside a loop (line "
-                                         f"{getattr(loop, 'lineno', 0)}): each pass starts "
-                                         "another server; kvplan plans one, as started once")
-                    out.append(got)
-            visit(child, scope, inner)
-
-    visit(tree, None, None)
+    for call, function, loop in scoped_calls(tree):
+        r = Render(Context(module, function, (), _env_names(imports)), tree, changed=changed)
+        got = _start(call, imports, r)
+        if got is not None:
+            if loop is not None:
+                got.notes.append(f"{got.what} (line {got.line}) is inside a loop (line "
+                                 f"{getattr(loop, 'lineno', 0)}): each pass starts "
+                                 "another server; kvplan plans one, as started once")
+            out.append(got)
     return sorted(out, key=lambda s: s.line)
 
 
