@@ -61,6 +61,9 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
     assert dep is not None
     reasons = [p.message for p in target.refusals]
     line = next((p.line for p in target.refusals if p.line is not None), None)
+    refused = list(target.refusals)  # each reason with its field and line (task h72mix)
+    dropped: list[str] = []  # the deployment's fields the engine refuses (left out to plan)
+    shaped = False  # a refused shape (tensor parallelism, context): nothing to plan without it
     try:
         model = resolve_model(dep.model, target.base_dir)
     except Exception:  # noqa: BLE001 - reported by plan_deployment as an ERROR
@@ -68,10 +71,12 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
     if model is not None:
         shape = shape_refusals(model, dep.parallel.tensor, dep.engine.max_model_len,
                                target.attention_dp, target.attention_flag)
+        where = "engine.max_model_len" if shape and "max_model_len" in shape[0] else "parallel.tensor"
         if shape and line is None:
-            line = target.line_of("engine.max_model_len" if "max_model_len" in shape[0]
-                                  else "parallel.tensor")
+            line = target.line_of(where)
         reasons += shape
+        refused += [Problem(target.field_name(where), why, target.line_of(where)) for why in shape]
+        shaped = bool(shape)
         from kvplan.engines.refusals import engine_refusals
         from kvplan.errors import KvplanError
 
@@ -93,10 +98,15 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
         if flags and line is None:
             line = target.line_of(flags[0][0])
         reasons += [why for _, why in flags]
+        refused += [Problem(target.field_name(f), why, target.line_of(f)) for f, why in flags]
+        dropped += [f for f, _ in flags]
     if not reasons:
         return None
     out.verdict, out.reasons, out.line = FAIL, reasons, line or out.line
-    return out
+    from kvplan.check.left_out import plan_left_out
+
+    # a failure never hides the others: the plan's own findings without what it refuses
+    return plan_left_out(out, target, refused, dropped, shaped)
 
 
 def judge_target(target: Target) -> Outcome:
@@ -131,17 +141,7 @@ def judge_target(target: Target) -> Outcome:
     if _refused(out, target) is not None:
         return out
     if dep.hardware.count is None:
-        return _error(
-            out,
-            [
-                Problem(
-                    target.field_name("hardware.count"),
-                    "required by `kvplan check`: the GPUs the deployment has, replicas x tensor x "
-                    "pipeline (`kvplan fleet` computes it)",
-                    target.line_of("hardware"),
-                )
-            ],
-        )
+        return _error(out, [count_problem(target)])
     try:
         planned = plan_deployment(dep, target.file, target.base_dir, target.doc,
                                   attention_dp=target.attention_dp, node_gpus=target.node_gpus)
@@ -222,6 +222,13 @@ def judge_target(target: Target) -> Outcome:
     out.fix_text = [describe_fix(target, f) for f in verdict.fixes]
     out.line = fail_line(target, verdict.numbers)
     return out
+
+
+def count_problem(target: Target) -> Problem:
+    """check's ERROR on a deployment that does not say how many GPUs it has."""
+    return Problem(target.field_name("hardware.count"),
+                   "required by `kvplan check`: the GPUs the deployment has, replicas x tensor x "
+                   "pipeline (`kvplan fleet` computes it)", target.line_of("hardware"))
 
 
 def _engine_refuses_input(planned: Any) -> str | None:

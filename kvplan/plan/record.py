@@ -159,9 +159,10 @@ def build_records(
                   "node_gpus": base.pop("x-node-gpus", None)}
     from_file = source != COMMAND_LINE
     given = {k: v for k, v in values.items() if v is not None}
-    if base.pop("x-gpu-unnamed", False) and "gpu" not in given:  # --gpu names one
-        read_notes.append(f"the manifest names no GPU; planned on {base['hardware']['gpu']} "
-                          "(give --gpu)")
+    unnamed = base.pop("x-gpu-unnamed", None)  # (the file, how to name one), from targets
+    if unnamed and "gpu" not in given:  # --gpu names one
+        read_notes.append(f"{unnamed[0]} names no GPU; planned on {base['hardware']['gpu']} "
+                          f"({unnamed[1]})")
     unknown = sorted(set(given) - set(FLAGS))
     if unknown:  # a programming error in a command: every option is a field or an output flag
         raise InputError(f"options with no field of the record: {', '.join(unknown)}")

@@ -162,10 +162,14 @@ def _from_manifest(
     if t.no_traffic:  # check's placeholder load of one user: give --peak-users for a fleet
         data["traffic"] = {k: v for k, v in data.get("traffic", {}).items()
                            if k != "peak_concurrent_users"}
-        notes.append("the manifest declares no traffic (kvplan.io annotations); give "
-                     "--peak-users for a fleet")
+        from kvplan.check.manifests.wording import no_traffic
+
+        notes.append(no_traffic(t.kind, path))  # a script has a side file, not annotations
     if not t.gpu_named:
-        data["x-gpu-unnamed"] = True  # build_records notes the default unless --gpu names one
+        from kvplan.check.manifests.wording import gpu_unnamed
+
+        # build_records notes the default unless --gpu names one, in the file's own words
+        data["x-gpu-unnamed"] = gpu_unnamed(t.kind, path)
     data["x-notes"] = notes
     data["x-attention-dp"], data["x-node-gpus"] = t.attention_dp, t.node_gpus  # as check plans
     return data, str(path), path.parent, t.doc, origins

@@ -97,3 +97,39 @@ def test_a_notebook_that_is_not_json_is_refused_by_name(runner: CliRunner, tmp_p
     assert result.exit_code == 2
     assert "no such file" not in result.output and "Traceback" not in result.output
     assert "broken.ipynb" in result.output
+
+
+def test_explain_of_a_script_says_how_a_script_declares_traffic(runner: CliRunner) -> None:
+    """A script has no kvplan.io annotations (task h72mix: explain said "the manifest declares no
+    traffic (kvplan.io annotations)" of a .py, .ipynb and .sh): it names the side file a script's
+    user can write, beside the script (kvplan.check.manifests.side, docs/check.md Annotations)."""
+    cases = [(PY / "vllm-chat-llama3-8b.py", "script", "vllm-chat-llama3-8b.kvplan.yaml"),
+             (PY / "round2" / "sglang-offline-engine-api.ipynb", "notebook",
+              "sglang-offline-engine-api.kvplan.yaml"),
+             (ASSETS / "check" / "scripts" / "dagnaputra-serve-7b-model.sh", "script",
+              "dagnaputra-serve-7b-model.kvplan.yaml")]
+    for path, what, side in cases:
+        out = flat(invoke(runner, "explain", str(path), "--gpu", "h100").output)
+        assert "kvplan.io annotations" not in out, path
+        assert (f"the {what} declares no traffic; give --peak-users for a fleet, or the traffic in "
+                f"a side file {side} beside it (traffic: peak_concurrent_users: N, ...; "
+                "docs/check.md \"Annotations\")") in out, out
+        unnamed = flat(invoke(runner, "explain", str(path)).output)
+        assert (f"the {what} names no GPU; planned on h100-sxm-80gb (give --gpu, or `gpu:` in a "
+                f"side file {side})") in unnamed, unnamed
+
+
+def test_explain_of_a_manifest_keeps_the_annotations_wording(runner: CliRunner) -> None:
+    """A manifest's notes keep their words: kvplan.io annotations, give --gpu."""
+    seen: set[str] = set()
+    for path in sorted((ASSETS / "check" / "k8s").glob("*.yaml")):
+        out = flat(invoke(runner, "explain", str(path)).output)
+        if "declares no traffic" in out:
+            assert "the manifest declares no traffic (kvplan.io annotations)" in out, path
+            seen.add("traffic")
+        if "names no GPU" in out:
+            assert "the manifest names no GPU; planned on h100-sxm-80gb (give --gpu)" in out
+            seen.add("gpu")
+        if len(seen) == 2:
+            return
+    raise AssertionError(f"only {seen} met in the stored k8s manifests")

@@ -9,7 +9,9 @@ kvplan.check.manifests.image_entry, they are the server's options), `-e` /
 `--env` (the container's environment), `--gpus` (`all`, `N`, `device=0,1`, `count=N`),
 `--runtime nvidia` with `-e NVIDIA_VISIBLE_DEVICES`, `-e CUDA_VISIBLE_DEVICES` inside the
 container, and `--device /dev/kfd` (ROCm: every AMD GPU); `-v` / `--volume` / `--mount` and
-`-w` for the option files the server names (kvplan.check.manifests.script_files). Passed over on
+`-w` for the option files the server names (kvplan.check.manifests.script_files). A command that
+is a shell's `-c` script starting a server is read on any image (a base image that pip-installs
+the engine, task h72mix: `shell_starts`), as a Kubernetes container's `sh -c` is. Passed over on
 purpose, as they do not move GPU memory: `-p`, `--shm-size`, `--ipc`, `--name`, `--network`,
 `--restart`, `--ulimit`, `--rm`, `-d`, `-it` and Docker's other options; `--env-file` is noted
 (the variables it sets are not read), and so is an option docker run does not have.
@@ -192,7 +194,8 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
     else:
         run.command, run.lines = args, arg_lines
     modelled = any(a.split("=", 1)[0] in _MODEL_OPTIONS for a in args)
-    starts = server_start(run.command) is not None or runs_vllm_image(run.image)
+    starts = (server_start(run.command) is not None or runs_vllm_image(run.image)
+              or shell_starts(run.command))
     if not starts and args and args[0].startswith("--") and modelled and entrypoint is None:
         run.problems.append(Problem("command", _options_only(run.image, args), arg_lines[0]))
         starts = True
@@ -200,6 +203,21 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
                             mentions_engine(run.image) is not None)
     _gpu_count(run, runtime, devices, lines[0])
     return run
+
+
+def shell_starts(command: list[str]) -> bool:
+    """Whether the container's command is a shell's -c script with a server start kvplan reads in
+    it (`python:3.11 bash -c "pip install vllm==0.8.5 && vllm serve ..."`, task h72mix): read as
+    a Kubernetes container's `sh -c` is (kvplan.check.manifests.workload.container_words), its
+    pip pin the release (kvplan.check.manifests.container_pins)."""
+    from kvplan.check.argv import SHELLS, split_script
+    from kvplan.check.manifests.workload import SHELL_C
+
+    if len(command) < 3 or command[0].rsplit("/", 1)[-1] not in SHELLS:
+        return False
+    at = next((i for i, w in enumerate(command[1:-1], 1) if SHELL_C.fullmatch(w)), None)
+    return at is not None and any(server_start(cmd) is not None
+                                  for cmd in split_script(command[at + 1]))
 
 
 def _gpu_count(run: DockerRun, runtime: str, devices: list[str], line: int) -> None:

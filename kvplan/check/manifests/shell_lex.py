@@ -111,7 +111,9 @@ def _logical_lines(text: str, docs: dict[int, tuple[Heredoc, list[str]]] | None 
     return out
 
 
-def _tokens(text: str) -> list[str]:
+def _tokens(text: str, strict: bool = False) -> list[str]:
+    """The words of `text`; an unclosed quote raises ValueError when `strict`, else the text is
+    split at spaces."""
     text = _REDIRECT.sub(" ", text)
     try:
         lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
@@ -119,6 +121,8 @@ def _tokens(text: str) -> list[str]:
         lex.commenters = ""
         return list(lex)
     except ValueError:
+        if strict:
+            raise
         return text.split()
 
 
@@ -224,9 +228,11 @@ def _commands(parts: list[tuple[str, int]],
     """The simple commands of one logical line, each word with its physical line, and the
     subshells around them ([OPEN] / [CLOSE] items: _Lexer)."""
     words: list[tuple[str, int]] = []
-    try:
+    try:  # strict: _tokens' split at spaces hid a quote across lines, so this never ran (task
+        # h72mix: `bash -c "pip install vllm && python -m vllm... \` over five lines was read as
+        # a server started outside the container, its last word `bfloat16"`)
         for text, n in parts:
-            words.extend((w, n) for w in _tokens(text) if "\n" not in w)
+            words.extend((w, n) for w in _tokens(text, strict=len(parts) > 1) if "\n" not in w)
     except ValueError:  # a quote across lines: the whole logical line at its first line
         words = [(w, parts[0][1]) for w in _tokens(" ".join(t for t, _ in parts))]
     return (lexer or _Lexer()).items(words)

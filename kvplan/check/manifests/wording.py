@@ -75,6 +75,32 @@ def no_gpu_named(kind: str, path: Path) -> str:
     return f"name one with --gpu, or `gpu:` in a side file {path.stem}.kvplan.yaml"
 
 
+def _script_or_notebook(kind: str, path: Path) -> str | None:
+    if kind not in (SCRIPT, DOCKER_RUN) and path.suffix != ".ipynb":
+        return None
+    return "notebook" if path.suffix == ".ipynb" else "script"
+
+
+def gpu_unnamed(kind: str, path: Path) -> tuple[str, str]:
+    """`kvplan explain`'s note on a file that names no GPU: (the file, how to name one)."""
+    if _script_or_notebook(kind, path) is None:
+        return ("the manifest", "give --gpu")
+    return (f"the {_script_or_notebook(kind, path)}",
+            f"give --gpu, or `gpu:` in a side file {path.stem}.kvplan.yaml")
+
+
+def no_traffic(kind: str, path: Path) -> str:
+    """What `kvplan explain` says of a file that declares no traffic: a manifest's annotations,
+    or, for a script or notebook (which has none), the side file beside it (task h72mix)."""
+    what = _script_or_notebook(kind, path)
+    if what is None:
+        return ("the manifest declares no traffic (kvplan.io annotations); give --peak-users "
+                "for a fleet")
+    return (f"the {what} declares no traffic; give --peak-users for a fleet, or the traffic in a "
+            f"side file {path.stem}.kvplan.yaml beside it (traffic: peak_concurrent_users: N, "
+            "...; docs/check.md \"Annotations\")")
+
+
 def vendor_only(kind: str, vendor: str) -> str:
     """Why `starts on` lists one vendor's GPUs only: what in the file says which it asks for."""
     if vendor == "amd":
