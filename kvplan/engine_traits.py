@@ -35,6 +35,10 @@ class EngineTraits:
     # words that name it in an image, service or container name (a compose service kvplan cannot
     # read is said to run it: kvplan.check.manifests.compose.unread_services)
     name_words: tuple[str, ...] = ()
+    # image repositories that carry its releases in their tags without one of name_words
+    # (kvplan.check.manifests.pods.tag_not_release): AMD's rocm/sgl-dev SGLang builds
+    # (`rocm/sgl-dev:v0.5.10.post1-rocm720-mi30x-20260427`, corpus round 5)
+    image_words: tuple[str, ...] = ()
     # a serving engine whose start-up logs kvplan calibrates on (a log header's first word, the
     # `# kvplan: engine=` directive) and which serves a float32 checkpoint in 16 bits when no
     # dtype is stated (`--dtype auto`: vLLM _resolve_auto_dtype, SGLang ModelConfig;
@@ -206,7 +210,7 @@ _TRAITS = (
     ),
     EngineTraits(
         name="sglang", title="SGLang", serving=True, log_measures=("before_gib", "after_gib"),
-        name_words=("sglang",),
+        name_words=("sglang",), image_words=("sgl-dev",),
         command="sglang", modules=("sglang.launch_server",), dynamo_module="dynamo.sglang",
         pip_package="sglang",
         stored_weights_source=("SGLang srt/layers/quantization/fp8.py Fp8LinearMethod."

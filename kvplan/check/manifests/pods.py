@@ -117,6 +117,28 @@ def base_image(image: str) -> str | None:
     return repo if repo in BASE_IMAGES else None
 
 
+def tag_not_release(image: str, engine: str) -> str | None:
+    """Why `image`'s tag is no `engine` release (the note that says so), None where the tag may be
+    one: a base image (BASE_IMAGES: the tag is Python's, CUDA's ...), or an image whose repository
+    names no engine word (`acme/llm-box:1.2` running `vllm serve`: its tag is acme's version, and
+    was read as 'vllm 1.2'). NVIDIA's NGC images are left to image_tag's table of their releases."""
+    from kvplan.engine_traits import traits
+
+    base = base_image(image)
+    if base is not None:
+        return (f"image {image}: {base}'s tag is its own version, not {engine}'s (a base image "
+                f"the container installs {engine} into); the {engine} profile's default version "
+                "is used")
+    if ":" not in image.rsplit("/", 1)[-1] or "$" in image or "{" in image:
+        return None  # no tag, or an unrendered one: said where the image is read
+    repo = image.split("@", 1)[0].rsplit(":", 1)[0].lower()
+    if repo.startswith("nvcr.io/nvidia/") or any(
+            word in repo for word in traits(engine).name_words + traits(engine).image_words):
+        return None
+    return (f"image {image}: its repository names no {engine}, so its tag is that image's own "
+            f"version, not a {engine} release; the {engine} profile's default version is used")
+
+
 # an engine's image named by its repository, from a mirror or another registry (`rocm/vllm:TAG`,
 # `harbor.example.io/team/sglang:v0.5.6`); not a URL's host nor a git `vllm-project/vllm@0035bdf`
 _ENGINE_IMAGE = re.compile(r"(?:[\w.-]+/)+(vllm|sglang)(?::\w[\w.-]*|@sha256:[0-9a-f]+)")

@@ -20,7 +20,7 @@ from kvplan.check.manifests.engine import Found, Refusal, read_options
 from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_image
 from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
-from kvplan.check.manifests.pods import PodSite, base_image, image_engine, image_names_engine
+from kvplan.check.manifests.pods import PodSite, image_engine, image_names_engine, tag_not_release
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
@@ -225,11 +225,9 @@ def _read_image(image: str, engine: str, site_names_engine: bool, found: Found,
             notes.append(f"image {image}: its tag is the launcher's release, not "
                          f"{engine}'s; the {engine} profile's default version "
                          "is used")
-    elif base_image(image) is not None and "engine.version" not in found.values:
+    elif (why := tag_not_release(image, engine)) and "engine.version" not in found.values:
         unnamed = True
-        notes.append(f"image {image}: {base_image(image)}'s tag is its own version, not "
-                     f"{engine}'s (a base image the container installs {engine} into); the "
-                     f"{engine} profile's default version is used")
+        notes.append(why)
     elif "@sha256:" in image and "engine.version" not in found.values:
         unnamed = True
         notes.append(f"image pinned by digest {image.rsplit('@', 1)[1][:19]}…: a "
