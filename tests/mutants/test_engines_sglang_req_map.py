@@ -50,6 +50,8 @@ def test_slots_from_0_5_10_and_their_words() -> None:
     assert max_num_reqs("0.5.23", 2_000, 1, 10_000, None) == (
         2560, f"min(estimate 2,560 = {est.format(c='2,000')}, tokens 10,000 // 2)")
     assert max_num_reqs("0.5.23", 1_000, 1, 10_000_000, None)[0] == 4096
+    # 0.5.10 is the first release of the rule: the final pool, capped at 1,000 // 2
+    assert max_num_reqs("0.5.10", 32_768, 999_999, 1_000, None)[0] == 500
     assert max_num_reqs("0.5.23", 32_768, 999_999, 1_000, None) == (
         500, f"min(estimate 2,048 = {est.format(c='32,768')}, tokens 1,000 // 2)")
     # 0.5.12, stated 5,000 over the estimate 1,562 -> 2,048: the estimate
@@ -122,6 +124,22 @@ def test_longest_context() -> None:
     assert longest_context("0.5.23", 4_576, 1_000, 1_000, 20, 1_000, attention_dp=2) == 100
 
 
+def test_longest_context_and_most_slots_read_the_release() -> None:
+    """0.4.7 books max_num_reqs rows (no padding row) and a stated count as given: 10 slots, 10
+    rows, 10 x 104 x 4 = 4,160 B hold a 100-token context, and 4,160 B hold 10 slots at C 100
+    (0.5.23 would give 11 rows: 90 tokens, 9 slots)."""
+    assert longest_context("0.4.7", 4_160, 1_000, 1_000, 10, 1_000) == 100
+    assert most_slots("0.4.7", 100, 4_160, 1_000, 1_000) == 10
+
+
+def test_longest_context_where_longer_contexts_get_fewer_slots() -> None:
+    """Before 0.5.10 the unstated slots fall as the context grows: profiled 1,000 tokens give
+    min(max(int(512,000 / n), 2,048), 4,096) slots + 1 row (0.4.6), so 2,089,416 B hold n <= 123
+    (4,097 x 127 x 4 = 2,081,276; n = 124: 2,097,664) and again n = 250 (2,049 x 254 x 4 =
+    2,081,784; n = 251: 2,049 x 255 x 4 = 2,089,980): the longest that fits is 250."""
+    assert longest_context("0.4.6", 2_089_416, 1_000, 1_000, None, 1_000) == 250
+
+
 def test_most_slots() -> None:
     """0.5.23, C 100, T 1,000: n slots take (n + 1) x 104 x 4 B, so 4,576 B holds 10; over DP 2
     a stated n is n // 2 a worker, so 21 (10 a worker); everything fits: up to T x DP; T 0
@@ -157,6 +175,24 @@ def test_map_steps() -> None:
              "left after the KV pool - request-to-token map (below 0: SGLang stops)", "sum",
              ("left after the KV pool", "-request-to-token map")),
     ]
+
+
+def test_map_steps_read_the_release_and_one_worker() -> None:
+    """0.4.7 with --max-running-requests 64 (one attention worker unless given): 64 slots as
+    stated, 64 rows (no padding row), 64 x 104 x 4 = 26,624 B."""
+    st = Steps()
+    st.given("free after weights", 1_000_000, "bytes", "x")
+    st.given("KV pool", 600_000, "bytes", "y")
+    rmap = map_steps(st, "0.4.7", 100, 1_000, 1_000, 64)
+    assert (rmap.max_num_reqs, rmap.rows, rmap.bytes) == (64, 64, 26_624)
+    assert st.items[3] == Step("request-to-token rows", 64, "rows",
+                               "max_num_reqs (SGLang 0.4.7-0.5.10)", "sum",
+                               ("request slots (max_num_reqs)", 0))
+    # 0.5.12 divides a stated count by the attention DP size: one worker by default, 64 slots
+    st = Steps()
+    st.given("free after weights", 1_000_000, "bytes", "x")
+    st.given("KV pool", 600_000, "bytes", "y")
+    assert map_steps(st, "0.5.12", 100, 1_000, 1_000, 64).max_num_reqs == 64
 
 
 def test_map_refusal_words() -> None:

@@ -60,6 +60,7 @@ def test_flavour_rules() -> None:
     assert default_util(flavour("0.19.0")) == Fraction(9, 10)
     assert (from_034(on), from_034(off), from_034(flavour("0.33.0"))) == (True, True, False)
     assert from_034(replace(on, v1=False)) is False
+    assert from_034(flavour("0.34")) is True  # the release written as two numbers
     assert util_why(on) == EXTENSIBLE_UTIL_WHY
     assert util_why(off) == ESTIMATED_UTIL_WHY
     assert util_why(flavour("0.33.0")) == UTIL_092_WHY
@@ -102,3 +103,7 @@ def test_record_util() -> None:
                                   *fields[1:]]
     assert recorded("0.19.0") == fields
     assert recorded("0.34.0", util=Fraction(8, 10)) == fields
+    # a result without the step (SGLang's: mem_fraction_static) leaves the fields alone
+    sglang = run_engine(req, EngineSettings(engine=Engine.sglang, version="0.5.23"))
+    assert not any(s.label == "gpu_memory_utilization" for s in sglang.steps)
+    assert record_util(list(fields), sglang) == fields

@@ -63,6 +63,9 @@ def test_layer_round_ups_and_the_offload_budget() -> None:
     assert _layer_round_ups(three, 1, 26 * MIB + 1) == MIB
     assert _layer_round_ups(((3, (21 * MIB,)),), 1, 21 * MIB) == 2 * MIB
     assert _layer_round_ups(((4, (21 * MIB,)),), 2, 21 * MIB) == 2 * MIB
+    # three stages of one layer each walk the layers in order: 1 MiB + 1 MiB + (2 MiB - 1 B)
+    order = ((1, (21 * MIB,)), (1, (25 * MIB,)), (1, (22 * MIB + 1,)))
+    assert _layer_round_ups(order, 3, 0) == 4 * MIB - 1
     # two layer kinds, flattened in order: one 30 MiB + 1 B layer after two 21 MiB ones
     mixed = ((2, (21 * MIB,)), (1, (30 * MIB + 1,)))
     assert _layer_round_ups(mixed, 1, 0) == 2 * MIB + 2 * MIB - 1
@@ -77,11 +80,29 @@ def test_slack_over_stages_is_ceiled() -> None:
     assert slack_bytes(_req("qwen2.5-7b"), "0.20.0", 4 * 1024**3) == 0
 
 
+def test_expert_parallelism_lays_out_whole_experts() -> None:
+    """Qwen3-Coder-480B-A35B (62 MoE layers, 160 experts, hidden 6,144, moe_intermediate 2,560)
+    at TP 3: split experts hold ceil(2,560 / 3) = 854 columns, w13 160 x 1,708 x 6,144 x 2 B =
+    3,358,064,640 B (1,601.25 x 2 MiB: 1,572,864 B rounded up) and w2 1,679,032,320 B (800.625 x
+    2 MiB: 786,432 B); with EP 3 each rank holds ceil(160 / 3) = 54 whole experts, w13 54 x
+    5,120 x 6,144 x 2 = 3,397,386,240 B and w2 1,698,693,120 B, both whole multiples of 2 MiB.
+    Everything else is the same at TP 3, so EP saves 62 x 2,359,296 = 146,276,352 B."""
+    m = load_model("qwen3-coder-480b-a35b")
+    split = SizeRequest(model=m, gpu=load_hardware("h200"), context_tokens=4096, tp=3)
+    whole = SizeRequest(model=m, gpu=load_hardware("h200"), context_tokens=4096, tp=3, ep=3)
+    assert slack_bytes(split, "0.30.0") - slack_bytes(whole, "0.30.0") == 62 * 2_359_296
+
+
 def test_slack_words() -> None:
     assert slack_how(_req("qwen2.5-7b"), "0.24.0") == (
         " + 103,809,024 B of torch blocks: the 16-bit dense layout's tensors of 20 MiB or more "
         "rounded up to 2 MiB (vLLM loads under max_split_size_mb 20)")
     assert slack_how(_req("qwen2.5-7b"), "0.20.0") == ""
+    # with --cpu-offload-gb 4 the offloaded tensors round nothing: 67,633,152 B
+    # (tests/engines/test_vllm_load_blocks.py works it out)
+    assert slack_how(_req("qwen2.5-7b"), "0.24.0", 4 * 1024**3) == (
+        " + 67,633,152 B of torch blocks: the 16-bit dense layout's tensors of 20 MiB or more "
+        "rounded up to 2 MiB (vLLM loads under max_split_size_mb 20)")
     # DeepSeek-V2-Lite (MLA) is not laid out: 4 x 27 + 2 = 110 tensors, 55 a stage at PP 2
     assert slack_how(_req("deepseek-v2-lite", pp=2), "0.30.0") == (
         "; torch's whole blocks not booked (MLA attention: not laid out tensor by tensor): vLLM "

@@ -97,3 +97,13 @@ def test_tp16_and_tp8_words() -> None:
     iv, how = tp_setup(2, True, None, True, None)
     assert iv == Interval(32 * MIB + NCCL_2, 32 * MIB + NCCL_2, 32 * MIB + NCCL_128)
     assert how == HOW + "custom all-reduce 32 MiB, " + RING
+
+
+def test_pcie_p2p_on_blackwell_keeps_the_plain_meta() -> None:
+    """Off NVLink symmetric memory does not shrink custom all-reduce's meta: TP 2 on Blackwell
+    over stated pcie-p2p keeps 32 MiB (on NVLink: min(8, 2) MiB meta, 26 MiB), symmetric memory 8
+    MiB (Blackwell, TP 2) outside the low end: best 40 MiB + 2 channels = 61,210,624, low 32 MiB
+    + 2 channels = 52,822,016, high 41,943,040 + 1,233,125,376 = 1,275,068,416."""
+    iv, how = tp_setup(2, True, "pcie-p2p", True, "blackwell")
+    assert iv == Interval(61_210_624, 52_822_016, 1_275_068_416)
+    assert how == HOW + "custom all-reduce 32 MiB, symmetric memory 8 MiB, " + RING
