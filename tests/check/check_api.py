@@ -34,3 +34,40 @@ def one_target(path: Path):  # noqa: ANN201 - kvplan.check's Target
     [target] = read_targets(path, {})
     assert target.deployment is not None, target.problems
     return target
+
+
+def _round_fields(o: Outcome) -> dict[str, object]:
+    """An outcome's key fields as corpus-expected.yaml's blind rounds name them."""
+    n = o.numbers
+    return {"model": o.model, "engine": o.engine, "engine_version": o.engine_version,
+            "gpu": o.gpu, "gpus": n.gpus if n else None,
+            "max_model_len": n.max_model_len if n else None,
+            "max_sequence_bytes": n.max_sequence_bytes if n else None,
+            "error": " ".join(p.message for p in o.problems)}
+
+
+def score_blind_round(name: str) -> tuple[dict[str, dict], dict[str, list], list[tuple[str, str]]]:
+    """A blind corpus round scored against corpus-expected.yaml on the session's corpus run:
+    (its expected entries, the files whose verdicts differ: their verdicts, the (file, field)
+    pairs that differ; an `error` field matches as a case-blind part of the problems' words)."""
+    import yaml
+
+    from tests.conftest import checked_corpus
+
+    expected = yaml.safe_load((ASSETS / "check" / "corpus-expected.yaml").read_text())
+    blind = {rel: e for rel, e in expected.items() if e.get("round") == name}
+    got: dict[str, list[Outcome]] = {}
+    for o in checked_corpus().outcomes:
+        got.setdefault(str(Path(o.file).relative_to(CORPUS)), []).append(o)
+    misses = {rel: [o.verdict for o in got.get(rel, [])] for rel, e in blind.items()
+              if [o.verdict for o in got.get(rel, [])] != e["verdicts"]}
+    field_misses = []
+    for rel, e in blind.items():
+        for o, want in zip(got.get(rel, []), e["fields"], strict=not misses):
+            have = _round_fields(o)
+            for key, value in want.items():
+                ok = (str(value).lower() in str(have[key]).lower() if key == "error"
+                      else have[key] == value)
+                if not ok:
+                    field_misses.append((rel, key))
+    return blind, misses, field_misses

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from kvplan.check import check_paths
-from tests.check.check_api import corpus_outcomes
-from tests.conftest import checked_corpus
+from tests.check.check_api import corpus_outcomes, score_blind_round
 
 ASSETS = Path(__file__).parents[1] / "assets" / "check"
 CORPUS = ASSETS / "corpus"
@@ -77,14 +74,6 @@ def test_a_deployment_running_tritons_trtllm_image_names_its_backend(tmp_path: P
         "the model repository's config.pbtxt")]
 
 
-def _fields(o):  # noqa: ANN001, ANN202 - an Outcome, its key fields as the round names them
-    n = o.numbers
-    return {"model": o.model, "engine": o.engine, "engine_version": o.engine_version,
-            "gpu": o.gpu, "gpus": n.gpus if n else None,
-            "max_model_len": n.max_model_len if n else None,
-            "max_sequence_bytes": n.max_sequence_bytes if n else None,
-            "error": " ".join(p.message for p in o.problems)}
-
 
 def test_blind_round_5_is_scored_on_its_own() -> None:
     """The 17 files of round blind-2026-12-07-r5, verdicts and key fields committed (af6c3d8)
@@ -94,23 +83,9 @@ def test_blind_round_5_is_scored_on_its_own() -> None:
     12. The field misses are the hand's wording and stay recorded: an `--quantization awq`
     refusal before the catalog lookup (one development file, one held out) and a RayService
     ERROR naming the path and model_id rather than `model_source`."""
-    expected = yaml.safe_load((ASSETS / "corpus-expected.yaml").read_text())
-    blind = {rel: e for rel, e in expected.items() if e.get("round") == ROUND}
+    blind, misses, field_misses = score_blind_round(ROUND)
     assert len(blind) == 17 and sum(bool(e.get("held_out")) for e in blind.values()) == 5
-    got: dict[str, list] = {}
-    for o in checked_corpus().outcomes:  # the session's corpus run (tests/conftest.py)
-        got.setdefault(str(Path(o.file).relative_to(CORPUS)), []).append(o)
-    misses = {rel: [o.verdict for o in got.get(rel, [])] for rel, e in blind.items()
-              if [o.verdict for o in got.get(rel, [])] != e["verdicts"]}
     assert misses == {}
-    field_misses = []
-    for rel, e in blind.items():
-        for o, want in zip(got[rel], e["fields"], strict=True):
-            have = _fields(o)
-            for key, value in want.items():
-                ok = value.lower() in have[key].lower() if key == "error" else have[key] == value
-                if not ok:
-                    field_misses.append((rel, key))
     assert sorted(field_misses) == [
         ("kuberay/ray-vllm-on-kubernetes-rayservice-llm.yaml", "error"),
         ("user-repos/vllm-eks-llama.yaml", "error"),
