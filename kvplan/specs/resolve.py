@@ -46,10 +46,16 @@ class Resolved:
             f"; {self.detail}" if self.detail else "")
 
 
+# what a file kvplan reads ends in, where no model's name does
+_FILE_SUFFIXES = (".yaml", ".yml", ".json", ".py", ".ipynb", ".sh", ".bash", ".zsh", ".ksh")
+
+
 def looks_like_path(ref: str) -> bool:
-    """A spec file, config.json or folder: a YAML/JSON suffix, a leading ./ ~ or /, or a
-    folder that exists. `org/name` without a suffix is a hub id unless that folder exists."""
-    if ref.endswith((".yaml", ".yml", ".json")):
+    """A spec file, config.json, deployment file or folder: a YAML/JSON suffix, a script's
+    (`.py`, `.ipynb`, `.sh`: size, explain and fleet read them as check does, and no model is
+    named so), a leading ./ ~ or /, or a folder that exists. `org/name` without a suffix is a hub
+    id unless that folder exists."""
+    if ref.endswith(_FILE_SUFFIXES):
         return True
     if ref.startswith(("/", "./", "../", "~")) or os.sep != "/" and os.sep in ref:
         return True
@@ -122,7 +128,7 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
         match = catalog_match(spelled[0]) if spelled else None
         if spelled and match:
             return _catalog_entry(ref, spelled[0], *match, f"not on this machine; {spelled[1]}")
-        if text.endswith((".yaml", ".yml", ".json")) or text.startswith(("/", "./", "../", "~")):
+        if text.endswith(_FILE_SUFFIXES) or text.startswith(("/", "./", "../", "~")):
             raise InputError(f"{text}: no such file{_folder_hint(text)}")
     match = catalog_match(text)
     if match is not None:

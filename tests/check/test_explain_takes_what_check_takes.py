@@ -133,3 +133,18 @@ def test_explain_of_a_manifest_keeps_the_annotations_wording(runner: CliRunner) 
         if len(seen) == 2:
             return
     raise AssertionError(f"only {seen} met in the stored k8s manifests")
+
+
+def test_a_script_that_is_not_there_is_named_as_a_missing_file(tmp_path: Path,
+                                                                 monkeypatch) -> None:  # noqa: ANN001
+    """`kvplan explain nosuch.py` said "unknown model 'nosuch.py'": a script's suffix is a
+    file's, as a YAML one is (resolve._FILE_SUFFIXES)."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("nosuch.py", "nosuch.ipynb", "nosuch.sh"):
+        result = CliRunner().invoke(app, ["explain", name, "--gpu", "h100"])
+        assert result.exit_code == 2, result.output
+        assert result.output == f"error: command line: model: {name}: no such file\n"
