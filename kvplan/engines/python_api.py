@@ -80,6 +80,14 @@ class PythonApi:
     spellings_source: str = ""  # where the three above come from
     # why the engine does not run `dtype=torch.float64` (torch.double): its source's words
     float64_refused: str = ""
+    # why a positional argument of a start class stops the script ("" : passed over, noted)
+    positional_refused: str = ""
+    # (module, function) of the package's functions that start the server from an args object
+    # given first or as `args_keyword=` (SGLang's launch_server(server_args))
+    server_functions: tuple[tuple[str, str], ...] = ()
+    # what the engine does with an attribute set on the args object after its construction
+    # that is no field of it ("": attributes set after construction are not followed)
+    unknown_attribute: str = ""
 
 
 VLLM = PythonApi(
@@ -160,6 +168,24 @@ SGLANG_FLAGLESS = frozenset({
     "watermark_default_enabled", "watermark_enforce_all", "watermark_key", "watermark_key_b",
     "watermark_max_probability", "watermark_mixing_probability",
 })
+# sglang 0.5.23 wheel (task h80sglpy): Engine.__init__(self, **kwargs) takes keywords only
+# (srt/entrypoints/engine.py:278), so Engine(ServerArgs(...)) raises TypeError ("takes 1
+# positional argument but 2 were given"); launch_server(server_args, ...) starts the HTTP server
+# `python -m sglang.launch_server` runs (srt/entrypoints/http_server.py:3125-3132), and
+# sglang.launch_server.run_server(server_args) picks it for an HTTP server (launch_server.py:17,
+# :63-67); ServerArgs is a msgspec Struct made with dict=True (srt/server_args.py:550-562), so an
+# attribute that is no field is kept beside the fields and never read, and its __setattr__
+# (:474-496) lets a field be set until resolution, which the launch runs
+SGLANG_POSITIONAL = ("sglang's Engine.__init__(self, **kwargs) takes keywords only, so a "
+                     "positional argument raises TypeError (\"takes 1 positional argument\") and "
+                     "no engine starts (sglang 0.5.23 srt/entrypoints/engine.py:278)")
+SGLANG_SERVER_FUNCTIONS = (
+    ("sglang.srt.entrypoints.http_server", "launch_server"),  # http_server.py:3125
+    ("sglang.launch_server", "run_server"),  # launch_server.py:17 (HTTP: :63-67)
+)
+SGLANG_UNKNOWN_ATTRIBUTE = ("SGLang's ServerArgs is a msgspec Struct made with dict=True (sglang "
+                            "0.5.23 srt/server_args.py:550-562): an attribute that is no field "
+                            "is kept beside the fields and never read")
 SGLANG = PythonApi(
     "sglang", "sglang", ("Engine",), "model_path", False,
     ("python3", "-m", "sglang.launch_server"), False,
@@ -177,7 +203,9 @@ SGLANG = PythonApi(
         "float64, which SGLang's --dtype choices do not hold (auto, half, float16, bfloat16, "
         "float, float32: srt/arg_groups/fields/model.py:173 in 0.5.23); Engine(dtype=...) "
         "passes a torch.dtype past them as given (configs/model_config.py:2326), and kvplan's "
-        "sources do not show SGLang computing in float64, so it is not planned"))
+        "sources do not show SGLang computing in float64, so it is not planned"),
+    positional_refused=SGLANG_POSITIONAL, server_functions=SGLANG_SERVER_FUNCTIONS,
+    unknown_attribute=SGLANG_UNKNOWN_ATTRIBUTE)
 TRTLLM = PythonApi(
     "trtllm", "tensorrt_llm", ("LLM",), "model", True, ("trtllm-serve",), True, "",
     config_classes=("KvCacheConfig", "BuildConfig"),

@@ -148,6 +148,10 @@ class Construction:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     words: tuple[str, ...] = ()  # command words the class itself adds (`--backend tensorrt`)
+    launch: bool = False  # a server function given the args object (SGLang's launch_server(sa))
+    # the name the args object is read from (`sa` of Engine(server_args=sa)), whose attributes
+    # set after its construction are followed (kvplan.check.manifests.python_attrs)
+    args_name: ast.Name | None = None
 
 
 def _struct_names(imports: Imports, api: PythonApi) -> tuple[str, ...]:
@@ -259,6 +263,14 @@ def references(tree: ast.Module, imports: Imports) -> list[tuple[int, str]]:
                                 "kvplan does not join; call the class itself with its keywords "
                                 "(`LLM(model=..., ...)`), or describe the deployment in a "
                                 "kvplan/v1 file"))
+                elif api.package == origin[0] and \
+                        (imports.module(v), origin[1]) in api.server_functions:
+                    out.append((v.lineno, f"{ast.unparse(v)} ({api.engine}'s server function) "
+                                f"is handed on as a value in `{_short(node)}`, not called: the "
+                                "server starts where that value is called, with a ServerArgs "
+                                "kvplan does not join; call it with its ServerArgs "
+                                "(`launch_server(ServerArgs(...))`), or describe the "
+                                "deployment in a kvplan/v1 file"))
     return sorted(out)
 
 
@@ -301,6 +313,8 @@ def _construction(call: ast.Call, imports: Imports, module: Scope,
         launcher = name.removesuffix(".from_engine_args")
         if launcher != name and launcher in api.launchers:
             return _from_engine_args(call, api, what, ctx)
+        if (imports.module(call.func), name) in api.server_functions:
+            return Construction(api, call.lineno, what, ctx, call, launch=True)
     return None
 
 
@@ -319,3 +333,11 @@ def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -
     c.notes.extend(got.notes)
     _usage(call, c)
     return c
+
+
+def args_given(c: Construction) -> ast.expr | None:
+    """The args object a server function is given: its first positional argument or
+    `server_args=` (SGLang's launch_server(server_args, ...))."""
+    if c.call.args and not isinstance(c.call.args[0], ast.Starred):
+        return c.call.args[0]
+    return next((k.value for k in c.call.keywords if k.arg == c.api.args_keyword), None)
