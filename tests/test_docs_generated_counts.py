@@ -147,6 +147,9 @@ PROSE = [
     ("README.md", r"kvplan/v1 files and (?P<n>\d+) manifest formats", _manifest_formats),
     ("docs/check.md", r"verdicts: (?P<hit>\d+) of (?P<n>\d+) \(.*?within the engine's tolerance: "
      r"(?P<t_hit>\d+) of (?P<t_n>\d+)", _check_outcomes),
+    ("docs/check.md", r"(?P<files>\d+) public manifests \(tests/assets/check/corpus, sources",
+     _corpus),
+    ("docs/check.md", r"reader\); (?P<held_n>\d+) files \(10 of the first 41", _corpus),
     ("docs/check.md", r"Now: (?P<deployments>\d+) deployments in (?P<files>\d+) files: (?P<pass>\d+) PASS, "
      r"(?P<fail>\d+) FAIL, (?P<warn>\d+) WARN, (?P<error>\d+) ERROR", _corpus_run),
 ]
