@@ -152,7 +152,9 @@ def _model_from_side(args: list[str], path: Path) -> tuple[list[str], list[str]]
     model the side file names, which replaces it anyway (kvplan.check.manifests.launch's
     apply_side_file); unchanged without a side file's `model:` (vllm-project/vllm#12890,
     outcomes round 4, task h55outcomes4: `--model ${model_path}` with `model_path` set outside
-    the posted command and the model named in the side file was refused as unset)."""
+    the posted command and the model named in the side file was refused as unset); inside a
+    `docker run` as outside one since outcomes round 9 (task h80outcomes: vllm-project/vllm#11251's
+    `--model ${MODEL_PATH}` in a `docker run`, the model named in the side file, was refused)."""
     bad = next((w for w in args if _unresolved([w]) and is_model_word(args, w)), None)
     if bad is None:
         return args, []
@@ -243,6 +245,8 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
             notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
         if run is not None:
             command, command_lines, passed = _docker_pass_over(run)
+            command, said_model = _model_from_side(command, path)
+            passed = passed + said_model
             bad = _unresolved([run.image, *command])
             problems = ([Problem("", _what(bad) + model_word_said(command, bad),
                                  cmd.lines[0])] if bad else list(run.problems))
