@@ -56,6 +56,8 @@ SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
 KIND = "shell command"  # PodSite.kind of a server started by the script itself
 RENDER_FIRST_SCRIPT = "set it in the script, or render it first (envsubst)"
 UNRENDERED = "is an unrendered template"  # kvplan.check.manifests.workload's words for one
+ARITH_FIX = "write the value in the script"
+ARITHMETIC = "an arithmetic expansion kvplan does not evaluate"
 # what a shell would expand that kvplan cannot: $1, $@, ${VAR}, $VAR, $(cmd), `cmd`
 _UNRESOLVED = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\d|[@*#?]|\()|`")
 
@@ -81,12 +83,17 @@ def _unresolved(words: list[str]) -> str | None:
     return None
 
 
-def _what(word: str) -> str:
+def _what(word: str, env: dict[str, str] | None = None) -> str:
     m = _UNRESOLVED.search(word)
     ref = m.group(0) if m else word
     if re.match(r"\$\d|\$[@*#]|\$\{\d", ref):
         return f"{word!r}: {ref} is an argument of the script, which kvplan does not know; " \
                "write the value in the script, or render it first"
+    if ref == "$(" and word.startswith("$((", m.start() if m else 0):
+        from kvplan.check.manifests.shell_arith import why_not
+
+        return (f"{word!r}: {ARITHMETIC}: "
+                f"{why_not(word[m.start() if m else 0:], env)}; {ARITH_FIX}")
     if ref in ("$(", "`"):
         return f"{word!r}: a command substitution kvplan does not run; render it first"
     return f"{word!r}: the script does not set {ref.strip('${}')}; {RENDER_FIRST_SCRIPT}"
@@ -244,7 +251,7 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
         if run is not None:
             command, command_lines, passed = _docker_pass_over(run)
             bad = _unresolved([run.image, *command])
-            problems = ([Problem("", _what(bad) + model_word_said(command, bad),
+            problems = ([Problem("", _what(bad, env) + model_word_said(command, bad),
                                  cmd.lines[0])] if bad else list(run.problems))
             container = {"image": run.image, "command": command, "line_of": command_lines,
                          "env": [{"name": k, "value": v} for k, v in run.env.items()],
@@ -262,7 +269,7 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
         notes.extend(said_model)
         bad = _unresolved(args)
         # a model path behind the variable: what its written-out folder name names
-        problems = [Problem("", _what(bad) + model_word_said(server[start[2]:], bad),
+        problems = [Problem("", _what(bad, env) + model_word_said(server[start[2]:], bad),
                             cmd.lines[0])] if bad else []
         count, said = _visible(env)
         if not said:
@@ -303,6 +310,10 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str
     unread = directive_notes(path, text)
     releases, said = pins if pins is not None else _pins(text)
     for site in found:
+        # an arithmetic expansion kvplan does not evaluate is said once, by the script's reader,
+        # not again as an option's "is not a number"
+        arith = [p.message.split(": " + ARITHMETIC, 1)[0] for p in site.problems
+                 if ARITHMETIC in p.message]
         if site.kind == KIND:  # started outside a container: the release its pip install pins
             installed(site, "", releases)
             site.notes.extend(said)
@@ -311,8 +322,8 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str
             if site.kind == KIND:  # a pip install names no vendor (ROCm reads CUDA_VISIBLE_DEVICES)
                 target.gpu_vendor = None
             if site.problems:  # said once: not again as the manifests' "unrendered template"
-                target.problems = [p for p in target.problems
-                                   if p in site.problems or UNRENDERED not in p.message]
+                target.problems = [p for p in target.problems if p in site.problems or (
+                    UNRENDERED not in p.message and not any(w in p.message for w in arith))]
             out.append(target)
     out.extend(refused)
     return sorted(out, key=lambda t: t.line)
