@@ -370,4 +370,26 @@ def read_if_script(path: Path, side_cache: dict[Path, Any],
         return None
     if not is_script(path, text):
         return None
+    unclosed = _unclosed_quote(path, text)
+    if unclosed is not None:
+        return [unclosed]
     return targets(path, text, side_cache, default_gpu)
+
+
+def _unclosed_quote(path: Path, text: str) -> Target | None:
+    """The file's one ERROR when a quote it opens is never closed, which bash refuses before
+    running anything (kvplan.check.manifests.shell_quotes); None otherwise. Only a shell script
+    by its suffix or `#!`, or a file with no suffix: other text read as a script (a README's
+    command in a .md or .txt) is not one bash is given, and is read as before."""
+    from kvplan.check.manifests.shell_quotes import refusal, unclosed_quote
+
+    if path.suffix and path.suffix not in SHELL_SUFFIXES and not text.startswith("#!"):
+        return None
+    if len(text.encode("utf-8", "surrogateescape")) > MAX_SCRIPT_BYTES:
+        return None  # refused for its size by sites(), in one ERROR
+    found = unclosed_quote(text)
+    if found is None:
+        return None
+    line, quote = found
+    return Target(file=str(path), kind=SCRIPT, line=line,
+                  problems=[Problem("", refusal(quote), line)])
