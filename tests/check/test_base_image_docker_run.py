@@ -47,7 +47,8 @@ def test_a_base_image_that_pip_installs_vllm_is_read_with_its_pin(
     assert (o.verdict, o.engine, o.engine_version, o.kind) == ("PASS", "vllm", "0.8.5",
                                                                "docker_run")
     assert "(420,528 tokens in the pool)" in summary_text(o)
-    assert "the container's sh -c script installs vllm==0.8.5: vllm 0.8.5" in o.notes
+    # the shell as the line writes it (said `sh -c` until task h80shell)
+    assert "the container's bash -c script installs vllm==0.8.5: vllm 0.8.5" in o.notes
     assert "--gpus 1: 1 GPU(s)" in o.notes
 
 
