@@ -69,7 +69,11 @@ def read_release(w: Any, engine: str, image: str) -> None:
                        "release" for _, said in releases.values())
         return
     release, pinned = releases[engine]
-    if image and base_image(image) is None and "$" not in image:
+    from kvplan.check.manifests.ngc_table import carries_no_engine
+
+    if image and (what := carries_no_engine(image)) is not None:  # no engine to install over
+        pinned += f" (installed into image {image}, {what}, which carries no {engine})"
+    elif image and base_image(image) is None and "$" not in image:
         pinned += f" (installed over the {engine} that image {image} holds)"
     w.found.values["engine.version"] = release
     w.notes.append(pinned)
