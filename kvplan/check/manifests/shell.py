@@ -43,6 +43,7 @@ from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
 from kvplan.check.manifests.shell_lex import (
     MAX_SCRIPT_BYTES,
     Command,
+    Script,
     ScriptTooLarge,
     expand_word,
     read_script,
@@ -207,11 +208,25 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
     """A pod site for every server start (or `docker run` of an engine image) the script
     holds, and the server starts refused outright (inside a loop or a function body); `given`:
     the variables the script starts with (kvplan.check.manifests.skypilot)."""
+    found, refused, _ = _read(path, text, given)
+    return found, refused
+
+
+def _read(path: Path, text: str, given: dict[str, str] | None,
+          ) -> tuple[list[PodSite], list[Target], Script | None]:
+    """sites(), with the script as read (None when it is refused for its size), so that its
+    `pip install` pins are read from the same reading (task h80shell: targets() read every
+    script twice, once here and once for its pins)."""
     try:
         script = read_script(text, given)
     except ScriptTooLarge as err:  # one ERROR for the file, as a Python script's size is
         return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
-                           problems=[Problem("", err.message, err.line)])]
+                           problems=[Problem("", err.message, err.line)])], None
+    found, refused = _sites(path, script)
+    return found, refused, script
+
+
+def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
     out: list[PodSite] = []
     refused: list[Target] = []
     for cmd, env, exported in script.commands:
@@ -304,11 +319,11 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str
     from kvplan.check.manifests import site_targets
     from kvplan.check.manifests.launcher_sites import installed
 
-    found, refused = sites(path, text, given)
+    found, refused, script = _read(path, text, given)
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
     unread = directive_notes(path, text)
-    releases, said = pins if pins is not None else _pins(text)
+    releases, said = pins if pins is not None else _pins(text, script)
     for site in found:
         # an arithmetic expansion kvplan does not evaluate is said once, by the script's reader,
         # not again as an option's "is not a number"
@@ -329,17 +344,16 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str
     return sorted(out, key=lambda t: t.line)
 
 
-def _pins(text: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
+def _pins(text: str, script: Script | None) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """The engine releases the script's own `pip install` lines pin (launcher_sites.pip_pins,
-    as SkyPilot's setup, dstack's commands and a notebook's cells are read)."""
+    as SkyPilot's setup, dstack's commands and a notebook's cells are read), each with the
+    variables set at its line in the script as read once (`_read`); none when the script was
+    refused for its size (sites() said so in one ERROR)."""
     from kvplan.check.manifests.launcher_sites import pip_pins
-    from kvplan.check.manifests.shell_lex import read_script
 
-    try:
-        commands = read_script(text).commands
-    except ScriptTooLarge:  # sites() has refused the file in one ERROR: no release to read
+    if script is None:
         return {}, []
-    at = {cmd.lines[0]: env for cmd, env, _ in commands if cmd.lines}
+    at = {cmd.lines[0]: env for cmd, env, _ in script.commands if cmd.lines}
     return pip_pins(text, lambda n: f"line {n}", lambda n: at.get(n, {}))
 
 
@@ -370,26 +384,9 @@ def read_if_script(path: Path, side_cache: dict[Path, Any],
         return None
     if not is_script(path, text):
         return None
-    unclosed = _unclosed_quote(path, text)
+    from kvplan.check.manifests.shell_quotes import unclosed_target
+
+    unclosed = unclosed_target(path, text)
     if unclosed is not None:
         return [unclosed]
     return targets(path, text, side_cache, default_gpu)
-
-
-def _unclosed_quote(path: Path, text: str) -> Target | None:
-    """The file's one ERROR when a quote it opens is never closed, which bash refuses before
-    running anything (kvplan.check.manifests.shell_quotes); None otherwise. Only a shell script
-    by its suffix or `#!`, or a file with no suffix: other text read as a script (a README's
-    command in a .md or .txt) is not one bash is given, and is read as before."""
-    from kvplan.check.manifests.shell_quotes import refusal, unclosed_quote
-
-    if path.suffix and path.suffix not in SHELL_SUFFIXES and not text.startswith("#!"):
-        return None
-    if len(text.encode("utf-8", "surrogateescape")) > MAX_SCRIPT_BYTES:
-        return None  # refused for its size by sites(), in one ERROR
-    found = unclosed_quote(text)
-    if found is None:
-        return None
-    line, quote = found
-    return Target(file=str(path), kind=SCRIPT, line=line,
-                  problems=[Problem("", refusal(quote), line)])

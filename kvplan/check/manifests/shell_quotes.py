@@ -14,6 +14,11 @@ shell, and a here-string `<<<` is no heredoc. Nothing is run."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from kvplan.check.target import Target
 
 _HEREDOC = re.compile(r"<<(-?)\s*(?:'([^']*)'|\"([^\"]*)\"|\\?([A-Za-z0-9_.-]+))")
 _WORD_START = set(" \t\n;&|()<>")
@@ -127,3 +132,24 @@ def refusal(quote: str) -> str:
             f"before running any command (unexpected EOF while looking for matching `{quote}'), "
             "so kvplan does not read it: close the quote (a value over several lines needs its "
             "closing quote too)")
+
+
+def unclosed_target(path: Path, text: str) -> Target | None:
+    """The file's one ERROR when a quote it opens is never closed; None otherwise. Only a shell
+    script by its suffix or `#!`, or a file with no suffix: other text read as a script (a
+    README's command in a .md or .txt) is not one bash is given, and is read as before."""
+    from kvplan.check.manifests.shell import SHELL_SUFFIXES
+    from kvplan.check.manifests.shell_lex import MAX_SCRIPT_BYTES
+    from kvplan.check.target import SCRIPT, Target
+    from kvplan.deploy import Problem
+
+    if path.suffix and path.suffix not in SHELL_SUFFIXES and not text.startswith("#!"):
+        return None
+    if len(text.encode("utf-8", "surrogateescape")) > MAX_SCRIPT_BYTES:
+        return None  # refused for its size by the script's reader, in one ERROR
+    found = unclosed_quote(text)
+    if found is None:
+        return None
+    line, quote = found
+    return Target(file=str(path), kind=SCRIPT, line=line,
+                  problems=[Problem("", refusal(quote), line)])
