@@ -27,6 +27,21 @@ _NAMES = {"'": "'", '"': '"', "`": "`", "$'": "'"}
 
 def unclosed_quote(text: str) -> tuple[int, str] | None:
     """(the line where a quote the file never closes opens, that quote: ' " or `), or None."""
+    for ctx, opened, _ in _scan(text)[0]:  # the outermost quote still open
+        if ctx in _NAMES:
+            return opened, _NAMES[ctx]
+    return None
+
+
+def dead_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of what bash does not run as commands: comments and heredoc
+    bodies (benchmarks/sweep_mutants.py inserts its unknown-option probe only outside them)."""
+    return _scan(text)[1]
+
+
+def _scan(text: str) -> tuple[list[tuple[str, int, int]], list[tuple[int, int]]]:
+    """(the contexts still open at the end of the text, the comments' and heredoc bodies' spans)."""
+    dead: list[tuple[int, int]] = []
     stack: list[tuple[str, int, int]] = []  # (context, line it opened, parentheses open in it)
     heredocs: list[tuple[str, bool]] = []  # delimiters waiting for the end of this line
     line, i, n = 1, 0, len(text)
@@ -37,7 +52,9 @@ def unclosed_quote(text: str) -> tuple[int, str] | None:
             line += 1
             i += 1
             if heredocs and top in ("", "$(", "`"):
+                start = i
                 i, line = _skip_bodies(text, i, line, heredocs)
+                dead.append((start, i))
                 heredocs = []
             continue
         if top == "'":
@@ -72,6 +89,7 @@ def unclosed_quote(text: str) -> tuple[int, str] | None:
         # outside quotes: the script's own level, or inside $( ), $(( )) or backquotes
         if c == "#" and top != "$((" and (i == 0 or text[i - 1] in _WORD_START):
             end = text.find("\n", i)
+            dead.append((i, n if end < 0 else end))
             i = n if end < 0 else end
             continue
         if c == "`" and top == "`":
@@ -106,10 +124,7 @@ def unclosed_quote(text: str) -> tuple[int, str] | None:
                 i = m.end()
                 continue
         i += 1
-    for ctx, opened, _ in stack:  # the outermost quote still open
-        if ctx in _NAMES:
-            return opened, _NAMES[ctx]
-    return None
+    return stack, dead
 
 
 def _skip_bodies(text: str, i: int, line: int, heredocs: list[tuple[str, bool]]
