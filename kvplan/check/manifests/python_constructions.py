@@ -152,6 +152,9 @@ class Construction:
     # the name the args object is read from (`sa` of Engine(server_args=sa)), whose attributes
     # set after its construction are followed (kvplan.check.manifests.python_attrs)
     args_name: ast.Name | None = None
+    # the call that starts the engine when `call` is the args object's (vLLM's
+    # `AsyncLLMEngine.from_engine_args(ea)`, whose `call` is ea's AsyncEngineArgs(...))
+    start: ast.Call | None = None
 
 
 def _struct_names(imports: Imports, api: PythonApi) -> tuple[str, ...]:
@@ -321,7 +324,8 @@ def _construction(call: ast.Call, imports: Imports, module: Scope,
 def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -> Construction:
     arg = call.args[0] if call.args else next(
         (k.value for k in call.keywords if k.arg == "engine_args"), None)
-    c = Construction(api, call.lineno, what, ctx, ast.Call(ast.Name("EngineArgs"), [], []))
+    c = Construction(api, call.lineno, what, ctx, ast.Call(ast.Name("EngineArgs"), [], []),
+                     start=call)
     got = resolve(arg, ctx) if arg is not None else Value(why="no engine arguments given")
     if not got.read or not isinstance(got.value, Struct) or \
             got.value.name.rsplit(".", 1)[-1] not in api.args_classes:
@@ -331,6 +335,8 @@ def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -
         return c
     c.call = got.value.node
     c.notes.extend(got.notes)
+    if isinstance(arg, ast.Name):  # `ea.field = v` before the launch (python_attrs)
+        c.args_name = arg
     _usage(call, c)
     return c
 

@@ -90,7 +90,7 @@ def _read(c: Construction, path: Path, release: str | None = None,
     call = server_args(c) if c.api.args_keyword else c.call
     kws = keywords(c, call)
     if c.args_name is not None and c.api.unknown_attribute:  # `sa.x = v` before the launch
-        kws = attribute_keywords(c, c.args_name, c.call, c.ctx, kws)
+        kws = attribute_keywords(c, c.args_name, c.start or c.call, c.ctx, kws)
     if c.api.options_file:
         return options_file_words(c, kws, ScriptFiles(path))
     words, lines = option_words(c, kws, release)
