@@ -104,3 +104,15 @@ def test_what_is_not_followed_is_named(tmp_path: Path) -> None:
     assert "ea.max_num_seqs (line 11) is set after AsyncLLMEngine.from_engine_args(...) " \
         "(line 10)" in notes
 
+def test_an_unread_server_args_keyword_says_its_name_once(tmp_path: Path) -> None:
+    for text, rest in (
+        ("import sglang\ndef run(server_args):\n"
+         "    engine = sglang.Engine(server_args=server_args)\n",
+         "a parameter of function run"),
+        ("import sglang\nsa = make()\nengine = sglang.Engine(server_args=sa)\n",
+         "make(): a value computed when the script runs"),
+    ):
+        said = _check(_write(tmp_path, "s.py", text))
+        assert f"ERROR line 3: server_args: {rest}" in said, said
+        assert said.count("server_args:") == 1, said
+

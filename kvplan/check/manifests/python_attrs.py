@@ -291,8 +291,10 @@ def server_args(c: Construction) -> ast.Call:
         if isinstance(given, ast.Name):
             c.args_name = given
         return got.value.node
-    c.problems.append(Problem(key, f"{key}: {got.why or 'not a ServerArgs(...)'}; {FIX}",
-                              c.line))
+    # the problem's field is the keyword, which the report prints before the message: say it
+    # once (before task h81vllmpy, "server_args: server_args: server_args: a parameter ...")
+    why = (got.why or "not a ServerArgs(...)").removeprefix(f"{key}: ")
+    c.problems.append(Problem(key, f"{why}; {FIX}", c.line))
     return ast.Call(ast.Name("ServerArgs"), [], [])
 
 
