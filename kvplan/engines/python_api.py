@@ -100,6 +100,14 @@ VLLM_UNKNOWN_ATTRIBUTE = ("vLLM's EngineArgs is a dataclass (vllm 0.11.0 vllm/en
                           "attribute that is no field is kept on the object and never read "
                           "(from_engine_args reads the fields through create_engine_config, "
                           ":1111; v1/engine/async_llm.py:231, v1/engine/llm_engine.py:169)")
+# vllm 0.11.0 wheel (task h81vllmpy): `def __init__(self, model: str, *, runner=..., ...)`
+# (entrypoints/llm.py:163-166), so LLM("model", "tokenizer") raises TypeError; the other
+# positional arguments were deprecated by vLLM PR #9424 and removed by PR #18802 (merged
+# 2025-05-28)
+VLLM_POSITIONAL = ("vLLM's LLM.__init__(self, model, *, ...) takes only the model positionally "
+                   "(vllm 0.11.0 vllm/entrypoints/llm.py:163-166; the others were deprecated by "
+                   "vLLM PR #9424 and removed by PR #18802, merged 2025-05-28), so another raises "
+                   "TypeError (\"takes 2 positional arguments\") and no engine starts")
 VLLM = PythonApi(
     "vllm", "vllm", ("LLM",), "model", True, ("vllm", "serve"), False,
     "vLLM's LLM passes it to EngineArgs(**kwargs), a dataclass, which raises TypeError "
@@ -127,7 +135,7 @@ VLLM = PythonApi(
         "flex_attention.py:91), so "
         "the engine stops at start with \"No valid attention backend found\" "
         "(platforms/cuda.py:457)"),
-    unknown_attribute=VLLM_UNKNOWN_ATTRIBUTE)
+    unknown_attribute=VLLM_UNKNOWN_ATTRIBUTE, positional_refused=VLLM_POSITIONAL)
 # sglang 0.5.23 wheel, read with Python's ast (task h61pyleft): ServerArgs is msgspec.defstruct of
 # the annotated fields of the 21 namespaces in srt/server_args.py _INPUT_NAMESPACES (:522-544,
 # :551), declared in srt/arg_groups/fields/*.py; launch_server's option of a field is Arg's

@@ -116,3 +116,13 @@ def test_an_unread_server_args_keyword_says_its_name_once(tmp_path: Path) -> Non
         assert f"ERROR line 3: server_args: {rest}" in said, said
         assert said.count("server_args:") == 1, said
 
+def test_llm_given_more_than_the_model_positionally_is_a_type_error(tmp_path: Path) -> None:
+    """vllm 0.11.0 entrypoints/llm.py:163-166: `def __init__(self, model: str, *, ...)`."""
+    said = _check(_write(tmp_path, "pos.py", "from vllm import LLM\n"
+                         "llm = LLM('Qwen/Qwen3-8B', 'Qwen/Qwen3-8B')\n"))
+    assert "ERROR line 2: LLM(...) (line 2) is given 'Qwen/Qwen3-8B' as a positional argument" \
+        in said, said
+    assert "vllm/entrypoints/llm.py:163-166" in said and "TypeError" in said
+    assert "passed over" not in said  # what it said before
+    one = _check(_write(tmp_path, "one.py", "from vllm import LLM\nllm = LLM('Qwen/Qwen3-8B')\n"))
+    assert "PASS  line 2" in one and "positional" not in one
