@@ -14,8 +14,10 @@ from typer.testing import CliRunner
 
 from kvplan.check import read_targets
 from kvplan.cli import app
+from tests.conftest import ASSETS
 
 ASYNC = "from vllm import AsyncEngineArgs, AsyncLLMEngine\n"
+CORPUS = ASSETS / "check" / "vllm_python"
 
 
 def _check(path: Path) -> str:
@@ -126,3 +128,56 @@ def test_llm_given_more_than_the_model_positionally_is_a_type_error(tmp_path: Pa
     assert "passed over" not in said  # what it said before
     one = _check(_write(tmp_path, "one.py", "from vllm import LLM\nllm = LLM('Qwen/Qwen3-8B')\n"))
     assert "PASS  line 2" in one and "positional" not in one
+
+
+def test_engine_args_bound_in_a_class_body(tmp_path: Path) -> None:
+    """The held-out leapfrog-class-engine-args.py's shape: the args object bound in a class body
+    (run once, when the class is defined) and the module's constant read from there; before,
+    `engine_args: not bound in this file`."""
+    script = _write(tmp_path, "cls.py", ASYNC + 'MODEL = "Qwen/Qwen3-8B"\n'
+                    "class Server:\n"
+                    "    engine_args = AsyncEngineArgs(model=MODEL)\n"
+                    "    engine_args.max_model_len = 8192\n"
+                    "    engine = AsyncLLMEngine.from_engine_args(engine_args)\n"
+                    "    def other(self):\n"
+                    "        engine_args = 3\n"
+                    "        return engine_args\n")
+    keyword = _write(tmp_path, "k.py", ASYNC + "engine = AsyncLLMEngine.from_engine_args("
+                     'AsyncEngineArgs(model="Qwen/Qwen3-8B", max_model_len=8192))\n')
+    said = _check(script)
+    assert "PASS  line 6" in said, said
+    assert _pool(said) == _pool(_check(keyword))
+    assert "engine_args.max_model_len (line 5): set after AsyncEngineArgs(...)" in said
+
+
+def test_the_public_files() -> None:
+    """tests/assets/check/vllm_python: EXPECTED.md's verdicts and the fields each names, read
+    from the files (the held-out ones as written before kvplan ran on them): (the launch's line,
+    verdict, [(problem line, field)])."""
+    got = {}
+    for path in sorted(CORPUS.rglob("*.py")):
+        got[path.name] = [(t.line, "PASS" if t.deployment and not t.problems
+                           and not t.refusals else "ERROR" if t.problems else "FAIL",
+                           sorted({(p.line, p.field) for p in t.problems}))
+                          for t in sorted(read_targets(path, {}), key=lambda t: t.line)]
+    assert got == {
+        "leapfrog-class-engine-args.py": [(161, "ERROR", [(154, "model")])],
+        "llmq-vllm-worker.py": [(123, "ERROR", [
+            (106, "model"), (107, "gpu_memory_utilization"), (108, "tensor_parallel_size"),
+            (114, "data_parallel_size"), (117, "max_num_seqs"), (120, "max_model_len")])],
+        "llmengine-prefix-swap.py": [(157, "ERROR", [(150, "swap_space"),
+                                                     (151, "preemption_mode")])],
+        "telechat-async-engine.py": [(256, "ERROR", [
+            (248, "model"), (249, "max_model_len"), (251, "gpu_memory_utilization"),
+            (252, "tensor_parallel_size"), (254, "dtype")])],
+        "math-eval-llm-positional.py": [
+            (29, "ERROR", [(29, ""), (29, "model"), (29, "tensor_parallel_size")]),
+            (174, "ERROR", [(174, ""), (174, "model"), (174, "tensor_parallel_size")])],
+    }
+    [t] = read_targets(CORPUS / "heldout" / "leapfrog-class-engine-args.py", {})
+    assert "engine_args.max_model_len (line 158): set after AsyncEngineArgs(...) and before the " \
+        "launch (line 161): read as its keyword" in " | ".join(t.notes)
+    [t] = read_targets(CORPUS / "llmengine-prefix-swap.py", {})
+    notes = " | ".join(t.notes)
+    assert "engine_args.gpu_memory_utilization (line 153): set after EngineArgs(...)" in notes
+    assert "engine_args.enable_prefix_caching (line 154): set after EngineArgs(...)" in notes

@@ -201,6 +201,11 @@ def scoped_calls(node: ast.AST, function: Scope | None = None, loop: ast.AST | N
         scope, inner = function, loop
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             scope, inner = Scope(child, f"function {child.name}"), None
+        elif isinstance(child, ast.ClassDef) and function is None:
+            # a module-level class body runs once, when the class is defined: its own bindings
+            # (`engine_args = AsyncEngineArgs(...)` there), then the module's (task h81vllmpy;
+            # before, the module's only: "not bound in this file")
+            scope, inner = Scope(child, f"class {child.name}"), None
         elif isinstance(child, LOOPS):
             inner = child
         if isinstance(child, ast.Call):
