@@ -90,6 +90,24 @@ class PythonApi:
     unknown_attribute: str = ""
 
 
+# vllm 0.11.0 wheel (task h81vllmpy): EngineArgs is a plain @dataclass (engine/arg_utils.py:284-285;
+# AsyncEngineArgs its subclass, :1685-1686), no slots and no __setattr__, so `ea.x = v` after the
+# construction sets the field x, or keeps an attribute that is no field in the instance's
+# __dict__; from_engine_args builds the engine from engine_args.create_engine_config(...)
+# (v1/engine/async_llm.py:231, v1/engine/llm_engine.py:169), which reads the fields (:1111)
+VLLM_UNKNOWN_ATTRIBUTE = ("vLLM's EngineArgs is a dataclass (vllm 0.11.0 vllm/engine/"
+                          "arg_utils.py:284-285, AsyncEngineArgs :1685-1686) without slots: an "
+                          "attribute that is no field is kept on the object and never read "
+                          "(from_engine_args reads the fields through create_engine_config, "
+                          ":1111; v1/engine/async_llm.py:231, v1/engine/llm_engine.py:169)")
+# vllm 0.11.0 wheel (task h81vllmpy): `def __init__(self, model: str, *, runner=..., ...)`
+# (entrypoints/llm.py:163-166), so LLM("model", "tokenizer") raises TypeError; the other
+# positional arguments were deprecated by vLLM PR #9424 and removed by PR #18802 (merged
+# 2025-05-28)
+VLLM_POSITIONAL = ("vLLM's LLM.__init__(self, model, *, ...) takes only the model positionally "
+                   "(vllm 0.11.0 vllm/entrypoints/llm.py:163-166; the others were deprecated by "
+                   "vLLM PR #9424 and removed by PR #18802, merged 2025-05-28), so another raises "
+                   "TypeError (\"takes 2 positional arguments\") and no engine starts")
 VLLM = PythonApi(
     "vllm", "vllm", ("LLM",), "model", True, ("vllm", "serve"), False,
     "vLLM's LLM passes it to EngineArgs(**kwargs), a dataclass, which raises TypeError "
@@ -116,7 +134,8 @@ VLLM = PythonApi(
         "flash_attn.py:82, flashinfer.py:409, turboquant_attn.py:129, triton_attn.py:289, "
         "flex_attention.py:91), so "
         "the engine stops at start with \"No valid attention backend found\" "
-        "(platforms/cuda.py:457)"))
+        "(platforms/cuda.py:457)"),
+    unknown_attribute=VLLM_UNKNOWN_ATTRIBUTE, positional_refused=VLLM_POSITIONAL)
 # sglang 0.5.23 wheel, read with Python's ast (task h61pyleft): ServerArgs is msgspec.defstruct of
 # the annotated fields of the 21 namespaces in srt/server_args.py _INPUT_NAMESPACES (:522-544,
 # :551), declared in srt/arg_groups/fields/*.py; launch_server's option of a field is Arg's

@@ -1,6 +1,8 @@
 """Fields set on an engine's args object after its construction, before the launch (task
 h80sglpy): `sa = ServerArgs(model_path=...)`, then `sa.context_length = 8192`, then
-`launch_server(sa)` / `sglang.Engine(server_args=sa)` starts SGLang with context_length 8192.
+`launch_server(sa)` / `sglang.Engine(server_args=sa)` starts SGLang with context_length 8192;
+vLLM's the same way (task h81vllmpy): `ea = AsyncEngineArgs(model=...)`, `ea.max_model_len =
+8192`, `AsyncLLMEngine.from_engine_args(ea)` (the launch is that call, Construction.start).
 
 `server_args` finds the ServerArgs a start reads: `Engine(server_args=...)`'s, or the one
 `launch_server(...)` / `run_server(...)` is given first or as `server_args=`.
@@ -207,6 +209,9 @@ def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: C
     from kvplan.check.argv import TABLES
 
     api, notes, problems = c.api, c.notes, c.problems
+    cls = ast.unparse(c.call.func).rsplit(".", 1)[-1]  # AsyncEngineArgs, EngineArgs, ServerArgs
+    if cls not in api.args_classes:
+        cls = api.args_classes[0]
 
     table = TABLES[api.engine][0]
     spelled = dict(api.flag_spellings)
@@ -222,12 +227,12 @@ def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: C
         if field in spelled or (flag not in table and field not in api.flagless):
             real = spelled.get(field, "")
             if real:
-                problems.append(Problem(field, f"{said}: not a field of {api.args_classes[0]} "
+                problems.append(Problem(field, f"{said}: not a field of {cls} "
                                         f"({flag} is the command line's spelling of {real}): "
                                         f"{api.unknown_attribute}; set {name.id}.{real} "
                                         "instead", last.line))
             else:
-                notes.append(f"{said}: not a field of {api.args_classes[0]}: "
+                notes.append(f"{said}: not a field of {cls}: "
                              f"{api.unknown_attribute}; kvplan does not read it either")
             continue
         unread = [a for a in sets if a.why or a.value is None]
@@ -243,10 +248,10 @@ def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: C
         before = [k for k in out if k[0] == field]
         out = [k for k in out if k[0] != field]
         if before:
-            notes.append(f"{said} replaces the {field}= of the {api.args_classes[0]}(...) on "
+            notes.append(f"{said} replaces the {field}= of the {cls}(...) on "
                          f"line {before[0][2]}: the engine starts with the value set last")
         elif value.read:
-            notes.append(f"{said}: set after {api.args_classes[0]}(...) and before the launch "
+            notes.append(f"{said}: set after {cls}(...) and before the launch "
                          f"(line {launch.lineno}): read as its keyword")
         out.append((field, value, last.line))
     return out
@@ -286,8 +291,10 @@ def server_args(c: Construction) -> ast.Call:
         if isinstance(given, ast.Name):
             c.args_name = given
         return got.value.node
-    c.problems.append(Problem(key, f"{key}: {got.why or 'not a ServerArgs(...)'}; {FIX}",
-                              c.line))
+    # the problem's field is the keyword, which the report prints before the message: say it
+    # once (before task h81vllmpy, "server_args: server_args: server_args: a parameter ...")
+    why = (got.why or "not a ServerArgs(...)").removeprefix(f"{key}: ")
+    c.problems.append(Problem(key, f"{why}; {FIX}", c.line))
     return ast.Call(ast.Name("ServerArgs"), [], [])
 
 

@@ -53,14 +53,16 @@ def keywords(c: Construction, call: ast.Call) -> list[tuple[str, Value, int]]:
     out: list[tuple[str, Value, int]] = []
     if call.args and c.api.model_positional:
         out.append((c.api.model_keyword, resolve(call.args[0], c.ctx), call.args[0].lineno))
+    key = c.api.args_keyword
+    fix = (f"give it as {key}= (`{c.what[:-5]}({key}=...)`), or its fields as keywords" if key
+           else f"give it by its keyword (`{c.what[:-5]}(model, tokenizer=...)`)")
     for extra in call.args[1 if c.api.model_positional else 0:]:
-        if c.api.positional_refused and call is c.call and not c.launch:
+        # the start class's own call (not the args object's: a dataclass takes its fields in
+        # order, and `from_engine_args(ea)` is c.start)
+        if c.api.positional_refused and call is c.call and c.start is None and not c.launch:
             c.problems.append(Problem("", f"{c.what} (line {c.line}) is given "
                                       f"{ast.unparse(extra)[:40]} as a positional argument: "
-                                      f"{c.api.positional_refused}; give it as "
-                                      f"{c.api.args_keyword}= (`{c.what[:-5]}("
-                                      f"{c.api.args_keyword}=...)`), or its fields as keywords",
-                                      extra.lineno))
+                                      f"{c.api.positional_refused}; {fix}", extra.lineno))
             continue
         c.notes.append(f"line {extra.lineno}: positional argument {ast.unparse(extra)[:40]} "
                        "passed over: the constructor takes its options by keyword")
@@ -90,7 +92,7 @@ def _read(c: Construction, path: Path, release: str | None = None,
     call = server_args(c) if c.api.args_keyword else c.call
     kws = keywords(c, call)
     if c.args_name is not None and c.api.unknown_attribute:  # `sa.x = v` before the launch
-        kws = attribute_keywords(c, c.args_name, c.call, c.ctx, kws)
+        kws = attribute_keywords(c, c.args_name, c.start or c.call, c.ctx, kws)
     if c.api.options_file:
         return options_file_words(c, kws, ScriptFiles(path))
     words, lines = option_words(c, kws, release)
