@@ -203,10 +203,14 @@ def assigned(c: Construction, name: ast.Name, launch: ast.Call, ctx: Context,
 
 
 def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: Context,
-                       kws: list[tuple[str, Value, int]]) -> list[tuple[str, Value, int]]:
+                       kws: list[tuple[str, Value, int]],
+                       release: str | None = None) -> list[tuple[str, Value, int]]:
     """`kws` (the constructor's keywords) with the fields set on `name` before the launch: the
-    last assignment of a field replaces its keyword; one not followed is a keyword not read."""
+    last assignment of a field replaces its keyword; one not followed is a keyword not read.
+    `release`: the pinned one, whose own fields say what is a field where kvplan read them
+    (vLLM's, task h82vllmrel; the option table's otherwise)."""
     from kvplan.check.argv import TABLES
+    from kvplan.check.manifests.python_words import _pinned
 
     api, notes, problems = c.api, c.notes, c.problems
     cls = ast.unparse(c.call.func).rsplit(".", 1)[-1]  # AsyncEngineArgs, EngineArgs, ServerArgs
@@ -214,6 +218,7 @@ def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: C
         cls = api.args_classes[0]
 
     table = TABLES[api.engine][0]
+    pinned = _pinned(c, release)
     spelled = dict(api.flag_spellings)
     own = dict(api.keyword_flags)
     by_field: dict[str, list[Assigned]] = {}
@@ -224,9 +229,18 @@ def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: C
         last = sets[-1]
         said = f"{name.id}.{field} (line {last.line})"
         flag = own.get(field, "--" + field.replace("_", "-"))
-        if field in spelled or (flag not in table and field not in api.flagless):
+        no_field = field in spelled or (flag not in table and field not in api.flagless)
+        if pinned is not None:
+            no_field = pinned.kind == "read" and not pinned.takes(field, cls)
+        if no_field:
             real = spelled.get(field, "")
-            if real:
+            if pinned is not None:
+                from kvplan.engines.vllm_python import fields_source
+
+                notes.append(f"{said}: not a field of {cls} in vLLM {pinned.release} "
+                             f"({fields_source(pinned.below, cls)}): {api.unknown_attribute}; "
+                             "kvplan does not read it either")
+            elif real:
                 problems.append(Problem(field, f"{said}: not a field of {cls} "
                                         f"({flag} is the command line's spelling of {real}): "
                                         f"{api.unknown_attribute}; set {name.id}.{real} "
