@@ -130,6 +130,9 @@ def judge_target(target: Target) -> Outcome:
     from kvplan.check.compute_dtype import keep_quantized_weights
 
     keep_quantized_weights(target)  # a manifest's --dtype is not a quantized checkpoint's
+    from kvplan.check.gpu_dtype import apply_gpu_dtype
+
+    apply_gpu_dtype(target)  # what the engine refuses or changes on this GPU's capability
     out = Outcome(
         file=target.file,
         verdict=ERROR,

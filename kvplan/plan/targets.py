@@ -140,6 +140,9 @@ def _from_manifest(
     from kvplan.check.compute_dtype import keep_quantized_weights
 
     keep_quantized_weights(t)  # as check plans it: --dtype is not a quantized checkpoint's weights
+    from kvplan.check.gpu_dtype import apply_gpu_dtype
+
+    apply_gpu_dtype(t)  # and the dtype the engine refuses or runs on this GPU's capability
     if t.problems:  # the compute dtype the engine refuses: check's ERROR, never planned over
         raise DeploymentError(str(path), t.problems)
     assert t.deployment is not None
