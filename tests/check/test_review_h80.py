@@ -1,0 +1,45 @@
+"""Defects found by task h80review's fresh-eyes review of stop 62's code (0ffff5b..987a124),
+each by a user's input run through the installed CLI; one test (or a few) per defect."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kvplan.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+SERVE = "#!/bin/bash\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 &\n"
+
+
+def _check(*args: str) -> tuple[int, str]:
+    got = CliRunner().invoke(app, ["check", *args], env={"COLUMNS": "400"})
+    return got.exit_code, got.output
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="a FIFO needs os.mkfifo")
+def test_a_fifo_in_a_walked_folder_is_not_opened(tmp_path: Path) -> None:
+    # before: `kvplan check FOLDER` hung for ever on a FIFO in the folder (killed at 20 s): the
+    # walk opened it to look for a `#!` line (suffix-less, since task h70walk), read it as a
+    # launch script (.sh) or as YAML / Python. Run as a process, so a hang fails the test.
+    (tmp_path / "serve.sh").write_text(SERVE)
+    for name in ("pipe", "pipe.sh", "pipe.py", "pipe.yaml"):
+        os.mkfifo(tmp_path / name)
+    got = subprocess.run([sys.executable, "-m", "kvplan", "check", str(tmp_path), "--gpu", "h100"],
+                         cwd=REPO, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "COLUMNS": "400"})
+    out = got.stdout
+    assert got.returncode == 2, out + got.stderr  # the FIFO pipe.yaml's ERROR
+    # serve.sh as when named: Qwen2.5-7B on one H100 at 8,192 tokens, vLLM's default profile
+    assert "serve.sh: starts; holds 136 sequences of 8,192 tokens per replica (1,120,080 tokens" \
+        in out
+    assert (f"{tmp_path / 'pipe.yaml'}\nERROR file: not a regular file (a FIFO, socket or device),"
+            " not opened; replace it with the YAML file, or move it out of the folder") in out
+    assert out.splitlines()[-1] == (
+        "2 checked in 2 file(s): 1 PASS, 0 FAIL, 1 ERROR; 2 script(s) in the folders walked "
+        "skipped: 2 not read as text (1 shell, 1 Python: pipe.py, pipe.sh)")
