@@ -43,3 +43,34 @@ def test_a_fifo_in_a_walked_folder_is_not_opened(tmp_path: Path) -> None:
     assert out.splitlines()[-1] == (
         "2 checked in 2 file(s): 1 PASS, 0 FAIL, 1 ERROR; 2 script(s) in the folders walked "
         "skipped: 2 not read as text (1 shell, 1 Python: pipe.py, pipe.sh)")
+
+
+def _notebook(path: Path, *cells: str) -> Path:
+    import json
+
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "source": c, "outputs": [], "execution_count": None}
+        for c in cells]}))
+    return path
+
+
+@pytest.mark.parametrize("line", ["obj?", "obj.attr??", "%timeit?", "print(x?", "f(9abc?",
+                                  "x???", "9?", "a.b.", "M = 'x'", "é?", "x?  ", "*?"])
+def test_help_end_is_ipythons_pattern(line: str) -> None:
+    from kvplan.check.manifests.notebook import _HELP_END, help_end
+
+    assert help_end(line) is (_HELP_END.search(line) is not None)
+
+
+def test_a_notebook_line_of_200000_word_characters_is_read_in_seconds(tmp_path: Path) -> None:
+    # before: the help-line test searched such a line with a pattern that tried every start to
+    # the line's end: 30,000 characters took 69 s, 100,000 over 100 s (killed), so 200,000 runs
+    # past the 60 s the process is given. Run as a process, so a hang fails the test.
+    nb = _notebook(tmp_path / "big.ipynb", "TOKEN = '" + "x" * 200_000 + "'\n",
+                   "!vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 &")
+    got = subprocess.run([sys.executable, "-m", "kvplan", "check", str(nb), "--gpu", "h100"],
+                         cwd=REPO, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "COLUMNS": "400"})
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "big.ipynb: starts; holds 136 sequences of 8,192 tokens per replica (1,120,080 " \
+        "tokens in the pool)" in got.stdout

@@ -106,6 +106,23 @@ _ENV = re.compile(r"^%env\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*|\s+)(\S.*?)\s*$")
 # the last token before the newline, so a line whose comment ends in `?` is Python); `?obj`
 # (ESC_HELP) is caught by the leading escapes
 _HELP_END = re.compile(r"%{0,2}[a-zA-Z_*][\w*]*(?:\.[a-zA-Z_*][\w*]*)*\?\??$")
+_NAME_CHAR = re.compile(r"[\w*]")
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_*")
+
+
+def help_end(text: str) -> bool:
+    """Whether `text` ends in a help line's name and `?` / `??` (_HELP_END.search), in time
+    linear in the line: the search tried every start of a long run of word characters to its
+    end, so a code line holding a 30,000-character literal took 69 s (task h80review). A match
+    ends the line, and one exists exactly when the run of name characters before the one or two
+    `?` holds a character a name starts with (the name from there is a match on its own)."""
+    marks = len(text) - len(text.rstrip("?"))
+    if marks not in (1, 2):
+        return False
+    end = start = len(text) - marks
+    while start > 0 and _NAME_CHAR.match(text[start - 1]):
+        start -= 1
+    return any(c in _NAME_START for c in text[start:end])
 
 
 # `NAME = !cmd` / `a, b = %magic args`: IPython's SystemAssign and MagicAssign
@@ -267,7 +284,7 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
         at = first + i
         assign = _ASSIGN.match(line)
         ipython = assign is not None or stripped.startswith(("%", "!", "?")) or (
-            _HELP_END.search(stripped) is not None and "#" not in stripped)
+            help_end(stripped) and "#" not in stripped)
         if ipython and not is_open():  # inside brackets or a string, a line is Python's
             out.note(at, f"code cell {number}, its line {i + 1}: `{stripped[:40]}` left out "
                          "(IPython syntax, not Python)")
