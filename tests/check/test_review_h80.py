@@ -74,3 +74,37 @@ def test_a_notebook_line_of_200000_word_characters_is_read_in_seconds(tmp_path: 
     assert got.returncode == 0, got.stdout + got.stderr
     assert "big.ipynb: starts; holds 136 sequences of 8,192 tokens per replica (1,120,080 " \
         "tokens in the pool)" in got.stdout
+
+
+FOREIGN = """apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: box}}
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+      - name: s
+        image: {image}
+        command: ["bash", "-c", "vllm serve meta-llama/Meta-Llama-3-8B-Instruct --max-model-len 8192"]
+        resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+
+
+def _image(tmp_path: Path, image: str) -> str:
+    path = tmp_path / "box.yaml"
+    path.write_text(FOREIGN.format(image=image))
+    code, out = _check(str(path), "--gpu", "h100")
+    assert code == 0, out
+    return out
+
+
+def test_an_image_pinned_by_digest_alone_is_said_to_be_a_digest(tmp_path: Path) -> None:
+    # before: "image acme/box@sha256:...: its repository names no vllm, so its tag is that
+    # image's own version": there is no tag; 0ffff5b said the digest note, as for vllm's image
+    out = _image(tmp_path, f"acme/box@{DIGEST}")
+    assert "(llama-3-8b, vllm (default version))" in out, out
+    assert ("note: image pinned by digest sha256:0123456789ab…: a digest names no vllm release; "
+            "the vllm profile's default version is used") in out
+    assert "its tag" not in out

@@ -129,9 +129,10 @@ def tag_not_release(image: str, engine: str) -> str | None:
         return (f"image {image}: {base}'s tag is its own version, not {engine}'s (a base image "
                 f"the container installs {engine} into); the {engine} profile's default version "
                 "is used")
-    if ":" not in image.rsplit("/", 1)[-1] or "$" in image or "{" in image:
-        return None  # no tag, or an unrendered one: said where the image is read
-    repo = image.split("@", 1)[0].rsplit(":", 1)[0].lower()
+    named = image.split("@", 1)[0]  # a digest after the tag is no part of it
+    if ":" not in named.rsplit("/", 1)[-1] or "$" in image or "{" in image:
+        return None  # no tag (a digest alone is said where the image is read), or unrendered
+    repo = named.rsplit(":", 1)[0].lower()
     if repo.startswith("nvcr.io/nvidia/") or any(
             word in repo for word in traits(engine).name_words + traits(engine).image_words):
         return None
