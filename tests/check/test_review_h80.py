@@ -100,6 +100,25 @@ def _image(tmp_path: Path, image: str) -> str:
     return out
 
 
+def test_a_registry_host_naming_the_engine_does_not_make_the_tag_its_release(tmp_path: Path
+                                                                             ) -> None:
+    # before: 'vllm 1.2' with no note: the engine's word was looked for in the whole name, the
+    # registry's host included (073b4d4 meant the repository)
+    out = _image(tmp_path, "vllm-registry.internal:5000/acme/llm-box:1.2")
+    # vLLM's default profile: Llama-3-8B on one H100 at 8,192 tokens, as
+    # tests/check/test_foreign_image_tag.py reads acme/llm-box:1.2
+    assert "(llama-3-8b, vllm (default version))" in out, out
+    assert "489,616 tokens in the pool" in out
+    assert "its repository names no vllm, so its tag is that image's own version" in out
+    assert "vllm 1.2" not in out
+
+
+def test_a_mirror_of_the_engines_image_keeps_its_tag(tmp_path: Path) -> None:
+    out = _image(tmp_path, "registry.local:5000/vllm/vllm-openai:v0.8.5")
+    assert "(llama-3-8b, vllm 0.8.5)" in out, out
+    assert "its repository names no" not in out
+
+
 def test_an_image_pinned_by_digest_alone_is_said_to_be_a_digest(tmp_path: Path) -> None:
     # before: "image acme/box@sha256:...: its repository names no vllm, so its tag is that
     # image's own version": there is no tag; 0ffff5b said the digest note, as for vllm's image
