@@ -127,3 +127,50 @@ def test_an_image_pinned_by_digest_alone_is_said_to_be_a_digest(tmp_path: Path) 
     assert ("note: image pinned by digest sha256:0123456789ab…: a digest names no vllm release; "
             "the vllm profile's default version is used") in out
     assert "its tag" not in out
+
+
+FORMATTED = ('import subprocess\nMODEL = "Qwen/Qwen2.5-7B-Instruct"\nsubprocess.Popen('
+             '"vllm serve {} --max-model-len 8192 --gpu-memory-utilization {%s}".format(MODEL, '
+             '0.95), shell=True)\n')
+
+
+def test_a_format_spec_in_a_format_call_is_not_applied_to_the_text(tmp_path: Path) -> None:
+    # before: '{:.3}' was applied to the text '0.95' (giving '0.9') where Python applies it to
+    # the float 0.95 (giving '0.95'): PASS at 1,005,408 tokens, the pool at 0.9, in silence
+    script = tmp_path / "serve.py"
+    script.write_text(FORMATTED % ":.3")
+    code, out = _check(str(script), "--gpu", "h100")
+    assert code == 2, out
+    assert ("ERROR line 3: 0.95 in the command of subprocess.Popen(...) (line 3) is not read: a "
+            "formatted value (an index or attribute, a format spec or !r / !a conversion) kvplan "
+            "does not apply") in out
+    assert "1,005,408" not in out
+
+
+def test_a_plain_format_field_is_still_read(tmp_path: Path) -> None:
+    # '{}' is Python's str() of the value: the command as written out in a launch script
+    # (`vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --gpu-memory-utilization 0.95`
+    # gives 1,079,552 tokens on an H100 under vLLM's default profile)
+    script = tmp_path / "serve.py"
+    script.write_text(FORMATTED % "")
+    written = tmp_path / "serve.sh"
+    written.write_text("vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 "
+                       "--gpu-memory-utilization 0.95\n")
+    for path in (script, written):
+        code, out = _check(str(path), "--gpu", "h100")
+        assert code == 0, out
+        assert "holds 131 sequences of 8,192 tokens per replica (1,079,552 tokens in the pool)" \
+            in out
+
+
+def test_an_indexed_format_field_is_not_read_as_its_placeholder(tmp_path: Path) -> None:
+    # before: '{0[0]}' of a list kvplan does not read indexed the hole's text '${KVPLAN_PY_1}':
+    # the served model was '$' ("'$' is not in the catalog")
+    script = tmp_path / "serve.py"
+    script.write_text('import subprocess\nsubprocess.Popen("vllm serve {0[0]} --max-model-len '
+                      '8192".format(["Qwen/Qwen2.5-7B-Instruct"]), shell=True)\n')
+    code, out = _check(str(script), "--gpu", "h100")
+    assert code == 2, out
+    assert "'$'" not in out
+    assert ("['Qwen/Qwen2.5-7B-Instruct'] in the command of subprocess.Popen(...) (line 2) is not "
+            "read: a formatted value (an index or attribute") in out
