@@ -174,3 +174,14 @@ def test_an_indexed_format_field_is_not_read_as_its_placeholder(tmp_path: Path) 
     assert "'$'" not in out
     assert ("['Qwen/Qwen2.5-7B-Instruct'] in the command of subprocess.Popen(...) (line 2) is not "
             "read: a formatted value (an index or attribute") in out
+
+
+def test_check_help_says_a_folder_walk_reads_shell_scripts() -> None:
+    # before: "a launch script is read when named", untrue since task h70walk (8199b23), whose
+    # walk reads the shell scripts that start an engine and counts the others in the footer
+    got = CliRunner().invoke(app, ["check", "--help"], env={"COLUMNS": "400"})
+    assert got.exit_code == 0
+    text = " ".join(got.output.split())
+    assert "read when named" not in text
+    assert ("folders (searched recursively: YAML, and the shell scripts and .py / .ipynb files "
+            "that start an engine; the others are counted) or globs") in text
