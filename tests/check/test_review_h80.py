@@ -185,3 +185,33 @@ def test_check_help_says_a_folder_walk_reads_shell_scripts() -> None:
     assert "read when named" not in text
     assert ("folders (searched recursively: YAML, and the shell scripts and .py / .ipynb files "
             "that start an engine; the others are counted) or globs") in text
+
+
+def test_a_flag_over_what_a_script_or_side_file_states_says_it_overrides(tmp_path: Path) -> None:
+    # before: "--max-model-len sets engine.max_model_len (the file does not state it)" where the
+    # script says --max-model-len 8192, and "--peak-users sets traffic.peak_concurrent_users (the
+    # file does not state it)" where its side file says 500: plan.record._apply took only a
+    # kvplan/v1 file's fields ("file") as stated, and a manifest's, script's or notebook's are
+    # "manifest" (explain, size and fleet read scripts since task h71left)
+    script = tmp_path / "serve.sh"
+    script.write_text(SERVE)
+    (tmp_path / "serve.kvplan.yaml").write_text(
+        "traffic:\n  peak_concurrent_users: 500\n  context_tokens: {p50: 2000, p95: 8000}\n")
+    got = CliRunner().invoke(app, ["fleet", str(script), "--gpu", "h100", "--max-model-len",
+                                   "4096", "--peak-users", "600"], env={"COLUMNS": "400"})
+    assert got.exit_code == 0, got.output
+    assert "--max-model-len overrides engine.max_model_len (was 8192)" in got.stderr
+    assert "--peak-users overrides traffic.peak_concurrent_users (was 500)" in got.stderr
+    assert "--gpu sets hardware.gpu (the file does not state it)" in got.stderr  # it does not
+    assert "(the file does not state it)" not in got.stderr.replace(
+        "--gpu sets hardware.gpu (the file does not state it)", "")
+
+
+def test_a_flag_over_a_manifest_without_traffic_still_sets_it(tmp_path: Path) -> None:
+    path = tmp_path / "box.yaml"
+    path.write_text(FOREIGN.format(image="vllm/vllm-openai:v0.8.5"))
+    got = CliRunner().invoke(app, ["fleet", str(path), "--gpu", "h100", "--peak-users", "600"],
+                             env={"COLUMNS": "400"})
+    assert got.exit_code == 0, got.output
+    assert "--peak-users sets traffic.peak_concurrent_users (the file does not state it)" \
+        in got.stderr
