@@ -215,3 +215,68 @@ def test_a_flag_over_a_manifest_without_traffic_still_sets_it(tmp_path: Path) ->
     assert got.exit_code == 0, got.output
     assert "--peak-users sets traffic.peak_concurrent_users (the file does not state it)" \
         in got.stderr
+
+
+SKY = """resources:
+  accelerators: H100:1
+setup: |
+  VLLM_VERSION=0.8.5
+  pip install vllm==$VLLM_VERSION
+run: |
+  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192
+"""
+DSTACK = """type: task
+name: t
+resources:
+  gpu: H100:1
+commands:
+  - export VLLM_VERSION=0.8.5
+  - pip install vllm==$VLLM_VERSION
+  - vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192
+"""
+CONTAINER = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+      - name: x
+        image: python:3.11
+        command:
+        - sh
+        - -c
+        - >-
+          VLLM_VERSION=0.8.5; pip install vllm==$VLLM_VERSION &&
+          vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize(("name", "text", "said"), [
+    ("sky.yaml", SKY, "setup installs vllm==0.8.5: vllm 0.8.5"),
+    ("ds.dstack.yml", DSTACK, "commands (line 7) installs vllm==0.8.5: vllm 0.8.5"),
+    ("box.yaml", CONTAINER, "the container's sh -c script installs vllm==0.8.5: vllm 0.8.5"),
+])
+def test_a_pin_through_a_variable_the_script_sets_is_read(tmp_path: Path, name: str, text: str,
+                                                          said: str) -> None:
+    # before: "installs vllm==$VLLM_VERSION: a variable kvplan does not know there", the
+    # default profile planned (1,120,080 tokens): only the container's env / the launcher's
+    # envs were read, where a launch script reads its own assignments (3368d99)
+    path = tmp_path / name
+    path.write_text(text)
+    args = [str(path)] if name != "box.yaml" else [str(path), "--gpu", "h100"]
+    code, out = _check(*args)
+    assert code == 0, out
+    assert said in out
+    assert "a variable kvplan does not know there" not in out
+    # the same text as a launch script: `VLLM_VERSION=0.8.5; pip install vllm==$VLLM_VERSION &&
+    # vllm serve ...` is vLLM 0.8.5, Qwen2.5-7B on one H100 at 8,192 tokens
+    script = tmp_path / "same.sh"
+    script.write_text("VLLM_VERSION=0.8.5; pip install vllm==$VLLM_VERSION && vllm serve "
+                      "Qwen/Qwen2.5-7B-Instruct --max-model-len 8192\n")
+    for got in (out, _check(str(script), "--gpu", "h100")[1]):
+        assert "holds 117 sequences of 8,192 tokens per replica (959,408 tokens in the pool)" \
+            in got, got
+        assert "(qwen2.5-7b, vllm 0.8.5)" in got
