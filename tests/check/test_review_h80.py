@@ -280,3 +280,28 @@ def test_a_pin_through_a_variable_the_script_sets_is_read(tmp_path: Path, name: 
         assert "holds 117 sequences of 8,192 tokens per replica (959,408 tokens in the pool)" \
             in got, got
         assert "(qwen2.5-7b, vllm 0.8.5)" in got
+
+
+DATABRICKS = """# Databricks notebook source
+# MAGIC %pip install vllm==0.8.5
+
+# COMMAND ----------
+
+# MAGIC %sh
+# MAGIC vllm serve Qwen/Qwen2.5-7B-Instruct \\
+# MAGIC   --max-model-len 8192 &
+"""
+
+
+def test_a_databricks_notebooks_pin_is_named_by_its_command(tmp_path: Path) -> None:
+    # before: "code cell 1, its line 2 installs vllm==0.8.5", where the file has no code cells
+    # and the note beside it says "command 2, its line 4 (line 7 of the file)"
+    path = tmp_path / "nb.py"
+    path.write_text(DATABRICKS)
+    code, out = _check(str(path), "--gpu", "h100")
+    assert code == 0, out
+    assert "note: command 1, its line 2 installs vllm==0.8.5: vllm 0.8.5" in out
+    assert "code cell" not in out
+    # vLLM 0.8.5 pip-installed (no FlashInfer), Qwen2.5-7B on one H100 at 8,192 tokens, as the
+    # launch script with the same pin reads it (test_a_pin_through_a_variable_...)
+    assert "holds 117 sequences of 8,192 tokens per replica (959,408 tokens in the pool)" in out

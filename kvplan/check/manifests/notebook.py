@@ -267,11 +267,11 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
         else:
             after = (f" (after {at} comment line(s), as Colab runs such a cell: IPython "
                      "itself takes a cell magic on the first line only)") if at else ""
-            out.note(first + at, f"code cell {number} left out: its cell magic {magic} makes "
+            out.note(first + at, f"{out.cell_word} {number} left out: its cell magic {magic} makes "
                                  f"it no Python{after}")
             shell = _shell_magic(body[at].strip())
             if shell is not None:
-                out.shell.extend((line, f"code cell {number}, its line {i}")
+                out.shell.extend((line, f"{out.cell_word} {number}, its line {i}")
                                  for i, line in enumerate(body[at + 1:], start=at + 2))
                 out.chunks.append(Chunk(first + at + 1, body[at + 1:], number, shell))
             lines.extend("" for _ in body)
@@ -286,7 +286,7 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
         ipython = assign is not None or stripped.startswith(("%", "!", "?")) or (
             help_end(stripped) and "#" not in stripped)
         if ipython and not is_open():  # inside brackets or a string, a line is Python's
-            out.note(at, f"code cell {number}, its line {i + 1}: `{stripped[:40]}` left out "
+            out.note(at, f"{out.cell_word} {number}, its line {i + 1}: `{stripped[:40]}` left out "
                          "(IPython syntax, not Python)")
             span = [line]
             if stripped.startswith(("!", "%")) or assign is not None:  # IPython joins a
@@ -296,7 +296,7 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
             if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
                 lhs, esc, rest = assign.groups()
                 if esc == "!":
-                    out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
+                    out.shell.extend((s, f"{out.cell_word} {number}, its line {i + 1 + k}")
                                      for k, s in enumerate([rest, *span[1:]]))
                     call = f"get_ipython().getoutput({rest!r})"
                 else:
@@ -313,7 +313,7 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
             if env is not None:
                 out.env.append((at, env.group(1), env.group(2)))
             if stripped.startswith(("%", "!")):
-                out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
+                out.shell.extend((s, f"{out.cell_word} {number}, its line {i + 1 + k}")
                                  for k, s in enumerate(span))
             # IPython makes the line one statement (get_ipython().system(...)): as the first
             # line of a block (`if x:` above it), `pass` keeps the block one Python parses
