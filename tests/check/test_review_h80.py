@@ -305,3 +305,19 @@ def test_a_databricks_notebooks_pin_is_named_by_its_command(tmp_path: Path) -> N
     # vLLM 0.8.5 pip-installed (no FlashInfer), Qwen2.5-7B on one H100 at 8,192 tokens, as the
     # launch script with the same pin reads it (test_a_pin_through_a_variable_...)
     assert "holds 117 sequences of 8,192 tokens per replica (959,408 tokens in the pool)" in out
+
+
+def test_a_list_given_with_shell_true_is_named(tmp_path: Path) -> None:
+    # POSIX subprocess with shell=True and a list runs ['/bin/sh', '-c', 'vllm', 'serve', ...]:
+    # the shell runs `vllm` alone (its usage), and 'serve' ... become $0, $1 (Python's
+    # subprocess docs, "Popen constructor", args). Before: "no engine started in this file",
+    # nothing said of the call
+    script = tmp_path / "serve.py"
+    script.write_text('import subprocess\nsubprocess.Popen(["vllm", "serve", '
+                      '"Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"], shell=True)\n')
+    code, out = _check(str(script), "--gpu", "h100")
+    assert code == 2, out
+    assert ("ERROR line 2: subprocess.Popen(...) is given a list with shell=True: the shell runs "
+            "its first item 'vllm' alone, and the others (serve Qwen/Qwen2.5-7B-Instruct ...) "
+            "are the shell's own $0, $1 ..., not the command's words, so no server starts") in out
+    assert "no engine started in this file" not in out
