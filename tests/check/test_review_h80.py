@@ -321,3 +321,15 @@ def test_a_list_given_with_shell_true_is_named(tmp_path: Path) -> None:
             "its first item 'vllm' alone, and the others (serve Qwen/Qwen2.5-7B-Instruct ...) "
             "are the shell's own $0, $1 ..., not the command's words, so no server starts") in out
     assert "no engine started in this file" not in out
+
+
+def test_size_names_a_notebooks_servers_as_the_notebooks(tmp_path: Path) -> None:
+    # before: "the manifest runs 2 servers; planning the first (line 2)" of a .ipynb, beside
+    # "the notebook declares no traffic" in the same notes
+    nb = _notebook(tmp_path / "two.ipynb",
+                   "%%bash\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 &",
+                   "!vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 &")
+    got = CliRunner().invoke(app, ["size", str(nb), "--gpu", "h100"], env={"COLUMNS": "400"})
+    assert got.exit_code == 0, got.output
+    assert f"note: {nb}: the notebook runs 2 servers; planning the first (line 2)" in got.stderr
+    assert "the manifest" not in got.stderr
