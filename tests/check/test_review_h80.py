@@ -333,3 +333,17 @@ def test_size_names_a_notebooks_servers_as_the_notebooks(tmp_path: Path) -> None
     assert got.exit_code == 0, got.output
     assert f"note: {nb}: the notebook runs 2 servers; planning the first (line 2)" in got.stderr
     assert "the manifest" not in got.stderr
+
+
+def test_a_notebook_of_20000_shell_lines_is_read_in_seconds(tmp_path: Path) -> None:
+    # before: each `!` line was read as a script padded with the blank lines above it, so the
+    # reading cost grew with the square of the lines: 1,000 lines 21 s, 2,000 lines 71 s, 20,000
+    # over 200 s (killed). Run as a process given 60 s, so a hang fails the test.
+    nb = _notebook(tmp_path / "many.ipynb", "".join(f"!echo {i}\n" for i in range(20_000))
+                   + "!vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 &\n")
+    got = subprocess.run([sys.executable, "-m", "kvplan", "check", str(nb), "--gpu", "h100"],
+                         cwd=REPO, capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "COLUMNS": "400"})
+    assert got.returncode == 0, got.stdout + got.stderr
+    assert "PASS  line 20001  many.ipynb: starts; holds 136 sequences of 8,192 tokens per " \
+        "replica (1,120,080 tokens in the pool)" in got.stdout
