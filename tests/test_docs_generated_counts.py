@@ -53,7 +53,7 @@ def _log_counts() -> dict[str, str]:
              35: "thirty-five", 36: "thirty-six", 37: "thirty-seven", 38: "thirty-eight",
              39: "thirty-nine", 40: "forty", 41: "forty-one", 42: "forty-two",
              43: "forty-three", 44: "forty-four", 45: "forty-five",
-             46: "forty-six"}
+             46: "forty-six", 47: "forty-seven"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -70,7 +70,7 @@ def _engine_log_counts() -> dict[str, str]:
     parts = Counter(e.part for e in split.values())
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
-    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 52)})
+    out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 53)})
     return out
 
 
@@ -137,8 +137,8 @@ PROSE = [
      r"(?P<h37>\d+) in heldout-37, (?P<h39>\d+) in heldout-39, (?P<h40>\d+) in heldout-40, "
      r"(?P<h41>\d+) in heldout-41, (?P<h42>\d+) in heldout-42, (?P<h43>\d+) in heldout-43, "
      r"(?P<h44>\d+) in heldout-44, (?P<h45>\d+) in heldout-45, (?P<h46>\d+) in heldout-46, "
-     r"(?P<h47>\d+) in heldout-47, (?P<h49>\d+) in heldout-49, (?P<h50>\d+) in heldout-50 and "
-     r"(?P<h51>\d+) in heldout-51;",
+     r"(?P<h47>\d+) in heldout-47, (?P<h49>\d+) in heldout-49, (?P<h50>\d+) in heldout-50, "
+     r"(?P<h51>\d+) in heldout-51 and (?P<h52>\d+) in heldout-52;",
      _engine_log_counts),
     ("docs/engines-calibration.md", r"heldout-11 now holds (?P<n>\d+) logs",
      lambda: _part_size("heldout-11")),
@@ -147,6 +147,9 @@ PROSE = [
     ("README.md", r"kvplan/v1 files and (?P<n>\d+) manifest formats", _manifest_formats),
     ("docs/check.md", r"verdicts: (?P<hit>\d+) of (?P<n>\d+) \(.*?within the engine's tolerance: "
      r"(?P<t_hit>\d+) of (?P<t_n>\d+)", _check_outcomes),
+    ("docs/check.md", r"(?P<files>\d+) public manifests \(tests/assets/check/corpus, sources",
+     _corpus),
+    ("docs/check.md", r"reader\); (?P<held_n>\d+) files \(10 of the first 41", _corpus),
     ("docs/check.md", r"Now: (?P<deployments>\d+) deployments in (?P<files>\d+) files: (?P<pass>\d+) PASS, "
      r"(?P<fail>\d+) FAIL, (?P<warn>\d+) WARN, (?P<error>\d+) ERROR", _corpus_run),
 ]

@@ -2,7 +2,7 @@
 
 A log directory may carry two manifests (tab-separated, `#` comments):
 - SPLIT.tsv: `log  part  engine  class`, part `fit`, `heldout`, `heldout-2`, `heldout-3`,
-  `heldout-4` ... `heldout-51` (later held-out rounds, each gathered
+  `heldout-4` ... `heldout-52` (later held-out rounds, each gathered
   after the constants of the round before were set, reported as its own part),
   class dense | moe | mla | sliding | multimodal | unknown;
 - FITTED.tsv: `constant  logs  what`, the constants of kvplan/engines and the log prefixes (NN)
@@ -30,7 +30,7 @@ PARTS = ("fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5",
          "heldout-36", "heldout-37", "heldout-39", "heldout-40",
          "heldout-41", "heldout-42", "heldout-43", "heldout-44",
          "heldout-45", "heldout-46", "heldout-47", "heldout-49",
-         "heldout-50", "heldout-51")
+         "heldout-50", "heldout-51", "heldout-52")
 POOLED = "heldout-all"  # every held-out part together, in the summary only (not a SPLIT.tsv part)
 CLASSES = ("dense", "moe", "mla", "sliding", "multimodal", "unknown")
 

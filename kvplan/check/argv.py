@@ -306,6 +306,17 @@ def _short_o(words: list[Word], i: int, out: Parsed) -> int:
     return i + 2
 
 
+def several_values(engine: str, table: frozenset[str],
+                   multi: frozenset[str] | None) -> frozenset[str]:
+    """The options that take several values: the stated release's (`multi`, with `table` its
+    options), else MULTI_VALUE."""
+    if multi is None:
+        return MULTI_VALUE.get(engine, frozenset())
+    # an option of OLD_OPTIONS the release lacks is still read as the releases with it take it
+    # (refused or noted by kvplan.check.manifests.engine)
+    return multi | (frozenset(OLD_MULTI_VALUE.get(engine, ())) - table)
+
+
 def parse(inv: Invocation, flags: frozenset[str] | None = None,
           multi: frozenset[str] | None = None) -> Parsed:
     """Walk the words as the engine's parser does; unknown options are recorded, not skipped.
@@ -313,10 +324,7 @@ def parse(inv: Invocation, flags: frozenset[str] | None = None,
     engine's newest table; `multi`: those of the stated release that take several values (task
     h71sglfix: SGLang 0.5.4.post2's --debug-tensor-dump-layers takes one), else MULTI_VALUE."""
     table = TABLES[inv.engine][0] if flags is None else flags
-    several = MULTI_VALUE.get(inv.engine, frozenset()) if multi is None else (
-        # an option of OLD_OPTIONS the release lacks is still read as the releases with it
-        # take it (refused or noted by kvplan.check.manifests.engine)
-        multi | (frozenset(OLD_MULTI_VALUE.get(inv.engine, ())) - table))
+    several = several_values(inv.engine, table, multi)
     short_o, dotted = traits(inv.engine).short_o, traits(inv.engine).dotted_options
     out = Parsed()
     words = inv.words

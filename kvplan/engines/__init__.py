@@ -44,6 +44,24 @@ def profile_for(engine: Engine) -> Profile:
     raise AssertionError(f"engine {engine} has no profile")  # pragma: no cover
 
 
+def default_release(engine: str) -> str | None:
+    """The release a profile plans with when none is stated (its DEFAULT_VERSION); None for an
+    engine without releases (ideal, transformers) or a name that is no engine."""
+    if engine == Engine.vllm.value:
+        from kvplan.engines.vllm_series import DEFAULT_VERSION as VLLM_DEFAULT
+
+        return VLLM_DEFAULT
+    if engine == Engine.sglang.value:
+        from kvplan.engines.sglang_defaults import DEFAULT_VERSION as SGLANG_DEFAULT
+
+        return SGLANG_DEFAULT
+    if engine == Engine.trtllm.value:
+        from kvplan.engines.trtllm import DEFAULT_VERSION as TRTLLM_DEFAULT
+
+        return TRTLLM_DEFAULT
+    return None
+
+
 SERVING_ENGINES = tuple(Engine(name) for name in SERVING)  # kvplan.engine_traits
 
 

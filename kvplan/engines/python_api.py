@@ -80,8 +80,34 @@ class PythonApi:
     spellings_source: str = ""  # where the three above come from
     # why the engine does not run `dtype=torch.float64` (torch.double): its source's words
     float64_refused: str = ""
+    # why a positional argument of a start class stops the script ("" : passed over, noted)
+    positional_refused: str = ""
+    # (module, function) of the package's functions that start the server from an args object
+    # given first or as `args_keyword=` (SGLang's launch_server(server_args))
+    server_functions: tuple[tuple[str, str], ...] = ()
+    # what the engine does with an attribute set on the args object after its construction
+    # that is no field of it ("": attributes set after construction are not followed)
+    unknown_attribute: str = ""
 
 
+# vllm 0.11.0 wheel (task h81vllmpy): EngineArgs is a plain @dataclass (engine/arg_utils.py:284-285;
+# AsyncEngineArgs its subclass, :1685-1686), no slots and no __setattr__, so `ea.x = v` after the
+# construction sets the field x, or keeps an attribute that is no field in the instance's
+# __dict__; from_engine_args builds the engine from engine_args.create_engine_config(...)
+# (v1/engine/async_llm.py:231, v1/engine/llm_engine.py:169), which reads the fields (:1111)
+VLLM_UNKNOWN_ATTRIBUTE = ("vLLM's EngineArgs is a dataclass (vllm 0.11.0 vllm/engine/"
+                          "arg_utils.py:284-285, AsyncEngineArgs :1685-1686) without slots: an "
+                          "attribute that is no field is kept on the object and never read "
+                          "(from_engine_args reads the fields through create_engine_config, "
+                          ":1111; v1/engine/async_llm.py:231, v1/engine/llm_engine.py:169)")
+# vllm 0.11.0 wheel (task h81vllmpy): `def __init__(self, model: str, *, runner=..., ...)`
+# (entrypoints/llm.py:163-166), so LLM("model", "tokenizer") raises TypeError; the other
+# positional arguments were deprecated by vLLM PR #9424 and removed by PR #18802 (merged
+# 2025-05-28)
+VLLM_POSITIONAL = ("vLLM's LLM.__init__(self, model, *, ...) takes only the model positionally "
+                   "(vllm 0.11.0 vllm/entrypoints/llm.py:163-166; the others were deprecated by "
+                   "vLLM PR #9424 and removed by PR #18802, merged 2025-05-28), so another raises "
+                   "TypeError (\"takes 2 positional arguments\") and no engine starts")
 VLLM = PythonApi(
     "vllm", "vllm", ("LLM",), "model", True, ("vllm", "serve"), False,
     "vLLM's LLM passes it to EngineArgs(**kwargs), a dataclass, which raises TypeError "
@@ -108,7 +134,8 @@ VLLM = PythonApi(
         "flash_attn.py:82, flashinfer.py:409, turboquant_attn.py:129, triton_attn.py:289, "
         "flex_attention.py:91), so "
         "the engine stops at start with \"No valid attention backend found\" "
-        "(platforms/cuda.py:457)"))
+        "(platforms/cuda.py:457)"),
+    unknown_attribute=VLLM_UNKNOWN_ATTRIBUTE, positional_refused=VLLM_POSITIONAL)
 # sglang 0.5.23 wheel, read with Python's ast (task h61pyleft): ServerArgs is msgspec.defstruct of
 # the annotated fields of the 21 namespaces in srt/server_args.py _INPUT_NAMESPACES (:522-544,
 # :551), declared in srt/arg_groups/fields/*.py; launch_server's option of a field is Arg's
@@ -160,6 +187,24 @@ SGLANG_FLAGLESS = frozenset({
     "watermark_default_enabled", "watermark_enforce_all", "watermark_key", "watermark_key_b",
     "watermark_max_probability", "watermark_mixing_probability",
 })
+# sglang 0.5.23 wheel (task h80sglpy): Engine.__init__(self, **kwargs) takes keywords only
+# (srt/entrypoints/engine.py:278), so Engine(ServerArgs(...)) raises TypeError ("takes 1
+# positional argument but 2 were given"); launch_server(server_args, ...) starts the HTTP server
+# `python -m sglang.launch_server` runs (srt/entrypoints/http_server.py:3125-3132), and
+# sglang.launch_server.run_server(server_args) picks it for an HTTP server (launch_server.py:17,
+# :63-67); ServerArgs is a msgspec Struct made with dict=True (srt/server_args.py:550-562), so an
+# attribute that is no field is kept beside the fields and never read, and its __setattr__
+# (:474-496) lets a field be set until resolution, which the launch runs
+SGLANG_POSITIONAL = ("sglang's Engine.__init__(self, **kwargs) takes keywords only, so a "
+                     "positional argument raises TypeError (\"takes 1 positional argument\") and "
+                     "no engine starts (sglang 0.5.23 srt/entrypoints/engine.py:278)")
+SGLANG_SERVER_FUNCTIONS = (
+    ("sglang.srt.entrypoints.http_server", "launch_server"),  # http_server.py:3125
+    ("sglang.launch_server", "run_server"),  # launch_server.py:17 (HTTP: :63-67)
+)
+SGLANG_UNKNOWN_ATTRIBUTE = ("SGLang's ServerArgs is a msgspec Struct made with dict=True (sglang "
+                            "0.5.23 srt/server_args.py:550-562): an attribute that is no field "
+                            "is kept beside the fields and never read")
 SGLANG = PythonApi(
     "sglang", "sglang", ("Engine",), "model_path", False,
     ("python3", "-m", "sglang.launch_server"), False,
@@ -177,7 +222,9 @@ SGLANG = PythonApi(
         "float64, which SGLang's --dtype choices do not hold (auto, half, float16, bfloat16, "
         "float, float32: srt/arg_groups/fields/model.py:173 in 0.5.23); Engine(dtype=...) "
         "passes a torch.dtype past them as given (configs/model_config.py:2326), and kvplan's "
-        "sources do not show SGLang computing in float64, so it is not planned"))
+        "sources do not show SGLang computing in float64, so it is not planned"),
+    positional_refused=SGLANG_POSITIONAL, server_functions=SGLANG_SERVER_FUNCTIONS,
+    unknown_attribute=SGLANG_UNKNOWN_ATTRIBUTE)
 TRTLLM = PythonApi(
     "trtllm", "tensorrt_llm", ("LLM",), "model", True, ("trtllm-serve",), True, "",
     config_classes=("KvCacheConfig", "BuildConfig"),

@@ -137,6 +137,11 @@ def _from_manifest(
         problems = [p for t in targets for p in t.problems] or [_nothing_read(path)]
         raise DeploymentError(str(path), problems)
     t = found[0]
+    from kvplan.check.compute_dtype import keep_quantized_weights
+
+    keep_quantized_weights(t)  # as check plans it: --dtype is not a quantized checkpoint's weights
+    if t.problems:  # the compute dtype the engine refuses: check's ERROR, never planned over
+        raise DeploymentError(str(path), t.problems)
     assert t.deployment is not None
     data = t.deployment.model_dump(mode="json", exclude_none=True, exclude_unset=True)
     origins = {k: "manifest" for k in _leaves(data)}

@@ -50,6 +50,7 @@ SUPPORTED = (
     "llama",
     "llama4",
     "mistral",
+    "mistral3",
     "mixtral",
     "opt",
     "phi",
@@ -95,6 +96,28 @@ REFUSED_KEYS = {
 
 LLAMA4_KEYS = ("attention_chunk_size", "no_rope_layers")
 
+# Composite configs whose language model is only the nested text_config, with the model types
+# transformers builds it as. Mistral3Config (transformers models/mistral3/
+# configuration_mistral3.py, sub_configs_defaults): text_config is an AutoConfig of model_type
+# "mistral" where the dict names none; other text types under "mistral3" (ministral3, mistral4)
+# are other architectures, refused.
+NESTED_TEXT = {"mistral3": ("mistral",)}
+
+
+def _nested_text_type(cfg: Mapping[str, Any], model_type: object, inner: Located | None) -> None:
+    allowed = NESTED_TEXT.get(str(model_type))
+    if allowed is None:
+        return
+    if inner is None:
+        raise ImportRefused(
+            f"model_type {model_type!r} without a text_config: transformers would build its "
+            "default language model; kvplan reads only the text_config a config.json states")
+    kind = inner.get("model_type", allowed[0])
+    if kind not in allowed:
+        raise ImportRefused(
+            f"{field_path(inner, 'model_type')} {kind!r} under model_type {model_type!r} is not "
+            f"handled (kvplan reads a {' or '.join(allowed)} text_config there)")
+
 
 def text_config(cfg: Mapping[str, Any]) -> tuple[Located, list[str]]:
     """The language model's config (nested `text_config` merged over the top level), defaults
@@ -103,6 +126,7 @@ def text_config(cfg: Mapping[str, Any]) -> tuple[Located, list[str]]:
     model_type = cfg.get("model_type")
     notes: list[str] = []
     inner = block(cfg, "text_config")  # a text_config of another type is named
+    _nested_text_type(cfg, model_type, inner)
     if inner is not None:
         merged = Located({k: v for k, v in cfg.items() if k not in ("text_config",
                                                                    "vision_config")},

@@ -146,7 +146,7 @@ def layer_kinds(cfg: Mapping[str, Any], model_type: str, notes: list[str]) -> li
             return [LayerKind.full] * layers
         first = _int_or(cfg, "max_window_layers", layers, least=0)
         return [LayerKind.sliding if i >= first else LayerKind.full for i in range(layers)]
-    if model_type in ("mistral", "mixtral", "phi3"):
+    if model_type in ("mistral", "mistral3", "mixtral", "phi3"):
         if window is None:
             return [LayerKind.full] * layers
         notes.append(f"sliding_window {window} applies to every layer")

@@ -125,6 +125,7 @@ def _text_params(cfg: Mapping[str, Any], model_type: str) -> ParamCount:
         "llama": _llama,
         "granite": _llama,
         "mistral": _mistral,
+        "mistral3": _mistral,  # Mistral3ForConditionalGeneration's text_config is a MistralConfig
         "qwen2": _qwen2,
         "qwen2_5_vl": _qwen2,
         "qwen3": _qwen3,

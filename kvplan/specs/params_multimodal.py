@@ -138,6 +138,44 @@ def moonvit_vision(vcfg: Mapping[str, Any], text_hidden: int) -> int:
     return tower + projector
 
 
+def pixtral_vision(vcfg: Mapping[str, Any]) -> int:
+    """Pixtral (transformers models/pixtral/modeling_pixtral.py, PixtralVisionModel): a Conv2d
+    patch embedding without bias, the ln_pre RMSNorm, then layers of two RMSNorms
+    (attention_norm, ffn_norm), q/k/v/o without biases and a gated MLP (gate/up/down) without
+    biases; its positions are 2D RoPE (no table)."""
+    if vcfg.get("model_type", "pixtral") != "pixtral":
+        raise UnsupportedArchitecture(f"{field_path(vcfg, 'model_type')} "
+                                      f"{vcfg.get('model_type')!r}: only the pixtral tower is counted")
+    dim, inter = _dim(vcfg, "hidden_size"), _dim(vcfg, "intermediate_size")
+    patch = _dim(vcfg, "patch_size")
+    channels = _int_or(vcfg, "num_channels", 3, least=1)
+    layer = 2 * dim + 4 * dim * dim + 3 * dim * inter
+    return channels * patch * patch * dim + dim + _dim(vcfg, "num_hidden_layers") * layer
+
+
+def mistral3_projector(root: Mapping[str, Any], vcfg: Mapping[str, Any], text_hidden: int) -> int:
+    """Mistral3MultiModalProjector (transformers models/mistral3/modeling_mistral3.py): an
+    RMSNorm over the vision width, the patch merger (one Linear without bias from
+    spatial_merge_size**2 patches to one), linear_1 from the vision width times the number of
+    vision_feature_layer entries to the text width and linear_2 text to text, both with biases
+    when multimodal_projector_bias (Mistral3Config's defaults: 2, -1, false)."""
+    dim = _dim(vcfg, "hidden_size")
+    merge = _int_or(root, "spatial_merge_size", 2, least=1)
+    feature = root.get("vision_feature_layer", -1)
+    if isinstance(feature, list) and feature and all(
+            isinstance(i, int) and not isinstance(i, bool) for i in feature):
+        layers = len(feature)
+    elif isinstance(feature, int) and not isinstance(feature, bool):
+        layers = 1
+    else:
+        raise UnsupportedArchitecture(f"{field_path(root, 'vision_feature_layer')} {feature!r} "
+                                      "must be a layer index or a list of them")
+    bias = _flag(root, "multimodal_projector_bias", False)
+    linear_1 = dim * layers * text_hidden + (text_hidden if bias else 0)
+    linear_2 = text_hidden * text_hidden + (text_hidden if bias else 0)
+    return dim + (dim * merge * merge) * dim + linear_1 + linear_2
+
+
 def vision_tower(model_type: str, root: Mapping[str, Any], text_hidden: int) -> int | None:
     """The vision tower's parameters for a multimodal config, None for a text-only one."""
     vcfg = block(root, "vision_config")  # another type there is named
@@ -153,4 +191,6 @@ def vision_tower(model_type: str, root: Mapping[str, Any], text_hidden: int) -> 
         return llama4_vision(vcfg, text_hidden)
     if model_type == "kimi_k25":
         return moonvit_vision(vcfg, text_hidden)
+    if model_type == "mistral3":
+        return pixtral_vision(vcfg) + mistral3_projector(root, vcfg, text_hidden)
     raise UnsupportedArchitecture(f"no vision-tower count for model_type {model_type!r}")

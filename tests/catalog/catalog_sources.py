@@ -250,6 +250,12 @@ NEW = {
         "partial: no verbatim copy of the official file; the Qwen3MoeConfig that transformers 5.7.0 printed on loading a local Qwen3-30B-A3B-Thinking-2507-FP8 folder in a public model report (code index id 62570066099, the collection qwen3-30b-a3b-thinking-2507 is read from), with its quantization_config (quant_method fp8, fmt e4m3, dynamic activations, weight_block_size [128, 128], modules_to_not_convert lm_head and every layer's norms and router gate) copied as printed; the bf16 release's fields otherwise, and its tensor list shows the same shapes with float8_e4m3fn projections and experts, bf16 embeddings, lm_head, norms and router, and a bf16 weight_scale_inv per 128 x 128 block; Qwen's own FP8 release, priced as qwen3-30b-a3b-fp8 is (the original release's FP8, 40,960 positions)",
         None,
     ),
+    # task h80catalog: the mistral3 release (a Pixtral tower, 131,072 positions)
+    "mistral-small-3.1-24b": (
+        "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+        "the config.json a public C++ config-parser test embeds as 'Verbatim Mistral-Small-3.1-24B-Instruct-2503 config.json' (code index id 54705818534), cross-checked field for field with NVIDIA/TensorRT-LLM tests/unittest/_torch/modeling/test_modeling_mistral.py@5685103 fixture mistral_small_3_1_24b_config (which cuts num_hidden_layers from the original 40 to 4); model_type mistral3, the language model in text_config (a MistralConfig), a Pixtral vision_config; no tie_word_embeddings key (MistralConfig's default, untied, which keras-hub's count confirms)",
+        None,
+    ),
     # issue 13: Kimi-K2.5 (int4 routed experts beside bf16, a MoonViT tower)
     "kimi-k2.5": (
         "moonshotai/Kimi-K2.5",
@@ -274,6 +280,7 @@ COUNTED = {
     "qwen2.5-3b": (3085938688, "3,085,938,688 parameters of Qwen2.5-3B-Instruct (same architecture), unquantized at a pinned revision, quoted in code index id 68917025098"),
     "phi-3-mini-4k": (3821079552, "3,821,079,552: keras-team/keras-hub keras_hub/src/models/phi3/phi3_presets.py@96b8685 phi3_mini_4k_instruct_en metadata params (task h70catalog; phi3_mini_128k_instruct_en lists the same count)"),
     "qwen3-30b-a3b-thinking-2507-fp8": (30532122624, "30,532,122,624 = the 30,533,947,392 tensor values summed over all 4 safetensors shards of Qwen3-30B-A3B-Thinking-2507-FP8 in a public model report (code index id 62570066099) less its 1,824,768 weight_scale_inv values, one per 128 x 128 block (48 layers x (128 experts x 3 x 96 + q_proj and o_proj 2 x 512 + k_proj and v_proj 2 x 64)), which are scales, not parameters"),
+    "mistral-small-3.1-24b": (24011361280, "24,011,361,280: keras-team/keras-hub keras_hub/src/models/mistral3/mistral3_presets.py@c274763 mistral_small_3.1_24b_instruct_2503_en metadata params (task h80catalog; text 23,572,403,200 with an untied LM head + Pixtral tower 403,305,472 + projector 35,652,608)"),
 }
 OFFICIAL = {name: (total, None, how + FOUND) for name, (total, how) in COUNTED.items()}
 
@@ -285,6 +292,7 @@ EXTRA_NOTES = {
     "glm-4.5": "reconstructed from Megatron arguments; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the card's 355B total / 32B active: this count is 352,797,829,024, its active count without the embedding and output matrices 33,632,266,144 - 2 x 775,946,240 = 32,080,373,664",
     "glm-4.6": "reconstructed from a GLM-4.6 GGUF's metadata and glm-4.5's sources; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the zai-org README lists it as 355B-A32B, like GLM-4.5",
     "mistral-7b-v0.2": "read from a derivative re-save; see source",
+    "mistral-small-3.1-24b": "mistral3: the text_config's Mistral shapes (163,840 B a token, as mistral-small-24b, the text-only 2501 release with 32,768 positions); the Pixtral tower and projector (438,958,080 parameters) are counted, and vLLM's encoder cache for its images is not modelled (no item size read)",
     "qwen3-30b-a3b-thinking-2507": "read from transformers' print of the loaded config; see source. The estimate equals qwen3-30b-a3b's official 30,532,122,624 (the same tensors); the report's tensor sum covers 8 of 16 shards",
     "mixtral-8x22b-instruct": "read from a derivative re-save; see source. Mixtral-8x22B-v0.1's 140,620,634,112 parameters plus 768 more rows x 6,144 in the embedding and the untied LM head (9,437,184) make the published count",
     "glm-4.5-air": "read from transformers' print of the loaded config; see source. The multi-token-prediction layer (num_nextn_predict_layers 1) is not counted; the card's 106B total is this count rounded; its 12B active leaves out the embedding and output matrices (13,424,129,664 - 2 x 620,756,992 = 12,182,615,680)",

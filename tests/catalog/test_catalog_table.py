@@ -27,6 +27,8 @@ TABLE = {
     "mistral-7b-instruct-v0.3": (131_072, 131_072, None, 0),  # sliding_window null
     "mistral-nemo-12b": (163_840, 163_840, None, 0),  # 40 L x 8 x head_dim 128 (not 160) x 4
     "mistral-small-24b": (163_840, 163_840, None, 0),  # 40 L x 8 x head_dim 128 (not 160) x 4
+    # task h80catalog: mistral3, the text_config's 40 L x 8 kv x head_dim 128 x 2 (K, V) x 2 B
+    "mistral-small-3.1-24b": (163_840, 163_840, None, 0),
     "mixtral-8x7b": (131_072, 131_072, None, 0),  # 32 L x 8 x 128 x 4; experts hold no cache
     "qwen2.5-7b": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4; use_sliding_window false
     "qwen2.5-72b": (327_680, 327_680, None, 0),  # 80 L x 8 x 128 x 4; use_sliding_window false
@@ -304,6 +306,13 @@ PARAMS = {
     # 140,630,071,296 (official: the safetensors metadata); active: mixtral-8x22b's 39,152,031,744
     # (the rest + 2 of 8 experts of 3 x 6,144 x 16,384 in each of 56 layers) + the same 9,437,184
     "mixtral-8x22b-instruct": (140_630_071_296, 39_161_468_928, None),
+    # task h80catalog. mistralai/Mistral-Small-3.1-24B-Instruct-2503 (mistral3), official
+    # (keras-hub's preset count 24,011,361,280): text 2 x 131,072 x 5,120 (untied) + 40 x (5,120 x
+    # 4,096 + 2 x 5,120 x 1,024 + 4,096 x 5,120 + 3 x 5,120 x 32,768 + 2 x 5,120) + 5,120 =
+    # 23,572,403,200; Pixtral 3 x 14 x 14 x 1,024 + 1,024 + 24 x (4 x 1,024^2 + 3 x 1,024 x 4,096
+    # + 2 x 1,024) = 403,305,472; projector 1,024 + 4,096 x 1,024 + 1,024 x 5,120 + 5,120^2 =
+    # 35,652,608; encoder 403,305,472 + 35,652,608 = 438,958,080
+    "mistral-small-3.1-24b": (24_011_361_280, None, 438_958_080),
 }
 
 

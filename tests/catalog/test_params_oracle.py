@@ -116,3 +116,17 @@ def test_phi_variants_count_as_transformers_builds_them():
     for change in ({"qk_layernorm": True}, {"num_key_value_heads": 8}, {"tie_word_embeddings": True}):
         variant = {**cfg, **change}
         assert _kvplan_count(variant) == _transformers_count(variant)
+
+
+def test_mistral3_counts_as_transformers_builds_it():
+    """mistral3 (task h80catalog): the Pixtral tower (Conv2d patch embedding without bias, ln_pre,
+    RMSNorms, q/k/v/o and a gated MLP without biases) and Mistral3MultiModalProjector (norm, patch
+    merger, linear_1, linear_2). The shipped config states no tie_word_embeddings: transformers
+    4.50, which wrote it, reads the text_config's MistralConfig default (untied), as keras-hub's
+    published count of the checkpoint shows; transformers 5.25's Mistral3Config defaults the
+    top-level key to true and would tie the LM head, so the oracle is built with the key stated."""
+    cfg = _shrunk("mistral-small-3.1-24b", 2) | {"tie_word_embeddings": False}
+    for change in ({}, {"multimodal_projector_bias": True}, {"vision_feature_layer": [-1, -3]},
+                   {"spatial_merge_size": 3}, {"tie_word_embeddings": True}):
+        variant = {**cfg, **change}
+        assert _kvplan_count(variant) == _transformers_count(variant)

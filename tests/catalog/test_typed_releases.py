@@ -56,6 +56,10 @@ ADDED = [
      98_304, 262_144),
     ("Qwen/Qwen3-30B-A3B-Thinking-2507-FP8", "qwen3-30b-a3b-thinking-2507-fp8", ("h100", "1"),
      98_304, 98_304, 262_144),
+    # task h80catalog: the mistral3 release, once `kvplan import` read mistral3 (its verbatim
+    # config.json, tests/catalog/test_mistral3.py): 40 L x 8 KV heads x 128 x 2 x 2 B
+    ("mistralai/Mistral-Small-3.1-24B-Instruct-2503", "mistral-small-3.1-24b", ("h100", "1"),
+     163_840, 163_840, 131_072),
 ]
 
 # bf16 releases whose own config.json was not found: refused, no entry planned in their place
@@ -67,7 +71,6 @@ UNSOURCED = [
     "microsoft/Phi-3-mini-128k-instruct",
     "Qwen/Qwen2.5-VL-72B-Instruct",
     "Qwen/Qwen2.5-VL-32B-Instruct",
-    "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
 ]
 
 # quantized releases: the hint names the base's entry and the width (kvplan's name_hints)

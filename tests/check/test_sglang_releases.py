@@ -137,7 +137,8 @@ def test_a_newer_release_is_checked_against_the_newest_with_a_note(tmp_path: Pat
         "the engine refuses it: SGLang 0.5.23 has no option --enable-radix-cache; did you mean "
         "--disable-radix-cache?"]
     assert ("SGLang 0.5.24 is newer than the newest release whose options were read (0.5.23): "
-            "its options are checked against 0.5.23's") in t.notes
+            "its options, and the values of --kv-cache-dtype, --attention-backend, are checked "
+            "against 0.5.23's") in t.notes
 
 
 def test_a_release_between_two_read_ones_is_noted(tmp_path: Path) -> None:

@@ -103,10 +103,13 @@ def _wedged(inv: Invocation, version: Any) -> str | None:
 def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: list[Any],
                       refusals: list[Any], notes: list[str],
                       manifest: Path | None, script: Any = None,
-                      flags: frozenset[str] | None = None) -> dict[str, tuple[str, str]]:
+                      flags: frozenset[str] | None = None,
+                      multi: frozenset[str] | None = None) -> dict[str, tuple[str, str]]:
     """Reads the --config file into `parsed` as the engine does (its options before the command
     line's); returns option -> (the file's key, the file) for the messages. `flags`: the stated
-    release's options (kvplan.check.manifests.release_options), else the newest table's."""
+    release's options (kvplan.check.manifests.release_options), else the newest table's;
+    `multi`: those of them that take several values, else the newest table's (task h80sglpy:
+    the newest's were used for every release)."""
     from kvplan.check.argv import TABLES
     from kvplan.check.manifests.engine import Refusal
     from kvplan.check.manifests.option_fields import FIELDS
@@ -183,7 +186,8 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
     table = TABLES[inv.engine][0] if flags is None else flags
     pairs = config_words(inv.engine, data or {}, table, version)
     cfg = parse(Invocation(inv.engine, inv.entry, [Word(w, line) for _, w in pairs], inv.dynamo),
-                flags)
+                flags, multi)
+    _strays(inv, cfg, pairs, where, version, refusals, line)
     key_of: dict[str, str] = {}
     for key, word in pairs:
         if word.startswith("-"):
@@ -222,3 +226,24 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
     notes.append(f"--config {ref}: {len(data or {})} option(s) read from {where}; an option the "
                  "command line also gives is taken from the command line, as the engine does")
     return origin
+
+
+def _strays(inv: Invocation, cfg: Parsed, pairs: list[tuple[str, str]], where: str,
+            version: Any, refusals: list[Any], line: int | None) -> None:
+    """A list key of an option that takes one value in the release parsed with: the engine
+    writes `--key item ...` and argparse takes the first item, the rest are words it has no
+    place for ("unrecognized arguments": the engine stops)."""
+    from kvplan.check.manifests.engine import Refusal
+
+    if not cfg.positional:
+        return
+    keys = [k for k, w in pairs if w == cfg.positional[0].text]
+    key = keys[0] if keys else "?"
+    name = traits(inv.engine).said
+    release = f" {version}" if version is not None else ""
+    items = " ".join(w.text for w in cfg.positional)
+    refusals.append(Refusal("--config", f"the engine refuses it: {where}'s {key} is a list, "
+                            f"which {name} writes as `--{key} ITEM ...`, but {name}{release}'s "
+                            f"--{key.replace('_', '-')} takes one value, so argparse stops on "
+                            f"the rest ({items}: unrecognized arguments); give one value",
+                            line))

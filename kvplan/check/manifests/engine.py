@@ -145,7 +145,8 @@ def read_options(
     # file's too)
     placed_at = release_options.placed(inv.engine, image, release_unknown)
     origin = merge_config_file(inv, parsed, found, problems, refusals, notes, manifest, script,
-                               release_options.option_flags(inv.engine, image, release_unknown))
+                               release_options.option_flags(inv.engine, image, release_unknown),
+                               release_options.option_multi(inv.engine, image, release_unknown))
     demo = traits(inv.engine)
     if any(inv.entry == f"python -m {m}" for m in demo.demo_modules):
         notes.append(demo.demo_note)
@@ -157,6 +158,9 @@ def read_options(
         assert placed_at is not None
         release_options.check_unknown(inv, parsed, placed_at, origin, refusals, notes, strict)
         release_options.check_choices(inv, parsed, placed_at, origin, refusals, notes, strict)
+    elif placed_at is None or placed_at.kind == "newer":  # task h80sglpy
+        release_options.check_unplaced_choices(inv, parsed, placed_at, origin, refusals, notes,
+                                               strict)
     for flag, line, hint in [] if own else parsed.unknown:
         src = f" (key {origin[flag][0]} of {origin[flag][1]})" if flag in origin else ""
         text = f"{name} {version} has no option {flag}{src}{hint}"

@@ -148,6 +148,13 @@ class Construction:
     problems: list[Problem] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     words: tuple[str, ...] = ()  # command words the class itself adds (`--backend tensorrt`)
+    launch: bool = False  # a server function given the args object (SGLang's launch_server(sa))
+    # the name the args object is read from (`sa` of Engine(server_args=sa)), whose attributes
+    # set after its construction are followed (kvplan.check.manifests.python_attrs)
+    args_name: ast.Name | None = None
+    # the call that starts the engine when `call` is the args object's (vLLM's
+    # `AsyncLLMEngine.from_engine_args(ea)`, whose `call` is ea's AsyncEngineArgs(...))
+    start: ast.Call | None = None
 
 
 def _struct_names(imports: Imports, api: PythonApi) -> tuple[str, ...]:
@@ -194,6 +201,11 @@ def scoped_calls(node: ast.AST, function: Scope | None = None, loop: ast.AST | N
         scope, inner = function, loop
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             scope, inner = Scope(child, f"function {child.name}"), None
+        elif isinstance(child, ast.ClassDef) and function is None:
+            # a module-level class body runs once, when the class is defined: its own bindings
+            # (`engine_args = AsyncEngineArgs(...)` there), then the module's (task h81vllmpy;
+            # before, the module's only: "not bound in this file")
+            scope, inner = Scope(child, f"class {child.name}"), None
         elif isinstance(child, LOOPS):
             inner = child
         if isinstance(child, ast.Call):
@@ -259,6 +271,14 @@ def references(tree: ast.Module, imports: Imports) -> list[tuple[int, str]]:
                                 "kvplan does not join; call the class itself with its keywords "
                                 "(`LLM(model=..., ...)`), or describe the deployment in a "
                                 "kvplan/v1 file"))
+                elif api.package == origin[0] and \
+                        (imports.module(v), origin[1]) in api.server_functions:
+                    out.append((v.lineno, f"{ast.unparse(v)} ({api.engine}'s server function) "
+                                f"is handed on as a value in `{_short(node)}`, not called: the "
+                                "server starts where that value is called, with a ServerArgs "
+                                "kvplan does not join; call it with its ServerArgs "
+                                "(`launch_server(ServerArgs(...))`), or describe the "
+                                "deployment in a kvplan/v1 file"))
     return sorted(out)
 
 
@@ -301,13 +321,16 @@ def _construction(call: ast.Call, imports: Imports, module: Scope,
         launcher = name.removesuffix(".from_engine_args")
         if launcher != name and launcher in api.launchers:
             return _from_engine_args(call, api, what, ctx)
+        if (imports.module(call.func), name) in api.server_functions:
+            return Construction(api, call.lineno, what, ctx, call, launch=True)
     return None
 
 
 def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -> Construction:
     arg = call.args[0] if call.args else next(
         (k.value for k in call.keywords if k.arg == "engine_args"), None)
-    c = Construction(api, call.lineno, what, ctx, ast.Call(ast.Name("EngineArgs"), [], []))
+    c = Construction(api, call.lineno, what, ctx, ast.Call(ast.Name("EngineArgs"), [], []),
+                     start=call)
     got = resolve(arg, ctx) if arg is not None else Value(why="no engine arguments given")
     if not got.read or not isinstance(got.value, Struct) or \
             got.value.name.rsplit(".", 1)[-1] not in api.args_classes:
@@ -317,5 +340,15 @@ def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -
         return c
     c.call = got.value.node
     c.notes.extend(got.notes)
+    if isinstance(arg, ast.Name):  # `ea.field = v` before the launch (python_attrs)
+        c.args_name = arg
     _usage(call, c)
     return c
+
+
+def args_given(c: Construction) -> ast.expr | None:
+    """The args object a server function is given: its first positional argument or
+    `server_args=` (SGLang's launch_server(server_args, ...))."""
+    if c.call.args and not isinstance(c.call.args[0], ast.Starred):
+        return c.call.args[0]
+    return next((k.value for k in c.call.keywords if k.arg == c.api.args_keyword), None)

@@ -34,7 +34,7 @@ from kvplan.check.manifests.python_constructions import (
     read_imports,
     references,
 )
-from kvplan.check.manifests.python_values import Struct, Value, resolve
+from kvplan.check.manifests.python_values import Value, resolve
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
@@ -47,37 +47,23 @@ Pins = tuple[dict[str, tuple[str, str]], list[str]]
 KIND = "shell command"  # the site kind of a server the script starts itself (a script target)
 
 
-def _server_args(c: Construction) -> ast.Call:
-    """SGLang's `Engine(server_args=ServerArgs(...))`: the ServerArgs call."""
-    given = next((k.value for k in c.call.keywords if k.arg == c.api.args_keyword), None)
-    if given is None:
-        return c.call
-    others = [k for k in c.call.keywords if k.arg != c.api.args_keyword]
-    if others:  # read past in silence before task h70hostile
-        names = ", ".join(f"{k.arg}=" if k.arg else f"**{ast.unparse(k.value)[:30]}"
-                          for k in others)
-        c.notes.append(f"line {others[0].value.lineno}: {names} passed over: given "
-                       f"{c.api.args_keyword}=, {c.what} starts from that ServerArgs and reads no other "
-                       f"keyword (Engine.__init__, srt/entrypoints/engine.py: `if "
-                       f"\"server_args\" in kwargs: server_args = kwargs[\"server_args\"]`); "
-                       "set them in the ServerArgs(...)")
-    got = resolve(given, c.ctx)
-    if got.read and isinstance(got.value, Struct):
-        c.notes.extend(got.notes)
-        return got.value.node
-    key = c.api.args_keyword
-    c.problems.append(Problem(key, f"{key}: {got.why or 'not a ServerArgs(...)'}; {FIX}",
-                              c.line))
-    return ast.Call(ast.Name("ServerArgs"), [], [])
-
-
 def keywords(c: Construction, call: ast.Call) -> list[tuple[str, Value, int]]:
     """(name, value, line) of each keyword the call passes, `**{...}` spread; the model
     positional as its keyword. `**x` of unknown content is refused (any keyword may be in it)."""
     out: list[tuple[str, Value, int]] = []
     if call.args and c.api.model_positional:
         out.append((c.api.model_keyword, resolve(call.args[0], c.ctx), call.args[0].lineno))
+    key = c.api.args_keyword
+    fix = (f"give it as {key}= (`{c.what[:-5]}({key}=...)`), or its fields as keywords" if key
+           else f"give it by its keyword (`{c.what[:-5]}(model, tokenizer=...)`)")
     for extra in call.args[1 if c.api.model_positional else 0:]:
+        # the start class's own call (not the args object's: a dataclass takes its fields in
+        # order, and `from_engine_args(ea)` is c.start)
+        if c.api.positional_refused and call is c.call and c.start is None and not c.launch:
+            c.problems.append(Problem("", f"{c.what} (line {c.line}) is given "
+                                      f"{ast.unparse(extra)[:40]} as a positional argument: "
+                                      f"{c.api.positional_refused}; {fix}", extra.lineno))
+            continue
         c.notes.append(f"line {extra.lineno}: positional argument {ast.unparse(extra)[:40]} "
                        "passed over: the constructor takes its options by keyword")
     for k in call.keywords:
@@ -96,14 +82,20 @@ def keywords(c: Construction, call: ast.Call) -> list[tuple[str, Value, int]]:
     return out
 
 
-def _read(c: Construction, path: Path) -> tuple[list[str], list[int], ScriptFiles]:
-    """The engine's command words (and their lines) the construction amounts to."""
+def _read(c: Construction, path: Path, release: str | None = None,
+          ) -> tuple[list[str], list[int], ScriptFiles]:
+    """The engine's command words (and their lines) the construction amounts to; `release`:
+    the one a notebook's pin states, whose option table reads the keywords (task h80sglpy)."""
+    from kvplan.check.manifests.python_attrs import attribute_keywords, server_args
     from kvplan.check.manifests.python_words import option_words, options_file_words
 
-    call = _server_args(c) if c.api.args_keyword else c.call
+    call = server_args(c) if c.api.args_keyword else c.call
+    kws = keywords(c, call)
+    if c.args_name is not None and c.api.unknown_attribute:  # `sa.x = v` before the launch
+        kws = attribute_keywords(c, c.args_name, c.start or c.call, c.ctx, kws)
     if c.api.options_file:
-        return options_file_words(c, keywords(c, call), ScriptFiles(path))
-    words, lines = option_words(c, keywords(c, call))
+        return options_file_words(c, kws, ScriptFiles(path))
+    words, lines = option_words(c, kws, release)
     return words, lines, ScriptFiles(path)
 
 
@@ -214,7 +206,9 @@ def sites(path: Path, tree: ast.Module, found: list[Construction],
     out: list[PodSite] = []
     sets = _visible_sets(tree, found[0].ctx.env_names) if found else []
     for k, c in enumerate(found):
-        words, lines, files = _read(c, path)
+        pinned = (pins or ({}, []))[0].get(c.api.engine)
+        words, lines, files = _read(c, path, pinned[0] if pinned is not None else None)
+        releases = _release(c, pins)
         env: dict[str, str] = {}
         cuda = _visible(sets, c.line)
         if cuda is not None:
@@ -222,7 +216,6 @@ def sites(path: Path, tree: ast.Module, found: list[Construction],
         count, said = visible_count(env)
         if not said:
             said = "no CUDA_VISIBLE_DEVICES in the script: every GPU of the machine is visible"
-        releases = _release(c, pins)
         pod_at: tuple[Any, ...] = ("constructions", k)
         c_at = (*pod_at, "containers", 0)
         line_of = {c_at + ("command", i): n for i, n in enumerate(lines)}

@@ -79,6 +79,7 @@ class Scope:
 
     def __init__(self, node: ast.AST, kind: str) -> None:
         self.kind = kind  # "module" | "function NAME"
+        self.node = node  # the module or function whose bindings these are
         self.binds: dict[str, list[tuple[ast.expr | None, int, str]]] = {}
         # argparse's calls in this scope: method -> receiver name -> calls (python_argparse)
         self.calls: dict[str, dict[str, list[ast.Call]]] = {}

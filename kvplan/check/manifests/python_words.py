@@ -73,12 +73,19 @@ def _unread(c: Any, name: str, got: Value, line: int, moves: bool) -> None:
                        "it")
 
 
-def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], list[int]]:
-    """vLLM / SGLang: the command words and their lines."""
-    from kvplan.check.argv import MULTI_VALUE, TABLES
+def option_words(c: Any, kws: list[tuple[str, Value, int]],
+                 release: str | None = None) -> tuple[list[str], list[int]]:
+    """vLLM / SGLang: the command words and their lines; `release`: the stated one, whose
+    options (and those of them that take several values) the keywords are read with where
+    kvplan read them release by release (kvplan.check.manifests.release_options; SGLang's), as
+    a command line naming that release is parsed (task h80sglpy: the newest table's before)."""
+    from kvplan.check.argv import TABLES, several_values
+    from kvplan.check.manifests.release_options import option_flags, option_multi
 
     api = c.api
-    table = TABLES[api.engine][0]
+    stated = option_flags(api.engine, release, release is None)
+    table = TABLES[api.engine][0] if stated is None else stated
+    multi = several_values(api.engine, table, option_multi(api.engine, release, release is None))
     words = [*api.command, *c.words]
     lines = [c.line] * len(words)
     spelled = dict(api.flag_spellings)
@@ -138,7 +145,7 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
             c.notes.append(f"{name}={value!r} (line {line}): a bool where {flag} takes a "
                            f"number; {api.bool_as_number}: planned with {int(value)}")
             value = int(value)
-        said = _value_words(api.engine, flag, value, table, MULTI_VALUE)
+        said = _value_words(flag, value, table, multi)
         if said is None:
             why = (f"{name}={value!r} (line {line}): {flag} takes no such value on the command "
                    "line")
@@ -155,8 +162,8 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]]) -> tuple[list[str], 
     return words, lines
 
 
-def _value_words(engine: str, flag: str, value: Any, table: frozenset[str],
-                 multi: dict[str, frozenset[str]]) -> list[str] | None:
+def _value_words(flag: str, value: Any, table: frozenset[str],
+                 multi: frozenset[str]) -> list[str] | None:
     if value is None:
         return None
     if isinstance(value, bool):
@@ -167,7 +174,7 @@ def _value_words(engine: str, flag: str, value: Any, table: frozenset[str],
     if isinstance(value, Struct):
         return None
     if isinstance(value, (list, tuple)):
-        if flag in multi.get(engine, frozenset()):
+        if flag in multi:
             return [flag, *(str(v) for v in value)]
         return [flag, json.dumps(value)]
     if isinstance(value, dict):

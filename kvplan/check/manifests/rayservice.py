@@ -40,6 +40,9 @@ LLM_CONFIG_KEYS = {
     "placement_group_config", "lora_config", "deployment_config", "experimental_configs",
     "log_engine_metrics", "callback_config", "use_cpu",
 }
+# ModelLoadingConfig's fields (llm_config.py: model_id, model_source, tokenizer_source; newer
+# releases add trust_remote_code); another key there is not read by kvplan, named in a note
+LOADING_KEYS = {"model_id", "model_source", "tokenizer_source", "trust_remote_code"}
 
 
 def kwargs_words(kwargs: dict[str, Any]) -> list[tuple[str, str | None]]:
@@ -81,20 +84,60 @@ def _serve_config(data: dict[str, Any], doc: Doc) -> tuple[Doc | None, Problem |
     return (docs[0] if docs else None), None
 
 
-def _replicas(cfg: dict[str, Any], at: Key, inner: Doc) -> tuple[Any, int, list[str], int]:
-    """(replicas checked, their line, notes, the most replicas)."""
+def _replicas(cfg: dict[str, Any], at: Key,
+              inner: Doc) -> tuple[Any, int, list[str], int, str]:
+    """(replicas checked, their line, notes, the most replicas, the field as the file spells
+    it: the zero-replicas note names it, where it named the reader's key `__replicas__`)."""
     dep = as_dict(cfg.get("deployment_config"))
     d_at = (*at, "deployment_config")
     auto = as_dict(dep.get("autoscaling_config"))
     if isinstance(dep.get("num_replicas"), int):
         n = dep["num_replicas"]
-        return n, inner.line(*d_at, "num_replicas"), [], n
+        return n, inner.line(*d_at, "num_replicas"), [], n, "deployment_config.num_replicas"
     low = auto.get("min_replicas", 1)
     high = auto.get("max_replicas", low)
     notes = [f"checked at autoscaling_config.min_replicas {low} (Ray Serve scales up to "
              f"{high})"] if auto else ["no num_replicas: Ray Serve's default of 1 replica"]
     line = inner.line(*d_at, "autoscaling_config", "min_replicas")
-    return low, line, notes, high if isinstance(high, int) else low
+    return (low, line, notes, high if isinstance(high, int) else low,
+            "autoscaling_config.min_replicas")
+
+
+def _count(problems: list[Problem], notes: list[str], counts: tuple[Any, Any, int],
+           gs: list[raycluster.RayGroup], line: int) -> None:
+    """The replicas' GPUs against the Ray cluster's: a Problem past what it has now, a note past
+    what its worker groups reach at their maxReplicas."""
+    replicas, most, gpus = counts
+    have = raycluster.total_gpus(gs)
+    if isinstance(replicas, int) and replicas * gpus > have:
+        problems.append(Problem("replicas", f"{replicas} replica(s) x {gpus} GPU(s) need "
+                                f"{replicas * gpus} GPUs, the Ray cluster has {have} "
+                                "(workerGroupSpecs replicas x numOfHosts x num-gpus)", line))
+    elif isinstance(most, int) and most * gpus > raycluster.total_gpus(gs, at_max=True):
+        notes.append(f"at its most {most} replica(s) need {most * gpus} GPUs, the Ray cluster "
+                     f"reaches {raycluster.total_gpus(gs, at_max=True)}")
+
+
+def _other_accelerators(gs: list[raycluster.RayGroup], doc: Doc) -> list[Problem]:
+    """A Ray cluster whose groups hold no GPU but ask for an accelerator kvplan does not model
+    (AWS Neuron cores, TPUs, Gaudi): refused by name, as a pod's limit is (task h80corpus:
+    `aws.amazon.com/neuroncore: 2` on the workers was planned as NVIDIA GPUs, a WARN)."""
+    from kvplan.check.manifests.workload import OTHER_ACCELERATORS
+
+    for g in gs:
+        found = g.pod.get("containers")
+        for j, c in enumerate(found if isinstance(found, list) else []):
+            res = as_dict(as_dict(c).get("resources"))
+            for part in ("limits", "requests"):
+                for key, what in OTHER_ACCELERATORS.items():
+                    value = as_dict(res.get(part)).get(key)
+                    if value is not None:
+                        return [Problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
+                                        f"AMD GPUs (the Ray cluster's {g.name} group asks for "
+                                        f"{key}: {value}, and no group holds a GPU)",
+                                        doc.line(*g.pod_at, "containers", j, "resources", part,
+                                                 key))]
+    return []
 
 
 def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc: Doc,
@@ -107,6 +150,11 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
                                 "(Ray Serve LLM runs vLLM)", inner.line(*at, "llm_engine")))
     loading = typed(cfg, "model_loading_config", at, inner, problems, SCHEMA)
     l_at = (*at, "model_loading_config")
+    notes: list[str] = [
+        f"model_loading_config.{k}: not a ModelLoadingConfig field ({', '.join(sorted(LOADING_KEYS))}"
+        f"), not read" + (" (accelerator_type is a key of the LLMConfig itself: no GPU is named "
+                          "here)" if k == "accelerator_type" else "")
+        for k in loading if k not in LOADING_KEYS]
     source = loading.get("model_source")
     model_id = str(loading.get("model_id", ""))
     if isinstance(source, dict):
@@ -125,7 +173,6 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
             problems.append(Problem(key, "not allowed in engine_kwargs (Ray Serve LLM takes the "
                                     "model from model_loading_config)", inner.line(*k_at, key)))
     table, version = TABLES["vllm"]
-    notes: list[str] = []
     python_typed = _python_length(kwargs.get("max_model_len"), inner.line(*k_at, "max_model_len"))
     for key in kwargs:
         line = inner.line(*k_at, key)
@@ -153,13 +200,15 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
             break
     dep = typed(cfg, "deployment_config", at, inner, problems, SCHEMA)
     typed(dep, "autoscaling_config", (*at, "deployment_config"), inner, problems, SCHEMA)
-    replicas, r_line, r_notes, most = _replicas(cfg, at, inner)
+    replicas, r_line, r_notes, most, r_key = _replicas(cfg, at, inner)
     notes += r_notes
     # the Ray cluster: a worker group with GPUs gives the pod (node labels, image)
     cluster = typed(as_dict(data.get("spec")), "rayClusterConfig", ("spec",), doc, problems,
                     "KubeRay RayService spec, ray.io/v1")
     gs = raycluster.groups(cluster, ("spec", "rayClusterConfig"), doc, problems)
     gpu_groups = [g for g in gs if g.gpus_per_pod > 0]
+    other = [] if gpu_groups else _other_accelerators(gs, doc)  # named, not "has 0 GPUs"
+    problems.extend(other)
     group_pod = gpu_groups[0] if gpu_groups else gs[0]
     pod = dict(group_pod.pod)
     c_at: Key = (*group_pod.pod_at, "containers", 0)
@@ -170,7 +219,7 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
                  "resources": {"limits": {"nvidia.com/gpu": gpus}}}
     lines: dict[Key, int] = {(*c_at, "command", k): line for k, (_, line) in enumerate(words)}
     lines[c_at + ("resources", "limits", "nvidia.com/gpu")] = inner.line(*k_at)
-    lines[("__replicas__",)] = r_line
+    lines[(r_key,)] = r_line
     lines[("__llm_config__",)] = inner.line(*at)
     accel = cfg.get("accelerator_type")
     if accel is not None:
@@ -179,16 +228,10 @@ def _engine(cfg: dict[str, Any], at: Key, inner: Doc, data: dict[str, Any], doc:
         pod["nodeSelector"] = selector
         lines[group_pod.pod_at + ("nodeSelector", RAY_ACCELERATOR)] = inner.line(
             *at, "accelerator_type")
-    have = raycluster.total_gpus(gs)
-    if isinstance(replicas, int) and replicas * gpus > have:
-        problems.append(Problem("replicas", f"{replicas} replica(s) x {gpus} GPU(s) need "
-                                f"{replicas * gpus} GPUs, the Ray cluster has {have} "
-                                "(workerGroupSpecs replicas x numOfHosts x num-gpus)", r_line))
-    elif isinstance(most, int) and most * gpus > raycluster.total_gpus(gs, at_max=True):
-        notes.append(f"at its most {most} replica(s) need {most * gpus} GPUs, the Ray cluster "
-                     f"reaches {raycluster.total_gpus(gs, at_max=True)}")
+    if not other:  # a refused accelerator says it all: no GPU count beside it
+        _count(problems, notes, (replicas, most, gpus), gs, r_line)
     site = PodSite("RayService", pod, group_pod.pod_at, [(container, c_at)], replicas,
-                   ("__replicas__",), group=group, name=name, lines=lines, problems=problems,
+                   (r_key,), group=group, name=name, lines=lines, problems=problems,
                    notes=notes, image_names_engine=False, release_unknown=True,
                    line_at=("__llm_config__",))
     if python_typed is not None:

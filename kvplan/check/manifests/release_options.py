@@ -149,7 +149,8 @@ def newer_note(inv: Invocation, where: Placed | None) -> str | None:
         return None
     name = read.program
     return (f"{name} {where.release} is newer than the newest release whose options were read "
-            f"({where.below}): its options are checked against {where.below}'s")
+            f"({where.below}): its options, and the values of {', '.join(CHOICE_CHECKED)}, are "
+            f"checked against {where.below}'s")
 
 
 # the options whose value a placed release's argparse checks against its choices (task
@@ -206,6 +207,58 @@ def check_choices(inv: Invocation, parsed: Parsed, where: Placed, origin: dict[s
         if option == "--attention-backend" and read.extendable(where.below):
             notes.append(f"{said}; a plugin may add backends to these choices "
                          "(add_attention_backend_choices): not checked")
+        elif strict and not inv.dynamo:
+            refusals.append(Refusal(option, f"the engine refuses it (argparse: invalid "
+                                    f"choice): {said}", line))
+        else:
+            notes.append(f"{said} (not checked: {inv.entry} adds options of its own)")
+
+
+def check_unplaced_choices(inv: Invocation, parsed: Parsed, where: Placed | None,
+                           origin: dict[str, Any], refusals: list[Any], notes: list[str],
+                           strict: bool) -> None:
+    """A CHOICE_CHECKED option's value where no read release decides it (task h80sglpy; before,
+    none was checked): a release newer than the newest read is checked against the newest's
+    choices (newer_note says so), as its options are; no release named, against the release
+    kvplan plans with (kvplan.engines.default_release), refused when no release read takes the
+    value (as a misspelt option is) and noted when an older one does (the installed release,
+    which the file does not name, may be that one). A release before the oldest read is left
+    alone."""
+    from kvplan.check.manifests.engine import Refusal
+    from kvplan.engines import default_release
+
+    read = history(inv.engine)
+    if read is None or (where is not None and where.kind != "newer") or \
+            not any(o in parsed.options for o in CHOICE_CHECKED):
+        return  # (the release data is loaded only for a value to check)
+    default = default_release(inv.engine)
+    against = where.below if where is not None else default
+    if against is None or against not in read.releases:
+        return
+    name = read.program
+    for option in CHOICE_CHECKED:
+        value, line = parsed.options.get(option, (None, 0))
+        if value is None or "$" in value or "{{" in value:  # a variable, a template: unread
+            continue
+        choices = read.choices(against, option)
+        if choices is None or value in choices:
+            continue
+        src = f" (key {origin[option][0]} of {origin[option][1]})" if option in origin else ""
+        takes = f"takes {option}{src} {', '.join(choices)}, not {value}"
+        source = read.source(against)
+        first = read.first_with_choice(option, value)
+        if where is not None:
+            said = (f"{name} {where.release} is newer than the newest release read, {against}, "
+                    f"which {takes} ({source}); {value_history(read, against, option, value)}")
+        else:
+            said = (f"the file names no {name} release; {name} {against}, the one kvplan plans "
+                    f"with, {takes} ({source}); {value_history(read, against, option, value)}")
+        if option == "--attention-backend" and read.extendable(against):
+            notes.append(f"{said}; a plugin may add backends to these choices "
+                         "(add_attention_backend_choices): not checked")
+        elif where is None and first is not None:
+            notes.append(f"{said}; the installed release, which the file does not name, may "
+                         f"be one that takes it: not checked")
         elif strict and not inv.dynamo:
             refusals.append(Refusal(option, f"the engine refuses it (argparse: invalid "
                                     f"choice): {said}", line))

@@ -22,6 +22,7 @@ from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
 from kvplan.check.manifests.pods import PodSite, image_engine, image_names_engine, tag_not_release
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
+from kvplan.check.manifests.wrapper_script import wrapper_note
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc, Key
 from kvplan.engine_traits import traits
@@ -297,6 +298,7 @@ class Workload:
                             if isinstance(e, dict) and "value" in e}
                 for w in inv.words:
                     w.text = expand(w.text, self.env, shell)
+                self.notes.extend(n for n in [wrapper_note(c, self.doc, at, inv)] if n)
                 return True
         return False
 
