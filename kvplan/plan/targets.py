@@ -157,9 +157,11 @@ def _from_manifest(
         what = f"{r.field}: " if r.field and r.field not in r.message else ""
         notes.append(f"{where}{what}{r.message}; planned as if it started (`kvplan check` "
                      "FAILs it)")
-    if len(found) > 1:
-        notes.append(f"the manifest runs {len(found)} servers; planning the first "
-                     f"({t.name or f'line {t.line}'})")  # a script's server has no name
+    if len(found) > 1:  # in the file's words: a script or notebook is no manifest
+        from kvplan.check.manifests.wording import gpu_unnamed
+
+        notes.append(f"{gpu_unnamed(t.kind, path)[0]} runs {len(found)} servers; planning the "
+                     f"first ({t.name or f'line {t.line}'})")  # a script's server has no name
     for other in targets:  # a refused server is named, never dropped from the plan silently
         if other.deployment is None and other.problems:
             p = other.problems[0]
@@ -179,6 +181,7 @@ def _from_manifest(
         # build_records notes the default unless --gpu names one, in the file's own words
         data["x-gpu-unnamed"] = gpu_unnamed(t.kind, path)
     data["x-notes"] = notes
+    data["x-stated"] = sorted(t.names)  # a flag over one of these overrides the file (record)
     data["x-attention-dp"], data["x-node-gpus"] = t.attention_dp, t.node_gpus  # as check plans
     return data, str(path), path.parent, t.doc, origins
 

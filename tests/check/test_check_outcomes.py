@@ -24,7 +24,7 @@ from kvplan.units import DType
 OUTCOMES = Path(__file__).parents[1] / "assets" / "check" / "outcomes"
 TOLERANCE_PCT = {"vllm": 5.0, "sglang": 3.0}  # docs/engines-calibration.md, per run
 POOL = re.compile(r"\(([\d,]+) tokens in the pool\)")
-# launch scripts are read when named (a folder is walked for YAML only)
+# the scripts, also named (a walk reads them too since task h70walk; a file found twice is read once)
 SCRIPTS = sorted(OUTCOMES.glob("*.sh"))
 PATHS = [str(OUTCOMES), *map(str, SCRIPTS)]  # what `kvplan check` is given
 

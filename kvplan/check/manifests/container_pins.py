@@ -55,14 +55,14 @@ def read_release(w: Any, engine: str, image: str) -> None:
     found = shell_script(w.container)
     if found is None:
         return
-    from kvplan.check.manifests.launcher_sites import pip_pins
+    from kvplan.check.manifests.launcher_sites import env_at, pip_pins
 
     shell, script = found  # named as written (task h80shell: `bash -c` was said as `sh -c`)
     lines = len(script.splitlines())
     releases, notes = pip_pins(
         script, lambda n: f"the container's {shell} script" + (f" (its line {n})" if lines > 1
                                                               else ""),
-        lambda _n: w.env)
+        env_at(script, w.env))
     w.notes.extend(notes)
     if engine not in releases:
         w.notes.extend(f"{said.split(': ', 1)[0]}: not the engine this server runs, so not its "
