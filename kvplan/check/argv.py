@@ -178,6 +178,10 @@ def server_start(words: list[str]) -> tuple[str, str, int, bool] | None:
                 if module in (*t.modules, *t.demo_modules) or \
                         module.startswith(t.module_prefixes):
                     return t.name, f"python -m {module}", i + 2, False
+            for t in TRAITS.values():  # `python -m vllm.entrypoints.cli.main serve`
+                if t.cli_module is not None and module == t.cli_module and \
+                        i + 2 < len(words) and words[i + 2] == "serve":
+                    return t.name, f"{t.command} serve", i + 3, False
             for t in TRAITS.values():
                 if t.dynamo_module is not None and module == t.dynamo_module:
                     return t.name, f"python -m {module}", i + 2, True
