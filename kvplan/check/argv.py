@@ -90,8 +90,15 @@ MULTI_VALUE: dict[str, frozenset[str]] = {
 }
 
 
+# options named like switches that take a value, from each table (vLLM's
+# --disable-access-log-for-endpoints: benchmarks/extract_vllm_flags.py valued(), task h82shell)
+SWITCH_VALUED = frozenset().union(*(table.valued for table in OPTION_TABLES.values()))
+
+
 def takes_no_value(flag: str) -> bool:
     name = flag.lstrip("-").replace("_", "-")
+    if "--" + name in SWITCH_VALUED:
+        return False
     return flag in NO_VALUE or name.startswith(("enable-", "disable-", "no-"))
 
 

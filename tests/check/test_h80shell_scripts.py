@@ -54,6 +54,9 @@ def test_held_out_docker_run_with_ulimits_names_its_model() -> None:
     assert (o.verdict, o.kind, o.line) == ("ERROR", "docker_run", 2)
     assert "'Qwen/Qwen3.6-27B' is not in the catalog" in o.problems[0].message
     assert "--gpus all, CUDA_VISIBLE_DEVICES=0 in the container: 1 GPU(s)" in o.notes
+    # `--disable-access-log-for-endpoints /health` takes its value (task h82shell; before, a
+    # false "refused too": `/health` left over, on a command that ran)
+    assert len(o.problems) == 1 and not any("/health" in p.message for p in o.problems)
 
 
 def test_held_out_podman_cdi_device_hands_over_every_gpu() -> None:
