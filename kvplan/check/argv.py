@@ -148,10 +148,13 @@ def join_continuations(script: str) -> str:
 
 
 def split_script(script: str) -> list[list[str]]:
-    """The simple commands of a shell script, each as its words (after && ; | and exec)."""
+    """The simple commands of a shell script, each as its words (after && ; | and exec, and at a
+    newline outside quotes, which ends a command as `;` does), with `"$@"` expanded to the
+    positional parameters a `set --` before it gave (follow_set_args)."""
     text = join_continuations(script)
     try:
-        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|\n")
+        lex.whitespace = " \t\r"
         lex.whitespace_split = True
         lex.commenters = "#"
         words = list(lex)
@@ -159,13 +162,38 @@ def split_script(script: str) -> list[list[str]]:
         words = text.split()
     parts: list[list[str]] = [[]]
     for word in words:
-        if word in SEPARATORS or set(word) <= set(";&|"):
+        if word in SEPARATORS or set(word) <= set(";&|\n"):
             parts.append([])
         elif word == "exec" and not parts[-1]:
             continue
         else:
             parts[-1].append(word)
-    return [p for p in parts if p]
+    return follow_set_args([p for p in parts if p])
+
+
+_KEYWORDS = ("then", "else", "do", "{")
+
+
+def follow_set_args(commands: list[list[str]]) -> list[list[str]]:
+    """`set -- serve "$MODEL_ID" ...` then `exec vllm "$@"`: `set --` replaces the positional
+    parameters and `"$@"` expands to them, one word each (bash(1), "Special Parameters" and the
+    `set` builtin; `set -- "$@" --x` appends). Task h82shell: imrajdas/llm-deployment's k8s
+    `bash -lc` (tests/assets/check/corpus/user-repos/llm-deployment-vllm.yaml). A `set --` inside
+    an `if` is read as if it runs, as the rest of such a script is; before any `set --`, `"$@"`
+    (the container's own arguments) stays as written."""
+    args: list[str] | None = None
+    out: list[list[str]] = []
+    for cmd in commands:
+        at = 0
+        while at < len(cmd) and cmd[at] in _KEYWORDS:
+            at += 1
+        words = cmd
+        if args is not None:
+            words = [x for w in cmd for x in (args if w in ("$@", "${@}") else [w])]
+        if words[at:at + 2] == ["set", "--"]:
+            args = words[at + 2:]
+        out.append(words)
+    return out
 
 
 def server_start(words: list[str]) -> tuple[str, str, int, bool] | None:
