@@ -6,6 +6,8 @@ the script's commands in order."""
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
 
 from kvplan.check.argv import SEPARATORS
 
@@ -240,3 +242,40 @@ class _Lexer:
         return out
 
 
+_PATTERN = re.compile(r"""^\s*\(?((?:"[^"]*"|'[^']*'|[^()"'\s]|\s*\|\s*)+)\)""")
+
+
+@dataclass
+class _Case:
+    """A `case` block: its line, the word it tests and that word's value when the script sets it
+    (`${1:-qwen3-30b}`: the script run without arguments), else None (its branches are
+    alternatives). Task h82shell: guardkit's vllm-graphiti.sh picks its preset so."""
+
+    line: int
+    word: str
+    subject: str | None
+    awaiting: bool = True  # the next line opens a branch: `a|b)`
+    runs: bool | None = None  # whether the branch being read runs (None: undecided)
+    taken: bool = False  # a branch ran: no later one does
+    said: str = ""
+
+    def pattern(self, parts: list[tuple[str, int]]) -> list[tuple[str, int]]:
+        """A branch's `a|b|"")` taken off its first line; whether that branch runs."""
+        text, n = parts[0]
+        m = _PATTERN.match(text)
+        if m is None or not text.strip():
+            return parts
+        self.awaiting = False
+        alternatives = [unmark(w) for w in _tokens(m[1]) if w != "|"]
+        if self.subject is not None:
+            self.runs = not self.taken and any(fnmatchcase(self.subject, a) for a in alternatives)
+            self.taken = self.taken or self.runs
+            said = (f"the branch `{m[1].strip()})` of the `case` of line {self.line} "
+                    f"runs, as {self.word} is {self.subject!r}")
+            self.said = said if self.runs else self.said
+        return [(text[m.end():], n), *parts[1:]]
+
+    def ends(self, parts: list[tuple[str, int]]) -> None:
+        """`;;` (`;&`, `;;&`) at a line's end closes the branch."""
+        if parts[-1][0].rstrip().endswith((";;", ";&")):
+            self.awaiting = True
