@@ -1,0 +1,40 @@
+"""Task h81hostile's findings: hand-written hostile variants of the real inputs this stop's new
+readers took (SGLang's ServerArgs set after construction, the mistral3 import, the RayService
+accelerator refusal), beside benchmarks/sweep.py's mutants of them. Each reproducer under
+tests/assets/hostile names the real file it came from; its line numbers are the file's own (two
+header lines, then the source). Run in-process (typer's CliRunner), well under a second each.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.conftest import invoke
+
+RUNNER = CliRunner()
+HOSTILE = Path(__file__).resolve().parents[1] / "assets" / "hostile"
+
+
+def test_server_args_changes_kvplan_passed_over_are_named() -> None:
+    """python-sglang-attrs-passed-over.py: the real rollout-lora-server.py's __main__ ServerArgs,
+    then `[setattr(server_args, "context_length", n) for n in (4096,)]` (line 66), `setattr(
+    server_args, key, 2048)` with key a variable (line 68) and `del
+    server_args.max_running_requests` (line 69). python_attrs read only a setattr that is a
+    statement with a literal name and only `=` targets: the server PASSed at the model's own
+    40,960-token context with none of the three named. Now the comprehension's field and the
+    deleted one are ERRORs on their lines (both move the pool), the computed name a note."""
+    path = HOSTILE / "python-sglang-attrs-passed-over.py"
+    result = invoke(RUNNER, "check", str(path), "--gpu", "h100")
+    assert result.exit_code == 2, result.output
+    out = result.output
+    assert ("ERROR line 66: context_length: server_args.context_length = ... (line 66) is not "
+            "followed: set inside an expression (a comprehension, a lambda, a call); kvplan "
+            "cannot plan the pool without it") in out, out
+    assert ("ERROR line 69: max_running_requests: server_args.max_running_requests = ... (line "
+            "69) is not followed: deleted by `del`; kvplan cannot plan the pool") in out, out
+    assert ("note: setattr(server_args, key, 2048) (line 68): the field's name is computed when "
+            "the script runs; the field it sets is not followed") in out, out
+    assert "holds 15 sequences of 40,960 tokens" not in out, out
+    assert "(line 69) replaces" not in out, out  # a deleted field replaces no keyword
