@@ -38,3 +38,17 @@ def test_server_args_changes_kvplan_passed_over_are_named() -> None:
             "the script runs; the field it sets is not followed") in out, out
     assert "holds 15 sequences of 40,960 tokens" not in out, out
     assert "(line 69) replaces" not in out, out  # a deleted field replaces no keyword
+
+
+def test_an_object_given_where_a_number_is_taken_is_named_as_the_script_spells_it() -> None:
+    """python-sglang-struct-value.py: the real rollout-lora-server.py's __main__ ServerArgs,
+    then `server_args.context_length = ServerArgs(model_path=...)` (line 66). The ERROR printed
+    kvplan's own object, "context_length=Struct(name='ServerArgs', node=<ast.Call object at
+    0x...>)", and said nothing to do. Now the class as the script spells it, and the fix."""
+    path = HOSTILE / "python-sglang-struct-value.py"
+    result = invoke(RUNNER, "check", str(path), "--gpu", "h100")
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 66: context_length: context_length=ServerArgs(...) (line 66): "
+            "--context-length takes no such value on the command line; write a value "
+            "--context-length takes\n") in result.output, result.output
+    assert "Struct(" not in result.output and "ast.Call" not in result.output, result.output
