@@ -52,3 +52,35 @@ def test_an_object_given_where_a_number_is_taken_is_named_as_the_script_spells_i
             "--context-length takes no such value on the command line; write a value "
             "--context-length takes\n") in result.output, result.output
     assert "Struct(" not in result.output and "ast.Call" not in result.output, result.output
+
+
+def test_a_parallel_size_under_one_is_named_by_its_own_field(tmp_path: Path) -> None:
+    """python-sglang-tp-negative.py: the real rollout-lora-server.py's __main__ ServerArgs, then
+    `server_args.tp_size = -2` (line 66). A script's GPU count is the engine's tensor x pipeline x
+    data-parallel size, and that product (-2) was refused first as "nvidia.com/gpu: -2 is not a
+    positive count" on the launch's line, a field the file never writes; a Deployment with
+    `--tp-size -2` got a second ERROR on `replicas`, which it does not set either. Now the size's
+    own field, on its line, as `--tp-size 0` always was."""
+    path = HOSTILE / "python-sglang-tp-negative.py"
+    result = invoke(RUNNER, "check", str(path), "--gpu", "h100")
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 66: tp_size: Input should be greater than 0; give a value in range "
+            "(kvplan's limits: docs/limits.md)\n") in result.output, result.output
+    assert "nvidia.com/gpu" not in result.output, result.output
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/bash\nvllm serve Qwen/Qwen3-0.6B --tensor-parallel-size -2\n")
+    result = invoke(RUNNER, "check", str(script))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 2: --tensor-parallel-size: Input should be greater than 0"
+            ) in result.output, result.output
+    assert "nvidia.com/gpu" not in result.output, result.output
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n      - name: s\n        image: lmsysorg/sglang:v0.5.5\n"
+        "        command: [python3, -m, sglang.launch_server, --model-path, Qwen/Qwen3-0.6B,"
+        " --tp-size, '-2']\n        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    result = invoke(RUNNER, "check", str(manifest))
+    assert result.exit_code == 2, result.output
+    assert "ERROR line 10: --tp-size: Input should be greater than 0" in result.output
+    assert "replicas" not in result.output, result.output

@@ -141,6 +141,8 @@ def read_gpu_count(w: Workload) -> None:
     tp = int(found.values.get("parallel.tensor", 1) or 1)
     pp = int(found.values.get("parallel.pipeline", 1) or 1)
     engine_gpus = tp * pp * w.dp
+    if engine_gpus <= 0:  # a size under 1 is its own option's ERROR (the record's bounds),
+        return  # not a GPU count the file never wrote (task h81hostile: `nvidia.com/gpu: -2`)
     replicas = site.replicas
     replicas_line = doc.line(*(site.replicas_at or site.pod_at[:1]))
     res = w.container.get("resources") or {}
