@@ -84,3 +84,35 @@ def test_a_parallel_size_under_one_is_named_by_its_own_field(tmp_path: Path) -> 
     assert result.exit_code == 2, result.output
     assert "ERROR line 10: --tp-size: Input should be greater than 0" in result.output
     assert "replicas" not in result.output, result.output
+
+
+def test_mistral3_without_a_vision_config_is_refused_not_counted_as_text_only() -> None:
+    """config-mistral3-no-vision.json: the real tests/assets/hf_configs/
+    mistral-small-3.1-24b.json with its vision_config deleted (null did the same). A mistral3
+    checkpoint always holds the Pixtral tower (transformers' Mistral3Config builds its default
+    one where the dict has none), and the importer refuses a missing text_config for that reason;
+    a missing vision_config was imported as the text model alone, params_total 23,572,403,200
+    where the real config gives 24,011,361,280, in silence. Now refused in one line, exit 2."""
+    path = HOSTILE / "config-mistral3-no-vision.json"
+    result = invoke(RUNNER, "import", str(path))
+    assert result.exit_code == 2, result.output
+    assert (f"error: {path}: cannot import: model_type 'mistral3' without a vision_config: "
+            "transformers' Mistral3Config") in result.output, result.output
+    assert "kvplan reads only the vision_config a config.json states" in result.output
+    assert "23572403200" not in result.output, result.output
+
+
+def test_a_vision_tower_past_the_parameter_limit_names_vision_config() -> None:
+    """config-mistral3-vision-layers-1e9.json: the real mistral-small-3.1-24b.json with
+    vision_config.num_hidden_layers 10^9. Refused, but as "params_total: Input should be less
+    than or equal to 10000000000000000" and the same for params_encoder: spec fields the
+    config.json does not hold. Now the block whose shapes give the count: 10^9 Pixtral layers of
+    2 x 1,024 + 4 x 1,024^2 + 3 x 1,024 x 4,096 = 16,779,264 parameters each, plus the patch
+    embedding and projector, past 10^16."""
+    path = HOSTILE / "config-mistral3-vision-layers-1e9.json"
+    result = invoke(RUNNER, "import", str(path))
+    assert result.exit_code == 2, result.output
+    assert (f"error: {path}: cannot import: vision_config: its shapes give a vision tower of "
+            "16,779,264,") in result.output, result.output
+    assert "above kvplan's limit of 10,000,000,000,000,000 (docs/limits.md)" in result.output
+    assert "params_total" not in result.output, result.output
