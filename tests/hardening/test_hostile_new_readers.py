@@ -116,3 +116,20 @@ def test_a_vision_tower_past_the_parameter_limit_names_vision_config() -> None:
             "16,779,264,") in result.output, result.output
     assert "above kvplan's limit of 10,000,000,000,000,000 (docs/limits.md)" in result.output
     assert "params_total" not in result.output, result.output
+
+
+def test_a_ray_worker_gpu_count_of_the_wrong_type_or_size_is_named() -> None:
+    """rayservice-worker-gpus-word.yaml: the real eks-llm-neuron-ray-service.yaml (corpus round
+    r7) with the workers' aws.amazon.com/neuroncore made nvidia.com/gpu "two" (requests, line 87)
+    and 10^30 (limits, line 91). raycluster counted a group's GPUs with int() and 0 for what it
+    could not read: the limit 10^30 was taken as is and "two" never seen, and the RayService
+    PASSed. Now each is an ERROR on its line, as `nvidia.com/gpu` of a pod is."""
+    path = HOSTILE / "rayservice-worker-gpus-word.yaml"
+    result = invoke(RUNNER, "check", str(path), "--gpu", "h100")
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 91: nvidia.com/gpu: 1,000,000,000,000,000,000,000,000,000,000 is beyond "
+            "the limit of 10,000,000 (docs/limits.md)\n") in result.output, result.output
+    assert ("ERROR line 87: nvidia.com/gpu: 'two' is not a whole number of GPUs: a GPU resource "
+            "(Kubernetes takes a whole number of an extended resource); write a count, or remove "
+            "it\n") in result.output, result.output
+    assert "PASS  line" not in result.output, result.output
