@@ -133,3 +133,30 @@ def test_a_ray_worker_gpu_count_of_the_wrong_type_or_size_is_named() -> None:
             "(Kubernetes takes a whole number of an extended resource); write a count, or remove "
             "it\n") in result.output, result.output
     assert "PASS  line" not in result.output, result.output
+
+
+def test_a_parallel_size_past_its_limit_is_named_by_its_own_field(tmp_path: Path) -> None:
+    """python-sglang-tp-1e30.py: the real rollout-lora-server.py's __main__ ServerArgs, then
+    `server_args.tp_size = 10**30` written out (line 66). Beside the right ERROR (tp_size past
+    4,096) came "replicas: 1,000,...,000 is beyond the limit of 10,000,000" on the launch's line:
+    the GPU total (replicas x tp) refused under a field the script does not have. A Deployment
+    with `--tp-size` 10^30 got only "nvidia.com/gpu: tensor 10^30 needs 10^30 GPUs", never the
+    option's own limit. Now the option's limit alone, in both."""
+    path = HOSTILE / "python-sglang-tp-1e30.py"
+    result = invoke(RUNNER, "check", str(path), "--gpu", "h100")
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 66: tp_size: 1,000,000,000,000,000,000,000,000,000,000 is beyond the "
+            "limit of 4,096 (docs/limits.md)\n") in result.output, result.output
+    assert "replicas" not in result.output, result.output
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  template:\n"
+        "    spec:\n      containers:\n      - name: s\n        image: lmsysorg/sglang:v0.5.5\n"
+        "        command: [python3, -m, sglang.launch_server, --model-path, Qwen/Qwen3-0.6B,"
+        " --tp-size, '1000000000000000000000000000000']\n"
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    result = invoke(RUNNER, "check", str(manifest))
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 10: --tp-size: 1,000,000,000,000,000,000,000,000,000,000 is beyond the "
+            "limit of 4,096 (docs/limits.md)\n") in result.output, result.output
+    assert "needs" not in result.output, result.output
