@@ -160,3 +160,18 @@ def test_a_parallel_size_past_its_limit_is_named_by_its_own_field(tmp_path: Path
     assert ("ERROR line 10: --tp-size: 1,000,000,000,000,000,000,000,000,000,000 is beyond the "
             "limit of 4,096 (docs/limits.md)\n") in result.output, result.output
     assert "needs" not in result.output, result.output
+
+
+def test_a_pip_pin_that_is_no_release_is_named() -> None:
+    """skypilot-pip-pin-word.yaml: the real corpus qwen25-7b.yaml (SkyPilot) with its setup's
+    `pip install vllm==0.6.1.post2` made `vllm==latest` (line 27). A pin whose version does not
+    start with a digit matched neither the release pattern nor the variable one and was passed
+    over: the plan said only that the script names no release. pip installs nothing for it (pip
+    23.2.1: "No matching distribution found for vllm==latest"; packaging 26.4's Requirement
+    refuses it, InvalidRequirement). Now a note says so, and that the default is used."""
+    path = HOSTILE / "skypilot-pip-pin-word.yaml"
+    result = invoke(RUNNER, "check", str(path))
+    assert result.exit_code == 0, result.output
+    assert ("note: setup installs vllm==latest: latest is no release (a PEP 440 version starts "
+            "with a digit) and pip installs nothing for it") in result.output, result.output
+    assert "the vllm profile's default version is used" in result.output, result.output
