@@ -175,3 +175,19 @@ def test_a_pip_pin_that_is_no_release_is_named() -> None:
     assert ("note: setup installs vllm==latest: latest is no release (a PEP 440 version starts "
             "with a digit) and pip installs nothing for it") in result.output, result.output
     assert "the vllm profile's default version is used" in result.output, result.output
+
+
+def test_a_keyword_given_twice_in_one_call_is_refused() -> None:
+    """python-sglang-keyword-twice.py: the real round2 sglang-offline-llama31.py's
+    `sgl.Engine(model_path=...)` given `context_length=4096` (line 18) and
+    `**{"context_length": 8192}` (line 19). Python raises TypeError ("got multiple values for
+    keyword argument 'context_length'", run here on a plain function) before Engine runs; the
+    reader took the second value in silence and PASSed 50 sequences of 8,192 tokens."""
+    path = HOSTILE / "python-sglang-keyword-twice.py"
+    result = invoke(RUNNER, "check", str(path), "--gpu", "h100")
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 19: context_length: context_length is given twice to sgl.Engine(...) "
+            "(lines 18 and 19): Python raises TypeError (\"got multiple values for keyword "
+            "argument 'context_length'\") before the engine starts; give it once\n"
+            ) in result.output, result.output
+    assert "PASS  line" not in result.output, result.output
