@@ -191,3 +191,22 @@ def test_a_keyword_given_twice_in_one_call_is_refused() -> None:
             "argument 'context_length'\") before the engine starts; give it once\n"
             ) in result.output, result.output
     assert "PASS  line" not in result.output, result.output
+
+
+def test_a_helm_ray_head_with_raw_resources_still_plans(tmp_path: Path) -> None:
+    """The real production-stack values-15-a (raySpec) with its headNode's requestGPU written as
+    a raw `resources: {limits: {nvidia.com/gpu: 1}}` (line 26) and a catalog model. This task's
+    change to raycluster._gpus (the RayService GPU counts above) left helm_ray's call with the old
+    arguments: exit 3, "TypeError: _gpus() missing 4 required positional arguments", which no
+    corpus file reached. The chart's count is read as before: one GPU on the head."""
+    src = Path(__file__).resolve().parents[1] / "assets" / "check" / "corpus" / \
+        "production-stack" / "values-15-a-minimal-pipeline-parallel-example-raycluster.yaml"
+    text = src.read_text(encoding="utf-8").replace('"distilbert/distilgpt2"', '"Qwen/Qwen3-0.6B"')
+    lines = text.splitlines(keepends=True)
+    assert lines[25] == "        requestGPU: 1\n"
+    lines[25] = "        resources: {limits: {nvidia.com/gpu: 1}}\n"
+    path = tmp_path / "values.yaml"
+    path.write_text("".join(lines), encoding="utf-8")
+    result = invoke(RUNNER, "check", str(path), "--gpu", "h100")
+    assert result.exit_code == 0, result.output
+    assert "PASS  line 4  distilgpt2-raycluster: starts" in result.output, result.output

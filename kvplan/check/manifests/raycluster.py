@@ -55,8 +55,13 @@ def _count(value: Any, where: Key, doc: Doc, bad: list[Problem], ray: bool) -> i
     return int(number)
 
 
-def _gpus(pod: dict[str, Any], params: dict[str, Any], pod_at: Key, params_at: Key, doc: Doc,
-          bad: list[Problem]) -> int:
+def _gpus(pod: dict[str, Any], params: dict[str, Any], pod_at: Key = (), params_at: Key = (),
+          doc: Doc | None = None, bad: list[Problem] | None = None) -> int:
+    """The GPUs Ray advertises on a pod; without `bad` (helm_ray's chart values) a value it
+    cannot read, or one past the limit, counts 0 unsaid (before task h81hostile the latter
+    counted as given)."""
+    doc = Doc({}, 1, {}) if doc is None else doc
+    bad = [] if bad is None else bad
     if "num-gpus" in params:
         return _count(params["num-gpus"], (*params_at, "num-gpus"), doc, bad, ray=True)
     containers = pod.get("containers")
