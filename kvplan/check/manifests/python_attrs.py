@@ -211,16 +211,17 @@ def assigned(c: Construction, name: ast.Name, launch: ast.Call, ctx: Context,
         if isinstance(node, ast.Call):
             up = parents.get(id(node))
             got = _setattr(node, name.id, up is not None and isinstance(up[0], ast.Expr))
-            if got is not None and got[0] is None:
-                if bound_at < node.lineno < launch.lineno:
+            if got is not None:
+                field_name, given, why_not = got
+                if field_name is not None:
+                    sets = [(field_name, given, why_not)]
+                elif bound_at < node.lineno < launch.lineno:
                     notes.append(f"{ast.unparse(node)[:60]} (line {node.lineno}): the field's "
                                  "name is computed when the script runs; the field it sets is "
                                  "not followed")
-            elif got is not None:
-                sets = [(got[0], got[1], got[2])]
         elif isinstance(node, ast.stmt):
             sets = _assignment(node, name.id)
-        if not sets:
+        if not sets or not isinstance(node, (ast.stmt, ast.expr)):
             continue
         chain = _chain(node, root, parents)
         if chain is None and _rebinds(node, root, parents, name.id):
