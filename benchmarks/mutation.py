@@ -124,7 +124,9 @@ PACKAGES = {
          "tests/engines/test_vllm_default_util.py",
          "tests/engines/test_vllm_load_blocks.py", "tests/engines/test_mxfp4_hopper.py",
          "tests/engines/test_trtllm_settings.py", "tests/engines/test_trtllm_checkpoint_kv.py",
-         "tests/engines/test_attention_backend.py", "tests/engines/test_sglang_0523.py")),
+         "tests/engines/test_attention_backend.py", "tests/engines/test_sglang_0523.py",
+         # task h81sglmm: SGLang's multimodal reservation (kvplan/engines/sglang_mm.py)
+         "tests/engines/test_sglang_mm.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

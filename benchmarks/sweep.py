@@ -8,7 +8,9 @@ runs in-process (typer's CliRunner on kvplan.cli's app) through the commands tha
   null, "", "abc", -1, 0, 10**30, 1.5, [], {}, true, a 10,000-character string and a list
   nested 50 deep; the key deleted; the key duplicated.
 - scripts and logs: truncated at random lines, two flags' values swapped, a flag repeated, an
-  unknown flag added, non-UTF-8 bytes inserted (logs: their `# kvplan:` directives likewise).
+  unknown flag added (before a flag in live code or arguments only: not in a comment, a
+  docstring, a heredoc body or a notebook's markdown cell), non-UTF-8 bytes inserted (logs:
+  their `# kvplan:` directives likewise).
 
 A run is flagged `exit3` (exit code 3), `exc` (an exception CliRunner caught: a crash past the
 CLI's handler), `traceback` ("Traceback" in the output), `slow` (over --slow CPU seconds) or
@@ -230,7 +232,7 @@ def mutants_of(item: Input, text: str, paths: int, rng: random.Random
                ) -> tuple[str, Iterator[tuple[str, str, str, str]]] | None:
     """(the baseline text, the mutants) of one file; None for a file that does not parse."""
     if item.fmt == "text":
-        return text, text_mutants(text, rng)
+        return text, text_mutants(text, rng, item.path.suffix.lower())
     parsed = baseline_text(text, item.fmt)
     if parsed is None:
         return None

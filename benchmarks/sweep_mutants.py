@@ -106,8 +106,98 @@ def _num(value: str) -> str:
     return "num" if re.fullmatch(r"\d+(\.\d+)?", value) else "text"
 
 
-def text_mutants(text: str, rng: random.Random) -> Iterator[tuple[str, str, str, str]]:
-    """(what was mutated, mutation, "num"/"text"/"directive"/"bytes", text) per mutant."""
+PROBE = "--kvplan-sweep-unknown 7 "
+
+
+def _offsets(text: str) -> list[int]:
+    """The offset where each line starts (index 0 is line 1)."""
+    starts, at = [], 0
+    for line in text.splitlines(keepends=True):
+        starts.append(at)
+        at += len(line)
+    return starts + [at]
+
+
+def _python_dead(text: str) -> list[tuple[int, int]]:
+    """The spans of a Python file's comments and string statements (docstrings): text, not
+    code. A file that does not parse: its `#` lines only."""
+    import ast
+    import io
+    import tokenize
+
+    starts = _offsets(text)
+    lines = text.splitlines(keepends=True)
+
+    def at(row: int, col: int, utf8: bool) -> int:  # ast's columns count UTF-8 bytes
+        line = lines[row - 1] if row - 1 < len(lines) else ""
+        if utf8:
+            col = len(line.encode("utf-8")[:col].decode("utf-8", "ignore"))
+        return starts[row - 1] + col
+
+    dead: list[tuple[int, int]] = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text).readline):
+            if tok.type == tokenize.COMMENT:
+                dead.append((at(*tok.start, False), at(*tok.end, False)))
+        tree = ast.parse(text)
+    except (SyntaxError, tokenize.TokenError, ValueError):
+        return [(starts[k], starts[k + 1]) for k, line in enumerate(lines)
+                if line.lstrip().startswith("#")]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and \
+                isinstance(node.value.value, str) and node.end_lineno is not None:
+            dead.append((at(node.lineno, node.col_offset, True),
+                         at(node.end_lineno, node.end_col_offset or 0, True)))
+    return dead
+
+
+def _cell_live(source: str) -> bool:
+    """Whether the probe sits in a notebook code cell's live code: not in a Python comment or
+    docstring, nor (a cell of `!` / `%` shell lines) in a shell comment."""
+    from kvplan.check.manifests.shell_quotes import dead_spans
+
+    at = source.find(PROBE)
+    if at < 0:
+        return False
+    dead = _python_dead(source)
+    if any(line.lstrip().startswith(("!", "%")) for line in source.splitlines()):
+        dead += dead_spans(source)
+    return not any(a <= at < b for a, b in dead)
+
+
+def _notebook_live(mutated: str) -> bool:
+    try:
+        book = json.loads(mutated)
+    except ValueError:
+        return False
+    for cell in book.get("cells", []) if isinstance(book, dict) else []:
+        source = cell.get("source", "")
+        source = "".join(source) if isinstance(source, list) else str(source)
+        if cell.get("cell_type") == "code" and _cell_live(source):
+            return True
+    return False
+
+
+def live_flags(text: str, flags: list[re.Match[str]], suffix: str) -> list[re.Match[str]]:
+    """The flags the unknown-option probe may go before: in live code or arguments, not in a
+    comment, a docstring, a heredoc body or a notebook's markdown cell (task h80shell: 16 of the
+    sweep's 18 false positives of the stop before were probes inserted in such text, which
+    kvplan rightly does not read)."""
+    if suffix == ".ipynb":
+        return [m for m in flags if _notebook_live(text[:m.start()] + PROBE + text[m.start():])]
+    if suffix == ".py":
+        dead = _python_dead(text)
+    else:  # a shell script, a Dockerfile, a log: `#` comments and heredoc bodies
+        from kvplan.check.manifests.shell_quotes import dead_spans
+
+        dead = dead_spans(text)
+    return [m for m in flags if not any(a <= m.start() < b for a, b in dead)]
+
+
+def text_mutants(text: str, rng: random.Random, suffix: str = ".sh"
+                 ) -> Iterator[tuple[str, str, str, str]]:
+    """(what was mutated, mutation, "num"/"text"/"directive"/"bytes", text) per mutant; `suffix`:
+    the file's, which says what in it is live code (live_flags)."""
     lines = text.splitlines(keepends=True)
     for _ in range(3):
         if len(lines) > 1:
@@ -127,9 +217,10 @@ def text_mutants(text: str, rng: random.Random) -> Iterator[tuple[str, str, str,
                             ("1.5", "1.5"), ("zero", "0")):
             bad = text[:m.start(3)] + value + text[m.end(3):]
             yield m.group(1), name, _num(m.group(3)), bad
-    if flags:
-        m = rng.choice(flags)
-        unknown = text[:m.start()] + "--kvplan-sweep-unknown 7 " + text[m.start():]
+    live = live_flags(text, flags, suffix) if flags else []
+    if live:
+        m = rng.choice(live)
+        unknown = text[:m.start()] + PROBE + text[m.start():]
         yield "--kvplan-sweep-unknown", "unknown", "text", unknown
     kwargs = list(KWARG.finditer(text))
     for m in rng.sample(kwargs, min(3, len(kwargs))):

@@ -52,7 +52,8 @@ def _s_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
                            ("max_running_requests", r"max_running_requests=(\d+)"),
                            ("max_tokens", r"max_total_tokens=(\d+)"),
                            ("page_size", r"page_size=(\d+)"),
-                           ("attention_backend", r"(?<![_a-z])attention_backend='(\w+)'")))
+                           ("attention_backend", r"(?<![_a-z])attention_backend='(\w+)'"),
+                           ("mm_feature_transport", r"mm_feature_transport='(\w+)'")))
 
 
 setting("sglang", r"Attention backend not (?:specified|set)\. Use (\w+) backend by default",

@@ -200,6 +200,8 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         enforce_eager=run.settings.get("enforce_eager", "False") == "True",
         attention_backend=run.settings.get("attention_backend")
         if reads(name, "attention_backend") else None,
+        mm_feature_transport=run.settings.get("mm_feature_transport")
+        if reads(name, "mm_feature_transport") else None,
         trtllm_backend=run.settings.get("trtllm_backend") if reads(name, "trtllm_backend")
         else None,
         tp_transport=vllm_transport(run)[0] if reads(name, "tp_transport") else None,

@@ -95,6 +95,18 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
                 why = None
             if why is not None:
                 flags.append(("engine.attention_backend", why))
+        if target.gpu_named and dep.engine.mm_feature_transport is not None:
+            from kvplan.deploy import resolve_gpu
+            from kvplan.engines.sglang_mm import mm_transport_refusal
+
+            try:
+                gpu = resolve_gpu(dep.hardware.gpu)
+                why = mm_transport_refusal(dep.engine.mm_feature_transport, gpu.vendor, gpu.label,
+                                           dep.parallel.nodes, dep.parallel.pipeline)
+            except Exception:  # noqa: BLE001 - reported by plan_deployment as an ERROR
+                why = None
+            if why is not None:
+                flags.append(("engine.mm_feature_transport", why))
         if flags and line is None:
             line = target.line_of(flags[0][0])
         reasons += [why for _, why in flags]
@@ -118,6 +130,9 @@ def judge_target(target: Target) -> Outcome:
     from kvplan.check.compute_dtype import keep_quantized_weights
 
     keep_quantized_weights(target)  # a manifest's --dtype is not a quantized checkpoint's
+    from kvplan.check.gpu_dtype import apply_gpu_dtype
+
+    apply_gpu_dtype(target)  # what the engine refuses or changes on this GPU's capability
     out = Outcome(
         file=target.file,
         verdict=ERROR,

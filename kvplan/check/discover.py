@@ -34,6 +34,17 @@ SHELL = "shell"
 PYTHON = "Python"
 NO_ENGINE = "starts no engine"  # why a walk passes over a script, said in the report's footer
 NOT_TEXT = "not read as text"
+# a FIFO, socket or device in a folder walked: never opened (a FIFO blocks the read until
+# something writes to it, and a walk hung on one: task h80review)
+NOT_REGULAR = "not a regular file (a FIFO, socket or device), not opened"
+
+
+def _not_regular(path: Path) -> bool:
+    """Whether `path` is there but is neither a regular file nor a folder (links followed)."""
+    try:
+        return path.exists() and not path.is_file() and not path.is_dir()
+    except OSError:
+        return False
 
 
 def is_walked_script(path: Path) -> bool:
@@ -118,7 +129,16 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
             for name in sorted(names):
                 path = Path(root) / name
-                if path.suffix in YAML_SUFFIXES and not is_side_file(path):
+                if _not_regular(path):  # YAML an ERROR, a script counted, anything else as any
+                    # other file a walk does not read (a side file: its owner's reader says it)
+                    if path.suffix in YAML_SUFFIXES and not is_side_file(path):
+                        missing.append(Outcome(str(path), ERROR, problems=[Problem(
+                            "", f"{NOT_REGULAR}; replace it with the YAML file, or move it out "
+                                "of the folder")]))
+                    elif path.suffix in (*PY_SUFFIXES, *SHELL_SUFFIXES):
+                        kind = PYTHON if path.suffix in PY_SUFFIXES else SHELL
+                        skip(path, kind, f"{NOT_TEXT}: {NOT_REGULAR}")
+                elif path.suffix in YAML_SUFFIXES and not is_side_file(path):
                     add(path, False)
                 elif path.suffix in PY_SUFFIXES:
                     if _starts_engine(path):

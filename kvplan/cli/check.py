@@ -34,8 +34,8 @@ PathsArg = Annotated[
     typer.Argument(
         metavar="PATH",
         help="kvplan/v1 files, Kubernetes manifests, launch scripts, Python scripts or "
-             "notebooks, folders (searched recursively: YAML, and the .py / .ipynb files that "
-             "start an engine; a launch script is read when named) or globs",
+             "notebooks, folders (searched recursively: YAML, and the shell scripts and .py / "
+             ".ipynb files that start an engine; the others are counted) or globs",
         show_default=False,
     ),
 ]

@@ -103,6 +103,11 @@ AttentionBackend = Annotated[str | None, _opt(
     "--attention-backend", metavar="NAME", rich_help_panel=s.SGLANG,
     help="SGLang: its --attention-backend (triton, flashinfer, fa3, aiter, ...); aiter (ROCm "
     "only) scales mem_fraction_static by 0.85 above 8,192 tokens [default: unstated]")]
+MmFeatureTransport = Annotated[str | None, _opt(
+    "--mm-feature-transport", metavar="NAME", rich_help_panel=s.SGLANG,
+    help="SGLang: cpu, cuda_ipc or cuda_vmm; from 0.5.18 a multimodal model's KV budget leaves "
+    "out 100 MiB of embedding cache, and 1,024 MiB more for a GPU transport [default: cpu; "
+    "cuda_ipc for Qwen3-VL on a large Hopper GPU from 0.5.20]")]
 # TensorRT-LLM's own settings and names
 MaxBatchSize = Annotated[int | None, _opt(
     "--max-batch-size", metavar="N", rich_help_panel=s.TRTLLM, min=1,

@@ -49,6 +49,7 @@ def explain_command(
     chunked_prefill_size: eo.ChunkedPrefill = None, cuda_graph_max_bs: eo.CudaGraphMaxBs = None,
     max_running_requests: eo.MaxRunning = None, max_total_tokens: eo.MaxTotalTokens = None,
     attention_backend: eo.AttentionBackend = None,
+    mm_feature_transport: eo.MmFeatureTransport = None,
     max_batch_size: eo.MaxBatchSize = None, max_num_tokens: eo.MaxNumTokens = None,
     max_seq_len: eo.MaxSeqLen = None, tokens_per_block: eo.TokensPerBlock = None,
     free_gpu_memory_fraction: eo.FreeGpuFraction = None,

@@ -17,6 +17,7 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "cuda_graph_max_bs": ("sglang",),
     "max_total_tokens": ("sglang",),
     "attention_backend": ("sglang",),
+    "mm_feature_transport": ("sglang",),
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "topk_topp_sampler": ("vllm",),

@@ -59,6 +59,10 @@ AttentionBackend = Literal[
     "tokenspeed_mla", "trtllm_mha", "hpc_ops", "minicpm_flashattn", "minicpm_flashinfer", "aiter", "wave",
     "intel_amx", "ascend", "intel_xpu"]
 ATTENTION_BACKENDS: tuple[str, ...] = get_args(AttentionBackend)
+# SGLang's --mm-feature-transport choices (arg_groups/fields/mm.py:144 in the 0.5.23 wheel;
+# kvplan.engines.sglang_mm.TRANSPORTS)
+MmFeatureTransport = Literal["cpu", "cuda_ipc", "cuda_vmm"]
+MM_FEATURE_TRANSPORTS: tuple[str, ...] = get_args(MmFeatureTransport)
 # the tensor-parallel transport (kvplan.engines.interface.TP_TRANSPORTS, read by vLLM's profile)
 TpTransport = Literal["nvlink", "pcie-p2p", "host"]
 TP_TRANSPORTS: tuple[str, ...] = get_args(TpTransport)
@@ -123,7 +127,7 @@ class Engine(Plain):
                "num_speculative_tokens": None, "cuda_graph_max_bs": None,
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
-               "trtllm_backend": None, "tp_transport": None,
+               "mm_feature_transport": None, "trtllm_backend": None, "tp_transport": None,
                "disable_custom_all_reduce": None, "topk_topp_sampler": None,
                "entrypoint": None, "cudagraph_capture_sizes": None,
                "max_cudagraph_capture_size": None, "cudagraph_mode": None}
@@ -144,6 +148,7 @@ class Engine(Plain):
         "max_tokens_in_paged_kv_cache": Opt(TOKENS), "trtllm_config": Opt(STR),
         "trt_activation_bytes": Opt(Int(gt=0, le=lim.MAX_MEMORY_BYTES)),
         "attention_backend": Opt(Lit(*ATTENTION_BACKENDS)),
+        "mm_feature_transport": Opt(Lit(*MM_FEATURE_TRANSPORTS)),
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
@@ -179,6 +184,7 @@ class Engine(Plain):
         trtllm_config: str | None
         trt_activation_bytes: int | None
         attention_backend: str | None
+        mm_feature_transport: str | None
         trtllm_backend: str | None
         tp_transport: str | None
         disable_custom_all_reduce: bool | None

@@ -140,6 +140,11 @@ class Engine(_Strict):
     attention_backend: plain.AttentionBackend | None = Field(
         default=None, description="SGLang --attention-backend (one of SGLang 0.5.23's choices); "
         "aiter on a ROCm GPU scales mem_fraction_static by 0.85 above 8,192 tokens of context")
+    mm_feature_transport: plain.MmFeatureTransport | None = Field(
+        default=None, description="SGLang --mm-feature-transport (cpu, cuda_ipc, cuda_vmm): from "
+        "0.5.18 a multimodal model's KV budget leaves out 100 MiB of embedding cache, and 1,024 "
+        "MiB more for a GPU transport [default: cpu, Qwen3-VL on a large Hopper GPU cuda_ipc "
+        "from 0.5.20]")
     trtllm_backend: Literal["pytorch", "tensorrt"] | None = Field(
         default=None, description="TensorRT-LLM trtllm-serve --backend: pytorch (the default "
         "from 1.0) or tensorrt (a TensorRT engine, the default before 1.0)")

@@ -36,6 +36,7 @@ EXTRA_KEYS = {
     "max_total_tokens": "max_tokens",
     "trt_activation_bytes": "trt_activation_bytes",
     "attention_backend": "attention_backend",
+    "mm_feature_transport": "mm_feature_transport",
     "trtllm_backend": "trtllm_backend",
     "tp_transport": "tp_transport",
     "disable_custom_all_reduce": "disable_custom_all_reduce",

@@ -104,6 +104,7 @@ ENGINE_ONLY = {
     "cuda_graph_max_bs": ("sglang",),
     "max_running_requests": ("sglang",),
     "attention_backend": ("sglang",),
+    "mm_feature_transport": ("sglang",),
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "topk_topp_sampler": ("vllm",),
@@ -140,7 +141,9 @@ class EngineSettings:
     SGLang: page_size_tokens (--page-size), chunked_prefill_size, cuda_graph_max_bs,
     max_running_requests, attention_backend (--attention-backend, engine.attention_backend or a
     manifest's argv, one of SGLang's choices; a calibration log prints the resolved one; the
-    aiter backend derates mem_fraction_static at long context).
+    aiter backend derates mem_fraction_static at long context), mm_feature_transport
+    (--mm-feature-transport: cpu, cuda_ipc or cuda_vmm; the multimodal reservation,
+    kvplan.engines.sglang_mm).
     TensorRT-LLM: page_size_tokens (tokens_per_block),
     max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
     (max_tokens_in_paged_kv_cache), trt_activation_bytes (a TensorRT engine's execution-context
@@ -169,6 +172,7 @@ class EngineSettings:
     draft_model: ModelSpec | None = None  # vLLM speculative decoding: the draft's spec
     num_speculative_tokens: int | None = None
     attention_backend: str | None = None  # SGLang: --attention-backend, if stated or logged
+    mm_feature_transport: str | None = None  # SGLang: --mm-feature-transport, if stated or logged
     trtllm_backend: str | None = None  # TRT-LLM: --backend (pytorch / tensorrt), if stated
     tp_transport: str | None = None  # vLLM: TP_TRANSPORTS; None: by the GPU label's form factor
     disable_custom_all_reduce: bool | None = None  # vLLM --disable-custom-all-reduce
@@ -219,6 +223,11 @@ class EngineSettings:
 
         if (refused := transport_refusal(self.engine.value, self.tp_transport)) is not None:
             raise InputError(refused)
+        from kvplan.engines.sglang_mm import TRANSPORTS
+
+        if self.mm_feature_transport not in (None, *TRANSPORTS):
+            raise InputError(f"mm_feature_transport must be one of {', '.join(TRANSPORTS)} "
+                             f"(SGLang's choices), got {self.mm_feature_transport!r}")
         from kvplan.engines.vllm_entrypoint import entrypoint_refusal
 
         if (refused := entrypoint_refusal(self.entrypoint)) is not None:

@@ -25,6 +25,7 @@ kvplan.check.manifests.python_script).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 # config/scheduler.py:42 and :44 of the vllm 0.29.0 wheel: the batch of UsageContext.ENGINE_CONTEXT
 ENGINE_CONTEXT_BATCH = (2048, 128)
@@ -88,8 +89,61 @@ class PythonApi:
     # what the engine does with an attribute set on the args object after its construction
     # that is no field of it ("": attributes set after construction are not followed)
     unknown_attribute: str = ""
+    # what the args class (EngineArgs, AsyncEngineArgs: `{cls}`) does with a keyword it does
+    # not take, said when the script constructs it itself ("": unknown_refused says it)
+    unknown_refused_args: str = ""
+    # release by release, what the Python API takes (kvplan.engines.vllm_python; task
+    # h82vllmrel): a pinned release's keywords, attributes and positional arguments are read
+    # with it (False: with the option table, whatever the release)
+    read_by_release: bool = False
 
 
+def placed_release(api: PythonApi, release: object, table_release: str) -> Any:
+    """Where a pinned `release` stands among the releases whose Python API was read
+    (kvplan.engines.vllm_python.Placed), or None: the API is not read so, no release is
+    pinned, or the release is outside those read (below the oldest, at or after the option
+    table's `table_release`)."""
+    if not api.read_by_release:
+        return None
+    from kvplan.engines import vllm_python
+
+    return vllm_python.place(release, table_release)
+
+
+def positional_release(api: PythonApi) -> Any:
+    """The module that says, release by release, what positional arguments the start class
+    takes (kvplan.engines.vllm_python), or None."""
+    if not api.read_by_release:
+        return None
+    from kvplan.engines import vllm_python
+
+    return vllm_python
+
+
+# vllm 0.11.0 wheel (task h81vllmpy): EngineArgs is a plain @dataclass (engine/arg_utils.py:284-285;
+# AsyncEngineArgs its subclass, :1685-1686), no slots and no __setattr__, so `ea.x = v` after the
+# construction sets the field x, or keeps an attribute that is no field in the instance's
+# __dict__; from_engine_args builds the engine from engine_args.create_engine_config(...)
+# (v1/engine/async_llm.py:231, v1/engine/llm_engine.py:169), which reads the fields (:1111)
+VLLM_UNKNOWN_ATTRIBUTE = ("vLLM's EngineArgs is a dataclass (vllm 0.11.0 vllm/engine/"
+                          "arg_utils.py:284-285, AsyncEngineArgs :1685-1686) without slots: an "
+                          "attribute that is no field is kept on the object and never read "
+                          "(from_engine_args reads the fields through create_engine_config, "
+                          ":1111; v1/engine/async_llm.py:231, v1/engine/llm_engine.py:169)")
+# vllm 0.11.0 wheel (task h81vllmpy): `def __init__(self, model: str, *, runner=..., ...)`
+# (entrypoints/llm.py:163-166), so LLM("model", "tokenizer") raises TypeError; the other
+# positional arguments were deprecated by vLLM PR #9424 and removed by PR #18802 (merged
+# 2025-05-28)
+VLLM_POSITIONAL = ("vLLM's LLM.__init__(self, model, *, ...) takes only the model positionally "
+                   "(vllm 0.11.0 vllm/entrypoints/llm.py:163-166; the others were deprecated by "
+                   "vLLM PR #9424 and removed by PR #18802, merged 2025-05-28), so another raises "
+                   "TypeError (\"takes 2 positional arguments\") and no engine starts")
+# vllm 0.34.0 wheel (task h82vllmrel): EngineArgs is a @dataclass (vllm/engine/arg_utils.py:487-488),
+# AsyncEngineArgs its subclass (:3280-3281): a keyword that is no field raises TypeError
+VLLM_ARGS_REFUSED = ("vLLM's {cls}(...) is a dataclass (vllm 0.34.0 vllm/engine/arg_utils.py:"
+                     "487-488 EngineArgs, :3280-3281 AsyncEngineArgs) that raises TypeError "
+                     "(unexpected keyword argument) on a keyword that is none of its fields; "
+                     "EngineArgs' fields are `vllm serve`'s options")
 VLLM = PythonApi(
     "vllm", "vllm", ("LLM",), "model", True, ("vllm", "serve"), False,
     "vLLM's LLM passes it to EngineArgs(**kwargs), a dataclass, which raises TypeError "
@@ -116,7 +170,9 @@ VLLM = PythonApi(
         "flash_attn.py:82, flashinfer.py:409, turboquant_attn.py:129, triton_attn.py:289, "
         "flex_attention.py:91), so "
         "the engine stops at start with \"No valid attention backend found\" "
-        "(platforms/cuda.py:457)"))
+        "(platforms/cuda.py:457)"),
+    unknown_attribute=VLLM_UNKNOWN_ATTRIBUTE, positional_refused=VLLM_POSITIONAL,
+    unknown_refused_args=VLLM_ARGS_REFUSED, read_by_release=True)
 # sglang 0.5.23 wheel, read with Python's ast (task h61pyleft): ServerArgs is msgspec.defstruct of
 # the annotated fields of the 21 namespaces in srt/server_args.py _INPUT_NAMESPACES (:522-544,
 # :551), declared in srt/arg_groups/fields/*.py; launch_server's option of a field is Arg's

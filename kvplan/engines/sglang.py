@@ -53,6 +53,8 @@ the logs in tests/assets/logs):
   router (MoEGate, a bf16 nn.Parameter, not sharded), where the even split of the weights gives
   each rank 1/tp of them (`replicated_bytes`).
 - sliding-window layers are sized as full layers (SGLang's default pool).
+- a multimodal model's KV budget leaves out SGLang's multimodal reservation from 0.5.18
+  (embedding cache, GPU feature-transport pool: kvplan.engines.sglang_mm, task h81sglmm).
 - "GB" in SGLang's logs is GiB (bytes >> 30).
 - SGLang starts whenever at least one token fits; requests longer than the pool are rejected.
   It then allocates its request-to-token map, rows x (context + 4) x 4 B, out of what the weights
@@ -99,6 +101,7 @@ from kvplan.engines.sglang_defaults import (
     default_fraction,
     gpu_tier,
 )
+from kvplan.engines.sglang_mm import mm_reservation
 from kvplan.engines.sglang_req_map import (
     longest_context,
     map_refusal,
@@ -289,8 +292,12 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
           "1 - fraction")
     st.op("held back", "mul", ["free before weights", "1 - mem_fraction_static"], "bytes",
           "floor(free before weights x (1 - mem_fraction_static))")
-    rest = int(st.op("KV cache memory", "sum", ["free after weights", "-held back"], "bytes",
-                     "free after weights - held back"))
+    mm = mm_reservation(req, version, s.mm_feature_transport, s.max_running_requests, gpu_mem)
+    if mm.bytes:  # kvplan.engines.sglang_mm: multimodal models, SGLang 0.5.18 on
+        st.given("multimodal reservation", mm.bytes, "bytes", mm.why)
+    rest = int(st.op("KV cache memory", "sum", ["free after weights", "-held back"] + (
+        ["-multimodal reservation"] if mm.bytes else []), "bytes", "free after weights - held "
+        "back" + (" - multimodal reservation" if mm.bytes else "")))
     bytes_per_token_steps(st, shape, "cell size", "bytes per token, all layers")
     st.op("tokens (raw)", "div", ["KV cache memory", "cell size"], "tokens",
           "floor(KV cache memory / cell size)")
@@ -339,8 +346,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",
         f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
     ]
-    if note:
-        assumptions.append(note)
+    assumptions += [a for a in (note, mm.why) if a]
     if picked is not None:
         assumptions.append(f"attention backend {picked[0]} (unstated): {picked[1]}")
     if tier is not None:

@@ -95,6 +95,7 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
               generic="--max-num-seqs"),
     FlagField("--max-total-tokens", "engine.max_total_tokens"),
     FlagField("--attention-backend", "engine.attention_backend"),
+    FlagField("--mm-feature-transport", "engine.mm_feature_transport"),
     # TensorRT-LLM
     FlagField("--max-batch-size", "engine.max_num_seqs", engines=("trtllm",),
               generic="--max-num-seqs"),

@@ -81,8 +81,17 @@ class Record:
         return out
 
 
+def _stated(field: str, origins: dict[str, str], stated: frozenset[str]) -> bool:
+    """Whether the file states `field`: a kvplan/v1 file's own field, or one a manifest, script
+    or notebook names (kvplan.check.target.Target.names: `engine.max_model_len` as
+    `--max-model-len`, `traffic` as its side file or annotations)."""
+    return origins.get(field) == "file" or any(
+        field == k or field.startswith(k + ".") for k in stated)
+
+
 def _apply(
-    data: dict[str, Any], origins: dict[str, str], flag: FlagField, value: Any, from_file: bool
+    data: dict[str, Any], origins: dict[str, str], flag: FlagField, value: Any, from_file: bool,
+    stated: frozenset[str] = frozenset(),
 ) -> list[str]:
     """Set one flag's field (and what goes with it); say what it overrides in a file."""
     if flag.json_keys:  # one JSON object sets several fields, each as its own flag would
@@ -91,7 +100,7 @@ def _apply(
         notes: list[str] = []
         for fld, item in _json_fields(flag, value).items():
             notes += _apply(data, origins, dc_replace(flag, field=fld, json_keys=()), item,
-                            from_file)
+                            from_file, stated)
         return notes
     notes = []
     old = get_field(data, flag.field)
@@ -102,7 +111,7 @@ def _apply(
         new = str(Path(new).expanduser().resolve())
     if flag.field == "engine.speculative_model" and Path(new).expanduser().is_file():
         new = str(Path(new).expanduser().resolve())
-    if from_file and origins.get(flag.field) == "file":
+    if from_file and old is not None and _stated(flag.field, origins, stated):
         if flag.field == "hardware.gpu":  # the catalog name, as the plans print it
             old = _gpu_name(str(old))
         notes.append(f"{flag.spelled(new)} overrides {flag.field} (was {old})")
@@ -155,6 +164,7 @@ def build_records(
     """
     base, source, base_dir, doc, origins0 = _read_base(target)
     read_notes = base.pop("x-notes", [])  # what reading a manifest assumed
+    stated = frozenset(base.pop("x-stated", ()))  # the fields a manifest or script names
     planned_as = {"attention_dp": base.pop("x-attention-dp", 1),
                   "node_gpus": base.pop("x-node-gpus", None)}
     from_file = source != COMMAND_LINE
@@ -191,7 +201,7 @@ def build_records(
         data, origins = _copy_tree(base), dict(origins0)
         notes: list[str] = list(read_notes)
         for name, value in combo:
-            notes += _apply(data, origins, FLAGS[name], value, from_file)
+            notes += _apply(data, origins, FLAGS[name], value, from_file, stated)
         if adjust is not None:
             adjust(data, origins)
         try:

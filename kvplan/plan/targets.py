@@ -137,6 +137,14 @@ def _from_manifest(
         problems = [p for t in targets for p in t.problems] or [_nothing_read(path)]
         raise DeploymentError(str(path), problems)
     t = found[0]
+    from kvplan.check.compute_dtype import keep_quantized_weights
+
+    keep_quantized_weights(t)  # as check plans it: --dtype is not a quantized checkpoint's weights
+    from kvplan.check.gpu_dtype import apply_gpu_dtype
+
+    apply_gpu_dtype(t)  # and the dtype the engine refuses or runs on this GPU's capability
+    if t.problems:  # the compute dtype the engine refuses: check's ERROR, never planned over
+        raise DeploymentError(str(path), t.problems)
     assert t.deployment is not None
     data = t.deployment.model_dump(mode="json", exclude_none=True, exclude_unset=True)
     origins = {k: "manifest" for k in _leaves(data)}
@@ -149,9 +157,11 @@ def _from_manifest(
         what = f"{r.field}: " if r.field and r.field not in r.message else ""
         notes.append(f"{where}{what}{r.message}; planned as if it started (`kvplan check` "
                      "FAILs it)")
-    if len(found) > 1:
-        notes.append(f"the manifest runs {len(found)} servers; planning the first "
-                     f"({t.name or f'line {t.line}'})")  # a script's server has no name
+    if len(found) > 1:  # in the file's words: a script or notebook is no manifest
+        from kvplan.check.manifests.wording import gpu_unnamed
+
+        notes.append(f"{gpu_unnamed(t.kind, path)[0]} runs {len(found)} servers; planning the "
+                     f"first ({t.name or f'line {t.line}'})")  # a script's server has no name
     for other in targets:  # a refused server is named, never dropped from the plan silently
         if other.deployment is None and other.problems:
             p = other.problems[0]
@@ -171,6 +181,7 @@ def _from_manifest(
         # build_records notes the default unless --gpu names one, in the file's own words
         data["x-gpu-unnamed"] = gpu_unnamed(t.kind, path)
     data["x-notes"] = notes
+    data["x-stated"] = sorted(t.names)  # a flag over one of these overrides the file (record)
     data["x-attention-dp"], data["x-node-gpus"] = t.attention_dp, t.node_gpus  # as check plans
     return data, str(path), path.parent, t.doc, origins
 

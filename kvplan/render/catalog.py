@@ -69,6 +69,8 @@ def gpu_record(g: HardwareSpec) -> dict[str, Any]:
         "memory_bandwidth_bytes_per_s": g.memory_bandwidth_bytes_per_s,
         "bf16_dense_flops": g.bf16_dense_flops,
         "fp8_supported": g.fp8_supported,
+        "compute_capability": g.compute_capability,
+        "compute_capability_source": g.compute_capability_source,
         "unified_memory": g.unified_memory,
         "price_per_hour_usd": g.price_per_hour_usd,
         "price_source": g.price_source,

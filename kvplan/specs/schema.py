@@ -283,12 +283,22 @@ class ModelSpec(Plain):
 class HardwareSpec(Plain):
     """One accelerator, with the memory its runtime reports."""
 
+    @property
+    def capability(self) -> tuple[int, int] | None:
+        """compute_capability as (major, minor), as torch.cuda.get_device_capability returns it
+        (None: unstated, or not NVIDIA's)."""
+        if self.compute_capability is None:
+            return None
+        major, minor = self.compute_capability.split(".")
+        return int(major), int(minor)
+
     _VALIDATORS = _V
     _FIELDS = {"name": REQUIRED, "aliases": Factory(list), "vendor": REQUIRED,
                "label": REQUIRED, "device_names": Factory(list), "memory_bytes": REQUIRED,
                "memory_source": REQUIRED, "nvidia_smi_mib": None, "nvidia_smi_source": None,
                "memory_bandwidth_bytes_per_s": REQUIRED, "bf16_dense_flops": None,
-               "fp8_supported": REQUIRED, "unified_memory": False, "gpus_per_node": 8,
+               "fp8_supported": REQUIRED, "compute_capability": None,
+               "compute_capability_source": None, "unified_memory": False, "gpus_per_node": 8,
                "nvlink_domain_gpus": None, "price_per_hour_usd": None, "price_source": None,
                "source": REQUIRED}
     __slots__ = tuple(_FIELDS)
@@ -305,6 +315,8 @@ class HardwareSpec(Plain):
         memory_bandwidth_bytes_per_s: int
         bf16_dense_flops: int | None
         fp8_supported: bool
+        compute_capability: str | None
+        compute_capability_source: str | None
         unified_memory: bool
         gpus_per_node: int
         nvlink_domain_gpus: int | None

@@ -305,6 +305,15 @@ class HardwareSpec(Strict):
         default=None, description="dense BF16 tensor FLOP/s (not sparse); unset where unsourced"
     )
     fp8_supported: bool = Field(description="native fp8 tensor cores (an fp8 cache is offered as a fix)")
+    compute_capability: Annotated[str, Field(pattern=r"^[1-9][0-9]?\.[0-9]$")] | None = Field(
+        default=None,
+        description="CUDA compute capability, MAJOR.MINOR as NVIDIA's CUDA GPUs page writes it "
+        "(\"7.0\", \"8.9\"); the engines' dtype rules read it (vLLM refuses bfloat16 below 8.0). "
+        "NVIDIA only; unset where no source states it",
+    )
+    compute_capability_source: str | None = Field(
+        default=None, description="where compute_capability is stated (required with it)"
+    )
     unified_memory: bool = Field(
         default=False,
         description="memory shared with the host CPU (DGX Spark / GB10): memory_bytes is the pool "
@@ -326,6 +335,18 @@ class HardwareSpec(Strict):
     )
     price_source: str | None = Field(default=None, description="the page the price was read from")
     source: str = Field(min_length=10, description="datasheet(s) for bandwidth and FLOP/s")
+
+    @model_validator(mode="after")
+    def _capability_cited(self) -> "HardwareSpec":
+        cc, src = self.compute_capability, self.compute_capability_source
+        if cc is not None and self.vendor.lower() != "nvidia":
+            raise ValueError(f"compute_capability is NVIDIA's CUDA version; {self.vendor} has none: "
+                             "drop it")
+        if (cc is None) != (src is None or len(src) < 10):
+            raise ValueError("compute_capability and compute_capability_source go together: "
+                             "state the source it was read from (at least 10 characters), or "
+                             "neither")
+        return self
 
     @model_validator(mode="after")
     def _domain_spans_servers(self) -> "HardwareSpec":

@@ -51,11 +51,14 @@ def test_arithmetic_beyond_64_bits_is_an_error_not_a_crash(tmp_path: Path) -> No
     """`y=$(( (10**64)**64 ))` then `$(( y**64 ))` (the lead's review, after task h54outcomes3):
     the second reached 262,145 digits and str() refused it past Python's 4,300-digit limit, an
     internal error (exit 3). Values beyond bash's 64 bits are not read, so the word stays
-    unresolved: the file is an ERROR, as an unset variable is."""
+    unresolved: the file is an ERROR, as an unset variable is; since task h80shell one line names
+    it as an arithmetic expansion, with why (y holds the first one, unevaluated: a `**` tower)."""
     outcome = _check(tmp_path, "y=$(( (10**64)**64 ))\nz=$(( y**64 ))\n"
                      "vllm serve Qwen/Qwen3-8B --max-model-len $z\n", "huge.sh")
     assert outcome.verdict == "ERROR"
-    assert any("'$(( y**64 ))' is not a number" in p.message for p in outcome.problems)
+    assert [p.message for p in outcome.problems] == [
+        "'$(( y**64 ))': an arithmetic expansion kvplan does not evaluate: y is "
+        "'$(( (10**64)**64 ))', not an integer kvplan reads; write the value in the script"]
 
 
 def test_a_context_sized_by_arithmetic_is_read(tmp_path: Path) -> None:

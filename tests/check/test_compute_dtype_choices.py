@@ -74,3 +74,38 @@ def test_the_refusal_names_the_manifests_line(tmp_path: Path) -> None:
     code, out = _check(path)
     assert code == 2
     assert "ERROR line 14: --dtype: 'int4' is not a compute dtype vLLM takes" in out
+
+
+# outcome 80 (vllm#12892): DeepSeek-R1, an fp8 checkpoint, served with --dtype bfloat16 at TP 8
+OUTCOME_80 = (Path(__file__).parents[1] / "assets" / "check" / "outcomes"
+              / "80-vllm-deepseek-r1-tp8-8xh200-2048-started.sh")
+
+
+def test_size_and_explain_plan_a_quantized_checkpoint_as_check_does() -> None:
+    """explain and size read a manifest's --dtype as check does (task h80outcomes saw explain plan
+    DeepSeek-R1's weights in bf16, 157.93 GiB a GPU and a negative pool, where check planned fp8).
+    The pool is check's: 801,152 tokens, 56,302,649,867 B a GPU, weights in fp8."""
+    import json
+
+    check = CliRunner().invoke(app, ["check", str(OUTCOME_80), "--format", "json"])
+    assert check.exit_code == 0, check.output
+    planned = json.loads(check.stdout)["results"][0]
+    assert planned["kv_pool_bytes_per_gpu"] == 56_302_649_867
+    size = CliRunner().invoke(app, ["size", str(OUTCOME_80), "--format", "json"])
+    assert size.exit_code == 0, size.output
+    row = json.loads(size.stdout)["results"][0]
+    assert (row["weight_dtype"], row["kv_cache_tokens"], row["kv_budget_bytes"]) == \
+        ("fp8", 801_152, planned["kv_pool_bytes_per_gpu"])
+    explain = CliRunner().invoke(app, ["explain", str(OUTCOME_80)])
+    assert explain.exit_code == 0, explain.output
+    flat = " ".join(explain.output.split())
+    assert "planned in fp8" in flat and "56,302,649,867 B" in flat
+
+
+def test_explain_refuses_a_compute_dtype_the_engine_refuses(tmp_path: Path) -> None:
+    """A --dtype outside the engine's six words is check's ERROR; explain says it, exit 2."""
+    path = tmp_path / "serve.sh"
+    path.write_text(f"{SERVE} --dtype fp8\n")
+    res = CliRunner().invoke(app, ["explain", str(path), "--gpu", "h100"])
+    assert res.exit_code == 2, res.output
+    assert "'fp8' is not a compute dtype vLLM takes" in " ".join(res.output.split())

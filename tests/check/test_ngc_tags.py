@@ -50,15 +50,19 @@ def _row_for(image: str) -> str | None:
 
 def test_the_table_is_58_cited_rows() -> None:
     """27 trtllm + 26 vllm rows of Triton's matrix (28 each, less 24.12-trtllm, 24.08-vllm and
-    26.05-vllm, left out as their sources disagree) and 5 of NVIDIA's vLLM container release notes; each
-    cites a commit or a URL, and no container is listed twice."""
+    26.05-vllm, left out as their sources disagree) and 5 of NVIDIA's vLLM container (4 from its
+    release notes; 26.01 from the container's own start-up banner in a public log, whose release
+    notes disagree: outcomes round 9, task h80outcomes); each cites a commit or a URL, and no
+    container is listed twice."""
     table = rows()
     assert len(table) == 58
     assert sum(r.image.endswith("tritonserver") and r.engine == "trtllm" for r in table) == 27
     assert sum(r.image.endswith("tritonserver") and r.engine == "vllm" for r in table) == 26
     assert sum(r.image == "nvcr.io/nvidia/vllm" for r in table) == 5
     assert all("@4b5445910791" in r.source or r.source.startswith("https://docs.nvidia.com/")
-               for r in table)
+               for r in table if r.container != "26.01" or r.image != "nvcr.io/nvidia/vllm")
+    [banner] = [r for r in table if (r.image, r.container) == ("nvcr.io/nvidia/vllm", "26.01")]
+    assert banner.source.startswith("guardkit/guardkit:docs/reviews/graphiti-qwen3/run-2.md@c3facfe8")
     assert len({(r.image, r.flavour, r.container) for r in table}) == 58
     assert TABLE.name == "ngc_releases.tsv" and TABLE.parent.name == "check"
 

@@ -4,9 +4,11 @@ on every GPU, allocated after the KV pool is sized, out of what mem_fraction_sta
 
 Golden figures by hand from sgl-project/sglang#5755 (round 7's file 67: Llama-4-Scout at TP 8
 on 80 GB cards, SGLang's default context, the catalog's max_context_tokens 10,485,760):
-  pool 1,640,566 tokens (kvplan's, unchanged by the map: it does not enter the pool);
-  max_num_reqs (0.5.23) = min(max(min(int(1,640,566 / 10,485,760 x 512), 4,096), 2,048),
-    1,640,566 // 2) = min(max(min(80, 4,096), 2,048), 820,283) = 2,048;
+  pool 1,636,299 tokens (kvplan's, unchanged by the map: it does not enter the pool; 1,640,566
+    before task h81sglmm took SGLang 0.5.18's 100 MiB multimodal reservation out of the KV
+    memory: (40,318,556,522 - 104,857,600) // 24,576 B a token = 1,636,299);
+  max_num_reqs (0.5.23) = min(max(min(int(1,636,299 / 10,485,760 x 512), 4,096), 2,048),
+    1,636,299 // 2) = min(max(min(79, 4,096), 2,048), 818,149) = 2,048;
   rows = 2,048 + 1 (the padding row) = 2,049; columns = 10,485,760 + 4 = 10,485,764;
   map = 2,049 x 10,485,764 x 4 = 85,941,321,744 B = 80.04 GiB: the post's "Tried to allocate
   80.04 GiB" (2,049 x 10,485,760 x 4 = 85,941,288,960 B without SGLang's 4 extra columns, also
@@ -25,7 +27,7 @@ from kvplan.specs import load_hardware, load_model
 from kvplan.units import GIB
 
 SCOUT_CONTEXT = 10_485_760
-SCOUT_POOL = 1_640_566
+SCOUT_POOL = 1_636_299
 
 
 def scout(context: int = SCOUT_CONTEXT, version: str | None = None,
@@ -47,19 +49,23 @@ def test_the_80_04_gib_map_by_hand() -> None:
     steps = {s.label: s.value for s in res.steps}
     assert steps["max_total_num_tokens"] == SCOUT_POOL  # the pool does not move
     assert steps["request-to-token map"] == 85_941_321_744
-    # what the weights and the pool leave (14.05 GiB a GPU) does not hold it: SGLang stops
-    assert steps["left after the KV pool"] == 15_082_861_184
+    assert SCOUT_POOL == (40_318_556_522 - 104_857_600) // 24_576
+    assert steps["multimodal reservation"] == 104_857_600
+    # what the weights and the pool leave (14.14 GiB a GPU) does not hold it: SGLang stops
+    #   55,401,411,200 free after weights - 1,636,299 x 24,576 = 15,187,726,976
+    assert 55_401_411_200 - SCOUT_POOL * 24_576 == 15_187_726_976
+    assert steps["left after the KV pool"] == 15_187_726_976
     assert not res.starts and res.reason is not None
     assert res.reason.startswith(
         "SGLang would not start: its request-to-token map (ReqToTokenPool: 2,049 request slots "
-        "x 10,485,764 positions x 4 B = 80.04 GiB a GPU) does not fit in the 14.05 GiB")
-    # the ways out fit exactly: 359 rows x 10,485,764 x 4 B = 15,057,557,104 B <= 15,082,861,184
-    # (360 rows: 15,099,500,160 B), and a 1,840,267-token context's 2,049 rows
-    assert 359 * 10_485_764 * 4 <= 15_082_861_184 < 360 * 10_485_764 * 4
-    assert 2049 * 1_840_271 * 4 <= 15_082_861_184 < 2049 * 1_840_272 * 4
+        "x 10,485,764 positions x 4 B = 80.04 GiB a GPU) does not fit in the 14.14 GiB")
+    # the ways out fit exactly: 362 rows x 10,485,764 x 4 B = 15,183,386,272 B <= 15,187,726,976
+    # (363 rows: 15,225,329,328 B), and a 1,853,061-token context's 2,049 rows
+    assert 362 * 10_485_764 * 4 <= 15_187_726_976 < 363 * 10_485_764 * 4
+    assert 2049 * 1_853_065 * 4 <= 15_187_726_976 < 2049 * 1_853_066 * 4
     assert res.reason.endswith(
-        "the map alone fits with --context-length 1,840,267 or less (now 10,485,760) or with "
-        "--max-running-requests 358 or less (SGLang's activations and CUDA graphs use the same "
+        "the map alone fits with --context-length 1,853,061 or less (now 10,485,760) or with "
+        "--max-running-requests 361 or less (SGLang's activations and CUDA graphs use the same "
         "memory, which kvplan does not book: leave them room)")
     # at the 1,000,000 tokens of files 66 and 68 the map is 2,049 x 1,000,004 x 4 B = 7.63 GiB
     assert scout(1_000_000).starts

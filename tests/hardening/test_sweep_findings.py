@@ -226,7 +226,7 @@ def test_size_names_the_planned_server_of_a_script_by_its_line() -> None:
     path = HOSTILE.parent / "check" / "scripts" / "synthetic" / "two-servers.sh"
     result = invoke(RUNNER, "size", str(path))
     assert result.exit_code == 0, result.output
-    assert (f"note: {path}: the manifest runs 2 servers; planning the first (line 3)\n"
+    assert (f"note: {path}: the script runs 2 servers; planning the first (line 3)\n"
             in result.output), result.output
 
 

@@ -21,7 +21,8 @@ _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--sp
          "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce",
          "--topk-topp-sampler", "--entrypoint", "--enable-extensible-kv-cache",
          "--cudagraph-capture-sizes", "--max-cudagraph-capture-size", "--cudagraph-mode")
-_SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend")
+_SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend",
+           "--mm-feature-transport")
 _TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes",
            "--trtllm-backend")
 _ENGINE_OWN_NAMES = {"--page-size": "sglang and trtllm's name", "--chunked-prefill-size":
@@ -149,6 +150,10 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
                           "--attention-backend", "triton",
                           base=(command, "llama-3.1-8b", *BASE[command][2:])))
     mm = (command, "qwen2.5-vl-7b", *BASE[command][2:], "--engine", "vllm")
+    if "--mm-feature-transport" in options:  # a multimodal model's GPU feature pool, 1,024 MiB
+        # out of the KV budget from 0.5.18 (tests/engines/test_sglang_mm.py)
+        cases.append(pair(command, "--mm-feature-transport", sglang, "--mm-feature-transport",
+                          "cuda_ipc", base=(*mm[:-2], "--engine", "sglang")))
     if "--limit-mm-per-prompt" in options:
         cases.append(pair(command, "--limit-mm-per-prompt", (), "--limit-mm-per-prompt", "0",
                           base=mm))

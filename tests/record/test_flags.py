@@ -110,6 +110,8 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                            [("engine.max_total_tokens", 100000)]),
     "--attention-backend": (["--attention-backend", "aiter"],
                             [("engine.attention_backend", "aiter")]),
+    "--mm-feature-transport": (["--mm-feature-transport", "cuda_ipc"],
+                               [("engine.mm_feature_transport", "cuda_ipc")]),
     # the TP transport moves vLLM's term only with tensor parallelism (at TP 1 it is refused)
     "--tp-transport": (["--tp-transport", "host", "--tp", "2"],
                        [("engine.tp_transport", "host"), ("parallel.tensor", 2)]),
@@ -171,6 +173,8 @@ REFUSED = {
     "--max-total-tokens": "(--max-total-tokens): only sglang reads it, not vllm",
     "--attention-backend": "engine.name vllm (--attention-backend): only sglang reads it, not "
                            "vllm; drop the option",
+    "--mm-feature-transport": "engine.name vllm (--mm-feature-transport): only sglang reads it, "
+                              "not vllm; drop the option",
     "--max-batch-size": "--max-batch-size is trtllm's name for engine.max_num_seqs",
     "--max-num-tokens": "--max-num-tokens is trtllm's name for engine.max_num_batched_tokens",
     "--max-seq-len": "--max-seq-len is trtllm's name for engine.max_model_len; for vllm give "

@@ -20,9 +20,10 @@ from kvplan.check.argv import SHELLS
 from kvplan.check.manifests.pods import base_image
 
 
-def shell_script(container: dict[str, Any]) -> str | None:
-    """The script a container's `sh -c` / `bash -lc` runs (command and args together, as the
-    runtime joins them), else None."""
+def shell_script(container: dict[str, Any]) -> tuple[str, str] | None:
+    """(the shell and its flag as the file writes them, `bash -c` / `/bin/sh -ec`; the script
+    they run) of a container's `sh -c` / `bash -lc` (command and args together, as the runtime
+    joins them), else None."""
     from kvplan.check.manifests.workload import SHELL_C
 
     words: list[str] = []
@@ -39,7 +40,7 @@ def shell_script(container: dict[str, Any]) -> str | None:
         return None
     for i, word in enumerate(words[1:-1], start=1):
         if SHELL_C.fullmatch(word):
-            return words[i + 1]
+            return f"{words[0]} {word}", words[i + 1]
     return None
 
 
@@ -51,22 +52,28 @@ def read_release(w: Any, engine: str, image: str) -> None:
         w.found.values["engine.version"] = release
         w.notes.append(pinned)
         return
-    script = shell_script(w.container)
-    if script is None:
+    found = shell_script(w.container)
+    if found is None:
         return
-    from kvplan.check.manifests.launcher_sites import pip_pins
+    from kvplan.check.manifests.launcher_sites import env_at, pip_pins
 
+    shell, script = found  # named as written (task h80shell: `bash -c` was said as `sh -c`)
     lines = len(script.splitlines())
     releases, notes = pip_pins(
-        script, lambda n: "the container's sh -c script" + (f" (its line {n})" if lines > 1 else ""),
-        lambda _n: w.env)
+        script, lambda n: f"the container's {shell} script" + (f" (its line {n})" if lines > 1
+                                                              else ""),
+        env_at(script, w.env))
     w.notes.extend(notes)
     if engine not in releases:
         w.notes.extend(f"{said.split(': ', 1)[0]}: not the engine this server runs, so not its "
                        "release" for _, said in releases.values())
         return
     release, pinned = releases[engine]
-    if image and base_image(image) is None and "$" not in image:
+    from kvplan.check.manifests.ngc_table import carries_no_engine
+
+    if image and (what := carries_no_engine(image)) is not None:  # no engine to install over
+        pinned += f" (installed into image {image}, {what}, which carries no {engine})"
+    elif image and base_image(image) is None and "$" not in image:
         pinned += f" (installed over the {engine} that image {image} holds)"
     w.found.values["engine.version"] = release
     w.notes.append(pinned)

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.manifests.dstack_gpus import Choice, Spec, read_spec
-from kvplan.check.manifests.launcher_sites import installed, launcher_targets, pip_pins
+from kvplan.check.manifests.launcher_sites import env_at, installed, launcher_targets, pip_pins
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -205,7 +205,7 @@ def unit_targets(doc: Doc, path: Path, side_cache: dict[Path, Any], default_gpu:
         problems.append(Problem(unit.key("resources", "gpu"), f"{spec.said!r}: {spec.problem}",
                                 gpu_line))
     releases, said = pip_pins(text, lambda n: f"{unit.key('commands')} (line {n})",
-                              lambda _n: envs)
+                              env_at(text, envs))
     joined = "\n".join(str(c) for c in unit.commands)
     base = Target(file=str(path), kind=SCRIPT, line=doc.line(*unit.at, "commands"),
                   launcher=LAUNCHER, name=unit.said or None)

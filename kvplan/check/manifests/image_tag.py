@@ -12,7 +12,8 @@ other than TensorRT-LLM's release image are tagged by their monthly release, YY.
 (`tritonserver:25.10-trtllm-python-py3`), which is no engine release: the engine release such a
 container carries is read from NVIDIA's documents (kvplan/check/ngc_releases.tsv, task h43ngc:
 Triton 25.05's trtllm container ships TensorRT-LLM 0.19.0), and where that table does not name
-it, the engine's default version is used, and said.
+it, the engine's default version is used, and said. NGC's PyTorch container carries no engine
+(ngc_table.NO_ENGINE): said as what it is, the engine one installed into it.
 """
 
 from __future__ import annotations
@@ -48,8 +49,11 @@ def read_image_tag(image: str, engine: str) -> TagReading:
     month = _NGC_MONTH.match(tag) if image.startswith("nvcr.io/nvidia/") and \
         "/tensorrt-llm/" not in image else None
     if month:
-        from kvplan.check.manifests.ngc_table import lookup
+        from kvplan.check.manifests.ngc_table import lookup, no_engine_note
 
+        framework = no_engine_note(image, engine)  # NGC's PyTorch container: no engine in it
+        if framework is not None:
+            return TagReading(None, framework, True)
         row = lookup(image, engine)
         if row is not None:
             return TagReading(row.release, row.note(tag), False)

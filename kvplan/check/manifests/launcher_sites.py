@@ -105,6 +105,23 @@ def _expand(line: str, env: Mapping[str, str]) -> str:
     return _VAR.sub(value, line)
 
 
+def env_at(script: str, given: Mapping[str, str]) -> Callable[[int], Mapping[str, str]]:
+    """The variables set at each line of `script`, for pip_pins: its own assignments
+    (kvplan.check.manifests.shell_lex.read_script) over `given`, those it starts with (a
+    container's `env`, SkyPilot's or dstack's `envs`). A pin through a variable the script sets
+    (`VLLM_VERSION=0.8.5; pip install vllm==$VLLM_VERSION`) is read there as in a launch script
+    (task h80review: a container's sh -c script, SkyPilot's setup and dstack's commands read
+    `given` only, and noted 'a variable kvplan does not know there')."""
+    from kvplan.check.manifests.shell_lex import ScriptTooLarge, read_script
+
+    try:
+        commands = read_script(script, dict(given)).commands
+    except ScriptTooLarge:  # the script's own reader says so: no release read past it
+        return lambda _n: given
+    at = {cmd.lines[0]: env for cmd, env, _ in commands if cmd.lines}
+    return lambda n: at.get(n, given)
+
+
 def pip_pins(script: str, where: Callable[[int], str],
              env: Callable[[int], Mapping[str, str]] | None = None,
              ) -> tuple[dict[str, tuple[str, str]], list[str]]:

@@ -20,6 +20,37 @@ TABLE = Path(__file__).resolve().parents[1] / "ngc_releases.tsv"
 _LABEL = {"nvcr.io/nvidia/tritonserver": "Triton", "nvcr.io/nvidia/vllm": "NVIDIA's vLLM container"}
 
 
+# NGC framework containers that carry no serving engine (task h80shell): NVIDIA's PyTorch
+# container holds PyTorch ("This container image contains the complete source of the version of
+# PyTorch in /opt/pytorch", Contents of the PyTorch container, docs.nvidia.com/deeplearning/
+# frameworks/pytorch-release-notes/rel-25-12.html); NVIDIA ships vLLM in a container of its own
+# (nvcr.io/nvidia/vllm, the table below), and users pip-install vLLM into the PyTorch one
+# (vllm-project/vllm#1781 on nvcr.io/nvidia/pytorch:23.10-py3, #445 on 22.12-py3). Its tag was
+# noted as a release "kvplan's NGC table does not name", as if the container carried one.
+NO_ENGINE = {"nvcr.io/nvidia/pytorch": "NGC's PyTorch container"}
+
+
+def carries_no_engine(image: str) -> str | None:
+    """What `image` is when it is an NGC container that carries no serving engine (its words for
+    a note: "NGC's PyTorch container"), else None."""
+    name = image.split("@", 1)[0]
+    if ":" in name.rsplit("/", 1)[-1]:
+        name = name.rsplit(":", 1)[0]
+    return NO_ENGINE.get(name.lower())
+
+
+def no_engine_note(image: str, engine: str) -> str | None:
+    """The note for an engine run in such a container: what the image is, and that the engine's
+    release is the one installed into it, which the file does not name."""
+    what = carries_no_engine(image)
+    if what is None:
+        return None
+    return (f"image {image} is {what}, which carries PyTorch and no {engine} (NVIDIA ships its "
+            "serving engines in containers of their own: nvcr.io/nvidia/vllm, tritonserver): the "
+            f"{engine} this command runs is one installed into it, whose release the file does "
+            f"not name; the {engine} profile's default version is used")
+
+
 @dataclass(frozen=True)
 class NgcRow:
     """One container release: the engine release it carries, and where that is written."""

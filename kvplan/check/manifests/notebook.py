@@ -106,6 +106,23 @@ _ENV = re.compile(r"^%env\s+([A-Za-z_][A-Za-z0-9_]*)(?:\s*=\s*|\s+)(\S.*?)\s*$")
 # the last token before the newline, so a line whose comment ends in `?` is Python); `?obj`
 # (ESC_HELP) is caught by the leading escapes
 _HELP_END = re.compile(r"%{0,2}[a-zA-Z_*][\w*]*(?:\.[a-zA-Z_*][\w*]*)*\?\??$")
+_NAME_CHAR = re.compile(r"[\w*]")
+_NAME_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_*")
+
+
+def help_end(text: str) -> bool:
+    """Whether `text` ends in a help line's name and `?` / `??` (_HELP_END.search), in time
+    linear in the line: the search tried every start of a long run of word characters to its
+    end, so a code line holding a 30,000-character literal took 69 s (task h80review). A match
+    ends the line, and one exists exactly when the run of name characters before the one or two
+    `?` holds a character a name starts with (the name from there is a match on its own)."""
+    marks = len(text) - len(text.rstrip("?"))
+    if marks not in (1, 2):
+        return False
+    end = start = len(text) - marks
+    while start > 0 and _NAME_CHAR.match(text[start - 1]):
+        start -= 1
+    return any(c in _NAME_START for c in text[start:end])
 
 
 # `NAME = !cmd` / `a, b = %magic args`: IPython's SystemAssign and MagicAssign
@@ -250,11 +267,11 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
         else:
             after = (f" (after {at} comment line(s), as Colab runs such a cell: IPython "
                      "itself takes a cell magic on the first line only)") if at else ""
-            out.note(first + at, f"code cell {number} left out: its cell magic {magic} makes "
+            out.note(first + at, f"{out.cell_word} {number} left out: its cell magic {magic} makes "
                                  f"it no Python{after}")
             shell = _shell_magic(body[at].strip())
             if shell is not None:
-                out.shell.extend((line, f"code cell {number}, its line {i}")
+                out.shell.extend((line, f"{out.cell_word} {number}, its line {i}")
                                  for i, line in enumerate(body[at + 1:], start=at + 2))
                 out.chunks.append(Chunk(first + at + 1, body[at + 1:], number, shell))
             lines.extend("" for _ in body)
@@ -267,9 +284,9 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
         at = first + i
         assign = _ASSIGN.match(line)
         ipython = assign is not None or stripped.startswith(("%", "!", "?")) or (
-            _HELP_END.search(stripped) is not None and "#" not in stripped)
+            help_end(stripped) and "#" not in stripped)
         if ipython and not is_open():  # inside brackets or a string, a line is Python's
-            out.note(at, f"code cell {number}, its line {i + 1}: `{stripped[:40]}` left out "
+            out.note(at, f"{out.cell_word} {number}, its line {i + 1}: `{stripped[:40]}` left out "
                          "(IPython syntax, not Python)")
             span = [line]
             if stripped.startswith(("!", "%")) or assign is not None:  # IPython joins a
@@ -279,7 +296,7 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
             if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
                 lhs, esc, rest = assign.groups()
                 if esc == "!":
-                    out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
+                    out.shell.extend((s, f"{out.cell_word} {number}, its line {i + 1 + k}")
                                      for k, s in enumerate([rest, *span[1:]]))
                     call = f"get_ipython().getoutput({rest!r})"
                 else:
@@ -296,7 +313,7 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
             if env is not None:
                 out.env.append((at, env.group(1), env.group(2)))
             if stripped.startswith(("%", "!")):
-                out.shell.extend((s, f"code cell {number}, its line {i + 1 + k}")
+                out.shell.extend((s, f"{out.cell_word} {number}, its line {i + 1 + k}")
                                  for k, s in enumerate(span))
             # IPython makes the line one statement (get_ipython().system(...)): as the first
             # line of a block (`if x:` above it), `pass` keeps the block one Python parses

@@ -147,11 +147,10 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
     out: list[Target] = []
     read: set[int] = set()
     for chunk in book.chunks:
-        raw = _text(chunk)
         given = _given(book, sets, chunk.line)
-        found, refused = shell.sites(path, raw, given)
-        if not found and not refused:
+        if not _starts(path, chunk, given):
             continue  # no server start: the chunk keeps its note
+        raw = _text(chunk)
         read.update(range(chunk.line, chunk.end + 1))
         if chunk.magic == "%%bash" or chunk.magic.startswith(("%%sh", "%%script")):
             read.add(chunk.line - 1)  # the magic line's note
@@ -174,13 +173,18 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
 def starts_server(path: Path, book: Notebook) -> bool:
     """Whether a shell line or cell of the notebook starts a server (or one refused by name):
     a folder walk reads such a notebook (kvplan.check.manifests.python_walk.starts_engine)."""
+    return any(_starts(path, chunk, {}) for chunk in book.chunks)
+
+
+def _starts(path: Path, chunk: Chunk, given: dict[str, str]) -> bool:
+    """Whether the chunk starts a server (or one refused by name), read without the blank
+    lines _text puts before it (which line it is on does not change what it starts): read
+    with them, each chunk cost the lines above it, and a notebook of 20,000 `!` lines took
+    over 200 s (task h80review)."""
     from kvplan.check.manifests import shell
 
-    for chunk in book.chunks:
-        found, refused = shell.sites(path, _text(chunk))
-        if found or refused:
-            return True
-    return False
+    found, refused = shell.sites(path, "\n".join(chunk.lines) + "\n", given)
+    return bool(found or refused)
 
 
 # the shell reader's words for a variable or release the script does not state, in a notebook's

@@ -81,6 +81,9 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--cuda-graph-bs": ("engine.cuda_graph_max_bs", "max"),
     "--max-total-tokens": ("engine.max_total_tokens", "int"),
     "--attention-backend": ("engine.attention_backend", "str"),
+    # 0.5.16 on (arg_groups/fields/mm.py:144 in 0.5.23): the multimodal reservation's feature
+    # pool, kvplan.engines.sglang_mm
+    "--mm-feature-transport": ("engine.mm_feature_transport", "str"),
     "--ep-size": ("parallel.expert", "int"),
     "--ep": ("parallel.expert", "int"),
     "--expert-parallel-size": ("parallel.expert", "int"),

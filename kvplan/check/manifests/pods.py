@@ -129,14 +129,27 @@ def tag_not_release(image: str, engine: str) -> str | None:
         return (f"image {image}: {base}'s tag is its own version, not {engine}'s (a base image "
                 f"the container installs {engine} into); the {engine} profile's default version "
                 "is used")
-    if ":" not in image.rsplit("/", 1)[-1] or "$" in image or "{" in image:
-        return None  # no tag, or an unrendered one: said where the image is read
-    repo = image.split("@", 1)[0].rsplit(":", 1)[0].lower()
+    named = image.split("@", 1)[0]  # a digest after the tag is no part of it
+    if ":" not in named.rsplit("/", 1)[-1] or "$" in image or "{" in image:
+        return None  # no tag (a digest alone is said where the image is read), or unrendered
+    repo = named.rsplit(":", 1)[0].lower()
     if repo.startswith("nvcr.io/nvidia/") or any(
-            word in repo for word in traits(engine).name_words + traits(engine).image_words):
+            word in _repository(repo) for word in traits(engine).name_words
+            + traits(engine).image_words):
         return None
     return (f"image {image}: its repository names no {engine}, so its tag is that image's own "
             f"version, not a {engine} release; the {engine} profile's default version is used")
+
+
+def _repository(name: str) -> str:
+    """An image name without its registry host: the first part when there are several and it
+    holds a `.` or a `:` or is `localhost` (Docker's reference grammar), so that a registry
+    such as `vllm-registry.internal:5000` names no engine (task h80review: its image
+    `acme/llm-box:1.2` was read as vllm 1.2)."""
+    first, sep, rest = name.partition("/")
+    if sep and ("." in first or ":" in first or first == "localhost"):
+        return rest
+    return name
 
 
 # an engine's image named by its repository, from a mirror or another registry (`rocm/vllm:TAG`,

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import shlex
+import string
 from dataclasses import dataclass, field
 
 from kvplan.check.manifests.python_values import Context, lookup, resolve
@@ -29,6 +30,11 @@ _MUTATORS = frozenset({"append", "extend", "insert", "remove", "pop", "clear", "
 def _said(node: ast.AST) -> str:
     text = ast.unparse(node).splitlines()[0] if ast.unparse(node) else ""
     return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _field_head(name: str | None) -> str | None:
+    """A format field's argument: `0` of `{0[0]}`, `m` of `{m.x}`, '' of `{}` (None: no field)."""
+    return None if name is None else name.split(".", 1)[0].split("[", 1)[0]
 
 
 @dataclass
@@ -105,19 +111,15 @@ class Render:
 
     def _formatted(self, node: ast.expr, depth: int) -> str | None:
         """`"vllm serve {} ...".format(x)` and `"vllm serve %s ..." % x`: Python's own
-        formatting of the pieces' text (a piece kvplan does not read stays a hole); None when
-        `node` is neither, or the format does not apply to strings (`{:d}`, `%d`)."""
+        formatting of the pieces' text (a piece kvplan does not read stays a hole, as does a
+        `.format` field with an index, a spec or a conversion: _format); None when `node` is
+        neither, or the `%` format does not apply to strings (`%d`)."""
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
                 node.func.attr == "format" and isinstance(node.func.value, ast.Constant) and \
                 isinstance(node.func.value.value, str) and \
                 not any(isinstance(a, ast.Starred) for a in node.args) and \
                 all(k.arg for k in node.keywords):
-            args = [self.text(a, depth + 1) for a in node.args]
-            kwargs = {str(k.arg): self.text(k.value, depth + 1) for k in node.keywords}
-            try:
-                return node.func.value.value.format(*args, **kwargs)
-            except (IndexError, KeyError, ValueError, AttributeError):
-                return None
+            return self._format(node.func.value.value, node, depth)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and \
                 isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
             items = node.right.elts if isinstance(node.right, ast.Tuple) else [node.right]
@@ -126,6 +128,44 @@ class Render:
             except (TypeError, ValueError, KeyError):
                 return None
         return None
+
+    def _format(self, text: str, call: ast.Call, depth: int) -> str | None:
+        """`text.format(...)` field by field (string.Formatter's parse): a field with an index or
+        attribute (`{0[0]}`), a format spec (`{:.3}`, `{:>{w}}`) or a !r / !a conversion is a
+        hole, as in an f-string: applied to the piece's text it is not what Python gives the
+        value (`{:.3}` of 0.95 is '0.95', of the text '0.95' it is '0.9'; `{0[0]}` of a piece
+        kvplan did not read took the first character of its placeholder, '$'). None where
+        Python raises (a field with no argument, numbering both automatic and manual)."""
+        try:
+            fields = [(literal, name, spec, conversion, _field_head(name)) for
+                      literal, name, spec, conversion in string.Formatter().parse(text)]
+        except ValueError:
+            return None
+        numbered = {head == "" for *_, head in fields if head is not None and
+                    (head == "" or head.isdigit())}
+        if len(numbered) > 1:
+            return None  # automatic and manual numbering together: Python's ValueError
+        keywords = {str(k.arg): k.value for k in call.keywords}
+        out: list[str] = []
+        auto = 0
+        for literal, name, spec, conversion, head in fields:
+            out.append(literal)
+            if name is None or head is None:
+                continue
+            if head == "" or head.isdigit():
+                index = int(head) if head else auto
+                auto += not head
+                arg = call.args[index] if index < len(call.args) else None
+            else:
+                arg = keywords.get(head)
+            if arg is None:
+                return None
+            if name != head or spec or conversion not in (None, "s"):
+                out.append(self.hole(arg, "a formatted value (an index or attribute, a format "
+                                     "spec or !r / !a conversion) kvplan does not apply"))
+            else:
+                out.append(self.text(arg, depth + 1))
+        return "".join(out)
 
     def words(self, node: ast.expr, depth: int = 0, strict: bool = False) -> list[str]:
         """The words of an argument list; `strict`: subprocess takes only strings (an int item

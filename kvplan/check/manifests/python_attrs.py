@@ -1,6 +1,8 @@
 """Fields set on an engine's args object after its construction, before the launch (task
 h80sglpy): `sa = ServerArgs(model_path=...)`, then `sa.context_length = 8192`, then
-`launch_server(sa)` / `sglang.Engine(server_args=sa)` starts SGLang with context_length 8192.
+`launch_server(sa)` / `sglang.Engine(server_args=sa)` starts SGLang with context_length 8192;
+vLLM's the same way (task h81vllmpy): `ea = AsyncEngineArgs(model=...)`, `ea.max_model_len =
+8192`, `AsyncLLMEngine.from_engine_args(ea)` (the launch is that call, Construction.start).
 
 `server_args` finds the ServerArgs a start reads: `Engine(server_args=...)`'s, or the one
 `launch_server(...)` / `run_server(...)` is given first or as `server_args=`.
@@ -245,14 +247,22 @@ def assigned(c: Construction, name: ast.Name, launch: ast.Call, ctx: Context,
 
 
 def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: Context,
-                       kws: list[tuple[str, Value, int]]) -> list[tuple[str, Value, int]]:
+                       kws: list[tuple[str, Value, int]],
+                       release: str | None = None) -> list[tuple[str, Value, int]]:
     """`kws` (the constructor's keywords) with the fields set on `name` before the launch: the
-    last assignment of a field replaces its keyword; one not followed is a keyword not read."""
+    last assignment of a field replaces its keyword; one not followed is a keyword not read.
+    `release`: the pinned one, whose own fields say what is a field where kvplan read them
+    (vLLM's, task h82vllmrel; the option table's otherwise)."""
     from kvplan.check.argv import TABLES
+    from kvplan.check.manifests.python_words import _pinned
 
     api, notes, problems = c.api, c.notes, c.problems
+    cls = ast.unparse(c.call.func).rsplit(".", 1)[-1]  # AsyncEngineArgs, EngineArgs, ServerArgs
+    if cls not in api.args_classes:
+        cls = api.args_classes[0]
 
     table = TABLES[api.engine][0]
+    pinned = _pinned(c, release)
     spelled = dict(api.flag_spellings)
     own = dict(api.keyword_flags)
     by_field: dict[str, list[Assigned]] = {}
@@ -263,15 +273,24 @@ def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: C
         last = sets[-1]
         said = f"{name.id}.{field} (line {last.line})"
         flag = own.get(field, "--" + field.replace("_", "-"))
-        if field in spelled or (flag not in table and field not in api.flagless):
+        no_field = field in spelled or (flag not in table and field not in api.flagless)
+        if pinned is not None:
+            no_field = pinned.kind == "read" and not pinned.takes(field, cls)
+        if no_field:
             real = spelled.get(field, "")
-            if real:
-                problems.append(Problem(field, f"{said}: not a field of {api.args_classes[0]} "
+            if pinned is not None:
+                from kvplan.engines.vllm_python import fields_source
+
+                notes.append(f"{said}: not a field of {cls} in vLLM {pinned.release} "
+                             f"({fields_source(pinned.below, cls)}): {api.unknown_attribute}; "
+                             "kvplan does not read it either")
+            elif real:
+                problems.append(Problem(field, f"{said}: not a field of {cls} "
                                         f"({flag} is the command line's spelling of {real}): "
                                         f"{api.unknown_attribute}; set {name.id}.{real} "
                                         "instead", last.line))
             else:
-                notes.append(f"{said}: not a field of {api.args_classes[0]}: "
+                notes.append(f"{said}: not a field of {cls}: "
                              f"{api.unknown_attribute}; kvplan does not read it either")
             continue
         unread = [a for a in sets if a.why or a.value is None]
@@ -287,10 +306,10 @@ def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: C
         before = [k for k in out if k[0] == field]
         out = [k for k in out if k[0] != field]
         if before and value.read:  # an unread one is an ERROR or a note of its own
-            notes.append(f"{said} replaces the {field}= of the {api.args_classes[0]}(...) on "
+            notes.append(f"{said} replaces the {field}= of the {cls}(...) on "
                          f"line {before[0][2]}: the engine starts with the value set last")
         elif value.read:
-            notes.append(f"{said}: set after {api.args_classes[0]}(...) and before the launch "
+            notes.append(f"{said}: set after {cls}(...) and before the launch "
                          f"(line {launch.lineno}): read as its keyword")
         out.append((field, value, last.line))
     return out
@@ -330,8 +349,10 @@ def server_args(c: Construction) -> ast.Call:
         if isinstance(given, ast.Name):
             c.args_name = given
         return got.value.node
-    c.problems.append(Problem(key, f"{key}: {got.why or 'not a ServerArgs(...)'}; {FIX}",
-                              c.line))
+    # the problem's field is the keyword, which the report prints before the message: say it
+    # once (before task h81vllmpy, "server_args: server_args: server_args: a parameter ...")
+    why = (got.why or "not a ServerArgs(...)").removeprefix(f"{key}: ")
+    c.problems.append(Problem(key, f"{why}; {FIX}", c.line))
     return ast.Call(ast.Name("ServerArgs"), [], [])
 
 

@@ -152,6 +152,9 @@ class Construction:
     # the name the args object is read from (`sa` of Engine(server_args=sa)), whose attributes
     # set after its construction are followed (kvplan.check.manifests.python_attrs)
     args_name: ast.Name | None = None
+    # the call that starts the engine when `call` is the args object's (vLLM's
+    # `AsyncLLMEngine.from_engine_args(ea)`, whose `call` is ea's AsyncEngineArgs(...))
+    start: ast.Call | None = None
 
 
 def _struct_names(imports: Imports, api: PythonApi) -> tuple[str, ...]:
@@ -198,6 +201,11 @@ def scoped_calls(node: ast.AST, function: Scope | None = None, loop: ast.AST | N
         scope, inner = function, loop
         if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
             scope, inner = Scope(child, f"function {child.name}"), None
+        elif isinstance(child, ast.ClassDef) and function is None:
+            # a module-level class body runs once, when the class is defined: its own bindings
+            # (`engine_args = AsyncEngineArgs(...)` there), then the module's (task h81vllmpy;
+            # before, the module's only: "not bound in this file")
+            scope, inner = Scope(child, f"class {child.name}"), None
         elif isinstance(child, LOOPS):
             inner = child
         if isinstance(child, ast.Call):
@@ -321,7 +329,8 @@ def _construction(call: ast.Call, imports: Imports, module: Scope,
 def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -> Construction:
     arg = call.args[0] if call.args else next(
         (k.value for k in call.keywords if k.arg == "engine_args"), None)
-    c = Construction(api, call.lineno, what, ctx, ast.Call(ast.Name("EngineArgs"), [], []))
+    c = Construction(api, call.lineno, what, ctx, ast.Call(ast.Name("EngineArgs"), [], []),
+                     start=call)
     got = resolve(arg, ctx) if arg is not None else Value(why="no engine arguments given")
     if not got.read or not isinstance(got.value, Struct) or \
             got.value.name.rsplit(".", 1)[-1] not in api.args_classes:
@@ -331,6 +340,8 @@ def _from_engine_args(call: ast.Call, api: PythonApi, what: str, ctx: Context) -
         return c
     c.call = got.value.node
     c.notes.extend(got.notes)
+    if isinstance(arg, ast.Name):  # `ea.field = v` before the launch (python_attrs)
+        c.args_name = arg
     _usage(call, c)
     return c
 

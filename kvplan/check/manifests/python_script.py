@@ -28,13 +28,12 @@ from typing import Any
 
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.python_constructions import (
-    FIX,
     Construction,
     constructions,
     read_imports,
     references,
 )
-from kvplan.check.manifests.python_values import Value, resolve
+from kvplan.check.manifests.python_keywords import keywords
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
@@ -47,59 +46,6 @@ Pins = tuple[dict[str, tuple[str, str]], list[str]]
 KIND = "shell command"  # the site kind of a server the script starts itself (a script target)
 
 
-def keywords(c: Construction, call: ast.Call) -> list[tuple[str, Value, int]]:
-    """(name, value, line) of each keyword the call passes, `**{...}` spread; the model
-    positional as its keyword. `**x` of unknown content is refused (any keyword may be in it)."""
-    out: list[tuple[str, Value, int]] = []
-    if call.args and c.api.model_positional:
-        out.append((c.api.model_keyword, resolve(call.args[0], c.ctx), call.args[0].lineno))
-    for extra in call.args[1 if c.api.model_positional else 0:]:
-        if c.api.positional_refused and call is c.call and not c.launch:
-            c.problems.append(Problem("", f"{c.what} (line {c.line}) is given "
-                                      f"{ast.unparse(extra)[:40]} as a positional argument: "
-                                      f"{c.api.positional_refused}; give it as "
-                                      f"{c.api.args_keyword}= (`{c.what[:-5]}("
-                                      f"{c.api.args_keyword}=...)`), or its fields as keywords",
-                                      extra.lineno))
-            continue
-        c.notes.append(f"line {extra.lineno}: positional argument {ast.unparse(extra)[:40]} "
-                       "passed over: the constructor takes its options by keyword")
-    for k in call.keywords:
-        line = k.value.lineno
-        if k.arg is not None:
-            out.append((k.arg, resolve(k.value, c.ctx), line))
-            continue
-        got = resolve(k.value, c.ctx)
-        if got.read and isinstance(got.value, dict):
-            out.extend((str(name), Value(v, notes=got.notes), line)
-                       for name, v in got.value.items())
-            continue
-        c.problems.append(Problem("**", f"**{ast.unparse(k.value)[:50]}: keywords of unknown "
-                                  f"content ({got.why or 'not a mapping'}), any of which may set "
-                                  f"the pool; {FIX}", line))
-    return _once(c, out)
-
-
-def _once(c: Construction, kws: list[tuple[str, Value, int]]) -> list[tuple[str, Value, int]]:
-    """The keywords with a name given twice in one call (`tp_size=2, **{"tp_size": 4}`, or the
-    model positional and its keyword) refused: Python raises TypeError ("got multiple values for
-    keyword argument") before the constructor runs (task h81hostile: the second was read in
-    silence, and the server planned)."""
-    seen: dict[str, int] = {}
-    out = []
-    for name, value, line in kws:
-        if name in seen:
-            lines = f"line {line}" if seen[name] == line else f"lines {seen[name]} and {line}"
-            c.problems.append(Problem(name, f"{name} is given twice to {c.what} ({lines}): "
-                                      "Python raises TypeError (\"got "
-                                      f"multiple values for keyword argument '{name}'\") before "
-                                      "the engine starts; give it once", line))
-            continue
-        seen[name] = line
-        out.append((name, value, line))
-    return out
-
-
 def _read(c: Construction, path: Path, release: str | None = None,
           ) -> tuple[list[str], list[int], ScriptFiles]:
     """The engine's command words (and their lines) the construction amounts to; `release`:
@@ -108,9 +54,9 @@ def _read(c: Construction, path: Path, release: str | None = None,
     from kvplan.check.manifests.python_words import option_words, options_file_words
 
     call = server_args(c) if c.api.args_keyword else c.call
-    kws = keywords(c, call)
+    kws = keywords(c, call, release)
     if c.args_name is not None and c.api.unknown_attribute:  # `sa.x = v` before the launch
-        kws = attribute_keywords(c, c.args_name, c.call, c.ctx, kws)
+        kws = attribute_keywords(c, c.args_name, c.start or c.call, c.ctx, kws, release)
     if c.api.options_file:
         return options_file_words(c, kws, ScriptFiles(path))
     words, lines = option_words(c, kws, release)

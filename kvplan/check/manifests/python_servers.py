@@ -119,6 +119,14 @@ def _subprocess(call: ast.Call, name: str, r: Render, start: Start) -> bool:
         words = r.words(args, strict=True)
         if shell_on:  # a sequence with shell=True: its first item is the shell's script
             start.text = words[0] if words else ""
+            if len(words) > 1 and len(words[0].split()) == 1:  # ["vllm", "serve", ...]
+                start.text = _argv_text(words)  # what was meant: named, never read as run
+                start.problems.append(Problem("", (
+                    f"{start.what} is given a list with shell=True: the shell runs its first "
+                    f"item {words[0][:40]!r} alone, and the others ({shlex.join(words[1:3])[:60]}"
+                    f"{' ...' if len(words) > 3 else ''}) are the shell's own $0, $1 ..., not "
+                    "the command's words, so no server starts; pass the list without shell=True, "
+                    "or one string with shell=True"), start.line))
             return True
         start.text = _argv_text(words)
         if r.ints:

@@ -11,6 +11,7 @@ does not. A keyword the engine does not take is refused: the engine raises TypeE
 
 from __future__ import annotations
 
+import ast
 import json
 from typing import Any
 
@@ -91,9 +92,14 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]],
     words = [*api.command, *c.words]
     lines = [c.line] * len(words)
     spelled = dict(api.flag_spellings)
+    cls = called(c)
+    pinned = _pinned(c, release)
     for name, got, line in kws:
         model = name == api.model_keyword
         flag = dict(api.keyword_flags).get(name, _flag(name))
+        if pinned is not None and not model and \
+                _by_release(c, pinned, cls, name, line, flag in table or name in api.signature):
+            continue
         known = flag in table or name in api.signature
         if name in spelled:  # the command line's spelling, no field: TypeError
             field = spelled[name]
@@ -109,8 +115,11 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]],
                            "option of the command line carries; kvplan's plan does not read it")
             continue
         if not known:
+            refused = (api.unknown_refused_args.format(cls=cls)
+                       if cls in api.args_classes and api.unknown_refused_args
+                       else api.unknown_refused)
             c.problems.append(Problem(name, f"not a keyword {api.engine} takes: "
-                                      f"{api.unknown_refused}, and has no {flag}", line))
+                                      f"{refused}, and has no {flag}", line))
             continue
         if not got.read:
             _unread(c, name, got, line, _moves(api.engine, flag, model))
@@ -162,6 +171,69 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]],
         words.extend(said)
         lines.extend([line] * len(said))
     return words, lines
+
+
+def called(c: Any) -> str:
+    """The class the script calls with the keywords: LLM, EngineArgs, AsyncEngineArgs,
+    ServerArgs, Engine (the last part of its dotted name)."""
+    return ast.unparse(c.call.func).rsplit(".", 1)[-1]
+
+
+def _pinned(c: Any, release: str | None) -> Any:
+    """The pinned release placed among those whose Python API kvplan read (None: not read so,
+    no pin, or outside them: the option table reads the keywords, as with no pin)."""
+    from kvplan.check.engine_flags import OPTION_TABLES
+    from kvplan.engines.python_api import placed_release
+
+    if release is None:
+        return None
+    return placed_release(c.api, release, OPTION_TABLES[c.api.engine].label)
+
+
+def _by_release(c: Any, pinned: Any, cls: str, name: str, line: int, in_table: bool) -> bool:
+    """A keyword judged by the pinned release's own fields (task h82vllmrel): refused when a
+    read release lacks it (its dataclass raises TypeError), noted when kvplan's option table
+    lacks it (a field of that release the newest one dropped) or when the release was not read
+    and neither release around it has it. True: said here (no command word); False: read
+    through the option table as before."""
+    from kvplan.check.engine_flags import OPTION_TABLES
+    from kvplan.engines import vllm_python as read
+
+    fields_of = cls if cls in ("EngineArgs", "AsyncEngineArgs") else "LLM"
+    name_of = read.fields_source(pinned.below, fields_of)
+    table = OPTION_TABLES[c.api.engine].label
+    if pinned.takes(name, fields_of):
+        if in_table:
+            return False
+        c.notes.append(f"{name} (line {line}): a field of vLLM {pinned.release}'s EngineArgs "
+                       f"({name_of}), which vLLM {table}, whose options kvplan reads "
+                       "keywords with, no longer has; taken by that release, kvplan's plan "
+                       "does not read it")
+        return True
+    if pinned.kind == "between":
+        c.notes.append(f"{name} (line {line}): vLLM {pinned.release} was not read: neither "
+                       f"vLLM {pinned.below} nor {pinned.above}, the releases read around it, "
+                       f"has a field {name}: not checked, and not read")
+        return True
+    came = read.first_with(name, pinned.below, fields_of)
+    gone = read.last_with(name, pinned.below, fields_of)
+    if fields_of != "AsyncEngineArgs" and pinned.takes(name, "AsyncEngineArgs"):
+        history = (f"it is a field of AsyncEngineArgs, EngineArgs' subclass "
+                   f"({read.fields_source(pinned.below, 'AsyncEngineArgs')}), which "
+                   "AsyncLLMEngine.from_engine_args takes")
+    elif came is not None:
+        history = f"it came in vLLM {came}: drop it or pin vllm {came} or newer"
+    elif gone is not None:
+        history = f"vLLM {gone} took it, later releases read do not"
+    else:
+        first, last = read.releases()[0], read.releases()[-1]
+        history = f"no vLLM release read, {first} to {last}, takes it"
+    who = ("vLLM's LLM passes it to EngineArgs(**kwargs), a dataclass" if fields_of == "LLM"
+           else f"vLLM's {cls}(...) is a dataclass")
+    c.problems.append(Problem(name, f"not a keyword vLLM {pinned.release} takes: {who} whose "
+                              f"fields in that release ({name_of}) hold no {name}, so it raises "
+                              f"TypeError (unexpected keyword argument); {history}", line))
+    return True
 
 
 def _value_words(flag: str, value: Any, table: frozenset[str],

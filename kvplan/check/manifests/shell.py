@@ -43,6 +43,7 @@ from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
 from kvplan.check.manifests.shell_lex import (
     MAX_SCRIPT_BYTES,
     Command,
+    Script,
     ScriptTooLarge,
     expand_word,
     read_script,
@@ -56,6 +57,8 @@ SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh")
 KIND = "shell command"  # PodSite.kind of a server started by the script itself
 RENDER_FIRST_SCRIPT = "set it in the script, or render it first (envsubst)"
 UNRENDERED = "is an unrendered template"  # kvplan.check.manifests.workload's words for one
+ARITH_FIX = "write the value in the script"
+ARITHMETIC = "an arithmetic expansion kvplan does not evaluate"
 # what a shell would expand that kvplan cannot: $1, $@, ${VAR}, $VAR, $(cmd), `cmd`
 _UNRESOLVED = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\d|[@*#?]|\()|`")
 
@@ -81,12 +84,17 @@ def _unresolved(words: list[str]) -> str | None:
     return None
 
 
-def _what(word: str) -> str:
+def _what(word: str, env: dict[str, str] | None = None) -> str:
     m = _UNRESOLVED.search(word)
     ref = m.group(0) if m else word
     if re.match(r"\$\d|\$[@*#]|\$\{\d", ref):
         return f"{word!r}: {ref} is an argument of the script, which kvplan does not know; " \
                "write the value in the script, or render it first"
+    if ref == "$(" and word.startswith("$((", m.start() if m else 0):
+        from kvplan.check.manifests.shell_arith import why_not
+
+        return (f"{word!r}: {ARITHMETIC}: "
+                f"{why_not(word[m.start() if m else 0:], env)}; {ARITH_FIX}")
     if ref in ("$(", "`"):
         return f"{word!r}: a command substitution kvplan does not run; render it first"
     return f"{word!r}: the script does not set {ref.strip('${}')}; {RENDER_FIRST_SCRIPT}"
@@ -152,7 +160,9 @@ def _model_from_side(args: list[str], path: Path) -> tuple[list[str], list[str]]
     model the side file names, which replaces it anyway (kvplan.check.manifests.launch's
     apply_side_file); unchanged without a side file's `model:` (vllm-project/vllm#12890,
     outcomes round 4, task h55outcomes4: `--model ${model_path}` with `model_path` set outside
-    the posted command and the model named in the side file was refused as unset)."""
+    the posted command and the model named in the side file was refused as unset); inside a
+    `docker run` as outside one since outcomes round 9 (task h80outcomes: vllm-project/vllm#11251's
+    `--model ${MODEL_PATH}` in a `docker run`, the model named in the side file, was refused)."""
     bad = next((w for w in args if _unresolved([w]) and is_model_word(args, w)), None)
     if bad is None:
         return args, []
@@ -200,11 +210,25 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
     """A pod site for every server start (or `docker run` of an engine image) the script
     holds, and the server starts refused outright (inside a loop or a function body); `given`:
     the variables the script starts with (kvplan.check.manifests.skypilot)."""
+    found, refused, _ = _read(path, text, given)
+    return found, refused
+
+
+def _read(path: Path, text: str, given: dict[str, str] | None,
+          ) -> tuple[list[PodSite], list[Target], Script | None]:
+    """sites(), with the script as read (None when it is refused for its size), so that its
+    `pip install` pins are read from the same reading (task h80shell: targets() read every
+    script twice, once here and once for its pins)."""
     try:
         script = read_script(text, given)
     except ScriptTooLarge as err:  # one ERROR for the file, as a Python script's size is
         return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
-                           problems=[Problem("", err.message, err.line)])]
+                           problems=[Problem("", err.message, err.line)])], None
+    found, refused = _sites(path, script)
+    return found, refused, script
+
+
+def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
     out: list[PodSite] = []
     refused: list[Target] = []
     for cmd, env, exported in script.commands:
@@ -243,8 +267,10 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
             notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
         if run is not None:
             command, command_lines, passed = _docker_pass_over(run)
+            command, said_model = _model_from_side(command, path)
+            passed = passed + said_model
             bad = _unresolved([run.image, *command])
-            problems = ([Problem("", _what(bad) + model_word_said(command, bad),
+            problems = ([Problem("", _what(bad, env) + model_word_said(command, bad),
                                  cmd.lines[0])] if bad else list(run.problems))
             container = {"image": run.image, "command": command, "line_of": command_lines,
                          "env": [{"name": k, "value": v} for k, v in run.env.items()],
@@ -262,7 +288,7 @@ def sites(path: Path, text: str, given: dict[str, str] | None = None,
         notes.extend(said_model)
         bad = _unresolved(args)
         # a model path behind the variable: what its written-out folder name names
-        problems = [Problem("", _what(bad) + model_word_said(server[start[2]:], bad),
+        problems = [Problem("", _what(bad, env) + model_word_said(server[start[2]:], bad),
                             cmd.lines[0])] if bad else []
         count, said = _visible(env)
         if not said:
@@ -297,12 +323,16 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str
     from kvplan.check.manifests import site_targets
     from kvplan.check.manifests.launcher_sites import installed
 
-    found, refused = sites(path, text, given)
+    found, refused, script = _read(path, text, given)
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
     unread = directive_notes(path, text)
-    releases, said = pins if pins is not None else _pins(text)
+    releases, said = pins if pins is not None else _pins(text, script)
     for site in found:
+        # an arithmetic expansion kvplan does not evaluate is said once, by the script's reader,
+        # not again as an option's "is not a number"
+        arith = [p.message.split(": " + ARITHMETIC, 1)[0] for p in site.problems
+                 if ARITHMETIC in p.message]
         if site.kind == KIND:  # started outside a container: the release its pip install pins
             installed(site, "", releases)
             site.notes.extend(said)
@@ -311,24 +341,23 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str
             if site.kind == KIND:  # a pip install names no vendor (ROCm reads CUDA_VISIBLE_DEVICES)
                 target.gpu_vendor = None
             if site.problems:  # said once: not again as the manifests' "unrendered template"
-                target.problems = [p for p in target.problems
-                                   if p in site.problems or UNRENDERED not in p.message]
+                target.problems = [p for p in target.problems if p in site.problems or (
+                    UNRENDERED not in p.message and not any(w in p.message for w in arith))]
             out.append(target)
     out.extend(refused)
     return sorted(out, key=lambda t: t.line)
 
 
-def _pins(text: str) -> tuple[dict[str, tuple[str, str]], list[str]]:
+def _pins(text: str, script: Script | None) -> tuple[dict[str, tuple[str, str]], list[str]]:
     """The engine releases the script's own `pip install` lines pin (launcher_sites.pip_pins,
-    as SkyPilot's setup, dstack's commands and a notebook's cells are read)."""
+    as SkyPilot's setup, dstack's commands and a notebook's cells are read), each with the
+    variables set at its line in the script as read once (`_read`); none when the script was
+    refused for its size (sites() said so in one ERROR)."""
     from kvplan.check.manifests.launcher_sites import pip_pins
-    from kvplan.check.manifests.shell_lex import read_script
 
-    try:
-        commands = read_script(text).commands
-    except ScriptTooLarge:  # sites() has refused the file in one ERROR: no release to read
+    if script is None:
         return {}, []
-    at = {cmd.lines[0]: env for cmd, env, _ in commands if cmd.lines}
+    at = {cmd.lines[0]: env for cmd, env, _ in script.commands if cmd.lines}
     return pip_pins(text, lambda n: f"line {n}", lambda n: at.get(n, {}))
 
 
@@ -359,4 +388,9 @@ def read_if_script(path: Path, side_cache: dict[Path, Any],
         return None
     if not is_script(path, text):
         return None
+    from kvplan.check.manifests.shell_quotes import unclosed_target
+
+    unclosed = unclosed_target(path, text)
+    if unclosed is not None:
+        return [unclosed]
     return targets(path, text, side_cache, default_gpu)

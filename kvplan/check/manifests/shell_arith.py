@@ -3,9 +3,10 @@ expressions launch scripts use to size a context (`max_model_len=$((85 * 1024))`
 vllm-project/vllm#33155, outcomes round 3, task h54outcomes3): integers, the variables the script
 set to integers (with or without `$`), + - * / % ** and parentheses. bash's `/` and `%` truncate
 toward zero (bash(1), ARITHMETIC EVALUATION: "the same as in C"); a value beyond bash's signed
-64 bits, where bash wraps around, is not read. Anything else (a variable the
+64 bits, where bash wraps around, is not read, nor is a power of a power (`9**9**9`, a `**`
+tower: 9^387,420,489 has 369 million digits, task h80shell). Anything else (a variable the
 script does not set, a comparison, an assignment) is left as written, so the word stays the
-unresolved reference it was and is said as such."""
+unresolved reference it was, said as an arithmetic expansion with the reason (`why_not`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,11 @@ import re
 _ARITH = re.compile(r"\$\(\(((?:[^()]|\([^()]*\))*)\)\)")
 _NAME = re.compile(r"\$?\{?([A-Za-z_][A-Za-z0-9_]*)\}?")
 _OPS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.Mod, ast.Pow)
+BOUND = 2**63  # bash's signed 64 bits: -BOUND <= value < BOUND
+
+
+class NotRead(ValueError):
+    """Why an arithmetic expansion is not evaluated, in words for the ERROR that names it."""
 
 
 def _c_div(a: int, b: int) -> int:
@@ -24,13 +30,20 @@ def _c_div(a: int, b: int) -> int:
 
 
 def _value(node: ast.AST) -> int:
-    """The node's integer value; ValueError beyond bash's signed 64 bits, where bash wraps
+    """The node's integer value; NotRead beyond bash's signed 64 bits, where bash wraps
     around (a script's `y=$(( (10**64)**64 ))` fed into another `$(( y**64 ))` had reached
     262,145 digits and stopped check with an internal error)."""
     value = _node(node)
-    if not -(2**63) <= value < 2**63:
-        raise ValueError("beyond 64 bits")
+    if not -BOUND <= value < BOUND:
+        raise NotRead(f"a value past bash's signed 64-bit integers ({-BOUND:,} to "
+                      f"{BOUND - 1:,}), where bash wraps around")
     return value
+
+
+def _is_pow(node: ast.AST) -> bool:
+    while isinstance(node, ast.UnaryOp):
+        node = node.operand
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Pow)
 
 
 def _node(node: ast.AST) -> int:
@@ -40,6 +53,8 @@ def _node(node: ast.AST) -> int:
         v = _value(node.operand)
         return -v if isinstance(node.op, ast.USub) else v
     if isinstance(node, ast.BinOp) and isinstance(node.op, _OPS):
+        if isinstance(node.op, ast.Pow) and (_is_pow(node.left) or _is_pow(node.right)):
+            raise NotRead("a power of a power (a `**` tower)")
         a, b = _value(node.left), _value(node.right)
         if isinstance(node.op, ast.Add):
             return a + b
@@ -48,29 +63,62 @@ def _node(node: ast.AST) -> int:
         if isinstance(node.op, ast.Mult):
             return a * b
         if isinstance(node.op, ast.Pow):
-            if b < 0 or b > 64:
-                raise ValueError("exponent")
+            if b < 0:
+                raise NotRead(f"a negative exponent ({b}), which bash refuses")
+            if b > 64 and abs(a) > 1:
+                raise NotRead(f"{a}**{b}, past bash's signed 64-bit integers, where bash "
+                              "wraps around")
             return a**b
         if b == 0:
-            raise ValueError("division by 0")
+            raise NotRead("a division by 0, which bash refuses")
         q = _c_div(a, b)
         return q if isinstance(node.op, ast.Div) else a - b * q
-    raise ValueError("not integer arithmetic")
+    raise NotRead(_NOT_ARITH)
 
 
-def evaluate(body: str, env: dict[str, str]) -> int | None:
-    """The value of one `$(( body ))`, or None when it is not integer arithmetic kvplan reads."""
+_NOT_ARITH = "not the integer arithmetic kvplan reads (integers, + - * / % ** and parentheses)"
+
+
+def _read(body: str, env: dict[str, str]) -> int:
+    """The value of one `$(( body ))`; NotRead with the reason when kvplan does not read it."""
     def name(m: re.Match[str]) -> str:
         value = env.get(m.group(1), "")
         return f"({value.strip()})" if re.fullmatch(r"\s*-?\d+\s*", value) else m.group(0)
 
     text = _NAME.sub(name, body)
+    unset = [m.group(1) for m in _NAME.finditer(text)]
+    if unset and unset[0] in env:
+        value = env[unset[0]]
+        value = value if len(value) <= 40 else value[:40] + "..."
+        raise NotRead(f"{unset[0]} is {value!r}, not an integer kvplan reads")
+    if unset:
+        raise NotRead(f"{unset[0]}, which the script does not set")
     if re.search(r"[^\d\s()+\-*/%]", text):
-        return None
+        raise NotRead(_NOT_ARITH)
     try:
         return _value(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, ValueError, RecursionError):
+    except (SyntaxError, RecursionError):
+        raise NotRead(_NOT_ARITH) from None
+
+
+def evaluate(body: str, env: dict[str, str]) -> int | None:
+    """The value of one `$(( body ))`, or None when it is not integer arithmetic kvplan reads."""
+    try:
+        return _read(body, env)
+    except NotRead:
         return None
+
+
+def why_not(word: str, env: dict[str, str] | None = None) -> str | None:
+    """Why the first `$(( ... ))` of `word` is not evaluated (None: it is, or there is none)."""
+    m = _ARITH.search(word)
+    if m is None:
+        return None if "$((" not in word else _NOT_ARITH
+    try:
+        _read(m.group(1), env or {})
+    except NotRead as err:
+        return str(err)
+    return None
 
 
 def expand_arithmetic(text: str, env: dict[str, str]) -> str:

@@ -13,8 +13,10 @@ container, and `--device /dev/kfd` (ROCm: every AMD GPU); `-v` / `--volume` / `-
 is a shell's `-c` script starting a server is read on any image (a base image that pip-installs
 the engine, task h72mix: `shell_starts`), as a Kubernetes container's `sh -c` is. Passed over on
 purpose, as they do not move GPU memory: `-p`, `--shm-size`, `--ipc`, `--name`, `--network`,
-`--restart`, `--ulimit`, `--rm`, `-d`, `-it` and Docker's other options; `--env-file` is noted
-(the variables it sets are not read), and so is an option docker run does not have.
+`--restart`, `--ulimit`, `--rm`, `-d`, `-it` and Docker's other options, each with its value
+when it takes one (kvplan.check.manifests.docker_options: docker's and podman's tables, read
+from their CLI source); `--env-file` is noted (the variables it sets are not read), and so is an
+option docker run (podman run) does not have.
 """
 
 from __future__ import annotations
@@ -24,38 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kvplan.check.argv import server_start
+from kvplan.check.manifests.docker_options import split_option, tables
 from kvplan.check.manifests.image_entry import image_entry, runs_vllm_image
 from kvplan.check.manifests.script_files import mount_of
 from kvplan.deploy import Problem
 
 DOCKERS = {"docker", "podman", "nvidia-docker"}
-# docker run options that take a value (docker 27's `docker run --help`); any other option is
-# a flag. -c (cpu shares), -h (hostname), -l (label), -m (memory), -u (user), -w (workdir)
-VALUE_OPTIONS = {
-    "-e", "--env", "--env-file", "--gpus", "-p", "--publish", "-v", "--volume", "--name",
-    "--shm-size", "--ipc", "--network", "--net", "--runtime", "-w", "--workdir", "--entrypoint",
-    "--ulimit", "--cpuset-cpus", "--cpuset-mems", "--restart", "--device", "-u", "--user",
-    "--mount", "-l", "--label", "--label-file", "--add-host", "-m", "--memory", "--memory-swap",
-    "--memory-reservation", "--cpus", "--cpu-shares", "-c", "--hostname", "-h", "--log-driver",
-    "--log-opt", "--security-opt", "--cap-add", "--cap-drop", "--platform", "--pull",
-    "--group-add", "--tmpfs", "--pid", "--uts", "--userns", "--dns", "--dns-search",
-    "--dns-option", "--expose", "--cidfile", "--stop-signal", "--stop-timeout",
-    "--oom-score-adj", "--storage-opt", "--sysctl", "--volumes-from", "--link", "--health-cmd",
-    "--health-interval", "--health-retries", "--health-timeout", "--health-start-period",
-    "--ip", "--ip6", "--mac-address", "--network-alias", "--cgroupns", "--cgroup-parent",
-    "--blkio-weight", "--device-cgroup-rule", "-a", "--attach", "--pids-limit", "--isolation",
-    "--domainname", "--annotation", "--cpu-period", "--cpu-quota", "--kernel-memory",
-}
-# docker run's options that take no value (docker 27's `docker run --help`), and the letters of
-# its short ones (`-it`, `-dit`): any other option kvplan does not know is noted, as docker
-# refuses an option it does not know ("unknown flag") and kvplan reads it as taking no value,
-# so that a value after it would be taken for the image (task h70hostile: it was passed over)
-FLAG_OPTIONS = {
-    "--detach", "--disable-content-trust", "--help", "--init", "--interactive",
-    "--no-healthcheck", "--oom-kill-disable", "--privileged", "--publish-all", "--quiet",
-    "--read-only", "--rm", "--sig-proxy", "--tty", "--use-api-socket",
-}
-_SHORT_FLAGS = set("dtiPq")
 _MODEL_OPTIONS = ("--model", "--model-path", "--model_path")
 _PROGRAMS = {"vllm", "python", "python3", "sh", "bash", "trtllm-serve", "sglang"}
 
@@ -134,26 +110,26 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
     entrypoint: str | None = None
     runtime = ""
     devices: list[str] = []
+    program = "podman" if words[0].rsplit("/", 1)[-1] == "podman" else "docker"
+    known = set().union(*tables(program))
     while i < len(words):
         w = words[i]
         if not w.startswith("-") or w == "-":
             break
-        name, eq, inline = w.partition("=")
-        takes = name in VALUE_OPTIONS
-        if takes and not eq:
+        names, inline, takes = split_option(w, program)
+        name = names[-1]
+        if takes:
             value = words[i + 1] if i + 1 < len(words) else ""
             i += 2
         else:
-            value = inline
+            value = inline or ""
             i += 1
-            if not takes and name.startswith("--") and eq:
-                run.notes.append(f"docker run option {name}: not known to kvplan, passed over")
-            elif not takes and name not in FLAG_OPTIONS and not (
-                    not name.startswith("--") and set(name[1:]) <= _SHORT_FLAGS):
-                run.notes.append(f"docker run option {name}: not an option of docker run that "
-                                 "kvplan knows (docker refuses one it does not know); read as "
-                                 "taking no value, so a word after it is taken for the image")
-        if name in ("-e", "--env"):
+        if name not in known:
+            run.notes.append(f"{program} run option {name}: {program} run has no such option "
+                             f"({program} refuses it: 'unknown flag'), "
+                             + ("passed over" if inline is not None else "read as taking no "
+                                "value, so a word after it is taken for the image"))
+        if name == "--env":
             key, has, val = value.partition("=")
             if has:
                 run.env[key] = val
@@ -166,11 +142,11 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
             run.count, run.said = _gpus(value), f"--gpus {value}"
         elif name == "--entrypoint":
             entrypoint = value
-        elif name in ("-v", "--volume", "--mount"):
+        elif name in ("--volume", "--mount"):
             mount = mount_of(name, value)
             if mount is not None:
                 run.mounts.append(mount)
-        elif name in ("-w", "--workdir"):
+        elif name == "--workdir":
             run.workdir = value
         elif name == "--runtime":
             runtime = value

@@ -279,6 +279,9 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
     after_taken: set[int] = set()  # decided ifs whose first branch ran: no later branch runs
     docs: dict[int, tuple[Heredoc, list[str]]] = {}
     for parts in _logical_lines(text, docs):
+        if len(parts) == 1 and not parts[0][0].strip():
+            continue  # a blank line: no command (the readers pad a piece's text with them to
+            # keep its line numbers, and a notebook of 20,000 `!` lines took minutes)
         reading[0] = parts[0][1]
         chars = sum(len(t) for t, _ in parts)
         if chars > MAX_COMMAND_CHARS:

@@ -26,7 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.manifests.launcher_sites import installed, launcher_targets, pip_pins
+from kvplan.check.manifests.launcher_sites import env_at, installed, launcher_targets, pip_pins
 from kvplan.check.manifests.skypilot_gpus import (
     OWN_MACHINES,
     SKYPILOT_GPUS,
@@ -280,7 +280,7 @@ def _releases(data: dict[str, Any], envs: dict[str, str],
     setup = data.get("setup")
     if not isinstance(setup, str):
         return {}, []
-    return pip_pins(setup, lambda _line: "setup", lambda _line: envs)  # envs reach setup too
+    return pip_pins(setup, lambda _line: "setup", env_at(setup, envs))  # envs reach setup too
 
 
 def _read(path: Path, text: str, envs: dict[str, str], c: Candidate | None, nodes: int,

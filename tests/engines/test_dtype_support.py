@@ -1,0 +1,164 @@
+"""Compute capability in the GPU catalog and the engines' dtype rules that read it (task h81cc).
+
+The capabilities are NVIDIA's (https://developer.nvidia.com/cuda-gpus and its legacy page; the
+TensorRT support matrix for A100 8.0 and T4 7.5), copied here from those tables, not from the
+YAML. The engine messages and file:line are the releases' own source (pip download --no-deps
+vllm==0.5.4, 0.8.5, 0.9.0, 0.9.1, 0.9.2, 0.10.0, 0.34.0; sglang==0.3.0, 0.4.0, 0.4.6,
+0.5.12.post1, 0.5.23)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+
+from kvplan.engines.dtype_support import DtypeOnGpu, dtype_on_gpu
+from kvplan.errors import KvplanError
+from kvplan.specs import all_hardware, load_hardware, load_model
+from kvplan.units import DType
+
+NVIDIA_TABLE = {  # the row of NVIDIA's table each catalog GPU sits in
+    "b200": "10.0", "gb200": "10.0", "b300": "10.3", "gb300": "10.3", "gb10": "12.1",
+    "rtx-pro-6000-server": "12.0", "rtx-5090": "12.0", "jetson-thor": "11.0",
+    "h100-sxm-80gb": "9.0", "h100-pcie-80gb": "9.0", "h100-nvl-94gb": "9.0", "h200-141gb": "9.0",
+    "l4": "8.9", "l40": "8.9", "l40s": "8.9", "rtx-6000-ada": "8.9", "rtx-4000-ada": "8.9",
+    "rtx-4090": "8.9", "a10": "8.6", "a40": "8.6", "rtx-a6000": "8.6", "rtx-3090": "8.6",
+    "a100-40gb": "8.0", "a100-80gb": "8.0", "a100-pcie-40gb": "8.0", "a100-pcie-80gb": "8.0",
+    "t4": "7.5", "v100-sxm2-16gb": "7.0", "v100-sxm2-32gb": "7.0",
+}
+UNSOURCED = {"a10g", "a800-80gb", "h20", "h800", "l20"}  # NVIDIA's page does not list them
+V100_MSG = ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your "
+            "Tesla V100-SXM2-32GB GPU has compute capability 7.0.")  # transformerlab-app#370
+
+
+def test_catalog_capabilities_are_nvidia_s_table() -> None:
+    gpus = {g.name: g for g in all_hardware()[0]}
+    assert {n: g.compute_capability for n, g in gpus.items() if g.compute_capability} == \
+        NVIDIA_TABLE
+    unset = {n for n, g in gpus.items() if g.compute_capability is None}
+    assert unset == UNSOURCED | {n for n, g in gpus.items() if g.vendor == "amd"}
+    assert len(unset) == 10
+    assert gpus["v100-sxm2-32gb"].capability == (7, 0)
+    assert gpus["gb10"].capability == (12, 1)
+    assert "cuda-legacy-gpus" in str(gpus["v100-sxm2-16gb"].compute_capability_source)
+    nvidia_pages = {n for n in NVIDIA_TABLE
+                    if "developer.nvidia.com/cuda-" in str(gpus[n].compute_capability_source)}
+    assert set(NVIDIA_TABLE) - nvidia_pages == {"a100-40gb", "a100-80gb", "a100-pcie-40gb",
+                                                "a100-pcie-80gb", "t4"}  # the TensorRT matrix
+    assert all("tensorrt/support-matrix" in str(gpus[n].compute_capability_source)
+               for n in set(NVIDIA_TABLE) - nvidia_pages)
+
+
+def _spec(tmp_path: Path, **change: object) -> Path:
+    data = yaml.safe_load(Path("hardware_specs/t4.yaml").read_text())
+    data.update(change)
+    data = {k: v for k, v in data.items() if v is not None}
+    path = tmp_path / "t4.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
+
+
+@pytest.mark.parametrize(("change", "said"), [
+    ({"compute_capability_source": None}, "go together"),
+    ({"compute_capability": None}, "go together"),
+    ({"compute_capability": "7"}, "compute_capability"),
+    ({"compute_capability": "7.5.1"}, "compute_capability"),
+    ({"vendor": "amd"}, "NVIDIA's CUDA version"),
+])
+def test_a_capability_is_cited_well_formed_and_nvidia_s(tmp_path: Path, change: dict[str, object],
+                                                        said: str) -> None:
+    with pytest.raises(KvplanError, match=said):
+        load_hardware(str(_spec(tmp_path, **change)))
+    assert load_hardware(str(_spec(tmp_path))).capability == (7, 5)
+
+
+R1 = "deepseek-r1-distill-qwen-1.5b"  # config.json torch_dtype bfloat16
+
+
+def _vllm(version: str | None, stated: DType | None = None, gpu: str = "v100-sxm2-32gb",
+          model: str = R1) -> DtypeOnGpu:
+    return dtype_on_gpu("vllm", version, stated, load_model(model), load_hardware(gpu))
+
+
+@pytest.mark.parametrize(("version", "where"), [
+    ("0.5.4", "vllm/worker/worker.py:352"),
+    ("0.8.5", "vllm/v1/worker/gpu_worker.py:332"),
+    ("0.8.5.post1", "vllm/v1/worker/gpu_worker.py:332"),
+    ("0.4.2", "vllm/worker/worker.py:352"),  # before the oldest release read: its place
+])
+def test_vllm_before_0_9_refuses_a_bfloat16_checkpoint_below_8_0(version: str, where: str) -> None:
+    found = _vllm(version)
+    assert found.refusal is not None and found.dtype is None
+    assert f'"{V100_MSG}" ({where}' in str(found.refusal)
+    assert found.field == "engine.weight_dtype"
+
+
+@pytest.mark.parametrize("version", ["0.9.0", "0.10.0", "0.34.0", None])
+def test_vllm_from_0_9_falls_back_to_float16_from_auto(version: str | None) -> None:
+    found = _vllm(version)
+    assert found.refusal is None and found.dtype is None
+    assert "falls back from the checkpoint's bfloat16 to float16" in str(found.note)
+    assert ("no release is named" in str(found.note)) is (version is None)
+
+
+@pytest.mark.parametrize(("version", "where"), [
+    ("0.5.4", "vllm/worker/worker.py:352"), ("0.9.0", "gpu_worker.py:356"),
+    ("0.10.0", "gpu_worker.py:587"), ("0.34.0", "vllm/platforms/cuda.py:679"),
+    (None, "vllm/platforms/cuda.py:679")])
+def test_vllm_refuses_a_stated_bfloat16_in_every_release(version: str | None, where: str) -> None:
+    found = _vllm(version, DType.bf16)
+    assert found.refusal is not None and where in str(found.refusal)
+    assert "refuses --dtype bfloat16 on v100-sxm2-32gb" in str(found.refusal)
+
+
+def test_vllm_leaves_float16_and_capable_gpus_alone() -> None:
+    for found in (_vllm("0.5.4", DType.fp16), _vllm("0.5.4", gpu="a100-80gb"),
+                  _vllm("0.5.4", DType.bf16, gpu="a10"), _vllm("0.5.4", gpu="a10g"),
+                  _vllm("0.5.4", gpu="mi300x")):
+        assert (found.refusal, found.dtype, found.note) == (None, None, None)
+    assert _vllm("0.5.4", gpu="t4").refusal is not None  # 7.5 is below 8.0 too
+
+
+@pytest.mark.parametrize(("version", "want"), [("0.9.0", None), ("0.9.1", DType.fp32),
+                                               ("0.10.0", DType.fp32), (None, DType.fp32)])
+def test_vllm_gemma2_falls_back_to_float32_from_0_9_1(version: str | None,
+                                                      want: DType | None) -> None:
+    found = _vllm(version, gpu="t4", model="gemma-2-2b")
+    assert found.refusal is None and found.dtype is want
+    assert ("float32" in str(found.note)) is (want is DType.fp32)
+
+
+def _sglang(gpu: str, stated: DType | None = None) -> DtypeOnGpu:
+    return dtype_on_gpu("sglang", "0.4.6", stated, load_model(R1), load_hardware(gpu))
+
+
+def test_sglang_refuses_sm70_and_runs_float16_on_sm75() -> None:
+    v100 = _sglang("v100-sxm2-16gb")
+    assert v100.field == "hardware.gpu"
+    assert '"SGLang only supports sm75 and above."' in str(v100.refusal)
+    t4 = _sglang("t4")
+    assert t4.refusal is None and t4.dtype is None
+    assert "Use float16 due to lack of bfloat16 support" in str(t4.note)
+    assert _sglang("t4", DType.fp32).dtype is DType.fp16
+    assert _sglang("t4", DType.fp16).note is None
+    assert _sglang("a100-80gb").note is None
+
+
+def test_engines_whose_rules_were_not_read_are_left_alone() -> None:
+    for engine in ("trtllm", "transformers"):
+        found = dtype_on_gpu(engine, None, DType.bf16, load_model(R1),
+                             load_hardware("v100-sxm2-32gb"))
+        assert (found.refusal, found.dtype, found.note) == (None, None, None)
+
+
+def test_vllm_keeps_a_float32_gemma2_checkpoint_in_float32_below_8_0() -> None:
+    """Gemma-2-9B is published in float32; `_resolve_auto_dtype` turns a float32 config into the
+    GPU's first dtype gemma2 may use, float32 on a T4 (float16 refused), from 0.9.1."""
+    assert load_model("gemma-2-9b").weight_dtype is DType.fp32
+    keep = _vllm("0.10.0", gpu="t4", model="gemma-2-9b")
+    assert keep.dtype is DType.fp32 and "keeps the checkpoint's float32" in str(keep.note)
+    for found in (_vllm("0.9.0", gpu="t4", model="gemma-2-9b"),
+                  _vllm("0.10.0", gpu="a100-80gb", model="gemma-2-9b"),
+                  _vllm("0.10.0", DType.fp16, gpu="t4", model="gemma-2-9b")):
+        assert (found.refusal, found.dtype, found.note) == (None, None, None)
