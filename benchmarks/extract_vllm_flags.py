@@ -18,6 +18,9 @@ FrontendArgs.add_cli_args and AsyncEngineArgs.add_cli_args):
   BooleanOptionalAction: an `--enable-X` option also takes `--disable-X` (and the reverse),
   next to argparse's own `--no-enable-X` / `--no-disable-X`.
 
+It prints VALUED after FLAGS: the options named like switches that take a value (valued()).
+The table's MULTI_VALUE section below them is benchmarks/extract_multi_value.py's.
+
 This is the rule the 0.33.0 table was made by (commit 8f93a90 printed that file byte for byte
 from the 0.33.0 wheel), with one gap closed since (task h41flags034): the old rule read the
 fields of EngineArgs only, so AsyncEngineArgs's `--enable-log-requests` (a BooleanOptionalAction,
@@ -137,6 +140,27 @@ def extract(sources: dict[str, str]) -> set[str]:
     return out
 
 
+_SWITCH_PREFIXES = ("--enable-", "--disable-", "--no-")
+
+
+def valued(sources: dict[str, str]) -> set[str]:
+    """The options named like switches (`--enable-*`, `--disable-*`, `--no-*`, which kvplan reads
+    as taking no value) that take one: a field of EngineArgs / AsyncEngineArgs or of a
+    *FrontendArgs class so named whose annotation holds no bool (_compute_kwargs gives a bool
+    field BooleanOptionalAction, any other a value; task h82shell: FrontendArgs's
+    `disable_access_log_for_endpoints: str | None`, a comma-separated string)."""
+    out: set[str] = set()
+    for path in (ARG_UTILS, CLI_ARGS):
+        for name, cls in classes(ast.parse(sources[path])).items():
+            if name not in ("EngineArgs", "AsyncEngineArgs") and not name.endswith("FrontendArgs"):
+                continue
+            for field, annotation in fields(cls).items():
+                opt = "--" + field.replace("_", "-")
+                if opt.startswith(_SWITCH_PREFIXES) and "bool" not in _names(annotation):
+                    out.add(opt)
+    return out
+
+
 def table(flags: set[str]) -> list[str]:
     """The quoted options, sorted, packed greedily into lines of at most WIDTH columns."""
     lines: list[str] = []
@@ -152,7 +176,7 @@ def table(flags: set[str]) -> list[str]:
     return lines
 
 
-def module(version: str, wheel: str, flags: set[str]) -> str:
+def module(version: str, wheel: str, flags: set[str], switch_valued: set[str]) -> str:
     origin = f"the vllm-{version} wheel on PyPI ({wheel})" if wheel else f"vllm {version} source"
     head = f'''"""Every option `vllm serve` (vLLM {version}) accepts: the option strings of every ''' + \
         f'''add_argument call in
@@ -174,7 +198,14 @@ SOURCE = {{
 FLAGS: frozenset[str] = frozenset(
     [
 '''
-    return head + "\n".join(table(flags)) + "\n    ]\n)\n"
+    tail = (
+        "\n# Options named like switches (--enable-*, --disable-*, --no-*) that take a value: "
+        "a field\n# so named whose annotation holds no bool (benchmarks/extract_vllm_flags.py "
+        "valued()); kvplan\n# reads every other such option as taking none "
+        "(kvplan.check.argv.takes_no_value).\n"
+        "VALUED: frozenset[str] = frozenset(\n    [\n" + "\n".join(table(switch_valued))
+        + "\n    ]\n)\n")
+    return head + "\n".join(table(flags)) + "\n    ]\n)\n" + tail
 
 
 def main(argv: list[str]) -> int:
@@ -183,7 +214,7 @@ def main(argv: list[str]) -> int:
         return 2
     where = Path(argv[0])
     wheel, sources = read_sources(where)
-    sys.stdout.write(module(read_version(where), wheel, extract(sources)))
+    sys.stdout.write(module(read_version(where), wheel, extract(sources), valued(sources)))
     return 0
 
 

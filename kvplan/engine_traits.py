@@ -53,6 +53,8 @@ class EngineTraits:
     modules: tuple[str, ...] = ()  # `python -m MODULE`, the whole name
     module_prefixes: tuple[str, ...] = ()  # `python -m MODULE...`, any name starting so
     dynamo_module: str | None = None  # `python -m dynamo.ENGINE`: Dynamo adds its options
+    # `python -m MODULE serve`: the module behind the `command` console script, read as it
+    cli_module: str | None = None
     # the pip package whose exact pin (`pip install vllm==0.6.6`) names the release installed
     # (a SkyPilot task's setup, kvplan.check.manifests.skypilot)
     pip_package: str | None = None
@@ -196,6 +198,10 @@ _TRAITS = (
         compute_dtypes=_COMPUTE_DTYPES,
         compute_dtypes_source="vLLM's ModelDType, vllm/config/model.py:100 in 0.29.0",
         demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
+        # the `vllm` console script is vllm.entrypoints.cli.main:main (vllm-0.11.0 wheel,
+        # entry_points.txt); `python -m` runs the same main() (entrypoints/cli/main.py:59-60),
+        # whose subcommand `serve` is vllm.entrypoints.cli.serve (main.py:17, 23): `vllm serve`
+        cli_module="vllm.entrypoints.cli.main",
         dynamo_module="dynamo.vllm", dash_is_underscore=True, dotted_options=True,
         module_positional_since="0.10.0", module_positional_unread=True,
         serve_model_option=("0.8.3", "0.11.1"),

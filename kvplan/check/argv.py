@@ -90,8 +90,15 @@ MULTI_VALUE: dict[str, frozenset[str]] = {
 }
 
 
+# options named like switches that take a value, from each table (vLLM's
+# --disable-access-log-for-endpoints: benchmarks/extract_vllm_flags.py valued(), task h82shell)
+SWITCH_VALUED = frozenset().union(*(table.valued for table in OPTION_TABLES.values()))
+
+
 def takes_no_value(flag: str) -> bool:
     name = flag.lstrip("-").replace("_", "-")
+    if "--" + name in SWITCH_VALUED:
+        return False
     return flag in NO_VALUE or name.startswith(("enable-", "disable-", "no-"))
 
 
@@ -141,10 +148,13 @@ def join_continuations(script: str) -> str:
 
 
 def split_script(script: str) -> list[list[str]]:
-    """The simple commands of a shell script, each as its words (after && ; | and exec)."""
+    """The simple commands of a shell script, each as its words (after && ; | and exec, and at a
+    newline outside quotes, which ends a command as `;` does), with `"$@"` expanded to the
+    positional parameters a `set --` before it gave (follow_set_args)."""
     text = join_continuations(script)
     try:
-        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
+        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|\n")
+        lex.whitespace = " \t\r"
         lex.whitespace_split = True
         lex.commenters = "#"
         words = list(lex)
@@ -152,13 +162,15 @@ def split_script(script: str) -> list[list[str]]:
         words = text.split()
     parts: list[list[str]] = [[]]
     for word in words:
-        if word in SEPARATORS or set(word) <= set(";&|"):
+        if word in SEPARATORS or set(word) <= set(";&|\n"):
             parts.append([])
         elif word == "exec" and not parts[-1]:
             continue
         else:
             parts[-1].append(word)
-    return [p for p in parts if p]
+    from kvplan.check.set_args import follow_set_args
+
+    return follow_set_args([p for p in parts if p])
 
 
 def server_start(words: list[str]) -> tuple[str, str, int, bool] | None:
@@ -178,6 +190,10 @@ def server_start(words: list[str]) -> tuple[str, str, int, bool] | None:
                 if module in (*t.modules, *t.demo_modules) or \
                         module.startswith(t.module_prefixes):
                     return t.name, f"python -m {module}", i + 2, False
+            for t in TRAITS.values():  # `python -m vllm.entrypoints.cli.main serve`
+                if t.cli_module is not None and module == t.cli_module and \
+                        i + 2 < len(words) and words[i + 2] == "serve":
+                    return t.name, f"{t.command} serve", i + 3, False
             for t in TRAITS.values():
                 if t.dynamo_module is not None and module == t.dynamo_module:
                     return t.name, f"python -m {module}", i + 2, True

@@ -180,7 +180,34 @@ def vision_tower(model_type: str, root: Mapping[str, Any], text_hidden: int) -> 
     """The vision tower's parameters for a multimodal config, None for a text-only one."""
     vcfg = block(root, "vision_config")  # another type there is named
     if vcfg is None:
+        if model_type in TOWER_ALWAYS:
+            raise UnsupportedArchitecture(
+                f"model_type {model_type!r} without a vision_config: {TOWER_ALWAYS[model_type]} "
+                "would build its default vision tower, whose parameters the checkpoint holds; "
+                "kvplan reads only the vision_config a config.json states")
         return None
+    tower = _tower(model_type, root, vcfg, text_hidden)
+    from kvplan.inputs import limits as lim
+
+    if tower > lim.MAX_PARAMS and text_hidden <= lim.MAX_HIDDEN:  # else hidden_size is named
+        shown = f"{tower:,}" if tower < 10**24 else f"about {float(tower):.1e}"
+        raise UnsupportedArchitecture(
+            f"{field_path(root, 'vision_config')}: its shapes give a vision tower of {shown} "
+            f"parameters, above kvplan's limit of {lim.MAX_PARAMS:,} (docs/limits.md); is the "
+            "config right?")
+    return tower
+
+
+# Composite configs whose model always holds a vision tower: without a vision_config the config
+# class builds its default one (task h81hostile: mistral3 without one was imported as its text
+# model alone, 23.57e9 parameters where the checkpoint holds 24.01e9, in silence)
+TOWER_ALWAYS = {"mistral3": "transformers' Mistral3Config (5.25.0 models/mistral3/"
+                            "configuration_mistral3.py:74-88, a pixtral vision_config of 24 "
+                            "layers where the dict has none)"}
+
+
+def _tower(model_type: str, root: Mapping[str, Any], vcfg: Mapping[str, Any],
+           text_hidden: int) -> int:
     if model_type == "gemma3":
         return siglip_vision(vcfg) + gemma3_projector(vcfg, text_hidden)
     if model_type == "qwen2_5_vl":

@@ -234,3 +234,50 @@ def test_generator_lays_out_the_committed_table() -> None:
     body = text.split("    [\n", 1)[1].split("\n    ]", 1)[0]
     assert body.split("\n") == gen.table(set(FLAGS))
     assert max(len(line) for line in gen.table(set(FLAGS))) <= gen.WIDTH
+
+
+def test_generator_reads_which_enable_disable_options_take_a_value() -> None:
+    """An `--enable-*` / `--disable-*` / `--no-*` option is read as taking no value
+    (kvplan.check.argv.takes_no_value) unless the table's VALUED names it: a field of EngineArgs or
+    a *FrontendArgs class so named whose annotation is not bool (task h82shell: vLLM 0.33.0's
+    `disable_access_log_for_endpoints: str | None`, entrypoints/common/cli_args.py:321; 0.34.0
+    :322; 0.32.0 entrypoints/launchers/cli_args.py:311; a comma-separated string, its nargs
+    deleted, 0.34.0 :414-417)."""
+    engine = '''
+class EngineArgs:
+    enable_foo: bool | None = None
+    disable_bar: bool = False
+    enable_mode: str | None = None
+    no_baz: int = 0
+'''
+    frontend = '''
+class FrontendArgs(BaseFrontendArgs):
+    disable_access_log_for_endpoints: str | None = None
+    disable_uvicorn_access_log: bool = False
+'''
+    got = gen.valued({gen.ARG_UTILS: engine, gen.CLI_ARGS: frontend})
+    assert got == {"--enable-mode", "--no-baz", "--disable-access-log-for-endpoints"}
+
+
+def test_committed_table_is_the_generators_output() -> None:
+    """The committed vllm.py starts with what the generator prints (FLAGS, then VALUED), byte for
+    byte, from the release SOURCE names: the module text is rebuilt from the committed sets."""
+    from kvplan.check.engine_flags.vllm import FLAGS, SOURCE, VALUED
+
+    text = (ROOT / "kvplan/check/engine_flags/vllm.py").read_text()
+    wheel = SOURCE["from"].split("(")[1].rstrip(")")
+    assert text.startswith(gen.module(SOURCE["version"], wheel, set(FLAGS), set(VALUED)))
+    assert set(VALUED) == {"--disable-access-log-for-endpoints"}
+
+
+def test_an_enable_disable_option_that_takes_a_value_keeps_its_word() -> None:
+    """`--disable-access-log-for-endpoints /health` (task h80shell's held-out idx60740656321, a
+    command that ran: READY, exit 0) was read as a flag and `/health` refused as left over."""
+    from kvplan.check.argv import Invocation, Word, parse, takes_no_value
+
+    assert not takes_no_value("--disable-access-log-for-endpoints")
+    assert takes_no_value("--disable-log-stats") and takes_no_value("--enable-prefix-caching")
+    words = "Qwen/Qwen3-8B --disable-access-log-for-endpoints /health --max-model-len 4096"
+    parsed = parse(Invocation("vllm", "vllm serve", [Word(w, 1) for w in words.split()]))
+    assert parsed.options["--disable-access-log-for-endpoints"][0] == "/health"
+    assert [w.text for w in parsed.positional] == ["Qwen/Qwen3-8B"]

@@ -12,7 +12,8 @@ from kvplan.check.engine_flags.history import History
 from kvplan.check.engine_flags.table import OptionTable
 
 OPTION_TABLES: dict[str, OptionTable] = {
-    "vllm": OptionTable.pinned("vLLM", vllm.FLAGS, vllm.SOURCE, frozenset(vllm.MULTI_VALUE)),
+    "vllm": OptionTable.pinned("vLLM", vllm.FLAGS, vllm.SOURCE, frozenset(vllm.MULTI_VALUE),
+                               valued=vllm.VALUED),
     "sglang": OptionTable.pinned(
         "SGLang", sglang.FLAGS, sglang.SOURCE, frozenset(sglang.MULTI_VALUE),
         History("SGLang", sglang.FLAGS, Path(__file__).with_name("sglang_releases.json"),

@@ -47,6 +47,8 @@ class OptionTable:
     key: Callable[[str], Any] = numeric_key
     # options that take several values (argparse nargs="+" / "*"), read from the same source
     multi_value: frozenset[str] = frozenset()
+    # options named like switches (--enable-*, --disable-*, --no-*) that take a value
+    valued: frozenset[str] = frozenset()
     # the engine's option sets read release by release (kvplan.check.engine_flags.history;
     # SGLang's, task h70sglkw), else None
     history: History | None = None
@@ -54,11 +56,12 @@ class OptionTable:
     @classmethod
     def pinned(cls, program: str, flags: frozenset[str], source: Mapping[str, Any],
                multi_value: frozenset[str] = frozenset(),
-               history: History | None = None) -> OptionTable:
+               history: History | None = None,
+               valued: frozenset[str] = frozenset()) -> OptionTable:
         """A table read from one release's source (SOURCE['version'])."""
         release = str(source["version"])
         return cls(program, flags, source, release, at_or_after_from=release,
-                   multi_value=multi_value, history=history)
+                   multi_value=multi_value, history=history, valued=valued)
 
     @property
     def is_pinned(self) -> bool:

@@ -175,6 +175,15 @@ FLAGS: frozenset[str] = frozenset(
     ]
 )
 
+# Options named like switches (--enable-*, --disable-*, --no-*) that take a value: a field
+# so named whose annotation holds no bool (benchmarks/extract_vllm_flags.py valued()); kvplan
+# reads every other such option as taking none (kvplan.check.argv.takes_no_value).
+VALUED: frozenset[str] = frozenset(
+    [
+        "--disable-access-log-for-endpoints",
+    ]
+)
+
 
 # Options that take several values (argparse nargs="+" / "*"), each with where it is
 # declared, read with Python's ast by benchmarks/extract_multi_value.py (task h43nargs) from the

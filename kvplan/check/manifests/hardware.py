@@ -29,6 +29,7 @@ from kvplan.check.manifests.workload import (
 from kvplan.deploy import resolve_gpu
 from kvplan.deploy.yamldoc import Doc
 from kvplan.errors import InputError
+from kvplan.inputs import limits as lim
 
 SCRIPT_KINDS = ("shell command", "docker run")  # kvplan.check.manifests.shell's sites
 PROFILE_FIELD = "resourceProfile"  # a GPU the format's profile does not name (a side file's gpu: clears it)
@@ -141,6 +142,9 @@ def read_gpu_count(w: Workload) -> None:
     tp = int(found.values.get("parallel.tensor", 1) or 1)
     pp = int(found.values.get("parallel.pipeline", 1) or 1)
     engine_gpus = tp * pp * w.dp
+    if engine_gpus <= 0 or max(tp, pp) > lim.MAX_PARALLEL:  # a size out of the record's
+        # bounds is its own option's ERROR there, not a GPU count or `replicas` the file never
+        return  # wrote (task h81hostile: `nvidia.com/gpu: -2`, `replicas: 10^30` for tp 10^30)
     replicas = site.replicas
     replicas_line = doc.line(*(site.replicas_at or site.pod_at[:1]))
     res = w.container.get("resources") or {}

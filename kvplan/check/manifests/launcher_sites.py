@@ -68,6 +68,9 @@ _PIN = re.compile(_PACKAGE_OP + r"v?([0-9][0-9A-Za-z.+]*\*?)", re.IGNORECASE)
 _VAR = re.compile(r"\$\{(\w+)(?:(:?)-([^}]*))?\}|\$(\w+)")
 # a pin whose release is still a variable after that (one kvplan does not know there)
 _VAR_PIN = re.compile(_PACKAGE_OP + r"(\$\{?\w+[^\s'\"]*)", re.IGNORECASE)
+# a pin whose version is neither a release (a digit first) nor a variable: `sglang==abc`
+# (task h81hostile: passed over in silence, and the script said to name no release)
+_WORD_PIN = re.compile(_PACKAGE_OP + r"(?!v?[0-9]|[$=<>!~])([^\s'\";&|)]+)", re.IGNORECASE)
 
 
 def _short(pin: str) -> str:
@@ -156,6 +159,12 @@ def _install(command: str, where: str, out: dict[str, tuple[str, str]],
     notes.extend(f"{where} installs {_short(m.group(0))}: a variable kvplan does not know "
                  f"there; the {_PACKAGES[_pep503(m.group(1))]} profile's default version is "
                  "used" for m in _VAR_PIN.finditer(command))
+    notes.extend(f"{where} installs {_short(m.group(0))}: {_short(m.group(3))} is no release "
+                 "(a PEP 440 version starts with a digit) and pip installs nothing for it (pip "
+                 "23.2.1: \"No matching distribution found\"; packaging 22 and later: an invalid "
+                 f"requirement); the {_PACKAGES[_pep503(m.group(1))]} profile's default version "
+                 "is used"
+                 for m in _WORD_PIN.finditer(command))
     exact: dict[str, list[tuple[str, str]]] = {}  # engine -> [(release, pin)] of this command
     for m in _PIN.finditer(command):
         engine, op, version = _PACKAGES[_pep503(m.group(1))], m.group(2), m.group(3)

@@ -15,7 +15,9 @@ the launch wins over the constructor's keyword, said in a note. Not followed, ea
 its line (an ERROR when the field moves the pool, as an unread keyword is; a note otherwise): an
 assignment inside a loop, an `if`, a `try` or a `match` the launch is not in (it may not run, or
 run again), one in another function, `op=` (`sa.x += 1`), one unpacked from a sequence, a value
-kvplan does not read (a call's result, a parameter). NAME handed to another call before the
+kvplan does not read (a call's result, a parameter), `del NAME.field`, a change to a part of a
+field (`NAME.field.x = 1`, `NAME.field[0] = 1`), a `setattr` inside an expression (a
+comprehension, a lambda). A `setattr` whose name is computed is noted. NAME handed to another call before the
 launch (`configure(sa)`) may change any field: noted. An attribute that is no field is what the
 engine makes of it (python_api.PythonApi.unknown_attribute): the command line's spelling of a
 field (`sa.tensor_parallel_size = 2`) is an ERROR naming the field to set, another name a note.
@@ -91,16 +93,31 @@ def _chain(node: ast.AST, root: ast.AST, parents: dict[int, tuple[ast.AST, str]]
     return tuple(reversed(out))
 
 
+def _field_of(t: ast.AST, var: str) -> tuple[str, bool] | None:
+    """(field, whether the field itself is the target) of a target on `var`: `var.field`, or a
+    part of it (`var.field.x`, `var.field[0]`: the field's own value is changed in place)."""
+    inner = False
+    while isinstance(t, (ast.Attribute, ast.Subscript)):
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == var:
+            return t.attr, not inner
+        t, inner = t.value, True
+    return None
+
+
 def _assignment(stmt: ast.AST, var: str) -> list[tuple[str, ast.expr | None, str]]:
     """(field, value node or None, why not read) of each field of `var` the statement sets."""
     out: list[tuple[str, ast.expr | None, str]] = []
 
     def target(t: ast.AST, value: ast.expr | None, why: str) -> None:
-        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == var:
-            out.append((t.attr, value, why))
-        elif isinstance(t, (ast.Tuple, ast.List)):
+        if isinstance(t, (ast.Tuple, ast.List)):
             for e in t.elts:
-                target(e, None, "unpacked from a sequence")
+                target(e.value if isinstance(e, ast.Starred) else e, None,
+                       "unpacked from a sequence")
+            return
+        got = _field_of(t, var)
+        if got is not None:  # a part of a field (before task h81hostile: passed over)
+            out.append((got[0], value, why) if got[1] else
+                       (got[0], None, f"`{ast.unparse(t)[:40]}` changes a part of it"))
 
     if isinstance(stmt, ast.Assign):
         for t in stmt.targets:
@@ -109,14 +126,30 @@ def _assignment(stmt: ast.AST, var: str) -> list[tuple[str, ast.expr | None, str
         target(stmt.target, stmt.value, "")
     elif isinstance(stmt, ast.AugAssign):
         target(stmt.target, None, "changed by `op=`")
-    elif isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call) and \
-            isinstance(stmt.value.func, ast.Name) and stmt.value.func.id == "setattr" and \
-            len(stmt.value.args) == 3 and isinstance(stmt.value.args[0], ast.Name) and \
-            stmt.value.args[0].id == var:
-        name = stmt.value.args[1]
-        if isinstance(name, ast.Constant) and isinstance(name.value, str):
-            out.append((name.value, stmt.value.args[2], ""))
+    elif isinstance(stmt, ast.Delete):  # before task h81hostile: passed over
+        for t in stmt.targets:
+            target(t, None, "deleted by `del`")
     return out
+
+
+def _setattr(call: ast.Call, var: str, statement: bool,
+             ) -> tuple[str | None, ast.expr | None, str] | None:
+    """(field or None when its name is computed, value node or None, why not read) of a
+    `setattr(var, name, value)` call; a value is read only from a call that is a statement of
+    its own (one inside a comprehension, a lambda or another expression may run any number of
+    times, or not at all)."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "setattr" and call.args and
+            isinstance(call.args[0], ast.Name) and call.args[0].id == var):
+        return None
+    name = call.args[1] if len(call.args) > 1 else None
+    value = call.args[2] if len(call.args) == 3 and not call.keywords else None
+    if not (isinstance(name, ast.Constant) and isinstance(name.value, str)):
+        return None, None, ""
+    if value is None:
+        return name.value, None, "not setattr(object, name, value)"
+    if not statement:
+        return name.value, None, "set inside an expression (a comprehension, a lambda, a call)"
+    return name.value, value, ""
 
 
 def _handed(node: ast.Call, var: str) -> bool:
@@ -176,10 +209,21 @@ def assigned(c: Construction, name: ast.Name, launch: ast.Call, ctx: Context,
             notes.append(f"{name.id} is handed to {ast.unparse(node.func)[:40]}(...) (line "
                          f"{node.lineno}) before {what} (line {launch.lineno}): a field it may "
                          "set there is not followed")
-        if not isinstance(node, ast.stmt):
-            continue
-        sets = _assignment(node, name.id)
-        if not sets:
+        sets: list[tuple[str, ast.expr | None, str]] = []
+        if isinstance(node, ast.Call):
+            up = parents.get(id(node))
+            got = _setattr(node, name.id, up is not None and isinstance(up[0], ast.Expr))
+            if got is not None:
+                field_name, given, why_not = got
+                if field_name is not None:
+                    sets = [(field_name, given, why_not)]
+                elif bound_at < node.lineno < launch.lineno:
+                    notes.append(f"{ast.unparse(node)[:60]} (line {node.lineno}): the field's "
+                                 "name is computed when the script runs; the field it sets is "
+                                 "not followed")
+        elif isinstance(node, ast.stmt):
+            sets = _assignment(node, name.id)
+        if not sets or not isinstance(node, (ast.stmt, ast.expr)):
             continue
         chain = _chain(node, root, parents)
         if chain is None and _rebinds(node, root, parents, name.id):
@@ -261,7 +305,7 @@ def attribute_keywords(c: Construction, name: ast.Name, launch: ast.Call, ctx: C
                 value = Value(why=f"{name.id}.{field} (line {last.line}): {value.why}")
         before = [k for k in out if k[0] == field]
         out = [k for k in out if k[0] != field]
-        if before:
+        if before and value.read:  # an unread one is an ERROR or a note of its own
             notes.append(f"{said} replaces the {field}= of the {cls}(...) on "
                          f"line {before[0][2]}: the engine starts with the value set last")
         elif value.read:

@@ -53,7 +53,7 @@ def keywords(c: Construction, call: ast.Call,
         c.problems.append(Problem("**", f"**{ast.unparse(k.value)[:50]}: keywords of unknown "
                                   f"content ({got.why or 'not a mapping'}), any of which may set "
                                   f"the pool; {FIX}", line))
-    return out
+    return _once(c, out)
 
 
 def _positional_pin(c: Construction, release: str | None) -> str:
@@ -109,3 +109,23 @@ def _old_positional(c: Construction, release: str | None, at: int, extra: ast.ex
                    f"which does not say what argument {at + 1} is in {release}: not read; give "
                    "it by keyword")
     return True
+
+
+def _once(c: Construction, kws: list[tuple[str, Value, int]]) -> list[tuple[str, Value, int]]:
+    """The keywords with a name given twice in one call (`tp_size=2, **{"tp_size": 4}`, or the
+    model positional and its keyword) refused: Python raises TypeError ("got multiple values for
+    keyword argument") before the constructor runs (task h81hostile: the second was read in
+    silence, and the server planned)."""
+    seen: dict[str, int] = {}
+    out = []
+    for name, value, line in kws:
+        if name in seen:
+            lines = f"line {line}" if seen[name] == line else f"lines {seen[name]} and {line}"
+            c.problems.append(Problem(name, f"{name} is given twice to {c.what} ({lines}): "
+                                      "Python raises TypeError (\"got "
+                                      f"multiple values for keyword argument '{name}'\") before "
+                                      "the engine starts; give it once", line))
+            continue
+        seen[name] = line
+        out.append((name, value, line))
+    return out

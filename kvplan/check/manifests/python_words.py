@@ -59,7 +59,9 @@ def _wrong_type(name: str, flag: str, kind: str, value: Any, line: int) -> str |
 
 
 def _short(value: Any) -> str:
-    text = repr(value)
+    """A value as the script spells it, cut to 40 characters (an object the reader builds,
+    `ServerArgs(...)`, by its class: task h81hostile saw its Python repr in a message)."""
+    text = f"{value.name}(...)" if isinstance(value, Struct) else repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
 
 
@@ -156,13 +158,13 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]],
             value = int(value)
         said = _value_words(flag, value, table, multi)
         if said is None:
-            why = (f"{name}={value!r} (line {line}): {flag} takes no such value on the command "
-                   "line")
+            why = (f"{name}={_short(value)} (line {line}): {flag} takes no such value on the "
+                   "command line")
             if isinstance(value, bool) or value is None:
                 c.notes.append(f"{name}={value!r} (line {line}): the option left out, as a "
                                f"command line without {flag}")
             elif _moves(api.engine, flag, model):
-                c.problems.append(Problem(name, why, line))
+                c.problems.append(Problem(name, f"{why}; write a value {flag} takes", line))
             else:
                 c.notes.append(why + "; kvplan's plan does not read it")
             continue

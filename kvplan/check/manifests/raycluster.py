@@ -29,23 +29,50 @@ class RayGroup:
     head: bool = False
 
 
-def _gpus(pod: dict[str, Any], params: dict[str, Any]) -> int:
+def _count(value: Any, where: Key, doc: Doc, bad: list[Problem], ray: bool) -> int:
+    """A GPU count as Kubernetes (a whole number: no fraction of an extended resource) or Ray
+    (`ray start --num-gpus`, an integer; "1.0" is read as 1) takes it; another value, or one past
+    kvplan's limit, is named in `bad` (task h81hostile: "two", 0.5, [1] counted 0 GPUs and 10^30
+    every GPU asked for, in silence) and counts 0."""
+    from kvplan.inputs import limits as lim
+
+    text = str(value).strip()
+    try:
+        number = float(text) if ray else int(text)
+    except (ValueError, OverflowError):
+        number = None
+    if isinstance(value, bool) or number is None or number != number or number < 0 or (
+            ray and number != int(number)):
+        what = "Ray's num-gpus (ray start --num-gpus)" if ray else "a GPU resource (Kubernetes"\
+            " takes a whole number of an extended resource)"
+        bad.append(Problem(str(where[-1]), f"{value!r} is not a whole number of GPUs: {what}; "
+                           "write a count, or remove it", doc.line(*where)))
+        return 0
+    if number > lim.MAX_GPUS:
+        bad.append(Problem(str(where[-1]), f"{int(number):,} is beyond the limit of "
+                           f"{lim.MAX_GPUS:,} (docs/limits.md)", doc.line(*where)))
+        return 0
+    return int(number)
+
+
+def _gpus(pod: dict[str, Any], params: dict[str, Any], pod_at: Key = (), params_at: Key = (),
+          doc: Doc | None = None, bad: list[Problem] | None = None) -> int:
+    """The GPUs Ray advertises on a pod; without `bad` (helm_ray's chart values) a value it
+    cannot read, or one past the limit, counts 0 unsaid (before task h81hostile the latter
+    counted as given)."""
+    doc = Doc({}, 1, {}) if doc is None else doc
+    bad = [] if bad is None else bad
     if "num-gpus" in params:
-        try:
-            return int(float(str(params["num-gpus"])))
-        except ValueError:
-            return 0
+        return _count(params["num-gpus"], (*params_at, "num-gpus"), doc, bad, ray=True)
     containers = pod.get("containers")
-    for c in containers if isinstance(containers, list) else []:  # another type: _resources
-        res = as_dict(as_dict(c).get("resources"))
-        for part in ("limits", "requests"):
-            for key in GPU_KEYS:
-                value = as_dict(res.get(part)).get(key)
-                if value is not None:
-                    try:
-                        return int(str(value))
-                    except ValueError:
-                        return 0
+    for j, c in enumerate(containers if isinstance(containers, list) else []):  # another type:
+        res = as_dict(as_dict(c).get("resources"))  # _resources names it
+        counts = [_count(value, (*pod_at, "containers", j, "resources", part, key), doc, bad,
+                         ray=False)  # each one said is checked; the limit is the count
+                  for part in ("limits", "requests") for key in GPU_KEYS
+                  if (value := as_dict(res.get(part)).get(key)) is not None]
+        if counts:
+            return counts[0]
     return 0
 
 
@@ -83,7 +110,9 @@ def groups(cluster: dict[str, Any], at: Key, doc: Doc | None = None,
     pod = block(block(head, "template", h_at), "spec", (*h_at, "template"))
     _resources(pod, (*h_at, "template", "spec"), d, b)
     out.append(RayGroup("head", pod, (*at, "headGroupSpec", "template", "spec"),
-                        _gpus(pod, block(head, "rayStartParams", h_at)), 1, 1, head=True))
+                        _gpus(pod, block(head, "rayStartParams", h_at),
+                              (*h_at, "template", "spec"), (*h_at, "rayStartParams"), d, b),
+                        1, 1, head=True))
     workers = block(cluster, "workerGroupSpecs", at, list)
     for i, w in enumerate(workers):
         w_at = (*at, "workerGroupSpecs", i)
@@ -97,7 +126,9 @@ def groups(cluster: dict[str, Any], at: Key, doc: Doc | None = None,
         most = _int(w.get("maxReplicas"), replicas)
         out.append(RayGroup(str(w.get("groupName", f"worker-{i}")), pod,
                             (*at, "workerGroupSpecs", i, "template", "spec"),
-                            _gpus(pod, block(w, "rayStartParams", w_at)), replicas * hosts,
+                            _gpus(pod, block(w, "rayStartParams", w_at),
+                                  (*w_at, "template", "spec"), (*w_at, "rayStartParams"), d, b),
+                            replicas * hosts,
                             max(most, replicas) * hosts))
     return out
 

@@ -45,7 +45,7 @@ from kvplan.check.manifests.shell_lex import (
     Command,
     Script,
     ScriptTooLarge,
-    expand_word,
+    expand_split,
     read_script,
     too_long,
 )
@@ -232,13 +232,16 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
     out: list[PodSite] = []
     refused: list[Target] = []
     for cmd, env, exported in script.commands:
-        docker = is_docker_run(cmd.words)
-        try:
-            words = [expand_word(w, env) for w in cmd.words]
+        try:  # unquoted expansions split into words, as bash does (expand_split)
+            expanded = [(x, n) for w, n in zip(cmd.words, cmd.lines) for x in expand_split(w, env)]
         except ExpansionTooLong:
             limit = too_long(cmd.lines[0])
             return [], [Target(file=str(path), kind=SCRIPT, line=limit.line,
                                problems=[Problem("", limit.message, limit.line)])]
+        if not expanded:
+            continue
+        words, cmd.lines = [w for w, _ in expanded], [n for _, n in expanded]
+        docker = is_docker_run(words)
         run = read_docker_run(words[docker:], cmd.lines[docker:], env) \
             if docker is not None else None
         start = None if docker is not None else server_start(words)
@@ -265,6 +268,10 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
                          + (said if said.startswith("in its else") else f"which holds: {said}"))
         elif cmd.conditional:
             notes.append(f"inside the `if` of line {cmd.conditional}: read as if it runs")
+        if cmd.case:
+            notes.append(cmd.case)
+        notes.extend(f"after the `case` closed on line {at}: {said}" for at, said in script.cases
+                     if at < cmd.lines[0])
         if run is not None:
             command, command_lines, passed = _docker_pass_over(run)
             command, said_model = _model_from_side(command, path)

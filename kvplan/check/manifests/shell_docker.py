@@ -8,7 +8,8 @@ image: kvplan.check.manifests.workload), `--entrypoint`, the arguments after the
 kvplan.check.manifests.image_entry, they are the server's options), `-e` /
 `--env` (the container's environment), `--gpus` (`all`, `N`, `device=0,1`, `count=N`),
 `--runtime nvidia` with `-e NVIDIA_VISIBLE_DEVICES`, `-e CUDA_VISIBLE_DEVICES` inside the
-container, and `--device /dev/kfd` (ROCm: every AMD GPU); `-v` / `--volume` / `--mount` and
+container, `--device /dev/kfd` (ROCm: every AMD GPU), a CDI `--device nvidia.com/gpu=all` (or
+`=0`: one GPU a name); `-v` / `--volume` / `--mount` and
 `-w` for the option files the server names (kvplan.check.manifests.script_files). A command that
 is a shell's `-c` script starting a server is read on any image (a base image that pip-installs
 the engine, task h72mix: `shell_starts`), as a Kubernetes container's `sh -c` is. Passed over on
@@ -33,6 +34,7 @@ from kvplan.deploy import Problem
 
 DOCKERS = {"docker", "podman", "nvidia-docker"}
 _MODEL_OPTIONS = ("--model", "--model-path", "--model_path")
+_CDI_GPU = re.compile(r"[a-z0-9][a-z0-9.-]*\.[a-z]+/gpu=[^\s=]+")  # nvidia.com/gpu=all
 _PROGRAMS = {"vllm", "python", "python3", "sh", "bash", "trtllm-serve", "sglang"}
 
 
@@ -110,8 +112,10 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
     entrypoint: str | None = None
     runtime = ""
     devices: list[str] = []
+    cdi: list[str] = []  # `--device nvidia.com/gpu=all`: CDI device names
     program = "podman" if words[0].rsplit("/", 1)[-1] == "podman" else "docker"
     known = set().union(*tables(program))
+    cli = program  # `program` is the container's command below
     while i < len(words):
         w = words[i]
         if not w.startswith("-") or w == "-":
@@ -150,6 +154,8 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
             run.workdir = value
         elif name == "--runtime":
             runtime = value
+        elif name == "--device" and _CDI_GPU.fullmatch(value):
+            cdi.append(value)
         elif name == "--device":
             devices.append(value.split(":", 1)[0].rstrip("/"))
     if i >= len(words):
@@ -177,7 +183,8 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
         starts = True
     run.engine = starts or (entrypoint is None and not args and
                             mentions_engine(run.image) is not None)
-    _gpu_count(run, runtime, devices, lines[0])
+    _cdi_count(run, cdi)
+    _gpu_count(run, runtime, devices, lines[0], cli)
     return run
 
 
@@ -196,7 +203,22 @@ def shell_starts(command: list[str]) -> bool:
                                   for cmd in split_script(command[at + 1]))
 
 
-def _gpu_count(run: DockerRun, runtime: str, devices: list[str], line: int) -> None:
+def _cdi_count(run: DockerRun, names: list[str]) -> None:
+    """CDI GPUs, `--device VENDOR/gpu=NAME` (docker 25+ with CDI, podman): `all` is every GPU of
+    the machine, as `--gpus all`; each other name (an index, a UUID, `0,1`) one GPU. The names
+    `nvidia-ctk cdi generate` writes: `nvidia.com/gpu=<index>`, `=<UUID>`, `=all`
+    (docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html)."""
+    if run.count or not names:
+        return
+    kinds = {n.partition("=")[0] for n in names}
+    picked = {d.strip() for n in names for d in n.partition("=")[2].split(",") if d.strip()}
+    run.count = "all" if "all" in picked else len(picked)
+    run.said = " ".join(f"--device {n}" for n in names)
+    run.resource = sorted(kinds)[0]
+
+
+def _gpu_count(run: DockerRun, runtime: str, devices: list[str], line: int,
+               program: str = "docker") -> None:
     """The GPUs the container gets: --gpus, else the nvidia runtime's NVIDIA_VISIBLE_DEVICES,
     else ROCm's /dev/kfd; narrowed by CUDA_VISIBLE_DEVICES inside the container."""
     if not run.count and {"/dev/kfd", "/dev/dri"} <= set(devices):
@@ -215,9 +237,10 @@ def _gpu_count(run: DockerRun, runtime: str, devices: list[str], line: int) -> N
         if run.count == "all" or n < int(run.count):
             run.count, run.said = n, f"{run.said}, CUDA_VISIBLE_DEVICES={visible} in the container"
     if not run.count and run.engine:
-        run.problems.append(Problem("--gpus", "the docker run hands the container no GPU (no "
-                                    "--gpus, nor --runtime nvidia with NVIDIA_VISIBLE_DEVICES); "
-                                    "add --gpus N or --gpus all", line))
+        run.problems.append(Problem("--gpus", f"the {program} run hands the container no GPU (no "
+                                    "--gpus, no CDI --device nvidia.com/gpu=..., nor --runtime "
+                                    "nvidia with NVIDIA_VISIBLE_DEVICES); add --gpus N or --gpus "
+                                    "all", line))
 
 
 def docker_on(site: Any, gpu: str, count: int, nodes: int, said: str) -> None:

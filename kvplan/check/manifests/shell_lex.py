@@ -5,10 +5,9 @@ sits in (a loop, a function body, the branches of a `case` or an `if`). Nothing 
 from __future__ import annotations
 
 import re
-import shlex
 from dataclasses import dataclass, field
 
-from kvplan.check.argv import SEPARATORS, ExpansionTooLong, expand
+from kvplan.check.argv import ExpansionTooLong, expand
 from kvplan.check.manifests.script_files import Cwd, after_cd
 from kvplan.check.manifests.shell_arith import expand_arithmetic
 from kvplan.check.manifests.shell_heredoc import (
@@ -21,10 +20,18 @@ from kvplan.check.manifests.shell_heredoc import (
     written,
 )
 from kvplan.check.manifests.shell_test import decide
+from kvplan.check.manifests.shell_words import (
+    CLOSE,
+    MARK_CLOSE,
+    MARK_OPEN,
+    OPEN,
+    ShellWord,
+    _Case,
+    _Lexer,
+    _tokens,
+)
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
-# `> log`, `>> log`, `2>&1`, `&> log`, `2>/dev/null`, `< in` at a word's start
-_REDIRECT = re.compile(r"(?<!\S)(?:\d?>>?|&>>?|<)(?:&\d+|&-|\s*[^\s;&|<>]+)")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\s*\))")
 _POSITIONAL_DEFAULT = re.compile(r"\$\{(\d+|#|@|\*)(:?-)([^}]*)\}")
@@ -61,6 +68,7 @@ class Command:
     lines: list[int]
     block: str = ""  # "" | "the `for` loop of line N" | "the function `f` (line N)"
     conditional: int = 0  # the line of the `if` it sits in, 0 when none
+    case: str = ""  # the `case` branch it runs in, decided by a value the script sets: a note
     cwd: Cwd = field(default_factory=Cwd)  # the directory it runs in (earlier `cd`s)
 
 
@@ -73,6 +81,8 @@ class Script:
     # lines of the ifs decided from given variables -> the test as read (shell_test)
     decided: dict[int, str] = field(default_factory=dict)
     written: list[Written] = field(default_factory=list)  # files its heredocs write, in order
+    # (line, what ran) of each `case` decided by a value the script sets (_Case)
+    cases: list[tuple[int, str]] = field(default_factory=list)
 
 def _logical_lines(text: str, docs: dict[int, tuple[Heredoc, list[str]]] | None = None
                    ) -> list[list[tuple[str, int]]]:
@@ -111,118 +121,6 @@ def _logical_lines(text: str, docs: dict[int, tuple[Heredoc, list[str]]] | None 
     return out
 
 
-def _tokens(text: str, strict: bool = False) -> list[str]:
-    """The words of `text`; an unclosed quote raises ValueError when `strict`, else the text is
-    split at spaces."""
-    text = _REDIRECT.sub(" ", text)
-    try:
-        lex = shlex.shlex(text, posix=True, punctuation_chars=";&|")
-        lex.whitespace_split = True
-        lex.commenters = ""
-        return list(lex)
-    except ValueError:
-        if strict:
-            raise
-        return text.split()
-
-
-OPEN, CLOSE = "(", ")"  # the markers of a subshell's start and end among _commands' items
-
-
-def _unbalanced(word: str) -> int:
-    """How many more `(` than `)` a word holds (negative: more `)`)."""
-    return word.count("(") - word.count(")")
-
-
-class _Lexer:
-    """Splits one logical line's words into simple commands and the subshells around them.
-
-    A subshell (`( cd dir && vllm serve ... )`, spaced or not, over one line or many) runs in
-    a copy of the shell: its `cd`, `pushd` and variable assignments end at its `)` (bash(1),
-    "Compound Commands": `(list)` "is executed in a subshell environment ... Variable
-    assignments and builtin commands that affect the shell's environment do not remain in
-    effect after the command completes"). A command substitution `$(...)` is one too
-    ("Command Substitution": executed in a subshell environment): its words stay one word of
-    the command around it (`X=$(cd sub && pwd)`) and the commands inside it are items of
-    their own, before that command, between the markers. A quoted `"$(...)"` is one word
-    already, and nothing inside it is a command of the script."""
-
-    def __init__(self) -> None:
-        self.depth = 0  # `(` subshells open, across lines
-        self.cases = 0  # `case` blocks open: their `a)` patterns close no subshell
-
-    def items(self, words: list[tuple[str, int]]) -> list[tuple[list[str], list[int]]]:
-        out: list[tuple[list[str], list[int]]] = []
-        current: tuple[list[str], list[int]] = ([], [])
-        before: list[tuple[list[str], list[int]]] = []  # a substitution's items, run first
-        after: list[tuple[list[str], list[int]]] = []  # one still open at the line's end
-
-        def end() -> None:
-            nonlocal current, before, after
-            out.extend(before)
-            if current[0]:
-                out.append(current)
-            out.extend(after)
-            current, before, after = ([], []), [], []
-
-        k = 0
-        while k < len(words):
-            word, n = words[k]
-            k += 1
-            if word in SEPARATORS or set(word) <= set(";&|"):
-                end()
-                continue
-            pattern = self.cases > 0 and not current[0] and word.endswith(CLOSE) and \
-                not _unbalanced(word)  # `(a)`: a case pattern's optional `(`
-            while not pattern and not current[0] and word.startswith(OPEN) and \
-                    not word.startswith("(("):
-                end()
-                out.append(([OPEN], [n]))  # a subshell opens: `(` alone or `(cd`
-                self.depth += 1
-                word = word[1:]
-            if not word:
-                continue
-            sub = word.find("$(")
-            if sub >= 0 and _unbalanced(word[sub:]) > 0:  # `$(cd` ... `pwd)`: gather it
-                depth, inner = _unbalanced(word), [(word[sub + 2:], n)]
-                while k < len(words) and depth > 0:
-                    more, m = words[k]
-                    k += 1
-                    depth += _unbalanced(more)
-                    inner.append((more, m))
-                    word += " " + more
-                last = inner[-1][0]
-                nested = _Lexer()
-                if depth <= 0 and word.startswith("$((", sub):
-                    pass  # arithmetic, `$((85 * 1024))`: one word, no commands inside
-                elif depth > 0:  # `X=$(` and its commands on the lines below, up to a `)`
-                    after += [([OPEN], [n]), *nested.items([w for w in inner if w[0]])]
-                    self.depth += 1 + nested.depth
-                    word = word[: word.find("$(") + 2]
-                else:
-                    if last.endswith(CLOSE):
-                        inner[-1] = (last[: len(last) - 1], inner[-1][1])
-                    before += [([OPEN], [n]), *nested.items([w for w in inner if w[0]]),
-                               ([CLOSE], [inner[-1][1]])]
-            if not current[0] and word in ("case", "esac"):
-                self.cases += 1 if word == "case" else -1 if self.cases else 0
-            closes = 0
-            pattern = self.cases > 0 and not current[0] and word != CLOSE  # `a)` of a case
-            while not pattern and self.depth > closes and word.endswith(CLOSE) and \
-                    _unbalanced(word) < 0:
-                word, closes = word[:-1], closes + 1
-            if word and not (word in ("exec", "then", "do", "{", OPEN) and not current[0]):
-                current[0].append(word)
-                current[1].append(n)
-            if closes:
-                end()
-                for _ in range(closes):
-                    out.append(([CLOSE], [n]))
-                self.depth -= closes
-        end()
-        return out
-
-
 def _commands(parts: list[tuple[str, int]],
               lexer: _Lexer | None = None) -> list[tuple[list[str], list[int]]]:
     """The simple commands of one logical line, each word with its physical line, and the
@@ -235,7 +133,7 @@ def _commands(parts: list[tuple[str, int]],
             words.extend((w, n) for w in _tokens(text, strict=len(parts) > 1) if "\n" not in w)
     except ValueError:  # a quote across lines: the whole logical line at its first line
         words = [(w, parts[0][1]) for w in _tokens(" ".join(t for t, _ in parts))]
-    return (lexer or _Lexer()).items(words)
+    return [([ShellWord(w) for w in ws], ls) for ws, ls in (lexer or _Lexer()).items(words)]
 
 
 def _positional(text: str) -> str:
@@ -248,6 +146,59 @@ def expand_word(text: str, env: dict[str, str]) -> str:
     included (kvplan.check.manifests.shell_arith)."""
     return expand_arithmetic(expand(_positional(text), env, shell=True, limit=MAX_VALUE_CHARS),
                              env)
+
+
+_ALTERNATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?\+(.*)\}", re.S)
+
+
+def expand_split(word: str, env: dict[str, str]) -> list[str]:
+    """A command's word as bash expands it: each unquoted expansion (ShellWord.marked) split into
+    words at spaces ("Word Splitting"; an empty one, with nothing around it, leaves no word),
+    `${VAR:+WORDS}` giving WORDS' words when VAR is set and not empty, none else; a quoted one
+    stays one word. A reference kvplan cannot expand stays as written, one word (task h82shell:
+    guardkit's vllm-graphiti.sh `${HF_TOKEN:+-e "HF_TOKEN=$HF_TOKEN"}` and `$EXTRA_ARGS`)."""
+    marked = getattr(word, "marked", "")
+    if MARK_OPEN not in marked or "$(" in marked:  # `$((${n}*4))`: one word, as before
+        return [expand_word(word, env)]
+    fields: list[str] = []
+    cur: str | None = None
+    for k, part in enumerate(re.split(f"[{MARK_OPEN}{MARK_CLOSE}]", marked)):
+        if k % 2 == 0:  # text outside an unquoted expansion
+            if part:
+                cur = (cur or "") + expand_word(part, env)
+            continue
+        alternate = _ALTERNATE.fullmatch(part)
+        if alternate is not None:
+            pieces: list[str] = []
+            if env.get(alternate[1]):
+                for w in _tokens(alternate[2]):
+                    pieces.extend(expand_split(ShellWord(w), env))
+            lead = trail = bool(pieces)
+        else:
+            value = expand_word(part, env)
+            if "$" in value:  # not expanded: kept as written, one word
+                pieces, lead, trail = [value], False, False
+            else:
+                pieces = value.split()
+                lead, trail = value[:1].isspace(), value[-1:].isspace()
+        if not pieces:
+            if (lead or trail) and cur is not None:
+                fields.append(cur)
+                cur = None
+            continue
+        if lead and cur is not None:
+            fields.append(cur)
+            cur = None
+        cur = (cur or "") + pieces[0]
+        for piece in pieces[1:]:
+            fields.append(cur)
+            cur = piece
+        if trail:
+            fields.append(cur)
+            cur = None
+    if cur is not None:
+        fields.append(cur)
+    return fields
 
 
 def read_script(text: str, given: dict[str, str] | None = None) -> Script:
@@ -278,10 +229,14 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
     runs: dict[int, bool] = {}  # a decided if's line -> whether the branch being read runs
     after_taken: set[int] = set()  # decided ifs whose first branch ran: no later branch runs
     docs: dict[int, tuple[Heredoc, list[str]]] = {}
+    cases: list[_Case] = []  # the `case` blocks open, innermost last
     for parts in _logical_lines(text, docs):
         if len(parts) == 1 and not parts[0][0].strip():
             continue  # a blank line: no command (the readers pad a piece's text with them to
             # keep its line numbers, and a notebook of 20,000 `!` lines took minutes)
+        case = cases[-1] if cases and blocks and blocks[-1][0] == "esac" else None
+        if case is not None and case.awaiting:
+            parts = case.pattern(parts)
         reading[0] = parts[0][1]
         chars = sum(len(t) for t, _ in parts)
         if chars > MAX_COMMAND_CHARS:
@@ -311,7 +266,11 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
                 blocks.append(("done", f"the `{first}` loop of line {lines[0]}"))
                 continue
             if first == "case":
-                blocks.append(("esac", f"the `case` of line {lines[0]}, whose branches are "
+                subject = expand_word(words[1], env) if len(words) > 1 else "$"
+                cases.append(_Case(lines[0], words[1] if len(words) > 1 else "",
+                                   None if "$" in subject or "`" in subject else subject))
+                blocks.append(("esac", f"case:{lines[0]}") if cases[-1].subject is not None else
+                              ("esac", f"the `case` of line {lines[0]}, whose branches are "
                                        "alternatives (which one runs depends on a value kvplan "
                                        "does not know)"))
                 continue
@@ -353,6 +312,12 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
                 else:
                     continue
             if first in ("done", "}", "fi", "esac", ")"):
+                if first == "esac" and cases:
+                    done = cases.pop()
+                    if done.subject is not None:
+                        out.cases.append((lines[0], done.said or (
+                            f"no branch of the `case` of line {done.line} runs, as {done.word} "
+                            f"is {done.subject!r}")))
                 for i in range(len(blocks) - 1, -1, -1):
                     if blocks[i][0] == first or first == ")":
                         del blocks[i:]
@@ -360,7 +325,10 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
                 continue
             if any(runs.get(int(d[3:])) is False for _, d in blocks if d.startswith("if:")):
                 continue  # a branch of a decided if that does not run
-            block = next((d for _, d in reversed(blocks) if not d.startswith("if:")), "")
+            if any(c.runs is False for c in cases):
+                continue  # a branch of a decided case that does not run
+            block = next((d for _, d in reversed(blocks)
+                          if not d.startswith(("if:", "case:"))), "")
             cond = next((int(d[3:]) for _, d in reversed(blocks) if d.startswith("if:")), 0)
             if first in _EXPORTS:
                 for w in words[1:]:
@@ -403,6 +371,9 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
                 body = [body_line(doc[0], b) for b in doc[1]]
                 out.written.append(written(doc[0], body, expand_word(doc[0].target, scope), cwd,
                                            block))
-            out.commands.append((Command(words, lines, block, cond, cwd), scope,
+            out.commands.append((Command(words, lines, block, cond, cwd=cwd, case="; ".join(
+                f"inside {c.said}" for c in cases if c.runs)), scope,
                                  exported | set(prefix)))
+        if cases and blocks and blocks[-1][0] == "esac":
+            cases[-1].ends(parts)
     return out
