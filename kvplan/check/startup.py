@@ -12,7 +12,7 @@ kvplan.check.numbers.evaluate).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kvplan.check.numbers import Numbers, Setup, evaluate
@@ -111,6 +111,25 @@ def startup(planned: PlannedDeployment, gpus: int, engines_per_unit: int = 1,
     return Startup(numbers, tokens)
 
 
+def _dtype_refused(planned: PlannedDeployment) -> Callable[[HardwareSpec], bool]:
+    """Whether the engine refuses the deployment's compute dtype on a GPU by its compute
+    capability (kvplan.engines.dtype_support: vLLM's bfloat16 below 8.0, SGLang below 7.5), as
+    a named GPU's verdict FAILs it (kvplan.check.gpu_dtype; task h82docs saw a V100 listed as a
+    GPU an SGLang server starts on)."""
+    from kvplan.engines.dtype_support import dtype_on_gpu
+    from kvplan.units import parse_dtype
+
+    e = planned.deployment.engine
+    try:
+        stated = None if e.weight_dtype in (None, "auto") else parse_dtype(str(e.weight_dtype))
+    except ValueError:
+        return lambda gpu: False
+    if stated is not None and stated.bits < 16:
+        return lambda gpu: False  # a quantized checkpoint's weights, not a compute dtype
+    model = planned.request.model
+    return lambda gpu: dtype_on_gpu(e.name, e.version, stated, model, gpu).refusal is not None
+
+
 def starts_on(planned: PlannedDeployment, gpus: int, catalog: Sequence[HardwareSpec],
               engines_per_unit: int = 1) -> tuple[list[str], list[str], str | None]:
     """(catalog GPUs it starts on, those it does not, a note naming those where it starts short)
@@ -128,8 +147,9 @@ def starts_on(planned: PlannedDeployment, gpus: int, catalog: Sequence[HardwareS
     longest = 0
     req = planned.request
     per_node = -(-req.gpus_per_replica // (req.nodes or 1))  # GPUs one node of a replica holds
+    refused = _dtype_refused(planned)
     for gpu in catalog:
-        if per_node > gpu.gpus_per_node:
+        if per_node > gpu.gpus_per_node or refused(gpu):
             no.append(gpu.name)
             continue
         numbers = startup(planned, gpus, engines_per_unit, gpu).numbers

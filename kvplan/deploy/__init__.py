@@ -343,6 +343,9 @@ def _kv_dtype(dtypes: dict[str, DType], model: ModelSpec, engine: str) -> DType:
         # AWQ) or fp8 checkpoint computes and caches in 16 bits (vLLM's kv_cache_dtype auto =
         # model dtype; SGLang and TensorRT-LLM alike); a quantized cache is --kv-cache-dtype's
         kv_dtype = DType.bf16
-    if kv_dtype is DType.fp32 and traits(engine).serving:
+    if kv_dtype is DType.fp32 and traits(engine).serving and "weight_dtype" not in dtypes:
         kv_dtype = DType.bf16  # --dtype auto serves a float32 checkpoint in 16 bits, cache too
+    # a stated float32 (--dtype float32, or the engine's float32 fallback on a GPU without
+    # bfloat16) caches in float32: the cache's auto is the model dtype (vLLM CacheConfig
+    # cache_dtype "auto"; SGLang's kv_cache_dtype "auto" = the model's dtype)
     return kv_dtype

@@ -170,6 +170,8 @@ def build_records(
     from_file = source != COMMAND_LINE
     given = {k: v for k, v in values.items() if v is not None}
     unnamed = base.pop("x-gpu-unnamed", None)  # (the file, how to name one), from targets
+    # a manifest whose GPU check's reader named has had its GPU's dtype rule applied there
+    dtype_done = base.pop("x-gpu-dtype-applied", False)
     if unnamed and "gpu" not in given:  # --gpu names one
         read_notes.append(f"{unnamed[0]} names no GPU; planned on {base['hardware']['gpu']} "
                           f"({unnamed[1]})")
@@ -209,6 +211,11 @@ def build_records(
         except DeploymentError as err:
             rec = Record(Deployment.model_construct(), source, base_dir, doc, origins)
             raise DeploymentError(source, rec.named(err.items)) from None
+        if not dtype_done or "gpu" in given:  # the engine's compute dtype on this GPU
+            from kvplan.plan.gpu_dtype import record_dtype_on_gpu
+
+            dep, said = record_dtype_on_gpu(dep, base_dir, origins)
+            notes += said
         rec = Record(dep, source, base_dir, doc, origins, tuple(notes), **planned_as)
         _refuse_unused(rec)
         records.append(rec)

@@ -181,6 +181,7 @@ def _from_manifest(
         # build_records notes the default unless --gpu names one, in the file's own words
         data["x-gpu-unnamed"] = gpu_unnamed(t.kind, path)
     data["x-notes"] = notes
+    data["x-gpu-dtype-applied"] = t.gpu_named  # apply_gpu_dtype ran on the GPU it names
     data["x-stated"] = sorted(t.names)  # a flag over one of these overrides the file (record)
     data["x-attention-dp"], data["x-node-gpus"] = t.attention_dp, t.node_gpus  # as check plans
     return data, str(path), path.parent, t.doc, origins

@@ -80,3 +80,17 @@ def test_sglang_on_a_v100_is_refused_by_its_own_rule() -> None:
         'sm75 and above." (sglang srt/model_executor/model_runner.py ModelRunner.load_model, '
         ":1382-1389 in 0.5.12.post1; model_runner_components/load_model_utils.py:80-91 in "
         "0.5.23; the same from 0.3.0); choose another GPU or engine"]
+
+
+def test_a_v100_is_not_a_gpu_an_sglang_server_starts_on(tmp_path: Path) -> None:
+    """The "no GPU named" WARN lists the GPUs the server starts on: a V100 (compute capability
+    7.0) is not one for SGLang, which refuses it ("SGLang only supports sm75 and above."), as
+    `--gpu v100` FAILs it (task h82docs saw it listed); an A100 and an H100 are."""
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/sh\npython -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+                      "--context-length 4096\n")
+    got = one(script)
+    assert got.verdict == "WARN"
+    starts, no = got.summary.split("; would not start on: ")
+    assert "v100-sxm2-32gb" in no and "v100-sxm2-16gb" in no
+    assert "v100" not in starts and "a100-80gb" in starts and "h100-sxm-80gb" in starts
