@@ -59,3 +59,14 @@ def test_within_bounds() -> None:
     assert within_bounds(h100, _v(total / 2, 0.0, 0.5)) == (h100, None)
     assert within_bounds(h100, _v(2.0, 0.9, 1.0)) == (h100, UNBOUNDED)
     assert within_bounds(h100, {"cg_estimate_gib": 2.0}) == (h100, None)
+
+
+def test_a_total_on_either_bound_is_admitted() -> None:
+    """The bounds are closed: a 100 GiB GPU (107,374,182,400 B) against est 12.51 GiB over
+    0.0 -> 0.125 (low = 12.505 / 0.12505 = 100 exactly) and against est 12.49 GiB (high =
+    12.495 / 0.12495 = 100 exactly) keeps its total, with no note (task h80mut)."""
+    gpu = load_hardware("h100").model_copy(update={"memory_bytes": 100 * GIB})
+    assert total_bounds(_v(12.51, 0.0, 0.125)) == (100.0, pytest.approx(12.515 / 0.12495))
+    assert total_bounds(_v(12.49, 0.0, 0.125)) == (pytest.approx(12.485 / 0.12505), 100.0)
+    assert within_bounds(gpu, _v(12.51, 0.0, 0.125)) == (gpu, None)
+    assert within_bounds(gpu, _v(12.49, 0.0, 0.125)) == (gpu, None)

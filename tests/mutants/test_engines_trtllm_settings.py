@@ -1,0 +1,68 @@
+"""Mutation tests of kvplan/engines/trtllm_settings.py (task h80mut). TensorRT-LLM's options
+YAML (llm_args.py BaseLlmArgs fields; KvCacheConfig.dtype "auto" keeps the checkpoint's KV
+quantization, model_loader.py validate_and_set_kv_cache_quant), trtllm-serve's --backend, and
+the PyTorch backend kvplan sizes from 0.17 (kvplan.engines.trtllm_pytorch FIRST_READ) and by
+default from 1.0: the expected texts below are written out whole."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from kvplan.engines.trtllm_settings import (
+    Setting,
+    backend_refusal,
+    block_refusals,
+    checkpoint_kv,
+    settings_from,
+)
+
+SAID = ("TensorRT-LLM's cache dtype auto (its default) keeps the checkpoint's KV quantization: "
+        "{name}'s kv_cache_quant_algo {algo} (its spec, from the checkpoint the spec's source "
+        "cites)")
+
+
+def test_block_refusals_name_both_fields() -> None:
+    """0.16.0 with the pytorch backend stated and a TensorRT activation size: the PyTorch
+    backend has no engine activation, and 0.16 predates the PyTorch sizing read (0.17)."""
+    e = SimpleNamespace(version="0.16.0", trt_activation_bytes=1_000_000,
+                        trtllm_backend="pytorch")
+    assert block_refusals(e) == [
+        ("engine.trt_activation_bytes",
+         "TensorRT-LLM 0.16.0 is modelled as the PyTorch backend (stated), which profiles its "
+         "activations; the setting is a TensorRT engine's execution-context memory "
+         "(trtllm-build's Total Activation Memory): state the tensorrt backend (or an engine "
+         "version below 1.0) for an engine, or drop it"),
+        ("engine.trtllm_backend",
+         "TensorRT-LLM 0.16.0 predates the PyTorch backend sizing kvplan has read (0.17 on, "
+         "tensorrt_llm/_torch/pyexecutor); state 0.17 or later, or drop it"),
+    ]
+    assert block_refusals(SimpleNamespace(version="0.16.0", trt_activation_bytes=None,
+                                          trtllm_backend=None)) == []
+
+
+def test_a_backend_that_is_no_text_is_the_release_default() -> None:
+    """At 1.0.0 the PyTorch backend is the default, and it reads the cache dtype: no refusal."""
+    kv = [Setting("engine.kv_cache_dtype", "fp8", "kv_cache_config.dtype")]
+    assert backend_refusal("f.yaml", kv, "1.0.0", 5) is None
+
+
+def test_checkpoint_kv_texts_whole() -> None:
+    bare = checkpoint_kv(object())
+    assert bare == (None, SAID.format(name="the model", algo=None)
+                    + ": TensorRT-LLM's INT8 cache is not modelled; state --kv-dtype (fp8 plans "
+                    "one byte a value, as kv_cache_config.dtype fp8 would override the "
+                    "checkpoint's)")
+    fp8 = checkpoint_kv(SimpleNamespace(kv_cache_quant_algo="FP8", name="m"))
+    assert fp8 == ("fp8", SAID.format(name="m", algo="FP8")
+                   + ": an fp8 cache; state --kv-dtype to plan another")
+
+
+def test_a_value_left_as_it_is_does_not_stop_the_keys_after_it() -> None:
+    """auto and an expert size of -1 leave the record as it is, and the keys after them still
+    apply; one way of parallelism is a positive whole number too."""
+    out, notes = settings_from({"kv_cache_config": {"dtype": "auto"}, "tensor_parallel_size": 1},
+                               "f.yaml")
+    assert out == [Setting("parallel.tensor", 1, "tensor_parallel_size")] and len(notes) == 1
+    out, notes = settings_from({"moe_expert_parallel_size": -1, "backend": "pytorch"}, "f.yaml")
+    assert out == [Setting("engine.trtllm_backend", "pytorch", "backend")]
+    assert notes == ["f.yaml: moe_expert_parallel_size -1: TensorRT-LLM derives it (not stated)"]
