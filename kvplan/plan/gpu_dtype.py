@@ -22,15 +22,21 @@ def record_dtype_on_gpu(dep: Deployment, base_dir: Path | None,
     what the engine refuses; unchanged where the model, GPU or dtype cannot be read (the plan's
     own error says so), or the GPU's compute capability is not in the catalog."""
     from kvplan.deploy import resolve_gpu, resolve_model
-    from kvplan.engines.dtype_support import dtype_on_gpu
+    from kvplan.engine_traits import traits
 
+    if not traits(dep.engine.name).compute_dtypes:
+        return dep, []  # an engine whose dtype rules kvplan has not read (or none: the formula)
     written = dep.engine.weight_dtype
     try:
-        model = resolve_model(dep.model, base_dir)
         gpu = resolve_gpu(dep.hardware.gpu)
+        if gpu.capability is None or gpu.capability >= (8, 0):
+            return dep, []  # bfloat16 runs: no rule applies (start-up stays light, test_imports)
+        model = resolve_model(dep.model, base_dir)
         stated = None if written in (None, "auto") else parse_dtype(str(written))
     except Exception:  # noqa: BLE001 - a bad model, GPU or dtype is the plan's own error
         return dep, []
+    from kvplan.engines.dtype_support import dtype_on_gpu
+
     if stated is not None and stated.bits < 16:
         return dep, []  # not a compute dtype: the weights of a quantized checkpoint
     found = dtype_on_gpu(dep.engine.name, dep.engine.version, stated, model, gpu)
