@@ -6,7 +6,6 @@ engines' (kvplan.engines.dtype_support); the GPU's compute capability is its har
 from __future__ import annotations
 
 from kvplan.check.target import Target
-from kvplan.units import parse_dtype
 
 _FIELD = "engine.weight_dtype"
 
@@ -18,19 +17,14 @@ def apply_gpu_dtype(target: Target) -> None:
     dep = target.deployment
     if dep is None or not target.gpu_named:
         return
-    from kvplan.deploy import Problem, resolve_gpu, resolve_model
-    from kvplan.engines.dtype_support import dtype_on_gpu
+    from kvplan.deploy import Problem
+    from kvplan.plan.gpu_dtype import rule_on
 
-    written = dep.engine.weight_dtype
-    try:
-        model = resolve_model(dep.model, target.base_dir)
-        gpu = resolve_gpu(dep.hardware.gpu)
-        stated = None if written in (None, "auto") else parse_dtype(str(written))
-    except Exception:  # noqa: BLE001 - a bad model, GPU or dtype is plan_deployment's ERROR
+    ruled = rule_on(dep, target.base_dir)
+    if ruled is None:
         return
-    if stated is not None and stated.bits < 16:
-        return  # not a compute dtype: a quantized checkpoint's weights (kvplan.check.compute_dtype)
-    found = dtype_on_gpu(dep.engine.name, dep.engine.version, stated, model, gpu)
+    found, _ = ruled
+    written = dep.engine.weight_dtype
     if found.refusal is not None:
         line = target.line_of(_FIELD) if written is not None and found.field == _FIELD else None
         target.refusals.append(Problem(target.field_name(found.field), found.refusal,

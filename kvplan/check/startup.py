@@ -116,18 +116,12 @@ def _dtype_refused(planned: PlannedDeployment) -> Callable[[HardwareSpec], bool]
     capability (kvplan.engines.dtype_support: vLLM's bfloat16 below 8.0, SGLang below 7.5), as
     a named GPU's verdict FAILs it (kvplan.check.gpu_dtype; task h82docs saw a V100 listed as a
     GPU an SGLang server starts on)."""
-    from kvplan.engines.dtype_support import dtype_on_gpu
-    from kvplan.units import parse_dtype
+    from kvplan.plan.gpu_dtype import rule_on
 
-    e = planned.deployment.engine
-    try:
-        stated = None if e.weight_dtype in (None, "auto") else parse_dtype(str(e.weight_dtype))
-    except ValueError:
-        return lambda gpu: False
-    if stated is not None and stated.bits < 16:
-        return lambda gpu: False  # a quantized checkpoint's weights, not a compute dtype
-    model = planned.request.model
-    return lambda gpu: dtype_on_gpu(e.name, e.version, stated, model, gpu).refusal is not None
+    def refused(gpu: HardwareSpec) -> bool:
+        ruled = rule_on(planned.deployment, None, planned.request.model, gpu)
+        return ruled is not None and ruled[0].refusal is not None
+    return refused
 
 
 def starts_on(planned: PlannedDeployment, gpus: int, catalog: Sequence[HardwareSpec],

@@ -8,38 +8,65 @@ applies them to a manifest whose GPU it names."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kvplan.deploy import Deployment
-from kvplan.units import parse_dtype
+from kvplan.units import DType, parse_dtype
+
+if TYPE_CHECKING:
+    from kvplan.engines.dtype_support import DtypeOnGpu
+    from kvplan.specs.schema import HardwareSpec, ModelSpec
 
 _FIELD = "engine.weight_dtype"
 _CACHE = "engine.kv_cache_dtype"
 
 
-def record_dtype_on_gpu(dep: Deployment, base_dir: Path | None,
-                        origins: dict[str, str]) -> tuple[Deployment, list[str]]:
-    """The deployment as the engine runs it on its GPU, and the notes that say what changed or
-    what the engine refuses; unchanged where the model, GPU or dtype cannot be read (the plan's
-    own error says so), or the GPU's compute capability is not in the catalog."""
+def stated_compute_dtype(written: str | None) -> tuple[bool, DType | None]:
+    """(whether the engines' compute-dtype rules apply, the stated compute dtype: None for
+    `auto`). They do not apply to a dtype below 16 bits (a quantized checkpoint's weights, not a
+    compute dtype) or one that does not parse (the plan's own error says so)."""
+    if written in (None, "auto"):
+        return True, None
+    try:
+        stated = parse_dtype(str(written))
+    except ValueError:
+        return False, None
+    return stated.bits >= 16, stated
+
+
+def rule_on(dep: Deployment, base_dir: Path | None, model: ModelSpec | None = None,
+            gpu: HardwareSpec | None = None) -> tuple[DtypeOnGpu, HardwareSpec] | None:
+    """What the deployment's engine does with its compute dtype on its GPU (or `gpu`), with that
+    GPU; None where no rule can apply: an engine whose rules kvplan has not read (or none, the
+    formula), a GPU at compute capability 8.0 or above or without one in the catalog (checked
+    before kvplan.engines is imported: `size` starts light, tests/test_imports.py), a dtype
+    below 16 bits, or a model, GPU or dtype that cannot be read (the plan's own error)."""
     from kvplan.deploy import resolve_gpu, resolve_model
     from kvplan.engine_traits import traits
 
-    if not traits(dep.engine.name).compute_dtypes:
-        return dep, []  # an engine whose dtype rules kvplan has not read (or none: the formula)
-    written = dep.engine.weight_dtype
+    applies, stated = stated_compute_dtype(dep.engine.weight_dtype)
+    if not applies or not traits(dep.engine.name).compute_dtypes:
+        return None
     try:
-        gpu = resolve_gpu(dep.hardware.gpu)
+        gpu = gpu or resolve_gpu(dep.hardware.gpu)
         if gpu.capability is None or gpu.capability >= (8, 0):
-            return dep, []  # bfloat16 runs: no rule applies (start-up stays light, test_imports)
-        model = resolve_model(dep.model, base_dir)
-        stated = None if written in (None, "auto") else parse_dtype(str(written))
-    except Exception:  # noqa: BLE001 - a bad model, GPU or dtype is the plan's own error
-        return dep, []
+            return None  # bfloat16 runs: no rule applies
+        model = model or resolve_model(dep.model, base_dir)
+    except Exception:  # noqa: BLE001 - a bad model or GPU is the plan's own error
+        return None
     from kvplan.engines.dtype_support import dtype_on_gpu
 
-    if stated is not None and stated.bits < 16:
-        return dep, []  # not a compute dtype: the weights of a quantized checkpoint
-    found = dtype_on_gpu(dep.engine.name, dep.engine.version, stated, model, gpu)
+    return dtype_on_gpu(dep.engine.name, dep.engine.version, stated, model, gpu), gpu
+
+
+def record_dtype_on_gpu(dep: Deployment, base_dir: Path | None,
+                        origins: dict[str, str]) -> tuple[Deployment, list[str]]:
+    """The deployment as the engine runs it on its GPU, and the notes that say what changed or
+    what the engine refuses; unchanged where no rule applies (rule_on)."""
+    ruled = rule_on(dep, base_dir)
+    if ruled is None:
+        return dep, []
+    found, gpu = ruled
     notes = []
     if found.refusal is not None:
         notes.append(f"{found.refusal}; planned as if it started (`kvplan check` FAILs such a "
