@@ -15,6 +15,7 @@ before.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from kvplan.check.argv import Invocation, Parsed
@@ -187,10 +188,7 @@ def check_choices(inv: Invocation, parsed: Parsed, where: Placed, origin: dict[s
     if read is None or where.kind not in ("read", "between") or where.below is None:
         return
     name = read.program
-    for option in CHOICE_CHECKED:
-        value, line = parsed.options.get(option, (None, 0))
-        if value is None or "$" in value or "{{" in value:  # a variable, a template: unread
-            continue
+    for option, value, line in _stated_choices(parsed):
         src = f" (key {origin[option][0]} of {origin[option][1]})" if option in origin else ""
         if where.kind == "between":
             low, high = (read.choices(r, option) or () for r in (where.below, where.above or ""))
@@ -212,6 +210,15 @@ def check_choices(inv: Invocation, parsed: Parsed, where: Placed, origin: dict[s
                                     f"choice): {said}", line))
         else:
             notes.append(f"{said} (not checked: {inv.entry} adds options of its own)")
+
+
+def _stated_choices(parsed: Parsed) -> Iterator[tuple[str, str, int]]:
+    """(option, value, line) of each CHOICE_CHECKED option the command states as a literal (a
+    variable or a template is not read)."""
+    for option in CHOICE_CHECKED:
+        value, line = parsed.options.get(option, (None, 0))
+        if value is not None and "$" not in value and "{{" not in value:
+            yield option, value, line
 
 
 def check_unplaced_choices(inv: Invocation, parsed: Parsed, where: Placed | None,
@@ -236,10 +243,7 @@ def check_unplaced_choices(inv: Invocation, parsed: Parsed, where: Placed | None
     if against is None or against not in read.releases:
         return
     name = read.program
-    for option in CHOICE_CHECKED:
-        value, line = parsed.options.get(option, (None, 0))
-        if value is None or "$" in value or "{{" in value:  # a variable, a template: unread
-            continue
+    for option, value, line in _stated_choices(parsed):
         choices = read.choices(against, option)
         if choices is None or value in choices:
             continue
