@@ -126,7 +126,9 @@ PACKAGES = {
          "tests/engines/test_trtllm_settings.py", "tests/engines/test_trtllm_checkpoint_kv.py",
          "tests/engines/test_attention_backend.py", "tests/engines/test_sglang_0523.py",
          # task h81sglmm: SGLang's multimodal reservation (kvplan/engines/sglang_mm.py)
-         "tests/engines/test_sglang_mm.py")),
+         "tests/engines/test_sglang_mm.py",
+         # task h90sglspec: SGLang's speculative decoding (kvplan/engines/sglang_spec.py)
+         "tests/engines/test_sglang_spec.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
