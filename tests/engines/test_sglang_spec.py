@@ -239,3 +239,39 @@ def test_check_reads_the_manifest_flags(tmp_path: Path) -> None:
     path.write_text(POD.format(args=json.dumps(args)))
     [o] = check_paths([str(path)]).outcomes
     assert o.verdict == "ERROR" and "kvplan import" in " ".join(str(p) for p in o.problems)
+
+
+LOG15 = Path(__file__).resolve().parents[1] / "assets" / "logs" / \
+    "15-sglang-llama3.1-8b-80gb-docs.log"
+
+
+def _log_with(tmp_path: Path, algorithm: str, draft: str, version: str) -> Path:
+    """Log 15 (SGLang docs, Llama-3.1-8B) as if started with speculative decoding: its server_args
+    line already prints SGLang 0.4.1's speculative_num_steps=5, topk 8, draft tokens 64."""
+    text = LOG15.read_text().replace("speculative_algorithm=None",
+                                     f"speculative_algorithm='{algorithm}'")
+    text = text.replace("speculative_draft_model_path=None",
+                        f"speculative_draft_model_path='{draft}'")
+    path = tmp_path / "15-spec.log"
+    path.write_text(text.replace("version=0.4.1", f"version={version}"))
+    return path
+
+
+def test_calibrate_reads_speculative_runs(tmp_path: Path) -> None:
+    from kvplan.calibrate.compare import calibrate_files
+    from kvplan.errors import InputError
+
+    # log 15 itself prints steps 5 / topk 8 / 64 draft tokens with no algorithm: not read as
+    # speculative (the calibration figures did not move)
+    plain = calibrate_files([LOG15])
+    # a draft kvplan knows: modelled (0.4.2 keeps the target's tokens), no error
+    errors: list[InputError] = []
+    spec = calibrate_files([_log_with(tmp_path, "EAGLE", "meta-llama/Llama-3.2-1B-Instruct",
+                                      "0.4.2")], errors)
+    assert not errors
+    tokens = [[c.predicted for r in reps for c in r.checks if c.quantity == "KV tokens"]
+              for reps in (plain, spec)]
+    assert tokens[0] and tokens[0] == tokens[1]
+    # an unknown draft is the run's error, named (never calibrated without it)
+    calibrate_files([_log_with(tmp_path, "EAGLE", "org/unknown-eagle-head", "0.4.2")], errors)
+    assert errors and "speculative draft org/unknown-eagle-head" in str(errors[0])
