@@ -340,7 +340,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",
         f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
     ]
-    assumptions += [a for a in (note, mm.why) if a] + (spec_assumptions(spec) if spec else [])
+    assumptions += [a for a in (note, mm.why) if a] + (spec_assumptions(spec, tier) if spec else [])
     if picked is not None:
         assumptions.append(f"attention backend {picked[0]} (unstated): {picked[1]}")
     if tier is not None:

@@ -320,8 +320,10 @@ def outside_steps(st: Steps, spec: Speculation, draft_tokens: int) -> int:
                      "draft weights + draft KV pool (beside the target's pool)"))
 
 
-def assumptions(spec: Speculation) -> list[str]:
-    """What kvplan modelled for the draft, and what it left out (module docstring)."""
+def assumptions(spec: Speculation, default_tier: object = None) -> list[str]:
+    """What kvplan modelled for the draft, and what it left out (module docstring);
+    `default_tier` (the default fraction's GPU tier, None when the fraction is stated or the
+    GPU's size unknown) names the reserve the default fraction holds for it."""
     ver = spec.ver
     if not spec.has_draft:
         out = [f"speculative decoding NGRAM (SGLang {spec.version}): no draft model, no draft KV; "
@@ -335,6 +337,10 @@ def assumptions(spec: Speculation) -> list[str]:
                f"({spec.draft_layers} layer(s), the target's tokens) are allocated after the "
                "target's pool, out of the memory mem_fraction_static holds back (SGLang before "
                "0.5.14)"]
+    if default_tier is not None and (mib := reserve_mib(spec.version, spec.algorithm)):
+        out.append(f"default mem_fraction_static: {mib:,} MiB more reserved for speculative "
+                   f"decoding {spec.algorithm} (SGLang 0.4.8-0.5.13 server_args.py; none from "
+                   "0.5.14, PR #23862)")
     if spec.running is not None:
         out.append(f"--max-running-requests {spec.running} (SGLang's default with speculative "
                    "decoding)")

@@ -149,6 +149,10 @@ def test_shared_tokens_0_5_10_standalone() -> None:
                          "STANDALONE", *DRAFT)
     steps = step_values(row)
     assert steps["mem_fraction_static"] == 0.76
+    sized = size_record(*BASE, "--engine-version", "0.5.10", "--speculative-algorithm",
+                        "STANDALONE", *DRAFT)
+    assert any("6,144 MiB more reserved for speculative decoding STANDALONE" in a
+               for a in sized["assumptions"])
     assert steps["max_total_num_tokens"] == tokens and "draft headroom" not in steps
     assert steps["draft KV pool"] == tokens * DRAFT_CELL
 
