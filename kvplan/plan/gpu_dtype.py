@@ -45,7 +45,7 @@ def rule_on(dep: Deployment, base_dir: Path | None, model: ModelSpec | None = No
     from kvplan.engine_traits import traits
 
     applies, stated = stated_compute_dtype(dep.engine.weight_dtype)
-    if not applies or not traits(dep.engine.name).compute_dtypes:
+    if not applies or not traits(dep.engine.name).gpu_dtype_rules:
         return None
     try:
         gpu = gpu or resolve_gpu(dep.hardware.gpu)
