@@ -27,7 +27,11 @@ NVIDIA_TABLE = {  # the row of NVIDIA's table each catalog GPU sits in
     "a100-40gb": "8.0", "a100-80gb": "8.0", "a100-pcie-40gb": "8.0", "a100-pcie-80gb": "8.0",
     "t4": "7.5", "v100-sxm2-16gb": "7.0", "v100-sxm2-32gb": "7.0",
 }
-UNSOURCED = {"a10g", "a800-80gb", "h20", "h800", "l20"}  # NVIDIA's page does not list them
+# Not on NVIDIA's page: set from runtime readings (task h90dtype; torch's get_device_properties /
+# sm_ warning, nvidia-smi --query-gpu=compute_cap), copied here from those readings
+READINGS = {"a10g": ("8.6", "major=8, minor=6"), "h20": ("9.0", "On H20 compute_cap is 9.0"),
+            "h800": ("9.0", "H800 with CUDA capability sm_90")}
+UNSOURCED = {"a800-80gb", "l20"}  # no page and no reading found
 V100_MSG = ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your "
             "Tesla V100-SXM2-32GB GPU has compute capability 7.0.")  # transformerlab-app#370
 
@@ -35,10 +39,12 @@ V100_MSG = ("Bfloat16 is only supported on GPUs with compute capability of at le
 def test_catalog_capabilities_are_nvidia_s_table() -> None:
     gpus = {g.name: g for g in all_hardware()[0]}
     assert {n: g.compute_capability for n, g in gpus.items() if g.compute_capability} == \
-        NVIDIA_TABLE
+        NVIDIA_TABLE | {n: cc for n, (cc, _) in READINGS.items()}
     unset = {n for n, g in gpus.items() if g.compute_capability is None}
     assert unset == UNSOURCED | {n for n, g in gpus.items() if g.vendor == "amd"}
-    assert len(unset) == 10
+    assert len(unset) == 7
+    for name, (_, quoted) in READINGS.items():
+        assert quoted in str(gpus[name].compute_capability_source)
     assert gpus["v100-sxm2-32gb"].capability == (7, 0)
     assert gpus["gb10"].capability == (12, 1)
     assert "cuda-legacy-gpus" in str(gpus["v100-sxm2-16gb"].compute_capability_source)
