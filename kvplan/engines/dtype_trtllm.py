@@ -18,10 +18,13 @@ copy of NVIDIA/TensorRT-LLM's main through 0.17.0.dev2024121700.
   its dtype is the one it was built in, and a bfloat16 engine's plugins refuse the GPU:
   TLLM_CHECK_WITH_INFO((mSM >= 80) || (mType != kBF16), "Unsupported data type, pre SM 80 GPUs
   do not support bfloat16") in the GPT attention plugin's constructor (`_PLUGIN_AT`), run when
-  the engine is built and when it is loaded. What `auto` builds is the checkpoint converter's
-  choice: some converters fall back to float16 with a warning ("Pre SM 80 GPUs do not support
-  bfloat16, fallback to float16": LLaMA's from 0.11, tensorrt_llm/models/llama/config.py:150 at
-  main b777bd64, 0.11.0.dev2024060400), so `auto` is only noted there.
+  the engine is built and when it is loaded (seen in public: NVIDIA/TensorRT-LLM issue #1069, a
+  Llama-2-13B engine built on a V100, 2024-02: "[TensorRT-LLM][ERROR] Assertion failed:
+  Unsupported data type, pre SM 80 GPUs do not support bfloat16"). What `auto` builds is the
+  checkpoint converter's choice: some converters fall back to float16 with a warning ("Pre SM 80
+  GPUs do not support bfloat16, fallback to float16": LLaMA's from 0.11,
+  tensorrt_llm/models/llama/config.py:150 at main b777bd64, 0.11.0.dev2024060400), so `auto` is
+  only noted there.
 
 fp8 below 8.9 is not applied: no compute-capability refusal of an fp8 KV cache or of fp8 weights
 is in the Python of the sources read (0.17.0.dev2024121700 greps to none); the C++ plugins refuse
