@@ -126,7 +126,9 @@ PACKAGES = {
          "tests/engines/test_trtllm_settings.py", "tests/engines/test_trtllm_checkpoint_kv.py",
          "tests/engines/test_attention_backend.py", "tests/engines/test_sglang_0523.py",
          # task h81sglmm: SGLang's multimodal reservation (kvplan/engines/sglang_mm.py)
-         "tests/engines/test_sglang_mm.py")),
+         "tests/engines/test_sglang_mm.py",
+         # task h90dtype: the compute-dtype rules by compute capability (dtype_support, dtype_trtllm)
+         "tests/engines/test_dtype_support.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
