@@ -69,3 +69,56 @@ def test_set_args_shift_and_function_arguments() -> None:
     assert ["echo", "$@"] in words[1:]  # the function body's
     assert words[-1] == ["vllm", "serve", "m", "--max-model-len", "8192", "-tp", "2"]
     assert script.commands[-1][0].lines == [6, 6, 2, 2, 2, 5, 5]
+
+
+# ---- 4. a pip command that installs nothing is no release pin (pip_commands.inert) ----
+
+VAST = HERE / "qwenpy-vast-vllm-steps.sh"  # thinkinglee0/qwen.py env/vastai/vast-evn-build.md
+
+
+def _pins(text: str) -> tuple[dict, list[str]]:
+    return shell._pins(text, read_script(text))
+
+
+def test_a_dry_run_is_no_pin_and_the_install_after_it_is() -> None:
+    """The runbook's steps: `"$VLLM_VENV/bin/pip" install --no-cache-dir --dry-run
+    vllm=="$VLLM_PIN"` (line 21) then the same without --dry-run (line 28), VLLM_PIN="v0.30.0".
+    Before: neither was read (the quoted `"$VLLM_VENV/bin/pip"`), the release 'the one
+    installed, which the script does not name'. Now line 28 is vLLM 0.30.0 (PEP 440 drops the
+    leading v) and line 21 is named as installing nothing."""
+    releases, notes = _pins(VAST.read_text())
+    assert releases == {"vllm": ("0.30.0", "line 28 installs vllm==v0.30.0: vllm 0.30.0")}
+    assert notes == ["line 21 runs `/workspace/vllm-venv/bin/pip install --no-cache-dir --dry...`: "
+                     "its --dry-run installs nothing (pip install --help: \"Don't actually "
+                     "install anything, just print what would be\"); kvplan takes no vllm "
+                     "release from it"]
+
+
+def test_the_dry_run_alone_pins_nothing() -> None:
+    """The runbook's check step alone (its first 22 lines: the dry run, not the install):
+    no release, and the dry run named (before: when read, a dry run was an install)."""
+    text = "\n".join(VAST.read_text().splitlines()[:22])
+    releases, notes = _pins(text)
+    assert releases == {}
+    assert len(notes) == 1 and "its --dry-run installs nothing" in notes[0]
+
+
+def test_download_wheel_and_other_folders_install_nothing_here() -> None:
+    """`pip download` / `pip wheel` fetch or build files; `-t DIR`, `--target=DIR`, `--root`,
+    `--prefix` install elsewhere; `--user` installs into the user site the interpreter imports
+    from (a pin); a later inert command does not replace the pin before it."""
+    releases, notes = _pins("pip install vllm==0.6.3\npip download vllm==0.8.3 --no-deps\n"
+                            "pip wheel vllm==0.8.4\npip install -t /opt/x vllm==0.8.5\n"
+                            "pip install --target=/opt/y vllm==0.8.6\n"
+                            "uv pip install --root /r vllm==0.8.7\npip install --prefix /p "
+                            "vllm==0.8.8\n")
+    assert releases["vllm"][0] == "0.6.3"
+    assert [n.split(":", 1)[0] for n in notes] == [
+        "line 2 runs `pip download vllm==0.8.3 --no-deps`", "line 3 runs `pip wheel vllm==0.8.4`",
+        "line 4 runs `pip install -t /opt/x vllm==0.8.5`",
+        "line 5 runs `pip install --target=/opt/y vllm==0.8.6`",
+        "line 6 runs `pip install --root /r vllm==0.8.7`",
+        "line 7 runs `pip install --prefix /p vllm==0.8.8`"]
+    assert "its --target /opt/y installs into that folder" in notes[3]
+    releases, _ = _pins('python -m pip install --user "sglang[all]==0.4.6"\n')
+    assert releases["sglang"][0] == "0.4.6"
