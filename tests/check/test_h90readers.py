@@ -122,3 +122,43 @@ def test_download_wheel_and_other_folders_install_nothing_here() -> None:
     assert "its --target /opt/y installs into that folder" in notes[3]
     releases, _ = _pins('python -m pip install --user "sglang[all]==0.4.6"\n')
     assert releases["sglang"][0] == "0.4.6"
+
+
+# ---- 3. a plain script's own pip commands pin the release (python_pins.script_pins) ----
+
+EAGLE = HERE / "optimeagle-chat-template-test.py"  # ebubekir-pulat/OptimEAGLE
+
+
+def test_a_plain_scripts_subprocess_pip_is_read_as_a_notebooks() -> None:
+    """`subprocess.run(["uv", "pip", "install", "sglang[all]>=0.5.3rc0"], check=True)` (line 14)
+    before two launch_server_cmd(...) servers (lines 71, 106): a range, noted on each as a
+    notebook's `!uv pip install "sglang[all]>=0.5.3rc0"` is (before: not a word of it)."""
+    said = ("subprocess.run(...) (line 14) installs sglang[all]>=0.5.3rc0: a range, not a "
+            "release; the sglang profile's default version is used")
+    outcomes = _outcomes(EAGLE)
+    assert [o.line for o in outcomes] == [71, 106]
+    assert all(said in o.notes for o in outcomes)
+
+
+def test_os_system_pip_pins_the_server_and_the_engine(tmp_path: Path) -> None:
+    """`os.system("pip install vllm==0.6.3")` then a `subprocess.run(["vllm", "serve", ...])`:
+    the server is planned on vLLM 0.6.3 (before: the profile's default release, a PASS on an
+    A10G). `kvplan explain qwen2.5-7b --engine vllm --engine-version 0.6.3 -c 32768
+    --memory-utilization 0.9 -g a10g`: KV cache memory 1,573,560,524 B, GPU KV cache size 27,440
+    tokens, under one 32,768-token sequence: FAIL. The list form through sys.executable pins an
+    in-process LLM(...) the same way."""
+    script = tmp_path / "serve.py"
+    script.write_text('import os, subprocess\nos.system("pip install vllm==0.6.3")\n'
+                      'subprocess.run(["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", '
+                      '"--max-model-len", "32768"])\n')
+    [o] = check_paths([str(script)], default_gpu="a10g").outcomes
+    assert (o.verdict, o.engine_version) == ("FAIL", "0.6.3")
+    assert o.numbers is not None
+    assert (o.numbers.kv_pool_bytes, o.numbers.longest_context_tokens) == (1_573_560_524, 27_440)
+    assert "os.system(...) (line 2) installs vllm==0.6.3: vllm 0.6.3" in o.notes
+    script.write_text('import subprocess, sys\nsubprocess.check_call([sys.executable, "-m", '
+                      '"pip", "install", "vllm==0.6.3"])\nfrom vllm import LLM\n'
+                      'llm = LLM(model="Qwen/Qwen2.5-7B-Instruct", max_model_len=8192)\n')
+    [o] = check_paths([str(script)], default_gpu="a10g").outcomes
+    assert (o.line, o.engine_version) == (4, "0.6.3")
+    assert "subprocess.check_call(...) (line 2) installs vllm==0.6.3: vllm 0.6.3" in o.notes
