@@ -162,3 +162,53 @@ def test_os_system_pip_pins_the_server_and_the_engine(tmp_path: Path) -> None:
     [o] = check_paths([str(script)], default_gpu="a10g").outcomes
     assert (o.line, o.engine_version) == (4, "0.6.3")
     assert "subprocess.check_call(...) (line 2) installs vllm==0.6.3: vllm 0.6.3" in o.notes
+
+
+# ---- 2. a notebook exported as Python by nbconvert (notebook_export) ----
+
+GEMMA = HERE / "unsloth-gemma3n-2b-inference.py"  # unslothai/notebooks, development
+KAGGLE = HERE / "unsloth-kaggle-gemma3n-2b-inference.py"  # its Kaggle twin, held out
+
+
+def test_nbconvert_cells_and_system_calls_are_read_as_the_notebook() -> None:
+    """`# In[2]:` then `get_ipython().system('nohup python -m sglang.launch_server --model-path
+    unsloth/gemma-3n-E2B-it --attention-backend fa3 --port 8000 > sglang.log &')` (line 46).
+    Before: "this file mentions SGLang, but none of its commands starts a server" (line 1).
+    Now the `!` line is read: the server is refused for its model, which the catalog lacks, at
+    its line; the held-out Kaggle export (not looked at while writing the reader) reads the same."""
+    for path in (GEMMA, KAGGLE):
+        [o] = check_paths([str(path)], default_gpu="l4").outcomes
+        assert (o.verdict, o.line, o.problems[0].field) == ("ERROR", 46, "--model-path")
+        assert o.problems[0].message.startswith("'unsloth/gemma-3n-E2B-it' is not in the catalog")
+        assert o.notes[0] == ("a notebook exported as Python by nbconvert: the `!` line of code "
+                              "cell 1, its line 5 (line 46 of the file), which IPython runs in a "
+                              "shell of its own (a variable another `!` line sets does not "
+                              "reach it)")
+
+
+def test_ipython_calls_give_the_pin_and_the_server(tmp_path: Path) -> None:
+    """The calls nbconvert writes: run_line_magic('pip', ...) is `%pip` (the pin),
+    system('vllm serve ...') the server: vLLM 0.6.3 on an L4 (`kvplan explain qwen2.5-7b --engine
+    vllm --engine-version 0.6.3 -c 32768 --memory-utilization 0.9 -g l4`: KV cache memory
+    1,470,990,131 B) holds no 32,768-token sequence. A cell magic's one-line call and a call
+    with a name for its argument are named, not read; the same calls under `# %%` are read."""
+    script = tmp_path / "nb.py"
+    body = ("#!/usr/bin/env python\n# coding: utf-8\n\n# In[ ]:\n\n\n"
+            "get_ipython().run_line_magic('pip', 'install vllm==0.6.3')\n"
+            "cmd = 'vllm serve x'\nget_ipython().system(cmd)\n"
+            "get_ipython().run_cell_magic('bash', '', 'nvidia-smi\\n')\n\n\n# In[ ]:\n\n\n"
+            "get_ipython().system('vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 &')\n")
+    for text in (body, body.replace("# In[ ]:", "# %%")):
+        script.write_text(text)
+        [o] = check_paths([str(script)], default_gpu="l4").outcomes
+        assert (o.verdict, o.line, o.engine_version) == ("FAIL", 16, "0.6.3")
+        assert o.numbers is not None and o.numbers.kv_pool_bytes == 1_470_990_131
+    from kvplan.check.manifests.notebook_py import as_notebook
+
+    book = as_notebook(body)
+    assert book is not None and book.kind == "notebook exported as Python by nbconvert"
+    assert any(n.startswith("line 9: `get_ipython().system(cmd)` calls IPython with an argument "
+                            "kvplan does not read as a literal string") for n in book.notes)
+    assert any(n.startswith("line 10: `get_ipython().run_cell_magic('bash', '', 'nvidia-smi\\n')"
+                            "` is a %%bash cell nbconvert wrote as one call: its cell is not read")
+               for n in book.notes)
