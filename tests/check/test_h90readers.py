@@ -1,6 +1,9 @@
-"""Reader gaps left at stop 80 and closed in task h90readers, each on a public file gathered with
-the search tools (tests/assets/check/readers, SOURCES.md names each source): a plain script's
-`set --` followed into `"$@"`, ..."""
+"""Reader gaps left at the last stop and closed in task h90readers, each on public files gathered
+with the search tools (tests/assets/check/readers, SOURCES.md names each source, what kvplan said
+before and after, and which files are held out): 1. a Kubernetes container's envFrom /
+configMapKeyRef ConfigMaps; 2. notebooks exported by nbconvert; 3. a plain script's own pip
+commands as the release pin; 4. pip commands that install nothing; 5. a plain script's `set --`
+followed into `"$@"`. Sections below in reverse order (the order of the commits)."""
 
 from __future__ import annotations
 
@@ -212,3 +215,79 @@ def test_ipython_calls_give_the_pin_and_the_server(tmp_path: Path) -> None:
     assert any(n.startswith("line 10: `get_ipython().run_cell_magic('bash', '', 'nvidia-smi\\n')"
                             "` is a %%bash cell nbconvert wrote as one call: its cell is not read")
                for n in book.notes)
+
+
+# ---- 1. Kubernetes envFrom / configMapKeyRef from ConfigMaps of the run (env_from) ----
+
+SANDBOX = HERE / "llm-ops-sandbox"  # QuentinHamonic/llm-ops-sandbox k8s/vllm, development
+RAG = HERE / "llm-rag-infra-platform"  # SecureCloudOps/llm-rag-infra-platform k8s/vllm, held out
+
+
+def test_envfrom_configmap_in_the_folder_gives_the_args() -> None:
+    """`args: ["--model", "$(VLLM_MODEL)", ...]` with `envFrom: [{configMapRef: {name:
+    vllm-openai-config}}]`, the ConfigMap in configmap.yaml beside it. Before: "--model:
+    '$(VLLM_MODEL)' is not in the catalog" and the ConfigMap file itself an ERROR ("kind:
+    ConfigMap runs vLLM, but kvplan cannot read a ConfigMap yet"). Now the model is
+    TinyLlama/TinyLlama-1.1B-Chat-v1.0 and the ConfigMap is no deployment of its own: on an L4
+    the pool holds 854,416 tokens, 417 sequences of its 2,048 (`kvplan explain tinyllama-1.1b
+    --engine vllm -c 2048 -g l4`: GPU KV cache size 854,416 tokens)."""
+    report = check_paths([str(SANDBOX)], default_gpu="l4")
+    [o] = report.outcomes
+    assert (o.verdict, o.model, Path(o.file).name) == ("PASS", "tinyllama-1.1b", "deployment.yaml")
+    assert o.numbers is not None
+    assert (o.numbers.max_model_len, o.numbers.users_per_replica) == (2048, 417)
+    assert ("envFrom ConfigMap vllm-openai-config (configmap.yaml): its data gives the container "
+            "VLLM_MODEL, VLLM_HOST, VLLM_PORT") in o.notes
+
+
+def test_envfrom_configmap_not_given_is_named() -> None:
+    """The deployment alone: the reference is unresolved because its ConfigMap is not among the
+    files, said so, at the word's line (before: not in the catalog, as the text itself)."""
+    [o] = _outcomes(SANDBOX / "deployment.yaml")
+    assert (o.verdict, o.line) == ("ERROR", 25)
+    assert o.problems[0].message == (
+        "'$(VLLM_MODEL)': $(VLLM_MODEL) is set by none of the container's env entries; "
+        "ConfigMap vllm-openai-config (envFrom), which is not among the files checked (give its "
+        "file too), may set it")
+
+
+def test_envfrom_held_out_reads_the_configmaps_model() -> None:
+    """Held out (not looked at while writing the reader): the model is the ConfigMap's own
+    MODEL_NAME, 'placeholder-local-model', which the catalog lacks (before: '$(MODEL_NAME)');
+    its missing nvidia.com/gpu limit is an ERROR as before."""
+    [o] = check_paths([str(RAG)], default_gpu="l4").outcomes
+    assert o.verdict == "ERROR"
+    assert [p.message.split(" is not", 1)[0] for p in o.problems if p.field == "--model"] == \
+        ["'placeholder-local-model'"]
+
+
+def test_envfrom_order_prefix_key_refs_and_refusals(tmp_path: Path) -> None:
+    """The kubelet's order: a later envFrom source over an earlier one, `env` over both; a
+    prefix; a configMapKeyRef. Refused: a data value that is not a string (the API server's
+    ConfigMap.data is map[string]string), a Secret's key in the model or an option kvplan
+    reads; a Secret's variable in an option it does not read is passed over."""
+    head = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: base}\ndata:\n"
+            "  LEN: \"32768\"\n  MODEL: Qwen/Qwen2.5-7B-Instruct\n---\n"
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: over}\ndata: {LEN: \"16384\", "
+            "UTIL: \"0.8\"}\n---\n")
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: s\n"
+           "    image: vllm/vllm-openai:v0.6.3\n    args: [\"--model\", \"$(MODEL)\", "
+           "\"--max-model-len\", \"$(LEN)\", \"--gpu-memory-utilization\", \"$(C_UTIL)\", "
+           "\"--api-key\", \"$(KEY)\"]\n    envFrom:\n    - configMapRef: {name: base}\n"
+           "    - configMapRef: {name: over}\n    - {prefix: C_, configMapRef: {name: over}}\n"
+           "    - secretRef: {name: s}\n    env:\n    - {name: LEN, valueFrom: {configMapKeyRef: "
+           "{name: over, key: LEN}}}\n    resources: {limits: {nvidia.com/gpu: 1}}\n")
+    path = tmp_path / "pod.yaml"
+    path.write_text(head + pod)
+    [o] = check_paths([str(path)], default_gpu="h100").outcomes
+    assert o.verdict == "PASS" and o.numbers is not None and o.numbers.max_model_len == 16384
+    assert "env LEN: ConfigMap over (this file) key LEN = '16384'" in o.notes
+    path.write_text(head.replace('UTIL: "0.8"', "UTIL: 0.8") + pod)
+    [o] = check_paths([str(path)], default_gpu="h100").outcomes
+    assert o.problems[0].message.startswith("ConfigMap over (this file) data.UTIL is 0.8, not a "
+                                            "string: the API server refuses")
+    path.write_text(head + pod.replace("{name: LEN, valueFrom: {configMapKeyRef: {name: over, "
+                                       "key: LEN}}}", "{name: LEN, valueFrom: {secretKeyRef: "
+                                       "{name: s, key: len}}}"))
+    [o] = check_paths([str(path)], default_gpu="h100").outcomes
+    assert o.problems[0].message.startswith("'$(LEN)': $(LEN) is a Secret's key")

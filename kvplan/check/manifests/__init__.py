@@ -20,6 +20,7 @@ from kvplan.check.manifests import (
     compose,
     dstack,
     dynamo,
+    env_from,
     helm_values,
     kaito,
     kserve,
@@ -390,4 +391,6 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
     engine = mentions_engine(data)
     if engine is None and kind not in ENGINE_KINDS:
         return None
+    if kind == "ConfigMap" and name and env_from.referenced(name):
+        return None  # a container's env of the run reads it (env_from): no deployment of its own
     return [unreadable(path, doc, kind, engine or "an inference engine", name)]
