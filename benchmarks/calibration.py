@@ -1,9 +1,11 @@
 """Calibration: kvplan's engine profiles against the public start-up logs (issue #13).
 
-Run: python benchmarks/calibration.py [--label TEXT] [LOGDIR]. Prints the |error| in KV tokens (shapes only)
-per engine, model class and part (fit / heldout / heldout-2..heldout-7, tests/assets/logs/SPLIT.tsv), and
-the breakdown check, and appends them to benchmarks/results/calibration.jsonl (with the label,
-when given: which code the record measured, e.g. "before" a round's changes).
+Run: python benchmarks/calibration.py [--label TEXT] [--always] [LOGDIR]. Prints the |error| in KV tokens
+(shapes only) per engine, model class and part (fit / heldout / heldout-2..heldout-7,
+tests/assets/logs/SPLIT.tsv), and the breakdown check, and appends them to
+benchmarks/results/calibration.jsonl (with the label, when given: which code the record measured, e.g.
+"before" a round's changes) when a figure moved since the file's last record; figures equal to the last
+record's (its date and label aside) are not appended again unless --always is given.
 Targets on the held-out part: dense vLLM median 2% (each within 5%), MoE/MLA/multimodal 5%,
 SGLang and TensorRT-LLM 3%.
 """
@@ -31,8 +33,15 @@ def main(argv: list[str]) -> int:
         print(__doc__)
         return 0
     label = None
-    if argv[:1] == ["--label"] and len(argv) >= 2:
-        label, argv = argv[1], argv[2:]
+    always = False
+    while argv[:1] in (["--label"], ["--always"]):
+        if argv[0] == "--always":
+            always, argv = True, argv[1:]
+        elif len(argv) >= 2:
+            label, argv = argv[1], argv[2:]
+        else:
+            print("error: --label needs a text", file=sys.stderr)
+            return 2
     logs = Path(argv[0]) if argv else ROOT / "tests" / "assets" / "logs"
     try:
         reports = calibrate_files([logs])
@@ -61,9 +70,33 @@ def main(argv: list[str]) -> int:
     print(f"breakdown KV memory: median {record['breakdown_kv_memory_median_abs_error_pct']}% "
           f"of {len(breakdown)} runs")
     out = HERE / "results" / "calibration.jsonl"
+    last = last_record(out)
+    if not always and last is not None and same_figures(last, record):
+        print(f"figures equal to the last record's ({last.get('date')}): nothing appended "
+              f"(--always appends anyway)")
+        return 0
     with out.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(record) + "\n")
     return 0
+
+
+# what a record says besides its figures
+_NOT_FIGURES = ("date", "label")
+
+
+def last_record(path: Path) -> dict[str, object] | None:
+    """The last JSON line of `path` (None: no file or no line)."""
+    if not path.is_file():
+        return None
+    lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    return json.loads(lines[-1]) if lines else None
+
+
+def same_figures(a: dict[str, object], b: dict[str, object]) -> bool:
+    """Whether two records hold the same figures (their date and label aside)."""
+    def figures(r: dict[str, object]) -> dict[str, object]:
+        return {k: v for k, v in r.items() if k not in _NOT_FIGURES}
+    return figures(a) == figures(b)
 
 
 if __name__ == "__main__":

@@ -128,7 +128,9 @@ PACKAGES = {
          # task h81sglmm: SGLang's multimodal reservation (kvplan/engines/sglang_mm.py)
          "tests/engines/test_sglang_mm.py",
          # task h90sglspec: SGLang's speculative decoding (kvplan/engines/sglang_spec.py)
-         "tests/engines/test_sglang_spec.py")),
+         "tests/engines/test_sglang_spec.py",
+         # task h90dtype: the compute-dtype rules by compute capability (dtype_support, dtype_trtllm)
+         "tests/engines/test_dtype_support.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

@@ -321,6 +321,7 @@ def read_gpu_type(w: Workload, default_gpu: str | None) -> None:
                            "--gpu")
         else:
             w.gpu_named = False
+            _unread_selector(w)
         return
     gpu, label_key, value, line = mapped[0]
     w.label_key = label_key
@@ -338,6 +339,28 @@ def read_gpu_type(w: Workload, default_gpu: str | None) -> None:
     w.found.names["hardware.gpu"] = f"{label_key}={value}"
     if len(names) == 1:
         _labelled_node(w, gpu, label_key, value)
+
+
+# Kubernetes' well-known node labels (kubernetes.io/docs/reference/labels-annotations-taints):
+# the node's OS, CPU architecture, name and zone, never its GPU
+_WELL_KNOWN = ("kubernetes.io/os", "kubernetes.io/arch", "kubernetes.io/hostname",
+               "beta.kubernetes.io/os", "beta.kubernetes.io/arch")
+
+
+def _unread_selector(w: Workload) -> None:
+    """A note naming the nodeSelector labels that select the node where no GPU is named: a
+    label of the user's own (`gpu-type: nvidia-2080ti`, TobiasEdman/des-chatbot, round
+    blind-2026-12-07-r8) may pick the GPU, but only the labels of docs/check.md's "GPU labels"
+    are read, so the verdict is over the catalog; it was passed over in silence."""
+    selector = w.site.pod.get("nodeSelector")
+    if not isinstance(selector, dict):
+        return
+    unread = [f"{k}={v}" for k, v in selector.items()
+              if k not in LABEL_KEYS and k not in _WELL_KNOWN
+              and not str(k).startswith("topology.kubernetes.io/")]
+    if unread:
+        w.notes.append(f"nodeSelector {', '.join(unread)}: not a GPU label kvplan reads "
+                       "(docs/check.md, \"GPU labels\"), so no GPU is named by it")
 
 
 def _labelled_node(w: Workload, gpu: str, label_key: str, value: str) -> None:

@@ -4,6 +4,8 @@ or a magic cell written as `# MAGIC` lines: `# MAGIC %sh vllm serve ...`, `# MAG
 vllm==0.6.2`) and a Jupytext percent script (`# %%` starts a code cell, `# %% [markdown]` a
 markdown one; Jupytext writes a notebook's magics commented, `# !vllm serve ...`, `# %pip
 install ...`, and VS Code's cells may hold them as written, `!vllm serve ...`).
+nbconvert's script export (`# In[N]:` cells, IPython's syntax written as `get_ipython()` calls)
+is read back by kvplan.check.manifests.notebook_export (task h90readers).
 
 Each is read as the notebook it is (kvplan.check.manifests.notebook's Notebook): its Python, its
 shell lines and cells (notebook_shell), its pip pins. Line numbers are the file's own lines.
@@ -19,6 +21,7 @@ from __future__ import annotations
 import re
 
 from kvplan.check.manifests.notebook import Chunk, Notebook, _cell
+from kvplan.check.manifests.notebook_export import IN_MARK, has_calls, unwrite
 
 DATABRICKS = "# Databricks notebook source"
 _COMMAND = re.compile(r"^# COMMAND -{5,}\s*$")
@@ -37,6 +40,13 @@ def as_notebook(text: str) -> Notebook | None:
         return _databricks(lines)
     if any(_PERCENT.match(line) for line in lines):
         return _percent(lines)
+    if any(IN_MARK.match(line) for line in lines):
+        return _nbconvert(lines)
+    if has_calls(lines):  # IPython's calls without cell markers: one cell
+        out = Notebook()
+        joined: list[str] = []
+        _cell(out, 1, [unwrite(out, i + 1, line) for i, line in enumerate(lines)], joined)
+        return _finish(out, joined, "notebook exported as Python (IPython calls, no cells)")
     return None
 
 
@@ -100,6 +110,26 @@ def _magic_cell(out: Notebook, number: int, body: list[str], joined: list[str]) 
     _cell(out, number, text, joined)
 
 
+def _nbconvert(lines: list[str]) -> Notebook:
+    """nbconvert's script export (notebook_export): `# In[N]:` opens a code cell; the lines
+    before the first are its header and markdown cells, comments."""
+    out = Notebook()
+    joined: list[str] = []
+    number = 0
+    for first, body in _cells(lines, IN_MARK):
+        if not IN_MARK.match(body[0]):  # the header: `#!/usr/bin/env python`, `# coding: utf-8`
+            if any(line.strip() and not line.lstrip().startswith("#") for line in body):
+                number += 1
+                _cell(out, number, list(body), joined)
+            else:
+                joined.extend("" for _ in body)
+            continue
+        number += 1
+        _cell(out, number, [unwrite(out, first + i + 1, line) for i, line in enumerate(body)],
+              joined)
+    return _finish(out, joined, "notebook exported as Python by nbconvert")
+
+
 def _percent(lines: list[str]) -> Notebook:
     out = Notebook()
     joined: list[str] = []
@@ -109,7 +139,7 @@ def _percent(lines: list[str]) -> Notebook:
             joined.extend("" for _ in body)
             continue
         number += 1
-        cell = list(body)
+        cell = [unwrite(out, len(joined) + 1 + i, line) for i, line in enumerate(body)]
         for i, line in enumerate(cell):
             m = _COMMENTED.match(line)
             if i and m is not None and not _PERCENT.match(line):

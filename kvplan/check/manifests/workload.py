@@ -17,6 +17,7 @@ from typing import Any
 from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
 from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
 from kvplan.check.manifests.engine import Found, Refusal, read_options
+from kvplan.check.manifests.env_from import Env, container_env
 from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_image
 from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
@@ -270,6 +271,7 @@ class Workload:
         self.inv: Invocation | None = None
         self.dp = 1
         self.env: dict[str, str] = {}
+        self.envs = Env()  # the container's environment and its sources (env_from)
         self.label_key: str | None = None
         self.gpus_per_pod = 0  # the pod's GPU limit, once read (hardware.read_gpu_count)
         self.node_gpus: int | None = None  # a labelled node bigger than the spec's (hardware)
@@ -294,8 +296,9 @@ class Workload:
             inv, shell = find_invocation(c, self.doc, at)
             if inv is not None:
                 self.inv, self.container, self.c_at, self.shell = inv, c, at, shell
-                self.env = {str(e.get("name")): str(e.get("value")) for e in c.get("env") or []
-                            if isinstance(e, dict) and "value" in e}
+                self.envs = container_env(c, self.path, self.doc)  # envFrom, then env
+                self.env = dict(self.envs.values)
+                self.notes.extend(self.envs.notes)
                 for w in inv.words:
                     w.text = expand(w.text, self.env, shell)
                 self.notes.extend(n for n in [wrapper_note(c, self.doc, at, inv)] if n)
@@ -306,6 +309,10 @@ class Workload:
         """Server options, as the engine parses them, translated to kvplan/v1 engine fields."""
         inv = self.inv
         assert inv is not None
+        refused = self.envs.refusals(inv, self.shell, self.doc.line(*self.c_at, "envFrom"))
+        if refused:  # `$(MAX_MODEL_LEN)` from a ConfigMap not among the files (env_from)
+            self.problems += refused
+            return
         bad = [w for w in inv.words if unrendered(w.text)]
         noted: set[str] = set()
         if bad and self.shell:  # ${VAR} the shell expands at run time, in an option not read
