@@ -34,10 +34,13 @@ class Chunk:
     cell: int
     magic: str  # "!" or the cell magic (%%bash, %%sh, %%script bash)
     indented: bool = False  # a `!` line inside a Python block (an `if`, a loop, a function)
+    # every line of the chunk is on the one line `line` of the file: a cell magic nbconvert
+    # wrote as one get_ipython().run_cell_magic(...) call (notebook_export, task h91readers2)
+    on_line: bool = False
 
     @property
     def end(self) -> int:
-        return self.line + len(self.lines) - 1
+        return self.line if self.on_line else self.line + len(self.lines) - 1
 
 
 @dataclass

@@ -125,7 +125,8 @@ def _nbconvert(lines: list[str]) -> Notebook:
                 joined.extend("" for _ in body)
             continue
         number += 1
-        _cell(out, number, [unwrite(out, first + i + 1, line) for i, line in enumerate(body)],
+        _cell(out, number, [unwrite(out, first + i + 1, line, number)
+                            for i, line in enumerate(body)],
               joined)
     return _finish(out, joined, "notebook exported as Python by nbconvert")
 
@@ -139,7 +140,7 @@ def _percent(lines: list[str]) -> Notebook:
             joined.extend("" for _ in body)
             continue
         number += 1
-        cell = [unwrite(out, len(joined) + 1 + i, line) for i, line in enumerate(body)]
+        cell = [unwrite(out, len(joined) + 1 + i, line, number) for i, line in enumerate(body)]
         for i, line in enumerate(cell):
             m = _COMMENTED.match(line)
             if i and m is not None and not _PERCENT.match(line):

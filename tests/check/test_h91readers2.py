@@ -1,0 +1,63 @@
+"""Reader gaps seen at stop 90 and closed in task h91readers2, each on public files gathered with
+the search tools where the index held one (tests/assets/check/readers, SOURCES.md names each
+source and what kvplan said before and after). Sections in the order of the commits."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvplan.check import check_paths
+from tests.conftest import ASSETS
+
+HERE = ASSETS / "check" / "readers"
+
+# `kvplan explain qwen2.5-7b --engine vllm --engine-version 0.6.3 -c 32768 --memory-utilization
+# 0.9 -g l4`: KV cache memory 1,470,990,131 B, under one 32,768-token sequence (FAIL)
+POOL_063_L4 = 1_470_990_131
+
+
+# ---- 3. get_ipython().run_cell_magic('bash' | 'sh', '', BODY) read as its cell ----
+
+AZURE = HERE / "azure-automl-setup-sh-cells.py"  # `#%%` cells of run_cell_magic('sh', ...)
+
+
+def test_run_cell_magic_shell_cells_of_a_public_file_are_read() -> None:
+    """Ten `#%%` cells, each one `get_ipython().run_cell_magic('sh', '', 'pip install ...')`
+    (lines 6, 10, ..., 42): each is now a %%sh chunk on its line, its pip line kept for the pins
+    (before: none read, each noted "its cell is not read")."""
+    from kvplan.check.manifests.notebook_py import as_notebook
+
+    book = as_notebook(AZURE.read_text())
+    assert book is not None
+    assert [(c.line, c.magic, c.on_line) for c in book.chunks][:2] == [(6, "%%sh", True),
+                                                                        (10, "%%sh", True)]
+    assert [c.line for c in book.chunks] == list(range(6, 43, 4))
+    assert book.chunks[1].lines == ["pip install scikit-learn==0.20.3"]
+    assert ("pip install shap==0.28.5", "the %%sh cell of line 18, its line 1") in book.shell
+    assert book.pins() == ({}, [])  # no engine among its installs
+
+
+def test_run_cell_magic_bash_pin_and_server(tmp_path: Path) -> None:
+    """A %%bash cell nbconvert wrote as one call, its script `pip install vllm==0.6.3` then
+    `vllm serve ...`: before, "mentions vLLM, but none of its commands starts a server" (line 1);
+    now the server, on vLLM 0.6.3, FAIL on an L4 with explain's pool, said at the call's line
+    (7) with the line of the cell (2) that starts it."""
+    nb = tmp_path / "nb.py"
+    nb.write_text("#!/usr/bin/env python\n# coding: utf-8\n\n# In[1]:\n\n\n"
+                  "get_ipython().run_cell_magic('bash', '', 'pip install vllm==0.6.3\\n"
+                  "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 &\\n')\n")
+    [o] = check_paths([str(nb)], default_gpu="l4").outcomes
+    assert (o.verdict, o.line, o.engine_version) == ("FAIL", 7, "0.6.3")
+    assert o.numbers is not None and o.numbers.kv_pool_bytes == POOL_063_L4
+    assert "the %%bash cell of line 7, its line 1 installs vllm==0.6.3: vllm 0.6.3" in o.notes
+    assert ("the server starts on line 2 of that cell's script (the cell's lines are one string "
+            "on line 7)") in o.notes
+    # another cell magic stays noted, not read
+    nb.write_text("# In[1]:\nget_ipython().run_cell_magic('writefile', 'x.sh', "
+                  "'vllm serve Qwen/Qwen2.5-7B-Instruct\\n')\n")
+    from kvplan.check.manifests.notebook_py import as_notebook
+
+    book = as_notebook(nb.read_text())
+    assert book is not None and book.chunks == []
+    assert any("is a %%writefile cell nbconvert wrote as one call: its cell is not read" in n
+               for n in book.notes)
