@@ -61,3 +61,47 @@ def test_run_cell_magic_bash_pin_and_server(tmp_path: Path) -> None:
     assert book is not None and book.chunks == []
     assert any("is a %%writefile cell nbconvert wrote as one call: its cell is not read" in n
                for n in book.notes)
+
+
+# ---- 2. a `.py` with raw `!` / `%` lines and no cell markers (Colab's "Download .py") ----
+
+CSE = HERE / "cse151b-colab-phase1.py"  # a Colab notebook saved as .py, its Phase 1 (verbatim)
+
+
+def test_raw_ipython_lines_in_a_py_are_read_as_a_notebooks() -> None:
+    """`!pip install vllm==0.8.5 sympy==1.13.1 ...` (line 34) and two `!cp {PROJECT}/...` lines
+    (107, 108) with no cell markers, then `llm = LLM(model=MERGED_DIR, ...)` (line 167). Before:
+    `ERROR line 34: not Python that parses (invalid syntax)`. Now the `!` lines are read as a
+    notebook's (the pin: vLLM 0.8.5) and the rest as Python: the LLM's model is refused for
+    what it is, `f'{PROJECT}/qlora_merged'` (a Drive folder the script computes), at line 168."""
+    [o] = check_paths([str(CSE)], default_gpu="a100-80gb").outcomes
+    assert (o.verdict, o.line, o.problems[0].field) == ("ERROR", 168, "model")
+    assert o.problems[0].message.startswith("f'{PROJECT}/qlora_merged': a value computed when "
+                                            "the script runs")
+    assert "code cell 1, its line 34 installs vllm==0.8.5: vllm 0.8.5" in o.notes
+    assert ("a Python file with IPython `!` / `%` lines and no cell markers (as Colab's "
+            "\"Download .py\" writes a notebook): not Python that parses, so its 3 IPython "
+            "line(s) (first: line 34) are read as a notebook's `!` / `%` lines, and the rest as "
+            "Python") in o.notes
+
+
+def test_raw_vllm_serve_line_is_planned_on_its_pin(tmp_path: Path) -> None:
+    """A Colab export's `!pip install vllm==0.6.3` and `!vllm serve Qwen/Qwen2.5-7B-Instruct
+    --max-model-len 32768 &` (line 12): before `ERROR line 12: not Python that parses`; now the
+    server, FAIL on an L4 on vLLM 0.6.3 with explain's pool. A plain script that parses, or
+    one whose only `!` line is inside a string, is read as before."""
+    colab = tmp_path / "untitled0.py"
+    colab.write_text('# -*- coding: utf-8 -*-\n"""Untitled0.ipynb\n\nAutomatically generated '
+                     'by Colab.\n"""\n\n!pip install vllm==0.6.3\n\nimport os\nprint("hi")\n\n'
+                     "!vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 &\n")
+    [o] = check_paths([str(colab)], default_gpu="l4").outcomes
+    assert (o.verdict, o.line, o.engine_version) == ("FAIL", 12, "0.6.3")
+    assert ("a Python file with IPython `!` / `%` lines and no cell markers (as Colab's "
+            "\"Download .py\" writes a notebook): not Python that parses, so its 2 IPython "
+            "line(s) (first: line 7) are read as a notebook's `!` / `%` lines, and the rest as "
+            "Python") in o.notes
+    assert o.numbers is not None and o.numbers.kv_pool_bytes == POOL_063_L4
+    from kvplan.check.manifests.notebook_py import as_notebook
+
+    assert as_notebook('x = """\n!vllm serve m\n"""\nprint(x)\n') is None
+    assert as_notebook('x = """\n!vllm serve m\n"""\nprint(x\n') is None  # no IPython line

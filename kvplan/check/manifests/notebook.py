@@ -61,6 +61,7 @@ class Notebook:
     # notebook saved as Python (kvplan.check.manifests.notebook_py: the file's own lines)
     kind: str = "notebook"
     cell_word: str = "code cell"  # Databricks calls its cells commands
+    kind_note: str = ""  # how the file was read, said on each server its shell starts too
 
     def at(self, line: int) -> str:
         """Where a line of the code kvplan reads is, in the file's words."""

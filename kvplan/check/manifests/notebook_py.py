@@ -47,7 +47,44 @@ def as_notebook(text: str) -> Notebook | None:
         joined: list[str] = []
         _cell(out, 1, [unwrite(out, i + 1, line) for i, line in enumerate(lines)], joined)
         return _finish(out, joined, "notebook exported as Python (IPython calls, no cells)")
-    return None
+    return _raw_lines(text, lines)
+
+
+# a line IPython runs and Python does not parse: `!cmd`, `%magic` (a `%%` cell magic too)
+_ESCAPE = re.compile(r"^\s*(?:![^=]|%%?[A-Za-z])")
+RAW_KIND = "Python file with IPython `!` / `%` lines and no cell markers"
+
+
+def _raw_lines(text: str, lines: list[str]) -> Notebook | None:
+    """A `.py` with IPython's lines written as they are and no cell markers (Colab's "Download
+    .py": `!pip install vllm==0.8.5`, `!vllm serve ...` kept as written), which is no Python that
+    parses (task h91readers2: an ERROR "not Python that parses" before). Read as one notebook
+    cell: its `!` / `%` lines as a notebook's, the rest as Python (where that parses); noted.
+    None when the file parses, or holds no such line."""
+    import ast
+    import warnings
+
+    if not any(_ESCAPE.match(line) for line in lines):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+        return None
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        pass
+    out = Notebook()
+    joined: list[str] = []
+    _cell(out, 1, list(lines), joined)
+    if not (out.shell or out.chunks):  # no IPython line outside a string: a plain script
+        return None
+    said = sorted({at for at in out.note_at})
+    out.kind_note = (f"a {RAW_KIND} (as Colab's \"Download .py\" writes a notebook): not "
+                     f"Python that parses, so its {len(said)} IPython line(s) (first: line "
+                     f"{said[0] if said else 1}) are read as a notebook's `!` / `%` lines, and "
+                     "the rest as Python")
+    out.note(said[0] if said else 1, out.kind_note)
+    return _finish(out, joined, RAW_KIND)
 
 
 def _finish(out: Notebook, joined: list[str], kind: str) -> Notebook:
