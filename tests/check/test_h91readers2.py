@@ -105,3 +105,52 @@ def test_raw_vllm_serve_line_is_planned_on_its_pin(tmp_path: Path) -> None:
 
     assert as_notebook('x = """\n!vllm serve m\n"""\nprint(x)\n') is None
     assert as_notebook('x = """\n!vllm serve m\n"""\nprint(x\n') is None  # no IPython line
+
+
+# ---- 1. a notebook's own Python cells running pip pin the release (python_pins) ----
+
+
+def _notebook(path: Path, *cells: str) -> Path:
+    import json
+
+    path.write_text(json.dumps({"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None,
+         "source": c} for c in cells]}))
+    return path
+
+
+SERVE = "!vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768\n"
+
+
+def test_notebook_python_pip_pins_its_servers(tmp_path: Path) -> None:
+    """`os.system("pip install vllm==0.6.3")` in a code cell, then `!vllm serve ...`: before,
+    PASS on the profile's default release ("the one installed, which the notebook does not
+    name"); now vLLM 0.6.3, FAIL on an L4 with explain's 1,470,990,131 B pool. The list form
+    through subprocess.run pins a server the notebook's Python starts, the same way."""
+    nb = _notebook(tmp_path / "a.ipynb", 'import os\nos.system("pip install vllm==0.6.3")\n',
+                   SERVE)
+    [o] = check_paths([str(nb)], default_gpu="l4").outcomes
+    assert (o.verdict, o.line, o.engine_version) == ("FAIL", 3, "0.6.3")
+    assert o.numbers is not None and o.numbers.kv_pool_bytes == POOL_063_L4
+    assert "os.system(...) (code cell 1, its line 2) installs vllm==0.6.3: vllm 0.6.3" in o.notes
+    nb = _notebook(tmp_path / "b.ipynb",
+                   'import subprocess\nsubprocess.run(["pip", "install", "vllm==0.6.3"])\n',
+                   'subprocess.run(["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", '
+                   '"--max-model-len", "32768"])\n')
+    [o] = check_paths([str(nb)], default_gpu="l4").outcomes
+    assert (o.verdict, o.engine_version) == ("FAIL", "0.6.3")
+    assert ("subprocess.run(...) (code cell 1, its line 2) installs vllm==0.6.3: vllm 0.6.3"
+            in o.notes)
+
+
+def test_notebook_pins_are_read_in_line_order(tmp_path: Path) -> None:
+    """A `!pip install` and the Python's pip are one sequence in the notebook's line order: the
+    last exact pin is the release, whichever reader found it."""
+    from kvplan.check.manifests.notebook import read_notebook
+
+    first = "!pip install vllm==0.5.4\n"
+    second = 'import os\nos.system("pip install vllm==0.6.3")\n'
+    book = read_notebook(_notebook(tmp_path / "c.ipynb", first, second, SERVE).read_text())
+    assert book.pins()[0]["vllm"][0] == "0.6.3"
+    book = read_notebook(_notebook(tmp_path / "d.ipynb", second, first, SERVE).read_text())
+    assert book.pins()[0]["vllm"][0] == "0.5.4"

@@ -88,8 +88,8 @@ def _shell_cell(out: Notebook, at: int, args: list[str], cell: int, short: str) 
     if magic is None:
         return False
     body = args[2].splitlines()
-    out.shell.extend((text, f"the {magic} cell of line {at}, its line {k}")
-                     for k, text in enumerate(body, start=1))
+    out.add_shell((at, text, f"the {magic} cell of line {at}, its line {k}")
+                  for k, text in enumerate(body, start=1))
     out.chunks.append(Chunk(at, body, cell, magic, on_line=True))
     out.note(at, f"line {at}: `{short}` is a {magic} cell nbconvert wrote as one call: its "
                  f"script ({len(body)} line(s), all on line {at}) is read as that cell's, in a "

@@ -130,8 +130,8 @@ def _magic_cell(out: Notebook, number: int, body: list[str], joined: list[str]) 
         out.note(first + at, f"command {number} left out: its magic %sh runs it in a shell "
                              "(read as a shell script), no Python")
         cmd = [text[at].strip()[len("%sh"):].strip(), *text[at + 1:]]
-        out.shell.extend((t, f"command {number}, line {first + at + k}")
-                         for k, t in enumerate(cmd))
+        out.add_shell((first + at + k, t, f"command {number}, line {first + at + k}")
+                      for k, t in enumerate(cmd))
         out.chunks.append(Chunk(first + at, cmd, number, "%sh"))
         joined.extend("" for _ in body)
         return
