@@ -154,3 +154,80 @@ def test_notebook_pins_are_read_in_line_order(tmp_path: Path) -> None:
     assert book.pins()[0]["vllm"][0] == "0.6.3"
     book = read_notebook(_notebook(tmp_path / "d.ipynb", second, first, SERVE).read_text())
     assert book.pins()[0]["vllm"][0] == "0.5.4"
+
+
+# ---- 4. Kubernetes `$$(VAR)` in command / args (kvplan.check.k8s_expansion) ----
+
+CASES = HERE / "k8s-expansion-cases.tsv"  # kubernetes expand_test.go's 37 cases
+
+
+def _go(text: str) -> str:
+    return text.replace("\\n", "\n").replace("\\\\", "\\")
+
+
+def test_kubelet_expansion_cases_all_hold() -> None:
+    """Every case of the kubelet's own expansion test (escape & expand, odd and even runs of
+    `$`, nested and unterminated references, values not expanded again) gives its expected
+    text."""
+    from kvplan.check.k8s_expansion import kubernetes_expand
+
+    env = {"VAR_A": "A", "VAR_B": "B", "VAR_C": "C", "VAR_REF": "$(VAR_A)", "VAR_EMPTY": ""}
+    rows = [line.split("\t") for line in CASES.read_text().splitlines()
+            if line and not line.startswith("#")][1:]
+    assert len(rows) == 37
+    wrong = [(name, kubernetes_expand(_go(given), env), _go(want))
+             for name, given, want in rows if kubernetes_expand(_go(given), env) != _go(want)]
+    assert wrong == []
+
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  replicas: 1
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.6.3
+        env:
+        - {name: MODEL, value: Qwen/Qwen2.5-7B-Instruct}
+        - {name: LEN, value: "32768"}
+        ARGS
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_escaped_reference_is_the_text_the_container_gets(tmp_path: Path) -> None:
+    """`--max-model-len $$(LEN)` with LEN set: before "'$32768' is not a number" (the `$(LEN)`
+    inside the escape expanded); the container gets the text `$(LEN)`, said so. In a `sh -c`
+    script `$$LEN` is the shell's `$LEN` once the kubelet has made `$$` one `$`: the server
+    with the env's values (before, the same '$32768' ERROR), FAIL on vLLM 0.6.3 on an L4 with
+    explain's pool."""
+    yaml = tmp_path / "d.yaml"
+    yaml.write_text(DEPLOYMENT.replace("ARGS", 'args: ["--model", "$(MODEL)", "--max-model-len",'
+                                               ' "$$(LEN)"]'))
+    [o] = check_paths([str(yaml)]).outcomes
+    assert (o.verdict, o.problems[0].field, o.problems[0].message) == (
+        "ERROR", "--max-model-len", "'$(LEN)' is not a number")
+    assert any(n.startswith("`$$(LEN)` (line 15): `$$` is Kubernetes' escape for one `$`")
+               and n.endswith("the container receives the text `$(LEN)`, not a variable's value")
+               for n in o.notes)
+    yaml.write_text(DEPLOYMENT.replace("ARGS", 'command: ["sh", "-c", "vllm serve $$MODEL '
+                                               '--max-model-len $$LEN"]'))
+    [o] = check_paths([str(yaml)]).outcomes
+    assert (o.verdict, o.engine_version) == ("FAIL", "0.6.3")
+    assert o.numbers is not None and o.numbers.kv_pool_bytes == POOL_063_L4
+
+
+def test_escapes_are_kubernetes_only() -> None:
+    """A shell script's `$$` is its PID, not the kubelet's escape: argv.expand keeps the old
+    reading unless told the words are Kubernetes'."""
+    from kvplan.check.argv import expand
+    from kvplan.check.k8s_expansion import escaped_references
+
+    assert expand("$$(LEN)", {"LEN": "1"}) == "$1"  # a script's words, as before
+    assert expand("$$(LEN)", {"LEN": "1"}, kubernetes=True) == "$(LEN)"
+    assert expand("$$$(LEN)", {"LEN": "1"}, kubernetes=True) == "$1"
+    assert escaped_references("--x=$$(A)-$$$(B)-$$$$(C)") == ["$(A)", "$(C)"]
