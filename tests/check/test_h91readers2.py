@@ -231,3 +231,94 @@ def test_escapes_are_kubernetes_only() -> None:
     assert expand("$$(LEN)", {"LEN": "1"}, kubernetes=True) == "$(LEN)"
     assert expand("$$$(LEN)", {"LEN": "1"}, kubernetes=True) == "$1"
     assert escaped_references("--x=$$(A)-$$$(B)-$$$$(C)") == ["$(A)", "$(C)"]
+
+
+# ---- 5. GPU labels in node affinity (kvplan.check.manifests.node_affinity) ----
+
+LWS = ASSETS / "check" / "corpus" / "lws" / "vllm-dp-lws.yaml"  # tlrmchlsmth/vllm-dp-lws lws.yaml
+
+AFFINITY = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  replicas: 1
+  template:
+    spec:
+      NODESELECTOR
+      affinity:
+        nodeAffinity:
+          requiredDuringSchedulingIgnoredDuringExecution:
+            nodeSelectorTerms:
+            - matchExpressions:
+              - {key: KEY, operator: In, values: [VALUES]}
+              - {key: team.example.com/gpu-pool, operator: In, values: [inference]}
+          preferredDuringSchedulingIgnoredDuringExecution:
+          - weight: 50
+            preference:
+              matchExpressions:
+              - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-A100-SXM4-80GB]}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.6.3
+        args: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "32768"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def _affinity(tmp_path: Path, key: str, values: str, selector: str = "") -> Path:
+    path = tmp_path / "aff.yaml"
+    path.write_text(AFFINITY.replace("KEY", key).replace("VALUES", values)
+                    .replace("NODESELECTOR", selector or "nodeSelector: {}"))
+    return path
+
+
+def test_several_gpus_in_required_affinity_are_checked_on_the_smallest(tmp_path: Path) -> None:
+    """nvidia.com/gpu.product In [NVIDIA-H100-80GB-HBM3, NVIDIA-L4]: the pod may land on either.
+    Before: checked on the first listed, a PASS on the H100 (990,480 tokens); now on the L4, the
+    GPU with the least memory, where vLLM 0.6.3 holds no 32,768-token sequence (explain's
+    1,470,990,131 B pool): FAIL, said why. GKE's accelerator label reads alike. The preferred
+    term's A100 is named as a preference."""
+    for key, values in (("nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3, NVIDIA-L4"),
+                        ("cloud.google.com/gke-accelerator", "nvidia-h100-80gb, nvidia-l4")):
+        [o] = check_paths([str(_affinity(tmp_path, key, values))]).outcomes
+        assert (o.verdict, o.gpu) == ("FAIL", "l4")
+        assert o.numbers is not None and o.numbers.kv_pool_bytes == POOL_063_L4
+        assert ("node affinity allows h100-sxm-80gb, l4: the scheduler may place the pod on any "
+                "of them, so it is checked on l4, the one with the least memory (21.95 GiB); give "
+                "kvplan.io/gpu to check another") in o.notes
+        assert ("node affinity preferred (weight 50) nvidia.com/gpu.product In "
+                "[NVIDIA-A100-SXM4-80GB] (line 20): a preference, the scheduler may place the pod "
+                "on a node without it (preferredDuringSchedulingIgnoredDuringExecution), so it "
+                "does not name the GPU") in o.notes
+
+
+def test_nodeselector_gpu_is_required_over_the_affinitys_others(tmp_path: Path) -> None:
+    """With nodeSelector nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3 too, every node has the
+    H100 (both must hold): checked on it, PASS, said so."""
+    path = _affinity(tmp_path, "nvidia.com/gpu.product", "NVIDIA-H100-80GB-HBM3, NVIDIA-L4",
+                     "nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}")
+    [o] = check_paths([str(path)]).outcomes
+    assert (o.verdict, o.gpu) == ("PASS", "h100-sxm-80gb")
+    assert ("node affinity allows h100-sxm-80gb, l4; the nodeSelector requires h100-sxm-80gb: "
+            "checked on it") in o.notes
+
+
+def test_other_operators_and_user_labels_are_named(tmp_path: Path) -> None:
+    """A GPU label under NotIn names no GPU the pod runs on: noted, not read (before: passed
+    over in silence), and the verdict is over the catalog; the required term's own label
+    (team.example.com/gpu-pool) is named, as a nodeSelector's is. The public vllm-dp-lws
+    LeaderWorkerSet's `gpu.nvidia.com/model In [H200]` (line 18) is named so too (before:
+    nothing said of it)."""
+    path = _affinity(tmp_path, "nvidia.com/gpu.product", "NVIDIA-L4").read_text()
+    (tmp_path / "aff.yaml").write_text(path.replace("operator: In, values: [NVIDIA-L4]",
+                                                    "operator: NotIn, values: [NVIDIA-L4]"))
+    [o] = check_paths([str(tmp_path / "aff.yaml")]).outcomes
+    assert (o.verdict, o.gpu) == ("WARN", None)  # judged over the catalog
+    assert ("node affinity nvidia.com/gpu.product NotIn [NVIDIA-L4] (line 14): NotIn names no "
+            "GPU the pod runs on (only a required `In` does), so kvplan does not read it as the "
+            "GPU") in o.notes
+    assert ("node affinity team.example.com/gpu-pool In [inference] (line 15): not a GPU label "
+            "kvplan reads (docs/check.md, \"GPU labels\"), so no GPU is named by it") in o.notes
+    [o] = check_paths([str(LWS)]).outcomes
+    assert ("node affinity gpu.nvidia.com/model In [H200] (line 18): not a GPU label kvplan "
+            "reads (docs/check.md, \"GPU labels\"), so no GPU is named by it") in o.notes
