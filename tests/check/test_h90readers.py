@@ -213,8 +213,9 @@ def test_ipython_calls_give_the_pin_and_the_server(tmp_path: Path) -> None:
     assert any(n.startswith("line 9: `get_ipython().system(cmd)` calls IPython with an argument "
                             "kvplan does not read as a literal string") for n in book.notes)
     assert any(n.startswith("line 10: `get_ipython().run_cell_magic('bash', '', 'nvidia-smi\\n')"
-                            "` is a %%bash cell nbconvert wrote as one call: its cell is not read")
-               for n in book.notes)
+                            "` is a %%bash cell nbconvert wrote as one call: its script (1 "
+                            "line(s), all on line 10) is read as that cell's")
+               for n in book.notes)  # task h91readers2: read (before: "its cell is not read")
 
 
 # ---- 1. Kubernetes envFrom / configMapKeyRef from ConfigMaps of the run (env_from) ----

@@ -20,6 +20,7 @@ refuses it (ConfigMap.data is map[string]string)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Container
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -110,7 +111,8 @@ class Env:
     notes: list[str] = field(default_factory=list)
     problems: list[tuple[str, str]] = field(default_factory=list)  # (field, message)
 
-    def refusals(self, inv: Any, shell: bool, line: int | None) -> list[Problem]:
+    def refusals(self, inv: Any, shell: bool, line: int | None,
+                 escaped: Container[int] = ()) -> list[Problem]:
         """The ERRORs of the server `inv` runs: a ConfigMap data value that is not a string (at
         `line`, its envFrom), then the first `$(NAME)` (in a `sh -c` script also `$NAME` /
         `${NAME}`) the sources leave unset, in the model or an option kvplan reads: one in an
@@ -123,7 +125,8 @@ class Env:
         from kvplan.check.manifests.shell_runtime import runtime_only
 
         refs = (_REF, _SHELL_REF) if shell else (_REF,)
-        bad = [w for w in inv.words if any(r.search(w.text) for r in refs)]
+        bad = [w for w in inv.words if id(w) not in escaped and  # `$$(X)`: the text $(X)
+               any(r.search(w.text) for r in refs)]
         for w in runtime_only(inv, parse(inv), bad)[0] if bad else []:
             why = next((y for r in refs if (y := self.why_unresolved(w.text, r))), None)
             if why is not None:

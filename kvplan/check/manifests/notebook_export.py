@@ -16,7 +16,14 @@ lines, pins and server starts). The same calls in a Jupytext percent script or i
 without cell markers (a notebook exported cell by cell) are read so too. A cell magic is not read:
 its cell's lines are one string on one line, which kvplan does not spread over the file's lines
 (noted; read the `.ipynb`). A call with an argument that is not a literal string (a name, an
-f-string) is Python and read as such (noted)."""
+f-string) is Python and read as such (noted).
+
+Task h91readers2: a shell cell magic, `get_ipython().run_cell_magic('bash', '', 'BODY')` (also
+`sh`, and `script` with `bash` / `sh` as its line), is read as the %%bash cell it was written
+from: its body is one shell script (a Chunk whose lines all sit on the call's line,
+Chunk.on_line), its pip installs pin the release and a server it starts is planned, said at the
+call's line with the line of the cell that starts it. Other cell magics (%%writefile, %%capture,
+...) stay noted, not read."""
 
 from __future__ import annotations
 
@@ -34,9 +41,10 @@ def has_calls(lines: list[str]) -> bool:
     return any(CALL.match(line) for line in lines)
 
 
-def unwrite(out: Notebook, at: int, line: str) -> str:
-    """The IPython line a `get_ipython().X(...)` line (file line `at`) was written from, or the
-    line itself when it is none (a note says why)."""
+def unwrite(out: Notebook, at: int, line: str, cell: int = 1) -> str:
+    """The IPython line a `get_ipython().X(...)` line (file line `at`, in code cell `cell`) was
+    written from, or the line itself when it is none (a note says why); a shell cell magic's
+    call is read as its cell (_shell_cell) and leaves the line blank to Python."""
     m = CALL.match(line)
     if m is None:
         return line
@@ -49,6 +57,8 @@ def unwrite(out: Notebook, at: int, line: str) -> str:
         return line
     if method == "run_cell_magic":
         name = args[0] if args else "?"
+        if lhs is None and _shell_cell(out, at, args, cell, short):
+            return indent + "pass" if indent else ""
         out.note(at, f"line {at}: `{short}` is a %%{name} cell nbconvert wrote as one call: its "
                      "cell is not read (its lines are one string on this line); check the "
                      ".ipynb to have them read")
@@ -64,6 +74,27 @@ def unwrite(out: Notebook, at: int, line: str) -> str:
     out.note(at, f"line {at}: `{short}` is the IPython line `{text[:40]}` nbconvert wrote as "
                  "Python: read as that line")
     return indent + (f"{lhs} = " if lhs else "") + text
+
+
+def _shell_cell(out: Notebook, at: int, args: list[str], cell: int, short: str) -> bool:
+    """A `run_cell_magic('bash' | 'sh' | 'script', 'bash' | 'sh' | '', BODY)` call read as the
+    shell cell it was written from (IPython's %%bash / %%sh / %%script bash: the body runs in
+    one shell); False for another magic."""
+    from kvplan.check.manifests.notebook import Chunk, _shell_magic
+
+    if len(args) != 3:
+        return False
+    magic = _shell_magic(f"%%{args[0]} {args[1]}".strip())
+    if magic is None:
+        return False
+    body = args[2].splitlines()
+    out.add_shell((at, text, f"the {magic} cell of line {at}, its line {k}")
+                  for k, text in enumerate(body, start=1))
+    out.chunks.append(Chunk(at, body, cell, magic, on_line=True))
+    out.note(at, f"line {at}: `{short}` is a {magic} cell nbconvert wrote as one call: its "
+                 f"script ({len(body)} line(s), all on line {at}) is read as that cell's, in a "
+                 "shell of its own")
+    return True
 
 
 def _literal_args(expr: str) -> list[str] | None:

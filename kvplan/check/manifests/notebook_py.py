@@ -47,7 +47,44 @@ def as_notebook(text: str) -> Notebook | None:
         joined: list[str] = []
         _cell(out, 1, [unwrite(out, i + 1, line) for i, line in enumerate(lines)], joined)
         return _finish(out, joined, "notebook exported as Python (IPython calls, no cells)")
-    return None
+    return _raw_lines(text, lines)
+
+
+# a line IPython runs and Python does not parse: `!cmd`, `%magic` (a `%%` cell magic too)
+_ESCAPE = re.compile(r"^\s*(?:![^=]|%%?[A-Za-z])")
+RAW_KIND = "Python file with IPython `!` / `%` lines and no cell markers"
+
+
+def _raw_lines(text: str, lines: list[str]) -> Notebook | None:
+    """A `.py` with IPython's lines written as they are and no cell markers (Colab's "Download
+    .py": `!pip install vllm==0.8.5`, `!vllm serve ...` kept as written), which is no Python that
+    parses (task h91readers2: an ERROR "not Python that parses" before). Read as one notebook
+    cell: its `!` / `%` lines as a notebook's, the rest as Python (where that parses); noted.
+    None when the file parses, or holds no such line."""
+    import ast
+    import warnings
+
+    if not any(_ESCAPE.match(line) for line in lines):
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(text)
+        return None
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        pass
+    out = Notebook()
+    joined: list[str] = []
+    _cell(out, 1, list(lines), joined)
+    if not (out.shell or out.chunks):  # no IPython line outside a string: a plain script
+        return None
+    said = sorted({at for at in out.note_at})
+    out.kind_note = (f"a {RAW_KIND} (as Colab's \"Download .py\" writes a notebook): not "
+                     f"Python that parses, so its {len(said)} IPython line(s) (first: line "
+                     f"{said[0] if said else 1}) are read as a notebook's `!` / `%` lines, and "
+                     "the rest as Python")
+    out.note(said[0] if said else 1, out.kind_note)
+    return _finish(out, joined, RAW_KIND)
 
 
 def _finish(out: Notebook, joined: list[str], kind: str) -> Notebook:
@@ -93,8 +130,8 @@ def _magic_cell(out: Notebook, number: int, body: list[str], joined: list[str]) 
         out.note(first + at, f"command {number} left out: its magic %sh runs it in a shell "
                              "(read as a shell script), no Python")
         cmd = [text[at].strip()[len("%sh"):].strip(), *text[at + 1:]]
-        out.shell.extend((t, f"command {number}, line {first + at + k}")
-                         for k, t in enumerate(cmd))
+        out.add_shell((first + at + k, t, f"command {number}, line {first + at + k}")
+                      for k, t in enumerate(cmd))
         out.chunks.append(Chunk(first + at, cmd, number, "%sh"))
         joined.extend("" for _ in body)
         return
@@ -125,7 +162,8 @@ def _nbconvert(lines: list[str]) -> Notebook:
                 joined.extend("" for _ in body)
             continue
         number += 1
-        _cell(out, number, [unwrite(out, first + i + 1, line) for i, line in enumerate(body)],
+        _cell(out, number, [unwrite(out, first + i + 1, line, number)
+                            for i, line in enumerate(body)],
               joined)
     return _finish(out, joined, "notebook exported as Python by nbconvert")
 
@@ -139,7 +177,7 @@ def _percent(lines: list[str]) -> Notebook:
             joined.extend("" for _ in body)
             continue
         number += 1
-        cell = [unwrite(out, len(joined) + 1 + i, line) for i, line in enumerate(body)]
+        cell = [unwrite(out, len(joined) + 1 + i, line, number) for i, line in enumerate(body)]
         for i, line in enumerate(cell):
             m = _COMMENTED.match(line)
             if i and m is not None and not _PERCENT.match(line):

@@ -9,14 +9,24 @@ that installs nothing, pip_commands.inert, is noted). Before, only a notebook's 
 Databricks `.py` notebook's) pip lines were read, and a plain script's server was planned on the
 engine profile's default release, "the one installed, which the script does not name"
 (ebubekir-pulat/OptimEAGLE's FlashEAGLE/LIO/Chat_Template_Test.py: `subprocess.run(["uv", "pip",
-"install", "sglang[all]>=0.5.3rc0"])` then SGLang's launch_server_cmd)."""
+"install", "sglang[all]>=0.5.3rc0"])` then SGLang's launch_server_cmd).
+
+Task h91readers2: a notebook's own Python cells are read so too (notebook_lines), their commands
+merged in line order with the notebook's `!` / `%` pip lines (Notebook.pins): before, a notebook
+whose cell ran `os.system("pip install vllm==0.6.3")` planned its server on the profile's
+default release, "the one installed, which the notebook does not name"."""
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 from kvplan.check.manifests.python_constructions import Imports
+
+# (joined line, command line, where it is said to be, the variables it starts with)
+Row = tuple[int, str, str, dict[str, str]]
 
 
 def script_pins(tree: ast.Module, imports: Imports, given: Callable[[int], dict[str, str]],
@@ -38,3 +48,26 @@ def script_pins(tree: ast.Module, imports: Imports, given: Callable[[int], dict[
     if not text:
         return {}, []
     return pip_pins("\n".join(text), lambda n: where[n - 1], lambda n: env[n - 1])
+
+
+def notebook_lines(book: Any) -> list[Row]:
+    """The command lines a notebook's Python runs (python_servers.starts over its joined code),
+    each named by its call and cell (`os.system(...) (code cell 2, its line 1)`), with the
+    variables it starts with (`%env`, literal os.environ sets before it, the call's env=);
+    empty when its code does not parse."""
+    from kvplan.check.manifests.notebook_shell import _environ, _given
+    from kvplan.check.manifests.python_constructions import read_imports
+    from kvplan.check.manifests.python_script import parse
+    from kvplan.check.manifests.python_servers import starts
+
+    tree = parse(Path("notebook"), book.code)
+    if tree is None:
+        return []
+    sets = _environ(book.code)
+    rows: list[Row] = []
+    for start in starts(tree, read_imports(tree)):
+        where = f"{start.what} ({book.where(start.line)})"
+        env = {**_given(book, sets, start.line), **start.env}
+        rows.extend((start.line, line, where, env)
+                    for line in start.text.strip("\n").splitlines() or [""])
+    return rows

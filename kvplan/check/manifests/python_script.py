@@ -316,6 +316,8 @@ def read_python(path: Path, side_cache: dict[Path, Any],
     out = _guarded(path, book.code, side_cache, default_gpu, book.pins(),
                    lambda line: _given(book, sets, line))
     started, read = launches(path, book, side_cache, default_gpu)  # its `!` / %%bash servers
+    for t in started if book.kind_note else []:  # a .py read as a notebook: said on each
+        t.notes.insert(1, book.kind_note)
     notes = book.notes_but(read)
     from kvplan.check.manifests.python_servers import FROM_PYTHON
 
