@@ -198,7 +198,8 @@ def plan_traffic(
             lattices[key] = sequence_lattice(req, lengths)
         lattice = lattices[key]
     if pool <= 0 or not mean_result.kv_budget_bytes:
-        at_risk = RiskEstimate(0, 1.0, "exact")
+        # nothing fits: certain either way; with a mean alone it is still "no spread given"
+        at_risk = RiskEstimate(0, 1.0, "point-mass" if traffic.lengths is None else "exact")
     else:
         at_risk = users_at_risk(lattice, pool, traffic.risk, limit, progress)
     if traffic.lengths is None and at_risk.users > mean_result.users_per_replica:
