@@ -85,11 +85,13 @@ BASIS = {"mean": "mean", "at_risk": "at risk", "worst_case": "worst case", "slo"
 
 
 def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
-    rows = [("KV per token", _bytes(r["kv_bytes_per_token"]))]
+    # with TP or PP the cache figures are one GPU's share, as the weights and the pool are
+    per_gpu = " per GPU" if r["gpus_per_replica"] > 1 else ""
+    rows = [(f"KV per token{per_gpu}", _bytes(r["kv_bytes_per_token"]))]
     if r["kv_bytes_per_token_beyond_window"] != r["kv_bytes_per_token"]:
         rows.append(("  beyond window", _bytes(r["kv_bytes_per_token_beyond_window"])))
     seq_note = f" at {fmt_int(r['avg_context_tokens'])} tokens"
-    rows.append(("KV per sequence", _bytes(r["kv_bytes_per_sequence"]) + seq_note))
+    rows.append((f"KV per sequence{per_gpu}", _bytes(r["kv_bytes_per_sequence"]) + seq_note))
     if extra.get("state_bytes_per_sequence"):
         rows.append(("  of which state", _bytes(extra["state_bytes_per_sequence"])
                      + " (linear layers, any length)"))
