@@ -81,7 +81,8 @@ def _title(r: dict[str, Any]) -> str:
     )
 
 
-BASIS = {"mean": "mean", "at_risk": "at risk", "worst_case": "worst case", "slo": "SLO"}
+BASIS = {"mean": "mean", "at_risk": "at risk", "worst_case": "worst case", "slo": "SLO",
+         "max_num_seqs": "sequence cap"}
 
 
 def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
