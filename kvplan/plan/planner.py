@@ -219,9 +219,10 @@ def search_record(
         raise InputError(f"--kv-dtype: {err}") from None
     catalog = [load_hardware(g) for g in gpus] if gpus else _catalog()
     traffic = traffic_of(planned)
+    settings = engine_settings(record, planned=planned)
     return traffic, search(planned.request, traffic, catalog, prices, tps=tps or DEFAULT_TPS,
-                           kv_dtypes=dtypes, progress=progress,
-                           sizer=sizer_for(engine_settings(record, planned=planned)))
+                           kv_dtypes=dtypes, progress=progress, sizer=sizer_for(settings),
+                           users_cap=settings.users_cap if settings is not None else None)
 
 
 def explain_records(records: Sequence[Record]) -> list[EngineResult]:

@@ -69,3 +69,16 @@ def test_saved_plan_passes_check(tmp_path: Path):
     check = CliRunner().invoke(app, ["check", str(saved)])
     assert check.exit_code == 0, check.output
     assert "PASS" in check.output
+
+
+def test_search_rows_keep_the_cap():
+    """fleet --search plans each candidate through the same plan_traffic: the cap bounds every
+    row (64 sequences a replica: 64 / TP users per GPU), with a spread as with a mean."""
+    res = CliRunner().invoke(app, ["fleet", "llama-3.1-8b", "--engine", "sglang", *SPREAD,
+                                   "--max-running-requests", "64", "--search", "--search-gpus",
+                                   "h100", "--tp", "1,2", "--kv-dtype", "fp16", "-f", "json"])
+    assert res.exit_code == 0, res.output
+    rows = {r["tp"]: r for r in json.loads(res.stdout)["results"]}
+    assert {tp: (r["users_per_gpu_planned"], r["binding_constraint"], r["gpus_needed"])
+            for tp, r in rows.items()} == {1: (64, "max_num_seqs", 16),
+                                           2: (32, "max_num_seqs", 32)}
