@@ -173,6 +173,9 @@ def build_records(
     unnamed = base.pop("x-gpu-unnamed", None)  # (the file, how to name one), from targets
     # a manifest whose GPU check's reader named has had its GPU's dtype rule applied there
     dtype_done = base.pop("x-gpu-dtype-applied", False)
+    no_load = base.pop("x-no-traffic", None)  # a manifest's: said unless a load is given
+    if no_load and not {"peak_users", "arrival_rate", "mean_duration_s"} & set(given):
+        read_notes.append(no_load)
     if unnamed and "gpu" not in given:  # --gpu names one
         read_notes.append(f"{unnamed[0]} names no GPU; planned on {base['hardware']['gpu']} "
                           f"({unnamed[1]})")
