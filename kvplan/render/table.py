@@ -352,7 +352,8 @@ def render_search(
             f"{r['cost_per_hour_usd']:,.2f}" if r["cost_per_hour_usd"] is not None else "unpriced",
         )
     out: list[RenderableType] = [t]
-    out += [Text(n) for n in notes]
+    out += [Padding(Text(ln[2:]), (0, 0, 0, 2)) if ln.startswith("  ") else Text(ln)
+            for n in notes for ln in n.split("\n")]  # an item's wrapped lines stay indented
     return to_string(out, width=width, color=color)
 
 
