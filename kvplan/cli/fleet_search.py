@@ -86,7 +86,7 @@ def _search(record: Record, prices: PriceTable, only: str | None, fmt: OutputFor
                      "it; omit --top for all")
     notes.append("KV pool derived from each GPU (memory x utilization - weights - reserve)")
     if fmt is OutputFormat.table:
-        from kvplan.render.table import render_search
+        from kvplan.render.search_table import render_search
 
         title = f"{record.deployment.model}: {traffic.required_users:,} conversations, cheapest first"
         if not records:
