@@ -135,7 +135,10 @@ PACKAGES = {
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
          "tests/traffic/test_lengths.py", "tests/traffic/test_cov_risk.py",
-         "tests/traffic/test_cov_lengths.py")),
+         "tests/traffic/test_cov_lengths.py",
+         # task h90review: a mean alone with no pool stays "point-mass"
+         "tests/traffic/test_no_fit_no_spread.py",
+         "tests/traffic/test_sequence_cap_with_spread.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py", "kvplan/check/numbers.py", "kvplan/check/fixes.py"),
         ("tests/check/test_check_cli.py", "tests/check/test_check_cli_inputs.py",

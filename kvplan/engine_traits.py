@@ -249,7 +249,8 @@ _TRAITS = (
         gpu_dtype_rules=True,
         block_refusals="kvplan.engines.trtllm_settings:block_refusals",
     ),
-    EngineTraits(name="transformers"),
+    EngineTraits(name="transformers",
+                 moot_refusals="kvplan.engines.transformers_moot:moot_refusals"),
 )
 TRAITS: dict[str, EngineTraits] = {t.name: t for t in _TRAITS}
 # the serving engines, in the order messages name them: vllm, sglang, trtllm

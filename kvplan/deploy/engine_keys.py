@@ -34,6 +34,9 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "trtllm_config": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
     "trtllm_backend": ("trtllm",),
+    # the plain arithmetic's stated pool, vLLM's --kv-cache-memory-bytes; the other profiles
+    # size their own pool (task h90review: SGLang's ignored a stated 60 GiB in silence)
+    "kv_budget_gib": ("ideal", "vllm"),
 }
 _ENGINES = ("ideal", "vllm", "sglang", "trtllm", "transformers")
 _OWN = {e: tuple(k for k, engines in ENGINE_KEYS.items() if e not in engines) for e in _ENGINES}
@@ -56,6 +59,9 @@ def unused_reason(engine: str, key: str | None = None) -> str:
         from kvplan.engines.refusals import transport_unread
 
         return f"only vllm reads it, not {engine}: {transport_unread(engine)}"
+    if key == "kv_budget_gib":
+        return (f"only ideal and vllm read it (vllm as --kv-cache-memory-bytes), not {engine}: "
+                "it sizes its own KV pool; give --memory-utilization to move it")
     if key in ENGINE_KEYS:
         engines = ENGINE_KEYS[key]
         return f"only {' and '.join(engines)} {'reads' if len(engines) == 1 else 'read'} it, not {engine}"

@@ -212,6 +212,16 @@ class EngineSettings:
                   self.speculative_num_draft_tokens)
         return None if None in params else params  # type: ignore[return-value]
 
+    @property
+    def users_cap(self) -> int | None:
+        """The sequences the engine's scheduler runs at once, where a setting caps the users a
+        replica is planned for (vLLM's max_num_seqs, SGLang's --max-running-requests,
+        TensorRT-LLM's max_batch_size); None where nothing caps them, or `check` applies it."""
+        caps = [c for c in (self.max_num_seqs if self.cap_max_num_seqs else None,
+                            None if self.check_caps_users else self.max_running_requests,
+                            self.max_batch_size) if c is not None]
+        return min(caps) if caps else None
+
     def check(self) -> None:
         for what, value in (
             ("max_num_batched_tokens", self.max_num_batched_tokens),

@@ -98,6 +98,7 @@ from kvplan.engines.sglang_defaults import (
     default_fraction,
     gpu_tier,
 )
+from kvplan.engines.sglang_log import pool_lines
 from kvplan.engines.sglang_mm import mm_reservation
 from kvplan.engines.sglang_req_map import (
     longest_context,
@@ -119,7 +120,7 @@ from kvplan.engines.sglang_spec import (
 )
 from kvplan.engines.sglang_weights import replicated_bytes, router_whole_16
 from kvplan.engines.vllm_nontorch import nvlink_module
-from kvplan.units import GIB, MIB
+from kvplan.units import MIB
 
 # The newest release read (the 0.5.22 and 0.5.23 wheels, task h41sgl523): a later one is modelled
 # as it, with a note
@@ -392,7 +393,5 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         blocks=tokens // page, block_size_tokens=page, max_model_len=length,
         max_concurrency=conc, starts=starts, reason=reason, max_model_len_that_starts=largest,
         steps=tuple(st.items), assumptions=tuple(assumptions),
-        log_lines=(f"KV Cache is allocated. #tokens: {tokens}, K size: "
-                   f"{tokens * cell / 2 / GIB:.2f} GB, V size: {tokens * cell / 2 / GIB:.2f} GB",
-                   f"max_total_num_tokens={tokens}"),
+        log_lines=pool_lines(req.model, tokens, cell),
     )
