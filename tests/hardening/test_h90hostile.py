@@ -1,0 +1,104 @@
+"""Task h90hostile's findings left at the last stop: a notebook of thousands of `!vllm serve`
+lines, and (below) the other slow or silent paths. Each reproducer under tests/assets/hostile
+names the real file it came from here.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.conftest import invoke
+from tests.hardening.limited import assert_bounded, run_limited
+
+RUNNER = CliRunner()
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
+HOSTILE = ASSETS / "hostile"
+REAL_NOTEBOOK = ASSETS / "check" / "notebooks" / "dongukmoon-vllm-quickstart-tutorial.ipynb"
+
+
+def _serving_notebook(tmp_path: Path, n: int) -> Path:
+    """The real dongukmoon notebook with its one `!nohup vllm serve ... --port 8001 &` line
+    (code cell 5, its line 6) written n times, ports 8001 up (as notebook-vllm-serve-200.ipynb)."""
+    nb = json.loads(REAL_NOTEBOOK.read_text(encoding="utf-8"))
+    cell = nb["cells"][12]
+    at = next(i for i, line in enumerate(cell["source"]) if "vllm serve" in line)
+    line = cell["source"][at]
+    cell["source"][at:at + 1] = [line.replace("--port 8001", f"--port {8001 + k}")
+                                 for k in range(n)]
+    path = tmp_path / f"serve-{n}.ipynb"
+    path.write_text(json.dumps(nb), encoding="utf-8")
+    return path
+
+
+def test_a_notebook_of_200_server_lines_is_one_error_past_the_limit() -> None:
+    """notebook-vllm-serve-200.ipynb: the real dongukmoon-vllm-quickstart-tutorial.ipynb's
+    `!nohup vllm serve Qwen/Qwen2.5-1.5B-Instruct --port 8001 ...` line (code cell 5, its line
+    6) written 200 times. Each server start is planned (about 4 ms of CPU each once read in
+    linear time), so a file of a few MB of them took minutes: the shell readers now take at
+    most 64 server starts in one file (a Python script's 64 engine constructions, docs/
+    limits.md), and past that the file is one ERROR on the line of the 65th: code cell 5 holds
+    5 comment lines, so the 65th start is its line 70, line 105 of the code cells joined."""
+    path = HOSTILE / "notebook-vllm-serve-200.ipynb"
+    result = invoke(RUNNER, "check", str(path), "--gpu", "h100")
+    assert result.exit_code == 2, result.output
+    out = result.output
+    assert ("ERROR line 105: 200 server starts, over the 64 kvplan reads in one file "
+            "(docs/limits.md); describe the deployments in a kvplan/v1 file\n") in out, out
+    assert ("note: a notebook: the `!` line of code cell 5, its line 70 (line 105 of its code "
+            "cells joined in order)") in out, out
+    assert "vllm serve Qwen/Qwen2.5-1.5B-Inst` left out" not in out, out  # said by the ERROR
+    assert not [line for line in out.splitlines() if line.startswith("PASS")], out
+
+
+def test_a_notebook_of_3000_server_lines_is_bounded(tmp_path: Path) -> None:
+    """The brief's case: 3,000 `!vllm serve` lines took 74 s (cProfile: 82 s of 168 in reading,
+    each line's script padded with the blank lines above it, the rest planning every server).
+    Now well under the hardening bound of 5 CPU seconds (0.65 s measured)."""
+    out = run_limited("check", str(_serving_notebook(tmp_path, 3000)), "--gpu", "h100")
+    assert out.code == 2, out.stdout + out.stderr
+    assert "ERROR line 105: 3,000 server starts, over the 64 kvplan reads" in out.stdout
+    assert_bounded(out)
+
+
+def test_each_notebook_shell_line_is_read_alone_not_after_the_lines_above_it(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Linear reading, counted: every physical line the shell reader walks. 60 `!` lines (under
+    the limit) at joined lines 41-100 of the real notebook. Each is read twice (does it start a
+    server; then its targets), one line each time: 120 lines, and 9 for the notebook's other
+    shell lines (pip, nvidia-smi, curl): 129. Padded with the blank lines above it, as before,
+    the second read of each walked 40 + 41 + ... + 99 = 4,170 more: 4,299 (run on main)."""
+    from kvplan.check.manifests import shell_lex
+
+    walked = [0]
+    real = shell_lex._logical_lines
+
+    def counting(text: str, *args: object, **kw: object) -> object:
+        walked[0] += len(text.splitlines())
+        return real(text, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(shell_lex, "_logical_lines", counting)
+    result = invoke(RUNNER, "check", str(_serving_notebook(tmp_path, 60)), "--gpu", "h100")
+    passed = [line.split()[2] for line in result.output.splitlines() if line.startswith("PASS")]
+    assert passed == [str(n) for n in range(41, 101)], result.output  # the notebook's own lines
+    assert walked[0] == 129
+
+
+def test_a_shell_script_of_65_server_starts_is_one_error(tmp_path: Path) -> None:
+    """The same limit in a launch script: the real notebook's server line as a script's line, 65
+    times (one past the limit); the ERROR is on the 65th start, line 66 after the `#!` line."""
+    line = "nohup vllm serve Qwen/Qwen2.5-1.5B-Instruct --port {} --gpu-memory-utilization 0.3 &"
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/bash\n" + "".join(line.format(8001 + k) + "\n" for k in range(65)))
+    for command in ("check", "size"):
+        result = invoke(RUNNER, command, str(script), "--gpu", "h100")
+        assert result.exit_code == 2, result.output
+        assert ("line 66: 65 server starts, over the 64 kvplan reads in one file (docs/limits.md); "
+                "describe the deployments in a kvplan/v1 file") in result.output, result.output
+    script.write_text("#!/bin/bash\n" + "".join(line.format(8001 + k) + "\n" for k in range(64)))
+    result = invoke(RUNNER, "check", str(script), "--gpu", "h100")
+    assert result.exit_code == 0 and "64 checked in 1 file(s): 64 PASS" in result.output, \
+        result.output
