@@ -117,6 +117,9 @@ class EngineTraits:
     config_no_key_since: str | None = None
     # the engine stops on an empty file (vLLM: load_config_file calls .items() on None)
     config_refuses_empty: bool = False
+    # where the engine drops a list key whose list is empty (no `--key` word at all, so the
+    # option keeps its default; task h90hostile); "" where not read
+    config_empty_list_source: str = ""
     # the pool's options a --config file may set, named when the file cannot be read
     config_pool_options: str = ("gpu-memory-utilization, max-model-len, max-num-seqs, "
                                 "kv-cache-dtype")
@@ -208,6 +211,8 @@ _TRAITS = (
         short_o=True, served_name_flag="--served-model-name", config_no_key_since="0.12.0",
         auto_context_since="0.14.0",
         config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,
+        config_empty_list_source=("vllm 0.34.0 vllm/utils/argparse_utils.py:659-663, "
+                                  "load_config_file: `if value:`"),
         rocm_release_tag=_ROCM_VLLM,
         default_seqs_by_release=True, moot_refusals="kvplan.engines.vllm_moot:moot_refusals",
         kv_fp8_value="kvplan.engines.vllm_flag_versions:kv_fp8_value",
@@ -226,6 +231,9 @@ _TRAITS = (
                                "0.5.23"),
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
+        config_empty_list_source=(
+            "sglang 0.5.23 srt/utils/server_args_config_parser.py:202-206, _add_list_arg: "
+            "\"Only add if list is not empty\""),
         expert_within_tensor=True, starts_short=True, module_positionals=0,
         context_spellings=(
             "SGLang's --context-length spellings, from 0.5.10, are read from command lines: SI "

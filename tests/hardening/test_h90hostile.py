@@ -102,3 +102,32 @@ def test_a_shell_script_of_65_server_starts_is_one_error(tmp_path: Path) -> None
     result = invoke(RUNNER, "check", str(script), "--gpu", "h100")
     assert result.exit_code == 0 and "64 checked in 1 file(s): 64 PASS" in result.output, \
         result.output
+
+
+def test_an_empty_list_in_an_sglang_config_file_is_said_and_gives_no_option(
+        tmp_path: Path) -> None:
+    """sglang-config-empty-list/: the real sglang-v045.sh on the v0.5.23 image with --config
+    /code/config.yaml (mounted from the script's folder), whose `cuda-graph-bs: []` passed in
+    silence and was counted among "2 option(s) read". SGLang 0.5.23 writes a list key only when
+    the list holds an item (srt/utils/server_args_config_parser.py:202-206, _add_list_arg; the
+    same line in 0.5.8 to 0.5.21): no --cuda-graph-bs reaches argparse (which 0.5.23 would
+    refuse: the option is gone since 0.5.20), and its default applies. kvplan applies that and
+    says so; the pool is the one without the key."""
+    folder = HOSTILE / "sglang-config-empty-list"
+    result = invoke(RUNNER, "check", str(folder / "serve.sh"), "--gpu", "h100")
+    assert result.exit_code == 0, result.output
+    out = result.output
+    assert ("note: config.yaml (mounted at /code/config.yaml)'s cuda-graph-bs: [] gives no "
+            "option: SGLang writes a list key only when the list holds an item (sglang 0.5.23 "
+            "srt/utils/server_args_config_parser.py:202-206, _add_list_arg: \"Only add if list is "
+            "not empty\"), so --cuda-graph-bs is not given and its default applies; write its "
+            "values, or remove the key") in out, out
+    assert "1 option(s) read from config.yaml" in out, out
+    without = tmp_path / "without"
+    without.mkdir()
+    (without / "serve.sh").write_text((folder / "serve.sh").read_text(encoding="utf-8"))
+    (without / "config.yaml").write_text("mem-fraction-static: 0.8\n")
+    alone = invoke(RUNNER, "check", str(without / "serve.sh"), "--gpu", "h100").output
+    pool = next(line for line in alone.splitlines() if line.startswith("PASS"))
+    assert pool.split(": starts; ")[1] in out, (pool, out)
+    assert "--config /code/config.yaml: 1 option(s) read" in alone, alone
