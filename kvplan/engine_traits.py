@@ -156,6 +156,11 @@ class EngineTraits:
     # are not read one by one (kvplan.check.fix_flags; task h71sglfix): (release) -> (the value
     # or None, the first release taking the usual one)
     kv_fp8_value: str | None = None
+    # the values its --kv-cache-dtype takes in a release, where read: (release) -> (the release
+    # named, the values, where read, whether they are that release's own); a fix names them
+    # for a value kvplan cannot read (kvplan.check.kv_dtype_fix; task h90hostile). SGLang's are
+    # its option history's choices (kvplan.check.engine_flags.history)
+    kv_dtype_values: str | None = None
 
     @property
     def said(self) -> str:
@@ -216,6 +221,7 @@ _TRAITS = (
         rocm_release_tag=_ROCM_VLLM,
         default_seqs_by_release=True, moot_refusals="kvplan.engines.vllm_moot:moot_refusals",
         kv_fp8_value="kvplan.engines.vllm_flag_versions:kv_fp8_value",
+        kv_dtype_values="kvplan.engines.vllm_kv_dtypes:kv_dtype_values",
         nnodes_rule=("vLLM refuses it: `--nnodes` must evenly divide the total world size, "
                      "data x pipeline x tensor parallel (vllm/engine/arg_utils.py:2179 in 0.29.0)"),
     ),

@@ -131,3 +131,66 @@ def test_an_empty_list_in_an_sglang_config_file_is_said_and_gives_no_option(
     pool = next(line for line in alone.splitlines() if line.startswith("PASS"))
     assert pool.split(": starts; ")[1] in out, (pool, out)
     assert "--config /code/config.yaml: 1 option(s) read" in alone, alone
+
+
+V034 = ("auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla, nvfp4_ds_mla, "
+        "turboquant_k8v4, turboquant_4bit_nc, turboquant_k3v4_nc, turboquant_3bit_nc, "
+        "octave_k3v4, octave_k3v3, octave_k3v3_compact, ultraquant_4bit, int4_per_token_head, "
+        "int8_per_token_head, fp8_per_token_head, nvfp4, nvfp4_4over6")
+
+
+def test_a_cache_dtype_int_in_a_python_launcher_names_the_engines_values() -> None:
+    """python-kv-cache-dtype-int.py: the real vllm-mistral-7b-half.py's LLM() given
+    kv_cache_dtype=5 (line 8). The ERROR's fix offered kvplan's precision names ("use one of
+    fp32, fp16, bf16, fp8, int8, int4"), which vLLM's CacheConfig does not take but fp8. Now
+    vLLM 0.34.0's own (vllm/config/cache.py:44-67, CacheDType, read in the wheel), the release
+    kvplan plans with when the script names none."""
+    result = invoke(RUNNER, "check", str(HOSTILE / "python-kv-cache-dtype-int.py"), "--gpu",
+                    "h100")
+    assert result.exit_code == 2, result.output
+    assert ("ERROR line 8: --kv-cache-dtype: '5' is not a cache dtype vLLM takes: vLLM 0.34.0, "
+            f"the release kvplan plans with, takes {V034} (vllm/config/cache.py:44-67 in the "
+            "vllm 0.34.0 wheel); give one of them\n") in result.output, result.output
+    assert "fp32" not in result.output, result.output
+
+
+@pytest.mark.parametrize(("image", "said"), [
+    ("vllm/vllm-openai:v0.4.1", "vLLM 0.4.1 takes auto, fp8 (vllm/engine/arg_utils.py:176-178 "
+     "in vllm 0.4.1)"),
+    ("vllm/vllm-openai:v0.8.5", f"vLLM 0.8.5's values were not read; vLLM 0.34.0, the newest "
+     f"read, takes {V034} (vllm/config/cache.py:44-67 in the vllm 0.34.0 wheel)"),
+])
+def test_the_values_named_are_the_stated_releases(tmp_path: Path, image: str, said: str) -> None:
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/bash\ndocker run --gpus all " + image + " --model "
+                      "mistralai/Mistral-7B-Instruct-v0.1 --kv-cache-dtype 5\n")
+    out = invoke(RUNNER, "check", str(script), "--gpu", "h100").output
+    assert (f"ERROR line 2: --kv-cache-dtype: '5' is not a cache dtype vLLM takes: {said}; give "
+            "one of them\n") in out, out
+
+
+def test_an_engine_value_kvplan_does_not_model_is_not_called_foreign(tmp_path: Path) -> None:
+    """nvfp4 is one of vLLM 0.34.0's values: the ERROR says kvplan does not model it and which of
+    vLLM's values it plans (auto, the ones kvplan.units reads, every fp8 variant as fp8)."""
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/bash\nvllm serve mistralai/Mistral-7B-Instruct-v0.1 "
+                      "--kv-cache-dtype nvfp4\n")
+    out = invoke(RUNNER, "check", str(script), "--gpu", "h100").output
+    assert ("ERROR line 2: --kv-cache-dtype: 'nvfp4': vLLM 0.34.0, the release kvplan plans with, "
+            "takes it (vllm/config/cache.py:44-67 in the vllm 0.34.0 wheel), but kvplan does not "
+            "model a cache of that kind; of vLLM's values kvplan plans auto, float16, bfloat16, "
+            "fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla, fp8_per_token_head\n") in out, out
+
+
+def test_sglang_names_its_own_release_values(tmp_path: Path) -> None:
+    """SGLang's come from its option history (sglang_releases.json, read from the wheels): the
+    0.5.23 wheel's --kv-cache-dtype choices when the script names no release."""
+    script = tmp_path / "engine.py"
+    script.write_text("import sglang as sgl\nllm = sgl.Engine(model_path="
+                      "\"meta-llama/Llama-3.1-8B-Instruct\", kv_cache_dtype=5)\n")
+    out = invoke(RUNNER, "check", str(script), "--gpu", "h100").output
+    assert ("ERROR line 2: --kv-cache-dtype: '5' is not a cache dtype SGLang takes: SGLang 0.5.23, "
+            "the release kvplan plans with, takes auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, "
+            "bfloat16, nvfp4, fp4_mx_block16 (sglang/srt/server_args.py and "
+            "srt/arg_groups/fields/*.py in sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl); "
+            "give one of them") in out, out
