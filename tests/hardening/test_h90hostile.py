@@ -194,3 +194,51 @@ def test_sglang_names_its_own_release_values(tmp_path: Path) -> None:
             "bfloat16, nvfp4, fp4_mx_block16 (sglang/srt/server_args.py and "
             "srt/arg_groups/fields/*.py in sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl); "
             "give one of them") in out, out
+
+
+ARITH = HOSTILE / "script-arith-hex.sh"
+
+
+def _arith(tmp_path: Path, expansion: str) -> str:
+    """`kvplan check --gpu h100` of script-arith-hex.sh with its $((0x2000)) (line 12) replaced."""
+    text = ARITH.read_text(encoding="utf-8").replace("$((0x2000))", expansion)
+    path = tmp_path / "serve.sh"
+    path.write_text(text, encoding="utf-8")
+    return invoke(RUNNER, "check", str(path), "--gpu", "h100").output
+
+
+def test_bash_integer_constants_are_read_as_bash_reads_them(tmp_path: Path) -> None:
+    """script-arith-hex.sh: the real zeuscsc start_vllm.sh (bitsandbytes dropped, a catalog
+    model) with --max_model_len $((0x2000)). kvplan read `x2000` as an unset variable and refused
+    the script; bash 5 evaluates 0x2000 to 8192 (run here: `echo $((0x2000))`), and 020000,
+    16#2000 and 2#10000000000000 alike. Now hexadecimal, octal (a leading 0) and base#n constants
+    are read: the plan is the one of 8,192 written out (47 sequences, 385,696 tokens on an H100,
+    vLLM 0.7.2)."""
+    same = "holds 47 sequences of 8,192 tokens per replica (385,696 tokens in the pool)"
+    assert same in _arith(tmp_path, "8192")
+    for expansion in ("$((0x2000))", "$((020000))", "$((16#2000))", "$((2#10000000000000))",
+                      "$(( $(( $(( 4096 * 2 )) )) ))"):
+        out = _arith(tmp_path, expansion)
+        assert same in out and "PASS" in out, (expansion, out)
+
+
+@pytest.mark.parametrize(("expansion", "why"), [
+    # bash: "08: value too great for base (error token is "08")", run here
+    ("$((08192))", "08192: 8 is no digit of base 8, which bash refuses (value too great for base)"),
+    ("$((65#1))", "65#1: base 65 is not 2 to 64, which bash refuses (invalid arithmetic base)"),
+    ("$((x=5, 8192))", "an assignment or a comma inside, whose effect kvplan does not follow"),
+    ("$((" + "(1+" * 400 + "8192" + ")" * 400 + "))",
+     "parentheses nested more than one level deep inside `$(( ))`, which kvplan does not read "
+     "(or no closing `))`)"),
+    ("$((" + "+".join(["1"] * 20000) + "))",
+     "an expression longer or more deeply nested than kvplan's parser reads"),
+])
+def test_an_expansion_kvplan_does_not_evaluate_says_why(tmp_path: Path, expansion: str,
+                                                        why: str) -> None:
+    """Each said what was not read, where it said "not the integer arithmetic kvplan reads
+    (integers, + - * / % ** and parentheses)" of integers, + and parentheses, "x, which the
+    script does not set" of an assignment, and "None" of a nested $(( $(( )) ))."""
+    out = _arith(tmp_path, expansion)
+    assert f"an arithmetic expansion kvplan does not evaluate: {why}; write the value in the " \
+        "script" in out, out
+    assert "None" not in out, out
