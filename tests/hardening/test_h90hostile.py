@@ -242,3 +242,42 @@ def test_an_expansion_kvplan_does_not_evaluate_says_why(tmp_path: Path, expansio
     assert f"an arithmetic expansion kvplan does not evaluate: {why}; write the value in the " \
         "script" in out, out
     assert "None" not in out, out
+
+
+GPUS = HOSTILE / "script-docker-gpus-huge.sh"
+
+
+@pytest.mark.parametrize(("gpus", "said"), [
+    ("--gpus=99999999999999999999", "--gpus: docker refuses it (invalid count "
+     "(99999999999999999999): value must be either \"all\" or an integer: value out of range; "
+     "docker/cli opts/gpus.go parseCount, its Go int is 64 bits); give --gpus N or --gpus all"),
+    ("--gpus two", "--gpus: docker refuses it (invalid count (two): value must be either \"all\" "
+     "or an integer: invalid syntax; docker/cli opts/gpus.go parseCount, its Go int is 64 bits); "
+     "give --gpus N or --gpus all"),
+    ("--gpus count=-2", "--gpus: a count of -2: docker reads it, and what the daemon hands over "
+     "for a count under -1 (-1 is every GPU, as `all`) kvplan does not know; give --gpus N or "
+     "--gpus all"),
+])
+def test_a_gpus_count_docker_refuses_is_an_error(tmp_path: Path, gpus: str, said: str) -> None:
+    """script-docker-gpus-huge.sh: the real zeuscsc start_vllm.sh (bitsandbytes dropped, a
+    catalog model) with --gpus=99999999999999999999 (line 3). It PASSed, noting '99999999999999999999
+    GPU(s)'; docker/cli opts/gpus.go (commit 29e34aba) parseCount reads the count with
+    strconv.Atoi, a 64-bit Go int, and `docker run` stops on what it cannot read."""
+    text = GPUS.read_text(encoding="utf-8").replace("--gpus=99999999999999999999", gpus)
+    path = tmp_path / "serve.sh"
+    path.write_text(text, encoding="utf-8")
+    out = invoke(RUNNER, "check", str(path), "--gpu", "h100").output
+    assert f"ERROR line 3: {said}\n" in out, out
+
+
+def test_gpus_minus_one_is_every_gpu_as_docker_reads_it(tmp_path: Path) -> None:
+    """parseCount returns -1 for "all", so `--gpus -1` is every GPU; kvplan said the run hands
+    the container no GPU. Now the plan is --gpus all's."""
+    outs = []
+    for gpus in ("--gpus all", "--gpus -1"):
+        path = tmp_path / "serve.sh"
+        path.write_text(GPUS.read_text(encoding="utf-8").replace(
+            "--gpus=99999999999999999999", gpus), encoding="utf-8")
+        out = invoke(RUNNER, "check", str(path), "--gpu", "h100").output
+        outs.append(next(line for line in out.splitlines() if line.startswith("PASS")))
+    assert outs[0] == outs[1] and "holds 47 sequences of 8,192 tokens" in outs[0], outs
