@@ -281,3 +281,18 @@ def test_gpus_minus_one_is_every_gpu_as_docker_reads_it(tmp_path: Path) -> None:
         out = invoke(RUNNER, "check", str(path), "--gpu", "h100").output
         outs.append(next(line for line in out.splitlines() if line.startswith("PASS")))
     assert outs[0] == outs[1] and "holds 47 sequences of 8,192 tokens" in outs[0], outs
+
+
+def test_set_args_doubled_in_a_sh_c_script_is_bounded() -> None:
+    """k8s-set-args-doubled.yaml: the real llm-deployment-vllm.yaml (its `bash -lc` builds the
+    server's words with `set -- serve "$MODEL_ID" ...` and runs `exec vllm "$@"`, task h82shell)
+    with twenty lines of `set -- "$@" "$@"`. kvplan.check.set_args followed each, doubling the
+    list: 16 lines ran past 60 s and 300 MB, 20 past 800 MB. Now the positional parameters are
+    held to 64 KiB, as one command of a launch script, and past that the Deployment (its
+    document starts on line 15) is one ERROR, in well under the hardening bound."""
+    out = run_limited("check", str(HOSTILE / "k8s-set-args-doubled.yaml"))
+    assert out.code == 2, out.stdout + out.stderr
+    assert ("ERROR line 15: command: `set --` and \"$@\" make a command of more than 65,536 "
+            "characters (106,503 at least), over what kvplan reads in one command "
+            "(docs/limits.md); write the server's options out\n") in out.stdout, out.stdout
+    assert_bounded(out)

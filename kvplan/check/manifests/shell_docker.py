@@ -222,12 +222,16 @@ def shell_starts(command: list[str]) -> bool:
     pip pin the release (kvplan.check.manifests.container_pins)."""
     from kvplan.check.argv import SHELLS, split_script
     from kvplan.check.manifests.workload import SHELL_C
+    from kvplan.check.set_args import SetArgsTooLarge
 
     if len(command) < 3 or command[0].rsplit("/", 1)[-1] not in SHELLS:
         return False
     at = next((i for i, w in enumerate(command[1:-1], 1) if SHELL_C.fullmatch(w)), None)
-    return at is not None and any(server_start(cmd) is not None
-                                  for cmd in split_script(command[at + 1]))
+    try:
+        return at is not None and any(server_start(cmd) is not None
+                                      for cmd in split_script(command[at + 1]))
+    except SetArgsTooLarge:  # read as a server start: the container's reader names the limit
+        return True
 
 
 def _cdi_count(run: DockerRun, names: list[str]) -> None:
