@@ -296,3 +296,18 @@ def test_set_args_doubled_in_a_sh_c_script_is_bounded() -> None:
             "characters (106,503 at least), over what kvplan reads in one command "
             "(docs/limits.md); write the server's options out\n") in out.stdout, out.stdout
     assert_bounded(out)
+
+
+def test_a_server_args_value_calibrate_cannot_read_is_said() -> None:
+    """log-server-args-fraction-word.log: the real log 361 (SGLang 0.5.17, Qwen3-VL-8B on an H200,
+    mem_fraction_static 0.8388) with mem_fraction_static=abc in its ServerArgs line (line 34).
+    The regex read no number and the run was planned at SGLang's default fraction without a
+    word: +9.92% against the log's 729,076 tokens, where the real log is +0.42% (732,143).
+    Found by benchmarks/sweep.py (silent). Now the run says which field it set aside."""
+    path = HOSTILE / "log-server-args-fraction-word.log"
+    result = invoke(RUNNER, "calibrate", str(path))
+    assert result.exit_code == 0, result.output
+    out = " ".join(result.output.split())
+    assert ("line 34: ServerArgs mem_fraction_static=abc is not a value kvplan reads there: "
+            "planned as if the log did not state it") in out, out
+    assert "729,076 801,377 +9.92%" in out, out
