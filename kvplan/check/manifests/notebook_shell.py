@@ -196,7 +196,7 @@ def starts_server(path: Path, book: Notebook) -> bool:
 def _count(path: Path, book: Notebook, sets: list[tuple[int, str, str]]) -> tuple[int, set[int]]:
     """The server starts of every chunk, and the joined lines of the chunks that start one, for
     the ERROR of a notebook over MAX_SERVERS."""
-    total, lines = 0, set()
+    total, lines = 0, set[int]()
     for chunk in book.chunks:
         starts = _starts(path, chunk, _given(book, sets, chunk.line))
         if starts:

@@ -229,9 +229,9 @@ def _read(path: Path, text: str, given: dict[str, str] | None, first_line: int =
     found, refused = _sites(path, script)
     starts = sorted([*(s.lines[s.pod_at] for s in found), *(t.line for t in refused)])
     if len(starts) > MAX_SERVERS:  # each is planned: refused as a whole, as a Python script is
-        err = too_many_servers(len(starts), starts[MAX_SERVERS])
-        return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
-                           problems=[Problem("", err.message, err.line)])], None
+        over = too_many_servers(len(starts), starts[MAX_SERVERS])
+        return [], [Target(file=str(path), kind=SCRIPT, line=over.line,
+                           problems=[Problem("", over.message, over.line)])], None
     return found, refused, script
 
 
