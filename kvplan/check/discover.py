@@ -82,7 +82,7 @@ def _script_skip(path: Path) -> str | None:
     server starts, an ERROR says so). A script that mentions an engine without starting it
     (`pip install vllm`, `vllm bench`) is passed over with that said."""
     from kvplan.check import _module_as_file
-    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.check.manifests.engine_mention import mentions_engine
     from kvplan.inputs.text import read_text
 
     unread = _unread(path)
@@ -102,7 +102,7 @@ def _python_skip(path: Path) -> str:
     """Why a walk passes over a .py / .ipynb that starts no engine, said as for a shell
     script: one whose text names a server command (`vllm serve` in a string kvplan cannot
     read whole, a Python call it does not follow) is counted as mentioning the engine."""
-    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.check.manifests.engine_mention import mentions_engine
     from kvplan.inputs.text import read_text
 
     engine = mentions_engine(read_text(path))
@@ -235,7 +235,8 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
     alone = all(isinstance(d, Broken) for d in docs)  # nothing readable beside it: report it
     for doc in docs:
         if isinstance(doc, Broken):
-            from kvplan.check.manifests.workload import RENDER_FIRST, mentions_engine
+            from kvplan.check.manifests.engine_mention import mentions_engine
+            from kvplan.check.manifests.workload import RENDER_FIRST
 
             runs = alone or "kvplan/" in doc.text or mentions_engine(doc.text) is not None
             if doc.templated and (runs or "kind:" not in doc.text):

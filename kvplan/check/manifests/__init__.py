@@ -38,6 +38,7 @@ from kvplan.check.manifests import (
     vllmruntime,
 )
 from kvplan.check.manifests.compose_mounts import ComposeService
+from kvplan.check.manifests.engine_mention import container_engine, mentions_engine
 from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
@@ -47,8 +48,6 @@ from kvplan.check.manifests.wording import in_file_words
 from kvplan.check.manifests.workload import (
     RENDER_FIRST,
     Workload,
-    container_engine,
-    mentions_engine,
     options_only,
     unrendered,
     worker_said,

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import ExpansionTooLong, server_start
-from kvplan.check.manifests.model_hints import is_model_word, model_word_said
+from kvplan.check.manifests.model_hints import model_word_said
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
@@ -52,6 +52,8 @@ from kvplan.check.manifests.shell_lex import (
     too_many_servers,
 )
 from kvplan.check.manifests.shell_set import alternative_set
+from kvplan.check.manifests.shell_side import UNRESOLVED, model_from_side
+from kvplan.check.manifests.shell_side import unresolved as _unresolved
 from kvplan.check.target import DOCKER_RUN, SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -62,8 +64,6 @@ RENDER_FIRST_SCRIPT = "set it in the script, or render it first (envsubst)"
 UNRENDERED = "is an unrendered template"  # kvplan.check.manifests.workload's words for one
 ARITH_FIX = "write the value in the script"
 ARITHMETIC = "an arithmetic expansion kvplan does not evaluate"
-# what a shell would expand that kvplan cannot: $1, $@, ${VAR}, $VAR, $(cmd), `cmd`
-_UNRESOLVED = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\d|[@*#?]|\()|`")
 
 
 def is_script(path: Path, text: str) -> bool:
@@ -79,16 +79,8 @@ def is_script(path: Path, text: str) -> bool:
         return True
     return not any(isinstance(d, (dict, list)) for d in docs)
 
-def _unresolved(words: list[str]) -> str | None:
-    for w in words:
-        m = _UNRESOLVED.search(w)
-        if m is not None:
-            return w
-    return None
-
-
 def _what(word: str, env: dict[str, str] | None = None) -> str:
-    m = _UNRESOLVED.search(word)
+    m = UNRESOLVED.search(word)
     ref = m.group(0) if m else word
     if re.match(r"\$\d|\$[@*#]|\$\{\d", ref):
         return f"{word!r}: {ref} is an argument of the script, which kvplan does not know; " \
@@ -145,36 +137,6 @@ def _docker_pass_over(run: Any) -> tuple[list[str], list[int], list[str]]:
     if start is None:
         return run.command, list(run.lines), []
     return _pass_over(start[0], start[1], run.command, list(run.lines), start[2])
-
-
-def _side_model(path: Path) -> str | None:
-    """The `model:` the script's side file names (its top level), None without one."""
-    from kvplan.check.manifests.side import read_side, side_file_for
-
-    side = side_file_for(path)
-    if side is None:
-        return None
-    spec, _, _ = read_side(side)
-    return spec.model if spec is not None else None
-
-
-def _model_from_side(args: list[str], path: Path) -> tuple[list[str], list[str]]:
-    """(the arguments, notes) with a model word the script does not resolve replaced by the
-    model the side file names, which replaces it anyway (kvplan.check.manifests.launch's
-    apply_side_file); unchanged without a side file's `model:` (vllm-project/vllm#12890,
-    outcomes round 4, task h55outcomes4: `--model ${model_path}` with `model_path` set outside
-    the posted command and the model named in the side file was refused as unset); inside a
-    `docker run` as outside one since outcomes round 9 (task h80outcomes: vllm-project/vllm#11251's
-    `--model ${MODEL_PATH}` in a `docker run`, the model named in the side file, was refused)."""
-    bad = next((w for w in args if _unresolved([w]) and is_model_word(args, w)), None)
-    if bad is None:
-        return args, []
-    model = _side_model(path)
-    if model is None:
-        return args, []
-    note = (f"the model {bad!r} is set outside the script (the shell expands it when the "
-            f"script runs); the side file names the model: {model}")
-    return [model if w == bad else w for w in args], [note]
 
 
 def _visible(env: dict[str, str]) -> tuple[Any, str]:
@@ -286,7 +248,7 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
                      if at < cmd.lines[0])
         if run is not None:
             command, command_lines, passed = _docker_pass_over(run)
-            command, said_model = _model_from_side(command, path)
+            command, said_model = model_from_side(command, path)
             passed = passed + said_model
             bad = _unresolved([run.image, *command])
             problems = ([Problem("", _what(bad, env) + model_word_said(command, bad),
@@ -302,7 +264,7 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
         assert start is not None
         server, lines, passed = _pass_over(start[0], start[1], words, list(cmd.lines), start[2])
         notes.extend(passed)
-        args, said_model = _model_from_side(server[start[2]:], path)
+        args, said_model = model_from_side(server[start[2]:], path)
         server = server[:start[2]] + args
         notes.extend(said_model)
         bad = _unresolved(args)

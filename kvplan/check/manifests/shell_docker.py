@@ -129,7 +129,7 @@ def _options_only(image: str, args: list[str]) -> str:
 
 def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, str]) -> DockerRun:
     """`words` start at `docker`; `lines` are their physical lines."""
-    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.check.manifests.engine_mention import mentions_engine
 
     run = DockerRun()
     i = 2 if words[1] == "run" else 3
