@@ -287,7 +287,7 @@ _PYTHON_FILE = re.compile(r"(?<![\w./-])((?:\S*/)?python[\d.]*)\s+([A-Za-z_][\w.
 def _nothing_read(path: Path) -> tuple[str, int]:
     """Why a file given by name holds no deployment: a shell script that mentions an engine
     but starts no server kvplan reads is named as such (kvplan.check.manifests.shell)."""
-    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.check.manifests.engine_mention import mentions_engine
     from kvplan.errors import InputError, KvplanError
     from kvplan.inputs.text import read_text
 

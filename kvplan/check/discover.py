@@ -39,6 +39,12 @@ NOT_TEXT = "not read as text"
 NOT_REGULAR = "not a regular file (a FIFO, socket or device), not opened"
 
 
+# a FIFO, socket or device named on the command line (not found in a walk): an ERROR, not
+# "no such file or folder" (task h90hostile)
+_NAMED_NOT_REGULAR = ("not a regular file (a FIFO, socket or device), not opened; kvplan "
+                      "reads only regular files: save the content to a file and name that")
+
+
 def _not_regular(path: Path) -> bool:
     """Whether `path` is there but is neither a regular file nor a folder (links followed)."""
     try:
@@ -76,7 +82,7 @@ def _script_skip(path: Path) -> str | None:
     server starts, an ERROR says so). A script that mentions an engine without starting it
     (`pip install vllm`, `vllm bench`) is passed over with that said."""
     from kvplan.check import _module_as_file
-    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.check.manifests.engine_mention import mentions_engine
     from kvplan.inputs.text import read_text
 
     unread = _unread(path)
@@ -96,7 +102,7 @@ def _python_skip(path: Path) -> str:
     """Why a walk passes over a .py / .ipynb that starts no engine, said as for a shell
     script: one whose text names a server command (`vllm serve` in a string kvplan cannot
     read whole, a Python call it does not follow) is counted as mentioning the engine."""
-    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.check.manifests.engine_mention import mentions_engine
     from kvplan.inputs.text import read_text
 
     engine = mentions_engine(read_text(path))
@@ -158,6 +164,8 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
             walk(path)
         elif path.is_file():
             add(path, True)
+        elif _not_regular(path):  # never opened: a FIFO would block the read
+            missing.append(Outcome(text, ERROR, problems=[Problem("", _NAMED_NOT_REGULAR)]))
         elif _has_magic(text):
             matches = sorted(glob.glob(text, recursive=True))
             for m in matches:
@@ -227,7 +235,8 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
     alone = all(isinstance(d, Broken) for d in docs)  # nothing readable beside it: report it
     for doc in docs:
         if isinstance(doc, Broken):
-            from kvplan.check.manifests.workload import RENDER_FIRST, mentions_engine
+            from kvplan.check.manifests.engine_mention import mentions_engine
+            from kvplan.check.manifests.workload import RENDER_FIRST
 
             runs = alone or "kvplan/" in doc.text or mentions_engine(doc.text) is not None
             if doc.templated and (runs or "kind:" not in doc.text):

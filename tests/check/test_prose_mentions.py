@@ -3,7 +3,7 @@ tests/assets/check/python/round2/EXPECTED.yaml, whose `why:` says "TensorRT-LLM'
 an ERROR "this document runs TensorRT-LLM, but it is not a Kubernetes object ..." in a folder walk,
 because TensorRT-LLM's bare name counted as running it (vLLM's and SGLang's never did). Now a
 string runs TensorRT-LLM by its image, its server command or its Python package imported or run
-(kvplan.check.manifests.workload.mentions_engine); a folder walk counts such a YAML among the files
+(kvplan.check.manifests.engine_mention.mentions_engine); a folder walk counts such a YAML among the files
 without a deployment, as docs/check.md says of any YAML that runs no engine."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from kvplan.check.manifests.workload import mentions_engine
+from kvplan.check.manifests.engine_mention import mentions_engine
 from kvplan.cli import app
 
 

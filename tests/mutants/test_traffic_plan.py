@@ -104,10 +104,10 @@ def test_an_slo_no_batch_reaches_says_why():
 def test_weights_that_do_not_fit():
     seventy = replace(BASE, model=load_model("llama-3.1-70b"))
     p = plan_traffic(seventy, Traffic(peak_users=10, min_tokens_per_s_per_user=Fraction(10)))
-    assert p.at_risk == RiskEstimate(0, 1.0, "exact") == p.overflow_at_plan
+    assert p.at_risk == RiskEstimate(0, 1.0, "point-mass") == p.overflow_at_plan
     assert (p.planned_users_per_replica, p.reason) == (0, None)  # the size says why, not the SLO
     plain = plan_traffic(seventy, Traffic(peak_users=10))
-    assert plain.reason is None and plain.at_risk == RiskEstimate(0, 1.0, "exact")
+    assert plain.reason is None and plain.at_risk == RiskEstimate(0, 1.0, "point-mass")
 
 
 def test_peak_users_must_be_positive():

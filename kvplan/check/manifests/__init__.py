@@ -38,6 +38,7 @@ from kvplan.check.manifests import (
     vllmruntime,
 )
 from kvplan.check.manifests.compose_mounts import ComposeService
+from kvplan.check.manifests.engine_mention import container_engine, mentions_engine
 from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
@@ -47,12 +48,11 @@ from kvplan.check.manifests.wording import in_file_words
 from kvplan.check.manifests.workload import (
     RENDER_FIRST,
     Workload,
-    container_engine,
-    mentions_engine,
     options_only,
     unrendered,
     worker_said,
 )
+from kvplan.check.set_args import SetArgsTooLarge
 from kvplan.check.target import COMPOSE_SITE, KUBERNETES, Target, kind_of_site
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -172,8 +172,14 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                                   line=bad[0].line or doc.start_line, name=label, problems=bad))
                 break
             w = Workload(wdoc, path, site, label, meta_ann)
-            if not w.find_server():
-                continue
+            try:
+                if not w.find_server():
+                    continue
+            except SetArgsTooLarge as err:  # a `sh -c` script's "$@" doubled past the limit
+                at = site.lines.get(site.pod_at) or doc.start_line
+                out.append(Target(file=str(path), kind=kind_of_site(site.kind), line=at,
+                                  name=label, problems=[Problem("command", str(err), at)]))
+                break
             if str(w.annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true":
                 break
             w.problems.extend(site.problems)

@@ -183,8 +183,8 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
 def unit_targets(doc: Doc, path: Path, side_cache: dict[Path, Any], default_gpu: str | None,
                  unit: Unit, problems: list[Problem]) -> list[Target] | None:
     """The targets of one deployment `unit` (the configuration, or one replica group)."""
+    from kvplan.check.manifests.engine_mention import mentions_engine
     from kvplan.check.manifests.skypilot import no_engine
-    from kvplan.check.manifests.workload import mentions_engine
 
     data = doc.data
     text, bad = _script(path, doc, unit.commands, unit.at)

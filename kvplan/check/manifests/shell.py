@@ -36,20 +36,24 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import ExpansionTooLong, server_start
-from kvplan.check.manifests.model_hints import is_model_word, model_word_said
+from kvplan.check.manifests.model_hints import model_word_said
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
 from kvplan.check.manifests.shell_lex import (
     MAX_SCRIPT_BYTES,
+    MAX_SERVERS,
     Command,
     Script,
     ScriptTooLarge,
     expand_split,
     read_script,
     too_long,
+    too_many_servers,
 )
 from kvplan.check.manifests.shell_set import alternative_set
+from kvplan.check.manifests.shell_side import UNRESOLVED, model_from_side
+from kvplan.check.manifests.shell_side import unresolved as _unresolved
 from kvplan.check.target import DOCKER_RUN, SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -60,8 +64,6 @@ RENDER_FIRST_SCRIPT = "set it in the script, or render it first (envsubst)"
 UNRENDERED = "is an unrendered template"  # kvplan.check.manifests.workload's words for one
 ARITH_FIX = "write the value in the script"
 ARITHMETIC = "an arithmetic expansion kvplan does not evaluate"
-# what a shell would expand that kvplan cannot: $1, $@, ${VAR}, $VAR, $(cmd), `cmd`
-_UNRESOLVED = re.compile(r"\$(?:\{[^}]*\}|[A-Za-z_][A-Za-z0-9_]*|\d|[@*#?]|\()|`")
 
 
 def is_script(path: Path, text: str) -> bool:
@@ -77,16 +79,8 @@ def is_script(path: Path, text: str) -> bool:
         return True
     return not any(isinstance(d, (dict, list)) for d in docs)
 
-def _unresolved(words: list[str]) -> str | None:
-    for w in words:
-        m = _UNRESOLVED.search(w)
-        if m is not None:
-            return w
-    return None
-
-
 def _what(word: str, env: dict[str, str] | None = None) -> str:
-    m = _UNRESOLVED.search(word)
+    m = UNRESOLVED.search(word)
     ref = m.group(0) if m else word
     if re.match(r"\$\d|\$[@*#]|\$\{\d", ref):
         return f"{word!r}: {ref} is an argument of the script, which kvplan does not know; " \
@@ -145,36 +139,6 @@ def _docker_pass_over(run: Any) -> tuple[list[str], list[int], list[str]]:
     return _pass_over(start[0], start[1], run.command, list(run.lines), start[2])
 
 
-def _side_model(path: Path) -> str | None:
-    """The `model:` the script's side file names (its top level), None without one."""
-    from kvplan.check.manifests.side import read_side, side_file_for
-
-    side = side_file_for(path)
-    if side is None:
-        return None
-    spec, _, _ = read_side(side)
-    return spec.model if spec is not None else None
-
-
-def _model_from_side(args: list[str], path: Path) -> tuple[list[str], list[str]]:
-    """(the arguments, notes) with a model word the script does not resolve replaced by the
-    model the side file names, which replaces it anyway (kvplan.check.manifests.launch's
-    apply_side_file); unchanged without a side file's `model:` (vllm-project/vllm#12890,
-    outcomes round 4, task h55outcomes4: `--model ${model_path}` with `model_path` set outside
-    the posted command and the model named in the side file was refused as unset); inside a
-    `docker run` as outside one since outcomes round 9 (task h80outcomes: vllm-project/vllm#11251's
-    `--model ${MODEL_PATH}` in a `docker run`, the model named in the side file, was refused)."""
-    bad = next((w for w in args if _unresolved([w]) and is_model_word(args, w)), None)
-    if bad is None:
-        return args, []
-    model = _side_model(path)
-    if model is None:
-        return args, []
-    note = (f"the model {bad!r} is set outside the script (the shell expands it when the "
-            f"script runs); the side file names the model: {model}")
-    return [model if w == bad else w for w in args], [note]
-
-
 def _visible(env: dict[str, str]) -> tuple[Any, str]:
     value = env.get("CUDA_VISIBLE_DEVICES")
     if value is None:
@@ -206,26 +170,31 @@ def _refused(path: Path, cmd: Command, message: str, docker: bool) -> Target:
                   problems=[Problem("", message, cmd.lines[0])])
 
 
-def sites(path: Path, text: str, given: dict[str, str] | None = None,
+def sites(path: Path, text: str, given: dict[str, str] | None = None, first_line: int = 1,
           ) -> tuple[list[PodSite], list[Target]]:
     """A pod site for every server start (or `docker run` of an engine image) the script
     holds, and the server starts refused outright (inside a loop or a function body); `given`:
     the variables the script starts with (kvplan.check.manifests.skypilot)."""
-    found, refused, _ = _read(path, text, given)
+    found, refused, _ = _read(path, text, given, first_line)
     return found, refused
 
 
-def _read(path: Path, text: str, given: dict[str, str] | None,
+def _read(path: Path, text: str, given: dict[str, str] | None, first_line: int = 1,
           ) -> tuple[list[PodSite], list[Target], Script | None]:
     """sites(), with the script as read (None when it is refused for its size), so that its
     `pip install` pins are read from the same reading (task h80shell: targets() read every
     script twice, once here and once for its pins)."""
     try:
-        script = read_script(text, given)
+        script = read_script(text, given, first_line)
     except ScriptTooLarge as err:  # one ERROR for the file, as a Python script's size is
         return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
                            problems=[Problem("", err.message, err.line)])], None
     found, refused = _sites(path, script)
+    starts = sorted([*(s.lines[s.pod_at] for s in found), *(t.line for t in refused)])
+    if len(starts) > MAX_SERVERS:  # each is planned: refused as a whole, as a Python script is
+        over = too_many_servers(len(starts), starts[MAX_SERVERS])
+        return [], [Target(file=str(path), kind=SCRIPT, line=over.line,
+                           problems=[Problem("", over.message, over.line)])], None
     return found, refused, script
 
 
@@ -279,7 +248,7 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
                      if at < cmd.lines[0])
         if run is not None:
             command, command_lines, passed = _docker_pass_over(run)
-            command, said_model = _model_from_side(command, path)
+            command, said_model = model_from_side(command, path)
             passed = passed + said_model
             bad = _unresolved([run.image, *command])
             problems = ([Problem("", _what(bad, env) + model_word_said(command, bad),
@@ -295,7 +264,7 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
         assert start is not None
         server, lines, passed = _pass_over(start[0], start[1], words, list(cmd.lines), start[2])
         notes.extend(passed)
-        args, said_model = _model_from_side(server[start[2]:], path)
+        args, said_model = model_from_side(server[start[2]:], path)
         server = server[:start[2]] + args
         notes.extend(said_model)
         bad = _unresolved(args)
@@ -316,29 +285,31 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
     return out, refused
 
 
-def directive_notes(path: Path, text: str) -> list[str]:
+def directive_notes(path: Path, text: str, first_line: int = 1) -> list[str]:
     """A calibration log's directive line in a script (shell or Python): a comment there, said,
     not skipped."""
     return [f"line {n}: `{line.strip()[:60]}`: `# kvplan:` lines are read in calibration logs "
             "only (`kvplan calibrate`), not in scripts: this one is not read; write the traffic "
             f"and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
-            for n, line in enumerate(text.splitlines(), start=1)
+            for n, line in enumerate(text.splitlines(), start=first_line)
             if re.match(r"\s*#\s*kvplan:", line)]
 
 
 def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str | None,
             given: dict[str, str] | None = None,
-            pins: tuple[dict[str, tuple[str, str]], list[str]] | None = None) -> list[Target]:
+            pins: tuple[dict[str, tuple[str, str]], list[str]] | None = None,
+            first_line: int = 1) -> list[Target]:
     """Every deployment a script starts, through the manifests' one conversion; `given`: the
     variables the script starts with, `pins`: the engine releases pinned elsewhere (a notebook's
-    shell lines, kvplan.check.manifests.notebook_shell), else the script's own."""
+    shell lines, kvplan.check.manifests.notebook_shell), else the script's own; `first_line`:
+    the number of the text's first line in its file (a notebook's piece)."""
     from kvplan.check.manifests import site_targets
     from kvplan.check.manifests.launcher_sites import installed
 
-    found, refused, script = _read(path, text, given)
+    found, refused, script = _read(path, text, given, first_line)
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
-    unread = directive_notes(path, text)
+    unread = directive_notes(path, text, first_line)
     releases, said = pins if pins is not None else _pins(text, script)
     for site in found:
         # an arithmetic expansion kvplan does not evaluate is said once, by the script's reader,

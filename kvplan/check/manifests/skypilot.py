@@ -149,7 +149,7 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
             default_gpu: str | None) -> list[Target] | None:
     """The engine a task's `run` starts, checked on each candidate GPU; None when the run
     starts no engine and names none (a training or batch task)."""
-    from kvplan.check.manifests.workload import mentions_engine
+    from kvplan.check.manifests.engine_mention import mentions_engine
 
     data = doc.data
     run = str(data["run"])
