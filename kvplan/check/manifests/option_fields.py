@@ -84,6 +84,7 @@ SGLANG: dict[str, tuple[str, str]] = {
     # 0.5.16 on (arg_groups/fields/mm.py:144 in 0.5.23): the multimodal reservation's feature
     # pool, kvplan.engines.sglang_mm
     "--mm-feature-transport": ("engine.mm_feature_transport", "str"),
+    "--enable-ep-moe": ("ep_moe", "true"),  # ep_size = tp_size (pool_flags.sglang_ep_moe)
     "--ep-size": ("parallel.expert", "int"),
     "--ep": ("parallel.expert", "int"),
     "--expert-parallel-size": ("parallel.expert", "int"),
