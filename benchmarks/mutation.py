@@ -126,12 +126,19 @@ PACKAGES = {
          "tests/engines/test_trtllm_settings.py", "tests/engines/test_trtllm_checkpoint_kv.py",
          "tests/engines/test_attention_backend.py", "tests/engines/test_sglang_0523.py",
          # task h81sglmm: SGLang's multimodal reservation (kvplan/engines/sglang_mm.py)
-         "tests/engines/test_sglang_mm.py")),
+         "tests/engines/test_sglang_mm.py",
+         # task h90sglspec: SGLang's speculative decoding (kvplan/engines/sglang_spec.py)
+         "tests/engines/test_sglang_spec.py",
+         # task h90dtype: the compute-dtype rules by compute capability (dtype_support, dtype_trtllm)
+         "tests/engines/test_dtype_support.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
          "tests/traffic/test_lengths.py", "tests/traffic/test_cov_risk.py",
-         "tests/traffic/test_cov_lengths.py")),
+         "tests/traffic/test_cov_lengths.py",
+         # task h90review: a mean alone with no pool stays "point-mass"
+         "tests/traffic/test_no_fit_no_spread.py",
+         "tests/traffic/test_sequence_cap_with_spread.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py", "kvplan/check/numbers.py", "kvplan/check/fixes.py"),
         ("tests/check/test_check_cli.py", "tests/check/test_check_cli_inputs.py",

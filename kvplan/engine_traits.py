@@ -65,6 +65,9 @@ class EngineTraits:
     # manifest's other value is refused as the engine refuses it (kvplan.check.compute_dtype)
     compute_dtypes: tuple[str, ...] = ()
     compute_dtypes_source: str = ""
+    # its rules for the compute dtype by the GPU's compute capability were read
+    # (kvplan.engines.dtype_support): kvplan.plan.gpu_dtype.rule_on applies them
+    gpu_dtype_rules: bool = False
     # `python -m MODULE` of a demo server that builds the same engine from the same engine
     # arguments, read as the server is, with its note (kvplan.check.manifests.engine)
     demo_modules: tuple[str, ...] = ()
@@ -197,6 +200,7 @@ _TRAITS = (
         stored_weights_source="vLLM quantization/fp8.py Fp8LinearMethod.create_weights",
         compute_dtypes=_COMPUTE_DTYPES,
         compute_dtypes_source="vLLM's ModelDType, vllm/config/model.py:100 in 0.29.0",
+        gpu_dtype_rules=True,
         demo_modules=("vllm.entrypoints.api_server",), demo_note=_VLLM_DEMO,
         # the `vllm` console script is vllm.entrypoints.cli.main:main (vllm-0.11.0 wheel,
         # entry_points.txt); `python -m` runs the same main() (entrypoints/cli/main.py:59-60),
@@ -224,6 +228,7 @@ _TRAITS = (
         compute_dtypes=_COMPUTE_DTYPES,
         compute_dtypes_source=("SGLang's --dtype choices, srt/arg_groups/fields/model.py:173 in "
                                "0.5.23"),
+        gpu_dtype_rules=True,
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
         expert_within_tensor=True, starts_short=True, module_positionals=0,
@@ -241,9 +246,11 @@ _TRAITS = (
         name_words=("trtllm", "tensorrt"),
         command="trtllm-serve", serve_word_optional=True, exact_options=True,
         kv_auto_from_checkpoint=True, expert_within_tensor=True, pip_package="tensorrt_llm",
+        gpu_dtype_rules=True,
         block_refusals="kvplan.engines.trtllm_settings:block_refusals",
     ),
-    EngineTraits(name="transformers"),
+    EngineTraits(name="transformers",
+                 moot_refusals="kvplan.engines.transformers_moot:moot_refusals"),
 )
 TRAITS: dict[str, EngineTraits] = {t.name: t for t in _TRAITS}
 # the serving engines, in the order messages name them: vllm, sglang, trtllm

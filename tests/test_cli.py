@@ -217,7 +217,7 @@ def test_paged_rounding_that_outweighs_reserving_is_shown_as_a_saving(runner):
     result = invoke(runner, "size", "qwen3-next-80b-a3b", "--gpu", "h200", "--tp", "2",
                     "--engine", "vllm", "--engine-version", "0.10.2")
     assert result.exit_code == 0, result.output
-    assert "reserved would save  768 KiB each (block rounding)" in result.output
+    assert "reserved would save    768 KiB each (block rounding)" in result.output
     assert "reserved would add" not in result.output
     data = json.loads(invoke(runner, "size", "qwen3-next-80b-a3b", "--gpu", "h200", "--tp", "2",
                              "--engine", "vllm", "--engine-version", "0.10.2", "-f", "json").output)

@@ -53,7 +53,14 @@ def _s_args(r: Run, m: re.Match[str], n: int, t: str) -> None:
                            ("max_tokens", r"max_total_tokens=(\d+)"),
                            ("page_size", r"page_size=(\d+)"),
                            ("attention_backend", r"(?<![_a-z])attention_backend='(\w+)'"),
-                           ("mm_feature_transport", r"mm_feature_transport='(\w+)'")))
+                           ("mm_feature_transport", r"mm_feature_transport='(\w+)'"),
+                           # speculative decoding (kvplan.engines.sglang_spec), resolved values
+                           ("speculative_algorithm", r"speculative_algorithm='(\w+)'"),
+                           ("speculative_model", r"speculative_draft_model_path='([^']+)'"),
+                           ("speculative_num_steps", r"speculative_num_steps=(\d+)"),
+                           ("speculative_eagle_topk", r"speculative_eagle_topk=(\d+)"),
+                           ("speculative_num_draft_tokens",
+                            r"speculative_num_draft_tokens=(\d+)")))
 
 
 setting("sglang", r"Attention backend not (?:specified|set)\. Use (\w+) backend by default",

@@ -167,12 +167,27 @@ _INT_FLAGS = {
     "vllm": ("max_num_batched_tokens", "max_num_seqs", "kv_cache_memory_bytes", "draft_params",
              "limit_mm_per_prompt"),
     "sglang": ("page_size", "max_tokens", "chunked_prefill_size", "cuda_graph_max_bs",
-               "max_running_requests"),
+               "max_running_requests", "speculative_num_steps", "speculative_eagle_topk",
+               "speculative_num_draft_tokens"),
     "trtllm": ("page_size", "tokens_per_block", "max_tokens", "max_tokens_in_paged_kv_cache",
                "max_num_batched_tokens", "max_num_tokens", "max_batch_size", "trt_activation_bytes"),
 }
 _FIELD = {"page_size": "page_size_tokens", "tokens_per_block": "page_size_tokens",
           "max_tokens_in_paged_kv_cache": "max_tokens", "max_num_tokens": "max_num_batched_tokens"}
+
+
+def _sglang_draft(run: Run) -> ModelSpec | None:
+    """An SGLang run's speculative draft (server_args' speculative_draft_model_path), through the
+    catalog as `size` resolves it; unknown, the run's error names it (never dropped)."""
+    ref = run.settings.get("speculative_model")
+    if ref is None or run.settings.get("speculative_algorithm") is None:
+        return None
+    from kvplan.deploy.engine_block import draft_spec
+
+    try:
+        return draft_spec(ref)
+    except InputError as err:
+        raise InputError(f"speculative draft {ref}: {err}") from None
 
 
 def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
@@ -186,6 +201,10 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         if value is not None and (value > 0 or key == "limit_mm_per_prompt"):
             fields[_FIELD.get(key, key)] = int(value)
     name = engine.value
+    if run.settings.get("speculative_algorithm") is None:  # 0.4.2-0.4.3 print 5, 4, 8 regardless
+        for key in ("speculative_num_steps", "speculative_eagle_topk",
+                    "speculative_num_draft_tokens"):
+            fields.pop(key, None)
     if traits(name).default_seqs_by_release and "max_num_seqs" not in fields:
         seqs = _default_seqs_for_logged_batch(run, version)
         if seqs is not None:
@@ -212,6 +231,9 @@ def _settings(run: Run, engine: Engine, version: str) -> EngineSettings:
         entrypoint=run.settings.get("entrypoint") if reads(name, "entrypoint") else None,
         enable_extensible_kv_cache=_extensible(run) if reads(name, "enable_extensible_kv_cache")
         else None,
+        speculative_algorithm=run.settings.get("speculative_algorithm")
+        if reads(name, "speculative_algorithm") else None,
+        draft_model=_sglang_draft(run) if reads(name, "speculative_algorithm") else None,
         **fields,  # type: ignore[arg-type]
     )
 

@@ -21,7 +21,7 @@ from typing import Any
 from kvplan.check.describe import describe_fix, fail_line
 from kvplan.check.discover import discover, read_targets
 from kvplan.check.gpus import PRODUCT_LABEL, label_for
-from kvplan.check.manifests import kaito_run, ome_run
+from kvplan.check.manifests import env_from, kaito_run, ome_run
 from kvplan.check.outcome import (
     ERROR,
     FAIL,
@@ -352,8 +352,8 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
     run = [path for path, _ in files]
-    # OME's models and runtimes, and KAITO's ConfigMaps, read together
-    with ome_run.run_of(run), kaito_run.run_of(run):
+    # OME's models and runtimes, KAITO's ConfigMaps and the ConfigMaps a container's env reads
+    with ome_run.run_of(run), kaito_run.run_of(run), env_from.run_of(run):
         used, internal = _check_files(files, outcomes, skipped, ignored, side_cache,
                                       default_gpu, progress, debug)
     if progress is not None:

@@ -16,6 +16,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from kvplan.check.engine_flags import OPTION_TABLES
+from kvplan.check.k8s_expansion import kubernetes_expand
 from kvplan.engine_traits import TRAITS, traits
 
 SHELLS = {"sh", "bash", "ash", "dash", "zsh"}
@@ -209,8 +210,10 @@ class ExpansionTooLong(Exception):
     repeated doubles A each time: 60 lines reach 2^61 characters)."""
 
 
-def expand(text: str, env: dict[str, str], shell: bool = False, limit: int | None = None) -> str:
-    """$(VAR) as Kubernetes expands command and args; ${VAR}, ${VAR:-default} and $VAR as a
+def expand(text: str, env: dict[str, str], shell: bool = False, limit: int | None = None,
+           kubernetes: bool = False) -> str:
+    """$(VAR) as Kubernetes expands command and args (with `kubernetes`, exactly as the
+    kubelet does: `$$` is one `$`, kubernetes_expand); ${VAR}, ${VAR:-default} and $VAR as a
     shell does, when the words come from a shell script. Unknown references stay as written.
     With `limit`, ExpansionTooLong before the result passes that many characters."""
     size = [len(text)]
@@ -221,8 +224,11 @@ def expand(text: str, env: dict[str, str], shell: bool = False, limit: int | Non
             raise ExpansionTooLong
         return found
 
-    text = _K8S_REF.sub(lambda m: value(env[m.group(1)]) if m.group(1) in env else m.group(0),
-                        text)
+    if kubernetes:
+        text = kubernetes_expand(text, env, value)
+    else:
+        text = _K8S_REF.sub(lambda m: value(env[m.group(1)]) if m.group(1) in env
+                            else m.group(0), text)
     if not shell:
         return text
     size[0] = len(text)

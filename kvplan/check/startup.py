@@ -113,7 +113,8 @@ def startup(planned: PlannedDeployment, gpus: int, engines_per_unit: int = 1,
 
 def _dtype_refused(planned: PlannedDeployment) -> Callable[[HardwareSpec], bool]:
     """Whether the engine refuses the deployment's compute dtype on a GPU by its compute
-    capability (kvplan.engines.dtype_support: vLLM's bfloat16 below 8.0, SGLang below 7.5), as
+    capability (kvplan.engines.dtype_support: vLLM's and TensorRT-LLM's bfloat16 below 8.0, SGLang
+    below 7.5), as
     a named GPU's verdict FAILs it (kvplan.check.gpu_dtype; task h82docs saw a V100 listed as a
     GPU an SGLang server starts on)."""
     from kvplan.plan.gpu_dtype import rule_on

@@ -51,8 +51,8 @@ LimitMm = Annotated[int | None, _opt(
     "'{\"image\": 2}' (multimodal models only)")]
 SpeculativeModel = Annotated[str | None, _opt(
     "--speculative-model", metavar="MODEL", rich_help_panel=s.VLLM,
-    help="vLLM: the speculative-decoding draft model (catalog name, hf_id or spec file); its "
-    "weights and KV cache join the target's")]
+    help="vLLM (and SGLang's --speculative-draft-model-path): the speculative-decoding draft "
+    "model (catalog name, hf_id or spec file); its weights and KV cache join the target's")]
 SpeculativeConfig = Annotated[str | None, _opt(
     "--speculative-config", metavar="JSON", rich_help_panel=s.VLLM,
     help='vLLM\'s form: \'{"model": DRAFT, "num_speculative_tokens": N}\' (a draft model)')]

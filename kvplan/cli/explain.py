@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from kvplan.cli import engine_options as eo
 from kvplan.cli import options as o
+from kvplan.cli import spec_options as so
 from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, emit, terminal_width, use_color
 from kvplan.cli.recordio import records_for
 from kvplan.errors import KvplanError
@@ -51,6 +52,10 @@ def explain_command(
     max_running_requests: eo.MaxRunning = None, max_total_tokens: eo.MaxTotalTokens = None,
     attention_backend: eo.AttentionBackend = None,
     mm_feature_transport: eo.MmFeatureTransport = None,
+    speculative_algorithm: so.SpeculativeAlgorithm = None,
+    speculative_num_steps: so.SpeculativeNumSteps = None,
+    speculative_eagle_topk: so.SpeculativeEagleTopk = None,
+    speculative_num_draft_tokens: so.SpeculativeNumDraftTokens = None,
     max_batch_size: eo.MaxBatchSize = None, max_num_tokens: eo.MaxNumTokens = None,
     max_seq_len: eo.MaxSeqLen = None, tokens_per_block: eo.TokensPerBlock = None,
     free_gpu_memory_fraction: eo.FreeGpuFraction = None,

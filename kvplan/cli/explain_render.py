@@ -60,8 +60,12 @@ def render_text(
     for r, fields, arithmetic in zip(results, records, fleet, strict=True):
         parts.append(Text("The record (field, value, where it came from)", style="bold"))
         rt = Table(box=box.SIMPLE_HEAD, pad_edge=False, padding=(0, 1, 0, 0))
-        for name in ("field", "value", "from"):
-            rt.add_column(name, overflow="fold")
+        # a field name is never broken, nor a value that fits in 32 columns (a model id): the
+        # origin's words wrap instead (task h90review)
+        rt.add_column("field", no_wrap=True)
+        rt.add_column("value", overflow="fold",
+                      min_width=min(32, max(len(str(v)) for _, v, _ in fields)))
+        rt.add_column("from", overflow="fold")
         for key, value, origin in fields:
             rt.add_row(key, str(value), origin)
         parts.append(rt)

@@ -79,13 +79,14 @@ def _search(record: Record, prices: PriceTable, only: str | None, fmt: OutputFor
                      + "; add --price-per-hour GPU=USD or --prices FILE")
     notes.append(f"{result.tried} configurations tried, {len(result.rejected)} cannot carry "
                  f"{traffic.required_users:,} conversations"
-                 + (" at the SLO" if traffic.min_tokens_per_s_per_user else ""))
+                 + (" at the SLO" if traffic.min_tokens_per_s_per_user else "")
+                 + _why_rejected(result.rejected))
     if len(records) < carrying:
         notes.append(f"showing {len(records):,} of the {carrying:,} configurations that carry "
                      "it; omit --top for all")
     notes.append("KV pool derived from each GPU (memory x utilization - weights - reserve)")
     if fmt is OutputFormat.table:
-        from kvplan.render.table import render_search
+        from kvplan.render.search_table import render_search
 
         title = f"{record.deployment.model}: {traffic.required_users:,} conversations, cheapest first"
         if not records:
@@ -114,3 +115,21 @@ def _search(record: Record, prices: PriceTable, only: str | None, fmt: OutputFor
                                     "hardware.price_per_hour_usd": plan.traffic.price_per_hour_usd})
         save(save_to, best, plan.gpus_needed)
     exit_for_fit(bool(result.rows), allow_no_fit)
+
+
+REJECTED_LISTED = 6  # GPU x TP groups the table lists with their reason; more: the JSON has them
+
+
+def _why_rejected(rejected: Any) -> str:
+    """Why the configurations that cannot carry the load fail, grouped by GPU and TP with their
+    cache precisions where they share one reason (task h90review: the table said only how many,
+    so a configuration the user asked about vanished without a word)."""
+    if not rejected:
+        return ""
+    groups: dict[tuple[str, int, str], list[str]] = {}
+    for req, why in rejected:
+        groups.setdefault((req.gpu.name, req.tp, why), []).append(req.kv_dtype.value)
+    if len(groups) > REJECTED_LISTED:
+        return " (-f json lists each with its reason)"
+    return ":\n" + "\n".join(f"  {gpu} TP {tp} ({', '.join(kv)}): {why}"
+                              for (gpu, tp, why), kv in groups.items())

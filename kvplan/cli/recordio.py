@@ -30,8 +30,12 @@ def records_for(target: str, params: dict[str, Any], prices: PriceTable | None =
     from kvplan.plan.record import build_records
 
     records = build_records(target, flag_values(params), prices.apply if prices else None)
-    for note in records[0].notes:  # the same overrides for every combination
-        typer.echo(clip_words(f"note: {records[0].source}: {note}"), err=True)
+    said: set[str] = set()
+    for rec in records:  # the same overrides for every combination; a price note per GPU
+        for note in rec.notes:
+            if note not in said:
+                said.add(note)
+                typer.echo(clip_words(f"note: {rec.source}: {note}"), err=True)
     return records
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from kvplan.cli import engine_options as eo
 from kvplan.cli import options as o
 from kvplan.cli import size_measure as sm
+from kvplan.cli import spec_options as so
 from kvplan.cli.common import FormatOpt, OutputOpt, cli_errors, exit_for_fit
 from kvplan.cli.recordio import emit_results, one, records_for, save, say_notes
 from kvplan.render import OutputFormat
@@ -38,6 +39,10 @@ def size_command(
     max_running_requests: eo.MaxRunning = None, max_total_tokens: eo.MaxTotalTokens = None,
     attention_backend: eo.AttentionBackend = None,
     mm_feature_transport: eo.MmFeatureTransport = None,
+    speculative_algorithm: so.SpeculativeAlgorithm = None,
+    speculative_num_steps: so.SpeculativeNumSteps = None,
+    speculative_eagle_topk: so.SpeculativeEagleTopk = None,
+    speculative_num_draft_tokens: so.SpeculativeNumDraftTokens = None,
     max_batch_size: eo.MaxBatchSize = None, max_num_tokens: eo.MaxNumTokens = None,
     max_seq_len: eo.MaxSeqLen = None, tokens_per_block: eo.TokensPerBlock = None,
     free_gpu_memory_fraction: eo.FreeGpuFraction = None,

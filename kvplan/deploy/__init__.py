@@ -279,9 +279,13 @@ def _parse_dtypes(e: EngineBlock, fail: Callable[[str, str], None]) -> dict[str,
             continue
         try:
             dtypes[field] = parse_dtype(value)
-        except ValueError as err:
-            fail(f"engine.{field}", str(err))
+        except ValueError as err:  # "auto" is taken too: the message names it (task h90review)
+            fail(f"engine.{field}", f"{err}, or auto ({_AUTO[field]})")
     return dtypes
+
+
+_AUTO = {"kv_cache_dtype": "the weight dtype; 16 bits for int4 or fp8 weights",
+         "weight_dtype": "the model's published dtype"}
 
 
 def _check_settings(dep: Deployment, gpu: HardwareSpec | None,

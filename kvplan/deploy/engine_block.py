@@ -49,10 +49,14 @@ def resolve_engine_block(dep: Deployment, base_dir: Path | None,
         except InputError as err:
             fail("engine.speculative_model", f"{err}; the draft's weights and KV cache come "
                  "from its spec (`kvplan import` one)")
-        if e.num_speculative_tokens is None:
+        if reads(e.name, "num_speculative_tokens") and e.num_speculative_tokens is None:
             fail("engine.num_speculative_tokens", "vLLM needs num_speculative_tokens with a "
                  "draft model (--speculative-config '{\"model\": ..., "
                  "\"num_speculative_tokens\": N}')")
+        if reads(e.name, "speculative_algorithm") and e.speculative_algorithm is None:
+            fail("engine.speculative_model", "SGLang loads a draft model only with "
+                 "--speculative-algorithm (EAGLE, EAGLE3, NEXTN or STANDALONE); give it, or "
+                 "drop the draft")
     elif e.num_speculative_tokens is not None and reads(e.name, "num_speculative_tokens"):
         fail("engine.num_speculative_tokens", "kvplan models a draft model only: give "
              "speculative_model (--speculative-model) with it, or drop it")

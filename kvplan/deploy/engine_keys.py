@@ -12,12 +12,16 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "kv_cache_memory_bytes": ("vllm",),
     "cpu_offload_gb": ("vllm",),
     "limit_mm_per_prompt": ("vllm",),
-    "speculative_model": ("vllm",),
+    "speculative_model": ("vllm", "sglang"),
     "num_speculative_tokens": ("vllm",),
     "cuda_graph_max_bs": ("sglang",),
     "max_total_tokens": ("sglang",),
     "attention_backend": ("sglang",),
     "mm_feature_transport": ("sglang",),
+    "speculative_algorithm": ("sglang",),
+    "speculative_num_steps": ("sglang",),
+    "speculative_eagle_topk": ("sglang",),
+    "speculative_num_draft_tokens": ("sglang",),
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "disable_hybrid_kv_cache_manager": ("vllm",),
@@ -31,6 +35,9 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "trtllm_config": ("trtllm",),
     "trt_activation_bytes": ("trtllm",),
     "trtllm_backend": ("trtllm",),
+    # the plain arithmetic's stated pool, vLLM's --kv-cache-memory-bytes; the other profiles
+    # size their own pool (task h90review: SGLang's ignored a stated 60 GiB in silence)
+    "kv_budget_gib": ("ideal", "vllm"),
 }
 _ENGINES = ("ideal", "vllm", "sglang", "trtllm", "transformers")
 _OWN = {e: tuple(k for k, engines in ENGINE_KEYS.items() if e not in engines) for e in _ENGINES}
@@ -53,8 +60,12 @@ def unused_reason(engine: str, key: str | None = None) -> str:
         from kvplan.engines.refusals import transport_unread
 
         return f"only vllm reads it, not {engine}: {transport_unread(engine)}"
+    if key == "kv_budget_gib":
+        return (f"only ideal and vllm read it (vllm as --kv-cache-memory-bytes), not {engine}: "
+                "it sizes its own KV pool; give --memory-utilization to move it")
     if key in ENGINE_KEYS:
-        return f"only {' and '.join(ENGINE_KEYS[key])} reads it, not {engine}"
+        engines = ENGINE_KEYS[key]
+        return f"only {' and '.join(engines)} {'reads' if len(engines) == 1 else 'read'} it, not {engine}"
     if engine == "ideal":
         return "read only by an engine profile (vllm, sglang, trtllm, transformers)"
     return f"the {engine} profile sets this itself (activations, allocation, page size)"

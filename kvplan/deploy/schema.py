@@ -63,6 +63,9 @@ ATTENTION_BACKENDS: tuple[str, ...] = get_args(AttentionBackend)
 # kvplan.engines.sglang_mm.TRANSPORTS)
 MmFeatureTransport = Literal["cpu", "cuda_ipc", "cuda_vmm"]
 MM_FEATURE_TRANSPORTS: tuple[str, ...] = get_args(MmFeatureTransport)
+# SGLang's --speculative-algorithm values kvplan models (kvplan.engines.sglang_spec.ALGORITHMS)
+SpeculativeAlgorithm = Literal["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM"]
+SPECULATIVE_ALGORITHMS: tuple[str, ...] = get_args(SpeculativeAlgorithm)
 # the tensor-parallel transport (kvplan.engines.interface.TP_TRANSPORTS, read by vLLM's profile)
 TpTransport = Literal["nvlink", "pcie-p2p", "host"]
 TP_TRANSPORTS: tuple[str, ...] = get_args(TpTransport)
@@ -131,7 +134,9 @@ class Engine(Plain):
                "disable_custom_all_reduce": None, "disable_hybrid_kv_cache_manager": None,
                "topk_topp_sampler": None,
                "entrypoint": None, "cudagraph_capture_sizes": None,
-               "max_cudagraph_capture_size": None, "cudagraph_mode": None}
+               "max_cudagraph_capture_size": None, "cudagraph_mode": None,
+               "speculative_algorithm": None, "speculative_num_steps": None,
+               "speculative_eagle_topk": None, "speculative_num_draft_tokens": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -156,6 +161,10 @@ class Engine(Plain):
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
         "entrypoint": Opt(Lit(*ENTRYPOINTS)), "cudagraph_capture_sizes": Opt(STR),
         "max_cudagraph_capture_size": Opt(TOKENS), "cudagraph_mode": Opt(Lit(*CUDAGRAPH_MODES)),
+        "speculative_algorithm": Opt(Lit(*SPECULATIVE_ALGORITHMS)),
+        "speculative_num_steps": Opt(Int(gt=0, le=lim.MAX_SEQS)),
+        "speculative_eagle_topk": Opt(Int(gt=0, le=lim.MAX_SEQS)),
+        "speculative_num_draft_tokens": Opt(Int(gt=0, le=lim.MAX_SEQS)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -196,6 +205,10 @@ class Engine(Plain):
         cudagraph_capture_sizes: str | None
         max_cudagraph_capture_size: int | None
         cudagraph_mode: str | None
+        speculative_algorithm: str | None
+        speculative_num_steps: int | None
+        speculative_eagle_topk: int | None
+        speculative_num_draft_tokens: int | None
 
 
 class ContextTokens(Plain):

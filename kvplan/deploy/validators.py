@@ -120,8 +120,8 @@ class Engine(_Strict):
     limit_mm_per_prompt: Annotated[int, Field(ge=0, le=lim.MAX_SEQS), NoBool] | None = Field(
         default=None, description="vLLM --limit-mm-per-prompt: items per prompt (multimodal)")
     speculative_model: str | None = Field(
-        default=None, description="vLLM --speculative-config model: the draft model (catalog "
-        "name, hf_id or spec file)")
+        default=None, description="vLLM --speculative-config model, SGLang "
+        "--speculative-draft-model-path: the draft model (catalog name, hf_id or spec file)")
     num_speculative_tokens: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
         default=None, description="vLLM --speculative-config num_speculative_tokens")
     cuda_graph_max_bs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
@@ -182,6 +182,17 @@ class Engine(_Strict):
         default=None, description="vLLM compilation_config cudagraph_mode (-cc.cudagraph_mode): "
         "NONE, PIECEWISE, FULL, FULL_DECODE_ONLY or FULL_AND_PIECEWISE, the graphs captured "
         "per size [default: FULL_AND_PIECEWISE]")
+    speculative_algorithm: plain.SpeculativeAlgorithm | None = Field(
+        default=None, description="SGLang --speculative-algorithm (EAGLE, EAGLE3, NEXTN, "
+        "STANDALONE with speculative_model; NGRAM without): the draft's weights and KV pool, "
+        "the default fraction's reserve and 48 running requests, per release")
+    speculative_num_steps: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
+        default=None, description="SGLang --speculative-num-steps (with the other two)")
+    speculative_eagle_topk: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = Field(
+        default=None, description="SGLang --speculative-eagle-topk (with the other two)")
+    speculative_num_draft_tokens: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = (
+        Field(default=None, description="SGLang --speculative-num-draft-tokens (with the other "
+              "two) [default: SGLang's choice by architecture, 0.4.6 on]"))
 
 
 class ContextTokens(_Strict):

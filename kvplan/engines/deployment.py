@@ -37,6 +37,10 @@ EXTRA_KEYS = {
     "trt_activation_bytes": "trt_activation_bytes",
     "attention_backend": "attention_backend",
     "mm_feature_transport": "mm_feature_transport",
+    "speculative_algorithm": "speculative_algorithm",
+    "speculative_num_steps": "speculative_num_steps",
+    "speculative_eagle_topk": "speculative_eagle_topk",
+    "speculative_num_draft_tokens": "speculative_num_draft_tokens",
     "trtllm_backend": "trtllm_backend",
     "tp_transport": "tp_transport",
     "disable_custom_all_reduce": "disable_custom_all_reduce",
@@ -112,12 +116,13 @@ def deployment_engine_settings(block: EngineBlock, cap_sequences: bool = False,
         fields[field] = getattr(block, key)
     fields.update(extra_settings(block, engine.value))
     speculative = getattr(block, "speculative_model", None)
-    if engine is Engine.vllm and speculative is not None:
+    if engine in (Engine.vllm, Engine.sglang) and speculative is not None:
         from kvplan.deploy.engine_block import draft_spec
 
         draft = draft_spec(speculative)
         fields["draft_model"] = draft
-        fields["draft_params"] = draft.params_total
+        if engine is Engine.vllm:  # SGLang's profile reads the spec (kvplan.engines.sglang_spec)
+            fields["draft_params"] = draft.params_total
     if isinstance(fields.get("cudagraph_capture_sizes"), str):
         from kvplan.engines.vllm_capture import parse_sizes
 

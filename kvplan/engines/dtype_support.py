@@ -17,11 +17,12 @@ vLLM (`--dtype`, `auto` by default: the checkpoint's config.json torch_dtype)
   explicit `--dtype bfloat16` is still refused;
 - from 0.9.1 `_resolve_auto_dtype` (config.py:3185 in 0.9.1, :3357 in 0.10.0, config/model.py:2467
   in 0.34.0) skips float16 for the model types in `_FLOAT16_NOT_SUPPORTED_MODELS` ("Numerical
-  instability"): gemma2, gemma3 and glm4 in 0.9.1, 0.9.2, 0.10.0 and 0.34.0 (plamo2 in the first
-  three, gemma3_text in 0.34.0 only: the releases between were not read, so those two are left
-  out), whose `auto` then falls back to float32 below 8.0: twice the weights and, with the cache's
-  `auto`, twice the cache (a float32 checkpoint, Gemma-2-9B's, is kept in float32 there, where
-  vLLM otherwise serves it in 16 bits).
+  instability"), whose `auto` then falls back to float32 below 8.0: twice the weights and, with
+  the cache's `auto`, twice the cache (a float32 checkpoint, Gemma-2-9B's, is kept in float32
+  there, where vLLM otherwise serves it in 16 bits). The list, read in every release wheel from
+  0.9.1 to 0.34.0 (task h90dtype; `VLLM_NO_FP16`, where each release has it in `_NO_FP16_AT`):
+  gemma2, gemma3, plamo2, glm4 (0.9.1-0.10.1.1); gemma3_text joins in 0.10.2; plamo2 leaves
+  in 0.27.0 (gemma2, gemma3, gemma3_text, glm4 through 0.34.0).
 
 SGLang runs float16 below compute capability 8.0 whatever `--dtype` says ("Compute capability
 below sm80. Use float16 due to lack of bfloat16 support.") and refuses a GPU whose minor version
@@ -30,7 +31,17 @@ srt/model_executor/model_runner.py:169-175 in 0.3.0, :229-236 in 0.4.0, :411-418
 :1382-1389 in 0.5.12.post1; maybe_downgrade_dtype_for_legacy_gpu,
 srt/model_executor/model_runner_components/load_model_utils.py:80-91 in 0.5.23.
 
-TensorRT-LLM's and transformers' rules were not read: nothing is refused or changed for them.
+TensorRT-LLM (task h90dtype; kvplan.engines.dtype_trtllm has the sources): from 0.12 its LLM API
+turns `auto` into float16 below 8.0 and refuses bfloat16 ("Pre SM 80 GPUs do not support
+bfloat16"); before 0.12 a bfloat16 TensorRT engine is refused by its plugins ("Unsupported data
+type, pre SM 80 GPUs do not support bfloat16").
+
+transformers (the --measure profile) has no rule to apply (task h90dtype, read in transformers
+5.25.0 and torch 2.13.0): `from_pretrained(torch_dtype=torch.bfloat16)` checks no compute
+capability (transformers checks bfloat16 support only for training, training_args.py:1778, and a
+FlashAttention implementation's, modeling_utils.py:1573), and torch makes bfloat16 tensors below
+8.0 (`torch.cuda.is_bf16_supported(including_emulation=True)` answers by making one,
+torch/cuda/__init__.py:191-220): the model runs in bfloat16, 2 bytes a value, as planned.
 """
 
 from __future__ import annotations
@@ -46,8 +57,36 @@ if TYPE_CHECKING:
 
 BF16_MIN = (8, 0)  # vLLM has_device_capability(80); SGLang get_device_capability()[0] < 8
 VLLM_AUTO_FALLBACK = (0, 9, 0)  # _get_and_verify_dtype falls back from `auto` (PR #17265)
-VLLM_NO_FP16_MODELS = (0, 9, 1)  # _resolve_auto_dtype skips float16 for these model types
-VLLM_NO_FP16_TYPES = ("gemma2", "gemma3", "glm4")  # in every release read from 0.9.1
+# `_FLOAT16_NOT_SUPPORTED_MODELS`, whose float16 `_resolve_auto_dtype` skips, by first release
+VLLM_NO_FP16 = (
+    ((0, 9, 1), ("gemma2", "gemma3", "plamo2", "glm4")),
+    ((0, 10, 2), ("gemma2", "gemma3", "gemma3_text", "plamo2", "glm4")),
+    ((0, 27, 0), ("gemma2", "gemma3", "gemma3_text", "glm4")),
+)
+# where each release wheel read holds the list (task h90dtype)
+_NO_FP16_AT = {
+    "0.9.1": "vllm/config.py:3121", "0.9.2": "vllm/config.py:3221", "0.10.0": "vllm/config.py:3293",
+    "0.10.1": "vllm/config/__init__.py:2669", "0.10.1.1": "vllm/config/__init__.py:2669",
+    "0.10.2": "vllm/config/__init__.py:2615", "0.11.0": "vllm/config/model.py:1581",
+    "0.11.1": "vllm/config/model.py:1819", "0.11.2": "vllm/config/model.py:1819",
+    "0.12.0": "vllm/config/model.py:1937", "0.13.0": "vllm/config/model.py:1853",
+    "0.14.0": "vllm/config/model.py:1755", "0.14.1": "vllm/config/model.py:1755",
+    "0.15.0": "vllm/config/model.py:1771", "0.15.1": "vllm/config/model.py:1771",
+    "0.16.0": "vllm/config/model.py:1759", "0.17.0": "vllm/config/model.py:1779",
+    "0.17.1": "vllm/config/model.py:1779", "0.18.0": "vllm/config/model.py:1807",
+    "0.18.1": "vllm/config/model.py:1807", "0.19.0": "vllm/config/model.py:1903",
+    "0.19.1": "vllm/config/model.py:1903", "0.20.0": "vllm/config/model.py:1905",
+    "0.20.1": "vllm/config/model.py:1905", "0.20.2": "vllm/config/model.py:1905",
+    "0.21.0": "vllm/config/model.py:1922", "0.22.0": "vllm/config/model.py:1977",
+    "0.22.1": "vllm/config/model.py:1977", "0.23.0": "vllm/config/model.py:1970",
+    "0.24.0": "vllm/config/model.py:1950", "0.25.0": "vllm/config/model.py:2001",
+    "0.25.1": "vllm/config/model.py:2001", "0.26.0": "vllm/config/model.py:2010",
+    "0.27.0": "vllm/config/model.py:2105", "0.27.1": "vllm/config/model.py:2105",
+    "0.28.0": "vllm/config/model.py:2187", "0.29.0": "vllm/config/model.py:2243",
+    "0.30.0": "vllm/config/model.py:2252", "0.31.0": "vllm/config/model.py:2330",
+    "0.32.0": "vllm/config/model.py:2380", "0.33.0": "vllm/config/model.py:2398",
+    "0.34.0": "vllm/config/model.py:2442",
+}
 # where the refusal is raised, by the first release read with that place
 _REFUSED_AT = (
     ((0, 5, 4), "vllm/worker/worker.py:352 (_check_if_gpu_supports_dtype, called from "
@@ -98,18 +137,35 @@ def _refused_at(ver: tuple[int, ...] | None) -> str:
     return at
 
 
+def vllm_no_fp16_types(ver: tuple[int, ...] | None) -> tuple[str, ...]:
+    """The model types whose float16 vLLM `ver` refuses (`_FLOAT16_NOT_SUPPORTED_MODELS`; None:
+    the newest release read, 0.34.0, whose list a later release is taken to keep); none before
+    0.9.1."""
+    types: tuple[str, ...] = ()
+    for since, listed in VLLM_NO_FP16:
+        if ver is None or ver >= since:
+            types = listed
+    return types
+
+
+def no_fp16_at(version: str | None) -> str:
+    """Where the release's wheel lists the model types (the newest read where it is not one)."""
+    said = version if version in _NO_FP16_AT else "0.34.0"
+    return f"{_NO_FP16_AT[said]} in {said}"
+
+
 def _vllm(ver: tuple[int, ...] | None, stated: DType | None, model: ModelSpec,
           gpu: HardwareSpec, cc: str) -> DtypeOnGpu:
     said = f"vLLM {'.'.join(map(str, ver))}" if ver is not None else "vLLM (newest release)"
     dtype = stated if stated is not None else auto_dtype(model)
-    no_fp16 = stated is None and (ver is None or ver >= VLLM_NO_FP16_MODELS) and \
-        model.model_type in VLLM_NO_FP16_TYPES
+    no_fp16 = stated is None and model.model_type in vllm_no_fp16_types(ver)
+    listed = no_fp16_at(".".join(map(str, ver)) if ver is not None else None)
     if no_fp16 and model.weight_dtype is DType.fp32 and model.weight_quant is None:
         return DtypeOnGpu(dtype=DType.fp32, note=(
             f"{said} on {gpu.name} (compute capability {cc}, no bfloat16): --dtype auto keeps "
             f"the checkpoint's float32 for {model.model_type}, whose float16 vLLM refuses "
-            "(\"Numerical instability\"; _resolve_auto_dtype, vllm/config.py:3185 in 0.9.1, "
-            "vllm/config/model.py:2467 in 0.34.0): planned in float32, not served in 16 bits"))
+            f"(\"Numerical instability\"; _FLOAT16_NOT_SUPPORTED_MODELS, {listed}): planned in "
+            "float32, not served in 16 bits"))
     if dtype is not DType.bf16:
         return DtypeOnGpu()
     why = ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. "
@@ -126,9 +182,8 @@ def _vllm(ver: tuple[int, ...] | None, stated: DType | None, model: ModelSpec,
         return DtypeOnGpu(dtype=DType.fp32, note=(
             f"{said} on {gpu.name} (compute capability {cc}, no bfloat16): --dtype auto falls "
             f"back to float32 for {model.model_type}, whose float16 vLLM refuses (\"Numerical "
-            "instability\"; _resolve_auto_dtype, vllm/config.py:3185 in 0.9.1, "
-            "vllm/config/model.py:2467 in 0.34.0): planned in float32, the weights and the "
-            "cache twice their bfloat16 size"))
+            f"instability\"; _FLOAT16_NOT_SUPPORTED_MODELS, {listed}): planned in float32, the "
+            "weights and the cache twice their bfloat16 size"))
     older = "" if ver is not None else (
         "; no release is named, and a release before 0.9.0 refuses it instead (\"Bfloat16 is "
         f"only supported on GPUs with compute capability of at least 8.0\", {_REFUSED_AT[0][1]})")
@@ -168,4 +223,8 @@ def dtype_on_gpu(engine: str, version: str | None, stated: DType | None, model: 
         return _vllm(read_numbers(version) if version else None, stated, model, gpu, cc)
     if engine == "sglang":
         return _sglang(stated, model, gpu, cc, capability)
+    if engine == "trtllm":
+        from kvplan.engines.dtype_trtllm import trtllm_dtype
+
+        return trtllm_dtype(read_numbers(version) if version else None, stated, model, gpu, cc)
     return DtypeOnGpu()

@@ -98,13 +98,17 @@ ENGINE_ONLY = {
     "cpu_offload_bytes": ("vllm",),
     "limit_mm_per_prompt": ("vllm",),
     "draft_params": ("vllm",),
-    "draft_model": ("vllm",),
+    "draft_model": ("vllm", "sglang"),
     "num_speculative_tokens": ("vllm",),
     "chunked_prefill_size": ("sglang",),
     "cuda_graph_max_bs": ("sglang",),
     "max_running_requests": ("sglang",),
     "attention_backend": ("sglang",),
     "mm_feature_transport": ("sglang",),
+    "speculative_algorithm": ("sglang",),
+    "speculative_num_steps": ("sglang",),
+    "speculative_eagle_topk": ("sglang",),
+    "speculative_num_draft_tokens": ("sglang",),
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "disable_hybrid_kv_cache_manager": ("vllm",),
@@ -144,7 +148,10 @@ class EngineSettings:
     manifest's argv, one of SGLang's choices; a calibration log prints the resolved one; the
     aiter backend derates mem_fraction_static at long context), mm_feature_transport
     (--mm-feature-transport: cpu, cuda_ipc or cuda_vmm; the multimodal reservation,
-    kvplan.engines.sglang_mm).
+    kvplan.engines.sglang_mm), speculative_algorithm (--speculative-algorithm: EAGLE, EAGLE3,
+    NEXTN, STANDALONE, NGRAM; the draft in draft_model) with speculative_num_steps,
+    speculative_eagle_topk and speculative_num_draft_tokens (all three or none;
+    kvplan.engines.sglang_spec).
     TensorRT-LLM: page_size_tokens (tokens_per_block),
     max_num_batched_tokens (max_num_tokens), max_batch_size, max_tokens
     (max_tokens_in_paged_kv_cache), trt_activation_bytes (a TensorRT engine's execution-context
@@ -174,6 +181,10 @@ class EngineSettings:
     num_speculative_tokens: int | None = None
     attention_backend: str | None = None  # SGLang: --attention-backend, if stated or logged
     mm_feature_transport: str | None = None  # SGLang: --mm-feature-transport, if stated or logged
+    speculative_algorithm: str | None = None  # SGLang: --speculative-algorithm (sglang_spec)
+    speculative_num_steps: int | None = None
+    speculative_eagle_topk: int | None = None
+    speculative_num_draft_tokens: int | None = None
     trtllm_backend: str | None = None  # TRT-LLM: --backend (pytorch / tensorrt), if stated
     tp_transport: str | None = None  # vLLM: TP_TRANSPORTS; None: by the GPU label's form factor
     disable_custom_all_reduce: bool | None = None  # vLLM --disable-custom-all-reduce
@@ -198,6 +209,23 @@ class EngineSettings:
     check_caps_users: bool = False
     measured: Measured = Measured()
 
+    @property
+    def speculative_params(self) -> tuple[int, int, int] | None:
+        """SGLang's stated (steps, topk, draft tokens), or None (all three unstated)."""
+        params = (self.speculative_num_steps, self.speculative_eagle_topk,
+                  self.speculative_num_draft_tokens)
+        return None if None in params else params  # type: ignore[return-value]
+
+    @property
+    def users_cap(self) -> int | None:
+        """The sequences the engine's scheduler runs at once, where a setting caps the users a
+        replica is planned for (vLLM's max_num_seqs, SGLang's --max-running-requests,
+        TensorRT-LLM's max_batch_size); None where nothing caps them, or `check` applies it."""
+        caps = [c for c in (self.max_num_seqs if self.cap_max_num_seqs else None,
+                            None if self.check_caps_users else self.max_running_requests,
+                            self.max_batch_size) if c is not None]
+        return min(caps) if caps else None
+
     def check(self) -> None:
         for what, value in (
             ("max_num_batched_tokens", self.max_num_batched_tokens),
@@ -212,6 +240,9 @@ class EngineSettings:
             ("max_batch_size", self.max_batch_size),
             ("trt_activation_bytes", self.trt_activation_bytes),
             ("num_speculative_tokens", self.num_speculative_tokens),
+            ("speculative_num_steps", self.speculative_num_steps),
+            ("speculative_eagle_topk", self.speculative_eagle_topk),
+            ("speculative_num_draft_tokens", self.speculative_num_draft_tokens),
         ):
             if value is not None and value <= 0:
                 raise InputError(f"{what} must be a positive integer, got {value}")
@@ -235,6 +266,10 @@ class EngineSettings:
         from kvplan.engines.vllm_entrypoint import entrypoint_refusal
 
         if (refused := entrypoint_refusal(self.entrypoint)) is not None:
+            raise InputError(refused)
+        from kvplan.engines.sglang_spec import params_refusal
+
+        if (refused := params_refusal(self)) is not None:
             raise InputError(refused)
         for name, engines in ENGINE_ONLY.items():
             if getattr(self, name) is not None and self.engine.value not in engines:

@@ -72,8 +72,6 @@ from kvplan.engines.common import (
     bytes_per_token_steps,
     gib,
     layer_shape,
-    router_params,
-    router_whole,
     users_steps,
     weights_bytes,
     weights_how,
@@ -86,7 +84,6 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
-from kvplan.engines.mla_replicated import attention_bits, projection_params
 from kvplan.engines.sglang_backend import (
     AITER_DERATE,
     aiter_derated,
@@ -101,16 +98,29 @@ from kvplan.engines.sglang_defaults import (
     default_fraction,
     gpu_tier,
 )
+from kvplan.engines.sglang_log import pool_lines
 from kvplan.engines.sglang_mm import mm_reservation
 from kvplan.engines.sglang_req_map import (
     longest_context,
     map_refusal,
     map_steps,
+    max_num_reqs,
     most_slots,
     req_to_token_map,
 )
+from kvplan.engines.sglang_spec import assumptions as spec_assumptions
+from kvplan.engines.sglang_spec import (
+    cell_steps,
+    draft_refusal,
+    draft_steps,
+    headroom_steps,
+    reserve_mib,
+    speculation,
+    weights_note,
+)
+from kvplan.engines.sglang_weights import replicated_bytes, router_whole_16
 from kvplan.engines.vllm_nontorch import nvlink_module
-from kvplan.units import GIB, MIB
+from kvplan.units import MIB
 
 # The newest release read (the 0.5.22 and 0.5.23 wheels, task h41sgl523): a later one is modelled
 # as it, with a note
@@ -141,9 +151,6 @@ STARTUP_TP_NVLINK = 2072 * MIB
 # GiB: median), tensor parallel 14 (0.28 GiB).
 LOAD_EXTRA_TP1 = 64 * MIB
 LOAD_EXTRA_TP = 290 * MIB
-# The 16-bit MoE router whole on every TP rank (common.ROUTER_BYTES, task h38router), from the
-# oldest wheel read; before it the even split, except MLA models' router (`replicated_bytes`).
-ROUTER_WHOLE_16_FROM = (0, 5, 21)
 
 
 @dataclass(frozen=True)
@@ -170,7 +177,8 @@ def fraction_choice(req: SizeRequest, s: EngineSettings, gpu_mem_mib: int | None
     stated = s.memory_fraction is not None
     frac = s.memory_fraction if s.memory_fraction is not None else default_fraction(
         req.tp, version, gpu_mem_mib, req.pp, s.chunked_prefill_size, s.cuda_graph_max_bs, graphs,
-        s.max_tokens, req.gpu.vendor, s.max_running_requests)
+        s.max_tokens, req.gpu.vendor, s.max_running_requests,
+        reserve_mib(version, s.speculative_algorithm))
     picked = default_backend(req, version) if s.attention_backend is None else None
     backend = s.attention_backend if picked is None else picked[0]
     return FractionChoice(frac, stated, None if stated else gpu_tier(
@@ -193,31 +201,6 @@ def newer_note(version: str) -> str | None:
             f"{known}")
 
 
-def router_whole_16(version: str | None) -> bool:
-    """Whether this release holds a 16-bit MoE router whole on every TP rank (ROUTER_WHOLE_16_FROM)."""
-    return (parse_version(version or DEFAULT_VERSION) or ())[:3] >= ROUTER_WHOLE_16_FROM
-
-
-def replicated_bytes(req: SizeRequest, whole16: bool = False) -> int:
-    """What each TP rank holds beyond the even split of the weights (MLA models; module docstring).
-
-    Per pipeline stage: (q_lora_rank + kv_lora_rank + qk_rope_head_dim) x hidden per layer at the
-    non-expert weight width, and experts x hidden per MoE layer in bf16 (the router), less the
-    1/(tp x pp) share of them the even split already booked.
-    """
-    m, tp, pp = req.model, req.tp, req.pp
-    proj = projection_params(m)  # the same down-projections vLLM holds whole (mla_replicated)
-    if tp <= 1 or proj == 0:
-        return 0
-    bits = attention_bits(req)
-    # below 16 bits, and in 16 bits from ROUTER_WHOLE_16_FROM, `weights_bytes` already holds the
-    # router whole on every rank (router_whole)
-    router = router_params(m) if not router_whole(req, whole16) else 0
-    held = (proj * bits // 8 + router * 2) // pp
-    booked = (proj + router) * bits // 8 // (tp * pp)
-    return max(held - booked, 0)
-
-
 def pcie_old_release(req: SizeRequest, version: str, nvlink: bool) -> bool:
     """Whether SGLang 0.4.2-0.4.3 runs TP > 2 without NVLink (no custom all-reduce)."""
     v = (parse_version(version) or ())[:3]
@@ -233,6 +216,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     memory = m.memory_bytes or req.gpu.memory_bytes
     gpu_mem = req.gpu.nvidia_smi_mib or memory // MIB
     choice = fraction_choice(req, s, gpu_mem)
+    spec = speculation(req, s, version)  # kvplan.engines.sglang_spec (task h90sglspec)
+    running = s.max_running_requests or (spec.running if spec else None)
     frac, picked, derated, tier = choice.fraction, choice.picked, choice.derated, choice.tier
     page = s.page_size_tokens or 1
     shape = layer_shape(req)
@@ -241,6 +226,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     replicated = replicated_bytes(req, whole16) if m.weights_bytes is None else 0
     if m.weights_bytes is None:
         weights += (LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1) + replicated
+    draft_in = spec.draft_weights if spec and spec.in_budget else 0
+    weights += draft_in
     st = Steps()
     span: tuple[int, int] | None = None
     st.given("GPU memory", memory, "bytes", "device total")
@@ -272,7 +259,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
              "measured (log)" if m.weights_bytes is not None else
              f"{weights_how(req, whole16)} + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
              " of load-time buffers" + (f" + {gib(replicated)} of MLA projections and router held "
-                                        "whole on every TP rank" if replicated else ""))
+                                        "whole on every TP rank" if replicated else "")
+             + (weights_note(spec, s.draft_model.params_total) if spec and s.draft_model and
+                draft_in else ""))
     if m.free_after_load_bytes is not None:
         st.given("free after weights", m.free_after_load_bytes, "bytes",
                  "measured (log: Load weight end. avail mem)")
@@ -299,11 +288,15 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         ["-multimodal reservation"] if mm.bytes else []), "bytes", "free after weights - held "
         "back" + (" - multimodal reservation" if mm.bytes else "")))
     bytes_per_token_steps(st, shape, "cell size", "bytes per token, all layers")
-    st.op("tokens (raw)", "div", ["KV cache memory", "cell size"], "tokens",
-          "floor(KV cache memory / cell size)")
+    cell_label = cell_steps(st, spec, shape.cached_layers)
+    st.op("tokens (raw)", "div", ["KV cache memory", cell_label], "tokens",
+          f"floor(KV cache memory / {cell_label})")
     st.op("tokens (>= 0)", "max", ["tokens (raw)", 0], "tokens", "never below 0")
+    length, dp = req.context_tokens, req.attention_dp
+    room = headroom_steps(st, spec, max_num_reqs(version, length, st.int("tokens (raw)"),
+                                                 st.int("tokens (raw)"), running, dp)[0])
     st.given("page size", page, "tokens", "SGLang page size")
-    st.op("pages", "div", ["tokens (>= 0)", "page size"], "pages", "whole pages")
+    st.op("pages", "div", [room[0], "page size"], "pages", "whole pages")
     tokens = int(st.op("max_total_num_tokens", "mul", ["pages", "page size"], "tokens",
                        "pages x page size"))
     pool_label = "max_total_num_tokens"
@@ -317,7 +310,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         eff = frac * AITER_DERATE if derated else frac
         low, high = (min(max((memory - use - weights - int((memory - use) * (1 - eff))) // cell, 0)
                          // page * page, s.max_tokens or 1 << 62) for use in span)
-    length = req.context_tokens
+    if room[1]:  # unstated speculative parameters: the headroom's low end
+        low = min((st.int("tokens (>= 0)") + room[1]) // page * page, s.max_tokens or 1 << 62)
     conc = st.op("maximum concurrency", "ratio", [pool_label, length], "ratio",
                  f"tokens / max_model_len {length:,}")
     pool = int(st.op("KV pool", "mul", [pool_label, "cell size"], "bytes",
@@ -326,27 +320,28 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     reason = None if starts else (
         f"SGLang would not start: not enough memory for the KV cache ({gib(rest)}); raise "
         "--mem-fraction-static or add GPUs")
+    draft = draft_steps(st, spec, st.int("tokens (raw)"), tokens, pool_label, cell_label,
+                        room[2])
     # SGLang's request-to-token map: out of what the weights and the pool leave (sglang_req_map)
     profiled = st.int("tokens (raw)")
-    dp = req.attention_dp
-    rmap = map_steps(st, version, length, profiled, tokens, s.max_running_requests, dp)
+    rmap = map_steps(st, version, length, profiled, tokens, running, dp, draft[0])
     left = st.int("left after the KV pool")
     largest = min(tokens, req.model.max_context_tokens)
+    if starts and left < 0 and (why := draft_refusal(st, draft[0])):
+        starts, reason = False, why
     if starts and rmap.bytes > left:
-        fits = longest_context(version, left, profiled, tokens, s.max_running_requests, length,
-                               dp)
+        fits = longest_context(version, left, profiled, tokens, running, length, dp)
         slots = most_slots(version, length, left, profiled, tokens, dp)
         starts, reason = False, map_refusal(rmap, length, left, fits, slots)
-    if largest > 0 and req_to_token_map(version, largest, profiled, tokens,
-                                        s.max_running_requests, dp).bytes > left:
-        largest = longest_context(version, left, profiled, tokens, s.max_running_requests,
-                                  largest, dp)
+    if largest > 0 and req_to_token_map(version, largest, profiled, tokens, running,
+                                        dp).bytes > left:
+        largest = longest_context(version, left, profiled, tokens, running, largest, dp)
     note = newer_note(version)
     assumptions = [
         f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",
         f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
     ]
-    assumptions += [a for a in (note, mm.why) if a]
+    assumptions += [a for a in (note, mm.why) if a] + (spec_assumptions(spec, tier) if spec else [])
     if picked is not None:
         assumptions.append(f"attention backend {picked[0]} (unstated): {picked[1]}")
     if tier is not None:
@@ -374,14 +369,18 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                 "0.5.3 derives it from TP and the GPU only)"))
     preq = replace(req, block_size_tokens=page, allocation=Allocation.paged)
     held_back = st.int("held back")
-    sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,
-                        assumptions, weights_bytes=weights)
-    if s.max_running_requests is not None and not s.check_caps_users and \
-            sized.users_per_replica > s.max_running_requests:
-        cap = s.max_running_requests
-        assumptions.append(f"users capped at --max-running-requests {cap:,}")
-        sized = finish_size(preq, pool, held_back, memory - held_back, starts, reason, largest,
-                            assumptions, weights_bytes=weights,
+    booked = weights + draft[1]  # the breakdown's weights: a draft outside the budget too
+    # the draft's KV in the budget (0.5.14 on) is booked beside the held-back share
+    held = held_back + (st.int("draft KV pool") if draft[0] == "draft KV pool" else 0)
+    sized = finish_size(preq, pool, held, memory - held_back, starts, reason, largest,
+                        assumptions, weights_bytes=booked)
+    cap = s.max_running_requests if not s.check_caps_users else None
+    cap = cap or (spec.running if spec and s.max_running_requests is None else None)
+    if cap is not None and sized.users_per_replica > cap:
+        assumptions.append(f"users capped at --max-running-requests {cap:,}" + (
+            "" if s.max_running_requests else " (SGLang's default with speculative decoding)"))
+        sized = finish_size(preq, pool, held, memory - held_back, starts, reason, largest,
+                            assumptions, weights_bytes=booked,
                             users_override=(cap, cap * sized.kv_bytes_per_sequence))
     users_steps(st, sized, "KV pool", starts)
     return EngineResult(
@@ -394,7 +393,5 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         blocks=tokens // page, block_size_tokens=page, max_model_len=length,
         max_concurrency=conc, starts=starts, reason=reason, max_model_len_that_starts=largest,
         steps=tuple(st.items), assumptions=tuple(assumptions),
-        log_lines=(f"KV Cache is allocated. #tokens: {tokens}, K size: "
-                   f"{tokens * cell / 2 / GIB:.2f} GB, V size: {tokens * cell / 2 / GIB:.2f} GB",
-                   f"max_total_num_tokens={tokens}"),
+        log_lines=pool_lines(req.model, tokens, cell),
     )

@@ -30,8 +30,9 @@ g = that MiB figure, "par" = tp x pp:
 - 0.5.22 on (the 0.5.22 and 0.5.23 wheels, memory_hook.py:182-188): a tier's decode batch size
   (not a stated --cuda-graph-max-bs) is capped at a stated --max-running-requests before the
   reserve is computed (reserve_for_graph_mb: 2 MiB per slot, :368 in 0.5.23); 0.5.21 has no cap.
+- speculative decoding adds to the reserve from 0.4.8 to 0.5.13 (kvplan.engines.sglang_spec).
 Not modelled: the Ascend NPU tiers of some 0.5 releases (is_npu: no NPU in the catalog), the
-extra reserve of speculative decoding, DP attention and DeepEP, and the multimodal adjustment.
+extra reserve of DP attention and DeepEP, and the multimodal adjustment.
 max_running_requests has no GPU tier in any release read: SGLang derives it from the pool
 (model_runner / pool_configurator), and kvplan caps users only where it is stated.
 """
@@ -194,7 +195,8 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
                      cuda_graph_max_bs: int | None = None, prefill_graphs: str | None = None,
                      max_total_tokens: int | None = None,
                      vendor: str | None = None,
-                     max_running_requests: int | None = None) -> Fraction:
+                     max_running_requests: int | None = None,
+                     spec_reserve_mib: int = 0) -> Fraction:
     """mem_fraction_static when not given, as that SGLang release computes it (module
     docstring); without the GPU's size, the TP table.
 
@@ -203,7 +205,9 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
     `prefill_graphs` ("tokens" or "mla", from sglang_backend.prefill_graphs()) adds the prefill
     CUDA-graph reserve before the 10 GiB floor, as reserve_for_graph_mb does (0.5.16 on).
     `vendor` "amd" is not CUDA (0.4.7's 180,000 MiB rule). A stated `max_running_requests`
-    caps the tier's decode batch size from 0.5.22 (decode_graph_bs).
+    caps the tier's decode batch size from 0.5.22 (decode_graph_bs). `spec_reserve_mib`
+    (kvplan.engines.sglang_spec.reserve_mib: speculative decoding, 0.4.8-0.5.13) is added to the
+    reserve, after the 10 GiB floor from 0.5.3.
     """
     ver = _v(version)
     tier = gpu_tier(version, gpu_mem_mib, tp, vendor)
@@ -228,6 +232,7 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
             reserved = (12 + Fraction(par, 2)) * 1024
         else:
             reserved = Fraction(32 * 1024)
+        reserved += spec_reserve_mib
     else:
         chunk = chunked_prefill_size or tier.chunked_prefill_size or 0
         graph_bs, _ = decode_graph_bs(version, tier, cuda_graph_max_bs, max_running_requests)
@@ -240,4 +245,5 @@ def default_fraction(tp: int, version: str | None = None, gpu_mem_mib: int | Non
             reserved += PREFILL_GRAPH_MIB * prefill_graph_sizes(max_bs)
         if g > 60 * 1024:
             reserved = max(reserved, Fraction(10 * 1024))
+        reserved += spec_reserve_mib
     return Fraction(round((g - reserved) / g, 3)).limit_denominator(1000)

@@ -158,9 +158,10 @@ def _largest(upto: int, fits: Callable[[int], bool]) -> int:
 
 
 def map_steps(st: Steps, version: str | None, context: int, profiled: int, tokens: int,
-              stated: int | None, attention_dp: int = 1) -> ReqMap:
+              stated: int | None, attention_dp: int = 1, also: str | None = None) -> ReqMap:
     """The map's steps for `explain`, after the KV pool's: its rows, columns and bytes, and what
-    the weights and the pool leave for it (SGLang allocates it beside the pool)."""
+    the weights and the pool leave for it (SGLang allocates it beside the pool); `also` names a
+    step beside the pool that comes out of the same memory (a speculative draft's)."""
     rmap = req_to_token_map(version, context, profiled, tokens, stated, attention_dp)
     st.given("request slots (max_num_reqs)", rmap.max_num_reqs, "slots", rmap.slots_how)
     st.op("request-to-token rows", "sum", ["request slots (max_num_reqs)",
@@ -171,8 +172,9 @@ def map_steps(st: Steps, version: str | None, context: int, profiled: int, token
           ["request-to-token rows", "request-to-token columns", ENTRY_BYTES], "bytes",
           f"rows x columns x 4 B ({SOURCE}; allocated after the pool is sized, out of what "
           "mem_fraction_static leaves)")
-    st.op("left after the KV pool", "sum", ["free after weights", "-KV pool"], "bytes",
-          "free after weights - KV pool (the map, activations and CUDA graphs share it)")
+    st.op("left after the KV pool", "sum", ["free after weights", "-KV pool"]
+          + ([f"-{also}"] if also else []), "bytes", "free after weights - KV pool"
+          + (f" - {also}" if also else "") + " (the map, activations and CUDA graphs share it)")
     st.op("left after the map", "sum", ["left after the KV pool", "-request-to-token map"],
           "bytes", "left after the KV pool - request-to-token map (below 0: SGLang stops)")
     return rmap

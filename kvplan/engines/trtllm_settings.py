@@ -15,6 +15,10 @@ applies). Sources (TensorRT-LLM, read in the code index):
   the current BaseLlmArgs (extra="forbid", index id 7019226376) has no such field (PR #18899:
   "kv_cache_dtype: at YAML top level is rejected"). Which release first rejects it was not
   pinned: kvplan applies it, with a note.
+- `dtype`: the LLM API's compute dtype ("auto" by default: the checkpoint's torch_dtype; below
+  compute capability 8.0 auto becomes float16 and bfloat16 is refused, kvplan.engines.dtype_trtllm),
+  applied as engine.weight_dtype (task h90dtype; before, the key was not read). kvplan reads
+  auto, float16, bfloat16 and float32 (`COMPUTE_DTYPES`) and refuses another value with that.
 - `tensor_parallel_size`, `pipeline_parallel_size`, `moe_expert_parallel_size`: BaseLlmArgs
   fields (llm_args.py); `backend`: trtllm-serve's --backend, also an LLM-API key.
 - The file wins over trtllm-serve's flags: `update_llm_args_with_extra_dict` ends with
@@ -36,7 +40,12 @@ SETTING_KEYS = (
     (("pipeline_parallel_size",), "parallel.pipeline", "ways"),
     (("moe_expert_parallel_size",), "parallel.expert", "ways"),
     (("backend",), "engine.trtllm_backend", "backend"),
+    (("dtype",), "engine.weight_dtype", "dtype"),
 )
+# the LLM API's dtype values kvplan plans (auto: the record's own, the model's dtype)
+COMPUTE_DTYPES = ("auto", "float16", "bfloat16", "float32")
+DTYPE_AUTO_NOTE = ("the LLM API's default, the checkpoint's torch_dtype (float16 below compute "
+                   "capability 8.0): planned as the record's weight dtype")
 # what TensorRT-LLM accepts (model_loader.py _VALID_KV_CACHE_DTYPES, 1.x) -> kvplan's kv dtype;
 # "auto" is kept apart, "nvfp4" is refused (NVFP4_REFUSAL)
 KV_DTYPES = {"fp8": "fp8"}
@@ -121,6 +130,16 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
             value = kv
         elif kind == "backend":
             value = _backend(raw, name)
+        elif kind == "dtype":
+            if raw not in COMPUTE_DTYPES:
+                raise InputError(f"{name}: dtype {raw!r}: kvplan plans TensorRT-LLM's compute "
+                                 f"dtype {', '.join(COMPUTE_DTYPES)}; state one of them (a "
+                                 "quantized checkpoint is named by the model, the cache's "
+                                 "precision by kv_cache_config.dtype)")
+            if raw == "auto":
+                notes.append(f"{name}: dtype auto: {DTYPE_AUTO_NOTE}")
+                continue
+            value = str(raw)
         else:
             if raw == -1 and key == "moe_expert_parallel_size":  # older releases' "derive it"
                 notes.append(f"{name}: {key} -1: TensorRT-LLM derives it (not stated)")

@@ -22,8 +22,22 @@ def engine_defaults(fields: list[Field], result: EngineResult) -> list[Field]:
     fields: SGLang's attention backend on ROCm, and its GPU-memory-tier defaults
     (mem_fraction_static; from 0.5.3 the chunked_prefill_size and decode CUDA-graph batch it
     is built from)."""
+    fields = _release_field(fields, result)
     own = _DEFAULTS.get(result.engine.value)
     return own(fields, result) if own is not None else fields
+
+
+def _release_field(fields: list[Field], result: EngineResult) -> list[Field]:
+    """A serving engine's release where the record is silent: the one planned, named as the
+    default (task h90review: the title said 'vllm 0.34.0' and the record had no row)."""
+    from kvplan.engine_traits import traits
+
+    if not traits(result.engine).serving or any(k == "engine.version" for k, _, _ in fields):
+        return fields
+    at = next((i + 1 for i, (k, _, _) in enumerate(fields) if k == "engine.name"), len(fields))
+    row = ("engine.version", result.engine_version,
+           "default: the newest release kvplan models (docs/engines.md)")
+    return [*fields[:at], row, *fields[at:]]
 
 
 def _vllm_defaults(fields: list[Field], result: EngineResult) -> list[Field]:

@@ -98,6 +98,10 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--max-total-tokens", "engine.max_total_tokens"),
     FlagField("--attention-backend", "engine.attention_backend"),
     FlagField("--mm-feature-transport", "engine.mm_feature_transport"),
+    FlagField("--speculative-algorithm", "engine.speculative_algorithm"),
+    FlagField("--speculative-num-steps", "engine.speculative_num_steps"),
+    FlagField("--speculative-eagle-topk", "engine.speculative_eagle_topk"),
+    FlagField("--speculative-num-draft-tokens", "engine.speculative_num_draft_tokens"),
     # TensorRT-LLM
     FlagField("--max-batch-size", "engine.max_num_seqs", engines=("trtllm",),
               generic="--max-num-seqs"),

@@ -1,9 +1,10 @@
 """The compute dtype on the GPU a record names, for `size`, `explain` and `fleet` (task h82docs
 found them skipping it where `--gpu` alone names the GPU): what the engine refuses by the GPU's
 compute capability is said in a note and the plan goes on as if it started (check FAILs it);
-what the engine changes (vLLM's float16 or float32 fallback, SGLang's float16) is planned, with
-a note. The rules are the engines' (kvplan.engines.dtype_support), as kvplan.check.gpu_dtype
-applies them to a manifest whose GPU it names."""
+what the engine changes (vLLM's float16 or float32 fallback, SGLang's float16, TensorRT-LLM's
+float16 for auto) is planned, with a note. The rules are the engines'
+(kvplan.engines.dtype_support), as kvplan.check.gpu_dtype applies them to a manifest whose GPU it
+names."""
 
 from __future__ import annotations
 
@@ -37,15 +38,16 @@ def stated_compute_dtype(written: str | None) -> tuple[bool, DType | None]:
 def rule_on(dep: Deployment, base_dir: Path | None, model: ModelSpec | None = None,
             gpu: HardwareSpec | None = None) -> tuple[DtypeOnGpu, HardwareSpec] | None:
     """What the deployment's engine does with its compute dtype on its GPU (or `gpu`), with that
-    GPU; None where no rule can apply: an engine whose rules kvplan has not read (or none, the
-    formula), a GPU at compute capability 8.0 or above or without one in the catalog (checked
-    before kvplan.engines is imported: `size` starts light, tests/test_imports.py), a dtype
-    below 16 bits, or a model, GPU or dtype that cannot be read (the plan's own error)."""
+    GPU; None where no rule can apply: an engine whose rules kvplan has not read (traits'
+    gpu_dtype_rules; or none, the formula), a GPU at compute capability 8.0 or above or without
+    one in the catalog (checked before kvplan.engines is imported: `size` starts light,
+    tests/test_imports.py), a dtype below 16 bits, or a model, GPU or dtype that cannot be read
+    (the plan's own error)."""
     from kvplan.deploy import resolve_gpu, resolve_model
     from kvplan.engine_traits import traits
 
     applies, stated = stated_compute_dtype(dep.engine.weight_dtype)
-    if not applies or not traits(dep.engine.name).compute_dtypes:
+    if not applies or not traits(dep.engine.name).gpu_dtype_rules:
         return None
     try:
         gpu = gpu or resolve_gpu(dep.hardware.gpu)

@@ -77,6 +77,10 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
         refuse("traffic.risk", "a reserved cache sets aside the full context for every "
                "conversation, so the pool never overflows; drop the option or use "
                "--allocation paged")
+    if req.allocation.value == "reserved" and t.shared_prefix_tokens:
+        refuse("traffic.shared_prefix_tokens", "a reserved cache sets aside the whole context "
+               "for every conversation, so a shared prefix saves nothing; use --allocation "
+               "paged or drop the option")
     p = dep.parallel
     nodes = p.nodes
     if nodes is not None and nodes > p.tensor * p.pipeline:
@@ -102,7 +106,7 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
         refuse("engine.disable_custom_all_reduce", "the host transport (no P2P, or across "
                "nodes) already runs without custom all-reduce, so nothing moves; drop the option")
     engine = dep.engine.name
-    own = traits(engine).hook("moot_refusals")  # vLLM's sampler and entry point
+    own = traits(engine).hook("moot_refusals")  # vLLM: sampler, entry point; transformers: prefix
     if own is not None:
         own(dep, req, refuse)
     if engine in _NO_SEQUENCE_CAP:

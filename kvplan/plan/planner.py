@@ -179,7 +179,8 @@ def fleet_records(records: Sequence[Record], progress: Progress | None = None) -
             engine = run_engine(req, settings)
             req = replace(req, block_size_tokens=engine.block_size_tokens)
         sizer = sizer_for(settings)
-        plan = plan_traffic(req, traffic_of(planned), sizer=sizer)
+        plan = plan_traffic(req, traffic_of(planned), sizer=sizer,
+                            users_cap=settings.users_cap if settings is not None else None)
         if not plan.size.fits:
             plan = replace(plan, fleet=replace(plan.fleet, size=advise(plan.size, _catalog(),
                                                                         sizer)))
@@ -218,6 +219,7 @@ def search_record(
         raise InputError(f"--kv-dtype: {err}") from None
     catalog = [load_hardware(g) for g in gpus] if gpus else _catalog()
     traffic = traffic_of(planned)
+    settings = engine_settings(record, planned=planned)
     eng = record.deployment.engine
     from kvplan.plan.block_fp8 import block_reason
 
@@ -225,8 +227,8 @@ def search_record(
         return block_reason(eng.name, eng.version, req.model, req.tp, req.ep)
 
     return traffic, search(planned.request, traffic, catalog, prices, tps=tps or DEFAULT_TPS,
-                           kv_dtypes=dtypes, progress=progress,
-                           sizer=sizer_for(engine_settings(record, planned=planned)),
+                           kv_dtypes=dtypes, progress=progress, sizer=sizer_for(settings),
+                           users_cap=settings.users_cap if settings is not None else None,
                            refuse=refuse)
 
 
@@ -291,8 +293,8 @@ def basis(plan: TrafficPlan) -> str:
     from kvplan.capacity.kv import Allocation
     from kvplan.traffic.lengths import PointMass
 
-    if plan.binding_constraint == "slo":
-        return "slo"
+    if plan.binding_constraint in ("slo", "max_num_seqs"):
+        return plan.binding_constraint
     if plan.size.request.allocation is Allocation.reserved:
         return "worst_case"
     if isinstance(plan.lengths, PointMass):

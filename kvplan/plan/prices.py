@@ -17,12 +17,17 @@ class PriceTable:
     by_gpu: dict[str, float] = field(default_factory=dict)
     flat: float | None = None
     origin: str = "--price-per-hour"
+    given: str = "--price-per-hour"  # the options that gave the table, as a note names them
 
     def __bool__(self) -> bool:
         return bool(self.by_gpu) or self.flat is not None
 
-    def apply(self, data: dict[str, Any], origins: dict[str, str]) -> None:
-        """Set hardware.price_per_hour_usd of one record for its GPU (flat price first)."""
+    def apply(self, data: dict[str, Any], origins: dict[str, str]) -> list[str]:
+        """Set hardware.price_per_hour_usd of one record for its GPU (flat price first).
+
+        Returns a note when the table has no row for the record's GPU: the price then comes
+        from the record's file or the catalog (or there is none), and the table the user gave
+        did not apply, which is said rather than passed over (task h90review)."""
         from kvplan.plan.record import get_field, set_field
 
         price = self.flat
@@ -32,12 +37,25 @@ class PriceTable:
             try:
                 gpu = load_hardware(str(get_field(data, "hardware.gpu")))
             except InputError:
-                return  # the record names the bad GPU when it is validated
+                return []  # the record names the bad GPU when it is validated
             price = next((self.by_gpu[k] for k in (gpu.name, *gpu.aliases) if k in self.by_gpu),
                          None)
+            if price is None:
+                return [self._not_priced(gpu.name, get_field(data, "hardware.price_per_hour_usd"),
+                                         gpu.price_per_hour_usd)]
         if price is not None:
             set_field(data, "hardware.price_per_hour_usd", price)
             origins["hardware.price_per_hour_usd"] = self.origin
+        return []
+
+    def _not_priced(self, gpu: str, stated: object, catalog: float | None) -> str:
+        head = f"{self.given} has no price for {gpu}"
+        if stated is not None:
+            return (f"{head}; priced at the file's hardware.price_per_hour_usd "
+                    f"${float(str(stated)):.2f} per GPU-hour")
+        if catalog is not None:
+            return f"{head}; priced at the catalog's ${catalog:.2f} per GPU-hour (hardware_specs)"
+        return f"{head}, nor has the catalog: no cost is shown"
 
 
 def _usd(value: object, where: str) -> float:
@@ -91,7 +109,9 @@ def parse_prices(items: list[str], prices_file: str | None) -> PriceTable:
             flat = _usd(item, f"--price-per-hour {item}")
     _known_gpus(prices, prices_file)
     origin = "--prices" if prices_file is not None and not items else "--price-per-hour"
-    return PriceTable(prices, flat, origin)
+    given = " and ".join(([f"--prices {prices_file}"] if prices_file is not None else [])
+                         + (["--price-per-hour"] if any("=" in i for i in items) else []))
+    return PriceTable(prices, flat, origin, given or "--price-per-hour")
 
 
 def _known_gpus(prices: dict[str, float], prices_file: str | None) -> None:

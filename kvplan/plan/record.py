@@ -155,12 +155,13 @@ def _json_fields(flag: FlagField, raw: Any) -> dict[str, Any]:
 def build_records(
     target: str,
     values: dict[str, Any],
-    adjust: Callable[[dict[str, Any], dict[str, str]], None] | None = None,
+    adjust: Callable[[dict[str, Any], dict[str, str]], list[str]] | None = None,
 ) -> list[Record]:
     """Validated records for a target (model or file) and the flags given (parameter -> value).
 
     Comma lists expand into one record per combination, in the order of FLAGS (GPU first).
-    `adjust` may set derived fields (the price of each record's GPU) before validation.
+    `adjust` may set derived fields (the price of each record's GPU) before validation, and
+    returns the notes that says (a price table with no row for the record's GPU).
     """
     base, source, base_dir, doc, origins0 = _read_base(target)
     read_notes = base.pop("x-notes", [])  # what reading a manifest assumed
@@ -172,6 +173,9 @@ def build_records(
     unnamed = base.pop("x-gpu-unnamed", None)  # (the file, how to name one), from targets
     # a manifest whose GPU check's reader named has had its GPU's dtype rule applied there
     dtype_done = base.pop("x-gpu-dtype-applied", False)
+    no_load = base.pop("x-no-traffic", None)  # a manifest's: said unless a load is given
+    if no_load and not {"peak_users", "arrival_rate", "mean_duration_s"} & set(given):
+        read_notes.append(no_load)
     if unnamed and "gpu" not in given:  # --gpu names one
         read_notes.append(f"{unnamed[0]} names no GPU; planned on {base['hardware']['gpu']} "
                           f"({unnamed[1]})")
@@ -205,7 +209,7 @@ def build_records(
         for name, value in combo:
             notes += _apply(data, origins, FLAGS[name], value, from_file, stated)
         if adjust is not None:
-            adjust(data, origins)
+            notes += adjust(data, origins)
         try:
             dep = parse_deployment(data, source, doc)
         except DeploymentError as err:

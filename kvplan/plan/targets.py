@@ -174,7 +174,9 @@ def _from_manifest(
                            if k != "peak_concurrent_users"}
         from kvplan.check.manifests.wording import no_traffic
 
-        notes.append(no_traffic(t.kind, path))  # a script has a side file, not annotations
+        # a script has a side file, not annotations; build_records says it unless a load is
+        # given (task h90review: it told a user who gave --peak-users to give --peak-users)
+        data["x-no-traffic"] = no_traffic(t.kind, path)
     if not t.gpu_named:
         from kvplan.check.manifests.wording import gpu_unnamed
 

@@ -81,15 +81,18 @@ def _title(r: dict[str, Any]) -> str:
     )
 
 
-BASIS = {"mean": "mean", "at_risk": "at risk", "worst_case": "worst case", "slo": "SLO"}
+BASIS = {"mean": "mean", "at_risk": "at risk", "worst_case": "worst case", "slo": "SLO",
+         "max_num_seqs": "sequence cap"}
 
 
 def _single(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
-    rows = [("KV per token", _bytes(r["kv_bytes_per_token"]))]
+    # with TP or PP the cache figures are one GPU's share, as the weights and the pool are
+    per_gpu = " per GPU" if r["gpus_per_replica"] > 1 else ""
+    rows = [(f"KV per token{per_gpu}", _bytes(r["kv_bytes_per_token"]))]
     if r["kv_bytes_per_token_beyond_window"] != r["kv_bytes_per_token"]:
         rows.append(("  beyond window", _bytes(r["kv_bytes_per_token_beyond_window"])))
     seq_note = f" at {fmt_int(r['avg_context_tokens'])} tokens"
-    rows.append(("KV per sequence", _bytes(r["kv_bytes_per_sequence"]) + seq_note))
+    rows.append((f"KV per sequence{per_gpu}", _bytes(r["kv_bytes_per_sequence"]) + seq_note))
     if extra.get("state_bytes_per_sequence"):
         rows.append(("  of which state", _bytes(extra["state_bytes_per_sequence"])
                      + " (linear layers, any length)"))
@@ -323,34 +326,6 @@ def render(
     """The table for `size` and `fleet`: a detailed card for one result, a grid for several."""
     body = _single(records[0], extras[0]) if len(records) == 1 else _many(records, extras)
     return to_string(body, width=width, color=color)
-
-
-def render_search(
-    records: list[dict[str, Any]], notes: Sequence[str], width: int = 80, color: bool = False
-) -> str:
-    """`fleet --search`: the ranked configurations, cheapest first, then the unpriced."""
-    t = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1, 0, 0))
-    for col, justify in (
-        ("#", "right"), ("GPU", "left"), ("TP", "right"), ("KV", "left"),
-        ("users/GPU", "right"), ("bound", "left"), ("GPUs", "right"), ("tok/s/user", "right"),
-        ("$/h", "right"),
-    ):
-        # numbers keep their width; a long GPU name folds onto a second line instead
-        t.add_column(col, justify=justify, no_wrap=col != "GPU",  # type: ignore[arg-type]
-                     min_width=len(col) if col != "GPU" else 6,
-                     overflow="fold" if col == "GPU" else "ellipsis")
-    for r in records:
-        t.add_row(
-            str(r["rank"]) if r["rank"] is not None else "-",
-            r["gpu"], str(r["tp"]), r["kv_dtype"], _num(r["users_per_gpu_planned"]),
-            r["binding_constraint"], fmt_int(r["gpus_needed"]),
-            f"{r['decode_tokens_per_s_per_user']:,.1f}"
-            if r["decode_tokens_per_s_per_user"] is not None else "-",
-            f"{r['cost_per_hour_usd']:,.2f}" if r["cost_per_hour_usd"] is not None else "unpriced",
-        )
-    out: list[RenderableType] = [t]
-    out += [Text(n) for n in notes]
-    return to_string(out, width=width, color=color)
 
 
 def users_bars(series: dict[str, Any], title: str, width: int = 40) -> list[RenderableType]:

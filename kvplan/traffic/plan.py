@@ -166,8 +166,12 @@ def plan_traffic(
     progress: Callable[[], None] | None = None,
     sizer: Callable[[SizeRequest], SizeResult] = size,
     lattices: dict[tuple[object, ...], SequenceLattice] | None = None,
+    users_cap: int | None = None,
 ) -> TrafficPlan:
     """Size `req` for `traffic`. The request's avg context is replaced by the lengths' mean.
+
+    `users_cap`, an engine's sequence cap (EngineSettings.users_cap), bounds the plan whatever
+    the lengths: the binding constraint is then "max_num_seqs", as `kvplan check` names it.
 
     `sizer` turns a request into a KV pool: the plain arithmetic, or an engine profile.
     `lattices`, a cache shared by calls for one model and one length distribution, keeps
@@ -198,9 +202,11 @@ def plan_traffic(
             lattices[key] = sequence_lattice(req, lengths)
         lattice = lattices[key]
     if pool <= 0 or not mean_result.kv_budget_bytes:
-        at_risk = RiskEstimate(0, 1.0, "exact")
+        # nothing fits: certain either way; with a mean alone it is still "no spread given"
+        at_risk = RiskEstimate(0, 1.0, "point-mass" if traffic.lengths is None else "exact")
     else:
         at_risk = users_at_risk(lattice, pool, traffic.risk, limit, progress)
+    pool_users = at_risk.users  # what the pool alone holds, before an engine's own count
     if traffic.lengths is None and at_risk.users > mean_result.users_per_replica:
         # no spread: every conversation at the mean, so the sizer's own count (an engine's
         # accounting, e.g. vLLM's sliding-window pages) is exact, as `size` and `check` say
@@ -217,6 +223,9 @@ def plan_traffic(
         slo_users = slo_batch(weights_read, kv_read, bw, traffic.min_tokens_per_s_per_user, eff)
         if slo_users < memory_users:
             planned, binding = slo_users, "slo"
+    if users_cap is not None and (planned > users_cap or (
+            binding == "memory" and planned == users_cap < pool_users)):
+        planned, binding = users_cap, "max_num_seqs"  # the scheduler runs no more at once
     replicas = ceil_div(traffic.required_users, planned) if planned else None
     gpus_needed = replicas * gpus if replicas is not None else None
     step = decode_step_time_s(weights_read, kv_read, planned, bw, eff) if planned else None

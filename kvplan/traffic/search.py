@@ -85,6 +85,7 @@ def search(
     progress: Callable[[int, int], None] | None = None,
     sizer: Callable[[SizeRequest], SizeResult] | None = None,
     limit: int = EXACT_LATTICE_LIMIT,
+    users_cap: int | None = None,
     refuse: Callable[[SizeRequest], str | None] | None = None,
 ) -> SearchResult:
     """Plan every candidate; rank those that carry the load (and the SLO) by cost per hour.
@@ -92,7 +93,8 @@ def search(
     checkpoint's TP that splits a block, kvplan.engines.fp8_blocks) is rejected with it.
 
     Ties in cost go to fewer GPUs, then by name, TP and the wider cache. GPUs without a price
-    follow the ranked rows, ordered by GPU count, with no rank.
+    follow the ranked rows, ordered by GPU count, with no rank. `users_cap`: an engine's
+    sequence cap, bounding each replica (plan_traffic).
     """
     prices = prices or {}
     todo = candidates(base, gpus, tps, kv_dtypes)
@@ -110,7 +112,7 @@ def search(
             continue
         try:
             plan = plan_traffic(req, replace(traffic, price_per_hour_usd=price), limit,
-                                sizer=sizer or size)
+                                sizer=sizer or size, users_cap=users_cap)
         except InputError as err:
             rejected.append((req, str(err)))
         else:

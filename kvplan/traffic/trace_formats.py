@@ -70,7 +70,8 @@ def _whole(value: object, key: str, where: str) -> int:
     except ValueError:
         raise InputError(f"{where}: {key}: {value!r} is not a whole number of tokens") from None
     if n < 0:
-        raise InputError(f"{where}: {key}: must not be negative, got {n}")
+        raise InputError(f"{where}: {key}: must not be negative, got {n}; a request holds 0 "
+                         "tokens or more: correct the value or drop the row")
     return n
 
 

@@ -19,6 +19,9 @@ TRITON = ("this {kind} runs vLLM through Triton's vLLM backend (its engine argum
           "vllm.entrypoints.api_server), python -m sglang.launch_server, sglang serve, python -m "
           "dynamo.vllm / dynamo.sglang, trtllm-serve)")
 
+# what the container runs closes the ERROR (task h90corpus: round blind-2026-12-07-r8)
+RUNS = "; it runs `tritonserver --model-repository=/models`"
+
 
 def test_a_compose_service_running_tritons_vllm_backend_is_refused_not_passed_over() -> None:
     """Markkoby3/llm-inference-k8s deploy/compose/docker-compose.gpu.yaml: beside its `vllm`
@@ -36,7 +39,8 @@ def test_a_compose_service_running_tritons_vllm_backend_is_refused_not_passed_ov
     assert (outs[0].model, outs[0].engine_version) == ("qwen2.5-1.5b", "0.10.1")
     # the service's name closes the line, as a Dynamo worker's does (workload.worker_said)
     assert [p.message for p in outs[1].problems] == [
-        TRITON.format(kind="compose service") + " (triton)"]
+        TRITON.format(kind="compose service") + " (triton); it runs `tritonserver "
+        "--model-repository=/models --http-port=8000`"]
 
 
 def test_a_deployment_running_tritons_vllm_backend_names_it(tmp_path: Path) -> None:
@@ -51,7 +55,7 @@ def test_a_deployment_running_tritons_vllm_backend_names_it(tmp_path: Path) -> N
         "        resources: {limits: {nvidia.com/gpu: 1}}\n")
     (o,) = check_paths([str(f)]).outcomes
     assert (o.verdict, o.kind) == ("ERROR", "kubernetes")
-    assert [p.message for p in o.problems] == [TRITON.format(kind="Deployment")]
+    assert [p.message for p in o.problems] == [TRITON.format(kind="Deployment") + RUNS]
 
 
 def test_a_deployment_running_tritons_trtllm_image_names_its_backend(tmp_path: Path) -> None:
@@ -71,7 +75,7 @@ def test_a_deployment_running_tritons_trtllm_image_names_its_backend(tmp_path: P
     assert [p.message for p in o.problems] == [TRITON.format(kind="Deployment").replace(
         "vLLM through Triton's vLLM backend (its engine arguments are in the model repository's "
         "model.json", "TensorRT-LLM through Triton's tensorrtllm_backend (its KV settings are in "
-        "the model repository's config.pbtxt")]
+        "the model repository's config.pbtxt") + RUNS]
 
 
 

@@ -85,7 +85,8 @@ FAILURES = {
     "stormservice.yaml": [
         f"ERROR line 16: {NO_GPU}",
         # each role whose server kvplan cannot read is its own ERROR, at the role's line, named
-        f"ERROR line 28: command: this StormService runs vLLM, {NOT_READ} (other-engine decode)",
+        f"ERROR line 28: command: this StormService runs vLLM, {NOT_READ} (other-engine decode); "
+        "it runs `python3 -m vllm.entrypoints.openai.run_batch --model Qwen/Qwen3-0.6B`",
         f"ERROR line 53: '{{{{ .Values.model }}}}' is an unrendered template: {RENDER}",
         "ERROR line 67: podGroupSize: 'two' is not a count",
     ],
@@ -95,7 +96,7 @@ FAILURES = {
         # (each worker its own ERROR, at its service's line, named: task h43scripts)
         "ERROR line 22: command: this DynamoGraphDeployment runs TensorRT-LLM through python -m "
         "dynamo.trtllm (Dynamo's worker, whose options are not trtllm-serve's), "
-        f"{NOT_READ} (Worker)",
+        f"{NOT_READ} (Worker); it runs `python3 -m dynamo.trtllm --model-path Qwen/Qwen3-0.6B`",
         f"ERROR line 48: '${{MODEL}}' is an unrendered template: {RENDER}",
         "ERROR line 65: google.com/tpu: TPUs are not modelled: kvplan sizes NVIDIA and AMD "
         "GPUs (this server asks for google.com/tpu: 4)",

@@ -94,3 +94,32 @@ def test_a_v100_is_not_a_gpu_an_sglang_server_starts_on(tmp_path: Path) -> None:
     starts, no = got.summary.split("; would not start on: ")
     assert "v100-sxm2-32gb" in no and "v100-sxm2-16gb" in no
     assert "v100" not in starts and "a100-80gb" in starts and "h100-sxm-80gb" in starts
+
+
+def _trtllm(tmp: Path, gpu: str, options: str, image: str = "release:1.2.0") -> Outcome:
+    """A trtllm-serve line whose options YAML states `options`, on `gpu` (its side file)."""
+    (tmp / "opts.yaml").write_text(options)
+    (tmp / "serve.sh").write_text(
+        f"docker run --gpus all -v /srv/w:/w nvcr.io/nvidia/tensorrt-llm/{image} trtllm-serve "
+        "deepseek-ai/DeepSeek-R1-Distill-Qwen-1.5B --extra_llm_api_options opts.yaml\n")
+    (tmp / "serve.kvplan.yaml").write_text(f"gpu: {gpu}\n")
+    return one(tmp / "serve.sh")
+
+
+def test_trtllm_serve_refuses_a_stated_bfloat16_on_a_v100(tmp_path: Path) -> None:
+    """TensorRT-LLM's LLM API (0.12 on) raises RuntimeError("Pre SM 80 GPUs do not support
+    bfloat16") for dtype bfloat16 below compute capability 8.0 (task h90dtype); the options
+    YAML's `dtype` is its compute dtype. On an A100 the same file starts; float16 and auto start
+    on the V100, auto with the note that it is float16 there."""
+    got = _trtllm(tmp_path, "v100-sxm2-32gb", "dtype: bfloat16\n")
+    assert got.verdict == "FAIL" and got.engine_version == "1.2.0"
+    [why] = got.reasons
+    assert why.startswith("TensorRT-LLM 1.2.0 refuses dtype bfloat16 on v100-sxm2-32gb "
+                          "(compute capability 7.0): RuntimeError(\"Pre SM 80 GPUs do not "
+                          "support bfloat16\") (BaseLlmArgs.validate_dtype")
+    assert _trtllm(tmp_path, "a100-80gb", "dtype: bfloat16\n").verdict == "PASS"
+    half = _trtllm(tmp_path, "v100-sxm2-32gb", "dtype: float16\n")
+    auto = _trtllm(tmp_path, "v100-sxm2-32gb", "dtype: auto\n")
+    assert half.verdict == auto.verdict == "PASS"
+    assert pool_tokens(half) == pool_tokens(auto)  # float16 either way: 2 bytes a value
+    assert [n for n in auto.notes if "turns dtype auto into float16" in n]

@@ -57,6 +57,11 @@ def _lines(out: str) -> list[str]:
             ("PASS", "WARN", "FAIL", "ERROR")]
 
 
+# what the worker runs closes its ERROR, cut at 80 characters (task h90corpus)
+DISAGG_RUNS = ("; it runs `python3 -m dynamo.trtllm --model-path Qwen/Qwen3-0.6B "
+               "--served-model-name Qwen/Q ...`")
+
+
 def test_trtllm_disagg_gives_each_worker_its_own_error():
     """ai-dynamo/dynamo examples/backends/trtllm/deploy/disagg.yaml: the prefill service
     starts at line 16, the decode service at line 41 (counted in the file); each runs
@@ -68,10 +73,12 @@ def test_trtllm_disagg_gives_each_worker_its_own_error():
     assert [line.split(":", 1)[0] for line in lines] == ["ERROR line 16", "ERROR line 41"]
     assert lines[0].endswith("trtllm-serve) (prefill); its engine options in --extra-engine-args "
                              "./examples/backends/trtllm/engine_configs/qwen3/prefill.yaml (under "
-                             "workingDir /workspace/), a path inside the container, are not read")
+                             "workingDir /workspace/), a path inside the container, are not "
+                             "read" + DISAGG_RUNS)
     assert lines[1].endswith("trtllm-serve) (decode); its engine options in --extra-engine-args "
                              "./examples/backends/trtllm/engine_configs/qwen3/decode.yaml (under "
-                             "workingDir /workspace/), a path inside the container, are not read")
+                             "workingDir /workspace/), a path inside the container, are not "
+                             "read" + DISAGG_RUNS)
     assert "2 checked in 1 file(s): 0 PASS, 0 FAIL, 2 ERROR" in res.stdout
 
 
@@ -115,4 +122,5 @@ spec:
     assert len(lines) == 1 and lines[0].startswith("ERROR line 1: command: this Deployment runs "
                                                    "TensorRT-LLM through python -m dynamo.trtllm")
     assert lines[0].endswith("trtllm-serve); its engine options in --extra-engine-args "
-                             "/cfg/agg.yaml, a path inside the container, are not read")
+                             "/cfg/agg.yaml, a path inside the container, are not read; it runs "
+                             "`python3 -m dynamo.trtllm --extra-engine-args /cfg/agg.yaml`")

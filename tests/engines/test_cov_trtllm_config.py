@@ -42,7 +42,7 @@ def test_an_engine_config_json(tmp_path: Path):
      "engine.trtllm_config: x.yaml states none of max_batch_size, max_num_tokens, max_seq_len, "
      "kv_cache_config.tokens_per_block, kv_cache_config.free_gpu_memory_fraction, "
      "kv_cache_config.max_tokens, kv_cache_config.dtype, kv_cache_dtype, tensor_parallel_size, "
-     "pipeline_parallel_size, moe_expert_parallel_size, backend; name the "
+     "pipeline_parallel_size, moe_expert_parallel_size, backend, dtype; name the "
      "--extra_llm_api_options YAML or the engine's config.json"),
     ({"build_config": {"max_beam_width": 1}, "tensor_parallel_size": 2},
      "engine.trtllm_config: x.yaml states none of build_config.max_batch_size, "

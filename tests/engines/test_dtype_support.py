@@ -27,7 +27,11 @@ NVIDIA_TABLE = {  # the row of NVIDIA's table each catalog GPU sits in
     "a100-40gb": "8.0", "a100-80gb": "8.0", "a100-pcie-40gb": "8.0", "a100-pcie-80gb": "8.0",
     "t4": "7.5", "v100-sxm2-16gb": "7.0", "v100-sxm2-32gb": "7.0",
 }
-UNSOURCED = {"a10g", "a800-80gb", "h20", "h800", "l20"}  # NVIDIA's page does not list them
+# Not on NVIDIA's page: set from runtime readings (task h90dtype; torch's get_device_properties /
+# sm_ warning, nvidia-smi --query-gpu=compute_cap), copied here from those readings
+READINGS = {"a10g": ("8.6", "major=8, minor=6"), "h20": ("9.0", "On H20 compute_cap is 9.0"),
+            "h800": ("9.0", "H800 with CUDA capability sm_90")}
+UNSOURCED = {"a800-80gb", "l20"}  # no page and no reading found
 V100_MSG = ("Bfloat16 is only supported on GPUs with compute capability of at least 8.0. Your "
             "Tesla V100-SXM2-32GB GPU has compute capability 7.0.")  # transformerlab-app#370
 
@@ -35,10 +39,12 @@ V100_MSG = ("Bfloat16 is only supported on GPUs with compute capability of at le
 def test_catalog_capabilities_are_nvidia_s_table() -> None:
     gpus = {g.name: g for g in all_hardware()[0]}
     assert {n: g.compute_capability for n, g in gpus.items() if g.compute_capability} == \
-        NVIDIA_TABLE
+        NVIDIA_TABLE | {n: cc for n, (cc, _) in READINGS.items()}
     unset = {n for n, g in gpus.items() if g.compute_capability is None}
     assert unset == UNSOURCED | {n for n, g in gpus.items() if g.vendor == "amd"}
-    assert len(unset) == 10
+    assert len(unset) == 7
+    for name, (_, quoted) in READINGS.items():
+        assert quoted in str(gpus[name].compute_capability_source)
     assert gpus["v100-sxm2-32gb"].capability == (7, 0)
     assert gpus["gb10"].capability == (12, 1)
     assert "cuda-legacy-gpus" in str(gpus["v100-sxm2-16gb"].compute_capability_source)
@@ -145,11 +151,103 @@ def test_sglang_refuses_sm70_and_runs_float16_on_sm75() -> None:
     assert _sglang("a100-80gb").note is None
 
 
-def test_engines_whose_rules_were_not_read_are_left_alone() -> None:
-    for engine in ("trtllm", "transformers"):
-        found = dtype_on_gpu(engine, None, DType.bf16, load_model(R1),
+def test_transformers_runs_bfloat16_below_8_0_as_planned() -> None:
+    """transformers 5.25.0 loads torch_dtype=bfloat16 without a compute-capability check and
+    torch 2.13.0 makes bfloat16 tensors below 8.0 (task h90dtype): nothing to refuse or change."""
+    for stated in (DType.bf16, None):
+        found = dtype_on_gpu("transformers", None, stated, load_model(R1),
                              load_hardware("v100-sxm2-32gb"))
         assert (found.refusal, found.dtype, found.note) == (None, None, None)
+
+
+def _trt(version: str | None, stated: DType | None = None, gpu: str = "v100-sxm2-32gb",
+         model: str = R1) -> DtypeOnGpu:
+    return dtype_on_gpu("trtllm", version, stated, load_model(model), load_hardware(gpu))
+
+
+LLM_API_MSG = '"Pre SM 80 GPUs do not support bfloat16"'  # LlmArgs, tensorrt_llm 0.12 on
+PLUGIN_MSG = '"Unsupported data type, pre SM 80 GPUs do not support bfloat16"'  # gptAttention
+
+
+@pytest.mark.parametrize(("version", "where"), [
+    ("0.12.0", "tensorrt_llm/hlapi/llm_utils.py:295"),
+    ("0.14.0", "tensorrt_llm/hlapi/llm_utils.py:372"),
+    ("0.15.0", "tensorrt_llm/llmapi/llm_utils.py:408"),
+    ("0.16.0", "tensorrt_llm/llmapi/llm_utils.py:493"),
+    ("1.2.0", "BaseLlmArgs.validate_dtype, tensorrt_llm/llmapi/llm_args.py"),
+    (None, "BaseLlmArgs.validate_dtype, tensorrt_llm/llmapi/llm_args.py")])
+def test_trtllm_llm_api_refuses_bfloat16_below_8_0(version: str | None, where: str) -> None:
+    """From 0.12 the LLM API (trtllm-serve) raises RuntimeError("Pre SM 80 GPUs do not support
+    bfloat16") for dtype bfloat16 when the GPU's major is below 8 (LlmArgs.__post_init__, then
+    BaseLlmArgs.validate_dtype), and turns auto into float16."""
+    found = _trt(version, DType.bf16)
+    assert found.field == "engine.weight_dtype" and found.dtype is None
+    assert f"RuntimeError({LLM_API_MSG}) ({where}" in str(found.refusal)
+    assert "refuses dtype bfloat16 on v100-sxm2-32gb (compute capability 7.0)" in str(found.refusal)
+    auto = _trt(version, gpu="t4")
+    assert auto.refusal is None and auto.dtype is None
+    assert "turns dtype auto into float16" in str(auto.note) and where in str(auto.note)
+
+
+@pytest.mark.parametrize(("version", "where"), [
+    ("0.5.0", "gptAttentionCommon.cpp:273 in 0.5.0"), ("0.7.1", "gptAttentionCommon.cpp:369"),
+    ("0.8.0", "gptAttentionCommon.cpp:445"), ("0.11.0", "gptAttentionCommon.cpp:488")])
+def test_trtllm_before_0_12_refuses_a_bfloat16_engine(version: str, where: str) -> None:
+    """Before the LLM API's check a TensorRT engine runs in the dtype it was built in, and the
+    GPT attention plugin refuses a bfloat16 one below SM 80 (TLLM_CHECK_WITH_INFO in its
+    constructor; NVIDIA/TensorRT-LLM#1069 logs the assertion on a V100); `auto` is the
+    converter's choice, so only a note."""
+    found = _trt(version, DType.bf16, gpu="t4")
+    assert f"{PLUGIN_MSG} (" in str(found.refusal) and where in str(found.refusal)
+    assert "does not run a bfloat16 engine on t4 (compute capability 7.5)" in str(found.refusal)
+    auto = _trt(version)
+    assert auto.refusal is None and auto.dtype is None
+    assert "a TensorRT engine runs in the dtype it was built in" in str(auto.note)
+
+
+def test_trtllm_leaves_float16_and_capable_gpus_alone() -> None:
+    for found in (_trt("1.2.0", DType.fp16), _trt("0.8.0", DType.fp16), _trt("1.2.0", DType.fp32),
+                  _trt("1.2.0", DType.bf16, gpu="a100-80gb"), _trt("1.2.0", gpu="a10"),
+                  _trt("0.8.0", model="gemma-2-9b")):  # a float32 checkpoint: auto, no bfloat16
+        assert (found.refusal, found.dtype, found.note) == (None, None, None)
+
+
+@pytest.mark.parametrize(("version", "types"), [
+    ("0.9.0", ()),
+    ("0.9.1", ("gemma2", "gemma3", "plamo2", "glm4")),
+    ("0.10.1.1", ("gemma2", "gemma3", "plamo2", "glm4")),
+    ("0.10.2", ("gemma2", "gemma3", "gemma3_text", "plamo2", "glm4")),
+    ("0.26.0", ("gemma2", "gemma3", "gemma3_text", "plamo2", "glm4")),
+    ("0.27.0", ("gemma2", "gemma3", "gemma3_text", "glm4")),
+    ("0.34.0", ("gemma2", "gemma3", "gemma3_text", "glm4")),
+    (None, ("gemma2", "gemma3", "gemma3_text", "glm4"))])
+def test_vllm_float16_unsafe_models_by_release(version: str | None,
+                                               types: tuple[str, ...]) -> None:
+    """`_FLOAT16_NOT_SUPPORTED_MODELS` as each release wheel has it (task h90dtype, read in all
+    42 releases 0.9.1-0.34.0): gemma3_text joins in 0.10.2 (vllm/config/__init__.py:2615),
+    plamo2 leaves in 0.27.0 (vllm/config/model.py:2105)."""
+    from kvplan.engines.dtype_support import vllm_no_fp16_types
+    from kvplan.engines.release import read_numbers
+
+    assert vllm_no_fp16_types(read_numbers(version) if version else None) == types
+
+
+@pytest.mark.parametrize(("version", "want", "where"), [
+    ("0.10.1", None, None), ("0.10.2", DType.fp32, "vllm/config/__init__.py:2615 in 0.10.2"),
+    ("0.27.0", DType.fp32, "vllm/config/model.py:2105 in 0.27.0"),
+    (None, DType.fp32, "vllm/config/model.py:2442 in 0.34.0")])
+def test_vllm_gemma3_text_falls_back_to_float32_from_0_10_2(version: str | None,
+                                                           want: DType | None,
+                                                           where: str | None) -> None:
+    """Gemma-3-1B is gemma3_text, a bfloat16 checkpoint: on a T4 vLLM 0.10.1's auto falls back
+    to float16, 0.10.2's skips float16 for it and falls back to float32."""
+    assert load_model("gemma-3-1b").model_type == "gemma3_text"
+    found = _vllm(version, gpu="t4", model="gemma-3-1b")
+    assert found.refusal is None and found.dtype is want
+    if where is None:
+        assert "falls back from the checkpoint's bfloat16 to float16" in str(found.note)
+    else:
+        assert f"_FLOAT16_NOT_SUPPORTED_MODELS, {where})" in str(found.note)
 
 
 def test_vllm_keeps_a_float32_gemma2_checkpoint_in_float32_below_8_0() -> None:

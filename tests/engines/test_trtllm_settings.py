@@ -119,3 +119,20 @@ def test_the_backend_that_runs_decides_whether_the_dtype_applies():
         "x.yaml: kv_cache_config.dtype fp8: only TensorRT-LLM's PyTorch backend reads it")
     assert backend_refusal("x.yaml", settings, "1.2.0", "tensorrt") == refused
     assert backend_refusal("x.yaml", [], "0.21.0", None) is None  # no dtype, nothing to refuse
+
+
+def test_the_llm_api_dtype_is_the_compute_dtype():
+    """`dtype` (task h90dtype): the LLM API's compute dtype, applied as engine.weight_dtype, so
+    the compute-capability rule (kvplan.engines.dtype_trtllm) can FAIL a bfloat16 on a V100;
+    auto leaves the record's own with a note; a value kvplan does not plan is refused."""
+    assert _applied({"dtype": "bfloat16"}) == [("engine.weight_dtype", "bfloat16", "dtype")]
+    assert _applied({"dtype": "float16", "tensor_parallel_size": 2}) == [
+        ("parallel.tensor", 2, "tensor_parallel_size"), ("engine.weight_dtype", "float16", "dtype")]
+    settings, notes = settings_from({"dtype": "auto"}, "x.yaml")
+    assert settings == []
+    assert notes == ["x.yaml: dtype auto: the LLM API's default, the checkpoint's torch_dtype "
+                     "(float16 below compute capability 8.0): planned as the record's weight "
+                     "dtype"]
+    with pytest.raises(InputError, match=r"^x\.yaml: dtype 'fp8': kvplan plans TensorRT-LLM's "
+                       r"compute dtype auto, float16, bfloat16, float32; state one"):
+        settings_from({"dtype": "fp8"}, "x.yaml")

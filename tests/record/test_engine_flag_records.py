@@ -35,6 +35,9 @@ CASES = {
         "--max-running-requests": (["--max-running-requests", "9"], [("engine.max_num_seqs", 9)]),
         "--max-total-tokens": (["--max-total-tokens", "50000"],
                                [("engine.max_total_tokens", 50000)]),
+        # task h90sglspec: NGRAM's 48 running requests (no draft model)
+        "--speculative-algorithm": (["--speculative-algorithm", "NGRAM"],
+                                    [("engine.speculative_algorithm", "NGRAM")]),
     },
     "trtllm": {
         "--page-size": (["--page-size", "64"], [("engine.block_size", 64)]),

@@ -112,6 +112,14 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                             [("engine.attention_backend", "aiter")]),
     "--mm-feature-transport": (["--mm-feature-transport", "cuda_ipc"],
                                [("engine.mm_feature_transport", "cuda_ipc")]),
+    "--speculative-algorithm": (["--speculative-algorithm", "NGRAM"],
+                                [("engine.speculative_algorithm", "NGRAM")]),
+    "--speculative-num-steps": (["--speculative-num-steps", "3"],
+                                [("engine.speculative_num_steps", 3)]),
+    "--speculative-eagle-topk": (["--speculative-eagle-topk", "1"],
+                                 [("engine.speculative_eagle_topk", 1)]),
+    "--speculative-num-draft-tokens": (["--speculative-num-draft-tokens", "4"],
+                                       [("engine.speculative_num_draft_tokens", 4)]),
     # the TP transport moves vLLM's term only with tensor parallelism (at TP 1 it is refused)
     "--tp-transport": (["--tp-transport", "host", "--tp", "2"],
                        [("engine.tp_transport", "host"), ("parallel.tensor", 2)]),
@@ -182,6 +190,9 @@ REFUSED = {
                            "vllm; drop the option",
     "--mm-feature-transport": "engine.name vllm (--mm-feature-transport): only sglang reads it, "
                               "not vllm; drop the option",
+    **{f: f"engine.name vllm ({f}): only sglang reads it, not vllm; drop the option"
+       for f in ("--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk",
+                 "--speculative-num-draft-tokens")},
     "--max-batch-size": "--max-batch-size is trtllm's name for engine.max_num_seqs",
     "--max-num-tokens": "--max-num-tokens is trtllm's name for engine.max_num_batched_tokens",
     "--max-seq-len": "--max-seq-len is trtllm's name for engine.max_model_len; for vllm give "

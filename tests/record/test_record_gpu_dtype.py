@@ -74,3 +74,20 @@ def test_gemma2_falls_back_to_float32_weights_and_cache() -> None:
         ("fp32", "fp32", 212_992)
     kept = row("--gpu", "v100", "--kv-dtype", "fp16")
     assert (kept["weight_dtype"], kept["kv_bytes_per_token"]) == ("fp32", 106_496)
+
+
+def test_trtllm_bfloat16_on_a_t4_is_said_and_float16_plans_the_same_pool() -> None:
+    """TensorRT-LLM's LLM API refuses bfloat16 below 8.0 (RuntimeError("Pre SM 80 GPUs do not
+    support bfloat16"), task h90dtype): size says so and plans as if it started; float16 is
+    the same 2 bytes a value, so the planned pool does not move."""
+    args = ("deepseek-r1-distill-qwen-1.5b", "--gpu", "t4", "--engine", "trtllm",
+            "--context", "4096")
+    code, bf16 = _size(*args, "--weight-dtype", "bf16")
+    assert code == 0, bf16
+    assert 'RuntimeError("Pre SM 80 GPUs do not support bfloat16")' in bf16
+    assert "planned as if it started (`kvplan check` FAILs such a deployment)" in bf16
+    code, fp16 = _size(*args, "--weight-dtype", "fp16")
+    assert code == 0, fp16
+    assert "Pre SM 80" not in fp16
+    pool = bf16[bf16.index("KV pool per GPU"):bf16.index("Users per GPU")]
+    assert pool.startswith("KV pool per GPU ") and pool in fp16

@@ -34,7 +34,7 @@ def test_dynamo_mtp_config_plans_its_fp8_cache_on_its_four_gpus() -> None:
     res = _size("deepseek-r1", "--engine", "trtllm", "--gpu", "b200", "--trtllm-config", str(MTP))
     assert res.exit_code == 0, res.output
     assert "fp8 cache · paged (32-token blocks) · TP 4" in res.output
-    assert "KV per token       34.31 KiB (35,136 B)" in res.output
+    assert "KV per token per GPU     34.31 KiB (35,136 B)" in res.output
     assert "engine.kv_cache_dtype fp8 from dynamo-deepseek-r1-mtp_agg.yaml " \
            "(kv_cache_config.dtype)" in res.output
     assert "parallel.tensor 4 from dynamo-deepseek-r1-mtp_agg.yaml (tensor_parallel_size)" \
@@ -61,7 +61,7 @@ def test_dynamo_wide_ep_config_plans_its_top_level_fp8_cache() -> None:
                 "--trtllm-config", str(WIDE))
     assert res.exit_code == 0, res.output
     assert "fp8 cache · paged (32-token blocks) · TP 16" in res.output
-    assert "KV per token       34.31 KiB (35,136 B)" in res.output
+    assert "KV per token per GPU     34.31 KiB (35,136 B)" in res.output
     out = " ".join(res.output.split())
     assert "engine.kv_cache_dtype fp8 from dynamo-deepseek-r1-wide_ep_agg.yaml (kv_cache_dtype)" \
         in out

@@ -20,6 +20,7 @@ from kvplan.check.manifests import (
     compose,
     dstack,
     dynamo,
+    env_from,
     helm_values,
     kaito,
     kserve,
@@ -217,6 +218,28 @@ def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None,
                                     f"server command kvplan reads ({SERVERS}){more}", at)])
 
 
+_RUNS_SHOWN = 80  # characters of an unread container's command shown in its ERROR
+
+
+def _runs(c: dict[str, Any]) -> str:
+    """What an unread container runs, its command and args as one line (cut at _RUNS_SHOWN
+    characters): the ERROR says what kvplan found there, not only what it reads (a compose
+    service's `bash /app/start.sh`, a Deployment's `python3 -m tensorrt_llm.serve ...`, round
+    blind-2026-12-07-r8)."""
+    words: list[str] = []
+    for part in ("command", "args"):
+        value = c.get(part)
+        if isinstance(value, list):
+            words.extend(str(w) for w in value)
+        elif value:
+            words.append(str(value))
+    line = " ".join(" ".join(words).split())
+    if not line:
+        return ""
+    cut = line if len(line) <= _RUNS_SHOWN else line[:_RUNS_SHOWN].rstrip() + " ..."
+    return f"; it runs `{cut}`"
+
+
 def _unserved(doc: Doc, path: Path, kind: str, group: list[PodSite],
               name: str | None) -> list[Target]:
     """The ERROR of one group (a worker, a role, a compose service) whose container runs an
@@ -230,7 +253,8 @@ def _unserved(doc: Doc, path: Path, kind: str, group: list[PodSite],
         for c, at in site.containers:
             engine = container_engine(c)
             if engine is not None:
-                return [no_command(path, doc, kind, engine, label, line, worker_said(site, c))]
+                return [no_command(path, doc, kind, engine, label, line,
+                                   worker_said(site, c) + _runs(c))]
             why = options_only(c)
             if why is not None:
                 return [Target(file=str(path), kind=KUBERNETES, line=line or doc.start_line,
@@ -367,4 +391,6 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
     engine = mentions_engine(data)
     if engine is None and kind not in ENGINE_KINDS:
         return None
+    if kind == "ConfigMap" and name and env_from.referenced(name):
+        return None  # a container's env of the run reads it (env_from): no deployment of its own
     return [unreadable(path, doc, kind, engine or "an inference engine", name)]

@@ -16,6 +16,7 @@ from kvplan.check.gpus import (
     catalog_name,
 )
 from kvplan.check.manifests.engine import Refusal
+from kvplan.check.manifests.node_affinity import affinity_notes, gpu_labels, smallest, well_known
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.side import ANNOTATION_PREFIX
 from kvplan.check.manifests.workload import (
@@ -27,7 +28,6 @@ from kvplan.check.manifests.workload import (
     unrendered,
 )
 from kvplan.deploy import resolve_gpu
-from kvplan.deploy.yamldoc import Doc
 from kvplan.errors import InputError
 from kvplan.inputs import limits as lim
 
@@ -255,32 +255,6 @@ def _given(site: PodSite, per_pod: int, pods: int) -> tuple[str, str]:
     return "nvidia.com/gpu", f"nvidia.com/gpu {per_pod} x {pods} pod(s)"
 
 
-def node_gpu_labels(site: PodSite, doc: Doc) -> list[tuple[str, str, int]]:
-    """(label key, value, line) of every GPU label the pod selects nodes by."""
-    pod, at = site.pod, site.pod_at
-    out: list[tuple[str, str, int]] = []
-    selector = pod.get("nodeSelector") or {}
-    if isinstance(selector, dict):
-        for key in LABEL_KEYS:
-            if key in selector:
-                out.append((key, str(selector[key]), doc.line(*at, "nodeSelector", key)))
-    node = ((pod.get("affinity") or {}).get("nodeAffinity") or {}).get(
-        "requiredDuringSchedulingIgnoredDuringExecution") or {}
-    terms = node.get("nodeSelectorTerms") or [] if isinstance(node, dict) else []
-    for t, term in enumerate(terms):
-        for e, expr in enumerate((term or {}).get("matchExpressions") or []):
-            if not isinstance(expr, dict) or expr.get("key") not in LABEL_KEYS:
-                continue
-            if expr.get("operator", "In") != "In":
-                continue
-            for v, value in enumerate(expr.get("values") or []):
-                line = doc.line(*at, "affinity", "nodeAffinity",
-                                "requiredDuringSchedulingIgnoredDuringExecution",
-                                "nodeSelectorTerms", t, "matchExpressions", e, "values", v)
-                out.append((str(expr["key"]), str(value), line))
-    return out
-
-
 def read_gpu_type(w: Workload, default_gpu: str | None) -> None:
     """The GPU: kvplan.io/gpu, else the node labels, else --gpu; none: judged over all."""
     key = ANNOTATION_PREFIX + "gpu"
@@ -298,46 +272,67 @@ def read_gpu_type(w: Workload, default_gpu: str | None) -> None:
             w.problem(PROFILE_FIELD, w.site.gpu_unknown, w.found.lines.get("hardware"))
         return
     labels = []
-    for lab in node_gpu_labels(w.site, w.doc):
+    for lab in gpu_labels(w.site.pod, w.site.pod_at, w.doc):
         if lab[0] in NAMES_NO_GPU or (lab[0] == GKE_COMPUTE_CLASS
                                       and lab[1].lower() not in GKE_ACCELERATORS):
             w.notes.append(f"{lab[0]}={lab[1]} names no GPU model: not used")
             continue
         labels.append(lab)
-    mapped: list[tuple[str, str, str, int]] = []
-    for label_key, value, line in labels:
+    mapped: list[tuple[str, str, str, int, str]] = []
+    for label_key, value, line, where in labels:
         if unrendered(value):
             w.problem(label_key, f"{value!r}: {RENDER_FIRST}", line)
             return
         try:
-            mapped.append((catalog_name(value, label_key), label_key, value, line))
+            mapped.append((catalog_name(value, label_key), label_key, value, line, where))
         except UnknownLabel as err:
             w.problem(label_key, str(err), line)
     if len(mapped) != len(labels):
         return
+    w.notes.extend(affinity_notes(w.site.pod, w.site.pod_at, w.doc,
+                                  bool(mapped) or default_gpu is not None))
     if not mapped:
         if default_gpu is not None:
             w.found.put("hardware.gpu", default_gpu, w.doc.line(*w.site.pod_at),
                            "--gpu")
         else:
             w.gpu_named = False
+            _unread_selector(w)
         return
-    gpu, label_key, value, line = mapped[0]
+    memory: dict[str, int] = {}
+    for gpu, label_key, value, line, _ in mapped:
+        try:
+            memory[gpu] = resolve_gpu(gpu).memory_bytes
+        except InputError:
+            w.label_key = label_key
+            w.problem(label_key, f"{value} maps to {gpu!r}, which the GPU catalog does not "
+                      f"hold; add hardware_specs/{gpu}.yaml or set the annotation "
+                      "kvplan.io/gpu to a catalog name (`kvplan gpus`)", line)
+            return
+    best, said = smallest(mapped, memory)  # several GPUs allowed: the least memory (h91readers2)
+    gpu, label_key, value, line, _ = mapped[best]
     w.label_key = label_key
-    try:
-        resolve_gpu(gpu)
-    except InputError:
-        w.problem(label_key, f"{value} maps to {gpu!r}, which the GPU catalog does not "
-                     f"hold; add hardware_specs/{gpu}.yaml or set the annotation "
-                     "kvplan.io/gpu to a catalog name (`kvplan gpus`)", line)
-        return
     names = sorted({m[0] for m in mapped})
-    if len(names) > 1:
-        w.notes.append(f"node affinity allows {', '.join(names)}; checked on {gpu}")
+    w.notes.extend([said] if said else [])
     w.found.put("hardware.gpu", gpu, line, label_key)
     w.found.names["hardware.gpu"] = f"{label_key}={value}"
     if len(names) == 1:
         _labelled_node(w, gpu, label_key, value)
+
+
+def _unread_selector(w: Workload) -> None:
+    """A note naming the nodeSelector labels that select the node where no GPU is named: a
+    label of the user's own (`gpu-type: nvidia-2080ti`, TobiasEdman/des-chatbot, round
+    blind-2026-12-07-r8) may pick the GPU, but only the labels of docs/check.md's "GPU labels"
+    are read, so the verdict is over the catalog; it was passed over in silence."""
+    selector = w.site.pod.get("nodeSelector")
+    if not isinstance(selector, dict):
+        return
+    unread = [f"{k}={v}" for k, v in selector.items()
+              if k not in LABEL_KEYS and not well_known(str(k))]
+    if unread:
+        w.notes.append(f"nodeSelector {', '.join(unread)}: not a GPU label kvplan reads "
+                       "(docs/check.md, \"GPU labels\"), so no GPU is named by it")
 
 
 def _labelled_node(w: Workload, gpu: str, label_key: str, value: str) -> None:

@@ -60,6 +60,7 @@ _PACKAGE_OP = (r"(?<![\w.-])(" + "|".join(re.escape(p).replace(r"\-", "[-_.]+")
                                           for p in _PACKAGES) +
                r")(?:\[[^\]]*\])?\s*(===|==|>=|<=|!=|~=|>|<)\s*")
 _PIN = re.compile(_PACKAGE_OP + r"v?([0-9][0-9A-Za-z.+]*\*?)", re.IGNORECASE)
+_PACKAGE_OP_RE = re.compile(_PACKAGE_OP, re.IGNORECASE)
 # PEP 440's operators: `==` and `===` name one release, unless `==` ends in a wildcard (`==0.8.*`
 # matches every 0.8 release); every other operator is a range
 
@@ -145,9 +146,20 @@ def pip_pins(script: str, where: Callable[[int], str],
     for n, line in run_lines(script, _uncommented):
         if env is not None:
             line = _expand(line, env(n))
-        for command in installs(line):
+        for command, why in installs(line):
+            if why:
+                notes.extend(_inert(command, why, where(n)))
+                continue
             _install(command, where(n), out, pins, notes)
     return out, notes
+
+
+def _inert(command: str, why: str, where: str) -> list[str]:
+    """The note on a pip command that names an engine's release and installs nothing into the
+    environment the server runs from (pip_commands.inert): no release is taken from it."""
+    found = sorted({_PACKAGES[_pep503(m.group(1))] for m in _PACKAGE_OP_RE.finditer(command)})
+    return [f"{where} runs `{_short(command)}`: {why}; kvplan takes no {engine} release from it"
+            for engine in found]
 
 
 def _install(command: str, where: str, out: dict[str, tuple[str, str]],

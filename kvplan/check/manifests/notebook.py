@@ -21,6 +21,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 
@@ -34,10 +35,13 @@ class Chunk:
     cell: int
     magic: str  # "!" or the cell magic (%%bash, %%sh, %%script bash)
     indented: bool = False  # a `!` line inside a Python block (an `if`, a loop, a function)
+    # every line of the chunk is on the one line `line` of the file: a cell magic nbconvert
+    # wrote as one get_ipython().run_cell_magic(...) call (notebook_export, task h91readers2)
+    on_line: bool = False
 
     @property
     def end(self) -> int:
-        return self.line + len(self.lines) - 1
+        return self.line if self.on_line else self.line + len(self.lines) - 1
 
 
 @dataclass
@@ -52,12 +56,14 @@ class Notebook:
     # the lines that run in a shell, and where each is: `!pip install vllm==0.6.3`, `%pip ...`,
     # the body of a %%bash / %%sh cell and the `!` / `%` lines of a %%capture cell (pins)
     shell: list[tuple[str, str]] = field(default_factory=list)
+    shell_at: list[int] = field(default_factory=list)  # the joined line of each shell line
     chunks: list[Chunk] = field(default_factory=list)
     env: list[tuple[int, str, str]] = field(default_factory=list)  # (line, name, value): %env
     # what the file is: a Jupyter notebook (its lines are its code cells joined in order), or a
     # notebook saved as Python (kvplan.check.manifests.notebook_py: the file's own lines)
     kind: str = "notebook"
     cell_word: str = "code cell"  # Databricks calls its cells commands
+    kind_note: str = ""  # how the file was read, said on each server its shell starts too
 
     def at(self, line: int) -> str:
         """Where a line of the code kvplan reads is, in the file's words."""
@@ -65,13 +71,31 @@ class Notebook:
             return f"{self.where(line)} (line {line} of its code cells joined in order)"
         return f"{self.where(line)} (line {line} of the file)"
 
+    def add_shell(self, lines: Iterable[tuple[int, str, str]]) -> None:
+        """Shell lines the notebook runs: (joined line, text, where it is in the notebook)."""
+        for at, text, where in lines:
+            self.shell.append((text, where))
+            self.shell_at.append(at)
+
     def pins(self) -> tuple[dict[str, tuple[str, str]], list[str]]:
         """engine -> (release, note) of an exact pin in a `pip install` the notebook runs
-        (kvplan.check.manifests.launcher_sites.pip_pins, as SkyPilot's `setup` is read)."""
+        (kvplan.check.manifests.launcher_sites.pip_pins, as SkyPilot's `setup` is read): its
+        `!` / `%` lines and shell cells, and (task h91readers2) the commands its own Python runs
+        (`os.system("pip install vllm==0.6.3")`, `subprocess.run(["pip", "install", ...])`,
+        python_servers.starts, as a plain script's are read: python_pins), in line order, the
+        last exact pin of an engine its release."""
         from kvplan.check.manifests.launcher_sites import pip_pins
+        from kvplan.check.manifests.python_pins import notebook_lines
 
-        return pip_pins("\n".join(line for line, _ in self.shell),
-                        lambda n: self.shell[n - 1][1])
+        python = notebook_lines(self)
+        if not python:
+            return pip_pins("\n".join(line for line, _ in self.shell),
+                            lambda n: self.shell[n - 1][1])
+        rows = sorted([*((at, text, where, {}) for (text, where), at in
+                         zip(self.shell, self.shell_at, strict=True)), *python],
+                      key=lambda row: row[0])
+        return pip_pins("\n".join(row[1] for row in rows), lambda n: rows[n - 1][2],
+                        lambda n: rows[n - 1][3])
 
     def where(self, line: int) -> str:
         """`code cell N, its line M` of a line of the joined code."""
@@ -271,8 +295,8 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
                                  f"it no Python{after}")
             shell = _shell_magic(body[at].strip())
             if shell is not None:
-                out.shell.extend((line, f"{out.cell_word} {number}, its line {i}")
-                                 for i, line in enumerate(body[at + 1:], start=at + 2))
+                out.add_shell((first + i - 1, line, f"{out.cell_word} {number}, its line {i}")
+                              for i, line in enumerate(body[at + 1:], start=at + 2))
                 out.chunks.append(Chunk(first + at + 1, body[at + 1:], number, shell))
             lines.extend("" for _ in body)
             return
@@ -296,8 +320,8 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
             if assign is not None:  # `gpus = !nvidia-smi -L`: bound to the command's output
                 lhs, esc, rest = assign.groups()
                 if esc == "!":
-                    out.shell.extend((s, f"{out.cell_word} {number}, its line {i + 1 + k}")
-                                     for k, s in enumerate([rest, *span[1:]]))
+                    out.add_shell((at + k, s, f"{out.cell_word} {number}, its line {i + 1 + k}")
+                                  for k, s in enumerate([rest, *span[1:]]))
                     call = f"get_ipython().getoutput({rest!r})"
                 else:
                     name, _, args = rest.partition(" ")
@@ -313,8 +337,8 @@ def _cell(out: Notebook, number: int, body: list[str], lines: list[str]) -> None
             if env is not None:
                 out.env.append((at, env.group(1), env.group(2)))
             if stripped.startswith(("%", "!")):
-                out.shell.extend((s, f"{out.cell_word} {number}, its line {i + 1 + k}")
-                                 for k, s in enumerate(span))
+                out.add_shell((at + k, s, f"{out.cell_word} {number}, its line {i + 1 + k}")
+                              for k, s in enumerate(span))
             # IPython makes the line one statement (get_ipython().system(...)): as the first
             # line of a block (`if x:` above it), `pass` keeps the block one Python parses
             opens = stripped != line and any(b.strip() for b in body[:i]) and \

@@ -127,6 +127,9 @@ def _text(chunk: Chunk) -> str:
 def _said(chunk: Chunk, book: Notebook, line: int) -> str:
     """Where a server start of the chunk is, in the notebook's words."""
     at = book.at(line)
+    if chunk.on_line:
+        return (f"a {book.kind}: {at}, a {chunk.magic} cell nbconvert wrote as one "
+                "get_ipython().run_cell_magic(...) call, read as a shell script")
     if chunk.magic == "!":
         return (f"a {book.kind}: the `!` line of {at}, which IPython runs in a shell of its own "
                 "(a variable another `!` line sets does not reach it)")
@@ -152,7 +155,8 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
             continue  # no server start: the chunk keeps its note
         raw = _text(chunk)
         read.update(range(chunk.line, chunk.end + 1))
-        if chunk.magic == "%%bash" or chunk.magic.startswith(("%%sh", "%%script")):
+        if not chunk.on_line and (chunk.magic == "%%bash" or
+                                  chunk.magic.startswith(("%%sh", "%%script"))):
             read.add(chunk.line - 1)  # the magic line's note
         text, why = (raw, None) if chunk.magic != "!" else expand(raw, bound, literals)
         if why is not None:
@@ -161,6 +165,8 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
             continue
         for t in shell.targets(path, text, side_cache, default_gpu, given=given, pins=pins):
             notebook_words(t)
+            if chunk.on_line:
+                _on_line(t, chunk)
             t.notes.insert(0, _said(chunk, book, t.line or chunk.line))
             if chunk.indented:
                 t.notes.insert(1, "the `!` line is indented inside Python code (an `if`, a loop "
@@ -168,6 +174,21 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
                                   "follow the Python around it")
             out.append(t)
     return out, read
+
+
+def _on_line(t: Target, chunk: Chunk) -> None:
+    """A target of a chunk whose lines all sit on the file's line chunk.line (a cell magic
+    nbconvert wrote as one call): its lines are that line, and a note names the cell's line."""
+    from dataclasses import replace
+
+    cell_line = (t.line or chunk.line) - chunk.line + 1
+    t.line = chunk.line
+    t.problems = [replace(p, line=chunk.line) if p.line is not None else p for p in t.problems]
+    t.refusals = [replace(p, line=chunk.line) if p.line is not None else p for p in t.refusals]
+    if t.doc is not None:
+        t.doc = replace(t.doc, lines={key: chunk.line for key in t.doc.lines})
+    t.notes.insert(0, f"the server starts on line {cell_line} of that cell's script (the "
+                      f"cell's lines are one string on line {chunk.line})")
 
 
 def starts_server(path: Path, book: Notebook) -> bool:

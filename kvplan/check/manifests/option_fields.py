@@ -87,6 +87,15 @@ SGLANG: dict[str, tuple[str, str]] = {
     # 0.5.16 on (arg_groups/fields/mm.py:144 in 0.5.23): the multimodal reservation's feature
     # pool, kvplan.engines.sglang_mm
     "--mm-feature-transport": ("engine.mm_feature_transport", "str"),
+    # speculative decoding (task h90sglspec, kvplan.engines.sglang_spec): the algorithm, the
+    # draft (--speculative-draft-model is its alias, arg_groups/fields/spec.py:40 in 0.5.23)
+    # and the three draft shapes
+    "--speculative-algorithm": ("engine.speculative_algorithm", "str"),
+    "--speculative-draft-model-path": ("engine.speculative_model", "str"),
+    "--speculative-draft-model": ("engine.speculative_model", "str"),
+    "--speculative-num-steps": ("engine.speculative_num_steps", "int"),
+    "--speculative-eagle-topk": ("engine.speculative_eagle_topk", "int"),
+    "--speculative-num-draft-tokens": ("engine.speculative_num_draft_tokens", "int"),
     "--enable-ep-moe": ("ep_moe", "true"),  # ep_size = tp_size (pool_flags.sglang_ep_moe)
     "--ep-size": ("parallel.expert", "int"),
     "--ep": ("parallel.expert", "int"),

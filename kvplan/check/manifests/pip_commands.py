@@ -9,7 +9,13 @@ any other command (`cat > setup.sh <<EOF`, `tee`, `python <<EOF`) it is text, an
 Each line is cut into its simple commands at `;`, `&`, `|` (`&&`, `||`) outside quotes; a command
 whose first word is `echo`, `printf` or `:` prints (or discards) its words and runs none of them;
 a shell's `-c 'STRING'` (`sh -c "pip install vllm==0.8.5 && vllm serve ..."`) runs STRING,
-read the same way. A comment is no command (launcher_sites._uncommented)."""
+read the same way. A comment is no command (launcher_sites._uncommented).
+
+A pip that runs and installs nothing into the environment the server imports from is no pin
+either (task h90readers, `inert`): `pip download`, `pip wheel`, `pip install --dry-run`, and an
+install into another folder (`-t/--target`, `--root`, `--prefix`); each is named in a note. The
+words are read as the shell passes them, quotes removed: `"$VLLM_VENV/bin/pip" install
+vllm=="$VLLM_PIN"` (thinkinglee0/qwen.py's env/vastai/vast-evn-build.md) was not read at all."""
 
 from __future__ import annotations
 
@@ -19,9 +25,18 @@ from collections.abc import Callable
 
 from kvplan.check.manifests.shell_heredoc import HEREDOC, delimiter
 
-# a line that runs pip's install: `pip install`, `pip3 install`, `pip3.11 install`, `python -m pip
-# install`, `uv pip install`, a notebook's `!pip install` / `%pip install`
-INSTALL = re.compile(r"\bpip(?:3(?:\.[0-9]+)?)?\s+install\b")
+# a command that runs pip's install, download or wheel (the last two install nothing: inert):
+# `pip install`, `pip3 install`, `pip3.11 install`, `python -m pip install`, `uv pip install`, a
+# notebook's `!pip install` / `%pip install`, `"$VENV/bin/pip" install`
+RUNS_PIP = re.compile(r"\bpip(?:3(?:\.[0-9]+)?)?[\"']?\s+(?:install|download|wheel)\b")
+_PIP = re.compile(r"pip(?:3(?:\.[0-9]+)?)?")
+_SUBCOMMANDS = ("install", "download", "wheel")
+# pip install's options that install somewhere else than the environment (inert)
+_ELSEWHERE = {"-t": "-t", "--target": "--target", "--root": "--root", "--prefix": "--prefix"}
+_ELSEWHERE_SAID = {"-t": '"Install packages into <dir>"', "--target": '"Install packages into <dir>"',
+                   "--root": '"Install everything relative to this alternate root directory"',
+                   "--prefix": '"Installation prefix where lib, bin and other top-level folders '
+                               'are placed"'}
 _SHELLS = {"sh", "bash", "zsh", "dash", "ksh"}
 _PRINTS = {"echo", "printf", ":"}  # builtins that run none of their words
 # words before the command itself: prefixes that run the command after them, and the shell's
@@ -71,12 +86,14 @@ def run_lines(script: str, uncomment: Callable[[str], str]) -> list[tuple[int, s
     return out
 
 
-def installs(line: str) -> list[str]:
-    """The simple commands of one command line that run `pip install`, each from its `pip`
-    on (`echo x && pip install vllm==0.8.5` -> `pip install vllm==0.8.5`)."""
-    out: list[str] = []
+def installs(line: str) -> list[tuple[str, str]]:
+    """(the command from its `pip` on, why it installs nothing into the environment, or "") of
+    each simple command of one command line that runs `pip install`, `pip download` or `pip
+    wheel` (`echo x && pip install vllm==0.8.5` -> `pip install vllm==0.8.5`, ""); its words
+    as the shell passes them, quotes removed (`"$VENV/bin/pip" install vllm=="$PIN"`)."""
+    out: list[tuple[str, str]] = []
     for command in _split(line):
-        if INSTALL.search(command) is None:
+        if RUNS_PIP.search(command) is None:
             continue
         words = _words(command)
         head = _head(words)
@@ -85,10 +102,46 @@ def installs(line: str) -> list[str]:
         if head in _SHELLS and "-c" in words[:-1]:  # `sh -c 'STRING'`: STRING runs
             out.extend(installs(words[words.index("-c") + 1]))
             continue
-        pip = INSTALL.search(command)
-        assert pip is not None
-        out.append(command[pip.start():])
+        at = next((i for i, w in enumerate(words[:-1]) if _PIP.fullmatch(
+            w.lstrip("!%({").rsplit("/", 1)[-1]) and words[i + 1] in _SUBCOMMANDS), None)
+        if at is None:
+            continue
+        out.append((" ".join(words[at:]), inert(words[at + 1:])))
     return out
+
+
+def inert(args: list[str]) -> str:
+    """Why a `pip install|download|wheel ARGS` puts no release in the environment the server
+    runs from, or "" when it does (pip's `pip <command> --help`, the pip-install(1) and
+    pip-wheel(1) man pages, pip.pypa.io's cli pages; uv's `uv pip install` has `--dry-run`,
+    `--target` and `--prefix` too, uv-settings PipOptions): `pip download` and `pip wheel`
+    only fetch or build files ("Download packages from ...", "Build Wheel archives for your
+    requirements and dependencies"); an
+    install with `--dry-run` installs nothing ("Don't actually install anything, just print
+    what would be"); one with `-t/--target DIR`, `--root DIR` or `--prefix DIR` installs into
+    DIR ("Install packages into <dir>", "Install everything relative to this alternate root
+    directory", "Installation prefix where lib, bin and other top-level folders are placed"),
+    not the environment's site-packages the server imports from. `--user` installs into the
+    user site, which the same interpreter imports from: it installs."""
+    if args[0] == "download":
+        return "`pip download` only downloads the files (pip download --help: \"Download " \
+               "packages from ...\"); it installs nothing"
+    if args[0] == "wheel":
+        return "`pip wheel` only builds wheel files (pip wheel --help: \"Build Wheel " \
+               "archives for your requirements and dependencies\"); it installs nothing"
+    for i, w in enumerate(args):
+        if w == "--dry-run":
+            return "its --dry-run installs nothing (pip install --help: \"Don't actually " \
+                   "install anything, just print what would be\")"
+        name, eq, value = w.partition("=")
+        if name in _ELSEWHERE or (w.startswith("-t") and len(w) > 2 and not w.startswith("--")):
+            where = value if eq else w[2:] if not w.startswith("--") and len(w) > 2 else \
+                (args[i + 1] if i + 1 < len(args) else "")
+            return (f"its {_ELSEWHERE.get(name, '-t')} {where} installs into that folder "
+                    "(pip install --help: " + _ELSEWHERE_SAID[_ELSEWHERE.get(name, '-t')] +
+                    "), not into the environment the server imports from (unless that folder "
+                    "is on its PYTHONPATH, which kvplan does not follow)")
+    return ""
 
 
 def _head(words: list[str]) -> str:

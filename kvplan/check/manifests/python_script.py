@@ -226,6 +226,13 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
     for line, why in references(tree, imports):
         out.append(Target(file=str(path), kind=SCRIPT, line=line, problems=[Problem(
             "", why, line)]))
+    from kvplan.check.manifests.python_constructions import _env_names
+    from kvplan.check.manifests.python_pins import script_pins
+
+    sets = _environ_sets(tree, _env_names(imports))
+    given = given or (lambda line: {name: value for at, name, value in sets if at < line})
+    if pins is None:  # a plain script: its own pip commands (a notebook's are its `!` lines)
+        pins = script_pins(tree, imports, given)
     for site in sites(path, tree, found, pins):
         for target in site_targets(doc, path, [site], None, {}, side_cache, default_gpu):
             target.gpu_vendor = None  # a pip install names no vendor
@@ -238,13 +245,10 @@ def targets(path: Path, text: str, side_cache: dict[Path, Any],
             target.problems = [_in_python(p) for p in target.problems]
             target.notes.extend(directive_notes(path, text))  # read in silence before h70hostile
             out.append(target)
-    from kvplan.check.manifests.python_constructions import _env_names
     from kvplan.check.manifests.python_servers import targets as server_targets
 
-    sets = _environ_sets(tree, _env_names(imports))
-    out += server_targets(path, tree, imports, side_cache, default_gpu, given or (
-        lambda line: {name: value for at, name, value in sets if at < line}), pins,
-        MAX_CONSTRUCTIONS)
+    out += server_targets(path, tree, imports, side_cache, default_gpu, given, pins,
+                          MAX_CONSTRUCTIONS)
     return sorted(out, key=lambda t: t.line)
 
 
@@ -312,6 +316,8 @@ def read_python(path: Path, side_cache: dict[Path, Any],
     out = _guarded(path, book.code, side_cache, default_gpu, book.pins(),
                    lambda line: _given(book, sets, line))
     started, read = launches(path, book, side_cache, default_gpu)  # its `!` / %%bash servers
+    for t in started if book.kind_note else []:  # a .py read as a notebook: said on each
+        t.notes.insert(1, book.kind_note)
     notes = book.notes_but(read)
     from kvplan.check.manifests.python_servers import FROM_PYTHON
 

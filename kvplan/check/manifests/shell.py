@@ -49,6 +49,7 @@ from kvplan.check.manifests.shell_lex import (
     read_script,
     too_long,
 )
+from kvplan.check.manifests.shell_set import alternative_set
 from kvplan.check.target import DOCKER_RUN, SCRIPT, Target
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -251,6 +252,10 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
         if cmd.conditional in script.branched:
             cmd.block = (f"the `if` of line {cmd.conditional}, whose branches are alternatives "
                          "(which one runs depends on a value kvplan does not know)")
+        alternative = alternative_set(cmd.set_in, script.branched, what)
+        if alternative and not cmd.block:  # `"$@"` from a `set --` in a branch (shell_set)
+            refused.append(_refused(path, cmd, alternative, run is not None))
+            continue
         if cmd.block:
             source = ("its words come from the function's arguments at each call, which "
                       "kvplan does not follow" if "function" in cmd.block else

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import partial
 
 from kvplan.check.argv import ExpansionTooLong, expand
 from kvplan.check.manifests.script_files import Cwd, after_cd
@@ -19,6 +20,7 @@ from kvplan.check.manifests.shell_heredoc import (
     opened,
     written,
 )
+from kvplan.check.manifests.shell_set import Positional
 from kvplan.check.manifests.shell_test import decide
 from kvplan.check.manifests.shell_words import (
     CLOSE,
@@ -70,6 +72,8 @@ class Command:
     conditional: int = 0  # the line of the `if` it sits in, 0 when none
     case: str = ""  # the `case` branch it runs in, decided by a value the script sets: a note
     cwd: Cwd = field(default_factory=Cwd)  # the directory it runs in (earlier `cd`s)
+    # the lines of the `if`s whose `set --` gave the words its `"$@"` expands to (shell_set)
+    set_in: tuple[int, ...] = ()
 
 
 @dataclass
@@ -224,7 +228,9 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
     cwd = Cwd()
     dirs: list[Cwd] = []  # pushd's stack
     blocks: list[tuple[str, str]] = []  # (closing word, description)
-    saved: list[tuple[Cwd, list[Cwd], dict[str, str], set[str]]] = []  # outside each subshell
+    saved: list[tuple[Cwd, list[Cwd], dict[str, str], set[str], Positional]] = []  # outside
+    # each subshell
+    args = Positional()  # the script's positional parameters, once a `set --` sets them
     lexer = _Lexer()
     runs: dict[int, bool] = {}  # a decided if's line -> whether the branch being read runs
     after_taken: set[int] = set()  # decided ifs whose first branch ran: no later branch runs
@@ -247,11 +253,11 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
         for words, lines in _commands(parts, lexer):
             first = words[0]
             if words == [OPEN]:  # a subshell: what it changes ends at its `)`
-                saved.append((cwd, list(dirs), dict(env), set(exported)))
+                saved.append((cwd, list(dirs), dict(env), set(exported), args))
                 continue
             if words == [CLOSE]:
                 if saved:
-                    cwd, dirs, env, exported = saved.pop()
+                    cwd, dirs, env, exported, args = saved.pop()
                 continue
             head = _FUNCTION.match(" ".join(words))
             if head is not None and first not in _LOOPS:
@@ -348,6 +354,12 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
                             dirs.append(cwd)
                         cwd = after_cd(cwd, [expand_word(w, env) for w in words[1:]], lines[0])
                 continue
+            kept = False
+            if "function" not in block:  # a function's "$@" is its own arguments
+                words, lines, kept = args.expand(words, lines)
+            if first in ("set", "shift") and not block:
+                args = args.after(words, lines, cond, kept, partial(expand_split, env=env))
+                continue
             if first == "unset":
                 for w in words[1:]:
                     env.pop(w, None)
@@ -372,7 +384,7 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
                 out.written.append(written(doc[0], body, expand_word(doc[0].target, scope), cwd,
                                            block))
             out.commands.append((Command(words, lines, block, cond, cwd=cwd, case="; ".join(
-                f"inside {c.said}" for c in cases if c.runs)), scope,
+                f"inside {c.said}" for c in cases if c.runs), set_in=args.ifs if kept else ()), scope,
                                  exported | set(prefix)))
         if cases and blocks and blocks[-1][0] == "esac":
             cases[-1].ends(parts)

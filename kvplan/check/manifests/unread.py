@@ -30,17 +30,12 @@ _SGLANG_LORA = ("SGLang then allocates its LoRA memory pool after the weights lo
                 "(model_runner.py:654, :672 in 0.5.21): A and B buffers of max_loras_per_batch "
                 "(8 unless --max-loras-per-batch) x max_lora_rank x each target module's "
                 "dimensions (lora/mem_pool.py:602-710); kvplan does not book them (not modelled)")
-# SGLang speculative decoding, read in the 0.5.23 wheel (task h81sglmm): the draft model loads
-# before the pool is profiled, so its weights come out of the budget ("Loaded weights (target +
-# draft)", mem_cache/kv_cache_configurator.py:3042-3057), and for EAGLE / EAGLE3 / NEXTN (NEXTN
-# is EAGLE) and STANDALONE the target's per-token cell grows by cell x draft layers / target
-# layers, the draft's own KV sharing the token count (model_executor/pool_configurator.py:259-311;
-# draft layers from num_nextn_predict_layers or the draft config, spec_aux_hidden_state.py:172-176)
-_SGLANG_SPEC = ("SGLang then loads a draft model before it profiles the pool, so its weights "
-                "come out of the KV budget (kv_cache_configurator.py:3042-3057 in 0.5.23), and "
-                "for EAGLE, EAGLE3, NEXTN and STANDALONE every token's cell grows by the draft's "
-                "layers (cell x draft layers / target layers, pool_configurator.py:259-311): "
-                "the pool is smaller than kvplan's, which books neither (not modelled)")
+# SGLang speculative decoding is read (option_fields.SGLANG, kvplan.engines.sglang_spec, task
+# h90sglspec); the draft's quantization is not: kvplan books the draft at the target's width
+_SGLANG_DRAFT_QUANT = ("the draft's weight format (unset, the draft inherits the target's: "
+                       "arg_groups/fields/spec.py:216-226 in 0.5.23): kvplan books the draft's "
+                       "parameters at the target's weight width, so a draft quantized otherwise "
+                       "is not modelled")
 MOVES_MEMORY: dict[str, dict[str, str]] = {
     "vllm": {
         "--enable-lora": _VLLM_LORA,
@@ -55,10 +50,7 @@ MOVES_MEMORY: dict[str, dict[str, str]] = {
         "--lora-paths": "adapters to load, which turn LoRA on: " + _SGLANG_LORA,
         "--max-loras-per-batch": "the adapters SGLang's LoRA pool holds: " + _SGLANG_LORA,
         "--max-lora-rank": "the rank of SGLang's LoRA buffers: " + _SGLANG_LORA,
-        "--speculative-algorithm": _SGLANG_SPEC,
-        "--speculative-draft-model-path": "the draft model: " + _SGLANG_SPEC,
-        # its alias (arg_groups/fields/spec.py:40 in 0.5.23)
-        "--speculative-draft-model": "the draft model: " + _SGLANG_SPEC,
+        "--speculative-draft-model-quantization": _SGLANG_DRAFT_QUANT,
         "--max-loaded-loras": ("LoRA adapters kept in host memory (srt/arg_groups/fields/lora.py"
                                ":62-65 in 0.5.21): CPU only, the pool unmoved"),
         # 0.3.1 to 0.5.17 (gone from 0.5.18; kvplan/check/engine_flags/sglang_releases.json):

@@ -14,9 +14,11 @@ from collections.abc import Container
 from pathlib import Path
 from typing import Any
 
-from kvplan.check.argv import SHELLS, Invocation, Word, expand, parse, server_start, split_script
+from kvplan.check.argv import SHELLS, Invocation, Word, parse, server_start, split_script
 from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
+from kvplan.check.k8s_expansion import NOT_KUBERNETES, expand_words
 from kvplan.check.manifests.engine import Found, Refusal, read_options
+from kvplan.check.manifests.env_from import Env, container_env
 from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_image
 from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
@@ -270,6 +272,7 @@ class Workload:
         self.inv: Invocation | None = None
         self.dp = 1
         self.env: dict[str, str] = {}
+        self.envs = Env()  # the container's environment and its sources (env_from)
         self.label_key: str | None = None
         self.gpus_per_pod = 0  # the pod's GPU limit, once read (hardware.read_gpu_count)
         self.node_gpus: int | None = None  # a labelled node bigger than the spec's (hardware)
@@ -280,6 +283,7 @@ class Workload:
         self.attention_flag = ""  # how that is spelt (kvplan.check.manifests.dp_attention)
         self.files: Any = None  # the files a --config option may name (the site's, or the pod's mounts)
         self.shell = False  # the server's words come from a `sh -c` script
+        self.escaped: set[int] = set()  # words holding a `$$(VAR)` escape (k8s_expansion)
 
     def problem(self, field: str, message: str, line: int | None) -> None:
         self.problems.append(Problem(field, message, line))
@@ -294,10 +298,12 @@ class Workload:
             inv, shell = find_invocation(c, self.doc, at)
             if inv is not None:
                 self.inv, self.container, self.c_at, self.shell = inv, c, at, shell
-                self.env = {str(e.get("name")): str(e.get("value")) for e in c.get("env") or []
-                            if isinstance(e, dict) and "value" in e}
-                for w in inv.words:
-                    w.text = expand(w.text, self.env, shell)
+                self.envs = container_env(c, self.path, self.doc)  # envFrom, then env
+                self.env = dict(self.envs.values)
+                self.notes.extend(self.envs.notes)
+                said, self.escaped = expand_words(inv.words, self.env, shell,
+                                                  self.site.kind not in NOT_KUBERNETES)
+                self.notes.extend(said)  # `$$(VAR)`: the text `$(VAR)` (task h91readers2)
                 self.notes.extend(n for n in [wrapper_note(c, self.doc, at, inv)] if n)
                 return True
         return False
@@ -306,6 +312,11 @@ class Workload:
         """Server options, as the engine parses them, translated to kvplan/v1 engine fields."""
         inv = self.inv
         assert inv is not None
+        refused = self.envs.refusals(inv, self.shell, self.doc.line(*self.c_at, "envFrom"),
+                                     self.escaped)
+        if refused:  # `$(MAX_MODEL_LEN)` from a ConfigMap not among the files (env_from)
+            self.problems += refused
+            return
         bad = [w for w in inv.words if unrendered(w.text)]
         noted: set[str] = set()
         if bad and self.shell:  # ${VAR} the shell expands at run time, in an option not read
