@@ -120,6 +120,9 @@ class EngineTraits:
     config_no_key_since: str | None = None
     # the engine stops on an empty file (vLLM: load_config_file calls .items() on None)
     config_refuses_empty: bool = False
+    # where the engine drops a list key whose list is empty (no `--key` word at all, so the
+    # option keeps its default; task h90hostile); "" where not read
+    config_empty_list_source: str = ""
     # the pool's options a --config file may set, named when the file cannot be read
     config_pool_options: str = ("gpu-memory-utilization, max-model-len, max-num-seqs, "
                                 "kv-cache-dtype")
@@ -156,6 +159,11 @@ class EngineTraits:
     # are not read one by one (kvplan.check.fix_flags; task h71sglfix): (release) -> (the value
     # or None, the first release taking the usual one)
     kv_fp8_value: str | None = None
+    # the values its --kv-cache-dtype takes in a release, where read: (release) -> (the release
+    # named, the values, where read, whether they are that release's own); a fix names them
+    # for a value kvplan cannot read (kvplan.check.kv_dtype_fix; task h90hostile). SGLang's are
+    # its option history's choices (kvplan.check.engine_flags.history)
+    kv_dtype_values: str | None = None
 
     @property
     def said(self) -> str:
@@ -212,9 +220,12 @@ _TRAITS = (
         short_o=True, served_name_flag="--served-model-name", config_no_key_since="0.12.0",
         auto_context_since="0.14.0",
         config_refuses_empty=True, config_wedged_before="0.10.2", mm_limit_strict=True,
+        config_empty_list_source=("vllm 0.34.0 vllm/utils/argparse_utils.py:659-663, "
+                                  "load_config_file: `if value:`"),
         rocm_release_tag=_ROCM_VLLM,
         default_seqs_by_release=True, moot_refusals="kvplan.engines.vllm_moot:moot_refusals",
         kv_fp8_value="kvplan.engines.vllm_flag_versions:kv_fp8_value",
+        kv_dtype_values="kvplan.engines.vllm_kv_dtypes:kv_dtype_values",
         nnodes_rule=("vLLM refuses it: `--nnodes` must evenly divide the total world size, "
                      "data x pipeline x tensor parallel (vllm/engine/arg_utils.py:2179 in 0.29.0)"),
     ),
@@ -231,6 +242,9 @@ _TRAITS = (
         gpu_dtype_rules=True,
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
+        config_empty_list_source=(
+            "sglang 0.5.23 srt/utils/server_args_config_parser.py:202-206, _add_list_arg: "
+            "\"Only add if list is not empty\""),
         expert_within_tensor=True, starts_short=True, module_positionals=0,
         context_spellings=(
             "SGLang's --context-length spellings, from 0.5.10, are read from command lines: SI "

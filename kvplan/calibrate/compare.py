@@ -189,7 +189,7 @@ def log_paths(paths: list[Path]) -> list[Path]:
             if not found:
                 raise InputError(f"{path}: no *.log files in this directory")
             out += found
-        elif path.is_file():
+        elif path.exists():  # a FIFO or device is refused by read_text, with what it is
             out.append(path)
         else:
             raise InputError(f"{path}: no such log file or directory")

@@ -39,6 +39,12 @@ NOT_TEXT = "not read as text"
 NOT_REGULAR = "not a regular file (a FIFO, socket or device), not opened"
 
 
+# a FIFO, socket or device named on the command line (not found in a walk): an ERROR, not
+# "no such file or folder" (task h90hostile)
+_NAMED_NOT_REGULAR = ("not a regular file (a FIFO, socket or device), not opened; kvplan "
+                      "reads only regular files: save the content to a file and name that")
+
+
 def _not_regular(path: Path) -> bool:
     """Whether `path` is there but is neither a regular file nor a folder (links followed)."""
     try:
@@ -158,6 +164,8 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
             walk(path)
         elif path.is_file():
             add(path, True)
+        elif _not_regular(path):  # never opened: a FIFO would block the read
+            missing.append(Outcome(text, ERROR, problems=[Problem("", _NAMED_NOT_REGULAR)]))
         elif _has_magic(text):
             matches = sorted(glob.glob(text, recursive=True))
             for m in matches:

@@ -4,6 +4,26 @@
 from __future__ import annotations
 
 _KEYWORDS = ("then", "else", "do", "{")
+# the positional parameters followed, in characters, as one command of a launch script
+# (shell_lex.MAX_COMMAND_CHARS): `set -- "$@" "$@"` doubles them, and 16 such lines (a hostile
+# variant of llm-deployment-vllm.yaml) ran past 60 s and 300 MB, 20 lines past 800 MB (task
+# h90hostile)
+MAX_ARGS_CHARS = 64 * 1024
+
+
+class SetArgsTooLarge(ValueError):
+    """The positional parameters a `set --` gives, or a command "$@" expands into, past
+    MAX_ARGS_CHARS: the message of its one ERROR."""
+
+
+def _bounded(words: list[str]) -> list[str]:
+    size = sum(len(w) + 1 for w in words)
+    if size > MAX_ARGS_CHARS:
+        raise SetArgsTooLarge(
+            f"`set --` and \"$@\" make a command of more than {MAX_ARGS_CHARS:,} characters "
+            f"({size:,} at least), over what kvplan reads in one command (docs/limits.md); write "
+            "the server's options out")
+    return words
 
 
 def follow_set_args(commands: list[list[str]]) -> list[list[str]]:
@@ -20,8 +40,8 @@ def follow_set_args(commands: list[list[str]]) -> list[list[str]]:
         while at < len(cmd) and cmd[at] in _KEYWORDS:
             at += 1
         words = cmd
-        if args is not None:
-            words = [x for w in cmd for x in (args if w in ("$@", "${@}") else [w])]
+        if args is not None and ("$@" in cmd or "${@}" in cmd):
+            words = _bounded([x for w in cmd for x in (args if w in ("$@", "${@}") else [w])])
         if words[at:at + 2] == ["set", "--"]:
             args = words[at + 2:]
         out.append(words)

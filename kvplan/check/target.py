@@ -97,4 +97,9 @@ class Target:
         return self.doc.line(*path.split("."))
 
     def renamed(self, problems: list[Problem]) -> list[Problem]:
-        return [Problem(self.field_name(p.field), p.message, p.line) for p in problems]
+        """The problems in this file's words: its field names, and a cache dtype the engine's
+        option set named with the engine's own values (kvplan.check.kv_dtype_fix)."""
+        from kvplan.check.kv_dtype_fix import engine_words
+
+        return [Problem(self.field_name(p.field), engine_words(self, p), p.line)
+                for p in problems]

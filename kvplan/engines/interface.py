@@ -220,10 +220,16 @@ class EngineSettings:
     def users_cap(self) -> int | None:
         """The sequences the engine's scheduler runs at once, where a setting caps the users a
         replica is planned for (vLLM's max_num_seqs, SGLang's --max-running-requests,
-        TensorRT-LLM's max_batch_size); None where nothing caps them, or `check` applies it."""
+        TensorRT-LLM's max_batch_size; SGLang's 48 when speculative decoding is on and none is
+        stated, kvplan.engines.sglang_spec.default_running); None where nothing caps them, or
+        `check` applies it."""
+        running = None if self.check_caps_users else self.max_running_requests
+        if running is None and not self.check_caps_users and self.speculative_algorithm:
+            from kvplan.engines.sglang_spec import default_running
+
+            running = default_running(self.version, self.speculative_algorithm)
         caps = [c for c in (self.max_num_seqs if self.cap_max_num_seqs else None,
-                            None if self.check_caps_users else self.max_running_requests,
-                            self.max_batch_size) if c is not None]
+                            running, self.max_batch_size) if c is not None]
         return min(caps) if caps else None
 
     def check(self) -> None:

@@ -115,7 +115,7 @@ def read_all(path: Path) -> tuple[dict[str, int | float], list[Setting], list[st
     keys not read (`unread_note`; None for an engine's config.json)."""
     from kvplan.inputs import load_json, load_yaml
 
-    if not path.is_file():
+    if not path.exists():
         raise InputError(f"engine.trtllm_config: {path}: no such file")
     data = load_json(path) if path.suffix == ".json" else load_yaml(path)
     settings, notes = settings_from(data, path.name)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import codecs
+import os
+import stat
 from pathlib import Path
 
 from kvplan.inputs.errors import InputFileError
@@ -23,23 +25,67 @@ def _fmt_size(n: int) -> str:
     return f"{n / 2**20:.1f} MiB" if n >= 2**20 else f"{n:,} bytes"
 
 
-def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
-    """The file's bytes, refusing folders, unreadable files and anything over `limit` bytes.
+def not_regular(mode: int) -> str | None:
+    """What a file of this st_mode is when it is neither a regular file nor a folder (a FIFO,
+    a socket, a device), said for a message; None for a regular file or a folder."""
+    for test, what in ((stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return what
+    return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
 
-    The size is checked before reading and again while reading (a growing file, a FIFO), so
-    at most `limit + 1` bytes are ever held."""
+
+def refuse_not_regular(path: Path | str, what: str) -> InputFileError:
+    """The one line for a FIFO, socket or device named where kvplan reads a file: reading a
+    FIFO blocks until something writes to it (kvplan size/explain/fleet hung on one, task
+    h90hostile), and a device may never end."""
+    return InputFileError(path, f"is {what}, not a regular file; kvplan reads only regular "
+                          "files: save the content to a file and name that")
+
+
+def read_bytes(path: Path, limit: int = MAX_FILE_BYTES) -> bytes:
+    """The file's bytes, refusing folders, FIFOs, sockets, devices, unreadable files and
+    anything over `limit` bytes.
+
+    The file is opened without blocking (O_NONBLOCK: opening a FIFO with no writer otherwise
+    waits for one) and refused unless the opened file is regular (fstat, so a file swapped
+    after a check is still caught). The size is checked again while reading (a growing file),
+    so at most `limit + 1` bytes are ever held."""
     if path.is_dir():
         raise InputFileError(path, "is a folder, not a file; name a file")
     try:
-        with path.open("rb") as fh:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        raise InputFileError(path, f"cannot read file: {err.strerror or err}") from None
+    try:
+        what = not_regular(os.fstat(fd).st_mode)
+        if what is not None:
+            raise refuse_not_regular(path, what)
+        with os.fdopen(fd, "rb") as fh:
+            fd = -1  # closed by the file object
             data = fh.read(limit + 1)
     except OSError as err:
         raise InputFileError(path, f"cannot read file: {err.strerror or err}") from None
+    finally:
+        if fd >= 0:
+            os.close(fd)
     if len(data) > limit:
         raise InputFileError(
             path, f"file is larger than the {_fmt_size(limit)} kvplan reads; is it the right file?"
         )
     return data
+
+
+def regular_or_refused(path: Path) -> None:
+    """Refuse (InputFileError) a path that is there but is a FIFO, socket or device, without
+    opening it; a regular file, a folder or a missing path passes (its reader says the rest)."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return
+    what = not_regular(mode)
+    if what is not None:
+        raise refuse_not_regular(path, what)
 
 
 def decode(data: bytes, path: Path | str, allow_nul: bool = False) -> str:

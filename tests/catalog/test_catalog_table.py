@@ -127,6 +127,12 @@ TABLE = {
     "chatglm2-6b": (28_672, 28_672, None, 0),  # 28 L x 2 groups x kv_channels 128 x 4
     # task h61catalog: Mixtral-8x22B-Instruct-v0.1 (the base's attention, a larger vocabulary)
     "mixtral-8x22b-instruct": (229_376, 229_376, None, 0),  # 56 L x 8 kv x 128 x 4
+    # task h91catalog (models the check corpus names): phi keeps the whole head_dim in the cache
+    "phi-2": (327_680, 327_680, None, 0),  # 32 L x 32 kv (MHA) x head_dim 80 (2,560 / 32) x 2 (K, V) x 2 B
+    "qwen2.5-math-1.5b": (28_672, 28_672, None, 0),  # 28 L x 2 kv x 128 x 2 x 2 B; use_sliding_window false
+    "qwen1.5-7b-chat": (524_288, 524_288, None, 0),  # 32 L x 32 kv (MHA) x 128 x 2 x 2 B; use_sliding_window false
+    "hermes-2-pro-llama-3-8b": (131_072, 131_072, None, 0),  # 32 L x 8 kv x 128 x 2 x 2 B (Llama-3-8B's)
+    "vicuna-7b-v1.3": (524_288, 524_288, None, 0),  # 32 L x 32 kv (MHA, num_key_value_heads absent) x 128 x 2 x 2 B
 }
 
 
@@ -313,6 +319,23 @@ PARAMS = {
     # + 2 x 1,024) = 403,305,472; projector 1,024 + 4,096 x 1,024 + 1,024 x 5,120 + 5,120^2 =
     # 35,652,608; encoder 403,305,472 + 35,652,608 = 438,958,080
     "mistral-small-3.1-24b": (24_011_361_280, None, 438_958_080),
+    # task h91catalog. microsoft/phi-2: 51,200 x 2,560 x 2 (untied) + 51,200 lm_head bias + 32 x
+    # (4 x (2,560^2 + 2,560) q/k/v/dense + 2,560 x 10,240 + 10,240 + 10,240 x 2,560 + 2,560 fc1/fc2
+    # + 2 x 2,560 one LayerNorm) + 2 x 2,560 final LayerNorm = 2,779,683,840 (official: the earlier
+    # revision's index total_size 11,118,735,360 B / 4 B)
+    "phi-2": (2_779_683_840, None, None),
+    # Qwen/Qwen2.5-Math-1.5B: 151,936 x 1,536 (tied) + 28 x (1,536^2 + 1,536 + 2 x (1,536 x 256 +
+    # 256) + 1,536^2 + 3 x 1,536 x 8,960 + 2 x 1,536) + 1,536 = 1,543,714,304 (qwen2.5-1.5b's sum)
+    "qwen2.5-math-1.5b": (1_543_714_304, None, None),
+    # Qwen/Qwen1.5-7B-Chat: 151,936 x 4,096 x 2 (untied) + 32 x (3 x (4,096^2 + 4,096) q/k/v with
+    # biases + 4,096^2 o + 3 x 4,096 x 11,008 + 2 x 4,096) + 4,096 = 7,721,324,544
+    "qwen1.5-7b-chat": (7_721_324_544, None, None),
+    # NousResearch/Hermes-2-Pro-Llama-3-8B: llama-3-8b's 8,030,261,248 + (128,288 - 128,256) rows
+    # x 4,096 x 2 (embedding, untied LM head) = 8,030,523,392
+    "hermes-2-pro-llama-3-8b": (8_030_523_392, None, None),
+    # lmsys/vicuna-7b-v1.3: 32,000 x 4,096 x 2 + 32 x (4 x 4,096^2 + 3 x 4,096 x 11,008 + 2 x
+    # 4,096) + 4,096 = 6,738,415,616 (llama-2-7b's published count, the same tensors)
+    "vicuna-7b-v1.3": (6_738_415_616, None, None),
 }
 
 

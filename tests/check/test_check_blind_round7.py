@@ -139,10 +139,16 @@ def test_blind_round_7_is_scored_on_its_own() -> None:
     values the ConfigMap sets ('$MAX_MODEL_LEN' is not a number, ...), still not $MODEL_ID, so
     that field stayed a miss. Since task h90readers an unset variable the container's envFrom
     ConfigMap (not among the files) would give is named as that, the first one $MODEL_ID:
-    development fields 29 of 32 (test below)."""
+    development fields 29 of 32 (test below). Task h91catalog moved two held-out rows by adding
+    to the catalog, not the reader: microsoft/phi-2 (the spec phi-2) and Qwen/Qwen2.5-3B-Instruct
+    (an alias of qwen2.5-3b) resolve, so their ERRORs became WARN (no GPU named) and PASS; the
+    rows say so (first_written) and now expect the new verdicts and fields."""
     blind, misses, field_misses = score_blind_round(ROUND)
     assert len(blind) == 18 and sum(bool(e.get("held_out")) for e in blind.values()) == 6
     assert misses == {"user-repos/inference-stack-docker-compose.sglang.yml": ["WARN"]}
+    moved = {rel: e["first_written"] for rel, e in blind.items() if "first_written" in e}
+    assert moved == {"user-repos/gpu-k8s-inference-vllm-deployment.yaml": ["ERROR"],
+                     "lws/imokuri-vllm-lws.yaml": ["ERROR"]}
     assert field_misses == [
         ("user-repos/gpu-llm-inference-routing-vllm.yaml", "max_model_len"),
         ("user-repos/vllm-k8s-deployment-llama3-70b.yaml", "gpus"),

@@ -24,9 +24,9 @@ def test_a_script_is_read_once_and_its_pin_still_read(tmp_path: Path,
     calls: list[str] = []
     real = shell_lex.read_script
 
-    def counted(text: str, given: Any = None) -> Any:
+    def counted(text: str, given: Any = None, first_line: int = 1) -> Any:
         calls.append(text)
-        return real(text, given)
+        return real(text, given, first_line)
 
     monkeypatch.setattr(shell_lex, "read_script", counted)
     monkeypatch.setattr(shell, "read_script", counted)

@@ -180,7 +180,9 @@ def test_a_token_spelling_two_entries_share_names_neither() -> None:
     assert _tokens("llama3.1-8b-instruct") == _tokens("Llama-3.1-8B-Instruct") == (
         "llama", "3.1", "8", "b", "instruct")
     assert None not in _by_tokens().values()  # no spelling is shared in today's catalog
-    assert entry_for("qwen2.5-3b-instruct") is None  # qwen2.5-3b declares the base only
+    assert entry_for("qwen2-0.5b-instruct") is None  # qwen2-0.5b declares the base only
+    # qwen2.5-3b declared the base only until task h91catalog sourced its Instruct alias
+    assert entry_for("qwen2.5-3b-instruct") == ("qwen2.5-3b", "Qwen/Qwen2.5-3B-Instruct", True)
 
 
 def test_the_hub_miss_offers_a_close_id_of_the_same_org(tmp_path: Path,

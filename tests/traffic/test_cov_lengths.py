@@ -119,5 +119,6 @@ def test_a_negative_count_is_refused(tmp_path: Path):
     path = tmp_path / "lengths.csv"
     path.write_text("prompt_tokens,output_tokens\n100,-5\n")
     with pytest.raises(InputError, match=f"^{path}: line 2: output_tokens: must not be "
-                                         "negative, got -5$"):
+                                         "negative, got -5; a request holds 0 tokens or more: "
+                                         "correct the value or drop the row$"):
         load_sample(path)

@@ -53,6 +53,7 @@ from kvplan.check.manifests.workload import (
     unrendered,
     worker_said,
 )
+from kvplan.check.set_args import SetArgsTooLarge
 from kvplan.check.target import COMPOSE_SITE, KUBERNETES, Target, kind_of_site
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
@@ -172,8 +173,14 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                                   line=bad[0].line or doc.start_line, name=label, problems=bad))
                 break
             w = Workload(wdoc, path, site, label, meta_ann)
-            if not w.find_server():
-                continue
+            try:
+                if not w.find_server():
+                    continue
+            except SetArgsTooLarge as err:  # a `sh -c` script's "$@" doubled past the limit
+                at = site.lines.get(site.pod_at) or doc.start_line
+                out.append(Target(file=str(path), kind=kind_of_site(site.kind), line=at,
+                                  name=label, problems=[Problem("command", str(err), at)]))
+                break
             if str(w.annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true":
                 break
             w.problems.extend(site.problems)

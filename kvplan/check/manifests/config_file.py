@@ -184,6 +184,11 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
                                 f"option names to values, not a {type(data).__name__}", line))
         return {}
     table = TABLES[inv.engine][0] if flags is None else flags
+    empty = [str(k) for k, v in (data or {}).items() if isinstance(v, list) and not v]
+    said = traits(inv.engine).config_empty_list_source  # task h90hostile: it passed in silence
+    notes.extend(f"{where}'s {key}: [] gives no option: {name} writes a list key only when the "
+                 f"list holds an item ({said}), so --{key} is not given and its default "
+                 "applies; write its values, or remove the key" for key in empty)
     pairs = config_words(inv.engine, data or {}, table, version)
     cfg = parse(Invocation(inv.engine, inv.entry, [Word(w, line) for _, w in pairs], inv.dynamo),
                 flags, multi)
@@ -223,8 +228,9 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
     parsed.several = {**{f: v for f, v in cfg.several.items() if f in merged}, **parsed.several}
     parsed.unknown = [*cfg.unknown, *parsed.unknown]
     parsed.ambiguous = [*cfg.ambiguous, *parsed.ambiguous]
-    notes.append(f"--config {ref}: {len(data or {})} option(s) read from {where}; an option the "
-                 "command line also gives is taken from the command line, as the engine does")
+    notes.append(f"--config {ref}: {len(data or {}) - len(empty)} option(s) read from {where}; "
+                 "an option the command line also gives is taken from the command line, as the "
+                 "engine does")
     return origin
 
 

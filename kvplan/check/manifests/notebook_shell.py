@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.manifests.notebook import Chunk, Notebook
+from kvplan.check.manifests.shell_lex import MAX_SERVERS, too_many_servers
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 
@@ -120,8 +121,11 @@ def _given(book: Notebook, sets: list[tuple[int, str, str]], line: int) -> dict[
 
 
 def _text(chunk: Chunk) -> str:
-    """The chunk as a script whose line numbers are the notebook's joined lines."""
-    return "\n" * (chunk.line - 1) + "\n".join(chunk.lines) + "\n"
+    """The chunk's lines as a script, read from its own line on (`first_line=chunk.line`) so its
+    line numbers are the notebook's joined lines. It was padded with chunk.line - 1 blank lines,
+    which every reader of the script then walked: a notebook of 3,000 `!vllm serve` lines took
+    74 s, most of it in those blank lines (task h90hostile, cProfile)."""
+    return "\n".join(chunk.lines) + "\n"
 
 
 def _said(chunk: Chunk, book: Notebook, line: int) -> str:
@@ -149,10 +153,22 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
     pins = book.pins()
     out: list[Target] = []
     read: set[int] = set()
+    starting: list[tuple[Chunk, dict[str, str]]] = []
+    count = 0
     for chunk in book.chunks:
         given = _given(book, sets, chunk.line)
-        if not _starts(path, chunk, given):
-            continue  # no server start: the chunk keeps its note
+        starts = _starts(path, chunk, given)
+        if starts:
+            starting.append((chunk, given))
+            count += starts
+        if count > MAX_SERVERS:  # each is planned: the notebook is refused as a whole, and
+            # its shell lines are said by this ERROR, not one "left out" note each
+            total, starting_lines = _count(path, book, sets)
+            err = too_many_servers(total, chunk.line)
+            return [Target(file=str(path), kind=SCRIPT, line=err.line, problems=[
+                Problem("", err.message, err.line)], notes=[_said(chunk, book, chunk.line)])
+                ], starting_lines
+    for chunk, given in starting:
         raw = _text(chunk)
         read.update(range(chunk.line, chunk.end + 1))
         if not chunk.on_line and (chunk.magic == "%%bash" or
@@ -163,7 +179,8 @@ def launches(path: Path, book: Notebook, side_cache: dict[Path, Any],
             out.append(Target(file=str(path), kind=SCRIPT, line=chunk.line, problems=[
                 Problem("", why, chunk.line)], notes=[_said(chunk, book, chunk.line)]))
             continue
-        for t in shell.targets(path, text, side_cache, default_gpu, given=given, pins=pins):
+        for t in shell.targets(path, text, side_cache, default_gpu, given=given, pins=pins,
+                               first_line=chunk.line):
             notebook_words(t)
             if chunk.on_line:
                 _on_line(t, chunk)
@@ -197,15 +214,30 @@ def starts_server(path: Path, book: Notebook) -> bool:
     return any(_starts(path, chunk, {}) for chunk in book.chunks)
 
 
-def _starts(path: Path, chunk: Chunk, given: dict[str, str]) -> bool:
-    """Whether the chunk starts a server (or one refused by name), read without the blank
-    lines _text puts before it (which line it is on does not change what it starts): read
-    with them, each chunk cost the lines above it, and a notebook of 20,000 `!` lines took
-    over 200 s (task h80review)."""
+def _count(path: Path, book: Notebook, sets: list[tuple[int, str, str]]) -> tuple[int, set[int]]:
+    """The server starts of every chunk, and the joined lines of the chunks that start one, for
+    the ERROR of a notebook over MAX_SERVERS."""
+    total, lines = 0, set[int]()
+    for chunk in book.chunks:
+        starts = _starts(path, chunk, _given(book, sets, chunk.line))
+        if starts:
+            total += starts
+            lines.update(range(chunk.line, chunk.end + 1))
+    return total, lines
+
+
+def _starts(path: Path, chunk: Chunk, given: dict[str, str]) -> int:
+    """How many servers the chunk starts (or refuses by name), read without its line number
+    (which line it is on does not change what it starts): read with blank lines before it,
+    each chunk cost the lines above it, and a notebook of 20,000 `!` lines took over 200 s
+    (task h80review). A script over MAX_SERVERS counts as one past the limit."""
     from kvplan.check.manifests import shell
 
     found, refused = shell.sites(path, "\n".join(chunk.lines) + "\n", given)
-    return bool(found or refused)
+    if len(refused) == 1 and not found and refused[0].problems and \
+            "server starts, over the" in refused[0].problems[0].message:
+        return MAX_SERVERS + 1
+    return len(found) + len(refused)
 
 
 # the shell reader's words for a variable or release the script does not state, in a notebook's

@@ -42,12 +42,14 @@ from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
 from kvplan.check.manifests.shell_lex import (
     MAX_SCRIPT_BYTES,
+    MAX_SERVERS,
     Command,
     Script,
     ScriptTooLarge,
     expand_split,
     read_script,
     too_long,
+    too_many_servers,
 )
 from kvplan.check.manifests.shell_set import alternative_set
 from kvplan.check.target import DOCKER_RUN, SCRIPT, Target
@@ -206,26 +208,31 @@ def _refused(path: Path, cmd: Command, message: str, docker: bool) -> Target:
                   problems=[Problem("", message, cmd.lines[0])])
 
 
-def sites(path: Path, text: str, given: dict[str, str] | None = None,
+def sites(path: Path, text: str, given: dict[str, str] | None = None, first_line: int = 1,
           ) -> tuple[list[PodSite], list[Target]]:
     """A pod site for every server start (or `docker run` of an engine image) the script
     holds, and the server starts refused outright (inside a loop or a function body); `given`:
     the variables the script starts with (kvplan.check.manifests.skypilot)."""
-    found, refused, _ = _read(path, text, given)
+    found, refused, _ = _read(path, text, given, first_line)
     return found, refused
 
 
-def _read(path: Path, text: str, given: dict[str, str] | None,
+def _read(path: Path, text: str, given: dict[str, str] | None, first_line: int = 1,
           ) -> tuple[list[PodSite], list[Target], Script | None]:
     """sites(), with the script as read (None when it is refused for its size), so that its
     `pip install` pins are read from the same reading (task h80shell: targets() read every
     script twice, once here and once for its pins)."""
     try:
-        script = read_script(text, given)
+        script = read_script(text, given, first_line)
     except ScriptTooLarge as err:  # one ERROR for the file, as a Python script's size is
         return [], [Target(file=str(path), kind=SCRIPT, line=err.line,
                            problems=[Problem("", err.message, err.line)])], None
     found, refused = _sites(path, script)
+    starts = sorted([*(s.lines[s.pod_at] for s in found), *(t.line for t in refused)])
+    if len(starts) > MAX_SERVERS:  # each is planned: refused as a whole, as a Python script is
+        over = too_many_servers(len(starts), starts[MAX_SERVERS])
+        return [], [Target(file=str(path), kind=SCRIPT, line=over.line,
+                           problems=[Problem("", over.message, over.line)])], None
     return found, refused, script
 
 
@@ -316,29 +323,31 @@ def _sites(path: Path, script: Script) -> tuple[list[PodSite], list[Target]]:
     return out, refused
 
 
-def directive_notes(path: Path, text: str) -> list[str]:
+def directive_notes(path: Path, text: str, first_line: int = 1) -> list[str]:
     """A calibration log's directive line in a script (shell or Python): a comment there, said,
     not skipped."""
     return [f"line {n}: `{line.strip()[:60]}`: `# kvplan:` lines are read in calibration logs "
             "only (`kvplan calibrate`), not in scripts: this one is not read; write the traffic "
             f"and GPU in the side file {path.stem}.kvplan.yaml, or give --gpu"
-            for n, line in enumerate(text.splitlines(), start=1)
+            for n, line in enumerate(text.splitlines(), start=first_line)
             if re.match(r"\s*#\s*kvplan:", line)]
 
 
 def targets(path: Path, text: str, side_cache: dict[Path, Any], default_gpu: str | None,
             given: dict[str, str] | None = None,
-            pins: tuple[dict[str, tuple[str, str]], list[str]] | None = None) -> list[Target]:
+            pins: tuple[dict[str, tuple[str, str]], list[str]] | None = None,
+            first_line: int = 1) -> list[Target]:
     """Every deployment a script starts, through the manifests' one conversion; `given`: the
     variables the script starts with, `pins`: the engine releases pinned elsewhere (a notebook's
-    shell lines, kvplan.check.manifests.notebook_shell), else the script's own."""
+    shell lines, kvplan.check.manifests.notebook_shell), else the script's own; `first_line`:
+    the number of the text's first line in its file (a notebook's piece)."""
     from kvplan.check.manifests import site_targets
     from kvplan.check.manifests.launcher_sites import installed
 
-    found, refused, script = _read(path, text, given)
+    found, refused, script = _read(path, text, given, first_line)
     doc = Doc(data={}, start_line=1, lines={})
     out: list[Target] = []
-    unread = directive_notes(path, text)
+    unread = directive_notes(path, text, first_line)
     releases, said = pins if pins is not None else _pins(text, script)
     for site in found:
         # an arithmetic expansion kvplan does not evaluate is said once, by the script's reader,

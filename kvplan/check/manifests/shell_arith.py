@@ -77,6 +77,34 @@ def _node(node: ast.AST) -> int:
 
 
 _NOT_ARITH = "not the integer arithmetic kvplan reads (integers, + - * / % ** and parentheses)"
+# task h90hostile: bash's integer constants (bash(1), ARITHMETIC EVALUATION): 0x/0X hexadecimal,
+# a leading 0 octal, base#n for a base of 2 to 64 (digits 0-9, a-z, A-Z, @, _; a base up to 36
+# takes either case). `$((0x2000))` was read as the unset variable x2000, `$((010))` as not
+# arithmetic (bash: 8)
+_CONSTANT = re.compile(r"(?<![\w$#@])(0[xX][0-9A-Fa-f]+|0[0-9]+|[0-9]+#[0-9A-Za-z@_]+)(?![\w#@])")
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@_"
+
+
+def _constant(text: str) -> int:
+    """A bash integer constant's value (NotRead where bash stops: "value too great for base")."""
+    if text[:2] in ("0x", "0X"):
+        return int(text[2:], 16)
+    base, digits = (int(text.split("#")[0]), text.split("#")[1]) if "#" in text else (8, text[1:])
+    if not 2 <= base <= 64:
+        raise NotRead(f"{text}: base {base} is not 2 to 64, which bash refuses (invalid "
+                      "arithmetic base)")
+    value = 0
+    for d in digits:
+        n = _DIGITS.index(d.lower() if base <= 36 else d)
+        if n >= base:
+            raise NotRead(f"{text}: {d} is no digit of base {base}, which bash refuses "
+                          "(value too great for base)")
+        value = value * base + n
+    return value
+
+
+def _constants(body: str) -> str:
+    return _CONSTANT.sub(lambda m: str(_constant(m.group(1))), body)
 
 
 def _read(body: str, env: dict[str, str]) -> int:
@@ -85,7 +113,10 @@ def _read(body: str, env: dict[str, str]) -> int:
         value = env.get(m.group(1), "")
         return f"({value.strip()})" if re.fullmatch(r"\s*-?\d+\s*", value) else m.group(0)
 
-    text = _NAME.sub(name, body)
+    if "=" in body.replace("==", "").replace("<=", "").replace(">=", "").replace("!=", "") \
+            or "," in body:
+        raise NotRead("an assignment or a comma inside, whose effect kvplan does not follow")
+    text = _NAME.sub(name, _constants(body))
     unset = [m.group(1) for m in _NAME.finditer(text)]
     if unset and unset[0] in env:
         value = env[unset[0]]
@@ -97,8 +128,16 @@ def _read(body: str, env: dict[str, str]) -> int:
         raise NotRead(_NOT_ARITH)
     try:
         return _value(ast.parse(text.strip(), mode="eval").body)
-    except (SyntaxError, RecursionError):
-        raise NotRead(_NOT_ARITH) from None
+    except RecursionError:  # bash evaluates it; kvplan's parser cannot (task h90hostile)
+        raise NotRead(_TOO_DEEP) from None
+    except SyntaxError as err:
+        raise NotRead(_TOO_DEEP if "nested" in str(err) else _NOT_ARITH) from None
+
+
+_TOO_DEEP = "an expression longer or more deeply nested than kvplan's parser reads"
+# the expansion pattern reads one level of parentheses inside `$(( ))`
+_NESTED = ("parentheses nested more than one level deep inside `$(( ))`, which kvplan does not "
+           "read (or no closing `))`)")
 
 
 def evaluate(body: str, env: dict[str, str]) -> int | None:
@@ -111,14 +150,12 @@ def evaluate(body: str, env: dict[str, str]) -> int | None:
 
 def why_not(word: str, env: dict[str, str] | None = None) -> str | None:
     """Why the first `$(( ... ))` of `word` is not evaluated (None: it is, or there is none)."""
-    m = _ARITH.search(word)
-    if m is None:
-        return None if "$((" not in word else _NOT_ARITH
-    try:
-        _read(m.group(1), env or {})
-    except NotRead as err:
-        return str(err)
-    return None
+    for m in _ARITH.finditer(word):  # the first one kvplan does not evaluate
+        try:
+            _read(m.group(1), env or {})
+        except NotRead as err:
+            return str(err)
+    return None if "$((" not in expand_arithmetic(word, env or {}) else _NESTED
 
 
 def expand_arithmetic(text: str, env: dict[str, str]) -> str:
@@ -127,4 +164,11 @@ def expand_arithmetic(text: str, env: dict[str, str]) -> str:
         value = evaluate(m.group(1), env)
         return m.group(0) if value is None else str(value)
 
-    return _ARITH.sub(sub, text) if "$((" in text else text
+    # innermost first, until none is left that kvplan evaluates: `$(( $(( 8192 )) ))` left the
+    # outer one as written after one pass, and its ERROR said "does not evaluate: None"
+    while "$((" in text:
+        done = _ARITH.sub(sub, text)
+        if done == text:
+            break
+        text = done
+    return text

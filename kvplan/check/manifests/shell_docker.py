@@ -69,21 +69,45 @@ def is_docker_run(words: list[str]) -> int | None:
     return None
 
 
+# docker/cli opts/gpus.go parseCount (commit 29e34aba): "all" is -1, else strconv.Atoi, a Go int
+# of 64 bits; a word it cannot read stops `docker run` (task h90hostile: `--gpus=10^20` passed)
+_GO_INT = 2**63
+
+
+class GpusRefused(ValueError):
+    """A --gpus count docker refuses before the container starts."""
+
+
+def _count(text: str) -> Any:
+    """parseCount: "all" and -1 (what "all" parses to) are every GPU, an integer is itself."""
+    if text in ("all", "-1"):
+        return "all"
+    if re.fullmatch(r"[+-]?\d+", text) and -_GO_INT <= int(text) < _GO_INT:
+        if int(text) < -1:
+            raise GpusRefused(f"a count of {int(text):,}: docker reads it, and what the daemon "
+                              "hands over for a count under -1 (-1 is every GPU, as `all`) "
+                              "kvplan does not know; give --gpus N or --gpus all")
+        return int(text)
+    why = "value out of range" if re.fullmatch(r"[+-]?\d+", text) else "invalid syntax"
+    raise GpusRefused(f"docker refuses it (invalid count ({text[:40]}): value must be either "
+                      f"\"all\" or an integer: {why}; docker/cli opts/gpus.go parseCount, its "
+                      "Go int is 64 bits); give --gpus N or --gpus all")
+
+
 def _gpus(value: str) -> Any:
-    """`--gpus` as a count, or "all": `all`, `2`, `device=0,1`, `"device=0,1"`, `count=2`."""
+    """`--gpus` as a count, or "all": `all`, `2`, `-1` (all), `device=0,1`, `"device=0,1"`,
+    `count=2`; GpusRefused for a count docker refuses."""
     v = value.strip().strip("'")
     if v.startswith('"') and v.endswith('"'):
         v = v[1:-1]
-    if v == "all":
-        return "all"
-    if v.isdigit():
-        return int(v)
+    if "=" not in v and "," not in v:
+        return _count(v)
     if "device=" in v:
         devices = v.split("device=", 1)[1].strip('"').split(",")
         return len([d for d in devices if d.strip() and "=" not in d])
-    m = re.search(r"count=(\w+)", v)
+    m = re.search(r"count=([^,]*)", v)
     if m:
-        return "all" if m[1] == "all" else int(m[1]) if m[1].isdigit() else 0
+        return _count(m[1])
     return 0
 
 
@@ -143,7 +167,10 @@ def read_docker_run(words: list[str], lines: list[int], script_env: dict[str, st
             run.notes.append(f"--env-file {value}: not read (variables set only there are not "
                              "checked)")
         elif name == "--gpus":
-            run.count, run.said = _gpus(value), f"--gpus {value}"
+            try:
+                run.count, run.said = _gpus(value), f"--gpus {value}"
+            except GpusRefused as err:
+                run.problems.append(Problem("--gpus", str(err), lines[i - 1]))
         elif name == "--entrypoint":
             entrypoint = value
         elif name in ("--volume", "--mount"):
@@ -195,12 +222,16 @@ def shell_starts(command: list[str]) -> bool:
     pip pin the release (kvplan.check.manifests.container_pins)."""
     from kvplan.check.argv import SHELLS, split_script
     from kvplan.check.manifests.workload import SHELL_C
+    from kvplan.check.set_args import SetArgsTooLarge
 
     if len(command) < 3 or command[0].rsplit("/", 1)[-1] not in SHELLS:
         return False
     at = next((i for i, w in enumerate(command[1:-1], 1) if SHELL_C.fullmatch(w)), None)
-    return at is not None and any(server_start(cmd) is not None
-                                  for cmd in split_script(command[at + 1]))
+    try:
+        return at is not None and any(server_start(cmd) is not None
+                                      for cmd in split_script(command[at + 1]))
+    except SetArgsTooLarge:  # read as a server start: the container's reader names the limit
+        return True
 
 
 def _cdi_count(run: DockerRun, names: list[str]) -> None:

@@ -44,6 +44,18 @@ _LOOPS = ("for", "while", "until", "select")
 MAX_SCRIPT_BYTES = 512 * 1024  # as a Python script's (python_script.MAX_CODE_BYTES)
 MAX_COMMAND_CHARS = 64 * 1024  # one command with its continuation lines
 MAX_VALUE_CHARS = 64 * 1024  # a variable's value or a word, once expanded
+# server starts in one script or one notebook's shell lines, as a Python script's engine
+# constructions (python_script.MAX_CONSTRUCTIONS): each is planned (about 4 ms of CPU), and a
+# notebook of 3,000 `!vllm serve` lines took 11 s once read in linear time (task h90hostile)
+MAX_SERVERS = 64
+
+
+def too_many_servers(count: int, line: int) -> ScriptTooLarge:
+    """The one ERROR of a script or notebook that starts more than MAX_SERVERS servers, on the
+    line of the first one past the limit."""
+    return ScriptTooLarge(line, (
+        f"{count:,} server starts, over the {MAX_SERVERS} kvplan reads in one file "
+        "(docs/limits.md); describe the deployments in a kvplan/v1 file"))
 
 
 class ScriptTooLarge(Exception):
@@ -88,16 +100,17 @@ class Script:
     # (line, what ran) of each `case` decided by a value the script sets (_Case)
     cases: list[tuple[int, str]] = field(default_factory=list)
 
-def _logical_lines(text: str, docs: dict[int, tuple[Heredoc, list[str]]] | None = None
-                   ) -> list[list[tuple[str, int]]]:
+def _logical_lines(text: str, docs: dict[int, tuple[Heredoc, list[str]]] | None = None,
+                   first_line: int = 1) -> list[list[tuple[str, int]]]:
     """Physical lines joined by backslash-newline, each part with its line number; heredoc
     bodies left out (kept in `docs`, by the line that opens them: kvplan.check.manifests.
-    shell_heredoc); comments stripped (a comment ends a continued command, as in a shell)."""
+    shell_heredoc); comments stripped (a comment ends a continued command, as in a shell).
+    `first_line`: the number of the text's first line (a notebook's piece: read_script)."""
     out: list[list[tuple[str, int]]] = []
     current: list[tuple[str, int]] = []
     heredoc: str | None = None
     body: list[str] = []
-    for n, raw in enumerate(text.splitlines(), 1):
+    for n, raw in enumerate(text.splitlines(), first_line):
         if heredoc is not None:
             if raw.strip() == heredoc:
                 heredoc = None
@@ -205,16 +218,19 @@ def expand_split(word: str, env: dict[str, str]) -> list[str]:
     return fields
 
 
-def read_script(text: str, given: dict[str, str] | None = None) -> Script:
+def read_script(text: str, given: dict[str, str] | None = None, first_line: int = 1) -> Script:
     """Every simple command, top to bottom, with the variables set before it; `given` are
     exported variables the script starts with (a SkyPilot task's `envs`). ScriptTooLarge past
-    MAX_SCRIPT_BYTES, MAX_COMMAND_CHARS or MAX_VALUE_CHARS."""
+    MAX_SCRIPT_BYTES, MAX_COMMAND_CHARS or MAX_VALUE_CHARS. `first_line`: the number the text's
+    first line has in its file (a notebook's `!` line is read alone, numbered where it sits:
+    padding it with blank lines made reading every line cost the lines above it, task
+    h90hostile)."""
     size = len(text.encode("utf-8", "surrogateescape"))
     if size > MAX_SCRIPT_BYTES:
-        raise ScriptTooLarge(1, f"{size:,} bytes of shell script, over the {MAX_SCRIPT_BYTES:,} "
+        raise ScriptTooLarge(first_line, f"{size:,} bytes of shell script, over the {MAX_SCRIPT_BYTES:,} "
                              "kvplan reads in a launch script (docs/limits.md); describe the "
                              "deployment in a kvplan/v1 file")
-    reading = [1]  # the line of the command being read
+    reading = [first_line]  # the line of the command being read
     try:
         return _read(text, given, reading)
     except ExpansionTooLong:
@@ -236,7 +252,7 @@ def _read(text: str, given: dict[str, str] | None, reading: list[int]) -> Script
     after_taken: set[int] = set()  # decided ifs whose first branch ran: no later branch runs
     docs: dict[int, tuple[Heredoc, list[str]]] = {}
     cases: list[_Case] = []  # the `case` blocks open, innermost last
-    for parts in _logical_lines(text, docs):
+    for parts in _logical_lines(text, docs, reading[0]):
         if len(parts) == 1 and not parts[0][0].strip():
             continue  # a blank line: no command (the readers pad a piece's text with them to
             # keep its line numbers, and a notebook of 20,000 `!` lines took minutes)
