@@ -71,6 +71,12 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
     if model is not None:
         shape = shape_refusals(model, dep.parallel.tensor, dep.engine.max_model_len,
                                target.attention_dp, target.attention_flag)
+        if not shape:  # a block-fp8 checkpoint's shards at this TP (kvplan.engines.fp8_blocks)
+            from kvplan.engines.fp8_blocks import block_fp8_reason
+
+            blocks = block_fp8_reason(dep.engine.name, dep.engine.version, model,
+                                      dep.parallel.tensor, dep.parallel.expert)
+            shape = [blocks] if blocks else []
         where = "engine.max_model_len" if shape and "max_model_len" in shape[0] else "parallel.tensor"
         if shape and line is None:
             line = target.line_of(where)

@@ -46,15 +46,22 @@ def _tp_options(setup: Setup) -> list[int]:
     data-parallel attention (the request's attention_dp = D; a D that does not divide the TP is
     refused there too), and what vLLM accepts of the attention TP (tp_problem: MLA models have
     no KV-head rule). Before task h43sglopts the heads were checked at the whole TP, which
-    suggested TPs SGLang refuses and missed ones it takes."""
+    suggested TPs SGLang refuses and missed ones it takes. A block-fp8 checkpoint's TP that
+    splits a block is left out too (kvplan.engines.fp8_blocks; task h91fp8block saw TP 8
+    offered for Qwen3-235B-A22B-FP8, which SGLang refuses)."""
     from kvplan.check.startup import heads_refusals
+    from kvplan.engines.fp8_blocks import block_fp8_refusal
 
     req = setup.request
     dp = max(req.attention_dp, 1)
+    eng = setup.engine
     out = []
     tp = req.tp
     while tp <= MAX_TP:
-        if not heads_refusals(req.model, tp, dp) and tp_problem(req.model, tp // dp) is None:
+        blocks = eng is not None and block_fp8_refusal(
+            eng.engine.value, eng.version, req.model, tp, req.ep) is not None
+        if not heads_refusals(req.model, tp, dp) and tp_problem(req.model, tp // dp) is None \
+                and not blocks:
             out.append(tp)
         tp *= 2
     return out or [req.tp]

@@ -1,12 +1,24 @@
 """The engine options of size, fleet and explain: the engine, its version, and the settings
-that move its pool (docs/engines.md). Each sets one field of the record (kvplan.plan.fields)."""
+that move its pool (docs/engines.md). Each sets one field of the record (kvplan.plan.fields).
+TensorRT-LLM's own settings live in kvplan.cli.engine_options_trtllm, re-exported here."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 from kvplan.cli import sections as s
-from kvplan.cli.options import _opt, _util
+from kvplan.cli.engine_options_trtllm import (  # noqa: F401 - re-exported (TensorRT-LLM's own)
+    FreeGpuFraction,
+    MaxBatchSize,
+    MaxNumTokens,
+    MaxSeqLen,
+    MaxTokensPaged,
+    TokensPerBlock,
+    TrtActivationBytes,
+    TrtllmBackend,
+    TrtllmConfig,
+)
+from kvplan.cli.options import _opt
 from kvplan.cli.values import mm_count, non_negative
 
 Engine = Annotated[str | None, _opt(
@@ -55,6 +67,11 @@ TpTransport = Annotated[str | None, _opt(
 DisableCustomAllReduce = Annotated[bool | None, _opt(
     "--disable-custom-all-reduce", metavar="", rich_help_panel=s.VLLM,
     help="vLLM: no custom all-reduce (its 16 MiB of IPC buffers off the TP term)")]
+DisableHybridKvCacheManager = Annotated[bool | None, _opt(
+    "--disable-hybrid-kv-cache-manager/--no-disable-hybrid-kv-cache-manager", metavar="",
+    rich_help_panel=s.VLLM,
+    help="vLLM 0.9.1+: cache every sliding-window layer as full attention when the model has "
+    "full-attention layers too (its hybrid KV cache manager off); --no-... is the default")]
 ExtensibleKvCache = Annotated[bool | None, _opt(
     "--enable-extensible-kv-cache/--no-enable-extensible-kv-cache", metavar="", rich_help_panel=s.VLLM,
     help="vLLM 0.34: size the pool after warm-up (on, the default) or, with --no-..., from the "
@@ -108,39 +125,6 @@ MmFeatureTransport = Annotated[str | None, _opt(
     help="SGLang: cpu, cuda_ipc or cuda_vmm; from 0.5.18 a multimodal model's KV budget leaves "
     "out 100 MiB of embedding cache, and 1,024 MiB more for a GPU transport [default: cpu; "
     "cuda_ipc for Qwen3-VL on a large Hopper GPU from 0.5.20]")]
-# TensorRT-LLM's own settings and names
-MaxBatchSize = Annotated[int | None, _opt(
-    "--max-batch-size", metavar="N", rich_help_panel=s.TRTLLM, min=1,
-    help="TensorRT-LLM: sequences at once (engine.max_num_seqs)")]
-MaxNumTokens = Annotated[int | None, _opt(
-    "--max-num-tokens", metavar="TOKENS", rich_help_panel=s.TRTLLM, min=1,
-    help="TensorRT-LLM: tokens per batch (engine.max_num_batched_tokens) [default: 8,192]")]
-MaxSeqLen = Annotated[int | None, _opt(
-    "--max-seq-len", metavar="TOKENS", rich_help_panel=s.TRTLLM, min=1,
-    help="TensorRT-LLM: the longest sequence (engine.max_model_len)")]
-TokensPerBlock = Annotated[int | None, _opt(
-    "--tokens-per-block", metavar="TOKENS", rich_help_panel=s.TRTLLM, min=1,
-    help="TensorRT-LLM: tokens per KV block (engine.block_size) [default: 32]")]
-FreeGpuFraction = Annotated[float | None, _opt(
-    "--free-gpu-memory-fraction", metavar="SHARE", rich_help_panel=s.TRTLLM, callback=_util,
-    help="TensorRT-LLM: share of the free memory for the cache "
-    "(engine.gpu_memory_utilization) [default: 0.9]")]
-MaxTokensPaged = Annotated[int | None, _opt(
-    "--max-tokens-in-paged-kv-cache", metavar="TOKENS", rich_help_panel=s.TRTLLM, min=1,
-    help="TensorRT-LLM: caps the pool (the smaller of this and the fraction's)")]
-TrtActivationBytes = Annotated[int | None, _opt(
-    "--trt-activation-bytes", metavar="BYTES", rich_help_panel=s.TRTLLM, min=1,
-    help="TensorRT-LLM: the TensorRT engine's execution-context memory (trtllm-build's "
-    "\"Total Activation Memory\"), instead of the forward-pass estimate")]
-TrtllmBackend = Annotated[str | None, _opt(
-    "--trtllm-backend", metavar="NAME", rich_help_panel=s.TRTLLM,
-    help="TensorRT-LLM: trtllm-serve's --backend, pytorch or tensorrt (a TensorRT engine) "
-    "[default: pytorch from 1.0, tensorrt before]")]
-TrtllmConfig = Annotated[str | None, _opt(
-    "--trtllm-config", metavar="FILE", rich_help_panel=s.TRTLLM,
-    help="TensorRT-LLM: an --extra_llm_api_options YAML or an engine's config.json; its "
-    "limits (max_batch_size, max_num_tokens, max_seq_len, tokens_per_block, ...), cache dtype, "
-    "parallel layout and backend are read")]
 
 Ep = Annotated[int | None, _opt(
     "--ep", metavar="RANKS", rich_help_panel=s.GPU, min=1,

@@ -44,6 +44,7 @@ def explain_command(
     disable_custom_all_reduce: eo.DisableCustomAllReduce = None, page_size: eo.PageSize = None,
     topk_topp_sampler: eo.TopkToppSampler = None, entrypoint: eo.Entrypoint = None,
     enable_extensible_kv_cache: eo.ExtensibleKvCache = None,
+    disable_hybrid_kv_cache_manager: eo.DisableHybridKvCacheManager = None,
     cudagraph_capture_sizes: eo.CudagraphCaptureSizes = None,
     max_cudagraph_capture_size: eo.MaxCudagraphCaptureSize = None,
     cudagraph_mode: eo.CudagraphMode = None,

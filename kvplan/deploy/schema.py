@@ -131,7 +131,8 @@ class Engine(Plain):
                "max_total_tokens": None, "max_tokens_in_paged_kv_cache": None,
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
                "mm_feature_transport": None, "trtllm_backend": None, "tp_transport": None,
-               "disable_custom_all_reduce": None, "topk_topp_sampler": None,
+               "disable_custom_all_reduce": None, "disable_hybrid_kv_cache_manager": None,
+               "topk_topp_sampler": None,
                "entrypoint": None, "cudagraph_capture_sizes": None,
                "max_cudagraph_capture_size": None, "cudagraph_mode": None,
                "speculative_algorithm": None, "speculative_num_steps": None,
@@ -156,6 +157,7 @@ class Engine(Plain):
         "mm_feature_transport": Opt(Lit(*MM_FEATURE_TRANSPORTS)),
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
+        "disable_hybrid_kv_cache_manager": Opt(BOOL),
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
         "entrypoint": Opt(Lit(*ENTRYPOINTS)), "cudagraph_capture_sizes": Opt(STR),
         "max_cudagraph_capture_size": Opt(TOKENS), "cudagraph_mode": Opt(Lit(*CUDAGRAPH_MODES)),
@@ -197,6 +199,7 @@ class Engine(Plain):
         trtllm_backend: str | None
         tp_transport: str | None
         disable_custom_all_reduce: bool | None
+        disable_hybrid_kv_cache_manager: bool | None
         topk_topp_sampler: str | None
         entrypoint: str | None
         cudagraph_capture_sizes: str | None

@@ -155,6 +155,10 @@ class Engine(_Strict):
     disable_custom_all_reduce: bool | None = Field(
         default=None, description="vLLM --disable-custom-all-reduce: no custom all-reduce "
         "IPC buffers [default: false]")
+    disable_hybrid_kv_cache_manager: bool | None = Field(
+        default=None, description="vLLM 0.9.1+ --disable-hybrid-kv-cache-manager: every "
+        "sliding-window (and, from 0.10.0, chunked-local) layer is cached as full attention "
+        "when the model has full-attention layers too [default: false]")
     topk_topp_sampler: plain.TopkToppSampler | None = Field(
         default=None, description="vLLM 0.8-0.16: the profiling sampler's top-k/top-p path, "
         "native (PyTorch's sort, 38 B a logit: no FlashInfer, or VLLM_USE_FLASHINFER_SAMPLER=0) "

@@ -111,6 +111,7 @@ ENGINE_ONLY = {
     "speculative_num_draft_tokens": ("sglang",),
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
+    "disable_hybrid_kv_cache_manager": ("vllm",),
     "topk_topp_sampler": ("vllm",),
     "entrypoint": ("vllm",),
     "enable_extensible_kv_cache": ("vllm",),
@@ -187,6 +188,9 @@ class EngineSettings:
     trtllm_backend: str | None = None  # TRT-LLM: --backend (pytorch / tensorrt), if stated
     tp_transport: str | None = None  # vLLM: TP_TRANSPORTS; None: by the GPU label's form factor
     disable_custom_all_reduce: bool | None = None  # vLLM --disable-custom-all-reduce
+    # vLLM 0.9.1+ --disable-hybrid-kv-cache-manager: sliding layers cached as full attention
+    # beside full ones (kvplan.engines.vllm_hybrid.unified)
+    disable_hybrid_kv_cache_manager: bool | None = None
     topk_topp_sampler: str | None = None  # vLLM 0.10: native / flashinfer; None: by release
     entrypoint: str | None = None  # vLLM: serve / offline (the LLM class); None: serve
     # vLLM 0.34: --enable-extensible-kv-cache / --no-...; None: the release's default (on from

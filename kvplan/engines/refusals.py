@@ -77,6 +77,12 @@ def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
         elif model.moe.num_experts % ep:
             out.append(("parallel.expert", f"expert parallelism {ep} does not divide "
                         f"{model.name}'s {model.moe.num_experts} experts"))
+    if e.name == "vllm" and e.disable_hybrid_kv_cache_manager:
+        from kvplan.engines.vllm_groups import unify_refusal
+
+        why = unify_refusal(model)
+        if why is not None:
+            out.append(("engine.disable_hybrid_kv_cache_manager", why))
     if e.name == "vllm" and e.speculative_model is not None:
         from kvplan.deploy.engine_block import draft_spec
 

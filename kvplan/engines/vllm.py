@@ -75,6 +75,7 @@ from kvplan.engines.vllm_groups import (
     in_flight_tokens,
     kv_groups,
     printed_tokens,
+    unified,
 )
 from kvplan.engines.vllm_hybrid import (
     STATE_BLOCKS_PER_REQUEST,
@@ -169,7 +170,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                            or req.effective_weight_dtype.bits < 16)
     if fl.sharded_sampling and req.tp > 1:
         rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29-0.32)
-    shape = v0_mla_shape(layer_shape(req), req, fl.version, fl.v1)
+    shape = unified(v0_mla_shape(layer_shape(req), req, fl.version, fl.v1),
+                    s.disable_hybrid_kv_cache_manager, fl.v1)  # --disable-hybrid-kv-cache-manager
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
     flight = in_flight_tokens(batched, req.pp, lean, fl.in_flight_batches)
 

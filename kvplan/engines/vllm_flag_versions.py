@@ -12,6 +12,8 @@ Sources: `vllm/engine/arg_utils.py` of each release's wheel on PyPI, read for th
 - `--cpu-offload-gb`: absent in 0.5.2, present from 0.5.3;
 - `--limit-mm-per-prompt`: absent in 0.5.4, present from 0.5.5;
 - `--kv-cache-memory-bytes`: absent in 0.10.1, present from 0.10.2;
+- `--disable-hybrid-kv-cache-manager`: absent in 0.9.0, present from 0.9.1 (arg_utils.py:856,
+  SchedulerConfig.disable_hybrid_kv_cache_manager; task h91fp8block);
 - `--enable-extensible-kv-cache` (and its `--no-enable-extensible-kv-cache` /
   `--disable-extensible-kv-cache`): absent in 0.33.0, present from 0.34.0 (arg_utils.py:1413, a
   BooleanOptionalAction on `CacheConfig.enable_extensible_kv_cache`, config/cache.py:395). Both
@@ -44,6 +46,7 @@ FLAG_SINCE: dict[str, tuple[tuple[int, ...], str]] = {
     "limit_mm_per_prompt": ((0, 5, 5), "--limit-mm-per-prompt"),
     "kv_cache_memory_bytes": ((0, 10, 2), "--kv-cache-memory-bytes"),
     "enable_extensible_kv_cache": ((0, 34, 0), "--enable-extensible-kv-cache"),
+    "disable_hybrid_kv_cache_manager": ((0, 9, 1), "--disable-hybrid-kv-cache-manager"),
 }
 # the 8-bit values of --kv-cache-dtype a fix may offer, each with the first release that takes it
 # (task h71sglfix; vllm/engine/arg_utils.py of the wheels on PyPI): the option is absent in 0.2.7

@@ -5,10 +5,11 @@ kvplan.engines.vllm; vllm/v1/core/kv_cache_utils.py, the 1.5 x group-size rule f
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from kvplan.engines.common import LayerShape
 from kvplan.engines.vllm_hybrid import STATE_BLOCKS_PER_REQUEST, typed_groups
+from kvplan.specs.schema import LayerKind, ModelSpec
 from kvplan.units import ceil_div
 
 
@@ -28,6 +29,37 @@ class Groups:
     @property
     def padding_layers(self) -> int:
         return self.count * self.group_size
+
+
+UNIFY_SINCE = (0, 9, 1)  # --disable-hybrid-kv-cache-manager (vllm/engine/arg_utils.py:856)
+
+
+def unified(shape: LayerShape, disable_hybrid: bool | None, v1: bool) -> LayerShape:
+    """The layers as vLLM V1 caches them with --disable-hybrid-kv-cache-manager: where a stage
+    has full-attention layers and sliding-window ones, get_kv_cache_groups calls
+    unify_hybrid_kv_cache_specs (v1/core/kv_cache_utils.py:942 in 0.9.1, :1235-1236 in 0.19.1),
+    which turns every SlidingWindowSpec (and, from 0.10.0, ChunkedLocalAttentionSpec: Llama 4's
+    chunked layers, which 0.9.x already specs as full) into a FullAttentionSpec (:879-925 in
+    0.9.1, :1160-1210 in 0.19.1): one group of every layer, each holding the whole context. A
+    stage of one kind is left as it is (is_kv_cache_spec_uniform returns first); a model with
+    linear-attention state layers cannot be unified (vLLM raises; kvplan.engines.refusals)."""
+    if not disable_hybrid or not v1 or not shape.full_layers or not shape.sliding_layers \
+            or shape.linear_layers:
+        return shape
+    return replace(shape, full_layers=shape.cached_layers, sliding_layers=0, window=None)
+
+
+def unify_refusal(model: ModelSpec) -> str | None:
+    """Why vLLM does not start with --disable-hybrid-kv-cache-manager on `model`: linear-attention
+    state layers beside attention layers cannot be unified (None: it starts)."""
+    kinds = set(model.layer_kinds())
+    if LayerKind.linear not in kinds or kinds == {LayerKind.linear}:
+        return None
+    return (f"vLLM refuses --disable-hybrid-kv-cache-manager for {model.name}: its "
+            "linear-attention state layers and its attention layers cannot share one KV cache "
+            "type (\"Hybrid KV cache manager is disabled but failed to convert the KV cache "
+            "specs to one unified type.\", unify_hybrid_kv_cache_specs, "
+            "v1/core/kv_cache_utils.py:1212-1219 in 0.19.1); drop it")
 
 
 def kv_groups(shape: LayerShape, v1: bool, wide: bool = True) -> Groups:

@@ -1,7 +1,8 @@
 """vLLM's options that a plan may never read, refused with the reason (kvplan.plan.moot calls
 `moot_refusals` through kvplan.engine_traits; these were `engine == "vllm"` branches there until
-task h49engines): the top-k/top-p sampler outside the releases whose profile sorts, and the
-offline entry point where it moves nothing."""
+task h49engines): the top-k/top-p sampler outside the releases whose profile sorts, the
+offline entry point where it moves nothing, and --disable-hybrid-kv-cache-manager on a model
+without both sliding-window and full-attention layers (task h91fp8block)."""
 
 from __future__ import annotations
 
@@ -28,3 +29,17 @@ def moot_refusals(dep: Any, req: Any, refuse: Callable[[str, str], None]) -> Non
         why = moot_reason(dep.engine.version, req, dep.engine.max_num_batched_tokens)
         if why is not None:
             refuse("engine.entrypoint", why)
+    if dep.engine.disable_hybrid_kv_cache_manager:
+        from kvplan.engines.vllm_groups import unify_refusal
+        from kvplan.specs.schema import LayerKind
+
+        kinds = set(req.model.layer_kinds())
+        refused = unify_refusal(req.model)
+        if refused is not None:
+            refuse("engine.disable_hybrid_kv_cache_manager", refused)
+        elif not {LayerKind.full, LayerKind.sliding} <= kinds:
+            refuse("engine.disable_hybrid_kv_cache_manager", (
+                f"{req.model.name} has no sliding-window layers beside full-attention ones, "
+                "so vLLM's unify_hybrid_kv_cache_specs changes nothing "
+                "(v1/core/kv_cache_utils.py:1160-1210 in 0.19.1) and the plan is the same; "
+                "drop the option"))

@@ -78,6 +78,8 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
                          ("num_speculative_tokens", "engine.num_speculative_tokens"))),
     FlagField("--tp-transport", "engine.tp_transport"),
     FlagField("--disable-custom-all-reduce", "engine.disable_custom_all_reduce"),
+    FlagField("--disable-hybrid-kv-cache-manager", "engine.disable_hybrid_kv_cache_manager",
+              negative="--no-disable-hybrid-kv-cache-manager"),
     FlagField("--topk-topp-sampler", "engine.topk_topp_sampler"),
     FlagField("--entrypoint", "engine.entrypoint"),
     FlagField("--enable-extensible-kv-cache", "engine.enable_extensible_kv_cache",

@@ -88,7 +88,12 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
                f"{p.tensor} x pipeline {p.pipeline}) cannot span {nodes} servers: each server "
                "holds at least one of its GPUs; raise --tp/--pp or lower --nodes")
     ep = p.expert
-    if ep is not None and ep <= p.tensor and req.model.moe is not None:
+    from kvplan.plan.block_fp8 import block_reason
+
+    e = dep.engine
+    if ep is not None and ep <= p.tensor and req.model.moe is not None and (  # not moot where
+            block_reason(e.name, e.version, req.model, p.tensor, ep)  # a block-fp8 checkpoint's
+            == block_reason(e.name, e.version, req.model, p.tensor, None)):  # TP rule moves
         refuse("parallel.expert", f"up to the tensor-parallel size ({p.tensor}) the experts are "
                "split over the same GPUs either way, so the memory plan is the same; give more "
                "ranks than --tp (vLLM's expert parallelism is tp x dp) or drop the option")

@@ -220,9 +220,16 @@ def search_record(
     catalog = [load_hardware(g) for g in gpus] if gpus else _catalog()
     traffic = traffic_of(planned)
     settings = engine_settings(record, planned=planned)
+    eng = record.deployment.engine
+    from kvplan.plan.block_fp8 import block_reason
+
+    def refuse(req: SizeRequest) -> str | None:  # a block-fp8 TP the engine refuses
+        return block_reason(eng.name, eng.version, req.model, req.tp, req.ep)
+
     return traffic, search(planned.request, traffic, catalog, prices, tps=tps or DEFAULT_TPS,
                            kv_dtypes=dtypes, progress=progress, sizer=sizer_for(settings),
-                           users_cap=settings.users_cap if settings is not None else None)
+                           users_cap=settings.users_cap if settings is not None else None,
+                           refuse=refuse)
 
 
 def explain_records(records: Sequence[Record]) -> list[EngineResult]:

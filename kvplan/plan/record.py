@@ -220,6 +220,9 @@ def build_records(
 
             dep, said = record_dtype_on_gpu(dep, base_dir, origins)
             notes += said
+        from kvplan.plan.block_fp8 import record_block_fp8
+
+        notes += record_block_fp8(dep, base_dir)  # a block-fp8 TP the engine refuses
         rec = Record(dep, source, base_dir, doc, origins, tuple(notes), **planned_as)
         _refuse_unused(rec)
         records.append(rec)

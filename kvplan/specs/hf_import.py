@@ -33,7 +33,7 @@ from kvplan.specs.hf_quant import (
     with_expert_quant,
     with_modelopt_file,
 )
-from kvplan.specs.hf_quant8 import dense_8bit
+from kvplan.specs.hf_quant8 import dense_8bit, fp8_block_size
 from kvplan.specs.hf_rope import rope_fields
 from kvplan.specs.hf_source import read_source
 from kvplan.specs.mm_tokens import mm_tokens_per_item, vision_tower_fields
@@ -144,6 +144,7 @@ def spec_from_config(
         moe=moe,
         weight_quant=quant,
         nvfp4=nvfp4,
+        weight_block_size=fp8_block_size(cfg) if weight is None else None,
         notes="; ".join([*notes, *(extra_notes or [])]) or None,
     )
 

@@ -169,3 +169,21 @@ def _ignore_checks(quant: Mapping[str, Any], tied: bool) -> None:
     if "lm_head" not in ignore and not tied:
         raise _refuse(f"{where} {ignore!r} does not name lm_head: the LM head would be "
                       "quantized too")
+
+
+def fp8_block_size(cfg: Mapping[str, Any]) -> list[int] | None:
+    """A block-quantized fp8 checkpoint's [block_n, block_k]: quantization_config
+    .weight_block_size under quant_method fp8, as vLLM's Fp8Config.from_config and SGLang's read
+    it (vLLM 0.19.1 model_executor/layers/quantization/fp8.py; SGLang 0.4.6.post1
+    srt/layers/quantization/fp8.py Fp8Config.from_config), which refuse any but two sizes;
+    None for per-tensor fp8 (no key) and every other method. ImportRefused where it is not two
+    positive integers."""
+    quant = block(cfg, "quantization_config")
+    if quant is None or quant_method(quant) != "fp8" or quant.get("weight_block_size") is None:
+        return None
+    size = quant.get("weight_block_size")
+    if not isinstance(size, list) or len(size) != 2 or not all(
+            isinstance(v, int) and not isinstance(v, bool) and v > 0 for v in size):
+        raise ImportRefused(f"{field_path(quant, 'weight_block_size')} {size!r} is not two "
+                            "positive integers ([block_n, block_k])")
+    return [int(size[0]), int(size[1])]

@@ -213,7 +213,8 @@ class ModelSpec(Plain):
                "rope_type": None, "rope_factor": None, "rope_original_positions": None,
                "partial_rotary_factor": None,
                "weight_dtype": REQUIRED, "attention": REQUIRED, "moe": None,
-               "weight_quant": None, "nvfp4": None, "kv_cache_quant_algo": None, "notes": None}
+               "weight_quant": None, "nvfp4": None, "kv_cache_quant_algo": None,
+               "weight_block_size": None, "notes": None}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         name: str
@@ -251,6 +252,7 @@ class ModelSpec(Plain):
         weight_quant: WeightQuant | None
         nvfp4: NVFP4Quant | None
         kv_cache_quant_algo: str | None
+        weight_block_size: list[int] | None
         notes: str | None
 
     def layer_kinds(self) -> list[LayerKind]:

@@ -240,6 +240,11 @@ class ModelSpec(Strict):
         "config.json's quantization_config.kv_cache_scheme of 8-bit floats (compressed-tensors); "
         "`source` cites the file. TensorRT-LLM's cache dtype auto (its default) takes it; "
         "unset: the files `source` cites state none")
+    weight_block_size: Annotated[list[PositiveInt], Field(min_length=2, max_length=2)] | None = \
+        Field(default=None, description="a block-quantized fp8 checkpoint's [block_n, block_k]: "
+              "config.json's quantization_config.weight_block_size (quant_method fp8), one scale "
+              "per block_n output rows x block_k inputs. The engines refuse a tensor-parallel "
+              "size that splits a block (kvplan.engines.fp8_blocks); unset: no block scales")
     notes: str | None = Field(default=None, description="traps and choices, in words")
 
     @field_validator("weight_dtype", mode="before")
@@ -264,6 +269,9 @@ class ModelSpec(Strict):
         if any(v is not None for v in tower) and (None in tower or not self.params_encoder):
             raise ValueError(f"the vision tower fields ({', '.join(fields)}) are set "
                              "together, and only on a model with an encoder (params_encoder)")
+        if self.weight_block_size is not None and self.weight_dtype is not DType.fp8:
+            raise ValueError("weight_block_size is a block-quantized fp8 checkpoint's; "
+                             f"weight_dtype is {self.weight_dtype.value}, not fp8")
         qwen3 = (self.vision_out_hidden_size, self.vision_deepstack_levels)
         if any(v is not None for v in qwen3) and (None in qwen3 or None in tower):
             raise ValueError("vision_out_hidden_size and vision_deepstack_levels are set together, "

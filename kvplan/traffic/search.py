@@ -86,8 +86,11 @@ def search(
     sizer: Callable[[SizeRequest], SizeResult] | None = None,
     limit: int = EXACT_LATTICE_LIMIT,
     users_cap: int | None = None,
+    refuse: Callable[[SizeRequest], str | None] | None = None,
 ) -> SearchResult:
     """Plan every candidate; rank those that carry the load (and the SLO) by cost per hour.
+    A candidate `refuse` names a reason for (the engine would not start: a block-fp8
+    checkpoint's TP that splits a block, kvplan.engines.fp8_blocks) is rejected with it.
 
     Ties in cost go to fewer GPUs, then by name, TP and the wider cache. GPUs without a price
     follow the ranked rows, ordered by GPU count, with no rank. `users_cap`: an engine's
@@ -101,6 +104,12 @@ def search(
     rejected: list[tuple[SizeRequest, str]] = []
     for i, req in enumerate(todo):
         price = price_of(req.gpu, prices)
+        refused = refuse(req) if refuse is not None else None
+        if refused is not None:
+            rejected.append((req, refused))
+            if progress is not None:
+                progress(i + 1, len(todo))
+            continue
         try:
             plan = plan_traffic(req, replace(traffic, price_per_hour_usd=price), limit,
                                 sizer=sizer or size, users_cap=users_cap)

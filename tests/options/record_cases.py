@@ -20,7 +20,8 @@ from tests.options.case_table import (
 _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--speculative-model",
          "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce",
          "--topk-topp-sampler", "--entrypoint", "--enable-extensible-kv-cache",
-         "--cudagraph-capture-sizes", "--max-cudagraph-capture-size", "--cudagraph-mode")
+         "--cudagraph-capture-sizes", "--max-cudagraph-capture-size", "--cudagraph-mode",
+         "--disable-hybrid-kv-cache-manager")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend",
            "--mm-feature-transport", "--speculative-algorithm", "--speculative-num-steps",
            "--speculative-eagle-topk", "--speculative-num-draft-tokens")
@@ -163,6 +164,14 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
                           (*sglang, "--gpu", "mi300x", "--context", "32768"),
                           "--attention-backend", "triton",
                           base=(command, "llama-3.1-8b", *BASE[command][2:])))
+    if "--disable-hybrid-kv-cache-manager" in options:  # gpt-oss-20b's 12 sliding layers cached
+        # as full (tests/engines/test_vllm_disable_hybrid.py); llama-3-8b has none: moot
+        cases.append(pair(command, "--disable-hybrid-kv-cache-manager", vllm,
+                          "--disable-hybrid-kv-cache-manager",
+                          base=(command, "gpt-oss-20b", *BASE[command][2:])))
+        cases.append(Case(command, "--disable-hybrid-kv-cache-manager",
+                          (*BASE[command], *vllm, "--disable-hybrid-kv-cache-manager"), REFUSED,
+                          "has no sliding-window layers beside full-attention ones"))
     mm = (command, "qwen2.5-vl-7b", *BASE[command][2:], "--engine", "vllm")
     if "--mm-feature-transport" in options:  # a multimodal model's GPU feature pool, 1,024 MiB
         # out of the KV budget from 0.5.18 (tests/engines/test_sglang_mm.py)

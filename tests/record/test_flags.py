@@ -134,6 +134,9 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     "--entrypoint": (["--entrypoint", "offline"], [("engine.entrypoint", "offline")]),
     # vLLM 0.34 (the default release): off sizes the pool as 0.33 did, at 0.92 utilization
     # (tests/engines/test_extensible_kv_cache_flag.py); its on spelling is 0.34's default
+    # refused on the base (llama-3-8b has no sliding layers: REFUSED)
+    "--disable-hybrid-kv-cache-manager": (["--disable-hybrid-kv-cache-manager"],
+                                          [("engine.disable_hybrid_kv_cache_manager", True)]),
     "--enable-extensible-kv-cache": (["--no-enable-extensible-kv-cache"],
                                      [("engine.enable_extensible_kv_cache", False)]),
     # stated CUDA-graph capture (task h43capsz; tests/engines/test_vllm_capture_stated.py)
@@ -165,6 +168,10 @@ FLEET_ONLY_EFFECT = {"--peak-users", "--arrival-rate", "--mean-duration-s", "--p
 # refused on the base file (engine vllm), with the reason
 REFUSED = {
     "--reserve-gib": "engine.name vllm (--reserve-gib): the vllm profile sets this itself",
+    # moot on a model without sliding-window layers (gpt-oss: tests/engines/
+    # test_vllm_disable_hybrid.py)
+    "--disable-hybrid-kv-cache-manager": "llama-3-8b has no sliding-window layers beside "
+                                         "full-attention ones",
     "--allocation": "engine.name vllm (--allocation): the vllm profile sets this itself",
     "--ep": "expert parallelism applies to mixture-of-experts models; llama-3-8b has no experts",
     "--limit-mm-per-prompt": "limit_mm_per_prompt applies to multimodal models; llama-3-8b has "

@@ -39,6 +39,9 @@ VLLM: dict[str, tuple[str, str]] = {
     "--no-enable-expert-parallel": ("expert_parallel", "false"),
     "--disable-custom-all-reduce": ("engine.disable_custom_all_reduce", "true"),
     "--no-disable-custom-all-reduce": ("engine.disable_custom_all_reduce", "false"),
+    # 0.9.1 on (arg_utils.py:856 in 0.9.1): kvplan.engines.vllm_groups.unified
+    "--disable-hybrid-kv-cache-manager": ("engine.disable_hybrid_kv_cache_manager", "true"),
+    "--no-disable-hybrid-kv-cache-manager": ("engine.disable_hybrid_kv_cache_manager", "false"),
     # vLLM 0.34 (arg_utils.py:1413; EnableDisableAction adds --disable-): refused on an older
     # image by kvplan.engines.vllm_flag_versions, as its argparse would
     "--enable-extensible-kv-cache": ("engine.enable_extensible_kv_cache", "true"),
@@ -93,6 +96,7 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--speculative-num-steps": ("engine.speculative_num_steps", "int"),
     "--speculative-eagle-topk": ("engine.speculative_eagle_topk", "int"),
     "--speculative-num-draft-tokens": ("engine.speculative_num_draft_tokens", "int"),
+    "--enable-ep-moe": ("ep_moe", "true"),  # ep_size = tp_size (pool_flags.sglang_ep_moe)
     "--ep-size": ("parallel.expert", "int"),
     "--ep": ("parallel.expert", "int"),
     "--expert-parallel-size": ("parallel.expert", "int"),

@@ -99,9 +99,31 @@ def expert_parallel(found: Found, notes: list[str]) -> None:
     dp = int(found.values.get("dp", 1) or 1)
     if dp == 1:
         notes.append(f"{name} with one data-parallel rank: the experts are split over the "
-                     f"{tp} tensor-parallel GPUs as without it")
+                     f"{tp} tensor-parallel GPUs as without it, each kept whole (expert "
+                     f"parallel size {tp}: the same bytes; a block-fp8 checkpoint's experts "
+                     "then split no block, kvplan.engines.fp8_blocks)")
+        if tp > 1:
+            found.put("parallel.expert", tp, line or 0, f"{name} (tp {tp})")
         return
     found.put("parallel.expert", tp * dp, line or 0, f"{name} (tp {tp} x dp {dp})")
+
+
+def sglang_ep_moe(found: Found, notes: list[str]) -> None:
+    """SGLang --enable-ep-moe: the expert-parallel size is the tensor-parallel size
+    (server_args.py:202-203 in 0.4.6.post1, `if self.enable_ep_moe: self.ep_size =
+    self.tp_size`), each expert whole on one rank; a stated --ep-size is left as stated."""
+    on = found.values.pop("ep_moe", None)
+    line = found.lines.pop("ep_moe", None)
+    name = found.names.pop("ep_moe", "--enable-ep-moe")
+    if not on or "parallel.expert" in found.values:
+        return
+    tp = int(found.values.get("parallel.tensor", 1) or 1)
+    notes.append(f"{name}: expert parallel size {tp}, the tensor-parallel size (SGLang "
+                 "server_args.py:202-203 in 0.4.6.post1): the experts are split over the same "
+                 "GPUs, each kept whole (the same bytes; a block-fp8 checkpoint's experts then "
+                 "split no block, kvplan.engines.fp8_blocks)")
+    if tp > 1:
+        found.put("parallel.expert", tp, line or 0, f"{name} (tp {tp})")
 
 
 def trtllm_options(found: Found, notes: list[str], problems: list[Any],

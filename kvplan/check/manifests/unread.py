@@ -36,20 +36,8 @@ _SGLANG_DRAFT_QUANT = ("the draft's weight format (unset, the draft inherits the
                        "arg_groups/fields/spec.py:216-226 in 0.5.23): kvplan books the draft's "
                        "parameters at the target's weight width, so a draft quantized otherwise "
                        "is not modelled")
-# vLLM's --disable-hybrid-kv-cache-manager, read in the 0.19.1 wheel (task h90outcomes, outcome 90):
-# get_kv_cache_groups calls unify_hybrid_kv_cache_specs when the flag is set
-# (v1/core/kv_cache_utils.py:1235-1236), which turns every SlidingWindowSpec and
-# ChunkedLocalAttentionSpec into a FullAttentionSpec once full-attention layers are present too
-# (:1160-1210): those layers then keep the whole context, not their window
-_VLLM_UNIFY = ("vLLM then plans every sliding-window and chunked-local layer as full attention "
-               "when the model has full-attention layers too (unify_hybrid_kv_cache_specs, "
-               "v1/core/kv_cache_utils.py:1160-1210, called at :1235-1236 in 0.19.1): those "
-               "layers keep the whole context, not their window, so on such a model (gpt-oss, "
-               "Gemma 2 and 3, Llama 4) the pool holds fewer tokens than kvplan's; kvplan plans "
-               "the hybrid manager (not modelled); a model without such layers is unchanged")
 MOVES_MEMORY: dict[str, dict[str, str]] = {
     "vllm": {
-        "--disable-hybrid-kv-cache-manager": _VLLM_UNIFY,
         "--enable-lora": _VLLM_LORA,
         "--max-loras": "the LoRA adapters a batch holds on the GPU (with --enable-lora): "
                        + _VLLM_LORA,
