@@ -17,7 +17,8 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 
 
-def _bounds(metadata: list[Any]) -> str:
+def _bounds(metadata: list[Any], unit: str = "character(s)") -> str:
+    """The bounds in words; `unit` is what a minimum length counts (a list's: items)."""
     low = high = None
     for item in metadata:
         if getattr(item, "gt", None) is not None:
@@ -28,7 +29,7 @@ def _bounds(metadata: list[Any]) -> str:
         if getattr(item, "le", None) is not None:
             high = f"≤ {item.le:,}"
         if getattr(item, "min_length", None) is not None:
-            low = f"at least {item.min_length} character(s)" if item.min_length > 1 else "not empty"
+            low = f"at least {item.min_length} {unit}" if item.min_length > 1 else "not empty"
     return ", ".join(part for part in (low, high) if part)
 
 
@@ -52,7 +53,9 @@ def _unwrap(annotation: Any) -> tuple[Any, list[Any], bool]:
 def _type_words(annotation: Any) -> str:
     if typing.get_origin(annotation) is list:
         (item,) = typing.get_args(annotation)
-        return f"list of {_type_words(item)}"
+        inner, metadata, _ = _unwrap(item)
+        bounds = _bounds(metadata)
+        return f"list of {_type_words(inner)}" + (f", each {bounds}" if bounds else "")
     if typing.get_origin(annotation) is typing.Literal:
         return "one of " + ", ".join(f"`{v}`" for v in typing.get_args(annotation))
     if isinstance(annotation, type) and issubclass(annotation, Enum):
@@ -81,7 +84,8 @@ def schema_table(model: type[BaseModel]) -> str:
     for name, field in model.model_fields.items():
         annotation, metadata, optional = _unwrap(field.annotation)
         words = _type_words(annotation)
-        bounds = _bounds([*metadata, *field.metadata])
+        unit = "items" if typing.get_origin(annotation) is list else "character(s)"
+        bounds = _bounds([*metadata, *field.metadata], unit)
         if bounds:
             words += f" ({bounds})"
         if optional and field.is_required():

@@ -316,8 +316,11 @@ class HardwareSpec(Strict):
     compute_capability: Annotated[str, Field(pattern=r"^[1-9][0-9]?\.[0-9]$")] | None = Field(
         default=None,
         description="CUDA compute capability, MAJOR.MINOR as NVIDIA's CUDA GPUs page writes it "
-        "(\"7.0\", \"8.9\"); the engines' dtype rules read it (vLLM refuses bfloat16 below 8.0). "
-        "NVIDIA only; unset where no source states it",
+        "(\"7.0\", \"8.9\"), else a runtime reading (torch's device properties, nvidia-smi "
+        "--query-gpu=compute_cap: the A10G, H20 and H800, which the page does not list); the "
+        "engines' dtype rules read it (below 8.0 vLLM and TensorRT-LLM's LLM API refuse bfloat16, "
+        "SGLang runs float16: docs/engines.md). NVIDIA only; unset where no source states it "
+        "(the A800, the L20, AMD GPUs)",
     )
     compute_capability_source: str | None = Field(
         default=None, description="where compute_capability is stated (required with it)"
