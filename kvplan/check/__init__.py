@@ -13,7 +13,6 @@ runs an engine gets a verdict or a named ERROR; a run that checked nothing exits
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,11 +21,11 @@ from kvplan.check.describe import describe_fix, fail_line
 from kvplan.check.discover import discover, read_targets
 from kvplan.check.gpus import PRODUCT_LABEL, label_for
 from kvplan.check.manifests import env_from, kaito_run, ome_run
+from kvplan.check.nothing_read import nothing_read
 from kvplan.check.outcome import (
     ERROR,
     FAIL,
     PASS,
-    PY_SUFFIXES,
     WARN,
     YAML_SUFFIXES,
     Outcome,
@@ -38,6 +37,16 @@ from kvplan.deploy import DeploymentError, Problem, plan_deployment
 from kvplan.errors import internal_error_line
 from kvplan.specs.loader import all_hardware
 from kvplan.specs.schema import HardwareSpec
+
+# Data-parallel attention splits attention over tp / dp GPUs and SGLang's dense layers by
+# --moe-dense-tp-size, its experts by DeepEP's or --ep-size's expert parallelism: the shards
+# kvplan.engines.fp8_blocks computes from the tensor-parallel size alone are not these, so its
+# refusal would be a false FAIL (sgl-project/ome's Kimi-K2 PD runtime, TP 32 with --dp-size 32,
+# --moe-dense-tp-size 1 and DeepEP, tests/assets/check/corpus/ome/srt-kimi-k2-pd-rt.yaml)
+_BLOCKS_UNDER_DP = ("block-fp8 shards not checked: with data-parallel attention ({flag} {dp}) the "
+                    "engine splits attention over tp / dp GPUs, the dense layers by "
+                    "--moe-dense-tp-size and the experts by its expert parallelism, which kvplan's "
+                    "block rule does not model (it splits every layer by the tensor-parallel size)")
 
 
 @lru_cache(maxsize=1)
@@ -76,6 +85,10 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
 
             blocks = block_fp8_reason(dep.engine.name, dep.engine.version, model,
                                       dep.parallel.tensor, dep.parallel.expert)
+            if blocks and target.attention_dp > 1:  # not the shards the rule computes: a note
+                out.notes.append(_BLOCKS_UNDER_DP.format(flag=target.attention_flag or
+                                                            "--dp-size", dp=target.attention_dp))
+                blocks = None
             shape = [blocks] if blocks else []
         where = "engine.max_model_len" if shape and "max_model_len" in shape[0] else "parallel.tensor"
         if shape and line is None:
@@ -269,76 +282,6 @@ def _engine_refuses_input(planned: Any) -> str | None:
     return None
 
 
-def _module_as_file(text: str) -> tuple[str, int] | None:
-    """`python sglang.launch_server`: an engine's server module given to Python as a file name
-    (without `-m`). Python looks for a file of that name and stops ("can't open file"), so no
-    server starts; named with the line and the `-m` spelling (sgl-project/sglang#5212 posted
-    its command so, tests/assets/check/outcomes file 66)."""
-    from kvplan.engine_traits import SERVING, traits
-
-    modules = {m for e in SERVING for t in [traits(e)]
-               for m in (*t.modules, *t.module_prefixes, *t.demo_modules)}
-    for number, line in enumerate(text.splitlines(), 1):
-        for word in _PYTHON_FILE.finditer(line):
-            if word.group(2) in modules:
-                return (f"`{word.group(1)} {word.group(2)}` gives the server module to Python "
-                        f"as a file name: Python stops (\"can't open file\") and no server "
-                        f"starts; start it with `{word.group(1)} -m {word.group(2)}`", number)
-    return None
-
-
-_PYTHON_FILE = re.compile(r"(?<![\w./-])((?:\S*/)?python[\d.]*)\s+([A-Za-z_][\w.]*)(?=\s|$)")
-
-
-def _nothing_read(path: Path) -> tuple[str, int]:
-    """Why a file given by name holds no deployment: a shell script that mentions an engine
-    but starts no server kvplan reads is named as such (kvplan.check.manifests.shell)."""
-    from kvplan.check.manifests.engine_mention import mentions_engine
-    from kvplan.errors import InputError, KvplanError
-    from kvplan.inputs.text import read_text
-
-    try:
-        engine = mentions_engine(read_text(path))
-    except InputError:
-        engine = None
-    if engine is not None and path.suffix not in YAML_SUFFIXES:
-        from kvplan.check.manifests import SERVERS
-
-        slip = _module_as_file(read_text(path))
-        if slip is not None:
-            return slip
-        return (f"this file mentions {engine}, but none of its commands starts a server kvplan "
-                f"reads ({SERVERS}, or `docker run` of an engine image); kvplan check reads "
-                "those in shell scripts, and Kubernetes manifests, Helm values, docker-compose "
-                "and kvplan/v1 YAML", 1)
-    if path.suffix in YAML_SUFFIXES:
-        from kvplan.deploy.yamldoc import read_docs
-        from kvplan.plan.targets import missing_api_version
-
-        try:
-            docs = read_docs(path)
-        except KvplanError:  # a malformed file is reported where it is read
-            docs = []
-        if docs and isinstance(docs[0].data, dict) and missing_api_version(docs[0].data):
-            return ("no apiVersion: the first document has a kvplan/v1 deployment's model and "
-                    "sections but not its first line; add `apiVersion: kvplan/v1`", 1)
-        from kvplan.check.manifests.compose import unread_services
-
-        unread = [why for d in docs for why in unread_services(d.data)]
-        if unread:
-            return ("; ".join(unread) + ". State the server in the service (`entrypoint: "
-                    "[\"vllm\", \"serve\"]` with the model and options in `command:`), or "
-                    "describe the deployment in a kvplan/v1 file", 1)
-    if path.suffix in PY_SUFFIXES:  # say what a script needs (task h71left: `explain x.py`)
-        return ("no engine started in this file: kvplan reads a Python script or notebook that "
-                "constructs vLLM's LLM(...) or LLMEngine/AsyncLLMEngine.from_engine_args(...), "
-                "SGLang's Engine(...) or TensorRT-LLM's LLM(...), or a notebook's `!` line or "
-                "%%bash cell that starts a server; give the script that starts it, or describe "
-                "the deployment in a kvplan/v1 file", 1)
-    return ("no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this "
-            "file", 1)
-
-
 def check_paths(paths: list[str], default_gpu: str | None = None,
                 progress: Any = None, debug: bool = False) -> Report:
     """Check every deployment under `paths`. Never raises for bad input: it becomes ERROR.
@@ -394,7 +337,7 @@ def _check_file(path: Path, explicit: bool, outcomes: list[Outcome], skipped: li
     if not targets:
         if explicit and path not in ome_run.current().model_files:  # a BaseModel: read
             # as the model of the runtimes checked with it (ome_run), no verdict of its own
-            why, line = _nothing_read(path)
+            why, line = nothing_read(path)
             outcomes.append(Outcome(str(path), ERROR, line=line, problems=[Problem("", why, line)]))
         else:
             skipped.append(str(path))

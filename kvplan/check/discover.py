@@ -81,8 +81,8 @@ def _script_skip(path: Path) -> str | None:
     engine's server module to Python as a file (`python sglang.launch_server`, no `-m`: no
     server starts, an ERROR says so). A script that mentions an engine without starting it
     (`pip install vllm`, `vllm bench`) is passed over with that said."""
-    from kvplan.check import _module_as_file
     from kvplan.check.manifests.engine_mention import mentions_engine
+    from kvplan.check.nothing_read import module_as_file
     from kvplan.inputs.text import read_text
 
     unread = _unread(path)
@@ -91,7 +91,7 @@ def _script_skip(path: Path) -> str | None:
     if starts_server(path):
         return None
     text = read_text(path)
-    if _module_as_file(text) is not None:
+    if module_as_file(text) is not None:
         return None
     engine = mentions_engine(text)
     return NO_ENGINE if engine is None else f"{NO_ENGINE} (mentions {engine.split(' ')[0]}, " \

@@ -192,7 +192,7 @@ def _from_manifest(
 def _nothing_read(path: Path) -> Problem:
     """Why a file holds no server kvplan reads, in `kvplan check`'s words (a script that
     mentions an engine but starts none, a compose service it cannot read, ...)."""
-    from kvplan.check import _nothing_read as why
+    from kvplan.check.nothing_read import nothing_read as why
 
     text, line = why(path)
     return Problem("", text, line)

@@ -14,6 +14,8 @@ from typer.testing import CliRunner
 from kvplan.cli import app
 from tests.check.test_check_outcomes import OUTCOMES, one, pool_tokens
 
+ASSETS_CHECK = Path(__file__).parents[1] / "assets" / "check"
+
 MOE_192 = ("\"The output_size of gate's and up's weight = 192 is not divisible by weight "
            "quantization block_n = 128.\"")  # 1,536 / 8 = 192, 192 % 128 = 64
 S93 = "93-sglang-qwen3-235b-a22b-fp8-tp8-48gb-block-fp8-failed"
@@ -98,3 +100,21 @@ def test_fleet_search_rejects_the_refused_tp(tmp_path: Path) -> None:
     assert len(rejected) == 2  # fp16 and fp8 caches
     assert all(r["reason"].startswith(f"SGLang 0.4.6.post1 would not start: {MOE_192}")
                for r in rejected)
+
+
+def test_data_parallel_attention_leaves_the_shard_rule_to_a_note() -> None:
+    """sgl-project/ome's Kimi-K2 PD runtime (TP 32 over 4 pods, --dp-size 32 with
+    --enable-dp-attention, --moe-dense-tp-size 1, DeepEP): attention splits over tp / dp = 1 GPU,
+    the dense MLP by --moe-dense-tp-size 1 and the experts by DeepEP, so the rule's TP-32 shards
+    (18,432 / 32 = 576, 576 % 128 = 64) are not the engine's; it was a false FAIL when the rule
+    landed (the lead, merging h91fp8block). Now a WARN (no GPU named) with the note."""
+    from kvplan.check import check_paths
+
+    runtime = ASSETS_CHECK / "corpus" / "ome" / "srt-kimi-k2-pd-rt.yaml"
+    model = ASSETS_CHECK / "ome-kimi" / "basemodel-kimi-k2-instruct.yaml"
+    outcomes = [o for o in check_paths([str(runtime), str(model)]).outcomes
+                if o.verdict != "SKIP"]
+    engine = outcomes[0]
+    assert (engine.name, engine.verdict, engine.model) == ("engine", "WARN", "kimi-k2")
+    note = next(n for n in engine.notes if n.startswith("block-fp8 shards not checked"))
+    assert "(--dp-size 32)" in note

@@ -3,7 +3,7 @@
 (OUTCOMES.md, "Round 7 score"), and the fixes: a manifest's `--dtype` on a checkpoint stored below
 16 bits is the engine's compute dtype, not its weights' (kvplan.check.compute_dtype), and a script
 that gives an engine's server module to Python as a file (`python sglang.launch_server`) is named
-so (kvplan.check._module_as_file)."""
+so (kvplan.check.nothing_read.module_as_file)."""
 
 from __future__ import annotations
 

@@ -59,7 +59,7 @@ def test_size_and_fleet_read_a_python_script(runner: CliRunner) -> None:
 def test_a_script_that_starts_no_engine_is_refused_with_check_words(
         runner: CliRunner, tmp_path: Path) -> None:
     """A .py that imports vLLM but starts nothing, and a .sh that only installs it: check's
-    reason (kvplan.check._nothing_read), never "no such file or folder" for a file that is there."""
+    reason (kvplan.check.nothing_read), never "no such file or folder" for a file that is there."""
     script = tmp_path / "bench.py"
     script.write_text("import vllm\nprint(vllm.__version__)\n")
     result = invoke(runner, "explain", str(script))

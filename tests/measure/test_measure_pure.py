@@ -34,6 +34,8 @@ TIED |= {"gemma-2-2b", "qwen2-0.5b", "qwen2-1.5b", "qwen2.5-0.5b", "qwen2.5-3b"}
 TIED |= {"qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen2.5-1.5b"}
 # issue 12, third pass (catalog helper): the Qwen3-4B-Instruct-2507 config ties its embeddings too
 TIED |= {"qwen3-4b-2507"}
+# h91catalog: Qwen2.5-Math-1.5B's config.json (tests/assets/hf_configs/qwen2.5-math-1.5b.json) ties them
+TIED |= {"qwen2.5-math-1.5b"}
 # Model types --measure builds; their counts exclude what it does not build (vision towers, MTP).
 BUILT = {"llama", "mistral", "qwen2", "qwen3", "gemma2"}
 

@@ -1,0 +1,80 @@
+"""Why a file given by name holds no deployment kvplan reads (split out of kvplan/check/__init__.py,
+which had passed 400 lines): a script that mentions an engine but starts no server, an engine module
+given to Python as a file name, a YAML without its apiVersion, compose services kvplan cannot read."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from kvplan.check.outcome import PY_SUFFIXES, YAML_SUFFIXES
+
+# `python sglang.launch_server` (a module given as a file name), with the interpreter's spelling
+PYTHON_FILE = re.compile(r"(?<![\w./-])((?:\S*/)?python[\d.]*)\s+([A-Za-z_][\w.]*)(?=\s|$)")
+
+
+def module_as_file(text: str) -> tuple[str, int] | None:
+    """`python sglang.launch_server`: an engine's server module given to Python as a file name
+    (without `-m`). Python looks for a file of that name and stops ("can't open file"), so no
+    server starts; named with the line and the `-m` spelling (sgl-project/sglang#5212 posted
+    its command so, tests/assets/check/outcomes file 66)."""
+    from kvplan.engine_traits import SERVING, traits
+
+    modules = {m for e in SERVING for t in [traits(e)]
+               for m in (*t.modules, *t.module_prefixes, *t.demo_modules)}
+    for number, line in enumerate(text.splitlines(), 1):
+        for word in PYTHON_FILE.finditer(line):
+            if word.group(2) in modules:
+                return (f"`{word.group(1)} {word.group(2)}` gives the server module to Python "
+                        f"as a file name: Python stops (\"can't open file\") and no server "
+                        f"starts; start it with `{word.group(1)} -m {word.group(2)}`", number)
+    return None
+
+
+def nothing_read(path: Path) -> tuple[str, int]:
+    """Why a file given by name holds no deployment: a shell script that mentions an engine
+    but starts no server kvplan reads is named as such (kvplan.check.manifests.shell)."""
+    from kvplan.check.manifests.engine_mention import mentions_engine
+    from kvplan.errors import InputError, KvplanError
+    from kvplan.inputs.text import read_text
+
+    try:
+        engine = mentions_engine(read_text(path))
+    except InputError:
+        engine = None
+    if engine is not None and path.suffix not in YAML_SUFFIXES:
+        from kvplan.check.manifests import SERVERS
+
+        slip = module_as_file(read_text(path))
+        if slip is not None:
+            return slip
+        return (f"this file mentions {engine}, but none of its commands starts a server kvplan "
+                f"reads ({SERVERS}, or `docker run` of an engine image); kvplan check reads "
+                "those in shell scripts, and Kubernetes manifests, Helm values, docker-compose "
+                "and kvplan/v1 YAML", 1)
+    if path.suffix in YAML_SUFFIXES:
+        from kvplan.deploy.yamldoc import read_docs
+        from kvplan.plan.targets import missing_api_version
+
+        try:
+            docs = read_docs(path)
+        except KvplanError:  # a malformed file is reported where it is read
+            docs = []
+        if docs and isinstance(docs[0].data, dict) and missing_api_version(docs[0].data):
+            return ("no apiVersion: the first document has a kvplan/v1 deployment's model and "
+                    "sections but not its first line; add `apiVersion: kvplan/v1`", 1)
+        from kvplan.check.manifests.compose import unread_services
+
+        unread = [why for d in docs for why in unread_services(d.data)]
+        if unread:
+            return ("; ".join(unread) + ". State the server in the service (`entrypoint: "
+                    "[\"vllm\", \"serve\"]` with the model and options in `command:`), or "
+                    "describe the deployment in a kvplan/v1 file", 1)
+    if path.suffix in PY_SUFFIXES:  # say what a script needs (task h71left: `explain x.py`)
+        return ("no engine started in this file: kvplan reads a Python script or notebook that "
+                "constructs vLLM's LLM(...) or LLMEngine/AsyncLLMEngine.from_engine_args(...), "
+                "SGLang's Engine(...) or TensorRT-LLM's LLM(...), or a notebook's `!` line or "
+                "%%bash cell that starts a server; give the script that starts it, or describe "
+                "the deployment in a kvplan/v1 file", 1)
+    return ("no kvplan/v1 deployment and nothing that runs vLLM, SGLang or TensorRT-LLM in this "
+            "file", 1)
