@@ -24,6 +24,7 @@ BOUNDARIES = [
     ("cpu_offload_gb", 2.0, "0.5.2", "0.5.3"),
     ("limit_mm_per_prompt", 1, "0.5.4", "0.5.5"),
     ("kv_cache_memory_bytes", 8 * 2**30, "0.10.1", "0.10.2"),
+    ("disable_hybrid_kv_cache_manager", True, "0.9.0", "0.9.1"),
     ("enable_extensible_kv_cache", True, "0.33.0", "0.34.0"),
 ]
 
