@@ -61,6 +61,12 @@ class Breakdown:
         }
 
 
+# How an engine profile's assumption starts where the engine's scheduler caps the users below what
+# the pool holds (vLLM's --max-num-seqs, SGLang's --max-running-requests or its speculative
+# default, TensorRT-LLM's max_batch_size): the headline's basis is then that cap
+USERS_CAPPED = "users capped at "
+
+
 @dataclass(frozen=True)
 class SizeResult:
     """Everything `size` reports for one combination (per GPU unless the name says so)."""

@@ -67,7 +67,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from kvplan.capacity.kv import Allocation
-from kvplan.capacity.plan import SizeRequest
+from kvplan.capacity.plan import USERS_CAPPED, SizeRequest
 from kvplan.engines.common import (
     bytes_per_token_steps,
     gib,
@@ -377,7 +377,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     cap = s.max_running_requests if not s.check_caps_users else None
     cap = cap or (spec.running if spec and s.max_running_requests is None else None)
     if cap is not None and sized.users_per_replica > cap:
-        assumptions.append(f"users capped at --max-running-requests {cap:,}" + (
+        assumptions.append(f"{USERS_CAPPED}--max-running-requests {cap:,}" + (
             "" if s.max_running_requests else " (SGLang's default with speculative decoding)"))
         sized = finish_size(preq, pool, held, memory - held_back, starts, reason, largest,
                             assumptions, weights_bytes=booked,

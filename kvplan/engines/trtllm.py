@@ -63,7 +63,7 @@ from dataclasses import replace
 from fractions import Fraction
 
 from kvplan.capacity.kv import Allocation
-from kvplan.capacity.plan import SizeRequest
+from kvplan.capacity.plan import USERS_CAPPED, SizeRequest
 from kvplan.engines.activation import activation_peak
 from kvplan.engines.common import (
     bytes_per_token_steps,
@@ -338,7 +338,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                         starts, reason, largest, assumptions, weights_bytes=weights)
     if s.max_batch_size is not None and sized.users_per_replica > s.max_batch_size:
         cap = s.max_batch_size
-        assumptions.append(f"users capped at max_batch_size {cap:,}")
+        assumptions.append(f"{USERS_CAPPED}max_batch_size {cap:,}")
         sized = finish_size(preq, pool, memory - weights - kv, used,
                             starts, reason, largest, assumptions, weights_bytes=weights,
                             users_override=(cap, cap * sized.kv_bytes_per_sequence))

@@ -48,7 +48,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from kvplan.capacity.kv import Allocation
-from kvplan.capacity.plan import SizeRequest
+from kvplan.capacity.plan import USERS_CAPPED, SizeRequest
 from kvplan.engines.common import LayerShape, gib, layer_shape, users_steps
 from kvplan.engines.interface import (
     Engine,
@@ -285,7 +285,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     users = blocks // per_user if per_user else 0
     if s.cap_max_num_seqs and s.max_num_seqs is not None and users > s.max_num_seqs:
         users = s.max_num_seqs  # the scheduler runs no more sequences at once
-        assumptions.append(f"users capped at --max-num-seqs {users:,}")
+        assumptions.append(f"{USERS_CAPPED}--max-num-seqs {users:,}")
     sized = finish_size(req, kv, overhead, requested, starts, reason, largest, assumptions,
                         weights_bytes=weights,
                         users_override=(users, users * per_user * bytes_per_block))

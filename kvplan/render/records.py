@@ -5,7 +5,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import TYPE_CHECKING, Any
 
-from kvplan.capacity.plan import FleetResult, SizeResult
+from kvplan.capacity.plan import USERS_CAPPED, FleetResult, SizeResult
 
 if TYPE_CHECKING:  # neither the traffic maths nor the engines are imported on `size`'s path
     from kvplan.engines.interface import EngineResult
@@ -49,9 +49,12 @@ def size_record(r: SizeResult, engine: EngineResult | None = None) -> dict[str, 
         "kv_budget_bytes": r.kv_budget_bytes,
         "shared_prefix_bytes": r.shared_prefix_bytes,
         "users_per_gpu": number(r.users_per_gpu),
-        # the basis of the headline: every sequence at the mean (paged, a mean given) or at
-        # its maximum (reserved, or no mean): the worst case
-        "users_per_gpu_basis": "mean" if q.tokens_held < q.context_tokens else "worst_case",
+        # the basis of the headline: the engine's sequence cap where it binds, else every
+        # sequence at the mean (paged, a mean given) or at its maximum (reserved, or no mean):
+        # the worst case
+        "users_per_gpu_basis": ("max_num_seqs" if any(a.startswith(USERS_CAPPED)
+                                                      for a in r.assumptions)
+                                else "mean" if q.tokens_held < q.context_tokens else "worst_case"),
         "users_per_replica": r.users_per_replica,
         "gpus_per_replica": q.gpus_per_replica,
         "nodes_per_replica": q.nodes,
