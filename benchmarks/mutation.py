@@ -128,9 +128,14 @@ PACKAGES = {
          # task h81sglmm: SGLang's multimodal reservation (kvplan/engines/sglang_mm.py)
          "tests/engines/test_sglang_mm.py",
          # task h90sglspec: SGLang's speculative decoding (kvplan/engines/sglang_spec.py)
-         "tests/engines/test_sglang_spec.py",
+         "tests/engines/test_sglang_spec.py", "tests/engines/test_sglang_spec_units.py",
          # task h90dtype: the compute-dtype rules by compute capability (dtype_support, dtype_trtllm)
-         "tests/engines/test_dtype_support.py")),
+         "tests/engines/test_dtype_support.py",
+         # task h91fp8block: block-fp8 shards (kvplan/engines/fp8_blocks.py) and vLLM's
+         # --disable-hybrid-kv-cache-manager (the lead added them: the module's tests were not in
+         # the selection, so the script's run left all its mutants alive)
+         "tests/engines/test_fp8_blocks.py", "tests/check/test_check_fp8_blocks.py",
+         "tests/engines/test_vllm_disable_hybrid.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
