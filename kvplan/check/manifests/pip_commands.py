@@ -24,6 +24,7 @@ import shlex
 from collections.abc import Callable
 
 from kvplan.check.manifests.shell_heredoc import HEREDOC, delimiter
+from kvplan.check.manifests.shell_words import unquoted
 
 # a command that runs pip's install, download or wheel (the last two install nothing: inert):
 # `pip install`, `pip3 install`, `pip3.11 install`, `python -m pip install`, `uv pip install`, a
@@ -167,21 +168,10 @@ def _words(command: str) -> list[str]:
 
 def _split(line: str) -> list[str]:
     """The simple commands of a line: cut at `;`, `&` and `|` outside quotes."""
-    out, start, quote, i = [], 0, "", 0
-    while i < len(line):
-        c = line[i]
-        if quote:
-            if c == "\\" and quote == '"':
-                i += 1
-            elif c == quote:
-                quote = ""
-        elif c == "\\":
-            i += 1
-        elif c in "'\"":
-            quote = c
-        elif c in ";&|":
+    out, start = [], 0
+    for i, c in unquoted(line):
+        if c in ";&|":
             out.append(line[start:i])
             start = i + 1
-        i += 1
     out.append(line[start:])
     return [c for c in out if c.strip()]

@@ -6,6 +6,7 @@ the script's commands in order."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
 
@@ -40,10 +41,12 @@ def unmark(word: str) -> str:
     return word.replace(MARK_OPEN, "").replace(MARK_CLOSE, "")
 
 
-def _brace_end(text: str, i: int) -> int:
-    """The index just past the `}` closing the `${` at text[i]; quotes inside are skipped over
-    (`${HF_TOKEN:+-e "HF_TOKEN=$HF_TOKEN"}` is one expansion); ValueError when none closes it."""
-    depth, k, quote = 0, i, ""
+def unquoted(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """Each character of `text` from `start` that stands outside quotes, with its index, as bash
+    reads them: a backslash escapes the next character outside single quotes, and quoted runs
+    (with their quotes) are passed over. Shared by the `${...}` scanner here and
+    kvplan.check.manifests.pip_commands' command splitter."""
+    k, quote = start, ""
     while k < len(text):
         c = text[k]
         if quote:
@@ -55,14 +58,22 @@ def _brace_end(text: str, i: int) -> int:
             quote = c
         elif c == "\\":
             k += 1
-        elif text.startswith("${", k):
+        else:
+            yield k, c
+        k += 1
+
+
+def _brace_end(text: str, i: int) -> int:
+    """The index just past the `}` closing the `${` at text[i]; quotes inside are skipped over
+    (`${HF_TOKEN:+-e "HF_TOKEN=$HF_TOKEN"}` is one expansion); ValueError when none closes it."""
+    depth = 0
+    for k, c in unquoted(text, i):
+        if text.startswith("${", k):
             depth += 1
-            k += 1
         elif c == "}":
             depth -= 1
             if depth == 0:
                 return k + 1
-        k += 1
     raise ValueError("no closing brace")
 
 
