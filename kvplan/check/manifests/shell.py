@@ -91,6 +91,12 @@ def _what(word: str, env: dict[str, str] | None = None) -> str:
         return (f"{word!r}: {ARITHMETIC}: "
                 f"{why_not(word[m.start() if m else 0:], env)}; {ARITH_FIX}")
     if ref in ("$(", "`"):
+        named = re.search(r"\$\(([A-Za-z_]\w*)\)", word)
+        if named is not None and env is not None and named[1] in env:  # Kubernetes' spelling
+            return (f"{word!r}: a command substitution kvplan does not run: `{named[0]}` runs "
+                    f"a command named {named[1]} (bash(1), \"Command Substitution\"); the "
+                    f"variable {named[1]} the script sets is ${{{named[1]}}} (`$(NAME)` is "
+                    "Kubernetes' spelling, expanded only in a container's command and args)")
         return f"{word!r}: a command substitution kvplan does not run; render it first"
     return f"{word!r}: the script does not set {ref.strip('${}')}; {RENDER_FIRST_SCRIPT}"
 

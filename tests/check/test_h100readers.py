@@ -1,0 +1,50 @@
+"""Reader and message gaps left at stop 100 and closed in task h100readers, one section per
+commit, each asserting what the CLI says (tests/assets/check/readers/SOURCES.md names the public
+files used)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from kvplan.check import check_paths
+
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+# ---- 7. `$(VAR)` is Kubernetes' expansion, a command substitution in a shell script ----
+
+
+def test_plain_script_dollar_paren_is_a_command_substitution(tmp_path: Path) -> None:
+    """bash runs `$(MODEL)` as a command named MODEL: before, kvplan put MODEL's value there and
+    planned the server (PASS); now it is refused as a command substitution, naming ${MODEL}."""
+    script = tmp_path / "serve.sh"
+    script.write_text(f"#!/bin/bash\nMODEL={LLAMA}\nvllm serve $(MODEL) --max-model-len 8192\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert (o.verdict, o.line) == ("ERROR", 3)
+    assert o.problems[0].message == (
+        "'$(MODEL)': a command substitution kvplan does not run: `$(MODEL)` runs a command named "
+        "MODEL (bash(1), \"Command Substitution\"); the variable MODEL the script sets is "
+        "${MODEL} (`$(NAME)` is Kubernetes' spelling, expanded only in a container's command "
+        "and args)")
+    script.write_text("#!/bin/bash\nvllm serve $(cat model.txt) --max-model-len 8192\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert o.problems[0].message == (
+        "'$(cat model.txt)': a command substitution kvplan does not run; render it first")
+    script.write_text(f"#!/bin/bash\nMODEL={LLAMA}\nvllm serve ${{MODEL}} --max-model-len 8192\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert (o.verdict, o.model) == ("PASS", "llama-3.1-8b")
+
+
+def test_kubernetes_sh_c_script_is_expanded_by_the_kubelet_first(tmp_path: Path) -> None:
+    """In a container's args the kubelet expands `$(VLLM_VERSION)` before `sh -c` runs: the
+    pip pin through it is still read (vllm 0.8.5), as before the shell stopped expanding it."""
+    pod = tmp_path / "pod.yaml"
+    pod.write_text(
+        "apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n"
+        "  - name: vllm\n    image: python:3.12\n"
+        "    env: [{name: VLLM_VERSION, value: '0.8.5'}]\n    command: [sh, -c]\n"
+        f"    args: ['V=$(VLLM_VERSION); pip install vllm==$V && vllm serve {LLAMA} "
+        "--max-model-len 8192']\n    resources: {limits: {nvidia.com/gpu: 1}}\n")
+    [o] = check_paths([str(pod)], default_gpu="h100").outcomes
+    assert (o.verdict, o.engine_version) == ("PASS", "0.8.5")
+    assert "the container's sh -c script installs vllm==0.8.5: vllm 0.8.5" in o.notes
