@@ -48,3 +48,29 @@ def test_kubernetes_sh_c_script_is_expanded_by_the_kubelet_first(tmp_path: Path)
     [o] = check_paths([str(pod)], default_gpu="h100").outcomes
     assert (o.verdict, o.engine_version) == ("PASS", "0.8.5")
     assert "the container's sh -c script installs vllm==0.8.5: vllm 0.8.5" in o.notes
+
+
+# ---- 6. `docker run --gpus 0`: a count of 0, no GPU requested ----
+
+ZERO = ("a request for no GPU, so the docker run hands the container none (docker/cli "
+        "opts/gpus.go parseCount reads the count 0; the daemon then sets "
+        "NVIDIA_VISIBLE_DEVICES=void, moby daemon/nvidia_linux.go setNvidiaGPUs); give --gpus N "
+        "or --gpus all (GPU 0 alone is --gpus device=0)")
+
+
+def test_docker_gpus_zero_is_a_request_for_none(tmp_path: Path) -> None:
+    """docker/cli GpuOpts.Set reads `0` (and `count=0`) as Count 0, and moby's setNvidiaGPUs
+    sets NVIDIA_VISIBLE_DEVICES=void for it: before, kvplan said "no --gpus" of a line that has
+    one. `driver=nvidia` alone is Count 1 (Set: no count and no device IDs is 1); before, 0."""
+    script = tmp_path / "run.sh"
+    image = f"vllm/vllm-openai:v0.9.2 --model {LLAMA} --max-model-len 8192"
+    script.write_text(f"docker run --gpus 0 {image}\ndocker run --gpus '\"count=0\"' {image}\n"
+                      f"docker run --gpus driver=nvidia {image}\n")
+    zero, count0, driver = check_paths([str(script)], default_gpu="h100").outcomes
+    assert [(p.field, p.message) for p in zero.problems] == [("--gpus", f"--gpus 0: {ZERO}")]
+    assert [p.message for p in count0.problems] == [f'--gpus "count=0": {ZERO}']
+    assert (driver.verdict, driver.line) == ("PASS", 3)
+    assert "--gpus driver=nvidia: 1 GPU(s)" in driver.notes
+    script.write_text(f"docker run {image}\n")  # no --gpus at all: said as before
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert o.problems[0].message.startswith("the docker run hands the container no GPU (no --gpus")
