@@ -74,3 +74,35 @@ def test_docker_gpus_zero_is_a_request_for_none(tmp_path: Path) -> None:
     script.write_text(f"docker run {image}\n")  # no --gpus at all: said as before
     [o] = check_paths([str(script)], default_gpu="h100").outcomes
     assert o.problems[0].message.startswith("the docker run hands the container no GPU (no --gpus")
+
+
+# ---- 2. a FIFO (or a folder) named by a script's --config: said what it is ----
+
+
+def test_script_config_fifo_and_folder_say_what_they_are(tmp_path: Path) -> None:
+    """Before, both were "... is not a file on this machine (the one running kvplan)"; the FIFO
+    is not opened (reading one blocks until a writer comes: task h90hostile)."""
+    import os
+
+    os.mkfifo(tmp_path / "serve.yaml")
+    (tmp_path / "conf.yaml").mkdir()
+    script = tmp_path / "serve.sh"
+    head = ("--config serve.yaml: a path on the machine that runs the script, relative to the "
+            f"script's folder, and {tmp_path}/serve.yaml ")
+    script.write_text(f"#!/bin/bash\nvllm serve {LLAMA} --config serve.yaml\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    said = [n for n in o.notes if n.startswith("--config")]
+    assert said == [head + (
+        "is a FIFO (named pipe) on this machine (the one running kvplan), not a regular file "
+        "(kvplan reads only regular files; not opened); the options set only there "
+        "(gpu-memory-utilization, max-model-len, max-num-seqs, kv-cache-dtype ...) are not "
+        "checked: give the pool's options as flags, or save its content to a regular file and "
+        "name that")]
+    script.write_text(f"#!/bin/bash\nvllm serve {LLAMA} --config conf.yaml\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert any(f"{tmp_path}/conf.yaml is a folder on this machine (the one running kvplan), "
+               "not a file; the options" in n for n in o.notes)
+    script.write_text(f"#!/bin/bash\nvllm serve {LLAMA} --config gone.yaml\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert any(f"{tmp_path}/gone.yaml is not a file on this machine (the one running kvplan); "
+               "the options" in n for n in o.notes)

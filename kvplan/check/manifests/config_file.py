@@ -157,7 +157,10 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
         parsed.options.pop("--config")  # said here, not again as the generic not-read note
         notes.append(f"--config {ref}: {where}; the options set only there ("
                      + traits(inv.engine).config_pool_options + " ...) are not checked: give the "
-                     "pool's options as flags, or " + (getattr(script, "advice", None) or (
+                     "pool's options as flags, or " + (
+                         "save its content to a regular file and name that"
+                         if "not a regular file" in where else
+                         getattr(script, "advice", None) or (
                          "run kvplan where the file is" if script is not None and script.on_host
                          else "bind-mount the file from beside the script (-v ./FILE:PATH)"
                          if script is not None and not getattr(script, "compose", False) else
