@@ -106,3 +106,40 @@ def test_script_config_fifo_and_folder_say_what_they_are(tmp_path: Path) -> None
     [o] = check_paths([str(script)], default_gpu="h100").outcomes
     assert any(f"{tmp_path}/gone.yaml is not a file on this machine (the one running kvplan); "
                "the options" in n for n in o.notes)
+
+
+# ---- 3. a model given as a number, a bool or bytes: not a model name ----
+
+
+def _model_problem(tmp_path: Path, code: str) -> tuple[str, str]:
+    script = tmp_path / "run.py"
+    script.write_text(code)
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert (o.verdict, o.line) == ("ERROR", 2)
+    return o.problems[0].field, o.problems[0].message
+
+
+def test_model_that_is_no_str_is_not_a_model_name(tmp_path: Path) -> None:
+    """Before: `LLM(5)` was "model: '5' is not in the catalog ... `kvplan import 5`", and
+    `LLM(b"...")` "a value computed when the script runs"."""
+    tail = "takes the model as a str, a Hugging Face id or a local path; write it as one "
+    assert _model_problem(tmp_path, "from vllm import LLM\nllm = LLM(5, max_model_len=8192)\n") == (
+        "model", f"model=5 (line 2): an int, not a model name: vllm's LLM {tail}"
+        "(`model=\"org/name\"`)")
+    assert _model_problem(tmp_path, f"from vllm import LLM\nllm = LLM(b\"{LLAMA}\")\n") == (
+        "model", f"model=b'{LLAMA}' (line 2): bytes, not a model name: vllm's LLM {tail}"
+        "(`model=\"org/name\"`)")
+    assert _model_problem(tmp_path, "import sglang as sgl\nllm = sgl.Engine(model_path=7.5)\n") == (
+        "model_path", f"model_path=7.5 (line 2): a float, not a model name: sglang's Engine "
+        f"{tail}(`model_path=\"org/name\"`)")
+    assert _model_problem(tmp_path, "from tensorrt_llm import LLM\nllm = LLM(model=True)\n")[1] \
+        .startswith("model=True (line 2): a bool, not a model name: trtllm's LLM takes")
+    # a str still plans; a bytes value of another keyword is said as bytes, not as computed
+    script = tmp_path / "run.py"
+    script.write_text(f"from vllm import LLM\nllm = LLM(\"{LLAMA}\", max_model_len=8192)\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert (o.verdict, o.model) == ("PASS", "llama-3.1-8b")
+    script.write_text(f"from vllm import LLM\nllm = LLM(\"{LLAMA}\", max_model_len=b\"8192\")\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert o.problems[0].message.startswith(
+        "b'8192': a bytes literal, not a str; kvplan cannot plan the pool without it")
