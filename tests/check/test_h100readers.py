@@ -143,3 +143,44 @@ def test_model_that_is_no_str_is_not_a_model_name(tmp_path: Path) -> None:
     [o] = check_paths([str(script)], default_gpu="h100").outcomes
     assert o.problems[0].message.startswith(
         "b'8192': a bytes literal, not a str; kvplan cannot plan the pool without it")
+
+
+# ---- 1. size / explain / fleet of a script whose cache dtype kvplan cannot read ----
+
+VLLM_KV = ("is not a cache dtype vLLM takes: vLLM 0.34.0, the release kvplan plans with, takes "
+           "auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla, nvfp4_ds_mla, "
+           "turboquant_k8v4, turboquant_4bit_nc, turboquant_k3v4_nc, turboquant_3bit_nc, "
+           "octave_k3v4, octave_k3v3, octave_k3v3_compact, ultraquant_4bit, "
+           "int4_per_token_head, int8_per_token_head, fp8_per_token_head, nvfp4, nvfp4_4over6 "
+           "(vllm/config/cache.py:44-67 in the vllm 0.34.0 wheel); give one of them")
+SGLANG_KV = ("is not a cache dtype SGLang takes: SGLang 0.5.23, the release kvplan plans with, "
+             "takes auto, fp8_e5m2, fp8_e4m3, mxfp8, bf16, bfloat16, nvfp4, fp4_mx_block16 "
+             "(sglang/srt/server_args.py and srt/arg_groups/fields/*.py in "
+             "sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl); give one of them")
+
+
+def test_size_explain_fleet_give_the_engines_cache_dtypes_as_check_does(tmp_path: Path) -> None:
+    """Before, size and explain said "engine.kv_cache_dtype: unknown precision 'fp7'; use one of
+    fp32, fp16, bf16, fp8, int8, int4, or auto", kvplan's names, where check gave the engine's."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    vllm = tmp_path / "vllm.sh"
+    vllm.write_text(f"#!/bin/bash\nvllm serve {LLAMA} --max-model-len 8192 --kv-cache-dtype fp7\n")
+    sglang = tmp_path / "sglang.sh"
+    sglang.write_text("#!/bin/bash\npython -m sglang.launch_server --model-path "
+                      f"{LLAMA} --context-length 8192 --kv-cache-dtype fp7\n")
+    py = tmp_path / "run.py"
+    py.write_text(f"from vllm import LLM\nllm = LLM(\"{LLAMA}\", kv_cache_dtype=\"int3\")\n")
+    runner = CliRunner()
+    for path, said in ((vllm, f"'fp7' {VLLM_KV}"), (sglang, f"'fp7' {SGLANG_KV}"),
+                       (py, f"'int3' {VLLM_KV}")):
+        [o] = check_paths([str(path)], default_gpu="h100").outcomes
+        assert o.problems[0].message.startswith(said)  # check, as before (SGLang's adds
+        # "(found with the refused option left out ...)": argparse refuses fp7 too)
+        for command in ("size", "explain", "fleet"):
+            got = runner.invoke(app, [command, str(path), "--gpu", "h100"])
+            assert got.exit_code == 2, (command, got.output)
+            error = [x for x in got.output.splitlines() if x.startswith("error:")]
+            assert error == [f"error: {path}: line 2: --kv-cache-dtype: {said}"], command
