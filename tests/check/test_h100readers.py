@@ -184,3 +184,66 @@ def test_size_explain_fleet_give_the_engines_cache_dtypes_as_check_does(tmp_path
             assert got.exit_code == 2, (command, got.output)
             error = [x for x in got.output.splitlines() if x.startswith("error:")]
             assert error == [f"error: {path}: line 2: --kv-cache-dtype: {said}"], command
+
+
+# ---- 4. setattr(sa, k, v) in a loop over a literal dict: the dict's assignments ----
+
+SGL_HEAD = ("from sglang.srt.entrypoints.http_server import launch_server\n"
+            "from sglang.srt.server_args import ServerArgs\n\n"
+            "if __name__ == \"__main__\":\n"
+            f"    sa = ServerArgs(model_path=\"{LLAMA}\")\n")
+
+
+def _sgl(tmp_path: Path, body: str) -> object:
+    script = tmp_path / "launch.py"
+    script.write_text(SGL_HEAD + body + "    launch_server(sa)\n")
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    return o
+
+
+def test_setattr_loop_over_a_literal_dict_sets_its_fields(tmp_path: Path) -> None:
+    """Before: noted "the field's name is computed when the script runs" and PASSed on SGLang's
+    defaults (131,072-token context, 412,841 tokens in the pool). Now the pool is the one the
+    same fields give as ServerArgs keywords (computed by that path, not by the loop's)."""
+    keywords = tmp_path / "kw.py"
+    keywords.write_text(SGL_HEAD.replace(
+        f"model_path=\"{LLAMA}\")", f"model_path=\"{LLAMA}\", context_length=8192, "
+        "mem_fraction_static=0.8)") + "    launch_server(sa)\n")
+    [want] = check_paths([str(keywords)], default_gpu="h100").outcomes
+    assert want.numbers is not None and want.numbers.kv_pool_bytes > 0
+    loop = ("    for k, v in {\"context_length\": 8192, \"mem_fraction_static\": 0.8}.items():\n"
+            "        setattr(sa, k, v)\n")
+    o = _sgl(tmp_path, loop)
+    assert o.verdict == "PASS" and o.numbers is not None  # type: ignore[attr-defined]
+    assert o.numbers.kv_pool_bytes == want.numbers.kv_pool_bytes  # type: ignore[attr-defined]
+    assert o.numbers.max_model_len == 8192  # type: ignore[attr-defined]
+    default = _sgl(tmp_path, "")  # the loop's fields move the pool: without them it differs
+    assert default.numbers.kv_pool_bytes != want.numbers.kv_pool_bytes  # type: ignore
+    assert default.numbers.max_model_len == 131072  # type: ignore[attr-defined]
+    assert ("sa.context_length (line 7): set after ServerArgs(...) and before the launch (line "
+            "8): read as its keyword") in o.notes  # type: ignore[attr-defined]
+    named = _sgl(tmp_path, "    over = {\"context_length\": 8192, \"mem_fraction_static\": 0.8}\n"
+                 + loop.replace("{\"context_length\": 8192, \"mem_fraction_static\": 0.8}",
+                                "over"))
+    assert named.numbers.kv_pool_bytes == want.numbers.kv_pool_bytes  # type: ignore
+
+
+def test_setattr_loop_not_read_says_exactly_why(tmp_path: Path) -> None:
+    head = "    for k, v in {\"context_length\": 8192}.items():\n"
+    cases = {
+        head + "        if v:\n            break\n        setattr(sa, k, v)\n":
+            "the loop of line 6 may stop early or run an `else:` (a break, continue, return or "
+            "raise)",
+        "    for k, v in {**base}.items():\n        setattr(sa, k, v)\n":
+            "the loop of line 6 runs over a dict whose keys are not all written out as str",
+        "    over = {\"context_length\": 8192}\n    over[\"x\"] = 1\n"
+        "    for k, v in over.items():\n        setattr(sa, k, v)\n":
+            "over is changed before the loop (line 7: `over['x']`)",
+        "    for k, v in load().items():\n        setattr(sa, k, v)\n":
+            "the loop of line 6 runs over load(), not a dict written out",
+    }
+    for body, why in cases.items():
+        o = _sgl(tmp_path, body)
+        notes = [n for n in o.notes if "computed when the script runs" in n]  # type: ignore
+        assert len(notes) == 1 and f"({why}); the field it sets is not followed" in notes[0], \
+            (why, notes)
