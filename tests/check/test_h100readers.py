@@ -247,3 +247,41 @@ def test_setattr_loop_not_read_says_exactly_why(tmp_path: Path) -> None:
         notes = [n for n in o.notes if "computed when the script runs" in n]  # type: ignore
         assert len(notes) == 1 and f"({why}); the field it sets is not followed" in notes[0], \
             (why, notes)
+
+
+# ---- 5. SGLang's --config: a bool key of a valued option is `--key true|false` (0.5.8+) ----
+
+
+def test_sglang_config_false_key_of_a_valued_option(tmp_path: Path) -> None:
+    """sglang 0.5.23 srt/utils/server_args_config_parser.py:185-200 (_add_boolean_arg): a key
+    that is no store_true action gives `--key false`; 0.5.3-0.5.7 drop any false key (their
+    boolean_actions list is always empty: 0.5.3 server_args.py:3164-3169). Before, kvplan
+    dropped it on every release: the server PASSed with SGLang's default 131,072 tokens."""
+    from kvplan.check.manifests.config_file import config_words
+
+    data = {"context-length": False, "enable-mixed-chunk": False, "mem-fraction-static": True,
+            "trust_remote_code": True}
+    assert config_words("sglang", data, frozenset(), None) == [
+        ("context-length", "--context-length"), ("context-length", "false"),
+        ("mem-fraction-static", "--mem-fraction-static"), ("mem-fraction-static", "true"),
+        ("trust_remote_code", "--trust_remote_code")]
+    assert config_words("sglang", data, frozenset(), "0.5.7") == [
+        ("mem-fraction-static", "--mem-fraction-static"),
+        ("trust_remote_code", "--trust_remote_code")]
+    (tmp_path / "serve.yaml").write_text("context-length: false\nmem-fraction-static: 0.8\n")
+    run = ("cd \"$(dirname \"$0\")\"\npython -m sglang.launch_server --model-path "
+           f"{LLAMA} --config serve.yaml\n")
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/bash\n" + run)
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert (o.verdict, o.engine_version) == ("FAIL", None)
+    assert o.reasons[0].startswith(
+        "the engine refuses it: SGLang 0.5.23 parses --context-length with human_readable_int")
+    assert "so argparse stops on 'false' (\"Invalid integer value\")" in o.reasons[0]
+    script.write_text("#!/bin/bash\npip install sglang==0.5.7\n" + run)
+    [o] = check_paths([str(script)], default_gpu="h100").outcomes
+    assert (o.verdict, o.engine_version) == ("PASS", "0.5.7")
+    assert o.numbers is not None and o.numbers.max_model_len == 131072
+    assert ("serve.yaml's context-length: false gives no option: SGLang 0.5.7 writes no word for "
+            "a false key of an option that is no switch, so --context-length is not given and "
+            "its default applies; write its value, or remove the key") in o.notes
