@@ -40,14 +40,12 @@ from kvplan.check.manifests.model_hints import model_word_said
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
-from kvplan.check.manifests.shell_lex import (
+from kvplan.check.manifests.shell_expand import expand_split
+from kvplan.check.manifests.shell_lex import Command, Script, read_script
+from kvplan.check.manifests.shell_limits import (
     MAX_SCRIPT_BYTES,
     MAX_SERVERS,
-    Command,
-    Script,
     ScriptTooLarge,
-    expand_split,
-    read_script,
     too_long,
     too_many_servers,
 )
