@@ -5,6 +5,7 @@ files used)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from kvplan.check import check_paths
 
@@ -194,7 +195,7 @@ SGL_HEAD = ("from sglang.srt.entrypoints.http_server import launch_server\n"
             f"    sa = ServerArgs(model_path=\"{LLAMA}\")\n")
 
 
-def _sgl(tmp_path: Path, body: str) -> object:
+def _sgl(tmp_path: Path, body: str) -> Any:
     script = tmp_path / "launch.py"
     script.write_text(SGL_HEAD + body + "    launch_server(sa)\n")
     [o] = check_paths([str(script)], default_gpu="h100").outcomes
@@ -214,18 +215,18 @@ def test_setattr_loop_over_a_literal_dict_sets_its_fields(tmp_path: Path) -> Non
     loop = ("    for k, v in {\"context_length\": 8192, \"mem_fraction_static\": 0.8}.items():\n"
             "        setattr(sa, k, v)\n")
     o = _sgl(tmp_path, loop)
-    assert o.verdict == "PASS" and o.numbers is not None  # type: ignore[attr-defined]
-    assert o.numbers.kv_pool_bytes == want.numbers.kv_pool_bytes  # type: ignore[attr-defined]
-    assert o.numbers.max_model_len == 8192  # type: ignore[attr-defined]
+    assert o.verdict == "PASS" and o.numbers is not None
+    assert o.numbers.kv_pool_bytes == want.numbers.kv_pool_bytes
+    assert o.numbers.max_model_len == 8192
     default = _sgl(tmp_path, "")  # the loop's fields move the pool: without them it differs
-    assert default.numbers.kv_pool_bytes != want.numbers.kv_pool_bytes  # type: ignore
-    assert default.numbers.max_model_len == 131072  # type: ignore[attr-defined]
+    assert default.numbers.kv_pool_bytes != want.numbers.kv_pool_bytes
+    assert default.numbers.max_model_len == 131072
     assert ("sa.context_length (line 7): set after ServerArgs(...) and before the launch (line "
-            "8): read as its keyword") in o.notes  # type: ignore[attr-defined]
+            "8): read as its keyword") in o.notes
     named = _sgl(tmp_path, "    over = {\"context_length\": 8192, \"mem_fraction_static\": 0.8}\n"
                  + loop.replace("{\"context_length\": 8192, \"mem_fraction_static\": 0.8}",
                                 "over"))
-    assert named.numbers.kv_pool_bytes == want.numbers.kv_pool_bytes  # type: ignore
+    assert named.numbers.kv_pool_bytes == want.numbers.kv_pool_bytes
 
 
 def test_setattr_loop_not_read_says_exactly_why(tmp_path: Path) -> None:
@@ -244,7 +245,7 @@ def test_setattr_loop_not_read_says_exactly_why(tmp_path: Path) -> None:
     }
     for body, why in cases.items():
         o = _sgl(tmp_path, body)
-        notes = [n for n in o.notes if "computed when the script runs" in n]  # type: ignore
+        notes = [n for n in o.notes if "computed when the script runs" in n]
         assert len(notes) == 1 and f"({why}); the field it sets is not followed" in notes[0], \
             (why, notes)
 
