@@ -285,7 +285,7 @@ def no_engine(base: Target, key: str, script: str, engine: str | None) -> list[T
     """None for a script that names no engine; else its refusal: no server kvplan reads."""
     if engine is None:
         return None
-    from kvplan.check.manifests import SERVERS
+    from kvplan.check.manifests.unserved import SERVERS
 
     base.problems = [Problem(key, f"`{key}` mentions {engine}, but none of its commands starts "
                              f"a server kvplan reads ({SERVERS})", base.line)]
