@@ -135,7 +135,9 @@ PACKAGES = {
          # --disable-hybrid-kv-cache-manager (the lead added them: the module's tests were not in
          # the selection, so the script's run left all its mutants alive)
          "tests/engines/test_fp8_blocks.py", "tests/check/test_check_fp8_blocks.py",
-         "tests/engines/test_vllm_disable_hybrid.py")),
+         "tests/engines/test_vllm_disable_hybrid.py",
+         # task h100sgldp: SGLang's data-parallel attention shards (kvplan/engines/sglang_dp.py)
+         "tests/engines/test_sglang_dp.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
