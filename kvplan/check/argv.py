@@ -217,9 +217,11 @@ class ExpansionTooLong(Exception):
 def expand(text: str, env: dict[str, str], shell: bool = False, limit: int | None = None,
            kubernetes: bool = False) -> str:
     """$(VAR) as Kubernetes expands command and args (with `kubernetes`, exactly as the
-    kubelet does: `$$` is one `$`, kubernetes_expand); ${VAR}, ${VAR:-default} and $VAR as a
-    shell does, when the words come from a shell script. Unknown references stay as written.
-    With `limit`, ExpansionTooLong before the result passes that many characters."""
+    kubelet does: `$$` is one `$`, kubernetes_expand; without it and without `shell`, any
+    `$(VAR)` set in `env`); ${VAR}, ${VAR:-default} and $VAR as a shell does, when the words
+    come from a shell script, whose `$(VAR)` is a command substitution and stays as written.
+    Unknown references stay as written. With `limit`, ExpansionTooLong before the result
+    passes that many characters."""
     size = [len(text)]
 
     def value(found: str) -> str:
@@ -230,9 +232,12 @@ def expand(text: str, env: dict[str, str], shell: bool = False, limit: int | Non
 
     if kubernetes:
         text = kubernetes_expand(text, env, value)
-    else:
+    elif not shell:
         text = _K8S_REF.sub(lambda m: value(env[m.group(1)]) if m.group(1) in env
                             else m.group(0), text)
+    # a shell's `$(NAME)` is a command substitution (bash(1), "Command Substitution": it runs
+    # the command NAME), not the variable: only the kubelet expands `$(NAME)`, in a container's
+    # command and args (task h100readers; before, a plain script's `$(MODEL)` was MODEL's value)
     if not shell:
         return text
     size[0] = len(text)

@@ -32,6 +32,7 @@ def size_command(
     topk_topp_sampler: eo.TopkToppSampler = None, entrypoint: eo.Entrypoint = None,
     enable_extensible_kv_cache: eo.ExtensibleKvCache = None,
     disable_hybrid_kv_cache_manager: eo.DisableHybridKvCacheManager = None,
+    chunked_local_hybrid: eo.ChunkedLocalHybrid = None,
     cudagraph_capture_sizes: eo.CudagraphCaptureSizes = None,
     max_cudagraph_capture_size: eo.MaxCudagraphCaptureSize = None,
     cudagraph_mode: eo.CudagraphMode = None,

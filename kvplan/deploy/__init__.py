@@ -290,6 +290,15 @@ def _parse_dtypes(e: EngineBlock, fail: Callable[[str, str], None]) -> dict[str,
     return dtypes
 
 
+def dtype_problems(e: EngineBlock) -> list[tuple[str, str]]:
+    """(field, why) for each stated weight or cache dtype kvplan cannot read, as
+    plan_deployment says them (kvplan.plan.targets reads a manifest's before the record is
+    built, so that size and explain say them in the file's words, as check does)."""
+    found: list[tuple[str, str]] = []
+    _parse_dtypes(e, lambda field, why: found.append((field, why)))
+    return found
+
+
 _AUTO = {"kv_cache_dtype": "the weight dtype; 16 bits for int4 or fp8 weights",
          "weight_dtype": "the model's published dtype"}
 

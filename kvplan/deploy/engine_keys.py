@@ -28,6 +28,7 @@ ENGINE_KEYS: dict[str, tuple[str, ...]] = {  # engine.<key> -> the engines that 
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "disable_hybrid_kv_cache_manager": ("vllm",),
+    "chunked_local_hybrid": ("vllm",),
     "topk_topp_sampler": ("vllm",),
     "entrypoint": ("vllm",),
     "enable_extensible_kv_cache": ("vllm",),

@@ -136,6 +136,7 @@ class Engine(Plain):
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
                "mm_feature_transport": None, "trtllm_backend": None, "tp_transport": None,
                "disable_custom_all_reduce": None, "disable_hybrid_kv_cache_manager": None,
+               "chunked_local_hybrid": None,
                "topk_topp_sampler": None,
                "entrypoint": None, "cudagraph_capture_sizes": None,
                "max_cudagraph_capture_size": None, "cudagraph_mode": None,
@@ -163,6 +164,7 @@ class Engine(Plain):
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
         "disable_hybrid_kv_cache_manager": Opt(BOOL),
+        "chunked_local_hybrid": Opt(BOOL),
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
         "entrypoint": Opt(Lit(*ENTRYPOINTS)), "cudagraph_capture_sizes": Opt(STR),
         "max_cudagraph_capture_size": Opt(TOKENS), "cudagraph_mode": Opt(Lit(*CUDAGRAPH_MODES)),
@@ -207,6 +209,7 @@ class Engine(Plain):
         tp_transport: str | None
         disable_custom_all_reduce: bool | None
         disable_hybrid_kv_cache_manager: bool | None
+        chunked_local_hybrid: bool | None
         topk_topp_sampler: str | None
         entrypoint: str | None
         cudagraph_capture_sizes: str | None

@@ -163,6 +163,10 @@ class Engine(_Strict):
         default=None, description="vLLM 0.9.1+ --disable-hybrid-kv-cache-manager: every "
         "sliding-window (and, from 0.10.0, chunked-local) layer is cached as full attention "
         "when the model has full-attention layers too [default: false]")
+    chunked_local_hybrid: bool | None = Field(
+        default=None, description="vLLM 0.10.1+ VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1: "
+        "Llama 4's chunked-local layers stay in the hybrid KV cache manager; unset, vLLM turns "
+        "the manager off for them and caches them as full attention [default: false]")
     topk_topp_sampler: plain.TopkToppSampler | None = Field(
         default=None, description="vLLM 0.8-0.16: the profiling sampler's top-k/top-p path, "
         "native (PyTorch's sort, 38 B a logit: no FlashInfer, or VLLM_USE_FLASHINFER_SAMPLER=0) "

@@ -48,6 +48,7 @@ EXTRA_KEYS = {
     "tp_transport": "tp_transport",
     "disable_custom_all_reduce": "disable_custom_all_reduce",
     "disable_hybrid_kv_cache_manager": "disable_hybrid_kv_cache_manager",
+    "chunked_local_hybrid": "chunked_local_hybrid",
     "topk_topp_sampler": "topk_topp_sampler",
     "entrypoint": "entrypoint",
     "enable_extensible_kv_cache": "enable_extensible_kv_cache",

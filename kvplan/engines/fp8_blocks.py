@@ -45,9 +45,12 @@ and the shared experts at other sizes than tp (kvplan.engines.sglang_dp, task h1
 shards are taken from `Split`, and which of them the linear check sees depends on the release
 (SGLANG_LAYER_GROUP_FROM).
 
-Not read: TensorRT-LLM (no rule is made for it), SGLang's ROCm aiter MoE path (0.5.23 skips the
-MoE check where its padding equals the block), and vLLM's sequence-parallel MoE (replicated
-shared experts).
+TensorRT-LLM's PyTorch backend (task h100vllmhyb; kvplan.engines.fp8_blocks_trtllm) has no such
+check: it pads the scale tensor and fails while it loads the weights instead, on the same
+shards, when the layer is split (TP > 1; the experts at MoE TP > 1).
+
+Not read: SGLang's ROCm aiter MoE path (0.5.23 skips the MoE check where its padding equals the
+block), and vLLM's sequence-parallel MoE (replicated shared experts).
 """
 
 from __future__ import annotations
@@ -170,11 +173,14 @@ def _attention(model: ModelSpec, tp: int, bn: int, bk: int, era: str,
     return out
 
 
-def _experts(model: ModelSpec, tp: int, ep: int | None, bn: int, bk: int) -> list[Shard]:
+def _experts(model: ModelSpec, tp: int, ep: int | None, bn: int, bk: int,
+             era: str = "all") -> list[Shard]:
     moe = model.moe
     if moe is None or moe.moe_intermediate_size is None:
         return []
     moe_tp = max(1, tp // ep) if ep else tp
+    if era == "split" and moe_tp == 1:
+        return []  # TensorRT-LLM: an expert not split keeps its whole scale rows
     per = moe.moe_intermediate_size // moe_tp
     how = f"{moe.moe_intermediate_size:,} / {moe_tp}" + (f" (tp {tp} / ep {ep})" if ep else "")
     out = [Shard(f"each expert's gate/up ({how})", per, "block_n", bn,
@@ -215,7 +221,7 @@ def shards(model: ModelSpec, tp: int, ep: int | None, era: str,
     dense = model.intermediate_size if moe is None or moe.first_dense_layers else None
     if dense:
         out += _mlp("dense MLP", dense, sp.dense_tp, bn, bk, era, sp.checked(sp.dense_tp, tp))
-    out += _experts(model, tp, ep, bn, bk)
+    out += _experts(model, tp, ep, bn, bk, era)
     if moe is not None and moe.num_shared_experts and moe.moe_intermediate_size:
         out += _mlp("shared experts", moe.moe_intermediate_size * moe.num_shared_experts,
                     sp.shared_tp, bn, bk, era, sp.checked(sp.shared_tp, tp))
@@ -240,6 +246,10 @@ def block_fp8_refusal(engine: str, version: str | None, model: ModelSpec, tp: in
                "last" if ver is not None and ver < VLLM_MERGED_SKIPPED else "skip")
         said = f"vLLM {version}" if version else "vLLM"
         at = _VLLM_AT
+    elif engine == "trtllm":
+        from kvplan.engines.fp8_blocks_trtllm import trtllm_refusal
+
+        return trtllm_refusal(version, model, tp, ep, shards)
     elif engine == "sglang":
         if ver is not None and ver < SGLANG_FIRST:
             return None

@@ -115,6 +115,7 @@ ENGINE_ONLY = {
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "disable_hybrid_kv_cache_manager": ("vllm",),
+    "chunked_local_hybrid": ("vllm",),
     "topk_topp_sampler": ("vllm",),
     "entrypoint": ("vllm",),
     "enable_extensible_kv_cache": ("vllm",),
@@ -198,6 +199,9 @@ class EngineSettings:
     # vLLM 0.9.1+ --disable-hybrid-kv-cache-manager: sliding layers cached as full attention
     # beside full ones (kvplan.engines.vllm_hybrid.unified)
     disable_hybrid_kv_cache_manager: bool | None = None
+    # vLLM 0.10.1+ VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1: chunked-local layers
+    # kept in the hybrid manager (kvplan.engines.vllm_hybrid_off); None: the manager is off
+    chunked_local_hybrid: bool | None = None
     topk_topp_sampler: str | None = None  # vLLM 0.10: native / flashinfer; None: by release
     entrypoint: str | None = None  # vLLM: serve / offline (the LLM class); None: serve
     # vLLM 0.34: --enable-extensible-kv-cache / --no-...; None: the release's default (on from

@@ -98,6 +98,14 @@ def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
         why = refusal(tp, EngineSettings(version=e.version, moe_dense_tp_size=e.moe_dense_tp_size))
         if why is not None:
             out.append(("engine.moe_dense_tp_size", why))
+    if e.name == "vllm" and e.disable_hybrid_kv_cache_manager is False:
+        from kvplan.engines.vllm_hybrid_off import explicit_refusal
+        from kvplan.engines.vllm_series import flavour
+
+        fl = flavour(e.version)
+        why = explicit_refusal(model, fl.version, fl.v1, False, e.chunked_local_hybrid)
+        if why is not None:
+            out.append(("engine.disable_hybrid_kv_cache_manager", why))
     if e.name == "vllm" and e.disable_hybrid_kv_cache_manager:
         from kvplan.engines.vllm_groups import unify_refusal
 

@@ -80,6 +80,8 @@ FLAGS: dict[str, FlagField] = {f.flag.removeprefix("--").replace("-", "_"): f fo
     FlagField("--disable-custom-all-reduce", "engine.disable_custom_all_reduce"),
     FlagField("--disable-hybrid-kv-cache-manager", "engine.disable_hybrid_kv_cache_manager",
               negative="--no-disable-hybrid-kv-cache-manager"),
+    FlagField("--chunked-local-hybrid", "engine.chunked_local_hybrid",
+              negative="--no-chunked-local-hybrid"),
     FlagField("--topk-topp-sampler", "engine.topk_topp_sampler"),
     FlagField("--entrypoint", "engine.entrypoint"),
     FlagField("--enable-extensible-kv-cache", "engine.enable_extensible_kv_cache",

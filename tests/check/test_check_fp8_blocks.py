@@ -138,3 +138,21 @@ def test_data_parallel_attention_checks_the_engines_own_shards(tmp_path: Path) -
     # the decode engine at TP 96: the dense MLP (18,432 / 96 = 192) splits first
     assert decoder.reasons[0].startswith("SGLang would not start: \"Weight output_partition_size "
                                          "= 192 is not divisible")
+
+
+def test_sglang_dp_attention_and_deepep_read_from_a_command_line(tmp_path: Path) -> None:
+    """Outcome 93's model and TP on SGLang 0.5.5 with --enable-dp-attention --dp-size 8,
+    --moe-a2a-backend deepep and --enable-dp-lm-head (kvplan.engines.sglang_dp): DeepEP keeps each
+    expert whole (ep = tp), attention at one GPU builds qkv_proj as [8,192, 512, 512], so it
+    starts; each of the 8 ranks has its own pool, so the replica holds 8 x (pool // 40,960)."""
+    cmd = ("docker run --gpus all lmsysorg/sglang:v0.5.5 python3 -m sglang.launch_server "
+           "--model-path Qwen/Qwen3-235B-A22B-FP8 --tp 8")
+    plain = one(_script(tmp_path, cmd, "h200"))
+    assert plain.verdict == "FAIL" and plain.reasons[0].startswith(
+        f"SGLang 0.5.5 would not start: {MOE_192}")
+    dp = one(_script(tmp_path, cmd + " --enable-dp-attention --dp-size 8 --moe-a2a-backend "
+                     "deepep --enable-dp-lm-head", "h200"))
+    assert dp.verdict == "PASS", dp.reasons
+    tokens = pool_tokens(dp)
+    assert tokens is not None and f"holds {8 * (tokens // 40_960)} sequences of 40,960" in \
+        (dp.summary or "")

@@ -68,7 +68,7 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--num-speculative-tokens": ("4",), "--tp-transport": ("host",),
     "--disable-custom-all-reduce": (), "--topk-topp-sampler": ("flashinfer",),
     "--entrypoint": ("offline",), "--enable-extensible-kv-cache": (),
-    "--disable-hybrid-kv-cache-manager": (),
+    "--disable-hybrid-kv-cache-manager": (), "--chunked-local-hybrid": (),
     "--cudagraph-capture-sizes": ("1,2,4",), "--max-cudagraph-capture-size": ("64",),
     "--cudagraph-mode": ("PIECEWISE",),
     "--page-size": ("32",),

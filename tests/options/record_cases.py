@@ -21,7 +21,7 @@ _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--sp
          "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce",
          "--topk-topp-sampler", "--entrypoint", "--enable-extensible-kv-cache",
          "--cudagraph-capture-sizes", "--max-cudagraph-capture-size", "--cudagraph-mode",
-         "--disable-hybrid-kv-cache-manager")
+         "--disable-hybrid-kv-cache-manager", "--chunked-local-hybrid")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend",
            "--mm-feature-transport", "--speculative-algorithm", "--speculative-num-steps",
            "--speculative-eagle-topk", "--speculative-num-draft-tokens", "--moe-dense-tp-size",
@@ -194,6 +194,14 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
                   Case(command, "--moe-a2a-backend", (*BASE[command], *sglang,
                                                       "--moe-a2a-backend", "deepep"), REFUSED,
                        "llama-3-8b has no experts")]
+    if "--chunked-local-hybrid" in options:  # Llama-4-Scout's 36 chunked layers kept grouped
+        # (tests/engines/test_vllm_hybrid_off.py); llama-3-8b has none: moot
+        cases.append(pair(command, "--chunked-local-hybrid", vllm, "--chunked-local-hybrid",
+                          base=(command, "llama-4-scout", *BASE[command][2:], "--tp", "4",
+                                "--context", "131072")))
+        cases.append(Case(command, "--chunked-local-hybrid",
+                          (*BASE[command], *vllm, "--chunked-local-hybrid"), REFUSED,
+                          "has no chunked local attention"))
     mm = (command, "qwen2.5-vl-7b", *BASE[command][2:], "--engine", "vllm")
     if "--mm-feature-transport" in options:  # a multimodal model's GPU feature pool, 1,024 MiB
         # out of the KV budget from 0.5.18 (tests/engines/test_sglang_mm.py)

@@ -143,6 +143,9 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     # refused on the base (llama-3-8b has no sliding layers: REFUSED)
     "--disable-hybrid-kv-cache-manager": (["--disable-hybrid-kv-cache-manager"],
                                           [("engine.disable_hybrid_kv_cache_manager", True)]),
+    # refused on the base (llama-3-8b has no chunked local attention: REFUSED)
+    "--chunked-local-hybrid": (["--chunked-local-hybrid"],
+                               [("engine.chunked_local_hybrid", True)]),
     "--enable-extensible-kv-cache": (["--no-enable-extensible-kv-cache"],
                                      [("engine.enable_extensible_kv_cache", False)]),
     # stated CUDA-graph capture (task h43capsz; tests/engines/test_vllm_capture_stated.py)
@@ -176,6 +179,7 @@ REFUSED = {
     "--reserve-gib": "engine.name vllm (--reserve-gib): the vllm profile sets this itself",
     # moot on a model without sliding-window layers (gpt-oss: tests/engines/
     # test_vllm_disable_hybrid.py)
+    "--chunked-local-hybrid": "llama-3-8b has no chunked local attention",
     "--disable-hybrid-kv-cache-manager": "llama-3-8b has no sliding-window layers beside "
                                          "full-attention ones",
     "--allocation": "engine.name vllm (--allocation): the vllm profile sets this itself",
