@@ -136,6 +136,8 @@ PACKAGES = {
          # the selection, so the script's run left all its mutants alive)
          "tests/engines/test_fp8_blocks.py", "tests/check/test_check_fp8_blocks.py",
          "tests/engines/test_vllm_disable_hybrid.py",
+         # task h100sgldp: SGLang's data-parallel attention shards (kvplan/engines/sglang_dp.py)
+         "tests/engines/test_sglang_dp.py",
          # task h100vllmhyb: vLLM's own hybrid-manager switches, TensorRT-LLM's block-fp8 shards
          "tests/engines/test_vllm_hybrid_off.py",
          "tests/engines/test_fp8_blocks_trtllm.py")),

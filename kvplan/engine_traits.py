@@ -251,6 +251,7 @@ _TRAITS = (
             "sglang 0.5.23 srt/utils/server_args_config_parser.py:202-206, _add_list_arg: "
             "\"Only add if list is not empty\""),
         expert_within_tensor=True, starts_short=True, module_positionals=0,
+        moot_refusals="kvplan.engines.sglang_dp:moot_refusals",
         context_spellings=(
             "SGLang's --context-length spellings, from 0.5.10, are read from command lines: SI "
             "suffixes k, M, G, T (powers of 1000: 32k = 32,000) and IEC Ki, Mi, Gi, Ti (powers of "

@@ -57,6 +57,10 @@ OLD_OPTIONS: dict[str, dict[str, str]] = {
         # releases here are checked against those sets by tests/check/test_sglang_releases.py)
         "--nsa-decode-backend": "0.5.20", "--nsa-prefill-backend": "0.5.20",
         "--oltp-traces-endpoint": "0.5.4.post2",
+        # DeepEP before --moe-a2a-backend deepep: deprecated from 0.5.0rc0 (server_args.py:315-318
+        # in 0.5.1), in every wheel to 0.5.4, absent from 0.5.4.post1 (task h100sgldp;
+        # kvplan.check.manifests.pool_flags.sglang_deepep_moe)
+        "--enable-deepep-moe": "0.5.4.post1",
     },
 }
 # options of the newest table that older releases lack, each with the first release that takes

@@ -40,6 +40,8 @@ def size_command(
     max_running_requests: eo.MaxRunning = None, max_total_tokens: eo.MaxTotalTokens = None,
     attention_backend: eo.AttentionBackend = None,
     mm_feature_transport: eo.MmFeatureTransport = None,
+    attention_dp: so.AttentionDp = None, moe_dense_tp_size: so.MoeDenseTpSize = None,
+    enable_dp_lm_head: so.EnableDpLmHead = None, moe_a2a_backend: so.MoeA2aBackend = None,
     speculative_algorithm: so.SpeculativeAlgorithm = None,
     speculative_num_steps: so.SpeculativeNumSteps = None,
     speculative_eagle_topk: so.SpeculativeEagleTopk = None,

@@ -187,6 +187,12 @@ def plan_deployment(
     nodes = dep.parallel.nodes
     if nodes is not None and nodes <= tp * pp and (tp * pp) % nodes:  # more: kvplan.plan.moot
         fail("parallel.nodes", uneven_nodes(tp, pp, nodes, gpu.gpus_per_node))
+    if dep.parallel.attention_dp is not None:  # kvplan/v1, --attention-dp (a manifest: the arg)
+        from kvplan.engines.refusals import attention_dp_refusal
+
+        attention_dp = dep.parallel.attention_dp
+        if (why := attention_dp_refusal(e.name, tp, attention_dp)) is not None:
+            fail("parallel.attention_dp", why)
     prefix = dep.traffic.shared_prefix_tokens if e.enable_prefix_caching else 0
     if prefix and prefix > (mean or context):
         fail("traffic.shared_prefix_tokens", f"{prefix:,} is longer than a conversation")

@@ -63,6 +63,8 @@ ATTENTION_BACKENDS: tuple[str, ...] = get_args(AttentionBackend)
 # kvplan.engines.sglang_mm.TRANSPORTS)
 MmFeatureTransport = Literal["cpu", "cuda_ipc", "cuda_vmm"]
 MM_FEATURE_TRANSPORTS: tuple[str, ...] = get_args(MmFeatureTransport)
+MoeA2aBackend = Literal["none", "deepep", "mooncake"]  # SGLang 0.5.5's --moe-a2a-backend choices
+MOE_A2A_BACKENDS: tuple[str, ...] = get_args(MoeA2aBackend)
 # SGLang's --speculative-algorithm values kvplan models (kvplan.engines.sglang_spec.ALGORITHMS)
 SpeculativeAlgorithm = Literal["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM"]
 SPECULATIVE_ALGORITHMS: tuple[str, ...] = get_args(SpeculativeAlgorithm)
@@ -104,14 +106,16 @@ class Hardware(Plain):
 
 class Parallel(Plain):
     _VALIDATORS = _V
-    _FIELDS = {"tensor": 1, "pipeline": 1, "nodes": None, "expert": None}
-    TYPES = {"tensor": WAYS, "pipeline": WAYS, "nodes": Opt(WAYS), "expert": Opt(WAYS)}
+    _FIELDS = {"tensor": 1, "pipeline": 1, "nodes": None, "expert": None, "attention_dp": None}
+    TYPES = {"tensor": WAYS, "pipeline": WAYS, "nodes": Opt(WAYS), "expert": Opt(WAYS),
+             "attention_dp": Opt(WAYS)}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         tensor: int
         pipeline: int
         nodes: int | None
         expert: int | None
+        attention_dp: int | None
 
 
 class Engine(Plain):
@@ -137,7 +141,8 @@ class Engine(Plain):
                "entrypoint": None, "cudagraph_capture_sizes": None,
                "max_cudagraph_capture_size": None, "cudagraph_mode": None,
                "speculative_algorithm": None, "speculative_num_steps": None,
-               "speculative_eagle_topk": None, "speculative_num_draft_tokens": None}
+               "speculative_eagle_topk": None, "speculative_num_draft_tokens": None,
+               "moe_dense_tp_size": None, "enable_dp_lm_head": None, "moe_a2a_backend": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -167,6 +172,8 @@ class Engine(Plain):
         "speculative_num_steps": Opt(Int(gt=0, le=lim.MAX_SEQS)),
         "speculative_eagle_topk": Opt(Int(gt=0, le=lim.MAX_SEQS)),
         "speculative_num_draft_tokens": Opt(Int(gt=0, le=lim.MAX_SEQS)),
+        "moe_dense_tp_size": Opt(WAYS), "enable_dp_lm_head": Opt(BOOL),
+        "moe_a2a_backend": Opt(Lit(*MOE_A2A_BACKENDS)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -212,6 +219,9 @@ class Engine(Plain):
         speculative_num_steps: int | None
         speculative_eagle_topk: int | None
         speculative_num_draft_tokens: int | None
+        moe_dense_tp_size: int | None
+        enable_dp_lm_head: bool | None
+        moe_a2a_backend: str | None
 
 
 class ContextTokens(Plain):

@@ -75,6 +75,8 @@ VALUE: dict[str, tuple[str, ...]] = {
     "--chunked-prefill-size": ("4096",), "--cuda-graph-max-bs": ("64",),
     "--max-running-requests": ("8",), "--max-total-tokens": ("100000",),
     "--attention-backend": ("aiter",), "--mm-feature-transport": ("cuda_ipc",),
+    "--attention-dp": ("2",), "--moe-dense-tp-size": ("1",), "--enable-dp-lm-head": (),
+    "--moe-a2a-backend": ("deepep",),
     "--speculative-algorithm": ("NGRAM",), "--speculative-num-steps": ("3",),
     "--speculative-eagle-topk": ("1",), "--speculative-num-draft-tokens": ("4",),
     "--max-batch-size": ("8",), "--max-num-tokens": ("4096",),

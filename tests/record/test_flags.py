@@ -114,6 +114,12 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                                [("engine.mm_feature_transport", "cuda_ipc")]),
     "--speculative-algorithm": (["--speculative-algorithm", "NGRAM"],
                                 [("engine.speculative_algorithm", "NGRAM")]),
+    "--attention-dp": (["--attention-dp", "2", "--tp", "2"],
+                       [("parallel.attention_dp", 2), ("parallel.tensor", 2)]),
+    "--moe-dense-tp-size": (["--moe-dense-tp-size", "1"], [("engine.moe_dense_tp_size", 1)]),
+    "--enable-dp-lm-head": (["--enable-dp-lm-head"], [("engine.enable_dp_lm_head", True)]),
+    "--moe-a2a-backend": (["--moe-a2a-backend", "deepep"],
+                          [("engine.moe_a2a_backend", "deepep")]),
     "--speculative-num-steps": (["--speculative-num-steps", "3"],
                                 [("engine.speculative_num_steps", 3)]),
     "--speculative-eagle-topk": (["--speculative-eagle-topk", "1"],
@@ -196,7 +202,11 @@ REFUSED = {
                               "not vllm; drop the option",
     **{f: f"engine.name vllm ({f}): only sglang reads it, not vllm; drop the option"
        for f in ("--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk",
-                 "--speculative-num-draft-tokens")},
+                 "--speculative-num-draft-tokens", "--moe-dense-tp-size", "--enable-dp-lm-head",
+                 "--moe-a2a-backend")},
+    "--attention-dp": "parallel.attention_dp (--attention-dp): attention_dp 2 is SGLang's "
+                      "data-parallel attention (--enable-dp-attention --dp-size); kvplan models "
+                      "it for sglang only, not vllm",
     "--max-batch-size": "--max-batch-size is trtllm's name for engine.max_num_seqs",
     "--max-num-tokens": "--max-num-tokens is trtllm's name for engine.max_num_batched_tokens",
     "--max-seq-len": "--max-seq-len is trtllm's name for engine.max_model_len; for vllm give "

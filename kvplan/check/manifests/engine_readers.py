@@ -46,11 +46,12 @@ def _vllm(w: Workload, parsed: Parsed, image: str) -> None:
 
 def _sglang(w: Workload, parsed: Parsed, image: str) -> None:
     """--cuda-graph-bs / --cuda-graph-max-bs and their decode/prefill forms, --enable-ep-moe."""
-    from kvplan.check.manifests.pool_flags import sglang_ep_moe
+    from kvplan.check.manifests.pool_flags import sglang_deepep_moe, sglang_ep_moe
     from kvplan.check.manifests.sglang_graphs import read_graph_options
 
     read_graph_options(parsed, w.found, w.notes, w.problems)
     sglang_ep_moe(w.found, w.notes)
+    sglang_deepep_moe(w.found, w.notes)
 
 
 def _trtllm(w: Workload, parsed: Parsed, image: str) -> None:
