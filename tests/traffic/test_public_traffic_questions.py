@@ -139,3 +139,42 @@ def test_q4_mistral_7b_a100_sglang_one_token_pages_exact_risk() -> None:
     assert r["overflow_probability"] == pytest.approx(0.0081235, abs=1e-6)
     assert (r["users_per_gpu_mean"], r["users_per_gpu_worst_case"]) == (128, 6)
     assert r["gpus_needed"] == 26
+
+
+def test_q6_llama32_3b_l4_reserved_says_why_the_spread_does_not_matter() -> None:
+    # KV: 2 x 28 x 8 x 128 x 2 = 114,688 B; reserved: every conversation sets aside 4,096
+    # tokens = 469,762,048 B. Weights 3,212,749,824 x 2 = 6,425,499,648. L4 23,570,219,008 B:
+    # pool = 21,213,197,107 - 6,425,499,648 - 2 GiB = 12,640,213,811; floor(pool /
+    # 469,762,048) = 26 on every basis; ceil(500 / 26) = 20. The Azure sample is a spread, but a
+    # reserved cache makes it irrelevant: until task h100review the table said "no length spread
+    # given: as the mean" and the assumption "no spread given", and the mean row "every
+    # conversation at 1,484 tokens" where each holds 4,096.
+    args = ["llama-3.2-3b", "--gpu", "l4", "--allocation", "reserved", "--context", "4096",
+            "--context-sample", CONV, "--peak-users", "500"]
+    r = _row(*args)
+    assert r["kv_budget_bytes"] == 12_640_213_811
+    assert (r["users_per_gpu_mean"], r["users_per_gpu_at_risk"], r["users_per_gpu_worst_case"],
+            r["gpus_needed"]) == (26, 26, 26, 20)
+    assert r["risk_method"] == "point-mass"
+    assert any("reserved: every conversation sets aside its full 4,096 tokens, so the lengths "
+               "do not move the answer" in a for a in r["assumptions"])
+    assert not any("no spread given" in a for a in r["assumptions"])
+    table = CliRunner().invoke(app, ["fleet", *args, "--no-color"], env={"COLUMNS": "100"})
+    assert "  mean context          26 (mean 1,484 tokens, each reserving 4,096 tokens)" \
+        in table.stdout
+    assert "  at 1.00% risk         26 (reserved: lengths do not matter)" in table.stdout
+    assert "no length spread given" not in table.stdout
+
+
+def test_every_request_capped_is_certain_and_says_why() -> None:
+    # The shortest Mooncake request here is 934 tokens, so at a 512-token context every one is
+    # capped: 32 blocks each, one cache size. Pool 58,332,923,494 (question 1's H100 pool for
+    # Llama-3.1-8B) / (512 x 131,072) = 869. A spread was given; until task h100review the
+    # table said "no length spread given".
+    args = ["llama-3.1-8b", "--gpu", "h100", "--context", "512", "--context-sample", MOONCAKE,
+            "--peak-users", "100"]
+    r = _row(*args)
+    assert (r["users_per_gpu_at_risk"], r["risk_method"]) == (869, "point-mass")
+    assert r["context_share_above_max"] == 1.0
+    table = CliRunner().invoke(app, ["fleet", *args, "--no-color"], env={"COLUMNS": "100"})
+    assert "  at 1.00% risk         869 (every length in one block count: certain)" in table.stdout
