@@ -148,7 +148,10 @@ PACKAGES = {
          "tests/traffic/test_cov_lengths.py",
          # task h90review: a mean alone with no pool stays "point-mass"
          "tests/traffic/test_no_fit_no_spread.py",
-         "tests/traffic/test_sequence_cap_with_spread.py")),
+         "tests/traffic/test_sequence_cap_with_spread.py",
+         # task h100review: fleet on public request-length files, hand-computed (the exact
+         # risk over 1-token pages, the point-mass reasons)
+         "tests/traffic/test_public_traffic_questions.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py", "kvplan/check/numbers.py", "kvplan/check/fixes.py"),
         ("tests/check/test_check_cli.py", "tests/check/test_check_cli_inputs.py",

@@ -204,6 +204,12 @@ PROSE = [
      r"the cache budget is \*\*(?P<mib>\d+) MiB\*\* \((?P<bytes>[\d,]+) B\).*?sequences are "
      r"\*\*(?P<context>\d+) tokens\*\* long.*?\((?P<per_token>[\d,]+) B per token\) a sequence is "
      r"(?P<per_seq>[\d,]+) B and the budget holds (?P<holds>\d+)\.", _cpu_measure),
+    # the option list: until task h100review it said --kv-budget-gib was "required on a CPU" and
+    # the context defaulted to the model's maximum, where the CPU has defaults of its own
+    ("docs/measure.md",
+     r"at most 8,192; on a CPU (?P<context>\d+)\), `--kv-budget-gib` \(cap the cache; default "
+     r"on a GPU:\s+the free memory after the weights load; on a CPU (?P<mib>\d+) MiB or a "
+     r"quarter", _cpu_measure),
 ]
 
 

@@ -54,3 +54,25 @@ def test_every_json_key_is_named_in_the_docs(args: list[str]):
     keys: set[str] = set()
     _keys(json.loads(res.stdout), keys)
     assert sorted(keys - _documented()) == []
+
+
+# task h100review: `check`'s JSON had twelve keys in no doc (exit_code, idle_gpus,
+# kv_users_per_replica, longest_context_that_fits_tokens, max_model_len_tokens,
+# max_sequence_bytes_per_gpu, skipped_files, slo_tokens_per_s_per_user,
+# users_per_replica_at_mean, users_per_replica_at_risk, users_per_replica_slo, warn); docs/check.md
+# now has a key table. Shipped examples (PASS, FAIL, a traffic basis, fixes) and two corpus
+# folders (WARN, ERROR, a skipped file).
+CHECK_RUNS = [
+    ["examples/manifests", "examples/deployments", "examples/k8s"],
+    ["tests/assets/check/corpus/gke", "tests/assets/check/corpus/kserve"],
+]
+
+
+@pytest.mark.parametrize("paths", CHECK_RUNS, ids=lambda p: p[0])
+def test_every_check_json_key_is_named_in_the_docs(paths: list[str]):
+    res = CliRunner().invoke(app, ["check", *paths, "-f", "json"])
+    assert res.exit_code in (0, 1, 2), res.output
+    keys: set[str] = set()
+    _keys(json.loads(res.stdout), keys)
+    assert {"warn", "exit_code", "idle_gpus", "max_sequence_bytes_per_gpu"} <= keys
+    assert sorted(keys - _documented()) == []

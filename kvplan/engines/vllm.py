@@ -250,6 +250,13 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     req_hi = b.requested_high if b.requested_high is not None else requested
     lo_kv = req_lo - weights - act.high - nt.high - graphs.high - b.state
     hi_kv = req_hi - weights - act.low - nt.low - graphs.low - b.state
+    if (s.kv_cache_memory_bytes is not None or req.kv_budget_bytes is not None
+            or s.measured.kv_cache_bytes is not None):
+        # a stated (or logged) pool is the pool: no activation estimate moves it. Until task
+        # h100review the range was still worked out from the profile, so --kv-cache-memory-bytes
+        # 90,000,000,000 for Llama-3.1-70B TP 4 on H200s (1,098,624 tokens) printed a range of
+        # "1,248,640 to 1,354,160" that did not hold the stated pool
+        lo_kv = hi_kv = kv
     grouped = fl.v1 and fl.grouped_tokens
     conc_tokens = fl.v1 and fl.concurrency_tokens
     tok_lo = _tokens(lo_kv, bytes_per_block, groups, block, grouped, need, length, conc_tokens)

@@ -197,8 +197,7 @@ def _traffic_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
     """Users per GPU three ways, what bound the plan, decode speed, TTFT and cost."""
     rows = [
         ("Users per GPU by basis", ""),
-        ("  mean context", f"{_num(r['users_per_gpu_mean'])} (every conversation at "
-                           f"{r['context_mean_tokens']:,.0f} tokens)"),
+        ("  mean context", f"{_num(r['users_per_gpu_mean'])} ({_mean_basis(r)})"),
         (f"  at {r['risk']:.2%} risk", f"{_num(r['users_per_gpu_at_risk'])} "
                                       f"({_risk_method(r)})"),
         ("  worst case", f"{_num(r['users_per_gpu_worst_case'])} (every conversation at "
@@ -226,10 +225,25 @@ def _traffic_rows(r: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _mean_basis(r: dict[str, Any]) -> str:
+    if r["allocation"] == "reserved":  # each holds the max context, whatever its length
+        held = f"each reserving {fmt_int(r['context_tokens'])} tokens"
+        if round(r["context_mean_tokens"]) == r["context_tokens"]:
+            return held
+        return f"mean {r['context_mean_tokens']:,.0f} tokens, {held}"
+    return f"every conversation at {r['context_mean_tokens']:,.0f} tokens"
+
+
 def _risk_method(r: dict[str, Any]) -> str:
     method = r["risk_method"]
     if method == "normal":
         return f"normal approx., error <= {r['risk_error_bound']:.3g}"
+    # until task h100review a reserved cache, or lengths all in one block count, were said to
+    # have "no length spread given" where a spread was given
+    if method == "point-mass" and r["allocation"] == "reserved":
+        return "reserved: lengths do not matter"
+    if method == "point-mass" and r["context_distribution"] != "mean":
+        return "every length in one block count: certain"
     if method == "point-mass":
         return "no length spread given: as the mean"
     return method

@@ -246,7 +246,7 @@ def plan_traffic(
     notes = [
         f"lengths: {lengths.describe()}",
         f"overflow risk: P(total paged cache of the open conversations > pool) <= "
-        f"{traffic.risk:g}, {_method_note(at_risk)}",
+        f"{traffic.risk:g}, {_method_note(at_risk, req, traffic.lengths is not None)}",
         f"decode: step = (weights on this GPU + batch x KV at the mean context) / "
         f"(bandwidth x {float(eff):g}); tokens/s per user = 1 / step",
         f"TTFT: 2 x {params:,} active params x {prompt:,} prompt tokens / (BF16 FLOP/s x "
@@ -296,10 +296,17 @@ def plan_traffic(
     )
 
 
-def _method_note(est: RiskEstimate) -> str:
+def _method_note(est: RiskEstimate, req: SizeRequest, spread: bool) -> str:
     if est.method == "normal":
         return (f"normal approximation (Berry-Esseen: the probability is within "
                 f"{est.error_bound:.3g} of the true value)")
+    # one cache size for every conversation. Until task h100review this said "no spread
+    # given" even where one was (a reserved cache, or lengths all in one block count)
+    if est.method == "point-mass" and req.allocation is Allocation.reserved:
+        return (f"reserved: every conversation sets aside its full {req.context_tokens:,} "
+                f"tokens, so the lengths do not move the answer: it is certain")
+    if est.method == "point-mass" and spread:
+        return "every length takes the same cache (one block count), so the answer is certain"
     if est.method == "point-mass":
         return "no spread given: every conversation at the mean, so the answer is certain"
     return "exact distribution of the sum over block counts"

@@ -210,6 +210,18 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
     if "--limit-mm-per-prompt" in options:
         cases.append(pair(command, "--limit-mm-per-prompt", (), "--limit-mm-per-prompt", "0",
                           base=mm))
+    # a reserved cache reads neither (task h100review: taken and dropped in silence before); an
+    # `--allocation paged,reserved` sweep reads them on its paged rows, so they are refused only
+    # where every combination is reserved
+    reserved = (*BASE[command], "--allocation", "reserved")
+    cases += [
+        Case(command, "--avg-context", (*reserved, "--avg-context", "2000"), REFUSED,
+             "a reserved cache sets aside the full context for every sequence, so the average "
+             "length moves nothing"),
+        Case(command, "--block-size", (*reserved, "--block-size", "32"), REFUSED,
+             "a reserved cache sets aside the whole context for every sequence in one piece, "
+             "not in blocks"),
+    ]
     if command != "size":  # the traffic flags where they apply
         spread = ("--avg-context", "2000")
         cases += [
