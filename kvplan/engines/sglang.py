@@ -85,6 +85,7 @@ from kvplan.engines.interface import (
     finish_size,
     parse_version,
 )
+from kvplan.engines.sglang_assume import profile_assumptions
 from kvplan.engines.sglang_backend import (
     AITER_DERATE,
     aiter_derated,
@@ -93,9 +94,7 @@ from kvplan.engines.sglang_backend import (
 )
 from kvplan.engines.sglang_defaults import (
     DEFAULT_VERSION,
-    RESERVED_FORMULA_FROM,
     Tier,
-    decode_graph_bs,
     default_fraction,
     gpu_tier,
 )
@@ -109,7 +108,6 @@ from kvplan.engines.sglang_req_map import (
     most_slots,
     req_to_token_map,
 )
-from kvplan.engines.sglang_spec import assumptions as spec_assumptions
 from kvplan.engines.sglang_spec import (
     cell_steps,
     draft_refusal,
@@ -343,38 +341,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if largest > 0 and req_to_token_map(version, largest, profiled, tokens, running,
                                         dp).bytes > left:
         largest = longest_context(version, left, profiled, tokens, running, largest, dp)
-    note = newer_note(version)
-    assumptions = [
-        f"SGLang {version}: mem_fraction_static {float(frac):g} of the memory free at start-up",
-        f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
-    ]
-    assumptions += [a for a in (note, mm.why) if a] + (spec_assumptions(spec, tier) if spec else [])
-    assumptions += sglang_dp.assumptions(req, s, lay)
-    if picked is not None:
-        assumptions.append(f"attention backend {picked[0]} (unstated): {picked[1]}")
-    if tier is not None:
-        assumptions.append("default mem_fraction_static: "
-                           + tier.describe(s.chunked_prefill_size, s.cuda_graph_max_bs))
-    if tier is not None and s.memory_fraction is None:
-        bs, capped = decode_graph_bs(version, tier, s.cuda_graph_max_bs, s.max_running_requests)
-        if capped:
-            assumptions.append(
-                f"default mem_fraction_static: cuda_graph_max_bs {bs:,} (the tier's "
-                f"{tier.cuda_graph_max_bs:,} capped at --max-running-requests, SGLang 0.5.22 on: "
-                "arg_groups/memory_hook.py handle_gpu_memory_settings)")
-    if choice.graphs_why and s.memory_fraction is None:
-        assumptions.append(f"default mem_fraction_static: {choice.graphs_why}")
-    if derated:
-        assumptions.append(f"aiter attention backend at {req.context_tokens:,} tokens of context: "
-                           f"SGLang uses mem_fraction_static {float(frac * AITER_DERATE):g} "
-                           f"({float(frac):g} x 0.85)")
-    if s.chunked_prefill_size or s.cuda_graph_max_bs:
-        moves = s.memory_fraction is None and (parse_version(version) or ()) >= RESERVED_FORMULA_FROM
-        assumptions.append(
-            "--chunked-prefill-size / --cuda-graph-max-bs " + (
-                "enter the default mem_fraction_static's reserved memory" if moves else
-                "do not move the pool here (mem_fraction_static is stated, or SGLang before "
-                "0.5.3 derives it from TP and the GPU only)"))
+    assumptions = profile_assumptions(req, s, version, choice, page, newer_note(version),
+                                      mm.why, spec, lay)
     preq = replace(req, block_size_tokens=page, allocation=Allocation.paged)
     held_back = st.int("held back")
     booked = weights + draft[1]  # the breakdown's weights: a draft outside the budget too
