@@ -10,22 +10,22 @@ continuation lines that YAML left flush-left.
 
 from __future__ import annotations
 
-import difflib
 import re
 import shlex
 from dataclasses import dataclass, field
 
 from kvplan.check.engine_flags import OPTION_TABLES
+from kvplan.check.flag_spelling import (  # noqa: F401 (imported from here too)
+    TABLES,
+    did_you_mean,
+    misspelling_of,
+)
 from kvplan.check.k8s_expansion import kubernetes_expand
 from kvplan.engine_traits import TRAITS, traits
 
 SHELLS = {"sh", "bash", "ash", "dash", "zsh"}
 SEPARATORS = {"&&", ";", "||", "|", "&"}
 
-# engine -> (its option table's options, what messages call the table's source: a release, or
-# for trtllm a commit, which is no release: an image's release is placed against a table by
-# OptionTable.position, never compared with the hash)
-TABLES = {engine: (table.flags, table.label) for engine, table in OPTION_TABLES.items()}
 # options that take no value (store_true / BooleanOptionalAction): the ones a manifest is
 # likely to hold; any `--enable-*`, `--disable-*` or `--no-*` is taken as one too
 NO_VALUE = {
@@ -267,48 +267,6 @@ def _resolve(engine: str, flag: str, table: frozenset[str]) -> tuple[str | None,
     if len(matches) == 1:
         return matches[0], []
     return None, matches
-
-
-def _edits(a: str, b: str, most: int) -> int:
-    """Levenshtein distance of a and b, or most + 1 once it is past `most`."""
-    if abs(len(a) - len(b)) > most:
-        return most + 1
-    row = list(range(len(b) + 1))
-    for i, ca in enumerate(a, 1):
-        prev, row[0] = row[0], i
-        for j, cb in enumerate(b, 1):
-            prev, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, prev + (ca != cb))
-        if min(row) > most:
-            return most + 1
-    return row[-1]
-
-
-def _spelt(engine: str, flag: str) -> str:
-    """`flag` as the engine's table spells it: vLLM's `--max_model_len` is `--max-model-len`."""
-    return "--" + flag.lstrip("-").replace("_", "-") if traits(engine).dash_is_underscore \
-        else flag
-
-
-def misspelling_of(engine: str, flag: str) -> str | None:
-    """The engine option `flag` is one or two letters away from (`--gpu-memory-utilisation`):
-    a misspelling no release accepts, whatever the image's version. Options removed across
-    releases differ from today's by whole words, never by a letter or two. A short name (under
-    8 characters with its dashes: `--confg`) counts at one letter only, and not below 6
-    (`--tp`): two letters turn short names into one another (`--port`, `--host`)."""
-    table = TABLES[engine][0]
-    name = _spelt(engine, flag)
-    most = 2 if len(name) >= 8 else 1 if len(name) >= 6 and name.startswith("--") else 0
-    if not most:
-        return None
-    near = [f for f in table if _edits(name, f, most) <= most]
-    return near[0] if len(near) == 1 else None
-
-
-def did_you_mean(engine: str, flag: str, table: frozenset[str] | None = None) -> str:
-    table = TABLES[engine][0] if table is None else table
-    name = _spelt(engine, flag)
-    close = difflib.get_close_matches(name, sorted(table), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]}?" if close else ""
 
 
 def _short_o(words: list[Word], i: int, out: Parsed) -> int:
