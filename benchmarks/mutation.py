@@ -135,7 +135,11 @@ PACKAGES = {
          # --disable-hybrid-kv-cache-manager (the lead added them: the module's tests were not in
          # the selection, so the script's run left all its mutants alive)
          "tests/engines/test_fp8_blocks.py", "tests/check/test_check_fp8_blocks.py",
-         "tests/engines/test_vllm_disable_hybrid.py")),
+         "tests/engines/test_vllm_disable_hybrid.py",
+         # task h100mut: the three modules' other direct tests: sglang_spec's running cap in size
+         # and the traffic search, dtype_trtllm's refusals through check
+         "tests/engines/test_size_cap_basis.py", "tests/traffic/test_spec_running_cap.py",
+         "tests/check/test_check_gpu_dtype.py", "tests/check/test_compute_dtype_choices.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
