@@ -136,6 +136,11 @@ PACKAGES = {
          # the selection, so the script's run left all its mutants alive)
          "tests/engines/test_fp8_blocks.py", "tests/check/test_check_fp8_blocks.py",
          "tests/engines/test_vllm_disable_hybrid.py",
+         # task h100sgldp: SGLang's data-parallel attention shards (kvplan/engines/sglang_dp.py)
+         "tests/engines/test_sglang_dp.py",
+         # task h100vllmhyb: vLLM's own hybrid-manager switches, TensorRT-LLM's block-fp8 shards
+         "tests/engines/test_vllm_hybrid_off.py",
+         "tests/engines/test_fp8_blocks_trtllm.py",
          # task h100mut: the three modules' other direct tests: sglang_spec's running cap in size
          # and the traffic search, dtype_trtllm's refusals through check
          "tests/engines/test_size_cap_basis.py", "tests/traffic/test_spec_running_cap.py",

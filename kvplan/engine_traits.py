@@ -118,6 +118,10 @@ class EngineTraits:
     # a false key is `--no-KEY` from this release (vLLM 0.12.0; 0.11.0 vllm/utils/__init__.py
     # line 2111 and older drop it); None: the engine never writes one
     config_no_key_since: str | None = None
+    # from this release a bool key of an option that is no store_true switch is `--KEY true` /
+    # `--KEY false` (SGLang 0.5.8: ConfigArgumentMerger._add_boolean_arg; 0.5.3-0.5.7 dropped a
+    # false key whatever the option, as their boolean_actions list was always empty); None: never
+    config_bool_value_since: str | None = None
     # the engine stops on an empty file (vLLM: load_config_file calls .items() on None)
     config_refuses_empty: bool = False
     # where the engine drops a list key whose list is empty (no `--key` word at all, so the
@@ -242,10 +246,12 @@ _TRAITS = (
         gpu_dtype_rules=True,
         served_name_flag="--served-model-name", dp_attention_flag="--enable-dp-attention",
         config_pool_options="mem-fraction-static, context-length, max-running-requests",
+        config_bool_value_since="0.5.8",
         config_empty_list_source=(
             "sglang 0.5.23 srt/utils/server_args_config_parser.py:202-206, _add_list_arg: "
             "\"Only add if list is not empty\""),
         expert_within_tensor=True, starts_short=True, module_positionals=0,
+        moot_refusals="kvplan.engines.sglang_dp:moot_refusals",
         context_spellings=(
             "SGLang's --context-length spellings, from 0.5.10, are read from command lines: SI "
             "suffixes k, M, G, T (powers of 1000: 32k = 32,000) and IEC Ki, Mi, Gi, Ti (powers of "

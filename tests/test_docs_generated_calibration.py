@@ -9,6 +9,7 @@ import re
 
 import pytest
 
+from kvplan.calibrate.split import is_heldout
 from tests.docs_prose import ROOT, assert_prose
 
 # the calibration set's record, docs/engines.md's "Calibration set" until task h61docsplit moved it
@@ -65,7 +66,7 @@ def _vllm_dense_held_out() -> dict[str, str]:
     for rep in _reports():
         shape = headline(rep, "shapes")
         if (rep.engine == "vllm" and rep.model_class in ("dense", "sliding")
-                and rep.part.startswith("heldout") and shape is not None):
+                and is_heldout(rep.part) and shape is not None):
             errs.append((rep.log, abs(shape.error_pct)))
     rest = [e for log, e in errs if not 223 <= int(log.split("-")[0]) <= 233]
     beyond = sorted(((e, log.split("-")[0]) for log, e in errs if e > 5.0), reverse=True)
@@ -177,7 +178,7 @@ def test_readme_tensorrt_llm_moe_row_is_heldout_25() -> None:
     kvplan calibrate finds no other held-out part for that engine and class."""
     _split("trtllm", MOE, "fit")
     held = sorted(r["part"] for r in _SPLIT if r["engine"] == "trtllm" and r["model_class"] == MOE
-                  and r["part"].startswith("heldout"))
+                  and is_heldout(r["part"]))
     assert held == ["heldout-25", "heldout-all"]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     engines = " ".join((ROOT / CAL).read_text(encoding="utf-8").split())
@@ -196,7 +197,7 @@ def test_readme_worst_held_out_run_is_what_kvplan_computes(label: str, engine: s
     for rep in _reports():
         shape = headline(rep, "shapes")
         in_class = rep.model_class in classes if classes else rep.model_class not in ("dense", "sliding")
-        if rep.engine == engine and in_class and rep.part.startswith("heldout") and shape is not None:
+        if rep.engine == engine and in_class and is_heldout(rep.part) and shape is not None:
             worst = max(worst, (abs(shape.error_pct), rep.log.split("-")[0]))
     text = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     if not worst[1]:  # no held-out run in the class (all moved to fit): the worst cell says "-"
@@ -222,7 +223,7 @@ def test_readme_runs_beyond_5pct_are_what_kvplan_computes(label: str, engine: st
     for rep in _reports():
         shape = headline(rep, "shapes")
         in_class = rep.model_class in classes if classes else rep.model_class not in ("dense", "sliding")
-        if (rep.engine == engine and in_class and rep.part.startswith("heldout") and shape is not None
+        if (rep.engine == engine and in_class and is_heldout(rep.part) and shape is not None
                 and abs(shape.error_pct) > 5.0):
             beyond.append((abs(shape.error_pct), rep.log.split("-")[0]))
     expected = [log for _, log in sorted(beyond, reverse=True)]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from kvplan.calibrate.split import is_heldout
 from tests.docs_prose import ROOT, assert_prose
 
 
@@ -42,7 +43,7 @@ def _log_counts() -> dict[str, str]:
     from kvplan.calibrate.split import read_split
 
     split = read_split(ROOT / "tests" / "assets" / "logs" / "SPLIT.tsv")
-    held = [e for e in split.values() if e.part.startswith("heldout")]
+    held = [e for e in split.values() if is_heldout(e.part)]
     words = {5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten", 11: "eleven", 12: "twelve",
              13: "thirteen", 14: "fourteen", 15: "fifteen", 16: "sixteen",
              17: "seventeen", 18: "eighteen", 19: "nineteen", 20: "twenty",
@@ -53,7 +54,7 @@ def _log_counts() -> dict[str, str]:
              35: "thirty-five", 36: "thirty-six", 37: "thirty-seven", 38: "thirty-eight",
              39: "thirty-nine", 40: "forty", 41: "forty-one", 42: "forty-two",
              43: "forty-three", 44: "forty-four", 45: "forty-five",
-             46: "forty-six", 47: "forty-seven"}
+             46: "forty-six", 47: "forty-seven", 48: "forty-eight"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -71,6 +72,7 @@ def _engine_log_counts() -> dict[str, str]:
     out = {"vllm": str(engines["vllm"]), "sglang": str(engines["sglang"]),
            "trtllm": str(engines["trtllm"]), "fit": str(parts["fit"]), "heldout": str(parts["heldout"])}
     out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 53)})
+    out["fresh"] = str(parts["fresh-h100"])
     return out
 
 
@@ -138,7 +140,7 @@ PROSE = [
      r"(?P<h41>\d+) in heldout-41, (?P<h42>\d+) in heldout-42, (?P<h43>\d+) in heldout-43, "
      r"(?P<h44>\d+) in heldout-44, (?P<h45>\d+) in heldout-45, (?P<h46>\d+) in heldout-46, "
      r"(?P<h47>\d+) in heldout-47, (?P<h49>\d+) in heldout-49, (?P<h50>\d+) in heldout-50, "
-     r"(?P<h51>\d+) in heldout-51 and (?P<h52>\d+) in heldout-52;",
+     r"(?P<h51>\d+) in heldout-51, (?P<h52>\d+) in heldout-52 and (?P<fresh>\d+) in fresh-h100;",
      _engine_log_counts),
     ("docs/engines-calibration.md", r"heldout-11 now holds (?P<n>\d+) logs",
      lambda: _part_size("heldout-11")),

@@ -42,6 +42,7 @@ from kvplan.calibrate.resolve import (
     resolve_model,
     vllm_transport,
 )
+from kvplan.calibrate.split import is_heldout
 from kvplan.engine_traits import traits
 from kvplan.engines import Engine, EngineSettings, Measured, parse_engine, run_engine
 from kvplan.errors import InputError
@@ -289,7 +290,7 @@ def held_out_dense_misses(reports: list[RunReport]) -> dict[str, list[str]]:
     for rep in reports:
         shape = headline(rep, "shapes")
         if (rep.compile_cache is not None and rep.model_class in ("dense", "sliding")
-                and rep.part.startswith("heldout") and shape is not None
+                and is_heldout(rep.part) and shape is not None
                 and abs(shape.error_pct) > SHAPES_TARGET):
             out[rep.compile_cache.state].append(run_name(rep))
     for names in out.values():

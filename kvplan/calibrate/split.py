@@ -3,7 +3,8 @@
 A log directory may carry two manifests (tab-separated, `#` comments):
 - SPLIT.tsv: `log  part  engine  class`, part `fit`, `heldout`, `heldout-2`, `heldout-3`,
   `heldout-4` ... `heldout-52` (later held-out rounds, each gathered
-  after the constants of the round before were set, reported as its own part),
+  after the constants of the round before were set, reported as its own part), `fresh-h100`
+  (fresh logs that test a pattern read off held-out logs, task h100logs: held out too),
   class dense | moe | mla | sliding | multimodal | unknown;
 - FITTED.tsv: `constant  logs  what`, the constants of kvplan/engines and the log prefixes (NN)
   each was tuned on. No held-out log may appear there (`leaks` lists any that do).
@@ -30,9 +31,16 @@ PARTS = ("fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5",
          "heldout-36", "heldout-37", "heldout-39", "heldout-40",
          "heldout-41", "heldout-42", "heldout-43", "heldout-44",
          "heldout-45", "heldout-46", "heldout-47", "heldout-49",
-         "heldout-50", "heldout-51", "heldout-52")
+         "heldout-50", "heldout-51", "heldout-52", "fresh-h100")
+# held-out parts not named heldout-N: logs gathered to test a pattern read off held-out logs
+FRESH_PARTS = ("fresh-h100",)
 POOLED = "heldout-all"  # every held-out part together, in the summary only (not a SPLIT.tsv part)
 CLASSES = ("dense", "moe", "mla", "sliding", "multimodal", "unknown")
+
+
+def is_heldout(part: str) -> bool:
+    """A held-out part: `heldout`, `heldout-N` or a fresh part (never fitted on)."""
+    return part.startswith("heldout") or part in FRESH_PARTS
 
 
 @dataclass(frozen=True)
@@ -135,7 +143,7 @@ def group(rows: Iterable[tuple[str, str, str, float]]) -> list[Cell]:
             continue
         family = "dense" if model_class in ("dense", "sliding") else "moe/mla/multimodal"
         cells.setdefault((engine, family, part), []).append(err)
-        if part.startswith("heldout"):
+        if is_heldout(part):
             cells.setdefault((engine, family, POOLED), []).append(err)
     order = {part: i for i, part in enumerate((*PARTS, POOLED))}
     keys = sorted(cells, key=lambda k: (k[0], k[1], order.get(k[2], len(order)), k[2]))

@@ -38,16 +38,6 @@ from kvplan.errors import internal_error_line
 from kvplan.specs.loader import all_hardware
 from kvplan.specs.schema import HardwareSpec
 
-# Data-parallel attention splits attention over tp / dp GPUs and SGLang's dense layers by
-# --moe-dense-tp-size, its experts by DeepEP's or --ep-size's expert parallelism: the shards
-# kvplan.engines.fp8_blocks computes from the tensor-parallel size alone are not these, so its
-# refusal would be a false FAIL (sgl-project/ome's Kimi-K2 PD runtime, TP 32 with --dp-size 32,
-# --moe-dense-tp-size 1 and DeepEP, tests/assets/check/corpus/ome/srt-kimi-k2-pd-rt.yaml)
-_BLOCKS_UNDER_DP = ("block-fp8 shards not checked: with data-parallel attention ({flag} {dp}) the "
-                    "engine splits attention over tp / dp GPUs, the dense layers by "
-                    "--moe-dense-tp-size and the experts by its expert parallelism, which kvplan's "
-                    "block rule does not model (it splits every layer by the tensor-parallel size)")
-
 
 @lru_cache(maxsize=1)
 def _catalog() -> tuple[HardwareSpec, ...]:
@@ -80,15 +70,15 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
     if model is not None:
         shape = shape_refusals(model, dep.parallel.tensor, dep.engine.max_model_len,
                                target.attention_dp, target.attention_flag)
-        if not shape:  # a block-fp8 checkpoint's shards at this TP (kvplan.engines.fp8_blocks)
-            from kvplan.engines.fp8_blocks import block_fp8_reason
+        if not shape:  # a block-fp8 checkpoint's shards at this TP (kvplan.engines.fp8_blocks),
+            # as SGLang splits them under data-parallel attention, --moe-dense-tp-size and
+            # DeepEP (kvplan.engines.sglang_dp; task h100sgldp)
+            from kvplan.engines.fp8_blocks import block_fp8_reason, engine_ep, engine_split
 
-            blocks = block_fp8_reason(dep.engine.name, dep.engine.version, model,
-                                      dep.parallel.tensor, dep.parallel.expert)
-            if blocks and target.attention_dp > 1:  # not the shards the rule computes: a note
-                out.notes.append(_BLOCKS_UNDER_DP.format(flag=target.attention_flag or
-                                                            "--dp-size", dp=target.attention_dp))
-                blocks = None
+            e, tp = dep.engine, dep.parallel.tensor
+            ep = engine_ep(e.name, model, tp, dep.parallel.expert, e)
+            blocks = block_fp8_reason(e.name, e.version, model, tp, ep, engine_split(
+                e.name, model, tp, ep, target.attention_dp, e))
             shape = [blocks] if blocks else []
         where = "engine.max_model_len" if shape and "max_model_len" in shape[0] else "parallel.tensor"
         if shape and line is None:

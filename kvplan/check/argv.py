@@ -57,6 +57,10 @@ OLD_OPTIONS: dict[str, dict[str, str]] = {
         # releases here are checked against those sets by tests/check/test_sglang_releases.py)
         "--nsa-decode-backend": "0.5.20", "--nsa-prefill-backend": "0.5.20",
         "--oltp-traces-endpoint": "0.5.4.post2",
+        # DeepEP before --moe-a2a-backend deepep: deprecated from 0.5.0rc0 (server_args.py:315-318
+        # in 0.5.1), in every wheel to 0.5.4, absent from 0.5.4.post1 (task h100sgldp;
+        # kvplan.check.manifests.pool_flags.sglang_deepep_moe)
+        "--enable-deepep-moe": "0.5.4.post1",
     },
 }
 # options of the newest table that older releases lack, each with the first release that takes
@@ -213,9 +217,11 @@ class ExpansionTooLong(Exception):
 def expand(text: str, env: dict[str, str], shell: bool = False, limit: int | None = None,
            kubernetes: bool = False) -> str:
     """$(VAR) as Kubernetes expands command and args (with `kubernetes`, exactly as the
-    kubelet does: `$$` is one `$`, kubernetes_expand); ${VAR}, ${VAR:-default} and $VAR as a
-    shell does, when the words come from a shell script. Unknown references stay as written.
-    With `limit`, ExpansionTooLong before the result passes that many characters."""
+    kubelet does: `$$` is one `$`, kubernetes_expand; without it and without `shell`, any
+    `$(VAR)` set in `env`); ${VAR}, ${VAR:-default} and $VAR as a shell does, when the words
+    come from a shell script, whose `$(VAR)` is a command substitution and stays as written.
+    Unknown references stay as written. With `limit`, ExpansionTooLong before the result
+    passes that many characters."""
     size = [len(text)]
 
     def value(found: str) -> str:
@@ -226,9 +232,12 @@ def expand(text: str, env: dict[str, str], shell: bool = False, limit: int | Non
 
     if kubernetes:
         text = kubernetes_expand(text, env, value)
-    else:
+    elif not shell:
         text = _K8S_REF.sub(lambda m: value(env[m.group(1)]) if m.group(1) in env
                             else m.group(0), text)
+    # a shell's `$(NAME)` is a command substitution (bash(1), "Command Substitution": it runs
+    # the command NAME), not the variable: only the kubelet expands `$(NAME)`, in a container's
+    # command and args (task h100readers; before, a plain script's `$(MODEL)` was MODEL's value)
     if not shell:
         return text
     size[0] = len(text)

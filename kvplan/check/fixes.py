@@ -50,7 +50,7 @@ def _tp_options(setup: Setup) -> list[int]:
     splits a block is left out too (kvplan.engines.fp8_blocks; task h91fp8block saw TP 8
     offered for Qwen3-235B-A22B-FP8, which SGLang refuses)."""
     from kvplan.check.startup import heads_refusals
-    from kvplan.engines.fp8_blocks import block_fp8_refusal
+    from kvplan.engines.fp8_blocks import block_fp8_refusal, engine_ep, engine_split
 
     req = setup.request
     dp = max(req.attention_dp, 1)
@@ -58,8 +58,11 @@ def _tp_options(setup: Setup) -> list[int]:
     out = []
     tp = req.tp
     while tp <= MAX_TP:
+        name = eng.engine.value if eng is not None else ""
+        ep = engine_ep(name, req.model, tp, req.ep, eng)
         blocks = eng is not None and block_fp8_refusal(
-            eng.engine.value, eng.version, req.model, tp, req.ep) is not None
+            name, eng.version, req.model, tp, ep,
+            engine_split(name, req.model, tp, ep, dp, eng)) is not None
         if not heads_refusals(req.model, tp, dp) and tp_problem(req.model, tp // dp) is None \
                 and not blocks:
             out.append(tp)

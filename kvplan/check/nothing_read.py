@@ -43,7 +43,7 @@ def nothing_read(path: Path) -> tuple[str, int]:
     except InputError:
         engine = None
     if engine is not None and path.suffix not in YAML_SUFFIXES:
-        from kvplan.check.manifests import SERVERS
+        from kvplan.check.manifests.unserved import SERVERS
 
         slip = module_as_file(read_text(path))
         if slip is not None:

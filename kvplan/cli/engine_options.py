@@ -72,6 +72,11 @@ DisableHybridKvCacheManager = Annotated[bool | None, _opt(
     rich_help_panel=s.VLLM,
     help="vLLM 0.9.1+: cache every sliding-window layer as full attention when the model has "
     "full-attention layers too (its hybrid KV cache manager off); --no-... is the default")]
+ChunkedLocalHybrid = Annotated[bool | None, _opt(
+    "--chunked-local-hybrid/--no-chunked-local-hybrid", metavar="", rich_help_panel=s.VLLM,
+    help="vLLM 0.10.1+: VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1, Llama 4's "
+    "chunked layers kept in the hybrid KV cache manager; unset, vLLM turns it off and caches "
+    "them as full attention")]
 ExtensibleKvCache = Annotated[bool | None, _opt(
     "--enable-extensible-kv-cache/--no-enable-extensible-kv-cache", metavar="", rich_help_panel=s.VLLM,
     help="vLLM 0.34: size the pool after warm-up (on, the default) or, with --no-..., from the "

@@ -187,6 +187,12 @@ def plan_deployment(
     nodes = dep.parallel.nodes
     if nodes is not None and nodes <= tp * pp and (tp * pp) % nodes:  # more: kvplan.plan.moot
         fail("parallel.nodes", uneven_nodes(tp, pp, nodes, gpu.gpus_per_node))
+    if dep.parallel.attention_dp is not None:  # kvplan/v1, --attention-dp (a manifest: the arg)
+        from kvplan.engines.refusals import attention_dp_refusal
+
+        attention_dp = dep.parallel.attention_dp
+        if (why := attention_dp_refusal(e.name, tp, attention_dp)) is not None:
+            fail("parallel.attention_dp", why)
     prefix = dep.traffic.shared_prefix_tokens if e.enable_prefix_caching else 0
     if prefix and prefix > (mean or context):
         fail("traffic.shared_prefix_tokens", f"{prefix:,} is longer than a conversation")
@@ -282,6 +288,15 @@ def _parse_dtypes(e: EngineBlock, fail: Callable[[str, str], None]) -> dict[str,
         except ValueError as err:  # "auto" is taken too: the message names it (task h90review)
             fail(f"engine.{field}", f"{err}, or auto ({_AUTO[field]})")
     return dtypes
+
+
+def dtype_problems(e: EngineBlock) -> list[tuple[str, str]]:
+    """(field, why) for each stated weight or cache dtype kvplan cannot read, as
+    plan_deployment says them (kvplan.plan.targets reads a manifest's before the record is
+    built, so that size and explain say them in the file's words, as check does)."""
+    found: list[tuple[str, str]] = []
+    _parse_dtypes(e, lambda field, why: found.append((field, why)))
+    return found
 
 
 _AUTO = {"kv_cache_dtype": "the weight dtype; 16 bits for int4 or fp8 weights",

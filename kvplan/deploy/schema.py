@@ -63,6 +63,8 @@ ATTENTION_BACKENDS: tuple[str, ...] = get_args(AttentionBackend)
 # kvplan.engines.sglang_mm.TRANSPORTS)
 MmFeatureTransport = Literal["cpu", "cuda_ipc", "cuda_vmm"]
 MM_FEATURE_TRANSPORTS: tuple[str, ...] = get_args(MmFeatureTransport)
+MoeA2aBackend = Literal["none", "deepep", "mooncake"]  # SGLang 0.5.5's --moe-a2a-backend choices
+MOE_A2A_BACKENDS: tuple[str, ...] = get_args(MoeA2aBackend)
 # SGLang's --speculative-algorithm values kvplan models (kvplan.engines.sglang_spec.ALGORITHMS)
 SpeculativeAlgorithm = Literal["EAGLE", "EAGLE3", "NEXTN", "STANDALONE", "NGRAM"]
 SPECULATIVE_ALGORITHMS: tuple[str, ...] = get_args(SpeculativeAlgorithm)
@@ -104,14 +106,16 @@ class Hardware(Plain):
 
 class Parallel(Plain):
     _VALIDATORS = _V
-    _FIELDS = {"tensor": 1, "pipeline": 1, "nodes": None, "expert": None}
-    TYPES = {"tensor": WAYS, "pipeline": WAYS, "nodes": Opt(WAYS), "expert": Opt(WAYS)}
+    _FIELDS = {"tensor": 1, "pipeline": 1, "nodes": None, "expert": None, "attention_dp": None}
+    TYPES = {"tensor": WAYS, "pipeline": WAYS, "nodes": Opt(WAYS), "expert": Opt(WAYS),
+             "attention_dp": Opt(WAYS)}
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
         tensor: int
         pipeline: int
         nodes: int | None
         expert: int | None
+        attention_dp: int | None
 
 
 class Engine(Plain):
@@ -132,11 +136,13 @@ class Engine(Plain):
                "trtllm_config": None, "trt_activation_bytes": None, "attention_backend": None,
                "mm_feature_transport": None, "trtllm_backend": None, "tp_transport": None,
                "disable_custom_all_reduce": None, "disable_hybrid_kv_cache_manager": None,
+               "chunked_local_hybrid": None,
                "topk_topp_sampler": None,
                "entrypoint": None, "cudagraph_capture_sizes": None,
                "max_cudagraph_capture_size": None, "cudagraph_mode": None,
                "speculative_algorithm": None, "speculative_num_steps": None,
-               "speculative_eagle_topk": None, "speculative_num_draft_tokens": None}
+               "speculative_eagle_topk": None, "speculative_num_draft_tokens": None,
+               "moe_dense_tp_size": None, "enable_dp_lm_head": None, "moe_a2a_backend": None}
     TYPES = {
         "name": Lit("ideal", "vllm", "sglang", "trtllm", "transformers"),
         "version": Opt(STR), "gpu_memory_utilization": Num(gt=0, le=1),
@@ -158,6 +164,7 @@ class Engine(Plain):
         "trtllm_backend": Opt(Lit("pytorch", "tensorrt")),
         "tp_transport": Opt(Lit(*TP_TRANSPORTS)), "disable_custom_all_reduce": Opt(BOOL),
         "disable_hybrid_kv_cache_manager": Opt(BOOL),
+        "chunked_local_hybrid": Opt(BOOL),
         "topk_topp_sampler": Opt(Lit(*TOPK_TOPP_SAMPLERS)),
         "entrypoint": Opt(Lit(*ENTRYPOINTS)), "cudagraph_capture_sizes": Opt(STR),
         "max_cudagraph_capture_size": Opt(TOKENS), "cudagraph_mode": Opt(Lit(*CUDAGRAPH_MODES)),
@@ -165,6 +172,8 @@ class Engine(Plain):
         "speculative_num_steps": Opt(Int(gt=0, le=lim.MAX_SEQS)),
         "speculative_eagle_topk": Opt(Int(gt=0, le=lim.MAX_SEQS)),
         "speculative_num_draft_tokens": Opt(Int(gt=0, le=lim.MAX_SEQS)),
+        "moe_dense_tp_size": Opt(WAYS), "enable_dp_lm_head": Opt(BOOL),
+        "moe_a2a_backend": Opt(Lit(*MOE_A2A_BACKENDS)),
     }
     __slots__ = tuple(_FIELDS)
     if TYPE_CHECKING:
@@ -200,6 +209,7 @@ class Engine(Plain):
         tp_transport: str | None
         disable_custom_all_reduce: bool | None
         disable_hybrid_kv_cache_manager: bool | None
+        chunked_local_hybrid: bool | None
         topk_topp_sampler: str | None
         entrypoint: str | None
         cudagraph_capture_sizes: str | None
@@ -209,6 +219,9 @@ class Engine(Plain):
         speculative_num_steps: int | None
         speculative_eagle_topk: int | None
         speculative_num_draft_tokens: int | None
+        moe_dense_tp_size: int | None
+        enable_dp_lm_head: bool | None
+        moe_a2a_backend: str | None
 
 
 class ContextTokens(Plain):

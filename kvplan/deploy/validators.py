@@ -74,6 +74,10 @@ class Parallel(_Strict):
         default=None, description="expert-parallel ranks a mixture-of-experts layer is split "
         "over (vLLM --enable-expert-parallel: tensor x data parallel; SGLang --ep-size; "
         "TensorRT-LLM --ep_size); must divide the experts")
+    attention_dp: Ways | None = Field(
+        default=None, description="SGLang's data-parallel attention ranks inside the tensor "
+        "parallel group (--enable-dp-attention --dp-size, 0.5.23's --attn-dp-size): attention "
+        "over tensor / attention_dp GPUs, one KV pool per rank; must divide tensor")
 
 
 class Engine(_Strict):
@@ -159,6 +163,10 @@ class Engine(_Strict):
         default=None, description="vLLM 0.9.1+ --disable-hybrid-kv-cache-manager: every "
         "sliding-window (and, from 0.10.0, chunked-local) layer is cached as full attention "
         "when the model has full-attention layers too [default: false]")
+    chunked_local_hybrid: bool | None = Field(
+        default=None, description="vLLM 0.10.1+ VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1: "
+        "Llama 4's chunked-local layers stay in the hybrid KV cache manager; unset, vLLM turns "
+        "the manager off for them and caches them as full attention [default: false]")
     topk_topp_sampler: plain.TopkToppSampler | None = Field(
         default=None, description="vLLM 0.8-0.16: the profiling sampler's top-k/top-p path, "
         "native (PyTorch's sort, 38 B a logit: no FlashInfer, or VLLM_USE_FLASHINFER_SAMPLER=0) "
@@ -193,6 +201,17 @@ class Engine(_Strict):
     speculative_num_draft_tokens: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = (
         Field(default=None, description="SGLang --speculative-num-draft-tokens (with the other "
               "two) [default: SGLang's choice by architecture, 0.4.6 on]"))
+    moe_dense_tp_size: Ways | None = Field(
+        default=None, description="SGLang --moe-dense-tp-size: 1 builds a DeepSeek-V2-family "
+        "model's dense MLP layers whole on every GPU (1 or unset to 0.5.12; 1, unset or the "
+        "tensor parallel size from 0.5.13) [default: over tp]")
+    enable_dp_lm_head: bool | None = Field(
+        default=None, description="SGLang --enable-dp-lm-head: with data-parallel attention the "
+        "LM head is split over the attention's tp / dp GPUs, not tp [default: false]")
+    moe_a2a_backend: plain.MoeA2aBackend | None = Field(
+        default=None, description="SGLang --moe-a2a-backend (before 0.5.0 --enable-deepep-moe): "
+        "deepep sets expert parallelism to tp and builds a DeepSeek-V2-family model's shared "
+        "experts whole on every GPU [default: none]")
 
 
 class ContextTokens(_Strict):

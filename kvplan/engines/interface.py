@@ -105,6 +105,9 @@ ENGINE_ONLY = {
     "max_running_requests": ("sglang",),
     "attention_backend": ("sglang",),
     "mm_feature_transport": ("sglang",),
+    "moe_dense_tp_size": ("sglang",),
+    "enable_dp_lm_head": ("sglang",),
+    "moe_a2a_backend": ("sglang",),
     "speculative_algorithm": ("sglang",),
     "speculative_num_steps": ("sglang",),
     "speculative_eagle_topk": ("sglang",),
@@ -112,6 +115,7 @@ ENGINE_ONLY = {
     "tp_transport": ("vllm",),
     "disable_custom_all_reduce": ("vllm",),
     "disable_hybrid_kv_cache_manager": ("vllm",),
+    "chunked_local_hybrid": ("vllm",),
     "topk_topp_sampler": ("vllm",),
     "entrypoint": ("vllm",),
     "enable_extensible_kv_cache": ("vllm",),
@@ -181,6 +185,10 @@ class EngineSettings:
     num_speculative_tokens: int | None = None
     attention_backend: str | None = None  # SGLang: --attention-backend, if stated or logged
     mm_feature_transport: str | None = None  # SGLang: --mm-feature-transport, if stated or logged
+    # SGLang --moe-dense-tp-size, --enable-dp-lm-head, --moe-a2a-backend (kvplan.engines.sglang_dp)
+    moe_dense_tp_size: int | None = None
+    enable_dp_lm_head: bool | None = None
+    moe_a2a_backend: str | None = None
     speculative_algorithm: str | None = None  # SGLang: --speculative-algorithm (sglang_spec)
     speculative_num_steps: int | None = None
     speculative_eagle_topk: int | None = None
@@ -191,6 +199,9 @@ class EngineSettings:
     # vLLM 0.9.1+ --disable-hybrid-kv-cache-manager: sliding layers cached as full attention
     # beside full ones (kvplan.engines.vllm_hybrid.unified)
     disable_hybrid_kv_cache_manager: bool | None = None
+    # vLLM 0.10.1+ VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE=1: chunked-local layers
+    # kept in the hybrid manager (kvplan.engines.vllm_hybrid_off); None: the manager is off
+    chunked_local_hybrid: bool | None = None
     topk_topp_sampler: str | None = None  # vLLM 0.10: native / flashinfer; None: by release
     entrypoint: str | None = None  # vLLM: serve / offline (the LLM class); None: serve
     # vLLM 0.34: --enable-extensible-kv-cache / --no-...; None: the release's default (on from
@@ -269,6 +280,9 @@ class EngineSettings:
         if self.mm_feature_transport not in (None, *TRANSPORTS):
             raise InputError(f"mm_feature_transport must be one of {', '.join(TRANSPORTS)} "
                              f"(SGLang's choices), got {self.mm_feature_transport!r}")
+        from kvplan.engines.sglang_dp import check_settings
+
+        check_settings(self)
         from kvplan.engines.vllm_entrypoint import entrypoint_refusal
 
         if (refused := entrypoint_refusal(self.entrypoint)) is not None:

@@ -58,6 +58,20 @@ def transport_unread(engine: str) -> str:
             }.get(engine, "it books no tensor-parallel buffers")
 
 
+def attention_dp_refusal(engine: str, tp: int, dp: int) -> str | None:
+    """Why a stated attention_dp cannot be planned: SGLang's data-parallel attention alone is
+    modelled (kvplan.engines.sglang_dp), and it must divide the tensor-parallel size (SGLang
+    asserts `tp_size % dp_size == 0`, server_args.py:1381 in 0.5.5)."""
+    if engine != "sglang":
+        return (f"attention_dp {dp} is SGLang's data-parallel attention (--enable-dp-attention "
+                f"--dp-size); kvplan models it for sglang only, not {engine}; drop it or choose "
+                "--engine sglang")
+    if tp % dp:
+        return (f"attention_dp {dp} does not divide tensor parallelism {tp}: SGLang asserts "
+                "tp_size % dp_size == 0 (server_args.py:1381 in 0.5.5); choose a divisor of tp")
+    return None
+
+
 def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
     """(field, why) for each flag the deployment's engine would refuse for `model` (empty: it
     would start)."""
@@ -77,6 +91,21 @@ def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
         elif model.moe.num_experts % ep:
             out.append(("parallel.expert", f"expert parallelism {ep} does not divide "
                         f"{model.name}'s {model.moe.num_experts} experts"))
+    if e.name == "sglang" and e.moe_dense_tp_size is not None:
+        from kvplan.engines.interface import EngineSettings
+        from kvplan.engines.sglang_dp import refusal
+
+        why = refusal(tp, EngineSettings(version=e.version, moe_dense_tp_size=e.moe_dense_tp_size))
+        if why is not None:
+            out.append(("engine.moe_dense_tp_size", why))
+    if e.name == "vllm" and e.disable_hybrid_kv_cache_manager is False:
+        from kvplan.engines.vllm_hybrid_off import explicit_refusal
+        from kvplan.engines.vllm_series import flavour
+
+        fl = flavour(e.version)
+        why = explicit_refusal(model, fl.version, fl.v1, False, e.chunked_local_hybrid)
+        if why is not None:
+            out.append(("engine.disable_hybrid_kv_cache_manager", why))
     if e.name == "vllm" and e.disable_hybrid_kv_cache_manager:
         from kvplan.engines.vllm_groups import unify_refusal
 

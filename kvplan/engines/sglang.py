@@ -68,6 +68,7 @@ from fractions import Fraction
 
 from kvplan.capacity.kv import Allocation
 from kvplan.capacity.plan import USERS_CAPPED, SizeRequest
+from kvplan.engines import sglang_dp
 from kvplan.engines.common import (
     bytes_per_token_steps,
     gib,
@@ -221,12 +222,14 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     running = s.max_running_requests or (spec.running if spec else None)
     frac, picked, derated, tier = choice.fraction, choice.picked, choice.derated, choice.tier
     page = s.page_size_tokens or 1
-    shape = layer_shape(req)
+    lay = sglang_dp.layout(req, s)  # data-parallel attention's shards (kvplan.engines.sglang_dp)
+    shape = layer_shape(sglang_dp.rank_request(req, lay))  # its KV heads: attention's TP rank
     whole16 = router_whole_16(version)
     weights = weights_bytes(req, m.weights_bytes, whole16=whole16)
     replicated = replicated_bytes(req, whole16) if m.weights_bytes is None else 0
+    sharded = sglang_dp.extra_bytes(req, lay) if m.weights_bytes is None else 0
     if m.weights_bytes is None:
-        weights += (LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1) + replicated
+        weights += (LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1) + replicated + sharded
     draft_in = spec.draft_weights if spec and spec.in_budget else 0
     weights += draft_in
     st = Steps()
@@ -261,6 +264,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
              f"{weights_how(req, whole16)} + {gib(LOAD_EXTRA_TP if req.tp > 1 else LOAD_EXTRA_TP1)}"
              " of load-time buffers" + (f" + {gib(replicated)} of MLA projections and router held "
                                         "whole on every TP rank" if replicated else "")
+             + (f" + {gib(sharded)} sharded otherwise than over tp ("
+                f"{sglang_dp.describe(req, lay)})" if sharded else "")
              + (weights_note(spec, s.draft_model.params_total) if spec and s.draft_model and
                 draft_in else ""))
     if m.free_after_load_bytes is not None:
@@ -323,6 +328,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     reason = None if starts else (
         f"SGLang would not start: not enough memory for the KV cache ({gib(rest)}); raise "
         "--mem-fraction-static or add GPUs")
+    if (refused := sglang_dp.refusal(req.tp, s)) is not None:
+        starts, reason = False, refused
     draft = draft_steps(st, spec, st.int("tokens (raw)"), tokens, pool_label, cell_label,
                         room[2])
     # SGLang's request-to-token map: out of what the weights and the pool leave (sglang_req_map)
@@ -345,6 +352,7 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
         f"token pool ({page}-token pages), {req.kv_dtype.value} cache, every layer full-length",
     ]
     assumptions += [a for a in (note, mm.why) if a] + (spec_assumptions(spec, tier) if spec else [])
+    assumptions += sglang_dp.assumptions(req, s, lay)
     if picked is not None:
         assumptions.append(f"attention backend {picked[0]} (unstated): {picked[1]}")
     if tier is not None:
@@ -375,17 +383,22 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     booked = weights + draft[1]  # the breakdown's weights: a draft outside the budget too
     # the draft's KV in the budget (0.5.14 on) is booked beside the held-back share
     held = held_back + (st.int("draft KV pool") if draft[0] == "draft KV pool" else 0)
+    ranks = sglang_dp.pools(st, preq, lay, pool, held, memory - held_back, starts, reason,
+                            largest, assumptions, booked)
     sized = finish_size(preq, pool, held, memory - held_back, starts, reason, largest,
-                        assumptions, weights_bytes=booked)
+                        assumptions, weights_bytes=booked, users_override=ranks[:2] if ranks else None)
     cap = s.max_running_requests if not s.check_caps_users else None
     cap = cap or (spec.running if spec and s.max_running_requests is None else None)
-    if cap is not None and sized.users_per_replica > cap:
+    limit, over, said = sglang_dp.cap_users(cap, lay.dp, version, ranks,
+                                            sized.kv_bytes_per_sequence)
+    if cap is not None and sized.users_per_replica > limit:
         assumptions.append(f"{USERS_CAPPED}--max-running-requests {cap:,}" + (
-            "" if s.max_running_requests else " (SGLang's default with speculative decoding)"))
+            "" if s.max_running_requests else " (SGLang's default with speculative decoding)")
+            + said)
         sized = finish_size(preq, pool, held, memory - held_back, starts, reason, largest,
-                            assumptions, weights_bytes=booked,
-                            users_override=(cap, cap * sized.kv_bytes_per_sequence))
-    users_steps(st, sized, "KV pool", starts)
+                            assumptions, weights_bytes=booked, users_override=over)
+    users_steps(st, sized, "KV pool", starts,
+                users_from="users (every attention-DP rank)" if ranks else None)
     return EngineResult(
         engine=Engine.sglang, engine_version=version, size=sized, memory_bytes=memory,
         requested_bytes=memory - held_back, weights_bytes=weights,

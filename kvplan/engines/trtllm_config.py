@@ -6,7 +6,7 @@ either:
   top-level `max_batch_size`, `max_num_tokens`, `max_seq_len`, and `kv_cache_config`'s
   `tokens_per_block`, `free_gpu_memory_fraction` and `max_tokens` (a file that states none of
   these nor a setting below is refused as not TensorRT-LLM's, unless it holds a `kv_cache_config`
-  mapping: then its keys are named as not read);
+  mapping or a key of `MOVES_MEMORY`: then its keys are named as not read);
 - the `config.json` `trtllm-build` writes beside a TensorRT engine: `build_config`'s
   `max_batch_size`, `max_num_tokens`, `max_seq_len`, and `build_config.plugin_config`'s
   `tokens_per_block` (the engine is built for these limits; the runtime cannot exceed them).
@@ -124,10 +124,14 @@ def read_all(path: Path) -> tuple[dict[str, int | float], list[Setting], list[st
 
 def states_a_read_key(options: dict[str, Any]) -> bool:
     """Whether LLM API options (an --extra_llm_api_options YAML, or the keywords of a script's
-    LLM(...)) state a limit or setting kvplan reads. A `kv_cache_config` mapping (the LLM API's
-    KvCacheConfig) counts even when it states no key kvplan reads (`enable_block_reuse: false`
-    alone, as NVIDIA/TensorRT-LLM#5872's file): its keys are named by `unread_note`."""
+    LLM(...)) state a limit or setting kvplan reads, or a key it knows as TensorRT-LLM's. A
+    `kv_cache_config` mapping (the LLM API's KvCacheConfig) counts even when it states no key
+    kvplan reads (`enable_block_reuse: false` alone, as NVIDIA/TensorRT-LLM#5872's file), and so
+    does a `MOVES_MEMORY` key (`cuda_graph_config`, `moe_config`, `enable_attention_dp`, ...:
+    NVIDIA's own gpt-oss guide writes a `low_latency.yaml` of these keys alone, outcome 102);
+    `unread_note` names their keys."""
     return isinstance(options.get("kv_cache_config"), dict) or any(
+        key in options for key in MOVES_MEMORY) or any(
         get_path(options, where) is not None for where, _, _ in (*_YAML_KEYS, *SETTING_KEYS))
 
 

@@ -86,6 +86,7 @@ from kvplan.engines.vllm_hybrid import (
     state_formula,
     state_page_bytes,
 )
+from kvplan.engines.vllm_hybrid_off import chunked_off, manager_off
 from kvplan.engines.vllm_memory import budget_steps
 from kvplan.engines.vllm_nontorch import (
     NON_TORCH_V0,
@@ -170,8 +171,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                            or req.effective_weight_dtype.bits < 16)
     if fl.sharded_sampling and req.tp > 1:
         rows = ceil_div(rows, req.tp)  # batch-sharded sampling (0.29-0.32)
-    shape = unified(v0_mla_shape(layer_shape(req), req, fl.version, fl.v1),
-                    s.disable_hybrid_kv_cache_manager, fl.v1)  # --disable-hybrid-kv-cache-manager
+    off = manager_off(req.model, fl.version, fl.v1, s.disable_hybrid_kv_cache_manager,
+                      s.chunked_local_hybrid)  # the flag, or vLLM's own rule (vllm_hybrid_off)
+    shape = unified(v0_mla_shape(layer_shape(req), req, fl.version, fl.v1), off, fl.v1)
     groups = kv_groups(shape, fl.v1, fl.wide_groups)
     flight = in_flight_tokens(batched, req.pp, lean, fl.in_flight_batches)
 
@@ -265,6 +267,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                          f"{float(conc):.2f}x")
     assumptions = _assumptions(req, s, fl, b, util, batched, seqs, block, asked_block,
                                state_page if hybrid else None)
+    if (why := chunked_off(req.model, fl.version, fl.v1, s.chunked_local_hybrid)) is not None:
+        assumptions.append(why)  # vLLM turned its hybrid manager off by itself
     if (why := entrypoint_note(s.entrypoint, fl.v1, batching_defaults(req, fl, memory),
                                s.max_num_batched_tokens)) is not None:
         assumptions.append(why)  # which defaults applied: `vllm serve`'s or the LLM class's

@@ -2,7 +2,9 @@
 `moot_refusals` through kvplan.engine_traits; these were `engine == "vllm"` branches there until
 task h49engines): the top-k/top-p sampler outside the releases whose profile sorts, the
 offline entry point where it moves nothing, and --disable-hybrid-kv-cache-manager on a model
-without both sliding-window and full-attention layers (task h91fp8block)."""
+without both sliding-window and full-attention layers (task h91fp8block) or where vLLM turns the
+manager off by itself (Llama 4's chunked layers; task h100vllmhyb, with --chunked-local-hybrid
+where it cannot matter)."""
 
 from __future__ import annotations
 
@@ -29,6 +31,29 @@ def moot_refusals(dep: Any, req: Any, refuse: Callable[[str, str], None]) -> Non
         why = moot_reason(dep.engine.version, req, dep.engine.max_num_batched_tokens)
         if why is not None:
             refuse("engine.entrypoint", why)
+    if dep.engine.chunked_local_hybrid is not None:
+        from kvplan.engines.vllm_hybrid_off import env_moot
+        from kvplan.engines.vllm_series import flavour
+
+        fl = flavour(dep.engine.version)
+        why = env_moot(req.model, fl.version, fl.v1)
+        if why is None and dep.engine.disable_hybrid_kv_cache_manager:
+            why = ("--disable-hybrid-kv-cache-manager turns the manager off whatever the "
+                   "environment variable says")
+        if why is not None:
+            refuse("engine.chunked_local_hybrid", f"{why}; drop the option")
+    if dep.engine.disable_hybrid_kv_cache_manager is False:
+        from kvplan.engines.vllm_hybrid_off import chunked_off, explicit_refusal
+        from kvplan.engines.vllm_series import flavour
+
+        fl = flavour(dep.engine.version)
+        allow = dep.engine.chunked_local_hybrid
+        why = explicit_refusal(req.model, fl.version, fl.v1, False, allow)
+        if why is None and (off := chunked_off(req.model, fl.version, fl.v1, allow)):
+            why = (f"{off}; before 0.13.0 --no-disable-hybrid-kv-cache-manager is a plain "
+                   "bool this rule overrides, so it changes nothing; drop it")
+        if why is not None:
+            refuse("engine.disable_hybrid_kv_cache_manager", why)
     if dep.engine.disable_hybrid_kv_cache_manager:
         from kvplan.engines.vllm_groups import unify_refusal
         from kvplan.specs.schema import LayerKind
@@ -43,3 +68,11 @@ def moot_refusals(dep: Any, req: Any, refuse: Callable[[str, str], None]) -> Non
                 "so vLLM's unify_hybrid_kv_cache_specs changes nothing "
                 "(v1/core/kv_cache_utils.py:1160-1210 in 0.19.1) and the plan is the same; "
                 "drop the option"))
+        elif dep.engine.chunked_local_hybrid is None:
+            from kvplan.engines.vllm_hybrid_off import chunked_off
+            from kvplan.engines.vllm_series import flavour
+
+            fl = flavour(dep.engine.version)
+            if (why := chunked_off(req.model, fl.version, fl.v1, None)) is not None:
+                refuse("engine.disable_hybrid_kv_cache_manager",
+                       f"{why}, so the option changes nothing; drop it")

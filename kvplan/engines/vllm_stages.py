@@ -13,6 +13,7 @@ from kvplan.engines.common import LayerShape, quantized, stage_shapes
 from kvplan.engines.encoder_cache import with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval
 from kvplan.engines.vllm_groups import Groups, kv_groups, unified
+from kvplan.engines.vllm_hybrid_off import manager_off
 from kvplan.engines.vllm_moe_workspace import modular_moe
 from kvplan.engines.vllm_mrv2_state import booked
 from kvplan.engines.vllm_nontorch import fp8_at_load, non_torch, nvlink_module
@@ -81,8 +82,9 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     figure replaces it. `intermediate`: the received-hidden-states buffer every stage after the
     first holds (intermediate_bytes); the last value returned says whether the stage is the
     first."""
-    shapes = [unified(v0_mla_shape(sh, req, fl.version, fl.v1), s.disable_hybrid_kv_cache_manager,
-                      fl.v1) for sh in stage_shapes(
+    off = manager_off(req.model, fl.version, fl.v1, s.disable_hybrid_kv_cache_manager,
+                      s.chunked_local_hybrid)  # kvplan.engines.vllm_hybrid_off
+    shapes = [unified(v0_mla_shape(sh, req, fl.version, fl.v1), off, fl.v1) for sh in stage_shapes(
         req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)]
     ws = stage_weights(req, weights)
     fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes,

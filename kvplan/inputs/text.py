@@ -35,6 +35,23 @@ def not_regular(mode: int) -> str | None:
     return None if stat.S_ISREG(mode) or stat.S_ISDIR(mode) else "not a regular file"
 
 
+def what_is_there(path: Path, here: str = "on this machine") -> str:
+    """Why `path`, named as a file, is not read, to follow its name in a message: "is not a
+    file {here}" when nothing is there, else what it is (a folder, a FIFO, a socket, a device),
+    as refuse_not_regular says it (task h100readers: a FIFO named by a script's --config was
+    "not a file on this machine")."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return f"is not a file {here}"
+    if stat.S_ISDIR(mode):
+        return f"is a folder {here}, not a file"
+    what = not_regular(mode)
+    if what is None:
+        return f"is not a file {here}"
+    return f"is {what} {here}, not a regular file (kvplan reads only regular files; not opened)"
+
+
 def refuse_not_regular(path: Path | str, what: str) -> InputFileError:
     """The one line for a FIFO, socket or device named where kvplan reads a file: reading a
     FIFO blocks until something writes to it (kvplan size/explain/fleet hung on one, task

@@ -224,7 +224,8 @@ def search_record(
     from kvplan.plan.block_fp8 import block_reason
 
     def refuse(req: SizeRequest) -> str | None:  # a block-fp8 TP the engine refuses
-        return block_reason(eng.name, eng.version, req.model, req.tp, req.ep)
+        return block_reason(eng.name, eng.version, req.model, req.tp, req.ep, req.attention_dp,
+                            eng)
 
     return traffic, search(planned.request, traffic, catalog, prices, tps=tps or DEFAULT_TPS,
                            kv_dtypes=dtypes, progress=progress, sizer=sizer_for(settings),

@@ -222,7 +222,7 @@ def build_records(
             notes += said
         from kvplan.plan.block_fp8 import record_block_fp8
 
-        notes += record_block_fp8(dep, base_dir)  # a block-fp8 TP the engine refuses
+        notes += record_block_fp8(dep, base_dir, int(planned_as["attention_dp"] or 1))
         rec = Record(dep, source, base_dir, doc, origins, tuple(notes), **planned_as)
         _refuse_unused(rec)
         records.append(rec)

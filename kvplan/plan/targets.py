@@ -146,6 +146,13 @@ def _from_manifest(
     if t.problems:  # the compute dtype the engine refuses: check's ERROR, never planned over
         raise DeploymentError(str(path), t.problems)
     assert t.deployment is not None
+    from kvplan.deploy import dtype_problems
+
+    unread = dtype_problems(t.deployment.engine)
+    if unread:  # `--kv-cache-dtype fp7`: the engine's values, in check's words (kv_dtype_fix);
+        # before, size and explain listed kvplan's precision names (task h100readers)
+        raise DeploymentError(str(path), t.renamed([Problem(f, why, t.line_of(f))
+                                                    for f, why in unread]))
     data = t.deployment.model_dump(mode="json", exclude_none=True, exclude_unset=True)
     origins = {k: "manifest" for k in _leaves(data)}
     if "engine.topk_topp_sampler" in origins:  # from the image or an environment variable: say which

@@ -102,19 +102,57 @@ def test_fleet_search_rejects_the_refused_tp(tmp_path: Path) -> None:
                for r in rejected)
 
 
-def test_data_parallel_attention_leaves_the_shard_rule_to_a_note() -> None:
-    """sgl-project/ome's Kimi-K2 PD runtime (TP 32 over 4 pods, --dp-size 32 with
-    --enable-dp-attention, --moe-dense-tp-size 1, DeepEP): attention splits over tp / dp = 1 GPU,
-    the dense MLP by --moe-dense-tp-size 1 and the experts by DeepEP, so the rule's TP-32 shards
-    (18,432 / 32 = 576, 576 % 128 = 64) are not the engine's; it was a false FAIL when the rule
-    landed (the lead, merging h91fp8block). Now a WARN (no GPU named) with the note."""
+def _ome_kimi(runtime: Path) -> list:
     from kvplan.check import check_paths
 
-    runtime = ASSETS_CHECK / "corpus" / "ome" / "srt-kimi-k2-pd-rt.yaml"
     model = ASSETS_CHECK / "ome-kimi" / "basemodel-kimi-k2-instruct.yaml"
-    outcomes = [o for o in check_paths([str(runtime), str(model)]).outcomes
-                if o.verdict != "SKIP"]
-    engine = outcomes[0]
-    assert (engine.name, engine.verdict, engine.model) == ("engine", "WARN", "kimi-k2")
-    note = next(n for n in engine.notes if n.startswith("block-fp8 shards not checked"))
-    assert "(--dp-size 32)" in note
+    return [o for o in check_paths([str(runtime), str(model)]).outcomes if o.verdict != "SKIP"]
+
+
+def test_data_parallel_attention_checks_the_engines_own_shards(tmp_path: Path) -> None:
+    """sgl-project/ome's Kimi-K2 PD runtime (prefill TP 32 over 4 pods, decode TP 96 over 12,
+    each --dp-size = TP with --enable-dp-attention, --moe-dense-tp-size 1, --enable-deepep-moe):
+    attention runs at tp / dp = 1 GPU, the dense MLP whole (--moe-dense-tp-size 1), the shared
+    experts whole and every expert whole on one GPU (DeepEP: ep = tp), so no shard splits a
+    block (kvplan.engines.sglang_dp; task h100sgldp). The rule at the plain TP-32 shards (18,432
+    / 32 = 576, 576 % 128 = 64) was a false FAIL when it landed, then a note; TP 96 was never
+    refused because 64 heads % 96 stopped the rule before it looked. Without the two flags the
+    prefill is SGLang's refusal: its dense MLP at 576 and experts at 2,048 / 32 = 64."""
+    runtime = ASSETS_CHECK / "corpus" / "ome" / "srt-kimi-k2-pd-rt.yaml"
+    engine, decoder = _ome_kimi(runtime)
+    assert [(o.name, o.verdict, o.model) for o in (engine, decoder)] == [
+        ("engine", "WARN", "kimi-k2"), ("decoder", "WARN", "kimi-k2")]
+    assert not any("block-fp8" in n for o in (engine, decoder) for n in o.notes)
+    text = runtime.read_text()
+    for flag in ("          - --moe-dense-tp-size\n          - \"1\"\n",
+                 "          - --enable-deepep-moe\n"):
+        assert text.count(flag) >= 3  # the prefill leader and worker, the decode engine
+        text = text.replace(flag, "")
+    stripped = tmp_path / "srt-kimi-k2-pd-rt.yaml"
+    stripped.write_text(text)
+    engine, decoder = _ome_kimi(stripped)
+    assert engine.verdict == decoder.verdict == "FAIL"
+    assert engine.reasons[0].startswith("SGLang would not start: \"Weight output_partition_size "
+                                        "= 576 is not divisible by weight quantization block_n "
+                                        "= 128.\"")
+    # the decode engine at TP 96: the dense MLP (18,432 / 96 = 192) splits first
+    assert decoder.reasons[0].startswith("SGLang would not start: \"Weight output_partition_size "
+                                         "= 192 is not divisible")
+
+
+def test_sglang_dp_attention_and_deepep_read_from_a_command_line(tmp_path: Path) -> None:
+    """Outcome 93's model and TP on SGLang 0.5.5 with --enable-dp-attention --dp-size 8,
+    --moe-a2a-backend deepep and --enable-dp-lm-head (kvplan.engines.sglang_dp): DeepEP keeps each
+    expert whole (ep = tp), attention at one GPU builds qkv_proj as [8,192, 512, 512], so it
+    starts; each of the 8 ranks has its own pool, so the replica holds 8 x (pool // 40,960)."""
+    cmd = ("docker run --gpus all lmsysorg/sglang:v0.5.5 python3 -m sglang.launch_server "
+           "--model-path Qwen/Qwen3-235B-A22B-FP8 --tp 8")
+    plain = one(_script(tmp_path, cmd, "h200"))
+    assert plain.verdict == "FAIL" and plain.reasons[0].startswith(
+        f"SGLang 0.5.5 would not start: {MOE_192}")
+    dp = one(_script(tmp_path, cmd + " --enable-dp-attention --dp-size 8 --moe-a2a-backend "
+                     "deepep --enable-dp-lm-head", "h200"))
+    assert dp.verdict == "PASS", dp.reasons
+    tokens = pool_tokens(dp)
+    assert tokens is not None and f"holds {8 * (tokens // 40_960)} sequences of 40,960" in \
+        (dp.summary or "")

@@ -144,13 +144,24 @@ def test_ome_kimi_k2_decode_with_dp_attention_is_planned(runner: CliRunner) -> N
     and refuses longer requests, which on a named L4 is this same WARN ("starts, but a
     131,072-token request cannot be served"), so the no-GPU listing now counts the L4 among the
     GPUs it starts on and names it in a note; a T4 still does not start (0.6 x 15.64 = 9.4 GB <
-    10.7 GB of weights)."""
+    10.7 GB of weights).
+    Task h100sgldp: with data-parallel attention each GPU holds what SGLang builds whole or over
+    the attention's tp / dp = 1 GPU (kvplan.engines.sglang_dp; hand values in
+    tests/engines/test_sglang_dp.py): attention 5,244,977,152 B, the embedding and (with
+    --enable-dp-lm-head) the LM head 2,348,810,240 B each (SGLang 0.5.23: over the attention's
+    one GPU), the dense layer 396,361,728 B (--moe-dense-tp-size 1) and the shared experts
+    2,642,411,520 B (DeepEP), less the 1/96 the even split booked: 12,846,148,268 B more than
+    the 12,262,735,675 B planned before (the 10.7 GB above is the parameters alone), 25.1 GB a
+    GPU. So an L4 no longer starts (14.1 GB < 25.1 GB of weights), an A40 does (0.6 x 47.6 =
+    28.6 - 25.1 = 3.5 GB of pool) but cannot serve one 131,072-token sequence (9.2 GB), and an
+    80 GB part starts."""
     decoder = [r for r in rows(runner, str(OME / "srt-kimi-k2-pd-rt.yaml"))
                if r["name"] == "decoder"]
     assert [r["verdict"] for r in decoder] == ["WARN"]
     starts, fails = decoder[0]["summary"].split("; would not start on: ")
-    assert "h100-sxm-80gb" in starts.split(", ") and "l4" in starts.split(", ")
-    assert "t4" in fails.split(", ")
+    assert "h100-sxm-80gb" in starts.split(", ") and "a40" in starts.split(", ")
+    assert "l4" in fails.split(", ") and "t4" in fails.split(", ")
     short = [n for n in decoder[0]["notes"] if "request cannot be served" in n]
-    assert len(short) == 1 and "l4" in short[0].split(" a 131,072-token")[0].split(", ")
+    on = short[0].removeprefix("on ").split(" a 131,072-token")[0].split(", ")
+    assert len(short) == 1 and "a40" in on
     assert "h100-sxm-80gb" not in short[0]

@@ -53,12 +53,13 @@ def test_every_script_in_a_walk_gives_what_it_gives_named(tmp_path: Path) -> Non
     # (outcomes/NN.kvplan.yaml beside NN.sh name the GPU and traffic)
     folder = ASSETS / "check" / "outcomes"
     walked = check_paths([str(folder)])
-    scripts = sorted(p for p in folder.iterdir() if p.suffix == ".sh")
+    scripts = sorted(p for p in folder.iterdir() if p.suffix in (".sh", ".py"))
     # 46 until round 8 of the outcomes (task h71outcomes: 71-79), 55 until round 9 (task
-    # h80outcomes: 80-87), 63 until round 10 (task h90outcomes: 88-95)
-    assert len(scripts) == 71
+    # h80outcomes: 80-87), 63 until round 10 (task h90outcomes: 88-95), 71 until round 11 (task
+    # h100outcomes: 96-104, six launch scripts and the folder's first three Python scripts)
+    assert len(scripts) == 80
     named = check_paths([str(p) for p in scripts])
-    on_scripts = [o for o in walked.outcomes if o.file.endswith(".sh")]
+    on_scripts = [o for o in walked.outcomes if o.file.endswith((".sh", ".py"))]
     assert [(o.file, o.line, o.verdict, o.notes) for o in on_scripts] == \
         [(o.file, o.line, o.verdict, o.notes) for o in named.outcomes]
     assert walked.scripts_skipped == []
@@ -184,6 +185,6 @@ def test_the_counts_docs_check_md_gives() -> None:
     assert f"`sbin/`, {len(list((WALK / 'fs-gpt-sbin').glob('*.sh')))} scripts" in text
     outcomes = ASSETS / "check" / "outcomes"
     after = check_paths([str(outcomes)])
-    before = [o for o in after.outcomes if not o.file.endswith(".sh")]  # the YAML it read then
+    before = [o for o in after.outcomes if o.file.endswith(".yaml")]  # the YAML it read then
     assert (f"tests/assets/check/outcomes: {len(before)} deployments before, "
             f"{len(after.outcomes)} after") in text

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from kvplan.calibrate.split import PARTS, Entry, group, leaks, read_fitted, read_split
+from kvplan.calibrate.split import PARTS, Entry, group, is_heldout, leaks, read_fitted, read_split
 from kvplan.errors import InputError
 
 LOGS = Path(__file__).parents[1] / "assets" / "logs"
@@ -81,3 +81,32 @@ def test_parts_are_listed_in_round_order_not_string_order() -> None:
     assert [c.part for c in group(rows)] == ["fit", "heldout-2", "heldout-10", "heldout-all", "unsplit"]
     pooled = [c for c in group(rows) if c.part == "heldout-all"][0]
     assert sorted(pooled.errors) == [1.0, 2.0]
+
+
+def test_the_fresh_part_is_held_out_pooled_and_listed_after_the_numbered_rounds() -> None:
+    # task h100logs: fresh-h100 holds logs found to test a pattern read off held-out logs; it is
+    # held out like any heldout-N part (pooled, never fitted), though its name has no number
+    assert is_heldout("fresh-h100") and is_heldout("heldout") and is_heldout("heldout-52")
+    assert not is_heldout("fit") and not is_heldout("unsplit")
+    rows = [("vllm", "dense", "fresh-h100", 0.6), ("vllm", "dense", "heldout-52", 1.0),
+            ("vllm", "dense", "fit", 40.0)]
+    cells = group(rows)
+    assert [c.part for c in cells] == ["fit", "heldout-52", "fresh-h100", "heldout-all"]
+    assert sorted(cells[-1].errors) == [0.6, 1.0]
+
+
+def test_log_980_restates_its_source_figures_consistently() -> None:
+    # vllm #54479's row "unpatched warm (reference) | 5,315 | 10.38" (blocks, KV GiB a GPU) for
+    # Qwen/Qwen3-32B-AWQ at TP 2: 64 layers x 8 KV heads x 128 x 2 (K, V) x 2 B (fp16) / 2 ranks
+    # = 131,072 B a token on each rank; 5,315 blocks x 16 tokens = 85,040 tokens = 10.381 GiB
+    from kvplan.calibrate.parse import parse_file
+
+    split = read_split(LOGS / "SPLIT.tsv")
+    (name,) = [n for n in split if n.startswith("980-")]
+    assert split[name].part == "fresh-h100" and split[name].model_class == "dense"
+    (run,) = parse_file(LOGS / name).runs
+    assert (run.engine, run.version) == ("vllm", "0.28.0")
+    assert run.values["tokens"] == 5_315 * 16
+    per_token = 64 * 8 * 128 * 2 * 2 // 2
+    assert round(run.values["tokens"] * per_token / 2**30, 2) == run.values["kv_gib"] == 10.38
+    assert run.settings["tp"] == "2" and run.settings["max_num_batched_tokens"] == "5120"

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from kvplan.calibrate.compare import calibrate_files
+from kvplan.calibrate.split import is_heldout
 from kvplan.render.calibration import compile_cache_note, misses_by_compile_cache, records, text_report
 from tests.conftest import calibrated_logs
 
@@ -99,7 +100,7 @@ def test_summary_line_against_a_recount() -> None:
         part, engine, model_class = split[row["log"]]
         err = row["error_pct"]
         if (engine == "vllm" and model_class in ("dense", "sliding")
-                and part.startswith("heldout") and (err is None or abs(err) > 5.0)):
+                and is_heldout(part) and (err is None or abs(err) > 5.0)):
             counts[row["compile_cache"]].append(row["log"].split("-")[0])
     line = misses_by_compile_cache(list(calibrated_logs()))
     found = re.fullmatch(

@@ -62,6 +62,27 @@ def test_a_file_with_only_settings_is_not_refused():
     assert limits_from({"backend": "pytorch"}, "x.yaml") == {}
 
 
+def test_a_file_of_memory_moving_keys_is_trtllms(tmp_path: Path):
+    """NVIDIA's gpt-oss guide (TensorRT-LLM blog9, commit 04a2a261332f) has trtllm-serve read a
+    `low_latency.yaml` that states no limit, only LLM-API keys kvplan names as moving memory
+    (MOVES_MEMORY) and one it does not know: read with no limit and every key named, where it was
+    refused as not TensorRT-LLM's (outcome 102, task h100outcomes). A file of keys kvplan knows
+    nothing of is still refused."""
+    path = tmp_path / "low_latency.yaml"
+    path.write_text("enable_attention_dp: false\nenable_mixed_sampler: true\ncuda_graph_config:\n"
+                    "    max_batch_size: 8\n    enable_padding: true\nmoe_config:\n"
+                    "    backend: TRTLLM\n")
+    limits, settings, _, unread = read_all(path)
+    assert limits == {} and settings == []
+    assert unread is not None and unread.startswith("low_latency.yaml: keys not read by kvplan: "
+                                                    "enable_attention_dp: attention data parallelism")
+    assert unread.endswith("; enable_mixed_sampler: not read")
+    for key in ("speculative_config", "use_cuda_graph", "cuda_graph_batch_sizes"):
+        assert limits_from({key: None}, "x.yaml") == {}, key
+    with pytest.raises(InputError, match="states none of"):
+        limits_from({"enable_mixed_sampler": True}, "x.yaml")
+
+
 def test_a_share_of_one_is_accepted():
     assert limits_from({"kv_cache_config": {"free_gpu_memory_fraction": 1}}, "x.yaml") == {
         "gpu_memory_utilization": 1.0}

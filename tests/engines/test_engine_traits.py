@@ -253,8 +253,10 @@ def test_hooks_name_functions_in_the_engine_modules():
     TensorRT-LLM block or a vLLM plan reaches it)."""
     hooks = [(t.name, f) for t in TRAITS.values() for f in ("block_refusals", "moot_refusals")
              if getattr(t, f) is not None]
-    assert hooks == [("vllm", "moot_refusals"), ("trtllm", "block_refusals"),
-                     ("transformers", "moot_refusals")]  # task h90review: a shared prefix
+    assert hooks == [("vllm", "moot_refusals"), ("sglang", "moot_refusals"),
+                     ("trtllm", "block_refusals"),
+                     ("transformers", "moot_refusals")]  # task h90review: a shared prefix;
+    # sglang: data-parallel attention's flags where they move nothing (task h100sgldp)
     for name, field in hooks:
         assert callable(traits(name).hook(field))
         assert re.fullmatch(r"kvplan\.engines\.\w+:\w+", getattr(traits(name), field))

@@ -141,11 +141,14 @@ def test_a_dense_block_fp8_model() -> None:
 
 
 def test_releases_before_block_fp8_and_other_engines_have_no_rule() -> None:
-    # vLLM 0.6.5 and SGLang 0.4.0 do not read weight_block_size (0.6.6, 0.4.1 do); TensorRT-LLM's
-    # rule was not read; a model without blocks has none
+    # vLLM 0.6.5 and SGLang 0.4.0 do not read weight_block_size (0.6.6, 0.4.1 do); TensorRT-LLM
+    # before 1.0 (a TensorRT engine) was not read (its PyTorch backend since task h100vllmhyb:
+    # tests/engines/test_fp8_blocks_trtllm.py); transformers has none; nor has a model without
+    # blocks
     assert _message(("vllm", "0.6.5"), "qwen3-235b-a22b-fp8", 8) is None
     assert _message(("vllm", "0.6.6"), "qwen3-235b-a22b-fp8", 8) == MOE_N.format(192)
     assert _message(("sglang", "0.4.0"), "qwen3-235b-a22b-fp8", 8) is None
     assert _message(("sglang", "0.4.1"), "qwen3-235b-a22b-fp8", 8) == MOE_N.format(192)
-    assert _message(("trtllm", None), "qwen3-235b-a22b-fp8", 8) is None
+    assert _message(("trtllm", "0.21.0"), "qwen3-235b-a22b-fp8", 8) is None
+    assert _message(("transformers", None), "qwen3-235b-a22b-fp8", 8) is None
     assert _message(SGL, "qwen3-235b-a22b", 8) is None  # the bf16 release

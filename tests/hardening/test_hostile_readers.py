@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from kvplan.check.manifests.shell_lex import (
+from kvplan.check.manifests.shell_limits import (
     MAX_COMMAND_CHARS,
     MAX_SCRIPT_BYTES,
     MAX_VALUE_CHARS,

@@ -67,8 +67,13 @@ def test_token_cost_with_and_without_cache(tiny_json: dict[str, Any]) -> None:
     for length in (2, 8, 31):
         assert figures[f"token_ms_cached_{length}"]["measured"] > 0
         assert figures[f"token_ms_uncached_{length}"]["measured"] > 0
-    # recomputing 32 tokens costs more than one cached step, whatever the CPU
-    assert figures["token_ms_uncached_31"]["measured"] > figures["token_ms_cached_31"]["measured"]
+    # no order between the two timings is asserted: on a shared machine a cached step timed
+    # during a burst of other work took 200.8 ms against 112.1 ms uncached (full suite, load 9);
+    # timings are the benchmarks' business (benchmarks/), the test holds what the code decides
+    for length in (2, 8, 31):
+        for kind in ("cached", "uncached"):
+            figure = figures[f"token_ms_{kind}_{length}"]
+            assert figure["predicted"] is None  # no CPU hardware spec: no bound to compare with
 
 
 def test_run_record(tiny_json: dict[str, Any]) -> None:

@@ -24,3 +24,11 @@ def test_trailing_zeros_do_not_count() -> None:
 def test_dev_releases_order() -> None:
     assert Release("1.0", dev=0).key() < Release("1.0", pre=("a", 1)).key()
     assert Release("1.0", post=1, dev=2).key() < Release("1.0", post=1).key()
+
+
+def test_a_release_sorts_before_its_first_post_release() -> None:
+    """No post number sorts before every real one, .post0 and .post1 included (PEP 440; vLLM
+    0.5.3.post1 and SGLang 0.4.3.post4 are releases kvplan's tables compare against)."""
+    final = Release("0.5.3").key()
+    assert final < Release("0.5.3", post=0).key() < Release("0.5.3", post=1).key()
+    assert final != Release("0.5.3", post=1).key()

@@ -66,3 +66,26 @@ def test_a_value_left_as_it_is_does_not_stop_the_keys_after_it() -> None:
     out, notes = settings_from({"moe_expert_parallel_size": -1, "backend": "pytorch"}, "f.yaml")
     assert out == [Setting("engine.trtllm_backend", "pytorch", "backend")]
     assert notes == ["f.yaml: moe_expert_parallel_size -1: TensorRT-LLM derives it (not stated)"]
+
+
+def test_a_compute_dtype_kvplan_does_not_plan_is_refused_in_full() -> None:
+    """The whole line: the file, the key, the value, the dtypes kvplan plans, and where a
+    quantized checkpoint and the cache's precision are stated instead."""
+    import pytest
+
+    from kvplan.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        settings_from({"dtype": "fp8"}, "opts.yaml")
+    assert str(caught.value) == (
+        "opts.yaml: dtype 'fp8': kvplan plans TensorRT-LLM's compute dtype auto, float16, "
+        "bfloat16, float32; state one of them (a quantized checkpoint is named by the model, "
+        "the cache's precision by kv_cache_config.dtype)")
+
+
+def test_dtype_is_the_last_key_read() -> None:
+    """equivalent_mutants.md's note on settings_from's `continue` after dtype auto holds only
+    while dtype is SETTING_KEYS' last entry: a key added after it must revisit that note."""
+    from kvplan.engines.trtllm_settings import SETTING_KEYS
+
+    assert SETTING_KEYS[-1] == (("dtype",), "engine.weight_dtype", "dtype")

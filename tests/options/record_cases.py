@@ -21,10 +21,11 @@ _VLLM = ("--enforce-eager", "--kv-cache-memory-bytes", "--cpu-offload-gb", "--sp
          "--speculative-config", "--num-speculative-tokens", "--disable-custom-all-reduce",
          "--topk-topp-sampler", "--entrypoint", "--enable-extensible-kv-cache",
          "--cudagraph-capture-sizes", "--max-cudagraph-capture-size", "--cudagraph-mode",
-         "--disable-hybrid-kv-cache-manager")
+         "--disable-hybrid-kv-cache-manager", "--chunked-local-hybrid")
 _SGLANG = ("--cuda-graph-max-bs", "--max-total-tokens", "--attention-backend",
            "--mm-feature-transport", "--speculative-algorithm", "--speculative-num-steps",
-           "--speculative-eagle-topk", "--speculative-num-draft-tokens")
+           "--speculative-eagle-topk", "--speculative-num-draft-tokens", "--moe-dense-tp-size",
+           "--enable-dp-lm-head", "--moe-a2a-backend")
 _TRTLLM = ("--max-tokens-in-paged-kv-cache", "--trtllm-config", "--trt-activation-bytes",
            "--trtllm-backend")
 # a STANDALONE draft on SGLang 0.5.5 with the three shapes stated (topk 2: SGLang keeps the
@@ -46,6 +47,7 @@ _ALONE_REFUSED_RECORD: dict[str, str] = {
     "--kv-group-size": "only an int4 cache has groups of values sharing a scale",
     "--nodes": "a replica of 1 GPU(s) (tensor 1 x pipeline 1) cannot span 2 servers",
     "--limit-mm-per-prompt": "only vllm reads it, not ideal",
+    "--attention-dp": "kvplan models it for sglang only, not ideal",
     **{f: "only vllm reads it, not ideal; add --engine vllm" for f in _VLLM},
     "--speculative-model": "only vllm and sglang read it, not ideal; add --engine vllm",
     "--tp-transport": "only vllm reads it, not ideal: it books no tensor-parallel buffers; add "
@@ -172,6 +174,34 @@ def record_cases(command: str, options: list[str]) -> list[Case]:
         cases.append(Case(command, "--disable-hybrid-kv-cache-manager",
                           (*BASE[command], *vllm, "--disable-hybrid-kv-cache-manager"), REFUSED,
                           "has no sliding-window layers beside full-attention ones"))
+    if "--attention-dp" in options:  # SGLang's data-parallel attention and its shards
+        # (tests/engines/test_sglang_dp.py): Kimi-K2 over 32 H100s; on llama-3-8b each is moot
+        kimi = (command, "kimi-k2", *BASE[command][2:], "--engine", "sglang", "--gpu", "h100",
+                "--tp", "32", "--nodes", "4", "--context", "32768")
+        cases += [pair(command, "--attention-dp", (), "--attention-dp", "32", base=kimi),
+                  pair(command, "--moe-dense-tp-size", ("--attention-dp", "32"),
+                       "--moe-dense-tp-size", "1", base=kimi),
+                  pair(command, "--enable-dp-lm-head", ("--attention-dp", "32"),
+                       "--enable-dp-lm-head", base=kimi),
+                  pair(command, "--moe-a2a-backend", ("--attention-dp", "32"),
+                       "--moe-a2a-backend", "deepep", base=kimi),
+                  Case(command, "--enable-dp-lm-head", (*BASE[command], *sglang,
+                                                        "--enable-dp-lm-head"), REFUSED,
+                       "without data-parallel attention SGLang turns it off"),
+                  Case(command, "--moe-dense-tp-size", (*BASE[command], *sglang, "--tp", "2",
+                                                        "--moe-dense-tp-size", "1"), REFUSED,
+                       "has no dense MLP layers that SGLang builds by it"),
+                  Case(command, "--moe-a2a-backend", (*BASE[command], *sglang,
+                                                      "--moe-a2a-backend", "deepep"), REFUSED,
+                       "llama-3-8b has no experts")]
+    if "--chunked-local-hybrid" in options:  # Llama-4-Scout's 36 chunked layers kept grouped
+        # (tests/engines/test_vllm_hybrid_off.py); llama-3-8b has none: moot
+        cases.append(pair(command, "--chunked-local-hybrid", vllm, "--chunked-local-hybrid",
+                          base=(command, "llama-4-scout", *BASE[command][2:], "--tp", "4",
+                                "--context", "131072")))
+        cases.append(Case(command, "--chunked-local-hybrid",
+                          (*BASE[command], *vllm, "--chunked-local-hybrid"), REFUSED,
+                          "has no chunked local attention"))
     mm = (command, "qwen2.5-vl-7b", *BASE[command][2:], "--engine", "vllm")
     if "--mm-feature-transport" in options:  # a multimodal model's GPU feature pool, 1,024 MiB
         # out of the KV budget from 0.5.18 (tests/engines/test_sglang_mm.py)

@@ -114,6 +114,12 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
                                [("engine.mm_feature_transport", "cuda_ipc")]),
     "--speculative-algorithm": (["--speculative-algorithm", "NGRAM"],
                                 [("engine.speculative_algorithm", "NGRAM")]),
+    "--attention-dp": (["--attention-dp", "2", "--tp", "2"],
+                       [("parallel.attention_dp", 2), ("parallel.tensor", 2)]),
+    "--moe-dense-tp-size": (["--moe-dense-tp-size", "1"], [("engine.moe_dense_tp_size", 1)]),
+    "--enable-dp-lm-head": (["--enable-dp-lm-head"], [("engine.enable_dp_lm_head", True)]),
+    "--moe-a2a-backend": (["--moe-a2a-backend", "deepep"],
+                          [("engine.moe_a2a_backend", "deepep")]),
     "--speculative-num-steps": (["--speculative-num-steps", "3"],
                                 [("engine.speculative_num_steps", 3)]),
     "--speculative-eagle-topk": (["--speculative-eagle-topk", "1"],
@@ -137,6 +143,9 @@ CASES: dict[str, tuple[list[str], list[tuple[str, Any]]]] = {
     # refused on the base (llama-3-8b has no sliding layers: REFUSED)
     "--disable-hybrid-kv-cache-manager": (["--disable-hybrid-kv-cache-manager"],
                                           [("engine.disable_hybrid_kv_cache_manager", True)]),
+    # refused on the base (llama-3-8b has no chunked local attention: REFUSED)
+    "--chunked-local-hybrid": (["--chunked-local-hybrid"],
+                               [("engine.chunked_local_hybrid", True)]),
     "--enable-extensible-kv-cache": (["--no-enable-extensible-kv-cache"],
                                      [("engine.enable_extensible_kv_cache", False)]),
     # stated CUDA-graph capture (task h43capsz; tests/engines/test_vllm_capture_stated.py)
@@ -170,6 +179,7 @@ REFUSED = {
     "--reserve-gib": "engine.name vllm (--reserve-gib): the vllm profile sets this itself",
     # moot on a model without sliding-window layers (gpt-oss: tests/engines/
     # test_vllm_disable_hybrid.py)
+    "--chunked-local-hybrid": "llama-3-8b has no chunked local attention",
     "--disable-hybrid-kv-cache-manager": "llama-3-8b has no sliding-window layers beside "
                                          "full-attention ones",
     "--allocation": "engine.name vllm (--allocation): the vllm profile sets this itself",
@@ -192,7 +202,11 @@ REFUSED = {
                               "not vllm; drop the option",
     **{f: f"engine.name vllm ({f}): only sglang reads it, not vllm; drop the option"
        for f in ("--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk",
-                 "--speculative-num-draft-tokens")},
+                 "--speculative-num-draft-tokens", "--moe-dense-tp-size", "--enable-dp-lm-head",
+                 "--moe-a2a-backend")},
+    "--attention-dp": "parallel.attention_dp (--attention-dp): attention_dp 2 is SGLang's "
+                      "data-parallel attention (--enable-dp-attention --dp-size); kvplan models "
+                      "it for sglang only, not vllm",
     "--max-batch-size": "--max-batch-size is trtllm's name for engine.max_num_seqs",
     "--max-num-tokens": "--max-num-tokens is trtllm's name for engine.max_num_batched_tokens",
     "--max-seq-len": "--max-seq-len is trtllm's name for engine.max_model_len; for vllm give "

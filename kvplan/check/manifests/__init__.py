@@ -10,7 +10,6 @@ no reader covers is an ERROR naming its kind, never a skip.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,25 +37,25 @@ from kvplan.check.manifests import (
     vllmruntime,
 )
 from kvplan.check.manifests.compose_mounts import ComposeService
-from kvplan.check.manifests.engine_mention import container_engine, mentions_engine
+from kvplan.check.manifests.engine_mention import mentions_engine
 from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.shapes import shape_problems, typed
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
-from kvplan.check.manifests.wording import in_file_words
-from kvplan.check.manifests.workload import (
-    RENDER_FIRST,
-    Workload,
-    options_only,
-    unrendered,
-    worker_said,
+from kvplan.check.manifests.unserved import (
+    engine_named,
+    no_server,
+    unreadable,
+    unrendered_engine,
+    unserved,
 )
+from kvplan.check.manifests.wording import in_file_words
+from kvplan.check.manifests.workload import Workload
 from kvplan.check.set_args import SetArgsTooLarge
 from kvplan.check.target import COMPOSE_SITE, KUBERNETES, Target, kind_of_site
 from kvplan.deploy import Problem
 from kvplan.deploy.yamldoc import Doc
-from kvplan.engine_traits import serving_title
 
 
 @dataclass(frozen=True)
@@ -150,7 +149,7 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
              default_gpu: str | None, kind: str = "") -> list[Target]:
     """One target per group of sites: the first site of the group that runs a server. With
     `kind` (a Kubernetes object's), a group in which no site starts a server kvplan reads but
-    whose container plainly runs an engine gets its own ERROR (`_unserved`), so one worker that
+    whose container plainly runs an engine gets its own ERROR (`unserved.unserved`), so one worker that
     kvplan cannot read never hides the results of the others."""
     out: list[Target] = []
     groups: dict[int, list[PodSite]] = {}
@@ -197,9 +196,9 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
             out.append(Target(file=str(path), kind=kind_of_site(group[0].kind),
                               line=doc.start_line, name=group[0].name or name, problems=refused))
         if len(out) == before and (kind or group[0].kind == COMPOSE_SITE):
-            out.extend(_unserved(doc, path, kind or COMPOSE_SITE, group, name))
+            out.extend(unserved(doc, path, kind or COMPOSE_SITE, group, name))
     if not out and kind:  # nothing read, where the image itself is still a template
-        out.extend(_unrendered_engine(doc, path, sites, name))
+        out.extend(unrendered_engine(doc, path, sites, name))
     for target in out:  # a compose file's or a script's own words (kvplan.check.manifests.wording)
         if target.kind != KUBERNETES:
             target.problems = [Problem(p.field, in_file_words(p.message, path, target.kind),
@@ -209,138 +208,6 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
 
 
 site_targets = _targets  # the shell-script reader (shell.py) turns its sites into targets too
-
-
-SERVERS = ("vllm serve, python -m vllm.entrypoints.openai.api_server (or the demo "
-           "vllm.entrypoints.api_server), python -m sglang.launch_server, sglang serve, python "
-           "-m dynamo.vllm / dynamo.sglang, trtllm-serve")
-
-
-def no_command(path: Path, doc: Doc, kind: str, engine: str, name: str | None,
-               line: int | None = None, more: str = "") -> Target:
-    at = line or doc.start_line
-    return Target(file=str(path), kind=kind_of_site(kind), line=at, name=name,
-                  problems=[Problem("command", f"this {kind} runs {engine}, but not through a "
-                                    f"server command kvplan reads ({SERVERS}){more}", at)])
-
-
-_RUNS_SHOWN = 80  # characters of an unread container's command shown in its ERROR
-
-
-def _runs(c: dict[str, Any]) -> str:
-    """What an unread container runs, its command and args as one line (cut at _RUNS_SHOWN
-    characters): the ERROR says what kvplan found there, not only what it reads (a compose
-    service's `bash /app/start.sh`, a Deployment's `python3 -m tensorrt_llm.serve ...`, round
-    blind-2026-12-07-r8)."""
-    words: list[str] = []
-    for part in ("command", "args"):
-        value = c.get(part)
-        if isinstance(value, list):
-            words.extend(str(w) for w in value)
-        elif value:
-            words.append(str(value))
-    line = " ".join(" ".join(words).split())
-    if not line:
-        return ""
-    cut = line if len(line) <= _RUNS_SHOWN else line[:_RUNS_SHOWN].rstrip() + " ..."
-    return f"; it runs `{cut}`"
-
-
-def _unserved(doc: Doc, path: Path, kind: str, group: list[PodSite],
-              name: str | None) -> list[Target]:
-    """The ERROR of one group (a worker, a role, a compose service) whose container runs an
-    engine that kvplan does not read (Dynamo's dynamo.trtllm, Triton's backends) or passes
-    server options to an image whose entrypoint kvplan cannot see; [] when none of its
-    containers does. Each group of a document gets its own: a DynamoGraphDeployment's prefill
-    and decode workers are two, and so are a compose file's vLLM and Triton services."""
-    for site in group:
-        line = doc.line(*site.line_at) if site.line_at else doc.start_line
-        label = site.name or name
-        for c, at in site.containers:
-            engine = container_engine(c)
-            if engine is not None:
-                return [no_command(path, doc, kind, engine, label, line,
-                                   worker_said(site, c) + _runs(c))]
-            why = options_only(c)
-            if why is not None:
-                return [Target(file=str(path), kind=KUBERNETES, line=line or doc.start_line,
-                               name=label, problems=[Problem("args", why, doc.line(*at))])]
-    return []
-
-
-# an engine's name in the written part of an image (`${ECR_REGISTRY}/mal-vllm-opt125m:${TAG}`)
-_ENGINE_WORD = re.compile(r"(?<![a-z])(vllm|sglang|trtllm|tensorrt[-_]llm)(?![a-z])")
-
-
-def unrendered_image(c: dict[str, Any]) -> str | None:
-    """Why a container whose image is an unrendered template naming an engine, and whose
-    command kvplan does not read as a server (a script in the image: `/entrypoint.sh`), is not
-    judged: the file is not what runs. None when the image is rendered or names no engine."""
-    image = str(c.get("image", "") or "")
-    written = re.sub(r"\$\{[^}]*\}|\{\{.*?\}\}", " ", image.lower())
-    found = _ENGINE_WORD.search(written) if unrendered(image) else None
-    if found is None:
-        return None
-    return (f"image {image!r} is an unrendered template naming {found.group(1)}, and the server "
-            "command is not in the file (its command runs no server kvplan reads): "
-            f"{RENDER_FIRST}, then write the server in `command:` or describe the deployment "
-            "in a kvplan/v1 file")
-
-
-def _unrendered_engine(doc: Doc, path: Path, sites: list[PodSite],
-                       name: str | None) -> list[Target]:
-    """The ERROR of a document in which nothing was read but a container's image is an
-    unrendered template naming an engine (`${ECR_REGISTRY}/mal-vllm-opt125m:${IMAGE_TAG}`
-    running `/entrypoint.sh`, task h71corpus): it was skipped as running no engine. Only where
-    the document gives no result otherwise: a Dynamo graph's frontend on the workers'
-    `vllm-runtime:${VERSION}` image runs no engine beside the workers that are read."""
-    for site in sites:
-        for c, at in site.containers:
-            why = unrendered_image(c)
-            if why is not None:
-                said = (*at, "image") if "image" in c else at
-                return [Target(file=str(path), kind=KUBERNETES, line=doc.line(*said),
-                               name=site.name or name,
-                               problems=[Problem("image", why, doc.line(*said))])]
-    return []
-
-
-def no_server(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
-    return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
-                  problems=[Problem("kind", f"this {kind} is for {engine}, but none of its "
-                                    f"containers starts a server kvplan reads ({SERVERS}); "
-                                    "check the pods it renders (kubectl get pod -o yaml)",
-                                    doc.start_line)])
-
-
-def unreadable(path: Path, doc: Doc, kind: str, engine: str, name: str | None) -> Target:
-    if not kind:  # no `kind:`: Helm values of a chart kvplan does not know, or another config
-        message = (f"this document runs {engine}, but it is not a Kubernetes object, compose file "
-                   "or chart values kvplan reads (no `kind:`); check what it renders (helm "
-                   "template, then kvplan check the output) or write a kvplan/v1 file")
-    else:
-        message = (f"{kind} runs {engine}, but kvplan cannot read a {kind} yet; check the pods "
-                   "it renders (kubectl get pod -o yaml) or write a kvplan/v1 file")
-    return Target(file=str(path), kind=KUBERNETES, line=doc.start_line, name=name,
-                  problems=[Problem("kind", message, doc.start_line)])
-
-
-def _engine_named(data: Any) -> str:
-    """The engine a document of an unread kind runs: any image or command string, a command
-    list read as one line (`["vllm", "serve"]`), else a KubeAI-style `engine: VLLM` field."""
-    found = mentions_engine(data)
-    stack = [data]
-    while found is None and stack:
-        item = stack.pop()
-        if isinstance(item, dict):
-            engine = str(item.get("engine", "")).lower() if "engine" in item else ""
-            found = serving_title(engine)
-            stack.extend(item.values())
-        elif isinstance(item, list):
-            if item and all(isinstance(w, str) for w in item):
-                found = mentions_engine(" ".join(item))
-            stack.extend(item)
-    return found or "an inference engine"
 
 
 def _read(fmt: Format, data: dict[str, Any], doc: Doc, path: Path) -> list[PodSite]:
@@ -372,7 +239,7 @@ def read_document(doc: Doc, path: Path, side_cache: dict[Path, Any],
         return out or None
     group = str(data.get("apiVersion", "")).split("/", 1)[0]
     if (group, kind) in ENGINE_GROUP_KINDS:
-        return [unreadable(path, doc, f"{kind} ({group})", _engine_named(data), name)]
+        return [unreadable(path, doc, f"{kind} ({group})", engine_named(data), name)]
     fmt = BY_GROUP_KIND.get((group, kind)) or (BY_KIND.get(kind) if kind else next(
         (f for f in FORMATS if f.detect is not None and f.detect(data)), None))
     if fmt is not None and fmt.launcher is not None:  # its script, on each candidate GPU

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kvplan.inputs.text import what_is_there
+
 
 @dataclass(frozen=True)
 class Mount:
@@ -102,17 +104,17 @@ def _mount(kind: str, source: str, rest: str, service: str | Owner, folder: Path
         host = folder / source / rest if rest else folder / source
         if host.is_file():
             return Mount(host, f"{host.name} (mounted at {{ref}})")
-        return Mount(None, f"mounted from {source} ({who}), and {host} is not a "
-                     "file on this machine")
+        return Mount(None, f"mounted from {source} ({who}), and {host} "
+                     f"{what_is_there(host)}")
     host = Path(source).expanduser()
     host = host / rest if rest else host
     if host.is_file():
         return Mount(host, f"{host} (mounted at {{ref}})", f"{host} is the host path {who} "
                      f"mounts at {{ref}}, read on this machine (the one running "
                      f"kvplan): {owner.host} must hold the same file")
-    return Mount(None, f"mounted from the host path {source} ({who}), and {host} "
-                 "is not a file on this machine (the one running kvplan), only perhaps on "
-                 f"{owner.host}")
+    there = what_is_there(host, "on this machine (the one running kvplan)")
+    return Mount(None, f"mounted from the host path {source} ({who}), and {host} {there}"
+                 + (f", only perhaps on {owner.host}" if there.startswith("is not a file") else ""))
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,14 @@ BEFORE the command line's own options, so an option given on both wins from the 
   server_args_config_parser.py ConfigArgumentMerger; 0.5.2 has no --config):
   `return config_args + before_config + after_config` (0.5.3 line 72; 0.5.23
   srt/utils/server_args_config_parser.py line 106); keys become `--key` as written (SGLang's
-  argparse does not fold `_` into `-`); a store_true key true is `--key`, false nothing.
+  argparse does not fold `_` into `-`); a store_true key true is `--key`, false nothing; from
+  0.5.8 a bool key of any other option is `--key true` / `--key false` (0.5.23
+  srt/utils/server_args_config_parser.py:185-200, _add_boolean_arg: "Regular booleans: always
+  add --key true/false"; the option's own type then reads the word, so `context-length: false`
+  stops SGLang as `--context-length false` does). 0.5.3-0.5.7 drop any false key and write a
+  true one as `--key` (0.5.3 server_args.py:3164-3169 looks for an `action` attribute argparse's
+  actions lack, so its boolean_actions list is always empty). A key is a store_true switch as
+  kvplan.check.argv.takes_no_value reads command lines.
 
 Both engines look for the exact word `--config` (`"--config" in args`): written `--config=FILE`
 the file is not read. The file is found as TensorRT-LLM's options file is
@@ -49,12 +56,19 @@ def config_words(engine: str, data: dict[str, Any], table: frozenset[str],
     """(key, word) pairs: the file's keys as the engine turns them into command-line words. A
     false vLLM key is `--no-key` as 0.33.0 writes it; 0.11.0 (vllm/utils/__init__.py line 2111)
     and older drop it (bar their StoreBoolean options, none of which kvplan reads)."""
+    from kvplan.check.argv import takes_no_value
+
     since = traits(engine).config_no_key_since
     no_key = since is not None and not (version is not None and _older(version, since))
+    valued = traits(engine).config_bool_value_since
+    bool_words = valued is not None and not (version is not None and _older(version, valued))
     out: list[tuple[str, str]] = []
     for key, value in data.items():
         flag = f"--{key}"
-        if isinstance(value, bool):
+        if isinstance(value, bool) and bool_words and \
+                not takes_no_value("--" + str(key).replace("_", "-")):
+            out += [(str(key), flag), (str(key), str(value).lower())]  # `--context-length false`
+        elif isinstance(value, bool):
             if value:
                 out.append((str(key), flag))
             elif no_key and f"--no-{str(key).replace('_', '-')}" in table:
@@ -157,7 +171,10 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
         parsed.options.pop("--config")  # said here, not again as the generic not-read note
         notes.append(f"--config {ref}: {where}; the options set only there ("
                      + traits(inv.engine).config_pool_options + " ...) are not checked: give the "
-                     "pool's options as flags, or " + (getattr(script, "advice", None) or (
+                     "pool's options as flags, or " + (
+                         "save its content to a regular file and name that"
+                         if "not a regular file" in where else
+                         getattr(script, "advice", None) or (
                          "run kvplan where the file is" if script is not None and script.on_host
                          else "bind-mount the file from beside the script (-v ./FILE:PATH)"
                          if script is not None and not getattr(script, "compose", False) else
@@ -190,6 +207,16 @@ def merge_config_file(inv: Invocation, parsed: Parsed, found: Any, problems: lis
                  f"list holds an item ({said}), so --{key} is not given and its default "
                  "applies; write its values, or remove the key" for key in empty)
     pairs = config_words(inv.engine, data or {}, table, version)
+    written = {k for k, _ in pairs}
+    from kvplan.check.argv import takes_no_value
+
+    notes.extend(  # a false key of a valued option the engine writes no word for (task
+        # h100readers: SGLang 0.5.3-0.5.7, vLLM without `--no-KEY`); a switch's false is its default
+        f"{where}'s {key}: false gives no option: {name} "
+        f"{version or 'as kvplan plans it'} writes no word for a false key of an option that "
+        f"is no switch, so --{key} is not given and its default applies; write its value, or "
+        "remove the key" for key in map(str, data or {}) if (data or {})[key] is False
+        and key not in written and not takes_no_value("--" + key.replace("_", "-")))
     cfg = parse(Invocation(inv.engine, inv.entry, [Word(w, line) for _, w in pairs], inv.dynamo),
                 flags, multi)
     _strays(inv, cfg, pairs, where, version, refusals, line)

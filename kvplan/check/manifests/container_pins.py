@@ -58,6 +58,10 @@ def read_release(w: Any, engine: str, image: str) -> None:
     from kvplan.check.manifests.launcher_sites import env_at, pip_pins
 
     shell, script = found  # named as written (task h80shell: `bash -c` was said as `sh -c`)
+    from kvplan.check.k8s_expansion import NOT_KUBERNETES, kubernetes_expand
+
+    if w.site.kind not in NOT_KUBERNETES:  # the kubelet expands `$(VAR)` in the args before
+        script = kubernetes_expand(script, w.env)  # the shell runs them; the shell does not
     lines = len(script.splitlines())
     releases, notes = pip_pins(
         script, lambda n: f"the container's {shell} script" + (f" (its line {n})" if lines > 1

@@ -69,6 +69,7 @@ def read_dp_attention(found: Found, dp: int, enabled: bool, notes: list[str],
                 else f"{flag} {attn}")
         notes.append(f"{said}: SGLang's data-parallel attention ranks run inside the "
                      "tensor-parallel group (attention over tp / dp GPUs each), no extra GPUs; "
-                     "the KV a token takes is planned per tensor-parallel rank (exact for MLA "
-                     "models, whose latent is whole on every rank)")
+                     "each rank has its own KV pool on each of its GPUs, with the KV heads of "
+                     "attention over tp / dp, and the weights are sharded as SGLang shards them "
+                     "(kvplan.engines.sglang_dp)")
     return DpAttention(dp, attn, flag)

@@ -20,9 +20,12 @@ if TYPE_CHECKING:
 
 def _vllm(w: Workload, parsed: Parsed, image: str) -> None:
     """-cc / --compilation-config and -O / --optimization-level, --speculative-config,
-    --enable-expert-parallel, then the container's V0 switch (VLLM_USE_V1) and vLLM 0.10's
+    --enable-expert-parallel, then the container's V0 switch (VLLM_USE_V1), the hybrid KV cache
+    manager's own switches (--kv-transfer-config, --kv-events-config and
+    VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE) and vLLM 0.10's
     sampler path from the image and VLLM_USE_FLASHINFER_SAMPLER."""
     from kvplan.check.manifests.compilation import read_compilation
+    from kvplan.check.manifests.hybrid_off import read_hybrid_off
     from kvplan.check.manifests.optimization import dotted_o_read, read_optimization
     from kvplan.check.manifests.pool_flags import expert_parallel, speculative
     from kvplan.check.manifests.sampler import ENV, read_sampler
@@ -33,6 +36,7 @@ def _vllm(w: Workload, parsed: Parsed, image: str) -> None:
     speculative(w.found, w.problems, w.refusals, parsed)
     expert_parallel(w.found, w.notes)
     read_v0(w.found, w.env, w.notes)
+    read_hybrid_off(parsed, w.found, w.env, w.notes, w.refusals)
     env = w.container.get("env") or []
     at = next((i for i, e in enumerate(env) if isinstance(e, dict) and e.get("name") == ENV),
               None)
@@ -42,11 +46,12 @@ def _vllm(w: Workload, parsed: Parsed, image: str) -> None:
 
 def _sglang(w: Workload, parsed: Parsed, image: str) -> None:
     """--cuda-graph-bs / --cuda-graph-max-bs and their decode/prefill forms, --enable-ep-moe."""
-    from kvplan.check.manifests.pool_flags import sglang_ep_moe
+    from kvplan.check.manifests.pool_flags import sglang_deepep_moe, sglang_ep_moe
     from kvplan.check.manifests.sglang_graphs import read_graph_options
 
     read_graph_options(parsed, w.found, w.notes, w.problems)
     sglang_ep_moe(w.found, w.notes)
+    sglang_deepep_moe(w.found, w.notes)
 
 
 def _trtllm(w: Workload, parsed: Parsed, image: str) -> None:

@@ -22,9 +22,9 @@ from kvplan.check.manifests.side import ANNOTATION_PREFIX
 from kvplan.check.manifests.workload import (
     GPU_RESOURCES,
     NAMES_NO_GPU,
-    OTHER_ACCELERATORS,
     RENDER_FIRST,
     Workload,
+    other_accelerators,
     unrendered,
 )
 from kvplan.deploy import resolve_gpu
@@ -160,12 +160,11 @@ def read_gpu_count(w: Workload) -> None:
     if value is None:
         for part in ("limits", "requests"):
             section = res.get(part) or {} if isinstance(res, dict) else {}
-            for key, what in OTHER_ACCELERATORS.items():
-                if isinstance(section, dict) and key in section:
-                    w.problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
-                                 f"AMD GPUs (this server asks for {key}: {section[key]})",
-                                 doc.line(*w.c_at, "resources", part, key))
-                    return
+            for key, what, asked in other_accelerators(section)[:1]:
+                w.problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
+                             f"AMD GPUs (this server asks for {key}: {asked})",
+                             doc.line(*w.c_at, "resources", part, key))
+                return
         if _off_gpu(w, lim_line):
             return
         if w.site.kind == "compose service":

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check.manifests.notebook import Chunk, Notebook
-from kvplan.check.manifests.shell_lex import MAX_SERVERS, too_many_servers
+from kvplan.check.manifests.shell_limits import MAX_SERVERS, too_many_servers
 from kvplan.check.target import SCRIPT, Target
 from kvplan.deploy import Problem
 

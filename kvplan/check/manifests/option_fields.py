@@ -97,6 +97,12 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--speculative-eagle-topk": ("engine.speculative_eagle_topk", "int"),
     "--speculative-num-draft-tokens": ("engine.speculative_num_draft_tokens", "int"),
     "--enable-ep-moe": ("ep_moe", "true"),  # ep_size = tp_size (pool_flags.sglang_ep_moe)
+    # data-parallel attention's shards (kvplan.engines.sglang_dp, task h100sgldp); before 0.5.0
+    # DeepEP was --enable-deepep-moe (pool_flags.sglang_deepep_moe)
+    "--moe-dense-tp-size": ("engine.moe_dense_tp_size", "int"),
+    "--enable-dp-lm-head": ("engine.enable_dp_lm_head", "true"),
+    "--moe-a2a-backend": ("engine.moe_a2a_backend", "str"),
+    "--enable-deepep-moe": ("deepep_moe", "true"),
     "--ep-size": ("parallel.expert", "int"),
     "--ep": ("parallel.expert", "int"),
     "--expert-parallel-size": ("parallel.expert", "int"),

@@ -30,6 +30,8 @@ from __future__ import annotations
 from pathlib import Path, PurePath
 from typing import Any
 
+from kvplan.inputs.text import what_is_there
+
 # options_text's why, when a compose volume covers the path or a script's host path is not here
 UNREAD_MOUNT = ("mounted from", "an anonymous", "a path on the machine")
 
@@ -109,8 +111,8 @@ def options_text(ref: str, manifest: Path | None, notes: list[str] | None = None
                              "that runs the script must hold the same file")
             return host, str(host)
         if manifest is None or not (manifest.parent / host.name).is_file():
-            return None, (f"a path on the machine that runs the script, and {host} is not a "
-                          "file on this machine (the one running kvplan)")
+            return None, (f"a path on the machine that runs the script, and {host} "
+                          f"{what_is_there(host, 'on this machine (the one running kvplan)')}")
     if manifest is None:
         return None, base
     docs = _docs(manifest)

@@ -153,8 +153,12 @@ def _repository(name: str) -> str:
 
 
 # an engine's image named by its repository, from a mirror or another registry (`rocm/vllm:TAG`,
-# `harbor.example.io/team/sglang:v0.5.6`); not a URL's host nor a git `vllm-project/vllm@0035bdf`
-_ENGINE_IMAGE = re.compile(r"(?:[\w.-]+/)+(vllm|sglang)(?::\w[\w.-]*|@sha256:[0-9a-f]+)")
+# `harbor.example.io/team/sglang:v0.5.6`); not a URL's host nor a git `vllm-project/vllm@0035bdf`.
+# `vllm-ascend` is vLLM's Ascend NPU image (quay.io/ascend/vllm-ascend; vllm-project/vllm-ascend's
+# quick start: "The prebuilt image includes ... PyTorch, TorchNPU, vLLM, and vLLM Ascend"), task
+# h100corpus
+_ENGINE_IMAGE = re.compile(r"(?:[\w.-]+/)+(vllm|sglang|vllm-ascend)"
+                           r"(?::\w[\w.-]*|@sha256:[0-9a-f]+)")
 
 
 def image_engine(text: str) -> str | None:
@@ -162,4 +166,4 @@ def image_engine(text: str) -> str | None:
     from kvplan.engine_traits import serving_title
 
     image = _ENGINE_IMAGE.fullmatch(text.strip().lower())
-    return None if image is None else serving_title(image.group(1))
+    return None if image is None else serving_title(image.group(1).removesuffix("-ascend"))

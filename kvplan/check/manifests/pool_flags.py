@@ -126,6 +126,17 @@ def sglang_ep_moe(found: Found, notes: list[str]) -> None:
         found.put("parallel.expert", tp, line or 0, f"{name} (tp {tp})")
 
 
+def sglang_deepep_moe(found: Found, notes: list[str]) -> None:
+    """SGLang --enable-deepep-moe: the DeepEP all-to-all, `--moe-a2a-backend deepep` from 0.5.0
+    (server_args.py:315-318 in 0.5.1: "--enable-deepep-moe is deprecated"; :309-314 in
+    0.4.6.post1 sets ep_size = tp_size); a stated --moe-a2a-backend is left as stated."""
+    on = found.values.pop("deepep_moe", None)
+    line = found.lines.pop("deepep_moe", None)
+    name = found.names.pop("deepep_moe", "--enable-deepep-moe")
+    if on and "engine.moe_a2a_backend" not in found.values:
+        found.put("engine.moe_a2a_backend", "deepep", line or 0, name)
+
+
 def trtllm_options(found: Found, notes: list[str], problems: list[Any],
                    manifest: Path | None, script: Any = None) -> None:
     """--extra_llm_api_options / --config: its limits (kvplan.engines.trtllm_config) and its

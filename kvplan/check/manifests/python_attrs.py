@@ -17,7 +17,9 @@ assignment inside a loop, an `if`, a `try` or a `match` the launch is not in (it
 run again), one in another function, `op=` (`sa.x += 1`), one unpacked from a sequence, a value
 kvplan does not read (a call's result, a parameter), `del NAME.field`, a change to a part of a
 field (`NAME.field.x = 1`, `NAME.field[0] = 1`), a `setattr` inside an expression (a
-comprehension, a lambda). A `setattr` whose name is computed is noted. NAME handed to another call before the
+comprehension, a lambda). A `setattr(NAME, k, v)` looping over a dict written out (`for k, v in
+{...}.items()`) is one assignment per item (kvplan.check.manifests.python_dict_loops); another
+`setattr` whose name is computed is noted, with why. NAME handed to another call before the
 launch (`configure(sa)`) may change any field: noted. An attribute that is no field is what the
 engine makes of it (python_api.PythonApi.unknown_attribute): the command line's spelling of a
 field (`sa.tensor_parallel_size = 2`) is an ERROR naming the field to set, another name a note.
@@ -29,6 +31,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from kvplan.check.manifests.python_dict_loops import dict_loop
 from kvplan.check.manifests.python_values import Context, Value, resolve, scope_of
 from kvplan.deploy import Problem
 
@@ -210,22 +213,30 @@ def assigned(c: Construction, name: ast.Name, launch: ast.Call, ctx: Context,
                          f"{node.lineno}) before {what} (line {launch.lineno}): a field it may "
                          "set there is not followed")
         sets: list[tuple[str, ast.expr | None, str]] = []
+        loop: ast.For | None = None  # a loop over a literal dict's items (python_dict_loops)
         if isinstance(node, ast.Call):
             up = parents.get(id(node))
             got = _setattr(node, name.id, up is not None and isinstance(up[0], ast.Expr))
             if got is not None:
                 field_name, given, why_not = got
+                items = dict_loop(node, parents, root, _context(ctx, name)) \
+                    if field_name is None else None
                 if field_name is not None:
                     sets = [(field_name, given, why_not)]
+                elif isinstance(items, tuple):
+                    loop, sets = items[0], [(f, v, "") for f, v in items[1]]
                 elif bound_at < node.lineno < launch.lineno:
                     notes.append(f"{ast.unparse(node)[:60]} (line {node.lineno}): the field's "
-                                 "name is computed when the script runs; the field it sets is "
-                                 "not followed")
+                                 "name is computed when the script runs" +
+                                 (f" ({items})" if items else "") +
+                                 "; the field it sets is not followed")
         elif isinstance(node, ast.stmt):
             sets = _assignment(node, name.id)
         if not sets or not isinstance(node, (ast.stmt, ast.expr)):
             continue
         chain = _chain(node, root, parents)
+        if chain is not None and loop is not None:  # the loop runs once per item, in order
+            chain = tuple(c for c in chain if c[2] is not loop)
         if chain is None and _rebinds(node, root, parents, name.id):
             continue  # a function's own variable of that name
         for field, value, why in sets:

@@ -194,6 +194,10 @@ def scope_of(name: str, ctx: Context) -> Scope:
     return ctx.module
 
 
+# why a bytes literal is not read (`LLM(b"org/model")`): the engines' options are str, int, float
+# and bool values (task h100readers)
+BYTES = "a bytes literal, not a str"
+
 # builtins a value is passed through, as Python converts it (a name the file rebinds is not one)
 _CASTS: dict[str, Any] = {"int": int, "float": float, "str": str}
 
@@ -205,6 +209,8 @@ def resolve(node: ast.expr, ctx: Context, depth: int = 0) -> Value:
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, int, float, bool,
                                                                   type(None))):
         return Value(node.value)
+    if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+        return Value(why=f"{_said(node)}: {BYTES}")  # before: "computed when the script runs"
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and \
             isinstance(node.operand, ast.Constant) and \
             isinstance(node.operand.value, (int, float)) and \

@@ -58,6 +58,26 @@ def _wrong_type(name: str, flag: str, kind: str, value: Any, line: int) -> str |
     return None
 
 
+def not_a_model(c: Any, name: str, got: Value, line: int) -> bool:
+    """Refuse (True) a model keyword whose value is no model name: a number, a bool, bytes, a
+    list or a mapping (task h100readers: `LLM(5)` was "'5' is not in the catalog", `LLM(b"...")`
+    "a value computed when the script runs"); a str, None or an unread value is False."""
+    from kvplan.check.manifests.python_values import BYTES
+
+    if not got.read and got.why.endswith(BYTES):
+        what, value = "bytes", got.why[: -len(BYTES) - 2]
+    elif got.read and got.value is not None and not isinstance(got.value, str):
+        kind = type(got.value).__name__
+        what, value = f"{'an' if kind[0] in 'aeiou' else 'a'} {kind}", _short(got.value)
+    else:
+        return False
+    c.problems.append(Problem(name, f"{name}={value} (line {line}): {what}, not a model name: "
+                              f"{c.api.engine}'s {called(c)} takes the model as a str, a Hugging "
+                              f"Face id or a local path; write it as one (`{name}=\"org/name\"`)",
+                              line))
+    return True
+
+
 def _short(value: Any) -> str:
     """A value as the script spells it, cut to 40 characters (an object the reader builds,
     `ServerArgs(...)`, by its class: task h81hostile saw its Python repr in a message)."""
@@ -96,6 +116,8 @@ def option_words(c: Any, kws: list[tuple[str, Value, int]],
     pinned = _pinned(c, release)
     for name, got, line in kws:
         model = name == api.model_keyword
+        if model and not_a_model(c, name, got, line):
+            continue
         flag = dict(api.keyword_flags).get(name, _flag(name))
         if pinned is not None and not model and \
                 _by_release(c, pinned, cls, name, line, flag in table or name in api.signature):
@@ -298,6 +320,8 @@ def options_file_words(c: Any, kws: list[tuple[str, Value, int]],
     model: Any = None
     options: dict[str, Any] = {}
     for name, got, line in kws:
+        if name == api.model_keyword and not_a_model(c, name, got, line):
+            continue
         if not got.read:
             _unread(c, name, got, line, name == api.model_keyword or _trt_moves(name))
             continue

@@ -122,15 +122,14 @@ def _other_accelerators(gs: list[raycluster.RayGroup], doc: Doc) -> list[Problem
     """A Ray cluster whose groups hold no GPU but ask for an accelerator kvplan does not model
     (AWS Neuron cores, TPUs, Gaudi): refused by name, as a pod's limit is (task h80corpus:
     `aws.amazon.com/neuroncore: 2` on the workers was planned as NVIDIA GPUs, a WARN)."""
-    from kvplan.check.manifests.workload import OTHER_ACCELERATORS
+    from kvplan.check.manifests.workload import other_accelerators
 
     for g in gs:
         found = g.pod.get("containers")
         for j, c in enumerate(found if isinstance(found, list) else []):
             res = as_dict(as_dict(c).get("resources"))
             for part in ("limits", "requests"):
-                for key, what in OTHER_ACCELERATORS.items():
-                    value = as_dict(res.get(part)).get(key)
+                for key, what, value in other_accelerators(as_dict(res.get(part))):
                     if value is not None:
                         return [Problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
                                         f"AMD GPUs (the Ray cluster's {g.name} group asks for "

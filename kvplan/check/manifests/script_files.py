@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kvplan.inputs.text import what_is_there
+
 # `$(dirname "$0")`, `$(dirname ${BASH_SOURCE[0]})`, `${0%/*}` (after the shell's quote removal)
 _OWN_FOLDER = re.compile(r"^(?:\$\(dirname\s+(?:\$0|\$\{0\}|\$\{BASH_SOURCE(?:\[0\])?\})\s*\)"
                          r"|\$\{0%/\*\})(/.*)?$")
@@ -126,8 +128,8 @@ def _on_host(ref: str, files: ScriptFiles, notes: list[str] | None) -> tuple[Pat
             return host, host.relative_to(files.script.parent).as_posix()
         except ValueError:
             return host, str(host)
-    return None, (f"a path on the machine that runs the script, {how}, and {host} is not a file "
-                  "on this machine (the one running kvplan)")
+    return None, (f"a path on the machine that runs the script, {how}, and {host} "
+                  f"{what_is_there(host, 'on this machine (the one running kvplan)')}")
 
 
 def _source(source: str, files: ScriptFiles, notes: list[str] | None,

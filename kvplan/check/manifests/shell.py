@@ -40,14 +40,12 @@ from kvplan.check.manifests.model_hints import model_word_said
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.script_files import ScriptFiles
 from kvplan.check.manifests.shell_docker import is_docker_run, read_docker_run
-from kvplan.check.manifests.shell_lex import (
+from kvplan.check.manifests.shell_expand import expand_split
+from kvplan.check.manifests.shell_lex import Command, Script, read_script
+from kvplan.check.manifests.shell_limits import (
     MAX_SCRIPT_BYTES,
     MAX_SERVERS,
-    Command,
-    Script,
     ScriptTooLarge,
-    expand_split,
-    read_script,
     too_long,
     too_many_servers,
 )
@@ -91,6 +89,12 @@ def _what(word: str, env: dict[str, str] | None = None) -> str:
         return (f"{word!r}: {ARITHMETIC}: "
                 f"{why_not(word[m.start() if m else 0:], env)}; {ARITH_FIX}")
     if ref in ("$(", "`"):
+        named = re.search(r"\$\(([A-Za-z_]\w*)\)", word)
+        if named is not None and env is not None and named[1] in env:  # Kubernetes' spelling
+            return (f"{word!r}: a command substitution kvplan does not run: `{named[0]}` runs "
+                    f"a command named {named[1]} (bash(1), \"Command Substitution\"); the "
+                    f"variable {named[1]} the script sets is ${{{named[1]}}} (`$(NAME)` is "
+                    "Kubernetes' spelling, expanded only in a container's command and args)")
         return f"{word!r}: a command substitution kvplan does not run; render it first"
     return f"{word!r}: the script does not set {ref.strip('${}')}; {RENDER_FIRST_SCRIPT}"
 

@@ -108,7 +108,8 @@ def _gpus(value: str) -> Any:
     m = re.search(r"count=([^,]*)", v)
     if m:
         return _count(m[1])
-    return 0
+    # GpuOpts.Set: "if _, ok := seen["count"]; !ok && req.DeviceIDs == nil { req.Count = 1 }"
+    return 1  # `driver=nvidia`, `capabilities=...` alone: one GPU (before: none, task h100readers)
 
 
 def _appended(program: str, entry: tuple[str, ...]) -> str:
@@ -267,7 +268,16 @@ def _gpu_count(run: DockerRun, runtime: str, devices: list[str], line: int,
         n = len([d for d in visible.split(",") if d.strip()])
         if run.count == "all" or n < int(run.count):
             run.count, run.said = n, f"{run.said}, CUDA_VISIBLE_DEVICES={visible} in the container"
-    if not run.count and run.engine:
+    if not run.count and run.engine and run.said.startswith("--gpus"):  # `--gpus 0`: present
+        run.problems.append(Problem("--gpus", f"{run.said}: a request for no GPU, so the "
+                                    f"{program} run hands the container none ("
+                                    + ("podman's --gpus read as docker's: " if program != "docker"
+                                       else "") + "docker/cli opts/gpus.go "
+                                    "parseCount reads the count 0; the daemon then sets "
+                                    "NVIDIA_VISIBLE_DEVICES=void, moby daemon/nvidia_linux.go "
+                                    "setNvidiaGPUs); give --gpus N or --gpus all (GPU 0 alone is "
+                                    "--gpus device=0)", line))
+    elif not run.count and run.engine:
         run.problems.append(Problem("--gpus", f"the {program} run hands the container no GPU (no "
                                     "--gpus, no CDI --device nvidia.com/gpu=..., nor --runtime "
                                     "nvidia with NVIDIA_VISIBLE_DEVICES); add --gpus N or --gpus "

@@ -1,6 +1,8 @@
 """The lexing half of kvplan.check.manifests.shell: a shell script's simple commands, top to
 bottom, each word with its physical line, with the variables set before it and the block it
-sits in (a loop, a function body, the branches of a `case` or an `if`). Nothing is run."""
+sits in (a loop, a function body, the branches of a `case` or an `if`). Nothing is run. A word
+is expanded by kvplan.check.manifests.shell_expand; the limits on what is read, and their
+ERRORs, are kvplan.check.manifests.shell_limits' (both split from here, task h100readers)."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ import re
 from dataclasses import dataclass, field
 from functools import partial
 
-from kvplan.check.argv import ExpansionTooLong, expand
+from kvplan.check.argv import ExpansionTooLong
 from kvplan.check.manifests.script_files import Cwd, after_cd
-from kvplan.check.manifests.shell_arith import expand_arithmetic
+from kvplan.check.manifests.shell_expand import expand_split, expand_word
 from kvplan.check.manifests.shell_heredoc import (
     HEREDOC,
     Heredoc,
@@ -20,57 +22,20 @@ from kvplan.check.manifests.shell_heredoc import (
     opened,
     written,
 )
+from kvplan.check.manifests.shell_limits import (
+    MAX_COMMAND_CHARS,
+    MAX_SCRIPT_BYTES,
+    ScriptTooLarge,
+    too_long,
+)
 from kvplan.check.manifests.shell_set import Positional
 from kvplan.check.manifests.shell_test import decide
-from kvplan.check.manifests.shell_words import (
-    CLOSE,
-    MARK_CLOSE,
-    MARK_OPEN,
-    OPEN,
-    ShellWord,
-    _Case,
-    _Lexer,
-    _tokens,
-)
+from kvplan.check.manifests.shell_words import CLOSE, OPEN, ShellWord, _Case, _Lexer, _tokens
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)=(.*)$", re.S)
 _FUNCTION = re.compile(r"^\s*(?:function\s+([A-Za-z_][\w-]*)|([A-Za-z_][\w-]*)\s*\(\s*\))")
-_POSITIONAL_DEFAULT = re.compile(r"\$\{(\d+|#|@|\*)(:?-)([^}]*)\}")
 _LOOPS = ("for", "while", "until", "select")
-# docs/limits.md: the largest stored script is under 2 KB, its longest line 412 characters. One
-# of 2.4 MB took 11 s, a 2 MB line 47 s (shlex grows a token a character at a time), and 60 lines
-# of `A="$A$A"` double A to 2^61 characters, without end (task h70hostile)
-MAX_SCRIPT_BYTES = 512 * 1024  # as a Python script's (python_script.MAX_CODE_BYTES)
-MAX_COMMAND_CHARS = 64 * 1024  # one command with its continuation lines
-MAX_VALUE_CHARS = 64 * 1024  # a variable's value or a word, once expanded
-# server starts in one script or one notebook's shell lines, as a Python script's engine
-# constructions (python_script.MAX_CONSTRUCTIONS): each is planned (about 4 ms of CPU), and a
-# notebook of 3,000 `!vllm serve` lines took 11 s once read in linear time (task h90hostile)
-MAX_SERVERS = 64
-
-
-def too_many_servers(count: int, line: int) -> ScriptTooLarge:
-    """The one ERROR of a script or notebook that starts more than MAX_SERVERS servers, on the
-    line of the first one past the limit."""
-    return ScriptTooLarge(line, (
-        f"{count:,} server starts, over the {MAX_SERVERS} kvplan reads in one file "
-        "(docs/limits.md); describe the deployments in a kvplan/v1 file"))
-
-
-class ScriptTooLarge(Exception):
-    """A script past a limit above: the line and message of its one ERROR."""
-
-    def __init__(self, line: int, message: str) -> None:
-        super().__init__(message)
-        self.line, self.message = line, message
-
-
-def too_long(line: int) -> ScriptTooLarge:
-    return ScriptTooLarge(line, (
-        f"a word of this command expands to more than {MAX_VALUE_CHARS:,} characters, over "
-        "what kvplan reads in a launch script (docs/limits.md); write the value out, or describe "
-        "the deployment in a kvplan/v1 file"))
 _EXPORTS = ("export", "declare", "typeset", "readonly", "local")
 
 
@@ -151,71 +116,6 @@ def _commands(parts: list[tuple[str, int]],
     except ValueError:  # a quote across lines: the whole logical line at its first line
         words = [(w, parts[0][1]) for w in _tokens(" ".join(t for t, _ in parts))]
     return [([ShellWord(w) for w in ws], ls) for ws, ls in (lexer or _Lexer()).items(words)]
-
-
-def _positional(text: str) -> str:
-    """`${1:-X}` is X: the script run without arguments."""
-    return _POSITIONAL_DEFAULT.sub(lambda m: m.group(3), text)
-
-
-def expand_word(text: str, env: dict[str, str]) -> str:
-    """One word as the shell expands it from the variables set so far, integer `$(( ))`
-    included (kvplan.check.manifests.shell_arith)."""
-    return expand_arithmetic(expand(_positional(text), env, shell=True, limit=MAX_VALUE_CHARS),
-                             env)
-
-
-_ALTERNATE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?\+(.*)\}", re.S)
-
-
-def expand_split(word: str, env: dict[str, str]) -> list[str]:
-    """A command's word as bash expands it: each unquoted expansion (ShellWord.marked) split into
-    words at spaces ("Word Splitting"; an empty one, with nothing around it, leaves no word),
-    `${VAR:+WORDS}` giving WORDS' words when VAR is set and not empty, none else; a quoted one
-    stays one word. A reference kvplan cannot expand stays as written, one word (task h82shell:
-    guardkit's vllm-graphiti.sh `${HF_TOKEN:+-e "HF_TOKEN=$HF_TOKEN"}` and `$EXTRA_ARGS`)."""
-    marked = getattr(word, "marked", "")
-    if MARK_OPEN not in marked or "$(" in marked:  # `$((${n}*4))`: one word, as before
-        return [expand_word(word, env)]
-    fields: list[str] = []
-    cur: str | None = None
-    for k, part in enumerate(re.split(f"[{MARK_OPEN}{MARK_CLOSE}]", marked)):
-        if k % 2 == 0:  # text outside an unquoted expansion
-            if part:
-                cur = (cur or "") + expand_word(part, env)
-            continue
-        alternate = _ALTERNATE.fullmatch(part)
-        if alternate is not None:
-            pieces: list[str] = []
-            if env.get(alternate[1]):
-                for w in _tokens(alternate[2]):
-                    pieces.extend(expand_split(ShellWord(w), env))
-            lead = trail = bool(pieces)
-        else:
-            value = expand_word(part, env)
-            if "$" in value:  # not expanded: kept as written, one word
-                pieces, lead, trail = [value], False, False
-            else:
-                pieces = value.split()
-                lead, trail = value[:1].isspace(), value[-1:].isspace()
-        if not pieces:
-            if (lead or trail) and cur is not None:
-                fields.append(cur)
-                cur = None
-            continue
-        if lead and cur is not None:
-            fields.append(cur)
-            cur = None
-        cur = (cur or "") + pieces[0]
-        for piece in pieces[1:]:
-            fields.append(cur)
-            cur = piece
-        if trail:
-            fields.append(cur)
-            cur = None
-    if cur is not None:
-        fields.append(cur)
-    return fields
 
 
 def read_script(text: str, given: dict[str, str] | None = None, first_line: int = 1) -> Script:

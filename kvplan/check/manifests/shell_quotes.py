@@ -154,7 +154,7 @@ def unclosed_target(path: Path, text: str) -> Target | None:
     script by its suffix or `#!`, or a file with no suffix: other text read as a script (a
     README's command in a .md or .txt) is not one bash is given, and is read as before."""
     from kvplan.check.manifests.shell import SHELL_SUFFIXES
-    from kvplan.check.manifests.shell_lex import MAX_SCRIPT_BYTES
+    from kvplan.check.manifests.shell_limits import MAX_SCRIPT_BYTES
     from kvplan.check.target import SCRIPT, Target
     from kvplan.deploy import Problem
 

@@ -30,7 +30,7 @@ def decide(words: list[str], given: dict[str, str], env: dict[str, str]) -> tupl
     names = [m.group(1) for w in (inner[0], inner[2]) for m in _VAR.finditer(w)]
     if not names or any(n not in given or env.get(n) != given[n] for n in names):
         return None
-    from kvplan.check.manifests.shell_lex import expand_word
+    from kvplan.check.manifests.shell_expand import expand_word
 
     left, right = (expand_word(w, env) for w in (inner[0], inner[2]))
     if "$" in left + right:

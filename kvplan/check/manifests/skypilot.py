@@ -23,10 +23,12 @@ not read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from kvplan.check.manifests.launcher_sites import env_at, installed, launcher_targets, pip_pins
+from kvplan.check.manifests.pods import as_dict
 from kvplan.check.manifests.skypilot_gpus import (
     OWN_MACHINES,
     SKYPILOT_GPUS,
@@ -69,7 +71,10 @@ def _text_start(path: Path, doc: Doc) -> int:
 
 
 def _envs(data: dict[str, Any], doc: Doc) -> tuple[dict[str, str], list[str], list[Problem]]:
-    """(the variables `envs` sets, those left null for launch, problems)."""
+    """(the variables `envs` sets, those left for launch, problems). Left for launch: a null
+    value, and a value that is the variable's own name (`MODEL_NAME: $MODEL_NAME`, task
+    h100corpus: bmills20/azure-ml-skypilot's serve.yaml), which names no value in the file
+    either; said so where a server word needs it (`_at_launch`)."""
     envs = data.get("envs")
     if envs is None:
         return {}, [], []
@@ -79,13 +84,29 @@ def _envs(data: dict[str, Any], doc: Doc) -> tuple[dict[str, str], list[str], li
     out: dict[str, str] = {}
     unset: list[str] = []
     for k, v in envs.items():
-        if v is None:
+        if v is None or _own_name(str(k), v):
             unset.append(str(k))
         elif isinstance(v, bool):
             out[str(k)] = str(v).lower()
         else:
             out[str(k)] = str(v)
     return out, unset, []
+
+
+def _own_name(name: str, value: Any) -> bool:
+    """Whether an `envs` value is a reference to the variable itself (`$NAME`, `${NAME}`)."""
+    return isinstance(value, str) and value.strip() in (f"${name}", f"${{{name}}}")
+
+
+def _at_launch(data: dict[str, Any]) -> Callable[[str], str]:
+    """Where a variable left for launch is set, in words: null, or its own name."""
+    envs = as_dict(data.get("envs"))
+
+    def said(n: str) -> str:
+        value = envs.get(n)
+        what = "null" if value is None else f"{str(value).strip()!r}, its own name"
+        return f"envs.{n} is {what}: it is set at launch (`sky launch --env {n}=...`)"
+    return said
 
 
 def _nodes(data: dict[str, Any], doc: Doc) -> tuple[int, list[Problem]]:
@@ -205,9 +226,7 @@ def targets(doc: Doc, path: Path, side_cache: dict[Path, Any],
         if not sites and not refused:
             return no_engine(base, "run", run, mentions_engine(run))
         got = launcher_targets(path, sites, refused, side_cache, default_gpu, unset,
-                               lambda n: (f"envs.{n} is null: it is set at launch (`sky launch "
-                                          f"--env {n}=...`)"),
-                               "write its value in `envs:` to have it checked")
+                               _at_launch(data), "write its value in `envs:` to have it checked")
         if len(got) > 1:
             lines = ", ".join(str(t.line) for t in got)
             base.problems = [Problem("run", (
@@ -266,7 +285,7 @@ def no_engine(base: Target, key: str, script: str, engine: str | None) -> list[T
     """None for a script that names no engine; else its refusal: no server kvplan reads."""
     if engine is None:
         return None
-    from kvplan.check.manifests import SERVERS
+    from kvplan.check.manifests.unserved import SERVERS
 
     base.problems = [Problem(key, f"`{key}` mentions {engine}, but none of its commands starts "
                              f"a server kvplan reads ({SERVERS})", base.line)]

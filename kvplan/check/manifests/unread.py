@@ -20,6 +20,7 @@ from __future__ import annotations
 READ_ELSEWHERE = frozenset({
     "--enable-dp-attention", "--model-name", "--extra-engine-args", "--extra_engine_args",
     "--config", "--compilation-config", "-cc", "-O", "--optimization-level",
+    "--kv-transfer-config", "--kv-events-config",  # kvplan.check.manifests.hybrid_off
 })
 _VLLM_LORA = ("vLLM then holds every LoRA-wrapped layer's adapter stacks on each GPU, max_loras "
               "(1 unless --max-loras) x max_lora_rank (16 unless --max-lora-rank) x (the layer's "

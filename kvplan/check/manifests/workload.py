@@ -41,6 +41,25 @@ OTHER_ACCELERATORS = {
     "gpu.intel.com/i915": "Intel GPUs", "gpu.intel.com/xe": "Intel GPUs",
     "rebellions.ai/ATOM": "Rebellions ATOM devices",
 }
+# Huawei Ascend NPUs: the Ascend device plugin's huawei.com/Ascend910, Ascend910-<vNPU>, Ascend310,
+# Ascend310P, and Huawei Cloud CCE's huawei.com/ascend-1980 / ascend-310 (task h100corpus: vLLM's
+# Ascend image on huawei.com/ascend-1980 was told to add an nvidia.com/gpu limit)
+ASCEND_PREFIX = "huawei.com/ascend"
+
+
+def other_accelerators(section: Any) -> list[tuple[str, str, Any]]:
+    """The (key, what, value) of each accelerator kvplan does not model that a resources
+    section (limits or requests) asks for, in the section's order."""
+    if not isinstance(section, dict):
+        return []
+    found = []
+    for key, value in section.items():
+        what = OTHER_ACCELERATORS.get(str(key))
+        if what is None and str(key).lower().startswith(ASCEND_PREFIX):
+            what = "Huawei Ascend NPUs"
+        if what is not None:
+            found.append((str(key), what, value))
+    return found
 SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")  # sh -c, -ec, -exc, -lc, -euxc ...
 
 
