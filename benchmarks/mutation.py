@@ -140,7 +140,11 @@ PACKAGES = {
          "tests/engines/test_sglang_dp.py",
          # task h100vllmhyb: vLLM's own hybrid-manager switches, TensorRT-LLM's block-fp8 shards
          "tests/engines/test_vllm_hybrid_off.py",
-         "tests/engines/test_fp8_blocks_trtllm.py")),
+         "tests/engines/test_fp8_blocks_trtllm.py",
+         # task h100mut: the three modules' other direct tests: sglang_spec's running cap in size
+         # and the traffic search, dtype_trtllm's refusals through check
+         "tests/engines/test_size_cap_basis.py", "tests/traffic/test_spec_running_cap.py",
+         "tests/check/test_check_gpu_dtype.py", "tests/check/test_compute_dtype_choices.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

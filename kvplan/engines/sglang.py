@@ -114,6 +114,7 @@ from kvplan.engines.sglang_spec import (
     draft_steps,
     headroom_steps,
     reserve_mib,
+    span_headroom,
     speculation,
     weights_note,
 )
@@ -309,10 +310,12 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                            "--max-total-tokens"))
     cell = st.int("cell size")
     low, high = tokens, tokens
-    if span:
+    if span:  # each start-up end's profile, and the draft headroom its slots give (0.4.3)
         eff = frac * AITER_DERATE if derated else frac
-        low, high = (min(max((memory - use - weights - int((memory - use) * (1 - eff))) // cell, 0)
-                         // page * page, s.max_tokens or 1 << 62) for use in span)
+        ends = [(memory - use - weights - int((memory - use) * (1 - eff))) // cell for use in span]
+        low, high = (min((max(p, 0) + span_headroom(spec, max_num_reqs(
+            version, length, p, p, running, dp)[0])) // page * page, s.max_tokens or 1 << 62)
+            for p in ends)
     if room[1]:  # unstated speculative parameters: the headroom's low end
         low = min((st.int("tokens (>= 0)") + room[1]) // page * page, s.max_tokens or 1 << 62)
     conc = st.op("maximum concurrency", "ratio", [pool_label, length], "ratio",

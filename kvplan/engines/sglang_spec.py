@@ -277,6 +277,12 @@ def headroom_steps(st: Steps, spec: Speculation | None, reqs: int) -> tuple[str,
     return "tokens (with headroom)", (low if low != point else 0), reqs
 
 
+def span_headroom(spec: Speculation | None, reqs: int) -> int:
+    """The headroom's tokens (the point) for `reqs` request slots, 0 without speculative
+    decoding: what each end of a start-up range adds to its profiled tokens."""
+    return spec.headroom(reqs)[0] if spec is not None else 0
+
+
 def draft_steps(st: Steps, spec: Speculation | None, profiled: int, tokens: int, pool: str,
                 cell: str, reqs: int) -> tuple[str | None, int]:
     """The draft's memory beside the target's pool as steps: (the label "left after the KV pool"

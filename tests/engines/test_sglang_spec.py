@@ -279,3 +279,24 @@ def test_calibrate_reads_speculative_runs(tmp_path: Path) -> None:
     # an unknown draft is the run's error, named (never calibrated without it)
     calibrate_files([_log_with(tmp_path, "EAGLE", "org/unknown-eagle-head", "0.4.2")], errors)
     assert errors and "speculative draft org/unknown-eagle-head" in str(errors[0])
+
+
+def test_pcie_start_up_range_keeps_the_headroom() -> None:
+    # SGLang 0.4.3 at TP 4 over PCIe (L40S) plans a start-up range (sglang.py STARTUP_TP_PCIE_OLD):
+    # Llama-3.1-70B profiles 51,879 to 58,091 tokens (55,872 the point) without speculative
+    # decoding. 0.4.3.post4 adds max_num_reqs x (5 x 4 + 8) + 100 to both pools whatever the
+    # start-up use (model_runner.py:679-692), its slots min(max(int(profiled / 8,192 x 512),
+    # 2,048), 4,096): 3,242 -> 51,879 + 90,876 = 142,755; 3,630 -> 58,091 + 101,740 = 159,831;
+    # the point 3,492 -> 55,872 + 97,876 = 153,748. The range left the headroom out
+    # (51,879-58,091 around a point of 153,748) until task h100mut.
+    args = ("llama-3.1-70b", "--gpu", "l40s", "--tp", "4", "--engine", "sglang",
+            "--engine-version", "0.4.3", "--context", "8192")
+    plain = json.loads(CliRunner().invoke(app, ["size", *args, "-f", "json"]).stdout)
+    [plain] = plain["results"]
+    assert (plain["kv_cache_tokens_low"], plain["kv_cache_tokens"],
+            plain["kv_cache_tokens_high"]) == (51_879, 55_872, 58_091)
+    res = CliRunner().invoke(app, ["size", *args, "--speculative-algorithm", "EAGLE", *DRAFT,
+                                   "-f", "json"])
+    [spec] = json.loads(res.stdout)["results"]
+    assert (spec["kv_cache_tokens_low"], spec["kv_cache_tokens"],
+            spec["kv_cache_tokens_high"]) == (142_755, 153_748, 159_831)
