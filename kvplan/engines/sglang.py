@@ -98,6 +98,7 @@ from kvplan.engines.sglang_defaults import (
     default_fraction,
     gpu_tier,
 )
+from kvplan.engines.sglang_kv_dtype import int_cache_refusal
 from kvplan.engines.sglang_log import pool_lines
 from kvplan.engines.sglang_mm import mm_reservation
 from kvplan.engines.sglang_req_map import (
@@ -120,6 +121,7 @@ from kvplan.engines.sglang_spec import (
 )
 from kvplan.engines.sglang_weights import replicated_bytes, router_whole_16
 from kvplan.engines.vllm_nontorch import nvlink_module
+from kvplan.errors import InputError
 from kvplan.units import MIB
 
 # The newest release read (the 0.5.22 and 0.5.23 wheels, task h41sgl523): a later one is modelled
@@ -211,6 +213,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     """SGLang's KV pool for one request."""
     req.check()
     s.check()
+    if (refused := int_cache_refusal(req.kv_dtype)) is not None:
+        raise InputError(refused)
     m = s.measured
     version = s.version or DEFAULT_VERSION
     memory = m.memory_bytes or req.gpu.memory_bytes
