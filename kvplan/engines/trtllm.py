@@ -84,6 +84,7 @@ from kvplan.engines.interface import (
     parse_version,
 )
 from kvplan.engines.trtllm_buffers import executor_buffers
+from kvplan.engines.trtllm_kv_int import int_cache_check
 from kvplan.engines.trtllm_mla import whole_rank_weights
 from kvplan.engines.trtllm_pytorch import (
     NON_TORCH_PYTORCH,
@@ -187,6 +188,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     if bad_backend is not None:
         raise InputError(f"engine.trtllm_backend (--trtllm-backend): {bad_backend}")
     pytorch = uses_pytorch(ver, s.trtllm_backend)
+    refused, int_note = int_cache_check(req.kv_dtype, pytorch)  # int8/int4 by backend
+    if refused is not None:
+        raise InputError(refused)
     refused = activation_refusal(s.version, s.trt_activation_bytes, s.trtllm_backend)
     if refused is not None:
         raise InputError(f"engine.trt_activation_bytes (--trt-activation-bytes): {refused}")
@@ -332,6 +336,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                            "state --max-num-tokens for an engine built otherwise")
     if newer_note:
         assumptions.append(newer_note)
+    if int_note:
+        assumptions.append(int_note)
     preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)
     used = weights + kv + act.best + nt.best + buf.best
     sized = finish_size(preq, pool, memory - weights - kv, used,

@@ -87,6 +87,7 @@ from kvplan.engines.vllm_hybrid import (
     state_page_bytes,
 )
 from kvplan.engines.vllm_hybrid_off import chunked_off, manager_off
+from kvplan.engines.vllm_kv_int import int_cache_check
 from kvplan.engines.vllm_memory import budget_steps
 from kvplan.engines.vllm_nontorch import (
     NON_TORCH_V0,
@@ -111,6 +112,7 @@ from kvplan.engines.vllm_series import batching_defaults as _batching_defaults
 from kvplan.engines.vllm_sort_sampler import sampler_note
 from kvplan.engines.vllm_stages import stage_layers, stage_weights
 from kvplan.engines.vllm_v0_mla import pads_mla_rows, v0_mla_shape
+from kvplan.errors import InputError
 from kvplan.units import GIB, ceil_div
 
 # V0 prints "Maximum concurrency for N tokens per request" from 0.6.3 (PR #8831; the 0.6.3
@@ -146,6 +148,9 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     """vLLM's start-up accounting for one request."""
     req.check()
     s.check()
+    refused, int_note = int_cache_check(req, s.version)  # int8/int4: vLLM's per-token-head caches
+    if refused is not None:
+        raise InputError(refused)
     req = replace(req, allocation=Allocation.paged)  # vLLM always pages
     fl = applied_flavour(s)
     m = s.measured
@@ -274,6 +279,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                          f"{float(conc):.2f}x")
     assumptions = _assumptions(req, s, fl, b, util, batched, seqs, block, asked_block,
                                state_page if hybrid else None)
+    if int_note is not None:
+        assumptions.append(int_note)
     if (why := chunked_off(req.model, fl.version, fl.v1, s.chunked_local_hybrid)) is not None:
         assumptions.append(why)  # vLLM turned its hybrid manager off by itself
     if (why := entrypoint_note(s.entrypoint, fl.v1, batching_defaults(req, fl, memory),

@@ -9,6 +9,9 @@ Read from the wheels on PyPI:
   to which a platform backend may append);
 - 0.27.1 (vllm-0.27.1-cp38-abi3-manylinux_2_28_x86_64.whl, sha256 98e9fc2a...2670):
   vllm/config/cache.py:19-36;
+- 0.25.0 (sha256 c82e96b0...532f0c) config/cache.py:19-36, 0.24.0 (2d2831ae...822cf) :19-35,
+  0.20.0 (24d28892...6f7dfb) :18-34 and 0.19.1 (71a87f46...dc719) :14-23 (task h101kvint:
+  int8_per_token_head first in 0.20.0, int4_per_token_head in 0.25.0; kvplan.engines.vllm_kv_int);
 - 0.3.0 to 0.4.0.post1 take auto and fp8_e5m2, 0.4.1 auto and fp8 (vllm/engine/arg_utils.py,
   kvplan.engines.vllm_flag_versions.KV_FP8_SINCE).
 A release between these was not read: the newest read is named, with that said.
@@ -26,10 +29,19 @@ _V034 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc"
 _V0271 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
           "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
           "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4")
+_V0250 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
+          "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
+          "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4")
+_V0200 = tuple(v for v in _V0250 if v != "int4_per_token_head")  # 0.24.0's too
+_V0191 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")
 # (first release, first release past it or None, values, where read)
 _READ: tuple[tuple[tuple[int, ...], tuple[int, ...] | None, tuple[str, ...], str], ...] = (
     ((0, 34, 0), (0, 34, 1), _V034, "vllm/config/cache.py:44-67 in the vllm 0.34.0 wheel"),
     ((0, 27, 1), (0, 27, 2), _V0271, "vllm/config/cache.py:19-36 in the vllm 0.27.1 wheel"),
+    ((0, 25, 0), (0, 25, 1), _V0250, "vllm/config/cache.py:19-36 in the vllm 0.25.0 wheel"),
+    ((0, 24, 0), (0, 24, 1), _V0200, "vllm/config/cache.py:19-35 in the vllm 0.24.0 wheel"),
+    ((0, 20, 0), (0, 20, 1), _V0200, "vllm/config/cache.py:18-34 in the vllm 0.20.0 wheel"),
+    ((0, 19, 1), (0, 19, 2), _V0191, "vllm/config/cache.py:14-23 in the vllm 0.19.1 wheel"),
     ((0, 4, 1), (0, 4, 2), ("auto", "fp8"), "vllm/engine/arg_utils.py:176-178 in vllm 0.4.1"),
     ((0, 3, 0), (0, 4, 1), ("auto", "fp8_e5m2"),
      "vllm/engine/arg_utils.py, 0.3.0 :127-129 to 0.4.0.post1 :154-156"),

@@ -1,0 +1,45 @@
+"""TensorRT-LLM's integer KV caches (task h101kvint), read in its source (the code index's
+NVIDIA/TensorRT-LLM; the wheels cannot be downloaded here, kvplan.engines.dtype_trtllm):
+
+- The PyTorch backend (the default from 1.0, kvplan.engines.trtllm_pytorch): the cache dtype is
+  `kv_cache_config.dtype`, which `validate_and_set_kv_cache_quant` checks against
+  `_VALID_KV_CACHE_DTYPES` = ("fp8", "nvfp4", "auto") (tensorrt_llm/_torch/pyexecutor/
+  model_loader.py in 1.x, kvplan.engines.trtllm_settings): no int8, no int4. Refused.
+- The TensorRT backend (an engine built by trtllm-build): the cache's element type is
+  ModelConfig::getKvDataType (cpp/include/tensorrt_llm/runtime/modelConfig.h, NVIDIA/TensorRT-LLM
+  at 585c7565): kFP8 for an FP8 KV cache, kINT8 for QuantMode INT8_KV_CACHE, kFP4 for an FP4
+  one, else the model's dtype. QuantMode has INT8_KV_CACHE and FP8_KV_CACHE (and NVFP4_KV_CACHE
+  later) and no 4-bit integer cache (tensorrt_llm/quantization/mode.py, "The KV cache is
+  quantized in INT8", d879430b): int4 is refused; int8 is one byte a value in the pool, with
+  no per-token scale beside it, which is kvplan's int8 cache byte for byte: planned, with a
+  note.
+"""
+
+from __future__ import annotations
+
+from kvplan.units import DType
+
+PYTORCH_VALUES = ("fp8", "nvfp4", "auto")
+
+
+def int_cache_check(kv_dtype: DType, pytorch: bool) -> tuple[str | None, str | None]:
+    """(refusal, note) for a stated cache dtype under the backend that sizes the pool (pytorch:
+    the PyTorch backend, else a TensorRT engine): both None for a float cache."""
+    if kv_dtype not in (DType.int8, DType.int4):
+        return None, None
+    if pytorch:
+        return (f"TensorRT-LLM's PyTorch backend has no {kv_dtype.value} KV cache: "
+                f"kv_cache_config.dtype takes {', '.join(PYTORCH_VALUES)} "
+                "(_VALID_KV_CACHE_DTYPES, tensorrt_llm/_torch/pyexecutor/model_loader.py)"
+                + ("; an INT8 cache is a TensorRT engine's (--trtllm-backend tensorrt)"
+                   if kv_dtype is DType.int8 else "; plan --kv-dtype fp8")), None
+    if kv_dtype is DType.int4:
+        return ("TensorRT-LLM has no int4 KV cache: its QuantMode offers INT8_KV_CACHE, "
+                "FP8_KV_CACHE and NVFP4_KV_CACHE (tensorrt_llm/quantization/mode.py) and "
+                "ModelConfig::getKvDataType gives kINT8, kFP8, kFP4 or the model's dtype "
+                "(cpp/include/tensorrt_llm/runtime/modelConfig.h); plan --kv-dtype int8 or "
+                "fp8"), None
+    return None, ("int8 planned as a TensorRT engine's INT8 KV cache (QuantMode "
+                  "INT8_KV_CACHE): the pool holds kINT8 elements (ModelConfig::getKvDataType, "
+                  "cpp/include/tensorrt_llm/runtime/modelConfig.h), one byte a value and no "
+                  "per-token scale, as kvplan's int8 cache")
