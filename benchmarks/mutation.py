@@ -70,7 +70,9 @@ PACKAGES = {
          "tests/test_capacity_attention_dp.py",
          # stop 59: dense 8-bit weights (linear_quant.py), nodes that do not divide TP x PP
          # (parallel.uneven_nodes)
-         "tests/catalog/test_dense_8bit.py", "tests/check/test_nodes_split.py")),
+         "tests/catalog/test_dense_8bit.py", "tests/check/test_nodes_split.py",
+         # stop 43: the reserve of a plan whose weights overflow (plan.size's breakdown)
+         "tests/test_capacity_overflow_reserve.py")),
     "engines": Package(
         ("kvplan/engines/*",),
         ("tests/engines/test_engine_profiles.py", "tests/engines/test_engine_profiles_vllm.py",

@@ -190,8 +190,13 @@ def size(req: SizeRequest) -> SizeResult:
             weights_bytes=weights,
             kv_used_bytes=0,
             kv_free_bytes=0,
-            reserve_bytes=max(0, min(reserve, usable - weights)),
-            unallocated_bytes=gpu.memory_bytes - weights - max(0, min(reserve, usable - weights)),
+            # the reserve the plan sets aside, as the reason counts it (the shortfall is
+            # weights + reserve - usable); the parts still add up, unallocated going negative
+            # by what the GPU lacks. Until task h101left this was min(reserve, usable - weights)
+            # floored at 0, so a model whose weights alone overflow exported reserve_bytes 0
+            # beside a reason that said "the reserve 2 GiB"
+            reserve_bytes=reserve,
+            unallocated_bytes=gpu.memory_bytes - weights - reserve,
         )
         why = (
             f"weights need {fmt_bytes(weights)} per GPU and the reserve {fmt_bytes(reserve)}, "

@@ -50,6 +50,38 @@ def misspelling_of(engine: str, flag: str) -> str | None:
     return near[0] if len(near) == 1 else None
 
 
+def undeclared_single_dash(engine: str, flag: str) -> str | None:
+    """Why `flag`, a single-dash option of two letters or more (SGLang's `-dp 4`,
+    sgl-project/sglang#8833), is refused by every release read, or None where it is not such an
+    option or a read release declares it (vLLM's `-tp`, `-dp`). argparse takes a single-dash
+    multi-letter option only as declared: its prefix matching runs over the long options, which
+    start `--` (Lib/argparse.py `_get_option_tuples`: `-dp` looks for `-d` and for options that
+    start `-dp`), so with neither declared the parser stops with "unrecognized arguments".
+    The long option the letters begin (`--dp` -> `--dp-size`) is named when it is the only one."""
+    if not flag.startswith("-") or flag.startswith("--") or len(flag) < 3:
+        return None
+    table = OPTION_TABLES.get(engine)
+    if table is None:
+        return None
+    read = table.history
+    declared = set(table.flags)
+    if read is not None:
+        for options in read.sets.values():
+            declared |= options
+        span = f"no {table.program} release read, {read.releases[0]} to {read.releases[-1]}"
+    else:
+        span = f"{table.program} {table.label}"
+    if flag in declared or flag[:2] in declared:
+        return None
+    longer = sorted(f for f in declared if f.startswith("-" + flag))
+    hint = f"; did you mean {longer[0]} (the long option `-{flag}` abbreviates)?" \
+        if len(longer) == 1 else ""
+    return (f"{table.program} has no option {flag}: argparse matches a single-dash option of "
+            f"two letters or more only as declared (its abbreviations are of long options), "
+            f"and {span}, declares {flag} or {flag[:2]}, so it stops with \"unrecognized "
+            f"arguments: {flag} ...\"{hint}")
+
+
 def did_you_mean(engine: str, flag: str, table: frozenset[str] | None = None) -> str:
     table = TABLES[engine][0] if table is None else table
     name = _spelt(engine, flag)

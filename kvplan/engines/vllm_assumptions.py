@@ -15,6 +15,7 @@ from kvplan.engines.vllm_compile_cache import note as compile_cache_note
 from kvplan.engines.vllm_extensible import (
     BLOCK_64_NOTE,
     EXTENSIBLE_NOTE,
+    KV_BYTES_NOTE,
     OFF_NOTE,
     from_034,
 )
@@ -60,7 +61,7 @@ def assumptions(req: SizeRequest, s: EngineSettings, fl: Flavour, b: Budget, uti
     if fl.extensible_kv:
         assumptions.append(EXTENSIBLE_NOTE)
     elif from_034(fl):
-        assumptions.append(OFF_NOTE)
+        assumptions.append(KV_BYTES_NOTE if s.kv_cache_memory_bytes is not None else OFF_NOTE)
     if from_034(fl) and block == DEFAULT_BLOCK_TOKENS and not req.model.attention.mla \
             and not state_page:
         assumptions.append(BLOCK_64_NOTE.format(block=block))

@@ -58,6 +58,12 @@ OFF_NOTE = ("vLLM 0.34 with --no-enable-extensible-kv-cache: the pool is sized f
             "v1/worker/gpu/model_runner.py:1121-1128 -> gpu/cudagraph_utils.py:989, called at "
             "gpu_worker.py:746-747 and subtracted at :776-780, read in 0.34.0), with "
             "gpu_memory_utilization 0.92 unless given (config/cache.py:186, :494-501)")
+KV_BYTES_NOTE = ("vLLM 0.34 with kv_cache_memory_bytes: the extensible KV cache is off (unset, "
+                 "_resolve_extensible_kv_cache turns it off because \"it sizes the KV cache from "
+                 "measured memory, which kv_cache_memory_bytes overrides\", config/vllm.py:"
+                 "3203-3207, :3252-3254 in 0.34.0); the pool is the bytes given, memory "
+                 "profiling skipped and gpu_memory_utilization not applied to it "
+                 "(v1/worker/gpu_worker.py:696-708)")
 CONTEXT = V1_CONTEXT[0]  # memory in use before the start-up snapshot: the CUDA context
 EXTENSIBLE_NOTE = ("vLLM 0.34's extensible KV cache (on by default on CUDA and ROCm): sized after "
                    "warm-up and CUDA-graph capture, from a budget of min(total x "
@@ -73,12 +79,18 @@ BLOCK_64_NOTE = ("vLLM 0.34 defaults to 64-token blocks (config/cache.py:185 DEF
 def applied_flavour(s: EngineSettings) -> Flavour:
     """The release's flavour with engine.enable_extensible_kv_cache applied: false turns 0.34's
     extensible cache off (config/vllm.py:3252-3254 keeps an explicit value; unset it is on where
-    supported). True changes nothing where the release has it on; before 0.34 the field is
-    refused (kvplan.engines.vllm_flag_versions), so it never reaches here."""
+    supported). Unset with engine.kv_cache_memory_bytes, vLLM turns it off too
+    (config/vllm.py:3203-3207, :3252-3254: kv_cache_memory_bytes makes it unsupported, and an
+    unset value resolves to supported-or-not; until task h101left kvplan kept it on and said so in
+    the assumptions). True changes nothing where the release has it on; true with
+    kv_cache_memory_bytes and any value before 0.34 are refused
+    (kvplan.engines.vllm_flag_versions), so they never reach here."""
     from kvplan.engines.vllm_series import flavour
 
     fl = flavour(s.version)
-    if fl.extensible_kv and s.enable_extensible_kv_cache is False:
+    if fl.extensible_kv and (s.enable_extensible_kv_cache is False
+                             or (s.enable_extensible_kv_cache is None
+                                 and s.kv_cache_memory_bytes is not None)):
         return replace(fl, extensible_kv=False)
     return fl
 

@@ -27,7 +27,7 @@ from types import SimpleNamespace
 from typer.testing import CliRunner
 
 from kvplan.cli import app
-from kvplan.engines.vllm_extensible import OFF_NOTE
+from kvplan.engines.vllm_extensible import EXTENSIBLE_NOTE, KV_BYTES_NOTE, OFF_NOTE
 from kvplan.engines.vllm_flag_versions import missing_flags
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -143,6 +143,38 @@ def test_on_with_kv_cache_memory_bytes_is_refused() -> None:
     off = _run("size", *ARGS, "--no-enable-extensible-kv-cache", "--kv-cache-memory-bytes",
                "10737418240")
     assert off["kv_cache_bytes"] == 10_737_418_240  # off with the stated pool: vLLM starts
+
+
+def test_kv_cache_memory_bytes_turns_the_unset_cache_off() -> None:
+    """Unset, vLLM 0.34 resolves the extensible cache to 'supported', and kv_cache_memory_bytes
+    makes it unsupported (config/vllm.py:3203-3207, :3252-3254), so the cache is off and
+    gpu_memory_utilization resolves to 0.92 (config/cache.py:494-501): requested =
+    floor(85,045,477,376 x 0.92) = 78,241,839,185 B. The pool is the 10 GiB given
+    (gpu_worker.py:696-708), 5,120 blocks of 2,097,152 B, 10 users of 512 blocks, the same as
+    with the cache turned off by the flag. Until task h101left the assumptions said the
+    extensible cache sized the pool, and the plan booked 1.0 (85,045,477,376 B requested)."""
+    stated = _run("size", *ARGS, "--kv-cache-memory-bytes", "10737418240")
+    off = _run("size", *ARGS, "--no-enable-extensible-kv-cache", "--kv-cache-memory-bytes",
+               "10737418240")
+    assert stated["kv_cache_bytes"] == 10_737_418_240 and stated["users_per_gpu"] == 10
+    assert 10_737_418_240 // BYTES_PER_BLOCK == 5_120 and 5_120 // 512 == 10
+    assert stated["requested_bytes"] == 78_241_839_185
+    assert "vLLM 0.34.0 (V1 engine), gpu_memory_utilization 0.92 of total memory" \
+        in stated["assumptions"]
+    assert KV_BYTES_NOTE in stated["assumptions"]
+    assert EXTENSIBLE_NOTE not in stated["assumptions"]
+    assert OFF_NOTE not in stated["assumptions"]
+    assert KV_BYTES_NOTE in off["assumptions"]
+    table = CliRunner().invoke(app, ["size", *ARGS[:-2], "--kv-cache-memory-bytes",
+                                     "10737418240"])
+    assert table.exit_code == 0, table.output
+    # the table's "not modelled" list no longer names the extensible cache
+    assert "extensible KV cache (on by default" not in " ".join(table.output.split())
+    explain = CliRunner().invoke(app, ["explain", *ARGS[:-2], "--kv-cache-memory-bytes",
+                                       "10737418240"])
+    text = " ".join(explain.output.split())
+    assert "vLLM 0.34 with kv_cache_memory_bytes: the extensible KV cache is off" in text
+    assert "extensible KV cache (on by default" not in text
 
 
 def _manifest(tmp_path: Path, image: str, flag: str) -> Path:

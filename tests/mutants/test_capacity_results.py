@@ -37,10 +37,11 @@ def test_a_70b_on_one_h100_does_not_fit_in_every_field():
     assert r.kv_bytes_per_token == r.kv_bytes_per_token_beyond_window == 327_680
     assert r.kv_bytes_per_sequence == 2_684_354_560
     assert r.kv_bytes_per_sequence_reserved == r.kv_bytes_per_sequence_paged == 2_684_354_560
-    # the reserve is what remains of usable after weights, at least 0: max(0, min(2 GiB, -64.6e9))
+    # the reserve is the 2 GiB the reason counts (task h101left; until then max(0, min(2 GiB,
+    # usable - weights)) = 0); unallocated 85,045,477,376 - 141,107,412,992 - 2,147,483,648
     assert r.breakdown == Breakdown(total_bytes=85_045_477_376, weights_bytes=141_107_412_992,
-                                    kv_used_bytes=0, kv_free_bytes=0, reserve_bytes=0,
-                                    unallocated_bytes=85_045_477_376 - 141_107_412_992)
+                                    kv_used_bytes=0, kv_free_bytes=0, reserve_bytes=2_147_483_648,
+                                    unallocated_bytes=-58_209_419_264)
     assert r.reason == ("weights need 131.42 GiB per GPU and the reserve 2 GiB, but only 71.28 GiB "
                         "of h100-sxm-80gb's memory is usable at 0.9 utilization: 62.13 GiB short")
     assert r.assumptions == PLAIN_NOTES

@@ -137,6 +137,7 @@ def read_options(
     place = options.position(image)
     older, unpinned = place == "older", place == "unpinned"
     from kvplan.check.argv import misspelling_of
+    from kvplan.check.flag_spelling import undeclared_single_dash
     from kvplan.check.manifests import release_options
     from kvplan.check.manifests.config_file import merge_config_file
 
@@ -168,7 +169,10 @@ def read_options(
         # misspelling of one it has
         near = misspelling_of(inv.engine, flag) if older or unpinned or release_unknown else None
         added = options.added_after.get(flag)
-        if added is not None:
+        short = undeclared_single_dash(inv.engine, flag)  # task h101left: SGLang's `-dp 4`
+        if short is not None and strict and not inv.dynamo:
+            refusals.append(Refusal(flag, f"the engine refuses it: {short}{src}", line))
+        elif added is not None:
             notes.append(f"{text}: {name} gained it after the option table's source "
                          f"({added}); not read by kvplan, not checked")
         elif near is not None and strict and not inv.dynamo:
