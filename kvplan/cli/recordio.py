@@ -30,7 +30,9 @@ def records_for(target: str, params: dict[str, Any], prices: PriceTable | None =
     from kvplan.plan.record import build_records
 
     records = build_records(target, flag_values(params), prices.apply if prices else None)
-    _refuse_moot_under_reserved(records)
+    from kvplan.plan.moot import refuse_moot_all_reserved
+
+    refuse_moot_all_reserved(records)  # --avg-context / --block-size when no row reads them
     said: set[str] = set()
     for rec in records:  # the same overrides for every combination; a price note per GPU
         for note in rec.notes:
@@ -38,38 +40,6 @@ def records_for(target: str, params: dict[str, Any], prices: PriceTable | None =
                 said.add(note)
                 typer.echo(clip_words(f"note: {rec.source}: {note}"), err=True)
     return records
-
-
-# flags a reserved cache never reads: each sequence sets aside its whole context, in no blocks.
-# Refused only when every combination is reserved (an `--allocation paged,reserved` sweep reads
-# them on its paged rows). Until task h100review both were taken and dropped in silence: `size
-# llama-3-8b --context 8192 --avg-context 2000 --allocation reserved` reported
-# avg_context_tokens 8192, and --block-size 1000 moved nothing (1,048,576,000 B a sequence at
-# 8,000 tokens with 16 or 1,000).
-_RESERVED_MOOT = (
-    ("traffic.context_tokens.mean", "a reserved cache sets aside the full context for every "
-     "sequence, so the average length moves nothing; drop the option or use --allocation "
-     "paged"),
-    ("engine.block_size", "a reserved cache sets aside the whole context for every sequence "
-     "in one piece, not in blocks; drop the option or use --allocation paged"),
-)
-
-
-def _refuse_moot_under_reserved(records: list[Record]) -> None:
-    from kvplan.deploy.problems import DeploymentError, Problem
-
-    if not records or any(r.deployment.engine.allocation != "reserved" for r in records):
-        return
-    rec = records[0]
-    ctx = rec.deployment.traffic.context_tokens
-    spread = ctx is not None and (ctx.sample is not None or any(
-        v is not None for v in (ctx.p50, ctx.p95, ctx.p99)))
-    for dotted, why in _RESERVED_MOOT:
-        if spread and dotted == "traffic.context_tokens.mean":
-            continue  # with percentiles the mean shapes the fit, whose mean sets TTFT and decode
-        flag = rec.origins.get(dotted, "")
-        if flag.startswith("--"):
-            raise DeploymentError(rec.source, [Problem(f"{dotted} ({flag})", why)])
 
 
 def say_notes(plans: list[Any]) -> None:

@@ -239,6 +239,12 @@ class ContextTokens(Plain):
         p99: int | None
         sample: str | None
 
+    @property
+    def has_spread(self) -> bool:
+        """Whether it gives a spread of lengths (a sample or percentiles), not a mean alone."""
+        return self.sample is not None or any(
+            q is not None for q in (self.p50, self.p95, self.p99))
+
 
 class Traffic(Plain):
     _VALIDATORS = _V

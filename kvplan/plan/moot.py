@@ -67,9 +67,7 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
                "is a peak of concurrent users already; give --arrival-rate with "
                "--mean-duration-s, or drop the option")
     ctx = t.context_tokens
-    spread = ctx is not None and (ctx.sample is not None or any(
-        v is not None for v in (ctx.p50, ctx.p95, ctx.p99)))
-    if not spread:
+    if not (ctx is not None and ctx.has_spread):
         refuse("traffic.risk", "an overflow risk needs a spread of lengths; with a mean alone "
                "every conversation holds the mean and nothing is left to chance; add "
                "--context-p95 (or --context-p99, --context-sample) or drop the option")
@@ -119,6 +117,35 @@ def moot_problems(record: Record, planned: PlannedDeployment) -> list[Problem]:
         out.append(Problem(label, f"{prompt:,} tokens is longer than the longest sequence the "
                            f"engine accepts (max_model_len {req.context_tokens:,})"))
     return out
+
+
+# flags a reserved cache never reads: each sequence sets aside its whole context, in no blocks.
+# Refused only when every combination is reserved (an `--allocation paged,reserved` sweep reads
+# them on its paged rows), so before any record is planned. Until task h100review both were
+# taken and dropped in silence: `size llama-3-8b --context 8192 --avg-context 2000 --allocation
+# reserved` reported avg_context_tokens 8192, and --block-size 1000 moved nothing
+# (1,048,576,000 B a sequence at 8,000 tokens with 16 or 1,000).
+_RESERVED_MOOT = (
+    ("traffic.context_tokens.mean", "a reserved cache sets aside the full context for every "
+     "sequence, so the average length moves nothing; drop the option or use --allocation "
+     "paged"),
+    ("engine.block_size", "a reserved cache sets aside the whole context for every sequence "
+     "in one piece, not in blocks; drop the option or use --allocation paged"),
+)
+
+
+def refuse_moot_all_reserved(records: list[Record]) -> None:
+    """Raise on the first flag of _RESERVED_MOOT when every record plans a reserved cache."""
+    if not records or any(r.deployment.engine.allocation != "reserved" for r in records):
+        return
+    rec = records[0]
+    ctx = rec.deployment.traffic.context_tokens
+    for dotted, why in _RESERVED_MOOT:
+        if dotted == "traffic.context_tokens.mean" and ctx is not None and ctx.has_spread:
+            continue  # with percentiles the mean shapes the fit, whose mean sets TTFT and decode
+        flag = _flag(rec, dotted)
+        if flag is not None:
+            raise DeploymentError(rec.source, [Problem(f"{dotted} ({flag})", why)])
 
 
 def refuse_moot(record: Record, planned: PlannedDeployment) -> None:
