@@ -40,6 +40,7 @@ from kvplan.check.manifests.compose_mounts import ComposeService
 from kvplan.check.manifests.engine_mention import mentions_engine
 from kvplan.check.manifests.hardware import read_gpu_count, read_gpu_type
 from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_target
+from kvplan.check.manifests.node_options import ray_cluster_nodes
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.shapes import shape_problems, typed
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
@@ -188,6 +189,7 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                 read_gpu_type(w, default_gpu)
                 w.read_annotations()
                 apply_side_file(w, side_cache)
+                ray_cluster_nodes(w)
                 resolve_model(w)
             out.append(to_target(w))
             break

@@ -11,7 +11,10 @@ GPUs are this machine's times --nnodes (sgl-project/sglang#3910, DeepSeek-R1 at 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kvplan.check.manifests.workload import Workload
 
 NODE_OPTIONS = ("--nnodes", "--node-rank")
 SCRIPT = 0  # `pods` of a launch script's engine: one machine's share, placed by --nnodes
@@ -82,3 +85,69 @@ def uneven_refusal(engine: str, nodes: int, gpus: int, what: str) -> str:
             " divides them" if fits else "")
     return (f"the engine refuses it: --nnodes {nodes} does not divide the engine's {gpus} GPUs "
             f"({what}): {rule}{hint}")
+
+
+RAY = "--distributed-executor-backend"
+
+
+def ray_cluster_nodes(w: Workload) -> None:
+    """The nodes a launch script's vLLM engine spans over a Ray cluster. A script that starts
+    the server with `--distributed-executor-backend ray` and no --nnodes runs on the head node
+    of a Ray cluster the other machines joined (`ray start --address=...`), and vLLM places one
+    GPU bundle a rank over the cluster's GPUs (vllm 0.29.0 vllm/v1/executor/ray_utils.py:655-656
+    initialize_ray_cluster, the PACK placement _uneven_group cites; vLLM's docs from v0.4.3 on,
+    serving/distributed_serving: after `ray start --head` on the head node and `ray start
+    --address=<ray-head-address>` on the workers, "launching the vLLM process on the head node by
+    setting tensor_parallel_size to ... the total number of GPUs across all machines"). So a
+    tensor parallelism wider than the GPU's node spans ceil(GPUs / node) nodes of it, which kvplan
+    counts: it was refused as "spans more than one node ... state the node count", a count such a
+    script has no option for before vLLM's --nnodes (outcomes round 12, file 111: DeepSeek-R1 at
+    --tp 16 over two nodes of 8 H800, vllm-project/vllm#16692, started). Called once the GPU is
+    known (the side file's included); nothing is counted when the GPU is not, when --nnodes or a
+    pod group states the nodes, or when the tensor parallelism fits one node."""
+    from kvplan.check.argv import parse
+    from kvplan.check.manifests.hardware import SCRIPT_KINDS
+    from kvplan.deploy import resolve_gpu
+    from kvplan.errors import InputError
+
+    found = w.found
+    if w.inv is None or w.site.kind not in SCRIPT_KINDS or "parallel.nodes" in found.values:
+        return
+    options = parse(w.inv).options
+    raw, line = options.get(RAY, (None, None))
+    gpu = found.values.get("hardware.gpu")
+    if str(raw).lower() != "ray" or "--nnodes" in options or gpu is None:
+        return
+    try:
+        per_node = resolve_gpu(str(gpu)).gpus_per_node
+    except InputError:
+        return  # an unknown GPU is the plan's own ERROR
+    tp = int(found.values.get("parallel.tensor", 1) or 1)
+    pp = int(found.values.get("parallel.pipeline", 1) or 1)
+    engine_gpus = tp * pp * max(w.dp, 1)
+    if tp <= per_node or per_node < 1:
+        return
+    nodes = -(-engine_gpus // per_node)
+    found.put("parallel.nodes", nodes, line or found.lines.get("hardware", 0), f"{RAY} ray")
+    _now_used(w.notes, RAY)
+    w.notes.append(f"{RAY} ray without --nnodes: the engine's {engine_gpus} GPUs (tensor {tp}"
+                   + (f" x pipeline {pp}" if pp > 1 else "") + f") span the Ray cluster the "
+                   f"script's head node joins, {nodes} nodes of {per_node} {gpu} GPUs (vLLM "
+                   "places one GPU a rank over the cluster; the other nodes run `ray start "
+                   "--address=...`)")
+
+
+def _now_used(notes: list[str], flag: str) -> None:
+    """Take `flag` out of the "not used by kvplan's plan" note (kvplan.check.manifests.unread),
+    written before the GPU was known, once the plan uses it; the note goes when it names no
+    other option."""
+    from kvplan.check.manifests.unread import unread_note
+
+    head = "not used by kvplan's plan: "
+    for i, note in enumerate(notes):
+        if note.startswith(head) and " (kvplan reads" in note:
+            listed = note[len(head):note.index(" (kvplan reads")].split(", ")
+            if flag in listed:
+                rest = unread_note([f for f in listed if f != flag])
+                notes[i:i + 1] = [rest] if rest else []
+            return
