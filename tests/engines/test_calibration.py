@@ -69,12 +69,15 @@ def test_breakdown_matches_within_half_a_percent(reports):
     # (task h29graphs). 251 (TensorRT-LLM 0.16.0, TP 8) allocates 0.90 x the smallest rank's
     # 57.87 GiB available: every rank takes the smallest max tokens (kvCacheManager.cpp's
     # allreduce MIN), and kvplan calibrate reads the smallest "available" line since task h30trt
-    # (+6.11% when it read the last rank's 61.40 GiB; now +0.01%).
+    # (+6.11% when it read the last rank's 61.40 GiB; now +0.01%). fresh-logs13's 995 (vLLM
+    # 0.29.0, Qwen2.5-14B at PP 2 over Ray, task logs13) prints stage 0's breakdown (20.03 - 13.82
+    # - 1.9 = 4.31 GiB) and stage 1's "Available KV cache memory: 3.98 GiB", as 65 does: +8.04%,
+    # reported as it is (its KV tokens on that basis +0.07%: the pool is the smaller stage's).
     kv = [(short(r.label), c) for r in reports for c in r.checks
           if c.basis == "breakdown" and c.quantity == "KV memory"]
     assert len(kv) >= 15
     misses = {name for name, c in kv if not c.ok}
-    assert misses == {"16", "65"}
+    assert misses == {"16", "65", "995"}
     by_name = dict(kv)
     assert abs(by_name["253"].error_pct) < 0.05 and abs(by_name["256"].error_pct) < 0.1
     assert statistics.median(abs(c.error_pct) for _, c in kv) < 0.1
