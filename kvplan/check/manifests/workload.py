@@ -30,36 +30,11 @@ from kvplan.deploy.yamldoc import Doc, Key
 from kvplan.engine_traits import traits
 from kvplan.specs.loader import suggest
 
-# NAMES_NO_GPU, GPU_RESOURCES and OTHER_ACCELERATORS are read by kvplan.check.manifests.hardware
+# NAMES_NO_GPU and GPU_RESOURCES are read by kvplan.check.manifests.hardware (the accelerators
+# kvplan does not model are kvplan.check.manifests.accelerators')
 NAMES_NO_GPU = (MEMORY_LABEL, AMD_FAMILY_LABEL)  # memory size / GPU family: not one model
 RENDER_FIRST = "render first (helm template / kustomize build / envsubst)"
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
-# accelerators that are not GPUs kvplan models: a server limited to one is refused, named
-OTHER_ACCELERATORS = {
-    "google.com/tpu": "TPUs", "aws.amazon.com/neuron": "AWS Neuron devices",
-    "aws.amazon.com/neuroncore": "AWS Neuron cores", "habana.ai/gaudi": "Intel Gaudi devices",
-    "gpu.intel.com/i915": "Intel GPUs", "gpu.intel.com/xe": "Intel GPUs",
-    "rebellions.ai/ATOM": "Rebellions ATOM devices",
-}
-# Huawei Ascend NPUs: the Ascend device plugin's huawei.com/Ascend910, Ascend910-<vNPU>, Ascend310,
-# Ascend310P, and Huawei Cloud CCE's huawei.com/ascend-1980 / ascend-310 (task h100corpus: vLLM's
-# Ascend image on huawei.com/ascend-1980 was told to add an nvidia.com/gpu limit)
-ASCEND_PREFIX = "huawei.com/ascend"
-
-
-def other_accelerators(section: Any) -> list[tuple[str, str, Any]]:
-    """The (key, what, value) of each accelerator kvplan does not model that a resources
-    section (limits or requests) asks for, in the section's order."""
-    if not isinstance(section, dict):
-        return []
-    found = []
-    for key, value in section.items():
-        what = OTHER_ACCELERATORS.get(str(key))
-        if what is None and str(key).lower().startswith(ASCEND_PREFIX):
-            what = "Huawei Ascend NPUs"
-        if what is not None:
-            found.append((str(key), what, value))
-    return found
 SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")  # sh -c, -ec, -exc, -lc, -euxc ...
 
 
