@@ -17,6 +17,7 @@ from typing import Any
 from kvplan.check.argv import SHELLS, Invocation, Word, parse, server_start, split_script
 from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
 from kvplan.check.k8s_expansion import NOT_KUBERNETES, expand_words
+from kvplan.check.manifests.compose_words import literal_problem, literal_words
 from kvplan.check.manifests.engine import Found, Refusal, read_options
 from kvplan.check.manifests.env_from import Env, container_env
 from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_image
@@ -230,6 +231,11 @@ class Workload:
             return self.doc.line("metadata", "annotations", key)
         return self.doc.line(*self.site.pod_at[:-1], "metadata", "annotations", key)
 
+    def compose_exec(self) -> bool:
+        """A compose service's command that no shell runs (not `sh -c`): compose leaves its
+        `$(NAME)` as written (kvplan.check.manifests.compose_words)."""
+        return self.site.kind == "compose service" and not self.shell
+
     def find_server(self) -> bool:
         for c, at in self.site.containers:
             inv, shell = find_invocation(c, self.doc, at)
@@ -238,9 +244,10 @@ class Workload:
                 self.envs = container_env(c, self.path, self.doc)  # envFrom, then env
                 self.env = dict(self.envs.values)
                 self.notes.extend(self.envs.notes)
-                said, self.escaped = expand_words(inv.words, self.env, shell,
-                                                  self.site.kind not in NOT_KUBERNETES)
-                self.notes.extend(said)  # `$$(VAR)`: the text `$(VAR)` (task h91readers2)
+                if not self.compose_exec():  # compose hands `$(NAME)` on as text (readfix)
+                    said, self.escaped = expand_words(inv.words, self.env, shell,
+                                                      self.site.kind not in NOT_KUBERNETES)
+                    self.notes.extend(said)  # `$$(VAR)`: the text `$(VAR)` (task h91readers2)
                 self.notes.extend(n for n in [wrapper_note(c, self.doc, at, inv)] if n)
                 return True
         return False
@@ -253,6 +260,11 @@ class Workload:
                                      self.escaped)
         if refused:  # `$(MAX_MODEL_LEN)` from a ConfigMap not among the files (env_from)
             self.problems += refused
+            return
+        literal = literal_words([w.text for w in inv.words]) if self.compose_exec() else []
+        if literal:  # `$(NAME)` in a compose command no shell runs: the server gets the text
+            self.problem("", literal_problem(literal[0]),
+                         next(w.line for w in inv.words if w.text == literal[0]))
             return
         bad = [w for w in inv.words if unrendered(w.text)]
         noted: set[str] = set()
