@@ -116,6 +116,22 @@ class Refusal:
     line: int | None
 
 
+REFUSES = "the engine refuses it: "
+
+
+def from_file(text: str, flag: str, raw: str, origin: dict[str, tuple[str, str]]) -> str:
+    """A refusal of an option's value, naming the --config file and key it came from (task
+    readfix: SGLang's `context-length: false` in a --config YAML was refused as "argparse stops
+    on 'false'", naming neither the file nor the key)."""
+    if flag not in origin:
+        return text
+    key, where = origin[flag]
+    said = f"`{flag} {raw}` comes from key {key} of the --config file {where}"
+    if text.startswith(REFUSES):
+        return f"{REFUSES}{said}: {text.removeprefix(REFUSES)}"
+    return f"{said}: {text}"
+
+
 def read_options(
     inv: Invocation, parsed: Parsed, found: Found, problems: list[Any], refusals: list[Refusal],
     notes: list[str], strict: bool, manifest: Path | None = None,
@@ -314,7 +330,7 @@ def read_options(
                 found.auto_context = True
                 notes.append(text if flag not in origin else f"{said}: {text}")
             elif what == "refused":
-                refusals.append(Refusal(flag, text, line))
+                refusals.append(Refusal(flag, from_file(text, flag, raw, origin), line))
             else:
                 problems.append(Problem(said, text, line))
             continue
@@ -332,7 +348,7 @@ def read_options(
             try:
                 found.put(path, reader(raw, None if release_unknown else image, flag), line, said)
             except Refused as why:
-                refusals.append(Refusal(flag, str(why), line))
+                refusals.append(Refusal(flag, from_file(str(why), flag, raw, origin), line))
                 continue
             if flag in origin:
                 found.files[path] = (origin[flag][1], origin[flag][0])
