@@ -119,6 +119,18 @@ class Refusal:
 REFUSES = "the engine refuses it: "
 
 
+def _not_expanded(raw: str) -> str:
+    """A context value holding a shell expansion kvplan did not expand: an arithmetic `$(( ))`
+    said as one (task readfix: `$((9**9**9))` in a container's `sh -c` was "not a number", with
+    nothing about why), anything else not a number."""
+    if "$((" in raw:
+        from kvplan.check.manifests.shell_arith import why_not
+
+        return (f"{raw!r}: an arithmetic expansion kvplan does not evaluate: {why_not(raw)}; "
+                "write the value in the script")
+    return f"{raw!r} is not a number"
+
+
 def from_file(text: str, flag: str, raw: str, origin: dict[str, tuple[str, str]]) -> str:
     """A refusal of an option's value, naming the --config file and key it came from (task
     readfix: SGLang's `context-length: false` in a --config YAML was refused as "argparse stops
@@ -343,7 +355,7 @@ def read_options(
 
             reader = vllm_length if kind == "context" else sglang_length
             if re.search(r"[$`]", raw):  # a shell word kvplan could not expand: not the engine's
-                problems.append(Problem(said, f"{raw!r} is not a number", line))
+                problems.append(Problem(said, _not_expanded(raw), line))
                 continue
             try:
                 found.put(path, reader(raw, None if release_unknown else image, flag), line, said)
