@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.argv import UnclosedQuote
 from kvplan.check.manifests import (
     compose,
     dstack,
@@ -181,7 +182,8 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
             try:
                 if not w.find_server():
                     continue
-            except SetArgsTooLarge as err:  # a `sh -c` script's "$@" doubled past the limit
+            except (SetArgsTooLarge, UnclosedQuote) as err:  # a `sh -c` script's "$@" doubled
+                # past the limit, or a quote it never closes (task readfix)
                 at = site.lines.get(site.pod_at) or doc.start_line
                 out.append(Target(file=str(path), kind=kind_of_site(site.kind), line=at,
                                   name=label, problems=[Problem("command", str(err), at)]))

@@ -75,7 +75,7 @@ def container_words(c: dict[str, Any], doc: Doc, at: Key) -> tuple[list[Word], b
             first = words[0].text.rsplit("/", 1)[-1] if words else ""
             if words and SHELL_C.fullmatch(words[-1].text) and first in SHELLS:
                 shell = True
-                for cmd in split_script(text):
+                for cmd in split_script(text, strict=True):
                     if server_start(cmd) is not None:
                         words.extend(Word(w, line) for w in cmd)
                         break
