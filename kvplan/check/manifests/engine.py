@@ -116,34 +116,6 @@ class Refusal:
     line: int | None
 
 
-REFUSES = "the engine refuses it: "
-
-
-def _not_expanded(raw: str) -> str:
-    """A context value holding a shell expansion kvplan did not expand: an arithmetic `$(( ))`
-    said as one (task readfix: `$((9**9**9))` in a container's `sh -c` was "not a number", with
-    nothing about why), anything else not a number."""
-    if "$((" in raw:
-        from kvplan.check.manifests.shell_arith import why_not
-
-        return (f"{raw!r}: an arithmetic expansion kvplan does not evaluate: {why_not(raw)}; "
-                "write the value in the script")
-    return f"{raw!r} is not a number"
-
-
-def from_file(text: str, flag: str, raw: str, origin: dict[str, tuple[str, str]]) -> str:
-    """A refusal of an option's value, naming the --config file and key it came from (task
-    readfix: SGLang's `context-length: false` in a --config YAML was refused as "argparse stops
-    on 'false'", naming neither the file nor the key)."""
-    if flag not in origin:
-        return text
-    key, where = origin[flag]
-    said = f"`{flag} {raw}` comes from key {key} of the --config file {where}"
-    if text.startswith(REFUSES):
-        return f"{REFUSES}{said}: {text.removeprefix(REFUSES)}"
-    return f"{said}: {text}"
-
-
 def read_options(
     inv: Invocation, parsed: Parsed, found: Found, problems: list[Any], refusals: list[Refusal],
     notes: list[str], strict: bool, manifest: Path | None = None,
@@ -167,7 +139,7 @@ def read_options(
     from kvplan.check.argv import misspelling_of
     from kvplan.check.flag_spelling import undeclared_single_dash
     from kvplan.check.manifests import release_options
-    from kvplan.check.manifests.config_file import merge_config_file
+    from kvplan.check.manifests.config_file import config_origin, merge_config_file
 
     # the stated release placed among the releases read one by one (task h70sglkw): a read
     # one, or one between two, decides its own unknown and ambiguous options (a --config
@@ -342,25 +314,26 @@ def read_options(
                 found.auto_context = True
                 notes.append(text if flag not in origin else f"{said}: {text}")
             elif what == "refused":
-                refusals.append(Refusal(flag, from_file(text, flag, raw, origin), line))
+                refusals.append(Refusal(flag, config_origin(text, flag, raw, origin), line))
             else:
                 problems.append(Problem(said, text, line))
             continue
         if kind in ("context", "context_si"):  # as the release's parser reads it (h59maxlen)
             from kvplan.check.manifests.context_spellings import (
                 Refused,
+                not_expanded,
                 sglang_length,
                 vllm_length,
             )
 
             reader = vllm_length if kind == "context" else sglang_length
             if re.search(r"[$`]", raw):  # a shell word kvplan could not expand: not the engine's
-                problems.append(Problem(said, _not_expanded(raw), line))
+                problems.append(Problem(said, not_expanded(raw), line))
                 continue
             try:
                 found.put(path, reader(raw, None if release_unknown else image, flag), line, said)
             except Refused as why:
-                refusals.append(Refusal(flag, from_file(str(why), flag, raw, origin), line))
+                refusals.append(Refusal(flag, config_origin(str(why), flag, raw, origin), line))
                 continue
             if flag in origin:
                 found.files[path] = (origin[flag][1], origin[flag][0])
