@@ -152,11 +152,28 @@ def join_continuations(script: str) -> str:
     return _FOLDED.sub(" ", _CONTINUATION.sub(" ", script))
 
 
-def split_script(script: str) -> list[list[str]]:
+class UnclosedQuote(ValueError):
+    """A `sh -c` script whose quote is never closed: the message of its one ERROR."""
+
+
+def split_script(script: str, strict: bool = False) -> list[list[str]]:
     """The simple commands of a shell script, each as its words (after && ; | and exec, and at a
     newline outside quotes, which ends a command as `;` does), with `"$@"` expanded to the
-    positional parameters a `set --` before it gave (follow_set_args)."""
+    positional parameters a `set --` before it gave (follow_set_args). With `strict` (a
+    container's `sh -c` script, which a shell runs), a quote never closed is UnclosedQuote:
+    the shell stops on it before running any command (task readfix: it was split at spaces and
+    read on, a PASS); else the text is split at spaces."""
     text = join_continuations(script)
+    if strict:  # the launch-script reader's scan (shell_quotes), backquotes and $'...' too
+        from kvplan.check.manifests.shell_quotes import unclosed_quote
+
+        found = unclosed_quote(script)
+        if found is not None:
+            quote = found[1]
+            raise UnclosedQuote(
+                f"a {quote} quote in the `sh -c` script is never closed; the shell stops on it "
+                f"before running any command (bash: \"unexpected EOF while looking for matching "
+                f"`{quote}'\"), so the server never starts: close the quote")
     try:
         lex = shlex.shlex(text, posix=True, punctuation_chars=";&|\n")
         lex.whitespace = " \t\r"

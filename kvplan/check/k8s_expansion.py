@@ -75,6 +75,11 @@ def expand_words(words: list[Any], env: dict[str, str], shell: bool,
     for w in words:
         found = escaped_references(w.text) if kubernetes else []
         w.text = expand(w.text, env, shell, kubernetes=kubernetes)
+        if shell and "$((" in w.text:  # a `sh -c` script's integer `$(( ))`, as bash evaluates
+            # it (shell_arith; task readfix: it stayed as written, "'$((4096*2))' is not a number")
+            from kvplan.check.manifests.shell_arith import expand_arithmetic
+
+            w.text = expand_arithmetic(w.text, env)
         if found:
             escaped.add(id(w))
         notes.extend(

@@ -26,7 +26,9 @@ def test_a_ray_cluster_of_neuron_cores_is_refused_by_name() -> None:
     assert [(p.field, p.line, p.message) for p in o.problems] == [(
         "aws.amazon.com/neuroncore", 89, "AWS Neuron cores are not modelled: kvplan sizes NVIDIA "
         "and AMD GPUs (the Ray cluster's neuron-workers group asks for aws.amazon.com/neuroncore: "
-        "2, and no group holds a GPU)")]
+        "2, and no group holds a GPU); kvplan cannot check this deployment: plan the model on a "
+        "GPU kvplan models (kvplan size MODEL --gpu GPU), or leave the workload out with the "
+        'annotation kvplan.io/skip: "true"')]
     # `accelerator_type: aws-neuron-core` is written inside model_loading_config: named, not read
     assert ("model_loading_config.accelerator_type: not a ModelLoadingConfig field (model_id, "
             "model_source, tokenizer_source, trust_remote_code), not read (accelerator_type is a "

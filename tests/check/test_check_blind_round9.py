@@ -17,7 +17,14 @@ NOT_READ = ("but not through a server command kvplan reads (vllm serve, python -
             "vllm.entrypoints.openai.api_server (or the demo vllm.entrypoints.api_server), python "
             "-m sglang.launch_server, sglang serve, python -m dynamo.vllm / dynamo.sglang, "
             "trtllm-serve)")
-ASCEND = "Huawei Ascend NPUs are not modelled: kvplan sizes NVIDIA and AMD GPUs"
+TODO = ("kvplan cannot check this deployment: plan the model on a GPU kvplan models (kvplan size "
+        'MODEL --gpu GPU), or leave the workload out with the annotation kvplan.io/skip: "true"')
+
+
+def ascend(key: str, asked: str) -> str:
+    """An Ascend resource's ERROR (task readfix): the resource named as an NPU, what to do."""
+    return (f"{key} is a Huawei Ascend NPU, which kvplan has no profile for (it sizes NVIDIA and "
+            f"AMD GPUs; {asked}); {TODO}")
 
 
 def test_vllm_ascend_image_running_no_server_is_an_error() -> None:
@@ -27,9 +34,13 @@ def test_vllm_ascend_image_running_no_server_is_an_error() -> None:
     "nothing that runs vLLM, SGLang or TensorRT-LLM"): the image's repository `vllm-ascend` was
     not read as vLLM's, where `vllm` on any registry is. vLLM Ascend's quick start: "The prebuilt
     image includes ... PyTorch, TorchNPU, vLLM, and vLLM Ascend". Now the ERROR any vLLM image
-    running no server gets, naming what it runs."""
+    running no server gets, naming what it runs; and first (task readfix: the ERROR never said
+    the device was an NPU) the `huawei.com/ascend-1980: 1` limit (line 41) refused as an Ascend
+    NPU kvplan has no profile for, as it is when the server is read."""
     [o] = corpus_outcomes("lws/kthene-lws.yaml")
     assert [(p.field, p.line, p.message) for p in o.problems] == [
+        ("huawei.com/ascend-1980", 41,
+         ascend("huawei.com/ascend-1980", "this server asks for huawei.com/ascend-1980: 1")),
         ("command", 1, f"this LeaderWorkerSet runs vLLM, {NOT_READ}; it runs `sh -c tail -f "
                        "/dev/null`")]
     # the repository alone names the engine, on any registry and tag; a bare word does not
@@ -57,10 +68,12 @@ def test_an_ascend_npu_is_refused_by_name(tmp_path: Path) -> None:
     the resource's line (11, the flow mapping's); a Ray cluster's Ascend group too."""
     [o] = check_paths([str(_pod(tmp_path, "{limits: {huawei.com/Ascend910: 1}}"))]).outcomes
     assert [(p.field, p.line, p.message) for p in o.problems] == [
-        ("huawei.com/Ascend910", 11, f"{ASCEND} (this server asks for huawei.com/Ascend910: 1)")]
+        ("huawei.com/Ascend910", 11,
+         ascend("huawei.com/Ascend910", "this server asks for huawei.com/Ascend910: 1"))]
     [req] = check_paths([str(_pod(tmp_path, "{requests: {huawei.com/ascend-1980: 8}}"))]).outcomes
     assert [(p.field, p.message) for p in req.problems] == [
-        ("huawei.com/ascend-1980", f"{ASCEND} (this server asks for huawei.com/ascend-1980: 8)")]
+        ("huawei.com/ascend-1980",
+         ascend("huawei.com/ascend-1980", "this server asks for huawei.com/ascend-1980: 8"))]
     # an NVIDIA GPU beside an unrelated huawei.com resource: planned (Qwen2.5-1.5B on the default
     # GPU) and not refused
     [gpu] = check_paths([str(_pod(tmp_path, "{limits: {nvidia.com/gpu: 1, huawei.com/x: 1}}"))],
@@ -68,8 +81,8 @@ def test_an_ascend_npu_is_refused_by_name(tmp_path: Path) -> None:
     assert (gpu.verdict, gpu.gpu) == ("PASS", "l4")
     [ray] = check_paths([str(_rayservice(tmp_path, _group("npu", "huawei.com/Ascend910")))]).outcomes
     assert [(p.field, p.message) for p in ray.problems] == [
-        ("huawei.com/Ascend910", f"{ASCEND} (the Ray cluster's npu group asks for "
-                                 "huawei.com/Ascend910: 1, and no group holds a GPU)")]
+        ("huawei.com/Ascend910", ascend("huawei.com/Ascend910", "the Ray cluster's npu group asks "
+                                        "for huawei.com/Ascend910: 1, and no group holds a GPU"))]
 
 
 def test_a_skypilot_env_of_its_own_name_is_left_for_launch() -> None:

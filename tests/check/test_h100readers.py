@@ -276,8 +276,9 @@ def test_sglang_config_false_key_of_a_valued_option(tmp_path: Path) -> None:
     script.write_text("#!/bin/bash\n" + run)
     [o] = check_paths([str(script)], default_gpu="h100").outcomes
     assert (o.verdict, o.engine_version) == ("FAIL", None)
-    assert o.reasons[0].startswith(
-        "the engine refuses it: SGLang 0.5.23 parses --context-length with human_readable_int")
+    assert o.reasons[0].startswith(  # the file and its key named (task readfix)
+        "the engine refuses it: `--context-length false` comes from key context-length of the "
+        "--config file serve.yaml: SGLang 0.5.23 parses --context-length with human_readable_int")
     assert "so argparse stops on 'false' (\"Invalid integer value\")" in o.reasons[0]
     script.write_text("#!/bin/bash\npip install sglang==0.5.7\n" + run)
     [o] = check_paths([str(script)], default_gpu="h100").outcomes

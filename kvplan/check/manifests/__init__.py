@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.argv import UnclosedQuote
 from kvplan.check.manifests import (
     compose,
     dstack,
@@ -145,6 +146,13 @@ ENGINE_GROUP_KINDS = {
 }
 
 
+def _skip(annotations: dict[str, Any]) -> bool:
+    """`kvplan.io/skip: "true"`: the workload is left out of the check, whether or not kvplan
+    reads its server (task readfix: it was an ERROR "runs vLLM, but not through a server command
+    kvplan reads" wherever the document had a kind, since task h100readers' unserved ERROR)."""
+    return str(annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true"
+
+
 def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
              meta_ann: dict[str, Any], side_cache: dict[Path, Any],
              default_gpu: str | None, kind: str = "") -> list[Target]:
@@ -175,12 +183,13 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
             try:
                 if not w.find_server():
                     continue
-            except SetArgsTooLarge as err:  # a `sh -c` script's "$@" doubled past the limit
+            except (SetArgsTooLarge, UnclosedQuote) as err:  # a `sh -c` script's "$@" doubled
+                # past the limit, or a quote it never closes (task readfix)
                 at = site.lines.get(site.pod_at) or doc.start_line
                 out.append(Target(file=str(path), kind=kind_of_site(site.kind), line=at,
                                   name=label, problems=[Problem("command", str(err), at)]))
                 break
-            if str(w.annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true":
+            if _skip(w.annotations):  # left out as asked (the group's ERROR below skipped too)
                 break
             w.problems.extend(site.problems)
             w.engine()
@@ -193,6 +202,8 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                 resolve_model(w)
             out.append(to_target(w))
             break
+        if any(_skip({**site.annotations, **meta_ann}) for site in group):
+            continue
         refused = [p for site in group for p in site.problems]
         if len(out) == before and refused:  # what the reader refused stopped it finding a server
             out.append(Target(file=str(path), kind=kind_of_site(group[0].kind),

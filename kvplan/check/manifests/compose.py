@@ -7,17 +7,19 @@ are the default, `${VAR:+alt}` / `${VAR+alt}` are empty, `$$` is a literal `$` (
 container's shell), while `${VAR:?err}` / `${VAR?err}` stop compose and a bare `${VAR}` / `$VAR`
 is the empty string with a warning; those two stay unrendered (render first). Variables come
 from a `.env` file beside the compose file (compose's default env file); kvplan does not read
-the shell environment of the machine it runs on, which is not the one that deploys.
+the shell environment of the machine it runs on, which is not the one that deploys. `$(NAME)`
+is no compose interpolation and no shell runs the command: it stays text, and a string command is
+split as compose splits it (kvplan.check.manifests.compose_words, task readfix).
 """
 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 from typing import Any
 
 from kvplan.check.argv import SHELLS
+from kvplan.check.manifests.compose_words import GO_SHELLWORDS, INVALID, compose_split
 from kvplan.check.manifests.image_entry import image_entry, runs_vllm_image
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.workload import options_only
@@ -84,25 +86,39 @@ def _resolve(value: Any, env: dict[str, str]) -> Any:
     return value
 
 
-def _words(value: Any) -> list[str]:
+def _words(value: Any, where: str = "", problems: list[Problem] | None = None,
+           notes: list[str] | None = None) -> list[str]:
+    """A command's words as compose hands them on: a list as written, a string split as
+    go-shellwords splits it (kvplan.check.manifests.compose_words; shlex before task readfix,
+    which split `$(echo a b)` in two and passed an unclosed quote)."""
     if isinstance(value, str) and "${" in value.replace("$$", ""):
         return [value]  # compose would not run it: kept whole, so "render first" names it all
     if isinstance(value, str):
         try:
-            return shlex.split(value)
+            words, stop = compose_split(value)
         except ValueError:
-            return value.split()
+            if problems is not None:
+                problems.append(Problem(where, f"{value[:80]!r}: compose refuses this string "
+                                        f"(\"{INVALID}\", {GO_SHELLWORDS}:214-223, :277-279: an "
+                                        "unclosed quote, $( or backquote, or a bare parenthesis); "
+                                        "close it, or write the command as a list"))
+            return []
+        if stop and notes is not None:
+            notes.append(f"{where}: compose splits the string with {GO_SHELLWORDS}, which stops "
+                         f"at the unquoted {stop!r} (:240-250): only `{' '.join(words)}` is run, "
+                         "the rest is not (no shell runs it; use sh -c for a shell line)")
+        return words
     return [str(v) for v in value] if isinstance(value, list) else []
 
 
 def _command(svc: dict[str, Any], key: str, at: tuple[str, ...],
-             problems: list[Problem]) -> list[str]:
+             problems: list[Problem], notes: list[str] | None = None) -> list[str]:
     """`entrypoint` or `command`: a string, or a list of strings (numbers are written out);
     another type, or a list or mapping inside the list, is one Problem each (it was dropped
     from the command line in silence before task h51sweep)."""
     value = svc.get(key)
     if value is None or isinstance(value, str):
-        return _words(value)
+        return _words(value, ".".join((*at, key)), problems, notes)
     if not isinstance(value, list):
         problems.append(Problem(".".join((*at, key)), _not_a("a string or a list of strings",
                                                               value)))
@@ -265,10 +281,11 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
         if not count:
             count, visible = _visible_devices(svc.get("runtime"), environment or {})
             said = visible
+        split: list[str] = []  # what compose's split of a string command drops, said
         container = {
             "image": svc.get("image", ""),
-            "command": _unescape(_command(svc, "entrypoint", at, problems)
-                                 + _command(svc, "command", at, problems)),
+            "command": _unescape(_command(svc, "entrypoint", at, problems, split)
+                                 + _command(svc, "command", at, problems, split)),
             "env": [{"name": k, "value": str(v)} for k, v in (environment or {}).items()],
             "resources": {"limits": {resource: count}} if count else {},
         }
@@ -286,6 +303,7 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
         site = PodSite("compose service", {"containers": [container]}, at, [(container, at)],
                        deploy.get("replicas", 1), (*at, "deploy", "replicas"), line_at=at,
                        problems=problems, gpus_said=said)
+        site.notes.extend(split)
         if raw != svc:
             site.notes.append("${VAR:-default} interpolated as compose does with VAR unset"
                               + (" (and .env beside the file)" if env else ""))

@@ -280,3 +280,19 @@ def _strays(inv: Invocation, cfg: Parsed, pairs: list[tuple[str, str]], where: s
                             f"--{key.replace('_', '-')} takes one value, so argparse stops on "
                             f"the rest ({items}: unrecognized arguments); give one value",
                             line))
+
+
+REFUSES = "the engine refuses it: "
+
+
+def config_origin(text: str, flag: str, raw: str, origin: dict[str, tuple[str, str]]) -> str:
+    """A refusal of an option's value, naming the --config file and key it came from (task
+    readfix: SGLang's `context-length: false` in a --config YAML was refused as "argparse stops
+    on 'false'", naming neither the file nor the key)."""
+    if flag not in origin:
+        return text
+    key, where = origin[flag]
+    said = f"`{flag} {raw}` comes from key {key} of the --config file {where}"
+    if text.startswith(REFUSES):
+        return f"{REFUSES}{said}: {text.removeprefix(REFUSES)}"
+    return f"{said}: {text}"

@@ -156,3 +156,15 @@ def _sglang(text: str, have: tuple[int, ...], said: str, flag: str) -> int:
                           f"(\"Decimals are not allowed with IEC suffixes like '{suffix}'\")")
         return int(number) * _SGLANG_IEC[suffix]
     return int(Decimal(number) * _SGLANG_SI[suffix])
+
+
+def not_expanded(raw: str) -> str:
+    """A context value holding a shell expansion kvplan did not expand: an arithmetic `$(( ))`
+    said as one (task readfix: `$((9**9**9))` in a container's `sh -c` was "not a number", with
+    nothing about why), anything else not a number."""
+    if "$((" in raw:
+        from kvplan.check.manifests.shell_arith import why_not
+
+        return (f"{raw!r}: an arithmetic expansion kvplan does not evaluate: {why_not(raw)}; "
+                "write the value in the script")
+    return f"{raw!r} is not a number"

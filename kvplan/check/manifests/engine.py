@@ -139,7 +139,7 @@ def read_options(
     from kvplan.check.argv import misspelling_of
     from kvplan.check.flag_spelling import undeclared_single_dash
     from kvplan.check.manifests import release_options
-    from kvplan.check.manifests.config_file import merge_config_file
+    from kvplan.check.manifests.config_file import config_origin, merge_config_file
 
     # the stated release placed among the releases read one by one (task h70sglkw): a read
     # one, or one between two, decides its own unknown and ambiguous options (a --config
@@ -314,25 +314,26 @@ def read_options(
                 found.auto_context = True
                 notes.append(text if flag not in origin else f"{said}: {text}")
             elif what == "refused":
-                refusals.append(Refusal(flag, text, line))
+                refusals.append(Refusal(flag, config_origin(text, flag, raw, origin), line))
             else:
                 problems.append(Problem(said, text, line))
             continue
         if kind in ("context", "context_si"):  # as the release's parser reads it (h59maxlen)
             from kvplan.check.manifests.context_spellings import (
                 Refused,
+                not_expanded,
                 sglang_length,
                 vllm_length,
             )
 
             reader = vllm_length if kind == "context" else sglang_length
             if re.search(r"[$`]", raw):  # a shell word kvplan could not expand: not the engine's
-                problems.append(Problem(said, f"{raw!r} is not a number", line))
+                problems.append(Problem(said, not_expanded(raw), line))
                 continue
             try:
                 found.put(path, reader(raw, None if release_unknown else image, flag), line, said)
             except Refused as why:
-                refusals.append(Refusal(flag, str(why), line))
+                refusals.append(Refusal(flag, config_origin(str(why), flag, raw, origin), line))
                 continue
             if flag in origin:
                 found.files[path] = (origin[flag][1], origin[flag][0])

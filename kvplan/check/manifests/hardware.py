@@ -15,6 +15,7 @@ from kvplan.check.gpus import (
     UnknownLabel,
     catalog_name,
 )
+from kvplan.check.manifests.accelerators import container_refusal
 from kvplan.check.manifests.engine import Refusal
 from kvplan.check.manifests.node_affinity import affinity_notes, gpu_labels, smallest, well_known
 from kvplan.check.manifests.pods import PodSite
@@ -24,7 +25,6 @@ from kvplan.check.manifests.workload import (
     NAMES_NO_GPU,
     RENDER_FIRST,
     Workload,
-    other_accelerators,
     unrendered,
 )
 from kvplan.deploy import resolve_gpu
@@ -158,13 +158,11 @@ def read_gpu_count(w: Workload) -> None:
     if site.kind in SCRIPT_KINDS and _off_gpu(w, lim_line):  # a script's count is not a limit
         return
     if value is None:
-        for part in ("limits", "requests"):
-            section = res.get(part) or {} if isinstance(res, dict) else {}
-            for key, what, asked in other_accelerators(section)[:1]:
-                w.problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
-                             f"AMD GPUs (this server asks for {key}: {asked})",
-                             doc.line(*w.c_at, "resources", part, key))
-                return
+        other = container_refusal(w.container)
+        if other is not None:
+            at, key, words = other
+            w.problem(key, words, doc.line(*w.c_at, *at))
+            return
         if _off_gpu(w, lim_line):
             return
         if w.site.kind == "compose service":

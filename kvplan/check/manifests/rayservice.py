@@ -122,7 +122,7 @@ def _other_accelerators(gs: list[raycluster.RayGroup], doc: Doc) -> list[Problem
     """A Ray cluster whose groups hold no GPU but ask for an accelerator kvplan does not model
     (AWS Neuron cores, TPUs, Gaudi): refused by name, as a pod's limit is (task h80corpus:
     `aws.amazon.com/neuroncore: 2` on the workers was planned as NVIDIA GPUs, a WARN)."""
-    from kvplan.check.manifests.workload import other_accelerators
+    from kvplan.check.manifests.accelerators import other_accelerators, refusal
 
     for g in gs:
         found = g.pod.get("containers")
@@ -131,9 +131,9 @@ def _other_accelerators(gs: list[raycluster.RayGroup], doc: Doc) -> list[Problem
             for part in ("limits", "requests"):
                 for key, what, value in other_accelerators(as_dict(res.get(part))):
                     if value is not None:
-                        return [Problem(key, f"{what} are not modelled: kvplan sizes NVIDIA and "
-                                        f"AMD GPUs (the Ray cluster's {g.name} group asks for "
-                                        f"{key}: {value}, and no group holds a GPU)",
+                        return [Problem(key, refusal(key, what, f"the Ray cluster's {g.name} "
+                                                     f"group asks for {key}: {value}, and no "
+                                                     "group holds a GPU"),
                                         doc.line(*g.pod_at, "containers", j, "resources", part,
                                                  key))]
     return []

@@ -11,6 +11,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from kvplan.check.manifests.accelerators import container_refusal
 from kvplan.check.manifests.engine_mention import container_engine, mentions_engine
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.workload import RENDER_FIRST, options_only, unrendered, worker_said
@@ -67,8 +68,13 @@ def unserved(doc: Doc, path: Path, kind: str, group: list[PodSite],
         for c, at in site.containers:
             engine = container_engine(c)
             if engine is not None:
-                return [no_command(path, doc, kind, engine, label, line,
-                                   worker_said(site, c) + _runs(c))]
+                unread = no_command(path, doc, kind, engine, label, line,
+                                    worker_said(site, c) + _runs(c))
+                other = container_refusal(c)
+                if other is not None:  # the device first: no server command would be sized there
+                    at_key, key, words = other
+                    unread.problems.insert(0, Problem(key, words, doc.line(*at, *at_key)))
+                return [unread]
             why = options_only(c)
             if why is not None:
                 return [Target(file=str(path), kind=KUBERNETES, line=line or doc.start_line,

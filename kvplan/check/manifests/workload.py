@@ -17,6 +17,7 @@ from typing import Any
 from kvplan.check.argv import SHELLS, Invocation, Word, parse, server_start, split_script
 from kvplan.check.gpus import AMD_FAMILY_LABEL, MEMORY_LABEL
 from kvplan.check.k8s_expansion import NOT_KUBERNETES, expand_words
+from kvplan.check.manifests.compose_words import literal_problem, literal_words
 from kvplan.check.manifests.engine import Found, Refusal, read_options
 from kvplan.check.manifests.env_from import Env, container_env
 from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_image
@@ -30,36 +31,11 @@ from kvplan.deploy.yamldoc import Doc, Key
 from kvplan.engine_traits import traits
 from kvplan.specs.loader import suggest
 
-# NAMES_NO_GPU, GPU_RESOURCES and OTHER_ACCELERATORS are read by kvplan.check.manifests.hardware
+# NAMES_NO_GPU and GPU_RESOURCES are read by kvplan.check.manifests.hardware (the accelerators
+# kvplan does not model are kvplan.check.manifests.accelerators')
 NAMES_NO_GPU = (MEMORY_LABEL, AMD_FAMILY_LABEL)  # memory size / GPU family: not one model
 RENDER_FIRST = "render first (helm template / kustomize build / envsubst)"
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu")
-# accelerators that are not GPUs kvplan models: a server limited to one is refused, named
-OTHER_ACCELERATORS = {
-    "google.com/tpu": "TPUs", "aws.amazon.com/neuron": "AWS Neuron devices",
-    "aws.amazon.com/neuroncore": "AWS Neuron cores", "habana.ai/gaudi": "Intel Gaudi devices",
-    "gpu.intel.com/i915": "Intel GPUs", "gpu.intel.com/xe": "Intel GPUs",
-    "rebellions.ai/ATOM": "Rebellions ATOM devices",
-}
-# Huawei Ascend NPUs: the Ascend device plugin's huawei.com/Ascend910, Ascend910-<vNPU>, Ascend310,
-# Ascend310P, and Huawei Cloud CCE's huawei.com/ascend-1980 / ascend-310 (task h100corpus: vLLM's
-# Ascend image on huawei.com/ascend-1980 was told to add an nvidia.com/gpu limit)
-ASCEND_PREFIX = "huawei.com/ascend"
-
-
-def other_accelerators(section: Any) -> list[tuple[str, str, Any]]:
-    """The (key, what, value) of each accelerator kvplan does not model that a resources
-    section (limits or requests) asks for, in the section's order."""
-    if not isinstance(section, dict):
-        return []
-    found = []
-    for key, value in section.items():
-        what = OTHER_ACCELERATORS.get(str(key))
-        if what is None and str(key).lower().startswith(ASCEND_PREFIX):
-            what = "Huawei Ascend NPUs"
-        if what is not None:
-            found.append((str(key), what, value))
-    return found
 SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")  # sh -c, -ec, -exc, -lc, -euxc ...
 
 
@@ -99,7 +75,7 @@ def container_words(c: dict[str, Any], doc: Doc, at: Key) -> tuple[list[Word], b
             first = words[0].text.rsplit("/", 1)[-1] if words else ""
             if words and SHELL_C.fullmatch(words[-1].text) and first in SHELLS:
                 shell = True
-                for cmd in split_script(text):
+                for cmd in split_script(text, strict=True):
                     if server_start(cmd) is not None:
                         words.extend(Word(w, line) for w in cmd)
                         break
@@ -255,6 +231,11 @@ class Workload:
             return self.doc.line("metadata", "annotations", key)
         return self.doc.line(*self.site.pod_at[:-1], "metadata", "annotations", key)
 
+    def compose_exec(self) -> bool:
+        """A compose service's command that no shell runs (not `sh -c`): compose leaves its
+        `$(NAME)` as written (kvplan.check.manifests.compose_words)."""
+        return self.site.kind == "compose service" and not self.shell
+
     def find_server(self) -> bool:
         for c, at in self.site.containers:
             inv, shell = find_invocation(c, self.doc, at)
@@ -263,9 +244,10 @@ class Workload:
                 self.envs = container_env(c, self.path, self.doc)  # envFrom, then env
                 self.env = dict(self.envs.values)
                 self.notes.extend(self.envs.notes)
-                said, self.escaped = expand_words(inv.words, self.env, shell,
-                                                  self.site.kind not in NOT_KUBERNETES)
-                self.notes.extend(said)  # `$$(VAR)`: the text `$(VAR)` (task h91readers2)
+                if not self.compose_exec():  # compose hands `$(NAME)` on as text (readfix)
+                    said, self.escaped = expand_words(inv.words, self.env, shell,
+                                                      self.site.kind not in NOT_KUBERNETES)
+                    self.notes.extend(said)  # `$$(VAR)`: the text `$(VAR)` (task h91readers2)
                 self.notes.extend(n for n in [wrapper_note(c, self.doc, at, inv)] if n)
                 return True
         return False
@@ -278,6 +260,11 @@ class Workload:
                                      self.escaped)
         if refused:  # `$(MAX_MODEL_LEN)` from a ConfigMap not among the files (env_from)
             self.problems += refused
+            return
+        literal = literal_words([w.text for w in inv.words]) if self.compose_exec() else []
+        if literal:  # `$(NAME)` in a compose command no shell runs: the server gets the text
+            self.problem("", literal_problem(literal[0]),
+                         next(w.line for w in inv.words if w.text == literal[0]))
             return
         bad = [w for w in inv.words if unrendered(w.text)]
         noted: set[str] = set()
