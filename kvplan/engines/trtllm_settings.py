@@ -62,12 +62,15 @@ AUTO_NOTE = ("TensorRT-LLM keeps the checkpoint's KV quantization (validate_and_
              "hf_quant_config.json says kv_cache_quant_algo FP8 if its spec does not")
 
 
-def checkpoint_kv(model: object) -> tuple[str | None, str]:
+def checkpoint_kv(model: object, version: str | None = None,
+                  backend: str | None = None) -> tuple[str | None, str]:
     """TensorRT-LLM's cache dtype auto for a model spec that records the checkpoint's KV
-    quantization (`kv_cache_quant_algo`): (kvplan's kv dtype, the note saying so), or (None,
+    quantization (`kv_cache_quant_algo`), under release `version` (None: kvplan's default) and
+    `backend` (None: the release's default): (kvplan's kv dtype, the note saying so), or (None,
     why kvplan cannot plan it). Sources: validate_and_set_kv_cache_quant (auto returns and keeps
     the checkpoint's quant_config.kv_cache_quant_algo), ModelConfig.load_modelopt_quant_config
-    (hf_quant_config.json), update_quant_config_from_compressed_tensors (kv_cache_scheme)."""
+    (hf_quant_config.json), update_quant_config_from_compressed_tensors (kv_cache_scheme); INT8
+    by backend in kvplan.engines.trtllm_kv_int.checkpoint_int8."""
     algo = getattr(model, "kv_cache_quant_algo", None)
     name = getattr(model, "name", "the model")
     said = (f"TensorRT-LLM's cache dtype auto (its default) keeps the checkpoint's KV "
@@ -77,9 +80,18 @@ def checkpoint_kv(model: object) -> tuple[str | None, str]:
         return "fp8", f"{said}: an fp8 cache; state --kv-dtype to plan another"
     if algo == "NVFP4":
         return None, f"{said}: {NVFP4_REFUSAL}"
-    return None, (f"{said}: TensorRT-LLM's INT8 cache is not modelled; state --kv-dtype (fp8 "
-                  "plans one byte a value, as kv_cache_config.dtype fp8 would override the "
-                  "checkpoint's)")
+    if algo == "INT8":
+        from kvplan.engines.interface import parse_version
+        from kvplan.engines.trtllm import DEFAULT_VERSION
+        from kvplan.engines.trtllm_kv_int import checkpoint_int8
+        from kvplan.engines.trtllm_pytorch import uses_pytorch
+
+        release = parse_version(str(version or DEFAULT_VERSION)) or ()
+        return checkpoint_int8(said, uses_pytorch(release, backend))
+    return None, (f"{said}: not one of FP8, NVFP4, INT8 (the values kvplan import records); "
+                  "state --kv-dtype")
+
+
 TOP_LEVEL_NOTE = ("an older spelling (TorchLlmArgs.kv_cache_dtype in the 0.20/0.21-era "
                   "llm_args.py); current releases read kv_cache_config.dtype and reject the "
                   "top-level key (TensorRT-LLM PR #18899)")
