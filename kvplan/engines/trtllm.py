@@ -6,7 +6,8 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   context, runtime buffers, NCCL); KV pool = free x free_gpu_memory_fraction (default 0.9).
   The PyTorch backend (1.x) sizes the cache twice: a small pool for profiling, then the real one
   from the peak it measured; the last "Allocated ... for max tokens in paged KV cache" counts.
-- tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it.
+- tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it;
+  FlashMLA on the PyTorch backend sets 64 over either (kvplan.engines.trtllm_mla.flash_mla_block).
 - PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py, cal_max_tokens / _cal_max_tokens;
   read term by term in kvplan/engines/trtllm_pytorch.py):
   available = (total - peak + the profiling pool's bytes) x fraction, peak = torch peak plus
@@ -85,7 +86,7 @@ from kvplan.engines.interface import (
 )
 from kvplan.engines.trtllm_buffers import executor_buffers
 from kvplan.engines.trtllm_kv_int import int_cache_check
-from kvplan.engines.trtllm_mla import whole_rank_weights
+from kvplan.engines.trtllm_mla import flash_mla_block, whole_rank_weights
 from kvplan.engines.trtllm_pytorch import (
     NON_TORCH_PYTORCH,
     NON_TORCH_PYTORCH_WHAT,
@@ -202,6 +203,16 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     memory = m.memory_bytes or req.gpu.memory_bytes
     frac = s.memory_fraction if s.memory_fraction is not None else DEFAULT_FRACTION
     tpb = s.page_size_tokens or tokens_per_block(ver)
+    flash = flash_mla_block(req, pytorch, ver)
+    flash_note = None
+    if flash is not None:
+        flash_note = (f"{flash} tokens per block: TensorRT-LLM's PyTorch backend runs FlashMLA for "
+                      f"{req.model.name} on {req.gpu.name} (kv_lora_rank + qk_rope_head_dim = "
+                      "576, compute capability 9.0) and sets tokens_per_block to 64 "
+                      "(\"Change tokens_per_block to: 64 for using FlashMLA\", 0.19 on)"
+                      + (f", over the stated {tpb}" if s.page_size_tokens and tpb != flash
+                         else ""))
+        tpb = flash
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
     whole = whole_rank_weights(req, pytorch) if m.weights_bytes is None else None
@@ -266,7 +277,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     kv = int(st.op("KV cache memory", "mul", ["free memory", "free_gpu_memory_fraction"], "bytes",
                    "floor(free memory x fraction)"))
     bytes_per_token_steps(st, shape, "KV bytes per token", "all layers")
-    st.given("tokens per block", tpb, "tokens", f"TensorRT-LLM {version}")
+    st.given("tokens per block", tpb, "tokens", f"TensorRT-LLM {version}"
+             + (" (FlashMLA)" if flash is not None else ""))
     st.op("max tokens (raw)", "div", ["KV cache memory", "KV bytes per token"], "tokens",
           "floor(KV cache memory / bytes per token)")
     cap_label = "max tokens (raw)"
@@ -336,6 +348,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                            "state --max-num-tokens for an engine built otherwise")
     if newer_note:
         assumptions.append(newer_note)
+    if flash_note:
+        assumptions.append(flash_note)
     if int_note:
         assumptions.append(int_note)
     preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)
