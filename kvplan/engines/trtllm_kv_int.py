@@ -8,9 +8,11 @@ NVIDIA/TensorRT-LLM; the wheels cannot be downloaded here, kvplan.engines.dtype_
 - The TensorRT backend (an engine built by trtllm-build): the cache's element type is
   ModelConfig::getKvDataType (cpp/include/tensorrt_llm/runtime/modelConfig.h, NVIDIA/TensorRT-LLM
   at 585c7565): kFP8 for an FP8 KV cache, kINT8 for QuantMode INT8_KV_CACHE, kFP4 for an FP4
-  one, else the model's dtype. QuantMode has INT8_KV_CACHE and FP8_KV_CACHE (and NVFP4_KV_CACHE
-  later) and no 4-bit integer cache (tensorrt_llm/quantization/mode.py, "The KV cache is
-  quantized in INT8", d879430b): int4 is refused; int8 is one byte a value in the pool, with
+  one, else the model's dtype (modelConfig.h:658-669 at main be178810, 0.17.0.dev2024121700,
+  aikitoria/TensorRT-LLM: kFP8, kINT8, else the model's dtype, before kFP4 was added).
+  QuantMode has INT8_KV_CACHE and FP8_KV_CACHE (and NVFP4_KV_CACHE later) and no 4-bit integer
+  cache (tensorrt_llm/quantization/mode.py, "The KV cache is quantized in INT8", d879430b;
+  mode.py:73-76 at be178810): int4 is refused; int8 is one byte a value in the pool, with
   no per-token scale beside it, which is kvplan's int8 cache byte for byte: planned, with a
   note.
 
