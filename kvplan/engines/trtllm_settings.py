@@ -96,6 +96,9 @@ TOP_LEVEL_NOTE = ("an older spelling (TorchLlmArgs.kv_cache_dtype in the 0.20/0.
                   "llm_args.py); current releases read kv_cache_config.dtype and reject the "
                   "top-level key (TensorRT-LLM PR #18899)")
 BACKENDS = ("pytorch", "tensorrt")
+# a built engine's config.json: the checkpoint's KV quantization, which the engine was built with
+ENGINE_KV = ("pretrained_config", "quantization", "kv_cache_quant_algo")
+ENGINE_KV_DTYPES = {"FP8": "fp8", "INT8": "int8"}
 
 
 @dataclass(frozen=True)
@@ -120,7 +123,9 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
     """The settings a parsed options YAML states (none for an engine's config.json) and a note
     for each value that leaves the record as it is ("auto"). A value kvplan cannot plan, or one
     TensorRT-LLM refuses, raises InputError naming the file, the key and the value."""
-    if not isinstance(data, dict) or "build_config" in data:
+    if isinstance(data, dict) and "build_config" in data:
+        return engine_kv_setting(data, name), []
+    if not isinstance(data, dict):
         return [], []
     new, old = get_path(data, ("kv_cache_config", "dtype")), data.get("kv_cache_dtype")
     if new is not None and old is not None and new != old:
@@ -170,6 +175,26 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
     return out, notes
 
 
+def engine_kv_setting(data: dict[str, Any], name: str) -> list[Setting]:
+    """The cache dtype a built engine's config.json states (task trtleft; it was not read, so an
+    INT8 or FP8 engine was planned in the record's dtype): trtllm-build writes the checkpoint's
+    `quantization` under `pretrained_config`, and the engine's pool element type follows its
+    kv_cache_quant_algo (ModelConfig::getKvDataType: kFP8, kINT8, kFP4, else the model's dtype;
+    kvplan.engines.trtllm_kv_int). null states none."""
+    raw = get_path(data, ENGINE_KV)
+    if raw is None:
+        return []
+    key = ".".join(ENGINE_KV)
+    if raw == "NVFP4":
+        raise InputError(f"{name}: {key} NVFP4: the engine's cache is NVFP4, and kvplan has no "
+                         "NVFP4 cache (4-bit floats with one fp8 scale per 16 values)")
+    if not isinstance(raw, str) or raw not in ENGINE_KV_DTYPES:
+        raise InputError(f"{name}: {key} {raw!r}: expected FP8, INT8, NVFP4 or null (QuantAlgo's "
+                         "KV cache values, tensorrt_llm/quantization/mode.py); name the "
+                         "config.json trtllm-build wrote")
+    return [Setting("engine.kv_cache_dtype", ENGINE_KV_DTYPES[raw], key)]
+
+
 def _kv(raw: Any, name: str, key: str) -> str | None:
     """kvplan's kv dtype for the file's value; None for "auto"."""
     if raw == "auto":
@@ -207,7 +232,7 @@ def backend_refusal(name: str, settings: list[Setting], version: object,
     the release's default: pytorch from 1.0, kvplan.engines.trtllm_pytorch.uses_pytorch), or
     None: the TensorRT backend never reads it."""
     kv = next((s for s in settings if s.path == "engine.kv_cache_dtype"), None)
-    if kv is None:
+    if kv is None or kv.key == ".".join(ENGINE_KV):  # an engine's own: its backend is TensorRT
         return None
     from kvplan.engines.interface import parse_version
     from kvplan.engines.trtllm import DEFAULT_VERSION
