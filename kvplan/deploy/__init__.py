@@ -346,7 +346,7 @@ def _checkpoint_kv(e: EngineBlock, dtypes: dict[str, DType], model: ModelSpec | 
         return None
     from kvplan.engines.trtllm_settings import checkpoint_kv
 
-    kv, why = checkpoint_kv(model)
+    kv, why = checkpoint_kv(model, e.version, e.trtllm_backend)
     if kv is None:
         fail("engine.kv_cache_dtype", f"auto: {why}")
         return None

@@ -6,7 +6,8 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   context, runtime buffers, NCCL); KV pool = free x free_gpu_memory_fraction (default 0.9).
   The PyTorch backend (1.x) sizes the cache twice: a small pool for profiling, then the real one
   from the peak it measured; the last "Allocated ... for max tokens in paged KV cache" counts.
-- tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it.
+- tokens per block: 64 before 0.19, 32 from 0.19 on (both backends); --page-size states it;
+  FlashMLA on the PyTorch backend sets 64 over either (kvplan.engines.trtllm_mla.flash_mla_block).
 - PyTorch backend (tensorrt_llm/_torch/pyexecutor/_util.py, cal_max_tokens / _cal_max_tokens;
   read term by term in kvplan/engines/trtllm_pytorch.py):
   available = (total - peak + the profiling pool's bytes) x fraction, peak = torch peak plus
@@ -32,10 +33,11 @@ the PyTorch backend's two-phase estimate; checked against tests/assets/logs):
   (kvplan/calibrate/lines_trtllm.py).
   The GptSession path (0.8, ModelRunnerCpp) builds the same TllmRuntime in its constructor, before
   setup() creates the KV cache manager (cpp/tensorrt_llm/runtime/gptSession.cpp, 0.8-era, code
-  index id 37575593; tllmRuntime.cpp id 710132357), so the order does not explain log 145: its
-  TensorRT lines show 210 MiB allocated there, where the stated 1,728 MiB context would not have
-  left room for its pool on a 24,576 MiB card (task h37trt145; docs/engines-findings.md, "TensorRT engines
-  before 0.11").
+  index id 37575593; tllmRuntime.cpp id 710132357; at main e06f537e, 0.8.0.dev2024013000:
+  gptSession.cpp:82 builds mRuntime, :268 setup() calls createKvCacheManager at :312), so the
+  order does not explain log 145: its TensorRT lines show 210 MiB allocated there, where the
+  stated 1,728 MiB context would not have left room for its pool on a 24,576 MiB card (task
+  h37trt145; docs/engines-findings.md, "TensorRT engines before 0.11").
 - max_tokens: the smaller of it and the estimate when a fraction is set (the 1.x LLM API always
   sets one, default 0.9); on the C++ path with no fraction it replaces the estimate. Then
   blocks = ceil(max_tokens / tokens per block) ("max_tokens 86711 -> 86720" in a 1.x log).
@@ -85,7 +87,7 @@ from kvplan.engines.interface import (
 )
 from kvplan.engines.trtllm_buffers import executor_buffers
 from kvplan.engines.trtllm_kv_int import int_cache_check
-from kvplan.engines.trtllm_mla import whole_rank_weights
+from kvplan.engines.trtllm_mla import flash_mla_block, whole_rank_weights
 from kvplan.engines.trtllm_pytorch import (
     NON_TORCH_PYTORCH,
     NON_TORCH_PYTORCH_WHAT,
@@ -110,20 +112,24 @@ DEFAULT_MAX_NUM_TOKENS = 8192  # trtllm-build from 0.11 (release notes: "switche
 # (remove_input_padding, which in-flight batching needs): trtllm-build's check_max_num_tokens
 # (tensorrt_llm/_common.py at NVIDIA/TensorRT-LLM@5955b8afbad2ddcc3156202b16c567e94c52248f,
 # 0.8-era: "remove_input_padding is enabled, while max_num_tokens is not set, setting to
-# max_batch_size*max_input_len"), and before trtllm-build the examples' build.py through
+# max_batch_size*max_input_len"; :209 at main e06f537e, 0.8.0.dev2024013000, :210 at 035b99e0 and
+# 89ba1b1a, 0.9/0.10, aikitoria/TensorRT-LLM), and before trtllm-build the examples' build.py through
 # GenerationMixin.prepare_basic_inputs (num_tokens up to max_input_len x max_batch_size when
 # max_num_tokens is None). docs/source/release-notes.md (NVIDIA/TensorRT-LLM@001eaec), 0.11.0:
 # "`max_num_tokens` in `trtllm-build` command is switched to 8192 by default".
 # The defaults the product takes when the build limits are not stated: (max_batch_size,
 # max_input_len). trtllm-build 0.8-0.10 (tensorrt_llm/commands/build.py at 5955b8a and its
-# 0.9/0.10 copies: --max_batch_size 1, --max_input_len 1024); before 0.8 Llama's
-# examples/llama/build.py (--max_batch_size 8, --max_input_len 2048; other models' scripts differ).
+# 0.9/0.10 copies: --max_batch_size 1, --max_input_len 1024; build.py:74-75 at main e06f537e, 0.8,
+# :78-79 at 035b99e0, 0.9, :79-80 at 89ba1b1a, 0.10); before 0.8 Llama's examples/llama/build.py
+# (--max_batch_size 8, --max_input_len 2048: :158-159 on release/0.5.0, :167-168 on
+# release/v0.7.1 of octoml/TensorRT-LLM-release; other models' scripts differ).
 TRTLLM_BUILD_LIMITS = (1, 1024)
 BUILD_PY_LIMITS = (8, 2048)
 # A TensorRT engine's activations are TensorRT's build-time plan: TllmRuntime allocates
 # ICudaEngine::getDeviceMemorySize() for the execution context before the KV pool is sized
 # (cpp/tensorrt_llm/runtime/tllmRuntime.cpp, "[MemUsageChange] Allocated X MiB for execution
-# context memory"); the builder prints the same figure ("[TRT] Total Activation Memory: N bytes").
+# context memory", :246 at main be178810, 0.17.0.dev2024121700); the builder prints the same
+# figure ("[TRT] Total Activation Memory: N bytes").
 STATED_ACTIVATION = ("trt_activation_bytes: the engine's execution-context memory "
                      "(trtllm-build's Total Activation Memory)")
 NON_TORCH = (768 * MIB, 400 * MIB, 2 * GIB)
@@ -202,6 +208,16 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     memory = m.memory_bytes or req.gpu.memory_bytes
     frac = s.memory_fraction if s.memory_fraction is not None else DEFAULT_FRACTION
     tpb = s.page_size_tokens or tokens_per_block(ver)
+    flash = flash_mla_block(req, pytorch, ver)
+    flash_note = None
+    if flash is not None:
+        flash_note = (f"{flash} tokens per block: TensorRT-LLM's PyTorch backend runs FlashMLA for "
+                      f"{req.model.name} on {req.gpu.name} (kv_lora_rank + qk_rope_head_dim = "
+                      "576, compute capability 9.0) and sets tokens_per_block to 64 "
+                      "(\"Change tokens_per_block to: 64 for using FlashMLA\", 0.19 on)"
+                      + (f", over the stated {tpb}" if s.page_size_tokens and tpb != flash
+                         else ""))
+        tpb = flash
     shape = layer_shape(req)
     weights = weights_bytes(req, m.weights_bytes)
     whole = whole_rank_weights(req, pytorch) if m.weights_bytes is None else None
@@ -266,7 +282,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
     kv = int(st.op("KV cache memory", "mul", ["free memory", "free_gpu_memory_fraction"], "bytes",
                    "floor(free memory x fraction)"))
     bytes_per_token_steps(st, shape, "KV bytes per token", "all layers")
-    st.given("tokens per block", tpb, "tokens", f"TensorRT-LLM {version}")
+    st.given("tokens per block", tpb, "tokens", f"TensorRT-LLM {version}"
+             + (" (FlashMLA)" if flash is not None else ""))
     st.op("max tokens (raw)", "div", ["KV cache memory", "KV bytes per token"], "tokens",
           "floor(KV cache memory / bytes per token)")
     cap_label = "max tokens (raw)"
@@ -336,6 +353,8 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
                            "state --max-num-tokens for an engine built otherwise")
     if newer_note:
         assumptions.append(newer_note)
+    if flash_note:
+        assumptions.append(flash_note)
     if int_note:
         assumptions.append(int_note)
     preq = replace(req, block_size_tokens=tpb, allocation=Allocation.paged)

@@ -9,7 +9,9 @@ either:
   mapping or a key of `MOVES_MEMORY`: then its keys are named as not read);
 - the `config.json` `trtllm-build` writes beside a TensorRT engine: `build_config`'s
   `max_batch_size`, `max_num_tokens`, `max_seq_len`, and `build_config.plugin_config`'s
-  `tokens_per_block` (the engine is built for these limits; the runtime cannot exceed them).
+  `tokens_per_block` (the engine is built for these limits; the runtime cannot exceed them),
+  and `pretrained_config.quantization.kv_cache_quant_algo`, the engine's cache dtype
+  (kvplan.engines.trtllm_settings.engine_kv_setting).
 
 Each value becomes the kvplan/v1 field that holds it (max_batch_size -> max_num_seqs,
 max_num_tokens -> max_num_batched_tokens, max_seq_len -> max_model_len, tokens_per_block ->

@@ -151,3 +151,36 @@ def deepgemm_workspace_bytes(req: SizeRequest, tokens: int) -> int:
     m_padded = ceil_div(m_max, 4) * 4
     return (experts * m_max * fp8_dim + experts * m_max * max(2 * inter, hidden) * 2
             + experts * (scale_k // 4) * m_padded * 4)
+
+
+# FlashMLA's 64-token blocks (task trtleft). The PyTorch backend takes its tokens per block from
+# the LLM API (0.17-0.21: the BuildConfig's plugin_config.tokens_per_block, which
+# update_executor_config copies into executor_config.tokens_per_block, tensorrt_llm/_torch/
+# pyexecutor/config.py, code index id 5653122518; from 1.0: KvCacheConfig.tokens_per_block), then,
+# for an MLA model, replaces it: `if model_engine.model.model_config.enable_flash_mla:
+# executor_config.tokens_per_block = 64` ("Change tokens_per_block to: 64 for using FlashMLA";
+# py_executor_creator.py in the 0.19-0.21-era copies, index ids 6035230846, 2399938814; _util.py
+# in 1.x, id 1083207948, the same rule on a local tokens_per_block). ModelConfig.enable_flash_mla
+# (tensorrt_llm/_torch/model_config.py, ids 5907795105, 4218302881) is true under the TRTLLM
+# attention backend (the default) when kv_lora_rank + qk_rope_head_dim == 576 and
+# torch.cuda.get_device_capability() == (9, 0). FlashMLA came with 0.19 ("Added FlashMLA support
+# for SM90", docs/source/release-notes.md at NVIDIA/TensorRT-LLM@001eaec, 0.19.0; 0.18.x are
+# 0.17.0 with dependency updates only, the same notes). The override ignores a stated
+# tokens_per_block.
+FLASH_MLA_FROM = (0, 19)
+FLASH_MLA_HEAD = 576  # kv_lora_rank + qk_rope_head_dim (DeepSeek-V2/V3/R1: 512 + 64)
+FLASH_MLA_CAPABILITY = (9, 0)
+FLASH_MLA_TOKENS = 64
+
+
+def flash_mla_block(req: SizeRequest, pytorch: bool, version: tuple[int, ...]) -> int | None:
+    """The tokens per block FlashMLA imposes on the PyTorch backend, or None where it does not
+    run (another backend, a release before 0.19, not an MLA model of head 576, not an SM90 GPU;
+    a GPU whose compute capability is unstated is taken as not SM90)."""
+    mla = req.model.attention.mla
+    if not pytorch or version < FLASH_MLA_FROM or mla is None:
+        return None
+    if mla.kv_lora_rank + mla.qk_rope_head_dim != FLASH_MLA_HEAD or \
+            req.gpu.capability != FLASH_MLA_CAPABILITY:
+        return None
+    return FLASH_MLA_TOKENS

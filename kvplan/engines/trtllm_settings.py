@@ -62,12 +62,15 @@ AUTO_NOTE = ("TensorRT-LLM keeps the checkpoint's KV quantization (validate_and_
              "hf_quant_config.json says kv_cache_quant_algo FP8 if its spec does not")
 
 
-def checkpoint_kv(model: object) -> tuple[str | None, str]:
+def checkpoint_kv(model: object, version: str | None = None,
+                  backend: str | None = None) -> tuple[str | None, str]:
     """TensorRT-LLM's cache dtype auto for a model spec that records the checkpoint's KV
-    quantization (`kv_cache_quant_algo`): (kvplan's kv dtype, the note saying so), or (None,
+    quantization (`kv_cache_quant_algo`), under release `version` (None: kvplan's default) and
+    `backend` (None: the release's default): (kvplan's kv dtype, the note saying so), or (None,
     why kvplan cannot plan it). Sources: validate_and_set_kv_cache_quant (auto returns and keeps
     the checkpoint's quant_config.kv_cache_quant_algo), ModelConfig.load_modelopt_quant_config
-    (hf_quant_config.json), update_quant_config_from_compressed_tensors (kv_cache_scheme)."""
+    (hf_quant_config.json), update_quant_config_from_compressed_tensors (kv_cache_scheme); INT8
+    by backend in kvplan.engines.trtllm_kv_int.checkpoint_int8."""
     algo = getattr(model, "kv_cache_quant_algo", None)
     name = getattr(model, "name", "the model")
     said = (f"TensorRT-LLM's cache dtype auto (its default) keeps the checkpoint's KV "
@@ -77,13 +80,25 @@ def checkpoint_kv(model: object) -> tuple[str | None, str]:
         return "fp8", f"{said}: an fp8 cache; state --kv-dtype to plan another"
     if algo == "NVFP4":
         return None, f"{said}: {NVFP4_REFUSAL}"
-    return None, (f"{said}: TensorRT-LLM's INT8 cache is not modelled; state --kv-dtype (fp8 "
-                  "plans one byte a value, as kv_cache_config.dtype fp8 would override the "
-                  "checkpoint's)")
+    if algo == "INT8":
+        from kvplan.engines.interface import parse_version
+        from kvplan.engines.trtllm import DEFAULT_VERSION
+        from kvplan.engines.trtllm_kv_int import checkpoint_int8
+        from kvplan.engines.trtllm_pytorch import uses_pytorch
+
+        release = parse_version(str(version or DEFAULT_VERSION)) or ()
+        return checkpoint_int8(said, uses_pytorch(release, backend))
+    return None, (f"{said}: not one of FP8, NVFP4, INT8 (the values kvplan import records); "
+                  "state --kv-dtype")
+
+
 TOP_LEVEL_NOTE = ("an older spelling (TorchLlmArgs.kv_cache_dtype in the 0.20/0.21-era "
                   "llm_args.py); current releases read kv_cache_config.dtype and reject the "
                   "top-level key (TensorRT-LLM PR #18899)")
 BACKENDS = ("pytorch", "tensorrt")
+# a built engine's config.json: the checkpoint's KV quantization, which the engine was built with
+ENGINE_KV = ("pretrained_config", "quantization", "kv_cache_quant_algo")
+ENGINE_KV_DTYPES = {"FP8": "fp8", "INT8": "int8"}
 
 
 @dataclass(frozen=True)
@@ -108,7 +123,9 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
     """The settings a parsed options YAML states (none for an engine's config.json) and a note
     for each value that leaves the record as it is ("auto"). A value kvplan cannot plan, or one
     TensorRT-LLM refuses, raises InputError naming the file, the key and the value."""
-    if not isinstance(data, dict) or "build_config" in data:
+    if isinstance(data, dict) and "build_config" in data:
+        return engine_kv_setting(data, name), []
+    if not isinstance(data, dict):
         return [], []
     new, old = get_path(data, ("kv_cache_config", "dtype")), data.get("kv_cache_dtype")
     if new is not None and old is not None and new != old:
@@ -158,6 +175,26 @@ def settings_from(data: Any, name: str) -> tuple[list[Setting], list[str]]:
     return out, notes
 
 
+def engine_kv_setting(data: dict[str, Any], name: str) -> list[Setting]:
+    """The cache dtype a built engine's config.json states (task trtleft; it was not read, so an
+    INT8 or FP8 engine was planned in the record's dtype): trtllm-build writes the checkpoint's
+    `quantization` under `pretrained_config`, and the engine's pool element type follows its
+    kv_cache_quant_algo (ModelConfig::getKvDataType: kFP8, kINT8, kFP4, else the model's dtype;
+    kvplan.engines.trtllm_kv_int). null states none."""
+    raw = get_path(data, ENGINE_KV)
+    if raw is None:
+        return []
+    key = ".".join(ENGINE_KV)
+    if raw == "NVFP4":
+        raise InputError(f"{name}: {key} NVFP4: the engine's cache is NVFP4, and kvplan has no "
+                         "NVFP4 cache (4-bit floats with one fp8 scale per 16 values)")
+    if not isinstance(raw, str) or raw not in ENGINE_KV_DTYPES:
+        raise InputError(f"{name}: {key} {raw!r}: expected FP8, INT8, NVFP4 or null (QuantAlgo's "
+                         "KV cache values, tensorrt_llm/quantization/mode.py); name the "
+                         "config.json trtllm-build wrote")
+    return [Setting("engine.kv_cache_dtype", ENGINE_KV_DTYPES[raw], key)]
+
+
 def _kv(raw: Any, name: str, key: str) -> str | None:
     """kvplan's kv dtype for the file's value; None for "auto"."""
     if raw == "auto":
@@ -195,7 +232,7 @@ def backend_refusal(name: str, settings: list[Setting], version: object,
     the release's default: pytorch from 1.0, kvplan.engines.trtllm_pytorch.uses_pytorch), or
     None: the TensorRT backend never reads it."""
     kv = next((s for s in settings if s.path == "engine.kv_cache_dtype"), None)
-    if kv is None:
+    if kv is None or kv.key == ".".join(ENGINE_KV):  # an engine's own: its backend is TensorRT
         return None
     from kvplan.engines.interface import parse_version
     from kvplan.engines.trtllm import DEFAULT_VERSION

@@ -29,6 +29,7 @@ from kvplan.specs.hf_nvfp4 import from_quant_file, nvfp4_quant
 from kvplan.specs.hf_quant import (
     checkpoint_kv_quant,
     linear_quant,
+    trtllm_checkpoint_refusal,
     with_compression_config,
     with_expert_quant,
     with_modelopt_file,
@@ -59,7 +60,8 @@ def spec_from_config(
     """The ModelSpec a config describes. Raises ImportRefused for what kvplan cannot size."""
     model_type = config.get("model_type")
     if not isinstance(model_type, str):
-        raise ImportRefused("config.json has no model_type; is this a Hugging Face config?")
+        raise ImportRefused(trtllm_checkpoint_refusal(config) or
+                            "config.json has no model_type; is this a Hugging Face config?")
     if model_type not in SUPPORTED:
         raise ImportRefused(
             f"model_type {model_type!r} is not supported (kvplan knows: {', '.join(SUPPORTED)}); "

@@ -136,6 +136,23 @@ def checkpoint_kv_quant(config: Mapping[str, Any],
                         "(FP8) are read, as TensorRT-LLM reads them")
 
 
+def trtllm_checkpoint_refusal(config: Mapping[str, Any]) -> str | None:
+    """Why a TensorRT-LLM checkpoint's config.json (convert_checkpoint.py's output: `architecture`
+    and `dtype`, the quantization under a top-level `quantization`, no model_type;
+    TensorRT-LLM docs/source/architecture/checkpoint.md) is not imported, naming its KV
+    quantization and how to plan it; None for any other file."""
+    if not isinstance(config.get("architecture"), str) or "model_type" in config:
+        return None
+    quant = config.get("quantization")
+    algo = quant.get("kv_cache_quant_algo") if isinstance(quant, Mapping) else None
+    kv = {"INT8": "; its kv_cache_quant_algo INT8 is a TensorRT engine's INT8 cache: plan "
+                  "--engine trtllm --trtllm-backend tensorrt --kv-dtype int8",
+          "FP8": "; its kv_cache_quant_algo FP8: plan --kv-dtype fp8"}.get(str(algo), "")
+    return (f"config.json is a TensorRT-LLM checkpoint's (convert_checkpoint.py output: "
+            f"architecture {config['architecture']}, no model_type), not a Hugging Face config: "
+            f"import the Hugging Face checkpoint it was converted from{kv}")
+
+
 def with_modelopt_file(quant_file: Mapping[str, Any] | None, weight: DType | None,
                        notes: list[str]) -> None:
     """ModelOpt exports (nvidia/*-FP8) leave config.json's torch_dtype at the unquantized dtype,

@@ -125,3 +125,16 @@ def test_trtllm_int8_on_a_tensorrt_engine_is_one_byte_a_value() -> None:
     assert d["kv_cache_tokens"] == d["kv_cache_bytes"] // (64 * 65_536) * 64 == 859_712
     assert any("TensorRT engine's INT8 KV cache" in a for a in d["assumptions"])
     assert _json(*args, "--kv-dtype", "fp8")["kv_cache_tokens"] == d["kv_cache_tokens"]
+
+
+def test_the_pytorch_values_are_the_options_files_values() -> None:
+    """trtllm_kv_int.PYTORCH_VALUES (_VALID_KV_CACHE_DTYPES' order, the refusal's words) and
+    trtllm_settings.ACCEPTED_KV (click.Choice's order, the options file's and --kv_cache_dtype's
+    check) hold the same three values, model_loader.py's fp8, nvfp4, auto: this fails if either
+    list is written out again and they part."""
+    from kvplan.engines.trtllm_kv_int import PYTORCH_VALUES
+    from kvplan.engines.trtllm_settings import ACCEPTED_KV
+
+    assert PYTORCH_VALUES == ("fp8", "nvfp4", "auto")
+    assert ACCEPTED_KV == ("auto", "fp8", "nvfp4")
+    assert sorted(PYTORCH_VALUES) == sorted(ACCEPTED_KV)

@@ -49,12 +49,33 @@ def test_a_backend_that_is_no_text_is_the_release_default() -> None:
 def test_checkpoint_kv_texts_whole() -> None:
     bare = checkpoint_kv(object())
     assert bare == (None, SAID.format(name="the model", algo=None)
-                    + ": TensorRT-LLM's INT8 cache is not modelled; state --kv-dtype (fp8 plans "
-                    "one byte a value, as kv_cache_config.dtype fp8 would override the "
-                    "checkpoint's)")
+                    + ": not one of FP8, NVFP4, INT8 (the values kvplan import records); "
+                    "state --kv-dtype")
     fp8 = checkpoint_kv(SimpleNamespace(kv_cache_quant_algo="FP8", name="m"))
     assert fp8 == ("fp8", SAID.format(name="m", algo="FP8")
                    + ": an fp8 cache; state --kv-dtype to plan another")
+
+
+def test_checkpoint_int8_follows_the_backend_that_runs() -> None:
+    """INT8: a TensorRT engine (stated, or the default before 1.0) plans int8; the PyTorch
+    backend (stated, or the default from 1.0, kvplan's default release 1.3.0 included) refuses."""
+    int8 = SimpleNamespace(kv_cache_quant_algo="INT8", name="m")
+    said = SAID.format(name="m", algo="INT8")
+    engine = ("int8", said + ": a TensorRT engine built from it has QuantMode INT8_KV_CACHE, "
+              "whose pool holds kINT8 elements (ModelConfig::getKvDataType, "
+              "cpp/include/tensorrt_llm/runtime/modelConfig.h), one byte a value: planned as "
+              "kvplan's int8; state --kv-dtype to plan another")
+    assert checkpoint_kv(int8, "1.2.0", "tensorrt") == engine
+    assert checkpoint_kv(int8, "0.21.0", None) == engine
+    refused = (None, said + ": TensorRT-LLM's PyTorch backend keeps INT8 under auto but "
+               "allocates its pool in fp8, nvfp4 or the model's dtype only (the KV cache "
+               "manager's dtype has no INT8 branch, tensorrt_llm/_torch/pyexecutor/_util.py), "
+               "so what it would run is not one cache kvplan can size; state --kv-dtype fp8 "
+               "(kv_cache_config.dtype fp8 overrides the checkpoint's INT8) or --trtllm-backend "
+               "tensorrt (a TensorRT engine's INT8 cache)")
+    assert checkpoint_kv(int8) == refused
+    assert checkpoint_kv(int8, "1.0.0", None) == refused
+    assert checkpoint_kv(int8, "0.20.0", "pytorch") == refused
 
 
 def test_a_value_left_as_it_is_does_not_stop_the_keys_after_it() -> None:

@@ -56,11 +56,14 @@ def test_the_same_file_without_its_dtype_plans_sixteen_bits(tmp_path: Path) -> N
 
 def test_dynamo_wide_ep_config_plans_its_top_level_fp8_cache() -> None:
     """wide_ep_agg.yaml states the older top-level `kv_cache_dtype: fp8` and TP/EP 16 (two
-    8-GPU H200 servers: --nodes 2). KV per token 35,136 B; the note names the older spelling."""
+    8-GPU H200 servers: --nodes 2). KV per token 35,136 B; the note names the older spelling.
+    Blocks of 64 tokens: the PyTorch backend runs FlashMLA for DeepSeek-R1 (kv_lora_rank 512 +
+    qk_rope_head_dim 64 = 576) on an H200 (compute capability 9.0) and sets tokens_per_block to
+    64 (kvplan.engines.trtllm_mla.flash_mla_block, task trtleft; 32 before it)."""
     res = _size("deepseek-r1", "--engine", "trtllm", "--gpu", "h200", "--nodes", "2",
                 "--trtllm-config", str(WIDE))
     assert res.exit_code == 0, res.output
-    assert "fp8 cache · paged (32-token blocks) · TP 16" in res.output
+    assert "fp8 cache · paged (64-token blocks) · TP 16" in res.output
     assert "KV per token per GPU     34.31 KiB (35,136 B)" in res.output
     out = " ".join(res.output.split())
     assert "engine.kv_cache_dtype fp8 from dynamo-deepseek-r1-wide_ep_agg.yaml (kv_cache_dtype)" \
