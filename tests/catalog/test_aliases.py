@@ -119,6 +119,7 @@ def test_a_differing_shape_is_not_an_alias(tmp_path):
     # same shapes, another position limit: a base release, a 2507 update, Coder, a distill
     [("qwen2.5-7b-base", "qwen2.5-7b"), ("qwen3-4b-2507", "qwen3-4b"),
      ("qwen2.5-coder-32b", "qwen2.5-32b"), ("qwen2.5-14b-instruct", "qwen2.5-14b"),
+     ("qwen2.5-32b-instruct", "qwen2.5-32b"),
      ("deepseek-r1-distill-qwen-7b", "qwen2.5-7b"), ("qwen2.5-72b-base", "qwen2.5-72b"),
      ("qwen3-30b-a3b-thinking-2507", "qwen3-30b-a3b")],
 )
@@ -144,3 +145,39 @@ def test_a_float32_checkpoint_says_engines_serve_it_in_16_bits():
     flat = " ".join(base.stdout.split())
     assert "weights in fp32, split over 1 GPU(s); engines serve a float32 checkpoint in 16 bits" in flat
     assert "float32 checkpoint" not in " ".join(it.stdout.split())
+
+
+def test_qwen25_32b_instruct_plans_the_official_positions():
+    """Task catalog12: Qwen/Qwen2.5-32B-Instruct was an alias of qwen2.5-32b read from tt-metal's
+    copy of its config (131,072 positions); the official config.json (Hanson-Wang-chn/AI-Prof's
+    copy of the hub repository, with the card that says "set for context length up to 32,768
+    tokens") says 32,768, so the id is its own spec and plans 32,768, not the base's 131,072."""
+    official = json.loads((FIXTURES.parent / "qwen2.5-32b-instruct.json").read_text())
+    assert official["max_position_embeddings"] == 32_768
+    resolved = resolve_model("Qwen/Qwen2.5-32B-Instruct", allow_hub=False).spec
+    assert resolved.name == "qwen2.5-32b-instruct"
+    assert resolved.max_context_tokens == 32_768
+    base = load_model("qwen2.5-32b")
+    assert base.max_context_tokens == 131_072
+    assert "Qwen/Qwen2.5-32B-Instruct" not in [a.id for a in base.aliases]
+    assert not (FIXTURES / "Qwen--Qwen2.5-32B-Instruct.json").exists()
+
+
+AUDIT = FIXTURES.parent / "POSITIONS_AUDIT.tsv"
+
+
+def test_every_alias_has_a_positions_audit_row():
+    """tests/assets/hf_configs/POSITIONS_AUDIT.tsv (task catalog12): each shipped alias, the positions
+    its spec plans, and whether a second public source naming the official repository agrees
+    (35 confirmed; 4 with none found, none disagreeing). A new alias needs its row."""
+    import csv
+
+    rows = list(csv.DictReader(AUDIT.open(encoding="utf-8", newline=""), delimiter="\t"))
+    shipped = {(a.id, s.name) for s in all_models()[0] for a in s.aliases}
+    assert {(r["alias"], r["spec"]) for r in rows} == shipped
+    assert len(rows) == len(shipped) == 39
+    for r in rows:
+        assert int(r["positions"]) == load_model(r["spec"]).max_context_tokens, r["alias"]
+        assert r["verdict"] in ("confirmed", "not found") and r["second_source"], r["alias"]
+    verdicts = [r["verdict"] for r in rows]
+    assert (verdicts.count("confirmed"), verdicts.count("not found")) == (35, 4)

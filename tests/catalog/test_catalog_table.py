@@ -107,6 +107,7 @@ TABLE = {
     "qwen3-30b-a3b-thinking-2507-fp8": (98_304, 98_304, None, 0),  # its FP8 release: the same cache
     "qwen2.5-7b-base": (57_344, 57_344, None, 0),  # 28 L x 4 kv x 128 x 4; use_sliding_window false
     "qwen2.5-14b-instruct": (196_608, 196_608, None, 0),  # 48 L x 8 kv x 128 x 4
+    "qwen2.5-32b-instruct": (262_144, 262_144, None, 0),  # 64 L x 8 kv x 128 x 4, as qwen2.5-32b
     # added by the catalog helper (issue 12, fourth pass)
     "llama-3.1-tulu-3-8b": (131_072, 131_072, None, 0),  # 32 L x 8 kv x 128 x 4 (Llama-3.1-8B's)
     "tinyllama-1.1b-chat-v0.3": (22_528, 22_528, None, 0),  # 22 L x 4 kv x 64 x 4 (v1.0's)
@@ -250,6 +251,10 @@ PARAMS = {
     # 152,064 x 5,120 x 2 + 48 x (5,120^2 + 5,120 + 2 x (5,120 x 1,024 + 1,024) + 5,120^2
     # + 3 x 5,120 x 13,824 + 2 x 5,120) + 5,120 = 14,770,033,664 (qwen2.5-14b's shapes)
     "qwen2.5-14b-instruct": (14_770_033_664, None, None),
+    # 152,064 x 5,120 x 2 + 64 x (5,120^2 + 5,120 + 2 x (5,120 x 1,024 + 1,024) + 5,120^2
+    # + 3 x 5,120 x 27,648 + 2 x 5,120) + 5,120 = 32,763,876,352 (official: the checkpoint index's
+    # total_size 65,527,752,704 / 2; qwen2.5-32b's shapes)
+    "qwen2.5-32b-instruct": (32_763_876_352, None, None),
     # 128,256 x 8,192 x 2 + 80 x (2 x 8,192^2 + 2 x 8,192 x 1,024 + 3 x 8,192 x 28,672 + 2 x 8,192)
     # + 8,192 = 70,553,706,496 (official)
     "llama-3-70b": (70_553_706_496, None, None),

@@ -96,7 +96,7 @@ def test_a_misspelt_repository_name_is_offered_its_entry_first() -> None:
     was added, that name before qwen2.5-7b: an id misspelt at difflib ratio 0.9 or more leads."""
     with pytest.raises(InputError) as err:
         resolve_model("Qwen2.5-7B-Instrcut", allow_hub=False)
-    assert "(did you mean: qwen2.5-7b, qwen2.5-14b-instruct, qwen2.5-7b-base?)" in str(err.value)
+    assert "(did you mean: qwen2.5-7b, qwen2.5-32b-instruct, qwen2.5-14b-instruct?)" in str(err.value)
 
 
 # The corpus files whose verdict moved (each an ERROR "not in the catalog" before): file, the

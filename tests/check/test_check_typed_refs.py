@@ -59,7 +59,7 @@ QUANT = ("it names a quantized copy of {base}, whose catalog entry {stem} has th
     ("${PROJECT_ROOT}/models/Qwen2.5-32B-Instruct-GPTQ-Int4",
      "'${PROJECT_ROOT}/models/Qwen2.5-32B-Instruct-GPTQ-Int4': the script does not set "
      "PROJECT_ROOT; set it in the script, or render it first (envsubst); the folder's own name "
-     "is written out (" + QUANT.format(base="Qwen2.5-32B-Instruct", stem="qwen2.5-32b") + ")"),
+     "is written out (" + QUANT.format(base="Qwen2.5-32B-Instruct", stem="qwen2.5-32b-instruct") + ")"),
     ("$HOME/models/DeepSeek-R1-Distill-Qwen-1.5B",
      "'$HOME/models/DeepSeek-R1-Distill-Qwen-1.5B': the script does not set HOME; set it in the "
      "script, or render it first (envsubst); the folder's own name is written out (its folder "

@@ -145,7 +145,8 @@ def test_calibrate_resolves_a_log_header_id_through_the_catalog() -> None:
 
 @pytest.mark.parametrize(("ref", "plan"), [
     ("Qwen/Qwen2.5-7B-Instruct-AWQ", "`qwen2.5-7b --weight-dtype int4`"),
-    ("Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "`qwen2.5-32b --weight-dtype int8`"),
+    # the Instruct release is its own entry since task catalog12 (32,768 positions, the base 131,072)
+    ("Qwen/Qwen2.5-32B-Instruct-GPTQ-Int8", "`qwen2.5-32b-instruct --weight-dtype int8`"),
     ("neuralmagic/Meta-Llama-3.1-8B-Instruct-FP8", "`llama-3.1-8b --weight-dtype fp8`"),
     ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "`llama-3.1-70b --weight-dtype int4`"),
     ("TheBloke/Llama-2-7B-Chat-AWQ", "`llama-2-7b --weight-dtype int4`"),
