@@ -1,0 +1,76 @@
+"""Round blind-2026-12-07-r10 (task corpus10): 28 files users keep in their own repositories
+(tests/assets/check/corpus, sources in its SOURCES.md), and the reader defects its files showed,
+each checked through the CLI. Expected texts are worked out by hand from the file and the source
+named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from kvplan.check.manifests.device_images import device_of_image
+from tests.conftest import invoke
+
+ROUND = "blind-2026-12-07-r10"
+CORPUS = Path(__file__).parents[1] / "assets" / "check" / "corpus"
+
+
+def _lines(runner: CliRunner, *paths: Path) -> tuple[int, list[str]]:
+    result = invoke(runner, "check", *(str(p) for p in paths))
+    return result.exit_code, [line.strip() for line in result.output.splitlines()]
+
+
+def test_vllm_cpu_build_is_refused_as_a_cpu_server(runner: CliRunner) -> None:
+    """pvardanis/slipstream k8s/vllm.yaml runs vLLM's CPU build (vllm/vllm-openai-cpu, its
+    VLLM_CPU_KVCACHE_SPACE 1, no GPU anywhere). kvplan said "the server container sets no
+    nvidia.com/gpu limit; add resources.limits nvidia.com/gpu: 1": advice to put an NVIDIA GPU
+    under a CPU build. Now the image (line 49) is named as what it runs on."""
+    code, lines = _lines(runner, CORPUS / "user-repos" / "slipstream-vllm.yaml")
+    assert code == 2
+    assert lines[1] == (
+        "ERROR line 49: image: image 'vllm/vllm-openai-cpu:v0.29.0-x86_64' is vLLM's CPU build: "
+        "the server runs on the CPU, not a GPU, and kvplan plans GPU memory (a CPU's KV cache is "
+        "host memory sized by VLLM_CPU_KVCACHE_SPACE)")
+    assert not any("nvidia.com/gpu" in line for line in lines)
+
+
+def test_intel_xpu_build_is_refused_by_name(runner: CliRunner) -> None:
+    """epsilonagentx/intel_arc_gpu_llm docker-compose.vllm.yml: intel/vllm:0.21.0-ubuntu24.04 on an
+    Arc Pro B60 (/dev/dri handed in). kvplan said "the service reserves no GPU; add
+    deploy.resources.reservations.devices (driver: nvidia ...)". Now: Intel GPUs are not
+    modelled, at the image's line 8."""
+    code, lines = _lines(runner, CORPUS / "user-repos" / "intel-arc-gpu-llm-docker-compose.vllm.yml")
+    assert code == 2
+    assert lines[1] == (
+        "ERROR line 8: image: image 'intel/vllm:0.21.0-ubuntu24.04' is an Intel GPU (XPU) build "
+        "of vLLM: Intel GPUs are not modelled: kvplan sizes NVIDIA and AMD GPUs")
+    assert not any("driver: nvidia" in line for line in lines)
+
+
+def test_device_images_are_told_from_gpu_images() -> None:
+    """The repositories vLLM's docs and Intel's llm-scaler name, and nothing else: a GPU image
+    whose tag happens to hold 'cpu', or a tool image in Intel's namespace, is no device build."""
+    for image in ("vllm/vllm-openai-cpu:v0.29.0-x86_64",
+                  "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:latest",
+                  "public.ecr.aws/q9t5s3a7/vllm-arm64-cpu-release-repo:v0.10.0"):
+        assert "CPU build" in str(device_of_image(image)), image
+    for image in ("intel/vllm:0.21.0-ubuntu24.04", "intel/llm-scaler-vllm:0.14.0-b8",
+                  "intel/vllm:0.17.0-xpu", "vllm-xpu-env"):
+        assert "Intel GPU (XPU)" in str(device_of_image(image)), image
+    for image in ("vllm/vllm-openai:latest", "vllm/vllm-openai:v0.9.0-cpufix", "rocm/vllm:latest",
+                  "lmsysorg/sglang:latest", "intel/vllm-tools:1", "acme/cpu-tools:vllm"):
+        assert device_of_image(image) is None, image
+
+
+def test_a_gpu_limit_keeps_the_gpu_plan(tmp_path: Path, runner: CliRunner) -> None:
+    """A CPU-build image is only named when the server asks for no GPU: a container that does ask
+    for one is planned as before (its own problems, if any, are the GPU's)."""
+    f = tmp_path / "gpu.yaml"
+    f.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n"
+                 "  template:\n    spec:\n      containers:\n      - name: v\n"
+                 "        image: vllm/vllm-openai:v0.10.0\n"
+                 "        command: [vllm, serve, Qwen/Qwen2.5-0.5B-Instruct, --max-model-len, "
+                 "'4096']\n        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    code, lines = _lines(runner, f, "--gpu", "l4")
+    assert code == 0 and lines[1].startswith("PASS"), lines
