@@ -74,3 +74,28 @@ def test_a_gpu_limit_keeps_the_gpu_plan(tmp_path: Path, runner: CliRunner) -> No
                  "'4096']\n        resources: {limits: {nvidia.com/gpu: 1}}\n")
     code, lines = _lines(runner, f, "--gpu", "l4")
     assert code == 0 and lines[1].startswith("PASS"), lines
+
+
+def test_helm_values_image_split_into_repository_and_tag_names_the_engine(
+        runner: CliRunner, tmp_path: Path) -> None:
+    """Sttari/SteakLLM charts/vllm/values.yaml: `image: {repository:
+    <account>.dkr.ecr.us-east-1.amazonaws.com/steakllm/vllm, tag: v0.28.0}`, a mirror of vLLM's
+    image as Helm charts spell it. The repository alone ends in `vllm` with no tag, which no image
+    rule read, so a folder walk skipped the file as running no engine (a silence), and naming it
+    said "nothing that runs vLLM". Joined as the chart renders it (`R:T`), the mirror names vLLM:
+    the ERROR of any chart values kvplan does not read."""
+    code, lines = _lines(runner, CORPUS / "user-repos" / "steakllm-helm-values.yaml")
+    assert code == 2
+    assert lines[1] == (
+        "ERROR line 10: kind: this document runs vLLM, but it is not a Kubernetes object, compose "
+        "file or chart values kvplan reads (no `kind:`); check what it renders (helm template, "
+        "then kvplan check the output) or write a kvplan/v1 file")
+    # the repository alone (no tag key) renders `R:latest`; a repository naming no engine, or
+    # one whose last part only contains the word, is still nothing
+    for image, runs in (("{repository: harbor.example.io/team/sglang}", True),
+                        ("{repository: acme/vllm-tools, tag: '1.0'}", False),
+                        ("{repository: acme/webapp, tag: vllm}", False)):
+        f = tmp_path / "values.yaml"
+        f.write_text(f"replicaCount: 1\nimage: {image}\n")
+        _, out = _lines(runner, f)
+        assert ("this document runs" in out[1]) is runs, (image, out)
