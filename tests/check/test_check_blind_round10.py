@@ -99,3 +99,51 @@ def test_helm_values_image_split_into_repository_and_tag_names_the_engine(
         f.write_text(f"replicaCount: 1\nimage: {image}\n")
         _, out = _lines(runner, f)
         assert ("this document runs" in out[1]) is runs, (image, out)
+
+
+SCRIPT_BUILT = ("'$CMD_ARGS': the server's words are the shell variable CMD_ARGS, which the "
+                "script builds itself (CMD_ARGS=...); kvplan does not run the script to follow "
+                "its value: write the server's options on its command line, or describe the "
+                "deployment in a kvplan/v1 file")
+
+
+def test_server_words_in_a_variable_the_script_builds(runner: CliRunner) -> None:
+    """cwortman-amd/coder docker-compose.sglang.yml: a `bash -c` script builds CMD_ARGS with ten
+    `if` blocks and runs `exec python3 -m sglang.launch_server $$CMD_ARGS`. kvplan read the
+    variable's name as the model ("the served model: '$CMD_ARGS' is not in the catalog ... add it
+    with `kvplan import $CMD_ARGS`") and as a word argparse refuses. Now the variable is named,
+    at the exec's line 58."""
+    code, lines = _lines(runner, CORPUS / "user-repos" / "rocm-coder-docker-compose.sglang.yml")
+    assert code == 2
+    assert lines[1] == f"ERROR line 58: {SCRIPT_BUILT}"
+    assert not any("kvplan import $CMD_ARGS" in line for line in lines)
+
+
+def _sh(tmp_path: Path, script: str) -> Path:
+    f = tmp_path / "sh.yaml"
+    f.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v}\nspec:\n"
+                 "  template:\n    spec:\n      containers:\n      - name: v\n"
+                 "        image: vllm/vllm-openai:v0.10.0\n        command: [sh, -c]\n"
+                 f"        args: [{script!r}]\n"
+                 "        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    return f
+
+
+def test_only_a_script_variable_standing_for_words_is_refused(tmp_path: Path,
+                                                              runner: CliRunner) -> None:
+    """The variable must be the script's own and stand where words go: `$START_RANK` as
+    `--data-parallel-start-rank`'s value (corpus lws/vllm-dp-lws.yaml) is one word of an option
+    kvplan does not read, passed over as before; `$MODEL` that no line of the script assigns is
+    the container's environment's, as before."""
+    _, lines = _lines(runner, _sh(tmp_path, 'A="--max-model-len 4096"; exec vllm serve '
+                                            'Qwen/Qwen2.5-0.5B-Instruct $A'), "--gpu", "l4")
+    assert lines[1] == ("ERROR line 11: '$A': the server's words are the shell variable A, which "
+                        "the script builds itself (A=...); kvplan does not run the script to "
+                        "follow its value: write the server's options on its command line, or "
+                        "describe the deployment in a kvplan/v1 file")
+    code, lines = _lines(runner, _sh(tmp_path, 'R=0; exec vllm serve Qwen/Qwen2.5-0.5B-Instruct '
+                                               '--max-model-len 4096 --data-parallel-start-rank '
+                                               '$R'), "--gpu", "l4")
+    assert code == 0 and lines[1].startswith("PASS"), lines
+    _, lines = _lines(runner, _sh(tmp_path, 'exec vllm serve $MODEL'), "--gpu", "l4")
+    assert "builds itself" not in lines[1] and "$MODEL" in lines[1], lines

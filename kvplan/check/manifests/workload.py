@@ -23,6 +23,7 @@ from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_ima
 from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
 from kvplan.check.manifests.pods import PodSite, image_names_engine, tag_not_release
+from kvplan.check.manifests.script_vars import script_built_message, script_built_word
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.check.manifests.wrapper_script import wrapper_note
 from kvplan.deploy import Problem
@@ -278,6 +279,9 @@ class Workload:
                                      self.escaped)
         if refused:  # `$(MAX_MODEL_LEN)` from a ConfigMap not among the files (env_from)
             self.problems += refused
+            return
+        if self.shell and (built := script_built_word(inv, self.container)) is not None:
+            self.problem("", script_built_message(built[0].text, built[1]), built[0].line)
             return
         bad = [w for w in inv.words if unrendered(w.text)]
         noted: set[str] = set()
