@@ -147,3 +147,22 @@ def test_only_a_script_variable_standing_for_words_is_refused(tmp_path: Path,
     assert code == 0 and lines[1].startswith("PASS"), lines
     _, lines = _lines(runner, _sh(tmp_path, 'exec vllm serve $MODEL'), "--gpu", "l4")
     assert "builds itself" not in lines[1] and "$MODEL" in lines[1], lines
+
+
+def test_malformed_yaml_at_an_envsubst_placeholder_says_render_first(
+        runner: CliRunner, tmp_path: Path) -> None:
+    """inferplane/llm-benchmark deploy/vllm.yaml is "Rendered via envsubst": its line 73 is
+    `$EXTRA_VLLM_ARGS_YAML` alone at column 0 inside the container's args, which the renderer
+    replaces with `- --flag=value` lines. The ERROR was "malformed YAML: could not find expected
+    ':'" at line 74, true but not what to do; now it names the placeholder line and says render
+    first. A YAML error with no such line keeps its words."""
+    code, lines = _lines(runner, CORPUS / "user-repos" / "inferplane-llm-benchmark-deploy-vllm.yaml")
+    assert code == 2
+    assert lines[1] == (
+        "ERROR line 73: malformed YAML: could not find expected ':'; line 73 is only "
+        "$EXTRA_VLLM_ARGS_YAML, a placeholder a template renderer (envsubst) replaces: render the "
+        "file first and check its output")
+    f = tmp_path / "bad.yaml"
+    f.write_text("kind: Deployment\nspec:\n  a: b\n x: [\n")
+    _, lines = _lines(runner, f)
+    assert "malformed YAML" in lines[1] and "placeholder" not in lines[1], lines
