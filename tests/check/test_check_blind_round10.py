@@ -166,3 +166,23 @@ def test_malformed_yaml_at_an_envsubst_placeholder_says_render_first(
     f.write_text("kind: Deployment\nspec:\n  a: b\n x: [\n")
     _, lines = _lines(runner, f)
     assert "malformed YAML" in lines[1] and "placeholder" not in lines[1], lines
+
+
+def test_llm_d_simulator_deployment_runs_no_engine(runner: CliRunner, tmp_path: Path) -> None:
+    """KaveeshKhattar/inference-router k8s/vllm-deployment.yaml runs
+    ghcr.io/llm-d/llm-d-inference-sim:v0.8.0 with vLLM's flags (--model
+    meta-llama/Llama-3.1-8B-Instruct, --max-num-seqs 8, --max-model-len 4096) and no GPU ("this
+    is a simulator with no GPU requirement"). kvplan said it passes server options to an image
+    whose entrypoint it cannot see: "write the server in `command:` ([\"vllm\", \"serve\"] ...)",
+    advice to replace the simulator by vLLM. The simulator runs no engine, as in llm-d's values
+    (values-cpu.yaml): skipped by a folder walk, and named alone the ERROR any YAML running no
+    engine gets. Another image given only options keeps its ERROR."""
+    code, lines = _lines(runner, CORPUS / "user-repos" / "inference-router-vllm-deployment.yaml")
+    assert code == 2
+    assert lines[1] == ("ERROR line 1: no kvplan/v1 deployment and nothing that runs vLLM, SGLang "
+                        "or TensorRT-LLM in this file")
+    f = tmp_path / "opts.yaml"
+    f.write_text((CORPUS / "user-repos" / "inference-router-vllm-deployment.yaml").read_text()
+                 .replace("ghcr.io/llm-d/llm-d-inference-sim:v0.8.0", "acme/vllm-box:1.0"))
+    _, lines = _lines(runner, f)
+    assert "whose entrypoint kvplan cannot see" in lines[1], lines

@@ -132,6 +132,12 @@ def find_invocation(c: dict[str, Any], doc: Doc, at: Key) -> tuple[Invocation | 
 
 
 _MODEL_OPTIONS = ("--model", "--model-path", "--model_path", "--model-name")
+# llm-d's vLLM simulator (ghcr.io/llm-d/llm-d-inference-sim): "A light weight vLLM simulator ...
+# that mimics vLLM's OpenAI API" (llm-d/llm-d-inference-sim README), taking vLLM's flags (--model,
+# --max-num-seqs, --max-model-len) and no GPU; it runs no engine, as in llm-d's values
+# (kvplan.check.manifests.llmd_values). KaveeshKhattar/inference-router's Deployment of it (round
+# blind-2026-12-07-r10) was told to write a vLLM server in `command:`.
+SIMULATOR = "llm-d-inference-sim"
 
 
 def options_only(c: dict[str, Any], command: Any = None, compose: bool = False) -> str | None:
@@ -144,6 +150,8 @@ def options_only(c: dict[str, Any], command: Any = None, compose: bool = False) 
     if not first.startswith("--") or not any(w.split("=", 1)[0] in _MODEL_OPTIONS for w in words):
         return None
     image = str(c.get("image", "") or "(none)")
+    if SIMULATOR in image:  # llm-d's simulator takes vLLM's options and runs no engine
+        return None
     if unrendered(image):
         return (f"image {image!r} is an unrendered template and the command is server options "
                 f"only ({first} ...): {RENDER_FIRST}")
