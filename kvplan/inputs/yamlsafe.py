@@ -69,8 +69,19 @@ def _line(mark: Any) -> int | None:
     return mark.line + 1 if mark is not None else None
 
 
+# Compose's merge tags (docs.docker.com/reference/compose-file/merge/, "Reset value" / "Replace
+# value": `!reset` and `!override`, Compose 2.24.4 and later) act on the file this one is merged
+# onto with `docker compose -f base -f this`; TimeTreker/chromie's docker-compose.sglang.yml sets
+# `ports: !override` (round blind-2026-12-07-r10), which was called an unrendered template
+COMPOSE_MERGE_TAGS = ("!reset", "!override")
+
+
 def _tag_problem(tag: str) -> str:
     plain = "(only plain YAML is accepted; tags such as !!python/... are refused)"
+    if tag in COMPOSE_MERGE_TAGS:
+        return (f"the compose merge tag {tag} acts on another compose file this one is merged "
+                "onto (docker compose -f BASE -f THIS), which kvplan does not merge: check the "
+                "merged file instead (docker compose -f BASE -f THIS config > merged.yaml)")
     if tag not in yaml.SafeLoader.yaml_constructors:
         return f"malformed YAML: could not determine a constructor for the tag {tag!r} {plain}"
     shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag

@@ -186,3 +186,27 @@ def test_llm_d_simulator_deployment_runs_no_engine(runner: CliRunner, tmp_path: 
                  .replace("ghcr.io/llm-d/llm-d-inference-sim:v0.8.0", "acme/vllm-box:1.0"))
     _, lines = _lines(runner, f)
     assert "whose entrypoint kvplan cannot see" in lines[1], lines
+
+
+def test_compose_merge_tag_is_named_not_called_a_template(runner: CliRunner,
+                                                           tmp_path: Path) -> None:
+    """TimeTreker/chromie docker-compose.sglang.yml is an override file (`ports: !override`,
+    `volumes: !override`, `environment: !override`: Compose's merge tags, docs.docker.com
+    reference/compose-file/merge). The tag stops the YAML reader, and because the file also holds
+    `${...}` the ERROR said only "unrendered template: set it in .env ... or render first",
+    naming nothing and advising what would not help. Now the tag is named with what to check."""
+    code, lines = _lines(runner, CORPUS / "user-repos" / "chromie-docker-compose.sglang.yml")
+    assert code == 2
+    assert lines[1] == (
+        "ERROR line 52: the compose merge tag !override acts on another compose file this one is "
+        "merged onto (docker compose -f BASE -f THIS), which kvplan does not merge: check the "
+        "merged file instead (docker compose -f BASE -f THIS config > merged.yaml)")
+    f = tmp_path / "docker-compose.yml"
+    f.write_text("services:\n  s:\n    image: vllm/vllm-openai:v0.10.0\n    ports: !reset []\n"
+                 "    command: --model ${M}\n")
+    _, lines = _lines(runner, f)
+    assert lines[1].startswith("ERROR line 4: the compose merge tag !reset acts on"), lines
+    f.write_text("services:\n  s:\n    image: vllm/vllm-openai:v0.10.0\n    ports: !custom []\n"
+                 "    command: --model ${M}\n")
+    _, lines = _lines(runner, f)
+    assert "merge tag" not in lines[1], lines  # another tag: as before
