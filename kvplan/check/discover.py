@@ -239,7 +239,8 @@ def read_targets(path: Path, side_cache: dict[Path, Any], default_gpu: str | Non
             from kvplan.check.manifests.workload import RENDER_FIRST
 
             runs = alone or "kvplan/" in doc.text or mentions_engine(doc.text) is not None
-            if doc.templated and (runs or "kind:" not in doc.text):
+            merge_tag = doc.problem.message.startswith("the compose merge tag")
+            if doc.templated and not merge_tag and (runs or "kind:" not in doc.text):
                 message = f"unrendered template: {RENDER_FIRST}"
             elif runs:
                 message = doc.problem.message

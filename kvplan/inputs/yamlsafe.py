@@ -69,8 +69,19 @@ def _line(mark: Any) -> int | None:
     return mark.line + 1 if mark is not None else None
 
 
+# Compose's merge tags (docs.docker.com/reference/compose-file/merge/, "Reset value" / "Replace
+# value": `!reset` and `!override`, Compose 2.24.4 and later) act on the file this one is merged
+# onto with `docker compose -f base -f this`; TimeTreker/chromie's docker-compose.sglang.yml sets
+# `ports: !override` (round blind-2026-12-07-r10), which was called an unrendered template
+COMPOSE_MERGE_TAGS = ("!reset", "!override")
+
+
 def _tag_problem(tag: str) -> str:
     plain = "(only plain YAML is accepted; tags such as !!python/... are refused)"
+    if tag in COMPOSE_MERGE_TAGS:
+        return (f"the compose merge tag {tag} acts on another compose file this one is merged "
+                "onto (docker compose -f BASE -f THIS), which kvplan does not merge: check the "
+                "merged file instead (docker compose -f BASE -f THIS config > merged.yaml)")
     if tag not in yaml.SafeLoader.yaml_constructors:
         return f"malformed YAML: could not determine a constructor for the tag {tag!r} {plain}"
     shown = "!!" + tag[len(_CORE):] if tag.startswith(_CORE) else tag
@@ -177,10 +188,23 @@ def _check_nodes(root: yaml.Node, source: str) -> None:
     walk(root, 1)
 
 
-def _yaml_problem(err: yaml.YAMLError) -> tuple[str, int | None]:
+# a line that is nothing but a variable: a placeholder an envsubst-style renderer replaces with
+# YAML lines (inferplane/llm-benchmark deploy/vllm.yaml's `$EXTRA_VLLM_ARGS_YAML` at column 0
+# inside an args list, "rendered via envsubst"; round blind-2026-12-07-r10)
+_PLACEHOLDER_LINE = re.compile(r"\s*\$(?:\{\w+\}|\w+)\s*")
+
+
+def _yaml_problem(err: yaml.YAMLError, text: str = "") -> tuple[str, int | None]:
     mark = getattr(err, "problem_mark", None)
     problem = getattr(err, "problem", None) or str(err).splitlines()[0]
-    return f"malformed YAML: {problem}", _line(mark)
+    line = _line(mark)
+    lines = text.splitlines()
+    for at in ((line - 1, line) if line else ()):  # the line the parser stopped on, or the one before
+        if 0 < at <= len(lines) and _PLACEHOLDER_LINE.fullmatch(lines[at - 1]):
+            return (f"malformed YAML: {problem}; line {at} is only {lines[at - 1].strip()}, a "
+                    "placeholder a template renderer (envsubst) replaces: render the file first "
+                    "and check its output"), at
+    return f"malformed YAML: {problem}", line
 
 
 def _parse_chunk(text: str, first_line: int, source: str) -> list[YamlDoc]:
@@ -203,7 +227,7 @@ def _parse_chunk(text: str, first_line: int, source: str) -> list[YamlDoc]:
     except InputFileError as err:
         return [YamlDoc(start_line=first_line + 1, error=err)]
     except yaml.YAMLError as err:
-        problem, line = _yaml_problem(err)
+        problem, line = _yaml_problem(err, padded)
         return [YamlDoc(start_line=first_line + 1, error=InputFileError(source, problem, line))]
     except (ValueError, TypeError, OverflowError, RecursionError) as err:
         error = InputFileError(source, f"malformed YAML: {err}", first_line + 1)

@@ -58,11 +58,14 @@ def test_no_file_is_silently_skipped() -> None:
     # llm-d-inference-sim simulator, no engine; OME's ClusterBaseModels hold weights only (read
     # as the model of the runtimes checked with them, task h43ome)
     # KAITO's tuning Workspace runs a fine-tuning job, no server (task h58kaito)
+    # a Deployment of llm-d's simulator with vLLM's flags runs no engine either (task corpus10)
     assert sorted(report.skipped) == [str(CORPUS / "kaito" / "kaito_workspace_tuning_phi_3.yaml"),
                                       str(CORPUS / "kserve" / "kserve-huggingfaceserver.yaml"),
                                       str(CORPUS / "llm-d" / "values-cpu.yaml"),
                                       str(CORPUS / "ome" / "basemodel-llama-3-1-8b-instruct.yaml"),
-                                      str(CORPUS / "ome" / "basemodel-qwen3-8b.yaml")]
+                                      str(CORPUS / "ome" / "basemodel-qwen3-8b.yaml"),
+                                      str(CORPUS / "user-repos" /
+                                          "inference-router-vllm-deployment.yaml")]
     assert len(judged) + len(report.skipped) == len(list(CORPUS.rglob("*.y*ml")))
 
 

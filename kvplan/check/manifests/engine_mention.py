@@ -18,6 +18,18 @@ _TRTLLM_RUN = re.compile(r"(?<![\w.-])tensorrt[-_]llm(?:/|:[\w.])|(?<![\w.])tens
                          r"|\b(?:import|from|-m)\s+tensorrt_llm\b")
 
 
+def _helm_image(item: dict[Any, Any]) -> list[str]:
+    """A chart's image written as Helm charts spell it, `image: {repository: R, tag: T}`, joined
+    into the reference the chart renders (`R:T`), so a mirror's repository names its engine as
+    the same reference in a pod would (round blind-2026-12-07-r10: Sttari/SteakLLM's values,
+    repository `<account>.dkr.ecr.us-east-1.amazonaws.com/steakllm/vllm`, tag v0.28.0, was skipped
+    by a folder walk as running no engine). A repository with no tag renders `R:latest`."""
+    repo, tag = item.get("repository"), item.get("tag")
+    if not isinstance(repo, str) or not repo or ":" in repo.rsplit("/", 1)[-1]:
+        return []
+    return [f"{repo}:{tag if isinstance(tag, (str, int, float)) and str(tag) else 'latest'}"]
+
+
 def mentions_engine(data: Any) -> str | None:
     """The engine a document runs, judged by any image or command string in it."""
     stack = [data]
@@ -25,6 +37,7 @@ def mentions_engine(data: Any) -> str | None:
         item = stack.pop()
         if isinstance(item, dict):
             stack.extend(item.values())
+            stack.extend(_helm_image(item))
         elif isinstance(item, list):
             stack.extend(item)
         elif isinstance(item, str):

@@ -16,6 +16,7 @@ from kvplan.check.gpus import (
     catalog_name,
 )
 from kvplan.check.manifests.accelerators import container_refusal
+from kvplan.check.manifests.device_images import device_of_image
 from kvplan.check.manifests.engine import Refusal
 from kvplan.check.manifests.node_affinity import affinity_notes, gpu_labels, smallest, well_known
 from kvplan.check.manifests.pods import PodSite
@@ -164,6 +165,9 @@ def read_gpu_count(w: Workload) -> None:
             w.problem(key, words, doc.line(*w.c_at, *at))
             return
         if _off_gpu(w, lim_line):
+            return
+        if (device := device_of_image(str(w.container.get("image", "")))) is not None:
+            w.problem("image", device, doc.line(*w.c_at, "image") or lim_line)
             return
         if w.site.kind == "compose service":
             said = w.site.gpus_said

@@ -24,6 +24,7 @@ from kvplan.check.manifests.image_entry import SERVE, image_entry, runs_vllm_ima
 from kvplan.check.manifests.node_options import SCRIPT
 from kvplan.check.manifests.pod_files import pod_files
 from kvplan.check.manifests.pods import PodSite, image_names_engine, tag_not_release
+from kvplan.check.manifests.script_vars import script_built_message, script_built_word
 from kvplan.check.manifests.side import ANNOTATION_PREFIX, ANNOTATIONS, SKIP_ANNOTATION
 from kvplan.check.manifests.wrapper_script import wrapper_note
 from kvplan.deploy import Problem
@@ -107,6 +108,12 @@ def find_invocation(c: dict[str, Any], doc: Doc, at: Key) -> tuple[Invocation | 
 
 
 _MODEL_OPTIONS = ("--model", "--model-path", "--model_path", "--model-name")
+# llm-d's vLLM simulator (ghcr.io/llm-d/llm-d-inference-sim): "A light weight vLLM simulator ...
+# that mimics vLLM's OpenAI API" (llm-d/llm-d-inference-sim README), taking vLLM's flags (--model,
+# --max-num-seqs, --max-model-len) and no GPU; it runs no engine, as in llm-d's values
+# (kvplan.check.manifests.llmd_values). KaveeshKhattar/inference-router's Deployment of it (round
+# blind-2026-12-07-r10) was told to write a vLLM server in `command:`.
+SIMULATOR = "llm-d-inference-sim"
 
 
 def options_only(c: dict[str, Any], command: Any = None, compose: bool = False) -> str | None:
@@ -119,6 +126,8 @@ def options_only(c: dict[str, Any], command: Any = None, compose: bool = False) 
     if not first.startswith("--") or not any(w.split("=", 1)[0] in _MODEL_OPTIONS for w in words):
         return None
     image = str(c.get("image", "") or "(none)")
+    if SIMULATOR in image:  # llm-d's simulator takes vLLM's options and runs no engine
+        return None
     if unrendered(image):
         return (f"image {image!r} is an unrendered template and the command is server options "
                 f"only ({first} ...): {RENDER_FIRST}")
@@ -265,6 +274,8 @@ class Workload:
         if literal:  # `$(NAME)` in a compose command no shell runs: the server gets the text
             self.problem("", literal_problem(literal[0]),
                          next(w.line for w in inv.words if w.text == literal[0]))
+        if self.shell and (built := script_built_word(inv, self.container)) is not None:
+            self.problem("", script_built_message(built[0].text, built[1]), built[0].line)
             return
         bad = [w for w in inv.words if unrendered(w.text)]
         noted: set[str] = set()
