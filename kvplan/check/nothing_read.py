@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from kvplan.check.outcome import PY_SUFFIXES, YAML_SUFFIXES
 
@@ -28,6 +29,40 @@ def module_as_file(text: str) -> tuple[str, int] | None:
                 return (f"`{word.group(1)} {word.group(2)}` gives the server module to Python "
                         f"as a file name: Python stops (\"can't open file\") and no server "
                         f"starts; start it with `{word.group(1)} -m {word.group(2)}`", number)
+    return None
+
+
+def skip_annotation_line(docs: list[Any]) -> int | None:
+    """The line of the first `kvplan.io/skip: "true"` annotation in these YAML documents (a
+    workload's metadata or its pod template's), or None: a file whose only workloads carry it is
+    read as holding nothing, and was told it held nothing that runs an engine (since task
+    readfix made the annotation skip every kind; the named file now says why)."""
+    from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
+
+    key = ANNOTATION_PREFIX + SKIP_ANNOTATION
+
+    def find(node: Any, at: tuple[str | int, ...], doc: Any, depth: int) -> int | None:
+        if depth > 12:
+            return None
+        if isinstance(node, dict):
+            ann = node.get("annotations") if at and at[-1] == "metadata" else None
+            if isinstance(ann, dict) and str(ann.get(key, "")).lower() == "true":
+                return int(doc.line(*at, "annotations", key))
+            for k, v in node.items():
+                found = find(v, (*at, str(k)), doc, depth + 1)
+                if found is not None:
+                    return found
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                found = find(v, (*at, i), doc, depth + 1)
+                if found is not None:
+                    return found
+        return None
+
+    for doc in docs:
+        found = find(doc.data, (), doc, 0)
+        if found is not None:
+            return found
     return None
 
 
@@ -60,6 +95,12 @@ def nothing_read(path: Path) -> tuple[str, int]:
             docs = read_docs(path)
         except KvplanError:  # a malformed file is reported where it is read
             docs = []
+        skipped = skip_annotation_line(docs)
+        if skipped is not None:  # every workload left out as asked: say so, never "nothing"
+            return ("a workload here carries the annotation `kvplan.io/skip: \"true\"`, so "
+                    "kvplan left it out as asked, and nothing else in this file runs vLLM, "
+                    "SGLang or TensorRT-LLM: nothing was checked; remove the annotation to have "
+                    "it checked", skipped)
         if docs and isinstance(docs[0].data, dict) and missing_api_version(docs[0].data):
             return ("no apiVersion: the first document has a kvplan/v1 deployment's model and "
                     "sections but not its first line; add `apiVersion: kvplan/v1`", 1)
