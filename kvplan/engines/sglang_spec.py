@@ -29,6 +29,15 @@ Read in the PyPI wheels of 0.4.2, 0.4.3.post4, 0.4.6-0.4.8, 0.4.10, 0.5.1-0.5.23
   (pool_configurator.py:267-308 in 0.5.22, :273-314 in 0.5.23). Draft layers: the draft config's
   num_nextn_predict_layers, else max(num_hidden_layers, num_attention_layers)
   (model_runner.py:435-455 in 0.5.14; spec_aux_hidden_state.py:156-176 in 0.5.23).
+  That budget "assumes the draft shares the target's per-layer KV size" (pool_configurator.py
+  :259-260 in 0.5.23), but the draft worker then allocates its own pool, the target's
+  max_total_num_tokens (the shared MemoryPoolConfig, model_runner_kv_cache_mixin.py:1079-1082 in
+  0.5.14) at the draft config's own KV heads and head size (MHATokenToKVPool, :788-797 in 0.5.14;
+  kv_cache_configurator.py _build_mha_kv_pool :2776-2784 in 0.5.23). So the tokens come from the
+  grown cell and the draft's pool from its own shape (task vllmleft: it was booked at the
+  target's per-layer size, 2x the real pool for Llama-3.2-1B's 8 x 64 heads beside
+  Llama-3.1-8B's 8 x 128); a draft larger per layer than the target takes the difference out of
+  what the budget left, and SGLang stops where that is not there.
 - The default mem_fraction_static's reserve (server_args.py): none before 0.4.8 (0.4.6, 0.4.7
   read); +2 GiB for any algorithm 0.4.8-0.5.1 (:307-309 in 0.4.8); 0.5.2 STANDALONE +6 GiB, else
   +2 (:487-492); 0.5.3-0.5.9 after the 10 GiB floor, STANDALONE +6, NGRAM none, else +2 (:664-669
@@ -139,6 +148,7 @@ class Speculation:
     draft_cell: int  # the draft's own K + V bytes per token on each GPU
     running: int | None  # SGLang's --max-running-requests when unstated (48), else None
     stated: tuple[int, int, int] | None  # --speculative-num-steps / -eagle-topk / -num-draft-tokens
+    target_layer: int = 0  # the target's K + V bytes per token and layer on each GPU (0: unknown)
 
     @property
     def ver(self) -> tuple[int, ...]:
@@ -171,6 +181,12 @@ class Speculation:
             steps = (self.stated or DEFAULT_PARAMS)[0]
             return max(profiled, 0) + reqs * steps + HEADROOM_BUFFER
         return tokens
+
+    @property
+    def own_shape(self) -> bool:
+        """Whether the draft's K + V per token and layer differs from the target's, the size
+        SGLang 0.5.14 on budgets the draft's layers at (its own pool is then booked)."""
+        return bool(self.target_layer) and self.draft_cell != self.draft_layers * self.target_layer
 
     def grown_cell(self, cell: int, target_layers: int) -> int:
         """The target's cell with the draft's layers at its per-layer size (0.5.14 on)."""
@@ -219,11 +235,13 @@ def speculation(req: SizeRequest, s: EngineSettings, version: str) -> Speculatio
     if (problem := tp_problem(draft, req.tp)) is not None:
         raise InputError(f"the draft model: {problem}; SGLang shards the draft with the target's "
                          "tensor parallelism")
-    shape = stage_shape(draft, Precision(req.kv_dtype, req.kv_group_size), req.tp, 1)
+    precision = Precision(req.kv_dtype, req.kv_group_size)
+    shape = stage_shape(draft, precision, req.tp, 1)
     weights = -(-draft.params_total * req.effective_weight_dtype.bits // 8 // req.tp)
     return Speculation(algo, version, draft.num_layers, weights,
                        shape.bytes_per_token_per_layer * shape.cached_layers,
-                       default_running(version, algo), s.speculative_params)
+                       default_running(version, algo), s.speculative_params,
+                       stage_shape(req.model, precision, req.tp, 1).bytes_per_token_per_layer)
 
 
 def params_refusal(s: EngineSettings) -> str | None:
@@ -291,9 +309,17 @@ def draft_steps(st: Steps, spec: Speculation | None, profiled: int, tokens: int,
         return None, 0
     if spec.in_budget:
         st.op("draft cell share", "sum", [cell, "-cell size"], "bytes",
-              "the draft's layers in each token's cell")
-        st.op("draft KV pool", "mul", [pool, "draft cell share"], "bytes",
-              "tokens x the draft's share of the cell (its own pool, sized in the budget)")
+              "the draft's layers in each token's cell, at the target's per-layer size")
+        if not spec.own_shape:
+            st.op("draft KV pool", "mul", [pool, "draft cell share"], "bytes",
+                  "tokens x the draft's share of the cell (its own pool, sized in the budget)")
+        else:
+            st.given("draft own cell size", spec.draft_cell, "bytes",
+                     "the draft's own K + V per token, its layers x its KV heads x head size "
+                     "(the draft worker's pool: model_runner_kv_cache_mixin.py:788-797 in 0.5.14)")
+            st.op("draft KV pool", "mul", [pool, "draft own cell size"], "bytes",
+                  "tokens x the draft's own cell (allocated at its own shape; the budget "
+                  "counted its layers at the target's per-layer size)")
         return "draft KV pool", 0
     outside_steps(st, spec, spec.draft_tokens(profiled, tokens, reqs))
     return "draft", spec.draft_weights
@@ -305,6 +331,13 @@ def draft_refusal(st: Steps, label: str | None) -> str | None:
         return None
     need, room = st.int(label), st.int("free after weights") - st.int("KV pool")
     what = "weights and KV pool" if label == "draft" else "KV pool"
+    if "draft own cell size" in st.values:  # 0.5.14 on: a draft larger per layer than the target
+        return (f"SGLang would not start: the speculative draft's own KV pool ({gib(need)}) "
+                f"does not fit in the {gib(max(room, 0))} the weights and the target's KV pool "
+                "leave: SGLang budgets the draft's layers at the target's per-layer KV size "
+                "(pool_configurator.py:259-260 in 0.5.23) and the draft worker allocates them "
+                "at its own, larger one; lower --mem-fraction-static or pick a draft whose KV "
+                "heads x head size do not exceed the target's")
     return (f"SGLang would not start: the speculative draft's {what} ({gib(need)}) does not fit "
             f"in the {gib(max(room, 0))} the weights and the target's KV pool leave (CUDA out of "
             "memory when the draft worker allocates it); lower --mem-fraction-static, or use "
@@ -338,6 +371,11 @@ def assumptions(spec: Speculation, default_tier: object = None) -> list[str]:
         out = [f"speculative decoding {spec.algorithm}: the draft's weights are in the budget and "
                f"each token's cell holds its {spec.draft_layers} layer(s) at the target's per-layer "
                "size (SGLang 0.5.14 on, pool_configurator.py)"]
+        if spec.own_shape:
+            out.append(f"the draft's own pool is booked at its own KV shape, {spec.draft_cell:,} "
+                       "B per token over its layers, not the target's per-layer size the budget "
+                       "counts: the draft worker allocates the target's tokens at its own KV "
+                       "heads and head size (model_runner_kv_cache_mixin.py:788-797 in 0.5.14)")
     else:
         out = [f"speculative decoding {spec.algorithm}: the draft's weights and its KV pool "
                f"({spec.draft_layers} layer(s), the target's tokens) are allocated after the "

@@ -66,7 +66,7 @@ from kvplan.engines.vllm_extensible import (
     default_util,
     from_034,
 )
-from kvplan.engines.vllm_flags import draft_block_bytes
+from kvplan.engines.vllm_flags import draft_block_bytes, v0_split_steps
 from kvplan.engines.vllm_groups import (
     Groups,
     _largest_len,
@@ -190,8 +190,11 @@ def profile(req: SizeRequest, s: EngineSettings) -> EngineResult:
 
     per_layer = shape.bytes_per_token_per_layer
     _block_steps(st, req, s, fl, shape, groups, block, (state_page, align) if hybrid else None)
-    st.op("blocks (raw)", "div", ["KV cache memory", "bytes per block"], "blocks",
-          "floor(KV cache memory / bytes per block)")
+    if s.draft_model is not None and not fl.v1:  # V0's even split (kvplan.engines.vllm_flags)
+        v0_split_steps(st)
+    else:
+        st.op("blocks (raw)", "div", ["KV cache memory", "bytes per block"], "blocks",
+              "floor(KV cache memory / bytes per block)")
     if m.stage_kv_bytes:
         stage_blocks = [
             kv_s // (block * per_layer * n)

@@ -1,5 +1,26 @@
 """vLLM's flags that move the weights and the cache: --cpu-offload-gb, a speculative-decoding
-draft model (--speculative-config), --limit-mm-per-prompt and expert parallelism."""
+draft model (--speculative-config), --limit-mm-per-prompt and expert parallelism.
+
+A draft model's KV cache, per release (task vllmleft, read in the wheels on PyPI):
+- V0 (before 0.8, or a V0 fallback): SpecDecodeWorker gives the draft (proposer) and the target
+  (scorer) the same number of blocks, each at its own model's block bytes:
+  int(target blocks x target block bytes / (target + draft block bytes))
+  (split_num_cache_blocks_evenly, vllm/spec_decode/spec_decode_worker.py:1140-1160 in 0.6.6; the
+  proposer's bytes from its own model config, get_cache_block_size_bytes :386-389).
+- 0.8.0-0.9.2: the V1 engine takes only ngram and EAGLE drafts; any other draft model makes it
+  fall back to V0 (_raise_or_fallback(feature_name="Speculative Decoding"), arg_utils.py:1440
+  in 0.8.5, :1442 in 0.9.2), so kvplan refuses the V1 plan and names the '-v0' one.
+- 0.10.0-0.14.1: "Speculative decoding with draft model is not supported yet" (0.10.x;
+  "Draft model speculative decoding ..." from 0.11.0), a NotImplementedError
+  (arg_utils.py:1398-1399 in 0.10.0, :1497-1498 in 0.10.2, :1793-1794 in 0.14.1;
+  config/speculative.py:387-392 in 0.14.1): vLLM does not start; refused, '-v0' too (the V0
+  engine's vllm/spec_decode package is gone from the 0.10.0 wheel).
+- 0.15.0 on: a draft model runs on V1 (config/speculative.py:403-404 in 0.15.0); its attention
+  layers get KV cache specs at their own KV heads and head size, and full-attention layers of
+  different sizes share one group whose page is the sum of theirs (UniformTypeKVCacheSpecs,
+  vllm/v1/kv_cache_interface.py:265 in 0.11.0, page_size_bytes :1354-1355 in 0.34.0;
+  kv_cache_planning.py:1187-1191 in 0.34.0): a block costs both models' own bytes.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +30,7 @@ from kvplan.engines.common import gib, is_mxfp4, weights_bytes, weights_how
 from kvplan.engines.encoder_cache import encoder_cache_note
 from kvplan.engines.interface import EngineSettings, parse_version
 from kvplan.engines.mxfp4_hopper import LAYOUTS as TRITON_HOPPER_LAYOUTS
+from kvplan.engines.steps import Steps
 from kvplan.engines.vllm_load_blocks import scoped, slack_bytes, slack_how
 from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how, rotary_cache_note
 from kvplan.engines.vllm_series import DEFAULT_VERSION, mxfp4_kernel
@@ -72,6 +94,8 @@ def draft_block_bytes(req: SizeRequest, s: EngineSettings, groups: int, v1: bool
 
     draft = s.draft_model
     assert draft is not None
+    if (why := draft_release_refusal(s.version, v1)) is not None:
+        raise InputError(why)
     if v1 and groups > 1:
         raise InputError(f"a draft model beside {req.model.name}'s sliding-window or hybrid "
                          "layers is not modelled (its KV cache groups); plan without it")
@@ -81,6 +105,42 @@ def draft_block_bytes(req: SizeRequest, s: EngineSettings, groups: int, v1: bool
                          "tensor parallelism")
     shape = stage_shape(draft, Precision(req.kv_dtype, req.kv_group_size), req.tp, 1)
     return req.block_size_tokens * shape.bytes_per_token_per_layer * shape.cached_layers
+
+
+DRAFT_V1_FALLBACK = ((0, 8, 0), (0, 10, 0))  # V1 falls back to V0 for a draft model
+DRAFT_V1_REFUSED = ((0, 10, 0), (0, 15, 0))  # NotImplementedError: vLLM does not start
+
+
+def draft_release_refusal(version: str | None, v1: bool) -> str | None:
+    """Why vLLM `version` does not run a draft model on the engine planned, or None."""
+    said = version or DEFAULT_VERSION
+    ver = (parse_version(said) or ())[:3]
+    if DRAFT_V1_REFUSED[0] <= ver < DRAFT_V1_REFUSED[1]:
+        words = ("Speculative decoding with draft model is not supported yet" if ver < (0, 11)
+                 else "Draft model speculative decoding is not supported yet")
+        return (f"vLLM {said} does not start with a draft model: \"{words}\" (NotImplementedError, "
+                "vllm/engine/arg_utils.py:1497-1498 in 0.10.2, :1793-1794 in 0.14.1; V1 takes "
+                "ngram, medusa, EAGLE and MTP drafts only, and the V0 engine's spec_decode is "
+                "gone from the 0.10.0 wheel); serve vLLM 0.15.0 or newer, or drop "
+                "--speculative-model")
+    if v1 and DRAFT_V1_FALLBACK[0] <= ver < DRAFT_V1_FALLBACK[1]:
+        return (f"vLLM {said} runs a draft model on its V0 engine: V1 takes only ngram and EAGLE "
+                "drafts and falls back to V0 for any other (_raise_or_fallback, "
+                "vllm/engine/arg_utils.py:1440 in 0.8.5, :1442 in 0.9.2); plan --engine-version "
+                f"{said}-v0")
+    return None
+
+
+def v0_split_steps(st: Steps) -> None:
+    """V0's blocks with a draft: the target's blocks split so both models get as many
+    (split_num_cache_blocks_evenly, spec_decode_worker.py:1140-1160 in 0.6.6)."""
+    st.op("target blocks", "div", ["KV cache memory", "target bytes per block"], "blocks",
+          "floor(KV cache memory / target bytes per block): the scorer's blocks")
+    st.op("target blocks x target bytes", "mul", ["target blocks", "target bytes per block"],
+          "bytes", "target blocks x target bytes per block")
+    st.op("blocks (raw)", "div", ["target blocks x target bytes", "bytes per block"], "blocks",
+          "int(target blocks x target / (target + draft bytes per block)): the same number "
+          "of blocks for both models (spec_decode_worker.py split_num_cache_blocks_evenly)")
 
 
 def flag_notes(req: SizeRequest, s: EngineSettings) -> list[str]:

@@ -1,64 +1,101 @@
-"""The values vLLM's --kv-cache-dtype takes, per release read (task h90hostile): a value outside
-them stops the engine (argparse's choices on the command line; CacheConfig's pydantic Literal for
-LLM(kv_cache_dtype=...) and EngineArgs), and `kvplan check` names them in its fix instead of
-kvplan's own precision names.
+"""The values vLLM's --kv-cache-dtype takes, per release (tasks h90hostile, h101kvint; every
+release from 0.3.0 to 0.34.0 read in task vllmleft): a value outside them stops the engine
+(argparse's choices on the command line; CacheConfig's Literal for LLM(kv_cache_dtype=...) and
+EngineArgs), and kvplan names them in its refusals and fixes instead of kvplan's own precision
+names.
 
-Read from the wheels on PyPI:
-- 0.34.0 (vllm-0.34.0-cp38-abi3-manylinux_2_28_x86_64.whl, sha256 79ca4b3c...44ca2):
-  vllm/config/cache.py:44-67, `CacheDType = Literal[...]` (KV_CACHE_DTYPES, :73, is its mirror,
-  to which a platform backend may append);
-- 0.27.1 (vllm-0.27.1-cp38-abi3-manylinux_2_28_x86_64.whl, sha256 98e9fc2a...2670):
-  vllm/config/cache.py:19-36;
-- 0.25.0 (sha256 c82e96b0...532f0c) config/cache.py:19-36, 0.24.0 (2d2831ae...822cf) :19-35,
-  0.20.0 (24d28892...6f7dfb) :18-34 and 0.19.1 (71a87f46...dc719) :14-23 (task h101kvint:
-  int8_per_token_head first in 0.20.0, int4_per_token_head in 0.25.0; kvplan.engines.vllm_kv_int);
-- 0.3.0 to 0.4.0.post1 take auto and fp8_e5m2, 0.4.1 auto and fp8 (vllm/engine/arg_utils.py,
-  kvplan.engines.vllm_flag_versions.KV_FP8_SINCE).
-A release between these was not read: the newest read is named, with that said.
+Read from the wheels on PyPI (pip download vllm==X --no-deps) by
+benchmarks/extract_vllm_kv_dtypes.py into vllm_kv_dtypes.json: per release the values, the file
+and lines they were read at, the wheel and its sha256 (loaded on first use). 0.3.0-0.8.4 spell the
+choices out in vllm/engine/arg_utils.py's add_argument; from 0.8.5 they are the `CacheDType`
+Literal (vllm/config.py, vllm/config/cache.py from 0.10.1). Where they change:
+auto/fp8_e5m2 (0.3.0) -> auto/fp8 (0.4.1, fp8_e5m2 gone) -> + fp8_e5m2, fp8_e4m3 (0.4.3) ->
++ fp8_inc (0.10.0) -> + bfloat16 (0.11.0) -> + fp8_ds_mla (0.11.1) -> + float16 (0.18.0) ->
++ turboquant_*, int8_per_token_head, fp8_per_token_head, nvfp4 (0.20.0) -> + int4_per_token_head
+(0.25.0) -> + nvfp4_4over6 (0.28.0) -> + nvfp4_ds_mla (0.30.0) -> + ultraquant_4bit (0.32.0) ->
++ octave_* (0.33.0). A release that is no PyPI release read (0.12.5) and lies between two read
+releases with the same values takes them; any other is named with the newest read's values and
+said not to be read.
 """
 
 from __future__ import annotations
 
+import functools
+import json
+from pathlib import Path
+from typing import Any
+
 from kvplan.engines.release import read_numbers
 
-_V034 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
-         "nvfp4_ds_mla", "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc",
-         "turboquant_3bit_nc", "octave_k3v4", "octave_k3v3", "octave_k3v3_compact",
-         "ultraquant_4bit", "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head",
-         "nvfp4", "nvfp4_4over6")
-_V0271 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
-          "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
-          "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4")
-_V0250 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla",
-          "turboquant_k8v4", "turboquant_4bit_nc", "turboquant_k3v4_nc", "turboquant_3bit_nc",
-          "int4_per_token_head", "int8_per_token_head", "fp8_per_token_head", "nvfp4")
-_V0200 = tuple(v for v in _V0250 if v != "int4_per_token_head")  # 0.24.0's too
-_V0191 = ("auto", "float16", "bfloat16", "fp8", "fp8_e4m3", "fp8_e5m2", "fp8_inc", "fp8_ds_mla")
-# (first release, first release past it or None, values, where read)
-_READ: tuple[tuple[tuple[int, ...], tuple[int, ...] | None, tuple[str, ...], str], ...] = (
-    ((0, 34, 0), (0, 34, 1), _V034, "vllm/config/cache.py:44-67 in the vllm 0.34.0 wheel"),
-    ((0, 27, 1), (0, 27, 2), _V0271, "vllm/config/cache.py:19-36 in the vllm 0.27.1 wheel"),
-    ((0, 25, 0), (0, 25, 1), _V0250, "vllm/config/cache.py:19-36 in the vllm 0.25.0 wheel"),
-    ((0, 24, 0), (0, 24, 1), _V0200, "vllm/config/cache.py:19-35 in the vllm 0.24.0 wheel"),
-    ((0, 20, 0), (0, 20, 1), _V0200, "vllm/config/cache.py:18-34 in the vllm 0.20.0 wheel"),
-    ((0, 19, 1), (0, 19, 2), _V0191, "vllm/config/cache.py:14-23 in the vllm 0.19.1 wheel"),
-    ((0, 4, 1), (0, 4, 2), ("auto", "fp8"), "vllm/engine/arg_utils.py:176-178 in vllm 0.4.1"),
-    ((0, 3, 0), (0, 4, 1), ("auto", "fp8_e5m2"),
-     "vllm/engine/arg_utils.py, 0.3.0 :127-129 to 0.4.0.post1 :154-156"),
-)
+DATA = Path(__file__).with_name("vllm_kv_dtypes.json")
 NEWEST_READ = "0.34.0"
+
+
+@functools.cache
+def _data() -> tuple[tuple[tuple[int, ...], str, str, tuple[str, ...]], ...]:
+    """(release numbers, release, where read, values) per read release, oldest first; a post
+    release (0.5.3.post1) folds into its base release, whose values it repeats."""
+    loaded: dict[str, Any] = json.loads(DATA.read_text(encoding="utf-8"))
+    lists = [tuple(v) for v in loaded["values"]]
+    out: dict[tuple[int, ...], tuple[tuple[int, ...], str, str, tuple[str, ...]]] = {}
+    for release, _wheel, _sha, where, index in loaded["releases"]:
+        key = _pad(read_numbers(release) or ())
+        if key not in out:
+            out[key] = (key, release, f"{where.split(' (', 1)[0]} in the vllm {release} wheel",
+                        lists[index])
+    return tuple(sorted(out.values()))
+
+
+def _pad(ver: tuple[int, ...]) -> tuple[int, ...]:
+    return (ver + (0, 0, 0, 0))[:4]
+
+
+def read_releases() -> tuple[str, ...]:
+    """The releases read, oldest first."""
+    return tuple(r for _, r, _, _ in _data())
 
 
 def kv_dtype_values(version: str | None) -> tuple[str, tuple[str, ...], str, bool]:
     """(the release whose values are named, the values, where they were read, whether they are
-    `version`'s own): a stated release read (or in a read range) gets its own, and no release
-    the newest read's (the release kvplan plans with); any other gets the newest read's, with
-    False (its own were not read)."""
+    `version`'s own): a stated release read (or between two read ones with the same values)
+    gets its own, and no release the newest read's (the release kvplan plans with); any other
+    gets the newest read's, with False (its own were not read)."""
+    data = _data()
+    newest = data[-1]
     ver = read_numbers(version) if version is not None else None
     if ver is None:
-        return NEWEST_READ, _V034, _READ[0][3], version is None
-    ver = ver + (0,) * (3 - len(ver))
-    for since, until, values, where in _READ:
-        if since <= ver < (until or ver + (1,)):
-            return str(version), values, where, True
-    return NEWEST_READ, _V034, _READ[0][3], False
+        return newest[1], newest[3], newest[2], version is None
+    key = _pad(ver)
+    below = [row for row in data if row[0] <= key]
+    above = [row for row in data if row[0] > key]
+    if below and below[-1][0] == key:
+        return str(version), below[-1][3], below[-1][2], True
+    if below and above and below[-1][3] == above[0][3]:
+        return (str(version), below[-1][3], f"{below[-1][2]}; {version} itself not read, "
+                f"{above[0][1]} takes the same", True)
+    return newest[1], newest[3], newest[2], False
+
+
+def first_with(value: str) -> str | None:
+    """The first release read whose --kv-cache-dtype takes `value` (None: none does)."""
+    return next((r for _, r, _, values in _data() if value in values), None)
+
+
+def value_refusal(version: str | None, value: str) -> str | None:
+    """Why vLLM `version` stops on `--kv-cache-dtype value` (argparse's "invalid choice"), or
+    None. Only for a value some read release takes that is no kvplan precision name: kvplan's
+    own names (fp16, bf16 ...) plan the cache, not vLLM's spelling; the fp8 family is left out
+    (kvplan check reads each fp8 variant as fp8, and kvplan's fp8 is any of them); a value no
+    release takes is named by kvplan.check.kv_dtype_fix."""
+    from kvplan.units import DType
+
+    if version is None or value == "auto" or value.startswith("fp8") or \
+            value in {d.value for d in DType}:
+        return None
+    first = first_with(value)
+    release, values, where, own = kv_dtype_values(version)
+    if first is None or not own or value in values:
+        return None
+    return (f"vLLM {version} would not start: its --kv-cache-dtype takes {', '.join(values)} "
+            f"({where}; argparse: invalid choice: {value!r}); {value} first in {first}: give "
+            f"auto (the model's own dtype) or serve vLLM {first} or newer")

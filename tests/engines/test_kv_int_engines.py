@@ -71,9 +71,15 @@ def test_vllm_int8_before_0_20_is_refused_with_the_release_values() -> None:
     assert line.startswith("error: vLLM 0.19.1 has no int8 KV cache: its --kv-cache-dtype takes "
                            "auto, float16, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, "
                            "fp8_ds_mla (vllm/config/cache.py:14-23")
+    # 0.12.0, read in task vllmleft: vllm/config/cache.py:23-31 (CacheDType) in its wheel
     line = _refused("--engine", "vllm", "--kv-dtype", "int8", "--engine-version", "0.12.0")
-    assert "its --kv-cache-dtype values were not read" in line
+    assert line.startswith("error: vLLM 0.12.0 has no int8 KV cache: its --kv-cache-dtype takes "
+                           "auto, bfloat16, fp8, fp8_e4m3, fp8_e5m2, fp8_inc, fp8_ds_mla "
+                           "(vllm/config/cache.py:23-31 ")
     assert "int8_per_token_head first appears in 0.20.0" in line
+    # a release past the newest read: its values are not known
+    line = _refused("--engine", "vllm", "--kv-dtype", "int8", "--engine-version", "0.40.0")
+    assert "kvplan does not model vLLM's int8_per_token_head" in line
 
 
 @pytest.mark.parametrize("release", [None, "0.20.0", "0.34.0"])

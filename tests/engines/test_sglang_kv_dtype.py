@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kvplan.cli import app
-from kvplan.engines.sglang_kv_dtype import NEWEST_READ, NEWEST_VALUES, int_cache_refusal
+from kvplan.engines.sglang_kv_dtype import int_cache_refusal, newest_read
 from kvplan.units import DType
 
 TABLE = Path(__file__).parents[2] / "kvplan" / "check" / "engine_flags" / "sglang_releases.json"
@@ -19,12 +19,39 @@ TABLE = Path(__file__).parents[2] / "kvplan" / "check" / "engine_flags" / "sglan
 def test_no_release_read_offers_an_integer_cache() -> None:
     data = json.loads(TABLE.read_text())
     choices = data["choices"]["--kv-cache-dtype"]
-    assert min(choices) == "0.3.0" and list(data["wheels"])[-1] == NEWEST_READ
+    assert min(choices) == "0.3.0"
     for release, values in choices.items():
         assert not [v for v in values if v.startswith("int")], release
-    # the message names the newest read release's values, as the table holds them
-    newest = max(choices, key=lambda r: tuple(int(x) for x in r.split(".")[:3]))
-    assert tuple(choices[newest]) == NEWEST_VALUES
+
+
+# Read in the wheels (pip download sglang==X --no-deps), independently of the generated table:
+# 0.3.0 (sglang-0.3.0-py3-none-any.whl, sha256 1f7ee60f...58df8d) sglang/srt/server_args.py:204;
+# 0.5.23 (sglang-0.5.23-cp311-cp311-manylinux_2_34_x86_64.whl, sha256 00b3cd5b...9d859937)
+# sglang/srt/arg_groups/fields/model.py:209-218 (kv_cache_dtype's Arg choices).
+WHEELS = {
+    "0.3.0": ("auto", "fp8_e5m2"),
+    "0.5.23": ("auto", "fp8_e5m2", "fp8_e4m3", "mxfp8", "bf16", "bfloat16", "nvfp4",
+               "fp4_mx_block16"),
+}
+
+
+def test_the_refusal_names_the_newest_release_values_as_its_wheel_declares_them() -> None:
+    newest, values, oldest = newest_read()
+    assert (newest, oldest) == ("0.5.23", "0.3.0")
+    assert values == WHEELS["0.5.23"]
+    line = int_cache_refusal(DType.int8)
+    assert line is not None
+    assert f"takes {', '.join(WHEELS['0.5.23'])} in 0.5.23 " in line
+    assert "any release read, 0.3.0-0.5.23)" in line
+
+
+@pytest.mark.parametrize("release", sorted(WHEELS))
+def test_the_table_holds_the_wheel_lists(release: str) -> None:
+    from kvplan.check.manifests.release_options import history
+
+    read = history("sglang")
+    assert read is not None
+    assert read.choices(release, "--kv-cache-dtype") == WHEELS[release]
 
 
 @pytest.mark.parametrize("dtype", [DType.int8, DType.int4])

@@ -100,10 +100,44 @@ def test_in_budget_0_5_23_standalone() -> None:
     assert steps["cell size (with draft)"] == 196_608
     assert steps["max_total_num_tokens"] == 262_656
     assert steps["KV pool"] == 262_656 * CELL
-    assert steps["draft KV pool"] == 262_656 * 65_536
+    # the budget counts the draft's 16 layers at the target's 4,096 B (65,536 a token), but the
+    # draft worker allocates them at its own 8 x 64 heads: 262,656 x 32,768
+    assert steps["draft cell share"] == 65_536 and steps["draft own cell size"] == DRAFT_CELL
+    assert steps["draft KV pool"] == 262_656 * DRAFT_CELL == 8_606_711_808
     # without speculative decoding: (84,626,046,976 - 16,127,631,360 - held) // 131,072
     plain = size_record(*BASE, "--engine-version", "0.5.23")
     assert plain["kv_cache_tokens"] == (FREE_BEFORE - TARGET_W - held) // CELL == 412_841
+
+
+def test_in_budget_draft_of_the_target_shape_keeps_the_budget_share() -> None:
+    # draft Llama-3-8B (model_specs/llama-3-8b.yaml: 8,030,261,248 params, 32 layers, 8 x 128):
+    # its layers are the target's size, so the pool SGLang allocates is the budget's share.
+    # cell 131,072 + int(131,072 x 32 / 32) = 262,144; rest = 84,626,046,976 - 16,127,631,360
+    # - 16,060,522,496 - 14,386,427,985 = 38,051,465,135 -> 145,154 tokens
+    row = explain_record(*BASE, "--engine-version", "0.5.23", "--speculative-algorithm",
+                         "STANDALONE", "--speculative-model", "llama-3-8b")
+    steps = step_values(row)
+    assert steps["max_total_num_tokens"] == 38_051_465_135 // 262_144 == 145_154
+    assert "draft own cell size" not in steps
+    assert steps["draft KV pool"] == 145_154 * CELL == 19_025_625_088
+
+
+def test_in_budget_draft_larger_per_layer_than_the_target_is_refused() -> None:
+    # target Llama-3.2-1B (16 layers, 8 x 64: 2,048 B a layer), draft Llama-3.1-8B (32 x 4,096 B):
+    # the budget counts the draft at 32 x 2,048 = 65,536 B a token, its worker allocates 131,072
+    res = CliRunner().invoke(app, ["size", "llama-3.2-1b", "--gpu", "h100", "--engine", "sglang",
+                                   "--context", "8192", "--engine-version", "0.5.23",
+                                   "--speculative-algorithm", "STANDALONE",
+                                   "--speculative-model", "llama-3.1-8b"])
+    line = " ".join(res.output.split())
+    assert res.exit_code == 1 and "Traceback" not in res.output
+    assert "the speculative draft's own KV pool" in line
+    steps = step_values(explain_record(
+        "llama-3.2-1b", "--gpu", "h100", "--engine", "sglang", "--context", "8192",
+        "--engine-version", "0.5.23", "--speculative-algorithm", "STANDALONE",
+        "--speculative-model", "llama-3.1-8b"))
+    assert (steps["draft cell share"], steps["draft own cell size"]) == (65_536, CELL)
+    assert steps["draft KV pool"] == steps["max_total_num_tokens"] * CELL
 
 
 def test_headroom_0_5_5_eagle() -> None:

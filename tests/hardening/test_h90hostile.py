@@ -155,9 +155,14 @@ def test_a_cache_dtype_int_in_a_python_launcher_names_the_engines_values() -> No
 
 
 @pytest.mark.parametrize(("image", "said"), [
-    ("vllm/vllm-openai:v0.4.1", "vLLM 0.4.1 takes auto, fp8 (vllm/engine/arg_utils.py:176-178 "
-     "in vllm 0.4.1)"),
-    ("vllm/vllm-openai:v0.8.5", f"vLLM 0.8.5's values were not read; vLLM 0.34.0, the newest "
+    # add_argument('--kv-cache-dtype', ...) to its choices, in the 0.4.1 wheel
+    ("vllm/vllm-openai:v0.4.1", "vLLM 0.4.1 takes auto, fp8 (vllm/engine/arg_utils.py:175-178 "
+     "in the vllm 0.4.1 wheel)"),
+    # read in task vllmleft: CacheDType = Literal["auto", "fp8", "fp8_e4m3", "fp8_e5m2"]
+    ("vllm/vllm-openai:v0.8.5", "vLLM 0.8.5 takes auto, fp8, fp8_e4m3, fp8_e5m2 "
+     "(vllm/config.py:1291 in the vllm 0.8.5 wheel)"),
+    # a release past the newest read
+    ("vllm/vllm-openai:v0.40.0", f"vLLM 0.40.0's values were not read; vLLM 0.34.0, the newest "
      f"read, takes {V034} (vllm/config/cache.py:44-67 in the vllm 0.34.0 wheel)"),
 ])
 def test_the_values_named_are_the_stated_releases(tmp_path: Path, image: str, said: str) -> None:

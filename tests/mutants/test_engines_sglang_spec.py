@@ -45,6 +45,10 @@ BEFORE = ("speculative decoding {}: the draft's weights and its KV pool (16 laye
 IN_BUDGET = ("speculative decoding {}: the draft's weights are in the budget and each token's cell "
              "holds its 16 layer(s) at the target's per-layer size (SGLang 0.5.14 on, "
              "pool_configurator.py)")
+OWN_SHAPE = ("the draft's own pool is booked at its own KV shape, 32,768 B per token over its "
+             "layers, not the target's per-layer size the budget counts: the draft worker "
+             "allocates the target's tokens at its own KV heads and head size "
+             "(model_runner_kv_cache_mixin.py:788-797 in 0.5.14)")
 HEADROOM = ("both pools hold max_num_reqs x (steps x topk + draft tokens) + 100 tokens past the "
             "profiled ones (SGLang 0.4.3.post4-0.5.6)")
 
@@ -59,7 +63,8 @@ def _spec_notes(*args: str) -> list[str]:
     [row] = json.loads(res.stdout)["results"]
     notes = row["assumptions"]
     return [a for a in notes if "speculative" in a or a.startswith(("not modelled: the draft",
-                                                                   "both pools"))]
+                                                                   "both pools",
+                                                                   "the draft's own pool"))]
 
 
 def test_0_5_5_eagle_steps_outside_the_budget() -> None:
@@ -114,15 +119,21 @@ def test_0_5_23_standalone_steps_in_the_budget() -> None:
     assert st["cell size (with draft)"] == (196_608, "bytes", (
         "cell size + int(cell size x draft layers / layers), draft layers 16, layers 32 (the "
         "draft's KV at the target's per-layer size: pool_configurator.py)"), [])
-    assert st["draft cell share"] == (65_536, "bytes", "the draft's layers in each token's cell",
+    assert st["draft cell share"] == (65_536, "bytes", "the draft's layers in each token's cell, "
+                                      "at the target's per-layer size",
                                       ["cell size (with draft)", "-cell size"])
-    assert st["draft KV pool"] == (262_656 * 65_536, "bytes", (
-        "tokens x the draft's share of the cell (its own pool, sized in the budget)"),
-        ["max_total_num_tokens", "draft cell share"])
+    # task vllmleft: the draft worker allocates its pool at its own 8 x 64 heads, 32,768 B a token
+    assert st["draft own cell size"] == (32_768, "bytes", (
+        "the draft's own K + V per token, its layers x its KV heads x head size (the draft "
+        "worker's pool: model_runner_kv_cache_mixin.py:788-797 in 0.5.14)"), [])
+    assert st["draft KV pool"] == (262_656 * 32_768, "bytes", (
+        "tokens x the draft's own cell (allocated at its own shape; the budget counted its "
+        "layers at the target's per-layer size)"), ["max_total_num_tokens", "draft own cell size"])
     assert st["left after the KV pool"][3] == ["free after weights", "-KV pool", "-draft KV pool"]
     assert "draft weights" not in st and "draft headroom" not in st
     assert _spec_notes("--engine-version", "0.5.23", "--speculative-algorithm", "STANDALONE",
-                       *DRAFT) == [IN_BUDGET.format("STANDALONE"), RUNNING, NOT_MODELLED]
+                       *DRAFT) == [IN_BUDGET.format("STANDALONE"), OWN_SHAPE, RUNNING,
+                                   NOT_MODELLED]
 
 
 def test_0_5_21_grows_the_cell_in_one_expression() -> None:
@@ -293,7 +304,8 @@ def test_speculation_at_the_first_release_of_each_algorithm() -> None:
                                                  speculative_num_steps=3,
                                                  speculative_eagle_topk=1,
                                                  speculative_num_draft_tokens=4), "0.4.5")
-    assert tp2 == Speculation("EAGLE", "0.4.5", 16, DRAFT_W // 2, 16_384, None, (3, 1, 4))
+    # the target's K + V a layer on each GPU: 4 KV heads x 128 x 2 x 2 B = 2,048
+    assert tp2 == Speculation("EAGLE", "0.4.5", 16, DRAFT_W // 2, 16_384, None, (3, 1, 4), 2_048)
 
 
 def test_params_refusal_word_for_word() -> None:
@@ -391,3 +403,11 @@ def test_draft_refusal_inside_the_budget_names_the_kv_pool() -> None:
         "worker allocates it); lower --mem-fraction-static, or use SGLang 0.5.14 or later, which "
         "sizes the pool with the draft in it")
     assert draft_refusal(st, None) is None
+    # task vllmleft: the draft's own cell, larger per layer than the target's
+    st.given("draft own cell size", 1, "bytes", "")
+    assert draft_refusal(st, "draft KV pool") == (
+        "SGLang would not start: the speculative draft's own KV pool (2.00 GiB) does not fit in "
+        "the 1.00 GiB the weights and the target's KV pool leave: SGLang budgets the draft's "
+        "layers at the target's per-layer KV size (pool_configurator.py:259-260 in 0.5.23) and "
+        "the draft worker allocates them at its own, larger one; lower --mem-fraction-static or "
+        "pick a draft whose KV heads x head size do not exceed the target's")
