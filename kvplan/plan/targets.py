@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION
+from kvplan.errors import InputError
 from kvplan.plan.dotted import _leaves, set_field
 
 if TYPE_CHECKING:
@@ -115,6 +116,7 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
                 "file (`kvplan check` judges each document of a file)"), docs[1].start_line)])
         data = copy.deepcopy(docs[0].data)
         return data, source, base_dir, docs[0], {k: "file" for k in _leaves(data)}
+    _refuse_missing_file(target)
     name = Path(target).stem if target.endswith((".yaml", ".yml", ".json")) else target
     data = {"apiVersion": API_VERSION, "name": name, "model": target, "hardware": {},
             "traffic": {}}
@@ -122,6 +124,22 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
         set_field(data, key, value)
     origins = {"apiVersion": "default", "name": "argument", "model": "argument"}
     return data, COMMAND_LINE, None, None, origins
+
+
+def _refuse_missing_file(target: str) -> None:
+    """A target named as a path (kvplan.specs.resolve.looks_like_path: a .yaml, .json or script
+    suffix, a leading / ./ ~) that is not there is refused with the resolver's words alone.
+    Before task freshuser it went on as a model name, and the refusal added the traffic a
+    deployment file would have given: `kvplan fleet examples/support-chatbot.yaml` outside a
+    checkout said "...: no such file; command line: traffic (...): give peak_concurrent_users"."""
+    from kvplan.specs.resolve import looks_like_path, resolve_model
+
+    if not looks_like_path(target) or Path(target).expanduser().exists():
+        return
+    try:
+        resolve_model(target)  # a path's refusal, with its hints; reads no network
+    except InputError as err:
+        raise DeploymentError(COMMAND_LINE, [Problem("model", str(err))]) from None
 
 
 def _from_manifest(
