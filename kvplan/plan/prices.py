@@ -107,20 +107,29 @@ def parse_prices(items: list[str], prices_file: str | None) -> PriceTable:
             prices[gpu.strip()] = _usd(usd, f"--price-per-hour {item}")
         else:
             flat = _usd(item, f"--price-per-hour {item}")
-    _known_gpus(prices, prices_file)
+    prices = _known_gpus(prices, prices_file)
     origin = "--prices" if prices_file is not None and not items else "--price-per-hour"
     given = " and ".join(([f"--prices {prices_file}"] if prices_file is not None else [])
                          + (["--price-per-hour"] if any("=" in i for i in items) else []))
     return PriceTable(prices, flat, origin, given or "--price-per-hour")
 
 
-def _known_gpus(prices: dict[str, float], prices_file: str | None) -> None:
-    """A price for a GPU the catalog does not know is refused, never silently unused."""
+def _known_gpus(prices: dict[str, float], prices_file: str | None) -> dict[str, float]:
+    """The prices keyed by catalog name. A GPU the catalog does not know is refused, never
+    silently unused; so are two prices for one GPU under two of its names ("h100=2" and
+    "H100-SXM=3"). Before task freshuser a key was matched as typed, so `H100=2` or
+    `"NVIDIA L4=1"` was set aside with a note and the catalog's price used."""
     from kvplan.specs import load_hardware
 
-    for gpu in prices:
+    where = prices_file or "--price-per-hour"
+    by_name: dict[str, tuple[str, float]] = {}
+    for gpu, usd in prices.items():
         try:
-            load_hardware(gpu)
+            name = load_hardware(gpu).name
         except InputError as err:
-            where = prices_file or "--price-per-hour"
             raise InputError(f"{where}: {err}") from None
+        first = by_name.setdefault(name, (gpu, usd))
+        if first[1] != usd:
+            raise InputError(f"{where}: {first[0]}={first[1]:g} and {gpu}={usd:g} both price "
+                             f"{name}; give one price for it")
+    return {name: usd for name, (_, usd) in by_name.items()}
