@@ -21,7 +21,7 @@ def _price(*prices: str) -> tuple[int, str]:
     return 0, dict(zip(header.split(","), row.split(","), strict=True))["price_per_hour_usd"]
 
 
-@pytest.mark.parametrize("key", ["H100", "h100-sxm-80gb", "H100-SXM"])
+@pytest.mark.parametrize("key", ["H100", "h100-sxm-80gb", "H100-SXM", "NVIDIA H100 80GB HBM3"])
 def test_a_price_under_any_name_of_the_gpu_applies(key: str) -> None:
     assert _price(f"{key}=1.25") == (0, "1.25")  # the catalog's is 3.78
 
