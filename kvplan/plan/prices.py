@@ -86,12 +86,17 @@ def parse_prices(items: list[str], prices_file: str | None) -> PriceTable:
         if prices_file.lower().endswith(".csv") or text.lstrip().startswith("gpu,"):
             import csv
 
-            for i, row in enumerate(csv.DictReader(text.splitlines()), start=2):
-                gpu, usd = row.get("gpu"), row.get("price_per_hour_usd")
-                if not gpu or not usd:
-                    raise InputError(f"{prices_file}: line {i}: need columns gpu and "
-                                     "price_per_hour_usd")
-                prices[gpu.strip()] = _usd(usd, f"{prices_file}: line {i}")
+            reader = csv.DictReader(text.splitlines())
+            try:
+                for i, row in enumerate(reader, start=2):
+                    gpu, usd = row.get("gpu"), row.get("price_per_hour_usd")
+                    if not gpu or not usd:
+                        raise InputError(f"{prices_file}: line {i}: need columns gpu and "
+                                         "price_per_hour_usd")
+                    prices[gpu.strip()] = _usd(usd, f"{prices_file}: line {i}")
+            except csv.Error as err:  # a field past csv's 131,072 characters
+                raise InputError(f"{prices_file}: line {reader.line_num + 1}: not a CSV kvplan "
+                                 f"reads ({err}); give columns gpu,price_per_hour_usd") from None
         else:
             from kvplan.inputs.yamlsafe import load_yaml_text  # bounded, no duplicate keys
 

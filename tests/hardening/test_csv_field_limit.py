@@ -1,6 +1,7 @@
-"""A --context-sample CSV with a field past the csv module's 131,072 characters (task
-freshuser: a 50 MB YAML of one deep line given as a sample) was `_csv.Error`, "internal error",
-exit 3. Now it is one line naming the file and line, exit 2; a real trace still reads."""
+"""A --context-sample or --prices CSV with a field past the csv module's 131,072 characters
+(task freshuser: a YAML of one 200,000-character line given as a sample) was `_csv.Error`,
+"internal error", exit 3. Now it is one line naming the file and line, exit 2; a real trace
+still reads."""
 
 from __future__ import annotations
 
@@ -39,3 +40,12 @@ def test_a_real_csv_trace_still_reads() -> None:
     result = invoke(RUNNER, "fleet", "llama-3-8b", "-n", "10", "--context-sample", str(AZURE),
                     "-f", "csv")
     assert result.exit_code == 0, result.output
+
+
+def test_a_prices_csv_field_past_the_limit_is_one_line(tmp_path: Path) -> None:
+    path = tmp_path / "prices.csv"
+    path.write_text("gpu,price_per_hour_usd\nh100," + "1" * 200_000 + "\n")
+    result = invoke(RUNNER, "fleet", "llama-3-8b", "-n", "10", "--prices", str(path))
+    assert result.exit_code == 2, result.output
+    assert result.stderr == (f"error: {path}: line 2: not a CSV kvplan reads (field larger than "
+                             "field limit (131072)); give columns gpu,price_per_hour_usd\n")
