@@ -143,29 +143,35 @@ def _refuse_missing_file(target: str) -> None:
         raise DeploymentError(COMMAND_LINE, [Problem("model", str(err))]) from None
 
 
+def guessed_deployment(data: object) -> str | None:
+    """What to say of a YAML document with a top-level `model` key, no apiVersion and none of
+    a model spec's num_layers or model_type (is_deployment_target's test): a deployment written
+    by guess (`model: llama-3-8b`, `gpu: h100`, `peak_users: 100`), since no model spec has a
+    `model` key (ModelSpec forbids unknown keys); None for anything else. Before task freshuser
+    size, fleet and explain validated it as a model spec and refused it with a line of 20
+    "required field is missing", and check said only that it held no deployment."""
+    if (not isinstance(data, dict) or "model" not in data or "apiVersion" in data
+            or "num_layers" in data or "model_type" in data):  # a spec with a stray key: a spec
+        return None
+    keys = ", ".join(sorted(str(k) for k in data)[:8])
+    return (f"missing: this file ({keys}) is no model spec, which has no `model` key; a "
+            "kvplan/v1 deployment starts with `apiVersion: kvplan/v1` and `name:`, and puts the "
+            "GPU under hardware.gpu and the users under traffic.peak_concurrent_users "
+            "(docs/record.md); `kvplan fleet MODEL --peak-users N --save FILE` writes one to "
+            "start from")
+
+
 def _refuse_unversioned_deployment(target: str) -> None:
-    """A YAML file with a top-level `model` key, no apiVersion and none of a model spec's
-    num_layers or model_type (is_deployment_target's test): a deployment written by guess
-    (`model: llama-3-8b`, `gpu: h100`, `peak_users: 100`), since no model spec has a `model`
-    key (ModelSpec forbids unknown keys). Before task freshuser it was validated as a
-    model spec and refused with a line of 20 "required field is missing"."""
+    """A YAML target that is a guessed deployment (guessed_deployment) is refused as one."""
     path = Path(target)
     if path.suffix not in (".yaml", ".yml") or not path.is_file():
         return
     from kvplan.deploy.yamldoc import read_docs
 
     docs = read_docs(path)
-    data = docs[0].data if docs else None
-    if (not isinstance(data, dict) or "model" not in data or "apiVersion" in data
-            or "num_layers" in data or "model_type" in data):  # a spec with a stray key: a spec
-        return
-    keys = ", ".join(sorted(str(k) for k in data)[:8])
-    raise DeploymentError(target, [Problem("apiVersion", (
-        f"missing: this file ({keys}) is no model spec, which has no `model` key; a kvplan/v1 "
-        "deployment starts with `apiVersion: kvplan/v1` and `name:`, and puts the GPU under "
-        "hardware.gpu and the users under traffic.peak_concurrent_users (docs/record.md); "
-        "`kvplan fleet MODEL --peak-users N --save FILE` writes one to start from"),
-        docs[0].start_line)])
+    said = guessed_deployment(docs[0].data) if docs else None
+    if said is not None:
+        raise DeploymentError(target, [Problem("apiVersion", said, docs[0].start_line)])
 
 
 def _from_manifest(

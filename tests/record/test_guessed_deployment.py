@@ -43,3 +43,16 @@ def test_what_the_refusal_says_to_do_works(tmp_path: Path) -> None:
     fields = dict(zip(header.split(","), row.split(","), strict=True))
     assert (fields["model"], fields["gpu"], fields["peak_users"]) == ("llama-3-8b", "h100-sxm-80gb",
                                                                       "100")
+
+
+def test_check_names_it_too(tmp_path: Path) -> None:
+    path = tmp_path / "chat.yaml"
+    path.write_text("model: llama-3-8b\ngpu: h100\npeak_users: 100\n")
+    result = invoke(RUNNER, "check", str(path))
+    assert result.exit_code == 2, result.output
+    assert result.stdout.splitlines()[1] == (
+        "ERROR line 1: no apiVersion: this file (gpu, model, peak_users) is no model spec, which "
+        "has no `model` key; a kvplan/v1 deployment starts with `apiVersion: kvplan/v1` and "
+        "`name:`, and puts the GPU under hardware.gpu and the users under "
+        "traffic.peak_concurrent_users (docs/record.md); `kvplan fleet MODEL --peak-users N "
+        "--save FILE` writes one to start from")
