@@ -35,7 +35,7 @@ _ENGINE_ORDER = {"vllm": 0, "sglang": 1, "trtllm": 2}
 ORDERED = sorted(PATTERNS, key=lambda p: _ENGINE_ORDER[p[0]])
 
 # Lines that carry memory numbers: reported when no pattern matched them.
-INTERESTING = re.compile(r"\d\s*(GiB|GB|MiB|MB)\b|\d+ (blocks|tokens)\b|blocks: \d", re.I)
+INTERESTING = re.compile(r"\d\s*(GiB|GB|MiB|MB)\b|(?<!\d)\d+ (blocks|tokens)\b|blocks: \d", re.I)
 ENGINE_HINTS = (
     ("trtllm", re.compile(r"TensorRT-LLM|TRT-LLM")),
     ("sglang", re.compile(r"max_total_num_tokens|KV Cache is allocated|Load weight (begin|end)")),

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check import ERROR, FAIL, PASS, WARN, YAML_SUFFIXES, Outcome, Report
+from kvplan.render.clip import printable  # a value's newline is never a line of its own
 
 
 class CheckFormat(str, Enum):
@@ -154,10 +155,10 @@ def render_text(report: Report, width: int | None = None) -> str:
     current = None
     for o in report.outcomes:
         if o.file != current:
-            lines.append(o.file)
+            lines.append(printable(o.file))
             current = o.file
         for line in verdict_lines(o, path=False):
-            lines.extend(wrap(line, width))
+            lines.extend(wrap(printable(line), width))
     for line in footer(report).splitlines():  # the summary and each ignored document fold too
         lines.extend(wrap(line, width))
     return "\n".join(lines) + "\n"
@@ -284,7 +285,7 @@ def _gh_data(text: str) -> str:
 
 
 def _gh_prop(text: str) -> str:
-    return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
+    return _gh_data(printable(text)).replace(":", "%3A").replace(",", "%2C")
 
 
 def render_github(report: Report) -> str:
@@ -292,21 +293,21 @@ def render_github(report: Report) -> str:
     out: list[str] = []
     for o in report.outcomes:
         if o.verdict == PASS:
-            out.extend(verdict_lines(o))
+            out.extend(printable(line) for line in verdict_lines(o))
             continue
         if o.verdict == ERROR:
             for line, text in problem_lines(o):
                 props = f"file={_gh_prop(o.file)}" + (f",line={line}" if line else "")
                 props += f",title={_gh_prop('kvplan check: invalid config')}"
-                out.append(f"::error {props}::{_gh_data(text)}")
+                out.append(f"::error {props}::{_gh_data(printable(text))}")
             for p in o.refused:  # what the engine refuses too (task h71sglfix)
                 props = f"file={_gh_prop(o.file)}" + (f",line={p.line}" if p.line else "")
                 props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"
-                out.append(f"::error {props}::{_gh_data(p.text())}")
+                out.append(f"::error {props}::{_gh_data(printable(p.text()))}")
             continue
         props = f"file={_gh_prop(o.file)}" + (f",line={o.line}" if o.line else "")
         props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"
-        body = "\n".join(line.strip() for line in verdict_lines(o))
+        body = "\n".join(printable(line.strip()) for line in verdict_lines(o))
         out.append(f"::error {props}::{_gh_data(body)}")
     out.append(footer(report))
     return "\n".join(out) + "\n"

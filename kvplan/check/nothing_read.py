@@ -104,6 +104,11 @@ def nothing_read(path: Path) -> tuple[str, int]:
         if docs and isinstance(docs[0].data, dict) and missing_api_version(docs[0].data):
             return ("no apiVersion: the first document has a kvplan/v1 deployment's model and "
                     "sections but not its first line; add `apiVersion: kvplan/v1`", 1)
+        from kvplan.plan.targets import guessed_deployment
+
+        guessed = guessed_deployment(docs[0].data) if docs else None
+        if guessed is not None:  # model: and gpu: by guess (task freshuser)
+            return f"no apiVersion: {guessed.removeprefix('missing: ')}", docs[0].start_line
         from kvplan.check.manifests.compose import unread_services
 
         unread = [why for d in docs for why in unread_services(d.data)]

@@ -112,7 +112,7 @@ OutputOpt = Annotated[
 ]
 
 
-def emit(text: str, output: Path | None) -> None:
+def emit(text: str, output: Path | None, option: str = "--output") -> None:
     """Print, or write a file atomically: a temporary file beside it renamed into place. A
     folder, a missing folder, no permission or a full disk is one line and exit 2; the old
     file is then left as it was."""
@@ -121,7 +121,7 @@ def emit(text: str, output: Path | None) -> None:
         return
     from kvplan.inputs.atomic import write_text_atomic  # tempfile: only when writing a file
 
-    written = write_text_atomic(output, text)
+    written = write_text_atomic(output, text, option)
     typer.echo(f"wrote {written}", err=True)
 
 

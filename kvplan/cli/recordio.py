@@ -73,7 +73,7 @@ def save(path: Path, record: Record, gpus: int | None, peak_users: int | None = 
 
     if not gpus:
         raise typer.BadParameter("nothing fits, so there is no plan to save", param_hint="--save")
-    emit(record_yaml(record, gpus, peak_users), path)
+    emit(record_yaml(record, gpus, peak_users), path, "--save")
 
 
 def one(records: list[Any], what: str = "--save") -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import stat
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -11,22 +12,35 @@ from pathlib import Path
 from kvplan.inputs.errors import InputFileError
 
 
-def check_target(path: Path) -> Path:
-    """Refuse a target that cannot be written before any work is done."""
+def check_target(path: Path, option: str = "--output") -> Path:
+    """Refuse a target that cannot be written before any work is done; `option` is the flag
+    that named it (--output, --save), as the refusal says."""
     path = path.expanduser()
     if path.is_dir():
-        raise InputFileError(path, "is a folder; give a file name for --output")
+        raise InputFileError(path, f"is a folder; give a file name for {option}")
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise InputFileError(path, f"folder {folder} does not exist; create it first")
     return path
 
 
-def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
+def _mode(path: Path) -> int:
+    """The permission bits the written file gets: an existing file's own, else what open()
+    would give a new file (0o666 less the umask). mkstemp makes its file 0o600, so before
+    task freshuser every -o and --save file was readable by its owner alone."""
+    try:
+        return stat.S_IMODE(path.stat().st_mode)
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+def atomic_write(path: Path, write: Callable[[Path], None], option: str = "--output") -> Path:
     """Call `write(tmp)` on a temporary file in the target's folder, then rename it over
     `path`. On any failure the old file is untouched and the temporary file is removed; an
     OSError (no permission, a full disk) becomes one line naming the file."""
-    path = check_target(path)
+    path = check_target(path, option)
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=folder)
@@ -37,6 +51,7 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
     tmp = Path(tmp_name)
     try:
         write(tmp)
+        os.chmod(tmp, _mode(path))
         os.replace(tmp, path)
     except OSError as err:
         with contextlib.suppress(OSError):
@@ -50,9 +65,9 @@ def atomic_write(path: Path, write: Callable[[Path], None]) -> Path:
     return path
 
 
-def write_text_atomic(path: Path, text: str) -> Path:
+def write_text_atomic(path: Path, text: str, option: str = "--output") -> Path:
     def write(tmp: Path) -> None:
         with tmp.open("w", encoding="utf-8", newline="") as fh:
             fh.write(text)
 
-    return atomic_write(path, write)
+    return atomic_write(path, write, option)

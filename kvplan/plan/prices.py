@@ -86,12 +86,17 @@ def parse_prices(items: list[str], prices_file: str | None) -> PriceTable:
         if prices_file.lower().endswith(".csv") or text.lstrip().startswith("gpu,"):
             import csv
 
-            for i, row in enumerate(csv.DictReader(text.splitlines()), start=2):
-                gpu, usd = row.get("gpu"), row.get("price_per_hour_usd")
-                if not gpu or not usd:
-                    raise InputError(f"{prices_file}: line {i}: need columns gpu and "
-                                     "price_per_hour_usd")
-                prices[gpu.strip()] = _usd(usd, f"{prices_file}: line {i}")
+            reader = csv.DictReader(text.splitlines())
+            try:
+                for i, row in enumerate(reader, start=2):
+                    gpu, usd = row.get("gpu"), row.get("price_per_hour_usd")
+                    if not gpu or not usd:
+                        raise InputError(f"{prices_file}: line {i}: need columns gpu and "
+                                         "price_per_hour_usd")
+                    prices[gpu.strip()] = _usd(usd, f"{prices_file}: line {i}")
+            except csv.Error as err:  # a field past csv's 131,072 characters
+                raise InputError(f"{prices_file}: line {reader.line_num + 1}: not a CSV kvplan "
+                                 f"reads ({err}); give columns gpu,price_per_hour_usd") from None
         else:
             from kvplan.inputs.yamlsafe import load_yaml_text  # bounded, no duplicate keys
 
@@ -107,20 +112,29 @@ def parse_prices(items: list[str], prices_file: str | None) -> PriceTable:
             prices[gpu.strip()] = _usd(usd, f"--price-per-hour {item}")
         else:
             flat = _usd(item, f"--price-per-hour {item}")
-    _known_gpus(prices, prices_file)
+    prices = _known_gpus(prices, prices_file)
     origin = "--prices" if prices_file is not None and not items else "--price-per-hour"
     given = " and ".join(([f"--prices {prices_file}"] if prices_file is not None else [])
                          + (["--price-per-hour"] if any("=" in i for i in items) else []))
     return PriceTable(prices, flat, origin, given or "--price-per-hour")
 
 
-def _known_gpus(prices: dict[str, float], prices_file: str | None) -> None:
-    """A price for a GPU the catalog does not know is refused, never silently unused."""
+def _known_gpus(prices: dict[str, float], prices_file: str | None) -> dict[str, float]:
+    """The prices keyed by catalog name. A GPU the catalog does not know is refused, never
+    silently unused; so are two prices for one GPU under two of its names ("h100=2" and
+    "H100-SXM=3"). Before task freshuser a key was matched as typed, so `H100=2` or
+    `"NVIDIA L4=1"` was set aside with a note and the catalog's price used."""
     from kvplan.specs import load_hardware
 
-    for gpu in prices:
+    where = prices_file or "--price-per-hour"
+    by_name: dict[str, tuple[str, float]] = {}
+    for gpu, usd in prices.items():
         try:
-            load_hardware(gpu)
+            name = load_hardware(gpu).name
         except InputError as err:
-            where = prices_file or "--price-per-hour"
             raise InputError(f"{where}: {err}") from None
+        first = by_name.setdefault(name, (gpu, usd))
+        if first[1] != usd:
+            raise InputError(f"{where}: {first[0]}={first[1]:g} and {gpu}={usd:g} both price "
+                             f"{name}; give one price for it")
+    return {name: usd for name, (_, usd) in by_name.items()}

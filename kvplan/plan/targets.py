@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from kvplan.deploy.problems import DeploymentError, Problem
 from kvplan.deploy.schema import API_VERSION
+from kvplan.errors import InputError
 from kvplan.plan.dotted import _leaves, set_field
 
 if TYPE_CHECKING:
@@ -115,6 +116,8 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
                 "file (`kvplan check` judges each document of a file)"), docs[1].start_line)])
         data = copy.deepcopy(docs[0].data)
         return data, source, base_dir, docs[0], {k: "file" for k in _leaves(data)}
+    _refuse_missing_file(target)
+    _refuse_unversioned_deployment(target)
     name = Path(target).stem if target.endswith((".yaml", ".yml", ".json")) else target
     data = {"apiVersion": API_VERSION, "name": name, "model": target, "hardware": {},
             "traffic": {}}
@@ -122,6 +125,53 @@ def _read_base(target: str) -> tuple[dict[str, Any], str, Path | None, Doc | Non
         set_field(data, key, value)
     origins = {"apiVersion": "default", "name": "argument", "model": "argument"}
     return data, COMMAND_LINE, None, None, origins
+
+
+def _refuse_missing_file(target: str) -> None:
+    """A target named as a path (kvplan.specs.resolve.looks_like_path: a .yaml, .json or script
+    suffix, a leading / ./ ~) that is not there is refused with the resolver's words alone.
+    Before task freshuser it went on as a model name, and the refusal added the traffic a
+    deployment file would have given: `kvplan fleet examples/support-chatbot.yaml` outside a
+    checkout said "...: no such file; command line: traffic (...): give peak_concurrent_users"."""
+    from kvplan.specs.resolve import looks_like_path, resolve_model
+
+    if not looks_like_path(target) or Path(target).expanduser().exists():
+        return
+    try:
+        resolve_model(target)  # a path's refusal, with its hints; reads no network
+    except InputError as err:
+        raise DeploymentError(COMMAND_LINE, [Problem("model", str(err))]) from None
+
+
+def guessed_deployment(data: object) -> str | None:
+    """What to say of a YAML document with a top-level `model` key, no apiVersion and none of
+    a model spec's num_layers or model_type (is_deployment_target's test): a deployment written
+    by guess (`model: llama-3-8b`, `gpu: h100`, `peak_users: 100`), since no model spec has a
+    `model` key (ModelSpec forbids unknown keys); None for anything else. Before task freshuser
+    size, fleet and explain validated it as a model spec and refused it with a line of 20
+    "required field is missing", and check said only that it held no deployment."""
+    if (not isinstance(data, dict) or "model" not in data or "apiVersion" in data
+            or "num_layers" in data or "model_type" in data):  # a spec with a stray key: a spec
+        return None
+    keys = ", ".join(sorted(str(k) for k in data)[:8])
+    return (f"missing: this file ({keys}) is no model spec, which has no `model` key; a "
+            "kvplan/v1 deployment starts with `apiVersion: kvplan/v1` and `name:`, and puts the "
+            "GPU under hardware.gpu and the users under traffic.peak_concurrent_users "
+            "(docs/record.md); `kvplan fleet MODEL --peak-users N --save FILE` writes one to "
+            "start from")
+
+
+def _refuse_unversioned_deployment(target: str) -> None:
+    """A YAML target that is a guessed deployment (guessed_deployment) is refused as one."""
+    path = Path(target)
+    if path.suffix not in (".yaml", ".yml") or not path.is_file():
+        return
+    from kvplan.deploy.yamldoc import read_docs
+
+    docs = read_docs(path)
+    said = guessed_deployment(docs[0].data) if docs else None
+    if said is not None:
+        raise DeploymentError(target, [Problem("apiVersion", said, docs[0].start_line)])
 
 
 def _from_manifest(

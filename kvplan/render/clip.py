@@ -20,3 +20,14 @@ def clip_words(text: str) -> str:
         return text
     return _LONG.sub(lambda m: f"{m[0][:_HEAD]}…[{len(m[0]):,} characters]…{m[0][-_TAIL:]}",
                      text)
+
+
+# C0 and C1 controls but the tab, and the bidirectional overrides ("Trojan Source")
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(line: str) -> str:
+    """One line of a report with every control character a file gave written as its escape
+    (`\\n`, `\\x1b`): a deployment named "ok\\nFAIL ..." printed a forged verdict line of its own
+    in `kvplan check`, and an escape sequence recoloured the terminal (task freshuser)."""
+    return _CONTROL.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), line)

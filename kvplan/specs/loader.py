@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable
 from functools import cache, lru_cache
 from pathlib import Path
@@ -192,6 +193,24 @@ def aliases_of(data: dict[str, Any]) -> list[Any]:
     return found if isinstance(found, list) else []
 
 
+def spelled(name: str) -> str:
+    """A GPU name as people type it, in the catalog's spelling: lower case, runs of spaces,
+    underscores and hyphens as one hyphen ("NVIDIA H100 80GB HBM3" -> "nvidia-h100-80gb-hbm3",
+    "rtx 4090" -> "rtx-4090")."""
+    return "-".join(w for w in re.split(r"[\s_-]+", name.strip().lower()) if w)
+
+
+_VENDORS = ("nvidia-", "amd-")
+
+
+def _unbranded(name: str) -> str:
+    """`name` without the vendor word nvidia-smi and rocm-smi put first ("nvidia-a10" -> "a10")."""
+    for vendor in _VENDORS:
+        if name.startswith(vendor):
+            return name[len(vendor):]
+    return name
+
+
 @lru_cache(maxsize=1)
 def _hardware_index() -> tuple[dict[str, Path], dict[str, str]]:
     entries = catalog(HARDWARE_DIR)
@@ -205,8 +224,25 @@ def _hardware_index() -> tuple[dict[str, Path], dict[str, str]]:
     return files, aliases
 
 
+@lru_cache(maxsize=1)
+def _device_index() -> dict[str, str]:
+    """The names the runtimes print for a GPU (a spec's `device_names`: nvidia-smi, rocm-smi,
+    torch, e.g. "NVIDIA H100 80GB HBM3"), `spelled`, with and without the vendor word, to the
+    catalog name. Looked up after the catalog names and aliases, which keep their meaning."""
+    found: dict[str, str] = {}
+    for stem, entry in catalog(HARDWARE_DIR).items():
+        data = entry.data if entry.ok else read_yaml(entry.path)
+        names = data.get("device_names") if isinstance(data, dict) else None
+        for device in names if isinstance(names, list) else []:
+            for name in (spelled(str(device)), _unbranded(spelled(str(device)))):
+                found.setdefault(name, stem)
+    return found
+
+
 def load_hardware(ref: str) -> HardwareSpec:
-    """A GPU by catalog name or alias (case-insensitive), or from a spec file path."""
+    """A GPU by catalog name or alias (case-insensitive), or from a spec file path; then by
+    the same in `spelled` form, with or without the vendor word, or by the name the runtime
+    prints (a spec's `device_names`): "NVIDIA L4", "rtx 4090", "NVIDIA A100-SXM4-80GB"."""
     if _is_path(ref) and Path(ref).exists():
         return validate(HardwareSpec, read_yaml(Path(ref)), ref)
     key = ref.strip().lower()
@@ -216,8 +252,13 @@ def load_hardware(ref: str) -> HardwareSpec:
     _, aliases = _hardware_index()
     if key in aliases:
         return load_entry(HardwareSpec, files[aliases[key]])
+    for name in (spelled(key), _unbranded(spelled(key))):  # "NVIDIA L4", "rtx 4090"
+        stem = name if name in files else aliases.get(name) or _device_index().get(name)
+        if stem is not None:
+            return load_entry(HardwareSpec, files[stem])
     raise InputError(
-        f"unknown GPU {ref!r}{suggest(key, [*files, *aliases])}; `kvplan gpus` lists the catalog"
+        f"unknown GPU {ref!r}{suggest(_unbranded(spelled(key)), [*files, *aliases])}; `kvplan gpus` lists "
+        "the catalog"
     )
 
 

@@ -174,10 +174,14 @@ def read_lengths(path: Path) -> list[int]:
                 for n in _item(loads_json(line, str(path), i, keep_non_finite=True),
                                f"{path}: line {i}")]
     reader = csv.DictReader(text.splitlines())
-    if not reader.fieldnames:
-        raise InputError(f"{path}: empty CSV; the first line must name the columns")
-    if _is_data(reader.fieldnames):
-        raise InputError(f"{path}: line 1 ({','.join(reader.fieldnames)[:60]}) is data, not a "
-                         f"header; the first line must name the columns: {WANTED}")
-    return [n for i, row in enumerate(reader, start=2)
-            for n in _lengths(dict(row), f"{path}: line {i}")]
+    try:
+        if not reader.fieldnames:
+            raise InputError(f"{path}: empty CSV; the first line must name the columns")
+        if _is_data(reader.fieldnames):
+            raise InputError(f"{path}: line 1 ({','.join(reader.fieldnames)[:60]}) is data, "
+                             f"not a header; the first line must name the columns: {WANTED}")
+        return [n for i, row in enumerate(reader, start=2)
+                for n in _lengths(dict(row), f"{path}: line {i}")]
+    except csv.Error as err:  # a field past csv's 131,072 characters; the line being read
+        raise InputError(f"{path}: line {reader.line_num + 1}: not a CSV kvplan reads "
+                         f"({err}); give a CSV, JSON or JSONL file of request lengths") from None

@@ -23,6 +23,7 @@ def _clear() -> None:
     index.clear()
     loader.spec_dirs.cache_clear()
     loader._hardware_index.cache_clear()
+    loader._device_index.cache_clear()
     resolve._index.cache_clear()
 
 

@@ -50,6 +50,10 @@ def config_options(inference: dict[str, Any], i_at: Key, doc: Doc, path: Path | 
     except yaml.YAMLError as err:
         return cm, Problem("inference.config", f"ConfigMap {name}'s {kaito_run.KEY} is not YAML "
                            f"({str(err).splitlines()[0]})", line), [], []
+    except ValueError:  # yaml.safe_load's int() past Python's 4,300 digits
+        return cm, Problem("inference.config", f"ConfigMap {name}'s {kaito_run.KEY} holds a "
+                           "number of more than 4,300 digits; no value vLLM reads is that long",
+                           line), [], []
     if not isinstance(parsed, dict):
         return cm, Problem("inference.config", f"ConfigMap {name} has no {kaito_run.KEY} "
                            "mapping (KaitoConfig: vllm, max_probe_steps, "

@@ -75,6 +75,8 @@ def is_script(path: Path, text: str) -> bool:
         docs = list(yaml.safe_load_all(text))
     except yaml.YAMLError:
         return True
+    except ValueError:  # an int past Python's 4,300 digits: YAML, refused by the YAML reader
+        return False
     return not any(isinstance(d, (dict, list)) for d in docs)
 
 def _what(word: str, env: dict[str, str] | None = None) -> str:
