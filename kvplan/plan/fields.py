@@ -154,7 +154,9 @@ HINTS = {
 
 # the price flags set hardware.price_per_hour_usd for the record's GPU (a table by GPU name)
 PRICE_FLAGS = {
-    "--price-per-hour": "hardware.price_per_hour_usd (USD, or GPU=USD for that GPU)",
+    "--price-per-hour": "hardware.price_per_hour_usd (USD, or GPU=USD for that GPU, the GPU "
+                        "named as `--gpu` takes it: `H100=2` and `\"NVIDIA H100 80GB HBM3=2\"` price "
+                        "h100-sxm-80gb; two prices for one GPU are refused)",
     "--prices": "hardware.price_per_hour_usd (a table by GPU; the record's GPU's row)",
 }
 
