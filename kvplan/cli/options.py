@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from kvplan.cli import sections as s
-from kvplan.cli.values import non_negative, positive, token_count, utilization
+from kvplan.cli.values import non_negative, non_negative_gib, positive, positive_gib, token_count, utilization
 
 
 def _fraction(value: float | None) -> float | None:
@@ -82,10 +82,10 @@ MemoryUtilization = Annotated[float | None, _opt(
     "own: vLLM gpu_memory_utilization, SGLang mem_fraction_static, TensorRT-LLM "
     "free_gpu_memory_fraction]")]
 ReserveGib = Annotated[float | None, _opt(
-    "--reserve-gib", metavar="GIB", rich_help_panel=s.MEMORY, callback=non_negative,
+    "--reserve-gib", metavar="GIB", rich_help_panel=s.MEMORY, callback=non_negative_gib,
     help="activations + CUDA context [default: 2]")]
 KvBudgetGib = Annotated[float | None, _opt(
-    "--kv-budget-gib", metavar="GIB", rich_help_panel=s.MEMORY, callback=positive,
+    "--kv-budget-gib", metavar="GIB", rich_help_panel=s.MEMORY, callback=positive_gib,
     help="state the KV pool per GPU directly")]
 SharedPrefix = Annotated[int | None, _opt(
     "--shared-prefix-tokens", metavar="TOKENS", rich_help_panel=s.MODEL, min=0,

@@ -60,6 +60,26 @@ def non_negative(value: float | None) -> float | None:
     return value
 
 
+def _gib_bound(value: float | None) -> float | None:
+    """A memory size in GiB at most 1 PiB (kvplan.inputs.limits.MAX_MEMORY_BYTES, the bound of
+    a device's memory): 1e308 printed a 300-digit TiB figure (task freshuser)."""
+    from kvplan.inputs.limits import MAX_MEMORY_BYTES
+
+    limit = MAX_MEMORY_BYTES / 2**30
+    if value is not None and value > limit:
+        raise typer.BadParameter(f"{value:g} GiB is beyond the limit of {limit:,.0f} GiB "
+                                 "(1 PiB, docs/limits.md)")
+    return value
+
+
+def positive_gib(value: float | None) -> float | None:
+    return _gib_bound(positive(value))
+
+
+def non_negative_gib(value: float | None) -> float | None:
+    return _gib_bound(non_negative(value))
+
+
 def utilization(value: float) -> float:
     if not math.isfinite(value) or not 0 < value <= 1:
         raise typer.BadParameter(f"must be in (0, 1], got {value:g} (0.9 means 90%)")

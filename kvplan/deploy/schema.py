@@ -86,6 +86,7 @@ TOKENS = Int(gt=0, le=lim.MAX_CONTEXT_TOKENS)
 USERS = Int(gt=0, le=lim.MAX_USERS)
 WAYS = Int(gt=0, le=lim.MAX_PARALLEL)
 POSNUM = Num(gt=0)
+MAX_GIB = lim.MAX_MEMORY_BYTES / 2**30  # a memory size in GiB: 1 PiB, as a device's memory_bytes
 
 
 class Hardware(Plain):
@@ -150,10 +151,11 @@ class Engine(Plain):
         "allocation": Lit("paged", "reserved"), "block_size": Int(gt=0, le=lim.MAX_BLOCK_TOKENS),
         "kv_group_size": Int(gt=0, le=lim.MAX_HEAD_DIM),
         "max_num_seqs": Opt(Int(gt=0, le=lim.MAX_SEQS)), "max_num_batched_tokens": Opt(TOKENS),
-        "enable_prefix_caching": BOOL, "reserve_gib": Opt(Num(ge=0)), "kv_budget_gib": Opt(POSNUM),
+        "enable_prefix_caching": BOOL, "reserve_gib": Opt(Num(ge=0, le=MAX_GIB)),
+        "kv_budget_gib": Opt(Num(gt=0, le=MAX_GIB)),
         "enforce_eager": Opt(BOOL), "enable_extensible_kv_cache": Opt(BOOL),
         "kv_cache_memory_bytes": Opt(Int(gt=0, le=lim.MAX_MEMORY_BYTES)),
-        "cpu_offload_gb": Opt(Num(ge=0, le=lim.MAX_MEMORY_BYTES / 2**30)),
+        "cpu_offload_gb": Opt(Num(ge=0, le=MAX_GIB)),
         "limit_mm_per_prompt": Opt(Int(ge=0, le=lim.MAX_SEQS)), "speculative_model": Opt(STR),
         "num_speculative_tokens": Opt(Int(gt=0, le=lim.MAX_SEQS)),
         "cuda_graph_max_bs": Opt(Int(gt=0, le=lim.MAX_SEQS)), "max_total_tokens": Opt(TOKENS),

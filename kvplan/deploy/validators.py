@@ -106,8 +106,8 @@ class Engine(_Strict):
     max_num_seqs: Annotated[int, Field(gt=0, le=lim.MAX_SEQS), NoBool] | None = None
     max_num_batched_tokens: Tokens | None = None
     enable_prefix_caching: bool = False
-    reserve_gib: float | None = Field(default=None, ge=0)
-    kv_budget_gib: PosFloat | None = None
+    reserve_gib: float | None = Field(default=None, ge=0, le=lim.MAX_MEMORY_BYTES / 2**30)
+    kv_budget_gib: float | None = Field(default=None, gt=0, le=lim.MAX_MEMORY_BYTES / 2**30)
     # engine flags that move the pool (each read by the engines kvplan.deploy.ENGINE_KEYS names)
     enforce_eager: bool | None = Field(default=None,
                                        description="vLLM --enforce-eager: no CUDA graphs "
