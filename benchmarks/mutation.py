@@ -146,7 +146,11 @@ PACKAGES = {
          # task h100mut: the three modules' other direct tests: sglang_spec's running cap in size
          # and the traffic search, dtype_trtllm's refusals through check
          "tests/engines/test_size_cap_basis.py", "tests/traffic/test_spec_running_cap.py",
-         "tests/check/test_check_gpu_dtype.py", "tests/check/test_compute_dtype_choices.py")),
+         "tests/check/test_check_gpu_dtype.py", "tests/check/test_compute_dtype_choices.py",
+         # task mutnew: the integer KV caches' module tests (vllm_kv_int, trtllm_kv_int) and
+         # vLLM's hybrid-manager switches through check (vllm_hybrid_off): not in the selection,
+         # so their mutants met only the tests of other files
+         "tests/engines/test_kv_int_engines.py", "tests/check/test_check_hybrid_off.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
