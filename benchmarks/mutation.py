@@ -161,7 +161,10 @@ PACKAGES = {
          "tests/traffic/test_sequence_cap_with_spread.py",
          # task h100review: fleet on public request-length files, hand-computed (the exact
          # risk over 1-token pages, the point-mass reasons)
-         "tests/traffic/test_public_traffic_questions.py")),
+         "tests/traffic/test_public_traffic_questions.py",
+         # task h101left: the at-risk basis above the mean basis (traffic's risk over block
+         # counts; task mutnew found it in no selection)
+         "tests/traffic/test_at_risk_above_mean.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py", "kvplan/check/numbers.py", "kvplan/check/fixes.py"),
         ("tests/check/test_check_cli.py", "tests/check/test_check_cli_inputs.py",

@@ -358,6 +358,10 @@ def test_sglang_checks_attention_at_its_own_size_from_0_5_22(version: str | None
         "q_b_proj (1 heads x 192) 192 % block_n 128 = 64"]
     assert found.message == OUT.format(192)
     assert found.said == ("SGLang " + version if version else "SGLang")
+    why = block_fp8_reason("sglang", version, load_model("kimi-k2"), 128, 128,
+                           Split(64, 1, 1, False))
+    assert why is not None and "splits a block: q_b_proj (1 heads x 192) 192 % block_n 128 = 64;" \
+        in why
 
 
 def test_a_split_whose_attention_size_does_not_divide_the_heads_has_no_rule() -> None:

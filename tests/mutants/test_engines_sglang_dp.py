@@ -88,6 +88,7 @@ def test_the_engine_block_reads_each_key() -> None:
         2, 2, 1, 4, 4, 4, None, True)
     assert _fields(layout_of(LITE, 4, None, 2, None)) == (2, 2, 2, 4, 4, 4, None, True)
     assert layout_of(LITE, 4, None, 2, NS(enable_dp_lm_head=False)).lm_head_tp == 4
+    assert layout_of(QWEN, 8, 4, 1, None).ep == 4  # a stated EP without DeepEP
 
 
 def test_block_split_hands_the_three_sizes_on() -> None:
@@ -103,6 +104,24 @@ def test_the_attention_parameters() -> None:
     total = 92 * 5120 * (96 * 128 + 8 * 256 + 96 * 128)
     assert _attention_params(_req(GLM, tp=6), 3) == (total, 92 * 5120 * (32 * 256 + 2 * 256))
     assert _attention_params(_req(GLM, tp=16), 16) == (total, 92 * 5120 * (6 * 256 + 1 * 256))
+
+
+def test_the_attention_parameters_of_an_mla_spec_without_its_optional_head_dims() -> None:
+    # the schema leaves MLA's qk_nope_head_dim and v_head_dim optional: v falls back to nope, and
+    # nope to 0. Kimi-K2's per head: q_b 1,536 x (nope + 64), kv_b 512 x (nope + v), o v x 7,168
+    def kimi(**mla: None) -> SizeRequest:
+        att = KIMI.attention
+        assert att.mla is not None
+        spec = KIMI.model_copy({"attention": att.model_copy({"mla": att.mla.model_copy(mla)})})
+        return _req(spec, tp=8)
+
+    full = 61 * 64 * (1536 * 192 + 512 * 256 + 128 * 7168)
+    assert _attention_params(kimi(v_head_dim=None), 4) == (full, full // 4)  # v = nope = 128
+    no_nope = 61 * 64 * (1536 * 64 + 512 * 128 + 128 * 7168)
+    assert _attention_params(kimi(qk_nope_head_dim=None), 4) == (no_nope, no_nope // 4)
+    neither = 61 * 64 * (1536 * 64)  # v = nope = 0
+    assert _attention_params(kimi(qk_nope_head_dim=None, v_head_dim=None), 4) == (
+        neither, neither // 4)
 
 
 ATT = 27 * 16 * 786_432 * 2  # bf16 bytes: 679,477,248
@@ -140,12 +159,24 @@ def test_each_part_of_the_first_of_two_stages() -> None:
     assert extra_bytes(req, lay) == 644_841_472
 
 
+@pytest.mark.parametrize(("dtype", "width"), [(DType.fp8, 2), (DType.bf16, 2), (DType.fp32, 4)])
+def test_the_embedding_is_bf16_under_8_bit_weights_else_the_weights_width(dtype: DType,
+                                                                         width: int) -> None:
+    # an fp8 checkpoint keeps its embedding in bf16 (2 B); bf16 and fp32 weights their own
+    req = _req(LITE, tp=4, dp=2, weight_dtype=dtype)
+    got = parts(req, layout(req, _s("0.5.8")))
+    assert got[1] == ("embedding over 2", 102_400 * 2048 * width // 2, 102_400 * 2048 * width // 4)
+    assert got[0][1:] == (27 * 8 * 786_432 * dtype.bits // 8, 27 * 16 * 786_432 * dtype.bits // 32)
+
+
 def test_an_embedding_that_does_not_divide_is_rounded_up() -> None:
     # GLM-4.5 at TP 6 with 2 ranks (0.5.9: embedding over attn_tp 3): 151,552 x 5,120 x 2 =
     # 1,551,892,480 B, / 3 = 517,297,493.3 held, ceil; the LM head over tp 6, ceil again
     emb = 151_552 * 5120 * 2
     req = _req(GLM, tp=6, dp=2)
     got = parts(req, layout(req, _s("0.5.9")))
+    assert describe(req, layout(req, _s("0.5.9"))).startswith(
+        "attention over attn_tp 3: 8,199,864,320 B held where the split booked 4,180,322,986; ")
     assert got[1:] == [("embedding over 3", 517_297_494, emb // 6),
                        ("LM head over 6", 258_648_747, emb // 6)]
     assert got[0] == ("attention over attn_tp 3", 92 * 5120 * 8704 * 2,
@@ -256,6 +287,15 @@ def test_the_pools_steps() -> None:
         ("users per attention-DP rank", "attention-DP ranks"))
 
 
+def test_two_ranks_hold_two_pools() -> None:
+    req = SizeRequest(model=KIMI, gpu=H100, context_tokens=32_768, tp=32, nodes=4,
+                      attention_dp=2, kv_dtype=DType.bf16)
+    r = profile(req, _s())
+    steps = {s.label: s.value for s in r.steps}
+    per = steps["users per attention-DP rank"]
+    assert steps["attention-DP ranks"] == 2 and r.size.users_per_replica == 2 * per > 0
+
+
 def test_a_running_cap_by_release() -> None:
     # sglang_req_map: the whole count before 0.5.10, cap // dp from 0.5.10, at least 1 in 0.5.23
     assert [rank_cap(64, 32, v) for v in ("0.5.9", "0.5.10", "0.5.22", "0.5.23", None)] == [
@@ -286,11 +326,21 @@ def test_flags_that_cannot_move_the_plan() -> None:
         "without data-parallel attention SGLang turns it off (server_args.py:1375-1377 in "
         "0.5.5); add --attention-dp or drop the option"))]
     assert _moot(LITE, 4, 2, enable_dp_lm_head=True) == []
+    assert [f for f, _ in _moot(LITE, 4, 1, enable_dp_lm_head=True)] == [
+        "parallel.attention_dp", "engine.enable_dp_lm_head"]  # one rank: both
     assert _moot(QWEN, 8, 0, moe_dense_tp_size=1) == [("engine.moe_dense_tp_size", (
         "qwen3-30b-a3b has no dense MLP layers that SGLang builds by it (the DeepSeek-V2 "
         "family's first_k_dense_replace layers: deepseek_v2.py, glm4_moe.py); drop the option"))]
     assert _moot(LLAMA, 8, 0, moe_dense_tp_size=1)[0][1].startswith("llama-3-8b has no dense")
     assert _moot(LITE, 4, 0, moe_dense_tp_size=1) == []
+    assert _moot(LITE, 2, 0, moe_dense_tp_size=1) == []
+    assert [f for f, _ in _moot(QWEN, 2, 0, moe_dense_tp_size=1)] == ["engine.moe_dense_tp_size"]
+    # dense layers in a model outside the DeepSeek-V2 family are not built by the flag (a
+    # Qwen3-MoE spec given a dense first layer, which no Qwen3-MoE checkpoint has)
+    assert QWEN.moe is not None
+    dense_qwen = QWEN.model_copy({"moe": QWEN.moe.model_copy({"first_dense_layers": 1})})
+    assert _moot(dense_qwen, 8, 0, moe_dense_tp_size=1)[0][1].startswith(
+        "qwen3-30b-a3b has no dense MLP layers that SGLang builds by it")
     tp_either = ("engine.moe_dense_tp_size", "the dense MLP is split over tp {} either way; give "
                  "1 with more tensor parallelism, or drop the option")
     assert _moot(LITE, 1, 0, moe_dense_tp_size=1) == [(tp_either[0], tp_either[1].format(1))]
