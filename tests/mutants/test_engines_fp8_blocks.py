@@ -381,6 +381,7 @@ def test_the_deployments_split_and_expert_parallel_size() -> None:
     kimi, llama = load_model("kimi-k2"), load_model("llama-3-8b")
     assert engine_split("vllm", kimi, 32, None, 8, None) is None
     assert engine_split("sglang", kimi, 32, None, 1, None) is None  # every layer over tp
+    assert engine_split("sglang", kimi, 32, None) is None  # one attention-DP rank by default
     assert engine_split("sglang", kimi, 32, None, 8, None) == Split(4, 32, 32, False)
     assert engine_split("sglang", kimi, 32, None, 1, NS(moe_dense_tp_size=1)) == Split(
         32, 1, 32, False)

@@ -78,6 +78,8 @@ def test_the_layout_by_model_and_flag() -> None:
     # no version: SGLang 0.5.23, the embedding over the attention-TP group
     assert layout(_req(LITE, tp=4, dp=2), _s(None)).embed_tp == 2
     assert layout(_req(LITE, tp=4, dp=2), _s("0.5.7")).embed_tp == 1
+    # qwen2_moe.py: over tp to 0.4.6.post4, whole from 0.4.7 (0.4.6.post5 read as 0.4.7)
+    assert [layout(_req(QWEN, tp=8, dp=4), _s(v)).embed_tp for v in ("0.4.6", "0.4.7")] == [8, 1]
 
 
 def test_the_engine_block_reads_each_key() -> None:
