@@ -81,8 +81,9 @@ def test_int8_before_0_20_is_refused_with_the_release_values() -> None:
 
 
 def test_int8_in_a_release_whose_values_were_not_read() -> None:
-    assert int_cache_check(_req(DType.int8), "0.12.0") == (
-        "vLLM 0.12.0 has no int8 KV cache: its --kv-cache-dtype values were not read (the newest "
+    # before 0.3.0, the first release whose values kvplan read
+    assert int_cache_check(_req(DType.int8), "0.2.0") == (
+        "vLLM 0.2.0 has no int8 KV cache: its --kv-cache-dtype values were not read (the newest "
         "read, 0.34.0, lists int8_per_token_head); int8_per_token_head first appears in 0.20.0 "
         "(vllm/config/cache.py:31 in the 0.20.0 wheel): state --engine-version 0.20.0 or later, "
         "or plan --kv-dtype fp8", None)
