@@ -146,7 +146,11 @@ PACKAGES = {
          # task h100mut: the three modules' other direct tests: sglang_spec's running cap in size
          # and the traffic search, dtype_trtllm's refusals through check
          "tests/engines/test_size_cap_basis.py", "tests/traffic/test_spec_running_cap.py",
-         "tests/check/test_check_gpu_dtype.py", "tests/check/test_compute_dtype_choices.py")),
+         "tests/check/test_check_gpu_dtype.py", "tests/check/test_compute_dtype_choices.py",
+         # task mutnew: the integer KV caches' module tests (vllm_kv_int, trtllm_kv_int) and
+         # vLLM's hybrid-manager switches through check (vllm_hybrid_off): not in the selection,
+         # so their mutants met only the tests of other files
+         "tests/engines/test_kv_int_engines.py", "tests/check/test_check_hybrid_off.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
@@ -157,7 +161,10 @@ PACKAGES = {
          "tests/traffic/test_sequence_cap_with_spread.py",
          # task h100review: fleet on public request-length files, hand-computed (the exact
          # risk over 1-token pages, the point-mass reasons)
-         "tests/traffic/test_public_traffic_questions.py")),
+         "tests/traffic/test_public_traffic_questions.py",
+         # task h101left: the at-risk basis above the mean basis (traffic's risk over block
+         # counts; task mutnew found it in no selection)
+         "tests/traffic/test_at_risk_above_mean.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py", "kvplan/check/numbers.py", "kvplan/check/fixes.py"),
         ("tests/check/test_check_cli.py", "tests/check/test_check_cli_inputs.py",

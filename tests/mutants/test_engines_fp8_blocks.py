@@ -16,9 +16,18 @@ skipped), 0.19.1 fp8.py:629-649 and utils/fp8_utils.py:1425-1473.
 
 from __future__ import annotations
 
+from types import SimpleNamespace as NS
+
 import pytest
 
-from kvplan.engines.fp8_blocks import block_fp8_reason, block_fp8_refusal, shards
+from kvplan.engines.fp8_blocks import (
+    Split,
+    block_fp8_reason,
+    block_fp8_refusal,
+    engine_ep,
+    engine_split,
+    shards,
+)
 from kvplan.specs import load_model
 from kvplan.specs.schema import ModelSpec
 
@@ -301,3 +310,84 @@ def test_the_reason_names_block_n_then_block_k_and_reads_ep() -> None:
     model = load_model("qwen3-235b-a22b-fp8")
     assert block_fp8_reason("sglang", None, model, 8) is not None
     assert block_fp8_reason("sglang", None, model, 8, ep=8) is None
+
+
+# task mutnew: SGLang's shards other than tp (Split, kvplan.engines.sglang_dp), the release that
+# checks a layer at its own group size (0.5.22, quantization/fp8.py:590-591 in 0.5.23), and the
+# deployment's split and expert-parallel size. Kimi-K2 (config.json): 64 heads, MLA q_b 192,
+# kv_b 256, o 128 a head; intermediate_size 18,432 (one dense layer), moe_intermediate_size
+# 2,048, one shared expert.
+
+
+def test_which_splits_the_check_sees() -> None:
+    assert [Split(1, 1, 1, False).checked(1, 1), Split(2, 2, 2, False).checked(2, 2),
+            Split(1, 1, 1, False).checked(1, 4), Split(2, 1, 1, True).checked(2, 4),
+            Split(1, 1, 1, True).checked(1, 4), Split(4, 4, 4, True).checked(4, 4)] == [
+        False, True, False, True, False, True]
+
+
+@pytest.mark.parametrize("by_layer", [True, False])
+def test_kimi_at_tp32_with_attention_over_4_and_whole_dense_and_shared(by_layer: bool) -> None:
+    # attention over 4 GPUs: 16 heads x 192 = 3,072, x 256 = 4,096, x 128 = 2,048 (checked only
+    # where the check reads the layer's own size); the dense MLP and the shared expert whole (a
+    # merged layer checked at any size, both partitions: not split); the experts at tp 32
+    mla = ["q_b_proj (16 heads x 192) 3,072 % block_n 128 = 0",
+           "kv_b_proj (16 heads x 256) 4,096 % block_n 128 = 0",
+           "o_proj (16 heads x 128) 2,048 % block_k 128 = 0"]
+    rest = ["dense MLP gate_up_proj (18,432 / tp 1) 18,432 % block_n 128 = 0"] * 2 + [
+        "each expert's gate/up (2,048 / 32) 64 % block_n 128 = 64",
+        "each expert's down (2,048 / 32) 64 % block_k 128 = 64"] + [
+        "shared experts gate_up_proj (2,048 / tp 1) 2,048 % block_n 128 = 0"] * 2
+    got = [s.arithmetic() for s in shards(load_model("kimi-k2"), 32, None, "all",
+                                          Split(4, 1, 1, by_layer))]
+    assert got == (mla if by_layer else []) + rest
+
+
+@pytest.mark.parametrize(("version", "refused"), [("0.5.21", False), ("0.5.22", True),
+                                                  ("0.5.23", True), (None, True)])
+def test_sglang_checks_attention_at_its_own_size_from_0_5_22(version: str | None,
+                                                             refused: bool) -> None:
+    # TP 128 with 2 attention-DP ranks (attention over 64: one head, q_b 192 = 1.5 blocks),
+    # DeepEP (each expert whole), dense and shared whole: 0.5.21 checks at the whole TP only
+    found = block_fp8_refusal("sglang", version, load_model("kimi-k2"), 128, 128,
+                              Split(64, 1, 1, False))
+    if not refused:
+        assert found is None
+        return
+    assert found is not None and [s.arithmetic() for s in found.shards] == [
+        "q_b_proj (1 heads x 192) 192 % block_n 128 = 64"]
+    assert found.message == OUT.format(192)
+    assert found.said == ("SGLang " + version if version else "SGLang")
+    why = block_fp8_reason("sglang", version, load_model("kimi-k2"), 128, 128,
+                           Split(64, 1, 1, False))
+    assert why is not None and "splits a block: q_b_proj (1 heads x 192) 192 % block_n 128 = 64;" \
+        in why
+
+
+def test_a_split_whose_attention_size_does_not_divide_the_heads_has_no_rule() -> None:
+    kimi = load_model("kimi-k2")
+    assert block_fp8_refusal("sglang", "0.5.5", kimi, 32, None, Split(3, 1, 1, False)) is None
+    assert block_fp8_refusal("sglang", "0.5.5", kimi, 32, None, Split(0, 1, 1, False)) is None
+
+
+def test_vllm_ignores_a_split() -> None:
+    qwen = load_model("qwen3-235b-a22b-fp8")
+    plain = block_fp8_refusal("vllm", "0.19.1", qwen, 8)
+    assert plain is not None and plain == block_fp8_refusal("vllm", "0.19.1", qwen, 8, None,
+                                                            Split(1, 8, 8, False))
+
+
+def test_the_deployments_split_and_expert_parallel_size() -> None:
+    kimi, llama = load_model("kimi-k2"), load_model("llama-3-8b")
+    assert engine_split("vllm", kimi, 32, None, 8, None) is None
+    assert engine_split("sglang", kimi, 32, None, 1, None) is None  # every layer over tp
+    assert engine_split("sglang", kimi, 32, None) is None  # one attention-DP rank by default
+    assert engine_split("sglang", kimi, 32, None, 8, None) == Split(4, 32, 32, False)
+    assert engine_split("sglang", kimi, 32, None, 1, NS(moe_dense_tp_size=1)) == Split(
+        32, 1, 32, False)
+    deepep = NS(moe_a2a_backend="deepep")
+    assert engine_ep("sglang", kimi, 32, None, deepep) == 32  # server_args.py:1427-1434
+    assert engine_ep("vllm", kimi, 32, 4, deepep) == 4
+    assert engine_ep("sglang", llama, 8, None, deepep) is None  # no experts
+    assert engine_ep("sglang", kimi, 32, 4, NS(moe_a2a_backend="none")) == 4
+    assert engine_ep("sglang", kimi, 32, 4, None) == 4
