@@ -71,14 +71,17 @@ from kvplan.engines.steps import Steps
 from kvplan.errors import InputError
 from kvplan.specs.schema import ModelSpec
 
-# deepseek_v2.py, glm4_moe.py: the embedding, dense-MLP and shared-expert rules above
-DEEPSEEK_FAMILY = ("deepseek_v2", "deepseek_v3", "kimi_k2", "glm4_moe")
+# deepseek_v2.py, glm4_moe.py: the embedding, dense-MLP and shared-expert rules above. Kimi-K2.5
+# (kimi_k25, from SGLang 0.5.9) builds its text model as deepseek_v2.py's DeepseekV3ForCausalLM
+# (kimi_k25.py:35, :676 in 0.5.9; :41, :693 in 0.5.23), so the same rules hold for it
+DEEPSEEK_FAMILY = ("deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25", "glm4_moe")
 # qwen2_moe.py (Qwen3-MoE reuses its model): the embedding rule; no dense layers, no shared
 # experts in Qwen3-MoE
 QWEN_MOE = ("qwen2_moe", "qwen3_moe")
 # model_type: (whole on every GPU from, over the attention-TP group from); before both, over tp
 EMBED_RULES = {"deepseek_v2": ((0,), (0, 5, 8)), "deepseek_v3": ((0,), (0, 5, 8)),
-               "kimi_k2": ((0,), (0, 5, 8)), "glm4_moe": ((0,), (0, 5, 9)),
+               "kimi_k2": ((0,), (0, 5, 8)), "kimi_k25": ((0,), (0, 5, 8)),
+               "glm4_moe": ((0,), (0, 5, 9)),
                "qwen2_moe": ((0, 4, 7), (0, 5, 9)), "qwen3_moe": ((0, 4, 7), (0, 5, 9))}
 DENSE_TP_WIDE_FROM = (0, 5, 13)  # --moe-dense-tp-size may equal tp
 DEEPEP_BACKENDS = ("deepep",)
