@@ -131,8 +131,24 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
         passed.setdefault(path.resolve(), (str(path), kind, why))
 
     def walk(folder: Path) -> None:
+        from kvplan.inputs.limits import MAX_WALK_ENTRIES
+
+        entries, start = 0, len(files)
         for root, dirs, names in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            entries += len(dirs) + len(names)
+            if entries > MAX_WALK_ENTRIES:  # `kvplan check /` walked the whole filesystem
+                missing.append(Outcome(str(folder), ERROR, problems=[Problem(
+                    "", f"the folder holds more than {MAX_WALK_ENTRIES:,} files and folders "
+                        "(not counting hidden ones); kvplan stopped walking it and checked none "
+                        "of them: name the folder or files that hold your deployments (a glob "
+                        "such as 'deploy/**/*.yaml' works too)")]))
+                for path, _ in files[start:]:  # a file also named elsewhere is read there
+                    seen.discard(path.resolve())
+                del files[start:]
+                for key in [k for k in passed if k.is_relative_to(folder.resolve())]:
+                    del passed[key]
+                return
             for name in sorted(names):
                 path = Path(root) / name
                 if _not_regular(path):  # YAML an ERROR, a script counted, anything else as any

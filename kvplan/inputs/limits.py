@@ -13,6 +13,7 @@ MAX_YAML_DEPTH = 64  # nested mappings/sequences; a Kubernetes manifest uses abo
 MAX_YAML_ALIASES = 100  # `*name` references in one document
 MAX_YAML_NODES = 200_000  # values after every alias is expanded (a bomb expands to billions)
 MAX_NUMBER_DIGITS = 40  # digits in one number literal (2^64 has 20)
+MAX_WALK_ENTRIES = 50_000  # files and folders one `kvplan check FOLDER` walk visits
 
 # ---------------------------------------------------------------- model shapes
 # Largest published values, for scale: 126 layers (Llama 3.1 405B), 128 heads (DeepSeek-V3),
