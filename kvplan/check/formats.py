@@ -95,7 +95,7 @@ def footer(report: Report) -> str:
     text += scripts_skipped(report.scripts_skipped)
     if report.ignored:
         text += f"; {len(report.ignored)} unreadable non-workload document(s) ignored"
-        text += "".join(f"\nignored: {item}" for item in report.ignored)
+        text += "".join(f"\nignored: {printable(item)}" for item in report.ignored)
     if report.checked_none and not c[ERROR]:
         if report.scripts_skipped:
             text += ("\nerror: no deployment was checked (no kvplan/v1 file, and kvplan found "
@@ -133,7 +133,7 @@ def scripts_skipped(passed: list[tuple[str, str, str]]) -> str:
                      f"({kinds(none)}{said})")
     if unread:
         parts.append(f"{len(unread)} {NOT_TEXT} ({kinds(unread)}: "
-                     + ", ".join(Path(f).name for f, _, _ in unread[:3])
+                     + ", ".join(printable(Path(f).name) for f, _, _ in unread[:3])
                      + (", ..." if len(unread) > 3 else "") + ")")
     return f"; {len(passed)} script(s) in the folders walked skipped: " + "; ".join(parts)
 

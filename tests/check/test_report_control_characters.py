@@ -53,3 +53,21 @@ def test_json_keeps_the_name_as_given(tmp_path: Path) -> None:
     path = _deployment(tmp_path, 4, 100)
     result = invoke(RUNNER, "check", str(path), "--format", "json")
     assert json.loads(result.stdout)["results"][0]["name"] == NAME
+
+
+def test_footer_escapes_a_walked_file_name(tmp_path):
+    """The summary footer names up to three scripts a walk could not read as text: a file
+    name's escape sequence is written as its escape there too (left by task freshuser)."""
+    from typer.testing import CliRunner
+
+    from kvplan.cli import app
+
+    folder = tmp_path / "walk"
+    folder.mkdir()
+    (folder / "evil\x1b[31m.sh").write_bytes(b"#!/bin/sh\n\x00\x01\x02 vllm serve\n")
+    (folder / "d.yaml").write_text(
+        "apiVersion: kvplan/v1\nname: d\nmodel: llama-3-8b\nhardware:\n  gpu: h100\n  count: 1\n"
+        "traffic:\n  peak_concurrent_users: 10\n", encoding="utf-8")
+    result = CliRunner().invoke(app, ["check", str(folder)], env={"COLUMNS": "300"})
+    assert "\x1b" not in result.output, result.output
+    assert "evil\\x1b[31m.sh" in result.output, result.output
