@@ -146,7 +146,8 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
                 for path, _ in files[start:]:  # a file also named elsewhere is read there
                     seen.discard(path.resolve())
                 del files[start:]
-                for key in [k for k in passed if k.is_relative_to(folder.resolve())]:
+                under = folder.resolve()
+                for key in [k for k in passed if k.is_relative_to(under)]:
                     del passed[key]
                 return
             for name in sorted(names):

@@ -5,6 +5,7 @@ given to Python as a file name, a YAML without its apiVersion, compose services 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,36 +34,25 @@ def module_as_file(text: str) -> tuple[str, int] | None:
 
 
 def skip_annotation_line(docs: list[Any]) -> int | None:
-    """The line of the first `kvplan.io/skip: "true"` annotation in these YAML documents (a
-    workload's metadata or its pod template's), or None: a file whose only workloads carry it is
-    read as holding nothing, and was told it held nothing that runs an engine (since task
-    readfix made the annotation skip every kind; the named file now says why)."""
-    from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
+    """The line of the first `kvplan.io/skip: "true"` annotation in these YAML documents (any
+    `metadata.annotations`: a workload's or its pod template's), or None. A file whose only
+    workloads carry it holds nothing to read, and was told it held nothing that runs an engine
+    (since task readfix made the annotation skip every kind; the named file now says why)."""
+    from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION, skips
 
-    key = ANNOTATION_PREFIX + SKIP_ANNOTATION
-
-    def find(node: Any, at: tuple[str | int, ...], doc: Any, depth: int) -> int | None:
-        if depth > 12:
-            return None
-        if isinstance(node, dict):
-            ann = node.get("annotations") if at and at[-1] == "metadata" else None
-            if isinstance(ann, dict) and str(ann.get(key, "")).lower() == "true":
-                return int(doc.line(*at, "annotations", key))
-            for k, v in node.items():
-                found = find(v, (*at, str(k)), doc, depth + 1)
-                if found is not None:
-                    return found
-        elif isinstance(node, list):
-            for i, v in enumerate(node):
-                found = find(v, (*at, i), doc, depth + 1)
-                if found is not None:
-                    return found
-        return None
+    def metadata(node: Any, at: tuple[str | int, ...]) -> Iterator[tuple[tuple[str | int, ...], Any]]:
+        items = node.items() if isinstance(node, dict) else enumerate(node) \
+            if isinstance(node, list) else ()
+        for key, value in items:  # YAML depth is bounded on load (docs/limits.md)
+            here = (*at, key)
+            if key == "metadata" and isinstance(value, dict):
+                yield here, value.get("annotations")
+            yield from metadata(value, here)
 
     for doc in docs:
-        found = find(doc.data, (), doc, 0)
-        if found is not None:
-            return found
+        for at, found in metadata(doc.data, ()):
+            if isinstance(found, dict) and skips(found):
+                return int(doc.line(*at, "annotations", ANNOTATION_PREFIX + SKIP_ANNOTATION))
     return None
 
 

@@ -44,7 +44,7 @@ from kvplan.check.manifests.launch import apply_side_file, resolve_model, to_tar
 from kvplan.check.manifests.node_options import ray_cluster_nodes
 from kvplan.check.manifests.pods import PodSite
 from kvplan.check.manifests.shapes import shape_problems, typed
-from kvplan.check.manifests.side import ANNOTATION_PREFIX, SKIP_ANNOTATION
+from kvplan.check.manifests.side import skips
 from kvplan.check.manifests.unserved import (
     engine_named,
     no_server,
@@ -146,13 +146,6 @@ ENGINE_GROUP_KINDS = {
 }
 
 
-def _skip(annotations: dict[str, Any]) -> bool:
-    """`kvplan.io/skip: "true"`: the workload is left out of the check, whether or not kvplan
-    reads its server (task readfix: it was an ERROR "runs vLLM, but not through a server command
-    kvplan reads" wherever the document had a kind, since task h100readers' unserved ERROR)."""
-    return str(annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true"
-
-
 def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
              meta_ann: dict[str, Any], side_cache: dict[Path, Any],
              default_gpu: str | None, kind: str = "") -> list[Target]:
@@ -189,7 +182,7 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                 out.append(Target(file=str(path), kind=kind_of_site(site.kind), line=at,
                                   name=label, problems=[Problem("command", str(err), at)]))
                 break
-            if _skip(w.annotations):  # left out as asked (the group's ERROR below skipped too)
+            if skips(w.annotations):  # left out as asked (the group's ERROR below skipped too)
                 break
             w.problems.extend(site.problems)
             w.engine()
@@ -202,7 +195,7 @@ def _targets(doc: Doc, path: Path, sites: list[PodSite], name: str | None,
                 resolve_model(w)
             out.append(to_target(w))
             break
-        if any(_skip({**site.annotations, **meta_ann}) for site in group):
+        if any(skips({**site.annotations, **meta_ann}) for site in group):
             continue
         refused = [p for site in group for p in site.problems]
         if len(out) == before and refused:  # what the reader refused stopped it finding a server

@@ -45,6 +45,13 @@ ANNOTATIONS = {
 SKIP_ANNOTATION = "skip"
 
 
+def skips(annotations: dict[str, Any]) -> bool:
+    """`kvplan.io/skip: "true"`: the workload is left out of the check, whether or not kvplan
+    reads its server (task readfix: it was an ERROR "runs vLLM, but not through a server command
+    kvplan reads" wherever the document had a kind, since task h100readers' unserved ERROR)."""
+    return str(annotations.get(ANNOTATION_PREFIX + SKIP_ANNOTATION, "")).lower() == "true"
+
+
 def side_files(path: Path) -> list[Path]:
     """Every side file next to `path`: `llama.kvplan.yaml`, `llama.kvplan.yml`,
     `llama.yaml.kvplan.yaml` or `llama.yaml.kvplan.yml` next to `llama.yaml` (side_owner's
