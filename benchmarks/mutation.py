@@ -150,7 +150,9 @@ PACKAGES = {
          # task mutnew: the integer KV caches' module tests (vllm_kv_int, trtllm_kv_int) and
          # vLLM's hybrid-manager switches through check (vllm_hybrid_off): not in the selection,
          # so their mutants met only the tests of other files
-         "tests/engines/test_kv_int_engines.py", "tests/check/test_check_hybrid_off.py")),
+         "tests/engines/test_kv_int_engines.py", "tests/check/test_check_hybrid_off.py",
+         # task kimivllm: Kimi-K2.5 under vLLM (vllm_rotary, vllm_model_releases, encoder_cache)
+         "tests/engines/test_vllm_kimi_k25.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

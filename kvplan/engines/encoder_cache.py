@@ -37,6 +37,12 @@ from kvplan.engines.vision_tower import AnyTower
 from kvplan.engines.vision_tower_qwen3 import QWEN3_TYPES, Qwen3TowerProfile
 from kvplan.specs.schema import ModelSpec
 
+KIMI_K25_TYPES = ("kimi_k25",)
+# MoonViT's Rope2DPosEmbRepeated(head, 512, 512) buffer: 512 x 512 positions x head / 2 complex64
+# values of 8 B, head = 1,152 / 16 = 72 (the config's vision_config vt_hidden_size and
+# vt_num_attention_heads); built on the tower's first forward (kvplan.engines.vllm_rotary)
+MOONVIT_ROPE_BYTES = 512 * 512 * (1152 // 16 // 2) * 8
+
 
 @dataclass(frozen=True)
 class EncoderCacheProfile:
@@ -105,6 +111,17 @@ def encoder_cache_note(model: ModelSpec) -> str | None:
     if (model.model_type in QWEN3_TYPES and model.vision_out_hidden_size is not None
             and model.vision_deepstack_levels is not None):
         return None
+    if model.model_type in KIMI_K25_TYPES:
+        return (f"{model.name}: the encoder cache vLLM profiles at start-up is not modelled: "
+                "kimi_k25.py's dummy is one item, the larger of a 3,000 x 3,000 image and a "
+                "video chunk of such frames (kimi_k25.py:72-75 and :184-211 in 0.15.0, :86-88 "
+                "and :186-228 in 0.34.0), sized by the checkpoint's own media processor "
+                "(preprocessor_config.json, not in the spec); that pass also builds MoonViT's "
+                f"2D rope buffer, {MOONVIT_ROPE_BYTES:,} B a GPU (kvplan.engines.vllm_rotary); "
+                "its one modality is vision_chunk (get_supported_mm_limits), so vLLM skips the "
+                "pass with --limit-mm-per-prompt '{\"vision_chunk\": 0}' or "
+                "--language-model-only (an image limit leaves vision_chunk at 999: "
+                "config/multimodal.py:699-711, config/model.py:974-988 in 0.34.0)")
     return (f"{model.name}: the encoder cache vLLM profiles at start-up for image inputs is not "
             "modelled (the largest item's size in embeddings is not known for "
             f"{model.model_type}); vLLM's --limit-mm-per-prompt 0 (text only) skips it")

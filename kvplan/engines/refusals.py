@@ -80,6 +80,11 @@ def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
 
     e, tp, ep = dep.engine, dep.parallel.tensor, dep.parallel.expert
     out: list[tuple[str, str]] = missing_flags(e)
+    if e.name == "vllm":
+        from kvplan.engines.vllm_model_releases import release_refusal
+
+        if (why := release_refusal(model.model_type, e.version)) is not None:
+            out.append(("engine.version", why))
     if e.name == "vllm" and e.limit_mm_per_prompt is not None and not model.params_encoder:
         out.append(("engine.limit_mm_per_prompt", "vLLM refuses --limit-mm-per-prompt for a "
                     f"text-only model: {model.name} has no encoder (\"limit_mm_per_prompt is "

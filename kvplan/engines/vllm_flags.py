@@ -32,6 +32,7 @@ from kvplan.engines.interface import EngineSettings, parse_version
 from kvplan.engines.mxfp4_hopper import LAYOUTS as TRITON_HOPPER_LAYOUTS
 from kvplan.engines.steps import Steps
 from kvplan.engines.vllm_load_blocks import scoped, slack_bytes, slack_how
+from kvplan.engines.vllm_model_releases import release_refusal
 from kvplan.engines.vllm_rotary import rotary_cache_bytes, rotary_cache_how, rotary_cache_note
 from kvplan.engines.vllm_series import DEFAULT_VERSION, mxfp4_kernel
 from kvplan.errors import InputError
@@ -146,6 +147,8 @@ def v0_split_steps(st: Steps) -> None:
 def flag_notes(req: SizeRequest, s: EngineSettings) -> list[str]:
     """What kvplan does with the flags it cannot fully model (never silently)."""
     notes = []
+    if (why := release_refusal(req.model.model_type, s.version)) is not None:
+        raise InputError(why)  # kvplan.engines.vllm_model_releases
     if s.limit_mm_per_prompt is not None:
         if not req.model.params_encoder:
             raise InputError(f"limit_mm_per_prompt applies to multimodal models; {req.model.name} "

@@ -42,14 +42,33 @@ Read in the vLLM wheels 0.2.5, 0.4.1, 0.5.5, 0.6.6, 0.7.3, 0.8.5, 0.10.2, 0.19.0
   :167-185), distinct keys. gpt-oss asks for a float32 cache (gpt_oss.py 0.10.2 :59, 0.19.0
   :85, 0.33.0 :114): 4 B a value.
 
+- Kimi-K2.5 (kimi_k25, task kimivllm; read in the 0.15.0, 0.16.0, 0.19.1, 0.20.0-0.25.0, 0.27.1,
+  0.28.0, 0.30.0 and 0.32.0-0.34.0 wheels; 0.14.1 has no kimi_k25.py, so 0.15.0 is the first
+  release): the text stack is DeepSeek-V2's over the config's text_config, so its one cache is
+  DeepSeek's MLA cache above. 0.15.0 builds `DeepseekV2Model(vllm_config=sub_vllm_config)` with
+  hf_config replaced by text_config (kimi_k25.py:343-350); 0.16.0 on build
+  `init_vllm_registered_model(hf_config=config.text_config, architectures=
+  ["DeepseekV2ForCausalLM"])` (0.16.0 :385-390, 0.19.1 :357-362, 0.34.0 :376-380);
+  deepseek_v2.py turns the yarn rope_type into deepseek_yarn and calls get_rope over
+  qk_rope_head_dim with max_position_embeddings (0.15.0 and 0.16.0 :483-495 and :809-821,
+  0.34.0 :542-554 and :1115-1127). Kimi-K2.5's text_config: qk_rope_head_dim 64, yarn factor 64 over
+  original_max_position_embeddings 4,096: 262,144 rows x 64 x 2 B = 33,554,432 B a rank. kvplan
+  refuses kimi_k25 on vLLM before 0.15.0 (kvplan.engines.vllm_model_releases).
+
 Not booked (stated by `kvplan explain`): model types whose model file was not read here
-(ChatGLM, Falcon, Phi-1.5, Kimi-K2.5, ...), longrope (Phi-3.5/Phi-4-mini: a short and a long
+(ChatGLM, Falcon, Phi-1.5, ...), longrope (Phi-3.5/Phi-4-mini: a short and a long
 cache), dynamic NTK and other scalings no catalog model uses, partial rotary on other types,
 releases older than 0.2.5, MRoPE in 0.7.0-0.7.2 and Qwen3-VL after 0.19.0 before 0.33.0 (the
 enlargement not placed). Also not booked: Qwen2.5-VL's and Qwen3-VL's vision-tower rope (0.19.0
 get_rope over 8,192 positions at half the tower's head: under 1 MiB), and the float32 MLA cache
 0.19.0+ keeps where FlashInfer's rope is enabled (deepseek_scaling_rope.py:60-66: a custom op,
-off under torch.compile by default).
+off under torch.compile by default). Nor Kimi-K2.5's MoonViT 2D rope: `Rope2DPosEmbRepeated`
+over 512 x 512 positions at the tower's head (1,152 / 16 = 72: 36 complex64 values, 8 B each),
+75,497,472 B a rank, registered as a buffer on the tower's first forward (`get_freqs_cis`: "if
+not hasattr(self, 'freqs_cis')", kimi_k25_vit.py:276-279 in 0.15.0, :278-281 in 0.34.0; the 512
+x 512 grid :472-474 in 0.15.0, :530-532 in 0.34.0), so not while loading: it is built in the
+start-up profile's dummy encoder pass, which kvplan does not model for kimi_k25
+(kvplan.engines.encoder_cache.encoder_cache_note says so).
 """
 
 from __future__ import annotations
@@ -58,13 +77,14 @@ from dataclasses import dataclass
 
 from kvplan.engines.activation import ACT_BYTES
 from kvplan.engines.interface import parse_version
+from kvplan.engines.vllm_model_releases import first_release
 from kvplan.specs.schema import ModelSpec
 
 PLAIN_TYPES = frozenset({"llama", "mistral", "mixtral", "qwen2", "qwen3", "qwen3_moe", "granite",
                          "gemma", "gemma2", "phi3", "llama4"})
 PARTIAL_TYPES = frozenset({"qwen3_next", "glm4_moe"})  # pass partial_rotary_factor
 MROPE_TYPES = frozenset({"qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe"})
-MLA_TYPES = frozenset({"deepseek_v2", "deepseek_v3", "kimi_k2"})
+MLA_TYPES = frozenset({"deepseek_v2", "deepseek_v3", "kimi_k2", "kimi_k25"})
 GEMMA3_TYPES = frozenset({"gemma3", "gemma3_text"})
 FP32_TYPES = frozenset({"gpt_oss"})  # gpt_oss.py get_rope(..., dtype=torch.float32)
 NO_ROPE_TYPES = frozenset({"opt"})
@@ -137,6 +157,9 @@ def rotary_caches(model: ModelSpec, version: str | None) -> list[RotaryCache] | 
     v = parse_version(version or DEFAULT_VERSION) or ()
     if v < OLDEST_READ:
         return "releases before 0.2.5 not read"
+    first = first_release(mt)  # kvplan.engines.vllm_model_releases refuses the plan there
+    if first is not None and v[:3] < first:
+        return f"{mt} has no vLLM model file before {'.'.join(map(str, first))}"
     if model.partial_rotary_factor is not None and mt not in PARTIAL_TYPES:
         return f"partial_rotary_factor on {mt} not read"
     head = model.attention.head_dim
