@@ -87,7 +87,7 @@ ENGINE_TABLE_ROWS = [
         "heldout-15", "heldout-16", "heldout-17", "heldout-18", "heldout-19", "heldout-20",
         "heldout-23", "heldout-26", "heldout-27", "heldout-29", "heldout-31",
         "heldout-32", "heldout-34", "heldout-35", "heldout-36", "heldout-37", "heldout-39",
-        "heldout-41")],
+        "heldout-41", "fresh-logs14")],
     *[("vLLM", "MoE/MLA/multimodal", p, "vllm", MOE) for p in (
         "fit", "heldout", "heldout-2", "heldout-4", "heldout-5", "heldout-6", "heldout-11",
         "heldout-14", "heldout-15", "heldout-16", "heldout-17", "heldout-18", "heldout-19",

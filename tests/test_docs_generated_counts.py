@@ -54,7 +54,8 @@ def _log_counts() -> dict[str, str]:
              35: "thirty-five", 36: "thirty-six", 37: "thirty-seven", 38: "thirty-eight",
              39: "thirty-nine", 40: "forty", 41: "forty-one", 42: "forty-two",
              43: "forty-three", 44: "forty-four", 45: "forty-five",
-             46: "forty-six", 47: "forty-seven", 48: "forty-eight", 49: "forty-nine"}
+             46: "forty-six", 47: "forty-seven", 48: "forty-eight", 49: "forty-nine",
+             50: "fifty"}
     return {"logs": str(len(split)), "held": str(len(held)),
             "parts": words.get(len({e.part for e in held}), "?")}
 
@@ -74,6 +75,7 @@ def _engine_log_counts() -> dict[str, str]:
     out.update({f"h{n}": str(parts[f"heldout-{n}"]) for n in range(2, 53)})
     out["fresh"] = str(parts["fresh-h100"])
     out["fresh13"] = str(parts["fresh-logs13"])
+    out["fresh14"] = str(parts["fresh-logs14"])
     return out
 
 
@@ -141,8 +143,8 @@ PROSE = [
      r"(?P<h41>\d+) in heldout-41, (?P<h42>\d+) in heldout-42, (?P<h43>\d+) in heldout-43, "
      r"(?P<h44>\d+) in heldout-44, (?P<h45>\d+) in heldout-45, (?P<h46>\d+) in heldout-46, "
      r"(?P<h47>\d+) in heldout-47, (?P<h49>\d+) in heldout-49, (?P<h50>\d+) in heldout-50, "
-     r"(?P<h51>\d+) in heldout-51, (?P<h52>\d+) in heldout-52, (?P<fresh>\d+) in fresh-h100 and "
-     r"(?P<fresh13>\d+) in fresh-logs13;",
+     r"(?P<h51>\d+) in heldout-51, (?P<h52>\d+) in heldout-52, (?P<fresh>\d+) in fresh-h100, "
+     r"(?P<fresh13>\d+) in fresh-logs13 and (?P<fresh14>\d+) in fresh-logs14;",
      _engine_log_counts),
     ("docs/engines-calibration.md", r"heldout-11 now holds (?P<n>\d+) logs",
      lambda: _part_size("heldout-11")),

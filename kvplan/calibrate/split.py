@@ -3,9 +3,9 @@
 A log directory may carry two manifests (tab-separated, `#` comments):
 - SPLIT.tsv: `log  part  engine  class`, part `fit`, `heldout`, `heldout-2`, `heldout-3`,
   `heldout-4` ... `heldout-52` (later held-out rounds, each gathered
-  after the constants of the round before were set, reported as its own part), `fresh-h100`
-  and `fresh-logs13` (fresh logs that test a pattern read off held-out logs, tasks h100logs and
-  logs13: held out too),
+  after the constants of the round before were set, reported as its own part), `fresh-h100`,
+  `fresh-logs13` and `fresh-logs14` (fresh logs that test a pattern read off held-out logs, tasks
+  h100logs, logs13 and logs14: held out too),
   class dense | moe | mla | sliding | multimodal | unknown;
 - FITTED.tsv: `constant  logs  what`, the constants of kvplan/engines and the log prefixes (NN)
   each was tuned on. No held-out log may appear there (`leaks` lists any that do).
@@ -32,9 +32,10 @@ PARTS = ("fit", "heldout", "heldout-2", "heldout-3", "heldout-4", "heldout-5",
          "heldout-36", "heldout-37", "heldout-39", "heldout-40",
          "heldout-41", "heldout-42", "heldout-43", "heldout-44",
          "heldout-45", "heldout-46", "heldout-47", "heldout-49",
-         "heldout-50", "heldout-51", "heldout-52", "fresh-h100", "fresh-logs13")
+         "heldout-50", "heldout-51", "heldout-52", "fresh-h100", "fresh-logs13",
+         "fresh-logs14")
 # held-out parts not named heldout-N: logs gathered to test a pattern read off held-out logs
-FRESH_PARTS = ("fresh-h100", "fresh-logs13")
+FRESH_PARTS = ("fresh-h100", "fresh-logs13", "fresh-logs14")
 POOLED = "heldout-all"  # every held-out part together, in the summary only (not a SPLIT.tsv part)
 CLASSES = ("dense", "moe", "mla", "sliding", "multimodal", "unknown")
 

@@ -110,3 +110,34 @@ def test_log_980_restates_its_source_figures_consistently() -> None:
     per_token = 64 * 8 * 128 * 2 * 2 // 2
     assert round(run.values["tokens"] * per_token / 2**30, 2) == run.values["kv_gib"] == 10.38
     assert run.settings["tp"] == "2" and run.settings["max_num_batched_tokens"] == "5120"
+
+
+def test_fresh_logs14_holds_its_three_logs_with_the_figures_their_sources_print() -> None:
+    # task logs14: logs 1000-1002, committed blind as part fresh-logs14 (held out, pooled).
+    # 1000 is the warm twin of log 993 (RhizoNymph/inference-sim, the same node's AOT artifact):
+    # its pool and its breakdown print the same figures as 993's cold start. 1001/1002 are
+    # fillipeml/qlora-serving-lab's results/vllm.json lines: Qwen2.5-0.5B (24 layers x 2 KV heads
+    # x 64) in fp32 (4 B) and fp16 (2 B), 111,616 and 311,264 tokens.
+    from kvplan.calibrate.parse import parse_file
+
+    split = read_split(LOGS / "SPLIT.tsv")
+    names = sorted(n for n, e in split.items() if e.part == "fresh-logs14")
+    assert [n.split("-")[0] for n in names] == ["1000", "1001", "1002"]
+    assert is_heldout("fresh-logs14") and "fresh-logs14" in PARTS
+    assert all(split[n].engine == "vllm" and split[n].model_class == "dense" for n in names)
+    runs = {n.split("-")[0]: parse_file(LOGS / n).runs for n in names}
+    (warm,) = runs["1000"]
+    (cold,) = parse_file(LOGS / next(n for n in split if n.startswith("993-"))).runs
+    assert (warm.engine, warm.version) == ("vllm", "0.29.0")
+    assert warm.values["tokens"] == cold.values["tokens"] == 24_896
+    assert round(24_896 * 28 * 4 * 128 * 2 * 2 / 2**30, 2) == warm.values["kv_gib"] == 1.33
+    keys = set(cold.settings) | set(warm.settings)
+    keys.discard("log_engine_line")  # where the engine line sits in each excerpt
+    assert {k: warm.settings.get(k) for k in keys} == {k: cold.settings.get(k) for k in keys}
+    for prefix, tokens in (("1001", 111_616), ("1002", 311_264)):
+        (run,) = runs[prefix]
+        assert (run.engine, run.version, run.values["tokens"]) == ("vllm", "0.31.0", tokens)
+        assert tokens % 16 == 0 and run.settings["max_num_seqs"] == "16"
+        # 54.50x and 151.98x at 2,048 tokens, the concurrency the lines print
+        assert round(tokens / 2048, 2) == {"1001": 54.5, "1002": 151.98}[prefix]
+        assert run.settings["gpu_memory_utilization"] == "0.78"
