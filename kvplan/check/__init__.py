@@ -62,6 +62,14 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
     line = next((p.line for p in target.refusals if p.line is not None), None)
     refused = list(target.refusals)  # each reason with its field and line (task h72mix)
     dropped: list[str] = []  # the deployment's fields the engine refuses (left out to plan)
+    kv_said = target.field_name("engine.kv_cache_dtype")
+    if kv_said != "engine.kv_cache_dtype" and any(p.field == kv_said for p in target.refusals):
+        from kvplan.engines.kv_spelling import block_refusal
+
+        if block_refusal(dep.engine) is not None:  # the option reader refused the release's
+            # spelling (argparse's choices, release_options.check_choices): the rest is planned
+            # without it, not refused again in kvplan's words (task kvspell)
+            dropped.append("engine.kv_cache_dtype")
     shaped = False  # a refused shape (tensor parallelism, context): nothing to plan without it
     try:
         model = resolve_model(dep.model, target.base_dir)
@@ -90,7 +98,8 @@ def _refused(out: Outcome, target: Target) -> Outcome | None:
         from kvplan.errors import KvplanError
 
         try:
-            flags = engine_refusals(model, dep)
+            flags = engine_refusals(model, dep, engine_words=target.field_name(
+                "engine.kv_cache_dtype") != "engine.kv_cache_dtype")
         except KvplanError:  # an engine version it cannot read: plan_deployment's ERROR, line
             flags = []
         if target.gpu_named and dep.engine.attention_backend is not None:

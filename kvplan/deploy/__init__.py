@@ -267,9 +267,10 @@ def _check_engine(e: EngineBlock, fail: Callable[[str, str], None]) -> None:
         else:
             fail("engine.name", str(err))
     else:
+        from kvplan.engines.kv_spelling import block_refusal
         from kvplan.engines.vllm_flag_versions import missing_flags
 
-        for field, why in missing_flags(e):
+        for field, why in missing_flags(e) + [r for r in [block_refusal(e)] if r is not None]:
             fail(field, why)
         own = traits(e.name).hook("block_refusals")  # TensorRT-LLM's activation and backend
         for field, why in own(e) if own is not None else ():

@@ -72,10 +72,13 @@ def attention_dp_refusal(engine: str, tp: int, dp: int) -> str | None:
     return None
 
 
-def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
+def engine_refusals(model: ModelSpec, dep: Deployment,
+                    engine_words: bool = False) -> list[tuple[str, str]]:
     """(field, why) for each flag the deployment's engine would refuse for `model` (empty: it
-    would start)."""
+    would start); `engine_words`: the cache dtype is spelled as the engine's own option (a
+    manifest's --kv-cache-dtype), not kvplan's --kv-dtype (kvplan.engines.kv_spelling)."""
     from kvplan.capacity.parallel import tp_problem
+    from kvplan.engines.kv_spelling import block_refusal
     from kvplan.engines.vllm_flag_versions import missing_flags
 
     e, tp, ep = dep.engine, dep.parallel.tensor, dep.parallel.expert
@@ -96,6 +99,8 @@ def engine_refusals(model: ModelSpec, dep: Deployment) -> list[tuple[str, str]]:
         elif model.moe.num_experts % ep:
             out.append(("parallel.expert", f"expert parallelism {ep} does not divide "
                         f"{model.name}'s {model.moe.num_experts} experts"))
+    if (spelled := block_refusal(e, engine_words)) is not None:  # the cache dtype as written
+        out.append(spelled)
     if e.name == "sglang" and e.moe_dense_tp_size is not None:
         from kvplan.engines.interface import EngineSettings
         from kvplan.engines.sglang_dp import refusal

@@ -39,3 +39,61 @@ def int_cache_refusal(kv_dtype: DType) -> str | None:
             f"{', '.join(values)} in {newest} (server_args.py's choices; no integer "
             f"cache in any release read, {oldest}-{newest}); plan --kv-dtype fp8 or a 16-bit "
             "cache, or --engine ideal for the plain arithmetic")
+
+
+# --speculative-draft-kv-cache-dtype (task kvspell): SGLang 0.5.18 on (sglang_releases.json steps;
+# server_args.py:2187-2200 in 0.5.18, arg_groups/fields/spec.py:151-164 in 0.5.23, the same
+# choices). The draft worker's configure_kv_cache_dtype takes it in place of --kv-cache-dtype
+# (mem_cache/kv_cache_dtype.py:33-35 in 0.5.18, :45-48 in 0.5.23; model_runner.py:1328 in 0.5.18
+# hands it over); unset, the draft follows --kv-cache-dtype, which is what kvplan's draft pool
+# (kvplan.engines.sglang_spec: the draft's own shape at the target's cache precision) books.
+DRAFT_OPTION = "--speculative-draft-kv-cache-dtype"
+DRAFT_CHOICES = ("auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16")
+
+
+def _same_cache(draft: str, target: str) -> bool:
+    """Whether the draft's value resolves as the target's does: the same word, both 16-bit
+    bfloat (bf16 / bfloat16), or both auto (each model's own dtype, as unset)."""
+    from kvplan.units import parse_dtype
+
+    if draft == target:
+        return True
+    if "auto" in (draft, target):
+        return False
+    try:
+        return parse_dtype(draft) == parse_dtype(target) and parse_dtype(draft) == DType.bf16
+    except ValueError:
+        return False
+
+
+def draft_kv_dtype(draft: str, target: str | None, speculative: bool) -> tuple[str, str]:
+    """(what kvplan makes of it: "argparse" (SGLang refuses the value), "not modelled" or
+    "applied"; the words) for SGLang's --speculative-draft-kv-cache-dtype `draft` beside
+    --kv-cache-dtype `target` (None: unset, auto). Applied where the draft's
+    pool then has the target's cache dtype (kvplan's draft pool is booked at that); refused
+    where it differs, since SGLang 0.5.18-0.5.22 then budgets the draft's layers at the
+    target's per-layer size and allocates its own pool at the other dtype, and 0.5.23 sizes a
+    fused draft region by it (mem_cache/kv_cache_configurator.py:1200-1230 in 0.5.23), neither
+    of which kvplan models."""
+    if draft not in DRAFT_CHOICES:
+        return "argparse", (f"the engine refuses it (argparse: invalid choice: {draft!r}): "
+                            f"SGLang's {DRAFT_OPTION} takes {', '.join(DRAFT_CHOICES)} "
+                            "(server_args.py:2197 in 0.5.18, arg_groups/fields/spec.py:161 in "
+                            "0.5.23); give one of them")
+    if not speculative:
+        return "applied", (f"{DRAFT_OPTION} {draft}: no --speculative-algorithm, so SGLang "
+                           "starts no draft worker and allocates no draft pool; it moves nothing")
+    said = target or "auto"
+    if _same_cache(draft, said):
+        return "applied", (f"{DRAFT_OPTION} {draft}: the draft's KV pool in the target's cache "
+                           f"dtype (--kv-cache-dtype {said}), as kvplan books it (the draft "
+                           "worker's configure_kv_cache_dtype, mem_cache/kv_cache_dtype.py:33-35 "
+                           "in 0.5.18)")
+    return "not modelled", (
+        f"{DRAFT_OPTION} {draft} with --kv-cache-dtype {said}: SGLang allocates the draft's KV "
+        f"pool at {draft} (the draft worker's configure_kv_cache_dtype takes it in place of "
+        "--kv-cache-dtype, mem_cache/kv_cache_dtype.py:33-35 in 0.5.18) while its memory budget "
+        "counts the draft's layers at the target's per-layer size (0.5.18-0.5.22; 0.5.23 sizes "
+        "a fused draft region by it, kv_cache_configurator.py:1200-1230): kvplan books the "
+        "draft's pool at the target's cache dtype and does not model a different one; drop "
+        f"{DRAFT_OPTION} or give it {said}")

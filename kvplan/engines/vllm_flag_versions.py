@@ -115,12 +115,7 @@ def missing_flags(block: EngineBlock) -> list[tuple[str, str]]:
             out.append(("engine.cudagraph_capture_sizes", why))
     if ver is None:
         return out
-    kv = getattr(block, "kv_cache_dtype", None)
-    if isinstance(kv, str):  # a value the release's argparse refuses (task vllmleft)
-        from kvplan.engines.vllm_kv_dtypes import value_refusal
-
-        if (why := value_refusal(block.version, kv)) is not None:
-            out.append(("engine.kv_cache_dtype", why))
+    # --kv-cache-dtype's value as the release takes it: kvplan.engines.kv_spelling (task kvspell)
     ver = ver + (0,) * (3 - len(ver))  # "0.34" is 0.34.0
     for key, (since, flag) in FLAG_SINCE.items():
         value = getattr(block, key, None)

@@ -2,7 +2,8 @@
 release from 0.3.0 to 0.34.0 read in task vllmleft): a value outside them stops the engine
 (argparse's choices on the command line; CacheConfig's Literal for LLM(kv_cache_dtype=...) and
 EngineArgs), and kvplan names them in its refusals and fixes instead of kvplan's own precision
-names.
+names; a value the stated release does not take, as written, is refused by
+kvplan.engines.kv_spelling (task kvspell).
 
 Read from the wheels on PyPI (pip download vllm==X --no-deps) by
 benchmarks/extract_vllm_kv_dtypes.py into vllm_kv_dtypes.json: per release the values, the file
@@ -80,22 +81,3 @@ def first_with(value: str) -> str | None:
     """The first release read whose --kv-cache-dtype takes `value` (None: none does)."""
     return next((r for _, r, _, values in _data() if value in values), None)
 
-
-def value_refusal(version: str | None, value: str) -> str | None:
-    """Why vLLM `version` stops on `--kv-cache-dtype value` (argparse's "invalid choice"), or
-    None. Only for a value some read release takes that is no kvplan precision name: kvplan's
-    own names (fp16, bf16 ...) plan the cache, not vLLM's spelling; the fp8 family is left out
-    (kvplan check reads each fp8 variant as fp8, and kvplan's fp8 is any of them); a value no
-    release takes is named by kvplan.check.kv_dtype_fix."""
-    from kvplan.units import DType
-
-    if version is None or value == "auto" or value.startswith("fp8") or \
-            value in {d.value for d in DType}:
-        return None
-    first = first_with(value)
-    release, values, where, own = kv_dtype_values(version)
-    if first is None or not own or value in values:
-        return None
-    return (f"vLLM {version} would not start: its --kv-cache-dtype takes {', '.join(values)} "
-            f"({where}; argparse: invalid choice: {value!r}); {value} first in {first}: give "
-            f"auto (the model's own dtype) or serve vLLM {first} or newer")

@@ -19,6 +19,7 @@ from kvplan.check.argv import OLD_OPTIONS
 from kvplan.check.discover import read_targets
 from kvplan.check.engine_flags import OPTION_TABLES, sglang
 from kvplan.check.manifests.dp_attention import ATTN_DP_SIZE_FROM
+from kvplan.units import DType, parse_dtype
 from tests.check.test_check_multi_value import sglang_pod
 from tests.conftest import ASSETS
 
@@ -96,7 +97,9 @@ def test_the_pool_options_are_read_on_a_release_that_has_them(tmp_path: Path) ->
     e = t.deployment.engine
     assert (e.version, e.block_size, e.max_num_batched_tokens, e.cuda_graph_max_bs,
             e.max_num_seqs, e.max_model_len) == ("0.4.6.post5", 16, 4096, 64, 48, 8192)
-    assert e.gpu_memory_utilization == 0.8 and e.kv_cache_dtype == "fp8"  # kvplan's spelling
+    # the engine's spelling, as written (task kvspell), read as kvplan's fp8
+    assert e.gpu_memory_utilization == 0.8 and e.kv_cache_dtype == "fp8_e4m3"
+    assert parse_dtype(e.kv_cache_dtype) is DType.fp8
     assert not any("has no option" in n for n in t.notes)
 
 

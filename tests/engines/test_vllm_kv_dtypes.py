@@ -12,7 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kvplan.cli import app
-from kvplan.engines.vllm_kv_dtypes import kv_dtype_values, read_releases, value_refusal
+from kvplan.engines.kv_spelling import vllm_refusal
+from kvplan.engines.vllm_kv_dtypes import kv_dtype_values, read_releases
 
 FP8 = ("auto", "fp8", "fp8_e5m2", "fp8_e4m3")  # add_argument choices, 0.4.3-0.8.4
 LIT = ("auto", "fp8", "fp8_e4m3", "fp8_e5m2")  # CacheDType = Literal[...], 0.8.5 on
@@ -93,19 +94,19 @@ def test_a_release_not_read_takes_the_newest_with_that_said() -> None:
     ("0.17.1", "float16", "0.18.0")])
 def test_a_value_the_release_refuses_is_refused_with_its_values(version: str, value: str,
                                                                  first: str) -> None:
-    why = value_refusal(version, value)
+    why = vllm_refusal(version, value, False)
     assert why is not None and why.startswith(f"vLLM {version} would not start: its "
                                               "--kv-cache-dtype takes ")
     assert f"argparse: invalid choice: {value!r}); {value} first in {first}" in why
-    assert value_refusal(first, value) is None
+    assert vllm_refusal(first, value, False) is None
 
 
 @pytest.mark.parametrize(("version", "value"), [
-    ("0.3.0", "fp8"),  # kvplan check reads fp8_e5m2 as fp8: the fp8 family is left alone
-    ("0.9.0", "bf16"),  # kvplan's own name: the precision, not vLLM's spelling
+    ("0.3.0", "fp8"),  # kvplan's own name (kvplan size --kv-dtype): the precision, not vLLM's
+    ("0.9.0", "bf16"),  # spelling (tests/engines/test_kv_spelling.py: in a manifest it is)
     ("0.9.0", "auto"), ("0.40.0", "bfloat16"), ("0.9.0", "nvfp4_x")])
 def test_what_is_left_to_others(version: str, value: str) -> None:
-    assert value_refusal(version, value) is None
+    assert vllm_refusal(version, value, False) is None
 
 
 def test_check_refuses_bfloat16_on_vllm_0_9_0(tmp_path: Path) -> None:

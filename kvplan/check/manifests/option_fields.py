@@ -96,6 +96,9 @@ SGLANG: dict[str, tuple[str, str]] = {
     "--speculative-num-steps": ("engine.speculative_num_steps", "int"),
     "--speculative-eagle-topk": ("engine.speculative_eagle_topk", "int"),
     "--speculative-num-draft-tokens": ("engine.speculative_num_draft_tokens", "int"),
+    # 0.5.18 on: the draft's own cache dtype, applied or refused by
+    # kvplan.engines.sglang_kv_dtype.draft_kv_dtype (task kvspell)
+    "--speculative-draft-kv-cache-dtype": ("draft_kv_dtype", "str"),
     "--enable-ep-moe": ("ep_moe", "true"),  # ep_size = tp_size (pool_flags.sglang_ep_moe)
     # data-parallel attention's shards (kvplan.engines.sglang_dp, task h100sgldp); before 0.5.0
     # DeepEP was --enable-deepep-moe (pool_flags.sglang_deepep_moe)

@@ -327,9 +327,24 @@ class Workload:
                          f"{hint}", quant_line)
         if found.values.get("engine.weight_dtype") == "auto":
             found.values.pop("engine.weight_dtype")
-        kv = found.values.get("engine.kv_cache_dtype")
-        if kv is not None and str(kv).startswith("fp8"):
-            found.values["engine.kv_cache_dtype"] = "fp8"
+        # the cache dtype stays as written (fp8_e4m3 reads as fp8, kvplan.units): the release
+        # checks the spelling (kvplan.engines.kv_spelling; task kvspell)
+        draft_kv = found.values.pop("draft_kv_dtype", None)
+        draft_line = found.lines.pop("draft_kv_dtype", None)
+        if draft_kv is not None:
+            from kvplan.engines.sglang_kv_dtype import DRAFT_OPTION, draft_kv_dtype
+
+            kv = found.values.get("engine.kv_cache_dtype")
+            drafting = found.values.get("engine.speculative_algorithm") is not None
+            kind, words = draft_kv_dtype(str(draft_kv), None if kv is None else str(kv), drafting)
+            if kind == "argparse":
+                from kvplan.check.manifests.engine import Refusal
+
+                self.refusals.append(Refusal(DRAFT_OPTION, words, draft_line))
+            elif kind == "not modelled":
+                self.problem(DRAFT_OPTION, words, draft_line)
+            else:
+                self.notes.append(words)
         self.dp = int(found.values.pop("dp", 1) or 1)
         dp_line = found.lines.pop("dp", None)
         local = found.values.pop("dp_local", None)

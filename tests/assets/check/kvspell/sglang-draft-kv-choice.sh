@@ -1,0 +1,3 @@
+#!/bin/bash
+# not one of the option's choices
+docker run --gpus all lmsysorg/sglang:v0.5.18 python3 -m sglang.launch_server --model-path meta-llama/Meta-Llama-3-8B --speculative-algorithm EAGLE --speculative-draft-model-path llama-3.2-1b --speculative-draft-kv-cache-dtype fp8
