@@ -4,6 +4,7 @@ files left out), and every deployment each file holds."""
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import re
 from pathlib import Path
@@ -184,7 +185,16 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
         elif _not_regular(path):  # never opened: a FIFO would block the read
             missing.append(Outcome(text, ERROR, problems=[Problem("", _NAMED_NOT_REGULAR)]))
         elif _has_magic(text):
-            matches = sorted(glob.glob(text, recursive=True))
+            matches = _expand(text)
+            if matches is None:  # past the bound: one ERROR, as a folder walk's
+                from kvplan.inputs.limits import MAX_WALK_ENTRIES
+
+                missing.append(Outcome(text, ERROR, problems=[Problem(
+                    "", f"the glob matches more than {MAX_WALK_ENTRIES:,} files and folders "
+                        "(not counting hidden ones); kvplan stopped expanding it and checked "
+                        "none of them: name the folder or files that hold your deployments (a "
+                        "narrower glob such as 'deploy/**/*.yaml' works too)")]))
+                continue
             for m in matches:
                 p = Path(m)
                 if p.is_dir():
@@ -199,6 +209,17 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
     if skipped is not None:  # a script also named (or found) elsewhere is read there
         skipped.extend(v for k, v in passed.items() if k not in seen)
     return _side_files_named(files, missing)
+
+
+def _expand(text: str) -> list[str] | None:
+    """The paths a glob matches, sorted; None past kvplan.inputs.limits.MAX_WALK_ENTRIES of them
+    (a quoted '/**/*.yaml' matched the whole filesystem's YAML, and '/**/*.py' had every Python
+    file read to see whether it starts an engine, as `kvplan check /` did: task harden). The
+    matches are counted as glob finds them, so expanding stops at the bound."""
+    from kvplan.inputs.limits import MAX_WALK_ENTRIES
+
+    matches = list(itertools.islice(glob.iglob(text, recursive=True), MAX_WALK_ENTRIES + 1))
+    return None if len(matches) > MAX_WALK_ENTRIES else sorted(matches)
 
 
 def _side_files_named(files: list[tuple[Path, bool]], missing: list[Outcome]
