@@ -1,6 +1,7 @@
 """The line patterns of engine start-up logs: a run's record, and the registry each engine's
 module (lines_vllm, lines_sglang, lines_trtllm) adds its patterns to; kvplan.calibrate.parse
-applies every pattern to every line, in registration order."""
+applies every pattern to every line that holds its literal text (kvplan.calibrate.prefilter), in
+registration order."""
 
 from __future__ import annotations
 

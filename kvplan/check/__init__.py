@@ -289,7 +289,8 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
     file is that file's ERROR (the internal-error line) and the report's exit code 3, so it
     never hides the other files' verdicts; with `debug` it is raised instead."""
     passed: list[tuple[str, str, str]] = []
-    files, outcomes = discover(paths, passed)
+    left: list[tuple[str, str]] = []
+    files, outcomes = discover(paths, passed, left)
     skipped: list[str] = []
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
@@ -300,7 +301,7 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
                                       default_gpu, progress, debug)
     if progress is not None:
         progress(len(files), len(files), outcomes)
-    return Report(outcomes, skipped, ignored, used, internal, passed)
+    return Report(outcomes, skipped, ignored, used, internal, passed, left)
 
 
 def _check_files(files: list[tuple[Path, bool]], outcomes: list[Outcome], skipped: list[str],

@@ -4,6 +4,7 @@ files left out), and every deployment each file holds."""
 from __future__ import annotations
 
 import glob
+import itertools
 import os
 import re
 from pathlib import Path
@@ -51,6 +52,31 @@ def _not_regular(path: Path) -> bool:
         return path.exists() and not path.is_file() and not path.is_dir()
     except OSError:
         return False
+
+
+# Folders a walk does not go into, by what they are, never by a name alone (an `env/` or `venv/`
+# folder of deployment settings is walked): each is said in the report's footer, and a file
+# named inside one is checked (task harden: a repository's virtual environment was read file by
+# file, every Python file of the installed packages opened to see whether it starts an engine).
+VENV = ("a Python virtual environment (it holds pyvenv.cfg, PEP 405): its files are installed "
+        "packages, not deployments")
+# the folders Python's installers put packages in (sysconfig's purelib/platlib: site-packages;
+# Debian's system Python: dist-packages) and npm's (node_modules)
+INSTALLED = {
+    "site-packages": "installed Python packages (Python's site-packages), not deployments",
+    "dist-packages": "installed Python packages (Debian's dist-packages), not deployments",
+    "node_modules": "installed npm packages (node_modules), not deployments",
+}
+
+
+def installed_folder(path: Path) -> str | None:
+    """Why a walk does not go into folder `path`; None: it is walked."""
+    try:
+        if (path / "pyvenv.cfg").is_file():
+            return VENV
+    except OSError:
+        return None
+    return INSTALLED.get(path.name)
 
 
 def is_walked_script(path: Path) -> bool:
@@ -111,10 +137,13 @@ def _python_skip(path: Path) -> str:
 
 
 def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None,
+             folders: list[tuple[str, str]] | None = None,
              ) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
     """Files to read, each with whether it was named explicitly; missing paths as ERRORs.
     `skipped` receives (path, SHELL or PYTHON, why) of each script a folder walk found and
-    does not read (it starts no engine): counted in the report, never dropped unsaid."""
+    does not read (it starts no engine): counted in the report, never dropped unsaid.
+    `folders` receives (folder, why) of each folder a walk did not go into (installed_folder:
+    a virtual environment, installed packages), one footer line each."""
     files: list[tuple[Path, bool]] = []
     missing: list[Outcome] = []
     seen: set[Path] = set()
@@ -130,12 +159,26 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
     def skip(path: Path, kind: str, why: str) -> None:
         passed.setdefault(path.resolve(), (str(path), kind, why))
 
+    left: dict[Path, tuple[str, str]] = {}  # the folders walks did not go into
+
+    def pruned(root: str, dirs: list[str]) -> list[str]:
+        """`dirs` without the hidden ones (unsaid, as always) and the installed ones (said)."""
+        kept = []
+        for d in sorted(d for d in dirs if not d.startswith(".")):
+            folder = Path(root) / d
+            why = installed_folder(folder)
+            if why is None:
+                kept.append(d)
+            else:
+                left.setdefault(_resolved(folder), (str(folder), why))
+        return kept
+
     def walk(folder: Path) -> None:
         from kvplan.inputs.limits import MAX_WALK_ENTRIES
 
         entries, start = 0, len(files)
         for root, dirs, names in os.walk(folder):
-            dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+            dirs[:] = pruned(root, dirs)
             entries += len(dirs) + len(names)
             if entries > MAX_WALK_ENTRIES:  # `kvplan check /` walked the whole filesystem
                 missing.append(Outcome(str(folder), ERROR, problems=[Problem(
@@ -149,6 +192,8 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
                 under = folder.resolve()
                 for key in [k for k in passed if k.is_relative_to(under)]:
                     del passed[key]
+                for key in [k for k in left if k.is_relative_to(under)]:
+                    del left[key]
                 return
             for name in sorted(names):
                 path = Path(root) / name
@@ -184,7 +229,16 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
         elif _not_regular(path):  # never opened: a FIFO would block the read
             missing.append(Outcome(text, ERROR, problems=[Problem("", _NAMED_NOT_REGULAR)]))
         elif _has_magic(text):
-            matches = sorted(glob.glob(text, recursive=True))
+            matches = _expand(text)
+            if matches is None:  # past the bound: one ERROR, as a folder walk's
+                from kvplan.inputs.limits import MAX_WALK_ENTRIES
+
+                missing.append(Outcome(text, ERROR, problems=[Problem(
+                    "", f"the glob matches more than {MAX_WALK_ENTRIES:,} files and folders "
+                        "(not counting hidden ones); kvplan stopped expanding it and checked "
+                        "none of them: name the folder or files that hold your deployments (a "
+                        "narrower glob such as 'deploy/**/*.yaml' works too)")]))
+                continue
             for m in matches:
                 p = Path(m)
                 if p.is_dir():
@@ -198,7 +252,20 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
             missing.append(Outcome(text, ERROR, problems=[Problem("", "no such file or folder")]))
     if skipped is not None:  # a script also named (or found) elsewhere is read there
         skipped.extend(v for k, v in passed.items() if k not in seen)
+    if folders is not None:
+        folders.extend(left.values())
     return _side_files_named(files, missing)
+
+
+def _expand(text: str) -> list[str] | None:
+    """The paths a glob matches, sorted; None past kvplan.inputs.limits.MAX_WALK_ENTRIES of them
+    (a quoted '/**/*.yaml' matched the whole filesystem's YAML, and '/**/*.py' had every Python
+    file read to see whether it starts an engine, as `kvplan check /` did: task harden). The
+    matches are counted as glob finds them, so expanding stops at the bound."""
+    from kvplan.inputs.limits import MAX_WALK_ENTRIES
+
+    matches = list(itertools.islice(glob.iglob(text, recursive=True), MAX_WALK_ENTRIES + 1))
+    return None if len(matches) > MAX_WALK_ENTRIES else sorted(matches)
 
 
 def _side_files_named(files: list[tuple[Path, bool]], missing: list[Outcome]

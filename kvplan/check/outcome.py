@@ -56,6 +56,9 @@ class Report:
     # the scripts a folder walk found and did not read: (file, shell | Python, why)
     # (kvplan.check.discover: they start no engine, or are not text)
     scripts_skipped: list[tuple[str, str, str]] = field(default_factory=list)
+    # the folders a walk did not go into: (folder, why) (discover.installed_folder: a virtual
+    # environment, installed packages), one footer line each
+    folders_skipped: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def checked_none(self) -> bool:
