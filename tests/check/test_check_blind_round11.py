@@ -1,0 +1,64 @@
+"""Round blind-2026-12-08-r11 (task corpus11): 26 files users keep in their own repositories
+(tests/assets/check/corpus, sources in its SOURCES.md), and the reader defects its files showed,
+each checked through the CLI. Expected texts are worked out by hand from the file and the source
+named."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from tests.conftest import invoke
+
+ROUND = "blind-2026-12-08-r11"
+CORPUS = Path(__file__).parents[1] / "assets" / "check" / "corpus"
+
+
+def _lines(runner: CliRunner, *args: str | Path) -> tuple[int, list[str]]:
+    result = invoke(runner, "check", "--no-color", *(str(a) for a in args))
+    return result.exit_code, [line.strip() for line in result.output.splitlines()]
+
+
+_COMPOSE = """services:
+  llm:
+    image: vllm/vllm-openai:v0.10.1
+    command: --model Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 -tp 2
+{gpus}
+"""
+
+
+def test_compose_cdi_devices_hand_the_container_gpus(runner: CliRunner, tmp_path: Path) -> None:
+    """The Compose Specification's `devices:` takes CDI names (compose-spec/compose-spec
+    05-services.md at 170098b, lines 491-496: "devices can also rely on the CDI syntax");
+    `nvidia-ctk cdi generate` names NVIDIA GPUs `nvidia.com/gpu=<index>|<UUID>|all`. Held-out
+    andysalerno/llm-at-home (`devices: [nvidia.com/gpu=all]`, -tp 2) was told "the service
+    reserves no GPU". Two GPUs by CDI plan as two GPUs by a device reservation do: the same
+    verdict line, word for word."""
+    cdi = tmp_path / "cdi.yml"
+    cdi.write_text(_COMPOSE.format(gpus="    devices:\n      - nvidia.com/gpu=0,1"))
+    reserved = tmp_path / "reserved.yml"
+    reserved.write_text(_COMPOSE.format(gpus=(
+        "    deploy:\n      resources:\n        reservations:\n          devices:\n"
+        "            - driver: nvidia\n              device_ids: ['0', '1']\n"
+        "              capabilities: [gpu]")))
+    code, by_cdi = _lines(runner, "--gpu", "l40s", cdi)
+    _, by_reservation = _lines(runner, "--gpu", "l40s", reserved)
+    assert code == 0
+    assert by_cdi[1].startswith("PASS  line 2  llm: starts; holds ")
+    assert by_cdi[1] == by_reservation[1]
+    assert "note: devices: nvidia.com/gpu=0,1 (CDI): 2 GPU(s) handed to the container" in by_cdi
+    one = tmp_path / "one.yml"  # one GPU by name under -tp 2: the engine's 2 do not fit
+    one.write_text(_COMPOSE.format(gpus="    devices:\n      - nvidia.com/gpu=0"))
+    _, lines = _lines(runner, "--gpu", "l40s", one)
+    assert not lines[1].startswith("PASS"), lines
+
+
+def test_cdi_all_in_the_held_out_file_is_no_missing_reservation(runner: CliRunner) -> None:
+    code, lines = _lines(runner, CORPUS / "user-repos" / "llm-at-home-compose.vllm.yaml")
+    assert code == 2
+    assert not any("reserves no GPU" in line for line in lines), lines
+    assert lines[1].startswith("ERROR line 150: --model: 'ramblingpolymath/Qwen3-30B-A3B-"
+                               "Instruct-2507-W8A8' is not in the catalog")
+    assert ("note: devices: nvidia.com/gpu=all (CDI) hands the container every GPU of the host, "
+            "how many this file does not say; the engine uses 2") in lines
