@@ -62,3 +62,28 @@ def test_cdi_all_in_the_held_out_file_is_no_missing_reservation(runner: CliRunne
                                "Instruct-2507-W8A8' is not in the catalog")
     assert ("note: devices: nvidia.com/gpu=all (CDI) hands the container every GPU of the host, "
             "how many this file does not say; the engine uses 2") in lines
+
+
+def test_a_container_image_named_for_the_engine_alone_runs_it(runner: CliRunner,
+                                                               tmp_path: Path) -> None:
+    """jolyonbrown/inference-platform's "Placeholder vLLM deployment" runs image `vllm:latest`
+    (vLLM's repository name with no registry or namespace, a locally built image) and no
+    command: it said "nothing that runs vLLM, SGLang or TensorRT-LLM in this file" and a folder
+    walk skipped it, where docs/check.md reads an image whose repository is `vllm` as vLLM's. A
+    host and port `vllm:8000` in another string of a document still names nothing."""
+    code, lines = _lines(runner, CORPUS / "user-repos" /
+                         "inference-platform-k8s-base-vllm-deployment.yaml")
+    assert code == 2
+    assert lines[1].startswith("ERROR line 2: command: this Deployment runs vLLM, but not "
+                               "through a server command kvplan reads")
+    pod = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: x}}\nspec:\n  template:\n"
+           "    spec:\n      containers:\n        - name: app\n          image: {image}\n"
+           "          env: [{{name: BASE, value: 'vllm:8000'}}]\n")
+    for image, engine in (("sglang:v0.5.6", "SGLang"), ("vllm", "vLLM")):
+        f = tmp_path / "bare.yaml"
+        f.write_text(pod.format(image=image))
+        assert f"this Deployment runs {engine}, but not" in _lines(runner, f)[1][1], image
+    for image in ("busybox:1.36", "vllmx:1", "acme/vllm-tools:2"):
+        f = tmp_path / "other.yaml"
+        f.write_text(pod.format(image=image))
+        assert "nothing that runs vLLM, SGLang or TensorRT-LLM" in _lines(runner, f)[1][1], image
