@@ -87,3 +87,20 @@ def test_a_container_image_named_for_the_engine_alone_runs_it(runner: CliRunner,
         f = tmp_path / "other.yaml"
         f.write_text(pod.format(image=image))
         assert "nothing that runs vLLM, SGLang or TensorRT-LLM" in _lines(runner, f)[1][1], image
+
+
+def test_kserve_model_args_are_the_named_runtimes(runner: CliRunner) -> None:
+    """MegasKomnenos/deallab-qwen-tuning's InferenceService gives predictor.model args and no
+    command or image on runtime kserve-vllm-custom (a ServingRuntime not in the file): KServe adds
+    the args to that runtime's container. kvplan said "passes server options (--port ...) to
+    image '(none)' ... write the server in command:"; now the runtime is named at its line."""
+    code, lines = _lines(runner, CORPUS / "kserve" / "deallab-qwen-tuning-inference-service.yaml")
+    assert code == 2
+    assert lines[1] == (
+        "ERROR line 13: runtime: predictor.model runs the ServingRuntime 'kserve-vllm-custom' "
+        "(runtime:) with args of its own (--port=8080 --model=/mnt/models/qwen_merged_final ...), "
+        "which KServe adds to that runtime's container: the server command is that runtime's, "
+        "which this file does not hold, and the weights come from storageUri "
+        "pvc://llm-workspace-pvc/Qwen--Qwen3-4B-Thinking-2507; kvplan check the runtime's own "
+        "file (read as one replica) or the pods it renders (kubectl get pod -o yaml)")
+    assert not any("(none)" in line for line in lines)
