@@ -104,3 +104,28 @@ def test_kserve_model_args_are_the_named_runtimes(runner: CliRunner) -> None:
         "pvc://llm-workspace-pvc/Qwen--Qwen3-4B-Thinking-2507; kvplan check the runtime's own "
         "file (read as one replica) or the pods it renders (kubectl get pod -o yaml)")
     assert not any("(none)" in line for line in lines)
+
+
+def test_a_hami_memory_slice_is_refused_not_planned_on_the_card(runner: CliRunner,
+                                                               tmp_path: Path) -> None:
+    """cduggn/Ariadne's StatefulSet asks HAMi for nvidia.com/gpumem 20480 (MiB) of an A100 40GB
+    and nvidia.com/gpucores 50; the container sees 20,480 MiB of device memory (HAMi's docs:
+    gpumem 3000 "will see 3G device memory inside container"). With a catalog model in place of
+    its AWQ copy, kvplan planned the whole 40 GB card in silence (PASS, 138,096 tokens). The slice
+    is now refused at its line (71); gpucores alone is said in a note and the plan stands."""
+    text = (CORPUS / "user-repos" / "ariadne-deploy-k8s-vllm.yaml").read_text()
+    f = tmp_path / "ariadne.yaml"
+    f.write_text(text.replace("Qwen/Qwen3-8B-AWQ", "Qwen/Qwen3-8B"))
+    code, lines = _lines(runner, "--gpu", "a100-40gb", f)
+    assert code == 2
+    assert lines[1].startswith("ERROR line 71: nvidia.com/gpumem: 20480 MiB: HAMi hands the "
+                               "container that slice of each GPU's memory")
+    assert not any(line.startswith("PASS") for line in lines)
+    f.write_text(text.replace("Qwen/Qwen3-8B-AWQ", "Qwen/Qwen3-8B").replace(
+        '              nvidia.com/gpumem: "20480"     # MiB of the card\'s 40960\n', ""))
+    code, lines = _lines(runner, "--gpu", "a100-40gb", f)
+    assert lines[1].startswith("PASS  line 23  vllm: starts"), lines
+    assert ("note: nvidia.com/gpucores: 50 caps the share of the GPU's SMs HAMi gives the "
+            "container (time, not memory): not read") in lines
+    code, lines = _lines(runner, CORPUS / "user-repos" / "ariadne-deploy-k8s-vllm.yaml")
+    assert code == 2 and lines[1].startswith("ERROR line 71: nvidia.com/gpumem: 20480 MiB")
