@@ -129,3 +129,19 @@ def test_a_hami_memory_slice_is_refused_not_planned_on_the_card(runner: CliRunne
             "container (time, not memory): not read") in lines
     code, lines = _lines(runner, CORPUS / "user-repos" / "ariadne-deploy-k8s-vllm.yaml")
     assert code == 2 and lines[1].startswith("ERROR line 71: nvidia.com/gpumem: 20480 MiB")
+
+
+def test_a_tag_before_a_digest_names_the_release(runner: CliRunner, tmp_path: Path) -> None:
+    """Ariadne pins `docker.io/vllm/vllm-openai:v0.30.0-cu129@sha256:a67f...`: the digest pins the
+    image and the tag says which release it is (0.30.0, '-cu129' dropped as for the tag alone).
+    It was read as 'a digest names no vllm release; the default version is used'. A digest alone
+    is still said so (tests/check/test_qa_inputs_k8s.py)."""
+    text = (CORPUS / "user-repos" / "ariadne-deploy-k8s-vllm.yaml").read_text()
+    f = tmp_path / "pinned.yaml"
+    f.write_text(text.replace("Qwen/Qwen3-8B-AWQ", "Qwen/Qwen3-8B").replace(
+        '              nvidia.com/gpumem: "20480"     # MiB of the card\'s 40960\n', ""))
+    _, lines = _lines(runner, "--gpu", "a100-40gb", f)
+    assert lines[1].endswith("(qwen3-8b, vllm 0.30.0)"), lines[1]
+    assert ("note: image tag 'v0.30.0-cu129': vllm release 0.30.0 (PEP 440); '-cu129' after it "
+            "is no part of a release and is dropped") in lines
+    assert not any("digest names no" in line for line in lines)
