@@ -9,6 +9,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
+from tests.check.check_api import score_blind_round
 from tests.conftest import invoke
 
 ROUND = "blind-2026-12-08-r11"
@@ -145,3 +146,24 @@ def test_a_tag_before_a_digest_names_the_release(runner: CliRunner, tmp_path: Pa
     assert ("note: image tag 'v0.30.0-cu129': vllm release 0.30.0 (PEP 440); '-cu129' after it "
             "is no part of a release and is dropped") in lines
     assert not any("digest names no" in line for line in lines)
+
+
+def test_blind_round_11_is_scored_on_its_own() -> None:
+    """The 26 files of round blind-2026-12-08-r11, verdicts and key fields committed (598f6d1)
+    before kvplan ran on them; 8 held out (every third row of SOURCES.md). First measured (code =
+    main's 604675e): development verdicts 15 of 18, fields 16 of 19; held out verdicts 7 of 8,
+    fields 13 of 13. After the fixes above: development 16 of 18, fields 17 of 19; held out 7 of
+    8, fields 13 of 13 (the CDI fix, made on a held-out file, moved its words, not its verdict).
+    Left, the hand against a documented rule: compose services named for an engine whose server
+    starts from an image kvplan cannot see are ERRORs when named and skipped by a folder walk
+    (compose.unread_services). Field misses: a Gemma-4 NVFP4 service refused for
+    --quantization modelopt before its model, and fake-gpu's --device cpu, not read (its bare
+    model name is refused first)."""
+    blind, misses, field_misses = score_blind_round(ROUND)
+    assert len(blind) == 26 and sum(bool(e.get("held_out")) for e in blind.values()) == 8
+    assert misses == {"user-repos/augmentum-compose.vllm.yaml": ["SKIP"],
+                      "user-repos/mineru-web-docker-compose.sglang.yaml": ["SKIP"],
+                      "user-repos/open-audio-llm-compose.vllm.yaml": ["SKIP"]}
+    assert sorted(field_misses) == [
+        ("user-repos/fake-gpu-deploy-k8s-vllm.yaml", "error"),
+        ("user-repos/redfishagent-compose.vllm.yaml", "error")]
