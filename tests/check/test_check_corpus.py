@@ -59,13 +59,22 @@ def test_no_file_is_silently_skipped() -> None:
     # as the model of the runtimes checked with them, task h43ome)
     # KAITO's tuning Workspace runs a fine-tuning job, no server (task h58kaito)
     # a Deployment of llm-d's simulator with vLLM's flags runs no engine either (task corpus10)
+    # round r11 (task corpus11): a Kustomize patch with no image (nova-agent), two Triton
+    # servers with no LLM backend in the file, a private image with no command (k8s-ssm), and
+    # four compose services named for an engine whose server is in an image or build kvplan
+    # cannot see (augmentum, mineru-web, open-audio-llm, vkr-check): named alone, each of those
+    # four is an ERROR saying so (compose.unread_services); a folder walk counts them skipped
+    users = ("augmentum-compose.vllm.yaml", "gpu-inference-platform-triton-deployment.yaml",
+             "inference-router-vllm-deployment.yaml", "k8s-ssm-llm-deployment.yaml",
+             "mineru-web-docker-compose.sglang.yaml", "nova-agent-eks-vllm-gpu-patch.yaml",
+             "open-audio-llm-compose.vllm.yaml", "otus-llm-mlflow-triton-deployment.yaml",
+             "vkr-check-docker-compose.vllm.yaml")
     assert sorted(report.skipped) == [str(CORPUS / "kaito" / "kaito_workspace_tuning_phi_3.yaml"),
                                       str(CORPUS / "kserve" / "kserve-huggingfaceserver.yaml"),
                                       str(CORPUS / "llm-d" / "values-cpu.yaml"),
                                       str(CORPUS / "ome" / "basemodel-llama-3-1-8b-instruct.yaml"),
                                       str(CORPUS / "ome" / "basemodel-qwen3-8b.yaml"),
-                                      str(CORPUS / "user-repos" /
-                                          "inference-router-vllm-deployment.yaml")]
+                                      *(str(CORPUS / "user-repos" / u) for u in users)]
     assert len(judged) + len(report.skipped) == len(list(CORPUS.rglob("*.y*ml")))
 
 

@@ -22,6 +22,7 @@ from kvplan.check.argv import SHELLS
 from kvplan.check.manifests.compose_words import GO_SHELLWORDS, INVALID, compose_split
 from kvplan.check.manifests.image_entry import image_entry, runs_vllm_image
 from kvplan.check.manifests.pods import PodSite
+from kvplan.check.manifests.shell_docker import cdi_gpus
 from kvplan.check.manifests.workload import options_only
 from kvplan.deploy import Problem
 from kvplan.engine_traits import engine_words
@@ -278,6 +279,12 @@ def sites(data: dict[str, Any], path: Path | None = None) -> list[tuple[PodSite,
         if not count and _amd_devices(svc.get("devices")):
             count, resource = "all", "amd.com/gpu"
             count, said = _amd_visible(environment or {})
+        if not count and isinstance(svc.get("devices"), list):  # CDI: nvidia.com/gpu=all
+            names = [str(d) for d in svc["devices"] if isinstance(d, str)]
+            count, cdi = cdi_gpus(names)
+            if count:
+                resource, said = cdi, "devices: " + ", ".join(
+                    n.strip() for n in names if "/gpu=" in n) + " (CDI)"
         if not count:
             count, visible = _visible_devices(svc.get("runtime"), environment or {})
             said = visible

@@ -69,10 +69,25 @@ def mentions_engine(data: Any) -> str | None:
     return None
 
 
+# A container's `image:` that is the engine's repository alone, no registry or namespace
+# (`vllm:latest`, `sglang`, a locally built or retagged image): in a document's other strings
+# `vllm:8000` is a host and port, so only the image field is read so (round
+# blind-2026-12-08-r11: jolyonbrown/inference-platform's "Placeholder vLLM deployment", image
+# `vllm:latest` and no command, was skipped as running no engine). A bare `vllm-ascend` stays
+# unread, as round r9's test of that image asks (tests/check/test_check_blind_round9.py)
+_BARE_ENGINE_IMAGE = re.compile(r"(vllm|sglang)(?::\w[\w.-]*|@sha256:[0-9a-f]+)?")
+
+
 def container_engine(c: dict[str, Any]) -> str | None:
     """The engine a container plainly runs (its image or command), found or not by the reader."""
     words: list[str] = []
     for part in ("command", "args"):
         value = c.get(part)
         words.extend(str(w) for w in (value if isinstance(value, list) else [value or ""]))
-    return mentions_engine([str(c.get("image", "")), " ".join(words)])
+    found = mentions_engine([str(c.get("image", "")), " ".join(words)])
+    bare = _BARE_ENGINE_IMAGE.fullmatch(str(c.get("image", "")).strip().lower())
+    if found is None and bare is not None:
+        from kvplan.engine_traits import serving_title
+
+        return serving_title(bare.group(1))
+    return found

@@ -15,7 +15,7 @@ from kvplan.check.gpus import (
     UnknownLabel,
     catalog_name,
 )
-from kvplan.check.manifests.accelerators import container_refusal
+from kvplan.check.manifests.accelerators import container_refusal, cores_note, memory_slice
 from kvplan.check.manifests.device_images import device_of_image
 from kvplan.check.manifests.engine import Refusal
 from kvplan.check.manifests.node_affinity import affinity_notes, gpu_labels, smallest, well_known
@@ -183,6 +183,12 @@ def read_gpu_count(w: Workload) -> None:
     if unrendered(str(value)):
         w.problem("nvidia.com/gpu", f"{value!r}: {RENDER_FIRST}", lim_line)
         return
+    if (sliced := memory_slice(w.container)) is not None:
+        at, key, words = sliced
+        w.problem(key, words, doc.line(*w.c_at, *at))
+        return
+    if (cores := cores_note(w.container)) is not None:
+        w.notes.append(cores)
     nodes = _script_nodes(w, engine_gpus) if site.kind in SCRIPT_KINDS else 1
     if str(value) == "all" and site.kind in SCRIPT_KINDS:
         value = engine_gpus // nodes  # no count in the script: the server's own parallel layout

@@ -33,7 +33,7 @@ def sites(data: dict[str, Any], doc: Doc) -> list[PodSite]:
     lenient = False
     model = typed(pred, "model", at, doc, problems, SCHEMA)
     if "model" in pred and isinstance(pred["model"], dict):
-        if "args" in model or "command" in model or found:
+        if "command" in model or model.get("image") or found:
             found.insert(0, (model, (*at, "model")))
             lenient = True  # the huggingface runtime takes vLLM's options and its own
         else:  # the server command is the runtime's, in another object
@@ -57,7 +57,15 @@ def _runtime_only(model: dict[str, Any], doc: Doc, at: Key) -> Problem:
         key = at
     uri = f", and the weights come from storageUri {model['storageUri']}" \
         if model.get("storageUri") else ""
-    return Problem("runtime", f"predictor.model runs {which} with no args of its own: the server "
-                   f"command is that runtime's, which this file does not hold{uri}; kvplan check "
+    args = model.get("args")
+    words = [str(w) for w in args] if isinstance(args, list) else str(args or "").split()
+    # args and no command or image: KServe adds them to the runtime's container (its image and
+    # command), so they are options of a server this file does not start (round
+    # blind-2026-12-08-r11: MegasKomnenos/deallab-qwen-tuning was told "passes server options to
+    # image '(none)' ... write the server in command:")
+    own = (f"with args of its own ({' '.join(words[:2])}{' ...' if len(words) > 2 else ''}), "
+           "which KServe adds to that runtime's container" if words else "with no args of its own")
+    return Problem("runtime", f"predictor.model runs {which} {own}: the server command "
+                   f"is that runtime's, which this file does not hold{uri}; kvplan check "
                    "the runtime's own file (read as one replica) or the pods it renders (kubectl "
                    "get pod -o yaml)", doc.line(*key))

@@ -242,11 +242,21 @@ def _cdi_count(run: DockerRun, names: list[str]) -> None:
     (docs.nvidia.com/datacenter/cloud-native/container-toolkit/latest/cdi-support.html)."""
     if run.count or not names:
         return
-    kinds = {n.partition("=")[0] for n in names}
-    picked = {d.strip() for n in names for d in n.partition("=")[2].split(",") if d.strip()}
-    run.count = "all" if "all" in picked else len(picked)
+    run.count, run.resource = cdi_gpus(names)
     run.said = " ".join(f"--device {n}" for n in names)
-    run.resource = sorted(kinds)[0]
+
+
+def cdi_gpus(names: list[str]) -> tuple[Any, str]:
+    """(the GPU count, 'all' for every GPU, and the resource) of CDI device names
+    `VENDOR/gpu=NAME`; (0, '') when none of `names` is one. Shared by `docker run --device` and
+    a compose service's `devices:` (the Compose Specification's 05-services.md, devices: "can
+    also rely on the CDI syntax", compose-spec/compose-spec 170098b, lines 491-496)."""
+    gpus = [n.strip() for n in names if _CDI_GPU.fullmatch(n.strip())]
+    if not gpus:
+        return 0, ""
+    kinds = {n.partition("=")[0] for n in gpus}
+    picked = {d.strip() for n in gpus for d in n.partition("=")[2].split(",") if d.strip()}
+    return ("all" if "all" in picked else len(picked)), sorted(kinds)[0]
 
 
 def _gpu_count(run: DockerRun, runtime: str, devices: list[str], line: int,

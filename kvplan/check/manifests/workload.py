@@ -178,15 +178,18 @@ def _read_image(image: str, engine: str, site_names_engine: bool, found: Found,
     elif (why := tag_not_release(image, engine)) and "engine.version" not in found.values:
         unnamed = True
         notes.append(why)
-    elif "@sha256:" in image and "engine.version" not in found.values:
+    elif "@sha256:" in image and ":" not in image.split("@", 1)[0].rsplit("/", 1)[-1] \
+            and "engine.version" not in found.values:
         unnamed = True
         notes.append(f"image pinned by digest {image.rsplit('@', 1)[1][:19]}…: a "
                      f"digest names no {engine} release; the {engine} profile's "
                      "default version is used")
-    elif ":" in image.rsplit("/", 1)[-1] and "engine.version" not in found.values:
+    elif ":" in image.split("@", 1)[0].rsplit("/", 1)[-1] and "engine.version" not in found.values:
         from kvplan.check.manifests.image_tag import read_image_tag
 
-        tag = read_image_tag(image, engine)
+        # a tag before a digest (`vllm/vllm-openai:v0.30.0-cu129@sha256:...`, round r11's
+        # cduggn/Ariadne) still names the release: the digest pins the image, the tag says which
+        tag = read_image_tag(image.split("@", 1)[0], engine)
         if tag.version is not None:
             found.values["engine.version"] = tag.version
         if tag.note is not None:
