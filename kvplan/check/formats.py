@@ -289,7 +289,8 @@ def _gh_prop(text: str) -> str:
 
 
 def render_github(report: Report) -> str:
-    """GitHub Actions workflow commands: an ::error on the offending line of each FAIL/ERROR."""
+    """GitHub Actions workflow commands: an ::error on the offending line of each FAIL/ERROR, a
+    ::warning on each WARN's."""
     out: list[str] = []
     for o in report.outcomes:
         if o.verdict == PASS:
@@ -305,10 +306,13 @@ def render_github(report: Report) -> str:
                 props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"
                 out.append(f"::error {props}::{_gh_data(printable(p.text()))}")
             continue
+        # a WARN (exit 0: no GPU named, or SGLang refusing its longest requests) is a warning
+        # annotation; until task srefirst it was an ::error titled "FAIL" on a green job
+        level = "warning" if o.verdict == WARN else "error"
         props = f"file={_gh_prop(o.file)}" + (f",line={o.line}" if o.line else "")
-        props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"
+        props += f",title={_gh_prop(f'kvplan check {o.verdict}: {o.label}')}"
         body = "\n".join(printable(line.strip()) for line in verdict_lines(o))
-        out.append(f"::error {props}::{_gh_data(body)}")
+        out.append(f"::{level} {props}::{_gh_data(body)}")
     out.append(footer(report))
     return "\n".join(out) + "\n"
 
