@@ -117,9 +117,55 @@ def _is_count(value: object) -> bool:
         isinstance(value, str) and value.strip().isdigit())
 
 
+READ_KEYS = frozenset(TOTAL_KEYS + PROMPT_KEYS + OUTPUT_KEYS + ARRAY_KEYS)
+
+
+def same_name(names: Sequence[str], where: str) -> None:
+    """Refuse two columns/keys kvplan would read as one name (`Tokens` and `tokens`, `Prompt
+    tokens` and `prompt_tokens`): it would take one and drop the other in silence."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = _key(name)
+        if key in READ_KEYS and key in seen:
+            raise InputError(f"{where}: columns {seen[key]!r} and {name!r} are both read as "
+                             f"`{key}`; keep one, or rename the other")
+        seen.setdefault(key, name)
+
+
+def _given(keys: dict[str, object], names: Sequence[str]) -> list[str]:
+    return [k for k in names if k in keys and keys[k] not in (None, "")]
+
+
+def _agree(keys: dict[str, object], where: str) -> None:
+    """Refuse a row whose columns give one request two lengths: two totals, two prompts or two
+    outputs that differ, or a total that is not its prompt plus output (task srefirst: the total
+    was read and the rest dropped in silence). Columns that agree are read as one."""
+    for names, what in ((TOTAL_KEYS, "total"), (PROMPT_KEYS, "prompt"), (OUTPUT_KEYS, "output")):
+        given = _given(keys, names)
+        values = [_whole(keys[k], k, where) for k in given]
+        if len(set(values)) > 1:
+            said = ", ".join(f"{k} {v:,}" for k, v in zip(given, values, strict=True))
+            raise InputError(f"{where}: two {what} lengths for one request ({said}); keep the "
+                             "column you mean")
+    totals, prompts, outs = (_given(keys, n) for n in (TOTAL_KEYS, PROMPT_KEYS, OUTPUT_KEYS))
+    if totals and prompts and outs:
+        total = _whole(keys[totals[0]], totals[0], where)
+        pair = _whole(keys[prompts[0]], prompts[0], where) + _whole(keys[outs[0]], outs[0], where)
+        if total != pair:
+            raise InputError(f"{where}: {totals[0]} {total:,} is not {prompts[0]} + {outs[0]} "
+                             f"({pair:,}); keep the total or the pair")
+
+
 def _lengths(row: dict[str, Any], where: str) -> list[int]:
     """Tokens of the request(s) in one row: a total, prompt plus output, or per-request lists."""
+    if row.get(None) is not None:  # csv.DictReader's overflow: more fields than the header
+        extra = row[None]
+        raise InputError(f"{where}: {len(row) - 1 + len(extra)} fields where the header names "
+                         f"{len(row) - 1} (the extra: {','.join(map(str, extra))[:40]}); a "
+                         "value with a comma (1,000) is two fields: write 1000, or quote it")
+    same_name([k for k in row if k is not None], where)
     keys = {_key(k): v for k, v in row.items() if k is not None}
+    _agree(keys, where)
     for key in TOTAL_KEYS:
         if key in keys and keys[key] not in (None, ""):
             return [_whole(keys[key], key, where)]
@@ -180,6 +226,7 @@ def read_lengths(path: Path) -> list[int]:
         if _is_data(reader.fieldnames):
             raise InputError(f"{path}: line 1 ({','.join(reader.fieldnames)[:60]}) is data, "
                              f"not a header; the first line must name the columns: {WANTED}")
+        same_name(reader.fieldnames, f"{path}: line 1")
         return [n for i, row in enumerate(reader, start=2)
                 for n in _lengths(dict(row), f"{path}: line {i}")]
     except csv.Error as err:  # a field past csv's 131,072 characters; the line being read
