@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,30 @@ def _is_count(value: object) -> bool:
 READ_KEYS = frozenset(TOTAL_KEYS + PROMPT_KEYS + OUTPUT_KEYS + ARRAY_KEYS)
 
 
+@dataclass
+class Tally:
+    """What a file held besides the lengths read, said in notes (task srefirst: never in
+    silence): its columns/keys not read, in file order, and the requests whose output column is
+    there but empty (read as their prompt alone)."""
+
+    unread: dict[str, None] = field(default_factory=dict)
+    blank_output: int = 0
+    output_column: str = ""
+
+    def notes(self, name: str, requests: int) -> list[str]:
+        out = []
+        if self.unread:
+            names = list(self.unread)
+            listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6
+                                             else "")
+            out.append(f"{name}: not read: {listed} (only each request's length moves the "
+                       "plan; the load is the peak of users, or the arrival rate and duration)")
+        if self.blank_output:
+            out.append(f"{name}: {self.blank_output:,} of {requests:,} requests have no "
+                       f"{self.output_column} value: read as their prompt alone")
+        return out
+
+
 def same_name(names: Sequence[str], where: str) -> None:
     """Refuse two columns/keys kvplan would read as one name (`Tokens` and `tokens`, `Prompt
     tokens` and `prompt_tokens`): it would take one and drop the other in silence."""
@@ -156,7 +181,7 @@ def _agree(keys: dict[str, object], where: str) -> None:
                              f"({pair:,}); keep the total or the pair")
 
 
-def _lengths(row: dict[str, Any], where: str) -> list[int]:
+def _lengths(row: dict[str, Any], where: str, tally: Tally | None = None) -> list[int]:
     """Tokens of the request(s) in one row: a total, prompt plus output, or per-request lists."""
     if row.get(None) is not None:  # csv.DictReader's overflow: more fields than the header
         extra = row[None]
@@ -165,6 +190,8 @@ def _lengths(row: dict[str, Any], where: str) -> list[int]:
                          "value with a comma (1,000) is two fields: write 1000, or quote it")
     same_name([k for k in row if k is not None], where)
     keys = {_key(k): v for k, v in row.items() if k is not None}
+    if tally is not None:
+        tally.unread.update((k, None) for k in row if k is not None and _key(k) not in READ_KEYS)
     _agree(keys, where)
     for key in TOTAL_KEYS:
         if key in keys and keys[key] not in (None, ""):
@@ -173,6 +200,9 @@ def _lengths(row: dict[str, Any], where: str) -> list[int]:
     out = next((k for k in OUTPUT_KEYS if k in keys), None)
     if prompt is not None:
         more = _whole(keys[out], out, where) if out is not None and keys[out] not in (None, "") else 0
+        if out is not None and keys[out] in (None, "") and tally is not None:
+            tally.blank_output += 1
+            tally.output_column = out
         return [_whole(keys[prompt], prompt, where) + more]
     ins, outs = (keys.get(k) for k in ARRAY_KEYS)
     if isinstance(ins, list):
@@ -185,25 +215,27 @@ def _lengths(row: dict[str, Any], where: str) -> list[int]:
     raise _unread(keys, where)
 
 
-def _item(item: object, where: str) -> list[int]:
+def _item(item: object, where: str, tally: Tally | None = None) -> list[int]:
     if isinstance(item, (int, NonFinite)) and not isinstance(item, bool):
         return [_whole(item, "tokens", where)]  # a bare count: refused when negative
     if isinstance(item, dict):
-        return _lengths(item, where)
+        return _lengths(item, where, tally)
     raise InputError(f"{where}: expected an object or a whole number")
 
 
-def _document(doc: object, where: str) -> list[int]:
+def _document(doc: object, where: str, tally: Tally | None = None) -> list[int]:
     """One JSON document: a list of requests, an object keyed by request id, or one object."""
     if isinstance(doc, list):
-        return [n for i, item in enumerate(doc) for n in _item(item, f"{where}: entry {i + 1}")]
+        return [n for i, item in enumerate(doc)
+                for n in _item(item, f"{where}: entry {i + 1}", tally)]
     if isinstance(doc, dict) and doc and all(isinstance(v, dict) for v in doc.values()):
-        return [n for k, v in doc.items() for n in _lengths(v, f"{where}: entry {k!r}")]
-    return _item(doc, where)
+        return [n for k, v in doc.items() for n in _lengths(v, f"{where}: entry {k!r}", tally)]
+    return _item(doc, where, tally)
 
 
-def read_lengths(path: Path) -> list[int]:
-    """Every request's tokens in the file, in file order (zeros kept; the caller drops them)."""
+def read_lengths(path: Path, tally: Tally | None = None) -> list[int]:
+    """Every request's tokens in the file, in file order (zeros kept; the caller drops them);
+    `tally` gathers what the file held besides (Tally.notes says it)."""
     from kvplan.inputs import MAX_LOG_BYTES, loads_json, read_text  # size and encoding checked
     from kvplan.inputs.errors import InputFileError
 
@@ -212,13 +244,14 @@ def read_lengths(path: Path) -> list[int]:
         lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
         if path.suffix.lower() == ".json" or len(lines) == 1:
             try:  # one document (a .json file, or one line); a .json of lines is read as JSONL
-                return _document(loads_json(text, str(path), keep_non_finite=True), str(path))
+                return _document(loads_json(text, str(path), keep_non_finite=True), str(path),
+                                 tally)
             except InputFileError:
                 if len(lines) == 1:
                     raise
         return [n for i, line in lines
                 for n in _item(loads_json(line, str(path), i, keep_non_finite=True),
-                               f"{path}: line {i}")]
+                               f"{path}: line {i}", tally)]
     reader = csv.DictReader(text.splitlines())
     try:
         if not reader.fieldnames:
@@ -228,7 +261,7 @@ def read_lengths(path: Path) -> list[int]:
                              f"not a header; the first line must name the columns: {WANTED}")
         same_name(reader.fieldnames, f"{path}: line 1")
         return [n for i, row in enumerate(reader, start=2)
-                for n in _lengths(dict(row), f"{path}: line {i}")]
+                for n in _lengths(dict(row), f"{path}: line {i}", tally)]
     except csv.Error as err:  # a field past csv's 131,072 characters; the line being read
         raise InputError(f"{path}: line {reader.line_num + 1}: not a CSV kvplan reads "
                          f"({err}); give a CSV, JSON or JSONL file of request lengths") from None
