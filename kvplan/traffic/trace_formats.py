@@ -181,7 +181,7 @@ def _agree(keys: dict[str, object], where: str) -> None:
                              f"({pair:,}); keep the total or the pair")
 
 
-def _lengths(row: dict[str, Any], where: str, tally: Tally | None = None) -> list[int]:
+def _lengths(row: dict[Any, Any], where: str, tally: Tally | None = None) -> list[int]:
     """Tokens of the request(s) in one row: a total, prompt plus output, or per-request lists."""
     if row.get(None) is not None:  # csv.DictReader's overflow: more fields than the header
         extra = row[None]
