@@ -71,3 +71,21 @@ def test_a_dumb_terminal_gets_its_width_and_no_colour(monkeypatch: pytest.Monkey
     assert use_color()
     monkeypatch.setenv("NO_COLOR", "1")
     assert not use_color()
+
+
+def test_the_search_folds_its_gpu_name_where_that_fits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Down to the width its GPU column can fold to (64 here: the table's natural width less the 13
+    columns 'rtx-pro-6000-server' gives up folded to 6), the search keeps its table and folds the name,
+    as it did before; below, pairs."""
+    args = ["fleet", "llama-3-8b", "-n", "20000", "--context", "8192", "--avg-context", "2000",
+            "--search", "--search-gpus", "rtx-pro-6000-server,h100", "--top", "1",
+            "--price-per-hour", "h100=2", "--price-per-hour", "rtx-pro-6000-server=1.5"]
+    folded = _lines(args, monkeypatch, 66)
+    assert folded[2].split() == ["#", "GPU", "TP", "KV", "users/GPU", "bound", "GPUs",
+                                 "tok/s/user", "$/h"]
+    # 653 users per GPU at TP 4 with an fp8 cache, 32 GPUs at $1.50 = $48.00/h
+    assert folded[4].split()[2:] == ["4", "fp8", "653", "memory", "32", "20.0", "48.00"]
+    assert max(len(line) for line in folded) <= 66
+    assert _lines(args, monkeypatch, 64)[2].split()[:2] == ["#", "GPU"]
+    pairs = " ".join(" ".join(_lines(args, monkeypatch, 63)).split())
+    assert "# 1, GPU rtx-pro-6000-server, TP 4, KV fp8, users/GPU 653," in pairs

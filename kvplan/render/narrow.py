@@ -18,13 +18,32 @@ from rich.text import Text
 NBSP = "\u00a0"  # textwrap breaks only at ASCII white space: a pair joined by it stays whole
 
 
+def _console() -> Console:
+    return Console(width=10_000, height=25)
+
+
 def natural_width(table: Table) -> int:
     """The columns the table takes with no cell folded or cut."""
-    return Console(width=10_000, height=25).measure(table).maximum
+    return _console().measure(table).maximum
+
+
+def foldable(table: Table) -> int:
+    """The columns a table can give up by folding the columns that may wrap (a GPU name in
+    `fleet --search`), each down to its `min_width` (or 1)."""
+    console = _console()
+    total = 0
+    for c in table.columns:
+        if c.no_wrap:
+            continue
+        widest = max(console.measure(cell).maximum for cell in [c.header, *c.cells])
+        total += max(0, widest - (c.min_width or 1))
+    return total
 
 
 def fits(table: Table, width: int) -> bool:
-    return natural_width(table) <= width
+    """Whether rich lays the table out in `width` without cutting a cell: the columns that may
+    not wrap keep their widest cell."""
+    return natural_width(table) - foldable(table) <= width
 
 
 def row_blocks(table: Table, width: int) -> list[RenderableType]:
