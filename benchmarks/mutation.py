@@ -166,7 +166,9 @@ PACKAGES = {
          "tests/traffic/test_public_traffic_questions.py",
          # task h101left: the at-risk basis above the mean basis (traffic's risk over block
          # counts; task mutnew found it in no selection)
-         "tests/traffic/test_at_risk_above_mean.py")),
+         "tests/traffic/test_at_risk_above_mean.py",
+         # task srefirst: a request-length file's columns that disagree, or overflow its header
+         "tests/traffic/test_sample_ambiguous_columns.py", "tests/traffic/test_sample_notes.py")),
     "verdict": Package(
         ("kvplan/check/verdict.py", "kvplan/check/numbers.py", "kvplan/check/fixes.py"),
         ("tests/check/test_check_cli.py", "tests/check/test_check_cli_inputs.py",

@@ -166,6 +166,18 @@ def render_text(report: Report, width: int | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
+# the JSON key of each figure of a judged deployment, and its field of check.numbers.Numbers
+FIGURES = (
+    ("users_held", "users_held"), ("users_required", "users_required"),
+    ("would_start", "would_start"), ("replicas", "replicas"), ("gpus", "gpus"),
+    ("gpus_per_replica", "gpus_per_replica"), ("users_per_replica", "users_per_replica"),
+    ("kv_users_per_replica", "kv_users_per_replica"), ("limited_by", "limited_by"),
+    ("kv_pool_bytes_per_gpu", "kv_pool_bytes"), ("max_sequence_bytes_per_gpu", "max_sequence_bytes"),
+    ("max_model_len_tokens", "max_model_len"),
+    ("longest_context_that_fits_tokens", "longest_context_tokens"), ("idle_gpus", "idle_gpus"),
+)
+
+
 def record(o: Outcome) -> dict[str, Any]:
     """One JSON object per outcome; units in every name."""
     n = o.numbers
@@ -184,37 +196,21 @@ def record(o: Outcome) -> dict[str, Any]:
         # on: ...", a start-up-only PASS or FAIL ("no traffic declared")
         "summary": o.summary,
     }
-    if n is None:  # a FAIL before any arithmetic: what the engine refuses
-        rec["reasons"] = list(o.reasons)
-    if n is not None:
-        rec.update(
-            {
-                "users_held": n.users_held,
-                "users_required": n.users_required,
-                "would_start": n.would_start,
-                "replicas": n.replicas,
-                "gpus": n.gpus,
-                "gpus_per_replica": n.gpus_per_replica,
-                "users_per_replica": n.users_per_replica,
-                "kv_users_per_replica": n.kv_users_per_replica,
-                "limited_by": n.limited_by,
-                "kv_pool_bytes_per_gpu": n.kv_pool_bytes,
-                "max_sequence_bytes_per_gpu": n.max_sequence_bytes,
-                "max_model_len_tokens": n.max_model_len,
-                "longest_context_that_fits_tokens": n.longest_context_tokens,
-                "idle_gpus": n.idle_gpus,
-                "reasons": list(n.reasons),
-            }
-        )
-        t = n.traffic  # a spread of lengths or an SLO: the bases `kvplan fleet` reports
-        rec["traffic_basis"] = None if t is None else {
-            "users_per_replica_at_mean": t.users_at_mean,
-            "users_per_replica_at_risk": t.users_at_risk,
-            "overflow_risk": t.risk,
-            "risk_method": t.risk_method,
-            "users_per_replica_slo": t.users_slo,
-            "slo_tokens_per_s_per_user": t.slo_tokens_per_s,
-        }
+    # every result carries every key, null where a figure does not apply (an ERROR, a FAIL
+    # before any arithmetic): until task srefirst those results left out the fourteen figures
+    # and `traffic_basis`, and only an ERROR had `refused`, so `r["users_held"]` raised KeyError
+    rec.update({key: None if n is None else getattr(n, attr) for key, attr in FIGURES})
+    # a FAIL before any arithmetic gives what the engine refuses; else the verdict's reasons
+    rec["reasons"] = list(o.reasons) if n is None else list(n.reasons)
+    t = n.traffic if n is not None else None  # a spread of lengths or an SLO: fleet's bases
+    rec["traffic_basis"] = None if t is None else {
+        "users_per_replica_at_mean": t.users_at_mean,
+        "users_per_replica_at_risk": t.users_at_risk,
+        "overflow_risk": t.risk,
+        "risk_method": t.risk_method,
+        "users_per_replica_slo": t.users_slo,
+        "slo_tokens_per_s_per_user": t.slo_tokens_per_s,
+    }
     rec["fixes"] = [
         {
             "change": f.change,
@@ -227,9 +223,9 @@ def record(o: Outcome) -> dict[str, Any]:
         for f, text in zip(o.fixes, o.fix_text, strict=True)
     ]
     rec["errors"] = [{"field": p.field, "line": p.line, "message": p.message} for p in o.problems]
-    if o.verdict == ERROR:  # what the engine refuses too, beside the errors (task h71sglfix)
-        rec["refused"] = [{"field": p.field, "line": p.line, "message": p.message}
-                          for p in o.refused]
+    # what the engine refuses too, beside an ERROR's errors (task h71sglfix); empty otherwise
+    rec["refused"] = [{"field": p.field, "line": p.line, "message": p.message}
+                      for p in o.refused] if o.verdict == ERROR else []
     rec["notes"] = list(o.notes)
     return rec
 
@@ -292,7 +288,8 @@ def _gh_prop(text: str) -> str:
 
 
 def render_github(report: Report) -> str:
-    """GitHub Actions workflow commands: an ::error on the offending line of each FAIL/ERROR."""
+    """GitHub Actions workflow commands: an ::error on the offending line of each FAIL/ERROR, a
+    ::warning on each WARN's."""
     out: list[str] = []
     for o in report.outcomes:
         if o.verdict == PASS:
@@ -308,10 +305,13 @@ def render_github(report: Report) -> str:
                 props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"
                 out.append(f"::error {props}::{_gh_data(printable(p.text()))}")
             continue
+        # a WARN (exit 0: no GPU named, or SGLang refusing its longest requests) is a warning
+        # annotation; until task srefirst it was an ::error titled "FAIL" on a green job
+        level = "warning" if o.verdict == WARN else "error"
         props = f"file={_gh_prop(o.file)}" + (f",line={o.line}" if o.line else "")
-        props += f",title={_gh_prop(f'kvplan check FAIL: {o.label}')}"
+        props += f",title={_gh_prop(f'kvplan check {o.verdict}: {o.label}')}"
         body = "\n".join(printable(line.strip()) for line in verdict_lines(o))
-        out.append(f"::error {props}::{_gh_data(body)}")
+        out.append(f"::{level} {props}::{_gh_data(body)}")
     out.append(footer(report))
     return "\n".join(out) + "\n"
 

@@ -131,6 +131,10 @@ def terminal_width() -> int:
 
 
 def use_color() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ and not STATE["no_color"]
+    """Colour on a terminal, unless --no-color, NO_COLOR set to a non-empty value
+    (no-color.org: "present and not an empty string") or TERM=dumb, which draws no colours;
+    until task srefirst TERM=dumb got ANSI codes and an empty NO_COLOR turned colour off."""
+    return (sys.stdout.isatty() and not os.environ.get("NO_COLOR") and not STATE["no_color"]
+            and os.environ.get("TERM") != "dumb")
 
 

@@ -26,7 +26,17 @@ def context_distribution(
             sample = Path(ctx.sample)
             if not sample.is_absolute() and base_dir is not None:
                 sample = base_dir / sample
-            return load_sample(sample)
+            def said(text: str) -> None:
+                note(f"traffic.context_tokens.sample {text}")
+
+            lengths = load_sample(sample, said)
+            longer = sum(n > max_tokens for n in lengths.tokens)
+            if longer:  # task srefirst: said only in the JSON's assumptions until then
+                said(f"{sample.name}: {longer:,} of {len(lengths.tokens):,} requests "
+                     f"({longer / len(lengths.tokens):.1%}) are longer than max_model_len "
+                     f"{max_tokens:,}: planned at {max_tokens:,} tokens; raise the context "
+                     "(--context, engine.max_model_len) if they must be served whole")
+            return lengths
         if len(given) >= 2:
             fitted = fit_lognormal(given)
             if ctx.mean is not None:  # the percentiles decide; say so when the mean disagrees

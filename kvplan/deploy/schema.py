@@ -339,6 +339,16 @@ def traffic_load(t: Any) -> str | None:
         return "give peak_concurrent_users or an arrival rate, not both"
     if rate and (t.arrival_rate_per_s is None or t.mean_duration_s is None):
         return "arrival_rate_per_s and mean_duration_s go together"
+    if rate:  # Little's law's peak has peak_concurrent_users' bound (task srefirst: 1e308 x
+        # 1e308 reached the cost's float and stopped as an internal error)
+        from kvplan.units import exact
+
+        peak = exact(t.arrival_rate_per_s) * exact(t.mean_duration_s) * exact(t.peak_to_mean)
+        if peak > lim.MAX_USERS:
+            return (f"arrival_rate_per_s x mean_duration_s x peak_to_mean is more than "
+                    f"{lim.MAX_USERS:,} conversations at once, the limit on "
+                    "peak_concurrent_users (docs/limits.md); check the units (requests per "
+                    "second, seconds)")
     return None
 
 

@@ -38,7 +38,9 @@ def render_search(
             if r["decode_tokens_per_s_per_user"] is not None else "-",
             f"{r['cost_per_hour_usd']:,.2f}" if r["cost_per_hour_usd"] is not None else "unpriced",
         )
-    out: list[RenderableType] = [t]
+    from kvplan.render.narrow import fit
+
+    out: list[RenderableType] = fit(t, width)  # narrower than the table: each row as pairs
     out += [Padding(Text(ln[2:]), (0, 0, 0, 2)) if ln.startswith("  ") else Text(ln)
             for n in notes for ln in n.split("\n")]  # an item's wrapped lines stay indented
     return to_string(out, width=width, color=color)

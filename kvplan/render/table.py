@@ -15,6 +15,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kvplan.render.derivation import pool_derivation
+from kvplan.render.narrow import fit
 from kvplan.units import fmt_bytes, fmt_int
 
 BAR_PARTS = (
@@ -258,7 +259,8 @@ def _problems(r: dict[str, Any], extra: dict[str, Any]) -> list[RenderableType]:
     return out
 
 
-def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[RenderableType]:
+def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]],
+          width: int = 80) -> list[RenderableType]:
     fleet = "gpus_needed" in records[0]
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1, 0, 0))
     for col, justify in (
@@ -287,9 +289,9 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
     engines = sorted({f"{r['engine']} {r['engine_version']}" for r in records if "engine" in r})
     where = f" ({', '.join(engines)})" if engines else ""
     out: list[RenderableType] = [Text(f"{', '.join(models)}: {len(records)} combinations{where}",
-                                      style="bold"), t]
+                                      style="bold"), *fit(t, width)]  # narrow: rows as pairs
     if "users_per_gpu_at_risk" in records[0]:
-        out += _traffic_grid(records)
+        out += _traffic_grid(records, width)
     for r, extra in zip(records, extras, strict=True):
         if r["reason"]:
             out.append(Text(f"{r['gpu']} {r['kv_dtype']} {r['allocation']} TP {r['tp']}: "
@@ -299,7 +301,7 @@ def _many(records: list[dict[str, Any]], extras: list[dict[str, Any]]) -> list[R
     return out
 
 
-def _traffic_grid(records: list[dict[str, Any]]) -> list[RenderableType]:
+def _traffic_grid(records: list[dict[str, Any]], width: int = 80) -> list[RenderableType]:
     """Users per GPU three ways and what bound the plan, one row per combination."""
     r0 = records[0]
     t = Table(box=box.SIMPLE_HEAD, pad_edge=False, collapse_padding=True, padding=(0, 1, 0, 0))
@@ -319,14 +321,16 @@ def _traffic_grid(records: list[dict[str, Any]]) -> list[RenderableType]:
             fmt_int(r["gpus_needed"]) if r["gpus_needed"] is not None else "-",
         )
     return [Text("Users per GPU: mean context, at the risk, worst case; the plan", style="bold"),
-            t]
+            *fit(t, width)]
 
 
 def to_string(renderables: Sequence[RenderableType], width: int = 80, color: bool = False) -> str:
     """Render to text; ANSI colour only when asked for (a terminal)."""
     buf = io.StringIO()
+    # a height too: without one rich lays a dumb terminal (TERM=dumb) out at 80 columns,
+    # whatever the width asked for (rich.console.Console.size; until task srefirst)
     console = Console(
-        file=buf, width=width, force_terminal=color, no_color=not color,
+        file=buf, width=width, height=25, force_terminal=color, no_color=not color,
         color_system="standard" if color else None, highlight=False, soft_wrap=False,
     )
     console.print(Group(*renderables))
@@ -338,7 +342,7 @@ def render(
     color: bool = False,
 ) -> str:
     """The table for `size` and `fleet`: a detailed card for one result, a grid for several."""
-    body = _single(records[0], extras[0]) if len(records) == 1 else _many(records, extras)
+    body = _single(records[0], extras[0]) if len(records) == 1 else _many(records, extras, width)
     return to_string(body, width=width, color=color)
 
 

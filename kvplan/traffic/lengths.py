@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -281,22 +281,30 @@ class Empirical(LengthDistribution):
         )
 
 
-def load_sample(path: Path) -> Empirical:
+def load_sample(path: Path, note: Callable[[str], None] | None = None) -> Empirical:
     """Read request lengths from CSV (with a header), JSONL or one JSON document
-    (kvplan/traffic/trace_formats.py: the formats read and the refusals)."""
-    from kvplan.traffic.trace_formats import read_lengths
+    (kvplan/traffic/trace_formats.py: the formats read and the refusals); `note` is told what
+    else the file held and the requests left out (task srefirst: until then, in silence)."""
+    from kvplan.traffic.trace_formats import Tally, read_lengths
 
-    lengths = read_lengths(path)
+    tally = Tally()
+    lengths = read_lengths(path, tally)
     from kvplan.inputs.limits import MAX_CONTEXT_TOKENS
 
     huge = next((n for n in lengths if n > MAX_CONTEXT_TOKENS), None)
     if huge is not None:
         raise InputError(f"{path}: a request of {huge:,} tokens is beyond the limit of "
                          f"{MAX_CONTEXT_TOKENS:,} (docs/limits.md); is the column right?")
-    lengths = [n for n in lengths if n > 0]
-    if not lengths:
+    kept = [n for n in lengths if n > 0]
+    if not kept:
         raise InputError(f"{path}: no positive token counts found")
-    return Empirical(tokens=tuple(lengths), source=path.name)
+    if note is not None:
+        for said in tally.notes(path.name, len(lengths)):
+            note(said)
+        if len(kept) < len(lengths):
+            note(f"{path.name}: {len(lengths) - len(kept):,} of {len(lengths):,} requests hold 0 "
+                 "tokens and are left out (no prompt and no output: no cache)")
+    return Empirical(tokens=tuple(kept), source=path.name)
 
 
 def sample_lengths(dist: LengthDistribution, n: int, seed: int = 0) -> Sequence[int]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import csv
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -117,9 +118,81 @@ def _is_count(value: object) -> bool:
         isinstance(value, str) and value.strip().isdigit())
 
 
-def _lengths(row: dict[str, Any], where: str) -> list[int]:
+READ_KEYS = frozenset(TOTAL_KEYS + PROMPT_KEYS + OUTPUT_KEYS + ARRAY_KEYS)
+
+
+@dataclass
+class Tally:
+    """What a file held besides the lengths read, said in notes (task srefirst: never in
+    silence): its columns/keys not read, in file order, and the requests whose output column is
+    there but empty (read as their prompt alone)."""
+
+    unread: dict[str, None] = field(default_factory=dict)
+    blank_output: int = 0
+    output_column: str = ""
+
+    def notes(self, name: str, requests: int) -> list[str]:
+        out = []
+        if self.unread:
+            names = list(self.unread)
+            listed = ", ".join(names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6
+                                             else "")
+            out.append(f"{name}: not read: {listed} (only each request's length moves the "
+                       "plan; the load is the peak of users, or the arrival rate and duration)")
+        if self.blank_output:
+            out.append(f"{name}: {self.blank_output:,} of {requests:,} requests have no "
+                       f"{self.output_column} value: read as their prompt alone")
+        return out
+
+
+def same_name(names: Sequence[str], where: str) -> None:
+    """Refuse two columns/keys kvplan would read as one name (`Tokens` and `tokens`, `Prompt
+    tokens` and `prompt_tokens`): it would take one and drop the other in silence."""
+    seen: dict[str, str] = {}
+    for name in names:
+        key = _key(name)
+        if key in READ_KEYS and key in seen:
+            raise InputError(f"{where}: columns {seen[key]!r} and {name!r} are both read as "
+                             f"`{key}`; keep one, or rename the other")
+        seen.setdefault(key, name)
+
+
+def _given(keys: dict[str, object], names: Sequence[str]) -> list[str]:
+    return [k for k in names if k in keys and keys[k] not in (None, "")]
+
+
+def _agree(keys: dict[str, object], where: str) -> None:
+    """Refuse a row whose columns give one request two lengths: two totals, two prompts or two
+    outputs that differ, or a total that is not its prompt plus output (task srefirst: the total
+    was read and the rest dropped in silence). Columns that agree are read as one."""
+    for names, what in ((TOTAL_KEYS, "total"), (PROMPT_KEYS, "prompt"), (OUTPUT_KEYS, "output")):
+        given = _given(keys, names)
+        values = [_whole(keys[k], k, where) for k in given]
+        if len(set(values)) > 1:
+            said = ", ".join(f"{k} {v:,}" for k, v in zip(given, values, strict=True))
+            raise InputError(f"{where}: two {what} lengths for one request ({said}); keep the "
+                             "column you mean")
+    totals, prompts, outs = (_given(keys, n) for n in (TOTAL_KEYS, PROMPT_KEYS, OUTPUT_KEYS))
+    if totals and prompts and outs:
+        total = _whole(keys[totals[0]], totals[0], where)
+        pair = _whole(keys[prompts[0]], prompts[0], where) + _whole(keys[outs[0]], outs[0], where)
+        if total != pair:
+            raise InputError(f"{where}: {totals[0]} {total:,} is not {prompts[0]} + {outs[0]} "
+                             f"({pair:,}); keep the total or the pair")
+
+
+def _lengths(row: dict[Any, Any], where: str, tally: Tally | None = None) -> list[int]:
     """Tokens of the request(s) in one row: a total, prompt plus output, or per-request lists."""
+    if row.get(None) is not None:  # csv.DictReader's overflow: more fields than the header
+        extra = row[None]
+        raise InputError(f"{where}: {len(row) - 1 + len(extra)} fields where the header names "
+                         f"{len(row) - 1} (the extra: {','.join(map(str, extra))[:40]}); a "
+                         "value with a comma (1,000) is two fields: write 1000, or quote it")
+    same_name([k for k in row if k is not None], where)
     keys = {_key(k): v for k, v in row.items() if k is not None}
+    if tally is not None:
+        tally.unread.update((k, None) for k in row if k is not None and _key(k) not in READ_KEYS)
+    _agree(keys, where)
     for key in TOTAL_KEYS:
         if key in keys and keys[key] not in (None, ""):
             return [_whole(keys[key], key, where)]
@@ -127,6 +200,9 @@ def _lengths(row: dict[str, Any], where: str) -> list[int]:
     out = next((k for k in OUTPUT_KEYS if k in keys), None)
     if prompt is not None:
         more = _whole(keys[out], out, where) if out is not None and keys[out] not in (None, "") else 0
+        if out is not None and keys[out] in (None, "") and tally is not None:
+            tally.blank_output += 1
+            tally.output_column = out
         return [_whole(keys[prompt], prompt, where) + more]
     ins, outs = (keys.get(k) for k in ARRAY_KEYS)
     if isinstance(ins, list):
@@ -139,25 +215,27 @@ def _lengths(row: dict[str, Any], where: str) -> list[int]:
     raise _unread(keys, where)
 
 
-def _item(item: object, where: str) -> list[int]:
+def _item(item: object, where: str, tally: Tally | None = None) -> list[int]:
     if isinstance(item, (int, NonFinite)) and not isinstance(item, bool):
         return [_whole(item, "tokens", where)]  # a bare count: refused when negative
     if isinstance(item, dict):
-        return _lengths(item, where)
+        return _lengths(item, where, tally)
     raise InputError(f"{where}: expected an object or a whole number")
 
 
-def _document(doc: object, where: str) -> list[int]:
+def _document(doc: object, where: str, tally: Tally | None = None) -> list[int]:
     """One JSON document: a list of requests, an object keyed by request id, or one object."""
     if isinstance(doc, list):
-        return [n for i, item in enumerate(doc) for n in _item(item, f"{where}: entry {i + 1}")]
+        return [n for i, item in enumerate(doc)
+                for n in _item(item, f"{where}: entry {i + 1}", tally)]
     if isinstance(doc, dict) and doc and all(isinstance(v, dict) for v in doc.values()):
-        return [n for k, v in doc.items() for n in _lengths(v, f"{where}: entry {k!r}")]
-    return _item(doc, where)
+        return [n for k, v in doc.items() for n in _lengths(v, f"{where}: entry {k!r}", tally)]
+    return _item(doc, where, tally)
 
 
-def read_lengths(path: Path) -> list[int]:
-    """Every request's tokens in the file, in file order (zeros kept; the caller drops them)."""
+def read_lengths(path: Path, tally: Tally | None = None) -> list[int]:
+    """Every request's tokens in the file, in file order (zeros kept; the caller drops them);
+    `tally` gathers what the file held besides (Tally.notes says it)."""
     from kvplan.inputs import MAX_LOG_BYTES, loads_json, read_text  # size and encoding checked
     from kvplan.inputs.errors import InputFileError
 
@@ -166,13 +244,14 @@ def read_lengths(path: Path) -> list[int]:
         lines = [(i, line) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
         if path.suffix.lower() == ".json" or len(lines) == 1:
             try:  # one document (a .json file, or one line); a .json of lines is read as JSONL
-                return _document(loads_json(text, str(path), keep_non_finite=True), str(path))
+                return _document(loads_json(text, str(path), keep_non_finite=True), str(path),
+                                 tally)
             except InputFileError:
                 if len(lines) == 1:
                     raise
         return [n for i, line in lines
                 for n in _item(loads_json(line, str(path), i, keep_non_finite=True),
-                               f"{path}: line {i}")]
+                               f"{path}: line {i}", tally)]
     reader = csv.DictReader(text.splitlines())
     try:
         if not reader.fieldnames:
@@ -180,8 +259,9 @@ def read_lengths(path: Path) -> list[int]:
         if _is_data(reader.fieldnames):
             raise InputError(f"{path}: line 1 ({','.join(reader.fieldnames)[:60]}) is data, "
                              f"not a header; the first line must name the columns: {WANTED}")
+        same_name(reader.fieldnames, f"{path}: line 1")
         return [n for i, row in enumerate(reader, start=2)
-                for n in _lengths(dict(row), f"{path}: line {i}")]
+                for n in _lengths(dict(row), f"{path}: line {i}", tally)]
     except csv.Error as err:  # a field past csv's 131,072 characters; the line being read
         raise InputError(f"{path}: line {reader.line_num + 1}: not a CSV kvplan reads "
                          f"({err}); give a CSV, JSON or JSONL file of request lengths") from None
