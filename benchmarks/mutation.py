@@ -150,7 +150,13 @@ PACKAGES = {
          # task mutnew: the integer KV caches' module tests (vllm_kv_int, trtllm_kv_int) and
          # vLLM's hybrid-manager switches through check (vllm_hybrid_off): not in the selection,
          # so their mutants met only the tests of other files
-         "tests/engines/test_kv_int_engines.py", "tests/check/test_check_hybrid_off.py")),
+         "tests/engines/test_kv_int_engines.py", "tests/check/test_check_hybrid_off.py",
+         # task mut2: the module tests of last stop's engine changes (vllm_kv_dtypes' release
+         # tables, the vLLM draft-model releases, TensorRT-LLM's FlashMLA blocks and its engine's
+         # cache dtype, SGLang's --kv-cache-dtype source): in no selection until now
+         "tests/engines/test_vllm_kv_dtypes.py", "tests/engines/test_vllm_draft_releases.py",
+         "tests/engines/test_trtllm_pytorch_blocks.py", "tests/engines/test_trtllm_engine_kv.py",
+         "tests/engines/test_sglang_kv_dtype.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",
