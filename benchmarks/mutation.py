@@ -152,7 +152,13 @@ PACKAGES = {
          # so their mutants met only the tests of other files
          "tests/engines/test_kv_int_engines.py", "tests/check/test_check_hybrid_off.py",
          # task kimivllm: Kimi-K2.5 under vLLM (vllm_rotary, vllm_model_releases, encoder_cache)
-         "tests/engines/test_vllm_kimi_k25.py")),
+         "tests/engines/test_vllm_kimi_k25.py",
+         # task mut2: the module tests of last stop's engine changes (vllm_kv_dtypes' release
+         # tables, the vLLM draft-model releases, TensorRT-LLM's FlashMLA blocks and its engine's
+         # cache dtype, SGLang's --kv-cache-dtype source): in no selection until now
+         "tests/engines/test_vllm_kv_dtypes.py", "tests/engines/test_vllm_draft_releases.py",
+         "tests/engines/test_trtllm_pytorch_blocks.py", "tests/engines/test_trtllm_engine_kv.py",
+         "tests/engines/test_sglang_kv_dtype.py")),
     "traffic": Package(
         ("kvplan/traffic/*",),
         ("tests/traffic/test_risk.py", "tests/traffic/test_search.py", "tests/traffic/test_decode.py",

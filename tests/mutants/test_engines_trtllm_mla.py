@@ -73,3 +73,23 @@ def test_deepgemm_where_the_up_projection_is_wider_than_hidden() -> None:
     bare = req.model.model_copy(update={"moe": moe.model_copy(update={"moe_intermediate_size": None})})
     assert deepgemm_workspace_bytes(SizeRequest(model=bare, gpu=req.gpu, context_tokens=8192,
                                                 tp=1), 128) == 0
+
+
+def test_flash_mla_from_0_19_as_two_numbers_or_three() -> None:
+    """FlashMLA's 64-token blocks from 0.19 (task trtleft: "Added FlashMLA support for SM90",
+    0.19.0's release notes); a release stated as "0.19" is 0.19.0, its first release, not a
+    release before it. DeepSeek-V2-Lite: kv_lora_rank 512 + qk_rope_head_dim 64 = 576; H100:
+    compute capability 9.0 (hardware_specs)."""
+    from kvplan.engines.trtllm_mla import flash_mla_block
+
+    req = _req("deepseek-v2-lite", tp=1, gpu="h100")
+    assert req.gpu.capability == (9, 0)
+    for version in ((0, 19), (0, 19, 0), (0, 21, 0), (1, 3, 0)):
+        assert flash_mla_block(req, True, version) == 64, version
+    for version in ((0, 18), (0, 18, 2)):
+        assert flash_mla_block(req, True, version) is None, version
+    assert flash_mla_block(req, False, (1, 3, 0)) is None  # a TensorRT engine
+    # an MLA whose latent + rope width is not 576 (256 + 32 = 288, a width chosen for the test;
+    # no catalog MLA has one): ModelConfig.enable_flash_mla asks for exactly 576
+    assert flash_mla_block(_req("deepseek-v2-lite", tp=1, gpu="h100", kv_lora_rank=256,
+                                qk_rope_head_dim=32), True, (1, 3, 0)) is None
