@@ -22,6 +22,7 @@ from kvplan.engines.common import LayerShape, gib, quantized
 from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval, Steps
 from kvplan.engines.mla_replicated import replicated_extra_bytes
+from kvplan.engines.vision_replicated import tower_extra_bytes
 from kvplan.engines.vision_tower import tower_profile
 from kvplan.engines.vllm_capture import Capture, Stated
 from kvplan.engines.vllm_capture import booked as booked_graphs
@@ -114,6 +115,11 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         weights += whole
         weights_how += (f" + {gib(whole)} of MLA down-projections (q_a_proj, kv_a_proj_with_mqa) "
                         "held whole on every TP rank")
+    tower = tower_extra_bytes(req, fl.version) if m.weights_bytes is None else 0
+    if tower:  # the vision tower's unsharded parts (kvplan.engines.vision_replicated)
+        weights += tower
+        weights_how += (f" + {gib(tower)} of the vision tower held whole on every TP rank "
+                        "(patch/position embeddings, norms, row-parallel biases, projector)")
     per_logit = sampler_bytes(fl, lean, rows, req.model, s)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit,
                                 modular_moe(fl.version, fl.v1, req.model,
@@ -148,7 +154,8 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         stage = limiting_stage(req, s, fl, memory, util, weights, act, batched, block, per_logit,
                                (mrv2.last_stage, mrv2.other_stage) if mrv2 else (0, 0),
                                graph_term.best if estimate else 0,
-                               intermediate_bytes(req, fl.v1, fl.version, lean, batched))
+                               intermediate_bytes(req, fl.v1, fl.version, lean, batched),
+                               tower)
         if stage is not None:
             weights, act, shape, groups, how, last, first = stage
             weights_how += how

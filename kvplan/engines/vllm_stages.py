@@ -23,22 +23,24 @@ from kvplan.engines.vllm_v0_mla import v0_mla_shape
 from kvplan.specs.schema import LayerKind
 
 
-def stage_weights(req: SizeRequest, weights: int) -> list[int]:
+def stage_weights(req: SizeRequest, weights: int, every: int = 0) -> list[int]:
     """Weights on one GPU of each pipeline stage, from the per-GPU average: every stage holds its
     layers' share of the body; the first stage also holds the token embeddings and the last the
     LM head (vllm/model_executor/models: embed_tokens on the first rank, lm_head on the last;
-    untied, as `weights_bytes` assumes), each split over tensor parallelism."""
+    untied, as `weights_bytes` assumes), each split over tensor parallelism. `every`: bytes in
+    `weights` that every stage holds whole rather than by its layers (the vision tower vLLM
+    builds on every stage, kvplan.engines.vision_replicated), 0 where none."""
     model = req.model
     stages = pipeline_stages(model.num_layers, req.pp)
     bits = req.effective_weight_dtype.bits
     embed = -(-model.vocab_size * model.hidden_size * max(bits, 16) // 8 // req.tp)
-    body = max(0, weights * req.pp - 2 * embed)
+    body = max(0, (weights - every) * req.pp - 2 * embed)
     out = []
     for i, r in enumerate(stages):
         w = body * len(r) // model.num_layers
         w += embed if i == 0 else 0
         w += embed if i == len(stages) - 1 else 0
-        out.append(w)
+        out.append(w + every)
     return out
 
 
@@ -67,7 +69,7 @@ def intermediate_bytes(req: SizeRequest, v1: bool, version: str, lean: bool,
 def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
                     util: Fraction, weights: int, act: Interval, batched: int, block: int,
                     sampler_bytes: tuple[int, int, int], state: tuple[int, int] = (0, 0),
-                    graph_estimate: int = 0, intermediate: int = 0
+                    graph_estimate: int = 0, intermediate: int = 0, every: int = 0
                     ) -> tuple[int, Interval, LayerShape, Groups, str, bool, bool] | None:
     """The pipeline stage whose block count vLLM keeps, and its weights, activation and layers.
 
@@ -81,12 +83,12 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     the release and runner subtract (kvplan.engines.vllm_graphs), 0 where none; a logged
     figure replaces it. `intermediate`: the received-hidden-states buffer every stage after the
     first holds (intermediate_bytes); the last value returned says whether the stage is the
-    first."""
+    first. `every`: weights every stage holds whole (stage_weights)."""
     off = manager_off(req.model, fl.version, fl.v1, s.disable_hybrid_kv_cache_manager,
                       s.chunked_local_hybrid)  # kvplan.engines.vllm_hybrid_off
     shapes = [unified(v0_mla_shape(sh, req, fl.version, fl.v1), off, fl.v1) for sh in stage_shapes(
         req.model, Precision(req.kv_dtype, req.kv_group_size), req.tp, req.pp)]
-    ws = stage_weights(req, weights)
+    ws = stage_weights(req, weights, every)
     fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes,
                           modular_moe(fl.version, fl.v1, req.model,
                                       req.effective_weight_dtype)).peak

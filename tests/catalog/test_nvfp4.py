@@ -215,8 +215,12 @@ def test_explain_prices_nvfp4_on_each_engine_that_loads_it(runner, engine):
         # 230,866,944 the split booked: 73,847,974,068 + 1,616,068,608 = 75,464,042,676 B;
         # + DeepSeek's MLA rotary cache, booked for kimi_k25 from vLLM 0.15.0 (vllm_rotary;
         # deepseek_v2.py:542-554 in 0.34.0): 4,096 x 64 = 262,144 rows x 64 x 2 B = 33,554,432 B
-        # -> 75,497,597,108 B
-        assert "75,497,597,108 B" in result.output
+        # -> 75,497,597,108 B; + the vision tower's whole parts on every rank, bf16 (the
+        # checkpoint's ignore keeps vision_tower* and mm_projector* out of NVFP4; task mmenc,
+        # kvplan.engines.vision_replicated): 59,863,936 params x 2 B x 7/8 = 104,761,888 B
+        # -> 75,602,358,996 B
+        assert 75_497_597_108 + 59_863_936 * 2 * 7 // 8 == 75_602_358_996
+        assert "75,602,358,996 B" in result.output
     else:
         assert "73,847,974,068 B" in result.output
     if engine == "trtllm":

@@ -42,8 +42,14 @@ def test_round_eight_as_first_measured_and_after() -> None:
     # Task kimivllm books Kimi-K2.5's MLA rotary cache (vLLM builds its text stack as
     # DeepseekV2, kimi_k25.py; 262,144 rows x 64 x 2 B = 33,554,432 B a rank): the first stage's
     # KV memory 32,911,587,020 -> 32,878,032,588 B over 31 layers x 64 x 1,152 B = 2,285,568 B
-    # a block: 14,399 -> 14,385 blocks, 921,536 -> 920,640 tokens
-    assert "(920,640 tokens in the pool)" in (got["78"].summary or "")
+    # a block: 14,399 -> 14,385 blocks, 921,536 -> 920,640 tokens. Task mmenc books the vision
+    # tower's whole parts on every stage (kvplan.engines.vision_replicated): a GPU holds
+    # 411,279,984 sharded x 2 // 8 + 59,863,936 whole x 2 = 222,547,868 B of the tower against the
+    # 471,143,920 x 2 // 16 = 58,892,990 B booked before: +163,654,878 B, KV memory
+    # 32,714,377,710 B: 14,313 blocks, 916,032 tokens
+    assert 32_878_032_588 - 163_654_878 == 32_714_377_710
+    assert 32_714_377_710 // 2_285_568 * 64 == 916_032
+    assert "(916,032 tokens in the pool)" in (got["78"].summary or "")
     assert ("--master-addr: '$HEAD_IP' is set outside the script (the shell expands it when the "
             "script runs); kvplan's plan does not read --master-addr, so it is passed over"
             ) in got["78"].notes

@@ -94,15 +94,21 @@ def test_cli_explain_books_it_at_tp8_on_h200() -> None:
     """`kvplan explain kimi-k2.5 --engine vllm --tp 8 --gpu h200 -c 32768` (0.34.0): weights
     76,009,517,820 B before the cache -> 76,043,072,252 B, KV cache memory 65,072,438,735 ->
     65,038,884,303 B; 64-token blocks of 61 x 64 x 1,152 B = 4,497,408 B: 14,468 -> 14,461
-    blocks, 925,952 -> 925,504 tokens; no 'model file not read' note left."""
+    blocks, 925,952 -> 925,504 tokens; no 'model file not read' note left. Task mmenc then books
+    the vision tower's whole parts (tests/engines/test_vllm_kimi_tower.py, TOWER_EXTRA): weights
+    + 104,761,888 B = 76,147,834,140 B, KV cache memory 64,934,122,415 B, 14,438 blocks, 924,032
+    tokens."""
     result = CliRunner().invoke(app, ["explain", "kimi-k2.5", "--engine", "vllm", "--tp", "8",
                                       "--gpu", "h200", "-c", "32768"], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert 76_009_517_820 + CACHE == 76_043_072_252
-    assert "(76,043,072,252 B)" in result.output
-    assert "(65,038,884,303 B)" in result.output
-    assert 65_038_884_303 // 4_497_408 == 14_461
-    assert "GPU KV cache size: 925,504 tokens" in result.output
+    tower = 104_761_888  # 59,863,936 whole params x 2 B x 7/8 (test_vllm_kimi_tower.py)
+    assert 76_043_072_252 + tower == 76_147_834_140
+    assert "(76,147,834,140 B)" in result.output
+    assert 65_038_884_303 - tower == 64_934_122_415
+    assert "(64,934,122,415 B)" in result.output
+    assert 64_934_122_415 // 4_497_408 == 14_438
+    assert "GPU KV cache size: 924,032 tokens" in result.output
     assert "model file not read" not in result.output
 
 
