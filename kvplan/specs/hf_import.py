@@ -41,6 +41,7 @@ from kvplan.specs.mm_tokens import mm_tokens_per_item, vision_tower_fields
 from kvplan.specs.params import UnsupportedArchitecture, count_params
 from kvplan.specs.params_base import _int_or
 from kvplan.specs.schema import ModelSpec
+from kvplan.specs.unmodelled import unmodelled_reason
 from kvplan.units import DType
 
 __all__ = ["import_model", "read_source", "spec_from_config", "spec_yaml", "text_config"]
@@ -63,8 +64,11 @@ def spec_from_config(
         raise ImportRefused(trtllm_checkpoint_refusal(config) or
                             "config.json has no model_type; is this a Hugging Face config?")
     if model_type not in SUPPORTED:
+        reason = unmodelled_reason(model_type)
         raise ImportRefused(
-            f"model_type {model_type!r} is not supported (kvplan knows: {', '.join(SUPPORTED)}); "
+            f"model_type {model_type!r} is not supported"
+            + (f" ({reason})" if reason else "")
+            + f" (kvplan knows: {', '.join(SUPPORTED)}); "
             "write a spec YAML by hand from its config and modeling code"
         )
     cfg, notes = text_config(config)

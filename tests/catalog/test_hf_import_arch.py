@@ -226,10 +226,44 @@ def test_internlm2_malformed_is_refused(tmp_path, runner, changes, reason):
     assert result.exit_code == 2, result.output
 
 
-@pytest.mark.parametrize("model_type", ["baichuan", "granitemoeshared", "phimoe", "glm4"])
+# qwen3_5, qwen3_5_moe and gemma4: the model types of Qwen3.5/3.6 and Gemma 4 checkpoints in the
+# public corpus (tests/assets); gemma3n: unsloth/gemma-3n-E2B-it, named by two corpus manifests.
+# Their caches (Qwen3.5 hybrids, Gemma 4, Gemma 3n) are not modelled: fail closed, never a guess.
+@pytest.mark.parametrize(
+    "model_type",
+    ["baichuan", "granitemoeshared", "phimoe", "glm4", "qwen3_5", "qwen3_5_moe", "gemma4", "gemma3n"],
+)
 def test_types_without_an_exact_account_are_refused_on_one_line(tmp_path, runner, model_type):
     path = config_file(tmp_path, {**GRANITEMOE, "model_type": model_type})
     result = invoke(runner, "import", path)
     assert result.exit_code == 2, result.output
     assert f"model_type '{model_type}' is not supported" in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output
+
+
+# The verbatim public configs of Qwen3.5 and Gemma 4 checkpoints (ai-dynamo/aiconfigurator copies,
+# tests/assets/check/qa/SOURCES.md): refused on one line, exit 2, that names the model type and
+# the fields of that config kvplan does not model; no spec is written from a guessed shape.
+QA_HF = Path(__file__).resolve().parents[1] / "assets" / "check" / "qa" / "hf"
+
+
+@pytest.mark.parametrize(
+    ("config", "model_type", "fields"),
+    [
+        ("Qwen--Qwen3.5-27B.json", "qwen3_5", ("linear_attention", "vision_config", "qwen3_next")),
+        ("Qwen--Qwen3.5-35B-A3B.json", "qwen3_5_moe", ("linear_attention", "vision_config")),
+        ("google--gemma-4-26B-A4B.json", "gemma4",
+         ("num_global_key_value_heads", "global_head_dim", "attention_k_eq_v", "num_kv_shared_layers")),
+    ],
+)
+def test_public_unmodelled_checkpoints_name_what_is_not_modelled(runner, config, model_type, fields):
+    path = str(QA_HF / config)
+    with pytest.raises(InputError, match=f"model_type '{model_type}' is not supported"):
+        import_model(path)
+    result = invoke(runner, "import", path)
+    assert result.exit_code == 2, result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    for field in fields:
+        assert field in result.output, (field, result.output)
+    assert "write a spec YAML by hand" in result.output
+    assert "Traceback" not in result.output
