@@ -32,9 +32,23 @@ from kvplan.capacity.kv import kv_heads_per_gpu
 from kvplan.engines.interface import Interval
 from kvplan.engines.vllm_moe_workspace import workspace_elements_per_token
 from kvplan.specs.schema import ModelSpec
-from kvplan.units import GIB, ceil_div
+from kvplan.units import GIB, DType, ceil_div
 
 ACT_BYTES = 2  # activations run in bf16/fp16 even for fp8 / int4 weights
+# ...but in fp32 when the model is served in fp32 (vLLM `--dtype float32`): the loader builds the
+# layers under `set_default_torch_dtype(model_config.dtype)` (vLLM 0.30.0
+# model_executor/model_loader/base_loader.py:66), so every matmul output of the forward pass is in
+# that dtype, and the profiling runner's buffers take it too (`self.dtype =
+# self.model_config.dtype`, v1/worker/gpu/model_runner.py:205 in 0.30.0; gpu_model_runner.py:493
+# and its inputs_embeds buffer `dtype=self.dtype` :812 in 0.32.0). Task actwidth.
+FP32_ACT_BYTES = 4
+
+
+def serving_act_bytes(dtype: DType) -> int:
+    """Bytes per activation element for a model served with weights in `dtype` (the request's
+    effective weight dtype, i.e. `--dtype` or the published one after `--dtype auto`): 4 in
+    fp32, else 2 (16-bit, and fp8 / int4 checkpoints, which compute in 16 bits)."""
+    return FP32_ACT_BYTES if dtype is DType.fp32 else ACT_BYTES
 SAMPLER_BYTES_PER_LOGIT = (16, 40, 48)  # low, best, high
 # Model Runner V2 (vLLM 0.22-0.24 the listed architectures, 0.25 on dense models, 0.29 on all:
 # kvplan.engines.vllm_series.Flavour.lean_sampler): its profiling sampler skips
@@ -82,6 +96,21 @@ WARMUP_SAMPLER_BYTES_PER_LOGIT = (6, 14, 18)
 # source, checked on log 61 (vLLM 0.19, Llama-3.1-8B, H100: 1.89 GiB peak activation for 1,024
 # rows x 128,256 vocab = 15.45 B a logit; moved to the fit part for it).
 V1_SAMPLER_BYTES_PER_LOGIT = (12, 16, 28)
+
+
+def model_dtype_logits(per_logit: tuple[int, int, int], act_bytes: int) -> tuple[int, int, int]:
+    """Model Runner V2's sampler figures (LEAN_, UNTOUCHED_, WARMUP_SAMPLER_BYTES_PER_LOGIT) with
+    their logits at `act_bytes` instead of 2 B: the lm_head writes the logits in the model dtype
+    (`head_dtype` defaults to it; model_executor/layers/logits_processor.py:143 in 0.30.0), and
+    the copy `torch.empty_like(logits, dtype=torch.float32).copy_(logits)` is made whatever that
+    dtype (gpu/sample/sampler.py:157 in 0.25.0, :224 in 0.30.0), so an fp32 model adds 2 B a
+    logit to the best and high figures, which count the logits; the low end is a floor and stays.
+    The V1 sampler before Model Runner V2 casts to fp32 itself: its figures stay fixed."""
+    low, best, high = per_logit
+    extra = act_bytes - ACT_BYTES
+    return (low, best + extra, high + extra)
+
+
 FORWARD_SPREAD = (0.85, 1.0, 1.35)  # low, best, high factors on the forward estimate
 COMPILE_SLACK = GIB // 4  # torch.compile / workspace scratch added to the high end only
 
@@ -124,14 +153,16 @@ def forward_elements_per_token(model: ModelSpec, tp: int, moe_workspace: bool = 
 def activation_peak(
     model: ModelSpec, tp: int, batched_tokens: int, sampler_rows: int, quantized: bool = False,
     sampler_bytes: tuple[int, int, int] = SAMPLER_BYTES_PER_LOGIT, moe_workspace: bool = False,
+    act_bytes: int = ACT_BYTES,
 ) -> ActivationModel:
     """The profiled activation peak as an interval (bytes, one GPU).
 
     `sampler_bytes` is (low, best, high) bytes per logit; `sampler_rows` the rows this GPU
-    samples (vLLM 0.29-0.31 shard them over tensor-parallel ranks).
+    samples (vLLM 0.29-0.31 shard them over tensor-parallel ranks); `act_bytes` the forward
+    pass's element width (serving_act_bytes: 4 for a model served in fp32).
     """
     per_token = forward_elements_per_token(model, tp, moe_workspace)
-    forward = batched_tokens * per_token * ACT_BYTES
+    forward = batched_tokens * per_token * act_bytes
     sampler = [sampler_rows * model.vocab_size * b for b in sampler_bytes]
     best = max(forward, sampler[1])
     low = max(int(forward * FORWARD_SPREAD[0]), sampler[0])
@@ -139,7 +170,7 @@ def activation_peak(
     if quantized:
         high += 2 * GIB
     formula = (
-        f"max(forward {batched_tokens:,} tok x {per_token:,} el x {ACT_BYTES} B, "
+        f"max(forward {batched_tokens:,} tok x {per_token:,} el x {act_bytes} B, "
         f"sampler {sampler_rows:,} rows x vocab {model.vocab_size:,} x "
         f"{sampler_bytes[1]} B)"
     )

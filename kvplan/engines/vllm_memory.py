@@ -12,11 +12,14 @@ from fractions import Fraction
 
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.activation import (
+    ACT_BYTES,
     LEAN_SAMPLER_BYTES_PER_LOGIT,
     SAMPLER_BYTES_PER_LOGIT,
     UNTOUCHED_SAMPLER_BYTES_PER_LOGIT,
     WARMUP_SAMPLER_BYTES_PER_LOGIT,
     activation_peak,
+    model_dtype_logits,
+    serving_act_bytes,
 )
 from kvplan.engines.common import LayerShape, gib, quantized
 from kvplan.engines.encoder_cache import EncoderCacheProfile, with_encoder_cache
@@ -75,17 +78,18 @@ class Budget:
 
 
 def sampler_bytes(fl: Flavour, lean: bool, rows: int, model: ModelSpec,
-                  s: EngineSettings) -> tuple[int, int, int]:
+                  s: EngineSettings, act_bytes: int = ACT_BYTES) -> tuple[int, int, int]:
     """Bytes per logit of the profiling sampler (low, best, high) for this version series (the
     V1 sampler before Model Runner V2: kvplan.engines.vllm_sort_sampler, the 0.10 sort; Model
     Runner V2: its fp32 copy through 0.25, the bf16 logits alone 0.26-0.32, the warm-up pass
-    from 0.33, kvplan.engines.activation)."""
+    from 0.33, kvplan.engines.activation). Model Runner V2's logits are `act_bytes` wide
+    (model_dtype_logits: 4 B for a model served in fp32)."""
     if lean and fl.sampler_warmup:
-        return WARMUP_SAMPLER_BYTES_PER_LOGIT
+        return model_dtype_logits(WARMUP_SAMPLER_BYTES_PER_LOGIT, act_bytes)
     if lean and fl.untouched_logits:  # 0.26-0.32: the bf16 logits only
-        return UNTOUCHED_SAMPLER_BYTES_PER_LOGIT
+        return model_dtype_logits(UNTOUCHED_SAMPLER_BYTES_PER_LOGIT, act_bytes)
     if lean:  # 0.22-0.25: the bf16 logits and their fp32 copy
-        return LEAN_SAMPLER_BYTES_PER_LOGIT
+        return model_dtype_logits(LEAN_SAMPLER_BYTES_PER_LOGIT, act_bytes)
     return v1_sampler_bytes(fl.version, rows, model, s) if fl.v1 else SAMPLER_BYTES_PER_LOGIT
 
 
@@ -120,10 +124,11 @@ def budget_steps(st: Steps, req: SizeRequest, s: EngineSettings, fl: Flavour, me
         weights += tower
         weights_how += (f" + {gib(tower)} of the vision tower held whole on every TP rank "
                         "(patch/position embeddings, norms, row-parallel biases, projector)")
-    per_logit = sampler_bytes(fl, lean, rows, req.model, s)
+    width = serving_act_bytes(req.effective_weight_dtype)
+    per_logit = sampler_bytes(fl, lean, rows, req.model, s, width)
     act_model = activation_peak(req.model, req.tp, batched, rows, quantized(req), per_logit,
                                 modular_moe(fl.version, fl.v1, req.model,
-                                            req.effective_weight_dtype))
+                                            req.effective_weight_dtype), act_bytes=width)
     act = Interval.exact(m.activation_bytes) if m.activation_bytes is not None else act_model.peak
     act, enc = with_encoder_cache(act, req.model, batched, s.limit_mm_per_prompt,
                                   fl.v1 and m.activation_bytes is None,

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 from kvplan.capacity.kv import Precision, pipeline_stages
 from kvplan.capacity.plan import SizeRequest
-from kvplan.engines.activation import ACT_BYTES, activation_peak
+from kvplan.engines.activation import activation_peak, serving_act_bytes
 from kvplan.engines.common import LayerShape, quantized, stage_shapes
 from kvplan.engines.encoder_cache import with_encoder_cache
 from kvplan.engines.interface import EngineSettings, Interval
@@ -63,7 +63,8 @@ def intermediate_bytes(req: SizeRequest, v1: bool, version: str, lean: bool,
     the release books it (0 with one stage, on V0, or on Model Runner V2 before 0.27)."""
     if req.pp == 1 or not v1 or (lean and not booked(version, v1, lean)):
         return 0
-    return batched * req.model.hidden_size * PP_INTERMEDIATE_KEYS * ACT_BYTES
+    return batched * req.model.hidden_size * PP_INTERMEDIATE_KEYS * serving_act_bytes(
+        req.effective_weight_dtype)
 
 
 def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int,
@@ -91,7 +92,8 @@ def limiting_stage(req: SizeRequest, s: EngineSettings, fl: Flavour, memory: int
     ws = stage_weights(req, weights, every)
     fwd = activation_peak(req.model, req.tp, batched, 0, quantized(req), sampler_bytes,
                           modular_moe(fl.version, fl.v1, req.model,
-                                      req.effective_weight_dtype)).peak
+                                      req.effective_weight_dtype),
+                          act_bytes=serving_act_bytes(req.effective_weight_dtype)).peak
     fwd, _ = with_encoder_cache(fwd, req.model, batched, s.limit_mm_per_prompt, fl.v1)
     nt, _ = non_torch(fl, req.tp, weights, quantized(req),
                       nvlink_module(req.gpu.label, req.gpu.device_names), req.gpu.unified_memory,

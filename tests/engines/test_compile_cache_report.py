@@ -148,7 +148,9 @@ def test_prose_counts_match_the_summary() -> None:
         misses["unknown"], key=lambda n: n in ("504", "505"), reverse=True)
     assert "only 440 (the timer, line 29) and 540 (line 69's" in engines
     assert misses["cold"] == ["440", "540", "700", "701", "990", "991", "993", "994", "995"]
-    assert misses["eager"] == ["942", "1001"] and misses["warm"] == ["1000"]
+    # 1001 (fp32, eager) left the misses when task actwidth sized its activations at 4 B:
+    # +5.35% -> +2.77% (2,048 x 17,280 x 2 B = 70,778,880 B more activation, 2,880 tokens fewer).
+    assert misses["eager"] == ["942"] and misses["warm"] == ["1000"]
 
 
 def test_no_summary_line_without_a_held_out_miss() -> None:
