@@ -19,6 +19,9 @@ from kvplan.check.target import COMPOSE, KUBERNETES, KVPLAN, Target
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
 from kvplan.deploy.yamldoc import Doc
 
+NOT_FOUND = "no such file or folder"  # a path named on the command line (the text format names it)
+NO_MATCH = "no file matches"  # a glob kvplan expands
+
 
 def _has_magic(text: str) -> bool:
     return any(c in text for c in "*?[")
@@ -247,9 +250,9 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
                         not is_side_file(p):
                     add(p, False)  # a glob names scripts too (`scripts/*.sh`, `*.py`)
             if not matches:
-                missing.append(Outcome(text, ERROR, problems=[Problem("", "no file matches")]))
+                missing.append(Outcome(text, ERROR, problems=[Problem("", NO_MATCH)]))
         else:
-            missing.append(Outcome(text, ERROR, problems=[Problem("", "no such file or folder")]))
+            missing.append(Outcome(text, ERROR, problems=[Problem("", NOT_FOUND)]))
     if skipped is not None:  # a script also named (or found) elsewhere is read there
         skipped.extend(v for k, v in passed.items() if k not in seen)
     if folders is not None:
