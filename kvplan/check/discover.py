@@ -141,12 +141,14 @@ def _python_skip(path: Path) -> str:
 
 def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None,
              folders: list[tuple[str, str]] | None = None,
+             patches: list[tuple[str, str]] | None = None,
              ) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
     """Files to read, each with whether it was named explicitly; missing paths as ERRORs.
     `skipped` receives (path, SHELL or PYTHON, why) of each script a folder walk found and
     does not read (it starts no engine): counted in the report, never dropped unsaid.
     `folders` receives (folder, why) of each folder a walk did not go into (installed_folder:
-    a virtual environment, installed packages), one footer line each."""
+    a virtual environment, installed packages), one footer line each; `patches` (file, why) of
+    each kustomize patch a walk met (kvplan.check.kustomize; one named is an ERROR)."""
     files: list[tuple[Path, bool]] = []
     missing: list[Outcome] = []
     seen: set[Path] = set()
@@ -257,7 +259,9 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
         skipped.extend(v for k, v in passed.items() if k not in seen)
     if folders is not None:
         folders.extend(left.values())
-    return _side_files_named(files, missing)
+    from kvplan.check.kustomize import split_patches
+
+    return _side_files_named(split_patches(files, patches, missing), missing)
 
 
 def _expand(text: str) -> list[str] | None:

@@ -96,6 +96,8 @@ def footer(report: Report) -> str:
     text += scripts_skipped(report.scripts_skipped)
     text += "".join(f"\nfolder not walked: {printable(folder)}: {why}; name a file in it to "
                     "check that file" for folder, why in report.folders_skipped)
+    text += "".join(f"\nnot checked: {printable(file)}: {why}"
+                    for file, why in report.patches_skipped)
     if report.ignored:
         text += f"; {len(report.ignored)} unreadable non-workload document(s) ignored"
         text += "".join(f"\nignored: {printable(item)}" for item in report.ignored)
@@ -250,6 +252,7 @@ def render_json(report: Report) -> str:
             "skipped_scripts": [{"file": f, "kind": k, "why": w}
                                 for f, k, w in report.scripts_skipped],
             "skipped_folders": [{"folder": f, "why": w} for f, w in report.folders_skipped],
+            "skipped_patches": [{"file": f, "why": w} for f, w in report.patches_skipped],
         },
         "results": [record(o) for o in report.outcomes],
     }
