@@ -290,7 +290,8 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
     never hides the other files' verdicts; with `debug` it is raised instead."""
     passed: list[tuple[str, str, str]] = []
     left: list[tuple[str, str]] = []
-    files, outcomes = discover(paths, passed, left)
+    patches: list[tuple[str, str]] = []
+    files, outcomes = discover(paths, passed, left, patches)
     skipped: list[str] = []
     ignored: list[str] = []
     side_cache: dict[Path, Any] = {}
@@ -301,7 +302,7 @@ def check_paths(paths: list[str], default_gpu: str | None = None,
                                       default_gpu, progress, debug)
     if progress is not None:
         progress(len(files), len(files), outcomes)
-    return Report(outcomes, skipped, ignored, used, internal, passed, left)
+    return Report(outcomes, skipped, ignored, used, internal, passed, left, patches)
 
 
 def _check_files(files: list[tuple[Path, bool]], outcomes: list[Outcome], skipped: list[str],

@@ -19,6 +19,9 @@ from kvplan.check.target import COMPOSE, KUBERNETES, KVPLAN, Target
 from kvplan.deploy import DeploymentError, Problem, parse_deployment
 from kvplan.deploy.yamldoc import Doc
 
+NOT_FOUND = "no such file or folder"  # a path named on the command line (the text format names it)
+NO_MATCH = "no file matches"  # a glob kvplan expands
+
 
 def _has_magic(text: str) -> bool:
     return any(c in text for c in "*?[")
@@ -138,12 +141,14 @@ def _python_skip(path: Path) -> str:
 
 def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None,
              folders: list[tuple[str, str]] | None = None,
+             patches: list[tuple[str, str]] | None = None,
              ) -> tuple[list[tuple[Path, bool]], list[Outcome]]:
     """Files to read, each with whether it was named explicitly; missing paths as ERRORs.
     `skipped` receives (path, SHELL or PYTHON, why) of each script a folder walk found and
     does not read (it starts no engine): counted in the report, never dropped unsaid.
     `folders` receives (folder, why) of each folder a walk did not go into (installed_folder:
-    a virtual environment, installed packages), one footer line each."""
+    a virtual environment, installed packages), one footer line each; `patches` (file, why) of
+    each kustomize patch a walk met (kvplan.check.kustomize; one named is an ERROR)."""
     files: list[tuple[Path, bool]] = []
     missing: list[Outcome] = []
     seen: set[Path] = set()
@@ -247,14 +252,16 @@ def discover(paths: list[str], skipped: list[tuple[str, str, str]] | None = None
                         not is_side_file(p):
                     add(p, False)  # a glob names scripts too (`scripts/*.sh`, `*.py`)
             if not matches:
-                missing.append(Outcome(text, ERROR, problems=[Problem("", "no file matches")]))
+                missing.append(Outcome(text, ERROR, problems=[Problem("", NO_MATCH)]))
         else:
-            missing.append(Outcome(text, ERROR, problems=[Problem("", "no such file or folder")]))
+            missing.append(Outcome(text, ERROR, problems=[Problem("", NOT_FOUND)]))
     if skipped is not None:  # a script also named (or found) elsewhere is read there
         skipped.extend(v for k, v in passed.items() if k not in seen)
     if folders is not None:
         folders.extend(left.values())
-    return _side_files_named(files, missing)
+    from kvplan.check.kustomize import split_patches
+
+    return _side_files_named(split_patches(files, patches, missing), missing)
 
 
 def _expand(text: str) -> list[str] | None:

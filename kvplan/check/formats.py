@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kvplan.check import ERROR, FAIL, PASS, WARN, YAML_SUFFIXES, Outcome, Report
+from kvplan.check.discover import NO_MATCH, NOT_FOUND
 from kvplan.render.clip import printable  # a value's newline is never a line of its own
 
 
@@ -95,6 +96,8 @@ def footer(report: Report) -> str:
     text += scripts_skipped(report.scripts_skipped)
     text += "".join(f"\nfolder not walked: {printable(folder)}: {why}; name a file in it to "
                     "check that file" for folder, why in report.folders_skipped)
+    text += "".join(f"\nnot checked: {printable(file)}: {why}"
+                    for file, why in report.patches_skipped)
     if report.ignored:
         text += f"; {len(report.ignored)} unreadable non-workload document(s) ignored"
         text += "".join(f"\nignored: {printable(item)}" for item in report.ignored)
@@ -151,6 +154,12 @@ def wrap(line: str, width: int | None) -> list[str]:
                          break_long_words=False, break_on_hyphens=False) or [line]
 
 
+def _missing(o: Outcome) -> bool:
+    """Whether the outcome is a path named on the command line that names nothing."""
+    return o.verdict == ERROR and o.line is None and any(
+        p.message in (NOT_FOUND, NO_MATCH) for p in o.problems)
+
+
 def render_text(report: Report, width: int | None = None) -> str:
     """Each file's path once, then its verdicts; lines folded at `width` (None: not folded)."""
     lines: list[str] = []
@@ -159,7 +168,9 @@ def render_text(report: Report, width: int | None = None) -> str:
         if o.file != current:
             lines.append(printable(o.file))
             current = o.file
-        for line in verdict_lines(o, path=False):
+        # a path that names nothing says so by its name, as a glob that matches nothing does
+        # ('ERROR file: no such file or folder' read as if some file were missing; task uxfix)
+        for line in verdict_lines(o, path=_missing(o)):
             lines.extend(wrap(printable(line), width))
     for line in footer(report).splitlines():  # the summary and each ignored document fold too
         lines.extend(wrap(line, width))
@@ -241,6 +252,7 @@ def render_json(report: Report) -> str:
             "skipped_scripts": [{"file": f, "kind": k, "why": w}
                                 for f, k, w in report.scripts_skipped],
             "skipped_folders": [{"folder": f, "why": w} for f, w in report.folders_skipped],
+            "skipped_patches": [{"file": f, "why": w} for f, w in report.patches_skipped],
         },
         "results": [record(o) for o in report.outcomes],
     }

@@ -59,6 +59,8 @@ class Report:
     # the folders a walk did not go into: (folder, why) (discover.installed_folder: a virtual
     # environment, installed packages), one footer line each
     folders_skipped: list[tuple[str, str]] = field(default_factory=list)
+    # the kustomize patches a walk met: (file, why) (kvplan.check.kustomize), one line each
+    patches_skipped: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def checked_none(self) -> bool:

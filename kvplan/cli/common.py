@@ -67,6 +67,21 @@ def refuse_bad_value(err: typer.BadParameter) -> NoReturn:
     raise typer.Exit(code=2)
 
 
+# every option that names a file kvplan writes, by its parameter name: -o/--output (every
+# command's text, json, csv; import's spec; plot's picture) and size/fleet's --save
+WRITES = {"output": "--output", "save_to": "--save"}
+
+
+def _refuse_unwritable(kwargs: dict[str, Any]) -> None:
+    """A file kvplan cannot write is refused before any work is done, in one line (exit 2):
+    until task uxfix `fleet --save /proc/x.yaml` printed the plan, then the error."""
+    from kvplan.inputs.atomic import check_writable
+
+    for key, option in WRITES.items():
+        if isinstance(kwargs.get(key), Path):
+            check_writable(kwargs[key], option)
+
+
 def cli_errors(fn: F) -> F:
     """The one place where an error becomes a message and an exit code: a KvplanError its own
     code (2 for invalid input), anything unexpected 3 with the bug-report line. --debug (or
@@ -76,6 +91,7 @@ def cli_errors(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             _refuse_non_finite(kwargs)
+            _refuse_unwritable(kwargs)
             return fn(*args, **kwargs)
         except typer.BadParameter as err:  # a refused value: kvplan's one line (exit 2)
             refuse_bad_value(err)

@@ -42,7 +42,7 @@ def _hanging(mark: str, text: str, style: str = "") -> Any:
 
     grid = Table.grid(padding=(0, 1, 0, 0))
     grid.add_column(no_wrap=True, style=style)
-    grid.add_column(ratio=1, style=style)
+    grid.add_column(ratio=1, style=style, overflow="fold")  # a long source path folds, not cut
     grid.add_row(mark, text)
     return grid
 

@@ -24,6 +24,24 @@ def check_target(path: Path, option: str = "--output") -> Path:
     return path
 
 
+def check_writable(path: Path, option: str = "--output") -> Path:
+    """check_target, and a temporary file made and removed in the target's folder: the same
+    call atomic_write makes, so a folder kvplan may not write (no permission, a read-only
+    disk, /proc) is refused before the work, not after it was printed (task uxfix: `fleet
+    --save` to such a path printed the whole plan, then the error)."""
+    path = check_target(path, option)
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=folder)
+    except OSError as err:
+        raise InputFileError(path, f"cannot write: {err.strerror or err}; choose another "
+                             "path") from None
+    os.close(fd)
+    with contextlib.suppress(OSError):
+        os.unlink(tmp_name)
+    return path
+
+
 def _mode(path: Path) -> int:
     """The permission bits the written file gets: an existing file's own, else what open()
     would give a new file (0o666 less the umask). mkstemp makes its file 0o600, so before

@@ -333,7 +333,12 @@ def to_string(renderables: Sequence[RenderableType], width: int = 80, color: boo
         file=buf, width=width, height=25, force_terminal=color, no_color=not color,
         color_system="standard" if color else None, highlight=False, soft_wrap=False,
     )
-    console.print(Group(*renderables))
+    # any table that would cut a cell at this width prints its rows as pairs (task uxfix: explain,
+    # models, gpus and calibrate cut numbers to ellipses at 60 columns; size/fleet already did)
+    laid: list[RenderableType] = []
+    for r in renderables:
+        laid += fit(r, width) if isinstance(r, Table) else [r]
+    console.print(Group(*laid))
     return "\n".join(line.rstrip() for line in buf.getvalue().splitlines()) + "\n"
 
 

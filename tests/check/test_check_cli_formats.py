@@ -22,9 +22,11 @@ def test_json_format(runner: CliRunner) -> None:
     doc = json.loads(result.output)
     # every count is there, warn's too (0: until task h100review it was left out when 0)
     assert doc["summary"] == {"pass": 1, "fail": 1, "warn": 0, "error": 0, "exit_code": 1,
-                              "skipped_files": [], "skipped_scripts": [], "skipped_folders": []}
+                              "skipped_files": [], "skipped_scripts": [], "skipped_folders": [],
+                              "skipped_patches": []}
     assert list(doc["summary"]) == ["pass", "fail", "warn", "error", "exit_code",
-                                    "skipped_files", "skipped_scripts", "skipped_folders"]
+                                    "skipped_files", "skipped_scripts", "skipped_folders",
+                                    "skipped_patches"]
     fail = doc["results"][0]
     assert {
         k: fail[k]
