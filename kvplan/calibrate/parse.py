@@ -29,9 +29,9 @@ from kvplan.engines.interface import parse_version
 from kvplan.engines.release import leading_numbers
 from kvplan.errors import InputError
 
-# Every pattern is tried on every line (that holds its text, below): vLLM's first, then SGLang's, then TensorRT-LLM's, each
-# in the order its module registers them (where two set the same key, the later one wins), so
-# the order does not hang on the order of the imports above.
+# Every pattern is tried on every line (that holds its text, below): vLLM's first, then
+# SGLang's, then TensorRT-LLM's, each in the order its module registers them (where two set the
+# same key, the later one wins), so the order does not hang on the order of the imports above.
 _ENGINE_ORDER = {"vllm": 0, "sglang": 1, "trtllm": 2}
 ORDERED = sorted(PATTERNS, key=lambda p: _ENGINE_ORDER[p[0]])
 # Each pattern with the text it cannot match without (kvplan.calibrate.prefilter): one piece as
