@@ -67,19 +67,10 @@ def refuse_bad_value(err: typer.BadParameter) -> NoReturn:
     raise typer.Exit(code=2)
 
 
-# every option that names a file kvplan writes, by its parameter name: -o/--output (every
-# command's text, json, csv; import's spec; plot's picture) and size/fleet's --save
-WRITES = {"output": "--output", "save_to": "--save"}
-
-
 def _refuse_unwritable(kwargs: dict[str, Any]) -> None:
-    """A file kvplan cannot write is refused before any work is done, in one line (exit 2):
-    until task uxfix `fleet --save /proc/x.yaml` printed the plan, then the error."""
-    from kvplan.inputs.atomic import check_writable
+    from kvplan.inputs.atomic import refuse_unwritable  # imported when a command runs, not at start
 
-    for key, option in WRITES.items():
-        if isinstance(kwargs.get(key), Path):
-            check_writable(kwargs[key], option)
+    refuse_unwritable(kwargs)
 
 
 def cli_errors(fn: F) -> F:

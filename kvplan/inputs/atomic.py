@@ -89,3 +89,18 @@ def write_text_atomic(path: Path, text: str, option: str = "--output") -> Path:
             fh.write(text)
 
     return atomic_write(path, write, option)
+
+
+# every option that names a file kvplan writes, by its parameter name: -o/--output (every
+# command's text, json, csv; import's spec; plot's picture) and size/fleet's --save
+WRITES = {"output": "--output", "save_to": "--save"}
+
+
+def refuse_unwritable(kwargs: dict[str, object]) -> None:
+    """A file kvplan cannot write is refused before any work is done, in one line (exit 2), for
+    every command (called by kvplan.cli.common.cli_errors with the command's arguments): until
+    task uxfix `fleet --save /proc/x.yaml` printed the plan, then the error."""
+    for key, option in WRITES.items():
+        value = kwargs.get(key)
+        if isinstance(value, Path):
+            check_writable(value, option)
