@@ -30,6 +30,14 @@ def check_writable(path: Path, option: str = "--output") -> Path:
     disk, /proc) is refused before the work, not after it was printed (task uxfix: `fleet
     --save` to such a path printed the whole plan, then the error)."""
     path = check_target(path, option)
+    with contextlib.suppress(OSError):
+        os.unlink(_temporary(path))
+    return path
+
+
+def _temporary(path: Path) -> str:
+    """An empty temporary file beside `path` (its folder checked by check_target), its name;
+    a folder kvplan may not write is one line naming the file."""
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=folder)
@@ -37,9 +45,7 @@ def check_writable(path: Path, option: str = "--output") -> Path:
         raise InputFileError(path, f"cannot write: {err.strerror or err}; choose another "
                              "path") from None
     os.close(fd)
-    with contextlib.suppress(OSError):
-        os.unlink(tmp_name)
-    return path
+    return tmp_name
 
 
 def _mode(path: Path) -> int:
@@ -59,14 +65,7 @@ def atomic_write(path: Path, write: Callable[[Path], None], option: str = "--out
     `path`. On any failure the old file is untouched and the temporary file is removed; an
     OSError (no permission, a full disk) becomes one line naming the file."""
     path = check_target(path, option)
-    folder = path.parent if str(path.parent) else Path(".")
-    try:
-        fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix, dir=folder)
-    except OSError as err:
-        raise InputFileError(path, f"cannot write: {err.strerror or err}; choose another "
-                             "path") from None
-    os.close(fd)
-    tmp = Path(tmp_name)
+    tmp = Path(_temporary(path))
     try:
         write(tmp)
         os.chmod(tmp, _mode(path))
