@@ -72,6 +72,13 @@ class EngineTraits:
     # arguments, read as the server is, with its note (kvplan.check.manifests.engine)
     demo_modules: tuple[str, ...] = ()
     demo_note: str = ""
+    # `python -m MODULE` of a launcher that starts --dp-size servers of the engine, each with
+    # the same options, behind a router whose own options carry `router_prefix`: the servers
+    # are read as the engine's data-parallel replicas, the router's options noted (they do not
+    # move the KV pool), with where the source says so (kvplan.check.manifests.engine)
+    router_modules: tuple[str, ...] = ()
+    router_prefix: str = ""
+    router_source: str = ""
 
     # -- how its parser reads options (kvplan.check.argv)
     # vLLM's FlexibleArgumentParser: `_` and `-` alike in a long option's name
@@ -236,7 +243,14 @@ _TRAITS = (
     EngineTraits(
         name="sglang", title="SGLang", serving=True, log_measures=("before_gib", "after_gib"),
         name_words=("sglang",), image_words=("sgl-dev",),
-        command="sglang", modules=("sglang.launch_server",), dynamo_module="dynamo.sglang",
+        command="sglang", modules=("sglang.launch_server", "sglang_router.launch_server"),
+        dynamo_module="dynamo.sglang",
+        router_modules=("sglang_router.launch_server",), router_prefix="--router-",
+        router_source=(
+            "sgl-router/py_src/sglang_router/launch_server.py at sgl-project/sglang 0e6ed14d: "
+            "main() puts ServerArgs.add_cli_args and RouterArgs.add_cli_args(use_router_prefix="
+            "True) on one parser and starts one server per --dp-size, each with dp_size = 1 and "
+            "base_gpu_id = dp_id x tp_size (launch_server_process, :78-89)"),
         pip_package="sglang",
         stored_weights_source=("SGLang srt/layers/quantization/fp8.py Fp8LinearMethod."
                                "create_weights, :277 in 0.5.2"),

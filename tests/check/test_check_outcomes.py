@@ -158,8 +158,9 @@ def test_verdicts_against_the_real_outcomes(by_file: dict[str, Outcome]) -> None
     # of 116 with round 12 (task outcomes12: 6 of its 12 when first measured), 70 of 116 after its
     # reader fix (111: a Ray cluster's TP 16 spans its nodes; tests/check/test_check_outcomes_r12.py);
     # 76 of 127 with round 13 (task outcomes13: 5 of its 11 when first measured, no reader fix;
-    # tests/check/test_check_outcomes_r13.py)
-    assert len(v_hit) >= 76, "\n".join(v_miss)
+    # tests/check/test_check_outcomes_r13.py); 77 of 127 after task sgrouter's reader fix (127:
+    # `python -m sglang_router.launch_server` read as SGLang, 8 replicas that do not fit: FAIL)
+    assert len(v_hit) >= 77, "\n".join(v_miss)
 
 
 def test_pool_tokens_against_the_logged_tokens(by_file: dict[str, Outcome]) -> None:

@@ -151,6 +151,8 @@ def read_options(
     demo = traits(inv.engine)
     if any(inv.entry == f"python -m {m}" for m in demo.demo_modules):
         notes.append(demo.demo_note)
+    if any(inv.entry == f"python -m {m}" for m in demo.router_modules):
+        _router_options(inv, parsed, demo, notes)
     newer = release_options.newer_note(inv, placed_at)
     if newer is not None:
         notes.append(newer)
@@ -371,3 +373,17 @@ def read_options(
             problems.append(Problem(mm[0][0], f"{mm[0][1]!r} is not a count", mm[0][2]))
     for key, value in DEFAULTS.get(inv.engine, {}).items():
         found.values.setdefault(key, value)
+
+
+def _router_options(inv: Invocation, parsed: Parsed, engine: Any, notes: list[str]) -> None:
+    """A router launcher's `--router-*` options (EngineTraits.router_modules) taken out of the
+    unknown ones and noted: the router's, not a server's, so they do not move the KV pool."""
+    prefix = engine.router_prefix
+    mine = sorted({flag for flag, _, _ in parsed.unknown if flag.startswith(prefix)} |
+                  {flag for flag, _, _ in parsed.ambiguous if flag.startswith(prefix)})
+    parsed.unknown[:] = [u for u in parsed.unknown if not u[0].startswith(prefix)]
+    parsed.ambiguous[:] = [a for a in parsed.ambiguous if not a[0].startswith(prefix)]
+    notes.append(f"{inv.entry} starts --dp-size {engine.title} servers behind a router, read as "
+                 f"{engine.title}'s data-parallel replicas of --tp-size GPUs each ({engine.router_source})"
+                 + (f"; router options, not a server's (they do not move the KV pool): "
+                    f"{', '.join(mine)}" if mine else ""))
