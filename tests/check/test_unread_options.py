@@ -41,6 +41,18 @@ def test_vllm_unread_options_and_lora_reasons(tmp_path: Path):
     assert "(489,376 tokens in the pool)" in out
 
 
+def test_mm_encoder_tp_mode_is_a_reason_not_a_silence(tmp_path: Path):
+    # it was listed as "taken as not moving the KV pool", though 'data' puts the whole vision
+    # tower on every GPU (models/vision.py:142-156 in 0.27.1): now its reason, not modelled
+    code, out = _check(tmp_path, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len "
+                       "8192 --mm-encoder-tp-mode data")
+    assert code == 0, out
+    assert "not used by kvplan's plan" not in out, out
+    assert ("--mm-encoder-tp-mode: with 'data' vLLM holds the whole vision tower on every GPU "
+            "(disable_tp, models/vision.py:142-156 in 0.27.1)") in out
+    assert "(1 - 1/TP) of the tower and the pool smaller (not modelled)" in out
+
+
 def test_options_kvplan_reads_are_not_listed(tmp_path: Path):
     code, out = _check(tmp_path, "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len "
                        "8192 --max-num-seqs 64 --gpu-memory-utilization 0.85")

@@ -45,6 +45,15 @@ MOVES_MEMORY: dict[str, dict[str, str]] = {
         "--max-lora-rank": "the rank of the LoRA stacks (with --enable-lora): " + _VLLM_LORA,
         "--max-cpu-loras": ("LoRA adapters cached in host memory (config/lora.py:44-46 in "
                             "0.30.0): CPU only, no GPU memory, the pool unmoved"),
+        # task kimivllm read it (docs/engines.md, vision tower row): 'data' turns the tower's
+        # tensor parallelism off (`disable_tp` / `use_data_parallel`, is_vit_use_data_parallel,
+        # models/vision.py:142-156 in 0.27.1, :141-155 in 0.34.0); the default 'weights' splits
+        # the encoder layers by TP, which is what kvplan plans (vision_tower*.py, vision_replicated)
+        "--mm-encoder-tp-mode": ("with 'data' vLLM holds the whole vision tower on every GPU "
+                                 "(disable_tp, models/vision.py:142-156 in 0.27.1) where the "
+                                 "default 'weights' splits its encoder layers by TP; kvplan plans "
+                                 "the split, so under 'data' the weights a GPU are larger by up to "
+                                 "(1 - 1/TP) of the tower and the pool smaller (not modelled)"),
     },
     "sglang": {
         "--enable-lora": _SGLANG_LORA,
