@@ -32,8 +32,7 @@ from __future__ import annotations
 from kvplan.capacity.plan import SizeRequest
 from kvplan.engines.interface import parse_version
 from kvplan.engines.mla_replicated import attention_bits
-
-KIMI_FROM = (0, 15, 0)  # the first wheel with kimi_k25_vit.py (kvplan.engines.vllm_model_releases)
+from kvplan.engines.vllm_model_releases import first_release
 
 
 def _kimi_k25_whole() -> tuple[int, int]:
@@ -59,7 +58,7 @@ def whole_params(req: SizeRequest, version: str) -> int:
     read = WHOLE.get(m.model_type)
     if read is None or m.params_encoder != read[0]:
         return 0
-    if (parse_version(version) or ())[:3] < KIMI_FROM:
+    if (parse_version(version) or ())[:3] < (first_release(m.model_type) or ()):  # its model file
         return 0
     return read[1]
 
